@@ -1,0 +1,20 @@
+#include "exec/ops/register.h"
+
+namespace fxray {
+
+void registerAllOps(OpRegistry& r) {
+    registerPointwiseOps(r);
+    registerActivationOps(r);
+    registerReductionOps(r);
+    registerViewOps(r);
+    registerShapeOps(r);
+    registerIndexingOps(r);
+    registerCreationOps(r);
+    registerRandomOps(r);
+    registerLinalgOps(r);
+    registerNormOps(r);
+    registerConvOps(r);
+    registerMiscOps(r);
+}
+
+} // namespace fxray

@@ -1,0 +1,168 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace fxray {
+
+Node* Graph::append(NodeKind kind, std::string name, std::string target) {
+    return insertBefore(nullptr, kind, std::move(name), std::move(target));
+}
+
+Node* Graph::insertBefore(Node* pos, NodeKind kind, std::string name, std::string target) {
+    assert(!m_byName.count(name) && "node names must be unique");
+    auto node = std::make_unique<Node>(this, kind, name, std::move(target));
+    Node* raw = node.get();
+    m_byName.emplace(std::move(name), raw);
+    if (!pos) {
+        m_nodes.push_back(std::move(node));
+    } else {
+        auto it = std::find_if(m_nodes.begin(), m_nodes.end(),
+                               [&](const auto& p) { return p.get() == pos; });
+        m_nodes.insert(it, std::move(node));
+    }
+    return raw;
+}
+
+void Graph::erase(Node* n) {
+    m_byName.erase(n->name());
+    auto it = std::find_if(m_nodes.begin(), m_nodes.end(), [&](const auto& p) { return p.get() == n; });
+    if (it != m_nodes.end()) m_nodes.erase(it);
+}
+
+Node* Graph::find(std::string_view name) const {
+    auto it = m_byName.find(std::string(name));
+    return it == m_byName.end() ? nullptr : it->second;
+}
+
+std::string Graph::uniqueName(std::string_view base) const {
+    std::string b(base);
+    if (!find(b)) return b;
+    for (int i = 1;; ++i) {
+        std::string cand = b + "_" + std::to_string(i);
+        if (!find(cand)) return cand;
+    }
+}
+
+std::vector<Node*> Graph::placeholders() const {
+    std::vector<Node*> out;
+    for (const auto& n : m_nodes)
+        if (n->kind() == NodeKind::Placeholder) out.push_back(n.get());
+    return out;
+}
+
+Node* Graph::outputNode() const {
+    for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it)
+        if ((*it)->kind() == NodeKind::Output) return it->get();
+    return nullptr;
+}
+
+std::vector<Argument> Graph::outputs() const {
+    Node* out = outputNode();
+    if (!out || out->args.empty()) return {};
+    const Argument& a = out->args[0];
+    if (a.isSequence()) return a.items;
+    return {a};
+}
+
+Graph* Graph::subgraph(std::string_view name) const {
+    for (const auto& [k, g] : m_subgraphs)
+        if (k == name) return g.get();
+    return nullptr;
+}
+
+Graph* Graph::addSubgraph(std::string name) {
+    m_subgraphs.emplace_back(std::move(name), std::make_unique<Graph>());
+    return m_subgraphs.back().second.get();
+}
+
+void Graph::renumber() {
+    for (size_t i = 0; i < m_nodes.size(); ++i) m_nodes[i]->index = static_cast<int>(i);
+}
+
+void Graph::rebuildUsers() {
+    renumber();
+    for (auto& n : m_nodes) n->users.clear();
+    for (auto& n : m_nodes)
+        for (Node* in : n->inputNodes()) in->users.push_back(n.get());
+}
+
+size_t Graph::computeNodeCount() const {
+    size_t c = 0;
+    for (const auto& n : m_nodes)
+        if (n->kind() != NodeKind::Placeholder && n->kind() != NodeKind::Output) ++c;
+    for (const auto& [k, g] : m_subgraphs) c += g->computeNodeCount();
+    return c;
+}
+
+Status Graph::verify() const {
+    std::unordered_set<const Node*> seen;
+    std::unordered_set<std::string> names;
+    bool pastPlaceholders = false;
+    auto fail = [&](const Node* n, std::string msg) {
+        Diagnostic d = makeError(std::move(msg));
+        d.file = sourceFile;
+        d.line = n ? n->sourceLine : 0;
+        if (n) d.node = n->name();
+        return Status(d);
+    };
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        const Node* n = m_nodes[i].get();
+        if (n->owner() != this) return fail(n, "node belongs to another graph");
+        if (!names.insert(n->name()).second) return fail(n, "duplicate node name");
+        if (n->kind() == NodeKind::Placeholder) {
+            if (pastPlaceholders) return fail(n, "placeholder after a non-placeholder node");
+        } else {
+            pastPlaceholders = true;
+        }
+        if (n->kind() == NodeKind::Output && i + 1 != m_nodes.size())
+            return fail(n, "output is not the last node");
+        for (const Node* in : n->inputNodes()) {
+            if (!in) return fail(n, "null argument");
+            if (in->owner() != this) return fail(n, "uses '" + in->name() + "' of another graph");
+            if (!seen.count(in))
+                return fail(n, "uses '" + in->name() + "' before it is defined");
+        }
+        if (n->kind() == NodeKind::GetAttr && !subgraph(n->target()) &&
+            !constants.count(n->target()))
+            return fail(n, "get_attr target '" + n->target() + "' is not a submodule or constant");
+        seen.insert(n);
+    }
+    if (!outputNode()) return fail(nullptr, "graph has no output node");
+    for (const auto& [name, g] : m_subgraphs) {
+        Status s = g->verify();
+        if (!s.ok()) return s;
+    }
+    return Status::success();
+}
+
+namespace {
+struct Hasher {
+    uint64_t h = 1469598103934665603ull;
+    void bytes(const void* p, size_t n) {
+        auto* c = static_cast<const unsigned char*>(p);
+        for (size_t i = 0; i < n; ++i) { h ^= c[i]; h *= 1099511628211ull; }
+    }
+    void str(std::string_view s) { bytes(s.data(), s.size()); bytes("\0", 1); }
+};
+} // namespace
+
+uint64_t Graph::fingerprint() const {
+    Hasher hs;
+    for (const auto& n : m_nodes) {
+        hs.str(nodeKindName(n->kind()));
+        hs.str(n->name());
+        hs.str(n->target());
+        for (const auto& a : n->args) hs.str(a.repr());
+        for (const auto& [k, v] : n->kwargs) { hs.str(k); hs.str(v.repr()); }
+        for (const auto& m : n->meta) hs.str(m.annotation());
+    }
+    for (const auto& [k, g] : m_subgraphs) {
+        hs.str(k);
+        uint64_t sub = g->fingerprint();
+        hs.bytes(&sub, sizeof sub);
+    }
+    return hs.h;
+}
+
+} // namespace fxray

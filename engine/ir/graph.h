@@ -1,0 +1,92 @@
+#pragma once
+/// Graph: an ordered list of FX nodes plus submodules (higher-order op bodies) and constants.
+#include "ir/node.h"
+#include "support/diagnostic.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace fxray {
+
+/// How `forward`'s parameters and return were written, so that printing reproduces them.
+struct GraphSignature {
+    /// Joint graphs: `forward(self, primals, tangents)` with placeholders flattened from these
+    /// groups by `fx_pytree.tree_flatten_spec`. Empty for the plain annotated-parameter form.
+    std::vector<std::string> pytreeGroups;
+    /// `return pytree.tree_unflatten([...], self._out_spec)` rather than `return (...)`.
+    bool pytreeReturn = false;
+    /// Parameters and annotations were written (false for unannotated repro modules).
+    bool annotatedParams = true;
+};
+
+/// An FX graph. Owns its nodes. Node order is execution order.
+class Graph {
+public:
+    Graph() = default;
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+
+    /// Python class name in the printed form ("GraphModule", "inner_f", "<lambda>", "Repro").
+    std::string className = "GraphModule";
+    GraphSignature signature;
+    /// Print annotations with strides / devices (the source's choice, or inferred ones).
+    bool printStrides = true;
+    bool printDevices = true;
+    /// Where the graph came from (for messages).
+    std::string sourceFile;
+
+    const std::vector<std::unique_ptr<Node>>& nodes() const { return m_nodes; }
+    size_t size() const { return m_nodes.size(); }
+
+    /// Appends a node; the name must be unique (use uniqueName()).
+    Node* append(NodeKind kind, std::string name, std::string target);
+    /// Inserts before `pos` (or at the end when pos is null).
+    Node* insertBefore(Node* pos, NodeKind kind, std::string name, std::string target);
+    /// Removes a node that has no users.
+    void erase(Node* n);
+    /// Node by name, or null.
+    Node* find(std::string_view name) const;
+    /// `base`, or `base_1`, `base_2`, ... whichever is free (FX's naming).
+    std::string uniqueName(std::string_view base) const;
+
+    std::vector<Node*> placeholders() const;
+    /// The output node, or null if the graph has none yet.
+    Node* outputNode() const;
+    /// Arguments of the output node flattened (the returned values, None included).
+    std::vector<Argument> outputs() const;
+
+    /// Submodules referenced by get_attr (bodies of cond, checkpoint, ...), in file order.
+    std::vector<std::pair<std::string, std::unique_ptr<Graph>>>& subgraphs() { return m_subgraphs; }
+    const std::vector<std::pair<std::string, std::unique_ptr<Graph>>>& subgraphs() const {
+        return m_subgraphs;
+    }
+    Graph* subgraph(std::string_view name) const;
+    Graph* addSubgraph(std::string name);
+
+    /// Tensor constants referenced by get_attr (weights from to_folder/.pt2, lifted constants).
+    std::map<std::string, Tensor> constants;
+
+    /// Recomputes users and indices of every node.
+    void rebuildUsers();
+    void renumber();
+    /// Number of nodes excluding placeholders and output, recursively including subgraphs.
+    size_t computeNodeCount() const;
+
+    /// Structural checks: unique names, references to earlier nodes of this graph, placeholders
+    /// first, exactly one output at the end, subgraphs present for get_attr. Recurses.
+    Status verify() const;
+    /// Stable 64-bit hash of the structure (names, targets, arguments, metadata).
+    uint64_t fingerprint() const;
+
+private:
+    std::vector<std::unique_ptr<Node>> m_nodes;
+    std::unordered_map<std::string, Node*> m_byName;
+    std::vector<std::pair<std::string, std::unique_ptr<Graph>>> m_subgraphs;
+};
+
+} // namespace fxray

@@ -1,0 +1,62 @@
+#pragma once
+// Helpers shared by the tests: corpus paths and small tensor builders.
+#include "exec/interpreter.h"
+#include "exec/ops/kernel_util.h"
+
+#include <QString>
+#include <QTest>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fxtest {
+
+inline std::filesystem::path corpus() { return std::filesystem::path(FXRAY_CORPUS_DIR); }
+inline bool haveCorpus() { return std::filesystem::exists(corpus() / "README.md"); }
+
+/// A contiguous tensor with the given values (row-major).
+inline fxray::Tensor tensor(std::vector<int64_t> shape, std::vector<double> values,
+                            fxray::DType dt = fxray::DType::Float32) {
+    auto m = fxray::TensorMeta::contiguous(std::move(shape), dt);
+    return fxray::kern::makeTensor(m, values);
+}
+inline fxray::Value tv(std::vector<int64_t> shape, std::vector<double> values,
+                       fxray::DType dt = fxray::DType::Float32) {
+    return fxray::Value::ofTensor(tensor(std::move(shape), std::move(values), dt));
+}
+inline fxray::Value iv(int64_t v) { return fxray::Value::ofInt(v); }
+inline fxray::Value dv(double v) { return fxray::Value::ofDouble(v); }
+inline fxray::Value bv(bool v) { return fxray::Value::ofBool(v); }
+inline fxray::Value ilist(std::vector<int64_t> v) {
+    std::vector<fxray::Value> items;
+    for (auto x : v) items.push_back(fxray::Value::ofInt(x));
+    return fxray::Value::ofList(std::move(items));
+}
+
+/// Runs one op for real; fails the test (QVERIFY-style message) on error.
+inline fxray::Value run(std::string_view op, std::vector<fxray::Value> args,
+                        std::vector<std::pair<std::string, fxray::Value>> kw = {}) {
+    fxray::ExecContext ctx(0);
+    auto r = fxray::invokeOp(op, std::move(args), std::move(kw), &ctx);
+    if (!r.ok()) {
+        QTest::qFail(r.error().str().c_str(), __FILE__, __LINE__);
+        return {};
+    }
+    return std::move(r).value();
+}
+
+/// Values of a tensor in row-major order.
+inline std::vector<double> values(const fxray::Value& v) { return fxray::kern::toDoubles(v.t); }
+
+} // namespace fxtest
+
+#define FX_COMPARE_VEC(actual, expected, tol)                                                 \
+    do {                                                                                      \
+        const auto& a_ = (actual);                                                            \
+        const std::vector<double> e_ = (expected);                                            \
+        QCOMPARE(a_.size(), e_.size());                                                       \
+        for (size_t i_ = 0; i_ < a_.size(); ++i_)                                             \
+            if (std::abs(a_[i_] - e_[i_]) > (tol))                                            \
+                QFAIL(qPrintable(QString("element %1: %2 != %3").arg(i_).arg(a_[i_]).arg(e_[i_]))); \
+    } while (0)
