@@ -12,7 +12,7 @@ std::string pyFloatRepr(double v) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     // Shortest round-trip digits in scientific form, then lay them out as Python does:
-    // positional for exponents in [-5, 16), scientific otherwise.
+    // positional for exponents in [-4, 16), scientific otherwise.
     char buf[64];
     auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
     std::string sci(buf, res.ptr);
@@ -26,7 +26,7 @@ std::string pyFloatRepr(double v) {
         if (c != '.') digits += c;
     while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
     std::string out;
-    if (exp >= -5 && exp < 16) {
+    if (exp >= -4 && exp < 16) {
         if (exp >= 0) {
             if (static_cast<int>(digits.size()) <= exp + 1) {
                 out = digits + std::string(exp + 1 - digits.size(), '0') + ".0";

@@ -30,6 +30,13 @@ void Graph::erase(Node* n) {
     if (it != m_nodes.end()) m_nodes.erase(it);
 }
 
+void Graph::rename(Node* n, std::string newName) {
+    assert(!m_byName.count(newName));
+    m_byName.erase(n->name());
+    n->setNameInternal(newName);
+    m_byName.emplace(std::move(newName), n);
+}
+
 Node* Graph::find(std::string_view name) const {
     auto it = m_byName.find(std::string(name));
     return it == m_byName.end() ? nullptr : it->second;

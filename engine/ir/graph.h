@@ -49,6 +49,8 @@ public:
     Node* insertBefore(Node* pos, NodeKind kind, std::string name, std::string target);
     /// Removes a node that has no users.
     void erase(Node* n);
+    /// Renames a node (name must be free).
+    void rename(Node* n, std::string newName);
     /// Node by name, or null.
     Node* find(std::string_view name) const;
     /// `base`, or `base_1`, `base_2`, ... whichever is free (FX's naming).

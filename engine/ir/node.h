@@ -30,6 +30,7 @@ public:
     /// attribute path for get_attr and call_module, the argument name for placeholders.
     const std::string& target() const { return m_target; }
     void setTarget(std::string t) { m_target = std::move(t); m_op = nullptr; }
+    void setNameInternal(std::string n) { m_name = std::move(n); }  ///< use Graph::rename
 
     /// The registry entry of an `torch.ops.*` target, or null (unknown op, or not an op call).
     const OpInfo* op() const { return m_op; }
@@ -49,6 +50,8 @@ public:
     bool metaIsTuple = false;
     /// The source file annotated this node with a tensor type.
     bool annotated = false;
+    /// Annotation text that is not a tensor type ("Sym(s0)"), kept verbatim for printing.
+    std::string annotationText;
 
     /// Provenance comment that preceded the node ("File: x.py:12 in forward, code: ...").
     std::string sourceComment;

@@ -1,11 +1,564 @@
+// Reductions (sum, mean, amax, max.dim, argmax, var) and softmax with its backward ops.
+// Outputs are contiguous, as PyTorch's reduction and softmax meta functions allocate them
+// (checked against PyTorch 2.11 fake tensors for permuted, sliced and channels-last inputs);
+// _log_softmax and its backward are the exceptions, see their metas. Kernels accumulate in
+// double over the input in row-major order, so "first occurrence" ties resolve like PyTorch.
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
 
 namespace fxray {
 using namespace kern;
 
+namespace {
+
+std::string dtName(DType t) { return std::string(dtypeTorchName(t)); }
+
+/// Which input dims a reduction removes and what the output looks like.
+struct ReducePlan {
+    std::vector<bool> reduced;          ///< per input dim
+    std::vector<int64_t> outShape;      ///< with keepdim's size-1 dims when asked
+    std::vector<int64_t> outStrides;    ///< per input dim: stride in the output, 0 when reduced
+    int64_t outNumel = 1;
+    int64_t group = 1;                  ///< elements reduced into each output element
+};
+
+/// `dims` empty or absent means every dim. Dims are wrapped and must not repeat.
+Expected<ReducePlan> planReduce(const OpArgs& a, const std::vector<int64_t>& shape,
+                                const std::optional<std::vector<int64_t>>& dims, bool keepdim) {
+    const int64_t nd = static_cast<int64_t>(shape.size());
+    ReducePlan p;
+    p.reduced.assign(nd, dims ? dims->empty() : true);
+    if (dims) {
+        std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
+        for (int64_t d : *dims) {
+            auto w = wrapDim(d, nd);
+            if (!w) return opError(a, "dim " + std::to_string(d) + " is out of range for a tensor of " +
+                                          std::to_string(nd) + " dimensions");
+            if (seen[*w]) return opError(a, "dim " + std::to_string(*w) + " appears multiple times in the list of dims");
+            seen[*w] = true;
+            if (nd > 0) p.reduced[*w] = true;
+        }
+    }
+    for (int64_t i = 0; i < nd; ++i) {
+        if (p.reduced[i]) {
+            p.group *= shape[i];
+            if (keepdim) p.outShape.push_back(1);
+        } else {
+            p.outShape.push_back(shape[i]);
+            p.outNumel *= shape[i];
+        }
+    }
+    p.outStrides.assign(nd, 0);
+    int64_t acc = 1;
+    for (int64_t i = nd - 1; i >= 0; --i) {
+        if (p.reduced[i]) continue;
+        p.outStrides[i] = acc;
+        acc *= shape[i];
+    }
+    return p;
+}
+
+/// Calls f(inputIndex, outputIndex) for every input element in row-major order.
+template <typename F>
+void forEachReduced(const std::vector<int64_t>& shape, const ReducePlan& p, F&& f) {
+    const int64_t nd = static_cast<int64_t>(shape.size());
+    const int64_t n = product(shape);
+    if (n == 0) return;
+    if (nd == 0) { f(int64_t{0}, int64_t{0}); return; }
+    std::vector<int64_t> idx(nd, 0);
+    const int64_t inner = shape[nd - 1], innerStride = p.outStrides[nd - 1];
+    int64_t out = 0;
+    for (int64_t e = 0; e < n; e += inner) {
+        for (int64_t k = 0; k < inner; ++k) f(e + k, out + k * innerStride);
+        for (int64_t d = nd - 2; d >= 0; --d) {
+            if (++idx[d] < shape[d]) { out += p.outStrides[d]; break; }
+            out -= p.outStrides[d] * (shape[d] - 1);
+            idx[d] = 0;
+        }
+    }
+}
+
+std::optional<std::vector<int64_t>> optDims(const OpArgs& a, size_t i) {
+    if (a.isNone(i)) return std::nullopt;
+    return a.toIntList(i);
+}
+
+Value contiguousMeta(const std::vector<int64_t>& shape, DType t, const Tensor& like) {
+    return metaValue(TensorMeta::contiguous(shape, t, like.meta.device));
+}
+
+/// Input values, first converted to `dt` when the op's dtype argument asks for another type.
+std::vector<double> inputAs(const Tensor& t, DType dt) {
+    std::vector<double> v = toDoubles(t);
+    if (dt != t.dtype())
+        for (double& x : v) x = roundTo(x, dt);
+    return v;
+}
+
+// ----- sum / mean ----------------------------------------------------------------------------
+
+/// sum(dtype=None): integer and bool inputs accumulate into int64.
+DType sumDType(const Tensor& t, std::optional<DType> dt) {
+    if (dt) return *dt;
+    return isIntegral(t.dtype(), true) ? DType::Int64 : t.dtype();
+}
+
+/// Positions of (dim, keepdim, dtype) in a reduction schema; dim < 0 when the overload has none.
+struct ReduceArgs { int dim; int keepdim; int dtype; };
+constexpr ReduceArgs kDimArgs{1, 2, 3};
+constexpr ReduceArgs kAllArgs{-1, -1, 1};
+
+template <ReduceArgs R>
+Expected<ReducePlan> planFor(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    auto dims = R.dim >= 0 ? optDims(a, R.dim) : std::nullopt;
+    bool keep = R.keepdim >= 0 && a.toBool(R.keepdim);
+    return planReduce(a, t.shape(), dims, keep);
+}
+
+template <ReduceArgs R>
+Expected<Value> metaSum(const OpArgs& a) {
+    auto p = planFor<R>(a);
+    if (!p.ok()) return p.error();
+    return contiguousMeta(p->outShape, sumDType(a.tensor(0), a.toOptDType(R.dtype)), a.tensor(0));
+}
+
+template <ReduceArgs R>
+Expected<Value> metaMean(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    DType dt = a.toOptDType(R.dtype).value_or(t.dtype());
+    if (!isFloating(dt) && !isComplex(dt))
+        return opError(a, "could not infer output dtype; input dtype must be floating point or "
+                          "complex, got " + dtName(dt));
+    auto p = planFor<R>(a);
+    if (!p.ok()) return p.error();
+    return contiguousMeta(p->outShape, dt, t);
+}
+
+std::vector<double> sumValues(const Tensor& t, const ReducePlan& p, DType dt) {
+    std::vector<double> in = inputAs(t, dt);
+    std::vector<double> acc(static_cast<size_t>(p.outNumel), 0.0);
+    forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) { acc[o] += in[e]; });
+    return acc;
+}
+
+template <ReduceArgs R>
+Expected<Value> sumKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planFor<R>(a);
+    if (!p.ok()) return p.error();
+    return Value::ofTensor(makeTensor(out.t.meta, sumValues(a.tensor(0), *p, out.t.dtype())));
+}
+
+template <ReduceArgs R>
+Expected<Value> meanKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planFor<R>(a);
+    if (!p.ok()) return p.error();
+    std::vector<double> v = sumValues(a.tensor(0), *p, out.t.dtype());
+    for (double& x : v) x /= static_cast<double>(p->group);  // 0/0 = NaN for empty groups
+    return Value::ofTensor(makeTensor(out.t.meta, v));
+}
+
+// ----- amax / amin ---------------------------------------------------------------------------
+
+Expected<ReducePlan> planNonEmpty(const OpArgs& a, const std::optional<std::vector<int64_t>>& dims, bool keep) {
+    const Tensor& t = a.tensor(0);
+    auto p = planReduce(a, t.shape(), dims, keep);
+    if (!p.ok()) return p;
+    for (int64_t i = 0; i < t.dim(); ++i)
+        if (p->reduced[i] && t.shape()[i] == 0)
+            return opError(a, "expected reduction dim " + std::to_string(i) + " to have non-zero size");
+    return p;
+}
+
+Expected<Value> metaAmax(const OpArgs& a) {
+    auto p = planNonEmpty(a, a.toIntList(1), a.toBool(2));
+    if (!p.ok()) return p.error();
+    return contiguousMeta(p->outShape, a.tensor(0).dtype(), a.tensor(0));
+}
+
+/// Max (or min) that propagates NaN: the first NaN met wins.
+template <bool Max>
+Expected<Value> amaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planNonEmpty(a, a.toIntList(1), a.toBool(2));
+    if (!p.ok()) return p.error();
+    const Tensor& t = a.tensor(0);
+    std::vector<double> in = toDoubles(t);
+    const double init = Max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    std::vector<double> acc(static_cast<size_t>(p->outNumel), init);
+    forEachReduced(t.shape(), *p, [&](int64_t e, int64_t o) {
+        const double x = in[e];
+        if (std::isnan(acc[o])) return;
+        if (std::isnan(x) || (Max ? x > acc[o] : x < acc[o])) acc[o] = x;
+    });
+    return Value::ofTensor(makeTensor(out.t.meta, acc));
+}
+
+// ----- max.dim / min.dim / argmax ------------------------------------------------------------
+
+Expected<Value> metaMaxDim(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    auto p = planNonEmpty(a, std::vector<int64_t>{a.toInt(1)}, a.toBool(2));
+    if (!p.ok()) return p.error();
+    return Value::ofTensors({Tensor::metaOnly(TensorMeta::contiguous(p->outShape, t.dtype(), t.meta.device)),
+                             Tensor::metaOnly(TensorMeta::contiguous(p->outShape, DType::Int64, t.meta.device))});
+}
+
+/// Values and indices of the max (min) over the plan's groups; the index is the position in
+/// the group, row-major over the reduced dims. The first maximum (or NaN) wins.
+template <bool Max>
+void argExtreme(const Tensor& t, const ReducePlan& p, std::vector<double>& best, std::vector<double>& index) {
+    std::vector<double> in = toDoubles(t);
+    best.assign(static_cast<size_t>(p.outNumel), 0.0);
+    index.assign(static_cast<size_t>(p.outNumel), -1.0);
+    // Position within the group: row-major over the reduced dims.
+    const int64_t nd = t.dim();
+    std::vector<int64_t> rowStrides = rowMajorStrides(t.shape()), groupStrides(nd, 0);
+    int64_t acc = 1;
+    for (int64_t i = nd - 1; i >= 0; --i) {
+        if (!p.reduced[i]) continue;
+        groupStrides[i] = acc;
+        acc *= t.shape()[i];
+    }
+    forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) {
+        const double x = in[e];
+        if (index[o] >= 0 && (std::isnan(best[o]) || !(std::isnan(x) || (Max ? x > best[o] : x < best[o]))))
+            return;
+        int64_t pos = 0;
+        for (int64_t i = 0; i < nd; ++i)
+            if (groupStrides[i]) pos += ((e / rowStrides[i]) % t.shape()[i]) * groupStrides[i];
+        best[o] = x;
+        index[o] = static_cast<double>(pos);
+    });
+}
+
+template <bool Max>
+Expected<Value> maxDimKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planNonEmpty(a, std::vector<int64_t>{a.toInt(1)}, a.toBool(2));
+    if (!p.ok()) return p.error();
+    std::vector<double> best, index;
+    argExtreme<Max>(a.tensor(0), *p, best, index);
+    return Value::ofTensors({makeTensor(out.list[0].t.meta, best), makeTensor(out.list[1].t.meta, index)});
+}
+
+/// argmax(dim=None) flattens; with keepdim the result keeps every dim as size 1.
+Expected<ReducePlan> planArgmax(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    if (a.isNone(1)) {
+        if (t.numel() == 0) return opError(a, "expected reduction dim to be specified for an empty input");
+        return planReduce(a, t.shape(), std::nullopt, a.toBool(2));
+    }
+    return planNonEmpty(a, std::vector<int64_t>{a.toInt(1)}, a.toBool(2));
+}
+
+Expected<Value> metaArgmax(const OpArgs& a) {
+    auto p = planArgmax(a);
+    if (!p.ok()) return p.error();
+    return contiguousMeta(p->outShape, DType::Int64, a.tensor(0));
+}
+
+Expected<Value> argmaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planArgmax(a);
+    if (!p.ok()) return p.error();
+    std::vector<double> best, index;
+    argExtreme<true>(a.tensor(0), *p, best, index);
+    return Value::ofTensor(makeTensor(out.t.meta, index));
+}
+
+// ----- var / var_mean ------------------------------------------------------------------------
+
+Expected<ReducePlan> planVar(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    if (!isFloating(t.dtype()))
+        return opError(a, "std and var only support floating point dtypes, got " + dtName(t.dtype()));
+    return planReduce(a, t.shape(), optDims(a, 1), a.toBool(3));
+}
+
+Expected<Value> metaVar(const OpArgs& a) {
+    auto p = planVar(a);
+    if (!p.ok()) return p.error();
+    return contiguousMeta(p->outShape, a.tensor(0).dtype(), a.tensor(0));
+}
+
+Expected<Value> metaVarMean(const OpArgs& a) {
+    auto p = planVar(a);
+    if (!p.ok()) return p.error();
+    TensorMeta m = TensorMeta::contiguous(p->outShape, a.tensor(0).dtype(), a.tensor(0).meta.device);
+    return Value::ofTensors({Tensor::metaOnly(m), Tensor::metaOnly(m)});
+}
+
+/// Two-pass variance: sum of squared deviations / max(0, N - correction).
+void varValues(const OpArgs& a, const ReducePlan& p, std::vector<double>& var, std::vector<double>& mean) {
+    const Tensor& t = a.tensor(0);
+    const double correction = a.isNone(2) ? 1.0 : a.toDouble(2);
+    std::vector<double> in = toDoubles(t);
+    const double n = static_cast<double>(p.group);
+    mean.assign(static_cast<size_t>(p.outNumel), 0.0);
+    forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) { mean[o] += in[e]; });
+    for (double& m : mean) m /= n;
+    var.assign(static_cast<size_t>(p.outNumel), 0.0);
+    forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) {
+        const double d = in[e] - mean[o];
+        var[o] += d * d;
+    });
+    const double denom = std::max(0.0, n - correction);
+    for (double& v : var) v /= denom;
+}
+
+Expected<Value> varKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planVar(a);
+    if (!p.ok()) return p.error();
+    std::vector<double> var, mean;
+    varValues(a, *p, var, mean);
+    return Value::ofTensor(makeTensor(out.t.meta, var));
+}
+
+Expected<Value> varMeanKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planVar(a);
+    if (!p.ok()) return p.error();
+    std::vector<double> var, mean;
+    varValues(a, *p, var, mean);
+    return Value::ofTensors({makeTensor(out.list[0].t.meta, var), makeTensor(out.list[1].t.meta, mean)});
+}
+
+// ----- softmax family ------------------------------------------------------------------------
+
+/// A tensor seen as [outer, n, inner] around one dim (row-major element e = (o*n + k)*inner + i).
+struct DimSplit { int64_t outer = 1, n = 1, inner = 1; };
+
+Expected<DimSplit> splitAt(const OpArgs& a, const std::vector<int64_t>& shape, int64_t dim) {
+    const int64_t nd = static_cast<int64_t>(shape.size());
+    auto w = wrapDim(dim, nd);
+    if (!w) return opError(a, "dim " + std::to_string(dim) + " is out of range for a tensor of " +
+                                  std::to_string(nd) + " dimensions");
+    DimSplit s;
+    if (nd == 0) return s;
+    for (int64_t i = 0; i < *w; ++i) s.outer *= shape[i];
+    s.n = shape[*w];
+    for (int64_t i = *w + 1; i < nd; ++i) s.inner *= shape[i];
+    return s;
+}
+
+/// Applies f(row accessor) to every slice along the split dim; rows are strided by `inner`.
+template <typename F>
+void forEachRow(const DimSplit& s, F&& f) {
+    for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) f(o * s.n * s.inner + i, s.inner);
+}
+
+enum class SoftmaxKind { Softmax, LogSoftmax };
+
+/// Softmax (or log-softmax) along the split dim, computed in double with the max subtracted.
+template <SoftmaxKind K>
+std::vector<double> softmaxValues(std::vector<double> x, const DimSplit& s) {
+    forEachRow(s, [&](int64_t base, int64_t step) {
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int64_t k = 0; k < s.n; ++k) {
+            const double v = x[base + k * step];
+            if (v > mx || std::isnan(v)) mx = v;
+        }
+        double sum = 0.0;
+        for (int64_t k = 0; k < s.n; ++k) sum += std::exp(x[base + k * step] - mx);
+        const double logSum = std::log(sum);
+        for (int64_t k = 0; k < s.n; ++k) {
+            double& v = x[base + k * step];
+            v = K == SoftmaxKind::Softmax ? std::exp(v - mx) / sum : v - mx - logSum;
+        }
+    });
+    return x;
+}
+
+/// _softmax/_log_softmax(self, dim, half_to_float): half_to_float turns a half input's result
+/// into float32.
+Expected<DType> softmaxOutDType(const OpArgs& a) {
+    const DType t = a.tensor(0).dtype();
+    if (!isFloating(t)) return opError(a, "not implemented for " + dtName(t) + " (floating point only)");
+    if (!a.toBool(2)) return t;
+    if (t != DType::Float16 && t != DType::BFloat16)
+        return opError(a, "half_to_float conversion is supported for half and bfloat16 inputs only");
+    return DType::Float32;
+}
+
+Expected<Value> metaSoftmax(const OpArgs& a) {
+    auto dt = softmaxOutDType(a);
+    if (!dt.ok()) return dt.error();
+    auto s = splitAt(a, a.tensor(0).shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    return contiguousMeta(a.tensor(0).shape(), *dt, a.tensor(0));
+}
+
+/// PyTorch's fake-tensor rule for _log_softmax is its decomposition on x.contiguous(): a
+/// contiguous input keeps its own (possibly odd size-1) strides through the pointwise steps.
+Expected<Value> metaLogSoftmax(const OpArgs& a) {
+    auto dt = softmaxOutDType(a);
+    if (!dt.ok()) return dt.error();
+    const TensorMeta& in = a.tensor(0).meta;
+    auto s = splitAt(a, in.shape, a.toInt(1));
+    if (!s.ok()) return s.error();
+    TensorMeta m = TensorMeta::contiguous(in.shape, *dt, in.device);
+    if (in.isContiguous()) m.strides = pointwiseStrides(in.shape, {&in});
+    return metaValue(std::move(m));
+}
+
+template <SoftmaxKind K>
+Expected<Value> softmaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto s = splitAt(a, a.tensor(0).shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    return Value::ofTensor(makeTensor(out.t.meta, softmaxValues<K>(toDoubles(a.tensor(0)), *s)));
+}
+
+/// softmax.int(self, dim, dtype): the input is first converted to dtype.
+DType softmaxIntDType(const OpArgs& a) { return a.toOptDType(2).value_or(a.tensor(0).dtype()); }
+
+Expected<Value> metaSoftmaxInt(const OpArgs& a) {
+    const DType dt = softmaxIntDType(a);
+    if (!isFloating(dt)) return opError(a, "not implemented for " + dtName(dt) + " (floating point only)");
+    auto s = splitAt(a, a.tensor(0).shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    return contiguousMeta(a.tensor(0).shape(), dt, a.tensor(0));
+}
+
+Expected<Value> softmaxIntKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto s = splitAt(a, a.tensor(0).shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    std::vector<double> x = inputAs(a.tensor(0), out.t.dtype());
+    return Value::ofTensor(makeTensor(out.t.meta, softmaxValues<SoftmaxKind::Softmax>(std::move(x), *s)));
+}
+
+/// (grad_output, output, dim, input_dtype): same shapes and dtypes; the result has input_dtype.
+Expected<DimSplit> checkBackward(const OpArgs& a) {
+    const Tensor& g = a.tensor(0);
+    const Tensor& y = a.tensor(1);
+    if (g.shape() != y.shape())
+        return opError(a, "grad_output " + g.meta.annotation(false, false) + " and output " +
+                              y.meta.annotation(false, false) + " must have the same shape");
+    if (g.dtype() != y.dtype())
+        return opError(a, "grad_output and output must have the same dtype, got " + dtName(g.dtype()) +
+                              " and " + dtName(y.dtype()));
+    if (!isFloating(g.dtype())) return opError(a, "not implemented for " + dtName(g.dtype()));
+    return splitAt(a, g.shape(), a.toInt(2));
+}
+
+Expected<Value> metaSoftmaxBackward(const OpArgs& a) {
+    auto s = checkBackward(a);
+    if (!s.ok()) return s.error();
+    return contiguousMeta(a.tensor(0).shape(), *a.toOptDType(3), a.tensor(0));
+}
+
+/// The decomposition PyTorch's fake tensors run (grad - exp(out) * sum(grad)) is pointwise
+/// over grad_output and output, so the layout follows them.
+Expected<Value> metaLogSoftmaxBackward(const OpArgs& a) {
+    auto s = checkBackward(a);
+    if (!s.ok()) return s.error();
+    const Tensor& g = a.tensor(0);
+    TensorMeta m = TensorMeta::contiguous(g.shape(), *a.toOptDType(3), g.meta.device);
+    m.strides = pointwiseStrides(g.shape(), {&g.meta, &a.tensor(1).meta});
+    return metaValue(std::move(m));
+}
+
+/// softmax: y * (g - sum(g*y)); log-softmax: g - exp(y) * sum(g).
+template <SoftmaxKind K>
+Expected<Value> softmaxBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto s = checkBackward(a);
+    if (!s.ok()) return s.error();
+    std::vector<double> g = toDoubles(a.tensor(0));
+    const std::vector<double> y = toDoubles(a.tensor(1));
+    forEachRow(*s, [&](int64_t base, int64_t step) {
+        double acc = 0.0;
+        for (int64_t k = 0; k < s->n; ++k) {
+            const int64_t e = base + k * step;
+            acc += K == SoftmaxKind::Softmax ? g[e] * y[e] : g[e];
+        }
+        for (int64_t k = 0; k < s->n; ++k) {
+            const int64_t e = base + k * step;
+            g[e] = K == SoftmaxKind::Softmax ? y[e] * (g[e] - acc) : g[e] - std::exp(y[e]) * acc;
+        }
+    });
+    return Value::ofTensor(makeTensor(out.t.meta, g));
+}
+
+/// prims.prepare_softmax_online(a, dim) -> (max, sum(exp(a - max))), both keepdim.
+Expected<Value> metaPrepareSoftmax(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    auto s = splitAt(a, t.shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    auto p = planNonEmpty(a, std::vector<int64_t>{a.toInt(1)}, true);
+    if (!p.ok()) return p.error();
+    TensorMeta m = TensorMeta::contiguous(p->outShape, t.dtype(), t.meta.device);
+    return Value::ofTensors({Tensor::metaOnly(m), Tensor::metaOnly(m)});
+}
+
+Expected<Value> prepareSoftmaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto s = splitAt(a, a.tensor(0).shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    const std::vector<double> x = toDoubles(a.tensor(0));
+    std::vector<double> mx(static_cast<size_t>(s->outer * s->inner)), sum(mx.size());
+    forEachRow(*s, [&](int64_t base, int64_t step) {
+        const size_t o = static_cast<size_t>((base / (s->n * s->inner)) * s->inner + base % s->inner);
+        double m = -std::numeric_limits<double>::infinity();
+        for (int64_t k = 0; k < s->n; ++k) {
+            const double v = x[base + k * step];
+            if (v > m || std::isnan(v)) m = v;
+        }
+        double acc = 0.0;
+        for (int64_t k = 0; k < s->n; ++k) acc += std::exp(x[base + k * step] - m);
+        mx[o] = m;
+        sum[o] = acc;
+    });
+    return Value::ofTensors({makeTensor(out.list[0].t.meta, mx), makeTensor(out.list[1].t.meta, sum)});
+}
+
+} // namespace
+
 void registerReductionOps(OpRegistry& r) {
-    (void)r;
+    constexpr auto RD = OpCategory::Reduction;
+    r.add("aten.sum.dim_IntList",
+          "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", RD,
+          metaSum<kDimArgs>, sumKernel<kDimArgs>);
+    r.add("aten.sum.default", "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", RD, metaSum<kAllArgs>,
+          sumKernel<kAllArgs>);
+    r.add("aten.mean.dim",
+          "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", RD,
+          metaMean<kDimArgs>, meanKernel<kDimArgs>);
+    r.add("aten.mean.default", "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", RD, metaMean<kAllArgs>,
+          meanKernel<kAllArgs>);
+    r.add("aten.amax.default", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", RD, metaAmax,
+          amaxKernel<true>);
+    r.add("aten.amin.default", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", RD, metaAmax,
+          amaxKernel<false>);
+    r.add("aten.max.dim", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+          RD, metaMaxDim, maxDimKernel<true>);
+    r.add("aten.min.dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+          RD, metaMaxDim, maxDimKernel<false>);
+    r.add("aten.argmax.default", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", RD, metaArgmax,
+          argmaxKernel);
+    r.add("aten.var.correction",
+          "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+          RD, metaVar, varKernel);
+    r.add("aten.var_mean.correction",
+          "var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> "
+          "(Tensor, Tensor)",
+          RD, metaVarMean, varMeanKernel);
+
+    r.add("aten._softmax.default", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", RD, metaSoftmax,
+          softmaxKernel<SoftmaxKind::Softmax>);
+    r.add("aten.softmax.int", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", RD,
+          metaSoftmaxInt, softmaxIntKernel);
+    r.add("aten._softmax_backward_data.default",
+          "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", RD,
+          metaSoftmaxBackward, softmaxBackwardKernel<SoftmaxKind::Softmax>);
+    r.add("aten._log_softmax.default", "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", RD,
+          metaLogSoftmax, softmaxKernel<SoftmaxKind::LogSoftmax>);
+    r.add("aten._log_softmax_backward_data.default",
+          "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+          RD, metaLogSoftmaxBackward, softmaxBackwardKernel<SoftmaxKind::LogSoftmax>);
+    r.add("prims.prepare_softmax_online.default", "prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor)", RD,
+          metaPrepareSoftmax, prepareSoftmaxKernel);
 }
 
 } // namespace fxray

@@ -1,0 +1,60 @@
+#include "cli/cli.h"
+
+#include <ostream>
+
+namespace fxray::cli {
+
+namespace {
+struct Command {
+    const char* name;
+    int (*fn)(const std::vector<std::string>&, std::ostream&, std::ostream&);
+    const char* summary;
+};
+const Command kCommands[] = {
+    {"info", cmdInfo, "graphs in FILE: id, stage, node count, op histogram"},
+    {"print", cmdPrint, "a graph in FX text (print_readable) form"},
+    {"run", cmdRun, "execute a graph on inputs and compare with expected outputs"},
+};
+// Documented in CLI.md and still to come; named so that users get a clear message.
+const char* kPlanned[] = {"compile", "autodiff", "partition", "compare", "minify", "aot-compile"};
+} // namespace
+
+std::string usage() {
+    std::string u =
+        "usage: fxray [FILE]                 open the GUI (optionally with FILE)\n"
+        "       fxray COMMAND [options]     run headless\n\ncommands:\n";
+    for (const auto& c : kCommands) u += "  " + std::string(c.name) + std::string(10 - std::string(c.name).size(), ' ') + c.summary + "\n";
+    u += "\nrun 'fxray COMMAND --help' for its options; exit status 0 ok, 1 check failed, 2 bad input\n";
+    return u;
+}
+
+bool isSubcommand(const std::string& word) {
+    if (word == "help" || word == "--help" || word == "-h" || word == "--version") return true;
+    for (const auto& c : kCommands)
+        if (word == c.name) return true;
+    for (const char* p : kPlanned)
+        if (word == p) return true;
+    return false;
+}
+
+int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+        out << usage();
+        return Ok;
+    }
+    if (args[0] == "--version") {
+        out << "fxray " << FXRAY_VERSION << "\n";
+        return Ok;
+    }
+    for (const auto& c : kCommands)
+        if (args[0] == c.name) return c.fn(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    for (const char* p : kPlanned)
+        if (args[0] == p) {
+            err << "fxray: '" << p << "' is not available in this version of fxray yet\n";
+            return BadInput;
+        }
+    err << "fxray: unknown command '" << args[0] << "'\n" << usage();
+    return BadInput;
+}
+
+} // namespace fxray::cli

@@ -1,0 +1,208 @@
+// fxray run FILE: execute a graph with the reference executor on inputs from a folder (or
+// seeded random ones) and compare with expected outputs.
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "exec/compare.h"
+#include "exec/interpreter.h"
+#include "import/lifted_constants.h"
+#include "import/npy.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+namespace fxray::cli {
+
+namespace {
+
+const char* kRunUsage =
+    "usage: fxray run FILE [--graph SEL] [--inputs DIR] [--expect DIR] [--backend ref] [--json]\n"
+    "                 [--seed N] [--fp64] [--pin NODE=FILE.npy]... [--constants DIR] [--out DIR]\n"
+    "  --inputs DIR     NNN.npy per placeholder (default: seeded random inputs from annotations)\n"
+    "  --expect DIR     NNN.npy per output; a missing file means the output is None\n"
+    "  --pin NODE=FILE  use FILE's tensor as NODE's value (e.g. a random op's recorded result)\n"
+    "  --constants DIR  NAME.npy for lifted constants the file does not carry\n"
+    "  --fp64           keep floating results in double precision (a high-precision reference)\n"
+    "  --out DIR        write the outputs as NNN.npy\n";
+
+size_t countNpy(const std::filesystem::path& dir) {
+    size_t n = 0;
+    for (;; ++n) {
+        char name[32];
+        std::snprintf(name, sizeof name, "%03zu.npy", n);
+        if (!std::filesystem::exists(dir / name)) break;
+    }
+    return n;
+}
+
+std::string fmtErr(double v) {
+    if (std::isinf(v)) return "inf";
+    std::ostringstream s;
+    s << std::scientific << std::setprecision(2) << v;
+    return s.str();
+}
+
+} // namespace
+
+int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    std::string perr;
+    auto a = parseArgs(argv, {"--graph", "--inputs", "--expect", "--backend", "--seed", "--pin", "--constants", "--out"},
+                       {"--json", "--fp64", "--help"}, perr);
+    if (!a) return reportError(err, makeError(perr));
+    if (a->has("--help")) {
+        out << kRunUsage;
+        return Ok;
+    }
+    if (a->positional.size() != 1) return reportError(err, makeError("run takes one FILE"));
+    std::string backend = a->get("--backend", "ref");
+    if (backend != "ref") {
+        if (backend == "cpu" || backend == "cuda")
+            return reportError(err, makeError("backend '" + backend + "' is not available in this build yet; use --backend ref"));
+        return reportError(err, makeError("unknown backend '" + backend + "' (ref, cpu, cuda)"));
+    }
+    uint64_t seed = 0;
+    if (a->has("--seed")) {
+        try {
+            seed = std::stoull(a->get("--seed"));
+        } catch (...) {
+            return reportError(err, makeError("--seed takes a non-negative integer"));
+        }
+    }
+    auto f = loadFile(a->positional[0]);
+    if (!f.ok()) return reportError(err, f.error());
+    auto lgE = selectGraph(*f, a->get("--graph"));
+    if (!lgE.ok()) return reportError(err, lgE.error());
+    LoadedGraph& lg = **lgE;
+    Graph& g = *lg.graph;
+    if (!lg.unknownOps.empty()) {
+        std::string ops;
+        for (auto& o : lg.unknownOps) ops += (ops.empty() ? "" : ", ") + o;
+        Diagnostic d = makeError("cannot execute: unknown op(s) " + ops);
+        d.file = g.sourceFile;
+        return reportError(err, d);
+    }
+    if (a->has("--constants")) {
+        std::filesystem::path dir = a->get("--constants");
+        for (const auto& name : missingConstants(g)) {
+            auto p = dir / (name + ".npy");
+            if (!std::filesystem::exists(p)) continue;
+            auto t = readNpy(p);
+            if (!t.ok()) return reportError(err, t.error());
+            g.constants[name] = std::move(t).value();
+        }
+    }
+    if (auto missing = missingConstants(g); !missing.empty()) {
+        Diagnostic d = makeError("the file does not carry the value of constant '" + missing[0] +
+                                 "'; give it as --constants DIR with " + missing[0] + ".npy");
+        d.file = g.sourceFile;
+        return reportError(err, d);
+    }
+    for (const auto& n : lg.notes) err << "fxray: note: " << n << "\n";
+
+    auto phs = g.placeholders();
+    std::vector<Value> inputs;
+    if (a->has("--inputs")) {
+        std::filesystem::path dir = a->get("--inputs");
+        auto vals = readNpyFolder(dir, phs.size());
+        if (!vals.ok()) return reportError(err, vals.error());
+        size_t have = countNpy(dir);
+        if (have != phs.size()) {
+            Diagnostic d = makeError("has " + std::to_string(have) + " input files but the graph takes " +
+                                     std::to_string(phs.size()) + " inputs");
+            d.file = dir.string();
+            return reportError(err, d);
+        }
+        inputs = std::move(vals).value();
+        for (size_t i = 0; i < inputs.size(); ++i)
+            if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
+    } else {
+        auto vals = randomInputs(g, seed);
+        if (!vals.ok()) return reportError(err, vals.error());
+        inputs = std::move(vals).value();
+    }
+
+    ExecContext ctx(seed);
+    ctx.fp64 = a->has("--fp64");
+    Interpreter interp(Interpreter::Mode::Execute, &ctx);
+    for (const auto& pin : a->all("--pin")) {
+        auto eq = pin.find('=');
+        if (eq == std::string::npos) return reportError(err, makeError("--pin takes NODE=FILE.npy"));
+        std::string node = pin.substr(0, eq);
+        if (!g.find(node)) return reportError(err, makeError("--pin: no node '" + node + "' in the graph"));
+        auto t = readNpy(pin.substr(eq + 1));
+        if (!t.ok()) return reportError(err, t.error());
+        interp.pins[node] = Value::ofTensor(std::move(t).value());
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    auto outs = interp.run(g, std::move(inputs));
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!outs.ok()) return reportError(err, outs.error());
+
+    if (a->has("--out")) {
+        std::filesystem::path dir = a->get("--out");
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        for (size_t i = 0; i < outs->size(); ++i) {
+            if (!(*outs)[i].isTensor()) continue;
+            char name[32];
+            std::snprintf(name, sizeof name, "%03zu.npy", i);
+            auto s = writeNpy(dir / name, (*outs)[i].t);
+            if (!s.ok()) return reportError(err, s.error());
+        }
+    }
+
+    nlohmann::json j;
+    j["ms"] = ms;
+    j["backend"] = backend;
+    j["outputs"] = nlohmann::json::array();
+    bool allOk = true;
+    if (a->has("--expect")) {
+        auto exp = readNpyFolder(a->get("--expect"), outs->size());
+        if (!exp.ok()) return reportError(err, exp.error());
+        for (size_t i = 0; i < outs->size(); ++i) {
+            auto c = compareValues(i, (*outs)[i], (*exp)[i]);
+            allOk = allOk && c.ok;
+            nlohmann::json jo = {{"index", i}, {"ok", c.ok}, {"rel_err", std::isinf(c.relErr) ? 1e308 : c.relErr},
+                                 {"max_abs_err", c.maxAbsErr}, {"tolerance", c.tolerance}};
+            if ((*outs)[i].isTensor()) jo["dtype"] = std::string(dtypeTorchName((*outs)[i].t.dtype()));
+            if (!c.note.empty()) jo["note"] = c.note;
+            j["outputs"].push_back(jo);
+        }
+    } else {
+        for (size_t i = 0; i < outs->size(); ++i) {
+            nlohmann::json jo = {{"index", i}};
+            if ((*outs)[i].isTensor()) jo["annotation"] = (*outs)[i].t.meta.annotation(false, false);
+            j["outputs"].push_back(jo);
+        }
+    }
+    j["ok"] = allOk;
+    if (a->has("--json")) {
+        out << j.dump(1) << "\n";
+    } else {
+        out << "ran " << lg.stage << " (" << g.computeNodeCount() << " nodes) on the reference executor in "
+            << std::fixed << std::setprecision(1) << ms << " ms\n";
+        for (const auto& jo : j["outputs"]) {
+            out << "  output " << std::setw(3) << jo["index"].get<size_t>();
+            if (jo.contains("ok")) {
+                out << "  " << (jo["ok"].get<bool>() ? "ok  " : "FAIL") << "  rel_err "
+                    << fmtErr(jo["rel_err"].get<double>()) << "  max_abs_err " << fmtErr(jo["max_abs_err"].get<double>());
+                if (jo.contains("dtype")) out << "  " << jo["dtype"].get<std::string>();
+                if (jo.contains("note")) out << "  (" << jo["note"].get<std::string>() << ")";
+            } else if (jo.contains("annotation")) {
+                out << "  " << jo["annotation"].get<std::string>();
+            } else {
+                out << "  None";
+            }
+            out << "\n";
+        }
+        if (a->has("--expect")) out << (allOk ? "all outputs match\n" : "outputs differ\n");
+    }
+    return allOk ? Ok : CheckFailed;
+}
+
+} // namespace fxray::cli

@@ -1,0 +1,147 @@
+#include "exec/compare.h"
+
+#include "exec/ops/kernel_util.h"
+#include "import/npy.h"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+namespace fxray {
+
+double defaultTolerance(DType t) {
+    switch (t) {
+    case DType::Float16:
+    case DType::BFloat16: return 1e-2;
+    case DType::Float32:
+    case DType::Float64:
+    case DType::Complex64:
+    case DType::Complex128: return 1e-4;
+    default: return 0.0;
+    }
+}
+
+OutputComparison compareValues(size_t index, const Value& out, const Value& expect) {
+    OutputComparison c;
+    c.index = index;
+    if (expect.isNone() || out.isNone()) {
+        c.ok = expect.isNone() && out.isNone();
+        if (!c.ok) c.note = expect.isNone() ? "expected None, got a value" : "expected a tensor, got None";
+        return c;
+    }
+    if (!out.isTensor() || !expect.isTensor()) {
+        double a = out.toDouble(), b = expect.toDouble();
+        c.maxAbsErr = std::abs(a - b);
+        c.relErr = b != 0 ? c.maxAbsErr / std::abs(b) : c.maxAbsErr;
+        c.ok = c.maxAbsErr == 0;
+        return c;
+    }
+    const Tensor& o = out.t;
+    const Tensor& e = expect.t;
+    c.tolerance = defaultTolerance(o.dtype());
+    if (o.shape() != e.shape()) {
+        c.note = "shape " + o.meta.annotation(false, false) + " vs expected " + e.meta.annotation(false, false);
+        c.relErr = INFINITY;
+        return c;
+    }
+    // numpy stores bf16 as f32; compare in the output's dtype family.
+    bool intLike = !isFloating(o.dtype()) && !isComplex(o.dtype());
+    bool expIntLike = !isFloating(e.dtype()) && !isComplex(e.dtype());
+    if (intLike != expIntLike) {
+        c.note = std::string("dtype ") + std::string(dtypeTorchName(o.dtype())) + " vs expected " +
+                 std::string(dtypeTorchName(e.dtype()));
+        c.relErr = INFINITY;
+        return c;
+    }
+    auto a = kern::toDoubles(o), b = kern::toDoubles(e);
+    double diff2 = 0, ref2 = 0, maxAbs = 0;
+    bool nanMismatch = false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(a[i]) || std::isnan(b[i])) {
+            if (std::isnan(a[i]) != std::isnan(b[i])) nanMismatch = true;
+            continue;
+        }
+        if (std::isinf(a[i]) || std::isinf(b[i])) {
+            if (a[i] != b[i]) nanMismatch = true;
+            continue;
+        }
+        double d = a[i] - b[i];
+        diff2 += d * d;
+        ref2 += b[i] * b[i];
+        maxAbs = std::max(maxAbs, std::abs(d));
+    }
+    c.maxAbsErr = maxAbs;
+    c.relErr = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+    if (nanMismatch) {
+        c.note = "nan/inf positions differ";
+        c.relErr = INFINITY;
+    }
+    c.ok = !nanMismatch && (intLike ? maxAbs == 0 : c.relErr <= c.tolerance);
+    return c;
+}
+
+Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+        Diagnostic d = makeError("not a folder of NNN.npy files");
+        d.file = dir.string();
+        return d;
+    }
+    std::vector<Value> out;
+    for (size_t i = 0; i < count; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "%03zu.npy", i);
+        auto p = dir / name;
+        if (!std::filesystem::exists(p)) {
+            out.push_back(Value::none());
+            continue;
+        }
+        auto t = readNpy(p);
+        if (!t.ok()) return t.error();
+        out.push_back(Value::ofTensor(std::move(t).value()));
+    }
+    return out;
+}
+
+Tensor withAnnotatedStrides(const Tensor& t, const Node& ph) {
+    if (ph.meta.empty() || !ph.meta[0].stridesKnown) return t;
+    const TensorMeta& m = ph.meta[0];
+    if (m.shape != t.shape() || m.strides == t.strides() || m.isContiguous()) return t;
+    TensorMeta lay = t.meta;
+    lay.strides = m.strides;
+    lay.offset = 0;
+    return kern::makeTensor(lay, kern::toDoubles(t));
+}
+
+Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<Value> out;
+    for (Node* ph : g.placeholders()) {
+        if (ph->meta.empty()) {
+            Diagnostic d = makeError("placeholder has no annotation to draw a random input from; give --inputs DIR");
+            d.node = ph->name();
+            d.file = g.sourceFile;
+            d.line = ph->sourceLine;
+            return d;
+        }
+        const TensorMeta& m = ph->meta[0];
+        if (m.isSymbolic()) {
+            Diagnostic d = makeError("placeholder has symbolic sizes; give --inputs DIR");
+            d.node = ph->name();
+            return d;
+        }
+        std::vector<double> vals(static_cast<size_t>(m.numel()));
+        for (auto& v : vals) {
+            if (isFloating(m.dtype)) v = normal(rng);
+            else if (m.dtype == DType::Bool) v = static_cast<double>(rng() & 1);
+            else v = static_cast<double>(rng() % 8);  // small, valid as an index into most dims
+        }
+        TensorMeta lay = m;
+        lay.offset = 0;
+        out.push_back(Value::ofTensor(kern::makeTensor(lay, vals)));
+    }
+    return out;
+}
+
+} // namespace fxray

@@ -1,0 +1,38 @@
+#pragma once
+/// Numeric comparison of outputs against expected tensors, and input preparation for runs.
+#include "ir/graph.h"
+#include "ir/value.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fxray {
+
+/// Result of comparing one output.
+struct OutputComparison {
+    size_t index = 0;
+    bool ok = false;
+    double relErr = 0.0;     ///< ||out - expect|| / ||expect|| (absolute norm when expect is 0)
+    double maxAbsErr = 0.0;
+    double tolerance = 0.0;  ///< the rel_err bound applied
+    std::string note;        ///< why it failed when not numeric ("shape", "dtype", "None")
+};
+
+/// Default tolerance for a dtype: 1e-4 fp32/fp64, 1e-2 fp16/bf16, exact for integers and bool.
+double defaultTolerance(DType t);
+/// Compares an output value with an expected one (None vs None is ok).
+OutputComparison compareValues(size_t index, const Value& out, const Value& expect);
+
+/// Reads `DIR/NNN.npy` for i in [0, count); a missing file gives None (PyTorch wrote none for
+/// None outputs). Fails when the folder is missing.
+Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count);
+/// Lays out a tensor read from .npy (contiguous) with a placeholder's annotated strides, so
+/// views behave as they did in PyTorch.
+Tensor withAnnotatedStrides(const Tensor& t, const Node& placeholder);
+/// Seeded random inputs from the placeholders' annotations (normal for floats, small ints for
+/// integers, fair coin for bool). Fails naming the placeholder without usable metadata.
+Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed);
+
+} // namespace fxray

@@ -1,0 +1,1073 @@
+#include "import/fx_text_reader.h"
+
+#include "import/python_lexer.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace fxray {
+
+// ---------------------------------------------------------------------------------------------
+// Annotations
+
+namespace {
+
+std::string trimmed(std::string_view s) {
+    size_t a = 0, b = s.size();
+    while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+    while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+    return std::string(s.substr(a, b - a));
+}
+
+/// Parses "[a, b, c]" at pos; returns the comma-separated items (top-level), advances pos.
+std::optional<std::vector<std::string>> bracketList(std::string_view s, size_t& pos) {
+    if (pos >= s.size() || s[pos] != '[') return std::nullopt;
+    int depth = 0;
+    size_t start = pos + 1;
+    std::vector<std::string> items;
+    for (size_t i = pos; i < s.size(); ++i) {
+        char c = s[i];
+        if (c == '[' || c == '(') {
+            ++depth;
+        } else if (c == ']' || c == ')') {
+            if (--depth == 0) {
+                auto last = trimmed(s.substr(start, i - start));
+                if (!last.empty()) items.push_back(last);
+                pos = i + 1;
+                return items;
+            }
+        } else if (c == ',' && depth == 1) {
+            items.push_back(trimmed(s.substr(start, i - start)));
+            start = i + 1;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<int64_t> toInt(std::string_view s) {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+} // namespace
+
+std::optional<TensorMeta> parseAnnotation(std::string_view text) {
+    size_t lb = text.find('[');
+    if (lb == std::string_view::npos) return std::nullopt;
+    auto dt = dtypeFromAbbrev(text.substr(0, lb));
+    if (!dt) return std::nullopt;
+    TensorMeta m;
+    m.dtype = *dt;
+    size_t pos = lb;
+    auto dims = bracketList(text, pos);
+    if (!dims) return std::nullopt;
+    bool symbolic = false;
+    for (const auto& d : *dims) {
+        if (auto v = toInt(d)) {
+            m.shape.push_back(*v);
+            m.symShape.push_back("");
+        } else {
+            m.shape.push_back(-1);
+            m.symShape.push_back(d);
+            symbolic = true;
+        }
+    }
+    if (!symbolic) m.symShape.clear();
+    m.stridesKnown = false;
+    if (pos < text.size() && text[pos] == '[') {
+        auto st = bracketList(text, pos);
+        if (!st) return std::nullopt;
+        for (const auto& s : *st) {
+            auto v = toInt(s);
+            m.strides.push_back(v ? *v : -1);  // symbolic strides are not tracked
+        }
+        if (m.strides.size() != m.shape.size()) return std::nullopt;
+        m.stridesKnown = true;
+    } else {
+        m.strides = TensorMeta::contiguousStrides(m.shape);
+    }
+    auto dev = trimmed(text.substr(pos));
+    if (dev.empty()) {
+        m.deviceKnown = false;
+    } else {
+        auto d = parseDevice(dev);
+        if (!d) return std::nullopt;
+        m.device = *d;
+    }
+    return m;
+}
+
+Expected<std::string> readTextFile(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        Diagnostic d = makeError("cannot open file");
+        d.file = path.string();
+        return d;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+
+namespace {
+
+/// A parsed Python expression (the subset FX emits).
+struct PyExpr {
+    enum class Kind { Name, Int, Float, String, Attr, Call, Subscript, BinOp, UnaryOp, List, Tuple, Ellipsis };
+    Kind kind = Kind::Name;
+    std::string text;                 ///< name, literal text, attribute name, operator
+    std::vector<PyExpr> items;        ///< Attr: [object]; Call: [callee, args...]; Subscript: [obj, idx];
+                                      ///< BinOp: [lhs, rhs]; UnaryOp: [operand]; List/Tuple: elements
+    std::vector<std::pair<std::string, PyExpr>> kwargs;  ///< Call keywords
+    int column = 0;
+
+    /// "torch.ops.aten.mm.default" for a dotted name chain, empty otherwise.
+    std::string dotted() const {
+        if (kind == Kind::Name) return text;
+        if (kind == Kind::Attr) {
+            std::string base = items[0].dotted();
+            return base.empty() ? "" : base + "." + text;
+        }
+        return "";
+    }
+    /// Root name of a dotted chain.
+    std::string root() const {
+        if (kind == Kind::Name) return text;
+        if (kind == Kind::Attr) return items[0].root();
+        return "";
+    }
+};
+
+struct ParseError {
+    int column;
+    std::string message;
+};
+
+class ExprParser {
+public:
+    explicit ExprParser(const std::vector<PyToken>& toks, size_t begin, size_t end)
+        : m_t(toks), m_pos(begin), m_end(end) {}
+
+    bool parse(PyExpr& out) {
+        if (!expr(out)) return false;
+        if (m_pos < m_end) return fail(cur().column, "unexpected '" + cur().text + "'");
+        return true;
+    }
+    const ParseError& error() const { return m_err; }
+
+private:
+    const PyToken& cur() const { return m_t[m_pos < m_end ? m_pos : m_end]; }
+    bool atOp(std::string_view op) const {
+        return m_pos < m_end && cur().kind == PyToken::Kind::Op && cur().text == op;
+    }
+    bool fail(int col, std::string msg) {
+        if (m_err.message.empty()) m_err = {col, std::move(msg)};
+        return false;
+    }
+    bool expect(std::string_view op) {
+        if (!atOp(op)) return fail(cur().column, "expected '" + std::string(op) + "'");
+        ++m_pos;
+        return true;
+    }
+
+    bool expr(PyExpr& out) { return comparison(out); }
+
+    bool binaryLevel(PyExpr& out, std::initializer_list<std::string_view> ops, bool (ExprParser::*next)(PyExpr&)) {
+        if (!(this->*next)(out)) return false;
+        for (;;) {
+            std::string op;
+            for (auto o : ops)
+                if (atOp(o)) { op = std::string(o); break; }
+            if (op.empty()) return true;
+            int col = cur().column;
+            ++m_pos;
+            PyExpr rhs;
+            if (!(this->*next)(rhs)) return false;
+            PyExpr bin;
+            bin.kind = PyExpr::Kind::BinOp;
+            bin.text = op;
+            bin.column = col;
+            bin.items = {std::move(out), std::move(rhs)};
+            out = std::move(bin);
+        }
+    }
+    bool comparison(PyExpr& out) { return binaryLevel(out, {"<", "<=", ">", ">=", "==", "!="}, &ExprParser::bitOr); }
+    bool bitOr(PyExpr& out) { return binaryLevel(out, {"|"}, &ExprParser::bitXor); }
+    bool bitXor(PyExpr& out) { return binaryLevel(out, {"^"}, &ExprParser::bitAnd); }
+    bool bitAnd(PyExpr& out) { return binaryLevel(out, {"&"}, &ExprParser::shift); }
+    bool shift(PyExpr& out) { return binaryLevel(out, {"<<", ">>"}, &ExprParser::arith); }
+    bool arith(PyExpr& out) { return binaryLevel(out, {"+", "-"}, &ExprParser::term); }
+    bool term(PyExpr& out) { return binaryLevel(out, {"*", "/", "//", "%", "@"}, &ExprParser::factor); }
+
+    bool factor(PyExpr& out) {
+        if (atOp("-") || atOp("+") || atOp("~")) {
+            PyExpr u;
+            u.kind = PyExpr::Kind::UnaryOp;
+            u.text = cur().text;
+            u.column = cur().column;
+            ++m_pos;
+            PyExpr operand;
+            if (!factor(operand)) return false;
+            u.items.push_back(std::move(operand));
+            out = std::move(u);
+            return true;
+        }
+        return power(out);
+    }
+
+    bool power(PyExpr& out) {
+        if (!postfix(out)) return false;
+        if (atOp("**")) {
+            int col = cur().column;
+            ++m_pos;
+            PyExpr rhs;
+            if (!factor(rhs)) return false;
+            PyExpr bin;
+            bin.kind = PyExpr::Kind::BinOp;
+            bin.text = "**";
+            bin.column = col;
+            bin.items = {std::move(out), std::move(rhs)};
+            out = std::move(bin);
+        }
+        return true;
+    }
+
+    bool postfix(PyExpr& out) {
+        if (!atom(out)) return false;
+        for (;;) {
+            if (atOp("(")) {
+                PyExpr call;
+                call.kind = PyExpr::Kind::Call;
+                call.column = out.column;
+                call.items.push_back(std::move(out));
+                ++m_pos;
+                while (!atOp(")")) {
+                    if (m_pos >= m_end) return fail(cur().column, "unclosed '('");
+                    // keyword argument: NAME '=' expr
+                    if (cur().kind == PyToken::Kind::Name && m_pos + 1 < m_end &&
+                        m_t[m_pos + 1].kind == PyToken::Kind::Op && m_t[m_pos + 1].text == "=") {
+                        std::string key = cur().text;
+                        m_pos += 2;
+                        PyExpr v;
+                        if (!expr(v)) return false;
+                        call.kwargs.emplace_back(std::move(key), std::move(v));
+                    } else {
+                        if (!call.kwargs.empty())
+                            return fail(cur().column, "positional argument after keyword argument");
+                        PyExpr v;
+                        if (!expr(v)) return false;
+                        call.items.push_back(std::move(v));
+                    }
+                    if (atOp(",")) { ++m_pos; continue; }
+                    if (!atOp(")")) return fail(cur().column, "expected ',' or ')' in call");
+                }
+                ++m_pos;
+                out = std::move(call);
+            } else if (atOp("[")) {
+                PyExpr sub;
+                sub.kind = PyExpr::Kind::Subscript;
+                sub.column = out.column;
+                ++m_pos;
+                PyExpr idx;
+                if (!subscriptList(idx)) return false;
+                if (!expect("]")) return false;
+                sub.items = {std::move(out), std::move(idx)};
+                out = std::move(sub);
+            } else if (atOp(".")) {
+                ++m_pos;
+                if (cur().kind != PyToken::Kind::Name || m_pos >= m_end)
+                    return fail(cur().column, "expected attribute name after '.'");
+                PyExpr attr;
+                attr.kind = PyExpr::Kind::Attr;
+                attr.text = cur().text;
+                attr.column = out.column;
+                attr.items.push_back(std::move(out));
+                ++m_pos;
+                out = std::move(attr);
+            } else {
+                return true;
+            }
+        }
+    }
+
+    /// Subscript contents: one index or a tuple of them; `a:b:c` slices become slice(...) calls.
+    bool subscriptList(PyExpr& out) {
+        std::vector<PyExpr> elems;
+        bool tuple = false;
+        for (;;) {
+            PyExpr e;
+            if (!sliceItem(e)) return false;
+            elems.push_back(std::move(e));
+            if (atOp(",")) {
+                tuple = true;
+                ++m_pos;
+                if (atOp("]")) break;
+                continue;
+            }
+            break;
+        }
+        if (!tuple) { out = std::move(elems[0]); return true; }
+        out.kind = PyExpr::Kind::Tuple;
+        out.items = std::move(elems);
+        return true;
+    }
+
+    bool sliceItem(PyExpr& out) {
+        auto noneExpr = [&] { PyExpr n; n.kind = PyExpr::Kind::Name; n.text = "None"; n.column = cur().column; return n; };
+        std::vector<PyExpr> parts;
+        PyExpr first;
+        if (atOp(":")) first = noneExpr();
+        else if (!expr(first)) return false;
+        if (!atOp(":")) { out = std::move(first); return true; }
+        parts.push_back(std::move(first));
+        while (atOp(":") && parts.size() < 3) {
+            ++m_pos;
+            if (atOp(":") || atOp("]") || atOp(",")) { parts.push_back(noneExpr()); continue; }
+            PyExpr p;
+            if (!expr(p)) return false;
+            parts.push_back(std::move(p));
+        }
+        while (parts.size() < 3) parts.push_back(noneExpr());
+        PyExpr callee;
+        callee.kind = PyExpr::Kind::Name;
+        callee.text = "slice";
+        out.kind = PyExpr::Kind::Call;
+        out.items.push_back(callee);
+        for (auto& p : parts) out.items.push_back(std::move(p));
+        return true;
+    }
+
+    bool atom(PyExpr& out) {
+        if (m_pos >= m_end) return fail(cur().column, "expected an expression");
+        const PyToken& t = cur();
+        out = PyExpr();
+        out.column = t.column;
+        switch (t.kind) {
+        case PyToken::Kind::Name: out.kind = PyExpr::Kind::Name; out.text = t.text; ++m_pos; return true;
+        case PyToken::Kind::Int: out.kind = PyExpr::Kind::Int; out.text = t.text; ++m_pos; return true;
+        case PyToken::Kind::Float: out.kind = PyExpr::Kind::Float; out.text = t.text; ++m_pos; return true;
+        case PyToken::Kind::String:
+            out.kind = PyExpr::Kind::String;
+            out.text = t.text;
+            ++m_pos;
+            // implicit concatenation of adjacent strings
+            while (m_pos < m_end && cur().kind == PyToken::Kind::String) { out.text += cur().text; ++m_pos; }
+            return true;
+        case PyToken::Kind::Op:
+            if (t.text == "...") { out.kind = PyExpr::Kind::Ellipsis; ++m_pos; return true; }
+            if (t.text == "(" || t.text == "[") {
+                bool list = t.text == "[";
+                const char* close = list ? "]" : ")";
+                ++m_pos;
+                std::vector<PyExpr> elems;
+                bool sawComma = false;
+                while (!atOp(close)) {
+                    if (m_pos >= m_end) return fail(t.column, std::string("unclosed '") + t.text + "'");
+                    PyExpr e;
+                    if (!expr(e)) return false;
+                    elems.push_back(std::move(e));
+                    if (atOp(",")) { sawComma = true; ++m_pos; continue; }
+                    if (!atOp(close)) return fail(cur().column, std::string("expected ',' or '") + close + "'");
+                }
+                ++m_pos;
+                if (!list && elems.size() == 1 && !sawComma) {  // parenthesised expression
+                    out = std::move(elems[0]);
+                    return true;
+                }
+                out.kind = list ? PyExpr::Kind::List : PyExpr::Kind::Tuple;
+                out.items = std::move(elems);
+                return true;
+            }
+            return fail(t.column, "unexpected '" + t.text + "'");
+        case PyToken::Kind::End: break;
+        }
+        return fail(t.column, "unexpected end of line");
+    }
+
+    const std::vector<PyToken>& m_t;
+    size_t m_pos;
+    size_t m_end;
+    ParseError m_err;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Module structure
+
+struct SrcLine {
+    int number;         ///< 1-based
+    int indent;         ///< leading spaces (tab = 8 columns is not used by FX)
+    std::string text;   ///< without indentation
+    bool blank;
+};
+
+std::vector<SrcLine> splitLines(std::string_view text) {
+    std::vector<SrcLine> out;
+    size_t pos = 0;
+    int number = 0;
+    while (pos <= text.size()) {
+        size_t nl = text.find('\n', pos);
+        std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        ++number;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        SrcLine l;
+        l.number = number;
+        size_t ind = 0;
+        while (ind < line.size() && (line[ind] == ' ' || line[ind] == '\t')) ++ind;
+        l.indent = static_cast<int>(ind);
+        l.text = std::string(line.substr(ind));
+        l.blank = l.text.empty();
+        out.push_back(std::move(l));
+        if (nl == std::string_view::npos) break;
+        pos = nl + 1;
+    }
+    return out;
+}
+
+const char* binopTarget(const std::string& op) {
+    static const std::pair<const char*, const char*> table[] = {
+        {"+", "operator.add"}, {"-", "operator.sub"}, {"*", "operator.mul"}, {"/", "operator.truediv"},
+        {"//", "operator.floordiv"}, {"%", "operator.mod"}, {"@", "operator.matmul"}, {"**", "operator.pow"},
+        {"<", "operator.lt"}, {"<=", "operator.le"}, {">", "operator.gt"}, {">=", "operator.ge"},
+        {"==", "operator.eq"}, {"!=", "operator.ne"}, {"&", "operator.and_"}, {"|", "operator.or_"},
+        {"^", "operator.xor"}, {"<<", "operator.lshift"}, {">>", "operator.rshift"},
+    };
+    for (auto& [k, v] : table)
+        if (op == k) return v;
+    return nullptr;
+}
+
+class ModuleReader {
+public:
+    ModuleReader(std::string_view text, std::string fileName)
+        : m_lines(splitLines(text)), m_file(std::move(fileName)) {}
+
+    Expected<std::unique_ptr<Graph>> read() {
+        for (size_t i = 0; i < m_lines.size(); ++i) {
+            const SrcLine& l = m_lines[i];
+            if (!l.blank && l.text.rfind("class ", 0) == 0) {
+                auto g = std::make_unique<Graph>();
+                g->sourceFile = m_file;
+                size_t next = 0;
+                if (!readClass(i, *g, next)) return m_error;
+                return g;
+            }
+        }
+        return error(m_lines.empty() ? 0 : 1, 0, "no 'class ...(torch.nn.Module):' with a forward() found");
+    }
+
+private:
+    Diagnostic error(int line, int col, std::string msg, std::string node = {}) {
+        Diagnostic d = makeError(std::move(msg));
+        d.file = m_file;
+        d.line = line;
+        d.column = col;
+        d.node = std::move(node);
+        return d;
+    }
+    bool fail(int line, int col, std::string msg, std::string node = {}) {
+        m_error = error(line, col, std::move(msg), std::move(node));
+        return false;
+    }
+
+    /// Reads the class starting at line index `ci` into g; `end` receives the first line after it.
+    bool readClass(size_t ci, Graph& g, size_t& end) {
+        const SrcLine& header = m_lines[ci];
+        // class NAME(BASES):
+        auto lp = header.text.find('(');
+        auto colon = header.text.rfind(':');
+        if (colon == std::string::npos)
+            return fail(header.number, header.indent + 1, "malformed class header");
+        g.className = trimmed(header.text.substr(6, (lp == std::string::npos ? colon : lp) - 6));
+        const int classIndent = header.indent;
+        bool haveForward = false;
+        size_t i = ci + 1;
+        while (i < m_lines.size()) {
+            const SrcLine& l = m_lines[i];
+            if (l.blank || l.text[0] == '#') { ++i; continue; }
+            if (l.indent <= classIndent) break;
+            if (l.text.rfind("def forward(", 0) == 0) {
+                size_t next = 0;
+                if (!readForward(i, g, next)) return false;
+                haveForward = true;
+                i = next;
+            } else if (l.text.rfind("class ", 0) == 0) {
+                auto lp2 = l.text.find('(');
+                std::string name = trimmed(l.text.substr(6, (lp2 == std::string::npos ? l.text.size() : lp2) - 6));
+                if (g.subgraph(name)) return fail(l.number, l.indent + 1, "submodule '" + name + "' defined twice");
+                Graph* sub = g.addSubgraph(name);
+                sub->sourceFile = m_file;
+                size_t next = 0;
+                if (!readClass(i, *sub, next)) return false;
+                i = next;
+            } else if (l.text.rfind("def ", 0) == 0) {
+                // Other methods (__init__, helpers) are not part of the graph: skip their bodies.
+                int ind = l.indent;
+                ++i;
+                while (i < m_lines.size() && (m_lines[i].blank || m_lines[i].indent > ind)) ++i;
+            } else {
+                ++i;  // class-level statements (attributes) carry no graph
+            }
+        }
+        end = i;
+        if (!haveForward)
+            return fail(header.number, header.indent + 1, "class '" + g.className + "' has no forward()");
+        return true;
+    }
+
+    /// Tokenises a logical line starting at index li, joining continuation lines while brackets
+    /// are open. Returns the index of the next line.
+    bool logicalLine(size_t li, std::vector<PyToken>& toks, size_t& next) {
+        toks.clear();
+        size_t i = li;
+        int depth = 0;
+        for (;;) {
+            const SrcLine& l = m_lines[i];
+            std::vector<PyToken> part;
+            int ecol = 0;
+            std::string emsg;
+            if (!lexPythonLine(l.text, l.indent + 1, part, ecol, emsg)) return fail(l.number, ecol, emsg);
+            part.pop_back();  // End
+            for (auto& t : part) {
+                if (t.kind == PyToken::Kind::Op && (t.text == "(" || t.text == "[" || t.text == "{")) ++depth;
+                if (t.kind == PyToken::Kind::Op && (t.text == ")" || t.text == "]" || t.text == "}")) --depth;
+                m_tokLine.push_back(l.number);
+                toks.push_back(std::move(t));
+            }
+            ++i;
+            if (depth <= 0 || i >= m_lines.size()) break;
+        }
+        if (depth > 0) return fail(m_lines[li].number, m_lines[li].indent + 1, "unclosed bracket");
+        PyToken end;
+        end.kind = PyToken::Kind::End;
+        end.column = static_cast<int>(m_lines[i - 1].text.size() + m_lines[i - 1].indent + 1);
+        toks.push_back(end);
+        next = i;
+        return true;
+    }
+
+    bool readForward(size_t di, Graph& g, size_t& end) {
+        const SrcLine& def = m_lines[di];
+        std::vector<PyToken> toks;
+        size_t next = 0;
+        m_tokLine.clear();
+        if (!logicalLine(di, toks, next)) return false;
+        // def forward ( params ) [-> ann] :
+        size_t p = 2;
+        if (toks.size() < 4 || toks[p].text != "(") return fail(def.number, def.indent + 1, "malformed def forward");
+        ++p;
+        std::vector<std::pair<std::string, std::string>> params;  // name, annotation
+        bool first = true;
+        while (p < toks.size() && toks[p].text != ")") {
+            if (toks[p].kind == PyToken::Kind::Op && (toks[p].text == "*" || toks[p].text == "**")) ++p;
+            if (toks[p].kind != PyToken::Kind::Name)
+                return fail(def.number, toks[p].column, "expected a parameter name");
+            std::string name = toks[p].text;
+            std::string ann;
+            ++p;
+            if (toks[p].text == ":") {
+                ++p;
+                if (toks[p].kind != PyToken::Kind::String)
+                    return fail(def.number, toks[p].column, "expected a string annotation");
+                ann = toks[p].text;
+                ++p;
+            }
+            if (toks[p].text == "=") {  // default value: skip to next top-level comma
+                int depth = 0;
+                ++p;
+                while (p < toks.size() && !(depth == 0 && (toks[p].text == "," || toks[p].text == ")"))) {
+                    if (toks[p].text == "(" || toks[p].text == "[") ++depth;
+                    if (toks[p].text == ")" || toks[p].text == "]") --depth;
+                    ++p;
+                }
+            }
+            if (!(first && name == "self")) params.emplace_back(name, ann);
+            first = false;
+            if (toks[p].text == ",") ++p;
+            else if (toks[p].text != ")") return fail(def.number, toks[p].column, "expected ',' or ')'");
+        }
+        // Joint graphs: forward(self, primals, tangents) with placeholders declared in the body.
+        bool anyAnnotated = false;
+        for (auto& pa : params) anyAnnotated = anyAnnotated || !pa.second.empty();
+        const int bodyIndentMin = def.indent + 1;
+        // Decide the form by looking for a tree_flatten_spec line in the body.
+        bool pytreeForm = false;
+        for (size_t i = next; i < m_lines.size(); ++i) {
+            const SrcLine& l = m_lines[i];
+            if (l.blank) continue;
+            if (l.indent < bodyIndentMin) break;
+            if (l.text.find("fx_pytree.tree_flatten_spec(") != std::string::npos) { pytreeForm = true; break; }
+        }
+        if (pytreeForm) {
+            for (auto& pa : params) g.signature.pytreeGroups.push_back(pa.first);
+        } else {
+            g.signature.annotatedParams = anyAnnotated || params.empty();
+            for (auto& [name, ann] : params) {
+                if (g.find(name)) return fail(def.number, def.indent + 1, "duplicate parameter '" + name + "'");
+                Node* ph = g.append(NodeKind::Placeholder, name, name);
+                ph->sourceLine = def.number;
+                if (!setAnnotation(*ph, ann)) return fail(def.number, def.indent + 1, "bad annotation \"" + ann + "\"", name);
+            }
+        }
+        // Body.
+        std::string comment;
+        bool haveStrides = false, haveDevices = false, sawAnnotation = false;
+        size_t i = next;
+        while (i < m_lines.size()) {
+            const SrcLine& l = m_lines[i];
+            if (l.blank) { ++i; continue; }
+            if (l.indent < bodyIndentMin) break;
+            if (l.text[0] == '#') {
+                std::string c = trimmed(std::string_view(l.text).substr(1));
+                // Consecutive comment lines form one block.
+                bool prevIsComment = i > 0 && !m_lines[i - 1].blank && m_lines[i - 1].text[0] == '#' &&
+                                     m_lines[i - 1].indent == l.indent;
+                comment = prevIsComment ? comment + "\n" + c : c;
+                ++i;
+                continue;
+            }
+            m_tokLine.clear();
+            if (!logicalLine(i, toks, next)) return false;
+            if (!statementLine(g, toks, l, comment, pytreeForm)) return false;
+            i = next;
+        }
+        end = i;
+        if (!g.outputNode()) return fail(def.number, def.indent + 1, "forward() has no return statement");
+        for (const auto& n : g.nodes()) {
+            if (!n->annotated || n->meta.empty()) continue;
+            sawAnnotation = true;
+            haveStrides = haveStrides || n->meta[0].stridesKnown;
+            haveDevices = haveDevices || n->meta[0].deviceKnown;
+        }
+        g.printStrides = !sawAnnotation || haveStrides;
+        g.printDevices = !sawAnnotation || haveDevices;
+        return true;
+    }
+
+    bool setAnnotation(Node& n, const std::string& ann) {
+        if (ann.empty()) return true;
+        if (auto m = parseAnnotation(ann)) {
+            n.meta = {*m};
+            n.annotated = true;
+            return true;
+        }
+        // Text that starts like a tensor type ("f32[") but does not parse is an error; other
+        // annotations (SymInt placeholders, "Sym(s0)") are kept verbatim.
+        auto lb = ann.find('[');
+        if (lb != std::string::npos && dtypeFromAbbrev(std::string_view(ann).substr(0, lb))) return false;
+        n.annotationText = ann;
+        return true;
+    }
+
+    /// One line of the body: statements separated by top-level ';'.
+    bool statementLine(Graph& g, const std::vector<PyToken>& toks, const SrcLine& l,
+                       const std::string& comment, bool pytreeForm) {
+        size_t start = 0;
+        int depth = 0;
+        bool firstStmt = true;
+        for (size_t k = 0; k < toks.size(); ++k) {
+            const PyToken& t = toks[k];
+            if (t.kind == PyToken::Kind::Op && (t.text == "(" || t.text == "[")) ++depth;
+            if (t.kind == PyToken::Kind::Op && (t.text == ")" || t.text == "]")) --depth;
+            bool endHere = t.kind == PyToken::Kind::End || (t.kind == PyToken::Kind::Op && t.text == ";" && depth == 0);
+            if (!endHere) continue;
+            if (k > start) {
+                if (!statement(g, toks, start, k, l, comment, pytreeForm, firstStmt)) return false;
+                firstStmt = false;
+            }
+            start = k + 1;
+        }
+        return true;
+    }
+
+    bool isFreeStatement(const std::vector<PyToken>& toks, size_t b, size_t e) {
+        // x = y = None
+        if (e - b < 3 || toks[e - 1].kind != PyToken::Kind::Name || toks[e - 1].text != "None") return false;
+        for (size_t k = b; k + 1 < e; k += 2) {
+            if (toks[k].kind != PyToken::Kind::Name) return false;
+            if (toks[k + 1].text != "=") return false;
+        }
+        return true;
+    }
+
+    bool statement(Graph& g, const std::vector<PyToken>& toks, size_t b, size_t e, const SrcLine& l,
+                   const std::string& comment, bool pytreeForm, bool firstStmt) {
+        const int line = l.number;
+        if (!firstStmt && isFreeStatement(toks, b, e)) return true;
+        // In-place operator: `a += b;  name: "ann" = a` is FX's form of operator.iadd.
+        if (e - b >= 3 && toks[b].kind == PyToken::Kind::Name && toks[b + 1].kind == PyToken::Kind::Op &&
+            augmentedTarget(toks[b + 1].text)) {
+            PyExpr rhs;
+            ExprParser ep(toks, b + 2, e);
+            if (!ep.parse(rhs)) return fail(line, ep.error().column, ep.error().message);
+            m_pendingInplace = {toks[b].text, augmentedTarget(toks[b + 1].text), std::move(rhs), toks[b].column};
+            m_havePending = true;
+            return true;
+        }
+        // return EXPR
+        if (toks[b].kind == PyToken::Kind::Name && toks[b].text == "return") {
+            PyExpr ex;
+            ExprParser ep(toks, b + 1, e);
+            if (b + 1 == e) {
+                ex.kind = PyExpr::Kind::Tuple;
+            } else if (!ep.parse(ex)) {
+                return fail(line, ep.error().column, ep.error().message);
+            }
+            return makeOutput(g, ex, line);
+        }
+        // Annotated declaration without value: NAME ':' STRING (joint placeholders).
+        if (e - b == 3 && toks[b].kind == PyToken::Kind::Name && toks[b + 1].text == ":" &&
+            toks[b + 2].kind == PyToken::Kind::String) {
+            const std::string& name = toks[b].text;
+            if (!pytreeForm) return fail(line, toks[b].column, "annotation without a value outside a joint graph signature");
+            if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' declared twice", name);
+            Node* ph = g.append(NodeKind::Placeholder, name, name);
+            ph->sourceLine = line;
+            if (!setAnnotation(*ph, toks[b + 2].text)) return fail(line, toks[b + 2].column, "bad annotation", name);
+            return true;
+        }
+        // Find the top-level '='.
+        size_t eq = e;
+        int depth = 0;
+        for (size_t k = b; k < e; ++k) {
+            const auto& t = toks[k];
+            if (t.kind != PyToken::Kind::Op) continue;
+            if (t.text == "(" || t.text == "[") ++depth;
+            else if (t.text == ")" || t.text == "]") --depth;
+            else if (t.text == "=" && depth == 0) { eq = k; break; }
+        }
+        if (eq == e) return fail(line, toks[b].column, "expected an assignment or return statement");
+        // Targets: NAME [':' STRING]  |  NAME, NAME, ... [,]
+        std::vector<std::string> targets;
+        std::string ann;
+        int annCol = 0;
+        size_t k = b;
+        if (eq - b >= 3 && toks[b + 1].text == ":") {
+            if (toks[b].kind != PyToken::Kind::Name || toks[b + 2].kind != PyToken::Kind::String || eq != b + 3)
+                return fail(line, toks[b].column, "malformed annotated assignment");
+            targets.push_back(toks[b].text);
+            ann = toks[b + 2].text;
+            annCol = toks[b + 2].column;
+        } else {
+            while (k < eq) {
+                if (toks[k].kind != PyToken::Kind::Name) return fail(line, toks[k].column, "expected a name to assign");
+                targets.push_back(toks[k].text);
+                ++k;
+                if (k < eq) {
+                    if (toks[k].text != ",") return fail(line, toks[k].column, "expected ',' or '='");
+                    ++k;
+                }
+            }
+        }
+        // x = y = None chains in first position (a node with no users freeing itself) do not occur;
+        // `a = b = None` there is a malformed graph line.
+        PyExpr rhs;
+        ExprParser ep(toks, eq + 1, e);
+        if (!ep.parse(rhs)) return fail(line, ep.error().column, ep.error().message);
+
+        if (targets.size() > 1 || (rhs.kind == PyExpr::Kind::Call && rhs.items[0].dotted() == "fx_pytree.tree_flatten_spec")) {
+            return flattenSpec(g, targets, rhs, line, toks[b].column);
+        }
+        const std::string& name = targets[0];
+        if (m_havePending) {
+            m_havePending = false;
+            if (rhs.kind != PyExpr::Kind::Name || rhs.text != m_pendingInplace.lhs)
+                return fail(line, rhs.column, "expected '" + m_pendingInplace.lhs + "' after the in-place operator", name);
+            if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' is assigned twice", name);
+            Argument lhs, other;
+            PyExpr lhsExpr;
+            lhsExpr.kind = PyExpr::Kind::Name;
+            lhsExpr.text = m_pendingInplace.lhs;
+            lhsExpr.column = m_pendingInplace.column;
+            if (!toArgument(g, lhsExpr, lhs, line, name) || !toArgument(g, m_pendingInplace.rhs, other, line, name))
+                return false;
+            Node* n = g.append(NodeKind::CallFunction, name, m_pendingInplace.target);
+            n->args = {std::move(lhs), std::move(other)};
+            n->sourceLine = line;
+            n->sourceComment = comment;
+            if (!setAnnotation(*n, ann)) return fail(line, annCol, "bad annotation \"" + ann + "\"", name);
+            return true;
+        }
+        // Placeholder alias: l_x_ = L_x_
+        if (rhs.kind == PyExpr::Kind::Name) {
+            Node* src = g.find(rhs.text);
+            if (src && src->kind() == NodeKind::Placeholder && src->name() == src->target() && !g.find(name)) {
+                g.rename(src, name);
+                return true;
+            }
+            return fail(line, rhs.column, "plain assignment of '" + rhs.text + "' is not an FX node", name);
+        }
+        if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' is assigned twice", name);
+        Node* n = makeNode(g, name, rhs, line);
+        if (!n) return false;
+        n->sourceLine = line;
+        n->sourceComment = comment;
+        if (!setAnnotation(*n, ann)) return fail(line, annCol, "bad annotation \"" + ann + "\"", name);
+        (void)l;
+        return true;
+    }
+
+    bool flattenSpec(Graph& g, const std::vector<std::string>& targets, const PyExpr& rhs, int line, int col) {
+        if (!(rhs.kind == PyExpr::Kind::Call && rhs.items[0].dotted() == "fx_pytree.tree_flatten_spec"))
+            return fail(line, col, "tuple assignment is only supported for fx_pytree.tree_flatten_spec");
+        // Placeholders were declared by the annotation line; create missing ones, check order.
+        auto phs = g.placeholders();
+        if (phs.empty()) {
+            for (const auto& t : targets) {
+                if (g.find(t)) return fail(line, col, "duplicate placeholder '" + t + "'");
+                Node* ph = g.append(NodeKind::Placeholder, t, t);
+                ph->sourceLine = line;
+            }
+            g.signature.annotatedParams = false;
+            return true;
+        }
+        if (phs.size() != targets.size())
+            return fail(line, col, "tree_flatten_spec unpacks " + std::to_string(targets.size()) +
+                                       " values but " + std::to_string(phs.size()) + " were declared");
+        for (size_t i = 0; i < targets.size(); ++i)
+            if (phs[i]->name() != targets[i])
+                return fail(line, col, "tree_flatten_spec order differs from the declarations at '" + targets[i] + "'");
+        return true;
+    }
+
+    bool makeOutput(Graph& g, const PyExpr& ex, int line) {
+        if (g.outputNode()) return fail(line, ex.column, "second return statement");
+        Node* out = g.append(NodeKind::Output, g.uniqueName("output"), "output");
+        out->sourceLine = line;
+        const PyExpr* values = &ex;
+        if (ex.kind == PyExpr::Kind::Call && ex.items[0].dotted() == "pytree.tree_unflatten") {
+            if (ex.items.size() < 2) return fail(line, ex.column, "tree_unflatten without values");
+            values = &ex.items[1];
+            g.signature.pytreeReturn = true;
+        }
+        Argument a;
+        if (!toArgument(g, *values, a, line)) return false;
+        out->args.push_back(std::move(a));
+        return true;
+    }
+
+    /// Builds the node for `name = rhs`.
+    Node* makeNode(Graph& g, const std::string& name, const PyExpr& rhs, int line) {
+        auto failN = [&](int col, std::string msg) { fail(line, col, std::move(msg), name); return nullptr; };
+        switch (rhs.kind) {
+        case PyExpr::Kind::Attr: {
+            std::string path = rhs.dotted();
+            if (rhs.root() == "self") {
+                return g.append(NodeKind::GetAttr, name, path.substr(5));
+            }
+            Node* obj = g.find(rhs.root());
+            if (obj && rhs.items[0].kind == PyExpr::Kind::Name) {
+                Node* n = g.append(NodeKind::CallFunction, name, "builtins.getattr");
+                n->args = {Argument::ofNode(obj), Argument::ofString(rhs.text)};
+                return n;
+            }
+            return failN(rhs.column, "unsupported attribute expression '" + path + "'");
+        }
+        case PyExpr::Kind::Call: {
+            const PyExpr& callee = rhs.items[0];
+            std::string path = callee.dotted();
+            if (path.empty()) return failN(callee.column, "unsupported call expression");
+            NodeKind kind = NodeKind::CallFunction;
+            std::string target = path;
+            std::vector<Argument> args;
+            if (callee.kind == PyExpr::Kind::Attr && callee.items[0].kind == PyExpr::Kind::Name &&
+                g.find(callee.items[0].text)) {
+                kind = NodeKind::CallMethod;
+                target = callee.text;
+                args.push_back(Argument::ofNode(g.find(callee.items[0].text)));
+            } else if (callee.root() == "self") {
+                kind = NodeKind::CallModule;
+                target = path.substr(5);
+            } else if (callee.kind == PyExpr::Kind::Name && g.find(callee.text)) {
+                return failN(callee.column, "calling a value ('" + callee.text + "') is not an FX node");
+            }
+            for (size_t k = 1; k < rhs.items.size(); ++k) {
+                Argument a;
+                if (!toArgument(g, rhs.items[k], a, line, name)) return nullptr;
+                args.push_back(std::move(a));
+            }
+            std::vector<std::pair<std::string, Argument>> kwargs;
+            for (const auto& [key, v] : rhs.kwargs) {
+                Argument a;
+                if (!toArgument(g, v, a, line, name)) return nullptr;
+                kwargs.emplace_back(key, std::move(a));
+            }
+            Node* n = g.append(kind, name, target);
+            n->args = std::move(args);
+            n->kwargs = std::move(kwargs);
+            return n;
+        }
+        case PyExpr::Kind::Subscript: {
+            Argument obj, idx;
+            if (!toArgument(g, rhs.items[0], obj, line, name) || !toArgument(g, rhs.items[1], idx, line, name)) return nullptr;
+            Node* n = g.append(NodeKind::CallFunction, name, "operator.getitem");
+            n->args = {std::move(obj), std::move(idx)};
+            return n;
+        }
+        case PyExpr::Kind::BinOp: {
+            const char* target = binopTarget(rhs.text);
+            if (!target) return failN(rhs.column, "unsupported operator '" + rhs.text + "'");
+            Argument lhs, r;
+            if (!toArgument(g, rhs.items[0], lhs, line, name) || !toArgument(g, rhs.items[1], r, line, name)) return nullptr;
+            Node* n = g.append(NodeKind::CallFunction, name, target);
+            n->args = {std::move(lhs), std::move(r)};
+            return n;
+        }
+        case PyExpr::Kind::UnaryOp: {
+            Argument x;
+            if (!toArgument(g, rhs.items[0], x, line, name)) return nullptr;
+            if (!x.isNode()) return failN(rhs.column, "a constant is not an FX node");
+            const char* target = rhs.text == "-" ? "operator.neg" : rhs.text == "~" ? "operator.invert" : "operator.pos";
+            Node* n = g.append(NodeKind::CallFunction, name, target);
+            n->args = {std::move(x)};
+            return n;
+        }
+        default:
+            return failN(rhs.column, "expected a call, attribute, subscript or operator expression");
+        }
+    }
+
+    bool toArgument(Graph& g, const PyExpr& ex, Argument& out, int line, const std::string& node = {}) {
+        auto failA = [&](int col, std::string msg) { return fail(line, col, std::move(msg), node); };
+        switch (ex.kind) {
+        case PyExpr::Kind::Int: {
+            int64_t v = 0;
+            auto [p, ec] = std::from_chars(ex.text.data(), ex.text.data() + ex.text.size(), v);
+            if (ec != std::errc()) {
+                // Beyond int64: keep as float (FX prints big ints as is; rare in graphs).
+                out = Argument::ofFloat(std::strtod(ex.text.c_str(), nullptr));
+                return true;
+            }
+            (void)p;
+            out = Argument::ofInt(v);
+            return true;
+        }
+        case PyExpr::Kind::Float: out = Argument::ofFloat(std::strtod(ex.text.c_str(), nullptr)); return true;
+        case PyExpr::Kind::String: out = Argument::ofString(ex.text); return true;
+        case PyExpr::Kind::Ellipsis: out.kind = Argument::Kind::Ellipsis; return true;
+        case PyExpr::Kind::Name: {
+            const std::string& n = ex.text;
+            if (n == "None") { out = Argument::none(); return true; }
+            if (n == "True" || n == "False") { out = Argument::ofBool(n == "True"); return true; }
+            if (n == "inf") { out = Argument::ofFloat(std::numeric_limits<double>::infinity()); return true; }
+            if (n == "nan") { out = Argument::ofFloat(std::numeric_limits<double>::quiet_NaN()); return true; }
+            if (n == "Ellipsis") { out.kind = Argument::Kind::Ellipsis; return true; }
+            if (Node* ref = g.find(n)) { out = Argument::ofNode(ref); return true; }
+            return failA(ex.column, "unknown name '" + n + "'");
+        }
+        case PyExpr::Kind::UnaryOp: {
+            Argument x;
+            if (!toArgument(g, ex.items[0], x, line, node)) return false;
+            if (ex.text == "-" && x.kind == Argument::Kind::Int) { out = Argument::ofInt(-x.i); return true; }
+            if (ex.text == "-" && x.kind == Argument::Kind::Float) { out = Argument::ofFloat(-x.f); return true; }
+            if (ex.text == "+" && x.isNumber()) { out = x; return true; }
+            return failA(ex.column, "nested expression in an argument");
+        }
+        case PyExpr::Kind::List:
+        case PyExpr::Kind::Tuple: {
+            std::vector<Argument> items;
+            for (const auto& it : ex.items) {
+                Argument a;
+                if (!toArgument(g, it, a, line, node)) return false;
+                items.push_back(std::move(a));
+            }
+            out = Argument::ofList(std::move(items), ex.kind == PyExpr::Kind::Tuple);
+            return true;
+        }
+        case PyExpr::Kind::Attr: {
+            std::string path = ex.dotted();
+            if (auto dt = dtypeFromTorchName(path); dt && path.rfind("torch.", 0) == 0) { out = Argument::ofDType(*dt); return true; }
+            if (auto lay = layoutFromTorchName(path)) { out = Argument::ofLayout(*lay); return true; }
+            if (auto mf = memoryFormatFromTorchName(path)) { out = Argument::ofMemoryFormat(*mf); return true; }
+            return failA(ex.column, "unsupported attribute '" + path + "' in an argument");
+        }
+        case PyExpr::Kind::Call: {
+            std::string callee = ex.items[0].dotted();
+            if (callee == "device" || callee == "torch.device") {
+                Device d;
+                std::vector<const PyExpr*> pos;
+                for (size_t k = 1; k < ex.items.size(); ++k) pos.push_back(&ex.items[k]);
+                const PyExpr* type = pos.size() > 0 ? pos[0] : nullptr;
+                const PyExpr* index = pos.size() > 1 ? pos[1] : nullptr;
+                for (const auto& [key, v] : ex.kwargs) {
+                    if (key == "type") type = &v;
+                    else if (key == "index") index = &v;
+                }
+                if (!type || type->kind != PyExpr::Kind::String) return failA(ex.column, "device() needs a type string");
+                auto parsed = parseDevice(type->text);
+                if (!parsed) return failA(type->column, "bad device '" + type->text + "'");
+                d = *parsed;
+                if (index && index->kind == PyExpr::Kind::Int) d.index = std::atoi(index->text.c_str());
+                out = Argument::ofDevice(d);
+                return true;
+            }
+            if (callee == "slice") {
+                std::vector<Argument> parts;
+                for (size_t k = 1; k < ex.items.size(); ++k) {
+                    Argument a;
+                    if (!toArgument(g, ex.items[k], a, line, node)) return false;
+                    parts.push_back(std::move(a));
+                }
+                while (parts.size() < 3) parts.push_back(Argument::none());
+                if (ex.items.size() == 2) {  // slice(stop)
+                    std::swap(parts[0], parts[1]);
+                }
+                out.kind = Argument::Kind::Slice;
+                out.items = std::move(parts);
+                return true;
+            }
+            if (callee == "torch.Size" && ex.items.size() == 2) return toArgument(g, ex.items[1], out, line, node);
+            return failA(ex.column, "call to '" + callee + "' inside an argument");
+        }
+        case PyExpr::Kind::BinOp:
+        case PyExpr::Kind::Subscript:
+            return failA(ex.column, "nested expression in an argument");
+        }
+        return failA(ex.column, "unsupported argument");
+    }
+
+    static const char* augmentedTarget(const std::string& op) {
+        if (op == "+=") return "operator.iadd";
+        if (op == "-=") return "operator.isub";
+        if (op == "*=") return "operator.imul";
+        if (op == "/=") return "operator.itruediv";
+        return nullptr;
+    }
+    struct PendingInplace {
+        std::string lhs;
+        const char* target = nullptr;
+        PyExpr rhs;
+        int column = 0;
+    };
+    PendingInplace m_pendingInplace;
+    bool m_havePending = false;
+
+    std::vector<SrcLine> m_lines;
+    std::string m_file;
+    Diagnostic m_error;
+    std::vector<int> m_tokLine;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Graph>> readFxText(std::string_view text, const std::string& fileName) {
+    ModuleReader r(text, fileName);
+    return r.read();
+}
+
+Expected<std::unique_ptr<Graph>> readFxFile(const std::filesystem::path& path) {
+    auto text = readTextFile(path);
+    if (!text.ok()) return text.error();
+    return readFxText(*text, path.string());
+}
+
+} // namespace fxray

@@ -1,0 +1,23 @@
+#pragma once
+/// Values for lifted tensor constants (`_tensor_constant0 = self._tensor_constant0`).
+///
+/// AOT graphs print lifted constants as attributes without their values. Where the same compile's
+/// Dynamo graph is at hand, each such constant comes from a `torch.tensor(<literal>)` call at the
+/// same source location; this links the two, so the AOT graph can be executed. Literal data is
+/// read as data (numbers and nested lists), never evaluated.
+#include "ir/graph.h"
+
+#include <string>
+#include <vector>
+
+namespace fxray {
+
+/// get_attr targets of g (recursively) that are neither submodules nor known constants.
+std::vector<std::string> missingConstants(const Graph& g);
+
+/// Fills g.constants for missing lifted constants from `torch.tensor(...)` nodes of `dynamo`
+/// with the same provenance comment and the same dtype/shape, matched in order. Returns the
+/// names it filled.
+std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo);
+
+} // namespace fxray

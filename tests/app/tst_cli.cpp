@@ -1,0 +1,162 @@
+// The fxray command line: outputs, JSON shapes and exit statuses (0 ok, 1 check failed, 2 bad
+// input), run in-process.
+#include "test_util.h"
+
+#include "cli/cli.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int status;
+    std::string out, err;
+};
+
+Result cli(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    int st = fxray::cli::runCli(args, out, err);
+    return {st, out.str(), err.str()};
+}
+
+std::string c(const std::string& rel) { return (fxtest::corpus() / rel).string(); }
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+fs::path writeTemp(const std::string& name, const std::string& text) {
+    auto p = fs::temp_directory_path() / name;
+    std::ofstream(p) << text;
+    return p;
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
+    }
+
+    void infoCountsNodesLikePyTorch() {
+        auto r = cli({"info", c("mlp/graphs/aot_joint_graph.py"), "--json"});
+        QCOMPARE(r.status, 0);
+        auto j = nlohmann::json::parse(r.out);
+        auto summary = nlohmann::json::parse(slurp(fxtest::corpus() / "mlp/summary.json"));
+        QCOMPARE(j["graphs"][0]["nodes"].get<int>(), summary["nodes"]["joint"].get<int>());
+        // Op histogram against a plain count of the file's text.
+        std::string text = slurp(fxtest::corpus() / "mlp/graphs/aot_joint_graph.py");
+        int mm = 0;
+        for (size_t p = text.find("aten.mm.default("); p != std::string::npos; p = text.find("aten.mm.default(", p + 1)) ++mm;
+        QCOMPARE(j["graphs"][0]["ops"]["aten.mm.default"].get<int>(), mm);
+        QCOMPARE(j["graphs"][0]["stage"].get<std::string>(), std::string("aot_joint_graph"));
+    }
+
+    void printReproducesTheFile() {
+        auto r = cli({"print", c("attention/graphs/aot_forward_graph.py")});
+        QCOMPARE(r.status, 0);
+        std::string text = slurp(fxtest::corpus() / "attention/graphs/aot_forward_graph.py");
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
+        QCOMPARE(r.out, text);
+    }
+
+    void runMatchesPyTorch() {
+        auto r = cli({"run", c("mlp/numerics/joint.py"), "--inputs", c("mlp/numerics/joint/inputs"), "--expect",
+                      c("mlp/numerics/joint/outputs"), "--json"});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        QVERIFY(j["ok"].get<bool>());
+        QCOMPARE(j["outputs"].size(), size_t(6));
+        QVERIFY(j["outputs"][0]["rel_err"].get<double>() <= 1e-4);
+    }
+
+    void runReportsMismatchWithStatus1() {
+        // Forward outputs are not the joint graph's outputs: the check must fail, not crash.
+        auto r = cli({"run", c("mlp/numerics/forward.py"), "--inputs", c("mlp/numerics/forward/inputs"), "--expect",
+                      c("mlp/numerics/backward/inputs")});
+        QCOMPARE(r.status, 1);
+        QVERIFY(r.out.find("FAIL") != std::string::npos);
+    }
+
+    void runWithoutInputsUsesSeededRandomInputs() {
+        auto a = cli({"run", c("mlp/numerics/forward.py"), "--seed", "7", "--out", (fs::temp_directory_path() / "fx_a").string()});
+        auto b = cli({"run", c("mlp/numerics/forward.py"), "--seed", "7", "--out", (fs::temp_directory_path() / "fx_b").string()});
+        QCOMPARE(a.status, 0);
+        QCOMPARE(b.status, 0);
+        QCOMPARE(slurp(fs::temp_directory_path() / "fx_a/000.npy"), slurp(fs::temp_directory_path() / "fx_b/000.npy"));
+    }
+
+    void badInputExits2WithOneLine_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("pattern");
+        QTest::newRow("missing file") << QStringList{"info", "/nonexistent/x.py"} << "/nonexistent/x.py: no such file";
+        QTest::newRow("unknown option") << QStringList{"info", "--frob"} << "unknown option --frob";
+        QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command 'frobnicate'";
+        QTest::newRow("planned command") << QStringList{"minify", "x"} << "'minify' is not available";
+        QTest::newRow("bad backend") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--backend", "tpu"} << "unknown backend 'tpu'";
+        QTest::newRow("input count") << QStringList{"run", QString::fromStdString(c("mlp/numerics/joint.py")), "--inputs", QString::fromStdString(c("mlp/numerics/forward/inputs"))} << "has 5 input files but the graph takes 6 inputs";
+        QTest::newRow("input shape") << QStringList{"run", QString::fromStdString(c("mlp/numerics/backward.py")), "--inputs", QString::fromStdString(c("mlp/numerics/joint/inputs"))} << "has 6 input files but the graph takes 4";
+        QTest::newRow("pin unknown node") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--pin", "nope=x.npy"} << "no node 'nope'";
+        QTest::newRow("bad graph selector") << QStringList{"print", QString::fromStdString(c("mlp/numerics/forward.py")), "--graph", "aot_backward_graph"} << "no graph 'aot_backward_graph'";
+        QTest::newRow("bad seed") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--seed", "x"} << "--seed takes";
+    }
+    void badInputExits2WithOneLine() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, pattern);
+        std::vector<std::string> v;
+        for (const auto& s : args) v.push_back(s.toStdString());
+        auto r = cli(v);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.find(pattern.toStdString()) != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.rfind("fxray: ", 0) == 0, r.err.c_str());
+    }
+
+    void syntaxErrorNamesLineAndColumn() {
+        auto p = writeTemp("fxray_bad_syntax.py",
+                           "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n"
+                           "        y: \"f32[2]\" = torch.ops.aten.relu.default(x;\n        return (y,)\n");
+        auto r = cli({"info", p.string()});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.find(p.string() + ":3:9: unclosed bracket") != std::string::npos, r.err.c_str());
+    }
+
+    void wrongInputShapeIsABadInput() {
+        // A graph taking f32[2, 3] given an f32[16, 64] file.
+        auto dir = fs::temp_directory_path() / "fxray_wrong_shape";
+        fs::create_directories(dir);
+        fs::copy_file(fxtest::corpus() / "mlp/numerics/forward/inputs/002.npy", dir / "000.npy",
+                      fs::copy_options::overwrite_existing);
+        auto p = writeTemp("fxray_shape.py", "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2, 3]\"):\n"
+                                             "        y: \"f32[2, 3]\" = torch.ops.aten.relu.default(x);  x = None\n        return (y,)\n");
+        auto r = cli({"run", p.string(), "--inputs", dir.string()});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.find("node 'x': input 0 expects f32[2, 3], got f32[16, 64]") != std::string::npos, r.err.c_str());
+    }
+
+    void unknownOpLoadsButDoesNotRun() {
+        auto p = writeTemp("fxray_unknown.py", "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n"
+                                               "        y: \"f32[2]\" = torch.ops.aten.frobnicate.default(x);  x = None\n        return (y,)\n");
+        auto info = cli({"info", p.string()});
+        QCOMPARE(info.status, 0);
+        QVERIFY(info.out.find("unknown ops (graph loads; execution refuses them): aten.frobnicate.default") != std::string::npos);
+        auto run = cli({"run", p.string()});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.find("unknown op(s) aten.frobnicate.default") != std::string::npos, run.err.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

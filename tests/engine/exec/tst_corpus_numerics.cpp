@@ -1,0 +1,103 @@
+// The reference executor against PyTorch: every recorded AOT graph run of the corpus (joint,
+// forward, backward, inference) is re-executed on its recorded inputs and must reproduce the
+// recorded outputs (rel_err <= 1e-4 fp32, <= 1e-2 fp16, exact for integers and bool).
+#include "test_util.h"
+
+#include "exec/compare.h"
+#include "exec/interpreter.h"
+#include "import/loader.h"
+
+#include <filesystem>
+#include <set>
+
+using namespace fxray;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Nodes computed from a random op (other than dropout with p == 0, which is deterministic).
+std::set<std::string> randomDerived(const Graph& g) {
+    std::set<const Node*> tainted;
+    for (const auto& n : g.nodes()) {
+        bool random = n->op() && n->op()->category == OpCategory::Random;
+        if (random && n->target().find("dropout") != std::string::npos && n->args.size() > 1 &&
+            n->args[1].isNumber() && (n->args[1].kind == Argument::Kind::Float ? n->args[1].f : double(n->args[1].i)) == 0.0)
+            random = false;
+        for (Node* in : n->inputNodes()) random = random || tainted.count(in);
+        if (random) tainted.insert(n.get());
+    }
+    std::set<std::string> names;
+    for (auto* n : tainted) names.insert(n->name());
+    return names;
+}
+
+} // namespace
+
+class TestCorpusNumerics : public QObject {
+    Q_OBJECT
+private slots:
+    void run_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("stage");
+        if (!fxtest::haveCorpus()) return;
+        std::vector<std::pair<std::string, std::string>> rows;
+        for (const auto& model : fs::directory_iterator(fxtest::corpus()))
+            for (const char* stage : {"joint", "forward", "backward", "inference"})
+                if (fs::exists(model.path() / "numerics" / (std::string(stage) + ".py")) &&
+                    fs::is_directory(model.path() / "numerics" / stage / "inputs"))
+                    rows.emplace_back(model.path().filename().string(), stage);
+        std::sort(rows.begin(), rows.end());
+        for (auto& [m, s] : rows)
+            QTest::newRow((m + "/" + s).c_str()) << QString::fromStdString(m) << QString::fromStdString(s);
+    }
+
+    void run() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
+        QFETCH(QString, model);
+        QFETCH(QString, stage);
+        fs::path num = fxtest::corpus() / model.toStdString() / "numerics";
+        auto f = loadFile(num / (stage.toStdString() + ".py"));
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
+        Graph& g = *f->graphs[0].graph;
+        auto phs = g.placeholders();
+        auto inputs = readNpyFolder(num / stage.toStdString() / "inputs", phs.size());
+        QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
+        for (size_t i = 0; i < inputs->size(); ++i)
+            if ((*inputs)[i].isTensor()) (*inputs)[i].t = withAnnotatedStrides((*inputs)[i].t, *phs[i]);
+
+        ExecContext ctx(0);
+        Interpreter interp(Interpreter::Mode::Execute, &ctx);
+        // PyTorch's CUDA generator is not reproduced: values derived from random ops are pinned
+        // to what the forward graph recorded under the same node name (the values it saved for
+        // the backward).
+        auto tainted = randomDerived(g);
+        if (!tainted.empty()) {
+            auto fw = loadFile(num / "forward.py");
+            QVERIFY(fw.ok());
+            auto fwOuts = fw->graphs[0].graph->outputs();
+            auto fwVals = readNpyFolder(num / "forward" / "outputs", fwOuts.size());
+            QVERIFY(fwVals.ok());
+            for (size_t i = 0; i < fwOuts.size(); ++i)
+                if (fwOuts[i].isNode() && tainted.count(fwOuts[i].node->name()) && (*fwVals)[i].isTensor())
+                    interp.pins[fwOuts[i].node->name()] = (*fwVals)[i];
+            QVERIFY2(!interp.pins.empty(), "random values are used but none was recorded");
+        }
+        auto outs = interp.run(g, std::move(inputs).value());
+        QVERIFY2(outs.ok(), outs.ok() ? "" : outs.error().str().c_str());
+        auto expect = readNpyFolder(num / stage.toStdString() / "outputs", outs->size());
+        QVERIFY(expect.ok());
+        int compared = 0;
+        for (size_t i = 0; i < outs->size(); ++i) {
+            auto c = compareValues(i, (*outs)[i], (*expect)[i]);
+            if (!c.ok)
+                QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
+                                     .arg(i).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(QString::fromStdString(c.note))));
+            compared += (*expect)[i].isTensor();
+        }
+        QVERIFY(compared > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCorpusNumerics)
+#include "tst_corpus_numerics.moc"

@@ -1,0 +1,27 @@
+// The main window opens a corpus graph and shows its code and nodes (offscreen).
+#include "test_util.h"
+
+#include "main_window.h"
+
+#include <QApplication>
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void opensAGraph() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        fxray::views::MainWindow w;
+        QVERIFY(w.openFile(QString::fromStdString((fxtest::corpus() / "mlp/numerics/joint.py").string())));
+        QVERIFY(w.codeText().contains("torch.ops.aten.threshold_backward.default"));
+        QCOMPARE(w.listedNodeCount(), 29);
+        QVERIFY(w.windowTitle().startsWith("joint.py"));
+    }
+    void badFileIsReportedNotFatal() {
+        fxray::views::MainWindow w;
+        QVERIFY(!w.openFile(QStringLiteral("/nonexistent/graph.py")));
+        QVERIFY(w.codeText().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
