@@ -47,13 +47,17 @@ std::string pyFloatRepr(double v) {
 }
 
 std::string pyStringRepr(const std::string& s) {
-    std::string out = "'";
+    // Python prefers single quotes, and uses double quotes when the text holds a single quote
+    // but no double quote.
+    const char q = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
+    std::string out(1, q);
     for (char c : s) {
-        if (c == '\'' || c == '\\') out += '\\';
+        if (c == q || c == '\\') out += '\\';
         if (c == '\n') { out += "\\n"; continue; }
+        if (c == '\t') { out += "\\t"; continue; }
         out += c;
     }
-    return out + "'";
+    return out + q;
 }
 
 std::string Argument::repr() const {

@@ -80,7 +80,7 @@ public:
     size_t computeNodeCount() const;
 
     /// Structural checks: unique names, references to earlier nodes of this graph, placeholders
-    /// first, exactly one output at the end, subgraphs present for get_attr. Recurses.
+    /// first, exactly one output at the end. Recurses into subgraphs.
     Status verify() const;
     /// Stable 64-bit hash of the structure (names, targets, arguments, metadata).
     uint64_t fingerprint() const;

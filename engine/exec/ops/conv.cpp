@@ -345,11 +345,12 @@ void addBias(std::vector<double>& y, const std::vector<double>& bias, int64_t N,
         }
 }
 
-/// Output layout of a convolution, as PyTorch's meta picks it: channels-last when the input is
-/// (or, on an accelerator, the weight is), otherwise row-major.
+/// Output layout of a convolution, as FakeTensor's conv rule picks it from the backend: cuDNN
+/// (and mkldnn) compute channels-last when the input or the weight is channels-last, except in
+/// float64, which they leave to the contiguous fallback kernels.
 bool convChannelsLast(const TensorMeta& in, const TensorMeta& w) {
-    if (stridesLikeChannelsLast(in)) return true;
-    return in.device.type != "cpu" && stridesLikeChannelsLast(w);
+    if (in.dtype == DType::Float64 || w.dtype == DType::Float64) return false;
+    return stridesLikeChannelsLast(in) || stridesLikeChannelsLast(w);
 }
 
 Expected<ConvSpec> convolutionArgs(const OpArgs& a) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace fxray {
@@ -269,8 +270,7 @@ struct IndexPlan {
     std::vector<int64_t> outShape;
     std::vector<int64_t> bcast;       ///< broadcast shape of the index tensors
     std::vector<int> adv;             ///< per self dim: position in idx (or -1: not indexed)
-    std::vector<const Tensor*> idx;   ///< index tensors (bool masks already turned into longs)
-    std::vector<Tensor> owned;        ///< storage for mask-derived index tensors
+    std::vector<Tensor> idx;          ///< index tensors (bool masks already turned into longs)
     bool front = false;               ///< index dims go first (non-adjacent indexed dims)
     int64_t firstAdv = 0;
 };
@@ -278,12 +278,11 @@ struct IndexPlan {
 /// Builds the plan of x[indices] (ATen's AdvancedIndex, as meta_index_Tensor models it).
 Expected<IndexPlan> planIndex(const OpArgs& a, const TensorMeta& self, const Value& indices) {
     IndexPlan p;
-    std::vector<const Tensor*> perDim;  // one entry per consumed self dim, nullptr for None
+    std::vector<std::optional<Tensor>> perDim;  // one entry per consumed self dim
     if (!indices.isList() || indices.list.empty()) return opError(a, "at least one index must be provided");
-    p.owned.reserve(indices.list.size() * static_cast<size_t>(std::max<int64_t>(self.dim(), 1)));
     for (size_t i = 0; i < indices.list.size(); ++i) {
         const Value& v = indices.list[i];
-        if (v.isNone()) { perDim.push_back(nullptr); continue; }
+        if (v.isNone()) { perDim.emplace_back(); continue; }
         const Tensor& t = v.t;
         if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
             // A mask indexes as many dims as it has, by the coordinates of its true elements.
@@ -307,20 +306,19 @@ Expected<IndexPlan> planIndex(const OpArgs& a, const TensorMeta& self, const Val
             }
             for (auto& c : coords) {
                 const int64_t n = static_cast<int64_t>(c.size());
-                p.owned.push_back(makeTensor(TensorMeta::contiguous({n}, DType::Int64, t.meta.device), c));
-                perDim.push_back(&p.owned.back());
+                perDim.emplace_back(makeTensor(TensorMeta::contiguous({n}, DType::Int64, t.meta.device), c));
             }
             continue;
         }
         if (!isIndexType(t.dtype()))
             return opError(a, "tensors used as indices must be long, int, byte or bool tensors, got " +
                                   std::string(dtypeTorchName(t.dtype())));
-        perDim.push_back(&t);
+        perDim.emplace_back(t);
     }
     if (static_cast<int64_t>(perDim.size()) > self.dim())
         return opError(a, "too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got " +
                               std::to_string(perDim.size()) + ")");
-    perDim.resize(static_cast<size_t>(self.dim()), nullptr);
+    perDim.resize(static_cast<size_t>(self.dim()));
     p.adv.assign(perDim.size(), -1);
     int state = 0;
     bool contiguous = true;
@@ -335,7 +333,7 @@ Expected<IndexPlan> planIndex(const OpArgs& a, const TensorMeta& self, const Val
         if (!b) return opError(a, "shape mismatch: indexing tensors could not be broadcast together");
         p.bcast = *b;
         p.adv[d] = static_cast<int>(p.idx.size());
-        p.idx.push_back(perDim[d]);
+        p.idx.push_back(*perDim[d]);
     }
     if (p.idx.empty()) {
         // Only Nones: the result is a copy of self.
@@ -364,7 +362,7 @@ Expected<std::vector<int64_t>> indexOffsets(const OpArgs& a, const IndexPlan& p,
     for (size_t k = 0; k < p.idx.size(); ++k) {
         size_t d = 0;
         while (p.adv[d] != static_cast<int>(k)) ++d;
-        auto v = indexValues(a, toDoublesBroadcast(*p.idx[k], p.bcast), self.shape[d], static_cast<int64_t>(d), true);
+        auto v = indexValues(a, toDoublesBroadcast(p.idx[k], p.bcast), self.shape[d], static_cast<int64_t>(d), true);
         if (!v.ok()) return v.error();
         iv.push_back(std::move(v).value());
     }
@@ -485,10 +483,9 @@ Expected<Value> indexPutKernel(const OpArgs& a, const Value& out, ExecContext&) 
 }
 
 Expected<Value> metaIndexPutInplace(const OpArgs& a) {
-    const TensorMeta& self = a.tensor(0).meta;
-    auto p = planIndex(a, self, a[1]);
-    if (!p.ok()) return p.error();
-    return metaValue(self);
+    auto checked = metaIndexPut(a);
+    if (!checked.ok()) return checked;
+    return metaValue(a.tensor(0).meta);
 }
 
 Expected<Value> indexPutInplaceKernel(const OpArgs& a, const Value&, ExecContext&) {

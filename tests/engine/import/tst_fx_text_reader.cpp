@@ -185,6 +185,36 @@ private slots:
         QVERIFY(d.str().rfind("bad.py:", 0) == 0);
     }
 
+    /// Damaged input never crashes the reader: every truncation point and many byte flips of a
+    /// real graph either parse or give a located error. (The asan preset runs this too.)
+    void damagedInputNeverCrashes() {
+        auto text = readTextFile(fxtest::corpus() / "gpt2/numerics/forward.py");
+        QVERIFY(text.ok());
+        const std::string& t = *text;
+        int errors = 0;
+        for (size_t cut = 0; cut < t.size(); cut += 97) {
+            auto g = readFxText(std::string_view(t).substr(0, cut), "cut.py");
+            if (!g.ok()) {
+                ++errors;
+                QVERIFY(!g.error().message.empty());
+                QCOMPARE(g.error().file, std::string("cut.py"));
+            }
+        }
+        QVERIFY(errors > 0);
+        uint64_t state = 12345;
+        const char junk[] = "()[]:;,=\"'#\n x.0-";
+        for (int k = 0; k < 400; ++k) {
+            std::string m = t;
+            for (int f = 0; f < 3; ++f) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                m[(state >> 17) % m.size()] = junk[(state >> 40) % (sizeof junk - 1)];
+            }
+            auto g = readFxText(m, "flip.py");
+            if (g.ok()) QVERIFY((*g)->size() > 0);
+            else QVERIFY(g.error().line >= 0);
+        }
+    }
+
     void liftedConstantsComeFromDynamoLiterals() {
         auto g = readFxFile(fxtest::corpus() / "gpt2/numerics/joint.py");
         auto d = readFxFile(fxtest::corpus() / "gpt2/numerics/dynamo.py");
