@@ -5,6 +5,7 @@
 #include "cli/common.h"
 #include "exec/compare.h"
 #include "exec/interpreter.h"
+#include "exec/run_check.h"
 #include "import/lifted_constants.h"
 #include "import/npy.h"
 
@@ -126,9 +127,9 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         inputs = std::move(vals).value();
     }
 
-    ExecContext ctx(seed);
-    ctx.fp64 = a->has("--fp64");
-    Interpreter interp(Interpreter::Mode::Execute, &ctx);
+    RunRequest req;
+    req.seed = seed;
+    req.fp64 = a->has("--fp64");
     for (const auto& pin : a->all("--pin")) {
         auto eq = pin.find('=');
         if (eq == std::string::npos) return reportError(err, makeError("--pin takes NODE=FILE.npy"));
@@ -136,12 +137,20 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         if (!g.find(node)) return reportError(err, makeError("--pin: no node '" + node + "' in the graph"));
         auto t = readNpy(pin.substr(eq + 1));
         if (!t.ok()) return reportError(err, t.error());
-        interp.pins[node] = Value::ofTensor(std::move(t).value());
+        req.pins[node] = Value::ofTensor(std::move(t).value());
     }
-    auto t0 = std::chrono::steady_clock::now();
-    auto outs = interp.run(g, std::move(inputs));
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (!outs.ok()) return reportError(err, outs.error());
+    req.inputs = std::move(inputs);
+    std::vector<Value> expected;
+    if (a->has("--expect")) {
+        // Outputs are counted from the graph's return; missing files mean None.
+        auto exp = readNpyFolder(a->get("--expect"), g.outputs().size());
+        if (!exp.ok()) return reportError(err, exp.error());
+        expected = std::move(exp).value();
+    }
+    auto result = runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
+    if (!result.ok()) return reportError(err, result.error());
+    const double ms = result->ms;
+    auto* outs = &result->outputs;
 
     if (a->has("--out")) {
         std::filesystem::path dir = a->get("--out");
@@ -160,16 +169,14 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     j["ms"] = ms;
     j["backend"] = backend;
     j["outputs"] = nlohmann::json::array();
-    bool allOk = true;
+    bool allOk = result->ok;
     if (a->has("--expect")) {
-        auto exp = readNpyFolder(a->get("--expect"), outs->size());
-        if (!exp.ok()) return reportError(err, exp.error());
-        for (size_t i = 0; i < outs->size(); ++i) {
-            auto c = compareValues(i, (*outs)[i], (*exp)[i]);
-            allOk = allOk && c.ok;
+        for (const auto& c : result->comparisons) {
+            size_t i = c.index;
             nlohmann::json jo = {{"index", i}, {"ok", c.ok}, {"rel_err", std::isinf(c.relErr) ? 1e308 : c.relErr},
                                  {"max_abs_err", c.maxAbsErr}, {"tolerance", c.tolerance}};
             if ((*outs)[i].isTensor()) jo["dtype"] = std::string(dtypeTorchName((*outs)[i].t.dtype()));
+            if (c.fp64Judged) jo["judged_by"] = "fp64_rmse", jo["rmse_ours_vs_fp64"] = c.rmseOurs, jo["rmse_expected_vs_fp64"] = c.rmseExpected;
             if (!c.note.empty()) jo["note"] = c.note;
             j["outputs"].push_back(jo);
         }

@@ -55,6 +55,15 @@ Diagnostic nodeError(const Node& n, const Graph& g, std::string msg) {
     return d;
 }
 
+/// The fp64 reference runs the whole graph in double: floating inputs and constants are widened.
+Value widenToF64(const Value& v) {
+    if (!v.isTensor() || !v.t.hasData() || !isFloating(v.t.dtype()) || v.t.dtype() == DType::Float64) return v;
+    TensorMeta m = v.t.meta;
+    m.dtype = DType::Float64;
+    m.offset = 0;
+    return Value::ofTensor(kern::makeTensor(m, kern::toDoubles(v.t)));
+}
+
 /// Checks a real input against its placeholder's annotation.
 std::optional<std::string> checkInput(const Node& ph, const Value& v) {
     if (ph.meta.empty() || !ph.annotated) return std::nullopt;
@@ -82,6 +91,7 @@ Expected<std::vector<Value>> Interpreter::run(const Graph& g, std::vector<Value>
             if (auto err = checkInput(*phs[i], inputs[i]))
                 return nodeError(*phs[i], g, "input " + std::to_string(i) + " " + *err);
         }
+        if (m_mode == Mode::Execute && m_ctx->fp64) inputs[i] = widenToF64(inputs[i]);
         env[phs[i]] = std::move(inputs[i]);
         if (onNode) onNode(*phs[i], env[phs[i]]);
     }
@@ -129,6 +139,7 @@ Expected<Value> Interpreter::evalNode(const Node& n, const Graph& g,
         auto it = g.constants.find(n.target());
         if (it != g.constants.end()) {
             if (m_mode == Mode::Meta) return Value::ofTensor(Tensor::metaOnly(it->second.meta));
+            if (m_ctx->fp64) return widenToF64(Value::ofTensor(it->second));
             return Value::ofTensor(it->second);
         }
         if (m_mode == Mode::Meta && metaFallbackToAnnotation && !n.meta.empty()) {

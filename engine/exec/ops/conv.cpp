@@ -345,11 +345,13 @@ void addBias(std::vector<double>& y, const std::vector<double>& bias, int64_t N,
         }
 }
 
-/// Output layout of a convolution, as FakeTensor's conv rule picks it from the backend: cuDNN
-/// (and mkldnn) compute channels-last when the input or the weight is channels-last, except in
-/// float64, which they leave to the contiguous fallback kernels.
+/// Output layout of a convolution (and of its input and weight gradients), as FakeTensor's conv
+/// rule picks it from the backend: cuDNN (and mkldnn) compute channels-last when the input or
+/// the weight is channels-last, except in float64, which they leave to the contiguous fallback
+/// kernels.
 bool convChannelsLast(const TensorMeta& in, const TensorMeta& w) {
     if (in.dtype == DType::Float64 || w.dtype == DType::Float64) return false;
+    if (in.device.type == "cpu" && in.dim() == 5) return false;  // mkldnn: 2-D only
     return stridesLikeChannelsLast(in) || stridesLikeChannelsLast(w);
 }
 
@@ -521,8 +523,9 @@ Expected<Value> metaConvBackward(const OpArgs& a) {
     const TensorMeta& go = a.tensor(0).meta;
     const auto mask = boolList(a, 10);
     std::optional<TensorMeta> gi, gw, gb;
-    if (mask[0]) gi = TensorMeta::contiguous(spec->inShape, go.dtype, go.device);
-    if (mask[1]) gw = TensorMeta::contiguous(spec->wShape, go.dtype, go.device);
+    const bool cl = convChannelsLast(a.tensor(1).meta, a.tensor(2).meta);
+    if (mask[0]) gi = denseMeta(spec->inShape, go.dtype, go.device, cl);
+    if (mask[1]) gw = denseMeta(spec->wShape, go.dtype, go.device, cl);
     if (mask[2]) {
         std::vector<int64_t> bs = a.isNone(3) ? std::vector<int64_t>{spec->outShape[1]} : a.toIntList(3);
         if (product(bs) != spec->outShape[1])

@@ -181,7 +181,13 @@ Expected<Value> metaLayerNormBackward(const OpArgs& a) {
     if (mask.size() != 3) return opError(a, "output_mask must have 3 entries");
     const TensorMeta& im = (*in)->meta;
     std::optional<TensorMeta> gi, gw, gb;
-    if (mask[0]) gi = TensorMeta::contiguous(im.shape, im.dtype, im.device);
+    // torch/_decomp computes grad_input pointwise, grad_out first, on operands cast with
+    // .to(computation dtype, contiguous_format): a real cast (f16/bf16) makes them row-major,
+    // a no-op cast keeps their layout.
+    if (mask[0]) {
+        gi = TensorMeta::contiguous(im.shape, im.dtype, im.device);
+        if (computationDtype(im.dtype) == im.dtype) gi->strides = pointwiseStrides(im.shape, {&(*go)->meta, &im});
+    }
     if (mask[1] && *w) gw = TensorMeta::contiguous((*w)->shape(), (*w)->dtype(), im.device);
     if (mask[2] && *b) gb = TensorMeta::contiguous((*b)->shape(), (*b)->dtype(), im.device);
     return metaTuple({gi, gw, gb});
@@ -412,7 +418,7 @@ Expected<Value> metaBatchNormBackward(const OpArgs& a) {
     std::optional<TensorMeta> gi, gw, gb;
     if (mask[0]) {
         gi = TensorMeta::contiguous(im.shape, im.dtype, im.device);
-        gi->strides = stridesLike(im.shape, im);
+        gi->strides = pointwiseStrides(im.shape, {&t[0]->meta, &im});
     }
     if (mask[1]) gw = TensorMeta::contiguous({C}, wdt, im.device);
     if (mask[2]) gb = TensorMeta::contiguous({C}, wdt, im.device);
@@ -520,7 +526,8 @@ Expected<Value> metaGroupNorm(const OpArgs& a) {
     out.offset = 0;
     out.strides = stridesLike(im.shape, im);
     if (a.op().schema.name == "group_norm") return metaValue(out);
-    TensorMeta st = TensorMeta::contiguous({g->N, g->G}, statsDtype(im), im.device);
+    // Unlike layer and batch norm, group norm saves its statistics in the input's dtype.
+    TensorMeta st = TensorMeta::contiguous({g->N, g->G}, im.dtype, im.device);
     return metaTuple({out, st, st});
 }
 

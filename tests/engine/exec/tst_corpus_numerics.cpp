@@ -5,6 +5,7 @@
 
 #include "exec/compare.h"
 #include "exec/interpreter.h"
+#include "exec/run_check.h"
 #include "import/loader.h"
 
 #include <filesystem>
@@ -65,8 +66,7 @@ private slots:
         for (size_t i = 0; i < inputs->size(); ++i)
             if ((*inputs)[i].isTensor()) (*inputs)[i].t = withAnnotatedStrides((*inputs)[i].t, *phs[i]);
 
-        ExecContext ctx(0);
-        Interpreter interp(Interpreter::Mode::Execute, &ctx);
+        RunRequest req;
         // PyTorch's CUDA generator is not reproduced: values derived from random ops are pinned
         // to what the forward graph recorded under the same node name (the values it saved for
         // the backward).
@@ -79,21 +79,23 @@ private slots:
             QVERIFY(fwVals.ok());
             for (size_t i = 0; i < fwOuts.size(); ++i)
                 if (fwOuts[i].isNode() && tainted.count(fwOuts[i].node->name()) && (*fwVals)[i].isTensor())
-                    interp.pins[fwOuts[i].node->name()] = (*fwVals)[i];
-            QVERIFY2(!interp.pins.empty(), "random values are used but none was recorded");
+                    req.pins[fwOuts[i].node->name()] = (*fwVals)[i];
+            QVERIFY2(!req.pins.empty(), "random values are used but none was recorded");
         }
-        auto outs = interp.run(g, std::move(inputs).value());
-        QVERIFY2(outs.ok(), outs.ok() ? "" : outs.error().str().c_str());
-        auto expect = readNpyFolder(num / stage.toStdString() / "outputs", outs->size());
+        req.inputs = std::move(inputs).value();
+        auto expect = readNpyFolder(num / stage.toStdString() / "outputs", g.outputs().size());
         QVERIFY(expect.ok());
+        auto res = runAndCheck(g, req, &*expect);
+        QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
         int compared = 0;
-        for (size_t i = 0; i < outs->size(); ++i) {
-            auto c = compareValues(i, (*outs)[i], (*expect)[i]);
+        for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
-                                     .arg(i).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
                                      .arg(QString::fromStdString(c.note))));
-            compared += (*expect)[i].isTensor();
+            if (c.fp64Judged)
+                qInfo("output %zu judged against fp64 (rel_err %.3g is rounding noise): %s", c.index, c.relErr, c.note.c_str());
+            compared += (*expect)[c.index].isTensor();
         }
         QVERIFY(compared > 0);
     }
