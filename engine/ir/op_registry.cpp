@@ -78,6 +78,8 @@ std::optional<Argument> parseDefault(const std::string& text) {
         return Argument::ofInt(std::strtoll(text.c_str(), nullptr, 10));
     }
     if (text == "contiguous_format") return Argument::ofMemoryFormat(MemoryFormat::Contiguous);
+    // Scalar type defaults are written bare in schemas: `ScalarType dtype=long`.
+    if (auto dt = dtypeFromTorchName(text)) return Argument::ofDType(*dt);
     if (text == "Mean") return Argument::ofInt(1);  // at::Reduction::Mean
     // Identifiers such as "long" are kept as strings.
     return Argument::ofString(text);

@@ -120,16 +120,16 @@ struct Geom {
     int64_t inSize() const { return in[0] * in[1] * in[2]; }
 };
 
-/// col[(c*K + kk) * L + l] = x[c][position of output l under kernel offset kk], 0 in padding.
-void im2col(const double* x, int64_t C, const Geom& g, double* col) {
-    const int64_t L = g.L(), inSz = g.inSize();
+/// col[(c*K + kk) * ld + l] = x[c][position of output l under kernel offset kk], 0 in padding.
+void im2col(const double* x, int64_t C, const Geom& g, double* col, int64_t ld) {
+    const int64_t inSz = g.inSize();
     int64_t row = 0;
     for (int64_t c = 0; c < C; ++c) {
         const double* xc = x + c * inSz;
         for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
             for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
                 for (int64_t k2 = 0; k2 < g.k[2]; ++k2, ++row) {
-                    double* dst = col + row * L;
+                    double* dst = col + row * ld;
                     for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
                         const int64_t i0 = o0 * g.s[0] - g.p[0] + k0 * g.d[0];
                         for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
@@ -151,15 +151,15 @@ void im2col(const double* x, int64_t C, const Geom& g, double* col) {
 }
 
 /// The adjoint of im2col: x[c][position] += col entries that read it.
-void col2im(const double* col, int64_t C, const Geom& g, double* x) {
-    const int64_t L = g.L(), inSz = g.inSize();
+void col2im(const double* col, int64_t ld, int64_t C, const Geom& g, double* x) {
+    const int64_t inSz = g.inSize();
     int64_t row = 0;
     for (int64_t c = 0; c < C; ++c) {
         double* xc = x + c * inSz;
         for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
             for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
                 for (int64_t k2 = 0; k2 < g.k[2]; ++k2, ++row) {
-                    const double* src = col + row * L;
+                    const double* src = col + row * ld;
                     for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
                         const int64_t i0 = o0 * g.s[0] - g.p[0] + k0 * g.d[0];
                         if (i0 < 0 || i0 >= g.in[0]) continue;
@@ -184,48 +184,64 @@ struct Chans {
     int64_t G = 1, Cg = 0, Og = 0;
 };
 
+// The batch is folded into the GEMM's columns (col is [Cg*K, N*L]) so that each group's weight
+// is packed once per call rather than once per image: deep layers have tiny L and large weights.
+
 /// y[N, G*Og, L] = conv(x[N, G*Cg, in]).
 std::vector<double> convForward(const std::vector<double>& x, int64_t N, const std::vector<double>& W,
                                 const Chans& ch, const Geom& g) {
-    const int64_t K = g.K(), L = g.L(), inSz = g.inSize(), rowLen = ch.Cg * K;
+    const int64_t K = g.K(), L = g.L(), NL = N * L, inSz = g.inSize(), rowLen = ch.Cg * K;
     std::vector<double> y(static_cast<size_t>(N * ch.G * ch.Og * L));
-    std::vector<double> col(static_cast<size_t>(rowLen * L));
-    for (int64_t n = 0; n < N; ++n)
-        for (int64_t grp = 0; grp < ch.G; ++grp) {
-            im2col(x.data() + (n * ch.G + grp) * ch.Cg * inSz, ch.Cg, g, col.data());
-            gemm(ch.Og, L, rowLen, MatView{W.data() + grp * ch.Og * rowLen, rowLen, 1}, MatView{col.data(), L, 1},
-                 y.data() + (n * ch.G + grp) * ch.Og * L, L);
-        }
+    std::vector<double> col(static_cast<size_t>(rowLen * NL)), prod(static_cast<size_t>(ch.Og * NL));
+    for (int64_t grp = 0; grp < ch.G; ++grp) {
+        for (int64_t n = 0; n < N; ++n)
+            im2col(x.data() + (n * ch.G + grp) * ch.Cg * inSz, ch.Cg, g, col.data() + n * L, NL);
+        gemm(ch.Og, NL, rowLen, MatView{W.data() + grp * ch.Og * rowLen, rowLen, 1}, MatView{col.data(), NL, 1},
+             prod.data(), NL);
+        for (int64_t o = 0; o < ch.Og; ++o)
+            for (int64_t n = 0; n < N; ++n)
+                std::copy_n(prod.data() + o * NL + n * L, L, y.data() + ((n * ch.G + grp) * ch.Og + o) * L);
+    }
     return y;
+}
+
+/// dy[N, G*Og, L] gathered as one group's [Og, N*L] matrix.
+void gatherGroup(const std::vector<double>& dy, int64_t N, const Chans& ch, int64_t L, int64_t grp, double* out) {
+    const int64_t NL = N * L;
+    for (int64_t o = 0; o < ch.Og; ++o)
+        for (int64_t n = 0; n < N; ++n)
+            std::copy_n(dy.data() + ((n * ch.G + grp) * ch.Og + o) * L, L, out + o * NL + n * L);
 }
 
 /// dx[N, G*Cg, in] = adjoint of convForward applied to dy[N, G*Og, L].
 std::vector<double> convAdjoint(const std::vector<double>& dy, int64_t N, const std::vector<double>& W,
                                 const Chans& ch, const Geom& g) {
-    const int64_t K = g.K(), L = g.L(), inSz = g.inSize(), rowLen = ch.Cg * K;
+    const int64_t K = g.K(), L = g.L(), NL = N * L, inSz = g.inSize(), rowLen = ch.Cg * K;
     std::vector<double> dx(static_cast<size_t>(N * ch.G * ch.Cg * inSz), 0.0);
-    std::vector<double> col(static_cast<size_t>(rowLen * L));
-    for (int64_t n = 0; n < N; ++n)
-        for (int64_t grp = 0; grp < ch.G; ++grp) {
-            gemm(rowLen, L, ch.Og, MatView{W.data() + grp * ch.Og * rowLen, 1, rowLen},
-                 MatView{dy.data() + (n * ch.G + grp) * ch.Og * L, L, 1}, col.data(), L);
-            col2im(col.data(), ch.Cg, g, dx.data() + (n * ch.G + grp) * ch.Cg * inSz);
-        }
+    std::vector<double> col(static_cast<size_t>(rowLen * NL)), dyg(static_cast<size_t>(ch.Og * NL));
+    for (int64_t grp = 0; grp < ch.G; ++grp) {
+        gatherGroup(dy, N, ch, L, grp, dyg.data());
+        gemm(rowLen, NL, ch.Og, MatView{W.data() + grp * ch.Og * rowLen, 1, rowLen}, MatView{dyg.data(), NL, 1},
+             col.data(), NL);
+        for (int64_t n = 0; n < N; ++n)
+            col2im(col.data() + n * L, NL, ch.Cg, g, dx.data() + (n * ch.G + grp) * ch.Cg * inSz);
+    }
     return dx;
 }
 
-/// dW[G*Og, Cg*K] = sum over the batch of dy · im2col(x)ᵀ.
+/// dW[G*Og, Cg*K] = dy · im2col(x)ᵀ, the batch summed inside the product.
 std::vector<double> convWeightGrad(const std::vector<double>& x, const std::vector<double>& dy, int64_t N,
                                    const Chans& ch, const Geom& g) {
-    const int64_t K = g.K(), L = g.L(), inSz = g.inSize(), rowLen = ch.Cg * K;
+    const int64_t K = g.K(), L = g.L(), NL = N * L, inSz = g.inSize(), rowLen = ch.Cg * K;
     std::vector<double> dW(static_cast<size_t>(ch.G * ch.Og * rowLen), 0.0);
-    std::vector<double> col(static_cast<size_t>(rowLen * L));
-    for (int64_t grp = 0; grp < ch.G; ++grp)
-        for (int64_t n = 0; n < N; ++n) {
-            im2col(x.data() + (n * ch.G + grp) * ch.Cg * inSz, ch.Cg, g, col.data());
-            gemm(ch.Og, rowLen, L, MatView{dy.data() + (n * ch.G + grp) * ch.Og * L, L, 1}, MatView{col.data(), 1, L},
-                 dW.data() + grp * ch.Og * rowLen, rowLen, n > 0);
-        }
+    std::vector<double> col(static_cast<size_t>(rowLen * NL)), dyg(static_cast<size_t>(ch.Og * NL));
+    for (int64_t grp = 0; grp < ch.G; ++grp) {
+        for (int64_t n = 0; n < N; ++n)
+            im2col(x.data() + (n * ch.G + grp) * ch.Cg * inSz, ch.Cg, g, col.data() + n * L, NL);
+        gatherGroup(dy, N, ch, L, grp, dyg.data());
+        gemm(ch.Og, rowLen, NL, MatView{dyg.data(), NL, 1}, MatView{col.data(), 1, NL}, dW.data() + grp * ch.Og * rowLen,
+             rowLen);
+    }
     return dW;
 }
 

@@ -1,4 +1,5 @@
-// Factory ops: arange, iota, scalar_tensor, empty/zeros/ones/full and their new_*/_like forms.
+// Factory ops: arange, iota, scalar_tensor, empty/zeros/ones/full and their new_* forms (the
+// *_like ones live in misc.cpp).
 // `empty` is zero-filled so that runs are deterministic. dtype defaults follow PyTorch: the
 // default float dtype (float32) unless the arguments are all integers (arange) or the fill value
 // decides (full).
@@ -81,19 +82,6 @@ Expected<std::vector<int64_t>> formatStrides(const OpArgs& a, const std::vector<
     return TensorMeta::contiguousStrides(shape);
 }
 
-bool isNonOverlappingAndDense(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
-    std::vector<size_t> perm;
-    for (size_t d = 0; d < shape.size(); ++d)
-        if (shape[d] >= 2) perm.push_back(d);
-    std::stable_sort(perm.begin(), perm.end(), [&](size_t x, size_t y) { return strides[x] < strides[y]; });
-    int64_t expected = 1;
-    for (size_t d : perm) {
-        if (strides[d] != expected) return false;
-        expected *= shape[d];
-    }
-    return true;
-}
-
 TensorMeta freshMeta(std::vector<int64_t> shape, std::vector<int64_t> strides, DType dt, Device dev) {
     TensorMeta m;
     m.shape = std::move(shape);
@@ -156,23 +144,6 @@ Expected<Value> metaNewEmptyStrided(const OpArgs& a) {
     auto st = a.toIntList(2);
     if (st.size() != shape->size()) return opError(a, "mismatch in length of strides and shape");
     return metaValue(freshMeta(*shape, st, kwDType(a).value_or(self.dtype), kwDevice(a, self.device)));
-}
-
-/// *_like(self, ...): preserve format keeps a dense self's strides, else its dimension order.
-Expected<Value> metaLike(const OpArgs& a) {
-    TensorMeta self = a.tensor(0).meta;
-    if (self.isSymbolic()) return opError(a, "symbolic shapes are not supported");
-    if (self.strides.size() != self.shape.size()) self.strides = TensorMeta::contiguousStrides(self.shape);
-    auto f = kwFormat(a);
-    std::vector<int64_t> st;
-    if (!f || *f == MemoryFormat::Preserve) {
-        st = isNonOverlappingAndDense(self.shape, self.strides) ? self.strides : stridesLike(self.shape, self);
-    } else {
-        auto fs = formatStrides(a, self.shape, f);
-        if (!fs.ok()) return fs.error();
-        st = *fs;
-    }
-    return metaValue(freshMeta(self.shape, st, kwDType(a).value_or(self.dtype), kwDevice(a, self.device)));
 }
 
 // ----- scalar_tensor -------------------------------------------------------------------------
@@ -303,12 +274,6 @@ void registerCreationOps(OpRegistry& r) {
         metaNewSized, fillKernel);
     add("aten.new_empty_strided.default",
         "new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, " + o + ") -> Tensor", metaNewEmptyStrided,
-        fillKernel);
-    const std::string likeOpts = o + ", MemoryFormat? memory_format=None";
-    add("aten.empty_like.default", "empty_like(Tensor self, *, " + likeOpts + ") -> Tensor", metaLike, fillKernel);
-    add("aten.zeros_like.default", "zeros_like(Tensor self, *, " + likeOpts + ") -> Tensor", metaLike, fillKernel);
-    add("aten.ones_like.default", "ones_like(Tensor self, *, " + likeOpts + ") -> Tensor", metaLike, fillKernel);
-    add("aten.full_like.default", "full_like(Tensor self, Scalar fill_value, *, " + likeOpts + ") -> Tensor", metaLike,
         fillKernel);
 }
 

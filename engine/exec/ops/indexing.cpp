@@ -20,6 +20,66 @@ std::string listStr(const std::vector<int64_t>& v) {
     return s + "]";
 }
 
+/// Dense strides ordering dims as `m`'s strides do (the insertion sort of
+/// compute_elementwise_output_logical_to_physical_perm / TensorIterator, without fast paths).
+std::vector<int64_t> permStrides(const TensorMeta& m) {
+    const size_t nd = m.shape.size();
+    std::vector<size_t> perm(nd);  // perm[0] is the innermost dim
+    for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+    auto shouldSwap = [&](size_t d0, size_t d1) {
+        const int64_t s0 = m.strides[d0], s1 = m.strides[d1];
+        if (s0 == 0 || s1 == 0) return 0;
+        if (s0 != s1) return s0 < s1 ? -1 : 1;
+        return m.shape[d0] > m.shape[d1] ? 1 : 0;
+    };
+    for (size_t i = 1; i < nd; ++i) {
+        size_t dim1 = i;
+        for (size_t dim0 = i; dim0-- > 0;) {
+            const int c = shouldSwap(perm[dim0], perm[dim1]);
+            if (c > 0) {
+                std::swap(perm[dim0], perm[dim1]);
+                dim1 = dim0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+    std::vector<int64_t> st(nd);
+    int64_t acc = 1;
+    for (size_t d : perm) {
+        st[d] = acc;
+        acc *= std::max<int64_t>(m.shape[d], 1);
+    }
+    return st;
+}
+
+/// Strides torch._refs.empty_like gives, which is what the decompositions AOT tracing runs
+/// report for their *_like calls: a contiguous (or channels-last) input gets that format exactly,
+/// others a dense layout with the input's dimension order.
+std::vector<int64_t> refLikeStrides(const TensorMeta& m) {
+    const bool c = m.isContiguous();
+    bool cl = m.dim() == 4;
+    if (cl) {
+        int64_t expected = 1;
+        for (size_t d : {1, 3, 2, 0}) {
+            if (m.shape[d] == 1) continue;
+            if (m.strides[d] != expected) cl = false;
+            expected *= m.shape[d];
+        }
+    }
+    if (c && !cl) return TensorMeta::contiguousStrides(m.shape);
+    if (cl && !c) {
+        std::vector<int64_t> st(4);
+        int64_t acc = 1;
+        for (size_t d : {1, 3, 2, 0}) {
+            st[d] = acc;
+            acc *= std::max<int64_t>(m.shape[d], 1);
+        }
+        return st;
+    }
+    return permStrides(m);
+}
+
 Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim) {
     auto d = wrapDim(dim, ndim);
     if (!d) {
@@ -403,11 +463,32 @@ Expected<std::vector<int64_t>> indexOffsets(const OpArgs& a, const IndexPlan& p,
     return offs;
 }
 
+/// Output layout as meta_index_Tensor computes it to follow eager's TensorIterator: self
+/// restrided to the output shape (indexed dims replaced by the index dims with stride 0) decides
+/// the dimension order.
 Expected<Value> metaIndex(const OpArgs& a) {
-    const TensorMeta& self = a.tensor(0).meta;
+    TensorMeta self = a.tensor(0).meta;
+    if (self.isSymbolic()) return opError(a, "symbolic shapes are not supported");
+    if (self.strides.size() != self.shape.size()) self.strides = TensorMeta::contiguousStrides(self.shape);
     auto p = planIndex(a, self, a[1]);
     if (!p.ok()) return p.error();
-    return metaValue(contiguousMeta(p->outShape, self.dtype, self.device));
+    TensorMeta out = contiguousMeta(p->outShape, self.dtype, self.device);
+    if (self.numel() == 0 || p->idx.empty()) return metaValue(std::move(out));
+    TensorMeta restrided = out;
+    restrided.strides.clear();
+    const size_t nd = self.shape.size(), nb = p->bcast.size();
+    if (p->front) {
+        restrided.strides.assign(nb, 0);
+        for (size_t d = 0; d < nd; ++d)
+            if (p->adv[d] < 0) restrided.strides.push_back(self.strides[d]);
+    } else {
+        for (int64_t d = 0; d < p->firstAdv; ++d) restrided.strides.push_back(self.strides[d]);
+        restrided.strides.insert(restrided.strides.end(), nb, 0);
+        for (size_t d = static_cast<size_t>(p->firstAdv); d < nd; ++d)
+            if (p->adv[d] < 0) restrided.strides.push_back(self.strides[d]);
+    }
+    out.strides = refLikeStrides(restrided);
+    return metaValue(std::move(out));
 }
 
 Expected<Value> indexKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -420,20 +501,6 @@ Expected<Value> indexKernel(const OpArgs& a, const Value& out, ExecContext&) {
     std::vector<double> vals(offs->size());
     for (size_t e = 0; e < vals.size(); ++e) vals[e] = src[static_cast<size_t>((*offs)[e])];
     return Value::ofTensor(makeTensor(out.t.meta, vals));
-}
-
-/// c10's is_non_overlapping_and_dense: the strides are a permutation of a contiguous layout.
-bool isNonOverlappingAndDense(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
-    std::vector<size_t> perm;
-    for (size_t d = 0; d < shape.size(); ++d)
-        if (shape[d] >= 2) perm.push_back(d);
-    std::stable_sort(perm.begin(), perm.end(), [&](size_t x, size_t y) { return strides[x] < strides[y]; });
-    int64_t expected = 1;
-    for (size_t d : perm) {
-        if (strides[d] != expected) return false;
-        expected *= shape[d];
-    }
-    return true;
 }
 
 Expected<Value> metaIndexPut(const OpArgs& a) {
@@ -451,11 +518,11 @@ Expected<Value> metaIndexPut(const OpArgs& a) {
             return opError(a, "shape mismatch: value tensor of shape " + listStr(v.shape()) +
                                   " cannot be broadcast to indexing result of shape " + listStr(p->outShape));
     }
-    // empty_like(self): a dense self keeps its strides, others get its dimension order.
+    // The meta function returns torch.empty_like(self).
     TensorMeta m = self;
     if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
     m.offset = 0;
-    if (!isNonOverlappingAndDense(m.shape, m.strides)) m.strides = stridesLike(m.shape, m);
+    m.strides = refLikeStrides(m);
     return metaValue(std::move(m));
 }
 

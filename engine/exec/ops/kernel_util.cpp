@@ -319,6 +319,12 @@ std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape,
     // (here: a permutation of a contiguous layout) gives its strides to the output.
     // General path: order dims by the inputs' strides (broadcast dims ignored), insertion sort
     // from the innermost dim as TensorIterator::reorder_dimensions does.
+    // TensorIterator's fast setup: operands all of the output's shape and all contiguous give a
+    // contiguous output, whatever odd strides their size-1 dims carry.
+    bool allContiguous = !inputs.empty();
+    for (const TensorMeta* m : inputs)
+        allContiguous = allContiguous && m && m->shape == shape && m->isContiguous();
+    if (allContiguous) return TensorMeta::contiguousStrides(shape);
     std::vector<std::vector<int64_t>> opStrides;
     for (const TensorMeta* m : inputs) {
         if (!m || m->strides.size() != m->shape.size()) continue;

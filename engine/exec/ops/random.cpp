@@ -46,25 +46,85 @@ Device kwDevice(const OpArgs& a, const Device& dflt = {}) {
     return dflt;
 }
 
-bool isNonOverlappingAndDense(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
-    std::vector<size_t> perm;
-    for (size_t d = 0; d < shape.size(); ++d)
-        if (shape[d] >= 2) perm.push_back(d);
-    std::stable_sort(perm.begin(), perm.end(), [&](size_t x, size_t y) { return strides[x] < strides[y]; });
-    int64_t expected = 1;
+/// Dense strides ordering dims as `m`'s strides do (the insertion sort of
+/// compute_elementwise_output_logical_to_physical_perm / TensorIterator, without fast paths).
+std::vector<int64_t> permStrides(const TensorMeta& m) {
+    const size_t nd = m.shape.size();
+    std::vector<size_t> perm(nd);  // perm[0] is the innermost dim
+    for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+    auto shouldSwap = [&](size_t d0, size_t d1) {
+        const int64_t s0 = m.strides[d0], s1 = m.strides[d1];
+        if (s0 == 0 || s1 == 0) return 0;
+        if (s0 != s1) return s0 < s1 ? -1 : 1;
+        return m.shape[d0] > m.shape[d1] ? 1 : 0;
+    };
+    for (size_t i = 1; i < nd; ++i) {
+        size_t dim1 = i;
+        for (size_t dim0 = i; dim0-- > 0;) {
+            const int c = shouldSwap(perm[dim0], perm[dim1]);
+            if (c > 0) {
+                std::swap(perm[dim0], perm[dim1]);
+                dim1 = dim0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+    std::vector<int64_t> st(nd);
+    int64_t acc = 1;
     for (size_t d : perm) {
-        if (strides[d] != expected) return false;
-        expected *= shape[d];
+        st[d] = acc;
+        acc *= std::max<int64_t>(m.shape[d], 1);
+    }
+    return st;
+}
+
+/// Strides torch._refs.empty_like gives, which is what the decompositions AOT tracing runs
+/// report for their *_like calls: a contiguous (or channels-last) input gets that format exactly,
+/// others a dense layout with the input's dimension order.
+std::vector<int64_t> refLikeStrides(const TensorMeta& m) {
+    const bool c = m.isContiguous();
+    bool cl = m.dim() == 4;
+    if (cl) {
+        int64_t expected = 1;
+        for (size_t d : {1, 3, 2, 0}) {
+            if (m.shape[d] == 1) continue;
+            if (m.strides[d] != expected) cl = false;
+            expected *= m.shape[d];
+        }
+    }
+    if (c && !cl) return TensorMeta::contiguousStrides(m.shape);
+    if (cl && !c) {
+        std::vector<int64_t> st(4);
+        int64_t acc = 1;
+        for (size_t d : {1, 3, 2, 0}) {
+            st[d] = acc;
+            acc *= std::max<int64_t>(m.shape[d], 1);
+        }
+        return st;
+    }
+    return permStrides(m);
+}
+
+/// c10::is_channels_last_strides_2d (what suggest_memory_format tests).
+bool isChannelsLastStrides2d(const TensorMeta& m) {
+    if (m.dim() != 4 || m.strides[1] == 0) return false;
+    int64_t min = 0;
+    for (size_t d : {1, 3, 2, 0}) {
+        if (m.shape[d] == 0 || m.strides[d] < min) return false;
+        if (d == 0 && min == m.strides[1]) return false;
+        min = m.strides[d];
+        if (m.shape[d] > 1) min *= m.shape[d];
     }
     return true;
 }
 
-/// empty_like(self) layout (preserve format) with another dtype.
+/// The layout of a decomposition's *_like(in) with another dtype.
 Expected<TensorMeta> likeMeta(const OpArgs& a, const TensorMeta& in, DType dt) {
     if (in.isSymbolic()) return opError(a, "symbolic shapes are not supported");
     TensorMeta m = in;
     if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
-    if (!isNonOverlappingAndDense(m.shape, m.strides)) m.strides = stridesLike(m.shape, m);
+    m.strides = refLikeStrides(m);
     m.offset = 0;
     m.dtype = dt;
     return m;
@@ -89,10 +149,17 @@ Expected<Value> metaNativeDropout(const OpArgs& a) {
     const TensorMeta& in = a.tensor(0).meta;
     if (dropoutActive(a, 2) && !isFloating(in.dtype))
         return opError(a, "result type Float can't be cast to the desired output type " + std::string(dtypeTorchName(in.dtype)));
-    auto out = likeMeta(a, in, in.dtype);
-    if (!out.ok()) return out.error();
     auto mask = likeMeta(a, in, DType::Bool);
-    return Value::ofTensors({Tensor::metaOnly(*out), Tensor::metaOnly(*mask)});
+    if (!mask.ok()) return mask.error();
+    // Inactive dropout returns its input itself (the decomposition's alias), layout included.
+    TensorMeta out = *mask;
+    if (dropoutActive(a, 2)) {
+        out.dtype = in.dtype;
+    } else {
+        out = in;
+        if (out.strides.size() != out.shape.size()) out.strides = TensorMeta::contiguousStrides(out.shape);
+    }
+    return Value::ofTensors({Tensor::metaOnly(out), Tensor::metaOnly(*mask)});
 }
 
 /// Draws a keep-mask (probability 1-p) and returns (input*mask/(1-p), mask), or (input, ones)
@@ -135,7 +202,16 @@ Expected<Value> dropoutKernel(const OpArgs& a, const Value& out, ExecContext& ct
 Expected<Value> metaDropoutBackward(const OpArgs& a) {
     if (a.tensor(1).dtype() != DType::Bool)
         return opError(a, "mask should be a bool tensor, got " + std::string(dtypeTorchName(a.tensor(1).dtype())));
-    return pointwiseMeta(a, {0, 1}, a.tensor(0).dtype());
+    // Like the CUDA kernel (and PyTorch's decomposition), the result takes grad_output's
+    // suggested memory format rather than TensorIterator's layout.
+    auto m = pointwiseMeta(a, {0, 1}, a.tensor(0).dtype());
+    if (!m.ok()) return m;
+    TensorMeta g = a.tensor(0).meta;
+    if (g.strides.size() != g.shape.size()) g.strides = TensorMeta::contiguousStrides(g.shape);
+    TensorMeta out = m->t.meta;
+    out.strides = out.shape == g.shape && isChannelsLastStrides2d(g) ? refLikeStrides(g)
+                                                                      : TensorMeta::contiguousStrides(out.shape);
+    return metaValue(std::move(out));
 }
 
 Expected<Value> dropoutBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -183,9 +259,9 @@ Expected<Value> normalKernel(const OpArgs&, const Value& out, ExecContext& ctx) 
 Expected<Value> metaBernoulliP(const OpArgs& a) {
     const double p = a.toDouble(1);
     if (!(p >= 0.0 && p <= 1.0)) return opError(a, "bernoulli expects p to be in [0, 1], but got p=" + std::to_string(p));
-    auto m = likeMeta(a, a.tensor(0).meta, a.tensor(0).dtype());
-    if (!m.ok()) return m.error();
-    return metaValue(*m);
+    const TensorMeta& in = a.tensor(0).meta;
+    if (in.isSymbolic()) return opError(a, "symbolic shapes are not supported");
+    return metaValue(TensorMeta::contiguous(in.shape, in.dtype, in.device));
 }
 
 Expected<Value> bernoulliKernel(const OpArgs& a, const Value& out, ExecContext& ctx) {

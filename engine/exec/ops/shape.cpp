@@ -1,6 +1,7 @@
 // Copies and shape-building ops: cat, stack, clone, contiguous, dtype/device conversions,
 // repeat, padding. Output layouts follow ATen: memory formats suggested by the inputs' strides,
 // and "preserve" keeping a dense input's strides.
+#include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
 
@@ -192,26 +193,45 @@ Expected<Value> toCopyMeta(const OpArgs& a, const TensorMeta& in, const ToTarget
     return metaValue(freshMeta(in.shape, *st, t.dtype, t.device));
 }
 
-/// aten::to: returns self when nothing changes (at::native::to_will_alias), else _to_copy.
-Expected<Value> toMeta(const OpArgs& a, const ToTarget& t) {
-    auto in = inputMeta(a);
-    if (!in.ok()) return in.error();
-    bool alias = t.dtype == in->dtype && sameDevice(t.device, in->device) && !t.copy &&
-                 (!t.format || *t.format == MemoryFormat::Preserve || suggestMemoryFormat(*in) == *t.format);
-    if (alias) {
-        TensorMeta m = *in;
-        m.device = in->device;
-        return metaValue(std::move(m));
-    }
-    Device dev = t.device;
-    if (dev.type == in->device.type && dev.index < 0) dev = in->device;
-    ToTarget t2 = t;
-    t2.device = dev;
-    return toCopyMeta(a, *in, t2);
+/// at::native::to_will_alias: `to` returns self when nothing would change.
+bool toWillAlias(const TensorMeta& in, const ToTarget& t) {
+    return t.dtype == in.dtype && sameDevice(t.device, in.device) && !t.copy &&
+           (!t.format || *t.format == MemoryFormat::Preserve || suggestMemoryFormat(in) == *t.format);
 }
 
 Device optDevice(const OpArgs& a, size_t i, const Device& dflt) {
     return a[i].kind == Value::Kind::Device ? a[i].device : dflt;
+}
+
+/// The conversion asked for by each `to` overload (and type_as, which is to(other.options())).
+ToTarget toTarget(const OpArgs& a) {
+    const TensorMeta& in = a.tensor(0).meta;
+    const Schema& sc = a.op().schema;
+    ToTarget t{in.dtype, in.device, std::nullopt, false};
+    if (sc.name == "type_as") {
+        t.dtype = a.tensor(1).dtype();
+        t.device = a.tensor(1).meta.device;
+    } else if (sc.overload == "other") {
+        t = {a.tensor(1).dtype(), a.tensor(1).meta.device, optFormat(a, 4), a.toBool(3)};
+    } else if (sc.overload == "dtype") {
+        t = {*a.toOptDType(1), in.device, optFormat(a, 4), a.toBool(3)};
+    } else if (sc.overload == "device") {
+        t = {*a.toOptDType(2), optDevice(a, 1, in.device), optFormat(a, 5), a.toBool(4)};
+    } else {  // dtype_layout
+        t = {a.toOptDType(1).value_or(in.dtype), optDevice(a, 3, in.device), optFormat(a, 7), a.toBool(6)};
+    }
+    // "cuda" means the input's cuda device.
+    if (t.device.type == in.device.type && t.device.index < 0) t.device = in.device;
+    return t;
+}
+
+/// aten::to: self when nothing changes, else _to_copy.
+Expected<Value> metaTo(const OpArgs& a) {
+    auto in = inputMeta(a);
+    if (!in.ok()) return in.error();
+    const ToTarget t = toTarget(a);
+    if (toWillAlias(*in, t)) return metaValue(*in);
+    return toCopyMeta(a, *in, t);
 }
 
 Expected<Value> metaToCopy(const OpArgs& a) {
@@ -222,46 +242,10 @@ Expected<Value> metaToCopy(const OpArgs& a) {
     return toCopyMeta(a, *in, t);
 }
 
-Expected<Value> metaToDtype(const OpArgs& a) {
-    const TensorMeta& in = a.tensor(0).meta;
-    return toMeta(a, {*a.toOptDType(1), in.device, optFormat(a, 4), a.toBool(3)});
-}
-
-Expected<Value> metaToDtypeLayout(const OpArgs& a) {
-    const TensorMeta& in = a.tensor(0).meta;
-    return toMeta(a, {a.toOptDType(1).value_or(in.dtype), optDevice(a, 3, in.device), optFormat(a, 7), a.toBool(6)});
-}
-
-Expected<Value> metaToDevice(const OpArgs& a) {
-    const TensorMeta& in = a.tensor(0).meta;
-    return toMeta(a, {*a.toOptDType(2), optDevice(a, 1, in.device), optFormat(a, 5), a.toBool(4)});
-}
-
-Expected<Value> metaToOther(const OpArgs& a) {
-    const TensorMeta& other = a.tensor(1).meta;
-    return toMeta(a, {other.dtype, other.device, optFormat(a, 4), a.toBool(3)});
-}
-
-Expected<Value> metaTypeAs(const OpArgs& a) {
-    const TensorMeta& other = a.tensor(1).meta;
-    return toMeta(a, {other.dtype, other.device, std::nullopt, false});
-}
-
-/// Kernel of `to`-like ops: the input itself when the meta function aliased it, else a copy.
 Expected<Value> toKernel(const OpArgs& a, const Value& out, ExecContext& ctx) {
-    const Tensor& in = a.tensor(0);
-    const TensorMeta& m = out.t.meta;
-    bool alias = m.dtype == in.dtype() && m.offset == in.meta.offset && m.shape == in.shape() &&
-                 m.strides == stridesOf(in.meta) && m.device == in.meta.device;
-    // A copy has offset 0 and its own dense strides; a dense input with offset 0 converted to
-    // its own dtype and device is exactly the aliasing case, so the test above is unambiguous
-    // except for an explicit copy=True, which the meta function has already turned into a copy
-    // with equal metadata. Honour it here.
-    bool forcedCopy = false;
-    const auto& formals = a.op().schema.args;
-    for (size_t i = 0; i < formals.size(); ++i)
-        if (formals[i].name == "copy" && a[i].kind == Value::Kind::Bool && a[i].b) forcedCopy = true;
-    if (alias && !forcedCopy) return Value::ofTensor(in);
+    TensorMeta in = a.tensor(0).meta;
+    in.strides = stridesOf(in);
+    if (toWillAlias(in, toTarget(a))) return Value::ofTensor(a.tensor(0));
     return copyKernel(a, out, ctx);
 }
 
@@ -383,11 +367,26 @@ Expected<std::vector<TensorMeta>> stackParts(const OpArgs& a, int64_t& dim) {
     return parts;
 }
 
+/// As PyTorch's stack decomposition: cat then view when the new dim is not the last one (so a
+/// channels-last input keeps its layout), else cat of the unsqueezed inputs.
 Expected<Value> metaStack(const OpArgs& a) {
     int64_t dim = a.toInt(1);
     auto parts = stackParts(a, dim);
     if (!parts.ok()) return parts.error();
-    return catMetaOf(a, *parts, dim);
+    const auto ts = a.tensorList(0);
+    if (dim >= ts[0].dim()) return catMetaOf(a, *parts, dim);
+    std::vector<TensorMeta> metas;
+    for (const auto& t : ts) metas.push_back(t.meta);
+    auto cat = catMetaOf(a, metas, dim);
+    if (!cat.ok()) return cat;
+    std::vector<Value> sizes;
+    for (int64_t x : (*parts)[0].shape) sizes.push_back(Value::ofInt(x));
+    sizes[static_cast<size_t>(dim)] = Value::ofInt(static_cast<int64_t>(ts.size()));
+    auto v = invokeOp("aten.view.default", {*cat, Value::ofList(std::move(sizes))});
+    if (!v.ok()) return opError(a, v.error().message);
+    TensorMeta m = v->t.meta;
+    m.offset = 0;
+    return metaValue(std::move(m));
 }
 
 Expected<Value> stackKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -537,20 +536,20 @@ void registerShapeOps(OpRegistry& r) {
     r.add("aten.to.dtype",
           "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
           "MemoryFormat? memory_format=None) -> Tensor(a)",
-          OpCategory::Pointwise, metaToDtype, toKernel);
+          OpCategory::Pointwise, metaTo, toKernel);
     r.add("aten.to.dtype_layout",
           "to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
           "bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-          OpCategory::Pointwise, metaToDtypeLayout, toKernel);
+          OpCategory::Pointwise, metaTo, toKernel);
     r.add("aten.to.device",
           "to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, "
           "MemoryFormat? memory_format=None) -> Tensor(a)",
-          OpCategory::Pointwise, metaToDevice, toKernel);
+          OpCategory::Pointwise, metaTo, toKernel);
     r.add("aten.to.other",
           "to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
           "MemoryFormat? memory_format=None) -> Tensor(a)",
-          OpCategory::Pointwise, metaToOther, toKernel);
-    r.add("aten.type_as.default", "type_as(Tensor self, Tensor other) -> Tensor", OpCategory::Pointwise, metaTypeAs,
+          OpCategory::Pointwise, metaTo, toKernel);
+    r.add("aten.type_as.default", "type_as(Tensor self, Tensor other) -> Tensor", OpCategory::Pointwise, metaTo,
           toKernel);
     r.add("aten.repeat.default", "repeat(Tensor self, SymInt[] repeats) -> Tensor", OpCategory::Other, metaRepeat,
           repeatKernel);

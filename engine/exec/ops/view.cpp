@@ -112,6 +112,79 @@ std::optional<std::vector<int64_t>> computeStride(const std::vector<int64_t>& ol
     return newstride;
 }
 
+/// The geometry of a view as PyTorch's Python reference computes it (_reshape_view_helper:
+/// greedy left-to-right collapse/split of dims). AOT tracing runs view's meta through it, so the
+/// annotated strides are these; they differ from computeStride's on size-1 dims. nullopt when a
+/// collapse would need a copy.
+std::optional<std::vector<int64_t>> viewStrides(const TensorMeta& in, const std::vector<int64_t>& shape) {
+    if (in.numel() == 0) return TensorMeta::contiguousStrides(shape);
+    if (in.dim() == 0) return std::vector<int64_t>(shape.size(), 1);
+    if (shape.empty()) return std::vector<int64_t>{};
+    if (in.isContiguous()) {
+        if (shape.size() == 1 && in.dim() > 1) return std::vector<int64_t>{1};
+        if (shape.size() == 2 && in.dim() == 1) return std::vector<int64_t>{shape[1], 1};
+    }
+    std::vector<int64_t> sh = in.shape, st = in.strides;
+    // prims.split_dim: dim d of length L becomes (outer, L / outer).
+    auto splitDim = [&](size_t d, int64_t outer) {
+        const int64_t inner = sh[d] / outer, s = st[d];
+        sh[d] = outer;
+        st[d] = s * inner;
+        sh.insert(sh.begin() + static_cast<std::ptrdiff_t>(d) + 1, inner);
+        st.insert(st.begin() + static_cast<std::ptrdiff_t>(d) + 1, s);
+    };
+    size_t idx = 0;
+    for (int64_t length : shape) {
+        if (idx >= sh.size()) {  // trailing unsqueeze
+            if (length != 1) return std::nullopt;
+            splitDim(sh.size() - 1, sh.back());
+            ++idx;
+            continue;
+        }
+        if (length == sh[idx]) {
+            ++idx;
+            continue;
+        }
+        int64_t accum = sh[idx];
+        size_t end = idx;
+        while (accum % length != 0) {
+            if (++end >= sh.size()) return std::nullopt;
+            accum *= sh[end];
+        }
+        if (end != idx) {
+            // prims.collapse_view of dims idx..end.
+            for (size_t k = end; k-- > idx;)
+                if (sh[k] != 1 && sh[k + 1] != 1 && st[k] != st[k + 1] * sh[k + 1]) return std::nullopt;
+            int64_t stride = st[end], len = sh[end];
+            for (size_t k = end; k-- > idx;) {
+                if (sh[k] != 1) stride = std::min(stride, st[k]);
+                len *= sh[k];
+            }
+            sh.erase(sh.begin() + static_cast<std::ptrdiff_t>(idx) + 1, sh.begin() + static_cast<std::ptrdiff_t>(end) + 1);
+            st.erase(st.begin() + static_cast<std::ptrdiff_t>(idx) + 1, st.begin() + static_cast<std::ptrdiff_t>(end) + 1);
+            sh[idx] = len;
+            st[idx] = stride;
+        }
+        if (accum != length) splitDim(idx, length);
+        ++idx;
+    }
+    while (idx < sh.size()) {  // trailing squeeze
+        if (sh[idx] != 1) return std::nullopt;
+        sh.erase(sh.begin() + static_cast<std::ptrdiff_t>(idx));
+        st.erase(st.begin() + static_cast<std::ptrdiff_t>(idx));
+    }
+    return st;
+}
+
+/// Strides of reshape's view (ATen decides viewability with computeStride, the view's meta
+/// then reports viewStrides), or nullopt when reshape copies.
+std::optional<std::vector<int64_t>> reshapeStrides(const TensorMeta& in, const std::vector<int64_t>& shape) {
+    auto cs = computeStride(in.shape, in.strides, shape);
+    if (!cs) return std::nullopt;
+    auto vs = viewStrides(in, shape);
+    return vs ? vs : cs;
+}
+
 Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim) {
     auto d = wrapDim(dim, ndim);
     if (!d) {
@@ -134,12 +207,32 @@ Expected<Value> aliasKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(a.tensor(0).view(out.t.meta));
 }
 
+/// The view of `in` with geometry `m`. The Python view algorithm behind the annotations can
+/// accept a collapse across a size-1 dim that eager's computeStride rejects or lays out
+/// differently; the data then follows eager (computeStride) so values stay right.
+Tensor dataView(const Tensor& in, TensorMeta m) {
+    auto cs = computeStride(in.shape(), stridesOf(in.meta), m.shape);
+    if (cs) {
+        for (size_t d = 0; d < m.shape.size(); ++d)
+            if (m.shape[d] != 1 && m.strides[d] != (*cs)[d]) {
+                m.strides = *cs;
+                break;
+            }
+    }
+    return in.view(std::move(m));
+}
+
+Expected<Value> viewKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    return Value::ofTensor(dataView(a.tensor(0), out.t.meta));
+}
+
 /// reshape-like ops: the meta function decided view or copy; a copy has offset 0 and
 /// contiguous strides, so re-deciding here would be ambiguous. Recompute viewability instead.
 Expected<Value> reshapeKernel(const OpArgs& a, const Value& out, ExecContext&) {
     const Tensor& in = a.tensor(0);
-    auto st = computeStride(in.shape(), stridesOf(in.meta), out.t.shape());
-    if (st && in.storage) return Value::ofTensor(in.view(out.t.meta));
+    TensorMeta im = in.meta;
+    im.strides = stridesOf(im);
+    if (reshapeStrides(im, out.t.shape()) && in.storage) return Value::ofTensor(dataView(in, out.t.meta));
     return Value::ofTensor(makeTensor(out.t.meta, toDoubles(in)));
 }
 
@@ -150,7 +243,7 @@ Expected<Value> reshapeTo(const OpArgs& a, const TensorMeta& in, const std::vect
                           bool allowCopy) {
     auto shape = inferSize(a, shapeArg, in.numel());
     if (!shape.ok()) return shape.error();
-    auto st = computeStride(in.shape, in.strides, *shape);
+    auto st = allowCopy ? reshapeStrides(in, *shape) : viewStrides(in, *shape);
     if (st) return metaValue(viewMeta(in, *shape, *st, in.offset));
     if (!allowCopy)
         return opError(a, "view size " + listStr(*shape) + " is not compatible with input tensor's size " +
@@ -259,6 +352,9 @@ Expected<Value> metaPermute(const OpArgs& a) {
 
 // ----- broadcasting and size-1 dims ----------------------------------------------------------
 
+/// expand as torch._refs.expand / prims.broadcast_in_dim compute it (the meta AOT tracing uses):
+/// expanded dims get stride 0, new leading dims of size 1 the stride a contiguous outer dim would
+/// have.
 Expected<Value> metaExpand(const OpArgs& a) {
     auto in = inputMeta(a);
     if (!in.ok()) return in.error();
@@ -268,37 +364,26 @@ Expected<Value> metaExpand(const OpArgs& a) {
         return opError(a, "the number of sizes provided (" + std::to_string(nd) +
                               ") must be greater or equal to the number of dimensions in the tensor (" +
                               std::to_string(td) + ")");
+    const int64_t lead = nd - td;
     std::vector<int64_t> shape(nd), strides(nd);
-    if (td == 0) {
-        for (int64_t i = 0; i < nd; ++i) {
-            if (sizes[i] < 0) return opError(a, "expanded size " + std::to_string(sizes[i]) + " is not allowed for a 0-dim tensor");
+    for (int64_t i = 0; i < nd; ++i) {
+        if (i < lead) {
+            if (sizes[i] < 0)
+                return opError(a, "the expanded size of the tensor (" + std::to_string(sizes[i]) +
+                                      ") isn't allowed in a leading, non-existing dimension " + std::to_string(i));
             shape[i] = sizes[i];
+            strides[i] = sizes[i] != 1 ? 0 : td == 0 ? 1 : in->strides[0] * in->shape[0];
+            continue;
         }
-        return metaValue(viewMeta(*in, shape, std::vector<int64_t>(nd, 0), in->offset));
-    }
-    for (int64_t i = nd - 1; i >= 0; --i) {
-        const int64_t d = td - (nd - i);  // matching input dim, < 0 for new leading dims
-        int64_t size = d >= 0 ? in->shape[d] : 1;
-        int64_t stride = d >= 0 ? in->strides[d] : shape[i + 1] * strides[i + 1];
-        int64_t target = sizes[i];
-        if (target == -1) {
-            if (d < 0)
-                return opError(a, "the expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " +
-                                      std::to_string(i));
-            target = size;
-        }
-        if (target < 0) return opError(a, "invalid expanded size " + std::to_string(target));
-        if (size != target) {
-            if (size != 1)
-                return opError(a, "the expanded size of the tensor (" + std::to_string(target) +
-                                      ") must match the existing size (" + std::to_string(size) +
-                                      ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
-                                      listStr(sizes) + ".  Tensor sizes: " + listStr(in->shape));
-            size = target;
-            stride = 0;
-        }
-        shape[i] = size;
-        strides[i] = stride;
+        const int64_t d = i - lead, x = in->shape[d], want = sizes[i];
+        if (want != x && x != 1 && want != -1)
+            return opError(a, "the expanded size of the tensor (" + std::to_string(want) +
+                                  ") must match the existing size (" + std::to_string(x) +
+                                  ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
+                                  listStr(sizes) + ".  Tensor sizes: " + listStr(in->shape));
+        if (want < -1) return opError(a, "invalid expanded size " + std::to_string(want));
+        shape[i] = want == -1 ? x : want;
+        strides[i] = shape[i] != x ? 0 : in->strides[d];
     }
     return metaValue(viewMeta(*in, shape, strides, in->offset));
 }
@@ -574,12 +659,13 @@ void registerViewOps(OpRegistry& r) {
         r.add(name, schema, OpCategory::View, meta, kernel).aliasesInput = true;
     };
     view("aten.t.default", "t(Tensor(a) self) -> Tensor(a)", metaT);
-    view("aten.view.default", "view(Tensor(a) self, SymInt[] size) -> Tensor(a)", metaView);
+    view("aten.view.default", "view(Tensor(a) self, SymInt[] size) -> Tensor(a)", metaView, viewKernel);
     view("aten._unsafe_view.default", "_unsafe_view(Tensor self, SymInt[] size) -> Tensor", metaReshape, reshapeKernel);
     view("aten.reshape.default", "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", metaReshape, reshapeKernel);
     view("aten.flatten.using_ints", "flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
          metaFlatten, reshapeKernel);
-    view("aten.unflatten.int", "unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", metaUnflatten);
+    view("aten.unflatten.int", "unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", metaUnflatten,
+         viewKernel);
     view("aten.transpose.int", "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", metaTranspose);
     view("aten.permute.default", "permute(Tensor(a) self, int[] dims) -> Tensor(a)", metaPermute);
     view("aten.expand.default", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", metaExpand);

@@ -2,7 +2,6 @@
 // mv, matmul, linear): values, output shapes/strides/dtypes, and shape errors.
 #include "test_util.h"
 
-#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -134,8 +133,9 @@ private slots:
         e = runError("aten.addmm.default", {tv({3}, {1, 2, 3}), tv({1, 2}, {1, 2}), tv({2, 2}, {1, 0, 0, 1})});
         QVERIFY2(e.message.find("broadcast") != std::string::npos, e.message.c_str());
     }
-    void largeHalfMmIsFastAndExact() {
+    void largeHalfMmIsExact() {
         // The pad_mm corpus shape. Spot-check entries against a direct double dot product.
+        // (Its speed is measured by bench/, not asserted here.)
         const int64_t M = 1023, K = 1001, N = 511;
         std::mt19937 rng(7);
         std::uniform_int_distribution<int> d(-8, 8);
@@ -143,11 +143,7 @@ private slots:
         for (auto& x : a) x = d(rng) / 8.0;
         for (auto& x : b) x = d(rng) / 8.0;
         auto av = tv({M, K}, a, DType::Float16), bv = tv({K, N}, b, DType::Float16);
-        auto t0 = std::chrono::steady_clock::now();
         auto r = run("aten.mm.default", {av, bv});
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        qInfo("fp16 mm 1023x1001x511: %.3f s", secs);
-        QVERIFY2(secs < 3.0, "mm too slow");
         auto out = values(r);
         for (auto [i, j] : {std::pair<int64_t, int64_t>{0, 0}, {M - 1, N - 1}, {517, 3}, {4, 509}}) {
             double s = 0;

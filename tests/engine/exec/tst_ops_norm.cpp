@@ -71,9 +71,11 @@ private slots:
         QCOMPARE(cpu.list[2].t.dtype(), DType::Float16);
     }
     void layerNormReturnsOnlyTheOutput() {
-        auto out = run("aten.layer_norm.default", {tv({2, 2}, {1, 3, 5, 5}), ilist({2})}, {{"eps", dv(0.0)}});
+        // Default eps 1e-5: row {1, 3} -> ±1/sqrt(1 + 1e-5); a constant row gives 0, not NaN.
+        auto out = run("aten.layer_norm.default", {tv({2, 2}, {1, 3, 5, 5}), ilist({2})});
         QVERIFY(out.isTensor());
-        FX_COMPARE_VEC(values(out), (std::vector<double>{-1, 1, 0, 0}), 1e-6);
+        const double r = 1.0 / std::sqrt(1.0 + 1e-5);
+        FX_COMPARE_VEC(values(out), (std::vector<double>{-r, r, 0, 0}), 1e-6);
     }
     void layerNormBackward() {
         // x = [1, 2, 3], mean 2, rstd 1 -> x̂ = [-1, 0, 1]; grad_out [1, 0, 0], weight [2, 1, 1]:
@@ -91,6 +93,19 @@ private slots:
         QVERIFY(masked.list[0].isTensor());
         QVERIFY(masked.list[1].isNone());
         QVERIFY(masked.list[2].isTensor());
+    }
+    void layerNormBackwardLayout() {
+        // A transposed (column-major) input: f32 keeps grad_out's layout, f16 is cast to a
+        // contiguous f32 copy first and comes out row-major.
+        for (DType dt : {DType::Float32, DType::Float16}) {
+            auto m = fxray::TensorMeta::contiguous({3, 2}, dt);
+            m.strides = {1, 3};
+            auto x = Value::ofTensor(fxray::kern::makeTensor(m, {1, 2, 3, 4, 5, 6}));
+            auto r = metaOf("aten.native_layer_norm_backward.default",
+                            {x, x, ilist({2}), tv({3, 1}, {0, 0, 0}), tv({3, 1}, {1, 1, 1}), Value::none(), Value::none(),
+                             blist({true, false, false})});
+            QCOMPARE(r.list[0].t.strides(), dt == DType::Float32 ? (Shape{1, 3}) : (Shape{2, 1}));
+        }
     }
     void batchNormFunctionalTraining() {
         // x [N=2, C=2]: channel 0 = {1, 3} (mean 2, var 1), channel 1 = {10, 30} (mean 20, var 100)

@@ -46,6 +46,17 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 class TestOpsPointwise : public QObject {
     Q_OBJECT
 private slots:
+    /// A contiguous [2,1,3] input whose size-1 dim has stride 1: PyTorch's fast path gives the
+    /// output plain row-major strides [3,3,1] (measured with fake tensors in PyTorch 2.11).
+    void contiguousInputWithOddSize1StrideGivesRowMajorOutput() {
+        fxray::TensorMeta m = fxray::TensorMeta::contiguous({2, 1, 3}, DType::Float32);
+        m.strides = {3, 1, 1};
+        auto x = fxray::Value::ofTensor(fxray::kern::makeTensor(m, {1, 2, 3, 4, 5, 6}));
+        auto r = run("aten.add.Tensor", {x, dv(1.0)});
+        QCOMPARE(r.t.strides(), (std::vector<int64_t>{3, 3, 1}));
+        FX_COMPARE_VEC(values(r), (std::vector<double>{2, 3, 4, 5, 6, 7}), 0);
+    }
+
     void addBroadcastsAndScalesByAlpha() {
         auto r = run("aten.add.Tensor", {tv({2, 2}, {1, 2, 3, 4}), tv({2}, {10, 20})}, {{"alpha", iv(2)}});
         QCOMPARE(r.t.shape(), (std::vector<int64_t>{2, 2}));

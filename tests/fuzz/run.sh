@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (address+undefined sanitizers) and runs each for
+# SECONDS (default 60) on seeds from the corpus. Crashes are left as crash-* files in
+# build/fuzz/findings/<target>/ and make this script exit non-zero.
+# Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-60}; shift || true
+corpus=${FXRAY_CORPUS_DIR:-../shared/corpus}
+CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DFXRAY_FUZZ=ON -DFXRAY_BUILD_GUI=OFF \
+  -DFXRAY_BUILD_TESTS=OFF -DFXRAY_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null || exit 2
+cmake --build build/fuzz -j"$(nproc)" >/dev/null || exit 2
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=($(cd build/fuzz/tests/fuzz && ls fuzz_* 2>/dev/null | grep -v '\.'))
+status=0
+printf "%-22s %8s %10s %8s %s\n" target seconds execs crashes seeds
+for t in "${targets[@]}"; do
+  seeds=build/fuzz/seeds/$t; out=build/fuzz/findings/$t
+  rm -rf "$seeds"; mkdir -p "$seeds" "$out"
+  case $t in
+    fuzz_fx_text) find "$corpus" -path '*graphs/*.py' -size -64k -exec cp {} "$seeds/" \; ;;
+    fuzz_npy) find "$corpus" -name '*.npy' -size -16k | head -200 | while read -r f; do cp "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-12).npy"; done ;;
+    fuzz_torch_trace) find "$corpus" -name 'torch_trace.log' -size -2M | head -3 | while read -r f; do head -c 200000 "$f" > "$seeds/$(echo "$f" | md5sum | cut -c1-12).log"; done ;;
+    fuzz_pickle|fuzz_pt) find "$corpus" -name '*.pt' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ;;
+    fuzz_pt2) find "$corpus" -name '*.pt2' -size -256k -exec cp --backup=numbered {} "$seeds/" \; ;;
+  esac
+  log=$out/log.txt
+  (cd "$out" && ../../tests/fuzz/$t -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+     -max_len=262144 -print_final_stats=1 "../../seeds/$t" > log.txt 2>&1)
+  rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  crashes=$(ls "$out" | grep -c -E '^(crash|leak|timeout|oom)-' || true)
+  printf "%-22s %8s %10s %8s %s\n" "$t" "$secs" "${execs:-?}" "$crashes" "$(ls "$seeds" | wc -l)"
+  [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ] && status=1
+done
+exit $status
