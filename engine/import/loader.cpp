@@ -41,6 +41,13 @@ void linkConstants(LoadedGraph& lg, const std::filesystem::path& path) {
 
 } // namespace
 
+void finishGraph(LoadedGraph& lg, const Graph* dynamo) {
+    lg.unknownOps = resolveOps(*lg.graph);
+    if (dynamo && !missingConstants(*lg.graph).empty()) linkLiftedConstants(*lg.graph, *dynamo);
+    lg.inference = inferMeta(*lg.graph);
+    lg.graph->rebuildUsers();
+}
+
 Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
@@ -61,10 +68,9 @@ Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
     lg.id = "0";
     lg.stage = stageFromFileName(path);
     lg.graph = std::move(g).value();
-    lg.unknownOps = resolveOps(*lg.graph);
     linkConstants(lg, path);
-    lg.inference = inferMeta(*lg.graph);
-    lg.graph->rebuildUsers();
+    finishGraph(lg);
+    f.format = "fx-text";
     f.graphs.push_back(std::move(lg));
     return f;
 }

@@ -11,11 +11,33 @@
 
 namespace fxray {
 
+/// How a repro or trace describes one graph input (runnable repros' `load_args`,
+/// TORCH_TRACE's describe_tensor). Symbolic inputs carry their value.
+struct InputSpec {
+    std::string name;                 ///< placeholder name when known
+    bool isSymInt = false;
+    int64_t symValue = 0;             ///< reader.symint(N)
+    TensorMeta meta;                  ///< shape, stride, dtype, device, storage offset
+    bool requiresGrad = false;
+    std::string storageHash;          ///< sha1 of saved storage contents; empty = random data
+    int64_t storageBytes = 0;
+};
+
+/// A non-graph artifact kept for display (kernel code, IR dumps, metrics).
+struct Artifact {
+    std::string compileId;  ///< "0/0" (frame/compile[/attempt]) when known
+    std::string name;       ///< "inductor_output_code", "compilation_metrics", "ir_post_fusion", ...
+    std::string encoding;   ///< "string", "json"
+    std::string text;
+};
+
 /// One graph of a loaded file.
 struct LoadedGraph {
     std::string id;     ///< "0/0/aot_joint_graph" style when the file has compile ids, else index
     std::string stage;  ///< "aot_joint_graph", "dynamo_output_graph", ...
+    std::string compileId;  ///< "0/0" when known
     std::unique_ptr<Graph> graph;
+    std::vector<InputSpec> inputSpecs;    ///< when the source describes the inputs
     std::vector<std::string> unknownOps;  ///< op targets not in the registry
     InferenceReport inference;
     std::vector<std::string> notes;       ///< things the user should know (constants linked, ...)
@@ -24,8 +46,15 @@ struct LoadedGraph {
 /// All graphs of one file or folder.
 struct LoadedFile {
     std::filesystem::path path;
+    std::string format;  ///< "fx-text", "torch-trace", "debug-dir", "repro", "to-folder", "pt2", "session"
     std::vector<LoadedGraph> graphs;
+    std::vector<Artifact> artifacts;
+    std::vector<std::string> warnings;  ///< recoverable problems (unknown trace keys are not problems)
 };
+
+/// Finishes a freshly read graph: resolves ops, links lifted constants from `dynamo` if given,
+/// infers metadata, rebuilds users. Readers call this for each graph they produce.
+void finishGraph(LoadedGraph& lg, const Graph* dynamo = nullptr);
 
 /// Loads a file: parses, resolves ops, infers metadata, links lifted constants from a sibling
 /// Dynamo graph when one exists.
