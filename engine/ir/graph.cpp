@@ -83,6 +83,80 @@ Graph* Graph::addSubgraph(std::string name) {
     return m_subgraphs.back().second.get();
 }
 
+namespace {
+size_t remapArg(Argument& a, Node* from, Node* to) {
+    size_t n = 0;
+    if (a.kind == Argument::Kind::NodeRef && a.node == from) {
+        a.node = to;
+        ++n;
+    }
+    for (auto& it : a.items) n += remapArg(it, from, to);
+    return n;
+}
+void remapAll(Argument& a, const std::unordered_map<const Node*, Node*>& map) {
+    if (a.kind == Argument::Kind::NodeRef) {
+        auto it = map.find(a.node);
+        if (it != map.end()) a.node = it->second;
+    }
+    for (auto& it : a.items) remapAll(it, map);
+}
+} // namespace
+
+size_t Graph::replaceAllUsesWith(Node* from, Node* to) {
+    size_t n = 0;
+    for (auto& up : m_nodes) {
+        if (up.get() == to) continue;  // do not make `to` use itself
+        for (auto& a : up->args) n += remapArg(a, from, to);
+        for (auto& kv : up->kwargs) n += remapArg(kv.second, from, to);
+    }
+    rebuildUsers();
+    return n;
+}
+
+void Graph::moveBefore(Node* n, Node* pos) {
+    if (!pos) pos = outputNode();
+    auto it = std::find_if(m_nodes.begin(), m_nodes.end(), [&](const auto& p) { return p.get() == n; });
+    if (it == m_nodes.end() || n == pos) return;
+    std::unique_ptr<Node> owned = std::move(*it);
+    m_nodes.erase(it);
+    auto at = pos ? std::find_if(m_nodes.begin(), m_nodes.end(), [&](const auto& p) { return p.get() == pos; })
+                  : m_nodes.end();
+    m_nodes.insert(at, std::move(owned));
+    renumber();
+}
+
+Node* Graph::importNode(const Node& src, Node* pos, const std::unordered_map<const Node*, Node*>& map) {
+    Node* n = insertBefore(pos, src.kind(), uniqueName(src.name()), src.target());
+    n->setOp(src.op());
+    n->args = src.args;
+    n->kwargs = src.kwargs;
+    for (auto& a : n->args) remapAll(a, map);
+    for (auto& kv : n->kwargs) remapAll(kv.second, map);
+    n->meta = src.meta;
+    n->metaIsTuple = src.metaIsTuple;
+    n->annotated = src.annotated;
+    n->annotationText = src.annotationText;
+    n->sourceComment = src.sourceComment;
+    n->placeholderDefault = src.placeholderDefault;
+    n->sourceLine = src.sourceLine;
+    return n;
+}
+
+std::unique_ptr<Graph> Graph::clone() const {
+    auto g = std::make_unique<Graph>();
+    g->className = className;
+    g->signature = signature;
+    g->printStrides = printStrides;
+    g->printDevices = printDevices;
+    g->sourceFile = sourceFile;
+    g->constants = constants;
+    for (const auto& [name, sub] : m_subgraphs) g->m_subgraphs.emplace_back(name, sub->clone());
+    std::unordered_map<const Node*, Node*> map;
+    for (const auto& n : m_nodes) map[n.get()] = g->importNode(*n, nullptr, map);
+    g->rebuildUsers();
+    return g;
+}
+
 void Graph::renumber() {
     for (size_t i = 0; i < m_nodes.size(); ++i) m_nodes[i]->index = static_cast<int>(i);
 }

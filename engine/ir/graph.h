@@ -73,6 +73,18 @@ public:
     /// Tensor constants referenced by get_attr (weights from to_folder/.pt2, lifted constants).
     std::map<std::string, Tensor> constants;
 
+    /// Makes every use of `from` (in args, kwargs and the output) use `to` instead. Returns the
+    /// number of argument slots changed. Users lists are updated.
+    size_t replaceAllUsesWith(Node* from, Node* to);
+    /// Moves node n to just before pos (null: before the output node).
+    void moveBefore(Node* n, Node* pos);
+    /// A deep copy: nodes (same names, targets, arguments remapped), metadata, provenance,
+    /// submodules and constants (tensors share storage).
+    std::unique_ptr<Graph> clone() const;
+    /// Copies node n of another graph into this one before pos, with arguments remapped through
+    /// `map` (source node -> node in this graph). Returns the new node; its name is made unique.
+    Node* importNode(const Node& n, Node* pos, const std::unordered_map<const Node*, Node*>& map);
+
     /// Recomputes users and indices of every node.
     void rebuildUsers();
     void renumber();

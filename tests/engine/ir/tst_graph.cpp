@@ -97,6 +97,42 @@ private slots:
         QCOMPARE(Argument::ofString("a'b\"c").repr(), std::string("'a\\'b\"c'"));
     }
 
+    void replaceAllUsesRewiresArgsAndOutput() {
+        auto g = tiny();
+        Node* x = g->find("x");
+        Node* relu = g->find("relu");
+        Node* neg = g->insertBefore(relu, NodeKind::CallFunction, "neg", "torch.ops.aten.neg.default");
+        neg->args = {Argument::ofNode(x)};
+        QCOMPARE(g->replaceAllUsesWith(x, neg), size_t(1));  // relu's arg; neg itself is skipped
+        QCOMPARE(relu->args[0].node, neg);
+        QCOMPARE(neg->args[0].node, x);
+        QCOMPARE(g->replaceAllUsesWith(relu, neg), size_t(1));  // the output
+        QCOMPARE(g->outputs()[0].node, neg);
+        QVERIFY(relu->users.empty());
+        g->erase(relu);
+        QVERIFY(g->verify().ok());
+    }
+
+    void cloneIsDeepAndEqual() {
+        auto g = tiny();
+        auto c = g->clone();
+        QCOMPARE(c->fingerprint(), g->fingerprint());
+        QVERIFY(c->find("relu") != g->find("relu"));
+        QCOMPARE(c->find("relu")->args[0].node, c->find("x"));
+        c->find("relu")->setTarget("torch.ops.aten.neg.default");
+        QVERIFY(c->fingerprint() != g->fingerprint());
+        QVERIFY(c->verify().ok());
+    }
+
+    void moveBeforeKeepsOrderValid() {
+        auto g = tiny();
+        Node* y = g->insertBefore(g->outputNode(), NodeKind::CallFunction, "y", "torch.ops.aten.neg.default");
+        y->args = {Argument::ofNode(g->find("x"))};
+        g->moveBefore(y, g->find("relu"));
+        QCOMPARE(g->nodes()[1]->name(), std::string("y"));
+        QVERIFY(g->verify().ok());
+    }
+
     void printedTinyGraphParsesBack() {
         auto g = tiny();
         std::string text = printGraph(*g);
