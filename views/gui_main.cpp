@@ -5,10 +5,14 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+// Resources compiled into a static library must be registered explicitly (outside namespaces).
+static void initFxrayResources() { Q_INIT_RESOURCE(resources); }
+
 namespace fxray::views {
 
 int guiMain(int argc, char** argv) {
     QApplication app(argc, argv);
+    initFxrayResources();
     QApplication::setApplicationName(QStringLiteral("fxray"));
     QApplication::setOrganizationName(QStringLiteral("fxray"));
     QApplication::setApplicationVersion(QStringLiteral(FXRAY_VERSION));

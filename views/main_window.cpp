@@ -42,6 +42,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* dock = new QDockWidget(tr("Graph"), this);
     dock->setObjectName(QStringLiteral("graphDock"));
     dock->setWidget(m_tree);
+    m_tree->setMinimumWidth(360);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     m_status = new QLabel(tr("Ready"), this);

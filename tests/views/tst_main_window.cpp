@@ -4,10 +4,17 @@
 #include "main_window.h"
 
 #include <QApplication>
+#include <QFile>
+
+static void initRes() { Q_INIT_RESOURCE(resources); }
 
 class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
+    void iconResourceIsLinked() {
+        initRes();
+        QVERIFY(QFile::exists(QStringLiteral(":/icons/fxray.svg")));
+    }
     void opensAGraph() {
         if (!fxtest::haveCorpus()) QSKIP("corpus not found");
         fxray::views::MainWindow w;
