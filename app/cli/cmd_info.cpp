@@ -21,6 +21,11 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     if (!f.ok()) return reportError(err, f.error());
     nlohmann::json j;
     j["file"] = f->path.string();
+    j["format"] = f->format;
+    j["warnings"] = f->warnings;
+    j["artifacts"] = nlohmann::json::array();
+    for (const auto& art : f->artifacts)
+        j["artifacts"].push_back({{"compile_id", art.compileId}, {"name", art.name}, {"bytes", art.text.size()}});
     j["graphs"] = nlohmann::json::array();
     for (const auto& lg : f->graphs) {
         const Graph& g = *lg.graph;
@@ -51,13 +56,24 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(g.fingerprint()));
         jg["fingerprint"] = fp;
         jg["notes"] = lg.notes;
+        if (lg.lowered) {
+            jg["lowered"] = {{"nodes", lg.lowered->size()}, {"ops", opHistogram(*lg.lowered)},
+                             {"unknown_ops", lg.loweredUnknownOps},
+                             {"metadata_mismatches", lg.loweredInference.mismatches.size()},
+                             {"unresolved", lg.loweredInference.unresolved.size()}};
+        }
         j["graphs"].push_back(jg);
     }
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
         return Ok;
     }
-    out << f->path.string() << "\n";
+    out << f->path.string() << "  (" << f->format << ", " << f->graphs.size() << " graph"
+        << (f->graphs.size() == 1 ? "" : "s") << ")\n";
+    for (const auto& w : f->warnings) out << "  warning: " << w << "\n";
+    for (const auto& art : f->artifacts)
+        out << "  artifact " << (art.compileId.empty() ? "" : art.compileId + "/") << art.name << " ("
+            << art.text.size() << " bytes)\n";
     for (const auto& jg : j["graphs"]) {
         out << "graph " << jg["id"].get<std::string>() << "  stage " << jg["stage"].get<std::string>() << "  nodes "
             << jg["nodes"].get<size_t>() << "  inputs " << jg["placeholders"].get<size_t>() << "  outputs "
@@ -86,6 +102,12 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
             out << "    " << m["node"].get<std::string>() << ": " << m["what"].get<std::string>() << " annotated "
                 << m["annotated"].get<std::string>() << ", inferred " << m["inferred"].get<std::string>() << "\n";
         if (!jg["verified"].get<bool>()) out << "  verify: " << jg["verify_error"].get<std::string>() << "\n";
+        if (jg.contains("lowered")) {
+            const auto& lw = jg["lowered"];
+            out << "  lowered to ATen for execution: " << lw["nodes"].get<size_t>() << " nodes, "
+                << lw["unknown_ops"].size() << " unknown ops, " << lw["metadata_mismatches"].get<size_t>()
+                << " metadata disagreements\n";
+        }
         for (const auto& note : jg["notes"]) out << "  note: " << note.get<std::string>() << "\n";
     }
     return Ok;

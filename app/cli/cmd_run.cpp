@@ -79,10 +79,10 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     auto lgE = selectGraph(*f, a->get("--graph"));
     if (!lgE.ok()) return reportError(err, lgE.error());
     LoadedGraph& lg = **lgE;
-    Graph& g = *lg.graph;
-    if (!lg.unknownOps.empty()) {
+    Graph& g = lg.executable();
+    if (!lg.executableUnknownOps().empty()) {
         std::string ops;
-        for (auto& o : lg.unknownOps) ops += (ops.empty() ? "" : ", ") + o;
+        for (auto& o : lg.executableUnknownOps()) ops += (ops.empty() ? "" : ", ") + o;
         Diagnostic d = makeError("cannot execute: unknown op(s) " + ops);
         d.file = g.sourceFile;
         return reportError(err, d);

@@ -576,10 +576,20 @@ private:
             ++p;
             if (toks[p].text == ":") {
                 ++p;
-                if (toks[p].kind != PyToken::Kind::String)
-                    return fail(def.number, toks[p].column, "expected a string annotation");
-                ann = toks[p].text;
-                ++p;
+                if (toks[p].kind == PyToken::Kind::String) {
+                    ann = toks[p].text;
+                    ++p;
+                } else {
+                    // A type expression (`x : torch.Tensor` in to_folder code) says nothing about
+                    // shapes: skip it.
+                    int depth = 0;
+                    while (p + 1 < toks.size() &&
+                           !(depth == 0 && (toks[p].text == "," || toks[p].text == ")" || toks[p].text == "="))) {
+                        if (toks[p].text == "(" || toks[p].text == "[") ++depth;
+                        if (toks[p].text == ")" || toks[p].text == "]") --depth;
+                        ++p;
+                    }
+                }
             }
             if (toks[p].text == "=") {  // default value: skip to next top-level comma
                 int depth = 0;
@@ -608,6 +618,7 @@ private:
             if (l.text.find("fx_pytree.tree_flatten_spec(") != std::string::npos) { pytreeForm = true; break; }
         }
         if (pytreeForm) {
+            g.signature.pytreeInputs = true;
             for (auto& pa : params) g.signature.pytreeGroups.push_back(pa.first);
         } else {
             g.signature.annotatedParams = anyAnnotated || params.empty();
@@ -768,6 +779,7 @@ private:
                 }
             }
         }
+        if (targets.empty()) return fail(line, toks[b].column, "expected a name before '='");
         // x = y = None chains in first position (a node with no users freeing itself) do not occur;
         // `a = b = None` there is a malformed graph line.
         PyExpr rhs;
@@ -855,9 +867,30 @@ private:
         return true;
     }
 
+    /// Attribute path below `self` for `self.a.b` and `getattr(self, "0").weight` (FX's form
+    /// for names that are not identifiers); nullopt when the expression is not such a path.
+    static std::optional<std::string> selfAttrPath(const PyExpr& e) {
+        if (e.kind == PyExpr::Kind::Name) return e.text == "self" ? std::optional<std::string>("") : std::nullopt;
+        if (e.kind == PyExpr::Kind::Attr) {
+            auto base = selfAttrPath(e.items[0]);
+            if (!base) return std::nullopt;
+            return base->empty() ? e.text : *base + "." + e.text;
+        }
+        if (e.kind == PyExpr::Kind::Call && e.items.size() == 3 && e.kwargs.empty() &&
+            e.items[0].kind == PyExpr::Kind::Name && e.items[0].text == "getattr" &&
+            e.items[2].kind == PyExpr::Kind::String) {
+            auto base = selfAttrPath(e.items[1]);
+            if (!base) return std::nullopt;
+            return base->empty() ? e.items[2].text : *base + "." + e.items[2].text;
+        }
+        return std::nullopt;
+    }
+
     /// Builds the node for `name = rhs`.
     Node* makeNode(Graph& g, const std::string& name, const PyExpr& rhs, int line) {
         auto failN = [&](int col, std::string msg) { fail(line, col, std::move(msg), name); return nullptr; };
+        if (auto attr = selfAttrPath(rhs); attr && !attr->empty() && rhs.kind != PyExpr::Kind::Name)
+            return g.append(NodeKind::GetAttr, name, *attr);
         switch (rhs.kind) {
         case PyExpr::Kind::Attr: {
             std::string path = rhs.dotted();
@@ -885,6 +918,7 @@ private:
                 target = callee.text;
                 args.push_back(Argument::ofNode(g.find(callee.items[0].text)));
             } else if (callee.root() == "self") {
+                if (path == "self") return failN(callee.column, "calling 'self' is not an FX node");
                 kind = NodeKind::CallModule;
                 target = path.substr(5);
             } else if (callee.kind == PyExpr::Kind::Name && g.find(callee.text)) {

@@ -1,7 +1,17 @@
 #include "import/loader.h"
 
+#include "import/debug_dir_reader.h"
+#include "import/dynamo_lowering.h"
 #include "import/fx_text_reader.h"
 #include "import/lifted_constants.h"
+#include "import/pt2_reader.h"
+#include "import/pt_reader.h"
+#include "import/repro_reader.h"
+#include "import/to_folder_reader.h"
+#include "import/torch_trace_reader.h"
+
+#include <algorithm>
+#include <fstream>
 
 namespace fxray {
 
@@ -46,20 +56,80 @@ void finishGraph(LoadedGraph& lg, const Graph* dynamo) {
     if (dynamo && !missingConstants(*lg.graph).empty()) linkLiftedConstants(*lg.graph, *dynamo);
     lg.inference = inferMeta(*lg.graph);
     lg.graph->rebuildUsers();
+    if (isTorchLevel(*lg.graph)) {
+        lg.lowered = lg.graph->clone();
+        Status st = lowerToAten(*lg.lowered);
+        if (!st.ok()) lg.notes.push_back("lowering to ATen stopped: " + st.error().str());
+        lg.loweredUnknownOps = resolveOps(*lg.lowered);
+        lg.loweredInference = inferMeta(*lg.lowered);
+        lg.lowered->rebuildUsers();
+    }
 }
 
-Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
+namespace {
+
+std::string fileHead(const std::filesystem::path& p, size_t n = 4096) {
+    std::ifstream in(p, std::ios::binary);
+    std::string buf(n, '\0');
+    in.read(buf.data(), static_cast<std::streamsize>(n));
+    buf.resize(static_cast<size_t>(in.gcount()));
+    return buf;
+}
+
+Diagnostic fileError(const std::filesystem::path& p, std::string msg) {
+    Diagnostic d = makeError(std::move(msg));
+    d.file = p.string();
+    return d;
+}
+
+/// A .pt state dict has no graph: list its tensors as an artifact so `info` can show it.
+Expected<LoadedFile> loadStateDict(const std::filesystem::path& path) {
+    auto sd = readPt(path);
+    if (!sd.ok()) return sd.error();
+    LoadedFile f;
+    f.path = path;
+    f.format = "state-dict";
+    Artifact a;
+    a.name = "state_dict";
+    a.encoding = "string";
+    for (const auto& [name, t] : *sd) a.text += name + ": " + t.meta.annotation(true, false) + "\n";
+    f.artifacts.push_back(std::move(a));
+    return f;
+}
+
+Expected<LoadedFile> loadFolder(const std::filesystem::path& dir) {
+    auto logs = traceLogFiles(dir);
+    if (!logs.empty() && looksLikeTorchTrace(fileHead(logs.front()))) return readTorchTrace(dir);
+    if (isToFolder(dir)) return readToFolder(dir);
+    if (isPt2Folder(dir)) return readPt2(dir);
+    if (isDebugDir(dir)) return readDebugDir(dir);
+    // A folder holding .pt2 archives (the corpus's export/): all their graphs.
+    std::vector<std::filesystem::path> archives;
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        Diagnostic d = makeError("no such file or folder");
-        d.file = path.string();
-        return d;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        if (e.path().extension() == ".pt2" && e.is_regular_file()) archives.push_back(e.path());
+    std::sort(archives.begin(), archives.end());
+    if (!archives.empty()) {
+        LoadedFile all;
+        all.path = dir;
+        all.format = "pt2";
+        for (const auto& a : archives) {
+            auto f = readPt2(a);
+            if (!f.ok()) return f.error();
+            for (auto& g : f->graphs) {
+                if (archives.size() > 1) g.id = a.filename().string() + "/" + g.id;
+                all.graphs.push_back(std::move(g));
+            }
+            for (auto& w : f->warnings) all.warnings.push_back(std::move(w));
+            for (auto& art : f->artifacts) all.artifacts.push_back(std::move(art));
+        }
+        return all;
     }
-    if (std::filesystem::is_directory(path, ec)) {
-        Diagnostic d = makeError("folders are not supported yet: open a graph file (.py) inside it");
-        d.file = path.string();
-        return d;
-    }
+    return fileError(dir, "no graphs found: expected a TORCH_TRACE log folder, a TORCH_COMPILE_DEBUG folder, a "
+                          "to_folder module (module.py + state_dict.pt) or an extracted .pt2 archive");
+}
+
+Expected<LoadedFile> loadFxText(const std::filesystem::path& path) {
     auto g = readFxFile(path);
     if (!g.ok()) return g.error();
     LoadedFile f;
@@ -73,6 +143,26 @@ Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
     f.format = "fx-text";
     f.graphs.push_back(std::move(lg));
     return f;
+}
+
+} // namespace
+
+Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return fileError(path, "no such file or folder");
+    if (std::filesystem::is_directory(path, ec)) return loadFolder(path);
+    const std::string ext = path.extension().string();
+    const std::string head = fileHead(path);
+    if (ext == ".log" || looksLikeTorchTrace(head)) return readTorchTrace(path);
+    if (ext == ".pt2") return readPt2(path);
+    if (ext == ".pt" || ext == ".pth") return loadStateDict(path);
+    if (head.rfind("PK\x03\x04", 0) == 0) return readPt2(path);  // a .pt2 under another name
+    if (head.rfind("\x93NUMPY", 0) == 0)
+        return fileError(path, "this is a .npy tensor, not a graph: pass its folder with --inputs or --expect");
+    auto text = readTextFile(path);
+    if (!text.ok()) return text.error();
+    if (looksLikeRepro(*text)) return readRepro(path);
+    return loadFxText(path);
 }
 
 Expected<LoadedGraph*> selectGraph(LoadedFile& f, const std::string& sel) {

@@ -40,6 +40,14 @@ struct LoadedGraph {
     std::vector<InputSpec> inputSpecs;    ///< when the source describes the inputs
     std::vector<std::string> unknownOps;  ///< op targets not in the registry
     InferenceReport inference;
+    /// For torch-level (Dynamo) graphs: the same graph lowered to ATen, which is what runs.
+    /// `graph` stays as written, for display and exact printing.
+    std::unique_ptr<Graph> lowered;
+    std::vector<std::string> loweredUnknownOps;
+    InferenceReport loweredInference;
+    /// The graph to execute: the lowered one when there is one.
+    Graph& executable() const { return lowered ? *lowered : *graph; }
+    const std::vector<std::string>& executableUnknownOps() const { return lowered ? loweredUnknownOps : unknownOps; }
     std::vector<std::string> notes;       ///< things the user should know (constants linked, ...)
 };
 
@@ -53,7 +61,8 @@ struct LoadedFile {
 };
 
 /// Finishes a freshly read graph: resolves ops, links lifted constants from `dynamo` if given,
-/// infers metadata, rebuilds users. Readers call this for each graph they produce.
+/// infers metadata, rebuilds users, and lowers torch-level graphs to ATen (into `lowered`; a
+/// lowering failure becomes a note naming the node). Readers call this for each graph.
 void finishGraph(LoadedGraph& lg, const Graph* dynamo = nullptr);
 
 /// Loads a file: parses, resolves ops, infers metadata, links lifted constants from a sibling

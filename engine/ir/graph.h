@@ -18,6 +18,9 @@ struct GraphSignature {
     /// Joint graphs: `forward(self, primals, tangents)` with placeholders flattened from these
     /// groups by `fx_pytree.tree_flatten_spec`. Empty for the plain annotated-parameter form.
     std::vector<std::string> pytreeGroups;
+    /// Placeholders come from `fx_pytree.tree_flatten_spec(...)` (true even with no groups, as
+    /// in frozen graphs: `forward(self)` + `tree_flatten_spec([], self._in_spec)`).
+    bool pytreeInputs = false;
     /// `return pytree.tree_unflatten([...], self._out_spec)` rather than `return (...)`.
     bool pytreeReturn = false;
     /// Parameters and annotations were written (false for unannotated repro modules).

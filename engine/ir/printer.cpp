@@ -1,5 +1,6 @@
 #include "ir/printer.h"
 
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -58,7 +59,7 @@ void printModule(std::ostringstream& os, const Graph& g, const PrintOptions& opt
 
     os << i0 << "class " << g.className << "(torch.nn.Module):\n";
     auto phs = g.placeholders();
-    const bool pytree = !g.signature.pytreeGroups.empty();
+    const bool pytree = g.signature.pytreeInputs || !g.signature.pytreeGroups.empty();
     os << i1 << "def forward(self";
     if (pytree) {
         for (const auto& grp : g.signature.pytreeGroups) os << ", " << grp;
@@ -168,9 +169,26 @@ void printModule(std::ostringstream& os, const Graph& g, const PrintOptions& opt
 
 } // namespace
 
+/// `self.a.b`, with components that are not identifiers as FX writes them:
+/// `getattr(self, "0").weight`.
+std::string selfPath(const std::string& target) {
+    std::string out = "self";
+    size_t start = 0;
+    while (start <= target.size()) {
+        size_t dot = target.find('.', start);
+        std::string part = target.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        bool ident = !part.empty() && !std::isdigit(static_cast<unsigned char>(part[0]));
+        for (char c : part) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        out = ident ? out + "." + part : "getattr(" + out + ", \"" + part + "\")";
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    return out;
+}
+
 std::string printNodeExpr(const Node& n) {
     switch (n.kind()) {
-    case NodeKind::GetAttr: return "self." + n.target();
+    case NodeKind::GetAttr: return selfPath(n.target());
     case NodeKind::CallModule: return "self." + n.target() + "(" + callArgs(n.args, 0, n.kwargs) + ")";
     case NodeKind::CallMethod: {
         std::string self = n.args.empty() ? std::string("<missing>") : n.args[0].repr();

@@ -64,6 +64,40 @@ private slots:
         QCOMPARE(j["graphs"][0]["stage"].get<std::string>(), std::string("aot_joint_graph"));
     }
 
+    /// `fxray info` lists graphs for everything PyTorch left in each model folder: the dumped
+    /// graphs, the TORCH_TRACE log folder, the debug folder, the export archive, to_folder.
+    void infoWalksTheWholeCorpus() {
+        int folders = 0, graphs = 0;
+        for (const auto& model : fs::directory_iterator(fxtest::corpus())) {
+            if (!model.is_directory() || model.path().filename() == "tools") continue;
+            std::vector<fs::path> targets;
+            for (const char* sub : {"trace", "debug", "export", "to_folder"})
+                if (fs::exists(model.path() / sub)) targets.push_back(model.path() / sub);
+            for (const auto& f : fs::directory_iterator(model.path() / "graphs")) targets.push_back(f.path());
+            for (const auto& t : targets) {
+                auto r = cli({"info", t.string(), "--json"});
+                QVERIFY2(r.status == 0, (t.string() + ": " + r.err).c_str());
+                auto j = nlohmann::json::parse(r.out);
+                QVERIFY2(!j["graphs"].empty(), t.string().c_str());
+                for (const auto& g : j["graphs"]) {
+                    QVERIFY(g["nodes"].get<int>() > 0);
+                    QVERIFY(!g["stage"].get<std::string>().empty());
+                    ++graphs;
+                }
+                ++folders;
+            }
+        }
+        qInfo("info listed %d graphs from %d files and folders", graphs, folders);
+        QVERIFY(folders >= 100);
+    }
+
+    void dynamoGraphRunsLoweredToAten() {
+        auto r = cli({"run", c("ln_gelu/numerics/dynamo.py"), "--inputs", c("ln_gelu/numerics/dynamo/inputs"), "--expect",
+                      c("ln_gelu/numerics/dynamo/outputs"), "--json"});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        QVERIFY(nlohmann::json::parse(r.out)["ok"].get<bool>());
+    }
+
     void printReproducesTheFile() {
         auto r = cli({"print", c("attention/graphs/aot_forward_graph.py")});
         QCOMPARE(r.status, 0);

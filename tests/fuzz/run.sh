@@ -22,8 +22,9 @@ for t in "${targets[@]}"; do
     fuzz_fx_text) find "$corpus" -path '*graphs/*.py' -size -64k -exec cp {} "$seeds/" \; ;;
     fuzz_npy) find "$corpus" -name '*.npy' -size -16k | head -200 | while read -r f; do cp "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-12).npy"; done ;;
     fuzz_torch_trace) find "$corpus" -name 'torch_trace.log' -size -2M | head -3 | while read -r f; do head -c 200000 "$f" > "$seeds/$(echo "$f" | md5sum | cut -c1-12).log"; done ;;
-    fuzz_pickle|fuzz_pt) find "$corpus" -name '*.pt' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ;;
-    fuzz_pt2) find "$corpus" -name '*.pt2' -size -256k -exec cp --backup=numbered {} "$seeds/" \; ;;
+    fuzz_pickle) i=0; find "$corpus" -name '*.pt' -size -64k | while read -r f; do i=$((i+1)); unzip -p "$f" '*/data.pkl' > "$seeds/s$i.pkl.tmp" 2>/dev/null && (printf '\001'; cat "$seeds/s$i.pkl.tmp") > "$seeds/s$i.pkl"; rm -f "$seeds/s$i.pkl.tmp"; done ;;
+    fuzz_pt2_json) find "$corpus" -path '*export*' -name 'model.json' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ; for f in "$corpus"/*/export/exported.pt2; do unzip -p "$f" '*/models/model.json' > "$seeds/$(basename "$(dirname "$(dirname "$f")")").json" 2>/dev/null; done ;;
+    fuzz_repro) find "$corpus" -name 'fx_graph_runnable.py' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ;;
   esac
   log=$out/log.txt
   (cd "$out" && ../../tests/fuzz/$t -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \

@@ -23,6 +23,11 @@ std::vector<fs::path> corpusGraphFiles() {
             for (const auto& f : fs::directory_iterator(d))
                 if (f.path().extension() == ".py") out.push_back(f.path());
         }
+        // TORCH_COMPILE_DEBUG graphs (AOT graphs, post-grad graphs, frozen graphs).
+        if (fs::is_directory(model.path() / "debug"))
+            for (const auto& dir : fs::directory_iterator(model.path() / "debug"))
+                for (const char* name : {"fx_graph_readable.py", "fx_graph_transformed.py"})
+                    if (fs::exists(dir.path() / name)) out.push_back(dir.path() / name);
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -59,7 +64,7 @@ private slots:
     /// annotations, provenance comments, frees), and re-parsing gives the same graph.
     void corpusRoundTripIsExact() {
         auto files = corpusGraphFiles();
-        QVERIFY2(files.size() >= 100, "expected the corpus's ~107 graph files");
+        QVERIFY2(files.size() >= 150, "expected the corpus's ~155 FX files");
         for (const auto& f : files) {
             auto g = readFxFile(f);
             QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
@@ -144,6 +149,24 @@ private slots:
         QVERIFY(!parseAnnotation("q99[1]"));
     }
 
+    /// AOTInductor graphs reach numbered submodules with getattr; the printer writes it back.
+    void getattrOfSelfIsAnAttribute() {
+        auto g = readFxFile(fxtest::corpus() / "mlp/debug/model___8.2/fx_graph_readable.py");
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        Node* w = (*g)->find("_0_weight");
+        QVERIFY(w && w->kind() == NodeKind::GetAttr);
+        QCOMPARE(w->target(), std::string("0.weight"));
+        QVERIFY(printGraph(**g).find("_0_weight: \"f32[128, 64]\" = getattr(self, \"0\").weight") != std::string::npos);
+    }
+
+    void typeExpressionAnnotationsAreSkipped() {
+        auto g = readFxText("class FxModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor, y : typing.List[int] = None):\n"
+                            "        relu = torch.ops.aten.relu.default(L_x_);  L_x_ = None\n        return (relu,)\n", "m.py");
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        QCOMPARE((*g)->placeholders().size(), size_t(2));
+        QVERIFY((*g)->placeholders()[0]->meta.empty());
+    }
+
     void unknownOpStillLoads() {
         std::string text = kSmall;
         text.replace(text.find("aten.relu.default"), 17, "aten.frobnicate.default");
@@ -170,6 +193,8 @@ private slots:
         QTest::newRow("bad character") << QString(base).replace("(x);", "(x $);") << 4 << 68 << "unexpected character '$'";
         QTest::newRow("unterminated string") << QString(base).replace("(x);", "(x, 'abc);") << 4 << 69 << "unterminated string";
         QTest::newRow("nested expression") << QString(base).replace("(x);", "(x + x);") << 4 << 68 << "nested expression";
+        QTest::newRow("empty target") << QString(base).replace("        return", "        = x\n        return") << 5 << 9 << "expected a name before '='";
+        QTest::newRow("call self") << QString(base).replace("        return", "        y = self(x)\n        return") << 5 << 13 << "calling 'self'";
         QTest::newRow("no forward") << "class M(torch.nn.Module):\n    def f(self):\n        return 1\n" << 1 << 1 << "has no forward()";
     }
     void errorsNameFileLineAndColumn() {

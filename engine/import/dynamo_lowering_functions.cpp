@@ -1,0 +1,469 @@
+// Lowering rules for torch-level functions: `torch.*`, `torch._C._nn.*`, `torch.nn.functional.*`.
+// Functions whose Python signature is the ATen schema (torch.matmul, torch.addmm, torch.gather,
+// torch.index_add, torch.cat, ...) go through lowerGeneric; the rules here are the ones whose
+// Python signature differs from ATen's or that need a decision PyTorch makes in Python.
+#include "exec/ops/kernel_util.h"
+#include "import/dynamo_lowering_internal.h"
+
+#include <unordered_map>
+
+namespace fxray::lowering {
+namespace {
+
+using Args = std::vector<Argument>;
+using KwArgs = std::vector<std::pair<std::string, Argument>>;
+
+Argument orNone(const Argument* a) { return a ? *a : Argument::none(); }
+bool given(const Argument* a) { return a && !a->isNone(); }
+
+Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what) {
+    if (!a || !c.isTensor(*a)) return makeError(std::string(what) + " must be a tensor");
+    return *a;
+}
+
+// ---- linear algebra and activations --------------------------------------------------------
+
+Expected<Argument> linear(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "weight", "bias"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    if (!(*p)[1]) return makeError("missing weight");
+    Args args{*x, *(*p)[1]};
+    if (given((*p)[2])) args.push_back(*(*p)[2]);
+    return c.emit("aten.linear.default", std::move(args));
+}
+
+/// F.relu / F.silu / ... (input, inplace=False).
+template <const char* Op, const char* InplaceOp>
+Expected<Argument> activationInplace(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "inplace"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto inplace = boolOf((*p)[1], false);
+    if (!inplace) return makeError("inplace must be a bool");
+    return c.emit(*inplace ? InplaceOp : Op, {*x});
+}
+constexpr char kRelu[] = "aten.relu.default";
+constexpr char kReluInplace[] = "aten.relu_.default";
+constexpr char kSilu[] = "aten.silu.default";
+constexpr char kSiluInplace[] = "aten.silu_.default";
+
+Expected<Argument> gelu(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "approximate"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    KwArgs kw;
+    if (given((*p)[1])) {
+        if ((*p)[1]->kind != Argument::Kind::String) return makeError("approximate must be a string");
+        if ((*p)[1]->s != "none") kw.emplace_back("approximate", *(*p)[1]);
+    }
+    return c.emit("aten.gelu.default", {*x}, std::move(kw));
+}
+
+Expected<Argument> leakyRelu(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "negative_slope", "inplace"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    if (boolOf((*p)[2], false).value_or(true)) return makeError("in-place leaky_relu is not supported");
+    Args args{*x};
+    if (given((*p)[1])) args.push_back(asFloat(*(*p)[1]));
+    return c.emit("aten.leaky_relu.default", std::move(args));
+}
+
+Expected<Argument> dropout(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "p", "training", "inplace"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto prob = (*p)[1] ? numberOf((*p)[1]) : std::optional<double>(0.5);
+    if (!prob || *prob < 0.0 || *prob > 1.0) return makeError("dropout probability must be a number in [0, 1]");
+    auto training = boolOf((*p)[2], true);
+    auto inplace = boolOf((*p)[3], false);
+    if (!training || !inplace) return makeError("training and inplace must be bools");
+    if (*inplace) return makeError("in-place dropout is not supported");
+    return c.emit("aten.dropout.default", {*x, Argument::ofFloat(*prob), Argument::ofBool(*training)});
+}
+
+/// F.softmax(input, dim, _stacklevel, dtype), torch.softmax(input, dim, dtype), and log_softmax.
+template <bool Log, bool Functional>
+Expected<Argument> softmax(LowerCtx& c, const TorchCall& call) {
+    auto p = Functional ? call.bind({"input", "dim", "_stacklevel", "dtype"}) : call.bind({"input", "dim", "dtype"});
+    if (!p.ok()) return p.error();
+    const Argument* dt = (*p)[Functional ? 3 : 2];
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto dim = intOf((*p)[1]);
+    if (!dim) return makeError("softmax without an explicit dim is not supported");
+    if (given(dt) && dt->kind != Argument::Kind::DType) return makeError("dtype must be a torch dtype");
+    if (!Log) {
+        Args args{*x, Argument::ofInt(*dim)};
+        if (given(dt)) args.push_back(*dt);
+        return c.emit("aten.softmax.int", std::move(args));
+    }
+    // log_softmax.int is CompositeImplicit: convert first, then _log_softmax.
+    Argument in = *x;
+    if (given(dt)) {
+        auto conv = convertTo(c, in, dt->dtype, std::nullopt, false, std::nullopt);
+        if (!conv.ok()) return conv;
+        in = *conv;
+    }
+    return c.emit("aten._log_softmax.default", {in, Argument::ofInt(*dim), Argument::ofBool(false)});
+}
+
+// ---- normalization and embedding -----------------------------------------------------------
+
+Expected<Argument> layerNorm(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "normalized_shape", "weight", "bias", "eps"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto shape = (*p)[1] ? intList(*(*p)[1]) : std::nullopt;
+    if (!shape) return makeError("normalized_shape must be an int or a sequence of ints");
+    auto eps = (*p)[4] ? numberOf((*p)[4]) : std::optional<double>(1e-5);
+    if (!eps) return makeError("eps must be a number");
+    // cudnn_enable as torch.export records F.layer_norm's call (no effect on values).
+    return c.emit("aten.layer_norm.default",
+                  {*x, *shape, orNone((*p)[2]), orNone((*p)[3]), Argument::ofFloat(*eps), Argument::ofBool(false)});
+}
+
+/// F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps) ->
+/// aten.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+/// cudnn_enabled): the argument order differs.
+Expected<Argument> batchNorm(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto training = boolOf((*p)[5], false);
+    if (!training) return makeError("training must be a bool");
+    if ((*p)[6] && (*p)[6]->isNone()) return makeError("momentum=None (cumulative moving average) is not supported");
+    auto momentum = (*p)[6] ? numberOf((*p)[6]) : std::optional<double>(0.1);
+    auto eps = (*p)[7] ? numberOf((*p)[7]) : std::optional<double>(1e-5);
+    if (!momentum || !eps) return makeError("momentum and eps must be numbers");
+    return c.emit("aten.batch_norm.default",
+                  {*x, orNone((*p)[3]), orNone((*p)[4]), orNone((*p)[1]), orNone((*p)[2]),
+                   Argument::ofBool(*training), Argument::ofFloat(*momentum), Argument::ofFloat(*eps),
+                   Argument::ofBool(false)});  // cudnn_enabled as torch.export records it
+}
+
+/// F.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) ->
+/// aten.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse).
+Expected<Argument> embedding(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto w = c.tensorMeta((*p)[1] ? *(*p)[1] : Argument::none());
+    if (!w || w->dim() != 2) return makeError("weight must be a 2-d tensor");
+    if (given((*p)[3])) return makeError("max_norm renormalizes the weight in place; not supported");
+    int64_t pad = -1;
+    if (given((*p)[2])) {
+        auto v = intOf((*p)[2]);
+        if (!v) return makeError("padding_idx must be an int");
+        pad = *v < 0 ? *v + w->shape[0] : *v;  // F.embedding normalizes negative indices
+    }
+    auto sgbf = boolOf((*p)[5], false);
+    auto sparse = boolOf((*p)[6], false);
+    if (!sgbf || !sparse) return makeError("scale_grad_by_freq and sparse must be bools");
+    Args args{*(*p)[1], *x};
+    if (pad != -1 || *sgbf || *sparse) args.push_back(Argument::ofInt(pad));
+    if (*sgbf || *sparse) args.push_back(Argument::ofBool(*sgbf));
+    if (*sparse) args.push_back(Argument::ofBool(true));
+    return c.emit("aten.embedding.default", std::move(args));
+}
+
+// ---- convolution and pooling ----------------------------------------------------------------
+
+template <int N>
+Expected<Argument> conv(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "weight", "bias", "stride", "padding", "dilation", "groups"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    if (!(*p)[1]) return makeError("missing weight");
+    auto list = [&](const Argument* a, int64_t def) { return a ? intList(*a, N) : intList(Argument::ofInt(def), N); };
+    auto stride = list((*p)[3], 1), dilation = list((*p)[5], 1);
+    auto groups = (*p)[6] ? intOf((*p)[6]) : std::optional<int64_t>(1);
+    if (!stride || !dilation || !groups) return makeError("stride, dilation and groups must be ints");
+    const std::string d = std::to_string(N);
+    if ((*p)[4] && (*p)[4]->kind == Argument::Kind::String)
+        return c.emit("aten.conv" + d + "d.padding",
+                      {*x, *(*p)[1], orNone((*p)[2]), *stride, *(*p)[4], *dilation, Argument::ofInt(*groups)});
+    auto padding = list((*p)[4], 0);
+    if (!padding) return makeError("padding must be an int, a sequence of ints or a string");
+    return c.emit("aten.conv" + d + "d.default",
+                  {*x, *(*p)[1], orNone((*p)[2]), *stride, *padding, *dilation, Argument::ofInt(*groups)});
+}
+
+/// F.max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+/// return_indices=False); torch.max_pool2d has no return_indices.
+template <bool WithIndices>
+Expected<Argument> maxPool2d(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto ks = (*p)[1] ? intList(*(*p)[1], 2) : std::nullopt;
+    auto stride = given((*p)[2]) ? intList(*(*p)[2], 2) : std::optional<Argument>(Argument::ofList({}));
+    auto padding = (*p)[3] ? intList(*(*p)[3], 2) : intList(Argument::ofInt(0), 2);
+    auto dilation = (*p)[4] ? intList(*(*p)[4], 2) : intList(Argument::ofInt(1), 2);
+    auto ceil = boolOf((*p)[5], false);
+    auto indices = boolOf((*p)[6], WithIndices);
+    if (!ks || !stride || !padding || !dilation || !ceil || !indices)
+        return makeError("kernel_size, stride, padding and dilation must be ints or pairs of ints");
+    Args args{*x, *ks, *stride, *padding, *dilation, Argument::ofBool(*ceil)};
+    return c.emit(*indices ? "aten.max_pool2d_with_indices.default" : "aten.max_pool2d.default", std::move(args));
+}
+
+Expected<Argument> avgPool2d(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto ks = (*p)[1] ? intList(*(*p)[1], 2) : std::nullopt;
+    auto stride = given((*p)[2]) ? intList(*(*p)[2], 2) : std::optional<Argument>(Argument::ofList({}));
+    auto padding = (*p)[3] ? intList(*(*p)[3], 2) : intList(Argument::ofInt(0), 2);
+    auto ceil = boolOf((*p)[4], false);
+    auto cip = boolOf((*p)[5], true);
+    if (!ks || !stride || !padding || !ceil || !cip) return makeError("bad pooling arguments");
+    return c.emit("aten.avg_pool2d.default",
+                  {*x, *ks, *stride, *padding, Argument::ofBool(*ceil), Argument::ofBool(*cip), orNone((*p)[6])});
+}
+
+Expected<Argument> adaptiveAvgPool2d(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "output_size"});
+    if (!p.ok()) return p.error();
+    auto m = c.tensorMeta((*p)[0] ? *(*p)[0] : Argument::none());
+    if (!m || m->dim() < 2) return makeError("input must be a tensor of at least 2 dimensions");
+    if (!(*p)[1]) return makeError("missing output_size");
+    // None in output_size keeps the input's size there (F.adaptive_avg_pool2d's _list_with_default).
+    Argument size = *(*p)[1];
+    if (size.kind == Argument::Kind::Int) size = Argument::ofList({size, size});
+    if (!size.isSequence() || size.items.size() != 2) return makeError("output_size must be an int or a pair");
+    std::vector<Argument> items;
+    for (size_t i = 0; i < 2; ++i) {
+        const Argument& it = size.items[i];
+        if (it.isNone()) items.push_back(Argument::ofInt(m->shape[m->shape.size() - 2 + i]));
+        else if (it.kind == Argument::Kind::Int) items.push_back(it);
+        else return makeError("output_size must hold ints or None");
+    }
+    return c.emit("aten.adaptive_avg_pool2d.default", {*(*p)[0], Argument::ofList(std::move(items))});
+}
+
+Expected<Argument> pad(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "pad", "mode", "value"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    if ((*p)[2] && !((*p)[2]->kind == Argument::Kind::String && (*p)[2]->s == "constant"))
+        return makeError("only mode='constant' padding is supported");
+    auto pads = (*p)[1] ? intList(*(*p)[1]) : std::nullopt;
+    if (!pads) return makeError("pad must be a sequence of ints");
+    Args args{*x, *pads};
+    if (given((*p)[3])) args.push_back(*(*p)[3]);
+    return c.emit("aten.constant_pad_nd.default", std::move(args));
+}
+
+// ---- elementwise choices made in Python -----------------------------------------------------
+
+/// torch.where(condition, input, other): the overload follows which operands are tensors.
+Expected<Argument> where(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"condition", "input", "other"});
+    if (!p.ok()) return p.error();
+    if (!(*p)[1] || !(*p)[2]) return makeError("torch.where(condition) (nonzero) is not supported");
+    auto cond = needTensor(c, (*p)[0], "condition");
+    if (!cond.ok()) return cond;
+    bool ta = c.isTensor(*(*p)[1]), tb = c.isTensor(*(*p)[2]);
+    if ((!ta && !numberOf((*p)[1])) || (!tb && !numberOf((*p)[2]))) return makeError("operands must be tensors or numbers");
+    const char* op = ta && tb ? "aten.where.self" : ta ? "aten.where.ScalarOther" : tb ? "aten.where.ScalarSelf" : "aten.where.Scalar";
+    return c.emit(op, {*cond, *(*p)[1], *(*p)[2]});
+}
+
+Expected<Argument> pow(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "exponent"});
+    if (!p.ok()) return p.error();
+    if (!(*p)[0] || !(*p)[1]) return makeError("needs input and exponent");
+    bool ta = c.isTensor(*(*p)[0]), tb = c.isTensor(*(*p)[1]);
+    if (ta && tb) return c.emit("aten.pow.Tensor_Tensor", {*(*p)[0], *(*p)[1]});
+    if (ta && numberOf((*p)[1])) return c.emit("aten.pow.Tensor_Scalar", {*(*p)[0], *(*p)[1]});
+    if (tb && numberOf((*p)[0])) return c.emit("aten.pow.Scalar", {*(*p)[0], *(*p)[1]});
+    return makeError("operands must be tensors or numbers");
+}
+
+// ---- factories -------------------------------------------------------------------------------
+
+/// Keyword options of tensor factories (dtype, layout, device, pin_memory), PyTorch-style:
+/// pin_memory=False is spelled out when a device is given, as make_fx records it.
+Expected<KwArgs> factoryOptions(const TorchCall& call, const std::vector<std::string_view>& positional) {
+    KwArgs kw;
+    bool pinGiven = false, deviceGiven = false;
+    for (const auto& [k, v] : call.kwargs) {
+        if (std::find(positional.begin(), positional.end(), k) != positional.end()) continue;
+        if (k == "requires_grad") continue;  // autograd state, no effect on values
+        if (k == "out") return makeError("out= is not supported");
+        if (k == "generator") {
+            if (!v.isNone()) return makeError("an explicit generator is not supported");
+            continue;
+        }
+        if (k != "dtype" && k != "layout" && k != "device" && k != "pin_memory")
+            return makeError("unexpected keyword argument '" + k + "'");
+        if (v.isNone()) continue;
+        if (k == "device" && v.kind == Argument::Kind::String) {
+            auto d = parseDevice(v.s);
+            if (!d) return makeError("unknown device '" + v.s + "'");
+            kw.emplace_back(k, Argument::ofDevice(*d));
+        } else {
+            kw.emplace_back(k, v);
+        }
+        pinGiven = pinGiven || k == "pin_memory";
+        deviceGiven = deviceGiven || k == "device";
+    }
+    if (deviceGiven && !pinGiven) kw.emplace_back("pin_memory", Argument::ofBool(false));
+    return kw;
+}
+
+Expected<Argument> arange(LowerCtx& c, const TorchCall& call) {
+    const Argument* start = nullptr;
+    const Argument* end = nullptr;
+    const Argument* step = nullptr;
+    if (call.args.size() > 3) return makeError("takes at most 3 positional arguments");
+    if (call.args.size() == 1) end = &call.args[0];
+    if (call.args.size() >= 2) { start = &call.args[0]; end = &call.args[1]; }
+    if (call.args.size() == 3) step = &call.args[2];
+    for (const auto& [k, v] : call.kwargs) {
+        if (k == "start") start = &v;
+        else if (k == "end") end = &v;
+        else if (k == "step") step = &v;
+    }
+    if (!end) return makeError("missing end");
+    for (const Argument* a : {start, end, step})
+        if (a && !numberOf(a)) return makeError("start, end and step must be numbers");
+    auto kw = factoryOptions(call, {"start", "end", "step"});
+    if (!kw.ok()) return kw.error();
+    if (step) return c.emit("aten.arange.start_step", {start ? *start : Argument::ofInt(0), *end, *step}, *kw);
+    if (start) return c.emit("aten.arange.start", {*start, *end}, *kw);
+    return c.emit("aten.arange.default", {*end}, *kw);
+}
+
+Expected<Argument> randperm(LowerCtx& c, const TorchCall& call) {
+    const Argument* n = call.args.empty() ? nullptr : &call.args[0];
+    if (call.args.size() > 1) return makeError("takes 1 positional argument");
+    for (const auto& [k, v] : call.kwargs)
+        if (k == "n") n = &v;
+    if (!n || !intOf(n)) return makeError("n must be an int");
+    auto kw = factoryOptions(call, {"n"});
+    if (!kw.ok()) return kw.error();
+    return c.emit("aten.randperm.default", {*n}, *kw);
+}
+
+/// Flattens a numeric literal (number or nested sequence) into values and a shape.
+bool flattenLiteral(const Argument& a, std::vector<double>& vals, std::vector<int64_t>& shape, size_t depth,
+                    bool& anyFloat, bool& allBool) {
+    if (a.isNumber()) {
+        if (depth != shape.size()) return false;
+        anyFloat = anyFloat || a.kind == Argument::Kind::Float;
+        allBool = allBool && a.kind == Argument::Kind::Bool;
+        vals.push_back(*numberOf(&a));
+        return true;
+    }
+    if (!a.isSequence()) return false;
+    if (depth == shape.size()) shape.push_back(static_cast<int64_t>(a.items.size()));
+    else if (shape[depth] != static_cast<int64_t>(a.items.size())) return false;
+    if (vals.size() > (size_t(1) << 24)) return false;  // a literal in a graph is small; cap it
+    for (const auto& it : a.items)
+        if (!flattenLiteral(it, vals, shape, depth + 1, anyFloat, allBool)) return false;
+    return true;
+}
+
+/// torch.tensor(literal, dtype=, device=) becomes FX's lifted-constant form: a
+/// `_tensor_constantN` attribute and `aten.lift_fresh_copy` of it.
+Expected<Argument> tensorLiteral(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"data", "dtype", "device", "requires_grad", "pin_memory"});
+    if (!p.ok()) return p.error();
+    if (!(*p)[0]) return makeError("missing data");
+    std::vector<double> vals;
+    std::vector<int64_t> shape;
+    bool anyFloat = false, allBool = true;
+    if (!flattenLiteral(*(*p)[0], vals, shape, 0, anyFloat, allBool))
+        return makeError("data must be a number or a rectangular nested list of numbers");
+    // torch.tensor's inference: any float -> the default dtype, all bools -> bool, else int64;
+    // an empty list is float.
+    DType dt = vals.empty() || anyFloat ? DType::Float32 : allBool ? DType::Bool : DType::Int64;
+    if (given((*p)[1])) {
+        if ((*p)[1]->kind != Argument::Kind::DType) return makeError("dtype must be a torch dtype");
+        dt = (*p)[1]->dtype;
+    }
+    TensorMeta m = TensorMeta::contiguous(shape, dt);
+    if (given((*p)[2])) {
+        if ((*p)[2]->kind == Argument::Kind::Device) m.device = (*p)[2]->device;
+        else if (auto d = (*p)[2]->kind == Argument::Kind::String ? parseDevice((*p)[2]->s) : std::nullopt) m.device = *d;
+        else return makeError("device must be a device");
+    }
+    Argument k = c.emitConstant(kern::makeTensor(m, vals));
+    return c.emit("aten.lift_fresh_copy.default", {k});
+}
+
+/// Calls kept by Dynamo for their side effects on Python state; they produce no value.
+Expected<Argument> dropCall(LowerCtx&, const TorchCall&) { return Argument::none(); }
+
+const std::unordered_map<std::string_view, Rule>& table() {
+    static const std::unordered_map<std::string_view, Rule> t = {
+        {"torch._C._nn.linear", linear},
+        {"torch.nn.functional.linear", linear},
+        {"torch.nn.functional.relu", activationInplace<kRelu, kReluInplace>},
+        {"torch.nn.functional.silu", activationInplace<kSilu, kSiluInplace>},
+        {"torch.nn.functional.leaky_relu", leakyRelu},
+        {"torch._C._nn.gelu", gelu},
+        {"torch.nn.functional.gelu", gelu},
+        {"torch.nn.functional.dropout", dropout},
+        {"torch.nn.functional.softmax", softmax<false, true>},
+        {"torch.nn.functional.log_softmax", softmax<true, true>},
+        {"torch.softmax", softmax<false, false>},
+        {"torch.log_softmax", softmax<true, false>},
+        {"torch.nn.functional.layer_norm", layerNorm},
+        {"torch.nn.functional.batch_norm", batchNorm},
+        {"torch.nn.functional.embedding", embedding},
+        {"torch.conv1d", conv<1>},
+        {"torch.conv2d", conv<2>},
+        {"torch.conv3d", conv<3>},
+        {"torch.nn.functional.conv1d", conv<1>},
+        {"torch.nn.functional.conv2d", conv<2>},
+        {"torch.nn.functional.conv3d", conv<3>},
+        {"torch.nn.functional.max_pool2d", maxPool2d<false>},
+        {"torch.nn.functional.max_pool2d_with_indices", maxPool2d<true>},
+        {"torch.max_pool2d", maxPool2d<false>},
+        {"torch.nn.functional.avg_pool2d", avgPool2d},
+        {"torch._C._nn.avg_pool2d", avgPool2d},
+        {"torch.nn.functional.adaptive_avg_pool2d", adaptiveAvgPool2d},
+        {"torch.nn.functional.pad", pad},
+        {"torch.where", where},
+        {"torch.pow", pow},
+        {"torch.arange", arange},
+        {"torch.randperm", randperm},
+        {"torch.tensor", tensorLiteral},
+        {"torch._C._set_grad_enabled", dropCall},
+        {"torch._assert", dropCall},
+        {"torch._assert_async", dropCall},
+        {"torch._check", dropCall},
+        {"torch._check_is_size", dropCall},
+        {"torch._constrain_as_size", dropCall},
+        {"torch.sym_constrain_range_for_size", dropCall},
+        {"torch._C._log_api_usage_once", dropCall},
+        {"torch.autograd.grad_mode._enter_inference_mode", dropCall},
+        {"torch.autograd.grad_mode._exit_inference_mode", dropCall},
+    };
+    return t;
+}
+
+} // namespace
+
+Rule findFunctionRule(std::string_view target) {
+    auto it = table().find(target);
+    return it == table().end() ? nullptr : it->second;
+}
+
+} // namespace fxray::lowering

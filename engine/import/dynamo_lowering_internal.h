@@ -1,0 +1,115 @@
+#pragma once
+/// Internals of dynamo_lowering: the per-node lowering context and the rule tables shared by
+/// dynamo_lowering_*.cpp. Not part of the engine API.
+#include "ir/graph.h"
+#include "ir/value.h"
+#include "support/diagnostic.h"
+
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxray::lowering {
+
+/// One torch-level call with its arguments already rewritten to refer to lowered nodes.
+/// For call_method nodes args[0] is the tensor the method is called on.
+struct TorchCall {
+    const Node* node = nullptr;
+    std::string target;  ///< call_function target or method name
+    bool method = false;
+    std::vector<Argument> args;
+    std::vector<std::pair<std::string, Argument>> kwargs;
+
+    /// Binds the call to a Python signature (parameter names in positional order) and returns
+    /// one pointer per parameter, null where the argument was not given. Too many positional
+    /// arguments, unknown or repeated keywords are errors.
+    Expected<std::vector<const Argument*>> bind(std::initializer_list<std::string_view> params) const;
+};
+
+/// The state of lowering one graph: metadata of every value so far, and the nodes emitted for
+/// the torch-level node being lowered (rolled back when its rule fails).
+class LowerCtx {
+public:
+    explicit LowerCtx(Graph& g);
+
+    Graph& graph() { return m_g; }
+
+    /// Starts lowering `n`: emitted nodes go before it.
+    void begin(Node* n);
+    /// Emits `torch.ops.<qualname>` before the current node, after checking that the op is
+    /// registered and that its shape rule accepts the arguments (so that a bad lowering fails
+    /// here, naming the op, rather than later). Returns a reference to the new node.
+    Expected<Argument> emit(std::string_view qualname, std::vector<Argument> args,
+                            std::vector<std::pair<std::string, Argument>> kwargs = {});
+    /// Emits a `_tensor_constantN` get_attr holding t (FX's lifted-constant form).
+    Argument emitConstant(Tensor t);
+    /// Erases the nodes emitted since begin() (the rule failed).
+    void rollback();
+    /// Nodes emitted since begin().
+    const std::vector<Node*>& emitted() const { return m_emitted; }
+
+    /// Metadata value of an argument: meta tensors for tensor nodes, numbers, lists, ...
+    Value valueOf(const Argument& a) const;
+    /// Tensor metadata of an argument, or nullopt when it is not a tensor.
+    std::optional<TensorMeta> tensorMeta(const Argument& a) const;
+    /// The argument is a tensor-valued node.
+    bool isTensor(const Argument& a) const { return tensorMeta(a).has_value(); }
+    /// Computes the value of a kept `torch.ops.*` node (its op's shape rule, else its annotation).
+    void computeValue(const Node& n);
+    /// Takes the device of n's value from its annotation: `x.to(device)` must compare with the
+    /// device PyTorch recorded, which wins over what shape rules derived.
+    void preferAnnotatedDevice(const Node& n);
+
+    /// The graph's annotations name devices (so tensors' devices are known).
+    bool devicesKnown() const { return m_devicesKnown; }
+
+private:
+    void computeValueRaw(const Node& n);
+
+    Graph& m_g;
+    bool m_devicesKnown = false;
+    Node* m_cur = nullptr;
+    std::vector<Node*> m_emitted;
+    std::vector<std::string> m_emittedConstants;
+    std::map<const Node*, Value> m_values;
+};
+
+/// A lowering rule: returns the argument that replaces the torch-level value (a reference to
+/// an emitted node, to an existing node for no-ops, or a folded constant).
+using Rule = Expected<Argument> (*)(LowerCtx&, const TorchCall&);
+
+/// Rules for call_function targets (`torch.*`, `operator.*`, `builtins.getattr`), or null.
+Rule findFunctionRule(std::string_view target);
+/// Rules for call_method names, or null.
+Rule findMethodRule(std::string_view method);
+/// Rules for `operator.*` and `builtins.getattr` targets, or null (dynamo_lowering_operators.cpp).
+Rule findOperatorRule(std::string_view target);
+
+/// Generic mapping of `torch.X(...)` / `x.X(...)` onto the registered overload of `aten.X.*`
+/// whose schema the arguments bind to (PyTorch binds the Python call to the same schemas).
+Expected<Argument> lowerGeneric(LowerCtx& c, const TorchCall& call, std::string_view atenName);
+
+// Helpers shared by the rule files.
+
+/// Python number as double, or nullopt.
+std::optional<double> numberOf(const Argument* a);
+/// Python int (or bool), or nullopt.
+std::optional<int64_t> intOf(const Argument* a);
+/// Python bool (ints accepted as truth values); `def` when absent or None.
+std::optional<bool> boolOf(const Argument* a, bool def);
+/// An int or a sequence of ints as an `int[]` list argument; a lone int is repeated n times.
+std::optional<Argument> intList(const Argument& a, size_t n = 1);
+/// `x.view(2, 3)` / `x.view((2, 3))` / `x.view([2, 3])`: the sizes from position `first` on.
+std::optional<Argument> varargSizes(const TorchCall& call, size_t first);
+/// Emits the dtype/device conversion of `x` (`_to_copy`), or returns x unchanged when it
+/// already has that dtype and device and no copy was asked for.
+Expected<Argument> convertTo(LowerCtx& c, const Argument& x, std::optional<DType> dtype,
+                             std::optional<Device> device, bool copy,
+                             std::optional<MemoryFormat> memoryFormat);
+/// A Float argument from a number argument.
+Argument asFloat(const Argument& a);
+
+} // namespace fxray::lowering
