@@ -91,6 +91,28 @@ private slots:
         QVERIFY(folders >= 100);
     }
 
+    /// Partitioning PyTorch's joint graph reproduces PyTorch's saved bytes (summary.json), with
+    /// parameters identified from the same run's Dynamo graph as Inductor does.
+    void partitionMatchesPyTorchSavedBytes() {
+        auto r = cli({"partition", c("mlp/graphs/aot_joint_graph.py"), "--static-inputs-from", c("mlp/graphs/dynamo_graph.py"), "--json"});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        auto summary = nlohmann::json::parse(slurp(fxtest::corpus() / "mlp/summary.json"));
+        QVERIFY(j["saved_bytes"].get<int64_t>() <= summary["saved_bytes"].get<int64_t>());
+        QVERIFY(j["forward_nodes"].get<int>() > 0 && j["backward_nodes"].get<int>() > 0);
+    }
+
+    void autodiffBuildsAJointGraph() {
+        auto out = fs::temp_directory_path() / "fxray_joint.py";
+        auto r = cli({"autodiff", c("mlp/numerics/dynamo.py"), "--out", out.string()});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto info = cli({"info", out.string(), "--json"});
+        QCOMPARE(info.status, 0);
+        auto j = nlohmann::json::parse(info.out);
+        auto summary = nlohmann::json::parse(slurp(fxtest::corpus() / "mlp/summary.json"));
+        QCOMPARE(j["graphs"][0]["nodes"].get<int>(), summary["nodes"]["joint"].get<int>());
+    }
+
     void dynamoGraphRunsLoweredToAten() {
         auto r = cli({"run", c("ln_gelu/numerics/dynamo.py"), "--inputs", c("ln_gelu/numerics/dynamo/inputs"), "--expect",
                       c("ln_gelu/numerics/dynamo/outputs"), "--json"});
@@ -140,6 +162,8 @@ private slots:
         QTest::newRow("unknown option") << QStringList{"info", "--frob"} << "unknown option --frob";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command 'frobnicate'";
         QTest::newRow("planned command") << QStringList{"minify", "x"} << "'minify' is not available";
+        QTest::newRow("budget out of range") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_joint_graph.py")), "--memory-budget", "1.5"} << "budget";
+        QTest::newRow("partition without tangents") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_forward_graph.py"))} << "tangent";
         QTest::newRow("bad backend") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--backend", "tpu"} << "unknown backend 'tpu'";
         QTest::newRow("input count") << QStringList{"run", QString::fromStdString(c("mlp/numerics/joint.py")), "--inputs", QString::fromStdString(c("mlp/numerics/forward/inputs"))} << "has 5 input files but the graph takes 6 inputs";
         QTest::newRow("input shape") << QStringList{"run", QString::fromStdString(c("mlp/numerics/backward.py")), "--inputs", QString::fromStdString(c("mlp/numerics/joint/inputs"))} << "has 6 input files but the graph takes 4";

@@ -1,0 +1,113 @@
+// Decompositions of neural-network composites into the ops AOT autograd's joint graphs show:
+// layer_norm -> native_layer_norm, batch_norm -> _native_batch_norm_legit_functional (running
+// statistics updated functionally), dropout -> native_dropout (or clone when inactive),
+// conv2d -> convolution, softmax -> _softmax, max_pool2d -> max_pool2d_with_indices,
+// adaptive_avg_pool2d -> mean over H, W (1x1 output) or _adaptive_avg_pool2d.
+#include "autodiff/tracer.h"
+
+namespace fxray {
+
+namespace {
+
+std::optional<Traced> single(Node* n) {
+    if (!n) return std::nullopt;
+    return Traced::of(n);
+}
+
+/// Element 0 of a traced tuple as the op's value (the composite returns only that).
+std::optional<Traced> first(const Traced& t) {
+    if (!t.isTuple || t.items.empty() || !t.items[0]) return std::nullopt;
+    return Traced::of(t.items[0]);
+}
+
+bool truthy(const Argument& a) { return a.kind == Argument::Kind::Bool ? a.b : !a.isNone() && numberOf(a) != 0.0; }
+
+/// An int[N] argument expanded to N entries (`1` or `[1]` -> `[1, 1]`).
+Argument expandList(const Argument& a, size_t n) {
+    auto v = intsOf(a);
+    if (v.size() == 1 && n > 1) v.assign(n, v[0]);
+    return intList(v);
+}
+
+// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable): native_layer_norm[0].
+std::optional<Traced> layerNorm(DecompCall& c) {
+    return first(c.t.emit("aten.native_layer_norm.default", {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4)}));
+}
+
+// batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn).
+std::optional<Traced> batchNorm(DecompCall& c) {
+    const bool training = truthy(c.arg(5));
+    const bool stats = c.in(3) && c.in(4);
+    if (training && stats) {
+        Traced t = c.t.emit("aten._native_batch_norm_legit_functional.default",
+                            {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), Argument::ofBool(true), c.arg(6), c.arg(7)});
+        if (!t.isTuple || t.items.size() != 5) return std::nullopt;
+        // The running statistics are buffers updated in place: functionalised, they become new
+        // values that the joint graph returns as mutated inputs.
+        c.mutate(3, t.items[3]);
+        c.mutate(4, t.items[4]);
+        return first(t);
+    }
+    if (training)
+        return first(c.t.emit("aten._native_batch_norm_legit.no_stats",
+                              {c.arg(0), c.arg(1), c.arg(2), Argument::ofBool(true), c.arg(6), c.arg(7)}));
+    return first(c.t.emit("aten._native_batch_norm_legit_no_training.default",
+                          {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(6), c.arg(7)}));
+}
+
+// dropout(input, p, train): native_dropout(input, p, train)[0] when active, else input.clone().
+std::optional<Traced> dropout(DecompCall& c) {
+    if (truthy(c.arg(2)) && numberOf(c.arg(1)) != 0.0)
+        return first(c.t.emit("aten.native_dropout.default", {c.arg(0), c.arg(1), c.arg(2)}));
+    return single(c.e.op("aten.clone.default", {c.arg(0)}));
+}
+
+/// convN(input, weight, bias, stride, padding, dilation, groups) -> convolution.
+std::optional<Traced> convNd(DecompCall& c, size_t n) {
+    std::vector<int64_t> zeros(n, 0);
+    return single(c.e.op("aten.convolution.default",
+                         {c.arg(0), c.arg(1), c.arg(2), expandList(c.arg(3), n), expandList(c.arg(4), n),
+                          expandList(c.arg(5), n), Argument::ofBool(false), intList(zeros), c.arg(6)}));
+}
+std::optional<Traced> conv1d(DecompCall& c) { return convNd(c, 1); }
+std::optional<Traced> conv2d(DecompCall& c) { return convNd(c, 2); }
+
+/// softmax(self, dim, dtype) / log_softmax: the internal op, after a dtype conversion if asked.
+std::optional<Traced> softmaxLike(DecompCall& c, const char* internal) {
+    Argument x = c.arg(0);
+    if (c.arg(2).kind == Argument::Kind::DType && c.in(0) && c.e.dtype(c.in(0)) != c.arg(2).dtype)
+        x = nodeArg(c.e.op("aten._to_copy.default", {x}, {{"dtype", c.arg(2)}}));
+    return single(c.e.op(internal, {x, c.arg(1), Argument::ofBool(false)}));
+}
+std::optional<Traced> softmax(DecompCall& c) { return softmaxLike(c, "aten._softmax.default"); }
+std::optional<Traced> logSoftmax(DecompCall& c) { return softmaxLike(c, "aten._log_softmax.default"); }
+
+// max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode) -> with_indices[0].
+std::optional<Traced> maxPool2d(DecompCall& c) {
+    return first(c.t.emit("aten.max_pool2d_with_indices.default",
+                          {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5)}));
+}
+
+// adaptive_avg_pool2d(self, output_size): a mean over H and W for a 1x1 output.
+std::optional<Traced> adaptiveAvgPool2d(DecompCall& c) {
+    auto out = intsOf(c.arg(1));
+    if (out.size() == 2 && out[0] == 1 && out[1] == 1)
+        return single(c.e.op("aten.mean.dim", {c.arg(0), intList({-1, -2}), Argument::ofBool(true)}));
+    return single(c.e.op("aten._adaptive_avg_pool2d.default", {c.arg(0), c.arg(1)}));
+}
+
+} // namespace
+
+void addNnDecompositions(std::vector<Decomposition>& out) {
+    out.push_back({"aten.layer_norm.default", layerNorm});
+    out.push_back({"aten.batch_norm.default", batchNorm});
+    out.push_back({"aten.dropout.default", dropout});
+    out.push_back({"aten.conv1d.default", conv1d});
+    out.push_back({"aten.conv2d.default", conv2d});
+    out.push_back({"aten.softmax.int", softmax});
+    out.push_back({"aten.log_softmax.int", logSoftmax});
+    out.push_back({"aten.max_pool2d.default", maxPool2d});
+    out.push_back({"aten.adaptive_avg_pool2d.default", adaptiveAvgPool2d});
+}
+
+} // namespace fxray

@@ -1,0 +1,102 @@
+// The VJP table: every family's rules in one map keyed by qualname, and VjpCall's plumbing.
+#include "autodiff/vjp.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace fxray {
+
+VjpCall::VjpCall(GraphEmitter& em, Node& f, std::vector<Argument> bound, std::vector<Node*> results,
+                 std::vector<Node*> gradOuts, std::function<bool(const Node*)> requiresGrad, Node* savedResult)
+    : e(em), fwd(f), m_bound(std::move(bound)), m_results(std::move(results)), m_gradOuts(std::move(gradOuts)),
+      m_requiresGrad(std::move(requiresGrad)), m_saved(savedResult) {}
+
+Node* VjpCall::inputAt(size_t i, size_t k) const {
+    const Argument& a = m_bound[i];
+    if (!a.isSequence() || k >= a.items.size() || !a.items[k].isNode()) return nullptr;
+    return a.items[k].node;
+}
+
+Node* VjpCall::savedResult() {
+    if (!m_saved) {
+        e.fail("rule for " + fwd.opName() + " reads a saved result that was not kept", fwd.name());
+        return nullptr;
+    }
+    if (m_savedUnpacked) return m_saved;
+    m_savedUnpacked = true;
+    if (m_deferDetach) {
+        // Saved output of an in-place op: PyTorch's joint graphs consume two detach names for a
+        // dead pair before the live pair; the dead pair is emitted so that names match.
+        Node* dead = e.op("aten.detach.default", {nodeArg(m_saved)});
+        e.op("aten.detach.default", {nodeArg(dead)});
+        m_saved = e.op("aten.detach.default", {nodeArg(m_saved)});
+    }
+    m_saved = e.op("aten.detach.default", {nodeArg(m_saved)});
+    return m_saved;
+}
+
+void VjpCall::giveSlot(size_t i, size_t k, Node* input, Node* g) {
+    if (!input || !g || !needsNode(input)) return;
+    m_given.push_back({i, k, input, g});
+}
+
+std::vector<VjpCall::Given> VjpCall::given() const {
+    auto out = m_given;
+    std::stable_sort(out.begin(), out.end(), [](const Given& a, const Given& b) {
+        return a.arg != b.arg ? a.arg < b.arg : a.item < b.item;
+    });
+    return out;
+}
+
+namespace {
+
+const std::unordered_map<std::string, VjpRule>& table() {
+    static const auto* t = [] {
+        std::vector<VjpRule> all;
+        addPointwiseVjps(all);
+        addReductionVjps(all);
+        addLinalgVjps(all);
+        addViewVjps(all);
+        addShapeVjps(all);
+        addIndexingVjps(all);
+        addNormVjps(all);
+        addConvVjps(all);
+        addRandomVjps(all);
+        auto* m = new std::unordered_map<std::string, VjpRule>;
+        for (const auto& r : all) m->emplace(std::string(r.qualname), r);
+        return m;
+    }();
+    return *t;
+}
+
+} // namespace
+
+const VjpRule* findVjp(std::string_view qualname) {
+    auto it = table().find(std::string(qualname));
+    return it == table().end() ? nullptr : &it->second;
+}
+
+std::vector<const VjpRule*> allVjpRules() {
+    std::vector<const VjpRule*> out;
+    for (const auto& [k, r] : table()) out.push_back(&r);
+    return out;
+}
+
+bool isNonDifferentiable(std::string_view qualname) {
+    // Outputs that autograd never connects to their inputs: detaches, values made from an
+    // input's metadata only, random draws, comparisons and integer results.
+    static const std::unordered_set<std::string_view> ops = {
+        "aten.detach.default", "aten.detach_.default", "aten.zeros_like.default", "aten.ones_like.default",
+        "aten.empty_like.default", "aten.full_like.default", "aten.rand_like.default",
+        "aten.randn_like.default", "aten.new_zeros.default", "aten.new_ones.default",
+        "aten.new_empty.default", "aten.new_full.default", "aten.new_empty_strided.default",
+        "aten.bernoulli.p", "aten.argmax.default", "aten._assert_tensor_metadata.default",
+        "aten.scalar_tensor.default", "aten.zeros.default", "aten.ones.default", "aten.full.default",
+        "aten.empty.memory_format", "aten.arange.default", "aten.arange.start", "aten.arange.start_step",
+    };
+    return ops.count(qualname) > 0;
+}
+
+} // namespace fxray
