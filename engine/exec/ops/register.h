@@ -16,6 +16,7 @@ void registerLinalgOps(OpRegistry& r);      // linalg.cpp: mm, bmm, addmm, matmu
 void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm + backwards
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...
+void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

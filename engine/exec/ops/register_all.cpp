@@ -15,6 +15,7 @@ void registerAllOps(OpRegistry& r) {
     registerNormOps(r);
     registerConvOps(r);
     registerMiscOps(r);
+    registerAttentionOps(r);
 }
 
 } // namespace fxray

@@ -1,0 +1,351 @@
+// Fused attention: the ops the sfdp / fuse_attention patterns produce. PyTorch's replacement
+// calls aten.scaled_dot_product_attention, which tracing on CUDA with fp32 inputs dispatches to
+// the memory-efficient kernel: `_scaled_dot_product_efficient_attention` (output, logsumexp,
+// philox seed and offset) and, in training graphs, its backward.
+//
+// Layouts follow PyTorch's meta functions: the output and the gradients are allocated in
+// BMHK order and viewed as BHMK (strides [M*H*K, K, H*K, 1]); logsumexp is [B, H, ceil(M/32)*32]
+// in fp32. The reference kernels compute in double. Dropout inside the kernel uses a counter-
+// based mask derived from the seed the forward draws, so forward and backward agree; PyTorch's
+// Philox stream is not reproduced (as for every random op here).
+#include "exec/ops/attention.h"
+#include "exec/ops/kernel_util.h"
+#include "exec/ops/register.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace fxray {
+using namespace kern;
+
+namespace {
+
+struct Dims {
+    int64_t B, H, M, N, K, Kv;
+};
+
+Expected<Dims> attnDims(const OpArgs& a, size_t q, size_t k, size_t v) {
+    for (size_t i : {q, k, v}) {
+        if (!a.isTensor(i)) return opError(a, "'" + a.op().schema.args[i].name + "' must be a tensor");
+        if (a.tensor(i).dim() != 4) return opError(a, "'" + a.op().schema.args[i].name + "' must be 4-D (batch, heads, seq, dim)");
+        for (auto d : a.tensor(i).shape())
+            if (d < 0) return opError(a, "symbolic shapes are not supported");
+    }
+    const auto& Q = a.tensor(q).shape();
+    const auto& Kt = a.tensor(k).shape();
+    const auto& V = a.tensor(v).shape();
+    if (a.tensor(q).dtype() != a.tensor(k).dtype() || a.tensor(q).dtype() != a.tensor(v).dtype())
+        return opError(a, "query, key and value must have the same dtype");
+    if (Kt[0] != Q[0] || V[0] != Q[0] || Kt[1] != Q[1] || V[1] != Q[1])
+        return opError(a, "query, key and value must agree in batch and heads");
+    if (Kt[3] != Q[3]) return opError(a, "query and key must have the same head dimension");
+    if (V[2] != Kt[2]) return opError(a, "key and value must have the same sequence length");
+    return Dims{Q[0], Q[1], Q[2], Kt[2], Q[3], V[3]};
+}
+
+/// Strides of a [B, H, S, D] tensor allocated as [B, S, H, D] and transposed (BMHK layout).
+std::vector<int64_t> bmhkStrides(int64_t H, int64_t S, int64_t D) { return {S * H * D, D, H * D, 1}; }
+
+TensorMeta bmhkMeta(const Dims& d, int64_t S, int64_t D, DType t, const Device& dev) {
+    TensorMeta m;
+    m.dtype = t;
+    m.shape = {d.B, d.H, S, D};
+    m.strides = bmhkStrides(d.H, S, D);
+    m.device = dev;
+    return m;
+}
+
+std::optional<Diagnostic> checkBias(const OpArgs& a, size_t i, const Dims& d) {
+    if (a.isNone(i)) return std::nullopt;
+    if (!a.isTensor(i)) return opError(a, "attn_bias must be a tensor or None");
+    if (!broadcastShapes(a.tensor(i).shape(), {d.B, d.H, d.M, d.N}) ||
+        *broadcastShapes(a.tensor(i).shape(), {d.B, d.H, d.M, d.N}) != std::vector<int64_t>{d.B, d.H, d.M, d.N})
+        return opError(a, "attn_bias must broadcast to [B, H, M, N]");
+    return std::nullopt;
+}
+
+double scaleOf(const OpArgs& a, size_t i, int64_t K) {
+    if (i < a.size() && !a.isNone(i)) return a.toDouble(i);
+    return 1.0 / std::sqrt(static_cast<double>(K));
+}
+
+/// Keep-mask of in-kernel dropout: element `idx` kept with probability 1 - p (splitmix64 of
+/// seed, offset and index).
+bool keep(uint64_t seed, uint64_t offset, uint64_t idx, double p) {
+    uint64_t z = seed + 0x9e3779b97f4a7c15ull * (offset + idx + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double u = static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
+    return u >= p;
+}
+
+Expected<Value> metaEfficient(const OpArgs& a) {
+    auto d = attnDims(a, 0, 1, 2);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 3, *d)) return *e;
+    const Tensor& q = a.tensor(0);
+    const bool lse = a.toBool(4);
+    std::vector<Value> outs;
+    outs.push_back(metaValue(bmhkMeta(*d, d->M, d->Kv, q.dtype(), q.meta.device)));
+    int64_t lseLen = lse ? (d->M + 31) / 32 * 32 : 0;
+    outs.push_back(metaValue(TensorMeta::contiguous({d->B, d->H, lseLen}, DType::Float32, q.meta.device)));
+    outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Int64, q.meta.device)));
+    outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Int64, q.meta.device)));
+    return Value::ofList(std::move(outs), true);
+}
+
+/// Scores softmax(scale * q·kᵀ + bias) for one (b, h): P [M, N] and per-row logsumexp.
+void probabilities(const Dims& d, const std::vector<double>& Q, const std::vector<double>& Kt,
+                   const std::vector<double>* bias, double scale, bool causal, int64_t b, int64_t h,
+                   std::vector<double>& P, std::vector<double>& lse) {
+    const int64_t bh = b * d.H + h;
+    const double* q = Q.data() + bh * d.M * d.K;
+    const double* k = Kt.data() + bh * d.N * d.K;
+    P.assign(static_cast<size_t>(d.M * d.N), 0.0);
+    lse.assign(static_cast<size_t>(d.M), 0.0);
+    for (int64_t m = 0; m < d.M; ++m) {
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int64_t n = 0; n < d.N; ++n) {
+            double s = 0.0;
+            for (int64_t j = 0; j < d.K; ++j) s += q[m * d.K + j] * k[n * d.K + j];
+            s *= scale;
+            if (bias) s += (*bias)[static_cast<size_t>(bh * d.M * d.N + m * d.N + n)];
+            if (causal && n > m) s = -std::numeric_limits<double>::infinity();
+            P[static_cast<size_t>(m * d.N + n)] = s;
+            mx = std::max(mx, s);
+        }
+        double sum = 0.0;
+        for (int64_t n = 0; n < d.N; ++n) {
+            double& p = P[static_cast<size_t>(m * d.N + n)];
+            p = std::isinf(mx) && mx < 0 ? 0.0 : std::exp(p - mx);
+            sum += p;
+        }
+        for (int64_t n = 0; n < d.N; ++n) P[static_cast<size_t>(m * d.N + n)] = sum > 0 ? P[static_cast<size_t>(m * d.N + n)] / sum : 0.0;
+        lse[static_cast<size_t>(m)] = sum > 0 ? mx + std::log(sum) : std::numeric_limits<double>::infinity();
+    }
+}
+
+Expected<Value> kernelEfficient(const OpArgs& a, const Value& out, ExecContext& ctx) {
+    auto d = attnDims(a, 0, 1, 2);
+    if (!d.ok()) return d.error();
+    const std::vector<double> Q = toDoubles(a.tensor(0)), Kt = toDoubles(a.tensor(1)), V = toDoubles(a.tensor(2));
+    std::vector<double> bias;
+    if (!a.isNone(3)) bias = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
+    const double p = a.toDouble(5);
+    const bool causal = a.toBool(6);
+    const double scale = scaleOf(a, 7, d->K);
+    uint64_t seed = 0, offset = 0;
+    if (p > 0.0) seed = ctx.rng();
+    std::vector<double> O(static_cast<size_t>(d->B * d->H * d->M * d->Kv), 0.0);
+    const int64_t lseLen = out.list[1].t.shape()[2];
+    std::vector<double> L(static_cast<size_t>(d->B * d->H * lseLen), std::numeric_limits<double>::infinity());
+    std::vector<double> P, lse;
+    for (int64_t b = 0; b < d->B; ++b)
+        for (int64_t h = 0; h < d->H; ++h) {
+            probabilities(*d, Q, Kt, bias.empty() ? nullptr : &bias, scale, causal, b, h, P, lse);
+            const int64_t bh = b * d->H + h;
+            for (int64_t m = 0; m < d->M; ++m) {
+                if (m < lseLen) L[static_cast<size_t>(bh * lseLen + m)] = lse[static_cast<size_t>(m)];
+                for (int64_t n = 0; n < d->N; ++n) {
+                    double w = P[static_cast<size_t>(m * d->N + n)];
+                    if (p > 0.0) {
+                        uint64_t idx = static_cast<uint64_t>((bh * d->M + m) * d->N + n);
+                        w = keep(seed, offset, idx, p) ? w / (1.0 - p) : 0.0;
+                    }
+                    if (w == 0.0) continue;
+                    const double* v = V.data() + (bh * d->N + n) * d->Kv;
+                    double* o = O.data() + (bh * d->M + m) * d->Kv;
+                    for (int64_t j = 0; j < d->Kv; ++j) o[j] += w * v[j];
+                }
+            }
+        }
+    std::vector<Value> outs;
+    outs.push_back(Value::ofTensor(makeTensor(out.list[0].t.meta, O)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, L)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[2].t.meta, {static_cast<double>(seed)})));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[3].t.meta, {static_cast<double>(offset)})));
+    return Value::ofList(std::move(outs), true);
+}
+
+// _scaled_dot_product_efficient_attention_backward(grad_out_, query, key, value, attn_bias, out,
+// logsumexp, philox_seed, philox_offset, dropout_p, grad_input_mask, is_causal, *, scale)
+Expected<Value> metaEfficientBackward(const OpArgs& a) {
+    auto d = attnDims(a, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 4, *d)) return *e;
+    if (!a.isTensor(0) || a.tensor(0).shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv})
+        return opError(a, "grad_out must have the output's shape [B, H, M, Kv]");
+    const Tensor& q = a.tensor(1);
+    std::vector<Value> outs;
+    outs.push_back(metaValue(bmhkMeta(*d, d->M, d->K, q.dtype(), q.meta.device)));
+    outs.push_back(metaValue(bmhkMeta(*d, d->N, d->K, q.dtype(), q.meta.device)));
+    outs.push_back(metaValue(bmhkMeta(*d, d->N, d->Kv, q.dtype(), q.meta.device)));
+    const Value& mask = a[10];
+    bool biasGrad = !a.isNone(4) && mask.isList() && mask.list.size() == 4 && mask.list[3].kind == Value::Kind::Bool &&
+                    mask.list[3].b;
+    if (biasGrad) {
+        TensorMeta m = a.tensor(4).meta;
+        m.offset = 0;
+        outs.push_back(metaValue(m));
+    } else {
+        outs.push_back(Value::none());
+    }
+    return Value::ofList(std::move(outs), true);
+}
+
+Expected<Value> kernelEfficientBackward(const OpArgs& a, const Value& out, ExecContext&) {
+    auto d = attnDims(a, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    const std::vector<double> dO = toDoubles(a.tensor(0));
+    const std::vector<double> Q = toDoubles(a.tensor(1)), Kt = toDoubles(a.tensor(2)), V = toDoubles(a.tensor(3));
+    std::vector<double> bias;
+    if (!a.isNone(4)) bias = toDoublesBroadcast(a.tensor(4), {d->B, d->H, d->M, d->N});
+    const uint64_t seed = static_cast<uint64_t>(toDoubles(a.tensor(7))[0]);
+    const uint64_t offset = static_cast<uint64_t>(toDoubles(a.tensor(8))[0]);
+    const double p = a.toDouble(9);
+    const bool causal = a.toBool(11);
+    const double scale = scaleOf(a, 12, d->K);
+    std::vector<double> dQ(Q.size(), 0.0), dK(Kt.size(), 0.0), dV(V.size(), 0.0);
+    std::vector<double> dBias(bias.empty() ? 0 : static_cast<size_t>(d->B * d->H * d->M * d->N), 0.0);
+    std::vector<double> P, lse, dP(static_cast<size_t>(d->M * d->N));
+    for (int64_t b = 0; b < d->B; ++b)
+        for (int64_t h = 0; h < d->H; ++h) {
+            probabilities(*d, Q, Kt, bias.empty() ? nullptr : &bias, scale, causal, b, h, P, lse);
+            const int64_t bh = b * d->H + h;
+            const double* q = Q.data() + bh * d->M * d->K;
+            const double* k = Kt.data() + bh * d->N * d->K;
+            const double* v = V.data() + bh * d->N * d->Kv;
+            const double* go = dO.data() + bh * d->M * d->Kv;
+            for (int64_t m = 0; m < d->M; ++m) {
+                double rowDot = 0.0;
+                for (int64_t n = 0; n < d->N; ++n) {
+                    // Dropout scales kept weights by 1/(1-p) on both sides of the product.
+                    double f = 1.0;
+                    if (p > 0.0) {
+                        uint64_t idx = static_cast<uint64_t>((bh * d->M + m) * d->N + n);
+                        f = keep(seed, offset, idx, p) ? 1.0 / (1.0 - p) : 0.0;
+                    }
+                    double pw = P[static_cast<size_t>(m * d->N + n)];
+                    double dpd = 0.0;
+                    for (int64_t j = 0; j < d->Kv; ++j) {
+                        dpd += go[m * d->Kv + j] * v[n * d->Kv + j];
+                        dV[static_cast<size_t>((bh * d->N + n) * d->Kv + j)] += pw * f * go[m * d->Kv + j];
+                    }
+                    double dp = dpd * f;
+                    dP[static_cast<size_t>(m * d->N + n)] = dp;
+                    rowDot += pw * dp;
+                }
+                for (int64_t n = 0; n < d->N; ++n) {
+                    double ds = P[static_cast<size_t>(m * d->N + n)] * (dP[static_cast<size_t>(m * d->N + n)] - rowDot);
+                    if (!dBias.empty()) dBias[static_cast<size_t>(bh * d->M * d->N + m * d->N + n)] = ds;
+                    for (int64_t j = 0; j < d->K; ++j) {
+                        dQ[static_cast<size_t>((bh * d->M + m) * d->K + j)] += scale * ds * k[n * d->K + j];
+                        dK[static_cast<size_t>((bh * d->N + n) * d->K + j)] += scale * ds * q[m * d->K + j];
+                    }
+                }
+            }
+        }
+    std::vector<Value> outs;
+    outs.push_back(Value::ofTensor(makeTensor(out.list[0].t.meta, dQ)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, dK)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[2].t.meta, dV)));
+    if (out.list[3].isTensor()) {
+        // Sum the [B, H, M, N] gradient over the dims the bias was broadcast along.
+        const auto& bs = out.list[3].t.shape();
+        std::vector<int64_t> full{d->B, d->H, d->M, d->N};
+        std::vector<int64_t> padded(4 - bs.size(), 1);
+        padded.insert(padded.end(), bs.begin(), bs.end());
+        std::vector<double> red(static_cast<size_t>(product(bs)), 0.0);
+        auto rs = rowMajorStrides(padded);
+        for (int64_t i = 0; i < product(full); ++i) {
+            int64_t rem = i, idx = 0;
+            for (int dim = 3; dim >= 0; --dim) {
+                int64_t c = rem % full[dim];
+                rem /= full[dim];
+                if (padded[dim] != 1) idx += c * rs[dim];
+            }
+            red[static_cast<size_t>(idx)] += dBias[static_cast<size_t>(i)];
+        }
+        outs.push_back(Value::ofTensor(makeTensor(out.list[3].t.meta, red)));
+    } else {
+        outs.push_back(Value::none());
+    }
+    return Value::ofList(std::move(outs), true);
+}
+
+// scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+// *, scale=None, enable_gqa=False): the composite op, for graphs captured before dispatch.
+Expected<Value> metaSdpa(const OpArgs& a) {
+    auto d = attnDims(a, 0, 1, 2);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 3, *d)) return *e;
+    const Tensor& q = a.tensor(0);
+    return metaValue(TensorMeta::contiguous({d->B, d->H, d->M, d->Kv}, q.dtype(), q.meta.device));
+}
+
+Expected<Value> kernelSdpa(const OpArgs& a, const Value& out, ExecContext& ctx) {
+    auto d = attnDims(a, 0, 1, 2);
+    if (!d.ok()) return d.error();
+    const std::vector<double> Q = toDoubles(a.tensor(0)), Kt = toDoubles(a.tensor(1)), V = toDoubles(a.tensor(2));
+    std::vector<double> bias;
+    if (!a.isNone(3)) {
+        if (a.tensor(3).dtype() == DType::Bool) {
+            // A boolean mask says which positions take part.
+            auto m = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
+            bias.resize(m.size());
+            for (size_t i = 0; i < m.size(); ++i) bias[i] = m[i] != 0.0 ? 0.0 : -std::numeric_limits<double>::infinity();
+        } else {
+            bias = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
+        }
+    }
+    const double p = a.toDouble(4);
+    const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
+    std::vector<double> O(static_cast<size_t>(d->B * d->H * d->M * d->Kv), 0.0), P, lse;
+    for (int64_t b = 0; b < d->B; ++b)
+        for (int64_t h = 0; h < d->H; ++h) {
+            probabilities(*d, Q, Kt, bias.empty() ? nullptr : &bias, scaleOf(a, 6, d->K), a.toBool(5), b, h, P, lse);
+            const int64_t bh = b * d->H + h;
+            for (int64_t m = 0; m < d->M; ++m)
+                for (int64_t n = 0; n < d->N; ++n) {
+                    double w = P[static_cast<size_t>(m * d->N + n)];
+                    if (p > 0.0) w = keep(seed, 0, static_cast<uint64_t>((bh * d->M + m) * d->N + n), p) ? w / (1.0 - p) : 0.0;
+                    for (int64_t j = 0; j < d->Kv; ++j)
+                        O[static_cast<size_t>((bh * d->M + m) * d->Kv + j)] += w * V[static_cast<size_t>((bh * d->N + n) * d->Kv + j)];
+                }
+        }
+    return Value::ofTensor(makeTensor(out.t.meta, O));
+}
+
+} // namespace
+
+void registerAttentionOps(OpRegistry& r) {
+    // attn_bias is `Tensor?` in the backward too: PyTorch's traced graphs pass None there.
+    r.add("aten._scaled_dot_product_efficient_attention.default",
+          "_scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, "
+          "bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> "
+          "(Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset)",
+          OpCategory::Extern, metaEfficient, kernelEfficient);
+    r.add("aten._scaled_dot_product_efficient_attention_backward.default",
+          "_scaled_dot_product_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, "
+          "Tensor value, Tensor? attn_bias, Tensor out, Tensor logsumexp, Tensor philox_seed, "
+          "Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, bool is_causal=False, *, "
+          "float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)",
+          OpCategory::Extern, metaEfficientBackward, kernelEfficientBackward);
+    r.add("aten.scaled_dot_product_attention.default",
+          "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+          "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
+          OpCategory::Extern, metaSdpa, kernelSdpa);
+}
+
+void ensureAttentionOpsRegistered() {
+    // Until registerAttentionOps is called from registerAllOps, add the ops to the process-wide
+    // registry on first use. The registry is built once and only read afterwards; this runs
+    // before any pass reads these entries.
+    const OpRegistry& reg = OpRegistry::instance();
+    if (reg.find("aten._scaled_dot_product_efficient_attention.default")) return;
+    registerAttentionOps(const_cast<OpRegistry&>(reg));
+}
+
+} // namespace fxray
