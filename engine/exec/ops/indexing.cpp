@@ -20,65 +20,6 @@ std::string listStr(const std::vector<int64_t>& v) {
     return s + "]";
 }
 
-/// Dense strides ordering dims as `m`'s strides do (the insertion sort of
-/// compute_elementwise_output_logical_to_physical_perm / TensorIterator, without fast paths).
-std::vector<int64_t> permStrides(const TensorMeta& m) {
-    const size_t nd = m.shape.size();
-    std::vector<size_t> perm(nd);  // perm[0] is the innermost dim
-    for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
-    auto shouldSwap = [&](size_t d0, size_t d1) {
-        const int64_t s0 = m.strides[d0], s1 = m.strides[d1];
-        if (s0 == 0 || s1 == 0) return 0;
-        if (s0 != s1) return s0 < s1 ? -1 : 1;
-        return m.shape[d0] > m.shape[d1] ? 1 : 0;
-    };
-    for (size_t i = 1; i < nd; ++i) {
-        size_t dim1 = i;
-        for (size_t dim0 = i; dim0-- > 0;) {
-            const int c = shouldSwap(perm[dim0], perm[dim1]);
-            if (c > 0) {
-                std::swap(perm[dim0], perm[dim1]);
-                dim1 = dim0;
-            } else if (c < 0) {
-                break;
-            }
-        }
-    }
-    std::vector<int64_t> st(nd);
-    int64_t acc = 1;
-    for (size_t d : perm) {
-        st[d] = acc;
-        acc *= std::max<int64_t>(m.shape[d], 1);
-    }
-    return st;
-}
-
-/// Strides torch._refs.empty_like gives, which is what the decompositions AOT tracing runs
-/// report for their *_like calls: a contiguous (or channels-last) input gets that format exactly,
-/// others a dense layout with the input's dimension order.
-std::vector<int64_t> refLikeStrides(const TensorMeta& m) {
-    const bool c = m.isContiguous();
-    bool cl = m.dim() == 4;
-    if (cl) {
-        int64_t expected = 1;
-        for (size_t d : {1, 3, 2, 0}) {
-            if (m.shape[d] == 1) continue;
-            if (m.strides[d] != expected) cl = false;
-            expected *= m.shape[d];
-        }
-    }
-    if (c && !cl) return TensorMeta::contiguousStrides(m.shape);
-    if (cl && !c) {
-        std::vector<int64_t> st(4);
-        int64_t acc = 1;
-        for (size_t d : {1, 3, 2, 0}) {
-            st[d] = acc;
-            acc *= std::max<int64_t>(m.shape[d], 1);
-        }
-        return st;
-    }
-    return permStrides(m);
-}
 
 Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim) {
     auto d = wrapDim(dim, ndim);
@@ -487,7 +428,7 @@ Expected<Value> metaIndex(const OpArgs& a) {
         for (size_t d = static_cast<size_t>(p->firstAdv); d < nd; ++d)
             if (p->adv[d] < 0) restrided.strides.push_back(self.strides[d]);
     }
-    out.strides = refLikeStrides(restrided);
+    out.strides = emptyLikeStrides(restrided);
     return metaValue(std::move(out));
 }
 
@@ -522,7 +463,7 @@ Expected<Value> metaIndexPut(const OpArgs& a) {
     TensorMeta m = self;
     if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
     m.offset = 0;
-    m.strides = refLikeStrides(m);
+    m.strides = emptyLikeStrides(m);
     return metaValue(std::move(m));
 }
 

@@ -313,18 +313,20 @@ DType toFloatingType(DType t) { return isFloating(t) || isComplex(t) ? t : DType
 
 std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape,
                                       const std::vector<const TensorMeta*>& inputs) {
-    const int64_t nd = static_cast<int64_t>(shape.size());
-    if (nd == 0) return {};
-    // Fast path of TensorIterator: an input of the same shape that is non-overlapping and dense
-    // (here: a permutation of a contiguous layout) gives its strides to the output.
-    // General path: order dims by the inputs' strides (broadcast dims ignored), insertion sort
-    // from the innermost dim as TensorIterator::reorder_dimensions does.
+    if (shape.empty()) return {};
     // TensorIterator's fast setup: operands all of the output's shape and all contiguous give a
     // contiguous output, whatever odd strides their size-1 dims carry.
     bool allContiguous = !inputs.empty();
     for (const TensorMeta* m : inputs)
         allContiguous = allContiguous && m && m->shape == shape && m->isContiguous();
     if (allContiguous) return TensorMeta::contiguousStrides(shape);
+    return dimOrderStrides(shape, inputs);
+}
+
+std::vector<int64_t> dimOrderStrides(const std::vector<int64_t>& shape,
+                                     const std::vector<const TensorMeta*>& inputs) {
+    const int64_t nd = static_cast<int64_t>(shape.size());
+    if (nd == 0) return {};
     std::vector<std::vector<int64_t>> opStrides;
     for (const TensorMeta* m : inputs) {
         if (!m || m->strides.size() != m->shape.size()) continue;
@@ -368,6 +370,30 @@ std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape,
         acc *= std::max<int64_t>(shape[perm[k]], 1);
     }
     return strides;
+}
+
+std::vector<int64_t> emptyLikeStrides(const TensorMeta& m) {
+    const bool c = m.isContiguous();
+    bool cl = m.dim() == 4;
+    if (cl) {
+        int64_t expected = 1;
+        for (size_t d : {1, 3, 2, 0}) {
+            if (m.shape[d] == 1) continue;
+            if (m.strides[d] != expected) cl = false;
+            expected *= m.shape[d];
+        }
+    }
+    if (c && !cl) return TensorMeta::contiguousStrides(m.shape);
+    if (cl && !c) {
+        std::vector<int64_t> st(4);
+        int64_t acc = 1;
+        for (size_t d : {1, 3, 2, 0}) {
+            st[d] = acc;
+            acc *= std::max<int64_t>(m.shape[d], 1);
+        }
+        return st;
+    }
+    return dimOrderStrides(m.shape, {&m});
 }
 
 std::vector<int64_t> stridesLike(const std::vector<int64_t>& shape, const TensorMeta& like) {

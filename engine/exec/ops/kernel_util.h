@@ -60,6 +60,14 @@ DType toFloatingType(DType t);
 /// layouts' dimension order, broadcast dims ignored; contiguous when nothing decides).
 std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape,
                                       const std::vector<const TensorMeta*>& inputs);
+/// TensorIterator's general path (no fast path): dense strides ordering dims by the inputs'
+/// strides, broadcast dims ignored, insertion sort from the innermost dim.
+std::vector<int64_t> dimOrderStrides(const std::vector<int64_t>& shape,
+                                     const std::vector<const TensorMeta*>& inputs);
+/// Strides torch._refs.empty_like gives (what AOT tracing reports for *_like calls): a contiguous
+/// or channels-last input keeps that format exactly, others get a dense layout in their own
+/// dimension order.
+std::vector<int64_t> emptyLikeStrides(const TensorMeta& m);
 /// Strides of `shape` laid out like `like` (same rank): like's dimension order, dense.
 std::vector<int64_t> stridesLike(const std::vector<int64_t>& shape, const TensorMeta& like);
 

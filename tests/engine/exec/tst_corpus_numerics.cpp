@@ -14,26 +14,6 @@
 using namespace fxray;
 namespace fs = std::filesystem;
 
-namespace {
-
-/// Nodes computed from a random op (other than dropout with p == 0, which is deterministic).
-std::set<std::string> randomDerived(const Graph& g) {
-    std::set<const Node*> tainted;
-    for (const auto& n : g.nodes()) {
-        bool random = n->op() && n->op()->category == OpCategory::Random;
-        if (random && n->target().find("dropout") != std::string::npos && n->args.size() > 1 &&
-            n->args[1].isNumber() && (n->args[1].kind == Argument::Kind::Float ? n->args[1].f : double(n->args[1].i)) == 0.0)
-            random = false;
-        for (Node* in : n->inputNodes()) random = random || tainted.count(in);
-        if (random) tainted.insert(n.get());
-    }
-    std::set<std::string> names;
-    for (auto* n : tainted) names.insert(n->name());
-    return names;
-}
-
-} // namespace
-
 class TestCorpusNumerics : public QObject {
     Q_OBJECT
 private slots:
@@ -70,18 +50,10 @@ private slots:
         // PyTorch's CUDA generator is not reproduced: values derived from random ops are pinned
         // to what the forward graph recorded under the same node name (the values it saved for
         // the backward).
-        auto tainted = randomDerived(g);
-        if (!tainted.empty()) {
-            auto fw = loadFile(num / "forward.py");
-            QVERIFY(fw.ok());
-            auto fwOuts = fw->graphs[0].graph->outputs();
-            auto fwVals = readNpyFolder(num / "forward" / "outputs", fwOuts.size());
-            QVERIFY(fwVals.ok());
-            for (size_t i = 0; i < fwOuts.size(); ++i)
-                if (fwOuts[i].isNode() && tainted.count(fwOuts[i].node->name()) && (*fwVals)[i].isTensor())
-                    req.pins[fwOuts[i].node->name()] = (*fwVals)[i];
-            QVERIFY2(!req.pins.empty(), "random values are used but none was recorded");
-        }
+        auto pins = fxtest::recordedRandomPins(g, num);
+        QVERIFY2(pins, "forward.py or its recorded outputs cannot be read");
+        req.pins = std::move(*pins);
+        QVERIFY2(fxtest::randomDerived(g).empty() || !req.pins.empty(), "random values are used but none was recorded");
         req.inputs = std::move(inputs).value();
         auto expect = readNpyFolder(num / stage.toStdString() / "outputs", g.outputs().size());
         QVERIFY(expect.ok());

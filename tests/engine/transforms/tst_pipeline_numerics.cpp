@@ -15,26 +15,6 @@
 using namespace fxray;
 namespace fs = std::filesystem;
 
-namespace {
-
-/// Nodes computed from a random op (dropout with p == 0 is deterministic).
-std::set<std::string> randomDerived(const Graph& g) {
-    std::set<const Node*> tainted;
-    for (const auto& n : g.nodes()) {
-        bool random = n->op() && n->op()->category == OpCategory::Random;
-        if (random && n->target().find("dropout") != std::string::npos && n->args.size() > 1 && n->args[1].isNumber() &&
-            (n->args[1].kind == Argument::Kind::Float ? n->args[1].f : double(n->args[1].i)) == 0.0)
-            random = false;
-        for (Node* in : n->inputNodes()) random = random || tainted.count(in);
-        if (random) tainted.insert(n.get());
-    }
-    std::set<std::string> names;
-    for (auto* n : tainted) names.insert(n->name());
-    return names;
-}
-
-} // namespace
-
 class TestPipelineNumerics : public QObject {
     Q_OBJECT
 private slots:
@@ -76,17 +56,9 @@ private slots:
         RunRequest req;
         // PyTorch's random streams are not reproduced: values derived from random ops are pinned
         // to what the forward graph recorded under the same node name.
-        auto tainted = randomDerived(g);
-        if (!tainted.empty()) {
-            auto fw = loadFile(num / "forward.py");
-            QVERIFY(fw.ok());
-            auto fwOuts = fw->graphs[0].graph->outputs();
-            auto fwVals = readNpyFolder(num / "forward" / "outputs", fwOuts.size());
-            QVERIFY(fwVals.ok());
-            for (size_t i = 0; i < fwOuts.size(); ++i)
-                if (fwOuts[i].isNode() && tainted.count(fwOuts[i].node->name()) && (*fwVals)[i].isTensor())
-                    req.pins[fwOuts[i].node->name()] = (*fwVals)[i];
-        }
+        auto pins = fxtest::recordedRandomPins(g, num);
+        QVERIFY2(pins, "forward.py or its recorded outputs cannot be read");
+        req.pins = std::move(*pins);
 
         auto pm = buildPipeline(pipeline.toStdString());
         QVERIFY(pm.ok());
