@@ -1,0 +1,278 @@
+#include "document.h"
+
+#include "import/loader.h"
+#include "partition/partitioner.h"
+#include "pass/compile_trace.h"
+#include "transforms/passes.h"
+
+#include <QMetaObject>
+#include <QThreadPool>
+
+#include <algorithm>
+
+namespace fxray::views {
+
+namespace {
+
+QString diagText(const Diagnostic& d) { return QString::fromStdString(d.str()); }
+
+struct CompileOutcome {
+    std::shared_ptr<const CompileTrace> trace;
+    QString error;
+};
+
+CompileOutcome runCompile(const Graph& source, const QString& pipeline) {
+    auto pm = buildPipeline(pipeline.toStdString());
+    if (!pm.ok()) return {nullptr, diagText(pm.error())};
+    std::unique_ptr<Graph> g = source.clone();
+    return {std::make_shared<const CompileTrace>((*pm)->run(*g)), {}};
+}
+
+struct PartitionOutcome {
+    std::shared_ptr<const PartitionResult> result;
+    QString error;
+};
+
+PartitionOutcome runPartition(const Graph& joint, double budget) {
+    PartitionOptions o;
+    o.memoryBudget = budget;
+    auto r = partitionJoint(joint, o);
+    if (!r.ok()) return {nullptr, diagText(r.error())};
+    return {std::make_shared<const PartitionResult>(std::move(*r)), {}};
+}
+
+} // namespace
+
+Document::Document(QObject* parent) : QObject(parent), m_pool(new QThreadPool(this)) {
+    m_pool->setMaxThreadCount(1);
+}
+
+Document::~Document() {
+    // Jobs capture `this` to post their results; they must finish before it goes away.
+    m_pool->waitForDone();
+}
+
+void Document::startJob(const QString& what) {
+    ++m_jobs;
+    Q_EMIT busy(what);
+}
+
+void Document::endJob() {
+    if (m_jobs > 0) --m_jobs;
+    if (m_jobs == 0) Q_EMIT busy(QString());
+}
+
+// ---- file ---------------------------------------------------------------------------------
+
+bool Document::loadSync(const QString& path) {
+    auto f = loadFile(path.toStdString());
+    if (!f.ok()) {
+        m_lastError = diagText(f.error());
+        Q_EMIT failed(m_lastError);
+        return false;
+    }
+    setFile(std::make_shared<LoadedFile>(std::move(*f)), path);
+    return true;
+}
+
+void Document::loadAsync(const QString& path) {
+    const unsigned ticket = ++m_loadTicket;
+    startJob(tr("Loading %1").arg(path));
+    m_pool->start([this, path, ticket] {
+        auto f = loadFile(path.toStdString());
+        std::shared_ptr<LoadedFile> file;
+        QString error;
+        if (f.ok()) file = std::make_shared<LoadedFile>(std::move(*f));
+        else error = diagText(f.error());
+        QMetaObject::invokeMethod(this, [this, file, error, path, ticket] {
+            endJob();
+            if (ticket != m_loadTicket) return;
+            if (!file) {
+                m_lastError = error;
+                Q_EMIT failed(error);
+                return;
+            }
+            setFile(file, path);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void Document::setFile(std::shared_ptr<LoadedFile> file, const QString& path) {
+    m_file = std::move(file);
+    m_path = path;
+    m_lastError.clear();
+    m_graphIndex = -1;
+    Q_EMIT fileChanged();
+    if (m_file && !m_file->graphs.empty()) {
+        // Same default as the CLI: the joint graph when there is one, else the first.
+        int index = 0;
+        auto sel = selectGraph(*m_file, "");
+        if (sel.ok())
+            for (size_t i = 0; i < m_file->graphs.size(); ++i)
+                if (&m_file->graphs[i] == *sel) index = static_cast<int>(i);
+        setGraphIndex(index);
+    }
+}
+
+// ---- current graph ------------------------------------------------------------------------
+
+int Document::graphCount() const { return m_file ? static_cast<int>(m_file->graphs.size()) : 0; }
+
+const LoadedGraph* Document::currentGraph() const {
+    if (!m_file || m_graphIndex < 0 || m_graphIndex >= graphCount()) return nullptr;
+    return &m_file->graphs[static_cast<size_t>(m_graphIndex)];
+}
+
+void Document::setGraphIndex(int index) {
+    if (index < 0 || index >= graphCount()) return;
+    if (index == m_graphIndex) return;
+    m_graphIndex = index;
+    // A trace and partition belong to one graph: drop them (and any result still in flight).
+    ++m_compileTicket;
+    ++m_partitionTicket;
+    m_trace.reset();
+    m_pipeline.clear();
+    m_passIndex = -1;
+    m_partition.reset();
+    m_selection.clear();
+    Q_EMIT graphChanged();
+    Q_EMIT traceChanged();
+    Q_EMIT passChanged();
+    Q_EMIT partitionChanged();
+    Q_EMIT selectionChanged(m_selection, this);
+}
+
+// ---- compile ------------------------------------------------------------------------------
+
+bool Document::compileSync(const QString& pipeline) {
+    const LoadedGraph* lg = currentGraph();
+    if (!lg) return false;
+    ++m_compileTicket;
+    CompileOutcome r = runCompile(lg->executable(), pipeline);
+    if (!r.trace) {
+        m_lastError = r.error;
+        Q_EMIT failed(r.error);
+        return false;
+    }
+    m_pipeline = pipeline;
+    m_trace = r.trace;
+    m_passIndex = -1;
+    Q_EMIT traceChanged();
+    Q_EMIT passChanged();
+    return true;
+}
+
+void Document::compileAsync(const QString& pipeline) {
+    const LoadedGraph* lg = currentGraph();
+    if (!lg) return;
+    const unsigned ticket = ++m_compileTicket;
+    // The worker gets its own copy: the UI may switch graphs while it runs.
+    std::shared_ptr<const Graph> source = lg->executable().clone();
+    startJob(tr("Compiling (%1)").arg(pipeline));
+    m_pool->start([this, source, pipeline, ticket] {
+        CompileOutcome r = runCompile(*source, pipeline);
+        QMetaObject::invokeMethod(this, [this, r, pipeline, ticket] {
+            endJob();
+            if (ticket != m_compileTicket) return;
+            if (!r.trace) {
+                m_lastError = r.error;
+                Q_EMIT failed(r.error);
+                return;
+            }
+            m_pipeline = pipeline;
+            m_trace = r.trace;
+            m_passIndex = -1;
+            Q_EMIT traceChanged();
+            Q_EMIT passChanged();
+        }, Qt::QueuedConnection);
+    });
+}
+
+void Document::setPassIndex(int index) {
+    const int count = m_trace ? static_cast<int>(m_trace->passes.size()) : 0;
+    index = std::clamp(index, -1, count - 1);
+    if (index == m_passIndex) return;
+    m_passIndex = index;
+    Q_EMIT passChanged();
+}
+
+const PassRecord* Document::currentPass() const {
+    if (!m_trace || m_passIndex < 0 || m_passIndex >= static_cast<int>(m_trace->passes.size())) return nullptr;
+    return &m_trace->passes[static_cast<size_t>(m_passIndex)];
+}
+
+namespace {
+/// The latest top-level snapshot at or before `index` (-1: the initial graph).
+const Graph* snapshotAt(const CompileTrace& t, int index) {
+    for (int i = std::min(index, static_cast<int>(t.passes.size()) - 1); i >= 0; --i) {
+        const PassRecord& p = t.passes[static_cast<size_t>(i)];
+        if (p.graph.empty() && p.changed && p.snapshot) return p.snapshot->graph.get();
+    }
+    return t.initial ? t.initial->graph.get() : nullptr;
+}
+} // namespace
+
+const Graph* Document::shownGraph() const {
+    const LoadedGraph* lg = currentGraph();
+    if (!lg) return nullptr;
+    if (m_trace) {
+        if (const Graph* g = snapshotAt(*m_trace, m_passIndex)) return g;
+    }
+    return &lg->executable();
+}
+
+const Graph* Document::previousGraph() const {
+    if (!m_trace || m_passIndex < 0) return nullptr;
+    return snapshotAt(*m_trace, m_passIndex - 1);
+}
+
+// ---- partition ----------------------------------------------------------------------------
+
+bool Document::partitionSync(double budget) {
+    const Graph* g = shownGraph();
+    if (!g) return false;
+    ++m_partitionTicket;
+    m_budget = budget;
+    PartitionOutcome r = runPartition(*g, budget);
+    if (!r.result) {
+        m_lastError = r.error;
+        Q_EMIT failed(r.error);
+        return false;
+    }
+    m_partition = r.result;
+    Q_EMIT partitionChanged();
+    return true;
+}
+
+void Document::setMemoryBudget(double budget) {
+    const Graph* g = shownGraph();
+    if (!g) return;
+    m_budget = budget;
+    const unsigned ticket = ++m_partitionTicket;
+    std::shared_ptr<const Graph> source = g->clone();
+    startJob(tr("Partitioning (budget %1)").arg(budget, 0, 'f', 2));
+    m_pool->start([this, source, budget, ticket] {
+        PartitionOutcome r = runPartition(*source, budget);
+        QMetaObject::invokeMethod(this, [this, r, ticket] {
+            endJob();
+            if (ticket != m_partitionTicket) return;
+            if (!r.result) {
+                m_lastError = r.error;
+                Q_EMIT failed(r.error);
+                return;
+            }
+            m_partition = r.result;
+            Q_EMIT partitionChanged();
+        }, Qt::QueuedConnection);
+    });
+}
+
+// ---- selection ----------------------------------------------------------------------------
+
+void Document::setSelection(const QStringList& nodeNames, QObject* origin) {
+    if (nodeNames == m_selection) return;
+    m_selection = nodeNames;
+    Q_EMIT selectionChanged(m_selection, origin);
+}
+
+} // namespace fxray::views
