@@ -56,6 +56,17 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(g.fingerprint()));
         jg["fingerprint"] = fp;
         jg["notes"] = lg.notes;
+        if (!lg.inputSpecs.empty()) {
+            nlohmann::json specs = nlohmann::json::array();
+            for (const auto& s : lg.inputSpecs) {
+                nlohmann::json js{{"name", s.name}};
+                if (s.isSymInt) js["symint"] = s.symValue;
+                else js["tensor"] = s.meta.annotation();
+                if (s.requiresGrad) js["requires_grad"] = true;
+                specs.push_back(std::move(js));
+            }
+            jg["inputs"] = std::move(specs);
+        }
         if (lg.lowered) {
             jg["lowered"] = {{"nodes", lg.lowered->size()}, {"ops", opHistogram(*lg.lowered)},
                              {"unknown_ops", lg.loweredUnknownOps},

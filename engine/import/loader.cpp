@@ -1,4 +1,5 @@
 #include "import/loader.h"
+#include "import/session_file.h"
 
 #include "import/debug_dir_reader.h"
 #include "import/dynamo_lowering.h"
@@ -154,6 +155,12 @@ Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
     const std::string ext = path.extension().string();
     const std::string head = fileHead(path);
     if (ext == ".log" || looksLikeTorchTrace(head)) return readTorchTrace(path);
+    if (ext == ".fxray" || (head.rfind("PK\x03\x04", 0) == 0 && isSessionFile(path))) {
+        auto s = loadSession(path);
+        if (!s.ok()) return s.error();
+        s->file.session = std::move(s->state);
+        return std::move(s->file);
+    }
     if (ext == ".pt2") return readPt2(path);
     if (ext == ".pt" || ext == ".pth") return loadStateDict(path);
     if (head.rfind("PK\x03\x04", 0) == 0) return readPt2(path);  // a .pt2 under another name

@@ -2,10 +2,12 @@
 /// Opens whatever the user points fxray at and returns its graphs, resolved and with metadata.
 /// This readers: FX text files (`.py`). Other formats plug in here.
 #include "exec/shape_inference.h"
+#include "import/session_state.h"
 #include "ir/graph.h"
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,8 @@ struct LoadedFile {
     std::vector<LoadedGraph> graphs;
     std::vector<Artifact> artifacts;
     std::vector<std::string> warnings;  ///< recoverable problems (unknown trace keys are not problems)
+    /// Set when the file is an fxray session: the user's saved state (import/session_file.h).
+    std::optional<SessionState> session;
 };
 
 /// Finishes a freshly read graph: resolves ops, links lifted constants from `dynamo` if given,

@@ -110,7 +110,7 @@ Expected<Tensor> readNpy(const std::filesystem::path& path) {
     return parseNpy(bytes, path.string());
 }
 
-Status writeNpy(const std::filesystem::path& path, const Tensor& t) {
+std::string encodeNpy(const Tensor& t) {
     DType dt = t.dtype() == DType::BFloat16 ? DType::Float32 : t.dtype();
     TensorMeta m = TensorMeta::contiguous(t.shape(), dt);
     Tensor c = kern::makeTensor(m, kern::toDoubles(t));
@@ -122,18 +122,24 @@ Status writeNpy(const std::filesystem::path& path, const Tensor& t) {
     std::string header = "{'descr': '" + std::string(dtypeNumpyDescr(dt)) + "', 'fortran_order': False, 'shape': " + shape + ", }";
     size_t total = 10 + header.size() + 1;
     header += std::string((64 - total % 64) % 64, ' ') + "\n";
+    std::string out("\x93NUMPY\x01\x00", 8);
+    uint16_t hl = static_cast<uint16_t>(header.size());
+    out += static_cast<char>(hl & 0xff);
+    out += static_cast<char>(hl >> 8);
+    out += header;
+    out.append(reinterpret_cast<const char*>(c.storage->data()), static_cast<size_t>(c.numel() * dtypeItemSize(dt)));
+    return out;
+}
+
+Status writeNpy(const std::filesystem::path& path, const Tensor& t) {
+    std::string bytes = encodeNpy(t);
     std::ofstream out(path, std::ios::binary);
+    if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) {
         Diagnostic d = makeError("cannot write file");
         d.file = path.string();
         return d;
     }
-    out.write("\x93NUMPY\x01\x00", 8);
-    uint16_t hl = static_cast<uint16_t>(header.size());
-    char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
-    out.write(hb, 2);
-    out << header;
-    out.write(reinterpret_cast<const char*>(c.storage->data()), static_cast<std::streamsize>(c.numel() * dtypeItemSize(dt)));
     return Status::success();
 }
 

@@ -13,7 +13,9 @@ namespace fxray {
 Expected<Tensor> readNpy(const std::filesystem::path& path);
 /// Parses .npy bytes (`what` names the source in messages).
 Expected<Tensor> parseNpy(std::string_view bytes, const std::string& what);
-/// Writes a tensor (any strides) as a C-order .npy file. bf16 is written as f32 (numpy has none).
+/// The .npy bytes of t (any strides, written in C order; bfloat16, which numpy lacks, as f32).
+std::string encodeNpy(const Tensor& t);
+/// Writes encodeNpy(t) to a file.
 Status writeNpy(const std::filesystem::path& path, const Tensor& t);
 
 } // namespace fxray

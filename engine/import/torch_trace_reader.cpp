@@ -2,6 +2,7 @@
 
 #include "import/fx_text_reader.h"
 #include "import/md5.h"
+#include "import/trace_inputs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -432,6 +433,10 @@ private:
                 json v = parseValue(r.value);
                 if (v.is_array() && v.size() == 2 && v[0].is_string() && v[1].is_number_integer())
                     m_strings[v[1].get<int64_t>()] = v[0].get<std::string>();
+            } else if (kind == "describe_tensor") {
+                m_inputs.addTensor(cid, parseValue(r.value));
+            } else if (kind == "describe_source") {
+                m_inputs.addSource(cid, parseValue(r.value));
             } else if (kind == "dynamo_start") {
                 std::string origin = originOf(parseValue(r.value));
                 if (!origin.empty()) m_origin[cid] = origin;
@@ -528,7 +533,12 @@ private:
             if (m_parsed[k] < 0) continue;
             (m_pending[k].stage == "dynamo_output_graph" ? dynamo : rest).push_back(k);
         }
-        parallelFor(dynamo.size(), [&](size_t i) { finishGraph(m_out.graphs[size_t(m_parsed[dynamo[i]])]); });
+        parallelFor(dynamo.size(), [&](size_t i) {
+            LoadedGraph& lg = m_out.graphs[size_t(m_parsed[dynamo[i]])];
+            finishGraph(lg);
+            if (size_t n = m_inputs.attach(lg, m_pending[dynamo[i]].compileId))
+                lg.notes.push_back(std::to_string(n) + " input specs from describe_tensor records");
+        });
         parallelFor(rest.size(), [&](size_t i) {
             size_t k = rest[i];
             const LoadedGraph* dyn = nullptr;
@@ -537,6 +547,8 @@ private:
             LoadedGraph& lg = m_out.graphs[size_t(m_parsed[k])];
             size_t before = lg.graph->constants.size();
             finishGraph(lg, dyn ? dyn->graph.get() : nullptr);
+            if (dyn && inheritInputSpecs(lg, *dyn) > 0)
+                lg.notes.push_back("input specs inherited from " + dyn->id);
             if (lg.graph->constants.size() > before)
                 lg.notes.push_back(std::to_string(lg.graph->constants.size() - before) +
                                    " lifted constants taken from torch.tensor literals of " + dyn->id);
@@ -555,6 +567,7 @@ private:
     std::unordered_map<std::string, std::string> m_origin;
     std::unordered_map<int64_t, std::string> m_strings;
     std::map<std::string, int> m_unknown;
+    TraceInputCatalog m_inputs;
     size_t m_suppressed = 0;
     LoadedFile m_out;
 };

@@ -24,6 +24,16 @@ for t in "${targets[@]}"; do
     fuzz_torch_trace) find "$corpus" -name 'torch_trace.log' -size -2M | head -3 | while read -r f; do head -c 200000 "$f" > "$seeds/$(echo "$f" | md5sum | cut -c1-12).log"; done ;;
     fuzz_pickle) i=0; find "$corpus" -name '*.pt' -size -64k | while read -r f; do i=$((i+1)); unzip -p "$f" '*/data.pkl' > "$seeds/s$i.pkl.tmp" 2>/dev/null && (printf '\001'; cat "$seeds/s$i.pkl.tmp") > "$seeds/s$i.pkl"; rm -f "$seeds/s$i.pkl.tmp"; done ;;
     fuzz_pt2_json) find "$corpus" -path '*export*' -name 'model.json' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ; for f in "$corpus"/*/export/exported.pt2; do unzip -p "$f" '*/models/model.json' > "$seeds/$(basename "$(dirname "$(dirname "$f")")").json" 2>/dev/null; done ;;
+    fuzz_session) for m in mlp attention ln_gelu; do python3 - "$corpus/$m/graphs/aot_joint_graph.py" "$seeds/$m.fxray" <<'PY'
+import json, sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+meta = {"format": "fxray-session", "version": 1, "graphs": [{"id": "0", "stage": "aot_joint_graph", "file": "graphs/0.py",
+        "inputs": [{"name": "primals_1", "tensor": "f32[4, 4][4, 1]cuda:0"}]}], "state": {"graph": "0", "pass": 2}}
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("session.json", json.dumps(meta))
+    z.write(src, "graphs/0.py")
+PY
+      done ;;
     fuzz_repro) find "$corpus" -name 'fx_graph_runnable.py' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ;;
   esac
   log=$out/log.txt
