@@ -22,6 +22,14 @@ const PassEntry kPasses[] = {
     {"cse", createCommonSubexpressionEliminationPass},
     {"remove_assert_ops", createRemoveAssertOpsPass},
     {"stable_topological_sort", createStableTopologicalSortPass},
+    {"pad_mm", createPadMmPass},
+    {"remove_eval_dropout", createRemoveEvalDropoutPass},
+    {"lower_to_aten", createLowerToAtenPass},
+    {"freeze", [] { return createFreezePass(); }},
+    {"constant_folding", createConstantFoldingPass},
+    {"conv_bn_folding", createConvBnFoldingPass},
+    {"binary_folding", createBinaryFoldingPass},
+    {"addmm_patterns", createConcatLinearPatternsPass},
 };
 
 struct PipelineEntry {
@@ -34,9 +42,19 @@ const std::vector<PipelineEntry>& pipelines() {
     // joint passes leave dead nodes to it). post-grad: post_grad_passes' clean-ups.
     static const std::vector<PipelineEntry> p = {
         {"joint",
-         {"remove_noop_ops", "constant_fold_uniform_value", "pointless_view_patterns", "fuse_attention", "misc_patterns", "dce",
-          "stable_topological_sort"}},
+         {"remove_noop_ops", "constant_fold_uniform_value", "pointless_view_patterns", "fuse_attention", "pad_mm",
+          "misc_patterns", "dce", "stable_topological_sort"}},
         {"post-grad", {"dce", "cse", "remove_noop_ops", "remove_assert_ops", "stable_topological_sort"}},
+        {"pre-grad", {"remove_eval_dropout", "stable_topological_sort"}},
+        // freeze() then freezing_passes(): constant folding between the folding passes stands
+        // for PyTorch's rounds of constant_fold + fake_tensor_prop.
+        {"freezing",
+         {"freeze", "cse", "constant_folding", "conv_bn_folding", "binary_folding", "constant_folding", "addmm_patterns",
+          "constant_folding", "stable_topological_sort"}},
+        {"inductor",
+         {"remove_eval_dropout", "lower_to_aten", "remove_noop_ops", "constant_fold_uniform_value", "pointless_view_patterns",
+          "fuse_attention", "pad_mm", "misc_patterns", "dce", "stable_topological_sort", "dce", "cse", "remove_noop_ops",
+          "remove_assert_ops", "stable_topological_sort"}},
     };
     return p;
 }
@@ -61,11 +79,20 @@ std::vector<std::string> knownPipelines() {
     return out;
 }
 
-Expected<std::unique_ptr<PassManager>> buildPipeline(std::string_view name, PassManagerOptions opts) {
+std::vector<std::string> pipelinePasses(std::string_view name) {
+    std::vector<std::string> out;
+    for (const auto& p : pipelines())
+        if (name == p.name)
+            for (const char* pass : p.passes) out.emplace_back(pass);
+    return out;
+}
+
+Expected<std::unique_ptr<PassManager>> buildPipeline(std::string_view name, PassManagerOptions opts, const PipelineConfig& cfg) {
     for (const auto& p : pipelines()) {
         if (name != p.name) continue;
         auto pm = std::make_unique<PassManager>(p.name, opts);
-        for (const char* pass : p.passes) pm->addPass(createPassByName(pass));
+        for (const char* pass : p.passes)
+            pm->addPass(std::string_view(pass) == "freeze" ? createFreezePass(cfg.freeze) : createPassByName(pass));
         return pm;
     }
     std::string known;
