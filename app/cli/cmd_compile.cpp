@@ -4,9 +4,13 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "exec/compare.h"
 #include "ir/printer.h"
 #include "pass/trace_json.h"
 #include "transforms/passes.h"
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+#include "codegen/cpu/cpu_backend.h"
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -14,15 +18,22 @@
 #include <fstream>
 #include <iomanip>
 #include <set>
+#include <sstream>
 
 namespace fxray::cli {
 
 namespace {
 
 const char* kCompileUsage =
-    "usage: fxray compile FILE [--graph SEL] [--pipeline joint|post-grad] [--backend none]\n"
-    "                     [--dump-dir DIR] [--out FILE] [--print-after-all] [--skip PASS]... [--json]\n"
-    "  --pipeline P      joint (default): joint_graph_passes; post-grad: DCE, CSE, no-op removal\n"
+    "usage: fxray compile FILE [--graph SEL] [--pipeline inductor|joint|post-grad|pre-grad|freezing] [--backend none|cpu]\n"
+    "                     [--inputs DIR] [--dynamo FILE] [--dump-dir DIR] [--out FILE] [--print-after-all]\n"
+    "                     [--skip PASS]... [--json]\n"
+    "  --pipeline P      joint (default): joint_graph_passes; post-grad: DCE, CSE, no-op removal;\n"
+    "                    pre-grad: torch-level passes; inductor: pre-grad (torch-level graphs), lowering,\n"
+    "                    joint, post-grad; freezing: freeze + freezing_passes\n"
+    "  --inputs DIR      freezing: NNN.npy per input; parameters among them are inlined as constants\n"
+    "  --dynamo FILE     freezing: the Dynamo graph whose input names say which inputs are parameters\n"
+    "                    (default: dynamo.py next to FILE)\n"
     "  --dump-dir DIR    NN_PASS.py after each pass that changed the graph, 00_input.py, trace.json\n"
     "  --out FILE        the final graph in FX text form\n"
     "  --print-after-all the graph after every pass, on stdout\n"
@@ -46,11 +57,29 @@ std::string fileSafe(std::string s) {
     return s;
 }
 
+/// Parameter values for the freezing pipeline: the inputs in DIR, the parameters among them
+/// named by the Dynamo graph (--dynamo, or dynamo.py next to the file).
+Expected<FreezeInputs> freezeInputsFor(const Graph& g, const std::string& file, const std::string& inputs, std::string dynamo) {
+    if (dynamo.empty()) {
+        auto sib = std::filesystem::path(file).parent_path() / "dynamo.py";
+        if (!std::filesystem::exists(sib)) return makeError("--inputs needs --dynamo FILE to tell the parameters from the inputs");
+        dynamo = sib.string();
+    }
+    auto df = loadFile(dynamo);
+    if (!df.ok()) return df.error();
+    if (df->graphs.empty()) return makeError("the Dynamo file holds no graph");
+    auto isParam = parameterPlaceholders(g, *df->graphs[0].graph);
+    if (!isParam.ok()) return isParam.error();
+    auto values = readNpyFolder(inputs, g.placeholders().size());
+    if (!values.ok()) return values.error();
+    return freezeInputsFromValues(g, *isParam, *values);
+}
+
 } // namespace
 
 int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--pipeline", "--backend", "--dump-dir", "--out", "--skip"},
+    auto a = parseArgs(argv, {"--graph", "--pipeline", "--backend", "--dump-dir", "--out", "--skip", "--inputs", "--dynamo"},
                        {"--json", "--print-after-all", "--no-verify", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
@@ -59,17 +88,37 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     }
     if (a->positional.size() != 1) return reportError(err, makeError("compile takes one FILE"));
     std::string backend = a->get("--backend", "none");
-    if (backend != "none") {
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+    const bool cpuBackend = backend == "cpu";
+#else
+    const bool cpuBackend = false;
+#endif
+    if (backend != "none" && !cpuBackend) {
         if (backend == "cpu" || backend == "cuda")
             return reportError(err, makeError("backend '" + backend + "' is not available in this build yet; use --backend none"));
         return reportError(err, makeError("unknown backend '" + backend + "' (none, cpu, cuda)"));
     }
     std::string pipeline = a->get("--pipeline", "joint");
-    if (pipeline == "inductor" || pipeline == "freezing")
-        return reportError(err, makeError("pipeline '" + pipeline + "' is not available in this build yet (joint, post-grad)"));
     PassManagerOptions opts;
     opts.verifyEach = !a->has("--no-verify");
-    auto pm = buildPipeline(pipeline, opts);
+    if (pipelinePasses(pipeline).empty()) {
+        auto bad = buildPipeline(pipeline, opts);
+        return reportError(err, bad.ok() ? makeError("unknown pipeline") : bad.error());
+    }
+
+    auto f = loadFile(a->positional[0]);
+    if (!f.ok()) return reportError(err, f.error());
+    auto lg = selectGraph(*f, a->get("--graph"));
+    if (!lg.ok()) return reportError(err, lg.error());
+    Graph& g = *(*lg)->graph;
+
+    PipelineConfig cfg;
+    if (pipeline == "freezing" && a->has("--inputs")) {
+        auto fi = freezeInputsFor(g, a->positional[0], a->get("--inputs"), a->get("--dynamo"));
+        if (!fi.ok()) return reportError(err, fi.error());
+        cfg.freeze = std::make_shared<FreezeInputs>(std::move(fi).value());
+    }
+    auto pm = buildPipeline(pipeline, opts, cfg);
     if (!pm.ok()) return reportError(err, pm.error());
     std::set<std::string> skip;
     for (const auto& s : a->all("--skip")) {
@@ -89,11 +138,6 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
             false));
     }
 
-    auto f = loadFile(a->positional[0]);
-    if (!f.ok()) return reportError(err, f.error());
-    auto lg = selectGraph(*f, a->get("--graph"));
-    if (!lg.ok()) return reportError(err, lg.error());
-    Graph& g = *(*lg)->graph;
     CompileTrace trace = (*pm)->run(g);
 
     nlohmann::json j = traceToJson(trace, false);
@@ -135,6 +179,52 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
         j["out"] = a->get("--out");
     }
 
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+    // --backend cpu: lower, fuse and JIT the pipeline's result (codegen/cpu/cpu_backend.h).
+    std::string cpuText;
+    if (cpuBackend) {
+        auto ins = cg::cpu::CompiledGraph::annotatedInputs(g);
+        if (!ins.ok()) return reportError(err, ins.error());
+        auto cgE = cg::cpu::CompiledGraph::compile(g, *ins);
+        if (!cgE.ok()) return reportError(err, cgE.error());
+        const auto& cgr = **cgE;
+        const cg::Program& prog = cgr.program();
+        nlohmann::json jb;
+        jb["compile_ms"] = cgr.stats().totalMs;
+        jb["lower_ms"] = cgr.stats().lowerMs;
+        jb["schedule_ms"] = cgr.stats().scheduleMs;
+        jb["llvm_ms"] = cgr.stats().llvmMs;
+        jb["target"] = cgr.jit().target();
+        jb["fallbacks"] = cgr.fallbackOps();
+        jb["kernels"] = nlohmann::json::array();
+        for (const auto& k : prog.kernels) jb["kernels"].push_back({{"name", k.name}, {"nodes", k.nodes}, {"reduction", k.isReduction()}});
+        jb["groups"] = nlohmann::json::array();
+        for (const auto& gr : prog.groups) {
+            nlohmann::json jg = {{"node", gr.node}, {"kind", std::string(cg::nodeGroupKindName(gr.kind))}};
+            if (gr.kernel >= 0) jg["kernel"] = gr.kernel;
+            if (!gr.kernelName.empty()) jg["name"] = gr.kernelName;
+            jb["groups"].push_back(jg);
+        }
+        j["backend"] = jb;
+        if (a->has("--dump-dir")) {
+            std::filesystem::path dir = a->get("--dump-dir");
+            for (size_t i = 0; i < prog.kernels.size(); ++i) {
+                const auto& k = prog.kernels[i];
+                if (auto s = writeText(dir / (k.name + ".txt"), cg::kernelToText(k)); !s.ok()) return reportError(err, s.error());
+                if (auto s = writeText(dir / (k.name + ".ll"), cgr.jit().irText(i)); !s.ok()) return reportError(err, s.error());
+            }
+        }
+        std::ostringstream ts;
+        ts << "cpu backend: " << prog.kernels.size() << " kernels, compiled in " << std::fixed << std::setprecision(1)
+           << cgr.stats().totalMs << " ms (lower " << cgr.stats().lowerMs << ", schedule " << cgr.stats().scheduleMs << ", llvm "
+           << cgr.stats().llvmMs << ")\n";
+        ts << cg::programSummary(prog);
+        std::string fb;
+        for (const auto& [op, n] : cgr.fallbackOps()) fb += (fb.empty() ? "" : ", ") + op + " x" + std::to_string(n);
+        ts << (fb.empty() ? "no fallback\n" : "fallback to the reference kernel: " + fb + "\n");
+        cpuText = ts.str();
+    }
+#endif
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
     } else if (!a->has("--print-after-all")) {
@@ -155,6 +245,9 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
             if (p.failed) out << "    error: " << p.error << "\n";
         }
     }
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+    if (!a->has("--json")) out << cpuText;
+#endif
     for (const auto& fl : trace.failures) err << "fxray: pass '" << fl.pass << "' failed: " << fl.message << "\n";
     return trace.ok() ? Ok : CheckFailed;
 }

@@ -8,6 +8,9 @@
 #include "exec/run_check.h"
 #include "import/lifted_constants.h"
 #include "import/npy.h"
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+#include "codegen/cpu/cpu_backend.h"
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +25,7 @@ namespace fxray::cli {
 namespace {
 
 const char* kRunUsage =
-    "usage: fxray run FILE [--graph SEL] [--inputs DIR] [--expect DIR] [--backend ref] [--json]\n"
+    "usage: fxray run FILE [--graph SEL] [--inputs DIR] [--expect DIR] [--backend ref|cpu] [--json]\n"
     "                 [--seed N] [--fp64] [--pin NODE=FILE.npy]... [--constants DIR] [--out DIR]\n"
     "  --inputs DIR     NNN.npy per placeholder (default: seeded random inputs from annotations)\n"
     "  --expect DIR     NNN.npy per output; a missing file means the output is None\n"
@@ -61,7 +64,12 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     }
     if (a->positional.size() != 1) return reportError(err, makeError("run takes one FILE"));
     std::string backend = a->get("--backend", "ref");
-    if (backend != "ref") {
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+    const bool cpuBackend = backend == "cpu";
+#else
+    const bool cpuBackend = false;
+#endif
+    if (backend != "ref" && !cpuBackend) {
         if (backend == "cpu" || backend == "cuda")
             return reportError(err, makeError("backend '" + backend + "' is not available in this build yet; use --backend ref"));
         return reportError(err, makeError("unknown backend '" + backend + "' (ref, cpu, cuda)"));
@@ -147,7 +155,13 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         if (!exp.ok()) return reportError(err, exp.error());
         expected = std::move(exp).value();
     }
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+    cg::cpu::CpuRunInfo cpuInfo;
+    auto result = cpuBackend ? cg::cpu::runAndCheckCpu(g, req, a->has("--expect") ? &expected : nullptr, &cpuInfo)
+                             : runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
+#else
     auto result = runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
+#endif
     if (!result.ok()) return reportError(err, result.error());
     const double ms = result->ms;
     auto* outs = &result->outputs;
@@ -169,6 +183,15 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     j["ms"] = ms;
     j["backend"] = backend;
     j["outputs"] = nlohmann::json::array();
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+    if (cpuBackend) {
+        // Ops that ran through the reference kernel instead of generated code (explicit fallback).
+        j["fallbacks"] = cpuInfo.fallbacks;
+        j["compile_ms"] = cpuInfo.compile.totalMs;
+        j["kernels"] = cpuInfo.kernels;
+        j["extern_calls"] = cpuInfo.externCalls;
+    }
+#endif
     bool allOk = result->ok;
     if (a->has("--expect")) {
         for (const auto& c : result->comparisons) {
@@ -191,8 +214,16 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
     } else {
-        out << "ran " << lg.stage << " (" << g.computeNodeCount() << " nodes) on the reference executor in "
-            << std::fixed << std::setprecision(1) << ms << " ms\n";
+        out << "ran " << lg.stage << " (" << g.computeNodeCount() << " nodes) on the "
+            << (backend == "cpu" ? "cpu backend" : "reference executor") << " in " << std::fixed << std::setprecision(1) << ms
+            << " ms\n";
+        if (j.contains("fallbacks")) {
+            out << "  compiled in " << j["compile_ms"].get<double>() << " ms: " << j["kernels"].get<size_t>() << " kernels, "
+                << j["extern_calls"].get<size_t>() << " extern calls";
+            std::string fb;
+            for (const auto& [op, n] : j["fallbacks"].items()) fb += (fb.empty() ? "" : ", ") + op + " x" + std::to_string(n.get<int>());
+            out << (fb.empty() ? ", no fallback" : ", fallback to the reference kernel: " + fb) << "\n";
+        }
         for (const auto& jo : j["outputs"]) {
             out << "  output " << std::setw(3) << jo["index"].get<size_t>();
             if (jo.contains("ok")) {

@@ -1,0 +1,385 @@
+#include "codegen/cpu/cpu_backend.h"
+
+#include "codegen/cpu/extern_kernels.h"
+#include "exec/interpreter.h"
+#include "exec/ops/kernel_util.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace fxray::cg::cpu {
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// A small persistent pool: parallelFor splits [0, n) into one chunk per thread.
+class ThreadPool {
+public:
+    static ThreadPool& instance() {
+        static ThreadPool p;
+        return p;
+    }
+    int size() const { return static_cast<int>(m_workers.size()) + 1; }
+
+    void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+        int t = size();
+        if (t <= 1 || n <= 1) {
+            fn(0, n);
+            return;
+        }
+        int chunks = static_cast<int>(std::min<int64_t>(t, n));
+        std::unique_lock<std::mutex> runLock(m_run);  // one parallel region at a time
+        {
+            std::lock_guard<std::mutex> g(m_mu);
+            m_fn = &fn;
+            m_n = n;
+            m_chunks = chunks;
+            m_next = 1;
+            m_pending = chunks - 1;
+            ++m_generation;
+        }
+        m_cv.notify_all();
+        fn(0, n / chunks);
+        std::unique_lock<std::mutex> g(m_mu);
+        m_done.wait(g, [&] { return m_pending == 0; });
+        m_fn = nullptr;
+    }
+
+    ~ThreadPool() {
+        {
+            std::lock_guard<std::mutex> g(m_mu);
+            m_stop = true;
+        }
+        m_cv.notify_all();
+        for (auto& w : m_workers) w.join();
+    }
+
+private:
+    ThreadPool() {
+        unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+        for (unsigned i = 1; i < std::min(hw, 16u); ++i) m_workers.emplace_back([this] { work(); });
+    }
+    void work() {
+        uint64_t seen = 0;
+        for (;;) {
+            int chunk;
+            const std::function<void(int64_t, int64_t)>* fn;
+            int64_t n;
+            int chunks;
+            {
+                std::unique_lock<std::mutex> g(m_mu);
+                m_cv.wait(g, [&] { return m_stop || (m_generation != seen && m_next < m_chunks); });
+                if (m_stop) return;
+                chunk = m_next++;
+                if (m_next >= m_chunks) seen = m_generation;
+                fn = m_fn;
+                n = m_n;
+                chunks = m_chunks;
+            }
+            (*fn)(n * chunk / chunks, n * (chunk + 1) / chunks);
+            std::lock_guard<std::mutex> g(m_mu);
+            if (--m_pending == 0) m_done.notify_all();
+        }
+    }
+    std::vector<std::thread> m_workers;
+    std::mutex m_mu, m_run;
+    std::condition_variable m_cv, m_done;
+    const std::function<void(int64_t, int64_t)>* m_fn = nullptr;
+    int64_t m_n = 0;
+    int m_chunks = 0, m_next = 0, m_pending = 0;
+    uint64_t m_generation = 0;
+    bool m_stop = false;
+};
+
+bool sameLayout(const TensorMeta& a, const TensorMeta& b) {
+    if (a.dtype != b.dtype || a.shape != b.shape || a.offset != b.offset) return false;
+    for (size_t d = 0; d < a.shape.size(); ++d)
+        if (a.shape[d] > 1 && (d >= a.strides.size() || d >= b.strides.size() || a.strides[d] != b.strides[d])) return false;
+    return true;
+}
+
+/// A tensor with exactly layout m (offset included) holding t's values.
+Tensor relayout(const Tensor& t, const TensorMeta& m) {
+    if (sameLayout(t.meta, m)) return t;
+    TensorMeta alloc = m;
+    int64_t span = m.offset + 1;
+    for (size_t d = 0; d < m.shape.size(); ++d)
+        if (m.shape[d] > 0) span += (m.shape[d] - 1) * std::abs(m.strides[d]);
+    Tensor r;
+    r.meta = alloc;
+    r.storage = std::make_shared<Storage>(static_cast<size_t>(span) * static_cast<size_t>(dtypeItemSize(m.dtype)));
+    kern::fromDoubles(r, kern::toDoubles(t));
+    return r;
+}
+
+Tensor allocate(const TensorMeta& m) {
+    Tensor t;
+    t.meta = m;
+    int64_t span = m.offset + 1;
+    bool empty = false;
+    for (size_t d = 0; d < m.shape.size(); ++d) {
+        if (m.shape[d] == 0) empty = true;
+        else span += (m.shape[d] - 1) * std::abs(m.strides[d]);
+    }
+    if (empty) span = 0;
+    t.storage = std::make_shared<Storage>(static_cast<size_t>(span) * static_cast<size_t>(dtypeItemSize(m.dtype)));
+    return t;
+}
+
+} // namespace
+
+int CompiledGraph::threads() { return ThreadPool::instance().size(); }
+
+Expected<std::vector<Value>> CompiledGraph::annotatedInputs(const Graph& g) {
+    std::vector<Value> r;
+    for (const Node* ph : g.placeholders()) {
+        if (ph->meta.empty()) {
+            Diagnostic d = makeError("input '" + ph->name() + "' has no tensor annotation; give inputs");
+            d.file = g.sourceFile;
+            return d;
+        }
+        TensorMeta m = ph->meta[0];
+        if (m.isSymbolic()) {
+            Diagnostic d = makeError("input '" + ph->name() + "' has a symbolic shape; the CPU backend compiles static shapes");
+            d.file = g.sourceFile;
+            return d;
+        }
+        if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
+        r.push_back(Value::ofTensor(Tensor::metaOnly(m)));
+    }
+    return r;
+}
+
+Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, const std::vector<Value>& inputs,
+                                                                const CompileOptions& opts) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
+    cg->m_graph = &g;
+    std::vector<Value> metas;
+    for (const auto& v : inputs) {
+        if (!v.isTensor()) {
+            metas.push_back(v);
+            continue;
+        }
+        TensorMeta m = v.t.meta;
+        m.offset = 0;  // inputs are handed to kernels relaid to their own strides at offset 0
+        metas.push_back(Value::ofTensor(Tensor::metaOnly(m)));
+    }
+    auto lg = lowerGraph(g, metas, opts.pinned);
+    if (!lg.ok()) return lg.error();
+    cg->m_stats.lowerMs = msSince(t0);
+    auto t1 = std::chrono::steady_clock::now();
+    auto prog = schedule(std::move(lg).value(), opts.schedule);
+    if (!prog.ok()) return prog.error();
+    cg->m_program = std::move(prog).value();
+    cg->m_stats.scheduleMs = msSince(t1);
+    auto jit = KernelJit::compile(cg->m_program.kernels, opts.jit);
+    if (!jit.ok()) return jit.error();
+    cg->m_jit = std::move(jit).value();
+    cg->m_stats.llvmMs = cg->m_jit->compileMs();
+    cg->m_stats.totalMs = msSince(t0);
+    return cg;
+}
+
+Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
+                                                uint64_t seed) const {
+    const Program& P = m_program;
+    const LoweredGraph& lg = P.lowered;
+    std::vector<Tensor> bufs(P.buffers.size());
+    auto phs = m_graph->placeholders();
+    if (inputs.size() != phs.size())
+        return makeError("graph has " + std::to_string(phs.size()) + " inputs but " + std::to_string(inputs.size()) + " were given");
+    for (size_t b = 0; b < P.buffers.size(); ++b) {
+        const BufferDesc& bd = P.buffers[b];
+        switch (bd.source) {
+        case BufferDesc::Source::Input: {
+            const Value& v = inputs[static_cast<size_t>(bd.inputIndex)];
+            if (!v.isTensor() || !v.t.hasData() || v.t.dtype() != bd.meta.dtype || v.t.shape() != bd.meta.shape) {
+                Diagnostic d = makeError("input " + std::to_string(bd.inputIndex) + " expects " + bd.meta.annotation(false, false) +
+                                         ", got " + v.describe());
+                d.node = bd.name;
+                return d;
+            }
+            bufs[b] = relayout(v.t, bd.meta);
+            break;
+        }
+        case BufferDesc::Source::Constant: {
+            auto it = m_graph->constants.find(bd.key);
+            if (it == m_graph->constants.end()) return makeError("constant '" + bd.key + "' has no value");
+            bufs[b] = relayout(it->second, bd.meta);
+            break;
+        }
+        case BufferDesc::Source::Pinned: {
+            auto it = pins.find(bd.key);
+            if (it == pins.end() || !it->second.isTensor()) return makeError("no pinned value for node '" + bd.key + "'");
+            bufs[b] = relayout(it->second.t, bd.meta);
+            break;
+        }
+        case BufferDesc::Source::Kernel:
+            if (!bd.internal) bufs[b] = allocate(bd.meta);
+            break;
+        case BufferDesc::Source::Call: break;
+        }
+    }
+    // Runtime values of lowered tensors: buffers, aliases of buffers, or materialized copies.
+    std::function<Value(const LValue&)> valueOf = [&](const LValue& v) -> Value {
+        switch (v.kind) {
+        case LValue::Kind::None: return Value::none();
+        case LValue::Kind::Other: return v.other;
+        case LValue::Kind::List: {
+            std::vector<Value> items;
+            for (const auto& x : v.items) items.push_back(valueOf(x));
+            return Value::ofList(std::move(items), v.isTuple);
+        }
+        case LValue::Kind::Tensor: {
+            int id = v.node;
+            if (auto cp = P.viewCopies.find(id); cp != P.viewCopies.end()) id = cp->second;
+            int b = P.bufferOf[static_cast<size_t>(id)];
+            if (b >= 0) return Value::ofTensor(bufs[static_cast<size_t>(b)]);
+            int r = id;
+            while (lg.nodes[static_cast<size_t>(r)].kind == LKind::View) r = lg.nodes[static_cast<size_t>(r)].base;
+            int rb = P.bufferOf[static_cast<size_t>(r)];
+            if (rb < 0) return Value::none();
+            return Value::ofTensor(bufs[static_cast<size_t>(rb)].view(lg.nodes[static_cast<size_t>(id)].meta));
+        }
+        }
+        return Value::none();
+    };
+    std::map<const Node*, Value> env;
+    ExecContext ctx(seed);
+    std::vector<void*> args;
+    for (const auto& st : P.steps) {
+        if (st.kind == ProgramStep::Kind::Kernel) {
+            const Kernel& k = P.kernels[static_cast<size_t>(st.index)];
+            args.clear();
+            for (const auto& a : k.args) {
+                const Tensor& t = bufs[static_cast<size_t>(a.buffer)];
+                args.push_back(t.storage ? t.storage->data() : nullptr);
+            }
+            KernelEntry fn = m_jit->entry(static_cast<size_t>(st.index));
+            int64_t outer = k.outerCount();
+            int64_t work = outer * k.innerCount();
+            if (outer == 0 || work == 0) continue;
+            void* const* argv = args.data();
+            if (work >= (int64_t(1) << 16) && outer > 1)
+                ThreadPool::instance().parallelFor(outer, [&](int64_t b, int64_t e) { fn(argv, b, e); });
+            else
+                fn(argv, 0, outer);
+            continue;
+        }
+        const OpaqueCall& call = lg.calls[static_cast<size_t>(st.index)];
+        const Node& n = *call.node;
+        for (const Node* in : call.inputs) {
+            auto it = lg.values.find(in);
+            if (it != lg.values.end()) env[in] = valueOf(it->second);
+        }
+        std::vector<Value> cargs;
+        for (const auto& a : n.args) cargs.push_back(argumentValue(a, env));
+        std::vector<std::pair<std::string, Value>> ckw;
+        for (const auto& [k, a] : n.kwargs) ckw.emplace_back(k, argumentValue(a, env));
+        Expected<Value> result = Value::none();
+        bool done = false;
+        if (call.kind == OpaqueCall::Kind::Extern && n.op() && call.result.kind == LValue::Kind::Tensor) {
+            auto bound = bindArgs(*n.op(), cargs, ckw);
+            if (bound.ok()) {
+                int b = P.bufferOf[static_cast<size_t>(call.result.node)];
+                Tensor out = allocate(P.buffers[static_cast<size_t>(b)].meta);
+                if (runExtern(call.fn, *bound, out)) {
+                    bufs[static_cast<size_t>(b)] = out;
+                    done = true;
+                }
+            }
+        }
+        if (done) continue;
+        std::string name = n.opName();
+        if (name.rfind("higher_order.", 0) == 0) {
+            // The reference executor's semantics for subgraph ops, on the reference executor.
+            const Graph* sub = nullptr;
+            std::vector<Value> operands;
+            if (name == "higher_order.cond" && cargs.size() == 4) {
+                bool pred = cargs[0].isTensor() ? kern::toDoubles(cargs[0].t).at(0) != 0.0 : cargs[0].toDouble() != 0.0;
+                sub = pred ? cargs[1].graph : cargs[2].graph;
+                operands = cargs[3].list;
+            } else if (!cargs.empty() && cargs[0].kind == Value::Kind::Graph) {
+                sub = cargs[0].graph;
+                operands.assign(cargs.begin() + 1, cargs.end());
+            }
+            if (!sub) return makeError("unsupported higher-order op '" + name + "'");
+            Interpreter inner(Interpreter::Mode::Execute, &ctx);
+            auto r = inner.run(*sub, std::move(operands));
+            if (!r.ok()) return r.error();
+            result = Value::ofList(std::move(r).value(), true);
+        } else {
+            result = invokeOp(name, std::move(cargs), std::move(ckw), &ctx);
+        }
+        if (!result.ok()) {
+            Diagnostic d = result.error();
+            if (d.node.empty()) d.node = n.name();
+            return d;
+        }
+        // Store the tensors into the call's buffers (relaid out if the kernel chose another
+        // layout than inference did).
+        std::function<void(const LValue&, const Value&)> bind = [&](const LValue& lv, const Value& v) {
+            if (lv.kind == LValue::Kind::Tensor && v.isTensor()) {
+                int b = P.bufferOf[static_cast<size_t>(lv.node)];
+                bufs[static_cast<size_t>(b)] = relayout(v.t, P.buffers[static_cast<size_t>(b)].meta);
+            }
+            if (lv.kind == LValue::Kind::List && v.isList())
+                for (size_t i = 0; i < lv.items.size() && i < v.list.size(); ++i) bind(lv.items[i], v.list[i]);
+        };
+        bind(call.result, *result);
+    }
+    std::vector<Value> outs;
+    for (const auto& o : lg.outputs) outs.push_back(valueOf(o));
+    return outs;
+}
+
+Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const std::vector<Value>* expect, CpuRunInfo* info) {
+    CompileOptions opts;
+    for (const auto& [k, v] : req.pins) opts.pinned.push_back(k);
+    auto cg = CompiledGraph::compile(g, req.inputs, opts);
+    if (!cg.ok()) return cg.error();
+    if (info) {
+        info->compile = (*cg)->stats();
+        info->fallbacks = (*cg)->fallbackOps();
+        info->kernels = (*cg)->program().kernels.size();
+        for (const auto& c : (*cg)->program().lowered.calls) info->externCalls += c.kind == OpaqueCall::Kind::Extern;
+    }
+    RunResult res;
+    auto t0 = std::chrono::steady_clock::now();
+    auto outs = (*cg)->run(req.inputs, req.pins, req.seed);
+    res.ms = msSince(t0);
+    if (!outs.ok()) return outs.error();
+    res.outputs = std::move(outs).value();
+    if (!expect) return res;
+    if (expect->size() != res.outputs.size())
+        return makeError("expected " + std::to_string(expect->size()) + " outputs, the graph returned " +
+                         std::to_string(res.outputs.size()));
+    bool anyFloatFail = false;
+    for (size_t i = 0; i < res.outputs.size(); ++i) {
+        res.comparisons.push_back(compareValues(i, res.outputs[i], (*expect)[i]));
+        const auto& c = res.comparisons.back();
+        anyFloatFail = anyFloatFail || (!c.ok && res.outputs[i].isTensor() && isFloating(res.outputs[i].t.dtype()));
+    }
+    if (anyFloatFail) {
+        RunRequest r64 = req;
+        r64.fp64 = true;
+        auto ref = runAndCheck(g, r64, nullptr);
+        if (ref.ok()) {
+            res.fp64Rerun = true;
+            for (size_t i = 0; i < res.outputs.size(); ++i) judgeWithFp64(res.comparisons[i], res.outputs[i], (*expect)[i], ref->outputs[i]);
+        }
+    }
+    for (const auto& c : res.comparisons) res.ok = res.ok && c.ok;
+    return res;
+}
+
+} // namespace fxray::cg::cpu

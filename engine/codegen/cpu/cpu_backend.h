@@ -1,0 +1,72 @@
+#pragma once
+/// The CPU backend: compiles a whole ATen graph (lowering -> fusion -> LLVM) and runs it with
+/// the reference executor's input/output conventions (one value per placeholder, pinned values
+/// for random nodes, lifted constants from the graph), so that it can stand in for the
+/// Interpreter in `fxray run --backend cpu`, the tests and the benchmarks.
+#include "codegen/cpu/llvm_jit.h"
+#include "codegen/scheduler.h"
+#include "exec/run_check.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fxray::cg::cpu {
+
+struct CompileOptions {
+    ScheduleOptions schedule;
+    JitOptions jit;
+    /// Nodes whose values are supplied at run time (RunRequest::pins).
+    std::vector<std::string> pinned;
+};
+
+/// Where compile time went.
+struct CompileStats {
+    double lowerMs = 0, scheduleMs = 0, llvmMs = 0, totalMs = 0;
+};
+
+/// A graph compiled for the CPU.
+class CompiledGraph {
+public:
+    /// Compiles g for inputs with the metadata of `inputs` (tensors may be meta-only).
+    static Expected<std::unique_ptr<CompiledGraph>> compile(const Graph& g, const std::vector<Value>& inputs,
+                                                            const CompileOptions& opts = {});
+    /// Inputs from the placeholders' annotations (no real inputs at hand).
+    static Expected<std::vector<Value>> annotatedInputs(const Graph& g);
+
+    /// Runs on inputs (not modified); `pins` must hold every pinned node; `seed` drives the
+    /// random ops that run through the reference kernels.
+    Expected<std::vector<Value>> run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
+                                     uint64_t seed = 0) const;
+
+    const Program& program() const { return m_program; }
+    const KernelJit& jit() const { return *m_jit; }
+    const CompileStats& stats() const { return m_stats; }
+    /// Ops run through the reference kernel ("aten.embedding_dense_backward.default" -> count).
+    const std::map<std::string, int>& fallbackOps() const { return m_program.lowered.fallbackOps; }
+    /// Worker threads used for kernels (1 = caller only).
+    static int threads();
+
+private:
+    CompiledGraph() = default;
+    const Graph* m_graph = nullptr;
+    Program m_program;
+    std::unique_ptr<KernelJit> m_jit;
+    CompileStats m_stats;
+};
+
+/// What runAndCheckCpu adds to RunResult.
+struct CpuRunInfo {
+    CompileStats compile;
+    std::map<std::string, int> fallbacks;
+    size_t kernels = 0;
+    size_t externCalls = 0;
+};
+
+/// runAndCheck on the CPU backend: outputs compared with `expect`, failing floating outputs
+/// re-judged against the reference executor's fp64 run (exec/run_check.h).
+Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const std::vector<Value>* expect,
+                                   CpuRunInfo* info = nullptr);
+
+} // namespace fxray::cg::cpu

@@ -1,0 +1,264 @@
+// GEMM choice: Debian's OpenBLAS (libopenblas-dev, pthread build) when it was found at
+// configure time, else our blocked kernel. Measured on the 2-core CI host (bench_cpu_backend
+// prints both): OpenBLAS's hand-written AVX-512/AVX2 micro-kernels run the corpus's GEMMs
+// (e.g. 1023x1001x511, 128x512x128) several times faster than a compiler-vectorised blocked
+// loop, and it is a stable, packaged library with no run-time code generation — the fastest
+// dependable option. The blocked kernel keeps fxray working where OpenBLAS is absent.
+#include "codegen/cpu/extern_kernels.h"
+
+#include "exec/ops/kernel_util.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#if defined(FXRAY_HAVE_OPENBLAS)
+#include <cblas.h>
+#endif
+
+namespace fxray::cg::cpu {
+
+const char* gemmImplementation() {
+#if defined(FXRAY_HAVE_OPENBLAS)
+    return "openblas";
+#else
+    return "blocked";
+#endif
+}
+
+void sgemmBlocked(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t ars, int64_t acs, const float* B,
+                  int64_t brs, int64_t bcs, float beta, float* C, int64_t ldc) {
+    // B packed row-major in blocks of K so the inner j loop is unit-stride and vectorises.
+    constexpr int64_t KB = 256, NB = 512;
+    std::vector<float> pack(static_cast<size_t>(KB * NB));
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+    for (int64_t k0 = 0; k0 < K; k0 += KB) {
+        int64_t kb = std::min(KB, K - k0);
+        for (int64_t j0 = 0; j0 < N; j0 += NB) {
+            int64_t nb = std::min(NB, N - j0);
+            for (int64_t k = 0; k < kb; ++k)
+                for (int64_t j = 0; j < nb; ++j) pack[static_cast<size_t>(k * nb + j)] = B[(k0 + k) * brs + (j0 + j) * bcs];
+            for (int64_t i = 0; i < M; ++i) {
+                float* c = C + i * ldc + j0;
+                for (int64_t k = 0; k < kb; ++k) {
+                    const float a = alpha * A[i * ars + (k0 + k) * acs];
+                    const float* p = pack.data() + k * nb;
+                    for (int64_t j = 0; j < nb; ++j) c[j] += a * p[j];
+                }
+            }
+        }
+    }
+}
+
+void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t ars, int64_t acs, const float* B,
+           int64_t brs, int64_t bcs, float beta, float* C, int64_t ldc) {
+    if (M == 0 || N == 0) return;
+#if defined(FXRAY_HAVE_OPENBLAS)
+    auto layout = [](int64_t rs, int64_t cs, int64_t rows, int64_t cols, CBLAS_TRANSPOSE& tr, int64_t& ld) {
+        if (cs == 1 && rs >= std::max<int64_t>(1, cols)) { tr = CblasNoTrans; ld = rs; return true; }
+        if (rs == 1 && cs >= std::max<int64_t>(1, rows)) { tr = CblasTrans; ld = cs; return true; }
+        if (rows <= 1 && cs == 1) { tr = CblasNoTrans; ld = std::max<int64_t>(1, cols); return true; }
+        if (cols <= 1 && rs == 1) { tr = CblasTrans; ld = std::max<int64_t>(1, rows); return true; }
+        return false;
+    };
+    CBLAS_TRANSPOSE ta, tb;
+    int64_t lda, ldb;
+    std::vector<float> ac, bc;
+    if (!layout(ars, acs, M, K, ta, lda)) {
+        ac.resize(static_cast<size_t>(M * K));
+        for (int64_t i = 0; i < M; ++i)
+            for (int64_t k = 0; k < K; ++k) ac[static_cast<size_t>(i * K + k)] = A[i * ars + k * acs];
+        A = ac.data(), ta = CblasNoTrans, lda = std::max<int64_t>(1, K);
+    }
+    if (!layout(brs, bcs, K, N, tb, ldb)) {
+        bc.resize(static_cast<size_t>(K * N));
+        for (int64_t k = 0; k < K; ++k)
+            for (int64_t j = 0; j < N; ++j) bc[static_cast<size_t>(k * N + j)] = B[k * brs + j * bcs];
+        B = bc.data(), tb = CblasNoTrans, ldb = std::max<int64_t>(1, N);
+    }
+    if (K == 0) {
+        for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A,
+                static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+#else
+    sgemmBlocked(M, N, K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc);
+#endif
+}
+
+namespace {
+
+/// A strided fp32 matrix view of a 2-D slice, converted to a contiguous fp32 copy when the
+/// tensor is not fp32.
+struct Mat {
+    const float* p = nullptr;
+    int64_t rs = 0, cs = 0;
+    std::vector<float> owned;
+};
+
+Mat matOf(const Tensor& t, int64_t batch) {
+    Mat m;
+    size_t nd = t.shape().size();
+    int64_t rows = t.shape()[nd - 2], cols = t.shape()[nd - 1];
+    int64_t bstride = nd == 3 ? t.strides()[0] : 0;
+    if (t.dtype() == DType::Float32) {
+        m.p = t.data<float>() + batch * bstride;
+        m.rs = t.strides()[nd - 2];
+        m.cs = t.strides()[nd - 1];
+        return m;
+    }
+    m.owned.resize(static_cast<size_t>(rows * cols));
+    const std::byte* base = t.raw();
+    int is = dtypeItemSize(t.dtype());
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            m.owned[static_cast<size_t>(i * cols + j)] = static_cast<float>(kern::readElem(
+                base + (batch * bstride + i * t.strides()[nd - 2] + j * t.strides()[nd - 1]) * is, t.dtype()));
+    m.p = m.owned.data();
+    m.rs = cols;
+    m.cs = 1;
+    return m;
+}
+
+bool floatLike(DType t) { return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16; }
+
+/// out[b] = beta * init + alpha * a[b] @ b[b]; init is `bias` broadcast (or nothing).
+bool gemmInto(const Tensor& a, const Tensor& b, const Tensor* bias, float beta, float alpha, Tensor& out) {
+    if (!floatLike(a.dtype()) || !floatLike(b.dtype()) || !floatLike(out.dtype())) return false;
+    size_t nd = out.shape().size();
+    int64_t batches = nd == 3 ? out.shape()[0] : 1;
+    int64_t M = out.shape()[nd - 2], N = out.shape()[nd - 1], K = a.shape()[a.shape().size() - 1];
+    bool direct = out.dtype() == DType::Float32 && out.strides()[nd - 1] == 1 && out.meta.offset == 0;
+    std::vector<float> tmp;
+    if (!direct) tmp.resize(static_cast<size_t>(M * N));
+    std::vector<double> biasVals;
+    if (bias) biasVals = kern::toDoublesBroadcast(*bias, {M, N});
+    for (int64_t bt = 0; bt < batches; ++bt) {
+        float* C = direct ? out.data<float>() + bt * (nd == 3 ? out.strides()[0] : 0) : tmp.data();
+        int64_t ldc = direct ? out.strides()[nd - 2] : N;
+        if (bias && beta != 0.0f) {
+            for (int64_t i = 0; i < M; ++i)
+                for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = static_cast<float>(biasVals[static_cast<size_t>(i * N + j)]);
+        }
+        Mat ma = matOf(a, bt), mb = matOf(b, bt);
+        sgemm(M, N, K, alpha, ma.p, ma.rs, ma.cs, mb.p, mb.rs, mb.cs, bias ? beta : 0.0f, C, ldc);
+        if (!direct) {
+            std::byte* base = out.raw();
+            int is = dtypeItemSize(out.dtype());
+            int64_t bs = nd == 3 ? out.strides()[0] : 0;
+            for (int64_t i = 0; i < M; ++i)
+                for (int64_t j = 0; j < N; ++j)
+                    kern::writeElem(base + (bt * bs + i * out.strides()[nd - 2] + j * out.strides()[nd - 1]) * is, out.dtype(),
+                                    tmp[static_cast<size_t>(i * N + j)]);
+        }
+    }
+    return true;
+}
+
+/// 2-D convolution, groups supported, via im2col + GEMM per image and group (fp32 math).
+bool conv2d(const OpArgs& a, Tensor& out) {
+    const Tensor& x = a.tensor(0);
+    const Tensor& w = a.tensor(1);
+    if (x.dim() != 4 || w.dim() != 4 || a.toBool(6) || !floatLike(x.dtype()) || out.dtype() != DType::Float32 ||
+        !out.meta.isContiguous())
+        return false;
+    auto stride = a.toIntList(3), pad = a.toIntList(4), dil = a.toIntList(5);
+    int64_t groups = a.toInt(8);
+    auto pick = [](const std::vector<int64_t>& v, size_t i) { return v.size() == 1 ? v[0] : v[i]; };
+    int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+    int64_t O = w.shape()[0], Cg = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
+    int64_t OH = out.shape()[2], OW = out.shape()[3];
+    int64_t sh = pick(stride, 0), sw = pick(stride, 1), ph = pick(pad, 0), pw = pick(pad, 1), dh = pick(dil, 0), dw = pick(dil, 1);
+    if (groups <= 0 || C != Cg * groups) return false;
+    int64_t Og = O / groups;
+    std::vector<double> xv = kern::toDoubles(x), wv = kern::toDoubles(w);
+    std::vector<float> wf(wv.begin(), wv.end());
+    std::vector<float> col(static_cast<size_t>(Cg * KH * KW * OH * OW));
+    float* o = out.data<float>();
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t g = 0; g < groups; ++g) {
+            for (int64_t c = 0; c < Cg; ++c)
+                for (int64_t kh = 0; kh < KH; ++kh)
+                    for (int64_t kw = 0; kw < KW; ++kw) {
+                        float* row = col.data() + ((c * KH + kh) * KW + kw) * OH * OW;
+                        for (int64_t oh = 0; oh < OH; ++oh) {
+                            int64_t ih = oh * sh - ph + kh * dh;
+                            for (int64_t ow = 0; ow < OW; ++ow) {
+                                int64_t iw = ow * sw - pw + kw * dw;
+                                row[oh * OW + ow] = (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                    ? 0.0f
+                                    : static_cast<float>(xv[static_cast<size_t>(((n * C + g * Cg + c) * H + ih) * W + iw)]);
+                            }
+                        }
+                    }
+            int64_t Kd = Cg * KH * KW;
+            sgemm(Og, OH * OW, Kd, 1.0f, wf.data() + g * Og * Kd, Kd, 1, col.data(), OH * OW, 1, 0.0f,
+                  o + (n * O + g * Og) * OH * OW, OH * OW);
+        }
+    if (!a.isNone(2)) {
+        std::vector<double> b = kern::toDoubles(a.tensor(2));
+        for (int64_t n = 0; n < N; ++n)
+            for (int64_t oc = 0; oc < O; ++oc) {
+                float* p = o + (n * O + oc) * OH * OW;
+                for (int64_t i = 0; i < OH * OW; ++i) p[i] += static_cast<float>(b[static_cast<size_t>(oc)]);
+            }
+    }
+    return true;
+}
+
+/// Copies src (any layout) into dst's slice starting at `start` along `dim` (same dtype).
+void copyInto(const Tensor& src, Tensor& dst, int64_t dim, int64_t start) {
+    int is = dtypeItemSize(src.dtype());
+    const auto& shape = src.shape();
+    int64_t n = src.numel();
+    std::vector<int64_t> idx(shape.size(), 0);
+    const std::byte* sb = src.raw();
+    std::byte* db = dst.raw();
+    for (int64_t e = 0; e < n; ++e) {
+        int64_t so = 0, doff = 0;
+        for (size_t d = 0; d < shape.size(); ++d) {
+            so += idx[d] * src.strides()[d];
+            doff += (idx[d] + (static_cast<int64_t>(d) == dim ? start : 0)) * dst.strides()[d];
+        }
+        std::memcpy(db + doff * is, sb + so * is, static_cast<size_t>(is));
+        for (size_t d = shape.size(); d-- > 0;) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+} // namespace
+
+bool runExtern(const std::string& fn, const OpArgs& a, Tensor& out) {
+    if (fn == "mm" || fn == "bmm") {
+        if (a.tensor(0).dim() != (fn == "mm" ? 2 : 3)) return false;
+        return gemmInto(a.tensor(0), a.tensor(1), nullptr, 0.0f, 1.0f, out);
+    }
+    if (fn == "addmm") {
+        if (a.tensor(1).dim() != 2) return false;
+        return gemmInto(a.tensor(1), a.tensor(2), &a.tensor(0), static_cast<float>(a.toDouble(3)),
+                        static_cast<float>(a.toDouble(4)), out);
+    }
+    if (fn == "conv") return conv2d(a, out);
+    if (fn == "cat") {
+        auto ts = a.tensorList(0);
+        int64_t dim = a.toInt(1);
+        int64_t nd = out.dim();
+        if (dim < 0) dim += nd;
+        int64_t start = 0;
+        for (const auto& t : ts) {
+            if (t.dtype() != out.dtype()) return false;
+            if (t.dim() != nd) continue;  // legacy empty 1-D inputs are skipped
+            copyInto(t, out, dim, start);
+            start += t.shape()[static_cast<size_t>(dim)];
+        }
+        return true;
+    }
+    return false;
+}
+
+} // namespace fxray::cg::cpu

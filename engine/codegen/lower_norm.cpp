@@ -1,0 +1,238 @@
+// Lowerings of normalisations (layer norm forward/backward, inference batch norm) into row
+// reductions over the normalised dims plus pointwise epilogues, and of indexing reads
+// (embedding, index_select, gather) into pointwise bodies with data-dependent indices.
+#include "codegen/lower_util.h"
+
+namespace fxray::cg {
+
+namespace {
+
+/// A loader of an optional per-feature tensor (weight/bias) broadcast over x's trailing dims.
+struct Feature {
+    int id = -1;
+    std::vector<int64_t> shape;
+    ExprP get(Loader& L, const std::vector<Index>& co, DType ct, double dflt) const {
+        if (id < 0) return econst(dflt, ct);
+        return eto(loadBroadcast(L, id, shape, co), ct);
+    }
+};
+
+Feature feature(LowerCtx& c, size_t i) {
+    Feature f;
+    f.id = c.in(i);
+    if (f.id >= 0) f.shape = c.meta(f.id).shape;
+    return f;
+}
+
+std::optional<LValue> layerNorm(LowerCtx& c) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isList() || c.out().list.size() != 3) return std::nullopt;
+    const TensorMeta xm = c.meta(x);
+    if (!isFloating(xm.dtype)) return std::nullopt;
+    size_t nnorm = c.args().toIntList(1).size();
+    size_t axis = xm.shape.size() - nnorm;
+    std::vector<bool> mask(xm.shape.size(), false);
+    for (size_t d = axis; d < mask.size(); ++d) mask[d] = true;
+    double eps = c.args().toDouble(4);
+    DType ct = computeType(xm.dtype);
+    Feature w = feature(c, 2), b = feature(c, 3);
+    int64_t count = 1;
+    for (size_t d = axis; d < xm.shape.size(); ++d) count *= xm.shape[d];
+    auto kshape = keptShape(xm.shape, mask);
+
+    int mean = rowMean(c, x, mask, ct, ".mean");
+    int ss = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+                      [x, mean, ct, kshape](Loader& L, const std::vector<Index>& co) {
+                          ExprP d = ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mean, kshape, co));
+                          return ebinary(Op::Mul, d, d);
+                      }, {x, mean}, ".var");
+    double inv = count ? 1.0 / static_cast<double>(count) : NAN;
+    TensorMeta meanMeta = c.outMeta(1), rstdMeta = c.outMeta(2);
+    int rstd = c.pointwise(rstdMeta, {ss}, [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
+        ExprP var = ebinary(Op::Mul, eto(L.load(ss, co), ct), econst(inv, ct));
+        return eunary(Op::Rsqrt, ebinary(Op::Add, var, econst(eps, ct)));
+    }, ".rstd");
+    int meanOut = mean;
+    if (meanMeta.dtype != ct) {
+        meanOut = c.pointwise(meanMeta, {mean}, [mean, md = meanMeta.dtype](Loader& L, const std::vector<Index>& co) {
+            return ecast(L.load(mean, co), md);
+        }, ".mean_out");
+    }
+    std::vector<int> deps = {x, mean, rstd};
+    if (w.id >= 0) deps.push_back(w.id);
+    if (b.id >= 0) deps.push_back(b.id);
+    int out = c.pointwise(c.outMeta(0), deps, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP v = ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mean, kshape, co));
+        v = ebinary(Op::Mul, v, eto(loadBroadcast(L, rstd, kshape, co), ct));
+        if (w.id >= 0) v = ebinary(Op::Mul, v, w.get(L, co, ct, 1.0));
+        if (b.id >= 0) v = ebinary(Op::Add, v, b.get(L, co, ct, 0.0));
+        return v;
+    });
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items = {tensorValue(out), tensorValue(meanOut), tensorValue(rstd)};
+    return r;
+}
+
+std::optional<LValue> layerNormBackward(LowerCtx& c) {
+    // (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    int g = c.in(0), x = c.in(1), mean = c.in(3), rstd = c.in(4);
+    if (g < 0 || x < 0 || mean < 0 || rstd < 0 || !c.out().isList() || c.out().list.size() != 3) return std::nullopt;
+    const TensorMeta xm = c.meta(x);
+    if (!isFloating(xm.dtype)) return std::nullopt;
+    size_t nnorm = c.args().toIntList(2).size();
+    size_t axis = xm.shape.size() - nnorm;
+    std::vector<bool> rowMask(xm.shape.size(), false), colMask(xm.shape.size(), false);
+    for (size_t d = 0; d < rowMask.size(); ++d) (d >= axis ? rowMask : colMask)[d] = true;
+    DType ct = computeType(xm.dtype);
+    Feature w = feature(c, 5);
+    int64_t count = 1;
+    for (size_t d = axis; d < xm.shape.size(); ++d) count *= xm.shape[d];
+    std::vector<int64_t> mshape = c.meta(mean).shape, rshape = c.meta(rstd).shape;
+    auto xhat = [x, mean, rstd, ct, mshape, rshape](Loader& L, const std::vector<Index>& co) {
+        ExprP v = ebinary(Op::Sub, eto(L.load(x, co), ct), eto(loadBroadcast(L, mean, mshape, co), ct));
+        return ebinary(Op::Mul, v, eto(loadBroadcast(L, rstd, rshape, co), ct));
+    };
+    auto gw = [g, w, ct](Loader& L, const std::vector<Index>& co) {
+        ExprP v = eto(L.load(g, co), ct);
+        return w.id >= 0 ? ebinary(Op::Mul, v, w.get(L, co, ct, 1.0)) : v;
+    };
+    std::vector<int> deps = {g, x, mean, rstd};
+    if (w.id >= 0) deps.push_back(w.id);
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items.resize(3);
+    const Value& o = c.out();
+    if (o.list[0].isTensor()) {
+        auto kshape = keptShape(xm.shape, rowMask);
+        int s1 = reduceTo(c, keptMeta(xm, rowMask, ct), xm.shape, rowMask, true, ReduceOp::Sum, gw, deps, ".sum_gw");
+        int s2 = reduceTo(c, keptMeta(xm, rowMask, ct), xm.shape, rowMask, true, ReduceOp::Sum,
+                          [gw, xhat](Loader& L, const std::vector<Index>& co) { return ebinary(Op::Mul, gw(L, co), xhat(L, co)); },
+                          deps, ".sum_gw_xhat");
+        double n = static_cast<double>(count);
+        std::vector<int> d2 = deps;
+        d2.push_back(s1);
+        d2.push_back(s2);
+        int gi = c.pointwise(o.list[0].t.meta, d2, [=](Loader& L, const std::vector<Index>& co) {
+            // rstd / N * (N * gw - sum(gw) - xhat * sum(gw * xhat))
+            ExprP a = ebinary(Op::Mul, econst(n, ct), gw(L, co));
+            a = ebinary(Op::Sub, a, loadBroadcast(L, s1, kshape, co));
+            a = ebinary(Op::Sub, a, ebinary(Op::Mul, xhat(L, co), loadBroadcast(L, s2, kshape, co)));
+            ExprP scale = ebinary(Op::Div, eto(loadBroadcast(L, rstd, rshape, co), ct), econst(n, ct));
+            return ebinary(Op::Mul, scale, a);
+        }, ".grad_input");
+        r.items[0] = tensorValue(gi);
+    }
+    if (o.list[1].isTensor()) {
+        TensorMeta m = o.list[1].t.meta;
+        int gwr = reduceTo(c, m, xm.shape, colMask, false, ReduceOp::Sum,
+                           [g, xhat, ct](Loader& L, const std::vector<Index>& co) {
+                               return ebinary(Op::Mul, eto(L.load(g, co), ct), xhat(L, co));
+                           }, deps, ".grad_weight");
+        r.items[1] = tensorValue(gwr);
+    }
+    if (o.list[2].isTensor()) {
+        TensorMeta m = o.list[2].t.meta;
+        int gbr = reduceTo(c, m, xm.shape, colMask, false, ReduceOp::Sum,
+                           [g, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(g, co), ct); }, {g},
+                           ".grad_bias");
+        r.items[2] = tensorValue(gbr);
+    }
+    return r;
+}
+
+std::optional<LValue> batchNormInference(LowerCtx& c) {
+    // (input, weight, bias, running_mean, running_var, momentum, eps)
+    int x = c.in(0), rm = c.in(3), rv = c.in(4);
+    if (x < 0 || rm < 0 || rv < 0 || !c.out().isList()) return std::nullopt;
+    const TensorMeta xm = c.meta(x);
+    if (!isFloating(xm.dtype) || xm.shape.size() < 2) return std::nullopt;
+    double eps = c.args().toDouble(6);
+    DType ct = computeType(xm.dtype);
+    int w = c.in(1), b = c.in(2);
+    // Per-channel tensors index dim 1.
+    auto chan = [](Loader& L, int id, const std::vector<Index>& co, DType t) { return eto(L.load(id, {co[1]}), t); };
+    std::vector<int> deps = {x, rm, rv};
+    if (w >= 0) deps.push_back(w);
+    if (b >= 0) deps.push_back(b);
+    int out = c.pointwise(c.outMeta(0), deps, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP v = ebinary(Op::Sub, eto(L.load(x, co), ct), chan(L, rm, co, ct));
+        v = ebinary(Op::Mul, v, eunary(Op::Rsqrt, ebinary(Op::Add, chan(L, rv, co, ct), econst(eps, ct))));
+        if (w >= 0) v = ebinary(Op::Mul, v, chan(L, w, co, ct));
+        if (b >= 0) v = ebinary(Op::Add, v, chan(L, b, co, ct));
+        return v;
+    });
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items.push_back(tensorValue(out));
+    for (size_t i = 1; i < c.out().list.size(); ++i) {
+        const TensorMeta& m = c.out().list[i].t.meta;
+        r.items.push_back(tensorValue(c.pointwise(m, {}, [dt = m.dtype](Loader&, const std::vector<Index>&) {
+            return econst(0.0, dt);
+        }, "." + std::to_string(i))));
+    }
+    return r;
+}
+
+/// An index value read from `idx` at coordinates, wrapped (negative) and clamped to [0, n).
+ExprP indexValue(Loader& L, int idx, const std::vector<Index>& co, int64_t n) {
+    ExprP i = eto(L.load(idx, co), DType::Int64);
+    i = ewhere(ebinary(Op::Lt, i, econst(0, DType::Int64)), ebinary(Op::Add, i, econst(double(n), DType::Int64)), i);
+    i = ebinary(Op::Max, i, econst(0, DType::Int64));
+    return ebinary(Op::Min, i, econst(double(n - 1), DType::Int64));
+}
+
+} // namespace
+
+void addNormLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.native_layer_norm.default"] = layerNorm;
+    t["aten.native_layer_norm_backward.default"] = layerNormBackward;
+    t["aten._native_batch_norm_legit_no_training.default"] = batchNormInference;
+
+    t["aten.embedding.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int w = c.in(0), idx = c.in(1);
+        if (w < 0 || idx < 0 || c.meta(w).shape.size() != 2) return std::nullopt;
+        int64_t n = c.meta(w).shape[0];
+        size_t ni = c.meta(idx).shape.size();
+        return tensorValue(c.pointwise(c.outMeta(), {w, idx}, [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> ic(co.begin(), co.begin() + static_cast<long>(ni));
+            return L.load(w, {ivalue(indexValue(L, idx, ic, n)), co.back()});
+        }));
+    };
+    t["aten.index_select.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0), idx = c.in(2);
+        if (x < 0 || idx < 0) return std::nullopt;
+        auto shape = c.meta(x).shape;
+        int64_t dim = c.args().toInt(1);
+        if (dim < 0) dim += static_cast<int64_t>(shape.size());
+        if (shape.empty()) return std::nullopt;
+        int64_t n = shape[static_cast<size_t>(dim)];
+        bool idx0d = c.meta(idx).shape.empty();
+        return tensorValue(c.pointwise(c.outMeta(), {x, idx}, [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc = co;
+            std::vector<Index> ic;
+            if (!idx0d) ic.push_back(co[static_cast<size_t>(dim)]);
+            xc[static_cast<size_t>(dim)] = ivalue(indexValue(L, idx, ic, n));
+            return L.load(x, xc);
+        }));
+    };
+    t["aten.gather.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0), idx = c.in(2);
+        if (x < 0 || idx < 0) return std::nullopt;
+        auto shape = c.meta(x).shape;
+        int64_t dim = c.args().toInt(1);
+        if (dim < 0) dim += static_cast<int64_t>(shape.size());
+        if (shape.empty() || c.meta(idx).shape.size() != shape.size()) return std::nullopt;
+        int64_t n = shape[static_cast<size_t>(dim)];
+        return tensorValue(c.pointwise(c.outMeta(), {x, idx}, [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc = co;
+            xc[static_cast<size_t>(dim)] = ivalue(indexValue(L, idx, co, n));
+            return L.load(x, xc);
+        }));
+    };
+}
+
+} // namespace fxray::cg

@@ -1,0 +1,377 @@
+// Lowerings of pointwise ops: arithmetic, comparisons, selection, activations and their
+// backwards, dtype conversions, copies and factories. Each becomes one Pointwise LNode whose
+// body computes in the output's compute type (fp32 for fp16/bf16 data).
+#include "codegen/lowering.h"
+#include "exec/ops/kernel_util.h"
+
+#include <cmath>
+
+namespace fxray::cg {
+
+namespace {
+
+/// A tensor or number operand captured by value (bodies outlive the LowerCtx).
+struct Operand {
+    int id = -1;
+    std::vector<int64_t> shape;
+    double number = 0.0;
+    DType dtype = DType::Float32;
+    ExprP get(Loader& L, const std::vector<Index>& coords, DType ct) const {
+        if (id >= 0) return eto(loadBroadcast(L, id, shape, coords), ct);
+        if (ct == DType::Bool) return econst(number != 0.0, DType::Bool);
+        return econst(number, ct);
+    }
+};
+
+std::optional<Operand> opnd(LowerCtx& c, size_t i) {
+    Operand o;
+    const Value& v = c.args()[i];
+    if (v.isTensor()) {
+        o.id = c.in(i);
+        if (o.id < 0) return std::nullopt;
+        o.shape = c.meta(o.id).shape;
+        o.dtype = c.meta(o.id).dtype;
+        return o;
+    }
+    if (!v.isNumber()) return std::nullopt;
+    o.number = v.toDouble();
+    o.dtype = v.kind == Value::Kind::Double ? DType::Float64 : v.kind == Value::Kind::Int ? DType::Int64 : DType::Bool;
+    return o;
+}
+
+using Fn = std::function<ExprP(const std::vector<ExprP>&)>;
+
+/// out = f(operands at idx, each converted to `opType` (default: the output's compute type)).
+std::optional<LValue> pw(LowerCtx& c, const std::vector<size_t>& idx, Fn f, std::optional<DType> opType = std::nullopt) {
+    if (!c.out().isTensor()) return std::nullopt;
+    const TensorMeta& om = c.outMeta();
+    if (isComplex(om.dtype)) return std::nullopt;
+    std::vector<Operand> ops;
+    std::vector<int> inputs;
+    for (size_t i : idx) {
+        auto o = opnd(c, i);
+        if (!o || isComplex(o->dtype)) return std::nullopt;
+        if (o->id >= 0) inputs.push_back(o->id);
+        ops.push_back(*o);
+    }
+    DType ct = opType ? computeType(*opType) : computeType(om.dtype);
+    DType outCt = computeType(om.dtype);
+    BodyFn body = [ops, f, ct, outCt](Loader& L, const std::vector<Index>& coords) {
+        std::vector<ExprP> v;
+        for (const auto& o : ops) v.push_back(o.get(L, coords, ct));
+        return eto(f(v), outCt);
+    };
+    return tensorValue(c.pointwise(om, inputs, std::move(body)));
+}
+
+/// The dtype binary operands are compared in (torch.result_type of the operands).
+DType commonType(LowerCtx& c, const std::vector<size_t>& idx) {
+    std::vector<const Value*> v;
+    for (size_t i : idx) v.push_back(&c.args()[i]);
+    return kern::resultType(v);
+}
+
+ExprP k(double v, const ExprP& like) { return econst(v, like->type); }
+ExprP add(ExprP a, ExprP b) { return ebinary(Op::Add, std::move(a), std::move(b)); }
+ExprP sub(ExprP a, ExprP b) { return ebinary(Op::Sub, std::move(a), std::move(b)); }
+ExprP mul(ExprP a, ExprP b) { return ebinary(Op::Mul, std::move(a), std::move(b)); }
+
+double scalarArg(LowerCtx& c, size_t i, double dflt) {
+    if (i >= c.args().size() || !c.args()[i].isNumber()) return dflt;
+    return c.args()[i].toDouble();
+}
+
+std::optional<LValue> addLike(LowerCtx& c, bool subtract, bool reverse) {
+    double alpha = scalarArg(c, 2, 1.0);
+    return pw(c, {0, 1}, [=](const auto& v) {
+        ExprP a = v[0], b = v[1];
+        if (reverse) std::swap(a, b);
+        if (alpha != 1.0) b = mul(b, k(alpha, b));
+        return ebinary(subtract ? Op::Sub : Op::Add, a, b);
+    });
+}
+
+std::optional<LValue> divLike(LowerCtx& c) {
+    std::string mode;
+    if (c.args().size() > 2 && c.args()[2].kind == Value::Kind::String) mode = c.args()[2].s;
+    DType od = c.outMeta().dtype;
+    if (mode.empty()) return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Div, v[0], v[1]); });
+    if (!isFloating(od)) {
+        if (mode == "floor") return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::FloorDivOp, v[0], v[1]); });
+        return std::nullopt;
+    }
+    Op r = mode == "floor" ? Op::Floor : Op::Trunc;
+    return pw(c, {0, 1}, [r](const auto& v) { return eunary(r, ebinary(Op::Div, v[0], v[1])); });
+}
+
+std::optional<LValue> compare(LowerCtx& c, Op op) {
+    DType t = commonType(c, {0, 1});
+    return pw(c, {0, 1}, [op](const auto& v) { return ebinary(op, v[0], v[1]); }, t);
+}
+
+std::optional<LValue> unary(LowerCtx& c, Op op) {
+    if (!isFloating(c.outMeta().dtype) && op != Op::Neg && op != Op::Abs) return std::nullopt;
+    return pw(c, {0}, [op](const auto& v) { return eunary(op, v[0]); });
+}
+
+ExprP relu(const ExprP& x) {
+    // clamp_min(x, 0) propagates NaN: x > 0 || isnan(x) ? x : 0
+    ExprP keep = ebinary(Op::Or, ebinary(Op::Gt, x, k(0, x)), eunary(Op::IsNan, x));
+    return ewhere(keep, x, k(0, x));
+}
+
+ExprP sigmoid(const ExprP& x) { return eunary(Op::Sigmoid, x); }
+
+bool geluIsTanh(LowerCtx& c, size_t i) {
+    return i < c.args().size() && c.args()[i].kind == Value::Kind::String && c.args()[i].s == "tanh";
+}
+
+constexpr double kSqrt2OverPi = 0.7978845608028654;
+constexpr double kKappa = 0.044715;
+constexpr double kSqrt1_2 = 0.7071067811865476;
+constexpr double kInvSqrt2Pi = 0.3989422804014327;
+
+ExprP gelu(const ExprP& x, bool tanhApprox) {
+    if (tanhApprox) {
+        ExprP inner = mul(k(kSqrt2OverPi, x), add(x, mul(k(kKappa, x), mul(x, mul(x, x)))));
+        return mul(mul(k(0.5, x), x), add(k(1, x), eunary(Op::Tanh, inner)));
+    }
+    return mul(mul(k(0.5, x), x), add(k(1, x), eunary(Op::Erf, mul(x, k(kSqrt1_2, x)))));
+}
+
+ExprP geluBackward(const ExprP& g, const ExprP& x, bool tanhApprox) {
+    if (tanhApprox) {
+        ExprP x2 = mul(x, x);
+        ExprP inner = mul(k(kSqrt2OverPi, x), add(x, mul(k(kKappa, x), mul(x2, x))));
+        ExprP t = eunary(Op::Tanh, inner);
+        ExprP dInner = mul(k(kSqrt2OverPi, x), add(k(1, x), mul(k(3 * kKappa, x), x2)));
+        ExprP left = mul(k(0.5, x), add(k(1, x), t));
+        ExprP right = mul(mul(mul(k(0.5, x), x), sub(k(1, x), mul(t, t))), dInner);
+        return mul(g, add(left, right));
+    }
+    ExprP cdf = mul(k(0.5, x), add(k(1, x), eunary(Op::Erf, mul(x, k(kSqrt1_2, x)))));
+    ExprP pdf = mul(k(kInvSqrt2Pi, x), eunary(Op::Exp, mul(k(-0.5, x), mul(x, x))));
+    return mul(g, add(cdf, mul(x, pdf)));
+}
+
+std::optional<LValue> clampLike(LowerCtx& c, std::optional<double> lo, std::optional<double> hi) {
+    return pw(c, {0}, [lo, hi](const auto& v) {
+        ExprP x = v[0];
+        // NaN propagates: max/min codegen keeps NaN operands.
+        if (lo) x = ebinary(Op::Max, x, k(*lo, x));
+        if (hi) x = ebinary(Op::Min, x, k(*hi, x));
+        return x;
+    });
+}
+
+std::optional<double> optScalar(LowerCtx& c, size_t i) {
+    if (i >= c.args().size() || !c.args()[i].isNumber()) return std::nullopt;
+    return c.args()[i].toDouble();
+}
+
+/// A copy of input 0 converted to the output dtype (clone, _to_copy, convert_element_type, ...).
+std::optional<LValue> copyOf(LowerCtx& c, size_t src = 0) {
+    if (!c.out().isTensor()) return std::nullopt;
+    DType od = c.outMeta().dtype;
+    if (!c.args()[src].isTensor()) return std::nullopt;
+    DType id = c.args()[src].t.dtype();
+    if (isComplex(od) || isComplex(id)) return std::nullopt;
+    return pw(c, {src}, [od](const auto& v) { return ecast(v[0], od); }, id);
+}
+
+/// A tensor filled with one value.
+std::optional<LValue> fill(LowerCtx& c, double value) {
+    if (!c.out().isTensor()) return std::nullopt;
+    const TensorMeta& om = c.outMeta();
+    if (isComplex(om.dtype)) return std::nullopt;
+    DType od = om.dtype;
+    return tensorValue(c.pointwise(om, {}, [value, od](Loader&, const std::vector<Index>&) {
+        return ecast(econst(value, isFloating(od) ? DType::Float64 : computeType(od)), od);
+    }));
+}
+
+} // namespace
+
+void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.add.Tensor"] = t["aten.add.Scalar"] = [](LowerCtx& c) { return addLike(c, false, false); };
+    t["aten.sub.Tensor"] = t["aten.sub.Scalar"] = [](LowerCtx& c) { return addLike(c, true, false); };
+    t["aten.rsub.Scalar"] = t["aten.rsub.Tensor"] = [](LowerCtx& c) { return addLike(c, true, true); };
+    t["aten.mul.Tensor"] = t["aten.mul.Scalar"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            if (v[0]->type == DType::Bool) return ebinary(Op::And, v[0], v[1]);
+            return mul(v[0], v[1]);
+        });
+    };
+    t["aten.div.Tensor"] = t["aten.div.Scalar"] = t["aten.div.Tensor_mode"] = [](LowerCtx& c) { return divLike(c); };
+    t["aten.neg.default"] = [](LowerCtx& c) { return unary(c, Op::Neg); };
+    t["aten.abs.default"] = [](LowerCtx& c) { return unary(c, Op::Abs); };
+    t["aten.sqrt.default"] = [](LowerCtx& c) { return unary(c, Op::Sqrt); };
+    t["aten.rsqrt.default"] = [](LowerCtx& c) { return unary(c, Op::Rsqrt); };
+    t["aten.exp.default"] = [](LowerCtx& c) { return unary(c, Op::Exp); };
+    t["aten.log.default"] = [](LowerCtx& c) { return unary(c, Op::Log); };
+    t["aten.reciprocal.default"] = [](LowerCtx& c) { return unary(c, Op::Recip); };
+    t["aten.erf.default"] = [](LowerCtx& c) { return unary(c, Op::Erf); };
+    t["aten.tanh.default"] = [](LowerCtx& c) { return unary(c, Op::Tanh); };
+    t["aten.sigmoid.default"] = [](LowerCtx& c) { return unary(c, Op::Sigmoid); };
+    t["aten.pow.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!isFloating(c.outMeta().dtype) || !c.args()[1].isNumber()) return std::nullopt;
+        double e = c.args()[1].toDouble();
+        return pw(c, {0}, [e](const auto& v) {
+            const ExprP& x = v[0];
+            if (e == 1.0) return x;
+            if (e == 2.0) return mul(x, x);
+            if (e == 3.0) return mul(x, mul(x, x));
+            if (e == 0.5) return eunary(Op::Sqrt, x);
+            if (e == -1.0) return eunary(Op::Recip, x);
+            return ebinary(Op::Pow, x, k(e, x));
+        });
+    };
+    t["aten.pow.Tensor_Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!isFloating(c.outMeta().dtype)) return std::nullopt;
+        return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Pow, v[0], v[1]); });
+    };
+    t["aten.maximum.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Max, v[0], v[1]); }); };
+    t["aten.minimum.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Min, v[0], v[1]); }); };
+    t["aten.clamp_min.default"] = [](LowerCtx& c) { return clampLike(c, optScalar(c, 1), std::nullopt); };
+    t["aten.clamp_max.default"] = [](LowerCtx& c) { return clampLike(c, std::nullopt, optScalar(c, 1)); };
+    t["aten.clamp.default"] = [](LowerCtx& c) { return clampLike(c, optScalar(c, 1), optScalar(c, 2)); };
+    t["aten.hardtanh.default"] = [](LowerCtx& c) { return clampLike(c, scalarArg(c, 1, -1), scalarArg(c, 2, 1)); };
+    auto where = [](LowerCtx& c) -> std::optional<LValue> {
+        DType ct = computeType(c.outMeta().dtype);
+        auto cond = opnd(c, 0), a = opnd(c, 1), b = opnd(c, 2);
+        if (!cond || !a || !b) return std::nullopt;
+        std::vector<int> inputs;
+        for (auto* o : {&*cond, &*a, &*b})
+            if (o->id >= 0) inputs.push_back(o->id);
+        Operand oc = *cond, oa = *a, ob = *b;
+        return tensorValue(c.pointwise(c.outMeta(), inputs, [=](Loader& L, const std::vector<Index>& x) {
+            return ewhere(oc.get(L, x, DType::Bool), oa.get(L, x, ct), ob.get(L, x, ct));
+        }));
+    };
+    t["aten.where.self"] = t["aten.where.ScalarOther"] = t["aten.where.ScalarSelf"] = t["aten.where.Scalar"] = where;
+    for (auto [name, op] : std::initializer_list<std::pair<const char*, Op>>{
+             {"eq", Op::Eq}, {"ne", Op::Ne}, {"lt", Op::Lt}, {"le", Op::Le}, {"gt", Op::Gt}, {"ge", Op::Ge}}) {
+        std::string base = std::string("aten.") + name;
+        // A captureless lambda per comparison: the op is looked up from the node's name.
+        t[base + ".Tensor"] = t[base + ".Scalar"] = [](LowerCtx& c) {
+            std::string n = c.node().opName();
+            std::string cmp = n.substr(5, 2);
+            Op o = cmp == "eq" ? Op::Eq : cmp == "ne" ? Op::Ne : cmp == "lt" ? Op::Lt : cmp == "le" ? Op::Le
+                 : cmp == "gt" ? Op::Gt : Op::Ge;
+            return compare(c, o);
+        };
+        (void)op;
+    }
+    t["aten.logical_not.default"] = [](LowerCtx& c) {
+        return pw(c, {0}, [](const auto& v) { return eunary(Op::Not, v[0]); }, DType::Bool);
+    };
+    t["aten.logical_and.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); }, DType::Bool);
+    };
+    t["aten.bitwise_and.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (c.outMeta().dtype != DType::Bool) return std::nullopt;
+        return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); });
+    };
+    t["aten.bitwise_or.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (c.outMeta().dtype != DType::Bool) return std::nullopt;
+        return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Or, v[0], v[1]); });
+    };
+    t["aten.bitwise_not.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (c.outMeta().dtype != DType::Bool) return std::nullopt;
+        return pw(c, {0}, [](const auto& v) { return eunary(Op::Not, v[0]); });
+    };
+    t["prims.fma.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1, 2}, [](const auto& v) { return add(mul(v[0], v[1]), v[2]); });
+    };
+
+    // ----- activations -----
+    t["aten.relu.default"] = [](LowerCtx& c) { return pw(c, {0}, [](const auto& v) { return relu(v[0]); }); };
+    t["aten.threshold_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        double th = scalarArg(c, 2, 0.0);
+        DType ct = computeType(c.outMeta().dtype);
+        auto g = opnd(c, 0), x = opnd(c, 1);
+        if (!g || !x) return std::nullopt;
+        Operand og = *g, ox = *x;
+        std::vector<int> ins;
+        for (auto* o : {&og, &ox})
+            if (o->id >= 0) ins.push_back(o->id);
+        DType xt = computeType(commonType(c, {0, 1}));
+        return tensorValue(c.pointwise(c.outMeta(), ins, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP xv = ox.get(L, co, xt);
+            ExprP gv = og.get(L, co, ct);
+            return ewhere(ebinary(Op::Le, xv, k(th, xv)), k(0, gv), gv);
+        }));
+    };
+    t["aten.gelu.default"] = [](LowerCtx& c) {
+        bool th = geluIsTanh(c, 1);
+        return pw(c, {0}, [th](const auto& v) { return gelu(v[0], th); });
+    };
+    t["aten.gelu_backward.default"] = [](LowerCtx& c) {
+        bool th = geluIsTanh(c, 2);
+        return pw(c, {0, 1}, [th](const auto& v) { return geluBackward(v[0], v[1], th); });
+    };
+    t["aten.tanh_backward.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return mul(v[0], sub(k(1, v[1]), mul(v[1], v[1]))); });
+    };
+    t["aten.sigmoid_backward.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return mul(v[0], mul(v[1], sub(k(1, v[1]), v[1]))); });
+    };
+    t["aten.silu.default"] = [](LowerCtx& c) { return pw(c, {0}, [](const auto& v) { return mul(v[0], sigmoid(v[0])); }); };
+    t["aten.leaky_relu.default"] = [](LowerCtx& c) {
+        double s = scalarArg(c, 1, 0.01);
+        return pw(c, {0}, [s](const auto& v) { return ewhere(ebinary(Op::Gt, v[0], k(0, v[0])), v[0], mul(v[0], k(s, v[0]))); });
+    };
+    t["aten.native_dropout_backward.default"] = [](LowerCtx& c) {
+        double s = scalarArg(c, 2, 1.0);
+        return pw(c, {0, 1}, [s](const auto& v) { return mul(mul(v[0], v[1]), k(s, v[0])); });
+    };
+
+    // ----- copies and conversions -----
+    t["aten.clone.default"] = t["aten.contiguous.default"] = t["aten.lift_fresh_copy.default"] =
+        t["aten._to_copy.default"] = t["prims.convert_element_type.default"] = t["aten.to.dtype"] =
+            t["aten.to.dtype_layout"] = t["aten.type_as.default"] = [](LowerCtx& c) { return copyOf(c); };
+    t["aten.copy.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        DType od = c.outMeta().dtype;
+        if (!c.args()[1].isTensor()) return std::nullopt;
+        return pw(c, {1}, [od](const auto& v) { return ecast(v[0], od); }, c.args()[1].t.dtype());
+    };
+
+    // ----- factories -----
+    t["aten.scalar_tensor.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.args()[0].isNumber()) return std::nullopt;
+        return fill(c, c.args()[0].toDouble());
+    };
+    t["aten.full.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.args()[1].isNumber()) return std::nullopt;
+        return fill(c, c.args()[1].toDouble());
+    };
+    t["aten.full_like.default"] = t["aten.fill.Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.args()[1].isNumber()) return std::nullopt;
+        return fill(c, c.args()[1].toDouble());
+    };
+    t["aten.zeros.default"] = t["aten.zeros_like.default"] = t["aten.empty_like.default"] =
+        t["aten.empty.memory_format"] = [](LowerCtx& c) { return fill(c, 0.0); };
+    t["aten.ones.default"] = t["aten.ones_like.default"] = [](LowerCtx& c) { return fill(c, 1.0); };
+    auto arange = [](LowerCtx& c) -> std::optional<LValue> {
+        std::string n = c.node().opName();
+        double start = 0, step = 1;
+        if (n == "aten.arange.default") {
+            // end only
+        } else {
+            start = c.args()[0].toDouble();
+            if (n == "aten.arange.start_step") step = c.args()[2].toDouble();
+        }
+        const TensorMeta& om = c.outMeta();
+        if (om.shape.size() != 1) return std::nullopt;
+        DType od = om.dtype;
+        return tensorValue(c.pointwise(om, {}, [=](Loader&, const std::vector<Index>& x) {
+            ExprP i = eindex(x[0]);
+            if (!isFloating(od)) return ecast(ebinary(Op::Add, econst(start, DType::Int64), ebinary(Op::Mul, i, econst(step, DType::Int64))), od);
+            ExprP f = eto(i, DType::Float64);
+            return ecast(ebinary(Op::Add, econst(start, DType::Float64), ebinary(Op::Mul, f, econst(step, DType::Float64))), od);
+        }));
+    };
+    t["aten.arange.default"] = t["aten.arange.start"] = t["aten.arange.start_step"] = arange;
+}
+
+} // namespace fxray::cg

@@ -1,0 +1,323 @@
+#include "codegen/lowering.h"
+
+#include "exec/interpreter.h"
+
+#include <set>
+
+namespace fxray::cg {
+
+namespace {
+
+const std::map<std::string, LowerFn>& rules() {
+    static const std::map<std::string, LowerFn> t = [] {
+        std::map<std::string, LowerFn> m;
+        addPointwiseLowerings(m);
+        addViewLowerings(m);
+        addReductionLowerings(m);
+        addNormLowerings(m);
+        return m;
+    }();
+    return t;
+}
+
+Diagnostic nodeError(const Node& n, const Graph& g, std::string msg) {
+    Diagnostic d = makeError(std::move(msg));
+    d.node = n.name();
+    d.file = g.sourceFile;
+    d.line = n.sourceLine;
+    return d;
+}
+
+int addBuffer(LoweredGraph& lg, const Node* origin, const TensorMeta& m, std::string name) {
+    LNode b;
+    b.id = static_cast<int>(lg.nodes.size());
+    b.kind = LKind::Buffer;
+    b.name = std::move(name);
+    b.origin = origin;
+    b.meta = m;
+    lg.nodes.push_back(std::move(b));
+    return lg.nodes.back().id;
+}
+
+/// Buffers for a value an opaque call or a pin produces.
+LValue buffersFor(LoweredGraph& lg, const Node* origin, const Value& v, const std::string& name) {
+    LValue r;
+    if (v.isTensor()) {
+        r.kind = LValue::Kind::Tensor;
+        r.node = addBuffer(lg, origin, v.t.meta, name);
+    } else if (v.isList()) {
+        r.kind = LValue::Kind::List;
+        r.isTuple = v.isTuple;
+        for (size_t i = 0; i < v.list.size(); ++i)
+            r.items.push_back(buffersFor(lg, origin, v.list[i], name + "." + std::to_string(i)));
+    } else if (!v.isNone()) {
+        r.kind = LValue::Kind::Other;
+        r.other = v;
+    }
+    return r;
+}
+
+bool hasTensor(const Value& v) {
+    if (v.isTensor()) return true;
+    for (const auto& x : v.list)
+        if (hasTensor(x)) return true;
+    return false;
+}
+
+} // namespace
+
+const std::map<std::string, std::string>& externKernelNames() {
+    // GEMMs and convolution run as extern kernels (see cpu/extern_kernels.cpp for the choice of
+    // implementation); cat copies its inputs into slices of one buffer.
+    static const std::map<std::string, std::string> m = {
+        {"aten.mm.default", "mm"},         {"aten.bmm.default", "bmm"},
+        {"aten.addmm.default", "addmm"},   {"aten.convolution.default", "conv"},
+        {"aten.cat.default", "cat"},
+    };
+    return m;
+}
+
+LValue tensorValue(int lnode) {
+    LValue v;
+    v.kind = LValue::Kind::Tensor;
+    v.node = lnode;
+    return v;
+}
+
+const TensorMeta& LowerCtx::outMeta(size_t i) const {
+    if (m_out.isTensor()) return m_out.t.meta;
+    return m_out.list[i].t.meta;
+}
+
+int LowerCtx::in(size_t i) const {
+    if (i >= m_argOf.size() || !m_argOf[i] || !m_argOf[i]->isNode()) return -1;
+    auto it = m_lg.values.find(m_argOf[i]->node);
+    if (it == m_lg.values.end() || it->second.kind != LValue::Kind::Tensor) return -1;
+    return it->second.node;
+}
+
+std::vector<int> LowerCtx::inList(size_t i) const {
+    std::vector<int> r;
+    if (i >= m_argOf.size() || !m_argOf[i]) return r;
+    for (const auto& item : m_argOf[i]->items) {
+        if (!item.isNode()) return {};
+        auto it = m_lg.values.find(item.node);
+        if (it == m_lg.values.end() || it->second.kind != LValue::Kind::Tensor) return {};
+        r.push_back(it->second.node);
+    }
+    return r;
+}
+
+int LowerCtx::pointwise(TensorMeta m, std::vector<int> inputs, BodyFn body, std::string suffix) {
+    LNode n;
+    n.id = static_cast<int>(m_lg.nodes.size());
+    n.kind = LKind::Pointwise;
+    n.name = m_node.name() + suffix;
+    n.origin = &m_node;
+    n.meta = std::move(m);
+    if (n.meta.strides.size() != n.meta.shape.size()) n.meta.strides = TensorMeta::contiguousStrides(n.meta.shape);
+    n.meta.offset = 0;
+    n.inputs = std::move(inputs);
+    n.body = std::move(body);
+    m_lg.nodes.push_back(std::move(n));
+    return m_lg.nodes.back().id;
+}
+
+int LowerCtx::reduction(TensorMeta m, int input, std::vector<int64_t> inShape, std::vector<bool> rmask,
+                        bool keepdim, ReduceOp op, BodyFn body, std::vector<int> extraInputs,
+                        std::string suffix) {
+    LNode n;
+    n.id = static_cast<int>(m_lg.nodes.size());
+    n.kind = LKind::Reduction;
+    n.name = m_node.name() + suffix;
+    n.origin = &m_node;
+    n.meta = std::move(m);
+    n.meta.strides = TensorMeta::contiguousStrides(n.meta.shape);
+    n.meta.offset = 0;
+    if (input >= 0) n.inputs.push_back(input);
+    n.inputs.insert(n.inputs.end(), extraInputs.begin(), extraInputs.end());
+    n.inShape = std::move(inShape);
+    n.rmask = std::move(rmask);
+    n.keepdim = keepdim;
+    n.rop = op;
+    n.body = std::move(body);
+    m_lg.nodes.push_back(std::move(n));
+    return m_lg.nodes.back().id;
+}
+
+int LowerCtx::view(TensorMeta m, int base, ViewFn map, bool aliasing) {
+    LNode n;
+    n.id = static_cast<int>(m_lg.nodes.size());
+    n.kind = LKind::View;
+    n.name = m_node.name();
+    n.origin = &m_node;
+    n.meta = std::move(m);
+    n.inputs = {base};
+    n.base = base;
+    n.viewMap = std::move(map);
+    n.aliasing = aliasing;
+    m_lg.nodes.push_back(std::move(n));
+    return m_lg.nodes.back().id;
+}
+
+ExprP loadBroadcast(Loader& L, int lnode, const std::vector<int64_t>& inShape, const std::vector<Index>& outCoords) {
+    std::vector<Index> c(inShape.size());
+    size_t off = outCoords.size() - inShape.size();
+    for (size_t d = 0; d < inShape.size(); ++d) c[d] = inShape[d] == 1 ? iconst(0) : outCoords[d + off];
+    return L.load(lnode, c);
+}
+
+ExprP operand(LowerCtx& c, size_t i, Loader& L, const std::vector<Index>& coords, DType ct) {
+    const Value& v = c.args()[i];
+    if (v.isTensor()) {
+        int id = c.in(i);
+        return eto(loadBroadcast(L, id, c.meta(id).shape, coords), ct);
+    }
+    if (ct == DType::Bool) return econst(v.toDouble() != 0.0, DType::Bool);
+    return econst(v.toDouble(), ct);
+}
+
+std::vector<Index> reshapeCoords(const std::vector<Index>& coords, const std::vector<int64_t>& to,
+                                 const std::vector<int64_t>& from) {
+    auto st = TensorMeta::contiguousStrides(to);
+    Index lin = iconst(0);
+    for (size_t d = 0; d < coords.size(); ++d)
+        if (to[d] != 1) lin = iadd(lin, imul(coords[d], st[d]));
+    auto sf = TensorMeta::contiguousStrides(from);
+    std::vector<Index> r(from.size());
+    for (size_t d = 0; d < from.size(); ++d) r[d] = from[d] == 1 ? iconst(0) : imod(idiv(lin, sf[d]), from[d]);
+    return r;
+}
+
+Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inputMetas,
+                                  const std::vector<std::string>& pinned) {
+    LoweredGraph lg;
+    // Shapes, dtypes and layouts as the reference executor's meta functions give them.
+    std::map<const Node*, Value> env;
+    {
+        Interpreter meta(Interpreter::Mode::Meta, nullptr);
+        meta.metaFallbackToAnnotation = true;
+        meta.onNode = [&env](const Node& n, const Value& v) { env[&n] = v; };
+        std::vector<Value> ins;
+        for (const auto& v : inputMetas) {
+            if (v.isTensor()) ins.push_back(Value::ofTensor(Tensor::metaOnly(v.t.meta)));
+            else ins.push_back(v);
+        }
+        auto r = meta.run(g, std::move(ins));
+        if (!r.ok()) return r.error();
+    }
+    std::set<std::string> pinSet(pinned.begin(), pinned.end());
+    const auto& table = rules();
+    const auto& externs = externKernelNames();
+
+    auto makeCall = [&](const Node& n, OpaqueCall::Kind kind, std::string fn) {
+        OpaqueCall call;
+        call.kind = kind;
+        call.node = &n;
+        call.fn = std::move(fn);
+        for (Node* in : n.inputNodes()) call.inputs.push_back(in);
+        call.position = static_cast<int>(lg.nodes.size());
+        call.result = buffersFor(lg, &n, env[&n], n.name());
+        lg.values[&n] = call.result;
+        if (kind == OpaqueCall::Kind::Fallback) ++lg.fallbackOps[n.opName()];
+        lg.calls.push_back(std::move(call));
+    };
+
+    for (const auto& up : g.nodes()) {
+        const Node& n = *up;
+        const Value& v = env[&n];
+        lg.order.push_back(&n);
+        switch (n.kind()) {
+        case NodeKind::Placeholder: {
+            LValue lv;
+            if (v.isTensor()) lv = tensorValue(addBuffer(lg, &n, v.t.meta, n.name()));
+            else if (!v.isNone()) lv.kind = LValue::Kind::Other, lv.other = v;
+            lg.inputNodes.push_back(lv.kind == LValue::Kind::Tensor ? lv.node : -1);
+            lg.values[&n] = lv;
+            continue;
+        }
+        case NodeKind::Output:
+            for (const auto& a : g.outputs()) {
+                if (a.isNode()) lg.outputs.push_back(lg.values[a.node]);
+                else lg.outputs.push_back(LValue{});
+            }
+            continue;
+        case NodeKind::GetAttr: {
+            if (g.constants.count(n.target()) && v.isTensor()) {
+                int id = addBuffer(lg, &n, v.t.meta, n.name());
+                lg.constants[id] = n.target();
+                lg.values[&n] = tensorValue(id);
+            } else {
+                LValue lv;
+                lv.kind = LValue::Kind::Other;
+                lv.other = v;
+                lg.values[&n] = lv;
+            }
+            continue;
+        }
+        default: break;
+        }
+        if (pinSet.count(n.name())) {
+            LValue lv = buffersFor(lg, &n, v, n.name());
+            if (lv.kind == LValue::Kind::Tensor) lg.pinned[lv.node] = n.name();
+            lg.values[&n] = lv;
+            continue;
+        }
+        if (n.kind() == NodeKind::CallFunction && n.target() == "operator.getitem" && n.args.size() == 2 &&
+            n.args[0].isNode() && n.args[1].kind == Argument::Kind::Int) {
+            const LValue& seq = lg.values[n.args[0].node];
+            int64_t i = n.args[1].i;
+            if (seq.kind == LValue::Kind::List) {
+                if (i < 0) i += static_cast<int64_t>(seq.items.size());
+                if (i < 0 || i >= static_cast<int64_t>(seq.items.size()))
+                    return nodeError(n, g, "getitem index out of range");
+                lg.values[&n] = seq.items[static_cast<size_t>(i)];
+                continue;
+            }
+        }
+        if (!hasTensor(v) && !v.isNone() && n.kind() == NodeKind::CallFunction &&
+            n.opName().rfind("higher_order.", 0) != 0) {
+            // Shape arithmetic on static sizes: known now.
+            LValue lv;
+            lv.kind = LValue::Kind::Other;
+            lv.other = v;
+            lg.values[&n] = lv;
+            continue;
+        }
+        const OpInfo* op = n.op();
+        if (op) {
+            auto rule = table.find(op->qualname);
+            if (rule != table.end()) {
+                std::vector<Value> args;
+                for (const auto& a : n.args) args.push_back(argumentValue(a, env));
+                std::vector<std::pair<std::string, Value>> kwargs;
+                for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, argumentValue(a, env));
+                auto bound = bindArgs(*op, std::move(args), std::move(kwargs));
+                if (!bound.ok()) return nodeError(n, g, bound.error().message);
+                std::vector<const Argument*> argOf(op->schema.args.size(), nullptr);
+                for (size_t i = 0; i < n.args.size() && i < argOf.size(); ++i) argOf[i] = &n.args[i];
+                for (const auto& [k, a] : n.kwargs) {
+                    int idx = op->schema.indexOf(k);
+                    if (idx >= 0) argOf[static_cast<size_t>(idx)] = &a;
+                }
+                LowerCtx ctx(lg, n, *bound, v, argOf);
+                size_t before = lg.nodes.size();
+                auto lv = rule->second(ctx);
+                if (lv) {
+                    lg.values[&n] = *lv;
+                    continue;
+                }
+                lg.nodes.resize(before);  // a rule gave up half-way: drop what it made
+            }
+            auto ext = externs.find(op->qualname);
+            if (ext != externs.end()) {
+                makeCall(n, OpaqueCall::Kind::Extern, ext->second);
+                continue;
+            }
+        }
+        makeCall(n, OpaqueCall::Kind::Fallback, {});
+    }
+    return lg;
+}
+
+} // namespace fxray::cg

@@ -1,0 +1,164 @@
+#pragma once
+/// Lowering of an ATen graph to loop-level computations (Inductor's IR level, before fusion).
+///
+/// Every tensor a node produces becomes an LNode: a Buffer (an input, a constant, or the result
+/// of an extern/fallback call), a Pointwise computation (a body giving the value at output
+/// coordinates), a Reduction (a body over the input coordinates, reduced over some dims) or a
+/// View (a coordinate map onto another LNode). Bodies read their inputs through a Loader, so the
+/// scheduler decides later whether a producer is inlined into its consumer or read back from
+/// memory. Composite ops (softmax, layer norm and their backwards) decompose into several LNodes.
+/// Ops without a lowering run as calls: GEMM/convolution/cat as extern kernels, anything else
+/// through the reference kernel (an explicit, reported fallback).
+#include "codegen/kernel_ir.h"
+#include "ir/graph.h"
+#include "ir/op_registry.h"
+#include "support/diagnostic.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fxray::cg {
+
+/// Gives bodies the value of another LNode at coordinates (one Index per dim of its shape).
+class Loader {
+public:
+    virtual ~Loader() = default;
+    virtual ExprP load(int lnode, const std::vector<Index>& coords) = 0;
+};
+
+/// Value of a Pointwise LNode at its output coordinates, or of a Reduction's operand at its
+/// input coordinates.
+using BodyFn = std::function<ExprP(Loader&, const std::vector<Index>&)>;
+/// Coordinates of a view's base for coordinates of the view.
+using ViewFn = std::function<std::vector<Index>(const std::vector<Index>&)>;
+
+enum class LKind : uint8_t { Buffer, Pointwise, Reduction, View };
+
+/// One lowered tensor.
+struct LNode {
+    int id = -1;
+    LKind kind = LKind::Buffer;
+    std::string name;          ///< the graph node (with a suffix for composite parts)
+    const Node* origin = nullptr;
+    TensorMeta meta;           ///< shape, dtype, and the layout it gets when realized
+    std::vector<int> inputs;   ///< LNodes the body or view reads
+    BodyFn body;
+    // Reduction
+    ReduceOp rop = ReduceOp::Sum;
+    std::vector<int64_t> inShape;
+    std::vector<bool> rmask;   ///< per dim of inShape: reduced
+    bool keepdim = false;
+    // View
+    int base = -1;
+    ViewFn viewMap;
+    bool aliasing = false;     ///< a true view (shares storage with base in PyTorch's semantics)
+};
+
+/// What a graph node evaluates to: a tensor (an LNode), a list/tuple, or another value.
+struct LValue {
+    enum class Kind : uint8_t { None, Tensor, List, Other };
+    Kind kind = Kind::None;
+    int node = -1;
+    std::vector<LValue> items;
+    bool isTuple = false;
+    Value other;  ///< Kind::Other: a value known at compile time (a shape, a number)
+};
+
+/// A graph node run outside generated kernels.
+struct OpaqueCall {
+    enum class Kind : uint8_t { Extern, Fallback };
+    Kind kind = Kind::Fallback;
+    const Node* node = nullptr;
+    std::string fn;                  ///< extern kernel name ("mm", "addmm", "bmm", "conv", "cat")
+    std::vector<const Node*> inputs; ///< graph nodes whose runtime values the call needs
+    LValue result;                   ///< Buffer LNodes receiving its tensors
+    int position = 0;                ///< number of LNodes that existed before it (ordering)
+};
+
+/// The lowered graph.
+struct LoweredGraph {
+    std::vector<LNode> nodes;
+    std::map<const Node*, LValue> values;
+    /// Graph nodes in graph order (for reports).
+    std::vector<const Node*> order;
+    std::vector<OpaqueCall> calls;
+    /// Placeholder i -> its Buffer LNode (-1 for non-tensor inputs).
+    std::vector<int> inputNodes;
+    /// get_attr constants and pinned nodes: Buffer LNode -> name.
+    std::map<int, std::string> constants;
+    std::map<int, std::string> pinned;
+    std::vector<LValue> outputs;
+    /// Op names that run through the reference kernel, with counts.
+    std::map<std::string, int> fallbackOps;
+};
+
+/// Lowers g for inputs with the given metadata (one per placeholder; non-tensor inputs as their
+/// Value). `pinned` names nodes whose value will be supplied at run time (recorded random
+/// results). Shapes and layouts come from the reference executor's meta functions.
+Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inputMetas,
+                                  const std::vector<std::string>& pinned = {});
+
+// ----- for the op lowering files -------------------------------------------------------------
+
+/// The lowering of one node in progress.
+class LowerCtx {
+public:
+    LowerCtx(LoweredGraph& lg, const Node& n, const OpArgs& args, const Value& out,
+             const std::vector<const Argument*>& argOf)
+        : m_lg(lg), m_node(n), m_args(args), m_out(out), m_argOf(argOf) {}
+
+    const Node& node() const { return m_node; }
+    const OpArgs& args() const { return m_args; }
+    /// The output as inferred (a meta tensor or a list of them).
+    const Value& out() const { return m_out; }
+    const TensorMeta& outMeta(size_t i = 0) const;
+    /// LNode of tensor argument i (schema position), or -1.
+    int in(size_t i) const;
+    /// LNodes of a Tensor[] argument.
+    std::vector<int> inList(size_t i) const;
+    const TensorMeta& meta(int lnode) const { return m_lg.nodes[static_cast<size_t>(lnode)].meta; }
+
+    int pointwise(TensorMeta m, std::vector<int> inputs, BodyFn body, std::string suffix = {});
+    int reduction(TensorMeta m, int input, std::vector<int64_t> inShape, std::vector<bool> rmask,
+                  bool keepdim, ReduceOp op, BodyFn body, std::vector<int> extraInputs = {},
+                  std::string suffix = {});
+    int view(TensorMeta m, int base, ViewFn map, bool aliasing);
+
+    LoweredGraph& graph() { return m_lg; }
+
+private:
+    LoweredGraph& m_lg;
+    const Node& m_node;
+    const OpArgs& m_args;
+    const Value& m_out;
+    const std::vector<const Argument*>& m_argOf;
+};
+
+/// A lowering rule: the node's value, or nullopt when this instance cannot be lowered (the node
+/// then falls back to the reference kernel).
+using LowerFn = std::optional<LValue> (*)(LowerCtx&);
+
+/// Rule tables, one per op family file.
+void addPointwiseLowerings(std::map<std::string, LowerFn>& t);   // lower_pointwise.cpp
+void addViewLowerings(std::map<std::string, LowerFn>& t);        // lower_views.cpp
+void addReductionLowerings(std::map<std::string, LowerFn>& t);   // lower_reduction.cpp
+void addNormLowerings(std::map<std::string, LowerFn>& t);        // lower_norm.cpp
+
+/// Extern kernels by op name ("aten.mm.default" -> "mm").
+const std::map<std::string, std::string>& externKernelNames();
+
+// ----- helpers shared by the rule files ------------------------------------------------------
+
+/// Value of tensor `lnode` (shape `inShape`) broadcast to output coordinates.
+ExprP loadBroadcast(Loader& L, int lnode, const std::vector<int64_t>& inShape, const std::vector<Index>& outCoords);
+/// A tensor argument broadcast to the output, or a Python number as a constant; converted to
+/// compute type ct.
+ExprP operand(LowerCtx& c, size_t i, Loader& L, const std::vector<Index>& coords, DType ct);
+LValue tensorValue(int lnode);
+/// Coordinates of a contiguous row-major reshape: coords of shape `to` -> coords of shape `from`.
+std::vector<Index> reshapeCoords(const std::vector<Index>& coords, const std::vector<int64_t>& to,
+                                 const std::vector<int64_t>& from);
+
+} // namespace fxray::cg

@@ -1,0 +1,187 @@
+// Kernel IR, lowering and fusion on small hand-written graphs: index simplification, which nodes
+// end up in which kernel, and the values the generated code computes (hand-computed).
+#include "test_util.h"
+
+#include "codegen/cpu/cpu_backend.h"
+#include "codegen/kernel_ir.h"
+#include "exec/shape_inference.h"
+#include "import/fx_text_reader.h"
+
+#include <cmath>
+
+using namespace fxray;
+using namespace fxray::cg;
+
+namespace {
+
+std::unique_ptr<Graph> parse(const std::string& body, const std::string& params) {
+    std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
+    auto g = readFxText(text, "test.py");
+    if (!g.ok()) {
+        QTest::qFail(g.error().str().c_str(), __FILE__, __LINE__);
+        return nullptr;
+    }
+    resolveOps(**g);
+    return std::move(g).value();
+}
+
+struct Compiled {
+    std::unique_ptr<cpu::CompiledGraph> cg;
+    std::vector<Value> outs;
+};
+
+Compiled compileAndRun(const Graph& g, std::vector<Value> inputs) {
+    Compiled c;
+    auto cg = cpu::CompiledGraph::compile(g, inputs);
+    if (!cg.ok()) {
+        QTest::qFail(cg.error().str().c_str(), __FILE__, __LINE__);
+        return c;
+    }
+    c.cg = std::move(cg).value();
+    auto outs = c.cg->run(inputs);
+    if (!outs.ok()) {
+        QTest::qFail(outs.error().str().c_str(), __FILE__, __LINE__);
+        return c;
+    }
+    c.outs = std::move(outs).value();
+    return c;
+}
+
+} // namespace
+
+class TestCodegenFusion : public QObject {
+    Q_OBJECT
+private slots:
+    void indexSimplification() {
+        // [2, 3] -> [6] -> [2, 3] is the identity on the variables.
+        std::vector<Index> co = {ivar(0, 2), ivar(1, 3)};
+        auto flat = reshapeCoords(co, {2, 3}, {6});
+        QCOMPARE(indexStr(flat[0]), std::string("3*x0 + x1"));
+        auto back = reshapeCoords(flat, {6}, {2, 3});
+        QVERIFY(indexIsVar(back[0], 0, 2));
+        QVERIFY(indexIsVar(back[1], 1, 3));
+        // A real split keeps its division and modulo.
+        auto split = reshapeCoords({ivar(0, 6)}, {6}, {2, 3});
+        QCOMPARE(indexStr(split[0]), std::string("(x0)//3"));
+        QCOMPARE(indexStr(split[1]), std::string("(x0)%3"));
+        // (8*x0 + x1) // 8 with x1 < 8 is x0; (8*x0 + x1) % 8 is x1.
+        Index i = iadd(imul(ivar(0, 4), 8), ivar(1, 8));
+        QVERIFY(indexIsVar(idiv(i, 8), 0, 4));
+        QVERIFY(indexIsVar(imod(i, 8), 1, 8));
+        QCOMPARE(indexStr(linearIndex({ivar(0, 4), ivar(1, 8)}, {1, 4}, 3)), std::string("x0 + 4*x1 + 3"));
+    }
+
+    void pointwiseChainIsOneKernel() {
+        auto g = parse("        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n"
+                       "        mul: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.mul.Tensor(relu, 2.0)\n"
+                       "        add: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.add.Tensor(mul, 1.0)\n"
+                       "        return (add,)\n",
+                       "arg0_1: \"f32[2, 3][3, 1]cpu\"");
+        QVERIFY(g);
+        auto c = compileAndRun(*g, {fxtest::tv({2, 3}, {-1, 2, 0.5, -3, 4, 0})});
+        QVERIFY(c.cg);
+        QCOMPARE(c.cg->program().kernels.size(), size_t(1));
+        QCOMPARE(c.cg->program().kernels[0].nodes, (std::vector<std::string>{"relu", "mul", "add"}));
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{1, 5, 2, 1, 9, 1}), 1e-6);
+        for (const auto& gr : c.cg->program().groups) QCOMPARE(gr.kernel, 0);
+        QVERIFY(c.cg->fallbackOps().empty());
+        // The GUI's kernel pane: IR text and assembly exist.
+        QVERIFY(c.cg->jit().irText(0).find("define") != std::string::npos);
+        QVERIFY(!c.cg->jit().assembly(0).empty());
+    }
+
+    void softmaxIsOneKernel() {
+        // softmax([0, 0, ln 2]) = [1, 1, 2] / 4; second row [1, 1, 1] / 3.
+        auto g = parse("        _softmax: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten._softmax.default(arg0_1, -1, False)\n"
+                       "        return (_softmax,)\n",
+                       "arg0_1: \"f32[2, 3][3, 1]cpu\"");
+        QVERIFY(g);
+        auto c = compileAndRun(*g, {fxtest::tv({2, 3}, {0, 0, std::log(2.0), 5, 5, 5})});
+        QVERIFY(c.cg);
+        QCOMPARE(c.cg->program().kernels.size(), size_t(1));
+        QVERIFY(c.cg->program().kernels[0].isReduction());
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{0.25, 0.25, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3}), 1e-6);
+    }
+
+    void reductionWithEpilogueAndPrologue() {
+        // sum((x * 2), dim 1) + 1 : rows [1, 2, 3] -> 13, [4, 5, 6] -> 31; one kernel.
+        auto g = parse("        mul: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.mul.Tensor(arg0_1, 2)\n"
+                       "        sum_1: \"f32[2][1]cpu\" = torch.ops.aten.sum.dim_IntList(mul, [1])\n"
+                       "        add: \"f32[2][1]cpu\" = torch.ops.aten.add.Tensor(sum_1, 1)\n"
+                       "        return (add, mul)\n",
+                       "arg0_1: \"f32[2, 3][3, 1]cpu\"");
+        QVERIFY(g);
+        auto c = compileAndRun(*g, {fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6})});
+        QVERIFY(c.cg);
+        QCOMPARE(c.cg->program().kernels.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{13, 31}), 1e-5);
+        FX_COMPARE_VEC(fxtest::values(c.outs[1]), (std::vector<double>{2, 4, 6, 8, 10, 12}), 1e-6);
+        // sum_1 is only read inside its kernel: never written to memory.
+        int internal = 0;
+        for (const auto& b : c.cg->program().buffers) internal += b.internal;
+        QCOMPARE(internal, 1);
+    }
+
+    void viewsAreIndexArithmetic() {
+        // t(x) + x.view(3, 2): transposes and reshapes read the same buffer with other indices.
+        auto g = parse("        t: \"f32[3, 2][1, 3]cpu\" = torch.ops.aten.t.default(arg0_1)\n"
+                       "        view: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.view.default(arg0_1, [3, 2])\n"
+                       "        add: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.add.Tensor(t, view)\n"
+                       "        return (add,)\n",
+                       "arg0_1: \"f32[2, 3][3, 1]cpu\"");
+        QVERIFY(g);
+        // x = [[1, 2, 3], [4, 5, 6]]: t = [[1, 4], [2, 5], [3, 6]], view = [[1, 2], [3, 4], [5, 6]]
+        auto c = compileAndRun(*g, {fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6})});
+        QVERIFY(c.cg);
+        QCOMPARE(c.cg->program().kernels.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{2, 6, 5, 9, 8, 12}), 1e-6);
+    }
+
+    void horizontalFusionAndExtern() {
+        // Two independent pointwise ops of one shape share a kernel; mm runs as an extern call.
+        auto g = parse("        neg: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.neg.default(arg0_1)\n"
+                       "        exp: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.exp.default(arg1_1)\n"
+                       "        mm: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.mm.default(arg0_1, arg1_1)\n"
+                       "        return (neg, exp, mm)\n",
+                       "arg0_1: \"f32[2, 2][2, 1]cpu\", arg1_1: \"f32[2, 2][2, 1]cpu\"");
+        QVERIFY(g);
+        auto c = compileAndRun(*g, {fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2, 2}, {0, 1, 1, 0})});
+        QVERIFY(c.cg);
+        QCOMPARE(c.cg->program().kernels.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{-1, -2, -3, -4}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(c.outs[1]), (std::vector<double>{1, std::exp(1.0), std::exp(1.0), 1}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(c.outs[2]), (std::vector<double>{2, 1, 4, 3}), 1e-6);
+        bool sawExtern = false;
+        for (const auto& gr : c.cg->program().groups)
+            if (gr.node == "mm") sawExtern = gr.kind == NodeGroup::Kind::Extern && gr.kernelName == "mm";
+        QVERIFY(sawExtern);
+    }
+
+    void fp16RoundsOnStore() {
+        // 1 + 2^-12 is not representable in fp16: the stored sum rounds to 1.
+        auto g = parse("        add: \"f16[2][1]cpu\" = torch.ops.aten.add.Tensor(arg0_1, 0.000244140625)\n"
+                       "        return (add,)\n",
+                       "arg0_1: \"f16[2][1]cpu\"");
+        QVERIFY(g);
+        auto c = compileAndRun(*g, {fxtest::tv({2}, {1, 2}, DType::Float16)});
+        QVERIFY(c.cg);
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{1, 2}), 0);
+    }
+
+    void unsupportedOpFallsBackExplicitly() {
+        // repeat has no lowering: it runs on the reference kernel and is reported; its result
+        // feeds a generated kernel.
+        auto g = parse("        repeat: \"f32[6][1]cpu\" = torch.ops.aten.repeat.default(arg0_1, [2])\n"
+                       "        mul: \"f32[6][1]cpu\" = torch.ops.aten.mul.Tensor(repeat, 10)\n"
+                       "        return (mul,)\n",
+                       "arg0_1: \"f32[3][1]cpu\"");
+        QVERIFY(g);
+        auto c = compileAndRun(*g, {fxtest::tv({3}, {1, 2, 3})});
+        QVERIFY(c.cg);
+        QCOMPARE(c.cg->fallbackOps().count("aten.repeat.default"), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{10, 20, 30, 10, 20, 30}), 1e-6);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCodegenFusion)
+#include "tst_codegen_fusion.moc"
