@@ -121,6 +121,8 @@ Expected<std::string> readTextFile(const std::filesystem::path& path) {
 
 namespace {
 
+struct PyKwarg;
+
 /// A parsed Python expression (the subset FX emits).
 struct PyExpr {
     enum class Kind { Name, Int, Float, String, Attr, Call, Subscript, BinOp, UnaryOp, List, Tuple, Ellipsis };
@@ -128,7 +130,9 @@ struct PyExpr {
     std::string text;                 ///< name, literal text, attribute name, operator
     std::vector<PyExpr> items;        ///< Attr: [object]; Call: [callee, args...]; Subscript: [obj, idx];
                                       ///< BinOp: [lhs, rhs]; UnaryOp: [operand]; List/Tuple: elements
-    std::vector<std::pair<std::string, PyExpr>> kwargs;  ///< Call keywords
+    /// Call keywords. (Not a vector of pair<string, PyExpr>: a pair needs a complete PyExpr,
+    /// which libc++-style checks in clang reject here.)
+    std::vector<PyKwarg> kwargs;
     int column = 0;
 
     /// "torch.ops.aten.mm.default" for a dotted name chain, empty otherwise.
@@ -146,6 +150,12 @@ struct PyExpr {
         if (kind == Kind::Attr) return items[0].root();
         return "";
     }
+};
+
+/// One keyword argument of a call; named like std::pair's members for the code that reads them.
+struct PyKwarg {
+    std::string first;
+    PyExpr second;
 };
 
 struct ParseError {
@@ -260,7 +270,7 @@ private:
                         m_pos += 2;
                         PyExpr v;
                         if (!expr(v)) return false;
-                        call.kwargs.emplace_back(std::move(key), std::move(v));
+                        call.kwargs.push_back(PyKwarg{std::move(key), std::move(v)});
                     } else {
                         if (!call.kwargs.empty())
                             return fail(cur().column, "positional argument after keyword argument");
