@@ -62,6 +62,13 @@ void Document::endJob() {
     if (m_jobs == 0) Q_EMIT busy(QString());
 }
 
+void Document::cancel() {
+    ++m_loadTicket;
+    ++m_compileTicket;
+    ++m_partitionTicket;
+    Q_EMIT busy(QString());
+}
+
 // ---- file ---------------------------------------------------------------------------------
 
 bool Document::loadSync(const QString& path) {

@@ -80,6 +80,9 @@ public:
     /// `origin` is the pane that changed it, so it can ignore its own echo.
     void setSelection(const QStringList& nodeNames, QObject* origin = nullptr);
 
+    /// Drops the results of the jobs in flight (they finish unseen) and reports not busy.
+    void cancel();
+
     /// True while a worker job is running.
     bool isBusy() const { return m_jobs > 0; }
 

@@ -1,144 +1,428 @@
 #include "main_window.h"
 
+#include "compile_picker.h"
+#include "document.h"
+#include "graph/canvas_colors.h"
+#include "graph/graph_canvas.h"
+#include "settings.h"
+#include "theme.h"
+
 #include "import/loader.h"
-#include "ir/printer.h"
+#include "transforms/passes.h"
+
+#if __has_include("panels/panels.h")
+#include "panels/panels.h"
+#define FXRAY_HAVE_PANELS 1
+#endif
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
+#include <QMimeData>
+#include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTreeWidget>
+#include <QToolButton>
+#include <QUrl>
 
 namespace fxray::views {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+namespace {
+/// Bump when the dock set changes incompatibly: an old saved state is then ignored.
+constexpr int kStateVersion = 2;
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new Document(this)) {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowTitle(tr("fxray"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/fxray.svg")));
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
 
-    m_code = new QPlainTextEdit(this);
-    m_code->setObjectName(QStringLiteral("codePane"));
-    m_code->setReadOnly(true);
-    m_code->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_code->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_code->setPlaceholderText(tr("Open a graph with File > Open (Ctrl+O): FX text from print_readable, "
-                                  "AOT joint/forward/backward graphs, Dynamo graphs."));
-    setCentralWidget(m_code);
-
-    m_tree = new QTreeWidget(this);
-    m_tree->setObjectName(QStringLiteral("graphTree"));
-    m_tree->setHeaderLabels({tr("Node"), tr("Op"), tr("Type")});
-    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    auto* dock = new QDockWidget(tr("Graph"), this);
-    dock->setObjectName(QStringLiteral("graphDock"));
-    dock->setWidget(m_tree);
-    m_tree->setMinimumWidth(360);
-    addDockWidget(Qt::LeftDockWidgetArea, dock);
-
-    m_status = new QLabel(tr("Ready"), this);
-    statusBar()->addWidget(m_status, 1);
-
+    m_canvas = new GraphCanvas(m_doc, this);
+    setCentralWidget(m_canvas);
+    buildDocks();
+    buildStatusBar();
     buildMenus();
-    QSettings s;
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+
+    connect(m_doc, &Document::fileChanged, this, [this] {
+        updateTitle();
+        if (!m_doc->path().isEmpty()) {
+            settings::addRecentFile(m_doc->path());
+            m_idleMessage = tr("Opened %1").arg(QDir::toNativeSeparators(m_doc->path()));
+            if (!m_doc->isBusy()) m_status->setText(m_idleMessage);
+        }
+        refreshRecentMenu();
+        // A trace or debug folder with several graphs: the picker is how to get at them.
+        if (m_doc->graphCount() > 1) {
+            m_pickerDock->show();
+            m_pickerDock->raise();
+        }
+    });
+    connect(m_doc, &Document::graphChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &Document::busy, this, [this](const QString& what) {
+        m_docBusy = what;
+        onBusy(what);
+    });
+    connect(m_canvas, &GraphCanvas::busy, this, [this](const QString& what) {
+        m_layoutBusy = what;
+        onBusy(what);
+    });
+    connect(m_doc, &Document::failed, this, &MainWindow::onFailed);
+    restoreWindowState();
 }
 
 MainWindow::~MainWindow() = default;
 
+// ---- docks --------------------------------------------------------------------------------
+
+void MainWindow::buildDocks() {
+    m_picker = new CompilePicker(m_doc, this);
+    m_pickerDock = new QDockWidget(tr("Compiles"), this);
+    m_pickerDock->setObjectName(QStringLiteral("dock.compiles"));
+    m_pickerDock->toggleViewAction()->setObjectName(QStringLiteral("action.toggle.dock.compiles"));
+    m_pickerDock->setWidget(m_picker);
+    addDockWidget(Qt::LeftDockWidgetArea, m_pickerDock);
+#ifdef FXRAY_HAVE_PANELS
+    const Panels panels = installPanels(this, m_doc);
+    for (QDockWidget* d : panels.docks())
+        if (d) m_panelDocks << d;
+    m_nextPass = panels.nextPass;
+    m_previousPass = panels.previousPass;
+#endif
+}
+
+void MainWindow::applyDefaultLayout() {
+    QFile f(QStringLiteral(":/layout/default_layout.json"));
+    if (!f.open(QIODevice::ReadOnly)) return;
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonObject areas = o.value(QLatin1String("areas")).toObject();
+    const QList<QPair<QString, Qt::DockWidgetArea>> names = {
+        {QStringLiteral("left"), Qt::LeftDockWidgetArea},
+        {QStringLiteral("right"), Qt::RightDockWidgetArea},
+        {QStringLiteral("bottom"), Qt::BottomDockWidgetArea},
+        {QStringLiteral("top"), Qt::TopDockWidgetArea}};
+    for (const auto& [key, area] : names) {
+        // An area holds groups split along it; the docks of a group share one tab bar.
+        QDockWidget* previousGroup = nullptr;
+        for (const QJsonValue& g : areas.value(key).toArray()) {
+            QDockWidget* first = nullptr;
+            for (const QJsonValue& n : g.toArray()) {
+                auto* d = findChild<QDockWidget*>(n.toString());
+                if (!d) continue;  // a pane this build does not have
+                d->setFloating(false);
+                if (!first) {
+                    addDockWidget(area, d);
+                    if (previousGroup)
+                        splitDockWidget(previousGroup, d,
+                                        area == Qt::BottomDockWidgetArea || area == Qt::TopDockWidgetArea ? Qt::Horizontal : Qt::Vertical);
+                    first = d;
+                } else {
+                    tabifyDockWidget(first, d);
+                }
+                d->show();
+            }
+            if (first) {
+                first->raise();
+                previousGroup = first;
+            }
+        }
+    }
+    for (const QJsonValue& n : o.value(QLatin1String("hidden")).toArray())
+        if (auto* d = findChild<QDockWidget*>(n.toString())) d->hide();
+    const QJsonArray size = o.value(QLatin1String("size")).toArray();
+    if (size.size() == 2 && !isMaximized()) resize(size[0].toInt(1440), size[1].toInt(900));
+}
+
+void MainWindow::restoreWindowState() {
+    applyDefaultLayout();
+    QSettings s;
+    if (s.value(QStringLiteral("window/version")).toInt() != kStateVersion) return;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+}
+
+// ---- menus --------------------------------------------------------------------------------
+
 void MainWindow::buildMenus() {
+    auto named = [](QAction* a, const char* name) {
+        a->setObjectName(QString::fromLatin1(name));
+        return a;
+    };
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::showOpenDialog);
-    open->setShortcut(QKeySequence::Open);
+    file->setObjectName(QStringLiteral("menuFile"));
+    named(file->addAction(tr("&Open File..."), this, &MainWindow::showOpenDialog), "actionOpen")->setShortcut(QKeySequence::Open);
+    named(file->addAction(tr("Open &Folder..."), this, &MainWindow::showOpenFolderDialog), "actionOpenFolder")
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_recent = file->addMenu(tr("Open &Recent"));
+    m_recent->setObjectName(QStringLiteral("menuRecent"));
     refreshRecentMenu();
+    named(file->addAction(tr("Re&load"), this, [this] { if (!m_doc->path().isEmpty()) openFileAsync(m_doc->path()); }), "actionReload")
+        ->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
+    QMenu* exp = file->addMenu(tr("&Export View"));
+    exp->setObjectName(QStringLiteral("menuExport"));
+    named(exp->addAction(tr("As &SVG..."), this, [this] { showExportDialog(QStringLiteral("svg")); }), "actionExportSvg")
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    named(exp->addAction(tr("As &PNG..."), this, [this] { showExportDialog(QStringLiteral("png")); }), "actionExportPng")
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    named(exp->addAction(tr("As &DOT..."), this, [this] { showExportDialog(QStringLiteral("dot")); }), "actionExportDot");
+    file->addSeparator();
+    named(file->addAction(tr("&Settings..."), this, &MainWindow::showSettings), "actionSettings")->setShortcut(QKeySequence::Preferences);
+    file->addSeparator();
+    named(file->addAction(tr("&Quit"), this, &QWidget::close), "actionQuit")->setShortcut(QKeySequence::Quit);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->setObjectName(QStringLiteral("menuView"));
+    m_viewMenu->addActions(m_canvas->modeActions());
+    m_viewMenu->addSeparator();
+    for (QAction* a : {m_canvas->fitAction(), m_canvas->zoomInAction(), m_canvas->zoomOutAction()}) {
+        a->setShortcutContext(Qt::WindowShortcut);
+        m_viewMenu->addAction(a);
+    }
+    m_viewMenu->addSeparator();
+    for (QAction* a : {m_canvas->findAction(), m_canvas->findNextAction(), m_canvas->findPreviousAction(),
+                       m_canvas->collapseAllAction(), m_canvas->expandAllAction()}) {
+        a->setShortcutContext(Qt::WindowShortcut);
+        m_viewMenu->addAction(a);
+    }
+    for (QAction* a : m_canvas->modeActions()) a->setShortcutContext(Qt::WindowShortcut);
+    m_viewMenu->addSeparator();
+    QMenu* theme = m_viewMenu->addMenu(tr("&Theme"));
+    theme->setObjectName(QStringLiteral("menuTheme"));
+    auto* themes = new QActionGroup(this);
+    m_themeLight = named(theme->addAction(tr("&Light")), "actionThemeLight");
+    m_themeDark = named(theme->addAction(tr("&Dark")), "actionThemeDark");
+    for (QAction* a : {m_themeLight, m_themeDark}) {
+        a->setCheckable(true);
+        themes->addAction(a);
+    }
+    (currentTheme() == Theme::Dark ? m_themeDark : m_themeLight)->setChecked(true);
+    connect(m_themeLight, &QAction::triggered, this, [this] { setTheme(Theme::Light); });
+    connect(m_themeDark, &QAction::triggered, this, [this] { setTheme(Theme::Dark); });
+    m_docksMenu = m_viewMenu->addMenu(tr("&Panes"));
+    m_docksMenu->setObjectName(QStringLiteral("menuPanes"));
+    m_docksMenu->addAction(m_pickerDock->toggleViewAction());
+    for (QDockWidget* d : m_panelDocks) m_docksMenu->addAction(d->toggleViewAction());
+    named(m_viewMenu->addAction(tr("&Reset Layout"), this, &MainWindow::applyDefaultLayout), "actionResetLayout");
+
+    QMenu* compile = menuBar()->addMenu(tr("&Compile"));
+    compile->setObjectName(QStringLiteral("menuCompile"));
+    for (const std::string& p : knownPipelines()) {
+        const QString name = QString::fromStdString(p);
+        QAction* a = compile->addAction(tr("Run &%1 Pipeline").arg(name), this, [this, name] { m_doc->compileAsync(name); });
+        a->setObjectName(QStringLiteral("actionCompile_%1").arg(name));
+        if (name == QLatin1String("joint")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    }
+    if (m_nextPass || m_previousPass) compile->addSeparator();
+    if (m_nextPass) compile->addAction(m_nextPass);
+    if (m_previousPass) compile->addAction(m_previousPass);
+    compile->addSeparator();
+    compile->addAction(m_cancel);
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About fxray"), this, [this] {
+    help->setObjectName(QStringLiteral("menuHelp"));
+    named(help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        QStringList rows;
+        for (QAction* a : findChildren<QAction*>()) {
+            if (a->shortcut().isEmpty() || a->text().isEmpty()) continue;
+            rows << QStringLiteral("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
+                        .arg(a->text().remove(QLatin1Char('&')).toHtmlEscaped(), a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped());
+        }
+        rows.removeDuplicates();
+        auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard Shortcuts"), QStringLiteral("<table>%1</table>").arg(rows.join(QString())),
+                                    QMessageBox::Close, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setModal(false);
+        box->show();
+    }), "actionShortcuts")->setShortcut(QKeySequence::HelpContents);
+    named(help->addAction(tr("&About fxray"), this, [this] {
         QMessageBox::about(this, tr("About fxray"),
                            tr("fxray %1: a debugger for PyTorch graph compilers.").arg(QStringLiteral(FXRAY_VERSION)));
-    });
+    }), "actionAbout");
 }
 
-void MainWindow::showOpenDialog() {
-    QString path = QFileDialog::getOpenFileName(this, tr("Open graph"), QString(),
-                                                tr("FX graphs (*.py);;All files (*)"));
-    if (!path.isEmpty()) openFile(path);
-}
-
-bool MainWindow::openFile(const QString& path) {
-    auto loaded = loadFile(path.toStdString());
-    if (!loaded.ok()) {
-        const QString msg = QString::fromStdString(loaded.error().str());
-        m_status->setText(msg);
-        if (isVisible()) QMessageBox::warning(this, tr("Cannot open file"), msg);
-        return false;
-    }
-    m_file = std::make_unique<LoadedFile>(std::move(loaded).value());
-    setWindowTitle(tr("%1 - fxray").arg(QFileInfo(path).fileName()));
-    rememberRecent(path);
-    showGraph(0);
-    return true;
-}
-
-void MainWindow::showGraph(int index) {
-    m_tree->clear();
-    if (!m_file || index >= static_cast<int>(m_file->graphs.size())) return;
-    const LoadedGraph& lg = m_file->graphs[static_cast<size_t>(index)];
-    m_code->setPlainText(QString::fromStdString(printGraph(*lg.graph)));
-    auto* root = new QTreeWidgetItem(m_tree, {QString::fromStdString(lg.stage)});
-    for (const auto& n : lg.graph->nodes()) {
-        QString type;
-        if (n->meta.size() == 1) type = QString::fromStdString(n->meta[0].annotation(false, false));
-        else if (n->meta.size() > 1) type = tr("tuple of %1").arg(n->meta.size());
-        new QTreeWidgetItem(root, {QString::fromStdString(n->name()), QString::fromStdString(n->opName()), type});
-    }
-    root->setExpanded(true);
-    m_status->setText(tr("%1 nodes, %2 unknown ops, %3 metadata disagreements")
-                          .arg(lg.graph->size())
-                          .arg(lg.unknownOps.size())
-                          .arg(lg.inference.mismatches.size()));
-}
-
-QString MainWindow::codeText() const { return m_code->toPlainText(); }
-
-int MainWindow::listedNodeCount() const {
-    return m_tree->topLevelItemCount() ? m_tree->topLevelItem(0)->childCount() : 0;
-}
-
-void MainWindow::rememberRecent(const QString& path) {
-    QSettings s;
-    QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > 10) recent.removeLast();
-    s.setValue(QStringLiteral("recentFiles"), recent);
-    refreshRecentMenu();
+void MainWindow::buildStatusBar() {
+    m_status = new QLabel(tr("Ready"), this);
+    m_status->setObjectName(QStringLiteral("statusMessage"));
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_graphInfo = new QLabel(this);
+    m_graphInfo->setObjectName(QStringLiteral("statusGraph"));
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("statusProgress"));
+    m_progress->setRange(0, 0);  // indeterminate: the engine reports no fractions
+    m_progress->setMaximumWidth(140);
+    m_progress->setMaximumHeight(16);
+    m_progress->hide();
+    m_cancel = new QAction(tr("&Cancel"), this);
+    m_cancel->setObjectName(QStringLiteral("actionCancel"));
+    m_cancel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    m_cancel->setEnabled(false);
+    connect(m_cancel, &QAction::triggered, this, &MainWindow::cancelWork);
+    addAction(m_cancel);
+    m_cancelButton = new QToolButton(this);
+    m_cancelButton->setDefaultAction(m_cancel);
+    m_cancelButton->setAutoRaise(true);
+    m_cancelButton->hide();
+    statusBar()->addWidget(m_status, 1);
+    statusBar()->addPermanentWidget(m_graphInfo);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancelButton);
 }
 
 void MainWindow::refreshRecentMenu() {
+    if (!m_recent) return;
     m_recent->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    for (const QString& p : recent) m_recent->addAction(p, this, [this, p] { openFile(p); });
+    const QStringList recent = settings::recentFiles();
+    for (const QString& p : recent) m_recent->addAction(p, this, [this, p] { openFileAsync(p); });
+    if (!recent.isEmpty()) {
+        m_recent->addSeparator();
+        m_recent->addAction(tr("&Clear List"), this, [this] {
+            settings::clearRecentFiles();
+            refreshRecentMenu();
+        });
+    }
     m_recent->setEnabled(!recent.isEmpty());
 }
 
+// ---- opening ------------------------------------------------------------------------------
+
+void MainWindow::showOpenDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open graph"), QString(),
+        tr("Graphs (*.py *.log *.pt2 *.txt *.json);;FX text (*.py);;TORCH_TRACE logs (*.log *.txt);;torch.export archives (*.pt2);;All files (*)"));
+    if (!path.isEmpty()) openFileAsync(path);
+}
+
+void MainWindow::showOpenFolderDialog() {
+    const QString path = QFileDialog::getExistingDirectory(this, tr("Open folder (TORCH_TRACE, debug or to_folder output)"));
+    if (!path.isEmpty()) openFileAsync(path);
+}
+
+bool MainWindow::openFile(const QString& path) {
+    m_status->setText(tr("Loading %1...").arg(path));
+    if (!m_doc->loadSync(path)) return false;  // failed() reported it
+    m_idleMessage = tr("Opened %1").arg(QDir::toNativeSeparators(path));
+    m_status->setText(m_idleMessage);
+    return true;
+}
+
+void MainWindow::openFileAsync(const QString& path) { m_doc->loadAsync(path); }
+
+void MainWindow::updateTitle() {
+    const LoadedGraph* g = m_doc->currentGraph();
+    if (!m_doc->file() || m_doc->path().isEmpty()) {
+        setWindowTitle(tr("fxray"));
+        m_graphInfo->clear();
+        return;
+    }
+    const QString name = QFileInfo(m_doc->path()).fileName();
+    if (g && m_doc->graphCount() > 1)
+        setWindowTitle(tr("%1 [%2] - fxray").arg(name, QString::fromStdString(g->id)));
+    else
+        setWindowTitle(tr("%1 - fxray").arg(name));
+    if (g)
+        m_graphInfo->setText(tr("%1 · %n node(s)", nullptr, static_cast<int>(g->graph->size())).arg(QString::fromStdString(g->stage)));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls() && !e->mimeData()->urls().isEmpty() && e->mimeData()->urls().first().isLocalFile())
+        e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    openFileAsync(urls.first().toLocalFile());
+    e->acceptProposedAction();
+}
+
+void MainWindow::showExportDialog(const QString& suffix) {
+    const QString base = m_doc->path().isEmpty() ? QStringLiteral("graph") : QFileInfo(m_doc->path()).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), base + QLatin1Char('.') + suffix,
+                                                      tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    if (path.isEmpty()) return;
+    QString error;
+    if (m_canvas->exportTo(path, &error)) m_status->setText(m_idleMessage = tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    else onFailed(error);
+}
+
+void MainWindow::showSettings() {
+    SettingsDialog dlg(this);
+    if (dlg.exec() != QDialog::Accepted) return;
+    const QString oldLanguage = settings::language();
+    settings::setLanguage(dlg.language());
+    setTheme(themeFromName(dlg.theme()));
+    if (dlg.language() != oldLanguage)
+        m_status->setText(tr("The language changes when fxray is restarted."));
+}
+
+void MainWindow::setTheme(Theme t) {
+    applyTheme(t);
+    settings::setTheme(themeName(t));
+    (t == Theme::Dark ? m_themeDark : m_themeLight)->setChecked(true);
+    m_canvas->scene()->setDark(t == Theme::Dark);
+}
+
+void MainWindow::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange) m_canvas->scene()->setDark(canvas_colors::darkPalette());
+    QMainWindow::changeEvent(e);
+}
+
+// ---- progress and errors ------------------------------------------------------------------
+
+void MainWindow::onBusy(const QString&) {
+    // Two sources (the Document's worker and the layout worker): show whichever is running.
+    const QString what = !m_docBusy.isEmpty() ? m_docBusy : m_layoutBusy;
+    const bool busy = !what.isEmpty();
+    m_progress->setVisible(busy);
+    m_cancelButton->setVisible(busy);
+    m_cancel->setEnabled(busy);
+    if (busy) m_status->setText(what + QStringLiteral("..."));
+    else if (m_status->text().endsWith(QLatin1String("..."))) m_status->setText(m_idleMessage.isEmpty() ? tr("Ready") : m_idleMessage);
+}
+
+void MainWindow::cancelWork() {
+    m_doc->cancel();
+    m_canvas->cancelLayout();
+    m_docBusy.clear();
+    m_layoutBusy.clear();
+    onBusy(QString());
+    m_status->setText(m_idleMessage = tr("Cancelled"));
+}
+
+void MainWindow::onFailed(const QString& message) {
+    // The first line fits the status bar; the whole message goes in the box.
+    m_status->setText(m_idleMessage = message.section(QLatin1Char('\n'), 0, 0));
+    m_status->setToolTip(message);
+    if (m_quiet || !isVisible() || QGuiApplication::platformName() == QLatin1String("offscreen")) return;
+    if (m_errorBox) m_errorBox->close();
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("fxray"), message, QMessageBox::Close, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setModal(false);
+    box->show();
+    m_errorBox = box;
+}
+
+QString MainWindow::statusText() const { return m_status->text(); }
+
 void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings s;
+    s.setValue(QStringLiteral("window/version"), kStateVersion);
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
     e->accept();
 }
 

@@ -1,16 +1,27 @@
 #pragma once
-/// The main window: open a graph file, list its graphs and nodes, show its FX text.
-/// (The canvas, pass timeline, match and partition views arrive with the GUI issue.)
+/// The main window: the graph canvas in the middle, the panes (pass timeline, diff, matches,
+/// partition, inspector, code, kernels — installPanels()) and the compile picker docked around
+/// it, all reading one Document. Opening (menu, folders, drag and drop, recent files, command
+/// line) goes through the Document's worker; the status bar shows what is running, with
+/// Cancel; failures appear there and in a non-modal message. Dock layout and geometry are
+/// saved in QSettings; a default layout ships in resources/default_layout.json.
 #include <QMainWindow>
+#include <QPointer>
 
-class QPlainTextEdit;
-class QTreeWidget;
+class QAction;
+class QActionGroup;
+class QDockWidget;
 class QLabel;
 class QMenu;
-
-namespace fxray { struct LoadedFile; }
+class QProgressBar;
+class QToolButton;
 
 namespace fxray::views {
+
+class CompilePicker;
+class Document;
+class GraphCanvas;
+enum class Theme;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -18,28 +29,67 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Loads a file; on failure shows the one-line error in the status bar and a message box.
+    Document* document() const { return m_doc; }
+    GraphCanvas* canvas() const { return m_canvas; }
+    CompilePicker* picker() const { return m_picker; }
+    QDockWidget* pickerDock() const { return m_pickerDock; }
+
+    /// Loads synchronously (command line, tests, screenshots); on failure the error is shown
+    /// in the status bar (and a non-modal message when visible).
     bool openFile(const QString& path);
-    /// Text currently shown in the code pane (for tests).
-    QString codeText() const;
-    /// Number of graph nodes listed in the node tree (for tests).
-    int listedNodeCount() const;
+    /// Loads on the Document's worker (menu, drag and drop, recent files).
+    void openFileAsync(const QString& path);
+    /// Text of the status bar's message label.
+    QString statusText() const;
+    /// Places the docks as resources/default_layout.json says.
+    void applyDefaultLayout();
+    void setTheme(Theme t);
+    /// Drops what is in flight (Document jobs and the canvas layout).
+    void cancelWork();
+    /// No message boxes (screenshots, tests): errors go to the status bar only.
+    void setQuiet(bool quiet) { m_quiet = quiet; }
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+    void changeEvent(QEvent* e) override;
 
 private:
+    void buildDocks();
     void buildMenus();
+    void buildStatusBar();
     void showOpenDialog();
-    void rememberRecent(const QString& path);
+    void showOpenFolderDialog();
+    void showExportDialog(const QString& suffix);
+    void showSettings();
     void refreshRecentMenu();
-    void showGraph(int index);
+    void updateTitle();
+    void onBusy(const QString& what);
+    void onFailed(const QString& message);
+    void restoreWindowState();
 
-    QPlainTextEdit* m_code = nullptr;
-    QTreeWidget* m_tree = nullptr;
-    QLabel* m_status = nullptr;
+    Document* m_doc = nullptr;
+    GraphCanvas* m_canvas = nullptr;
+    CompilePicker* m_picker = nullptr;
+    QDockWidget* m_pickerDock = nullptr;
+    QList<QDockWidget*> m_panelDocks;
     QMenu* m_recent = nullptr;
-    std::unique_ptr<LoadedFile> m_file;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_docksMenu = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_graphInfo = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QToolButton* m_cancelButton = nullptr;
+    QAction* m_cancel = nullptr;
+    QAction* m_nextPass = nullptr;
+    QAction* m_previousPass = nullptr;
+    QAction* m_themeLight = nullptr;
+    QAction* m_themeDark = nullptr;
+    QString m_docBusy, m_layoutBusy;
+    QString m_idleMessage;  ///< what the status bar says when nothing runs
+    QPointer<QWidget> m_errorBox;
+    bool m_quiet = false;
 };
 
 } // namespace fxray::views

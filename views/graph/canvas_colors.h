@@ -1,0 +1,34 @@
+#pragma once
+/// The canvas's colours: one fill per node class, the diff marks (added green, removed red,
+/// rewritten amber), the partition regions and the selection accent, in a light and a dark
+/// variant. Tests compare against these, so they are the single definition.
+#include "graph/canvas_graph.h"
+
+#include <QColor>
+
+namespace fxray::views::canvas_colors {
+
+/// True when the application palette is dark (the theme decides, the canvas follows).
+bool darkPalette();
+
+QColor classFill(NodeClass c, bool dark);
+QColor text(bool dark);
+QColor edge(bool dark);
+QColor background(bool dark);
+
+QColor added(bool dark);
+QColor removed(bool dark);
+QColor rewritten(bool dark);
+QColor unchanged(bool dark);  ///< the fill of untouched nodes in diff mode (muted)
+
+QColor forward(bool dark);
+QColor backward(bool dark);
+QColor unclaimed(bool dark);
+QColor saved(bool dark);       ///< border of saved values
+QColor recomputed(bool dark);  ///< border of recomputed nodes
+QColor cut(bool dark);         ///< cut edges
+
+QColor selection(bool dark);
+QColor searchHit(bool dark);
+
+} // namespace fxray::views::canvas_colors

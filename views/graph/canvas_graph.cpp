@@ -1,0 +1,212 @@
+#include "graph/canvas_graph.h"
+
+#include "ir/graph.h"
+#include "ir/op_registry.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace fxray::views {
+
+namespace {
+
+NodeClass classOf(const Node& n) {
+    switch (n.kind()) {
+    case NodeKind::Placeholder: return NodeClass::Input;
+    case NodeKind::Output: return NodeClass::Output;
+    case NodeKind::GetAttr: return NodeClass::Creation;
+    default: break;
+    }
+    if (!n.op()) {
+        // operator.getitem only unpacks a tuple: draw it like a view.
+        if (n.target() == "operator.getitem") return NodeClass::View;
+        return NodeClass::Other;
+    }
+    switch (n.op()->category) {
+    case OpCategory::Pointwise: return NodeClass::Pointwise;
+    case OpCategory::Reduction: return NodeClass::Reduction;
+    case OpCategory::View: return NodeClass::View;
+    case OpCategory::Extern: return NodeClass::Extern;
+    case OpCategory::Random: return NodeClass::Random;
+    case OpCategory::HigherOrder: return NodeClass::HigherOrder;
+    case OpCategory::Creation: return NodeClass::Creation;
+    case OpCategory::Other: return NodeClass::Other;
+    }
+    return NodeClass::Other;
+}
+
+QString shortOp(const Node& n) {
+    switch (n.kind()) {
+    case NodeKind::Placeholder: return QStringLiteral("input");
+    case NodeKind::Output: return QStringLiteral("output");
+    case NodeKind::GetAttr: return QStringLiteral("get_attr");
+    default: break;
+    }
+    // "aten.addmm.default" -> "addmm"; "operator.getitem" -> "getitem"; overloads other than
+    // default stay visible ("add.Tensor") because they are different ops.
+    QString full = QString::fromStdString(n.opName());
+    QStringList parts = full.split(QLatin1Char('.'));
+    if (n.op() && parts.size() >= 3) {
+        const QString& ov = parts.last();
+        return ov == QLatin1String("default") ? parts[parts.size() - 2] : parts[parts.size() - 2] + QLatin1Char('.') + ov;
+    }
+    return parts.isEmpty() ? full : parts.last();
+}
+
+QString typeText(const Node& n) {
+    if (!n.annotationText.empty()) return QString::fromStdString(n.annotationText);
+    if (n.meta.empty()) return {};
+    if (n.meta.size() == 1 && !n.metaIsTuple) return QString::fromStdString(n.meta[0].annotation(false, false));
+    QStringList parts;
+    for (const auto& m : n.meta) parts << QString::fromStdString(m.annotation(false, false));
+    return QLatin1Char('(') + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
+}
+
+/// "File: /x/modeling_gpt2.py:549 in forward, code: ..." -> "modeling_gpt2.py:549".
+QString statementKey(const QString& comment) {
+    static const QRegularExpression re(QStringLiteral("File: (?:.*/)?([^/:]+):(\\d+)"));
+    auto m = re.match(comment);
+    return m.hasMatch() ? m.captured(1) + QLatin1Char(':') + m.captured(2) : QString();
+}
+
+QString fileOf(const QString& key) { return key.section(QLatin1Char(':'), 0, 0); }
+
+/// Cuts `members` (graph order) at each new occurrence of the first repeating statement.
+void cutPhase(CanvasGraph& cg, const std::vector<int>& members, const QString& phase) {
+    if (members.empty()) return;
+    std::vector<QString> keys(members.size());
+    QHash<QString, int> count;
+    for (size_t i = 0; i < members.size(); ++i) {
+        keys[i] = statementKey(cg.nodes[static_cast<size_t>(members[i])].source);
+        // Count runs, not nodes: one statement decomposes into several consecutive nodes.
+        if (!keys[i].isEmpty() && (i == 0 || keys[i] != keys[i - 1])) ++count[keys[i]];
+    }
+    // The anchor repeats, and not so often that layers would be a handful of nodes.
+    const int maxRepeats = std::max<int>(2, static_cast<int>(members.size() / 12));
+    QString anchor;
+    for (const QString& k : keys)
+        if (!k.isEmpty() && count.value(k) >= 2 && count.value(k) <= maxRepeats) { anchor = k; break; }
+
+    auto open = [&](const QString& label) {
+        cg.clusters.push_back({label, {}});
+        return static_cast<int>(cg.clusters.size()) - 1;
+    };
+    const int chunk = 200;
+    if (anchor.isEmpty()) {
+        for (size_t i = 0; i < members.size(); i += chunk) {
+            const size_t end = std::min(members.size(), i + chunk);
+            int c = open(QCoreApplication::translate("CanvasGraph", "%1 nodes %2–%3").arg(phase).arg(i + 1).arg(end));
+            for (size_t j = i; j < end; ++j) {
+                cg.nodes[static_cast<size_t>(members[j])].cluster = c;
+                cg.clusters[static_cast<size_t>(c)].nodes.push_back(members[j]);
+            }
+        }
+        return;
+    }
+    int current = -1;
+    int block = 0;
+    for (size_t i = 0; i < members.size(); ++i) {
+        const bool startsBlock = keys[i] == anchor && (i == 0 || keys[i - 1] != anchor);
+        if (current < 0 || startsBlock) {
+            QString label = startsBlock
+                                ? QCoreApplication::translate("CanvasGraph", "%1 block %2 · %3").arg(phase).arg(++block).arg(fileOf(anchor))
+                                : QCoreApplication::translate("CanvasGraph", "%1 prologue").arg(phase);
+            current = open(label);
+        }
+        cg.nodes[static_cast<size_t>(members[i])].cluster = current;
+        cg.clusters[static_cast<size_t>(current)].nodes.push_back(members[i]);
+    }
+}
+
+} // namespace
+
+QString nodeClassName(NodeClass c) {
+    switch (c) {
+    case NodeClass::Input: return QCoreApplication::translate("CanvasGraph", "input");
+    case NodeClass::Output: return QCoreApplication::translate("CanvasGraph", "output");
+    case NodeClass::Pointwise: return QCoreApplication::translate("CanvasGraph", "pointwise");
+    case NodeClass::Reduction: return QCoreApplication::translate("CanvasGraph", "reduction");
+    case NodeClass::View: return QCoreApplication::translate("CanvasGraph", "view");
+    case NodeClass::Extern: return QCoreApplication::translate("CanvasGraph", "extern (matmul, conv)");
+    case NodeClass::Random: return QCoreApplication::translate("CanvasGraph", "random");
+    case NodeClass::HigherOrder: return QCoreApplication::translate("CanvasGraph", "higher-order");
+    case NodeClass::Creation: return QCoreApplication::translate("CanvasGraph", "creation");
+    case NodeClass::Other: return QCoreApplication::translate("CanvasGraph", "other");
+    }
+    return {};
+}
+
+CanvasNode describeNode(const Node& n) {
+    CanvasNode cn;
+    cn.name = QString::fromStdString(n.name());
+    cn.op = shortOp(n);
+    cn.type = typeText(n);
+    cn.source = QString::fromStdString(n.sourceComment);
+    cn.cls = classOf(n);
+    return cn;
+}
+
+CanvasGraph buildCanvasGraph(const Graph& g, int clusterMinNodes) {
+    CanvasGraph cg;
+    cg.fingerprint = g.fingerprint();
+    const auto& nodes = g.nodes();
+    cg.nodes.reserve(nodes.size());
+    std::unordered_map<const Node*, int> index;
+    index.reserve(nodes.size());
+    for (const auto& up : nodes) {
+        const Node& n = *up;
+        CanvasNode cn = describeNode(n);
+        const int i = static_cast<int>(cg.nodes.size());
+        index.emplace(&n, i);
+        cg.byName.insert(cn.name, i);
+        cg.nodes.push_back(std::move(cn));
+    }
+    for (const auto& up : nodes) {
+        const int to = index.at(up.get());
+        for (const Node* in : up->inputNodes()) {
+            auto it = index.find(in);
+            if (it == index.end()) continue;  // a node of another graph: never drawn
+            cg.nodes[static_cast<size_t>(to)].inputs.push_back(it->second);
+            cg.nodes[static_cast<size_t>(it->second)].users.push_back(to);
+            cg.edges.push_back({it->second, to, cg.nodes[static_cast<size_t>(it->second)].type});
+        }
+    }
+    if (static_cast<int>(cg.nodes.size()) >= clusterMinNodes) assignClusters(cg);
+    return cg;
+}
+
+void assignClusters(CanvasGraph& cg) {
+    cg.clusters.clear();
+    for (auto& n : cg.nodes) n.cluster = -1;
+    // Joint graphs: what depends on a tangent is backward. Graph order is topological.
+    std::vector<char> backward(cg.nodes.size(), 0);
+    bool joint = false;
+    for (size_t i = 0; i < cg.nodes.size(); ++i) {
+        const CanvasNode& n = cg.nodes[i];
+        if (n.cls == NodeClass::Input) {
+            if (n.name.startsWith(QLatin1String("tangents"))) backward[i] = 1, joint = true;
+            continue;
+        }
+        for (int in : n.inputs)
+            if (backward[static_cast<size_t>(in)]) { backward[i] = 1; break; }
+    }
+    std::vector<int> fwd, bwd;
+    for (size_t i = 0; i < cg.nodes.size(); ++i) {
+        const NodeClass c = cg.nodes[i].cls;
+        // Inputs and the output sit next to their users; boxing them with one layer would
+        // stretch that layer over the whole graph.
+        if (c == NodeClass::Input || c == NodeClass::Output) continue;
+        (backward[i] ? bwd : fwd).push_back(static_cast<int>(i));
+    }
+    if (joint) {
+        cutPhase(cg, fwd, QCoreApplication::translate("CanvasGraph", "forward"));
+        cutPhase(cg, bwd, QCoreApplication::translate("CanvasGraph", "backward"));
+    } else {
+        cutPhase(cg, fwd, QCoreApplication::translate("CanvasGraph", "graph"));
+    }
+}
+
+} // namespace fxray::views

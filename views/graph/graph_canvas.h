@@ -1,0 +1,133 @@
+#pragma once
+/// GraphCanvas: the central pane — the shown graph of the Document drawn as boxes and edges,
+/// with its toolbar (colouring, fit, zoom, collapse), a search bar (Ctrl+F, F3 / Shift+F3) and
+/// the layout machinery: layouts run on a worker thread, are cached by graph fingerprint, and a
+/// new pass is laid out incrementally from the positions of the previous one, so each node
+/// keeps its place unless the pass rewrote it.
+#include "graph/graph_layout.h"
+#include "graph/graph_scene.h"
+
+#include <QHash>
+#include <QSet>
+#include <QWidget>
+
+#include <memory>
+
+class QAction;
+class QActionGroup;
+class QLabel;
+class QLineEdit;
+class QThreadPool;
+class QToolBar;
+
+namespace fxray::views {
+
+class Document;
+class GraphView;
+
+class GraphCanvas : public QWidget {
+    Q_OBJECT
+public:
+    enum class Mode { Category, Diff, Partition };
+
+    explicit GraphCanvas(Document* doc, QWidget* parent = nullptr);
+    ~GraphCanvas() override;
+
+    GraphScene* scene() const { return m_scene; }
+    GraphView* view() const { return m_view; }
+    Mode mode() const { return m_mode; }
+    void setMode(Mode m);
+    /// "canvas"/"category", "diff", "partition"; false for an unknown name.
+    bool setModeByName(const QString& name);
+
+    /// True while a layout is computing (or queued).
+    bool layoutPending() const { return m_pending; }
+    /// Drops the layout in flight (its result is ignored).
+    void cancelLayout();
+    /// Processes events until no layout is pending; false on timeout (tests, screenshots).
+    bool waitForLayout(int timeoutMs = 30000);
+    /// Engine and time of the layout on screen ("dot", "layered", "incremental", "cache").
+    QString layoutEngine() const { return m_lastEngine; }
+    double layoutMs() const { return m_lastLayoutMs; }
+    LayoutParams& layoutParams() { return m_params; }
+    /// Graphs above this many nodes open with their clusters collapsed.
+    void setCollapseLimit(int nodes) { m_collapseLimit = nodes; }
+
+    /// Search: the node indices whose name, op or type contains `text` (case-insensitive).
+    QList<int> findNodes(const QString& text) const;
+    void setSearchText(const QString& text);
+    void findNext();
+    void findPrevious();
+
+    /// Scrolls to the first selected node, zooming in until it is readable.
+    void centerOnSelection();
+
+    /// Writes SVG, PNG or DOT by the file's suffix.
+    bool exportTo(const QString& path, QString* error = nullptr);
+
+    // Actions for the window's menus (stable object names, shortcuts set).
+    QAction* fitAction() const { return m_fit; }
+    QAction* zoomInAction() const { return m_zoomIn; }
+    QAction* zoomOutAction() const { return m_zoomOut; }
+    QAction* findAction() const { return m_find; }
+    QAction* findNextAction() const { return m_findNext; }
+    QAction* findPreviousAction() const { return m_findPrev; }
+    QAction* collapseAllAction() const { return m_collapseAll; }
+    QAction* expandAllAction() const { return m_expandAll; }
+    QList<QAction*> modeActions() const;
+
+Q_SIGNALS:
+    /// Layout started (`what`) or finished (empty).
+    void busy(const QString& what);
+    /// A layout was installed in the scene.
+    void layoutReady();
+
+private:
+    void buildUi();
+    void onGraphChanged();
+    void refresh();
+    void startLayout(std::shared_ptr<const CanvasGraph> cg);
+    void install(std::shared_ptr<const CanvasGraph> cg, const GraphLayout& layout, const QString& engine);
+    void applyColouring();
+    void applyDocumentSelection(bool centre);
+    void updateLegend();
+    void updateSearchLabel();
+    void jumpToHit();
+    QSet<QString> movedByCurrentPass() const;
+
+    Document* m_doc;
+    GraphScene* m_scene = nullptr;
+    GraphView* m_view = nullptr;
+    QToolBar* m_toolbar = nullptr;
+    QLabel* m_legend = nullptr;
+    QLabel* m_info = nullptr;
+    QWidget* m_searchBar = nullptr;
+    QLineEdit* m_searchEdit = nullptr;
+    QLabel* m_searchCount = nullptr;
+    QAction *m_fit = nullptr, *m_zoomIn = nullptr, *m_zoomOut = nullptr, *m_find = nullptr, *m_findNext = nullptr,
+            *m_findPrev = nullptr, *m_collapseAll = nullptr, *m_expandAll = nullptr;
+    QActionGroup* m_modeGroup = nullptr;
+    QAction *m_modeCategory = nullptr, *m_modeDiff = nullptr, *m_modePartition = nullptr;
+
+    Mode m_mode = Mode::Category;
+    LayoutParams m_params;
+    QThreadPool* m_pool = nullptr;
+    unsigned m_ticket = 0;
+    bool m_pending = false;
+    bool m_fitPending = true;
+    bool m_collapseAllPending = false;
+    int m_collapseLimit = 1500;
+    QString m_lastEngine;
+    double m_lastLayoutMs = 0;
+    std::shared_ptr<const CanvasGraph> m_shown;
+    std::shared_ptr<const CanvasGraph> m_requested;
+    QHash<quint64, std::shared_ptr<const GraphLayout>> m_cache;
+    QHash<quint64, std::shared_ptr<const CanvasGraph>> m_graphs;  ///< built CanvasGraphs, same keys
+    QHash<QString, QPointF> m_history;
+    QSet<QString> m_collapsed;
+    quint64 m_partitionAskedFor = 0;
+    QList<int> m_hits;
+    int m_hitPos = -1;
+};
+
+} // namespace fxray::views

@@ -1,0 +1,287 @@
+#include "graph/graph_items.h"
+
+#include "graph/canvas_colors.h"
+#include "graph/graph_scene.h"
+
+#include <QFontMetricsF>
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+namespace fxray::views {
+
+namespace {
+
+/// Below this zoom nodes are plain boxes; text would be unreadable anyway.
+constexpr double kTextLod = 0.42;
+/// Below this zoom edges are not drawn at all.
+constexpr double kEdgeLod = 0.07;
+
+const QFont& opFont() {
+    static const QFont f = [] {
+        QFont x;
+        x.setPointSizeF(9.5);
+        x.setBold(true);
+        return x;
+    }();
+    return f;
+}
+const QFont& smallFont() {
+    static const QFont f = [] {
+        QFont x;
+        x.setPointSizeF(8);
+        return x;
+    }();
+    return f;
+}
+
+QColor contrastText(QColor fill) { return fill.lightness() < 120 ? QColor(0xee, 0xee, 0xee) : QColor(0x1c, 0x1c, 0x1c); }
+
+} // namespace
+
+// ---- NodeItem -----------------------------------------------------------------------------
+
+NodeItem::NodeItem(int index, const CanvasNode* node, QSizeF size, bool ghost)
+    : m_index(index), m_node(node), m_name(node->name), m_op(node->op), m_type(node->type), m_size(size), m_ghost(ghost) {
+    setFlag(ItemIsSelectable, !ghost);
+    setZValue(ghost ? 0.5 : 1);
+    QString tip = QStringLiteral("<b>%1</b> = %2<br>%3").arg(m_name.toHtmlEscaped(), m_op.toHtmlEscaped(), m_type.toHtmlEscaped());
+    if (!node->source.isEmpty()) tip += QStringLiteral("<br><small>%1</small>").arg(node->source.left(300).toHtmlEscaped());
+    if (ghost) tip += QStringLiteral("<br><i>%1</i>").arg(QObject::tr("removed by this pass"));
+    setToolTip(tip);
+}
+
+QRectF NodeItem::boundingRect() const {
+    // The frame is drawn 3px outside the box.
+    return QRectF(-m_size.width() / 2 - 4, -m_size.height() / 2 - 4, m_size.width() + 8, m_size.height() + 8);
+}
+
+void NodeItem::setFill(QColor c) {
+    if (c == m_fill) return;
+    m_fill = c;
+    update();
+}
+
+void NodeItem::setFrame(QColor c, bool dashed) {
+    m_frame = c;
+    m_dashedFrame = dashed;
+    update();
+}
+
+void NodeItem::setSearchHit(bool on) {
+    if (on == m_searchHit) return;
+    m_searchHit = on;
+    update();
+}
+
+void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const bool dark = static_cast<GraphScene*>(scene())->dark();
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    const QRectF r(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
+    QColor fill = m_fill.isValid() ? m_fill : canvas_colors::classFill(NodeClass::Other, dark);
+    if (m_ghost) fill.setAlpha(90);
+    const bool selected = isSelected();
+    if (lod < kTextLod) {
+        // Zoomed out: one fill per node. Selection and marks must stay visible, as a colour.
+        QColor c = selected ? canvas_colors::selection(dark) : m_searchHit ? canvas_colors::searchHit(dark) : fill;
+        if (m_frame.isValid() && !selected && !m_searchHit) c = m_frame;
+        p->fillRect(r, c);
+        return;
+    }
+    QPen border(canvas_colors::edge(dark), 1.0);
+    if (m_ghost) {
+        border = QPen(canvas_colors::removed(dark), 1.6, Qt::DashLine);
+    }
+    p->setPen(border);
+    p->setBrush(fill);
+    p->drawRoundedRect(r, 6, 6);
+    auto frameWith = [&](QColor c, double w, Qt::PenStyle style) {
+        QPen pen(c, w, style);
+        pen.setCosmetic(false);
+        p->setPen(pen);
+        p->setBrush(Qt::NoBrush);
+        p->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 7, 7);
+    };
+    if (m_frame.isValid()) frameWith(m_frame, 3.0, m_dashedFrame ? Qt::DashLine : Qt::SolidLine);
+    if (m_searchHit) frameWith(canvas_colors::searchHit(dark), 3.0, Qt::SolidLine);
+    if (selected) frameWith(canvas_colors::selection(dark), 3.5, Qt::SolidLine);
+
+    QColor ink = contrastText(fill);
+    if (m_ghost) ink = canvas_colors::removed(dark);
+    p->setPen(ink);
+    const QRectF inner = r.adjusted(8, 4, -8, -4);
+    const double lh = inner.height() / 3;
+    p->setFont(opFont());
+    QFontMetricsF fmOp(opFont());
+    p->drawText(QRectF(inner.left(), inner.top(), inner.width(), lh), Qt::AlignCenter,
+                fmOp.elidedText(m_op, Qt::ElideRight, inner.width()));
+    p->setFont(smallFont());
+    QFontMetricsF fm(smallFont());
+    p->drawText(QRectF(inner.left(), inner.top() + lh, inner.width(), lh), Qt::AlignCenter,
+                fm.elidedText(m_name, Qt::ElideMiddle, inner.width()));
+    QColor typeInk = ink;
+    typeInk.setAlpha(170);
+    p->setPen(typeInk);
+    p->drawText(QRectF(inner.left(), inner.top() + 2 * lh, inner.width(), lh), Qt::AlignCenter,
+                fm.elidedText(m_type, Qt::ElideRight, inner.width()));
+}
+
+// ---- EdgeItem -----------------------------------------------------------------------------
+
+EdgeItem::EdgeItem(int index, const QString& typeText) : m_index(index) {
+    setZValue(0);
+    setToolTip(typeText.isEmpty() ? QObject::tr("(no type)") : typeText);
+    setAcceptHoverEvents(true);
+}
+
+void EdgeItem::setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& route) {
+    m_from = from;
+    m_to = to;
+    m_route = route;
+    updatePath();
+}
+
+void EdgeItem::setHighlight(QColor c, double width) {
+    m_highlight = c;
+    m_width = width;
+    update();
+}
+
+namespace {
+QRectF boxOf(const QGraphicsItem* it) {
+    if (it->type() == ClusterItem::Type) return static_cast<const ClusterItem*>(it)->box();
+    const QRectF b = it->boundingRect().adjusted(4, 4, -4, -4);
+    return b.translated(it->pos());
+}
+} // namespace
+
+void EdgeItem::updatePath() {
+    if (!m_from || !m_to) return;
+    QPainterPath path;
+    if (m_route.size() >= 4 && m_from->type() == NodeItem::Type && m_to->type() == NodeItem::Type) {
+        path.moveTo(m_route[0]);
+        int k = 1;
+        for (; k + 2 < m_route.size(); k += 3) path.cubicTo(m_route[k], m_route[k + 1], m_route[k + 2]);
+        for (; k < m_route.size(); ++k) path.lineTo(m_route[k]);
+    } else {
+        const QRectF a = boxOf(m_from), b = boxOf(m_to);
+        const QPointF s(a.center().x(), a.bottom());
+        const QPointF e(b.center().x(), b.top());
+        const double dy = std::max(30.0, std::abs(e.y() - s.y()) * 0.45);
+        path.moveTo(s);
+        path.cubicTo(s + QPointF(0, dy), e - QPointF(0, dy), e);
+    }
+    setPath(path);
+}
+
+QPainterPath EdgeItem::shape() const {
+    // A wide hit area so hovering shows the tensor type without pixel hunting.
+    QPainterPathStroker st;
+    st.setWidth(8);
+    return st.createStroke(path());
+}
+
+void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    if (lod < kEdgeLod && !m_highlight.isValid()) return;
+    const bool dark = static_cast<GraphScene*>(scene())->dark();
+    QColor c = m_highlight.isValid() ? m_highlight : canvas_colors::edge(dark);
+    QPen pen(c, m_highlight.isValid() ? m_width : 1.2);
+    if (lod < kTextLod) pen.setCosmetic(true);
+    p->setPen(pen);
+    p->setBrush(Qt::NoBrush);
+    p->drawPath(path());
+    if (lod >= kTextLod) {
+        // Arrow head at the end, along the last tangent.
+        const QPainterPath& pa = path();
+        const QPointF tip = pa.pointAtPercent(1.0);
+        const double ang = std::atan2(tip.y() - pa.pointAtPercent(0.97).y(), tip.x() - pa.pointAtPercent(0.97).x());
+        const double s = 7;
+        QPolygonF head;
+        head << tip << tip - QPointF(std::cos(ang - 0.4) * s, std::sin(ang - 0.4) * s)
+             << tip - QPointF(std::cos(ang + 0.4) * s, std::sin(ang + 0.4) * s);
+        p->setBrush(c);
+        p->drawPolygon(head);
+    }
+}
+
+// ---- ClusterItem --------------------------------------------------------------------------
+
+ClusterItem::ClusterItem(int index, const QString& label, int nodeCount) : m_index(index), m_label(label), m_count(nodeCount) {
+    setZValue(-10);
+    setToolTip(QObject::tr("%1 (%2 nodes) — double-click to collapse or expand").arg(label).arg(nodeCount));
+}
+
+void ClusterItem::setMembersRect(const QRectF& r) {
+    prepareGeometryChange();
+    m_rect = r.adjusted(-12, -30, 12, 12);
+}
+
+void ClusterItem::setCollapsed(bool c) {
+    if (c == m_collapsed) return;
+    m_collapsed = c;
+    // Collapsed, it stands in for its nodes and must sit above the edges.
+    setZValue(c ? 2 : -10);
+    update();
+}
+
+QRectF ClusterItem::boundingRect() const { return m_rect.adjusted(-2, -2, 2, 2); }
+
+void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const bool dark = static_cast<GraphScene*>(scene())->dark();
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    QColor frame = dark ? QColor(0x80, 0x90, 0xa8) : QColor(0x60, 0x78, 0x98);
+    if (m_collapsed) {
+        QColor fill = dark ? QColor(0x2c, 0x3a, 0x4c) : QColor(0xe3, 0xea, 0xf4);
+        p->setPen(QPen(frame, 2));
+        p->setBrush(fill);
+        p->drawRoundedRect(m_rect, 10, 10);
+        QFont f;
+        // Readable from far away: the label scales up as the view zooms out.
+        f.setPointSizeF(std::clamp(11.0 / std::max(lod, 0.01), 11.0, std::max(11.0, m_rect.height() / 6)));
+        f.setBold(true);
+        p->setFont(f);
+        p->setPen(dark ? QColor(0xdd, 0xe4, 0xee) : QColor(0x22, 0x33, 0x48));
+        p->drawText(m_rect.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
+                    QObject::tr("⊞ %1\n%2 nodes").arg(m_label).arg(m_count));
+        return;
+    }
+    QColor fill = frame;
+    fill.setAlpha(dark ? 28 : 18);
+    QPen pen(frame, 1.2, Qt::DashLine);
+    pen.setCosmetic(true);
+    p->setPen(pen);
+    p->setBrush(fill);
+    p->drawRoundedRect(m_rect, 10, 10);
+    if (lod >= 0.2) {
+        QFont f;
+        f.setPointSizeF(10);
+        f.setBold(true);
+        p->setFont(f);
+        p->setPen(frame);
+        p->drawText(QRectF(m_rect.left() + 10, m_rect.top() + 4, m_rect.width() - 20, 22), Qt::AlignLeft | Qt::AlignVCenter,
+                    QObject::tr("⊟ %1 (%2)").arg(m_label).arg(m_count));
+    }
+}
+
+void ClusterItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
+    // The header (expanded) or the whole box (collapsed) toggles; elsewhere clicks go through
+    // to the view (panning).
+    const bool header = e->pos().y() < m_rect.top() + 28;
+    if (e->button() == Qt::LeftButton && (m_collapsed || header)) {
+        static_cast<GraphScene*>(scene())->toggleCluster(m_index);
+        e->accept();
+        return;
+    }
+    e->ignore();
+}
+
+void ClusterItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) {
+    static_cast<GraphScene*>(scene())->toggleCluster(m_index);
+    e->accept();
+}
+
+} // namespace fxray::views

@@ -1,0 +1,107 @@
+#pragma once
+/// The scene's items: a box per node (op, name, output type), an edge per use (its tensor type
+/// on hover), and a frame per cluster that collapses into one box. Painting is level-of-detail:
+/// zoomed out, nodes are plain coloured boxes and edges disappear, so a 20,000-node overview
+/// still pans smoothly; text appears once it would be readable.
+#include "graph/canvas_graph.h"
+
+#include <QColor>
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QPolygonF>
+
+namespace fxray::views {
+
+/// What the diff colouring says about a node.
+enum class DiffMark : uint8_t { None, Added, Removed, Rewritten };
+
+class NodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+    NodeItem(int index, const CanvasNode* node, QSizeF size, bool ghost = false);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    int index() const { return m_index; }            ///< -1 for a ghost
+    const CanvasNode* node() const { return m_node; }
+    QString name() const { return m_name; }
+    bool isGhost() const { return m_ghost; }
+
+    QColor fill() const { return m_fill; }
+    void setFill(QColor c);
+    /// A coloured frame drawn over the normal border (saved value, recomputed, search hit).
+    QColor frame() const { return m_frame; }
+    void setFrame(QColor c, bool dashed = false);
+    DiffMark mark() const { return m_mark; }
+    void setMark(DiffMark m) { m_mark = m; }
+    void setSearchHit(bool on);
+
+private:
+    int m_index;
+    const CanvasNode* m_node;
+    QString m_name, m_op, m_type;
+    QSizeF m_size;
+    bool m_ghost;
+    bool m_dashedFrame = false;
+    bool m_searchHit = false;
+    DiffMark m_mark = DiffMark::None;
+    QColor m_fill, m_frame;
+};
+
+class ClusterItem;
+
+/// An edge between two items (nodes, or collapsed clusters standing in for them).
+class EdgeItem : public QGraphicsPathItem {
+public:
+    enum { Type = UserType + 2 };
+    EdgeItem(int index, const QString& typeText);
+    int type() const override { return Type; }
+    int index() const { return m_index; }
+    /// Endpoints: the items whose boxes it joins; `route` are dot's Bezier points (may be empty).
+    void setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& route = {});
+    QGraphicsItem* from() const { return m_from; }
+    QGraphicsItem* to() const { return m_to; }
+    void setHighlight(QColor c, double width);
+    QColor highlight() const { return m_highlight; }
+    void updatePath();
+    QPainterPath shape() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    int m_index;
+    QGraphicsItem* m_from = nullptr;
+    QGraphicsItem* m_to = nullptr;
+    QPolygonF m_route;
+    QColor m_highlight;
+    double m_width = 1.2;
+};
+
+class ClusterItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 3 };
+    ClusterItem(int index, const QString& label, int nodeCount);
+    int type() const override { return Type; }
+    int index() const { return m_index; }
+    QString label() const { return m_label; }
+    void setMembersRect(const QRectF& r);
+    bool collapsed() const { return m_collapsed; }
+    void setCollapsed(bool c);
+    QRectF boundingRect() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    /// The box edges attach to while collapsed.
+    QRectF box() const { return m_rect; }
+
+protected:
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override;
+    void mousePressEvent(QGraphicsSceneMouseEvent* e) override;
+
+private:
+    int m_index;
+    QString m_label;
+    int m_count;
+    QRectF m_rect;
+    bool m_collapsed = false;
+};
+
+} // namespace fxray::views

@@ -1,0 +1,282 @@
+#include "graph/graph_scene.h"
+
+#include "graph/canvas_colors.h"
+
+#include <QSet>
+
+#include <algorithm>
+
+namespace fxray::views {
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
+    m_dark = canvas_colors::darkPalette();
+    // Items are replaced wholesale on every pass; a BSP tree would be rebuilt each time for
+    // nothing. A linear scan of even 50,000 bounding boxes per frame costs about a millisecond.
+    setItemIndexMethod(QGraphicsScene::NoIndex);
+    setBackgroundBrush(canvas_colors::background(m_dark));
+    connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+}
+
+GraphScene::~GraphScene() {
+    // Items point at m_graph's nodes; delete them first.
+    m_settingSelection = true;
+    clear();
+}
+
+void GraphScene::clearGraph() {
+    m_settingSelection = true;
+    clear();
+    m_settingSelection = false;
+    m_nodes.clear();
+    m_edges.clear();
+    m_routes.clear();
+    m_clusters.clear();
+    m_ghosts.clear();
+    m_ghostNodes.clear();
+    m_searchHits.clear();
+    m_graph.reset();
+    m_graphRect = QRectF();
+}
+
+void GraphScene::setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayout& layout, const LayoutParams& params,
+                          const QSet<QString>& collapsed) {
+    clearGraph();
+    m_graph = std::move(g);
+    if (!m_graph) return;
+    m_nodeSize = QSizeF(params.nodeWidth, params.nodeHeight);
+    const auto& nodes = m_graph->nodes;
+    m_nodes.reserve(nodes.size());
+    QRectF bounds;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        auto* item = new NodeItem(static_cast<int>(i), &nodes[i], m_nodeSize);
+        item->setPos(i < layout.pos.size() ? layout.pos[i] : QPointF());
+        addItem(item);
+        m_nodes.push_back(item);
+        bounds |= item->sceneBoundingRect();
+    }
+    m_routes = layout.routes;
+    m_routes.resize(m_graph->edges.size());
+    m_edges.reserve(m_graph->edges.size());
+    for (size_t i = 0; i < m_graph->edges.size(); ++i) {
+        auto* e = new EdgeItem(static_cast<int>(i), m_graph->edges[i].type);
+        addItem(e);
+        m_edges.push_back(e);
+    }
+    for (size_t c = 0; c < m_graph->clusters.size(); ++c) {
+        const CanvasCluster& cl = m_graph->clusters[c];
+        auto* item = new ClusterItem(static_cast<int>(c), cl.label, static_cast<int>(cl.nodes.size()));
+        QRectF r;
+        for (int n : cl.nodes) r |= m_nodes[static_cast<size_t>(n)]->sceneBoundingRect().adjusted(4, 4, -4, -4);
+        item->setMembersRect(r);
+        item->setCollapsed(collapsed.contains(cl.label));
+        addItem(item);
+        m_clusters.push_back(item);
+        bounds |= item->sceneBoundingRect();
+    }
+    m_graphRect = bounds;
+    // A fixed scene rect: Qt would otherwise recompute the bounds of every item on each change.
+    setSceneRect(bounds.adjusted(-400, -400, 400, 400));
+    refreshVisibility();
+    switch (m_colouring) {
+    case Colouring::Category:
+    case Colouring::Diff:
+    case Colouring::Partition: colourByCategory(); break;
+    }
+}
+
+NodeItem* GraphScene::nodeItem(int index) const {
+    return index >= 0 && index < static_cast<int>(m_nodes.size()) ? m_nodes[static_cast<size_t>(index)] : nullptr;
+}
+
+NodeItem* GraphScene::nodeItem(const QString& name) const { return m_graph ? nodeItem(m_graph->indexOf(name)) : nullptr; }
+
+QHash<QString, QPointF> GraphScene::positions() const {
+    QHash<QString, QPointF> out;
+    out.reserve(static_cast<qsizetype>(m_nodes.size()));
+    for (NodeItem* n : m_nodes) out.insert(n->name(), n->pos());
+    return out;
+}
+
+void GraphScene::refreshVisibility() {
+    if (!m_graph) return;
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        const int c = m_graph->nodes[i].cluster;
+        m_nodes[i]->setVisible(c < 0 || !m_clusters[static_cast<size_t>(c)]->collapsed());
+    }
+    auto anchor = [&](int node) -> QGraphicsItem* {
+        NodeItem* it = m_nodes[static_cast<size_t>(node)];
+        if (it->isVisible()) return it;
+        return m_clusters[static_cast<size_t>(m_graph->nodes[static_cast<size_t>(node)].cluster)];
+    };
+    // Edges into or out of a collapsed cluster attach to its box; parallel ones are drawn once.
+    QSet<QPair<QGraphicsItem*, QGraphicsItem*>> seen;
+    for (size_t i = 0; i < m_edges.size(); ++i) {
+        const CanvasEdge& ce = m_graph->edges[i];
+        QGraphicsItem* a = anchor(ce.from);
+        QGraphicsItem* b = anchor(ce.to);
+        bool show = a != b;
+        if (show && (a->type() == ClusterItem::Type || b->type() == ClusterItem::Type)) {
+            auto key = qMakePair(a, b);
+            show = !seen.contains(key);
+            seen.insert(key);
+        }
+        m_edges[i]->setVisible(show);
+        if (show) m_edges[i]->setEnds(a, b, m_routes[i]);
+    }
+}
+
+void GraphScene::setClusterCollapsed(int index, bool collapsed) {
+    if (index < 0 || index >= static_cast<int>(m_clusters.size())) return;
+    if (m_clusters[static_cast<size_t>(index)]->collapsed() == collapsed) return;
+    m_clusters[static_cast<size_t>(index)]->setCollapsed(collapsed);
+    refreshVisibility();
+    Q_EMIT clustersChanged();
+}
+
+void GraphScene::toggleCluster(int index) {
+    if (index < 0 || index >= static_cast<int>(m_clusters.size())) return;
+    setClusterCollapsed(index, !m_clusters[static_cast<size_t>(index)]->collapsed());
+}
+
+void GraphScene::setAllCollapsed(bool collapsed) {
+    for (ClusterItem* c : m_clusters) c->setCollapsed(collapsed);
+    refreshVisibility();
+    Q_EMIT clustersChanged();
+}
+
+QSet<QString> GraphScene::collapsedLabels() const {
+    QSet<QString> out;
+    for (ClusterItem* c : m_clusters)
+        if (c->collapsed()) out.insert(c->label());
+    return out;
+}
+
+void GraphScene::revealNode(int index) {
+    if (!m_graph || index < 0 || index >= static_cast<int>(m_nodes.size())) return;
+    const int c = m_graph->nodes[static_cast<size_t>(index)].cluster;
+    if (c >= 0) setClusterCollapsed(c, false);
+}
+
+void GraphScene::setDark(bool dark) {
+    m_dark = dark;
+    setBackgroundBrush(canvas_colors::background(dark));
+    switch (m_colouring) {
+    case Colouring::Category: colourByCategory(); break;
+    default: update(); break;
+    }
+}
+
+// ---- colourings ---------------------------------------------------------------------------
+
+void GraphScene::clearGhosts() {
+    for (NodeItem* g : m_ghosts) {
+        removeItem(g);
+        delete g;
+    }
+    m_ghosts.clear();
+    m_ghostNodes.clear();
+}
+
+void GraphScene::resetMarks() {
+    clearGhosts();
+    for (NodeItem* n : m_nodes) {
+        n->setMark(DiffMark::None);
+        n->setFrame(QColor());
+    }
+    for (EdgeItem* e : m_edges) e->setHighlight(QColor(), 1.2);
+}
+
+void GraphScene::colourByCategory() {
+    m_colouring = Colouring::Category;
+    resetMarks();
+    if (!m_graph) return;
+    for (size_t i = 0; i < m_nodes.size(); ++i) m_nodes[i]->setFill(canvas_colors::classFill(m_graph->nodes[i].cls, m_dark));
+}
+
+void GraphScene::colourDiff(const DiffInfo& diff) {
+    m_colouring = Colouring::Diff;
+    resetMarks();
+    if (!m_graph) return;
+    for (NodeItem* n : m_nodes) {
+        const QString& name = n->name();
+        if (diff.added.contains(name)) {
+            n->setMark(DiffMark::Added);
+            n->setFill(canvas_colors::added(m_dark));
+        } else if (diff.rewritten.contains(name)) {
+            n->setMark(DiffMark::Rewritten);
+            n->setFill(canvas_colors::rewritten(m_dark));
+        } else {
+            n->setFill(canvas_colors::unchanged(m_dark));
+        }
+    }
+    for (const DiffInfo::Ghost& g : diff.removed) {
+        auto cn = std::make_unique<CanvasNode>();
+        cn->name = g.name;
+        cn->op = g.op;
+        cn->type = g.type;
+        auto* item = new NodeItem(-1, cn.get(), m_nodeSize, true);
+        item->setMark(DiffMark::Removed);
+        item->setFill(canvas_colors::removed(m_dark));
+        item->setPos(g.pos);
+        addItem(item);
+        m_ghosts.push_back(item);
+        m_ghostNodes.push_back(std::move(cn));
+    }
+}
+
+void GraphScene::colourPartition(const PartitionInfo& part) {
+    m_colouring = Colouring::Partition;
+    resetMarks();
+    if (!m_graph) return;
+    for (NodeItem* n : m_nodes) {
+        const int region = part.region.value(n->name(), 2);
+        n->setFill(region == 0 ? canvas_colors::forward(m_dark)
+                   : region == 1 ? canvas_colors::backward(m_dark)
+                                 : canvas_colors::unclaimed(m_dark));
+        if (part.saved.contains(n->name())) n->setFrame(canvas_colors::saved(m_dark));
+        else if (part.recomputed.contains(n->name())) n->setFrame(canvas_colors::recomputed(m_dark), true);
+    }
+    // The cut: every edge from a saved value into the backward.
+    for (size_t i = 0; i < m_edges.size(); ++i) {
+        const CanvasEdge& e = m_graph->edges[i];
+        const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
+        const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
+        if (part.cut.contains(from) && part.region.value(to, 2) == 1) m_edges[i]->setHighlight(canvas_colors::cut(m_dark), 3.0);
+    }
+}
+
+// ---- selection & search -------------------------------------------------------------------
+
+void GraphScene::setSelectedNames(const QStringList& names) {
+    m_settingSelection = true;
+    clearSelection();
+    for (const QString& n : names)
+        if (NodeItem* it = nodeItem(n)) {
+            revealNode(it->index());
+            it->setSelected(true);
+        }
+    m_settingSelection = false;
+}
+
+QStringList GraphScene::selectedNames() const {
+    QStringList out;
+    // Graph order, so that the Document's selection is deterministic.
+    for (NodeItem* n : m_nodes)
+        if (n->isSelected()) out << n->name();
+    return out;
+}
+
+void GraphScene::onSelectionChanged() {
+    if (m_settingSelection) return;
+    Q_EMIT selectionChangedByUser(selectedNames());
+}
+
+void GraphScene::setSearchHits(const QList<int>& indices) {
+    for (int i : m_searchHits)
+        if (NodeItem* n = nodeItem(i)) n->setSearchHit(false);
+    m_searchHits = indices;
+    for (int i : m_searchHits)
+        if (NodeItem* n = nodeItem(i)) n->setSearchHit(true);
+}
+
+} // namespace fxray::views

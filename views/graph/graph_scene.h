@@ -1,0 +1,113 @@
+#pragma once
+/// GraphScene: the QGraphicsScene of one laid-out CanvasGraph — node, edge and cluster items —
+/// and the colourings the canvas offers: by op category, as a diff against the previous
+/// snapshot (added green, removed red ghosts, rewritten amber), and by partition region (forward
+/// / backward, saved values framed, recomputed nodes dashed, the cut's edges in red). It knows
+/// nothing about the Document; GraphCanvas translates between the two.
+#include "graph/canvas_graph.h"
+#include "graph/graph_items.h"
+#include "graph/graph_layout.h"
+
+#include <QGraphicsScene>
+#include <QHash>
+#include <QSet>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+namespace fxray::views {
+
+/// What changed between the previous snapshot and the shown graph.
+struct DiffInfo {
+    QSet<QString> added;
+    QSet<QString> rewritten;
+    /// Removed nodes with where they were drawn (ghosts) and their op.
+    struct Ghost {
+        QString name, op, type;
+        QPointF pos;
+    };
+    std::vector<Ghost> removed;
+};
+
+/// The partition as the canvas colours it (names of the shown graph).
+struct PartitionInfo {
+    QHash<QString, int> region;  ///< 0 forward, 1 backward, 2 unclaimed
+    QSet<QString> saved;
+    QSet<QString> recomputed;
+    QSet<QString> cut;           ///< nodes whose edges into the backward are cut
+};
+
+class GraphScene : public QGraphicsScene {
+    Q_OBJECT
+public:
+    enum class Colouring { Category, Diff, Partition };
+
+    explicit GraphScene(QObject* parent = nullptr);
+    ~GraphScene() override;
+
+    /// Replaces every item. Clusters whose label is in `collapsed` start collapsed.
+    void setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayout& layout, const LayoutParams& params,
+                  const QSet<QString>& collapsed);
+    void clearGraph();
+    const CanvasGraph* graph() const { return m_graph.get(); }
+
+    NodeItem* nodeItem(int index) const;
+    NodeItem* nodeItem(const QString& name) const;
+    /// Items standing for graph nodes (ghosts excluded).
+    int nodeItemCount() const { return static_cast<int>(m_nodes.size()); }
+    const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }
+    const std::vector<ClusterItem*>& clusterItems() const { return m_clusters; }
+    const std::vector<NodeItem*>& ghostItems() const { return m_ghosts; }
+    /// Centre of every node by name (what the next pass's layout keeps).
+    QHash<QString, QPointF> positions() const;
+    /// Bounding rectangle of the graph's items.
+    QRectF graphRect() const { return m_graphRect; }
+
+    void setDark(bool dark);
+    bool dark() const { return m_dark; }
+    Colouring colouring() const { return m_colouring; }
+    void colourByCategory();
+    void colourDiff(const DiffInfo& diff);
+    void colourPartition(const PartitionInfo& part);
+
+    /// Selects these nodes (no selectionChangedByUser echo).
+    void setSelectedNames(const QStringList& names);
+    QStringList selectedNames() const;
+    /// Marks search hits (frame) — empty clears.
+    void setSearchHits(const QList<int>& indices);
+
+    void setClusterCollapsed(int index, bool collapsed);
+    void setAllCollapsed(bool collapsed);
+    void toggleCluster(int index);
+    QSet<QString> collapsedLabels() const;
+    /// Expands the cluster holding node `index`, if it is collapsed (to show a search hit).
+    void revealNode(int index);
+
+Q_SIGNALS:
+    /// The user changed the selection by clicking (not setSelectedNames).
+    void selectionChangedByUser(const QStringList& names);
+    void clustersChanged();
+
+private:
+    void onSelectionChanged();
+    void refreshVisibility();
+    void clearGhosts();
+    void resetMarks();
+
+    std::shared_ptr<const CanvasGraph> m_graph;
+    std::vector<NodeItem*> m_nodes;
+    std::vector<EdgeItem*> m_edges;
+    std::vector<QPolygonF> m_routes;
+    std::vector<ClusterItem*> m_clusters;
+    std::vector<NodeItem*> m_ghosts;
+    std::vector<std::unique_ptr<CanvasNode>> m_ghostNodes;
+    QSizeF m_nodeSize;
+    QRectF m_graphRect;
+    bool m_dark = false;
+    bool m_settingSelection = false;
+    Colouring m_colouring = Colouring::Category;
+    QList<int> m_searchHits;
+};
+
+} // namespace fxray::views

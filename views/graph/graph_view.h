@@ -1,0 +1,56 @@
+#pragma once
+/// GraphView: the QGraphicsView of the canvas — wheel zoom around the cursor (Ctrl+wheel, or a
+/// pinch), drag on the background to pan, fit to the graph, and a minimap in the corner.
+#include <QGraphicsView>
+
+namespace fxray::views {
+
+class Minimap;
+
+class GraphView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+
+    void zoomBy(double factor);
+    void fitGraph();
+    double zoom() const { return transform().m11(); }
+    Minimap* minimap() const { return m_minimap; }
+    /// Centres on a rectangle, zooming in so that a node is readable (used by search).
+    void focusOn(const QRectF& r);
+
+Q_SIGNALS:
+    void viewChanged();
+
+protected:
+    void wheelEvent(QWheelEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    void placeMinimap();
+    Minimap* m_minimap = nullptr;
+};
+
+/// A thumbnail of the whole scene with the visible area framed; click or drag to move there.
+class Minimap : public QWidget {
+    Q_OBJECT
+public:
+    explicit Minimap(GraphView* view);
+    /// Re-renders the thumbnail (after a layout or colouring change); cheap to call often.
+    void invalidate();
+
+protected:
+    void paintEvent(QPaintEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+
+private:
+    QRectF thumbRect() const;
+    void moveTo(QPointF widgetPos);
+    GraphView* m_view;
+    QPixmap m_thumb;
+    bool m_dirty = true;
+};
+
+} // namespace fxray::views
