@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include <algorithm>
 #include <ostream>
 
 namespace fxray::cli {
@@ -17,16 +18,22 @@ const Command kCommands[] = {
     {"compile", cmdCompile, "run a pass pipeline; per-pass times, matches, near-misses, provenance"},
     {"autodiff", cmdAutodiff, "forward/inference graph -> joint forward+backward graph (AOT autograd)"},
     {"partition", cmdPartition, "split a joint graph into forward and backward (min-cut rematerialization)"},
+    {"minify", cmdMinify, "shrink a failing graph to a small one that fails the same way; PyTorch repro.py"},
+    {"debug-compile", cmdDebugCompile, "save a graph and its inputs to a folder; print the commands to minify it"},
+};
+// Internal subcommands: not listed in the usage text.
+const Command kHidden[] = {
+    {"__minify-query", cmdMinifyQuery, "the minifier's isolated query process"},
 };
 // Documented in CLI.md and still to come; named so that users get a clear message.
-const char* kPlanned[] = {"compare", "minify", "aot-compile"};
+const char* kPlanned[] = {"compare", "aot-compile"};
 } // namespace
 
 std::string usage() {
     std::string u =
         "usage: fxray [FILE]                 open the GUI (optionally with FILE)\n"
         "       fxray COMMAND [options]     run headless\n\ncommands:\n";
-    for (const auto& c : kCommands) u += "  " + std::string(c.name) + std::string(10 - std::string(c.name).size(), ' ') + c.summary + "\n";
+    for (const auto& c : kCommands) u += "  " + std::string(c.name) + std::string(std::max<size_t>(1, 14 - std::string(c.name).size()), ' ') + c.summary + "\n";
     u += "\nrun 'fxray COMMAND --help' for its options; exit status 0 ok, 1 check failed, 2 bad input\n";
     return u;
 }
@@ -37,6 +44,8 @@ bool isSubcommand(const std::string& word) {
         if (word == c.name) return true;
     for (const char* p : kPlanned)
         if (word == p) return true;
+    for (const auto& c : kHidden)
+        if (word == c.name) return true;
     return false;
 }
 
@@ -50,6 +59,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return Ok;
     }
     for (const auto& c : kCommands)
+        if (args[0] == c.name) return c.fn(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    for (const auto& c : kHidden)
         if (args[0] == c.name) return c.fn(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     for (const char* p : kPlanned)
         if (args[0] == p) {

@@ -24,5 +24,8 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
 int cmdCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdAutodiff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdPartition(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdMinify(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdMinifyQuery(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdDebugCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace fxray::cli
