@@ -1,6 +1,8 @@
 #include "document.h"
 
+#include "import/fx_text_reader.h"
 #include "import/loader.h"
+#include "import/session_file.h"
 #include "partition/partitioner.h"
 #include "pass/compile_trace.h"
 #include "transforms/passes.h"
@@ -9,6 +11,7 @@
 #include <QThreadPool>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace fxray::views {
 
@@ -33,9 +36,10 @@ struct PartitionOutcome {
     QString error;
 };
 
-PartitionOutcome runPartition(const Graph& joint, double budget) {
+PartitionOutcome runPartition(const Graph& joint, double budget, const std::vector<std::string>& staticInputs) {
     PartitionOptions o;
     o.memoryBudget = budget;
+    o.staticLifetimeInputs = staticInputs;
     auto r = partitionJoint(joint, o);
     if (!r.ok()) return {nullptr, diagText(r.error())};
     return {std::make_shared<const PartitionResult>(std::move(*r)), {}};
@@ -119,6 +123,8 @@ void Document::setFile(std::shared_ptr<LoadedFile> file, const QString& path) {
                 if (&m_file->graphs[i] == *sel) index = static_cast<int>(i);
         setGraphIndex(index);
     }
+    // A saved session brings back where the user was (graph, pipeline, pass, selection).
+    restoreSession();
 }
 
 // ---- current graph ------------------------------------------------------------------------
@@ -240,7 +246,7 @@ bool Document::partitionSync(double budget) {
     if (!g) return false;
     ++m_partitionTicket;
     m_budget = budget;
-    PartitionOutcome r = runPartition(*g, budget);
+    PartitionOutcome r = runPartition(*g, budget, staticInputs(*g));
     if (!r.result) {
         m_lastError = r.error;
         Q_EMIT failed(r.error);
@@ -257,9 +263,10 @@ void Document::setMemoryBudget(double budget) {
     m_budget = budget;
     const unsigned ticket = ++m_partitionTicket;
     std::shared_ptr<const Graph> source = g->clone();
+    std::vector<std::string> statics = staticInputs(*g);
     startJob(tr("Partitioning (budget %1)").arg(budget, 0, 'f', 2));
-    m_pool->start([this, source, budget, ticket] {
-        PartitionOutcome r = runPartition(*source, budget);
+    m_pool->start([this, source, budget, ticket, statics] {
+        PartitionOutcome r = runPartition(*source, budget, statics);
         QMetaObject::invokeMethod(this, [this, r, ticket] {
             endJob();
             if (ticket != m_partitionTicket) return;
@@ -272,6 +279,71 @@ void Document::setMemoryBudget(double budget) {
             Q_EMIT partitionChanged();
         }, Qt::QueuedConnection);
     });
+}
+
+std::vector<std::string> Document::staticInputs(const Graph& joint) const {
+    // Inductor passes parameters and buffers as static inputs, which PyTorch's partitioner saves
+    // for free; only the Dynamo graph tells which primals they are. Take the Dynamo graph of the
+    // same compile in this file, else a `dynamo_graph.py` beside a single FX file.
+    const LoadedGraph* lg = currentGraph();
+    if (!m_file || !lg) return {};
+    for (const auto& other : m_file->graphs)
+        if (other.stage == "dynamo_output_graph" && other.compileId == lg->compileId && other.graph)
+            return staticInputsFromDynamo(joint, *other.graph);
+    if (m_file->format == "fx-text") {
+        const auto sibling = m_file->path.parent_path() / "dynamo_graph.py";
+        std::error_code ec;
+        if (std::filesystem::exists(sibling, ec)) {
+            auto dyn = readFxFile(sibling);
+            if (dyn.ok()) return staticInputsFromDynamo(joint, **dyn);
+        }
+    }
+    return {};
+}
+
+// ---- session ------------------------------------------------------------------------------
+
+SessionState Document::sessionState() const {
+    SessionState s;
+    if (const LoadedGraph* lg = currentGraph()) s.graph = lg->id;
+    s.pipeline = m_pipeline.toStdString();
+    s.passIndex = m_passIndex;
+    for (const QString& n : m_selection) s.selection.push_back(n.toStdString());
+    s.memoryBudget = m_budget;
+    if (m_file && m_file->session) {
+        // Keep what this window does not edit (notes, view keys of other versions).
+        s.nodeNotes = m_file->session->nodeNotes;
+        s.view = m_file->session->view;
+        s.skippedPasses = m_file->session->skippedPasses;
+    }
+    return s;
+}
+
+bool Document::saveSessionTo(const QString& path) {
+    if (!m_file) {
+        m_lastError = tr("Nothing to save: no file is open");
+        Q_EMIT failed(m_lastError);
+        return false;
+    }
+    Status st = saveSession(path.toStdString(), *m_file, sessionState());
+    if (!st.ok()) {
+        m_lastError = diagText(st.error());
+        Q_EMIT failed(m_lastError);
+        return false;
+    }
+    return true;
+}
+
+void Document::restoreSession() {
+    if (!m_file || !m_file->session) return;
+    const SessionState s = *m_file->session;
+    for (size_t i = 0; i < m_file->graphs.size(); ++i)
+        if (m_file->graphs[i].id == s.graph) setGraphIndex(static_cast<int>(i));
+    m_budget = s.memoryBudget;
+    if (!s.pipeline.empty() && compileSync(QString::fromStdString(s.pipeline))) setPassIndex(s.passIndex);
+    QStringList sel;
+    for (const auto& n : s.selection) sel << QString::fromStdString(n);
+    setSelection(sel, this);
 }
 
 // ---- selection ----------------------------------------------------------------------------

@@ -12,7 +12,11 @@
 #include <QString>
 #include <QStringList>
 
+#include "import/session_state.h"
+
 #include <memory>
+#include <string>
+#include <vector>
 
 class QThreadPool;
 
@@ -83,6 +87,12 @@ public:
     /// Drops the results of the jobs in flight (they finish unseen) and reports not busy.
     void cancel();
 
+    // ---- session ----------------------------------------------------------------------------
+    /// Where the user is: graph, pipeline, pass, selection, budget (plus saved notes kept as they were).
+    SessionState sessionState() const;
+    /// Saves the file's graphs and sessionState() as an fxray session (atomic; failed() on error).
+    bool saveSessionTo(const QString& path);
+
     /// True while a worker job is running.
     bool isBusy() const { return m_jobs > 0; }
 
@@ -98,6 +108,10 @@ Q_SIGNALS:
     void failed(const QString& message);
 
 private:
+    /// Applies the state of a loaded session file (called by setFile).
+    void restoreSession();
+    /// Primals that are parameters/buffers (free to save, as Inductor's static inputs).
+    std::vector<std::string> staticInputs(const Graph& joint) const;
     void startJob(const QString& what);
     void endJob();
 

@@ -172,6 +172,10 @@ void MainWindow::buildMenus() {
     named(file->addAction(tr("Re&load"), this, [this] { if (!m_doc->path().isEmpty()) openFileAsync(m_doc->path()); }), "actionReload")
         ->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
+    named(file->addAction(tr("&Save Session"), this, [this] { saveSession(false); }), "actionSaveSession")
+        ->setShortcut(QKeySequence::Save);
+    named(file->addAction(tr("Save Session &As..."), this, [this] { saveSession(true); }), "actionSaveSessionAs")
+        ->setShortcut(QKeySequence::SaveAs);
     QMenu* exp = file->addMenu(tr("&Export View"));
     exp->setObjectName(QStringLiteral("menuExport"));
     named(exp->addAction(tr("As &SVG..."), this, [this] { showExportDialog(QStringLiteral("svg")); }), "actionExportSvg")
@@ -302,8 +306,28 @@ void MainWindow::refreshRecentMenu() {
 void MainWindow::showOpenDialog() {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open graph"), QString(),
-        tr("Graphs (*.py *.log *.pt2 *.txt *.json);;FX text (*.py);;TORCH_TRACE logs (*.log *.txt);;torch.export archives (*.pt2);;All files (*)"));
+        tr("Graphs (*.py *.log *.pt2 *.fxray *.txt *.json);;FX text (*.py);;TORCH_TRACE logs (*.log *.txt);;"
+           "torch.export archives (*.pt2);;fxray sessions (*.fxray);;All files (*)"));
     if (!path.isEmpty()) openFileAsync(path);
+}
+
+void MainWindow::saveSession(bool askForPath) {
+    if (!m_doc->file()) return;
+    // Ctrl+S on an open session writes back to it; anything else asks where (never over the
+    // user's original artifacts).
+    QString path = m_doc->path().endsWith(QStringLiteral(".fxray")) ? m_doc->path() : QString();
+    if (askForPath || path.isEmpty()) {
+        QString suggestion = path;
+        if (suggestion.isEmpty()) suggestion = QFileInfo(m_doc->path()).completeBaseName() + QStringLiteral(".fxray");
+        path = QFileDialog::getSaveFileName(this, tr("Save session"), suggestion, tr("fxray sessions (*.fxray)"));
+        if (path.isEmpty()) return;
+        if (!path.endsWith(QStringLiteral(".fxray"))) path += QStringLiteral(".fxray");
+    }
+    if (!m_doc->saveSessionTo(path)) return;  // failed() reported it
+    settings::addRecentFile(path);
+    refreshRecentMenu();
+    m_idleMessage = tr("Session saved to %1").arg(QDir::toNativeSeparators(path));
+    m_status->setText(m_idleMessage);
 }
 
 void MainWindow::showOpenFolderDialog() {

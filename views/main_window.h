@@ -60,6 +60,8 @@ private:
     void buildMenus();
     void buildStatusBar();
     void showOpenDialog();
+    /// Saves graphs + state as an .fxray session (to the open session, or asking where).
+    void saveSession(bool askForPath);
     void showOpenFolderDialog();
     void showExportDialog(const QString& suffix);
     void showSettings();
