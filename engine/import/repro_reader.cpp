@@ -20,6 +20,8 @@ constexpr int64_t kMaxExtent = int64_t(1) << 48;
 constexpr int kMaxDepth = 32;
 
 /// A Python literal or call as written in load_args / __init__ lines.
+struct PyKwarg;
+
 struct PyVal {
     enum class Kind { None, Bool, Int, Float, Str, Name, Tuple, List, Call };
     Kind kind = Kind::None;
@@ -28,15 +30,24 @@ struct PyVal {
     double f = 0.0;
     std::string s;               ///< Str contents; Name dotted path; Call callee (".m" for methods)
     std::vector<PyVal> items;    ///< Tuple/List elements; Call positional args (methods: receiver first)
-    std::vector<std::pair<std::string, PyVal>> kwargs;  ///< Call keywords
+    /// Call keywords (their own struct: a pair holding the incomplete PyVal does not compile
+    /// with clang, which the fuzz build uses).
+    std::vector<PyKwarg> kwargs;
     int column = 0;
 
-    const PyVal* kw(std::string_view k) const {
-        for (const auto& [name, v] : kwargs)
-            if (name == k) return &v;
-        return nullptr;
-    }
+    const PyVal* kw(std::string_view k) const;
 };
+
+struct PyKwarg {
+    std::string first;
+    PyVal second;
+};
+
+const PyVal* PyVal::kw(std::string_view k) const {
+    for (const auto& [name, v] : kwargs)
+        if (name == k) return &v;
+    return nullptr;
+}
 
 /// Recursive-descent parser over one line's tokens for the literal subset repros use.
 class ValParser {
@@ -103,7 +114,7 @@ private:
                 m_p += 2;
                 PyVal v;
                 if (!expr(v, depth + 1)) return false;
-                call.kwargs.emplace_back(std::move(key), std::move(v));
+                call.kwargs.push_back(PyKwarg{std::move(key), std::move(v)});
             } else {
                 PyVal v;
                 if (!expr(v, depth + 1)) return false;
