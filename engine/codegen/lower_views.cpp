@@ -5,6 +5,8 @@
 #include "codegen/lowering.h"
 #include "exec/ops/kernel_util.h"
 
+#include <algorithm>
+
 namespace fxray::cg {
 
 namespace {
@@ -42,6 +44,97 @@ std::optional<LValue> sliceOf(LowerCtx& c, int64_t dim, int64_t start, int64_t s
         b[static_cast<size_t>(dim)] = iadd(imul(x[static_cast<size_t>(dim)], step), iconst(start));
         return b;
     }, true, &m);
+}
+
+
+/// Index expression i (Int64) wrapped when negative and clamped to [0, n): loads stay in
+/// bounds even where a select discards them (padding) or the index is invalid.
+ExprP clampedIndex(ExprP i, int64_t n) {
+    i = ewhere(ebinary(Op::Lt, i, econst(0, DType::Int64)), ebinary(Op::Add, i, econst(double(n), DType::Int64)), i);
+    i = ebinary(Op::Max, i, econst(0, DType::Int64));
+    return ebinary(Op::Min, i, econst(double(n - 1), DType::Int64));
+}
+
+/// constant_pad_nd: a gather from the input where inside it, the pad value elsewhere.
+std::optional<LValue> constantPad(LowerCtx& c) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor()) return std::nullopt;
+    auto shape = c.meta(x).shape;
+    auto pad = c.args().toIntList(1);
+    if (pad.size() % 2 || pad.size() / 2 > shape.size()) return std::nullopt;
+    std::vector<int64_t> lo(shape.size(), 0);
+    std::vector<bool> padded(shape.size(), false);
+    for (size_t k = 0; k < pad.size() / 2; ++k) {
+        size_t d = shape.size() - 1 - k;
+        lo[d] = pad[2 * k];
+        padded[d] = pad[2 * k] > 0 || pad[2 * k + 1] > 0;
+    }
+    double value = c.args().isNone(2) ? 0.0 : c.args()[2].toDouble();
+    DType ct = computeType(c.outMeta().dtype);
+    return tensorValue(c.pointwise(c.outMeta(), {x}, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> xc(co.size());
+        ExprP inside;
+        for (size_t d = 0; d < co.size(); ++d) {
+            Index in = iadd(co[d], iconst(-lo[d]));
+            if (!padded[d]) {
+                xc[d] = in;
+                continue;
+            }
+            ExprP e = eindex(in);
+            ExprP ok = ebinary(Op::And, ebinary(Op::Ge, e, econst(0, DType::Int64)),
+                               ebinary(Op::Lt, e, econst(double(shape[d]), DType::Int64)));
+            inside = inside ? ebinary(Op::And, inside, ok) : ok;
+            xc[d] = ivalue(ebinary(Op::Min, ebinary(Op::Max, e, econst(0, DType::Int64)),
+                                   econst(double(std::max<int64_t>(shape[d] - 1, 0)), DType::Int64)));
+        }
+        ExprP v = eto(L.load(x, xc), ct);
+        return inside ? ewhere(inside, v, econst(value, ct)) : v;
+    }));
+}
+
+/// Advanced indexing (index.Tensor / _unsafe_index.Tensor) with adjacent index tensors: the
+/// indexed dims are replaced by the indices' broadcast shape.
+std::optional<LValue> advancedIndex(LowerCtx& c) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor() || c.node().args.size() < 2) return std::nullopt;
+    const Argument& list = c.node().args[1];
+    auto shape = c.meta(x).shape;
+    std::vector<int> idx;
+    size_t first = 0;
+    bool seen = false, ended = false;
+    for (size_t i = 0; i < list.items.size(); ++i) {
+        const Argument& a = list.items[i];
+        if (!a.isNode()) {
+            ended = ended || seen;
+            continue;
+        }
+        if (ended) return std::nullopt;  // non-adjacent: the broadcast dims move to the front
+        auto it = c.graph().values.find(a.node);
+        if (it == c.graph().values.end() || it->second.kind != LValue::Kind::Tensor) return std::nullopt;
+        DType dt = c.meta(it->second.node).dtype;
+        if (dt != DType::Int64 && dt != DType::Int32) return std::nullopt;  // boolean masks: data-dependent shape
+        if (!seen) first = i;
+        seen = true;
+        idx.push_back(it->second.node);
+    }
+    if (idx.empty() || first + idx.size() > shape.size()) return std::nullopt;
+    size_t outRank = c.outMeta().shape.size();
+    size_t bRank = outRank + idx.size() - shape.size();
+    std::vector<std::vector<int64_t>> ishapes;
+    for (int i : idx) ishapes.push_back(c.meta(i).shape);
+    std::vector<int> deps = idx;
+    deps.insert(deps.begin(), x);
+    return tensorValue(c.pointwise(c.outMeta(), deps, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> xc;
+        for (size_t d = 0; d < first; ++d) xc.push_back(co[d]);
+        std::vector<Index> bco(co.begin() + static_cast<long>(first), co.begin() + static_cast<long>(first + bRank));
+        for (size_t j = 0; j < idx.size(); ++j) {
+            ExprP v = eto(loadBroadcast(L, idx[j], ishapes[j], bco), DType::Int64);
+            xc.push_back(ivalue(clampedIndex(v, shape[first + j])));
+        }
+        for (size_t d = first + bRank; d < co.size(); ++d) xc.push_back(co[d]);
+        return L.load(x, xc);
+    }));
 }
 
 } // namespace
@@ -154,6 +247,14 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         return r;
     };
     t["aten.split.Tensor"] = t["aten.split_with_sizes.default"] = split;
+    t["aten.constant_pad_nd.default"] = constantPad;
+    t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = advancedIndex;
+    // A copy into the layout the meta function chose (the buffer is realized with outMeta).
+    t["prims.inductor_force_stride_order.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0 || !c.out().isTensor()) return std::nullopt;
+        return tensorValue(c.pointwise(c.outMeta(), {x}, [x](Loader& L, const std::vector<Index>& co) { return L.load(x, co); }));
+    };
 }
 
 } // namespace fxray::cg

@@ -73,6 +73,17 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.mm.default", "mm"},         {"aten.bmm.default", "bmm"},
         {"aten.addmm.default", "addmm"},   {"aten.convolution.default", "conv"},
         {"aten.cat.default", "cat"},
+        // Scatters, windowed reductions with indices, training-mode batch norm and convolution
+        // backward: compiled C++ kernels (cpu/extern_train.cpp), not generated loops.
+        {"aten.embedding_dense_backward.default", "embedding_backward"},
+        {"aten.index_add.default", "index_add"},
+        {"aten.index_put.default", "index_put"},
+        {"aten._unsafe_index_put.default", "index_put"},
+        {"aten.max_pool2d_with_indices.default", "max_pool2d"},
+        {"aten.max_pool2d_with_indices_backward.default", "max_pool2d_backward"},
+        {"aten._native_batch_norm_legit_functional.default", "batch_norm_train"},
+        {"aten.native_batch_norm_backward.default", "batch_norm_backward"},
+        {"aten.convolution_backward.default", "conv_backward"},
     };
     return m;
 }

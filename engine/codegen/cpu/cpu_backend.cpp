@@ -1,6 +1,7 @@
 #include "codegen/cpu/cpu_backend.h"
 
 #include "codegen/cpu/extern_kernels.h"
+#include "codegen/cpu/extern_train.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
 
@@ -292,8 +293,31 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             if (bound.ok()) {
                 int b = P.bufferOf[static_cast<size_t>(call.result.node)];
                 Tensor out = allocate(P.buffers[static_cast<size_t>(b)].meta);
-                if (runExtern(call.fn, *bound, out)) {
+                std::vector<Tensor*> outs{&out};
+                if (runExtern(call.fn, *bound, out) || runTrainExtern(call.fn, *bound, outs)) {
                     bufs[static_cast<size_t>(b)] = out;
+                    done = true;
+                }
+            }
+        } else if (call.kind == OpaqueCall::Kind::Extern && n.op() && call.result.kind == LValue::Kind::List) {
+            // Multi-output extern (max pooling, batch norm, convolution backward): one buffer per
+            // tensor output, nullptr where the op returns None.
+            auto bound = bindArgs(*n.op(), cargs, ckw);
+            if (bound.ok()) {
+                std::vector<Tensor> outT(call.result.items.size());
+                std::vector<Tensor*> outs(call.result.items.size(), nullptr);
+                for (size_t i = 0; i < call.result.items.size(); ++i) {
+                    const LValue& it = call.result.items[i];
+                    if (it.kind != LValue::Kind::Tensor) continue;
+                    int b = P.bufferOf[static_cast<size_t>(it.node)];
+                    outT[i] = allocate(b >= 0 ? P.buffers[static_cast<size_t>(b)].meta : lg.nodes[static_cast<size_t>(it.node)].meta);
+                    outs[i] = &outT[i];
+                }
+                if (runTrainExtern(call.fn, *bound, outs)) {
+                    for (size_t i = 0; i < outs.size(); ++i) {
+                        int b = outs[i] ? P.bufferOf[static_cast<size_t>(call.result.items[i].node)] : -1;
+                        if (b >= 0) bufs[static_cast<size_t>(b)] = outT[i];
+                    }
                     done = true;
                 }
             }

@@ -28,6 +28,9 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <thread>
+#include <cstdio>
+#include <algorithm>
 
 namespace fxray::cg::cpu {
 
@@ -493,14 +496,130 @@ std::string errStr(Error e) {
     return os.str();
 }
 
+// ----- structural keys: identical kernels are compiled once ----------------------------------
+
+void keyIndex(std::string& o, const Index& i);
+
+void keyExpr(std::string& o, const ExprP& e) {
+    if (!e) {
+        o += "_";
+        return;
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "(%d %d %a %lld %d %d %d %d", int(e->op), int(e->type), e->c, static_cast<long long>(e->ic),
+                  e->buf, int(e->bufType), int(e->castTo), e->ref);
+    o += buf;
+    if (e->index) keyIndex(o, e->index);
+    for (const auto& a : e->args) keyExpr(o, a);
+    o += ')';
+}
+
+void keyIndex(std::string& o, const Index& i) {
+    o += '[' + std::to_string(i->c);
+    for (const auto& [k, a] : i->terms) {
+        o += ' ' + std::to_string(k) + ':' + std::to_string(int(a.kind)) + ',' + std::to_string(a.var) + ',' +
+             std::to_string(a.extent) + ',' + std::to_string(a.divisor);
+        if (a.arg) keyIndex(o, a.arg);
+        if (a.value) keyExpr(o, a.value);
+    }
+    o += ']';
+}
+
+/// Everything the generated code depends on (not names, nodes or origins).
+std::string structuralKey(const Kernel& k) {
+    std::string o;
+    for (size_t d = 0; d < k.sizes.size(); ++d) o += std::to_string(k.sizes[d]) + (k.reduced[d] ? "r," : ",");
+    o += '|';
+    for (const auto& a : k.args) o += std::to_string(int(a.dtype)) + (a.written ? "w," : ",");
+    o += '|';
+    for (auto t : k.accTypes) o += std::to_string(int(t)) + ',';
+    for (auto r : k.accOps) o += std::to_string(int(r)) + ',';
+    for (auto t : k.letTypes) o += std::to_string(int(t)) + ',';
+    for (const auto& ph : k.phases) {
+        o += ph.inner ? "{I" : "{S";
+        for (const auto& st : ph.stmts) {
+            o += '<' + std::to_string(int(st.kind)) + ',' + std::to_string(st.buf) + ',' + std::to_string(st.id) + ',' +
+                 std::to_string(int(st.rop));
+            if (st.index) keyIndex(o, st.index);
+            keyExpr(o, st.value);
+            o += '>';
+        }
+        o += '}';
+    }
+    return o;
+}
+
+/// What one compile thread produces: an object file and (optionally) the optimised IR.
+struct UnitResult {
+    std::string error;
+    std::unique_ptr<MemoryBuffer> object;
+    std::string moduleIr;
+    std::map<std::string, std::string> fnIr;
+};
+
+/// Generates, optimises and emits one module holding the given kernels, with its own context
+/// and target machine so that units compile in parallel.
+void compileUnit(const std::vector<const Kernel*>& ks, orc::JITTargetMachineBuilder jtmb, const JitOptions& opts,
+                 UnitResult& out) {
+    auto tm = jtmb.createTargetMachine();
+    if (!tm) {
+        out.error = "LLVM: " + errStr(tm.takeError());
+        return;
+    }
+    TargetMachine& TM = **tm;
+    LLVMContext ctx;
+    auto mod = std::make_unique<Module>("fxray_kernels", ctx);
+    mod->setDataLayout(TM.createDataLayout());
+    mod->setTargetTriple(TM.getTargetTriple().str());
+    for (const Kernel* k : ks) {
+        KernelEmitter em(ctx, *mod, *k);
+        Function* f = em.emit();
+        f->addFnAttr("target-cpu", TM.getTargetCPU());
+        f->addFnAttr("target-features", TM.getTargetFeatureString());
+        std::string err;
+        raw_string_ostream es(err);
+        if (verifyFunction(*f, &es)) {
+            out.error = "internal error: LLVM IR of kernel " + k->name + " is invalid: " + es.str();
+            return;
+        }
+    }
+    optimize(*mod, TM, opts.optLevel);
+    if (opts.keepIr) {
+        for (const Kernel* k : ks) {
+            std::string s;
+            raw_string_ostream os(s);
+            if (Function* f = mod->getFunction(k->name)) f->print(os);
+            out.fnIr[k->name] = os.str();
+        }
+        raw_string_ostream ms(out.moduleIr);
+        mod->print(ms, nullptr);
+    }
+    SmallString<0> obj;
+    raw_svector_ostream os(obj);
+    legacy::PassManager pm;
+    if (TM.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile)) {
+        out.error = "LLVM: the target cannot emit object files";
+        return;
+    }
+    pm.run(*mod);
+    out.object = MemoryBuffer::getMemBufferCopy(StringRef(obj.data(), obj.size()), "fxray_kernels.o");
+}
+
 } // namespace
 
 struct KernelJit::Impl {
     std::unique_ptr<orc::LLJIT> jit;
     std::unique_ptr<TargetMachine> tm;
+    std::vector<std::string> moduleIr;  ///< per compile unit
+    std::vector<int> unitOf;            ///< per kernel
 };
 
 KernelJit::~KernelJit() = default;
+
+static int defaultCompileThreads() {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<int>(std::min(hw, 8u));
+}
 
 Expected<std::unique_ptr<KernelJit>> KernelJit::compile(const std::vector<Kernel>& kernels, const JitOptions& opts) {
     initLlvm();
@@ -516,45 +635,66 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::compile(const std::vector<Kernel
     TargetMachine& TM = *kj->m_impl->tm;
     kj->m_target = TM.getTargetTriple().str() + " " + TM.getTargetCPU().str();
 
-    auto ctx = std::make_unique<LLVMContext>();
-    auto mod = std::make_unique<Module>("fxray_kernels", *ctx);
-    mod->setDataLayout(TM.createDataLayout());
-    mod->setTargetTriple(TM.getTargetTriple().str());
-    for (const auto& k : kernels) {
-        KernelEmitter em(*ctx, *mod, k);
-        Function* f = em.emit();
-        f->addFnAttr("target-cpu", TM.getTargetCPU());
-        f->addFnAttr("target-features", TM.getTargetFeatureString());
-        std::string err;
-        raw_string_ostream es(err);
-        if (verifyFunction(*f, &es)) return makeError("internal error: LLVM IR of kernel " + k.name + " is invalid: " + es.str());
-        kj->m_names.push_back(k.name);
+    // Structurally identical kernels (the 12 layers of a transformer) share one function.
+    std::map<std::string, size_t> seen;
+    std::vector<size_t> repOf(kernels.size());
+    std::vector<size_t> reps;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        auto [it, fresh] = seen.emplace(opts.dedupe ? structuralKey(kernels[i]) : std::to_string(i), i);
+        repOf[i] = it->second;
+        if (fresh) reps.push_back(i);
     }
-    optimize(*mod, TM, opts.optLevel);
-    if (opts.keepIr) {
-        for (const auto& k : kernels) {
-            std::string s;
-            raw_string_ostream os(s);
-            if (Function* f = mod->getFunction(k.name)) f->print(os);
-            kj->m_ir.push_back(os.str());
-        }
-        raw_string_ostream ms(kj->m_moduleIr);
-        mod->print(ms, nullptr);
-    } else {
-        kj->m_ir.assign(kernels.size(), std::string());
+    kj->m_distinct = reps.size();
+    // Distinct kernels in units compiled on parallel threads, balanced by statement count.
+    int threads = std::max(1, std::min<int>(opts.threads > 0 ? opts.threads : defaultCompileThreads(), static_cast<int>(reps.size())));
+    std::vector<std::vector<const Kernel*>> units(static_cast<size_t>(threads));
+    std::vector<size_t> load(units.size(), 0);
+    std::vector<int> unitOfRep(kernels.size(), 0);
+    for (size_t r : reps) {
+        size_t u = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        size_t w = 1;
+        for (const auto& ph : kernels[r].phases) w += ph.stmts.size();
+        load[u] += w;
+        units[u].push_back(&kernels[r]);
+        unitOfRep[r] = static_cast<int>(u);
     }
+    std::vector<UnitResult> results(units.size());
+    {
+        std::vector<std::thread> pool;
+        for (size_t u = 1; u < units.size(); ++u)
+            pool.emplace_back([&, u] { compileUnit(units[u], *jtmb, opts, results[u]); });
+        if (!units.empty()) compileUnit(units[0], *jtmb, opts, results[0]);
+        for (auto& t : pool) t.join();
+    }
+    for (const auto& r : results)
+        if (!r.error.empty()) return makeError(r.error);
 
     auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!jit) return makeError("LLVM: " + errStr(jit.takeError()));
     auto gen = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
     if (!gen) return makeError("LLVM: " + errStr(gen.takeError()));
     (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
-    if (auto e = (*jit)->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
-        return makeError("LLVM: " + errStr(std::move(e)));
-    for (const auto& k : kernels) {
-        auto sym = (*jit)->lookup(k.name);
+    for (auto& r : results) {
+        if (!r.object) continue;
+        if (auto e = (*jit)->addObjectFile(std::move(r.object))) return makeError("LLVM: " + errStr(std::move(e)));
+        kj->m_impl->moduleIr.push_back(std::move(r.moduleIr));
+    }
+    std::map<size_t, KernelEntry> entryOf;
+    for (size_t r : reps) {
+        auto sym = (*jit)->lookup(kernels[r].name);
         if (!sym) return makeError("LLVM: " + errStr(sym.takeError()));
-        kj->m_entries.push_back(sym->toPtr<KernelEntry>());
+        entryOf[r] = sym->toPtr<KernelEntry>();
+    }
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        size_t r = repOf[i];
+        kj->m_entries.push_back(entryOf[r]);
+        kj->m_names.push_back(kernels[r].name);
+        kj->m_impl->unitOf.push_back(unitOfRep[r]);
+        const auto& fnIr = results[static_cast<size_t>(unitOfRep[r])].fnIr;
+        auto it = fnIr.find(kernels[r].name);
+        kj->m_ir.push_back(it == fnIr.end() ? std::string()
+                           : r == i    ? it->second
+                                       : "; identical to kernel " + kernels[r].name + " (compiled once)\n" + it->second);
     }
     kj->m_impl->jit = std::move(*jit);
     kj->m_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -562,10 +702,12 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::compile(const std::vector<Kernel
 }
 
 std::string KernelJit::assembly(size_t kernel) const {
-    if (m_moduleIr.empty() || kernel >= m_names.size()) return {};
+    if (kernel >= m_names.size() || kernel >= m_impl->unitOf.size()) return {};
+    const std::string& text = m_impl->moduleIr[static_cast<size_t>(m_impl->unitOf[kernel])];
+    if (text.empty()) return {};
     LLVMContext ctx;
     SMDiagnostic diag;
-    auto mod = parseIR(MemoryBufferRef(m_moduleIr, "kernels"), diag, ctx);
+    auto mod = parseIR(MemoryBufferRef(text, "kernels"), diag, ctx);
     if (!mod) return "; cannot re-parse the module: " + diag.getMessage().str();
     // Only the requested function.
     for (Function& f : *mod)

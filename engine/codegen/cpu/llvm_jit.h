@@ -1,6 +1,9 @@
 #pragma once
 /// Machine code for kernels: LLVM IR generation from the kernel IR, LLVM's O3 pipeline (the
 /// inner loops vectorise; glibc's libmvec supplies vector exp/log/...), and ORC LLJIT.
+/// Compile time is what limits big graphs: structurally identical kernels (one per layer of a
+/// transformer) are compiled once, and the distinct ones are split into modules that are
+/// optimised and turned into object code on parallel threads, then JIT-linked together.
 ///
 /// This header is LLVM-free so that the executor, the CLI and the GUI can use it; the LLVM
 /// headers stay in llvm_jit.cpp.
@@ -21,6 +24,8 @@ using KernelEntry = void (*)(void* const* args, int64_t begin, int64_t end);
 struct JitOptions {
     int optLevel = 3;          ///< 0..3 (LLVM's O pipelines)
     bool keepIr = true;        ///< keep each kernel's optimised LLVM IR text
+    int threads = 0;           ///< compile threads (0: one per core, at most 8)
+    bool dedupe = true;        ///< compile structurally identical kernels once
 };
 
 /// The kernels of one program, compiled into one module and JIT-linked.
@@ -36,6 +41,8 @@ public:
     const std::string& irText(size_t kernel) const { return m_ir[kernel]; }
     /// Assembly of one kernel (generated on demand from the optimised IR).
     std::string assembly(size_t kernel) const;
+    /// Structurally distinct kernels (each compiled once; identical ones share its code).
+    size_t distinctKernels() const { return m_distinct; }
     /// Milliseconds spent in IR generation, optimisation and code generation.
     double compileMs() const { return m_ms; }
     /// "x86_64-pc-linux-gnu skylake-avx512", what the code was generated for.
@@ -48,7 +55,7 @@ private:
     std::vector<KernelEntry> m_entries;
     std::vector<std::string> m_ir;
     std::vector<std::string> m_names;
-    std::string m_moduleIr;
+    size_t m_distinct = 0;
     std::string m_target;
     double m_ms = 0.0;
 };

@@ -1,0 +1,46 @@
+// The CPU backend's training extern kernels (codegen/cpu/extern_train.cpp: batch norm in
+// training mode and its backward, max pooling with indices and its backward, convolution
+// backward) on resnet18's joint graph, which the corpus has no recorded numerics for: every
+// output must match the reference executor's (whose kernels the corpus numerics check against
+// PyTorch) within the fp32 tolerance, and none of those ops may fall back to the reference kernel.
+#include "test_util.h"
+
+#include "codegen/cpu/cpu_backend.h"
+#include "exec/compare.h"
+#include "import/loader.h"
+
+using namespace fxray;
+
+class TestCpuExternTrain : public QObject {
+    Q_OBJECT
+private slots:
+    void resnet18Joint() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
+        auto f = loadFile(fxtest::corpus() / "resnet18" / "graphs" / "aot_joint_graph.py");
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
+        Graph& g = f->graphs[0].executable();
+        auto inputs = randomInputs(g, 7);
+        QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
+        RunRequest req;
+        req.inputs = *inputs;
+        auto ref = runAndCheck(g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        auto cg = cg::cpu::CompiledGraph::compile(g, *inputs);
+        QVERIFY2(cg.ok(), cg.ok() ? "" : cg.error().str().c_str());
+        QVERIFY2((*cg)->fallbackOps().empty(), qPrintable(QString("fallbacks: %1").arg((*cg)->fallbackOps().begin()->first.c_str())));
+        auto out = (*cg)->run(*inputs);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        QCOMPARE(out->size(), ref->outputs.size());
+        int compared = 0;
+        for (size_t i = 0; i < out->size(); ++i) {
+            auto c = compareValues(i, (*out)[i], ref->outputs[i]);
+            QVERIFY2(c.ok, qPrintable(QString("output %1: rel_err %2 max_abs_err %3 %4").arg(i).arg(c.relErr).arg(c.maxAbsErr)
+                                          .arg(QString::fromStdString(c.note))));
+            compared += (*out)[i].isTensor();
+        }
+        QVERIFY(compared > 40);  // activations, saved statistics, running stats and 62 gradients
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuExternTrain)
+#include "tst_cpu_extern_train.moc"
