@@ -8,6 +8,7 @@
 #include <QString>
 #include <QTest>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -16,7 +17,12 @@
 
 namespace fxtest {
 
-inline std::filesystem::path corpus() { return std::filesystem::path(FXRAY_CORPUS_DIR); }
+/// The corpus: $FXRAY_CORPUS_DIR when set (a copy carried to another machine), else the
+/// configure-time path.
+inline std::filesystem::path corpus() {
+    if (const char* env = std::getenv("FXRAY_CORPUS_DIR"); env && *env) return std::filesystem::path(env);
+    return std::filesystem::path(FXRAY_CORPUS_DIR);
+}
 inline bool haveCorpus() { return std::filesystem::exists(corpus() / "README.md"); }
 
 /// A contiguous tensor with the given values (row-major).

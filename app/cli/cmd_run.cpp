@@ -11,6 +11,7 @@
 #if defined(FXRAY_HAVE_CPU_BACKEND)
 #include "codegen/cpu/cpu_backend.h"
 #endif
+#include "codegen/cuda/cuda_backend.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +26,7 @@ namespace fxray::cli {
 namespace {
 
 const char* kRunUsage =
-    "usage: fxray run FILE [--graph SEL] [--inputs DIR] [--expect DIR] [--backend ref|cpu] [--json]\n"
+    "usage: fxray run FILE [--graph SEL] [--inputs DIR] [--expect DIR] [--backend ref|cpu|cuda] [--json]\n"
     "                 [--seed N] [--fp64] [--pin NODE=FILE.npy]... [--constants DIR] [--out DIR]\n"
     "  --inputs DIR     NNN.npy per placeholder (default: seeded random inputs from annotations)\n"
     "  --expect DIR     NNN.npy per output; a missing file means the output is None\n"
@@ -69,8 +70,12 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
 #else
     const bool cpuBackend = false;
 #endif
-    if (backend != "ref" && !cpuBackend) {
-        if (backend == "cpu" || backend == "cuda")
+    // CUDA is opened at run time (dlopen): always built, unavailable without a device.
+    const bool cudaBackend = backend == "cuda";
+    if (cudaBackend)
+        if (Status s = cg::cuda::requireDevice(); !s.ok()) return reportError(err, s.error());
+    if (backend != "ref" && !cpuBackend && !cudaBackend) {
+        if (backend == "cpu")
             return reportError(err, makeError("backend '" + backend + "' is not available in this build yet; use --backend ref"));
         return reportError(err, makeError("unknown backend '" + backend + "' (ref, cpu, cuda)"));
     }
@@ -155,12 +160,15 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         if (!exp.ok()) return reportError(err, exp.error());
         expected = std::move(exp).value();
     }
+    cg::cuda::CudaRunInfo cudaInfo;
 #if defined(FXRAY_HAVE_CPU_BACKEND)
     cg::cpu::CpuRunInfo cpuInfo;
-    auto result = cpuBackend ? cg::cpu::runAndCheckCpu(g, req, a->has("--expect") ? &expected : nullptr, &cpuInfo)
+    auto result = cudaBackend ? cg::cuda::runAndCheckCuda(g, req, a->has("--expect") ? &expected : nullptr, &cudaInfo)
+                : cpuBackend ? cg::cpu::runAndCheckCpu(g, req, a->has("--expect") ? &expected : nullptr, &cpuInfo)
                              : runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
 #else
-    auto result = runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
+    auto result = cudaBackend ? cg::cuda::runAndCheckCuda(g, req, a->has("--expect") ? &expected : nullptr, &cudaInfo)
+                              : runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
 #endif
     if (!result.ok()) return reportError(err, result.error());
     const double ms = result->ms;
@@ -192,6 +200,14 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         j["extern_calls"] = cpuInfo.externCalls;
     }
 #endif
+    if (cudaBackend) {
+        // Ops that ran on the host through the reference kernel (explicit fallback).
+        j["fallbacks"] = cudaInfo.run.hostOps;
+        j["compile_ms"] = cudaInfo.compile.totalMs;
+        j["kernels"] = cudaInfo.kernels;
+        j["extern_calls"] = cudaInfo.run.gemms;
+        j["device"] = cudaInfo.device;
+    }
     bool allOk = result->ok;
     if (a->has("--expect")) {
         for (const auto& c : result->comparisons) {
@@ -215,7 +231,7 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         out << j.dump(1) << "\n";
     } else {
         out << "ran " << lg.stage << " (" << g.computeNodeCount() << " nodes) on the "
-            << (backend == "cpu" ? "cpu backend" : "reference executor") << " in " << std::fixed << std::setprecision(1) << ms
+            << (backend == "cpu" ? "cpu backend" : backend == "cuda" ? "cuda backend" : "reference executor") << " in " << std::fixed << std::setprecision(1) << ms
             << " ms\n";
         if (j.contains("fallbacks")) {
             out << "  compiled in " << j["compile_ms"].get<double>() << " ms: " << j["kernels"].get<size_t>() << " kernels, "

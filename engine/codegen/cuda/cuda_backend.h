@@ -1,0 +1,107 @@
+#pragma once
+/// The CUDA backend: compiles a whole ATen graph (lowering -> fusion -> CUDA C++ -> NVRTC) and
+/// runs it on the GPU with the CPU backend's conventions (one value per placeholder, pinned
+/// values for random nodes, lifted constants from the graph), so that `fxray run --backend
+/// cuda`, the tests and the benchmarks can use it in place of the reference executor.
+///
+/// Generated kernels run on the device; GEMMs (mm, addmm, bmm) run through cuBLAS with TF32
+/// off; cat runs as strided device copies. Everything else (convolution, ops without a
+/// lowering, subgraph ops) runs on the host through the reference kernel: an explicit,
+/// reported fallback (inputs copied down, the result copied back up).
+#include "codegen/cuda/cuda_api.h"
+#include "codegen/cuda/cuda_source.h"
+#include "codegen/scheduler.h"
+#include "exec/run_check.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fxray::cg::cuda {
+
+struct CompileOptions {
+    ScheduleOptions schedule;
+    /// Nodes whose values are supplied at run time (RunRequest::pins).
+    std::vector<std::string> pinned;
+};
+
+/// Where compile time went.
+struct CompileStats {
+    double lowerMs = 0, scheduleMs = 0, codegenMs = 0, nvrtcMs = 0, loadMs = 0, totalMs = 0;
+};
+
+/// Generated source and NVRTC output of a graph without running it (no device needed: PTX for
+/// `arch` "compute_XX"). This is what CI checks for every corpus graph.
+struct SourceOnly {
+    Program program;
+    CudaSource source;
+    NvrtcOutput compiled;
+    CompileStats stats;
+};
+Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>& inputs, const std::string& arch,
+                                       const CompileOptions& opts = {});
+
+/// Inputs from the placeholders' annotations (static shapes only).
+Expected<std::vector<Value>> annotatedInputs(const Graph& g);
+
+struct RunOptions {
+    /// Synchronise after every step so that a fault names its kernel (default: on).
+    bool syncEachStep = true;
+};
+
+/// What one run did besides computing outputs.
+struct RunStats {
+    size_t kernelLaunches = 0, gemms = 0, deviceCopies = 0;
+    /// Ops run on the host ("aten.convolution.default" -> count), fallbacks and externs alike.
+    std::map<std::string, int> hostOps;
+};
+
+/// A graph compiled for the GPU.
+class CompiledGraph {
+public:
+    /// Compiles g for inputs with the metadata of `inputs`. Fails with "no CUDA device: ..." when
+    /// there is no usable device.
+    static Expected<std::unique_ptr<CompiledGraph>> compile(const Graph& g, const std::vector<Value>& inputs,
+                                                            const CompileOptions& opts = {});
+    ~CompiledGraph();
+
+    /// Runs on host inputs (not modified) and returns host outputs.
+    Expected<std::vector<Value>> run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
+                                     uint64_t seed = 0, const RunOptions& ro = {}, RunStats* stats = nullptr) const;
+
+    const Program& program() const { return m_program; }
+    const CudaSource& source() const { return m_source; }
+    const CompileStats& stats() const { return m_stats; }
+    const std::string& arch() const { return m_arch; }
+    const std::map<std::string, int>& fallbackOps() const { return m_program.lowered.fallbackOps; }
+
+private:
+    CompiledGraph() = default;
+    const Graph* m_graph = nullptr;
+    Program m_program;
+    CudaSource m_source;
+    CompileStats m_stats;
+    std::string m_arch;
+    CUmodule m_module = nullptr;
+    std::vector<CUfunction> m_functions;
+};
+
+/// What runAndCheckCuda adds to RunResult.
+struct CudaRunInfo {
+    CompileStats compile;
+    RunStats run;
+    std::map<std::string, int> fallbacks;
+    size_t kernels = 0;
+    std::string device;
+};
+
+/// runAndCheck on the GPU: outputs compared with `expect`, failing floating outputs re-judged
+/// against the reference executor's fp64 run (exec/run_check.h).
+Expected<RunResult> runAndCheckCuda(const Graph& g, const RunRequest& req, const std::vector<Value>* expect,
+                                    CudaRunInfo* info = nullptr);
+
+/// Bytes held by the caching device allocator (in use, cached).
+std::pair<size_t, size_t> allocatorBytes();
+
+} // namespace fxray::cg::cuda

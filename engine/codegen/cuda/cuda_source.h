@@ -1,0 +1,49 @@
+#pragma once
+/// Kernel IR -> CUDA C++ source: one `extern "C" __global__` function per kernel, compiled
+/// together by NVRTC into one module.
+///
+/// Launch shapes (why they are what they are):
+/// - Pointwise: a grid-stride loop over all points; the innermost dim varies fastest across
+///   threadIdx.x so that neighbouring threads touch neighbouring elements (coalesced).
+/// - Reductions with at most kWarpReduceMax points per row: one warp per outer point (several
+///   rows per block), lanes stride over the row, butterfly shuffles leave the result in every
+///   lane (no shared memory, no block barriers).
+/// - Longer rows: one block per outer point, threads stride over the row, warp shuffles then a
+///   shared-memory combine across warps; every thread gets the result, so later phases
+///   (softmax's normalised store) read it as a register.
+/// fp16/bf16 are loaded as float and rounded on store with bit conversions (no CUDA headers, so
+/// NVRTC needs no include path).
+#include "codegen/kernel_ir.h"
+#include "support/diagnostic.h"
+
+#include <string>
+#include <vector>
+
+namespace fxray::cg::cuda {
+
+constexpr int64_t kWarpReduceMax = 1024;
+
+/// How the executor launches one kernel.
+struct LaunchPlan {
+    enum class Mode : uint8_t { Pointwise, WarpReduce, BlockReduce };
+    Mode mode = Mode::Pointwise;
+    std::string name;    ///< the __global__ function
+    int64_t work = 0;    ///< points (pointwise) or outer points (reductions)
+    int threads = 256;   ///< threads per block
+    int rowsPerBlock = 1;///< WarpReduce: warps per block
+};
+
+struct CudaSource {
+    std::string source;             ///< the whole module
+    std::vector<LaunchPlan> plans;  ///< one per kernel, in order
+    std::vector<std::string> kernelSources;  ///< each kernel's function alone (for the kernel pane)
+};
+
+/// Generates the module for `kernels`. Fails on a kernel using a dtype the generator has no
+/// storage type for (a Diagnostic naming the kernel).
+Expected<CudaSource> generateCudaSource(const std::vector<Kernel>& kernels);
+
+/// The helpers every module starts with (conversions, NaN-propagating min/max, reductions).
+const std::string& cudaPrelude();
+
+} // namespace fxray::cg::cuda
