@@ -117,7 +117,7 @@ void CompilePicker::rebuild() {
         if (!st) st = new QTreeWidgetItem(top, {stage});
         auto* leaf = new QTreeWidgetItem(st, {QString::fromStdString(g.id), QString::number(g.graph->size())});
         leaf->setData(0, kGraphIndexRole, static_cast<int>(i));
-        QString details = tr("%1\nstage: %2\n%3 nodes").arg(QString::fromStdString(g.id), stage).arg(g.graph->size());
+        QString details = tr("%1\nstage: %2\n%n node(s)", nullptr, static_cast<int>(g.graph->size())).arg(QString::fromStdString(g.id), stage);
         if (!g.unknownOps.empty()) details += tr("\n%n unknown op(s)", nullptr, static_cast<int>(g.unknownOps.size()));
         for (const std::string& note : g.notes) details += QLatin1Char('\n') + QString::fromStdString(note);
         leaf->setData(0, kDetailsRole, details);

@@ -67,6 +67,25 @@ int guiMain(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("fxray"));
     QApplication::setApplicationVersion(QStringLiteral(FXRAY_VERSION));
 
+    // The language goes in before the options are described, so that --help is translated too.
+    // Screenshots are reproducible: English unless --lang says otherwise, as with the theme below.
+    bool languageGiven = false;
+    bool wantsScreenshot = false;
+    QString language;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--screenshot") == 0) {
+            wantsScreenshot = true;
+        } else if (std::strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
+            language = QString::fromLocal8Bit(argv[++i]);
+            languageGiven = true;
+        } else if (std::strncmp(argv[i], "--lang=", 7) == 0) {
+            language = QString::fromLocal8Bit(argv[i] + 7);
+            languageGiven = true;
+        }
+    }
+    if (!languageGiven) language = wantsScreenshot ? QStringLiteral("en") : settings::language();
+    const bool translated = settings::installTranslator(language);
+
     QCommandLineParser parser;
     parser.setApplicationDescription(QObject::tr("Debugger for PyTorch graph compilers"));
     parser.addHelpOption();
@@ -80,10 +99,13 @@ int guiMain(int argc, char** argv) {
     QCommandLineOption select(QStringLiteral("select"), QObject::tr("Node to select"), QStringLiteral("node"));
     QCommandLineOption size(QStringLiteral("size"), QObject::tr("Window size for the screenshot, WxH"), QStringLiteral("size"));
     QCommandLineOption theme(QStringLiteral("theme"), QObject::tr("light or dark"), QStringLiteral("theme"));
-    for (const auto& o : {shot, graph, pass, pipeline, view, select, size, theme}) parser.addOption(o);
+    QCommandLineOption lang(QStringLiteral("lang"), QObject::tr("Language for this run: en, de or zh_CN (default: the setting)"),
+                            QStringLiteral("code"));
+    for (const auto& o : {shot, graph, pass, pipeline, view, select, size, theme, lang}) parser.addOption(o);
     parser.process(app);
 
-    settings::installTranslator(settings::language());
+    if (!translated && languageGiven)
+        return fail(QObject::tr("no translation for language \"%1\" (en, de or zh_CN)").arg(language));
     const bool screenshot = parser.isSet(shot);
     // Screenshots are reproducible: the built-in light theme unless asked otherwise.
     applyTheme(themeFromName(parser.isSet(theme) ? parser.value(theme) : screenshot ? QStringLiteral("light") : settings::theme()));

@@ -3,9 +3,9 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDialogButtonBox>
-#include <QDir>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLibraryInfo>
 #include <QSettings>
 #include <QTranslator>
 #include <QVBoxLayout>
@@ -38,23 +38,34 @@ QList<QPair<QString, QString>> languages() {
 }
 
 bool installTranslator(const QString& code) {
-    if (code.isEmpty() || code == QLatin1String("en")) return true;
-    const QString app = QCoreApplication::applicationDirPath();
-    const QStringList dirs = {app + QStringLiteral("/translations"), app + QStringLiteral("/../translations"),
-                              app + QStringLiteral("/../share/fxray/translations"), QStringLiteral(":/translations"),
-#ifdef FXRAY_SOURCE_TRANSLATIONS
-                              QStringLiteral(FXRAY_SOURCE_TRANSLATIONS),
-#endif
-    };
-    for (const QString& d : dirs) {
-        auto* tr = new QTranslator(QCoreApplication::instance());
-        if (tr->load(QStringLiteral("fxray_") + code, d)) {
-            QCoreApplication::installTranslator(tr);
-            return true;
+    // One translator pair at a time: switching languages replaces the previous one.
+    static QTranslator* own = nullptr;
+    static QTranslator* qtbase = nullptr;
+    for (QTranslator** t : {&own, &qtbase})
+        if (*t) {
+            QCoreApplication::removeTranslator(*t);
+            delete *t;
+            *t = nullptr;
         }
+    // English is the source language, but its .qm carries the plural forms ("1 node", "2 nodes").
+    const QString lang = code.isEmpty() ? QStringLiteral("en") : code;
+    auto* tr = new QTranslator(QCoreApplication::instance());
+    if (!tr->load(QStringLiteral(":/i18n/fxray_") + lang + QStringLiteral(".qm"))) {
         delete tr;
+        return false;
     }
-    return false;
+    QCoreApplication::installTranslator(tr);
+    own = tr;
+    if (lang == QLatin1String("en")) return true;
+    // Qt's own strings (dialog buttons, context menus) where the system has Qt's translations.
+    auto* base = new QTranslator(QCoreApplication::instance());
+    if (base->load(QStringLiteral("qtbase_") + lang, QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+        QCoreApplication::installTranslator(base);
+        qtbase = base;
+    } else {
+        delete base;
+    }
+    return true;
 }
 
 } // namespace settings

@@ -1,8 +1,8 @@
 #pragma once
 /// User settings kept in QSettings (theme, language, recent files) and the Settings dialog.
-/// Translations: English is built in; `fxray_de.qm` / `fxray_zh_CN.qm` are loaded when present
-/// next to the executable (`translations/`), in the resources (`:/translations`), or in the
-/// build tree.
+/// Translations: English is the source language; `translations/fxray_<lang>.ts` are compiled
+/// into the resources as `:/i18n/fxray_<lang>.qm` (views/CMakeLists.txt). The language is read
+/// at startup (`--lang CODE` overrides the setting); a change in the dialog applies on restart.
 #include <QDialog>
 #include <QStringList>
 
@@ -20,7 +20,9 @@ void addRecentFile(const QString& path);
 void clearRecentFiles();
 /// The languages offered: code and native name.
 QList<QPair<QString, QString>> languages();
-/// Loads and installs the translator for `code` (no-op for English). False if no .qm found.
+/// Installs the translator for `code` from `:/i18n`, replacing the one installed before, plus
+/// Qt's own `qtbase_<code>.qm` where the system has it. English is installed too: its .qm holds
+/// the plural forms. False if `code` has no translation.
 bool installTranslator(const QString& code);
 } // namespace settings
 

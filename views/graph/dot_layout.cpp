@@ -3,6 +3,7 @@
 // layouts on one worker thread.
 #include "graph/graph_layout.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 
 #ifdef FXRAY_HAVE_GRAPHVIZ
@@ -36,7 +37,7 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
     GraphLayout out;
     GVC_t* gvc = gvContext();
     if (!gvc) {
-        if (error) *error = QStringLiteral("Graphviz: no context");
+        if (error) *error = QCoreApplication::translate("GraphLayout", "Graphviz: no context");
         return out;
     }
     CStr gname{std::string("g")};
@@ -77,7 +78,7 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
     }
     CStr engine{std::string("dot")};
     if (gvLayout(gvc, g, engine.get()) != 0) {
-        if (error) *error = QStringLiteral("Graphviz: the dot layout plugin is not available");
+        if (error) *error = QCoreApplication::translate("GraphLayout", "Graphviz: the dot layout plugin is not available");
         agclose(g);
         gvFreeContext(gvc);
         return out;
@@ -111,7 +112,7 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
 #else
 namespace fxray::views {
 GraphLayout layoutWithDot(const CanvasGraph&, const LayoutParams&, QString* error) {
-    if (error) *error = QStringLiteral("built without Graphviz");
+    if (error) *error = QCoreApplication::translate("GraphLayout", "built without Graphviz");
     return {};
 }
 } // namespace fxray::views

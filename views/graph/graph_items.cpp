@@ -212,7 +212,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
 
 ClusterItem::ClusterItem(int index, const QString& label, int nodeCount) : m_index(index), m_label(label), m_count(nodeCount) {
     setZValue(-10);
-    setToolTip(QObject::tr("%1 (%2 nodes) — double-click to collapse or expand").arg(label).arg(nodeCount));
+    setToolTip(QObject::tr("%1 (%n node(s)) — double-click to collapse or expand", nullptr, nodeCount).arg(label));
 }
 
 void ClusterItem::setMembersRect(const QRectF& r) {
@@ -246,7 +246,7 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
         p->setFont(f);
         p->setPen(dark ? QColor(0xdd, 0xe4, 0xee) : QColor(0x22, 0x33, 0x48));
         p->drawText(m_rect.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
-                    QObject::tr("⊞ %1\n%2 nodes").arg(m_label).arg(m_count));
+                    QObject::tr("⊞ %1\n%n node(s)", nullptr, m_count).arg(m_label));
         return;
     }
     QColor fill = frame;

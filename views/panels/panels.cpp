@@ -5,6 +5,7 @@
 #include "panels/inspector_panel.h"
 #include "panels/kernel_panel.h"
 #include "panels/match_panel.h"
+#include "panels/minifier_panel.h"
 #include "panels/partition_panel.h"
 #include "panels/timeline_panel.h"
 
@@ -38,8 +39,10 @@ Panels installPanels(QMainWindow* window, Document* doc) {
     p.code = dock(window, new CodePanel(doc), QCoreApplication::translate("Panels", "Code"), "dock.code", Qt::BottomDockWidgetArea);
     p.diff = dock(window, new DiffPanel(doc), QCoreApplication::translate("Panels", "Diff"), "dock.diff", Qt::BottomDockWidgetArea);
     p.kernels = dock(window, new KernelPanel(doc), QCoreApplication::translate("Panels", "Kernels"), "dock.kernels", Qt::BottomDockWidgetArea);
+    p.minifier = dock(window, new MinifierPanel(doc), QCoreApplication::translate("Panels", "Minifier"), "dock.minifier", Qt::RightDockWidgetArea);
     window->splitDockWidget(p.timeline, p.matches, Qt::Vertical);
     window->tabifyDockWidget(p.inspector, p.partition);
+    window->tabifyDockWidget(p.partition, p.minifier);
     window->tabifyDockWidget(p.code, p.diff);
     window->tabifyDockWidget(p.diff, p.kernels);
     p.inspector->raise();

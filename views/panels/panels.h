@@ -22,13 +22,14 @@ struct Panels {
     QDockWidget* inspector = nullptr;
     QDockWidget* code = nullptr;
     QDockWidget* kernels = nullptr;
+    QDockWidget* minifier = nullptr;  ///< views/panels/minifier_panel.h
     /// Step to the next / previous pass (Alt+Right or F8 / Alt+Left or Shift+F8); already added
     /// to the window so the shortcuts work wherever the focus is.
     QAction* nextPass = nullptr;
     QAction* previousPass = nullptr;
 
     /// Every dock, in View-menu order.
-    QList<QDockWidget*> docks() const { return {timeline, matches, diff, code, inspector, partition, kernels}; }
+    QList<QDockWidget*> docks() const { return {timeline, matches, diff, code, inspector, partition, kernels, minifier}; }
 };
 
 /// Creates the panes, docks them in `window` (left: timeline over match explorer; right:

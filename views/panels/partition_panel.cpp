@@ -199,11 +199,11 @@ void PartitionPanel::onPartitionChanged() {
     }
     const SavedTensorModel::Totals t = m_saved->totals();
     m_tabs->setTabText(0, tr("Saved (%1)").arg(t.ours));
-    m_status->setText(tr("Strategy: %1 · %2 forward / %3 backward nodes · cut of %4 edges")
+    m_status->setText(tr("Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)", nullptr,
+                             static_cast<int>(result->cut.size()))
                           .arg(QString::fromStdString(result->strategy))
                           .arg(result->forward ? result->forward->computeNodeCount() : 0)
-                          .arg(result->backward ? result->backward->computeNodeCount() : 0)
-                          .arg(result->cut.size()));
+                          .arg(result->backward ? result->backward->computeNodeCount() : 0));
     QString text = tr("fxray saves %n value(s): ", nullptr, t.ours) +
                    tr("%1 bytes (%2), activations %3 bytes")
                        .arg(QLocale().toString(t.oursBytes), bytesText(t.oursBytes), QLocale().toString(t.oursActivationBytes));

@@ -1,0 +1,1650 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de" sourcelanguage="en">
+<context>
+    <name>CanvasGraph</name>
+    <message>
+        <source>%1 nodes %2–%3</source>
+        <translation>%1 Knoten %2–%3</translation>
+    </message>
+    <message>
+        <source>%1 block %2 · %3</source>
+        <translation>%1 Block %2 · %3</translation>
+    </message>
+    <message>
+        <source>%1 prologue</source>
+        <translation>%1 Prolog</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>Ausgabe</translation>
+    </message>
+    <message>
+        <source>pointwise</source>
+        <translation>elementweise</translation>
+    </message>
+    <message>
+        <source>reduction</source>
+        <translation>Reduktion</translation>
+    </message>
+    <message>
+        <source>view</source>
+        <translation>View</translation>
+    </message>
+    <message>
+        <source>extern (matmul, conv)</source>
+        <translation>extern (matmul, conv)</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>Zufall</translation>
+    </message>
+    <message>
+        <source>higher-order</source>
+        <translation>höherer Ordnung</translation>
+    </message>
+    <message>
+        <source>creation</source>
+        <translation>Erzeugung</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>sonstige</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>Vorwärts</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>Rückwärts</translation>
+    </message>
+    <message>
+        <source>graph</source>
+        <translation>Graph</translation>
+    </message>
+</context>
+<context>
+    <name>GraphLayout</name>
+    <message>
+        <source>Graphviz: no context</source>
+        <translation>Graphviz: kein Kontext</translation>
+    </message>
+    <message>
+        <source>Graphviz: the dot layout plugin is not available</source>
+        <translation>Graphviz: das dot-Layout-Plugin ist nicht verfügbar</translation>
+    </message>
+    <message>
+        <source>built without Graphviz</source>
+        <translation>ohne Graphviz gebaut</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Passes</source>
+        <translation>Durchläufe</translation>
+    </message>
+    <message>
+        <source>Matches</source>
+        <translation>Treffer</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>Inspektor</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>Partitionierung</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>Diff</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Minifier</source>
+        <translation>Minimierer</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>frame</source>
+        <translation>Frame</translation>
+    </message>
+    <message>
+        <source>graph nodes</source>
+        <translation>Graphknoten</translation>
+    </message>
+    <message>
+        <source>graph ops</source>
+        <translation>Graph-Ops</translation>
+    </message>
+    <message>
+        <source>guards</source>
+        <translation>Guards</translation>
+    </message>
+    <message>
+        <source>frame compile</source>
+        <translation>Frame-Kompilierung</translation>
+    </message>
+    <message>
+        <source>backend compile</source>
+        <translation>Backend-Kompilierung</translation>
+    </message>
+    <message>
+        <source>inductor compile</source>
+        <translation>Inductor-Kompilierung</translation>
+    </message>
+    <message>
+        <source>code generation</source>
+        <translation>Codegenerierung</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>reason</source>
+        <translation>Grund</translation>
+    </message>
+    <message>
+        <source>Nothing to export</source>
+        <translation>Nichts zu exportieren</translation>
+    </message>
+    <message>
+        <source>fxray graph</source>
+        <translation>fxray-Graph</translation>
+    </message>
+    <message>
+        <source>Cannot write %1</source>
+        <translation>%1 kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>removed by this pass</source>
+        <translation>von diesem Durchlauf entfernt</translation>
+    </message>
+    <message>
+        <source>(no type)</source>
+        <translation>(kein Typ)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n node(s)) — double-click to collapse or expand</source>
+        <translation>
+            <numerusform>%1 (%n Knoten) — Doppelklick zum Ein- oder Ausklappen</numerusform>
+            <numerusform>%1 (%n Knoten) — Doppelklick zum Ein- oder Ausklappen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>⊞ %1
+%n node(s)</source>
+        <translation>
+            <numerusform>⊞ %1
+%n Knoten</numerusform>
+            <numerusform>⊞ %1
+%n Knoten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>⊟ %1 (%2)</source>
+        <translation>⊟ %1 (%2)</translation>
+    </message>
+    <message>
+        <source>Debugger for PyTorch graph compilers</source>
+        <translation>Debugger für PyTorch-Graph-Compiler</translation>
+    </message>
+    <message>
+        <source>Graph file or folder to open</source>
+        <translation>Zu öffnende Graphdatei oder zu öffnender Ordner</translation>
+    </message>
+    <message>
+        <source>Render the window to PNG and exit</source>
+        <translation>Fenster als PNG rendern und beenden</translation>
+    </message>
+    <message>
+        <source>Graph to show (index, id or stage)</source>
+        <translation>Anzuzeigender Graph (Index, ID oder Stufe)</translation>
+    </message>
+    <message>
+        <source>Pass to show (name or index; compiles first)</source>
+        <translation>Anzuzeigender Durchlauf (Name oder Index; kompiliert zuerst)</translation>
+    </message>
+    <message>
+        <source>Pipeline to compile (default joint)</source>
+        <translation>Zu kompilierende Pipeline (Standard: joint)</translation>
+    </message>
+    <message>
+        <source>Canvas colouring: canvas, diff or partition</source>
+        <translation>Färbung der Zeichenfläche: canvas, diff oder partition</translation>
+    </message>
+    <message>
+        <source>Node to select</source>
+        <translation>Auszuwählender Knoten</translation>
+    </message>
+    <message>
+        <source>Window size for the screenshot, WxH</source>
+        <translation>Fenstergröße für den Screenshot, BxH</translation>
+    </message>
+    <message>
+        <source>light or dark</source>
+        <translation>light (hell) oder dark (dunkel)</translation>
+    </message>
+    <message>
+        <source>Language for this run: en, de or zh_CN (default: the setting)</source>
+        <translation>Sprache für diesen Start: en, de oder zh_CN (Standard: die Einstellung)</translation>
+    </message>
+    <message>
+        <source>no translation for language &quot;%1&quot; (en, de or zh_CN)</source>
+        <translation>keine Übersetzung für die Sprache „%1“ (en, de oder zh_CN)</translation>
+    </message>
+    <message>
+        <source>--screenshot needs a FILE</source>
+        <translation>--screenshot benötigt eine DATEI</translation>
+    </message>
+    <message>
+        <source>no graph &quot;%1&quot; in %2</source>
+        <translation>kein Graph „%1“ in %2</translation>
+    </message>
+    <message>
+        <source>no pass &quot;%1&quot; in pipeline %2</source>
+        <translation>kein Durchlauf „%1“ in Pipeline %2</translation>
+    </message>
+    <message>
+        <source>unknown view &quot;%1&quot; (canvas, diff or partition)</source>
+        <translation>unbekannte Ansicht „%1“ (canvas, diff oder partition)</translation>
+    </message>
+    <message>
+        <source>layout did not finish</source>
+        <translation>Layout wurde nicht fertig</translation>
+    </message>
+    <message>
+        <source>cannot write %1</source>
+        <translation>%1 kann nicht geschrieben werden</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CodePanel</name>
+    <message>
+        <source>The FX code of the shown graph appears here.</source>
+        <translation>Hier erscheint der FX-Code des angezeigten Graphen.</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompilePicker</name>
+    <message>
+        <source>Compile / stage</source>
+        <translation>Kompilierung / Stufe</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>(no compile id)</source>
+        <translation>(keine Kompilierungs-ID)</translation>
+    </message>
+    <message>
+        <source>compile %1</source>
+        <translation>Kompilierung %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1
+stage: %2
+%n node(s)</source>
+        <translation>
+            <numerusform>%1
+Stufe: %2
+%n Knoten</numerusform>
+            <numerusform>%1
+Stufe: %2
+%n Knoten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>
+%n unknown op(s)</source>
+        <translation>
+            <numerusform>
+%n unbekannte Op</numerusform>
+            <numerusform>
+%n unbekannte Ops</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::DiffPanel</name>
+    <message>
+        <source>Comments</source>
+        <translation>Kommentare</translation>
+    </message>
+    <message>
+        <source>Include the # File: provenance comments in the diff</source>
+        <translation>Die # File:-Herkunftskommentare in den Diff aufnehmen</translation>
+    </message>
+    <message>
+        <source>Previous change</source>
+        <translation>Vorherige Änderung</translation>
+    </message>
+    <message>
+        <source>Next change</source>
+        <translation>Nächste Änderung</translation>
+    </message>
+    <message>
+        <source>The input graph: step to a pass to see what it changed.</source>
+        <translation>Der Eingabegraph: zu einem Durchlauf gehen, um seine Änderungen zu sehen.</translation>
+    </message>
+    <message>
+        <source> on %1</source>
+        <translation> auf %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; failed and was undone: no change</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; schlug fehl und wurde rückgängig gemacht: keine Änderung</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; left the graph unchanged</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; ließ den Graphen unverändert</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;: &lt;span style=&apos;color:#2e7d32&apos;&gt;+%2&lt;/span&gt; &lt;span style=&apos;color:#c62828&apos;&gt;−%3&lt;/span&gt; lines, %4 → %5 nodes</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;: &lt;span style=&apos;color:#2e7d32&apos;&gt;+%2&lt;/span&gt; &lt;span style=&apos;color:#c62828&apos;&gt;−%3&lt;/span&gt; Zeilen, %4 → %5 Knoten</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::Document</name>
+    <message>
+        <source>Loading %1</source>
+        <translation>Lade %1</translation>
+    </message>
+    <message>
+        <source>Compiling (%1)</source>
+        <translation>Kompiliere (%1)</translation>
+    </message>
+    <message>
+        <source>Partitioning (budget %1)</source>
+        <translation>Partitioniere (Budget %1)</translation>
+    </message>
+    <message>
+        <source>Nothing to save: no file is open</source>
+        <translation>Nichts zu speichern: keine Datei geöffnet</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::GraphCanvas</name>
+    <message>
+        <source>&amp;Fit to Window</source>
+        <translation>An &amp;Fenster anpassen</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>Ver&amp;größern</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>Ver&amp;kleinern</translation>
+    </message>
+    <message>
+        <source>&amp;Find Node...</source>
+        <translation>Knoten &amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Find &amp;Next</source>
+        <translation>&amp;Weitersuchen</translation>
+    </message>
+    <message>
+        <source>Find &amp;Previous</source>
+        <translation>&amp;Rückwärts suchen</translation>
+    </message>
+    <message>
+        <source>&amp;Collapse All Clusters</source>
+        <translation>Alle Cluster ein&amp;klappen</translation>
+    </message>
+    <message>
+        <source>&amp;Expand All Clusters</source>
+        <translation>Alle Cluster &amp;ausklappen</translation>
+    </message>
+    <message>
+        <source>Colour by &amp;Category</source>
+        <translation>Nach &amp;Kategorie färben</translation>
+    </message>
+    <message>
+        <source>Colour by &amp;Diff</source>
+        <translation>Nach &amp;Diff färben</translation>
+    </message>
+    <message>
+        <source>Colour by &amp;Partition</source>
+        <translation>Nach &amp;Partitionierung färben</translation>
+    </message>
+    <message>
+        <source>Canvas</source>
+        <translation>Zeichenfläche</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>Kategorie</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>Diff</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>Partitionierung</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>Einpassen</translation>
+    </message>
+    <message>
+        <source>+</source>
+        <translation>+</translation>
+    </message>
+    <message>
+        <source>−</source>
+        <translation>−</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>Einklappen</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>Ausklappen</translation>
+    </message>
+    <message>
+        <source>Find</source>
+        <translation>Suchen</translation>
+    </message>
+    <message>
+        <source>Find node by name, op or shape (F3 next, Shift+F3 previous, Esc closes)</source>
+        <translation>Knoten nach Name, Op oder Form suchen (F3 weiter, Umschalt+F3 zurück, Esc schließt)</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>Schließen (Esc)</translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation>Suchen:</translation>
+    </message>
+    <message>
+        <source>Close Find Bar</source>
+        <translation>Suchleiste schließen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Laying out %n node(s)</source>
+        <translation>
+            <numerusform>Layout für %n Knoten</numerusform>
+            <numerusform>Layout für %n Knoten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), %1 clusters · layout: %2 %3 ms</source>
+        <translation>
+            <numerusform>%n Knoten, %1 Cluster · Layout: %2 %3 ms</numerusform>
+            <numerusform>%n Knoten, %1 Cluster · Layout: %2 %3 ms</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>+%1 −%2 ~%3</source>
+        <translation>+%1 −%2 ~%3</translation>
+    </message>
+    <message>
+        <source>added</source>
+        <translation>hinzugefügt</translation>
+    </message>
+    <message>
+        <source>removed (ghost)</source>
+        <translation>entfernt (Phantom)</translation>
+    </message>
+    <message>
+        <source>rewritten</source>
+        <translation>umgeschrieben</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>unverändert</translation>
+    </message>
+    <message>
+        <source>— no previous snapshot at this pass: step forward to see a diff</source>
+        <translation>— kein vorheriger Schnappschuss bei diesem Durchlauf: weitergehen, um einen Diff zu sehen</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>Vorwärts</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>Rückwärts</translation>
+    </message>
+    <message>
+        <source>saved (framed)</source>
+        <translation>gespeichert (umrahmt)</translation>
+    </message>
+    <message>
+        <source>recomputed (dashed)</source>
+        <translation>neu berechnet (gestrichelt)</translation>
+    </message>
+    <message>
+        <source>cut edge</source>
+        <translation>Schnittkante</translation>
+    </message>
+    <message>
+        <source>— partitioning…</source>
+        <translation>— partitioniere…</translation>
+    </message>
+    <message>
+        <source>no match</source>
+        <translation>kein Treffer</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Unknown export format &quot;%1&quot; (use .svg, .png or .dot)</source>
+        <translation>Unbekanntes Exportformat „%1“ (.svg, .png oder .dot verwenden)</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::InspectorPanel</name>
+    <message>
+        <source>Select a node to inspect it.</source>
+        <translation>Einen Knoten auswählen, um ihn zu untersuchen.</translation>
+    </message>
+    <message>
+        <source>%1 is not in the shown graph</source>
+        <translation>%1 ist nicht im angezeigten Graphen</translation>
+    </message>
+    <message>
+        <source>%1 (removed by this pass; as it was before)</source>
+        <translation>%1 (von diesem Durchlauf entfernt; Zustand davor)</translation>
+    </message>
+    <message>
+        <source> · first of %1 selected</source>
+        <translation> · erster von %1 ausgewählten</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::KernelArtifactModel</name>
+    <message numerus="yes">
+        <source>%1 (%n line(s))</source>
+        <translation>
+            <numerusform>%1 (%n Zeile)</numerusform>
+            <numerusform>%1 (%n Zeilen)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %2 (%n line(s))</source>
+        <translation>
+            <numerusform>%1 · %2 (%n Zeile)</numerusform>
+            <numerusform>%1 · %2 (%n Zeilen)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::KernelPanel</name>
+    <message>
+        <source>Find in code (Enter: next, Shift+Enter: previous)</source>
+        <translation>Im Code suchen (Eingabe: weiter, Umschalt+Eingabe: zurück)</translation>
+    </message>
+    <message>
+        <source>This file carries no generated kernel code (inductor_output_code, output_code.py).</source>
+        <translation>Diese Datei enthält keinen generierten Kernel-Code (inductor_output_code, output_code.py).</translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation>nicht gefunden</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MainWindow</name>
+    <message>
+        <source>fxray</source>
+        <translation>fxray</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>%1 geöffnet</translation>
+    </message>
+    <message>
+        <source>Compiles</source>
+        <translation>Kompilierungen</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>&amp;Open File...</source>
+        <translation>Datei ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Folder...</source>
+        <translation>&amp;Ordner öffnen…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>Re&amp;load</source>
+        <translation>&amp;Neu laden</translation>
+    </message>
+    <message>
+        <source>&amp;Save Session</source>
+        <translation>Sitzung &amp;speichern</translation>
+    </message>
+    <message>
+        <source>Save Session &amp;As...</source>
+        <translation>Sitzung speichern &amp;unter…</translation>
+    </message>
+    <message>
+        <source>&amp;Export View</source>
+        <translation>Ansicht &amp;exportieren</translation>
+    </message>
+    <message>
+        <source>As &amp;SVG...</source>
+        <translation>Als &amp;SVG…</translation>
+    </message>
+    <message>
+        <source>As &amp;PNG...</source>
+        <translation>Als &amp;PNG…</translation>
+    </message>
+    <message>
+        <source>As &amp;DOT...</source>
+        <translation>Als &amp;DOT…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings...</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>&amp;Design</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>&amp;Hell</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>&amp;Dunkel</translation>
+    </message>
+    <message>
+        <source>&amp;Panes</source>
+        <translation>&amp;Bereiche</translation>
+    </message>
+    <message>
+        <source>&amp;Reset Layout</source>
+        <translation>Anordnung &amp;zurücksetzen</translation>
+    </message>
+    <message>
+        <source>&amp;Compile</source>
+        <translation>&amp;Kompilieren</translation>
+    </message>
+    <message>
+        <source>Run &amp;%1 Pipeline</source>
+        <translation>Pipeline &amp;%1 ausführen</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>&amp;Tastenkürzel</translation>
+    </message>
+    <message>
+        <source>Keyboard Shortcuts</source>
+        <translation>Tastenkürzel</translation>
+    </message>
+    <message>
+        <source>&amp;About fxray</source>
+        <translation>Ü&amp;ber fxray</translation>
+    </message>
+    <message>
+        <source>About fxray</source>
+        <translation>Über fxray</translation>
+    </message>
+    <message>
+        <source>fxray %1: a debugger for PyTorch graph compilers.</source>
+        <translation>fxray %1: ein Debugger für PyTorch-Graph-Compiler.</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Bereit</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>&amp;Abbrechen</translation>
+    </message>
+    <message>
+        <source>&amp;Clear List</source>
+        <translation>Liste &amp;leeren</translation>
+    </message>
+    <message>
+        <source>Open graph</source>
+        <translation>Graph öffnen</translation>
+    </message>
+    <message>
+        <source>Graphs (*.py *.log *.pt2 *.fxray *.txt *.json);;FX text (*.py);;TORCH_TRACE logs (*.log *.txt);;torch.export archives (*.pt2);;fxray sessions (*.fxray);;All files (*)</source>
+        <translation>Graphen (*.py *.log *.pt2 *.fxray *.txt *.json);;FX-Text (*.py);;TORCH_TRACE-Protokolle (*.log *.txt);;torch.export-Archive (*.pt2);;fxray-Sitzungen (*.fxray);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Save session</source>
+        <translation>Sitzung speichern</translation>
+    </message>
+    <message>
+        <source>fxray sessions (*.fxray)</source>
+        <translation>fxray-Sitzungen (*.fxray)</translation>
+    </message>
+    <message>
+        <source>Session saved to %1</source>
+        <translation>Sitzung in %1 gespeichert</translation>
+    </message>
+    <message>
+        <source>Open folder (TORCH_TRACE, debug or to_folder output)</source>
+        <translation>Ordner öffnen (TORCH_TRACE-, Debug- oder to_folder-Ausgabe)</translation>
+    </message>
+    <message>
+        <source>Loading %1...</source>
+        <translation>Lade %1…</translation>
+    </message>
+    <message>
+        <source>%1 [%2] - fxray</source>
+        <translation>%1 [%2] - fxray</translation>
+    </message>
+    <message>
+        <source>%1 - fxray</source>
+        <translation>%1 - fxray</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n node(s)</source>
+        <translation>
+            <numerusform>%1 · %n Knoten</numerusform>
+            <numerusform>%1 · %n Knoten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export view</source>
+        <translation>Ansicht exportieren</translation>
+    </message>
+    <message>
+        <source>%1 files (*.%2)</source>
+        <translation>%1-Dateien (*.%2)</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>%1 exportiert</translation>
+    </message>
+    <message>
+        <source>The language changes when fxray is restarted.</source>
+        <translation>Die Sprache ändert sich beim nächsten Start von fxray.</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MatchModel</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n Treffer</numerusform>
+            <numerusform>%n Treffer</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n near-miss(es)</source>
+        <translation>
+            <numerusform>%n Beinahe-Treffer</numerusform>
+            <numerusform>%n Beinahe-Treffer</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>match</source>
+        <translation>Treffer</translation>
+    </message>
+    <message>
+        <source>match at %1</source>
+        <translation>Treffer bei %1</translation>
+    </message>
+    <message>
+        <source>%1 → %2 nodes</source>
+        <translation>%1 → %2 Knoten</translation>
+    </message>
+    <message>
+        <source>%1 ⇒ %2</source>
+        <translation>%1 ⇒ %2</translation>
+    </message>
+    <message>
+        <source>near-miss at %1</source>
+        <translation>Beinahe-Treffer bei %1</translation>
+    </message>
+    <message>
+        <source>Matched: %1
+Created: %2</source>
+        <translation>Getroffen: %1
+Erzeugt: %2</translation>
+    </message>
+    <message>
+        <source>Rejected at %1: %2</source>
+        <translation>Abgelehnt bei %1: %2</translation>
+    </message>
+    <message>
+        <source>Pass / pattern / match</source>
+        <translation>Durchlauf / Muster / Treffer</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>Anzahl</translation>
+    </message>
+    <message>
+        <source>Nodes / reason</source>
+        <translation>Knoten / Grund</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MatchPanel</name>
+    <message>
+        <source>Select matched</source>
+        <translation>Getroffene auswählen</translation>
+    </message>
+    <message>
+        <source>Select replacement</source>
+        <translation>Ersetzung auswählen</translation>
+    </message>
+    <message>
+        <source>Select only the nodes the pattern matched</source>
+        <translation>Nur die vom Muster getroffenen Knoten auswählen</translation>
+    </message>
+    <message>
+        <source>Select only the nodes the replacement created</source>
+        <translation>Nur die von der Ersetzung erzeugten Knoten auswählen</translation>
+    </message>
+    <message>
+        <source>Compile the graph to see which patterns fire.</source>
+        <translation>Den Graphen kompilieren, um zu sehen, welche Muster greifen.</translation>
+    </message>
+    <message>
+        <source>No pattern matched or nearly matched in this run.</source>
+        <translation>In diesem Lauf hat kein Muster getroffen oder beinahe getroffen.</translation>
+    </message>
+    <message>
+        <source>Pattern %1
+matched: %2
+created: %3</source>
+        <translation>Muster %1
+getroffen: %2
+erzeugt: %3</translation>
+    </message>
+    <message>
+        <source>Pattern %1
+matched (%2): %3
+created (%4): %5</source>
+        <translation>Muster %1
+getroffen (%2): %3
+erzeugt (%4): %5</translation>
+    </message>
+    <message>
+        <source>Pattern %1 rejected the candidate at %2:
+%3</source>
+        <translation>Muster %1 lehnte den Kandidaten bei %2 ab:
+%3</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MinifierPanel</name>
+    <message>
+        <source>Run</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Open result</source>
+        <translation>Ergebnis öffnen</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Injected fault (scale an op&apos;s output)</source>
+        <translation>Eingeschleuster Fehler (Ausgabe einer Op skalieren)</translation>
+    </message>
+    <message>
+        <source>Accuracy: two executors disagree</source>
+        <translation>Genauigkeit: zwei Ausführer sind uneins</translation>
+    </message>
+    <message>
+        <source>A pass fails with a message</source>
+        <translation>Ein Durchlauf schlägt mit einer Meldung fehl</translation>
+    </message>
+    <message>
+        <source>A command exits 0</source>
+        <translation>Ein Befehl endet mit 0</translation>
+    </message>
+    <message>
+        <source>What makes a smaller graph still interesting: it must fail the same way</source>
+        <translation>Was einen kleineren Graphen noch interessant macht: er muss auf dieselbe Weise fehlschlagen</translation>
+    </message>
+    <message>
+        <source>The op whose output is scaled on the tested side (the clean reference executor is the other side)</source>
+        <translation>Die Op, deren Ausgabe auf der getesteten Seite skaliert wird (die andere Seite ist der saubere Referenz-Ausführer)</translation>
+    </message>
+    <message>
+        <source>Reference side vs tested side, judged like PyTorch&apos;s same(): ref is the fp32 reference executor, ref64 the same in fp64, cpu and cuda the compiled backends</source>
+        <translation>Referenzseite gegen getestete Seite, beurteilt wie PyTorchs same(): ref ist der fp32-Referenz-Ausführer, ref64 derselbe in fp64, cpu und cuda die kompilierten Backends</translation>
+    </message>
+    <message>
+        <source>regular expression the failure message must match (empty: any)</source>
+        <translation>regulärer Ausdruck, dem die Fehlermeldung entsprechen muss (leer: beliebig)</translation>
+    </message>
+    <message>
+        <source>shell command run in the candidate&apos;s folder; exit 0 = still failing</source>
+        <translation>Shell-Befehl, der im Ordner des Kandidaten läuft; Exit 0 = schlägt weiterhin fehl</translation>
+    </message>
+    <message>
+        <source>Queries run at once, each in its own process</source>
+        <translation>Gleichzeitig laufende Abfragen, jede in einem eigenen Prozess</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>A query running longer is killed and counts as a hang</source>
+        <translation>Eine länger laufende Abfrage wird beendet und zählt als Hänger</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>Faktor</translation>
+    </message>
+    <message>
+        <source>Sides</source>
+        <translation>Seiten</translation>
+    </message>
+    <message>
+        <source>Pass</source>
+        <translation>Durchlauf</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Meldung</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>Load the minimized graph as the current file</source>
+        <translation>Den minimierten Graphen als aktuelle Datei laden</translation>
+    </message>
+    <message>
+        <source>Write minified.py, inputs/*.npy, repro.py, session.json and minified.fxray to a folder</source>
+        <translation>minified.py, inputs/*.npy, repro.py, session.json und minified.fxray in einen Ordner schreiben</translation>
+    </message>
+    <message>
+        <source>The smallest failing graph found so far appears here while the minifier runs.</source>
+        <translation>Hier erscheint der kleinste bisher gefundene fehlschlagende Graph, während der Minimierer läuft.</translation>
+    </message>
+    <message>
+        <source>Failure</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>Jobs</translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>Zeitlimit</translation>
+    </message>
+    <message>
+        <source>Export the minified repro to</source>
+        <translation>Die minimierte Reproduktion exportieren nach</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n node(s))</source>
+        <translation>
+            <numerusform>%1 (%n Knoten)</numerusform>
+            <numerusform>%1 (%n Knoten)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open a graph first.</source>
+        <translation>Zuerst einen Graphen öffnen.</translation>
+    </message>
+    <message>
+        <source>Choose the op to inject the fault into.</source>
+        <translation>Die Op wählen, in die der Fehler eingeschleust wird.</translation>
+    </message>
+    <message>
+        <source>Bad check: %1</source>
+        <translation>Ungültige Prüfung: %1</translation>
+    </message>
+    <message>
+        <source>Cannot find the fxray executable that runs the queries (set FXRAY_EXE).</source>
+        <translation>Die fxray-Programmdatei, die die Abfragen ausführt, wurde nicht gefunden (FXRAY_EXE setzen).</translation>
+    </message>
+    <message>
+        <source>The file does not carry the value of constant &apos;%1&apos;; minify it with `fxray minify --constants DIR`.</source>
+        <translation>Die Datei enthält den Wert der Konstante &apos;%1&apos; nicht; mit `fxray minify --constants DIR` minimieren.</translation>
+    </message>
+    <message>
+        <source>Starting: the first query checks that the graph shows the failure…</source>
+        <translation>Start: die erste Abfrage prüft, dass der Graph den Fehler zeigt…</translation>
+    </message>
+    <message>
+        <source>Cancelling: waiting for the queries in flight…</source>
+        <translation>Breche ab: warte auf laufende Abfragen…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 nodes after %n query(s) (%2)</source>
+        <translation>
+            <numerusform>%1 Knoten nach %n Abfrage (%2)</numerusform>
+            <numerusform>%1 Knoten nach %n Abfragen (%2)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n query(s) · %1 → %2 nodes · %3 s · %4</source>
+        <translation>
+            <numerusform>%n Abfrage · %1 → %2 Knoten · %3 s · %4</numerusform>
+            <numerusform>%n Abfragen · %1 → %2 Knoten · %3 s · %4</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Minify failed: %1</source>
+        <translation>Minimierung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Minify failed.</source>
+        <translation>Minimierung fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>Cancelled before the failure was confirmed.</source>
+        <translation>Abgebrochen, bevor der Fehler bestätigt wurde.</translation>
+    </message>
+    <message>
+        <source>The graph does not show the failure, nothing to minify: %1</source>
+        <translation>Der Graph zeigt den Fehler nicht, nichts zu minimieren: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 → %2 nodes in %n query(s) (%3 s)</source>
+        <translation>
+            <numerusform>%1 → %2 Knoten in %n Abfrage (%3 s)</numerusform>
+            <numerusform>%1 → %2 Knoten in %n Abfragen (%3 s)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancelled; best so far: %1</source>
+        <translation>Abgebrochen; bisher bestes Ergebnis: %1</translation>
+    </message>
+    <message>
+        <source>Minified: %1</source>
+        <translation>Minimiert: %1</translation>
+    </message>
+    <message>
+        <source>Failure: %1</source>
+        <translation>Fehler: %1</translation>
+    </message>
+    <message>
+        <source>Bisection: %1</source>
+        <translation>Bisektion: %1</translation>
+    </message>
+    <message>
+        <source>Step: %1</source>
+        <translation>Schritt: %1</translation>
+    </message>
+    <message>
+        <source>Nothing to export: run the minifier first.</source>
+        <translation>Nichts zu exportieren: zuerst den Minimierer ausführen.</translation>
+    </message>
+    <message>
+        <source>Cannot create the folder %1.</source>
+        <translation>Der Ordner %1 kann nicht angelegt werden.</translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>Export fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Wrote %1: minified.py, inputs/, repro.py, session.json, minified.fxray</source>
+        <translation>%1 geschrieben: minified.py, inputs/, repro.py, session.json, minified.fxray</translation>
+    </message>
+    <message>
+        <source>The result&apos;s session file is missing: %1</source>
+        <translation>Die Sitzungsdatei des Ergebnisses fehlt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::Minimap</name>
+    <message>
+        <source>Overview: click or drag to move the view</source>
+        <translation>Übersicht: klicken oder ziehen, um die Ansicht zu verschieben</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NodeInspectorModel</name>
+    <message>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>target</source>
+        <translation>Ziel</translation>
+    </message>
+    <message>
+        <source>op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <source>category</source>
+        <translation>Kategorie</translation>
+    </message>
+    <message>
+        <source>Schema</source>
+        <translation>Schema</translation>
+    </message>
+    <message>
+        <source>%1 = %2</source>
+        <translation>%1 = %2</translation>
+    </message>
+    <message>
+        <source>returns</source>
+        <translation>Rückgabe</translation>
+    </message>
+    <message>
+        <source>(not in fxray&apos;s op registry)</source>
+        <translation>(nicht in fxrays Op-Registry)</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>Argumente</translation>
+    </message>
+    <message>
+        <source>Keyword arguments</source>
+        <translation>Schlüsselwortargumente</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>Ausgabe</translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation>dtype</translation>
+    </message>
+    <message>
+        <source>shape</source>
+        <translation>Form</translation>
+    </message>
+    <message>
+        <source>strides</source>
+        <translation>Strides</translation>
+    </message>
+    <message>
+        <source>storage offset</source>
+        <translation>Speicher-Offset</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>Bytes</translation>
+    </message>
+    <message numerus="yes">
+        <source>tuple of %n</source>
+        <translation>
+            <numerusform>Tupel aus %n</numerusform>
+            <numerusform>Tupel aus %n</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>Eingaben</translation>
+    </message>
+    <message>
+        <source>Users</source>
+        <translation>Verwender</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Quelle</translation>
+    </message>
+    <message>
+        <source>comment</source>
+        <translation>Kommentar</translation>
+    </message>
+    <message>
+        <source>line in file</source>
+        <translation>Zeile in der Datei</translation>
+    </message>
+    <message>
+        <source>pass %1: %2</source>
+        <translation>Durchlauf %1: %2</translation>
+    </message>
+    <message>
+        <source> (later)</source>
+        <translation> (später)</translation>
+    </message>
+    <message>
+        <source>created (%1)</source>
+        <translation>erzeugt (%1)</translation>
+    </message>
+    <message>
+        <source>replaces %1</source>
+        <translation>ersetzt %1</translation>
+    </message>
+    <message>
+        <source>replaced by %1</source>
+        <translation>ersetzt durch %1</translation>
+    </message>
+    <message>
+        <source>erased</source>
+        <translation>gelöscht</translation>
+    </message>
+    <message>
+        <source> by pattern %1</source>
+        <translation> durch Muster %1</translation>
+    </message>
+    <message>
+        <source>Provenance</source>
+        <translation>Herkunft</translation>
+    </message>
+    <message>
+        <source>from the file</source>
+        <translation>aus der Datei</translation>
+    </message>
+    <message>
+        <source>Property</source>
+        <translation>Eigenschaft</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::PartitionPanel</name>
+    <message>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>Regel</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>Partitionieren</translation>
+    </message>
+    <message>
+        <source>Split the shown joint graph into forward and backward</source>
+        <translation>Den angezeigten Joint-Graphen in Vorwärts und Rückwärts aufteilen</translation>
+    </message>
+    <message>
+        <source>Activation memory budget: 1 saves what the fastest cut saves, 0 recomputes everything</source>
+        <translation>Speicherbudget für Aktivierungen: 1 speichert, was der schnellste Schnitt speichert, 0 berechnet alles neu</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s figures come from the model folder&apos;s summary.json. Inductor saves parameters at no cost (they live anyway); fxray&apos;s partition here counts every input, so the two sets can differ on parameters while the bytes agree.</source>
+        <translation>Die Zahlen von PyTorch stammen aus der summary.json des Modellordners. Inductor speichert Parameter kostenlos (sie leben ohnehin); die Partitionierung von fxray zählt hier jede Eingabe, daher können sich die beiden Mengen bei Parametern unterscheiden, während die Bytes übereinstimmen.</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>Gespeichert</translation>
+    </message>
+    <message>
+        <source>Banned</source>
+        <translation>Gesperrt</translation>
+    </message>
+    <message>
+        <source>Recomputed</source>
+        <translation>Neu berechnet</translation>
+    </message>
+    <message>
+        <source>Memory budget</source>
+        <translation>Speicherbudget</translation>
+    </message>
+    <message>
+        <source>Partition failed: %1</source>
+        <translation>Partitionierung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Not a joint graph (no tangents): nothing to partition.</source>
+        <translation>Kein Joint-Graph (keine Tangenten): nichts zu partitionieren.</translation>
+    </message>
+    <message>
+        <source>Partitioning (budget %1)…</source>
+        <translation>Partitioniere (Budget %1)…</translation>
+    </message>
+    <message>
+        <source>Banned (%1)</source>
+        <translation>Gesperrt (%1)</translation>
+    </message>
+    <message>
+        <source>Recomputed (%1)</source>
+        <translation>Neu berechnet (%1)</translation>
+    </message>
+    <message>
+        <source>Saved (%1)</source>
+        <translation>Gespeichert (%1)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)</source>
+        <translation>
+            <numerusform>Strategie: %1 · %2 Vorwärts- / %3 Rückwärtsknoten · Schnitt aus %n Kante</numerusform>
+            <numerusform>Strategie: %1 · %2 Vorwärts- / %3 Rückwärtsknoten · Schnitt aus %n Kanten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>fxray saves %n value(s): </source>
+        <translation>
+            <numerusform>fxray speichert %n Wert: </numerusform>
+            <numerusform>fxray speichert %n Werte: </numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 bytes (%2), activations %3 bytes</source>
+        <translation>%1 Bytes (%2), Aktivierungen %3 Bytes</translation>
+    </message>
+    <message numerus="yes">
+        <source>PyTorch saves %n value(s): </source>
+        <translation>
+            <numerusform>PyTorch speichert %n Wert: </numerusform>
+            <numerusform>PyTorch speichert %n Werte: </numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 bytes (%2)</source>
+        <translation>%1 Bytes (%2)</translation>
+    </message>
+    <message>
+        <source> · differ in %1 (only fxray %2, only PyTorch %3)</source>
+        <translation> · Unterschied in %1 (nur fxray %2, nur PyTorch %3)</translation>
+    </message>
+    <message>
+        <source> · same set</source>
+        <translation> · gleiche Menge</translation>
+    </message>
+    <message>
+        <source> (PyTorch&apos;s at budget 1.0)</source>
+        <translation> (PyTorchs bei Budget 1,0)</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::PassTimelineModel</name>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>übersprungen</translation>
+    </message>
+    <message>
+        <source>changed</source>
+        <translation>geändert</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>unverändert</translation>
+    </message>
+    <message>
+        <source>%1 failed and was undone: %2</source>
+        <translation>%1 schlug fehl und wurde rückgängig gemacht: %2</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Pass</source>
+        <translation>Durchlauf</translation>
+    </message>
+    <message>
+        <source>Subgraph</source>
+        <translation>Teilgraph</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>ms</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Ergebnis</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SavedTensorModel</name>
+    <message>
+        <source>SymInt</source>
+        <translation>SymInt</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <source>saved</source>
+        <translation>gespeichert</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>fxray saves %1; PyTorch recomputes it or does not need it</source>
+        <translation>fxray speichert %1; PyTorch berechnet es neu oder braucht es nicht</translation>
+    </message>
+    <message>
+        <source>PyTorch saves %1; fxray does not</source>
+        <translation>PyTorch speichert %1; fxray nicht</translation>
+    </message>
+    <message>
+        <source>Saved value</source>
+        <translation>Gespeicherter Wert</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>Typ</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>Bytes</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <source>fxray</source>
+        <translation>fxray</translation>
+    </message>
+    <message>
+        <source>PyTorch</source>
+        <translation>PyTorch</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Hell</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Dunkel</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Sprache:</translation>
+    </message>
+    <message>
+        <source>&amp;Theme:</source>
+        <translation>&amp;Design:</translation>
+    </message>
+    <message>
+        <source>A new language takes effect when fxray is restarted.</source>
+        <translation>Eine neue Sprache wird beim nächsten Start von fxray wirksam.</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::TextDiffModel</name>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Before</source>
+        <translation>Vorher</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>Nachher</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::TimelinePanel</name>
+    <message>
+        <source>Compile</source>
+        <translation>Kompilieren</translation>
+    </message>
+    <message>
+        <source>Changed passes only</source>
+        <translation>Nur geänderte Durchläufe</translation>
+    </message>
+    <message>
+        <source>Show graph before</source>
+        <translation>Graph davor zeigen</translation>
+    </message>
+    <message>
+        <source>Next Pass</source>
+        <translation>Nächster Durchlauf</translation>
+    </message>
+    <message>
+        <source>Previous Pass</source>
+        <translation>Vorheriger Durchlauf</translation>
+    </message>
+    <message>
+        <source>Pass pipeline to run on the current graph</source>
+        <translation>Durchlauf-Pipeline, die auf dem aktuellen Graphen läuft</translation>
+    </message>
+    <message>
+        <source>Run the pipeline on the current graph and record every pass</source>
+        <translation>Die Pipeline auf dem aktuellen Graphen ausführen und jeden Durchlauf aufzeichnen</translation>
+    </message>
+    <message>
+        <source>Show the graph the failed pass was given</source>
+        <translation>Den Graphen zeigen, den der fehlgeschlagene Durchlauf erhielt</translation>
+    </message>
+    <message>
+        <source>Step to the next pass (Alt+Right, F8)</source>
+        <translation>Zum nächsten Durchlauf (Alt+Rechts, F8)</translation>
+    </message>
+    <message>
+        <source>Step to the previous pass (Alt+Left, Shift+F8)</source>
+        <translation>Zum vorherigen Durchlauf (Alt+Links, Umschalt+F8)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n pass run(s), </source>
+        <translation>
+            <numerusform>%1: %n Durchlauf ausgeführt, </numerusform>
+            <numerusform>%1: %n Durchläufe ausgeführt, </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n changed, </source>
+        <translation>
+            <numerusform>%n geändert, </numerusform>
+            <numerusform>%n geändert, </numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 → %2 nodes, %3 ms</source>
+        <translation>%1 → %2 Knoten, %3 ms</translation>
+    </message>
+    <message numerus="yes">
+        <source>, %n failed</source>
+        <translation>
+            <numerusform>, %n fehlgeschlagen</numerusform>
+            <numerusform>, %n fehlgeschlagen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Not compiled: choose a pipeline and press Compile.</source>
+        <translation>Nicht kompiliert: eine Pipeline wählen und „Kompilieren“ drücken.</translation>
+    </message>
+    <message>
+        <source>%1 failed and was undone: %2</source>
+        <translation>%1 schlug fehl und wurde rückgängig gemacht: %2</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,200 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en" sourcelanguage="en">
+<context>
+    <name>QObject</name>
+    <message numerus="yes">
+        <source>%1 (%n node(s)) — double-click to collapse or expand</source>
+        <translation>
+            <numerusform>%1 (%n node) — double-click to collapse or expand</numerusform>
+            <numerusform>%1 (%n nodes) — double-click to collapse or expand</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>⊞ %1
+%n node(s)</source>
+        <translation>
+            <numerusform>⊞ %1
+%n node</numerusform>
+            <numerusform>⊞ %1
+%n nodes</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompilePicker</name>
+    <message numerus="yes">
+        <source>%1
+stage: %2
+%n node(s)</source>
+        <translation>
+            <numerusform>%1
+stage: %2
+%n node</numerusform>
+            <numerusform>%1
+stage: %2
+%n nodes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>
+%n unknown op(s)</source>
+        <translation>
+            <numerusform>
+%n unknown op</numerusform>
+            <numerusform>
+%n unknown ops</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::GraphCanvas</name>
+    <message numerus="yes">
+        <source>Laying out %n node(s)</source>
+        <translation>
+            <numerusform>Laying out %n node</numerusform>
+            <numerusform>Laying out %n nodes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), %1 clusters · layout: %2 %3 ms</source>
+        <translation>
+            <numerusform>%n node, %1 clusters · layout: %2 %3 ms</numerusform>
+            <numerusform>%n nodes, %1 clusters · layout: %2 %3 ms</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::KernelArtifactModel</name>
+    <message numerus="yes">
+        <source>%1 (%n line(s))</source>
+        <translation>
+            <numerusform>%1 (%n line)</numerusform>
+            <numerusform>%1 (%n lines)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %2 (%n line(s))</source>
+        <translation>
+            <numerusform>%1 · %2 (%n line)</numerusform>
+            <numerusform>%1 · %2 (%n lines)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MainWindow</name>
+    <message numerus="yes">
+        <source>%1 · %n node(s)</source>
+        <translation>
+            <numerusform>%1 · %n node</numerusform>
+            <numerusform>%1 · %n nodes</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MatchModel</name>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n match</numerusform>
+            <numerusform>%n matches</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n near-miss(es)</source>
+        <translation>
+            <numerusform>%n near-miss</numerusform>
+            <numerusform>%n near-misses</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MinifierPanel</name>
+    <message numerus="yes">
+        <source>%1 (%n node(s))</source>
+        <translation>
+            <numerusform>%1 (%n node)</numerusform>
+            <numerusform>%1 (%n nodes)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 nodes after %n query(s) (%2)</source>
+        <translation>
+            <numerusform>%1 nodes after %n query (%2)</numerusform>
+            <numerusform>%1 nodes after %n queries (%2)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n query(s) · %1 → %2 nodes · %3 s · %4</source>
+        <translation>
+            <numerusform>%n query · %1 → %2 nodes · %3 s · %4</numerusform>
+            <numerusform>%n queries · %1 → %2 nodes · %3 s · %4</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 → %2 nodes in %n query(s) (%3 s)</source>
+        <translation>
+            <numerusform>%1 → %2 nodes in %n query (%3 s)</numerusform>
+            <numerusform>%1 → %2 nodes in %n queries (%3 s)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NodeInspectorModel</name>
+    <message numerus="yes">
+        <source>tuple of %n</source>
+        <translation>
+            <numerusform>tuple of %n</numerusform>
+            <numerusform>tuple of %n</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::PartitionPanel</name>
+    <message numerus="yes">
+        <source>Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)</source>
+        <translation>
+            <numerusform>Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge</numerusform>
+            <numerusform>Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edges</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>fxray saves %n value(s): </source>
+        <translation>
+            <numerusform>fxray saves %n value: </numerusform>
+            <numerusform>fxray saves %n values: </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>PyTorch saves %n value(s): </source>
+        <translation>
+            <numerusform>PyTorch saves %n value: </numerusform>
+            <numerusform>PyTorch saves %n values: </numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::TimelinePanel</name>
+    <message numerus="yes">
+        <source>%1: %n pass run(s), </source>
+        <translation>
+            <numerusform>%1: %n pass run, </numerusform>
+            <numerusform>%1: %n pass runs, </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n changed, </source>
+        <translation>
+            <numerusform>%n changed, </numerusform>
+            <numerusform>%n changed, </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>, %n failed</source>
+        <translation>
+            <numerusform>, %n failed</numerusform>
+            <numerusform>, %n failed</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

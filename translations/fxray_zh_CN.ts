@@ -1,0 +1,1624 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>CanvasGraph</name>
+    <message>
+        <source>%1 nodes %2–%3</source>
+        <translation>%1 节点 %2–%3</translation>
+    </message>
+    <message>
+        <source>%1 block %2 · %3</source>
+        <translation>%1 块 %2 · %3</translation>
+    </message>
+    <message>
+        <source>%1 prologue</source>
+        <translation>%1 序言</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>pointwise</source>
+        <translation>逐元素</translation>
+    </message>
+    <message>
+        <source>reduction</source>
+        <translation>归约</translation>
+    </message>
+    <message>
+        <source>view</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>extern (matmul, conv)</source>
+        <translation>外部 (matmul, conv)</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>higher-order</source>
+        <translation>高阶</translation>
+    </message>
+    <message>
+        <source>creation</source>
+        <translation>创建</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>graph</source>
+        <translation>图</translation>
+    </message>
+</context>
+<context>
+    <name>GraphLayout</name>
+    <message>
+        <source>Graphviz: no context</source>
+        <translation>Graphviz:没有上下文</translation>
+    </message>
+    <message>
+        <source>Graphviz: the dot layout plugin is not available</source>
+        <translation>Graphviz:dot 布局插件不可用</translation>
+    </message>
+    <message>
+        <source>built without Graphviz</source>
+        <translation>构建时未包含 Graphviz</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Passes</source>
+        <translation>编译遍</translation>
+    </message>
+    <message>
+        <source>Matches</source>
+        <translation>匹配</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>划分</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Minifier</source>
+        <translation>最小化器</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>frame</source>
+        <translation>帧</translation>
+    </message>
+    <message>
+        <source>graph nodes</source>
+        <translation>图节点</translation>
+    </message>
+    <message>
+        <source>graph ops</source>
+        <translation>图算子</translation>
+    </message>
+    <message>
+        <source>guards</source>
+        <translation>守卫</translation>
+    </message>
+    <message>
+        <source>frame compile</source>
+        <translation>帧编译</translation>
+    </message>
+    <message>
+        <source>backend compile</source>
+        <translation>后端编译</translation>
+    </message>
+    <message>
+        <source>inductor compile</source>
+        <translation>Inductor 编译</translation>
+    </message>
+    <message>
+        <source>code generation</source>
+        <translation>代码生成</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Nothing to export</source>
+        <translation>没有可导出的内容</translation>
+    </message>
+    <message>
+        <source>fxray graph</source>
+        <translation>fxray 图</translation>
+    </message>
+    <message>
+        <source>Cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1:%2</translation>
+    </message>
+    <message>
+        <source>removed by this pass</source>
+        <translation>已被此编译遍移除</translation>
+    </message>
+    <message>
+        <source>(no type)</source>
+        <translation>(无类型)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n node(s)) — double-click to collapse or expand</source>
+        <translation>
+            <numerusform>%1(%n 个节点)— 双击以折叠或展开</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>⊞ %1
+%n node(s)</source>
+        <translation>
+            <numerusform>⊞ %1
+%n 个节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>⊟ %1 (%2)</source>
+        <translation>⊟ %1(%2)</translation>
+    </message>
+    <message>
+        <source>Debugger for PyTorch graph compilers</source>
+        <translation>PyTorch 图编译器调试器</translation>
+    </message>
+    <message>
+        <source>Graph file or folder to open</source>
+        <translation>要打开的图文件或文件夹</translation>
+    </message>
+    <message>
+        <source>Render the window to PNG and exit</source>
+        <translation>将窗口渲染为 PNG 后退出</translation>
+    </message>
+    <message>
+        <source>Graph to show (index, id or stage)</source>
+        <translation>要显示的图(索引、ID 或阶段)</translation>
+    </message>
+    <message>
+        <source>Pass to show (name or index; compiles first)</source>
+        <translation>要显示的编译遍(名称或索引;会先编译)</translation>
+    </message>
+    <message>
+        <source>Pipeline to compile (default joint)</source>
+        <translation>要编译的流水线(默认 joint)</translation>
+    </message>
+    <message>
+        <source>Canvas colouring: canvas, diff or partition</source>
+        <translation>画布着色:canvas、diff 或 partition</translation>
+    </message>
+    <message>
+        <source>Node to select</source>
+        <translation>要选中的节点</translation>
+    </message>
+    <message>
+        <source>Window size for the screenshot, WxH</source>
+        <translation>截图的窗口大小,宽x高</translation>
+    </message>
+    <message>
+        <source>light or dark</source>
+        <translation>light(浅色)或 dark(深色)</translation>
+    </message>
+    <message>
+        <source>Language for this run: en, de or zh_CN (default: the setting)</source>
+        <translation>本次运行的语言:en、de 或 zh_CN(默认:设置中的语言)</translation>
+    </message>
+    <message>
+        <source>no translation for language &quot;%1&quot; (en, de or zh_CN)</source>
+        <translation>没有语言“%1”的翻译(en、de 或 zh_CN)</translation>
+    </message>
+    <message>
+        <source>--screenshot needs a FILE</source>
+        <translation>--screenshot 需要一个文件</translation>
+    </message>
+    <message>
+        <source>no graph &quot;%1&quot; in %2</source>
+        <translation>%2 中没有图“%1”</translation>
+    </message>
+    <message>
+        <source>no pass &quot;%1&quot; in pipeline %2</source>
+        <translation>流水线 %2 中没有编译遍“%1”</translation>
+    </message>
+    <message>
+        <source>unknown view &quot;%1&quot; (canvas, diff or partition)</source>
+        <translation>未知视图“%1”(canvas、diff 或 partition)</translation>
+    </message>
+    <message>
+        <source>layout did not finish</source>
+        <translation>布局未完成</translation>
+    </message>
+    <message>
+        <source>cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CodePanel</name>
+    <message>
+        <source>The FX code of the shown graph appears here.</source>
+        <translation>此处显示当前图的 FX 代码。</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompilePicker</name>
+    <message>
+        <source>Compile / stage</source>
+        <translation>编译 / 阶段</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>(no compile id)</source>
+        <translation>(无编译 ID)</translation>
+    </message>
+    <message>
+        <source>compile %1</source>
+        <translation>编译 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1
+stage: %2
+%n node(s)</source>
+        <translation>
+            <numerusform>%1
+阶段:%2
+%n 个节点</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>
+%n unknown op(s)</source>
+        <translation>
+            <numerusform>
+%n 个未知算子</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::DiffPanel</name>
+    <message>
+        <source>Comments</source>
+        <translation>注释</translation>
+    </message>
+    <message>
+        <source>Include the # File: provenance comments in the diff</source>
+        <translation>在差异中包含 # File: 来源注释</translation>
+    </message>
+    <message>
+        <source>Previous change</source>
+        <translation>上一处更改</translation>
+    </message>
+    <message>
+        <source>Next change</source>
+        <translation>下一处更改</translation>
+    </message>
+    <message>
+        <source>The input graph: step to a pass to see what it changed.</source>
+        <translation>这是输入图:切换到某个编译遍以查看它的更改。</translation>
+    </message>
+    <message>
+        <source> on %1</source>
+        <translation>(作用于 %1)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; failed and was undone: no change</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; 失败并已撤销:无更改</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; left the graph unchanged</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; 未改变图</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;: &lt;span style=&apos;color:#2e7d32&apos;&gt;+%2&lt;/span&gt; &lt;span style=&apos;color:#c62828&apos;&gt;−%3&lt;/span&gt; lines, %4 → %5 nodes</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;:&lt;span style=&apos;color:#2e7d32&apos;&gt;+%2&lt;/span&gt; &lt;span style=&apos;color:#c62828&apos;&gt;−%3&lt;/span&gt; 行,%4 → %5 个节点</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::Document</name>
+    <message>
+        <source>Loading %1</source>
+        <translation>正在加载 %1</translation>
+    </message>
+    <message>
+        <source>Compiling (%1)</source>
+        <translation>正在编译(%1)</translation>
+    </message>
+    <message>
+        <source>Partitioning (budget %1)</source>
+        <translation>正在划分(预算 %1)</translation>
+    </message>
+    <message>
+        <source>Nothing to save: no file is open</source>
+        <translation>没有可保存的内容:未打开文件</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::GraphCanvas</name>
+    <message>
+        <source>&amp;Fit to Window</source>
+        <translation>适应窗口(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Find Node...</source>
+        <translation>查找节点(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Find &amp;Next</source>
+        <translation>查找下一个(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Find &amp;Previous</source>
+        <translation>查找上一个(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Collapse All Clusters</source>
+        <translation>折叠所有分组(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Expand All Clusters</source>
+        <translation>展开所有分组(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Colour by &amp;Category</source>
+        <translation>按类别着色(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Colour by &amp;Diff</source>
+        <translation>按差异着色(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Colour by &amp;Partition</source>
+        <translation>按划分着色(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Canvas</source>
+        <translation>画布</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>划分</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>适应</translation>
+    </message>
+    <message>
+        <source>+</source>
+        <translation>+</translation>
+    </message>
+    <message>
+        <source>−</source>
+        <translation>−</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>折叠</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>Find node by name, op or shape (F3 next, Shift+F3 previous, Esc closes)</source>
+        <translation>按名称、算子或形状查找节点(F3 下一个,Shift+F3 上一个,Esc 关闭)</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭(Esc)</translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation>查找:</translation>
+    </message>
+    <message>
+        <source>Close Find Bar</source>
+        <translation>关闭查找栏</translation>
+    </message>
+    <message numerus="yes">
+        <source>Laying out %n node(s)</source>
+        <translation>
+            <numerusform>正在布局 %n 个节点</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), %1 clusters · layout: %2 %3 ms</source>
+        <translation>
+            <numerusform>%n 个节点,%1 个分组 · 布局:%2 %3 毫秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>+%1 −%2 ~%3</source>
+        <translation>+%1 −%2 ~%3</translation>
+    </message>
+    <message>
+        <source>added</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <source>removed (ghost)</source>
+        <translation>已删除(虚影)</translation>
+    </message>
+    <message>
+        <source>rewritten</source>
+        <translation>已重写</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>未改变</translation>
+    </message>
+    <message>
+        <source>— no previous snapshot at this pass: step forward to see a diff</source>
+        <translation>— 此编译遍没有前一快照:向前一步以查看差异</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>saved (framed)</source>
+        <translation>保存(加框)</translation>
+    </message>
+    <message>
+        <source>recomputed (dashed)</source>
+        <translation>重计算(虚线)</translation>
+    </message>
+    <message>
+        <source>cut edge</source>
+        <translation>切分边</translation>
+    </message>
+    <message>
+        <source>— partitioning…</source>
+        <translation>— 正在划分…</translation>
+    </message>
+    <message>
+        <source>no match</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Unknown export format &quot;%1&quot; (use .svg, .png or .dot)</source>
+        <translation>未知的导出格式“%1”(请使用 .svg、.png 或 .dot)</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::InspectorPanel</name>
+    <message>
+        <source>Select a node to inspect it.</source>
+        <translation>选择一个节点以查看其详情。</translation>
+    </message>
+    <message>
+        <source>%1 is not in the shown graph</source>
+        <translation>%1 不在当前显示的图中</translation>
+    </message>
+    <message>
+        <source>%1 (removed by this pass; as it was before)</source>
+        <translation>%1(已被此编译遍移除;显示移除前的状态)</translation>
+    </message>
+    <message>
+        <source> · first of %1 selected</source>
+        <translation> · %1 个选中项中的第一个</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::KernelArtifactModel</name>
+    <message numerus="yes">
+        <source>%1 (%n line(s))</source>
+        <translation>
+            <numerusform>%1(%n 行)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %2 (%n line(s))</source>
+        <translation>
+            <numerusform>%1 · %2(%n 行)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::KernelPanel</name>
+    <message>
+        <source>Find in code (Enter: next, Shift+Enter: previous)</source>
+        <translation>在代码中查找(Enter:下一个,Shift+Enter:上一个)</translation>
+    </message>
+    <message>
+        <source>This file carries no generated kernel code (inductor_output_code, output_code.py).</source>
+        <translation>此文件不包含生成的内核代码(inductor_output_code、output_code.py)。</translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation>未找到</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MainWindow</name>
+    <message>
+        <source>fxray</source>
+        <translation>fxray</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>已打开 %1</translation>
+    </message>
+    <message>
+        <source>Compiles</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open File...</source>
+        <translation>打开文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Folder...</source>
+        <translation>打开文件夹(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Re&amp;load</source>
+        <translation>重新加载(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Save Session</source>
+        <translation>保存会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save Session &amp;As...</source>
+        <translation>会话另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export View</source>
+        <translation>导出视图(&amp;E)</translation>
+    </message>
+    <message>
+        <source>As &amp;SVG...</source>
+        <translation>导出为 &amp;SVG…</translation>
+    </message>
+    <message>
+        <source>As &amp;PNG...</source>
+        <translation>导出为 &amp;PNG…</translation>
+    </message>
+    <message>
+        <source>As &amp;DOT...</source>
+        <translation>导出为 &amp;DOT…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings...</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Panes</source>
+        <translation>面板(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Reset Layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Compile</source>
+        <translation>编译(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Run &amp;%1 Pipeline</source>
+        <translation>运行 &amp;%1 流水线</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Keyboard Shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>&amp;About fxray</source>
+        <translation>关于 fxray(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About fxray</source>
+        <translation>关于 fxray</translation>
+    </message>
+    <message>
+        <source>fxray %1: a debugger for PyTorch graph compilers.</source>
+        <translation>fxray %1:PyTorch 图编译器调试器。</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Clear List</source>
+        <translation>清空列表(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Open graph</source>
+        <translation>打开图</translation>
+    </message>
+    <message>
+        <source>Graphs (*.py *.log *.pt2 *.fxray *.txt *.json);;FX text (*.py);;TORCH_TRACE logs (*.log *.txt);;torch.export archives (*.pt2);;fxray sessions (*.fxray);;All files (*)</source>
+        <translation>图 (*.py *.log *.pt2 *.fxray *.txt *.json);;FX 文本 (*.py);;TORCH_TRACE 日志 (*.log *.txt);;torch.export 归档 (*.pt2);;fxray 会话 (*.fxray);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save session</source>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <source>fxray sessions (*.fxray)</source>
+        <translation>fxray 会话 (*.fxray)</translation>
+    </message>
+    <message>
+        <source>Session saved to %1</source>
+        <translation>会话已保存到 %1</translation>
+    </message>
+    <message>
+        <source>Open folder (TORCH_TRACE, debug or to_folder output)</source>
+        <translation>打开文件夹(TORCH_TRACE、debug 或 to_folder 输出)</translation>
+    </message>
+    <message>
+        <source>Loading %1...</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>%1 [%2] - fxray</source>
+        <translation>%1 [%2] - fxray</translation>
+    </message>
+    <message>
+        <source>%1 - fxray</source>
+        <translation>%1 - fxray</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n node(s)</source>
+        <translation>
+            <numerusform>%1 · %n 个节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export view</source>
+        <translation>导出视图</translation>
+    </message>
+    <message>
+        <source>%1 files (*.%2)</source>
+        <translation>%1 文件 (*.%2)</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <source>The language changes when fxray is restarted.</source>
+        <translation>语言将在重新启动 fxray 后更改。</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MatchModel</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1(%2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n 个匹配</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n near-miss(es)</source>
+        <translation>
+            <numerusform>%n 个近似匹配</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>match</source>
+        <translation>匹配</translation>
+    </message>
+    <message>
+        <source>match at %1</source>
+        <translation>在 %1 处匹配</translation>
+    </message>
+    <message>
+        <source>%1 → %2 nodes</source>
+        <translation>%1 → %2 个节点</translation>
+    </message>
+    <message>
+        <source>%1 ⇒ %2</source>
+        <translation>%1 ⇒ %2</translation>
+    </message>
+    <message>
+        <source>near-miss at %1</source>
+        <translation>在 %1 处近似匹配</translation>
+    </message>
+    <message>
+        <source>Matched: %1
+Created: %2</source>
+        <translation>匹配:%1
+创建:%2</translation>
+    </message>
+    <message>
+        <source>Rejected at %1: %2</source>
+        <translation>在 %1 处被拒绝:%2</translation>
+    </message>
+    <message>
+        <source>Pass / pattern / match</source>
+        <translation>编译遍 / 模式 / 匹配</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>数量</translation>
+    </message>
+    <message>
+        <source>Nodes / reason</source>
+        <translation>节点 / 原因</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MatchPanel</name>
+    <message>
+        <source>Select matched</source>
+        <translation>选中匹配节点</translation>
+    </message>
+    <message>
+        <source>Select replacement</source>
+        <translation>选中替换节点</translation>
+    </message>
+    <message>
+        <source>Select only the nodes the pattern matched</source>
+        <translation>仅选中模式匹配到的节点</translation>
+    </message>
+    <message>
+        <source>Select only the nodes the replacement created</source>
+        <translation>仅选中替换所创建的节点</translation>
+    </message>
+    <message>
+        <source>Compile the graph to see which patterns fire.</source>
+        <translation>编译该图以查看哪些模式被触发。</translation>
+    </message>
+    <message>
+        <source>No pattern matched or nearly matched in this run.</source>
+        <translation>本次运行中没有模式匹配或近似匹配。</translation>
+    </message>
+    <message>
+        <source>Pattern %1
+matched: %2
+created: %3</source>
+        <translation>模式 %1
+匹配:%2
+创建:%3</translation>
+    </message>
+    <message>
+        <source>Pattern %1
+matched (%2): %3
+created (%4): %5</source>
+        <translation>模式 %1
+匹配(%2):%3
+创建(%4):%5</translation>
+    </message>
+    <message>
+        <source>Pattern %1 rejected the candidate at %2:
+%3</source>
+        <translation>模式 %1 在 %2 处拒绝了候选:
+%3</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::MinifierPanel</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Open result</source>
+        <translation>打开结果</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Injected fault (scale an op&apos;s output)</source>
+        <translation>注入故障(缩放某个算子的输出)</translation>
+    </message>
+    <message>
+        <source>Accuracy: two executors disagree</source>
+        <translation>精度:两个执行器结果不一致</translation>
+    </message>
+    <message>
+        <source>A pass fails with a message</source>
+        <translation>某个编译遍失败并给出消息</translation>
+    </message>
+    <message>
+        <source>A command exits 0</source>
+        <translation>某个命令以 0 退出</translation>
+    </message>
+    <message>
+        <source>What makes a smaller graph still interesting: it must fail the same way</source>
+        <translation>较小的图仍然有意义的条件:它必须以相同方式失败</translation>
+    </message>
+    <message>
+        <source>The op whose output is scaled on the tested side (the clean reference executor is the other side)</source>
+        <translation>在被测一侧缩放其输出的算子(另一侧是未修改的参考执行器)</translation>
+    </message>
+    <message>
+        <source>Reference side vs tested side, judged like PyTorch&apos;s same(): ref is the fp32 reference executor, ref64 the same in fp64, cpu and cuda the compiled backends</source>
+        <translation>参考侧与被测侧,按 PyTorch 的 same() 判定:ref 为 fp32 参考执行器,ref64 为其 fp64 版本,cpu 和 cuda 为编译后端</translation>
+    </message>
+    <message>
+        <source>regular expression the failure message must match (empty: any)</source>
+        <translation>失败消息必须匹配的正则表达式(为空:任意)</translation>
+    </message>
+    <message>
+        <source>shell command run in the candidate&apos;s folder; exit 0 = still failing</source>
+        <translation>在候选文件夹中运行的 shell 命令;退出码 0 = 仍然失败</translation>
+    </message>
+    <message>
+        <source>Queries run at once, each in its own process</source>
+        <translation>同时运行的查询数,每个查询在独立进程中</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>A query running longer is killed and counts as a hang</source>
+        <translation>运行超过此时间的查询将被终止并计为挂起</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>Sides</source>
+        <translation>两侧</translation>
+    </message>
+    <message>
+        <source>Pass</source>
+        <translation>编译遍</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Load the minimized graph as the current file</source>
+        <translation>将最小化后的图作为当前文件加载</translation>
+    </message>
+    <message>
+        <source>Write minified.py, inputs/*.npy, repro.py, session.json and minified.fxray to a folder</source>
+        <translation>将 minified.py、inputs/*.npy、repro.py、session.json 和 minified.fxray 写入文件夹</translation>
+    </message>
+    <message>
+        <source>The smallest failing graph found so far appears here while the minifier runs.</source>
+        <translation>最小化器运行时,此处显示目前找到的最小失败图。</translation>
+    </message>
+    <message>
+        <source>Failure</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>并行数</translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>Export the minified repro to</source>
+        <translation>将最小化复现导出到</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n node(s))</source>
+        <translation>
+            <numerusform>%1(%n 个节点)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open a graph first.</source>
+        <translation>请先打开一个图。</translation>
+    </message>
+    <message>
+        <source>Choose the op to inject the fault into.</source>
+        <translation>请选择要注入故障的算子。</translation>
+    </message>
+    <message>
+        <source>Bad check: %1</source>
+        <translation>检查无效:%1</translation>
+    </message>
+    <message>
+        <source>Cannot find the fxray executable that runs the queries (set FXRAY_EXE).</source>
+        <translation>找不到运行查询的 fxray 可执行文件(请设置 FXRAY_EXE)。</translation>
+    </message>
+    <message>
+        <source>The file does not carry the value of constant &apos;%1&apos;; minify it with `fxray minify --constants DIR`.</source>
+        <translation>该文件不包含常量 &apos;%1&apos; 的值;请使用 `fxray minify --constants DIR` 进行最小化。</translation>
+    </message>
+    <message>
+        <source>Starting: the first query checks that the graph shows the failure…</source>
+        <translation>正在开始:第一个查询检查该图是否出现此失败…</translation>
+    </message>
+    <message>
+        <source>Cancelling: waiting for the queries in flight…</source>
+        <translation>正在取消:等待进行中的查询…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 nodes after %n query(s) (%2)</source>
+        <translation>
+            <numerusform>%n 次查询后剩 %1 个节点(%2)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n query(s) · %1 → %2 nodes · %3 s · %4</source>
+        <translation>
+            <numerusform>%n 次查询 · %1 → %2 个节点 · %3 秒 · %4</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Minify failed: %1</source>
+        <translation>最小化失败:%1</translation>
+    </message>
+    <message>
+        <source>Minify failed.</source>
+        <translation>最小化失败。</translation>
+    </message>
+    <message>
+        <source>Cancelled before the failure was confirmed.</source>
+        <translation>在确认失败之前已取消。</translation>
+    </message>
+    <message>
+        <source>The graph does not show the failure, nothing to minify: %1</source>
+        <translation>该图未出现此失败,无需最小化:%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 → %2 nodes in %n query(s) (%3 s)</source>
+        <translation>
+            <numerusform>%1 → %2 个节点,共 %n 次查询(%3 秒)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancelled; best so far: %1</source>
+        <translation>已取消;目前最佳:%1</translation>
+    </message>
+    <message>
+        <source>Minified: %1</source>
+        <translation>已最小化:%1</translation>
+    </message>
+    <message>
+        <source>Failure: %1</source>
+        <translation>失败:%1</translation>
+    </message>
+    <message>
+        <source>Bisection: %1</source>
+        <translation>二分:%1</translation>
+    </message>
+    <message>
+        <source>Step: %1</source>
+        <translation>步骤:%1</translation>
+    </message>
+    <message>
+        <source>Nothing to export: run the minifier first.</source>
+        <translation>没有可导出的内容:请先运行最小化器。</translation>
+    </message>
+    <message>
+        <source>Cannot create the folder %1.</source>
+        <translation>无法创建文件夹 %1。</translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>导出失败:%1</translation>
+    </message>
+    <message>
+        <source>Wrote %1: minified.py, inputs/, repro.py, session.json, minified.fxray</source>
+        <translation>已写入 %1:minified.py、inputs/、repro.py、session.json、minified.fxray</translation>
+    </message>
+    <message>
+        <source>The result&apos;s session file is missing: %1</source>
+        <translation>结果的会话文件缺失:%1</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::Minimap</name>
+    <message>
+        <source>Overview: click or drag to move the view</source>
+        <translation>概览:单击或拖动以移动视图</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NodeInspectorModel</name>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <translation>种类</translation>
+    </message>
+    <message>
+        <source>target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Schema</source>
+        <translation>签名</translation>
+    </message>
+    <message>
+        <source>%1 = %2</source>
+        <translation>%1 = %2</translation>
+    </message>
+    <message>
+        <source>returns</source>
+        <translation>返回</translation>
+    </message>
+    <message>
+        <source>(not in fxray&apos;s op registry)</source>
+        <translation>(不在 fxray 的算子注册表中)</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Keyword arguments</source>
+        <translation>关键字参数</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>strides</source>
+        <translation>步长</translation>
+    </message>
+    <message>
+        <source>storage offset</source>
+        <translation>存储偏移</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>字节</translation>
+    </message>
+    <message numerus="yes">
+        <source>tuple of %n</source>
+        <translation>
+            <numerusform>%n 元组</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Users</source>
+        <translation>使用者</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>源代码</translation>
+    </message>
+    <message>
+        <source>comment</source>
+        <translation>注释</translation>
+    </message>
+    <message>
+        <source>line in file</source>
+        <translation>文件中的行</translation>
+    </message>
+    <message>
+        <source>pass %1: %2</source>
+        <translation>编译遍 %1:%2</translation>
+    </message>
+    <message>
+        <source> (later)</source>
+        <translation>(之后)</translation>
+    </message>
+    <message>
+        <source>created (%1)</source>
+        <translation>已创建(%1)</translation>
+    </message>
+    <message>
+        <source>replaces %1</source>
+        <translation>替换 %1</translation>
+    </message>
+    <message>
+        <source>replaced by %1</source>
+        <translation>被 %1 替换</translation>
+    </message>
+    <message>
+        <source>erased</source>
+        <translation>已删除</translation>
+    </message>
+    <message>
+        <source> by pattern %1</source>
+        <translation>(由模式 %1)</translation>
+    </message>
+    <message>
+        <source>Provenance</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>from the file</source>
+        <translation>来自文件</translation>
+    </message>
+    <message>
+        <source>Property</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::PartitionPanel</name>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>划分</translation>
+    </message>
+    <message>
+        <source>Split the shown joint graph into forward and backward</source>
+        <translation>将当前联合图划分为前向和反向</translation>
+    </message>
+    <message>
+        <source>Activation memory budget: 1 saves what the fastest cut saves, 0 recomputes everything</source>
+        <translation>激活内存预算:1 保存最快切分所保存的内容,0 全部重计算</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s figures come from the model folder&apos;s summary.json. Inductor saves parameters at no cost (they live anyway); fxray&apos;s partition here counts every input, so the two sets can differ on parameters while the bytes agree.</source>
+        <translation>PyTorch 的数据来自模型文件夹中的 summary.json。Inductor 保存参数不计成本(参数本来就一直存在);此处 fxray 的划分计入所有输入,因此两个集合在参数上可能不同,而字节数一致。</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Banned</source>
+        <translation>禁止</translation>
+    </message>
+    <message>
+        <source>Recomputed</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <source>Memory budget</source>
+        <translation>内存预算</translation>
+    </message>
+    <message>
+        <source>Partition failed: %1</source>
+        <translation>划分失败:%1</translation>
+    </message>
+    <message>
+        <source>Not a joint graph (no tangents): nothing to partition.</source>
+        <translation>不是联合图(没有 tangents):无需划分。</translation>
+    </message>
+    <message>
+        <source>Partitioning (budget %1)…</source>
+        <translation>正在划分(预算 %1)…</translation>
+    </message>
+    <message>
+        <source>Banned (%1)</source>
+        <translation>禁止(%1)</translation>
+    </message>
+    <message>
+        <source>Recomputed (%1)</source>
+        <translation>重计算(%1)</translation>
+    </message>
+    <message>
+        <source>Saved (%1)</source>
+        <translation>保存(%1)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)</source>
+        <translation>
+            <numerusform>策略:%1 · %2 个前向 / %3 个反向节点 · 切分 %n 条边</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>fxray saves %n value(s): </source>
+        <translation>
+            <numerusform>fxray 保存 %n 个值:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 bytes (%2), activations %3 bytes</source>
+        <translation>%1 字节(%2),激活 %3 字节</translation>
+    </message>
+    <message numerus="yes">
+        <source>PyTorch saves %n value(s): </source>
+        <translation>
+            <numerusform>PyTorch 保存 %n 个值:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 bytes (%2)</source>
+        <translation>%1 字节(%2)</translation>
+    </message>
+    <message>
+        <source> · differ in %1 (only fxray %2, only PyTorch %3)</source>
+        <translation> · %1 个不同(仅 fxray %2,仅 PyTorch %3)</translation>
+    </message>
+    <message>
+        <source> · same set</source>
+        <translation> · 集合相同</translation>
+    </message>
+    <message>
+        <source> (PyTorch&apos;s at budget 1.0)</source>
+        <translation>(PyTorch 在预算 1.0 下的结果)</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::PassTimelineModel</name>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>失败:%1</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>changed</source>
+        <translation>已更改</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>未改变</translation>
+    </message>
+    <message>
+        <source>%1 failed and was undone: %2</source>
+        <translation>%1 失败并已撤销:%2</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Pass</source>
+        <translation>编译遍</translation>
+    </message>
+    <message>
+        <source>Subgraph</source>
+        <translation>子图</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SavedTensorModel</name>
+    <message>
+        <source>SymInt</source>
+        <translation>SymInt</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>saved</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>fxray saves %1; PyTorch recomputes it or does not need it</source>
+        <translation>fxray 保存 %1;PyTorch 重计算它或不需要它</translation>
+    </message>
+    <message>
+        <source>PyTorch saves %1; fxray does not</source>
+        <translation>PyTorch 保存 %1;fxray 不保存</translation>
+    </message>
+    <message>
+        <source>Saved value</source>
+        <translation>保存的值</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>字节</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>fxray</source>
+        <translation>fxray</translation>
+    </message>
+    <message>
+        <source>PyTorch</source>
+        <translation>PyTorch</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>语言(&amp;L):</translation>
+    </message>
+    <message>
+        <source>&amp;Theme:</source>
+        <translation>主题(&amp;T):</translation>
+    </message>
+    <message>
+        <source>A new language takes effect when fxray is restarted.</source>
+        <translation>新语言将在重新启动 fxray 后生效。</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::TextDiffModel</name>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>之后</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::TimelinePanel</name>
+    <message>
+        <source>Compile</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <source>Changed passes only</source>
+        <translation>仅显示有更改的编译遍</translation>
+    </message>
+    <message>
+        <source>Show graph before</source>
+        <translation>显示之前的图</translation>
+    </message>
+    <message>
+        <source>Next Pass</source>
+        <translation>下一个编译遍</translation>
+    </message>
+    <message>
+        <source>Previous Pass</source>
+        <translation>上一个编译遍</translation>
+    </message>
+    <message>
+        <source>Pass pipeline to run on the current graph</source>
+        <translation>在当前图上运行的编译遍流水线</translation>
+    </message>
+    <message>
+        <source>Run the pipeline on the current graph and record every pass</source>
+        <translation>在当前图上运行流水线并记录每个编译遍</translation>
+    </message>
+    <message>
+        <source>Show the graph the failed pass was given</source>
+        <translation>显示失败编译遍所接收的图</translation>
+    </message>
+    <message>
+        <source>Step to the next pass (Alt+Right, F8)</source>
+        <translation>转到下一个编译遍(Alt+Right,F8)</translation>
+    </message>
+    <message>
+        <source>Step to the previous pass (Alt+Left, Shift+F8)</source>
+        <translation>转到上一个编译遍(Alt+Left,Shift+F8)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n pass run(s), </source>
+        <translation>
+            <numerusform>%1:运行了 %n 个编译遍,</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n changed, </source>
+        <translation>
+            <numerusform>%n 个有更改,</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 → %2 nodes, %3 ms</source>
+        <translation>%1 → %2 个节点,%3 毫秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>, %n failed</source>
+        <translation>
+            <numerusform>,%n 个失败</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Not compiled: choose a pipeline and press Compile.</source>
+        <translation>尚未编译:请选择流水线并点击“编译”。</translation>
+    </message>
+    <message>
+        <source>%1 failed and was undone: %2</source>
+        <translation>%1 失败并已撤销:%2</translation>
+    </message>
+</context>
+</TS>
