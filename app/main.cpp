@@ -1,5 +1,6 @@
 // Composition root: a subcommand runs headless (no Qt objects are created); otherwise the GUI
 // opens, with FILE when given.
+#include "cli/backends.h"
 #include "cli/cli.h"
 
 #include <iostream>
@@ -11,6 +12,7 @@
 #endif
 
 int main(int argc, char** argv) {
+    fxray::cli::registerCompiledBackends();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && fxray::cli::isSubcommand(args[0])) return fxray::cli::runCli(args, std::cout, std::cerr);
 #ifdef FXRAY_WITH_GUI

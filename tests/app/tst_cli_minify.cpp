@@ -5,6 +5,7 @@
 // Queries run in the fxray executable of this build tree (../app/fxray), which must be built.
 #include "test_util.h"
 
+#include "cli/backends.h"
 #include "cli/cli.h"
 #include "minify/subprocess.h"
 
@@ -110,6 +111,26 @@ private slots:
         QCOMPARE(j2["nodes_after"].get<int>(), j["nodes_after"].get<int>());
         QCOMPARE(j2["signature"].get<std::string>(), j["signature"].get<std::string>());
         fs::remove_all(out);
+    }
+
+    /// The compiled CPU backend as one side of the accuracy check: an injected fault on the CPU
+    /// side shrinks like on the reference side, and with no fault the two sides agree (exit 1:
+    /// nothing to minify), which is itself a check of the CPU backend.
+    void cpuBackendSide() {
+#ifndef FXRAY_HAVE_CPU_BACKEND
+        QSKIP("this build has no CPU backend");
+#else
+        fxray::cli::registerCompiledBackends();
+        auto r = cli({"minify", c("mlp/graphs/aot_joint_graph.py"), "--check", "accuracy:ref-vs-cpu", "--inject",
+                      "aten.relu.default:scale=1.01", "--json", "--quiet", "--out", tempDir("cpu").string()});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["nodes_before"].get<int>(), 29);
+        QVERIFY(j["nodes_after"].get<int>() <= 4);  // PyTorch's minifier: 29 -> 4
+        QVERIFY(j["signature"].get<std::string>().find("ref-vs-cpu") != std::string::npos);
+        auto clean = cli({"minify", c("mlp/graphs/aot_joint_graph.py"), "--check", "accuracy:ref-vs-cpu", "--quiet"});
+        QCOMPARE(clean.status, 1);
+#endif
     }
 
     void parallelJobsGiveTheSameResult() {
