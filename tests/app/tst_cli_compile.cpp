@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -117,6 +119,36 @@ private slots:
         QCOMPARE(r.status, 0);
         QVERIFY(r.out.find("# ----- after remove_noop_ops -----\n") != std::string::npos);
         QVERIFY(r.out.find("# ----- after stable_topological_sort -----\n") != std::string::npos);
+    }
+
+    /// Freezing with the recorded parameter values: the three linears sharing x become one
+    /// addmm on concatenated weights (PyTorch's fx_graph_transformed has one mm on a [64, 96]
+    /// frozen weight); the preserved inputs are reported as a match of `freeze`.
+    void freezingPipeline() {
+        auto r = cli({"compile", c("three_linear_freeze/numerics/inference.py"), "--pipeline", "freezing", "--inputs",
+                      c("three_linear_freeze/numerics/inference/inputs"), "--json"});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        std::set<std::string> patterns;
+        for (const auto& p : j["passes"])
+            for (const auto& m : p["matches"]) patterns.insert(m["pattern"].get<std::string>());
+        QVERIFY(patterns.count("addmm_fuse_pattern_second"));
+        QVERIFY(patterns.count("preserved_inputs"));
+    }
+
+    /// The inductor pipeline on a torch-level Dynamo graph: pre-grad passes, lowering to ATen,
+    /// then the joint and post-grad passes.
+    void inductorPipeline() {
+        auto r = cli({"compile", c("mlp/numerics/dynamo.py"), "--pipeline", "inductor", "--json"});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        std::vector<std::string> names;
+        for (const auto& p : j["passes"]) names.push_back(p["name"].get<std::string>());
+        auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+        QVERIFY(at("remove_eval_dropout") < at("lower_to_aten"));
+        QVERIFY(at("lower_to_aten") < at("fuse_attention"));
+        QVERIFY(at("fuse_attention") < at("remove_assert_ops"));
+        QVERIFY(at("remove_assert_ops") < long(names.size()));
     }
 
     void badUsageExits2() {
