@@ -87,12 +87,17 @@ Expected<Tensor> parseNpy(std::string_view bytes, const std::string& what) {
             }
         }
     }
-    Tensor t = Tensor::empty(shape, *dt);
-    size_t need = static_cast<size_t>(t.numel()) * dtypeItemSize(*dt);
+    // Size the data from the header and check it against the file before allocating: a forged
+    // shape must not get terabytes allocated (found by fuzz_npy).
+    uint64_t need = static_cast<uint64_t>(dtypeItemSize(*dt));
+    for (int64_t d : shape)
+        if (__builtin_mul_overflow(need, static_cast<uint64_t>(d), &need))
+            return npyError(what, hstart, "shape '" + shapeText + "' is too large");
     size_t dataStart = hstart + hlen;
     if (bytes.size() - dataStart < need)
         return npyError(what, dataStart, "truncated data: need " + std::to_string(need) + " bytes, have " +
                                              std::to_string(bytes.size() - dataStart));
+    Tensor t = Tensor::empty(shape, *dt);
     if (need) std::memcpy(t.storage->data(), bytes.data() + dataStart, need);
     return t;
 }

@@ -78,6 +78,11 @@ private slots:
         QTest::newRow("big endian") << file(QByteArray(header).replace("<f4", ">f4"), QByteArray(16, '\0')) << "big-endian";
         QTest::newRow("object") << file(QByteArray(header).replace("<f4", "|O"), QByteArray(16, '\0')) << "unsupported dtype '|O'";
         QTest::newRow("shape") << file(QByteArray(header).replace("(2, 2)", "(2, x)"), QByteArray(16, '\0')) << "malformed shape";
+        // fuzz_npy's find: a 16-byte file claiming 2^40 x 2^40 elements must not be allocated.
+        QTest::newRow("huge shape") << file(QByteArray(header).replace("(2, 2)", "(1099511627776, 1099511627776)"), QByteArray(16, '\0'))
+                                    << "too large";
+        QTest::newRow("large shape, little data") << file(QByteArray(header).replace("(2, 2)", "(100000, 100000)"), QByteArray(16, '\0'))
+                                                  << "truncated data: need 40000000000 bytes";
     }
     void damagedFilesAreRefusedWithOffsets() {
         QFETCH(QByteArray, bytes);
