@@ -20,13 +20,14 @@ const Command kCommands[] = {
     {"partition", cmdPartition, "split a joint graph into forward and backward (min-cut rematerialization)"},
     {"minify", cmdMinify, "shrink a failing graph to a small one that fails the same way; PyTorch repro.py"},
     {"debug-compile", cmdDebugCompile, "save a graph and its inputs to a folder; print the commands to minify it"},
+    {"aot-compile", cmdAotCompile, "compile a static-shape graph to a shared library in the persistent cache"},
 };
 // Internal subcommands: not listed in the usage text.
 const Command kHidden[] = {
     {"__minify-query", cmdMinifyQuery, "the minifier's isolated query process"},
 };
 // Documented in CLI.md and still to come; named so that users get a clear message.
-const char* kPlanned[] = {"compare", "aot-compile"};
+const char* kPlanned[] = {"compare"};
 } // namespace
 
 std::string usage() {

@@ -26,6 +26,7 @@ int cmdAutodiff(const std::vector<std::string>& args, std::ostream& out, std::os
 int cmdPartition(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdMinify(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdMinifyQuery(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdAotCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdDebugCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace fxray::cli

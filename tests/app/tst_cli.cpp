@@ -161,7 +161,7 @@ private slots:
         QTest::newRow("missing file") << QStringList{"info", "/nonexistent/x.py"} << "/nonexistent/x.py: no such file";
         QTest::newRow("unknown option") << QStringList{"info", "--frob"} << "unknown option --frob";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command 'frobnicate'";
-        QTest::newRow("planned command") << QStringList{"aot-compile", "x"} << "'aot-compile' is not available";
+        QTest::newRow("planned command") << QStringList{"compare", "x"} << "'compare' is not available";
         QTest::newRow("budget out of range") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_joint_graph.py")), "--memory-budget", "1.5"} << "budget";
         QTest::newRow("partition without tangents") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_forward_graph.py"))} << "tangent";
         QTest::newRow("bad backend") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--backend", "tpu"} << "unknown backend 'tpu'";

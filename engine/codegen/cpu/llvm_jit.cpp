@@ -549,6 +549,11 @@ std::string structuralKey(const Kernel& k) {
     return o;
 }
 
+int defaultCompileThreads() {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<int>(std::min(hw, 8u));
+}
+
 /// What one compile thread produces: an object file and (optionally) the optimised IR.
 struct UnitResult {
     std::string error;
@@ -605,6 +610,51 @@ void compileUnit(const std::vector<const Kernel*>& ks, orc::JITTargetMachineBuil
     out.object = MemoryBuffer::getMemBufferCopy(StringRef(obj.data(), obj.size()), "fxray_kernels.o");
 }
 
+
+/// Which kernels are compiled (one representative per structural key) and in which unit.
+struct UnitPlan {
+    std::vector<size_t> repOf;      ///< per kernel: the kernel whose code it runs
+    std::vector<size_t> reps;       ///< distinct kernels
+    std::vector<int> unitOfRep;     ///< per kernel (meaningful for reps): its unit
+    std::vector<std::vector<const Kernel*>> units;
+};
+
+UnitPlan planUnits(const std::vector<Kernel>& kernels, const JitOptions& opts) {
+    UnitPlan p;
+    // Structurally identical kernels (the 12 layers of a transformer) share one function.
+    std::map<std::string, size_t> seen;
+    p.repOf.resize(kernels.size());
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        auto [it, fresh] = seen.emplace(opts.dedupe ? structuralKey(kernels[i]) : std::to_string(i), i);
+        p.repOf[i] = it->second;
+        if (fresh) p.reps.push_back(i);
+    }
+    // Distinct kernels in units compiled on parallel threads, balanced by statement count.
+    int threads = std::max(1, std::min<int>(opts.threads > 0 ? opts.threads : defaultCompileThreads(), static_cast<int>(p.reps.size())));
+    p.units.resize(static_cast<size_t>(threads));
+    std::vector<size_t> load(p.units.size(), 0);
+    p.unitOfRep.assign(kernels.size(), 0);
+    for (size_t r : p.reps) {
+        size_t u = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        size_t w = 1;
+        for (const auto& ph : kernels[r].phases) w += ph.stmts.size();
+        load[u] += w;
+        p.units[u].push_back(&kernels[r]);
+        p.unitOfRep[r] = static_cast<int>(u);
+    }
+    return p;
+}
+
+std::vector<UnitResult> compileUnits(const UnitPlan& plan, const orc::JITTargetMachineBuilder& jtmb, const JitOptions& opts) {
+    std::vector<UnitResult> results(plan.units.size());
+    std::vector<std::thread> pool;
+    for (size_t u = 1; u < plan.units.size(); ++u)
+        pool.emplace_back([&, u] { compileUnit(plan.units[u], jtmb, opts, results[u]); });
+    if (!plan.units.empty()) compileUnit(plan.units[0], jtmb, opts, results[0]);
+    for (auto& t : pool) t.join();
+    return results;
+}
+
 } // namespace
 
 struct KernelJit::Impl {
@@ -616,16 +666,30 @@ struct KernelJit::Impl {
 
 KernelJit::~KernelJit() = default;
 
-static int defaultCompileThreads() {
-    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    return static_cast<int>(std::min(hw, 8u));
-}
-
 Expected<std::unique_ptr<KernelJit>> KernelJit::compile(const std::vector<Kernel>& kernels, const JitOptions& opts) {
     initLlvm();
     auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<KernelJit> kj(new KernelJit());
     kj->m_impl = std::make_unique<Impl>();
+    if (opts.prebuilt) {
+        // Machine code from an AOT library: nothing to compile, no IR or assembly to show.
+        auto entries = opts.prebuilt(kernels);
+        if (!entries.ok()) return entries.error();
+        if (entries->size() != kernels.size())
+            return makeError("AOT library has " + std::to_string(entries->size()) + " kernels, the program " +
+                             std::to_string(kernels.size()));
+        kj->m_entries = std::move(entries).value();
+        std::map<KernelEntry, int> distinct;
+        for (size_t i = 0; i < kernels.size(); ++i) {
+            kj->m_names.push_back(kernels[i].name);
+            kj->m_ir.push_back("; kernel " + kernels[i].name + " was loaded from an AOT library (no IR kept)\n");
+            distinct[kj->m_entries[i]] = 1;
+        }
+        kj->m_distinct = distinct.size();
+        kj->m_target = hostTarget();
+        kj->m_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return kj;
+    }
     auto jtmb = orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb) return makeError("LLVM: cannot target this host: " + errStr(jtmb.takeError()));
     jtmb->setCodeGenOptLevel(opts.optLevel >= 3 ? CodeGenOptLevel::Aggressive : CodeGenOptLevel::Default);
@@ -635,37 +699,12 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::compile(const std::vector<Kernel
     TargetMachine& TM = *kj->m_impl->tm;
     kj->m_target = TM.getTargetTriple().str() + " " + TM.getTargetCPU().str();
 
-    // Structurally identical kernels (the 12 layers of a transformer) share one function.
-    std::map<std::string, size_t> seen;
-    std::vector<size_t> repOf(kernels.size());
-    std::vector<size_t> reps;
-    for (size_t i = 0; i < kernels.size(); ++i) {
-        auto [it, fresh] = seen.emplace(opts.dedupe ? structuralKey(kernels[i]) : std::to_string(i), i);
-        repOf[i] = it->second;
-        if (fresh) reps.push_back(i);
-    }
+    UnitPlan plan = planUnits(kernels, opts);
+    const std::vector<size_t>& repOf = plan.repOf;
+    const std::vector<size_t>& reps = plan.reps;
+    const std::vector<int>& unitOfRep = plan.unitOfRep;
     kj->m_distinct = reps.size();
-    // Distinct kernels in units compiled on parallel threads, balanced by statement count.
-    int threads = std::max(1, std::min<int>(opts.threads > 0 ? opts.threads : defaultCompileThreads(), static_cast<int>(reps.size())));
-    std::vector<std::vector<const Kernel*>> units(static_cast<size_t>(threads));
-    std::vector<size_t> load(units.size(), 0);
-    std::vector<int> unitOfRep(kernels.size(), 0);
-    for (size_t r : reps) {
-        size_t u = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-        size_t w = 1;
-        for (const auto& ph : kernels[r].phases) w += ph.stmts.size();
-        load[u] += w;
-        units[u].push_back(&kernels[r]);
-        unitOfRep[r] = static_cast<int>(u);
-    }
-    std::vector<UnitResult> results(units.size());
-    {
-        std::vector<std::thread> pool;
-        for (size_t u = 1; u < units.size(); ++u)
-            pool.emplace_back([&, u] { compileUnit(units[u], *jtmb, opts, results[u]); });
-        if (!units.empty()) compileUnit(units[0], *jtmb, opts, results[0]);
-        for (auto& t : pool) t.join();
-    }
+    std::vector<UnitResult> results = compileUnits(plan, *jtmb, opts);
     for (const auto& r : results)
         if (!r.error.empty()) return makeError(r.error);
 
@@ -718,6 +757,50 @@ std::string KernelJit::assembly(size_t kernel) const {
     if (m_impl->tm->addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::AssemblyFile)) return "; no assembly printer";
     pm.run(*mod);
     return std::string(out.str());
+}
+
+std::string hostTarget() {
+    initLlvm();
+    return sys::getProcessTriple() + " " + sys::getHostCPUName().str();
+}
+
+uint64_t kernelCodeHash(const Kernel& k) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : structuralKey(k)) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+Expected<ObjectEmission> emitObjectFiles(const std::vector<Kernel>& kernels, const std::string& pathPrefix,
+                                         const JitOptions& opts) {
+    initLlvm();
+    auto t0 = std::chrono::steady_clock::now();
+    auto jtmb = orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) return makeError("LLVM: cannot target this host: " + errStr(jtmb.takeError()));
+    jtmb->setCodeGenOptLevel(opts.optLevel >= 3 ? CodeGenOptLevel::Aggressive : CodeGenOptLevel::Default);
+    // A shared library is loaded at any address.
+    jtmb->setRelocationModel(Reloc::PIC_);
+    JitOptions o = opts;
+    o.keepIr = false;
+    UnitPlan plan = planUnits(kernels, o);
+    std::vector<UnitResult> results = compileUnits(plan, *jtmb, o);
+    ObjectEmission em;
+    for (size_t u = 0; u < results.size(); ++u) {
+        if (!results[u].error.empty()) return makeError(results[u].error);
+        if (!results[u].object) continue;
+        std::string path = pathPrefix + std::to_string(u) + ".o";
+        std::error_code ec;
+        raw_fd_ostream f(path, ec);
+        if (ec) return makeError("cannot write " + path + ": " + ec.message());
+        f << results[u].object->getBuffer();
+        f.close();
+        if (f.has_error()) return makeError("cannot write " + path + ": " + f.error().message());
+        em.objects.push_back(path);
+    }
+    for (size_t i = 0; i < kernels.size(); ++i) em.symbols.push_back(kernels[plan.repOf[i]].name);
+    em.distinct = plan.reps.size();
+    em.target = hostTarget();
+    em.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return em;
 }
 
 } // namespace fxray::cg::cpu

@@ -11,6 +11,7 @@
 #include "support/diagnostic.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ struct JitOptions {
     bool keepIr = true;        ///< keep each kernel's optimised LLVM IR text
     int threads = 0;           ///< compile threads (0: one per core, at most 8)
     bool dedupe = true;        ///< compile structurally identical kernels once
+    /// Set by the AOT cache (aot_cache.h): the kernels already exist as machine code in a loaded
+    /// library. Given the program's kernels it returns one entry per kernel, or an error when the
+    /// library was not built for these kernels; KernelJit::compile then compiles nothing.
+    std::function<Expected<std::vector<KernelEntry>>(const std::vector<Kernel>&)> prebuilt;
 };
 
 /// The kernels of one program, compiled into one module and JIT-linked.
@@ -62,5 +67,27 @@ private:
 
 /// LLVM's version string ("19.1.7").
 std::string llvmVersion();
+
+/// "x86_64-pc-linux-gnu skylake-avx512": the target KernelJit and emitObjectFiles generate for.
+std::string hostTarget();
+
+/// A hash of everything a kernel's machine code depends on (not its name): two kernels with the
+/// same hash run the same code. The AOT cache checks a loaded library against it.
+uint64_t kernelCodeHash(const Kernel& k);
+
+/// What emitObjectFiles wrote.
+struct ObjectEmission {
+    std::vector<std::string> objects;  ///< object files, one per compile unit
+    std::vector<std::string> symbols;  ///< per kernel: its function (identical kernels share one)
+    std::string target;                ///< as hostTarget()
+    size_t distinct = 0;
+    double ms = 0.0;
+};
+
+/// The same code generation as KernelJit::compile (IR, pipeline, deduplication, parallel units)
+/// but position-independent and written to object files `<pathPrefix><unit>.o`, for linking
+/// into a shared library (the AOT cache). Always writes at least one object.
+Expected<ObjectEmission> emitObjectFiles(const std::vector<Kernel>& kernels, const std::string& pathPrefix,
+                                         const JitOptions& opts = {});
 
 } // namespace fxray::cg::cpu

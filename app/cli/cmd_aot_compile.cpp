@@ -1,0 +1,103 @@
+// fxray aot-compile FILE: compile a static-shape graph's kernels into a shared library in the
+// persistent cache (codegen/cpu/aot_cache.h), or find it there; optionally run through it.
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+#include "codegen/cpu/aot_cache.h"
+#include "exec/compare.h"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+
+namespace fxray::cli {
+
+namespace {
+
+const char* kAotUsage =
+    "usage: fxray aot-compile FILE [--graph SEL] [--cache-dir DIR] [--json] [--inputs DIR [--expect DIR]]\n"
+    "  --cache-dir DIR  cache folder (default $FXRAY_CACHE_DIR, else ~/.cache/fxray)\n"
+    "  --inputs DIR     also run the graph through the cached library on NNN.npy inputs\n"
+    "  --expect DIR     compare those outputs with NNN.npy files (exit 1 when they differ)\n"
+    "Static shapes only. The entry is keyed by graph fingerprint, input specs, fxray and LLVM\n"
+    "versions and target CPU; a second call with the same graph loads it without compiling.\n";
+
+} // namespace
+
+int cmdAotCompile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+    std::string perr;
+    auto a = parseArgs(argv, {"--graph", "--cache-dir", "--inputs", "--expect"}, {"--json", "--help"}, perr);
+    if (!a) return reportError(err, makeError(perr));
+    if (a->has("--help")) {
+        out << kAotUsage;
+        return Ok;
+    }
+    if (a->positional.size() != 1) return reportError(err, makeError("aot-compile takes one FILE"));
+#if !defined(FXRAY_HAVE_CPU_BACKEND)
+    (void)out;
+    return reportError(err, makeError("aot-compile needs the CPU backend, which this build of fxray lacks"));
+#else
+    auto f = loadFile(a->positional[0]);
+    if (!f.ok()) return reportError(err, f.error());
+    auto lgE = selectGraph(*f, a->get("--graph"));
+    if (!lgE.ok()) return reportError(err, lgE.error());
+    LoadedGraph& lg = **lgE;
+    Graph& g = lg.executable();
+    if (!lg.executableUnknownOps().empty()) {
+        Diagnostic d = makeError("cannot compile: unknown op(s) " + *lg.executableUnknownOps().begin());
+        d.file = g.sourceFile;
+        return reportError(err, d);
+    }
+    cg::cpu::AotOptions opts;
+    opts.cacheDir = a->get("--cache-dir");
+    auto e = cg::cpu::aotCompile(g, opts);
+    if (!e.ok()) return reportError(err, e.error());
+
+    nlohmann::json j{{"cache", e->hit ? "hit" : "miss"}, {"library", e->library}, {"ms", e->ms},
+                     {"key", e->key},       {"entry", e->dir},         {"metadata", e->metadata},
+                     {"kernels", e->kernels}, {"compile_ms", e->compileMs}, {"link_ms", e->linkMs}};
+    if (!e->rebuiltBecause.empty()) j["rebuilt_because"] = e->rebuiltBecause;
+    int status = Ok;
+    if (a->has("--inputs")) {
+        auto loaded = cg::cpu::aotLoad(g, *e, opts);
+        if (!loaded.ok()) return reportError(err, loaded.error());
+        auto phs = g.placeholders();
+        auto vals = readNpyFolder(a->get("--inputs"), phs.size());
+        if (!vals.ok()) return reportError(err, vals.error());
+        std::vector<Value> inputs = std::move(vals).value();
+        for (size_t i = 0; i < inputs.size(); ++i)
+            if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
+        auto outs = loaded->graph->run(inputs);
+        if (!outs.ok()) return reportError(err, outs.error());
+        j["outputs"] = nlohmann::json::array();
+        if (a->has("--expect")) {
+            auto exp = readNpyFolder(a->get("--expect"), g.outputs().size());
+            if (!exp.ok()) return reportError(err, exp.error());
+            if (exp->size() != outs->size()) return reportError(err, makeError("--expect holds a different number of outputs"));
+            bool ok = true;
+            for (size_t i = 0; i < outs->size(); ++i) {
+                OutputComparison c = compareValues(i, (*outs)[i], (*exp)[i]);
+                ok = ok && c.ok;
+                j["outputs"].push_back({{"index", i}, {"rel_err", c.relErr}, {"ok", c.ok}});
+            }
+            j["ok"] = ok;
+            if (!ok) status = CheckFailed;
+        }
+    }
+    if (a->has("--json")) {
+        out << j.dump(2) << "\n";
+    } else {
+        out << "cache " << (e->hit ? "hit" : "miss") << ": " << e->library << "\n";
+        out << "  " << e->kernels << " kernels, " << std::fixed << std::setprecision(1) << e->ms << " ms";
+        if (!e->hit) out << " (LLVM " << e->compileMs << " ms, link " << e->linkMs << " ms)";
+        out << "\n";
+        if (!e->rebuiltBecause.empty()) out << "  rebuilt: " << e->rebuiltBecause << "\n";
+        if (j.contains("ok")) out << "  outputs " << (j["ok"].get<bool>() ? "match" : "DIFFER") << "\n";
+    }
+    return status;
+#endif
+}
+
+} // namespace fxray::cli
