@@ -18,6 +18,7 @@ const Command kCommands[] = {
     {"compile", cmdCompile, "run a pass pipeline; per-pass times, matches, near-misses, provenance"},
     {"autodiff", cmdAutodiff, "forward/inference graph -> joint forward+backward graph (AOT autograd)"},
     {"partition", cmdPartition, "split a joint graph into forward and backward (min-cut rematerialization)"},
+    {"compare", cmdCompare, "run a graph on several backends (ref, ref64, cpu, cuda) and compare outputs and nodes"},
     {"minify", cmdMinify, "shrink a failing graph to a small one that fails the same way; PyTorch repro.py"},
     {"debug-compile", cmdDebugCompile, "save a graph and its inputs to a folder; print the commands to minify it"},
     {"aot-compile", cmdAotCompile, "compile a static-shape graph to a shared library in the persistent cache"},
@@ -26,8 +27,7 @@ const Command kCommands[] = {
 const Command kHidden[] = {
     {"__minify-query", cmdMinifyQuery, "the minifier's isolated query process"},
 };
-// Documented in CLI.md and still to come; named so that users get a clear message.
-const char* kPlanned[] = {"compare"};
+
 } // namespace
 
 std::string usage() {
@@ -43,8 +43,6 @@ bool isSubcommand(const std::string& word) {
     if (word == "help" || word == "--help" || word == "-h" || word == "--version") return true;
     for (const auto& c : kCommands)
         if (word == c.name) return true;
-    for (const char* p : kPlanned)
-        if (word == p) return true;
     for (const auto& c : kHidden)
         if (word == c.name) return true;
     return false;
@@ -63,11 +61,6 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         if (args[0] == c.name) return c.fn(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     for (const auto& c : kHidden)
         if (args[0] == c.name) return c.fn(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-    for (const char* p : kPlanned)
-        if (args[0] == p) {
-            err << "fxray: '" << p << "' is not available in this version of fxray yet\n";
-            return BadInput;
-        }
     err << "fxray: unknown command '" << args[0] << "'\n" << usage();
     return BadInput;
 }

@@ -23,6 +23,7 @@ int cmdPrint(const std::vector<std::string>& args, std::ostream& out, std::ostre
 int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdAutodiff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdPartition(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdMinify(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdMinifyQuery(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -161,7 +161,8 @@ private slots:
         QTest::newRow("missing file") << QStringList{"info", "/nonexistent/x.py"} << "/nonexistent/x.py: no such file";
         QTest::newRow("unknown option") << QStringList{"info", "--frob"} << "unknown option --frob";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command 'frobnicate'";
-        QTest::newRow("planned command") << QStringList{"compare", "x"} << "'compare' is not available";
+        QTest::newRow("compare with one backend") << QStringList{"compare", QString::fromStdString(c("mlp/numerics/forward.py")), "--backends", "ref"} << "at least two backends";
+        QTest::newRow("compare unknown backend") << QStringList{"compare", QString::fromStdString(c("mlp/numerics/forward.py")), "--backends", "ref,tpu"} << "unknown backend 'tpu'";
         QTest::newRow("budget out of range") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_joint_graph.py")), "--memory-budget", "1.5"} << "budget";
         QTest::newRow("partition without tangents") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_forward_graph.py"))} << "tangent";
         QTest::newRow("bad backend") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--backend", "tpu"} << "unknown backend 'tpu'";
