@@ -1,6 +1,6 @@
 // The fxray command line: outputs, JSON shapes and exit statuses (0 ok, 1 check failed, 2 bad
 // input), run in-process.
-#include "test_util.h"
+#include "cli_test_util.h"
 
 #include "cli/cli.h"
 
@@ -15,18 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int status;
-    std::string out, err;
-};
-
-Result cli(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int st = fxray::cli::runCli(args, out, err);
-    return {st, out.str(), err.str()};
-}
-
-std::string c(const std::string& rel) { return (fxtest::corpus() / rel).string(); }
+using fxtest::c;
+using fxtest::cli;
+using Result = fxtest::CliResult;
 
 std::string slurp(const fs::path& p) {
     std::ifstream in(p);

@@ -1,7 +1,7 @@
 // `fxray compare`: backends run with the same inputs agree on the corpus graphs (ref vs ref64,
 // ref vs the compiled CPU backend), and where they do not, the first divergent node is the one
 // where the difference starts (fp32 cancellation: x + 1e8 - 1e8).
-#include "test_util.h"
+#include "cli_test_util.h"
 
 #include "cli/backends.h"
 #include "cli/cli.h"
@@ -16,18 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int status;
-    std::string out, err;
-};
-
-Result cli(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int st = fxray::cli::runCli(args, out, err);
-    return {st, out.str(), err.str()};
-}
-
-std::string c(const std::string& rel) { return (fxtest::corpus() / rel).string(); }
+using fxtest::c;
+using fxtest::cli;
+using Result = fxtest::CliResult;
 
 } // namespace
 

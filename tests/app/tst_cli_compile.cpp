@@ -1,7 +1,7 @@
 // `fxray compile`: the JSON of CLI.md (nodes_before, nodes_after, ms, passes with matches),
 // --dump-dir (one FX file per pass that changed the graph, trace.json with near-misses and
 // provenance), --skip, --print-after-all, --out, and exit statuses for bad usage.
-#include "test_util.h"
+#include "cli_test_util.h"
 
 #include "cli/cli.h"
 #include "import/fx_text_reader.h"
@@ -18,18 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int status;
-    std::string out, err;
-};
-
-Result cli(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int st = fxray::cli::runCli(args, out, err);
-    return {st, out.str(), err.str()};
-}
-
-std::string c(const std::string& rel) { return (fxtest::corpus() / rel).string(); }
+using fxtest::c;
+using fxtest::cli;
+using Result = fxtest::CliResult;
 
 fs::path freshDir(const std::string& name) {
     auto d = fs::temp_directory_path() / name;

@@ -3,7 +3,7 @@
 // more queries, and never slip to another op), pass failures, crashes and hangs found in isolated
 // query processes, command checks, the written repro folder, and the messages for bad specs.
 // Queries run in the fxray executable of this build tree (../app/fxray), which must be built.
-#include "test_util.h"
+#include "cli_test_util.h"
 
 #include "cli/backends.h"
 #include "cli/cli.h"
@@ -19,18 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int status;
-    std::string out, err;
-};
-
-Result cli(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int st = fxray::cli::runCli(args, out, err);
-    return {st, out.str(), err.str()};
-}
-
-std::string c(const std::string& rel) { return (fxtest::corpus() / rel).string(); }
+using fxtest::c;
+using fxtest::cli;
+using Result = fxtest::CliResult;
 
 std::string slurp(const fs::path& p) {
     std::ifstream in(p);
