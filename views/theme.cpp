@@ -3,7 +3,10 @@
 #include <QApplication>
 #include <QPalette>
 #include <QStyle>
+#include <QStyle>
 #include <QStyleFactory>
+
+#include <memory>
 
 namespace fxray::views {
 
@@ -37,7 +40,9 @@ QPalette darkPalette() {
 }
 
 QPalette lightPalette() {
-    QPalette p = QStyleFactory::create(QStringLiteral("Fusion"))->standardPalette();
+    // A style made only for its palette: owned here (QApplication owns only the one it is given).
+    std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
+    QPalette p = fusion ? fusion->standardPalette() : QApplication::palette();
     p.setColor(QPalette::Window, QColor(0xf3, 0xf4, 0xf6));
     p.setColor(QPalette::Base, Qt::white);
     p.setColor(QPalette::AlternateBase, QColor(0xf6, 0xf7, 0xf9));
