@@ -168,7 +168,7 @@ Expected<Value> Interpreter::evalNode(const Node& n, const Graph& g,
         }
         // Tensor indexing (x[..., None]) is a torch-level construct; lowering maps it to ATen.
     } else if (n.kind() == NodeKind::CallFunction && n.opName().rfind("higher_order.", 0) == 0) {
-        auto r = callHigherOrder(n, std::move(args), std::move(kwargs));
+        auto r = callHigherOrder(n.opName(), std::move(args), std::move(kwargs));
         if (!r.ok() && r.error().node.empty()) r.error().node = n.name();
         return r;
     } else if (const OpInfo* op = n.op()) {
@@ -217,9 +217,8 @@ Expected<Value> Interpreter::callOp(const Node& n, const OpInfo& op, std::vector
     return out;
 }
 
-Expected<Value> Interpreter::callHigherOrder(const Node& n, std::vector<Value> args,
+Expected<Value> Interpreter::callHigherOrder(const std::string& name, std::vector<Value> args,
                                              std::vector<std::pair<std::string, Value>> kwargs) {
-    const std::string name = n.opName();
     auto runSub = [&](const Graph* sub, std::vector<Value> operands) -> Expected<Value> {
         Interpreter inner(m_mode, m_ctx);
         inner.metaFallbackToAnnotation = metaFallbackToAnnotation;
@@ -259,6 +258,10 @@ namespace fxray {
 
 Expected<Value> invokeOp(std::string_view qualname, std::vector<Value> args,
                          std::vector<std::pair<std::string, Value>> kwargs, ExecContext* ctx) {
+    if (qualname.rfind("higher_order.", 0) == 0) {
+        Interpreter interp(ctx ? Interpreter::Mode::Execute : Interpreter::Mode::Meta, ctx);
+        return interp.callHigherOrder(std::string(qualname), std::move(args), std::move(kwargs));
+    }
     const OpInfo* op = OpRegistry::instance().find(qualname);
     if (!op) return makeError("unknown op '" + std::string(qualname) + "'");
     auto bound = bindArgs(*op, std::move(args), std::move(kwargs));

@@ -30,6 +30,11 @@ public:
     /// Runs g on inputs (one per placeholder) and returns the output values (None for `None`).
     Expected<std::vector<Value>> run(const Graph& g, std::vector<Value> inputs);
 
+    /// Runs a higher-order op ("higher_order.cond", checkpoint, wrap) on its subgraph operands
+    /// in this interpreter's mode: what evalNode does for such a node, and what invokeOp uses.
+    Expected<Value> callHigherOrder(const std::string& name, std::vector<Value> args,
+                                    std::vector<std::pair<std::string, Value>> kwargs);
+
     /// Nodes whose metadata came from their annotation because inference could not compute it.
     const std::vector<std::string>& unresolvedNodes() const { return m_unresolved; }
 
@@ -37,8 +42,7 @@ private:
     Expected<Value> evalNode(const Node& n, const Graph& g, std::map<const Node*, Value>& env);
     Expected<Value> callOp(const Node& n, const OpInfo& op, std::vector<Value> args,
                            std::vector<std::pair<std::string, Value>> kwargs);
-    Expected<Value> callHigherOrder(const Node& n, std::vector<Value> args,
-                                    std::vector<std::pair<std::string, Value>> kwargs);
+
 
     Mode m_mode;
     ExecContext* m_ctx;
@@ -53,8 +57,9 @@ Value argumentValue(const Argument& a, const std::map<const Node*, Value>& env);
 namespace fxray {
 
 /// Calls one registered op by qualified name ("aten.mm.default") on values: binds arguments,
-/// runs the meta function and (when ctx is given) the reference kernel. For tests, the minifier
-/// and constant folding.
+/// runs the meta function and (when ctx is given) the reference kernel; higher-order ops run
+/// their subgraphs on the interpreter. For tests, the minifier, constant folding and the
+/// compiled backends' fallbacks.
 Expected<Value> invokeOp(std::string_view qualname, std::vector<Value> args,
                          std::vector<std::pair<std::string, Value>> kwargs = {},
                          ExecContext* ctx = nullptr);

@@ -29,30 +29,36 @@ Expected<std::vector<Value>> runOnce(const Graph& g, const RunRequest& req, bool
 }
 } // namespace
 
+Status judgeOutputs(const Graph& g, const RunRequest& req, const std::vector<Value>& expect, RunResult& res,
+                    bool outputsAreFp64) {
+    if (expect.size() != res.outputs.size())
+        return makeError("expected " + std::to_string(expect.size()) + " outputs, the graph returned " +
+                         std::to_string(res.outputs.size()));
+    bool anyFloatFail = false;
+    for (size_t i = 0; i < res.outputs.size(); ++i) {
+        res.comparisons.push_back(compareValues(i, res.outputs[i], expect[i]));
+        const auto& c = res.comparisons.back();
+        anyFloatFail = anyFloatFail || (!c.ok && res.outputs[i].isTensor() && isFloating(res.outputs[i].t.dtype()));
+    }
+    if (anyFloatFail && !outputsAreFp64) {
+        auto ref = runOnce(g, req, true, nullptr);
+        if (ref.ok()) {
+            res.fp64Rerun = true;
+            for (size_t i = 0; i < res.outputs.size(); ++i)
+                judgeWithFp64(res.comparisons[i], res.outputs[i], expect[i], (*ref)[i]);
+        }
+    }
+    for (const auto& c : res.comparisons) res.ok = res.ok && c.ok;
+    return Status::success();
+}
+
 Expected<RunResult> runAndCheck(const Graph& g, const RunRequest& req, const std::vector<Value>* expect) {
     RunResult res;
     auto outs = runOnce(g, req, req.fp64, &res.ms);
     if (!outs.ok()) return outs.error();
     res.outputs = std::move(outs).value();
     if (!expect) return res;
-    if (expect->size() != res.outputs.size())
-        return makeError("expected " + std::to_string(expect->size()) + " outputs, the graph returned " +
-                         std::to_string(res.outputs.size()));
-    bool anyFloatFail = false;
-    for (size_t i = 0; i < res.outputs.size(); ++i) {
-        res.comparisons.push_back(compareValues(i, res.outputs[i], (*expect)[i]));
-        const auto& c = res.comparisons.back();
-        anyFloatFail = anyFloatFail || (!c.ok && res.outputs[i].isTensor() && isFloating(res.outputs[i].t.dtype()));
-    }
-    if (anyFloatFail && !req.fp64) {
-        auto ref = runOnce(g, req, true, nullptr);
-        if (ref.ok()) {
-            res.fp64Rerun = true;
-            for (size_t i = 0; i < res.outputs.size(); ++i)
-                judgeWithFp64(res.comparisons[i], res.outputs[i], (*expect)[i], (*ref)[i]);
-        }
-    }
-    for (const auto& c : res.comparisons) res.ok = res.ok && c.ok;
+    if (Status s = judgeOutputs(g, req, *expect, res, req.fp64); !s.ok()) return s.error();
     return res;
 }
 

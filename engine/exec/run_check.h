@@ -30,6 +30,13 @@ struct RunResult {
 /// Deep copy of a value (tensors get their own storage).
 Value deepCopy(const Value& v);
 
+/// Compares res.outputs with `expect` (filling res.comparisons, res.ok, res.fp64Rerun); outputs
+/// whose rel_err fails are re-judged against the reference executor's fp64 run of g with req's
+/// inputs, pins and seed (judgeWithFp64) unless the outputs already come from an fp64 run. Shared
+/// by every backend so that all of them are judged by one rule.
+Status judgeOutputs(const Graph& g, const RunRequest& req, const std::vector<Value>& expect, RunResult& res,
+                    bool outputsAreFp64 = false);
+
 /// Runs g; when `expect` is non-null compares outputs, re-judging failing floating outputs
 /// against an fp64 run of the same graph, inputs, pins and seed.
 Expected<RunResult> runAndCheck(const Graph& g, const RunRequest& req, const std::vector<Value>* expect);

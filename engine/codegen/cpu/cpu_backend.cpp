@@ -324,26 +324,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
         }
         if (done) continue;
         std::string name = n.opName();
-        if (name.rfind("higher_order.", 0) == 0) {
-            // The reference executor's semantics for subgraph ops, on the reference executor.
-            const Graph* sub = nullptr;
-            std::vector<Value> operands;
-            if (name == "higher_order.cond" && cargs.size() == 4) {
-                bool pred = cargs[0].isTensor() ? kern::toDoubles(cargs[0].t).at(0) != 0.0 : cargs[0].toDouble() != 0.0;
-                sub = pred ? cargs[1].graph : cargs[2].graph;
-                operands = cargs[3].list;
-            } else if (!cargs.empty() && cargs[0].kind == Value::Kind::Graph) {
-                sub = cargs[0].graph;
-                operands.assign(cargs.begin() + 1, cargs.end());
-            }
-            if (!sub) return makeError("unsupported higher-order op '" + name + "'");
-            Interpreter inner(Interpreter::Mode::Execute, &ctx);
-            auto r = inner.run(*sub, std::move(operands));
-            if (!r.ok()) return r.error();
-            result = Value::ofList(std::move(r).value(), true);
-        } else {
-            result = invokeOp(name, std::move(cargs), std::move(ckw), &ctx);
-        }
+        // Subgraph ops (cond, checkpoint) run on the reference executor, inside invokeOp.
+        result = invokeOp(name, std::move(cargs), std::move(ckw), &ctx);
         if (!result.ok()) {
             Diagnostic d = result.error();
             if (d.node.empty()) d.node = n.name();
@@ -384,25 +366,7 @@ Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const 
     if (!outs.ok()) return outs.error();
     res.outputs = std::move(outs).value();
     if (!expect) return res;
-    if (expect->size() != res.outputs.size())
-        return makeError("expected " + std::to_string(expect->size()) + " outputs, the graph returned " +
-                         std::to_string(res.outputs.size()));
-    bool anyFloatFail = false;
-    for (size_t i = 0; i < res.outputs.size(); ++i) {
-        res.comparisons.push_back(compareValues(i, res.outputs[i], (*expect)[i]));
-        const auto& c = res.comparisons.back();
-        anyFloatFail = anyFloatFail || (!c.ok && res.outputs[i].isTensor() && isFloating(res.outputs[i].t.dtype()));
-    }
-    if (anyFloatFail) {
-        RunRequest r64 = req;
-        r64.fp64 = true;
-        auto ref = runAndCheck(g, r64, nullptr);
-        if (ref.ok()) {
-            res.fp64Rerun = true;
-            for (size_t i = 0; i < res.outputs.size(); ++i) judgeWithFp64(res.comparisons[i], res.outputs[i], (*expect)[i], ref->outputs[i]);
-        }
-    }
-    for (const auto& c : res.comparisons) res.ok = res.ok && c.ok;
+    if (Status s = judgeOutputs(g, req, *expect, res); !s.ok()) return s.error();
     return res;
 }
 

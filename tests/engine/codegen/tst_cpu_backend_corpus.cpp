@@ -4,7 +4,7 @@
 // with the same input conventions and random-value pins as the reference executor's test
 // (tests/engine/exec/tst_corpus_numerics.cpp). Ops still running on the reference kernel are
 // printed.
-#include "test_util.h"
+#include "numerics_case.h"
 
 #include "codegen/cpu/cpu_backend.h"
 #include "exec/compare.h"
@@ -19,43 +19,20 @@ namespace fs = std::filesystem;
 class TestCpuBackendCorpus : public QObject {
     Q_OBJECT
 private slots:
-    void run_data() {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<QString>("stage");
-        if (!fxtest::haveCorpus()) return;
-        std::vector<std::pair<std::string, std::string>> rows;
-        for (const auto& model : fs::directory_iterator(fxtest::corpus()))
-            for (const char* stage : {"joint", "forward", "backward", "inference"})
-                if (fs::exists(model.path() / "numerics" / (std::string(stage) + ".py")) &&
-                    fs::is_directory(model.path() / "numerics" / stage / "inputs"))
-                    rows.emplace_back(model.path().filename().string(), stage);
-        std::sort(rows.begin(), rows.end());
-        for (auto& [m, s] : rows)
-            QTest::newRow((m + "/" + s).c_str()) << QString::fromStdString(m) << QString::fromStdString(s);
-    }
+    void run_data() { fxtest::addNumericsRows(); }
 
     void run() {
         if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
         QFETCH(QString, model);
         QFETCH(QString, stage);
-        fs::path num = fxtest::corpus() / model.toStdString() / "numerics";
-        auto f = loadFile(num / (stage.toStdString() + ".py"));
-        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
-        Graph& g = *f->graphs[0].graph;
-        auto phs = g.placeholders();
-        auto inputs = readNpyFolder(num / stage.toStdString() / "inputs", phs.size());
-        QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
-        for (size_t i = 0; i < inputs->size(); ++i)
-            if ((*inputs)[i].isTensor()) (*inputs)[i].t = withAnnotatedStrides((*inputs)[i].t, *phs[i]);
-        RunRequest req;
-        auto pins = fxtest::recordedRandomPins(g, num);
-        QVERIFY2(pins, "forward.py or its recorded outputs cannot be read");
-        req.pins = std::move(*pins);
-        req.inputs = std::move(inputs).value();
-        auto expect = readNpyFolder(num / stage.toStdString() / "outputs", g.outputs().size());
-        QVERIFY(expect.ok());
+        fxtest::NumericsCase nc;
+        const std::string problem = fxtest::loadNumericsCase(model.toStdString(), stage.toStdString(), nc);
+        QVERIFY2(problem.empty(), problem.c_str());
+        Graph& g = nc.graph();
+        RunRequest& req = nc.req;
+        const std::vector<Value>* expect = &nc.expect;
         cg::cpu::CpuRunInfo info;
-        auto res = cg::cpu::runAndCheckCpu(g, req, &*expect, &info);
+        auto res = cg::cpu::runAndCheckCpu(g, req, expect, &info);
         QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
         int compared = 0;
         for (const auto& c : res->comparisons) {

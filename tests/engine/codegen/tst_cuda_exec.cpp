@@ -3,7 +3,7 @@
 // inputs must reproduce the recorded outputs (rel_err <= 1e-4 fp32, <= 1e-2 fp16, exact for
 // integers), with the input conventions and random-value pins of the CPU backend's test.
 // Skipped with the reason when there is no usable device.
-#include "test_util.h"
+#include "numerics_case.h"
 
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/compare.h"
@@ -17,44 +17,21 @@ namespace fs = std::filesystem;
 class TestCudaExec : public QObject {
     Q_OBJECT
 private slots:
-    void run_data() {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<QString>("stage");
-        if (!fxtest::haveCorpus()) return;
-        std::vector<std::pair<std::string, std::string>> rows;
-        for (const auto& model : fs::directory_iterator(fxtest::corpus()))
-            for (const char* stage : {"joint", "forward", "backward", "inference"})
-                if (fs::exists(model.path() / "numerics" / (std::string(stage) + ".py")) &&
-                    fs::is_directory(model.path() / "numerics" / stage / "inputs"))
-                    rows.emplace_back(model.path().filename().string(), stage);
-        std::sort(rows.begin(), rows.end());
-        for (auto& [m, s] : rows)
-            QTest::newRow((m + "/" + s).c_str()) << QString::fromStdString(m) << QString::fromStdString(s);
-    }
+    void run_data() { fxtest::addNumericsRows(); }
 
     void run() {
         if (Status s = cg::cuda::requireDevice(); !s.ok()) QSKIP(qPrintable(QString::fromStdString(s.error().message)));
         if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
         QFETCH(QString, model);
         QFETCH(QString, stage);
-        fs::path num = fxtest::corpus() / model.toStdString() / "numerics";
-        auto f = loadFile(num / (stage.toStdString() + ".py"));
-        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
-        Graph& g = *f->graphs[0].graph;
-        auto phs = g.placeholders();
-        auto inputs = readNpyFolder(num / stage.toStdString() / "inputs", phs.size());
-        QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
-        for (size_t i = 0; i < inputs->size(); ++i)
-            if ((*inputs)[i].isTensor()) (*inputs)[i].t = withAnnotatedStrides((*inputs)[i].t, *phs[i]);
-        RunRequest req;
-        auto pins = fxtest::recordedRandomPins(g, num);
-        QVERIFY2(pins, "forward.py or its recorded outputs cannot be read");
-        req.pins = std::move(*pins);
-        req.inputs = std::move(inputs).value();
-        auto expect = readNpyFolder(num / stage.toStdString() / "outputs", g.outputs().size());
-        QVERIFY(expect.ok());
+        fxtest::NumericsCase nc;
+        const std::string problem = fxtest::loadNumericsCase(model.toStdString(), stage.toStdString(), nc);
+        QVERIFY2(problem.empty(), problem.c_str());
+        Graph& g = nc.graph();
+        RunRequest& req = nc.req;
+        const std::vector<Value>* expect = &nc.expect;
         cg::cuda::CudaRunInfo info;
-        auto res = cg::cuda::runAndCheckCuda(g, req, &*expect, &info);
+        auto res = cg::cuda::runAndCheckCuda(g, req, expect, &info);
         QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
         int compared = 0;
         double worst = 0;
