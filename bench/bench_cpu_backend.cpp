@@ -1,6 +1,8 @@
-// The CPU backend against the reference executor on every forward, backward and inference
-// graph of the corpus (graphs/aot_*_graph.py) with seeded random inputs: run time of each (the
-// reference: one run; the backend: median of 3 after a warm-up), the backend's compile time, kernels, and the geomean speed-up.
+// The CPU backend against PyTorch eager CPU (the anchor: bench/torch_anchor.py with Debian's
+// python3-torch, same graph files, same recorded inputs, same thread count) and the reference
+// executor on every forward, backward and inference graph of the corpus (numerics/<stage>.py
+// with numerics/<stage>/inputs): run time of each (reference: one run; fxray and PyTorch: median
+// per run after warm-ups), the backend's compile time, kernels, and the geomean speed-ups.
 // Also the GEMM choice (OpenBLAS vs our blocked kernel, see codegen/cpu/extern_kernels.cpp).
 // Usage: bench_cpu_backend [corpus dir]
 #include "codegen/cpu/cpu_backend.h"
@@ -8,6 +10,8 @@
 #include "exec/compare.h"
 #include "exec/run_check.h"
 #include "import/loader.h"
+
+#include "anchor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,6 +40,22 @@ template <typename F> double median3(F&& f) {
     }
     std::sort(t.begin(), t.end());
     return t[1];
+}
+
+/// Median per run, like the anchor's: two warm-ups, then at least 5 runs and up to 50 within
+/// about half a second (tiny graphs need many runs for a stable number).
+template <typename F> double medianOf(F&& f) {
+    f();
+    f();
+    std::vector<double> t;
+    auto start = std::chrono::steady_clock::now();
+    while (t.size() < 5 || (t.size() < 50 && ms(start) < 500)) {
+        auto t0 = std::chrono::steady_clock::now();
+        f();
+        t.push_back(ms(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
 }
 
 void gemmTable() {
@@ -86,50 +106,77 @@ void compileTable(const fs::path& corpus) {
 
 int main(int argc, char** argv) {
     fs::path corpus = argc > 1 ? fs::path(argv[1]) : fs::path(FXRAY_CORPUS_DIR);
-    std::printf("CPU backend vs reference executor (threads: %d)\n", cg::cpu::CompiledGraph::threads());
-    std::printf("%-40s %6s %8s %10s %10s %8s %10s %s\n", "graph", "nodes", "kernels", "ref ms", "cpu ms", "speedup",
-                "compile ms", "fallbacks");
-    std::vector<fs::path> files;
+    const int threads = cg::cpu::CompiledGraph::threads();
+    // PyTorch eager on the same graph files and inputs, with as many threads as ours.
+    std::printf("running the anchor (PyTorch eager CPU, bench/torch_anchor.py) ...\n");
+    std::fflush(stdout);
+    fxbench::Anchor anchor = fxbench::runAnchor(corpus, "--device cpu --modes eager --threads " + std::to_string(threads));
+    if (!anchor.problem.empty()) std::printf("anchor n/a: %s\n", anchor.problem.c_str());
+    std::printf("\nCPU backend vs PyTorch eager CPU and the reference executor (threads: %d; recorded inputs of "
+                "numerics/<stage>)\n", threads);
+    std::printf("%-32s %6s %7s %9s %9s %9s %8s %8s %8s  %s\n", "graph", "nodes", "kernels", "ref ms", "eager ms",
+                "fxray ms", "vs ref", "vs eager", "comp ms", "fallbacks / anchor note");
+    std::vector<std::pair<std::string, fs::path>> cases;
     for (const auto& m : fs::directory_iterator(corpus))
-        for (const char* s : {"aot_forward_graph.py", "aot_backward_graph.py", "aot_inference_graph.py"})
-            if (fs::exists(m.path() / "graphs" / s)) files.push_back(m.path() / "graphs" / s);
-    std::sort(files.begin(), files.end());
-    double logSum = 0;
-    int n = 0;
-    for (const auto& p : files) {
-        std::string name = p.parent_path().parent_path().filename().string() + "/" + p.stem().string();
-        auto f = loadFile(p);
+        for (const char* s : {"forward", "backward", "inference"})
+            if (fs::exists(m.path() / "numerics" / (std::string(s) + ".py")) && fs::is_directory(m.path() / "numerics" / s / "inputs"))
+                cases.emplace_back(m.path().filename().string() + "/" + s, m.path() / "numerics" / s);
+    std::sort(cases.begin(), cases.end());
+    double logRef = 0, logEager = 0;
+    int nRef = 0, nEager = 0;
+    for (const auto& [name, dir] : cases) {
+        auto f = loadFile(fs::path(dir.string() + ".py"));
         if (!f.ok()) continue;
-        LoadedGraph& lg = f->graphs[0];
-        Graph& g = lg.executable();
-        auto inputs = randomInputs(g, 1);
+        Graph& g = f->graphs[0].executable();
+        auto phs = g.placeholders();
+        auto inputs = readNpyFolder(dir / "inputs", phs.size());
         if (!inputs.ok()) {
-            std::printf("%-40s skipped: %s\n", name.c_str(), inputs.error().message.c_str());
+            std::printf("%-32s skipped: %s\n", name.c_str(), inputs.error().message.c_str());
             continue;
         }
+        for (size_t i = 0; i < inputs->size(); ++i)
+            if ((*inputs)[i].isTensor()) (*inputs)[i].t = withAnnotatedStrides((*inputs)[i].t, *phs[i]);
         RunRequest req;
         req.inputs = *inputs;
         auto ref = runAndCheck(g, req, nullptr);
         if (!ref.ok()) {
-            std::printf("%-40s skipped (reference): %s\n", name.c_str(), ref.error().message.c_str());
+            std::printf("%-32s skipped (reference): %s\n", name.c_str(), ref.error().message.c_str());
             continue;
         }
         auto cg = cg::cpu::CompiledGraph::compile(g, *inputs);
         if (!cg.ok()) {
-            std::printf("%-40s compile failed: %s\n", name.c_str(), cg.error().str().c_str());
+            std::printf("%-32s compile failed: %s\n", name.c_str(), cg.error().str().c_str());
             continue;
         }
         bool ok = true;
-        double cpuMs = median3([&] { ok = ok && (*cg)->run(*inputs, {}, 0).ok(); });
+        double cpuMs = medianOf([&] { ok = ok && (*cg)->run(*inputs, {}, 0).ok(); });
         double refMs = ref->ms;
-        std::string fb;
-        for (const auto& [op, c] : (*cg)->fallbackOps()) fb += (fb.empty() ? "" : ",") + (op.rfind("aten.", 0) == 0 ? op.substr(5) : op) + "x" + std::to_string(c);
-        std::printf("%-40s %6zu %8zu %10.2f %10.2f %7.1fx %10.0f %s\n", name.c_str(), g.computeNodeCount(),
-                    (*cg)->program().kernels.size(), refMs, cpuMs, refMs / cpuMs, (*cg)->stats().totalMs,
-                    ok ? fb.c_str() : "RUN FAILED");
-        if (ok && cpuMs > 0) logSum += std::log(refMs / cpuMs), ++n;
+        std::string note;
+        for (const auto& [op, c] : (*cg)->fallbackOps())
+            note += (note.empty() ? "" : ",") + (op.rfind("aten.", 0) == 0 ? op.substr(5) : op) + "x" + std::to_string(c);
+        std::string eager = "n/a";
+        auto it = anchor.rows.find(name);
+        if (it != anchor.rows.end() && it->second.eagerMs) {
+            char b[32];
+            std::snprintf(b, sizeof b, "%.3f", *it->second.eagerMs);
+            eager = b;
+        } else if (it != anchor.rows.end()) {
+            note += (note.empty() ? "" : "; ") + std::string("torch: ") + it->second.error;
+        }
+        char vsEager[32] = "-";
+        if (ok && it != anchor.rows.end() && it->second.eagerMs && cpuMs > 0) {
+            std::snprintf(vsEager, sizeof vsEager, "%.2fx", *it->second.eagerMs / cpuMs);
+            logEager += std::log(*it->second.eagerMs / cpuMs), ++nEager;
+        }
+        std::printf("%-32s %6zu %7zu %9.3f %9s %9.3f %7.1fx %8s %8.0f  %s\n", name.c_str(), g.computeNodeCount(),
+                    (*cg)->program().kernels.size(), refMs, eager.c_str(), cpuMs, refMs / cpuMs, vsEager,
+                    (*cg)->stats().totalMs, ok ? note.c_str() : "RUN FAILED");
+        if (ok && cpuMs > 0) logRef += std::log(refMs / cpuMs), ++nRef;
     }
-    if (n) std::printf("geomean speed-up over the reference executor: %.1fx over %d graphs\n", std::exp(logSum / n), n);
+    if (nRef) std::printf("geomean speed-up over the reference executor: %.2fx over %d graphs\n", std::exp(logRef / nRef), nRef);
+    if (nEager)
+        std::printf("geomean speed-up over PyTorch eager CPU (%s): %.2fx over %d graphs (target >= 1.5x)\n",
+                    anchor.python.c_str(), std::exp(logEager / nEager), nEager);
     gemmTable();
     compileTable(corpus);
     return 0;
