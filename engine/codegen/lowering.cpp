@@ -84,6 +84,11 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._native_batch_norm_legit_functional.default", "batch_norm_train"},
         {"aten.native_batch_norm_backward.default", "batch_norm_backward"},
         {"aten.convolution_backward.default", "conv_backward"},
+        // Fused attention (what fuse_attention puts into joint graphs): GEMMs around a row
+        // softmax (cpu/extern_attention.cpp).
+        {"aten._scaled_dot_product_efficient_attention.default", "sdpa_efficient"},
+        {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
+        {"aten.scaled_dot_product_attention.default", "sdpa"},
     };
     return m;
 }

@@ -1,5 +1,6 @@
 #include "codegen/cpu/cpu_backend.h"
 
+#include "codegen/cpu/extern_attention.h"
 #include "codegen/cpu/extern_kernels.h"
 #include "codegen/cpu/extern_train.h"
 #include "exec/interpreter.h"
@@ -294,7 +295,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                 int b = P.bufferOf[static_cast<size_t>(call.result.node)];
                 Tensor out = allocate(P.buffers[static_cast<size_t>(b)].meta);
                 std::vector<Tensor*> outs{&out};
-                if (runExtern(call.fn, *bound, out) || runTrainExtern(call.fn, *bound, outs)) {
+                if (runExtern(call.fn, *bound, out) || runTrainExtern(call.fn, *bound, outs) ||
+                    runAttentionExtern(call.fn, *bound, outs, ctx)) {
                     bufs[static_cast<size_t>(b)] = out;
                     done = true;
                 }
@@ -313,7 +315,7 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                     outT[i] = allocate(b >= 0 ? P.buffers[static_cast<size_t>(b)].meta : lg.nodes[static_cast<size_t>(it.node)].meta);
                     outs[i] = &outT[i];
                 }
-                if (runTrainExtern(call.fn, *bound, outs)) {
+                if (runTrainExtern(call.fn, *bound, outs) || runAttentionExtern(call.fn, *bound, outs, ctx)) {
                     for (size_t i = 0; i < outs.size(); ++i) {
                         int b = outs[i] ? P.bufferOf[static_cast<size_t>(call.result.items[i].node)] : -1;
                         if (b >= 0) bufs[static_cast<size_t>(b)] = outT[i];

@@ -70,16 +70,7 @@ double scaleOf(const OpArgs& a, size_t i, int64_t K) {
     return 1.0 / std::sqrt(static_cast<double>(K));
 }
 
-/// Keep-mask of in-kernel dropout: element `idx` kept with probability 1 - p (splitmix64 of
-/// seed, offset and index).
-bool keep(uint64_t seed, uint64_t offset, uint64_t idx, double p) {
-    uint64_t z = seed + 0x9e3779b97f4a7c15ull * (offset + idx + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    double u = static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
-    return u >= p;
-}
+bool keep(uint64_t seed, uint64_t offset, uint64_t idx, double p) { return attentionDropoutKeep(seed, offset, idx, p); }
 
 Expected<Value> metaEfficient(const OpArgs& a) {
     auto d = attnDims(a, 0, 1, 2);
@@ -337,6 +328,15 @@ void registerAttentionOps(OpRegistry& r) {
           "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
           "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
           OpCategory::Extern, metaSdpa, kernelSdpa);
+}
+
+bool attentionDropoutKeep(uint64_t seed, uint64_t offset, uint64_t idx, double p) {
+    uint64_t z = seed + 0x9e3779b97f4a7c15ull * (offset + idx + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double u = static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
+    return u >= p;
 }
 
 void ensureAttentionOpsRegistered() {
