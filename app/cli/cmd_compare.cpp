@@ -1,21 +1,25 @@
 // fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--json]:
 // runs one graph on several backends with the same inputs and seed and compares each backend's
-// outputs with the first one's (PyTorch's same() rule: rel_err, else the fp64-referenced RMSE
-// judgement). Backends that can report every node's value (ref, ref64) are also compared node by
-// node, in graph order, and the first node where they diverge is named: that is where to look.
-// The compiled backends (cpu, cuda) fuse nodes into kernels and report outputs only.
+// outputs, then every node's value, with the first backend's (run_check's rule: rel_err within
+// the dtype's tolerance, else the fp64-referenced RMSE judgement). The first node where a
+// backend diverges is named: that is where to look. The compiled backends (cpu, cuda) report
+// node values from a second compile of the graph with every node an output
+// (exec/node_values.h), a debugging mode with less fusion than the real run.
 #include "cli/cli.h"
 #include "cli/args.h"
 #include "cli/common.h"
 
 #include "exec/compare.h"
+#include "exec/node_values.h"
 #include "exec/run_check.h"
 #include "import/loader.h"
 #include "minify/backend.h"
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -26,8 +30,13 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--json]\n"
-    "  runs the graph on each backend (ref, ref64, cpu, cuda) with the same inputs and compares every\n"
-    "  backend with the first; exit 0 when all agree, 1 when one differs, 2 on bad input\n";
+    "  runs the graph on each backend (ref, ref64, cpu, cuda) with the same inputs and seed and compares\n"
+    "  every backend with the first: the outputs, then every node with a tensor value (relative error\n"
+    "  per node, the first node where a backend diverges, the worst nodes). The compiled backends get\n"
+    "  node values from a debugging compile in which every node is an output (less fusion).\n"
+    "  --inputs DIR  NNN.npy per placeholder (default: seeded random inputs from annotations)\n"
+    "  --json        one JSON object: ok, outputs, node_errors, first_divergent_node, first_divergent, nodes\n"
+    "  exit 0 when all outputs and nodes agree, 1 when one differs, 2 on bad input or a backend that cannot run\n";
 
 std::vector<std::string> splitComma(const std::string& s) {
     std::vector<std::string> out;
@@ -40,9 +49,26 @@ std::vector<std::string> splitComma(const std::string& s) {
 struct BackendRun {
     std::string name;
     std::vector<Value> outputs;
-    std::map<std::string, Value> nodes;  ///< empty unless the backend observes nodes
-    bool observed = false;
+    std::map<std::string, Value> nodes;
 };
+
+/// JSON has no infinity: a shape mismatch's rel_err is written as 1e308, as `run` does.
+double finite(double v) { return std::isfinite(v) ? v : 1e308; }
+
+std::string fmtErr(double v) {
+    if (!std::isfinite(v)) return "inf";
+    std::ostringstream s;
+    s << std::scientific << std::setprecision(2) << v;
+    return s.str();
+}
+
+nlohmann::json nodeJson(const NodeError& e) {
+    nlohmann::json j{{"node", e.node},         {"target", e.target}, {"backend", e.backend},
+                     {"rel_err", finite(e.relErr)}, {"max_abs_err", finite(e.maxAbsErr)}, {"ok", e.ok}};
+    if (e.fp64Judged) j["fp64_judged"] = true;
+    if (!e.note.empty()) j["note"] = e.note;
+    return j;
+}
 
 } // namespace
 
@@ -66,7 +92,11 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     std::vector<std::unique_ptr<minify::ExecBackend>> backends;
     for (const auto& n : names) {
         auto b = minify::makeBackend(n);
-        if (!b.ok()) return reportError(err, b.error());
+        if (!b.ok()) {
+            Diagnostic d = b.error();
+            if (d.message.find("backend '") == std::string::npos) d.message = "backend '" + n + "': " + d.message;
+            return reportError(err, d);
+        }
         backends.push_back(std::move(b).value());
     }
 
@@ -75,26 +105,15 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     auto lg = selectGraph(*f, a->get("--graph"));
     if (!lg.ok()) return reportError(err, lg.error());
     const Graph& g = (*lg)->executable();
-    auto phs = g.placeholders();
-    std::vector<Value> inputs;
-    if (a->has("--inputs")) {
-        auto vals = readNpyFolder(a->get("--inputs"), phs.size());
-        if (!vals.ok()) return reportError(err, vals.error());
-        inputs = std::move(vals).value();
-        for (size_t i = 0; i < inputs.size(); ++i)
-            if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
-    } else {
-        auto vals = randomInputs(g, seed);
-        if (!vals.ok()) return reportError(err, vals.error());
-        inputs = std::move(vals).value();
-    }
+    auto loaded = loadInputs(g, a->get("--inputs"), seed);
+    if (!loaded.ok()) return reportError(err, loaded.error());
+    const std::vector<Value>& inputs = *loaded;
 
     std::vector<BackendRun> runs;
     for (auto& b : backends) {
         BackendRun r;
         r.name = b->name();
-        r.observed = b->observesNodes();
-        auto o = b->run(g, inputs, seed, r.observed ? &r.nodes : nullptr);
+        auto o = b->run(g, inputs, seed, b->observesNodes() ? &r.nodes : nullptr);
         if (!o.ok()) {
             Diagnostic d = o.error();
             d.message = "backend '" + r.name + "': " + d.message;
@@ -103,14 +122,14 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
         r.outputs = std::move(o).value();
         runs.push_back(std::move(r));
     }
-    // The fp64 opinion for outputs whose rel_err fails (same() as PyTorch judges accuracy).
+    // The fp64 opinion for outputs and nodes whose rel_err fails (same() as PyTorch judges
+    // accuracy, and as run_check judges the corpus runs).
     std::vector<Value> ref64;
-    {
-        auto b = minify::makeBackend("ref64");
-        if (b.ok()) {
-            auto o = (*b)->run(g, inputs, seed, nullptr);
-            if (o.ok()) ref64 = std::move(o).value();
-        }
+    std::map<std::string, Value> ref64Nodes;
+    if (auto b = minify::makeBackend("ref64"); b.ok()) {
+        auto o = (*b)->run(g, inputs, seed, &ref64Nodes);
+        if (o.ok()) ref64 = std::move(o).value();
+        else ref64Nodes.clear();
     }
 
     bool allOk = true;
@@ -122,31 +141,43 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             OutputComparison c = compareValues(i, r.outputs[i], base.outputs[i]);
             if (!c.ok && i < ref64.size()) judgeWithFp64(c, r.outputs[i], base.outputs[i], ref64[i]);
             allOk &= c.ok;
-            jOutputs.push_back({{"index", i}, {"backend", r.name}, {"rel_err", c.relErr}, {"max_abs_err", c.maxAbsErr},
-                                {"ok", c.ok}, {"fp64_judged", c.fp64Judged}});
+            jOutputs.push_back({{"index", i}, {"backend", r.name}, {"rel_err", finite(c.relErr)},
+                                {"max_abs_err", finite(c.maxAbsErr)}, {"ok", c.ok}, {"fp64_judged", c.fp64Judged}});
         }
         if (r.outputs.size() != base.outputs.size()) allOk = false;
     }
 
-    // Node by node, between the first backend and each other one that reports nodes.
-    nlohmann::json firstDivergent = nullptr;
+    // Node by node, each backend against the first one.
+    std::vector<std::vector<NodeError>> perBackend;
     nlohmann::json nodeCounts = nlohmann::json::object();
-    for (size_t k = 1; k < runs.size() && base.observed; ++k) {
-        const BackendRun& r = runs[k];
-        if (!r.observed) continue;
-        size_t compared = 0, differ = 0;
-        for (const auto& n : g.nodes()) {
-            auto x = base.nodes.find(n->name());
-            auto y = r.nodes.find(n->name());
-            if (x == base.nodes.end() || y == r.nodes.end() || !x->second.isTensor() || !y->second.isTensor()) continue;
-            OutputComparison c = compareValues(0, y->second, x->second);
-            ++compared;
-            if (c.ok) continue;
-            ++differ;
-            if (firstDivergent.is_null())
-                firstDivergent = {{"node", n->name()}, {"target", n->target()}, {"backend", r.name}, {"rel_err", c.relErr}};
-        }
-        nodeCounts[r.name] = {{"compared", compared}, {"differ", differ}};
+    nlohmann::json firstByBackend = nlohmann::json::object();
+    for (size_t k = 1; k < runs.size(); ++k) {
+        perBackend.push_back(compareNodeValues(g, base.nodes, runs[k].nodes, ref64Nodes.empty() ? nullptr : &ref64Nodes,
+                                               runs[k].name));
+        const auto& errs = perBackend.back();
+        size_t differ = 0;
+        for (const auto& e : errs) differ += !e.ok;
+        nodeCounts[runs[k].name] = {{"compared", errs.size()}, {"differ", differ}};
+        const NodeError* first = firstDivergent(errs);
+        firstByBackend[runs[k].name] = first ? nodeJson(*first) : nlohmann::json(nullptr);
+    }
+    // One entry per (node, backend), in graph order.
+    nlohmann::json jNodes = nlohmann::json::array();
+    nlohmann::json firstDivergent = nullptr;
+    std::vector<const NodeError*> all;
+    {
+        std::vector<size_t> at(perBackend.size(), 0);
+        for (const auto& n : g.nodes())
+            for (size_t k = 0; k < perBackend.size(); ++k) {
+                const auto& errs = perBackend[k];
+                if (at[k] >= errs.size() || errs[at[k]].node != n->name()) continue;
+                const NodeError& e = errs[at[k]++];
+                jNodes.push_back(nodeJson(e));
+                all.push_back(&e);
+                allOk &= e.ok;
+                if (!e.ok && firstDivergent.is_null())
+                    firstDivergent = {{"node", e.node}, {"target", e.target}, {"backend", e.backend}, {"rel_err", finite(e.relErr)}};
+            }
     }
 
     nlohmann::json j{{"ok", allOk},
@@ -154,22 +185,46 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                      {"backends", names},
                      {"outputs", jOutputs},
                      {"first_divergent_node", firstDivergent},
-                     {"nodes", nodeCounts}};
-    std::vector<std::string> unobserved;
-    for (const auto& r : runs)
-        if (!r.observed) unobserved.push_back(r.name);
-    if (!unobserved.empty()) j["outputs_only"] = unobserved;
+                     {"first_divergent", firstByBackend},
+                     {"nodes", nodeCounts},
+                     {"node_errors", jNodes}};
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
     } else {
-        for (const auto& o : jOutputs)
-            out << "output " << o["index"].get<size_t>() << " " << o["backend"].get<std::string>() << " vs " << names[0]
-                << ": rel_err " << o["rel_err"].get<double>() << (o["ok"].get<bool>() ? "  ok" : "  DIFFERS") << "\n";
-        if (!firstDivergent.is_null())
-            out << "first divergent node: " << firstDivergent["node"].get<std::string>() << " ("
-                << firstDivergent["target"].get<std::string>() << ")\n";
-        for (const auto& n : unobserved)
-            out << "note: backend '" << n << "' fuses nodes into kernels and reports outputs only\n";
+        // Per backend: the outputs in one line (each differing one on its own), then the nodes.
+        for (size_t k = 1; k < runs.size(); ++k) {
+            const std::string& bn = runs[k].name;
+            size_t count = 0;
+            double worst = 0;
+            for (const auto& o : jOutputs) {
+                if (o["backend"].get<std::string>() != bn) continue;
+                ++count;
+                worst = std::max(worst, o["rel_err"].get<double>());
+                if (!o["ok"].get<bool>())
+                    out << "output " << o["index"].get<size_t>() << " " << bn << " vs " << names[0] << ": rel_err "
+                        << fmtErr(o["rel_err"].get<double>()) << "  DIFFERS\n";
+            }
+            out << bn << " vs " << names[0] << ": " << count << " outputs, max rel_err " << fmtErr(worst) << "; "
+                << nodeCounts[bn]["compared"].get<size_t>() << " nodes compared, " << nodeCounts[bn]["differ"].get<size_t>()
+                << " differ";
+            const auto& fb = firstByBackend[bn];
+            if (!fb.is_null())
+                out << "; first divergent node: " << fb["node"].get<std::string>() << " (" << fb["target"].get<std::string>()
+                    << ", rel_err " << fmtErr(fb["rel_err"].get<double>()) << ")";
+            out << "\n";
+        }
+        // The worst nodes, failing ones first, then by rel_err.
+        std::stable_sort(all.begin(), all.end(), [](const NodeError* x, const NodeError* y) {
+            if (x->ok != y->ok) return !x->ok;
+            return x->relErr > y->relErr;
+        });
+        if (!all.empty()) {
+            out << "worst nodes:\n";
+            for (size_t i = 0; i < all.size() && i < 5; ++i)
+                out << "  " << std::left << std::setw(28) << all[i]->node << std::setw(36) << all[i]->target << std::setw(6)
+                    << all[i]->backend << std::right << " rel_err " << fmtErr(all[i]->relErr) << (all[i]->ok ? "  ok" : "  DIFFERS")
+                    << "\n";
+        }
         out << (allOk ? "all backends agree\n" : "backends differ\n");
     }
     return allOk ? 0 : 1;

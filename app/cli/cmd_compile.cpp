@@ -11,12 +11,16 @@
 #if defined(FXRAY_HAVE_CPU_BACKEND)
 #include "codegen/cpu/cpu_backend.h"
 #endif
+#include "codegen/cuda/cuda_backend.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -25,9 +29,9 @@ namespace fxray::cli {
 namespace {
 
 const char* kCompileUsage =
-    "usage: fxray compile FILE [--graph SEL] [--pipeline inductor|joint|post-grad|pre-grad|freezing] [--backend none|cpu]\n"
-    "                     [--inputs DIR] [--dynamo FILE] [--dump-dir DIR] [--out FILE] [--print-after-all]\n"
-    "                     [--skip PASS]... [--json]\n"
+    "usage: fxray compile FILE [--graph SEL] [--pipeline inductor|joint|post-grad|pre-grad|freezing]\n"
+    "                     [--backend none|cpu|cuda] [--arch compute_XX|sm_XX] [--inputs DIR] [--dynamo FILE]\n"
+    "                     [--dump-dir DIR] [--out FILE] [--print-after-all] [--skip PASS]... [--json]\n"
     "  --pipeline P      joint (default): joint_graph_passes; post-grad: DCE, CSE, no-op removal;\n"
     "                    pre-grad: torch-level passes; inductor: pre-grad (torch-level graphs), lowering,\n"
     "                    joint, post-grad; freezing: freeze + freezing_passes\n"
@@ -38,6 +42,10 @@ const char* kCompileUsage =
     "  --out FILE        the final graph in FX text form\n"
     "  --print-after-all the graph after every pass, on stdout\n"
     "  --skip PASS       do not run PASS (repeatable)\n"
+    "  --backend B       after the pipeline, lower, fuse and compile the graph (static shapes from the\n"
+    "                    annotations): cpu through LLVM; cuda through NVRTC for the local GPU (\"no CUDA\n"
+    "                    device\" without one) or, with --arch, to PTX/cubin without a device\n"
+    "  --arch A          cuda: compile for A (compute_90: PTX, sm_90: cubin) instead of the local device\n"
     "  --no-verify       do not verify the graph after each pass\n";
 
 Status writeText(const std::filesystem::path& p, const std::string& text) {
@@ -75,11 +83,91 @@ Expected<FreezeInputs> freezeInputsFor(const Graph& g, const std::string& file, 
     return freezeInputsFromValues(g, *isParam, *values);
 }
 
+/// --backend cuda: the pipeline's result lowered, fused and compiled with NVRTC, for the local
+/// device (module loaded) or, with `arch`, to PTX/cubin without one. Fills j["backend"] and the
+/// text report; writes module.cu and the PTX/cubin to dumpDir when given.
+Status compileCuda(const Graph& g, const std::string& arch, const std::string& dumpDir, nlohmann::json& j, std::string& text) {
+    auto ins = cg::cuda::annotatedInputs(g);
+    if (!ins.ok()) return ins.error();
+    nlohmann::json jb;
+    const cg::Program* prog = nullptr;
+    const cg::cuda::CudaSource* src = nullptr;
+    cg::cuda::CompileStats st;
+    std::string target, image;
+    bool cubin = false;
+    std::map<std::string, int> fallbacks;
+    std::unique_ptr<cg::cuda::CompiledGraph> dev;
+    Expected<cg::cuda::SourceOnly> so = makeError("unused");
+    if (arch.empty()) {
+        auto c = cg::cuda::CompiledGraph::compile(g, *ins);
+        if (!c.ok()) return c.error();
+        dev = std::move(c).value();
+        prog = &dev->program();
+        src = &dev->source();
+        st = dev->stats();
+        target = dev->arch();
+        fallbacks = dev->fallbackOps();
+    } else {
+        so = cg::cuda::compileSourceOnly(g, *ins, arch);
+        if (!so.ok()) return so.error();
+        prog = &so->program;
+        src = &so->source;
+        st = so->stats;
+        target = arch;
+        image = so->compiled.image;
+        cubin = so->compiled.cubin;
+        fallbacks = so->program.lowered.fallbackOps;
+    }
+    jb["name"] = "cuda";
+    jb["arch"] = target;
+    jb["device"] = arch.empty();
+    jb["compile_ms"] = st.totalMs;
+    jb["lower_ms"] = st.lowerMs;
+    jb["schedule_ms"] = st.scheduleMs;
+    jb["codegen_ms"] = st.codegenMs;
+    jb["nvrtc_ms"] = st.nvrtcMs;
+    jb["load_ms"] = st.loadMs;
+    jb["source_bytes"] = src->source.size();
+    if (!arch.empty()) jb[cubin ? "cubin_bytes" : "ptx_bytes"] = image.size();
+    // Ops the backend runs on the host through the reference kernel.
+    jb["fallbacks"] = fallbacks;
+    jb["kernels"] = nlohmann::json::array();
+    for (size_t i = 0; i < prog->kernels.size(); ++i) {
+        const auto& k = prog->kernels[i];
+        nlohmann::json jk = {{"name", k.name}, {"nodes", k.nodes}, {"reduction", k.isReduction()}};
+        if (i < src->plans.size()) jk["threads"] = src->plans[i].threads;
+        jb["kernels"].push_back(jk);
+    }
+    if (!dumpDir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(dumpDir, ec);
+        std::filesystem::path dir = dumpDir;
+        if (auto s = writeText(dir / "module.cu", src->source); !s.ok()) return s;
+        if (!image.empty())
+            if (auto s = writeText(dir / (cubin ? "module.cubin" : "module.ptx"), image); !s.ok()) return s;
+    }
+    j["backend"] = jb;
+    std::ostringstream ts;
+    ts << "cuda backend (" << target << (arch.empty() ? ", local device" : ", no device needed") << "): "
+       << prog->kernels.size() << " kernels, compiled in " << std::fixed << std::setprecision(1) << st.totalMs
+       << " ms (lower " << st.lowerMs << ", schedule " << st.scheduleMs << ", codegen " << st.codegenMs << ", nvrtc "
+       << st.nvrtcMs;
+    if (arch.empty()) ts << ", load " << st.loadMs;
+    ts << ")";
+    if (!arch.empty()) ts << ", " << image.size() << " bytes of " << (cubin ? "cubin" : "PTX");
+    ts << "\n" << cg::programSummary(*prog);
+    std::string fb;
+    for (const auto& [op, n] : fallbacks) fb += (fb.empty() ? "" : ", ") + op + " x" + std::to_string(n);
+    ts << (fb.empty() ? "no fallback\n" : "fallback to the reference kernel (on the host): " + fb + "\n");
+    text = ts.str();
+    return Status::success();
+}
+
 } // namespace
 
 int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--pipeline", "--backend", "--dump-dir", "--out", "--skip", "--inputs", "--dynamo"},
+    auto a = parseArgs(argv, {"--graph", "--pipeline", "--backend", "--dump-dir", "--out", "--skip", "--inputs", "--dynamo", "--arch"},
                        {"--json", "--print-after-all", "--no-verify", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
@@ -93,11 +181,23 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
 #else
     const bool cpuBackend = false;
 #endif
-    if (backend != "none" && !cpuBackend) {
-        if (backend == "cpu" || backend == "cuda")
-            return reportError(err, makeError("backend '" + backend + "' is not available in this build yet; use --backend none"));
+    const bool cudaBackend = backend == "cuda";
+    if (backend != "none" && !cpuBackend && !cudaBackend) {
+        if (backend == "cpu")
+            return reportError(err, makeError("backend 'cpu' is not available in this build; use --backend none or cuda"));
         return reportError(err, makeError("unknown backend '" + backend + "' (none, cpu, cuda)"));
     }
+    if (a->has("--arch") && !cudaBackend) return reportError(err, makeError("--arch is for --backend cuda"));
+    const std::string arch = a->get("--arch");
+    if (!arch.empty() && arch.rfind("compute_", 0) != 0 && arch.rfind("sm_", 0) != 0)
+        return reportError(err, makeError("--arch takes compute_XX (PTX) or sm_XX (cubin), e.g. compute_90"));
+    // Without --arch the code is built for the local device: say so before any work.
+    if (cudaBackend && arch.empty())
+        if (Status s = cg::cuda::requireDevice(); !s.ok()) {
+            Diagnostic d = s.error();
+            d.message += " (give --arch compute_90 to compile to PTX without a device)";
+            return reportError(err, d);
+        }
     std::string pipeline = a->get("--pipeline", "joint");
     PassManagerOptions opts;
     opts.verifyEach = !a->has("--no-verify");
@@ -225,6 +325,10 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
         cpuText = ts.str();
     }
 #endif
+    std::string cudaText;
+    if (cudaBackend) {
+        if (Status s = compileCuda(g, arch, a->get("--dump-dir"), j, cudaText); !s.ok()) return reportError(err, s.error());
+    }
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
     } else if (!a->has("--print-after-all")) {
@@ -248,6 +352,7 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
 #if defined(FXRAY_HAVE_CPU_BACKEND)
     if (!a->has("--json")) out << cpuText;
 #endif
+    if (!a->has("--json")) out << cudaText;
     for (const auto& fl : trace.failures) err << "fxray: pass '" << fl.pass << "' failed: " << fl.message << "\n";
     return trace.ok() ? Ok : CheckFailed;
 }

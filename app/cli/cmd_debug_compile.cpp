@@ -43,19 +43,9 @@ int cmdDebugCompile(const std::vector<std::string>& argv, std::ostream& out, std
     auto lgE = selectGraph(*f, a->get("--graph"));
     if (!lgE.ok()) return reportError(err, lgE.error());
     Graph& g = (*lgE)->executable();
-    auto phs = g.placeholders();
-    std::vector<Value> inputs;
-    if (a->has("--inputs")) {
-        auto vals = readNpyFolder(a->get("--inputs"), phs.size());
-        if (!vals.ok()) return reportError(err, vals.error());
-        inputs = std::move(vals).value();
-        for (size_t i = 0; i < inputs.size(); ++i)
-            if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
-    } else {
-        auto vals = randomInputs(g, seed);
-        if (!vals.ok()) return reportError(err, vals.error());
-        inputs = std::move(vals).value();
-    }
+    auto loaded = loadInputs(g, a->get("--inputs"), seed);
+    if (!loaded.ok()) return reportError(err, loaded.error());
+    const std::vector<Value>& inputs = *loaded;
     const std::filesystem::path dir = a->get("--out");
     const std::string graphPath = (dir / "graph.py").string();
     const std::string base = "fxray minify " + graphPath + " --inputs " + (dir / "inputs").string();

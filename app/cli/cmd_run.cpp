@@ -35,16 +35,6 @@ const char* kRunUsage =
     "  --fp64           keep floating results in double precision (a high-precision reference)\n"
     "  --out DIR        write the outputs as NNN.npy\n";
 
-size_t countNpy(const std::filesystem::path& dir) {
-    size_t n = 0;
-    for (;; ++n) {
-        char name[32];
-        std::snprintf(name, sizeof name, "%03zu.npy", n);
-        if (!std::filesystem::exists(dir / name)) break;
-    }
-    return n;
-}
-
 std::string fmtErr(double v) {
     if (std::isinf(v)) return "inf";
     std::ostringstream s;
@@ -118,27 +108,8 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     }
     for (const auto& n : lg.notes) err << "fxray: note: " << n << "\n";
 
-    auto phs = g.placeholders();
-    std::vector<Value> inputs;
-    if (a->has("--inputs")) {
-        std::filesystem::path dir = a->get("--inputs");
-        auto vals = readNpyFolder(dir, phs.size());
-        if (!vals.ok()) return reportError(err, vals.error());
-        size_t have = countNpy(dir);
-        if (have != phs.size()) {
-            Diagnostic d = makeError("has " + std::to_string(have) + " input files but the graph takes " +
-                                     std::to_string(phs.size()) + " inputs");
-            d.file = dir.string();
-            return reportError(err, d);
-        }
-        inputs = std::move(vals).value();
-        for (size_t i = 0; i < inputs.size(); ++i)
-            if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
-    } else {
-        auto vals = randomInputs(g, seed);
-        if (!vals.ok()) return reportError(err, vals.error());
-        inputs = std::move(vals).value();
-    }
+    auto inputs = loadInputs(g, a->get("--inputs"), seed);
+    if (!inputs.ok()) return reportError(err, inputs.error());
 
     RunRequest req;
     req.seed = seed;
@@ -152,7 +123,7 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         if (!t.ok()) return reportError(err, t.error());
         req.pins[node] = Value::ofTensor(std::move(t).value());
     }
-    req.inputs = std::move(inputs);
+    req.inputs = std::move(inputs).value();
     std::vector<Value> expected;
     if (a->has("--expect")) {
         // Outputs are counted from the graph's return; missing files mean None.

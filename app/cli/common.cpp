@@ -1,5 +1,10 @@
 #include "cli/common.h"
 
+#include "exec/compare.h"
+
+#include <cstdio>
+#include <filesystem>
+
 namespace fxray::cli {
 
 int reportError(std::ostream& err, const Diagnostic& d) {
@@ -20,6 +25,37 @@ std::map<std::string, int> opHistogram(const Graph& g) {
     for (const auto& [k, sub] : g.subgraphs())
         for (const auto& [op, c] : opHistogram(*sub)) h[op] += c;
     return h;
+}
+
+namespace {
+size_t countNpy(const std::filesystem::path& dir) {
+    size_t n = 0;
+    for (;; ++n) {
+        char name[32];
+        std::snprintf(name, sizeof name, "%03zu.npy", n);
+        if (!std::filesystem::exists(dir / name)) break;
+    }
+    return n;
+}
+} // namespace
+
+Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed) {
+    if (dir.empty()) return randomInputs(g, seed);
+    auto phs = g.placeholders();
+    auto vals = readNpyFolder(dir, phs.size());
+    if (!vals.ok()) return vals.error();
+    // A missing file would silently become a None input: the count must match.
+    size_t have = countNpy(dir);
+    if (have != phs.size()) {
+        Diagnostic d = makeError("has " + std::to_string(have) + " input files but the graph takes " +
+                                 std::to_string(phs.size()) + " inputs");
+        d.file = dir;
+        return d;
+    }
+    std::vector<Value> inputs = std::move(vals).value();
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
+    return inputs;
 }
 
 } // namespace fxray::cli

@@ -1,11 +1,14 @@
 #pragma once
-// Helpers shared by subcommands: loading with one-line errors, op histograms.
+// Helpers shared by subcommands: loading with one-line errors, op histograms, run inputs.
 #include "import/loader.h"
+#include "ir/value.h"
 #include "support/diagnostic.h"
 
+#include <cstdint>
 #include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace fxray::cli {
 
@@ -14,5 +17,11 @@ int reportError(std::ostream& err, const Diagnostic& d);
 /// "aten.mm.default" -> count, for call nodes (recursing into subgraphs). Methods count as
 /// "method.view", other functions by target.
 std::map<std::string, int> opHistogram(const Graph& g);
+
+/// The inputs of a run of g, as `run`, `compare` and `debug-compile` take them: with `dir`,
+/// DIR/NNN.npy per placeholder (exactly as many files as placeholders), laid out with the
+/// placeholders' annotated strides so that views behave as in PyTorch; without, seeded random
+/// inputs from the annotations.
+Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed);
 
 } // namespace fxray::cli

@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/extern_attention.h"
 #include "codegen/cpu/extern_kernels.h"
+#include "codegen/cpu/extern_random.h"
 #include "codegen/cpu/extern_train.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
@@ -140,6 +141,12 @@ Tensor allocate(const TensorMeta& m) {
 
 int CompiledGraph::threads() { return ThreadPool::instance().size(); }
 
+size_t CompiledGraph::externCalls() const {
+    size_t n = m_externOf.size();
+    for (const auto& c : m_program.lowered.calls) n += c.kind == OpaqueCall::Kind::Extern;
+    return n;
+}
+
 Expected<std::vector<Value>> CompiledGraph::annotatedInputs(const Graph& g) {
     std::vector<Value> r;
     for (const Node* ph : g.placeholders()) {
@@ -187,8 +194,112 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
     if (!jit.ok()) return jit.error();
     cg->m_jit = std::move(jit).value();
     cg->m_stats.llvmMs = cg->m_jit->compileMs();
+    cg->m_fallbacks = cg->m_program.lowered.fallbackOps;
+    if (Status s = cg->compileSubgraphs(g, opts); !s.ok()) return s.error();
     cg->m_stats.totalMs = msSince(t0);
     return cg;
+}
+
+namespace {
+
+/// The operands of a subgraph op and the subgraphs it may run: cond(pred, true, false,
+/// operands) or checkpoint/wrap(body, *operands). False for another op or an unusual form.
+bool subgraphOperands(const Node& n, const Graph& g, std::vector<const Graph*>& subs, std::vector<const Argument*>& operands) {
+    auto graphOf = [&g](const Argument& a) -> const Graph* {
+        if (!a.isNode() || a.node->kind() != NodeKind::GetAttr) return nullptr;
+        return g.subgraph(a.node->target());
+    };
+    const std::string name = n.opName();
+    if (name == "higher_order.cond") {
+        if (n.args.size() != 4 || !n.kwargs.empty() || !n.args[3].isSequence()) return false;
+        subs = {graphOf(n.args[1]), graphOf(n.args[2])};
+        for (const auto& a : n.args[3].items) operands.push_back(&a);
+    } else if (name == "higher_order.tag_activation_checkpoint" || name == "higher_order.wrap") {
+        if (n.args.empty()) return false;
+        subs = {graphOf(n.args[0])};
+        for (size_t i = 1; i < n.args.size(); ++i) operands.push_back(&n.args[i]);
+    } else {
+        return false;
+    }
+    for (const Graph* s : subs)
+        if (!s) return false;
+    return true;
+}
+
+} // namespace
+
+Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opts) {
+    const LoweredGraph& lg = m_program.lowered;
+    for (size_t ci = 0; ci < lg.calls.size(); ++ci) {
+        const OpaqueCall& call = lg.calls[ci];
+        if (call.kind != OpaqueCall::Kind::Fallback) continue;
+        const Node& n = *call.node;
+        const std::string name = n.opName();
+        std::string externName;
+        if (const char* r = randomExternFor(name)) {
+            externName = r;
+        } else {
+            std::vector<const Graph*> subs;
+            std::vector<const Argument*> operands;
+            if (!subgraphOperands(n, g, subs, operands)) continue;
+            // The operands' metadata as the lowering inferred it.
+            std::vector<Value> metas;
+            bool usable = true;
+            for (const Argument* a : operands) {
+                if (!a->isNode()) {
+                    usable = false;
+                    break;
+                }
+                auto it = lg.values.find(a->node);
+                if (it == lg.values.end()) {
+                    usable = false;
+                    break;
+                }
+                const LValue& lv = it->second;
+                if (lv.kind == LValue::Kind::Tensor) {
+                    TensorMeta m = lg.nodes[static_cast<size_t>(lv.node)].meta;
+                    m.offset = 0;
+                    metas.push_back(Value::ofTensor(Tensor::metaOnly(m)));
+                } else if (lv.kind == LValue::Kind::Other || lv.kind == LValue::Kind::None) {
+                    metas.push_back(lv.kind == LValue::Kind::Other ? lv.other : Value::none());
+                } else {
+                    usable = false;
+                    break;
+                }
+            }
+            if (!usable) continue;
+            CompileOptions sub;
+            sub.schedule = opts.schedule;
+            sub.jit = opts.jit;
+            // An AOT library holds the main program's kernels only: subgraphs are JIT-compiled.
+            sub.jit.prebuilt = nullptr;
+            std::vector<std::unique_ptr<CompiledGraph>> compiled;
+            for (const Graph* sg : subs) {
+                auto c = compile(*sg, metas, sub);
+                if (!c.ok()) {
+                    Diagnostic d = c.error();
+                    if (d.node.empty()) d.node = n.name();
+                    d.message = "subgraph of '" + n.name() + "': " + d.message;
+                    return d;
+                }
+                compiled.push_back(std::move(c).value());
+            }
+            for (const auto& c : compiled)
+                for (const auto& [op, k] : c->fallbackOps()) m_fallbacks[op] += k;
+            m_subgraphs[ci] = std::move(compiled);
+            externName = "subgraph";
+        }
+        // The lowered call keeps the lowering's classification (the AOT cache keys its plan on
+        // it); run() and the reports use m_externOf.
+        m_externOf[ci] = externName;
+        if (--m_fallbacks[name] <= 0) m_fallbacks.erase(name);
+        for (auto& gr : m_program.groups)
+            if (gr.node == n.name() && gr.kind == NodeGroup::Kind::Fallback) {
+                gr.kind = NodeGroup::Kind::Extern;
+                gr.kernelName = externName;
+            }
+    }
+    return Status::success();
 }
 
 Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
@@ -288,20 +399,51 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
         std::vector<std::pair<std::string, Value>> ckw;
         for (const auto& [k, a] : n.kwargs) ckw.emplace_back(k, argumentValue(a, env));
         Expected<Value> result = Value::none();
-        bool done = false;
-        if (call.kind == OpaqueCall::Kind::Extern && n.op() && call.result.kind == LValue::Kind::Tensor) {
+        bool done = false, fromSubgraph = false;
+        const size_t callIndex = static_cast<size_t>(st.index);
+        auto ext = m_externOf.find(callIndex);
+        const bool isExtern = call.kind == OpaqueCall::Kind::Extern || ext != m_externOf.end();
+        const std::string& fn = ext != m_externOf.end() ? ext->second : call.fn;
+        if (auto sub = m_subgraphs.find(callIndex); sub != m_subgraphs.end()) {
+            // cond: the branch the predicate picks; checkpoint/wrap: the body. Both compiled.
+            size_t branch = 0;
+            std::vector<Value> operands;
+            if (n.opName() == "higher_order.cond") {
+                const Value& p = cargs[0];
+                bool pred = true;
+                if (p.isTensor()) {
+                    if (p.t.numel() != 1) return makeError("cond predicate must have one element");
+                    pred = kern::toDoubles(p.t)[0] != 0.0;
+                } else {
+                    pred = p.toDouble() != 0.0;
+                }
+                branch = pred ? 0 : 1;
+                operands = cargs[3].list;
+            } else {
+                operands.assign(cargs.begin() + 1, cargs.end());
+            }
+            auto outs = sub->second[branch]->run(operands, {}, seed);
+            if (!outs.ok()) {
+                Diagnostic d = outs.error();
+                d.message = "in the subgraph of '" + n.name() + "': " + d.message;
+                if (d.node.empty()) d.node = n.name();
+                return d;
+            }
+            result = Value::ofList(std::move(outs).value(), true);
+            fromSubgraph = true;
+        } else if (isExtern && n.op() && call.result.kind == LValue::Kind::Tensor) {
             auto bound = bindArgs(*n.op(), cargs, ckw);
             if (bound.ok()) {
                 int b = P.bufferOf[static_cast<size_t>(call.result.node)];
                 Tensor out = allocate(P.buffers[static_cast<size_t>(b)].meta);
                 std::vector<Tensor*> outs{&out};
-                if (runExtern(call.fn, *bound, out) || runTrainExtern(call.fn, *bound, outs) ||
-                    runAttentionExtern(call.fn, *bound, outs, ctx)) {
+                if (runExtern(fn, *bound, out) || runTrainExtern(fn, *bound, outs) || runRandomExtern(fn, *bound, outs, ctx) ||
+                    runAttentionExtern(fn, *bound, outs, ctx)) {
                     bufs[static_cast<size_t>(b)] = out;
                     done = true;
                 }
             }
-        } else if (call.kind == OpaqueCall::Kind::Extern && n.op() && call.result.kind == LValue::Kind::List) {
+        } else if (isExtern && n.op() && call.result.kind == LValue::Kind::List) {
             // Multi-output extern (max pooling, batch norm, convolution backward): one buffer per
             // tensor output, nullptr where the op returns None.
             auto bound = bindArgs(*n.op(), cargs, ckw);
@@ -315,7 +457,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                     outT[i] = allocate(b >= 0 ? P.buffers[static_cast<size_t>(b)].meta : lg.nodes[static_cast<size_t>(it.node)].meta);
                     outs[i] = &outT[i];
                 }
-                if (runTrainExtern(call.fn, *bound, outs) || runAttentionExtern(call.fn, *bound, outs, ctx)) {
+                if (runTrainExtern(fn, *bound, outs) || runRandomExtern(fn, *bound, outs, ctx) ||
+                    runAttentionExtern(fn, *bound, outs, ctx)) {
                     for (size_t i = 0; i < outs.size(); ++i) {
                         int b = outs[i] ? P.bufferOf[static_cast<size_t>(call.result.items[i].node)] : -1;
                         if (b >= 0) bufs[static_cast<size_t>(b)] = outT[i];
@@ -325,9 +468,9 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             }
         }
         if (done) continue;
-        std::string name = n.opName();
-        // Subgraph ops (cond, checkpoint) run on the reference executor, inside invokeOp.
-        result = invokeOp(name, std::move(cargs), std::move(ckw), &ctx);
+        // A reported fallback: the reference kernel (an extern kernel that declined an unusual
+        // instance also ends here).
+        if (!fromSubgraph) result = invokeOp(n.opName(), std::move(cargs), std::move(ckw), &ctx);
         if (!result.ok()) {
             Diagnostic d = result.error();
             if (d.node.empty()) d.node = n.name();
@@ -359,7 +502,7 @@ Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const 
         info->compile = (*cg)->stats();
         info->fallbacks = (*cg)->fallbackOps();
         info->kernels = (*cg)->program().kernels.size();
-        for (const auto& c : (*cg)->program().lowered.calls) info->externCalls += c.kind == OpaqueCall::Kind::Extern;
+        info->externCalls = (*cg)->externCalls();
     }
     RunResult res;
     auto t0 = std::chrono::steady_clock::now();

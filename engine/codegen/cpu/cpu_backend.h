@@ -3,6 +3,15 @@
 /// the reference executor's input/output conventions (one value per placeholder, pinned values
 /// for random nodes, lifted constants from the graph), so that it can stand in for the
 /// Interpreter in `fxray run --backend cpu`, the tests and the benchmarks.
+///
+/// Nodes the lowering leaves as opaque calls run as extern kernels (GEMM, convolution, scatters,
+/// cpu/extern_*.h), `higher_order.cond` / checkpoint / wrap as their subgraphs compiled by this
+/// backend (each branch of a cond compiled ahead, the one taken picked at run time), and the
+/// random ops (randperm, native_dropout) as extern kernels drawing from fxray's own generator
+/// (cpu/extern_random.h). Whatever remains runs on the reference kernel and is reported as a
+/// fallback (fallbackOps()). program().lowered keeps the lowering's own classification of the
+/// calls (the AOT cache's plan is keyed on it); the group map (program().groups) shows them as
+/// extern.
 #include "codegen/cpu/llvm_jit.h"
 #include "codegen/scheduler.h"
 #include "exec/run_check.h"
@@ -43,8 +52,11 @@ public:
     const Program& program() const { return m_program; }
     const KernelJit& jit() const { return *m_jit; }
     const CompileStats& stats() const { return m_stats; }
-    /// Ops run through the reference kernel ("aten.embedding_dense_backward.default" -> count).
-    const std::map<std::string, int>& fallbackOps() const { return m_program.lowered.fallbackOps; }
+    /// Ops run through the reference kernel ("aten.embedding_dense_backward.default" -> count);
+    /// the ops of compiled subgraphs included.
+    const std::map<std::string, int>& fallbackOps() const { return m_fallbacks; }
+    /// Opaque calls run by extern kernels (compiled subgraphs and random kernels included).
+    size_t externCalls() const;
     /// Worker threads used for kernels (1 = caller only).
     static int threads();
 
@@ -54,6 +66,14 @@ private:
     Program m_program;
     std::unique_ptr<KernelJit> m_jit;
     CompileStats m_stats;
+    std::map<std::string, int> m_fallbacks;
+    /// Opaque call index -> its compiled subgraphs (cond: true, false; checkpoint/wrap: body).
+    std::map<size_t, std::vector<std::unique_ptr<CompiledGraph>>> m_subgraphs;
+    /// Calls the lowering left as fallbacks that run here instead ("subgraph", "randperm",
+    /// "native_dropout"), by opaque call index.
+    std::map<size_t, std::string> m_externOf;
+
+    Status compileSubgraphs(const Graph& g, const CompileOptions& opts);
 };
 
 /// What runAndCheckCpu adds to RunResult.

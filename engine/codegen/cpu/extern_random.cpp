@@ -1,0 +1,73 @@
+#include "codegen/cpu/extern_random.h"
+
+#include "exec/ops/kernel_util.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace fxray::cg::cpu {
+
+namespace {
+
+/// Uniform in [0, 1) from the top 53 bits of one draw (the reference kernels' rule).
+double uniform01(ExecContext& ctx) { return static_cast<double>(ctx.rng() >> 11) * 0x1.0p-53; }
+
+bool randperm(const OpArgs&, Tensor& out, ExecContext& ctx) {
+    const int64_t n = out.numel();
+    std::vector<double> perm(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = static_cast<double>(i);
+    // Fisher-Yates from the back; rejection on the 64-bit draw keeps every bound unbiased.
+    for (uint64_t i = static_cast<uint64_t>(n); i > 1; --i) {
+        const uint64_t limit = UINT64_MAX - UINT64_MAX % i;
+        uint64_t r = ctx.rng();
+        while (r >= limit) r = ctx.rng();
+        std::swap(perm[i - 1], perm[r % i]);
+    }
+    kern::fromDoubles(out, perm);
+    return true;
+}
+
+/// native_dropout(input, p, train) -> (input * mask * scale, mask); inactive (eval, or p == 0):
+/// (input, ones) without drawing.
+bool nativeDropout(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+    if (outs.size() != 2 || !outs[0] || !outs[1]) return false;
+    const Tensor& in = a.tensor(0);
+    const double p = a.toDouble(1);
+    const bool active = !a.isNone(2) && a.toBool(2) && p > 0.0;
+    if (active && !isFloating(in.dtype())) return false;
+    std::vector<double> x = kern::toDoubles(in);
+    std::vector<double> mask(x.size(), 1.0);
+    if (active && p >= 1.0) {
+        std::fill(x.begin(), x.end(), 0.0);
+        std::fill(mask.begin(), mask.end(), 0.0);
+    } else if (active) {
+        // The scale is rounded to the tensor's dtype first, as PyTorch's kernel multiplies by a
+        // float scale.
+        const double scale = kern::roundTo(1.0 / (1.0 - p), in.dtype() == DType::Float64 ? DType::Float64 : DType::Float32);
+        for (size_t i = 0; i < x.size(); ++i) {
+            const bool keep = uniform01(ctx) >= p;
+            mask[i] = keep ? 1.0 : 0.0;
+            x[i] = keep ? x[i] * scale : 0.0;
+        }
+    }
+    kern::fromDoubles(*outs[0], x);
+    kern::fromDoubles(*outs[1], mask);
+    return true;
+}
+
+} // namespace
+
+const char* randomExternFor(const std::string& qualname) {
+    if (qualname == "aten.randperm.default") return "randperm";
+    if (qualname == "aten.native_dropout.default") return "native_dropout";
+    return nullptr;
+}
+
+bool runRandomExtern(const std::string& fn, const OpArgs& args, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+    if (fn == "randperm") return !outs.empty() && outs[0] && randperm(args, *outs[0], ctx);
+    if (fn == "native_dropout") return nativeDropout(args, outs, ctx);
+    return false;
+}
+
+} // namespace fxray::cg::cpu

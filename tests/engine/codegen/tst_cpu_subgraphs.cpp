@@ -1,0 +1,71 @@
+// The CPU backend runs `higher_order.cond` with both branches compiled by itself (no reference
+// fallback): cond_subgraph's inference graph, cond(x.sum() > 0, relu(x @ W^T + b), sigmoid(x @
+// W^T + b)), compiled once, takes the branch PyTorch took on the recorded input (the recorded
+// output must come back) and the other branch on the negated input, checked against a hand
+// computation of sigmoid(b - x @ W^T).
+#include "numerics_case.h"
+
+#include "codegen/cpu/cpu_backend.h"
+#include "exec/ops/kernel_util.h"
+
+#include <cmath>
+
+using namespace fxray;
+
+class TestCpuSubgraphs : public QObject {
+    Q_OBJECT
+private slots:
+    void condRunsBothBranchesCompiled() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
+        fxtest::NumericsCase nc;
+        const std::string problem = fxtest::loadNumericsCase("cond_subgraph", "inference", nc);
+        QVERIFY2(problem.empty(), problem.c_str());
+        const Graph& g = nc.graph();
+        auto cg = cg::cpu::CompiledGraph::compile(g, nc.req.inputs);
+        QVERIFY2(cg.ok(), cg.ok() ? "" : cg.error().str().c_str());
+        QVERIFY((*cg)->fallbackOps().empty());
+        bool condIsExtern = false;
+        for (const auto& gr : (*cg)->program().groups)
+            if (gr.node == "cond") condIsExtern = gr.kind == cg::NodeGroup::Kind::Extern && gr.kernelName == "subgraph";
+        QVERIFY(condIsExtern);
+
+        // Inputs: arg0_1 x [8, 32], arg1_1 W [32, 32], arg2_1 b [32].
+        const auto x = kern::toDoubles(nc.req.inputs[0].t), W = kern::toDoubles(nc.req.inputs[1].t),
+                   b = kern::toDoubles(nc.req.inputs[2].t);
+        double sum = 0;
+        for (double v : x) sum += v;
+        QVERIFY(sum != 0);
+
+        // The recorded input: PyTorch's output back.
+        auto out = (*cg)->run(nc.req.inputs);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        OutputComparison c = compareValues(0, (*out)[0], nc.expect[0]);
+        QVERIFY2(c.ok, qPrintable(QString("recorded branch: rel_err %1").arg(c.relErr)));
+
+        // The negated input: the other branch.
+        std::vector<double> nx(x.size());
+        for (size_t i = 0; i < x.size(); ++i) nx[i] = -x[i];
+        std::vector<Value> neg = nc.req.inputs;
+        neg[0] = Value::ofTensor(kern::makeTensor(nc.req.inputs[0].t.meta, nx));
+        auto out2 = (*cg)->run(neg);
+        QVERIFY2(out2.ok(), out2.ok() ? "" : out2.error().str().c_str());
+        std::vector<double> want(8 * 32), same(8 * 32);
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 32; ++j) {
+                double a = b[static_cast<size_t>(j)];
+                for (int k = 0; k < 32; ++k) a += nx[static_cast<size_t>(i * 32 + k)] * W[static_cast<size_t>(j * 32 + k)];
+                const double v = sum > 0 ? 1.0 / (1.0 + std::exp(-a)) : std::max(a, 0.0);  // the branch not taken above
+                want[static_cast<size_t>(i * 32 + j)] = v;
+                same[static_cast<size_t>(i * 32 + j)] = sum > 0 ? std::max(a, 0.0) : 1.0 / (1.0 + std::exp(-a));
+            }
+        Value wantV = Value::ofTensor(kern::makeTensor((*out2)[0].t.meta, want));
+        OutputComparison c2 = compareValues(0, (*out2)[0], wantV);
+        QVERIFY2(c2.ok, qPrintable(QString("other branch: rel_err %1").arg(c2.relErr)));
+        // Not the first branch again: relu and sigmoid differ on this input.
+        Value sameV = Value::ofTensor(kern::makeTensor((*out2)[0].t.meta, same));
+        QVERIFY(!compareValues(0, (*out2)[0], sameV).ok);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuSubgraphs)
+#include "tst_cpu_subgraphs.moc"
