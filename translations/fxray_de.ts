@@ -84,6 +84,25 @@
     </message>
 </context>
 <context>
+    <name>KernelReport</name>
+    <message>
+        <source> reduce dim %1</source>
+        <translation> reduziert über Dim. %1</translation>
+    </message>
+    <message>
+        <source>NVRTC compiled the module to PTX (compute_80) in %1 ms</source>
+        <translation>NVRTC hat das Modul in %1 ms nach PTX (compute_80) übersetzt</translation>
+    </message>
+    <message>
+        <source>CUDA source only: %1</source>
+        <translation>Nur CUDA-Quelltext: %1</translation>
+    </message>
+    <message>
+        <source>no CUDA source: %1</source>
+        <translation>kein CUDA-Quelltext: %1</translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Passes</source>
@@ -116,6 +135,10 @@
     <message>
         <source>Minifier</source>
         <translation>Minimierer</translation>
+    </message>
+    <message>
+        <source>Numerics</source>
+        <translation>Numerik</translation>
     </message>
 </context>
 <context>
@@ -502,13 +525,6 @@ Stufe: %2
             <numerusform>Layout für %n Knoten</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>%n node(s), %1 clusters · layout: %2 %3 ms</source>
-        <translation>
-            <numerusform>%n Knoten, %1 Cluster · Layout: %2 %3 ms</numerusform>
-            <numerusform>%n Knoten, %1 Cluster · Layout: %2 %3 ms</numerusform>
-        </translation>
-    </message>
     <message>
         <source>+%1 −%2 ~%3</source>
         <translation>+%1 −%2 ~%3</translation>
@@ -569,6 +585,44 @@ Stufe: %2
         <source>Unknown export format &quot;%1&quot; (use .svg, .png or .dot)</source>
         <translation>Unbekanntes Exportformat „%1“ (.svg, .png oder .dot verwenden)</translation>
     </message>
+    <message>
+        <source>Colour by &amp;Numeric Error</source>
+        <translation>Nach &amp;numerischem Fehler färben</translation>
+    </message>
+    <message>
+        <source>Numerics</source>
+        <translation>Numerik</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n Knoten</numerusform>
+            <numerusform>%n Knoten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cluster(s)</source>
+        <translation>
+            <numerusform>%n Cluster</numerusform>
+            <numerusform>%n Cluster</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · layout: %1 %2 ms</source>
+        <translation> · Layout: %1 %2 ms</translation>
+    </message>
+    <message>
+        <source>rel_err:</source>
+        <translation>rel_err:</translation>
+    </message>
+    <message>
+        <source>not compared</source>
+        <translation>nicht verglichen</translation>
+    </message>
+    <message>
+        <source>— run a comparison in the Numerics pane</source>
+        <translation>— starten Sie einen Vergleich im Bereich Numerik</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::InspectorPanel</name>
@@ -619,6 +673,147 @@ Stufe: %2
     <message>
         <source>not found</source>
         <translation>nicht gefunden</translation>
+    </message>
+    <message>
+        <source>fxray kernels</source>
+        <translation>fxray-Kernel</translation>
+    </message>
+    <message>
+        <source>Inductor code</source>
+        <translation>Inductor-Code</translation>
+    </message>
+    <message>
+        <source>Compile</source>
+        <translation>Kompilieren</translation>
+    </message>
+    <message>
+        <source>Compile the shown graph with fxray&apos;s backends (lowering, fusion, LLVM, CUDA C++)</source>
+        <translation>Den angezeigten Graphen mit den Backends von fxray kompilieren (Lowering, Fusion, LLVM, CUDA C++)</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Iteration space</source>
+        <translation>Iterationsraum</translation>
+    </message>
+    <message>
+        <source>Fused nodes</source>
+        <translation>Fusionierte Knoten</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Runs as</source>
+        <translation>Läuft als</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Group map</source>
+        <translation>Gruppenzuordnung</translation>
+    </message>
+    <message>
+        <source>Kernel IR</source>
+        <translation>Kernel-IR</translation>
+    </message>
+    <message>
+        <source>LLVM IR</source>
+        <translation>LLVM-IR</translation>
+    </message>
+    <message>
+        <source>Assembly</source>
+        <translation>Assembler</translation>
+    </message>
+    <message>
+        <source>CUDA C++</source>
+        <translation>CUDA C++</translation>
+    </message>
+    <message>
+        <source>Not compiled yet.</source>
+        <translation>Noch nicht kompiliert.</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Compiling %n node(s)...</source>
+        <translation>
+            <numerusform>Kompiliere %n Knoten...</numerusform>
+            <numerusform>Kompiliere %n Knoten...</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <source>No graph.</source>
+        <translation>Kein Graph.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s)</source>
+        <translation>
+            <numerusform>%n Kernel</numerusform>
+            <numerusform>%n Kernel</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>compiled in %1 ms</source>
+        <translation>in %1 ms kompiliert</translation>
+    </message>
+    <message>
+        <source>LLVM for %1</source>
+        <translation>LLVM für %1</translation>
+    </message>
+    <message>
+        <source>this build has no CPU backend: no LLVM IR or assembly</source>
+        <translation>dieser Build hat kein CPU-Backend: kein LLVM-IR und kein Assembler</translation>
+    </message>
+    <message>
+        <source>Compile failed: %1</source>
+        <translation>Kompilieren fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Select a kernel, or a node on the canvas.</source>
+        <translation>Wählen Sie einen Kernel oder einen Knoten im Graphen.</translation>
+    </message>
+    <message>
+        <source>This build has no CPU backend (LLVM).</source>
+        <translation>Dieser Build hat kein CPU-Backend (LLVM).</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 is computed in %n kernel(s)</source>
+        <translation>
+            <numerusform>%1 wird in %n Kernel berechnet</numerusform>
+            <numerusform>%1 wird in %n Kerneln berechnet</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>checking the CUDA C++ with NVRTC...</source>
+        <translation>prüfe den CUDA-C++-Code mit NVRTC...</translation>
+    </message>
+    <message>
+        <source>%1 runs as %2 (%3): no generated kernel.</source>
+        <translation>%1 läuft als %2 (%3): kein generierter Kernel.</translation>
+    </message>
+    <message>
+        <source>%1 is not computed by a kernel.</source>
+        <translation>%1 wird von keinem Kernel berechnet.</translation>
+    </message>
+    <message>
+        <source>Compiling kernels</source>
+        <translation>Kompiliere Kernel</translation>
     </message>
 </context>
 <context>
@@ -1313,6 +1508,170 @@ erzeugt (%4): %5</translation>
     <message>
         <source>Value</source>
         <translation>Wert</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NumericsModel</name>
+    <message>
+        <source>first node where the backends diverge</source>
+        <translation>erster Knoten, an dem die Backends abweichen</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>ok</translation>
+    </message>
+    <message>
+        <source>DIFFERS</source>
+        <translation>WEICHT AB</translation>
+    </message>
+    <message>
+        <source>rel_err %1, max_abs_err %2</source>
+        <translation>rel_err %1, max_abs_err %2</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <source>Agree</source>
+        <translation>Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>rel_err %1</source>
+        <translation>rel_err %1</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NumericsPanel</name>
+    <message>
+        <source>cpu</source>
+        <translation>cpu</translation>
+    </message>
+    <message>
+        <source>cuda</source>
+        <translation>cuda</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>Vergleichen</translation>
+    </message>
+    <message>
+        <source>fxray&apos;s CPU backend (LLVM), compared with the reference executor</source>
+        <translation>CPU-Backend von fxray (LLVM), verglichen mit dem Referenz-Executor</translation>
+    </message>
+    <message>
+        <source>fxray&apos;s CUDA backend, compared with the reference executor (needs an NVIDIA GPU)</source>
+        <translation>CUDA-Backend von fxray, verglichen mit dem Referenz-Executor (braucht eine NVIDIA-GPU)</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>Seed </translation>
+    </message>
+    <message>
+        <source>Seed of the random inputs (used when the file has no recorded inputs)</source>
+        <translation>Seed der Zufallseingaben (wenn die Datei keine aufgezeichneten Eingaben hat)</translation>
+    </message>
+    <message>
+        <source>ref vs</source>
+        <translation>ref gegen</translation>
+    </message>
+    <message>
+        <source>The fxray executable was not found; set FXRAY_EXECUTABLE.</source>
+        <translation>Das fxray-Programm wurde nicht gefunden; setzen Sie FXRAY_EXECUTABLE.</translation>
+    </message>
+    <message>
+        <source>Compare the graph&apos;s values node by node on the chosen backends.</source>
+        <translation>Die Werte des Graphen Knoten für Knoten auf den gewählten Backends vergleichen.</translation>
+    </message>
+    <message>
+        <source>inputs: random</source>
+        <translation>Eingaben: zufällig</translation>
+    </message>
+    <message>
+        <source>inputs: recorded (%1)</source>
+        <translation>Eingaben: aufgezeichnet (%1)</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Comparing on %1...</source>
+        <translation>Vergleiche auf %1...</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>%1 kann nicht gestartet werden: %2</translation>
+    </message>
+    <message>
+        <source>Not available: %1</source>
+        <translation>Nicht verfügbar: %1</translation>
+    </message>
+    <message>
+        <source>fxray compare crashed; the GUI is unaffected. %1</source>
+        <translation>fxray compare ist abgestürzt; die Oberfläche ist nicht betroffen. %1</translation>
+    </message>
+    <message>
+        <source>fxray compare failed (exit %1): %2</source>
+        <translation>fxray compare fehlgeschlagen (Status %1): %2</translation>
+    </message>
+    <message>
+        <source>Cannot read compare&apos;s output: %1</source>
+        <translation>Die Ausgabe von compare ist nicht lesbar: %1</translation>
+    </message>
+    <message>
+        <source>output %1 on %2: %3%4</source>
+        <translation>Ausgabe %1 auf %2: %3%4</translation>
+    </message>
+    <message>
+        <source> (differs)</source>
+        <translation> (weicht ab)</translation>
+    </message>
+    <message>
+        <source>First divergent node: %1 on %2 (rel_err %3)</source>
+        <translation>Erster abweichender Knoten: %1 auf %2 (rel_err %3)</translation>
+    </message>
+    <message>
+        <source>All outputs agree (this fxray reports no per-node errors).</source>
+        <translation>Alle Ausgaben stimmen überein (dieses fxray meldet keine Fehler je Knoten).</translation>
+    </message>
+    <message>
+        <source>Outputs differ.</source>
+        <translation>Ausgaben weichen ab.</translation>
+    </message>
+    <message>
+        <source>Backends agree.</source>
+        <translation>Backends stimmen überein.</translation>
+    </message>
+    <message>
+        <source>Backends differ.</source>
+        <translation>Backends weichen ab.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s) compared</source>
+        <translation>
+            <numerusform>%n Knoten verglichen</numerusform>
+            <numerusform>%n Knoten verglichen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n differ(s)</source>
+        <translation>
+            <numerusform>%n weicht ab</numerusform>
+            <numerusform>%n weichen ab</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Comparing backends</source>
+        <translation>Vergleiche Backends</translation>
     </message>
 </context>
 <context>

@@ -50,17 +50,24 @@ stage: %2
 <context>
     <name>fxray::views::GraphCanvas</name>
     <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n node</numerusform>
+            <numerusform>%n nodes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cluster(s)</source>
+        <translation>
+            <numerusform>%n cluster</numerusform>
+            <numerusform>%n clusters</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>Laying out %n node(s)</source>
         <translation>
             <numerusform>Laying out %n node</numerusform>
             <numerusform>Laying out %n nodes</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n node(s), %1 clusters · layout: %2 %3 ms</source>
-        <translation>
-            <numerusform>%n node, %1 clusters · layout: %2 %3 ms</numerusform>
-            <numerusform>%n nodes, %1 clusters · layout: %2 %3 ms</numerusform>
         </translation>
     </message>
 </context>
@@ -194,6 +201,47 @@ stage: %2
         <translation>
             <numerusform>, %n failed</numerusform>
             <numerusform>, %n failed</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::KernelPanel</name>
+    <message numerus="yes">
+        <source>Compiling %n node(s)...</source>
+        <translation>
+            <numerusform>Compiling %n node...</numerusform>
+            <numerusform>Compiling %n nodes...</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s)</source>
+        <translation>
+            <numerusform>%n kernel</numerusform>
+            <numerusform>%n kernels</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 is computed in %n kernel(s)</source>
+        <translation>
+            <numerusform>%1 is computed in %n kernel</numerusform>
+            <numerusform>%1 is computed in %n kernels</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NumericsPanel</name>
+    <message numerus="yes">
+        <source>%n node(s) compared</source>
+        <translation>
+            <numerusform>%n node compared</numerusform>
+            <numerusform>%n nodes compared</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n differ(s)</source>
+        <translation>
+            <numerusform>%n differs</numerusform>
+            <numerusform>%n differ</numerusform>
         </translation>
     </message>
 </context>

@@ -84,6 +84,25 @@
     </message>
 </context>
 <context>
+    <name>KernelReport</name>
+    <message>
+        <source> reduce dim %1</source>
+        <translation> 归约维度 %1</translation>
+    </message>
+    <message>
+        <source>NVRTC compiled the module to PTX (compute_80) in %1 ms</source>
+        <translation>NVRTC 已在 %1 ms 内将模块编译为 PTX(compute_80)</translation>
+    </message>
+    <message>
+        <source>CUDA source only: %1</source>
+        <translation>仅有 CUDA 源代码:%1</translation>
+    </message>
+    <message>
+        <source>no CUDA source: %1</source>
+        <translation>无 CUDA 源代码:%1</translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Passes</source>
@@ -116,6 +135,10 @@
     <message>
         <source>Minifier</source>
         <translation>最小化器</translation>
+    </message>
+    <message>
+        <source>Numerics</source>
+        <translation>数值</translation>
     </message>
 </context>
 <context>
@@ -493,12 +516,6 @@ stage: %2
             <numerusform>正在布局 %n 个节点</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>%n node(s), %1 clusters · layout: %2 %3 ms</source>
-        <translation>
-            <numerusform>%n 个节点,%1 个分组 · 布局:%2 %3 毫秒</numerusform>
-        </translation>
-    </message>
     <message>
         <source>+%1 −%2 ~%3</source>
         <translation>+%1 −%2 ~%3</translation>
@@ -559,6 +576,42 @@ stage: %2
         <source>Unknown export format &quot;%1&quot; (use .svg, .png or .dot)</source>
         <translation>未知的导出格式“%1”(请使用 .svg、.png 或 .dot)</translation>
     </message>
+    <message>
+        <source>Colour by &amp;Numeric Error</source>
+        <translation>按数值误差着色(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Numerics</source>
+        <translation>数值</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n 个节点</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cluster(s)</source>
+        <translation>
+            <numerusform>%n 个簇</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · layout: %1 %2 ms</source>
+        <translation> · 布局:%1 %2 ms</translation>
+    </message>
+    <message>
+        <source>rel_err:</source>
+        <translation>rel_err:</translation>
+    </message>
+    <message>
+        <source>not compared</source>
+        <translation>未比较</translation>
+    </message>
+    <message>
+        <source>— run a comparison in the Numerics pane</source>
+        <translation>— 请在“数值”面板中运行比较</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::InspectorPanel</name>
@@ -607,6 +660,144 @@ stage: %2
     <message>
         <source>not found</source>
         <translation>未找到</translation>
+    </message>
+    <message>
+        <source>fxray kernels</source>
+        <translation>fxray 内核</translation>
+    </message>
+    <message>
+        <source>Inductor code</source>
+        <translation>Inductor 代码</translation>
+    </message>
+    <message>
+        <source>Compile</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <source>Compile the shown graph with fxray&apos;s backends (lowering, fusion, LLVM, CUDA C++)</source>
+        <translation>用 fxray 的后端编译当前显示的图(降级、融合、LLVM、CUDA C++)</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Iteration space</source>
+        <translation>迭代空间</translation>
+    </message>
+    <message>
+        <source>Fused nodes</source>
+        <translation>融合的节点</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Runs as</source>
+        <translation>运行方式</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Group map</source>
+        <translation>分组映射</translation>
+    </message>
+    <message>
+        <source>Kernel IR</source>
+        <translation>内核 IR</translation>
+    </message>
+    <message>
+        <source>LLVM IR</source>
+        <translation>LLVM IR</translation>
+    </message>
+    <message>
+        <source>Assembly</source>
+        <translation>汇编</translation>
+    </message>
+    <message>
+        <source>CUDA C++</source>
+        <translation>CUDA C++</translation>
+    </message>
+    <message>
+        <source>Not compiled yet.</source>
+        <translation>尚未编译。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message numerus="yes">
+        <source>Compiling %n node(s)...</source>
+        <translation>
+            <numerusform>正在编译 %n 个节点...</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>No graph.</source>
+        <translation>没有图。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s)</source>
+        <translation>
+            <numerusform>%n 个内核</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>compiled in %1 ms</source>
+        <translation>编译用时 %1 ms</translation>
+    </message>
+    <message>
+        <source>LLVM for %1</source>
+        <translation>LLVM 目标:%1</translation>
+    </message>
+    <message>
+        <source>this build has no CPU backend: no LLVM IR or assembly</source>
+        <translation>此构建没有 CPU 后端:无 LLVM IR 和汇编</translation>
+    </message>
+    <message>
+        <source>Compile failed: %1</source>
+        <translation>编译失败:%1</translation>
+    </message>
+    <message>
+        <source>Select a kernel, or a node on the canvas.</source>
+        <translation>请选择一个内核,或在画布上选择一个节点。</translation>
+    </message>
+    <message>
+        <source>This build has no CPU backend (LLVM).</source>
+        <translation>此构建没有 CPU 后端(LLVM)。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 is computed in %n kernel(s)</source>
+        <translation>
+            <numerusform>%1 在 %n 个内核中计算</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>checking the CUDA C++ with NVRTC...</source>
+        <translation>正在用 NVRTC 检查 CUDA C++ 代码...</translation>
+    </message>
+    <message>
+        <source>%1 runs as %2 (%3): no generated kernel.</source>
+        <translation>%1 以 %2 方式运行(%3):没有生成的内核。</translation>
+    </message>
+    <message>
+        <source>%1 is not computed by a kernel.</source>
+        <translation>%1 不由任何内核计算。</translation>
+    </message>
+    <message>
+        <source>Compiling kernels</source>
+        <translation>正在编译内核</translation>
     </message>
 </context>
 <context>
@@ -1293,6 +1484,168 @@ created (%4): %5</source>
     <message>
         <source>Value</source>
         <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NumericsModel</name>
+    <message>
+        <source>first node where the backends diverge</source>
+        <translation>各后端首次出现分歧的节点</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>一致</translation>
+    </message>
+    <message>
+        <source>DIFFERS</source>
+        <translation>不一致</translation>
+    </message>
+    <message>
+        <source>rel_err %1, max_abs_err %2</source>
+        <translation>rel_err %1,max_abs_err %2</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Agree</source>
+        <translation>一致</translation>
+    </message>
+    <message>
+        <source>rel_err %1</source>
+        <translation>rel_err %1</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::NumericsPanel</name>
+    <message>
+        <source>cpu</source>
+        <translation>cpu</translation>
+    </message>
+    <message>
+        <source>cuda</source>
+        <translation>cuda</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>fxray&apos;s CPU backend (LLVM), compared with the reference executor</source>
+        <translation>fxray 的 CPU 后端(LLVM),与参考执行器比较</translation>
+    </message>
+    <message>
+        <source>fxray&apos;s CUDA backend, compared with the reference executor (needs an NVIDIA GPU)</source>
+        <translation>fxray 的 CUDA 后端,与参考执行器比较(需要 NVIDIA GPU)</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <source>Seed of the random inputs (used when the file has no recorded inputs)</source>
+        <translation>随机输入的种子(文件没有记录的输入时使用)</translation>
+    </message>
+    <message>
+        <source>ref vs</source>
+        <translation>ref 对比</translation>
+    </message>
+    <message>
+        <source>The fxray executable was not found; set FXRAY_EXECUTABLE.</source>
+        <translation>找不到 fxray 可执行文件;请设置 FXRAY_EXECUTABLE。</translation>
+    </message>
+    <message>
+        <source>Compare the graph&apos;s values node by node on the chosen backends.</source>
+        <translation>在所选后端上逐节点比较图的数值。</translation>
+    </message>
+    <message>
+        <source>inputs: random</source>
+        <translation>输入:随机</translation>
+    </message>
+    <message>
+        <source>inputs: recorded (%1)</source>
+        <translation>输入:已记录(%1)</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Comparing on %1...</source>
+        <translation>正在 %1 上比较...</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1:%2</translation>
+    </message>
+    <message>
+        <source>Not available: %1</source>
+        <translation>不可用:%1</translation>
+    </message>
+    <message>
+        <source>fxray compare crashed; the GUI is unaffected. %1</source>
+        <translation>fxray compare 崩溃了;图形界面不受影响。%1</translation>
+    </message>
+    <message>
+        <source>fxray compare failed (exit %1): %2</source>
+        <translation>fxray compare 失败(退出码 %1):%2</translation>
+    </message>
+    <message>
+        <source>Cannot read compare&apos;s output: %1</source>
+        <translation>无法读取 compare 的输出:%1</translation>
+    </message>
+    <message>
+        <source>output %1 on %2: %3%4</source>
+        <translation>输出 %1 在 %2 上:%3%4</translation>
+    </message>
+    <message>
+        <source> (differs)</source>
+        <translation>(不一致)</translation>
+    </message>
+    <message>
+        <source>First divergent node: %1 on %2 (rel_err %3)</source>
+        <translation>首个分歧节点:%1,在 %2 上(rel_err %3)</translation>
+    </message>
+    <message>
+        <source>All outputs agree (this fxray reports no per-node errors).</source>
+        <translation>所有输出一致(此版本的 fxray 不报告逐节点误差)。</translation>
+    </message>
+    <message>
+        <source>Outputs differ.</source>
+        <translation>输出不一致。</translation>
+    </message>
+    <message>
+        <source>Backends agree.</source>
+        <translation>各后端一致。</translation>
+    </message>
+    <message>
+        <source>Backends differ.</source>
+        <translation>各后端不一致。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s) compared</source>
+        <translation>
+            <numerusform>已比较 %n 个节点</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n differ(s)</source>
+        <translation>
+            <numerusform>%n 个不一致</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Comparing backends</source>
+        <translation>正在比较后端</translation>
     </message>
 </context>
 <context>

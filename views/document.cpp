@@ -8,6 +8,7 @@
 #include "transforms/passes.h"
 
 #include <QMetaObject>
+#include <QFileInfo>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -113,7 +114,9 @@ void Document::setFile(std::shared_ptr<LoadedFile> file, const QString& path) {
     m_path = path;
     m_lastError.clear();
     m_graphIndex = -1;
+    m_nodeErrors.clear();
     Q_EMIT fileChanged();
+    Q_EMIT nodeErrorsChanged();
     if (m_file && !m_file->graphs.empty()) {
         // Same default as the CLI: the joint graph when there is one, else the first.
         int index = 0;
@@ -148,11 +151,27 @@ void Document::setGraphIndex(int index) {
     m_passIndex = -1;
     m_partition.reset();
     m_selection.clear();
+    m_nodeErrors.clear();
     Q_EMIT graphChanged();
+    Q_EMIT nodeErrorsChanged();
     Q_EMIT traceChanged();
     Q_EMIT passChanged();
     Q_EMIT partitionChanged();
     Q_EMIT selectionChanged(m_selection, this);
+}
+
+// ---- numerics -----------------------------------------------------------------------------
+
+void Document::setNodeErrors(QHash<QString, double> errors) {
+    m_nodeErrors = std::move(errors);
+    Q_EMIT nodeErrorsChanged();
+}
+
+QString Document::recordedInputsDir() const {
+    if (m_path.isEmpty()) return {};
+    const QFileInfo fi(m_path);
+    const QString dir = fi.absolutePath() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("/inputs");
+    return fi.isFile() && QFileInfo(dir).isDir() ? dir : QString();
 }
 
 // ---- compile ------------------------------------------------------------------------------

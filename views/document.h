@@ -8,6 +8,7 @@
 /// Long work (loading, compiling, partitioning) runs on a worker thread: the Document starts it,
 /// reports `busy(...)`, and installs the immutable result on the UI thread when it arrives.
 /// A newer request supersedes an older one (its result is dropped), so nothing stale is shown.
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -84,6 +85,15 @@ public:
     /// `origin` is the pane that changed it, so it can ignore its own echo.
     void setSelection(const QStringList& nodeNames, QObject* origin = nullptr);
 
+    // ---- numerics ---------------------------------------------------------------------------
+    /// Per node of the current graph, the largest relative error any compared backend showed
+    /// against the first one (the numerics panel's `fxray compare`); the canvas's heat map.
+    const QHash<QString, double>& nodeErrors() const { return m_nodeErrors; }
+    void setNodeErrors(QHash<QString, double> errors);
+    /// The recorded inputs of the loaded file (`<stem>/inputs` beside `<stem>.py`, the layout
+    /// of the corpus's numerics folders), or empty when there are none.
+    QString recordedInputsDir() const;
+
     /// Drops the results of the jobs in flight (they finish unseen) and reports not busy.
     void cancel();
 
@@ -102,6 +112,7 @@ Q_SIGNALS:
     void traceChanged();
     void passChanged();
     void partitionChanged();
+    void nodeErrorsChanged();
     void selectionChanged(const QStringList& nodeNames, QObject* origin);
     /// Work started (`what`) or ended (empty `what`).
     void busy(const QString& what);
@@ -125,6 +136,7 @@ private:
     double m_budget = 1.0;
     std::shared_ptr<const PartitionResult> m_partition;
     QStringList m_selection;
+    QHash<QString, double> m_nodeErrors;
     int m_jobs = 0;
     /// One worker thread: the newest request wins anyway, and more threads would only race
     /// the UI for the cores.

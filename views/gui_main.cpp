@@ -120,6 +120,9 @@ int guiMain(int argc, char** argv) {
     } else if (screenshot) {
         return fail(QObject::tr("--screenshot needs a FILE"));
     }
+    // Said once, after opening (which writes its own status): Chinese without a CJK font is boxes.
+    if (const QString note = settings::missingFontNote(settings::installedLanguage(), settings::haveCjkFont()); !note.isEmpty())
+        w.showNote(note);
     auto setup = [&]() -> int {
         if (parser.isSet(graph)) {
             const int gi = findGraph(*doc, parser.value(graph));

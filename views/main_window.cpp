@@ -11,6 +11,8 @@
 #include "transforms/passes.h"
 
 #if __has_include("panels/panels.h")
+#include "panels/kernel_panel.h"
+#include "panels/numerics_panel.h"
 #include "panels/panels.h"
 #define FXRAY_HAVE_PANELS 1
 #endif
@@ -24,6 +26,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -41,7 +44,7 @@ namespace fxray::views {
 
 namespace {
 /// Bump when the dock set changes incompatibly: an old saved state is then ignored.
-constexpr int kStateVersion = 2;
+constexpr int kStateVersion = 3;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new Document(this)) {
@@ -101,6 +104,16 @@ void MainWindow::buildDocks() {
         if (d) m_panelDocks << d;
     m_nextPass = panels.nextPass;
     m_previousPass = panels.previousPass;
+    // Panes with workers of their own report in the status bar too, and Cancel stops them.
+    auto paneBusy = [this](QObject* pane) {
+        return [this, pane](const QString& what) {
+            if (what.isEmpty()) m_paneBusy.remove(pane);
+            else m_paneBusy.insert(pane, what);
+            onBusy(what);
+        };
+    };
+    if (auto* k = qobject_cast<KernelPanel*>(panels.kernels->widget())) connect(k, &KernelPanel::busy, this, paneBusy(k));
+    if (auto* n = qobject_cast<NumericsPanel*>(panels.numerics->widget())) connect(n, &NumericsPanel::busy, this, paneBusy(n));
 #endif
 }
 
@@ -114,31 +127,34 @@ void MainWindow::applyDefaultLayout() {
         {QStringLiteral("right"), Qt::RightDockWidgetArea},
         {QStringLiteral("bottom"), Qt::BottomDockWidgetArea},
         {QStringLiteral("top"), Qt::TopDockWidgetArea}};
-    for (const auto& [key, area] : names) {
-        // An area holds groups split along it; the docks of a group share one tab bar.
-        QDockWidget* previousGroup = nullptr;
+    // An area holds groups split along it; the docks of a group share one tab bar. Qt splits a
+    // tabbed dock by adding a tab instead, so: take every listed dock out, place each group's
+    // first dock (splitting from the previous group's), and only then tabify the rest.
+    QList<QPair<Qt::DockWidgetArea, QList<QDockWidget*>>> groups;
+    for (const auto& [key, area] : names)
         for (const QJsonValue& g : areas.value(key).toArray()) {
-            QDockWidget* first = nullptr;
-            for (const QJsonValue& n : g.toArray()) {
-                auto* d = findChild<QDockWidget*>(n.toString());
-                if (!d) continue;  // a pane this build does not have
-                d->setFloating(false);
-                if (!first) {
-                    addDockWidget(area, d);
-                    if (previousGroup)
-                        splitDockWidget(previousGroup, d,
-                                        area == Qt::BottomDockWidgetArea || area == Qt::TopDockWidgetArea ? Qt::Horizontal : Qt::Vertical);
-                    first = d;
-                } else {
-                    tabifyDockWidget(first, d);
-                }
-                d->show();
-            }
-            if (first) {
-                first->raise();
-                previousGroup = first;
-            }
+            QList<QDockWidget*> docks;
+            for (const QJsonValue& n : g.toArray())
+                if (auto* d = findChild<QDockWidget*>(n.toString())) docks << d;  // absent: a pane this build lacks
+            if (!docks.isEmpty()) groups.append({area, docks});
         }
+    for (const auto& [area, docks] : groups)
+        for (QDockWidget* d : docks) {
+            d->setFloating(false);
+            removeDockWidget(d);
+        }
+    QHash<int, QDockWidget*> previousGroup;  // per area
+    for (const auto& [area, docks] : groups) {
+        QDockWidget* first = docks.first();
+        addDockWidget(area, first);
+        if (QDockWidget* prev = previousGroup.value(area))
+            splitDockWidget(prev, first, area == Qt::BottomDockWidgetArea || area == Qt::TopDockWidgetArea ? Qt::Horizontal : Qt::Vertical);
+        previousGroup.insert(area, first);
+    }
+    for (const auto& [area, docks] : groups) {
+        for (QDockWidget* d : docks.mid(1)) tabifyDockWidget(docks.first(), d);
+        for (QDockWidget* d : docks) d->show();
+        docks.first()->raise();
     }
     for (const QJsonValue& n : o.value(QLatin1String("hidden")).toArray())
         if (auto* d = findChild<QDockWidget*>(n.toString())) d->hide();
@@ -408,8 +424,9 @@ void MainWindow::changeEvent(QEvent* e) {
 // ---- progress and errors ------------------------------------------------------------------
 
 void MainWindow::onBusy(const QString&) {
-    // Two sources (the Document's worker and the layout worker): show whichever is running.
-    const QString what = !m_docBusy.isEmpty() ? m_docBusy : m_layoutBusy;
+    // Several sources (the Document's worker, the layout worker, panes): show whichever runs.
+    QString what = !m_docBusy.isEmpty() ? m_docBusy : m_layoutBusy;
+    if (what.isEmpty() && !m_paneBusy.isEmpty()) what = m_paneBusy.constBegin().value();
     const bool busy = !what.isEmpty();
     m_progress->setVisible(busy);
     m_cancelButton->setVisible(busy);
@@ -423,6 +440,11 @@ void MainWindow::cancelWork() {
     m_canvas->cancelLayout();
     m_docBusy.clear();
     m_layoutBusy.clear();
+#ifdef FXRAY_HAVE_PANELS
+    for (auto* k : findChildren<KernelPanel*>()) k->cancelCompile();
+    for (auto* n : findChildren<NumericsPanel*>()) n->cancel();
+#endif
+    m_paneBusy.clear();
     onBusy(QString());
     m_status->setText(m_idleMessage = tr("Cancelled"));
 }
@@ -441,6 +463,11 @@ void MainWindow::onFailed(const QString& message) {
 }
 
 QString MainWindow::statusText() const { return m_status->text(); }
+
+void MainWindow::showNote(const QString& text) {
+    m_status->setText(m_idleMessage = text);
+    m_status->setToolTip(text);
+}
 
 void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings s;

@@ -5,6 +5,7 @@
 /// line) goes through the Document's worker; the status bar shows what is running, with
 /// Cancel; failures appear there and in a non-modal message. Dock layout and geometry are
 /// saved in QSettings; a default layout ships in resources/default_layout.json.
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -41,6 +42,8 @@ public:
     void openFileAsync(const QString& path);
     /// Text of the status bar's message label.
     QString statusText() const;
+    /// Puts a message in the status bar until the next one (what the user should know once).
+    void showNote(const QString& text);
     /// Places the docks as resources/default_layout.json says.
     void applyDefaultLayout();
     void setTheme(Theme t);
@@ -89,6 +92,7 @@ private:
     QAction* m_themeLight = nullptr;
     QAction* m_themeDark = nullptr;
     QString m_docBusy, m_layoutBusy;
+    QHash<QObject*, QString> m_paneBusy;  ///< panes with work of their own (kernels, numerics)
     QString m_idleMessage;  ///< what the status bar says when nothing runs
     QPointer<QWidget> m_errorBox;
     bool m_quiet = false;

@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDialogButtonBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLibraryInfo>
@@ -37,6 +38,24 @@ QList<QPair<QString, QString>> languages() {
             {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
 }
 
+namespace {
+QString& installed() {
+    static QString lang = QStringLiteral("en");
+    return lang;
+}
+} // namespace
+
+QString installedLanguage() { return installed(); }
+
+bool haveCjkFont() { return !QFontDatabase::families(QFontDatabase::SimplifiedChinese).isEmpty(); }
+
+QString missingFontNote(const QString& code, bool haveCjkFont) {
+    if (code != QLatin1String("zh_CN") || haveCjkFont) return {};
+    // Not translated on purpose: whoever reads it cannot read the Chinese glyphs yet.
+    return QStringLiteral("No font with Chinese glyphs was found: install one (Debian: fonts-noto-cjk or fonts-wqy-microhei) "
+                          "and restart fxray.");
+}
+
 bool installTranslator(const QString& code) {
     // One translator pair at a time: switching languages replaces the previous one.
     static QTranslator* own = nullptr;
@@ -56,6 +75,7 @@ bool installTranslator(const QString& code) {
     }
     QCoreApplication::installTranslator(tr);
     own = tr;
+    installed() = lang;
     if (lang == QLatin1String("en")) return true;
     // Qt's own strings (dialog buttons, context menus) where the system has Qt's translations.
     auto* base = new QTranslator(QCoreApplication::instance());

@@ -24,6 +24,13 @@ QList<QPair<QString, QString>> languages();
 /// Qt's own `qtbase_<code>.qm` where the system has it. English is installed too: its .qm holds
 /// the plural forms. False if `code` has no translation.
 bool installTranslator(const QString& code);
+/// The language installTranslator() last installed ("en" before any).
+QString installedLanguage();
+/// Chinese text needs a font with CJK glyphs (Qt draws boxes without one): for "zh_CN" when
+/// `haveCjkFont` is false, a note naming the Debian package to install; otherwise empty.
+QString missingFontNote(const QString& code, bool haveCjkFont);
+/// Whether the font database has a family that writes Simplified Chinese.
+bool haveCjkFont();
 } // namespace settings
 
 class SettingsDialog : public QDialog {

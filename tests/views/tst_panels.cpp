@@ -118,8 +118,9 @@ private Q_SLOTS:
             QVERIFY(!d->toggleViewAction()->objectName().isEmpty());
             names.insert(d->objectName());
         }
-        QCOMPARE(names.size(), 8);  // timeline, matches, diff, code, inspector, partition, kernels, minifier
+        QCOMPARE(names.size(), 9);  // timeline, matches, diff, code, inspector, partition, kernels, numerics, minifier
         QVERIFY(names.contains(QStringLiteral("dock.minifier")));
+        QVERIFY(names.contains(QStringLiteral("dock.numerics")));
         QVERIFY(names.contains(QStringLiteral("dock.timeline")));
         QCOMPARE(h.panels.nextPass->objectName(), QStringLiteral("action.nextPass"));
         QVERIFY(h.window.actions().contains(h.panels.nextPass));

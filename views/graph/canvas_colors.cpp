@@ -1,5 +1,8 @@
 #include "graph/canvas_colors.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QGuiApplication>
 #include <QPalette>
 
@@ -40,6 +43,14 @@ QColor unclaimed(bool dark) { return dark ? QColor(0x44, 0x44, 0x44) : QColor(0x
 QColor saved(bool dark) { return dark ? QColor(0xf1, 0xc4, 0x0f) : QColor(0xd4, 0x9a, 0x00); }
 QColor recomputed(bool dark) { return dark ? QColor(0x1a, 0xbc, 0x9c) : QColor(0x11, 0x8c, 0x74); }
 QColor cut(bool dark) { return dark ? QColor(0xff, 0x55, 0x55) : QColor(0xd0, 0x10, 0x10); }
+
+QColor heat(double relErr, bool dark) {
+    if (!std::isfinite(relErr)) return dark ? QColor(0xd0, 0x40, 0xd0) : QColor(0xe0, 0x50, 0xe0);
+    const double l = relErr > 0 ? std::log10(relErr) : kHeatLow;
+    const double t = std::clamp((l - kHeatLow) / (kHeatHigh - kHeatLow), 0.0, 1.0);
+    // Hue 120 (green) -> 0 (red); the dark theme gets deeper, less bright fills for white text.
+    return QColor::fromHsvF(static_cast<float>((1.0 - t) * 120.0 / 360.0), dark ? 0.75f : 0.55f, dark ? 0.62f : 0.97f);
+}
 
 QColor selection(bool dark) { return dark ? QColor(0x4d, 0xa3, 0xff) : QColor(0x1a, 0x6f, 0xd8); }
 QColor searchHit(bool dark) { return dark ? QColor(0xff, 0x79, 0xc6) : QColor(0xc2, 0x18, 0x8b); }

@@ -1,7 +1,7 @@
 #pragma once
 /// The canvas's colours: one fill per node class, the diff marks (added green, removed red,
-/// rewritten amber), the partition regions and the selection accent, in a light and a dark
-/// variant. Tests compare against these, so they are the single definition.
+/// rewritten amber), the partition regions, the numerics heat map and the selection accent, in
+/// a light and a dark variant. Tests compare against these, so they are the single definition.
 #include "graph/canvas_graph.h"
 
 #include <QColor>
@@ -27,6 +27,11 @@ QColor unclaimed(bool dark);
 QColor saved(bool dark);       ///< border of saved values
 QColor recomputed(bool dark);  ///< border of recomputed nodes
 QColor cut(bool dark);         ///< cut edges
+
+/// Heat map of numeric error: log10(rel_err) from kHeatLow (green) through yellow to kHeatHigh
+/// and above (red); 0 is green, NaN/inf magenta. Nodes without a compared value: unchanged().
+constexpr double kHeatLow = -9.0, kHeatHigh = -1.0;
+QColor heat(double relErr, bool dark);
 
 QColor selection(bool dark);
 QColor searchHit(bool dark);

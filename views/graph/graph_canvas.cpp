@@ -24,6 +24,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace fxray::views {
 
 namespace {
@@ -53,6 +55,9 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     connect(m_doc, &Document::passChanged, this, &GraphCanvas::refresh);
     connect(m_doc, &Document::partitionChanged, this, [this] {
         if (m_mode == Mode::Partition) applyColouring();
+    });
+    connect(m_doc, &Document::nodeErrorsChanged, this, [this] {
+        if (m_mode == Mode::Numerics) applyColouring();
     });
     connect(m_doc, &Document::selectionChanged, this, [this](const QStringList&, QObject* origin) {
         if (origin != this) applyDocumentSelection(true);
@@ -102,7 +107,9 @@ void GraphCanvas::buildUi() {
     m_modeCategory = makeAction(this, QStringLiteral("actionColourCategory"), tr("Colour by &Category"), {QKeySequence(Qt::CTRL | Qt::Key_1)});
     m_modeDiff = makeAction(this, QStringLiteral("actionColourDiff"), tr("Colour by &Diff"), {QKeySequence(Qt::CTRL | Qt::Key_2)});
     m_modePartition = makeAction(this, QStringLiteral("actionColourPartition"), tr("Colour by &Partition"), {QKeySequence(Qt::CTRL | Qt::Key_3)});
-    for (QAction* a : {m_modeCategory, m_modeDiff, m_modePartition}) {
+    // The heat map of the numerics panel's last comparison (issue 9).
+    m_modeNumerics = makeAction(this, QStringLiteral("actionColourNumerics"), tr("Colour by &Numeric Error"), {QKeySequence(Qt::CTRL | Qt::Key_4)});
+    for (QAction* a : {m_modeCategory, m_modeDiff, m_modePartition, m_modeNumerics}) {
         a->setCheckable(true);
         m_modeGroup->addAction(a);
     }
@@ -110,8 +117,9 @@ void GraphCanvas::buildUi() {
     connect(m_modeCategory, &QAction::triggered, this, [this] { setMode(Mode::Category); });
     connect(m_modeDiff, &QAction::triggered, this, [this] { setMode(Mode::Diff); });
     connect(m_modePartition, &QAction::triggered, this, [this] { setMode(Mode::Partition); });
+    connect(m_modeNumerics, &QAction::triggered, this, [this] { setMode(Mode::Numerics); });
     addActions({m_fit, m_zoomIn, m_zoomOut, m_find, m_findNext, m_findPrev, m_collapseAll, m_expandAll, m_modeCategory,
-                m_modeDiff, m_modePartition});
+                m_modeDiff, m_modePartition, m_modeNumerics});
     for (QAction* a : actions()) a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
 
     m_toolbar = new QToolBar(tr("Canvas"), this);
@@ -121,8 +129,10 @@ void GraphCanvas::buildUi() {
     auto* cat = new QAction(tr("Category"), this);
     auto* diff = new QAction(tr("Diff"), this);
     auto* part = new QAction(tr("Partition"), this);
+    auto* heat = new QAction(tr("Numerics"), this);
     // Short toolbar labels for the same checkable actions.
-    for (auto [shortA, full] : {std::pair{cat, m_modeCategory}, std::pair{diff, m_modeDiff}, std::pair{part, m_modePartition}}) {
+    for (auto [shortA, full] : {std::pair{cat, m_modeCategory}, std::pair{diff, m_modeDiff}, std::pair{part, m_modePartition},
+                                std::pair{heat, m_modeNumerics}}) {
         shortA->setCheckable(true);
         shortA->setToolTip(full->toolTip());
         connect(shortA, &QAction::triggered, full, &QAction::trigger);
@@ -196,11 +206,12 @@ void GraphCanvas::buildUi() {
     updateLegend();
 }
 
-QList<QAction*> GraphCanvas::modeActions() const { return {m_modeCategory, m_modeDiff, m_modePartition}; }
+QList<QAction*> GraphCanvas::modeActions() const { return {m_modeCategory, m_modeDiff, m_modePartition, m_modeNumerics}; }
 
 void GraphCanvas::setMode(Mode m) {
     m_mode = m;
-    (m == Mode::Category ? m_modeCategory : m == Mode::Diff ? m_modeDiff : m_modePartition)->setChecked(true);
+    (m == Mode::Category ? m_modeCategory : m == Mode::Diff ? m_modeDiff : m == Mode::Partition ? m_modePartition : m_modeNumerics)
+        ->setChecked(true);
     applyColouring();
 }
 
@@ -209,6 +220,7 @@ bool GraphCanvas::setModeByName(const QString& name) {
     if (n == QLatin1String("canvas") || n == QLatin1String("category") || n == QLatin1String("graph")) setMode(Mode::Category);
     else if (n == QLatin1String("diff")) setMode(Mode::Diff);
     else if (n == QLatin1String("partition")) setMode(Mode::Partition);
+    else if (n == QLatin1String("numerics") || n == QLatin1String("heat")) setMode(Mode::Numerics);
     else return false;
     return true;
 }
@@ -334,10 +346,10 @@ void GraphCanvas::install(std::shared_ptr<const CanvasGraph> cg, const GraphLayo
     }
     m_lastEngine = engine;
     m_lastLayoutMs = layout.ms;
-    m_info->setText(tr("%n node(s), %1 clusters · layout: %2 %3 ms", nullptr, static_cast<int>(cg->nodes.size()))
-                        .arg(cg->clusters.size())
-                        .arg(engine)
-                        .arg(layout.ms, 0, 'f', 0));
+    // Two plurals: Qt has one %n per string.
+    m_info->setText(tr("%n node(s)", nullptr, static_cast<int>(cg->nodes.size())) + QStringLiteral(", ") +
+                    tr("%n cluster(s)", nullptr, static_cast<int>(cg->clusters.size())) +
+                    tr(" · layout: %1 %2 ms").arg(engine).arg(layout.ms, 0, 'f', 0));
     m_view->minimap()->invalidate();
     Q_EMIT layoutReady();
 }
@@ -396,6 +408,8 @@ void GraphCanvas::applyColouring() {
         for (const CutEdge& c : pr.cut) pi.cut.insert(QString::fromStdString(c.node));
         if (pi.cut.isEmpty()) pi.cut = pi.saved;
         m_scene->colourPartition(pi);
+    } else if (m_mode == Mode::Numerics) {
+        m_scene->colourNumerics(m_doc->nodeErrors());
     } else {
         if (m_mode == Mode::Partition && m_partitionAskedFor != m_shown->fingerprint) {
             // No partition yet: ask for one (on the Document's worker); colours follow.
@@ -420,6 +434,13 @@ void GraphCanvas::updateLegend() {
                swatch(canvas_colors::saved(dark), tr("saved (framed)")) + swatch(canvas_colors::recomputed(dark), tr("recomputed (dashed)")) +
                swatch(canvas_colors::cut(dark), tr("cut edge"));
         if (!m_doc->partition()) html += tr("— partitioning…");
+    } else if (m_mode == Mode::Numerics) {
+        // One swatch per decade of the scale, as log10(rel_err).
+        html = tr("rel_err:") + QStringLiteral("&nbsp;");
+        for (int e = static_cast<int>(canvas_colors::kHeatLow); e <= static_cast<int>(canvas_colors::kHeatHigh); e += 2)
+            html += swatch(canvas_colors::heat(std::pow(10.0, e), dark), QStringLiteral("1e%1").arg(e));
+        html += swatch(canvas_colors::unchanged(dark), tr("not compared"));
+        if (m_doc->nodeErrors().isEmpty()) html += tr("— run a comparison in the Numerics pane");
     } else {
         for (NodeClass c : {NodeClass::Input, NodeClass::Extern, NodeClass::Pointwise, NodeClass::Reduction, NodeClass::View,
                             NodeClass::Random, NodeClass::Creation, NodeClass::HigherOrder, NodeClass::Other})

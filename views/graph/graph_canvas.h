@@ -28,7 +28,7 @@ class GraphView;
 class GraphCanvas : public QWidget {
     Q_OBJECT
 public:
-    enum class Mode { Category, Diff, Partition };
+    enum class Mode { Category, Diff, Partition, Numerics };
 
     explicit GraphCanvas(Document* doc, QWidget* parent = nullptr);
     ~GraphCanvas() override;
@@ -37,7 +37,7 @@ public:
     GraphView* view() const { return m_view; }
     Mode mode() const { return m_mode; }
     void setMode(Mode m);
-    /// "canvas"/"category", "diff", "partition"; false for an unknown name.
+    /// "canvas"/"category", "diff", "partition", "numerics"/"heat"; false for an unknown name.
     bool setModeByName(const QString& name);
 
     /// True while a layout is computing (or queued).
@@ -107,7 +107,7 @@ private:
     QAction *m_fit = nullptr, *m_zoomIn = nullptr, *m_zoomOut = nullptr, *m_find = nullptr, *m_findNext = nullptr,
             *m_findPrev = nullptr, *m_collapseAll = nullptr, *m_expandAll = nullptr;
     QActionGroup* m_modeGroup = nullptr;
-    QAction *m_modeCategory = nullptr, *m_modeDiff = nullptr, *m_modePartition = nullptr;
+    QAction *m_modeCategory = nullptr, *m_modeDiff = nullptr, *m_modePartition = nullptr, *m_modeNumerics = nullptr;
 
     Mode m_mode = Mode::Category;
     LayoutParams m_params;

@@ -38,6 +38,7 @@ bool exportSvg(GraphScene& scene, const QString& path, QString* error) {
         if (error) *error = QObject::tr("Cannot write %1").arg(path);
         return false;
     }
+    scene.setEdgesDrawn(true);  // the view may have turned them off while zoomed out
     scene.render(&p, QRectF(QPointF(0, 0), r.size()), r);
     p.end();
     return QFile(path).size() > 0;
@@ -54,6 +55,7 @@ bool exportPng(GraphScene& scene, const QString& path, int maxSide, QString* err
     img.fill(scene.backgroundBrush().color());
     QPainter p(&img);
     p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene.setEdgesDrawn(true);
     scene.render(&p, QRectF(QPointF(0, 0), img.size()), r);
     p.end();
     if (!img.save(path, "PNG")) {

@@ -15,10 +15,6 @@ namespace fxray::views {
 
 namespace {
 
-/// Below this zoom nodes are plain boxes; text would be unreadable anyway.
-constexpr double kTextLod = 0.42;
-/// Below this zoom edges are not drawn at all.
-constexpr double kEdgeLod = 0.07;
 
 const QFont& opFont() {
     static const QFont f = [] {
@@ -114,19 +110,20 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     p->setPen(ink);
     const QRectF inner = r.adjusted(8, 4, -8, -4);
     const double lh = inner.height() / 3;
+    if (m_opLine.isNull()) {
+        m_opLine = QFontMetricsF(opFont()).elidedText(m_op, Qt::ElideRight, inner.width());
+        const QFontMetricsF fm(smallFont());
+        m_nameLine = fm.elidedText(m_name, Qt::ElideMiddle, inner.width());
+        m_typeLine = fm.elidedText(m_type, Qt::ElideRight, inner.width());
+    }
     p->setFont(opFont());
-    QFontMetricsF fmOp(opFont());
-    p->drawText(QRectF(inner.left(), inner.top(), inner.width(), lh), Qt::AlignCenter,
-                fmOp.elidedText(m_op, Qt::ElideRight, inner.width()));
+    p->drawText(QRectF(inner.left(), inner.top(), inner.width(), lh), Qt::AlignCenter, m_opLine);
     p->setFont(smallFont());
-    QFontMetricsF fm(smallFont());
-    p->drawText(QRectF(inner.left(), inner.top() + lh, inner.width(), lh), Qt::AlignCenter,
-                fm.elidedText(m_name, Qt::ElideMiddle, inner.width()));
+    p->drawText(QRectF(inner.left(), inner.top() + lh, inner.width(), lh), Qt::AlignCenter, m_nameLine);
     QColor typeInk = ink;
     typeInk.setAlpha(170);
     p->setPen(typeInk);
-    p->drawText(QRectF(inner.left(), inner.top() + 2 * lh, inner.width(), lh), Qt::AlignCenter,
-                fm.elidedText(m_type, Qt::ElideRight, inner.width()));
+    p->drawText(QRectF(inner.left(), inner.top() + 2 * lh, inner.width(), lh), Qt::AlignCenter, m_typeLine);
 }
 
 // ---- EdgeItem -----------------------------------------------------------------------------
@@ -147,6 +144,8 @@ void EdgeItem::setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& 
 void EdgeItem::setHighlight(QColor c, double width) {
     m_highlight = c;
     m_width = width;
+    // Highlighted edges (the partition's cut) stay drawn in the overview.
+    if (auto* s = static_cast<GraphScene*>(scene()); s && !s->edgesDrawn()) setFlag(ItemHasNoContents, !c.isValid());
     update();
 }
 
@@ -175,6 +174,19 @@ void EdgeItem::updatePath() {
         path.cubicTo(s + QPointF(0, dy), e - QPointF(0, dy), e);
     }
     setPath(path);
+    // Arrowhead along the last tangent: from the last control point to the end. (pointAtPercent
+    // would measure the whole Bezier length each paint; that dominated panning.)
+    m_head.clear();
+    const int n = path.elementCount();
+    if (n >= 2) {
+        const QPointF tip = path.elementAt(n - 1);
+        QPointF from = path.elementAt(n - 2);
+        for (int i = n - 2; i >= 0 && QLineF(from, tip).length() < 1e-6; --i) from = path.elementAt(i);
+        const double ang = std::atan2(tip.y() - from.y(), tip.x() - from.x());
+        const double s = 7;
+        m_head << tip << tip - QPointF(std::cos(ang - 0.4) * s, std::sin(ang - 0.4) * s)
+               << tip - QPointF(std::cos(ang + 0.4) * s, std::sin(ang + 0.4) * s);
+    }
 }
 
 QPainterPath EdgeItem::shape() const {
@@ -194,17 +206,9 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);
     p->drawPath(path());
-    if (lod >= kTextLod) {
-        // Arrow head at the end, along the last tangent.
-        const QPainterPath& pa = path();
-        const QPointF tip = pa.pointAtPercent(1.0);
-        const double ang = std::atan2(tip.y() - pa.pointAtPercent(0.97).y(), tip.x() - pa.pointAtPercent(0.97).x());
-        const double s = 7;
-        QPolygonF head;
-        head << tip << tip - QPointF(std::cos(ang - 0.4) * s, std::sin(ang - 0.4) * s)
-             << tip - QPointF(std::cos(ang + 0.4) * s, std::sin(ang + 0.4) * s);
+    if (lod >= kTextLod && !m_head.isEmpty()) {
         p->setBrush(c);
-        p->drawPolygon(head);
+        p->drawPolygon(m_head);
     }
 }
 

@@ -12,6 +12,14 @@
 
 namespace fxray::views {
 
+/// Below this zoom nodes are plain boxes without text, edges have no arrowheads and the view
+/// draws without antialiasing: text would be unreadable anyway, and the overview must pan at
+/// 60 fps on big graphs.
+constexpr double kTextLod = 0.42;
+/// Below this zoom edges are not drawn at all (the view marks them as having no contents, so
+/// Qt skips them without a paint call each).
+constexpr double kEdgeLod = 0.07;
+
 /// What the diff colouring says about a node.
 enum class DiffMark : uint8_t { None, Added, Removed, Rewritten };
 
@@ -41,6 +49,9 @@ private:
     int m_index;
     const CanvasNode* m_node;
     QString m_name, m_op, m_type;
+    /// The three lines as drawn (elided to the box once: eliding per paint cost a third of a
+    /// frame while panning at a readable zoom).
+    QString m_opLine, m_nameLine, m_typeLine;
     QSizeF m_size;
     bool m_ghost;
     bool m_dashedFrame = false;
@@ -73,6 +84,7 @@ private:
     QGraphicsItem* m_from = nullptr;
     QGraphicsItem* m_to = nullptr;
     QPolygonF m_route;
+    QPolygonF m_head;  ///< arrowhead at the end, computed with the path (not per paint)
     QColor m_highlight;
     double m_width = 1.2;
 };

@@ -30,6 +30,7 @@ void GraphScene::clearGraph() {
     m_nodes.clear();
     m_edges.clear();
     m_routes.clear();
+    m_edgesDrawn = true;  // new edges start drawn; the view turns them off again if zoomed out
     m_clusters.clear();
     m_ghosts.clear();
     m_ghostNodes.clear();
@@ -80,7 +81,8 @@ void GraphScene::setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayou
     switch (m_colouring) {
     case Colouring::Category:
     case Colouring::Diff:
-    case Colouring::Partition: colourByCategory(); break;
+    case Colouring::Partition:
+    case Colouring::Numerics: colourByCategory(); break;
     }
 }
 
@@ -123,6 +125,12 @@ void GraphScene::refreshVisibility() {
         m_edges[i]->setVisible(show);
         if (show) m_edges[i]->setEnds(a, b, m_routes[i]);
     }
+}
+
+void GraphScene::setEdgesDrawn(bool drawn) {
+    if (drawn == m_edgesDrawn) return;
+    m_edgesDrawn = drawn;
+    for (EdgeItem* e : m_edges) e->setFlag(QGraphicsItem::ItemHasNoContents, !drawn && !e->highlight().isValid());
 }
 
 void GraphScene::setClusterCollapsed(int index, bool collapsed) {
@@ -242,6 +250,16 @@ void GraphScene::colourPartition(const PartitionInfo& part) {
         const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
         const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
         if (part.cut.contains(from) && part.region.value(to, 2) == 1) m_edges[i]->setHighlight(canvas_colors::cut(m_dark), 3.0);
+    }
+}
+
+void GraphScene::colourNumerics(const QHash<QString, double>& relErr) {
+    m_colouring = Colouring::Numerics;
+    resetMarks();
+    if (!m_graph) return;
+    for (NodeItem* n : m_nodes) {
+        auto it = relErr.constFind(n->name());
+        n->setFill(it == relErr.constEnd() ? canvas_colors::unchanged(m_dark) : canvas_colors::heat(*it, m_dark));
     }
 }
 

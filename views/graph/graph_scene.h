@@ -1,9 +1,10 @@
 #pragma once
 /// GraphScene: the QGraphicsScene of one laid-out CanvasGraph — node, edge and cluster items —
 /// and the colourings the canvas offers: by op category, as a diff against the previous
-/// snapshot (added green, removed red ghosts, rewritten amber), and by partition region (forward
-/// / backward, saved values framed, recomputed nodes dashed, the cut's edges in red). It knows
-/// nothing about the Document; GraphCanvas translates between the two.
+/// snapshot (added green, removed red ghosts, rewritten amber), by partition region (forward /
+/// backward, saved values framed, recomputed nodes dashed, the cut's edges in red), and by
+/// numeric error (a heat map of log10 rel_err from `fxray compare`). It knows nothing about the
+/// Document; GraphCanvas translates between the two.
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
 #include "graph/graph_layout.h"
@@ -41,7 +42,7 @@ struct PartitionInfo {
 class GraphScene : public QGraphicsScene {
     Q_OBJECT
 public:
-    enum class Colouring { Category, Diff, Partition };
+    enum class Colouring { Category, Diff, Partition, Numerics };
 
     explicit GraphScene(QObject* parent = nullptr);
     ~GraphScene() override;
@@ -64,12 +65,20 @@ public:
     /// Bounding rectangle of the graph's items.
     QRectF graphRect() const { return m_graphRect; }
 
+    /// Whether edges are drawn at all (the view turns them off below kEdgeLod; highlighted edges
+    /// stay drawn). Visibility, and so every test of it, is unaffected.
+    void setEdgesDrawn(bool drawn);
+    bool edgesDrawn() const { return m_edgesDrawn; }
+
     void setDark(bool dark);
     bool dark() const { return m_dark; }
     Colouring colouring() const { return m_colouring; }
     void colourByCategory();
     void colourDiff(const DiffInfo& diff);
     void colourPartition(const PartitionInfo& part);
+    /// Heat map: each node filled by its relative error (canvas_colors::heat); nodes without an
+    /// entry muted.
+    void colourNumerics(const QHash<QString, double>& relErr);
 
     /// Selects these nodes (no selectionChangedByUser echo).
     void setSelectedNames(const QStringList& names);
@@ -106,6 +115,7 @@ private:
     QRectF m_graphRect;
     bool m_dark = false;
     bool m_settingSelection = false;
+    bool m_edgesDrawn = true;
     Colouring m_colouring = Colouring::Category;
     QList<int> m_searchHits;
 };

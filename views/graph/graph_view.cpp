@@ -1,5 +1,6 @@
 #include "graph/graph_view.h"
 
+#include "graph/graph_items.h"
 #include "graph/graph_scene.h"
 
 #include <QMouseEvent>
@@ -71,6 +72,14 @@ void GraphView::resizeEvent(QResizeEvent* e) {
     QGraphicsView::resizeEvent(e);
     placeMinimap();
     Q_EMIT viewChanged();
+}
+
+void GraphView::paintEvent(QPaintEvent* e) {
+    const bool detailed = zoom() >= kTextLod;
+    setRenderHint(QPainter::Antialiasing, detailed);
+    setRenderHint(QPainter::TextAntialiasing, detailed);
+    if (auto* s = qobject_cast<GraphScene*>(scene())) s->setEdgesDrawn(zoom() >= kEdgeLod);
+    QGraphicsView::paintEvent(e);
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {

@@ -26,6 +26,8 @@ protected:
     void wheelEvent(QWheelEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
     void scrollContentsBy(int dx, int dy) override;
+    /// Antialiasing only where text is drawn (kTextLod): the overview is plain boxes.
+    void paintEvent(QPaintEvent* e) override;
 
 private:
     void placeMinimap();

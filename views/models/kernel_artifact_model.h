@@ -1,8 +1,8 @@
 #pragma once
 /// The kernel pane's list of code artifacts of the loaded file: Inductor's generated code
 /// (`inductor_output_code`, `output_code.py`/`.cpp` of a debug folder) and its IR dumps
-/// (`ir_post_fusion`, `ir_pre_fusion`), labelled with the compile they belong to. (Kernels fxray
-/// generates itself will be listed here too once codegen exists.)
+/// (`ir_post_fusion`, `ir_pre_fusion`), labelled with the compile they belong to. (The kernels
+/// fxray generates itself are in the pane's other tab: models/kernel_report.h.)
 #include <QAbstractListModel>
 #include <QStringList>
 

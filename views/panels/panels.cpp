@@ -6,6 +6,7 @@
 #include "panels/kernel_panel.h"
 #include "panels/match_panel.h"
 #include "panels/minifier_panel.h"
+#include "panels/numerics_panel.h"
 #include "panels/partition_panel.h"
 #include "panels/timeline_panel.h"
 
@@ -39,8 +40,13 @@ Panels installPanels(QMainWindow* window, Document* doc) {
     p.code = dock(window, new CodePanel(doc), QCoreApplication::translate("Panels", "Code"), "dock.code", Qt::BottomDockWidgetArea);
     p.diff = dock(window, new DiffPanel(doc), QCoreApplication::translate("Panels", "Diff"), "dock.diff", Qt::BottomDockWidgetArea);
     p.kernels = dock(window, new KernelPanel(doc), QCoreApplication::translate("Panels", "Kernels"), "dock.kernels", Qt::BottomDockWidgetArea);
+    p.numerics = dock(window, new NumericsPanel(doc), QCoreApplication::translate("Panels", "Numerics"), "dock.numerics", Qt::BottomDockWidgetArea);
     p.minifier = dock(window, new MinifierPanel(doc), QCoreApplication::translate("Panels", "Minifier"), "dock.minifier", Qt::RightDockWidgetArea);
+    // Splits first: Qt adds a tab instead when the dock split from is already tabbed.
     window->splitDockWidget(p.timeline, p.matches, Qt::Vertical);
+    // Numerics beside the code/diff/kernels tabs, not behind them: a row clicked there shows
+    // its kernels here.
+    window->splitDockWidget(p.code, p.numerics, Qt::Horizontal);
     window->tabifyDockWidget(p.inspector, p.partition);
     window->tabifyDockWidget(p.partition, p.minifier);
     window->tabifyDockWidget(p.code, p.diff);

@@ -1,8 +1,8 @@
 #pragma once
 /// Installs the panes around the canvas as dock widgets: pass timeline, FX text diff, match
-/// explorer, partition, node inspector, code and kernels. Each dock has a stable objectName
-/// ("dock.timeline", ...) so that QMainWindow::saveState/restoreState keep the layout, and a
-/// default area. The window lists the returned docks in its View menu (their
+/// explorer, partition, node inspector, code, kernels, numerics and the minifier. Each dock has
+/// a stable objectName ("dock.timeline", ...) so that QMainWindow::saveState/restoreState keep
+/// the layout, and a default area. The window lists the returned docks in its View menu (their
 /// toggleViewAction()s) and may put the pass-stepping actions in a menu of its own.
 #include <QList>
 
@@ -23,18 +23,20 @@ struct Panels {
     QDockWidget* code = nullptr;
     QDockWidget* kernels = nullptr;
     QDockWidget* minifier = nullptr;  ///< views/panels/minifier_panel.h
+    QDockWidget* numerics = nullptr;  ///< views/panels/numerics_panel.h
     /// Step to the next / previous pass (Alt+Right or F8 / Alt+Left or Shift+F8); already added
     /// to the window so the shortcuts work wherever the focus is.
     QAction* nextPass = nullptr;
     QAction* previousPass = nullptr;
 
     /// Every dock, in View-menu order.
-    QList<QDockWidget*> docks() const { return {timeline, matches, diff, code, inspector, partition, kernels, minifier}; }
+    QList<QDockWidget*> docks() const { return {timeline, matches, diff, code, inspector, partition, kernels, numerics, minifier}; }
 };
 
 /// Creates the panes, docks them in `window` (left: timeline over match explorer; right:
-/// inspector and partition, tabbed; bottom: code, diff and kernels, tabbed) and connects them
-/// to `doc`. Call once, before restoring the window state.
+/// inspector, partition and minifier, tabbed; bottom: code, diff and kernels, tabbed, with
+/// numerics beside them) and connects them to `doc`. Call once, before restoring the window
+/// state.
 Panels installPanels(QMainWindow* window, Document* doc);
 
 } // namespace fxray::views

@@ -1,0 +1,303 @@
+#include "panels/numerics_panel.h"
+
+#include "document.h"
+#include "import/loader.h"
+#include "models/numerics_model.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QTableView>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace fxray::views {
+
+namespace {
+
+QString errText(double e) { return std::isnan(e) ? QStringLiteral("nan") : QString::number(e, 'e', 2); }
+
+} // namespace
+
+NumericsPanel::NumericsPanel(Document* doc, QWidget* parent)
+    : QWidget(parent),
+      m_doc(doc),
+      m_exe(defaultExecutable()),
+      m_model(new NumericsModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)),
+      m_view(new QTableView(this)),
+      m_cpu(new QCheckBox(tr("cpu"), this)),
+      m_cuda(new QCheckBox(tr("cuda"), this)),
+      m_seed(new QSpinBox(this)),
+      m_inputs(new QLabel(this)),
+      m_run(new QPushButton(tr("Compare"), this)),
+      m_status(new QLabel(this)),
+      m_summary(new QLabel(this)),
+      m_busy(new QProgressBar(this)) {
+    setObjectName(QStringLiteral("numericsPanel"));
+    m_cpu->setObjectName(QStringLiteral("numerics.cpu"));
+    m_cuda->setObjectName(QStringLiteral("numerics.cuda"));
+    m_seed->setObjectName(QStringLiteral("numerics.seed"));
+    m_inputs->setObjectName(QStringLiteral("numerics.inputs"));
+    m_run->setObjectName(QStringLiteral("numerics.run"));
+    m_status->setObjectName(QStringLiteral("numerics.status"));
+    m_summary->setObjectName(QStringLiteral("numerics.summary"));
+    m_view->setObjectName(QStringLiteral("numerics.table"));
+    m_cpu->setChecked(true);
+    m_cpu->setToolTip(tr("fxray's CPU backend (LLVM), compared with the reference executor"));
+    m_cuda->setToolTip(tr("fxray's CUDA backend, compared with the reference executor (needs an NVIDIA GPU)"));
+    m_seed->setRange(0, 1000000);
+    m_seed->setPrefix(tr("seed "));
+    m_seed->setToolTip(tr("Seed of the random inputs (used when the file has no recorded inputs)"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
+    m_busy->setObjectName(QStringLiteral("numerics.busy"));
+    m_busy->setRange(0, 0);  // the child reports no fractions
+    m_busy->setMaximumWidth(120);
+    m_busy->setMaximumHeight(14);
+    m_busy->hide();
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(NumericsModel::SortRole);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    // Graph order until the user sorts: the first divergent node is the first red row.
+    m_view->sortByColumn(-1, Qt::AscendingOrder);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setWordWrap(false);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("ref vs"), this));
+    top->addWidget(m_cpu);
+    top->addWidget(m_cuda);
+    top->addWidget(m_seed);
+    top->addWidget(m_run);
+    top->addWidget(m_busy);
+    top->addWidget(m_inputs, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(m_status);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_view, 1);
+
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        if (running()) cancel();
+        else run();
+    });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
+        if (m_syncing || !cur.isValid() || !m_doc) return;
+        const QString node = cur.data(NumericsModel::NodeNameRole).toString();
+        if (!node.isEmpty()) m_doc->setSelection({node}, this);
+    });
+    connect(m_doc, &Document::fileChanged, this, &NumericsPanel::reset);
+    connect(m_doc, &Document::graphChanged, this, &NumericsPanel::reset);
+    connect(m_doc, &Document::selectionChanged, this, [this](const QStringList&, QObject* origin) {
+        if (origin != this) followSelection();
+    });
+    reset();
+}
+
+NumericsPanel::~NumericsPanel() {
+    if (m_proc) {
+        m_proc->disconnect(this);
+        m_proc->kill();
+        m_proc->waitForFinished(2000);
+    }
+}
+
+QString NumericsPanel::defaultExecutable() {
+    const QString env = qEnvironmentVariable("FXRAY_EXECUTABLE");
+    if (!env.isEmpty()) return env;
+    const QString self = QCoreApplication::applicationFilePath();
+    if (QFileInfo(self).baseName() == QLatin1String("fxray")) return self;
+    const QString dir = QCoreApplication::applicationDirPath();
+    for (const QString& rel : {QStringLiteral("fxray"), QStringLiteral("../app/fxray"), QStringLiteral("../bin/fxray")}) {
+        const QFileInfo fi(QDir(dir).filePath(rel));
+        if (fi.isFile() && fi.isExecutable()) return fi.canonicalFilePath();
+    }
+    return {};
+}
+
+void NumericsPanel::reset() {
+    cancel();
+    m_model->setReport(std::nullopt);
+    m_summary->clear();
+    const bool haveFile = m_doc && m_doc->currentGraph() && !m_doc->path().isEmpty();
+    m_run->setEnabled(haveFile && !m_exe.isEmpty());
+    if (m_exe.isEmpty()) m_status->setText(tr("The fxray executable was not found; set FXRAY_EXECUTABLE."));
+    else m_status->setText(haveFile ? tr("Compare the graph's values node by node on the chosen backends.") : QString());
+    updateInputsLabel();
+}
+
+void NumericsPanel::updateInputsLabel() {
+    const QString dir = m_doc ? m_doc->recordedInputsDir() : QString();
+    m_seed->setVisible(dir.isEmpty());
+    m_inputs->setText(dir.isEmpty() ? tr("inputs: random") : tr("inputs: recorded (%1)").arg(QDir::toNativeSeparators(dir)));
+    m_inputs->setToolTip(dir);
+}
+
+QStringList NumericsPanel::compareArguments() const {
+    if (!m_doc || m_doc->path().isEmpty() || !m_doc->currentGraph()) return {};
+    QStringList backends{QStringLiteral("ref")};
+    if (m_cpu->isChecked()) backends << QStringLiteral("cpu");
+    if (m_cuda->isChecked() && m_cuda->isEnabled()) backends << QStringLiteral("cuda");
+    // ref against ref64 still shows how far fp32 rounding alone goes.
+    if (backends.size() == 1) backends << QStringLiteral("ref64");
+    QStringList args{QStringLiteral("compare"), m_doc->path(), QStringLiteral("--backends"), backends.join(QLatin1Char(','))};
+    if (m_doc->graphCount() > 1) args << QStringLiteral("--graph") << QString::fromStdString(m_doc->currentGraph()->id);
+    const QString dir = m_doc->recordedInputsDir();
+    if (!dir.isEmpty()) args << QStringLiteral("--inputs") << dir;
+    else args << QStringLiteral("--seed") << QString::number(m_seed->value());
+    args << QStringLiteral("--json");
+    return args;
+}
+
+bool NumericsPanel::run() {
+    if (running()) return false;
+    const QStringList args = compareArguments();
+    if (args.isEmpty() || m_exe.isEmpty()) return false;
+    m_proc = new QProcess(this);
+    m_proc->setProgram(m_exe);
+    m_proc->setArguments(args);
+    connect(m_proc, &QProcess::finished, this, &NumericsPanel::onFinished);
+    connect(m_proc, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) onFinished();
+    });
+    m_proc->start();
+    m_busy->show();
+    Q_EMIT busy(tr("Comparing backends"));
+    m_run->setText(tr("Cancel"));
+    m_status->setText(tr("Comparing on %1...").arg(args.at(3)));
+    return true;
+}
+
+bool NumericsPanel::running() const { return m_proc != nullptr; }
+
+void NumericsPanel::cancel() {
+    if (!m_proc) return;
+    QProcess* p = m_proc;
+    m_proc = nullptr;
+    p->disconnect(this);
+    p->kill();
+    p->waitForFinished(2000);
+    p->deleteLater();
+    m_busy->hide();
+    Q_EMIT busy(QString());
+    m_run->setText(tr("Compare"));
+    m_status->setText(tr("Cancelled."));
+}
+
+bool NumericsPanel::waitForRun(int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (m_proc && t.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (m_proc) QThread::msleep(5);
+    }
+    return !m_proc;
+}
+
+void NumericsPanel::onFinished() {
+    if (!m_proc) return;
+    QProcess* p = m_proc;
+    m_proc = nullptr;
+    p->deleteLater();
+    m_busy->hide();
+    Q_EMIT busy(QString());
+    m_run->setText(tr("Compare"));
+    if (p->error() == QProcess::FailedToStart) {
+        m_status->setText(tr("Cannot start %1: %2").arg(QDir::toNativeSeparators(m_exe), p->errorString()));
+        Q_EMIT finished(false);
+        return;
+    }
+    const int code = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
+    const QByteArray out = p->readAllStandardOutput();
+    const QString err = QString::fromUtf8(p->readAllStandardError()).trimmed();
+    // 0: all agree, 1: some differ (both print the JSON); anything else is a failure.
+    if ((code == 0 || code == 1) && loadJson(out)) {
+        Q_EMIT finished(true);
+        return;
+    }
+    childFailed(code, err);
+    Q_EMIT finished(false);
+}
+
+void NumericsPanel::childFailed(int exitCode, const QString& stderrText) {
+    const QString first = stderrText.section(QLatin1Char('\n'), 0, 0);
+    if (stderrText.contains(QLatin1String("no CUDA device"), Qt::CaseInsensitive)) {
+        // Said once: the box stays off with the child's reason until fxray restarts.
+        m_cuda->setChecked(false);
+        m_cuda->setEnabled(false);
+        m_cuda->setToolTip(tr("Not available: %1").arg(first));
+    }
+    if (exitCode < 0) m_status->setText(tr("fxray compare crashed; the GUI is unaffected. %1").arg(first));
+    else m_status->setText(tr("fxray compare failed (exit %1): %2").arg(exitCode).arg(first));
+    m_status->setToolTip(stderrText);
+}
+
+bool NumericsPanel::loadJson(const QByteArray& json) {
+    QString error;
+    std::optional<NumericsReport> r = NumericsReport::parse(json, &error);
+    if (!r) {
+        m_status->setText(tr("Cannot read compare's output: %1").arg(error));
+        return false;
+    }
+    QStringList outs;
+    for (const NumericsReport::Output& o : r->outputs)
+        outs << tr("output %1 on %2: %3%4").arg(o.index).arg(o.backend, errText(o.relErr), o.ok ? QString() : tr(" (differs)"));
+    QString summary = outs.join(QStringLiteral("; "));
+    if (!r->firstDivergentNode.isEmpty())
+        summary += QStringLiteral("\n") + tr("First divergent node: %1 on %2 (rel_err %3)")
+                                              .arg(r->firstDivergentNode, r->firstDivergentBackend, errText(r->firstDivergentRelErr));
+    m_summary->setText(summary);
+    const int differ = static_cast<int>(std::count_if(r->rows.begin(), r->rows.end(), [](const auto& row) { return !row.ok(); }));
+    if (r->rows.empty())
+        m_status->setText(r->ok ? tr("All outputs agree (this fxray reports no per-node errors).") : tr("Outputs differ."));
+    else
+        m_status->setText((r->ok ? tr("Backends agree.") : tr("Backends differ.")) + QLatin1Char(' ') +
+                          tr("%n node(s) compared", nullptr, static_cast<int>(r->rows.size())) + QStringLiteral(", ") +
+                          tr("%n differ(s)", nullptr, differ));
+    const QHash<QString, double> worst = r->worstByNode();
+    m_model->setReport(std::move(r));
+    m_view->resizeColumnsToContents();
+    if (m_doc) m_doc->setNodeErrors(worst);
+    // Show the heat map: that is what the comparison is for.
+    if (QAction* heat = window()->findChild<QAction*>(QStringLiteral("actionColourNumerics")); heat && !heat->isChecked()) heat->trigger();
+    followSelection();
+    return true;
+}
+
+void NumericsPanel::followSelection() {
+    if (!m_doc || m_doc->selection().isEmpty()) return;
+    const int row = m_model->rowOf(m_doc->selection().first());
+    if (row < 0) return;
+    const QModelIndex idx = m_proxy->mapFromSource(m_model->index(row, 0));
+    m_syncing = true;
+    m_view->selectRow(idx.row());
+    m_view->scrollTo(idx);
+    m_syncing = false;
+}
+
+} // namespace fxray::views
