@@ -209,8 +209,21 @@ Expected<NvrtcOutput> nvrtcCompile(const std::string& source, const std::string&
         return makeError("NVRTC: cannot create program " + name + ": " + n.nvrtcGetErrorString(r));
     std::string archOpt = "--gpu-architecture=" + arch;
     // No fast math: the numerics must match the CPU's libm to the corpus tolerances.
-    const char* opts[] = {archOpt.c_str(), "--std=c++17", "-default-device", "--fmad=true"};
-    nvrtcResult cr = n.nvrtcCompileProgram(prog, 4, opts);
+    std::vector<const char*> opts = {archOpt.c_str(), "--std=c++17", "-default-device", "--fmad=true"};
+    // FXRAY_NVRTC_OPTS: extra options, space-separated (experiments such as --split-compile=0).
+    static const std::vector<std::string> extra = [] {
+        std::vector<std::string> r;
+        std::string e = envOr("FXRAY_NVRTC_OPTS");
+        for (size_t i = 0; i < e.size();) {
+            size_t j = e.find(' ', i);
+            if (j == std::string::npos) j = e.size();
+            if (j > i) r.push_back(e.substr(i, j - i));
+            i = j + 1;
+        }
+        return r;
+    }();
+    for (const auto& o : extra) opts.push_back(o.c_str());
+    nvrtcResult cr = n.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
     NvrtcOutput out;
     size_t logSize = 0;
     n.nvrtcGetProgramLogSize(prog, &logSize);

@@ -5,9 +5,13 @@
 /// cuda`, the tests and the benchmarks can use it in place of the reference executor.
 ///
 /// Generated kernels run on the device; GEMMs (mm, addmm, bmm) run through cuBLAS with TF32
-/// off; cat runs as strided device copies. Everything else (convolution, ops without a
-/// lowering, subgraph ops) runs on the host through the reference kernel: an explicit,
-/// reported fallback (inputs copied down, the result copied back up).
+/// off; cat runs as strided device copies; convolution (forward and backward), training batch
+/// norm (and backward), max pooling with indices (and backward), embedding_dense_backward and
+/// index_add run as built-in device kernels (builtin_kernels.h). Everything else (ops without a
+/// lowering, subgraph ops, index_put, instances the built-ins do not handle) runs on the
+/// host through the reference kernel: an explicit, reported fallback (inputs copied down, the
+/// result copied back up). Random ops (randperm, ...) are such fallbacks on purpose: PyTorch's
+/// CUDA generator is not reproduced, so their values are host-generated or pinned in tests.
 #include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/scheduler.h"
@@ -29,6 +33,8 @@ struct CompileOptions {
 /// Where compile time went.
 struct CompileStats {
     double lowerMs = 0, scheduleMs = 0, codegenMs = 0, nvrtcMs = 0, loadMs = 0, totalMs = 0;
+    /// The built-in kernels' module, compiled once per process (0 when already loaded).
+    double builtinMs = 0;
 };
 
 /// Generated source and NVRTC output of a graph without running it (no device needed: PTX for
@@ -52,9 +58,16 @@ struct RunOptions {
 
 /// What one run did besides computing outputs.
 struct RunStats {
-    size_t kernelLaunches = 0, gemms = 0, deviceCopies = 0;
+    size_t kernelLaunches = 0, gemms = 0, deviceCopies = 0, deviceExterns = 0;
     /// Ops run on the host ("aten.convolution.default" -> count), fallbacks and externs alike.
     std::map<std::string, int> hostOps;
+};
+
+/// Repeated runs on device-resident inputs (CompiledGraph::benchmark).
+struct BenchStats {
+    double medianMs = 0, minMs = 0, maxMs = 0;
+    int iters = 0;
+    RunStats run;  ///< of one run
 };
 
 /// A graph compiled for the GPU.
@@ -70,6 +83,15 @@ public:
     Expected<std::vector<Value>> run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
                                      uint64_t seed = 0, const RunOptions& ro = {}, RunStats* stats = nullptr) const;
 
+    /// Times runs without the transfers: inputs uploaded once, every value kept on the device,
+    /// kernels queued back to back (no per-step synchronisation); each of `iters` timed runs
+    /// (after `warmup` untimed ones) ends with one context synchronise. Host fallbacks, if the
+    /// graph has any, still copy their operands and so are part of the time.
+    Expected<BenchStats> benchmark(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
+                                   int iters = 20, int warmup = 3, uint64_t seed = 0) const;
+
+    const Graph& graph() const { return *m_graph; }
+    const std::vector<CUfunction>& functions() const { return m_functions; }
     const Program& program() const { return m_program; }
     const CudaSource& source() const { return m_source; }
     const CompileStats& stats() const { return m_stats; }

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -137,6 +138,11 @@ public:
             plan.mode = LaunchPlan::Mode::Pointwise;
             plan.work = total;
             plan.threads = 256;
+            if (vectorizable()) {
+                m_vecVar = static_cast<int>(K.sizes.size()) - 1;
+                plan.work = total / 4;
+                plan.vector = 4;
+            }
         } else if (inner <= kWarpReduceMax) {
             plan.mode = LaunchPlan::Mode::WarpReduce;
             plan.work = outer;
@@ -155,7 +161,9 @@ public:
         body << "], nodes:";
         for (const auto& n : K.nodes) body << " " << n;
         body << "\n";
-        if (!m_reduction) {
+        if (!m_reduction && m_vecVar >= 0) {
+            emitVectorLoop(total);
+        } else if (!m_reduction) {
             body << "    for (i64 q = (i64)blockIdx.x * blockDim.x + threadIdx.x; q < " << i64lit(total)
                  << "; q += (i64)gridDim.x * blockDim.x) {\n";
             m_indent = 2;
@@ -215,6 +223,138 @@ public:
     }
 
 private:
+    // ----- float4 pointwise kernels ------------------------------------------------------------
+    // Each thread computes 4 neighbouring points of the innermost dim (4 lanes, emitted one after
+    // the other); fp32 loads and stores that are contiguous along that dim and 16-byte aligned
+    // (the index is 4*q + lane plus multiples of 4: allocations are 512-byte aligned) become one
+    // float4 access, everything else stays a scalar access per lane.
+
+    static bool mentionsVar(const Index& i, int var) {
+        for (const auto& [coef, at] : i->terms) {
+            (void)coef;
+            if (at.kind == IndexAtom::Kind::Value) return true;  // data-dependent: assume it does
+            if (at.kind == IndexAtom::Kind::Var && at.var == var && at.extent > 1) return true;
+            if ((at.kind == IndexAtom::Kind::FloorDiv || at.kind == IndexAtom::Kind::Mod) && mentionsVar(at.arg, var)) return true;
+        }
+        return false;
+    }
+
+    /// index = 4k + var (var the innermost loop variable, coefficient 1), k free of var.
+    bool vecIndex(const Index& i, int var) const {
+        if (i->c % 4 != 0) return false;
+        int unit = 0;
+        for (const auto& [coef, at] : i->terms) {
+            if (at.kind == IndexAtom::Kind::Var && at.var == var) {
+                if (coef != 1) return false;
+                ++unit;
+                continue;
+            }
+            if (at.kind == IndexAtom::Kind::Value || coef % 4 != 0) return false;
+            if ((at.kind == IndexAtom::Kind::FloorDiv || at.kind == IndexAtom::Kind::Mod) && mentionsVar(at.arg, var)) return false;
+        }
+        return unit == 1;
+    }
+
+    template <typename F> static void visitLoads(const ExprP& e, F&& f) {
+        if (!e) return;
+        if (e->op == Op::Load) f(*e);
+        for (const auto& a : e->args) visitLoads(a, f);
+        if (e->index)
+            for (const auto& [coef, at] : e->index->terms) {
+                (void)coef;
+                if (at.kind == IndexAtom::Kind::Value) visitLoads(at.value, f);
+            }
+    }
+
+    bool vectorizable() const {
+        static const bool off = [] {
+            const char* v = std::getenv("FXRAY_CUDA_VEC");
+            return v && std::string(v) == "0";
+        }();
+        if (off || K.sizes.empty() || K.phases.size() != 1 || K.phases[0].inner) return false;
+        const int var = static_cast<int>(K.sizes.size()) - 1;
+        const int64_t inner = K.sizes.back();
+        if (inner < 4 || inner % 4 != 0) return false;
+        std::vector<bool> loaded(K.args.size(), false);
+        int vec = 0;
+        for (const auto& st : K.phases[0].stmts) {
+            visitLoads(st.value, [&](const Expr& e) {
+                loaded[static_cast<size_t>(e.buf)] = true;
+                vec += e.bufType == DType::Float32 && vecIndex(e.index, var);
+            });
+            if (st.kind == Stmt::Kind::Store) {
+                visitLoads(eindex(st.index), [&](const Expr& e) { loaded[static_cast<size_t>(e.buf)] = true; });
+                vec += K.args[static_cast<size_t>(st.buf)].dtype == DType::Float32 && vecIndex(st.index, var);
+            }
+        }
+        // Stores are delayed to the end of the 4 lanes: a buffer read back in the kernel would
+        // see stale values.
+        for (size_t a = 0; a < K.args.size(); ++a)
+            if (K.args[a].written && loaded[a]) return false;
+        return vec > 0;
+    }
+
+    void emitVectorLoop(int64_t total) {
+        const std::string v = "x" + std::to_string(m_vecVar);
+        body << "    for (i64 q = (i64)blockIdx.x * blockDim.x + threadIdx.x; q < " << i64lit(total / 4)
+             << "; q += (i64)gridDim.x * blockDim.x) {\n";
+        m_indent = 2;
+        m_quad = true;
+        decompose("q", [](size_t) { return true; });
+        m_quad = false;
+        for (int j = 0; j < 4; ++j) line("const i64 " + v + "_" + std::to_string(j) + " = " + v + " * 4LL + " + std::to_string(j) + "LL;");
+        declareLocals();
+        struct VecStore {
+            int buf;
+            Index index;
+            std::string vals[4];
+        };
+        std::vector<VecStore> stores;
+        const auto& stmts = K.phases[0].stmts;
+        for (int j = 0; j < 4; ++j) {
+            m_lane = j;
+            memo.clear();
+            size_t vs = 0;
+            for (const auto& st : stmts) {
+                if (st.kind == Stmt::Kind::Store && K.args[static_cast<size_t>(st.buf)].dtype == DType::Float32 &&
+                    vecIndex(st.index, m_vecVar)) {
+                    std::string val = ex(st.value);
+                    if (j == 0) stores.push_back(VecStore{st.buf, st.index, {}});
+                    stores[vs++].vals[j] = val;
+                    continue;
+                }
+                runStmts({st}, false, false);
+            }
+        }
+        m_lane = 0;
+        for (const auto& s : stores) {
+            std::string w = "w" + std::to_string(m_tmp++);
+            line("float4 " + w + ";");
+            line(w + ".x = " + s.vals[0] + "; " + w + ".y = " + s.vals[1] + "; " + w + ".z = " + s.vals[2] + "; " + w + ".w = " + s.vals[3] + ";");
+            line("*reinterpret_cast<float4*>(a" + std::to_string(s.buf) + " + (" + idx(s.index) + ")) = " + w + ";");
+        }
+        m_lane = -1;
+        body << "    }\n}\n";
+    }
+
+    /// A Load in a vector kernel: a component of a float4 loaded in lane 0, or a scalar load.
+    std::string vecLoad(const Expr& e) {
+        static const char* comp[] = {"x", "y", "z", "w"};
+        if (e.bufType != DType::Float32 || !vecIndex(e.index, m_vecVar)) return load(e.buf, e.bufType, e.index);
+        auto it = m_vecLoads.find(&e);
+        if (it == m_vecLoads.end()) {
+            const int lane = m_lane;
+            m_lane = 0;
+            std::string base = idx(e.index);
+            m_lane = lane;
+            std::string r = "f" + std::to_string(m_tmp++);
+            // Declared before lane 0's statements use it; later lanes read their component.
+            line("const float4 " + r + " = *reinterpret_cast<const float4*>(a" + std::to_string(e.buf) + " + (" + base + "));");
+            it = m_vecLoads.emplace(&e, r).first;
+        }
+        return it->second + "." + comp[m_lane];
+    }
+
     void line(const std::string& s) { body << std::string(static_cast<size_t>(m_indent) * 4, ' ') << s << "\n"; }
 
     /// Splits linear index `q` into the selected dims, innermost fastest.
@@ -227,7 +367,8 @@ private:
         for (size_t i = dims.size(); i-- > 0;) {
             size_t d = dims[i];
             std::string v = "x" + std::to_string(d);
-            if (K.sizes[d] == 1) {
+            const int64_t size = m_quad && static_cast<int>(d) == m_vecVar ? K.sizes[d] / 4 : K.sizes[d];
+            if (size == 1) {
                 line("const i64 " + v + " = 0;");
                 continue;
             }
@@ -235,9 +376,9 @@ private:
                 line("const i64 " + v + " = " + rest + ";");
                 continue;
             }
-            line("const i64 " + v + " = " + rest + " % " + i64lit(K.sizes[d]) + ";");
+            line("const i64 " + v + " = " + rest + " % " + i64lit(size) + ";");
             std::string next = "t" + q + std::to_string(i);
-            line("const i64 " + next + " = " + rest + " / " + i64lit(K.sizes[d]) + ";");
+            line("const i64 " + next + " = " + rest + " / " + i64lit(size) + ";");
             rest = next;
         }
         for (size_t d : dims) body << std::string(static_cast<size_t>(m_indent) * 4, ' ') << "(void)x" << d << ";\n";
@@ -284,8 +425,8 @@ private:
         return a;
     }
 
-    void runStmts(const std::vector<Stmt>& stmts, bool scalarOfReduction) {
-        memo.clear();
+    void runStmts(const std::vector<Stmt>& stmts, bool scalarOfReduction, bool fresh = true) {
+        if (fresh) memo.clear();
         const char* guard = m_block ? "if (threadIdx.x == 0) " : "if (lane == 0) ";
         for (const auto& st : stmts) {
             switch (st.kind) {
@@ -329,7 +470,10 @@ private:
         for (const auto& [coef, at] : i->terms) {
             std::string a;
             switch (at.kind) {
-            case IndexAtom::Kind::Var: a = at.extent == 1 ? "0LL" : "x" + std::to_string(at.var); break;
+            case IndexAtom::Kind::Var:
+                a = at.extent == 1 ? "0LL"
+                  : "x" + std::to_string(at.var) + (m_lane >= 0 && at.var == m_vecVar ? "_" + std::to_string(m_lane) : "");
+                break;
             case IndexAtom::Kind::FloorDiv: a = "((" + idx(at.arg) + ") / " + i64lit(at.divisor) + ")"; break;
             case IndexAtom::Kind::Mod: a = "((" + idx(at.arg) + ") % " + i64lit(at.divisor) + ")"; break;
             case IndexAtom::Kind::Value: a = ex(at.value); break;
@@ -393,7 +537,7 @@ private:
             if (fp) return fplit(e->c, t);
             if (bl) return e->ic ? "true" : "false";
             return i64lit(e->ic);
-        case Op::Load: return load(e->buf, e->bufType, e->index);
+        case Op::Load: return m_lane >= 0 ? vecLoad(*e) : load(e->buf, e->bufType, e->index);
         case Op::IndexValue: return idx(e->index);
         case Op::AccRef: return "acc" + std::to_string(e->ref);
         case Op::LetRef: return "let" + std::to_string(e->ref);
@@ -466,6 +610,10 @@ private:
     int m_indent = 1;
     int m_tmp = 0;
     bool m_reduction = false, m_block = false;
+    int m_vecVar = -1;  ///< float4 kernels: the innermost loop variable
+    int m_lane = -1;    ///< float4 kernels: the lane being emitted (-1 outside the lanes)
+    bool m_quad = false;
+    std::map<const Expr*, std::string> m_vecLoads;
     std::map<const Expr*, std::string> memo;
     std::string m_error;
 };

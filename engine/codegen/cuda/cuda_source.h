@@ -4,7 +4,10 @@
 ///
 /// Launch shapes (why they are what they are):
 /// - Pointwise: a grid-stride loop over all points; the innermost dim varies fastest across
-///   threadIdx.x so that neighbouring threads touch neighbouring elements (coalesced).
+///   threadIdx.x so that neighbouring threads touch neighbouring elements (coalesced). When the
+///   innermost size is a multiple of 4 and some fp32 access is contiguous along it, each thread
+///   takes 4 neighbouring points and those accesses become 16-byte float4 loads/stores (the
+///   others stay scalar); FXRAY_CUDA_VEC=0 turns this off.
 /// - Reductions with at most kWarpReduceMax points per row: one warp per outer point (several
 ///   rows per block), lanes stride over the row, butterfly shuffles leave the result in every
 ///   lane (no shared memory, no block barriers).
@@ -31,6 +34,7 @@ struct LaunchPlan {
     int64_t work = 0;    ///< points (pointwise) or outer points (reductions)
     int threads = 256;   ///< threads per block
     int rowsPerBlock = 1;///< WarpReduce: warps per block
+    int vector = 1;      ///< Pointwise: points per thread (4: float4 accesses, work = points / 4)
 };
 
 struct CudaSource {

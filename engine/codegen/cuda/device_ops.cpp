@@ -1,5 +1,7 @@
 #include "codegen/cuda/device_ops.h"
 
+#include "codegen/cuda/builtin_kernels.h"
+
 #include <map>
 #include <mutex>
 
@@ -103,61 +105,15 @@ int64_t storageSpan(const TensorMeta& m) {
     return span;
 }
 
-// ----- built-in kernels ------------------------------------------------------------------------
+// ----- strided copy ----------------------------------------------------------------------------
 
 namespace {
 
-const char* kBuiltinSource = R"(
-typedef long long i64;
-struct FxCopyArgs { i64 n, ndim, elem, soff, doff; i64 size[8], sst[8], dst[8]; };
-extern "C" __global__ void fx_strided_copy(const unsigned char* src, unsigned char* dst, FxCopyArgs a) {
-    for (i64 q = (i64)blockIdx.x * blockDim.x + threadIdx.x; q < a.n; q += (i64)gridDim.x * blockDim.x) {
-        i64 rest = q, so = a.soff, dof = a.doff;
-        for (int d = (int)a.ndim - 1; d >= 0; --d) {
-            i64 c = rest % a.size[d];
-            rest /= a.size[d];
-            so += c * a.sst[d];
-            dof += c * a.dst[d];
-        }
-        switch (a.elem) {
-        case 1: dst[dof] = src[so]; break;
-        case 2: ((unsigned short*)dst)[dof] = ((const unsigned short*)src)[so]; break;
-        case 4: ((unsigned int*)dst)[dof] = ((const unsigned int*)src)[so]; break;
-        default: ((unsigned long long*)dst)[dof] = ((const unsigned long long*)src)[so]; break;
-        }
-    }
-}
-)";
-
+/// Mirrors FxCopyArgs in builtin_kernels.cpp.
 struct CopyArgs {
     int64_t n, ndim, elem, soff, doff;
     int64_t size[8], sst[8], dst[8];
 };
-
-Expected<CUfunction> copyFunction() {
-    static std::mutex mu;
-    static CUfunction fn = nullptr;
-    static std::string err;
-    std::lock_guard<std::mutex> g(mu);
-    if (fn) return fn;
-    if (!err.empty()) return makeError(err);
-    auto out = nvrtcCompile(kBuiltinSource, "fxray_builtin", targetArch());
-    if (!out.ok()) {
-        err = out.error().message;
-        return out.error();
-    }
-    const CudaRuntime& rt = runtime();
-    CUmodule mod = nullptr;
-    if (Status s = check(rt.cu.cuModuleLoadData(&mod, out->image.data()), "loading the built-in copy kernel"); !s.ok()) {
-        err = s.error().message;
-        return s.error();
-    }
-    if (Status s = check(rt.cu.cuModuleGetFunction(&fn, mod, "fx_strided_copy"), "fx_strided_copy"); !s.ok()) {
-        err = s.error().message;
-        return s.error();
-    }
-    return fn;
-}
 
 } // namespace
 
@@ -166,7 +122,7 @@ Status stridedCopy(const DeviceView& src, const DeviceView& dst) {
     if (d.shape.size() > 8) return makeError("strided copy of a tensor with more than 8 dims");
     int64_t n = d.numel();
     if (n == 0) return Status::success();
-    auto fn = copyFunction();
+    auto fn = builtinFunction("fx_strided_copy");
     if (!fn.ok()) return fn.error();
     CopyArgs a{};
     a.n = n;
@@ -186,12 +142,9 @@ Status stridedCopy(const DeviceView& src, const DeviceView& dst) {
             a.sst[i] = src.meta.shape[j] == 1 ? 0 : src.meta.strides[j];
         }
     }
-    const CudaRuntime& rt = runtime();
     CUdeviceptr s = src.base, t = dst.base;
     void* params[] = {&s, &t, &a};
-    int64_t blocks = std::min<int64_t>((n + 255) / 256, std::max(1, rt.smCount) * 32);
-    return check(rt.cu.cuLaunchKernel(*fn, static_cast<unsigned>(blocks), 1, 1, 256, 1, 1, 0, nullptr, params, nullptr),
-                 "launching fx_strided_copy");
+    return launchBuiltin(*fn, n, params, "fx_strided_copy");
 }
 
 bool gemmSupports(DType t) {

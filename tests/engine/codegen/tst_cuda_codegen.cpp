@@ -3,6 +3,7 @@
 // with no device. The no-device path must report plainly, never crash.
 #include "test_util.h"
 
+#include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
@@ -77,6 +78,23 @@ private slots:
         auto c = cg::cuda::CompiledGraph::compile(*g, *in);
         QVERIFY(!c.ok());
         QVERIFY2(c.error().message.find("no CUDA device") != std::string::npos, c.error().message.c_str());
+    }
+
+    void builtin_kernels_compile_to_ptx() {
+        // The hand-written device ops (strided copy, convolution and its backward, the
+        // atomic scatter-adds, batch norm, max pooling) compile for sm_80 PTX, with an entry
+        // for every launcher.
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto out = cg::cuda::nvrtcCompile(cg::cuda::builtinSource(), "fxray_builtin", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const char* fn : {"fx_strided_copy", "fx_conv_fwd_f32", "fx_conv_fwd_f64", "fx_conv_bwd_input_f32",
+                               "fx_conv_bwd_weight_f32", "fx_conv_bwd_bias_f32", "fx_embedding_bwd_f32", "fx_index_add_f32",
+                               "fx_index_add_f64", "fx_bn_train_f32", "fx_bn_bwd_f32", "fx_maxpool2d_f32", "fx_maxpool2d_bwd_f32"})
+            QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        // fp32 scatter-adds are atomics (rows sharing an index collide), not plain stores.
+        QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
+                out->image.find("red.global.add.f32") != std::string::npos);
     }
 
     void corpus_graphs_compile_to_ptx() {

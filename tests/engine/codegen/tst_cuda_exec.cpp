@@ -46,9 +46,9 @@ private slots:
         QVERIFY(compared > 0);
         std::string host;
         for (const auto& [op, n] : info.run.hostOps) host += " " + op + " x" + std::to_string(n);
-        qInfo("RESULT %s/%s ok max_rel_err %.3g | %zu kernels, %zu launches, %zu gemms | compile %.0f ms (nvrtc %.0f) run %.1f ms | host:%s",
+        qInfo("RESULT %s/%s ok max_rel_err %.3g | %zu kernels, %zu launches, %zu gemms, %zu device externs | compile %.0f ms (nvrtc %.0f) run %.1f ms | host:%s",
               qPrintable(model), qPrintable(stage), worst, info.kernels, info.run.kernelLaunches, info.run.gemms,
-              info.compile.totalMs, info.compile.nvrtcMs, res->ms, host.empty() ? " none" : host.c_str());
+              info.run.deviceExterns, info.compile.totalMs, info.compile.nvrtcMs, res->ms, host.empty() ? " none" : host.c_str());
     }
 };
 
