@@ -74,7 +74,8 @@ inline Anchor runAnchor(const std::filesystem::path& corpus, const std::string& 
         return a;
     }
     int st = 0;
-    std::string out = runCapture(quote(a.python) + " " + quote(script) + " --json --corpus " + quote(corpus.string()) +
+    // The anchor gets the environment PyTorch would normally see, not this bench's GEMM settings.
+    std::string out = runCapture("env -u OPENBLAS_NUM_THREADS " + quote(a.python) + " " + quote(script) + " --json --corpus " + quote(corpus.string()) +
                                      " " + args + " 2>/dev/null",
                                  st);
     auto j = nlohmann::json::parse(out, nullptr, false);

@@ -19,7 +19,8 @@ Conventions shared with fxray's benches (so both sides time the same work):
 - inputs are laid out with the strides annotated on the placeholders (as fxray does);
 - lifted tensor constants (`self._tensor_constant0`, printed without their values) are zeros
   of the annotated shape: they are tiny and do not change the time;
-- on the GPU every timed run ends with a synchronize; the median of the timed runs is reported;
+- on the GPU every timed run ends with a synchronize; the best of three medians is reported
+  (bench_cpu_backend times fxray the same way; bench_cuda reports one median of 50 runs);
 - Inductor's compile time is the first call's wall time with a fresh cache folder (cold).
 """
 import argparse
@@ -105,7 +106,12 @@ def load_inputs(torch, np, src, folder, device):
     return out
 
 
-def time_runs(torch, fn, device, min_runs=5, budget_s=0.5, max_runs=50):
+def time_runs(torch, fn, device, rounds=3):
+    """The best of `rounds` medians: a round disturbed by the rest of the machine is dropped."""
+    return min(median_run(torch, fn, device) for _ in range(rounds))
+
+
+def median_run(torch, fn, device, min_runs=5, budget_s=0.3, max_runs=50):
     def once():
         t0 = time.perf_counter()
         fn()
@@ -132,6 +138,10 @@ def main():
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     modes = args.modes.split(",")
+    if args.device == "cpu":
+        # libgomp's spinning workers and OpenBLAS's own threads oversubscribe a small machine and
+        # made single runs 40x slower at random; passive waiting gives PyTorch its steady best.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if "inductor" in modes:
         # Cold compiles: a fresh cache folder, before torch is imported.
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="fxray-anchor-inductor-")
