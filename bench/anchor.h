@@ -47,6 +47,39 @@ inline std::string quote(const std::string& s) {
     return q + "'";
 }
 
+/// Merges what one run of the anchor script printed (status: its exit status) into a: its rows,
+/// or in a.problem why there are none.
+inline void parseAnchorOutput(const std::string& out, int status, Anchor& a) {
+    auto j = nlohmann::json::parse(out, nullptr, false);
+    if (j.is_discarded()) {
+        // Something (a library's notice) printed before the array: parse from its first line.
+        size_t at = out.rfind("\n[\n");
+        if (at != std::string::npos) j = nlohmann::json::parse(out.substr(at + 1), nullptr, false);
+    }
+    if (j.is_object()) {
+        a.problem = j.value("error", std::string("anchor failed"));
+        return;
+    }
+    if (!j.is_array()) {
+        a.problem = "anchor printed no JSON (exit status " + std::to_string(status) + ")";
+        return;
+    }
+    auto num = [](const nlohmann::json& r, const char* key) -> std::optional<double> {
+        auto it = r.find(key);
+        if (it != r.end() && it->is_number()) return it->get<double>();
+        return std::nullopt;
+    };
+    for (const auto& r : j) {
+        if (!r.is_object() || !r.contains("graph") || !r["graph"].is_string()) continue;
+        AnchorRow row;
+        row.eagerMs = num(r, "eager_ms");
+        row.inductorMs = num(r, "inductor_ms");
+        row.inductorCompileS = num(r, "inductor_compile_s");
+        if (r.contains("error") && r["error"].is_string()) row.error = r["error"].get<std::string>();
+        a.rows[r["graph"].get<std::string>()] = row;
+    }
+}
+
 /// Runs the anchor script; `args` are appended (e.g. "--device cpu --threads 2").
 inline Anchor runAnchor(const std::filesystem::path& corpus, const std::string& args) {
     Anchor a;
@@ -75,30 +108,10 @@ inline Anchor runAnchor(const std::filesystem::path& corpus, const std::string& 
     }
     int st = 0;
     // The anchor gets the environment PyTorch would normally see, not this bench's GEMM settings.
-    std::string out = runCapture("env -u OPENBLAS_NUM_THREADS " + quote(a.python) + " " + quote(script) + " --json --corpus " + quote(corpus.string()) +
-                                     " " + args + " 2>/dev/null",
+    std::string out = runCapture("env -u OPENBLAS_NUM_THREADS " + quote(a.python) + " " + quote(script) +
+                                     " --json --corpus " + quote(corpus.string()) + " " + args + " 2>/dev/null",
                                  st);
-    auto j = nlohmann::json::parse(out, nullptr, false);
-    if (j.is_object() && j.contains("error")) {
-        a.problem = j["error"].get<std::string>();
-        return a;
-    }
-    if (!j.is_array()) {
-        a.problem = "anchor printed no JSON (exit status " + std::to_string(st) + ")";
-        return a;
-    }
-    auto num = [](const nlohmann::json& v) -> std::optional<double> {
-        if (v.is_number()) return v.get<double>();
-        return std::nullopt;
-    };
-    for (const auto& r : j) {
-        AnchorRow row;
-        row.eagerMs = num(r.value("eager_ms", nlohmann::json()));
-        row.inductorMs = num(r.value("inductor_ms", nlohmann::json()));
-        row.inductorCompileS = num(r.value("inductor_compile_s", nlohmann::json()));
-        if (r.contains("error") && r["error"].is_string()) row.error = r["error"].get<std::string>();
-        a.rows[r.value("graph", std::string())] = row;
-    }
+    parseAnchorOutput(out, st, a);
     return a;
 }
 

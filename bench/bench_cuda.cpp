@@ -20,6 +20,7 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/recorded_pins.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,40 +52,6 @@ std::string envOr(const char* var, const std::string& dflt) {
     return v && *v ? std::string(v) : dflt;
 }
 
-/// Nodes computed from a random op (dropout with p == 0 is deterministic): the same rule as the
-/// corpus tests (tests/test_util.h), so that both pin the same values.
-std::set<std::string> randomDerived(const Graph& g) {
-    std::set<const Node*> tainted;
-    for (const auto& n : g.nodes()) {
-        bool random = n->op() && n->op()->category == OpCategory::Random;
-        if (random && n->target().find("dropout") != std::string::npos && n->args.size() > 1 && n->args[1].isNumber() &&
-            (n->args[1].kind == Argument::Kind::Float ? n->args[1].f : double(n->args[1].i)) == 0.0)
-            random = false;
-        for (Node* in : n->inputNodes()) random = random || tainted.count(in);
-        if (random) tainted.insert(n.get());
-    }
-    std::set<std::string> names;
-    for (auto* n : tainted) names.insert(n->name());
-    return names;
-}
-
-/// Random-derived values pinned to what the forward graph recorded (PyTorch's CUDA generator is
-/// not reproduced).
-std::map<std::string, Value> randomPins(const Graph& g, const fs::path& num) {
-    std::map<std::string, Value> pins;
-    auto tainted = randomDerived(g);
-    if (tainted.empty()) return pins;
-    auto fw = loadFile(num / "forward.py");
-    if (!fw.ok()) return pins;
-    auto outs = fw->graphs[0].graph->outputs();
-    auto vals = readNpyFolder(num / "forward" / "outputs", outs.size());
-    if (!vals.ok()) return pins;
-    for (size_t i = 0; i < outs.size(); ++i)
-        if (outs[i].isNode() && tainted.count(outs[i].node->name()) && (*vals)[i].isTensor())
-            pins[outs[i].node->name()] = (*vals)[i];
-    return pins;
-}
-
 /// One recorded run: the graph, its inputs laid out as annotated, the random pins.
 struct Case {
     std::unique_ptr<LoadedFile> file;
@@ -112,7 +79,7 @@ Case loadCase(const fs::path& corpus, const std::string& model, const std::strin
     for (size_t i = 0; i < inputs->size(); ++i)
         if ((*inputs)[i].isTensor()) (*inputs)[i].t = withAnnotatedStrides((*inputs)[i].t, *phs[i]);
     c.inputs = std::move(inputs).value();
-    c.pins = randomPins(g, num);
+    c.pins = recordedRandomPins(g, num).value_or(std::map<std::string, Value>{});
     return c;
 }
 
@@ -151,10 +118,7 @@ struct Row {
     std::string anchorError;
 };
 
-struct Anchor {
-    std::map<std::string, Row> rows;  ///< by graph: the PyTorch columns
-    std::string problem;              ///< why there are none
-};
+using fxbench::Anchor;
 
 fs::path findAnchor(const std::string& argv0, const std::string& flag) {
     if (!flag.empty()) return flag;
@@ -172,11 +136,6 @@ fs::path findAnchor(const std::string& argv0, const std::string& flag) {
 #endif
 }
 
-double num(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : NAN;
-}
-
 /// One anchor process for `models`, bounded by `timeoutS`; its rows are merged into a.
 void runAnchorOnce(Anchor& a, const fs::path& script, const fs::path& corpus, const std::string& models, int timeoutS) {
     std::string cmd = "timeout " + std::to_string(timeoutS) + " " + envOr("FXRAY_PYTHON", "python3") + " " +
@@ -184,34 +143,8 @@ void runAnchorOnce(Anchor& a, const fs::path& script, const fs::path& corpus, co
                       quote(corpus.string()) + " --models " + quote(models) + " 2>/dev/null";
     int rc = 0;
     std::string out = fxbench::runCapture(cmd, rc);
-    auto j = nlohmann::json::parse(out, nullptr, false);
-    if (j.is_discarded()) {
-        // Something (a library's notice) printed before the array: parse from its first line.
-        size_t at = out.rfind("\n[\n");
-        if (at != std::string::npos) j = nlohmann::json::parse(out.substr(at + 1), nullptr, false);
-    }
-    if (j.is_discarded()) {
-        a.problem = "anchor printed no JSON for " + models + " (exit status " + std::to_string(rc) +
-                    (WIFEXITED(rc) && WEXITSTATUS(rc) == 124 ? ", timed out" : "") + ")";
-        return;
-    }
-    if (j.is_object()) {
-        a.problem = j.value("error", std::string("anchor failed"));
-        return;
-    }
-    if (!j.is_array()) {
-        a.problem = "anchor printed unexpected JSON";
-        return;
-    }
-    for (const auto& r : j) {
-        if (!r.is_object() || !r.contains("graph") || !r["graph"].is_string()) continue;
-        Row row;
-        row.eagerMs = num(r, "eager_ms");
-        row.inductorMs = num(r, "inductor_ms");
-        row.inductorCompileS = num(r, "inductor_compile_s");
-        if (r.contains("error") && r["error"].is_string()) row.anchorError = r["error"].get<std::string>();
-        a.rows[r["graph"].get<std::string>()] = row;
-    }
+    fxbench::parseAnchorOutput(out, rc, a);
+    if (!a.problem.empty() && WIFEXITED(rc) && WEXITSTATUS(rc) == 124) a.problem += " for " + models + ", timed out";
 }
 
 /// The anchor one model at a time (Inductor's cold compiles take seconds to minutes each), so
@@ -347,10 +280,10 @@ int main(int argc, char** argv) {
     else anchor = runAnchor(findAnchor(argv[0], anchorFlag), corpus, order);
     for (auto& r : rows)
         if (auto it = anchor.rows.find(r.graph); it != anchor.rows.end()) {
-            r.eagerMs = it->second.eagerMs;
-            r.inductorMs = it->second.inductorMs;
-            r.inductorCompileS = it->second.inductorCompileS;
-            r.anchorError = it->second.anchorError;
+            r.eagerMs = it->second.eagerMs.value_or(NAN);
+            r.inductorMs = it->second.inductorMs.value_or(NAN);
+            r.inductorCompileS = it->second.inductorCompileS.value_or(NAN);
+            r.anchorError = it->second.error;
         }
 
     std::printf("\n%-26s %5s %7s %8s %8s %9s %9s %9s %9s %8s %8s %8s  %s\n", "graph", "nodes", "kernels", "compile", "cold",

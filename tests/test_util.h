@@ -3,6 +3,7 @@
 #include "exec/compare.h"
 #include "exec/interpreter.h"
 #include "import/loader.h"
+#include "import/recorded_pins.h"
 #include "exec/ops/kernel_util.h"
 
 #include <QString>
@@ -56,42 +57,9 @@ inline fxray::Value run(std::string_view op, std::vector<fxray::Value> args,
     return std::move(r).value();
 }
 
-/// Names of nodes computed from a random op (dropout with p == 0 excluded: it is deterministic).
-inline std::set<std::string> randomDerived(const fxray::Graph& g) {
-    using namespace fxray;
-    std::set<const Node*> tainted;
-    for (const auto& n : g.nodes()) {
-        bool random = n->op() && n->op()->category == OpCategory::Random;
-        if (random && n->target().find("dropout") != std::string::npos && n->args.size() > 1 && n->args[1].isNumber() &&
-            (n->args[1].kind == Argument::Kind::Float ? n->args[1].f : double(n->args[1].i)) == 0.0)
-            random = false;
-        for (Node* in : n->inputNodes()) random = random || tainted.count(in);
-        if (random) tainted.insert(n.get());
-    }
-    std::set<std::string> names;
-    for (auto* n : tainted) names.insert(n->name());
-    return names;
-}
-
-/// PyTorch's CUDA generator is not reproduced: values of `g` derived from random ops are pinned
-/// to what the forward graph in `numericsDir` recorded under the same node name (the values it
-/// saved for the backward). Empty when g uses no randomness; nullopt when forward.py or its
-/// outputs cannot be read.
-inline std::optional<std::map<std::string, fxray::Value>> recordedRandomPins(const fxray::Graph& g,
-                                                                             const std::filesystem::path& numericsDir) {
-    std::map<std::string, fxray::Value> pins;
-    auto tainted = randomDerived(g);
-    if (tainted.empty()) return pins;
-    auto fw = fxray::loadFile(numericsDir / "forward.py");
-    if (!fw.ok()) return std::nullopt;
-    auto fwOuts = fw->graphs[0].graph->outputs();
-    auto fwVals = fxray::readNpyFolder(numericsDir / "forward" / "outputs", fwOuts.size());
-    if (!fwVals.ok()) return std::nullopt;
-    for (size_t i = 0; i < fwOuts.size(); ++i)
-        if (fwOuts[i].isNode() && tainted.count(fwOuts[i].node->name()) && (*fwVals)[i].isTensor())
-            pins[fwOuts[i].node->name()] = (*fwVals)[i];
-    return pins;
-}
+// Random pins of recorded runs (engine/import/recorded_pins.h), under the names tests use.
+using fxray::randomDerived;
+using fxray::recordedRandomPins;
 
 /// Values of a tensor in row-major order.
 inline std::vector<double> values(const fxray::Value& v) { return fxray::kern::toDoubles(v.t); }

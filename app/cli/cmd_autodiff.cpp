@@ -36,14 +36,6 @@ const char* kAutodiffUsage =
     "  --keep-order          keep FILE's input order\n"
     "  --json                print a summary as JSON (with --out, or instead of the graph)\n";
 
-std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string part; std::getline(ss, part, ',');)
-        if (!part.empty()) out.push_back(part);
-    return out;
-}
-
 bool isExportGraph(const Graph& g) {
     for (const Node* p : g.placeholders())
         if (p->name().rfind("p_", 0) == 0 || p->name().rfind("b_", 0) == 0) return true;

@@ -38,14 +38,6 @@ constexpr const char* kUsage =
     "  --json        one JSON object: ok, outputs, node_errors, first_divergent_node, first_divergent, nodes\n"
     "  exit 0 when all outputs and nodes agree, 1 when one differs, 2 on bad input or a backend that cannot run\n";
 
-std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string part; std::getline(ss, part, ',');)
-        if (!part.empty()) out.push_back(part);
-    return out;
-}
-
 struct BackendRun {
     std::string name;
     std::vector<Value> outputs;

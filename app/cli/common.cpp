@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 namespace fxray::cli {
 
@@ -56,6 +57,14 @@ Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, 
     for (size_t i = 0; i < inputs.size(); ++i)
         if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
     return inputs;
+}
+
+std::vector<std::string> splitComma(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string part; std::getline(ss, part, ',');)
+        if (!part.empty()) out.push_back(part);
+    return out;
 }
 
 } // namespace fxray::cli

@@ -14,6 +14,8 @@ namespace fxray::cli {
 
 /// Prints "fxray: <diagnostic>" and returns exit status 2.
 int reportError(std::ostream& err, const Diagnostic& d);
+/// The non-empty parts of a comma-separated list ("ref,cpu" -> {"ref", "cpu"}).
+std::vector<std::string> splitComma(const std::string& s);
 /// "aten.mm.default" -> count, for call nodes (recursing into subgraphs). Methods count as
 /// "method.view", other functions by target.
 std::map<std::string, int> opHistogram(const Graph& g);

@@ -336,4 +336,25 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
     return lg;
 }
 
+Expected<std::vector<Value>> annotatedStaticInputs(const Graph& g, const std::string& backend) {
+    std::vector<Value> r;
+    for (const Node* ph : g.placeholders()) {
+        if (ph->meta.empty()) {
+            Diagnostic d = makeError("input '" + ph->name() + "' has no tensor annotation; give inputs");
+            d.file = g.sourceFile;
+            return d;
+        }
+        TensorMeta m = ph->meta[0];
+        if (m.isSymbolic()) {
+            Diagnostic d = makeError("input '" + ph->name() + "' has a symbolic shape; the " + backend +
+                                     " backend compiles static shapes");
+            d.file = g.sourceFile;
+            return d;
+        }
+        if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
+        r.push_back(Value::ofTensor(Tensor::metaOnly(m)));
+    }
+    return r;
+}
+
 } // namespace fxray::cg

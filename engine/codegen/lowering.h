@@ -94,6 +94,11 @@ struct LoweredGraph {
     std::map<std::string, int> fallbackOps;
 };
 
+/// Meta-only inputs from the placeholders' annotations, for compiling without real inputs.
+/// The compiled backends handle static shapes only: a missing or symbolic annotation is an
+/// error naming the input and `backend` ("CPU", "CUDA").
+Expected<std::vector<Value>> annotatedStaticInputs(const Graph& g, const std::string& backend);
+
 /// Lowers g for inputs with the given metadata (one per placeholder; non-tensor inputs as their
 /// Value). `pinned` names nodes whose value will be supplied at run time (recorded random
 /// results). Shapes and layouts come from the reference executor's meta functions.

@@ -148,23 +148,7 @@ size_t CompiledGraph::externCalls() const {
 }
 
 Expected<std::vector<Value>> CompiledGraph::annotatedInputs(const Graph& g) {
-    std::vector<Value> r;
-    for (const Node* ph : g.placeholders()) {
-        if (ph->meta.empty()) {
-            Diagnostic d = makeError("input '" + ph->name() + "' has no tensor annotation; give inputs");
-            d.file = g.sourceFile;
-            return d;
-        }
-        TensorMeta m = ph->meta[0];
-        if (m.isSymbolic()) {
-            Diagnostic d = makeError("input '" + ph->name() + "' has a symbolic shape; the CPU backend compiles static shapes");
-            d.file = g.sourceFile;
-            return d;
-        }
-        if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
-        r.push_back(Value::ofTensor(Tensor::metaOnly(m)));
-    }
-    return r;
+    return annotatedStaticInputs(g, "CPU");
 }
 
 Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, const std::vector<Value>& inputs,

@@ -13,6 +13,7 @@
 #include "codegen/cpu/extern_attention.h"
 
 #include "codegen/cpu/extern_kernels.h"
+#include "codegen/cpu/extern_util.h"
 #include "exec/ops/attention.h"
 #include "exec/ops/kernel_util.h"
 
@@ -28,28 +29,6 @@ namespace {
 struct Dims {
     int64_t B, H, M, N, K, Kv;
 };
-
-bool floatLike(DType t) { return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16; }
-
-/// Row-major fp32 copy of t (logical order, whatever its layout).
-std::vector<float> f32(const Tensor& t) {
-    std::vector<float> r(static_cast<size_t>(t.numel()));
-    if (t.dtype() == DType::Float32 && t.meta.isContiguous()) {
-        if (!r.empty()) std::memcpy(r.data(), t.data<float>(), r.size() * sizeof(float));
-        return r;
-    }
-    auto d = kern::toDoubles(t);
-    for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<float>(d[i]);
-    return r;
-}
-
-void store(Tensor& out, const std::vector<float>& v) {
-    if (out.dtype() == DType::Float32 && out.meta.isContiguous()) {
-        if (!v.empty()) std::memcpy(out.data<float>(), v.data(), v.size() * sizeof(float));
-        return;
-    }
-    kern::fromDoubles(out, std::vector<double>(v.begin(), v.end()));
-}
 
 std::optional<Dims> dimsOf(const OpArgs& a, size_t q, size_t k, size_t v) {
     for (size_t i : {q, k, v})

@@ -6,6 +6,7 @@
 #include "codegen/cpu/extern_train.h"
 
 #include "codegen/cpu/extern_kernels.h"
+#include "codegen/cpu/extern_util.h"
 #include "exec/ops/kernel_util.h"
 
 #include <cmath>
@@ -16,33 +17,11 @@ namespace fxray::cg::cpu {
 
 namespace {
 
-bool floatLike(DType t) { return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16; }
 bool intLike(DType t) { return t == DType::Int64 || t == DType::Int32; }
-
-/// Row-major fp32 copy of t.
-std::vector<float> f32(const Tensor& t) {
-    std::vector<float> r(static_cast<size_t>(t.numel()));
-    if (t.dtype() == DType::Float32 && t.meta.isContiguous()) {
-        if (!r.empty()) std::memcpy(r.data(), t.data<float>(), r.size() * sizeof(float));
-        return r;
-    }
-    auto d = kern::toDoubles(t);
-    for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<float>(d[i]);
-    return r;
-}
 
 std::vector<int64_t> i64(const Tensor& t) {
     auto d = kern::toDoubles(t);
     return std::vector<int64_t>(d.begin(), d.end());
-}
-
-/// Writes row-major values into out (any layout, any float dtype).
-template <typename T> void store(Tensor& out, const std::vector<T>& v) {
-    if (out.dtype() == DType::Float32 && out.meta.isContiguous() && std::is_same_v<T, float>) {
-        if (!v.empty()) std::memcpy(out.data<float>(), v.data(), v.size() * sizeof(float));
-        return;
-    }
-    kern::fromDoubles(out, std::vector<double>(v.begin(), v.end()));
 }
 
 int64_t product(const std::vector<int64_t>& s, size_t from, size_t to) {

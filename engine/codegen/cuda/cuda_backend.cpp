@@ -48,23 +48,7 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
 } // namespace
 
 Expected<std::vector<Value>> annotatedInputs(const Graph& g) {
-    std::vector<Value> r;
-    for (const Node* ph : g.placeholders()) {
-        if (ph->meta.empty()) {
-            Diagnostic d = makeError("input '" + ph->name() + "' has no tensor annotation; give inputs");
-            d.file = g.sourceFile;
-            return d;
-        }
-        TensorMeta m = ph->meta[0];
-        if (m.isSymbolic()) {
-            Diagnostic d = makeError("input '" + ph->name() + "' has a symbolic shape; the CUDA backend compiles static shapes");
-            d.file = g.sourceFile;
-            return d;
-        }
-        if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
-        r.push_back(Value::ofTensor(Tensor::metaOnly(m)));
-    }
-    return r;
+    return annotatedStaticInputs(g, "CUDA");
 }
 
 Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>& inputs, const std::string& arch,

@@ -109,8 +109,9 @@ std::string firstDifference(const Graph& ours, const Graph& theirs) {
     }
 }
 
-/// Nodes computed from a random op (dropout with p == 0 excluded: it is deterministic).
-std::set<std::string> randomDerived(const Graph& g) {
+/// Nodes computed from a random op (any dropout counts here, p == 0 included; the engine's
+/// randomDerived in import/recorded_pins.h excludes p == 0).
+std::set<std::string> randomOpDerived(const Graph& g) {
     std::set<const Node*> tainted;
     for (const auto& n : g.nodes()) {
         bool random = n->op() && n->op()->category == OpCategory::Random;
@@ -163,7 +164,7 @@ void checkNumerics(const Graph& g, const fs::path& dir) {
     RunRequest req;
     // PyTorch's CUDA generator is not reproduced: random values are pinned to what PyTorch's
     // forward graph recorded under the same node name (its saved values).
-    auto tainted = randomDerived(g);
+    auto tainted = randomOpDerived(g);
     if (!tainted.empty()) {
         auto fw = loadFile(dir / "numerics" / "forward.py");
         QVERIFY(fw.ok());
