@@ -3,7 +3,7 @@
 match rate, the failures grouped by their first message line, and the missing ops.
 
 Usage: bench/opinfo_rate.py FXRAY_BINARY [--opinfo DIR] [--backend ref|cpu|cuda] [--jobs N]
-                            [--filter SUBSTR] [--json OUT.json] [--failures]
+                            [--filter SUBSTR] [--ops FILE] [--json OUT.json] [--failures]
 
 A developer tool (the CI test is tests/engine/exec/tst_opinfo); each graph runs in its own
 process so that a crash is a result, not the end.
@@ -70,13 +70,18 @@ def main():
     ap.add_argument("--opinfo", default=os.path.join(here, "..", "..", "shared", "opinfo"))
     ap.add_argument("--backend", default="ref")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--filter", default="")
+    ap.add_argument("--filter", default="", help="only cases whose name contains this")
+    ap.add_argument("--ops", help="a file naming ops (first word of each line): only cases using one")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--json")
     ap.add_argument("--failures", action="store_true", help="list every failing case")
     a = ap.parse_args()
     index = json.load(open(os.path.join(a.opinfo, "index.json")))
-    cases = [(c["case"], c["stage"]) for c in index["cases"] if a.filter in c["case"]]
+    wanted = None
+    if a.ops:
+        wanted = {line.split()[0] for line in open(a.ops) if line.strip()}
+    cases = [(c["case"], c["stage"]) for c in index["cases"] if a.filter in c["case"]
+             and (wanted is None or wanted & set(c["targets"]))]
     targets = {(c["case"], c["stage"]): c["targets"] for c in index["cases"]}
     results = []
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
