@@ -135,11 +135,23 @@ Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, siz
 }
 
 Tensor withAnnotatedStrides(const Tensor& t, const Node& ph) {
-    if (ph.meta.empty() || !ph.meta[0].stridesKnown) return t;
+    if (ph.meta.empty() || ph.meta[0].shape != t.shape()) return t;
     const TensorMeta& m = ph.meta[0];
-    if (m.shape != t.shape() || m.strides == t.strides() || m.isContiguous()) return t;
     TensorMeta lay = t.meta;
-    lay.strides = m.strides;
+    // The recorded run happened on the annotated device; device-dependent metas (batch norm's
+    // saved statistics in eval mode, say) follow it.
+    lay.device = m.device;
+    // numpy has no bfloat16: PyTorch's tools save bf16 tensors as fp32 (exactly, bf16 values
+    // being fp32 values). The annotation says what the graph takes.
+    const bool toBf16 = m.dtype == DType::BFloat16 && t.dtype() == DType::Float32;
+    if (toBf16) lay.dtype = DType::BFloat16;
+    const bool restride = m.stridesKnown && !m.isContiguous() && m.strides != t.strides();
+    if (!toBf16 && !restride) {
+        Tensor on = t;
+        on.meta.device = m.device;
+        return on;
+    }
+    lay.strides = restride ? m.strides : kern::rowMajorStrides(m.shape);
     lay.offset = 0;
     return kern::makeTensor(lay, kern::toDoubles(t));
 }

@@ -40,7 +40,8 @@ void judgeWithFp64(OutputComparison& c, const Value& out, const Value& expect, c
 /// None outputs). Fails when the folder is missing.
 Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count);
 /// Lays out a tensor read from .npy (contiguous) with a placeholder's annotated strides, so
-/// views behave as they did in PyTorch.
+/// views behave as they did in PyTorch; an fp32 array for a bf16 placeholder becomes bf16 (numpy
+/// has no bfloat16, so PyTorch's tools save bf16 tensors as fp32).
 Tensor withAnnotatedStrides(const Tensor& t, const Node& placeholder);
 /// Seeded random inputs from the placeholders' annotations (normal for floats, small ints for
 /// integers, fair coin for bool). Fails naming the placeholder without usable metadata.

@@ -93,7 +93,8 @@ Expected<int64_t> checkGatherShapes(const OpArgs& a, const TensorMeta& self, con
 Expected<Value> metaGather(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
     const TensorMeta& index = a.tensor(2).meta;
-    auto ok = checkIndexDtype(a, a.tensor(2), true);
+    // gather takes int32 indices too (PyTorch 2.11 on CUDA and CPU); scatter stays int64-only.
+    auto ok = checkIndexDtype(a, a.tensor(2), false);
     if (!ok.ok()) return ok.error();
     auto d = checkGatherShapes(a, self, index, nullptr);
     if (!d.ok()) return d.error();
