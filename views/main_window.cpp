@@ -4,6 +4,8 @@
 #include "document.h"
 #include "graph/canvas_colors.h"
 #include "graph/graph_canvas.h"
+#include "models/sweep_results_model.h"
+#include "panels/sweep_panel.h"
 #include "settings.h"
 #include "theme.h"
 
@@ -43,8 +45,9 @@
 namespace fxray::views {
 
 namespace {
-/// Bump when the dock set changes incompatibly: an old saved state is then ignored.
-constexpr int kStateVersion = 3;
+/// Bump when the dock set changes incompatibly: an old saved state is then ignored (4: the
+/// sweep dock).
+constexpr int kStateVersion = 4;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new Document(this)) {
@@ -98,6 +101,16 @@ void MainWindow::buildDocks() {
     m_pickerDock->toggleViewAction()->setObjectName(QStringLiteral("action.toggle.dock.compiles"));
     m_pickerDock->setWidget(m_picker);
     addDockWidget(Qt::LeftDockWidgetArea, m_pickerDock);
+    m_sweep = new SweepPanel(this);
+    m_sweepDock = new QDockWidget(tr("Sweep"), this);
+    m_sweepDock->setObjectName(QStringLiteral("dock.sweep"));
+    m_sweepDock->toggleViewAction()->setObjectName(QStringLiteral("action.toggle.dock.sweep"));
+    m_sweepDock->setWidget(m_sweep);
+    addDockWidget(Qt::BottomDockWidgetArea, m_sweepDock);
+    connect(m_sweep, &SweepPanel::graphActivated, this, [this](const QString& file, const QString& status, const QString& message) {
+        openFileAsync(file);
+        if (status != QLatin1String("ok")) showNote(tr("Sweep: %1 — %2").arg(status, message));
+    });
 #ifdef FXRAY_HAVE_PANELS
     const Panels panels = installPanels(this, m_doc);
     for (QDockWidget* d : panels.docks())
@@ -235,6 +248,7 @@ void MainWindow::buildMenus() {
     m_docksMenu = m_viewMenu->addMenu(tr("&Panes"));
     m_docksMenu->setObjectName(QStringLiteral("menuPanes"));
     m_docksMenu->addAction(m_pickerDock->toggleViewAction());
+    m_docksMenu->addAction(m_sweepDock->toggleViewAction());
     for (QDockWidget* d : m_panelDocks) m_docksMenu->addAction(d->toggleViewAction());
     named(m_viewMenu->addAction(tr("&Reset Layout"), this, &MainWindow::applyDefaultLayout), "actionResetLayout");
 
@@ -347,11 +361,24 @@ void MainWindow::saveSession(bool askForPath) {
 }
 
 void MainWindow::showOpenFolderDialog() {
-    const QString path = QFileDialog::getExistingDirectory(this, tr("Open folder (TORCH_TRACE, debug or to_folder output)"));
+    const QString path = QFileDialog::getExistingDirectory(this, tr("Open folder (TORCH_TRACE, debug, to_folder output or sweep results)"));
     if (!path.isEmpty()) openFileAsync(path);
 }
 
+bool MainWindow::openSweepResults(const QString& path) {
+    if (!QFileInfo(path).isDir() || !SweepResultsModel::isResultsFolder(path)) return false;
+    if (!m_sweep->loadFolder(path)) return false;
+    m_sweepDock->show();
+    m_sweepDock->raise();
+    settings::addRecentFile(path);
+    refreshRecentMenu();
+    m_idleMessage = tr("Sweep results %1: double-click a row to open its graph").arg(QDir::toNativeSeparators(path));
+    m_status->setText(m_idleMessage);
+    return true;
+}
+
 bool MainWindow::openFile(const QString& path) {
+    if (openSweepResults(path)) return true;
     m_status->setText(tr("Loading %1...").arg(path));
     if (!m_doc->loadSync(path)) return false;  // failed() reported it
     m_idleMessage = tr("Opened %1").arg(QDir::toNativeSeparators(path));
@@ -359,7 +386,10 @@ bool MainWindow::openFile(const QString& path) {
     return true;
 }
 
-void MainWindow::openFileAsync(const QString& path) { m_doc->loadAsync(path); }
+void MainWindow::openFileAsync(const QString& path) {
+    if (openSweepResults(path)) return;
+    m_doc->loadAsync(path);
+}
 
 void MainWindow::updateTitle() {
     const LoadedGraph* g = m_doc->currentGraph();

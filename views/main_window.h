@@ -21,6 +21,7 @@ namespace fxray::views {
 
 class CompilePicker;
 class Document;
+class SweepPanel;
 class GraphCanvas;
 enum class Theme;
 
@@ -34,6 +35,9 @@ public:
     GraphCanvas* canvas() const { return m_canvas; }
     CompilePicker* picker() const { return m_picker; }
     QDockWidget* pickerDock() const { return m_pickerDock; }
+    /// The pane of `fxray sweep` results folders (shown when one is opened).
+    SweepPanel* sweepPanel() const { return m_sweep; }
+    QDockWidget* sweepDock() const { return m_sweepDock; }
 
     /// Loads synchronously (command line, tests, screenshots); on failure the error is shown
     /// in the status bar (and a non-modal message when visible).
@@ -78,6 +82,10 @@ private:
     GraphCanvas* m_canvas = nullptr;
     CompilePicker* m_picker = nullptr;
     QDockWidget* m_pickerDock = nullptr;
+    SweepPanel* m_sweep = nullptr;
+    QDockWidget* m_sweepDock = nullptr;
+    /// A sweep results folder goes to the sweep pane instead of the Document.
+    bool openSweepResults(const QString& path);
     QList<QDockWidget*> m_panelDocks;
     QMenu* m_recent = nullptr;
     QMenu* m_viewMenu = nullptr;

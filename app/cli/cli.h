@@ -28,6 +28,8 @@ int cmdPartition(const std::vector<std::string>& args, std::ostream& out, std::o
 int cmdMinify(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdMinifyQuery(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdAotCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// fxray sweep DIR... --check C --out RESULTS | --report RESULTS [--compare OLD]
+int cmdSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdDebugCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace fxray::cli

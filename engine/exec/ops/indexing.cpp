@@ -93,7 +93,7 @@ Expected<int64_t> checkGatherShapes(const OpArgs& a, const TensorMeta& self, con
 Expected<Value> metaGather(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
     const TensorMeta& index = a.tensor(2).meta;
-    // gather takes int32 indices too (PyTorch 2.11 on CUDA and CPU); scatter stays int64-only.
+    // gather and scatter take int32 indices too (PyTorch 2.11).
     auto ok = checkIndexDtype(a, a.tensor(2), false);
     if (!ok.ok()) return ok.error();
     auto d = checkGatherShapes(a, self, index, nullptr);
@@ -128,7 +128,8 @@ Expected<Value> gatherKernel(const OpArgs& a, const Value& out, ExecContext&) {
 
 Expected<Value> metaScatter(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
-    auto ok = checkIndexDtype(a, a.tensor(2), true);
+    // int32 indices are accepted like gather's (gather's backward is a scatter_add of them).
+    auto ok = checkIndexDtype(a, a.tensor(2), false);
     if (!ok.ok()) return ok.error();
     const TensorMeta* src = a.isTensor(3) ? &a.tensor(3).meta : nullptr;
     auto d = checkGatherShapes(a, self, a.tensor(2).meta, src);
