@@ -819,6 +819,18 @@ Stufe: %2
 <context>
     <name>fxray::views::MainWindow</name>
     <message>
+        <source>Sweep</source>
+        <translation>Sweep</translation>
+    </message>
+    <message>
+        <source>Sweep: %1 — %2</source>
+        <translation>Sweep: %1 — %2</translation>
+    </message>
+    <message>
+        <source>Sweep results %1: double-click a row to open its graph</source>
+        <translation>Sweep-Ergebnisse %1: Doppelklick auf eine Zeile öffnet ihren Graphen</translation>
+    </message>
+    <message>
         <source>fxray</source>
         <translation>fxray</translation>
     </message>
@@ -971,8 +983,8 @@ Stufe: %2
         <translation>Sitzung in %1 gespeichert</translation>
     </message>
     <message>
-        <source>Open folder (TORCH_TRACE, debug or to_folder output)</source>
-        <translation>Ordner öffnen (TORCH_TRACE-, Debug- oder to_folder-Ausgabe)</translation>
+        <source>Open folder (TORCH_TRACE, debug, to_folder output or sweep results)</source>
+        <translation>Ordner öffnen (TORCH_TRACE, Debug-, to_folder-Ausgabe oder Sweep-Ergebnisse)</translation>
     </message>
     <message>
         <source>Loading %1...</source>
@@ -2004,6 +2016,71 @@ erzeugt (%4): %5</translation>
     <message>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 schlug fehl und wurde rückgängig gemacht: %2</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepPanel</name>
+    <message>
+        <source>Open an fxray sweep results folder (File &gt; Open Folder) to see its graphs here.</source>
+        <translation>Einen Ergebnisordner von fxray sweep öffnen (Datei &gt; Ordner öffnen), um seine Graphen hier zu sehen.</translation>
+    </message>
+    <message>
+        <source>Filter by graph or message</source>
+        <translation>Nach Graph oder Meldung filtern</translation>
+    </message>
+    <message>
+        <source>&amp;Failures only</source>
+        <translation>Nur &amp;Fehlschläge</translation>
+    </message>
+    <message>
+        <source>Reload results</source>
+        <translation>Ergebnisse neu laden</translation>
+    </message>
+    <message>
+        <source>%1 holds no sweep results.</source>
+        <translation>%1 enthält keine Sweep-Ergebnisse.</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepResultsModel</name>
+    <message numerus="yes">
+        <source>%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</source>
+        <translation>
+            <numerusform>%n Graph: %1 ok, %2 abweichend, %3 nicht unterstützt, %4 Fehler, %5 Abstürze, %6 Zeitüberschreitungen</numerusform>
+            <numerusform>%n Graphen: %1 ok, %2 abweichend, %3 nicht unterstützt, %4 Fehler, %5 Abstürze, %6 Zeitüberschreitungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (GPU %2)</source>
+        <translation>%1 (GPU %2)</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation>Graph</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Meldung</translation>
+    </message>
+    <message>
+        <source>Max rel. error</source>
+        <translation>Max. rel. Fehler</translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation>Sekunden</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>Worker</translation>
     </message>
 </context>
 </TS>

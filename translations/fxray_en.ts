@@ -245,4 +245,14 @@ stage: %2
         </translation>
     </message>
 </context>
+<context>
+    <name>fxray::views::SweepResultsModel</name>
+    <message numerus="yes">
+        <source>%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</source>
+        <translation>
+            <numerusform>%n graph: %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</numerusform>
+            <numerusform>%n graphs: %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -803,6 +803,18 @@ stage: %2
 <context>
     <name>fxray::views::MainWindow</name>
     <message>
+        <source>Sweep</source>
+        <translation>Sweep</translation>
+    </message>
+    <message>
+        <source>Sweep: %1 — %2</source>
+        <translation>Sweep：%1 — %2</translation>
+    </message>
+    <message>
+        <source>Sweep results %1: double-click a row to open its graph</source>
+        <translation>Sweep 结果 %1：双击一行即可打开其图</translation>
+    </message>
+    <message>
         <source>fxray</source>
         <translation>fxray</translation>
     </message>
@@ -955,8 +967,8 @@ stage: %2
         <translation>会话已保存到 %1</translation>
     </message>
     <message>
-        <source>Open folder (TORCH_TRACE, debug or to_folder output)</source>
-        <translation>打开文件夹(TORCH_TRACE、debug 或 to_folder 输出)</translation>
+        <source>Open folder (TORCH_TRACE, debug, to_folder output or sweep results)</source>
+        <translation>打开文件夹（TORCH_TRACE、调试、to_folder 输出或 sweep 结果）</translation>
     </message>
     <message>
         <source>Loading %1...</source>
@@ -1972,6 +1984,70 @@ created (%4): %5</source>
     <message>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 失败并已撤销:%2</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepPanel</name>
+    <message>
+        <source>Open an fxray sweep results folder (File &gt; Open Folder) to see its graphs here.</source>
+        <translation>打开 fxray sweep 结果文件夹（文件 &gt; 打开文件夹）即可在此查看其中的图。</translation>
+    </message>
+    <message>
+        <source>Filter by graph or message</source>
+        <translation>按图或消息筛选</translation>
+    </message>
+    <message>
+        <source>&amp;Failures only</source>
+        <translation>仅失败项(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Reload results</source>
+        <translation>重新加载结果</translation>
+    </message>
+    <message>
+        <source>%1 holds no sweep results.</source>
+        <translation>%1 中没有 sweep 结果。</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepResultsModel</name>
+    <message numerus="yes">
+        <source>%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</source>
+        <translation>
+            <numerusform>%n 个图：%1 通过，%2 不一致，%3 不支持，%4 错误，%5 崩溃，%6 超时</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (GPU %2)</source>
+        <translation>%1（GPU %2）</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Max rel. error</source>
+        <translation>最大相对误差</translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>工作进程</translation>
     </message>
 </context>
 </TS>
