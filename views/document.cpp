@@ -11,6 +11,8 @@
 #include <QFileInfo>
 #include <QThreadPool>
 
+#include "jobs/job_lane.h"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -50,27 +52,32 @@ PartitionOutcome runPartition(const Graph& joint, double budget, const std::vect
 
 Document::Document(QObject* parent) : QObject(parent), m_pool(new QThreadPool(this)) {
     m_pool->setMaxThreadCount(1);
+    m_loadLane = new JobLane(this, m_pool);
+    m_compileLane = new JobLane(this, m_pool);
+    m_partitionLane = new JobLane(this, m_pool);
+    for (JobLane* lane : {m_loadLane, m_compileLane, m_partitionLane})
+        connect(lane, &JobLane::busyChanged, this, [this](const QString& what) {
+            // One status for the three lanes: what was started last, idle when all are.
+            if (!what.isEmpty()) Q_EMIT busy(what);
+            else if (!isBusy()) Q_EMIT busy(QString());
+        });
 }
 
 Document::~Document() {
-    // Jobs capture `this` to post their results; they must finish before it goes away.
-    m_pool->waitForDone();
+    // Jobs post their results to the lanes; they must finish before the lanes go away.
+    m_loadLane->abandon();
+    m_compileLane->abandon();
+    m_partitionLane->abandon();
 }
 
-void Document::startJob(const QString& what) {
-    ++m_jobs;
-    Q_EMIT busy(what);
-}
-
-void Document::endJob() {
-    if (m_jobs > 0) --m_jobs;
-    if (m_jobs == 0) Q_EMIT busy(QString());
+bool Document::isBusy() const {
+    return m_loadLane->isBusy() || m_compileLane->isBusy() || m_partitionLane->isBusy();
 }
 
 void Document::cancel() {
-    ++m_loadTicket;
-    ++m_compileTicket;
-    ++m_partitionTicket;
+    m_loadLane->cancel();
+    m_compileLane->cancel();
+    m_partitionLane->cancel();
     Q_EMIT busy(QString());
 }
 
@@ -88,25 +95,25 @@ bool Document::loadSync(const QString& path) {
 }
 
 void Document::loadAsync(const QString& path) {
-    const unsigned ticket = ++m_loadTicket;
-    startJob(tr("Loading %1").arg(path));
-    m_pool->start([this, path, ticket] {
-        auto f = loadFile(path.toStdString());
+    struct Loaded {
         std::shared_ptr<LoadedFile> file;
         QString error;
-        if (f.ok()) file = std::make_shared<LoadedFile>(std::move(*f));
-        else error = diagText(f.error());
-        QMetaObject::invokeMethod(this, [this, file, error, path, ticket] {
-            endJob();
-            if (ticket != m_loadTicket) return;
-            if (!file) {
-                m_lastError = error;
-                Q_EMIT failed(error);
+    };
+    m_loadLane->start<Loaded>(
+        tr("Loading %1").arg(path),
+        [path](const JobContext&) {
+            auto f = loadFile(path.toStdString());
+            if (!f.ok()) return Loaded{nullptr, diagText(f.error())};
+            return Loaded{std::make_shared<LoadedFile>(std::move(*f)), {}};
+        },
+        [this, path](Loaded& r) {
+            if (!r.file) {
+                m_lastError = r.error;
+                Q_EMIT failed(r.error);
                 return;
             }
-            setFile(file, path);
-        }, Qt::QueuedConnection);
-    });
+            setFile(r.file, path);
+        });
 }
 
 void Document::setFile(std::shared_ptr<LoadedFile> file, const QString& path) {
@@ -144,8 +151,8 @@ void Document::setGraphIndex(int index) {
     if (index == m_graphIndex) return;
     m_graphIndex = index;
     // A trace and partition belong to one graph: drop them (and any result still in flight).
-    ++m_compileTicket;
-    ++m_partitionTicket;
+    m_compileLane->cancel();
+    m_partitionLane->cancel();
     m_trace.reset();
     m_pipeline.clear();
     m_passIndex = -1;
@@ -179,7 +186,7 @@ QString Document::recordedInputsDir() const {
 bool Document::compileSync(const QString& pipeline) {
     const LoadedGraph* lg = currentGraph();
     if (!lg) return false;
-    ++m_compileTicket;
+    m_compileLane->cancel();
     CompileOutcome r = runCompile(lg->executable(), pipeline);
     if (!r.trace) {
         m_lastError = r.error;
@@ -197,15 +204,11 @@ bool Document::compileSync(const QString& pipeline) {
 void Document::compileAsync(const QString& pipeline) {
     const LoadedGraph* lg = currentGraph();
     if (!lg) return;
-    const unsigned ticket = ++m_compileTicket;
     // The worker gets its own copy: the UI may switch graphs while it runs.
     std::shared_ptr<const Graph> source = lg->executable().clone();
-    startJob(tr("Compiling (%1)").arg(pipeline));
-    m_pool->start([this, source, pipeline, ticket] {
-        CompileOutcome r = runCompile(*source, pipeline);
-        QMetaObject::invokeMethod(this, [this, r, pipeline, ticket] {
-            endJob();
-            if (ticket != m_compileTicket) return;
+    m_compileLane->start<CompileOutcome>(
+        tr("Compiling (%1)").arg(pipeline), [source, pipeline](const JobContext&) { return runCompile(*source, pipeline); },
+        [this, pipeline](CompileOutcome& r) {
             if (!r.trace) {
                 m_lastError = r.error;
                 Q_EMIT failed(r.error);
@@ -216,8 +219,7 @@ void Document::compileAsync(const QString& pipeline) {
             m_passIndex = -1;
             Q_EMIT traceChanged();
             Q_EMIT passChanged();
-        }, Qt::QueuedConnection);
-    });
+        });
 }
 
 void Document::setPassIndex(int index) {
@@ -263,7 +265,7 @@ const Graph* Document::previousGraph() const {
 bool Document::partitionSync(double budget) {
     const Graph* g = shownGraph();
     if (!g) return false;
-    ++m_partitionTicket;
+    m_partitionLane->cancel();
     m_budget = budget;
     PartitionOutcome r = runPartition(*g, budget, staticInputs(*g));
     if (!r.result) {
@@ -280,15 +282,12 @@ void Document::setMemoryBudget(double budget) {
     const Graph* g = shownGraph();
     if (!g) return;
     m_budget = budget;
-    const unsigned ticket = ++m_partitionTicket;
     std::shared_ptr<const Graph> source = g->clone();
     std::vector<std::string> statics = staticInputs(*g);
-    startJob(tr("Partitioning (budget %1)").arg(budget, 0, 'f', 2));
-    m_pool->start([this, source, budget, ticket, statics] {
-        PartitionOutcome r = runPartition(*source, budget, statics);
-        QMetaObject::invokeMethod(this, [this, r, ticket] {
-            endJob();
-            if (ticket != m_partitionTicket) return;
+    m_partitionLane->start<PartitionOutcome>(
+        tr("Partitioning (budget %1)").arg(budget, 0, 'f', 2),
+        [source, budget, statics](const JobContext&) { return runPartition(*source, budget, statics); },
+        [this](PartitionOutcome& r) {
             if (!r.result) {
                 m_lastError = r.error;
                 Q_EMIT failed(r.error);
@@ -296,8 +295,7 @@ void Document::setMemoryBudget(double budget) {
             }
             m_partition = r.result;
             Q_EMIT partitionChanged();
-        }, Qt::QueuedConnection);
-    });
+        });
 }
 
 std::vector<std::string> Document::staticInputs(const Graph& joint) const {

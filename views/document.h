@@ -32,6 +32,8 @@ struct PartitionResult;
 
 namespace fxray::views {
 
+class JobLane;
+
 class Document : public QObject {
     Q_OBJECT
 public:
@@ -103,8 +105,8 @@ public:
     /// Saves the file's graphs and sessionState() as an fxray session (atomic; failed() on error).
     bool saveSessionTo(const QString& path);
 
-    /// True while a worker job is running.
-    bool isBusy() const { return m_jobs > 0; }
+    /// True while a load, compile or partition is in flight.
+    bool isBusy() const;
 
 Q_SIGNALS:
     void fileChanged();
@@ -123,8 +125,6 @@ private:
     void restoreSession();
     /// Primals that are parameters/buffers (free to save, as Inductor's static inputs).
     std::vector<std::string> staticInputs(const Graph& joint) const;
-    void startJob(const QString& what);
-    void endJob();
 
     std::shared_ptr<LoadedFile> m_file;
     QString m_path;
@@ -137,12 +137,13 @@ private:
     std::shared_ptr<const PartitionResult> m_partition;
     QStringList m_selection;
     QHash<QString, double> m_nodeErrors;
-    int m_jobs = 0;
-    /// One worker thread: the newest request wins anyway, and more threads would only race
-    /// the UI for the cores.
+    /// One worker thread for the three lanes: jobs run in the order they were asked for, the
+    /// newest request of a kind wins anyway, and more threads would only race the UI for the cores.
     QThreadPool* m_pool = nullptr;
-    /// Incremented by each request of a kind; a result whose ticket is stale is dropped.
-    unsigned m_loadTicket = 0, m_compileTicket = 0, m_partitionTicket = 0;
+    /// A newer request of a kind supersedes the one in flight (jobs/job_lane.h).
+    JobLane* m_loadLane = nullptr;
+    JobLane* m_compileLane = nullptr;
+    JobLane* m_partitionLane = nullptr;
 };
 
 } // namespace fxray::views

@@ -28,22 +28,6 @@ int fail(const QString& message) {
     return 2;
 }
 
-/// Index of the graph SEL names: its index, its id, its stage, or the end of its id.
-int findGraph(const Document& doc, const QString& sel) {
-    bool isNumber = false;
-    const int n = sel.toInt(&isNumber);
-    if (isNumber) return n >= 0 && n < doc.graphCount() ? n : -1;
-    const LoadedFile* f = doc.file();
-    for (int pass = 0; pass < 3; ++pass)
-        for (size_t i = 0; i < f->graphs.size(); ++i) {
-            const QString id = QString::fromStdString(f->graphs[i].id);
-            const QString stage = QString::fromStdString(f->graphs[i].stage);
-            if ((pass == 0 && id == sel) || (pass == 1 && stage == sel) || (pass == 2 && id.endsWith(sel)))
-                return static_cast<int>(i);
-        }
-    return -1;
-}
-
 /// Index of the pass SEL names (its position, or the first pass of that name), or -2.
 int findPass(const CompileTrace& t, const QString& sel) {
     bool isNumber = false;
@@ -125,9 +109,10 @@ int guiMain(int argc, char** argv) {
         w.showNote(note);
     auto setup = [&]() -> int {
         if (parser.isSet(graph)) {
-            const int gi = findGraph(*doc, parser.value(graph));
-            if (gi < 0) return fail(QObject::tr("no graph \"%1\" in %2").arg(parser.value(graph), files.first()));
-            doc->setGraphIndex(gi);
+            // The CLI's rule (import/loader.h's findGraphIndex), so --graph means the same everywhere.
+            auto gi = findGraphIndex(*doc->file(), parser.value(graph).toStdString());
+            if (!gi.ok()) return fail(QObject::tr("no graph \"%1\" in %2").arg(parser.value(graph), files.first()));
+            doc->setGraphIndex(static_cast<int>(*gi));
         }
         if (parser.isSet(pass) || parser.isSet(pipeline)) {
             const QString pl = parser.isSet(pipeline) ? parser.value(pipeline) : QStringLiteral("joint");

@@ -12,12 +12,9 @@
 #include "import/loader.h"
 #include "transforms/passes.h"
 
-#if __has_include("panels/panels.h")
 #include "panels/kernel_panel.h"
 #include "panels/numerics_panel.h"
 #include "panels/panels.h"
-#define FXRAY_HAVE_PANELS 1
-#endif
 
 #include <QAction>
 #include <QActionGroup>
@@ -111,7 +108,6 @@ void MainWindow::buildDocks() {
         openFileAsync(file);
         if (status != QLatin1String("ok")) showNote(tr("Sweep: %1 — %2").arg(status, message));
     });
-#ifdef FXRAY_HAVE_PANELS
     const Panels panels = installPanels(this, m_doc);
     for (QDockWidget* d : panels.docks())
         if (d) m_panelDocks << d;
@@ -127,7 +123,6 @@ void MainWindow::buildDocks() {
     };
     if (auto* k = qobject_cast<KernelPanel*>(panels.kernels->widget())) connect(k, &KernelPanel::busy, this, paneBusy(k));
     if (auto* n = qobject_cast<NumericsPanel*>(panels.numerics->widget())) connect(n, &NumericsPanel::busy, this, paneBusy(n));
-#endif
 }
 
 void MainWindow::applyDefaultLayout() {
@@ -470,10 +465,8 @@ void MainWindow::cancelWork() {
     m_canvas->cancelLayout();
     m_docBusy.clear();
     m_layoutBusy.clear();
-#ifdef FXRAY_HAVE_PANELS
     for (auto* k : findChildren<KernelPanel*>()) k->cancelCompile();
     for (auto* n : findChildren<NumericsPanel*>()) n->cancel();
-#endif
     m_paneBusy.clear();
     onBusy(QString());
     m_status->setText(m_idleMessage = tr("Cancelled"));

@@ -172,30 +172,43 @@ Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
     return loadFxText(path);
 }
 
-Expected<LoadedGraph*> selectGraph(LoadedFile& f, const std::string& sel) {
+Expected<size_t> findGraphIndex(const LoadedFile& f, const std::string& sel) {
     if (f.graphs.empty()) {
         Diagnostic d = makeError("file holds no graph");
         d.file = f.path.string();
         return d;
     }
     if (sel.empty()) {
-        if (f.graphs.size() == 1) return &f.graphs[0];
-        for (auto& g : f.graphs)
-            if (g.stage == "aot_joint_graph") return &g;
-        return &f.graphs[0];
+        if (f.graphs.size() == 1) return size_t(0);
+        for (size_t i = 0; i < f.graphs.size(); ++i)
+            if (f.graphs[i].stage == "aot_joint_graph") return i;
+        return size_t(0);
     }
-    for (auto& g : f.graphs)
-        if (g.id == sel || g.stage == sel) return &g;
-    bool digits = !sel.empty() && sel.find_first_not_of("0123456789") == std::string::npos;
-    if (digits) {
+    // Precedence: an exact id, a stage, an index, then the end of an id ("0/aot_joint_graph").
+    for (size_t i = 0; i < f.graphs.size(); ++i)
+        if (f.graphs[i].id == sel || f.graphs[i].stage == sel) return i;
+    bool digits = sel.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && sel.size() < 10) {
         size_t i = std::stoul(sel);
-        if (i < f.graphs.size()) return &f.graphs[i];
+        if (i < f.graphs.size()) return i;
+    }
+    for (size_t i = 0; i < f.graphs.size(); ++i) {
+        const std::string& id = f.graphs[i].id;
+        if (id.size() > sel.size() && id.compare(id.size() - sel.size(), sel.size(), sel) == 0 &&
+            id[id.size() - sel.size() - 1] == '/')
+            return i;
     }
     std::string avail;
     for (size_t i = 0; i < f.graphs.size(); ++i) avail += (i ? ", " : "") + f.graphs[i].id + " (" + f.graphs[i].stage + ")";
     Diagnostic d = makeError("no graph '" + sel + "'; available: " + avail);
     d.file = f.path.string();
     return d;
+}
+
+Expected<LoadedGraph*> selectGraph(LoadedFile& f, const std::string& sel) {
+    auto i = findGraphIndex(f, sel);
+    if (!i.ok()) return i.error();
+    return &f.graphs[*i];
 }
 
 } // namespace fxray

@@ -73,8 +73,11 @@ void finishGraph(LoadedGraph& lg, const Graph* dynamo = nullptr);
 /// Dynamo graph when one exists.
 Expected<LoadedFile> loadFile(const std::filesystem::path& path);
 
-/// Picks a graph by SEL (stage name, id, or index); empty SEL: the only graph, else the first
-/// joint graph, else the first.
+/// Picks a graph by SEL, the one rule of the CLI and the app: an exact id, a stage name, an
+/// index, or the end of an id after a '/' (`0/0/aot_joint_graph` as `0/aot_joint_graph`);
+/// empty SEL: the only graph, else the first joint graph, else the first.
+Expected<size_t> findGraphIndex(const LoadedFile& f, const std::string& sel);
+/// The graph findGraphIndex picks.
 Expected<LoadedGraph*> selectGraph(LoadedFile& f, const std::string& sel);
 
 /// Stage name implied by an FX file's name (`joint.py` -> "aot_joint_graph").

@@ -20,6 +20,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QThreadPool>
+
+#include "jobs/job_lane.h"
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -44,10 +46,11 @@ QString swatch(QColor c, const QString& label) {
 
 } // namespace
 
-GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc), m_pool(new QThreadPool(this)) {
+GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
     setObjectName(QStringLiteral("graphCanvas"));
     // One worker: Graphviz is not thread-safe, and a newer request supersedes older ones.
-    m_pool->setMaxThreadCount(1);
+    m_layoutLane = new JobLane(this, nullptr, 1);
+    connect(m_layoutLane, &JobLane::busyChanged, this, &GraphCanvas::busy);
     buildUi();
     connect(m_doc, &Document::fileChanged, this, &GraphCanvas::onGraphChanged);
     connect(m_doc, &Document::graphChanged, this, &GraphCanvas::onGraphChanged);
@@ -72,8 +75,8 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
 }
 
 GraphCanvas::~GraphCanvas() {
-    ++m_ticket;
-    m_pool->waitForDone();
+    // The layout in flight posts to the lane: it must end before the canvas goes.
+    m_layoutLane->abandon();
 }
 
 void GraphCanvas::buildUi() {
@@ -229,7 +232,7 @@ bool GraphCanvas::setModeByName(const QString& name) {
 
 void GraphCanvas::onGraphChanged() {
     // Another graph: nothing of the old one's layouts or clusters applies.
-    ++m_ticket;
+    m_layoutLane->cancel();
     m_cache.clear();
     m_graphs.clear();
     m_history.clear();
@@ -255,7 +258,7 @@ QSet<QString> GraphCanvas::movedByCurrentPass() const {
 void GraphCanvas::refresh() {
     const Graph* g = m_doc->shownGraph();
     if (!g) {
-        ++m_ticket;
+        m_layoutLane->cancel();
         m_pending = false;
         m_shown.reset();
         m_scene->clearGraph();
@@ -276,7 +279,7 @@ void GraphCanvas::refresh() {
     }
     auto hit = m_cache.constFind(fp);
     if (hit != m_cache.constEnd()) {
-        ++m_ticket;
+        m_layoutLane->cancel();
         m_pending = false;
         install(cg, **hit, QStringLiteral("cache"));
         return;
@@ -285,37 +288,35 @@ void GraphCanvas::refresh() {
 }
 
 void GraphCanvas::startLayout(std::shared_ptr<const CanvasGraph> cg) {
-    const unsigned ticket = ++m_ticket;
     m_pending = true;
     m_requested = cg;
-    Q_EMIT busy(tr("Laying out %n node(s)", nullptr, static_cast<int>(cg->nodes.size())));
     const QHash<QString, QPointF> previous = m_history;
     const QSet<QString> moved = movedByCurrentPass();
     const LayoutParams params = m_params;
-    m_pool->start([this, cg, previous, moved, params, ticket] {
-        auto layout = std::make_shared<GraphLayout>(previous.isEmpty() ? layoutFresh(*cg, params)
-                                                                       : layoutIncremental(*cg, previous, moved, params));
-        QMetaObject::invokeMethod(this, [this, cg, layout, ticket] {
-            if (ticket != m_ticket) return;
+    using LayoutP = std::shared_ptr<GraphLayout>;
+    m_layoutLane->start<LayoutP>(
+        tr("Laying out %n node(s)", nullptr, static_cast<int>(cg->nodes.size())),
+        [cg, previous, moved, params](const JobContext&) {
+            return std::make_shared<GraphLayout>(previous.isEmpty() ? layoutFresh(*cg, params)
+                                                                    : layoutIncremental(*cg, previous, moved, params));
+        },
+        [this, cg](LayoutP& layout) {
             m_pending = false;
             m_cache.insert(cg->fingerprint, layout);
             install(cg, *layout, layout->engine);
-            Q_EMIT busy(QString());
-        }, Qt::QueuedConnection);
-    });
+        });
 }
 
 void GraphCanvas::cancelLayout() {
     if (!m_pending) return;
-    ++m_ticket;
+    m_layoutLane->cancel();
     m_pending = false;
-    Q_EMIT busy(QString());
 }
 
 bool GraphCanvas::waitForLayout(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
     while (m_pending && !deadline.hasExpired()) {
-        m_pool->waitForDone(20);
+        m_layoutLane->pool()->waitForDone(20);
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }
     return !m_pending;

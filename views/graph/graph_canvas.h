@@ -23,6 +23,7 @@ class QToolBar;
 namespace fxray::views {
 
 class Document;
+class JobLane;
 class GraphView;
 
 class GraphCanvas : public QWidget {
@@ -111,8 +112,8 @@ private:
 
     Mode m_mode = Mode::Category;
     LayoutParams m_params;
-    QThreadPool* m_pool = nullptr;
-    unsigned m_ticket = 0;
+    /// Layouts run here; a newer request supersedes the one in flight.
+    JobLane* m_layoutLane = nullptr;
     bool m_pending = false;
     bool m_fitPending = true;
     bool m_collapseAllPending = false;

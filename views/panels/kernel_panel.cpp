@@ -24,6 +24,8 @@
 #include <QTableView>
 #include <QThread>
 #include <QThreadPool>
+
+#include "jobs/job_lane.h"
 #include <QVBoxLayout>
 
 namespace fxray::views {
@@ -55,11 +57,13 @@ QTableView* tableView(QWidget* parent, const QString& name, QAbstractItemModel* 
 } // namespace
 
 KernelPanel::KernelPanel(Document* doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_pool(new QThreadPool(this)), m_cudaPool(new QThreadPool(this)) {
+    : QWidget(parent), m_doc(doc) {
     setObjectName(QStringLiteral("kernelPanel"));
-    // One worker: the newest request wins anyway, and LLVM already compiles on several threads.
-    m_pool->setMaxThreadCount(1);
-    m_cudaPool->setMaxThreadCount(1);
+    // One worker each: the newest request wins anyway, and LLVM already compiles on several
+    // threads. The NVRTC check runs on its own lane so that the kernels show before it ends.
+    m_compileLane = new JobLane(this, nullptr, 1);
+    m_cudaLane = new JobLane(this, nullptr, 1);
+    connect(m_compileLane, &JobLane::busyChanged, this, &KernelPanel::busy);
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("kernel.tabs"));
     m_tabs->setDocumentMode(true);
@@ -95,9 +99,8 @@ KernelPanel::KernelPanel(Document* doc, QWidget* parent)
 }
 
 KernelPanel::~KernelPanel() {
-    ++m_ticket;
-    m_pool->waitForDone();
-    m_cudaPool->waitForDone();
+    m_compileLane->abandon();
+    m_cudaLane->abandon();
 }
 
 // ---- building ---------------------------------------------------------------------------------
@@ -268,7 +271,8 @@ void KernelPanel::compileNow() {
     const Graph* g = m_doc ? m_doc->shownGraph() : nullptr;
     m_stale = false;
     if (!g) {
-        ++m_ticket;
+        m_compileLane->cancel();
+        m_cudaLane->cancel();
         m_compiling = false;
         install(nullptr);
         return;
@@ -276,40 +280,37 @@ void KernelPanel::compileNow() {
     const uint64_t fp = g->fingerprint();
     if (m_compiling ? m_requestedFp == fp : (m_report && m_report->fingerprint == fp)) return;
     m_requestedFp = fp;
-    const unsigned ticket = ++m_ticket;
+    m_cudaLane->cancel();  // a check of the previous report means nothing now
     // The worker gets its own copy: the user may step passes or switch graphs while it runs.
     std::shared_ptr<const Graph> copy = g->clone();
     m_compiling = true;
     m_checkingCuda = false;
     m_compileButton->setText(tr("Cancel"));
     m_status->setText(tr("Compiling %n node(s)...", nullptr, static_cast<int>(g->size())));
-    Q_EMIT busy(tr("Compiling kernels"));
-    m_pool->start([this, copy, ticket] {
-        std::shared_ptr<const KernelReport> r = buildKernelReport(*copy);
-        QMetaObject::invokeMethod(this, [this, r, ticket] {
-            if (ticket != m_ticket) return;  // superseded or cancelled: never shown
+    using ReportP = std::shared_ptr<const KernelReport>;
+    m_compileLane->start<ReportP>(
+        tr("Compiling kernels"), [copy](const JobContext&) { return ReportP(buildKernelReport(*copy)); },
+        [this](ReportP& r) {
             m_compiling = false;
             m_compileButton->setText(tr("Compile"));
-            Q_EMIT busy(QString());
             install(r);
-        }, Qt::QueuedConnection);
-    });
+        });
 }
 
 void KernelPanel::cancelCompile() {
     if (!m_compiling && !m_checkingCuda) return;
-    ++m_ticket;
+    m_cudaLane->cancel();
     m_checkingCuda = false;
     if (!m_compiling) {
         m_compileButton->setText(tr("Compile"));
         updateStatus();
         return;
     }
+    m_compileLane->cancel();
     m_compiling = false;
     m_stale = true;
     m_compileButton->setText(tr("Compile"));
     m_status->setText(tr("Cancelled."));
-    Q_EMIT busy(QString());
 }
 
 bool KernelPanel::waitForCompile(int timeoutMs) {
@@ -372,21 +373,18 @@ void KernelPanel::updateStatus() {
 void KernelPanel::startCudaCheck() {
     // NVRTC takes seconds on a big module: the kernels are shown first, its verdict follows.
     if (!m_report || m_report->cudaModule.empty() || !m_report->nvrtcStatus.isEmpty()) return;
-    const unsigned ticket = m_ticket;
     m_checkingCuda = true;
     m_compileButton->setText(tr("Cancel"));
     updateStatus();
     std::shared_ptr<const KernelReport> r = m_report;
-    m_cudaPool->start([this, r, ticket] {
-        const QString verdict = checkCudaModule(r->cudaModule);
-        QMetaObject::invokeMethod(this, [this, verdict, ticket] {
-            if (ticket != m_ticket) return;
+    m_cudaLane->start<QString>(
+        QString(), [r](const JobContext&) { return checkCudaModule(r->cudaModule); },
+        [this](QString& verdict) {
             m_checkingCuda = false;
             m_compileButton->setText(tr("Compile"));
             m_nvrtcStatus = verdict;
             updateStatus();
-        }, Qt::QueuedConnection);
-    });
+        });
 }
 
 void KernelPanel::showKernel(int k) {

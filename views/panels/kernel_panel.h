@@ -26,6 +26,8 @@ class QThreadPool;
 
 namespace fxray::views {
 
+class JobLane;
+
 class Document;
 class KernelArtifactModel;
 class StringTableModel;
@@ -118,12 +120,11 @@ private:
     QString m_nvrtcStatus;  ///< NVRTC's verdict on the report's CUDA module
     bool m_stale = true;  ///< the shown graph changed since the last request
     bool m_syncing = false;
-    unsigned m_ticket = 0;
     uint64_t m_requestedFp = 0;  ///< fingerprint of the graph being compiled
-    QThreadPool* m_pool = nullptr;
+    JobLane* m_compileLane = nullptr;
     /// NVRTC's check runs apart: a stale one (seconds on a big module) must not hold up the
     /// compile of the graph the user stepped to.
-    QThreadPool* m_cudaPool = nullptr;
+    JobLane* m_cudaLane = nullptr;
 };
 
 } // namespace fxray::views

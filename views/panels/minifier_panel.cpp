@@ -28,6 +28,10 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QThread>
+
+#include "jobs/job_lane.h"
+
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -88,7 +92,8 @@ MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
       m_export(new QPushButton(tr("Export…"), this)),
       m_status(new QLabel(this)),
       m_code(new QPlainTextEdit(this)),
-      m_steps(new QListWidget(this)) {
+      m_steps(new QListWidget(this)),
+      m_lane(new JobLane(this)) {
     setObjectName(QStringLiteral("minifierPanel"));
     m_check->setObjectName(QStringLiteral("minifier.check"));
     m_check->addItem(tr("Injected fault (scale an op's output)"), int(InjectedFault));
@@ -194,12 +199,12 @@ MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
 }
 
 MinifierPanel::~MinifierPanel() {
-    if (m_thread) {
-        m_current->cancel = true;
-        m_thread->wait();
-        delete m_thread;
-    }
+    // The run stops at its next query wave; the lane waits for it.
+    if (m_current) m_current->cancel = true;
+    m_lane->abandon();
 }
+
+bool MinifierPanel::isRunning() const { return m_lane->isBusy(); }
 
 void MinifierPanel::refreshGraph() {
     // The ops of the current graph, most frequent first is no help for picking one: sorted by name.
@@ -279,7 +284,6 @@ bool MinifierPanel::start() {
     m_sourcePath = m_doc->path();
     m_graphId = qs(lg->id);
 
-    const unsigned ticket = ++m_ticket;
     m_current = run;
     m_result.reset();
     m_resultOpts.reset();
@@ -290,12 +294,13 @@ bool MinifierPanel::start() {
     m_code->clear();
     m_status->setText(tr("Starting: the first query checks that the graph shows the failure…"));
     const std::string command = commandFor(run->dir->path());
-    m_thread = QThread::create([this, run, ticket, command] {
-        QString error;
-        auto inputs = randomInputs(*run->graph, run->opts->spec.seed);
-        if (!inputs.ok()) {
-            error = qs(inputs.error().str());
-        } else {
+    // The minifier's own queries run in child processes; this worker only drives them.
+    m_lane->start<QString>(
+        QString(),
+        [run, command, panel = this](const JobContext& ctx) {
+            QString error;
+            auto inputs = randomInputs(*run->graph, run->opts->spec.seed);
+            if (!inputs.ok()) return qs(inputs.error().str());
             // Progress comes after every query wave; the UI needs a fraction of that.
             auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
             size_t lastNodes = 0;
@@ -304,25 +309,21 @@ bool MinifierPanel::start() {
                 if (p.nodes == lastNodes && now - last < std::chrono::milliseconds(100)) return;
                 last = now;
                 lastNodes = p.nodes;
-                QMetaObject::invokeMethod(this, [this, ticket, p] { onProgress(ticket, p); }, Qt::QueuedConnection);
+                // Runs on the UI thread (the panel outlives its lane's posts).
+                ctx.post([panel, p] { panel->onProgress(p); });
             };
             auto r = minify::minifyGraph(*run->graph, std::move(inputs).value(), *run->opts, progress);
-            if (!r.ok()) {
-                error = qs(r.error().str());
-            } else {
-                run->result = std::make_shared<minify::MinifyResult>(std::move(r).value());
-                if (run->result->reproduced && run->result->graph && run->dir->isValid()) {
-                    minify::ExportInfo info = run->info;
-                    info.commandLine = command;
-                    if (auto s = minify::writeMinifyOutputs(run->dir->path().toStdString(), *run->result, *run->opts, info); !s.ok())
-                        error = qs(s.error().str());
-                }
+            if (!r.ok()) return qs(r.error().str());
+            run->result = std::make_shared<minify::MinifyResult>(std::move(r).value());
+            if (run->result->reproduced && run->result->graph && run->dir->isValid()) {
+                minify::ExportInfo info = run->info;
+                info.commandLine = command;
+                if (auto st = minify::writeMinifyOutputs(run->dir->path().toStdString(), *run->result, *run->opts, info); !st.ok())
+                    error = qs(st.error().str());
             }
-        }
-        QMetaObject::invokeMethod(this, [this, ticket, run, error] { onFinished(ticket, run, error); }, Qt::QueuedConnection);
-    });
-    m_thread->setObjectName(QStringLiteral("fxray-minifier"));
-    m_thread->start();
+            return error;
+        },
+        [this, run](QString& error) { onFinished(run, error); });
     updateEnabled();
     return true;
 }
@@ -334,8 +335,7 @@ void MinifierPanel::cancel() {
     m_status->setText(tr("Cancelling: waiting for the queries in flight…"));
 }
 
-void MinifierPanel::onProgress(unsigned ticket, const minify::MinifyProgress& p) {
-    if (ticket != m_ticket) return;
+void MinifierPanel::onProgress(const minify::MinifyProgress& p) {
     if (p.best && p.best.get() != m_shownBest) {
         m_shownBest = p.best.get();
         m_code->setPlainText(qs(printGraph(*p.best)));
@@ -353,13 +353,7 @@ void MinifierPanel::onProgress(unsigned ticket, const minify::MinifyProgress& p)
                           .arg(qs(p.strategy)));
 }
 
-void MinifierPanel::onFinished(unsigned ticket, std::shared_ptr<Run> run, const QString& error) {
-    if (ticket != m_ticket) return;
-    if (m_thread) {
-        m_thread->wait();
-        delete m_thread;
-        m_thread = nullptr;
-    }
+void MinifierPanel::onFinished(std::shared_ptr<Run> run, const QString& error) {
     m_current.reset();
     const std::shared_ptr<minify::MinifyResult> r = run->result;
     if (!error.isEmpty()) {

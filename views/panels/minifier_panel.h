@@ -26,7 +26,6 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QStackedWidget;
-class QThread;
 
 namespace fxray::minify {
 struct MinifyResult;
@@ -35,6 +34,8 @@ struct MinifyProgress;
 } // namespace fxray::minify
 
 namespace fxray::views {
+
+class JobLane;
 
 class Document;
 
@@ -58,7 +59,7 @@ public:
     bool start();
     /// Asks the run in flight to stop; it ends with the best graph found so far.
     void cancel();
-    bool isRunning() const { return m_thread != nullptr; }
+    bool isRunning() const;
     /// The last finished run's result (null before one, or when it failed to start).
     const minify::MinifyResult* result() const { return m_result.get(); }
     /// Writes the result's outputs into dir (created when missing); false + statusLabel() on error.
@@ -93,8 +94,8 @@ private:
     struct Run;
     void refreshGraph();
     void updateEnabled();
-    void onProgress(unsigned ticket, const minify::MinifyProgress& p);
-    void onFinished(unsigned ticket, std::shared_ptr<Run> run, const QString& error);
+    void onProgress(const minify::MinifyProgress& p);
+    void onFinished(std::shared_ptr<Run> run, const QString& error);
     /// The `fxray minify` command that reproduces the result from the folder dir.
     std::string commandFor(const QString& dir) const;
 
@@ -118,9 +119,8 @@ private:
     QPlainTextEdit* m_code;
     QListWidget* m_steps;
 
-    QThread* m_thread = nullptr;
+    JobLane* m_lane = nullptr;              ///< runs the minifier (its queries are child processes)
     std::shared_ptr<Run> m_current;         ///< the run in flight
-    unsigned m_ticket = 0;                  ///< incremented per run; stale reports are dropped
     std::shared_ptr<minify::MinifyResult> m_result;
     std::shared_ptr<minify::MinifyOptions> m_resultOpts;
     std::shared_ptr<QTemporaryDir> m_resultDir;  ///< the result's outputs, for "Open result"

@@ -1,5 +1,7 @@
 #include "panels/numerics_panel.h"
 
+#include "jobs/child_job.h"
+
 #include "document.h"
 #include "import/loader.h"
 #include "models/numerics_model.h"
@@ -8,19 +10,16 @@
 #include <QCheckBox>
 #include <QCoreApplication>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -116,16 +115,12 @@ NumericsPanel::NumericsPanel(Document* doc, QWidget* parent)
     connect(m_doc, &Document::selectionChanged, this, [this](const QStringList&, QObject* origin) {
         if (origin != this) followSelection();
     });
+    m_job = new ChildJob(this);
+    connect(m_job, &ChildJob::busyChanged, this, &NumericsPanel::busy);
     reset();
 }
 
-NumericsPanel::~NumericsPanel() {
-    if (m_proc) {
-        m_proc->disconnect(this);
-        m_proc->kill();
-        m_proc->waitForFinished(2000);
-    }
-}
+NumericsPanel::~NumericsPanel() = default;  // the ChildJob kills a child still running
 
 QString NumericsPanel::defaultExecutable() {
     const QString env = qEnvironmentVariable("FXRAY_EXECUTABLE");
@@ -178,69 +173,40 @@ bool NumericsPanel::run() {
     if (running()) return false;
     const QStringList args = compareArguments();
     if (args.isEmpty() || m_exe.isEmpty()) return false;
-    m_proc = new QProcess(this);
-    m_proc->setProgram(m_exe);
-    m_proc->setArguments(args);
-    connect(m_proc, &QProcess::finished, this, &NumericsPanel::onFinished);
-    connect(m_proc, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart) onFinished();
-    });
-    m_proc->start();
+    m_job->start(tr("Comparing backends"), m_exe, args, [this](const ChildResult& r) { onFinished(r); });
     m_busy->show();
-    Q_EMIT busy(tr("Comparing backends"));
     m_run->setText(tr("Cancel"));
     m_status->setText(tr("Comparing on %1...").arg(args.at(3)));
     return true;
 }
 
-bool NumericsPanel::running() const { return m_proc != nullptr; }
+bool NumericsPanel::running() const { return m_job->isBusy(); }
 
 void NumericsPanel::cancel() {
-    if (!m_proc) return;
-    QProcess* p = m_proc;
-    m_proc = nullptr;
-    p->disconnect(this);
-    p->kill();
-    p->waitForFinished(2000);
-    p->deleteLater();
+    if (!running()) return;
+    m_job->cancel();
     m_busy->hide();
-    Q_EMIT busy(QString());
     m_run->setText(tr("Compare"));
     m_status->setText(tr("Cancelled."));
 }
 
-bool NumericsPanel::waitForRun(int timeoutMs) {
-    QElapsedTimer t;
-    t.start();
-    while (m_proc && t.elapsed() < timeoutMs) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        if (m_proc) QThread::msleep(5);
-    }
-    return !m_proc;
-}
+bool NumericsPanel::waitForRun(int timeoutMs) { return m_job->waitForIdle(timeoutMs); }
 
-void NumericsPanel::onFinished() {
-    if (!m_proc) return;
-    QProcess* p = m_proc;
-    m_proc = nullptr;
-    p->deleteLater();
+void NumericsPanel::onFinished(const ChildResult& r) {
     m_busy->hide();
-    Q_EMIT busy(QString());
     m_run->setText(tr("Compare"));
-    if (p->error() == QProcess::FailedToStart) {
-        m_status->setText(tr("Cannot start %1: %2").arg(QDir::toNativeSeparators(m_exe), p->errorString()));
+    if (!r.started) {
+        m_status->setText(tr("Cannot start %1: %2").arg(QDir::toNativeSeparators(m_exe), r.startError));
         Q_EMIT finished(false);
         return;
     }
-    const int code = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
-    const QByteArray out = p->readAllStandardOutput();
-    const QString err = QString::fromUtf8(p->readAllStandardError()).trimmed();
+    const int code = r.crashed ? -1 : r.exitCode;
     // 0: all agree, 1: some differ (both print the JSON); anything else is a failure.
-    if ((code == 0 || code == 1) && loadJson(out)) {
+    if ((code == 0 || code == 1) && loadJson(r.out)) {
         Q_EMIT finished(true);
         return;
     }
-    childFailed(code, err);
+    childFailed(code, r.err);
     Q_EMIT finished(false);
 }
 

@@ -13,7 +13,6 @@
 class QCheckBox;
 class QLabel;
 class QProgressBar;
-class QProcess;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
@@ -21,6 +20,8 @@ class QTableView;
 
 namespace fxray::views {
 
+class ChildJob;
+struct ChildResult;
 class Document;
 class NumericsModel;
 
@@ -67,14 +68,14 @@ Q_SIGNALS:
     void busy(const QString& what);
 
 private:
-    void onFinished();
+    void onFinished(const ChildResult& r);
     void followSelection();
     void reset();
     void updateInputsLabel();
 
     QPointer<Document> m_doc;
     QString m_exe;
-    QProcess* m_proc = nullptr;
+    ChildJob* m_job = nullptr;
     NumericsModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;

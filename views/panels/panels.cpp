@@ -42,17 +42,8 @@ Panels installPanels(QMainWindow* window, Document* doc) {
     p.kernels = dock(window, new KernelPanel(doc), QCoreApplication::translate("Panels", "Kernels"), "dock.kernels", Qt::BottomDockWidgetArea);
     p.numerics = dock(window, new NumericsPanel(doc), QCoreApplication::translate("Panels", "Numerics"), "dock.numerics", Qt::BottomDockWidgetArea);
     p.minifier = dock(window, new MinifierPanel(doc), QCoreApplication::translate("Panels", "Minifier"), "dock.minifier", Qt::RightDockWidgetArea);
-    // Splits first: Qt adds a tab instead when the dock split from is already tabbed.
-    window->splitDockWidget(p.timeline, p.matches, Qt::Vertical);
-    // Numerics beside the code/diff/kernels tabs, not behind them: a row clicked there shows
-    // its kernels here.
-    window->splitDockWidget(p.code, p.numerics, Qt::Horizontal);
-    window->tabifyDockWidget(p.inspector, p.partition);
-    window->tabifyDockWidget(p.partition, p.minifier);
-    window->tabifyDockWidget(p.code, p.diff);
-    window->tabifyDockWidget(p.diff, p.kernels);
-    p.inspector->raise();
-    p.code->raise();
+    // Where the docks sit relative to each other (splits, tabs, what is raised) is defined once,
+    // in resources/default_layout.json, which the main window applies (View > Reset Layout).
     p.nextPass = timeline->nextAction();
     p.previousPass = timeline->previousAction();
     // Window-wide: stepping works from the canvas as well as from the timeline.

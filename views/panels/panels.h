@@ -33,10 +33,9 @@ struct Panels {
     QList<QDockWidget*> docks() const { return {timeline, matches, diff, code, inspector, partition, kernels, numerics, minifier}; }
 };
 
-/// Creates the panes, docks them in `window` (left: timeline over match explorer; right:
-/// inspector, partition and minifier, tabbed; bottom: code, diff and kernels, tabbed, with
-/// numerics beside them) and connects them to `doc`. Call once, before restoring the window
-/// state.
+/// Creates the panes, docks them in `window` (each in its default area) and connects them to
+/// `doc`. How they are split and tabbed is resources/default_layout.json's, applied by the main
+/// window. Call once, before restoring the window state.
 Panels installPanels(QMainWindow* window, Document* doc);
 
 } // namespace fxray::views

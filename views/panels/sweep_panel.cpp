@@ -69,6 +69,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_view->sortByColumn(SweepResultsModel::Status, Qt::AscendingOrder);
 
     auto* reload = new QAction(tr("Reload results"), this);
+    reload->setObjectName(QStringLiteral("action.sweep.reload"));
     reload->setShortcut(QKeySequence::Refresh);
     reload->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     addAction(reload);

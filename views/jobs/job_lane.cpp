@@ -1,0 +1,77 @@
+#include "jobs/job_lane.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QThread>
+#include <QThreadPool>
+
+namespace fxray::views {
+
+void JobContext::post(std::function<void()> f) const {
+    // The lane outlives every job's work (its destructor waits for the pool), so posting to it
+    // from the pool is safe; the ticket decides on the UI thread whether the call still counts.
+    auto current = m_current;
+    const unsigned ticket = m_ticket;
+    QMetaObject::invokeMethod(m_lane, [current, ticket, f = std::move(f)] {
+        if (current->load() == ticket) f();
+    }, Qt::QueuedConnection);
+}
+
+JobLane::JobLane(QObject* owner, QThreadPool* pool, int threads)
+    : QObject(owner), m_current(std::make_shared<std::atomic<unsigned>>(0)) {
+    if (pool) {
+        m_pool = pool;
+    } else {
+        m_pool = new QThreadPool(this);
+        m_pool->setMaxThreadCount(std::max(1, threads));
+    }
+}
+
+JobLane::~JobLane() {
+    ++*m_current;
+    m_pool->waitForDone();
+}
+
+JobContext JobLane::begin(const QString& what) {
+    JobContext ctx;
+    ctx.m_lane = this;
+    ctx.m_ticket = ++*m_current;
+    ctx.m_current = m_current;
+    m_busy = true;
+    Q_EMIT busyChanged(what);
+    return ctx;
+}
+
+void JobLane::run(std::function<void()> task) { m_pool->start(std::move(task)); }
+
+void JobLane::finish(unsigned ticket) {
+    if (ticket != m_current->load() || !m_busy) return;
+    m_busy = false;
+    Q_EMIT busyChanged(QString());
+}
+
+void JobLane::abandon() {
+    ++*m_current;
+    m_busy = false;
+    m_pool->waitForDone();
+}
+
+void JobLane::cancel() {
+    ++*m_current;
+    if (!m_busy) return;
+    m_busy = false;
+    Q_EMIT busyChanged(QString());
+}
+
+bool JobLane::waitForIdle(int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (m_busy && t.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (m_busy) QThread::msleep(2);
+    }
+    return !m_busy;
+}
+
+} // namespace fxray::views
