@@ -5,6 +5,9 @@ namespace fxray {
 void registerAllOps(OpRegistry& r) {
     registerPointwiseOps(r);
     registerActivationOps(r);
+    registerActivationExtraOps(r);
+    registerMathOps(r);
+    registerSpecialMathOps(r);
     registerReductionOps(r);
     registerViewOps(r);
     registerShapeOps(r);
