@@ -17,6 +17,8 @@ void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm 
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...
 void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
+void registerPoolingOps(OpRegistry& r);     // pooling.cpp: 3-D max/avg, adaptive max, 3-D adaptive avg + backwards
+void registerIndexedPoolingOps(OpRegistry& r);  // pooling_indexed.cpp: fractional max pooling, max unpooling
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);
