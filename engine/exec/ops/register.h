@@ -19,6 +19,7 @@ void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_f
 void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
 void registerPoolingOps(OpRegistry& r);     // pooling.cpp: 3-D max/avg, adaptive max, 3-D adaptive avg + backwards
 void registerIndexedPoolingOps(OpRegistry& r);  // pooling_indexed.cpp: fractional max pooling, max unpooling
+void registerPaddingOps(OpRegistry& r);     // padding.cpp: reflection/replication padding + backwards
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

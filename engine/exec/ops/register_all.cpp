@@ -18,6 +18,7 @@ void registerAllOps(OpRegistry& r) {
     registerAttentionOps(r);
     registerPoolingOps(r);
     registerIndexedPoolingOps(r);
+    registerPaddingOps(r);
 }
 
 } // namespace fxray
