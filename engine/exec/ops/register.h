@@ -20,6 +20,8 @@ void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-p
 void registerPoolingOps(OpRegistry& r);     // pooling.cpp: 3-D max/avg, adaptive max, 3-D adaptive avg + backwards
 void registerIndexedPoolingOps(OpRegistry& r);  // pooling_indexed.cpp: fractional max pooling, max unpooling
 void registerPaddingOps(OpRegistry& r);     // padding.cpp: reflection/replication padding + backwards
+void registerFoldOps(OpRegistry& r);        // fold.cpp: im2col, col2im
+void registerShuffleOps(OpRegistry& r);     // shuffle.cpp: pixel_shuffle, pixel_unshuffle, channel_shuffle
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

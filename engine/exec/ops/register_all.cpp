@@ -19,6 +19,8 @@ void registerAllOps(OpRegistry& r) {
     registerPoolingOps(r);
     registerIndexedPoolingOps(r);
     registerPaddingOps(r);
+    registerFoldOps(r);
+    registerShuffleOps(r);
 }
 
 } // namespace fxray
