@@ -22,6 +22,8 @@ void registerIndexedPoolingOps(OpRegistry& r);  // pooling_indexed.cpp: fraction
 void registerPaddingOps(OpRegistry& r);     // padding.cpp: reflection/replication padding + backwards
 void registerFoldOps(OpRegistry& r);        // fold.cpp: im2col, col2im
 void registerShuffleOps(OpRegistry& r);     // shuffle.cpp: pixel_shuffle, pixel_unshuffle, channel_shuffle
+void registerDistanceOps(OpRegistry& r);    // distance.cpp: _pdist_forward, _pdist_backward
+void registerTrilinearOps(OpRegistry& r);   // trilinear.cpp: _trilinear
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

@@ -21,6 +21,8 @@ void registerAllOps(OpRegistry& r) {
     registerPaddingOps(r);
     registerFoldOps(r);
     registerShuffleOps(r);
+    registerDistanceOps(r);
+    registerTrilinearOps(r);
 }
 
 } // namespace fxray
