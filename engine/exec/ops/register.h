@@ -24,6 +24,7 @@ void registerFoldOps(OpRegistry& r);        // fold.cpp: im2col, col2im
 void registerShuffleOps(OpRegistry& r);     // shuffle.cpp: pixel_shuffle, pixel_unshuffle, channel_shuffle
 void registerDistanceOps(OpRegistry& r);    // distance.cpp: _pdist_forward, _pdist_backward
 void registerTrilinearOps(OpRegistry& r);   // trilinear.cpp: _trilinear
+void registerRmsNormOps(OpRegistry& r);     // rms_norm.cpp: _fused_rms_norm + backward
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

@@ -23,6 +23,7 @@ void registerAllOps(OpRegistry& r) {
     registerShuffleOps(r);
     registerDistanceOps(r);
     registerTrilinearOps(r);
+    registerRmsNormOps(r);
 }
 
 } // namespace fxray
