@@ -93,7 +93,9 @@ Expected<Value> pdistBackwardKernel(const OpArgs& a, const Value& out, ExecConte
                 else if (p < 2.0) r = dk == 0.0 || (diff == 0.0 && p < 1.0) ? 0.0
                                       : signOf(diff) * std::pow(std::fabs(diff), p - 1.0) * gk / std::pow(dk, p - 1.0);
                 else if (p == 2.0) r = dk == 0.0 ? 0.0 : gk * diff / dk;
-                else if (std::isinf(p)) r = gk * signOf(diff) * (std::fabs(diff) == dk ? 1.0 : 0.0);
+                // The max-norm's gradient goes where |diff| equals the distance, compared in the
+                // input's precision as ATen does (a double difference would miss every tie).
+                else if (std::isinf(p)) r = gk * signOf(diff) * (std::fabs(roundTo(diff, xt.dtype())) == dk ? 1.0 : 0.0);
                 else r = dk == 0.0 ? 0.0 : diff * std::pow(std::fabs(diff), p - 2.0) * gk / std::pow(dk, p - 1.0);
                 gx[static_cast<size_t>(i * m + c)] += r;
                 gx[static_cast<size_t>(j * m + c)] -= r;

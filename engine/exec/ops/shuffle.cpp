@@ -12,8 +12,8 @@ using namespace nn;
 
 namespace {
 
-/// pixel_(un)shuffle's output format (torch's meta_pixel_shuffle): a channels-last input keeps
-/// channels-last on CPU only; everything else is contiguous.
+/// Output format of the shuffles (torch's meta_pixel_shuffle, and what CUDA gives): a
+/// channels-last input keeps channels-last on CPU only; everything else is contiguous.
 bool shuffleChannelsLast(const TensorMeta& m) { return isChannelsLast(m) && m.device.type == "cpu"; }
 
 // pixel_shuffle(self, upscale_factor), pixel_unshuffle(self, downscale_factor)
@@ -93,7 +93,8 @@ Expected<Value> metaChannelShuffle(const OpArgs& a) {
     if (im.shape[1] % g != 0)
         return opError(a, "Number of channels must be divisible by groups. Got " + std::to_string(im.shape[1]) +
                               " channels and " + std::to_string(g) + " groups.");
-    return metaValue(denseMeta(im.shape, im.dtype, im.device, isChannelsLast(im)));
+    // The CPU kernel keeps a channels-last layout; on CUDA (the composite) the output is contiguous.
+    return metaValue(denseMeta(im.shape, im.dtype, im.device, shuffleChannelsLast(im)));
 }
 
 Expected<Value> channelShuffleKernel(const OpArgs& a, const Value& out, ExecContext&) {
