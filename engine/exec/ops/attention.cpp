@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace fxray {
 using namespace kern;
@@ -309,6 +310,111 @@ Expected<Value> kernelSdpa(const OpArgs& a, const Value& out, ExecContext& ctx) 
     return Value::ofTensor(makeTensor(out.t.meta, O));
 }
 
+// _efficient_attention_forward(query, key, value, bias?, cu_seqlens_q?, cu_seqlens_k?,
+// max_seqlen_q?, max_seqlen_k?, dropout_p, custom_mask_type, compute_log_sumexp=False, *, scale?,
+// seqlen_k?, window_size?): the memory-efficient kernel itself, on BMHK tensors ([batch, seq,
+// heads, dim]). custom_mask_type: 0 none, 1 causal from the top left, 2 causal from the bottom
+// right. Variable-length batches (cu_seqlens), seqlen_k and sliding windows are not supported.
+
+/// A [B, S, H, D] tensor viewed as [B, H, S, D] (no copy).
+Tensor bhsdView(const Tensor& t) {
+    Tensor v = t;
+    std::swap(v.meta.shape[1], v.meta.shape[2]);
+    std::swap(v.meta.strides[1], v.meta.strides[2]);
+    return v;
+}
+
+Expected<Dims> efficientForwardDims(const OpArgs& a) {
+    for (size_t i : {4, 5, 6, 7})
+        if (!a.isNone(i)) return opError(a, "variable-length batches (cu_seqlens, max_seqlen) are not supported");
+    for (size_t i : {12, 13})
+        if (i < a.size() && !a.isNone(i)) return opError(a, "seqlen_k and window_size are not supported");
+    for (size_t i : {0, 1, 2})
+        if (!a.isTensor(i) || a.tensor(i).dim() != 4 || a.tensor(i).meta.strides.size() != 4)
+            return opError(a, "'" + a.op().schema.args[i].name + "' must be a 4-D tensor (batch, seq, heads, dim)");
+    const int64_t mask = a.toInt(9);
+    if (mask < 0 || mask > 2) return opError(a, "custom_mask_type must be 0, 1 or 2, got " + std::to_string(mask));
+    // attnDims reads [B, H, S, D] shapes: hand it the BHSD views.
+    std::vector<Value> vals = a.values();
+    for (size_t i : {0, 1, 2}) vals[i] = Value::ofTensor(bhsdView(a.tensor(i)));
+    OpArgs view(a.op(), std::move(vals));
+    auto d = attnDims(view, 0, 1, 2);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 3, *d)) return *e;
+    return d;
+}
+
+Expected<Value> metaEfficientForward(const OpArgs& a) {
+    auto d = efficientForwardDims(a);
+    if (!d.ok()) return d.error();
+    const Tensor& q = a.tensor(0);
+    const bool lse = a.size() > 10 && a.toBool(10);
+    std::vector<Value> outs;
+    outs.push_back(metaValue(TensorMeta::contiguous({d->B, d->M, d->H, d->Kv}, q.dtype(), q.meta.device)));
+    const int64_t lseLen = lse ? (d->M + 31) / 32 * 32 : 0;
+    outs.push_back(metaValue(TensorMeta::contiguous({d->B, d->H, lseLen}, DType::Float32, q.meta.device)));
+    // The philox seed and offset are CPU scalars (see PyTorch's note [Seed and Offset]).
+    outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Int64, Device{})));
+    outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Int64, Device{})));
+    outs.push_back(Value::ofInt(d->M));
+    outs.push_back(Value::ofInt(d->N));
+    return Value::ofList(std::move(outs), true);
+}
+
+Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecContext& ctx) {
+    auto d = efficientForwardDims(a);
+    if (!d.ok()) return d.error();
+    const std::vector<double> Q = toDoubles(bhsdView(a.tensor(0))), Kt = toDoubles(bhsdView(a.tensor(1))),
+                              V = toDoubles(bhsdView(a.tensor(2)));
+    const int64_t mask = a.toInt(9);
+    // The causal masks join the bias as -inf entries.
+    std::vector<double> bias;
+    if (!a.isNone(3)) bias = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
+    if (mask != 0) {
+        if (bias.empty()) bias.assign(static_cast<size_t>(d->B * d->H * d->M * d->N), 0.0);
+        const int64_t shift = mask == 2 ? d->N - d->M : 0;
+        for (int64_t bh = 0; bh < d->B * d->H; ++bh)
+            for (int64_t m = 0; m < d->M; ++m)
+                for (int64_t n = m + shift + 1; n < d->N; ++n)
+                    if (n >= 0) bias[static_cast<size_t>((bh * d->M + m) * d->N + n)] = -std::numeric_limits<double>::infinity();
+    }
+    const double p = a.toDouble(8);
+    const double scale = scaleOf(a, 11, d->K);
+    const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
+    std::vector<double> O(static_cast<size_t>(d->B * d->H * d->M * d->Kv), 0.0);
+    const int64_t lseLen = out.list[1].t.shape()[2];
+    std::vector<double> L(static_cast<size_t>(d->B * d->H * lseLen), std::numeric_limits<double>::infinity());
+    std::vector<double> P, lse;
+    for (int64_t b = 0; b < d->B; ++b)
+        for (int64_t h = 0; h < d->H; ++h) {
+            probabilities(*d, Q, Kt, bias.empty() ? nullptr : &bias, scale, false, b, h, P, lse);
+            const int64_t bh = b * d->H + h;
+            for (int64_t m = 0; m < d->M; ++m) {
+                if (m < lseLen) L[static_cast<size_t>(bh * lseLen + m)] = lse[static_cast<size_t>(m)];
+                for (int64_t n = 0; n < d->N; ++n) {
+                    double w = P[static_cast<size_t>(m * d->N + n)];
+                    if (p > 0.0) w = keep(seed, 0, static_cast<uint64_t>((bh * d->M + m) * d->N + n), p) ? w / (1.0 - p) : 0.0;
+                    if (w == 0.0) continue;
+                    const double* v = V.data() + (bh * d->N + n) * d->Kv;
+                    double* o = O.data() + (bh * d->M + m) * d->Kv;
+                    for (int64_t j = 0; j < d->Kv; ++j) o[j] += w * v[j];
+                }
+            }
+        }
+    // O is in BHMK order; the output is stored BMHK.
+    Tensor res = Tensor::emptyLike(out.list[0].t.meta);
+    Tensor view = bhsdView(res);
+    fromDoubles(view, O);
+    std::vector<Value> outs;
+    outs.push_back(Value::ofTensor(std::move(res)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, L)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[2].t.meta, {static_cast<double>(seed)})));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[3].t.meta, {0.0})));
+    outs.push_back(out.list[4]);
+    outs.push_back(out.list[5]);
+    return Value::ofList(std::move(outs), true);
+}
+
 } // namespace
 
 void registerAttentionOps(OpRegistry& r) {
@@ -328,6 +434,13 @@ void registerAttentionOps(OpRegistry& r) {
           "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
           "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
           OpCategory::Extern, metaSdpa, kernelSdpa);
+    r.add("aten._efficient_attention_forward.default",
+          "_efficient_attention_forward(Tensor query, Tensor key, Tensor value, Tensor? bias, Tensor? cu_seqlens_q, "
+          "Tensor? cu_seqlens_k, SymInt? max_seqlen_q, SymInt? max_seqlen_k, float dropout_p, int custom_mask_type, "
+          "bool compute_log_sumexp=False, *, float? scale=None, Tensor? seqlen_k=None, int? window_size=None) -> "
+          "(Tensor output, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, SymInt max_seqlen_batch_q, "
+          "SymInt max_seqlen_batch_k)",
+          OpCategory::Extern, metaEfficientForward, kernelEfficientForward);
 }
 
 bool attentionDropoutKeep(uint64_t seed, uint64_t offset, uint64_t idx, double p) {

@@ -1,5 +1,5 @@
-// Normalisation: layer norm, batch norm (all of ATen's flavours) and group norm, forward and
-// backward. Statistics are computed in double; saved statistics use PyTorch's "computation
+// Normalisation: layer norm, batch norm (all of ATen's flavours, cuDNN's and
+// _batch_norm_with_update included) and group norm, forward and backward. Statistics are computed in double; saved statistics use PyTorch's "computation
 // dtype" (f32 for f16/bf16 inputs) on accelerators and the input dtype on CPU, and batch norm's
 // saved statistics in eval mode are empty on CPU, as torch/_decomp's native_batch_norm_helper
 // has it (the inconsistency between CPU and CUDA kernels is PyTorch's own).
@@ -229,7 +229,7 @@ Expected<Value> layerNormBackwardKernel(const OpArgs& a, const Value& out, ExecC
 // ----- batch norm -----------------------------------------------------------------------------
 
 /// Which flavour of batch norm an OpInfo is; decides argument positions and outputs.
-enum class Bn { LegitFunctional, LegitNoTraining, Legit, LegitNoStats, Native, BatchNorm };
+enum class Bn { LegitFunctional, LegitNoTraining, Legit, LegitNoStats, Native, BatchNorm, Cudnn, WithUpdate };
 
 Bn bnKind(const OpArgs& a) {
     const auto& s = a.op().schema;
@@ -237,6 +237,8 @@ Bn bnKind(const OpArgs& a) {
     if (s.name == "_native_batch_norm_legit_no_training") return Bn::LegitNoTraining;
     if (s.name == "_native_batch_norm_legit") return s.overload == "no_stats" ? Bn::LegitNoStats : Bn::Legit;
     if (s.name == "native_batch_norm") return Bn::Native;
+    if (s.name == "cudnn_batch_norm") return Bn::Cudnn;
+    if (s.name == "_batch_norm_with_update") return Bn::WithUpdate;
     return Bn::BatchNorm;
 }
 
@@ -275,6 +277,8 @@ Expected<BnArgs> bnArgs(const OpArgs& a) {
     }
     if (k == Bn::LegitNoTraining) {
         r.training = false;
+    } else if (k == Bn::WithUpdate) {
+        r.training = true;
     } else {
         r.training = a.toBool(next++);
     }
@@ -302,9 +306,13 @@ Expected<Value> metaBatchNorm(const OpArgs& a) {
     out.strides = stridesLike(im.shape, im);
     const Bn k = bnKind(a);
     if (k == Bn::BatchNorm) return metaValue(out);
-    // Saved statistics: [C] when training or on an accelerator, [0] for CPU eval.
-    const bool saved = p->training || im.device.type != "cpu";
+    // Saved statistics: [C] when training or on an accelerator, [0] for CPU eval; cuDNN saves
+    // nothing in eval mode on any device.
+    const bool saved = p->training || (im.device.type != "cpu" && k != Bn::Cudnn);
     TensorMeta st = TensorMeta::contiguous({saved ? C : 0}, statsDtype(im), im.device);
+    // cudnn_batch_norm and _batch_norm_with_update add cuDNN's reserve space: empty bytes here.
+    if (k == Bn::Cudnn || k == Bn::WithUpdate)
+        return metaTuple({out, st, st, TensorMeta::contiguous({0}, DType::UInt8, im.device)});
     if (k != Bn::LegitFunctional) return metaTuple({out, st, st});
     const DType comp = computationDtype(im.dtype);
     auto runMeta = [&](const Tensor* t) {
@@ -379,7 +387,7 @@ Expected<Value> batchNormKernel(const OpArgs& a, const Value& out, ExecContext&)
     BnResult r = batchNormCompute(*p);
     const Bn k = bnKind(a);
     // The mutating flavours update the running statistics in place.
-    if (p->training && (k == Bn::Legit || k == Bn::Native || k == Bn::BatchNorm)) {
+    if (p->training && (k == Bn::Legit || k == Bn::Native || k == Bn::BatchNorm || k == Bn::Cudnn || k == Bn::WithUpdate)) {
         if (p->runMean) { Tensor t = *p->runMean; fromDoubles(t, r.newMean); }
         if (p->runVar) { Tensor t = *p->runVar; fromDoubles(t, r.newVar); }
     }
@@ -387,6 +395,7 @@ Expected<Value> batchNormKernel(const OpArgs& a, const Value& out, ExecContext&)
     const bool saved = out.list[1].t.numel() > 0;
     std::vector<double> sm = saved ? r.saveMean : std::vector<double>{};
     std::vector<double> sr = saved ? r.saveRstd : std::vector<double>{};
+    if (k == Bn::Cudnn || k == Bn::WithUpdate) return fillTuple(out, {r.out, sm, sr, {}});
     if (k != Bn::LegitFunctional) return fillTuple(out, {r.out, sm, sr});
     return fillTuple(out, {r.out, sm, sr, r.newMean, r.newVar});
 }
@@ -562,6 +571,77 @@ Expected<Value> groupNormKernel(const OpArgs& a, const Value& out, ExecContext&)
     return fillTuple(out, {y, mean, rstd});
 }
 
+// native_group_norm_backward(grad_out, input, mean, rstd, weight?, N, C, HxW, group, output_mask)
+Expected<Value> metaGroupNormBackward(const OpArgs& a) {
+    std::vector<const Tensor*> t(5);
+    for (size_t i = 0; i < 5; ++i) {
+        auto x = i < 4 ? reqTensor(a, i) : optTensor(a, i);
+        if (!x.ok()) return x.error();
+        t[i] = *x;
+    }
+    const int64_t N = a.toInt(5), C = a.toInt(6), HxW = a.toInt(7), G = a.toInt(8);
+    const TensorMeta& im = t[1]->meta;
+    if (N * C * HxW != t[1]->numel())
+        return opError(a, "N * C * HxW does not match the input's " + std::to_string(t[1]->numel()) + " elements");
+    if (t[0]->shape() != im.shape)
+        return opError(a, "grad_out of shape " + shapeStr(t[0]->shape()) + " does not match input " + shapeStr(im.shape));
+    if (G <= 0 || C % G != 0)
+        return opError(a, "expected number of channels " + std::to_string(C) + " to be divisible by num_groups " +
+                              std::to_string(G));
+    for (size_t i = 2; i < 4; ++i)
+        if (t[i]->numel() != N * G)
+            return opError(a, "mean and rstd must have N * group = " + std::to_string(N * G) + " elements, got " +
+                                  shapeStr(t[i]->shape()));
+    if (t[4] && t[4]->numel() != C)
+        return opError(a, "weight must have " + std::to_string(C) + " elements, got " + shapeStr(t[4]->shape()));
+    const auto mask = boolList(a, 9);
+    if (mask.size() != 3) return opError(a, "output_mask must have 3 entries");
+    const DType wdt = t[4] ? t[4]->dtype() : im.dtype;
+    std::optional<TensorMeta> gi, gw, gb;
+    if (mask[0]) gi = TensorMeta::contiguous(im.shape, im.dtype, im.device);
+    if (mask[1]) gw = TensorMeta::contiguous({C}, wdt, im.device);
+    if (mask[2]) gb = TensorMeta::contiguous({C}, wdt, im.device);
+    return metaTuple({gi, gw, gb});
+}
+
+Expected<Value> groupNormBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const int64_t N = a.toInt(5), C = a.toInt(6), HxW = a.toInt(7), G = a.toInt(8);
+    const int64_t per = C / G, span = per * HxW;
+    auto dy = toDoubles(a.tensor(0));
+    auto x = toDoubles(a.tensor(1));
+    auto mean = toDoubles(a.tensor(2));
+    auto rstd = toDoubles(a.tensor(3));
+    std::vector<double> w;
+    if (!a.isNone(4)) w = toDoubles(a.tensor(4));
+    std::vector<double> gi(x.size(), 0.0), gw(static_cast<size_t>(C), 0.0), gb(static_cast<size_t>(C), 0.0);
+    for (int64_t ng = 0; ng < N * G; ++ng) {
+        const int64_t base = ng * span;
+        const double mu = mean[static_cast<size_t>(ng)], r = rstd[static_cast<size_t>(ng)];
+        // With dy scaled by the channel weight (dyw) and xhat the normalised input:
+        // dx = rstd * (dyw - mean(dyw) - xhat * mean(dyw * xhat)) over the group.
+        double s1 = 0.0, s2 = 0.0;
+        for (int64_t i = 0; i < span; ++i) {
+            const int64_t c = (ng % G) * per + i / HxW;
+            const size_t e = static_cast<size_t>(base + i);
+            const double xhat = (x[e] - mu) * r;
+            const double dyw = dy[e] * (w.empty() ? 1.0 : w[static_cast<size_t>(c)]);
+            s1 += dyw;
+            s2 += dyw * xhat;
+            gw[static_cast<size_t>(c)] += dy[e] * xhat;
+            gb[static_cast<size_t>(c)] += dy[e];
+        }
+        const double m1 = s1 / double(span), m2 = s2 / double(span);
+        for (int64_t i = 0; i < span; ++i) {
+            const int64_t c = (ng % G) * per + i / HxW;
+            const size_t e = static_cast<size_t>(base + i);
+            const double xhat = (x[e] - mu) * r;
+            const double dyw = dy[e] * (w.empty() ? 1.0 : w[static_cast<size_t>(c)]);
+            gi[e] = r * (dyw - m1 - xhat * m2);
+        }
+    }
+    return fillTuple(out, {gi, gw, gb});
+}
+
 } // namespace
 
 void registerNormOps(OpRegistry& r) {
@@ -603,6 +683,16 @@ void registerNormOps(OpRegistry& r) {
           "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
           "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
           OpCategory::Other, metaBatchNorm, batchNormKernel);
+    // cuDNN's batch norm (what batch_norm and instance_norm call on CUDA) mutates the running
+    // statistics in training mode although its schema does not say so.
+    r.add("aten.cudnn_batch_norm.default",
+          "cudnn_batch_norm(Tensor input, Tensor weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+          "bool training, float exponential_average_factor, float epsilon) -> (Tensor, Tensor, Tensor, Tensor)",
+          OpCategory::Other, metaBatchNorm, batchNormKernel);
+    r.add("aten._batch_norm_with_update.default",
+          "_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, "
+          "Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)",
+          OpCategory::Other, metaBatchNorm, batchNormKernel);
     r.add("aten.native_batch_norm_backward.default",
           "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
           "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, "
@@ -617,6 +707,10 @@ void registerNormOps(OpRegistry& r) {
           "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
           "bool cudnn_enabled=True) -> Tensor",
           OpCategory::Other, metaGroupNorm, groupNormKernel);
+    r.add("aten.native_group_norm_backward.default",
+          "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, "
+          "SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+          OpCategory::Other, metaGroupNormBackward, groupNormBackwardKernel);
 }
 
 } // namespace fxray

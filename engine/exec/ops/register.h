@@ -20,6 +20,14 @@ void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm 
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...
 void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
+void registerPoolingOps(OpRegistry& r);     // pooling.cpp: 3-D max/avg, adaptive max, 3-D adaptive avg + backwards
+void registerIndexedPoolingOps(OpRegistry& r);  // pooling_indexed.cpp: fractional max pooling, max unpooling
+void registerPaddingOps(OpRegistry& r);     // padding.cpp: reflection/replication padding + backwards
+void registerFoldOps(OpRegistry& r);        // fold.cpp: im2col, col2im
+void registerShuffleOps(OpRegistry& r);     // shuffle.cpp: pixel_shuffle, pixel_unshuffle, channel_shuffle
+void registerDistanceOps(OpRegistry& r);    // distance.cpp: _pdist_forward, _pdist_backward
+void registerTrilinearOps(OpRegistry& r);   // trilinear.cpp: _trilinear
+void registerRmsNormOps(OpRegistry& r);     // rms_norm.cpp: _fused_rms_norm + backward
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

@@ -19,6 +19,14 @@ void registerAllOps(OpRegistry& r) {
     registerConvOps(r);
     registerMiscOps(r);
     registerAttentionOps(r);
+    registerPoolingOps(r);
+    registerIndexedPoolingOps(r);
+    registerPaddingOps(r);
+    registerFoldOps(r);
+    registerShuffleOps(r);
+    registerDistanceOps(r);
+    registerTrilinearOps(r);
+    registerRmsNormOps(r);
 }
 
 } // namespace fxray
