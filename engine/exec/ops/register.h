@@ -17,6 +17,8 @@ void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm 
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...
 void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
+void registerBinaryOps(OpRegistry& r);      // binary.cpp: remainder, atan2, lerp, clamp.Tensor, igamma, ...
+void registerInplaceOps(OpRegistry& r);     // inplace.cpp: every X_ op through its functional X
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

@@ -16,6 +16,8 @@ void registerAllOps(OpRegistry& r) {
     registerConvOps(r);
     registerMiscOps(r);
     registerAttentionOps(r);
+    registerBinaryOps(r);
+    registerInplaceOps(r);
 }
 
 } // namespace fxray
