@@ -304,8 +304,10 @@ Expected<Value> bitwiseNotKernel(const OpArgs& a, const Value& out, ExecContext&
     return pointwiseKernel(a, out, {0}, [](const double* x) { return static_cast<double>(~static_cast<int64_t>(x[0])); });
 }
 
-/// NaN in the input stays NaN, as in PyTorch's clamp kernels.
+/// NaN in the input stays NaN, as in PyTorch's clamp kernels; a NaN bound makes every element
+/// NaN (ATen's clamp_out fills the result with NaN then).
 double clampValue(double x, bool hasLo, double lo, bool hasHi, double hi) {
+    if ((hasLo && std::isnan(lo)) || (hasHi && std::isnan(hi))) return std::nan("");
     if (std::isnan(x)) return x;
     if (hasLo && x < lo) x = lo;
     if (hasHi && x > hi) x = hi;
