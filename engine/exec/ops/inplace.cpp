@@ -3,6 +3,8 @@
 // registered by any op family) and writes its result into self's storage with PyTorch's in-place
 // rules: the result's broadcast shape must be self's shape, its dtype must be castable to self's
 // dtype, and self must not have elements sharing one memory location.
+#include "exec/ops/inplace.h"
+
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
 
@@ -224,10 +226,31 @@ Expected<Value> zeroKernel(const OpArgs&, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, std::vector<double>(static_cast<size_t>(out.t.numel()), 0.0)));
 }
 
+/// fill.Tensor(self, value): the functional form of fill_.Tensor; value is a 0-dim tensor.
+Expected<Value> metaFillTensor(const OpArgs& a) {
+    if (a.isTensor(1) && a.tensor(1).dim() != 0)
+        return opError(a, "fill_ only supports 0-dimension value tensor but got tensor with " +
+                              std::to_string(a.tensor(1).dim()) + " dimensions.");
+    return metaZero(a);
+}
+
+Expected<Value> fillTensorKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const double v = a.isTensor(1) ? toDoubles(a.tensor(1))[0] : a.toDouble(1);
+    return Value::ofTensor(makeTensor(out.t.meta, std::vector<double>(static_cast<size_t>(out.t.numel()), v)));
+}
+
 } // namespace
 
+std::string inplaceFunctionalOp(std::string_view qualname) {
+    const InplaceOp* row = findInplace(qualname);
+    return row ? functionalName(*row) : std::string();
+}
+
 void registerInplaceOps(OpRegistry& r) {
+    // Functional forms that exist for their in-place ops' sake.
     r.add("aten.zero.default", "zero(Tensor self) -> Tensor", OpCategory::Creation, metaZero, zeroKernel);
+    r.add("aten.fill.Tensor", "fill.Tensor(Tensor self, Tensor value) -> Tensor", OpCategory::Creation, metaFillTensor,
+          fillTensorKernel);
     for (const InplaceOp& op : kInplaceOps) {
         OpInfo& info = r.add(op.qualname, op.schema, op.category, metaInplace, inplaceKernel);
         info.inplace = info.aliasesInput = true;

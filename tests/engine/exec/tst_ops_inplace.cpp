@@ -55,6 +55,8 @@ private slots:
         FX_COMPARE_VEC(values(self), (std::vector<double>{0, 0, 0, 2}), 0);
         run("aten.zero_.default", {self});
         FX_COMPARE_VEC(values(self), (std::vector<double>{0, 0, 0, 0}), 0);
+        run("aten.fill_.Tensor", {self, tv({}, {7})});
+        FX_COMPARE_VEC(values(self), (std::vector<double>{7, 7, 7, 7}), 0);
         run("aten.fill_.Scalar", {self, dv(2.5)});
         run("aten.pow_.Scalar", {self, iv(2)});  // pow_.Scalar is pow.Tensor_Scalar in place
         FX_COMPARE_VEC(values(self), (std::vector<double>{6.25, 6.25, 6.25, 6.25}), 0);
@@ -106,6 +108,7 @@ private slots:
         QVERIFY(fails("aten.neg_.default", {dv(1)}));
         QVERIFY(fails("aten.masked_fill_.Scalar", {tv({1}, {1}), tv({1}, {1}), dv(0)}));
         QVERIFY(fails("aten.clamp_.default", {tv({1}, {1}), Value::none(), Value::none()}));
+        QVERIFY(fails("aten.fill_.Tensor", {tv({2}, {1, 2}), tv({1}, {1})}));
     }
 
     /// In-place ops on a placeholder mutate the run's copy of the input, and the graph returns
