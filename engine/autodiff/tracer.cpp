@@ -1,5 +1,7 @@
 #include "autodiff/tracer.h"
 
+#include "exec/ops/inplace.h"
+
 #include <string>
 
 namespace fxray {
@@ -194,7 +196,10 @@ void Tracer::trace(const Node& src) {
             env[&src] = m.isNode() ? Traced::of(m.node) : Traced{};
             return;
         }
-        qual = functionalName(qual);
+        // The in-place table knows the functional ops whose names differ (pow_.Scalar runs
+        // pow.Tensor_Scalar).
+        const std::string tabled = inplaceFunctionalOp(qual);
+        qual = tabled.empty() ? functionalName(qual) : tabled;
         if (qual.empty() || !OpRegistry::instance().find(qual))
             return e.fail("no functional form of in-place op '" + op->qualname + "'", src.name());
     }

@@ -37,14 +37,6 @@ double castTo(double v, DType t) {
     }
 }
 
-/// torch.can_cast for in-place results: no float -> integer, no non-bool -> bool.
-bool canCast(DType from, DType to) {
-    if (isComplex(from) && !isComplex(to)) return false;
-    if (isFloating(from) && isIntegral(to, false)) return false;
-    if (from != DType::Bool && to == DType::Bool) return false;
-    return true;
-}
-
 DType promoted(const OpArgs& a, std::initializer_list<size_t> idx) {
     std::vector<const Value*> ops;
     for (size_t i : idx) ops.push_back(&a[i]);
@@ -131,22 +123,6 @@ Expected<Value> metaWhere(const OpArgs& a) {
     if (a.isTensor(0) && a.tensor(0).dtype() != DType::Bool && a.tensor(0).dtype() != DType::UInt8)
         return opError(a, "condition must be a bool tensor, got " + dtName(a.tensor(0).dtype()));
     return pointwiseMeta(a, {0, 1, 2}, promoted(a, {1, 2}));
-}
-
-/// In-place binary op: the output is self; the broadcast result must fit self's shape and
-/// the result type must be castable to self's dtype.
-Expected<Value> metaInplaceBinary(const OpArgs& a) {
-    const Tensor& self = a.tensor(0);
-    auto shape = a.isTensor(1) ? broadcastShapes(self.shape(), a.tensor(1).shape())
-                               : std::optional<std::vector<int64_t>>(self.shape());
-    if (!shape || *shape != self.shape())
-        return opError(a, "output with shape " + self.meta.annotation(false, false) +
-                              " does not match the broadcast shape of the operands");
-    DType t = promoted(a, {0, 1});
-    if (!canCast(t, self.dtype()))
-        return opError(a, "result type " + dtName(t) + " cannot be cast to the desired output type " +
-                              dtName(self.dtype()));
-    return metaValue(self.meta);
 }
 
 /// Non-overlapping and dense: some permutation of the dims is a contiguous layout (size-1
@@ -328,8 +304,10 @@ Expected<Value> bitwiseNotKernel(const OpArgs& a, const Value& out, ExecContext&
     return pointwiseKernel(a, out, {0}, [](const double* x) { return static_cast<double>(~static_cast<int64_t>(x[0])); });
 }
 
-/// NaN in the input stays NaN, as in PyTorch's clamp kernels.
+/// NaN in the input stays NaN, as in PyTorch's clamp kernels; a NaN bound makes every element
+/// NaN (ATen's clamp_out fills the result with NaN then).
 double clampValue(double x, bool hasLo, double lo, bool hasHi, double hi) {
+    if ((hasLo && std::isnan(lo)) || (hasHi && std::isnan(hi))) return std::nan("");
     if (std::isnan(x)) return x;
     if (hasLo && x < lo) x = lo;
     if (hasHi && x > hi) x = hi;
@@ -374,31 +352,6 @@ Expected<Value> fmaKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return pointwiseKernel(a, out, {0, 1, 2}, [](const double* x) { return x[0] * x[1] + x[2]; });
 }
 
-/// Computes f(self, other) over self's shape and writes the result into self's storage.
-template <typename F>
-Expected<Value> inplaceBinary(const OpArgs& a, F f) {
-    Tensor self = a.tensor(0);
-    std::vector<double> x = toDoubles(self);
-    if (a.isTensor(1)) {
-        std::vector<double> y = toDoublesBroadcast(a.tensor(1), self.shape());
-        for (size_t i = 0; i < x.size(); ++i) x[i] = f(x[i], y[i]);
-    } else {
-        const double y = a.toDouble(1);
-        for (double& v : x) v = f(v, y);
-    }
-    fromDoubles(self, x);
-    return Value::ofTensor(self);
-}
-
-Expected<Value> addInplaceKernel(const OpArgs& a, const Value&, ExecContext&) {
-    const double alpha = alphaOf(a);
-    return inplaceBinary(a, [alpha](double x, double y) { return x + alpha * y; });
-}
-
-Expected<Value> mulInplaceKernel(const OpArgs& a, const Value&, ExecContext&) {
-    return inplaceBinary(a, [](double x, double y) { return x * y; });
-}
-
 } // namespace
 
 void registerPointwiseOps(OpRegistry& r) {
@@ -409,6 +362,7 @@ void registerPointwiseOps(OpRegistry& r) {
     r.add("aten.sub.Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaSub, subKernel);
     r.add("aten.sub.Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PW, metaSub, subKernel);
     r.add("aten.rsub.Scalar", "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PW, metaSub, rsubKernel);
+    r.add("aten.rsub.Tensor", "rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaSub, rsubKernel);
     r.add("aten.mul.Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBinary, mulKernel);
     r.add("aten.mul.Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaBinary, mulKernel);
     r.add("aten.div.Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaDiv, divKernel);
@@ -462,14 +416,6 @@ void registerPointwiseOps(OpRegistry& r) {
     r.add("aten.bitwise_and.Tensor", "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise, bitwiseAndKernel);
     r.add("aten.bitwise_or.Tensor", "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise, bitwiseOrKernel);
     r.add("aten.bitwise_not.default", "bitwise_not(Tensor self) -> Tensor", PW, metaBitwiseNot, bitwiseNotKernel);
-
-    // In place
-    OpInfo& addInplace = r.add("aten.add_.Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-                               PW, metaInplaceBinary, addInplaceKernel);
-    addInplace.inplace = addInplace.aliasesInput = true;
-    OpInfo& mulInplace = r.add("aten.mul_.Tensor", "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-                               PW, metaInplaceBinary, mulInplaceKernel);
-    mulInplace.inplace = mulInplace.aliasesInput = true;
 
     // Dtype conversion: values convert once (float -> int truncates, like a C cast).
     r.add("prims.convert_element_type.default", "convert_element_type(Tensor a, ScalarType dtype) -> Tensor",

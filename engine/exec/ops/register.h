@@ -28,6 +28,8 @@ void registerShuffleOps(OpRegistry& r);     // shuffle.cpp: pixel_shuffle, pixel
 void registerDistanceOps(OpRegistry& r);    // distance.cpp: _pdist_forward, _pdist_backward
 void registerTrilinearOps(OpRegistry& r);   // trilinear.cpp: _trilinear
 void registerRmsNormOps(OpRegistry& r);     // rms_norm.cpp: _fused_rms_norm + backward
+void registerBinaryOps(OpRegistry& r);      // binary.cpp: remainder, atan2, lerp, clamp.Tensor, igamma, ...
+void registerInplaceOps(OpRegistry& r);     // inplace.cpp: every X_ op through its functional X
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

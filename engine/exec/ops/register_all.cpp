@@ -27,6 +27,8 @@ void registerAllOps(OpRegistry& r) {
     registerDistanceOps(r);
     registerTrilinearOps(r);
     registerRmsNormOps(r);
+    registerBinaryOps(r);
+    registerInplaceOps(r);
 }
 
 } // namespace fxray

@@ -79,6 +79,12 @@ const std::vector<Case>& cases() {
          "        b = torch.ops.aten.add_.Tensor(a, x)\n"
          "        c = torch.ops.aten.relu_.default(b)\n"
          "        return (c,)\n"},
+        // pow_.Scalar's functional form is pow.Tensor_Scalar (the in-place table says so).
+        {"pointwise", "inplace_pow_sub", R"(x: "f64[2, 5]", y: "f64[2, 5]")",
+         "        a = torch.ops.aten.mul.Tensor(x, y)\n"
+         "        b = torch.ops.aten.pow_.Scalar(a, 2.0)\n"
+         "        c = torch.ops.aten.sub_.Tensor(b, x)\n"
+         "        return (c,)\n"},
         {"pointwise", "where", R"(x: "f64[2, 3]", y: "f64[2, 3]", m: "b8[2, 3]")",
          "        a = torch.ops.aten.where.self(m, x, y)\n"
          "        b = torch.ops.aten.where.ScalarOther(m, x, -1.0)\n"
