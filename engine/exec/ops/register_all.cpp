@@ -12,6 +12,8 @@ void registerAllOps(OpRegistry& r) {
     registerCreationOps(r);
     registerRandomOps(r);
     registerLinalgOps(r);
+    registerLinalgDecompOps(r);
+    registerLinalgSvdOps(r);
     registerNormOps(r);
     registerConvOps(r);
     registerMiscOps(r);
