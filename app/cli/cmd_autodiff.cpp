@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "exec/shape_inference.h"
+#include "import/constants_folder.h"
 #include "import/dynamo_lowering.h"
 #include "import/fx_text_reader.h"
 #include "ir/printer.h"
@@ -113,11 +114,8 @@ int cmdAutodiff(const std::vector<std::string>& argv, std::ostream& out, std::os
     const std::string text = printGraph(*joint->graph);
 
     const std::string outPath = a->get("--out");
-    if (!outPath.empty()) {
-        std::ofstream os(outPath);
-        if (!os) return reportError(err, makeError("cannot write " + outPath));
-        os << text;
-    }
+    if (!outPath.empty())  // with its constants' values beside it, so that it runs on its own
+        if (auto s = writeGraphFile(outPath, *joint->graph); !s.ok()) return reportError(err, s.error());
     if (a->has("--json")) {
         nlohmann::json j;
         j["nodes"] = joint->graph->computeNodeCount();

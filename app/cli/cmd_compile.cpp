@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "exec/compare.h"
+#include "import/constants_folder.h"
 #include "ir/printer.h"
 #include "pass/trace_json.h"
 #include "transforms/passes.h"
@@ -253,8 +254,12 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
             return reportError(err, d);
         }
         std::vector<std::string> files;
+        ConstantFiles constantFiles;  // the snapshots share the files of constants they share
         if (trace.initial) {
             if (auto s = writeText(dir / "00_input.py", trace.initial->text()); !s.ok()) return reportError(err, s.error());
+            if (trace.initial->graph)
+                if (auto s = writeConstantsFolder(dir / "00_input.py", *trace.initial->graph, &constantFiles); !s.ok())
+                    return reportError(err, s.error());
             files.push_back("00_input.py");
         }
         int idx = 0;
@@ -265,6 +270,8 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
             std::snprintf(prefix, sizeof prefix, "%02d_", idx);
             std::string name = prefix + p.name + (p.graph.empty() ? "" : "." + fileSafe(p.graph)) + ".py";
             if (auto s = writeText(dir / name, p.snapshot->text()); !s.ok()) return reportError(err, s.error());
+            if (p.snapshot->graph)
+                if (auto s = writeConstantsFolder(dir / name, *p.snapshot->graph, &constantFiles); !s.ok()) return reportError(err, s.error());
             files.push_back(name);
         }
         nlohmann::json full = traceToJson(trace, true);
@@ -275,7 +282,7 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
         j["dump_dir"] = dir.string();
     }
     if (a->has("--out")) {
-        if (auto s = writeText(a->get("--out"), printGraph(g)); !s.ok()) return reportError(err, s.error());
+        if (auto s = writeGraphFile(a->get("--out"), g); !s.ok()) return reportError(err, s.error());
         j["out"] = a->get("--out");
     }
 

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "exec/compare.h"
+#include "import/constants_folder.h"
 #include "import/lifted_constants.h"
 #include "import/npy.h"
 #include "ir/printer.h"
@@ -127,7 +128,10 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     if (auto missing = missingConstants(g); !missing.empty()) {
         Diagnostic d = makeError("the file does not carry the value of constant '" + missing[0] +
-                                 "'; give it as --constants DIR with " + missing[0] + ".npy");
+                                 "' (PyTorch prints lifted constants without values; no " +
+                                 constantsFolderFor(g.sourceFile).filename().string() +
+                                 "/ folder, sibling dynamo.py or literal in its source comment gives it); give it as "
+                                 "--constants DIR with " + missing[0] + ".npy");
         d.file = g.sourceFile;
         return reportError(err, d);
     }

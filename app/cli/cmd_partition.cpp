@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "import/constants_folder.h"
 #include "ir/printer.h"
 #include "partition/partitioner.h"
 
@@ -132,9 +133,7 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
 
     for (auto [opt, graph] : {std::pair{"--out-forward", res->forward.get()}, std::pair{"--out-backward", res->backward.get()}}) {
         if (!a->has(opt)) continue;
-        std::ofstream os(a->get(opt));
-        os << printGraph(*graph);
-        if (!os) return reportError(err, makeError(std::string("cannot write ") + opt + " file '" + a->get(opt) + "'"));
+        if (auto s = writeGraphFile(a->get(opt), *graph); !s.ok()) return reportError(err, s.error());
     }
 
     if (a->has("--json")) {

@@ -6,6 +6,7 @@
 #include "exec/compare.h"
 #include "exec/interpreter.h"
 #include "exec/run_check.h"
+#include "import/constants_folder.h"
 #include "import/lifted_constants.h"
 #include "import/npy.h"
 #if defined(FXRAY_HAVE_CPU_BACKEND)
@@ -102,7 +103,10 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     }
     if (auto missing = missingConstants(g); !missing.empty()) {
         Diagnostic d = makeError("the file does not carry the value of constant '" + missing[0] +
-                                 "'; give it as --constants DIR with " + missing[0] + ".npy");
+                                 "' (PyTorch prints lifted constants without values; no " +
+                                 constantsFolderFor(g.sourceFile).filename().string() +
+                                 "/ folder, sibling dynamo.py or literal in its source comment gives it); give it as "
+                                 "--constants DIR with " + missing[0] + ".npy");
         d.file = g.sourceFile;
         return reportError(err, d);
     }

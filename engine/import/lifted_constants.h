@@ -3,8 +3,9 @@
 ///
 /// AOT graphs print lifted constants as attributes without their values. Where the same compile's
 /// Dynamo graph is at hand, each such constant comes from a `torch.tensor(<literal>)` call at the
-/// same source location; this links the two, so the AOT graph can be executed. Literal data is
-/// read as data (numbers and nested lists), never evaluated.
+/// same source location; this links the two, so the AOT graph can be executed. Without it, the
+/// graph's own provenance comments may quote the literal. Literal data is read as data (numbers
+/// and nested lists), never evaluated.
 #include "ir/graph.h"
 
 #include <string>
@@ -19,5 +20,12 @@ std::vector<std::string> missingConstants(const Graph& g);
 /// with the same provenance comment and the same dtype/shape, matched in order. Returns the
 /// names it filled.
 std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo);
+
+/// Fills g.constants for missing lifted constants whose value the graph text itself determines:
+/// an empty tensor (the annotation is the whole value), or the one literal `torch.tensor(...)`,
+/// `torch.zeros/ones/full/arange(...)` call of the constant's shape and dtype on the source line
+/// its provenance comment quotes (several such calls with different values decide nothing).
+/// Returns the names it filled.
+std::vector<std::string> inferLiftedConstants(Graph& g);
 
 } // namespace fxray

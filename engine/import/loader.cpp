@@ -1,6 +1,7 @@
 #include "import/loader.h"
 #include "import/session_file.h"
 
+#include "import/constants_folder.h"
 #include "import/debug_dir_reader.h"
 #include "import/dynamo_lowering.h"
 #include "import/fx_text_reader.h"
@@ -32,22 +33,31 @@ std::string stageFromFileName(const std::filesystem::path& p) {
 
 namespace {
 
-void linkConstants(LoadedGraph& lg, const std::filesystem::path& path) {
-    auto missing = missingConstants(*lg.graph);
-    if (missing.empty()) return;
+std::string joinNames(const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
+
+/// Values of lifted constants for an FX text file: the constants folder fxray writes beside its
+/// graphs first (exact values), then the torch.tensor literals of a sibling Dynamo graph.
+Status linkConstants(LoadedGraph& lg, const std::filesystem::path& path) {
+    auto fromFolder = readConstantsFolder(path, *lg.graph);
+    if (!fromFolder.ok()) return fromFolder.error();
+    if (!fromFolder->empty())
+        lg.notes.push_back("constants " + joinNames(*fromFolder) + " read from " + constantsFolderFor(path).string());
+    if (missingConstants(*lg.graph).empty()) return Status::success();
     for (const char* sibling : {"dynamo.py", "dynamo_graph.py"}) {
         auto p = path.parent_path() / sibling;
         if (p == path || !std::filesystem::exists(p)) continue;
         auto dyn = readFxFile(p);
         if (!dyn.ok()) continue;
         auto filled = linkLiftedConstants(*lg.graph, **dyn);
-        if (!filled.empty()) {
-            std::string names;
-            for (auto& f : filled) names += (names.empty() ? "" : ", ") + f;
-            lg.notes.push_back("lifted constants " + names + " taken from torch.tensor literals in " + p.string());
-        }
-        return;
+        if (!filled.empty())
+            lg.notes.push_back("lifted constants " + joinNames(filled) + " taken from torch.tensor literals in " + p.string());
+        break;
     }
+    return Status::success();
 }
 
 } // namespace
@@ -55,6 +65,12 @@ void linkConstants(LoadedGraph& lg, const std::filesystem::path& path) {
 void finishGraph(LoadedGraph& lg, const Graph* dynamo) {
     lg.unknownOps = resolveOps(*lg.graph);
     if (dynamo && !missingConstants(*lg.graph).empty()) linkLiftedConstants(*lg.graph, *dynamo);
+    if (!missingConstants(*lg.graph).empty()) {
+        auto inferred = inferLiftedConstants(*lg.graph);
+        if (!inferred.empty())
+            lg.notes.push_back("lifted constants " + joinNames(inferred) +
+                               " computed from the graph text (empty tensors, literals its source comments quote)");
+    }
     lg.inference = inferMeta(*lg.graph);
     lg.graph->rebuildUsers();
     if (isTorchLevel(*lg.graph)) {
@@ -139,7 +155,7 @@ Expected<LoadedFile> loadFxText(const std::filesystem::path& path) {
     lg.id = "0";
     lg.stage = stageFromFileName(path);
     lg.graph = std::move(g).value();
-    linkConstants(lg, path);
+    if (auto s = linkConstants(lg, path); !s.ok()) return s.error();
     finishGraph(lg);
     f.format = "fx-text";
     f.graphs.push_back(std::move(lg));

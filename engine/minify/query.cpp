@@ -2,6 +2,7 @@
 
 #include "exec/compare.h"
 #include "exec/ops/kernel_util.h"
+#include "import/constants_folder.h"
 #include "import/loader.h"
 #include "import/npy.h"
 #include "ir/printer.h"
@@ -366,6 +367,7 @@ Status writeQueryDir(const fs::path& dir, const Graph& g, const std::vector<Valu
         f << printGraph(g);
         if (!f) return makeError("cannot write " + (dir / "graph.py").string());
     }
+    if (auto s = writeConstantsFolder(dir / "graph.py", g); !s.ok()) return s;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (!inputs[i].isTensor()) continue;
         char name[32];
@@ -438,7 +440,7 @@ int runQueryProcess(const fs::path& dir, std::string& err) {
         (*pm)->addInstrumentation(std::make_unique<StageInstrumentation>(dir / "stage"));
         (*pm)->addInstrumentation(std::make_unique<BisectInstrumentation>(static_cast<size_t>(req->passLimit)));
         (*pm)->run(*g);
-        std::ofstream(dir / "after.py") << printGraph(*g);
+        (void)writeGraphFile(dir / "after.py", *g);  // a diagnostic copy: best effort
         r["kind"] = "clean";
         r["message"] = "ran the first " + std::to_string(req->passLimit) + " pass runs";
     } else {

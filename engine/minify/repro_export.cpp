@@ -1,5 +1,6 @@
 #include "minify/repro_export.h"
 
+#include "import/constants_folder.h"
 #include "import/npy.h"
 #include "import/session_file.h"
 #include "ir/printer.h"
@@ -202,6 +203,7 @@ Status writeGraphFolder(const fs::path& dir, const Graph& g, const std::vector<V
         f << printGraph(g);
         if (!f) return makeError("cannot write " + (dir / graphFile).string());
     }
+    if (auto s = writeConstantsFolder(dir / graphFile, g); !s.ok()) return s;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (!inputs[i].isTensor()) continue;
         char name[32];

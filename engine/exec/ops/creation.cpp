@@ -1,5 +1,5 @@
-// Factory ops: arange, iota, scalar_tensor, empty/zeros/ones/full and their new_* forms (the
-// *_like ones live in misc.cpp).
+// Factory ops: arange, iota, linspace, logspace, scalar_tensor, empty/zeros/ones/full and their
+// new_* forms, _efficientzerotensor (the *_like ones live in misc.cpp).
 // `empty` is zero-filled so that runs are deterministic. dtype defaults follow PyTorch: the
 // default float dtype (float32) unless the arguments are all integers (arange) or the fill value
 // decides (full).
@@ -238,6 +238,60 @@ Expected<Value> iotaKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
+// ----- linspace / logspace -------------------------------------------------------------------
+
+/// start or end of linspace/logspace: a number, or a 0-dim tensor whose value is read (`.item()`).
+Expected<double> spaceBound(const OpArgs& a, size_t i) {
+    if (!a.isTensor(i)) return a.toDouble(i);
+    const Tensor& t = a.tensor(i);
+    const std::string& name = a.op().schema.args[i].name;
+    if (t.dim() != 0)
+        return opError(a, a.op().schema.name + " only supports 0-dimensional start and end tensors, but got " + name +
+                              " with " + std::to_string(t.dim()) + " dimension(s).");
+    if (!t.hasData()) return 0.0;  // shape inference: the value does not matter
+    return toDoubles(t)[0];
+}
+
+Expected<Value> metaSpace(const OpArgs& a) {
+    for (size_t i : {size_t(0), size_t(1)}) {
+        auto b = spaceBound(a, i);
+        if (!b.ok()) return b.error();
+    }
+    const int64_t steps = a.toInt(2);
+    if (steps < 0) return opError(a, "number of steps must be non-negative");
+    const DType dt = kwDType(a).value_or(DType::Float32);
+    if (dt == DType::Bool) return opError(a, std::string(a.op().schema.name) + " is not implemented for 'Bool'");
+    return metaValue(TensorMeta::contiguous({steps}, dt, kwDevice(a)));
+}
+
+/// PyTorch's CUDA kernels: the step is computed once in the output's precision (float for integer
+/// outputs), the first half counts up from start and the second half down from end, so both
+/// ends are exact. logspace raises base to those values.
+Expected<Value> spaceKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const double start = *spaceBound(a, 0), end = *spaceBound(a, 1);
+    const int64_t steps = a.toInt(2);
+    const bool log = a.op().schema.name == "logspace";
+    const double base = log ? a.toDouble(3) : 0.0;
+    const DType dt = out.t.dtype();
+    const DType stepType = isIntegral(dt) ? DType::Float32 : dt;
+    // Integer outputs convert the bounds to the integer type first.
+    const double s = isIntegral(dt) ? std::trunc(start) : roundTo(start, dt);
+    const double e = isIntegral(dt) ? std::trunc(end) : roundTo(end, dt);
+    std::vector<double> vals(static_cast<size_t>(steps));
+    if (steps == 1) vals[0] = s;
+    if (steps > 1) {
+        const double step = roundTo((e - s) / static_cast<double>(steps - 1), stepType);
+        const int64_t halfway = steps / 2;
+        for (int64_t i = 0; i < steps; ++i)
+            vals[i] = roundTo(i < halfway ? s + step * static_cast<double>(i)
+                                          : e - step * static_cast<double>(steps - i - 1),
+                              stepType);
+    }
+    if (log)
+        for (double& v : vals) v = std::pow(base, v);
+    return Value::ofTensor(makeTensor(out.t.meta, vals));
+}
+
 } // namespace
 
 void registerCreationOps(OpRegistry& r) {
@@ -275,6 +329,19 @@ void registerCreationOps(OpRegistry& r) {
     add("aten.new_empty_strided.default",
         "new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, " + o + ") -> Tensor", metaNewEmptyStrided,
         fillKernel);
+    add("aten._efficientzerotensor.default", "_efficientzerotensor(SymInt[] size, *, " + o + ") -> Tensor", metaSized,
+        fillKernel);
+    for (const char* fn : {"linspace", "logspace"}) {
+        const std::string f(fn), base = f == "logspace" ? ", float base=10.0" : "";
+        const std::string tail = ", int steps" + base + ", *, " + o + ") -> Tensor";
+        add(("aten." + f + ".default").c_str(), f + "(Scalar start, Scalar end" + tail, metaSpace, spaceKernel);
+        add(("aten." + f + ".Tensor_Tensor").c_str(), f + ".Tensor_Tensor(Tensor start, Tensor end" + tail, metaSpace,
+            spaceKernel);
+        add(("aten." + f + ".Tensor_Scalar").c_str(), f + ".Tensor_Scalar(Tensor start, Scalar end" + tail, metaSpace,
+            spaceKernel);
+        add(("aten." + f + ".Scalar_Tensor").c_str(), f + ".Scalar_Tensor(Scalar start, Tensor end" + tail, metaSpace,
+            spaceKernel);
+    }
 }
 
 } // namespace fxray

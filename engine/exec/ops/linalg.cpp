@@ -1,6 +1,6 @@
-// Matrix products: mm, bmm, addmm, baddbmm, addmv, dot, mv, matmul, linear. Outputs are dense
-// row-major (PyTorch's meta functions allocate them with new_empty, and matmul/linear compose
-// those ops), in the operands' dtype. Products accumulate in double through the shared GEMM and
+// Matrix products: mm, bmm, addmm, baddbmm, addbmm, addmv, addr, dot, vdot, mv, matmul, linear;
+// also block_diag and linalg_cross. Outputs are dense row-major (PyTorch's meta functions
+// allocate them with new_empty, and matmul/linear compose those ops), in the operands' dtype. Products accumulate in double through the shared GEMM and
 // round once to the output dtype.
 #include "exec/ops/gemm.h"
 #include "exec/ops/kernel_util.h"
@@ -346,6 +346,166 @@ Expected<Value> linearKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, C));
 }
 
+// ----- addbmm / addr / vdot -------------------------------------------------------------------
+
+/// addbmm(self, batch1, batch2): the bmm's products summed over the batch, [n, p].
+Expected<Value> metaAddbmm(const OpArgs& a) {
+    auto m = bmmShape(a, 1, 2);
+    if (!m.ok()) return m;
+    const auto& s = m->t.shape();
+    std::vector<int64_t> shape{s[1], s[2]};
+    if (a.isTensor(0) && symbolic(a.tensor(0).meta)) return opError(a, "symbolic shapes are not supported");
+    if (auto e = checkBias(a, 0, shape)) return *e;
+    if (auto e = sameDtype(a, a.tensor(0), a.tensor(1))) return *e;
+    return denseOut(std::move(shape), a.tensor(1).dtype(), a.tensor(1).meta.device);
+}
+
+Expected<Value> addbmmKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const auto& s1 = a.tensor(1).shape();
+    const auto& s2 = a.tensor(2).shape();
+    const int64_t n = s1[1], p = s2[2];
+    auto P = batchedProduct(toDoubles(a.tensor(1)), toDoubles(a.tensor(2)), s1[0], n, s1[2], p);
+    std::vector<double> C(static_cast<size_t>(n * p), 0.0);
+    for (int64_t b = 0; b < s1[0]; ++b)
+        for (int64_t i = 0; i < n * p; ++i) C[i] += P[b * n * p + i];
+    addScaled(a, 0, out.t.shape(), a.toDouble(3), a.toDouble(4), C);
+    return Value::ofTensor(makeTensor(out.t.meta, C));
+}
+
+/// addr(self, vec1, vec2): beta·self + alpha·outer(vec1, vec2), a TensorIterator over self
+/// (expanded), vec1 as a column and vec2; all three of one dtype.
+Expected<Value> metaAddr(const OpArgs& a) {
+    auto x = tensorArg(a, 1);
+    if (!x.ok()) return x.error();
+    auto y = tensorArg(a, 2);
+    if (!y.ok()) return y.error();
+    const Tensor& v1 = **x;
+    const Tensor& v2 = **y;
+    if (v1.dim() != 1 || v2.dim() != 1)
+        return opError(a, "addr: Expected 1-D arguments vec1 and vec2, but got " + std::to_string(v1.dim()) + "-D and " +
+                              std::to_string(v2.dim()) + "-D");
+    std::vector<int64_t> shape{v1.shape()[0], v2.shape()[0]};
+    auto self = tensorArg(a, 0);
+    if (!self.ok()) return self.error();
+    if (auto e = checkBias(a, 0, shape)) return *e;
+    if (auto e = sameDtype(a, v1, v2)) return *e;
+    if (auto e = sameDtype(a, **self, v1)) return *e;
+    TensorMeta col = v1.meta;  // vec1.reshape({n, 1})
+    col.shape = {v1.shape()[0], 1};
+    col.strides = {v1.strides().empty() ? 1 : v1.strides()[0], 1};
+    TensorMeta m = TensorMeta::contiguous(shape, v1.dtype(), v1.meta.device);
+    m.strides = pointwiseStrides(shape, {&(*self)->meta, &col, &v2.meta});
+    return metaValue(std::move(m));
+}
+
+Expected<Value> addrKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto x = toDoubles(a.tensor(1));
+    auto y = toDoubles(a.tensor(2));
+    const double beta = a.toDouble(3), alpha = a.toDouble(4);
+    const size_t n = x.size(), p = y.size();
+    std::vector<double> C(n * p);
+    if (out.t.dtype() == DType::Bool) {
+        // Bool addr is logical: (beta and self) or (alpha and vec1 and vec2).
+        auto self = toDoublesBroadcast(a.tensor(0), out.t.shape());
+        for (size_t i = 0; i < n; ++i)
+            for (size_t j = 0; j < p; ++j)
+                C[i * p + j] = (beta != 0 && self[i * p + j] != 0) || (alpha != 0 && x[i] != 0 && y[j] != 0);
+        return Value::ofTensor(makeTensor(out.t.meta, C));
+    }
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < p; ++j) C[i * p + j] = x[i] * y[j];
+    addScaled(a, 0, out.t.shape(), beta, alpha, C);
+    return Value::ofTensor(makeTensor(out.t.meta, C));
+}
+
+// ----- block_diag -----------------------------------------------------------------------------
+
+Expected<Value> metaBlockDiag(const OpArgs& a) {
+    const auto& items = a[0].list;
+    if (items.empty()) return denseOut({1, 0}, DType::Float32, {});
+    std::vector<const Value*> ops;
+    int64_t rows = 0, cols = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (!items[i].isTensor()) return opError(a, "tensors[" + std::to_string(i) + "] is not a tensor");
+        const TensorMeta& m = items[i].t.meta;
+        if (symbolic(m)) return opError(a, "symbolic shapes are not supported");
+        if (m.dim() > 2)
+            return opError(a, "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input " +
+                                  std::to_string(i) + " has " + std::to_string(m.dim()) + " dimensions");
+        if (!(m.device == items[0].t.meta.device))
+            return opError(a, "torch.block_diag: input tensors must all be on the same device. Input 0 is on device " +
+                                  items[0].t.meta.device.str() + " and input " + std::to_string(i) + " is on device " +
+                                  m.device.str());
+        rows += m.dim() == 2 ? m.shape[0] : 1;
+        cols += m.dim() == 2 ? m.shape[1] : m.dim() == 1 ? m.shape[0] : 1;
+        ops.push_back(&items[i]);
+    }
+    return denseOut({rows, cols}, resultType(ops), items[0].t.meta.device);
+}
+
+Expected<Value> blockDiagKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const int64_t cols = out.t.shape()[1];
+    std::vector<double> C(static_cast<size_t>(out.t.numel()), 0.0);
+    int64_t r0 = 0, c0 = 0;
+    for (const auto& v : a[0].list) {
+        const TensorMeta& m = v.t.meta;
+        const int64_t h = m.dim() == 2 ? m.shape[0] : 1;
+        const int64_t w = m.dim() == 2 ? m.shape[1] : m.dim() == 1 ? m.shape[0] : 1;
+        auto vals = toDoubles(v.t);
+        for (int64_t i = 0; i < h; ++i)
+            for (int64_t j = 0; j < w; ++j) C[(r0 + i) * cols + c0 + j] = vals[i * w + j];
+        r0 += h;
+        c0 += w;
+    }
+    return Value::ofTensor(makeTensor(out.t.meta, C));
+}
+
+// ----- linalg_cross ---------------------------------------------------------------------------
+
+Expected<Value> metaCross(const OpArgs& a) {
+    auto x = tensorArg(a, 0);
+    if (!x.ok()) return x.error();
+    auto y = tensorArg(a, 1);
+    if (!y.ok()) return y.error();
+    const Tensor& in = **x;
+    const Tensor& other = **y;
+    if (in.dim() != other.dim()) return opError(a, "linalg.cross: inputs must have the same number of dimensions.");
+    auto dim = wrapDim(a.toInt(2), in.dim());
+    if (!dim || in.dim() == 0)
+        return opError(a, "Dimension out of range (expected to be in range of [" + std::to_string(-in.dim()) + ", " +
+                              std::to_string(in.dim() - 1) + "], but got " + std::to_string(a.toInt(2)) + ")");
+    if (in.shape()[*dim] != 3 || other.shape()[*dim] != 3)
+        return opError(a, "linalg.cross: inputs dimension " + std::to_string(a.toInt(2)) + " must have length 3. Got " +
+                              std::to_string(in.shape()[*dim]) + " and " + std::to_string(other.shape()[*dim]));
+    auto shape = broadcastShapes(in.shape(), other.shape());
+    if (!shape)
+        return opError(a, "linalg.cross: the shapes " + shapeStr(in.shape()) + " and " + shapeStr(other.shape()) +
+                              " do not broadcast");
+    if (auto e = sameDtype(a, in, other)) return *e;
+    return denseOut(*shape, in.dtype(), in.meta.device);
+}
+
+Expected<Value> crossKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const auto& shape = out.t.shape();
+    const int64_t dim = *wrapDim(a.toInt(2), static_cast<int64_t>(shape.size()));
+    auto X = toDoublesBroadcast(a.tensor(0), shape);
+    auto Y = toDoublesBroadcast(a.tensor(1), shape);
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(dim) + 1; d < shape.size(); ++d) inner *= shape[d];
+    const int64_t outer = product(shape) / (3 * inner);
+    std::vector<double> C(X.size());
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+            const int64_t base = o * 3 * inner + i;
+            auto x = [&](int k) { return X[base + k * inner]; };
+            auto y = [&](int k) { return Y[base + k * inner]; };
+            C[base] = x(1) * y(2) - x(2) * y(1);
+            C[base + inner] = x(2) * y(0) - x(0) * y(2);
+            C[base + 2 * inner] = x(0) * y(1) - x(1) * y(0);
+        }
+    return Value::ofTensor(makeTensor(out.t.meta, C));
+}
+
 } // namespace
 
 void registerLinalgOps(OpRegistry& r) {
@@ -360,7 +520,18 @@ void registerLinalgOps(OpRegistry& r) {
     r.add("aten.addmv.default",
           "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
           OpCategory::Extern, metaAddProduct<mvShape>, addmvKernel);
+    r.add("aten.addbmm.default",
+          "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+          OpCategory::Extern, metaAddbmm, addbmmKernel);
+    r.add("aten.addr.default", "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+          OpCategory::Extern, metaAddr, addrKernel);
     r.add("aten.dot.default", "dot(Tensor self, Tensor tensor) -> Tensor", OpCategory::Extern, metaDot, dotKernel);
+    // vdot conjugates self; on real dtypes (fxray has no complex ones) it is dot.
+    r.add("aten.vdot.default", "vdot(Tensor self, Tensor other) -> Tensor", OpCategory::Extern, metaDot, dotKernel);
+    r.add("aten.block_diag.default", "block_diag(Tensor[] tensors) -> Tensor", OpCategory::Other, metaBlockDiag,
+          blockDiagKernel);
+    r.add("aten.linalg_cross.default", "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+          OpCategory::Extern, metaCross, crossKernel);
     r.add("aten.mv.default", "mv(Tensor self, Tensor vec) -> Tensor", OpCategory::Extern, metaProduct<mvShape>, mvKernel);
     r.add("aten.matmul.default", "matmul(Tensor self, Tensor other) -> Tensor", OpCategory::Extern, metaMatmul,
           matmulKernel);

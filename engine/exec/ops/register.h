@@ -15,7 +15,9 @@ void registerShapeOps(OpRegistry& r);       // shape.cpp: cat, split, clone, to,
 void registerIndexingOps(OpRegistry& r);    // indexing.cpp: gather, index_select, index_add, embedding
 void registerCreationOps(OpRegistry& r);    // creation.cpp: arange, full, scalar_tensor, empty, ...
 void registerRandomOps(OpRegistry& r);      // random.cpp: dropout, randperm, rand
-void registerLinalgOps(OpRegistry& r);      // linalg.cpp: mm, bmm, addmm, matmul, linear
+void registerLinalgOps(OpRegistry& r);      // linalg.cpp: mm, bmm, addmm, matmul, linear, cross, block_diag
+void registerLinalgDecompOps(OpRegistry& r);  // linalg_decomp.cpp: triangular_solve, slogdet, lu_solve, matrix_exp
+void registerLinalgSvdOps(OpRegistry& r);   // linalg_svd.cpp: _linalg_svd, linalg_pinv
 void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm + backwards
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...

@@ -15,6 +15,8 @@ void registerAllOps(OpRegistry& r) {
     registerCreationOps(r);
     registerRandomOps(r);
     registerLinalgOps(r);
+    registerLinalgDecompOps(r);
+    registerLinalgSvdOps(r);
     registerNormOps(r);
     registerConvOps(r);
     registerMiscOps(r);
