@@ -17,6 +17,11 @@ void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm 
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...
 void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
+void registerCopyVariantOps(OpRegistry& r); // copy_variants.cpp: view_copy, permute_copy, ... (*_copy of views)
+void registerReorderOps(OpRegistry& r);     // reorder.cpp: flip, roll, rot90, tril/triu, diag_embed, _chunk_cat
+void registerViewScatterOps(OpRegistry& r); // view_scatter.cpp: slice/select/diagonal/as_strided_scatter, view backwards
+void registerScatterOps(OpRegistry& r);     // scatter.cpp: scatter_reduce, scatter_, index_reduce/fill/copy
+void registerMaskedIndexOps(OpRegistry& r); // masked_index.cpp: masked_scatter, _unsafe_masked_index, take, put
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

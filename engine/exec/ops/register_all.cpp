@@ -16,6 +16,11 @@ void registerAllOps(OpRegistry& r) {
     registerConvOps(r);
     registerMiscOps(r);
     registerAttentionOps(r);
+    registerCopyVariantOps(r);
+    registerReorderOps(r);
+    registerViewScatterOps(r);
+    registerScatterOps(r);
+    registerMaskedIndexOps(r);
 }
 
 } // namespace fxray
