@@ -32,6 +32,11 @@ void registerTrilinearOps(OpRegistry& r);   // trilinear.cpp: _trilinear
 void registerRmsNormOps(OpRegistry& r);     // rms_norm.cpp: _fused_rms_norm + backward
 void registerBinaryOps(OpRegistry& r);      // binary.cpp: remainder, atan2, lerp, clamp.Tensor, igamma, ...
 void registerInplaceOps(OpRegistry& r);     // inplace.cpp: every X_ op through its functional X
+void registerCopyVariantOps(OpRegistry& r); // copy_variants.cpp: view_copy, permute_copy, ... (*_copy of views)
+void registerReorderOps(OpRegistry& r);     // reorder.cpp: flip, roll, rot90, tril/triu, diag_embed, _chunk_cat
+void registerViewScatterOps(OpRegistry& r); // view_scatter.cpp: slice/select/diagonal/as_strided_scatter, view backwards
+void registerScatterOps(OpRegistry& r);     // scatter.cpp: scatter_reduce, scatter_, index_reduce/fill/copy
+void registerMaskedIndexOps(OpRegistry& r); // masked_index.cpp: masked_scatter, _unsafe_masked_index, take, put
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

@@ -31,6 +31,11 @@ void registerAllOps(OpRegistry& r) {
     registerRmsNormOps(r);
     registerBinaryOps(r);
     registerInplaceOps(r);
+    registerCopyVariantOps(r);
+    registerReorderOps(r);
+    registerViewScatterOps(r);
+    registerScatterOps(r);
+    registerMaskedIndexOps(r);
 }
 
 } // namespace fxray

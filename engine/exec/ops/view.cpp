@@ -652,6 +652,34 @@ Expected<Value> metaUnbind(const OpArgs& a) {
     return Value::ofTensors(std::move(parts), false);
 }
 
+// ----- unfold --------------------------------------------------------------------------------
+
+/// unfold(dim, size, step): windows of `size` every `step` along dim, as a new last dim.
+Expected<Value> metaUnfold(const OpArgs& a) {
+    auto in = inputMeta(a);
+    if (!in.ok()) return in.error();
+    auto d = dimArg(a, a.toInt(1), in->dim());
+    if (!d.ok()) return d.error();
+    const int64_t size = a.toInt(2), step = a.toInt(3);
+    const int64_t maxSize = in->dim() == 0 ? 1 : in->shape[*d];
+    if (size > maxSize)
+        return opError(a, "maximum size for tensor at dimension " + std::to_string(*d) + " is " +
+                              std::to_string(maxSize) + " but size is " + std::to_string(size));
+    if (size < 0) return opError(a, "size is " + std::to_string(size) + " but must be >= 0");
+    if (step <= 0) return opError(a, "step is " + std::to_string(step) + " but must be > 0");
+    TensorMeta m = *in;
+    if (in->dim() == 0) {
+        m.shape = {size};
+        m.strides = {1};
+        return metaValue(std::move(m));
+    }
+    m.shape[*d] = (in->shape[*d] - size) / step + 1;
+    m.strides[*d] = in->strides[*d] * step;
+    m.shape.push_back(size);
+    m.strides.push_back(in->strides[*d]);
+    return metaValue(std::move(m));
+}
+
 } // namespace
 
 void registerViewOps(OpRegistry& r) {
@@ -688,6 +716,29 @@ void registerViewOps(OpRegistry& r) {
          "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]", metaSplitWithSizes);
     view("aten.chunk.default", "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", metaChunk);
     view("aten.unbind.int", "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", metaUnbind);
+    view("aten.unfold.default", "unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", metaUnfold);
+    // In-place views change self's geometry; the executor hands the new view on.
+    auto inplaceView = [&r](const char* name, const char* schema, MetaFn meta) {
+        OpInfo& op = r.add(name, schema, OpCategory::View, meta, aliasKernel);
+        op.aliasesInput = true;
+        op.inplace = true;
+    };
+    inplaceView("aten.squeeze_.default", "squeeze_(Tensor(a!) self) -> Tensor(a!)", metaSqueezeAll);
+    inplaceView("aten.squeeze_.dim", "squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", metaSqueezeDims);
+    inplaceView("aten.squeeze_.dims", "squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", metaSqueezeDims);
+    inplaceView("aten.unsqueeze_.default", "unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", metaUnsqueeze);
+    inplaceView("aten.transpose_.default", "transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)",
+                metaTranspose);
+    inplaceView("aten.t_.default", "t_(Tensor(a!) self) -> Tensor(a!)", metaT);
+    // unsafe_split* are split without view tracking: the same views, no aliasing in the schema.
+    auto unsafeSplit = [&r](const char* name, const char* schema, MetaFn meta) {
+        r.add(name, schema, OpCategory::View, meta, aliasKernel);
+    };
+    unsafeSplit("aten.unsafe_split.Tensor", "unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]",
+                metaSplit);
+    unsafeSplit("aten.unsafe_split_with_sizes.default",
+                "unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", metaSplitWithSizes);
+    unsafeSplit("aten.unsafe_chunk.default", "unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", metaChunk);
 }
 
 } // namespace fxray
