@@ -17,6 +17,9 @@ void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm 
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...
 void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
+void registerUpsampleOps(OpRegistry& r);     // upsample.cpp: nearest, linear, bicubic, antialiased upsampling + backwards
+void registerGridSampleOps(OpRegistry& r);   // grid_sample.cpp: grid_sampler_2d/3d, cudnn_grid_sampler + backwards
+void registerEmbeddingBagOps(OpRegistry& r); // embedding_bag.cpp: _embedding_bag (sum/mean/max) + backwards
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

@@ -16,6 +16,9 @@ void registerAllOps(OpRegistry& r) {
     registerConvOps(r);
     registerMiscOps(r);
     registerAttentionOps(r);
+    registerUpsampleOps(r);
+    registerGridSampleOps(r);
+    registerEmbeddingBagOps(r);
 }
 
 } // namespace fxray
