@@ -3,9 +3,10 @@
 // _embedding_bag_backward (dense) and _embedding_bag_per_sample_weights_backward.
 //
 // The auxiliary outputs (offset2bag, bag_size, max_indices) have the shapes and dtypes PyTorch's
-// meta function gives them, which differ between CPU and the other devices; their values are
-// those of the CUDA kernels (bag_size counts the non-padding entries of a bag, max_indices is -1
-// for an empty bag), which the CPU kernels agree with where both are defined.
+// meta function gives them, which differ between CPU and the other devices. Their values are
+// those of the CUDA kernels (bag_size counts the non-padding entries of a bag; max_indices is -1
+// for an empty bag, where CPU's is 0): recorded graphs run here with inputs on the CPU device
+// whatever device they were recorded on, and the ground truth is recorded on CUDA.
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
 
@@ -90,12 +91,14 @@ Expected<Value> metaEmbeddingBag(const OpArgs& a) {
     return tuple(std::move(out));
 }
 
-/// _embedding_bag_forward_only: as _embedding_bag, but CPU's bag_size has offsets' length.
+/// _embedding_bag_forward_only: as _embedding_bag, except that CPU's sums (which need no bag
+/// sizes without autograd) leave bag_size, and max_indices with it, at offsets' length.
 Expected<Value> metaEmbeddingBagForwardOnly(const OpArgs& a) {
     auto r = metaEmbeddingBag(a);
     if (!r.ok()) return r;
     const TensorMeta& off = a.tensor(2).meta;
-    if (off.device.type == "cpu") r->list[2] = metaValue(TensorMeta::contiguous(off.shape, off.dtype, off.device));
+    if (off.device.type == "cpu" && a.toInt(4) == Sum)
+        r->list[2] = r->list[3] = metaValue(TensorMeta::contiguous(off.shape, off.dtype, off.device));
     return r;
 }
 
@@ -268,10 +271,12 @@ Expected<Value> embeddingBagBackwardKernel(const OpArgs& a, const Value& out, Ex
 
     if (mode == Max) {
         const auto mi = toDoubles(a.tensor(5));
+        const auto bagSize = toDoubles(a.tensor(4));
         for (int64_t b = 0; b < bags; ++b)
             for (int64_t d = 0; d < D; ++d) {
+                // An empty bag has no maximum: CUDA marks it -1, CPU leaves 0 and skips bags of size 0.
                 const int64_t row = static_cast<int64_t>(mi[size_t(b * D + d)]);
-                if (row < 0 || row == pad) continue;  // an empty bag has no maximum
+                if (row < 0 || row == pad || (size_t(b) < bagSize.size() && bagSize[size_t(b)] == 0.0)) continue;
                 if (row >= numWeights)
                     return opError(a, "maximum_indices value " + std::to_string(row) + " is out of range for " +
                                           std::to_string(numWeights) + " weights");

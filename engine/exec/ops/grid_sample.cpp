@@ -2,7 +2,8 @@
 // grid_sampler_3d (trilinear, nearest), cudnn_grid_sampler (bilinear, zero padding, corners
 // aligned) and their backwards, following ATen's GridSampler.h: coordinates are unnormalised from
 // [-1, 1], mapped through the padding mode (zeros, border, reflection), and positions outside the
-// input read zero.
+// input read zero. Non-finite positions follow the CUDA kernels (bilinear and nearest read 0
+// there, where CPU's bilinear gives NaN).
 //
 // The 2-D and 3-D samplers share one implementation over `nsp` spatial dims. Spatial dims are
 // kept in tensor order (D, H, W); the grid's last dim holds them reversed (x for W, y for H, z for D).
@@ -227,12 +228,14 @@ void sample(const Spec& s, const std::vector<double>& x, const std::vector<doubl
                     double acc = 0.0;
                     for (int j = 0; j < 4; ++j)
                         for (int i = 0; i < 4; ++i) {
+                            // Outside taps read 0 but still multiply their coefficients, so a NaN
+                            // position gives NaN as in ATen.
                             const int64_t off = offs[size_t(j * 4 + i)];
-                            if (off < 0) continue;
-                            acc += xc[off] * cx[size_t(i)] * cy[size_t(j)];
-                            if (gx) (*gx)[size_t((b * s.C + c) * inPl + off)] += go * cx[size_t(i)] * cy[size_t(j)];
-                            dcoord[1] -= xc[off] * gxc[size_t(i)] * cy[size_t(j)] * go;
-                            dcoord[0] -= xc[off] * gy[size_t(j)] * cx[size_t(i)] * go;
+                            const double v = off < 0 ? 0.0 : xc[off];
+                            acc += v * cx[size_t(i)] * cy[size_t(j)];
+                            if (gx && off >= 0) (*gx)[size_t((b * s.C + c) * inPl + off)] += go * cx[size_t(i)] * cy[size_t(j)];
+                            dcoord[1] -= v * gxc[size_t(i)] * cy[size_t(j)] * go;
+                            dcoord[0] -= v * gy[size_t(j)] * cx[size_t(i)] * go;
                         }
                     if (double* o = outAt(c)) *o = acc;
                 }
