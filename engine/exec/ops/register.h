@@ -37,6 +37,9 @@ void registerReorderOps(OpRegistry& r);     // reorder.cpp: flip, roll, rot90, t
 void registerViewScatterOps(OpRegistry& r); // view_scatter.cpp: slice/select/diagonal/as_strided_scatter, view backwards
 void registerScatterOps(OpRegistry& r);     // scatter.cpp: scatter_reduce, scatter_, index_reduce/fill/copy
 void registerMaskedIndexOps(OpRegistry& r); // masked_index.cpp: masked_scatter, _unsafe_masked_index, take, put
+void registerUpsampleOps(OpRegistry& r);     // upsample.cpp: nearest, linear, bicubic, antialiased upsampling + backwards
+void registerGridSampleOps(OpRegistry& r);   // grid_sample.cpp: grid_sampler_2d/3d, cudnn_grid_sampler + backwards
+void registerEmbeddingBagOps(OpRegistry& r); // embedding_bag.cpp: _embedding_bag (sum/mean/max) + backwards
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

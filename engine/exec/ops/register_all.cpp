@@ -36,6 +36,9 @@ void registerAllOps(OpRegistry& r) {
     registerViewScatterOps(r);
     registerScatterOps(r);
     registerMaskedIndexOps(r);
+    registerUpsampleOps(r);
+    registerGridSampleOps(r);
+    registerEmbeddingBagOps(r);
 }
 
 } // namespace fxray
