@@ -59,10 +59,20 @@ double areaPixelSourceIndex(double scale, int64_t dst, bool alignCorners, bool c
     return !cubic && src < 0.0 ? 0.0 : src;
 }
 
+/// floor(v) as an index clamped to [lo, hi]; clamped before the conversion so that huge or
+/// infinite positions (from tiny scale arguments) stay defined. NaN gives hi.
+int64_t floorIndex(double v, int64_t lo, int64_t hi) {
+    if (!(v < double(hi))) return hi;
+    if (v < double(lo)) return lo;
+    return static_cast<int64_t>(std::floor(v));
+}
+
 /// ATen's guard_index_and_lambda: the floor index clamped to the input, and the fraction in [0, 1].
+/// Only cubic positions go below 0 (to -1, whose taps are clamped again).
 void guardIndexAndLambda(double real, int64_t in, int64_t& index, double& lambda) {
-    index = std::min(static_cast<int64_t>(std::floor(real)), in - 1);
+    index = floorIndex(real, -1, in - 1);
     lambda = std::clamp(real - double(index), 0.0, 1.0);
+    if (std::isnan(lambda)) lambda = 0.0;
 }
 
 /// Keys' cubic convolution with A = -0.75 (ATen's get_cubic_upsample_coefficients).
@@ -86,7 +96,7 @@ DimTaps dimTaps(Mode mode, int64_t in, int64_t out, bool alignCorners, std::opti
             else if (out == 2 * in) src = o >> 1;
             else {
                 const float s = static_cast<float>(scalesValue(scale, in, out));
-                src = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
+                src = floorIndex(static_cast<float>(o) * s, 0, in - 1);
             }
             t.push_back({src, 1.0});
             break;
@@ -94,7 +104,7 @@ DimTaps dimTaps(Mode mode, int64_t in, int64_t out, bool alignCorners, std::opti
         case Mode::NearestExact: {
             const float s = static_cast<float>(scalesValue(scale, in, out));
             const float pos = static_cast<float>((double(o) + 0.5) * double(s));
-            t.push_back({std::min(static_cast<int64_t>(std::floor(pos)), in - 1), 1.0});
+            t.push_back({floorIndex(pos, 0, in - 1), 1.0});
             break;
         }
         case Mode::Linear: {
@@ -122,11 +132,13 @@ DimTaps dimTaps(Mode mode, int64_t in, int64_t out, bool alignCorners, std::opti
             const double sc = areaPixelScale(in, out, alignCorners, scale);
             const double support = sc >= 1.0 ? sc : 1.0;
             const double invscale = sc >= 1.0 ? 1.0 / sc : 1.0;
-            const int64_t maxSize = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+            // ATen truncates toward zero; the window never reaches past the input, so clamping to
+            // it first changes nothing but keeps the conversions defined.
+            const auto trunc = [in](double v) { return v > 0.0 ? static_cast<int64_t>(std::min(v, double(in))) : 0; };
+            const int64_t maxSize = trunc(std::ceil(support)) * 2 + 1;
             const double center = sc * (double(o) + 0.5);
-            const int64_t xmin = std::max(static_cast<int64_t>(center - support + 0.5), int64_t{0});
-            int64_t xsize = std::min(static_cast<int64_t>(center + support + 0.5), in) - xmin;
-            xsize = std::clamp<int64_t>(xsize, 0, maxSize);
+            const int64_t xmin = trunc(center - support + 0.5);
+            const int64_t xsize = std::clamp<int64_t>(trunc(center + support + 0.5) - xmin, 0, maxSize);
             double total = 0.0;
             for (int64_t j = 0; j < xsize; ++j) {
                 const double x = std::fabs((double(j + xmin) - center + 0.5) * invscale);
@@ -154,25 +166,53 @@ struct Spec {
 
 constexpr bool hasAlignCorners(Mode m) { return m != Mode::Nearest && m != Mode::NearestExact; }
 
-/// Reads (output_size, [input_size,] [align_corners,] scales...) starting at argument 1.
+/// The output size of a `.vec` overload (output_size or scale_factors, exactly one given), with the
+/// scale factors as the scales the kernel sees (ATen's compute_output_size and get_scale_value).
+template <int N>
+Expected<std::vector<int64_t>> vecOutputSize(const OpArgs& a, size_t scaleArg, Spec& s) {
+    if (a.isNone(1) == a.isNone(scaleArg)) return opError(a, "Must specify exactly one of output_size and scale_factors");
+    if (!a.isNone(1)) return a.toIntList(1);
+    const auto& sf = a[scaleArg].list;
+    if (static_cast<int>(sf.size()) != N)
+        return opError(a, "It is expected scale_factors equals to " + std::to_string(N) + ", but got size " +
+                              std::to_string(sf.size()));
+    std::vector<int64_t> out;
+    for (int d = 0; d < N; ++d) {
+        const double f = sf[size_t(d)].toDouble(), o = double(s.inShape[size_t(2 + d)]) * f;
+        if (!(o >= 0.0 && o < 9.0e15)) return opError(a, "scale factor " + std::to_string(f) + " gives no valid output size");
+        out.push_back(static_cast<int64_t>(o));
+        s.scales[size_t(d)] = f;
+    }
+    return out;
+}
+
+/// Reads (output_size, [input_size,] [align_corners,] scales...) starting at argument 1, or a
+/// `.vec` overload's (output_size?, [align_corners,] scale_factors?) when `vec`.
 /// `inShape` is the input's shape for a forward, nullopt for a backward (read from input_size).
 template <int N>
-Expected<Spec> readSpec(const OpArgs& a, Mode mode, const std::vector<int64_t>* inShape) {
+Expected<Spec> readSpec(const OpArgs& a, Mode mode, const std::vector<int64_t>* inShape, bool vec = false) {
     Spec s;
     size_t i = 1;
-    const auto outSize = a.toIntList(i++);
-    if (static_cast<int>(outSize.size()) != N)
-        return opError(a, "It is expected output_size equals to " + std::to_string(N) + ", but got size " +
-                              std::to_string(outSize.size()));
+    std::vector<int64_t> outSize;
+    if (vec) ++i;  // output_size is read with scale_factors below
+    else outSize = a.toIntList(i++);
     if (inShape) s.inShape = *inShape;
     else s.inShape = a.toIntList(i++);
     if (static_cast<int>(s.inShape.size()) != N + 2)
         return opError(a, "It is expected input_size equals to " + std::to_string(N + 2) + ", but got size " +
                               std::to_string(s.inShape.size()));
     if (hasAlignCorners(mode)) s.alignCorners = a.toBool(i++);
-    for (int d = 0; d < N; ++d, ++i) {
-        if (i < a.size() && !a.isNone(i)) s.scales[size_t(d)] = a.toDouble(i);
+    if (vec) {
+        auto o = vecOutputSize<N>(a, i, s);
+        if (!o.ok()) return o.error();
+        outSize = *o;
+    } else {
+        for (int d = 0; d < N; ++d, ++i)
+            if (i < a.size() && !a.isNone(i)) s.scales[size_t(d)] = a.toDouble(i);
     }
+    if (static_cast<int>(outSize.size()) != N)
+        return opError(a, "It is expected output_size equals to " + std::to_string(N) + ", but got size " +
+                              std::to_string(outSize.size()));
     bool positive = true;
     for (int d = 0; d < N; ++d) positive = positive && s.inShape[size_t(2 + d)] > 0 && outSize[size_t(d)] > 0;
     if (!positive)
@@ -230,7 +270,7 @@ bool symbolic(const TensorMeta& m) {
 
 // ----- forward ----------------------------------------------------------------------------------
 
-template <Mode M, int N>
+template <Mode M, int N, bool Vec = false>
 Expected<Value> metaUpsample(const OpArgs& a) {
     const TensorMeta& in = a.tensor(0).meta;
     if (symbolic(in)) return opError(a, "symbolic shapes are not supported");
@@ -239,7 +279,7 @@ Expected<Value> metaUpsample(const OpArgs& a) {
                               " spatial dims), got " + shapeStr(in.shape));
     auto ok = checkDtype(a, M, in.dtype);
     if (!ok.ok()) return ok.error();
-    auto s = readSpec<N>(a, M, &in.shape);
+    auto s = readSpec<N>(a, M, &in.shape, Vec);
     if (!s.ok()) return s.error();
     if (in.numel() == 0 && in.shape[1] == 0)
         return opError(a, "Non-empty " + std::to_string(N + 2) + "D data tensor expected but got a tensor with sizes " +
@@ -290,10 +330,10 @@ void resample(std::vector<double>& x, std::vector<double>& y, int64_t planes, co
     }
 }
 
-template <Mode M, int N>
+template <Mode M, int N, bool Vec = false>
 Expected<Value> upsampleKernel(const OpArgs& a, const Value& out, ExecContext&) {
     const Tensor& x = a.tensor(0);
-    auto s = readSpec<N>(a, M, &x.shape());
+    auto s = readSpec<N>(a, M, &x.shape(), Vec);
     if (!s.ok()) return s.error();
     auto xv = toDoubles(x);
     const int64_t planes = s->inShape[0] * s->inShape[1];
@@ -358,6 +398,9 @@ void addPair(OpRegistry& r, const std::string& name) {
           name + "_backward(Tensor grad_output, SymInt[" + n + "] output_size, SymInt[" + n2 + "] input_size, " + align +
               scaleArgs(N) + ") -> Tensor",
           OpCategory::Other, metaUpsampleBackward<M, N>, upsampleBackwardKernel<M, N>);
+    r.add("aten." + name + ".vec",
+          name + ".vec(Tensor input, SymInt[]? output_size, " + align + "float[]? scale_factors) -> Tensor",
+          OpCategory::Other, metaUpsample<M, N, true>, upsampleKernel<M, N, true>);
 }
 
 } // namespace
