@@ -105,6 +105,8 @@ Expected<Value> rollKernel(const OpArgs& a, const Value& out, ExecContext&) {
         for (int64_t i = 0; i < n; ++i) vals[static_cast<size_t>(i)] = src[static_cast<size_t>(wrapMod(i - s, n))];
         return Value::ofTensor(makeTensor(out.t.meta, vals));
     }
+    // A 0-dim tensor has nothing to roll.
+    if (in.dim() == 0) return Value::ofTensor(makeTensor(out.t.meta, src));
     // Shift per dim (several entries for one dim add up).
     const auto& shape = in.shape();
     std::vector<int64_t> shift(shape.size(), 0);

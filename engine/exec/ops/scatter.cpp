@@ -5,6 +5,7 @@
 #include "exec/ops/register.h"
 #include "exec/ops/shape_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -97,8 +98,9 @@ Expected<int64_t> checkScatter(const OpArgs& a, const TensorMeta& self, const Te
         return opError(a, "Index tensor must have the same number of dimensions as src tensor");
     for (int64_t k = 0; k < index.dim(); ++k) {
         const int64_t n = index.shape()[k];
-        const bool selfOk = k == *d || self.dim() == 0 || n <= self.shape[k];
-        const bool srcOk = !src || src->dim() == 0 || n <= src->shape[k];
+        // A 0-dim tensor counts as one element along its one dim.
+        const bool selfOk = k == *d || n <= (self.dim() == 0 ? 1 : self.shape[k]);
+        const bool srcOk = !src || n <= (src->dim() == 0 ? 1 : src->shape[k]);
         if (!selfOk || !srcOk)
             return opError(a, "Expected index " + listStr(index.shape()) + " to be smaller than self " +
                                   listStr(self.shape) + " apart from dimension " + std::to_string(*d) +
@@ -248,8 +250,14 @@ Expected<bool> checkSource(const OpArgs& a, const TensorMeta& self, const Tensor
             return opError(a, what + "source tensor shape " + listStr(source.shape) +
                                   " must match self tensor shape " + listStr(self.shape) +
                                   ", excluding the specified dimension " + std::to_string(dim));
-    } else if (source.numel() != index.numel()) {
-        return opError(a, what + "a scalar source or self needs one element per index");
+    } else {
+        // A scalar source (or self) pairs one element with each index: self must hold a single
+        // element apart from dim.
+        const int64_t perRow = self.dim() == 0 ? 1 : self.numel() / std::max<int64_t>(self.shape[dim], 1);
+        if (source.numel() != index.numel() || (self.numel() > 0 && perRow != 1))
+            return opError(a, what + "source tensor shape " + listStr(source.shape) +
+                                  " must match self tensor shape " + listStr(self.shape) +
+                                  ", excluding the specified dimension " + std::to_string(dim));
     }
     return true;
 }

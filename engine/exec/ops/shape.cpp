@@ -2,11 +2,10 @@
 // repeat, padding. Output layouts follow ATen: memory formats suggested by the inputs' strides,
 // and "preserve" keeping a dense input's strides.
 #include "exec/interpreter.h"
-#include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
+#include "exec/ops/shape_util.h"
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 namespace fxray {
@@ -14,22 +13,9 @@ using namespace kern;
 
 namespace {
 
-std::string listStr(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 std::vector<int64_t> stridesOf(const TensorMeta& m) {
     if (m.strides.size() == m.shape.size()) return m.strides;
     return TensorMeta::contiguousStrides(m.shape);
-}
-
-Expected<TensorMeta> inputMeta(const OpArgs& a, size_t i = 0) {
-    TensorMeta m = a.tensor(i).meta;
-    if (m.isSymbolic()) return opError(a, "symbolic shapes are not supported");
-    m.strides = stridesOf(m);
-    return m;
 }
 
 /// A fresh (offset 0) tensor description.
@@ -43,28 +29,6 @@ TensorMeta freshMeta(std::vector<int64_t> shape, std::vector<int64_t> strides, D
 }
 
 // ----- memory formats ------------------------------------------------------------------------
-
-/// c10's is_non_overlapping_and_dense: the strides are a permutation of a contiguous layout.
-bool isNonOverlappingAndDense(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
-    const size_t n = shape.size();
-    if (n == 0) return true;
-    if (n == 1) return shape[0] < 2 || strides[0] == 1;
-    std::vector<size_t> perm(n);
-    std::iota(perm.begin(), perm.end(), 0);
-    // Size 0/1 dims go last; the others by increasing stride.
-    std::stable_sort(perm.begin(), perm.end(), [&](size_t x, size_t y) {
-        if (shape[x] < 2) return false;
-        if (shape[y] < 2) return true;
-        return strides[x] < strides[y];
-    });
-    int64_t expected = 1;
-    for (size_t p : perm) {
-        if (shape[p] < 2) return true;
-        if (strides[p] != expected) return false;
-        expected *= shape[p];
-    }
-    return true;
-}
 
 /// c10::is_channels_last_strides_2d_s4 / _3d_s5: strides ordered C, W, H, (D,) N.
 bool isChannelsLastStrides(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {

@@ -1,8 +1,8 @@
 // View ops: outputs alias the input's storage; the meta function computes the view's shape,
 // strides and offset exactly as ATen does, and the kernel only attaches the input's storage to
 // that metadata. reshape-like ops (reshape, _unsafe_view, flatten) copy when no view exists.
-#include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
+#include "exec/ops/shape_util.h"
 
 #include <algorithm>
 #include <optional>
@@ -13,25 +13,10 @@ using namespace kern;
 
 namespace {
 
-std::string listStr(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 /// Strides of m, contiguous ones when an annotation left them out.
 std::vector<int64_t> stridesOf(const TensorMeta& m) {
     if (m.strides.size() == m.shape.size()) return m.strides;
     return TensorMeta::contiguousStrides(m.shape);
-}
-
-/// The input tensor's metadata with known strides; fails on symbolic shapes, which fxray's
-/// meta functions do not model (the interpreter then falls back to the annotation).
-Expected<TensorMeta> inputMeta(const OpArgs& a, size_t i = 0) {
-    TensorMeta m = a.tensor(i).meta;
-    if (m.isSymbolic()) return opError(a, "symbolic shapes are not supported");
-    m.strides = stridesOf(m);
-    return m;
 }
 
 /// A view of `in` with new geometry.
@@ -183,16 +168,6 @@ std::optional<std::vector<int64_t>> reshapeStrides(const TensorMeta& in, const s
     if (!cs) return std::nullopt;
     auto vs = viewStrides(in, shape);
     return vs ? vs : cs;
-}
-
-Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim) {
-    auto d = wrapDim(dim, ndim);
-    if (!d) {
-        int64_t n = std::max<int64_t>(ndim, 1);
-        return opError(a, "dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " +
-                              std::to_string(n - 1) + "], but got " + std::to_string(dim) + ")");
-    }
-    return *d;
 }
 
 // ----- kernels -------------------------------------------------------------------------------
