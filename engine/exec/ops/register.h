@@ -17,6 +17,12 @@ void registerNormOps(OpRegistry& r);        // norm.cpp: layer norm, batch norm 
 void registerConvOps(OpRegistry& r);        // conv.cpp: convolution, pooling + backwards
 void registerMiscOps(OpRegistry& r);        // misc.cpp: detach, asserts, lift_fresh_copy, ...
 void registerAttentionOps(OpRegistry& r);   // attention.cpp: fused scaled-dot-product attention + backward
+void registerVectorNormOps(OpRegistry& r);  // vector_norm.cpp: linalg_vector_norm, norm, dist, renorm
+void registerScanOps(OpRegistry& r);        // scan.cpp: cumsum, cumprod, logcumsumexp, cummax, cummin
+void registerSortOps(OpRegistry& r);        // sort.cpp: sort, bucketize, isin, _unique, masked_select
+void registerSegmentReduceOps(OpRegistry& r);  // segment_reduce.cpp: segment_reduce + backward
+void registerLossOps(OpRegistry& r);        // loss.cpp: mse, huber, smooth_l1, soft_margin, bce + backwards
+void registerClassLossOps(OpRegistry& r);   // class_loss.cpp: nll, multi_margin, multilabel_margin + backwards
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

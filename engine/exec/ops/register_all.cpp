@@ -16,6 +16,12 @@ void registerAllOps(OpRegistry& r) {
     registerConvOps(r);
     registerMiscOps(r);
     registerAttentionOps(r);
+    registerVectorNormOps(r);
+    registerScanOps(r);
+    registerSortOps(r);
+    registerSegmentReduceOps(r);
+    registerLossOps(r);
+    registerClassLossOps(r);
 }
 
 } // namespace fxray
