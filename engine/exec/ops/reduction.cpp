@@ -1,9 +1,11 @@
-// Reductions (sum, mean, amax, max.dim, argmax, var) and softmax with its backward ops.
+// Reductions (sum, nansum, prod, mean, amax/amin, max/min, aminmax, argmax/argmin, var/std,
+// logsumexp, trace, all/any) and softmax (plus _safe_softmax) with its backward ops.
 // Outputs are contiguous, as PyTorch's reduction and softmax meta functions allocate them
 // (checked against PyTorch 2.11 fake tensors for permuted, sliced and channels-last inputs);
 // _log_softmax and its backward are the exceptions, see their metas. Kernels accumulate in
 // double over the input in row-major order, so "first occurrence" ties resolve like PyTorch.
 #include "exec/ops/kernel_util.h"
+#include "exec/ops/reduce_util.h"
 #include "exec/ops/register.h"
 
 #include <algorithm>
@@ -16,90 +18,6 @@ namespace fxray {
 using namespace kern;
 
 namespace {
-
-std::string dtName(DType t) { return std::string(dtypeTorchName(t)); }
-
-/// Which input dims a reduction removes and what the output looks like.
-struct ReducePlan {
-    std::vector<bool> reduced;          ///< per input dim
-    std::vector<int64_t> outShape;      ///< with keepdim's size-1 dims when asked
-    std::vector<int64_t> outStrides;    ///< per input dim: stride in the output, 0 when reduced
-    int64_t outNumel = 1;
-    int64_t group = 1;                  ///< elements reduced into each output element
-};
-
-/// `dims` empty or absent means every dim. Dims are wrapped and must not repeat.
-Expected<ReducePlan> planReduce(const OpArgs& a, const std::vector<int64_t>& shape,
-                                const std::optional<std::vector<int64_t>>& dims, bool keepdim) {
-    const int64_t nd = static_cast<int64_t>(shape.size());
-    ReducePlan p;
-    p.reduced.assign(nd, dims ? dims->empty() : true);
-    if (dims) {
-        std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
-        for (int64_t d : *dims) {
-            auto w = wrapDim(d, nd);
-            if (!w) return opError(a, "dim " + std::to_string(d) + " is out of range for a tensor of " +
-                                          std::to_string(nd) + " dimensions");
-            if (seen[*w]) return opError(a, "dim " + std::to_string(*w) + " appears multiple times in the list of dims");
-            seen[*w] = true;
-            if (nd > 0) p.reduced[*w] = true;
-        }
-    }
-    for (int64_t i = 0; i < nd; ++i) {
-        if (p.reduced[i]) {
-            p.group *= shape[i];
-            if (keepdim) p.outShape.push_back(1);
-        } else {
-            p.outShape.push_back(shape[i]);
-            p.outNumel *= shape[i];
-        }
-    }
-    p.outStrides.assign(nd, 0);
-    int64_t acc = 1;
-    for (int64_t i = nd - 1; i >= 0; --i) {
-        if (p.reduced[i]) continue;
-        p.outStrides[i] = acc;
-        acc *= shape[i];
-    }
-    return p;
-}
-
-/// Calls f(inputIndex, outputIndex) for every input element in row-major order.
-template <typename F>
-void forEachReduced(const std::vector<int64_t>& shape, const ReducePlan& p, F&& f) {
-    const int64_t nd = static_cast<int64_t>(shape.size());
-    const int64_t n = product(shape);
-    if (n == 0) return;
-    if (nd == 0) { f(int64_t{0}, int64_t{0}); return; }
-    std::vector<int64_t> idx(nd, 0);
-    const int64_t inner = shape[nd - 1], innerStride = p.outStrides[nd - 1];
-    int64_t out = 0;
-    for (int64_t e = 0; e < n; e += inner) {
-        for (int64_t k = 0; k < inner; ++k) f(e + k, out + k * innerStride);
-        for (int64_t d = nd - 2; d >= 0; --d) {
-            if (++idx[d] < shape[d]) { out += p.outStrides[d]; break; }
-            out -= p.outStrides[d] * (shape[d] - 1);
-            idx[d] = 0;
-        }
-    }
-}
-
-std::optional<std::vector<int64_t>> optDims(const OpArgs& a, size_t i) {
-    if (a.isNone(i)) return std::nullopt;
-    return a.toIntList(i);
-}
-
-Value contiguousMeta(const std::vector<int64_t>& shape, DType t, const Tensor& like) {
-    return metaValue(TensorMeta::contiguous(shape, t, like.meta.device));
-}
-
-/// Input values, first converted to `dt` when the op's dtype argument asks for another type.
-std::vector<double> inputAs(const Tensor& t, DType dt) {
-    std::vector<double> v = toDoubles(t);
-    if (dt != t.dtype())
-        for (double& x : v) x = roundTo(x, dt);
-    return v;
-}
 
 // ----- sum / mean ----------------------------------------------------------------------------
 
@@ -129,6 +47,12 @@ Expected<Value> metaSum(const OpArgs& a) {
     return contiguousMeta(p->outShape, sumDType(a.tensor(0), a.toOptDType(R.dtype)), a.tensor(0));
 }
 
+/// nansum: sum's dtype rule; complex inputs are refused like PyTorch does.
+Expected<Value> metaNansum(const OpArgs& a) {
+    if (isComplex(a.tensor(0).dtype())) return opError(a, "nansum does not support complex inputs");
+    return metaSum<kDimArgs>(a);
+}
+
 template <ReduceArgs R>
 Expected<Value> metaMean(const OpArgs& a) {
     const Tensor& t = a.tensor(0);
@@ -141,18 +65,25 @@ Expected<Value> metaMean(const OpArgs& a) {
     return contiguousMeta(p->outShape, dt, t);
 }
 
+/// How sum-like reductions combine elements: nansum counts NaN as zero.
+enum class SumKind { Sum, NanSum, Prod };
+
+template <SumKind K = SumKind::Sum>
 std::vector<double> sumValues(const Tensor& t, const ReducePlan& p, DType dt) {
     std::vector<double> in = inputAs(t, dt);
-    std::vector<double> acc(static_cast<size_t>(p.outNumel), 0.0);
-    forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) { acc[o] += in[e]; });
+    std::vector<double> acc(static_cast<size_t>(p.outNumel), K == SumKind::Prod ? 1.0 : 0.0);
+    forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) {
+        if constexpr (K == SumKind::Prod) acc[o] *= in[e];
+        else if (K == SumKind::Sum || !std::isnan(in[e])) acc[o] += in[e];
+    });
     return acc;
 }
 
-template <ReduceArgs R>
+template <ReduceArgs R, SumKind K = SumKind::Sum>
 Expected<Value> sumKernel(const OpArgs& a, const Value& out, ExecContext&) {
     auto p = planFor<R>(a);
     if (!p.ok()) return p.error();
-    return Value::ofTensor(makeTensor(out.t.meta, sumValues(a.tensor(0), *p, out.t.dtype())));
+    return Value::ofTensor(makeTensor(out.t.meta, sumValues<K>(a.tensor(0), *p, out.t.dtype())));
 }
 
 template <ReduceArgs R>
@@ -166,37 +97,77 @@ Expected<Value> meanKernel(const OpArgs& a, const Value& out, ExecContext&) {
 
 // ----- amax / amin ---------------------------------------------------------------------------
 
-Expected<ReducePlan> planNonEmpty(const OpArgs& a, const std::optional<std::vector<int64_t>>& dims, bool keep) {
-    const Tensor& t = a.tensor(0);
-    auto p = planReduce(a, t.shape(), dims, keep);
-    if (!p.ok()) return p;
-    for (int64_t i = 0; i < t.dim(); ++i)
-        if (p->reduced[i] && t.shape()[i] == 0)
-            return opError(a, "expected reduction dim " + std::to_string(i) + " to have non-zero size");
-    return p;
-}
-
 Expected<Value> metaAmax(const OpArgs& a) {
     auto p = planNonEmpty(a, a.toIntList(1), a.toBool(2));
     if (!p.ok()) return p.error();
     return contiguousMeta(p->outShape, a.tensor(0).dtype(), a.tensor(0));
 }
 
-/// Max (or min) that propagates NaN: the first NaN met wins.
+/// Max (or min) over the plan's groups that propagates NaN: the first NaN met wins. Empty
+/// groups keep -inf (+inf for min), which logsumexp relies on.
 template <bool Max>
-Expected<Value> amaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
-    auto p = planNonEmpty(a, a.toIntList(1), a.toBool(2));
-    if (!p.ok()) return p.error();
-    const Tensor& t = a.tensor(0);
+std::vector<double> extremeValues(const Tensor& t, const ReducePlan& p) {
     std::vector<double> in = toDoubles(t);
     const double init = Max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-    std::vector<double> acc(static_cast<size_t>(p->outNumel), init);
-    forEachReduced(t.shape(), *p, [&](int64_t e, int64_t o) {
+    std::vector<double> acc(static_cast<size_t>(p.outNumel), init);
+    forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) {
         const double x = in[e];
         if (std::isnan(acc[o])) return;
         if (std::isnan(x) || (Max ? x > acc[o] : x < acc[o])) acc[o] = x;
     });
-    return Value::ofTensor(makeTensor(out.t.meta, acc));
+    return acc;
+}
+
+template <bool Max>
+Expected<Value> amaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planNonEmpty(a, a.toIntList(1), a.toBool(2));
+    if (!p.ok()) return p.error();
+    return Value::ofTensor(makeTensor(out.t.meta, extremeValues<Max>(a.tensor(0), *p)));
+}
+
+// ----- max() / min() / aminmax without a dim -------------------------------------------------
+
+/// max()/min() without dim: an empty input has no identity to return.
+Expected<Value> metaMaxAll(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    if (t.numel() == 0)
+        return opError(a, "expected reduction dim to be specified for input.numel() == 0; specify the "
+                          "reduction dim with the 'dim' argument");
+    return contiguousMeta({}, t.dtype(), t);
+}
+
+template <bool Max>
+Expected<Value> maxAllKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planReduce(a, a.tensor(0).shape(), std::nullopt, false);
+    if (!p.ok()) return p.error();
+    return Value::ofTensor(makeTensor(out.t.meta, extremeValues<Max>(a.tensor(0), *p)));
+}
+
+/// aminmax(self, *, dim=None, keepdim=False): dim=None reduces everything (keepdim keeps every
+/// dim as size 1); an empty reduction has no identity.
+Expected<ReducePlan> planAminmax(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    if (a.isNone(1)) {
+        if (t.numel() == 0) return opError(a, "cannot compute aminmax over an empty tensor without a dim");
+        return planReduce(a, t.shape(), std::nullopt, a.toBool(2));
+    }
+    return planNonEmpty(a, std::vector<int64_t>{a.toInt(1)}, a.toBool(2));
+}
+
+Expected<Value> metaAminmax(const OpArgs& a) {
+    auto p = planAminmax(a);
+    if (!p.ok()) return p.error();
+    const Tensor& t = a.tensor(0);
+    if (t.dtype() == DType::Bool) return opError(a, "aminmax is not implemented for torch.bool");
+    TensorMeta m = TensorMeta::contiguous(p->outShape, t.dtype(), t.meta.device);
+    return Value::ofTensors({Tensor::metaOnly(m), Tensor::metaOnly(m)});
+}
+
+Expected<Value> aminmaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planAminmax(a);
+    if (!p.ok()) return p.error();
+    return Value::ofTensors({makeTensor(out.list[0].t.meta, extremeValues<false>(a.tensor(0), *p)),
+                             makeTensor(out.list[1].t.meta, extremeValues<true>(a.tensor(0), *p))});
 }
 
 // ----- max.dim / min.dim / argmax ------------------------------------------------------------
@@ -262,11 +233,12 @@ Expected<Value> metaArgmax(const OpArgs& a) {
     return contiguousMeta(p->outShape, DType::Int64, a.tensor(0));
 }
 
+template <bool Max>
 Expected<Value> argmaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
     auto p = planArgmax(a);
     if (!p.ok()) return p.error();
     std::vector<double> best, index;
-    argExtreme<true>(a.tensor(0), *p, best, index);
+    argExtreme<Max>(a.tensor(0), *p, best, index);
     return Value::ofTensor(makeTensor(out.t.meta, index));
 }
 
@@ -310,46 +282,30 @@ void varValues(const OpArgs& a, const ReducePlan& p, std::vector<double>& var, s
     for (double& v : var) v /= denom;
 }
 
+/// var (Sqrt = false) or std (true).
+template <bool Sqrt>
 Expected<Value> varKernel(const OpArgs& a, const Value& out, ExecContext&) {
     auto p = planVar(a);
     if (!p.ok()) return p.error();
     std::vector<double> var, mean;
     varValues(a, *p, var, mean);
+    if constexpr (Sqrt)
+        for (double& v : var) v = std::sqrt(v);
     return Value::ofTensor(makeTensor(out.t.meta, var));
 }
 
+template <bool Sqrt>
 Expected<Value> varMeanKernel(const OpArgs& a, const Value& out, ExecContext&) {
     auto p = planVar(a);
     if (!p.ok()) return p.error();
     std::vector<double> var, mean;
     varValues(a, *p, var, mean);
+    if constexpr (Sqrt)
+        for (double& v : var) v = std::sqrt(v);
     return Value::ofTensors({makeTensor(out.list[0].t.meta, var), makeTensor(out.list[1].t.meta, mean)});
 }
 
 // ----- softmax family ------------------------------------------------------------------------
-
-/// A tensor seen as [outer, n, inner] around one dim (row-major element e = (o*n + k)*inner + i).
-struct DimSplit { int64_t outer = 1, n = 1, inner = 1; };
-
-Expected<DimSplit> splitAt(const OpArgs& a, const std::vector<int64_t>& shape, int64_t dim) {
-    const int64_t nd = static_cast<int64_t>(shape.size());
-    auto w = wrapDim(dim, nd);
-    if (!w) return opError(a, "dim " + std::to_string(dim) + " is out of range for a tensor of " +
-                                  std::to_string(nd) + " dimensions");
-    DimSplit s;
-    if (nd == 0) return s;
-    for (int64_t i = 0; i < *w; ++i) s.outer *= shape[i];
-    s.n = shape[*w];
-    for (int64_t i = *w + 1; i < nd; ++i) s.inner *= shape[i];
-    return s;
-}
-
-/// Applies f(row accessor) to every slice along the split dim; rows are strided by `inner`.
-template <typename F>
-void forEachRow(const DimSplit& s, F&& f) {
-    for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) f(o * s.n * s.inner + i, s.inner);
-}
 
 enum class SoftmaxKind { Softmax, LogSoftmax };
 
@@ -511,6 +467,104 @@ Expected<Value> prepareSoftmaxKernel(const OpArgs& a, const Value& out, ExecCont
     return Value::ofTensors({makeTensor(out.list[0].t.meta, mx), makeTensor(out.list[1].t.meta, sum)});
 }
 
+// ----- logsumexp / trace / _safe_softmax -----------------------------------------------------
+
+/// logsumexp(self, dim, keepdim): integer inputs give the default float dtype.
+DType logsumexpDType(DType t) { return isIntegral(t, true) ? DType::Float32 : t; }
+
+Expected<Value> metaLogsumexp(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    auto p = planReduce(a, t.shape(), a.toIntList(1), a.toBool(2));
+    if (!p.ok()) return p.error();
+    return contiguousMeta(p->outShape, logsumexpDType(t.dtype()), t);
+}
+
+/// max + log(sum(exp(x - max))), with an infinite max replaced by 0 as PyTorch does, so that a
+/// group of -inf gives -inf and one holding +inf gives +inf (an empty group gives -inf).
+Expected<Value> logsumexpKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const Tensor& t = a.tensor(0);
+    auto p = planReduce(a, t.shape(), a.toIntList(1), a.toBool(2));
+    if (!p.ok()) return p.error();
+    std::vector<double> mx = extremeValues<true>(t, *p);
+    for (double& m : mx)
+        if (std::isinf(m)) m = 0.0;
+    const std::vector<double> in = toDoubles(t);
+    std::vector<double> acc(mx.size(), 0.0);
+    forEachReduced(t.shape(), *p, [&](int64_t e, int64_t o) { acc[o] += std::exp(in[e] - mx[o]); });
+    for (size_t o = 0; o < acc.size(); ++o) acc[o] = std::log(acc[o]) + mx[o];
+    return Value::ofTensor(makeTensor(out.t.meta, acc));
+}
+
+/// trace(self): the sum of a matrix's diagonal, with sum's dtype rule.
+Expected<Value> metaTrace(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    if (t.dim() != 2) return opError(a, "expected a matrix, but got tensor with dim " + std::to_string(t.dim()));
+    return contiguousMeta({}, sumDType(t, std::nullopt), t);
+}
+
+Expected<Value> traceKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const Tensor& t = a.tensor(0);
+    const std::vector<double> in = toDoubles(t);
+    const int64_t n = std::min(t.shape()[0], t.shape()[1]);
+    double acc = 0.0;
+    for (int64_t i = 0; i < n; ++i) acc += in[static_cast<size_t>(i * t.shape()[1] + i)];
+    return Value::ofTensor(makeTensor(out.t.meta, {acc}));
+}
+
+/// _safe_softmax(self, dim, dtype=None): softmax, except that rows made only of -inf give 0
+/// instead of NaN (what attention with fully masked rows needs).
+Expected<Value> metaSafeSoftmax(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    const DType dt = a.toOptDType(2).value_or(t.dtype());
+    if (!isFloating(dt)) return opError(a, "not implemented for " + dtName(dt) + " (floating point only)");
+    auto s = splitAt(a, t.shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    return contiguousMeta(t.shape(), dt, t);
+}
+
+Expected<Value> safeSoftmaxKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const Tensor& t = a.tensor(0);
+    auto s = splitAt(a, t.shape(), a.toInt(1));
+    if (!s.ok()) return s.error();
+    const std::vector<double> x = inputAs(t, out.t.dtype());
+    std::vector<double> y = softmaxValues<SoftmaxKind::Softmax>(x, *s);
+    forEachRow(*s, [&](int64_t base, int64_t step) {
+        for (int64_t k = 0; k < s->n; ++k)
+            if (x[base + k * step] != -std::numeric_limits<double>::infinity()) return;
+        for (int64_t k = 0; k < s->n; ++k) y[base + k * step] = 0.0;
+    });
+    return Value::ofTensor(makeTensor(out.t.meta, y));
+}
+
+// ----- all / any -----------------------------------------------------------------------------
+
+constexpr ReduceArgs kLogicalAll{-1, -1, -1};
+constexpr ReduceArgs kLogicalDim{1, 2, -1};
+
+/// all/any give bool, except for uint8 inputs, which keep uint8.
+template <ReduceArgs R>
+Expected<Value> metaLogical(const OpArgs& a) {
+    auto p = planFor<R>(a);
+    if (!p.ok()) return p.error();
+    const DType t = a.tensor(0).dtype();
+    return contiguousMeta(p->outShape, t == DType::UInt8 ? DType::UInt8 : DType::Bool, a.tensor(0));
+}
+
+/// NaN counts as true (it is nonzero); an empty group gives all = true, any = false.
+template <ReduceArgs R, bool All>
+Expected<Value> logicalKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto p = planFor<R>(a);
+    if (!p.ok()) return p.error();
+    const Tensor& t = a.tensor(0);
+    const std::vector<double> in = toDoubles(t);
+    std::vector<double> acc(static_cast<size_t>(p->outNumel), All ? 1.0 : 0.0);
+    forEachReduced(t.shape(), *p, [&](int64_t e, int64_t o) {
+        const bool nz = in[e] != 0.0;
+        if (All ? !nz : nz) acc[o] = All ? 0.0 : 1.0;
+    });
+    return Value::ofTensor(makeTensor(out.t.meta, acc));
+}
+
 } // namespace
 
 void registerReductionOps(OpRegistry& r) {
@@ -534,19 +588,59 @@ void registerReductionOps(OpRegistry& r) {
     r.add("aten.min.dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
           RD, metaMaxDim, maxDimKernel<false>);
     r.add("aten.argmax.default", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", RD, metaArgmax,
-          argmaxKernel);
+          argmaxKernel<true>);
     r.add("aten.var.correction",
           "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-          RD, metaVar, varKernel);
+          RD, metaVar, varKernel<false>);
     r.add("aten.var_mean.correction",
           "var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> "
           "(Tensor, Tensor)",
-          RD, metaVarMean, varMeanKernel);
+          RD, metaVarMean, varMeanKernel<false>);
+
+    r.add("aten.nansum.default",
+          "nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", RD,
+          metaNansum, sumKernel<kDimArgs, SumKind::NanSum>);
+    r.add("aten.prod.default", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", RD, metaSum<kAllArgs>,
+          sumKernel<kAllArgs, SumKind::Prod>);
+    r.add("aten.prod.dim_int",
+          "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", RD,
+          metaSum<kDimArgs>, sumKernel<kDimArgs, SumKind::Prod>);
+    r.add("aten.max.default", "max(Tensor self) -> Tensor", RD, metaMaxAll, maxAllKernel<true>);
+    r.add("aten.min.default", "min(Tensor self) -> Tensor", RD, metaMaxAll, maxAllKernel<false>);
+    r.add("aten.aminmax.default",
+          "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", RD, metaAminmax,
+          aminmaxKernel);
+    r.add("aten.argmin.default", "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", RD, metaArgmax,
+          argmaxKernel<false>);
+    r.add("aten.std.correction",
+          "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+          RD, metaVar, varKernel<true>);
+    r.add("aten.std_mean.correction",
+          "std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> "
+          "(Tensor, Tensor)",
+          RD, metaVarMean, varMeanKernel<true>);
+    r.add("aten.logsumexp.default", "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", RD,
+          metaLogsumexp, logsumexpKernel);
+    r.add("aten.trace.default", "trace(Tensor self) -> Tensor", RD, metaTrace, traceKernel);
+    r.add("aten.all.default", "all(Tensor self) -> Tensor", RD, metaLogical<kLogicalAll>,
+          logicalKernel<kLogicalAll, true>);
+    r.add("aten.all.dim", "all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", RD,
+          metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, true>);
+    r.add("aten.all.dims", "all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", RD,
+          metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, true>);
+    r.add("aten.any.default", "any(Tensor self) -> Tensor", RD, metaLogical<kLogicalAll>,
+          logicalKernel<kLogicalAll, false>);
+    r.add("aten.any.dim", "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", RD,
+          metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, false>);
+    r.add("aten.any.dims", "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", RD,
+          metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, false>);
 
     r.add("aten._softmax.default", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", RD, metaSoftmax,
           softmaxKernel<SoftmaxKind::Softmax>);
     r.add("aten.softmax.int", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", RD,
           metaSoftmaxInt, softmaxIntKernel);
+    r.add("aten._safe_softmax.default", "_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", RD,
+          metaSafeSoftmax, safeSoftmaxKernel);
     r.add("aten._softmax_backward_data.default",
           "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", RD,
           metaSoftmaxBackward, softmaxBackwardKernel<SoftmaxKind::Softmax>);

@@ -40,6 +40,12 @@ void registerMaskedIndexOps(OpRegistry& r); // masked_index.cpp: masked_scatter,
 void registerUpsampleOps(OpRegistry& r);     // upsample.cpp: nearest, linear, bicubic, antialiased upsampling + backwards
 void registerGridSampleOps(OpRegistry& r);   // grid_sample.cpp: grid_sampler_2d/3d, cudnn_grid_sampler + backwards
 void registerEmbeddingBagOps(OpRegistry& r); // embedding_bag.cpp: _embedding_bag (sum/mean/max) + backwards
+void registerVectorNormOps(OpRegistry& r);  // vector_norm.cpp: linalg_vector_norm, norm, dist, renorm
+void registerScanOps(OpRegistry& r);        // scan.cpp: cumsum, cumprod, logcumsumexp, cummax, cummin
+void registerSortOps(OpRegistry& r);        // sort.cpp: sort, bucketize, isin, _unique, masked_select
+void registerSegmentReduceOps(OpRegistry& r);  // segment_reduce.cpp: segment_reduce + backward
+void registerLossOps(OpRegistry& r);        // loss.cpp: mse, huber, smooth_l1, soft_margin, bce + backwards
+void registerClassLossOps(OpRegistry& r);   // class_loss.cpp: nll, multi_margin, multilabel_margin + backwards
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

@@ -39,6 +39,12 @@ void registerAllOps(OpRegistry& r) {
     registerUpsampleOps(r);
     registerGridSampleOps(r);
     registerEmbeddingBagOps(r);
+    registerVectorNormOps(r);
+    registerScanOps(r);
+    registerSortOps(r);
+    registerSegmentReduceOps(r);
+    registerLossOps(r);
+    registerClassLossOps(r);
 }
 
 } // namespace fxray
