@@ -3,6 +3,7 @@
 // capture) and bare. Prints medians of N runs; each run starts from a fresh clone.
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "ir/printer.h"
 #include "transforms/passes.h"
 

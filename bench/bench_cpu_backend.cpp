@@ -10,6 +10,7 @@
 #include "exec/compare.h"
 #include "exec/run_check.h"
 #include "import/loader.h"
+#include "import/npy.h"
 
 #include "anchor.h"
 

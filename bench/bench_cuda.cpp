@@ -20,6 +20,7 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "import/recorded_pins.h"
 
 #include <nlohmann/json.hpp>

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "exec/compare.h"
+#include "import/npy.h"
 #include "ir/printer.h"
 #include "pass/trace_json.h"
 #include "transforms/passes.h"
