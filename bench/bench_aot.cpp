@@ -8,6 +8,7 @@
 #include "exec/compare.h"
 #include "import/loader.h"
 #include "import/npy.h"
+#include "registry/assemble.h"
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,7 @@ static double aotiSeconds(const fs::path& model) {
 }
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     fs::path corpus = argc > 1 ? argv[1] : FXRAY_CORPUS_DIR;
     const char* models[] = {"mlp", "gpt2", "gpt2_12"};
 

@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include "registry/assemble.h"
+
 #include <algorithm>
 #include <ostream>
 
@@ -49,6 +51,8 @@ bool isSubcommand(const std::string& word) {
 }
 
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    // main() has assembled the registry; callers in-process (tests, tools) need not have.
+    initOpRegistry();
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
         out << usage();
         return Ok;

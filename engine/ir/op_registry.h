@@ -1,8 +1,8 @@
 #pragma once
-/// The op registry: one entry per ATen/prims/higher-order op overload, holding everything each
-/// stage needs to know about it (schema, category, shape inference, reference kernel). Later
-/// stages add their concern (VJP rule, recomputability, lowering) as further fields here, so that
-/// adding an op touches one table per concern.
+/// The op registry: one entry per ATen/prims op overload, holding everything each stage needs to
+/// know about it (schema, category, shape inference, reference kernel). ir/ defines the table;
+/// it does not fill it: initOpRegistry() (registry/assemble.h) assembles it once at program
+/// start-up from every layer's tables.
 #include "ir/value.h"
 #include "support/diagnostic.h"
 
@@ -91,8 +91,14 @@ struct OpInfo {
 /// The table of all ops.
 class OpRegistry {
 public:
-    /// The process-wide registry, built on first use from every register*Ops() function.
+    /// The process-wide registry. initOpRegistry() (registry/assemble.h) installs it at program
+    /// start-up; using it before then is a bug in the program and aborts with a message.
     static const OpRegistry& instance();
+    /// Whether the process-wide registry is installed.
+    static bool installed();
+    /// Makes `r` the process-wide registry, once it is complete (the assembly calls this). Returns
+    /// false and leaves the installed one in place when there is one already.
+    static bool install(std::unique_ptr<OpRegistry> r);
 
     const OpInfo* find(std::string_view qualname) const;
     const std::vector<std::unique_ptr<OpInfo>>& all() const { return m_ops; }
