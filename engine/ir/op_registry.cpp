@@ -163,6 +163,14 @@ std::atomic<const OpRegistry*> g_installed{nullptr};
 
 } // namespace
 
+Expected<OpInfo*> OpRegistry::entryFor(std::string_view table, std::string_view qualname) {
+    auto it = m_byName.find(std::string(qualname));
+    if (it == m_byName.end())
+        return makeError(std::string(table) + " name '" + std::string(qualname) +
+                         "', which the op registry lacks (no reference op of that name is registered)");
+    return it->second;
+}
+
 const OpRegistry& OpRegistry::instance() {
     const OpRegistry* r = g_installed.load(std::memory_order_acquire);
     if (!r) {

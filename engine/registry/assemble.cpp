@@ -1,6 +1,13 @@
 #include "registry/assemble.h"
 
+#include "autodiff/vjp.h"
+#include "codegen/cuda/cuda_ops.h"
+#include "codegen/lowering.h"
 #include "exec/ops/register.h"
+#include "partition/op_classes.h"
+#ifdef FXRAY_HAVE_CPU_BACKEND
+#include "codegen/cpu/cpu_ops.h"
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +16,17 @@
 namespace fxray {
 
 Status assembleOpRegistry(OpRegistry& r) {
+    // The ops themselves first (exec: schema, meta function, reference kernel); each upper
+    // layer then attaches its concern to the entries, and fails on a name the registry lacks.
     registerAllOps(r);
+    if (Status s = attachAutodiff(r, vjpRuleTable(), nonDifferentiableOps()); !s.ok()) return s;
+    partition::attachOpClasses(r);
+    if (Status s = cg::attachLowerings(r, cg::loweringRuleTable(), cg::externKernelNames()); !s.ok()) return s;
+#ifdef FXRAY_HAVE_CPU_BACKEND
+    if (Status s = cg::cpu::attachCpuKernels(r, cg::cpu::cpuExternKernels(), cg::cpu::randomExterns()); !s.ok())
+        return s;
+#endif
+    if (Status s = cg::cuda::attachCudaKernels(r, cg::cuda::deviceExternKernels()); !s.ok()) return s;
     return Status::success();
 }
 
