@@ -29,5 +29,6 @@ int cmdMinify(const std::vector<std::string>& args, std::ostream& out, std::ostr
 int cmdMinifyQuery(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdAotCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdDebugCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdOps(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace fxray::cli
