@@ -2,6 +2,7 @@
 // opens, with FILE when given.
 #include "cli/backends.h"
 #include "cli/cli.h"
+#include "registry/assemble.h"
 
 #include <iostream>
 #include <string>
@@ -12,6 +13,8 @@
 #endif
 
 int main(int argc, char** argv) {
+    // The op registry first: every layer reads it, from the first file loaded on.
+    fxray::initOpRegistry();
     fxray::cli::registerCompiledBackends();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && fxray::cli::isSubcommand(args[0])) return fxray::cli::runCli(args, std::cout, std::cerr);

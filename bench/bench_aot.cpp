@@ -7,6 +7,8 @@
 #include "codegen/cpu/aot_cache.h"
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/npy.h"
+#include "registry/assemble.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,7 @@ static double aotiSeconds(const fs::path& model) {
 }
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     fs::path corpus = argc > 1 ? argv[1] : FXRAY_CORPUS_DIR;
     const char* models[] = {"mlp", "gpt2", "gpt2_12"};
 

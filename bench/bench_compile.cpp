@@ -3,7 +3,9 @@
 // capture) and bare. Prints medians of N runs; each run starts from a fresh clone.
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "ir/printer.h"
+#include "registry/assemble.h"
 #include "transforms/passes.h"
 
 #include <algorithm>
@@ -29,6 +31,7 @@ static double timeMs(const std::function<void()>& f) {
 }
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     std::filesystem::path corpus = argc > 1 ? argv[1] : FXRAY_CORPUS_DIR;
     const int reps = 9;
     for (const char* rel : {"gpt2_12/graphs/aot_joint_graph.py", "gpt2/graphs/aot_joint_graph.py",

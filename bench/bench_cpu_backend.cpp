@@ -10,6 +10,8 @@
 #include "exec/compare.h"
 #include "exec/run_check.h"
 #include "import/loader.h"
+#include "import/npy.h"
+#include "registry/assemble.h"
 
 #include "anchor.h"
 
@@ -110,6 +112,7 @@ void compileTable(const fs::path& corpus) {
 } // namespace
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     fs::path corpus = argc > 1 ? fs::path(argv[1]) : fs::path(FXRAY_CORPUS_DIR);
     const int threads = cg::cpu::CompiledGraph::threads();
     // PyTorch eager on the same graph files and inputs, with as many threads as ours.

@@ -20,7 +20,9 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "import/recorded_pins.h"
+#include "registry/assemble.h"
 
 #include <nlohmann/json.hpp>
 
@@ -189,6 +191,7 @@ struct Geo {
 } // namespace
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     fs::path corpus = envOr("FXRAY_CORPUS_DIR", FXRAY_CORPUS_DIR);
     std::string anchorFlag, onlyModels;
     bool noAnchor = false, cold = true;

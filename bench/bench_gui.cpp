@@ -11,6 +11,7 @@
 
 #include "import/loader.h"
 #include "pass/compile_trace.h"
+#include "registry/assemble.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -82,6 +83,7 @@ std::unique_ptr<Graph> syntheticGraph(int n) {
 } // namespace
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     initRes();

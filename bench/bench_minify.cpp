@@ -9,6 +9,7 @@
 #include "import/loader.h"
 #include "minify/minifier.h"
 #include "minify/subprocess.h"
+#include "registry/assemble.h"
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +64,7 @@ Run minifyOnce(const Graph& g, const std::vector<Value>& inputs, const std::stri
 } // namespace
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     fs::path corpus = argc > 1 ? fs::path(argv[1]) : fs::path(FXRAY_CORPUS_DIR);
     std::vector<std::string> models;
     for (int i = 2; i < argc; ++i) models.emplace_back(argv[i]);

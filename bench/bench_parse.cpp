@@ -3,6 +3,7 @@
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "ir/printer.h"
+#include "registry/assemble.h"
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +27,7 @@ static double medianMs(int reps, const std::function<void()>& f) {
 }
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     std::filesystem::path corpus = argc > 1 ? argv[1] : FXRAY_CORPUS_DIR;
     const int reps = 15;
     std::printf("%-44s %7s %9s %9s %9s %9s %9s\n", "graph", "nodes", "read ms", "parse ms", "verify ms",

@@ -7,6 +7,7 @@
 #include "partition/joint_analysis.h"
 #include "partition/min_cut.h"
 #include "partition/partitioner.h"
+#include "registry/assemble.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,7 @@ static double medianMs(int reps, const std::function<void()>& f, double* cpuMs =
 }
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     std::filesystem::path corpus = argc > 1 ? argv[1] : FXRAY_CORPUS_DIR;
     const int reps = 21;
     std::printf("%-20s %6s %9s %9s %9s %9s %11s %12s %12s\n", "model", "nodes", "prep ms", "cut ms", "total ms",

@@ -2,6 +2,7 @@
 // every graph parsed and finished (ops resolved, constants linked, metadata inferred). Issue
 // target: under 0.5 s on the 2-core machine. Prints the median of 5 runs per phase.
 #include "import/torch_trace_reader.h"
+#include "registry/assemble.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +21,7 @@ static double median(std::vector<double> v) {
 }
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     std::filesystem::path corpus = argc > 1 ? argv[1] : FXRAY_CORPUS_DIR;
     const int reps = 5;
     // cpu ms: process CPU time of the load (all threads); next to total ms it shows how much a

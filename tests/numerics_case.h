@@ -8,6 +8,7 @@
 #include "exec/compare.h"
 #include "exec/run_check.h"
 #include "import/loader.h"
+#include "import/npy.h"
 
 #include <QString>
 #include <QTest>

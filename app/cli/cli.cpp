@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include "registry/assemble.h"
+
 #include <algorithm>
 #include <ostream>
 
@@ -23,6 +25,7 @@ const Command kCommands[] = {
     {"debug-compile", cmdDebugCompile, "save a graph and its inputs to a folder; print the commands to minify it"},
     {"aot-compile", cmdAotCompile, "compile a static-shape graph to a shared library in the persistent cache"},
     {"sweep", cmdSweep, "one check over every graph under folders, in child processes, sharded; --report"},
+    {"ops", cmdOps, "the op table: per op, reference kernel, CPU and CUDA paths, VJP rule, partition class"},
 };
 // Internal subcommands: not listed in the usage text.
 const Command kHidden[] = {
@@ -50,6 +53,8 @@ bool isSubcommand(const std::string& word) {
 }
 
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    // main() has assembled the registry; callers in-process (tests, tools) need not have.
+    initOpRegistry();
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
         out << usage();
         return Ok;

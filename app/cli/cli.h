@@ -31,5 +31,6 @@ int cmdAotCompile(const std::vector<std::string>& args, std::ostream& out, std::
 /// fxray sweep DIR... --check C --out RESULTS | --report RESULTS [--compare OLD]
 int cmdSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdDebugCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdOps(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace fxray::cli

@@ -6,6 +6,7 @@
 #if defined(FXRAY_HAVE_CPU_BACKEND)
 #include "codegen/cpu/aot_cache.h"
 #include "exec/compare.h"
+#include "import/npy.h"
 #endif
 
 #include <nlohmann/json.hpp>

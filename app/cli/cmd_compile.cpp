@@ -6,6 +6,7 @@
 #include "cli/common.h"
 #include "exec/compare.h"
 #include "import/constants_folder.h"
+#include "import/npy.h"
 #include "ir/printer.h"
 #include "pass/trace_json.h"
 #include "transforms/passes.h"

@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include "exec/compare.h"
+#include "import/npy.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -91,13 +91,24 @@ struct VjpRule {
     uint32_t nonDifferentiableOutputs = 0;
 };
 
-/// The rule for an op, or null when fxray has none.
+/// The rule for an op (its registry entry's OpInfo::vjp), or null when fxray has none.
 const VjpRule* findVjp(std::string_view qualname);
-/// Every rule (for tests and `fxray info`).
+/// Every rule attached to the registry, by qualname.
 std::vector<const VjpRule*> allVjpRules();
 
-/// Ops that produce floating outputs but never carry gradients (detach, creation, comparisons).
+/// Ops that produce floating outputs but never carry gradients (detach, creation, comparisons):
+/// the entry's OpInfo::nonDifferentiable.
 bool isNonDifferentiable(std::string_view qualname);
+
+/// The rules of every family file below, in one table owned for the process.
+const std::vector<VjpRule>& vjpRuleTable();
+/// The table behind isNonDifferentiable.
+const std::vector<std::string_view>& nonDifferentiableOps();
+/// Attaches `rules` (OpInfo::vjp) and `nonDifferentiable` (OpInfo::nonDifferentiable) to r's
+/// entries, at assembly. An error names the table and an op r lacks, or an op with two rules.
+/// The tables must outlive r.
+Status attachAutodiff(OpRegistry& r, const std::vector<VjpRule>& rules,
+                      const std::vector<std::string_view>& nonDifferentiable);
 
 // Rule families, one file each (vjp_*.cpp); each appends its rules.
 void addPointwiseVjps(std::vector<VjpRule>& out);   // arithmetic, unary math, activations, where

@@ -1,10 +1,11 @@
-// The VJP table: every family's rules in one map keyed by qualname, and VjpCall's plumbing.
+// The VJP table: every family's rules, attached to the op registry's entries at assembly, and
+// VjpCall's plumbing.
 #include "autodiff/vjp.h"
+
+#include "ir/op_registry.h"
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace fxray {
 
@@ -50,44 +51,27 @@ std::vector<VjpCall::Given> VjpCall::given() const {
     return out;
 }
 
-namespace {
-
-const std::unordered_map<std::string, VjpRule>& table() {
+const std::vector<VjpRule>& vjpRuleTable() {
     static const auto* t = [] {
-        std::vector<VjpRule> all;
-        addPointwiseVjps(all);
-        addReductionVjps(all);
-        addLinalgVjps(all);
-        addViewVjps(all);
-        addShapeVjps(all);
-        addIndexingVjps(all);
-        addNormVjps(all);
-        addConvVjps(all);
-        addRandomVjps(all);
-        auto* m = new std::unordered_map<std::string, VjpRule>;
-        for (const auto& r : all) m->emplace(std::string(r.qualname), r);
-        return m;
+        auto* all = new std::vector<VjpRule>;
+        addPointwiseVjps(*all);
+        addReductionVjps(*all);
+        addLinalgVjps(*all);
+        addViewVjps(*all);
+        addShapeVjps(*all);
+        addIndexingVjps(*all);
+        addNormVjps(*all);
+        addConvVjps(*all);
+        addRandomVjps(*all);
+        return all;
     }();
     return *t;
 }
 
-} // namespace
-
-const VjpRule* findVjp(std::string_view qualname) {
-    auto it = table().find(std::string(qualname));
-    return it == table().end() ? nullptr : &it->second;
-}
-
-std::vector<const VjpRule*> allVjpRules() {
-    std::vector<const VjpRule*> out;
-    for (const auto& [k, r] : table()) out.push_back(&r);
-    return out;
-}
-
-bool isNonDifferentiable(std::string_view qualname) {
+const std::vector<std::string_view>& nonDifferentiableOps() {
     // Outputs that autograd never connects to their inputs: detaches, values made from an
     // input's metadata only, random draws, comparisons and integer results.
-    static const std::unordered_set<std::string_view> ops = {
+    static const std::vector<std::string_view> ops = {
         "aten.detach.default", "aten.detach_.default", "aten.zeros_like.default", "aten.ones_like.default",
         "aten.empty_like.default", "aten.full_like.default", "aten.rand_like.default",
         "aten.randn_like.default", "aten.new_zeros.default", "aten.new_ones.default",
@@ -96,7 +80,43 @@ bool isNonDifferentiable(std::string_view qualname) {
         "aten.scalar_tensor.default", "aten.zeros.default", "aten.ones.default", "aten.full.default",
         "aten.empty.memory_format", "aten.arange.default", "aten.arange.start", "aten.arange.start_step",
     };
-    return ops.count(qualname) > 0;
+    return ops;
+}
+
+Status attachAutodiff(OpRegistry& r, const std::vector<VjpRule>& rules,
+                      const std::vector<std::string_view>& nonDifferentiable) {
+    for (const auto& rule : rules) {
+        auto e = r.entryFor("the VJP rules (autodiff/vjp_*.cpp)", rule.qualname);
+        if (!e.ok()) return e.error();
+        if ((*e)->vjp)
+            return makeError("the VJP rules (autodiff/vjp_*.cpp) name '" + std::string(rule.qualname) +
+                             "' twice: one rule per op");
+        (*e)->vjp = &rule;
+    }
+    for (std::string_view op : nonDifferentiable) {
+        auto e = r.entryFor("the non-differentiable ops (autodiff/vjp_registry.cpp)", op);
+        if (!e.ok()) return e.error();
+        (*e)->nonDifferentiable = true;
+    }
+    return Status::success();
+}
+
+const VjpRule* findVjp(std::string_view qualname) {
+    const OpInfo* op = OpRegistry::instance().find(qualname);
+    return op ? op->vjp : nullptr;
+}
+
+std::vector<const VjpRule*> allVjpRules() {
+    std::vector<const VjpRule*> out;
+    for (const auto& op : OpRegistry::instance().all())
+        if (op->vjp) out.push_back(op->vjp);
+    std::sort(out.begin(), out.end(), [](const VjpRule* a, const VjpRule* b) { return a->qualname < b->qualname; });
+    return out;
+}
+
+bool isNonDifferentiable(std::string_view qualname) {
+    const OpInfo* op = OpRegistry::instance().find(qualname);
+    return op && op->nonDifferentiable;
 }
 
 } // namespace fxray

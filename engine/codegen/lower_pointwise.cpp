@@ -195,7 +195,9 @@ std::optional<LValue> fill(LowerCtx& c, double value) {
 void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.add.Tensor"] = t["aten.add.Scalar"] = [](LowerCtx& c) { return addLike(c, false, false); };
     t["aten.sub.Tensor"] = t["aten.sub.Scalar"] = [](LowerCtx& c) { return addLike(c, true, false); };
-    t["aten.rsub.Scalar"] = t["aten.rsub.Tensor"] = [](LowerCtx& c) { return addLike(c, true, true); };
+    // aten.rsub.Tensor takes this rule too once exec registers the op (the op table refuses a
+    // rule for an op the registry lacks).
+    t["aten.rsub.Scalar"] = [](LowerCtx& c) { return addLike(c, true, true); };
     t["aten.mul.Tensor"] = t["aten.mul.Scalar"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) {
             if (v[0]->type == DType::Bool) return ebinary(Op::And, v[0], v[1]);

@@ -151,7 +151,8 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.amax.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Max, false); };
     t["aten.amin.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Min, false); };
     t["aten.var.correction"] = [](LowerCtx& c) { return variance(c, false); };
-    t["aten.std.correction"] = [](LowerCtx& c) { return variance(c, true); };
+    // aten.std.correction is variance(c, true), once exec registers the op (the op table refuses
+    // a rule for an op the registry lacks).
     t["aten._softmax.default"] = [](LowerCtx& c) { return softmax(c, false); };
     t["aten._log_softmax.default"] = [](LowerCtx& c) { return softmax(c, true); };
     t["aten._softmax_backward_data.default"] = [](LowerCtx& c) { return softmaxBackward(c, false); };

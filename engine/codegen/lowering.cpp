@@ -8,18 +8,6 @@ namespace fxray::cg {
 
 namespace {
 
-const std::map<std::string, LowerFn>& rules() {
-    static const std::map<std::string, LowerFn> t = [] {
-        std::map<std::string, LowerFn> m;
-        addPointwiseLowerings(m);
-        addViewLowerings(m);
-        addReductionLowerings(m);
-        addNormLowerings(m);
-        return m;
-    }();
-    return t;
-}
-
 Diagnostic nodeError(const Node& n, const Graph& g, std::string msg) {
     Diagnostic d = makeError(std::move(msg));
     d.node = n.name();
@@ -65,6 +53,35 @@ bool hasTensor(const Value& v) {
 }
 
 } // namespace
+
+const std::vector<LoweringRule>& loweringRuleTable() {
+    static const std::vector<LoweringRule> t = [] {
+        std::map<std::string, LowerFn> m;
+        addPointwiseLowerings(m);
+        addViewLowerings(m);
+        addReductionLowerings(m);
+        addNormLowerings(m);
+        std::vector<LoweringRule> v;
+        for (auto& [op, fn] : m) v.push_back({op, fn});
+        return v;
+    }();
+    return t;
+}
+
+Status attachLowerings(OpRegistry& r, const std::vector<LoweringRule>& rules,
+                       const std::map<std::string, std::string>& externs) {
+    for (const auto& rule : rules) {
+        auto e = r.entryFor("the lowering rules (codegen/lower_*.cpp)", rule.qualname);
+        if (!e.ok()) return e.error();
+        (*e)->lowering = &rule;
+    }
+    for (const auto& [op, kernel] : externs) {
+        auto e = r.entryFor("the extern kernels (codegen/lowering.cpp)", op);
+        if (!e.ok()) return e.error();
+        (*e)->externKernel = kernel;
+    }
+    return Status::success();
+}
 
 const std::map<std::string, std::string>& externKernelNames() {
     // GEMMs and convolution run as extern kernels (see cpu/extern_kernels.cpp for the choice of
@@ -223,8 +240,6 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         if (!r.ok()) return r.error();
     }
     std::set<std::string> pinSet(pinned.begin(), pinned.end());
-    const auto& table = rules();
-    const auto& externs = externKernelNames();
 
     auto makeCall = [&](const Node& n, OpaqueCall::Kind kind, std::string fn) {
         OpaqueCall call;
@@ -302,8 +317,8 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         }
         const OpInfo* op = n.op();
         if (op) {
-            auto rule = table.find(op->qualname);
-            if (rule != table.end()) {
+            // The entry names the op's lowering rule and extern kernel (attached at assembly).
+            if (const LoweringRule* rule = op->lowering) {
                 std::vector<Value> args;
                 for (const auto& a : n.args) args.push_back(argumentValue(a, env));
                 std::vector<std::pair<std::string, Value>> kwargs;
@@ -318,16 +333,15 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                 }
                 LowerCtx ctx(lg, n, *bound, v, argOf);
                 size_t before = lg.nodes.size();
-                auto lv = rule->second(ctx);
+                auto lv = rule->fn(ctx);
                 if (lv) {
                     lg.values[&n] = *lv;
                     continue;
                 }
                 lg.nodes.resize(before);  // a rule gave up half-way: drop what it made
             }
-            auto ext = externs.find(op->qualname);
-            if (ext != externs.end()) {
-                makeCall(n, OpaqueCall::Kind::Extern, ext->second);
+            if (!op->externKernel.empty()) {
+                makeCall(n, OpaqueCall::Kind::Extern, std::string(op->externKernel));
                 continue;
             }
         }

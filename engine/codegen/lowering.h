@@ -145,6 +145,19 @@ private:
 /// then falls back to the reference kernel).
 using LowerFn = std::optional<LValue> (*)(LowerCtx&);
 
+/// A lowering rule as the op registry links to it (OpInfo::lowering).
+struct LoweringRule {
+    std::string qualname;
+    LowerFn fn = nullptr;
+};
+/// Every rule of the lower_*.cpp files, owned for the process.
+const std::vector<LoweringRule>& loweringRuleTable();
+/// Attaches `rules` (OpInfo::lowering) and `externs` (op -> extern kernel, OpInfo::externKernel)
+/// to r's entries, at assembly. An error names the table and an op r lacks. The tables must
+/// outlive r. lowerGraph reads both from the entries.
+Status attachLowerings(OpRegistry& r, const std::vector<LoweringRule>& rules,
+                       const std::map<std::string, std::string>& externs);
+
 /// Rule tables, one per op family file.
 void addPointwiseLowerings(std::map<std::string, LowerFn>& t);   // lower_pointwise.cpp
 void addViewLowerings(std::map<std::string, LowerFn>& t);        // lower_views.cpp

@@ -1,7 +1,6 @@
 #include "exec/compare.h"
 
 #include "exec/ops/kernel_util.h"
-#include "import/npy.h"
 
 #include <cmath>
 #include <cstdio>
@@ -109,29 +108,6 @@ void judgeWithFp64(OutputComparison& c, const Value& out, const Value& expect, c
                   "RMSE(ours,fp64)=%.3g, RMSE(expected,fp64)=%.3g",
                   c.rmseOurs, c.rmseExpected);
     c.note = buf;
-}
-
-Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) {
-        Diagnostic d = makeError("not a folder of NNN.npy files");
-        d.file = dir.string();
-        return d;
-    }
-    std::vector<Value> out;
-    for (size_t i = 0; i < count; ++i) {
-        char name[32];
-        std::snprintf(name, sizeof name, "%03zu.npy", i);
-        auto p = dir / name;
-        if (!std::filesystem::exists(p)) {
-            out.push_back(Value::none());
-            continue;
-        }
-        auto t = readNpy(p);
-        if (!t.ok()) return t.error();
-        out.push_back(Value::ofTensor(std::move(t).value()));
-    }
-    return out;
 }
 
 Tensor withAnnotatedStrides(const Tensor& t, const Node& ph) {

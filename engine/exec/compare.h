@@ -36,9 +36,6 @@ OutputComparison compareValues(size_t index, const Value& out, const Value& expe
 /// meaningless, and still fails real errors. Only floating outputs are re-judged.
 void judgeWithFp64(OutputComparison& c, const Value& out, const Value& expect, const Value& ref64);
 
-/// Reads `DIR/NNN.npy` for i in [0, count); a missing file gives None (PyTorch wrote none for
-/// None outputs). Fails when the folder is missing.
-Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count);
 /// Lays out a tensor read from .npy (contiguous) with a placeholder's annotated strides, so
 /// views behave as they did in PyTorch; an fp32 array for a bf16 placeholder becomes bf16 (numpy
 /// has no bfloat16, so PyTorch's tools save bf16 tensors as fp32).

@@ -2,6 +2,7 @@
 
 #include "exec/ops/kernel_util.h"
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -146,6 +147,29 @@ Status writeNpy(const std::filesystem::path& path, const Tensor& t) {
         return d;
     }
     return Status::success();
+}
+
+Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+        Diagnostic d = makeError("not a folder of NNN.npy files");
+        d.file = dir.string();
+        return d;
+    }
+    std::vector<Value> out;
+    for (size_t i = 0; i < count; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "%03zu.npy", i);
+        auto p = dir / name;
+        if (!std::filesystem::exists(p)) {
+            out.push_back(Value::none());
+            continue;
+        }
+        auto t = readNpy(p);
+        if (!t.ok()) return t.error();
+        out.push_back(Value::ofTensor(std::move(t).value()));
+    }
+    return out;
 }
 
 } // namespace fxray

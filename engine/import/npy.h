@@ -1,10 +1,11 @@
 #pragma once
 /// NumPy .npy files (format 1.0/2.0/3.0, little-endian, C order) to and from Tensors.
-#include "ir/tensor_meta.h"
+#include "ir/value.h"
 #include "support/diagnostic.h"
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace fxray {
 
@@ -17,5 +18,8 @@ Expected<Tensor> parseNpy(std::string_view bytes, const std::string& what);
 std::string encodeNpy(const Tensor& t);
 /// Writes encodeNpy(t) to a file.
 Status writeNpy(const std::filesystem::path& path, const Tensor& t);
+/// Reads `DIR/NNN.npy` for i in [0, count); a missing file gives None (PyTorch wrote none for
+/// None outputs). Fails when the folder is missing.
+Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count);
 
 } // namespace fxray

@@ -2,6 +2,7 @@
 
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "ir/op_registry.h"
 
 namespace fxray {

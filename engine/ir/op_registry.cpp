@@ -1,7 +1,6 @@
 #include "ir/op_registry.h"
 
-#include "exec/ops/register.h"
-
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -156,13 +155,39 @@ const OpInfo* OpRegistry::find(std::string_view qualname) const {
     return it == m_byName.end() ? nullptr : it->second;
 }
 
+namespace {
+
+/// The installed registry; it lives as long as the process (never freed: static destructors of
+/// other objects may still read it).
+std::atomic<const OpRegistry*> g_installed{nullptr};
+
+} // namespace
+
+Expected<OpInfo*> OpRegistry::entryFor(std::string_view table, std::string_view qualname) {
+    auto it = m_byName.find(std::string(qualname));
+    if (it == m_byName.end())
+        return makeError(std::string(table) + " name '" + std::string(qualname) +
+                         "', which the op registry lacks (no reference op of that name is registered)");
+    return it->second;
+}
+
 const OpRegistry& OpRegistry::instance() {
-    static const OpRegistry* reg = [] {
-        auto* r = new OpRegistry;
-        registerAllOps(*r);
-        return r;
-    }();
-    return *reg;
+    const OpRegistry* r = g_installed.load(std::memory_order_acquire);
+    if (!r) {
+        std::fprintf(stderr, "fxray: internal error: the op registry is used before it was assembled; "
+                             "call fxray::initOpRegistry() (registry/assemble.h) at program start-up\n");
+        std::abort();
+    }
+    return *r;
+}
+
+bool OpRegistry::installed() { return g_installed.load(std::memory_order_acquire) != nullptr; }
+
+bool OpRegistry::install(std::unique_ptr<OpRegistry> r) {
+    const OpRegistry* expected = nullptr;
+    if (!g_installed.compare_exchange_strong(expected, r.get(), std::memory_order_acq_rel)) return false;
+    r.release();
+    return true;
 }
 
 // ---------------------------------------------------------------------------------------------

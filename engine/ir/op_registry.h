@@ -1,8 +1,11 @@
 #pragma once
-/// The op registry: one entry per ATen/prims/higher-order op overload, holding everything each
-/// stage needs to know about it (schema, category, shape inference, reference kernel). Later
-/// stages add their concern (VJP rule, recomputability, lowering) as further fields here, so that
-/// adding an op touches one table per concern.
+/// The op registry: one entry per ATen/prims op overload, naming everything fxray knows about it:
+/// schema, category, shape inference and reference kernel (exec/), VJP rule (autodiff/),
+/// partitioner class (partition/), lowering and extern kernel (codegen/), how the CPU and CUDA
+/// backends run it. ir/ defines the table and fills nothing: initOpRegistry()
+/// (registry/assemble.h) assembles it once at program start-up, each layer attaching its concern
+/// to the entries; the upper layers' types are only named here. Adding an op is one entry per
+/// concern, and assembly fails when a table names an op the registry lacks.
 #include "ir/value.h"
 #include "support/diagnostic.h"
 
@@ -17,6 +20,9 @@ namespace fxray {
 
 struct ExecContext;
 struct OpInfo;
+struct VjpRule;                            // autodiff/vjp.h
+namespace partition { struct OpClass; }    // partition/op_classes.h
+namespace cg { struct LoweringRule; }      // codegen/lowering.h
 
 /// One formal argument of an op schema ("Tensor self", "int[1] dim", "*, Scalar alpha=1").
 struct SchemaArg {
@@ -75,6 +81,13 @@ using MetaFn = Expected<Value> (*)(const OpArgs& args);
 /// (shapes, dtypes, strides are decided there, once).
 using KernelFn = Expected<Value> (*)(const OpArgs& args, const Value& out, ExecContext& ctx);
 
+/// How a compiled backend runs an op, as the backend's own tables say.
+enum class BackendPath : uint8_t {
+    Reference,  ///< no compiled path: the reference kernel runs (on the host, for CUDA): a fallback
+    Lowered,    ///< generated loop code from the op's lowering rule (an instance it declines falls back)
+    Extern,     ///< a hand-written kernel of the backend (CPU extern kernel, CUDA device kernel)
+};
+
 /// Everything known about one op overload.
 struct OpInfo {
     std::string qualname;  ///< "aten.addmm.default"
@@ -86,13 +99,35 @@ struct OpInfo {
     bool aliasesInput = false;
     /// Mutates its first argument in place (`add_`, `relu_`).
     bool inplace = false;
+
+    // The concerns of the layers above ir/, attached when the registry is assembled.
+    /// autodiff: the VJP rule, null when fxray has none.
+    const VjpRule* vjp = nullptr;
+    /// autodiff: the outputs never carry gradients (detach, creation, comparisons).
+    bool nonDifferentiable = false;
+    /// partition: the class PyTorch's partitioner gives the op's packet, null when its lists do not
+    /// name the packet.
+    const partition::OpClass* opClass = nullptr;
+    /// codegen: the loop-level lowering rule, null when there is none.
+    const cg::LoweringRule* lowering = nullptr;
+    /// codegen: the extern kernel a compiled graph calls for the op ("mm"), empty when none.
+    std::string_view externKernel;
+    /// How the CPU backend (codegen/cpu) and the CUDA backend (codegen/cuda) run the op.
+    BackendPath cpu = BackendPath::Reference;
+    BackendPath cuda = BackendPath::Reference;
 };
 
 /// The table of all ops.
 class OpRegistry {
 public:
-    /// The process-wide registry, built on first use from every register*Ops() function.
+    /// The process-wide registry. initOpRegistry() (registry/assemble.h) installs it at program
+    /// start-up; using it before then is a bug in the program and aborts with a message.
     static const OpRegistry& instance();
+    /// Whether the process-wide registry is installed.
+    static bool installed();
+    /// Makes `r` the process-wide registry, once it is complete (the assembly calls this). Returns
+    /// false and leaves the installed one in place when there is one already.
+    static bool install(std::unique_ptr<OpRegistry> r);
 
     const OpInfo* find(std::string_view qualname) const;
     const std::vector<std::unique_ptr<OpInfo>>& all() const { return m_ops; }
@@ -101,6 +136,10 @@ public:
     /// from `qualname`. Aborts on a malformed schema (that is a bug in fxray, not user input).
     OpInfo& add(std::string qualname, std::string_view schema, OpCategory category, MetaFn meta,
                 KernelFn kernel);
+
+    /// The entry a layer's `table` attaches its concern to during assembly, or an error naming the
+    /// table and the op when the registry has no such op (a table must not name ops fxray lacks).
+    Expected<OpInfo*> entryFor(std::string_view table, std::string_view qualname);
 
 private:
     std::vector<std::unique_ptr<OpInfo>> m_ops;

@@ -14,7 +14,7 @@ enum Bits : uint8_t {
 };
 
 /// Packet -> category bits. Built once from PyTorch's lists.
-const std::unordered_map<std::string, uint8_t>& table() {
+const std::unordered_map<std::string, uint8_t>& bitsTable() {
     static const std::unordered_map<std::string, uint8_t> t = [] {
         std::unordered_map<std::string, uint8_t> m;
         auto add = [&m](std::initializer_list<const char*> names, uint8_t bits) {
@@ -96,6 +96,26 @@ const std::unordered_map<std::string, uint8_t>& table() {
     return t;
 }
 
+/// Packet -> class, from the bits; the entries stay put (the registry points at them).
+const std::unordered_map<std::string, OpClass>& classTable() {
+    static const std::unordered_map<std::string, OpClass> t = [] {
+        std::unordered_map<std::string, OpClass> m;
+        for (const auto& [packet, b] : bitsTable()) {
+            OpClass c;
+            c.recomputable = b & kRecomputable;
+            c.view = b & kView;
+            c.random = b & kRandom;
+            c.computeIntensive = b & kComputeIntensive;
+            c.cat = b & kCat;
+            c.getitem = b & kGetitem;
+            c.fusible = c.recomputable || c.random;
+            m.emplace(packet, c);
+        }
+        return m;
+    }();
+    return t;
+}
+
 int64_t prod(const std::vector<int64_t>& v, size_t from = 0, size_t to = SIZE_MAX) {
     int64_t p = 1;
     for (size_t i = from; i < std::min(to, v.size()); ++i) p *= v[i];
@@ -130,28 +150,45 @@ bool boolItem(const Argument& a, size_t i) {
 
 std::string opPacket(const Node& n) {
     if (n.kind() != NodeKind::CallFunction) return n.target();
-    std::string name = n.opName();
-    if (name.compare(0, 5, "aten.") == 0 || name.compare(0, 6, "prims.") == 0) {
-        auto dot = name.rfind('.');
-        if (dot != std::string::npos && name.find('.') != dot) return name.substr(0, dot);
-    }
-    return name;
+    return packetOf(n.opName());
 }
 
 OpClass classifyOp(const Node& n) {
-    OpClass c;
-    if (n.kind() != NodeKind::CallFunction) return c;
-    auto it = table().find(opPacket(n));
-    if (it == table().end()) return c;
-    uint8_t b = it->second;
-    c.recomputable = b & kRecomputable;
-    c.view = b & kView;
-    c.random = b & kRandom;
-    c.computeIntensive = b & kComputeIntensive;
-    c.cat = b & kCat;
-    c.getitem = b & kGetitem;
-    c.fusible = c.recomputable || c.random;
-    return c;
+    if (n.kind() != NodeKind::CallFunction) return {};
+    if (const OpInfo* op = n.op()) return op->opClass ? *op->opClass : OpClass{};
+    const OpClass* c = opClassOfPacket(opPacket(n));
+    return c ? *c : OpClass{};
+}
+
+const OpClass* opClassOfPacket(std::string_view packet) {
+    auto it = classTable().find(std::string(packet));
+    return it == classTable().end() ? nullptr : &it->second;
+}
+
+std::string packetOf(std::string_view name) {
+    if (name.substr(0, 5) == "aten." || name.substr(0, 6) == "prims.") {
+        auto dot = name.rfind('.');
+        if (dot != std::string_view::npos && name.find('.') != dot) return std::string(name.substr(0, dot));
+    }
+    return std::string(name);
+}
+
+void attachOpClasses(OpRegistry& r) {
+    for (const auto& op : r.all()) op->opClass = opClassOfPacket(packetOf(op->qualname));
+}
+
+std::string opClassName(const OpClass& c) {
+    std::string s;
+    auto add = [&s](bool on, const char* name) {
+        if (on) s += (s.empty() ? "" : "+") + std::string(name);
+    };
+    add(c.view, "view");
+    add(c.recomputable && !c.view, "recomputable");
+    add(c.random, "random");
+    add(c.computeIntensive, "compute-intensive");
+    add(c.cat, "cat");
+    add(c.getitem, "getitem");
+    return s;
 }
 
 bool isNondeterministicSeeded(const Node& n) {

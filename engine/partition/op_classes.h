@@ -8,6 +8,7 @@
 /// and `detach` a view, PyTorch's partitioner calls neither so, and partitions must agree with
 /// PyTorch's.
 #include "ir/node.h"
+#include "ir/op_registry.h"
 
 #include <string>
 #include <string_view>
@@ -29,8 +30,22 @@ struct OpClass {
 /// overload; the target itself otherwise (`operator.getitem`). PyTorch's `get_aten_target`.
 std::string opPacket(const Node& n);
 
-/// Classifies a node's op (placeholders and outputs classify as nothing).
+/// Classifies a node's op (placeholders and outputs classify as nothing): its registry entry's
+/// OpInfo::opClass, or PyTorch's lists by packet for ops outside the registry (`operator.add`).
 OpClass classifyOp(const Node& n);
+
+/// PyTorch's class of an op packet ("aten.add"), or null when its lists do not name it.
+const OpClass* opClassOfPacket(std::string_view packet);
+/// The packet of an op name: "aten.add" for "aten.add.Tensor", "prims.convert_element_type" for
+/// its overload, the name itself otherwise ("operator.getitem").
+std::string packetOf(std::string_view name);
+/// Attaches to each of r's entries the class of its packet (OpInfo::opClass), at assembly.
+/// PyTorch's lists, copied whole, also name packets fxray does not register (`aten.lgamma`,
+/// `prims.iota`, `operator.add`): those attach to nothing and are no error.
+void attachOpClasses(OpRegistry& r);
+/// "view", "recomputable", "random", "compute-intensive", "cat", "getitem" (joined by '+' where
+/// several apply; a view is recomputable without saying so); "" for none.
+std::string opClassName(const OpClass& c);
 
 /// The op draws random numbers (`torch.Tag.nondeterministic_seeded`): never CSE'd, never
 /// dead-code eliminated (FX treats it as impure), and recomputing it changes results.

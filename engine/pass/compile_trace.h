@@ -3,7 +3,7 @@
 /// and `fxray compile --json` prints. One record per pass run (per graph, since pipelines recurse
 /// into subgraphs), with what it changed, how long it took, what matched and what nearly did.
 #include "ir/graph.h"
-#include "rewrite/records.h"
+#include "pass/records.h"
 
 #include <cstdint>
 #include <memory>

@@ -4,7 +4,7 @@
 /// verification, skipping) are instrumentation around passes, not code inside them.
 #include "ir/graph.h"
 #include "pass/compile_trace.h"
-#include "rewrite/records.h"
+#include "pass/records.h"
 
 #include <memory>
 #include <string>

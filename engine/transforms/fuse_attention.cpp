@@ -9,7 +9,6 @@
 // expand of matmul's reshape, detach, dropout with p=0) are looked through, where PyTorch traces
 // extra variants. PyTorch 2.11 did not fuse the corpus models (their q/k/v come transposed
 // through clone + _unsafe_view, which its traced variants do not cover); fxray does.
-#include "exec/ops/attention.h"
 #include "rewrite/pattern_rewriter.h"
 #include "transforms/pass_util.h"
 #include "transforms/passes.h"
@@ -278,7 +277,6 @@ std::vector<Pattern> patterns() {
 } // namespace
 
 std::unique_ptr<Pass> createFuseAttentionPass() {
-    ensureAttentionOpsRegistered();
     return std::make_unique<PatternRewritePass>(
         "fuse_attention",
         "sfdp: replace softmax(q·kᵀ·scale [+ mask]) [dropout] · v, and in joint graphs its backward, by "

@@ -1,5 +1,6 @@
 #include "codegen/cpu/extern_random.h"
 
+#include "codegen/cpu/cpu_ops.h"
 #include "exec/ops/kernel_util.h"
 
 #include <algorithm>
@@ -59,8 +60,8 @@ bool nativeDropout(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
 } // namespace
 
 const char* randomExternFor(const std::string& qualname) {
-    if (qualname == "aten.randperm.default") return "randperm";
-    if (qualname == "aten.native_dropout.default") return "native_dropout";
+    for (const auto& re : randomExterns())
+        if (re.qualname == qualname) return re.kernel.data();
     return nullptr;
 }
 

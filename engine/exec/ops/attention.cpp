@@ -452,13 +452,4 @@ bool attentionDropoutKeep(uint64_t seed, uint64_t offset, uint64_t idx, double p
     return u >= p;
 }
 
-void ensureAttentionOpsRegistered() {
-    // Until registerAttentionOps is called from registerAllOps, add the ops to the process-wide
-    // registry on first use. The registry is built once and only read afterwards; this runs
-    // before any pass reads these entries.
-    const OpRegistry& reg = OpRegistry::instance();
-    if (reg.find("aten._scaled_dot_product_efficient_attention.default")) return;
-    registerAttentionOps(const_cast<OpRegistry&>(reg));
-}
-
 } // namespace fxray

@@ -12,9 +12,7 @@ class OpRegistry;
 /// index. Shared with the compiled backends so that forward and backward agree on every backend.
 bool attentionDropoutKeep(uint64_t seed, uint64_t offset, uint64_t idx, double p);
 
-/// Adds the attention ops to r (belongs in registerAllOps).
+/// Adds the attention ops to r (called by registerAllOps).
 void registerAttentionOps(OpRegistry& r);
-/// Adds them to the process-wide registry if registerAllOps did not (idempotent).
-void ensureAttentionOpsRegistered();
 
 } // namespace fxray

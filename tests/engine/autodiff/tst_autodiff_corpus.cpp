@@ -16,6 +16,7 @@
 #include "import/dynamo_lowering.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "ir/printer.h"
 
 #include <cmath>

@@ -7,6 +7,7 @@
 #include "codegen/cpu/aot_cache.h"
 #include "exec/compare.h"
 #include "import/loader.h"
+#include "import/npy.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -12,7 +12,6 @@
 #include "codegen/cpu/extern_attention.h"
 #include "exec/exec_context.h"
 #include "exec/interpreter.h"
-#include "exec/ops/attention.h"
 #include "exec/ops/kernel_util.h"
 #include "transforms/passes.h"
 
@@ -55,7 +54,6 @@ void expectClose(const Tensor& ours, const Tensor& ref, const char* what) {
 class TestCpuAttention : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { ensureAttentionOpsRegistered(); }
 
     void jointPipeline_data() {
         QTest::addColumn<QString>("model");

@@ -10,6 +10,7 @@
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "ir/printer.h"
 #include "partition/joint_analysis.h"
 #include "partition/knapsack.h"

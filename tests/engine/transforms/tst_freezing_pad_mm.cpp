@@ -15,6 +15,7 @@
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
 #include "exec/shape_inference.h"
+#include "import/npy.h"
 #include "transforms/passes.h"
 
 #include <filesystem>

@@ -6,7 +6,6 @@
 #include "test_util.h"
 
 #include "exec/interpreter.h"
-#include "exec/ops/attention.h"
 #include "import/loader.h"
 #include "pass/pass_manager.h"
 #include "transforms/passes.h"
@@ -41,7 +40,6 @@ Value randTensor(std::vector<int64_t> shape, std::mt19937& rng) {
 class TestFuseAttention : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { ensureAttentionOpsRegistered(); }
 
     void corpus_data() {
         QTest::addColumn<QString>("file");

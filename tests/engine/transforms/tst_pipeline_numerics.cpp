@@ -12,6 +12,7 @@
 #include "exec/shape_inference.h"
 #include "import/dynamo_lowering.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "transforms/passes.h"
 
 #include <filesystem>

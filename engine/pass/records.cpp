@@ -1,4 +1,4 @@
-#include "rewrite/records.h"
+#include "pass/records.h"
 
 #include <algorithm>
 

@@ -1,0 +1,54 @@
+#include "codegen/cpu/cpu_ops.h"
+
+#include "codegen/lowering.h"
+
+namespace fxray::cg::cpu {
+
+const std::vector<std::string_view>& cpuExternKernels() {
+    // The names CompiledGraph::run dispatches (runExtern, runTrainExtern, runAttentionExtern):
+    // a name added there belongs here too, or `fxray ops` reports its op as a reference fallback.
+    static const std::vector<std::string_view> k = {
+        "mm", "bmm", "addmm", "conv", "cat",                                          // extern_kernels.cpp
+        "embedding_backward", "index_add", "index_put", "max_pool2d", "max_pool2d_backward",
+        "batch_norm_train", "batch_norm_backward", "conv_backward",                   // extern_train.cpp
+        "sdpa_efficient", "sdpa_efficient_backward", "sdpa",                          // extern_attention.cpp
+    };
+    return k;
+}
+
+const std::vector<RandomExtern>& randomExterns() {
+    static const std::vector<RandomExtern> t = {
+        {"aten.randperm.default", "randperm"},
+        {"aten.native_dropout.default", "native_dropout"},
+    };
+    return t;
+}
+
+Status attachCpuKernels(OpRegistry& r, const std::vector<std::string_view>& kernels,
+                        const std::vector<RandomExtern>& random) {
+    const auto& codegenExterns = externKernelNames();
+    for (std::string_view k : kernels) {
+        bool known = false;
+        for (const auto& [op, name] : codegenExterns) known = known || name == k;
+        if (!known)
+            return makeError("the CPU backend's extern kernels (codegen/cpu/cpu_ops.cpp) name '" + std::string(k) +
+                             "', which codegen's extern kernel table (codegen/lowering.cpp) lacks");
+    }
+    for (const auto& up : r.all()) {
+        OpInfo& op = *up;
+        if (op.lowering) {
+            op.cpu = BackendPath::Lowered;
+        } else if (!op.externKernel.empty()) {
+            for (std::string_view k : kernels)
+                if (k == op.externKernel) op.cpu = BackendPath::Extern;
+        }
+    }
+    for (const auto& re : random) {
+        auto e = r.entryFor("the CPU backend's random extern kernels (codegen/cpu/cpu_ops.cpp)", re.qualname);
+        if (!e.ok()) return e.error();
+        (*e)->cpu = BackendPath::Extern;
+    }
+    return Status::success();
+}
+
+} // namespace fxray::cg::cpu

@@ -1,0 +1,23 @@
+#pragma once
+/// The CUDA backend's part of the op table: which ops run on the device as generated kernels (a
+/// lowering rule) or as hand-written device kernels (cuBLAS GEMMs, strided copies,
+/// builtin_kernels.h), and which run on the host through the reference kernel. The registry
+/// assembly (registry/assemble.cpp) attaches it to each entry (OpInfo::cuda).
+#include "ir/op_registry.h"
+#include "support/diagnostic.h"
+
+#include <string_view>
+#include <vector>
+
+namespace fxray::cg::cuda {
+
+/// Extern kernel names (codegen/lowering.cpp's table) the executor runs on the device
+/// (Executor::deviceExtern in cuda_executor.cpp); other extern calls run on the host.
+const std::vector<std::string_view>& deviceExternKernels();
+
+/// Sets OpInfo::cuda on every entry of r: Lowered where codegen attached a lowering rule, Extern
+/// where the op's extern kernel is one of `kernels`. An error names a kernel that codegen's extern
+/// table lacks. Run after codegen's attachLowerings.
+Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& kernels);
+
+} // namespace fxray::cg::cuda
