@@ -95,7 +95,8 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         j["raw_records"] = rawTraceJson(*story);
     }
     if (a->has("--json")) {
-        out << j.dump(1) << "\n";
+        // Strings from a log may be cut mid-character or not be UTF-8 at all.
+        out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return Ok;
     }
     out << f->path.string() << "  (" << f->format << ", " << f->graphs.size() << " graph"

@@ -182,7 +182,10 @@ private:
             x.compileId = idOf(ca, *r.frameId, *r.frameCompileId, r.attempt.value_or(0));
         }
         x.why = why;
-        x.text = std::string(r.text.substr(0, kRawTextBytes));
+        size_t n = std::min(r.text.size(), kRawTextBytes);
+        // Never cut inside a UTF-8 sequence: back up over continuation bytes.
+        while (n < r.text.size() && n > 0 && (static_cast<unsigned char>(r.text[n]) & 0xC0) == 0x80) --n;
+        x.text = std::string(r.text.substr(0, n));
         m_out.raw.push_back(std::move(x));
     }
 
