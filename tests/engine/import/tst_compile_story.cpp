@@ -185,6 +185,16 @@ private slots:
         QVERIFY(contains(compileStoryTree(s), "failed: BackendCompilerFailed"));
     }
 
+    /// A real failure record: the corpus's mlp trace was written by a backend that raised.
+    void corpusTraceWithARealFailure() {
+        auto s = readCompileStory(fxtest::corpus() / "mlp/trace");
+        QVERIFY(s.ok());
+        QCOMPARE(s->compiles.size(), size_t(1));
+        QCOMPARE(compileStatusName(s->compiles[0].status), "failed");
+        QCOMPARE(s->compiles[0].failure->type, std::string("TypeError"));
+        QVERIFY(contains(s->compiles[0].failure->message, "make_boxed_func() takes 1 positional argument"));
+    }
+
     void tracebackWithoutMetricsNamesTheException() {
         CompileFailure f = detail::parseTraceback("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n"
                                                   "    g()\nValueError: bad value\nsecond line");
