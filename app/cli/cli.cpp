@@ -24,6 +24,7 @@ const Command kCommands[] = {
     {"minify", cmdMinify, "shrink a failing graph to a small one that fails the same way; PyTorch repro.py"},
     {"debug-compile", cmdDebugCompile, "save a graph and its inputs to a folder; print the commands to minify it"},
     {"aot-compile", cmdAotCompile, "compile a static-shape graph to a shared library in the persistent cache"},
+    {"report", cmdReport, "a TORCH_TRACE's compiles, breaks, recompiles, failures as a Markdown report"},
     {"sweep", cmdSweep, "one check over every graph under folders, in child processes, sharded; --report"},
     {"ops", cmdOps, "the op table: per op, reference kernel, CPU and CUDA paths, VJP rule, partition class"},
 };

@@ -4,6 +4,9 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 
+#include "import/compile_story.h"
+#include "import/compile_story_format.h"
+
 #include <nlohmann/json.hpp>
 
 namespace fxray::cli {
@@ -19,6 +22,12 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     if (a->positional.size() != 1) return reportError(err, makeError("info takes one FILE"));
     auto f = loadFile(a->positional[0]);
     if (!f.ok()) return reportError(err, f.error());
+    // A TORCH_TRACE also tells the story of its compiles (breaks, recompiles, failures).
+    std::optional<CompileStory> story;
+    if (f->format == "torch-trace") {
+        auto st = readCompileStory(a->positional[0]);
+        if (st.ok()) story = std::move(*st);
+    }
     nlohmann::json j;
     j["file"] = f->path.string();
     j["format"] = f->format;
@@ -75,13 +84,31 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         }
         j["graphs"].push_back(jg);
     }
+    if (story) {
+        j["compiles"] = compilesJson(*story);
+        j["compile_graph_breaks"] = nlohmann::json::array();
+        for (const auto& b : story->graphBreaks)
+            j["compile_graph_breaks"].push_back({{"reason", b.reason},
+                                                 {"user_frame", {{"file", b.userFrame.file}, {"line", b.userFrame.line},
+                                                                 {"code", b.userFrame.code}}},
+                                                 {"count", b.count}, {"compile_ids", b.compileIds}});
+        j["raw_records"] = rawTraceJson(*story);
+    }
     if (a->has("--json")) {
-        out << j.dump(1) << "\n";
+        // Strings from a log may be cut mid-character or not be UTF-8 at all.
+        out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return Ok;
     }
     out << f->path.string() << "  (" << f->format << ", " << f->graphs.size() << " graph"
         << (f->graphs.size() == 1 ? "" : "s") << ")\n";
     for (const auto& w : f->warnings) out << "  warning: " << w << "\n";
+    if (story) {
+        out << compileStorySummary(*story) << "\n" << compileStoryTree(*story);
+        for (const auto& r : story->raw)
+            out << "  raw " << r.file << ":" << r.line << ": " << r.why << (r.kind.empty() ? "" : " (" + r.kind + ")")
+                << "\n";
+        if (story->rawDropped) out << "  ... " << story->rawDropped << " more raw records\n";
+    }
     for (const auto& art : f->artifacts)
         out << "  artifact " << (art.compileId.empty() ? "" : art.compileId + "/") << art.name << " ("
             << art.text.size() << " bytes)\n";

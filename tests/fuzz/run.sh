@@ -21,6 +21,7 @@ for t in "${targets[@]}"; do
   case $t in
     fuzz_fx_text) find "$corpus" -path '*graphs/*.py' -size -64k -exec cp {} "$seeds/" \; ;;
     fuzz_npy) find "$corpus" -name '*.npy' -size -16k | head -200 | while read -r f; do cp "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-12).npy"; done ;;
+    fuzz_compile_story) for f in "$corpus"/../traces/*/trace/*.log; do head -c 300000 "$f" > "$seeds/$(basename "$(dirname "$(dirname "$f")")").log"; done ;;
     fuzz_torch_trace) find "$corpus" -name 'torch_trace.log' -size -2M | head -3 | while read -r f; do head -c 200000 "$f" > "$seeds/$(echo "$f" | md5sum | cut -c1-12).log"; done ;;
     fuzz_pickle) i=0; find "$corpus" -name '*.pt' -size -64k | while read -r f; do i=$((i+1)); unzip -p "$f" '*/data.pkl' > "$seeds/s$i.pkl.tmp" 2>/dev/null && (printf '\001'; cat "$seeds/s$i.pkl.tmp") > "$seeds/s$i.pkl"; rm -f "$seeds/s$i.pkl.tmp"; done ;;
     fuzz_pt2_json) find "$corpus" -path '*export*' -name 'model.json' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ; for f in "$corpus"/*/export/exported.pt2; do unzip -p "$f" '*/models/model.json' > "$seeds/$(basename "$(dirname "$(dirname "$f")")").json" 2>/dev/null; done ;;
