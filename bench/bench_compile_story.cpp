@@ -3,6 +3,7 @@
 // target size, then read as text (compileStoryFromText) and as a file (readCompileStory, which
 // adds the read). Prints the median of 3 runs per size.
 #include "import/compile_story.h"
+#include "registry/assemble.h"
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +48,7 @@ static void appendShifted(std::string& out, const std::string& log, long offset)
 }
 
 int main(int argc, char** argv) {
+    fxray::initOpRegistry();
     fs::path traces = argc > 1 ? fs::path(argv[1]) : fs::path(FXRAY_CORPUS_DIR).parent_path() / "traces";
     std::vector<std::string> logs;
     for (const char* t : {"graph_breaks", "recompiles", "inductor_provenance", "inductor_failure"}) {
