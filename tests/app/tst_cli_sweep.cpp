@@ -195,35 +195,34 @@ private slots:
     }
 
     void reportComparesWithAnEarlierSweep() {
-        const fs::path old = fs::path(m_tmp.path().toStdString()) / "old";
-        fs::copy(single(), old, fs::copy_options::recursive);
-        // In the "old" sweep one graph that fails now was still passing, and one was much faster.
-        std::string failingId, okId;
-        for (const auto& res : sweep::readResults(single())) {
-            if (res["status"] != "ok" && failingId.empty()) failingId = res["id"];
-            if (res["status"] == "ok" && okId.empty()) okId = res["id"];
-        }
-        QVERIFY(!failingId.empty() && !okId.empty());
+        // The later sweep is a copy of the single run in which one graph that matched now differs
+        // and another matched but took a second longer.
+        const fs::path now = fs::path(m_tmp.path().toStdString()) / "now";
+        fs::copy(single(), now, fs::copy_options::recursive);
+        std::vector<std::string> okIds;
+        for (const auto& res : sweep::readResults(single()))
+            if (res["status"] == "ok") okIds.push_back(res["id"]);
+        QVERIFY(okIds.size() >= 2);
         auto edit = [&](const std::string& id, auto f) {
-            std::ifstream in(sweep::resultPath(old, id));
+            std::ifstream in(sweep::resultPath(now, id));
             json j = json::parse(in);
             f(j);
-            QVERIFY(sweep::writeResult(old, j).ok());
+            QVERIFY(sweep::writeResult(now, j).ok());
         };
-        edit(failingId, [](json& j) { j["status"] = "ok"; j.erase("message"); });
-        edit(okId, [](json& j) { j["seconds"] = 0.001; });
-        const double now = [&] {
-            for (const auto& res : sweep::readResults(single()))
-                if (res["id"] == okId) return res["seconds"].get<double>();
-            return 0.0;
-        }();
-        auto r = cli({"sweep", "--report", single().string(), "--compare", old.string(), "--json"});
+        edit(okIds[0], [](json& j) { j["status"] = "differ"; j["message"] = "output 0 rel_err 0.5"; });
+        edit(okIds[1], [](json& j) { j["seconds"] = j.value("seconds", 0.0) + 1.0; });
+        auto r = cli({"sweep", "--report", now.string(), "--compare", single().string(), "--json"});
         QCOMPARE(r.status, 1);  // something newly fails
         auto j = json::parse(r.out);
         QCOMPARE(j["counts"]["graphs"].get<size_t>(), m_graphs);
         QCOMPARE(j["compare"]["newly_failing"].size(), size_t(1));
-        QCOMPARE(j["compare"]["newly_failing"][0]["id"].get<std::string>(), failingId);
-        QCOMPARE(j["compare"]["slower"].size(), size_t(now > 0.052 ? 1 : 0));
+        QCOMPARE(j["compare"]["newly_failing"][0]["id"].get<std::string>(), okIds[0]);
+        QCOMPARE(j["compare"]["slower"].size(), size_t(1));
+        QCOMPARE(j["compare"]["slower"][0]["id"].get<std::string>(), okIds[1]);
+        // Backwards, the differing graph newly passes and nothing newly fails.
+        auto back = cli({"sweep", "--report", single().string(), "--compare", now.string(), "--json"});
+        QCOMPARE(back.status, 0);
+        QCOMPARE(json::parse(back.out)["compare"]["newly_passing"].size(), size_t(1));
         auto same = cli({"sweep", "--report", single().string(), "--compare", single().string()});
         QCOMPARE(same.status, 0);
         QVERIFY(same.out.find("newly failing 0") != std::string::npos);
