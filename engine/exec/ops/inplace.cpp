@@ -32,7 +32,8 @@ struct InplaceOp {
 const InplaceOp kInplaceOps[] = {
     // Arithmetic
     {"aten.add_.Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"},
-    {"aten.add_.Scalar", "add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)"},
+    // add_.Scalar is left out: torch.export and AOT write add_.Tensor for `t.add_(1)`, and with
+    // both registered the Dynamo lowering would pick the Scalar overload PyTorch does not.
     {"aten.sub_.Tensor", "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"},
     {"aten.sub_.Scalar", "sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)"},
     {"aten.mul_.Tensor", "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"},

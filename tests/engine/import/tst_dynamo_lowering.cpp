@@ -430,7 +430,7 @@ private slots:
         QTest::newRow("max_norm") << "r = torch.nn.functional.embedding(i, x, None, 1.0)" << "max_norm renormalizes the weight in place; not supported";
         QTest::newRow("softmax dim") << "r = torch.nn.functional.softmax(x)" << "softmax without an explicit dim is not supported";
         QTest::newRow("no overload") << "r = torch.transpose(x, 0.5, 1)" << "arguments match no overload of aten.transpose";
-        QTest::newRow("missing op") << "r = torch.pow(2.0, x)" << "needs 'aten.pow.Scalar', which fxray does not implement";
+        QTest::newRow("missing op") << "r = torch.polar(x, x)" << "no ATen op 'polar' in fxray";
         QTest::newRow("bad operand") << "r = x + 'a'" << "operands must be tensors or numbers";
         QTest::newRow("overflow") << "d = 9223372036854775807 + 1\n        r = x.view(d)" << "integer overflow in size arithmetic";
         QTest::newRow("division by zero") << "d = 6 // 0\n        r = x.view(d)" << "division by zero";
