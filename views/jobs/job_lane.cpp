@@ -22,6 +22,7 @@ JobLane::JobLane(QObject* owner, QThreadPool* pool, int threads)
     : QObject(owner), m_current(std::make_shared<std::atomic<unsigned>>(0)) {
     if (pool) {
         m_pool = pool;
+        m_sharedPool = true;
     } else {
         m_pool = new QThreadPool(this);
         m_pool->setMaxThreadCount(std::max(1, threads));
@@ -30,7 +31,9 @@ JobLane::JobLane(QObject* owner, QThreadPool* pool, int threads)
 
 JobLane::~JobLane() {
     ++*m_current;
-    m_pool->waitForDone();
+    // A shared pool belongs to the owner, which may already have deleted it (a child created
+    // before the lanes): the owner waits for it in its destructor (abandon()).
+    if (!m_sharedPool) m_pool->waitForDone();
 }
 
 JobContext JobLane::begin(const QString& what) {

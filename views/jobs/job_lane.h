@@ -85,6 +85,7 @@ private:
     void finish(unsigned ticket);
 
     QThreadPool* m_pool = nullptr;
+    bool m_sharedPool = false;  ///< the owner's pool: the owner waits for it
     std::shared_ptr<std::atomic<unsigned>> m_current;
     bool m_busy = false;
 };
