@@ -3,6 +3,7 @@
 #include "import/fx_text_reader.h"
 #include "import/md5.h"
 #include "import/trace_inputs.h"
+#include "import/trace_records.h"
 
 #include <nlohmann/json.hpp>
 
@@ -73,86 +74,10 @@ struct Record {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Envelope scanning. Envelopes are split into their top-level keys without building a JSON tree:
+// Envelope scanning (import/trace_records.h). Envelopes are split into their top-level keys without building a JSON tree:
 // the compilation metrics records alone are ~1 MB of JSON each in a large trace, and fxray only
 // keeps their text. Values that are needed (artifact names, string table entries, stacks) are
 // parsed with nlohmann::json afterwards.
-
-/// Index just past the closing quote of the string starting at s[i] == '"', or npos.
-size_t endOfString(std::string_view s, size_t i) {
-    for (size_t k = i + 1; k < s.size(); ++k) {
-        k = s.find_first_of("\\\"", k);
-        if (k == std::string_view::npos) return k;
-        if (s[k] == '\\') { ++k; continue; }
-        return k + 1;
-    }
-    return std::string_view::npos;
-}
-
-/// Index just past the JSON value starting at s[i] (not validated in depth), or npos.
-size_t skipValue(std::string_view s, size_t i) {
-    if (i >= s.size()) return std::string_view::npos;
-    char c = s[i];
-    if (c == '"') return endOfString(s, i);
-    if (c == '{' || c == '[') {
-        int depth = 0;
-        for (; i < s.size(); ++i) {
-            c = s[i];
-            if (c == '"') {
-                i = endOfString(s, i);
-                if (i == std::string_view::npos) return i;
-                --i;
-            } else if (c == '{' || c == '[') {
-                ++depth;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) return i + 1;
-            }
-        }
-        return std::string_view::npos;
-    }
-    size_t e = s.find_first_of(",}] \t", i);  // number, true, false, null
-    if (e == i) return std::string_view::npos;
-    return e == std::string_view::npos ? s.size() : e;
-}
-
-size_t skipSpace(std::string_view s, size_t i) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
-    return i;
-}
-
-/// Splits a JSON object into (raw key, raw value) pairs. False when it is not a complete object.
-bool splitObject(std::string_view s, std::vector<std::pair<std::string_view, std::string_view>>& out) {
-    out.clear();
-    size_t i = skipSpace(s, 0);
-    if (i >= s.size() || s[i] != '{') return false;
-    i = skipSpace(s, i + 1);
-    if (i < s.size() && s[i] == '}') return skipSpace(s, i + 1) == s.size();
-    while (true) {
-        if (i >= s.size() || s[i] != '"') return false;
-        size_t ke = endOfString(s, i);
-        if (ke == std::string_view::npos) return false;
-        std::string_view key = s.substr(i + 1, ke - i - 2);
-        i = skipSpace(s, ke);
-        if (i >= s.size() || s[i] != ':') return false;
-        i = skipSpace(s, i + 1);
-        size_t ve = skipValue(s, i);
-        if (ve == std::string_view::npos) return false;
-        out.emplace_back(key, s.substr(i, ve - i));
-        i = skipSpace(s, ve);
-        if (i >= s.size()) return false;
-        if (s[i] == '}') return skipSpace(s, i + 1) == s.size();
-        if (s[i] != ',') return false;
-        i = skipSpace(s, i + 1);
-    }
-}
-
-/// A JSON integer value, or nullopt for null / anything else.
-std::optional<int64_t> rawInt(std::string_view v) {
-    int64_t x = 0;
-    auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (r.ec != std::errc() || r.ptr != v.data() + v.size()) return std::nullopt;
-    return x;
-}
 
 std::string compileIdOf(std::optional<int64_t> frame, std::optional<int64_t> compile, std::optional<int64_t> attempt,
                         std::optional<int64_t> ca) {
@@ -165,13 +90,13 @@ std::string compileIdOf(std::optional<int64_t> frame, std::optional<int64_t> com
 
 /// Fills r's kind, value, compile id and digest from its envelope text. False when malformed.
 bool scanEnvelope(std::string_view env, Record& r, std::vector<std::pair<std::string_view, std::string_view>>& tmp) {
-    if (!splitObject(env, tmp)) return false;
+    if (!splitJsonObject(env, tmp)) return false;
     std::optional<int64_t> frame, compile, attempt, ca;
     for (const auto& [k, v] : tmp) {
-        if (k == "frame_id") frame = rawInt(v);
-        else if (k == "frame_compile_id") compile = rawInt(v);
-        else if (k == "attempt") attempt = rawInt(v);
-        else if (k == "compiled_autograd_id") ca = rawInt(v);
+        if (k == "frame_id") frame = rawJsonInt(v);
+        else if (k == "frame_compile_id") compile = rawJsonInt(v);
+        else if (k == "attempt") attempt = rawJsonInt(v);
+        else if (k == "compiled_autograd_id") ca = rawJsonInt(v);
         else if (k == "has_payload") {
             if (v.size() >= 2 && v.front() == '"' && v.back() == '"') r.digest = v.substr(1, v.size() - 2);
         } else if (!isMetaKey(k) && r.kind.empty()) {
@@ -207,19 +132,6 @@ std::string payloadText(std::string_view text, const Record& r) {
         out.append(l);
     });
     return out;
-}
-
-/// The JSON part of a glog-prefixed line, or an empty view when the line has no such prefix.
-/// Prefix: level letter, MMDD, time, thread id, path:line, "] ".
-std::string_view envelopeOf(std::string_view line) {
-    if (line.size() < 8 || std::string_view("VIWEC").find(line[0]) == std::string_view::npos) return {};
-    for (int k = 1; k <= 4; ++k)
-        if (line[k] < '0' || line[k] > '9') return {};
-    size_t close = line.find("] ");
-    if (close == std::string_view::npos) return {};
-    std::string_view rest = line.substr(close + 2);
-    if (rest.empty() || rest.front() != '{') return {};
-    return rest;
 }
 
 /// Runs f(0..n-1) on up to hardware_concurrency threads. Graphs are independent, and parsing
@@ -317,7 +229,7 @@ private:
                     orphanReported = true;
                 }
             } else if (!line.empty()) {
-                std::string_view env = envelopeOf(line);
+                std::string_view env = traceEnvelopeOf(line);
                 if (env.empty()) {
                     warn(lineNo, "not a TORCH_TRACE record (no glog prefix and JSON object); skipped");
                     cur = nullptr;
@@ -606,7 +518,7 @@ std::string filePrefix(const fs::path& p) {
 
 bool looksLikeTorchTrace(std::string_view head) {
     size_t nl = head.find('\n');
-    return !envelopeOf(head.substr(0, nl)).empty();
+    return !traceEnvelopeOf(head.substr(0, nl)).empty();
 }
 
 std::vector<fs::path> traceLogFiles(const fs::path& dir) {
