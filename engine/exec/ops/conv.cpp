@@ -7,6 +7,7 @@
 // to its input, so the same three routines serve both directions.
 #include "exec/ops/gemm.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/ops/nn_util.h"
 #include "exec/ops/register.h"
 
 #include <array>
@@ -16,98 +17,9 @@
 
 namespace fxray {
 using namespace kern;
+using namespace nn;
 
 namespace {
-
-std::string shapeStr(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
-bool symbolic(const TensorMeta& m) {
-    for (auto d : m.shape)
-        if (d < 0) return true;
-    return false;
-}
-
-Expected<const Tensor*> optTensor(const OpArgs& a, size_t i) {
-    if (a.isNone(i)) return static_cast<const Tensor*>(nullptr);
-    if (!a.isTensor(i))
-        return opError(a, "argument '" + a.op().schema.args[i].name + "' must be a tensor, got " + a[i].describe());
-    if (symbolic(a.tensor(i).meta)) return opError(a, "symbolic shapes are not supported");
-    return &a.tensor(i);
-}
-
-Expected<const Tensor*> reqTensor(const OpArgs& a, size_t i) {
-    auto t = optTensor(a, i);
-    if (t.ok() && !*t) return opError(a, "argument '" + a.op().schema.args[i].name + "' must not be None");
-    return t;
-}
-
-std::vector<bool> boolList(const OpArgs& a, size_t i) {
-    std::vector<bool> out;
-    for (const auto& v : a[i].list) out.push_back(v.kind == Value::Kind::Bool ? v.b : v.toDouble() != 0.0);
-    return out;
-}
-
-Value metaTuple(const std::vector<std::optional<TensorMeta>>& items) {
-    std::vector<Value> v;
-    for (const auto& m : items) v.push_back(m ? metaValue(*m) : Value::none());
-    return Value::ofList(std::move(v), true);
-}
-
-Value fillTuple(const Value& meta, const std::vector<std::vector<double>>& values) {
-    std::vector<Value> v;
-    for (size_t i = 0; i < meta.list.size(); ++i) {
-        const Value& m = meta.list[i];
-        v.push_back(m.isTensor() ? Value::ofTensor(makeTensor(m.t.meta, values[i])) : Value::none());
-    }
-    return Value::ofList(std::move(v), true);
-}
-
-// ----- memory format --------------------------------------------------------------------------
-
-/// c10's is_channels_last_strides_{2,3}d: the dimension order (C innermost, then the spatial dims
-/// from last to first, N outermost), with PyTorch's tie-breaks for size-1 dims.
-bool stridesLikeChannelsLast(const TensorMeta& m) {
-    const int64_t nd = m.dim();
-    if ((nd != 4 && nd != 5) || static_cast<int64_t>(m.strides.size()) != nd) return false;
-    if (m.strides[1] == 0) return false;
-    std::vector<int64_t> order{1};
-    for (int64_t d = nd - 1; d >= 2; --d) order.push_back(d);
-    order.push_back(0);
-    int64_t min = 0;
-    for (int64_t d : order) {
-        if (m.shape[d] == 0) return false;
-        if (m.strides[d] < min) return false;
-        if (d == 0 && min == m.strides[1]) return false;
-        min = m.strides[d];
-        if (m.shape[d] > 1) min *= m.shape[d];
-    }
-    return true;
-}
-
-std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& shape) {
-    const size_t nd = shape.size();
-    std::vector<int64_t> st(nd);
-    int64_t acc = 1;
-    st[1] = acc;
-    acc *= std::max<int64_t>(shape[1], 1);
-    for (size_t d = nd - 1; d >= 2; --d) {
-        st[d] = acc;
-        acc *= std::max<int64_t>(shape[d], 1);
-    }
-    st[0] = acc;
-    return st;
-}
-
-/// A dense output of `shape`, channels-last when `channelsLast` (and rank 4/5), else row-major.
-TensorMeta denseMeta(const std::vector<int64_t>& shape, DType dt, const Device& dev, bool channelsLast) {
-    TensorMeta m = TensorMeta::contiguous(shape, dt, dev);
-    if (channelsLast && (shape.size() == 4 || shape.size() == 5)) m.strides = channelsLastStrides(shape);
-    return m;
-}
 
 // ----- convolution geometry and core routines ---------------------------------------------------
 
@@ -368,7 +280,7 @@ void addBias(std::vector<double>& y, const std::vector<double>& bias, int64_t N,
 bool convChannelsLast(const TensorMeta& in, const TensorMeta& w) {
     if (in.dtype == DType::Float64 || w.dtype == DType::Float64) return false;
     if (in.device.type == "cpu" && in.dim() == 5) return false;  // mkldnn: 2-D only
-    return stridesLikeChannelsLast(in) || stridesLikeChannelsLast(w);
+    return isChannelsLast(in) || isChannelsLast(w);
 }
 
 Expected<ConvSpec> convolutionArgs(const OpArgs& a) {
@@ -662,7 +574,7 @@ Expected<Value> metaMaxPool(const OpArgs& a) {
     const TensorMeta& im = (*in)->meta;
     auto ps = poolSpec(a, im, 1, true, 5);
     if (!ps.ok()) return ps.error();
-    const bool cl = stridesLikeChannelsLast(im);
+    const bool cl = isChannelsLast(im);
     TensorMeta out = denseMeta(ps->outShape, im.dtype, im.device, cl);
     if (a.op().schema.name == "max_pool2d") return metaValue(out);
     TensorMeta idx = denseMeta(ps->outShape, DType::Int64, im.device, cl);
@@ -719,7 +631,7 @@ Expected<Value> metaMaxPoolBackward(const OpArgs& a) {
     if ((*go)->shape() != ps->outShape || (*ix)->shape() != ps->outShape)
         return opError(a, "grad_output and indices must have the pooled shape " + shapeStr(ps->outShape));
     if (isFloating((*ix)->dtype())) return opError(a, "indices must be an integer tensor");
-    return metaValue(denseMeta(im.shape, (*go)->dtype(), im.device, stridesLikeChannelsLast(im)));
+    return metaValue(denseMeta(im.shape, (*go)->dtype(), im.device, isChannelsLast(im)));
 }
 
 Expected<Value> maxPoolBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -775,7 +687,7 @@ Expected<Value> metaAvgPool(const OpArgs& a) {
     if (!ps.ok()) return ps.error();
     auto dv = divisorArg(a, self + 6);
     if (!dv.ok()) return dv.error();
-    const bool cl = stridesLikeChannelsLast(im);
+    const bool cl = isChannelsLast(im);
     if (!backward) return metaValue(denseMeta(ps->outShape, im.dtype, im.device, cl));
     auto go = reqTensor(a, 0);
     if (!go.ok()) return go.error();
@@ -836,7 +748,7 @@ Expected<Value> metaAdaptiveAvgPool(const OpArgs& a) {
     std::vector<int64_t> shape = im.shape;
     shape[shape.size() - 2] = os[0];
     shape[shape.size() - 1] = os[1];
-    return metaValue(denseMeta(shape, im.dtype, im.device, stridesLikeChannelsLast(im)));
+    return metaValue(denseMeta(shape, im.dtype, im.device, isChannelsLast(im)));
 }
 
 Expected<Value> adaptiveAvgPoolKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -875,7 +787,7 @@ Expected<Value> metaAdaptiveAvgPoolBackward(const OpArgs& a) {
     for (int64_t d = 0; d < im.dim() - 2; ++d)
         if (gm.shape[d] != im.shape[d])
             return opError(a, "grad_output " + shapeStr(gm.shape) + " does not match input " + shapeStr(im.shape));
-    return metaValue(denseMeta(im.shape, gm.dtype, im.device, stridesLikeChannelsLast(im)));
+    return metaValue(denseMeta(im.shape, gm.dtype, im.device, isChannelsLast(im)));
 }
 
 Expected<Value> adaptiveAvgPoolBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {

@@ -16,12 +16,6 @@ using namespace kern;
 
 namespace {
 
-std::string listStr(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 /// Index of a schema argument by name (every factory has dtype/device kwargs at varying slots).
 size_t argIndex(const OpArgs& a, const char* name) {
     return static_cast<size_t>(a.op().schema.indexOf(name));
@@ -47,7 +41,7 @@ std::optional<MemoryFormat> kwFormat(const OpArgs& a) {
 Expected<std::vector<int64_t>> sizeArg(const OpArgs& a, size_t i) {
     auto s = a.toIntList(i);
     for (int64_t x : s)
-        if (x < 0) return opError(a, "trying to create tensor with negative dimension " + std::to_string(x) + ": " + listStr(s));
+        if (x < 0) return opError(a, "trying to create tensor with negative dimension " + std::to_string(x) + ": " + shapeStr(s));
     return s;
 }
 
@@ -76,7 +70,7 @@ Expected<std::vector<int64_t>> formatStrides(const OpArgs& a, const std::vector<
         size_t want = *f == MemoryFormat::ChannelsLast ? 4 : 5;
         if (shape.size() != want)
             return opError(a, std::string(memoryFormatTorchName(*f)) + " requires a " + std::to_string(want) +
-                                  "-d shape, got " + listStr(shape));
+                                  "-d shape, got " + shapeStr(shape));
         return channelsLastStrides(shape);
     }
     return TensorMeta::contiguousStrides(shape);
@@ -124,7 +118,7 @@ Expected<Value> metaEmptyStrided(const OpArgs& a) {
         return opError(a, "mismatch in length of strides and shape (" + std::to_string(st.size()) + " vs " +
                               std::to_string(shape->size()) + ")");
     for (int64_t s : st)
-        if (s < 0) return opError(a, "negative strides are not supported: " + listStr(st));
+        if (s < 0) return opError(a, "negative strides are not supported: " + shapeStr(st));
     return metaValue(freshMeta(*shape, st, kwDType(a).value_or(DType::Float32), kwDevice(a)));
 }
 

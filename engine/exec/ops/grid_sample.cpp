@@ -23,12 +23,6 @@ namespace {
 enum class Interp : int64_t { Bilinear = 0, Nearest = 1, Bicubic = 2 };
 enum class Padding : int64_t { Zeros = 0, Border = 1, Reflection = 2 };
 
-std::string shapeStr(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
 // ----- coordinates (GridSampler.h) --------------------------------------------------------------
 
 /// grid_sampler_unnormalize: [-1, 1] to pixel positions; d(result)/d(coord) in *grad.

@@ -14,12 +14,6 @@ using namespace kern;
 
 namespace {
 
-std::string listStr(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 
 Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim) {
     auto d = wrapDim(dim, ndim);
@@ -81,11 +75,11 @@ Expected<int64_t> checkGatherShapes(const OpArgs& a, const TensorMeta& self, con
     for (int64_t k = 0; k < index.dim(); ++k) {
         if (k != *d && index.shape[k] > self.shape[k])
             return opError(a, "size does not match at dimension " + std::to_string(k) + ": expected index " +
-                                  listStr(index.shape) + " to be no larger than self " + listStr(self.shape) +
+                                  shapeStr(index.shape) + " to be no larger than self " + shapeStr(self.shape) +
                                   " apart from dimension " + std::to_string(*d));
         if (src && index.shape[k] > src->shape[k])
             return opError(a, "size does not match at dimension " + std::to_string(k) + ": expected index " +
-                                  listStr(index.shape) + " to be no larger than src " + listStr(src->shape));
+                                  shapeStr(index.shape) + " to be no larger than src " + shapeStr(src->shape));
     }
     return *d;
 }
@@ -232,7 +226,7 @@ Expected<Value> metaIndexAdd(const OpArgs& a) {
         std::vector<int64_t> want = self.shape;
         want[*d] = index.numel();
         if (source.shape != want && !(source.dim() == 0 && index.numel() == 1 && self.dim() <= 1))
-            return opError(a, "source shape " + listStr(source.shape) + " does not match self " + listStr(self.shape) +
+            return opError(a, "source shape " + shapeStr(source.shape) + " does not match self " + shapeStr(self.shape) +
                                   " with dimension " + std::to_string(*d) + " replaced by the number of indices (" +
                                   std::to_string(index.numel()) + ")");
     }
@@ -294,8 +288,8 @@ Expected<IndexPlan> planIndex(const OpArgs& a, const TensorMeta& self, const Val
                 return opError(a, "too many indices for tensor of dimension " + std::to_string(self.dim()));
             for (int64_t j = 0; j < t.dim(); ++j)
                 if (t.shape()[j] != self.shape[k + j])
-                    return opError(a, "the shape of the mask " + listStr(t.shape()) + " at index " + std::to_string(i) +
-                                          " does not match the shape of the indexed tensor " + listStr(self.shape) +
+                    return opError(a, "the shape of the mask " + shapeStr(t.shape()) + " at index " + std::to_string(i) +
+                                          " does not match the shape of the indexed tensor " + shapeStr(self.shape) +
                                           " at index " + std::to_string(k + j));
             if (!t.hasData())
                 return opError(a, "boolean mask indexing has a data-dependent output shape; it needs real values");
@@ -458,8 +452,8 @@ Expected<Value> metaIndexPut(const OpArgs& a) {
                                   std::string(dtypeTorchName(v.dtype())) + " for the source");
         auto b = broadcastShapes(p->outShape, v.shape());
         if (!b || *b != p->outShape)
-            return opError(a, "shape mismatch: value tensor of shape " + listStr(v.shape()) +
-                                  " cannot be broadcast to indexing result of shape " + listStr(p->outShape));
+            return opError(a, "shape mismatch: value tensor of shape " + shapeStr(v.shape()) +
+                                  " cannot be broadcast to indexing result of shape " + shapeStr(p->outShape));
     }
     // The meta function returns torch.empty_like(self).
     TensorMeta m = self;
@@ -540,8 +534,8 @@ Expected<Value> metaEmbeddingBackward(const OpArgs& a) {
     if (g.dim() == 0) return opError(a, "grad_output must have at least one dimension");
     const int64_t d = g.shape.back();
     if (g.numel() != a.tensor(1).numel() * d)
-        return opError(a, "grad_output " + listStr(g.shape) + " does not match indices " +
-                              listStr(a.tensor(1).shape()) + " plus an embedding dimension");
+        return opError(a, "grad_output " + shapeStr(g.shape) + " does not match indices " +
+                              shapeStr(a.tensor(1).shape()) + " plus an embedding dimension");
     return metaValue(contiguousMeta({n, d}, g.dtype, g.device));
 }
 
@@ -580,7 +574,7 @@ Expected<Value> metaMaskedFill(const OpArgs& a) {
         return opError(a, "only supports a 0-dimensional value tensor, but got tensor with " +
                               std::to_string(a.tensor(2).dim()) + " dimension(s)");
     auto shape = broadcastShapes(self.shape, mask.shape);
-    if (!shape) return opError(a, "mask " + listStr(mask.shape) + " cannot be broadcast to self " + listStr(self.shape));
+    if (!shape) return opError(a, "mask " + shapeStr(mask.shape) + " cannot be broadcast to self " + shapeStr(self.shape));
     // The result is a fresh contiguous tensor (ATen clones the expanded self contiguous).
     return metaValue(contiguousMeta(*shape, self.dtype, self.device));
 }

@@ -156,12 +156,6 @@ bool canCast(DType from, DType to) {
 
 std::string dtName(DType t) { return std::string(dtypeTorchName(t)); }
 
-std::string shapeStr(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
 /// The functional op's arguments: the in-place op's bound values under the functional schema.
 Expected<OpArgs> functionalArgs(const OpArgs& a) {
     const InplaceOp* row = findInplace(a.op().qualname);

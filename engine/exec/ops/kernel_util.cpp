@@ -11,6 +11,12 @@ Diagnostic opError(const OpArgs& a, std::string message) {
     return makeError(a.op().qualname + ": " + std::move(message));
 }
 
+std::string shapeStr(const std::vector<int64_t>& s) {
+    std::string r = "[";
+    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + "]";
+}
+
 // ----- element conversion --------------------------------------------------------------------
 
 float halfToFloat(uint16_t h) {

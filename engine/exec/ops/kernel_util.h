@@ -14,6 +14,8 @@ namespace fxray::kern {
 // ----- errors --------------------------------------------------------------------------------
 /// A Diagnostic "aten.x.y: message" for a kernel/meta failure (the executor adds the node).
 Diagnostic opError(const OpArgs& a, std::string message);
+/// "[2, 3, 4]": a shape or an int list as PyTorch writes it in messages.
+std::string shapeStr(const std::vector<int64_t>& s);
 
 // ----- element conversion --------------------------------------------------------------------
 float halfToFloat(uint16_t h);

@@ -13,12 +13,6 @@ using namespace kern;
 
 namespace {
 
-std::string shapeStr(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
 bool symbolic(const TensorMeta& m) {
     for (auto d : m.shape)
         if (d < 0) return true;

@@ -32,7 +32,7 @@ Expected<Value> metaMaskedScatter(const OpArgs& a) {
                               std::string(dtypeTorchName(self.dtype)) + " and " +
                               std::string(dtypeTorchName(source.dtype)));
     auto shape = broadcastShapes(self.shape, mask.shape);
-    if (!shape) return opError(a, "mask " + listStr(mask.shape) + " cannot be broadcast to self " + listStr(self.shape));
+    if (!shape) return opError(a, "mask " + shapeStr(mask.shape) + " cannot be broadcast to self " + shapeStr(self.shape));
     return metaValue(contiguousLike(self, *shape));
 }
 
@@ -56,10 +56,10 @@ Expected<Value> metaMaskedScatterBackward(const OpArgs& a) {
     auto ok = checkBoolMask(a, a.tensor(1).meta, "masked_select");
     if (!ok.ok()) return ok.error();
     if (!broadcastShapes(grad.shape, a.tensor(1).shape()))
-        return opError(a, "mask " + listStr(a.tensor(1).shape()) + " cannot be broadcast to grad " + listStr(grad.shape));
+        return opError(a, "mask " + shapeStr(a.tensor(1).shape()) + " cannot be broadcast to grad " + shapeStr(grad.shape));
     const auto sizes = a.toIntList(2);
     for (int64_t s : sizes)
-        if (s < 0) return opError(a, "sizes must be non-negative, got " + listStr(sizes));
+        if (s < 0) return opError(a, "sizes must be non-negative, got " + shapeStr(sizes));
     return metaValue(contiguousLike(grad, sizes));
 }
 
@@ -73,7 +73,7 @@ Expected<Value> maskedScatterBackwardKernel(const OpArgs& a, const Value& out, E
         if (mask[e] != 0.0) vals.push_back(grad[e]);
     const auto n = static_cast<size_t>(out.t.numel());
     if (vals.size() > n)
-        return opError(a, "shape '" + listStr(out.t.shape()) + "' is invalid for input of size " +
+        return opError(a, "shape '" + shapeStr(out.t.shape()) + "' is invalid for input of size " +
                               std::to_string(vals.size()));
     vals.resize(n, 0.0);
     return Value::ofTensor(makeTensor(out.t.meta, vals));
@@ -133,8 +133,8 @@ Expected<Value> metaUnsafeMaskedIndex(const OpArgs& a) {
     if (empty) return metaValue(contiguousLike(self, idx->t.shape()));
     auto shape = broadcastShapes(idx->t.shape(), mask.shape);
     if (!shape)
-        return opError(a, "mask " + listStr(mask.shape) + " cannot be broadcast to the indexing result " +
-                              listStr(idx->t.shape()));
+        return opError(a, "mask " + shapeStr(mask.shape) + " cannot be broadcast to the indexing result " +
+                              shapeStr(idx->t.shape()));
     return metaValue(contiguousLike(self, *shape));
 }
 
@@ -161,7 +161,7 @@ Expected<Tensor> maskedValues(const OpArgs& a) {
     const Tensor& values = a.tensor(3);
     const Tensor& mask = a.tensor(1);
     auto shape = broadcastShapes(values.shape(), mask.shape());
-    if (!shape) return opError(a, "mask " + listStr(mask.shape()) + " cannot be broadcast to values " + listStr(values.shape()));
+    if (!shape) return opError(a, "mask " + shapeStr(mask.shape()) + " cannot be broadcast to values " + shapeStr(values.shape()));
     const TensorMeta m = contiguousLike(values.meta, *shape);
     if (!values.hasData() || !mask.hasData()) return Tensor::metaOnly(m);
     auto vals = toDoublesBroadcast(values, *shape);

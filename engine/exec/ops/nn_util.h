@@ -11,13 +11,6 @@
 
 namespace fxray::nn {
 
-/// "[2, 3, 4]".
-inline std::string shapeStr(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
 /// The optional tensor argument at i (None gives nullptr); non-tensors and symbolic shapes are
 /// refused with a diagnostic.
 inline Expected<const Tensor*> optTensor(const OpArgs& a, size_t i) {

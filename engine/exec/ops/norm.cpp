@@ -4,6 +4,7 @@
 // saved statistics in eval mode are empty on CPU, as torch/_decomp's native_batch_norm_helper
 // has it (the inconsistency between CPU and CUDA kernels is PyTorch's own).
 #include "exec/ops/kernel_util.h"
+#include "exec/ops/nn_util.h"
 #include "exec/ops/register.h"
 
 #include <cmath>
@@ -11,35 +12,9 @@
 
 namespace fxray {
 using namespace kern;
+using namespace nn;
 
 namespace {
-
-std::string shapeStr(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
-bool symbolic(const TensorMeta& m) {
-    for (auto d : m.shape)
-        if (d < 0) return true;
-    return false;
-}
-
-/// The optional tensor at i (None → nullptr); numbers are refused.
-Expected<const Tensor*> optTensor(const OpArgs& a, size_t i) {
-    if (a.isNone(i)) return static_cast<const Tensor*>(nullptr);
-    if (!a.isTensor(i))
-        return opError(a, "argument '" + a.op().schema.args[i].name + "' must be a tensor, got " + a[i].describe());
-    if (symbolic(a.tensor(i).meta)) return opError(a, "symbolic shapes are not supported");
-    return &a.tensor(i);
-}
-
-Expected<const Tensor*> reqTensor(const OpArgs& a, size_t i) {
-    auto t = optTensor(a, i);
-    if (t.ok() && !*t) return opError(a, "argument '" + a.op().schema.args[i].name + "' must not be None");
-    return t;
-}
 
 /// torch._prims_common.get_computation_dtype.
 DType computationDtype(DType t) {
@@ -49,31 +24,6 @@ DType computationDtype(DType t) {
 /// Dtype of saved statistics: accumulate type on accelerators, the input's dtype on CPU.
 DType statsDtype(const TensorMeta& input) {
     return input.device.type == "cpu" ? input.dtype : computationDtype(input.dtype);
-}
-
-std::vector<bool> boolList(const OpArgs& a, size_t i) {
-    std::vector<bool> out;
-    for (const auto& v : a[i].list) out.push_back(v.kind == Value::Kind::Bool ? v.b : v.toDouble() != 0.0);
-    return out;
-}
-
-Tensor metaTensor(TensorMeta m) { return Tensor::metaOnly(std::move(m)); }
-
-/// A tuple of meta tensors where some entries are None.
-Value metaTuple(const std::vector<std::optional<TensorMeta>>& items) {
-    std::vector<Value> v;
-    for (const auto& m : items) v.push_back(m ? Value::ofTensor(metaTensor(*m)) : Value::none());
-    return Value::ofList(std::move(v), true);
-}
-
-/// Fills each tensor entry of a meta tuple with values (one vector per entry).
-Value fillTuple(const Value& meta, const std::vector<std::vector<double>>& values) {
-    std::vector<Value> v;
-    for (size_t i = 0; i < meta.list.size(); ++i) {
-        const Value& m = meta.list[i];
-        v.push_back(m.isTensor() ? Value::ofTensor(makeTensor(m.t.meta, values[i])) : Value::none());
-    }
-    return Value::ofList(std::move(v), true);
 }
 
 // ----- layer norm -----------------------------------------------------------------------------

@@ -29,12 +29,6 @@ template <typename Rng> double normal01(Rng& rng) {
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
 }
 
-std::string listStr(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 std::optional<DType> kwDType(const OpArgs& a) {
     int i = a.op().schema.indexOf("dtype");
     return i < 0 ? std::nullopt : a.toOptDType(static_cast<size_t>(i));
@@ -165,7 +159,7 @@ Expected<Value> dropoutBackwardKernel(const OpArgs& a, const Value& out, ExecCon
 Expected<Value> metaRandSized(const OpArgs& a) {
     auto shape = a.toIntList(0);
     for (int64_t s : shape)
-        if (s < 0) return opError(a, "trying to create tensor with negative dimension " + std::to_string(s) + ": " + listStr(shape));
+        if (s < 0) return opError(a, "trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(shape));
     DType dt = kwDType(a).value_or(DType::Float32);
     if (!isFloating(dt)) return opError(a, "expected a floating point dtype, got " + std::string(dtypeTorchName(dt)));
     return metaValue(TensorMeta::contiguous(shape, dt, kwDevice(a)));
@@ -272,7 +266,7 @@ Expected<Value> lookupSeedKernel(const OpArgs& a, const Value& out, ExecContext&
 Expected<Value> metaInductorRandom(const OpArgs& a) {
     auto shape = a.toIntList(0);
     for (int64_t s : shape)
-        if (s < 0) return opError(a, "negative dimension in " + listStr(shape));
+        if (s < 0) return opError(a, "negative dimension in " + shapeStr(shape));
     const std::string& mode = a[2].s;
     if (mode != "rand" && mode != "randn") return opError(a, "unknown mode '" + mode + "' (expected 'rand' or 'randn')");
     return metaValue(TensorMeta::contiguous(shape, DType::Float32, a.tensor(1).meta.device));

@@ -102,9 +102,9 @@ Expected<int64_t> checkScatter(const OpArgs& a, const TensorMeta& self, const Te
         const bool selfOk = k == *d || n <= (self.dim() == 0 ? 1 : self.shape[k]);
         const bool srcOk = !src || n <= (src->dim() == 0 ? 1 : src->shape[k]);
         if (!selfOk || !srcOk)
-            return opError(a, "Expected index " + listStr(index.shape()) + " to be smaller than self " +
-                                  listStr(self.shape) + " apart from dimension " + std::to_string(*d) +
-                                  (src ? " and to be smaller size than src " + listStr(src->shape) : std::string()));
+            return opError(a, "Expected index " + shapeStr(index.shape()) + " to be smaller than self " +
+                                  shapeStr(self.shape) + " apart from dimension " + std::to_string(*d) +
+                                  (src ? " and to be smaller size than src " + shapeStr(src->shape) : std::string()));
     }
     return *d;
 }
@@ -247,16 +247,16 @@ Expected<bool> checkSource(const OpArgs& a, const TensorMeta& self, const Tensor
         std::vector<int64_t> want = self.shape;
         want[dim] = index.numel();
         if (source.shape != want)
-            return opError(a, what + "source tensor shape " + listStr(source.shape) +
-                                  " must match self tensor shape " + listStr(self.shape) +
+            return opError(a, what + "source tensor shape " + shapeStr(source.shape) +
+                                  " must match self tensor shape " + shapeStr(self.shape) +
                                   ", excluding the specified dimension " + std::to_string(dim));
     } else {
         // A scalar source (or self) pairs one element with each index: self must hold a single
         // element apart from dim.
         const int64_t perRow = self.dim() == 0 ? 1 : self.numel() / std::max<int64_t>(self.shape[dim], 1);
         if (source.numel() != index.numel() || (self.numel() > 0 && perRow != 1))
-            return opError(a, what + "source tensor shape " + listStr(source.shape) +
-                                  " must match self tensor shape " + listStr(self.shape) +
+            return opError(a, what + "source tensor shape " + shapeStr(source.shape) +
+                                  " must match self tensor shape " + shapeStr(self.shape) +
                                   ", excluding the specified dimension " + std::to_string(dim));
     }
     return true;

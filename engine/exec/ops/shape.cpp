@@ -319,8 +319,8 @@ Expected<std::vector<TensorMeta>> stackParts(const OpArgs& a, int64_t& dim) {
     std::vector<TensorMeta> parts;
     for (size_t i = 0; i < ts.size(); ++i) {
         if (ts[i].shape() != ts[0].shape())
-            return opError(a, "stack expects each tensor to be equal size, but got " + listStr(ts[0].shape()) +
-                                  " at entry 0 and " + listStr(ts[i].shape()) + " at entry " + std::to_string(i));
+            return opError(a, "stack expects each tensor to be equal size, but got " + shapeStr(ts[0].shape()) +
+                                  " at entry 0 and " + shapeStr(ts[i].shape()) + " at entry " + std::to_string(i));
         TensorMeta m = ts[i].meta;
         m.strides = stridesOf(m);
         int64_t st = dim >= m.dim() ? 1 : m.shape[dim] * m.strides[dim];
@@ -375,7 +375,7 @@ Expected<Value> metaRepeat(const OpArgs& a) {
     std::vector<int64_t> shape(reps.size());
     const size_t lead = reps.size() - in->shape.size();
     for (size_t i = 0; i < reps.size(); ++i) {
-        if (reps[i] < 0) return opError(a, "repeats can not be negative, got " + listStr(reps));
+        if (reps[i] < 0) return opError(a, "repeats can not be negative, got " + shapeStr(reps));
         shape[i] = reps[i] * (i < lead ? 1 : in->shape[i - lead]);
     }
     return metaValue(freshMeta(shape, TensorMeta::contiguousStrides(shape), in->dtype, in->device));
@@ -477,7 +477,7 @@ Expected<Value> metaForceStrideOrder(const OpArgs& a) {
     if (!in.ok()) return in.error();
     auto st = a.toIntList(1);
     if (static_cast<int64_t>(st.size()) != in->dim())
-        return opError(a, "expected " + std::to_string(in->dim()) + " strides, got " + listStr(st));
+        return opError(a, "expected " + std::to_string(in->dim()) + " strides, got " + shapeStr(st));
     return metaValue(freshMeta(in->shape, st, in->dtype, in->device));
 }
 

@@ -8,12 +8,6 @@
 
 namespace fxray::kern {
 
-std::string listStr(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim) {
     auto d = wrapDim(dim, ndim);
     if (!d) {

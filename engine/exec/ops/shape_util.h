@@ -9,9 +9,6 @@
 
 namespace fxray::kern {
 
-/// "[2, 3]".
-std::string listStr(const std::vector<int64_t>& v);
-
 /// A wrapped dim, or PyTorch's "dimension out of range" error.
 Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim);
 

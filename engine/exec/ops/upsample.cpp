@@ -24,12 +24,6 @@ namespace {
 
 enum class Mode { Nearest, NearestExact, Linear, Cubic, LinearAA };
 
-std::string shapeStr(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
 // ----- taps -------------------------------------------------------------------------------------
 
 /// One input position and its weight.

@@ -37,7 +37,7 @@ Expected<std::vector<int64_t>> inferSize(const OpArgs& a, std::vector<int64_t> s
     std::optional<size_t> infer;
     for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] == -1) {
-            if (infer) return opError(a, "only one dimension can be inferred, got shape " + listStr(shape));
+            if (infer) return opError(a, "only one dimension can be inferred, got shape " + shapeStr(shape));
             infer = i;
         } else if (shape[i] < 0) {
             return opError(a, "invalid shape dimension " + std::to_string(shape[i]));
@@ -50,9 +50,9 @@ Expected<std::vector<int64_t>> inferSize(const OpArgs& a, std::vector<int64_t> s
         return shape;
     }
     if (infer && known == 0)
-        return opError(a, "cannot reshape a tensor of 0 elements into shape " + listStr(shape) +
+        return opError(a, "cannot reshape a tensor of 0 elements into shape " + shapeStr(shape) +
                               " because the unspecified dimension size -1 can be any value");
-    return opError(a, "shape '" + listStr(shape) + "' is invalid for input of size " + std::to_string(numel));
+    return opError(a, "shape '" + shapeStr(shape) + "' is invalid for input of size " + std::to_string(numel));
 }
 
 /// Strides that view (oldshape, oldstride) as newshape, or nullopt when a dimension of the new
@@ -221,8 +221,8 @@ Expected<Value> reshapeTo(const OpArgs& a, const TensorMeta& in, const std::vect
     auto st = allowCopy ? reshapeStrides(in, *shape) : viewStrides(in, *shape);
     if (st) return metaValue(viewMeta(in, *shape, *st, in.offset));
     if (!allowCopy)
-        return opError(a, "view size " + listStr(*shape) + " is not compatible with input tensor's size " +
-                              listStr(in.shape) + " and stride " + listStr(in.strides) +
+        return opError(a, "view size " + shapeStr(*shape) + " is not compatible with input tensor's size " +
+                              shapeStr(in.shape) + " and stride " + shapeStr(in.strides) +
                               " (at least one dimension spans across two contiguous subspaces); "
                               "use reshape instead");
     return metaValue(viewMeta(in, *shape, TensorMeta::contiguousStrides(*shape), 0));
@@ -268,7 +268,7 @@ Expected<Value> metaUnflatten(const OpArgs& a) {
     if (sizes.empty()) return opError(a, "sizes must be non-empty");
     auto inner = inferSize(a, sizes, in->shape[*d]);
     if (!inner.ok())
-        return opError(a, "provided sizes " + listStr(sizes) + " don't multiply up to the size of dim " +
+        return opError(a, "provided sizes " + shapeStr(sizes) + " don't multiply up to the size of dim " +
                               std::to_string(*d) + " (" + std::to_string(in->shape[*d]) + ") in the input tensor");
     std::vector<int64_t> shape(in->shape.begin(), in->shape.begin() + *d);
     shape.insert(shape.end(), inner->begin(), inner->end());
@@ -317,7 +317,7 @@ Expected<Value> metaPermute(const OpArgs& a) {
     for (size_t i = 0; i < dims.size(); ++i) {
         auto d = dimArg(a, dims[i], in->dim());
         if (!d.ok()) return d.error();
-        if (seen[*d]) return opError(a, "repeated dim " + std::to_string(dims[i]) + " in permute " + listStr(dims));
+        if (seen[*d]) return opError(a, "repeated dim " + std::to_string(dims[i]) + " in permute " + shapeStr(dims));
         seen[*d] = true;
         shape[i] = in->shape[*d];
         strides[i] = in->strides[*d];
@@ -355,7 +355,7 @@ Expected<Value> metaExpand(const OpArgs& a) {
             return opError(a, "the expanded size of the tensor (" + std::to_string(want) +
                                   ") must match the existing size (" + std::to_string(x) +
                                   ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
-                                  listStr(sizes) + ".  Tensor sizes: " + listStr(in->shape));
+                                  shapeStr(sizes) + ".  Tensor sizes: " + shapeStr(in->shape));
         if (want < -1) return opError(a, "invalid expanded size " + std::to_string(want));
         shape[i] = want == -1 ? x : want;
         strides[i] = shape[i] != x ? 0 : in->strides[d];
@@ -464,7 +464,7 @@ Expected<TensorMeta> selectMeta(const OpArgs& a, const TensorMeta& in, int64_t d
     const int64_t size = in.shape[*d];
     if (index < -size || index >= size)
         return opError(a, "index " + std::to_string(index) + " out of range for tensor of size " +
-                              listStr(in.shape) + " at dimension " + std::to_string(*d));
+                              shapeStr(in.shape) + " at dimension " + std::to_string(*d));
     if (index < 0) index += size;
     TensorMeta m = in;
     m.offset = in.offset + index * in.strides[*d];
@@ -490,7 +490,7 @@ Expected<Value> metaAsStrided(const OpArgs& a) {
                               std::to_string(stride.size()) + ")");
     for (size_t i = 0; i < size.size(); ++i) {
         if (size[i] < 0) return opError(a, "negative size " + std::to_string(size[i]));
-        if (stride[i] < 0) return opError(a, "as_strided does not support negative strides, got " + listStr(stride));
+        if (stride[i] < 0) return opError(a, "as_strided does not support negative strides, got " + shapeStr(stride));
     }
     const int64_t offset = a.isNone(3) ? in->offset : a.toInt(3);
     if (offset < 0) return opError(a, "negative storage offset " + std::to_string(offset));
@@ -582,13 +582,13 @@ Expected<Value> metaSplitWithSizes(const OpArgs& a) {
     auto sizes = a.toIntList(1);
     int64_t sum = 0;
     for (int64_t s : sizes) {
-        if (s < 0) return opError(a, "split_with_sizes expects split_sizes have only non-negative entries, but got " + listStr(sizes));
+        if (s < 0) return opError(a, "split_with_sizes expects split_sizes have only non-negative entries, but got " + shapeStr(sizes));
         sum += s;
     }
     if (sum != in->shape[*d])
         return opError(a, "split_with_sizes expects split_sizes to sum exactly to " + std::to_string(in->shape[*d]) +
                               " (input tensor's size at dimension " + std::to_string(*d) + "), but got split_sizes=" +
-                              listStr(sizes));
+                              shapeStr(sizes));
     return splitBySizes(*in, *d, sizes);
 }
 

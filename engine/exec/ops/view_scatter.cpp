@@ -65,7 +65,7 @@ Expected<TensorMeta> baseMeta(const OpArgs& a, const ViewWrite& e) {
     if (!e.backward) return clonePreserveStridesMeta(first);
     const auto sizes = a.toIntList(1);
     for (int64_t s : sizes)
-        if (s < 0) return opError(a, "input_sizes must be non-negative, got " + listStr(sizes));
+        if (s < 0) return opError(a, "input_sizes must be non-negative, got " + shapeStr(sizes));
     return contiguousLike(first, sizes);
 }
 
@@ -78,13 +78,13 @@ Expected<Value> metaViewWrite(const OpArgs& a) {
     if (!view.ok()) return view.error();
     const auto& srcShape = a.tensor(e->backward ? 0 : 1).shape();
     if (!e->backward && srcShape != view->shape)
-        return opError(a, "expected src to have a size equal to the slice of self. src size = " + listStr(srcShape) +
-                              ", slice size = " + listStr(view->shape));
+        return opError(a, "expected src to have a size equal to the slice of self. src size = " + shapeStr(srcShape) +
+                              ", slice size = " + shapeStr(view->shape));
     if (e->backward) {
         auto b = broadcastShapes(view->shape, srcShape);
         if (!b || *b != view->shape)
-            return opError(a, "gradient of shape " + listStr(srcShape) + " does not match the view of shape " +
-                                  listStr(view->shape) + " of an input of size " + listStr(base->shape));
+            return opError(a, "gradient of shape " + shapeStr(srcShape) + " does not match the view of shape " +
+                                  shapeStr(view->shape) + " of an input of size " + shapeStr(base->shape));
     }
     return metaValue(std::move(base).value());
 }
