@@ -6,6 +6,7 @@
 #include "exec/compare.h"
 #include "exec/interpreter.h"
 #include "exec/run_check.h"
+#include "exec/shape_binding.h"
 #include "import/constants_folder.h"
 #include "import/lifted_constants.h"
 #include "import/npy.h"
@@ -16,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,8 +30,10 @@ namespace {
 
 const char* kRunUsage =
     "usage: fxray run FILE [--graph SEL] [--inputs DIR] [--expect DIR] [--backend ref|cpu|cuda] [--json]\n"
-    "                 [--seed N] [--fp64] [--pin NODE=FILE.npy]... [--constants DIR] [--out DIR]\n"
+    "                 [--seed N] [--sizes S=N,...] [--fp64] [--pin NODE=FILE.npy]... [--constants DIR] [--out DIR]\n"
     "  --inputs DIR     NNN.npy per placeholder (default: seeded random inputs from annotations)\n"
+    "  --sizes S=N,...  dynamic shapes: the symbols' values for random inputs (default: the trace's\n"
+    "                   hints, else 8), e.g. --sizes s23=4,s27=16\n"
     "  --expect DIR     NNN.npy per output; a missing file means the output is None\n"
     "  --pin NODE=FILE  use FILE's tensor as NODE's value (e.g. a random op's recorded result)\n"
     "  --constants DIR  NAME.npy for lifted constants the file does not carry\n"
@@ -47,7 +51,7 @@ std::string fmtErr(double v) {
 
 int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--inputs", "--expect", "--backend", "--seed", "--pin", "--constants", "--out"},
+    auto a = parseArgs(argv, {"--graph", "--inputs", "--expect", "--backend", "--seed", "--sizes", "--pin", "--constants", "--out"},
                        {"--json", "--fp64", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
@@ -112,7 +116,27 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     }
     for (const auto& n : lg.notes) err << "fxray: note: " << n << "\n";
 
-    auto inputs = loadInputs(g, a->get("--inputs"), seed);
+    sym::Binding sizes;
+    if (a->has("--sizes")) {
+        auto b = parseSizes(a->get("--sizes"));
+        if (!b.ok()) return reportError(err, b.error());
+        sizes = std::move(b).value();
+        const auto syms = inputSymbols(g);
+        std::string have;
+        for (const auto& s : syms) have += (have.empty() ? "" : ", ") + s;
+        for (const auto& [name, v] : sizes)
+            if (std::find(syms.begin(), syms.end(), name) == syms.end())
+                return reportError(err, makeError("--sizes: the graph's inputs have no symbol " + name + " (" +
+                                                  (syms.empty() ? std::string("the graph is static") : "they have " + have) + ")"));
+    }
+    if (a->get("--inputs").empty() && graphIsSymbolic(g)) {
+        std::vector<std::string> defaulted;
+        sym::Binding b = completeBinding(g, sizes, 8, &defaulted);
+        err << "fxray: note: dynamic shapes: random inputs at " << sym::bindingStr(b);
+        if (!defaulted.empty()) err << " (" << defaulted.size() << " without a hint took 8; choose with --sizes)";
+        err << "\n";
+    }
+    auto inputs = loadInputs(g, a->get("--inputs"), seed, &sizes);
     if (!inputs.ok()) return reportError(err, inputs.error());
 
     RunRequest req;

@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include "exec/compare.h"
+#include "exec/shape_binding.h"
 #include "import/npy.h"
 
 #include <cstdio>
@@ -41,8 +42,10 @@ size_t countNpy(const std::filesystem::path& dir) {
 }
 } // namespace
 
-Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed) {
-    if (dir.empty()) return randomInputs(g, seed);
+Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed,
+                                        const sym::Binding* sizes) {
+    if (dir.empty()) return randomInputs(g, seed, sizes);
+    if (sizes && !sizes->empty()) return makeError("--sizes draws random inputs; it does not go with --inputs");
     auto phs = g.placeholders();
     auto vals = readNpyFolder(dir, phs.size());
     if (!vals.ok()) return vals.error();
@@ -55,6 +58,23 @@ Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, 
         return d;
     }
     std::vector<Value> inputs = std::move(vals).value();
+    if (graphIsSymbolic(g)) {
+        // Dynamic shapes: SymInt files hold 0-d arrays; the annotations' layouts hold once the
+        // symbols are read off the sizes.
+        scalarizeSymInputs(g, inputs);
+        auto b = bindInputs(g, inputs, /*withStrides=*/false);
+        if (!b.ok()) {
+            Diagnostic d = b.error();
+            d.file = dir;
+            return d;
+        }
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            if (!inputs[i].isTensor() || phs[i]->meta.empty()) continue;
+            auto m = bindMeta(phs[i]->meta[0], *b);
+            if (m.ok()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *m);
+        }
+        return inputs;
+    }
     for (size_t i = 0; i < inputs.size(); ++i)
         if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
     return inputs;

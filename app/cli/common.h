@@ -23,7 +23,8 @@ std::map<std::string, int> opHistogram(const Graph& g);
 /// The inputs of a run of g, as `run`, `compare` and `debug-compile` take them: with `dir`,
 /// DIR/NNN.npy per placeholder (exactly as many files as placeholders), laid out with the
 /// placeholders' annotated strides so that views behave as in PyTorch; without, seeded random
-/// inputs from the annotations.
-Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed);
+/// inputs from the annotations, at `sizes` for a dynamic-shape graph (default: its hints).
+Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed,
+                                        const sym::Binding* sizes = nullptr);
 
 } // namespace fxray::cli

@@ -79,6 +79,9 @@ const std::vector<std::string_view>& nonDifferentiableOps() {
         "aten.bernoulli.p", "aten.argmax.default", "aten._assert_tensor_metadata.default",
         "aten.scalar_tensor.default", "aten.zeros.default", "aten.ones.default", "aten.full.default",
         "aten.empty.memory_format", "aten.arange.default", "aten.arange.start", "aten.arange.start_step",
+        "aten.sym_size.int", "aten.sym_stride.int", "aten.sym_numel.default", "aten.sym_storage_offset.default",
+        "aten._assert_scalar.default", "aten._assert_async.msg", "aten._assert_async.default",
+        "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default",
     };
     return ops;
 }

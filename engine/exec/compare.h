@@ -40,8 +40,12 @@ void judgeWithFp64(OutputComparison& c, const Value& out, const Value& expect, c
 /// views behave as they did in PyTorch; an fp32 array for a bf16 placeholder becomes bf16 (numpy
 /// has no bfloat16, so PyTorch's tools save bf16 tensors as fp32).
 Tensor withAnnotatedStrides(const Tensor& t, const Node& placeholder);
+/// The same with the layout given (a symbolic annotation bound to the inputs' sizes).
+Tensor withAnnotatedStrides(const Tensor& t, const TensorMeta& annotated);
 /// Seeded random inputs from the placeholders' annotations (normal for floats, small ints for
 /// integers, fair coin for bool). Fails naming the placeholder without usable metadata.
-Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed);
+/// Dynamic shapes: the symbols take `sizes`, else the graph's hints, else 8
+/// (exec/shape_binding.h completeBinding); SymInt inputs are their expressions' values.
+Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed, const sym::Binding* sizes = nullptr);
 
 } // namespace fxray

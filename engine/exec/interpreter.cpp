@@ -1,6 +1,8 @@
 #include "exec/interpreter.h"
 
 #include "exec/ops/kernel_util.h"
+#include "exec/python_scalar_ops.h"
+#include "exec/shape_binding.h"
 
 namespace fxray {
 
@@ -64,12 +66,16 @@ Value widenToF64(const Value& v) {
     return Value::ofTensor(kern::makeTensor(m, kern::toDoubles(v.t)));
 }
 
-/// Checks a real input against its placeholder's annotation.
-std::optional<std::string> checkInput(const Node& ph, const Value& v) {
+/// Checks a real input against its placeholder's annotation (symbolic sizes under `b`).
+std::optional<std::string> checkInput(const Node& ph, const Value& v, const sym::Binding& b) {
     if (ph.meta.empty() || !ph.annotated) return std::nullopt;
-    const TensorMeta& m = ph.meta[0];
+    TensorMeta m = ph.meta[0];
     if (!v.isTensor()) return "expects a tensor " + m.annotation(false, false) + ", got " + v.describe();
-    if (m.isSymbolic()) return std::nullopt;
+    if (m.isSymbolic()) {
+        auto bound = bindMeta(m, b);
+        if (!bound.ok()) return bound.error().message;
+        m = std::move(bound).value();
+    }
     if (v.t.shape() != m.shape || v.t.dtype() != m.dtype)
         return "expects " + m.annotation(false, false) + ", got " + v.t.meta.annotation(false, false);
     return std::nullopt;
@@ -86,9 +92,19 @@ Expected<std::vector<Value>> Interpreter::run(const Graph& g, std::vector<Value>
         d.file = g.sourceFile;
         return d;
     }
+    sym::Binding binding;
+    if (m_mode == Mode::Execute && graphIsSymbolic(g)) {
+        // Dynamic shapes: the symbols take their values from the inputs, every placeholder
+        // agrees with them, and nothing else about the run changes.
+        scalarizeSymInputs(g, inputs);
+        auto b = bindInputs(g, inputs);
+        if (!b.ok()) return b.error();
+        binding = std::move(b).value();
+    }
+    m_binding = binding;
     for (size_t i = 0; i < phs.size(); ++i) {
         if (m_mode == Mode::Execute) {
-            if (auto err = checkInput(*phs[i], inputs[i]))
+            if (auto err = checkInput(*phs[i], inputs[i], binding))
                 return nodeError(*phs[i], g, "input " + std::to_string(i) + " " + *err);
         }
         if (m_mode == Mode::Execute && m_ctx->fp64) inputs[i] = widenToF64(inputs[i]);
@@ -173,11 +189,17 @@ Expected<Value> Interpreter::evalNode(const Node& n, const Graph& g,
         return r;
     } else if (const OpInfo* op = n.op()) {
         auto r = callOp(n, *op, std::move(args), std::move(kwargs));
-        if (!r.ok() && m_mode == Mode::Meta && metaFallbackToAnnotation && !n.meta.empty()) {
+        if (!r.ok() && m_mode == Mode::Meta && metaFallbackToAnnotation) {
             m_unresolved.push_back(n.name());
-            return annotationValue();
+            return n.meta.empty() ? Expected<Value>(Value::none()) : annotationValue();
         }
         return r;
+    } else if (n.kind() == NodeKind::CallFunction && kwargs.empty()) {
+        // SymInt arithmetic between the ops of a dynamic-shape graph (operator.mul(s0, s1), ...).
+        if (auto r = callPythonScalarOp(n.target(), args)) {
+            if (!r->ok()) return nodeError(n, g, r->error().message);
+            return std::move(*r);
+        }
     }
 
     if (m_mode == Mode::Meta && metaFallbackToAnnotation) {

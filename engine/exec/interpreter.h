@@ -37,6 +37,9 @@ public:
 
     /// Nodes whose metadata came from their annotation because inference could not compute it.
     const std::vector<std::string>& unresolvedNodes() const { return m_unresolved; }
+    /// Dynamic shapes: the symbols' values the last run read off its inputs (empty for a
+    /// static graph).
+    const sym::Binding& binding() const { return m_binding; }
 
 private:
     Expected<Value> evalNode(const Node& n, const Graph& g, std::map<const Node*, Value>& env);
@@ -47,6 +50,7 @@ private:
     Mode m_mode;
     ExecContext* m_ctx;
     std::vector<std::string> m_unresolved;
+    sym::Binding m_binding;
 };
 
 /// Converts an argument to a value, resolving node references through env.

@@ -84,10 +84,14 @@ std::optional<TensorMeta> parseAnnotation(std::string_view text) {
     if (pos < text.size() && text[pos] == '[') {
         auto st = bracketList(text, pos);
         if (!st) return std::nullopt;
+        bool symStride = false;
         for (const auto& s : *st) {
             auto v = toInt(s);
-            m.strides.push_back(v ? *v : -1);  // symbolic strides are not tracked
+            m.strides.push_back(v ? *v : -1);
+            m.symStrides.push_back(v ? std::string() : s);
+            symStride = symStride || !v;
         }
+        if (!symStride) m.symStrides.clear();
         if (m.strides.size() != m.shape.size()) return std::nullopt;
         m.stridesKnown = true;
     } else {

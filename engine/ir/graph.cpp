@@ -149,6 +149,7 @@ std::unique_ptr<Graph> Graph::clone() const {
     g->printStrides = printStrides;
     g->printDevices = printDevices;
     g->sourceFile = sourceFile;
+    g->symbolHints = symbolHints;
     g->constants = constants;
     for (const auto& [name, sub] : m_subgraphs) g->m_subgraphs.emplace_back(name, sub->clone());
     std::unordered_map<const Node*, Node*> map;

@@ -1,6 +1,7 @@
 #pragma once
 /// Graph: an ordered list of FX nodes plus submodules (higher-order op bodies) and constants.
 #include "ir/node.h"
+#include "ir/sym_expr.h"
 #include "support/diagnostic.h"
 
 #include <cstdint>
@@ -42,6 +43,9 @@ public:
     bool printDevices = true;
     /// Where the graph came from (for messages).
     std::string sourceFile;
+    /// Dynamic shapes: the value each symbol had when PyTorch traced (a TORCH_TRACE's
+    /// create_symbol hints); random inputs are drawn at these sizes unless told otherwise.
+    sym::Binding symbolHints;
 
     const std::vector<std::unique_ptr<Node>>& nodes() const { return m_nodes; }
     size_t size() const { return m_nodes.size(); }

@@ -55,7 +55,8 @@ std::string TensorMeta::annotation(bool withStrides, bool withDevice) const {
         s += '[';
         for (size_t i = 0; i < strides.size(); ++i) {
             if (i) s += ", ";
-            s += std::to_string(strides[i]);
+            if (i < symStrides.size() && !symStrides[i].empty()) s += symStrides[i];
+            else s += std::to_string(strides[i]);
         }
         s += ']';
     }

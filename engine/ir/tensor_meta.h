@@ -18,14 +18,16 @@ struct TensorMeta {
     int64_t offset = 0;            ///< storage offset in elements
     Device device;
     /// Per-dimension symbolic size ("s0", "((s3 + 8)//9)"); empty when all sizes are static.
-    /// A symbolic dimension has shape[i] == -1.
+    /// A symbolic dimension has shape[i] == -1 until bound (exec/shape_binding.h).
     std::vector<std::string> symShape;
+    /// Per-dimension symbolic stride ("s27", "2*s27"), same convention; empty when all are static.
+    std::vector<std::string> symStrides;
     bool stridesKnown = true;  ///< false when an annotation omitted strides
     bool deviceKnown = true;   ///< false when an annotation omitted the device
 
     int64_t numel() const;
     int64_t dim() const { return static_cast<int64_t>(shape.size()); }
-    bool isSymbolic() const { return !symShape.empty(); }
+    bool isSymbolic() const { return !symShape.empty() || !symStrides.empty(); }
     /// True when strides are the row-major strides of shape (size-1 dims ignored).
     bool isContiguous() const;
     /// Bytes spanned by the elements (numel * itemsize).

@@ -45,7 +45,8 @@ void registerScanOps(OpRegistry& r);        // scan.cpp: cumsum, cumprod, logcum
 void registerSortOps(OpRegistry& r);        // sort.cpp: sort, bucketize, isin, _unique, masked_select
 void registerSegmentReduceOps(OpRegistry& r);  // segment_reduce.cpp: segment_reduce + backward
 void registerLossOps(OpRegistry& r);        // loss.cpp: mse, huber, smooth_l1, soft_margin, bce + backwards
-void registerClassLossOps(OpRegistry& r);   // class_loss.cpp: nll, multi_margin, multilabel_margin + backwards
+void registerClassLossOps(OpRegistry& r);
+void registerSymOps(OpRegistry& r);         // sym_ops.cpp: sym_size, sym_numel, sym_stride, _assert_scalar, sym_constrain_range   // class_loss.cpp: nll, multi_margin, multilabel_margin + backwards
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);

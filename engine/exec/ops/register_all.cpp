@@ -45,6 +45,7 @@ void registerAllOps(OpRegistry& r) {
     registerSegmentReduceOps(r);
     registerLossOps(r);
     registerClassLossOps(r);
+    registerSymOps(r);
 }
 
 } // namespace fxray

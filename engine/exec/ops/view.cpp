@@ -27,6 +27,7 @@ TensorMeta viewMeta(const TensorMeta& in, std::vector<int64_t> shape, std::vecto
     m.strides = std::move(strides);
     m.offset = offset;
     m.symShape.clear();
+    m.symStrides.clear();
     m.stridesKnown = true;
     return m;
 }
@@ -286,6 +287,7 @@ Expected<Value> metaT(const OpArgs& a) {
         std::swap(m.shape[0], m.shape[1]);
         if (m.strides.size() == 2) std::swap(m.strides[0], m.strides[1]);
         if (m.symShape.size() == 2) std::swap(m.symShape[0], m.symShape[1]);
+        if (m.symStrides.size() == 2) std::swap(m.symStrides[0], m.symStrides[1]);
     }
     return metaValue(std::move(m));
 }
