@@ -222,6 +222,7 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         for (size_t i = 0; i < outs->size(); ++i) {
             nlohmann::json jo = {{"index", i}};
             if ((*outs)[i].isTensor()) jo["annotation"] = (*outs)[i].t.meta.annotation(false, false);
+            else if ((*outs)[i].isNumber()) jo["value"] = (*outs)[i].describe();  // a SymInt output
             j["outputs"].push_back(jo);
         }
     }
@@ -248,6 +249,8 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
                 if (jo.contains("note")) out << "  (" << jo["note"].get<std::string>() << ")";
             } else if (jo.contains("annotation")) {
                 out << "  " << jo["annotation"].get<std::string>();
+            } else if (jo.contains("value")) {
+                out << "  " << jo["value"].get<std::string>();
             } else {
                 out << "  None";
             }

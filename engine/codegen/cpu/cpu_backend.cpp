@@ -156,6 +156,9 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
     auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
     cg->m_graph = &g;
+    auto guard = SizeGuard::forInputs(g, inputs);
+    if (!guard.ok()) return guard.error();
+    cg->m_guard = std::move(guard).value();
     std::vector<Value> metas;
     for (const auto& v : inputs) {
         if (!v.isTensor()) {
@@ -288,6 +291,7 @@ Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opt
 
 Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
                                                 uint64_t seed) const {
+    if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     const Program& P = m_program;
     const LoweredGraph& lg = P.lowered;
     std::vector<Tensor> bufs(P.buffers.size());

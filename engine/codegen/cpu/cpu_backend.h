@@ -14,6 +14,7 @@
 /// extern.
 #include "codegen/cpu/llvm_jit.h"
 #include "codegen/scheduler.h"
+#include "codegen/size_guard.h"
 #include "exec/run_check.h"
 
 #include <map>
@@ -52,6 +53,8 @@ public:
     const Program& program() const { return m_program; }
     const KernelJit& jit() const { return *m_jit; }
     const CompileStats& stats() const { return m_stats; }
+    /// Dynamic shapes: the binding the code is specialized to (run() refuses another).
+    const SizeGuard& sizeGuard() const { return m_guard; }
     /// Ops run through the reference kernel ("aten.embedding_dense_backward.default" -> count);
     /// the ops of compiled subgraphs included.
     const std::map<std::string, int>& fallbackOps() const { return m_fallbacks; }
@@ -63,6 +66,7 @@ public:
 private:
     CompiledGraph() = default;
     const Graph* m_graph = nullptr;
+    SizeGuard m_guard;
     Program m_program;
     std::unique_ptr<KernelJit> m_jit;
     CompileStats m_stats;

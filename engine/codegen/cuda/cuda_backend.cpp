@@ -87,6 +87,9 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
     auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
     cg->m_graph = &g;
+    auto guard = SizeGuard::forInputs(g, inputs);
+    if (!guard.ok()) return guard.error();
+    cg->m_guard = std::move(guard).value();
     cg->m_arch = targetArch();
     auto so = compileSourceOnly(g, inputs, cg->m_arch, opts);
     if (!so.ok()) return so.error();
@@ -119,6 +122,7 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
 Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
                                                 uint64_t seed, const RunOptions& ro, RunStats* stats) const {
     RunStats local;
+    if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     Executor ex(*this);
     if (Status s = ex.prepare(inputs, pins); !s.ok()) return s.error();
     if (Status s = ex.execute(seed, ro, stats ? *stats : local); !s.ok()) return s.error();
@@ -128,6 +132,7 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
 Expected<BenchStats> CompiledGraph::benchmark(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
                                               int iters, int warmup, uint64_t seed) const {
     const CudaRuntime& rt = runtime();
+    if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     Executor ex(*this);
     if (Status s = ex.prepare(inputs, pins); !s.ok()) return s.error();
     RunOptions ro;

@@ -12,6 +12,7 @@
 /// host through the reference kernel: an explicit, reported fallback (inputs copied down, the
 /// result copied back up). Random ops (randperm, ...) are such fallbacks on purpose: PyTorch's
 /// CUDA generator is not reproduced, so their values are host-generated or pinned in tests.
+#include "codegen/size_guard.h"
 #include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/scheduler.h"
@@ -97,10 +98,13 @@ public:
     const CompileStats& stats() const { return m_stats; }
     const std::string& arch() const { return m_arch; }
     const std::map<std::string, int>& fallbackOps() const { return m_program.lowered.fallbackOps; }
+    /// Dynamic shapes: the binding the code is specialized to (run() refuses another).
+    const SizeGuard& sizeGuard() const { return m_guard; }
 
 private:
     CompiledGraph() = default;
     const Graph* m_graph = nullptr;
+    SizeGuard m_guard;
     Program m_program;
     CudaSource m_source;
     CompileStats m_stats;
