@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "exec/compare.h"
+#include "exec/shape_binding.h"
 #include "import/constants_folder.h"
 #include "import/lifted_constants.h"
 #include "import/npy.h"
@@ -17,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
@@ -28,7 +30,7 @@ namespace {
 
 const char* kMinifyUsage =
     "usage: fxray minify FILE [--graph SEL] --check SPEC... [--inject SPEC]... [--jobs N] [--timeout S]\n"
-    "                    [--inputs DIR] [--seed N] [--tol X] [--pipeline P | --passes LIST] [--max-queries N]\n"
+    "                    [--inputs DIR | --sizes S=N,...] [--seed N] [--tol X] [--pipeline P | --passes LIST] [--max-queries N]\n"
     "                    [--no-localize] [--no-bisect] [--keep-temp] [--quiet] [--out DIR] [--json]\n"
     "  --check SPEC    what makes a graph interesting (all must hold):\n"
     "                    pass-fails:NAME:REGEX   pass NAME fails (or crashes) with a message matching REGEX\n"
@@ -38,6 +40,8 @@ const char* kMinifyUsage =
     "                  OP:hang-in=PASS; without --check: clean reference vs injected\n"
     "  --jobs N        queries at once (default 1)      --timeout S  per query (default 60)\n"
     "  --inputs DIR    NNN.npy per placeholder (default: seeded random inputs)\n"
+    "  --sizes S=N,... dynamic shapes: random inputs at these sizes (default: the trace's hints, else 8);\n"
+    "                  the minimized graph's inputs keep every symbol bound to them\n"
     "  --pipeline P    passes for pass-fails checks (default joint); --passes A,B,C names them\n"
     "  --out DIR       minified.py, inputs/NNN.npy, repro.py, session.json, minified.fxray\n"
     "  --no-localize   skip isolating the first node where the sides part (general reducer only)\n"
@@ -57,7 +61,7 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     std::string perr;
     auto a = parseArgs(argv,
                        {"--graph", "--check", "--inject", "--jobs", "--timeout", "--inputs", "--seed", "--tol",
-                        "--pipeline", "--passes", "--max-queries", "--out", "--constants"},
+                        "--pipeline", "--passes", "--max-queries", "--out", "--constants", "--sizes"},
                        {"--json", "--help", "--no-localize", "--no-bisect", "--keep-temp", "--quiet"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
@@ -135,19 +139,21 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         d.file = g.sourceFile;
         return reportError(err, d);
     }
-    std::vector<Value> inputs;
-    auto phs = g.placeholders();
-    if (a->has("--inputs")) {
-        auto vals = readNpyFolder(a->get("--inputs"), phs.size());
-        if (!vals.ok()) return reportError(err, vals.error());
-        inputs = std::move(vals).value();
-        for (size_t i = 0; i < inputs.size(); ++i)
-            if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
-    } else {
-        auto vals = randomInputs(g, opts.spec.seed);
-        if (!vals.ok()) return reportError(err, vals.error());
-        inputs = std::move(vals).value();
+    sym::Binding sizes;
+    if (a->has("--sizes")) {
+        auto b = parseSizes(a->get("--sizes"));
+        if (!b.ok()) return reportError(err, b.error());
+        sizes = std::move(b).value();
+        const auto syms = inputSymbols(g);
+        for (const auto& [name, v] : sizes)
+            if (std::find(syms.begin(), syms.end(), name) == syms.end())
+                return reportError(err, makeError("--sizes: the graph's inputs have no symbol " + name));
     }
+    // Recorded inputs (SymInt ones as 0-d files, tensors laid out at the binding they give) or
+    // random ones at the chosen sizes.
+    auto loaded = loadInputs(g, a->get("--inputs"), opts.spec.seed, &sizes);
+    if (!loaded.ok()) return reportError(err, loaded.error());
+    std::vector<Value> inputs = std::move(loaded).value();
 
     // Progress: one line per change of the best graph, and at most two a second otherwise.
     const bool quiet = a->has("--quiet");
@@ -203,11 +209,21 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         j["bisection"] = r->bisection;
         j["passes"] = r->passes;
         j["jobs"] = opts.oracle.jobs;
+        if (!r->sizes.empty() || !r->recordedSizes.empty()) {
+            nlohmann::json sz = nlohmann::json::object(), rec = nlohmann::json::object();
+            for (const auto& [k, v] : r->sizes) sz[k] = v.isFloat() ? nlohmann::json(v.d) : nlohmann::json(v.i);
+            for (const auto& [k, v] : r->recordedSizes) rec[k] = v.isFloat() ? nlohmann::json(v.d) : nlohmann::json(v.i);
+            j["sizes"] = sz;
+            j["recorded_sizes"] = rec;
+        }
         out << j.dump(1) << "\n";
     } else {
         out << "minified " << lg.stage << ": " << r->nodesBefore << " -> " << r->nodesAfter << " nodes in " << r->queries
             << " queries (" << std::fixed << std::setprecision(2) << r->seconds << " s)\n";
         out << "failure: " << r->signature << "\n";
+        if (!r->recordedSizes.empty())
+            out << "sizes: " << sym::bindingStr(r->sizes.empty() ? r->recordedSizes : r->sizes)
+                << " (dynamic shapes: the inputs bind every symbol at the recorded run's value)\n";
         if (!r->bisection.empty()) out << "bisection: " << r->bisection << "\n";
         if (a->has("--out")) out << "wrote " << a->get("--out") << "/{minified.py, inputs/, repro.py, session.json, minified.fxray}\n";
         else out << printGraph(*r->graph);

@@ -2,9 +2,12 @@
 
 #include "exec/interpreter.h"
 #include "exec/run_check.h"
+#include "exec/shape_binding.h"
+#include "minify/sym_inputs.h"
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 namespace fxray::minify {
@@ -12,6 +15,54 @@ namespace fxray::minify {
 namespace {
 
 bool isGetitem(const Node& n) { return n.kind() == NodeKind::CallFunction && n.target() == "operator.getitem"; }
+
+/// A SymInt/SymFloat/SymBool-valued node ("Sym(s23*s27)" annotation).
+bool isSymNode(const Node& n) { return n.annotationText.size() > 5 && n.annotationText.compare(0, 4, "Sym(") == 0; }
+
+/// Learns symbols that only appear inside the graph (unbacked u0, symbols of intermediate
+/// sizes) from a value the clean run computed.
+void learnSymbols(const Node& n, const Value& v, sym::Binding& b) {
+    if (isSymNode(n) && isSymValue(v)) {
+        std::string e = n.annotationText.substr(4, n.annotationText.size() - 5);
+        if (sym::isSymbolName(e) && !b.count(e))
+            b[e] = v.kind == Value::Kind::Double ? sym::Num::ofFloat(v.d)
+                 : v.kind == Value::Kind::Bool   ? sym::Num::ofBool(v.b)
+                                                 : sym::Num::ofInt(v.i);
+        return;
+    }
+    if (!v.isTensor() || n.metaIsTuple || n.meta.size() != 1) return;
+    const auto& ss = n.meta[0].symShape;
+    for (size_t d = 0; d < ss.size() && d < v.t.shape().size(); ++d)
+        if (!ss[d].empty() && sym::isSymbolName(ss[d]) && !b.count(ss[d])) b[ss[d]] = sym::Num::ofInt(v.t.shape()[d]);
+}
+
+/// Symbols a placeholder-to-be mentions (`mentioned`) and binds directly (`bound`).
+void symbolsOf(const std::string& symExpr, const TensorMeta* m, std::set<std::string>& mentioned,
+               std::set<std::string>& bound) {
+    if (!symExpr.empty()) {
+        auto f = sym::freeSymbols(symExpr);
+        mentioned.insert(f.begin(), f.end());
+        if (sym::isSymbolName(symExpr)) bound.insert(symExpr);
+    }
+    if (!m) return;
+    for (const auto& t : m->symShape) {
+        if (t.empty()) continue;
+        auto f = sym::freeSymbols(t);
+        mentioned.insert(f.begin(), f.end());
+        if (sym::isSymbolName(t)) bound.insert(t);
+    }
+    for (const auto& t : m->symStrides) {
+        if (t.empty()) continue;
+        auto f = sym::freeSymbols(t);
+        mentioned.insert(f.begin(), f.end());
+    }
+}
+
+Value symValue(const sym::Num& n) {
+    if (n.isFloat()) return Value::ofDouble(n.d);
+    if (n.kind == sym::Num::Kind::Bool) return Value::ofBool(n.i != 0);
+    return Value::ofInt(n.i);
+}
 
 /// Strides that describe a dense, non-overlapping layout (a permutation of contiguous): safe to
 /// reproduce from a C-order .npy file. Expanded (stride 0) or gappy layouts are not.
@@ -49,11 +100,22 @@ Expected<std::shared_ptr<const Workspace>> Workspace::build(const Graph& g, std:
             ws->m_usersOf[static_cast<size_t>(in->index)].push_back(up->index);
         }
     }
+    if (graphIsSymbolic(G)) {
+        // Dynamic shapes: SymInt inputs are Python numbers, and the run's sizes are what every
+        // candidate's inputs must bind to.
+        scalarizeSymInputs(G, inputs);
+        auto b = bindInputs(G, inputs, /*withStrides=*/false);
+        if (!b.ok()) return b.error();
+        ws->m_symbolic = true;
+        ws->m_binding = *b;
+        ws->m_symbols = *b;
+    }
     ExecContext ctx(seed);
     Interpreter interp(Interpreter::Mode::Execute, &ctx);
     Workspace* self = ws.get();
     interp.onNode = [self](const Node& node, const Value& v) {
         if (node.index >= 0) self->m_values[static_cast<size_t>(node.index)] = v;
+        if (self->m_symbolic) learnSymbols(node, v, self->m_symbols);
     };
     std::vector<Value> copies;
     for (const auto& v : inputs) copies.push_back(deepCopy(v));
@@ -70,7 +132,9 @@ bool Workspace::isCompute(int i) const {
 
 bool Workspace::isCuttable(int i) const {
     const Value& v = value(i);
-    return isCompute(i) && v.isTensor() && v.t.hasData();
+    if (!isCompute(i)) return false;
+    if (v.isTensor()) return v.t.hasData();
+    return isSymNode(*m_graph->nodes()[static_cast<size_t>(i)]) && isSymValue(v);
 }
 
 Candidate fullCandidate(const Workspace& ws) {
@@ -152,12 +216,76 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
         }
     }
 
+    // The inputs that stand for cut nodes: a tensor keeps its symbolic sizes in a symbolic
+    // graph, a SymInt node becomes a Sym placeholder holding its number.
+    struct CutInput {
+        size_t node;
+        TensorMeta meta;     ///< tensors
+        std::string symText; ///< "Sym(...)" nodes
+    };
+    std::vector<CutInput> cuts;
+    for (size_t i = 0; i < n; ++i) {
+        if (!asInput[i] || !ws.isCompute(static_cast<int>(i))) continue;
+        const Node& src = *G.nodes()[i];
+        const Value& v = ws.value(static_cast<int>(i));
+        CutInput cut{i, {}, {}};
+        if (!v.isTensor()) {
+            cut.symText = src.annotationText;
+            cuts.push_back(std::move(cut));
+            continue;
+        }
+        const bool one = src.meta.size() == 1 && !src.metaIsTuple;
+        TensorMeta m;
+        if (ws.symbolic() && one && src.meta[0].isSymbolic()) {
+            m = symbolicCutMeta(src.meta[0], v.t.meta, ws.symbols());
+        } else {
+            m = v.t.meta;
+            m.offset = 0;
+            if (!denseLayout(m)) m.strides = TensorMeta::contiguousStrides(m.shape);
+            m.stridesKnown = true;
+        }
+        if (one) {
+            m.device = src.meta[0].device;
+            m.deviceKnown = src.meta[0].deviceKnown;
+        }
+        cut.meta = std::move(m);
+        cuts.push_back(std::move(cut));
+    }
+
+    // Every symbol the inputs mention must be bound by one of them: the original Sym
+    // placeholder of a symbol nothing else binds is kept, or a new `Sym(sN)` input is added.
+    std::vector<std::string> addedSyms;
+    if (ws.symbolic()) {
+        std::set<std::string> mentioned, bound;
+        for (size_t i = 0; i < n; ++i) {
+            const Node& src = *G.nodes()[i];
+            if (!asInput[i] || src.kind() != NodeKind::Placeholder) continue;
+            symbolsOf(symPlaceholderExpr(src), src.meta.empty() ? nullptr : &src.meta[0], mentioned, bound);
+        }
+        for (const auto& cut : cuts)
+            symbolsOf(cut.symText.empty() ? std::string() : cut.symText.substr(4, cut.symText.size() - 5),
+                      cut.symText.empty() ? &cut.meta : nullptr, mentioned, bound);
+        for (const auto& sname : mentioned) {
+            if (bound.count(sname)) continue;
+            bool found = false;
+            for (size_t i = 0; i < n && !found; ++i) {
+                const Node& src = *G.nodes()[i];
+                if (src.kind() == NodeKind::Placeholder && symPlaceholderExpr(src) == sname) asInput[i] = 1, found = true;
+            }
+            if (found) continue;
+            if (!ws.symbols().count(sname))
+                return makeError("the candidate's inputs mention " + sname + ", whose value the run did not show");
+            addedSyms.push_back(sname);
+        }
+    }
+
     Materialized out;
     auto g = std::make_shared<Graph>();
     g->className = "GraphModule";
     g->printStrides = G.printStrides;
     g->printDevices = G.printDevices;
     g->sourceFile = G.sourceFile;
+    g->symbolHints = G.symbolHints;
     std::unordered_map<const Node*, Node*> map;
     size_t origInput = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -167,29 +295,32 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
             Node* p = g->append(NodeKind::Placeholder, src.name(), src.target());
             p->meta = src.meta;
             p->annotated = src.annotated;
+            p->annotationText = src.annotationText;
             map[&src] = p;
             out.inputs.push_back(origInput < ws.inputs().size() ? ws.inputs()[origInput] : Value::none());
         }
         ++origInput;
     }
-    for (size_t i = 0; i < n; ++i) {
-        if (!asInput[i] || !ws.isCompute(static_cast<int>(i))) continue;
-        const Node& src = *G.nodes()[i];
-        const Value& v = ws.value(static_cast<int>(i));
+    for (auto& cut : cuts) {
+        const Node& src = *G.nodes()[cut.node];
+        const Value& v = ws.value(static_cast<int>(cut.node));
         Node* p = g->append(NodeKind::Placeholder, src.name(), src.name());
-        TensorMeta m = v.t.meta;
-        m.offset = 0;
-        if (!denseLayout(m)) m.strides = TensorMeta::contiguousStrides(m.shape);
-        m.stridesKnown = true;
-        if (src.meta.size() == 1 && !src.metaIsTuple) {
-            m.device = src.meta[0].device;
-            m.deviceKnown = src.meta[0].deviceKnown;
+        if (cut.symText.empty()) {
+            p->meta = {std::move(cut.meta)};
+            p->annotated = true;
+        } else {
+            p->annotationText = cut.symText;
         }
-        p->meta = {m};
-        p->annotated = true;
         p->sourceComment = src.sourceComment;
         map[&src] = p;
         out.inputs.push_back(v);
+    }
+    for (const auto& sname : addedSyms) {
+        // Named for the symbol, as Dynamo names a size input it adds ("s23").
+        std::string name = g->uniqueName(G.find(sname) ? "sym_" + sname : sname);
+        Node* p = g->append(NodeKind::Placeholder, name, name);
+        p->annotationText = "Sym(" + sname + ")";
+        out.inputs.push_back(symValue(ws.symbols().at(sname)));
     }
     bool needsSubgraphs = false;
     for (size_t i = 0; i < n; ++i) {
@@ -209,6 +340,12 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
     for (int i : outs) items.push_back(Argument::ofNode(map.at(G.nodes()[static_cast<size_t>(i)].get())));
     o->args = {Argument::ofList(std::move(items), true)};
     g->rebuildUsers();
+    if (ws.symbolic()) {
+        // A candidate runs only when its inputs bind every symbol to the run's value.
+        auto b = checkCandidateBinding(*g, out.inputs, ws.symbols());
+        if (!b.ok()) return makeError("the candidate's inputs do not bind consistently: " + b.error().message);
+        out.sizes = std::move(b).value();
+    }
     out.outs = outs;
     out.nodes = g->size();
     out.fingerprint = g->fingerprint();

@@ -9,6 +9,7 @@
 /// and unused inputs dropped (`_consolidate_placeholders`, `remove_unused_inputs`). Describing
 /// candidates this way keeps them cheap to build and to compare (by fingerprint).
 #include "ir/graph.h"
+#include "ir/sym_expr.h"
 #include "ir/value.h"
 #include "support/diagnostic.h"
 
@@ -33,8 +34,16 @@ public:
     const Value& value(int i) const { return m_values[static_cast<size_t>(i)]; }
     /// Node i is a computation the reducer may keep or drop (not a placeholder or the output).
     bool isCompute(int i) const;
-    /// Node i can become an input: its value is one tensor.
+    /// Node i can become an input: its value is one tensor, or it is a SymInt/SymFloat/SymBool
+    /// node ("Sym(s23*s27)") holding a number.
     bool isCuttable(int i) const;
+    /// The graph has symbolic inputs (torch.compile(dynamic=True)).
+    bool symbolic() const { return m_symbolic; }
+    /// The sizes of the run: each input symbol's value, read off the inputs ("s23=5, s27=32").
+    const sym::Binding& binding() const { return m_binding; }
+    /// binding() plus the symbols the clean run met inside the graph (unbacked u0 sizes and
+    /// symbols of intermediate values), which cut nodes may carry into a candidate's inputs.
+    const sym::Binding& symbols() const { return m_symbols; }
     /// A note when the clean run stopped early ("" otherwise).
     const std::string& runNote() const { return m_runNote; }
     /// Original indices of nodes read by node i (first occurrence order).
@@ -49,6 +58,8 @@ private:
     std::vector<Value> m_values;
     std::vector<std::vector<int>> m_inputsOf, m_usersOf;
     std::string m_runNote;
+    bool m_symbolic = false;
+    sym::Binding m_binding, m_symbols;
 };
 
 /// A selection: kept compute nodes and the nodes returned (original indices, graph order).
@@ -63,6 +74,7 @@ struct Materialized {
     std::vector<Value> inputs;
     uint64_t fingerprint = 0;
     size_t nodes = 0;            ///< like PyTorch's len(graph.nodes): placeholders and output included
+    sym::Binding sizes;          ///< what its inputs bind (symbolic graphs), checked against the run's
     std::vector<int> kept;       ///< original indices of the compute nodes it holds, graph order
     std::vector<int> outs;       ///< original indices it returns
     /// The normalized selection (keep = kept, outs = outs): materializing it again gives the same.
@@ -75,7 +87,8 @@ Candidate fullCandidate(const Workspace& ws);
 /// given extra outputs that are kept.
 Candidate keepOnly(const Workspace& ws, const std::vector<int>& nodes, const std::vector<int>& extraOuts = {});
 
-/// Builds the candidate. Fails when nothing would be returned (every output was cut or dropped).
+/// Builds the candidate. Fails when nothing would be returned (every output was cut or dropped),
+/// and, in a symbolic graph, when its inputs would not bind every symbol to the run's value.
 Expected<Materialized> materialize(const Workspace& ws, const Candidate& c);
 
 } // namespace fxray::minify

@@ -363,13 +363,18 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
     std::shared_ptr<const Workspace> ws = std::move(wsE).value();
     Oracle oracle(requestFor(opts), opts.oracle);
     auto fullE = materialize(*ws, fullCandidate(*ws));
-    if (!fullE.ok()) return makeError("the graph returns no computed value to minify");
+    if (!fullE.ok())
+        return makeError(ws->symbolic() && fullE.error().message != "the candidate returns nothing"
+                             ? fullE.error().message
+                             : "the graph returns no computed value to minify");
     Materialized full = std::move(fullE).value();
     QueryOutcome first = oracle.query(full);
     res.message = first.message;
     auto finish = [&](const Materialized& best) {
         res.graph = best.graph;
         res.inputs = best.inputs;
+        res.recordedSizes = ws->binding();
+        res.sizes = best.sizes;
         res.nodesAfter = best.nodes;
         res.queries = oracle.queries();
         res.cacheHits = oracle.cacheHits();

@@ -27,6 +27,8 @@
 ///     (removing a set = replacing it by inputs where still read, dead code elimination);
 ///  5. drop outputs (ddmin over the returned values).
 /// Unused inputs are dropped and placeholders consolidated whenever a candidate is built.
+/// In a dynamic-shape graph, inputs that stand for cut nodes stay symbolic and every symbol stays
+/// bound to the run's value (minify/sym_inputs.h); a candidate that would not bind is not built.
 /// A candidate is kept only when it is smaller and fails with the same signature (no slipping).
 #include "minify/candidate.h"
 #include "minify/oracle.h"
@@ -72,6 +74,9 @@ struct MinifyResult {
     std::string signature;       ///< the failure kept throughout
     std::shared_ptr<const Graph> graph;  ///< the minimized graph
     std::vector<Value> inputs;           ///< its inputs, placeholder order
+    /// Dynamic shapes: the sizes of the run (each input symbol read off the given inputs) and
+    /// what the minimized graph's inputs bind, checked to agree (empty for static graphs).
+    sym::Binding recordedSizes, sizes;
     size_t nodesBefore = 0, nodesAfter = 0;
     size_t queries = 0, cacheHits = 0;
     double seconds = 0.0;

@@ -8,6 +8,8 @@
 #include "ir/printer.h"
 #include "minify/backend.h"
 #include "minify/inject.h"
+#include "minify/sym_inputs.h"
+#include "exec/shape_binding.h"
 
 #include <nlohmann/json.hpp>
 
@@ -369,10 +371,11 @@ Status writeQueryDir(const fs::path& dir, const Graph& g, const std::vector<Valu
     }
     if (auto s = writeConstantsFolder(dir / "graph.py", g); !s.ok()) return s;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].isTensor()) continue;
+        // SymInt inputs travel as 0-d int64 files, as the recorded corpus runs hold them.
+        if (!inputs[i].isTensor() && !isSymValue(inputs[i])) continue;
         char name[32];
         std::snprintf(name, sizeof name, "%03zu.npy", i);
-        auto s = writeNpy(dir / "inputs" / name, inputs[i].t);
+        auto s = writeNpy(dir / "inputs" / name, inputs[i].isTensor() ? inputs[i].t : symValueTensor(inputs[i]));
         if (!s.ok()) return s;
     }
     std::ofstream(dir / "query.json") << requestJson(req).dump(1) << "\n";
@@ -389,8 +392,24 @@ Status readGraphDir(const fs::path& dir, std::unique_ptr<Graph>& g, std::vector<
     auto vals = readNpyFolder(dir / "inputs", phs.size());
     if (!vals.ok()) return vals.error();
     inputs = std::move(vals).value();
+    // Dynamic shapes: Sym inputs become numbers, and annotations lay tensors out once the
+    // symbols are read off the sizes.
+    sym::Binding binding;
+    const bool symbolic = graphIsSymbolic(*g);
+    if (symbolic) {
+        scalarizeSymInputs(*g, inputs);
+        auto b = bindInputs(*g, inputs, /*withStrides=*/false);
+        if (!b.ok()) return b.error();
+        binding = std::move(b).value();
+    }
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (!inputs[i].isTensor()) continue;
+        if (symbolic && !phs[i]->meta.empty() && phs[i]->meta[0].isSymbolic()) {
+            auto m = bindMeta(phs[i]->meta[0], binding);
+            if (!m.ok()) return m.error();
+            inputs[i].t = withAnnotatedStrides(inputs[i].t, *m);
+            continue;
+        }
         if (!phs[i]->meta.empty() && phs[i]->meta[0].dtype != inputs[i].t.dtype()) {
             // numpy has no bf16: .npy files hold it as f32.
             TensorMeta m = inputs[i].t.meta;

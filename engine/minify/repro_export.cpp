@@ -3,7 +3,9 @@
 #include "import/constants_folder.h"
 #include "import/npy.h"
 #include "import/session_file.h"
+#include "exec/shape_binding.h"
 #include "ir/printer.h"
+#include "minify/sym_inputs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -86,17 +88,36 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
         else if (acc || !spec->checks.empty()) mode = "fxray-only";
     }
 
+    // Dynamic shapes: the sizes of the recorded run, read off the inputs.
+    std::vector<Value> vals = inputs;
+    sym::Binding sizes;
+    const bool dynamic = graphIsSymbolic(g);
+    if (dynamic) {
+        scalarizeSymInputs(g, vals);
+        auto b = bindInputs(g, vals, /*withStrides=*/false);
+        if (b.ok()) sizes = std::move(b).value();
+    }
+
     os << "# Minimal repro written by fxray (" << g.size() << " nodes).\n";
     if (!fxrayCommand.empty()) os << "# fxray command that reproduces the failure:\n#   " << fxrayCommand << "\n";
     if (spec) {
         for (const auto& c : spec->checks) os << "# check:  " << c.text << "\n";
         for (const auto& i : spec->injects) os << "# inject: " << i.text << "\n";
     }
-    os << "# Run: python repro.py [--device cpu|cuda]   (exit 1 when the failure reproduces)\n"
+    if (dynamic)
+        os << "# Dynamic shapes: the graph was traced with torch.compile(dynamic=True); the inputs are saved at\n"
+              "# the recorded sizes (" << sym::bindingStr(sizes) << ") and the tested module runs under\n"
+              "# torch.compile(mod, dynamic=True) so that PyTorch sees them as symbols again.\n"
+              "# Run: python repro.py [--device cpu|cuda] [--backend aot_eager|inductor|eager] [--eager]\n"
+              "#      (exit 1 when the failure reproduces)\n";
+    else
+        os << "# Run: python repro.py [--device cpu|cuda]   (exit 1 when the failure reproduces)\n";
+    os <<
           "import argparse\nimport sys\nfrom pathlib import Path\n\nimport numpy as np\nimport torch\n"
           "import torch.utils._pytree as pytree\n\n"
           "HERE = Path(__file__).resolve().parent\n"
           "DEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+          "BACKEND = 'aot_eager'  # AOTAutograd's symbolic tracing without a C++ or Triton compiler\n"
           "inf = float('inf')\nnan = float('nan')\n\n\n"
           "def device(type=None, index=None):\n"
           "    # Graph literals name the recording machine's device; run where this script runs.\n"
@@ -104,26 +125,53 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
     writeModule(os, g, "Repro", nullptr);
     if (mode == "injected") writeModule(os, g, "ReproInjected", &spec->injects);
 
-    // Inputs: shape, stride, dtype per placeholder, read from inputs/NNN.npy.
+    // Inputs, read from inputs/NNN.npy. A SymInt input is its number; a tensor is (shape, stride, dtype) at the recorded sizes.
     os << "INPUTS = [\n";
     auto phs = g.placeholders();
-    for (size_t i = 0; i < phs.size() && i < inputs.size(); ++i) {
-        const Value& v = inputs[i];
+    for (size_t i = 0; i < phs.size() && i < vals.size(); ++i) {
+        const Value& v = vals[i];
+        if (isSymValue(v)) {
+            os << "    " << (v.kind == Value::Kind::Double ? pyFloatRepr(v.d)
+                             : v.kind == Value::Kind::Bool ? std::string(v.b ? "True" : "False")
+                                                           : std::to_string(v.i))
+               << ",  # " << phs[i]->name() << (phs[i]->annotationText.empty() ? "" : ": " + phs[i]->annotationText) << "\n";
+            continue;
+        }
         if (!v.isTensor()) {
             os << "    None,  # " << phs[i]->name() << ": not a tensor\n";
             continue;
         }
         TensorMeta m = !phs[i]->meta.empty() ? phs[i]->meta[0] : v.t.meta;
+        std::string symbolic;
+        if (m.isSymbolic()) {
+            symbolic = ": " + m.annotation(true, false);
+            auto bound = bindMeta(m, sizes);
+            m = bound.ok() ? *bound : v.t.meta;
+        }
         std::vector<int64_t> stride = m.strides.size() == m.shape.size() ? m.strides : TensorMeta::contiguousStrides(m.shape);
         os << "    (" << tupleRepr(m.shape) << ", " << tupleRepr(stride) << ", " << dtypeTorchName(m.dtype) << "),  # "
-           << phs[i]->name() << "\n";
+           << phs[i]->name() << symbolic << "\n";
     }
     os << "]\n";
+    if (dynamic) {
+        os << "SIZES = {";
+        bool first = true;
+        for (const auto& [name, num] : sizes) {
+            os << (first ? "" : ", ") << pyStringRepr(name) << ": " << num.str();
+            first = false;
+        }
+        os << "}  # the recorded binding\nDYNAMIC = True\n";
+    } else {
+        os << "DYNAMIC = False\n";
+    }
     os << "TOL = " << pyFloatRepr(spec ? spec->tol : 1e-3) << "\nMULTIPLIER = " << pyFloatRepr(spec ? spec->multiplier : 2.0)
        << "\nSEED = " << (spec ? spec->seed : 0) << "\n\n\n";
     os << "def load_inputs(dtype_override=None):\n"
           "    args = []\n"
           "    for i, spec in enumerate(INPUTS):\n"
+          "        if not isinstance(spec, tuple):\n"
+          "            args.append(spec)  # a SymInt input: a Python number\n"
+          "            continue\n"
           "        shape, stride, dtype = spec\n"
           "        data = torch.from_numpy(np.load(HERE / 'inputs' / f'{i:03d}.npy').copy()).to(dtype)\n"
           "        t = torch.empty_strided(shape, stride, dtype=dtype, device=DEVICE)\n"
@@ -132,6 +180,32 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
           "            t = t.to(dtype_override)\n"
           "        args.append(t)\n"
           "    return args\n\n\n"
+          "SYMBOLIC = []\n\n\n"
+          "def compiled(mod):\n"
+          "    # torch.compile with symbolic sizes, as the graph was traced. The backend notes which\n"
+          "    # inputs Dynamo made symbolic before handing the graph to BACKEND.\n"
+          "    if not DYNAMIC or BACKEND == 'none':\n"
+          "        return mod\n"
+          "    from torch._dynamo.backends.registry import lookup_backend\n"
+          "    inner = lookup_backend(BACKEND)\n\n"
+          "    def backend(gm, example_inputs):\n"
+          "        for n in gm.graph.nodes:\n"
+          "            v = n.meta.get('example_value', n.meta.get('val')) if n.op == 'placeholder' else None\n"
+          "            if isinstance(v, torch.SymInt):\n"
+          "                SYMBOLIC.append(f'{n.name}={v}')\n"
+          "            elif isinstance(v, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in v.shape):\n"
+          "                SYMBOLIC.append(f'{n.name}{list(v.shape)}')\n"
+          "        return inner(gm, example_inputs)\n\n"
+          "    torch._dynamo.reset()\n"
+          "    return torch.compile(mod, backend=backend, dynamic=True)\n\n\n"
+          "def report_dynamic():\n"
+          "    if not DYNAMIC or BACKEND == 'none':\n"
+          "        return\n"
+          "    sizes = ', '.join(f'{k}={v}' for k, v in SIZES.items())\n"
+          "    if SYMBOLIC:\n"
+          "        print(f'torch.compile(dynamic=True, backend={BACKEND}) at {sizes}: symbolic inputs ' + ', '.join(SYMBOLIC))\n"
+          "    else:\n"
+          "        print(f'torch.compile(dynamic=True, backend={BACKEND}) at {sizes}: Dynamo specialized every size')\n\n\n"
           "def run(mod, args):\n"
           "    torch.manual_seed(SEED)\n"
           "    with torch.no_grad():\n"
@@ -155,24 +229,30 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
           "        bad += not ok\n"
           "    return bad\n\n\n"
           "def main():\n"
-          "    global DEVICE\n"
+          "    global DEVICE, BACKEND\n"
           "    ap = argparse.ArgumentParser()\n"
           "    ap.add_argument('--device', default=DEVICE)\n"
-          "    DEVICE = ap.parse_args().device\n";
+          "    ap.add_argument('--backend', default=BACKEND, help='torch.compile backend of the tested side (dynamic graphs)')\n"
+          "    ap.add_argument('--eager', action='store_true', help='run the tested side in eager, not torch.compile')\n"
+          "    opts = ap.parse_args()\n"
+          "    DEVICE = opts.device\n"
+          "    BACKEND = 'none' if opts.eager else opts.backend\n";
     if (!runnable) {
         os << "    print('this graph calls " << notCallable << ", which PyTorch does not have; reproduce with fxray:')\n"
            << "    print(" << pyStringRepr(fxrayCommand) << ")\n    return 0\n";
     } else if (mode == "injected") {
         os << "    args = load_inputs()\n"
               "    refs = run(Repro(), args)\n"
-              "    ress = run(ReproInjected(), args)\n"
+              "    ress = run(compiled(ReproInjected()), args)\n"
+              "    report_dynamic()\n"
               "    fp64s = run(Repro(), load_inputs(torch.float64))\n"
               "    bad = compare(refs, ress, fp64s)\n"
               "    print('REPRODUCED: the injected fault makes the outputs differ' if bad else 'not reproduced')\n"
               "    return 1 if bad else 0\n";
     } else if (mode == "fp64") {
         os << "    refs64 = run(Repro(), load_inputs(torch.float64))\n"
-              "    ress = run(Repro(), load_inputs())\n"
+              "    ress = run(compiled(Repro()), load_inputs())\n"
+              "    report_dynamic()\n"
               "    bad = compare([r.to(s.dtype) for r, s in zip(refs64, ress)], ress, refs64)\n"
               "    print('REPRODUCED: fp32 eager differs from fp64 eager beyond tolerance' if bad else 'not reproduced')\n"
               "    return 1 if bad else 0\n";
@@ -181,7 +261,8 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
             os << "    print('the failure is inside fxray (a pass or a compiled backend), not visible in PyTorch eager;')\n"
                   "    print('reproduce it with:', "
                << pyStringRepr(fxrayCommand) << ")\n";
-        os << "    outs = run(Repro(), load_inputs())\n"
+        os << "    outs = run(compiled(Repro()), load_inputs())\n"
+              "    report_dynamic()\n"
               "    for i, o in enumerate(outs):\n"
               "        print(f'output {i}: {tuple(o.shape)} {o.dtype}  sum {o.double().sum().item():.6g}')\n"
               "    return 0\n";
@@ -205,10 +286,12 @@ Status writeGraphFolder(const fs::path& dir, const Graph& g, const std::vector<V
     }
     if (auto s = writeConstantsFolder(dir / graphFile, g); !s.ok()) return s;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].isTensor()) continue;
+        // SymInt inputs as 0-d int64 files: the folder feeds `fxray minify --inputs` as it is.
+        if (!inputs[i].isTensor() && !isSymValue(inputs[i])) continue;
         char name[32];
         std::snprintf(name, sizeof name, "%03zu.npy", i);
-        if (auto s = writeNpy(dir / "inputs" / name, inputs[i].t); !s.ok()) return s;
+        if (auto s = writeNpy(dir / "inputs" / name, inputs[i].isTensor() ? inputs[i].t : symValueTensor(inputs[i])); !s.ok())
+            return s;
     }
     std::ofstream r(dir / "repro.py");
     r << reproScript(g, inputs, spec, fxrayCommand);
@@ -243,6 +326,13 @@ Status writeMinifyOutputs(const fs::path& dir, const MinifyResult& res, const Mi
     j["steps"] = res.steps;
     j["bisection"] = res.bisection;
     j["command"] = info.commandLine;
+    if (!res.recordedSizes.empty()) {
+        // Dynamic shapes: the binding the minimized graph's inputs give (= the recorded run's).
+        nlohmann::json sz = nlohmann::json::object();
+        for (const auto& [k, v] : res.sizes.empty() ? res.recordedSizes : res.sizes)
+            sz[k] = v.isFloat() ? nlohmann::json(v.d) : nlohmann::json(v.i);
+        j["sizes"] = sz;
+    }
     // The minimized graph as an fxray session, which the GUI opens like any other file.
     LoadedFile lf;
     lf.path = dir / "minified.py";

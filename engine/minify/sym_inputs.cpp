@@ -1,0 +1,159 @@
+#include "minify/sym_inputs.h"
+
+#include "exec/ops/kernel_util.h"
+#include "exec/shape_binding.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fxray::minify {
+
+namespace {
+
+/// A product of sizes as sympy prints it: the number first, then the factors ("128*s27").
+struct Product {
+    int64_t coef = 1;
+    std::vector<std::string> factors;
+
+    void times(const std::string& symText, int64_t value) {
+        if (symText.empty()) {
+            coef *= value;
+            return;
+        }
+        // Compound sizes ("s0 + 1", "((s77//2))") multiply as one factor.
+        bool plain = sym::isSymbolName(symText);
+        factors.push_back(plain ? symText : "(" + symText + ")");
+    }
+    std::string text() const {
+        if (factors.empty()) return std::to_string(coef);
+        std::string s = coef == 1 ? std::string() : std::to_string(coef) + "*";
+        for (size_t i = 0; i < factors.size(); ++i) s += (i ? "*" : "") + factors[i];
+        return s;
+    }
+};
+
+/// Dimension order from outermost to innermost when the strides describe a dense layout (a
+/// permutation of contiguous); empty otherwise. Size-1 dimensions carry arbitrary strides: a
+/// row-major layout keeps them in place, any other puts them innermost (where they change no
+/// stride).
+std::vector<size_t> denseOrder(const TensorMeta& m) {
+    if (m.strides.size() != m.shape.size()) return {};
+    std::vector<size_t> big, ones;
+    for (size_t d = 0; d < m.shape.size(); ++d) (m.shape[d] == 1 ? ones : big).push_back(d);
+    std::stable_sort(big.begin(), big.end(), [&](size_t a, size_t b) { return m.strides[a] > m.strides[b]; });
+    int64_t expect = 1;
+    for (auto it = big.rbegin(); it != big.rend(); ++it) {
+        if (m.strides[*it] != expect) return {};
+        expect *= m.shape[*it];
+    }
+    if (std::is_sorted(big.begin(), big.end())) {
+        std::vector<size_t> all(m.shape.size());
+        std::iota(all.begin(), all.end(), size_t(0));
+        return all;
+    }
+    big.insert(big.end(), ones.begin(), ones.end());
+    return big;
+}
+
+} // namespace
+
+TensorMeta symbolicCutMeta(const TensorMeta& annotated, const TensorMeta& valueLayout, const sym::Binding& symbols) {
+    TensorMeta m = valueLayout;
+    m.offset = 0;
+    m.symShape.clear();
+    m.symStrides.clear();
+    m.stridesKnown = true;
+    const size_t rank = m.shape.size();
+    std::vector<size_t> order = denseOrder(m);
+    if (order.empty()) {
+        // Expanded or gappy layouts do not survive a C-order .npy file: contiguous instead.
+        m.strides = TensorMeta::contiguousStrides(m.shape);
+        order = denseOrder(m);
+    }
+    if (annotated.symShape.size() != rank) return m;
+    // Keep a symbolic size only where it says what the value has under the recorded binding.
+    std::vector<std::string> sizes(rank);
+    bool any = false;
+    for (size_t d = 0; d < rank; ++d) {
+        const std::string& t = annotated.symShape[d];
+        if (t.empty()) continue;
+        auto v = sym::evalText(t, symbols);
+        if (!v.ok() || v->isFloat() || v->i != m.shape[d]) continue;
+        sizes[d] = t;
+        any = true;
+    }
+    if (!any) return m;
+    // Strides from the innermost dimension out: each is the product of the sizes inside it.
+    std::vector<std::string> strides(rank);
+    bool anyStride = false;
+    Product p;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const size_t d = *it;
+        if (p.factors.empty()) m.strides[d] = p.coef;
+        else strides[d] = p.text(), anyStride = true;
+        p.times(sizes[d], m.shape[d]);
+    }
+    // A symbolic size or stride reads -1 until bound (TensorMeta's convention).
+    for (size_t d = 0; d < rank; ++d) {
+        if (!sizes[d].empty()) m.shape[d] = -1;
+        if (!strides[d].empty()) m.strides[d] = -1;
+    }
+    m.symShape = std::move(sizes);
+    if (anyStride) m.symStrides = std::move(strides);
+    return m;
+}
+
+bool isSymValue(const Value& v) {
+    return v.kind == Value::Kind::Int || v.kind == Value::Kind::Double || v.kind == Value::Kind::Bool;
+}
+
+std::vector<std::string> directlyBoundSymbols(const Node& ph) {
+    std::vector<std::string> out;
+    if (isSymPlaceholder(ph)) {
+        std::string e = symPlaceholderExpr(ph);
+        if (sym::isSymbolName(e)) out.push_back(e);
+        return out;
+    }
+    if (ph.meta.empty()) return out;
+    for (const auto& t : ph.meta[0].symShape)
+        if (!t.empty() && sym::isSymbolName(t)) out.push_back(t);
+    return out;
+}
+
+std::vector<std::string> unboundInputSymbols(const Graph& g) {
+    std::vector<std::string> bound;
+    for (Node* ph : g.placeholders())
+        for (auto& s : directlyBoundSymbols(*ph)) bound.push_back(std::move(s));
+    std::vector<std::string> out;
+    for (const auto& s : inputSymbols(g))
+        if (std::find(bound.begin(), bound.end(), s) == bound.end()) out.push_back(s);
+    return out;
+}
+
+Expected<sym::Binding> checkCandidateBinding(const Graph& g, const std::vector<Value>& inputs,
+                                             const sym::Binding& expected) {
+    auto b = bindInputs(g, inputs, /*withStrides=*/false);
+    if (!b.ok()) return b.error();
+    for (const auto& [name, value] : *b) {
+        auto it = expected.find(name);
+        if (it == expected.end()) continue;  // a symbol only this candidate has (none today)
+        if (it->second.toDouble() != value.toDouble())
+            return makeError("the inputs bind " + name + " = " + value.str() + " but the recorded run had " + name +
+                             " = " + it->second.str());
+    }
+    // Every placeholder's layout must evaluate too (it lays the inputs out when they are read).
+    for (Node* ph : g.placeholders()) {
+        if (ph->meta.empty() || !ph->meta[0].isSymbolic()) continue;
+        if (auto m = bindMeta(ph->meta[0], *b); !m.ok())
+            return makeError("placeholder '" + ph->name() + "': " + m.error().message);
+    }
+    return b;
+}
+
+Tensor symValueTensor(const Value& v) {
+    DType dt = v.kind == Value::Kind::Double ? DType::Float64 : v.kind == Value::Kind::Bool ? DType::Bool : DType::Int64;
+    double x = v.kind == Value::Kind::Double ? v.d : v.kind == Value::Kind::Bool ? (v.b ? 1.0 : 0.0) : double(v.i);
+    return kern::makeTensor(TensorMeta::contiguous({}, dt), {x});
+}
+
+} // namespace fxray::minify
