@@ -111,7 +111,9 @@ private slots:
                       bugOp + ":scale=1.01", "--out", out.string(), "--json", "--quiet"});
         QVERIFY2(r.status == 0, r.err.c_str());
         auto j = nlohmann::json::parse(r.out);
-        QVERIFY2(j["nodes_before"].get<int>() > 50, r.out.c_str());
+        auto info = cli({"info", d("attention/numerics/forward.py"), "--json"});
+        QCOMPARE(j["nodes_before"].get<int>(), nlohmann::json::parse(info.out)["graphs"][0]["nodes"].get<int>());
+        QVERIFY2(j["nodes_before"].get<int>() >= 10 * maxNodes, r.out.c_str());
         QVERIFY2(j["nodes_after"].get<int>() <= maxNodes, r.out.c_str());
         QCOMPARE(j["signature"].get<std::string>(), "accuracy:ref-vs-ref:mismatch@" + bugOp);
         QCOMPARE(j["recorded_sizes"]["s77"].get<int>(), s77);
