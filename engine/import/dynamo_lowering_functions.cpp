@@ -247,7 +247,11 @@ Expected<Argument> adaptiveAvgPool2d(LowerCtx& c, const TorchCall& call) {
     std::vector<Argument> items;
     for (size_t i = 0; i < 2; ++i) {
         const Argument& it = size.items[i];
-        if (it.isNone()) items.push_back(Argument::ofInt(m->shape[m->shape.size() - 2 + i]));
+        if (it.isNone()) {
+            auto sz = c.sizeArg(*(*p)[0], m->dim() - 2 + static_cast<int64_t>(i));
+            if (!sz.ok()) return sz.error();
+            items.push_back(std::move(sz).value());
+        }
         else if (it.kind == Argument::Kind::Int) items.push_back(it);
         else return makeError("output_size must hold ints or None");
     }
