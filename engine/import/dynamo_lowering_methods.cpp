@@ -230,6 +230,15 @@ Expected<Argument> dataDependent(LowerCtx&, const TorchCall&) {
     return makeError("the result depends on tensor data (a graph break in Dynamo); not supported");
 }
 
+/// x.item(): Dynamo keeps it in the graph only when it captured the scalar (the node is a
+/// SymInt/SymFloat, "Sym(zf0)"); torch.export records aten.item. Otherwise it was a graph break.
+Expected<Argument> item(LowerCtx& c, const TorchCall& call) {
+    const std::string& ann = call.node ? call.node->annotationText : std::string();
+    if (ann.rfind("Sym(", 0) != 0) return dataDependent(c, call);
+    if (call.args.size() != 1 || !call.kwargs.empty() || !c.isTensor(call.args[0])) return makeError("expects a tensor");
+    return c.emit("aten.item.default", {call.args[0]});
+}
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"view", sized<kView>},
@@ -265,7 +274,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"softmax", asFunction<kSoftmax>},
         {"log_softmax", asFunction<kLogSoftmax>},
         {"pow", asFunction<kPow>},
-        {"item", dataDependent},
+        {"item", item},
         {"tolist", dataDependent},
         {"nonzero", dataDependent},
     };

@@ -248,6 +248,9 @@ Expected<Argument> LowerCtx::sizeArg(const Argument& x, int64_t dim) {
     auto m = tensorMeta(x);
     auto sm = symMeta(x);
     if (!m || !sm) return makeError("expects a tensor");
+    // A value whose symbolic sizes are unknown would fold its hint into the graph: an error.
+    if (m_symbolic && !x.node->annotated)
+        return makeError("the sizes of '" + x.node->name() + "' are not known symbolically (no annotation)");
     int64_t nd = m->dim();
     int64_t d = dim < 0 ? dim + nd : dim;
     if (d < 0 || d >= nd) return makeError("dim " + std::to_string(dim) + " out of range");
