@@ -197,7 +197,7 @@ private slots:
     /// SymInt arithmetic stays in the graph and `x.size(d)` of a symbolic size becomes
     /// aten.sym_size.int, so one lowered graph serves every size: hand-written Dynamo text.
     void sizeQueriesStaySymbolic() {
-        const char* src = R"(class GraphModule(torch.nn.Module):
+        const char* src = R"PY(class GraphModule(torch.nn.Module):
     def forward(self, s0: "Sym(s0)", L_x_: "f32[s0, 4][4, 1]cpu"):
         l_x_ = L_x_
         size = l_x_.size(0)
@@ -208,7 +208,7 @@ private slots:
         add = getitem + s0
         z = view * add
         return (z, view)
-)";
+)PY";
         auto f = readFxText(src, "dyn.py");
         QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
         Graph& g = **f;
