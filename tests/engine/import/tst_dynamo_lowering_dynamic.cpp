@@ -113,12 +113,18 @@ private slots:
         for (const auto& m : rep.mismatches)
             QFAIL(qPrintable(QString::fromStdString(m.node + " " + m.what + ": annotated " + m.annotated + ", inferred " + m.inferred)));
         // Emitted nodes whose sizes follow the symbols got symbolic annotations.
+        // Every node lowering emitted has an annotation: the file's, or one recovered from the
+        // probe sizes (a tensor "f32[s77, 4, s27, 16]...", a SymInt "Sym(...)").
         int symbolicNodes = 0;
+        std::vector<std::string> bare;
         for (const auto& n : g.nodes()) {
             if (n->kind() != NodeKind::CallFunction) continue;
             for (const auto& m : n->meta) symbolicNodes += m.isSymbolic();
-            QVERIFY2(!n->target().empty(), n->name().c_str());
+            bool getitem = n->target() == "operator.getitem";  // of split/checkpoint tuples
+            if (!getitem && !n->annotated && n->annotationText.empty() && n->target().find("higher_order") == std::string::npos)
+                bare.push_back(n->name() + " = " + n->target());
         }
+        QVERIFY2(bare.empty(), join(bare).c_str());
         QVERIFY(symbolicNodes > 0);
         // A second lowering finds nothing to do (the kept SymInt arithmetic is not torch-level).
         QVERIFY(lowerToAten(g).ok());
