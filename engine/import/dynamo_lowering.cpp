@@ -1,6 +1,8 @@
 #include "import/dynamo_lowering.h"
 
 #include "exec/interpreter.h"
+#include "exec/python_scalar_ops.h"
+#include "exec/shape_binding.h"
 #include "import/dynamo_lowering_internal.h"
 #include "ir/op_registry.h"
 
@@ -108,16 +110,6 @@ Expected<Argument> convertTo(LowerCtx& c, const Argument& x, std::optional<DType
 
 namespace {
 
-Value annotationValue(const Node& n) {
-    if (n.meta.empty()) return Value::none();
-    if (n.metaIsTuple || n.meta.size() > 1) {
-        std::vector<Tensor> ts;
-        for (const auto& m : n.meta) ts.push_back(Tensor::metaOnly(m));
-        return Value::ofTensors(std::move(ts));
-    }
-    return Value::ofTensor(Tensor::metaOnly(n.meta[0]));
-}
-
 /// FX never names a node after a Python builtin or keyword: `sum` becomes `sum_1`.
 bool isPythonBuiltin(std::string_view s) {
     static const std::unordered_set<std::string_view> names = {
@@ -165,6 +157,7 @@ void trimTrailingDefaults(std::vector<Argument>& args, const Schema& schema) {
 LowerCtx::LowerCtx(Graph& g) : m_g(g) {
     for (Node* ph : g.placeholders())
         m_devicesKnown = m_devicesKnown || (!ph->meta.empty() && ph->annotated && ph->meta[0].deviceKnown);
+    initBindings();
 }
 
 void LowerCtx::begin(Node* n) {
@@ -173,18 +166,24 @@ void LowerCtx::begin(Node* n) {
     m_emittedConstants.clear();
 }
 
-Value LowerCtx::valueOf(const Argument& a) const {
+Value LowerCtx::valueUnder(const Argument& a, size_t k) const {
     switch (a.kind) {
     case Argument::Kind::NodeRef: {
+        if (k > 0) {
+            // Probe bindings: symbolic annotations (the file's, or recovered at emit) say how
+            // the value changes with the sizes; anything else is the same at every size.
+            Value v = annotationUnder(*a.node, k);
+            if (!v.isNone()) return v;
+        }
         auto it = m_values.find(a.node);
         if (it != m_values.end()) return it->second;
-        return annotationValue(*a.node);
+        return annotationUnder(*a.node, 0);
     }
     case Argument::Kind::List:
     case Argument::Kind::Tuple:
     case Argument::Kind::Slice: {
         std::vector<Value> items;
-        for (const auto& it : a.items) items.push_back(valueOf(it));
+        for (const auto& it : a.items) items.push_back(valueUnder(it, k));
         Value v = Value::ofList(std::move(items), a.kind == Argument::Kind::Tuple);
         if (a.kind == Argument::Kind::Slice) v.kind = Value::Kind::Slice;
         return v;
@@ -213,8 +212,30 @@ Expected<Argument> LowerCtx::emit(std::string_view qualname, std::vector<Argumen
     Value out;
     if (op->meta) {
         auto m = op->meta(*bound);
-        if (!m.ok()) return makeError(std::string(qualname) + ": " + m.error().message);
-        out = std::move(m).value();
+        if (m.ok()) {
+            out = std::move(m).value();
+        } else if (qualname == "aten.item.default" || qualname == "aten._local_scalar_dense.default") {
+            // x.item() has no value before run time; PyTorch named it ("Sym(zf0)"), and the
+            // binding gives that symbol a stand-in.
+            out = annotationUnder(*m_cur, 0);
+            if (!out.isNumber()) out = Value::ofDouble(1.0);
+        } else {
+            return makeError(std::string(qualname) + ": " + m.error().message);
+        }
+    }
+    // Dynamic shapes: the same call at the probe sizes, to tell symbolic sizes from static ones.
+    std::array<Value, 2> probes;
+    if (m_symbolic && op->meta) {
+        for (size_t k = 1; k <= 2; ++k) {
+            std::vector<Value> pk;
+            for (const auto& a : args) pk.push_back(valueUnder(a, k));
+            std::vector<std::pair<std::string, Value>> kk;
+            for (const auto& [key, a] : kwargs) kk.emplace_back(key, valueUnder(a, k));
+            auto bk = bindArgs(*op, std::move(pk), std::move(kk));
+            if (!bk.ok()) continue;
+            auto mk = op->meta(*bk);
+            if (mk.ok()) probes[k - 1] = std::move(mk).value();
+        }
     }
     trimTrailingDefaults(args, op->schema);
     std::string base = opBaseName(qualname);
@@ -225,6 +246,8 @@ Expected<Argument> LowerCtx::emit(std::string_view qualname, std::vector<Argumen
     n->setOp(op);
     n->sourceComment = m_cur->sourceComment;
     n->sourceLine = m_cur->sourceLine;
+    if (m_symbolic) resymbolize(n, out, probes);
+    if (qualname == "aten.sym_size.int") m_sizeNodes.insert(n);
     m_values[n] = std::move(out);
     m_emitted.push_back(n);
     return Argument::ofNode(n);
@@ -255,6 +278,7 @@ void LowerCtx::preferAnnotatedDevice(const Node& n) {
 void LowerCtx::rollback() {
     for (auto it = m_emitted.rbegin(); it != m_emitted.rend(); ++it) {
         m_values.erase(*it);
+        m_sizeNodes.erase(*it);
         m_g.erase(*it);
     }
     for (const auto& c : m_emittedConstants) m_g.constants.erase(c);
@@ -268,7 +292,7 @@ void LowerCtx::computeValue(const Node& n) {
 }
 
 void LowerCtx::computeValueRaw(const Node& n) {
-    auto fallback = [&] { m_values[&n] = annotationValue(n); };
+    auto fallback = [&] { m_values[&n] = annotationUnder(n, 0); };
     if (n.kind() == NodeKind::Placeholder) return fallback();
     if (n.kind() == NodeKind::GetAttr) {
         if (const Graph* sub = m_g.subgraph(n.target())) {
@@ -286,6 +310,14 @@ void LowerCtx::computeValueRaw(const Node& n) {
     if (n.kind() != NodeKind::CallFunction) return fallback();
     std::vector<Value> args;
     for (const auto& a : n.args) args.push_back(valueOf(a));
+    if (n.kwargs.empty() && isPythonScalarOp(n.target())) {
+        // SymInt arithmetic kept from the file (`operator.mul(s0, 4)`): its value at the hints.
+        if (auto r = callPythonScalarOp(n.target(), args); r && r->ok()) {
+            m_values[&n] = std::move(*r).value();
+            return;
+        }
+        return fallback();
+    }
     if (n.target() == "operator.getitem") {
         if (args.size() == 2 && args[0].isList() && args[1].kind == Value::Kind::Int) {
             int64_t i = args[1].i, sz = static_cast<int64_t>(args[0].list.size());
@@ -394,6 +426,9 @@ using namespace lowering;
 bool keepsAsIs(const Node& n) {
     if (n.kind() == NodeKind::CallMethod) return false;
     if (n.kind() != NodeKind::CallFunction) return true;
+    // SymInt arithmetic of a dynamic-shape graph (`mul: "Sym(4*s0)" = s0 * 4`) is ATen-level:
+    // AOT and export graphs keep it as such.
+    if (isPythonScalarOp(n.target()) && isSymPlaceholder(n)) return true;
     return n.target().rfind("torch.ops.", 0) == 0;
 }
 
@@ -406,7 +441,31 @@ void substitute(Argument& a, const std::unordered_map<const Node*, Argument>& re
     for (auto& it : a.items) substitute(it, replaced);
 }
 
+/// A call on numbers where at least one is a SymInt/SymFloat node (`s0 * 4`, `torch.sym_max`,
+/// `torch._sym_sqrt(s0)`): it stays a Python-level node; with literals only it folds.
+std::optional<Expected<Argument>> lowerScalarCall(LowerCtx& c, const TorchCall& call) {
+    if (call.method || !call.kwargs.empty() || !isPythonScalarOp(call.target) || call.args.empty()) return std::nullopt;
+    bool anyNode = false;
+    for (const auto& a : call.args) {
+        if (!c.isScalar(a)) return std::nullopt;
+        anyNode = anyNode || a.isNode();
+    }
+    if (anyNode) return c.emitScalar(call.target, call.args);
+    if (findOperatorRule(call.target)) return std::nullopt;  // operator.* on literals folds there
+    std::vector<Value> vals;
+    for (const auto& a : call.args) vals.push_back(c.valueOf(a));
+    auto r = callPythonScalarOp(call.target, vals);
+    if (!r) return std::nullopt;
+    if (!r->ok()) return Expected<Argument>(r->error());
+    const Value& v = **r;
+    if (v.kind == Value::Kind::Int) return Expected<Argument>(Argument::ofInt(v.i));
+    if (v.kind == Value::Kind::Double) return Expected<Argument>(Argument::ofFloat(v.d));
+    if (v.kind == Value::Kind::Bool) return Expected<Argument>(Argument::ofBool(v.b));
+    return std::nullopt;
+}
+
 Expected<Argument> lowerNode(LowerCtx& c, const TorchCall& call) {
+    if (auto r = lowerScalarCall(c, call)) return std::move(*r);
     if (call.method) {
         if (Rule r = findMethodRule(call.target)) return r(c, call);
         if (call.args.empty() || !c.isTensor(call.args[0]))
@@ -503,6 +562,7 @@ Status lowerGraph(Graph& g) {
     }
     for (auto it = dead.rbegin(); it != dead.rend(); ++it) g.erase(*it);
     g.rebuildUsers();
+    c.dropUnusedSizeNodes();
     return first;
 }
 

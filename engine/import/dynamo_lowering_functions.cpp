@@ -247,7 +247,11 @@ Expected<Argument> adaptiveAvgPool2d(LowerCtx& c, const TorchCall& call) {
     std::vector<Argument> items;
     for (size_t i = 0; i < 2; ++i) {
         const Argument& it = size.items[i];
-        if (it.isNone()) items.push_back(Argument::ofInt(m->shape[m->shape.size() - 2 + i]));
+        if (it.isNone()) {
+            auto sz = c.sizeArg(*(*p)[0], m->dim() - 2 + static_cast<int64_t>(i));
+            if (!sz.ok()) return sz.error();
+            items.push_back(std::move(sz).value());
+        }
         else if (it.kind == Argument::Kind::Int) items.push_back(it);
         else return makeError("output_size must hold ints or None");
     }
@@ -341,7 +345,7 @@ Expected<Argument> arange(LowerCtx& c, const TorchCall& call) {
     }
     if (!end) return makeError("missing end");
     for (const Argument* a : {start, end, step})
-        if (a && !numberOf(a)) return makeError("start, end and step must be numbers");
+        if (a && !c.isScalar(*a)) return makeError("start, end and step must be numbers");
     auto kw = factoryOptions(call, {"start", "end", "step"});
     if (!kw.ok()) return kw.error();
     if (step) return c.emit("aten.arange.start_step", {start ? *start : Argument::ofInt(0), *end, *step}, *kw);
@@ -410,6 +414,15 @@ Expected<Argument> tensorLiteral(LowerCtx& c, const TorchCall& call) {
 /// Calls kept by Dynamo for their side effects on Python state; they produce no value.
 Expected<Argument> dropCall(LowerCtx&, const TorchCall&) { return Argument::none(); }
 
+/// torch.Size([s23, s27, 384]): a tuple of sizes (ints and SymInt nodes), as x.size() gives.
+Expected<Argument> torchSize(LowerCtx&, const TorchCall& call) {
+    if (call.args.size() > 1 || !call.kwargs.empty()) return makeError("takes one sequence of sizes");
+    if (call.args.empty()) return Argument::ofList({}, true);
+    auto sizes = intList(call.args[0]);
+    if (!sizes || call.args[0].kind == Argument::Kind::Int) return makeError("takes a sequence of ints");
+    return Argument::ofList(sizes->items, true);
+}
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"torch._C._nn.linear", linear},
@@ -445,6 +458,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.arange", arange},
         {"torch.randperm", randperm},
         {"torch.tensor", tensorLiteral},
+        {"torch.Size", torchSize},
         {"torch._C._set_grad_enabled", dropCall},
         {"torch._assert", dropCall},
         {"torch._assert_async", dropCall},

@@ -2,12 +2,15 @@
 /// Internals of dynamo_lowering: the per-node lowering context and the rule tables shared by
 /// dynamo_lowering_*.cpp. Not part of the engine API.
 #include "ir/graph.h"
+#include "ir/sym_expr.h"
 #include "ir/value.h"
 #include "support/diagnostic.h"
 
 #include <initializer_list>
+#include <array>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +47,9 @@ public:
     /// here, naming the op, rather than later). Returns a reference to the new node.
     Expected<Argument> emit(std::string_view qualname, std::vector<Argument> args,
                             std::vector<std::pair<std::string, Argument>> kwargs = {});
+    /// Emits a Python-level call on SymInts/SymFloats (`operator.mul(s0, 4)`, `torch.sym_max`)
+    /// before the current node: dynamic-shape graphs keep size arithmetic as such nodes.
+    Expected<Argument> emitScalar(std::string_view target, std::vector<Argument> args);
     /// Emits a `_tensor_constantN` get_attr holding t (FX's lifted-constant form).
     Argument emitConstant(Tensor t);
     /// Erases the nodes emitted since begin() (the rule failed).
@@ -52,7 +58,29 @@ public:
     const std::vector<Node*>& emitted() const { return m_emitted; }
 
     /// Metadata value of an argument: meta tensors for tensor nodes, numbers, lists, ...
-    Value valueOf(const Argument& a) const;
+    /// In a dynamic-shape graph the value at the hint binding (static sizes, SymInt nodes as
+    /// their hint values): shape rules see real sizes, never -1.
+    Value valueOf(const Argument& a) const { return valueUnder(a, 0); }
+    /// The value under probe binding k (0: the hints; 1, 2: other sizes, used to recover which
+    /// sizes of an emitted node are symbolic and which expression they follow).
+    Value valueUnder(const Argument& a, size_t k) const;
+
+    /// The graph has symbolic sizes (SymInt placeholders or symbolic annotations).
+    bool symbolic() const { return m_symbolic; }
+    /// The argument is a SymInt/SymFloat/SymBool node (a number known only at run time).
+    bool isScalarNode(const Argument& a) const;
+    /// The argument is a number literal or a SymInt/SymFloat/SymBool node.
+    bool isScalar(const Argument& a) const;
+    /// Size `dim` of tensor x as an argument: an int where static, else an emitted
+    /// `aten.sym_size.int(x, dim)` node (as torch.export records `x.size(dim)`).
+    Expected<Argument> sizeArg(const Argument& x, int64_t dim);
+    /// All sizes of tensor x (sizeArg per dimension).
+    Expected<std::vector<Argument>> sizeArgs(const Argument& x);
+    /// Symbolic metadata of a tensor argument (its annotation, or what emit() recovered), or
+    /// the static metadata when nothing about it is symbolic.
+    std::optional<TensorMeta> symMeta(const Argument& a) const;
+    /// Erases emitted `aten.sym_size.int` nodes nobody uses (`x.size()` asks for every size).
+    void dropUnusedSizeNodes();
     /// Tensor metadata of an argument, or nullopt when it is not a tensor.
     std::optional<TensorMeta> tensorMeta(const Argument& a) const;
     /// The argument is a tensor-valued node.
@@ -67,9 +95,21 @@ public:
     bool devicesKnown() const { return m_devicesKnown; }
 
 private:
+    /// Hint and probe bindings for every symbol the graph mentions.
+    void initBindings();
     void computeValueRaw(const Node& n);
+    /// Value of a node's annotation under probe binding k (tensors bound, Sym(...) evaluated).
+    Value annotationUnder(const Node& n, size_t k) const;
+    /// Gives an emitted node symbolic annotations: its value is recomputed under the probe
+    /// bindings and each size/stride matched against the symbolic texts around it.
+    void resymbolize(Node* n, const Value& v0, const std::array<Value, 2>& probes);
+    /// Symbolic texts the current node's sizes can follow: its operands', its own annotation's.
+    std::vector<std::string> candidateTexts(const Node* n) const;
 
     Graph& m_g;
+    bool m_symbolic = false;
+    std::array<sym::Binding, 3> m_bind;  ///< hints, then two probe bindings
+    std::set<const Node*> m_sizeNodes;
     bool m_devicesKnown = false;
     Node* m_cur = nullptr;
     std::vector<Node*> m_emitted;

@@ -40,9 +40,9 @@ Expected<Argument> expandAs(LowerCtx& c, const TorchCall& call) {
     if (!p.ok()) return p.error();
     auto m = (*p)[1] ? c.tensorMeta(*(*p)[1]) : std::nullopt;
     if (!(*p)[0] || !m) return makeError("expects two tensors");
-    std::vector<Argument> sizes;
-    for (int64_t s : m->shape) sizes.push_back(Argument::ofInt(s));
-    return c.emit("aten.expand.default", {*(*p)[0], Argument::ofList(std::move(sizes))});
+    auto sizes = c.sizeArgs(*(*p)[1]);
+    if (!sizes.ok()) return sizes.error();
+    return c.emit("aten.expand.default", {*(*p)[0], Argument::ofList(std::move(sizes).value())});
 }
 
 Expected<Argument> viewAs(LowerCtx& c, const TorchCall& call) {
@@ -50,9 +50,9 @@ Expected<Argument> viewAs(LowerCtx& c, const TorchCall& call) {
     if (!p.ok()) return p.error();
     auto m = (*p)[1] ? c.tensorMeta(*(*p)[1]) : std::nullopt;
     if (!(*p)[0] || !m) return makeError("expects two tensors");
-    std::vector<Argument> sizes;
-    for (int64_t s : m->shape) sizes.push_back(Argument::ofInt(s));
-    return c.emit("aten.view.default", {*(*p)[0], Argument::ofList(std::move(sizes))});
+    auto sizes = c.sizeArgs(*(*p)[1]);
+    if (!sizes.ok()) return sizes.error();
+    return c.emit("aten.view.default", {*(*p)[0], Argument::ofList(std::move(sizes).value())});
 }
 
 Expected<Argument> contiguous(LowerCtx& c, const TorchCall& call) {
@@ -175,21 +175,21 @@ Expected<Argument> castMethod(LowerCtx& c, const TorchCall& call) {
     return convertTo(c, *(*p)[0], T, std::nullopt, false, mf);
 }
 
-/// x.size() / x.size(d): folded to ints (static shapes).
+/// x.size() / x.size(d): folded to ints where static; a symbolic size is an
+/// `aten.sym_size.int` node (torch.export's form).
 Expected<Argument> sizeMethod(LowerCtx& c, const TorchCall& call) {
     auto p = call.bind({"self", "dim"});
     if (!p.ok()) return p.error();
     auto m = (*p)[0] ? c.tensorMeta(*(*p)[0]) : std::nullopt;
     if (!m) return makeError("expects a tensor");
-    if (m->isSymbolic()) return makeError("symbolic sizes are not supported");
-    std::vector<Argument> items;
-    for (int64_t s : m->shape) items.push_back(Argument::ofInt(s));
-    if (!(*p)[1] || (*p)[1]->isNone()) return Argument::ofList(std::move(items), true);
+    if (!(*p)[1] || (*p)[1]->isNone()) {
+        auto items = c.sizeArgs(*(*p)[0]);
+        if (!items.ok()) return items.error();
+        return Argument::ofList(std::move(items).value(), true);
+    }
     auto d = intOf((*p)[1]);
     if (!d) return makeError("dim must be an int");
-    int64_t k = *d < 0 ? *d + m->dim() : *d;
-    if (k < 0 || k >= m->dim()) return makeError("dim " + std::to_string(*d) + " out of range");
-    return items[static_cast<size_t>(k)];
+    return c.sizeArg(*(*p)[0], *d);
 }
 
 template <int What>  // 0: dim(), 1: numel()
@@ -197,7 +197,8 @@ Expected<Argument> countMethod(LowerCtx& c, const TorchCall& call) {
     auto m = call.args.size() == 1 ? c.tensorMeta(call.args[0]) : std::nullopt;
     if (!m) return makeError("expects a tensor and no arguments");
     if (What == 0) return Argument::ofInt(m->dim());
-    if (m->isSymbolic()) return makeError("symbolic sizes are not supported");
+    auto sm = c.symMeta(call.args[0]);
+    if (sm && !sm->symShape.empty()) return c.emit("aten.sym_numel.default", {call.args[0]});
     return Argument::ofInt(m->numel());
 }
 
@@ -227,6 +228,15 @@ constexpr char kPow[] = "torch.pow";
 
 Expected<Argument> dataDependent(LowerCtx&, const TorchCall&) {
     return makeError("the result depends on tensor data (a graph break in Dynamo); not supported");
+}
+
+/// x.item(): Dynamo keeps it in the graph only when it captured the scalar (the node is a
+/// SymInt/SymFloat, "Sym(zf0)"); torch.export records aten.item. Otherwise it was a graph break.
+Expected<Argument> item(LowerCtx& c, const TorchCall& call) {
+    const std::string& ann = call.node ? call.node->annotationText : std::string();
+    if (ann.rfind("Sym(", 0) != 0) return dataDependent(c, call);
+    if (call.args.size() != 1 || !call.kwargs.empty() || !c.isTensor(call.args[0])) return makeError("expects a tensor");
+    return c.emit("aten.item.default", {call.args[0]});
 }
 
 const std::unordered_map<std::string_view, Rule>& table() {
@@ -264,7 +274,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"softmax", asFunction<kSoftmax>},
         {"log_softmax", asFunction<kLogSoftmax>},
         {"pow", asFunction<kPow>},
-        {"item", dataDependent},
+        {"item", item},
         {"tolist", dataDependent},
         {"nonzero", dataDependent},
     };

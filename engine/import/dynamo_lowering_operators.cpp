@@ -115,9 +115,14 @@ Expected<Argument> lowerBinary(LowerCtx& c, const TorchCall& call, const BinOpIn
     const Argument& a = call.args[0];
     const Argument& b = call.args[1];
     bool ta = c.isTensor(a), tb = c.isTensor(b);
-    bool na = numberOf(&a).has_value(), nb = numberOf(&b).has_value();
+    // SymInt/SymFloat nodes count as numbers: `x * s0` is aten.mul.Tensor(x, s0) as in export.
+    bool na = c.isScalar(a), nb = c.isScalar(b);
     if (!(ta || na) || !(tb || nb)) return makeError("operands must be tensors or numbers");
-    if (na && nb) return foldNumbers(info.op, a, b);
+    if (na && nb) {
+        if (!a.isNode() && !b.isNode()) return foldNumbers(info.op, a, b);
+        if (info.inplace) return makeError("in-place operator on a SymInt");
+        return c.emitScalar(call.target, {a, b});  // size arithmetic stays in the graph
+    }
     const std::string name = info.aten;
     if (ta) {
         // tensor (op) tensor-or-number; in-place forms mutate the left tensor.
@@ -182,12 +187,13 @@ Expected<Argument> neg(LowerCtx& c, const TorchCall& call) {
     }
     if (a.kind == Argument::Kind::Float) return Argument::ofFloat(-a.f);
     if (a.kind == Argument::Kind::Bool) return Argument::ofInt(a.b ? -1 : 0);
+    if (c.isScalarNode(a)) return c.emitScalar("operator.neg", {a});
     if (!c.isTensor(a)) return makeError("operand must be a tensor or a number");
     return c.emit("aten.neg.default", {a});
 }
 
 Expected<Argument> pos(LowerCtx& c, const TorchCall& call) {
-    if (call.args.size() != 1 || !(numberOf(&call.args[0]) || c.isTensor(call.args[0])))
+    if (call.args.size() != 1 || !(c.isScalar(call.args[0]) || c.isTensor(call.args[0])))
         return makeError("expects one tensor or number");
     return call.args[0];
 }
@@ -214,7 +220,6 @@ std::optional<int64_t> sliceBound(const Argument& a, bool& none) {
 Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& index) {
     auto m0 = c.tensorMeta(x);
     if (!m0) return makeError("indexed value is not a tensor");
-    if (m0->isSymbolic()) return makeError("indexing a tensor of symbolic shape is not supported");
     std::vector<Argument> items = index.kind == Argument::Kind::Tuple ? index.items : std::vector<Argument>{index};
     int64_t ndim = m0->dim(), consumed = 0;
     bool sawEllipsis = false;
@@ -337,14 +342,11 @@ Expected<Argument> getitem(LowerCtx& c, const TorchCall& call) {
     return indexTensor(c, obj, idx);
 }
 
-/// Folds a tensor's shape into a tuple of ints.
+/// Folds a tensor's shape into a tuple: ints, and `aten.sym_size.int` nodes for symbolic sizes.
 Expected<Argument> shapeOf(LowerCtx& c, const Argument& x) {
-    auto m = c.tensorMeta(x);
-    if (!m) return makeError("not a tensor");
-    if (m->isSymbolic()) return makeError("symbolic sizes are not supported");
-    std::vector<Argument> items;
-    for (int64_t s : m->shape) items.push_back(Argument::ofInt(s));
-    return Argument::ofList(std::move(items), true);
+    auto items = c.sizeArgs(x);
+    if (!items.ok()) return items.error();
+    return Argument::ofList(std::move(items).value(), true);
 }
 
 /// builtins.getattr(x, 'shape' | 'dtype' | 'device' | 'ndim' | 'T' | 'mT' | 'is_cuda').

@@ -4,6 +4,7 @@
 #include "import/md5.h"
 #include "import/trace_inputs.h"
 #include "import/trace_records.h"
+#include "import/trace_symbols.h"
 
 #include <nlohmann/json.hpp>
 
@@ -349,6 +350,9 @@ private:
                 m_inputs.addTensor(cid, parseValue(r.value));
             } else if (kind == "describe_source") {
                 m_inputs.addSource(cid, parseValue(r.value));
+            } else if (kind == "create_symbol" || kind == "symbolic_shape_specialization") {
+                // The value each symbol had when traced: the graphs' hints (run's default sizes).
+                if (auto h = traceSymbolHint(kind, parseValue(r.value))) m_hints[cid][h->first] = h->second;
             } else if (kind == "dynamo_start") {
                 std::string origin = originOf(parseValue(r.value));
                 if (!origin.empty()) m_origin[cid] = origin;
@@ -429,6 +433,10 @@ private:
             lg.graph->sourceFile = m_file;
             shiftLines(*lg.graph, r.line);
             lg.notes.push_back("trace record at " + m_file + ":" + std::to_string(r.line));
+            if (auto h = m_hints.find(p.compileId); h != m_hints.end() && !p.compileId.empty()) {
+                addSymbolHints(*lg.graph, h->second);
+                lg.notes.push_back("symbol hints " + sym::bindingStr(h->second) + " from create_symbol records");
+            }
             auto o = m_origin.find(p.compileId);
             if (o != m_origin.end() && !p.compileId.empty())
                 lg.notes.push_back("compile " + p.compileId + " started from " + o->second);
@@ -480,6 +488,7 @@ private:
     std::unordered_map<int64_t, std::string> m_strings;
     std::map<std::string, int> m_unknown;
     TraceInputCatalog m_inputs;
+    std::unordered_map<std::string, sym::Binding> m_hints;  ///< compile id -> traced symbol values
     size_t m_suppressed = 0;
     LoadedFile m_out;
 };

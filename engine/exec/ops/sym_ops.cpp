@@ -53,6 +53,19 @@ Expected<Value> sameAsMeta(const OpArgs&, const Value& out, ExecContext&) { retu
 
 Expected<Value> noneMeta(const OpArgs&) { return Value::none(); }
 
+/// item() / _local_scalar_dense(): the one element as a Python number. Its value is data:
+/// on a meta tensor there is none (shape inference falls back to the "Sym(zf0)" annotation).
+Expected<Value> localScalar(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    if (t.numel() != 1)
+        return opError(a, "a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
+    if (!t.hasData()) return opError(a, "the value is data-dependent (a meta tensor has none)");
+    const double v = toDoubles(t)[0];
+    if (t.dtype() == DType::Bool) return Value::ofBool(v != 0.0);
+    if (isFloating(t.dtype())) return Value::ofDouble(v);
+    return Value::ofInt(static_cast<int64_t>(v));
+}
+
 /// _assert_scalar(cond, msg): PyTorch raises `RuntimeError: {msg}` when cond is false.
 Expected<Value> assertScalar(const OpArgs& a, const Value&, ExecContext&) {
     if (a[0].toDouble() != 0.0) return Value::none();
@@ -87,6 +100,9 @@ void registerSymOps(OpRegistry& r) {
     r.add("aten.sym_numel.default", "sym_numel(Tensor self) -> SymInt", OpCategory::Other, symNumel, sameAsMeta);
     r.add("aten.sym_storage_offset.default", "sym_storage_offset(Tensor self) -> SymInt", OpCategory::Other,
           symStorageOffset, sameAsMeta);
+    r.add("aten.item.default", "item(Tensor self) -> Scalar", OpCategory::Other, localScalar, sameAsMeta);
+    r.add("aten._local_scalar_dense.default", "_local_scalar_dense(Tensor self) -> Scalar", OpCategory::Other,
+          localScalar, sameAsMeta);
     r.add("aten._assert_scalar.default", "_assert_scalar(Scalar self, str assert_msg) -> ()", OpCategory::Other,
           noneMeta, assertScalar);
     r.add("aten._assert_async.msg", "_assert_async.msg(Tensor self, str assert_msg) -> ()", OpCategory::Other, noneMeta,
