@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "exec/shape_binding.h"
 #include "import/constants_folder.h"
 #include "ir/printer.h"
 #include "partition/partitioner.h"
@@ -24,6 +25,7 @@ const char* kPartitionUsage =
     "usage: fxray partition FILE [--graph SEL] [--memory-budget X] [--solver dp|greedy] [--json]\n"
     "                       [--num-fwd-outputs N] [--static-inputs NAME,...] [--static-inputs-from FILE]\n"
     "                       [--no-static-inputs] [--no-cse] [--out-forward FILE] [--out-backward FILE]\n"
+    "                       [--sizes s33=16,...]\n"
     "  --memory-budget X    activation memory budget in [0, 1] (default 1: runtime-optimal)\n"
     "  --solver S           knapsack for budgets below 1: dp (default) or greedy\n"
     "  --num-fwd-outputs N  leading joint outputs that are forward outputs (default: outputs - primals)\n"
@@ -32,7 +34,9 @@ const char* kPartitionUsage =
     "                       read them off the Dynamo graph of the run (its placeholders are the primals);\n"
     "                       a TORCH_TRACE log with the compile's dynamo_output_graph is used by default\n"
     "  --no-static-inputs   count parameters at their size like any other saved value\n"
-    "  --out-forward FILE   write the forward graph in FX text form (likewise --out-backward)\n";
+    "  --out-forward FILE   write the forward graph in FX text form (likewise --out-backward)\n"
+    "  --sizes B            dynamic shapes: the symbol values sizes are measured at (default: the\n"
+    "                       trace's hints, else 8); saved bytes are reported there and as an expression\n";
 
 bool parseBudget(const std::string& s, double& v) {
     try {
@@ -68,7 +72,7 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     std::string perr;
     auto a = parseArgs(argv,
                        {"--graph", "--memory-budget", "--solver", "--num-fwd-outputs", "--static-inputs",
-                        "--static-inputs-from", "--out-forward", "--out-backward"},
+                        "--static-inputs-from", "--out-forward", "--out-backward", "--sizes"},
                        {"--json", "--no-cse", "--no-static-inputs", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
@@ -94,6 +98,11 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     }
     po.staticLifetimeInputs = splitList(a->get("--static-inputs"));
     po.cse = !a->has("--no-cse");
+    if (a->has("--sizes")) {
+        auto b = parseSizes(a->get("--sizes"));
+        if (!b.ok()) return reportError(err, makeError("--sizes: " + b.error().message));
+        po.sizes = std::move(b).value();
+    }
 
     auto f = loadFile(a->positional[0]);
     if (!f.ok()) return reportError(err, f.error());
@@ -139,9 +148,20 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     if (a->has("--json")) {
         nlohmann::json j;
         j["saved"] = nlohmann::json::array();
-        for (const auto& s : res->saved) j["saved"].push_back({{"name", s.name}, {"bytes", s.bytes}});
+        for (const auto& s : res->saved)
+            j["saved"].push_back({{"name", s.name}, {"bytes", s.bytes}, {"bytes_expr", s.bytesExpr}});
         j["saved_bytes"] = res->savedBytes;
         j["activation_bytes"] = res->activationBytes;
+        // Dynamic shapes: the bytes over the symbols, and the binding the numbers are taken at.
+        j["saved_bytes_expr"] = res->savedBytesExpr;
+        j["activation_bytes_expr"] = res->activationBytesExpr;
+        nlohmann::json binding = nlohmann::json::object();
+        for (const auto& [s, v] : res->binding) {
+            if (v.isFloat()) binding[s] = v.d;
+            else binding[s] = v.i;
+        }
+        j["binding"] = binding;
+        j["defaulted_symbols"] = res->defaultedSymbols;
         j["recomputed"] = res->recomputed;
         j["forward_nodes"] = res->forward->size();
         j["backward_nodes"] = res->backward->size();
@@ -169,10 +189,20 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
         << ms << " ms, memory budget " << std::setprecision(2) << po.memoryBudget << " (" << res->strategy << ")\n";
     out << "  forward  " << res->forward->size() << " nodes\n";
     out << "  backward " << res->backward->size() << " nodes\n";
+    const bool symbolic = !res->binding.empty();
     out << "  saved    " << res->saved.size() << " values, " << res->savedBytes << " bytes (" << res->activationBytes
-        << " beyond the inputs)\n";
-    for (const auto& s : res->saved)
-        out << "    " << std::left << std::setw(28) << s.name << " " << s.bytes << (s.input ? "  (input)" : "") << "\n";
+        << " beyond the inputs)";
+    if (symbolic) {
+        out << " at " << sym::bindingStr(res->binding);
+        if (!res->defaultedSymbols.empty()) out << " (no hint for some: 8)";
+        out << "\n           " << res->savedBytesExpr << " bytes (" << res->activationBytesExpr << " beyond the inputs)";
+    }
+    out << "\n";
+    for (const auto& s : res->saved) {
+        out << "    " << std::left << std::setw(28) << s.name << " " << s.bytes;
+        if (symbolic && s.bytesExpr != std::to_string(s.bytes)) out << " = " << s.bytesExpr;
+        out << (s.input ? "  (input)" : "") << "\n";
+    }
     out << "  recomputed in backward: " << res->recomputed.size() << " nodes";
     for (size_t i = 0; i < res->recomputed.size() && i < 12; ++i) out << (i ? ", " : ": ") << res->recomputed[i];
     if (res->recomputed.size() > 12) out << ", ...";

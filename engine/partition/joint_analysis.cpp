@@ -1,5 +1,6 @@
 #include "partition/joint_analysis.h"
 
+#include "exec/shape_binding.h"
 #include "ir/op_registry.h"
 
 #include <algorithm>
@@ -52,6 +53,26 @@ void appendKey(std::string& key, const Argument& a, const std::unordered_map<con
         return;
     default: key += a.repr();
     }
+}
+
+/// Dynamic shapes: the binding sizes are measured at (given, then the hints, then 8) and a copy
+/// of the prepared graph with every size evaluated under it. The cut then weighs tensors as
+/// PyTorch does, by their size at the hints, while the partition itself keeps the symbolic
+/// annotations. A size the binding cannot evaluate (an unbacked u0) stays symbolic.
+void bindSizes(JointAnalysis& ja, const sym::Binding& given) {
+    const Graph& g = *ja.graph;
+    bool symbolic = false;
+    for (const auto& n : g.nodes())
+        for (const auto& m : n->meta) symbolic = symbolic || m.isSymbolic();
+    if (!symbolic) return;
+    ja.binding = completeBinding(g, given, 8, &ja.defaultedSymbols);
+    // Symbols the inputs do not mention (u0, or a given one) still count when given.
+    for (const auto& [s, v] : given) ja.binding.emplace(s, v);
+    ja.sized = g.clone();
+    for (const auto& n : ja.sized->nodes())
+        for (auto& m : n->meta)
+            if (m.isSymbolic())
+                if (auto b = bindMeta(m, ja.binding); b.ok()) m = std::move(b).value();
 }
 
 /// Dead-code elimination and CSE decided on the read-only joint graph, then one filtered copy:
@@ -174,6 +195,7 @@ Expected<JointAnalysis> analyzeJoint(const Graph& joint, const PartitionOptions&
                          "graph (PyTorch's aot_joint_graph, `forward(self, primals, tangents)`)");
     ja.graph = copyWithoutDeadAndDuplicates(joint, options.cse, ja.removedByDce, ja.removedByCse);
     Graph& g = *ja.graph;
+    bindSizes(ja, options.sizes);
 
     const auto& nodes = g.nodes();
     const size_t n = nodes.size();
@@ -182,9 +204,10 @@ Expected<JointAnalysis> analyzeJoint(const Graph& joint, const PartitionOptions&
         NodeFacts& f = ja.nodes[i];
         Node* node = nodes[i].get();
         f.node = node;
+        f.measured = ja.sized ? ja.sized->nodes()[i].get() : node;
         f.cls = classifyOp(*node);
         f.sym = isSymNode(*node);
-        f.size = sizeOfNode(*node);
+        f.size = sizeOfNode(*f.measured);
         f.nonTensor = !f.sym && (node->meta.empty() || node->metaIsTuple);
         f.isOutput = node->kind() == NodeKind::Output;
         f.impure = (node->kind() == NodeKind::CallFunction || node->kind() == NodeKind::CallMethod ||

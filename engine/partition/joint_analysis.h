@@ -17,6 +17,9 @@ enum class RecomputePolicy : uint8_t { None, MustSave, PreferSave, MustRecompute
 /// What the partitioner knows about one node of the prepared joint graph.
 struct NodeFacts {
     Node* node = nullptr;
+    /// The node with its sizes at the binding (JointAnalysis::sized): what sizes and flops are
+    /// measured on. `node` itself for a static graph.
+    const Node* measured = nullptr;
     OpClass cls;
     int64_t size = 0;         ///< bytes (PyTorch's _size_of)
     bool sym = false;         ///< SymInt-like value
@@ -41,6 +44,12 @@ struct NodeFacts {
 /// The prepared joint graph.
 struct JointAnalysis {
     std::unique_ptr<Graph> graph;  ///< the DCE'd and CSE'd copy the partition is made from
+    /// Dynamic shapes: a copy of `graph` with every size evaluated at `binding` (null for a static
+    /// graph); a size that cannot be evaluated (an unbacked u0) stays symbolic and counts as
+    /// PyTorch's fallback of 4096 elements.
+    std::unique_ptr<Graph> sized;
+    sym::Binding binding;
+    std::vector<std::string> defaultedSymbols;  ///< symbols the binding gave 8 (no hint)
     std::vector<NodeFacts> nodes;  ///< by node index in `graph`
     std::vector<int> inputs;       ///< primals then forward seeds (node_info.inputs)
     std::vector<int> tangents;

@@ -5,9 +5,11 @@
 #include "partition/knapsack.h"
 #include "partition/min_cut.h"
 #include "partition/op_classes.h"
+#include "partition/sym_bytes.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_set>
@@ -22,6 +24,87 @@ std::string fmtDouble(double v) {
     std::ostringstream s;
     s << v;
     return s.str();
+}
+
+/// A node's bytes as a polynomial over the size symbols; `bytes` (its size at the binding) when
+/// it is static, a scalar, or a size that does not parse.
+SymPoly bytesPolyOf(const Node& n, int64_t bytes) {
+    if (isSymNode(n)) return SymPoly::constant(bytes);
+    SymPoly total;
+    for (const auto& m : n.meta) {
+        if (!m.isSymbolic()) {
+            total += SymPoly::constant(m.nbytes());
+            continue;
+        }
+        auto p = bytesPoly(m);
+        if (!p.ok()) return SymPoly::constant(bytes);
+        total += *p;
+    }
+    return total;
+}
+
+/// The expression of a SymInt node ("s33" for `primals_3: "Sym(s33)"`), or "".
+std::string symExprOfNode(const Node& n) {
+    const std::string& a = n.annotationText;
+    if (!isSymNode(n) || a.size() < 6 || a.back() != ')') return {};
+    return a.substr(4, a.size() - 5);
+}
+
+/// `is_symbol_binding_fx_node`: a placeholder whose value is a plain symbol (primals_3:
+/// "Sym(s33)"), or any node that is an unbacked one (u0). Returns the symbol or "".
+std::string symbolBound(const Node& n) {
+    std::string e = symExprOfNode(n);
+    if (e.empty() || !sym::isSymbolName(e)) return {};
+    if (n.kind() == NodeKind::Placeholder || e[0] == 'u') return e;
+    return {};
+}
+
+/// PyTorch's `_extract_fwd_bwd_modules` after the saved set is final: every symbol the backward
+/// inputs mention (a saved [s33, 128] tensor, a tangent's sizes) must be bound in the backward,
+/// so the SymInt node binding it (the first in the graph, a placeholder) is saved too, ahead of
+/// the derived SymInts. The backward may not use it in any op: its sizes need it.
+void bindBackwardSymbols(const Graph& g, std::vector<const Node*>& savedSym, const std::vector<const Node*>& savedValues,
+                         const std::vector<const Node*>& tangents) {
+    std::set<std::string> saved;
+    std::vector<const Node*> binding, derived;
+    for (const Node* n : savedSym) {
+        std::string s = symbolBound(*n);
+        if (!s.empty()) {
+            saved.insert(s);
+            binding.push_back(n);
+        } else {
+            derived.push_back(n);
+        }
+    }
+    std::map<std::string, const Node*> bindings;  // find_symbol_binding_fx_nodes: first occurrence
+    for (const auto& n : g.nodes()) {
+        std::string s = symbolBound(*n);
+        if (!s.empty()) bindings.emplace(s, n.get());
+    }
+    auto freeOf = [](const Node& n) {
+        std::set<std::string> out;
+        if (isSymNode(n)) return sym::freeSymbols(symExprOfNode(n));
+        for (const auto& m : n.meta) {
+            for (const auto& t : m.symShape)
+                if (!t.empty()) out.merge(sym::freeSymbols(t));
+            for (const auto& t : m.symStrides)
+                if (!t.empty()) out.merge(sym::freeSymbols(t));
+        }
+        return out;
+    };
+    std::vector<const Node*> order = derived;
+    order.insert(order.end(), savedValues.begin(), savedValues.end());
+    order.insert(order.end(), tangents.begin(), tangents.end());
+    for (const Node* n : order) {
+        std::set<std::string> fresh;  // sorted by name, as PyTorch sorts them
+        for (const auto& s : freeOf(*n))
+            if (!saved.count(s)) fresh.insert(s);
+        for (const auto& s : fresh)
+            if (auto it = bindings.find(s); it != bindings.end()) binding.push_back(it->second);
+        saved.insert(fresh.begin(), fresh.end());
+    }
+    savedSym = std::move(binding);
+    savedSym.insert(savedSym.end(), derived.begin(), derived.end());
 }
 
 double activationGb(const JointAnalysis& ja, const std::vector<int>& nodes) {
@@ -117,7 +200,7 @@ Expected<Choice> chooseSavedValues(const JointAnalysis& ja, const PartitionOptio
     std::vector<double> memory, runtimes;
     for (int i : candidates) {
         memory.push_back((static_cast<double>(ja.nodes[i].size) / 1e9) / (maxAct - minAct));
-        runtimes.push_back(std::max(estimateFlops(*ja.nodes[i].node), 1.0));
+        runtimes.push_back(std::max(estimateFlops(*ja.nodes[i].measured), 1.0));
     }
     KnapsackResult k = o.solver == KnapsackSolver::Greedy ? greedyKnapsack(memory, runtimes, o.memoryBudget)
                                                           : dpKnapsack(memory, runtimes, o.memoryBudget);
@@ -201,6 +284,7 @@ Expected<PartitionResult> partitionJoint(const Graph& joint, const PartitionOpti
         keep(savedSym);
         keep(savedValues);
     }
+    bindBackwardSymbols(g, savedSym, savedValues, tangents);
     std::vector<Argument> fwdOuts = ja.fwdOutputs;
     for (const Node* n : savedValues) fwdOuts.push_back(Argument::ofNode(const_cast<Node*>(n)));
     for (const Node* n : savedSym) fwdOuts.push_back(Argument::ofNode(const_cast<Node*>(n)));
@@ -219,15 +303,30 @@ Expected<PartitionResult> partitionJoint(const Graph& joint, const PartitionOpti
     std::set<int> inputStorages;
     for (int i : ja.inputs) inputStorages.insert(ja.nodes[i].storage);
     auto isInput = [&](const Node* n) {
+        if (n->kind() == NodeKind::Placeholder) return true;  // a primal (a SymInt has no storage)
         int st = ja.nodes[n->index].storage;
         return st >= 0 && inputStorages.count(st) > 0;
     };
-    for (const Node* n : savedSym) r.saved.push_back({n->name(), sizeOfNode(*n), true, isInput(n)});
-    for (const Node* n : savedValues) r.saved.push_back({n->name(), sizeOfNode(*n), false, isInput(n)});
+    // Bytes at the binding (the cut's own measure) and as expressions over the symbols.
+    SymPoly savedPoly, activationPoly;
+    auto addSaved = [&](const Node* n, bool sym) {
+        SavedValue s{n->name(), ja.nodes[n->index].size, {}, sym, isInput(n)};
+        SymPoly p = bytesPolyOf(*n, s.bytes);
+        s.bytesExpr = p.str();
+        savedPoly += p;
+        if (!s.input) activationPoly += p;
+        r.saved.push_back(std::move(s));
+    };
+    for (const Node* n : savedSym) addSaved(n, true);
+    for (const Node* n : savedValues) addSaved(n, false);
     for (const auto& s : r.saved) {
         r.savedBytes += s.bytes;
         if (!s.input) r.activationBytes += s.bytes;
     }
+    r.savedBytesExpr = savedPoly.str();
+    r.activationBytesExpr = activationPoly.str();
+    r.binding = ja.binding;
+    r.defaultedSymbols = ja.defaultedSymbols;
     std::unordered_set<std::string> bwdCalls;
     for (const auto& n : r.backward->nodes())
         if (n->kind() == NodeKind::CallFunction) bwdCalls.insert(n->name());

@@ -8,6 +8,7 @@
 /// distance-from-backward weighting, the memory budget with its knapsack, the backward reordering
 /// that mimics the autograd engine and getitem raising.
 #include "ir/graph.h"
+#include "ir/sym_expr.h"
 #include "support/diagnostic.h"
 
 #include <cstdint>
@@ -37,12 +38,18 @@ struct PartitionOptions {
     /// `treat_parameters_as_free_to_save` PyTorch saves them at zero cost. Empty: all inputs cost
     /// their size (fxray cannot tell parameters from user inputs in a joint graph).
     std::vector<std::string> staticLifetimeInputs;
+    /// Dynamic shapes: the symbol values sizes are measured at (cut weights, the knapsack, the
+    /// reported bytes), completed by the graph's hints (Graph::symbolHints), then 8 per symbol.
+    /// PyTorch weighs with the hints too (`hint_int(numel, fallback=4096)`).
+    sym::Binding sizes;
 };
 
 /// One value the forward saves for the backward.
 struct SavedValue {
     std::string name;
-    int64_t bytes = 0;
+    int64_t bytes = 0;  ///< at the binding (PartitionResult::binding) when the size is symbolic
+    /// The bytes as an expression over the size symbols ("512*s33"); the number for static sizes.
+    std::string bytesExpr;
     bool symbolic = false;  ///< a SymInt/SymFloat (saved in ctx, not as a tensor)
     /// A primal or a view of one: the caller keeps it alive anyway, so saving it costs no
     /// activation memory (PyTorch's memory budget measures from the inputs' size up).
@@ -76,6 +83,13 @@ struct PartitionResult {
     /// Bytes of the saved values that are not inputs (nor views of inputs): the activation
     /// memory the partition adds. Budget 0 saves the inputs only, so this is 0 there.
     int64_t activationBytes = 0;
+    /// savedBytes and activationBytes over the symbols, sympy's form ("1280*s33 + 32768"); the
+    /// numbers for a static graph.
+    std::string savedBytesExpr, activationBytesExpr;
+    /// The binding sizes were measured at: PartitionOptions::sizes completed by the hints (then
+    /// 8); empty for a static graph. `defaultedSymbols` took the 8.
+    sym::Binding binding;
+    std::vector<std::string> defaultedSymbols;
     /// Call nodes computed in both graphs (PyTorch's "remat" nodes), forward order.
     std::vector<std::string> recomputed;
     std::vector<BannedNode> banned;  ///< of the min-cut run that chose the saved set

@@ -1,4 +1,5 @@
 #include "rewrite/pattern_rewriter.h"
+#include "rewrite/sym_meta_eq.h"
 
 #include "ir/op_registry.h"
 
@@ -18,10 +19,11 @@ std::string metaKey(const Node& n) {
 }
 
 bool sameLayout(const TensorMeta& a, const TensorMeta& b) {
-    if (a.shape != b.shape || a.strides.size() != b.strides.size()) return false;
+    if (!sameSizes(a, b) || a.strides.size() != b.strides.size()) return false;
     if (!a.stridesKnown || !b.stridesKnown) return true;
+    // Strides of size-1 dims do not matter; a symbolic dim may be larger than 1.
     for (size_t i = 0; i < a.shape.size(); ++i)
-        if (a.shape[i] > 1 && a.strides[i] != b.strides[i]) return false;
+        if ((a.shape[i] > 1 || !staticSizes(a)) && strideText(a, i) != strideText(b, i)) return false;
     return true;
 }
 
@@ -181,7 +183,7 @@ Status replaceWithGraph(Match& m, Rewriter& rw) {
         if (orig->meta.size() == 1 && nn->meta.size() == 1) {
             const TensorMeta& om = orig->meta[0];
             const TensorMeta& nm = nn->meta[0];
-            if (om.dtype != nm.dtype || om.shape != nm.shape) {
+            if (om.dtype != nm.dtype || !sameSizes(om, nm)) {
                 std::string why = "replacement output " + std::to_string(k) + " is " + nm.annotation(false, false) +
                                   " where '" + orig->name() + "' is " + om.annotation(false, false);
                 rollback();

@@ -12,6 +12,31 @@ namespace fxray {
 
 namespace {
 
+/// Python arithmetic on SymInts, which AOT graphs of dynamic shapes keep beside their ATen ops
+/// (`mul_6: "Sym(s27*s77)" = primals_1 * primals_2`, `torch.sym_max`, `math.floor`): a scalar
+/// result, nothing to lower.
+bool isSymScalarCall(const Node& n) {
+    if (n.kind() != NodeKind::CallFunction || !n.meta.empty()) return false;
+    const std::string& t = n.target();
+    for (const char* p : {"operator.", "math.", "torch.sym_", "torch._sym_"})
+        if (t.rfind(p, 0) == 0) return true;
+    return false;
+}
+
+/// Every call is an ATen (or other torch.ops) op, a getitem, or SymInt arithmetic: an ATen graph
+/// that looks torch-level only for its size arithmetic.
+bool atenWithSymArithmetic(const Graph& g) {
+    for (const auto& n : g.nodes()) {
+        if (n->kind() == NodeKind::CallMethod || n->kind() == NodeKind::CallModule) return false;
+        if (n->kind() != NodeKind::CallFunction) continue;
+        const std::string& t = n->target();
+        if (t.rfind("torch.ops.", 0) != 0 && t != "operator.getitem" && !isSymScalarCall(*n)) return false;
+    }
+    for (const auto& [k, sub] : g.subgraphs())
+        if (!atenWithSymArithmetic(*sub)) return false;
+    return true;
+}
+
 class LowerToAtenPass : public Pass {
 public:
     std::string_view name() const override { return "lower_to_aten"; }
@@ -21,7 +46,7 @@ public:
     }
     bool recurseIntoSubgraphs() const override { return false; }
     PassResult runOnGraph(Graph& g, PassContext&) override {
-        if (!isTorchLevel(g)) return PassResult::success(false);
+        if (!isTorchLevel(g) || atenWithSymArithmetic(g)) return PassResult::success(false);
         Status st = lowerToAten(g);
         resolveOps(g);
         (void)inferMeta(g);

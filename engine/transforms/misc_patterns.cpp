@@ -7,6 +7,7 @@
 // randperm_default / slice_tensor); here the replacement is written in C++ and keeps the existing
 // index nodes, so the random draw is untouched. The e8m0 patterns (sm100 only) are not ported.
 #include "rewrite/pattern_rewriter.h"
+#include "rewrite/sym_meta_eq.h"
 #include "transforms/pass_util.h"
 #include "transforms/passes.h"
 
@@ -72,7 +73,7 @@ Status replaceOutput(Match& m, Rewriter& rw, Node* out, const std::function<Expe
     }
     const TensorMeta* nm = tensorMeta(**r);
     const TensorMeta* om = tensorMeta(*out);
-    if (!nm || !om || nm->shape != om->shape || nm->dtype != om->dtype) {
+    if (!nm || !om || !sameSizes(*nm, *om) || nm->dtype != om->dtype) {
         for (auto it = created.rbegin(); it != created.rend(); ++it) rw.erase(*it);
         return makeError("the replacement has another shape or dtype");
     }

@@ -22,6 +22,7 @@
 // graph from the last node, attention's bmm's are claimed by fuse_attention first: the joint
 // pipeline runs this pass after fuse_attention.
 #include "ir/op_registry.h"
+#include "rewrite/sym_meta_eq.h"
 #include "rewrite/pattern_rewriter.h"
 #include "rewrite/rewriter.h"
 #include "transforms/pass_util.h"
@@ -276,7 +277,7 @@ private:
             created.push_back(res = *r);
         }
         const TensorMeta* rm = tensorMeta(*res);
-        if (!rm || rm->shape != out->shape || rm->dtype != out->dtype)
+        if (!rm || !sameSizes(*rm, *out) || rm->dtype != out->dtype)
             return undo(makeError("the padded product does not have the original's shape and dtype"));
         std::vector<std::string> newNames;
         for (Node* c : created) newNames.push_back(c->name());

@@ -1,4 +1,5 @@
 #include "transforms/pass_util.h"
+#include "rewrite/sym_meta_eq.h"
 
 #include "ir/op_registry.h"
 
@@ -42,11 +43,11 @@ bool sameMeta(const Node& a, const Node& b) {
     const TensorMeta* x = tensorMeta(a);
     const TensorMeta* y = tensorMeta(b);
     if (!x || !y) return false;
-    if (x->isSymbolic() || y->isSymbolic()) return x->symShape == y->symShape && x->dtype == y->dtype;
-    if (x->shape != y->shape || x->dtype != y->dtype) return false;
+    // Symbolic sizes compare by expression (sym_meta_eq.h): PyTorch's same_meta asks
+    // statically_known_true(sym_eq(...)) of sizes and strides alike.
+    if (!sameSizes(*x, *y) || x->dtype != y->dtype) return false;
     if (x->deviceKnown && y->deviceKnown && !(x->device == y->device)) return false;
-    if (!x->stridesKnown || !y->stridesKnown) return false;
-    return x->strides == y->strides;
+    return sameStrides(*x, *y);
 }
 
 const Node* storageRoot(const Node* n) {

@@ -1,4 +1,5 @@
 #include "transforms/remove_no_ops.h"
+#include "rewrite/sym_meta_eq.h"
 
 #include "ir/op_registry.h"
 #include "transforms/pass_util.h"
@@ -76,7 +77,7 @@ size_t removeNoOps(Rewriter& rw, const std::unordered_set<const Node*>& zeros, c
         const TensorMeta* nm = tensorMeta(*n);
         const TensorMeta* rm = tensorMeta(*r);
         if (!nm || !rm) return;
-        if (nm->shape != rm->shape || !(nm->device == rm->device))
+        if (!sameSizes(*nm, *rm) || !(nm->device == rm->device))
             return (void)ctx.notifyMatchFailure(rule, *n, "the operand has another shape or device (broadcast)");
         Node* target = r;
         std::string name = n->name();

@@ -3,11 +3,13 @@
 // registry, the op's condition holds for its arguments, and node and source have the same
 // metadata (shape, dtype, device, strides) — so a clone that changes the layout stays.
 #include "pass/pass.h"
+#include "rewrite/sym_meta_eq.h"
 #include "rewrite/rewriter.h"
 #include "transforms/pass_util.h"
 #include "transforms/passes.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_set>
 
 namespace fxray {
@@ -24,6 +26,17 @@ struct NoopRule {
     bool holds;
 };
 
+/// The expression of a SymInt node ("s27" for `primals_2: "Sym(s27)"`), without spaces or
+/// outer parentheses as sizeText() gives it; "" for other nodes.
+std::string symExprOf(const Node& n) {
+    const std::string& a = n.annotationText;
+    if (!n.meta.empty() || a.size() < 6 || a.compare(0, 4, "Sym(") != 0 || a.back() != ')') return {};
+    TensorMeta probe;  // sizeText normalises the text the way it normalises sizes
+    probe.shape = {-1};
+    probe.symShape = {a.substr(4, a.size() - 5)};
+    return sizeText(probe, 0);
+}
+
 std::optional<NoopRule> noopRule(const Node& n) {
     const std::string op = opOf(n);
     if (op.empty() || n.args.empty()) return std::nullopt;
@@ -34,7 +47,7 @@ std::optional<NoopRule> noopRule(const Node& n) {
     auto args = n.args;
     if (op == "aten.slice.Tensor") {
         // slice(self, dim=0, start=None, end=None, step=1): the whole dimension.
-        if (!in || in->isSymbolic()) return NoopRule{"slice_noop", argNode(0), false};
+        if (!in) return NoopRule{"slice_noop", argNode(0), false};
         int64_t dim = args.size() > 1 ? asInt(args[1]).value_or(0) : 0;
         const Argument* kwStart = n.kwarg("start");
         const Argument* kwEnd = n.kwarg("end");
@@ -46,7 +59,15 @@ std::optional<NoopRule> noopRule(const Node& n) {
         bool holds = false;
         if (dim >= 0 && dim < in->dim() && !start.isNone() && !end.isNone()) {
             auto s = asInt(start), e = asInt(end), st = asInt(step);
-            holds = s && *s == 0 && e && *e >= in->shape[static_cast<size_t>(dim)] && st && *st == 1;
+            const size_t d = static_cast<size_t>(dim);
+            // PyTorch: statically_known_true(end >= 2**63 - 1) or (end >= size). A symbolic
+            // size is known to be reached by INT64_MAX, or by a SymInt end of the same expression
+            // (slice(x, 2, 0, s27) on [.., s27, ..]); a number against a symbol proves nothing.
+            bool reachesEnd = false;
+            const bool dimStatic = d >= in->symShape.size() || in->symShape[d].empty();
+            if (e) reachesEnd = *e == INT64_MAX || (dimStatic && in->shape[d] >= 0 && *e >= in->shape[d]);
+            else if (end.isNode()) reachesEnd = symExprOf(*end.node) == sizeText(*in, d) && !sizeText(*in, d).empty();
+            holds = s && *s == 0 && reachesEnd && st && *st == 1;
         }
         return NoopRule{"slice_noop", argNode(0), holds};
     }
@@ -124,7 +145,7 @@ public:
                 // Only worth showing when it is the layout that keeps the node.
                 const TensorMeta* a = tensorMeta(*n);
                 const TensorMeta* b = tensorMeta(*src);
-                if (a && b && a->shape == b->shape && a->dtype == b->dtype)
+                if (a && b && sameSizes(*a, *b) && a->dtype == b->dtype)
                     ctx.notifyMatchFailure(rule->name, *n,
                                            "changes the layout: " + b->annotation(true, false) + " -> " +
                                                a->annotation(true, false));

@@ -3,9 +3,11 @@
 #include "codegen/cpu/aot_cache.h"
 
 #include "codegen/lowering.h"
+#include "exec/shape_binding.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cerrno>
@@ -61,16 +63,42 @@ json inputSpecs(const Graph& g, const std::vector<Value>& inputs) {
     json a = json::array();
     auto phs = g.placeholders();
     for (size_t i = 0; i < inputs.size(); ++i) {
-        json s = metaJson(inputs[i].t.meta);
+        json s;
+        if (inputs[i].isTensor()) {
+            s = metaJson(inputs[i].t.meta);
+        } else if (inputs[i].kind == Value::Kind::Double) {
+            s["value"] = inputs[i].d;  // a SymFloat placeholder at its binding
+        } else {
+            s["value"] = inputs[i].kind == Value::Kind::Bool ? int64_t(inputs[i].b) : inputs[i].i;
+        }
         s["name"] = phs[i]->name();
         a.push_back(std::move(s));
     }
     return a;
 }
 
+json bindingJson(const sym::Binding& b) {
+    json j = json::object();
+    for (const auto& [s, v] : b) {
+        if (v.isFloat()) j[s] = v.d;
+        else j[s] = v.i;
+    }
+    return j;
+}
+
+sym::Binding bindingFromJson(const json& j) {
+    sym::Binding b;
+    if (!j.is_object()) return b;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (it.value().is_number_integer()) b[it.key()] = sym::Num::ofInt(it.value().get<int64_t>());
+        else if (it.value().is_number()) b[it.key()] = sym::Num::ofFloat(it.value().get<double>());
+    }
+    return b;
+}
+
 /// Everything the library's code and plan depend on; its hash is the key.
-json keyMaterial(const Graph& g, const std::vector<Value>& inputs, const AotOptions& o) {
-    return json{{"format", kFormat},
+json keyMaterial(const Graph& g, const std::vector<Value>& inputs, const AotOptions& o, const sym::Binding& binding) {
+    json m{{"format", kFormat},
                 {"graph_fingerprint", hex64(g.fingerprint())},
                 {"inputs", inputSpecs(g, inputs)},
                 {"fxray", FXRAY_VERSION},
@@ -81,6 +109,10 @@ json keyMaterial(const Graph& g, const std::vector<Value>& inputs, const AotOpti
                 {"fuse", o.compile.schedule.fuse},
                 {"inline_pointwise", o.compile.schedule.inlinePointwise},
                 {"pinned", o.compile.pinned}};
+    // Dynamic shapes: each binding is its own entry (the input specs hold its sizes too; the
+    // binding makes the entry say which sizes it guards).
+    if (!binding.empty()) m["binding"] = bindingJson(binding);
+    return m;
 }
 
 const char* sourceName(BufferDesc::Source s) {
@@ -176,6 +208,7 @@ std::string entryProblem(const fs::path& dir, const json& material, const std::s
     if (str("key") != key) return "foreign entry (key " + str("key") + ")";
     for (const char* k : {"fxray", "llvm", "target", "graph_fingerprint"})
         if (!m.contains(k) || m[k] != material[k]) return std::string("foreign entry (") + k + " '" + str(k) + "')";
+    if (m.value("binding", json()) != material.value("binding", json())) return "foreign entry (binding differs)";
     if (!m.contains("inputs") || m["inputs"] != material["inputs"]) return "foreign entry (input specs differ)";
     std::string lib = str("library");
     if (lib.empty() || lib.find('/') != std::string::npos || lib[0] == '.') return "metadata names no library";
@@ -237,6 +270,10 @@ Expected<fs::path> buildEntry(const Graph& g, const std::vector<Value>& inputs, 
     };
     std::vector<Value> metas;
     for (const auto& v : inputs) {
+        if (!v.isTensor()) {  // a SymInt placeholder's value at the binding
+            metas.push_back(v);
+            continue;
+        }
         TensorMeta m = v.t.meta;
         m.offset = 0;  // as CompiledGraph::compile: inputs are relaid to offset 0
         metas.push_back(Value::ofTensor(Tensor::metaOnly(m)));
@@ -292,36 +329,64 @@ std::string fileChecksum(const std::string& path) {
     return hex64(h);
 }
 
-Expected<std::vector<Value>> aotInputs(const Graph& g) {
-    // Symbolic shapes first: that is the refusal users need to understand.
-    for (const Node* ph : g.placeholders()) {
-        if (ph->meta.empty() || !ph->meta[0].isSymbolic()) continue;
-        std::string syms;
-        for (size_t i = 0; i < ph->meta[0].shape.size(); ++i) {
-            const std::string& s = i < ph->meta[0].symShape.size() ? ph->meta[0].symShape[i] : std::string();
-            syms += (i ? ", " : "") + (s.empty() ? std::to_string(ph->meta[0].shape[i]) : s);
+Expected<sym::Binding> aotBinding(const Graph& g, const AotOptions& opts) {
+    if (!graphIsSymbolic(g)) return sym::Binding{};
+    auto syms = inputSymbols(g);
+    for (const auto& [s, v] : opts.sizes)
+        if (std::find(syms.begin(), syms.end(), s) == syms.end()) {
+            std::string known;
+            for (const auto& k : syms) known += (known.empty() ? "" : ", ") + k;
+            Diagnostic d = makeError("size symbol '" + s + "' is not one of the graph's (" + known + ")");
+            d.file = g.sourceFile;
+            return d;
         }
-        Diagnostic d = makeError("input '" + ph->name() + "' has a symbolic shape [" + syms +
-                                 "]; aot-compile compiles static shapes only");
-        d.file = g.sourceFile;
-        d.node = ph->name();
-        return d;
+    return completeBinding(g, opts.sizes);
+}
+
+Expected<std::vector<Value>> aotInputs(const Graph& g, const sym::Binding& binding) {
+    if (!graphIsSymbolic(g)) return CompiledGraph::annotatedInputs(g);
+    std::vector<Value> r;
+    for (const Node* ph : g.placeholders()) {
+        auto fail = [&](const std::string& msg) -> Expected<std::vector<Value>> {
+            Diagnostic d = makeError("input '" + ph->name() + "' " + msg);
+            d.file = g.sourceFile;
+            d.node = ph->name();
+            return d;
+        };
+        if (isSymPlaceholder(*ph)) {
+            auto v = sym::evalText(symPlaceholderExpr(*ph), binding);
+            if (!v.ok()) return fail("(" + symPlaceholderExpr(*ph) + "): " + v.error().message);
+            if (v->isFloat()) r.push_back(Value::ofDouble(v->d));
+            else if (v->kind == sym::Num::Kind::Bool) r.push_back(Value::ofBool(v->i != 0));
+            else r.push_back(Value::ofInt(v->i));
+            continue;
+        }
+        if (ph->meta.empty() || ph->metaIsTuple) return fail("has no tensor annotation to compile for");
+        auto m = bindMeta(ph->meta[0], binding);
+        if (!m.ok()) return fail(m.error().message);
+        if (m->strides.size() != m->shape.size()) m->strides = TensorMeta::contiguousStrides(m->shape);
+        r.push_back(Value::ofTensor(Tensor::metaOnly(std::move(m).value())));
     }
-    return CompiledGraph::annotatedInputs(g);
+    return r;
 }
 
 Expected<std::string> aotCacheKey(const Graph& g, const AotOptions& opts) {
-    auto inputs = aotInputs(g);
+    auto binding = aotBinding(g, opts);
+    if (!binding.ok()) return binding.error();
+    auto inputs = aotInputs(g, *binding);
     if (!inputs.ok()) return inputs.error();
-    return hex64(fnv(keyMaterial(g, *inputs, opts).dump()));
+    return hex64(fnv(keyMaterial(g, *inputs, opts, *binding).dump()));
 }
 
 Expected<AotEntry> aotCompile(const Graph& g, const AotOptions& opts) {
     auto t0 = std::chrono::steady_clock::now();
-    auto inputs = aotInputs(g);
+    auto binding = aotBinding(g, opts);
+    if (!binding.ok()) return binding.error();
+    auto inputs = aotInputs(g, *binding);
     if (!inputs.ok()) return inputs.error();
-    json material = keyMaterial(g, *inputs, opts);
+    json material = keyMaterial(g, *inputs, opts, *binding);
     AotEntry e;
+    e.binding = *binding;
     e.key = hex64(fnv(material.dump()));
     fs::path cache = opts.cacheDir.empty() ? fs::path(defaultCacheDir()) : fs::path(opts.cacheDir);
     std::error_code ec;
@@ -370,9 +435,16 @@ Expected<AotEntry> aotCompile(const Graph& g, const AotOptions& opts) {
 }
 
 Expected<AotGraph> aotLoad(const Graph& g, const AotEntry& e, const AotOptions& opts) {
-    auto inputs = aotInputs(g);
+    // The entry's own binding: an entry compiled for s33=16 loads as s33=16 whatever opts.sizes says.
+    sym::Binding binding = e.binding;
+    if (binding.empty()) {
+        auto b = aotBinding(g, opts);
+        if (!b.ok()) return b.error();
+        binding = *b;
+    }
+    auto inputs = aotInputs(g, binding);
     if (!inputs.ok()) return inputs.error();
-    json material = keyMaterial(g, *inputs, opts);
+    json material = keyMaterial(g, *inputs, opts, binding);
     std::string key = hex64(fnv(material.dump()));
     fs::path dir = e.dir;
     json meta;
@@ -415,7 +487,52 @@ Expected<AotGraph> aotLoad(const Graph& g, const AotEntry& e, const AotOptions& 
     if (plan["steps"] != recorded["steps"] || plan["buffers"] != recorded["buffers"])
         return makeError("AOT cache entry " + dir.string() + ": its plan differs from the graph's (foreign entry)");
     r.graph = std::move(cg).value();
+    r.source = &g;
+    r.binding = bindingFromJson(meta.value("binding", json()));
     return r;
+}
+
+Status checkAotBinding(const sym::Binding& compiled, const sym::Binding& given) {
+    for (const auto& [s, v] : compiled) {
+        auto it = given.find(s);
+        if (it == given.end()) continue;  // not read off these inputs: nothing to compare
+        const bool same = v.isFloat() || it->second.isFloat() ? v.toDouble() == it->second.toDouble() : v.i == it->second.i;
+        if (!same)
+            return makeError("the AOT library was compiled for " + s + "=" + v.str() + " but the inputs have " + s + "=" +
+                             it->second.str() + " (compiled for " + sym::bindingStr(compiled) +
+                             "; compile that size with --sizes " + s + "=" + it->second.str() + ")");
+    }
+    return Status::success();
+}
+
+Expected<std::vector<Value>> AotGraph::run(const std::vector<Value>& inputs) const {
+    if (!graph) return makeError("the AOT graph is not loaded");
+    if (!binding.empty() && source) {
+        auto given = bindInputs(*source, inputs, /*withStrides=*/false);
+        if (!given.ok()) return given.error();
+        if (Status s = checkAotBinding(binding, *given); !s.ok()) {
+            Diagnostic d = s.error();
+            d.file = source->sourceFile;
+            return d;
+        }
+    }
+    return graph->run(inputs);
+}
+
+Expected<std::vector<Value>> aotRun(const Graph& g, const std::vector<Value>& inputs, const AotOptions& opts,
+                                    AotEntry* entry) {
+    AotOptions o = opts;
+    if (graphIsSymbolic(g)) {
+        auto given = bindInputs(g, inputs, /*withStrides=*/false);
+        if (!given.ok()) return given.error();
+        o.sizes = *given;  // the inputs' sizes pick (or build) the entry
+    }
+    auto e = aotCompile(g, o);
+    if (!e.ok()) return e.error();
+    auto loaded = aotLoad(g, *e, o);
+    if (!loaded.ok()) return loaded.error();
+    if (entry) *entry = *e;
+    return loaded->run(inputs);
 }
 
 } // namespace fxray::cg::cpu

@@ -12,11 +12,17 @@
 /// checked against the recorded plan kernel by kernel (code hash, symbol), so a library is
 /// only ever run with the kernels it was built for.
 ///
+/// Dynamic shapes: a symbolic graph compiles per binding of its size symbols (`s33=16`): the
+/// binding is part of the key, so each size has its own entry, and a loaded library guards its
+/// binding: inputs of another binding are refused naming the symbol, the compiled and the given
+/// value (aotRun instead finds or builds the entry of the inputs' binding).
+///
 /// Trust: an entry is used only when its metadata parses, names this key and these versions,
 /// and the library's checksum (FNV-1a 64 over its bytes) matches; anything else is rebuilt.
 /// Concurrency: one flock'ed lock file per key; an entry is built in a private temporary folder
 /// and published with rename(2), so readers see either no entry or a complete one.
 #include "codegen/cpu/cpu_backend.h"
+#include "ir/sym_expr.h"
 
 #include <memory>
 #include <string>
@@ -27,6 +33,9 @@ namespace fxray::cg::cpu {
 struct AotOptions {
     std::string cacheDir;     ///< empty: defaultCacheDir()
     CompileOptions compile;   ///< pinned nodes, schedule and LLVM options (part of the key)
+    /// Symbolic graphs: the sizes to compile for, completed by the graph's hints, then 8 per
+    /// symbol (completeBinding). Ignored for static graphs.
+    sym::Binding sizes;
 };
 
 /// One cache entry, as aotCompile found or built it.
@@ -41,15 +50,20 @@ struct AotEntry {
     double compileMs = 0.0;      ///< of which LLVM code generation (0 on a hit)
     double linkMs = 0.0;         ///< of which the linker (0 on a hit)
     size_t kernels = 0;
+    sym::Binding binding;        ///< the sizes it was compiled for (empty: static graph)
 };
 
 /// `$FXRAY_CACHE_DIR`, else `~/.cache/fxray` (`$HOME`), else a folder under /tmp.
 std::string defaultCacheDir();
 
-/// The graph's inputs as meta tensors from its placeholder annotations; refuses (naming the
-/// input) a symbolic shape, a missing annotation or a non-tensor placeholder: AOT code is
-/// compiled for static shapes only.
-Expected<std::vector<Value>> aotInputs(const Graph& g);
+/// The binding a symbolic graph compiles for under `opts` (opts.sizes completed by the hints,
+/// then 8); empty for a static graph. A given symbol the graph does not take is an error.
+Expected<sym::Binding> aotBinding(const Graph& g, const AotOptions& opts = {});
+
+/// The graph's inputs as meta tensors from its placeholder annotations, at `binding` for a
+/// symbolic graph (SymInt placeholders become their values); refuses (naming the input) a
+/// missing annotation or a non-tensor placeholder of a static graph.
+Expected<std::vector<Value>> aotInputs(const Graph& g, const sym::Binding& binding = {});
 
 /// The cache key for g compiled with these options on this host.
 Expected<std::string> aotCacheKey(const Graph& g, const AotOptions& opts = {});
@@ -61,11 +75,25 @@ Expected<AotEntry> aotCompile(const Graph& g, const AotOptions& opts = {});
 struct AotGraph {
     std::shared_ptr<void> library;  ///< the dlopen handle (closed last)
     std::unique_ptr<CompiledGraph> graph;
+    const Graph* source = nullptr;  ///< the graph it was loaded for
+    sym::Binding binding;           ///< the sizes its kernels were compiled for
+
+    /// Runs on inputs after checking that they have the compiled binding (the guard): inputs of
+    /// another size fail naming the symbol, the compiled and the given value.
+    Expected<std::vector<Value>> run(const std::vector<Value>& inputs) const;
 };
+
+/// Guard check: `given` (read off inputs) must agree with `compiled` on every symbol of it.
+Status checkAotBinding(const sym::Binding& compiled, const sym::Binding& given);
 
 /// Loads entry `e` (from aotCompile with the same graph and options): re-verifies the checksum,
 /// dlopens the library and binds the re-derived plan's kernels to its symbols.
 Expected<AotGraph> aotLoad(const Graph& g, const AotEntry& e, const AotOptions& opts = {});
+
+/// Runs g on inputs through the cache: the entry of the inputs' binding is found or built
+/// (a new size compiles once, then hits), loaded and run. `entry` receives the entry used.
+Expected<std::vector<Value>> aotRun(const Graph& g, const std::vector<Value>& inputs, const AotOptions& opts = {},
+                                    AotEntry* entry = nullptr);
 
 /// FNV-1a 64 of a file's bytes as 16 hex digits ("" when unreadable).
 std::string fileChecksum(const std::string& path);

@@ -1,11 +1,13 @@
 // The AOT cache (codegen/cpu/aot_cache.h): a miss compiles and publishes an entry, a second call
 // is a hit that writes nothing; a library run from the cache reproduces PyTorch's recorded
-// outputs; corrupt or foreign entries are rebuilt, never loaded; symbolic shapes are refused;
+// outputs; corrupt or foreign entries are rebuilt, never loaded; a symbolic graph compiles per
+// binding (mlp of corpus_dynamic at both recorded sizes) and guards it;
 // two `fxray aot-compile` processes racing on one key both succeed and leave a valid entry.
 #include "test_util.h"
 
 #include "codegen/cpu/aot_cache.h"
 #include "exec/compare.h"
+#include "exec/shape_binding.h"
 #include "import/loader.h"
 #include "import/npy.h"
 
@@ -180,7 +182,8 @@ private slots:
         fs::remove_all(o.cacheDir);
     }
 
-    void symbolicShapesAreRefused() {
+    void symbolicGraphCompilesPerBinding() {
+        // A symbolic graph compiles once per binding: --sizes, else the hints, else 8 per symbol.
         fs::path dir = freshDir("dyn");
         fs::path file = dir / "dyn.py";
         spit(file,
@@ -190,14 +193,86 @@ private slots:
              "        return (relu,)\n");
         auto f = loadFile(file);
         QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
+        const Graph& g = *f->graphs[0].graph;
         cg::cpu::AotOptions o;
         o.cacheDir = (dir / "cache").string();
-        auto e = cg::cpu::aotCompile(*f->graphs[0].graph, o);
-        QVERIFY(!e.ok());
-        QVERIFY2(e.error().message.find("'x'") != std::string::npos, e.error().message.c_str());
-        QVERIFY2(e.error().message.find("symbolic") != std::string::npos, e.error().message.c_str());
-        QVERIFY(!fs::exists(dir / "cache"));  // refused before touching the cache
+        auto e8 = cg::cpu::aotCompile(g, o);
+        QVERIFY2(e8.ok(), e8.ok() ? "" : e8.error().str().c_str());
+        QCOMPARE(e8->binding.at("s0").i, int64_t(8));  // no hint: 8
+        o.sizes = {{"s0", sym::Num::ofInt(3)}};
+        auto e3 = cg::cpu::aotCompile(g, o);
+        QVERIFY(e3.ok() && !e3->hit);
+        QVERIFY(e3->key != e8->key);
+        // A symbol the graph does not have is refused by name, before touching the cache.
+        o.sizes = {{"s9", sym::Num::ofInt(3)}};
+        auto bad = cg::cpu::aotCompile(g, o);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().message.find("'s9'") != std::string::npos, bad.error().message.c_str());
         fs::remove_all(dir);
+    }
+
+    void symbolicMlpAtTwoSizes() {
+        // corpus_dynamic's mlp forward (batch s33) compiled for both recorded sizes: two entries,
+        // each reproduces PyTorch's run at its size; an entry refuses the other size's inputs.
+        const fs::path num = fxtest::corpus().parent_path() / "corpus_dynamic" / "mlp" / "numerics";
+        if (!fs::exists(num / "forward.py")) QSKIP("corpus_dynamic not found beside the corpus");
+        auto f = loadFile(num / "forward.py");
+        QVERIFY(f.ok());
+        const Graph& g = *f->graphs[0].graph;
+        cg::cpu::AotOptions o;
+        o.cacheDir = freshDir("dynmlp").string();
+        auto phs = g.placeholders();
+        std::map<std::string, std::vector<Value>> inputsOf;
+        std::map<std::string, cg::cpu::AotEntry> entryOf;
+        for (const char* run : {"forward", "forward_2"}) {
+            auto vals = readNpyFolder(num / run / "inputs", phs.size());
+            QVERIFY(vals.ok());
+            std::vector<Value> inputs = std::move(vals).value();
+            scalarizeSymInputs(g, inputs);
+            auto b = bindInputs(g, inputs, false);
+            QVERIFY2(b.ok(), b.ok() ? "" : b.error().str().c_str());
+            for (size_t i = 0; i < inputs.size(); ++i)
+                if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *bindMeta(phs[i]->meta[0], *b));
+            o.sizes = *b;
+            auto e = cg::cpu::aotCompile(g, o);
+            QVERIFY2(e.ok(), e.ok() ? "" : e.error().str().c_str());
+            QVERIFY(!e->hit);
+            auto hit = cg::cpu::aotCompile(g, o);
+            QVERIFY(hit.ok() && hit->hit && hit->key == e->key);
+            auto loaded = cg::cpu::aotLoad(g, *hit, o);
+            QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().str().c_str());
+            auto outs = loaded->run(inputs);
+            QVERIFY2(outs.ok(), outs.ok() ? "" : outs.error().str().c_str());
+            auto expect = readNpyFolder(num / run / "outputs", g.outputs().size());
+            QVERIFY(expect.ok());
+            QCOMPARE(outs->size(), expect->size());
+            for (size_t i = 0; i < outs->size(); ++i) {
+                auto c = compareValues(i, (*outs)[i], (*expect)[i]);
+                QVERIFY2(c.ok && c.relErr <= 1e-4,
+                         (std::string(run) + " output " + std::to_string(i) + " rel_err " + std::to_string(c.relErr)).c_str());
+            }
+            inputsOf[run] = std::move(inputs);
+            entryOf[run] = *hit;
+        }
+        QCOMPARE(entryOf["forward"].binding.at("s33").i, int64_t(16));
+        QCOMPARE(entryOf["forward_2"].binding.at("s33").i, int64_t(19));
+        QVERIFY(entryOf["forward"].key != entryOf["forward_2"].key);
+        // The guard: the s33=16 library on s33=19 inputs.
+        auto loaded16 = cg::cpu::aotLoad(g, entryOf["forward"], o);
+        QVERIFY(loaded16.ok());
+        auto wrong = loaded16->run(inputsOf["forward_2"]);
+        QVERIFY(!wrong.ok());
+        const std::string& msg = wrong.error().message;
+        QVERIFY2(msg.find("s33=16") != std::string::npos && msg.find("s33=19") != std::string::npos, msg.c_str());
+        // aotRun picks the entry of the inputs' size: both are hits now.
+        for (const char* run : {"forward", "forward_2"}) {
+            cg::cpu::AotEntry used;
+            auto outs = cg::cpu::aotRun(g, inputsOf[run], o, &used);
+            QVERIFY2(outs.ok(), outs.ok() ? "" : outs.error().str().c_str());
+            QVERIFY(used.hit);
+            QCOMPARE(used.key, entryOf[run].key);
+        }
+        fs::remove_all(o.cacheDir);
     }
 
     void concurrentProcessesBothSucceed() {
@@ -230,7 +305,8 @@ private slots:
         auto e = cg::cpu::aotCompile(*f->graphs[0].graph, o);
         QVERIFY(e.ok() && e->hit);
         QVERIFY(cg::cpu::aotLoad(*f->graphs[0].graph, *e, o).ok());
-        // The command line refuses a dynamic-shape graph with exit status 2.
+        // The command line compiles a dynamic-shape graph for --sizes, and refuses a symbol the
+        // graph does not have with exit status 2.
         fs::path dyn = cache / "dyn.py";
         spit(dyn,
              "class GraphModule(torch.nn.Module):\n"
@@ -238,10 +314,18 @@ private slots:
              "        relu: \"f32[s0, 4][4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
              "        return (relu,)\n");
         QProcess d;
-        d.start(exe, {"aot-compile", QString::fromStdString(dyn.string()), "--cache-dir", QString::fromStdString(cache.string())});
+        d.start(exe, {"aot-compile", QString::fromStdString(dyn.string()), "--cache-dir", QString::fromStdString(cache.string()),
+                      "--sizes", "s0=3", "--json"});
         QVERIFY(d.waitForFinished(60000));
-        QCOMPARE(d.exitCode(), 2);
-        QVERIFY(QString::fromUtf8(d.readAllStandardError()).contains("symbolic shape"));
+        QCOMPARE(d.exitCode(), 0);
+        auto jd = QJsonDocument::fromJson(d.readAllStandardOutput()).object();
+        QCOMPARE(jd["binding"].toObject()["s0"].toInt(), 3);
+        QProcess bad;
+        bad.start(exe, {"aot-compile", QString::fromStdString(dyn.string()), "--cache-dir", QString::fromStdString(cache.string()),
+                        "--sizes", "s9=3"});
+        QVERIFY(bad.waitForFinished(60000));
+        QCOMPARE(bad.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(bad.readAllStandardError()).contains("'s9'"));
         fs::remove_all(cache);
     }
 };

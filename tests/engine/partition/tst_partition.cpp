@@ -7,6 +7,7 @@
 #include "exec/compare.h"
 #include "exec/interpreter.h"
 #include "exec/run_check.h"
+#include "exec/shape_binding.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
@@ -16,6 +17,7 @@
 #include "partition/knapsack.h"
 #include "partition/max_flow.h"
 #include "partition/partitioner.h"
+#include "partition/sym_bytes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -426,6 +428,120 @@ private slots:
         auto other = readFxFile(fxtest::corpus() / "gpt2" / "numerics" / "dynamo.py");
         QVERIFY(other.ok());
         QVERIFY(staticInputsFromDynamo(**joint, **other).empty());
+    }
+
+    void symbolicBytes() {
+        // Bytes of symbolic tensors as sympy prints a sum: constant factors collected, higher
+        // degree first, the constant last; what is not a polynomial stays whole.
+        TensorMeta a;
+        a.shape = {-1, 128};
+        a.symShape = {"s33", ""};
+        auto pa = bytesPoly(a);
+        QVERIFY(pa.ok());
+        QCOMPARE(QString::fromStdString(pa->str()), QString("512*s33"));
+        TensorMeta b;
+        b.dtype = DType::Float16;
+        b.shape = {-1, -1};
+        b.symShape = {"s0", "2*s1 + 8"};
+        auto pb = bytesPoly(b);
+        QVERIFY(pb.ok());
+        QCOMPARE(QString::fromStdString(pb->str()), QString("4*s0*s1 + 16*s0"));
+        TensorMeta c = TensorMeta::contiguous({64, 128}, DType::Float32);
+        auto pc = bytesPoly(c);
+        QVERIFY(pc.ok());
+        SymPoly sum = *pa + *pb + *pc + *pa;
+        QCOMPARE(QString::fromStdString(sum.str()), QString("4*s0*s1 + 16*s0 + 1024*s33 + 32768"));
+        sym::Binding at{{"s0", sym::Num::ofInt(3)}, {"s1", sym::Num::ofInt(5)}, {"s33", sym::Num::ofInt(16)}};
+        auto v = sum.eval(at);
+        QVERIFY(v.ok());
+        QCOMPARE(*v, int64_t(4 * 3 * 5 + 16 * 3 + 1024 * 16 + 32768));
+        TensorMeta d;
+        d.shape = {-1, 8};
+        d.symShape = {"((s77//2))", ""};
+        auto pd = bytesPoly(d);
+        QVERIFY(pd.ok());
+        QCOMPARE(QString::fromStdString(pd->str()), QString("32*(s77//2)"));
+        auto vd = pd->eval({{"s77", sym::Num::ofInt(9)}});
+        QVERIFY(vd.ok());
+        QCOMPARE(*vd, int64_t(32 * 4));
+        QCOMPARE(QString::fromStdString((*pa - *pa).str()), QString("0"));
+        QVERIFY(!pa->eval({}).ok());  // s33 unbound: an error, not a number
+    }
+
+    void dynamicTraceMatchesPyTorch() {
+        // The recompile of a Linear-GELU-Linear with a dynamic batch s33 (create_symbol hint 16):
+        // PyTorch's own symbolic joint graph, and what its partitioner saved.
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        const fs::path trace = fxtest::corpus().parent_path() / "traces" / "recompiles" / "trace";
+        if (!fs::exists(trace)) QSKIP("traces/recompiles not found");
+        auto f = loadFile(trace);
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
+        const Graph *joint = nullptr, *fwd = nullptr, *bwd = nullptr, *dynamo = nullptr;
+        for (const auto& lg : f->graphs) {
+            if (lg.compileId != "0/1" || !lg.graph) continue;
+            if (lg.stage == "aot_joint_graph") joint = lg.graph.get();
+            if (lg.stage == "aot_forward_graph") fwd = lg.graph.get();
+            if (lg.stage == "aot_backward_graph") bwd = lg.graph.get();
+            if (lg.stage == "dynamo_output_graph") dynamo = lg.graph.get();
+        }
+        QVERIFY(joint && fwd && bwd);
+        PartitionOptions o;
+        o.sizes = {{"s33", sym::Num::ofInt(16)}};
+        if (dynamo) o.staticLifetimeInputs = staticInputsFromDynamo(*joint, *dynamo);
+        if (o.staticLifetimeInputs.empty()) o.staticLifetimeInputs = {"primals_1", "primals_2", "primals_5", "primals_6"};
+        auto r = partitionJoint(*joint, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+
+        // PyTorch's saved values: the forward's outputs after its one real output.
+        std::set<std::string> theirs, ours;
+        auto fo = fwd->outputs();
+        for (size_t k = 1; k < fo.size(); ++k)
+            if (fo[k].isNode()) theirs.insert(fo[k].node->name());
+        for (const auto& s : r->saved) ours.insert(s.name);
+        QCOMPARE(ours, theirs);
+
+        // Their bytes from PyTorch's backward annotations at the hint (s33=16): the saved
+        // tensors are its placeholders other than the tangents; a SymInt counts 1 as in _size_of.
+        int64_t pytorchBytes = 0;
+        for (Node* p : bwd->placeholders()) {
+            if (p->name().rfind("tangents", 0) == 0) continue;
+            if (p->meta.empty()) {
+                pytorchBytes += 1;
+                continue;
+            }
+            auto m = bindMeta(p->meta[0], o.sizes);
+            QVERIFY(m.ok());
+            pytorchBytes += m->nbytes();
+        }
+        QCOMPARE(r->savedBytes, pytorchBytes);
+        // 4*s33*64 (primals_4) + 4*s33*128 (addmm, mul_4) + 4*64*128 (primals_5) + 1 (primals_3).
+        QCOMPARE(QString::fromStdString(r->savedBytesExpr), QString("1280*s33 + 32769"));
+        QCOMPARE(r->binding.at("s33").i, int64_t(16));
+        for (const auto& s : r->saved) {
+            auto e = sym::parse(s.bytesExpr);
+            QVERIFY2(e.ok(), s.bytesExpr.c_str());
+            auto v = sym::eval(**e, r->binding);
+            QVERIFY(v.ok());
+            QCOMPARE(v->i, s.bytes);
+        }
+
+        // The partition is right at any size: forward then backward reproduce the joint graph.
+        for (int64_t n : {5, 16}) {
+            sym::Binding at{{"s33", sym::Num::ofInt(n)}};
+            auto in = randomInputs(*joint, 11, &at);
+            QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+            QString why;
+            QVERIFY2(reproducesJoint(*joint, *r, *in, why), qPrintable(QString("s33=%1: %2").arg(n).arg(why)));
+        }
+
+        // Without a given size the binding falls back to the hints, else 8.
+        PartitionOptions plain = o;
+        plain.sizes.clear();
+        auto r8 = partitionJoint(*joint, plain);
+        QVERIFY(r8.ok());
+        const int64_t hint = joint->symbolHints.count("s33") ? joint->symbolHints.at("s33").i : 8;
+        QCOMPARE(r8->savedBytes, 1280 * hint + 32769);
+        QCOMPARE(QString::fromStdString(r8->savedBytesExpr), QString("1280*s33 + 32769"));
     }
 
     void corpus_data() {
