@@ -4,6 +4,8 @@
 
 #include <QStringList>
 
+#include <map>
+
 namespace fxray::views {
 
 namespace {
@@ -42,15 +44,30 @@ const TensorMeta* elementMeta(const Node& n, size_t i) {
     for (const Node* u : n.users) {
         if (u->target() != "operator.getitem" || u->args.size() < 2 || !u->annotated || u->meta.size() != 1) continue;
         const Argument& idx = u->args[1];
-        if (idx.isNode() || idx.repr() != std::to_string(i)) continue;
-        return &u->meta.front();
+        if (idx.kind == Argument::Kind::Int && idx.i == static_cast<int64_t>(i)) return &u->meta.front();
     }
     return own;
 }
 
 QString nodeTypeText(const Node& n, bool withStrides, bool withDevice) {
     if (!n.annotationText.empty()) return QString::fromStdString(n.annotationText);
-    if (n.meta.empty()) return {};
+    if (n.meta.empty()) {
+        // Inference could not run the node (a tuple of symbolic size, such as split's): what its
+        // annotated getitems say, in index order, "?" for elements none unpacks.
+        std::map<int64_t, const TensorMeta*> items;
+        for (const Node* u : n.users) {
+            if (u->target() != "operator.getitem" || u->args.size() < 2 || !u->annotated || u->meta.size() != 1) continue;
+            const Argument& idx = u->args[1];
+            if (idx.kind == Argument::Kind::Int) items[idx.i] = &u->meta.front();
+        }
+        if (items.empty() || items.begin()->first < 0) return {};
+        QStringList parts;
+        for (int64_t i = 0; i <= items.rbegin()->first; ++i) {
+            const auto it = items.find(i);
+            parts << (it == items.end() ? QStringLiteral("?") : metaText(*it->second, withStrides, withDevice));
+        }
+        return QLatin1Char('(') + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
+    }
     if (n.meta.size() == 1 && !n.metaIsTuple) return metaText(*elementMeta(n, 0), withStrides, withDevice);
     QStringList parts;
     for (size_t i = 0; i < n.meta.size(); ++i) parts << metaText(*elementMeta(n, i), withStrides, withDevice);

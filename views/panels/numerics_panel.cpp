@@ -184,6 +184,7 @@ void NumericsPanel::reset() {
     cancel();
     m_model->setReport(std::nullopt);
     m_summary->clear();
+    m_statusIsProblem = false;
     const bool haveFile = m_doc && m_doc->currentGraph() && !m_doc->path().isEmpty();
     m_sizes->setGraph(haveFile ? &m_doc->currentGraph()->executable() : nullptr);
     rebuildSources();
@@ -254,9 +255,9 @@ void NumericsPanel::applySource() {
         const size_t want = g.placeholders().size();
         size_t have = 0;
         while (QFileInfo::exists(QDir(dir).filePath(QStringLiteral("%1.npy").arg(have, 3, 10, QLatin1Char('0'))))) ++have;
-        auto vals = readNpyFolder(dir.toStdString(), want);
+        // A missing file would read as None: the count must match, as compare demands.
+        auto vals = have == want ? readNpyFolder(dir.toStdString(), want) : Expected<std::vector<Value>>(std::vector<Value>{});
         if (have != want) {
-            // A missing file would read as None: the count must match, as compare demands.
             m_sourceProblem = tr("The inputs folder has %1 input files but the graph takes %2 inputs.").arg(have).arg(want);
         } else if (!vals.ok()) {
             m_sourceProblem = tr("The inputs folder cannot be read: %1").arg(QString::fromStdString(vals.error().message));
@@ -290,8 +291,15 @@ void NumericsPanel::updateRunEnabled() {
     if (running()) return;  // the button cancels meanwhile
     const QString p = problem();
     m_run->setEnabled(haveFile && !m_exe.isEmpty() && p.isEmpty());
-    // The picker shows its own problems beside the boxes; a folder's goes to the status line.
-    if (!m_sourceProblem.isEmpty()) m_status->setText(m_sourceProblem);
+    // The picker shows its own problems beside the boxes; a folder's goes to the status line,
+    // and leaves it once solved.
+    if (!m_sourceProblem.isEmpty()) {
+        m_status->setText(m_sourceProblem);
+        m_statusIsProblem = true;
+    } else if (m_statusIsProblem) {
+        m_status->setText(haveFile ? tr("Compare the graph's values node by node on the chosen backends.") : QString());
+        m_statusIsProblem = false;
+    }
 }
 
 QStringList NumericsPanel::compareArguments() const {
@@ -319,10 +327,12 @@ bool NumericsPanel::run() {
     if (running()) return false;
     if (const QString p = problem(); !p.isEmpty()) {
         m_status->setText(p);
+        m_statusIsProblem = true;
         return false;
     }
     const QStringList args = compareArguments();
     if (args.isEmpty() || m_exe.isEmpty()) return false;
+    m_statusIsProblem = false;
     m_job->start(tr("Comparing backends"), m_exe, args, [this](const ChildResult& r) { onFinished(r); });
     m_busy->show();
     m_run->setText(tr("Cancel"));

@@ -106,6 +106,7 @@ private:
     SizePicker* m_sizes;
     QString m_sourceProblem;  ///< the chosen folder does not fit the graph
     QString m_customDir;      ///< a folder the user chose (kept across files)
+    bool m_statusIsProblem = false;  ///< the status line shows problem() (cleared when solved)
     QLabel* m_inputs;
     QPushButton* m_run;
     QLabel* m_status;
