@@ -278,6 +278,7 @@ private Q_SLOTS:
         QVERIFY2(p->summaryLabel()->text().contains(QStringLiteral("[3, 32]")), qPrintable(p->summaryLabel()->text()));
         for (const auto& o : r->outputs) QVERIFY2(o.ok, qPrintable(QString::number(o.relErr)));
         shoot(p, "dyn_numerics_pane", {1100, 420});
+        shoot(&h.window, "dyn_window", {1400, 900});
         // The canvas (primals_3, the SymInt input, is a pill) and the inspector on primals_4.
         h.doc.setSelection({QStringLiteral("primals_4")});
         QVERIFY(h.canvas->waitForLayout());
@@ -291,7 +292,6 @@ private Q_SLOTS:
             QVERIFY(h.doc.loadSync(dynFile("mlp/numerics/forward.py")));
             h.doc.setSelection({QStringLiteral("primals_4")});
         }
-        shoot(&h.window, "dyn_window", {1400, 900});
     }
 };
 

@@ -93,7 +93,7 @@ NumericsPanel::NumericsPanel(Document* doc, QWidget* parent)
     m_seed->setObjectName(QStringLiteral("numerics.seed"));
     m_inputs->setObjectName(QStringLiteral("numerics.inputs"));
     m_source->setObjectName(QStringLiteral("numerics.source"));
-    m_source->setToolTip(tr("Where the inputs come from: a recorded run, seeded random values, or a folder of NNN.npy files"));
+    m_source->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_run->setObjectName(QStringLiteral("numerics.run"));
     m_status->setObjectName(QStringLiteral("numerics.status"));
     m_summary->setObjectName(QStringLiteral("numerics.summary"));
@@ -277,8 +277,10 @@ void NumericsPanel::applySource() {
 void NumericsPanel::updateInputsLabel() {
     const QString dir = inputsDir();
     m_seed->setVisible(dir.isEmpty());
-    m_inputs->setText(dir.isEmpty() ? QString() : QDir::toNativeSeparators(dir));
-    m_inputs->setToolTip(dir);
+    // The source box names the folder; its full path is a hover away.
+    m_inputs->clear();
+    m_source->setToolTip(dir.isEmpty() ? tr("Where the inputs come from: a recorded run, seeded random values, or a folder of NNN.npy files")
+                                       : QDir::toNativeSeparators(dir));
 }
 
 QString NumericsPanel::problem() const {
