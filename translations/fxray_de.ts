@@ -67,6 +67,10 @@
         <source>graph</source>
         <translation>Graph</translation>
     </message>
+    <message>
+        <source>symbolic scalar (SymInt)</source>
+        <translation>symbolischer Skalar (SymInt)</translation>
+    </message>
 </context>
 <context>
     <name>GraphLayout</name>
@@ -1521,6 +1525,18 @@ erzeugt (%4): %5</translation>
         <source>Value</source>
         <translation>Wert</translation>
     </message>
+    <message>
+        <source>expression</source>
+        <translation>Ausdruck</translation>
+    </message>
+    <message>
+        <source>symbols</source>
+        <translation>Symbole</translation>
+    </message>
+    <message>
+        <source>hints</source>
+        <translation>Hinweise (Trace)</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::NumericsModel</name>
@@ -1600,14 +1616,6 @@ erzeugt (%4): %5</translation>
         <translation>Die Werte des Graphen Knoten für Knoten auf den gewählten Backends vergleichen.</translation>
     </message>
     <message>
-        <source>inputs: random</source>
-        <translation>Eingaben: zufällig</translation>
-    </message>
-    <message>
-        <source>inputs: recorded (%1)</source>
-        <translation>Eingaben: aufgezeichnet (%1)</translation>
-    </message>
-    <message>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
@@ -1638,10 +1646,6 @@ erzeugt (%4): %5</translation>
     <message>
         <source>Cannot read compare&apos;s output: %1</source>
         <translation>Die Ausgabe von compare ist nicht lesbar: %1</translation>
-    </message>
-    <message>
-        <source>output %1 on %2: %3%4</source>
-        <translation>Ausgabe %1 auf %2: %3%4</translation>
     </message>
     <message>
         <source> (differs)</source>
@@ -1684,6 +1688,50 @@ erzeugt (%4): %5</translation>
     <message>
         <source>Comparing backends</source>
         <translation>Vergleiche Backends</translation>
+    </message>
+    <message>
+        <source>Where the inputs come from: a recorded run, seeded random values, or a folder of NNN.npy files</source>
+        <translation>Woher die Eingaben kommen: ein aufgezeichneter Lauf, Zufallswerte mit Seed oder ein Ordner mit NNN.npy-Dateien</translation>
+    </message>
+    <message>
+        <source>recorded: %1</source>
+        <translation>aufgezeichnet: %1</translation>
+    </message>
+    <message>
+        <source>folder: %1</source>
+        <translation>Ordner: %1</translation>
+    </message>
+    <message>
+        <source>random inputs</source>
+        <translation>zufällige Eingaben</translation>
+    </message>
+    <message>
+        <source>inputs folder...</source>
+        <translation>Eingabeordner…</translation>
+    </message>
+    <message>
+        <source>Inputs folder (NNN.npy per placeholder)</source>
+        <translation>Eingabeordner (NNN.npy je Platzhalter)</translation>
+    </message>
+    <message>
+        <source>The inputs folder has %1 input files but the graph takes %2 inputs.</source>
+        <translation>Der Eingabeordner enthält %1 Eingabedateien, der Graph nimmt aber %2 Eingaben.</translation>
+    </message>
+    <message>
+        <source>The inputs folder cannot be read: %1</source>
+        <translation>Der Eingabeordner kann nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>The inputs folder does not fit the graph: %1</source>
+        <translation>Der Eingabeordner passt nicht zum Graphen: %1</translation>
+    </message>
+    <message>
+        <source>output %1%2 on %3: %4%5</source>
+        <translation>Ausgabe %1%2 auf %3: %4%5</translation>
+    </message>
+    <message>
+        <source>Sizes: %1</source>
+        <translation>Größen: %1</translation>
     </message>
 </context>
 <context>
@@ -1928,6 +1976,110 @@ erzeugt (%4): %5</translation>
     </message>
 </context>
 <context>
+    <name>fxray::views::SizePicker</name>
+    <message>
+        <source>&amp;Sizes:</source>
+        <translation>&amp;Größen:</translation>
+    </message>
+    <message>
+        <source>Dynamic shapes: the value of each symbol the graph&apos;s inputs mention</source>
+        <translation>Dynamische Formen: der Wert jedes Symbols, das die Eingaben des Graphen nennen</translation>
+    </message>
+    <message>
+        <source>%1: no hint recorded for this symbol; 8 by default</source>
+        <translation>%1: für dieses Symbol ist kein Hinweis aufgezeichnet; standardmäßig 8</translation>
+    </message>
+    <message>
+        <source>%1: the value the trace recorded (its hint)</source>
+        <translation>%1: der Wert, den der Trace aufgezeichnet hat (sein Hinweis)</translation>
+    </message>
+    <message>
+        <source>%1 = %2: a size cannot be negative.</source>
+        <translation>%1 = %2: Eine Größe kann nicht negativ sein.</translation>
+    </message>
+    <message>
+        <source>%1 = %2 does not match the inputs folder, whose inputs have %1 = %3; choose random inputs to run at other sizes.</source>
+        <translation>%1 = %2 passt nicht zum Eingabeordner, dessen Eingaben %1 = %3 haben; wählen Sie zufällige Eingaben, um mit anderen Größen zu rechnen.</translation>
+    </message>
+    <message>
+        <source>input %1: %2</source>
+        <translation>Eingabe %1: %2</translation>
+    </message>
+    <message>
+        <source>input %1 would have size %2 in dimension %3 (%4).</source>
+        <translation>Eingabe %1 hätte in Dimension %3 die Größe %2 (%4).</translation>
+    </message>
+    <message>
+        <source>PyTorch traces symbols for sizes of at least 2 (0 and 1 are specialized): %1.</source>
+        <translation>PyTorch verfolgt Symbole für Größen ab 2 (0 und 1 werden spezialisiert): %1.</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepPanel</name>
+    <message>
+        <source>Open an fxray sweep results folder (File &gt; Open Folder) to see its graphs here.</source>
+        <translation>Einen Ergebnisordner von fxray sweep öffnen (Datei &gt; Ordner öffnen), um seine Graphen hier zu sehen.</translation>
+    </message>
+    <message>
+        <source>Filter by graph or message</source>
+        <translation>Nach Graph oder Meldung filtern</translation>
+    </message>
+    <message>
+        <source>&amp;Failures only</source>
+        <translation>Nur &amp;Fehlschläge</translation>
+    </message>
+    <message>
+        <source>Reload results</source>
+        <translation>Ergebnisse neu laden</translation>
+    </message>
+    <message>
+        <source>%1 holds no sweep results.</source>
+        <translation>%1 enthält keine Sweep-Ergebnisse.</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepResultsModel</name>
+    <message numerus="yes">
+        <source>%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</source>
+        <translation>
+            <numerusform>%n Graph: %1 ok, %2 abweichend, %3 nicht unterstützt, %4 Fehler, %5 Abstürze, %6 Zeitüberschreitungen</numerusform>
+            <numerusform>%n Graphen: %1 ok, %2 abweichend, %3 nicht unterstützt, %4 Fehler, %5 Abstürze, %6 Zeitüberschreitungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (GPU %2)</source>
+        <translation>%1 (GPU %2)</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation>Graph</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Meldung</translation>
+    </message>
+    <message>
+        <source>Max rel. error</source>
+        <translation>Max. rel. Fehler</translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation>Sekunden</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>Worker</translation>
+    </message>
+</context>
+<context>
     <name>fxray::views::TextDiffModel</name>
     <message>
         <source>#</source>
@@ -2016,71 +2168,6 @@ erzeugt (%4): %5</translation>
     <message>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 schlug fehl und wurde rückgängig gemacht: %2</translation>
-    </message>
-</context>
-<context>
-    <name>fxray::views::SweepPanel</name>
-    <message>
-        <source>Open an fxray sweep results folder (File &gt; Open Folder) to see its graphs here.</source>
-        <translation>Einen Ergebnisordner von fxray sweep öffnen (Datei &gt; Ordner öffnen), um seine Graphen hier zu sehen.</translation>
-    </message>
-    <message>
-        <source>Filter by graph or message</source>
-        <translation>Nach Graph oder Meldung filtern</translation>
-    </message>
-    <message>
-        <source>&amp;Failures only</source>
-        <translation>Nur &amp;Fehlschläge</translation>
-    </message>
-    <message>
-        <source>Reload results</source>
-        <translation>Ergebnisse neu laden</translation>
-    </message>
-    <message>
-        <source>%1 holds no sweep results.</source>
-        <translation>%1 enthält keine Sweep-Ergebnisse.</translation>
-    </message>
-    <message>
-        <source>%1 — %2</source>
-        <translation>%1 — %2</translation>
-    </message>
-</context>
-<context>
-    <name>fxray::views::SweepResultsModel</name>
-    <message numerus="yes">
-        <source>%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</source>
-        <translation>
-            <numerusform>%n Graph: %1 ok, %2 abweichend, %3 nicht unterstützt, %4 Fehler, %5 Abstürze, %6 Zeitüberschreitungen</numerusform>
-            <numerusform>%n Graphen: %1 ok, %2 abweichend, %3 nicht unterstützt, %4 Fehler, %5 Abstürze, %6 Zeitüberschreitungen</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1 (GPU %2)</source>
-        <translation>%1 (GPU %2)</translation>
-    </message>
-    <message>
-        <source>Status</source>
-        <translation>Status</translation>
-    </message>
-    <message>
-        <source>Graph</source>
-        <translation>Graph</translation>
-    </message>
-    <message>
-        <source>Message</source>
-        <translation>Meldung</translation>
-    </message>
-    <message>
-        <source>Max rel. error</source>
-        <translation>Max. rel. Fehler</translation>
-    </message>
-    <message>
-        <source>Seconds</source>
-        <translation>Sekunden</translation>
-    </message>
-    <message>
-        <source>Worker</source>
-        <translation>Worker</translation>
     </message>
 </context>
 </TS>

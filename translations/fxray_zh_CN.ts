@@ -67,6 +67,10 @@
         <source>graph</source>
         <translation>图</translation>
     </message>
+    <message>
+        <source>symbolic scalar (SymInt)</source>
+        <translation>符号标量 (SymInt)</translation>
+    </message>
 </context>
 <context>
     <name>GraphLayout</name>
@@ -1497,6 +1501,18 @@ created (%4): %5</source>
         <source>Value</source>
         <translation>值</translation>
     </message>
+    <message>
+        <source>expression</source>
+        <translation>表达式</translation>
+    </message>
+    <message>
+        <source>symbols</source>
+        <translation>符号</translation>
+    </message>
+    <message>
+        <source>hints</source>
+        <translation>提示值（trace）</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::NumericsModel</name>
@@ -1576,14 +1592,6 @@ created (%4): %5</source>
         <translation>在所选后端上逐节点比较图的数值。</translation>
     </message>
     <message>
-        <source>inputs: random</source>
-        <translation>输入:随机</translation>
-    </message>
-    <message>
-        <source>inputs: recorded (%1)</source>
-        <translation>输入:已记录(%1)</translation>
-    </message>
-    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1614,10 +1622,6 @@ created (%4): %5</source>
     <message>
         <source>Cannot read compare&apos;s output: %1</source>
         <translation>无法读取 compare 的输出:%1</translation>
-    </message>
-    <message>
-        <source>output %1 on %2: %3%4</source>
-        <translation>输出 %1 在 %2 上:%3%4</translation>
     </message>
     <message>
         <source> (differs)</source>
@@ -1658,6 +1662,50 @@ created (%4): %5</source>
     <message>
         <source>Comparing backends</source>
         <translation>正在比较后端</translation>
+    </message>
+    <message>
+        <source>Where the inputs come from: a recorded run, seeded random values, or a folder of NNN.npy files</source>
+        <translation>输入的来源：录制的运行、带种子的随机值，或包含 NNN.npy 文件的文件夹</translation>
+    </message>
+    <message>
+        <source>recorded: %1</source>
+        <translation>录制：%1</translation>
+    </message>
+    <message>
+        <source>folder: %1</source>
+        <translation>文件夹：%1</translation>
+    </message>
+    <message>
+        <source>random inputs</source>
+        <translation>随机输入</translation>
+    </message>
+    <message>
+        <source>inputs folder...</source>
+        <translation>输入文件夹…</translation>
+    </message>
+    <message>
+        <source>Inputs folder (NNN.npy per placeholder)</source>
+        <translation>输入文件夹（每个占位符一个 NNN.npy）</translation>
+    </message>
+    <message>
+        <source>The inputs folder has %1 input files but the graph takes %2 inputs.</source>
+        <translation>输入文件夹有 %1 个输入文件，但图需要 %2 个输入。</translation>
+    </message>
+    <message>
+        <source>The inputs folder cannot be read: %1</source>
+        <translation>无法读取输入文件夹：%1</translation>
+    </message>
+    <message>
+        <source>The inputs folder does not fit the graph: %1</source>
+        <translation>输入文件夹与图不符：%1</translation>
+    </message>
+    <message>
+        <source>output %1%2 on %3: %4%5</source>
+        <translation>输出 %1%2（%3）：%4%5</translation>
+    </message>
+    <message>
+        <source>Sizes: %1</source>
+        <translation>尺寸：%1</translation>
     </message>
 </context>
 <context>
@@ -1899,6 +1947,109 @@ created (%4): %5</source>
     </message>
 </context>
 <context>
+    <name>fxray::views::SizePicker</name>
+    <message>
+        <source>&amp;Sizes:</source>
+        <translation>尺寸(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>Dynamic shapes: the value of each symbol the graph&apos;s inputs mention</source>
+        <translation>动态形状：图的输入中出现的每个符号的取值</translation>
+    </message>
+    <message>
+        <source>%1: no hint recorded for this symbol; 8 by default</source>
+        <translation>%1：此符号没有录制的提示值；默认为 8</translation>
+    </message>
+    <message>
+        <source>%1: the value the trace recorded (its hint)</source>
+        <translation>%1：trace 录制的值（提示值）</translation>
+    </message>
+    <message>
+        <source>%1 = %2: a size cannot be negative.</source>
+        <translation>%1 = %2：尺寸不能为负。</translation>
+    </message>
+    <message>
+        <source>%1 = %2 does not match the inputs folder, whose inputs have %1 = %3; choose random inputs to run at other sizes.</source>
+        <translation>%1 = %2 与输入文件夹不符（其输入为 %1 = %3）；要以其他尺寸运行，请选择随机输入。</translation>
+    </message>
+    <message>
+        <source>input %1: %2</source>
+        <translation>输入 %1：%2</translation>
+    </message>
+    <message>
+        <source>input %1 would have size %2 in dimension %3 (%4).</source>
+        <translation>输入 %1 在第 %3 维的尺寸将为 %2（%4）。</translation>
+    </message>
+    <message>
+        <source>PyTorch traces symbols for sizes of at least 2 (0 and 1 are specialized): %1.</source>
+        <translation>PyTorch 只为不小于 2 的尺寸追踪符号（0 和 1 会被特化）：%1。</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepPanel</name>
+    <message>
+        <source>Open an fxray sweep results folder (File &gt; Open Folder) to see its graphs here.</source>
+        <translation>打开 fxray sweep 结果文件夹（文件 &gt; 打开文件夹）即可在此查看其中的图。</translation>
+    </message>
+    <message>
+        <source>Filter by graph or message</source>
+        <translation>按图或消息筛选</translation>
+    </message>
+    <message>
+        <source>&amp;Failures only</source>
+        <translation>仅失败项(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Reload results</source>
+        <translation>重新加载结果</translation>
+    </message>
+    <message>
+        <source>%1 holds no sweep results.</source>
+        <translation>%1 中没有 sweep 结果。</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::SweepResultsModel</name>
+    <message numerus="yes">
+        <source>%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</source>
+        <translation>
+            <numerusform>%n 个图：%1 通过，%2 不一致，%3 不支持，%4 错误，%5 崩溃，%6 超时</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (GPU %2)</source>
+        <translation>%1（GPU %2）</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Max rel. error</source>
+        <translation>最大相对误差</translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>工作进程</translation>
+    </message>
+</context>
+<context>
     <name>fxray::views::TextDiffModel</name>
     <message>
         <source>#</source>
@@ -1984,70 +2135,6 @@ created (%4): %5</source>
     <message>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 失败并已撤销:%2</translation>
-    </message>
-</context>
-<context>
-    <name>fxray::views::SweepPanel</name>
-    <message>
-        <source>Open an fxray sweep results folder (File &gt; Open Folder) to see its graphs here.</source>
-        <translation>打开 fxray sweep 结果文件夹（文件 &gt; 打开文件夹）即可在此查看其中的图。</translation>
-    </message>
-    <message>
-        <source>Filter by graph or message</source>
-        <translation>按图或消息筛选</translation>
-    </message>
-    <message>
-        <source>&amp;Failures only</source>
-        <translation>仅失败项(&amp;F)</translation>
-    </message>
-    <message>
-        <source>Reload results</source>
-        <translation>重新加载结果</translation>
-    </message>
-    <message>
-        <source>%1 holds no sweep results.</source>
-        <translation>%1 中没有 sweep 结果。</translation>
-    </message>
-    <message>
-        <source>%1 — %2</source>
-        <translation>%1 — %2</translation>
-    </message>
-</context>
-<context>
-    <name>fxray::views::SweepResultsModel</name>
-    <message numerus="yes">
-        <source>%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</source>
-        <translation>
-            <numerusform>%n 个图：%1 通过，%2 不一致，%3 不支持，%4 错误，%5 崩溃，%6 超时</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1 (GPU %2)</source>
-        <translation>%1（GPU %2）</translation>
-    </message>
-    <message>
-        <source>Status</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <source>Graph</source>
-        <translation>图</translation>
-    </message>
-    <message>
-        <source>Message</source>
-        <translation>消息</translation>
-    </message>
-    <message>
-        <source>Max rel. error</source>
-        <translation>最大相对误差</translation>
-    </message>
-    <message>
-        <source>Seconds</source>
-        <translation>秒</translation>
-    </message>
-    <message>
-        <source>Worker</source>
-        <translation>工作进程</translation>
     </message>
 </context>
 </TS>

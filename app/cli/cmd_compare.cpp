@@ -1,4 +1,4 @@
-// fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--json]:
+// fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--sizes S=N,...] [--json]:
 // runs one graph on several backends with the same inputs and seed and compares each backend's
 // outputs, then every node's value, with the first backend's (run_check's rule: rel_err within
 // the dtype's tolerance, else the fp64-referenced RMSE judgement). The first node where a
@@ -12,6 +12,7 @@
 #include "exec/compare.h"
 #include "exec/node_values.h"
 #include "exec/run_check.h"
+#include "exec/shape_binding.h"
 #include "import/loader.h"
 #include "minify/backend.h"
 
@@ -29,13 +30,16 @@ namespace fxray::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--json]\n"
+    "usage: fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--sizes S=N,...] [--json]\n"
     "  runs the graph on each backend (ref, ref64, cpu, cuda) with the same inputs and seed and compares\n"
     "  every backend with the first: the outputs, then every node with a tensor value (relative error\n"
     "  per node, the first node where a backend diverges, the worst nodes). The compiled backends get\n"
     "  node values from a debugging compile in which every node is an output (less fusion).\n"
     "  --inputs DIR  NNN.npy per placeholder (default: seeded random inputs from annotations)\n"
-    "  --json        one JSON object: ok, outputs, node_errors, first_divergent_node, first_divergent, nodes\n"
+    "  --sizes S=N,...  dynamic shapes: the symbols' values for random inputs (default: the trace's\n"
+    "                hints, else 8), e.g. --sizes s23=4,s27=16\n"
+    "  --json        one JSON object: ok, outputs, node_errors, first_divergent_node, first_divergent, nodes,\n"
+    "                output_shapes (the first backend's) and, for a dynamic-shape graph, binding\n"
     "  exit 0 when all outputs and nodes agree, 1 when one differs, 2 on bad input or a backend that cannot run\n";
 
 struct BackendRun {
@@ -66,7 +70,7 @@ nlohmann::json nodeJson(const NodeError& e) {
 
 int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(args, {"--graph", "--backends", "--inputs", "--seed"}, {"--json", "--help"}, perr);
+    auto a = parseArgs(args, {"--graph", "--backends", "--inputs", "--seed", "--sizes"}, {"--json", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kUsage;
@@ -97,9 +101,34 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     auto lg = selectGraph(*f, a->get("--graph"));
     if (!lg.ok()) return reportError(err, lg.error());
     const Graph& g = (*lg)->executable();
-    auto loaded = loadInputs(g, a->get("--inputs"), seed);
+    sym::Binding sizes;
+    if (a->has("--sizes")) {
+        auto b = parseSizes(a->get("--sizes"));
+        if (!b.ok()) return reportError(err, b.error());
+        sizes = std::move(b).value();
+        const auto syms = inputSymbols(g);
+        for (const auto& [name, v] : sizes)
+            if (std::find(syms.begin(), syms.end(), name) == syms.end())
+                return reportError(err, makeError("--sizes: the graph's inputs have no symbol " + name));
+    }
+    auto loaded = loadInputs(g, a->get("--inputs"), seed, &sizes);
     if (!loaded.ok()) return reportError(err, loaded.error());
     const std::vector<Value>& inputs = *loaded;
+    // The binding the run used (read back off the inputs, recorded or drawn), so that a reader
+    // of the result knows which sizes it holds for.
+    nlohmann::json jBinding = nullptr;
+    std::string bindingText;
+    if (graphIsSymbolic(g)) {
+        auto b = bindInputs(g, inputs, /*withStrides=*/false);
+        if (b.ok()) {
+            bindingText = sym::bindingStr(*b);
+            jBinding = nlohmann::json::object();
+            for (const auto& [name, v] : *b) {
+                if (v.isFloat()) jBinding[name] = v.d;
+                else jBinding[name] = v.i;
+            }
+        }
+    }
 
     std::vector<BackendRun> runs;
     for (auto& b : backends) {
@@ -172,14 +201,19 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             }
     }
 
+    // The first backend's output shapes (null for a non-tensor output).
+    nlohmann::json jShapes = nlohmann::json::array();
+    for (const Value& v : base.outputs) jShapes.push_back(v.isTensor() ? nlohmann::json(v.t.shape()) : nlohmann::json(nullptr));
     nlohmann::json j{{"ok", allOk},
                      {"graph", (*lg)->id},
                      {"backends", names},
                      {"outputs", jOutputs},
+                     {"output_shapes", jShapes},
                      {"first_divergent_node", firstDivergent},
                      {"first_divergent", firstByBackend},
                      {"nodes", nodeCounts},
                      {"node_errors", jNodes}};
+    if (!jBinding.is_null()) j["binding"] = jBinding;
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
     } else {
@@ -217,6 +251,7 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                     << all[i]->backend << std::right << " rel_err " << fmtErr(all[i]->relErr) << (all[i]->ok ? "  ok" : "  DIFFERS")
                     << "\n";
         }
+        if (!bindingText.empty()) out << "sizes: " << bindingText << "\n";
         out << (allOk ? "all backends agree\n" : "backends differ\n");
     }
     return allOk ? 0 : 1;

@@ -24,6 +24,7 @@ QColor classFill(NodeClass c, bool dark) {
     case NodeClass::HigherOrder: return dark ? QColor(0x24, 0x5a, 0x66) : QColor(0xcc, 0xec, 0xf1);
     case NodeClass::Creation: return dark ? QColor(0x4c, 0x4c, 0x30) : QColor(0xec, 0xec, 0xd6);
     case NodeClass::Other: return dark ? QColor(0x50, 0x50, 0x50) : QColor(0xe8, 0xe8, 0xe8);
+    case NodeClass::Scalar: return dark ? QColor(0x5e, 0x34, 0x55) : QColor(0xf5, 0xd7, 0xec);
     }
     return Qt::gray;
 }

@@ -2,6 +2,7 @@
 
 #include "ir/graph.h"
 #include "ir/op_registry.h"
+#include "models/meta_text.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>
@@ -13,6 +14,8 @@ namespace fxray::views {
 
 namespace {
 
+bool startsWith(const std::string& s, std::string_view prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
 NodeClass classOf(const Node& n) {
     switch (n.kind()) {
     case NodeKind::Placeholder: return NodeClass::Input;
@@ -20,6 +23,7 @@ NodeClass classOf(const Node& n) {
     case NodeKind::GetAttr: return NodeClass::Creation;
     default: break;
     }
+    if (isSymbolicScalarNode(n)) return NodeClass::Scalar;
     if (!n.op()) {
         // operator.getitem only unpacks a tuple: draw it like a view.
         if (n.target() == "operator.getitem") return NodeClass::View;
@@ -56,14 +60,7 @@ QString shortOp(const Node& n) {
     return parts.isEmpty() ? full : parts.last();
 }
 
-QString typeText(const Node& n) {
-    if (!n.annotationText.empty()) return QString::fromStdString(n.annotationText);
-    if (n.meta.empty()) return {};
-    if (n.meta.size() == 1 && !n.metaIsTuple) return QString::fromStdString(n.meta[0].annotation(false, false));
-    QStringList parts;
-    for (const auto& m : n.meta) parts << QString::fromStdString(m.annotation(false, false));
-    return QLatin1Char('(') + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
-}
+QString typeText(const Node& n) { return nodeTypeText(n); }
 
 /// "File: /x/modeling_gpt2.py:549 in forward, code: ..." -> "modeling_gpt2.py:549".
 QString statementKey(const QString& comment) {
@@ -123,6 +120,24 @@ void cutPhase(CanvasGraph& cg, const std::vector<int>& members, const QString& p
 
 } // namespace
 
+bool isSymbolicScalarNode(const Node& n) {
+    if (startsWith(n.annotationText, "Sym(")) return true;
+    if (n.kind() == NodeKind::Placeholder || n.kind() == NodeKind::Output) return false;
+    if (n.isOpCall()) {
+        // aten.sym_size.int, sym_numel, sym_stride, sym_storage_offset, and the runtime checks
+        // on scalars (_assert_scalar, sym_constrain_range(_for_size)).
+        const std::string op = n.opName();
+        return startsWith(op, "aten.sym_") || startsWith(op, "aten._assert_scalar") || startsWith(op, "aten.sym_constrain_range");
+    }
+    // operator.mul/add/floordiv..., torch.sym_max/sym_float..., math.floor on sizes. Dynamo graphs
+    // also call operator.add on tensors: those carry a tensor annotation or metadata.
+    if (n.kind() == NodeKind::CallFunction && n.target() != "operator.getitem" &&
+        (startsWith(n.target(), "operator.") || startsWith(n.target(), "torch.sym_") || startsWith(n.target(), "math.") ||
+         startsWith(n.target(), "torch._sym_") || n.target() == "torch.Size"))
+        return n.meta.empty();
+    return false;
+}
+
 QString nodeClassName(NodeClass c) {
     switch (c) {
     case NodeClass::Input: return QCoreApplication::translate("CanvasGraph", "input");
@@ -135,6 +150,7 @@ QString nodeClassName(NodeClass c) {
     case NodeClass::HigherOrder: return QCoreApplication::translate("CanvasGraph", "higher-order");
     case NodeClass::Creation: return QCoreApplication::translate("CanvasGraph", "creation");
     case NodeClass::Other: return QCoreApplication::translate("CanvasGraph", "other");
+    case NodeClass::Scalar: return QCoreApplication::translate("CanvasGraph", "symbolic scalar (SymInt)");
     }
     return {};
 }
@@ -146,6 +162,7 @@ CanvasNode describeNode(const Node& n) {
     cn.type = typeText(n);
     cn.source = QString::fromStdString(n.sourceComment);
     cn.cls = classOf(n);
+    cn.scalar = isSymbolicScalarNode(n);
     return cn;
 }
 

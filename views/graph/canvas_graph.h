@@ -22,8 +22,10 @@ class Node;
 
 namespace fxray::views {
 
-/// Colour classes of nodes (OpCategory plus the graph's inputs and outputs).
-enum class NodeClass : uint8_t { Input, Output, Pointwise, Reduction, View, Extern, Random, HigherOrder, Creation, Other };
+/// Colour classes of nodes (OpCategory plus the graph's inputs and outputs). Scalar: a node that
+/// computes a SymInt/SymFloat/SymBool or checks one (aten.sym_size, operator.mul on sizes,
+/// _assert_scalar) rather than a tensor.
+enum class NodeClass : uint8_t { Input, Output, Pointwise, Reduction, View, Extern, Random, HigherOrder, Creation, Other, Scalar };
 
 struct CanvasNode {
     QString name;
@@ -31,6 +33,9 @@ struct CanvasNode {
     QString type;    ///< output type: "f32[2, 32, 128]", "(f32[4], f32[4])", "Sym(s0)"
     QString source;  ///< the provenance comment, "" when none
     NodeClass cls = NodeClass::Other;
+    /// The value is a symbolic scalar (a "Sym(...)" placeholder or a Scalar node): drawn as a
+    /// pill rather than a box.
+    bool scalar = false;
     int cluster = -1;  ///< index into CanvasGraph::clusters, -1 for none
     std::vector<int> inputs;  ///< node indices, without repeats
     std::vector<int> users;
@@ -55,6 +60,9 @@ struct CanvasGraph {
     uint64_t fingerprint = 0;
     int indexOf(const QString& name) const { return byName.value(name, -1); }
 };
+
+/// The node yields or checks a symbolic scalar (SymInt placeholders included).
+bool isSymbolicScalarNode(const Node& n);
 
 /// Box text and class of one node (without edges or cluster); also used for diff ghosts.
 CanvasNode describeNode(const Node& n);

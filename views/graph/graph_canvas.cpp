@@ -444,7 +444,7 @@ void GraphCanvas::updateLegend() {
         if (m_doc->nodeErrors().isEmpty()) html += tr("— run a comparison in the Numerics pane");
     } else {
         for (NodeClass c : {NodeClass::Input, NodeClass::Extern, NodeClass::Pointwise, NodeClass::Reduction, NodeClass::View,
-                            NodeClass::Random, NodeClass::Creation, NodeClass::HigherOrder, NodeClass::Other})
+                            NodeClass::Random, NodeClass::Creation, NodeClass::HigherOrder, NodeClass::Scalar, NodeClass::Other})
             html += swatch(canvas_colors::classFill(c, dark), nodeClassName(c));
     }
     m_legend->setText(html);

@@ -91,15 +91,20 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     if (m_ghost) {
         border = QPen(canvas_colors::removed(dark), 1.6, Qt::DashLine);
     }
+    // Symbolic scalars (SymInt inputs, sym_size, operator.mul on sizes) are pills: they carry a
+    // number, not a tensor, and read apart from the boxes at a glance.
+    const bool pill = m_node && m_node->scalar;
+    const double radius = pill ? r.height() / 2 : 6;
+    if (pill && !m_ghost) border.setStyle(Qt::DotLine);
     p->setPen(border);
     p->setBrush(fill);
-    p->drawRoundedRect(r, 6, 6);
+    p->drawRoundedRect(r, radius, radius);
     auto frameWith = [&](QColor c, double w, Qt::PenStyle style) {
         QPen pen(c, w, style);
         pen.setCosmetic(false);
         p->setPen(pen);
         p->setBrush(Qt::NoBrush);
-        p->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 7, 7);
+        p->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), radius + 1, radius + 1);
     };
     if (m_frame.isValid()) frameWith(m_frame, 3.0, m_dashedFrame ? Qt::DashLine : Qt::SolidLine);
     if (m_searchHit) frameWith(canvas_colors::searchHit(dark), 3.0, Qt::SolidLine);

@@ -2,9 +2,14 @@
 
 #include "ir/graph.h"
 #include "ir/op_registry.h"
+#include "ir/sym_expr.h"
+#include "models/meta_text.h"
 #include "pass/compile_trace.h"
 
 #include <QFont>
+
+#include <algorithm>
+#include <set>
 
 namespace fxray::views {
 
@@ -39,6 +44,33 @@ QString describe(const Node& n) {
     if (n.isOpCall()) return qs(n.opName());
     if (n.kind() == NodeKind::CallFunction || n.kind() == NodeKind::CallMethod) return qs(n.target());
     return qs(nodeKindName(n.kind()));
+}
+
+/// A dimension list as PyTorch prints it: symbolic entries by their expression ("[s33, 64]").
+QString dimsText(const std::vector<int64_t>& values, const std::vector<std::string>& sym) {
+    QStringList dims;
+    for (size_t d = 0; d < values.size(); ++d)
+        dims << (d < sym.size() && !sym[d].empty() ? qs(sym[d]) : values[d] < 0 ? QStringLiteral("?") : QString::number(values[d]));
+    return QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", ")));
+}
+
+/// The symbols a node's type mentions, sorted ("s23, s27"), or empty.
+QString symbolsOf(const Node& n) {
+    std::set<std::string> syms;
+    auto add = [&](const std::string& text) {
+        if (text.empty()) return;
+        const auto found = sym::freeSymbols(text);
+        syms.insert(found.begin(), found.end());
+    };
+    for (const TensorMeta& m : n.meta) {
+        for (const auto& e : m.symShape) add(e);
+        for (const auto& e : m.symStrides) add(e);
+    }
+    const std::string& a = n.annotationText;
+    if (a.size() > 5 && a.compare(0, 4, "Sym(") == 0 && a.back() == ')') add(a.substr(4, a.size() - 5));
+    QStringList out;
+    for (const auto& s : syms) out << qs(s);
+    return out.join(QStringLiteral(", "));
 }
 
 } // namespace
@@ -88,23 +120,35 @@ void NodeInspectorModel::setNode(const Graph* graph, const QString& name, const 
         if (!n->meta.empty() || !n->annotationText.empty()) {
             Item* out = section("output", tr("Output"));
             if (n->meta.size() == 1 && !n->metaIsTuple) {
-                const TensorMeta& m = n->meta.front();
-                out->value = qs(m.annotation(true, true));
+                const TensorMeta& m = *elementMeta(*n, 0);
+                out->value = metaText(m, true, true);
                 out->add(tr("dtype"), qs(dtypeTorchName(m.dtype)));
-                QStringList dims;
-                for (size_t d = 0; d < m.shape.size(); ++d)
-                    dims << (d < m.symShape.size() && !m.symShape[d].empty() ? qs(m.symShape[d]) : QString::number(m.shape[d]));
-                out->add(tr("shape"), QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", "))));
-                if (m.stridesKnown) {
-                    QStringList st;
-                    for (int64_t s : m.strides) st << QString::number(s);
-                    out->add(tr("strides"), QStringLiteral("[%1]").arg(st.join(QStringLiteral(", "))));
-                }
+                out->add(tr("shape"), dimsText(m.shape, m.symShape));
+                if (m.stridesKnown) out->add(tr("strides"), dimsText(m.strides, m.symStrides));
                 if (m.offset) out->add(tr("storage offset"), QString::number(m.offset));
-                if (!m.isSymbolic()) out->add(tr("bytes"), QString::number(m.nbytes()));
+                // A symbolic size has no number of bytes (inferred metadata marks it -1).
+                if (!m.isSymbolic() && std::none_of(m.shape.begin(), m.shape.end(), [](int64_t d) { return d < 0; }))
+                    out->add(tr("bytes"), QString::number(m.nbytes()));
             } else {
                 out->value = n->metaIsTuple ? tr("tuple of %n", nullptr, static_cast<int>(n->meta.size())) : qs(n->annotationText);
-                for (size_t i = 0; i < n->meta.size(); ++i) out->add(QStringLiteral("[%1]").arg(i), qs(n->meta[i].annotation(true, true)));
+                const std::string& a = n->annotationText;
+                if (n->meta.empty() && a.size() > 5 && a.compare(0, 4, "Sym(") == 0 && a.back() == ')')
+                    // A SymInt/SymFloat/SymBool: its value is this expression of the input sizes.
+                    out->add(tr("expression"), qs(a.substr(4, a.size() - 5)));
+                for (size_t i = 0; i < n->meta.size(); ++i) out->add(QStringLiteral("[%1]").arg(i), metaText(*elementMeta(*n, i), true, true));
+            }
+            if (const QString syms = symbolsOf(*n); !syms.isEmpty()) {
+                out->add(tr("symbols"), syms);
+                // What the sizes were when PyTorch traced (a TORCH_TRACE's create_symbol hints).
+                const Graph* owner = n->owner();
+                if (owner && !owner->symbolHints.empty()) {
+                    sym::Binding at;
+                    for (const QString& sname : syms.split(QStringLiteral(", "))) {
+                        const auto it = owner->symbolHints.find(sname.toStdString());
+                        if (it != owner->symbolHints.end()) at.insert(*it);
+                    }
+                    if (!at.empty()) out->add(tr("hints"), qs(sym::bindingStr(at)));
+                }
             }
         }
         const std::vector<Node*> inputs = n->inputNodes();

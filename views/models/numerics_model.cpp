@@ -104,7 +104,28 @@ std::optional<NumericsReport> NumericsReport::parse(const QByteArray& json, QStr
         r.firstDivergentBackend = fd.toObject().value(QLatin1String("backend")).toString();
         r.firstDivergentRelErr = number(fd.toObject().value(QLatin1String("rel_err")));
     }
+    for (const QJsonValue& v : o.value(QLatin1String("output_shapes")).toArray()) {
+        if (!v.isArray()) {
+            r.outputShapes.emplace_back(std::nullopt);
+            continue;
+        }
+        std::vector<qint64> shape;
+        for (const QJsonValue& d : v.toArray()) shape.push_back(d.toInteger());
+        r.outputShapes.emplace_back(std::move(shape));
+    }
+    // QJsonObject iterates its keys sorted, as sym::bindingStr prints them.
+    const QJsonObject b = o.value(QLatin1String("binding")).toObject();
+    for (auto it = b.begin(); it != b.end(); ++it)
+        r.binding.emplace_back(it.key(), it.value().isDouble() && it.value().toDouble() != static_cast<double>(it.value().toInteger())
+                                             ? QString::number(it.value().toDouble())
+                                             : QString::number(it.value().toInteger()));
     return r;
+}
+
+QString NumericsReport::bindingText() const {
+    QStringList parts;
+    for (const auto& [sym, value] : binding) parts << sym + QLatin1Char('=') + value;
+    return parts.join(QStringLiteral(", "));
 }
 
 // ---- model ------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #pragma once
 /// The numerics panel's data: what `fxray compare FILE --backends ref,cpu[,cuda] --json` printed
-/// (its "outputs", "node_errors" and "first_divergent_node" keys; docs/CLI.md), parsed into a
+/// (its "outputs", "node_errors", "first_divergent_node", "output_shapes" and "binding" keys;
+/// docs/CLI.md), parsed into a
 /// NumericsReport, and a table model of it with one row per compared node: node, op, rel_err per
 /// backend (against the first backend) and whether every backend agreed. SortRole gives numbers
 /// so a QSortFilterProxyModel sorts rel_err numerically; NodeNameRole gives the row's node.
@@ -9,6 +10,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace fxray::views {
@@ -39,6 +41,14 @@ struct NumericsReport {
     std::vector<Row> rows;        ///< graph order
     QString firstDivergentNode, firstDivergentBackend;
     double firstDivergentRelErr = 0;
+    /// The first backend's output shapes; an empty entry for a non-tensor output (a SymInt).
+    std::vector<std::optional<std::vector<qint64>>> outputShapes;
+    /// Dynamic shapes: the symbols' values the run used (symbol, value), sorted by name; empty
+    /// for a static graph or an older fxray.
+    std::vector<std::pair<QString, QString>> binding;
+
+    /// "s23=5, s27=32", or empty.
+    QString bindingText() const;
 
     /// The compared backends (all but the first).
     QStringList compared() const { return backends.mid(1); }

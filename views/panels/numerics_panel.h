@@ -2,7 +2,10 @@
 /// The numerics pane (issue 9): compares the current graph on several backends by running
 /// `fxray compare FILE --graph SEL --backends ref,cpu[,cuda] --json` as a child process of the
 /// fxray executable itself, so that a GPU fault or a crash in generated code never takes down
-/// the GUI. Inputs: the file's recorded inputs folder when there is one, else seeded random.
+/// the GUI. Inputs: the file's recorded inputs folders (forward/inputs, forward_2/inputs), seeded
+/// random ones, or a folder the user chooses. A dynamic-shape graph gets a size picker: random
+/// inputs are drawn at its sizes (compare --sizes), an inputs folder binds them; the result
+/// says which binding it holds for.
 /// Shows a sortable table of every node's relative error per backend, the outputs' errors and
 /// the first divergent node; hands node -> worst error to the Document for the canvas's heat
 /// map; clicking a row selects the node (canvas, inspector, kernel pane). A child that says
@@ -11,6 +14,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -24,6 +28,7 @@ class ChildJob;
 struct ChildResult;
 class Document;
 class NumericsModel;
+class SizePicker;
 
 class NumericsPanel : public QWidget {
     Q_OBJECT
@@ -60,6 +65,17 @@ public:
     QPushButton* runButton() const { return m_run; }
     QLabel* statusLabel() const { return m_status; }
     QLabel* summaryLabel() const { return m_summary; }
+    QComboBox* sourceBox() const { return m_source; }
+    SizePicker* sizePicker() const { return m_sizes; }
+    QSpinBox* seedBox() const { return m_seed; }
+
+    /// The inputs folder the run reads (empty: seeded random inputs).
+    QString inputsDir() const;
+    /// Uses `dir` as the inputs folder (what choosing one in the dialog does); an empty dir
+    /// chooses random inputs. For a dynamic-shape graph the sizes are read off its files.
+    void setInputsDir(const QString& dir);
+    /// Why the chosen inputs and sizes cannot run, in one sentence; empty when they can.
+    QString problem() const;
 
 Q_SIGNALS:
     /// A comparison finished (ok: its JSON was installed).
@@ -72,6 +88,10 @@ private:
     void followSelection();
     void reset();
     void updateInputsLabel();
+    void rebuildSources();
+    void sourceChosen(int index);
+    void applySource();
+    void updateRunEnabled();
 
     QPointer<Document> m_doc;
     QString m_exe;
@@ -82,6 +102,11 @@ private:
     QCheckBox* m_cpu;
     QCheckBox* m_cuda;
     QSpinBox* m_seed;
+    QComboBox* m_source;
+    SizePicker* m_sizes;
+    QString m_sourceProblem;  ///< the chosen folder does not fit the graph
+    QString m_customDir;      ///< a folder the user chose (kept across files)
+    bool m_statusIsProblem = false;  ///< the status line shows problem() (cleared when solved)
     QLabel* m_inputs;
     QPushButton* m_run;
     QLabel* m_status;
