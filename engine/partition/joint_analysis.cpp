@@ -194,6 +194,8 @@ Expected<JointAnalysis> analyzeJoint(const Graph& joint, const PartitionOptions&
                          "the graph has no tangents_* placeholder: partitioning needs a joint forward+backward "
                          "graph (PyTorch's aot_joint_graph, `forward(self, primals, tangents)`)");
     ja.graph = copyWithoutDeadAndDuplicates(joint, options.cse, ja.removedByDce, ja.removedByCse);
+    // The copy is rebuilt node by node; the trace's hints belong to it as much as to the joint.
+    ja.graph->symbolHints = joint.symbolHints;
     Graph& g = *ja.graph;
     bindSizes(ja, options.sizes);
 
