@@ -60,7 +60,7 @@ int cmdAotCompile(const std::vector<std::string>& argv, std::ostream& out, std::
     opts.cacheDir = a->get("--cache-dir");
     if (a->has("--sizes")) {
         auto b = parseSizes(a->get("--sizes"));
-        if (!b.ok()) return reportError(err, makeError("--sizes: " + b.error().message));
+        if (!b.ok()) return reportError(err, b.error());  // parseSizes names the option
         opts.sizes = std::move(b).value();
     }
     // Inputs first: without --sizes a symbolic graph compiles for the inputs' own sizes.

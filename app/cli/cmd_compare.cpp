@@ -101,16 +101,9 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     auto lg = selectGraph(*f, a->get("--graph"));
     if (!lg.ok()) return reportError(err, lg.error());
     const Graph& g = (*lg)->executable();
-    sym::Binding sizes;
-    if (a->has("--sizes")) {
-        auto b = parseSizes(a->get("--sizes"));
-        if (!b.ok()) return reportError(err, b.error());
-        sizes = std::move(b).value();
-        const auto syms = inputSymbols(g);
-        for (const auto& [name, v] : sizes)
-            if (std::find(syms.begin(), syms.end(), name) == syms.end())
-                return reportError(err, makeError("--sizes: the graph's inputs have no symbol " + name));
-    }
+    auto sizesE = sizesOption(*a, g);
+    if (!sizesE.ok()) return reportError(err, sizesE.error());
+    sym::Binding sizes = std::move(sizesE).value();
     auto loaded = loadInputs(g, a->get("--inputs"), seed, &sizes);
     if (!loaded.ok()) return reportError(err, loaded.error());
     const std::vector<Value>& inputs = *loaded;

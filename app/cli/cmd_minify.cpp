@@ -139,16 +139,9 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         d.file = g.sourceFile;
         return reportError(err, d);
     }
-    sym::Binding sizes;
-    if (a->has("--sizes")) {
-        auto b = parseSizes(a->get("--sizes"));
-        if (!b.ok()) return reportError(err, b.error());
-        sizes = std::move(b).value();
-        const auto syms = inputSymbols(g);
-        for (const auto& [name, v] : sizes)
-            if (std::find(syms.begin(), syms.end(), name) == syms.end())
-                return reportError(err, makeError("--sizes: the graph's inputs have no symbol " + name));
-    }
+    auto sizesE = sizesOption(*a, g);
+    if (!sizesE.ok()) return reportError(err, sizesE.error());
+    sym::Binding sizes = std::move(sizesE).value();
     // Recorded inputs (SymInt ones as 0-d files, tensors laid out at the binding they give) or
     // random ones at the chosen sizes.
     auto loaded = loadInputs(g, a->get("--inputs"), opts.spec.seed, &sizes);

@@ -100,7 +100,7 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     po.cse = !a->has("--no-cse");
     if (a->has("--sizes")) {
         auto b = parseSizes(a->get("--sizes"));
-        if (!b.ok()) return reportError(err, makeError("--sizes: " + b.error().message));
+        if (!b.ok()) return reportError(err, b.error());  // parseSizes names the option
         po.sizes = std::move(b).value();
     }
 

@@ -116,19 +116,9 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     }
     for (const auto& n : lg.notes) err << "fxray: note: " << n << "\n";
 
-    sym::Binding sizes;
-    if (a->has("--sizes")) {
-        auto b = parseSizes(a->get("--sizes"));
-        if (!b.ok()) return reportError(err, b.error());
-        sizes = std::move(b).value();
-        const auto syms = inputSymbols(g);
-        std::string have;
-        for (const auto& s : syms) have += (have.empty() ? "" : ", ") + s;
-        for (const auto& [name, v] : sizes)
-            if (std::find(syms.begin(), syms.end(), name) == syms.end())
-                return reportError(err, makeError("--sizes: the graph's inputs have no symbol " + name + " (" +
-                                                  (syms.empty() ? std::string("the graph is static") : "they have " + have) + ")"));
-    }
+    auto sizesE = sizesOption(*a, g);
+    if (!sizesE.ok()) return reportError(err, sizesE.error());
+    const sym::Binding& sizes = *sizesE;
     if (a->get("--inputs").empty() && graphIsSymbolic(g)) {
         std::vector<std::string> defaulted;
         sym::Binding b = completeBinding(g, sizes, 8, &defaulted);

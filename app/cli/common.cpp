@@ -4,6 +4,7 @@
 #include "exec/shape_binding.h"
 #include "import/npy.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -58,26 +59,26 @@ Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, 
         return d;
     }
     std::vector<Value> inputs = std::move(vals).value();
-    if (graphIsSymbolic(g)) {
-        // Dynamic shapes: SymInt files hold 0-d arrays; the annotations' layouts hold once the
-        // symbols are read off the sizes.
-        scalarizeSymInputs(g, inputs);
-        auto b = bindInputs(g, inputs, /*withStrides=*/false);
-        if (!b.ok()) {
-            Diagnostic d = b.error();
-            d.file = dir;
-            return d;
-        }
-        for (size_t i = 0; i < inputs.size(); ++i) {
-            if (!inputs[i].isTensor() || phs[i]->meta.empty()) continue;
-            auto m = bindMeta(phs[i]->meta[0], *b);
-            if (m.ok()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *m);
-        }
-        return inputs;
+    if (Status st = layOutRecordedInputs(g, inputs); !st.ok()) {
+        Diagnostic d = st.error();
+        d.file = dir;
+        return d;
     }
-    for (size_t i = 0; i < inputs.size(); ++i)
-        if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
     return inputs;
+}
+
+Expected<sym::Binding> sizesOption(const Args& a, const Graph& g) {
+    if (!a.has("--sizes")) return sym::Binding{};
+    auto sizes = parseSizes(a.get("--sizes"));
+    if (!sizes.ok()) return sizes.error();
+    const auto syms = inputSymbols(g);
+    std::string have;
+    for (const auto& s : syms) have += (have.empty() ? "" : ", ") + s;
+    for (const auto& [name, v] : *sizes)
+        if (std::find(syms.begin(), syms.end(), name) == syms.end())
+            return makeError("--sizes: the graph's inputs have no symbol " + name + " (" +
+                             (syms.empty() ? std::string("the graph is static") : "they have " + have) + ")");
+    return sizes;
 }
 
 std::vector<std::string> splitComma(const std::string& s) {

@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by subcommands: loading with one-line errors, op histograms, run inputs.
+#include "cli/args.h"
 #include "import/loader.h"
+#include "ir/sym_expr.h"
 #include "ir/value.h"
 #include "support/diagnostic.h"
 
@@ -26,5 +28,9 @@ std::map<std::string, int> opHistogram(const Graph& g);
 /// inputs from the annotations, at `sizes` for a dynamic-shape graph (default: its hints).
 Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed,
                                         const sym::Binding* sizes = nullptr);
+
+/// `--sizes S=N,...` of a dynamic-shape graph: parsed, every symbol one the graph's inputs
+/// mention (the error lists those they do). Empty when the option is absent.
+Expected<sym::Binding> sizesOption(const Args& a, const Graph& g);
 
 } // namespace fxray::cli

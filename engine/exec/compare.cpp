@@ -149,6 +149,24 @@ Tensor withAnnotatedStrides(const Tensor& t, const TensorMeta& m) {
     return kern::makeTensor(lay, kern::toDoubles(t));
 }
 
+Status layOutRecordedInputs(const Graph& g, std::vector<Value>& inputs) {
+    auto phs = g.placeholders();
+    if (!graphIsSymbolic(g)) {
+        for (size_t i = 0; i < inputs.size() && i < phs.size(); ++i)
+            if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *phs[i]);
+        return Status::success();
+    }
+    scalarizeSymInputs(g, inputs);
+    auto b = bindInputs(g, inputs, /*withStrides=*/false);
+    if (!b.ok()) return b.error();
+    for (size_t i = 0; i < inputs.size() && i < phs.size(); ++i) {
+        if (!inputs[i].isTensor() || phs[i]->meta.empty()) continue;
+        auto m = bindMeta(phs[i]->meta[0], *b);
+        if (m.ok()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *m);
+    }
+    return Status::success();
+}
+
 Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed, const sym::Binding* sizes) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);

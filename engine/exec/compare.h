@@ -42,6 +42,11 @@ void judgeWithFp64(OutputComparison& c, const Value& out, const Value& expect, c
 Tensor withAnnotatedStrides(const Tensor& t, const Node& placeholder);
 /// The same with the layout given (a symbolic annotation bound to the inputs' sizes).
 Tensor withAnnotatedStrides(const Tensor& t, const TensorMeta& annotated);
+/// Recorded inputs (read from .npy files, contiguous) made what the graph takes: each tensor laid
+/// out with its placeholder's annotation; for a dynamic-shape graph, SymInt files become Python
+/// numbers and the annotations are evaluated at the binding the inputs give (bindInputs without
+/// strides; fails as that does).
+Status layOutRecordedInputs(const Graph& g, std::vector<Value>& inputs);
 /// Seeded random inputs from the placeholders' annotations (normal for floats, small ints for
 /// integers, fair coin for bool). Fails naming the placeholder without usable metadata.
 /// Dynamic shapes: the symbols take `sizes`, else the graph's hints, else 8

@@ -519,18 +519,9 @@ CompileStory compileStoryFromText(std::string_view text, const std::string& file
 }
 
 Expected<CompileStory> readCompileStory(const fs::path& fileOrFolder, const CompileStoryOptions& opts) {
-    std::error_code ec;
-    std::vector<fs::path> files;
-    if (fs::is_directory(fileOrFolder, ec)) {
-        files = traceLogFiles(fileOrFolder);
-        if (files.empty()) {
-            Diagnostic d = makeError("no TORCH_TRACE log (*.log) in this folder");
-            d.file = fileOrFolder.string();
-            return d;
-        }
-    } else {
-        files.push_back(fileOrFolder);
-    }
+    auto filesE = traceLogsOf(fileOrFolder);
+    if (!filesE.ok()) return filesE.error();
+    const std::vector<fs::path>& files = *filesE;
     struct Log {
         fs::path path;
         std::string text;

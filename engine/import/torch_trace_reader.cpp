@@ -549,19 +549,22 @@ Expected<LoadedFile> readTorchTraceText(std::string_view text, const std::string
     return TraceReader(text, fileName, timings).run();
 }
 
-Expected<LoadedFile> readTorchTrace(const fs::path& fileOrFolder, TraceTimings* timings) {
+Expected<std::vector<fs::path>> traceLogsOf(const fs::path& fileOrFolder) {
     std::error_code ec;
-    std::vector<fs::path> files;
-    if (fs::is_directory(fileOrFolder, ec)) {
-        files = traceLogFiles(fileOrFolder);
-        if (files.empty()) {
-            Diagnostic d = makeError("no TORCH_TRACE log (*.log) in this folder");
-            d.file = fileOrFolder.string();
-            return d;
-        }
-    } else {
-        files.push_back(fileOrFolder);
+    if (!fs::is_directory(fileOrFolder, ec)) return std::vector<fs::path>{fileOrFolder};
+    auto files = traceLogFiles(fileOrFolder);
+    if (files.empty()) {
+        Diagnostic d = makeError("no TORCH_TRACE log (*.log) in this folder");
+        d.file = fileOrFolder.string();
+        return d;
     }
+    return files;
+}
+
+Expected<LoadedFile> readTorchTrace(const fs::path& fileOrFolder, TraceTimings* timings) {
+    auto filesE = traceLogsOf(fileOrFolder);
+    if (!filesE.ok()) return filesE.error();
+    const std::vector<fs::path>& files = *filesE;
     LoadedFile all;
     all.path = fileOrFolder;
     all.format = "torch-trace";

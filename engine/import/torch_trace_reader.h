@@ -35,6 +35,9 @@ bool looksLikeTorchTrace(std::string_view head);
 /// The log files of a TORCH_TRACE folder: `dedicated_log_torch_trace_*.log` if any, else every
 /// `*.log`, sorted by name. Not recursive.
 std::vector<std::filesystem::path> traceLogFiles(const std::filesystem::path& dir);
+/// The logs to read for a file or folder argument: the file itself, or the folder's logs (an
+/// error naming the folder when it has none).
+Expected<std::vector<std::filesystem::path>> traceLogsOf(const std::filesystem::path& fileOrFolder);
 
 /// Reads trace text already in memory. `fileName` names the file in warnings
 /// ("trace.log:LINE: ..."). Error only when the text holds no record at all.

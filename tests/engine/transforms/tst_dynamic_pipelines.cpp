@@ -32,14 +32,7 @@ Expected<std::vector<Value>> recordedInputs(const Graph& g, const fs::path& dir)
     auto vals = readNpyFolder(dir, phs.size());
     if (!vals.ok()) return vals.error();
     std::vector<Value> inputs = std::move(vals).value();
-    scalarizeSymInputs(g, inputs);
-    auto b = bindInputs(g, inputs, /*withStrides=*/false);
-    if (!b.ok()) return b.error();
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].isTensor() || phs[i]->meta.empty()) continue;
-        auto m = bindMeta(phs[i]->meta[0], *b);
-        if (m.ok()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *m);
-    }
+    if (Status st = layOutRecordedInputs(g, inputs); !st.ok()) return st.error();
     return inputs;
 }
 
