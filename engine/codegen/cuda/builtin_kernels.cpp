@@ -562,19 +562,6 @@ Status convBackward(const DeviceView& gy, const DeviceView& x, const DeviceView&
 
 namespace {
 
-bool denseAt(const TensorMeta& m) { return m.isContiguous(); }
-
-/// v itself when it is row-major dense, else a dense copy in tmp.
-Expected<DeviceView> dense(const DeviceView& v, DeviceBuffer& tmp) {
-    if (denseAt(v.meta)) return v;
-    TensorMeta m = TensorMeta::contiguous(v.meta.shape, v.meta.dtype, v.meta.device);
-    auto buf = DeviceBuffer::allocate(static_cast<size_t>(m.numel() * dtypeItemSize(m.dtype)));
-    if (!buf.ok()) return buf.error();
-    tmp = std::move(buf).value();
-    if (Status s = stridedCopy(v, DeviceView{tmp.ptr(), m}); !s.ok()) return s.error();
-    return DeviceView{tmp.ptr(), m};
-}
-
 bool indexType(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
 } // namespace
@@ -593,9 +580,9 @@ Status embeddingBackward(const DeviceView& grad, const DeviceView& indices, cons
         !s.ok())
         return s;
     DeviceBuffer tg, ti;
-    auto g = dense(grad, tg);
+    auto g = denseView(grad, tg);
     if (!g.ok()) return g.error();
-    auto ix = dense(indices, ti);
+    auto ix = denseView(indices, ti);
     if (!ix.ok()) return ix.error();
     auto fn = typed("fx_embedding_bwd", om.dtype);
     if (!fn.ok()) return fn.error();
@@ -679,7 +666,7 @@ Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, c
     for (size_t i = 1; i < 5; ++i)
         if (!channelVector(outs[i], n.C, t)) return makeError("device batch norm needs dense per-channel outputs");
     DeviceBuffer tx;
-    auto xd = dense(x, tx);
+    auto xd = denseView(x, tx);
     if (!xd.ok()) return xd.error();
     auto fn = typed("fx_bn_train", t);
     if (!fn.ok()) return fn.error();
@@ -704,9 +691,9 @@ Status batchNormBackward(const DeviceView& gy, const DeviceView& x, const std::o
         if (!channelVector(*v, n.C, t)) return makeError("device batch norm backward needs dense per-channel tensors");
     if (gx && (!gx->meta.isContiguous() || gx->meta.shape != xm.shape)) return makeError("device batch norm backward: output layout");
     DeviceBuffer tx, tg;
-    auto xd = dense(x, tx);
+    auto xd = denseView(x, tx);
     if (!xd.ok()) return xd.error();
-    auto gd = dense(gy, tg);
+    auto gd = denseView(gy, tg);
     if (!gd.ok()) return gd.error();
     auto fn = typed("fx_bn_bwd", t);
     if (!fn.ok()) return fn.error();
@@ -756,7 +743,7 @@ Status maxPool2d(const DeviceView& x, const DeviceView& y, const DeviceView& ind
     auto a = poolArgs(x.meta, y.meta, kernel, stride, padding, dilation);
     if (!a.ok()) return a.error();
     DeviceBuffer tx;
-    auto xd = dense(x, tx);
+    auto xd = denseView(x, tx);
     if (!xd.ok()) return xd.error();
     auto fn = typed("fx_maxpool2d", y.meta.dtype);
     if (!fn.ok()) return fn.error();
@@ -778,9 +765,9 @@ Status maxPool2dBackward(const DeviceView& gy, const DeviceView& indices, const 
         !s.ok())
         return s;
     DeviceBuffer tg, ti;
-    auto gd = dense(gy, tg);
+    auto gd = denseView(gy, tg);
     if (!gd.ok()) return gd.error();
-    auto id = dense(indices, ti);
+    auto id = denseView(indices, ti);
     if (!id.ok()) return id.error();
     auto fn = typed("fx_maxpool2d_bwd", m.dtype);
     if (!fn.ok()) return fn.error();

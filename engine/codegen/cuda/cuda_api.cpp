@@ -1,39 +1,14 @@
 #include "codegen/cuda/cuda_api.h"
 
+#include "codegen/cuda/dl_util.h"
+
 #include <chrono>
-#include <cstdlib>
-#include <dlfcn.h>
 #include <mutex>
 #include <vector>
 
 namespace fxray::cg::cuda {
 
 namespace {
-
-/// dlopen of the first name that opens; `tried` lists what failed (for the message).
-void* openFirst(const std::vector<std::string>& names, std::string& opened, std::string& tried) {
-    for (const auto& n : names) {
-        if (n.empty()) continue;
-        if (void* h = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-            opened = n;
-            return h;
-        }
-        tried += (tried.empty() ? "" : ", ") + n;
-    }
-    return nullptr;
-}
-
-template <typename F>
-bool sym(void* lib, F& fn, const char* name, std::string& missing) {
-    fn = reinterpret_cast<F>(dlsym(lib, name));
-    if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
-    return fn != nullptr;
-}
-
-std::string envOr(const char* var) {
-    const char* v = std::getenv(var);
-    return v ? std::string(v) : std::string();
-}
 
 void loadDriver(CudaRuntime& rt) {
     std::string tried;

@@ -1,10 +1,12 @@
 #include "codegen/cuda/cuda_executor.h"
 
 #include "codegen/cuda/builtin_kernels.h"
+#include "codegen/cuda/cudnn_conv.h"
 #include "exec/exec_context.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
 
+#include <cmath>
 #include <functional>
 
 namespace fxray::cg::cuda {
@@ -315,7 +317,10 @@ Expected<bool> Executor::deviceExtern(const OpaqueCall& call, RunStats& S) {
     if (!bound.ok()) return false;
     const OpArgs& A = *bound;
 
-    if (call.fn == "conv" && om && convSupports(om->dtype)) {
+    // Convolutions run through cuDNN when it is installed (PyTorch's own path, and its speed);
+    // else, or where cuDNN refuses a configuration, through the direct kernels (fp32/fp64).
+    auto anyConv = [](DType t) { return cudnnConvSupports(t) || convSupports(t); };
+    if (call.fn == "conv" && om && anyConv(om->dtype)) {
         // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
         if (A.toBool(6)) return false;
         auto x = view(0), w = view(1);
@@ -323,8 +328,14 @@ Expected<bool> Executor::deviceExtern(const OpaqueCall& call, RunStats& S) {
         if (!x || !w || (!A.isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
         auto o = out(0);
         if (!o.ok()) return o.error();
-        if (Status s = convForward(*x, *w, bias, **o, A.toIntList(3), A.toIntList(4), A.toIntList(5), A.toInt(8)); !s.ok())
-            return s.error();
+        Status s = makeError("cuDNN is not available");
+        if (cudnnConvSupports(om->dtype)) {
+            s = cudnnConvForward(*x, *w, bias, **o, A.toIntList(3), A.toIntList(4), A.toIntList(5), A.toInt(8));
+            if (s.ok()) ++S.cudnnCalls;
+        }
+        if (!s.ok() && convSupports(om->dtype))
+            s = convForward(*x, *w, bias, **o, A.toIntList(3), A.toIntList(4), A.toIntList(5), A.toInt(8));
+        if (!s.ok()) return s.error();
         ++S.deviceExterns;
         return true;
     }
@@ -332,7 +343,7 @@ Expected<bool> Executor::deviceExtern(const OpaqueCall& call, RunStats& S) {
         // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask)
         if (A.toBool(7)) return false;
         auto gy = view(0), x = view(1), w = view(2);
-        if (!gy || !x || !w || !convSupports(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype || w->meta.dtype != gy->meta.dtype)
+        if (!gy || !x || !w || !anyConv(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype || w->meta.dtype != gy->meta.dtype)
             return false;
         std::optional<DeviceView> outs[3];
         for (size_t i = 0; i < 3; ++i) {
@@ -340,10 +351,16 @@ Expected<bool> Executor::deviceExtern(const OpaqueCall& call, RunStats& S) {
             if (!o.ok()) return o.error();
             outs[i] = *o;
         }
-        if (Status s = convBackward(*gy, *x, *w, outs[0], outs[1], outs[2], A.toIntList(4), A.toIntList(5), A.toIntList(6),
-                                    A.toInt(9));
-            !s.ok())
-            return s.error();
+        Status s = makeError("cuDNN is not available");
+        if (cudnnConvSupports(gy->meta.dtype)) {
+            s = cudnnConvBackward(*gy, *x, *w, outs[0], outs[1], outs[2], A.toIntList(4), A.toIntList(5), A.toIntList(6),
+                                  A.toInt(9));
+            if (s.ok()) ++S.cudnnCalls;
+        }
+        if (!s.ok() && convSupports(gy->meta.dtype))
+            s = convBackward(*gy, *x, *w, outs[0], outs[1], outs[2], A.toIntList(4), A.toIntList(5), A.toIntList(6),
+                             A.toInt(9));
+        if (!s.ok()) return s.error();
         ++S.deviceExterns;
         return true;
     }

@@ -246,4 +246,14 @@ Status gemm(const DeviceView& A0, const DeviceView& B0, const DeviceView& C, dou
     return Status::success();
 }
 
+Expected<DeviceView> denseView(const DeviceView& v, DeviceBuffer& tmp) {
+    if (v.meta.isContiguous()) return v;
+    TensorMeta m = TensorMeta::contiguous(v.meta.shape, v.meta.dtype, v.meta.device);
+    auto buf = DeviceBuffer::allocate(static_cast<size_t>(m.numel() * dtypeItemSize(m.dtype)));
+    if (!buf.ok()) return buf.error();
+    tmp = std::move(buf).value();
+    if (Status s = stridedCopy(v, DeviceView{tmp.ptr(), m}); !s.ok()) return s.error();
+    return DeviceView{tmp.ptr(), m};
+}
+
 } // namespace fxray::cg::cuda

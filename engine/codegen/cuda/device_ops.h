@@ -45,6 +45,9 @@ struct DeviceView {
 /// dst[i] = src[i] for every index of dst's shape; src may broadcast (stride 0). Up to 8 dims.
 Status stridedCopy(const DeviceView& src, const DeviceView& dst);
 
+/// v itself when it is row-major dense, else a dense copy of it in `tmp` (which then owns it).
+Expected<DeviceView> denseView(const DeviceView& v, DeviceBuffer& tmp);
+
 /// C = alpha * A @ B + beta * C for 2-D (mm) or 3-D (bmm) views; C must be dense row-major.
 /// Operands that are neither row- nor column-major are copied dense first.
 Status gemm(const DeviceView& A, const DeviceView& B, const DeviceView& C, double alpha, double beta);

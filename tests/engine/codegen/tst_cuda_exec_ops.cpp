@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cudnn_api.h"
 #include "exec/run_check.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
@@ -76,9 +77,9 @@ std::string shapeStr(const std::vector<int64_t>& s) {
     return r;
 }
 
-std::string ann(const std::vector<int64_t>& s) {
+std::string ann(const std::vector<int64_t>& s, const std::string& dtype = "f32") {
     auto st = TensorMeta::contiguousStrides(s);
-    return "\"f32[" + shapeStr(s) + "][" + shapeStr(st) + "]cuda:0\"";
+    return "\"" + dtype + "[" + shapeStr(s) + "][" + shapeStr(st) + "]cuda:0\"";
 }
 
 } // namespace
@@ -133,16 +134,25 @@ private slots:
         QTest::addColumn<QString>("x");
         QTest::addColumn<QString>("w");
         QTest::addColumn<QString>("params");  // stride; padding; dilation; groups
-        QTest::newRow("2d stride2 pad1") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1");
-        QTest::newRow("2d dilated grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;2,2;2,2;2");
-        QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1");
-        QTest::newRow("3d") << QString("1,2,5,6,6") << QString("3,2,2,3,3") << QString("1,2,1;0,1,1;1,1,1;1");
+        QTest::addColumn<QString>("dtype");
+        QTest::newRow("2d stride2 pad1") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f32");
+        QTest::newRow("2d dilated grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;2,2;2,2;2") << QString("f32");
+        QTest::newRow("2d depthwise") << QString("2,8,12,12") << QString("8,1,3,3") << QString("1,1;1,1;1,1;8") << QString("f32");
+        QTest::newRow("2d 7x7 stride2 (resnet stem)") << QString("2,3,32,32") << QString("8,3,7,7") << QString("2,2;3,3;1,1;1") << QString("f32");
+        QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1") << QString("f32");
+        QTest::newRow("3d") << QString("1,2,5,6,6") << QString("3,2,2,3,3") << QString("1,2,1;0,1,1;1,1,1;1") << QString("f32");
+        QTest::newRow("2d f64") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f64");
+        // Half types: only cuDNN runs them on the device (the direct kernels are fp32/fp64).
+        QTest::newRow("2d f16") << QString("2,4,9,8") << QString("6,4,3,3") << QString("1,1;1,1;1,1;1") << QString("f16");
+        QTest::newRow("2d bf16 grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;1,1;1,1;2") << QString("bf16");
     }
 
     void convolutions_vs_reference() {
         QFETCH(QString, x);
         QFETCH(QString, w);
         QFETCH(QString, params);
+        QFETCH(QString, dtype);
+        const std::string dt = dtype.toStdString();
         auto ints = [](const QString& s, QChar sep = ',') {
             std::vector<int64_t> v;
             for (const auto& p : s.split(sep)) v.push_back(p.toLongLong());
@@ -158,12 +168,12 @@ private slots:
         auto list = [](const std::vector<int64_t>& v) { return "[" + shapeStr(v) + "]"; };
         std::vector<int64_t> zeros(st.size(), 0);
         std::string conv = list(st) + ", " + list(pad) + ", " + list(dil) + ", False, " + list(zeros) + ", " + std::to_string(groups);
-        auto g = parse("x: " + ann(xs) + ", w: " + ann(ws) + ", b: " + ann({ws[0]}) + ", gy: " + ann(ys),
-                       "        convolution: " + ann(ys) + " = torch.ops.aten.convolution.default(x, w, b, " + conv + ")\n"
+        auto g = parse("x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({ws[0]}, dt) + ", gy: " + ann(ys, dt),
+                       "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv + ")\n"
                        "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" + std::to_string(ws[0]) + "], " + conv + ", [True, True, True])\n"
-                       "        getitem: " + ann(xs) + " = convolution_backward[0]\n"
-                       "        getitem_1: " + ann(ws) + " = convolution_backward[1]\n"
-                       "        getitem_2: " + ann({ws[0]}) + " = convolution_backward[2];  convolution_backward = None\n"
+                       "        getitem: " + ann(xs, dt) + " = convolution_backward[0]\n"
+                       "        getitem_1: " + ann(ws, dt) + " = convolution_backward[1]\n"
+                       "        getitem_2: " + ann({ws[0]}, dt) + " = convolution_backward[2];  convolution_backward = None\n"
                        "        return (convolution, getitem, getitem_1, getitem_2)\n");
         QVERIFY(g);
         auto in = randomInputs(*g, 7);
@@ -173,6 +183,10 @@ private slots:
         auto ref = runAndCheck(*g, req, nullptr);
         QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
         SKIP_WITHOUT_DEVICE();
+        const bool cudnn = cg::cuda::cudnnRuntime().available;
+        if ((dt == "f16" || dt == "bf16") && !cudnn)
+            QSKIP(qPrintable("half-type convolutions need cuDNN on the device: " +
+                             QString::fromStdString(cg::cuda::cudnnRuntime().whyNot)));
         auto r = runOnDevice(*g, *in);
         QVERIFY2(r.error.empty(), r.error.c_str());
         QCOMPARE(r.outputs.size(), size_t(4));
@@ -181,6 +195,11 @@ private slots:
             QVERIFY2(c.ok, qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
         }
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        // With cuDNN loaded, both convolution ops go through it (not the direct kernels); the
+        // FXRAY_NO_CUDNN=1 run of this test (tst_cuda_exec_ops_direct) checks the direct kernels.
+        QCOMPARE(r.stats.cudnnCalls, size_t(cudnn ? 2 : 0));
+        qInfo("%s: cuDNN %s", qPrintable(QString(QTest::currentDataTag())),
+              cudnn ? "ran both ops" : cg::cuda::cudnnRuntime().whyNot.c_str());
     }
 
     void embedding_dense_backward_by_hand() {
