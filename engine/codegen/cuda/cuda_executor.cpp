@@ -2,6 +2,7 @@
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cudnn_conv.h"
+#include "codegen/cuda/device_attention.h"
 #include "exec/exec_context.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
@@ -361,6 +362,67 @@ Expected<bool> Executor::deviceExtern(const OpaqueCall& call, RunStats& S) {
             s = convBackward(*gy, *x, *w, outs[0], outs[1], outs[2], A.toIntList(4), A.toIntList(5), A.toIntList(6),
                              A.toInt(9));
         if (!s.ok()) return s.error();
+        ++S.deviceExterns;
+        return true;
+    }
+    if (call.fn == "sdpa_efficient" || call.fn == "sdpa") {
+        // _scaled_dot_product_efficient_attention(query, key, value, attn_bias?, compute_log_sumexp,
+        //     dropout_p, is_causal, *, scale) -> (output, log_sumexp, philox_seed, philox_offset)
+        // scaled_dot_product_attention(query, key, value, attn_mask?, dropout_p, is_causal, *, scale, enable_gqa)
+        const bool eff = call.fn == "sdpa_efficient";
+        const size_t iDrop = eff ? 5 : 4, iCausal = eff ? 6 : 5, iScale = eff ? 7 : 6;
+        auto q = view(0), k = view(1), v = view(2);
+        std::optional<DeviceView> bias = A.isNone(3) ? std::nullopt : view(3);
+        // Dropout stays on the host: its mask is the reference executor's RNG, so that the
+        // backward (also on the host then) and the reference agree.
+        if (!q || !k || !v || (!A.isNone(3) && !bias) || A.toDouble(iDrop) != 0.0) return false;
+        if (!eff && A.size() > 7 && !A.isNone(7) && A.toBool(7)) return false;  // grouped-query heads
+        if (!om || !attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, *om)) return false;
+        auto o = out(0);
+        if (!o.ok()) return o.error();
+        std::optional<DeviceView> lse;
+        if (eff) {
+            auto l = out(1);
+            if (!l.ok()) return l.error();
+            lse = *l;
+        }
+        const double scale = A.size() > iScale && !A.isNone(iScale) ? A.toDouble(iScale)
+                                                                      : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+        if (Status s = attentionForward(*q, *k, *v, bias, **o, lse, scale, A.toBool(iCausal)); !s.ok()) return s.error();
+        // The philox seed and offset are 0 without dropout.
+        for (size_t i = 2; eff && i < 4; ++i) {
+            auto p = out(i);
+            if (!p.ok()) return p.error();
+            if (!*p) continue;
+            const DeviceView& pv = **p;
+            const size_t bytes = static_cast<size_t>(pv.meta.numel() * dtypeItemSize(pv.meta.dtype));
+            if (Status s = check(runtime().cu.cuMemsetD8(pv.base + static_cast<CUdeviceptr>(pv.meta.offset * dtypeItemSize(pv.meta.dtype)), 0, bytes),
+                                 "zeroing the philox outputs");
+                !s.ok())
+                return s.error();
+        }
+        ++S.deviceExterns;
+        return true;
+    }
+    if (call.fn == "sdpa_efficient_backward") {
+        // (grad_out_, query, key, value, attn_bias?, out, logsumexp, philox_seed, philox_offset, dropout_p,
+        //  grad_input_mask, is_causal, *, scale) -> (grad_query, grad_key, grad_value, grad_bias)
+        auto go = view(0), q = view(1), k = view(2), v = view(3), o = view(5), lse = view(6);
+        std::optional<DeviceView> bias = A.isNone(4) ? std::nullopt : view(4);
+        if (!go || !q || !k || !v || !o || !lse || (!A.isNone(4) && !bias) || A.toDouble(9) != 0.0) return false;
+        if (!attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, o->meta)) return false;
+        std::optional<DeviceView> grads[4];
+        for (size_t i = 0; i < 4; ++i) {
+            auto g = out(i);
+            if (!g.ok()) return g.error();
+            grads[i] = *g;
+        }
+        const double scale = A.size() > 12 && !A.isNone(12) ? A.toDouble(12)
+                                                              : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+        if (Status s = attentionBackward(*go, *q, *k, *v, bias, *o, *lse, scale, A.toBool(11), grads[0], grads[1], grads[2],
+                                         bias ? grads[3] : std::nullopt);
+            !s.ok())
+            return s.error();
         ++S.deviceExterns;
         return true;
     }

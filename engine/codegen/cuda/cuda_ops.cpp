@@ -10,6 +10,7 @@ const std::vector<std::string_view>& deviceExternKernels() {
     static const std::vector<std::string_view> k = {
         "cat", "mm", "bmm", "addmm", "conv", "conv_backward", "batch_norm_train", "batch_norm_backward",
         "max_pool2d", "max_pool2d_backward", "embedding_backward", "index_add",
+        "sdpa_efficient", "sdpa_efficient_backward", "sdpa",
     };
     return k;
 }

@@ -4,12 +4,16 @@
 #include "test_util.h"
 
 #include "codegen/cuda/builtin_kernels.h"
+#include "codegen/cuda/device_attention.h"
+#include "codegen/cuda/kernel_module.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
 
 #include <filesystem>
+#include <map>
+#include <regex>
 
 using namespace fxray;
 namespace fs = std::filesystem;
@@ -95,6 +99,58 @@ private slots:
         // fp32 scatter-adds are atomics (rows sharing an index collide), not plain stores.
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
                 out->image.find("red.global.add.f32") != std::string::npos);
+    }
+
+    void attention_kernels_compile() {
+        // The fused attention kernels (kernels/attention.cu, embedded at build time with their
+        // argument header) compile for sm_80 PTX: forward, backward and the helpers for every
+        // storage type and head-dim bucket, each within the 48 KB of static shared memory a block
+        // may have.
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto src = cg::cuda::attentionSource();
+        QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
+        QVERIFY(src->find("struct FxAttnArgs") != std::string::npos);
+        auto out = cg::cuda::nvrtcCompile(*src, "fxray_attention", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const char* t : {"f32", "f16", "bf16"}) {
+            for (const char* hd : {"64", "128", "256"}) {
+                QVERIFY2(out->image.find(std::string(".entry fx_attn_fwd_") + t + "_" + hd) != std::string::npos, t);
+                QVERIFY2(out->image.find(std::string(".entry fx_attn_bwd_") + t + "_" + hd) != std::string::npos, t);
+            }
+            QVERIFY(out->image.find(std::string(".entry fx_attn_rowdot_") + t) != std::string::npos);
+            QVERIFY(out->image.find(std::string(".entry fx_attn_cast_") + t) != std::string::npos);
+        }
+        // Static shared memory per kernel within the 48 KB a block may have. The arrays are
+        // locals of the fx_attn_fwd / fx_attn_bwd templates, which PTX declares at module scope
+        // as ".shared .align 4 .b8 _ZZ<function>E<len><name>[<bytes>];": summed per function.
+        const std::string& ptx = out->image;
+        static const std::regex decl(R"(\.shared\s+\.align\s+\d+\s+\.b8\s+(_ZZ\S+)E\d+[A-Za-z_]\w*\[(\d+)\];)");
+        std::map<std::string, size_t> perFunction;
+        for (std::sregex_iterator it(ptx.begin(), ptx.end(), decl), e; it != e; ++it)
+            perFunction[(*it)[1].str()] += std::stoul((*it)[2].str());
+        // 3 storage types x 3 head-dim buckets x (forward, backward).
+        QCOMPARE(perFunction.size(), size_t(18));
+        for (const auto& [fn, bytes] : perFunction)
+            QVERIFY2(bytes <= 48 * 1024, qPrintable(QString::fromStdString(fn) + " uses " + QString::number(bytes) + " bytes"));
+    }
+
+    void channel_sum_kernels_compile() {
+        // The per-channel sum (a convolution's bias gradient where cuDNN has none, e.g. bf16).
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        cg::cuda::KernelModule m("fxray_channel_sum", {"dtype_io.cuh", "channel_sum.cu"});
+        auto src = m.source();
+        QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
+        auto out = cg::cuda::nvrtcCompile(*src, "fxray_channel_sum", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const char* t : {"f32", "f16", "bf16", "f64"})
+            QVERIFY2(out->image.find(std::string(".entry fx_channel_sum_") + t) != std::string::npos, t);
+        // A file that is not embedded is an error naming it, not a crash.
+        cg::cuda::KernelModule bad("bad", {"no_such_kernel.cu"});
+        auto b = bad.source();
+        QVERIFY(!b.ok());
+        QVERIFY(b.error().message.find("no_such_kernel.cu") != std::string::npos);
     }
 
     void corpus_graphs_compile_to_ptx() {

@@ -202,6 +202,80 @@ private slots:
               cudnn ? "ran both ops" : cg::cuda::cudnnRuntime().whyNot.c_str());
     }
 
+    void attention_vs_reference_data() {
+        QTest::addColumn<QString>("dims");  // B,H,M,N,K,Kv
+        QTest::addColumn<bool>("causal");
+        QTest::addColumn<QString>("bias");  // none | full | heads (broadcast over the batch)
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<bool>("bmhk");     // q/k/v/grad_out as [B, M, H, K] storage, PyTorch's usual layout
+        QTest::newRow("vit-like 197 tokens") << QString("2,3,197,197,64,64") << false << QString("none") << QString("f32") << true;
+        QTest::newRow("causal, M < N, broadcast bias") << QString("2,2,37,50,32,32") << true << QString("heads") << QString("f32") << false;
+        QTest::newRow("head dim 80, full bias") << QString("2,2,40,33,80,80") << false << QString("full") << QString("f32") << true;
+        QTest::newRow("head dims 160 / 96") << QString("1,2,20,70,160,96") << false << QString("none") << QString("f32") << false;
+        QTest::newRow("f16") << QString("2,2,64,64,64,64") << false << QString("none") << QString("f16") << true;
+        QTest::newRow("bf16 causal") << QString("1,2,48,48,64,64") << true << QString("none") << QString("bf16") << false;
+    }
+
+    void attention_vs_reference() {
+        // _scaled_dot_product_efficient_attention and its backward on the device's fused kernels
+        // (kernels/attention.cu) against the reference kernels (fp64): output, logsumexp and the
+        // gradients of q, k, v and the bias, with no host fallback.
+        QFETCH(QString, dims);
+        QFETCH(bool, causal);
+        QFETCH(QString, bias);
+        QFETCH(QString, dtype);
+        QFETCH(bool, bmhk);
+        std::vector<int64_t> d;
+        for (const auto& p : dims.split(',')) d.push_back(p.toLongLong());
+        const int64_t B = d[0], H = d[1], M = d[2], N = d[3], K = d[4], Kv = d[5];
+        const std::string dt = dtype.toStdString();
+        auto annS = [&](const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, const std::string& t) {
+            return "\"" + t + "[" + shapeStr(shape) + "][" + shapeStr(strides) + "]cuda:0\"";
+        };
+        // [B, H, R, E] viewed from [B, R, H, E] storage when bmhk.
+        auto qkv = [&](int64_t R, int64_t E) {
+            std::vector<int64_t> shape{B, H, R, E};
+            return annS(shape, bmhk ? std::vector<int64_t>{R * H * E, E, H * E, 1} : TensorMeta::contiguousStrides(shape), dt);
+        };
+        const int64_t L = (M + 31) / 32 * 32;
+        const std::vector<int64_t> bshape = bias == "full" ? std::vector<int64_t>{B, H, M, N} : std::vector<int64_t>{1, H, M, N};
+        const bool hasBias = bias != "none";
+        const std::string c = causal ? "True" : "False";
+        const std::string bArg = hasBias ? "b" : "None";
+        std::string params = "q: " + qkv(M, K) + ", k: " + qkv(N, K) + ", v: " + qkv(N, Kv) + ", go: " + qkv(M, Kv);
+        if (hasBias) params += ", b: " + ann(bshape, dt);
+        const std::string outAnn = annS({B, H, M, Kv}, {M * H * Kv, Kv, H * Kv, 1}, dt);
+        std::string body =
+            "        fwd = torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, v, " + bArg + ", True, 0.0, " + c + ")\n"
+            "        getitem: " + outAnn + " = fwd[0]\n"
+            "        getitem_1: " + annS({B, H, L}, {H * L, L, 1}, "f32") + " = fwd[1]\n"
+            "        getitem_2: \"i64[][]cuda:0\" = fwd[2]\n"
+            "        getitem_3: \"i64[][]cuda:0\" = fwd[3];  fwd = None\n"
+            "        bwd = torch.ops.aten._scaled_dot_product_efficient_attention_backward.default(go, q, k, v, " + bArg +
+            ", getitem, getitem_1, getitem_2, getitem_3, 0.0, [True, True, True, " + (hasBias ? "True" : "False") + "], " + c + ")\n"
+            "        getitem_4: " + qkv(M, K) + " = bwd[0]\n"
+            "        getitem_5: " + qkv(N, K) + " = bwd[1]\n"
+            "        getitem_6: " + qkv(N, Kv) + " = bwd[2]\n";
+        if (hasBias) body += "        getitem_7: " + ann(bshape, dt) + " = bwd[3]\n";
+        body += std::string("        return (getitem, getitem_1, getitem_4, getitem_5, getitem_6") + (hasBias ? ", getitem_7)\n" : ")\n");
+        auto g = parse(params, body);
+        QVERIFY(g);
+        auto in = randomInputs(*g, 11);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QVERIFY(!ref.empty());
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, *in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), ref.size());
+        for (size_t i = 0; i < r.outputs.size(); ++i) {
+            auto cmp = compareValues(i, r.outputs[i], ref[i]);
+            QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(cmp.relErr).arg(QString::fromStdString(cmp.note))));
+        }
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        QCOMPARE(r.stats.deviceExterns, size_t(2));
+    }
+
     void embedding_dense_backward_by_hand() {
         // Rows 0 and 2 of grad go to weight row 0, row 1 to weight row 2; padding_idx 2 drops it.
         for (int64_t padding : {int64_t(-1), int64_t(2)}) {

@@ -1,0 +1,37 @@
+#pragma once
+/// Fused attention on the device (kernels/attention.cu, flash-attention style): the forward and
+/// backward of `_scaled_dot_product_efficient_attention` and the composite
+/// `scaled_dot_product_attention`, at any sequence length, without an M x N matrix in global
+/// memory. Layouts follow PyTorch's meta functions: q/k/v/out are 4-D [B, H, rows, dims] views
+/// with any strides, the bias broadcasts to [B, H, M, N], logsumexp is dense fp32
+/// [B, H, ceil(M/32)*32] with +inf padding.
+#include "codegen/cuda/device_ops.h"
+
+#include <optional>
+#include <string>
+
+namespace fxray::cg::cuda {
+
+/// The kernels' CUDA source as NVRTC compiles it (CI compiles it without a device).
+Expected<std::string> attentionSource();
+
+/// True when the attention kernels handle this dtype (f32, f16, bf16).
+bool attentionSupports(DType t);
+
+/// True when the kernels take these operands (4-D, matching heads, head dims <= 256, a bias of
+/// their dtype that broadcasts); otherwise the host runs the op.
+bool attentionHandles(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v, const TensorMeta* bias,
+                      const TensorMeta& out);
+
+/// out = softmax(scale q kᵀ + bias, causal top-left) v; lse (if given) the rows' logsumexp.
+Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceView& v, const std::optional<DeviceView>& bias,
+                        const DeviceView& out, const std::optional<DeviceView>& lse, double scale, bool causal);
+
+/// The gradients of q, k, v and the bias (absent ones are not computed) from grad_out, the
+/// forward's out and logsumexp.
+Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
+                         const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse, double scale,
+                         bool causal, const std::optional<DeviceView>& gq, const std::optional<DeviceView>& gk,
+                         const std::optional<DeviceView>& gv, const std::optional<DeviceView>& gbias);
+
+} // namespace fxray::cg::cuda
