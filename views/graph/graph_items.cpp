@@ -13,10 +13,7 @@
 
 namespace fxray::views {
 
-namespace {
-
-
-const QFont& opFont() {
+const QFont& nodeLabelFont() {
     static const QFont f = [] {
         QFont x;
         x.setPointSizeF(9.5);
@@ -25,6 +22,10 @@ const QFont& opFont() {
     }();
     return f;
 }
+
+namespace {
+
+const QFont& opFont() { return nodeLabelFont(); }
 const QFont& smallFont() {
     static const QFont f = [] {
         QFont x;

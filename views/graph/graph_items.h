@@ -6,6 +6,7 @@
 #include "graph/canvas_graph.h"
 
 #include <QColor>
+#include <QFont>
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QPolygonF>
@@ -19,6 +20,9 @@ constexpr double kTextLod = 0.42;
 /// Below this zoom edges are not drawn at all (the view marks them as having no contents, so
 /// Qt skips them without a paint call each).
 constexpr double kEdgeLod = 0.07;
+
+/// The font of a node's first line (its op): the text that must stay readable on screen.
+const QFont& nodeLabelFont();
 
 /// What the diff colouring says about a node.
 enum class DiffMark : uint8_t { None, Added, Removed, Rewritten };
