@@ -93,14 +93,21 @@ private:
     double m_width = 1.2;
 };
 
+/// A cluster's frame, or (with `stackCount` > 0) the frame of a stack of repeated clusters:
+/// collapsed, a stack is drawn as a pile of cards labelled "× N" and `nodeCount` is per cluster.
 class ClusterItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 3 };
-    ClusterItem(int index, const QString& label, int nodeCount);
+    ClusterItem(int index, const QString& label, int nodeCount, int stackCount = 0);
     int type() const override { return Type; }
-    int index() const { return m_index; }
+    int index() const { return m_index; }  ///< into clusters, or into stacks for a stack
     QString label() const { return m_label; }
+    bool isStack() const { return m_stackCount > 0; }
+    int stackCount() const { return m_stackCount; }
+    /// Frames these nodes (their bounding rectangle), leaving room for the header.
     void setMembersRect(const QRectF& r);
+    /// The box exactly (a collapsed block placed by the overview).
+    void setBox(const QRectF& r);
     bool collapsed() const { return m_collapsed; }
     void setCollapsed(bool c);
     QRectF boundingRect() const override;
@@ -113,9 +120,11 @@ protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* e) override;
 
 private:
+    void toggle();
     int m_index;
     QString m_label;
     int m_count;
+    int m_stackCount;
     QRectF m_rect;
     bool m_collapsed = false;
 };
