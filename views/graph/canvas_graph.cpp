@@ -97,8 +97,9 @@ void emitBlocks(CanvasGraph& cg, std::vector<Block> blocks, const QString& phase
     for (size_t i = 0; !file.isEmpty() && i + 1 < blocks.size(); ++i) {
         size_t j = i + 1;
         while (j < blocks.size() && ops[j] == ops[i]) ++j;
-        if (j - i < 2 || j >= blocks.size()) continue;
-        const QStringList& layer = ops[i];
+        // One layer is enough when the next block repeats it (a two-layer model).
+        if (j >= blocks.size() || (j - i < 2 && blocks[i].number == 0)) continue;
+        const QStringList layer = ops[i];  // a copy: ops grows below
         if (ops[j].size() <= layer.size() || ops[j].mid(0, layer.size()) != layer) continue;
         Block tail{QCoreApplication::translate("CanvasGraph", "%1 epilogue").arg(phase),
                    std::vector<int>(blocks[j].nodes.begin() + layer.size(), blocks[j].nodes.end()), 0};
