@@ -7,7 +7,8 @@
 //    a light blob of cluster background alone has almost none;
 //  - text scale: the on-screen height of node label text (the label font's pixel height times
 //    the view's zoom) must reach the readable minimum of 8 px;
-//  - something to read: several node or block boxes lie inside the visible area.
+//  - something to read: several node or block boxes lie inside the visible area, the graph's
+//    inputs among them, and its output is drawn (further down).
 // Set FXRAY_SHOT_DIR to keep the rendered canvases as PNG files.
 #include "test_util.h"
 
@@ -122,7 +123,22 @@ private Q_SLOTS:
         }
         for (ClusterItem* c : canvas->scene()->clusterItems())
             if (c->isVisible() && c->collapsed() && visible.intersects(c->box())) ++boxes;
-        (void)0;
+        for (ClusterItem* c : canvas->scene()->stackItems())
+            if (c->isVisible() && c->collapsed() && visible.intersects(c->box())) ++boxes;
+
+        // The graph's inputs (as nodes, or bundles of inputs) are in view; its output is drawn.
+        int inputsInView = 0;
+        bool outputShown = false;
+        for (int i = 0; i < canvas->scene()->nodeItemCount(); ++i) {
+            NodeItem* n = canvas->scene()->nodeItem(i);
+            if (!n->isVisible()) continue;
+            if (n->node()->cls == NodeClass::Output) outputShown = true;
+            if (n->node()->cls == NodeClass::Input && visible.intersects(n->sceneBoundingRect())) ++inputsInView;
+        }
+        for (NodeItem* b : canvas->scene()->bundleItems())
+            if (b->isVisible() && visible.intersects(b->sceneBoundingRect())) ++inputsInView;
+        QVERIFY(outputShown);
+        QVERIFY(inputsInView >= 1);
 
         const QString report = QStringLiteral("%1: painted %2, ink %3, zoom %4, label text %5 px, %6 boxes in view")
                                    .arg(file)
