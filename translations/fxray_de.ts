@@ -71,6 +71,14 @@
         <source>symbolic scalar (SymInt)</source>
         <translation>symbolischer Skalar (SymInt)</translation>
     </message>
+    <message>
+        <source>%1 epilogue</source>
+        <translation>%1 Epilog</translation>
+    </message>
+    <message>
+        <source>%1 blocks %2–%3 · %4</source>
+        <translation>%1 Blöcke %2–%3 · %4</translation>
+    </message>
 </context>
 <context>
     <name>GraphLayout</name>
@@ -303,6 +311,27 @@
     <message>
         <source>cannot write %1</source>
         <translation>%1 kann nicht geschrieben werden</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %2 blocks of the same %n op(s) each (repeated layers) — click to expand or collapse</source>
+        <translation>
+            <numerusform>%1: %2 Blöcke mit derselben %n Operation (wiederholte Schichten) — Klick zum Aus- oder Einklappen</numerusform>
+            <numerusform>%1: %2 Blöcke mit denselben %n Operationen (wiederholte Schichten) — Klick zum Aus- oder Einklappen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>⊞ %1
+× %2 · %n node(s) each</source>
+        <translation>
+            <numerusform>⊞ %1
+× %2 · je %n Knoten</numerusform>
+            <numerusform>⊞ %1
+× %2 · je %n Knoten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>⊟ %1 (× %2)</source>
+        <translation>⊟ %1 (× %2)</translation>
     </message>
 </context>
 <context>
@@ -626,6 +655,20 @@ Stufe: %2
     <message>
         <source>— run a comparison in the Numerics pane</source>
         <translation>— starten Sie einen Vergleich im Bereich Numerik</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::GraphScene</name>
+    <message numerus="yes">
+        <source>%n input(s)</source>
+        <translation>
+            <numerusform>%n Eingabe</numerusform>
+            <numerusform>%n Eingaben</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>used only in blocks below</source>
+        <translation>nur in Blöcken darunter verwendet</translation>
     </message>
 </context>
 <context>

@@ -20,6 +20,23 @@
 %n nodes</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1: %2 blocks of the same %n op(s) each (repeated layers) — click to expand or collapse</source>
+        <translation>
+            <numerusform>%1: %2 blocks of the same %n op each (repeated layers) — click to expand or collapse</numerusform>
+            <numerusform>%1: %2 blocks of the same %n ops each (repeated layers) — click to expand or collapse</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>⊞ %1
+× %2 · %n node(s) each</source>
+        <translation>
+            <numerusform>⊞ %1
+× %2 · %n node each</numerusform>
+            <numerusform>⊞ %1
+× %2 · %n nodes each</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::CompilePicker</name>
@@ -68,6 +85,16 @@ stage: %2
         <translation>
             <numerusform>Laying out %n node</numerusform>
             <numerusform>Laying out %n nodes</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::GraphScene</name>
+    <message numerus="yes">
+        <source>%n input(s)</source>
+        <translation>
+            <numerusform>%n input</numerusform>
+            <numerusform>%n inputs</numerusform>
         </translation>
     </message>
 </context>

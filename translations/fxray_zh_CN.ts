@@ -71,6 +71,14 @@
         <source>symbolic scalar (SymInt)</source>
         <translation>符号标量 (SymInt)</translation>
     </message>
+    <message>
+        <source>%1 epilogue</source>
+        <translation>%1 尾声</translation>
+    </message>
+    <message>
+        <source>%1 blocks %2–%3 · %4</source>
+        <translation>%1 块 %2–%3 · %4</translation>
+    </message>
 </context>
 <context>
     <name>GraphLayout</name>
@@ -300,6 +308,24 @@
     <message>
         <source>cannot write %1</source>
         <translation>无法写入 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %2 blocks of the same %n op(s) each (repeated layers) — click to expand or collapse</source>
+        <translation>
+            <numerusform>%1：%2 个相同的块，每块 %n 个操作（重复的层）— 单击以展开或折叠</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>⊞ %1
+× %2 · %n node(s) each</source>
+        <translation>
+            <numerusform>⊞ %1
+× %2 · 每块 %n 个节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>⊟ %1 (× %2)</source>
+        <translation>⊟ %1(× %2)</translation>
     </message>
 </context>
 <context>
@@ -615,6 +641,19 @@ stage: %2
     <message>
         <source>— run a comparison in the Numerics pane</source>
         <translation>— 请在“数值”面板中运行比较</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::GraphScene</name>
+    <message numerus="yes">
+        <source>%n input(s)</source>
+        <translation>
+            <numerusform>%n 个输入</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>used only in blocks below</source>
+        <translation>仅在下方的块中使用</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 #include "graph/canvas_graph.h"
 #include "graph/graph_canvas.h"
 #include "graph/graph_export.h"
+#include "graph/graph_layout.h"
 #include "graph/graph_scene.h"
 
 #include "import/loader.h"
@@ -132,6 +133,99 @@ private Q_SLOTS:
         QVERIFY(listed > cg.nodes.size() / 2);
     }
 
+    void repeatedLayersStack_data() { clustersFollowLayers_data(); }
+    void repeatedLayersStack() {
+        QFETCH(QString, path);
+        QFETCH(int, layers);
+        auto f = loadFile(path.toStdString());
+        QVERIFY(f.ok());
+        CanvasGraph cg = buildCanvasGraph(*f->graphs[0].graph);
+        // One stack of all the layers in the forward, one in the backward.
+        QCOMPARE(cg.stacks.size(), size_t(2));
+        for (const CanvasStack& st : cg.stacks) {
+            QCOMPARE(static_cast<int>(st.clusters.size()), layers);
+            QStringList first;
+            for (int n : cg.clusters[static_cast<size_t>(st.clusters.front())].nodes) first << cg.nodes[static_cast<size_t>(n)].op;
+            QCOMPARE(static_cast<int>(first.size()), st.nodesEach);
+            for (int c : st.clusters) {
+                QCOMPARE(cg.clusters[static_cast<size_t>(c)].stack, static_cast<int>(&st - cg.stacks.data()));
+                QStringList ops;
+                for (int n : cg.clusters[static_cast<size_t>(c)].nodes) ops << cg.nodes[static_cast<size_t>(n)].op;
+                QCOMPARE(ops, first);
+            }
+            // Consecutive: the clusters of one stack follow each other.
+            for (size_t k = 1; k < st.clusters.size(); ++k) QCOMPARE(st.clusters[k], st.clusters[k - 1] + 1);
+        }
+        QVERIFY(cg.stacks[0].label.startsWith("forward blocks 1–"));
+        QVERIFY(cg.stacks[1].label.startsWith("backward blocks 1–"));
+    }
+
+    void collapsedOverviewIsCompact() {
+        Document doc;
+        GraphCanvas canvas(&doc);
+        QVERIFY(doc.loadSync(corpusPath("gpt2_12/graphs/aot_joint_graph.py")));
+        QVERIFY(canvas.waitForLayout());
+        GraphScene* s = canvas.scene();
+        QVERIFY(s->overview().active);
+        // Boxes of what is shown (nodes, bundles, blocks): none overlaps another.
+        auto shownBoxes = [&] {
+            QList<QRectF> boxes;
+            for (int i = 0; i < s->nodeItemCount(); ++i)
+                if (s->nodeItem(i)->isVisible()) boxes << s->nodeItem(i)->sceneBoundingRect().adjusted(4, 4, -4, -4);
+            for (NodeItem* b : s->bundleItems()) boxes << b->sceneBoundingRect().adjusted(4, 4, -4, -4);
+            for (ClusterItem* c : s->clusterItems())
+                if (c->isVisible() && c->collapsed()) boxes << c->box();
+            for (ClusterItem* c : s->stackItems())
+                if (c->isVisible() && c->collapsed()) boxes << c->box();
+            return boxes;
+        };
+        auto overlaps = [](const QList<QRectF>& boxes) {
+            for (int i = 0; i < boxes.size(); ++i)
+                for (int j = i + 1; j < boxes.size(); ++j)
+                    if (boxes[i].intersects(boxes[j])) return true;
+            return false;
+        };
+        const QList<QRectF> first = shownBoxes();
+        QVERIFY(first.size() >= 6);
+        QVERIFY(first.size() < 40);
+        QVERIFY(!overlaps(first));
+        // The overview is a fraction of the full layout's height.
+        const GraphLayout full = layoutFresh(*s->graph(), canvas.layoutParams());
+        double top = 1e300, bottom = -1e300;
+        for (const QPointF& q : full.pos) top = std::min(top, q.y()), bottom = std::max(bottom, q.y());
+        QVERIFY2(s->graphRect().height() * 4 < bottom - top, qPrintable(QString::number(s->graphRect().height())));
+        // Both stacks are there, collapsed, and say how many layers they hold.
+        QCOMPARE(s->stackItems().size(), size_t(2));
+        for (ClusterItem* st : s->stackItems()) {
+            QVERIFY(st->isVisible() && st->collapsed());
+            QCOMPARE(st->stackCount(), 12);
+        }
+        // Expanding the forward stack shows its 12 clusters, collapsed, apart from each other.
+        s->setStackCollapsed(0, false);
+        int shownLayers = 0;
+        for (int c : s->graph()->stacks[0].clusters) {
+            ClusterItem* ci = s->clusterItems()[static_cast<size_t>(c)];
+            QVERIFY(ci->isVisible() && ci->collapsed());
+            ++shownLayers;
+        }
+        QCOMPARE(shownLayers, 12);
+        QVERIFY(!overlaps(shownBoxes()));
+        // Opening one layer shows its nodes inside its frame, clear of the other blocks.
+        const int layer = s->graph()->stacks[0].clusters[3];
+        s->setClusterCollapsed(layer, false);
+        const QRectF frame = s->clusterItems()[static_cast<size_t>(layer)]->box();
+        for (int n : s->graph()->clusters[static_cast<size_t>(layer)].nodes) {
+            QVERIFY(s->nodeItem(n)->isVisible());
+            QVERIFY(frame.contains(s->nodeItem(n)->pos()));
+        }
+        for (ClusterItem* c : s->clusterItems())
+            if (c->isVisible() && c->collapsed()) QVERIFY(!c->box().intersects(frame));
+        // Expanding everything restores the full layout.
+        s->setAllCollapsed(false);
+        QVERIFY(!s->overview().active);
+        for (int i = 0; i < s->nodeItemCount(); ++i) QVERIFY(s->nodeItem(i)->isVisible());
+    }
+
     void largeGraphsOpenCollapsed() {
         Document doc;
         GraphCanvas canvas(&doc);
@@ -146,7 +240,14 @@ private Q_SLOTS:
             if (!s->nodeItem(i)->isVisible()) ++hidden;
         size_t clustered = 0;
         for (const CanvasCluster& c : s->graph()->clusters) clustered += c.nodes.size();
-        QCOMPARE(static_cast<size_t>(hidden), clustered);
+        // Hidden: the clustered nodes, and the inputs drawn as bundles (they feed only blocks).
+        size_t bundled = 0;
+        for (const auto& b : s->overview().bundles) {
+            bundled += b.size();
+            for (int n : b) QCOMPARE(s->graph()->nodes[static_cast<size_t>(n)].cls, NodeClass::Input);
+        }
+        QCOMPARE(s->bundleItems().size(), s->overview().bundles.size());
+        QCOMPARE(static_cast<size_t>(hidden), clustered + bundled);
         // No edge joins a collapsed cluster to itself, and each shown edge has visible ends.
         for (EdgeItem* e : s->edgeItems())
             if (e->isVisible()) {

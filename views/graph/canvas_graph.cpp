@@ -71,6 +71,70 @@ QString statementKey(const QString& comment) {
 
 QString fileOf(const QString& key) { return key.section(QLatin1Char(':'), 0, 0); }
 
+/// A cluster before it is written into the CanvasGraph.
+struct Block {
+    QString label;
+    std::vector<int> nodes;
+    int number = 0;  ///< the layer's number from 1; 0 for a prologue or epilogue
+};
+
+/// The op of each node of `b`, in graph order: what "the same layer" means.
+QStringList opSequence(const CanvasGraph& cg, const Block& b) {
+    QStringList ops;
+    ops.reserve(static_cast<qsizetype>(b.nodes.size()));
+    for (int n : b.nodes) ops << cg.nodes[static_cast<size_t>(n)].op;
+    return ops;
+}
+
+/// Writes `blocks` as clusters, grouping runs of at least two consecutive blocks with the same op
+/// sequence into stacks. A block that follows such a run and starts with its op sequence is cut
+/// after it (the last layer plus the phase's epilogue), so the run takes in every layer. `file`
+/// is where the layers' statements are ("" for fixed-size runs, which are never stacked: equal
+/// runs of a long chain are not layers).
+void emitBlocks(CanvasGraph& cg, std::vector<Block> blocks, const QString& phase, const QString& file) {
+    std::vector<QStringList> ops;
+    for (const Block& b : blocks) ops.push_back(file.isEmpty() ? QStringList() : opSequence(cg, b));
+    for (size_t i = 0; !file.isEmpty() && i + 1 < blocks.size(); ++i) {
+        size_t j = i + 1;
+        while (j < blocks.size() && ops[j] == ops[i]) ++j;
+        // One layer is enough when the next block repeats it (a two-layer model).
+        if (j >= blocks.size() || (j - i < 2 && blocks[i].number == 0)) continue;
+        const QStringList layer = ops[i];  // a copy: ops grows below
+        if (ops[j].size() <= layer.size() || ops[j].mid(0, layer.size()) != layer) continue;
+        Block tail{QCoreApplication::translate("CanvasGraph", "%1 epilogue").arg(phase),
+                   std::vector<int>(blocks[j].nodes.begin() + layer.size(), blocks[j].nodes.end()), 0};
+        blocks[j].nodes.resize(static_cast<size_t>(layer.size()));
+        ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(j) + 1, ops[j].mid(layer.size()));
+        ops[j] = layer;
+        blocks.insert(blocks.begin() + static_cast<std::ptrdiff_t>(j) + 1, std::move(tail));
+    }
+    const int first = static_cast<int>(cg.clusters.size());
+    for (const Block& b : blocks) {
+        const int c = static_cast<int>(cg.clusters.size());
+        for (int n : b.nodes) cg.nodes[static_cast<size_t>(n)].cluster = c;
+        cg.clusters.push_back({b.label, b.nodes, -1});
+    }
+    for (size_t i = 0; i < ops.size();) {
+        size_t j = i + 1;
+        while (j < ops.size() && ops[j] == ops[i] && !ops[i].isEmpty()) ++j;
+        if (j - i >= 2) {
+            CanvasStack st;
+            st.label = QCoreApplication::translate("CanvasGraph", "%1 blocks %2–%3 · %4")
+                           .arg(phase)
+                           .arg(blocks[i].number)
+                           .arg(blocks[j - 1].number)
+                           .arg(file);
+            st.nodesEach = static_cast<int>(ops[i].size());
+            for (size_t k = i; k < j; ++k) {
+                st.clusters.push_back(first + static_cast<int>(k));
+                cg.clusters[static_cast<size_t>(first) + k].stack = static_cast<int>(cg.stacks.size());
+            }
+            cg.stacks.push_back(std::move(st));
+        }
+        i = j;
+    }
+}
+
 /// Cuts `members` (graph order) at each new occurrence of the first repeating statement.
 void cutPhase(CanvasGraph& cg, const std::vector<int>& members, const QString& phase) {
     if (members.empty()) return;
@@ -87,35 +151,32 @@ void cutPhase(CanvasGraph& cg, const std::vector<int>& members, const QString& p
     for (const QString& k : keys)
         if (!k.isEmpty() && count.value(k) >= 2 && count.value(k) <= maxRepeats) { anchor = k; break; }
 
-    auto open = [&](const QString& label) {
-        cg.clusters.push_back({label, {}});
-        return static_cast<int>(cg.clusters.size()) - 1;
-    };
-    const int chunk = 200;
+    std::vector<Block> blocks;
+    const size_t chunk = 200;
     if (anchor.isEmpty()) {
         for (size_t i = 0; i < members.size(); i += chunk) {
             const size_t end = std::min(members.size(), i + chunk);
-            int c = open(QCoreApplication::translate("CanvasGraph", "%1 nodes %2–%3").arg(phase).arg(i + 1).arg(end));
-            for (size_t j = i; j < end; ++j) {
-                cg.nodes[static_cast<size_t>(members[j])].cluster = c;
-                cg.clusters[static_cast<size_t>(c)].nodes.push_back(members[j]);
-            }
+            blocks.push_back({QCoreApplication::translate("CanvasGraph", "%1 nodes %2–%3").arg(phase).arg(i + 1).arg(end),
+                              std::vector<int>(members.begin() + static_cast<std::ptrdiff_t>(i),
+                                               members.begin() + static_cast<std::ptrdiff_t>(end)),
+                              0});
         }
+        emitBlocks(cg, std::move(blocks), phase, QString());
         return;
     }
-    int current = -1;
     int block = 0;
     for (size_t i = 0; i < members.size(); ++i) {
         const bool startsBlock = keys[i] == anchor && (i == 0 || keys[i - 1] != anchor);
-        if (current < 0 || startsBlock) {
+        if (blocks.empty() || startsBlock) {
+            if (startsBlock) ++block;
             QString label = startsBlock
-                                ? QCoreApplication::translate("CanvasGraph", "%1 block %2 · %3").arg(phase).arg(++block).arg(fileOf(anchor))
+                                ? QCoreApplication::translate("CanvasGraph", "%1 block %2 · %3").arg(phase).arg(block).arg(fileOf(anchor))
                                 : QCoreApplication::translate("CanvasGraph", "%1 prologue").arg(phase);
-            current = open(label);
+            blocks.push_back({label, {}, startsBlock ? block : 0});
         }
-        cg.nodes[static_cast<size_t>(members[i])].cluster = current;
-        cg.clusters[static_cast<size_t>(current)].nodes.push_back(members[i]);
+        blocks.back().nodes.push_back(members[i]);
     }
+    emitBlocks(cg, std::move(blocks), phase, fileOf(anchor));
 }
 
 } // namespace
@@ -197,6 +258,7 @@ CanvasGraph buildCanvasGraph(const Graph& g, int clusterMinNodes) {
 
 void assignClusters(CanvasGraph& cg) {
     cg.clusters.clear();
+    cg.stacks.clear();
     for (auto& n : cg.nodes) n.cluster = -1;
     // Joint graphs: what depends on a tangent is backward. Graph order is topological.
     std::vector<char> backward(cg.nodes.size(), 0);

@@ -9,6 +9,12 @@
 /// first statement that repeats inside the forward (and inside the backward) of a joint graph
 /// marks where each layer starts; the graph is cut there. Graphs without provenance are cut into
 /// fixed-size runs of consecutive nodes, so that large graphs can still be collapsed.
+///
+/// Stacks: consecutive clusters of one phase with the same op sequence are a model's repeated
+/// layers (gpt2's transformer.h.0 .. h.11); they are grouped into one stack, drawn collapsed as a
+/// single "× 12" block. The last layer usually runs into what follows it (the final norm, the
+/// weight transposes of the backward), so a cluster that starts with the repeated op sequence is
+/// cut after it and the rest becomes the phase's epilogue.
 #include <QHash>
 #include <QString>
 
@@ -50,12 +56,21 @@ struct CanvasEdge {
 struct CanvasCluster {
     QString label;
     std::vector<int> nodes;
+    int stack = -1;  ///< index into CanvasGraph::stacks, -1 for none
+};
+
+/// Consecutive clusters with the same op sequence (repeated layers), shown as one block.
+struct CanvasStack {
+    QString label;
+    std::vector<int> clusters;  ///< indices into CanvasGraph::clusters, in graph order
+    int nodesEach = 0;          ///< nodes per repeated cluster
 };
 
 struct CanvasGraph {
     std::vector<CanvasNode> nodes;
     std::vector<CanvasEdge> edges;
     std::vector<CanvasCluster> clusters;
+    std::vector<CanvasStack> stacks;
     QHash<QString, int> byName;
     uint64_t fingerprint = 0;
     int indexOf(const QString& name) const { return byName.value(name, -1); }
@@ -70,7 +85,8 @@ CanvasNode describeNode(const Node& n);
 /// Builds the canvas view of `g`. Graphs of fewer than `clusterMinNodes` nodes get no clusters.
 CanvasGraph buildCanvasGraph(const Graph& g, int clusterMinNodes = 120);
 
-/// Cuts the graph into clusters (see the file comment); exposed for tests and synthetic graphs.
+/// Cuts the graph into clusters and groups repeated ones into stacks (see the file comment);
+/// exposed for tests and synthetic graphs.
 void assignClusters(CanvasGraph& cg);
 
 /// Display name of a node class ("pointwise", "input", ...).

@@ -328,9 +328,11 @@ void GraphCanvas::install(std::shared_ptr<const CanvasGraph> cg, const GraphLayo
     const QPointF centre = m_view->mapToScene(m_view->viewport()->rect().center());
     if (m_collapseAllPending) {
         m_collapseAllPending = false;
-        // Large graphs open as an overview of their clusters.
-        if (static_cast<int>(cg->nodes.size()) > m_collapseLimit)
+        // Large graphs open as an overview of their clusters, repeated layers stacked.
+        if (static_cast<int>(cg->nodes.size()) > m_collapseLimit) {
             for (const CanvasCluster& c : cg->clusters) m_collapsed.insert(c.label);
+            for (const CanvasStack& st : cg->stacks) m_collapsed.insert(st.label);
+        }
     }
     m_scene->setGraph(cg, layout, m_params, m_collapsed);
     m_shown = cg;

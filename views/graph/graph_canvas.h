@@ -51,8 +51,11 @@ public:
     QString layoutEngine() const { return m_lastEngine; }
     double layoutMs() const { return m_lastLayoutMs; }
     LayoutParams& layoutParams() { return m_params; }
-    /// Graphs above this many nodes open with their clusters collapsed.
+    /// Graphs above this many nodes open with their clusters (and stacks) collapsed.
     void setCollapseLimit(int nodes) { m_collapseLimit = nodes; }
+    /// The default: above ~300 nodes even the readable zoom shows only a corner of the graph,
+    /// while its collapsed blocks fit on one screen.
+    static constexpr int kDefaultCollapseLimit = 300;
 
     /// Search: the node indices whose name, op or type contains `text` (case-insensitive).
     QList<int> findNodes(const QString& text) const;
@@ -117,7 +120,7 @@ private:
     bool m_pending = false;
     bool m_fitPending = true;
     bool m_collapseAllPending = false;
-    int m_collapseLimit = 1500;
+    int m_collapseLimit = kDefaultCollapseLimit;
     QString m_lastEngine;
     double m_lastLayoutMs = 0;
     std::shared_ptr<const CanvasGraph> m_shown;

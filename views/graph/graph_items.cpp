@@ -13,10 +13,7 @@
 
 namespace fxray::views {
 
-namespace {
-
-
-const QFont& opFont() {
+const QFont& nodeLabelFont() {
     static const QFont f = [] {
         QFont x;
         x.setPointSizeF(9.5);
@@ -25,6 +22,10 @@ const QFont& opFont() {
     }();
     return f;
 }
+
+namespace {
+
+const QFont& opFont() { return nodeLabelFont(); }
 const QFont& smallFont() {
     static const QFont f = [] {
         QFont x;
@@ -219,25 +220,39 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
 
 // ---- ClusterItem --------------------------------------------------------------------------
 
-ClusterItem::ClusterItem(int index, const QString& label, int nodeCount) : m_index(index), m_label(label), m_count(nodeCount) {
-    setZValue(-10);
-    setToolTip(QObject::tr("%1 (%n node(s)) — double-click to collapse or expand", nullptr, nodeCount).arg(label));
+ClusterItem::ClusterItem(int index, const QString& label, int nodeCount, int stackCount)
+    : m_index(index), m_label(label), m_count(nodeCount), m_stackCount(stackCount) {
+    // An expanded stack frames its clusters, so it lies below them.
+    setZValue(isStack() ? -20 : -10);
+    if (isStack())
+        setToolTip(QObject::tr("%1: %2 blocks of the same %n op(s) each (repeated layers) — click to expand or collapse", nullptr, nodeCount)
+                       .arg(label)
+                       .arg(stackCount));
+    else
+        setToolTip(QObject::tr("%1 (%n node(s)) — double-click to collapse or expand", nullptr, nodeCount).arg(label));
 }
 
-void ClusterItem::setMembersRect(const QRectF& r) {
+void ClusterItem::setBox(const QRectF& r) {
+    if (r == m_rect) return;
     prepareGeometryChange();
-    m_rect = r.adjusted(-12, -30, 12, 12);
+    m_rect = r;
 }
+
+void ClusterItem::setMembersRect(const QRectF& r) { setBox(r.adjusted(-12, -30, 12, 12)); }
 
 void ClusterItem::setCollapsed(bool c) {
     if (c == m_collapsed) return;
     m_collapsed = c;
     // Collapsed, it stands in for its nodes and must sit above the edges.
-    setZValue(c ? 2 : -10);
+    setZValue(c ? 2 : isStack() ? -20 : -10);
     update();
 }
 
-QRectF ClusterItem::boundingRect() const { return m_rect.adjusted(-2, -2, 2, 2); }
+QRectF ClusterItem::boundingRect() const {
+    // A collapsed stack draws its pile of cards below and right of the box.
+    const double pile = isStack() && m_collapsed ? 12 : 0;
+    return m_rect.adjusted(-2, -2, 2 + pile, 2 + pile);
+}
 
 void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
     const bool dark = static_cast<GraphScene*>(scene())->dark();
@@ -247,6 +262,8 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
         QColor fill = dark ? QColor(0x2c, 0x3a, 0x4c) : QColor(0xe3, 0xea, 0xf4);
         p->setPen(QPen(frame, 2));
         p->setBrush(fill);
+        if (isStack())
+            for (double d : {12.0, 6.0}) p->drawRoundedRect(m_rect.translated(d, d), 10, 10);
         p->drawRoundedRect(m_rect, 10, 10);
         QFont f;
         // Readable from far away: the label scales up as the view zooms out.
@@ -254,8 +271,9 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
         f.setBold(true);
         p->setFont(f);
         p->setPen(dark ? QColor(0xdd, 0xe4, 0xee) : QColor(0x22, 0x33, 0x48));
-        p->drawText(m_rect.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
-                    QObject::tr("⊞ %1\n%n node(s)", nullptr, m_count).arg(m_label));
+        const QString text = isStack() ? QObject::tr("⊞ %1\n× %2 · %n node(s) each", nullptr, m_count).arg(m_label).arg(m_stackCount)
+                                       : QObject::tr("⊞ %1\n%n node(s)", nullptr, m_count).arg(m_label);
+        p->drawText(m_rect.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, text);
         return;
     }
     QColor fill = frame;
@@ -272,7 +290,8 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
         p->setFont(f);
         p->setPen(frame);
         p->drawText(QRectF(m_rect.left() + 10, m_rect.top() + 4, m_rect.width() - 20, 22), Qt::AlignLeft | Qt::AlignVCenter,
-                    QObject::tr("⊟ %1 (%2)").arg(m_label).arg(m_count));
+                    isStack() ? QObject::tr("⊟ %1 (× %2)").arg(m_label).arg(m_stackCount)
+                              : QObject::tr("⊟ %1 (%2)").arg(m_label).arg(m_count));
     }
 }
 
@@ -281,15 +300,21 @@ void ClusterItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
     // to the view (panning).
     const bool header = e->pos().y() < m_rect.top() + 28;
     if (e->button() == Qt::LeftButton && (m_collapsed || header)) {
-        static_cast<GraphScene*>(scene())->toggleCluster(m_index);
+        toggle();
         e->accept();
         return;
     }
     e->ignore();
 }
 
+void ClusterItem::toggle() {
+    auto* s = static_cast<GraphScene*>(scene());
+    if (isStack()) s->toggleStack(m_index);
+    else s->toggleCluster(m_index);
+}
+
 void ClusterItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) {
-    static_cast<GraphScene*>(scene())->toggleCluster(m_index);
+    toggle();
     e->accept();
 }
 

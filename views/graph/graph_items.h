@@ -6,6 +6,7 @@
 #include "graph/canvas_graph.h"
 
 #include <QColor>
+#include <QFont>
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QPolygonF>
@@ -19,6 +20,9 @@ constexpr double kTextLod = 0.42;
 /// Below this zoom edges are not drawn at all (the view marks them as having no contents, so
 /// Qt skips them without a paint call each).
 constexpr double kEdgeLod = 0.07;
+
+/// The font of a node's first line (its op): the text that must stay readable on screen.
+const QFont& nodeLabelFont();
 
 /// What the diff colouring says about a node.
 enum class DiffMark : uint8_t { None, Added, Removed, Rewritten };
@@ -89,14 +93,21 @@ private:
     double m_width = 1.2;
 };
 
+/// A cluster's frame, or (with `stackCount` > 0) the frame of a stack of repeated clusters:
+/// collapsed, a stack is drawn as a pile of cards labelled "× N" and `nodeCount` is per cluster.
 class ClusterItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 3 };
-    ClusterItem(int index, const QString& label, int nodeCount);
+    ClusterItem(int index, const QString& label, int nodeCount, int stackCount = 0);
     int type() const override { return Type; }
-    int index() const { return m_index; }
+    int index() const { return m_index; }  ///< into clusters, or into stacks for a stack
     QString label() const { return m_label; }
+    bool isStack() const { return m_stackCount > 0; }
+    int stackCount() const { return m_stackCount; }
+    /// Frames these nodes (their bounding rectangle), leaving room for the header.
     void setMembersRect(const QRectF& r);
+    /// The box exactly (a collapsed block placed by the overview).
+    void setBox(const QRectF& r);
     bool collapsed() const { return m_collapsed; }
     void setCollapsed(bool c);
     QRectF boundingRect() const override;
@@ -109,9 +120,11 @@ protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* e) override;
 
 private:
+    void toggle();
     int m_index;
     QString m_label;
     int m_count;
+    int m_stackCount;
     QRectF m_rect;
     bool m_collapsed = false;
 };

@@ -33,16 +33,19 @@ std::vector<int> assignLayers(const CanvasGraph& g) {
     return layer;
 }
 
-/// Places each layer's nodes in their order, as close to `want` as spacing allows, then shifts
-/// the layer so that on average nodes sit where they want to be.
-void packLayer(const std::vector<int>& row, const std::vector<double>& want, std::vector<double>& x, double sep) {
+/// Places each layer's nodes in their order, as close to `want` as spacing allows (`half`: each
+/// node's half width; `gap` between neighbours), then shifts the layer so that on average nodes
+/// sit where they want to be.
+void packLayer(const std::vector<int>& row, const std::vector<double>& want, std::vector<double>& x,
+               const std::vector<double>& half, double gap) {
     if (row.empty()) return;
-    double prev = -1e300;
+    double prevRight = -1e300;
     double drift = 0;
     for (int v : row) {
-        const double xi = std::max(want[static_cast<size_t>(v)], prev + sep);
+        const double h = half[static_cast<size_t>(v)];
+        const double xi = std::max(want[static_cast<size_t>(v)], prevRight + gap + h);
         x[static_cast<size_t>(v)] = xi;
-        prev = xi;
+        prevRight = xi + h;
         drift += want[static_cast<size_t>(v)] - xi;
     }
     drift /= static_cast<double>(row.size());
@@ -51,7 +54,9 @@ void packLayer(const std::vector<int>& row, const std::vector<double>& want, std
 
 } // namespace
 
-GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p) {
+GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p) { return layoutLayered(g, p, {}); }
+
+GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p, const std::vector<QSizeF>& sizes) {
     QElapsedTimer t;
     t.start();
     GraphLayout out;
@@ -62,12 +67,21 @@ GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p) {
     std::vector<std::vector<int>> rows(static_cast<size_t>(layers));
     for (size_t i = 0; i < n; ++i) rows[static_cast<size_t>(layer[i])].push_back(static_cast<int>(i));
 
-    const double sep = p.nodeWidth + p.nodeGap;
+    const bool sized = sizes.size() == n;
+    std::vector<double> half(n, p.nodeWidth / 2);
+    if (sized)
+        for (size_t i = 0; i < n; ++i) half[i] = sizes[i].width() / 2;
     std::vector<double> x(n, 0.0), key(n, 0.0);
     auto centreRows = [&] {
-        for (const auto& row : rows)
-            for (size_t k = 0; k < row.size(); ++k)
-                x[static_cast<size_t>(row[k])] = (static_cast<double>(k) - static_cast<double>(row.size() - 1) / 2.0) * sep;
+        for (const auto& row : rows) {
+            double w = -p.nodeGap;
+            for (int v : row) w += 2 * half[static_cast<size_t>(v)] + p.nodeGap;
+            double left = -w / 2;
+            for (int v : row) {
+                x[static_cast<size_t>(v)] = left + half[static_cast<size_t>(v)];
+                left += 2 * half[static_cast<size_t>(v)] + p.nodeGap;
+            }
+        }
     };
     centreRows();
     // Barycentric sweeps: order each layer by the mean position of its neighbours in the
@@ -85,15 +99,28 @@ GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p) {
             }
             std::stable_sort(row.begin(), row.end(), [&](int a, int b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
             // Positions follow the new order at once, so the next layer sees it.
-            packLayer(row, key, x, sep);
+            packLayer(row, key, x, half, p.nodeGap);
         }
     };
     for (int s = 0; s < 4; ++s) sweep(s % 2 == 0);
     // Final straightening pass from the top: chains line up under their producers.
     sweep(true);
 
+    // Rows are as tall as their tallest node (all alike unless sized): centres on one line.
+    std::vector<double> rowY(static_cast<size_t>(layers), 0.0);
+    if (sized) {
+        double top = 0;
+        for (int li = 0; li < layers; ++li) {
+            double h = 0;
+            for (int v : rows[static_cast<size_t>(li)]) h = std::max(h, sizes[static_cast<size_t>(v)].height());
+            rowY[static_cast<size_t>(li)] = top + h / 2;
+            top += h + p.rankGap;
+        }
+    } else {
+        for (int li = 0; li < layers; ++li) rowY[static_cast<size_t>(li)] = li * p.rankPitch();
+    }
     out.pos.resize(n);
-    for (size_t i = 0; i < n; ++i) out.pos[i] = QPointF(x[i], layer[i] * p.rankPitch());
+    for (size_t i = 0; i < n; ++i) out.pos[i] = QPointF(x[i], rowY[static_cast<size_t>(layer[i])]);
     out.engine = QStringLiteral("layered");
     out.ms = elapsedMs(t);
     return out;

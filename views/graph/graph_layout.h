@@ -17,6 +17,7 @@
 #include <QPointF>
 #include <QPolygonF>
 #include <QSet>
+#include <QSizeF>
 #include <QString>
 
 #include <vector>
@@ -45,6 +46,10 @@ struct GraphLayout {
 GraphLayout layoutWithDot(const CanvasGraph& g, const LayoutParams& p, QString* error = nullptr);
 /// The own layered layout.
 GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p);
+/// The same with a size per node (by index; all of p's size when `sizes` is empty): rows are as
+/// tall as their tallest node and neighbours keep p.nodeGap between their boxes. The canvas's
+/// overview lays out its blocks with it.
+GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p, const std::vector<QSizeF>& sizes);
 /// Keeps nodes of `previous` (by name) in place unless named in `moved`; places the rest near
 /// their neighbours. Falls back to layoutLayered when too little of the graph is known.
 GraphLayout layoutIncremental(const CanvasGraph& g, const QHash<QString, QPointF>& previous,

@@ -32,6 +32,11 @@ void GraphScene::clearGraph() {
     m_routes.clear();
     m_edgesDrawn = true;  // new edges start drawn; the view turns them off again if zoomed out
     m_clusters.clear();
+    m_stacks.clear();
+    m_layoutPos.clear();
+    m_overview = Overview();
+    m_bundles.clear();
+    m_bundleNodes.clear();
     m_ghosts.clear();
     m_ghostNodes.clear();
     m_searchHits.clear();
@@ -45,15 +50,16 @@ void GraphScene::setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayou
     m_graph = std::move(g);
     if (!m_graph) return;
     m_nodeSize = QSizeF(params.nodeWidth, params.nodeHeight);
+    m_params = params;
     const auto& nodes = m_graph->nodes;
     m_nodes.reserve(nodes.size());
-    QRectF bounds;
+    m_layoutPos.assign(nodes.size(), QPointF());
     for (size_t i = 0; i < nodes.size(); ++i) {
         auto* item = new NodeItem(static_cast<int>(i), &nodes[i], m_nodeSize);
-        item->setPos(i < layout.pos.size() ? layout.pos[i] : QPointF());
+        if (i < layout.pos.size()) m_layoutPos[i] = layout.pos[i];
+        item->setPos(m_layoutPos[i]);
         addItem(item);
         m_nodes.push_back(item);
-        bounds |= item->sceneBoundingRect();
     }
     m_routes = layout.routes;
     m_routes.resize(m_graph->edges.size());
@@ -66,17 +72,17 @@ void GraphScene::setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayou
     for (size_t c = 0; c < m_graph->clusters.size(); ++c) {
         const CanvasCluster& cl = m_graph->clusters[c];
         auto* item = new ClusterItem(static_cast<int>(c), cl.label, static_cast<int>(cl.nodes.size()));
-        QRectF r;
-        for (int n : cl.nodes) r |= m_nodes[static_cast<size_t>(n)]->sceneBoundingRect().adjusted(4, 4, -4, -4);
-        item->setMembersRect(r);
         item->setCollapsed(collapsed.contains(cl.label));
         addItem(item);
         m_clusters.push_back(item);
-        bounds |= item->sceneBoundingRect();
     }
-    m_graphRect = bounds;
-    // A fixed scene rect: Qt would otherwise recompute the bounds of every item on each change.
-    setSceneRect(bounds.adjusted(-400, -400, 400, 400));
+    for (size_t k = 0; k < m_graph->stacks.size(); ++k) {
+        const CanvasStack& st = m_graph->stacks[k];
+        auto* item = new ClusterItem(static_cast<int>(k), st.label, st.nodesEach, static_cast<int>(st.clusters.size()));
+        item->setCollapsed(collapsed.contains(st.label));
+        addItem(item);
+        m_stacks.push_back(item);
+    }
     refreshVisibility();
     switch (m_colouring) {
     case Colouring::Category:
@@ -99,16 +105,116 @@ QHash<QString, QPointF> GraphScene::positions() const {
     return out;
 }
 
+void GraphScene::clearBundles() {
+    for (NodeItem* b : m_bundles) {
+        removeItem(b);
+        delete b;
+    }
+    m_bundles.clear();
+    m_bundleNodes.clear();
+}
+
+void GraphScene::placeItems() {
+    std::vector<char> clusterShut(m_clusters.size()), stackShut(m_stacks.size());
+    for (size_t c = 0; c < m_clusters.size(); ++c) clusterShut[c] = m_clusters[c]->collapsed();
+    for (size_t k = 0; k < m_stacks.size(); ++k) stackShut[k] = m_stacks[k]->collapsed();
+    m_overview = layoutOverview(*m_graph, m_layoutPos, clusterShut, stackShut, m_params);
+    clearBundles();
+    QRectF bounds;
+    auto membersRect = [&](const std::vector<int>& members) {
+        QRectF r;
+        for (int n : members) r |= m_nodes[static_cast<size_t>(n)]->sceneBoundingRect().adjusted(4, 4, -4, -4);
+        return r;
+    };
+    if (!m_overview.active) {
+        // Nothing collapsed: the full layout as computed.
+        for (size_t i = 0; i < m_nodes.size(); ++i) {
+            m_nodes[i]->setPos(m_layoutPos[i]);
+            m_nodes[i]->setVisible(true);
+            bounds |= m_nodes[i]->sceneBoundingRect();
+        }
+        for (size_t c = 0; c < m_clusters.size(); ++c) {
+            m_clusters[c]->setMembersRect(membersRect(m_graph->clusters[c].nodes));
+            m_clusters[c]->setVisible(true);
+            bounds |= m_clusters[c]->sceneBoundingRect();
+        }
+    } else {
+        for (size_t i = 0; i < m_nodes.size(); ++i) {
+            const Overview::Unit& u = m_overview.units[static_cast<size_t>(m_overview.unitOf[i])];
+            const bool shown = u.kind == Overview::Kind::Node || u.kind == Overview::Kind::Open;
+            // Hidden nodes sit on the block that stands for them (ensureVisible goes there).
+            m_nodes[i]->setPos(u.kind == Overview::Kind::Open ? m_layoutPos[i] + u.shift : u.rect.center());
+            m_nodes[i]->setVisible(shown);
+            if (shown) bounds |= m_nodes[i]->sceneBoundingRect();
+        }
+        for (ClusterItem* c : m_clusters) c->setVisible(false);
+        for (const Overview::Unit& u : m_overview.units) {
+            switch (u.kind) {
+            case Overview::Kind::Node: break;
+            case Overview::Kind::Cluster:
+            case Overview::Kind::Open: {
+                ClusterItem* c = m_clusters[static_cast<size_t>(u.index)];
+                if (u.kind == Overview::Kind::Cluster) c->setBox(u.rect);
+                else c->setMembersRect(membersRect(m_graph->clusters[static_cast<size_t>(u.index)].nodes));
+                c->setVisible(true);
+                break;
+            }
+            case Overview::Kind::Stack: m_stacks[static_cast<size_t>(u.index)]->setBox(u.rect); break;
+            case Overview::Kind::Bundle: {
+                const std::vector<int>& inputs = m_overview.bundles[static_cast<size_t>(u.index)];
+                auto cn = std::make_unique<CanvasNode>();
+                cn->cls = NodeClass::Input;
+                cn->op = tr("%n input(s)", nullptr, static_cast<int>(inputs.size()));
+                const QString& first = m_graph->nodes[static_cast<size_t>(inputs.front())].name;
+                const QString& last = m_graph->nodes[static_cast<size_t>(inputs.back())].name;
+                cn->name = (inputs.size() == 2 ? QStringLiteral("%1, %2") : QStringLiteral("%1 … %2")).arg(first, last);
+                cn->type = tr("used only in blocks below");
+                QStringList names;
+                for (int n : inputs) names << m_graph->nodes[static_cast<size_t>(n)].name;
+                cn->source = names.join(QStringLiteral(", "));
+                auto* item = new NodeItem(-1, cn.get(), m_nodeSize);
+                item->setFlag(QGraphicsItem::ItemIsSelectable, false);
+                item->setFill(canvas_colors::classFill(NodeClass::Input, m_dark));
+                item->setPos(u.rect.center());
+                addItem(item);
+                m_bundles.push_back(item);
+                m_bundleNodes.push_back(std::move(cn));
+                break;
+            }
+            }
+            bounds |= u.rect;
+        }
+    }
+    // Stacks: collapsed, a block placed above; expanded, a frame around their clusters.
+    for (size_t k = 0; k < m_stacks.size(); ++k) {
+        ClusterItem* st = m_stacks[k];
+        if (st->collapsed()) {
+            st->setVisible(m_overview.active);
+            continue;
+        }
+        QRectF r;
+        for (int c : m_graph->stacks[k].clusters) r |= m_clusters[static_cast<size_t>(c)]->box();
+        st->setBox(r.adjusted(-14, -34, 14, 14));
+        st->setVisible(true);
+        bounds |= st->sceneBoundingRect();
+    }
+    m_graphRect = bounds;
+    // A fixed scene rect: Qt would otherwise recompute the bounds of every item on each change.
+    setSceneRect(bounds.adjusted(-400, -400, 400, 400));
+}
+
 void GraphScene::refreshVisibility() {
     if (!m_graph) return;
-    for (size_t i = 0; i < m_nodes.size(); ++i) {
-        const int c = m_graph->nodes[i].cluster;
-        m_nodes[i]->setVisible(c < 0 || !m_clusters[static_cast<size_t>(c)]->collapsed());
-    }
+    placeItems();
     auto anchor = [&](int node) -> QGraphicsItem* {
         NodeItem* it = m_nodes[static_cast<size_t>(node)];
         if (it->isVisible()) return it;
-        return m_clusters[static_cast<size_t>(m_graph->nodes[static_cast<size_t>(node)].cluster)];
+        const Overview::Unit& u = m_overview.units[static_cast<size_t>(m_overview.unitOf[static_cast<size_t>(node)])];
+        switch (u.kind) {
+        case Overview::Kind::Stack: return m_stacks[static_cast<size_t>(u.index)];
+        case Overview::Kind::Bundle: return m_bundles[static_cast<size_t>(u.index)];
+        default: return m_clusters[static_cast<size_t>(u.index)];
+        }
     };
     // Edges into or out of a collapsed cluster attach to its box; parallel ones are drawn once.
     QSet<QPair<QGraphicsItem*, QGraphicsItem*>> seen;
@@ -123,7 +229,8 @@ void GraphScene::refreshVisibility() {
             seen.insert(key);
         }
         m_edges[i]->setVisible(show);
-        if (show) m_edges[i]->setEnds(a, b, m_routes[i]);
+        // dot's routes hold for the full layout only.
+        if (show) m_edges[i]->setEnds(a, b, m_overview.active ? QPolygonF() : m_routes[i]);
     }
 }
 
@@ -141,6 +248,19 @@ void GraphScene::setClusterCollapsed(int index, bool collapsed) {
     Q_EMIT clustersChanged();
 }
 
+void GraphScene::setStackCollapsed(int index, bool collapsed) {
+    if (index < 0 || index >= static_cast<int>(m_stacks.size())) return;
+    if (m_stacks[static_cast<size_t>(index)]->collapsed() == collapsed) return;
+    m_stacks[static_cast<size_t>(index)]->setCollapsed(collapsed);
+    refreshVisibility();
+    Q_EMIT clustersChanged();
+}
+
+void GraphScene::toggleStack(int index) {
+    if (index < 0 || index >= static_cast<int>(m_stacks.size())) return;
+    setStackCollapsed(index, !m_stacks[static_cast<size_t>(index)]->collapsed());
+}
+
 void GraphScene::toggleCluster(int index) {
     if (index < 0 || index >= static_cast<int>(m_clusters.size())) return;
     setClusterCollapsed(index, !m_clusters[static_cast<size_t>(index)]->collapsed());
@@ -148,6 +268,7 @@ void GraphScene::toggleCluster(int index) {
 
 void GraphScene::setAllCollapsed(bool collapsed) {
     for (ClusterItem* c : m_clusters) c->setCollapsed(collapsed);
+    for (ClusterItem* c : m_stacks) c->setCollapsed(collapsed);
     refreshVisibility();
     Q_EMIT clustersChanged();
 }
@@ -156,13 +277,18 @@ QSet<QString> GraphScene::collapsedLabels() const {
     QSet<QString> out;
     for (ClusterItem* c : m_clusters)
         if (c->collapsed()) out.insert(c->label());
+    for (ClusterItem* c : m_stacks)
+        if (c->collapsed()) out.insert(c->label());
     return out;
 }
 
 void GraphScene::revealNode(int index) {
     if (!m_graph || index < 0 || index >= static_cast<int>(m_nodes.size())) return;
     const int c = m_graph->nodes[static_cast<size_t>(index)].cluster;
-    if (c >= 0) setClusterCollapsed(c, false);
+    if (c < 0) return;
+    const int st = m_graph->clusters[static_cast<size_t>(c)].stack;
+    if (st >= 0) setStackCollapsed(st, false);
+    setClusterCollapsed(c, false);
 }
 
 void GraphScene::setDark(bool dark) {

@@ -8,6 +8,7 @@
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
 #include "graph/graph_layout.h"
+#include "graph/overview_layout.h"
 
 #include <QGraphicsScene>
 #include <QHash>
@@ -47,7 +48,9 @@ public:
     explicit GraphScene(QObject* parent = nullptr);
     ~GraphScene() override;
 
-    /// Replaces every item. Clusters whose label is in `collapsed` start collapsed.
+    /// Replaces every item. Clusters and stacks whose label is in `collapsed` start collapsed.
+    /// While any is collapsed the items are placed by the overview (overview_layout.h), else
+    /// where `layout` put them.
     void setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayout& layout, const LayoutParams& params,
                   const QSet<QString>& collapsed);
     void clearGraph();
@@ -59,6 +62,12 @@ public:
     int nodeItemCount() const { return static_cast<int>(m_nodes.size()); }
     const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }
     const std::vector<ClusterItem*>& clusterItems() const { return m_clusters; }
+    /// One per CanvasGraph::stacks entry (repeated layers).
+    const std::vector<ClusterItem*>& stackItems() const { return m_stacks; }
+    /// Boxes standing for inputs that only feed collapsed blocks (no node index of their own).
+    const std::vector<NodeItem*>& bundleItems() const { return m_bundles; }
+    /// The placement in force (inactive when nothing is collapsed).
+    const Overview& overview() const { return m_overview; }
     const std::vector<NodeItem*>& ghostItems() const { return m_ghosts; }
     /// Centre of every node by name (what the next pass's layout keeps).
     QHash<QString, QPointF> positions() const;
@@ -87,10 +96,12 @@ public:
     void setSearchHits(const QList<int>& indices);
 
     void setClusterCollapsed(int index, bool collapsed);
+    void setStackCollapsed(int index, bool collapsed);
     void setAllCollapsed(bool collapsed);
     void toggleCluster(int index);
+    void toggleStack(int index);
     QSet<QString> collapsedLabels() const;
-    /// Expands the cluster holding node `index`, if it is collapsed (to show a search hit).
+    /// Expands the stack and the cluster holding node `index`, if collapsed (to show a search hit).
     void revealNode(int index);
 
 Q_SIGNALS:
@@ -101,6 +112,10 @@ Q_SIGNALS:
 private:
     void onSelectionChanged();
     void refreshVisibility();
+    /// Places nodes, blocks and bundles for the current collapse state (the overview, or the
+    /// full layout when nothing is collapsed) and updates graphRect.
+    void placeItems();
+    void clearBundles();
     void clearGhosts();
     void resetMarks();
 
@@ -109,6 +124,12 @@ private:
     std::vector<EdgeItem*> m_edges;
     std::vector<QPolygonF> m_routes;
     std::vector<ClusterItem*> m_clusters;
+    std::vector<ClusterItem*> m_stacks;
+    std::vector<QPointF> m_layoutPos;  ///< the full layout, by node index
+    Overview m_overview;
+    std::vector<NodeItem*> m_bundles;
+    std::vector<std::unique_ptr<CanvasNode>> m_bundleNodes;
+    LayoutParams m_params;
     std::vector<NodeItem*> m_ghosts;
     std::vector<std::unique_ptr<CanvasNode>> m_ghostNodes;
     QSizeF m_nodeSize;

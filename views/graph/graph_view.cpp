@@ -3,6 +3,7 @@
 #include "graph/graph_items.h"
 #include "graph/graph_scene.h"
 
+#include <QFontInfo>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -36,17 +37,31 @@ void GraphView::zoomBy(double factor) {
     Q_EMIT viewChanged();
 }
 
+double GraphView::readableZoom() {
+    const int px = QFontInfo(nodeLabelFont()).pixelSize();
+    return std::max(kTextLod, kReadableTextPx / std::max(px, 1));
+}
+
 void GraphView::fitGraph() {
     auto* s = qobject_cast<GraphScene*>(scene());
     if (!s) return;
     QRectF r = s->graphRect();
     if (r.isEmpty()) return;
     fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
-    // A tall graph fitted whole is unreadable; start at its top, at a zoom where the overview
-    // is still a picture (the minimap shows the rest).
-    if (zoom() < 0.05) {
-        setTransform(QTransform::fromScale(0.05, 0.05));
-        centerOn(QPointF(r.center().x(), r.top() + viewport()->height() / 2 / 0.05));
+    // Fitted whole, a big graph is a texture of specks (issue 18): start at its top at the
+    // smallest readable zoom instead, centred on what is there (the minimap shows the rest).
+    const double z = readableZoom();
+    if (zoom() < z) {
+        setTransform(QTransform::fromScale(z, z));
+        const double bandH = viewport()->height() / z;
+        QRectF band;
+        for (QGraphicsItem* it : s->items(QRectF(r.left(), r.top(), r.width(), bandH), Qt::IntersectsItemBoundingRect))
+            if (it->isVisible() && (it->type() == NodeItem::Type || it->type() == ClusterItem::Type)) band |= it->sceneBoundingRect();
+        if (band.isEmpty()) band = r;
+        // Wider than the view: start at the left end of the band, where the graph's inputs are.
+        const double halfW = viewport()->width() / 2 / z;
+        const double x = band.width() <= 2 * halfW ? band.center().x() : band.left() + halfW - 20 / z;
+        centerOn(QPointF(x, r.top() + bandH / 2 - 20 / z));
     }
     Q_EMIT viewChanged();
 }

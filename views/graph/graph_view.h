@@ -7,13 +7,20 @@ namespace fxray::views {
 
 class Minimap;
 
+/// On-screen height of node label text below which it counts as unreadable (issue 18).
+constexpr double kReadableTextPx = 8.0;
+
 class GraphView : public QGraphicsView {
     Q_OBJECT
 public:
     explicit GraphView(QWidget* parent = nullptr);
 
     void zoomBy(double factor);
+    /// Fits the graph, but never below readableZoom(): a graph too big for that is shown from
+    /// its top at the readable zoom, and the rest is reached by scrolling (or the minimap).
     void fitGraph();
+    /// The smallest zoom at which node label text is kReadableTextPx high on screen.
+    static double readableZoom();
     double zoom() const { return transform().m11(); }
     Minimap* minimap() const { return m_minimap; }
     /// Centres on a rectangle, zooming in so that a node is readable (used by search).

@@ -1,0 +1,172 @@
+#include "graph/overview_layout.h"
+
+#include <QHash>
+#include <QSet>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace fxray::views {
+
+QSizeF blockSize(const LayoutParams& p) { return QSizeF(2 * p.nodeWidth + p.nodeGap, 2.2 * p.nodeHeight); }
+
+namespace {
+
+/// Margins of a cluster's frame around its nodes (ClusterItem::setMembersRect adds the same, and
+/// the header takes the top).
+QRectF frameAround(const QRectF& members) { return members.adjusted(-16, -34, 16, 16); }
+
+/// Unit indices in an order where every edge points forward (Kahn's algorithm, ties by creation
+/// order, which follows the graph's node order). The layered layout reads its input that way.
+std::vector<int> topoOrder(const std::vector<std::vector<int>>& users, int count) {
+    std::vector<int> indeg(static_cast<size_t>(count), 0);
+    for (const auto& us : users)
+        for (int u : us) ++indeg[static_cast<size_t>(u)];
+    std::set<int> ready;
+    for (int i = 0; i < count; ++i)
+        if (indeg[static_cast<size_t>(i)] == 0) ready.insert(i);
+    std::vector<int> order;
+    std::vector<char> done(static_cast<size_t>(count), 0);
+    while (static_cast<int>(order.size()) < count) {
+        if (ready.empty()) {
+            // A cycle between units (not expected: forward never reads backward, and clusters are
+            // runs in graph order): take the first unit left.
+            for (int i = 0; i < count; ++i)
+                if (!done[static_cast<size_t>(i)]) { ready.insert(i); break; }
+        }
+        const int v = *ready.begin();
+        ready.erase(ready.begin());
+        if (done[static_cast<size_t>(v)]) continue;
+        done[static_cast<size_t>(v)] = 1;
+        order.push_back(v);
+        for (int u : users[static_cast<size_t>(v)])
+            if (--indeg[static_cast<size_t>(u)] == 0 && !done[static_cast<size_t>(u)]) ready.insert(u);
+    }
+    return order;
+}
+
+} // namespace
+
+Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, const std::vector<char>& clusterCollapsed,
+                        const std::vector<char>& stackCollapsed, const LayoutParams& p) {
+    Overview ov;
+    const size_t n = g.nodes.size();
+    ov.unitOf.assign(n, -1);
+    auto stackShut = [&](int s) { return s >= 0 && static_cast<size_t>(s) < stackCollapsed.size() && stackCollapsed[static_cast<size_t>(s)]; };
+    auto clusterShut = [&](int c) { return static_cast<size_t>(c) < clusterCollapsed.size() && clusterCollapsed[static_cast<size_t>(c)]; };
+    bool any = false;
+    for (size_t c = 0; c < g.clusters.size(); ++c) any = any || clusterShut(static_cast<int>(c)) || stackShut(g.clusters[c].stack);
+    if (!any || pos.size() != n) return ov;
+    ov.active = true;
+
+    auto add = [&](Overview::Kind k, int index) {
+        ov.units.push_back({k, index, {}, {}});
+        return static_cast<int>(ov.units.size()) - 1;
+    };
+    std::vector<int> clusterUnit(g.clusters.size(), -1), stackUnit(g.stacks.size(), -1);
+    for (size_t i = 0; i < n; ++i) {
+        const int c = g.nodes[i].cluster;
+        if (c < 0) continue;
+        const int s = g.clusters[static_cast<size_t>(c)].stack;
+        if (stackShut(s)) {
+            int& u = stackUnit[static_cast<size_t>(s)];
+            if (u < 0) u = add(Overview::Kind::Stack, s);
+            ov.unitOf[i] = u;
+        } else {
+            int& u = clusterUnit[static_cast<size_t>(c)];
+            if (u < 0) u = add(clusterShut(c) ? Overview::Kind::Cluster : Overview::Kind::Open, c);
+            ov.unitOf[i] = u;
+        }
+    }
+    auto isBlock = [&](int u) {
+        const Overview::Kind k = ov.units[static_cast<size_t>(u)].kind;
+        return k == Overview::Kind::Cluster || k == Overview::Kind::Stack;
+    };
+    // Inputs that only feed collapsed blocks, grouped by the set of blocks they feed.
+    std::map<std::vector<int>, std::vector<int>> groups;
+    std::vector<std::vector<int>> keyOf(n);
+    for (size_t i = 0; i < n; ++i) {
+        const CanvasNode& node = g.nodes[i];
+        if (node.cluster >= 0 || node.cls != NodeClass::Input || node.users.empty()) continue;
+        std::vector<int> key;
+        bool blocksOnly = true;
+        for (int u : node.users) {
+            const int unit = ov.unitOf[static_cast<size_t>(u)];
+            if (unit < 0 || !isBlock(unit)) { blocksOnly = false; break; }
+            key.push_back(unit);
+        }
+        if (!blocksOnly) continue;
+        std::sort(key.begin(), key.end());
+        key.erase(std::unique(key.begin(), key.end()), key.end());
+        groups[key].push_back(static_cast<int>(i));
+        keyOf[i] = std::move(key);
+    }
+    std::map<std::vector<int>, int> bundleUnit;
+    for (size_t i = 0; i < n; ++i) {
+        if (ov.unitOf[i] >= 0) continue;
+        if (!keyOf[i].empty() && groups[keyOf[i]].size() >= 2) {
+            auto it = bundleUnit.find(keyOf[i]);
+            if (it == bundleUnit.end()) {
+                ov.bundles.push_back(groups[keyOf[i]]);
+                it = bundleUnit.emplace(keyOf[i], add(Overview::Kind::Bundle, static_cast<int>(ov.bundles.size()) - 1)).first;
+            }
+            ov.unitOf[i] = it->second;
+        } else {
+            ov.unitOf[i] = add(Overview::Kind::Node, static_cast<int>(i));
+        }
+    }
+
+    // The unit graph, its sizes, and the frame of each expanded cluster in the full layout.
+    const int count = static_cast<int>(ov.units.size());
+    std::vector<std::vector<int>> users(static_cast<size_t>(count));
+    QSet<qint64> seen;
+    for (const CanvasEdge& e : g.edges) {
+        const int a = ov.unitOf[static_cast<size_t>(e.from)], b = ov.unitOf[static_cast<size_t>(e.to)];
+        if (a == b) continue;
+        const qint64 key = (static_cast<qint64>(a) << 32) | static_cast<quint32>(b);
+        if (seen.contains(key)) continue;
+        seen.insert(key);
+        users[static_cast<size_t>(a)].push_back(b);
+    }
+    const QSizeF nodeSize(p.nodeWidth, p.nodeHeight);
+    std::vector<QRectF> frame(static_cast<size_t>(count));
+    for (int u = 0; u < count; ++u) {
+        const Overview::Unit& unit = ov.units[static_cast<size_t>(u)];
+        if (unit.kind != Overview::Kind::Open) continue;
+        QRectF r;
+        for (int m : g.clusters[static_cast<size_t>(unit.index)].nodes)
+            r |= QRectF(pos[static_cast<size_t>(m)] - QPointF(nodeSize.width() / 2, nodeSize.height() / 2), nodeSize);
+        frame[static_cast<size_t>(u)] = frameAround(r);
+    }
+
+    const std::vector<int> order = topoOrder(users, count);
+    std::vector<int> rank(static_cast<size_t>(count));
+    for (int k = 0; k < count; ++k) rank[static_cast<size_t>(order[static_cast<size_t>(k)])] = k;
+    CanvasGraph ug;
+    ug.nodes.resize(static_cast<size_t>(count));
+    std::vector<QSizeF> sizes(static_cast<size_t>(count));
+    for (int u = 0; u < count; ++u) {
+        const size_t r = static_cast<size_t>(rank[static_cast<size_t>(u)]);
+        const Overview::Kind k = ov.units[static_cast<size_t>(u)].kind;
+        sizes[r] = k == Overview::Kind::Open ? frame[static_cast<size_t>(u)].size()
+                   : (k == Overview::Kind::Cluster || k == Overview::Kind::Stack) ? blockSize(p)
+                                                                                  : nodeSize;
+        for (int v : users[static_cast<size_t>(u)]) {
+            const int rv = rank[static_cast<size_t>(v)];
+            ug.nodes[r].users.push_back(rv);
+            ug.nodes[static_cast<size_t>(rv)].inputs.push_back(static_cast<int>(r));
+        }
+    }
+    const GraphLayout l = layoutLayered(ug, p, sizes);
+    for (int u = 0; u < count; ++u) {
+        const size_t r = static_cast<size_t>(rank[static_cast<size_t>(u)]);
+        Overview::Unit& unit = ov.units[static_cast<size_t>(u)];
+        const QPointF c = l.pos[r];
+        unit.rect = QRectF(c - QPointF(sizes[r].width() / 2, sizes[r].height() / 2), sizes[r]);
+        if (unit.kind == Overview::Kind::Open) unit.shift = c - frame[static_cast<size_t>(u)].center();
+    }
+    return ov;
+}
+
+} // namespace fxray::views

@@ -1,0 +1,50 @@
+#pragma once
+/// The overview: where things go while some clusters or stacks are collapsed. A collapsed
+/// cluster (or stack of repeated clusters) becomes one block the size of a few nodes, instead of
+/// a box over the place its nodes had in the full layout (which left a big graph's first view
+/// an empty expanse of cluster background). The units — blocks, expanded clusters (their nodes
+/// keep the full layout's arrangement and move as one), the graph's free nodes, and bundles of
+/// inputs that only feed collapsed blocks (a model's weights: a hundred of them in one row would
+/// be spaghetti) — are laid out again by the layered layout with a size per unit. There are a
+/// few dozen units, so this runs on the UI thread each time a block opens or closes.
+#include "graph/canvas_graph.h"
+#include "graph/graph_layout.h"
+
+#include <QPointF>
+#include <QRectF>
+
+#include <vector>
+
+namespace fxray::views {
+
+struct Overview {
+    enum class Kind : uint8_t {
+        Node,     ///< a node outside any cluster, drawn as itself
+        Bundle,   ///< inputs feeding only collapsed blocks, drawn as one box (index into bundles)
+        Cluster,  ///< a collapsed cluster
+        Stack,    ///< a collapsed stack of repeated clusters
+        Open,     ///< an expanded cluster: its nodes move by `shift`
+    };
+    struct Unit {
+        Kind kind = Kind::Node;
+        int index = 0;  ///< node, bundle, cluster or stack index (Open: the cluster)
+        QRectF rect;    ///< where the unit's box is drawn (Open: around its nodes)
+        QPointF shift;  ///< Open: added to its nodes' positions in the full layout
+    };
+    /// False when nothing is collapsed: the full layout stands as it is.
+    bool active = false;
+    std::vector<Unit> units;
+    std::vector<int> unitOf;                // per node: the unit that shows it
+    std::vector<std::vector<int>> bundles;  // the input nodes of each bundle
+};
+
+/// Size of a collapsed block on the canvas: room for a label of two or three lines that stays
+/// readable at the view's minimum zoom.
+QSizeF blockSize(const LayoutParams& p);
+
+/// Lays out the units of `g` given the full layout `pos` and which clusters and stacks are
+/// collapsed (by index). A collapsed stack hides its clusters, whatever their own state.
+Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, const std::vector<char>& clusterCollapsed,
+                        const std::vector<char>& stackCollapsed, const LayoutParams& p);
+
+} // namespace fxray::views
