@@ -137,6 +137,59 @@ std::optional<LValue> advancedIndex(LowerCtx& c) {
     }));
 }
 
+/// The tensor inputs of list argument `arg` (nodes only), or nothing when one is not a tensor.
+std::optional<std::vector<int>> listInputs(LowerCtx& c, size_t arg) {
+    if (c.node().args.size() <= arg) return std::nullopt;
+    std::vector<int> r;
+    for (const Argument& a : c.node().args[arg].items) {
+        if (!a.isNode()) return std::nullopt;
+        auto it = c.graph().values.find(a.node);
+        if (it == c.graph().values.end() || it->second.kind != LValue::Kind::Tensor) return std::nullopt;
+        r.push_back(it->second.node);
+    }
+    return r;
+}
+
+/// stack(tensors, dim): element co of the output is input co[dim] at co without dim. A chain of
+/// selects over the inputs, so it stays a fused pointwise kernel; long lists go to the extern path.
+std::optional<LValue> stack(LowerCtx& c) {
+    auto xs = listInputs(c, 0);
+    if (!xs || xs->empty() || xs->size() > 16 || !c.out().isTensor()) return std::nullopt;
+    const int64_t n = static_cast<int64_t>(c.outMeta().shape.size());
+    const int64_t dim = wrap(c.args().size() > 1 ? c.args().toInt(1) : 0, n);
+    for (int x : *xs)
+        if (static_cast<int64_t>(c.meta(x).shape.size()) != n - 1) return std::nullopt;
+    const DType ct = computeType(c.outMeta().dtype);
+    const std::vector<int> in = *xs;
+    return tensorValue(c.pointwise(c.outMeta(), in, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> xc = co;
+        xc.erase(xc.begin() + dim);
+        ExprP k = eindex(co[static_cast<size_t>(dim)]);
+        ExprP v = eto(L.load(in.back(), xc), ct);
+        for (size_t j = in.size() - 1; j-- > 0;)
+            v = ewhere(ebinary(Op::Eq, k, econst(double(j), DType::Int64)), eto(L.load(in[j], xc), ct), v);
+        return v;
+    }));
+}
+
+/// select_backward(grad, input_sizes, dim, index): grad placed at `index` along dim, zeros elsewhere.
+std::optional<LValue> selectBackward(LowerCtx& c) {
+    int g = c.in(0);
+    if (g < 0 || !c.out().isTensor()) return std::nullopt;
+    const auto& shape = c.outMeta().shape;
+    const int64_t n = static_cast<int64_t>(shape.size());
+    const int64_t dim = wrap(c.args().toInt(2), n);
+    int64_t idx = c.args().toInt(3);
+    if (idx < 0) idx += shape[static_cast<size_t>(dim)];
+    const DType ct = computeType(c.outMeta().dtype);
+    return tensorValue(c.pointwise(c.outMeta(), {g}, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> gc = co;
+        gc.erase(gc.begin() + dim);
+        ExprP hit = ebinary(Op::Eq, eindex(co[static_cast<size_t>(dim)]), econst(double(idx), DType::Int64));
+        return ewhere(hit, eto(L.load(g, gc), ct), econst(0, ct));
+    }));
+}
+
 } // namespace
 
 void addViewLowerings(std::map<std::string, LowerFn>& t) {
@@ -247,6 +300,29 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         return r;
     };
     t["aten.split.Tensor"] = t["aten.split_with_sizes.default"] = split;
+    // unbind: one select view per index along dim (ViT splits its fused qkv this way).
+    t["aten.unbind.int"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int base = c.in(0);
+        if (base < 0 || !c.out().isList()) return std::nullopt;
+        int64_t n = static_cast<int64_t>(c.meta(base).shape.size());
+        int64_t dim = wrap(c.args().size() > 1 ? c.args().toInt(1) : 0, n);
+        LValue r;
+        r.kind = LValue::Kind::List;
+        r.isTuple = c.out().isTuple;
+        for (size_t i = 0; i < c.out().list.size(); ++i) {
+            const int64_t idx = static_cast<int64_t>(i);
+            auto v = makeView(c, [dim, idx](const std::vector<Index>& x) {
+                std::vector<Index> b = x;
+                b.insert(b.begin() + dim, iconst(idx));
+                return b;
+            }, true, &c.out().list[i].t.meta);
+            if (!v) return std::nullopt;
+            r.items.push_back(*v);
+        }
+        return r;
+    };
+    t["aten.stack.default"] = stack;
+    t["aten.select_backward.default"] = selectBackward;
     t["aten.constant_pad_nd.default"] = constantPad;
     t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = advancedIndex;
     // A copy into the layout the meta function chose (the buffer is realized with outMeta).

@@ -1,0 +1,93 @@
+// Outputs PyTorch leaves undefined are not compared (exec/run_check undefinedInPyTorch): the
+// philox seed and offset of memory-efficient attention without dropout are at::empty({}) in
+// PyTorch, so a recorded value of them is whatever its allocator held. With dropout they are
+// real values and are compared; the other outputs are compared either way.
+#include "test_util.h"
+
+#include "exec/compare.h"
+#include "exec/ops/kernel_util.h"
+#include "exec/run_check.h"
+#include "import/fx_text_reader.h"
+
+using namespace fxray;
+
+namespace {
+
+std::unique_ptr<Graph> attention(double dropout) {
+    std::string text =
+        "class GraphModule(torch.nn.Module):\n"
+        "    def forward(self, q: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\", k: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\", v: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\"):\n"
+        "        fwd = torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, v, None, True, " +
+        std::to_string(dropout) + ")\n"
+        "        getitem: \"f32[1, 1, 4, 8][32, 8, 8, 1]cpu\" = fwd[0]\n"
+        "        getitem_1: \"f32[1, 1, 32][32, 32, 1]cpu\" = fwd[1]\n"
+        "        getitem_2: \"i64[][]cpu\" = fwd[2]\n"
+        "        getitem_3: \"i64[][]cpu\" = fwd[3];  fwd = None\n"
+        "        return (getitem, getitem_2, getitem_3)\n";
+    auto g = readFxText(text, "test.py");
+    if (!g.ok()) {
+        qWarning("%s", g.error().str().c_str());
+        return nullptr;
+    }
+    resolveOps(**g);
+    return std::move(g).value();
+}
+
+Value scalarI64(double v) { return Value::ofTensor(kern::makeTensor(TensorMeta::contiguous({}, DType::Int64, Device{}), {v})); }
+
+} // namespace
+
+class TestRunCheck : public QObject {
+    Q_OBJECT
+private slots:
+    void philoxWithoutDropoutIsNotCompared() {
+        auto g = attention(0.0);
+        QVERIFY(g);
+        QVERIFY(undefinedInPyTorch(*g, 0).empty());
+        QVERIFY(undefinedInPyTorch(*g, 1).find("philox_seed") != std::string::npos);
+        QVERIFY(undefinedInPyTorch(*g, 2).find("philox_offset") != std::string::npos);
+        QVERIFY(undefinedInPyTorch(*g, 7).empty());
+        auto in = randomInputs(*g, 3);
+        QVERIFY(in.ok());
+        RunRequest req;
+        req.inputs = *in;
+        auto first = runAndCheck(*g, req, nullptr);
+        QVERIFY(first.ok());
+        // What PyTorch recorded: the right output, garbage seed and offset.
+        std::vector<Value> expect{first->outputs[0], scalarI64(94251237), scalarI64(-5)};
+        auto res = runAndCheck(*g, req, &expect);
+        QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
+        QVERIFY(res->ok);
+        QVERIFY(res->comparisons[1].note.find("uninitialized") != std::string::npos);
+        // A wrong attention output still fails.
+        auto wrong = kern::toDoubles(first->outputs[0].t);
+        wrong[3] += 1.0;
+        expect[0] = Value::ofTensor(kern::makeTensor(first->outputs[0].t.meta, wrong));
+        auto bad = runAndCheck(*g, req, &expect);
+        QVERIFY(bad.ok());
+        QVERIFY(!bad->ok);
+        QVERIFY(!bad->comparisons[0].ok);
+    }
+
+    void philoxWithDropoutIsCompared() {
+        auto g = attention(0.25);
+        QVERIFY(g);
+        QVERIFY(undefinedInPyTorch(*g, 1).empty());
+        QVERIFY(undefinedInPyTorch(*g, 2).empty());
+        auto in = randomInputs(*g, 3);
+        QVERIFY(in.ok());
+        RunRequest req;
+        req.inputs = *in;
+        req.seed = 9;
+        auto first = runAndCheck(*g, req, nullptr);
+        QVERIFY(first.ok());
+        std::vector<Value> expect{first->outputs[0], scalarI64(kern::toDoubles(first->outputs[1].t)[0] + 1), first->outputs[2]};
+        auto res = runAndCheck(*g, req, &expect);
+        QVERIFY(res.ok());
+        QVERIFY(!res->ok);
+        QVERIFY(!res->comparisons[1].ok);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunCheck)
+#include "tst_run_check.moc"
