@@ -30,6 +30,11 @@ struct RunResult {
 /// Deep copy of a value (tensors get their own storage).
 Value deepCopy(const Value& v);
 
+/// Why graph output `outputIndex` has no defined value in PyTorch (so a recorded value of it
+/// cannot be compared), or "" when it has one. Today: the philox seed/offset of memory-efficient
+/// attention without dropout, which PyTorch leaves uninitialized.
+std::string undefinedInPyTorch(const Graph& g, size_t outputIndex);
+
 /// Compares res.outputs with `expect` (filling res.comparisons, res.ok, res.fp64Rerun); outputs
 /// whose rel_err fails are re-judged against the reference executor's fp64 run of g with req's
 /// inputs, pins and seed (judgeWithFp64) unless the outputs already come from an fp64 run. Shared
