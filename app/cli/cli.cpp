@@ -27,6 +27,7 @@ const Command kCommands[] = {
     {"report", cmdReport, "a TORCH_TRACE's compiles, breaks, recompiles, failures as a Markdown report"},
     {"sweep", cmdSweep, "one check over every graph under folders, in child processes, sharded; --report"},
     {"ops", cmdOps, "the op table: per op, reference kernel, CPU and CUDA paths, VJP rule, partition class"},
+    {"bench", cmdBench, "time a compiled graph (cpu or cuda) and where its time goes, step by step"},
 };
 // Internal subcommands: not listed in the usage text.
 const Command kHidden[] = {

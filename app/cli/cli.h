@@ -21,6 +21,7 @@ std::string usage();
 int cmdInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdPrint(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdBench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdAutodiff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -289,8 +289,25 @@ Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opt
     return Status::success();
 }
 
+Expected<std::vector<StepProfile>> CompiledGraph::profile(const std::vector<Value>& inputs,
+                                                          const std::map<std::string, Value>& pins, int warmup,
+                                                          uint64_t seed) const {
+    for (int i = 0; i < std::max(0, warmup); ++i)
+        if (auto r = run(inputs, pins, seed); !r.ok()) return r.error();
+    std::vector<double> ms;
+    if (auto r = run(inputs, pins, seed, &ms); !r.ok()) return r.error();
+    auto steps = describeSteps(m_program);
+    for (size_t i = 0; i < steps.size() && i < ms.size(); ++i) steps[i].ms = ms[i];
+    // Extern calls the backend runs through the reference kernel are fallbacks in all but name.
+    for (auto& st : steps)
+        if (st.kind == "extern" && !st.nodes.empty())
+            for (const auto& [op, n] : m_fallbacks)
+                if (const Node* node = m_graph->find(st.nodes[0]); node && node->opName() == op) st.kind = "fallback";
+    return steps;
+}
+
 Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
-                                                uint64_t seed) const {
+                                                uint64_t seed, std::vector<double>* stepMs) const {
     if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     const Program& P = m_program;
     const LoweredGraph& lg = P.lowered;
@@ -357,7 +374,11 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
     std::map<const Node*, Value> env;
     ExecContext ctx(seed);
     std::vector<void*> args;
+    // Step timing: the clock read before every step and once after the last.
+    std::vector<std::chrono::steady_clock::time_point> marks;
+    if (stepMs) marks.reserve(P.steps.size() + 1);
     for (const auto& st : P.steps) {
+        if (stepMs) marks.push_back(std::chrono::steady_clock::now());
         if (st.kind == ProgramStep::Kind::Kernel) {
             const Kernel& k = P.kernels[static_cast<size_t>(st.index)];
             args.clear();
@@ -475,6 +496,12 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                 for (size_t i = 0; i < lv.items.size() && i < v.list.size(); ++i) bind(lv.items[i], v.list[i]);
         };
         bind(call.result, *result);
+    }
+    if (stepMs) {
+        marks.push_back(std::chrono::steady_clock::now());
+        stepMs->assign(P.steps.size(), 0.0);
+        for (size_t i = 0; i + 1 < marks.size(); ++i)
+            (*stepMs)[i] = std::chrono::duration<double, std::milli>(marks[i + 1] - marks[i]).count();
     }
     std::vector<Value> outs;
     for (const auto& o : lg.outputs) outs.push_back(valueOf(o));

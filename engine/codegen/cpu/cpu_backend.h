@@ -15,6 +15,7 @@
 #include "codegen/cpu/llvm_jit.h"
 #include "codegen/scheduler.h"
 #include "codegen/size_guard.h"
+#include "codegen/step_profile.h"
 #include "exec/run_check.h"
 
 #include <map>
@@ -47,8 +48,14 @@ public:
 
     /// Runs on inputs (not modified); `pins` must hold every pinned node; `seed` drives the
     /// random ops that run through the reference kernels.
+    /// `stepMs` (optional): each step's wall time, in Program::steps order.
     Expected<std::vector<Value>> run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
-                                     uint64_t seed = 0) const;
+                                     uint64_t seed = 0, std::vector<double>* stepMs = nullptr) const;
+
+    /// One run's steps with their times (after `warmup` untimed runs), as codegen/step_profile.h
+    /// describes them.
+    Expected<std::vector<StepProfile>> profile(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
+                                               int warmup = 1, uint64_t seed = 0) const;
 
     const Program& program() const { return m_program; }
     const KernelJit& jit() const { return *m_jit; }

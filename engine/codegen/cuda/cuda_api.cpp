@@ -24,6 +24,12 @@ void loadDriver(CudaRuntime& rt) {
     sym(lib, c.cuDeviceGetCount, "cuDeviceGetCount", missing);
     sym(lib, c.cuDeviceGet, "cuDeviceGet", missing);
     sym(lib, c.cuDeviceGetName, "cuDeviceGetName", missing);
+    std::string optional;  // absent in old drivers: profiling says so, nothing else needs them
+    sym(lib, c.cuEventCreate, "cuEventCreate", optional);
+    sym(lib, c.cuEventRecord, "cuEventRecord", optional);
+    sym(lib, c.cuEventSynchronize, "cuEventSynchronize", optional);
+    sym(lib, c.cuEventElapsedTime, "cuEventElapsedTime", optional);
+    sym(lib, c.cuEventDestroy, "cuEventDestroy_v2", optional);
     sym(lib, c.cuDeviceGetAttribute, "cuDeviceGetAttribute", missing);
     sym(lib, c.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", missing);
     sym(lib, c.cuCtxSetCurrent, "cuCtxSetCurrent", missing);
@@ -63,6 +69,9 @@ void loadDriver(CudaRuntime& rt) {
     c.cuDeviceGetAttribute(&rt.ccMajor, 75, rt.device);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
     c.cuDeviceGetAttribute(&rt.ccMinor, 76, rt.device);  // ..._MINOR
     c.cuDeviceGetAttribute(&rt.smCount, 16, rt.device);  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    c.cuDeviceGetAttribute(&rt.clockKHz, 13, rt.device);      // CU_DEVICE_ATTRIBUTE_CLOCK_RATE
+    c.cuDeviceGetAttribute(&rt.memClockKHz, 36, rt.device);   // CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE
+    c.cuDeviceGetAttribute(&rt.busWidthBits, 37, rt.device);  // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH
     // The primary context: the one cuBLAS (through the runtime API) uses too.
     if (CUresult r = c.cuDevicePrimaryCtxRetain(&rt.context, rt.device); r != 0) {
         rt.whyNoDevice = "no CUDA device: cannot create a context (" + driverError(r) + ")";

@@ -21,6 +21,7 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 
 struct DriverApi {
     CUresult (*cuInit)(unsigned) = nullptr;
@@ -44,6 +45,12 @@ struct DriverApi {
     CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
     CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
     CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
+    // Events time the steps of a profiled run (CompiledGraph::profile); optional.
+    CUresult (*cuEventCreate)(CUevent*, unsigned) = nullptr;
+    CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+    CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+    CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+    CUresult (*cuEventDestroy)(CUevent) = nullptr;
 };
 
 // ----- NVRTC (nvrtc.h) -----------------------------------------------------------------------
@@ -96,6 +103,7 @@ struct CudaRuntime {
     CUcontext context = nullptr;
     std::string deviceName;
     int ccMajor = 0, ccMinor = 0, smCount = 0;
+    int clockKHz = 0, memClockKHz = 0, busWidthBits = 0;  ///< for peak rates (0: not reported)
     int nvrtcMajor = 0, nvrtcMinor = 0;
     cublasHandle_t cublas = nullptr;
 };

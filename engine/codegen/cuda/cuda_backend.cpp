@@ -129,6 +129,46 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
     return ex.outputs();
 }
 
+Expected<std::vector<StepProfile>> CompiledGraph::profile(const std::vector<Value>& inputs,
+                                                          const std::map<std::string, Value>& pins, int warmup,
+                                                          uint64_t seed) const {
+    if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
+    Executor ex(*this);
+    if (Status s = ex.prepare(inputs, pins); !s.ok()) return s.error();
+    RunOptions ro;
+    ro.syncEachStep = false;
+    for (int i = 0; i < std::max(0, warmup); ++i) {
+        RunStats rs;
+        if (Status s = ex.execute(seed, ro, rs); !s.ok()) return s.error();
+    }
+    std::vector<double> ms;
+    std::vector<char> onHost;
+    ro.stepMs = &ms;
+    ro.stepOnHost = &onHost;
+    RunStats rs;
+    if (Status s = ex.execute(seed, ro, rs); !s.ok()) return s.error();
+    auto steps = describeSteps(m_program);
+    for (size_t i = 0; i < steps.size() && i < ms.size(); ++i) {
+        steps[i].ms = ms[i];
+        // An extern call without a device kernel for this instance ran on the host.
+        if (i < onHost.size() && onHost[i] && steps[i].kind == "extern") steps[i].kind = "host";
+    }
+    return steps;
+}
+
+PeakRates devicePeak() {
+    const CudaRuntime& rt = runtime();
+    PeakRates p;
+    p.device = rt.deviceName;
+    // DDR: two transfers per memory clock over the bus.
+    p.bytesPerSecond = 2.0 * rt.memClockKHz * 1e3 * (rt.busWidthBits / 8.0);
+    // fp32 FMA lanes per SM: 128 on every architecture since Ampere's GA10x/Hopper (64 on GA100 /
+    // Volta); an FMA counts two FLOPs.
+    const int lanes = rt.ccMajor == 7 || (rt.ccMajor == 8 && rt.ccMinor == 0) ? 64 : 128;
+    p.flopsPerSecond = 2.0 * lanes * rt.smCount * rt.clockKHz * 1e3;
+    return p;
+}
+
 Expected<BenchStats> CompiledGraph::benchmark(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
                                               int iters, int warmup, uint64_t seed) const {
     const CudaRuntime& rt = runtime();

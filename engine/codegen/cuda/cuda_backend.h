@@ -16,6 +16,7 @@
 #include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/scheduler.h"
+#include "codegen/step_profile.h"
 #include "exec/run_check.h"
 
 #include <map>
@@ -55,6 +56,10 @@ Expected<std::vector<Value>> annotatedInputs(const Graph& g);
 struct RunOptions {
     /// Synchronise after every step so that a fault names its kernel (default: on).
     bool syncEachStep = true;
+    /// When set: each step's time on the device (CUDA events around it), in Program::steps order.
+    std::vector<double>* stepMs = nullptr;
+    /// When set: per step, 1 where an extern call ran on the host (no device kernel for it).
+    std::vector<char>* stepOnHost = nullptr;
 };
 
 /// What one run did besides computing outputs.
@@ -92,6 +97,11 @@ public:
     Expected<BenchStats> benchmark(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
                                    int iters = 20, int warmup = 3, uint64_t seed = 0) const;
 
+    /// One run's steps with their device times (after `warmup` untimed runs), as
+    /// codegen/step_profile.h describes them; no per-step synchronisation.
+    Expected<std::vector<StepProfile>> profile(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
+                                               int warmup = 2, uint64_t seed = 0) const;
+
     const Graph& graph() const { return *m_graph; }
     const std::vector<CUfunction>& functions() const { return m_functions; }
     const Program& program() const { return m_program; }
@@ -127,6 +137,9 @@ struct CudaRunInfo {
 /// against the reference executor's fp64 run (exec/run_check.h).
 Expected<RunResult> runAndCheckCuda(const Graph& g, const RunRequest& req, const std::vector<Value>* expect,
                                     CudaRunInfo* info = nullptr);
+
+/// The device's peak memory bandwidth and fp32 FLOP/s from its attributes (0 where unreported).
+PeakRates devicePeak();
 
 /// Bytes held by the caching device allocator (in use, cached).
 std::pair<size_t, size_t> allocatorBytes();

@@ -587,7 +587,27 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
     };
     ExecContext ctx(seed);
     const int64_t sms = static_cast<int64_t>(std::max(1, rt.smCount));
+    // Profiling: an event before every step and one after the last, destroyed on every exit.
+    struct Events {
+        const DriverApi& cu;
+        std::vector<CUevent> ev;
+        ~Events() {
+            for (CUevent e : ev)
+                if (e) cu.cuEventDestroy(e);
+        }
+    } events{rt.cu, {}};
+    if (ro.stepMs) {
+        if (!rt.cu.cuEventCreate || !rt.cu.cuEventRecord || !rt.cu.cuEventElapsedTime || !rt.cu.cuEventDestroy ||
+            !rt.cu.cuEventSynchronize)
+            return makeError("this CUDA driver has no event API: the steps cannot be timed");
+        events.ev.assign(m_p.steps.size() + 1, nullptr);
+        for (CUevent& e : events.ev)
+            if (Status s = check(rt.cu.cuEventCreate(&e, 0), "creating a timing event"); !s.ok()) return s;
+    }
+    size_t stepIndex = 0;
     for (const auto& st : m_p.steps) {
+        if (ro.stepMs) rt.cu.cuEventRecord(events.ev[stepIndex], nullptr);
+        ++stepIndex;
         if (st.kind == ProgramStep::Kind::Kernel) {
             const Kernel& k = m_p.kernels[static_cast<size_t>(st.index)];
             const LaunchPlan& plan = plans[static_cast<size_t>(st.index)];
@@ -624,9 +644,22 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
             d.message = call.fn + " on the device: " + d.message;
             return d;
         }
+        if (ro.stepOnHost) {
+            ro.stepOnHost->resize(m_p.steps.size(), 0);
+            (*ro.stepOnHost)[stepIndex - 1] = *dev ? 0 : 1;
+        }
         Status s = *dev ? Status::success() : hostCall(call, ctx, S);
         if (s.ok() && ro.syncEachStep) s = sync(call.fn + " for node " + call.node->name(), call.node->name());
         if (!s.ok()) return s;
+    }
+    if (ro.stepMs) {
+        rt.cu.cuEventRecord(events.ev.back(), nullptr);
+        if (Status s = check(rt.cu.cuEventSynchronize(events.ev.back()), "waiting for the timed steps"); !s.ok()) return s;
+        ro.stepMs->assign(m_p.steps.size(), 0.0);
+        for (size_t i = 0; i < m_p.steps.size(); ++i) {
+            float ms = 0.0f;
+            if (rt.cu.cuEventElapsedTime(&ms, events.ev[i], events.ev[i + 1]) == 0) (*ro.stepMs)[i] = ms;
+        }
     }
     return Status::success();
 }
