@@ -134,6 +134,9 @@ void gelu(VjpCall& c) {
     c.give(0, c.e.op("aten.gelu_backward.default", {nodeArg(c.grad()), c.arg(0)}, {{"approximate", c.arg(1)}}));
 }
 
+// silu: silu_backward(grad, self).
+void silu(VjpCall& c) { c.give(0, c.e.op("aten.silu_backward.default", {nodeArg(c.grad()), c.arg(0)})); }
+
 // where.self: other: where(condition, 0, grad); self: where(condition, grad, 0).
 void whereSelf(VjpCall& c) {
     GraphEmitter& e = c.e;
@@ -178,6 +181,7 @@ void addPointwiseVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.sigmoid.default", sigmoid, true});
     out.push_back({"aten.tanh.default", tanh, true});
     out.push_back({"aten.gelu.default", gelu});
+    out.push_back({"aten.silu.default", silu});
     out.push_back({"aten.where.self", whereSelf});
     out.push_back({"aten.masked_fill.Scalar", maskedFillScalar});
     out.push_back({"aten.clone.default", identity});

@@ -319,6 +319,12 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         return pw(c, {0, 1}, [](const auto& v) { return mul(v[0], mul(v[1], sub(k(1, v[1]), v[1]))); });
     };
     t["aten.silu.default"] = [](LowerCtx& c) { return pw(c, {0}, [](const auto& v) { return mul(v[0], sigmoid(v[0])); }); };
+    t["aten.silu_backward.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            ExprP s = sigmoid(v[1]);
+            return mul(mul(v[0], s), add(k(1, v[1]), mul(v[1], sub(k(1, s), s))));
+        });
+    };
     t["aten.leaky_relu.default"] = [](LowerCtx& c) {
         double s = scalarArg(c, 1, 0.01);
         return pw(c, {0}, [s](const auto& v) { return ewhere(ebinary(Op::Gt, v[0], k(0, v[0])), v[0], mul(v[0], k(s, v[0]))); });

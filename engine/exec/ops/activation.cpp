@@ -151,6 +151,14 @@ Expected<Value> siluKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return pointwiseKernel(a, out, {0}, [](const double* x) { return x[0] * sigmoid(x[0]); });
 }
 
+// silu'(x) = s (1 + x (1 - s)) with s = sigmoid(x) (PyTorch's silu_backward).
+Expected<Value> siluBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    return pointwiseKernel(a, out, {0, 1}, [](const double* x) {
+        const double s = sigmoid(x[1]);
+        return x[0] * s * (1.0 + x[1] * (1.0 - s));
+    });
+}
+
 Expected<Value> hardtanhKernel(const OpArgs& a, const Value& out, ExecContext&) {
     const double lo = a.toDouble(1), hi = a.toDouble(2);
     return pointwiseKernel(a, out, {0}, [lo, hi](const double* x) {
@@ -193,6 +201,8 @@ void registerActivationOps(OpRegistry& r) {
     r.add("aten.sigmoid_backward.default", "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", PW,
           metaFloatBinary, sigmoidBackwardKernel);
     r.add("aten.silu.default", "silu(Tensor self) -> Tensor", PW, metaFloatUnary, siluKernel);
+    r.add("aten.silu_backward.default", "silu_backward(Tensor grad_output, Tensor self) -> Tensor", PW, metaFloatBinary,
+          siluBackwardKernel);
     r.add("aten.hardtanh.default", "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", PW,
           metaHardtanh, hardtanhKernel);
     r.add("aten.leaky_relu.default", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", PW,

@@ -73,7 +73,8 @@ const std::vector<Case>& cases() {
          "        c = torch.ops.aten.tanh.default(x)\n"
          "        d = torch.ops.aten.gelu.default(x)\n"
          "        e = torch.ops.aten.gelu.default(x, approximate = 'tanh')\n"
-         "        return (a, b, c, d, e)\n"},
+         "        f = torch.ops.aten.silu.default(x)\n"
+         "        return (a, b, c, d, e, f)\n"},
         {"pointwise", "inplace_relu_add", R"(x: "f64[2, 5]", y: "f64[2, 5]")",
          "        a = torch.ops.aten.mul.Tensor(x, y)\n"
          "        b = torch.ops.aten.add_.Tensor(a, x)\n"
@@ -326,7 +327,7 @@ private slots:
                                "aten._native_batch_norm_legit_functional.default",
                                "aten.max_pool2d_with_indices.default", "aten.mean.dim", "aten.cat.default",
                                "aten.split.Tensor", "aten.index_add.default", "aten.tanh.default",
-                               "aten.sigmoid.default", "aten.gelu.default", "aten.pow.Tensor_Scalar"})
+                               "aten.sigmoid.default", "aten.gelu.default", "aten.silu.default", "aten.pow.Tensor_Scalar"})
             QVERIFY2(findVjp(op), op);
         QVERIFY(findVjp("aten.relu.default")->savesResult);
         QVERIFY(!findVjp("aten.gelu.default")->savesResult);

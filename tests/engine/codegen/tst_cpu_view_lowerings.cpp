@@ -1,6 +1,7 @@
 // Lowerings of the shape ops that realistic graphs hit and that used to run through the
 // reference kernel on both backends (host fallbacks on the GPU): ViT's qkv `unbind`, the
-// backward's `stack` of the three gradients and `select_backward`. Each graph is compiled for
+// backward's `stack` of the three gradients and `select_backward`; and Llama's MLP backward's
+// `silu_backward` (tolerance, not bit-exact: sigmoid differs in the last bits). Each graph is compiled for
 // the CPU (the lowering is shared with the CUDA backend), must have no reference fallback, and
 // must agree with the reference executor, itself checked against PyTorch's OpInfo recordings.
 #include "test_util.h"
@@ -58,6 +59,10 @@ private slots:
             << QString("a: \"f32[4, 3][1, 4]cpu\", b: \"f32[4, 3][3, 1]cpu\"")
             << QString("        stack: \"f32[4, 2, 3][6, 3, 1]cpu\" = torch.ops.aten.stack.default([a, b], 1)\n"
                        "        return (stack,)\n");
+        QTest::newRow("silu_backward")
+            << QString("g: \"f32[3, 7][7, 1]cpu\", x: \"f32[3, 7][7, 1]cpu\"")
+            << QString("        silu_backward: \"f32[3, 7][7, 1]cpu\" = torch.ops.aten.silu_backward.default(g, x)\n"
+                       "        return (silu_backward,)\n");
         QTest::newRow("select_backward")
             << QString("g: \"f32[2, 5][5, 1]cpu\"")
             << QString("        select_backward: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.select_backward.default(g, [2, 3, 5], 1, -1)\n"
@@ -85,7 +90,8 @@ private slots:
         QCOMPARE(out->size(), ref->outputs.size());
         for (size_t i = 0; i < out->size(); ++i) {
             auto c = compareValues(i, (*out)[i], ref->outputs[i]);
-            QVERIFY2(c.ok && c.relErr == 0.0, qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
+            const bool exact = QString(QTest::currentDataTag()) != "silu_backward";
+            QVERIFY2(c.ok && (!exact || c.relErr == 0.0), qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
         }
     }
 };
