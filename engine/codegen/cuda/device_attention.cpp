@@ -1,7 +1,7 @@
 #include "codegen/cuda/device_attention.h"
 
-#include "codegen/cuda/kernel_module.h"
-#include "codegen/cuda/kernels/attention_args.h"
+#include "codegen/cuda/attention_common.h"
+#include "codegen/cuda/attention_gemm.h"
 
 #include <algorithm>
 #include <climits>
@@ -9,7 +9,7 @@
 
 namespace fxray::cg::cuda {
 
-namespace {
+namespace attn {
 
 KernelModule& attentionModule() {
     static KernelModule* m = new KernelModule("fxray_attention", {"attention_args.h", "dtype_io.cuh", "attention.cu"});  // never destroyed
@@ -30,7 +30,7 @@ int headBucket(int64_t K, int64_t Kv) {
     return d <= 64 ? 64 : d <= 128 ? 128 : d <= 256 ? 256 : 0;
 }
 
-CUdeviceptr bytePtr(const DeviceView& v, int64_t elemOffset = 0) {
+CUdeviceptr bytePtr(const DeviceView& v, int64_t elemOffset) {
     return v.base + static_cast<CUdeviceptr>(elemOffset * dtypeItemSize(v.meta.dtype));
 }
 
@@ -114,7 +114,9 @@ bool sameDtype(DType t, std::initializer_list<const DeviceView*> vs) {
     return true;
 }
 
-} // namespace
+} // namespace attn
+
+using namespace attn;
 
 Expected<std::string> attentionSource() { return attentionModule().source(); }
 
@@ -132,6 +134,7 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
     const DType t = q.meta.dtype;
     if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, bias ? &*bias : nullptr}))
         return makeError("device attention needs f32, f16 or bf16 operands of one dtype");
+    if (attentionUsesGemm(q.meta, k.meta)) return attentionForwardGemm(q, k, v, bias, out, lse, scale, causal);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
     CUdeviceptr plse = 0;
@@ -143,15 +146,17 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
         plse = bytePtr(*lse, l.offset);
     }
     const int64_t rows = std::max<int64_t>(a->M, a->lseLen);
-    a->tiles = (rows + 7) / 8;
     const int hd = headBucket(a->K, a->Kv);
+    // 4 warps of R rows each (attention.cu): R = 4, 2 for the widest heads (shared memory).
+    const int64_t rowsPerBlock = 4 * (hd == 256 ? 2 : 4);
+    a->tiles = (rows + rowsPerBlock - 1) / rowsPerBlock;
     auto fn = attentionModule().function(std::string("fx_attn_fwd_") + suffix(t) + "_" + std::to_string(hd));
     if (!fn.ok()) return fn.error();
     CUdeviceptr pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0, po = out.base;
     void* params[] = {&pq, &pk, &pv, &pb, &po, &plse, &*a};
     const int64_t blocks = a->B * a->H * a->tiles;
     if (blocks > INT32_MAX) return makeError("device attention: too many blocks");
-    return launchGrid(*fn, static_cast<unsigned>(blocks), 1, 256, params, "fx_attn_fwd");
+    return launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_fwd");
 }
 
 Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
@@ -163,6 +168,8 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         !sameDtype(t, {&k, &v, &out, &gradOut, bias ? &*bias : nullptr, gq ? &*gq : nullptr, gk ? &*gk : nullptr,
                        gv ? &*gv : nullptr, gbias ? &*gbias : nullptr}))
         return makeError("device attention backward needs f32, f16 or bf16 operands of one dtype");
+    if (attentionUsesGemm(q.meta, k.meta))
+        return attentionBackwardGemm(gradOut, q, k, v, bias, out, lse, scale, causal, gq, gk, gv, gbias);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
     if (gradOut.meta.shape != out.meta.shape) return makeError("device attention backward: grad_out does not match out");

@@ -39,35 +39,45 @@ __device__ __forceinline__ float fx_score(const FxAttnArgs& a, const T* bias, fl
     return s;
 }
 
-// Forward: a block of 8 warps per (b, h, tile of 8 query rows), a warp per row. The block walks
-// the keys in tiles of KT staged in shared memory; lane j scores key j of the tile, the warp
-// rescales its running output (lane owns dims lane, lane + 32, ...) by the online-softmax factor.
-template <class T, int HD, int KT>
+// Forward: a block of 4 warps per (b, h, tile of 4 R query rows); each warp carries R rows so
+// that every key value read from shared memory serves R rows (the kernel is bound by shared-memory
+// reads, not FMAs). The block walks the keys in tiles of KT staged in shared memory; lane j scores
+// key j of the tile for the warp's R rows (float4 reads along the head dim), then the warp
+// rescales its running outputs (lane owns dims lane, lane + 32, ...) by the online-softmax factor.
+template <class T, int HD, int KT, int R>
 __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                             const T* __restrict__ bias, T* __restrict__ o, float* __restrict__ lse, FxAttnArgs a) {
-    const int W = 8;
-    __shared__ float kt[KT][HD + 1];
-    __shared__ float vt[KT][HD];
-    __shared__ float qr[W][HD];
+    const int W = 4;
+    __shared__ __align__(16) float kt[KT][HD + 4];
+    __shared__ __align__(16) float vt[KT][HD];
+    __shared__ __align__(16) float qr[W][R][HD];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const fx_i64 bh = blockIdx.x / a.tiles, tile = blockIdx.x % a.tiles;
     const fx_i64 b = bh / a.H, h = bh % a.H;
-    const fx_i64 row0 = tile * W, row = row0 + w;
-    const bool active = row < a.M;
-    for (int d = lane; d < a.K; d += 32)
-        qr[w][d] = active ? fx_ld(q, a.qoff + b * a.qs[0] + h * a.qs[1] + row * a.qs[2] + d * a.qs[3]) : 0.0f;
-    float acc[HD / 32];
-    for (int i = 0; i < HD / 32; ++i) acc[i] = 0.0f;
-    float mrun = FX_NEG_INF, lrun = 0.0f;
-    // Causal (top-left): row r sees keys n <= r, so the block needs keys below row0 + W only.
+    const fx_i64 row0 = tile * (W * R), wrow0 = row0 + w * R;
+    const int K4 = ((int)a.K + 3) & ~3;  // the dot products run over float4s; padding reads zeros
+    for (int r = 0; r < R; ++r) {
+        const fx_i64 row = wrow0 + r;
+        for (int d = lane; d < K4; d += 32)
+            qr[w][r][d] = row < a.M && d < a.K ? fx_ld(q, a.qoff + b * a.qs[0] + h * a.qs[1] + row * a.qs[2] + d * a.qs[3]) : 0.0f;
+    }
+    float acc[R][HD / 32];
+    float mrun[R], lrun[R];
+    for (int r = 0; r < R; ++r) {
+        mrun[r] = FX_NEG_INF;
+        lrun[r] = 0.0f;
+        for (int i = 0; i < HD / 32; ++i) acc[r][i] = 0.0f;
+    }
+    // Causal (top-left): row r sees keys n <= r, so the block needs keys below its last row only.
     fx_i64 nEnd = a.N;
-    if (a.causal && row0 + W < nEnd) nEnd = row0 + W;
+    if (a.causal && row0 + W * R < nEnd) nEnd = row0 + W * R;
+    const bool active = wrow0 < a.M;  // warp-uniform
     for (fx_i64 n0 = 0; n0 < nEnd; n0 += KT) {
         __syncthreads();
-        for (int idx = threadIdx.x; idx < KT * a.K; idx += blockDim.x) {
-            const int j = idx / (int)a.K, d = idx % (int)a.K;
+        for (int idx = threadIdx.x; idx < KT * K4; idx += blockDim.x) {
+            const int j = idx / K4, d = idx % K4;
             const fx_i64 n = n0 + j;
-            kt[j][d] = n < a.N ? fx_ld(k, a.koff + b * a.ks[0] + h * a.ks[1] + n * a.ks[2] + d * a.ks[3]) : 0.0f;
+            kt[j][d] = n < a.N && d < a.K ? fx_ld(k, a.koff + b * a.ks[0] + h * a.ks[1] + n * a.ks[2] + d * a.ks[3]) : 0.0f;
         }
         for (int idx = threadIdx.x; idx < KT * a.Kv; idx += blockDim.x) {
             const int j = idx / (int)a.Kv, d = idx % (int)a.Kv;
@@ -76,35 +86,53 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
         }
         __syncthreads();
         if (!active) continue;
-        float s = FX_NEG_INF;
         const fx_i64 n = n0 + lane;
-        if (lane < KT && n < a.N && !(a.causal && n > row)) {
-            float dot = 0.0f;
-            for (int d = 0; d < a.K; ++d) dot += qr[w][d] * kt[lane][d];
-            s = fx_score(a, bias, dot, b, h, row, n);
+        const bool key = lane < KT && n < a.N;
+        float s[R];
+        for (int r = 0; r < R; ++r) s[r] = 0.0f;
+        if (key) {
+            for (int d = 0; d < K4; d += 4) {
+                const float4 kv = *reinterpret_cast<const float4*>(&kt[lane][d]);
+                for (int r = 0; r < R; ++r) {
+                    const float4 qv = *reinterpret_cast<const float4*>(&qr[w][r][d]);
+                    s[r] += qv.x * kv.x + qv.y * kv.y + qv.z * kv.z + qv.w * kv.w;
+                }
+            }
         }
-        const float mnew = fmaxf(mrun, fx_warp_max(s));
-        const float p = s == FX_NEG_INF ? 0.0f : expf(s - mnew);
-        const float corr = mrun == FX_NEG_INF ? 0.0f : expf(mrun - mnew);
-        lrun = lrun * corr + fx_warp_sum(p);
-        mrun = mnew;
-        for (int i = 0; i < HD / 32; ++i) acc[i] *= corr;
+        float p[R];
+        for (int r = 0; r < R; ++r) {
+            const fx_i64 row = wrow0 + r;
+            s[r] = key && row < a.M && !(a.causal && n > row) ? fx_score(a, bias, s[r], b, h, row, n) : FX_NEG_INF;
+            const float mnew = fmaxf(mrun[r], fx_warp_max(s[r]));
+            p[r] = s[r] == FX_NEG_INF ? 0.0f : expf(s[r] - mnew);
+            const float corr = mrun[r] == FX_NEG_INF ? 0.0f : expf(mrun[r] - mnew);
+            lrun[r] = lrun[r] * corr + fx_warp_sum(p[r]);
+            mrun[r] = mnew;
+            for (int i = 0; i < HD / 32; ++i) acc[r][i] *= corr;
+        }
         for (int j = 0; j < KT; ++j) {
-            const float pj = __shfl_sync(FX_FULL, p, j);
-            for (int i = 0; i < HD / 32; ++i) acc[i] += pj * vt[j][lane + 32 * i];
+            float pj[R];
+            for (int r = 0; r < R; ++r) pj[r] = __shfl_sync(FX_FULL, p[r], j);
+            for (int i = 0; i < HD / 32; ++i) {
+                const float vv = vt[j][lane + 32 * i];
+                for (int r = 0; r < R; ++r) acc[r][i] += pj[r] * vv;
+            }
         }
     }
-    if (active) {
-        // A row with every key masked has no probabilities: its output is 0 and its lse +inf.
-        const float inv = lrun > 0.0f ? 1.0f / lrun : 0.0f;
-        for (int i = 0; i < HD / 32; ++i) {
-            const int d = lane + 32 * i;
-            if (d < a.Kv) fx_st(o, a.ooff + b * a.os[0] + h * a.os[1] + row * a.os[2] + d * a.os[3], acc[i] * inv);
+    for (int r = 0; r < R; ++r) {
+        const fx_i64 row = wrow0 + r;
+        if (row < a.M) {
+            // A row with every key masked has no probabilities: its output is 0 and its lse +inf.
+            const float inv = lrun[r] > 0.0f ? 1.0f / lrun[r] : 0.0f;
+            for (int i = 0; i < HD / 32; ++i) {
+                const int d = lane + 32 * i;
+                if (d < a.Kv) fx_st(o, a.ooff + b * a.os[0] + h * a.os[1] + row * a.os[2] + d * a.os[3], acc[r][i] * inv);
+            }
         }
+        // lse rows past M (PyTorch pads them to a multiple of 32) hold +inf.
+        if (lse && lane == 0 && row < a.lseLen)
+            lse[bh * a.lseLen + row] = row < a.M && lrun[r] > 0.0f ? mrun[r] + logf(lrun[r]) : FX_POS_INF;
     }
-    // lse rows past M (PyTorch pads them to a multiple of 32) hold +inf.
-    if (lse && lane == 0 && row < a.lseLen)
-        lse[bh * a.lseLen + row] = active && lrun > 0.0f ? mrun + logf(lrun) : FX_POS_INF;
 }
 
 // D_i = dO_i . O_i (fp32, dense [B*H, M]): a warp per row.
@@ -212,20 +240,20 @@ __device__ void fx_attn_cast(const float* __restrict__ src, T* __restrict__ dst,
 }
 
 #define FX_ATTN_KERNELS(T, S)                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256) fx_attn_fwd_##S##_64(const T* q, const T* k, const T* v,         \
+    extern "C" __global__ void __launch_bounds__(128) fx_attn_fwd_##S##_64(const T* q, const T* k, const T* v,         \
                                                                            const T* bias, T* o, float* lse,            \
                                                                            FxAttnArgs a) {                             \
-        fx_attn_fwd<T, 64, 32>(q, k, v, bias, o, lse, a);                                                             \
+        fx_attn_fwd<T, 64, 32, 4>(q, k, v, bias, o, lse, a);                                                          \
     }                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(256) fx_attn_fwd_##S##_128(const T* q, const T* k, const T* v,        \
+    extern "C" __global__ void __launch_bounds__(128) fx_attn_fwd_##S##_128(const T* q, const T* k, const T* v,        \
                                                                             const T* bias, T* o, float* lse,           \
                                                                             FxAttnArgs a) {                            \
-        fx_attn_fwd<T, 128, 32>(q, k, v, bias, o, lse, a);                                                            \
+        fx_attn_fwd<T, 128, 32, 4>(q, k, v, bias, o, lse, a);                                                         \
     }                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(256) fx_attn_fwd_##S##_256(const T* q, const T* k, const T* v,        \
+    extern "C" __global__ void __launch_bounds__(128) fx_attn_fwd_##S##_256(const T* q, const T* k, const T* v,        \
                                                                             const T* bias, T* o, float* lse,           \
                                                                             FxAttnArgs a) {                            \
-        fx_attn_fwd<T, 256, 16>(q, k, v, bias, o, lse, a);                                                            \
+        fx_attn_fwd<T, 256, 16, 2>(q, k, v, bias, o, lse, a);                                                         \
     }                                                                                                                  \
     extern "C" __global__ void fx_attn_rowdot_##S(const T* go, const T* o, float* D, FxAttnArgs a) {                  \
         fx_attn_rowdot<T>(go, o, D, a);                                                                               \
@@ -250,3 +278,71 @@ __device__ void fx_attn_cast(const float* __restrict__ src, T* __restrict__ dst,
 FX_ATTN_KERNELS(float, f32)
 FX_ATTN_KERNELS(fx_half, f16)
 FX_ATTN_KERNELS(fx_bf16, bf16)
+
+// ----- The GEMM path for short sequences (codegen/cuda/attention_gemm.cpp): the score matrix
+// S = scale Q Kᵀ comes from cuBLAS into a dense fp32 [B*H, M, N] workspace and these kernels do
+// the row-wise parts. A warp per row.
+
+// P = softmax(S + bias) in place (causal: -inf above the diagonal), lse per row; rows past M up
+// to lseLen get +inf.
+extern "C" __global__ void fx_attn_rows_softmax(float* __restrict__ S, const float* __restrict__ bias,
+                                                float* __restrict__ lse, FxAttnArgs a) {
+    const int lane = threadIdx.x & 31;
+    const fx_i64 rows = a.M > a.lseLen ? a.M : a.lseLen;
+    const fx_i64 r = ((fx_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (r >= a.B * a.H * rows) return;
+    const fx_i64 bh = r / rows, i = r % rows, b = bh / a.H, h = bh % a.H;
+    if (i >= a.M) {
+        if (lse && lane == 0) lse[bh * a.lseLen + i] = FX_POS_INF;
+        return;
+    }
+    float* row = S + (bh * a.M + i) * a.N;
+    float m = FX_NEG_INF;
+    for (fx_i64 n = lane; n < a.N; n += 32) {
+        float s = row[n];
+        if (a.causal && n > i) s = FX_NEG_INF;
+        else if (a.hasBias) s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];
+        row[n] = s;
+        m = fmaxf(m, s);
+    }
+    m = fx_warp_max(m);
+    float l = 0.0f;
+    for (fx_i64 n = lane; n < a.N; n += 32) l += row[n] == FX_NEG_INF ? 0.0f : expf(row[n] - m);
+    l = fx_warp_sum(l);
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    for (fx_i64 n = lane; n < a.N; n += 32) row[n] = row[n] == FX_NEG_INF ? 0.0f : expf(row[n] - m) * inv;
+    if (lse && lane == 0 && i < a.lseLen) lse[bh * a.lseLen + i] = l > 0.0f ? m + logf(l) : FX_POS_INF;
+}
+
+// Backward, step 1: P = exp(S + bias - lse) in place (the forward's probabilities, from its lse).
+extern "C" __global__ void fx_attn_rows_probs(float* __restrict__ S, const float* __restrict__ bias,
+                                              const float* __restrict__ lse, FxAttnArgs a) {
+    const int lane = threadIdx.x & 31;
+    const fx_i64 r = ((fx_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (r >= a.B * a.H * a.M) return;
+    const fx_i64 bh = r / a.M, i = r % a.M, b = bh / a.H, h = bh % a.H;
+    const float L = lse[bh * a.lseLen + i];
+    float* row = S + r * a.N;
+    for (fx_i64 n = lane; n < a.N; n += 32) {
+        float s = row[n];
+        if (a.causal && n > i) s = FX_NEG_INF;
+        else if (a.hasBias) s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];
+        row[n] = s == FX_NEG_INF ? 0.0f : expf(s - L);
+    }
+}
+
+// Backward, step 2: dS = P (dP - D_i) in place of dP, D_i = dO_i . O_i; with a bias gradient, dS
+// is also added into its fp32 accumulator (strides dbs, 0 where the bias broadcast).
+extern "C" __global__ void fx_attn_rows_dsoftmax(const float* __restrict__ P, float* __restrict__ dP,
+                                                 const float* __restrict__ D, float* __restrict__ dbias, FxAttnArgs a) {
+    const int lane = threadIdx.x & 31;
+    const fx_i64 r = ((fx_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (r >= a.B * a.H * a.M) return;
+    const fx_i64 bh = r / a.M, i = r % a.M, b = bh / a.H, h = bh % a.H;
+    const float Di = D[r];
+    for (fx_i64 n = lane; n < a.N; n += 32) {
+        const float ds = P[r * a.N + n] * (dP[r * a.N + n] - Di);
+        dP[r * a.N + n] = ds;
+        if (dbias) atomicAdd(dbias + b * a.dbs[0] + h * a.dbs[1] + i * a.dbs[2] + n * a.dbs[3], ds);
+    }
+}
