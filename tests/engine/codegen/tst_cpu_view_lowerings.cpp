@@ -1,6 +1,6 @@
 // Lowerings of the shape ops that realistic graphs hit and that used to run through the
 // reference kernel on both backends (host fallbacks on the GPU): ViT's qkv `unbind`, the
-// backward's `stack` of the three gradients and `select_backward`; and Llama's MLP backward's
+// backward's `stack` of the three gradients and `select_backward`, Llama's rotary `slice_backward`; and Llama's MLP backward's
 // `silu_backward` (tolerance, not bit-exact: sigmoid differs in the last bits). Each graph is compiled for
 // the CPU (the lowering is shared with the CUDA backend), must have no reference fallback, and
 // must agree with the reference executor, itself checked against PyTorch's OpInfo recordings.
@@ -63,6 +63,14 @@ private slots:
             << QString("g: \"f32[3, 7][7, 1]cpu\", x: \"f32[3, 7][7, 1]cpu\"")
             << QString("        silu_backward: \"f32[3, 7][7, 1]cpu\" = torch.ops.aten.silu_backward.default(g, x)\n"
                        "        return (silu_backward,)\n");
+        QTest::newRow("slice_backward")
+            << QString("g: \"f32[2, 4, 4][16, 4, 1]cpu\"")
+            << QString("        slice_backward: \"f32[2, 8, 4][32, 4, 1]cpu\" = torch.ops.aten.slice_backward.default(g, [2, 8, 4], 1, 4, 9223372036854775807, 1)\n"
+                       "        return (slice_backward,)\n");
+        QTest::newRow("slice_backward step 2, negative start")
+            << QString("g: \"f32[3, 5][5, 1]cpu\"")
+            << QString("        slice_backward: \"f32[3, 10][10, 1]cpu\" = torch.ops.aten.slice_backward.default(g, [3, 10], -1, -9, 10, 2)\n"
+                       "        return (slice_backward,)\n");
         QTest::newRow("select_backward")
             << QString("g: \"f32[2, 5][5, 1]cpu\"")
             << QString("        select_backward: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.select_backward.default(g, [2, 3, 5], 1, -1)\n"
