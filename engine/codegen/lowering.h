@@ -163,6 +163,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t);   // lower_pointw
 void addViewLowerings(std::map<std::string, LowerFn>& t);        // lower_views.cpp
 void addReductionLowerings(std::map<std::string, LowerFn>& t);   // lower_reduction.cpp
 void addNormLowerings(std::map<std::string, LowerFn>& t);        // lower_norm.cpp
+void addMathLowerings(std::map<std::string, LowerFn>& t);        // lower_math.cpp
+void addShapeLowerings(std::map<std::string, LowerFn>& t);       // lower_shape.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();

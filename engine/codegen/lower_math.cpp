@@ -1,0 +1,337 @@
+// Lowerings of elementwise math with PyTorch's semantics: trigonometric, hyperbolic and special
+// functions, rounding, classification (isnan, isinf, signbit), two-operand math (atan2, hypot,
+// copysign, fmax, logaddexp, xlogy, remainder, fmod, floor_divide), bitwise and logical ops,
+// clamps with tensor bounds, masked_fill, lerp/addcmul/addcdiv. Float-only functions compute in
+// the output's compute type (integer inputs are promoted first, as the output dtype says).
+#include "codegen/lower_pw.h"
+
+#include <cfloat>
+#include <cmath>
+
+namespace fxray::cg {
+
+namespace {
+
+using namespace pwl;
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kLn2 = 0.69314718055994530942;
+
+ExprP un(Op op, ExprP a) { return eunary(op, std::move(a)); }
+ExprP bin(Op op, ExprP a, ExprP b) { return ebinary(op, std::move(a), std::move(b)); }
+ExprP isNan(const ExprP& x) { return un(Op::IsNan, x); }
+ExprP orB(ExprP a, ExprP b) { return bin(Op::Or, std::move(a), std::move(b)); }
+ExprP andB(ExprP a, ExprP b) { return bin(Op::And, std::move(a), std::move(b)); }
+
+/// f(x) for a floating output (sin, log2, ...); integer inputs are converted to it first.
+std::optional<LValue> floatUnary(LowerCtx& c, Fn f) {
+    if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    return pw(c, {0}, std::move(f));
+}
+
+std::optional<LValue> floatUnaryOp(LowerCtx& c, Op op) {
+    return floatUnary(c, [op](const auto& v) { return un(op, v[0]); });
+}
+
+/// Rounding: the op on floats, the identity on integers and bool.
+std::optional<LValue> rounding(LowerCtx& c, Op op) {
+    if (!c.out().isTensor()) return std::nullopt;
+    bool fl = isFloating(c.outMeta().dtype);
+    return pw(c, {0}, [op, fl](const auto& v) { return fl ? un(op, v[0]) : v[0]; });
+}
+
+/// A predicate of input 0 (computed in the input's type) into a bool output.
+std::optional<LValue> predicate(LowerCtx& c, std::function<ExprP(const ExprP&)> f) {
+    if (!c.args()[0].isTensor() || !c.out().isTensor()) return std::nullopt;
+    DType it = c.args()[0].t.dtype();
+    if (isComplex(it)) return std::nullopt;
+    return pw(c, {0}, [f](const auto& v) { return f(v[0]); }, it);
+}
+
+/// f(a, b) for a floating output.
+std::optional<LValue> floatBinary(LowerCtx& c, Fn f) {
+    if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    return pw(c, {0, 1}, std::move(f));
+}
+
+/// A divisor that is never zero (integer division by zero is undefined in the generated code;
+/// PyTorch raises there, so the value is never compared).
+ExprP safeDivisor(const ExprP& y) { return ewhere(bin(Op::Eq, y, k(0, y)), k(1, y), y); }
+
+/// fmax/fmin: NaN only where both operands are NaN.
+ExprP nanIgnoring(Op op, const ExprP& a, const ExprP& b) {
+    if (!isFloating(a->type)) return bin(op, a, b);
+    return ewhere(isNan(a), b, ewhere(isNan(b), a, bin(op, a, b)));
+}
+
+/// PyTorch's div_floor_floating: floor division that agrees with Python's // on floats.
+ExprP floorDivFloat(const ExprP& a, const ExprP& b) {
+    ExprP mod = bin(Op::Fmod, a, b);
+    ExprP div = bin(Op::Div, sub(a, mod), b);
+    ExprP fix = andB(bin(Op::Ne, mod, k(0, mod)), bin(Op::Ne, bin(Op::Lt, b, k(0, b)), bin(Op::Lt, mod, k(0, mod))));
+    div = ewhere(fix, sub(div, k(1, div)), div);
+    ExprP fl = un(Op::Floor, div);
+    fl = ewhere(bin(Op::Gt, sub(div, fl), k(0.5, div)), add(fl, k(1, fl)), fl);
+    ExprP q = bin(Op::Div, a, b);
+    ExprP r = ewhere(bin(Op::Ne, div, k(0, div)), fl, bin(Op::Copysign, k(0, q), q));
+    return ewhere(bin(Op::Eq, b, k(0, b)), q, r);
+}
+
+ExprP logaddexp(const ExprP& a, const ExprP& b, bool base2) {
+    ExprP m = bin(Op::Max, a, b);
+    ExprP d = un(Op::Neg, un(Op::Abs, sub(a, b)));
+    ExprP r = base2 ? add(m, mul(un(Op::Log1p, un(Op::Exp2, d)), k(1.0 / kLn2, d)))
+                    : add(m, un(Op::Log1p, un(Op::Exp, d)));
+    ExprP sameInf = andB(bin(Op::Eq, un(Op::Abs, a), k(INFINITY, a)), bin(Op::Eq, a, b));
+    return ewhere(sameInf, a, r);
+}
+
+ExprP xlogy(const ExprP& x, const ExprP& y) {
+    return ewhere(isNan(y), y, ewhere(bin(Op::Eq, x, k(0, x)), k(0, x), mul(x, un(Op::Log, y))));
+}
+
+/// PyTorch's bitwise shifts: left by >= 64 (or negative) gives 0, right saturates at 63.
+ExprP shift(bool left, const ExprP& x, const ExprP& y) {
+    ExprP out = orB(bin(Op::Lt, y, k(0, y)), bin(Op::Gt, y, k(63, y)));
+    if (left) return ewhere(out, k(0, x), bin(Op::Shl, x, ewhere(out, k(0, y), y)));
+    return bin(Op::Shr, x, ewhere(out, k(63, y), y));
+}
+
+std::optional<LValue> integerOrBool(LowerCtx& c, const std::vector<size_t>& idx, Fn f) {
+    if (!c.out().isTensor() || isFloating(c.outMeta().dtype)) return std::nullopt;
+    return pw(c, idx, std::move(f));
+}
+
+/// clamp with optional tensor or number bounds at positions 1 and 2 (clamp.Tensor,
+/// clamp_min.Tensor, clamp_max.Tensor): maximum/minimum, which propagate NaN.
+std::optional<LValue> clampTensor(LowerCtx& c, bool hasLo, bool hasHi) {
+    std::vector<size_t> idx{0};
+    bool lo = hasLo && !c.args().isNone(1), hi = hasHi && !c.args().isNone(hasLo ? 2 : 1);
+    if (lo) idx.push_back(1);
+    if (hi) idx.push_back(hasLo ? 2 : 1);
+    return pw(c, idx, [lo, hi](const auto& v) {
+        ExprP x = v[0];
+        if (lo) x = bin(Op::Max, x, v[1]);
+        if (hi) x = bin(Op::Min, x, v[lo ? 2 : 1]);
+        return x;
+    });
+}
+
+/// masked_fill(self, mask, value): value where mask is set, else self.
+std::optional<LValue> maskedFill(LowerCtx& c) {
+    if (!c.out().isTensor()) return std::nullopt;
+    auto self = opnd(c, 0), mask = opnd(c, 1), value = opnd(c, 2);
+    if (!self || !mask || !value || isComplex(c.outMeta().dtype) || isComplex(self->dtype)) return std::nullopt;
+    DType od = c.outMeta().dtype, ct = computeType(od);
+    std::vector<int> inputs;
+    for (auto* o : {&*self, &*mask, &*value})
+        if (o->id >= 0) inputs.push_back(o->id);
+    Operand os = *self, om = *mask, ov = *value;
+    return tensorValue(c.pointwise(c.outMeta(), inputs, [=](Loader& L, const std::vector<Index>& x) {
+        // The fill value is converted to self's dtype first (a float into an int tensor truncates).
+        return ewhere(om.get(L, x, DType::Bool), eto(ecast(ov.get(L, x, computeType(ov.dtype)), od), ct),
+                      os.get(L, x, ct));
+    }));
+}
+
+} // namespace
+
+void addMathLowerings(std::map<std::string, LowerFn>& t) {
+    // ----- float functions -----
+    t["aten.sin.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Sin); };
+    t["aten.cos.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Cos); };
+    t["aten.tan.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Tan); };
+    t["aten.asin.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Asin); };
+    t["aten.acos.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Acos); };
+    t["aten.atan.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Atan); };
+    t["aten.sinh.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Sinh); };
+    t["aten.cosh.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Cosh); };
+    t["aten.asinh.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Asinh); };
+    t["aten.acosh.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Acosh); };
+    t["aten.atanh.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Atanh); };
+    t["aten.erfc.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Erfc); };
+    t["aten.log2.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Log2); };
+    t["aten.log10.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Log10); };
+    t["aten.exp2.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Exp2); };
+    t["aten.expm1.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Expm1); };
+    t["aten.log1p.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Log1p); };
+    t["aten.lgamma.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Lgamma); };
+    t["aten.sinc.default"] = [](LowerCtx& c) {
+        return floatUnary(c, [](const auto& v) {
+            ExprP p = mul(v[0], k(kPi, v[0]));
+            return ewhere(bin(Op::Eq, v[0], k(0, v[0])), k(1, v[0]), bin(Op::Div, un(Op::Sin, p), p));
+        });
+    };
+    t["aten.deg2rad.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return mul(v[0], k(kPi / 180.0, v[0])); }); };
+    t["aten.rad2deg.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return mul(v[0], k(180.0 / kPi, v[0])); }); };
+    t["aten.frac.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return sub(v[0], un(Op::Trunc, v[0])); }); };
+    t["aten.angle.default"] = [](LowerCtx& c) {
+        return floatUnary(c, [](const auto& v) {
+            const ExprP& x = v[0];
+            return ewhere(isNan(x), x, ewhere(bin(Op::Lt, x, k(0, x)), k(kPi, x), k(0, x)));
+        });
+    };
+    t["aten.logit.default"] = [](LowerCtx& c) {
+        std::optional<double> eps = optScalar(c, 1);
+        return floatUnary(c, [eps](const auto& v) {
+            ExprP x = v[0];
+            if (eps) {
+                ExprP lo = k(*eps, x), hi = k(1.0 - *eps, x);
+                x = ewhere(bin(Op::Lt, x, lo), lo, ewhere(bin(Op::Gt, x, hi), hi, x));
+            }
+            return un(Op::Log, bin(Op::Div, x, sub(k(1, x), x)));
+        });
+    };
+
+    // ----- rounding, sign, classification -----
+    t["aten.floor.default"] = [](LowerCtx& c) { return rounding(c, Op::Floor); };
+    t["aten.ceil.default"] = [](LowerCtx& c) { return rounding(c, Op::Ceil); };
+    t["aten.trunc.default"] = [](LowerCtx& c) { return rounding(c, Op::Trunc); };
+    t["aten.round.default"] = [](LowerCtx& c) { return rounding(c, Op::Round); };
+    t["aten.round.decimals"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor() || !isFloating(c.outMeta().dtype) || !c.args()[1].isNumber()) return std::nullopt;
+        int64_t d = c.args().toInt(1);
+        double tenPow = std::pow(10.0, static_cast<double>(d < 0 ? -d : d));
+        return pw(c, {0}, [d, tenPow](const auto& v) {
+            const ExprP& x = v[0];
+            if (d < 0) return mul(un(Op::Round, bin(Op::Div, x, k(tenPow, x))), k(tenPow, x));
+            return bin(Op::Div, un(Op::Round, mul(x, k(tenPow, x))), k(tenPow, x));
+        });
+    };
+    t["aten.sign.default"] = t["aten.sgn.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor()) return std::nullopt;
+        bool bl = c.outMeta().dtype == DType::Bool;
+        return pw(c, {0}, [bl](const auto& v) { return bl ? v[0] : un(Op::Sign, v[0]); });
+    };
+    t["aten.isnan.default"] = [](LowerCtx& c) { return predicate(c, [](const ExprP& x) { return isNan(x); }); };
+    t["aten.isinf.default"] = [](LowerCtx& c) {
+        return predicate(c, [](const ExprP& x) {
+            return isFloating(x->type) ? bin(Op::Eq, un(Op::Abs, x), k(INFINITY, x)) : econst(0, DType::Bool);
+        });
+    };
+    t["aten.isposinf.default"] = [](LowerCtx& c) {
+        return predicate(c, [](const ExprP& x) { return isFloating(x->type) ? bin(Op::Eq, x, k(INFINITY, x)) : econst(0, DType::Bool); });
+    };
+    t["aten.isneginf.default"] = [](LowerCtx& c) {
+        return predicate(c, [](const ExprP& x) { return isFloating(x->type) ? bin(Op::Eq, x, k(-INFINITY, x)) : econst(0, DType::Bool); });
+    };
+    t["aten.signbit.default"] = [](LowerCtx& c) {
+        return predicate(c, [](const ExprP& x) {
+            if (x->type == DType::Bool) return econst(0, DType::Bool);
+            if (!isFloating(x->type)) return bin(Op::Lt, x, k(0, x));
+            return bin(Op::Lt, bin(Op::Copysign, k(1, x), x), k(0, x));
+        });
+    };
+    t["aten.nan_to_num.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor()) return std::nullopt;
+        DType od = c.outMeta().dtype;
+        if (!isFloating(od)) return pw(c, {0}, [](const auto& v) { return v[0]; });
+        double big = od == DType::Float16 ? 65504.0 : od == DType::BFloat16 ? 3.3895313892515355e38
+                   : od == DType::Float32 ? static_cast<double>(FLT_MAX) : DBL_MAX;
+        double nan = optScalar(c, 1).value_or(0.0), pinf = optScalar(c, 2).value_or(big), ninf = optScalar(c, 3).value_or(-big);
+        return pw(c, {0}, [=](const auto& v) {
+            const ExprP& x = v[0];
+            return ewhere(isNan(x), k(nan, x), ewhere(bin(Op::Eq, x, k(INFINITY, x)), k(pinf, x),
+                                                      ewhere(bin(Op::Eq, x, k(-INFINITY, x)), k(ninf, x), x)));
+        });
+    };
+
+    // ----- two-operand math -----
+    t["aten.atan2.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return bin(Op::Atan2, v[0], v[1]); }); };
+    t["aten.hypot.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return bin(Op::Hypot, v[0], v[1]); }); };
+    t["aten.copysign.Tensor"] = t["aten.copysign.Scalar"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return bin(Op::Copysign, v[0], v[1]); });
+    };
+    t["aten.nextafter.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return bin(Op::NextAfter, v[0], v[1]); }); };
+    t["aten.logaddexp.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return logaddexp(v[0], v[1], false); }); };
+    t["aten.logaddexp2.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return logaddexp(v[0], v[1], true); }); };
+    t["aten.xlogy.Tensor"] = t["aten.xlogy.Scalar_Other"] = t["aten.xlogy.Scalar_Self"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return xlogy(v[0], v[1]); });
+    };
+    t["aten.ldexp.Tensor"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return mul(v[0], un(Op::Exp2, v[1])); });
+    };
+    t["aten.pow.Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        return pw(c, {0, 1}, [](const auto& v) { return bin(Op::Pow, v[0], v[1]); });
+    };
+    t["aten.fmax.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return nanIgnoring(Op::Max, v[0], v[1]); }); };
+    t["aten.fmin.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return nanIgnoring(Op::Min, v[0], v[1]); }); };
+    t["aten.heaviside.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            const ExprP& x = v[0];
+            return ewhere(bin(Op::Eq, x, k(0, x)), v[1], eto(bin(Op::Gt, x, k(0, x)), x->type));
+        });
+    };
+    t["aten.remainder.Tensor"] = t["aten.remainder.Scalar"] = t["aten.remainder.Scalar_Tensor"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            if (isFloating(v[0]->type)) return bin(Op::ModOp, v[0], v[1]);
+            return bin(Op::ModOp, v[0], safeDivisor(v[1]));
+        });
+    };
+    t["aten.fmod.Tensor"] = t["aten.fmod.Scalar"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            if (isFloating(v[0]->type)) return bin(Op::Fmod, v[0], v[1]);
+            return bin(Op::Fmod, v[0], safeDivisor(v[1]));
+        });
+    };
+    t["aten.floor_divide.default"] = t["aten.floor_divide.Scalar"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            if (isFloating(v[0]->type)) return floorDivFloat(v[0], v[1]);
+            return bin(Op::FloorDivOp, v[0], safeDivisor(v[1]));
+        });
+    };
+    t["aten.lerp.Scalar"] = t["aten.lerp.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        return pw(c, {0, 1, 2}, [](const auto& v) {
+            const ExprP &a = v[0], &b = v[1], &w = v[2];
+            ExprP d = sub(b, a);
+            return ewhere(bin(Op::Lt, un(Op::Abs, w), k(0.5, w)), add(a, mul(w, d)), sub(b, mul(d, sub(k(1, w), w))));
+        });
+    };
+    t["aten.addcmul.default"] = [](LowerCtx& c) {
+        double value = scalarArg(c, 3, 1.0);
+        return pw(c, {0, 1, 2}, [value](const auto& v) { return add(v[0], mul(mul(k(value, v[1]), v[1]), v[2])); });
+    };
+    t["aten.addcdiv.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        double value = scalarArg(c, 3, 1.0);
+        return pw(c, {0, 1, 2}, [value](const auto& v) { return add(v[0], mul(k(value, v[1]), bin(Op::Div, v[1], v[2]))); });
+    };
+
+    // ----- bitwise and logical -----
+    t["aten.bitwise_and.Tensor"] = [](LowerCtx& c) {
+        return integerOrBool(c, {0, 1}, [](const auto& v) { return bin(Op::And, v[0], v[1]); });
+    };
+    t["aten.bitwise_or.Tensor"] = [](LowerCtx& c) {
+        return integerOrBool(c, {0, 1}, [](const auto& v) { return bin(Op::Or, v[0], v[1]); });
+    };
+    t["aten.bitwise_xor.Tensor"] = t["aten.bitwise_xor.Scalar"] = [](LowerCtx& c) {
+        return integerOrBool(c, {0, 1}, [](const auto& v) { return bin(Op::Xor, v[0], v[1]); });
+    };
+    t["aten.bitwise_not.default"] = [](LowerCtx& c) {
+        return integerOrBool(c, {0}, [](const auto& v) { return un(Op::Not, v[0]); });
+    };
+    t["aten.bitwise_left_shift.Tensor"] = t["aten.bitwise_left_shift.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor() || !isIntegral(c.outMeta().dtype, false)) return std::nullopt;
+        return pw(c, {0, 1}, [](const auto& v) { return shift(true, v[0], v[1]); });
+    };
+    t["aten.bitwise_right_shift.Tensor"] = t["aten.bitwise_right_shift.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor() || !isIntegral(c.outMeta().dtype, false)) return std::nullopt;
+        return pw(c, {0, 1}, [](const auto& v) { return shift(false, v[0], v[1]); });
+    };
+    t["aten.logical_or.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return orB(v[0], v[1]); }, DType::Bool);
+    };
+    t["aten.logical_xor.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return bin(Op::Xor, v[0], v[1]); }, DType::Bool);
+    };
+
+    // ----- clamps with tensor bounds, masked_fill -----
+    t["aten.clamp.Tensor"] = [](LowerCtx& c) { return clampTensor(c, true, true); };
+    t["aten.clamp_min.Tensor"] = [](LowerCtx& c) { return clampTensor(c, true, false); };
+    t["aten.clamp_max.Tensor"] = [](LowerCtx& c) { return clampTensor(c, false, true); };
+    t["aten.masked_fill.Scalar"] = t["aten.masked_fill.Tensor"] = maskedFill;
+}
+
+} // namespace fxray::cg

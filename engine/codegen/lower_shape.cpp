@@ -1,0 +1,237 @@
+// Lowerings of shape ops that are index arithmetic but not views of one base in PyTorch's sense
+// (flip, roll, repeat: copies), the diagonal view, triangular masks, and the backwards that
+// scatter a gradient into zeros (slice_backward, diagonal_backward, diag_embed).
+#include "codegen/lowering.h"
+
+#include <algorithm>
+
+namespace fxray::cg {
+
+namespace {
+
+int64_t wrapDim(int64_t d, size_t n) { return d < 0 ? d + static_cast<int64_t>(n) : d; }
+
+/// A pointwise copy of input 0 read at mapped coordinates.
+std::optional<LValue> gatherCopy(LowerCtx& c, ViewFn map) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    return tensorValue(c.pointwise(c.outMeta(), {x}, [x, map](Loader& L, const std::vector<Index>& co) {
+        return L.load(x, map(co));
+    }));
+}
+
+/// i in [0, n) reversed: n - 1 - i.
+Index reversed(const Index& i, int64_t n) { return iadd(iconst(n - 1), imul(i, -1)); }
+
+/// tril/triu: x where the element is on the kept side of diagonal `k`, else 0.
+std::optional<LValue> triangle(LowerCtx& c, bool lower) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    const auto& shape = c.meta(x).shape;
+    if (shape.size() < 2) return std::nullopt;
+    int64_t kd = c.args().isNone(1) ? 0 : c.args().toInt(1);
+    DType ct = computeType(c.outMeta().dtype);
+    size_t n = shape.size();
+    return tensorValue(c.pointwise(c.outMeta(), {x}, [=](Loader& L, const std::vector<Index>& co) {
+        // col - row compared with k
+        ExprP d = ebinary(Op::Sub, eindex(co[n - 1]), eindex(co[n - 2]));
+        ExprP keep = ebinary(lower ? Op::Le : Op::Ge, d, econst(static_cast<double>(kd), DType::Int64));
+        return ewhere(keep, eto(L.load(x, co), ct), econst(0, ct));
+    }));
+}
+
+/// The coordinates of a diagonal's elements: the base's dims without dim1/dim2, then the
+/// diagonal index (PyTorch's order); `base` receives the base coordinates for out coords `co`.
+std::vector<Index> diagonalBase(const std::vector<Index>& co, size_t n, int64_t offset, size_t d1, size_t d2) {
+    std::vector<Index> b(n);
+    size_t j = 0;
+    for (size_t d = 0; d < n; ++d)
+        if (d != d1 && d != d2) b[d] = co[j++];
+    const Index& i = co.back();
+    b[d1] = iadd(i, iconst(offset < 0 ? -offset : 0));
+    b[d2] = iadd(i, iconst(offset > 0 ? offset : 0));
+    return b;
+}
+
+/// A gradient of shape `grad` placed into zeros of shape `out` where `inside(co)` holds, read at
+/// `map(co)`.
+std::optional<LValue> scatterIntoZeros(LowerCtx& c, std::function<ExprP(const std::vector<Index>&)> inside, ViewFn map) {
+    int g = c.in(0);
+    if (g < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    DType ct = computeType(c.outMeta().dtype);
+    return tensorValue(c.pointwise(c.outMeta(), {g}, [=](Loader& L, const std::vector<Index>& co) {
+        return ewhere(inside(co), eto(L.load(g, map(co)), ct), econst(0, ct));
+    }));
+}
+
+ExprP inRange(const Index& i, int64_t lo, int64_t hi) {
+    ExprP v = eindex(i);
+    return ebinary(Op::And, ebinary(Op::Ge, v, econst(static_cast<double>(lo), DType::Int64)),
+                   ebinary(Op::Lt, v, econst(static_cast<double>(hi), DType::Int64)));
+}
+
+/// max(v, 0) as an index (a select keeps loads in bounds where the element is discarded).
+Index clampLow(ExprP v, int64_t hi) {
+    v = ebinary(Op::Max, v, econst(0, DType::Int64));
+    return ivalue(ebinary(Op::Min, v, econst(static_cast<double>(hi), DType::Int64)));
+}
+
+} // namespace
+
+void addShapeLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.flip.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0) return std::nullopt;
+        auto shape = c.meta(x).shape;
+        std::vector<bool> flipped(shape.size(), false);
+        for (int64_t d : c.args().toIntList(1)) flipped[static_cast<size_t>(wrapDim(d, shape.size()))] = true;
+        return gatherCopy(c, [shape, flipped](const std::vector<Index>& co) {
+            std::vector<Index> b = co;
+            for (size_t d = 0; d < b.size(); ++d)
+                if (flipped[d]) b[d] = reversed(co[d], shape[d]);
+            return b;
+        });
+    };
+    t["aten.roll.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0) return std::nullopt;
+        auto shape = c.meta(x).shape;
+        auto shifts = c.args().toIntList(1);
+        std::vector<int64_t> dims = c.args().isNone(2) ? std::vector<int64_t>{} : c.args().toIntList(2);
+        if (dims.empty()) {
+            // roll of the flattened tensor, reshaped back
+            if (shifts.size() != 1) return std::nullopt;
+            int64_t n = 1;
+            for (int64_t s : shape) n *= s;
+            if (n == 0) return std::nullopt;
+            int64_t s = ((shifts[0] % n) + n) % n;
+            return gatherCopy(c, [shape, n, s](const std::vector<Index>& co) {
+                std::vector<int64_t> flat{n};
+                auto lin = reshapeCoords(co, shape, flat);
+                return reshapeCoords({imod(iadd(lin[0], iconst(n - s)), n)}, flat, shape);
+            });
+        }
+        if (dims.size() != shifts.size()) return std::nullopt;
+        std::vector<int64_t> by(shape.size(), 0);
+        for (size_t i = 0; i < dims.size(); ++i) {
+            size_t d = static_cast<size_t>(wrapDim(dims[i], shape.size()));
+            if (shape[d] == 0) return std::nullopt;
+            by[d] = ((by[d] + shifts[i]) % shape[d] + shape[d]) % shape[d];
+        }
+        return gatherCopy(c, [shape, by](const std::vector<Index>& co) {
+            std::vector<Index> b = co;
+            for (size_t d = 0; d < b.size(); ++d)
+                if (by[d]) b[d] = imod(iadd(co[d], iconst(shape[d] - by[d])), shape[d]);
+            return b;
+        });
+    };
+    t["aten.repeat.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0 || !c.out().isTensor()) return std::nullopt;
+        auto shape = c.meta(x).shape;
+        size_t n = c.outMeta().shape.size();
+        for (int64_t s : shape)
+            if (s == 0) return std::nullopt;
+        return gatherCopy(c, [shape, n](const std::vector<Index>& co) {
+            // the input's dims align with the output's last dims
+            std::vector<Index> b(shape.size());
+            size_t off = n - shape.size();
+            for (size_t d = 0; d < shape.size(); ++d) b[d] = imod(co[d + off], shape[d]);
+            return b;
+        });
+    };
+    t["aten.tril.default"] = [](LowerCtx& c) { return triangle(c, true); };
+    t["aten.triu.default"] = [](LowerCtx& c) { return triangle(c, false); };
+    t["aten.diagonal.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0 || !c.out().isTensor()) return std::nullopt;
+        size_t n = c.meta(x).shape.size();
+        if (n < 2) return std::nullopt;
+        int64_t offset = c.args().toInt(1);
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(2), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(3), n));
+        if (d1 == d2) return std::nullopt;
+        return tensorValue(c.view(c.outMeta(), x, [=](const std::vector<Index>& co) {
+            return diagonalBase(co, n, offset, d1, d2);
+        }, true));
+    };
+    t["aten.diagonal_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (grad, input_sizes, offset, dim1, dim2): grad on the diagonal, zeros elsewhere
+        if (!c.out().isTensor()) return std::nullopt;
+        size_t n = c.outMeta().shape.size();
+        if (n < 2 || c.in(0) < 0) return std::nullopt;
+        int64_t offset = c.args().toInt(2);
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(3), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(4), n));
+        if (d1 == d2) return std::nullopt;
+        int64_t len = c.meta(c.in(0)).shape.empty() ? 0 : c.meta(c.in(0)).shape.back();
+        if (len == 0) return std::nullopt;
+        auto inside = [=](const std::vector<Index>& co) {
+            ExprP diff = ebinary(Op::Sub, eindex(co[d2]), eindex(co[d1]));
+            return ebinary(Op::Eq, diff, econst(static_cast<double>(offset), DType::Int64));
+        };
+        // The diagonal index is the row index minus max(-offset, 0).
+        auto gmap = [=](const std::vector<Index>& co) {
+            std::vector<Index> g;
+            for (size_t d = 0; d < n; ++d)
+                if (d != d1 && d != d2) g.push_back(co[d]);
+            ExprP i = ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
+            g.push_back(clampLow(i, len - 1));
+            return g;
+        };
+        return scatterIntoZeros(c, inside, gmap);
+    };
+    t["aten.diag_embed.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (self, offset, dim1, dim2): the last dim of self on the diagonal of dims dim1, dim2
+        if (!c.out().isTensor() || c.in(0) < 0) return std::nullopt;
+        size_t n = c.outMeta().shape.size();
+        int64_t offset = c.args().toInt(1);
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(2), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(3), n));
+        if (d1 == d2 || n < 2) return std::nullopt;
+        int64_t len = c.meta(c.in(0)).shape.empty() ? 0 : c.meta(c.in(0)).shape.back();
+        if (len == 0) return std::nullopt;
+        auto inside = [=](const std::vector<Index>& co) {
+            ExprP diff = ebinary(Op::Sub, eindex(co[d2]), eindex(co[d1]));
+            return ebinary(Op::Eq, diff, econst(static_cast<double>(offset), DType::Int64));
+        };
+        auto gmap = [=](const std::vector<Index>& co) {
+            std::vector<Index> g;
+            for (size_t d = 0; d < n; ++d)
+                if (d != d1 && d != d2) g.push_back(co[d]);
+            ExprP i = ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
+            g.push_back(clampLow(i, len - 1));
+            return g;
+        };
+        return scatterIntoZeros(c, inside, gmap);
+    };
+    t["aten.slice_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (grad, input_sizes, dim, start, end, step): grad at start, start+step, ... of dim
+        if (!c.out().isTensor() || c.in(0) < 0) return std::nullopt;
+        auto sizes = c.outMeta().shape;
+        size_t dim = static_cast<size_t>(wrapDim(c.args().toInt(2), sizes.size()));
+        int64_t len = sizes[dim], step = c.args().toInt(5);
+        int64_t gl = c.meta(c.in(0)).shape[dim];
+        int64_t start = c.args().toInt(3);
+        if (start < 0) start += len;
+        start = std::clamp<int64_t>(start, 0, len);
+        if (step <= 0 || gl == 0) return std::nullopt;
+        auto inside = [=](const std::vector<Index>& co) {
+            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
+            ExprP in = inRange(co[dim], start, start + gl * step);
+            if (step == 1) return in;
+            ExprP onStep = ebinary(Op::Eq, ebinary(Op::ModOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                                                   econst(static_cast<double>(step), DType::Int64)),
+                                   econst(0, DType::Int64));
+            return ebinary(Op::And, in, onStep);
+        };
+        auto gmap = [=](const std::vector<Index>& co) {
+            std::vector<Index> g = co;
+            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
+            if (step != 1) rel = ebinary(Op::FloorDivOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                                         econst(static_cast<double>(step), DType::Int64));
+            g[dim] = clampLow(rel, gl - 1);
+            return g;
+        };
+        return scatterIntoZeros(c, inside, gmap);
+    };
+}
+
+} // namespace fxray::cg
