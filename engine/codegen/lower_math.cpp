@@ -183,6 +183,18 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         });
     };
 
+    t["aten.mvlgamma.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.args()[1].isNumber()) return std::nullopt;
+        int64_t p = c.args().toInt(1);
+        if (p < 1) return std::nullopt;
+        return floatUnary(c, [p](const auto& v) {
+            const ExprP& x = v[0];
+            ExprP r = k(static_cast<double>(p * (p - 1)) / 4.0 * std::log(kPi), x);
+            for (int64_t i = 0; i < p; ++i) r = add(r, un(Op::Lgamma, sub(x, k(static_cast<double>(i) / 2.0, x))));
+            return r;
+        });
+    };
+
     // ----- rounding, sign, classification -----
     t["aten.floor.default"] = [](LowerCtx& c) { return rounding(c, Op::Floor); };
     t["aten.ceil.default"] = [](LowerCtx& c) { return rounding(c, Op::Ceil); };
@@ -297,6 +309,26 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
         double value = scalarArg(c, 3, 1.0);
         return pw(c, {0, 1, 2}, [value](const auto& v) { return add(v[0], mul(k(value, v[1]), bin(Op::Div, v[1], v[2]))); });
+    };
+
+    t["aten.addr.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (self, vec1, vec2, *, beta=1, alpha=1): beta*self + alpha*outer(vec1, vec2); beta == 0
+        // ignores self.
+        if (!c.out().isTensor() || c.outMeta().dtype == DType::Bool || c.outMeta().shape.size() != 2) return std::nullopt;
+        double beta = scalarArg(c, 3, 1.0), alpha = scalarArg(c, 4, 1.0);
+        auto self = opnd(c, 0), v1 = opnd(c, 1), v2 = opnd(c, 2);
+        if (!self || !v1 || !v2 || v1->id < 0 || v2->id < 0 || isComplex(c.outMeta().dtype)) return std::nullopt;
+        DType ct = computeType(c.outMeta().dtype);
+        Operand os = *self, o1 = *v1, o2 = *v2;
+        std::vector<int> inputs{o1.id, o2.id};
+        if (os.id >= 0) inputs.push_back(os.id);
+        return tensorValue(c.pointwise(c.outMeta(), inputs, [=](Loader& L, const std::vector<Index>& x) {
+            ExprP outer = mul(o1.get(L, {x[0]}, ct), o2.get(L, {x[1]}, ct));
+            ExprP r = alpha == 1.0 ? outer : mul(k(alpha, outer), outer);
+            if (beta == 0.0) return r;
+            ExprP sv = os.get(L, x, ct);
+            return add(beta == 1.0 ? sv : mul(k(beta, sv), sv), r);
+        }));
     };
 
     // ----- bitwise and logical -----

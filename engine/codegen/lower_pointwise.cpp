@@ -329,6 +329,25 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             return ewhere(out, k(0, x), d);
         });
     };
+    t["aten.log_sigmoid_forward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (output, buffer): min(x, 0) - log1p(exp(-|x|)); the buffer (empty on CUDA) is zeros.
+        int x = c.in(0);
+        if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || !isFloating(c.outMeta(0).dtype)) return std::nullopt;
+        DType ct = computeType(c.outMeta(0).dtype), xt = computeType(c.meta(x).dtype);
+        int out = c.pointwise(c.outMeta(0), {x}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(eto(L.load(x, co), xt), ct);
+            ExprP z = eunary(Op::Log1p, eunary(Op::Exp, eunary(Op::Neg, eunary(Op::Abs, v))));
+            return sub(ebinary(Op::Min, v, k(0, v)), z);
+        });
+        DType bt = c.outMeta(1).dtype;
+        int buf = c.pointwise(c.outMeta(1), {}, [bt](Loader&, const std::vector<Index>&) { return econst(0, computeType(bt)); },
+                              ".buffer");
+        LValue r;
+        r.kind = LValue::Kind::List;
+        r.isTuple = true;
+        r.items = {tensorValue(out), tensorValue(buf)};
+        return r;
+    };
     t["aten.log_sigmoid_backward.default"] = [](LowerCtx& c) {
         // PyTorch's CUDA form (the buffer argument is unused there).
         return pw(c, {0, 1}, [](const auto& v) {

@@ -310,6 +310,21 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         double p = c.args().isNone(1) ? 2.0 : c.args()[1].toDouble();
         return pnorm(c, p, dimsArg(c, 2, c.meta(x).shape.size()), c.args().toBool(3));
     };
+    t["aten._safe_softmax.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // softmax, with 0 for rows that are all -inf (PyTorch's masked attention rows)
+        auto sm = softmax(c, false);
+        auto s = softmaxArgs(c, 0, 1);
+        if (!sm || !s) return std::nullopt;
+        int x = s->x, y = sm->node;
+        DType ct = s->ct;
+        auto kshape = keptShape(s->shape, s->mask);
+        int mx = reduceTo(c, keptMeta(c.meta(x), s->mask, ct), s->shape, s->mask, true, ReduceOp::Max,
+                          [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".rowmax");
+        return tensorValue(c.pointwise(c.outMeta(), {y, mx}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP allNegInf = ebinary(Op::Eq, loadBroadcast(L, mx, kshape, co), econst(-INFINITY, ct));
+            return ewhere(allNegInf, econst(0, ct), eto(L.load(y, co), ct));
+        }, ".safe"));
+    };
     t["aten._softmax.default"] = [](LowerCtx& c) { return softmax(c, false); };
     t["aten._log_softmax.default"] = [](LowerCtx& c) { return softmax(c, true); };
     t["aten._softmax_backward_data.default"] = [](LowerCtx& c) { return softmaxBackward(c, false); };

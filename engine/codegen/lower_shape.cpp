@@ -76,6 +76,23 @@ Index clampLow(ExprP v, int64_t hi) {
     return ivalue(ebinary(Op::Min, v, econst(static_cast<double>(hi), DType::Int64)));
 }
 
+/// out = src where `inside(co)` holds (read at map(co)), else self: the *_scatter ops.
+std::optional<LValue> scatterInto(LowerCtx& c, std::function<ExprP(const std::vector<Index>&)> inside, ViewFn map) {
+    int self = c.in(0), src = c.in(1);
+    if (self < 0 || src < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    DType ct = computeType(c.outMeta().dtype);
+    return tensorValue(c.pointwise(c.outMeta(), {self, src}, [=](Loader& L, const std::vector<Index>& co) {
+        return ewhere(inside(co), eto(L.load(src, map(co)), ct), eto(L.load(self, co), ct));
+    }));
+}
+
+/// The rule another op lowers with (the same arguments at the same positions).
+std::optional<LValue> ruleOf(LowerCtx& c, const char* qualname) {
+    const OpInfo* op = OpRegistry::instance().find(qualname);
+    if (!op || !op->lowering) return std::nullopt;
+    return op->lowering->fn(c);
+}
+
 } // namespace
 
 void addShapeLowerings(std::map<std::string, LowerFn>& t) {
@@ -201,6 +218,126 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
             return g;
         };
         return scatterIntoZeros(c, inside, gmap);
+    };
+    t["aten.unsafe_split.Tensor"] = [](LowerCtx& c) { return ruleOf(c, "aten.split.Tensor"); };
+    t["aten.unsafe_split_with_sizes.default"] = [](LowerCtx& c) { return ruleOf(c, "aten.split_with_sizes.default"); };
+    t["aten.pixel_shuffle.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // [.., C*r*r, H, W] -> [.., C, H*r, W*r]
+        int x = c.in(0);
+        if (x < 0 || c.meta(x).shape.size() < 3) return std::nullopt;
+        int64_t r = c.args().toInt(1);
+        if (r <= 0) return std::nullopt;
+        return gatherCopy(c, [r](const std::vector<Index>& co) {
+            size_t n = co.size();
+            std::vector<Index> b = co;
+            const Index &ch = co[n - 3], &h = co[n - 2], &w = co[n - 1];
+            b[n - 3] = iadd(iadd(imul(ch, r * r), imul(imod(h, r), r)), imod(w, r));
+            b[n - 2] = idiv(h, r);
+            b[n - 1] = idiv(w, r);
+            return b;
+        });
+    };
+    t["aten.pixel_unshuffle.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // [.., C, H*r, W*r] -> [.., C*r*r, H, W]
+        int x = c.in(0);
+        if (x < 0 || c.meta(x).shape.size() < 3) return std::nullopt;
+        int64_t r = c.args().toInt(1);
+        if (r <= 0) return std::nullopt;
+        return gatherCopy(c, [r](const std::vector<Index>& co) {
+            size_t n = co.size();
+            std::vector<Index> b = co;
+            const Index &ch = co[n - 3], &h = co[n - 2], &w = co[n - 1];
+            b[n - 3] = idiv(ch, r * r);
+            b[n - 2] = iadd(imul(h, r), imod(idiv(ch, r), r));
+            b[n - 1] = iadd(imul(w, r), imod(ch, r));
+            return b;
+        });
+    };
+    t["aten.take.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // self.flatten()[index], negative indices counted from the end
+        int x = c.in(0), ix = c.in(1);
+        if (x < 0 || ix < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+        const std::vector<int64_t> shape = c.meta(x).shape;
+        int64_t n = c.meta(x).numel();
+        if (n == 0) return std::nullopt;
+        DType ct = computeType(c.outMeta().dtype);
+        return tensorValue(c.pointwise(c.outMeta(), {x, ix}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP i = eto(L.load(ix, co), DType::Int64);
+            i = ewhere(ebinary(Op::Lt, i, econst(0, DType::Int64)), ebinary(Op::Add, i, econst(static_cast<double>(n), DType::Int64)), i);
+            Index lin = clampLow(i, n - 1);
+            std::vector<int64_t> flat{n};
+            return eto(L.load(x, reshapeCoords({lin}, flat, shape)), ct);
+        }));
+    };
+    t["aten.diagonal_scatter.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (self, src, offset, dim1, dim2)
+        if (!c.out().isTensor() || c.in(1) < 0) return std::nullopt;
+        size_t n = c.outMeta().shape.size();
+        if (n < 2) return std::nullopt;
+        int64_t offset = c.args().toInt(2);
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(3), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(4), n));
+        int64_t len = c.meta(c.in(1)).shape.empty() ? 0 : c.meta(c.in(1)).shape.back();
+        if (d1 == d2 || len == 0) return std::nullopt;
+        auto inside = [=](const std::vector<Index>& co) {
+            ExprP diff = ebinary(Op::Sub, eindex(co[d2]), eindex(co[d1]));
+            return ebinary(Op::Eq, diff, econst(static_cast<double>(offset), DType::Int64));
+        };
+        auto gmap = [=](const std::vector<Index>& co) {
+            std::vector<Index> g;
+            for (size_t d = 0; d < n; ++d)
+                if (d != d1 && d != d2) g.push_back(co[d]);
+            ExprP i = ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
+            g.push_back(clampLow(i, len - 1));
+            return g;
+        };
+        return scatterInto(c, inside, gmap);
+    };
+    t["aten.select_scatter.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (self, src, dim, index)
+        if (!c.out().isTensor()) return std::nullopt;
+        size_t n = c.outMeta().shape.size();
+        if (n == 0) return std::nullopt;
+        size_t dim = static_cast<size_t>(wrapDim(c.args().toInt(2), n));
+        int64_t idx = c.args().toInt(3);
+        if (idx < 0) idx += c.outMeta().shape[dim];
+        auto inside = [=](const std::vector<Index>& co) { return ebinary(Op::Eq, eindex(co[dim]), econst(static_cast<double>(idx), DType::Int64)); };
+        auto map = [=](const std::vector<Index>& co) {
+            std::vector<Index> g = co;
+            g.erase(g.begin() + static_cast<std::ptrdiff_t>(dim));
+            return g;
+        };
+        return scatterInto(c, inside, map);
+    };
+    t["aten.slice_scatter.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (self, src, dim, start, end, step)
+        if (!c.out().isTensor() || c.in(1) < 0) return std::nullopt;
+        auto sizes = c.outMeta().shape;
+        if (sizes.empty()) return std::nullopt;
+        size_t dim = static_cast<size_t>(wrapDim(c.args().toInt(2), sizes.size()));
+        int64_t len = sizes[dim], step = c.args().isNone(5) ? 1 : c.args().toInt(5);
+        int64_t gl = c.meta(c.in(1)).shape[dim];
+        int64_t start = c.args().isNone(3) ? 0 : c.args().toInt(3);
+        if (start < 0) start += len;
+        start = std::clamp<int64_t>(start, 0, len);
+        if (step <= 0 || gl == 0) return std::nullopt;
+        auto inside = [=](const std::vector<Index>& co) {
+            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
+            ExprP in = inRange(co[dim], start, start + gl * step);
+            if (step == 1) return in;
+            ExprP onStep = ebinary(Op::Eq, ebinary(Op::ModOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                                                   econst(static_cast<double>(step), DType::Int64)),
+                                   econst(0, DType::Int64));
+            return ebinary(Op::And, in, onStep);
+        };
+        auto gmap = [=](const std::vector<Index>& co) {
+            std::vector<Index> g = co;
+            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
+            if (step != 1) rel = ebinary(Op::FloorDivOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                                         econst(static_cast<double>(step), DType::Int64));
+            g[dim] = clampLow(rel, gl - 1);
+            return g;
+        };
+        return scatterInto(c, inside, gmap);
     };
     t["aten.slice_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         // (grad, input_sizes, dim, start, end, step): grad at start, start+step, ... of dim

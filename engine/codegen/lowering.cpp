@@ -124,6 +124,7 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addNormLowerings(m);
         addMathLowerings(m);
         addShapeLowerings(m);
+        addScanLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;

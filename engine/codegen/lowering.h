@@ -165,6 +165,7 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t);   // lower_reduct
 void addNormLowerings(std::map<std::string, LowerFn>& t);        // lower_norm.cpp
 void addMathLowerings(std::map<std::string, LowerFn>& t);        // lower_math.cpp
 void addShapeLowerings(std::map<std::string, LowerFn>& t);       // lower_shape.cpp
+void addScanLowerings(std::map<std::string, LowerFn>& t);        // lower_scan.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();
