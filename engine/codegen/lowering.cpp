@@ -125,6 +125,7 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addMathLowerings(m);
         addShapeLowerings(m);
         addScanLowerings(m);
+        addScatterLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;
