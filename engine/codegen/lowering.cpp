@@ -126,6 +126,7 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addShapeLowerings(m);
         addScanLowerings(m);
         addScatterLowerings(m);
+        addPoolLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;

@@ -171,6 +171,7 @@ void addMathLowerings(std::map<std::string, LowerFn>& t);        // lower_math.c
 void addShapeLowerings(std::map<std::string, LowerFn>& t);       // lower_shape.cpp
 void addScanLowerings(std::map<std::string, LowerFn>& t);        // lower_scan.cpp
 void addScatterLowerings(std::map<std::string, LowerFn>& t);     // lower_scatter.cpp
+void addPoolLowerings(std::map<std::string, LowerFn>& t);        // lower_pool.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();
