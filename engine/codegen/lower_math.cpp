@@ -48,6 +48,91 @@ std::optional<LValue> predicate(LowerCtx& c, std::function<ExprP(const ExprP&)> 
     return pw(c, {0}, [f](const auto& v) { return f(v[0]); }, it);
 }
 
+// digamma, trigamma and the Hurwitz zeta function as PyTorch's CUDA kernels compute them
+// (ATen's Math.cuh), their loops unrolled into selects: the recorded outputs come from there.
+
+ExprP sel(const ExprP& c, const ExprP& a, const ExprP& b) { return ewhere(c, a, b); }
+
+ExprP digamma(ExprP x) {
+    const double A[] = {8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+                        -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                        8.33333333333333333333E-2};
+    ExprP x0 = x;
+    ExprP neg = bin(Op::Lt, x, k(0, x));
+    // x < 0: -pi / tan(pi * frac(x)) and digamma(1 - x)
+    ExprP r = sub(x, un(Op::Trunc, x));
+    ExprP result = sel(neg, un(Op::Neg, bin(Op::Div, k(kPi, x), un(Op::Tan, mul(k(kPi, x), r)))), k(0, x));
+    x = sel(neg, sub(k(1, x), x), x);
+    // while (x < 10) { result -= 1 / x; x += 1; }: at most 10 rounds, each reading x + i (a
+    // chain of selects would grow the expression tree exponentially)
+    ExprP steps = k(0, x);
+    for (int i = 0; i < 10; ++i) {
+        ExprP xi = add(x, k(i, x));
+        ExprP lt = bin(Op::Lt, xi, k(10, x));
+        result = sub(result, sel(lt, bin(Op::Div, k(1, x), xi), k(0, x)));
+        steps = add(steps, sel(lt, k(1, x), k(0, x)));
+    }
+    x = add(x, steps);
+    ExprP z = bin(Op::Div, k(1, x), mul(x, x));
+    ExprP poly = k(A[0], x);
+    for (int i = 1; i < 7; ++i) poly = add(mul(poly, z), k(A[i], x));
+    ExprP y = sel(bin(Op::Lt, x, k(1e17, x)), mul(z, poly), k(0, x));
+    ExprP asym = sub(sub(add(result, un(Op::Log, x)), bin(Op::Div, k(0.5, x), x)), y);
+    ExprP v = sel(bin(Op::Eq, x, k(10, x)), add(result, k(2.25175258906672110764, x)), asym);
+    v = sel(andB(neg, bin(Op::Eq, x0, un(Op::Trunc, x0))), k(NAN, x), v);
+    return sel(bin(Op::Eq, x0, k(0, x0)), bin(Op::Copysign, k(INFINITY, x0), un(Op::Neg, x0)), v);
+}
+
+ExprP trigamma(ExprP x) {
+    ExprP small = bin(Op::Lt, x, k(0.5, x));
+    ExprP sinpx = un(Op::Sin, mul(k(kPi, x), x));
+    ExprP result = sel(small, un(Op::Neg, bin(Op::Div, k(kPi * kPi, x), mul(sinpx, sinpx))), k(0, x));
+    ExprP sign = sel(small, k(-1, x), k(1, x));
+    x = sel(small, sub(k(1, x), x), x);
+    for (int i = 0; i < 6; ++i) {
+        result = add(result, bin(Op::Div, k(1, x), mul(x, x)));
+        x = add(x, k(1, x));
+    }
+    ExprP ixx = bin(Op::Div, k(1, x), mul(x, x));
+    ExprP inner = sub(k(1.0 / 30, x), mul(ixx, k(1.0 / 42, x)));
+    ExprP series = add(add(k(1, x), bin(Op::Div, k(1, x), mul(k(2, x), x))), mul(ixx, sub(k(1.0 / 6, x), mul(ixx, inner))));
+    result = add(result, bin(Op::Div, series, x));
+    return mul(sign, result);
+}
+
+/// zeta(s, q) for a constant integer s >= 2. Without PyTorch's early exits (terms below
+/// 1.1e-16 of the sum), which would chain every round's selects into an exponentially large
+/// expression tree; the rounds are read as q + i instead of a running a += 1.
+ExprP zeta(double sv, ExprP q) {
+    const double A[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+                        -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+                        1.8152105401943546773e17, -7.1661652561756670113e18};
+    ExprP xs = k(sv, q), nx = k(-sv, q);
+    ExprP s = bin(Op::Pow, q, nx), rounds = k(0, q);
+    // while (i < 9 || a <= 9) { a += 1; s += a^-x }: 9 rounds, more for q < 0 (to q > -10)
+    for (int i = 1; i <= 28; ++i) {
+        ExprP run = i <= 9 ? econst(1, DType::Bool) : bin(Op::Le, add(q, k(i - 1, q)), k(9, q));
+        s = add(s, sel(run, bin(Op::Pow, add(q, k(i, q)), nx), k(0, q)));
+        rounds = add(rounds, sel(run, k(1, q), k(0, q)));
+    }
+    ExprP w = add(q, rounds);
+    ExprP b = bin(Op::Pow, w, nx);
+    ExprP tail = sub(add(s, bin(Op::Div, mul(b, w), k(sv - 1, w))), mul(k(0.5, b), b));
+    ExprP ta = k(1, q), tb = b;
+    double kk = 0;
+    for (int i = 0; i < 12; ++i) {
+        ta = mul(ta, add(xs, k(kk, q)));
+        tb = bin(Op::Div, tb, w);
+        tail = add(tail, bin(Op::Div, mul(ta, tb), k(A[i], q)));
+        kk += 1;
+        ta = mul(ta, add(xs, k(kk, q)));
+        tb = bin(Op::Div, tb, w);
+        kk += 1;
+    }
+    ExprP qint = bin(Op::Eq, q, un(Op::Floor, q));
+    return sel(andB(bin(Op::Le, q, k(0, q)), qint), k(INFINITY, q), tail);
+}
+
 /// f(a, b) for a floating output.
 std::optional<LValue> floatBinary(LowerCtx& c, Fn f) {
     if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
@@ -192,6 +277,20 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
             ExprP r = k(static_cast<double>(p * (p - 1)) / 4.0 * std::log(kPi), x);
             for (int64_t i = 0; i < p; ++i) r = add(r, un(Op::Lgamma, sub(x, k(static_cast<double>(i) / 2.0, x))));
             return r;
+        });
+    };
+
+    t["aten.digamma.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return digamma(v[0]); }); };
+    t["aten.polygamma.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (int n, Tensor self)
+        if (!c.args()[0].isNumber() || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        int64_t n = c.args().toInt(0);
+        if (n < 0) return std::nullopt;
+        double factor = (n % 2 ? 1.0 : -1.0) * std::exp(std::lgamma(static_cast<double>(n) + 1.0));
+        return pw(c, {1}, [n, factor](const auto& v) {
+            if (n == 0) return digamma(v[0]);
+            if (n == 1) return trigamma(v[0]);
+            return mul(k(factor, v[0]), zeta(static_cast<double>(n + 1), v[0]));
         });
     };
 

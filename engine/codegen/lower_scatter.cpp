@@ -158,6 +158,51 @@ std::optional<LValue> withReduce(LowerCtx& c, Scatter s, size_t reduceArg, size_
     return lowerScatter(c, s);
 }
 
+/// max_unpool2d/3d(self, indices, output_size, ...): each output element gathers the input
+/// elements of its (batch, channel) plane whose index is its flat position in the output plane.
+std::optional<LValue> maxUnpool(LowerCtx& c, size_t k) {
+    int x = c.in(0), idx = c.in(1);
+    if (x < 0 || idx < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    const std::vector<int64_t> xs = c.meta(x).shape;
+    TensorMeta om = c.outMeta();
+    size_t n = om.shape.size();
+    if (n < k + 1 || xs.size() != n || c.meta(idx).shape != xs || c.meta(x).numel() == 0) return std::nullopt;
+    std::vector<int64_t> in = om.shape;
+    for (size_t d = n - k; d < n; ++d) in.push_back(xs[d]);
+    std::vector<bool> mask(n + k, false);
+    for (size_t d = n; d < n + k; ++d) mask[d] = true;
+    std::vector<int64_t> ostride(n, 0);
+    int64_t s = 1;
+    for (size_t d = n; d-- > n - k;) ostride[d] = s, s *= om.shape[d];
+    DType ct = computeType(om.dtype);
+    if (!isFloating(ct)) return std::nullopt;
+    // Overlapping pooling windows repeat an index (with the same value): the element is written
+    // once, so hits are combined with max, and a count says whether any hit.
+    auto hitAt = [=](Loader& L, const std::vector<Index>& co, std::vector<Index>& xc) {
+        xc.assign(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n - k));
+        Index flat = iconst(0);
+        for (size_t d = n - k; d < n; ++d) {
+            xc.push_back(co[d + k]);
+            flat = iadd(flat, imul(co[d], ostride[d]));
+        }
+        return ebinary(Op::Eq, eto(L.load(idx, xc), DType::Int64), eindex(flat));
+    };
+    TensorMeta am = TensorMeta::contiguous(om.shape, ct, om.device);
+    int mx = reduceTo(c, am, in, mask, false, ReduceOp::Max, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> xc;
+        ExprP hit = hitAt(L, co, xc);
+        return ewhere(hit, eto(L.load(x, xc), ct), econst(-INFINITY, ct));
+    }, {x, idx}, ".max");
+    int cnt = reduceTo(c, TensorMeta::contiguous(om.shape, DType::Int64, om.device), in, mask, false, ReduceOp::Sum,
+                       [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> xc;
+        return eto(hitAt(L, co, xc), DType::Int64);
+    }, {idx}, ".hits");
+    return tensorValue(c.pointwise(om, {mx, cnt}, [=](Loader& L, const std::vector<Index>& co) {
+        return ewhere(ebinary(Op::Gt, L.load(cnt, co), ic(0)), eto(L.load(mx, co), ct), econst(0, ct));
+    }));
+}
+
 } // namespace
 
 void addScatterLowerings(std::map<std::string, LowerFn>& t) {
@@ -172,6 +217,8 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
         s.index1d = true;
         return withReduce(c, s, 4, 5);
     };
+    t["aten.max_unpool2d.default"] = [](LowerCtx& c) { return maxUnpool(c, 2); };
+    t["aten.max_unpool3d.default"] = [](LowerCtx& c) { return maxUnpool(c, 3); };
     t["aten.index_copy.default"] = t["aten.index_fill.int_Scalar"] = [](LowerCtx& c) {
         Scatter s = basic(c, Red::Set);
         s.index1d = true;
