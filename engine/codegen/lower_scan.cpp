@@ -33,6 +33,58 @@ std::optional<LValue> scan(LowerCtx& c, ReduceOp op) {
     }, {x}));
 }
 
+/// cummax/cummin (values, indices: the last k <= i holding the running extreme, NaN counting
+/// as extreme, as PyTorch's kernels update on >= / <=) and logcumsumexp (the running max
+/// taken out of the exponentials, 0 where it is infinite).
+std::optional<LValue> cumExtreme(LowerCtx& c, bool max, bool logSumExp) {
+    int x = c.in(0);
+    if (x < 0 || isComplex(c.meta(x).dtype) || c.meta(x).dtype == DType::Bool) return std::nullopt;
+    const std::vector<int64_t> shape = c.meta(x).shape;
+    if (shape.empty() || c.meta(x).numel() == 0) return std::nullopt;
+    size_t n = shape.size(), dim = wrapDim(c.args().toInt(1), n);
+    TensorMeta vm = logSumExp ? c.outMeta() : c.outMeta(0);
+    if (logSumExp && !isFloating(vm.dtype)) return std::nullopt;
+    DType ct = computeType(vm.dtype), xt = computeType(c.meta(x).dtype);
+    std::vector<int64_t> in = shape;
+    in.push_back(shape[dim]);
+    std::vector<bool> mask(n + 1, false);
+    mask[n] = true;
+    auto src = [n, dim](const std::vector<Index>& co) {
+        std::vector<Index> q(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+        q[dim] = co[n];
+        return q;
+    };
+    auto upto = [n, dim](const std::vector<Index>& co) { return ebinary(Op::Le, eindex(co[n]), eindex(co[dim])); };
+    double ident = isFloating(ct) ? (max ? -INFINITY : INFINITY) : (max ? -9.223372036854775808e18 : 9.223372036854775807e18);
+    TensorMeta rm = logSumExp ? TensorMeta::contiguous(vm.shape, ct, vm.device) : vm;
+    int vals = reduceTo(c, rm, in, mask, false, max ? ReduceOp::Max : ReduceOp::Min, [=](Loader& L, const std::vector<Index>& co) {
+        return ewhere(upto(co), eto(eto(L.load(x, src(co)), xt), ct), econst(ident, ct));
+    }, {x}, logSumExp ? ".max" : "");
+    if (logSumExp) {
+        auto finite = [ct](ExprP m) { return ewhere(ebinary(Op::Eq, eunary(Op::Abs, m), econst(INFINITY, ct)), econst(0, ct), m); };
+        int sum = reduceTo(c, rm, in, mask, false, ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP m = finite(eto(L.load(vals, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), ct));
+            ExprP e = eunary(Op::Exp, ebinary(Op::Sub, eto(eto(L.load(x, src(co)), xt), ct), m));
+            return ewhere(upto(co), e, econst(0, ct));
+        }, {x, vals}, ".sum");
+        return tensorValue(c.pointwise(vm, {vals, sum}, [=](Loader& L, const std::vector<Index>& co) {
+            return ebinary(Op::Add, eunary(Op::Log, eto(L.load(sum, co), ct)), finite(eto(L.load(vals, co), ct)));
+        }));
+    }
+    int idx = reduceTo(c, c.outMeta(1), in, mask, false, ReduceOp::Max, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP v = eto(eto(L.load(x, src(co)), xt), ct);
+        ExprP m = eto(L.load(vals, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), ct);
+        ExprP hit = ebinary(Op::Eq, v, m);
+        if (isFloating(ct)) hit = ebinary(Op::Or, hit, ebinary(Op::And, eunary(Op::IsNan, v), eunary(Op::IsNan, m)));
+        return ewhere(ebinary(Op::And, upto(co), hit), eindex(co[n]), ic(-1));
+    }, {x, vals}, ".indices");
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items = {tensorValue(vals), tensorValue(idx)};
+    return r;
+}
+
 /// The index (within the reduced dims, row-major) of the first element equal to the extreme m
 /// (or NaN), as a Min reduction over the masked dims.
 int firstIndexOf(LowerCtx& c, int x, int m, const std::vector<bool>& mask, bool keepdim, const TensorMeta& om) {
@@ -173,6 +225,9 @@ std::optional<LValue> dist(LowerCtx& c) {
 void addScanLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.cumsum.default"] = [](LowerCtx& c) { return scan(c, ReduceOp::Sum); };
     t["aten.cumprod.default"] = [](LowerCtx& c) { return scan(c, ReduceOp::Prod); };
+    t["aten.cummax.default"] = [](LowerCtx& c) { return cumExtreme(c, true, false); };
+    t["aten.cummin.default"] = [](LowerCtx& c) { return cumExtreme(c, false, false); };
+    t["aten.logcumsumexp.default"] = [](LowerCtx& c) { return cumExtreme(c, true, true); };
     t["aten.argmax.default"] = [](LowerCtx& c) { return argExtreme(c, true, false); };
     t["aten.argmin.default"] = [](LowerCtx& c) { return argExtreme(c, false, false); };
     t["aten.max.dim"] = [](LowerCtx& c) { return argExtreme(c, true, true); };

@@ -93,6 +93,36 @@ std::optional<LValue> ruleOf(LowerCtx& c, const char* qualname) {
     return op->lowering->fn(c);
 }
 
+/// reflection_padNd / replication_padNd: a gather whose source index along each padded dim is
+/// reflected about or clamped to the edges.
+std::optional<LValue> padGather(LowerCtx& c, int64_t nsp, bool reflect) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor()) return std::nullopt;
+    const std::vector<int64_t> shape = c.meta(x).shape;
+    auto pad = c.args().toIntList(1);
+    int64_t nd = static_cast<int64_t>(shape.size());
+    if (static_cast<int64_t>(pad.size()) != 2 * nsp || nd < nsp + 1) return std::nullopt;
+    std::vector<int64_t> lo(shape.size(), 0);
+    for (int64_t i = 0; i < nsp; ++i) {
+        size_t d = static_cast<size_t>(nd - nsp + i);
+        lo[d] = pad[static_cast<size_t>(2 * (nsp - 1 - i))];
+        if (shape[d] == 0) return std::nullopt;
+    }
+    return gatherCopy(c, [=](const std::vector<Index>& co) {
+        std::vector<Index> b = co;
+        for (size_t d = static_cast<size_t>(nd - nsp); d < shape.size(); ++d) {
+            ExprP j = ebinary(Op::Sub, eindex(co[d]), econst(static_cast<double>(lo[d]), DType::Int64));
+            ExprP last = econst(static_cast<double>(shape[d] - 1), DType::Int64);
+            if (reflect) {
+                j = eunary(Op::Abs, j);  // j < 0: -j
+                j = ewhere(ebinary(Op::Gt, j, last), ebinary(Op::Sub, ebinary(Op::Mul, last, econst(2, DType::Int64)), j), j);
+            }
+            b[d] = clampLow(j, shape[d] - 1);
+        }
+        return b;
+    });
+}
+
 } // namespace
 
 void addShapeLowerings(std::map<std::string, LowerFn>& t) {
@@ -338,6 +368,62 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
             return g;
         };
         return scatterInto(c, inside, gmap);
+    };
+    for (const char* pn : {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default",
+                           "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default"})
+        t[pn] = [](LowerCtx& c) {
+            const std::string n = c.node().opName();
+            return padGather(c, n[n.find("_pad") + 4] - '0', n.find("reflection") != std::string::npos);
+        };
+    t["aten.channel_shuffle.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // [N, C, ...] viewed as [N, g, C/g, ...] with the group dims swapped
+        int x = c.in(0);
+        if (x < 0 || c.meta(x).shape.size() < 2) return std::nullopt;
+        int64_t g = c.args().toInt(1), ch = c.meta(x).shape[1];
+        if (g <= 0 || ch % g) return std::nullopt;
+        int64_t per = ch / g;
+        return gatherCopy(c, [g, per](const std::vector<Index>& co) {
+            std::vector<Index> b = co;
+            b[1] = iadd(imul(imod(co[1], g), per), idiv(co[1], g));
+            return b;
+        });
+    };
+    t["aten.rot90.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0) return std::nullopt;
+        const std::vector<int64_t> shape = c.meta(x).shape;
+        int64_t kk = c.args().isNone(1) ? 1 : c.args().toInt(1);
+        std::vector<int64_t> dims = c.args().isNone(2) ? std::vector<int64_t>{0, 1} : c.args().toIntList(2);
+        if (dims.size() != 2 || shape.size() < 2) return std::nullopt;
+        size_t d0 = static_cast<size_t>(wrapDim(dims[0], shape.size())), d1 = static_cast<size_t>(wrapDim(dims[1], shape.size()));
+        if (d0 == d1) return std::nullopt;
+        kk = ((kk % 4) + 4) % 4;
+        return gatherCopy(c, [=](const std::vector<Index>& q) {
+            std::vector<Index> r = q;
+            if (kk == 1) r[d0] = q[d1], r[d1] = reversed(q[d0], shape[d1]);
+            if (kk == 2) r[d0] = reversed(q[d0], shape[d0]), r[d1] = reversed(q[d1], shape[d1]);
+            if (kk == 3) r[d0] = reversed(q[d1], shape[d0]), r[d1] = q[d0];
+            return r;
+        });
+    };
+    t["aten.linalg_cross.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // out[i] = a[i+1] b[i+2] - a[i+2] b[i+1] along dim (size 3), a and b broadcast
+        int a = c.in(0), b = c.in(1);
+        if (a < 0 || b < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+        size_t n = c.outMeta().shape.size();
+        int64_t dd = c.args().isNone(2) ? -1 : c.args().toInt(2);
+        size_t dim = static_cast<size_t>(wrapDim(dd, n));
+        if (dim >= n || c.outMeta().shape[dim] != 3) return std::nullopt;
+        const std::vector<int64_t> as = c.meta(a).shape, bs = c.meta(b).shape;
+        DType ct = computeType(c.outMeta().dtype);
+        return tensorValue(c.pointwise(c.outMeta(), {a, b}, [=](Loader& L, const std::vector<Index>& co) {
+            auto at = [&](int id, const std::vector<int64_t>& sh, int64_t off) {
+                std::vector<Index> q = co;
+                q[dim] = imod(iadd(co[dim], iconst(off)), 3);
+                return eto(loadBroadcast(L, id, sh, q), ct);
+            };
+            return ebinary(Op::Sub, ebinary(Op::Mul, at(a, as, 1), at(b, bs, 2)), ebinary(Op::Mul, at(a, as, 2), at(b, bs, 1)));
+        }));
     };
     t["aten.slice_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         // (grad, input_sizes, dim, start, end, step): grad at start, start+step, ... of dim

@@ -127,6 +127,7 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addScanLowerings(m);
         addScatterLowerings(m);
         addPoolLowerings(m);
+        addLossLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;

@@ -172,6 +172,7 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t);       // lower_shape.
 void addScanLowerings(std::map<std::string, LowerFn>& t);        // lower_scan.cpp
 void addScatterLowerings(std::map<std::string, LowerFn>& t);     // lower_scatter.cpp
 void addPoolLowerings(std::map<std::string, LowerFn>& t);        // lower_pool.cpp
+void addLossLowerings(std::map<std::string, LowerFn>& t);        // lower_loss.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();
