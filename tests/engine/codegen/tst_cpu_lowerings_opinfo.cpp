@@ -55,6 +55,10 @@ const char* const kCases[] = {
     "nn_functional_hardswish__default__s0/backward", "nn_functional_mish__default__s0/backward",
     "nn_functional_softshrink__default__s0/backward", "nn_functional_threshold__default__s0/forward",
     "nn_functional_logsigmoid__default__s0/forward", "mvlgamma__mvlgamma_p_1__s0/forward",
+    "digamma__default__s0/forward", "polygamma__polygamma_n_1__s0/forward", "polygamma__polygamma_n_3__s0/forward",
+    // pooling
+    "nn_functional_avg_pool2d__default__s0/backward", "nn_functional_adaptive_avg_pool2d__default__s0/backward",
+    "nn_functional_max_unpool2d__default__s1/forward", "nn_functional_max_unpool3d__default__s0/forward",
     // in-place ops and copy variants
     "dist__default__s0/backward", "permute_copy__default__s0/forward", "t_copy__default__s0/forward",
     // reductions and norms
@@ -68,10 +72,15 @@ const char* const kCases[] = {
     // scatters as gathers
     "scatter_add__default__s0/backward", "scatter_reduce__mean__s0/forward", "scatter__default__s0/forward",
     "index_copy__default__s1/forward",
+    // losses
+    "nn_functional_mse_loss__default__s0/backward", "nn_functional_huber_loss__default__s0/backward",
+    "nn_functional_binary_cross_entropy__default__s0/forward",
     // shape ops
     "flip__default__s0/forward", "roll__default__s1/forward", "repeat__default__s0/forward",
     "nn_functional_pixel_shuffle__default__s0/forward", "take__default__s0/forward",
     "select_scatter__default__s0/forward", "slice_scatter__default__s1/forward",
+    "nn_functional_pad__reflect__s0/forward", "rot90__default__s0/forward", "cross__default__s0/backward",
+    "cummax__default__s0/forward", "logcumsumexp__default__s0/forward",
     "tril__default__s0/forward", "diag_embed__default__s0/forward", "diagonal__default__s0/backward",
     "slice__default__s0/backward",
 };
