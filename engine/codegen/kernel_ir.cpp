@@ -208,8 +208,10 @@ std::string_view opName(Op op) {
     static const char* names[] = {
         "const", "load", "index", "acc", "let", "cast", "neg", "abs", "exp", "log", "sqrt", "rsqrt",
         "recip", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil", "trunc", "round", "expm1",
-        "log1p", "not", "sign", "isnan", "add", "sub", "mul", "div", "pow", "max", "min", "fmod",
-        "floordiv", "mod", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge", "where"};
+        "log1p", "not", "sign", "isnan", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+        "acosh", "atanh", "erfc", "log2", "log10", "exp2", "lgamma", "add", "sub", "mul", "div", "pow",
+        "max", "min", "fmod", "floordiv", "mod", "and", "or", "xor", "atan2", "hypot", "copysign",
+        "nextafter", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "where"};
     return names[static_cast<int>(op)];
 }
 

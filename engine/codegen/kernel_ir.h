@@ -79,8 +79,11 @@ enum class Op : uint8_t {
     // unary
     Neg, Abs, Exp, Log, Sqrt, Rsqrt, Recip, Tanh, Sigmoid, Erf, Sin, Cos, Floor, Ceil, Trunc,
     Round, Expm1, Log1p, Not, Sign, IsNan,
+    Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erfc, Log2, Log10, Exp2, Lgamma,
     // binary
     Add, Sub, Mul, Div, Pow, Max, Min, Fmod, FloorDivOp, ModOp, And, Or, Xor,
+    Atan2, Hypot, Copysign, NextAfter,
+    Shl, Shr,  ///< Int64: x << y, x >> y (arithmetic) for 0 <= y < 64; the caller clamps y
     Eq, Ne, Lt, Le, Gt, Ge,  ///< result Bool; operands of one type
     // ternary
     Where,  ///< args[0] (Bool) ? args[1] : args[2]

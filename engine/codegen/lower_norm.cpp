@@ -208,7 +208,11 @@ void addNormLowerings(std::map<std::string, LowerFn>& t) {
         auto shape = c.meta(x).shape;
         int64_t dim = c.args().toInt(1);
         if (dim < 0) dim += static_cast<int64_t>(shape.size());
-        if (shape.empty()) return std::nullopt;
+        if (shape.empty()) {
+            // a 0-dim self has one element, which every (valid) index selects
+            if (!c.outMeta().shape.empty() && c.outMeta().numel() != 1) return std::nullopt;
+            return tensorValue(c.pointwise(c.outMeta(), {x}, [x](Loader& L, const std::vector<Index>&) { return L.load(x, {}); }));
+        }
         int64_t n = shape[static_cast<size_t>(dim)];
         bool idx0d = c.meta(idx).shape.empty();
         return tensorValue(c.pointwise(c.outMeta(), {x, idx}, [=](Loader& L, const std::vector<Index>& co) {

@@ -1,8 +1,7 @@
 // Lowerings of pointwise ops: arithmetic, comparisons, selection, activations and their
 // backwards, dtype conversions, copies and factories. Each becomes one Pointwise LNode whose
 // body computes in the output's compute type (fp32 for fp16/bf16 data).
-#include "codegen/lowering.h"
-#include "exec/ops/kernel_util.h"
+#include "codegen/lower_pw.h"
 
 #include <cmath>
 
@@ -10,76 +9,7 @@ namespace fxray::cg {
 
 namespace {
 
-/// A tensor or number operand captured by value (bodies outlive the LowerCtx).
-struct Operand {
-    int id = -1;
-    std::vector<int64_t> shape;
-    double number = 0.0;
-    DType dtype = DType::Float32;
-    ExprP get(Loader& L, const std::vector<Index>& coords, DType ct) const {
-        if (id >= 0) return eto(loadBroadcast(L, id, shape, coords), ct);
-        if (ct == DType::Bool) return econst(number != 0.0, DType::Bool);
-        return econst(number, ct);
-    }
-};
-
-std::optional<Operand> opnd(LowerCtx& c, size_t i) {
-    Operand o;
-    const Value& v = c.args()[i];
-    if (v.isTensor()) {
-        o.id = c.in(i);
-        if (o.id < 0) return std::nullopt;
-        o.shape = c.meta(o.id).shape;
-        o.dtype = c.meta(o.id).dtype;
-        return o;
-    }
-    if (!v.isNumber()) return std::nullopt;
-    o.number = v.toDouble();
-    o.dtype = v.kind == Value::Kind::Double ? DType::Float64 : v.kind == Value::Kind::Int ? DType::Int64 : DType::Bool;
-    return o;
-}
-
-using Fn = std::function<ExprP(const std::vector<ExprP>&)>;
-
-/// out = f(operands at idx, each converted to `opType` (default: the output's compute type)).
-std::optional<LValue> pw(LowerCtx& c, const std::vector<size_t>& idx, Fn f, std::optional<DType> opType = std::nullopt) {
-    if (!c.out().isTensor()) return std::nullopt;
-    const TensorMeta& om = c.outMeta();
-    if (isComplex(om.dtype)) return std::nullopt;
-    std::vector<Operand> ops;
-    std::vector<int> inputs;
-    for (size_t i : idx) {
-        auto o = opnd(c, i);
-        if (!o || isComplex(o->dtype)) return std::nullopt;
-        if (o->id >= 0) inputs.push_back(o->id);
-        ops.push_back(*o);
-    }
-    DType ct = opType ? computeType(*opType) : computeType(om.dtype);
-    DType outCt = computeType(om.dtype);
-    BodyFn body = [ops, f, ct, outCt](Loader& L, const std::vector<Index>& coords) {
-        std::vector<ExprP> v;
-        for (const auto& o : ops) v.push_back(o.get(L, coords, ct));
-        return eto(f(v), outCt);
-    };
-    return tensorValue(c.pointwise(om, inputs, std::move(body)));
-}
-
-/// The dtype binary operands are compared in (torch.result_type of the operands).
-DType commonType(LowerCtx& c, const std::vector<size_t>& idx) {
-    std::vector<const Value*> v;
-    for (size_t i : idx) v.push_back(&c.args()[i]);
-    return kern::resultType(v);
-}
-
-ExprP k(double v, const ExprP& like) { return econst(v, like->type); }
-ExprP add(ExprP a, ExprP b) { return ebinary(Op::Add, std::move(a), std::move(b)); }
-ExprP sub(ExprP a, ExprP b) { return ebinary(Op::Sub, std::move(a), std::move(b)); }
-ExprP mul(ExprP a, ExprP b) { return ebinary(Op::Mul, std::move(a), std::move(b)); }
-
-double scalarArg(LowerCtx& c, size_t i, double dflt) {
-    if (i >= c.args().size() || !c.args()[i].isNumber()) return dflt;
-    return c.args()[i].toDouble();
-}
+using namespace pwl;
 
 std::optional<LValue> addLike(LowerCtx& c, bool subtract, bool reverse) {
     double alpha = scalarArg(c, 2, 1.0);
@@ -154,6 +84,19 @@ ExprP geluBackward(const ExprP& g, const ExprP& x, bool tanhApprox) {
     return mul(g, add(cdf, mul(x, pdf)));
 }
 
+ExprP hardsigmoid(const ExprP& x) {
+    ExprP r = ebinary(Op::Min, ebinary(Op::Max, add(x, k(3, x)), k(0, x)), k(6, x));
+    return ebinary(Op::Div, r, k(6, x));
+}
+
+/// log1p(exp(x)) (mish's softplus, without a threshold, as PyTorch's mish computes it).
+ExprP softplus(const ExprP& x) { return eunary(Op::Log1p, eunary(Op::Exp, x)); }
+
+/// lo <= x <= hi
+ExprP within(const ExprP& x, double lo, double hi) {
+    return ebinary(Op::And, ebinary(Op::Ge, x, k(lo, x)), ebinary(Op::Le, x, k(hi, x)));
+}
+
 std::optional<LValue> clampLike(LowerCtx& c, std::optional<double> lo, std::optional<double> hi) {
     return pw(c, {0}, [lo, hi](const auto& v) {
         ExprP x = v[0];
@@ -162,11 +105,6 @@ std::optional<LValue> clampLike(LowerCtx& c, std::optional<double> lo, std::opti
         if (hi) x = ebinary(Op::Min, x, k(*hi, x));
         return x;
     });
-}
-
-std::optional<double> optScalar(LowerCtx& c, size_t i) {
-    if (i >= c.args().size() || !c.args()[i].isNumber()) return std::nullopt;
-    return c.args()[i].toDouble();
 }
 
 /// A copy of input 0 converted to the output dtype (clone, _to_copy, convert_element_type, ...).
@@ -195,9 +133,7 @@ std::optional<LValue> fill(LowerCtx& c, double value) {
 void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.add.Tensor"] = t["aten.add.Scalar"] = [](LowerCtx& c) { return addLike(c, false, false); };
     t["aten.sub.Tensor"] = t["aten.sub.Scalar"] = [](LowerCtx& c) { return addLike(c, true, false); };
-    // aten.rsub.Tensor takes this rule too once exec registers the op (the op table refuses a
-    // rule for an op the registry lacks).
-    t["aten.rsub.Scalar"] = [](LowerCtx& c) { return addLike(c, true, true); };
+    t["aten.rsub.Scalar"] = t["aten.rsub.Tensor"] = [](LowerCtx& c) { return addLike(c, true, true); };
     t["aten.mul.Tensor"] = t["aten.mul.Scalar"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) {
             if (v[0]->type == DType::Bool) return ebinary(Op::And, v[0], v[1]);
@@ -329,6 +265,105 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         double s = scalarArg(c, 1, 0.01);
         return pw(c, {0}, [s](const auto& v) { return ewhere(ebinary(Op::Gt, v[0], k(0, v[0])), v[0], mul(v[0], k(s, v[0]))); });
     };
+    t["aten.hardsigmoid.default"] = [](LowerCtx& c) {
+        return pw(c, {0}, [](const auto& v) { return hardsigmoid(v[0]); });
+    };
+    t["aten.hardswish.default"] = [](LowerCtx& c) {
+        return pw(c, {0}, [](const auto& v) { return mul(v[0], hardsigmoid(v[0])); });
+    };
+    t["aten.mish.default"] = [](LowerCtx& c) {
+        return pw(c, {0}, [](const auto& v) { return mul(v[0], eunary(Op::Tanh, softplus(v[0]))); });
+    };
+    t["aten.softshrink.default"] = [](LowerCtx& c) {
+        double l = scalarArg(c, 1, 0.5);
+        return pw(c, {0}, [l](const auto& v) {
+            const ExprP& x = v[0];
+            // NaN stays NaN through x * 0.
+            return ewhere(ebinary(Op::Gt, x, k(l, x)), sub(x, k(l, x)),
+                          ewhere(ebinary(Op::Lt, x, k(-l, x)), add(x, k(l, x)), mul(x, k(0, x))));
+        });
+    };
+    t["aten.hardshrink.default"] = [](LowerCtx& c) {
+        double l = scalarArg(c, 1, 0.5);
+        return pw(c, {0}, [l](const auto& v) { return ewhere(within(v[0], -l, l), k(0, v[0]), v[0]); });
+    };
+    t["aten.threshold.default"] = [](LowerCtx& c) {
+        double th = scalarArg(c, 1, 0.0), value = scalarArg(c, 2, 0.0);
+        return pw(c, {0}, [th, value](const auto& v) { return ewhere(ebinary(Op::Le, v[0], k(th, v[0])), k(value, v[0]), v[0]); });
+    };
+    // Backwards (grad, self, ...), with PyTorch's conditions at the kinks.
+    t["aten.hardsigmoid_backward.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            const ExprP& x = v[1];
+            ExprP in = ebinary(Op::And, ebinary(Op::Gt, x, k(-3, x)), ebinary(Op::Lt, x, k(3, x)));
+            return ewhere(in, mul(v[0], k(1.0 / 6.0, x)), k(0, x));
+        });
+    };
+    t["aten.hardswish_backward.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            const ExprP &g = v[0], &x = v[1];
+            ExprP mid = mul(g, add(ebinary(Op::Div, x, k(3, x)), k(0.5, x)));
+            return ewhere(ebinary(Op::Lt, x, k(-3, x)), k(0, x), ewhere(ebinary(Op::Le, x, k(3, x)), mid, g));
+        });
+    };
+    t["aten.mish_backward.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) {
+            const ExprP &g = v[0], &x = v[1];
+            ExprP ts = eunary(Op::Tanh, softplus(x));
+            return mul(g, add(ts, mul(mul(x, sigmoid(x)), sub(k(1, x), mul(ts, ts)))));
+        });
+    };
+    t["aten.softshrink_backward.default"] = t["aten.hardshrink_backward.default"] = [](LowerCtx& c) {
+        double l = scalarArg(c, 2, 0.5);
+        return pw(c, {0, 1}, [l](const auto& v) { return ewhere(within(v[1], -l, l), k(0, v[0]), v[0]); });
+    };
+    t["aten.hardtanh_backward.default"] = [](LowerCtx& c) {
+        double lo = scalarArg(c, 2, -1.0), hi = scalarArg(c, 3, 1.0);
+        return pw(c, {0, 1}, [lo, hi](const auto& v) {
+            const ExprP& x = v[1];
+            ExprP out = ebinary(Op::Or, ebinary(Op::Le, x, k(lo, x)), ebinary(Op::Ge, x, k(hi, x)));
+            return ewhere(out, k(0, x), v[0]);
+        });
+    };
+    t["aten.logit_backward.default"] = [](LowerCtx& c) {
+        std::optional<double> eps = optScalar(c, 2);
+        return pw(c, {0, 1}, [eps](const auto& v) {
+            const ExprP &g = v[0], &x = v[1];
+            ExprP d = ebinary(Op::Div, g, mul(x, sub(k(1, x), x)));
+            if (!eps || *eps < 0) return ewhere(ebinary(Op::Or, ebinary(Op::Lt, x, k(0, x)), ebinary(Op::Gt, x, k(1, x))), k(NAN, x), d);
+            ExprP out = ebinary(Op::Or, ebinary(Op::Lt, x, k(*eps, x)), ebinary(Op::Gt, x, k(1.0 - *eps, x)));
+            return ewhere(out, k(0, x), d);
+        });
+    };
+    t["aten.log_sigmoid_forward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (output, buffer): min(x, 0) - log1p(exp(-|x|)); the buffer (empty on CUDA) is zeros.
+        int x = c.in(0);
+        if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || !isFloating(c.outMeta(0).dtype)) return std::nullopt;
+        DType ct = computeType(c.outMeta(0).dtype), xt = computeType(c.meta(x).dtype);
+        int out = c.pointwise(c.outMeta(0), {x}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(eto(L.load(x, co), xt), ct);
+            ExprP z = eunary(Op::Log1p, eunary(Op::Exp, eunary(Op::Neg, eunary(Op::Abs, v))));
+            return sub(ebinary(Op::Min, v, k(0, v)), z);
+        });
+        DType bt = c.outMeta(1).dtype;
+        int buf = c.pointwise(c.outMeta(1), {}, [bt](Loader&, const std::vector<Index>&) { return econst(0, computeType(bt)); },
+                              ".buffer");
+        LValue r;
+        r.kind = LValue::Kind::List;
+        r.isTuple = true;
+        r.items = {tensorValue(out), tensorValue(buf)};
+        return r;
+    };
+    t["aten.log_sigmoid_backward.default"] = [](LowerCtx& c) {
+        // PyTorch's CUDA form (the buffer argument is unused there).
+        return pw(c, {0, 1}, [](const auto& v) {
+            const ExprP &g = v[0], &x = v[1];
+            ExprP neg = ebinary(Op::Lt, x, k(0, x));
+            ExprP z = eunary(Op::Exp, eunary(Op::Neg, eunary(Op::Abs, x)));
+            ExprP q = ebinary(Op::Div, z, add(k(1, z), z));
+            return mul(g, ewhere(neg, sub(k(1, x), q), q));
+        });
+    };
     t["aten.native_dropout_backward.default"] = [](LowerCtx& c) {
         double s = scalarArg(c, 2, 1.0);
         return pw(c, {0, 1}, [s](const auto& v) { return mul(mul(v[0], v[1]), k(s, v[0])); });
@@ -358,8 +393,19 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         return fill(c, c.args()[1].toDouble());
     };
     t["aten.zeros.default"] = t["aten.zeros_like.default"] = t["aten.empty_like.default"] =
-        t["aten.empty.memory_format"] = [](LowerCtx& c) { return fill(c, 0.0); };
-    t["aten.ones.default"] = t["aten.ones_like.default"] = [](LowerCtx& c) { return fill(c, 1.0); };
+        t["aten.empty.memory_format"] = t["aten.new_zeros.default"] = t["aten.new_empty.default"] =
+            t["aten.new_empty_strided.default"] = t["aten.zero.default"] = [](LowerCtx& c) { return fill(c, 0.0); };
+    t["aten.ones.default"] = t["aten.ones_like.default"] = t["aten.new_ones.default"] = [](LowerCtx& c) { return fill(c, 1.0); };
+    t["aten.new_full.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.args()[2].isNumber()) return std::nullopt;
+        return fill(c, c.args()[2].toDouble());
+    };
+    t["aten.fill.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // self's shape, the 0-dim value's value converted to self's dtype.
+        if (!c.args()[1].isTensor()) return std::nullopt;
+        DType od = c.outMeta().dtype;
+        return pw(c, {1}, [od](const auto& v) { return ecast(v[0], od); }, c.args()[1].t.dtype());
+    };
     auto arange = [](LowerCtx& c) -> std::optional<LValue> {
         std::string n = c.node().opName();
         double start = 0, step = 1;

@@ -3,12 +3,15 @@
 // them back into one kernel).
 #include "codegen/lower_util.h"
 
+#include <functional>
+
 namespace fxray::cg {
 
 namespace {
 
 std::vector<bool> maskOf(const std::vector<int64_t>& dims, size_t n) {
     std::vector<bool> m(n, dims.empty());
+    if (n == 0) return m;  // a 0-dim tensor: dim 0 and -1 name its one element
     for (int64_t d : dims) m[static_cast<size_t>(d < 0 ? d + static_cast<int64_t>(n) : d)] = true;
     return m;
 }
@@ -45,10 +48,13 @@ std::optional<LValue> simpleReduction(LowerCtx& c, ReduceOp op, bool mean) {
 }
 
 /// var/std with correction: two passes (mean, then squared deviations), like the reference.
-std::optional<LValue> variance(LowerCtx& c, bool stdev) {
+/// withMean: the (var|std, mean) tuple of var_mean/std_mean.
+std::optional<LValue> variance(LowerCtx& c, bool stdev, bool withMean = false) {
     int x = c.in(0);
-    if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
-    const TensorMeta& xm = c.meta(x);
+    if (x < 0 || (!c.out().isTensor() && !withMean) || (withMean && c.out().list.size() != 2) ||
+        !isFloating(c.outMeta(0).dtype) || isComplex(c.meta(x).dtype))
+        return std::nullopt;
+    const TensorMeta xm = c.meta(x);
     std::vector<int64_t> dims;
     if (!c.args().isNone(1)) dims = c.args().toIntList(1);
     double correction = c.args().isNone(2) ? 1.0 : c.args()[2].toDouble();
@@ -57,7 +63,7 @@ std::optional<LValue> variance(LowerCtx& c, bool stdev) {
     int64_t count = 1;
     for (size_t d = 0; d < mask.size(); ++d)
         if (mask[d]) count *= xm.shape[d];
-    DType ct = computeType(c.outMeta().dtype);
+    DType ct = computeType(c.outMeta(0).dtype);
     int mean = rowMean(c, x, mask, ct, ".mean");
     auto kshape = keptShape(xm.shape, mask);
     int ss = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
@@ -66,12 +72,115 @@ std::optional<LValue> variance(LowerCtx& c, bool stdev) {
                           return ebinary(Op::Mul, d, d);
                       }, {x, mean}, ".ss");
     double denom = std::max(0.0, static_cast<double>(count) - correction);
-    TensorMeta om = c.outMeta();
-    return tensorValue(c.pointwise(om, {ss}, [=](Loader& L, const std::vector<Index>& co) {
+    TensorMeta om = c.outMeta(0);
+    int v = c.pointwise(om, {ss}, [=](Loader& L, const std::vector<Index>& co) {
         std::vector<Index> k = keepdimCoords(co, mask, keepdim);
-        ExprP v = ebinary(Op::Div, L.load(ss, k), econst(denom, ct));
-        return stdev ? eunary(Op::Sqrt, v) : v;
+        ExprP r = ebinary(Op::Div, L.load(ss, k), econst(denom, ct));
+        return stdev ? eunary(Op::Sqrt, r) : r;
+    });
+    if (!withMean) return tensorValue(v);
+    int m = c.pointwise(c.outMeta(1), {mean}, [=](Loader& L, const std::vector<Index>& co) {
+        return L.load(mean, keepdimCoords(co, mask, keepdim));
+    }, ".mean_out");
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items = {tensorValue(v), tensorValue(m)};
+    return r;
+}
+
+/// The dims a reduction's argument `i` names: an int, an int list, or None/[] (every dim).
+std::vector<bool> dimsArg(LowerCtx& c, size_t i, size_t rank) {
+    std::vector<int64_t> dims;
+    if (i < c.args().size() && !c.args().isNone(i)) {
+        if (c.args()[i].isNumber()) dims = {c.args().toInt(i)};
+        else dims = c.args().toIntList(i);
+    }
+    return maskOf(dims, rank);
+}
+
+using MapFn = std::function<ExprP(ExprP)>;
+
+/// out = post(reduce(pre(x))) over mask: the accumulator in compute type `acc`, the epilogue
+/// into the output's dtype. Without post, the reduction writes the output directly.
+std::optional<LValue> mapReduce(LowerCtx& c, const std::vector<bool>& mask, bool keepdim, ReduceOp op, DType acc,
+                                MapFn pre, MapFn post = nullptr) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor()) return std::nullopt;
+    const TensorMeta& xm = c.meta(x);
+    TensorMeta om = c.outMeta();
+    if (isComplex(om.dtype) || isComplex(xm.dtype)) return std::nullopt;
+    DType xt = computeType(xm.dtype);
+    BodyFn body = [x, xt, pre](Loader& L, const std::vector<Index>& co) { return pre(eto(L.load(x, co), xt)); };
+    if (!post) return tensorValue(reduceTo(c, om, xm.shape, mask, keepdim, op, body, {x}));
+    TensorMeta am = TensorMeta::contiguous(om.shape, acc, om.device);
+    int r = reduceTo(c, am, xm.shape, mask, keepdim, op, body, {x}, ".acc");
+    DType oct = computeType(om.dtype);
+    return tensorValue(c.pointwise(om, {r}, [r, acc, oct, post](Loader& L, const std::vector<Index>& co) {
+        return eto(post(eto(L.load(r, co), acc)), oct);
     }));
+}
+
+/// A p-norm of x over mask (linalg_vector_norm, norm): max/min |x| for +-inf, the count of
+/// nonzeros for 0, (sum |x|^p)^(1/p) otherwise.
+std::optional<LValue> pnorm(LowerCtx& c, double p, const std::vector<bool>& mask, bool keepdim) {
+    if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    DType ct = computeType(c.outMeta().dtype);
+    auto absx = [ct](ExprP x) { return eunary(Op::Abs, eto(x, ct)); };
+    auto k = [ct](double v) { return econst(v, ct); };
+    if (std::isinf(p)) return mapReduce(c, mask, keepdim, p > 0 ? ReduceOp::Max : ReduceOp::Min, ct, absx, [](ExprP a) { return a; });
+    if (p == 0)
+        return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, [ct, k](ExprP x) {
+            return eto(ebinary(Op::Ne, eto(x, ct), k(0)), ct);
+        }, [](ExprP a) { return a; });
+    if (p == 1) return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, absx, [](ExprP a) { return a; });
+    if (p == 2)
+        return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, [ct](ExprP x) {
+            x = eto(x, ct);
+            return ebinary(Op::Mul, x, x);
+        }, [](ExprP a) { return eunary(Op::Sqrt, a); });
+    return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, [absx, k, p](ExprP x) { return ebinary(Op::Pow, absx(x), k(p)); },
+                     [k, p](ExprP a) { return ebinary(Op::Pow, a, k(1.0 / p)); });
+}
+
+/// logsumexp(x, dims, keepdim): max + log(sum(exp(x - max))), the max taken as 0 where it is
+/// infinite (PyTorch's rule, so that all -inf rows give -inf).
+std::optional<LValue> logsumexp(LowerCtx& c) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    const TensorMeta xm = c.meta(x);
+    auto mask = dimsArg(c, 1, xm.shape.size());
+    bool keepdim = c.args().toBool(2);
+    DType ct = computeType(c.outMeta().dtype);
+    auto kshape = keptShape(xm.shape, mask);
+    int mx = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Max,
+                      [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".amax");
+    auto finiteMax = [mx, kshape, ct](Loader& L, const std::vector<Index>& co) {
+        ExprP m = loadBroadcast(L, mx, kshape, co);
+        return ewhere(ebinary(Op::Eq, eunary(Op::Abs, m), econst(INFINITY, ct)), econst(0, ct), m);
+    };
+    int sum = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+                       [x, ct, finiteMax](Loader& L, const std::vector<Index>& co) {
+                           return eunary(Op::Exp, ebinary(Op::Sub, eto(L.load(x, co), ct), finiteMax(L, co)));
+                       }, {x, mx}, ".sum");
+    return tensorValue(c.pointwise(c.outMeta(), {mx, sum}, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> kc = keepdimCoords(co, mask, keepdim);
+        ExprP m = L.load(mx, kc);
+        m = ewhere(ebinary(Op::Eq, eunary(Op::Abs, m), econst(INFINITY, ct)), econst(0, ct), m);
+        return ebinary(Op::Add, eunary(Op::Log, L.load(sum, kc)), m);
+    }));
+}
+
+/// any/all: x != 0 reduced with or/and into a bool output.
+std::optional<LValue> anyAll(LowerCtx& c, bool any, size_t dimArg) {
+    int x = c.in(0);
+    if (x < 0 || !c.out().isTensor() || c.outMeta().dtype != DType::Bool) return std::nullopt;
+    size_t rank = c.meta(x).shape.size();
+    auto mask = dimArg ? dimsArg(c, dimArg, rank) : std::vector<bool>(rank, true);
+    bool keepdim = dimArg && c.args().size() > dimArg + 1 && c.args().toBool(dimArg + 1);
+    return mapReduce(c, mask, keepdim, any ? ReduceOp::Any : ReduceOp::Min, DType::Bool, [](ExprP v) {
+        return v->type == DType::Bool ? v : ebinary(Op::Ne, v, econst(0, v->type));
+    });
 }
 
 struct SoftmaxArgs {
@@ -151,8 +260,71 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.amax.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Max, false); };
     t["aten.amin.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Min, false); };
     t["aten.var.correction"] = [](LowerCtx& c) { return variance(c, false); };
-    // aten.std.correction is variance(c, true), once exec registers the op (the op table refuses
-    // a rule for an op the registry lacks).
+    t["aten.std.correction"] = [](LowerCtx& c) { return variance(c, true); };
+    t["aten.var_mean.correction"] = [](LowerCtx& c) { return variance(c, false, true); };
+    t["aten.std_mean.correction"] = [](LowerCtx& c) { return variance(c, true, true); };
+    t["aten.max.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0 || c.meta(x).numel() == 0) return std::nullopt;
+        return mapReduce(c, std::vector<bool>(c.meta(x).shape.size(), true), false, ReduceOp::Max, DType::Float32, [](ExprP v) { return v; });
+    };
+    t["aten.min.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0 || c.meta(x).numel() == 0) return std::nullopt;
+        return mapReduce(c, std::vector<bool>(c.meta(x).shape.size(), true), false, ReduceOp::Min, DType::Float32, [](ExprP v) { return v; });
+    };
+    t["aten.prod.default"] = t["aten.prod.dim_int"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0 || !c.out().isTensor()) return std::nullopt;
+        bool all = c.node().opName() == "aten.prod.default";
+        size_t rank = c.meta(x).shape.size();
+        auto mask = all ? std::vector<bool>(rank, true) : dimsArg(c, 1, rank);
+        DType ct = computeType(c.outMeta().dtype);
+        return mapReduce(c, mask, !all && c.args().toBool(2), ReduceOp::Prod, ct, [ct](ExprP v) { return eto(v, ct); });
+    };
+    t["aten.nansum.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int x = c.in(0);
+        if (x < 0 || !c.out().isTensor()) return std::nullopt;
+        auto mask = dimsArg(c, 1, c.meta(x).shape.size());
+        DType ct = computeType(c.outMeta().dtype);
+        return mapReduce(c, mask, c.args().toBool(2), ReduceOp::Sum, ct, [ct](ExprP v) {
+            v = eto(v, ct);
+            return isFloating(ct) ? ewhere(eunary(Op::IsNan, v), econst(0, ct), v) : v;
+        });
+    };
+    t["aten.logsumexp.default"] = logsumexp;
+    t["aten.any.default"] = [](LowerCtx& c) { return anyAll(c, true, 0); };
+    t["aten.any.dim"] = t["aten.any.dims"] = [](LowerCtx& c) { return anyAll(c, true, 1); };
+    t["aten.all.default"] = [](LowerCtx& c) { return anyAll(c, false, 0); };
+    t["aten.all.dim"] = t["aten.all.dims"] = [](LowerCtx& c) { return anyAll(c, false, 1); };
+    t["aten.linalg_vector_norm.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (self, ord=2, dim=None, keepdim=False, *, dtype=None)
+        int x = c.in(0);
+        if (x < 0 || !c.args()[1].isNumber()) return std::nullopt;
+        return pnorm(c, c.args()[1].toDouble(), dimsArg(c, 2, c.meta(x).shape.size()), c.args().toBool(3));
+    };
+    t["aten.norm.ScalarOpt_dim"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // (self, p?, dim, keepdim=False)
+        int x = c.in(0);
+        if (x < 0) return std::nullopt;
+        double p = c.args().isNone(1) ? 2.0 : c.args()[1].toDouble();
+        return pnorm(c, p, dimsArg(c, 2, c.meta(x).shape.size()), c.args().toBool(3));
+    };
+    t["aten._safe_softmax.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        // softmax, with 0 for rows that are all -inf (PyTorch's masked attention rows)
+        auto sm = softmax(c, false);
+        auto s = softmaxArgs(c, 0, 1);
+        if (!sm || !s) return std::nullopt;
+        int x = s->x, y = sm->node;
+        DType ct = s->ct;
+        auto kshape = keptShape(s->shape, s->mask);
+        int mx = reduceTo(c, keptMeta(c.meta(x), s->mask, ct), s->shape, s->mask, true, ReduceOp::Max,
+                          [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".rowmax");
+        return tensorValue(c.pointwise(c.outMeta(), {y, mx}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP allNegInf = ebinary(Op::Eq, loadBroadcast(L, mx, kshape, co), econst(-INFINITY, ct));
+            return ewhere(allNegInf, econst(0, ct), eto(L.load(y, co), ct));
+        }, ".safe"));
+    };
     t["aten._softmax.default"] = [](LowerCtx& c) { return softmax(c, false); };
     t["aten._log_softmax.default"] = [](LowerCtx& c) { return softmax(c, true); };
     t["aten._softmax_backward_data.default"] = [](LowerCtx& c) { return softmaxBackward(c, false); };

@@ -29,9 +29,16 @@ inline std::vector<Index> keepdimCoords(const std::vector<Index>& co, const std:
     return r;
 }
 
-/// A Reduction LNode over `inShape` (reduced where mask is set) with output metadata m.
+/// A Reduction LNode over `inShape` (reduced where mask is set) with output metadata m. A 0-dim
+/// input has one element, which every reduction returns: a Pointwise LNode of the body.
 inline int reduceTo(LowerCtx& c, TensorMeta m, std::vector<int64_t> inShape, std::vector<bool> mask, bool keepdim,
                     ReduceOp op, BodyFn body, std::vector<int> deps, std::string suffix = {}) {
+    if (inShape.empty()) {
+        DType ct = computeType(m.dtype);
+        return c.pointwise(std::move(m), std::move(deps), [body, ct](Loader& L, const std::vector<Index>& co) {
+            return eto(body(L, co), ct);
+        }, std::move(suffix));
+    }
     return c.reduction(std::move(m), -1, std::move(inShape), std::move(mask), keepdim, op, std::move(body),
                        std::move(deps), std::move(suffix));
 }

@@ -1,8 +1,11 @@
 #include "codegen/lowering.h"
 
 #include "exec/interpreter.h"
+#include "exec/ops/copy_variants.h"
+#include "exec/ops/inplace.h"
 
 #include <set>
+#include <tuple>
 
 namespace fxray::cg {
 
@@ -52,6 +55,64 @@ bool hasTensor(const Value& v) {
     return false;
 }
 
+/// How a node without a rule of its own borrows one.
+enum class Borrow : uint8_t { None, Inplace, Copy };
+
+/// The rule of the op an in-place op (`add_` -> `add`) or a *_copy variant (`permute_copy` ->
+/// `permute`) computes with; both take the same arguments at the same positions.
+std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname) {
+    std::string f = qualname == "aten.copy_.default" ? std::string("aten.copy.default") : inplaceFunctionalOp(qualname);
+    Borrow how = Borrow::Inplace;
+    if (f.empty()) {
+        f = copyVariantViewOp(qualname);
+        how = Borrow::Copy;
+    }
+    if (f.empty()) return {nullptr, Borrow::None};
+    const OpInfo* op = OpRegistry::instance().find(f);
+    if (!op || !op->lowering) return {nullptr, Borrow::None};
+    return {op->lowering, how};
+}
+
+bool holds(const LValue& v, int lnode) {
+    if (v.kind == LValue::Kind::Tensor) return v.node == lnode;
+    for (const auto& x : v.items)
+        if (holds(x, lnode)) return true;
+    return false;
+}
+
+/// True when PyTorch's in-place write into LNode `self` could be seen through another name: self
+/// is a view (it writes into its base), a view aliases it, it is what a call returned (which may
+/// alias the call's input), or a call that returns an alias of its input read it. Only unaliased
+/// self is rebound.
+bool selfIsAliased(const LoweredGraph& lg, int self) {
+    if (lg.nodes[static_cast<size_t>(self)].kind == LKind::View) return true;
+    for (const auto& n : lg.nodes)
+        if (n.kind == LKind::View && n.base == self) return true;
+    for (const auto& call : lg.calls) {
+        if (holds(call.result, self)) return true;
+        const OpInfo* op = call.node->op();
+        if (!op || !op->aliasesInput) continue;
+        for (const Node* in : call.inputs) {
+            auto it = lg.values.find(in);
+            if (it != lg.values.end() && holds(it->second, self)) return true;
+        }
+    }
+    return false;
+}
+
+/// A copy variant's value: each tensor of the view op's value copied into a contiguous buffer.
+LValue copiedValue(LowerCtx& c, const LValue& v, size_t& item) {
+    if (v.kind == LValue::Kind::Tensor) {
+        const TensorMeta& m = c.outMeta(item++);
+        int src = v.node;
+        return tensorValue(c.pointwise(TensorMeta::contiguous(m.shape, m.dtype, m.device), {src},
+                                       [src](Loader& L, const std::vector<Index>& co) { return L.load(src, co); }));
+    }
+    LValue r = v;
+    for (auto& x : r.items) x = copiedValue(c, x, item);
+    return r;
+}
+
 } // namespace
 
 const std::vector<LoweringRule>& loweringRuleTable() {
@@ -61,6 +122,12 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addViewLowerings(m);
         addReductionLowerings(m);
         addNormLowerings(m);
+        addMathLowerings(m);
+        addShapeLowerings(m);
+        addScanLowerings(m);
+        addScatterLowerings(m);
+        addPoolLowerings(m);
+        addLossLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;
@@ -318,7 +385,10 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         const OpInfo* op = n.op();
         if (op) {
             // The entry names the op's lowering rule and extern kernel (attached at assembly).
-            if (const LoweringRule* rule = op->lowering) {
+            const LoweringRule* rule = op->lowering;
+            Borrow how = Borrow::None;
+            if (!rule) std::tie(rule, how) = borrowedRule(n.opName());
+            if (rule) {
                 std::vector<Value> args;
                 for (const auto& a : n.args) args.push_back(argumentValue(a, env));
                 std::vector<std::pair<std::string, Value>> kwargs;
@@ -334,6 +404,19 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                 LowerCtx ctx(lg, n, *bound, v, argOf);
                 size_t before = lg.nodes.size();
                 auto lv = rule->fn(ctx);
+                if (lv && how == Borrow::Inplace) {
+                    // The functional value replaces self for the nodes after this one (the ones
+                    // before read self's LNode already); refused where an alias would see it.
+                    int self = ctx.in(0);
+                    if (lv->kind != LValue::Kind::Tensor || self < 0 || n.args.empty() || !n.args[0].isNode() ||
+                        selfIsAliased(lg, self))
+                        lv.reset();
+                    else lg.values[n.args[0].node] = *lv;
+                }
+                if (lv && how == Borrow::Copy) {
+                    size_t item = 0;
+                    lv = copiedValue(ctx, *lv, item);
+                }
                 if (lv) {
                     lg.values[&n] = *lv;
                     continue;

@@ -113,6 +113,10 @@ public:
     LowerCtx(LoweredGraph& lg, const Node& n, const OpArgs& args, const Value& out,
              const std::vector<const Argument*>& argOf)
         : m_lg(lg), m_node(n), m_args(args), m_out(out), m_argOf(argOf) {}
+    /// Not copyable: a body that captured a copy would read the node's arguments after they are
+    /// gone (bodies run at scheduling and code generation, after lowering).
+    LowerCtx(const LowerCtx&) = delete;
+    LowerCtx& operator=(const LowerCtx&) = delete;
 
     const Node& node() const { return m_node; }
     const OpArgs& args() const { return m_args; }
@@ -163,6 +167,12 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t);   // lower_pointw
 void addViewLowerings(std::map<std::string, LowerFn>& t);        // lower_views.cpp
 void addReductionLowerings(std::map<std::string, LowerFn>& t);   // lower_reduction.cpp
 void addNormLowerings(std::map<std::string, LowerFn>& t);        // lower_norm.cpp
+void addMathLowerings(std::map<std::string, LowerFn>& t);        // lower_math.cpp
+void addShapeLowerings(std::map<std::string, LowerFn>& t);       // lower_shape.cpp
+void addScanLowerings(std::map<std::string, LowerFn>& t);        // lower_scan.cpp
+void addScatterLowerings(std::map<std::string, LowerFn>& t);     // lower_scatter.cpp
+void addPoolLowerings(std::map<std::string, LowerFn>& t);        // lower_pool.cpp
+void addLossLowerings(std::map<std::string, LowerFn>& t);        // lower_loss.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();

@@ -364,6 +364,17 @@ private:
         return B.CreateCall(fn, {x});
     }
 
+    Value* libm2(const char* f32, const char* f64, Value* x, Value* y, bool isF32) {
+        Type* t = x->getType();
+        FunctionCallee fn = M.getOrInsertFunction(isF32 ? f32 : f64, FunctionType::get(t, {t, t}, false));
+        if (auto* fdecl = dyn_cast<Function>(fn.getCallee())) {
+            fdecl->setDoesNotThrow();
+            fdecl->setDoesNotAccessMemory();
+            fdecl->setWillReturn();
+        }
+        return B.CreateCall(fn, {x, y});
+    }
+
     Value* expr(const ExprP& e) {
         auto it = memo.find(e.get());
         if (it != memo.end()) return it->second;
@@ -423,6 +434,26 @@ private:
             Value* x = a(0);
             return x->getType()->isFloatingPointTy() ? B.CreateFCmpUNO(x, x) : B.getFalse();
         }
+        case Op::Tan: return libm("tanf", "tan", a(0), f32);
+        case Op::Asin: return libm("asinf", "asin", a(0), f32);
+        case Op::Acos: return libm("acosf", "acos", a(0), f32);
+        case Op::Atan: return libm("atanf", "atan", a(0), f32);
+        case Op::Sinh: return libm("sinhf", "sinh", a(0), f32);
+        case Op::Cosh: return libm("coshf", "cosh", a(0), f32);
+        case Op::Asinh: return libm("asinhf", "asinh", a(0), f32);
+        case Op::Acosh: return libm("acoshf", "acosh", a(0), f32);
+        case Op::Atanh: return libm("atanhf", "atanh", a(0), f32);
+        case Op::Erfc: return libm("erfcf", "erfc", a(0), f32);
+        case Op::Log2: return B.CreateUnaryIntrinsic(Intrinsic::log2, a(0));
+        case Op::Log10: return B.CreateUnaryIntrinsic(Intrinsic::log10, a(0));
+        case Op::Exp2: return B.CreateUnaryIntrinsic(Intrinsic::exp2, a(0));
+        case Op::Lgamma: return libm("lgammaf", "lgamma", a(0), f32);
+        case Op::Atan2: return libm2("atan2f", "atan2", a(0), a(1), f32);
+        case Op::Hypot: return libm2("hypotf", "hypot", a(0), a(1), f32);
+        case Op::Copysign: return B.CreateBinaryIntrinsic(Intrinsic::copysign, a(0), a(1));
+        case Op::NextAfter: return libm2("nextafterf", "nextafter", a(0), a(1), f32);
+        case Op::Shl: return B.CreateShl(a(0), a(1));
+        case Op::Shr: return B.CreateAShr(a(0), a(1));
         case Op::Add: return fp ? B.CreateFAdd(a(0), a(1)) : t == DType::Bool ? B.CreateOr(a(0), a(1)) : B.CreateAdd(a(0), a(1));
         case Op::Sub: return fp ? B.CreateFSub(a(0), a(1)) : B.CreateSub(a(0), a(1));
         case Op::Mul: return fp ? B.CreateFMul(a(0), a(1)) : t == DType::Bool ? B.CreateAnd(a(0), a(1)) : B.CreateMul(a(0), a(1));

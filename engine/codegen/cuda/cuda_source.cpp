@@ -569,6 +569,20 @@ private:
             std::string z = fp ? fplit(0.0, t) : "0LL";
             return "(" + std::string(ctype(t)) + ")((" + x + " > " + z + ") - (" + x + " < " + z + "))";
         }
+        case Op::Tan: return fn("tan");
+        case Op::Asin: return fn("asin");
+        case Op::Acos: return fn("acos");
+        case Op::Atan: return fn("atan");
+        case Op::Sinh: return fn("sinh");
+        case Op::Cosh: return fn("cosh");
+        case Op::Asinh: return fn("asinh");
+        case Op::Acosh: return fn("acosh");
+        case Op::Atanh: return fn("atanh");
+        case Op::Erfc: return fn("erfc");
+        case Op::Log2: return fn("log2");
+        case Op::Log10: return fn("log10");
+        case Op::Exp2: return fn("exp2");
+        case Op::Lgamma: return fn("lgamma");
         case Op::IsNan: {
             DType at = e->args[0]->type;
             std::string x = a(0);
@@ -592,6 +606,12 @@ private:
         case Op::And: return "(" + x + " & " + y + ")";
         case Op::Or: return "(" + x + " | " + y + ")";
         case Op::Xor: return "(" + x + " ^ " + y + ")";
+        case Op::Atan2: return std::string(f32 ? "atan2f(" : "atan2(") + x + ", " + y + ")";
+        case Op::Hypot: return std::string(f32 ? "hypotf(" : "hypot(") + x + ", " + y + ")";
+        case Op::Copysign: return std::string(f32 ? "copysignf(" : "copysign(") + x + ", " + y + ")";
+        case Op::NextAfter: return std::string(f32 ? "nextafterf(" : "nextafter(") + x + ", " + y + ")";
+        case Op::Shl: return "(" + x + " << " + y + ")";
+        case Op::Shr: return "(" + x + " >> " + y + ")";
         case Op::Eq: return "(" + x + " == " + y + ")";
         case Op::Ne: return "(" + x + " != " + y + ")";
         case Op::Lt: return "(" + x + " < " + y + ")";

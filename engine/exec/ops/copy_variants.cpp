@@ -2,6 +2,7 @@
 // PyTorch computes the view and clones it contiguous, so each variant reuses its view op's meta
 // function and kernel and copies the result into a fresh contiguous tensor (no aliasing).
 // One table maps each variant to its view op.
+#include "exec/ops/copy_variants.h"
 #include "exec/ops/register.h"
 #include "exec/ops/shape_util.h"
 
@@ -98,6 +99,12 @@ Expected<Value> copyVariantKernel(const OpArgs& a, const Value& out, ExecContext
 }
 
 } // namespace
+
+std::string copyVariantViewOp(std::string_view qualname) {
+    for (const auto& v : kCopyVariants)
+        if (qualname == v.name) return v.view;
+    return {};
+}
 
 void registerCopyVariantOps(OpRegistry& r) {
     for (const auto& v : kCopyVariants) r.add(v.name, v.schema, OpCategory::Other, metaCopyVariant, copyVariantKernel);

@@ -1,0 +1,194 @@
+// Lowerings of pointwise losses and their backwards: an elementwise loss over the broadcast
+// operands, then PyTorch's reduction (0 none, 1 mean, 2 sum) as a sum over every dim (scaled
+// by 1/N for mean). Backwards scale by 1/N for mean and read the (possibly 0-dim) gradient
+// broadcast.
+#include "codegen/lower_util.h"
+
+#include <functional>
+
+namespace fxray::cg {
+
+namespace {
+
+/// A tensor operand (or an absent optional one) read broadcast to the loss's shape.
+struct Arg {
+    int id = -1;
+    std::vector<int64_t> shape;
+    ExprP get(Loader& L, const std::vector<Index>& co, DType ct, double absent) const {
+        if (id < 0) return econst(absent, ct);
+        return eto(loadBroadcast(L, id, shape, co), ct);
+    }
+};
+
+Arg argOf(LowerCtx& c, size_t i) {
+    Arg a;
+    if (i < c.args().size() && c.args()[i].isTensor()) {
+        a.id = c.in(i);
+        if (a.id >= 0) a.shape = c.meta(a.id).shape;
+    }
+    return a;
+}
+
+ExprP kc(double v, const ExprP& like) { return econst(v, like->type); }
+ExprP add(ExprP a, ExprP b) { return ebinary(Op::Add, std::move(a), std::move(b)); }
+ExprP sub(ExprP a, ExprP b) { return ebinary(Op::Sub, std::move(a), std::move(b)); }
+ExprP mul(ExprP a, ExprP b) { return ebinary(Op::Mul, std::move(a), std::move(b)); }
+ExprP div(ExprP a, ExprP b) { return ebinary(Op::Div, std::move(a), std::move(b)); }
+
+using ElemFn = std::function<ExprP(const std::vector<ExprP>&)>;
+
+/// loss(args at `idx`, absent optional ones as `absent`) reduced by `reduction`.
+std::optional<LValue> loss(LowerCtx& c, const std::vector<size_t>& idx, const std::vector<double>& absent,
+                           int64_t reduction, ElemFn f) {
+    if (!c.out().isTensor() || !isFloating(c.outMeta().dtype) || reduction < 0 || reduction > 2) return std::nullopt;
+    std::vector<Arg> args;
+    std::vector<int> deps;
+    std::vector<int64_t> shape;
+    for (size_t i : idx) {
+        Arg a = argOf(c, i);
+        if (a.id < 0 && i < 2) return std::nullopt;
+        if (a.id >= 0) {
+            deps.push_back(a.id);
+            if (a.shape.size() > shape.size()) shape.resize(a.shape.size(), 1);
+            for (size_t d = 0; d < a.shape.size(); ++d) {
+                int64_t& s = shape[shape.size() - a.shape.size() + d];
+                if (s == 1) s = a.shape[d];
+            }
+        }
+        args.push_back(a);
+    }
+    TensorMeta om = c.outMeta();
+    DType ct = computeType(om.dtype);
+    auto body = [args, absent, ct, f](Loader& L, const std::vector<Index>& co) {
+        std::vector<ExprP> v;
+        for (size_t i = 0; i < args.size(); ++i) v.push_back(args[i].get(L, co, ct, absent[i]));
+        return f(v);
+    };
+    if (reduction == 0) return tensorValue(c.pointwise(om, deps, body));
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    if (shape.empty()) return tensorValue(c.pointwise(om, deps, body));
+    std::vector<bool> mask(shape.size(), true);
+    int r = reduceTo(c, TensorMeta::contiguous(om.shape, ct, om.device), shape, mask, false, ReduceOp::Sum, body, deps, ".sum");
+    double scale = reduction == 1 ? (n ? 1.0 / static_cast<double>(n) : NAN) : 1.0;
+    return tensorValue(c.pointwise(om, {r}, [r, ct, scale](Loader& L, const std::vector<Index>& co) {
+        return ebinary(Op::Mul, eto(L.load(r, co), ct), econst(scale, ct));
+    }));
+}
+
+/// The backward of a loss: g(grad, args...) * (1/N for mean) at the output's coordinates.
+std::optional<LValue> lossBackward(LowerCtx& c, const std::vector<size_t>& idx, const std::vector<double>& absent,
+                                   int64_t reduction, ElemFn f) {
+    if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    TensorMeta om = c.outMeta();
+    double scale = reduction == 1 ? 1.0 / static_cast<double>(std::max<int64_t>(om.numel(), 1)) : 1.0;
+    std::vector<Arg> args;
+    std::vector<int> deps;
+    for (size_t i : idx) {
+        Arg a = argOf(c, i);
+        if (a.id < 0 && i < 3) return std::nullopt;
+        if (a.id >= 0) deps.push_back(a.id);
+        args.push_back(a);
+    }
+    DType ct = computeType(om.dtype);
+    return tensorValue(c.pointwise(om, deps, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<ExprP> v;
+        for (size_t i = 0; i < args.size(); ++i) v.push_back(args[i].get(L, co, ct, absent[i]));
+        ExprP r = f(v);
+        return scale == 1.0 ? r : mul(r, econst(scale, ct));
+    }));
+}
+
+int64_t intArg(LowerCtx& c, size_t i, int64_t d) {
+    return i < c.args().size() && c.args()[i].isNumber() ? c.args().toInt(i) : d;
+}
+double numArg(LowerCtx& c, size_t i, double d) {
+    return i < c.args().size() && c.args()[i].isNumber() ? c.args()[i].toDouble() : d;
+}
+
+ExprP lt(const ExprP& a, double v) { return ebinary(Op::Lt, a, kc(v, a)); }
+ExprP gt(const ExprP& a, double v) { return ebinary(Op::Gt, a, kc(v, a)); }
+
+} // namespace
+
+void addLossLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.mse_loss.default"] = [](LowerCtx& c) {
+        return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1), [](const auto& v) {
+            ExprP d = sub(v[0], v[1]);
+            return mul(d, d);
+        });
+    };
+    t["aten.huber_loss.default"] = [](LowerCtx& c) {
+        double delta = numArg(c, 3, 1.0);
+        return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1), [delta](const auto& v) {
+            ExprP z = eunary(Op::Abs, sub(v[0], v[1]));
+            return ewhere(lt(z, delta), mul(kc(0.5, z), mul(z, z)), mul(kc(delta, z), sub(z, kc(0.5 * delta, z))));
+        });
+    };
+    t["aten.smooth_l1_loss.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        double beta = numArg(c, 3, 1.0);
+        return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1), [beta](const auto& v) {
+            ExprP z = eunary(Op::Abs, sub(v[0], v[1]));
+            if (beta == 0.0) return z;
+            return ewhere(lt(z, beta), div(mul(kc(0.5, z), mul(z, z)), kc(beta, z)), sub(z, kc(0.5 * beta, z)));
+        });
+    };
+    t["aten.soft_margin_loss.default"] = [](LowerCtx& c) {
+        return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1), [](const auto& v) {
+            return eunary(Op::Log1p, eunary(Op::Exp, eunary(Op::Neg, mul(v[1], v[0]))));
+        });
+    };
+    t["aten.binary_cross_entropy.default"] = [](LowerCtx& c) {
+        // (self, target, weight?, reduction): -w (t max(log x, -100) + (1 - t) max(log(1 - x), -100))
+        return loss(c, {0, 1, 2}, {0, 0, 1}, intArg(c, 3, 1), [](const auto& v) {
+            const ExprP &x = v[0], &tg = v[1];
+            ExprP lx = ebinary(Op::Max, eunary(Op::Log, x), kc(-100, x));
+            ExprP l1x = ebinary(Op::Max, eunary(Op::Log1p, eunary(Op::Neg, x)), kc(-100, x));
+            return mul(v[2], sub(mul(sub(tg, kc(1, tg)), l1x), mul(tg, lx)));
+        });
+    };
+    t["aten.binary_cross_entropy_with_logits.default"] = [](LowerCtx& c) {
+        // (self, target, weight?, pos_weight?, reduction)
+        bool posWeight = c.args()[3].isTensor();
+        return loss(c, {0, 1, 2, 3}, {0, 0, 1, 1}, intArg(c, 4, 1), [posWeight](const auto& v) {
+            const ExprP &x = v[0], &tg = v[1];
+            ExprP maxv = ebinary(Op::Max, eunary(Op::Neg, x), kc(0, x));
+            ExprP lse = add(eunary(Op::Log, add(eunary(Op::Exp, eunary(Op::Neg, maxv)), eunary(Op::Exp, sub(eunary(Op::Neg, x), maxv)))), maxv);
+            ExprP lw = posWeight ? add(mul(sub(v[3], kc(1, tg)), tg), kc(1, tg)) : kc(1, tg);
+            return mul(v[2], add(mul(sub(kc(1, tg), tg), x), mul(lw, lse)));
+        });
+    };
+
+    t["aten.mse_loss_backward.default"] = [](LowerCtx& c) {
+        return lossBackward(c, {0, 1, 2}, {0, 0, 0}, intArg(c, 3, 1), [](const auto& v) {
+            return mul(mul(kc(2, v[0]), sub(v[1], v[2])), v[0]);
+        });
+    };
+    t["aten.huber_loss_backward.default"] = [](LowerCtx& c) {
+        double delta = numArg(c, 4, 1.0);
+        return lossBackward(c, {0, 1, 2}, {0, 0, 0}, intArg(c, 3, 1), [delta](const auto& v) {
+            const ExprP& g = v[0];
+            ExprP d = sub(v[1], v[2]);
+            return ewhere(lt(d, -delta), mul(kc(-delta, g), g), ewhere(gt(d, delta), mul(kc(delta, g), g), mul(d, g)));
+        });
+    };
+    t["aten.smooth_l1_loss_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        double beta = numArg(c, 4, 1.0);
+        if (beta == 0.0) return std::nullopt;
+        return lossBackward(c, {0, 1, 2}, {0, 0, 0}, intArg(c, 3, 1), [beta](const auto& v) {
+            const ExprP& g = v[0];
+            ExprP d = sub(v[1], v[2]);
+            return ewhere(lt(d, -beta), eunary(Op::Neg, g), ewhere(gt(d, beta), g, div(mul(d, g), kc(beta, g))));
+        });
+    };
+    t["aten.binary_cross_entropy_backward.default"] = [](LowerCtx& c) {
+        // (grad, self, target, weight?, reduction): grad (x - t) / max((1 - x) x, 1e-12) w
+        return lossBackward(c, {0, 1, 2, 3}, {0, 0, 0, 1}, intArg(c, 4, 1), [](const auto& v) {
+            const ExprP &g = v[0], &x = v[1];
+            ExprP den = ebinary(Op::Max, mul(sub(kc(1, x), x), x), kc(1e-12, x));
+            return mul(mul(g, div(sub(x, v[2]), den)), v[3]);
+        });
+    };
+}
+
+} // namespace fxray::cg

@@ -1,0 +1,230 @@
+// Lowerings of scatters as gathers: each output element reduces, over an extra dim j of the
+// iteration space, the source elements whose index names it (scatter_add, scatter_reduce,
+// scatter.src/value/reduce, index_reduce, index_copy, index_fill). Quadratic in the indexed dim
+// but fused into one kernel and free of write races; the reference kernel's semantics (no hit:
+// self; include_self; mean dividing by the hit count plus one for self).
+#include "codegen/lower_util.h"
+
+#include <limits>
+
+namespace fxray::cg {
+
+namespace {
+
+size_t wrapDim(int64_t d, size_t n) { return static_cast<size_t>(d < 0 ? d + static_cast<int64_t>(n) : d); }
+
+ExprP ic(int64_t v) { return econst(static_cast<double>(v), DType::Int64); }
+
+/// Index i (0 <= i) clamped to [0, hi] (loads stay in bounds where a select discards them).
+Index clampIndex(const Index& i, int64_t extent, int64_t hi) {
+    if (extent - 1 <= hi) return i;
+    return ivalue(ebinary(Op::Min, eindex(i), ic(hi)));
+}
+
+enum class Red : uint8_t { Sum, Prod, Mean, Max, Min, Set };
+
+struct Scatter {
+    int self = -1, index = -1, src = -1;  ///< src < 0: the scalar `value`
+    double value = 0.0;
+    size_t dim = 0;
+    bool index1d = false;  ///< index_* ops: a 1-D index along dim, source sliced by it
+    Red red = Red::Sum;
+    bool includeSelf = true;
+};
+
+std::optional<Red> redOf(const std::string& s) {
+    if (s == "sum" || s == "add") return Red::Sum;
+    if (s == "prod" || s == "multiply") return Red::Prod;
+    if (s == "mean") return Red::Mean;
+    if (s == "amax") return Red::Max;
+    if (s == "amin") return Red::Min;
+    return std::nullopt;
+}
+
+std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
+    if (s.self < 0 || s.index < 0 || !c.out().isTensor()) return std::nullopt;
+    const TensorMeta om = c.outMeta();
+    if (isComplex(om.dtype) || (om.dtype == DType::Bool && s.red != Red::Set)) return std::nullopt;
+    if (s.red == Red::Mean && !isFloating(om.dtype)) return std::nullopt;
+    const std::vector<int64_t> shape = om.shape, ishape = c.meta(s.index).shape;
+    size_t n = shape.size();
+    if (n == 0 || s.dim >= n) return std::nullopt;
+    if (s.index1d ? ishape.size() > 1 : ishape.size() != n) return std::nullopt;
+    int64_t J = s.index1d ? (ishape.empty() ? 1 : ishape[0]) : ishape[s.dim];
+    if (J == 0 || c.meta(s.index).numel() == 0) return std::nullopt;
+    for (size_t e = 0; e < n && !s.index1d; ++e)
+        if (e != s.dim && ishape[e] > shape[e]) return std::nullopt;
+    DType ct = computeType(om.dtype);
+    std::vector<int64_t> in = shape;
+    in.push_back(J);
+    std::vector<bool> mask(n + 1, false);
+    mask[n] = true;
+    const int64_t dimSize = shape[s.dim];
+
+    if (s.src >= 0 && c.meta(s.src).shape.size() != n) return std::nullopt;
+
+    // Where the j-th source element lands on output element p, and its value.
+    auto hit = [=](Loader& L, const std::vector<Index>& co) {
+        const Index& j = co[n];
+        if (s.index1d) {
+            ExprP iv = eto(L.load(s.index, ishape.empty() ? std::vector<Index>{} : std::vector<Index>{j}), DType::Int64);
+            iv = ewhere(ebinary(Op::Lt, iv, ic(0)), ebinary(Op::Add, iv, ic(dimSize)), iv);
+            return ebinary(Op::Eq, iv, eindex(co[s.dim]));
+        }
+        std::vector<Index> q(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+        ExprP valid = econst(1, DType::Bool);
+        for (size_t e = 0; e < n; ++e) {
+            if (e == s.dim) continue;
+            if (ishape[e] < shape[e]) valid = ebinary(Op::And, valid, ebinary(Op::Lt, eindex(co[e]), ic(ishape[e])));
+            q[e] = clampIndex(co[e], shape[e], ishape[e] - 1);
+        }
+        q[s.dim] = j;
+        ExprP iv = eto(L.load(s.index, q), DType::Int64);
+        iv = ewhere(ebinary(Op::Lt, iv, ic(0)), ebinary(Op::Add, iv, ic(dimSize)), iv);
+        return ebinary(Op::And, valid, ebinary(Op::Eq, iv, eindex(co[s.dim])));
+    };
+    auto srcVal = [=](Loader& L, const std::vector<Index>& co) {
+        if (s.src < 0) return econst(s.value, ct);
+        std::vector<Index> q(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+        q[s.dim] = co[n];
+        if (!s.index1d)
+            for (size_t e = 0; e < n; ++e)
+                if (e != s.dim) q[e] = clampIndex(co[e], shape[e], ishape[e] - 1);
+        return eto(L.load(s.src, q), ct);
+    };
+
+    std::vector<int> deps{s.index};
+    if (s.src >= 0) deps.push_back(s.src);
+    TensorMeta am = TensorMeta::contiguous(shape, ct, om.device);
+    TensorMeta cm = TensorMeta::contiguous(shape, DType::Int64, om.device);
+    int count = reduceTo(c, cm, in, mask, false, ReduceOp::Sum, [hit](Loader& L, const std::vector<Index>& co) {
+        return eto(hit(L, co), DType::Int64);
+    }, deps, ".hits");
+    int acc = -1;
+    if (!(s.red == Red::Set && s.src < 0)) {
+        ReduceOp rop = s.red == Red::Prod ? ReduceOp::Prod : s.red == Red::Max ? ReduceOp::Max
+                     : s.red == Red::Min ? ReduceOp::Min : ReduceOp::Sum;
+        double ident = s.red == Red::Prod ? 1.0 : s.red == Red::Max ? (isFloating(ct) ? -INFINITY : -9.223372036854775808e18)
+                     : s.red == Red::Min ? (isFloating(ct) ? INFINITY : 9.223372036854775807e18) : 0.0;
+        if (ct == DType::Bool) rop = ReduceOp::Any, ident = 0.0;
+        acc = reduceTo(c, am, in, mask, false, rop, [hit, srcVal, ident, ct](Loader& L, const std::vector<Index>& co) {
+            return ewhere(hit(L, co), srcVal(L, co), econst(ident, ct));
+        }, deps, ".acc");
+    }
+    std::vector<int> ins{s.self, count};
+    if (acc >= 0) ins.push_back(acc);
+    const std::vector<int64_t> selfShape = c.meta(s.self).shape;
+    return tensorValue(c.pointwise(om, ins, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP self = eto(loadBroadcast(L, s.self, selfShape, co), ct);
+        ExprP cnt = L.load(count, co);
+        ExprP any = ebinary(Op::Gt, cnt, ic(0));
+        ExprP a = acc >= 0 ? eto(L.load(acc, co), ct) : econst(s.value, ct);
+        ExprP r;
+        switch (s.red) {
+        case Red::Set: r = a; break;
+        case Red::Sum: r = s.includeSelf ? (ct == DType::Bool ? ebinary(Op::Or, self, a) : ebinary(Op::Add, self, a)) : a; break;
+        case Red::Prod: r = s.includeSelf ? ebinary(Op::Mul, self, a) : a; break;
+        case Red::Max: r = s.includeSelf ? ebinary(Op::Max, self, a) : a; break;
+        case Red::Min: r = s.includeSelf ? ebinary(Op::Min, self, a) : a; break;
+        case Red::Mean: {
+            ExprP num = s.includeSelf ? ebinary(Op::Add, self, a) : a;
+            ExprP den = eto(ebinary(Op::Add, cnt, ic(s.includeSelf ? 1 : 0)), ct);
+            r = ebinary(Op::Div, num, den);
+            break;
+        }
+        }
+        return ewhere(any, r, self);
+    }));
+}
+
+Scatter basic(LowerCtx& c, Red red) {
+    Scatter s;
+    s.self = c.in(0);
+    s.index = c.in(2);
+    s.dim = c.out().isTensor() ? wrapDim(c.args().toInt(1), c.outMeta().shape.size()) : 0;
+    s.red = red;
+    if (c.args()[3].isTensor()) s.src = c.in(3);
+    else if (c.args()[3].isNumber()) s.value = c.args()[3].toDouble();
+    else s.index = -1;
+    return s;
+}
+
+std::optional<LValue> withReduce(LowerCtx& c, Scatter s, size_t reduceArg, size_t includeArg) {
+    if (c.args()[reduceArg].kind != Value::Kind::String) return std::nullopt;
+    auto r = redOf(c.args()[reduceArg].s);
+    if (!r) return std::nullopt;
+    s.red = *r;
+    if (includeArg < c.args().size() && !c.args().isNone(includeArg)) s.includeSelf = c.args().toBool(includeArg);
+    return lowerScatter(c, s);
+}
+
+/// max_unpool2d/3d(self, indices, output_size, ...): each output element gathers the input
+/// elements of its (batch, channel) plane whose index is its flat position in the output plane.
+std::optional<LValue> maxUnpool(LowerCtx& c, size_t k) {
+    int x = c.in(0), idx = c.in(1);
+    if (x < 0 || idx < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    const std::vector<int64_t> xs = c.meta(x).shape;
+    TensorMeta om = c.outMeta();
+    size_t n = om.shape.size();
+    if (n < k + 1 || xs.size() != n || c.meta(idx).shape != xs || c.meta(x).numel() == 0) return std::nullopt;
+    std::vector<int64_t> in = om.shape;
+    for (size_t d = n - k; d < n; ++d) in.push_back(xs[d]);
+    std::vector<bool> mask(n + k, false);
+    for (size_t d = n; d < n + k; ++d) mask[d] = true;
+    std::vector<int64_t> ostride(n, 0);
+    int64_t s = 1;
+    for (size_t d = n; d-- > n - k;) ostride[d] = s, s *= om.shape[d];
+    DType ct = computeType(om.dtype);
+    if (!isFloating(ct)) return std::nullopt;
+    // Overlapping pooling windows repeat an index (with the same value): the element is written
+    // once, so hits are combined with max, and a count says whether any hit.
+    auto hitAt = [=](Loader& L, const std::vector<Index>& co, std::vector<Index>& xc) {
+        xc.assign(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n - k));
+        Index flat = iconst(0);
+        for (size_t d = n - k; d < n; ++d) {
+            xc.push_back(co[d + k]);
+            flat = iadd(flat, imul(co[d], ostride[d]));
+        }
+        return ebinary(Op::Eq, eto(L.load(idx, xc), DType::Int64), eindex(flat));
+    };
+    TensorMeta am = TensorMeta::contiguous(om.shape, ct, om.device);
+    int mx = reduceTo(c, am, in, mask, false, ReduceOp::Max, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> xc;
+        ExprP hit = hitAt(L, co, xc);
+        return ewhere(hit, eto(L.load(x, xc), ct), econst(-INFINITY, ct));
+    }, {x, idx}, ".max");
+    int cnt = reduceTo(c, TensorMeta::contiguous(om.shape, DType::Int64, om.device), in, mask, false, ReduceOp::Sum,
+                       [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> xc;
+        return eto(hitAt(L, co, xc), DType::Int64);
+    }, {idx}, ".hits");
+    return tensorValue(c.pointwise(om, {mx, cnt}, [=](Loader& L, const std::vector<Index>& co) {
+        return ewhere(ebinary(Op::Gt, L.load(cnt, co), ic(0)), eto(L.load(mx, co), ct), econst(0, ct));
+    }));
+}
+
+} // namespace
+
+void addScatterLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.scatter_add.default"] = [](LowerCtx& c) { return lowerScatter(c, basic(c, Red::Sum)); };
+    t["aten.scatter.src"] = t["aten.scatter.value"] = [](LowerCtx& c) { return lowerScatter(c, basic(c, Red::Set)); };
+    t["aten.scatter.reduce"] = t["aten.scatter.value_reduce"] = [](LowerCtx& c) {
+        return withReduce(c, basic(c, Red::Sum), 4, 99);
+    };
+    t["aten.scatter_reduce.two"] = [](LowerCtx& c) { return withReduce(c, basic(c, Red::Sum), 4, 5); };
+    t["aten.index_reduce.default"] = [](LowerCtx& c) {
+        Scatter s = basic(c, Red::Sum);
+        s.index1d = true;
+        return withReduce(c, s, 4, 5);
+    };
+    t["aten.max_unpool2d.default"] = [](LowerCtx& c) { return maxUnpool(c, 2); };
+    t["aten.max_unpool3d.default"] = [](LowerCtx& c) { return maxUnpool(c, 3); };
+    t["aten.index_copy.default"] = t["aten.index_fill.int_Scalar"] = [](LowerCtx& c) {
+        Scatter s = basic(c, Red::Set);
+        s.index1d = true;
+        if (s.src >= 0 && c.node().opName() == "aten.index_fill.int_Scalar") return std::optional<LValue>{};
+        return lowerScatter(c, s);
+    };
+}
+
+} // namespace fxray::cg

@@ -1,0 +1,140 @@
+// The CPU backend's lowering rules against PyTorch's OpInfo samples: a representative slice of
+// ../shared/opinfo (one or two graphs per lowered op family: float math, rounding and
+// classification, two-operand math, bitwise/logical ops, clamps, masked_fill, activations and
+// their backwards, factories, in-place ops and *_copy variants, reductions and norms, shape ops)
+// compiled through lowering + fusion + LLVM must (a) reproduce PyTorch's recorded outputs and
+// (b) run no op on the reference kernel. bench/opinfo_rate.py --backend cpu measures the whole
+// set.
+#include "test_util.h"
+
+#include "codegen/cpu/cpu_backend.h"
+#include "exec/run_check.h"
+#include "import/lifted_constants.h"
+#include "import/loader.h"
+#include "import/npy.h"
+
+#include <QString>
+#include <QTest>
+
+#include <filesystem>
+#include <string>
+
+using namespace fxray;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path opinfoDir() {
+    if (const char* env = std::getenv("FXRAY_OPINFO_DIR"); env && *env) return fs::path(env);
+    return fxtest::corpus().parent_path() / "opinfo";
+}
+
+// clang-format off
+/// case/stage rows: each ran without fallback and matched when its lowering was added.
+const char* const kCases[] = {
+    // float math
+    "sin__default__s0/forward", "cos__default__s0/backward", "tan__default__s0/forward",
+    "asin__default__s0/forward", "acosh__default__s0/forward", "atanh__default__s0/forward",
+    "erfc__default__s0/forward", "log2__default__s0/forward", "log10__default__s1/forward",
+    "exp2__default__s0/forward", "sinc__default__s0/forward", "logit__default__s0/forward",
+    "lgamma__default__s0/forward", "deg2rad__default__s0/forward",
+    // rounding, sign, classification
+    "round__decimals_3__s0/forward", "round__decimals_neg_3__s0/forward", "frac__default__s0/forward",
+    "sgn__default__s0/forward", "isnan__default__s0/forward", "isinf__default__s0/forward",
+    "nan_to_num__default__s0/forward", "signbit__default__s0/forward",
+    // two-operand math
+    "atan2__default__s0/forward", "hypot__default__s0/forward", "copysign__default__s0/backward",
+    "fmax__default__s0/forward", "logaddexp__default__s0/forward", "xlogy__default__s0/forward",
+    "remainder__default__s0/forward", "fmod__default__s0/forward", "floor_divide__default__s0/forward",
+    "lerp__default__s0/forward", "addcmul__default__s0/forward", "addcdiv__default__s0/forward",
+    "rsub__default__s0/forward", "heaviside__default__s0/forward",
+    // bitwise, logical, clamps, masked_fill
+    "bitwise_xor__default__s0/forward", "bitwise_left_shift__default__s0/forward",
+    "logical_or__default__s0/forward", "clamp__default__s0/forward", "masked_fill__default__s0/forward",
+    // activations and backwards
+    "nn_functional_hardswish__default__s0/backward", "nn_functional_mish__default__s0/backward",
+    "nn_functional_softshrink__default__s0/backward", "nn_functional_threshold__default__s0/forward",
+    "nn_functional_logsigmoid__default__s0/forward", "mvlgamma__mvlgamma_p_1__s0/forward",
+    "digamma__default__s0/forward", "polygamma__polygamma_n_1__s0/forward", "polygamma__polygamma_n_3__s0/forward",
+    // pooling
+    "nn_functional_avg_pool2d__default__s0/backward", "nn_functional_adaptive_avg_pool2d__default__s0/backward",
+    "nn_functional_max_unpool2d__default__s1/forward", "nn_functional_max_unpool3d__default__s0/forward",
+    // in-place ops and copy variants
+    "dist__default__s0/backward", "permute_copy__default__s0/forward", "t_copy__default__s0/forward",
+    // reductions and norms
+    "std__default__s0/forward", "var_mean__default__s0/forward", "logsumexp__default__s0/forward",
+    "prod__default__s0/forward", "norm__default__s0/forward", "amax__default__s0/forward",
+    "nansum__default__s0/forward", "any__default__s0/forward", "std_mean__default__s0/forward",
+    // scans, arg-reductions, contractions
+    "cumsum__default__s0/forward", "cumprod__default__s0/forward", "argmin__default__s0/forward",
+    "max__reduction_with_dim__s0/forward", "mv__default__s0/backward", "addr__default__s0/forward",
+    "dist__default__s0/forward", "torch_ops_aten__safe_softmax_default__default__s0/forward",
+    // scatters as gathers
+    "scatter_add__default__s0/backward", "scatter_reduce__mean__s0/forward", "scatter__default__s0/forward",
+    "index_copy__default__s1/forward",
+    // losses
+    "nn_functional_mse_loss__default__s0/backward", "nn_functional_huber_loss__default__s0/backward",
+    "nn_functional_binary_cross_entropy__default__s0/forward",
+    // shape ops
+    "flip__default__s0/forward", "roll__default__s1/forward", "repeat__default__s0/forward",
+    "nn_functional_pixel_shuffle__default__s0/forward", "take__default__s0/forward",
+    "select_scatter__default__s0/forward", "slice_scatter__default__s1/forward",
+    "nn_functional_pad__reflect__s0/forward", "rot90__default__s0/forward", "cross__default__s0/backward",
+    "cummax__default__s0/forward", "logcumsumexp__default__s0/forward",
+    "tril__default__s0/forward", "diag_embed__default__s0/forward", "diagonal__default__s0/backward",
+    "slice__default__s0/backward",
+};
+// clang-format on
+
+} // namespace
+
+class TestCpuLoweringsOpInfo : public QObject {
+    Q_OBJECT
+private slots:
+    void run_data() {
+        QTest::addColumn<QString>("key");
+        for (const char* k : kCases) QTest::newRow(k) << QString(k);
+    }
+
+    void run() {
+        if (!fs::exists(opinfoDir() / "index.json")) QSKIP("../shared/opinfo not found beside the corpus");
+        QFETCH(QString, key);
+        const std::string k = key.toStdString();
+        const std::string name = k.substr(0, k.rfind('/')), stage = k.substr(k.rfind('/') + 1);
+        const fs::path num = opinfoDir() / name / "numerics";
+        QVERIFY2(fs::exists(num / (stage + ".py")), ("not in ../shared/opinfo: " + k).c_str());
+        auto f = loadFile(num / (stage + ".py"));
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
+        auto sel = selectGraph(*f, "");
+        QVERIFY2(sel.ok(), sel.ok() ? "" : sel.error().str().c_str());
+        Graph& g = (*sel)->executable();
+        QVERIFY(missingConstants(g).empty());
+        auto phs = g.placeholders();
+        auto inputs = readNpyFolder(num / stage / "inputs", phs.size());
+        QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
+        for (size_t i = 0; i < inputs->size(); ++i)
+            if ((*inputs)[i].isTensor()) (*inputs)[i].t = withAnnotatedStrides((*inputs)[i].t, *phs[i]);
+        auto expect = readNpyFolder(num / stage / "outputs", g.outputs().size());
+        QVERIFY2(expect.ok(), expect.ok() ? "" : expect.error().str().c_str());
+        RunRequest req;
+        req.inputs = std::move(inputs).value();
+        cg::cpu::CpuRunInfo info;
+        auto res = cg::cpu::runAndCheckCpu(g, req, &*expect, &info);
+        QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
+        int compared = 0;
+        for (const auto& c : res->comparisons) {
+            if (!c.ok)
+                QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
+                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(QString::fromStdString(c.note))));
+            ++compared;
+        }
+        QVERIFY(compared > 0);
+        std::string fb;
+        for (const auto& [op, n] : info.fallbacks) fb += " " + op + " x" + std::to_string(n);
+        QVERIFY2(info.fallbacks.empty(), qPrintable(QString("reference-kernel fallback:%1").arg(QString::fromStdString(fb))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuLoweringsOpInfo)
+#include "tst_cpu_lowerings_opinfo.moc"
