@@ -190,44 +190,6 @@ std::optional<LValue> selectBackward(LowerCtx& c) {
     }));
 }
 
-/// slice_backward(grad, input_sizes, dim, start, end, step): grad placed at start, start + step,
-/// ... along dim (PyTorch clamps start/end like slice does), zeros elsewhere. Llama's rotary
-/// embedding backward has eight of them.
-std::optional<LValue> sliceBackward(LowerCtx& c) {
-    int g = c.in(0);
-    if (g < 0 || !c.out().isTensor()) return std::nullopt;
-    const auto& shape = c.outMeta().shape;
-    const int64_t n = static_cast<int64_t>(shape.size());
-    const int64_t dim = wrap(c.args().toInt(2), n);
-    const int64_t size = shape[static_cast<size_t>(dim)];
-    int64_t start = c.args().isNone(3) ? 0 : c.args().toInt(3), end = c.args().isNone(4) ? size : c.args().toInt(4);
-    const int64_t step = c.args().toInt(5);
-    if (step < 1) return std::nullopt;
-    if (start < 0) start += size;
-    if (end < 0) end += size;
-    start = std::clamp<int64_t>(start, 0, size);
-    end = std::clamp<int64_t>(end, start, size);
-    const int64_t gsize = c.meta(g).shape[static_cast<size_t>(dim)];
-    const DType ct = computeType(c.outMeta().dtype);
-    return tensorValue(c.pointwise(c.outMeta(), {g}, [=](Loader& L, const std::vector<Index>& co) {
-        const ExprP rel = ebinary(Op::Sub, eindex(co[static_cast<size_t>(dim)]), econst(double(start), DType::Int64));
-        ExprP inside = ebinary(Op::And, ebinary(Op::Ge, rel, econst(0, DType::Int64)),
-                               ebinary(Op::Lt, rel, econst(double(end - start), DType::Int64)));
-        ExprP at = rel;
-        if (step > 1) {
-            inside = ebinary(Op::And, inside,
-                             ebinary(Op::Eq, ebinary(Op::ModOp, rel, econst(double(step), DType::Int64)), econst(0, DType::Int64)));
-            at = ebinary(Op::FloorDivOp, rel, econst(double(step), DType::Int64));
-        }
-        // Clamped so that the load stays in bounds where the where() discards it.
-        at = ebinary(Op::Min, ebinary(Op::Max, at, econst(0, DType::Int64)),
-                     econst(double(std::max<int64_t>(gsize - 1, 0)), DType::Int64));
-        std::vector<Index> gc = co;
-        gc[static_cast<size_t>(dim)] = ivalue(at);
-        return ewhere(inside, eto(L.load(g, gc), ct), econst(0, ct));
-    }));
-}
-
 } // namespace
 
 void addViewLowerings(std::map<std::string, LowerFn>& t) {
@@ -361,7 +323,6 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.stack.default"] = stack;
     t["aten.select_backward.default"] = selectBackward;
-    t["aten.slice_backward.default"] = sliceBackward;
     t["aten.constant_pad_nd.default"] = constantPad;
     t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = advancedIndex;
     // A copy into the layout the meta function chose (the buffer is realized with outMeta).
