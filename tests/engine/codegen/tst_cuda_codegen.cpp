@@ -11,6 +11,7 @@
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -199,7 +200,10 @@ private slots:
         }
         qInfo("%d graphs compiled to PTX (%d kernels, NVRTC %.0f ms in all), %d skipped (symbolic/unloadable)", compiled,
               kernels, nvrtcMs, skipped);
-        QVERIFY(compiled >= 20);
+        // Most graphs must compile (not all skipped): at least 20 of the full corpus, at least half
+        // of a trimmed copy (the GPU machine's bundle carries a few models).
+        QVERIFY2(compiled >= std::min<int>(20, static_cast<int>(files.size()) / 2),
+                 qPrintable(QString("%1 of %2 files compiled").arg(compiled).arg(files.size())));
     }
 };
 
