@@ -30,10 +30,14 @@ inline std::vector<Index> keepdimCoords(const std::vector<Index>& co, const std:
 }
 
 /// A Reduction LNode over `inShape` (reduced where mask is set) with output metadata m. A 0-dim
-/// input has one element, which every reduction returns: a Pointwise LNode of the body.
+/// input has one element, which every reduction returns, and a reduction over no dims returns
+/// each element itself (layer norm's weight gradient when normalized_shape is the whole shape):
+/// a Pointwise LNode of the body in both cases.
 inline int reduceTo(LowerCtx& c, TensorMeta m, std::vector<int64_t> inShape, std::vector<bool> mask, bool keepdim,
                     ReduceOp op, BodyFn body, std::vector<int> deps, std::string suffix = {}) {
-    if (inShape.empty()) {
+    bool reducesSomething = false;
+    for (bool b : mask) reducesSomething = reducesSomething || b;
+    if (inShape.empty() || !reducesSomething) {
         DType ct = computeType(m.dtype);
         return c.pointwise(std::move(m), std::move(deps), [body, ct](Loader& L, const std::vector<Index>& co) {
             return eto(body(L, co), ct);
