@@ -119,7 +119,8 @@ std::pair<int64_t, int64_t> indexBounds(const Index& i) {
 }
 
 Index idiv(const Index& a, int64_t d) {
-    assert(d > 0);
+    // A divisor of 0 comes only from a size-0 dim: the tensor is empty and nothing is loaded.
+    if (d <= 0) return iconst(0);
     if (d == 1) return a;
     // a = E + R with E a multiple of d: floor(a/d) = E/d + floor(R/d).
     int64_t q = floorDiv(a->c, d), r = floorMod(a->c, d);
@@ -144,7 +145,7 @@ Index idiv(const Index& a, int64_t d) {
 }
 
 Index imod(const Index& a, int64_t d) {
-    assert(d > 0);
+    if (d <= 0) return iconst(0);  // as idiv: an empty tensor's coordinates
     if (d == 1) return iconst(0);
     std::vector<std::pair<int64_t, IndexAtom>> rest;
     for (const auto& t : a->terms)

@@ -279,6 +279,10 @@ ExprP operand(LowerCtx& c, size_t i, Loader& L, const std::vector<Index>& coords
 
 std::vector<Index> reshapeCoords(const std::vector<Index>& coords, const std::vector<int64_t>& to,
                                  const std::vector<int64_t>& from) {
+    // An empty tensor has no element to map (and a size-0 dim would divide by zero below).
+    for (const auto* shape : {&to, &from})
+        for (int64_t d : *shape)
+            if (d == 0) return std::vector<Index>(from.size(), iconst(0));
     auto st = TensorMeta::contiguousStrides(to);
     Index lin = iconst(0);
     for (size_t d = 0; d < coords.size(); ++d)
