@@ -71,6 +71,13 @@ private slots:
             << QString("g: \"f32[3, 5][5, 1]cpu\"")
             << QString("        slice_backward: \"f32[3, 10][10, 1]cpu\" = torch.ops.aten.slice_backward.default(g, [3, 10], -1, -9, 10, 2)\n"
                        "        return (slice_backward,)\n");
+        // An empty tensor through a reshape: its size-0 dim used to divide by zero at compile time
+        // (SIGFPE on OpInfo's nn.functional.bilinear sample 1).
+        QTest::newRow("view of an empty tensor")
+            << QString("x: \"f32[0, 5][5, 1]cpu\", b: \"f32[5][1]cpu\"")
+            << QString("        view: \"f32[0, 5][5, 1]cpu\" = torch.ops.aten.view.default(x, [0, 5])\n"
+                       "        add: \"f32[0, 5][5, 1]cpu\" = torch.ops.aten.add.Tensor(view, b)\n"
+                       "        return (add,)\n");
         QTest::newRow("select_backward")
             << QString("g: \"f32[2, 5][5, 1]cpu\"")
             << QString("        select_backward: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.select_backward.default(g, [2, 3, 5], 1, -1)\n"
