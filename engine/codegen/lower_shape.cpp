@@ -86,6 +86,32 @@ std::optional<LValue> scatterInto(LowerCtx& c, std::function<ExprP(const std::ve
     }));
 }
 
+/// Where a slice (dim, start, step) of `count` elements sits in its base: whether a base coordinate
+/// is one of the slots, and the slice coordinate it holds (clamped, for where() to discard).
+/// slice_scatter writes src there, slice_backward the gradient (zeros elsewhere).
+std::pair<std::function<ExprP(const std::vector<Index>&)>, ViewFn> sliceSlots(size_t dim, int64_t start, int64_t step,
+                                                                           int64_t count) {
+    auto inside = [=](const std::vector<Index>& co) {
+        ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
+        ExprP in = inRange(co[dim], start, start + count * step);
+        if (step == 1) return in;
+        ExprP onStep = ebinary(Op::Eq, ebinary(Op::ModOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                                               econst(static_cast<double>(step), DType::Int64)),
+                               econst(0, DType::Int64));
+        return ebinary(Op::And, in, onStep);
+    };
+    auto gmap = [=](const std::vector<Index>& co) {
+        std::vector<Index> g = co;
+        ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
+        if (step != 1) rel = ebinary(Op::FloorDivOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                                     econst(static_cast<double>(step), DType::Int64));
+        g[dim] = clampLow(rel, count - 1);
+        return g;
+    };
+    return {inside, gmap};
+}
+
+
 /// The rule another op lowers with (the same arguments at the same positions).
 std::optional<LValue> ruleOf(LowerCtx& c, const char* qualname) {
     const OpInfo* op = OpRegistry::instance().find(qualname);
@@ -350,23 +376,7 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         if (start < 0) start += len;
         start = std::clamp<int64_t>(start, 0, len);
         if (step <= 0 || gl == 0) return std::nullopt;
-        auto inside = [=](const std::vector<Index>& co) {
-            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
-            ExprP in = inRange(co[dim], start, start + gl * step);
-            if (step == 1) return in;
-            ExprP onStep = ebinary(Op::Eq, ebinary(Op::ModOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
-                                                   econst(static_cast<double>(step), DType::Int64)),
-                                   econst(0, DType::Int64));
-            return ebinary(Op::And, in, onStep);
-        };
-        auto gmap = [=](const std::vector<Index>& co) {
-            std::vector<Index> g = co;
-            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
-            if (step != 1) rel = ebinary(Op::FloorDivOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
-                                         econst(static_cast<double>(step), DType::Int64));
-            g[dim] = clampLow(rel, gl - 1);
-            return g;
-        };
+        auto [inside, gmap] = sliceSlots(dim, start, step, gl);
         return scatterInto(c, inside, gmap);
     };
     for (const char* pn : {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default",
@@ -436,23 +446,7 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         if (start < 0) start += len;
         start = std::clamp<int64_t>(start, 0, len);
         if (step <= 0 || gl == 0) return std::nullopt;
-        auto inside = [=](const std::vector<Index>& co) {
-            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
-            ExprP in = inRange(co[dim], start, start + gl * step);
-            if (step == 1) return in;
-            ExprP onStep = ebinary(Op::Eq, ebinary(Op::ModOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
-                                                   econst(static_cast<double>(step), DType::Int64)),
-                                   econst(0, DType::Int64));
-            return ebinary(Op::And, in, onStep);
-        };
-        auto gmap = [=](const std::vector<Index>& co) {
-            std::vector<Index> g = co;
-            ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
-            if (step != 1) rel = ebinary(Op::FloorDivOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
-                                         econst(static_cast<double>(step), DType::Int64));
-            g[dim] = clampLow(rel, gl - 1);
-            return g;
-        };
+        auto [inside, gmap] = sliceSlots(dim, start, step, gl);
         return scatterIntoZeros(c, inside, gmap);
     };
 }

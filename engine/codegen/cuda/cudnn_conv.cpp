@@ -182,6 +182,11 @@ Expected<Choice> pick(const CudnnAlgoPerf* perf, int n, DType t, const char* dir
 // Candidates are timed with at most this much workspace (cuDNN's FFT algorithms can ask for GBs).
 constexpr size_t kSearchWorkspace = size_t(256) << 20;
 
+/// The address of a view's first element.
+void* at(const DeviceView& v) {
+    return reinterpret_cast<void*>(v.base + static_cast<CUdeviceptr>(v.meta.offset * dtypeItemSize(v.meta.dtype)));
+}
+
 /// A dense destination: `v` itself, or a temporary copied into `v` by finish().
 struct Dest {
     DeviceView target, dense;
@@ -200,14 +205,8 @@ struct Dest {
         return Status::success();
     }
     Status finish() const { return dense.base == target.base ? Status::success() : stridedCopy(dense, target); }
-    void* ptr() const {
-        return reinterpret_cast<void*>(dense.base + static_cast<CUdeviceptr>(dense.meta.offset * dtypeItemSize(dense.meta.dtype)));
-    }
+    void* ptr() const { return at(dense); }
 };
-
-void* at(const DeviceView& v) {
-    return reinterpret_cast<void*>(v.base + static_cast<CUdeviceptr>(v.meta.offset * dtypeItemSize(v.meta.dtype)));
-}
 
 /// alpha = 1 and beta = 0 or 1 in the type cuDNN expects (double for fp64 data, else float).
 struct Scalars {
@@ -222,6 +221,30 @@ struct Scalars {
 Expected<DeviceBuffer> workspace(size_t bytes) {
     if (bytes == 0) return DeviceBuffer{};
     return DeviceBuffer::allocate(bytes);
+}
+
+/// Runs one convolution direction with its algorithm: timed once per problem by `find` (a
+/// cudnnFind*AlgorithmEx call given the search workspace) and cached, then `run` (the matching
+/// cudnnConvolution* call) with that algorithm's math type set and its workspace allocated.
+template <class Find, class Run>
+Status withAlgorithm(const CudnnApi& d, cudnnConvolutionDescriptor_t conv, const std::string& key, DType t, const char* dir,
+                     Find find, Run run) {
+    auto it = choices().find(key);
+    if (it == choices().end()) {
+        auto ws = workspace(kSearchWorkspace);
+        if (!ws.ok()) return ws.error();
+        CudnnAlgoPerf perf[16];
+        int n = 0;
+        if (Status s = find(reinterpret_cast<void*>(ws->ptr()), perf, &n); !s.ok()) return s;
+        auto c = pick(perf, n, t, dir);
+        if (!c.ok()) return c.error();
+        it = choices().emplace(key, *c).first;
+    }
+    const Choice& c = it->second;
+    d.cudnnSetConvolutionMathType(conv, c.mathType);
+    auto ws = workspace(c.workspace);
+    if (!ws.ok()) return ws.error();
+    return run(c.algo, reinterpret_cast<void*>(ws->ptr()), c.workspace);
 }
 
 KernelModule& reduceModule() {
@@ -269,33 +292,19 @@ Status cudnnConvForward(const DeviceView& x, const DeviceView& w, const std::opt
     Descriptors desc(d);
     if (Status s = desc.make(*p); !s.ok()) return s;
     d.cudnnSetStream(rt.handle, nullptr);
-    const std::string key = p->key('f');
-    auto it = choices().find(key);
-    if (it == choices().end()) {
-        auto ws = workspace(kSearchWorkspace);
-        if (!ws.ok()) return ws.error();
-        CudnnAlgoPerf perf[16];
-        int n = 0;
-        if (Status s = cudnnCheck(d.cudnnFindConvolutionForwardAlgorithmEx(rt.handle, desc.x, at(*xd), desc.w, at(*wd),
-                                                                            desc.conv, desc.y, yd.ptr(), 16, &n, perf,
-                                                                            reinterpret_cast<void*>(ws->ptr()),
-                                                                            kSearchWorkspace),
-                                  "cudnnFindConvolutionForwardAlgorithmEx");
-            !s.ok())
-            return s;
-        auto c = pick(perf, n, p->dtype, "forward");
-        if (!c.ok()) return c.error();
-        it = choices().emplace(key, *c).first;
-    }
-    const Choice& c = it->second;
-    d.cudnnSetConvolutionMathType(desc.conv, c.mathType);
-    auto ws = workspace(c.workspace);
-    if (!ws.ok()) return ws.error();
     Scalars k(p->dtype);
-    if (Status s = cudnnCheck(d.cudnnConvolutionForward(rt.handle, k.one(), desc.x, at(*xd), desc.w, at(*wd), desc.conv, c.algo,
-                                                         reinterpret_cast<void*>(ws->ptr()), c.workspace, k.zero(), desc.y,
-                                                         yd.ptr()),
-                              "cudnnConvolutionForward");
+    if (Status s = withAlgorithm(
+            d, desc.conv, p->key('f'), p->dtype, "forward",
+            [&](void* ws, CudnnAlgoPerf* perf, int* n) {
+                return cudnnCheck(d.cudnnFindConvolutionForwardAlgorithmEx(rt.handle, desc.x, at(*xd), desc.w, at(*wd), desc.conv,
+                                                                           desc.y, yd.ptr(), 16, n, perf, ws, kSearchWorkspace),
+                                  "cudnnFindConvolutionForwardAlgorithmEx");
+            },
+            [&](int algo, void* ws, size_t bytes) {
+                return cudnnCheck(d.cudnnConvolutionForward(rt.handle, k.one(), desc.x, at(*xd), desc.w, at(*wd), desc.conv,
+                                                            algo, ws, bytes, k.zero(), desc.y, yd.ptr()),
+                                  "cudnnConvolutionForward");
+            });
         !s.ok())
         return s;
     if (bias) {
@@ -333,31 +342,19 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
     if (gx) {
         Dest o;
         if (Status s = o.init(*gx); !s.ok()) return s;
-        const std::string key = p->key('d');
-        auto it = choices().find(key);
-        if (it == choices().end()) {
-            auto ws = workspace(kSearchWorkspace);
-            if (!ws.ok()) return ws.error();
-            CudnnAlgoPerf perf[16];
-            int n = 0;
-            if (Status s = cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(
-                                          rt.handle, desc.w, at(*wd), desc.y, at(*gyd), desc.conv, desc.x, o.ptr(), 16, &n,
-                                          perf, reinterpret_cast<void*>(ws->ptr()), kSearchWorkspace),
+        if (Status s = withAlgorithm(
+                d, desc.conv, p->key('d'), p->dtype, "backward-data",
+                [&](void* ws, CudnnAlgoPerf* perf, int* n) {
+                    return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(rt.handle, desc.w, at(*wd), desc.y, at(*gyd),
+                                                                                    desc.conv, desc.x, o.ptr(), 16, n, perf, ws,
+                                                                                    kSearchWorkspace),
                                       "cudnnFindConvolutionBackwardDataAlgorithmEx");
-                !s.ok())
-                return s;
-            auto c = pick(perf, n, p->dtype, "backward-data");
-            if (!c.ok()) return c.error();
-            it = choices().emplace(key, *c).first;
-        }
-        const Choice& c = it->second;
-        d.cudnnSetConvolutionMathType(desc.conv, c.mathType);
-        auto ws = workspace(c.workspace);
-        if (!ws.ok()) return ws.error();
-        if (Status s = cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, at(*wd), desc.y, at(*gyd),
-                                                                  desc.conv, c.algo, reinterpret_cast<void*>(ws->ptr()),
-                                                                  c.workspace, k.zero(), desc.x, o.ptr()),
-                                  "cudnnConvolutionBackwardData");
+                },
+                [&](int algo, void* ws, size_t bytes) {
+                    return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, at(*wd), desc.y, at(*gyd),
+                                                                     desc.conv, algo, ws, bytes, k.zero(), desc.x, o.ptr()),
+                                      "cudnnConvolutionBackwardData");
+                });
             !s.ok())
             return s;
         if (Status s = o.finish(); !s.ok()) return s;
@@ -365,31 +362,19 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
     if (gw) {
         Dest o;
         if (Status s = o.init(*gw); !s.ok()) return s;
-        const std::string key = p->key('w');
-        auto it = choices().find(key);
-        if (it == choices().end()) {
-            auto ws = workspace(kSearchWorkspace);
-            if (!ws.ok()) return ws.error();
-            CudnnAlgoPerf perf[16];
-            int n = 0;
-            if (Status s = cudnnCheck(d.cudnnFindConvolutionBackwardFilterAlgorithmEx(
-                                          rt.handle, desc.x, at(*xd), desc.y, at(*gyd), desc.conv, desc.w, o.ptr(), 16, &n,
-                                          perf, reinterpret_cast<void*>(ws->ptr()), kSearchWorkspace),
+        if (Status s = withAlgorithm(
+                d, desc.conv, p->key('w'), p->dtype, "backward-filter",
+                [&](void* ws, CudnnAlgoPerf* perf, int* n) {
+                    return cudnnCheck(d.cudnnFindConvolutionBackwardFilterAlgorithmEx(rt.handle, desc.x, at(*xd), desc.y,
+                                                                                      at(*gyd), desc.conv, desc.w, o.ptr(), 16, n,
+                                                                                      perf, ws, kSearchWorkspace),
                                       "cudnnFindConvolutionBackwardFilterAlgorithmEx");
-                !s.ok())
-                return s;
-            auto c = pick(perf, n, p->dtype, "backward-filter");
-            if (!c.ok()) return c.error();
-            it = choices().emplace(key, *c).first;
-        }
-        const Choice& c = it->second;
-        d.cudnnSetConvolutionMathType(desc.conv, c.mathType);
-        auto ws = workspace(c.workspace);
-        if (!ws.ok()) return ws.error();
-        if (Status s = cudnnCheck(d.cudnnConvolutionBackwardFilter(rt.handle, k.one(), desc.x, at(*xd), desc.y, at(*gyd),
-                                                                    desc.conv, c.algo, reinterpret_cast<void*>(ws->ptr()),
-                                                                    c.workspace, k.zero(), desc.w, o.ptr()),
-                                  "cudnnConvolutionBackwardFilter");
+                },
+                [&](int algo, void* ws, size_t bytes) {
+                    return cudnnCheck(d.cudnnConvolutionBackwardFilter(rt.handle, k.one(), desc.x, at(*xd), desc.y, at(*gyd),
+                                                                       desc.conv, algo, ws, bytes, k.zero(), desc.w, o.ptr()),
+                                      "cudnnConvolutionBackwardFilter");
+                });
             !s.ok())
             return s;
         if (Status s = o.finish(); !s.ok()) return s;
