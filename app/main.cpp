@@ -1,6 +1,5 @@
 // Composition root: a subcommand runs headless (no Qt objects are created); otherwise the GUI
 // opens, with FILE when given.
-#include "cli/backends.h"
 #include "cli/cli.h"
 #include "registry/assemble.h"
 
@@ -13,9 +12,9 @@
 #endif
 
 int main(int argc, char** argv) {
-    // The op registry first: every layer reads it, from the first file loaded on.
+    // The op registry and the backend table first: every layer reads them, from the first file
+    // loaded on.
     fxray::initOpRegistry();
-    fxray::cli::registerCompiledBackends();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && fxray::cli::isSubcommand(args[0])) return fxray::cli::runCli(args, std::cout, std::cerr);
 #ifdef FXRAY_WITH_GUI

@@ -45,17 +45,11 @@ int cmdAotCompile(const std::vector<std::string>& argv, std::ostream& out, std::
     (void)out;
     return reportError(err, makeError("aot-compile needs the CPU backend, which this build of fxray lacks"));
 #else
-    auto f = loadFile(a->positional[0]);
-    if (!f.ok()) return reportError(err, f.error());
-    auto lgE = selectGraph(*f, a->get("--graph"));
+    std::optional<LoadedFile> file;
+    auto lgE = loadRunnable(*a, file, "compile");
     if (!lgE.ok()) return reportError(err, lgE.error());
     LoadedGraph& lg = **lgE;
     Graph& g = lg.executable();
-    if (!lg.executableUnknownOps().empty()) {
-        Diagnostic d = makeError("cannot compile: unknown op(s) " + *lg.executableUnknownOps().begin());
-        d.file = g.sourceFile;
-        return reportError(err, d);
-    }
     cg::cpu::AotOptions opts;
     opts.cacheDir = a->get("--cache-dir");
     if (a->has("--sizes")) {

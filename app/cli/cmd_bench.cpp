@@ -1,22 +1,18 @@
 // fxray bench FILE: where a compiled graph's time goes. Compiles the graph for a backend, times
 // whole runs (median of --iters; on CUDA with inputs resident on the device, as
-// CompiledGraph::benchmark), then times each step of one more run (CUDA events; the host clock
+// CompiledProgram::benchmark), then times each step of one more run (CUDA events; the host clock
 // on the CPU) and prints the steps sorted by time with what they move and compute: achieved
 // GB/s and FLOP/s and, on a GPU, their share of the device's peak (issue 17 item 5).
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "codegen/cuda/cuda_backend.h"
+#include "codegen/backend.h"
 #include "exec/shape_binding.h"
 #include "import/lifted_constants.h"
-#if defined(FXRAY_HAVE_CPU_BACKEND)
-#include "codegen/cpu/cpu_backend.h"
-#endif
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <numeric>
 
@@ -34,11 +30,6 @@ const char* kBenchUsage =
     "Per step (generated kernel, extern kernel, fallback): time, share of the run, bytes of its\n"
     "operands and results, achieved GB/s and GFLOP/s (GEMMs, convolutions, attention) and, on a\n"
     "GPU, the share of the device's peak bandwidth / fp32 FLOP/s.\n";
-
-struct Timing {
-    double median = 0, min = 0, max = 0;
-    int iters = 0;
-};
 
 std::string fixed(double v, int prec) {
     char buf[64];
@@ -64,18 +55,13 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         return Ok;
     }
     if (a->positional.size() != 1) return reportError(err, makeError("bench takes one FILE"));
-#if defined(FXRAY_HAVE_CPU_BACKEND)
-    const std::string backend = a->get("--backend", "cpu");
-#else
-    const std::string backend = a->get("--backend", "cuda");
-#endif
-    if (backend != "cpu" && backend != "cuda")
+    const std::string backend = a->get("--backend", backendAvailable("cpu") ? "cpu" : "cuda");
+    // An unknown backend, one this build lacks, or CUDA without a device: exit 2 before loading.
+    auto backendE = makeBackend(backend);
+    if (!backendE.ok()) return reportError(err, backendE.error());
+    Backend& runner = **backendE;
+    if (!runner.caps().compiles)
         return reportError(err, makeError("--backend takes cpu or cuda (the reference executor is not a compiled backend)"));
-#if !defined(FXRAY_HAVE_CPU_BACKEND)
-    if (backend == "cpu") return reportError(err, makeError("the CPU backend is not in this build; use --backend cuda"));
-#endif
-    if (backend == "cuda")
-        if (Status s = cg::cuda::requireDevice(); !s.ok()) return reportError(err, s.error());
     auto intOpt = [&](const char* name, int dflt, int lo) -> Expected<int> {
         if (!a->has(name)) return dflt;
         try {
@@ -91,17 +77,11 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         if (!e->ok()) return reportError(err, e->error());
     const uint64_t seed = static_cast<uint64_t>(*seedI);
 
-    auto f = loadFile(a->positional[0]);
-    if (!f.ok()) return reportError(err, f.error());
-    auto lgE = selectGraph(*f, a->get("--graph"));
+    std::optional<LoadedFile> file;
+    auto lgE = loadRunnable(*a, file, "compile");
     if (!lgE.ok()) return reportError(err, lgE.error());
     LoadedGraph& lg = **lgE;
     Graph& g = lg.executable();
-    if (!lg.executableUnknownOps().empty()) {
-        Diagnostic d = makeError("cannot compile: unknown op " + lg.executableUnknownOps().front());
-        d.file = g.sourceFile;
-        return reportError(err, d);
-    }
     if (auto missing = missingConstants(g); !missing.empty()) {
         Diagnostic d = makeError("the file does not carry the value of constant '" + missing[0] +
                                  "'; `fxray run --constants DIR` explains how to give it");
@@ -113,44 +93,18 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     auto inputs = loadInputs(g, a->get("--inputs"), seed, &*sizes);
     if (!inputs.ok()) return reportError(err, inputs.error());
 
-    Timing t;
-    std::vector<cg::StepProfile> steps;
-    cg::PeakRates peak;
-    double compileMs = 0;
-    auto t0 = std::chrono::steady_clock::now();
-    auto since = [](auto start) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(); };
-    if (backend == "cuda") {
-        auto c = cg::cuda::CompiledGraph::compile(g, *inputs);
-        if (!c.ok()) return reportError(err, c.error());
-        compileMs = since(t0);
-        auto b = (*c)->benchmark(*inputs, {}, *iters, 3, seed);
-        if (!b.ok()) return reportError(err, b.error());
-        t = {b->medianMs, b->minMs, b->maxMs, b->iters};
-        auto p = (*c)->profile(*inputs, {}, 1, seed);
-        if (!p.ok()) return reportError(err, p.error());
-        steps = std::move(p).value();
-        peak = cg::cuda::devicePeak();
-    }
-#if defined(FXRAY_HAVE_CPU_BACKEND)
-    if (backend == "cpu") {
-        auto c = cg::cpu::CompiledGraph::compile(g, *inputs);
-        if (!c.ok()) return reportError(err, c.error());
-        compileMs = since(t0);
-        if (auto w = (*c)->run(*inputs, {}, seed); !w.ok()) return reportError(err, w.error());
-        std::vector<double> times;
-        for (int i = 0; i < *iters; ++i) {
-            auto r0 = std::chrono::steady_clock::now();
-            if (auto r = (*c)->run(*inputs, {}, seed); !r.ok()) return reportError(err, r.error());
-            times.push_back(since(r0));
-        }
-        std::sort(times.begin(), times.end());
-        t = {times[times.size() / 2], times.front(), times.back(), static_cast<int>(times.size())};
-        auto p = (*c)->profile(*inputs, {}, 0, seed);
-        if (!p.ok()) return reportError(err, p.error());
-        steps = std::move(p).value();
-        peak.device = "host CPU (" + std::to_string(cg::cpu::CompiledGraph::threads()) + " threads)";
-    }
-#endif
+    const cg::PeakRates peak = runner.peak();
+    auto t0 = SteadyClock::now();
+    auto program = runner.compile(g, *inputs);
+    if (!program.ok()) return reportError(err, program.error());
+    const double compileMs = msSince(t0);
+    // Device backends keep the values resident (no transfer timed); 3 warm-up runs.
+    auto timing = (*program)->benchmark(*inputs, *iters, 3, seed);
+    if (!timing.ok()) return reportError(err, timing.error());
+    const Timing t = *timing;
+    auto profiledSteps = (*program)->profile(*inputs, seed);
+    if (!profiledSteps.ok()) return reportError(err, profiledSteps.error());
+    const std::vector<cg::StepProfile> steps = std::move(profiledSteps).value();
     const double profiled = std::accumulate(steps.begin(), steps.end(), 0.0, [](double s, const auto& st) { return s + st.ms; });
     std::vector<size_t> order(steps.size());
     std::iota(order.begin(), order.end(), 0);
@@ -166,9 +120,9 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         j["device"] = peak.device;
         j["compile_ms"] = compileMs;
         j["iters"] = t.iters;
-        j["median_ms"] = t.median;
-        j["min_ms"] = t.min;
-        j["max_ms"] = t.max;
+        j["median_ms"] = t.medianMs;
+        j["min_ms"] = t.minMs;
+        j["max_ms"] = t.maxMs;
         j["profiled_ms"] = profiled;
         j["peak"] = {{"bytes_per_s", peak.bytesPerSecond}, {"flops_per_s", peak.flopsPerSecond}};
         j["steps"] = nlohmann::json::array();
@@ -186,8 +140,8 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         return Ok;
     }
     out << "fxray bench " << a->positional[0] << " (graph " << lg.id << ") on " << backend << ": " << peak.device << "\n";
-    out << "  median " << fixed(t.median, 3) << " ms over " << t.iters << " runs (min " << fixed(t.min, 3) << ", max "
-        << fixed(t.max, 3) << "); compile " << fixed(compileMs, 0) << " ms\n";
+    out << "  median " << fixed(t.medianMs, 3) << " ms over " << t.iters << " runs (min " << fixed(t.minMs, 3) << ", max "
+        << fixed(t.maxMs, 3) << "); compile " << fixed(compileMs, 0) << " ms\n";
     out << "  profiled run: " << fixed(profiled, 3) << " ms in " << steps.size() << " steps (";
     bool first = true;
     for (const auto& [k, n] : kinds) out << (first ? "" : ", ") << n << " " << k, first = false;

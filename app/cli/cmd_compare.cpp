@@ -14,7 +14,7 @@
 #include "exec/run_check.h"
 #include "exec/shape_binding.h"
 #include "import/loader.h"
-#include "minify/backend.h"
+#include "codegen/backend.h"
 
 #include <nlohmann/json.hpp>
 
@@ -85,9 +85,9 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     } catch (...) {
         return reportError(err, makeError("--seed takes a non-negative integer"));
     }
-    std::vector<std::unique_ptr<minify::ExecBackend>> backends;
+    std::vector<std::unique_ptr<Backend>> backends;
     for (const auto& n : names) {
-        auto b = minify::makeBackend(n);
+        auto b = makeBackend(n);
         if (!b.ok()) {
             Diagnostic d = b.error();
             if (d.message.find("backend '") == std::string::npos) d.message = "backend '" + n + "': " + d.message;
@@ -127,7 +127,7 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     for (auto& b : backends) {
         BackendRun r;
         r.name = b->name();
-        auto o = b->run(g, inputs, seed, b->observesNodes() ? &r.nodes : nullptr);
+        auto o = b->outputs(g, inputs, seed, &r.nodes);
         if (!o.ok()) {
             Diagnostic d = o.error();
             d.message = "backend '" + r.name + "': " + d.message;
@@ -140,8 +140,8 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     // accuracy, and as run_check judges the corpus runs).
     std::vector<Value> ref64;
     std::map<std::string, Value> ref64Nodes;
-    if (auto b = minify::makeBackend("ref64"); b.ok()) {
-        auto o = (*b)->run(g, inputs, seed, &ref64Nodes);
+    if (auto b = makeBackend("ref64"); b.ok()) {
+        auto o = (*b)->outputs(g, inputs, seed, &ref64Nodes);
         if (o.ok()) ref64 = std::move(o).value();
         else ref64Nodes.clear();
     }

@@ -1,8 +1,9 @@
-// fxray run FILE: execute a graph with the reference executor on inputs from a folder (or
-// seeded random ones) and compare with expected outputs.
+// fxray run FILE: execute a graph on one backend (the reference executor by default) on inputs
+// from a folder (or seeded random ones) and compare with expected outputs.
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "codegen/backend.h"
 #include "exec/compare.h"
 #include "exec/interpreter.h"
 #include "exec/run_check.h"
@@ -10,10 +11,6 @@
 #include "import/constants_folder.h"
 #include "import/lifted_constants.h"
 #include "import/npy.h"
-#if defined(FXRAY_HAVE_CPU_BACKEND)
-#include "codegen/cpu/cpu_backend.h"
-#endif
-#include "codegen/cuda/cuda_backend.h"
 
 #include <nlohmann/json.hpp>
 
@@ -59,21 +56,11 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         return Ok;
     }
     if (a->positional.size() != 1) return reportError(err, makeError("run takes one FILE"));
-    std::string backend = a->get("--backend", "ref");
-#if defined(FXRAY_HAVE_CPU_BACKEND)
-    const bool cpuBackend = backend == "cpu";
-#else
-    const bool cpuBackend = false;
-#endif
-    // CUDA is opened at run time (dlopen): always built, unavailable without a device.
-    const bool cudaBackend = backend == "cuda";
-    if (cudaBackend)
-        if (Status s = cg::cuda::requireDevice(); !s.ok()) return reportError(err, s.error());
-    if (backend != "ref" && !cpuBackend && !cudaBackend) {
-        if (backend == "cpu")
-            return reportError(err, makeError("backend '" + backend + "' is not available in this build yet; use --backend ref"));
-        return reportError(err, makeError("unknown backend '" + backend + "' (ref, cpu, cuda)"));
-    }
+    const std::string backend = a->get("--backend", "ref");
+    // An unknown backend, one this build lacks, or CUDA without a device: exit 2 before loading.
+    auto backendE = makeBackend(backend);
+    if (!backendE.ok()) return reportError(err, backendE.error());
+    Backend& runner = **backendE;
     uint64_t seed = 0;
     if (a->has("--seed")) {
         try {
@@ -82,19 +69,11 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
             return reportError(err, makeError("--seed takes a non-negative integer"));
         }
     }
-    auto f = loadFile(a->positional[0]);
-    if (!f.ok()) return reportError(err, f.error());
-    auto lgE = selectGraph(*f, a->get("--graph"));
+    std::optional<LoadedFile> file;
+    auto lgE = loadRunnable(*a, file, "execute");
     if (!lgE.ok()) return reportError(err, lgE.error());
     LoadedGraph& lg = **lgE;
     Graph& g = lg.executable();
-    if (!lg.executableUnknownOps().empty()) {
-        std::string ops;
-        for (auto& o : lg.executableUnknownOps()) ops += (ops.empty() ? "" : ", ") + o;
-        Diagnostic d = makeError("cannot execute: unknown op(s) " + ops);
-        d.file = g.sourceFile;
-        return reportError(err, d);
-    }
     if (a->has("--constants")) {
         std::filesystem::path dir = a->get("--constants");
         for (const auto& name : missingConstants(g)) {
@@ -149,16 +128,8 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         if (!exp.ok()) return reportError(err, exp.error());
         expected = std::move(exp).value();
     }
-    cg::cuda::CudaRunInfo cudaInfo;
-#if defined(FXRAY_HAVE_CPU_BACKEND)
-    cg::cpu::CpuRunInfo cpuInfo;
-    auto result = cudaBackend ? cg::cuda::runAndCheckCuda(g, req, a->has("--expect") ? &expected : nullptr, &cudaInfo)
-                : cpuBackend ? cg::cpu::runAndCheckCpu(g, req, a->has("--expect") ? &expected : nullptr, &cpuInfo)
-                             : runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
-#else
-    auto result = cudaBackend ? cg::cuda::runAndCheckCuda(g, req, a->has("--expect") ? &expected : nullptr, &cudaInfo)
-                              : runAndCheck(g, req, a->has("--expect") ? &expected : nullptr);
-#endif
+    RunReport report;
+    auto result = runner.run(g, req, a->has("--expect") ? &expected : nullptr, &report);
     if (!result.ok()) return reportError(err, result.error());
     const double ms = result->ms;
     auto* outs = &result->outputs;
@@ -180,22 +151,13 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     j["ms"] = ms;
     j["backend"] = backend;
     j["outputs"] = nlohmann::json::array();
-#if defined(FXRAY_HAVE_CPU_BACKEND)
-    if (cpuBackend) {
+    if (runner.caps().compiles) {
         // Ops that ran through the reference kernel instead of generated code (explicit fallback).
-        j["fallbacks"] = cpuInfo.fallbacks;
-        j["compile_ms"] = cpuInfo.compile.totalMs;
-        j["kernels"] = cpuInfo.kernels;
-        j["extern_calls"] = cpuInfo.externCalls;
-    }
-#endif
-    if (cudaBackend) {
-        // Ops that ran on the host through the reference kernel (explicit fallback).
-        j["fallbacks"] = cudaInfo.run.hostOps;
-        j["compile_ms"] = cudaInfo.compile.totalMs;
-        j["kernels"] = cudaInfo.kernels;
-        j["extern_calls"] = cudaInfo.run.gemms;
-        j["device"] = cudaInfo.device;
+        j["fallbacks"] = report.fallbacks;
+        j["compile_ms"] = report.compileMs;
+        j["kernels"] = report.kernels;
+        j["extern_calls"] = report.externCalls;
+        j["device"] = report.device;
     }
     bool allOk = result->ok;
     if (a->has("--expect")) {
@@ -221,7 +183,7 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         out << j.dump(1) << "\n";
     } else {
         out << "ran " << lg.stage << " (" << g.computeNodeCount() << " nodes) on the "
-            << (backend == "cpu" ? "cpu backend" : backend == "cuda" ? "cuda backend" : "reference executor") << " in " << std::fixed << std::setprecision(1) << ms
+            << (runner.caps().compiles ? runner.name() + " backend" : "reference executor") << " in " << std::fixed << std::setprecision(1) << ms
             << " ms\n";
         if (j.contains("fallbacks")) {
             out << "  compiled in " << j["compile_ms"].get<double>() << " ms: " << j["kernels"].get<size_t>() << " kernels, "

@@ -67,6 +67,23 @@ Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, 
     return inputs;
 }
 
+Expected<LoadedGraph*> loadRunnable(const Args& a, std::optional<LoadedFile>& file, const std::string& verb) {
+    auto f = loadFile(a.positional.at(0));
+    if (!f.ok()) return f.error();
+    file.emplace(std::move(f).value());
+    auto lg = selectGraph(*file, a.get("--graph"));
+    if (!lg.ok()) return lg.error();
+    const auto& unknown = (*lg)->executableUnknownOps();
+    if (!unknown.empty()) {
+        std::string ops;
+        for (const auto& o : unknown) ops += (ops.empty() ? "" : ", ") + o;
+        Diagnostic d = makeError("cannot " + verb + ": unknown op(s) " + ops);
+        d.file = (*lg)->executable().sourceFile;
+        return d;
+    }
+    return *lg;
+}
+
 Expected<sym::Binding> sizesOption(const Args& a, const Graph& g) {
     if (!a.has("--sizes")) return sym::Binding{};
     auto sizes = parseSizes(a.get("--sizes"));

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ std::vector<std::string> splitComma(const std::string& s);
 /// "aten.mm.default" -> count, for call nodes (recursing into subgraphs). Methods count as
 /// "method.view", other functions by target.
 std::map<std::string, int> opHistogram(const Graph& g);
+
+/// FILE (the one positional argument) loaded into `file` and its graph chosen by --graph, ready
+/// to `verb` ("execute", "compile"): fails naming the file when it cannot be read, the
+/// selector matches nothing, or the graph calls ops fxray does not know.
+Expected<LoadedGraph*> loadRunnable(const Args& a, std::optional<LoadedFile>& file, const std::string& verb);
 
 /// The inputs of a run of g, as `run`, `compare` and `debug-compile` take them: with `dir`,
 /// DIR/NNN.npy per placeholder (exactly as many files as placeholders), laid out with the

@@ -441,7 +441,10 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         return integerOrBool(c, {0, 1}, [](const auto& v) { return bin(Op::Xor, v[0], v[1]); });
     };
     t["aten.bitwise_not.default"] = [](LowerCtx& c) {
-        return integerOrBool(c, {0}, [](const auto& v) { return un(Op::Not, v[0]); });
+        // Op::Not is logical (its result is bool): integers flip their bits as x ^ -1.
+        return integerOrBool(c, {0}, [](const auto& v) {
+            return v[0]->type == DType::Bool ? un(Op::Not, v[0]) : bin(Op::Xor, v[0], econst(-1.0, v[0]->type));
+        });
     };
     t["aten.bitwise_left_shift.Tensor"] = t["aten.bitwise_left_shift.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!c.out().isTensor() || !isIntegral(c.outMeta().dtype, false)) return std::nullopt;

@@ -214,10 +214,6 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         if (c.outMeta().dtype != DType::Bool) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Or, v[0], v[1]); });
     };
-    t["aten.bitwise_not.default"] = [](LowerCtx& c) -> std::optional<LValue> {
-        if (c.outMeta().dtype != DType::Bool) return std::nullopt;
-        return pw(c, {0}, [](const auto& v) { return eunary(Op::Not, v[0]); });
-    };
     t["prims.fma.default"] = [](LowerCtx& c) {
         return pw(c, {0, 1, 2}, [](const auto& v) { return add(mul(v[0], v[1]), v[2]); });
     };

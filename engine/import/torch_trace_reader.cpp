@@ -5,6 +5,7 @@
 #include "import/trace_inputs.h"
 #include "import/trace_records.h"
 #include "import/trace_symbols.h"
+#include "support/timing.h"
 
 #include <nlohmann/json.hpp>
 
@@ -155,10 +156,6 @@ template <typename F> void parallelFor(size_t n, F&& f) {
     }
     work();
     for (auto& th : pool) th.join();
-}
-
-double msSince(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
 /// A graph waiting to be parsed.

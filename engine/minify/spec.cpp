@@ -1,7 +1,7 @@
 #include "minify/spec.h"
 
 #include "ir/op_registry.h"
-#include "minify/backend.h"
+#include "codegen/backend.h"
 #include "transforms/passes.h"
 
 #include <cmath>

@@ -9,7 +9,7 @@
 ///  - `accuracy:A-vs-B` — sides A and B disagree beyond tolerance, judged like PyTorch's
 ///    `same()`: allclose(tol, tol), else RMSE(fp64, B) <= m * RMSE(fp64, A) + tol / 10. Sides:
 ///    `ref` (= `ref32`, the reference executor), `ref64` (it in fp64), `cpu`, `cuda` (the
-///    compiled backends, when built; see minify/backend.h).
+///    compiled backends, when built; see codegen/backend.h).
 ///  - `command:CMD` — CMD (run by /bin/sh in the candidate's folder, C-Vise style) exits 0.
 /// Injected faults (for testing and teaching), applied on the tested side only:
 ///  - `OP:scale=F` — OP's output (a single floating tensor) is multiplied by F;

@@ -1,6 +1,7 @@
 #include "pass/pass_manager.h"
 
 #include "ir/printer.h"
+#include "support/timing.h"
 
 #include <chrono>
 #include <unordered_map>
@@ -14,9 +15,6 @@ const std::string& GraphSnapshot::text() const {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 } // namespace
 
 void restoreGraph(Graph& dst, const Graph& src) {

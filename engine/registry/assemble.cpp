@@ -1,5 +1,7 @@
 #include "registry/assemble.h"
 
+#include "registry/backends.h"
+
 #include "autodiff/vjp.h"
 #include "codegen/cuda/cuda_ops.h"
 #include "codegen/lowering.h"
@@ -34,13 +36,15 @@ void initOpRegistry() {
     // A function-local static: C++ runs the initializer once, and other threads calling in
     // meanwhile wait for it.
     static const bool assembled = [] {
-        if (OpRegistry::installed()) return true;
-        auto r = std::make_unique<OpRegistry>();
-        if (Status s = assembleOpRegistry(*r); !s.ok()) {
-            std::fprintf(stderr, "fxray: internal error assembling the op registry: %s\n", s.error().str().c_str());
-            std::abort();
+        if (!OpRegistry::installed()) {
+            auto r = std::make_unique<OpRegistry>();
+            if (Status s = assembleOpRegistry(*r); !s.ok()) {
+                std::fprintf(stderr, "fxray: internal error assembling the op registry: %s\n", s.error().str().c_str());
+                std::abort();
+            }
+            OpRegistry::install(std::move(r));
         }
-        OpRegistry::install(std::move(r));
+        registerBuiltinBackends();
         return true;
     }();
     (void)assembled;

@@ -12,7 +12,8 @@
 
 namespace fxray {
 
-/// Assembles the process-wide registry (OpRegistry::instance()) once. Idempotent and thread-safe;
+/// Assembles the process-wide registry (OpRegistry::instance()) once, and fills the backend
+/// table (registry/backends.h), which needs the ops. Idempotent and thread-safe;
 /// later calls return at once. A table that cannot be assembled is a bug in fxray: the message
 /// names it and the program aborts.
 void initOpRegistry();

@@ -6,7 +6,6 @@
 // fxray's generator as the reference does). Without a GPU, a cuda side is bad setup (exit 2).
 #include "cli_test_util.h"
 
-#include "cli/backends.h"
 #include "cli/cli.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "import/npy.h"
@@ -58,7 +57,6 @@ class TestCliCompare : public QObject {
 private slots:
     void initTestCase() {
         if (!fxtest::haveCorpus()) QSKIP("corpus not found");
-        fxray::cli::registerCompiledBackends();
     }
 
     void referenceAgreesWithFp64OnRecordedInputs() {

@@ -5,7 +5,6 @@
 // Queries run in the fxray executable of this build tree (../app/fxray), which must be built.
 #include "cli_test_util.h"
 
-#include "cli/backends.h"
 #include "cli/cli.h"
 #include "minify/subprocess.h"
 
@@ -111,7 +110,6 @@ private slots:
 #ifndef FXRAY_HAVE_CPU_BACKEND
         QSKIP("this build has no CPU backend");
 #else
-        fxray::cli::registerCompiledBackends();
         auto r = cli({"minify", c("mlp/graphs/aot_joint_graph.py"), "--check", "accuracy:ref-vs-cpu", "--inject",
                       "aten.relu.default:scale=1.01", "--json", "--quiet", "--out", tempDir("cpu").string()});
         QVERIFY2(r.status == 0, r.err.c_str());

@@ -4,6 +4,7 @@
 
 #include "codegen/lowering.h"
 #include "exec/shape_binding.h"
+#include "support/timing.h"
 
 #include <nlohmann/json.hpp>
 
@@ -36,10 +37,6 @@ namespace {
 
 /// Bumped when the entry layout or the plan encoding changes: older entries become foreign.
 constexpr const char* kFormat = "fxray-aot/1";
-
-double msSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::string hex64(uint64_t v) {
     char b[17];

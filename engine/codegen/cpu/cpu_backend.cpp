@@ -1,11 +1,11 @@
 #include "codegen/cpu/cpu_backend.h"
 
-#include "codegen/cpu/extern_attention.h"
-#include "codegen/cpu/extern_kernels.h"
 #include "codegen/cpu/extern_random.h"
-#include "codegen/cpu/extern_train.h"
+#include "codegen/cpu/extern_table.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/tensor_layout.h"
+#include "support/timing.h"
 
 #include <atomic>
 #include <chrono>
@@ -18,10 +18,6 @@
 namespace fxray::cg::cpu {
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 /// A small persistent pool: parallelFor splits [0, n) into one chunk per thread.
 class ThreadPool {
@@ -101,41 +97,6 @@ private:
     uint64_t m_generation = 0;
     bool m_stop = false;
 };
-
-bool sameLayout(const TensorMeta& a, const TensorMeta& b) {
-    if (a.dtype != b.dtype || a.shape != b.shape || a.offset != b.offset) return false;
-    for (size_t d = 0; d < a.shape.size(); ++d)
-        if (a.shape[d] > 1 && (d >= a.strides.size() || d >= b.strides.size() || a.strides[d] != b.strides[d])) return false;
-    return true;
-}
-
-/// A tensor with exactly layout m (offset included) holding t's values.
-Tensor relayout(const Tensor& t, const TensorMeta& m) {
-    if (sameLayout(t.meta, m)) return t;
-    TensorMeta alloc = m;
-    int64_t span = m.offset + 1;
-    for (size_t d = 0; d < m.shape.size(); ++d)
-        if (m.shape[d] > 0) span += (m.shape[d] - 1) * std::abs(m.strides[d]);
-    Tensor r;
-    r.meta = alloc;
-    r.storage = std::make_shared<Storage>(static_cast<size_t>(span) * static_cast<size_t>(dtypeItemSize(m.dtype)));
-    kern::fromDoubles(r, kern::toDoubles(t));
-    return r;
-}
-
-Tensor allocate(const TensorMeta& m) {
-    Tensor t;
-    t.meta = m;
-    int64_t span = m.offset + 1;
-    bool empty = false;
-    for (size_t d = 0; d < m.shape.size(); ++d) {
-        if (m.shape[d] == 0) empty = true;
-        else span += (m.shape[d] - 1) * std::abs(m.strides[d]);
-    }
-    if (empty) span = 0;
-    t.storage = std::make_shared<Storage>(static_cast<size_t>(span) * static_cast<size_t>(dtypeItemSize(m.dtype)));
-    return t;
-}
 
 } // namespace
 
@@ -342,7 +303,7 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             break;
         }
         case BufferDesc::Source::Kernel:
-            if (!bd.internal) bufs[b] = allocate(bd.meta);
+            if (!bd.internal) bufs[b] = allocateLayout(bd.meta);
             break;
         case BufferDesc::Source::Call: break;
         }
@@ -444,10 +405,9 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             auto bound = bindArgs(*n.op(), cargs, ckw);
             if (bound.ok()) {
                 int b = P.bufferOf[static_cast<size_t>(call.result.node)];
-                Tensor out = allocate(P.buffers[static_cast<size_t>(b)].meta);
+                Tensor out = allocateLayout(P.buffers[static_cast<size_t>(b)].meta);
                 std::vector<Tensor*> outs{&out};
-                if (runExtern(fn, *bound, out) || runTrainExtern(fn, *bound, outs) || runRandomExtern(fn, *bound, outs, ctx) ||
-                    runAttentionExtern(fn, *bound, outs, ctx)) {
+                if (const CpuExtern* x = findCpuExtern(fn); x && x->run(*bound, outs, ctx)) {
                     bufs[static_cast<size_t>(b)] = out;
                     done = true;
                 }
@@ -463,11 +423,10 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                     const LValue& it = call.result.items[i];
                     if (it.kind != LValue::Kind::Tensor) continue;
                     int b = P.bufferOf[static_cast<size_t>(it.node)];
-                    outT[i] = allocate(b >= 0 ? P.buffers[static_cast<size_t>(b)].meta : lg.nodes[static_cast<size_t>(it.node)].meta);
+                    outT[i] = allocateLayout(b >= 0 ? P.buffers[static_cast<size_t>(b)].meta : lg.nodes[static_cast<size_t>(it.node)].meta);
                     outs[i] = &outT[i];
                 }
-                if (runTrainExtern(fn, *bound, outs) || runRandomExtern(fn, *bound, outs, ctx) ||
-                    runAttentionExtern(fn, *bound, outs, ctx)) {
+                if (const CpuExtern* x = findCpuExtern(fn); x && x->run(*bound, outs, ctx)) {
                     for (size_t i = 0; i < outs.size(); ++i) {
                         int b = outs[i] ? P.bufferOf[static_cast<size_t>(call.result.items[i].node)] : -1;
                         if (b >= 0) bufs[static_cast<size_t>(b)] = outT[i];

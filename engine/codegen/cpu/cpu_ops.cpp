@@ -1,18 +1,19 @@
 #include "codegen/cpu/cpu_ops.h"
 
+#include "codegen/cpu/extern_table.h"
 #include "codegen/lowering.h"
 
 namespace fxray::cg::cpu {
 
 const std::vector<std::string_view>& cpuExternKernels() {
-    // The names CompiledGraph::run dispatches (runExtern, runTrainExtern, runAttentionExtern):
-    // a name added there belongs here too, or `fxray ops` reports its op as a reference fallback.
-    static const std::vector<std::string_view> k = {
-        "mm", "bmm", "addmm", "conv", "cat",                                          // extern_kernels.cpp
-        "embedding_backward", "index_add", "index_put", "max_pool2d", "max_pool2d_backward",
-        "batch_norm_train", "batch_norm_backward", "conv_backward",                   // extern_train.cpp
-        "sdpa_efficient", "sdpa_efficient_backward", "sdpa",                          // extern_attention.cpp
-    };
+    // The names CompiledGraph::run dispatches, read off its table (extern_table.h); the random
+    // kernels are attached by qualname instead (randomExterns()).
+    static const std::vector<std::string_view> k = [] {
+        std::vector<std::string_view> names;
+        for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns()})
+            for (const CpuExtern& x : *part) names.push_back(x.name);
+        return names;
+    }();
     return k;
 }
 

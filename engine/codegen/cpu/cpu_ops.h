@@ -11,7 +11,7 @@
 namespace fxray::cg::cpu {
 
 /// Extern kernel names (codegen's OpaqueCall::fn, codegen/lowering.cpp's table) this backend
-/// implements: extern_kernels.cpp, extern_train.cpp, extern_attention.cpp.
+/// implements: the names in its dispatch table (extern_table.h) but the random ones.
 const std::vector<std::string_view>& cpuExternKernels();
 
 /// One random op the backend runs as an extern kernel of its own (extern_random.cpp), drawing

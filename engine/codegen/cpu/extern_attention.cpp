@@ -1,4 +1,13 @@
-// Fused attention on the CPU (see extern_attention.h). Layout conventions are PyTorch's meta
+// Extern kernels of the CPU backend for fused attention: the ops that fuse_attention (sfdp)
+// puts into joint graphs — `_scaled_dot_product_efficient_attention` and its backward — and the
+// composite `scaled_dot_product_attention`. Inductor's CPU path runs such ops as a math
+// decomposition (two GEMMs around a softmax); here each (batch, head) runs as fp32 GEMMs
+// (extern_kernels.h's sgemm: OpenBLAS) around a row softmax, with the reference executor's
+// dropout mask (exec/ops/attention.h) so forward and backward agree with each other and with
+// the reference backend.
+// Their table: extern_table.h attentionExterns().
+//
+// Layout conventions are PyTorch's meta
 // functions' (as the reference kernels in exec/ops/attention.cpp): outputs and gradients are
 // written through the preallocated tensors' strides (BMHK storage viewed as BHMK), logsumexp is
 // [B, H, ceil(M/32)*32] fp32 with +inf padding.
@@ -10,7 +19,7 @@
 // P is recomputed in the backward (as the reference does) rather than rebuilt from lse, so the
 // two sides see the same probabilities. The GEMMs take most of the time; the softmax runs in
 // fp32 with a double row sum.
-#include "codegen/cpu/extern_attention.h"
+#include "codegen/cpu/extern_table.h"
 
 #include "codegen/cpu/extern_kernels.h"
 #include "codegen/cpu/extern_util.h"
@@ -231,11 +240,15 @@ bool efficientBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
 
 } // namespace
 
-bool runAttentionExtern(const std::string& fn, const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext& ctx) {
-    if (fn == "sdpa_efficient") return efficientForward(a, outs, ctx);
-    if (fn == "sdpa_efficient_backward") return efficientBackward(a, outs);
-    if (fn == "sdpa") return compositeSdpa(a, outs, ctx);
-    return false;
+const std::vector<CpuExtern>& attentionExterns() {
+    static const std::vector<CpuExtern> t = {
+        {"sdpa_efficient", efficientForward},
+        {"sdpa_efficient_backward", [](const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+             return efficientBackward(a, outs);
+         }},
+        {"sdpa", compositeSdpa},
+    };
+    return t;
 }
 
 } // namespace fxray::cg::cpu

@@ -5,6 +5,7 @@
 // loop, and it is a stable, packaged library with no run-time code generation — the fastest
 // dependable option. The blocked kernel keeps fxray working where OpenBLAS is absent.
 #include "codegen/cpu/extern_kernels.h"
+#include "codegen/cpu/extern_table.h"
 
 #include "exec/ops/kernel_util.h"
 
@@ -233,32 +234,55 @@ void copyInto(const Tensor& src, Tensor& dst, int64_t dim, int64_t start) {
 
 } // namespace
 
-bool runExtern(const std::string& fn, const OpArgs& a, Tensor& out) {
-    if (fn == "mm" || fn == "bmm") {
-        if (a.tensor(0).dim() != (fn == "mm" ? 2 : 3)) return false;
-        return gemmInto(a.tensor(0), a.tensor(1), nullptr, 0.0f, 1.0f, out);
+namespace {
+
+bool catInto(const OpArgs& a, Tensor& out) {
+    auto ts = a.tensorList(0);
+    int64_t dim = a.toInt(1);
+    int64_t nd = out.dim();
+    if (dim < 0) dim += nd;
+    int64_t start = 0;
+    for (const auto& t : ts) {
+        if (t.dtype() != out.dtype()) return false;
+        if (t.dim() != nd) continue;  // legacy empty 1-D inputs are skipped
+        copyInto(t, out, dim, start);
+        start += t.shape()[static_cast<size_t>(dim)];
     }
-    if (fn == "addmm") {
-        if (a.tensor(1).dim() != 2) return false;
-        return gemmInto(a.tensor(1), a.tensor(2), &a.tensor(0), static_cast<float>(a.toDouble(3)),
-                        static_cast<float>(a.toDouble(4)), out);
-    }
-    if (fn == "conv") return conv2d(a, out);
-    if (fn == "cat") {
-        auto ts = a.tensorList(0);
-        int64_t dim = a.toInt(1);
-        int64_t nd = out.dim();
-        if (dim < 0) dim += nd;
-        int64_t start = 0;
-        for (const auto& t : ts) {
-            if (t.dtype() != out.dtype()) return false;
-            if (t.dim() != nd) continue;  // legacy empty 1-D inputs are skipped
-            copyInto(t, out, dim, start);
-            start += t.shape()[static_cast<size_t>(dim)];
-        }
-        return true;
-    }
-    return false;
+    return true;
+}
+
+/// One output, computed by `f(args, out)`.
+template <bool (*F)(const OpArgs&, Tensor&)>
+bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return outs.size() == 1 && outs[0] && F(a, *outs[0]);
+}
+
+bool mmInto(const OpArgs& a, Tensor& out) {
+    return a.tensor(0).dim() == 2 && gemmInto(a.tensor(0), a.tensor(1), nullptr, 0.0f, 1.0f, out);
+}
+bool bmmInto(const OpArgs& a, Tensor& out) {
+    return a.tensor(0).dim() == 3 && gemmInto(a.tensor(0), a.tensor(1), nullptr, 0.0f, 1.0f, out);
+}
+bool addmmInto(const OpArgs& a, Tensor& out) {
+    return a.tensor(1).dim() == 2 && gemmInto(a.tensor(1), a.tensor(2), &a.tensor(0), static_cast<float>(a.toDouble(3)),
+                                              static_cast<float>(a.toDouble(4)), out);
+}
+
+} // namespace
+
+const std::vector<CpuExtern>& gemmExterns() {
+    static const std::vector<CpuExtern> t = {
+        {"mm", single<mmInto>}, {"bmm", single<bmmInto>}, {"addmm", single<addmmInto>},
+        {"conv", single<conv2d>}, {"cat", single<catInto>},
+    };
+    return t;
+}
+
+const CpuExtern* findCpuExtern(std::string_view name) {
+    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &randomExternKernels()})
+        for (const CpuExtern& x : *part)
+            if (x.name == name) return &x;
+    return nullptr;
 }
 
 } // namespace fxray::cg::cpu

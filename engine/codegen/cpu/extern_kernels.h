@@ -1,7 +1,7 @@
 #pragma once
 /// Extern kernels of the CPU backend: GEMMs (mm, addmm, bmm), 2-D convolution (im2col + GEMM)
-/// and cat. They take the bound arguments of the node (runtime tensors, honouring strides) and
-/// write into a preallocated output.
+/// and cat (their table: extern_table.h gemmExterns()). They take the bound arguments of the node
+/// (runtime tensors, honouring strides) and write into a preallocated output.
 #include "ir/op_registry.h"
 #include "support/diagnostic.h"
 
@@ -9,10 +9,6 @@
 
 namespace fxray::cg::cpu {
 
-/// Runs extern kernel `fn` ("mm", "addmm", "bmm", "conv", "cat") on `args` into `out` (allocated
-/// with the node's inferred layout). Returns false (out untouched) for an instance it does not
-/// handle (an unusual dtype, a transposed convolution): the caller then uses the reference kernel.
-bool runExtern(const std::string& fn, const OpArgs& args, Tensor& out);
 
 /// Which GEMM implementation is linked: "openblas" or "blocked".
 const char* gemmImplementation();

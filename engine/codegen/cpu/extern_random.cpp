@@ -1,6 +1,7 @@
 #include "codegen/cpu/extern_random.h"
 
 #include "codegen/cpu/cpu_ops.h"
+#include "codegen/cpu/extern_table.h"
 #include "exec/ops/kernel_util.h"
 
 #include <algorithm>
@@ -65,10 +66,14 @@ const char* randomExternFor(const std::string& qualname) {
     return nullptr;
 }
 
-bool runRandomExtern(const std::string& fn, const OpArgs& args, const std::vector<Tensor*>& outs, ExecContext& ctx) {
-    if (fn == "randperm") return !outs.empty() && outs[0] && randperm(args, *outs[0], ctx);
-    if (fn == "native_dropout") return nativeDropout(args, outs, ctx);
-    return false;
+const std::vector<CpuExtern>& randomExternKernels() {
+    static const std::vector<CpuExtern> t = {
+        {"randperm", [](const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+             return !outs.empty() && outs[0] && randperm(a, *outs[0], ctx);
+         }},
+        {"native_dropout", nativeDropout},
+    };
+    return t;
 }
 
 } // namespace fxray::cg::cpu

@@ -16,8 +16,4 @@ namespace fxray::cg::cpu {
 /// Whether `qualname` ("aten.randperm.default") has a random extern kernel, and its name.
 const char* randomExternFor(const std::string& qualname);
 
-/// Runs random extern `fn` on `args`; `outs[i]` is the preallocated output i (nullptr where not
-/// needed). Returns false (outputs untouched, no draw made) for an instance it does not handle.
-bool runRandomExtern(const std::string& fn, const OpArgs& args, const std::vector<Tensor*>& outs, ExecContext& ctx);
-
 } // namespace fxray::cg::cpu

@@ -1,9 +1,17 @@
-// Training-op extern kernels (see extern_train.h). Each works on contiguous fp32 copies of its
+// Extern kernels of the CPU backend for the training ops that are scatters or windowed
+// gathers with data-dependent writes (embedding/index backward, index_add/index_put with
+// accumulation, max pooling with indices and its backward), batch normalisation in training
+// mode (with running-stat updates) and its backward, and convolution backward (col2im + GEMM).
+// They are compiled C++ (not the reference interpreter): fp32 math on contiguous copies,
+// fp64 accumulation for the per-channel statistics so they match PyTorch's within 1e-5.
+// Their table: extern_table.h trainExterns().
+//
+// Each works on contiguous fp32 copies of its
 // operands and writes its outputs through store(), which honours the output's layout. Any
 // instance outside what is handled (an index out of range, a transposed convolution, a
 // non-float dtype) returns false before writing, so that the reference kernel reports the
 // error or computes the unusual case.
-#include "codegen/cpu/extern_train.h"
+#include "codegen/cpu/extern_table.h"
 
 #include "codegen/cpu/extern_kernels.h"
 #include "codegen/cpu/extern_util.h"
@@ -383,17 +391,32 @@ bool convBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
 
 } // namespace
 
-bool runTrainExtern(const std::string& fn, const OpArgs& a, const std::vector<Tensor*>& outs) {
-    Tensor* o0 = outs.empty() ? nullptr : outs[0];
-    if (fn == "embedding_backward") return o0 && embeddingBackward(a, *o0);
-    if (fn == "index_add") return o0 && indexAdd(a, *o0);
-    if (fn == "index_put") return o0 && indexPut(a, *o0);
-    if (fn == "max_pool2d") return maxPool(a, outs);
-    if (fn == "max_pool2d_backward") return o0 && maxPoolBackward(a, *o0);
-    if (fn == "batch_norm_train") return batchNormTrain(a, outs);
-    if (fn == "batch_norm_backward") return batchNormBackward(a, outs);
-    if (fn == "conv_backward") return convBackward(a, outs);
-    return false;
+namespace {
+
+/// The kernels above with one output take it as `Tensor&`.
+template <bool (*F)(const OpArgs&, Tensor&)>
+bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return !outs.empty() && outs[0] && F(a, *outs[0]);
+}
+template <bool (*F)(const OpArgs&, const std::vector<Tensor*>&)>
+bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return F(a, outs);
+}
+
+} // namespace
+
+const std::vector<CpuExtern>& trainExterns() {
+    static const std::vector<CpuExtern> t = {
+        {"embedding_backward", single<embeddingBackward>},
+        {"index_add", single<indexAdd>},
+        {"index_put", single<indexPut>},
+        {"max_pool2d", multi<maxPool>},
+        {"max_pool2d_backward", single<maxPoolBackward>},
+        {"batch_norm_train", multi<batchNormTrain>},
+        {"batch_norm_backward", multi<batchNormBackward>},
+        {"conv_backward", multi<convBackward>},
+    };
+    return t;
 }
 
 } // namespace fxray::cg::cpu

@@ -3,6 +3,7 @@
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cuda_executor.h"
 #include "codegen/cuda/device_ops.h"
+#include "support/timing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,10 +14,6 @@
 namespace fxray::cg::cuda {
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::vector<Value> metasOf(const std::vector<Value>& inputs) {
     std::vector<Value> metas;
@@ -193,11 +190,11 @@ Expected<BenchStats> CompiledGraph::benchmark(const std::vector<Value>& inputs, 
         times.push_back(msSince(t0));
         bs.run = rs;
     }
-    std::sort(times.begin(), times.end());
-    bs.iters = static_cast<int>(times.size());
-    bs.medianMs = times[times.size() / 2];
-    bs.minMs = times.front();
-    bs.maxMs = times.back();
+    const Timing t = summarize(times);
+    bs.iters = t.iters;
+    bs.medianMs = t.medianMs;
+    bs.minMs = t.minMs;
+    bs.maxMs = t.maxMs;
     return bs;
 }
 

@@ -1,11 +1,10 @@
 #include "codegen/cuda/cuda_executor.h"
 
-#include "codegen/cuda/builtin_kernels.h"
-#include "codegen/cuda/cudnn_conv.h"
-#include "codegen/cuda/device_attention.h"
+#include "codegen/cuda/device_externs.h"
 #include "exec/exec_context.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/tensor_layout.h"
 
 #include <cmath>
 #include <functional>
@@ -14,30 +13,8 @@ namespace fxray::cg::cuda {
 
 namespace {
 
-bool sameLayout(const TensorMeta& a, const TensorMeta& b) {
-    if (a.dtype != b.dtype || a.shape != b.shape || a.offset != b.offset) return false;
-    for (size_t d = 0; d < a.shape.size(); ++d)
-        if (a.shape[d] > 1 && (d >= a.strides.size() || d >= b.strides.size() || a.strides[d] != b.strides[d])) return false;
-    return true;
-}
-
 size_t bytesOf(const TensorMeta& m) {
     return static_cast<size_t>(storageSpan(m)) * static_cast<size_t>(dtypeItemSize(m.dtype));
-}
-
-Tensor hostAllocate(const TensorMeta& m) {
-    Tensor t;
-    t.meta = m;
-    t.storage = std::make_shared<Storage>(bytesOf(m));
-    return t;
-}
-
-/// A host tensor with exactly layout m holding t's values.
-Tensor relayout(const Tensor& t, const TensorMeta& m) {
-    if (sameLayout(t.meta, m)) return t;
-    Tensor r = hostAllocate(m);
-    kern::fromDoubles(r, kern::toDoubles(t));
-    return r;
 }
 
 void tag(Diagnostic& d, const std::string& node) {
@@ -86,7 +63,7 @@ Status Executor::allocate(size_t b) {
 
 Expected<Tensor> Executor::download(size_t b) {
     if (m_host[b].hasData()) return m_host[b];
-    Tensor h = hostAllocate(m_metas[b]);
+    Tensor h = allocateLayout(m_metas[b]);
     const size_t bytes = h.storage->nbytes();
     if (bytes)
         if (Status s = check(runtime().cu.cuMemcpyDtoH(h.storage->data(), m_dev[b].ptr(), bytes),
@@ -216,319 +193,101 @@ std::optional<DeviceView> Executor::deviceOf(const Argument& a) const {
 }
 
 Expected<bool> Executor::deviceExtern(const OpaqueCall& call, RunStats& S) {
-    const Node& n = *call.node;
-    if (call.kind != OpaqueCall::Kind::Extern || !n.op()) return false;
-    const LoweredGraph& lg = m_p.lowered;
-    // Output buffers in the result's order (nullopt for None items).
-    std::vector<int> outBufs;
-    if (call.result.kind == LValue::Kind::Tensor) outBufs.push_back(m_p.bufferOf[static_cast<size_t>(call.result.node)]);
-    else if (call.result.kind == LValue::Kind::List)
+    if (call.kind != OpaqueCall::Kind::Extern || !call.node->op()) return false;
+    const DeviceExtern* x = findDeviceExtern(call.fn);
+    if (!x) return false;
+    DeviceCall dc(*this, call, S);
+    if (!dc.hasOutputs()) return false;
+    return x->run(dc);
+}
+
+// ----- DeviceCall: the executor's state as a device extern sees it ---------------------------
+
+DeviceCall::DeviceCall(Executor& ex, const OpaqueCall& call, RunStats& stats) : m_ex(ex), m_call(call), m_stats(stats) {
+    const Program& P = ex.m_p;
+    if (call.result.kind == LValue::Kind::Tensor) {
+        m_outBufs.push_back(P.bufferOf[static_cast<size_t>(call.result.node)]);
+    } else if (call.result.kind == LValue::Kind::List) {
         for (const auto& it : call.result.items)
-            outBufs.push_back(it.kind == LValue::Kind::Tensor ? m_p.bufferOf[static_cast<size_t>(it.node)] : -1);
-    else return false;
-    if (outBufs.empty()) return false;
-    auto out = [&](size_t i) -> Expected<std::optional<DeviceView>> {
-        if (i >= outBufs.size() || outBufs[i] < 0) return std::optional<DeviceView>();
-        size_t b = static_cast<size_t>(outBufs[i]);
-        if (Status s = allocate(b); !s.ok()) return s.error();
-        return std::optional<DeviceView>(DeviceView{m_dev[b].ptr(), m_metas[b]});
-    };
-    const TensorMeta* om = outBufs[0] >= 0 ? &m_p.buffers[static_cast<size_t>(outBufs[0])].meta : nullptr;
-
-    // Arguments in schema order: scalars bound as values (tensors as meta), tensors as views.
+            m_outBufs.push_back(it.kind == LValue::Kind::Tensor ? P.bufferOf[static_cast<size_t>(it.node)] : -1);
+    }
+    if (!m_outBufs.empty() && m_outBufs[0] >= 0) m_out0 = &P.buffers[static_cast<size_t>(m_outBufs[0])].meta;
+    // Arguments in schema order (positional, then keywords by name).
+    const Node& n = *call.node;
     const Schema& schema = n.op()->schema;
-    std::vector<const Argument*> argOf(schema.args.size(), nullptr);
-    for (size_t i = 0; i < n.args.size() && i < argOf.size(); ++i) argOf[i] = &n.args[i];
+    m_argOf.assign(schema.args.size(), nullptr);
+    for (size_t i = 0; i < n.args.size() && i < m_argOf.size(); ++i) m_argOf[i] = &n.args[i];
     for (const auto& [k, a] : n.kwargs)
-        if (int idx = schema.indexOf(k); idx >= 0) argOf[static_cast<size_t>(idx)] = &a;
-    auto view = [&](size_t i) { return i < argOf.size() && argOf[i] ? deviceOf(*argOf[i]) : std::nullopt; };
+        if (int idx = schema.indexOf(k); idx >= 0) m_argOf[static_cast<size_t>(idx)] = &a;
+}
 
-    if (call.fn == "cat") {
-        // Legacy rule kept by PyTorch: 1-D empty inputs ([0]) are skipped whatever the rank
-        // (gpt2's KV cache starts as such); other empty inputs add nothing along dim.
-        if (!om || n.args.empty() || n.args[0].kind != Argument::Kind::List) return false;
-        int64_t dim = n.args.size() > 1 ? n.args[1].i : 0;
-        for (const auto& [k, a] : n.kwargs)
-            if (k == "dim") dim = a.i;
-        if (dim < 0) dim += static_cast<int64_t>(om->shape.size());
-        if (dim < 0 || dim >= static_cast<int64_t>(om->shape.size())) return false;
-        std::vector<DeviceView> parts;
-        for (const auto& item : n.args[0].items) {
-            if (!item.isNode()) return false;
-            auto it = lg.values.find(item.node);
-            if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) return false;
-            int b = -1;
-            TensorMeta m = viewOf(it->second.node, b);
-            if (m.numel() == 0 && m.shape.size() == 1) continue;
-            if (m.dtype != om->dtype || m.shape.size() != om->shape.size()) return false;
-            if (m.numel() == 0) {
-                parts.push_back(DeviceView{0, m});
-                continue;
-            }
-            auto v = deviceOf(item);
-            if (!v) return false;
-            parts.push_back(*v);
-        }
-        auto o = out(0);
-        if (!o.ok()) return o.error();
-        const DeviceView& C = **o;
-        int64_t at = 0;
-        for (const auto& p : parts) {
-            TensorMeta slice = C.meta;
-            slice.shape[static_cast<size_t>(dim)] = p.meta.shape[static_cast<size_t>(dim)];
-            slice.offset = C.meta.offset + at * C.meta.strides[static_cast<size_t>(dim)];
-            at += p.meta.shape[static_cast<size_t>(dim)];
-            if (slice.numel() == 0) continue;
-            if (Status s = stridedCopy(p, DeviceView{C.base, slice}); !s.ok()) return s.error();
-            ++S.deviceCopies;
-        }
-        return true;
-    }
+std::optional<DeviceView> DeviceCall::view(size_t i) const {
+    return i < m_argOf.size() && m_argOf[i] ? m_ex.deviceOf(*m_argOf[i]) : std::nullopt;
+}
 
-    if ((call.fn == "mm" || call.fn == "bmm" || call.fn == "addmm") && om && gemmSupports(om->dtype)) {
-        size_t first = call.fn == "addmm" ? 1 : 0;
-        auto A = view(first), B = view(first + 1);
-        std::optional<DeviceView> bias = call.fn == "addmm" ? view(0) : std::nullopt;
-        double beta = 1.0, alpha = 1.0;
-        for (const auto& [key, a] : n.kwargs) {
-            double v = a.kind == Argument::Kind::Int ? static_cast<double>(a.i) : a.f;
-            if (key == "beta") beta = v;
-            if (key == "alpha") alpha = v;
+std::optional<std::vector<DeviceView>> DeviceCall::listViews(size_t i) const {
+    if (i >= m_argOf.size() || !m_argOf[i] || m_argOf[i]->kind != Argument::Kind::List) return std::nullopt;
+    const LoweredGraph& lg = m_ex.m_p.lowered;
+    std::vector<DeviceView> views;
+    for (const auto& item : m_argOf[i]->items) {
+        if (!item.isNode()) return std::nullopt;
+        auto it = lg.values.find(item.node);
+        if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) return std::nullopt;
+        int b = -1;
+        TensorMeta m = m_ex.viewOf(it->second.node, b);
+        if (m.numel() == 0) {  // nothing to read: no device buffer needed
+            views.push_back(DeviceView{0, m});
+            continue;
         }
-        if (!A || !B || A->meta.dtype != om->dtype || B->meta.dtype != om->dtype || (call.fn == "addmm" && !bias)) return false;
-        auto o = out(0);
-        if (!o.ok()) return o.error();
-        const DeviceView& C = **o;
-        if (call.fn == "addmm" && beta != 0.0)
-            if (Status s = stridedCopy(*bias, C); !s.ok()) return s.error();
-        if (Status s = gemm(*A, *B, C, alpha, call.fn == "addmm" ? beta : 0.0); !s.ok()) return s.error();
-        ++S.gemms;
-        return true;
+        auto v = m_ex.deviceOf(item);
+        if (!v) return std::nullopt;
+        views.push_back(*v);
     }
+    return views;
+}
 
-    // The rest needs its scalar arguments: bind meta values to the schema.
-    std::map<const Node*, Value> env;
-    for (const Node* in : call.inputs)
-        if (auto it = lg.values.find(in); it != lg.values.end()) env[in] = metaValue(it->second);
-    std::vector<Value> cargs;
-    for (const auto& a : n.args) cargs.push_back(argumentValue(a, env));
-    std::vector<std::pair<std::string, Value>> ckw;
-    for (const auto& [k, a] : n.kwargs) ckw.emplace_back(k, argumentValue(a, env));
-    auto bound = bindArgs(*n.op(), std::move(cargs), std::move(ckw));
-    if (!bound.ok()) return false;
-    const OpArgs& A = *bound;
+const OpArgs* DeviceCall::args() {
+    if (!m_bound) {
+        // Scalars bound as values, tensors as their metadata.
+        const LoweredGraph& lg = m_ex.m_p.lowered;
+        const Node& n = *m_call.node;
+        std::map<const Node*, Value> env;
+        for (const Node* in : m_call.inputs)
+            if (auto it = lg.values.find(in); it != lg.values.end()) env[in] = m_ex.metaValue(it->second);
+        std::vector<Value> cargs;
+        for (const auto& a : n.args) cargs.push_back(argumentValue(a, env));
+        std::vector<std::pair<std::string, Value>> ckw;
+        for (const auto& [k, a] : n.kwargs) ckw.emplace_back(k, argumentValue(a, env));
+        m_bound.emplace(bindArgs(*n.op(), std::move(cargs), std::move(ckw)));
+    }
+    return m_bound->ok() ? &**m_bound : nullptr;
+}
 
-    // Convolutions run through cuDNN when it is installed (PyTorch's own path, and its speed);
-    // else, or where cuDNN refuses a configuration, through the direct kernels (fp32/fp64).
-    auto anyConv = [](DType t) { return cudnnConvSupports(t) || convSupports(t); };
-    if (call.fn == "conv" && om && anyConv(om->dtype)) {
-        // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
-        if (A.toBool(6)) return false;
-        auto x = view(0), w = view(1);
-        std::optional<DeviceView> bias = A.isNone(2) ? std::nullopt : view(2);
-        if (!x || !w || (!A.isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
-        auto o = out(0);
+Expected<std::optional<DeviceView>> DeviceCall::out(size_t i) {
+    if (!hasOut(i)) return std::optional<DeviceView>();
+    const size_t b = static_cast<size_t>(m_outBufs[i]);
+    if (Status s = m_ex.allocate(b); !s.ok()) return s.error();
+    return std::optional<DeviceView>(DeviceView{m_ex.m_dev[b].ptr(), m_ex.m_metas[b]});
+}
+
+Expected<std::vector<std::optional<DeviceView>>> DeviceCall::outs(size_t count) {
+    std::vector<std::optional<DeviceView>> r;
+    for (size_t i = 0; i < count; ++i) {
+        auto o = out(i);
         if (!o.ok()) return o.error();
-        Status s = makeError("cuDNN is not available");
-        if (cudnnConvSupports(om->dtype)) {
-            s = cudnnConvForward(*x, *w, bias, **o, A.toIntList(3), A.toIntList(4), A.toIntList(5), A.toInt(8));
-            if (s.ok()) ++S.cudnnCalls;
+        r.push_back(*o);
+    }
+    return r;
+}
+
+bool DeviceCall::outsDense(size_t count, DType t) const {
+    if (m_outBufs.size() < count) return false;
+    for (size_t i = 0; i < count; ++i)
+        if (m_outBufs[i] >= 0) {
+            const TensorMeta& m = m_ex.m_p.buffers[static_cast<size_t>(m_outBufs[i])].meta;
+            if (!m.isContiguous() || (m.dtype != t && m.dtype != DType::Int64)) return false;
         }
-        if (!s.ok() && convSupports(om->dtype))
-            s = convForward(*x, *w, bias, **o, A.toIntList(3), A.toIntList(4), A.toIntList(5), A.toInt(8));
-        if (!s.ok()) return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "conv_backward") {
-        // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask)
-        if (A.toBool(7)) return false;
-        auto gy = view(0), x = view(1), w = view(2);
-        if (!gy || !x || !w || !anyConv(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype || w->meta.dtype != gy->meta.dtype)
-            return false;
-        std::optional<DeviceView> outs[3];
-        for (size_t i = 0; i < 3; ++i) {
-            auto o = out(i);
-            if (!o.ok()) return o.error();
-            outs[i] = *o;
-        }
-        Status s = makeError("cuDNN is not available");
-        if (cudnnConvSupports(gy->meta.dtype)) {
-            s = cudnnConvBackward(*gy, *x, *w, outs[0], outs[1], outs[2], A.toIntList(4), A.toIntList(5), A.toIntList(6),
-                                  A.toInt(9));
-            if (s.ok()) ++S.cudnnCalls;
-        }
-        if (!s.ok() && convSupports(gy->meta.dtype))
-            s = convBackward(*gy, *x, *w, outs[0], outs[1], outs[2], A.toIntList(4), A.toIntList(5), A.toIntList(6),
-                             A.toInt(9));
-        if (!s.ok()) return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "sdpa_efficient" || call.fn == "sdpa") {
-        // _scaled_dot_product_efficient_attention(query, key, value, attn_bias?, compute_log_sumexp,
-        //     dropout_p, is_causal, *, scale) -> (output, log_sumexp, philox_seed, philox_offset)
-        // scaled_dot_product_attention(query, key, value, attn_mask?, dropout_p, is_causal, *, scale, enable_gqa)
-        const bool eff = call.fn == "sdpa_efficient";
-        const size_t iDrop = eff ? 5 : 4, iCausal = eff ? 6 : 5, iScale = eff ? 7 : 6;
-        auto q = view(0), k = view(1), v = view(2);
-        std::optional<DeviceView> bias = A.isNone(3) ? std::nullopt : view(3);
-        // Dropout stays on the host: its mask is the reference executor's RNG, so that the
-        // backward (also on the host then) and the reference agree.
-        if (!q || !k || !v || (!A.isNone(3) && !bias) || A.toDouble(iDrop) != 0.0) return false;
-        if (!eff && A.size() > 7 && !A.isNone(7) && A.toBool(7)) return false;  // grouped-query heads
-        if (!om || !attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, *om)) return false;
-        auto o = out(0);
-        if (!o.ok()) return o.error();
-        std::optional<DeviceView> lse;
-        if (eff) {
-            auto l = out(1);
-            if (!l.ok()) return l.error();
-            lse = *l;
-        }
-        const double scale = A.size() > iScale && !A.isNone(iScale) ? A.toDouble(iScale)
-                                                                      : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
-        if (Status s = attentionForward(*q, *k, *v, bias, **o, lse, scale, A.toBool(iCausal)); !s.ok()) return s.error();
-        // The philox seed and offset are 0 without dropout.
-        for (size_t i = 2; eff && i < 4; ++i) {
-            auto p = out(i);
-            if (!p.ok()) return p.error();
-            if (!*p) continue;
-            const DeviceView& pv = **p;
-            const size_t bytes = static_cast<size_t>(pv.meta.numel() * dtypeItemSize(pv.meta.dtype));
-            if (Status s = check(runtime().cu.cuMemsetD8(pv.base + static_cast<CUdeviceptr>(pv.meta.offset * dtypeItemSize(pv.meta.dtype)), 0, bytes),
-                                 "zeroing the philox outputs");
-                !s.ok())
-                return s.error();
-        }
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "sdpa_efficient_backward") {
-        // (grad_out_, query, key, value, attn_bias?, out, logsumexp, philox_seed, philox_offset, dropout_p,
-        //  grad_input_mask, is_causal, *, scale) -> (grad_query, grad_key, grad_value, grad_bias)
-        auto go = view(0), q = view(1), k = view(2), v = view(3), o = view(5), lse = view(6);
-        std::optional<DeviceView> bias = A.isNone(4) ? std::nullopt : view(4);
-        if (!go || !q || !k || !v || !o || !lse || (!A.isNone(4) && !bias) || A.toDouble(9) != 0.0) return false;
-        if (!attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, o->meta)) return false;
-        std::optional<DeviceView> grads[4];
-        for (size_t i = 0; i < 4; ++i) {
-            auto g = out(i);
-            if (!g.ok()) return g.error();
-            grads[i] = *g;
-        }
-        const double scale = A.size() > 12 && !A.isNone(12) ? A.toDouble(12)
-                                                              : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
-        if (Status s = attentionBackward(*go, *q, *k, *v, bias, *o, *lse, scale, A.toBool(11), grads[0], grads[1], grads[2],
-                                         bias ? grads[3] : std::nullopt);
-            !s.ok())
-            return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    // Multi-output externs: every tensor output needs a dense buffer of the input's dtype.
-    auto outsDense = [&](size_t count, DType t) {
-        if (outBufs.size() < count) return false;
-        for (size_t i = 0; i < count; ++i)
-            if (outBufs[i] >= 0) {
-                const TensorMeta& m = m_p.buffers[static_cast<size_t>(outBufs[i])].meta;
-                if (!m.isContiguous() || (m.dtype != t && m.dtype != DType::Int64)) return false;
-            }
-        return true;
-    };
-    auto allOuts = [&](size_t count) -> Expected<std::vector<std::optional<DeviceView>>> {
-        std::vector<std::optional<DeviceView>> r;
-        for (size_t i = 0; i < count; ++i) {
-            auto o = out(i);
-            if (!o.ok()) return o.error();
-            r.push_back(*o);
-        }
-        return r;
-    };
-    if (call.fn == "batch_norm_train") {
-        // _native_batch_norm_legit_functional(input, weight?, bias?, running_mean, running_var, training, momentum, eps)
-        auto x = view(0), rm = view(3), rv = view(4);
-        std::optional<DeviceView> w = A.isNone(1) ? std::nullopt : view(1), b = A.isNone(2) ? std::nullopt : view(2);
-        if (!A.toBool(5) || !x || !rm || !rv || (!A.isNone(1) && !w) || (!A.isNone(2) && !b) || !convSupports(x->meta.dtype) ||
-            !outsDense(5, x->meta.dtype))
-            return false;
-        for (int o : outBufs)
-            if (o < 0) return false;
-        auto outs = allOuts(5);
-        if (!outs.ok()) return outs.error();
-        std::vector<DeviceView> ov;
-        for (const auto& o : *outs) ov.push_back(*o);
-        if (Status s = batchNormTrain(*x, w, b, *rm, *rv, ov, A.toDouble(6), A.toDouble(7)); !s.ok()) return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "batch_norm_backward") {
-        // native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?, save_mean?, save_invstd?,
-        //                            train, eps, output_mask)
-        auto gy = view(0), x = view(1);
-        if (!gy || !x || !convSupports(x->meta.dtype) || !outsDense(3, x->meta.dtype)) return false;
-        std::optional<DeviceView> opt[5];
-        for (size_t i = 0; i < 5; ++i) {
-            if (A.isNone(2 + i)) continue;
-            opt[i] = view(2 + i);
-            if (!opt[i]) return false;
-        }
-        auto outs = allOuts(3);
-        if (!outs.ok()) return outs.error();
-        if (Status s = batchNormBackward(*gy, *x, opt[0], opt[1], opt[2], opt[3], opt[4], A.toBool(7), A.toDouble(8), (*outs)[0],
-                                         (*outs)[1], (*outs)[2]);
-            !s.ok())
-            return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "max_pool2d") {
-        // max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) -> (out, indices)
-        auto x = view(0);
-        if (!x || !convSupports(x->meta.dtype) || outBufs.size() != 2 || outBufs[0] < 0 || outBufs[1] < 0 ||
-            !outsDense(2, x->meta.dtype))
-            return false;
-        auto outs = allOuts(2);
-        if (!outs.ok()) return outs.error();
-        if (Status s = maxPool2d(*x, *(*outs)[0], *(*outs)[1], A.toIntList(1), A.toIntList(2), A.toIntList(3), A.toIntList(4));
-            !s.ok())
-            return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "max_pool2d_backward" && om && convSupports(om->dtype) && om->isContiguous()) {
-        // max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
-        auto gy = view(0), idx = view(7);
-        if (!gy || !idx || gy->meta.dtype != om->dtype) return false;
-        auto o = out(0);
-        if (!o.ok()) return o.error();
-        if (Status s = maxPool2dBackward(*gy, *idx, **o); !s.ok()) return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "embedding_backward" && om && scatterSupports(om->dtype)) {
-        // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
-        if (A.toBool(4)) return false;
-        auto g = view(0), idx = view(1);
-        if (!g || !idx || g->meta.dtype != om->dtype) return false;
-        auto o = out(0);
-        if (!o.ok()) return o.error();
-        if (Status s = embeddingBackward(*g, *idx, **o, A.toInt(3)); !s.ok()) return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    if (call.fn == "index_add" && om && scatterSupports(om->dtype)) {
-        // index_add(self, dim, index, source, *, alpha=1)
-        auto self = view(0), idx = view(2), src = view(3);
-        if (!self || !idx || !src || self->meta.dtype != om->dtype || src->meta.dtype != om->dtype || om->shape.empty())
-            return false;
-        auto o = out(0);
-        if (!o.ok()) return o.error();
-        if (Status s = indexAdd(*self, A.toInt(1), *idx, *src, A.toDouble(4), **o); !s.ok()) return s.error();
-        ++S.deviceExterns;
-        return true;
-    }
-    return false;
+    return true;
 }
 
 Status Executor::hostCall(const OpaqueCall& call, ExecContext& ctx, RunStats& S) {

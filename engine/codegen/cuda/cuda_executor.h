@@ -34,7 +34,9 @@ private:
     Expected<Value> hostValue(const LValue& v);
     Value metaValue(const LValue& v) const;
     std::optional<DeviceView> deviceOf(const Argument& a) const;
-    /// An extern call on the device; false when this instance has none (the host runs it).
+    friend class DeviceCall;
+    /// An extern call on the device (device_externs.h); false when this instance has none (the
+    /// host runs it).
     Expected<bool> deviceExtern(const OpaqueCall& call, RunStats& stats);
     Status hostCall(const OpaqueCall& call, ExecContext& ctx, RunStats& stats);
 

@@ -1,17 +1,17 @@
 #include "codegen/cuda/cuda_ops.h"
 
+#include "codegen/cuda/device_externs.h"
 #include "codegen/lowering.h"
 
 namespace fxray::cg::cuda {
 
 const std::vector<std::string_view>& deviceExternKernels() {
-    // The names Executor::deviceExtern handles: a branch added there belongs here too, or
-    // `fxray ops` reports its op as a host fallback.
-    static const std::vector<std::string_view> k = {
-        "cat", "mm", "bmm", "addmm", "conv", "conv_backward", "batch_norm_train", "batch_norm_backward",
-        "max_pool2d", "max_pool2d_backward", "embedding_backward", "index_add",
-        "sdpa_efficient", "sdpa_efficient_backward", "sdpa",
-    };
+    // The names the executor dispatches, read off its table (device_externs.h).
+    static const std::vector<std::string_view> k = [] {
+        std::vector<std::string_view> names;
+        for (const DeviceExtern& x : deviceExternTable()) names.push_back(x.name);
+        return names;
+    }();
     return k;
 }
 

@@ -12,7 +12,7 @@
 namespace fxray::cg::cuda {
 
 /// Extern kernel names (codegen/lowering.cpp's table) the executor runs on the device
-/// (Executor::deviceExtern in cuda_executor.cpp); other extern calls run on the host.
+/// (device_externs.h deviceExternTable()); other extern calls run on the host.
 const std::vector<std::string_view>& deviceExternKernels();
 
 /// Sets OpInfo::cuda on every entry of r: Lowered where codegen attached a lowering rule, Extern

@@ -96,14 +96,6 @@ std::pair<size_t, size_t> cacheBytes() {
     return {c.inUse, c.cached};
 }
 
-int64_t storageSpan(const TensorMeta& m) {
-    int64_t span = m.offset + 1;
-    for (size_t d = 0; d < m.shape.size(); ++d) {
-        if (m.shape[d] == 0) return 0;
-        span += (m.shape[d] - 1) * std::abs(d < m.strides.size() ? m.strides[d] : 0);
-    }
-    return span;
-}
 
 // ----- strided copy ----------------------------------------------------------------------------
 

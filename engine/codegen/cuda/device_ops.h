@@ -3,6 +3,7 @@
 /// (free lists by size class, so that repeated runs of a graph do not pay cuMemAlloc), strided
 /// copies (cat, broadcasting addmm's bias, making GEMM operands dense) and cuBLAS GEMMs.
 #include "codegen/cuda/cuda_api.h"
+#include "exec/tensor_layout.h"  // storageSpan
 #include "ir/tensor_meta.h"
 
 #include <cstdint>
@@ -32,9 +33,6 @@ private:
 
 /// Bytes (in use, cached) by the allocator.
 std::pair<size_t, size_t> cacheBytes();
-
-/// Elements a tensor with this layout spans from storage offset 0 (0 when empty).
-int64_t storageSpan(const TensorMeta& m);
 
 /// A device tensor view: base pointer (storage offset 0) + layout.
 struct DeviceView {

@@ -9,7 +9,7 @@
 #include "numerics_case.h"
 
 #include "codegen/cpu/cpu_backend.h"
-#include "codegen/cpu/extern_attention.h"
+#include "codegen/cpu/extern_table.h"
 #include "exec/exec_context.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
@@ -31,6 +31,12 @@ Value randn(std::vector<int64_t> shape, uint32_t seed) {
 }
 
 /// Allocated outputs shaped like the meta function says (what the compiled backend passes).
+/// The CPU backend's extern kernel `name`, run as CompiledGraph::run dispatches it.
+bool runExtern(const char* name, const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+    const cg::cpu::CpuExtern* x = cg::cpu::findCpuExtern(name);
+    return x && x->run(a, outs, ctx);
+}
+
 std::vector<Tensor> allocateLike(const Value& meta) {
     std::vector<Tensor> r;
     for (const auto& v : meta.list) {
@@ -124,7 +130,7 @@ private slots:
         QVERIFY(op);
         auto bound = bindArgs(*op, args, {});
         QVERIFY(bound.ok());
-        QVERIFY(cg::cpu::runAttentionExtern("sdpa_efficient", *bound, ptrs, ourCtx));
+        QVERIFY(runExtern("sdpa_efficient", *bound, ptrs, ourCtx));
         expectClose(outs[0], ref->list[0].t, "output");
         // logsumexp: the rows past M are padding (+inf on both sides).
         auto lo = kern::toDoubles(outs[1]), lr = kern::toDoubles(ref->list[1].t);
@@ -149,7 +155,7 @@ private slots:
         auto opB = OpRegistry::instance().find("aten._scaled_dot_product_efficient_attention_backward.default");
         auto boundB = bindArgs(*opB, bargs, {});
         QVERIFY(boundB.ok());
-        QVERIFY(cg::cpu::runAttentionExtern("sdpa_efficient_backward", *boundB, gptrs, ctx2));
+        QVERIFY(runExtern("sdpa_efficient_backward", *boundB, gptrs, ctx2));
         expectClose(gouts[0], refB->list[0].t, "grad_query");
         expectClose(gouts[1], refB->list[1].t, "grad_key");
         expectClose(gouts[2], refB->list[2].t, "grad_value");
@@ -167,7 +173,7 @@ private slots:
         QVERIFY(bound.ok());
         ExecContext ctx(0);
         std::vector<Tensor*> none(4, nullptr);
-        QVERIFY(!cg::cpu::runAttentionExtern("sdpa_efficient", *bound, none, ctx));
+        QVERIFY(!runExtern("sdpa_efficient", *bound, none, ctx));
     }
 };
 

@@ -336,6 +336,28 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void bitwise_not_by_hand() {
+        // Integers flip every bit (~x = -x - 1, the OpInfo case the H100 sweep caught giving 0/1);
+        // bools negate.
+        auto g = parse("x: \"i64[4][1]cuda:0\", u: \"u8[2][1]cuda:0\", b: \"b8[2][1]cuda:0\"",
+                       "        bitwise_not: \"i64[4][1]cuda:0\" = torch.ops.aten.bitwise_not.default(x)\n"
+                       "        bitwise_not_1: \"u8[2][1]cuda:0\" = torch.ops.aten.bitwise_not.default(u)\n"
+                       "        bitwise_not_2: \"b8[2][1]cuda:0\" = torch.ops.aten.bitwise_not.default(b)\n"
+                       "        return (bitwise_not, bitwise_not_1, bitwise_not_2)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4}, {0, 5, -3, 7}, DType::Int64), fxtest::tv({2}, {0, 200}, DType::UInt8),
+                              fxtest::tv({2}, {0, 1}, DType::Bool)};
+        const std::vector<std::vector<double>> want{{-1, -6, 2, -8}, {255, 55}, {1, 0}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
     void benchmark_keeps_values_on_device() {
         // benchmark() times repeated runs; a later run() of the same compiled graph still gives
         // the right values (the reused buffers are rewritten, not accumulated into).

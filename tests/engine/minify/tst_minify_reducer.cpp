@@ -7,7 +7,7 @@
 
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
-#include "minify/backend.h"
+#include "codegen/backend.h"
 #include "minify/candidate.h"
 #include "minify/hierarchy.h"
 #include "minify/inject.h"

@@ -1,0 +1,39 @@
+#pragma once
+/// The CPU backend's extern kernels as one table: CompiledGraph::run dispatches an opaque call
+/// through it by the lowering's kernel name (OpaqueCall::fn), and `fxray ops` reports from it
+/// which ops run as extern kernels (cpu_ops.cpp). Each extern_*.cpp contributes its part; a
+/// kernel added to a part is dispatched and reported with no other list to keep in step.
+#include "exec/exec_context.h"
+#include "ir/op_registry.h"
+
+#include <string_view>
+#include <vector>
+
+namespace fxray::cg::cpu {
+
+/// Runs one extern kernel on the node's bound arguments into the preallocated outputs
+/// (`outs[i]` for output i, nullptr where the op returns None or it is not needed). Returns
+/// false, with outputs untouched and no random draw made, for an instance it does not handle (an
+/// unusual dtype, a transposed convolution): the reference kernel then runs it, a reported
+/// fallback.
+using CpuExternFn = bool (*)(const OpArgs& args, const std::vector<Tensor*>& outs, ExecContext& ctx);
+
+struct CpuExtern {
+    std::string_view name;  ///< the lowering's extern kernel name ("mm", "conv_backward", ...)
+    CpuExternFn run;
+};
+
+/// GEMMs (mm, bmm, addmm), convolution and cat (extern_kernels.cpp).
+const std::vector<CpuExtern>& gemmExterns();
+/// Scatters, pooling with indices, training batch norm, convolution backward (extern_train.cpp).
+const std::vector<CpuExtern>& trainExterns();
+/// Fused attention and its backward (extern_attention.cpp).
+const std::vector<CpuExtern>& attentionExterns();
+/// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
+/// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
+const std::vector<CpuExtern>& randomExternKernels();
+
+/// The kernel named `name` in any part, or null.
+const CpuExtern* findCpuExtern(std::string_view name);
+
+} // namespace fxray::cg::cpu

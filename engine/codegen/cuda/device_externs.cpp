@@ -1,0 +1,319 @@
+// The device extern kernels: one function per entry of the table at the bottom. Each checks what
+// it handles before allocating or launching anything, so a declined call costs nothing.
+#include "codegen/cuda/device_externs.h"
+
+#include "codegen/cuda/builtin_kernels.h"
+#include "codegen/cuda/cudnn_conv.h"
+#include "codegen/cuda/device_attention.h"
+
+#include <cmath>
+
+namespace fxray::cg::cuda {
+
+namespace {
+
+Expected<bool> catOnDevice(DeviceCall& c) {
+    // Legacy rule kept by PyTorch: 1-D empty inputs ([0]) are skipped whatever the rank
+    // (gpt2's KV cache starts as such); other empty inputs add nothing along dim.
+    const TensorMeta* om = c.out0();
+    const Node& n = c.node();
+    if (!om || n.args.empty() || n.args[0].kind != Argument::Kind::List) return false;
+    int64_t dim = n.args.size() > 1 ? n.args[1].i : 0;
+    for (const auto& [k, a] : n.kwargs)
+        if (k == "dim") dim = a.i;
+    if (dim < 0) dim += static_cast<int64_t>(om->shape.size());
+    if (dim < 0 || dim >= static_cast<int64_t>(om->shape.size())) return false;
+    auto items = c.listViews(0);
+    if (!items) return false;
+    std::vector<DeviceView> parts;
+    for (const DeviceView& p : *items) {
+        if (p.meta.numel() == 0 && p.meta.shape.size() == 1) continue;
+        if (p.meta.dtype != om->dtype || p.meta.shape.size() != om->shape.size()) return false;
+        parts.push_back(p);
+    }
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const DeviceView& C = **o;
+    int64_t at = 0;
+    for (const auto& p : parts) {
+        TensorMeta slice = C.meta;
+        slice.shape[static_cast<size_t>(dim)] = p.meta.shape[static_cast<size_t>(dim)];
+        slice.offset = C.meta.offset + at * C.meta.strides[static_cast<size_t>(dim)];
+        at += p.meta.shape[static_cast<size_t>(dim)];
+        if (slice.numel() == 0) continue;
+        if (Status s = stridedCopy(p, DeviceView{C.base, slice}); !s.ok()) return s.error();
+        ++c.stats().deviceCopies;
+    }
+    return true;
+}
+
+/// mm, bmm (bias-free) and addmm through cuBLAS.
+template <bool AddMM>
+Expected<bool> gemmOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !gemmSupports(om->dtype)) return false;
+    const size_t first = AddMM ? 1 : 0;
+    auto A = c.view(first), B = c.view(first + 1);
+    std::optional<DeviceView> bias = AddMM ? c.view(0) : std::nullopt;
+    double beta = 1.0, alpha = 1.0;
+    for (const auto& [key, a] : c.node().kwargs) {
+        double v = a.kind == Argument::Kind::Int ? static_cast<double>(a.i) : a.f;
+        if (key == "beta") beta = v;
+        if (key == "alpha") alpha = v;
+    }
+    if (!A || !B || A->meta.dtype != om->dtype || B->meta.dtype != om->dtype || (AddMM && !bias)) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const DeviceView& C = **o;
+    if (AddMM && beta != 0.0)
+        if (Status s = stridedCopy(*bias, C); !s.ok()) return s.error();
+    if (Status s = gemm(*A, *B, C, alpha, AddMM ? beta : 0.0); !s.ok()) return s.error();
+    ++c.stats().gemms;
+    return true;
+}
+
+// Convolutions run through cuDNN when it is installed (PyTorch's own path, and its speed);
+// else, or where cuDNN refuses a configuration, through the direct kernels (fp32/fp64).
+bool anyConv(DType t) { return cudnnConvSupports(t) || convSupports(t); }
+
+Expected<bool> convOnDevice(DeviceCall& c) {
+    // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = c.args();
+    if (!om || !anyConv(om->dtype) || !A || A->toBool(6)) return false;
+    auto x = c.view(0), w = c.view(1);
+    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    Status s = makeError("cuDNN is not available");
+    if (cudnnConvSupports(om->dtype)) {
+        s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
+        if (s.ok()) ++c.stats().cudnnCalls;
+    }
+    if (!s.ok() && convSupports(om->dtype))
+        s = convForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
+    if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> convBackwardOnDevice(DeviceCall& c) {
+    // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask)
+    const OpArgs* A = c.args();
+    if (!A || A->toBool(7)) return false;
+    auto gy = c.view(0), x = c.view(1), w = c.view(2);
+    if (!gy || !x || !w || !anyConv(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype || w->meta.dtype != gy->meta.dtype)
+        return false;
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    const auto& o = *outs;
+    Status s = makeError("cuDNN is not available");
+    if (cudnnConvSupports(gy->meta.dtype)) {
+        s = cudnnConvBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5), A->toIntList(6), A->toInt(9));
+        if (s.ok()) ++c.stats().cudnnCalls;
+    }
+    if (!s.ok() && convSupports(gy->meta.dtype))
+        s = convBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5), A->toIntList(6), A->toInt(9));
+    if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _scaled_dot_product_efficient_attention (Efficient) and the composite scaled_dot_product_attention.
+template <bool Efficient>
+Expected<bool> attentionOnDevice(DeviceCall& c) {
+    // _scaled_dot_product_efficient_attention(query, key, value, attn_bias?, compute_log_sumexp,
+    //     dropout_p, is_causal, *, scale) -> (output, log_sumexp, philox_seed, philox_offset)
+    // scaled_dot_product_attention(query, key, value, attn_mask?, dropout_p, is_causal, *, scale, enable_gqa)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    const size_t iDrop = Efficient ? 5 : 4, iCausal = Efficient ? 6 : 5, iScale = Efficient ? 7 : 6;
+    auto q = c.view(0), k = c.view(1), v = c.view(2);
+    std::optional<DeviceView> bias = A->isNone(3) ? std::nullopt : c.view(3);
+    // Dropout stays on the host: its mask is the reference executor's RNG, so that the
+    // backward (also on the host then) and the reference agree.
+    if (!q || !k || !v || (!A->isNone(3) && !bias) || A->toDouble(iDrop) != 0.0) return false;
+    if (!Efficient && A->size() > 7 && !A->isNone(7) && A->toBool(7)) return false;  // grouped-query heads
+    const TensorMeta* om = c.out0();
+    if (!om || !attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, *om)) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    std::optional<DeviceView> lse;
+    if (Efficient) {
+        auto l = c.out(1);
+        if (!l.ok()) return l.error();
+        lse = *l;
+    }
+    const double scale = A->size() > iScale && !A->isNone(iScale) ? A->toDouble(iScale)
+                                                                   : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    if (Status s = attentionForward(*q, *k, *v, bias, **o, lse, scale, A->toBool(iCausal)); !s.ok()) return s.error();
+    // The philox seed and offset are 0 without dropout.
+    for (size_t i = 2; Efficient && i < 4; ++i) {
+        auto p = c.out(i);
+        if (!p.ok()) return p.error();
+        if (!*p) continue;
+        const DeviceView& pv = **p;
+        const size_t bytes = static_cast<size_t>(pv.meta.numel() * dtypeItemSize(pv.meta.dtype));
+        if (Status s = check(runtime().cu.cuMemsetD8(pv.base + static_cast<CUdeviceptr>(pv.meta.offset * dtypeItemSize(pv.meta.dtype)), 0, bytes),
+                             "zeroing the philox outputs");
+            !s.ok())
+            return s.error();
+    }
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> attentionBackwardOnDevice(DeviceCall& c) {
+    // (grad_out_, query, key, value, attn_bias?, out, logsumexp, philox_seed, philox_offset, dropout_p,
+    //  grad_input_mask, is_causal, *, scale) -> (grad_query, grad_key, grad_value, grad_bias)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto go = c.view(0), q = c.view(1), k = c.view(2), v = c.view(3), o = c.view(5), lse = c.view(6);
+    std::optional<DeviceView> bias = A->isNone(4) ? std::nullopt : c.view(4);
+    if (!go || !q || !k || !v || !o || !lse || (!A->isNone(4) && !bias) || A->toDouble(9) != 0.0) return false;
+    if (!attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, o->meta)) return false;
+    auto grads = c.outs(4);
+    if (!grads.ok()) return grads.error();
+    const auto& g = *grads;
+    const double scale = A->size() > 12 && !A->isNone(12) ? A->toDouble(12)
+                                                           : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    if (Status s = attentionBackward(*go, *q, *k, *v, bias, *o, *lse, scale, A->toBool(11), g[0], g[1], g[2],
+                                     bias ? g[3] : std::nullopt);
+        !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
+    // _native_batch_norm_legit_functional(input, weight?, bias?, running_mean, running_var, training, momentum, eps)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto x = c.view(0), rm = c.view(3), rv = c.view(4);
+    std::optional<DeviceView> w = A->isNone(1) ? std::nullopt : c.view(1), b = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!A->toBool(5) || !x || !rm || !rv || (!A->isNone(1) && !w) || (!A->isNone(2) && !b) || !convSupports(x->meta.dtype) ||
+        !c.outsDense(5, x->meta.dtype))
+        return false;
+    for (size_t i = 0; i < c.outCount(); ++i)
+        if (!c.hasOut(i)) return false;
+    auto outs = c.outs(5);
+    if (!outs.ok()) return outs.error();
+    std::vector<DeviceView> ov;
+    for (const auto& o : *outs) ov.push_back(*o);
+    if (Status s = batchNormTrain(*x, w, b, *rm, *rv, ov, A->toDouble(6), A->toDouble(7)); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> batchNormBackwardOnDevice(DeviceCall& c) {
+    // native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?, save_mean?, save_invstd?,
+    //                            train, eps, output_mask)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto gy = c.view(0), x = c.view(1);
+    if (!gy || !x || !convSupports(x->meta.dtype) || !c.outsDense(3, x->meta.dtype)) return false;
+    std::optional<DeviceView> opt[5];
+    for (size_t i = 0; i < 5; ++i) {
+        if (A->isNone(2 + i)) continue;
+        opt[i] = c.view(2 + i);
+        if (!opt[i]) return false;
+    }
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    if (Status s = batchNormBackward(*gy, *x, opt[0], opt[1], opt[2], opt[3], opt[4], A->toBool(7), A->toDouble(8), (*outs)[0],
+                                     (*outs)[1], (*outs)[2]);
+        !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> maxPoolOnDevice(DeviceCall& c) {
+    // max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) -> (out, indices)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto x = c.view(0);
+    if (!x || !convSupports(x->meta.dtype) || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) || !c.outsDense(2, x->meta.dtype))
+        return false;
+    auto outs = c.outs(2);
+    if (!outs.ok()) return outs.error();
+    if (Status s = maxPool2d(*x, *(*outs)[0], *(*outs)[1], A->toIntList(1), A->toIntList(2), A->toIntList(3), A->toIntList(4));
+        !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> maxPoolBackwardOnDevice(DeviceCall& c) {
+    // max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    const TensorMeta* om = c.out0();
+    if (!om || !convSupports(om->dtype) || !om->isContiguous()) return false;
+    auto gy = c.view(0), idx = c.view(7);
+    if (!gy || !idx || gy->meta.dtype != om->dtype) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maxPool2dBackward(*gy, *idx, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> embeddingBackwardOnDevice(DeviceCall& c) {
+    // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && scatterSupports(om->dtype) ? c.args() : nullptr;
+    if (!A || A->toBool(4)) return false;
+    auto g = c.view(0), idx = c.view(1);
+    if (!g || !idx || g->meta.dtype != om->dtype) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = embeddingBackward(*g, *idx, **o, A->toInt(3)); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> indexAddOnDevice(DeviceCall& c) {
+    // index_add(self, dim, index, source, *, alpha=1)
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && scatterSupports(om->dtype) ? c.args() : nullptr;
+    if (!A) return false;
+    auto self = c.view(0), idx = c.view(2), src = c.view(3);
+    if (!self || !idx || !src || self->meta.dtype != om->dtype || src->meta.dtype != om->dtype || om->shape.empty())
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = indexAdd(*self, A->toInt(1), *idx, *src, A->toDouble(4), **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+} // namespace
+
+const std::vector<DeviceExtern>& deviceExternTable() {
+    static const std::vector<DeviceExtern> t = {
+        {"cat", catOnDevice},
+        {"mm", gemmOnDevice<false>},
+        {"bmm", gemmOnDevice<false>},
+        {"addmm", gemmOnDevice<true>},
+        {"conv", convOnDevice},
+        {"conv_backward", convBackwardOnDevice},
+        {"sdpa_efficient", attentionOnDevice<true>},
+        {"sdpa", attentionOnDevice<false>},
+        {"sdpa_efficient_backward", attentionBackwardOnDevice},
+        {"batch_norm_train", batchNormTrainOnDevice},
+        {"batch_norm_backward", batchNormBackwardOnDevice},
+        {"max_pool2d", maxPoolOnDevice},
+        {"max_pool2d_backward", maxPoolBackwardOnDevice},
+        {"embedding_backward", embeddingBackwardOnDevice},
+        {"index_add", indexAddOnDevice},
+    };
+    return t;
+}
+
+const DeviceExtern* findDeviceExtern(std::string_view name) {
+    for (const DeviceExtern& x : deviceExternTable())
+        if (x.name == name) return &x;
+    return nullptr;
+}
+
+} // namespace fxray::cg::cuda
