@@ -32,6 +32,7 @@ const Command kCommands[] = {
 // Internal subcommands: not listed in the usage text.
 const Command kHidden[] = {
     {"__minify-query", cmdMinifyQuery, "the minifier's isolated query process"},
+    {"__sweep-serve", cmdSweepServe, "a sweep's long-lived worker process (sweep/serve_worker.h)"},
 };
 
 } // namespace

@@ -31,6 +31,7 @@ int cmdMinifyQuery(const std::vector<std::string>& args, std::ostream& out, std:
 int cmdAotCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// fxray sweep DIR... --check C --out RESULTS | --report RESULTS [--compare OLD]
 int cmdSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdSweepServe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// fxray report TRACE --out DIR: the compile story as Markdown with the graphs it references
 int cmdReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdDebugCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

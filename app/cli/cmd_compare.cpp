@@ -46,6 +46,7 @@ struct BackendRun {
     std::string name;
     std::vector<Value> outputs;
     std::map<std::string, Value> nodes;
+    RunReport report;  ///< fallbacks and device of the run of the graph as given
 };
 
 /// JSON has no infinity: a shape mismatch's rel_err is written as 1e308, as `run` does.
@@ -127,7 +128,7 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     for (auto& b : backends) {
         BackendRun r;
         r.name = b->name();
-        auto o = b->outputs(g, inputs, seed, &r.nodes);
+        auto o = b->outputs(g, inputs, seed, &r.nodes, &r.report);
         if (!o.ok()) {
             Diagnostic d = o.error();
             d.message = "backend '" + r.name + "': " + d.message;
@@ -207,6 +208,12 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                      {"nodes", nodeCounts},
                      {"node_errors", jNodes}};
     if (!jBinding.is_null()) j["binding"] = jBinding;
+    // Which accelerator each device backend ran on (a sweep over several GPUs records it), and
+    // the ops a compiled backend handed to the reference kernel or the host.
+    for (size_t k = 0; k < runs.size(); ++k) {
+        if (backends[k]->caps().device) j["devices"][runs[k].name] = runs[k].report.device;
+        if (!runs[k].report.fallbacks.empty()) j["fallbacks"][runs[k].name] = runs[k].report.fallbacks;
+    }
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
     } else {

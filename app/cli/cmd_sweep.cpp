@@ -6,6 +6,7 @@
 #include "cli/common.h"
 #include "minify/subprocess.h"
 #include "sweep/sweep.h"
+#include "sweep/serve_worker.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,8 @@ const char* kSweepUsage =
     "                 --num-shards (Kubernetes indexed jobs) decide. Shards share one RESULTS folder.\n"
     "  --timeout S    seconds per graph before it counts as a hang (default 300)\n"
     "  --rerun        run graphs that already have a result (default: skip them, which resumes)\n"
+    "  --process-per-graph   a fresh fxray process for every graph (default: one long-lived process\n"
+    "                 per worker, replaced after a crash, hang or error; same results, no per-graph start)\n"
     "  --list         print this shard's graphs and exit\n"
     "  --report       counts, worst and slowest graphs, failures; with --compare also newly failing,\n"
     "                 newly passing and slower graphs (exit 1 when any graph newly fails)\n";
@@ -81,7 +84,7 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     std::string perr;
     auto a = parseArgs(argv, {"--check", "--out", "--jobs", "--gpus", "--timeout", "--num-shards", "--shard-index",
                               "--report", "--compare"},
-                       {"--json", "--help", "--rerun", "--list"}, perr);
+                       {"--json", "--help", "--rerun", "--list", "--process-per-graph"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kSweepUsage;
@@ -113,6 +116,7 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     opts.fxray = minify::findFxrayExecutable();
     opts.shard = *shard;
     opts.rerun = a->has("--rerun");
+    opts.processPerGraph = a->has("--process-per-graph");
     const auto jobs = intOpt(*a, "--jobs", perr);
     if (!perr.empty()) return reportError(err, makeError(perr));
     opts.jobs = jobs.value_or(1);
@@ -160,6 +164,11 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
             << sweep::reportText(rep);
     }
     return Ok;
+}
+
+int cmdSweepServe(const std::vector<std::string>& args, std::ostream&, std::ostream& err) {
+    if (!args.empty()) return reportError(err, makeError("__sweep-serve takes no arguments (the sweep starts it)"));
+    return sweep::serveChecks(runCli);
 }
 
 } // namespace fxray::cli

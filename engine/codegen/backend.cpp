@@ -40,15 +40,18 @@ Expected<std::unique_ptr<CompiledProgram>> Backend::compile(const Graph&, const 
 }
 
 Expected<std::vector<Value>> Backend::outputs(const Graph& g, const std::vector<Value>& inputs, uint64_t seed,
-                                              std::map<std::string, Value>* nodeValues) {
+                                              std::map<std::string, Value>* nodeValues, RunReport* report) {
     RunRequest req;
     req.inputs = inputs;  // run() and runObserved() leave inputs unmodified
     req.seed = seed;
     // The reference executor reports node values as it goes: one run does both.
-    if (nodeValues && !caps().compiles) return runObserved(g, req, *nodeValues);
+    if (nodeValues && !caps().compiles) {
+        if (report) report->device = peak().device;
+        return runObserved(g, req, *nodeValues);
+    }
     // A compiled backend's outputs come from a run of g as given, with fusion intact (what a
     // user runs); the observed run of the exposed copy only adds the node values.
-    auto r = run(g, req);
+    auto r = run(g, req, nullptr, report);
     if (!r.ok()) return r.error();
     if (nodeValues)
         if (auto n = runObserved(g, req, *nodeValues); !n.ok()) return n.error();

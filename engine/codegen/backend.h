@@ -73,9 +73,11 @@ public:
     virtual Expected<std::unique_ptr<CompiledProgram>> compile(const Graph& g, const std::vector<Value>& inputs);
 
     /// g's outputs on copies of `inputs` with random ops seeded by `seed`, and every node's value
-    /// when `nodeValues` is non-null: what compare and the minifier ask of each side.
+    /// when `nodeValues` is non-null: what compare and the minifier ask of each side. `report`,
+    /// when given, says what the run of g as given did (fallbacks, device).
     Expected<std::vector<Value>> outputs(const Graph& g, const std::vector<Value>& inputs, uint64_t seed,
-                                         std::map<std::string, Value>* nodeValues = nullptr);
+                                         std::map<std::string, Value>* nodeValues = nullptr,
+                                         RunReport* report = nullptr);
 };
 
 /// The reference executor as a backend ("ref", or "ref64" with fp64 throughout).

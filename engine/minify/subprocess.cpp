@@ -49,21 +49,26 @@ std::string ProcessResult::describe() const {
     return "?";
 }
 
-ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOptions& opts) {
-    ProcessResult r;
+double monotonicSeconds() {
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+int spawnChild(const std::vector<std::string>& argv, const std::vector<ChildFd>& fds,
+               const std::vector<std::string>& extraEnv, const std::filesystem::path& cwd, std::string& error) {
     if (argv.empty()) {
-        r.error = "no command";
-        return r;
+        error = "no command";
+        return -1;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    const std::string out = opts.stdoutFile.empty() ? "/dev/null" : opts.stdoutFile.string();
-    const std::string err = opts.stderrFile.empty() ? "/dev/null" : opts.stderrFile.string();
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    for (const auto& f : fds) {
+        if (f.fromFd >= 0) posix_spawn_file_actions_adddup2(&fa, f.fromFd, f.fd);
+        else posix_spawn_file_actions_addopen(&fa, f.fd, f.path.c_str(), f.flags, 0644);
+    }
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
-    if (!opts.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, opts.cwd.c_str());
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
+#else
+    (void)cwd;
 #endif
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
@@ -82,7 +87,7 @@ ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOpti
 
     std::vector<std::string> envStore;
     for (char** e = environ; e && *e; ++e) envStore.emplace_back(*e);
-    for (const auto& kv : opts.extraEnv) envStore.push_back(kv);
+    for (const auto& kv : extraEnv) envStore.push_back(kv);
     std::vector<char*> envp;
     for (auto& s : envStore) envp.push_back(s.data());
     envp.push_back(nullptr);
@@ -91,15 +96,18 @@ ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOpti
     for (auto& s : argStore) args.push_back(s.data());
     args.push_back(nullptr);
 
-    auto t0 = Clock::now();
     pid_t pid = -1;
     int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
-        r.error = std::string(args[0]) + ": " + std::strerror(rc);
-        return r;
+        error = std::string(args[0]) + ": " + std::strerror(rc);
+        return -1;
     }
+    return pid;
+}
+
+void waitChild(int pid, double timeoutSeconds, double startedSeconds, ProcessResult& r) {
     // Poll with a short sleep: simple, and the child's own run time dominates.
     int status = 0;
     bool killed = false;
@@ -108,11 +116,12 @@ ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOpti
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) break;
         if (w < 0 && errno != EINTR) {
+            r.end = ProcessResult::End::SpawnFailed;
             r.error = std::string("waitpid: ") + std::strerror(errno);
-            return r;
+            return;
         }
-        double el = std::chrono::duration<double>(Clock::now() - t0).count();
-        if (!killed && opts.timeoutSeconds > 0 && el > opts.timeoutSeconds) {
+        double el = monotonicSeconds() - startedSeconds;
+        if (!killed && timeoutSeconds > 0 && el > timeoutSeconds) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             killed = true;
@@ -120,10 +129,10 @@ ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOpti
         std::this_thread::sleep_for(sleepFor);
         if (sleepFor < std::chrono::milliseconds(5)) sleepFor *= 2;
     }
-    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.seconds = monotonicSeconds() - startedSeconds;
     if (killed) {
         r.end = ProcessResult::End::TimedOut;
-        r.seconds = opts.timeoutSeconds;
+        r.seconds = timeoutSeconds;
     } else if (WIFEXITED(status)) {
         r.end = ProcessResult::End::Exited;
         r.exitCode = WEXITSTATUS(status);
@@ -131,6 +140,19 @@ ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOpti
         r.end = ProcessResult::End::Signaled;
         r.signal = WTERMSIG(status);
     }
+}
+
+ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOptions& opts) {
+    ProcessResult r;
+    const std::string out = opts.stdoutFile.empty() ? "/dev/null" : opts.stdoutFile.string();
+    const std::string err = opts.stderrFile.empty() ? "/dev/null" : opts.stderrFile.string();
+    const std::vector<ChildFd> fds = {{0, "/dev/null", O_RDONLY, -1},
+                                      {1, out, O_WRONLY | O_CREAT | O_TRUNC, -1},
+                                      {2, err, O_WRONLY | O_CREAT | O_TRUNC, -1}};
+    const double t0 = monotonicSeconds();
+    const int pid = spawnChild(argv, fds, opts.extraEnv, opts.cwd, r.error);
+    if (pid < 0) return r;
+    waitChild(pid, opts.timeoutSeconds, t0, r);
     return r;
 }
 

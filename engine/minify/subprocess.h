@@ -35,6 +35,28 @@ struct SpawnOptions {
 /// waits for it, and kills the whole group (SIGKILL) when the timeout passes.
 ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOptions& opts);
 
+/// How a child's descriptors are set up: each entry opens `path` (or duplicates `fromFd` when
+/// >= 0) as descriptor `fd` of the child.
+struct ChildFd {
+    int fd = 0;
+    std::string path;
+    int flags = 0;     ///< open(2) flags for `path`
+    int fromFd = -1;   ///< a descriptor of this process to duplicate instead
+};
+
+/// Starts argv the way spawnAndWait does (own process group, default signal dispositions,
+/// the environment plus `extraEnv`, working folder `cwd` when given) without waiting. Returns
+/// the child's pid, or -1 with `error` set.
+int spawnChild(const std::vector<std::string>& argv, const std::vector<ChildFd>& fds,
+               const std::vector<std::string>& extraEnv, const std::filesystem::path& cwd, std::string& error);
+
+/// Waits up to `timeoutSeconds` (<= 0: forever) for pid; kills its process group when the time
+/// passes. Fills end/exitCode/signal/seconds (seconds counted from `started`).
+void waitChild(int pid, double timeoutSeconds, double startedSeconds, ProcessResult& r);
+
+/// Seconds on the monotonic clock (the origin of waitChild's `startedSeconds`).
+double monotonicSeconds();
+
 /// "SIGSEGV" for 11, "signal N" for unknown numbers.
 std::string signalName(int sig);
 

@@ -73,7 +73,15 @@ Expected<std::vector<GraphEntry>> discoverGraphs(const std::vector<fs::path>& ro
             out.push_back(entryFor(file, unique));
         };
         if (fs::is_regular_file(canon, ec)) {
-            if (looksLikeFxGraph(canon)) add(canon, canon.stem().string());
+            // A file root is named by its last folders too: graphs are usually files of one name
+            // in folders that tell them apart (`mlp_4k/numerics/forward`, `bert/numerics/forward`).
+            if (looksLikeFxGraph(canon)) {
+                const fs::path parent = canon.parent_path(), grand = parent.parent_path();
+                std::string id = canon.stem().string();
+                if (!parent.filename().empty()) id = parent.filename().string() + "/" + id;
+                if (!grand.filename().empty() && grand != grand.root_path()) id = grand.filename().string() + "/" + id;
+                add(canon, id);
+            }
             continue;
         }
         std::vector<fs::path> files;

@@ -1,6 +1,8 @@
-// Runs a sweep: workers take graphs from one queue and check each in a child `fxray` process
-// (minify/subprocess: its own process group, killed at the timeout), then classify how it ended.
+// Runs a sweep: workers take graphs from one queue and check each in a child `fxray` process (a
+// long-lived one per worker, sweep/serve_worker.h, or a fresh one per graph; either in its own
+// process group, killed at the timeout), then classify how it ended.
 #include "sweep/sweep.h"
+#include "sweep/serve_worker.h"
 
 #include "minify/subprocess.h"
 
@@ -8,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -122,6 +125,10 @@ json classify(const GraphEntry& e, const RunOptions& o, const minify::ProcessRes
         r["max_rel_err"] = maxRelErr(child);
         if (child.contains("ms")) r["ms"] = child["ms"];
         // What a script needs from the child; per-node lists are left out (they can be large).
+        // The device a GPU check ran on, as the child saw it (run: "device", compare: "devices"):
+        // with --gpus, the proof of which physical GPU each worker used.
+        for (const char* k : {"device", "devices"})
+            if (child.contains(k)) r[k] = child[k];
         for (const char* k : {"outputs", "first_divergent", "nodes_before", "nodes_after", "signature", "out"})
             if (child.contains(k)) r["detail"][k] = child[k];
         if (r["status"] == "differ" && r.value("message", "") == "outputs differ") {
@@ -152,6 +159,8 @@ Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptio
         }
         todo.push_back(std::move(e));
     }
+    // Longest processing time first: by weight (file and input bytes), ties by id.
+    std::stable_sort(todo.begin(), todo.end(), [](const GraphEntry& a, const GraphEntry& b) { return a.weight > b.weight; });
     std::error_code ec;
     fs::create_directories(opts.resultsDir, ec);
     if (ec) {
@@ -167,15 +176,26 @@ Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptio
         const fs::path scratch = opts.resultsDir / (".work-" + std::to_string(::getpid()) + "-" + std::to_string(w));
         std::error_code wec;
         fs::create_directories(scratch, wec);
+        minify::SpawnOptions so;
+        so.timeoutSeconds = opts.timeoutSeconds;
+        so.stdoutFile = scratch / "stdout";
+        so.stderrFile = scratch / "stderr";
+        if (!opts.gpus.empty()) so.extraEnv.push_back("CUDA_VISIBLE_DEVICES=" + opts.gpus[static_cast<size_t>(w)]);
+        std::unique_ptr<ServeWorker> worker;
+        if (!opts.processPerGraph) worker = std::make_unique<ServeWorker>(opts.fxray, so.extraEnv, scratch / "worker.log");
         for (size_t i; (i = next++) < todo.size();) {
             const GraphEntry& e = todo[i];
             const fs::path reproDir = opts.resultsDir / "repros" / resultPath("", e.id).stem();
-            minify::SpawnOptions so;
-            so.timeoutSeconds = opts.timeoutSeconds;
-            so.stdoutFile = scratch / "stdout";
-            so.stderrFile = scratch / "stderr";
-            if (!opts.gpus.empty()) so.extraEnv.push_back("CUDA_VISIBLE_DEVICES=" + opts.gpus[static_cast<size_t>(w)]);
-            auto pr = minify::spawnAndWait(commandFor(e, opts, reproDir), so);
+            const auto argv = commandFor(e, opts, reproDir);
+            minify::ProcessResult pr;
+            if (worker) {
+                pr = worker->run(std::vector<std::string>(argv.begin() + 1, argv.end()), so.timeoutSeconds, so.stdoutFile,
+                                 so.stderrFile);
+                // Anything but a verdict (0: ok, 1: differs) gets a fresh worker for the next graph.
+                if (pr.end != minify::ProcessResult::End::Exited || pr.exitCode > 1) worker->recycle();
+            } else {
+                pr = minify::spawnAndWait(argv, so);
+            }
             json r = classify(e, opts, pr, so.stdoutFile, so.stderrFile);
             r["worker"] = w;
             if (!opts.gpus.empty()) r["gpu"] = opts.gpus[static_cast<size_t>(w)];
@@ -186,6 +206,7 @@ Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptio
             ++done;
             if (opts.progress) opts.progress(done, todo.size(), r);
         }
+        worker.reset();  // before its log goes with the scratch folder
         fs::remove_all(scratch, wec);
     };
     std::vector<std::thread> threads;

@@ -21,6 +21,7 @@ namespace fxray::sweep {
 /// One graph found by discovery.
 struct GraphEntry {
     std::string id;                  ///< "opinfo/abs__default__s0/numerics/forward": root's name + relative path, no .py
+                                     ///< (a file root: its last two folders + stem, "mlp_4k/numerics/forward")
     std::filesystem::path file;      ///< the FX text file
     std::filesystem::path inputs;    ///< <stem>/inputs when recorded, else empty (seeded random inputs)
     std::filesystem::path expect;    ///< <stem>/outputs when recorded, else empty
@@ -78,6 +79,11 @@ struct RunOptions {
     double timeoutSeconds = 300;
     Shard shard;
     bool rerun = false;                    ///< ignore existing results
+    /// A fresh child process per graph. Default off: each worker is one long-lived child
+    /// (sweep/serve_worker.h) that answers graph after graph and is replaced after a crash, a
+    /// hang or an error, which gives the same results without paying a process start (a CUDA
+    /// context) per graph.
+    bool processPerGraph = false;
     /// Called after each graph (from worker threads, serialised): done, total, the result.
     std::function<void(size_t, size_t, const nlohmann::json&)> progress;
 };
@@ -86,7 +92,8 @@ struct RunSummary {
     size_t selected = 0, skipped = 0, ran = 0;
     double seconds = 0;
 };
-/// Runs the check on every entry of the shard that has no result yet.
+/// Runs the check on every entry of the shard that has no result yet, largest first (so that
+/// the longest graphs do not start last and leave the other workers idle at the end).
 Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptions& opts);
 
 /// Status of one result: ok, differ, unsupported, error, crash, timeout.

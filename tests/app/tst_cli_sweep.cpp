@@ -187,6 +187,31 @@ private slots:
         QCOMPARE(outcomes(dir), outcomes(single()));
     }
 
+    void processPerGraphGivesTheWorkersResults() {
+        // The default long-lived workers (one process answering graph after graph) against a
+        // fresh process for every graph: the same outcome for every graph of the slice.
+        const fs::path dir = fs::path(m_tmp.path().toStdString()) / "per-graph";
+        auto r = cli(concat({"sweep"}, concat(sliceArgs(), {"--check", "run", "--out", dir.string(), "--jobs", "2",
+                                                            "--process-per-graph"})));
+        QVERIFY2(r.status == 0, r.err.c_str());
+        QCOMPARE(outcomes(dir), outcomes(single()));
+    }
+
+    void fileRootsAreNamedByTheirFolders() {
+        // Graph files of one name given one by one (the realistic-size set's forward.py and
+        // backward.py per model): ids tell them apart by folder, not by order.
+        const auto cases = sliceArgs();
+        const fs::path a = fs::path(cases[0]) / "numerics" / "forward.py", b = fs::path(cases[1]) / "numerics" / "forward.py";
+        auto found = sweep::discoverGraphs({b, a});
+        QVERIFY(found.ok());
+        QCOMPARE(found->size(), size_t(2));
+        std::set<std::string> ids{(*found)[0].id, (*found)[1].id};
+        const std::string ida = fs::path(cases[0]).filename().string() + "/numerics/forward";
+        const std::string idb = fs::path(cases[1]).filename().string() + "/numerics/forward";
+        QCOMPARE(ids, (std::set<std::string>{ida, idb}));
+        for (const auto& e : *found) QVERIFY(!e.inputs.empty());  // recorded inputs found beside each file
+    }
+
     void timeoutIsAResult() {
         const fs::path dir = fs::path(m_tmp.path().toStdString()) / "timeout";
         auto r = cli({"sweep", sliceArgs()[0], "--check", "run", "--out", dir.string(), "--timeout", "0.001"});

@@ -26,6 +26,7 @@ void loadDriver(CudaRuntime& rt) {
     sym(lib, c.cuDeviceGetName, "cuDeviceGetName", missing);
     std::string optional;  // absent in old drivers: profiling says so, nothing else needs them
     sym(lib, c.cuEventCreate, "cuEventCreate", optional);
+    sym(lib, c.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", optional);
     sym(lib, c.cuEventRecord, "cuEventRecord", optional);
     sym(lib, c.cuEventSynchronize, "cuEventSynchronize", optional);
     sym(lib, c.cuEventElapsedTime, "cuEventElapsedTime", optional);
@@ -66,6 +67,10 @@ void loadDriver(CudaRuntime& rt) {
     char name[256] = {};
     c.cuDeviceGetName(name, sizeof name - 1, rt.device);
     rt.deviceName = name;
+    if (c.cuDeviceGetPCIBusId) {
+        char bus[64] = {};
+        if (c.cuDeviceGetPCIBusId(bus, sizeof bus - 1, rt.device) == 0) rt.pciBusId = bus;
+    }
     c.cuDeviceGetAttribute(&rt.ccMajor, 75, rt.device);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
     c.cuDeviceGetAttribute(&rt.ccMinor, 76, rt.device);  // ..._MINOR
     c.cuDeviceGetAttribute(&rt.smCount, 16, rt.device);  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT

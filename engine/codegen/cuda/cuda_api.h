@@ -29,6 +29,7 @@ struct DriverApi {
     CUresult (*cuDeviceGetCount)(int*) = nullptr;
     CUresult (*cuDeviceGet)(CUdevice*, int) = nullptr;
     CUresult (*cuDeviceGetName)(char*, int, CUdevice) = nullptr;
+    CUresult (*cuDeviceGetPCIBusId)(char*, int, CUdevice) = nullptr;
     CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;
     CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
@@ -102,6 +103,7 @@ struct CudaRuntime {
     CUdevice device = 0;
     CUcontext context = nullptr;
     std::string deviceName;
+    std::string pciBusId;  ///< "0000:19:00.0": tells apart devices of one name (multi-GPU sweeps)
     int ccMajor = 0, ccMinor = 0, smCount = 0;
     int clockKHz = 0, memClockKHz = 0, busWidthBits = 0;  ///< for peak rates (0: not reported)
     int nvrtcMajor = 0, nvrtcMinor = 0;

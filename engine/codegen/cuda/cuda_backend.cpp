@@ -156,7 +156,7 @@ Expected<std::vector<StepProfile>> CompiledGraph::profile(const std::vector<Valu
 PeakRates devicePeak() {
     const CudaRuntime& rt = runtime();
     PeakRates p;
-    p.device = rt.deviceName;
+    p.device = rt.deviceName + (rt.pciBusId.empty() ? "" : " (PCI " + rt.pciBusId + ")");
     // DDR: two transfers per memory clock over the bus.
     p.bytesPerSecond = 2.0 * rt.memClockKHz * 1e3 * (rt.busWidthBits / 8.0);
     // fp32 FMA lanes per SM: 128 on every architecture since Ampere's GA10x/Hopper (64 on GA100 /
@@ -213,7 +213,9 @@ Expected<RunResult> runAndCheckCuda(const Graph& g, const RunRequest& req, const
         info->fallbacks = (*cg)->fallbackOps();
         info->kernels = (*cg)->program().kernels.size();
         info->run = rs;
-        info->device = runtime().deviceName + " (" + (*cg)->arch() + ")";
+        // The PCI bus id tells apart the devices of a multi-GPU host (a sweep's workers).
+        const CudaRuntime& rt = runtime();
+        info->device = rt.deviceName + " (" + (*cg)->arch() + (rt.pciBusId.empty() ? "" : ", PCI " + rt.pciBusId) + ")";
     }
     if (!outs.ok()) return outs.error();
     res.outputs = std::move(outs).value();
