@@ -370,7 +370,10 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
         if (st.kind == ProgramStep::Kind::Kernel) {
             const Kernel& k = m_p.kernels[static_cast<size_t>(st.index)];
             const LaunchPlan& plan = plans[static_cast<size_t>(st.index)];
-            if (k.outerCount() == 0 || k.outerCount() * k.innerCount() == 0) continue;
+            // Nothing to write only when there is no output element: a reduction over an empty
+            // extent still writes its identity (sum over zero rows is zeros, not what the
+            // buffer held; the OpInfo sweep saw bilinear's batch-0 gradients change run to run).
+            if (k.outerCount() == 0 || (!k.isReduction() && k.innerCount() == 0)) continue;
             m_ptrs.assign(k.args.size(), 0);
             m_params.clear();
             for (size_t i = 0; i < k.args.size(); ++i) {

@@ -336,6 +336,28 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void empty_reduction_writes_its_identity() {
+        // Reductions over a dim of size 0 (bilinear's gradients at batch 0): sum gives zeros, amax
+        // of nothing is not asked; the output must be written although there is nothing to read.
+        auto g = parse("x: \"f32[0, 5][5, 1]cuda:0\"",
+                       "        sum_1: \"f32[1, 5][5, 1]cuda:0\" = torch.ops.aten.sum.dim_IntList(x, [0], True)\n"
+                       "        prod: \"f32[5][1]cuda:0\" = torch.ops.aten.prod.dim_int(x, 0)\n"
+                       "        return (sum_1, prod)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({0, 5}, {})};
+        const std::vector<std::vector<double>> want{{0, 0, 0, 0, 0}, {1, 1, 1, 1, 1}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 0);
+        SKIP_WITHOUT_DEVICE();
+        for (int rep = 0; rep < 3; ++rep) {  // garbage in a fresh buffer may be zero once by chance
+            auto r = runOnDevice(*g, in);
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            for (size_t i = 0; i < 2; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 0);
+            QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        }
+    }
+
     void bitwise_not_by_hand() {
         // Integers flip every bit (~x = -x - 1, the OpInfo case the H100 sweep caught giving 0/1);
         // bools negate.
