@@ -118,7 +118,9 @@ struct Descriptors {
     Descriptors(const Descriptors&) = delete;
     Descriptors& operator=(const Descriptors&) = delete;
 
-    Status make(const Problem& p) {
+    /// `biasChannels`: the channel count of the tensor the bias is added to (default the output's;
+    /// a transposed convolution adds it to this problem's input).
+    Status make(const Problem& p, int biasChannels = -1) {
         const int t = cudnnType(p.dtype);
         const int nd = static_cast<int>(p.x.size());
         const auto xs = packedStrides(p.x), ys = packedStrides(p.y);
@@ -136,7 +138,7 @@ struct Descriptors {
             return s;
         // The bias as [1, O, 1, ...] for cudnnAddTensor / cudnnConvolutionBackwardBias.
         std::vector<int> bd(p.y.size(), 1);
-        bd[1] = p.y[1];
+        bd[1] = biasChannels >= 0 ? biasChannels : p.y[1];
         const auto bs = packedStrides(bd);
         if (Status s = cudnnCheck(d.cudnnCreateTensorDescriptor(&bias), "cudnnCreateTensorDescriptor"); !s.ok()) return s;
         if (Status s = cudnnCheck(d.cudnnSetTensorNdDescriptor(bias, t, nd, bd.data(), bs.data()), "bias descriptor");
@@ -388,6 +390,80 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
         if (!s.ok()) s = channelSum(*gyd, o.dense);
         if (!s.ok()) return s;
         if (Status f = o.finish(); !f.ok()) return f;
+    }
+    return Status::success();
+}
+
+Status cudnnConvTransposeForward(const DeviceView& x, const DeviceView& w, const std::optional<DeviceView>& bias,
+                                 const DeviceView& y, const std::vector<int64_t>& stride,
+                                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                                 int64_t groups) {
+    const CudnnRuntime& rt = cudnnRuntime();
+    if (!rt.available) return makeError(rt.whyNot);
+    // The convolution this one transposes reads y-shaped tensors and writes x-shaped ones.
+    auto p = problemOf(y.meta, w.meta, x.meta, stride, padding, dilation, groups);
+    if (!p.ok()) return p.error();
+    DeviceBuffer tx, tw, tb;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    auto wd = denseView(w, tw);
+    if (!wd.ok()) return wd.error();
+    Dest yd;
+    if (Status s = yd.init(y); !s.ok()) return s;
+    std::lock_guard<std::mutex> lock(cudnnMutex());
+    const CudnnApi& d = rt.dnn;
+    Descriptors desc(d);
+    if (Status s = desc.make(*p, p->x[1]); !s.ok()) return s;
+    d.cudnnSetStream(rt.handle, nullptr);
+    Scalars k(p->dtype);
+    // Same problem and direction as that convolution's input gradient: the cached choice is shared.
+    if (Status s = withAlgorithm(
+            d, desc.conv, p->key('d'), p->dtype, "backward-data",
+            [&](void* ws, CudnnAlgoPerf* perf, int* n) {
+                return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(rt.handle, desc.w, at(*wd), desc.y, at(*xd),
+                                                                                desc.conv, desc.x, yd.ptr(), 16, n, perf, ws,
+                                                                                kSearchWorkspace),
+                                  "cudnnFindConvolutionBackwardDataAlgorithmEx");
+            },
+            [&](int algo, void* ws, size_t bytes) {
+                return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, at(*wd), desc.y, at(*xd), desc.conv,
+                                                                 algo, ws, bytes, k.zero(), desc.x, yd.ptr()),
+                                  "cudnnConvolutionBackwardData");
+            });
+        !s.ok())
+        return s;
+    if (bias) {
+        auto bd = denseView(*bias, tb);
+        if (!bd.ok()) return bd.error();
+        if (Status s = cudnnCheck(d.cudnnAddTensor(rt.handle, k.one(), desc.bias, at(*bd), k.one(), desc.x, yd.ptr()),
+                                  "cudnnAddTensor (bias)");
+            !s.ok())
+            return s;
+    }
+    return yd.finish();
+}
+
+Status cudnnConvTransposeBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
+                                  const std::optional<DeviceView>& gx, const std::optional<DeviceView>& gw,
+                                  const std::optional<DeviceView>& gb, const std::vector<int64_t>& stride,
+                                  const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                                  int64_t groups) {
+    // The adjoint of a transposed convolution is the plain one.
+    if (gx)
+        if (Status s = cudnnConvForward(gy, w, std::nullopt, *gx, stride, padding, dilation, groups); !s.ok()) return s;
+    // Roles swapped: gy is the plain convolution's input, x its output gradient.
+    if (gw)
+        if (Status s = cudnnConvBackward(x, gy, w, std::nullopt, gw, std::nullopt, stride, padding, dilation, groups);
+            !s.ok())
+            return s;
+    if (gb) {
+        DeviceBuffer tg;
+        auto gyd = denseView(gy, tg);
+        if (!gyd.ok()) return gyd.error();
+        Dest o;
+        if (Status s = o.init(*gb); !s.ok()) return s;
+        if (Status s = channelSum(*gyd, o.dense); !s.ok()) return s;
+        return o.finish();
     }
     return Status::success();
 }

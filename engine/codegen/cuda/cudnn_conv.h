@@ -31,4 +31,21 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
                          const std::optional<DeviceView>& gb, const std::vector<int64_t>& stride,
                          const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups);
 
+/// y = conv_transpose(x, w) + bias, w as [C_in, C_out/G, k...]: the backward-data pass of the
+/// convolution that maps y-shaped tensors to x-shaped ones, as PyTorch runs it on cuDNN. The
+/// output padding is implied by y's shape. cuDNN only (the direct kernels do not transpose).
+Status cudnnConvTransposeForward(const DeviceView& x, const DeviceView& w, const std::optional<DeviceView>& bias,
+                                 const DeviceView& y, const std::vector<int64_t>& stride,
+                                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                                 int64_t groups);
+
+/// convolution_backward of a transposed convolution: gx is the forward convolution of gy, gw
+/// the filter gradient with gy as that convolution's input and x as its output gradient, gb the
+/// channel sum of gy; an absent one is not computed.
+Status cudnnConvTransposeBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
+                                  const std::optional<DeviceView>& gx, const std::optional<DeviceView>& gw,
+                                  const std::optional<DeviceView>& gb, const std::vector<int64_t>& stride,
+                                  const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                                  int64_t groups);
+
 } // namespace fxray::cg::cuda

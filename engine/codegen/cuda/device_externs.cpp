@@ -80,12 +80,23 @@ Expected<bool> convOnDevice(DeviceCall& c) {
     // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
     const TensorMeta* om = c.out0();
     const OpArgs* A = c.args();
-    if (!om || !anyConv(om->dtype) || !A || A->toBool(6)) return false;
+    if (!om || !anyConv(om->dtype) || !A) return false;
+    const bool transposed = A->toBool(6);
+    // Transposed convolutions are cuDNN's backward-data pass; the direct kernels do not have one.
+    if (transposed && !cudnnConvSupports(om->dtype)) return false;
     auto x = c.view(0), w = c.view(1);
     std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
     if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
+    if (transposed) {
+        if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
+            !s.ok())
+            return s.error();
+        ++c.stats().cudnnCalls;
+        ++c.stats().deviceExterns;
+        return true;
+    }
     Status s = makeError("cuDNN is not available");
     if (cudnnConvSupports(om->dtype)) {
         s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
@@ -101,13 +112,24 @@ Expected<bool> convOnDevice(DeviceCall& c) {
 Expected<bool> convBackwardOnDevice(DeviceCall& c) {
     // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask)
     const OpArgs* A = c.args();
-    if (!A || A->toBool(7)) return false;
+    if (!A) return false;
+    const bool transposed = A->toBool(7);
     auto gy = c.view(0), x = c.view(1), w = c.view(2);
     if (!gy || !x || !w || !anyConv(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype || w->meta.dtype != gy->meta.dtype)
         return false;
+    if (transposed && !cudnnConvSupports(gy->meta.dtype)) return false;
     auto outs = c.outs(3);
     if (!outs.ok()) return outs.error();
     const auto& o = *outs;
+    if (transposed) {
+        if (Status s = cudnnConvTransposeBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5),
+                                                  A->toIntList(6), A->toInt(9));
+            !s.ok())
+            return s.error();
+        ++c.stats().cudnnCalls;
+        ++c.stats().deviceExterns;
+        return true;
+    }
     Status s = makeError("cuDNN is not available");
     if (cudnnConvSupports(gy->meta.dtype)) {
         s = cudnnConvBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5), A->toIntList(6), A->toInt(9));

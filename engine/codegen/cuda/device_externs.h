@@ -2,7 +2,7 @@
 /// The CUDA backend's device extern kernels as one table: the executor runs an opaque call
 /// through the entry named by the lowering's kernel name (OpaqueCall::fn), and `fxray ops`
 /// reports from the same table which ops run on the device (cuda_ops.cpp). An entry that
-/// declines an instance (an unsupported dtype, a transposed convolution, dropout) returns false
+/// declines an instance (an unsupported dtype, a transposed convolution without cuDNN, dropout) returns false
 /// and the host runs the op through the reference kernel, a reported fallback.
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/device_ops.h"

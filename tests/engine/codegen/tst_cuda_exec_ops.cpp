@@ -135,16 +135,23 @@ private slots:
         QTest::addColumn<QString>("w");
         QTest::addColumn<QString>("params");  // stride; padding; dilation; groups
         QTest::addColumn<QString>("dtype");
-        QTest::newRow("2d stride2 pad1") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f32");
-        QTest::newRow("2d dilated grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;2,2;2,2;2") << QString("f32");
-        QTest::newRow("2d depthwise") << QString("2,8,12,12") << QString("8,1,3,3") << QString("1,1;1,1;1,1;8") << QString("f32");
-        QTest::newRow("2d 7x7 stride2 (resnet stem)") << QString("2,3,32,32") << QString("8,3,7,7") << QString("2,2;3,3;1,1;1") << QString("f32");
-        QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1") << QString("f32");
-        QTest::newRow("3d") << QString("1,2,5,6,6") << QString("3,2,2,3,3") << QString("1,2,1;0,1,1;1,1,1;1") << QString("f32");
-        QTest::newRow("2d f64") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f64");
+        QTest::addColumn<QString>("outputPadding");  // empty: a plain convolution; else transposed
+        QTest::newRow("2d stride2 pad1") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f32") << QString();
+        QTest::newRow("2d dilated grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;2,2;2,2;2") << QString("f32") << QString();
+        QTest::newRow("2d depthwise") << QString("2,8,12,12") << QString("8,1,3,3") << QString("1,1;1,1;1,1;8") << QString("f32") << QString();
+        QTest::newRow("2d 7x7 stride2 (resnet stem)") << QString("2,3,32,32") << QString("8,3,7,7") << QString("2,2;3,3;1,1;1") << QString("f32") << QString();
+        QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1") << QString("f32") << QString();
+        QTest::newRow("3d") << QString("1,2,5,6,6") << QString("3,2,2,3,3") << QString("1,2,1;0,1,1;1,1,1;1") << QString("f32") << QString();
+        QTest::newRow("2d f64") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f64") << QString();
         // Half types: only cuDNN runs them on the device (the direct kernels are fp32/fp64).
-        QTest::newRow("2d f16") << QString("2,4,9,8") << QString("6,4,3,3") << QString("1,1;1,1;1,1;1") << QString("f16");
-        QTest::newRow("2d bf16 grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;1,1;1,1;2") << QString("bf16");
+        QTest::newRow("2d f16") << QString("2,4,9,8") << QString("6,4,3,3") << QString("1,1;1,1;1,1;1") << QString("f16") << QString();
+        QTest::newRow("2d bf16 grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;1,1;1,1;2") << QString("bf16") << QString();
+        // Transposed (conv_transpose1d/2d/3d): cuDNN's backward-data pass, weight [C_in, C_out/G, k...].
+        QTest::newRow("2d transposed stride2 outpad1") << QString("2,4,5,6") << QString("4,3,3,3") << QString("2,2;1,1;1,1;1") << QString("f32") << QString("1,1");
+        QTest::newRow("1d transposed grouped") << QString("2,4,7") << QString("4,2,3") << QString("2;0;1;2") << QString("f32") << QString("0");
+        QTest::newRow("3d transposed dilated") << QString("1,2,3,4,4") << QString("2,3,2,2,2") << QString("1,2,2;0,1,0;1,1,2;1") << QString("f32") << QString("0,1,0");
+        QTest::newRow("2d transposed f64") << QString("1,3,4,4") << QString("3,2,3,3") << QString("2,2;0,0;1,1;1") << QString("f64") << QString("1,0");
+        QTest::newRow("2d transposed f16") << QString("1,4,5,5") << QString("4,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f16") << QString("1,1");
     }
 
     void convolutions_vs_reference() {
@@ -152,7 +159,9 @@ private slots:
         QFETCH(QString, w);
         QFETCH(QString, params);
         QFETCH(QString, dtype);
+        QFETCH(QString, outputPadding);
         const std::string dt = dtype.toStdString();
+        const bool transposed = !outputPadding.isEmpty();
         auto ints = [](const QString& s, QChar sep = ',') {
             std::vector<int64_t> v;
             for (const auto& p : s.split(sep)) v.push_back(p.toLongLong());
@@ -162,18 +171,22 @@ private slots:
         auto ps = params.split(';');
         auto st = ints(ps[0]), pad = ints(ps[1]), dil = ints(ps[2]);
         int64_t groups = ps[3].toLongLong();
-        std::vector<int64_t> ys{xs[0], ws[0]};
+        const std::vector<int64_t> outPad = transposed ? ints(outputPadding) : std::vector<int64_t>(st.size(), 0);
+        // Output channels: w[0] plain; w[1] * groups transposed (PyTorch's conv_transpose sizes).
+        const int64_t outC = transposed ? ws[1] * groups : ws[0];
+        std::vector<int64_t> ys{xs[0], outC};
         for (size_t d = 0; d + 2 < xs.size(); ++d)
-            ys.push_back((xs[d + 2] + 2 * pad[d] - dil[d] * (ws[d + 2] - 1) - 1) / st[d] + 1);
+            ys.push_back(transposed ? (xs[d + 2] - 1) * st[d] - 2 * pad[d] + dil[d] * (ws[d + 2] - 1) + outPad[d] + 1
+                                    : (xs[d + 2] + 2 * pad[d] - dil[d] * (ws[d + 2] - 1) - 1) / st[d] + 1);
         auto list = [](const std::vector<int64_t>& v) { return "[" + shapeStr(v) + "]"; };
-        std::vector<int64_t> zeros(st.size(), 0);
-        std::string conv = list(st) + ", " + list(pad) + ", " + list(dil) + ", False, " + list(zeros) + ", " + std::to_string(groups);
-        auto g = parse("x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({ws[0]}, dt) + ", gy: " + ann(ys, dt),
+        std::string conv = list(st) + ", " + list(pad) + ", " + list(dil) + (transposed ? ", True, " : ", False, ") +
+                           list(outPad) + ", " + std::to_string(groups);
+        auto g = parse("x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({outC}, dt) + ", gy: " + ann(ys, dt),
                        "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv + ")\n"
-                       "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" + std::to_string(ws[0]) + "], " + conv + ", [True, True, True])\n"
+                       "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" + std::to_string(outC) + "], " + conv + ", [True, True, True])\n"
                        "        getitem: " + ann(xs, dt) + " = convolution_backward[0]\n"
                        "        getitem_1: " + ann(ws, dt) + " = convolution_backward[1]\n"
-                       "        getitem_2: " + ann({ws[0]}, dt) + " = convolution_backward[2];  convolution_backward = None\n"
+                       "        getitem_2: " + ann({outC}, dt) + " = convolution_backward[2];  convolution_backward = None\n"
                        "        return (convolution, getitem, getitem_1, getitem_2)\n");
         QVERIFY(g);
         auto in = randomInputs(*g, 7);
@@ -184,8 +197,8 @@ private slots:
         QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
         SKIP_WITHOUT_DEVICE();
         const bool cudnn = cg::cuda::cudnnRuntime().available;
-        if ((dt == "f16" || dt == "bf16") && !cudnn)
-            QSKIP(qPrintable("half-type convolutions need cuDNN on the device: " +
+        if ((dt == "f16" || dt == "bf16" || transposed) && !cudnn)
+            QSKIP(qPrintable(QString(transposed ? "transposed" : "half-type") + " convolutions need cuDNN on the device: " +
                              QString::fromStdString(cg::cuda::cudnnRuntime().whyNot)));
         auto r = runOnDevice(*g, *in);
         QVERIFY2(r.error.empty(), r.error.c_str());
