@@ -300,11 +300,20 @@ Expected<bool> indexAddOnDevice(DeviceCall& c) {
     const OpArgs* A = om && scatterSupports(om->dtype) ? c.args() : nullptr;
     if (!A) return false;
     auto self = c.view(0), idx = c.view(2), src = c.view(3);
-    if (!self || !idx || !src || self->meta.dtype != om->dtype || src->meta.dtype != om->dtype || om->shape.empty())
-        return false;
+    if (!self || !idx || !src || self->meta.dtype != om->dtype || src->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (Status s = indexAdd(*self, A->toInt(1), *idx, *src, A->toDouble(4), **o); !s.ok()) return s.error();
+    // A 0-d self (and source, index) is PyTorch's one-element vector along dim 0 or -1.
+    auto asVector = [](DeviceView v) {
+        if (v.meta.shape.empty()) {
+            v.meta.shape = {1};
+            v.meta.strides = {1};
+        }
+        return v;
+    };
+    const int64_t dim = om->shape.empty() ? 0 : A->toInt(1);
+    if (Status s = indexAdd(asVector(*self), dim, asVector(*idx), asVector(*src), A->toDouble(4), asVector(**o)); !s.ok())
+        return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
