@@ -384,7 +384,9 @@ private slots:
         QCOMPARE(g.error().file, std::string("deep.py"));
         QVERIFY2(g.error().message.find("nested too deeply") != std::string::npos, g.error().str().c_str());
         QCOMPARE(g.error().line, 4);  // the continuation line holding the list, not the statement's first
-        QCOMPARE(g.error().column, 13 + kMaxPyNesting - 2);
+        // The value is level 1, the call argument 2 (its first bracket at column 13), and the
+        // element that would be level kMaxPyNesting + 1 starts kMaxPyNesting - 1 brackets in.
+        QCOMPARE(g.error().column, 13 + kMaxPyNesting - 1);
 
         // A depth that fits is read as a nested list argument.
         std::string fits = fx;
