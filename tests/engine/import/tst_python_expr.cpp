@@ -146,7 +146,9 @@ std::vector<Statement> statementsOf(const std::string& text) {
             // `self.true_graph_0 = <lambda>()` in repros is PyTorch's repr of a class named
             // <lambda>, not Python: no reader takes a value from it.
             bool lambdaRepr = valueStart < k && cur.tokens[valueStart].text == "<";
-            if (valueStart < k && !lambdaRepr) cur.values.emplace_back(valueStart, k);
+            // `primals_1: "f32[4]"` declares a joint graph's input: a type, no value.
+            bool declaration = valueStart == start && start + 1 < k && cur.tokens[start + 1].text == ":";
+            if (valueStart < k && !lambdaRepr && !declaration) cur.values.emplace_back(valueStart, k);
             start = k + 1;
         }
         out.push_back(std::move(cur));
