@@ -137,15 +137,7 @@ bool PyExprParser::binary(PyExpr& out, int minPrecedence) {
         if (p == 0 || p < minPrecedence) return true;
         ++m_pos;
         PyExpr rhs;
-        if (!binary(rhs, p + 1)) return false;
-        PyExpr bin;
-        bin.kind = PyExpr::Kind::BinOp;
-        bin.text = op.text;
-        bin.line = op.line;
-        bin.column = op.column;
-        bin.items = {std::move(out), std::move(rhs)};
-        if (!nest(bin)) return false;
-        out = std::move(bin);
+        if (!binary(rhs, p + 1) || !combine(op, out, std::move(rhs))) return false;
     }
 }
 
@@ -179,10 +171,14 @@ bool PyExprParser::power(PyExpr& out) {
     PyExpr rhs;
     bool ok = unary(rhs);
     --m_depth;
-    if (!ok) return false;
+    return ok && combine(op, out, std::move(rhs));
+}
+
+/// Replaces `out` by `out op rhs`, placed at the operator.
+bool PyExprParser::combine(const PyToken& op, PyExpr& out, PyExpr rhs) {
     PyExpr bin;
     bin.kind = PyExpr::Kind::BinOp;
-    bin.text = "**";
+    bin.text = op.text;
     bin.line = op.line;
     bin.column = op.column;
     bin.items = {std::move(out), std::move(rhs)};

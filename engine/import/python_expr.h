@@ -86,6 +86,7 @@ private:
     bool enter(const PyToken& at);
     bool expr(PyExpr& out);
     bool binary(PyExpr& out, int minPrecedence);
+    bool combine(const PyToken& op, PyExpr& out, PyExpr rhs);
     bool unary(PyExpr& out);
     bool power(PyExpr& out);
     bool postfix(PyExpr& out);

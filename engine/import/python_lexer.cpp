@@ -122,4 +122,22 @@ bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::
     return true;
 }
 
+std::pair<std::string_view, std::string_view> splitPythonComment(std::string_view line) {
+    char quote = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+        char c = line[i];
+        if (quote) {
+            if (c == '\\') ++i;
+            else if (c == quote) quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '#') {
+            std::string_view comment = line.substr(i + 1);
+            while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
+            return {line.substr(0, i), comment};
+        }
+    }
+    return {line, {}};
+}
+
 } // namespace fxray

@@ -3,6 +3,7 @@
 /// to_folder modules), one physical line at a time. python_expr.h parses its tokens.
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fxray {
@@ -28,5 +29,9 @@ struct PySyntaxError {
 /// and fills `error`.
 bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::vector<PyToken>& out,
                    PySyntaxError& error);
+
+/// Splits a line into its code and the text of its trailing `#` comment (quotes respected;
+/// the comment without its '#' and leading spaces, empty when there is none).
+std::pair<std::string_view, std::string_view> splitPythonComment(std::string_view line);
 
 } // namespace fxray

@@ -61,25 +61,6 @@ std::optional<int64_t> extent(const PyExpr& e) {
     return v;
 }
 
-/// Splits a line into code and the text of its trailing `#` comment (quotes respected).
-std::pair<std::string_view, std::string_view> splitComment(std::string_view line) {
-    char quote = 0;
-    for (size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '#') {
-            std::string_view comment = line.substr(i + 1);
-            while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
-            return {line.substr(0, i), comment};
-        }
-    }
-    return {line, {}};
-}
-
 std::vector<std::string_view> splitLines(std::string_view text) {
     std::vector<std::string_view> out;
     size_t start = 0;
@@ -286,7 +267,7 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
         if (ind == 0) {
             // `load_args._version = 0` follows the body: a newer format may read differently.
             if (body.rfind("load_args._version", 0) == 0) {
-                auto [code, comment] = splitComment(body);
+                auto [code, comment] = splitPythonComment(body);
                 size_t eq = code.find('=');
                 std::string_view v = eq == std::string_view::npos ? std::string_view{} : code.substr(eq + 1);
                 while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
@@ -299,7 +280,7 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
         }
         if (body.rfind("\"\"\"", 0) == 0) { inDump = !inDump; continue; }
         if (inDump) continue;
-        auto [code, comment] = splitComment(body);
+        auto [code, comment] = splitPythonComment(body);
         while (!code.empty() && code.back() == ' ') code.remove_suffix(1);
         if (code.empty()) {
             // `# x was unsupported type for dumping: <class ...>`
@@ -418,7 +399,7 @@ std::map<std::string, TensorMeta> declaredAttributes(const std::vector<std::stri
         size_t ind = indentOf(raw);
         std::string_view body = raw.substr(ind);
         if (body.rfind("self.", 0) != 0) continue;
-        auto [code, comment] = splitComment(body);
+        auto [code, comment] = splitPythonComment(body);
         (void)comment;
         std::vector<PyToken> toks;
         PySyntaxError err;

@@ -32,22 +32,6 @@ struct InitInfo {
     std::vector<std::string> ignored;                   ///< lines not understood
 };
 
-std::string stripComment(const std::string& line) {
-    char quote = 0;
-    for (size_t k = 0; k < line.size(); ++k) {
-        char c = line[k];
-        if (quote) {
-            if (c == '\\') ++k;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '#') {
-            return line.substr(0, k);
-        }
-    }
-    return line;
-}
-
 /// Reads the `__init__` body of the first class in module.py.
 InitInfo readInit(const std::string& text) {
     InitInfo info;
@@ -58,7 +42,7 @@ InitInfo readInit(const std::string& text) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         size_t ind = line.find_first_not_of(' ');
         if (ind == std::string::npos) continue;
-        std::string body = stripComment(line.substr(ind));
+        std::string body(splitPythonComment(std::string_view(line).substr(ind)).first);
         while (!body.empty() && body.back() == ' ') body.pop_back();
         if (body.empty()) continue;
         if (defIndent < 0) {
