@@ -1,6 +1,6 @@
 #include "import/fx_text_reader.h"
 
-#include "import/python_lexer.h"
+#include "import/python_expr.h"
 
 #include <cctype>
 #include <charconv>
@@ -121,301 +121,9 @@ Expected<std::string> readTextFile(const std::filesystem::path& path) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Expressions
+// Module structure
 
 namespace {
-
-struct PyKwarg;
-
-/// A parsed Python expression (the subset FX emits).
-struct PyExpr {
-    enum class Kind { Name, Int, Float, String, Attr, Call, Subscript, BinOp, UnaryOp, List, Tuple, Ellipsis };
-    Kind kind = Kind::Name;
-    std::string text;                 ///< name, literal text, attribute name, operator
-    std::vector<PyExpr> items;        ///< Attr: [object]; Call: [callee, args...]; Subscript: [obj, idx];
-                                      ///< BinOp: [lhs, rhs]; UnaryOp: [operand]; List/Tuple: elements
-    /// Call keywords. (Not a vector of pair<string, PyExpr>: a pair needs a complete PyExpr,
-    /// which libc++-style checks in clang reject here.)
-    std::vector<PyKwarg> kwargs;
-    int column = 0;
-
-    /// "torch.ops.aten.mm.default" for a dotted name chain, empty otherwise.
-    std::string dotted() const {
-        if (kind == Kind::Name) return text;
-        if (kind == Kind::Attr) {
-            std::string base = items[0].dotted();
-            return base.empty() ? "" : base + "." + text;
-        }
-        return "";
-    }
-    /// Root name of a dotted chain.
-    std::string root() const {
-        if (kind == Kind::Name) return text;
-        if (kind == Kind::Attr) return items[0].root();
-        return "";
-    }
-};
-
-/// One keyword argument of a call; named like std::pair's members for the code that reads them.
-struct PyKwarg {
-    std::string first;
-    PyExpr second;
-};
-
-struct ParseError {
-    int column;
-    std::string message;
-};
-
-class ExprParser {
-public:
-    explicit ExprParser(const std::vector<PyToken>& toks, size_t begin, size_t end)
-        : m_t(toks), m_pos(begin), m_end(end) {}
-
-    bool parse(PyExpr& out) {
-        if (!expr(out)) return false;
-        if (m_pos < m_end) return fail(cur().column, "unexpected '" + cur().text + "'");
-        return true;
-    }
-    const ParseError& error() const { return m_err; }
-
-private:
-    const PyToken& cur() const { return m_t[m_pos < m_end ? m_pos : m_end]; }
-    bool atOp(std::string_view op) const {
-        return m_pos < m_end && cur().kind == PyToken::Kind::Op && cur().text == op;
-    }
-    bool fail(int col, std::string msg) {
-        if (m_err.message.empty()) m_err = {col, std::move(msg)};
-        return false;
-    }
-    bool expect(std::string_view op) {
-        if (!atOp(op)) return fail(cur().column, "expected '" + std::string(op) + "'");
-        ++m_pos;
-        return true;
-    }
-
-    bool expr(PyExpr& out) { return comparison(out); }
-
-    bool binaryLevel(PyExpr& out, std::initializer_list<std::string_view> ops, bool (ExprParser::*next)(PyExpr&)) {
-        if (!(this->*next)(out)) return false;
-        for (;;) {
-            std::string op;
-            for (auto o : ops)
-                if (atOp(o)) { op = std::string(o); break; }
-            if (op.empty()) return true;
-            int col = cur().column;
-            ++m_pos;
-            PyExpr rhs;
-            if (!(this->*next)(rhs)) return false;
-            PyExpr bin;
-            bin.kind = PyExpr::Kind::BinOp;
-            bin.text = op;
-            bin.column = col;
-            bin.items = {std::move(out), std::move(rhs)};
-            out = std::move(bin);
-        }
-    }
-    bool comparison(PyExpr& out) { return binaryLevel(out, {"<", "<=", ">", ">=", "==", "!="}, &ExprParser::bitOr); }
-    bool bitOr(PyExpr& out) { return binaryLevel(out, {"|"}, &ExprParser::bitXor); }
-    bool bitXor(PyExpr& out) { return binaryLevel(out, {"^"}, &ExprParser::bitAnd); }
-    bool bitAnd(PyExpr& out) { return binaryLevel(out, {"&"}, &ExprParser::shift); }
-    bool shift(PyExpr& out) { return binaryLevel(out, {"<<", ">>"}, &ExprParser::arith); }
-    bool arith(PyExpr& out) { return binaryLevel(out, {"+", "-"}, &ExprParser::term); }
-    bool term(PyExpr& out) { return binaryLevel(out, {"*", "/", "//", "%", "@"}, &ExprParser::factor); }
-
-    bool factor(PyExpr& out) {
-        if (atOp("-") || atOp("+") || atOp("~")) {
-            PyExpr u;
-            u.kind = PyExpr::Kind::UnaryOp;
-            u.text = cur().text;
-            u.column = cur().column;
-            ++m_pos;
-            PyExpr operand;
-            if (!factor(operand)) return false;
-            u.items.push_back(std::move(operand));
-            out = std::move(u);
-            return true;
-        }
-        return power(out);
-    }
-
-    bool power(PyExpr& out) {
-        if (!postfix(out)) return false;
-        if (atOp("**")) {
-            int col = cur().column;
-            ++m_pos;
-            PyExpr rhs;
-            if (!factor(rhs)) return false;
-            PyExpr bin;
-            bin.kind = PyExpr::Kind::BinOp;
-            bin.text = "**";
-            bin.column = col;
-            bin.items = {std::move(out), std::move(rhs)};
-            out = std::move(bin);
-        }
-        return true;
-    }
-
-    bool postfix(PyExpr& out) {
-        if (!atom(out)) return false;
-        for (;;) {
-            if (atOp("(")) {
-                PyExpr call;
-                call.kind = PyExpr::Kind::Call;
-                call.column = out.column;
-                call.items.push_back(std::move(out));
-                ++m_pos;
-                while (!atOp(")")) {
-                    if (m_pos >= m_end) return fail(cur().column, "unclosed '('");
-                    // keyword argument: NAME '=' expr
-                    if (cur().kind == PyToken::Kind::Name && m_pos + 1 < m_end &&
-                        m_t[m_pos + 1].kind == PyToken::Kind::Op && m_t[m_pos + 1].text == "=") {
-                        std::string key = cur().text;
-                        m_pos += 2;
-                        PyExpr v;
-                        if (!expr(v)) return false;
-                        call.kwargs.push_back(PyKwarg{std::move(key), std::move(v)});
-                    } else {
-                        if (!call.kwargs.empty())
-                            return fail(cur().column, "positional argument after keyword argument");
-                        PyExpr v;
-                        if (!expr(v)) return false;
-                        call.items.push_back(std::move(v));
-                    }
-                    if (atOp(",")) { ++m_pos; continue; }
-                    if (!atOp(")")) return fail(cur().column, "expected ',' or ')' in call");
-                }
-                ++m_pos;
-                out = std::move(call);
-            } else if (atOp("[")) {
-                PyExpr sub;
-                sub.kind = PyExpr::Kind::Subscript;
-                sub.column = out.column;
-                ++m_pos;
-                PyExpr idx;
-                if (!subscriptList(idx)) return false;
-                if (!expect("]")) return false;
-                sub.items = {std::move(out), std::move(idx)};
-                out = std::move(sub);
-            } else if (atOp(".")) {
-                ++m_pos;
-                if (cur().kind != PyToken::Kind::Name || m_pos >= m_end)
-                    return fail(cur().column, "expected attribute name after '.'");
-                PyExpr attr;
-                attr.kind = PyExpr::Kind::Attr;
-                attr.text = cur().text;
-                attr.column = out.column;
-                attr.items.push_back(std::move(out));
-                ++m_pos;
-                out = std::move(attr);
-            } else {
-                return true;
-            }
-        }
-    }
-
-    /// Subscript contents: one index or a tuple of them; `a:b:c` slices become slice(...) calls.
-    bool subscriptList(PyExpr& out) {
-        std::vector<PyExpr> elems;
-        bool tuple = false;
-        for (;;) {
-            PyExpr e;
-            if (!sliceItem(e)) return false;
-            elems.push_back(std::move(e));
-            if (atOp(",")) {
-                tuple = true;
-                ++m_pos;
-                if (atOp("]")) break;
-                continue;
-            }
-            break;
-        }
-        if (!tuple) { out = std::move(elems[0]); return true; }
-        out.kind = PyExpr::Kind::Tuple;
-        out.items = std::move(elems);
-        return true;
-    }
-
-    bool sliceItem(PyExpr& out) {
-        auto noneExpr = [&] { PyExpr n; n.kind = PyExpr::Kind::Name; n.text = "None"; n.column = cur().column; return n; };
-        std::vector<PyExpr> parts;
-        PyExpr first;
-        if (atOp(":")) first = noneExpr();
-        else if (!expr(first)) return false;
-        if (!atOp(":")) { out = std::move(first); return true; }
-        parts.push_back(std::move(first));
-        while (atOp(":") && parts.size() < 3) {
-            ++m_pos;
-            if (atOp(":") || atOp("]") || atOp(",")) { parts.push_back(noneExpr()); continue; }
-            PyExpr p;
-            if (!expr(p)) return false;
-            parts.push_back(std::move(p));
-        }
-        while (parts.size() < 3) parts.push_back(noneExpr());
-        PyExpr callee;
-        callee.kind = PyExpr::Kind::Name;
-        callee.text = "slice";
-        out.kind = PyExpr::Kind::Call;
-        out.items.push_back(callee);
-        for (auto& p : parts) out.items.push_back(std::move(p));
-        return true;
-    }
-
-    bool atom(PyExpr& out) {
-        if (m_pos >= m_end) return fail(cur().column, "expected an expression");
-        const PyToken& t = cur();
-        out = PyExpr();
-        out.column = t.column;
-        switch (t.kind) {
-        case PyToken::Kind::Name: out.kind = PyExpr::Kind::Name; out.text = t.text; ++m_pos; return true;
-        case PyToken::Kind::Int: out.kind = PyExpr::Kind::Int; out.text = t.text; ++m_pos; return true;
-        case PyToken::Kind::Float: out.kind = PyExpr::Kind::Float; out.text = t.text; ++m_pos; return true;
-        case PyToken::Kind::String:
-            out.kind = PyExpr::Kind::String;
-            out.text = t.text;
-            ++m_pos;
-            // implicit concatenation of adjacent strings
-            while (m_pos < m_end && cur().kind == PyToken::Kind::String) { out.text += cur().text; ++m_pos; }
-            return true;
-        case PyToken::Kind::Op:
-            if (t.text == "...") { out.kind = PyExpr::Kind::Ellipsis; ++m_pos; return true; }
-            if (t.text == "(" || t.text == "[") {
-                bool list = t.text == "[";
-                const char* close = list ? "]" : ")";
-                ++m_pos;
-                std::vector<PyExpr> elems;
-                bool sawComma = false;
-                while (!atOp(close)) {
-                    if (m_pos >= m_end) return fail(t.column, std::string("unclosed '") + t.text + "'");
-                    PyExpr e;
-                    if (!expr(e)) return false;
-                    elems.push_back(std::move(e));
-                    if (atOp(",")) { sawComma = true; ++m_pos; continue; }
-                    if (!atOp(close)) return fail(cur().column, std::string("expected ',' or '") + close + "'");
-                }
-                ++m_pos;
-                if (!list && elems.size() == 1 && !sawComma) {  // parenthesised expression
-                    out = std::move(elems[0]);
-                    return true;
-                }
-                out.kind = list ? PyExpr::Kind::List : PyExpr::Kind::Tuple;
-                out.items = std::move(elems);
-                return true;
-            }
-            return fail(t.column, "unexpected '" + t.text + "'");
-        case PyToken::Kind::End: break;
-        }
-        return fail(t.column, "unexpected end of line");
-    }
-
-    const std::vector<PyToken>& m_t;
-    size_t m_pos;
-    size_t m_end;
-    ParseError m_err;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Module structure
 
 struct SrcLine {
     int number;         ///< 1-based
@@ -492,6 +200,9 @@ private:
         m_error = error(line, col, std::move(msg), std::move(node));
         return false;
     }
+    /// A statement that is not Python fxray reads: named by the line of the offending token
+    /// (a continuation line of a bracketed statement is its own line).
+    bool syntaxError(const PySyntaxError& e) { return fail(e.line, e.column, e.message); }
 
     /// Reads the class starting at line index `ci` into g; `end` receives the first line after it.
     bool readClass(size_t ci, Graph& g, size_t& end) {
@@ -547,14 +258,12 @@ private:
         for (;;) {
             const SrcLine& l = m_lines[i];
             std::vector<PyToken> part;
-            int ecol = 0;
-            std::string emsg;
-            if (!lexPythonLine(l.text, l.indent + 1, part, ecol, emsg)) return fail(l.number, ecol, emsg);
+            PySyntaxError err;
+            if (!lexPythonLine(l.text, l.number, l.indent + 1, part, err)) return fail(err.line, err.column, err.message);
             part.pop_back();  // End
             for (auto& t : part) {
                 if (t.kind == PyToken::Kind::Op && (t.text == "(" || t.text == "[" || t.text == "{")) ++depth;
                 if (t.kind == PyToken::Kind::Op && (t.text == ")" || t.text == "]" || t.text == "}")) --depth;
-                m_tokLine.push_back(l.number);
                 toks.push_back(std::move(t));
             }
             ++i;
@@ -563,6 +272,7 @@ private:
         if (depth > 0) return fail(m_lines[li].number, m_lines[li].indent + 1, "unclosed bracket");
         PyToken end;
         end.kind = PyToken::Kind::End;
+        end.line = m_lines[i - 1].number;
         end.column = static_cast<int>(m_lines[i - 1].text.size() + m_lines[i - 1].indent + 1);
         toks.push_back(end);
         next = i;
@@ -573,7 +283,6 @@ private:
         const SrcLine& def = m_lines[di];
         std::vector<PyToken> toks;
         size_t next = 0;
-        m_tokLine.clear();
         if (!logicalLine(di, toks, next)) return false;
         // def forward ( params ) [-> ann] :
         size_t p = 2;
@@ -660,7 +369,6 @@ private:
                 ++i;
                 continue;
             }
-            m_tokLine.clear();
             if (!logicalLine(i, toks, next)) return false;
             if (!statementLine(g, toks, l, comment, pytreeForm)) return false;
             i = next;
@@ -732,8 +440,8 @@ private:
         if (e - b >= 3 && toks[b].kind == PyToken::Kind::Name && toks[b + 1].kind == PyToken::Kind::Op &&
             augmentedTarget(toks[b + 1].text)) {
             PyExpr rhs;
-            ExprParser ep(toks, b + 2, e);
-            if (!ep.parse(rhs)) return fail(line, ep.error().column, ep.error().message);
+            PyExprParser ep(toks, b + 2, e);
+            if (!ep.parseAll(rhs)) return syntaxError(ep.error());
             m_pendingInplace = {toks[b].text, augmentedTarget(toks[b + 1].text), std::move(rhs), toks[b].column};
             m_havePending = true;
             return true;
@@ -741,11 +449,11 @@ private:
         // return EXPR
         if (toks[b].kind == PyToken::Kind::Name && toks[b].text == "return") {
             PyExpr ex;
-            ExprParser ep(toks, b + 1, e);
+            PyExprParser ep(toks, b + 1, e);
             if (b + 1 == e) {
                 ex.kind = PyExpr::Kind::Tuple;
-            } else if (!ep.parse(ex)) {
-                return fail(line, ep.error().column, ep.error().message);
+            } else if (!ep.parseAll(ex)) {
+                return syntaxError(ep.error());
             }
             return makeOutput(g, ex, line);
         }
@@ -797,8 +505,8 @@ private:
         // x = y = None chains in first position (a node with no users freeing itself) do not occur;
         // `a = b = None` there is a malformed graph line.
         PyExpr rhs;
-        ExprParser ep(toks, eq + 1, e);
-        if (!ep.parse(rhs)) return fail(line, ep.error().column, ep.error().message);
+        PyExprParser ep(toks, eq + 1, e);
+        if (!ep.parseAll(rhs)) return syntaxError(ep.error());
 
         if (targets.size() > 1 || (rhs.kind == PyExpr::Kind::Call && rhs.items[0].dotted() == "fx_pytree.tree_flatten_spec")) {
             return flattenSpec(g, targets, rhs, line, toks[b].column);
@@ -1078,6 +786,7 @@ private:
         }
         case PyExpr::Kind::BinOp:
         case PyExpr::Kind::Subscript:
+        case PyExpr::Kind::Dict:
             return failA(ex.column, "nested expression in an argument");
         }
         return failA(ex.column, "unsupported argument");
@@ -1102,7 +811,6 @@ private:
     std::vector<SrcLine> m_lines;
     std::string m_file;
     Diagnostic m_error;
-    std::vector<int> m_tokLine;
 };
 
 } // namespace

@@ -9,8 +9,12 @@ bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) |
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 } // namespace
 
-bool lexPythonLine(std::string_view line, int firstColumn, std::vector<PyToken>& out,
-                   int& errorColumn, std::string& error) {
+bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::vector<PyToken>& out,
+                   PySyntaxError& error) {
+    auto fail = [&](size_t at, std::string message) {
+        error = {lineNumber, firstColumn + static_cast<int>(at), std::move(message)};
+        return false;
+    };
     size_t i = 0;
     const size_t n = line.size();
     while (i < n) {
@@ -19,13 +23,23 @@ bool lexPythonLine(std::string_view line, int firstColumn, std::vector<PyToken>&
         if (c == ' ' || c == '\t' || c == '\r') { ++i; continue; }
         if (c == '#') break;  // comment to end of line
         PyToken t;
+        t.line = lineNumber;
         t.column = col;
-        if (isIdentStart(c)) {
+        // r'...' (to_folder writes torch.load(r'/path')): a raw string, backslashes kept.
+        const bool raw = (c == 'r' || c == 'R') && i + 1 < n && (line[i + 1] == '\'' || line[i + 1] == '"');
+        if (raw) {
+            char q = line[i + 1];
+            size_t close = i + 2;
+            while (close < n && line[close] != q) close += line[close] == '\\' ? 2 : 1;
+            if (close >= n) return fail(i, "unterminated string");
+            t.kind = PyToken::Kind::String;
+            t.text = std::string(line.substr(i + 2, close - i - 2));
+            i = close + 1;
+        } else if (isIdentStart(c)) {
             size_t j = i;
             while (j < n && isIdentChar(line[j])) ++j;
             t.kind = PyToken::Kind::Name;
             t.text = std::string(line.substr(i, j - i));
-            // String prefixes r'', b'' are not emitted by FX; treat as names.
             i = j;
         } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                    (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(line[i + 1])))) {
@@ -46,11 +60,7 @@ bool lexPythonLine(std::string_view line, int firstColumn, std::vector<PyToken>&
                     while (j < n && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
                 }
             }
-            if (j < n && isIdentChar(line[j])) {
-                errorColumn = firstColumn + static_cast<int>(j);
-                error = "malformed number";
-                return false;
-            }
+            if (j < n && isIdentChar(line[j])) return fail(j, "malformed number");
             t.kind = isFloat ? PyToken::Kind::Float : PyToken::Kind::Int;
             for (size_t k = i; k < j; ++k)
                 if (line[k] != '_') t.text += line[k];
@@ -79,11 +89,7 @@ bool lexPythonLine(std::string_view line, int firstColumn, std::vector<PyToken>&
                 s += d;
                 ++j;
             }
-            if (!closed) {
-                errorColumn = col;
-                error = "unterminated string";
-                return false;
-            }
+            if (!closed) return fail(i, "unterminated string");
             t.kind = PyToken::Kind::String;
             t.text = std::move(s);
             i = j;
@@ -100,11 +106,8 @@ bool lexPythonLine(std::string_view line, int firstColumn, std::vector<PyToken>&
                     if (line.substr(i, 2) == o) { t.text = o; i += 2; matched = true; break; }
             if (!matched) {
                 static const std::string_view singles = "()[]{},:;.=+-*/%@<>~&|^";
-                if (singles.find(c) == std::string_view::npos) {
-                    errorColumn = col;
-                    error = std::string("unexpected character '") + c + "'";
-                    return false;
-                }
+                if (singles.find(c) == std::string_view::npos)
+                    return fail(i, std::string("unexpected character '") + c + "'");
                 t.text = std::string(1, c);
                 ++i;
             }
@@ -113,9 +116,28 @@ bool lexPythonLine(std::string_view line, int firstColumn, std::vector<PyToken>&
     }
     PyToken end;
     end.kind = PyToken::Kind::End;
+    end.line = lineNumber;
     end.column = firstColumn + static_cast<int>(n);
     out.push_back(end);
     return true;
+}
+
+std::pair<std::string_view, std::string_view> splitPythonComment(std::string_view line) {
+    char quote = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+        char c = line[i];
+        if (quote) {
+            if (c == '\\') ++i;
+            else if (c == quote) quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '#') {
+            std::string_view comment = line.substr(i + 1);
+            while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
+            return {line.substr(0, i), comment};
+        }
+    }
+    return {line, {}};
 }
 
 } // namespace fxray

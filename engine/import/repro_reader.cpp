@@ -2,7 +2,7 @@
 
 #include "import/debug_dir_reader.h"
 #include "import/fx_text_reader.h"
-#include "import/python_lexer.h"
+#include "import/python_expr.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -16,204 +16,49 @@ namespace {
 
 /// Largest dimension or stride accepted from a repro (sizes are data, never trusted).
 constexpr int64_t kMaxExtent = int64_t(1) << 48;
-/// Nesting depth accepted in a load_args expression (hostile input must not blow the stack).
-constexpr int kMaxDepth = 32;
+/// A call as load_args and __init__ lines write it: `reader.tensor(buf0, (4,), dtype=...)` is
+/// named "reader.tensor"; a method called on another expression (`torch.randn([16]).cuda()`) is
+/// named ".cuda", with that expression as its receiver.
+struct Call {
+    std::string name;
+    const PyExpr* receiver = nullptr;
+    std::vector<const PyExpr*> args;
+    const PyExpr* expr = nullptr;
 
-/// A Python literal or call as written in load_args / __init__ lines.
-struct PyKwarg;
-
-struct PyVal {
-    enum class Kind { None, Bool, Int, Float, Str, Name, Tuple, List, Call };
-    Kind kind = Kind::None;
-    bool b = false;
-    int64_t i = 0;
-    double f = 0.0;
-    std::string s;               ///< Str contents; Name dotted path; Call callee (".m" for methods)
-    std::vector<PyVal> items;    ///< Tuple/List elements; Call positional args (methods: receiver first)
-    /// Call keywords (their own struct: a pair holding the incomplete PyVal does not compile
-    /// with clang, which the fuzz build uses).
-    std::vector<PyKwarg> kwargs;
-    int column = 0;
-
-    const PyVal* kw(std::string_view k) const;
+    const PyExpr* kw(std::string_view key) const { return expr->kwarg(key); }
+    int column() const { return expr->column; }
 };
 
-struct PyKwarg {
-    std::string first;
-    PyVal second;
-};
+std::optional<Call> asCall(const PyExpr& e) {
+    if (e.kind != PyExpr::Kind::Call) return std::nullopt;
+    const PyExpr& callee = e.items[0];
+    Call c;
+    c.expr = &e;
+    c.name = callee.dotted();
+    if (c.name.empty()) {
+        if (callee.kind != PyExpr::Kind::Attr) return std::nullopt;
+        c.name = "." + callee.text;
+        c.receiver = &callee.items[0];
+    }
+    for (size_t k = 1; k < e.items.size(); ++k) c.args.push_back(&e.items[k]);
+    return c;
+}
 
-const PyVal* PyVal::kw(std::string_view k) const {
-    for (const auto& [name, v] : kwargs)
-        if (name == k) return &v;
+/// The first int literal in e that int64 cannot hold (sizes are data: refused, never wrapped).
+const PyExpr* hugeInt(const PyExpr& e) {
+    if (e.kind == PyExpr::Kind::Int && !pyInt(e)) return &e;
+    for (const auto& x : e.items)
+        if (const PyExpr* h = hugeInt(x)) return h;
+    for (const auto& [key, x] : e.kwargs)
+        if (const PyExpr* h = hugeInt(x)) return h;
     return nullptr;
 }
 
-/// Recursive-descent parser over one line's tokens for the literal subset repros use.
-class ValParser {
-public:
-    explicit ValParser(const std::vector<PyToken>& toks) : m_t(toks) {}
-
-    bool parse(PyVal& out) { return expr(out, 0); }
-    bool atEnd() const { return m_t[m_p].kind == PyToken::Kind::End; }
-    bool accept(std::string_view op) {
-        if (m_t[m_p].kind == PyToken::Kind::Op && m_t[m_p].text == op) { ++m_p; return true; }
-        return false;
-    }
-    const PyToken& peek() const { return m_t[m_p]; }
-    std::string error;
-    int errorColumn = 0;
-
-private:
-    bool fail(const std::string& msg) {
-        error = msg;
-        errorColumn = m_t[m_p].column;
-        return false;
-    }
-
-    bool expr(PyVal& out, int depth) {
-        if (depth > kMaxDepth) return fail("expression nested too deeply");
-        if (!primary(out, depth)) return false;
-        // Postfix: attribute access and calls, e.g. `torch.randn(...).cuda()`.
-        while (true) {
-            if (accept(".")) {
-                if (peek().kind != PyToken::Kind::Name) return fail("expected a name after '.'");
-                std::string attr = peek().text;
-                ++m_p;
-                if (out.kind == PyVal::Kind::Name) {
-                    out.s += "." + attr;
-                    continue;
-                }
-                if (!accept("(")) return fail("expected '(' after method '" + attr + "'");
-                PyVal call;
-                call.kind = PyVal::Kind::Call;
-                call.s = "." + attr;
-                call.column = out.column;
-                call.items.push_back(std::move(out));
-                if (!callArgs(call, depth)) return false;
-                out = std::move(call);
-            } else if (out.kind == PyVal::Kind::Name && accept("(")) {
-                PyVal call;
-                call.kind = PyVal::Kind::Call;
-                call.s = out.s;
-                call.column = out.column;
-                if (!callArgs(call, depth)) return false;
-                out = std::move(call);
-            } else {
-                return true;
-            }
-        }
-    }
-
-    bool callArgs(PyVal& call, int depth) {
-        while (!accept(")")) {
-            if (atEnd()) return fail("unclosed '('");
-            if (peek().kind == PyToken::Kind::Name && m_t[m_p + 1].kind == PyToken::Kind::Op &&
-                m_t[m_p + 1].text == "=") {
-                std::string key = peek().text;
-                m_p += 2;
-                PyVal v;
-                if (!expr(v, depth + 1)) return false;
-                call.kwargs.push_back(PyKwarg{std::move(key), std::move(v)});
-            } else {
-                PyVal v;
-                if (!expr(v, depth + 1)) return false;
-                call.items.push_back(std::move(v));
-            }
-            if (!accept(",")) {
-                if (accept(")")) break;
-                return fail(atEnd() ? "unclosed '('" : "expected ',' or ')'");
-            }
-        }
-        return true;
-    }
-
-    bool sequence(PyVal& out, const char* close, int depth) {
-        bool sawComma = false;
-        while (!accept(close)) {
-            if (atEnd()) return fail(std::string("expected '") + close + "'");
-            PyVal v;
-            if (!expr(v, depth + 1)) return false;
-            out.items.push_back(std::move(v));
-            if (accept(",")) { sawComma = true; continue; }
-            if (accept(close)) break;
-            return fail(std::string("expected ',' or '") + close + "'");
-        }
-        // `(x)` is a parenthesised expression, `(x,)` a tuple.
-        if (out.kind == PyVal::Kind::Tuple && out.items.size() == 1 && !sawComma) {
-            PyVal inner = std::move(out.items[0]);
-            out = std::move(inner);
-        }
-        return true;
-    }
-
-    bool primary(PyVal& out, int depth) {
-        const PyToken& t = peek();
-        out.column = t.column;
-        switch (t.kind) {
-        case PyToken::Kind::Int: {
-            out.kind = PyVal::Kind::Int;
-            auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), out.i);
-            if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size())
-                return fail("integer '" + t.text + "' out of range");
-            ++m_p;
-            return true;
-        }
-        case PyToken::Kind::Float:
-            out.kind = PyVal::Kind::Float;
-            out.f = std::strtod(t.text.c_str(), nullptr);
-            ++m_p;
-            return true;
-        case PyToken::Kind::String:
-            out.kind = PyVal::Kind::Str;
-            while (peek().kind == PyToken::Kind::String) out.s += m_t[m_p++].text;  // implicit concatenation
-            return true;
-        case PyToken::Kind::Name:
-            if (t.text == "None") { out.kind = PyVal::Kind::None; }
-            else if (t.text == "True" || t.text == "False") { out.kind = PyVal::Kind::Bool; out.b = t.text == "True"; }
-            else { out.kind = PyVal::Kind::Name; out.s = t.text; }
-            ++m_p;
-            return true;
-        case PyToken::Kind::Op:
-            if (t.text == "-") {
-                int column = t.column;
-                ++m_p;
-                if (!primary(out, depth + 1)) return false;
-                out.column = column;
-                if (out.kind == PyVal::Kind::Int) { out.i = -out.i; return true; }
-                if (out.kind == PyVal::Kind::Float) { out.f = -out.f; return true; }
-                return fail("'-' before a non-number");
-            }
-            if (t.text == "(") { ++m_p; out.kind = PyVal::Kind::Tuple; return sequence(out, ")", depth); }
-            if (t.text == "[") { ++m_p; out.kind = PyVal::Kind::List; return sequence(out, "]", depth); }
-            return fail("unexpected '" + t.text + "'");
-        case PyToken::Kind::End:
-            return fail("unexpected end of line");
-        }
-        return fail("unexpected token");
-    }
-
-    const std::vector<PyToken>& m_t;
-    size_t m_p = 0;
-};
-
-/// Splits a line into code and the text of its trailing `#` comment (quotes respected).
-std::pair<std::string_view, std::string_view> splitComment(std::string_view line) {
-    char quote = 0;
-    for (size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '#') {
-            std::string_view comment = line.substr(i + 1);
-            while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
-            return {line.substr(0, i), comment};
-        }
-    }
-    return {line, {}};
+/// A non-negative int literal no larger than kMaxExtent.
+std::optional<int64_t> extent(const PyExpr& e) {
+    auto v = pyInt(e);
+    if (!v || *v < 0 || *v > kMaxExtent) return std::nullopt;
+    return v;
 }
 
 std::vector<std::string_view> splitLines(std::string_view text) {
@@ -253,20 +98,27 @@ Diagnostic lineError(const LineCtx& c, int column, const std::string& msg) {
 
 std::string where(const LineCtx& c) { return c.file + ":" + std::to_string(c.line) + ": "; }
 
-std::optional<Device> deviceOf(const PyVal& v) {
-    if (v.kind == PyVal::Kind::Str) return parseDevice(v.s);
-    if (v.kind == PyVal::Kind::Call && (v.s == "device" || v.s == "torch.device")) {
+std::optional<Device> deviceOf(const PyExpr& e) {
+    if (e.kind == PyExpr::Kind::String) return parseDevice(e.text);
+    auto v = asCall(e);
+    if (v && (v->name == "device" || v->name == "torch.device")) {
         std::string type;
         int index = -1;
-        if (!v.items.empty() && v.items[0].kind == PyVal::Kind::Str) {
-            auto d = parseDevice(v.items[0].s);
+        if (!v->args.empty() && v->args[0]->kind == PyExpr::Kind::String) {
+            auto d = parseDevice(v->args[0]->text);
             if (!d) return std::nullopt;
             type = d->type;
             index = d->index;
         }
-        if (v.items.size() > 1 && v.items[1].kind == PyVal::Kind::Int) index = int(v.items[1].i);
-        if (const PyVal* t = v.kw("type"); t && t->kind == PyVal::Kind::Str) type = t->s;
-        if (const PyVal* ix = v.kw("index"); ix && ix->kind == PyVal::Kind::Int) index = int(ix->i);
+        auto smallIndex = [](const PyExpr* x) -> std::optional<int> {
+            auto i = x ? pyInt(*x) : std::nullopt;
+            if (!i || *i < -1 || *i > 1 << 20) return std::nullopt;
+            return int(*i);
+        };
+        if (v->args.size() > 1)
+            if (auto i = smallIndex(v->args[1])) index = *i;
+        if (const PyExpr* t = v->kw("type"); t && t->kind == PyExpr::Kind::String) type = t->text;
+        if (auto i = smallIndex(v->kw("index"))) index = *i;
         if (type.empty()) return std::nullopt;
         Device d;
         d.type = type;
@@ -276,17 +128,19 @@ std::optional<Device> deviceOf(const PyVal& v) {
     return std::nullopt;
 }
 
-std::optional<DType> dtypeOf(const PyVal& v) {
-    if (v.kind != PyVal::Kind::Name) return std::nullopt;
-    return dtypeFromTorchName(v.s);
+std::optional<DType> dtypeOf(const PyExpr& e) {
+    std::string name = e.dotted();
+    if (name.empty()) return std::nullopt;
+    return dtypeFromTorchName(name);
 }
 
 /// Reads a tuple/list of non-negative ints (sizes or strides).
-bool intList(const PyVal& v, std::vector<int64_t>& out) {
-    if (v.kind != PyVal::Kind::Tuple && v.kind != PyVal::Kind::List) return false;
-    for (const auto& x : v.items) {
-        if (x.kind != PyVal::Kind::Int || x.i < 0 || x.i > kMaxExtent) return false;
-        out.push_back(x.i);
+bool intList(const PyExpr& e, std::vector<int64_t>& out) {
+    if (e.kind != PyExpr::Kind::Tuple && e.kind != PyExpr::Kind::List) return false;
+    for (const auto& x : e.items) {
+        auto v = extent(x);
+        if (!v) return false;
+        out.push_back(*v);
     }
     return true;
 }
@@ -311,71 +165,73 @@ int64_t extentBytes(const TensorMeta& m) {
     return int64_t(bytes);
 }
 
-Status parseStorage(const PyVal& call, const std::string& var, const LineCtx& c,
+Status parseStorage(const Call& call, const std::string& var, const LineCtx& c,
                     std::map<std::string, StorageInfo>& storages) {
     StorageInfo s;
-    if (call.items.size() < 2) return lineError(c, call.column, "reader.storage needs a hash and a byte count");
-    const PyVal& h = call.items[0];
-    if (h.kind == PyVal::Kind::Str) s.hash = h.s;
-    else if (h.kind != PyVal::Kind::None) return lineError(c, h.column, "storage hash must be a string or None");
-    const PyVal& n = call.items[1];
-    if (n.kind != PyVal::Kind::Int || n.i < 0 || n.i > kMaxExtent)
-        return lineError(c, n.column, "storage byte count must be a non-negative integer");
-    s.nbytes = n.i;
-    if (const PyVal* d = call.kw("device")) {
+    if (call.args.size() < 2) return lineError(c, call.column(), "reader.storage needs a hash and a byte count");
+    const PyExpr& h = *call.args[0];
+    if (h.kind == PyExpr::Kind::String) s.hash = h.text;
+    else if (!h.isName("None")) return lineError(c, h.column, "storage hash must be a string or None");
+    const PyExpr& n = *call.args[1];
+    auto nbytes = extent(n);
+    if (!nbytes) return lineError(c, n.column, "storage byte count must be a non-negative integer");
+    s.nbytes = *nbytes;
+    if (const PyExpr* d = call.kw("device")) {
         auto dev = deviceOf(*d);
         if (!dev) return lineError(c, d->column, "unrecognised device");
         s.device = *dev;
     }
-    if (const PyVal* dt = call.kw("dtype_hint")) {
+    if (const PyExpr* dt = call.kw("dtype_hint")) {
         auto t = dtypeOf(*dt);
-        if (!t) return lineError(c, dt->column, "unknown dtype '" + dt->s + "'");
+        if (!t) return lineError(c, dt->column, "unknown dtype '" + dt->dotted() + "'");
         s.hint = *t;
     }
     storages[var] = std::move(s);
     return Status::success();
 }
 
-Expected<InputSpec> parseTensor(const PyVal& call, std::string_view comment, const LineCtx& c,
+Expected<InputSpec> parseTensor(const Call& call, std::string_view comment, const LineCtx& c,
                                 const std::map<std::string, StorageInfo>& storages,
                                 std::vector<std::string>& warnings) {
-    if (call.items.size() < 2) return lineError(c, call.column, "reader.tensor needs a storage and a shape");
-    const PyVal& buf = call.items[0];
-    if (buf.kind != PyVal::Kind::Name) return lineError(c, buf.column, "reader.tensor's first argument must be a storage variable");
-    auto it = storages.find(buf.s);
-    if (it == storages.end()) return lineError(c, buf.column, "unknown storage '" + buf.s + "'");
+    if (call.args.size() < 2) return lineError(c, call.column(), "reader.tensor needs a storage and a shape");
+    const PyExpr& buf = *call.args[0];
+    if (buf.kind != PyExpr::Kind::Name || buf.isName("None") || pyBool(buf))
+        return lineError(c, buf.column, "reader.tensor's first argument must be a storage variable");
+    auto it = storages.find(buf.text);
+    if (it == storages.end()) return lineError(c, buf.column, "unknown storage '" + buf.text + "'");
     const StorageInfo& st = it->second;
     InputSpec spec;
     TensorMeta& m = spec.meta;
     m.device = st.device;
     m.dtype = DType::Float32;  // the reader's default, not the storage's hint
-    if (!intList(call.items[1], m.shape))
-        return lineError(c, call.items[1].column, "tensor shape must be a tuple of non-negative integers");
-    if (call.items.size() > 2) {
-        if (!intList(call.items[2], m.strides) || m.strides.size() != m.shape.size())
-            return lineError(c, call.items[2].column, "tensor stride must be a tuple of non-negative integers, one per dimension");
+    if (!intList((*call.args[1]), m.shape))
+        return lineError(c, (*call.args[1]).column, "tensor shape must be a tuple of non-negative integers");
+    if (call.args.size() > 2) {
+        if (!intList((*call.args[2]), m.strides) || m.strides.size() != m.shape.size())
+            return lineError(c, (*call.args[2]).column, "tensor stride must be a tuple of non-negative integers, one per dimension");
     } else {
         m.strides = TensorMeta::contiguousStrides(m.shape);
     }
-    if (const PyVal* dt = call.kw("dtype")) {
+    if (const PyExpr* dt = call.kw("dtype")) {
         auto t = dtypeOf(*dt);
-        if (!t) return lineError(c, dt->column, "unknown dtype '" + dt->s + "'");
+        if (!t) return lineError(c, dt->column, "unknown dtype '" + dt->dotted() + "'");
         m.dtype = *t;
     }
-    if (const PyVal* off = call.kw("storage_offset")) {
-        if (off->kind != PyVal::Kind::Int || off->i < 0 || off->i > kMaxExtent)
-            return lineError(c, off->column, "storage_offset must be a non-negative integer");
-        m.offset = off->i;
+    if (const PyExpr* off = call.kw("storage_offset")) {
+        auto v = extent(*off);
+        if (!v) return lineError(c, off->column, "storage_offset must be a non-negative integer");
+        m.offset = *v;
     }
-    if (const PyVal* rg = call.kw("requires_grad"); rg && rg->kind == PyVal::Kind::Bool) spec.requiresGrad = rg->b;
+    if (const PyExpr* rg = call.kw("requires_grad"))
+        if (auto b = pyBool(*rg)) spec.requiresGrad = *b;
     int64_t numel = 1;
     for (int64_t s : m.shape) {
-        if (s != 0 && numel > kMaxExtent / s) return lineError(c, call.items[1].column, "tensor has too many elements");
+        if (s != 0 && numel > kMaxExtent / s) return lineError(c, (*call.args[1]).column, "tensor has too many elements");
         numel *= s;
     }
-    int64_t extent = extentBytes(m);
-    if (extent < 0 || extent > st.nbytes)
-        warnings.push_back(where(c) + "tensor extends past its storage '" + buf.s + "' (" +
+    int64_t bytes = extentBytes(m);
+    if (bytes < 0 || bytes > st.nbytes)
+        warnings.push_back(where(c) + "tensor extends past its storage '" + buf.text + "' (" +
                            std::to_string(st.nbytes) + " bytes)");
     spec.storageHash = st.hash;
     spec.storageBytes = st.nbytes;
@@ -411,7 +267,7 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
         if (ind == 0) {
             // `load_args._version = 0` follows the body: a newer format may read differently.
             if (body.rfind("load_args._version", 0) == 0) {
-                auto [code, comment] = splitComment(body);
+                auto [code, comment] = splitPythonComment(body);
                 size_t eq = code.find('=');
                 std::string_view v = eq == std::string_view::npos ? std::string_view{} : code.substr(eq + 1);
                 while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
@@ -424,7 +280,7 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
         }
         if (body.rfind("\"\"\"", 0) == 0) { inDump = !inDump; continue; }
         if (inDump) continue;
-        auto [code, comment] = splitComment(body);
+        auto [code, comment] = splitPythonComment(body);
         while (!code.empty() && code.back() == ' ') code.remove_suffix(1);
         if (code.empty()) {
             // `# x was unsupported type for dumping: <class ...>`
@@ -435,47 +291,48 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
             continue;
         }
         std::vector<PyToken> toks;
-        int errCol = 0;
-        std::string err;
-        if (!lexPythonLine(code, int(ind) + 1, toks, errCol, err)) return lineError(c, errCol, err);
+        PySyntaxError err;
+        if (!lexPythonLine(code, c.line, int(ind) + 1, toks, err)) return lineError(c, err.column, err.message);
         // `bufN = reader.storage(...)` or a bare `reader.tensor(...)` / `reader.symint(...)`.
         std::string target;
+        size_t first = 0;
         if (toks.size() > 2 && toks[0].kind == PyToken::Kind::Name && toks[1].kind == PyToken::Kind::Op &&
             toks[1].text == "=") {
             target = toks[0].text;
-            toks.erase(toks.begin(), toks.begin() + 2);
+            first = 2;
         }
-        PyVal call;
-        ValParser p(toks);
-        if (!p.parse(call)) return lineError(c, p.errorColumn, p.error);
+        PyExpr e;
+        PyExprParser p(toks, first, toks.size() - 1);
+        if (!p.parseOne(e)) return lineError(c, p.error().column, p.error().message);
         if (!p.atEnd()) return lineError(c, p.peek().column, "unexpected text after the call");
-        if (call.kind != PyVal::Kind::Call)
-            return lineError(c, call.column, "expected a reader.storage/tensor/symint call in load_args");
-        if (call.s == "reader.storage") {
-            if (target.empty()) return lineError(c, call.column, "reader.storage result must be assigned to a variable");
-            auto st = parseStorage(call, target, c, storages);
+        if (const PyExpr* huge = hugeInt(e)) return lineError(c, huge->column, "integer '" + huge->text + "' out of range");
+        auto call = asCall(e);
+        if (!call) return lineError(c, e.column, "expected a reader.storage/tensor/symint call in load_args");
+        if (call->name == "reader.storage") {
+            if (target.empty()) return lineError(c, call->column(), "reader.storage result must be assigned to a variable");
+            auto st = parseStorage(*call, target, c, storages);
             if (!st.ok()) return st.error();
-        } else if (call.s == "reader.tensor") {
-            auto spec = parseTensor(call, comment, c, storages, warnings);
+        } else if (call->name == "reader.tensor") {
+            auto spec = parseTensor(*call, comment, c, storages, warnings);
             if (!spec.ok()) return spec.error();
             specs.push_back(std::move(spec).value());
-        } else if (call.s == "reader.symint") {
+        } else if (call->name == "reader.symint") {
             InputSpec spec;
             spec.isSymInt = true;
-            if (call.items.size() != 1 || call.items[0].kind != PyVal::Kind::Int)
-                return lineError(c, call.column, "reader.symint takes one integer");
-            spec.symValue = call.items[0].i;
+            auto value = call->args.size() == 1 ? pyInt(*call->args[0]) : std::nullopt;
+            if (!value) return lineError(c, call->column(), "reader.symint takes one integer");
+            spec.symValue = *value;
             size_t end = 0;
             while (end < comment.size() && comment[end] != ' ' && comment[end] != ',') ++end;
             spec.name = std::string(comment.substr(0, end));
             specs.push_back(std::move(spec));
-        } else if (call.s == "reader.const") {
-            std::string name = !call.items.empty() && call.items[0].kind == PyVal::Kind::Str ? call.items[0].s : "?";
+        } else if (call->name == "reader.const") {
+            std::string name = !call->args.empty() && call->args[0]->kind == PyExpr::Kind::String ? call->args[0]->text : "?";
             warnings.push_back(where(c) + "input '" + name +
                                "' was filtered out as a constant during compilation; it has no input spec");
         } else {
             // A reader method from a newer PyTorch: keep going, the count check will tell.
-            warnings.push_back(where(c) + "unknown load_args call '" + call.s + "' ignored");
+            warnings.push_back(where(c) + "unknown load_args call '" + call->name + "' ignored");
         }
     }
     return specs;
@@ -485,46 +342,47 @@ namespace {
 
 /// Metadata of a tensor built by a factory call such as `torch.randn([16], dtype=torch.float32).cuda()`
 /// or `torch.nn.Parameter(torch.randn([16], dtype=..., device="cuda"))`.
-std::optional<TensorMeta> factoryMeta(const PyVal& v) {
-    if (v.kind != PyVal::Kind::Call) return std::nullopt;
-    if (v.s == "torch.nn.Parameter" || v.s == "torch.nn.parameter.Parameter" || v.s == "Parameter")
-        return v.items.empty() ? std::nullopt : factoryMeta(v.items[0]);
-    if (!v.s.empty() && v.s[0] == '.') {  // method on a tensor: .cuda(), .to(...), .contiguous()
-        if (v.items.empty()) return std::nullopt;
-        auto m = factoryMeta(v.items[0]);
+std::optional<TensorMeta> factoryMeta(const PyExpr& e) {
+    auto v = asCall(e);
+    if (!v) return std::nullopt;
+    const std::string& name = v->name;
+    if (name == "torch.nn.Parameter" || name == "torch.nn.parameter.Parameter" || name == "Parameter")
+        return v->args.empty() ? std::nullopt : factoryMeta(*v->args[0]);
+    if (v->receiver) {  // method on a tensor: .cuda(), .to(...), .contiguous()
+        auto m = factoryMeta(*v->receiver);
         if (!m) return m;
-        if (v.s == ".cuda") { m->device = Device{"cuda", 0}; }
-        else if (v.s == ".cpu") { m->device = Device{}; }
-        else if (v.s == ".to") {
-            for (size_t k = 1; k < v.items.size(); ++k) {
-                if (auto d = deviceOf(v.items[k])) m->device = *d;
-                if (auto t = dtypeOf(v.items[k])) m->dtype = *t;
+        if (name == ".cuda") { m->device = Device{"cuda", 0}; }
+        else if (name == ".cpu") { m->device = Device{}; }
+        else if (name == ".to") {
+            for (const PyExpr* a : v->args) {
+                if (auto d = deviceOf(*a)) m->device = *d;
+                if (auto t = dtypeOf(*a)) m->dtype = *t;
             }
-            if (const PyVal* d = v.kw("device")) if (auto dev = deviceOf(*d)) m->device = *dev;
-            if (const PyVal* t = v.kw("dtype")) if (auto dt = dtypeOf(*t)) m->dtype = *dt;
+            if (const PyExpr* d = v->kw("device")) if (auto dev = deviceOf(*d)) m->device = *dev;
+            if (const PyExpr* t = v->kw("dtype")) if (auto dt = dtypeOf(*t)) m->dtype = *dt;
         }
         return m;
     }
     static const char* factories[] = {"torch.randn", "torch.rand", "torch.empty", "torch.zeros", "torch.ones",
                                       "torch.full"};
     bool known = false;
-    for (const char* f : factories) known = known || v.s == f;
-    if (!known || v.items.empty()) return std::nullopt;
+    for (const char* f : factories) known = known || name == f;
+    if (!known || v->args.empty()) return std::nullopt;
     TensorMeta m;
-    if (!intList(v.items[0], m.shape)) {
+    if (!intList(*v->args[0], m.shape)) {
         // torch.randn(2, 3): sizes as separate arguments (not for torch.full)
-        if (v.s == "torch.full") return std::nullopt;
-        for (const auto& x : v.items)
-            if (x.kind == PyVal::Kind::Int && x.i >= 0 && x.i <= kMaxExtent) m.shape.push_back(x.i);
+        if (name == "torch.full") return std::nullopt;
+        for (const PyExpr* x : v->args)
+            if (auto size = extent(*x)) m.shape.push_back(*size);
             else return std::nullopt;
     }
     m.strides = TensorMeta::contiguousStrides(m.shape);
-    if (const PyVal* t = v.kw("dtype")) {
+    if (const PyExpr* t = v->kw("dtype")) {
         auto dt = dtypeOf(*t);
         if (!dt) return std::nullopt;
         m.dtype = *dt;
     }
-    if (const PyVal* d = v.kw("device")) {
+    if (const PyExpr* d = v->kw("device")) {
         auto dev = deviceOf(*d);
         if (!dev) return std::nullopt;
         m.device = *dev;
@@ -541,27 +399,25 @@ std::map<std::string, TensorMeta> declaredAttributes(const std::vector<std::stri
         size_t ind = indentOf(raw);
         std::string_view body = raw.substr(ind);
         if (body.rfind("self.", 0) != 0) continue;
-        auto [code, comment] = splitComment(body);
+        auto [code, comment] = splitPythonComment(body);
         (void)comment;
         std::vector<PyToken> toks;
-        int errCol = 0;
-        std::string err;
-        if (!lexPythonLine(code, 1, toks, errCol, err)) continue;
+        PySyntaxError err;
+        if (!lexPythonLine(code, 0, 1, toks, err)) continue;
+        PyExpr v;
         if (toks.size() > 4 && toks[2].kind == PyToken::Kind::Name && toks[3].text == "=" &&
             toks[3].kind == PyToken::Kind::Op) {
-            std::vector<PyToken> rhs(toks.begin() + 4, toks.end());
-            ValParser p(rhs);
-            PyVal v;
-            if (!p.parse(v) || !p.atEnd()) continue;
+            PyExprParser p(toks, 4, toks.size() - 1);
+            if (!p.parseAll(v)) continue;
             if (auto m = factoryMeta(v)) out[toks[2].text] = *m;
             continue;
         }
-        ValParser p(toks);
-        PyVal v;
-        if (!p.parse(v) || !p.atEnd()) continue;
-        if (v.kind == PyVal::Kind::Call && v.s == "self.register_buffer" && v.items.size() >= 2 &&
-            v.items[0].kind == PyVal::Kind::Str)
-            if (auto m = factoryMeta(v.items[1])) out[v.items[0].s] = *m;
+        PyExprParser p(toks);
+        if (!p.parseAll(v)) continue;
+        auto call = asCall(v);
+        if (call && call->name == "self.register_buffer" && call->args.size() >= 2 &&
+            call->args[0]->kind == PyExpr::Kind::String)
+            if (auto m = factoryMeta(*call->args[1])) out[call->args[0]->text] = *m;
     }
     return out;
 }

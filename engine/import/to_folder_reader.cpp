@@ -1,11 +1,9 @@
 #include "import/to_folder_reader.h"
 
 #include "import/fx_text_reader.h"
-#include "import/python_lexer.h"
+#include "import/python_expr.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -14,23 +12,13 @@ namespace fxray {
 
 namespace {
 
-/// A value written in a module repr or `__init__` line: numbers, bools, None, strings, tuples.
-struct ReprValue {
-    enum class Kind { None, Bool, Int, Float, String, Tuple, Other } kind = Kind::Other;
-    bool b = false;
-    int64_t i = 0;
-    double f = 0;
-    std::string s;
-    std::vector<ReprValue> items;
-};
-
 /// `Conv2d(3, 16, kernel_size=(3, 3), stride=(1, 1))`: class name, positional and keyword values.
 struct ModuleRepr {
     std::string cls;
-    std::vector<ReprValue> args;
-    std::map<std::string, ReprValue> kwargs;
+    std::vector<PyExpr> args;
+    std::map<std::string, PyExpr> kwargs;
     /// Keyword `name`, else positional `pos` (-1: keyword only), else null.
-    const ReprValue* get(const std::string& name, int pos = -1) const {
+    const PyExpr* get(const std::string& name, int pos = -1) const {
         if (auto it = kwargs.find(name); it != kwargs.end()) return &it->second;
         if (pos >= 0 && static_cast<size_t>(pos) < args.size()) return &args[static_cast<size_t>(pos)];
         return nullptr;
@@ -44,135 +32,6 @@ struct InitInfo {
     std::vector<std::string> ignored;                   ///< lines not understood
 };
 
-std::string stripComment(const std::string& line) {
-    char quote = 0;
-    for (size_t k = 0; k < line.size(); ++k) {
-        char c = line[k];
-        if (quote) {
-            if (c == '\\') ++k;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '#') {
-            return line.substr(0, k);
-        }
-    }
-    return line;
-}
-
-class TokenParser {
-public:
-    explicit TokenParser(const std::vector<PyToken>& t) : m_t(t) {}
-    bool at(std::string_view text) const {
-        return m_p < m_t.size() && m_t[m_p].text == text && m_t[m_p].kind == PyToken::Kind::Op;
-    }
-    bool eat(std::string_view text) { if (!at(text)) return false; ++m_p; return true; }
-    const PyToken* peek(size_t k = 0) const { return m_p + k < m_t.size() ? &m_t[m_p + k] : nullptr; }
-    void skip(size_t n = 1) { m_p += n; }
-    bool done() const { return m_p >= m_t.size() || m_t[m_p].kind == PyToken::Kind::End; }
-
-    /// Dotted name: `torch.nn.Parameter`.
-    std::string dotted() {
-        std::string out;
-        while (const PyToken* t = peek()) {
-            if (t->kind != PyToken::Kind::Name) break;
-            out += t->text;
-            ++m_p;
-            if (!at(".")) break;
-            out += ".";
-            ++m_p;
-        }
-        return out;
-    }
-
-    bool value(ReprValue& v, int depth = 0) {
-        if (depth > 16) return false;
-        const PyToken* t = peek();
-        if (!t) return false;
-        bool neg = false;
-        if (t->kind == PyToken::Kind::Op && t->text == "-") { neg = true; ++m_p; t = peek(); if (!t) return false; }
-        switch (t->kind) {
-        case PyToken::Kind::Int: {
-            // from_chars/strtod: the text is the user's file, and std::stoll would throw.
-            auto [end, ec] = std::from_chars(t->text.data(), t->text.data() + t->text.size(), v.i);
-            if (ec != std::errc() || end != t->text.data() + t->text.size()) return false;
-            v.kind = ReprValue::Kind::Int;
-            v.i = neg ? -v.i : v.i;
-            ++m_p;
-            return true;
-        }
-        case PyToken::Kind::Float:
-            v.kind = ReprValue::Kind::Float;
-            v.f = std::strtod(t->text.c_str(), nullptr) * (neg ? -1 : 1);
-            ++m_p;
-            return true;
-        case PyToken::Kind::String: v.kind = ReprValue::Kind::String; v.s = t->text; ++m_p; return true;
-        case PyToken::Kind::Name:
-            if (t->text == "True" || t->text == "False") {
-                v.kind = ReprValue::Kind::Bool;
-                v.b = t->text == "True";
-                ++m_p;
-                return true;
-            }
-            if (t->text == "None") { v.kind = ReprValue::Kind::None; ++m_p; return true; }
-            // Anything else (torch.float32, a call) is kept as skipped text.
-            v.kind = ReprValue::Kind::Other;
-            v.s = dotted();
-            if (at("(")) return skipGroup();
-            return true;
-        case PyToken::Kind::Op:
-            if (t->text == "(" || t->text == "[") {
-                std::string close = t->text == "(" ? ")" : "]";
-                ++m_p;
-                v.kind = ReprValue::Kind::Tuple;
-                while (!at(close)) {
-                    ReprValue x;
-                    if (!value(x, depth + 1)) return false;
-                    v.items.push_back(std::move(x));
-                    if (!eat(",")) break;
-                }
-                return eat(close);
-            }
-            return false;
-        default: return false;
-        }
-    }
-
-    /// Call arguments after '(' up to the matching ')'.
-    bool callArgs(std::vector<ReprValue>& pos, std::map<std::string, ReprValue>& kw) {
-        if (!eat("(")) return false;
-        while (!at(")")) {
-            const PyToken* t = peek();
-            const PyToken* t2 = peek(1);
-            if (!t) return false;
-            if (t->kind == PyToken::Kind::Name && t2 && t2->kind == PyToken::Kind::Op && t2->text == "=") {
-                m_p += 2;
-                if (!value(kw[t->text])) return false;
-            } else {
-                ReprValue v;
-                if (!value(v)) return false;
-                pos.push_back(std::move(v));
-            }
-            if (!eat(",")) break;
-        }
-        return eat(")");
-    }
-
-private:
-    bool skipGroup() {
-        int depth = 0;
-        while (const PyToken* t = peek()) {
-            ++m_p;
-            if (t->kind != PyToken::Kind::Op) continue;
-            if (t->text == "(" || t->text == "[") ++depth;
-            if (t->text == ")" || t->text == "]") { if (--depth == 0) return true; }
-        }
-        return false;
-    }
-    const std::vector<PyToken>& m_t;
-    size_t m_p = 0;
-};
-
 /// Reads the `__init__` body of the first class in module.py.
 InitInfo readInit(const std::string& text) {
     InitInfo info;
@@ -183,7 +42,7 @@ InitInfo readInit(const std::string& text) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         size_t ind = line.find_first_not_of(' ');
         if (ind == std::string::npos) continue;
-        std::string body = stripComment(line.substr(ind));
+        std::string body(splitPythonComment(std::string_view(line).substr(ind)).first);
         while (!body.empty() && body.back() == ' ') body.pop_back();
         if (body.empty()) continue;
         if (defIndent < 0) {
@@ -192,40 +51,50 @@ InitInfo readInit(const std::string& text) {
         }
         if (static_cast<int>(ind) <= defIndent) break;
         std::vector<PyToken> toks;
-        int errCol = 0;
-        std::string err;
-        if (!lexPythonLine(body, 1, toks, errCol, err)) { info.ignored.push_back(body); continue; }
-        TokenParser p(toks);
+        PySyntaxError err;
+        if (!lexPythonLine(body, 0, 1, toks, err)) { info.ignored.push_back(body); continue; }
         if (body.rfind("super().__init__(", 0) == 0 || body.rfind("self.load_state_dict(", 0) == 0) continue;
         if (body.rfind("setattr(self,", 0) == 0) {
             // setattr(self, 'name', torch.load(r'/abs/path/name.pt', weights_only=False))
-            std::string attr, file;
-            for (size_t k = 0; k + 1 < toks.size(); ++k) {
-                if (toks[k].kind == PyToken::Kind::String && attr.empty()) attr = toks[k].text;
-                else if (toks[k].kind == PyToken::Kind::String && !attr.empty() && file.empty()) file = toks[k].text;
-            }
-            std::string base = std::filesystem::path(file).filename().string();
-            if (!attr.empty() && base.size() > 3 && base.compare(base.size() - 3, 3, ".pt") == 0 &&
-                body.find("torch.load(") != std::string::npos) {
-                info.pickledModules.emplace_back(attr, base);
-                continue;
+            PyExpr e;
+            PyExprParser p(toks);
+            const PyExpr* load = nullptr;
+            if (p.parseAll(e) && e.kind == PyExpr::Kind::Call && e.items.size() == 4 &&
+                e.items[2].kind == PyExpr::Kind::String && e.items[3].kind == PyExpr::Kind::Call)
+                load = &e.items[3];
+            if (load && load->items[0].dotted() == "torch.load" && load->items.size() >= 2 &&
+                load->items[1].kind == PyExpr::Kind::String) {
+                std::string base = std::filesystem::path(load->items[1].text).filename().string();
+                if (base.size() > 3 && base.compare(base.size() - 3, 3, ".pt") == 0) {
+                    info.pickledModules.emplace_back(e.items[2].text, base);
+                    continue;
+                }
             }
             info.ignored.push_back(body);
             continue;
         }
         if (body.rfind("self.", 0) == 0 && body.find(" = ") != std::string::npos) {
-            p.skip(2);  // self .
-            const PyToken* name = p.peek();
-            if (!name || name->kind != PyToken::Kind::Name) { info.ignored.push_back(body); continue; }
-            std::string attr = name->text;
-            p.skip(1);
-            if (!p.eat("=")) { info.ignored.push_back(body); continue; }
-            std::string cls = p.dotted();
-            if (cls == "torch.nn.Parameter" || cls.empty()) continue;  // a tensor attribute: its value is in the state dict
+            if (toks.size() < 5 || toks[2].kind != PyToken::Kind::Name || toks[3].kind != PyToken::Kind::Op ||
+                toks[3].text != "=") {
+                info.ignored.push_back(body);
+                continue;
+            }
+            // Values that are no module repr (`self.x = 3`) say nothing the state dict lacks.
+            if (toks[4].kind != PyToken::Kind::Name) continue;
+            PyExpr rhs;
+            PyExprParser p(toks, 4, toks.size() - 1);
+            std::string cls;
+            if (p.parseAll(rhs) && rhs.kind == PyExpr::Kind::Call) cls = rhs.items[0].dotted();
+            if (cls == "torch.nn.Parameter") continue;  // a tensor attribute: its value is in the state dict
+            if (cls.empty()) {
+                info.ignored.push_back(body);
+                continue;
+            }
             ModuleRepr r;
             r.cls = cls.substr(cls.rfind('.') == std::string::npos ? 0 : cls.rfind('.') + 1);
-            if (p.callArgs(r.args, r.kwargs)) info.modules[attr] = std::move(r);
-            else info.ignored.push_back(body);
+            r.args.assign(rhs.items.begin() + 1, rhs.items.end());
+            for (auto& [key, value] : rhs.kwargs) r.kwargs.insert_or_assign(key, std::move(value));
+            info.modules[toks[2].text] = std::move(r);
             continue;
         }
         if (body.rfind("self.register_buffer(", 0) == 0) continue;  // value in the state dict
@@ -285,11 +154,13 @@ std::string stripTypeAnnotations(const std::string& text) {
 
 // ---- lowering call_module nodes of standard modules to ATen ----
 
-std::vector<int64_t> intsOf(const ReprValue* v, size_t n, int64_t dflt) {
+/// `3` as n threes, `(3, 1)` as is (entries that are no int as 0), absent as n defaults.
+std::vector<int64_t> intsOf(const PyExpr* v, size_t n, int64_t dflt) {
     if (!v) return std::vector<int64_t>(n, dflt);
-    if (v->kind == ReprValue::Kind::Int) return std::vector<int64_t>(n, v->i);
+    if (auto i = pyInt(*v)) return std::vector<int64_t>(n, *i);
     std::vector<int64_t> out;
-    for (const auto& x : v->items) out.push_back(x.i);
+    if (v->kind == PyExpr::Kind::Tuple || v->kind == PyExpr::Kind::List)
+        for (const auto& x : v->items) out.push_back(pyInt(x).value_or(0));
     return out;
 }
 Argument intList(const std::vector<int64_t>& v) {
@@ -297,13 +168,11 @@ Argument intList(const std::vector<int64_t>& v) {
     for (auto x : v) items.push_back(Argument::ofInt(x));
     return Argument::ofList(std::move(items));
 }
-double numOf(const ReprValue* v, double dflt) {
-    if (!v) return dflt;
-    if (v->kind == ReprValue::Kind::Float) return v->f;
-    if (v->kind == ReprValue::Kind::Int) return static_cast<double>(v->i);
-    return dflt;
-}
-bool boolOf(const ReprValue* v, bool dflt) { return v && v->kind == ReprValue::Kind::Bool ? v->b : dflt; }
+double numOf(const PyExpr* v, double dflt) { return v ? pyNumber(*v).value_or(dflt) : dflt; }
+int64_t intOf(const PyExpr* v, int64_t dflt) { return v ? pyInt(*v).value_or(dflt) : dflt; }
+bool boolOf(const PyExpr* v, bool dflt) { return v ? pyBool(*v).value_or(dflt) : dflt; }
+/// A string literal's contents, empty for anything else.
+std::string stringOf(const PyExpr* v) { return v && v->kind == PyExpr::Kind::String ? v->text : std::string(); }
 
 /// Replaces every use of `from` by `to` in the graph's arguments.
 void replaceUses(Graph& g, Node* from, const Argument& to) {
@@ -351,15 +220,15 @@ bool lowerModuleCall(Graph& g, Node* n, const ModuleRepr& m, std::vector<std::st
         args = {x, param("weight"), param("bias")};
     } else if (c == "Conv1d" || c == "Conv2d" || c == "Conv3d") {
         size_t dims = static_cast<size_t>(c[4] - '0');
-        const ReprValue* pm = m.get("padding_mode");
-        if (pm && pm->s != "zeros") return false;
-        const ReprValue* pad = m.get("padding", 4);
-        const bool padString = pad && pad->kind == ReprValue::Kind::String;  // padding='same'
+        const PyExpr* pm = m.get("padding_mode");
+        if (pm && stringOf(pm) != "zeros") return false;
+        const PyExpr* pad = m.get("padding", 4);
+        const bool padString = pad && pad->kind == PyExpr::Kind::String;  // padding='same'
         target = "torch.ops.aten.conv" + std::to_string(dims) + "d." + (padString ? "padding" : "default");
-        Argument padArg = padString ? Argument::ofString(pad->s) : intList(intsOf(pad, dims, 0));
-        const ReprValue* groups = m.get("groups", 6);
+        Argument padArg = padString ? Argument::ofString(pad->text) : intList(intsOf(pad, dims, 0));
+        const PyExpr* groups = m.get("groups", 6);
         args = {x, param("weight"), param("bias"), intList(intsOf(m.get("stride", 3), dims, 1)), padArg,
-                intList(intsOf(m.get("dilation", 5), dims, 1)), Argument::ofInt(groups ? groups->i : 1)};
+                intList(intsOf(m.get("dilation", 5), dims, 1)), Argument::ofInt(intOf(groups, 1))};
     } else if (c == "BatchNorm1d" || c == "BatchNorm2d" || c == "BatchNorm3d") {
         // A freshly built FxModule is in training mode, which is how it would run.
         target = "torch.ops.aten.batch_norm.default";
@@ -369,7 +238,7 @@ bool lowerModuleCall(Graph& g, Node* n, const ModuleRepr& m, std::vector<std::st
         notes.push_back("self." + prefix + " (" + c + ") runs in training mode, as a freshly constructed FxModule does");
     } else if (c == "LayerNorm") {
         target = "torch.ops.aten.layer_norm.default";
-        const ReprValue* shape = m.get("normalized_shape", 0);
+        const PyExpr* shape = m.get("normalized_shape", 0);
         args = {x, intList(intsOf(shape, 1, 0)), param("weight"), param("bias"), Argument::ofFloat(numOf(m.get("eps", 1), 1e-5))};
     } else if (c == "ReLU" || c == "Sigmoid" || c == "Tanh" || c == "SiLU") {
         std::string op = c == "ReLU" ? "relu" : c == "Sigmoid" ? "sigmoid" : c == "Tanh" ? "tanh" : "silu";
@@ -378,27 +247,27 @@ bool lowerModuleCall(Graph& g, Node* n, const ModuleRepr& m, std::vector<std::st
     } else if (c == "GELU") {
         target = "torch.ops.aten.gelu.default";
         args = {x};
-        const ReprValue* ap = m.get("approximate", 0);
-        if (ap && ap->kind == ReprValue::Kind::String && ap->s != "none")
-            kwargs.emplace_back("approximate", Argument::ofString(ap->s));
+        const std::string approximate = stringOf(m.get("approximate", 0));
+        if (!approximate.empty() && approximate != "none")
+            kwargs.emplace_back("approximate", Argument::ofString(approximate));
     } else if (c == "Dropout") {
         target = "torch.ops.aten.dropout.default";
         args = {x, Argument::ofFloat(numOf(m.get("p", 0), 0.5)), Argument::ofBool(true)};
     } else if (c == "Flatten") {
-        const ReprValue* s = m.get("start_dim", 0);
-        const ReprValue* e = m.get("end_dim", 1);
+        const PyExpr* s = m.get("start_dim", 0);
+        const PyExpr* e = m.get("end_dim", 1);
         target = "torch.ops.aten.flatten.using_ints";
-        args = {x, Argument::ofInt(s ? s->i : 1), Argument::ofInt(e ? e->i : -1)};
+        args = {x, Argument::ofInt(intOf(s, 1)), Argument::ofInt(intOf(e, -1))};
     } else if (c == "Softmax") {
-        const ReprValue* d = m.get("dim", 0);
-        if (!d || d->kind != ReprValue::Kind::Int) return false;
+        const PyExpr* d = m.get("dim", 0);
+        if (!d || !pyInt(*d)) return false;
         target = "torch.ops.aten.softmax.int";
-        args = {x, Argument::ofInt(d->i)};
+        args = {x, Argument::ofInt(*pyInt(*d))};
     } else if (c == "MaxPool2d") {
         auto k = intsOf(m.get("kernel_size", 0), 2, 1);
-        const ReprValue* st = m.get("stride", 1);
+        const PyExpr* st = m.get("stride", 1);
         target = "torch.ops.aten.max_pool2d.default";
-        args = {x, intList(k), intList(st && st->kind != ReprValue::Kind::None ? intsOf(st, 2, 1) : k),
+        args = {x, intList(k), intList(st && !st->isName("None") ? intsOf(st, 2, 1) : k),
                 intList(intsOf(m.get("padding", 2), 2, 0)), intList(intsOf(m.get("dilation", 3), 2, 1)),
                 Argument::ofBool(boolOf(m.get("ceil_mode", 5), false))};
     } else if (c == "AdaptiveAvgPool2d") {

@@ -36,6 +36,8 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
 PY
       done ;;
     fuzz_repro) find "$corpus" -name 'fx_graph_runnable.py' -size -64k -exec cp --backup=numbered {} "$seeds/" \; ;;
+    fuzz_python_expr) find "$corpus" \( -path '*graphs/*.py' -o -name 'fx_graph_runnable.py' -o -name 'module.py' \) -size -64k \
+                        -exec cp --backup=numbered {} "$seeds/" \; ;;
   esac
   log=$out/log.txt
   (cd "$out" && ../../tests/fuzz/$t -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
