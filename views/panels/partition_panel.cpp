@@ -5,6 +5,7 @@
 #include "models/pytorch_partition.h"
 #include "models/saved_tensor_model.h"
 #include "models/string_table_model.h"
+#include "panels/partition_lanes_view.h"
 #include "partition/partitioner.h"
 
 #include <QDoubleSpinBox>
@@ -56,7 +57,8 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
       m_debounce(new QTimer(this)),
       m_status(new QLabel(this)),
       m_totals(new QLabel(this)),
-      m_tabs(new QTabWidget(this)) {
+      m_tabs(new QTabWidget(this)),
+      m_lanes(new PartitionLanesView(this)) {
     setObjectName(QStringLiteral("partitionPanel"));
     m_run->setObjectName(QStringLiteral("partition.run"));
     m_run->setToolTip(tr("Split the shown joint graph into forward and backward"));
@@ -85,6 +87,8 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
     QTableView* saved = makeTable(m_saved, QStringLiteral("partition.saved"), this);
     QTableView* banned = makeTable(m_banned, QStringLiteral("partition.banned"), this);
     QTableView* recomputed = makeTable(m_recomputed, QStringLiteral("partition.recomputed"), this);
+    m_tabs->addTab(m_lanes, tr("Lanes"));
+    m_tabs->setTabToolTip(0, tr("Forward | saved tensors | backward; after a budget move, what joined or left the saved set"));
     m_tabs->addTab(saved, tr("Saved"));
     m_tabs->addTab(banned, tr("Banned"));
     m_tabs->addTab(recomputed, tr("Recomputed"));
@@ -95,6 +99,10 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
             if (!name.isEmpty() && m_doc) m_doc->setSelection({name}, this);
         });
     }
+
+    connect(m_lanes, &PartitionLanesView::activated, this, [this](const QStringList& names) {
+        if (m_doc) m_doc->setSelection(names, this);
+    });
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_run);
@@ -184,11 +192,12 @@ void PartitionPanel::onPartitionChanged() {
     }
     m_banned->setRows(std::move(banned));
     m_recomputed->setRows(std::move(recomputed));
-    m_tabs->setTabText(1, tr("Banned (%1)").arg(m_banned->rowCount()));
-    m_tabs->setTabText(2, tr("Recomputed (%1)").arg(m_recomputed->rowCount()));
+    m_lanes->setPartition(result && currentIsJoint() ? result : nullptr, m_doc->shownGraph(), m_doc->memoryBudget());
+    m_tabs->setTabText(2, tr("Banned (%1)").arg(m_banned->rowCount()));
+    m_tabs->setTabText(3, tr("Recomputed (%1)").arg(m_recomputed->rowCount()));
     if (!result) {
         m_totals->clear();
-        m_tabs->setTabText(0, tr("Saved"));
+        m_tabs->setTabText(1, tr("Saved"));
         return;
     }
     {
@@ -198,7 +207,7 @@ void PartitionPanel::onPartitionChanged() {
         m_slider->setValue(static_cast<int>(std::lround(m_doc->memoryBudget() * 100)));
     }
     const SavedTensorModel::Totals t = m_saved->totals();
-    m_tabs->setTabText(0, tr("Saved (%1)").arg(t.ours));
+    m_tabs->setTabText(1, tr("Saved (%1)").arg(t.ours));
     m_status->setText(tr("Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)", nullptr,
                              static_cast<int>(result->cut.size()))
                           .arg(QString::fromStdString(result->strategy))
