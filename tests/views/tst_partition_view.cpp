@@ -148,7 +148,7 @@ private Q_SLOTS:
         QCOMPARE(int(l.cards.size()), int(result->saved.size()));
         QSet<QString> cardNames;
         for (const LaneCard& c : l.cards) {
-            QCOMPARE(c.state, LaneCard::State::Saved);
+            QVERIFY(c.state == LaneCard::State::Saved);
             QVERIFY2(bytes.contains(c.name), qPrintable(c.name));
             QCOMPARE(c.bytes, bytes.value(c.name));
             QVERIFY(l.blocks[size_t(c.block)].lane == LaneBlock::Lane::Forward);
@@ -260,12 +260,12 @@ private Q_SLOTS:
         QCOMPARE(h.view()->currentCard(), int(l.cards.size()) - 1);
         if (!wantLeft.isEmpty()) {
             QTest::keyClick(canvas, Qt::Key_L);
-            QCOMPARE(l.cards[size_t(h.view()->currentCard())].state, LaneCard::State::Left);
+            QVERIFY(l.cards[size_t(h.view()->currentCard())].state == LaneCard::State::Left);
         }
         QTest::keyClick(canvas, Qt::Key_Home);
         if (!wantJoined.isEmpty()) {
             QTest::keyClick(canvas, Qt::Key_J);
-            QCOMPARE(l.cards[size_t(h.view()->currentCard())].state, LaneCard::State::Joined);
+            QVERIFY(l.cards[size_t(h.view()->currentCard())].state == LaneCard::State::Joined);
         }
         QTest::keyClick(canvas, Qt::Key_Down);
         const int cur = h.view()->currentCard();

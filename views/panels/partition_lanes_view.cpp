@@ -156,7 +156,7 @@ void LanesCanvas::paintCard(QPainter& p, const LaneCard& c, bool current, bool d
 void LanesCanvas::paintBundle(QPainter& p, const LaneBundle& b, bool cut, bool dark) const {
     // Cut bundles run from a forward block to its cards; read bundles from the cards a backward
     // block reads (their mean height) to that block.
-    const QPointF a = cut ? QPointF(b.from.right(), b.from.center().y()) : QPointF(b.from.right(), b.from.center().y());
+    const QPointF a(b.from.right(), b.from.center().y());
     const QPointF z = cut ? QPointF(b.to.left(), std::min(b.to.center().y(), b.from.center().y() + 10))
                           : QPointF(b.to.left(), b.to.center().y());
     const double dx = (z.x() - a.x()) / 2;
