@@ -51,72 +51,82 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
     QSet<QString> recomputed;
     for (const std::string& r : pr.recomputed) recomputed.insert(QString::fromStdString(r));
 
-    // Blocks: the canvas's clusters, plus the graph's inputs, its tangents and the nodes outside
-    // any cluster (small graphs have no clusters at all) per lane.
+    // Blocks: the canvas's clusters split by lane (a cluster of the joint graph can hold nodes of
+    // both: the forward epilogue computes weight views the backward uses), plus the graph's
+    // inputs, its tangents and the nodes outside any cluster (small graphs have none) per lane.
+    // A node's lane: the graph that computes it. The region (what the forward's outputs need)
+    // is not that: the forward also computes what it saves (a dropout mask, layer-norm stats).
+    QSet<QString> inForward;
+    if (pr.forward)
+        for (const auto& fn : pr.forward->nodes()) inForward.insert(QString::fromStdString(fn->name()));
     std::vector<int> blockOf(n, -1);
-    std::vector<int> clusterBlock(g.clusters.size(), -1);
+    std::map<std::pair<int, bool>, int> clusterBlock;
     std::map<QString, int> freeBlock;
-    std::vector<std::array<int, 2>> votes;  // per block: forward, backward nodes
-    auto newBlock = [&](const QString& label, int first) {
-        out.blocks.push_back({LaneBlock::Lane::Forward, label, 0, 0, first, {}});
-        votes.push_back({0, 0});
+    auto newBlock = [&](const QString& label, int first, bool fwd) {
+        out.blocks.push_back({fwd ? LaneBlock::Lane::Forward : LaneBlock::Lane::Backward, label, 0, 0, first, {}});
         return static_cast<int>(out.blocks.size()) - 1;
     };
     for (size_t i = 0; i < n; ++i) {
         const CanvasNode& node = g.nodes[i];
+        const bool tangent = node.cls == NodeClass::Input && node.name.startsWith(QLatin1String("tangents"));
+        const bool fwd = node.cls == NodeClass::Input ? !tangent
+                         : pr.forward                 ? inForward.contains(node.name)
+                                                      : region[i] == NodeRegion::Forward;
         int b;
         if (node.cluster >= 0) {
-            int& cb = clusterBlock[static_cast<size_t>(node.cluster)];
-            if (cb < 0) cb = newBlock(g.clusters[static_cast<size_t>(node.cluster)].label, static_cast<int>(i));
-            b = cb;
+            auto it = clusterBlock.find({node.cluster, fwd});
+            if (it == clusterBlock.end())
+                it = clusterBlock.emplace(std::pair{node.cluster, fwd},
+                                          newBlock(g.clusters[static_cast<size_t>(node.cluster)].label, static_cast<int>(i), fwd))
+                         .first;
+            b = it->second;
         } else {
-            const bool tangent = node.cls == NodeClass::Input && node.name.startsWith(QLatin1String("tangents"));
             const QString key = node.cls == NodeClass::Input ? (tangent ? tangentsLabel : inputsLabel)
-                                : region[i] == NodeRegion::Forward ? forwardOther
-                                                                   : backwardOther;
+                                : fwd                        ? forwardOther
+                                                             : backwardOther;
             auto it = freeBlock.find(key);
-            if (it == freeBlock.end()) it = freeBlock.emplace(key, newBlock(key, static_cast<int>(i))).first;
+            if (it == freeBlock.end()) it = freeBlock.emplace(key, newBlock(key, static_cast<int>(i), fwd)).first;
             b = it->second;
         }
         blockOf[i] = b;
         LaneBlock& blk = out.blocks[static_cast<size_t>(b)];
         ++blk.nodes;
         if (recomputed.contains(node.name)) ++blk.recomputed;
-        const bool tangent = node.cls == NodeClass::Input && node.name.startsWith(QLatin1String("tangents"));
-        const bool fwd = node.cls == NodeClass::Input ? !tangent : region[i] == NodeRegion::Forward;
-        ++votes[static_cast<size_t>(b)][fwd ? 0 : 1];
-    }
-    for (size_t b = 0; b < out.blocks.size(); ++b) {
-        LaneBlock& blk = out.blocks[b];
-        blk.lane = votes[b][0] >= votes[b][1] ? LaneBlock::Lane::Forward : LaneBlock::Lane::Backward;
-        (blk.lane == LaneBlock::Lane::Forward ? out.forwardNodes : out.backwardNodes) += blk.nodes;
+        (fwd ? out.forwardNodes : out.backwardNodes) += 1;
     }
     auto isForward = [&](int b) { return b >= 0 && out.blocks[static_cast<size_t>(b)].lane == LaneBlock::Lane::Forward; };
 
-    // The forward block a saved tensor belongs to: its own, or for an input (a weight) the block
-    // of its first forward user, so that a layer's weights sit beside the layer.
+    // The forward block a saved tensor belongs to: that of what it views, and for an input (a
+    // weight, or its transpose) the block of the input's first forward user, so that a layer's
+    // weights sit beside the layer.
     int otherForward = -1;
-    auto producer = [&](const QString& name) {
-        const int i = g.indexOf(name);
-        if (i < 0) {
-            if (otherForward < 0) otherForward = newBlock(forwardOther, static_cast<int>(n));
-            return otherForward;
+    auto outside = [&](int first) {
+        if (otherForward < 0) {
+            auto it = freeBlock.find(forwardOther);
+            otherForward = it != freeBlock.end() ? it->second : newBlock(forwardOther, first, true);
+        }
+        return otherForward;
+    };
+    auto producer = [&](const QString& name, bool input) {
+        int i = g.indexOf(name);
+        if (i < 0) return outside(static_cast<int>(n));
+        // Up through views (and, for an input's view, any single-input chain) to what they view:
+        // the partitioner saves views computed late in the forward (`permute` of an activation,
+        // a weight's transpose) whose block says nothing about which layer they belong to.
+        for (int step = 0; step < 8; ++step) {
+            const CanvasNode& at = g.nodes[static_cast<size_t>(i)];
+            if (at.cls == NodeClass::Input || at.inputs.size() != 1 || (!input && at.cls != NodeClass::View)) break;
+            i = at.inputs.front();
         }
         const CanvasNode& node = g.nodes[static_cast<size_t>(i)];
         if (node.cls == NodeClass::Input) {
             int first = -1;
             for (int u : node.users)
                 if (isForward(blockOf[static_cast<size_t>(u)]) && (first < 0 || u < first)) first = u;
-            if (first >= 0 && g.nodes[static_cast<size_t>(first)].cls != NodeClass::Input) return blockOf[static_cast<size_t>(first)];
+            if (first >= 0) return blockOf[static_cast<size_t>(first)];
         }
         const int b = blockOf[static_cast<size_t>(i)];
-        if (isForward(b)) return b;
-        if (otherForward < 0) {
-            auto it = freeBlock.find(forwardOther);
-            otherForward = it != freeBlock.end() && isForward(it->second) ? it->second
-                                                                          : newBlock(forwardOther, static_cast<int>(i));
-        }
-        return otherForward;
+        return isForward(b) ? b : outside(i);
     };
 
     // Cards: saved now (joined when the before lacks it), then ghosts of what left the set.
@@ -130,7 +140,7 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
         c.input = v.input;
         c.recomputed = recomputedSet.contains(c.name);
         c.state = before && !before->bytes.contains(c.name) ? LaneCard::State::Joined : LaneCard::State::Saved;
-        c.block = producer(c.name);
+        c.block = producer(c.name, c.input);
         out.cards.push_back(std::move(c));
         out.savedBytes += v.bytes;
     }
@@ -156,15 +166,20 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
             c.input = i >= 0 && g.nodes[static_cast<size_t>(i)].cls == NodeClass::Input;
             c.recomputed = recomputedSet.contains(name);
             c.state = LaneCard::State::Left;
-            c.block = producer(name);
+            c.block = producer(name, c.input);
             out.cards.push_back(std::move(c));
         }
     }
     out.recomputedNow = static_cast<int>(pr.recomputed.size());
+    QHash<QString, bool> inputSaved;
+    for (const SavedValue& v : pr.saved) inputSaved.insert(QString::fromStdString(v.name), v.input);
     // The block each cut edge leaves (assigned before the geometry: it may add the block of
     // forward nodes outside the layers).
     std::vector<int> cutBlock;
-    for (const CutEdge& e : pr.cut) cutBlock.push_back(producer(QString::fromStdString(e.node)));
+    for (const CutEdge& e : pr.cut) {
+        const QString name = QString::fromStdString(e.node);
+        cutBlock.push_back(producer(name, inputSaved.value(name, false)));
+    }
 
     // Geometry: forward rows (a block and its cards), then the backward placed beside what it reads.
     const double cardsWidth = m.cardColumns * (m.cardWidth + m.gap) - m.gap;
@@ -253,10 +268,13 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
         LaneBundle bundle;
         bundle.block = b;
         bundle.count = static_cast<int>(rs.size());
+        // The bundle leaves the column at the mean height of the cards read.
+        double sum = 0;
         for (int c : rs) {
             bundle.bytes += out.cards[static_cast<size_t>(c)].bytes;
-            bundle.from |= out.cards[static_cast<size_t>(c)].rect;
+            sum += out.cards[static_cast<size_t>(c)].rect.center().y();
         }
+        bundle.from = QRectF(out.savedColumn.right() - 1, sum / rs.size() - 0.5, 1, 1);
         bundle.to = out.blocks[static_cast<size_t>(b)].rect;
         out.readBundles.push_back(bundle);
     }

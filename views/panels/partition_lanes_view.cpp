@@ -93,7 +93,7 @@ void LanesCanvas::paintBlock(QPainter& p, const LaneBlock& b, bool dark) const {
     p.setPen(canvas_colors::text(dark));
     const QFontMetricsF fm(bold);
     p.drawText(QRectF(in.left(), in.top(), in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText(b.label, Qt::ElideMiddle, in.width()));
+               fm.elidedText(b.label, Qt::ElideRight, in.width()));
     p.setFont(font());
     QString line = PartitionLanesView::tr("%n node(s)", nullptr, b.nodes);
     if (b.recomputed > 0) line += QStringLiteral(" · ") + PartitionLanesView::tr("↻ %n recomputed", nullptr, b.recomputed);
@@ -170,9 +170,10 @@ void LanesCanvas::paintBundle(QPainter& p, const LaneBundle& b, bool cut, bool d
     const QString label = cut ? PartitionLanesView::tr("%n cut", nullptr, b.count) + QStringLiteral(" · ") + bytesText(b.bytes)
                               : PartitionLanesView::tr("%n read", nullptr, b.count) + QStringLiteral(" · ") + bytesText(b.bytes);
     const QFontMetricsF fm(font());
-    const QPointF mid = path.pointAtPercent(0.5);
+    // Cut labels sit mid-way; read labels near their block, clear of the cards.
+    const QPointF mid = path.pointAtPercent(cut ? 0.5 : 0.8);
     QRectF box(0, 0, fm.horizontalAdvance(label) + 8, fm.height() + 2);
-    box.moveCenter(mid - QPointF(0, cut ? fm.height() : 0));
+    box.moveCenter(mid - QPointF(cut ? 0 : box.width() / 2 - 8, fm.height() * 0.8));
     p.setPen(Qt::NoPen);
     p.setBrush(canvas_colors::background(dark));
     p.drawRoundedRect(box, 3, 3);
