@@ -1836,20 +1836,6 @@ erzeugt (%4): %5</translation>
         <source>− not saved</source>
         <translation>− nicht gespeichert</translation>
     </message>
-    <message numerus="yes">
-        <source>%n cut</source>
-        <translation>
-            <numerusform>%n geschnitten</numerusform>
-            <numerusform>%n geschnitten</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n read</source>
-        <translation>
-            <numerusform>%n gelesen</numerusform>
-            <numerusform>%n gelesen</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Forward</source>
         <translation>Vorwärts</translation>
@@ -1894,6 +1880,20 @@ erzeugt (%4): %5</translation>
     <message>
         <source>Budget %1 → %2: saved %3 → %4, %5 recomputed · %6 joined, %7 left the saved set</source>
         <translation>Budget %1 → %2: gespeichert %3 → %4, %5 neu berechnet · %6 hinzugekommen, %7 nicht mehr gespeichert</translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n cut edge(s)</source>
+        <translation>
+            <numerusform>✂ %n Schnittkante</numerusform>
+            <numerusform>✂ %n Schnittkanten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>reads %n saved</source>
+        <translation>
+            <numerusform>liest %n gespeicherten Tensor</numerusform>
+            <numerusform>liest %n gespeicherte Tensoren</numerusform>
+        </translation>
     </message>
 </context>
 <context>

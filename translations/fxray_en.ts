@@ -200,17 +200,17 @@ stage: %2
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n cut</source>
+        <source>✂ %n cut edge(s)</source>
         <translation>
-            <numerusform>%n cut</numerusform>
-            <numerusform>%n cut</numerusform>
+            <numerusform>✂ %n cut edge</numerusform>
+            <numerusform>✂ %n cut edges</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n read</source>
+        <source>reads %n saved</source>
         <translation>
-            <numerusform>%n read</numerusform>
-            <numerusform>%n read</numerusform>
+            <numerusform>reads %n saved</numerusform>
+            <numerusform>reads %n saved</numerusform>
         </translation>
     </message>
     <message numerus="yes">

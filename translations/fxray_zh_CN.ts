@@ -1804,18 +1804,6 @@ created (%4): %5</source>
         <source>− not saved</source>
         <translation>− 不再保存</translation>
     </message>
-    <message numerus="yes">
-        <source>%n cut</source>
-        <translation>
-            <numerusform>%n 条切边</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n read</source>
-        <translation>
-            <numerusform>%n 个读取</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Forward</source>
         <translation>前向</translation>
@@ -1857,6 +1845,18 @@ created (%4): %5</source>
     <message>
         <source>Budget %1 → %2: saved %3 → %4, %5 recomputed · %6 joined, %7 left the saved set</source>
         <translation>预算 %1 → %2：保存 %3 → %4，重新计算 %5 · %6 个加入、%7 个离开保存集合</translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n cut edge(s)</source>
+        <translation>
+            <numerusform>✂ %n 条切边</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>reads %n saved</source>
+        <translation>
+            <numerusform>读取 %n 个已保存张量</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -192,15 +192,12 @@ private Q_SLOTS:
               qPrintable(model), int(l.blocks.size()), forwardBlocks, backwardBlocks, int(l.cards.size()),
               int(result->cut.size()), int(l.cutBundles.size()), int(result->recomputed.size()), (long long)pt.size(),
               (long long)joined.size(), (long long)left.size(), l.size.width(), l.size.height());
-        if (qEnvironmentVariableIsSet("FXRAY_LANES_DUMP"))
+        if (qEnvironmentVariableIsSet("FXRAY_LANES_DUMP")) {  // where things went, to debug the layout
             for (const LaneBlock& b : l.blocks)
                 qInfo("block %s lane %d nodes %d at %.0f", qPrintable(b.label), int(b.lane), b.nodes, b.rect.top());
-        if (qEnvironmentVariableIsSet("FXRAY_LANES_DUMP"))
             for (const LaneCard& c : l.cards)
                 qInfo("card %s in %s at %.0f", qPrintable(c.name), qPrintable(l.blocks[size_t(c.block)].label), c.rect.top());
-        if (qEnvironmentVariableIsSet("FXRAY_LANES_DUMP"))
-            for (const LaneBundle& b : l.readBundles)
-                qInfo("read %s: %d from %.0f..%.0f", qPrintable(l.blocks[size_t(b.block)].label), b.count, b.from.top(), b.from.bottom());
+        }
         if (model == QLatin1String("gpt2_12")) {
             QCoreApplication::processEvents();
             shoot(h.view(), QStringLiteral("partition_%1_top.png").arg(model));

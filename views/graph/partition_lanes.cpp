@@ -63,7 +63,7 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
     std::map<std::pair<int, bool>, int> clusterBlock;
     std::map<QString, int> freeBlock;
     auto newBlock = [&](const QString& label, int first, bool fwd) {
-        out.blocks.push_back({fwd ? LaneBlock::Lane::Forward : LaneBlock::Lane::Backward, label, 0, 0, first, {}});
+        out.blocks.push_back({fwd ? LaneBlock::Lane::Forward : LaneBlock::Lane::Backward, label, 0, 0, first, {}, 0, 0});
         return static_cast<int>(out.blocks.size()) - 1;
     };
     for (size_t i = 0; i < n; ++i) {
@@ -260,6 +260,8 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
         bundle.from = out.blocks[static_cast<size_t>(b)].rect;
         bundle.to = span[static_cast<size_t>(b)].isNull() ? QRectF(out.savedColumn.left(), bundle.from.top(), 1, m.blockHeight)
                                                           : span[static_cast<size_t>(b)];
+        out.blocks[static_cast<size_t>(b)].bundled = bundle.count;
+        out.blocks[static_cast<size_t>(b)].bundledBytes = bundle.bytes;
         out.cutBundles.push_back(bundle);
     }
     for (int b : backward) {
@@ -276,6 +278,8 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
         }
         bundle.from = QRectF(out.savedColumn.right() - 1, sum / rs.size() - 0.5, 1, 1);
         bundle.to = out.blocks[static_cast<size_t>(b)].rect;
+        out.blocks[static_cast<size_t>(b)].bundled = bundle.count;
+        out.blocks[static_cast<size_t>(b)].bundledBytes = bundle.bytes;
         out.readBundles.push_back(bundle);
     }
     for (const LaneCard& c : out.cards) bottom = std::max(bottom, c.rect.bottom() + m.gap);

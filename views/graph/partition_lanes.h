@@ -49,6 +49,8 @@ struct LaneBlock {
     int recomputed = 0;  ///< nodes of the block the backward computes again
     int firstNode = 0;   ///< graph order, for the forward lane's order
     QRectF rect;
+    int bundled = 0;         ///< its bundle's count: cut edges leaving it, or saved tensors it reads
+    qint64 bundledBytes = 0;
 };
 
 struct LaneCard {
@@ -91,7 +93,7 @@ struct PartitionLanes {
 
 /// Geometry of the lanes (scene units = pixels at zoom 1).
 struct LaneMetrics {
-    double blockWidth = 230, blockHeight = 58;
+    double blockWidth = 230, blockHeight = 64;
     double cardWidth = 200, cardHeight = 40;
     int cardColumns = 3;
     double gap = 10, laneGap = 90, header = 54;

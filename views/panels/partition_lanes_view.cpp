@@ -97,7 +97,15 @@ void LanesCanvas::paintBlock(QPainter& p, const LaneBlock& b, bool dark) const {
     p.setFont(font());
     QString line = PartitionLanesView::tr("%n node(s)", nullptr, b.nodes);
     if (b.recomputed > 0) line += QStringLiteral(" · ") + PartitionLanesView::tr("↻ %n recomputed", nullptr, b.recomputed);
-    p.drawText(QRectF(in.left(), in.top() + fm.height() + 2, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, line);
+    p.drawText(QRectF(in.left(), in.top() + fm.height() + 1, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, line);
+    // The block's bundle, labelled on the block (labels on the bundles would cover the cards).
+    if (b.bundled > 0) {
+        const QString bundle = (fwd ? PartitionLanesView::tr("✂ %n cut edge(s)", nullptr, b.bundled)
+                                    : PartitionLanesView::tr("reads %n saved", nullptr, b.bundled)) +
+                               QStringLiteral(" · ") + bytesText(b.bundledBytes);
+        p.setPen(fwd ? canvas_colors::cut(dark) : canvas_colors::text(dark));
+        p.drawText(QRectF(in.left(), in.top() + 2 * fm.height() + 2, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, bundle);
+    }
     if (b.recomputed > 0) {
         // The recomputed marker: the same dashed border as recomputed nodes on the canvas.
         p.setPen(QPen(canvas_colors::recomputed(dark), 2, Qt::DashLine));
@@ -167,18 +175,6 @@ void LanesCanvas::paintBundle(QPainter& p, const LaneBundle& b, bool cut, bool d
     p.setPen(QPen(c, thickness(b.bytes), Qt::SolidLine, Qt::FlatCap));
     p.setBrush(Qt::NoBrush);
     p.drawPath(path);
-    const QString label = cut ? PartitionLanesView::tr("%n cut", nullptr, b.count) + QStringLiteral(" · ") + bytesText(b.bytes)
-                              : PartitionLanesView::tr("%n read", nullptr, b.count) + QStringLiteral(" · ") + bytesText(b.bytes);
-    const QFontMetricsF fm(font());
-    // Cut labels sit mid-way; read labels near their block, clear of the cards.
-    const QPointF mid = path.pointAtPercent(cut ? 0.5 : 0.8);
-    QRectF box(0, 0, fm.horizontalAdvance(label) + 8, fm.height() + 2);
-    box.moveCenter(mid - QPointF(cut ? 0 : box.width() / 2 - 8, fm.height() * 0.8));
-    p.setPen(Qt::NoPen);
-    p.setBrush(canvas_colors::background(dark));
-    p.drawRoundedRect(box, 3, 3);
-    p.setPen(cut ? canvas_colors::cut(dark) : canvas_colors::text(dark));
-    p.drawText(box, Qt::AlignCenter, label);
 }
 
 void LanesCanvas::paintEvent(QPaintEvent* e) {
