@@ -1895,6 +1895,14 @@ erzeugt (%4): %5</translation>
             <numerusform>liest %n gespeicherte Tensoren</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Open &amp;large</source>
+        <translation>&amp;Groß öffnen</translation>
+    </message>
+    <message>
+        <source>Float the partition pane at a size that shows all three lanes</source>
+        <translation>Den Partitionsbereich schwebend in einer Größe zeigen, die alle drei Bahnen fasst</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::PartitionPanel</name>

@@ -1858,6 +1858,14 @@ created (%4): %5</source>
             <numerusform>读取 %n 个已保存张量</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Open &amp;large</source>
+        <translation>放大打开(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Float the partition pane at a size that shows all three lanes</source>
+        <translation>将划分面板浮动显示，大小足以显示全部三条泳道</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::PartitionPanel</name>

@@ -16,6 +16,7 @@
 #include "document.h"
 #include "graph/canvas_graph.h"
 #include "graph/partition_lanes.h"
+#include "main_window.h"
 #include "ir/graph.h"
 #include "models/pytorch_partition.h"
 #include "panels/partition_lanes_view.h"
@@ -25,10 +26,14 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QTabWidget>
+#include <QToolButton>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLocale>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSet>
 #include <QSettings>
@@ -218,6 +223,21 @@ private Q_SLOTS:
         QVERIFY(after && after != before);
         QCOMPARE(h.doc.memoryBudget(), 0.5);
 
+        // Against PyTorch's recorded partition (at budget 1.0), the lanes at 0.5 differ by exactly
+        // the set differences read from summary.json.
+        {
+            const auto ref = readPyTorchPartition(corpusFile(QStringLiteral("gpt2_12/summary.json")));
+            QVERIFY(ref);
+            SavedSnapshot pytorch;
+            QSet<QString> pt;
+            for (const PyTorchSavedValue& v : ref->saved) pytorch.bytes.insert(v.name, v.bytes), pt.insert(v.name);
+            const PartitionLanes vs = layoutPartitionLanes(buildCanvasGraph(*h.doc.shownGraph()), *after, pytorch);
+            const QSet<QString> ours = savedNames(*after);
+            QCOMPARE(QSet<QString>(vs.joined.begin(), vs.joined.end()), QSet<QString>(ours).subtract(pt));
+            QCOMPARE(QSet<QString>(vs.left.begin(), vs.left.end()), QSet<QString>(pt).subtract(ours));
+            QVERIFY(!vs.left.isEmpty());  // PyTorch at 1.0 saves what fxray at 0.5 recomputes
+        }
+
         // Exactly the tensors whose saved status changed, from the two engine results.
         const QSet<QString> b = savedNames(*before), a = savedNames(*after);
         const QSet<QString> wantJoined = QSet<QString>(a).subtract(b), wantLeft = QSet<QString>(b).subtract(a);
@@ -293,6 +313,38 @@ private Q_SLOTS:
         QVERIFY(h.doc.loadSync(corpusFile(QStringLiteral("mlp/graphs/aot_joint_graph.py"))));
         QVERIFY(settle(h.doc));
         QVERIFY(!h.view()->lanes().before);
+    }
+
+    void partitionDockInTheWindow() {
+        // The view as a user meets it: the main window with the partition dock raised.
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openFile(corpusFile(QStringLiteral("gpt2_12/graphs/aot_joint_graph.py"))));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("dock.partition"));
+        QVERIFY(dock);
+        dock->raise();
+        auto* panel = qobject_cast<PartitionPanel*>(dock->widget());
+        QVERIFY(panel);
+        QElapsedTimer t;
+        t.start();
+        while (panel->lanesView()->lanes().cards.empty() && t.elapsed() < 120000) QTest::qWait(20);
+        QVERIFY(!panel->lanesView()->lanes().cards.empty());
+        QCOMPARE(panel->tabs()->currentWidget(), panel->lanesView());  // the lanes are the first thing shown
+        QCoreApplication::processEvents();
+        shoot(&w, QStringLiteral("partition_gpt2_12_window.png"));
+        // A side dock is too narrow for three lanes: "Open large" floats it at their width.
+        QVERIFY(panel->lanesView()->scrollArea()->viewport()->width() < panel->lanesView()->lanes().size.width());
+        panel->lanesView()->enlargeButton()->click();
+        QVERIFY(dock->isFloating());
+        QTest::qWait(50);
+        // As wide as the lanes, unless that is wider than the screen (offscreen's is small).
+        const int screenWidth = dock->screen()->availableGeometry().width();
+        const int want = std::min(int(panel->lanesView()->lanes().size.width()) + 80, screenWidth * 9 / 10);
+        QVERIFY2(dock->width() >= want - 1, qPrintable(QStringLiteral("%1 < %2").arg(dock->width()).arg(want)));
+        QVERIFY(panel->lanesView()->canvas()->hasFocus());
+        shoot(dock, QStringLiteral("partition_gpt2_12_large.png"));
     }
 };
 

@@ -5,11 +5,13 @@
 #include "partition/partitioner.h"
 
 #include <QKeyEvent>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -268,7 +270,11 @@ void LanesCanvas::keyPressEvent(QKeyEvent* e) {
 }
 
 PartitionLanesView::PartitionLanesView(QWidget* parent)
-    : QWidget(parent), m_summary(new QLabel(this)), m_scroll(new QScrollArea(this)), m_canvas(new LanesCanvas(this)) {
+    : QWidget(parent),
+      m_summary(new QLabel(this)),
+      m_enlarge(new QToolButton(this)),
+      m_scroll(new QScrollArea(this)),
+      m_canvas(new LanesCanvas(this)) {
     setObjectName(QStringLiteral("partition.lanes"));
     m_summary->setObjectName(QStringLiteral("partition.lanesSummary"));
     m_summary->setWordWrap(true);
@@ -280,9 +286,16 @@ PartitionLanesView::PartitionLanesView(QWidget* parent)
     m_scroll->setWidgetResizable(false);
     m_scroll->setFocusProxy(m_canvas);
     setFocusProxy(m_canvas);
+    m_enlarge->setObjectName(QStringLiteral("partition.lanesEnlarge"));
+    m_enlarge->setText(tr("Open &large"));
+    m_enlarge->setToolTip(tr("Float the partition pane at a size that shows all three lanes"));
+    connect(m_enlarge, &QToolButton::clicked, this, &PartitionLanesView::enlargeRequested);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(m_enlarge, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_summary);
+    layout->addLayout(top);
     layout->addWidget(m_scroll, 1);
     updateSummary();
 }

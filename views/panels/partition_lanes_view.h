@@ -16,6 +16,7 @@
 #include <optional>
 
 class QLabel;
+class QToolButton;
 
 namespace fxray {
 class Graph;
@@ -39,6 +40,8 @@ public:
     /// The one-line summary of the budget change (or of the saved set when there is none).
     QString summary() const;
     QLabel* summaryLabel() const { return m_summary; }
+    /// "Open large": asks the window to give the lanes room (the partition dock floats).
+    QToolButton* enlargeButton() const { return m_enlarge; }
     QScrollArea* scrollArea() const { return m_scroll; }
     QWidget* canvas() const;
     /// Index into lanes().cards, -1 for none.
@@ -48,6 +51,7 @@ public:
 Q_SIGNALS:
     /// A card or block was clicked or Enter pressed on it: the node names to select.
     void activated(const QStringList& nodeNames);
+    void enlargeRequested();
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
@@ -59,6 +63,7 @@ private:
     int cardColumns() const;
 
     QLabel* m_summary;
+    QToolButton* m_enlarge;
     QScrollArea* m_scroll;
     LanesCanvas* m_canvas;
     CanvasGraph m_graph;

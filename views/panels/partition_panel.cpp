@@ -8,12 +8,14 @@
 #include "panels/partition_lanes_view.h"
 #include "partition/partitioner.h"
 
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QTabWidget>
@@ -21,6 +23,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fxray::views {
@@ -100,6 +103,20 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
         });
     }
 
+    // The lanes need more width than a side dock has: "Open large" floats the dock at their size.
+    connect(m_lanes, &PartitionLanesView::enlargeRequested, this, [this] {
+        QWidget* w = parentWidget();
+        while (w && !qobject_cast<QDockWidget*>(w)) w = w->parentWidget();
+        auto* dock = qobject_cast<QDockWidget*>(w);
+        if (!dock) return;
+        dock->setFloating(true);
+        const QRect screen = dock->screen() ? dock->screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+        const int width = static_cast<int>(m_lanes->lanes().size.width()) + 80;
+        dock->resize(std::min(width, screen.width() * 9 / 10), screen.height() * 8 / 10);
+        dock->move(screen.center() - QPoint(dock->width() / 2, dock->height() / 2));
+        m_tabs->setCurrentWidget(m_lanes);
+        m_lanes->setFocus();
+    });
     connect(m_lanes, &PartitionLanesView::activated, this, [this](const QStringList& names) {
         if (m_doc) m_doc->setSelection(names, this);
     });
