@@ -99,14 +99,17 @@ void LanesCanvas::paintBlock(QPainter& p, const LaneBlock& b, bool dark) const {
     p.setFont(font());
     QString line = PartitionLanesView::tr("%n node(s)", nullptr, b.nodes);
     if (b.recomputed > 0) line += QStringLiteral(" · ") + PartitionLanesView::tr("↻ %n recomputed", nullptr, b.recomputed);
-    p.drawText(QRectF(in.left(), in.top() + fm.height() + 1, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, line);
+    const QFontMetricsF fr(font());
+    p.drawText(QRectF(in.left(), in.top() + fm.height() + 1, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+               fr.elidedText(line, Qt::ElideRight, in.width()));
     // The block's bundle, labelled on the block (labels on the bundles would cover the cards).
     if (b.bundled > 0) {
         const QString bundle = (fwd ? PartitionLanesView::tr("✂ %n cut edge(s)", nullptr, b.bundled)
                                     : PartitionLanesView::tr("reads %n saved", nullptr, b.bundled)) +
                                QStringLiteral(" · ") + bytesText(b.bundledBytes);
         p.setPen(fwd ? canvas_colors::cut(dark) : canvas_colors::text(dark));
-        p.drawText(QRectF(in.left(), in.top() + 2 * fm.height() + 2, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, bundle);
+        p.drawText(QRectF(in.left(), in.top() + 2 * fm.height() + 2, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   fr.elidedText(bundle, Qt::ElideRight, in.width()));
     }
     if (b.recomputed > 0) {
         // The recomputed marker: the same dashed border as recomputed nodes on the canvas.
@@ -195,9 +198,10 @@ void LanesCanvas::paintEvent(QPaintEvent* e) {
     const QFontMetricsF fm(bold);
     auto header = [&](const QRectF& lane, const QString& title, const QString& sub) {
         p.setFont(bold);
-        p.drawText(QRectF(lane.left(), 0, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
+        // The header may run into the gap beside its lane (the compact form is narrow).
+        p.drawText(QRectF(lane.left(), 0, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, title);
         p.setFont(font());
-        p.drawText(QRectF(lane.left(), fm.height() + 2, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, sub);
+        p.drawText(QRectF(lane.left(), fm.height() + 2, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, sub);
     };
     header(m_lanes.forwardLane, PartitionLanesView::tr("Forward"), PartitionLanesView::tr("%n node(s)", nullptr, m_lanes.forwardNodes));
     header(m_lanes.savedColumn, PartitionLanesView::tr("Saved for the backward"),
@@ -331,17 +335,28 @@ void PartitionLanesView::setPartition(std::shared_ptr<const PartitionResult> res
     updateSummary();
 }
 
-int PartitionLanesView::cardColumns() const {
-    // Room left beside the two lanes of blocks; 2 to 4 columns keep a layer's cards in a few rows.
-    const LaneMetrics m;
-    const double room = m_scroll->viewport()->width() - 2 * kMargin - 2 * (m.blockWidth + m.laneGap);
-    return std::clamp(static_cast<int>((room + m.gap) / (m.cardWidth + m.gap)), 2, 4);
+LaneMetrics PartitionLanesView::metrics() const {
+    // As many card columns (2 to 4) as fit beside the two lanes; narrower than two columns, a
+    // compact form with one column and narrower lanes, so that all three lanes fit in ~650 px.
+    LaneMetrics m;
+    const double width = m_scroll->viewport()->width() - 2 * kMargin;
+    const double room = width - 2 * (m.blockWidth + m.laneGap);
+    const int columns = static_cast<int>((room + m.gap) / (m.cardWidth + m.gap));
+    if (columns >= 2) {
+        m.cardColumns = std::min(columns, 4);
+        return m;
+    }
+    m.blockWidth = 170;
+    m.laneGap = 48;
+    m.cardWidth = 190;
+    m.cardColumns = 1;
+    return m;
 }
 
 void PartitionLanesView::relayout() {
     if (!m_result) return;
-    LaneMetrics m;
-    m.cardColumns = m_columns = cardColumns();
+    const LaneMetrics m = metrics();
+    m_layoutKey = m.cardColumns * 1000 + static_cast<int>(m.blockWidth);
     const int current = m_canvas->current();
     m_canvas->setLanes(layoutPartitionLanes(m_graph, *m_result, m_before, m));
     if (current >= 0) m_canvas->setCurrent(current);
@@ -349,7 +364,9 @@ void PartitionLanesView::relayout() {
 
 void PartitionLanesView::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
-    if (m_result && cardColumns() != m_columns) relayout();
+    if (!m_result) return;
+    const LaneMetrics m = metrics();
+    if (m.cardColumns * 1000 + static_cast<int>(m.blockWidth) != m_layoutKey) relayout();
 }
 
 QString PartitionLanesView::summary() const { return m_summary->text(); }

@@ -7,7 +7,8 @@
 ///
 /// Keyboard: the canvas takes focus; arrows move between cards (Up/Down by row, Left/Right by
 /// card), Home/End go to the first/last card, J/L to the next card that joined/left, Enter
-/// selects the card's node everywhere (as a click does).
+/// selects the card's node everywhere (as a click does). Card columns follow the width; below
+/// about 1,100 px a compact form with one column keeps all three lanes in ~650 px.
 #include "graph/partition_lanes.h"
 
 #include <QScrollArea>
@@ -60,7 +61,8 @@ private:
     void updateSummary();
     /// Lays the shown partition out again, with as many card columns as the width takes.
     void relayout();
-    int cardColumns() const;
+    /// The lanes' geometry for the current width.
+    LaneMetrics metrics() const;
 
     QLabel* m_summary;
     QToolButton* m_enlarge;
@@ -71,7 +73,7 @@ private:
     std::optional<SavedSnapshot> m_last;  ///< the saved set shown last, of m_graph
     std::shared_ptr<const PartitionResult> m_result;
     std::optional<SavedSnapshot> m_before;  ///< what m_result is compared with
-    int m_columns = 0;                      ///< card columns of the current layout
+    int m_layoutKey = 0;                    ///< columns and lane width of the current layout
 };
 
 } // namespace fxray::views
