@@ -196,17 +196,20 @@ void LanesCanvas::paintEvent(QPaintEvent* e) {
     p.setFont(bold);
     p.setPen(canvas_colors::text(dark));
     const QFontMetricsF fm(bold);
-    auto header = [&](const QRectF& lane, const QString& title, const QString& sub) {
+    auto header = [&](const QRectF& lane, const QString& title, const QString& sub, const QString& third = {}) {
         p.setFont(bold);
         // The header may run into the gap beside its lane (the compact form is narrow).
         p.drawText(QRectF(lane.left(), 0, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, title);
         p.setFont(font());
         p.drawText(QRectF(lane.left(), fm.height() + 2, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, sub);
+        if (!third.isEmpty())
+            p.drawText(QRectF(lane.left(), 2 * fm.height() + 2, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip,
+                       third);
     };
     header(m_lanes.forwardLane, PartitionLanesView::tr("Forward"), PartitionLanesView::tr("%n node(s)", nullptr, m_lanes.forwardNodes));
     header(m_lanes.savedColumn, PartitionLanesView::tr("Saved for the backward"),
-           PartitionLanesView::tr("%n tensor(s)", nullptr, m_lanes.savedCount) + QStringLiteral(" · ") + bytesText(m_lanes.savedBytes) +
-               QStringLiteral(" · ") + PartitionLanesView::tr("%n cut edge(s)", nullptr, m_lanes.cutEdges));
+           PartitionLanesView::tr("%n tensor(s)", nullptr, m_lanes.savedCount) + QStringLiteral(" · ") + bytesText(m_lanes.savedBytes),
+           PartitionLanesView::tr("%n cut edge(s)", nullptr, m_lanes.cutEdges));
     header(m_lanes.backwardLane, PartitionLanesView::tr("Backward"), PartitionLanesView::tr("%n node(s)", nullptr, m_lanes.backwardNodes));
     // The lanes' backgrounds: the forward and backward tints, faint.
     for (const auto& [lane, colour] : {std::pair{m_lanes.forwardLane, canvas_colors::forward(dark)},
