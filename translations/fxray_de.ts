@@ -154,6 +154,25 @@
     </message>
 </context>
 <context>
+    <name>PartitionLanes</name>
+    <message>
+        <source>inputs</source>
+        <translation>Eingaben</translation>
+    </message>
+    <message>
+        <source>tangents</source>
+        <translation>Tangenten</translation>
+    </message>
+    <message>
+        <source>forward (outside layers)</source>
+        <translation>Vorwärts (außerhalb der Schichten)</translation>
+    </message>
+    <message>
+        <source>backward (outside layers)</source>
+        <translation>Rückwärts (außerhalb der Schichten)</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>frame</source>
@@ -1778,6 +1797,114 @@ erzeugt (%4): %5</translation>
     </message>
 </context>
 <context>
+    <name>fxray::views::PartitionLanesView</name>
+    <message>
+        <source>Partition lanes: forward, saved tensors, backward</source>
+        <translation>Partitionsbahnen: Vorwärts, gespeicherte Tensoren, Rückwärts</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n Knoten</numerusform>
+            <numerusform>%n Knoten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>↻ %n recomputed</source>
+        <translation>
+            <numerusform>↻ %n neu berechnet</numerusform>
+            <numerusform>↻ %n neu berechnet</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <source>saved</source>
+        <translation>gespeichert</translation>
+    </message>
+    <message>
+        <source>+ saved</source>
+        <translation>+ gespeichert</translation>
+    </message>
+    <message>
+        <source>− recomputed</source>
+        <translation>− neu berechnet</translation>
+    </message>
+    <message>
+        <source>− not saved</source>
+        <translation>− nicht gespeichert</translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation>Vorwärts</translation>
+    </message>
+    <message>
+        <source>Saved for the backward</source>
+        <translation>Für den Rückwärtsgraphen gespeichert</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tensor(s)</source>
+        <translation>
+            <numerusform>%n Tensor</numerusform>
+            <numerusform>%n Tensoren</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cut edge(s)</source>
+        <translation>
+            <numerusform>%n Schnittkante</numerusform>
+            <numerusform>%n Schnittkanten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Backward</source>
+        <translation>Rückwärts</translation>
+    </message>
+    <message>
+        <source>Keys: arrows move between saved tensors, J / L jump to the next that joined / left the saved set (Shift: previous), Enter selects it in the graph.</source>
+        <translation>Tasten: Pfeile wechseln zwischen gespeicherten Tensoren, J / L springen zum nächsten, der in die gespeicherte Menge kam / sie verließ (Umschalt: zum vorigen), Eingabe wählt ihn im Graphen aus.</translation>
+    </message>
+    <message>
+        <source>No partition: open a joint graph (one with tangents).</source>
+        <translation>Keine Partition: einen Joint-Graphen (mit Tangenten) öffnen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %1 in %n tensor(s); %2 recomputed. Move the memory budget to see what changes.</source>
+        <translation>
+            <numerusform>%1 in %n Tensor gespeichert; %2 neu berechnet. Das Speicherbudget verschieben, um zu sehen, was sich ändert.</numerusform>
+            <numerusform>%1 in %n Tensoren gespeichert; %2 neu berechnet. Das Speicherbudget verschieben, um zu sehen, was sich ändert.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Budget %1 → %2: saved %3 → %4, %5 recomputed · %6 joined, %7 left the saved set</source>
+        <translation>Budget %1 → %2: gespeichert %3 → %4, %5 neu berechnet · %6 hinzugekommen, %7 nicht mehr gespeichert</translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n cut edge(s)</source>
+        <translation>
+            <numerusform>✂ %n Schnittkante</numerusform>
+            <numerusform>✂ %n Schnittkanten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>reads %n saved</source>
+        <translation>
+            <numerusform>liest %n gespeicherten Tensor</numerusform>
+            <numerusform>liest %n gespeicherte Tensoren</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open &amp;large</source>
+        <translation>&amp;Groß öffnen</translation>
+    </message>
+    <message>
+        <source>Float the partition pane at a size that shows all three lanes</source>
+        <translation>Den Partitionsbereich schwebend in einer Größe zeigen, die alle drei Bahnen fasst</translation>
+    </message>
+</context>
+<context>
     <name>fxray::views::PartitionPanel</name>
     <message>
         <source>Node</source>
@@ -1887,6 +2014,14 @@ erzeugt (%4): %5</translation>
     <message>
         <source> (PyTorch&apos;s at budget 1.0)</source>
         <translation> (PyTorchs bei Budget 1,0)</translation>
+    </message>
+    <message>
+        <source>Lanes</source>
+        <translation>Bahnen</translation>
+    </message>
+    <message>
+        <source>Forward | saved tensors | backward; after a budget move, what joined or left the saved set</source>
+        <translation>Vorwärts | gespeicherte Tensoren | Rückwärts; nach einer Budgetänderung, was in die gespeicherte Menge kam oder sie verließ</translation>
     </message>
 </context>
 <context>

@@ -184,6 +184,58 @@ stage: %2
     </message>
 </context>
 <context>
+    <name>fxray::views::PartitionLanesView</name>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n node</numerusform>
+            <numerusform>%n nodes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>↻ %n recomputed</source>
+        <translation>
+            <numerusform>↻ %n recomputed</numerusform>
+            <numerusform>↻ %n recomputed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n cut edge(s)</source>
+        <translation>
+            <numerusform>✂ %n cut edge</numerusform>
+            <numerusform>✂ %n cut edges</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>reads %n saved</source>
+        <translation>
+            <numerusform>reads %n saved</numerusform>
+            <numerusform>reads %n saved</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tensor(s)</source>
+        <translation>
+            <numerusform>%n tensor</numerusform>
+            <numerusform>%n tensors</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cut edge(s)</source>
+        <translation>
+            <numerusform>%n cut edge</numerusform>
+            <numerusform>%n cut edges</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %1 in %n tensor(s); %2 recomputed. Move the memory budget to see what changes.</source>
+        <translation>
+            <numerusform>Saved %1 in %n tensor; %2 recomputed. Move the memory budget to see what changes.</numerusform>
+            <numerusform>Saved %1 in %n tensors; %2 recomputed. Move the memory budget to see what changes.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>fxray::views::PartitionPanel</name>
     <message numerus="yes">
         <source>Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)</source>

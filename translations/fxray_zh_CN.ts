@@ -154,6 +154,25 @@
     </message>
 </context>
 <context>
+    <name>PartitionLanes</name>
+    <message>
+        <source>inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>tangents</source>
+        <translation>切向量</translation>
+    </message>
+    <message>
+        <source>forward (outside layers)</source>
+        <translation>前向（层之外）</translation>
+    </message>
+    <message>
+        <source>backward (outside layers)</source>
+        <translation>反向（层之外）</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>frame</source>
@@ -1748,6 +1767,107 @@ created (%4): %5</source>
     </message>
 </context>
 <context>
+    <name>fxray::views::PartitionLanesView</name>
+    <message>
+        <source>Partition lanes: forward, saved tensors, backward</source>
+        <translation>划分泳道：前向、保存的张量、反向</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n 个节点</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>↻ %n recomputed</source>
+        <translation>
+            <numerusform>↻ %n 个重新计算</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>saved</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>+ saved</source>
+        <translation>+ 已保存</translation>
+    </message>
+    <message>
+        <source>− recomputed</source>
+        <translation>− 重新计算</translation>
+    </message>
+    <message>
+        <source>− not saved</source>
+        <translation>− 不再保存</translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>Saved for the backward</source>
+        <translation>为反向保存</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tensor(s)</source>
+        <translation>
+            <numerusform>%n 个张量</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cut edge(s)</source>
+        <translation>
+            <numerusform>%n 条切边</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>Keys: arrows move between saved tensors, J / L jump to the next that joined / left the saved set (Shift: previous), Enter selects it in the graph.</source>
+        <translation>按键：方向键在保存的张量之间移动，J / L 跳到下一个加入 / 离开保存集合的张量（Shift：上一个），Enter 在图中选中它。</translation>
+    </message>
+    <message>
+        <source>No partition: open a joint graph (one with tangents).</source>
+        <translation>没有划分：请打开联合图（带切向量的图）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %1 in %n tensor(s); %2 recomputed. Move the memory budget to see what changes.</source>
+        <translation>
+            <numerusform>在 %n 个张量中保存 %1；%2 个重新计算。移动内存预算可查看变化。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Budget %1 → %2: saved %3 → %4, %5 recomputed · %6 joined, %7 left the saved set</source>
+        <translation>预算 %1 → %2：保存 %3 → %4，重新计算 %5 · %6 个加入、%7 个离开保存集合</translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n cut edge(s)</source>
+        <translation>
+            <numerusform>✂ %n 条切边</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>reads %n saved</source>
+        <translation>
+            <numerusform>读取 %n 个已保存张量</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open &amp;large</source>
+        <translation>放大打开(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Float the partition pane at a size that shows all three lanes</source>
+        <translation>将划分面板浮动显示，大小足以显示全部三条泳道</translation>
+    </message>
+</context>
+<context>
     <name>fxray::views::PartitionPanel</name>
     <message>
         <source>Node</source>
@@ -1854,6 +1974,14 @@ created (%4): %5</source>
     <message>
         <source> (PyTorch&apos;s at budget 1.0)</source>
         <translation>(PyTorch 在预算 1.0 下的结果)</translation>
+    </message>
+    <message>
+        <source>Lanes</source>
+        <translation>泳道</translation>
+    </message>
+    <message>
+        <source>Forward | saved tensors | backward; after a budget move, what joined or left the saved set</source>
+        <translation>前向 | 保存的张量 | 反向；预算变动后，哪些张量加入或离开了保存集合</translation>
     </message>
 </context>
 <context>

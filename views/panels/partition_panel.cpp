@@ -5,14 +5,17 @@
 #include "models/pytorch_partition.h"
 #include "models/saved_tensor_model.h"
 #include "models/string_table_model.h"
+#include "panels/partition_lanes_view.h"
 #include "partition/partitioner.h"
 
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QTabWidget>
@@ -20,6 +23,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fxray::views {
@@ -56,7 +60,8 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
       m_debounce(new QTimer(this)),
       m_status(new QLabel(this)),
       m_totals(new QLabel(this)),
-      m_tabs(new QTabWidget(this)) {
+      m_tabs(new QTabWidget(this)),
+      m_lanes(new PartitionLanesView(this)) {
     setObjectName(QStringLiteral("partitionPanel"));
     m_run->setObjectName(QStringLiteral("partition.run"));
     m_run->setToolTip(tr("Split the shown joint graph into forward and backward"));
@@ -85,6 +90,8 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
     QTableView* saved = makeTable(m_saved, QStringLiteral("partition.saved"), this);
     QTableView* banned = makeTable(m_banned, QStringLiteral("partition.banned"), this);
     QTableView* recomputed = makeTable(m_recomputed, QStringLiteral("partition.recomputed"), this);
+    m_tabs->addTab(m_lanes, tr("Lanes"));
+    m_tabs->setTabToolTip(0, tr("Forward | saved tensors | backward; after a budget move, what joined or left the saved set"));
     m_tabs->addTab(saved, tr("Saved"));
     m_tabs->addTab(banned, tr("Banned"));
     m_tabs->addTab(recomputed, tr("Recomputed"));
@@ -95,6 +102,24 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
             if (!name.isEmpty() && m_doc) m_doc->setSelection({name}, this);
         });
     }
+
+    // The lanes need more width than a side dock has: "Open large" floats the dock at their size.
+    connect(m_lanes, &PartitionLanesView::enlargeRequested, this, [this] {
+        QWidget* w = parentWidget();
+        while (w && !qobject_cast<QDockWidget*>(w)) w = w->parentWidget();
+        auto* dock = qobject_cast<QDockWidget*>(w);
+        if (!dock) return;
+        dock->setFloating(true);
+        const QRect screen = dock->screen() ? dock->screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+        const int width = static_cast<int>(m_lanes->lanes().size.width()) + 80;
+        dock->resize(std::min(width, screen.width() * 9 / 10), screen.height() * 8 / 10);
+        dock->move(screen.center() - QPoint(dock->width() / 2, dock->height() / 2));
+        m_tabs->setCurrentWidget(m_lanes);
+        m_lanes->setFocus();
+    });
+    connect(m_lanes, &PartitionLanesView::activated, this, [this](const QStringList& names) {
+        if (m_doc) m_doc->setSelection(names, this);
+    });
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_run);
@@ -184,11 +209,12 @@ void PartitionPanel::onPartitionChanged() {
     }
     m_banned->setRows(std::move(banned));
     m_recomputed->setRows(std::move(recomputed));
-    m_tabs->setTabText(1, tr("Banned (%1)").arg(m_banned->rowCount()));
-    m_tabs->setTabText(2, tr("Recomputed (%1)").arg(m_recomputed->rowCount()));
+    m_lanes->setPartition(result && currentIsJoint() ? result : nullptr, m_doc->shownGraph(), m_doc->memoryBudget());
+    m_tabs->setTabText(2, tr("Banned (%1)").arg(m_banned->rowCount()));
+    m_tabs->setTabText(3, tr("Recomputed (%1)").arg(m_recomputed->rowCount()));
     if (!result) {
         m_totals->clear();
-        m_tabs->setTabText(0, tr("Saved"));
+        m_tabs->setTabText(1, tr("Saved"));
         return;
     }
     {
@@ -198,7 +224,7 @@ void PartitionPanel::onPartitionChanged() {
         m_slider->setValue(static_cast<int>(std::lround(m_doc->memoryBudget() * 100)));
     }
     const SavedTensorModel::Totals t = m_saved->totals();
-    m_tabs->setTabText(0, tr("Saved (%1)").arg(t.ours));
+    m_tabs->setTabText(1, tr("Saved (%1)").arg(t.ours));
     m_status->setText(tr("Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)", nullptr,
                              static_cast<int>(result->cut.size()))
                           .arg(QString::fromStdString(result->strategy))

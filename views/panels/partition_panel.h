@@ -3,7 +3,8 @@
 /// when a joint graph is opened, or with the Partition button) and lists what the forward saves
 /// for the backward — with bytes and totals, beside PyTorch's own choice when the model folder's
 /// summary.json records it, the differences marked — plus the banned nodes with the rule that
-/// banned them and the nodes recomputed in the backward. The memory-budget slider re-runs the
+/// banned them and the nodes recomputed in the backward. Its first tab draws the partition as
+/// forward | saved tensors | backward lanes and shows what a budget move changed. The memory-budget slider re-runs the
 /// partitioner live (debounced, on the Document's worker).
 #include "models/pytorch_partition.h"
 
@@ -26,6 +27,8 @@ class Document;
 class SavedTensorModel;
 class StringTableModel;
 
+class PartitionLanesView;
+
 class PartitionPanel : public QWidget {
     Q_OBJECT
 public:
@@ -38,6 +41,9 @@ public:
     QSlider* budgetSlider() const { return m_slider; }
     QDoubleSpinBox* budgetSpin() const { return m_spin; }
     QLabel* totalsLabel() const { return m_totals; }
+    /// Forward | saved tensors | backward, with the change of the last budget move (first tab).
+    PartitionLanesView* lanesView() const { return m_lanes; }
+    QTabWidget* tabs() const { return m_tabs; }
     /// Delay between the last slider move and the re-partition.
     static constexpr int kDebounceMs = 150;
 
@@ -62,6 +68,7 @@ private:
     QLabel* m_status;
     QLabel* m_totals;
     QTabWidget* m_tabs;
+    PartitionLanesView* m_lanes;
     std::optional<PyTorchPartition> m_reference;
     double m_pending = 1.0;
     bool m_requested = false;  ///< a partition this panel asked for is running
