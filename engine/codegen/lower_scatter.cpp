@@ -5,6 +5,7 @@
 // self; include_self; mean dividing by the hit count plus one for self).
 #include "codegen/lower_util.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace fxray::cg {
@@ -46,7 +47,16 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     const TensorMeta om = c.outMeta();
     if (isComplex(om.dtype) || (om.dtype == DType::Bool && s.red != Red::Set)) return std::nullopt;
     if (s.red == Red::Mean && !isFloating(om.dtype)) return std::nullopt;
-    const std::vector<int64_t> shape = om.shape, ishape = c.meta(s.index).shape;
+    std::vector<int64_t> shape = om.shape;
+    const std::vector<int64_t> ishape = c.meta(s.index).shape;
+    // A 0-d self of an index_* op is indexed as one element along dim 0 (as PyTorch does): the
+    // gathers run over shape [1] and the result is read back at [0].
+    const bool scalar = shape.empty() && s.index1d;
+    if (scalar) {
+        shape = {1};
+        s.dim = 0;
+        if (s.src >= 0 && !c.meta(s.src).shape.empty()) return std::nullopt;
+    }
     size_t n = shape.size();
     if (n == 0 || s.dim >= n) return std::nullopt;
     if (s.index1d ? ishape.size() > 1 : ishape.size() != n) return std::nullopt;
@@ -61,7 +71,7 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     mask[n] = true;
     const int64_t dimSize = shape[s.dim];
 
-    if (s.src >= 0 && c.meta(s.src).shape.size() != n) return std::nullopt;
+    if (s.src >= 0 && !scalar && c.meta(s.src).shape.size() != n) return std::nullopt;
 
     // Where the j-th source element lands on output element p, and its value.
     auto hit = [=](Loader& L, const std::vector<Index>& co) {
@@ -85,6 +95,7 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     };
     auto srcVal = [=](Loader& L, const std::vector<Index>& co) {
         if (s.src < 0) return econst(s.value, ct);
+        if (scalar) return eto(L.load(s.src, {}), ct);
         std::vector<Index> q(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
         q[s.dim] = co[n];
         if (!s.index1d)
@@ -114,7 +125,8 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     std::vector<int> ins{s.self, count};
     if (acc >= 0) ins.push_back(acc);
     const std::vector<int64_t> selfShape = c.meta(s.self).shape;
-    return tensorValue(c.pointwise(om, ins, [=](Loader& L, const std::vector<Index>& co) {
+    return tensorValue(c.pointwise(om, ins, [=](Loader& L, const std::vector<Index>& outCo) {
+        const std::vector<Index> co = scalar ? std::vector<Index>{iconst(0)} : outCo;
         ExprP self = eto(loadBroadcast(L, s.self, selfShape, co), ct);
         ExprP cnt = L.load(count, co);
         ExprP any = ebinary(Op::Gt, cnt, ic(0));
@@ -141,7 +153,7 @@ Scatter basic(LowerCtx& c, Red red) {
     Scatter s;
     s.self = c.in(0);
     s.index = c.in(2);
-    s.dim = c.out().isTensor() ? wrapDim(c.args().toInt(1), c.outMeta().shape.size()) : 0;
+    s.dim = c.out().isTensor() ? wrapDim(c.args().toInt(1), std::max<size_t>(c.outMeta().shape.size(), 1)) : 0;
     s.red = red;
     if (c.args()[3].isTensor()) s.src = c.in(3);
     else if (c.args()[3].isNumber()) s.value = c.args()[3].toDouble();

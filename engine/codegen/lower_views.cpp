@@ -192,6 +192,29 @@ std::optional<LValue> selectBackward(LowerCtx& c) {
 
 } // namespace
 
+std::optional<ViewFn> asStridedMap(const TensorMeta& base, const std::vector<int64_t>& size,
+                                   const std::vector<int64_t>& stride, std::optional<int64_t> storageOffset) {
+    if (!base.isContiguous() || size.size() != stride.size()) return std::nullopt;
+    const int64_t start = storageOffset.value_or(base.offset) - base.offset;
+    int64_t last = start;
+    for (size_t d = 0; d < size.size(); ++d) {
+        if (stride[d] < 0 || size[d] <= 0) return std::nullopt;
+        last += (size[d] - 1) * stride[d];
+    }
+    if (start < 0 || last >= std::max<int64_t>(base.numel(), 1)) return std::nullopt;
+    const std::vector<int64_t> shape = base.shape, rows = kern::rowMajorStrides(base.shape);
+    return ViewFn([=](const std::vector<Index>& x) {
+        Index q = iconst(start);
+        for (size_t d = 0; d < x.size(); ++d) q = iadd(q, imul(x[d], stride[d]));
+        std::vector<Index> b(shape.size());
+        for (size_t d = 0; d < shape.size(); ++d) {
+            b[d] = idiv(q, rows[d]);
+            if (d > 0) b[d] = imod(b[d], shape[d]);
+        }
+        return b;
+    });
+}
+
 void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.view.default"] = t["aten._unsafe_view.default"] = [](LowerCtx& c) { return reshape(c, true); };
     t["aten.reshape.default"] = [](LowerCtx& c) { return reshape(c, false); };
@@ -320,6 +343,23 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
             r.items.push_back(*v);
         }
         return r;
+    };
+    // as_strided(self, size, stride, storage_offset=None) of a contiguous base, as Inductor's
+    // ReinterpretView: a view position's storage element (offset + sum(x_i * stride_i))
+    // unravelled into the base's row-major coordinates. Not aliasing: strides PyTorch allows
+    // here (overlaps, zeros) are no layout to realize, so a needed value is a copy.
+    t["aten.as_strided.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int base = c.in(0);
+        if (base < 0 || !c.out().isTensor()) return std::nullopt;
+        const TensorMeta bm = c.meta(base);
+        if (!bm.isContiguous()) return std::nullopt;
+        const auto size = c.args().toIntList(1);
+        if (size != c.outMeta().shape) return std::nullopt;
+        std::optional<int64_t> offset;
+        if (c.args().size() > 3 && !c.args().isNone(3)) offset = c.args().toInt(3);
+        auto map = asStridedMap(bm, size, c.args().toIntList(2), offset);
+        if (!map) return std::nullopt;
+        return makeView(c, std::move(*map), false);
     };
     t["aten.stack.default"] = stack;
     t["aten.select_backward.default"] = selectBackward;

@@ -128,6 +128,8 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addScatterLowerings(m);
         addPoolLowerings(m);
         addLossLowerings(m);
+        addMutationLowerings(m);
+        addUpsampleLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;
@@ -173,6 +175,15 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention.default", "sdpa_efficient"},
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
+        // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
+        // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
+        {"aten.sort.default", "sort"},
+        {"aten.adaptive_max_pool2d.default", "adaptive_max_pool"},
+        {"aten.adaptive_max_pool3d.default", "adaptive_max_pool"},
+        {"aten.adaptive_max_pool2d_backward.default", "adaptive_max_pool_backward"},
+        {"aten.adaptive_max_pool3d_backward.default", "adaptive_max_pool_backward"},
+        {"aten.segment_reduce.default", "segment_reduce"},
+        {"aten._segment_reduce_backward.default", "segment_reduce_backward"},
     };
     return m;
 }
@@ -412,9 +423,10 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                     // The functional value replaces self for the nodes after this one (the ones
                     // before read self's LNode already); refused where an alias would see it.
                     int self = ctx.in(0);
-                    if (lv->kind != LValue::Kind::Tensor || self < 0 || n.args.empty() || !n.args[0].isNode() ||
-                        selfIsAliased(lg, self))
+                    if (lv->kind != LValue::Kind::Tensor || self < 0 || n.args.empty() || !n.args[0].isNode())
                         lv.reset();
+                    else if (selfIsAliased(lg, self))
+                        lv = writeThroughView(ctx, self, *lv);  // a scatter into the root, rebound
                     else lg.values[n.args[0].node] = *lv;
                 }
                 if (lv && how == Borrow::Copy) {

@@ -10,7 +10,7 @@ const std::vector<std::string_view>& cpuExternKernels() {
     // kernels are attached by qualname instead (randomExterns()).
     static const std::vector<std::string_view> k = [] {
         std::vector<std::string_view> names;
-        for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns()})
+        for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns()})
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();
