@@ -2,7 +2,9 @@
 // upsample_linear1d / bilinear2d / trilinear3d): one pointwise gather per output element, the
 // source positions computed in the kernel as ATen's UpSample.h does (in fp32 for fp32 data:
 // nearest's floor(o * scale), the linear modes' half-pixel centres or align_corners), the
-// linear modes blending the 2^N neighbouring taps in ATen's nesting order.
+// linear modes blending the 2^N neighbouring taps in ATen's nesting order. Their backwards are
+// gathers over the output positions (quadratic in the spatial sizes, so capped) of the gradient
+// times the weight each position read the input element with.
 #include "codegen/lower_util.h"
 
 #include <algorithm>
@@ -70,47 +72,115 @@ LinearTaps linearTaps(const Dim& d, const Index& o, bool alignCorners, DType ct)
     return {ivalue(i0), ivalue(i1), lambda};
 }
 
+/// The taps of one dim at output coordinate o: source index and weight (null: weight 1).
+struct Tap {
+    Index index;
+    ExprP weight;
+};
+
+std::vector<Tap> dimTaps(Mode m, const Dim& d, const Index& o, bool alignCorners, DType ct) {
+    if (m != Mode::Linear) return {{nearestIndex(m, d, o), nullptr}};
+    LinearTaps t = linearTaps(d, o, alignCorners, ct);
+    return {{t.i0, ebinary(Op::Sub, econst(1.0, ct), t.lambda)}, {t.i1, t.lambda}};
+}
+
+/// What an upsampling node resamples: its spatial dims and arguments.
+struct Resample {
+    Mode mode = Mode::Nearest;
+    std::vector<Dim> dims;
+    bool align = false;
+    DType ct = DType::Float32;
+};
+
+/// Reads the spatial sizes (input and output shapes of the forward op) and, from argument
+/// `first`, [align_corners,] then one scale per dim.
+std::optional<Resample> readResample(LowerCtx& c, Mode m, size_t n, const std::vector<int64_t>& in,
+                                     const std::vector<int64_t>& out, size_t first) {
+    if (in.size() != n + 2 || out.size() != n + 2 || isComplex(c.outMeta().dtype)) return std::nullopt;
+    Resample r;
+    r.mode = m;
+    r.ct = computeType(c.outMeta().dtype);
+    if (m == Mode::Linear && r.ct != DType::Float32 && r.ct != DType::Float64) return std::nullopt;
+    if (m == Mode::Linear) r.align = c.args().toBool(first++);
+    r.dims.resize(n);
+    for (size_t d = 0; d < n; ++d) {
+        r.dims[d].in = in[2 + d];
+        r.dims[d].out = out[2 + d];
+        if (r.dims[d].in <= 0 || r.dims[d].out <= 0) return std::nullopt;
+        const size_t a = first + d;
+        if (a < c.args().size() && !c.args().isNone(a)) r.dims[d].scale = c.args().toDouble(a);
+    }
+    return r;
+}
+
 /// upsample_*(self, output_size, [align_corners,] scales...) over the last n dims of an (n+2)-d
-/// input.
+/// input: each output element blends its taps (w0 * taps at i0 + w1 * taps at i1, outer dim
+/// first, as ATen nests them).
 std::optional<LValue> lowerUpsample(LowerCtx& c, Mode m, size_t n) {
     const int x = c.in(0);
     if (x < 0 || !c.out().isTensor()) return std::nullopt;
     const TensorMeta om = c.outMeta();
-    const std::vector<int64_t> xs = c.meta(x).shape;
-    if (xs.size() != n + 2 || om.shape.size() != n + 2 || isComplex(om.dtype)) return std::nullopt;
-    const DType ct = computeType(om.dtype);
-    if (m == Mode::Linear && ct != DType::Float32 && ct != DType::Float64) return std::nullopt;
-    const bool align = m == Mode::Linear && c.args().toBool(2);
-    const size_t scaleArg = m == Mode::Linear ? 3 : 2;
-    std::vector<Dim> dims(n);
-    for (size_t d = 0; d < n; ++d) {
-        dims[d].in = xs[2 + d];
-        dims[d].out = om.shape[2 + d];
-        if (dims[d].in <= 0 || dims[d].out <= 0) return std::nullopt;
-        const size_t a = scaleArg + d;
-        if (a < c.args().size() && !c.args().isNone(a)) dims[d].scale = c.args().toDouble(a);
-    }
+    auto r = readResample(c, m, n, c.meta(x).shape, om.shape, 2);
+    if (!r) return std::nullopt;
+    const Resample rs = *r;
     return tensorValue(c.pointwise(om, {x}, [=](Loader& L, const std::vector<Index>& co) -> ExprP {
         std::vector<Index> xc{co[0], co[1]};
-        if (m != Mode::Linear) {
-            for (size_t d = 0; d < n; ++d) xc.push_back(nearestIndex(m, dims[d], co[2 + d]));
-            return eto(L.load(x, xc), ct);
-        }
-        std::vector<LinearTaps> taps;
-        for (size_t d = 0; d < n; ++d) taps.push_back(linearTaps(dims[d], co[2 + d], align, ct));
-        // w0 * (blend of the next dims at i0) + w1 * (... at i1), outer dim first as in ATen.
+        std::vector<std::vector<Tap>> taps;
+        for (size_t d = 0; d < n; ++d) taps.push_back(dimTaps(rs.mode, rs.dims[d], co[2 + d], rs.align, rs.ct));
         std::function<ExprP(size_t)> blend = [&](size_t d) -> ExprP {
-            if (d == n) return eto(L.load(x, xc), ct);
-            xc.push_back(taps[d].i0);
-            ExprP lo = blend(d + 1);
-            xc.back() = taps[d].i1;
-            ExprP hi = blend(d + 1);
-            xc.pop_back();
-            ExprP w1 = taps[d].lambda, w0 = ebinary(Op::Sub, econst(1.0, ct), w1);
-            return ebinary(Op::Add, ebinary(Op::Mul, w0, lo), ebinary(Op::Mul, w1, hi));
+            if (d == n) return eto(L.load(x, xc), rs.ct);
+            ExprP sum;
+            for (const Tap& t : taps[d]) {
+                xc.push_back(t.index);
+                ExprP v = blend(d + 1);
+                xc.pop_back();
+                if (t.weight) v = ebinary(Op::Mul, t.weight, v);
+                sum = sum ? ebinary(Op::Add, sum, v) : v;
+            }
+            return sum;
         };
         return blend(0);
     }));
+}
+
+/// Input elements times output positions: the backward gathers quadratically.
+constexpr int64_t kMaxBackwardWork = int64_t{1} << 22;
+
+/// upsample_*_backward(grad_output, output_size, input_size, [align_corners,] scales...): each
+/// input element gathers, over every output position, the gradient times the weight with which
+/// that position read it (the per-dim weights multiply: the taps are separable).
+std::optional<LValue> lowerUpsampleBackward(LowerCtx& c, Mode m, size_t n) {
+    const int g = c.in(0);
+    if (g < 0 || !c.out().isTensor()) return std::nullopt;
+    const TensorMeta om = c.outMeta();
+    const std::vector<int64_t> gs = c.meta(g).shape;
+    auto r = readResample(c, m, n, om.shape, gs, 3);
+    if (!r || om.dtype != r->ct) return std::nullopt;
+    const Resample rs = *r;
+    int64_t work = 1;
+    for (size_t d = 0; d < n; ++d) work *= rs.dims[d].in * rs.dims[d].out;
+    if (work > kMaxBackwardWork) return std::nullopt;
+    std::vector<int64_t> in = om.shape;
+    for (size_t d = 0; d < n; ++d) in.push_back(gs[2 + d]);
+    std::vector<bool> mask(in.size(), false);
+    std::fill(mask.begin() + static_cast<std::ptrdiff_t>(n + 2), mask.end(), true);
+    return tensorValue(reduceTo(c, TensorMeta::contiguous(om.shape, om.dtype, om.device), in, mask, false, ReduceOp::Sum,
+                                [=](Loader& L, const std::vector<Index>& co) -> ExprP {
+        std::vector<Index> gc{co[0], co[1]};
+        ExprP v;
+        for (size_t d = 0; d < n; ++d) {
+            const Index& o = co[n + 2 + d];
+            gc.push_back(o);
+            ExprP w;
+            for (const Tap& t : dimTaps(rs.mode, rs.dims[d], o, rs.align, rs.ct)) {
+                ExprP hit = ebinary(Op::Eq, eindex(t.index), eindex(co[2 + d]));
+                ExprP wt = ewhere(hit, t.weight ? t.weight : econst(1.0, rs.ct), econst(0.0, rs.ct));
+                w = w ? ebinary(Op::Add, w, wt) : wt;
+            }
+            v = v ? ebinary(Op::Mul, v, w) : w;
+        }
+        return ebinary(Op::Mul, eto(L.load(g, gc), rs.ct), v);
+    }, {g}));
 }
 
 } // namespace
@@ -125,6 +195,21 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_linear1d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 1); };
     t["aten.upsample_bilinear2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 2); };
     t["aten.upsample_trilinear3d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3); };
+    t["aten.upsample_nearest1d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 1); };
+    t["aten.upsample_nearest2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 2); };
+    t["aten.upsample_nearest3d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 3); };
+    t["aten._upsample_nearest_exact1d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::NearestExact, 1);
+    };
+    t["aten._upsample_nearest_exact2d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::NearestExact, 2);
+    };
+    t["aten._upsample_nearest_exact3d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::NearestExact, 3);
+    };
+    t["aten.upsample_linear1d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Linear, 1); };
+    t["aten.upsample_bilinear2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Linear, 2); };
+    t["aten.upsample_trilinear3d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Linear, 3); };
 }
 
 } // namespace fxray::cg
