@@ -1,6 +1,6 @@
 // Lowerings of scatters as gathers: each output element reduces, over an extra dim j of the
 // iteration space, the source elements whose index names it (scatter_add, scatter_reduce,
-// scatter.src/value/reduce, index_reduce, index_copy, index_fill). Quadratic in the indexed dim
+// scatter.src/value/reduce, index_reduce, index_copy, index_fill, unfold_backward). Quadratic in the indexed dim
 // but fused into one kernel and free of write races; the reference kernel's semantics (no hit:
 // self; include_self; mean dividing by the hit count plus one for self).
 #include "codegen/lower_util.h"
@@ -215,6 +215,43 @@ std::optional<LValue> maxUnpool(LowerCtx& c, size_t k) {
     }));
 }
 
+/// unfold_backward(grad_in, input_sizes, dim, size, step): each input element along dim sums
+/// the window elements (i, k) with i * step + k equal to its position.
+std::optional<LValue> unfoldBackward(LowerCtx& c) {
+    const int g = c.in(0);
+    if (g < 0 || !c.out().isTensor()) return std::nullopt;
+    const TensorMeta om = c.outMeta();
+    const std::vector<int64_t> gs = c.meta(g).shape, shape = om.shape;
+    const size_t n = shape.size();
+    const int64_t step = c.args().toInt(4);
+    if (step <= 0 || isComplex(om.dtype)) return std::nullopt;
+    const DType ct = computeType(om.dtype);
+    if (n == 0) {
+        // A 0-d input has one window of one element.
+        if (gs.size() != 1 || gs[0] != 1) return std::nullopt;
+        return tensorValue(c.pointwise(om, {g}, [g, ct](Loader& L, const std::vector<Index>&) {
+            return eto(L.load(g, {iconst(0)}), ct);
+        }));
+    }
+    const size_t dim = wrapDim(c.args().toInt(2), n);
+    if (dim >= n || gs.size() != n + 1) return std::nullopt;
+    const int64_t windows = gs[dim], size = gs[n];
+    std::vector<int64_t> in = shape;
+    in.push_back(windows);
+    in.push_back(size);
+    std::vector<bool> mask(n + 2, false);
+    mask[n] = mask[n + 1] = true;
+    return tensorValue(reduceTo(c, TensorMeta::contiguous(shape, om.dtype, om.device), in, mask, false, ReduceOp::Sum,
+                                [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+        gc[dim] = co[n];
+        gc.push_back(co[n + 1]);
+        ExprP at = eindex(iadd(imul(co[n], step), co[n + 1]));
+        ExprP hit = ebinary(Op::Eq, at, eindex(co[dim]));
+        return ewhere(hit, eto(L.load(g, gc), ct), econst(0, ct));
+    }, {g}));
+}
+
 } // namespace
 
 void addScatterLowerings(std::map<std::string, LowerFn>& t) {
@@ -230,6 +267,7 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
         return withReduce(c, s, 4, 5);
     };
     t["aten.max_unpool2d.default"] = [](LowerCtx& c) { return maxUnpool(c, 2); };
+    t["aten.unfold_backward.default"] = unfoldBackward;
     t["aten.max_unpool3d.default"] = [](LowerCtx& c) { return maxUnpool(c, 3); };
     t["aten.index_copy.default"] = t["aten.index_fill.int_Scalar"] = [](LowerCtx& c) {
         Scatter s = basic(c, Red::Set);

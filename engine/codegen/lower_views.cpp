@@ -361,6 +361,21 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         if (!map) return std::nullopt;
         return makeView(c, std::move(*map), false);
     };
+    // unfold(self, dimension, size, step): window i of dim, element k of it (the new last dim)
+    // is self[..., i * step + k, ...]. Windows overlap, so a needed value is a copy.
+    t["aten.unfold.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int base = c.in(0);
+        if (base < 0 || !c.out().isTensor()) return std::nullopt;
+        const int64_t n = static_cast<int64_t>(c.meta(base).shape.size());
+        const int64_t dim = n == 0 ? 0 : wrap(c.args().toInt(1), n), step = c.args().toInt(3);
+        if (dim < 0 || dim >= std::max<int64_t>(n, 1) || step <= 0) return std::nullopt;
+        return makeView(c, [n, dim, step](const std::vector<Index>& x) {
+            if (n == 0) return std::vector<Index>{};
+            std::vector<Index> b(x.begin(), x.begin() + n);
+            b[static_cast<size_t>(dim)] = iadd(imul(x[static_cast<size_t>(dim)], step), x[static_cast<size_t>(n)]);
+            return b;
+        }, false);
+    };
     t["aten.stack.default"] = stack;
     t["aten.select_backward.default"] = selectBackward;
     t["aten.constant_pad_nd.default"] = constantPad;
