@@ -93,11 +93,17 @@ std::optional<LValue> constantPad(LowerCtx& c) {
 }
 
 /// Advanced indexing (index.Tensor / _unsafe_index.Tensor) with adjacent index tensors: the
-/// indexed dims are replaced by the indices' broadcast shape.
-std::optional<LValue> advancedIndex(LowerCtx& c) {
+/// indexed dims are replaced by the indices' broadcast shape. _unsafe_masked_index(self, mask,
+/// indices, fill) reads the same way (indices clamped, as Inductor's decomposition does) and
+/// takes `fill` where mask is false.
+std::optional<LValue> advancedIndex(LowerCtx& c, size_t listArg = 1, bool masked = false) {
     int x = c.in(0);
-    if (x < 0 || !c.out().isTensor() || c.node().args.size() < 2) return std::nullopt;
-    const Argument& list = c.node().args[1];
+    if (x < 0 || !c.out().isTensor() || c.node().args.size() <= listArg) return std::nullopt;
+    const int mask = masked ? c.in(1) : -1;
+    if (masked && (mask < 0 || !c.args()[3].isNumber())) return std::nullopt;
+    const double fill = masked ? c.args()[3].toDouble() : 0.0;
+    const std::vector<int64_t> maskShape = masked ? c.meta(mask).shape : std::vector<int64_t>{};
+    const Argument& list = c.node().args[listArg];
     auto shape = c.meta(x).shape;
     std::vector<int> idx;
     size_t first = 0;
@@ -124,6 +130,8 @@ std::optional<LValue> advancedIndex(LowerCtx& c) {
     for (int i : idx) ishapes.push_back(c.meta(i).shape);
     std::vector<int> deps = idx;
     deps.insert(deps.begin(), x);
+    if (masked) deps.push_back(mask);
+    const DType ct = computeType(c.outMeta().dtype);
     return tensorValue(c.pointwise(c.outMeta(), deps, [=](Loader& L, const std::vector<Index>& co) {
         std::vector<Index> xc;
         for (size_t d = 0; d < first; ++d) xc.push_back(co[d]);
@@ -133,7 +141,9 @@ std::optional<LValue> advancedIndex(LowerCtx& c) {
             xc.push_back(ivalue(clampedIndex(v, shape[first + j])));
         }
         for (size_t d = first + bRank; d < co.size(); ++d) xc.push_back(co[d]);
-        return L.load(x, xc);
+        if (!masked) return L.load(x, xc);
+        ExprP keep = eto(loadBroadcast(L, mask, maskShape, co), DType::Bool);
+        return ewhere(keep, eto(L.load(x, xc), ct), econst(fill, ct));
     }));
 }
 
@@ -379,7 +389,8 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.stack.default"] = stack;
     t["aten.select_backward.default"] = selectBackward;
     t["aten.constant_pad_nd.default"] = constantPad;
-    t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = advancedIndex;
+    t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = [](LowerCtx& c) { return advancedIndex(c); };
+    t["aten._unsafe_masked_index.default"] = [](LowerCtx& c) { return advancedIndex(c, 2, true); };
     // A copy into the layout the meta function chose (the buffer is realized with outMeta).
     t["prims.inductor_force_stride_order.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         int x = c.in(0);

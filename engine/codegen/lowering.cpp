@@ -184,6 +184,9 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.adaptive_max_pool3d_backward.default", "adaptive_max_pool_backward"},
         {"aten.segment_reduce.default", "segment_reduce"},
         {"aten._segment_reduce_backward.default", "segment_reduce_backward"},
+        // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
+        {"aten.put.default", "put"},
+        {"aten._unsafe_masked_index_put_accumulate.default", "masked_index_put_accumulate"},
     };
     return m;
 }

@@ -1,7 +1,9 @@
 // Extern kernels of the CPU backend for ops that TorchInductor itself does not lower but runs as
 // fallback kernels (`make_fallback` in torch/_inductor/lowering.py, AOTInductor's
 // fallback_ops.py): sort, adaptive max pooling (2-D and 3-D) and its backward, segment_reduce
-// and its backward. Their outputs are data-dependent selections or irregular windows that do
+// and its backward; and the data-dependent flat or masked writes put and
+// _unsafe_masked_index_put_accumulate (Inductor's index_put with accumulation, which fxray runs
+// as an extern kernel too). Their outputs are data-dependent selections or irregular windows that do
 // not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike a
 // reference fallback they are named steps of the compiled program (`compile --json` lists them
 // as extern steps) and run compiled C++ here rather than the interpreter's kernels.
@@ -316,6 +318,81 @@ bool segmentReduceBackward(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+// ----- data-dependent writes by index ---------------------------------------------------------
+
+/// put(self, index, source, accumulate=False): self's flat elements named by index (negative
+/// from the end) set to, or accumulating, source's elements in order.
+bool put(const OpArgs& a, Tensor& out) {
+    const Tensor& self = a.tensor(0);
+    const Tensor& index = a.tensor(1);
+    const Tensor& src = a.tensor(2);
+    if (!floatLike(self.dtype()) || !intLike(index.dtype()) || index.numel() != src.numel() || out.numel() != self.numel())
+        return false;
+    const int64_t n = self.numel();
+    const auto iv = kern::toDoubles(index);
+    for (double i : iv)
+        if (i < static_cast<double>(-n) || i >= static_cast<double>(n)) return false;
+    const bool acc = a.toBool(3);
+    auto r = kern::toDoubles(self);
+    const auto sv = kern::toDoubles(src);
+    for (size_t k = 0; k < iv.size(); ++k) {
+        const int64_t i = static_cast<int64_t>(iv[k]);
+        double& dst = r[static_cast<size_t>(i < 0 ? i + n : i)];
+        dst = acc ? dst + sv[k] : sv[k];
+    }
+    kern::fromDoubles(out, r);
+    return true;
+}
+
+/// _unsafe_masked_index_put_accumulate(self, mask, indices, values): index_put with
+/// accumulation of values where mask is set, the indices clamped into self (Inductor's
+/// decomposition). Handles index tensors for the leading dims (no None), their broadcast shape
+/// followed by self's remaining dims being the shape mask and values broadcast to.
+bool maskedIndexPutAccumulate(const OpArgs& a, Tensor& out) {
+    const Tensor& self = a.tensor(0);
+    const Value& list = a[2];
+    if (!floatLike(self.dtype()) || !list.isList() || list.list.empty() || out.numel() != self.numel()) return false;
+    const size_t k = list.list.size();
+    if (k > static_cast<size_t>(self.dim())) return false;
+    std::vector<int64_t> b;
+    for (const Value& v : list.list) {
+        if (!v.isTensor() || !intLike(v.t.dtype())) return false;
+        auto s = kern::broadcastShapes(b, v.t.shape());
+        if (!s) return false;
+        b = *s;
+    }
+    const std::vector<int64_t> rest(self.shape().begin() + static_cast<std::ptrdiff_t>(k), self.shape().end());
+    std::vector<int64_t> full = b;
+    full.insert(full.end(), rest.begin(), rest.end());
+    const Tensor& mask = a.tensor(1);
+    const Tensor& vals = a.tensor(3);
+    if (!kern::broadcastShapes(mask.shape(), full) || *kern::broadcastShapes(mask.shape(), full) != full ||
+        !kern::broadcastShapes(vals.shape(), full) || *kern::broadcastShapes(vals.shape(), full) != full)
+        return false;
+    std::vector<std::vector<double>> idx;
+    for (const Value& v : list.list) idx.push_back(kern::toDoublesBroadcast(v.t, b));
+    const auto mv = kern::toDoublesBroadcast(mask, full);
+    const auto vv = kern::toDoublesBroadcast(vals, full);
+    const int64_t inner = span(rest, 0, rest.size()), points = span(b, 0, b.size());
+    const auto strides = kern::rowMajorStrides(self.shape());
+    auto r = kern::toDoubles(self);
+    for (int64_t p = 0; p < points; ++p) {
+        int64_t base = 0;
+        for (size_t j = 0; j < k; ++j) {
+            const int64_t size = self.shape()[j];
+            int64_t i = static_cast<int64_t>(idx[j][static_cast<size_t>(p)]);
+            i = std::clamp<int64_t>(i, -size, size - 1);
+            base += (i < 0 ? i + size : i) * strides[j];
+        }
+        for (int64_t e = 0; e < inner; ++e) {
+            const size_t q = static_cast<size_t>(p * inner + e);
+            if (mv[q] != 0.0) r[static_cast<size_t>(base + e)] += vv[q];
+        }
+    }
+    kern::fromDoubles(out, r);
+    return true;
+}
+
 template <bool (*F)(const OpArgs&, Tensor&)>
 bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return !outs.empty() && outs[0] && F(a, *outs[0]);
@@ -334,6 +411,8 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
         {"adaptive_max_pool_backward", single<adaptiveMaxPoolBackward>},
         {"segment_reduce", single<segmentReduce>},
         {"segment_reduce_backward", single<segmentReduceBackward>},
+        {"put", single<put>},
+        {"masked_index_put_accumulate", single<maskedIndexPutAccumulate>},
     };
     return t;
 }

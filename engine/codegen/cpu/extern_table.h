@@ -30,7 +30,8 @@ const std::vector<CpuExtern>& trainExterns();
 /// Fused attention and its backward (extern_attention.cpp).
 const std::vector<CpuExtern>& attentionExterns();
 /// Ops TorchInductor runs as fallback kernels rather than lowering (sort, adaptive max pooling,
-/// segment_reduce and their backwards; extern_fallback_ops.cpp).
+/// segment_reduce and their backwards) and data-dependent writes (put, masked index_put with
+/// accumulation); extern_fallback_ops.cpp.
 const std::vector<CpuExtern>& fallbackOpExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
