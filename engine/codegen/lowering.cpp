@@ -159,6 +159,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.mm.default", "mm"},         {"aten.bmm.default", "bmm"},
         {"aten.addmm.default", "addmm"},   {"aten.convolution.default", "conv"},
         {"aten.cat.default", "cat"},
+        {"aten.baddbmm.default", "baddbmm"}, {"aten.addbmm.default", "addbmm"},
         // Scatters, windowed reductions with indices, training-mode batch norm and convolution
         // backward: compiled C++ kernels (cpu/extern_train.cpp), not generated loops.
         {"aten.embedding_dense_backward.default", "embedding_backward"},

@@ -23,7 +23,7 @@ struct CpuExtern {
     CpuExternFn run;
 };
 
-/// GEMMs (mm, bmm, addmm), convolution and cat (extern_kernels.cpp).
+/// GEMMs (mm, bmm, addmm, baddbmm, addbmm), convolution and cat (extern_kernels.cpp).
 const std::vector<CpuExtern>& gemmExterns();
 /// Scatters, pooling with indices, training batch norm, convolution backward (extern_train.cpp).
 const std::vector<CpuExtern>& trainExterns();
