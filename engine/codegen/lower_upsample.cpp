@@ -4,7 +4,8 @@
 // nearest's floor(o * scale), the linear modes' half-pixel centres or align_corners), the
 // linear modes blending the 2^N neighbouring taps in ATen's nesting order. Their backwards are
 // gathers over the output positions (quadratic in the spatial sizes, so capped) of the gradient
-// times the weight each position read the input element with.
+// times the weight each position read the input element with. grid_sampler_2d (bilinear and
+// nearest, zeros and border padding) is the same kind of gather at positions read from the grid.
 #include "codegen/lower_util.h"
 
 #include <algorithm>
@@ -183,6 +184,56 @@ std::optional<LValue> lowerUpsampleBackward(LowerCtx& c, Mode m, size_t n) {
     }, {g}));
 }
 
+/// grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) for bilinear (0)
+/// and nearest (1) sampling with zeros (0) or border (1) padding, as Inductor's decomposition:
+/// grid coordinates unnormalised to pixel positions, taps outside the input contribute 0.
+std::optional<LValue> gridSampler2d(LowerCtx& c) {
+    const int x = c.in(0), grid = c.in(1);
+    if (x < 0 || grid < 0 || !c.out().isTensor()) return std::nullopt;
+    const TensorMeta om = c.outMeta();
+    const std::vector<int64_t> xs = c.meta(x).shape, gs = c.meta(grid).shape;
+    const int64_t mode = c.args().toInt(2), padding = c.args().toInt(3);
+    const bool align = c.args().toBool(4);
+    const DType ct = computeType(om.dtype);
+    if (xs.size() != 4 || gs.size() != 4 || gs[3] != 2 || (mode != 0 && mode != 1) || (padding != 0 && padding != 1) ||
+        (ct != DType::Float32 && ct != DType::Float64) || xs[2] <= 0 || xs[3] <= 0)
+        return std::nullopt;
+    const int64_t H = xs[2], W = xs[3];
+    return tensorValue(c.pointwise(om, {x, grid}, [=](Loader& L, const std::vector<Index>& co) -> ExprP {
+        auto k = [ct](double v) { return econst(v, ct); };
+        // Pixel position along a dim of `size` for grid coordinate g.
+        auto source = [&](ExprP g, int64_t size) {
+            ExprP p = align ? ebinary(Op::Mul, ebinary(Op::Div, ebinary(Op::Add, g, k(1)), k(2)), k(double(size - 1)))
+                            : ebinary(Op::Div, ebinary(Op::Sub, ebinary(Op::Mul, ebinary(Op::Add, g, k(1)), k(double(size))), k(1)), k(2));
+            if (padding == 1) p = ebinary(Op::Min, ebinary(Op::Max, p, k(0)), k(double(size - 1)));
+            return p;
+        };
+        ExprP ix = source(eto(L.load(grid, {co[0], co[2], co[3], iconst(0)}), ct), W);
+        ExprP iy = source(eto(L.load(grid, {co[0], co[2], co[3], iconst(1)}), ct), H);
+        // The input at integer position (yi, xi) (Int64), 0 outside.
+        auto tap = [&](ExprP yi, ExprP xi) {
+            auto inside = [](ExprP i, int64_t size) {
+                return ebinary(Op::And, ebinary(Op::Ge, i, ic(0)), ebinary(Op::Lt, i, ic(size)));
+            };
+            auto clamp = [](ExprP i, int64_t size) { return ivalue(ebinary(Op::Min, ebinary(Op::Max, i, ic(0)), ic(size - 1))); };
+            ExprP v = eto(L.load(x, {co[0], co[1], clamp(yi, H), clamp(xi, W)}), ct);
+            return ewhere(ebinary(Op::And, inside(yi, H), inside(xi, W)), v, k(0));
+        };
+        if (mode == 1)
+            return tap(eto(eunary(Op::Round, iy), DType::Int64), eto(eunary(Op::Round, ix), DType::Int64));
+        ExprP fx = eunary(Op::Floor, ix), fy = eunary(Op::Floor, iy);
+        ExprP x0 = eto(fx, DType::Int64), y0 = eto(fy, DType::Int64);
+        ExprP x1 = ebinary(Op::Add, x0, ic(1)), y1 = ebinary(Op::Add, y0, ic(1));
+        ExprP wx1 = ebinary(Op::Sub, ix, fx), wy1 = ebinary(Op::Sub, iy, fy);
+        ExprP wx0 = ebinary(Op::Sub, k(1), wx1), wy0 = ebinary(Op::Sub, k(1), wy1);
+        ExprP nw = ebinary(Op::Mul, tap(y0, x0), ebinary(Op::Mul, wx0, wy0));
+        ExprP ne = ebinary(Op::Mul, tap(y0, x1), ebinary(Op::Mul, wx1, wy0));
+        ExprP sw = ebinary(Op::Mul, tap(y1, x0), ebinary(Op::Mul, wx0, wy1));
+        ExprP se = ebinary(Op::Mul, tap(y1, x1), ebinary(Op::Mul, wx1, wy1));
+        return ebinary(Op::Add, ebinary(Op::Add, nw, ne), ebinary(Op::Add, sw, se));
+    }));
+}
+
 } // namespace
 
 void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
@@ -195,6 +246,7 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_linear1d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 1); };
     t["aten.upsample_bilinear2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 2); };
     t["aten.upsample_trilinear3d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3); };
+    t["aten.grid_sampler_2d.default"] = gridSampler2d;
     t["aten.upsample_nearest1d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 1); };
     t["aten.upsample_nearest2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 2); };
     t["aten.upsample_nearest3d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 3); };
