@@ -169,6 +169,10 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.max_pool2d_with_indices.default", "max_pool2d"},
         {"aten.max_pool2d_with_indices_backward.default", "max_pool2d_backward"},
         {"aten._native_batch_norm_legit_functional.default", "batch_norm_train"},
+        {"aten.native_batch_norm.default", "batch_norm_update"},
+        {"aten._native_batch_norm_legit.default", "batch_norm_update"},
+        {"aten.cudnn_batch_norm.default", "batch_norm_update"},
+        {"aten._batch_norm_with_update.default", "batch_norm_with_update"},
         {"aten.native_batch_norm_backward.default", "batch_norm_backward"},
         {"aten.convolution_backward.default", "conv_backward"},
         // Fused attention (what fuse_attention puts into joint graphs): GEMMs around a row
