@@ -1,12 +1,12 @@
 // Extern kernels of the CPU backend for ops that TorchInductor itself does not lower but runs as
 // fallback kernels (`make_fallback` in torch/_inductor/lowering.py, AOTInductor's
-// fallback_ops.py): sort, adaptive max pooling (2-D and 3-D) and its backward, segment_reduce
-// and its backward; and the data-dependent flat or masked writes put and
+// fallback_ops.py): sort, adaptive max pooling (2-D and 3-D), 3-D max pooling with indices,
+// segment_reduce and their backwards; and the data-dependent flat or masked writes put and
 // _unsafe_masked_index_put_accumulate (Inductor's index_put with accumulation, which fxray runs
-// as an extern kernel too). Their outputs are data-dependent selections or irregular windows that do
-// not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike a
-// reference fallback they are named steps of the compiled program (`compile --json` lists them
-// as extern steps) and run compiled C++ here rather than the interpreter's kernels.
+// as an extern kernel too). Their outputs are data-dependent selections or irregular windows
+// that do not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike
+// a reference fallback they are named steps of the compiled program (`compile --json` lists
+// them as extern steps) and run compiled C++ here rather than the interpreter's kernels.
 // Their table: extern_table.h fallbackOpExterns().
 //
 // Each reads its operands as row-major copies and writes through the output's own layout
@@ -136,12 +136,70 @@ bool adaptiveMaxPool(const OpArgs& a, const std::vector<Tensor*>& outs) {
     return true;
 }
 
-/// adaptive_max_pool{2,3}d_backward(grad_output, self, indices): each gradient added at the
-/// flat position within its plane that indices names.
-bool adaptiveMaxPoolBackward(const OpArgs& a, Tensor& out) {
+/// max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) -> (out,
+/// indices): the output size comes from the preallocated output (the meta function applied
+/// ceil_mode); windows clipped to the input; NaN propagates; indices are flat within the plane.
+bool maxPool3d(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    const Tensor& x = a.tensor(0);
+    if (outs.size() < 2 || !outs[0] || !outs[1] || x.dim() < 4 || !floatLike(x.dtype())) return false;
+    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+        return v.empty() ? dflt : v.size() == 1 ? v[0] : v[i];
+    };
+    const auto K = a.toIntList(1), S = a.toIntList(2), P = a.toIntList(3), D = a.toIntList(4);
+    int64_t k[3], st[3], pd[3], dl[3], in[3], out[3];
+    const size_t first = static_cast<size_t>(x.dim() - 3);
+    for (size_t i = 0; i < 3; ++i) {
+        k[i] = pick(K, i, 1);
+        st[i] = pick(S, i, k[i]);
+        pd[i] = pick(P, i, 0);
+        dl[i] = pick(D, i, 1);
+        in[i] = x.shape()[first + i];
+        out[i] = outs[0]->shape()[first + i];
+        if (k[i] <= 0 || st[i] <= 0 || dl[i] <= 0) return false;
+    }
+    const int64_t planes = span(x.shape(), 0, first), inSize = in[0] * in[1] * in[2], outSize = out[0] * out[1] * out[2];
+    const auto xv = f32(x);
+    std::vector<float> y(static_cast<size_t>(planes * outSize));
+    std::vector<double> ix(y.size());
+    for (int64_t pl = 0; pl < planes; ++pl) {
+        const float* xp = xv.data() + pl * inSize;
+        int64_t o = pl * outSize;
+        for (int64_t o0 = 0; o0 < out[0]; ++o0)
+            for (int64_t o1 = 0; o1 < out[1]; ++o1)
+                for (int64_t o2 = 0; o2 < out[2]; ++o2, ++o) {
+                    float best = -std::numeric_limits<float>::infinity();
+                    int64_t bi = -1;
+                    for (int64_t i = 0; i < k[0]; ++i) {
+                        const int64_t t = o0 * st[0] - pd[0] + i * dl[0];
+                        if (t < 0 || t >= in[0]) continue;
+                        for (int64_t j = 0; j < k[1]; ++j) {
+                            const int64_t h = o1 * st[1] - pd[1] + j * dl[1];
+                            if (h < 0 || h >= in[1]) continue;
+                            for (int64_t l = 0; l < k[2]; ++l) {
+                                const int64_t w = o2 * st[2] - pd[2] + l * dl[2];
+                                if (w < 0 || w >= in[2]) continue;
+                                const int64_t e = (t * in[1] + h) * in[2] + w;
+                                // NaN propagates, as in PyTorch (v > best || isnan(v)).
+                                if (bi < 0 || xp[e] > best || std::isnan(xp[e])) best = xp[e], bi = e;
+                            }
+                        }
+                    }
+                    y[static_cast<size_t>(o)] = best;
+                    ix[static_cast<size_t>(o)] = static_cast<double>(bi);
+                }
+    }
+    store(*outs[0], y);
+    kern::fromDoubles(*outs[1], ix);
+    return true;
+}
+
+/// The max poolings' backwards (grad_output, self, ..., indices at `IdxArg`): each gradient
+/// added at the flat position within its plane that indices names.
+template <size_t IdxArg>
+bool maxPoolBackwardByIndices(const OpArgs& a, Tensor& out) {
     const Tensor& g = a.tensor(0);
     const Tensor& x = a.tensor(1);
-    const Tensor& idx = a.tensor(2);
+    const Tensor& idx = a.tensor(IdxArg);
     const int64_t nsp = a.op().schema.name.find("3d") != std::string::npos ? 3 : 2;
     if (x.dim() < nsp + 1 || g.dim() != x.dim() || !floatLike(g.dtype()) || !intLike(idx.dtype()) ||
         idx.numel() != g.numel() || out.numel() != x.numel())
@@ -408,7 +466,9 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
     static const std::vector<CpuExtern> t = {
         {"sort", multi<sortRows>},
         {"adaptive_max_pool", multi<adaptiveMaxPool>},
-        {"adaptive_max_pool_backward", single<adaptiveMaxPoolBackward>},
+        {"adaptive_max_pool_backward", single<maxPoolBackwardByIndices<2>>},
+        {"max_pool3d", multi<maxPool3d>},
+        {"max_pool3d_backward", single<maxPoolBackwardByIndices<7>>},
         {"segment_reduce", single<segmentReduce>},
         {"segment_reduce_backward", single<segmentReduceBackward>},
         {"put", single<put>},
