@@ -189,6 +189,10 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.adaptive_max_pool3d_backward.default", "adaptive_max_pool_backward"},
         {"aten.max_pool3d_with_indices.default", "max_pool3d"},
         {"aten.max_pool3d_with_indices_backward.default", "max_pool3d_backward"},
+        {"aten.fractional_max_pool2d.default", "fractional_max_pool"},
+        {"aten.fractional_max_pool3d.default", "fractional_max_pool"},
+        {"aten.fractional_max_pool2d_backward.default", "fractional_max_pool_backward"},
+        {"aten.fractional_max_pool3d_backward.default", "fractional_max_pool_backward"},
         {"aten.segment_reduce.default", "segment_reduce"},
         {"aten._segment_reduce_backward.default", "segment_reduce_backward"},
         // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).

@@ -1,7 +1,7 @@
 // Extern kernels of the CPU backend for ops that TorchInductor itself does not lower but runs as
 // fallback kernels (`make_fallback` in torch/_inductor/lowering.py, AOTInductor's
-// fallback_ops.py): sort, adaptive max pooling (2-D and 3-D), 3-D max pooling with indices,
-// segment_reduce and their backwards; and the data-dependent flat or masked writes put and
+// fallback_ops.py): sort, adaptive and fractional max pooling (2-D and 3-D), 3-D max pooling
+// with indices, segment_reduce and their backwards; and the data-dependent flat or masked writes put and
 // _unsafe_masked_index_put_accumulate (Inductor's index_put with accumulation, which fxray runs
 // as an extern kernel too). Their outputs are data-dependent selections or irregular windows
 // that do not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike
@@ -184,6 +184,66 @@ bool maxPool3d(const OpArgs& a, const std::vector<Tensor*>& outs) {
                             }
                         }
                     }
+                    y[static_cast<size_t>(o)] = best;
+                    ix[static_cast<size_t>(o)] = static_cast<double>(bi);
+                }
+    }
+    store(*outs[0], y);
+    kern::fromDoubles(*outs[1], ix);
+    return true;
+}
+
+/// fractional_max_pool{2,3}d(self, kernel_size, output_size, random_samples) -> (out, indices):
+/// window starts from each plane's samples as ATen's CUDA kernels compute them (in fp32:
+/// (int)((i + u) * alpha) - (int)(u * alpha), the last window flush with the end); the 2-D op
+/// takes width's sample first, the 3-D op time, height, width.
+bool fractionalMaxPool(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    const Tensor& x = a.tensor(0);
+    const auto K = a.toIntList(1), O = a.toIntList(2);
+    const size_t nsp = K.size();
+    if (outs.size() < 2 || !outs[0] || !outs[1] || (nsp != 2 && nsp != 3) || O.size() != nsp ||
+        x.dim() < static_cast<int64_t>(nsp) + 1 || !floatLike(x.dtype()))
+        return false;
+    const size_t first = static_cast<size_t>(x.dim()) - nsp;
+    const int64_t planes = span(x.shape(), 0, first);
+    int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+    for (size_t i = 0; i < nsp; ++i) {
+        in[3 - nsp + i] = x.shape()[first + i];
+        out[3 - nsp + i] = O[i];
+        k[3 - nsp + i] = K[i];
+        if (O[i] <= 0 || K[i] <= 0 || K[i] > x.shape()[first + i]) return false;
+    }
+    const auto samples = f32(a.tensor(3));
+    if (static_cast<int64_t>(samples.size()) != planes * static_cast<int64_t>(nsp)) return false;
+    auto interval = [](float u, int64_t i, int64_t inSize, int64_t outSize, int64_t pool) -> int64_t {
+        if (i == outSize - 1) return inSize - pool;
+        const float alpha = static_cast<float>(inSize - pool) / static_cast<float>(outSize - 1);
+        return static_cast<int64_t>((static_cast<float>(i) + u) * alpha) - static_cast<int64_t>(u * alpha);
+    };
+    const int64_t inSize = in[0] * in[1] * in[2], outSize = out[0] * out[1] * out[2];
+    const auto xv = f32(x);
+    std::vector<float> y(static_cast<size_t>(planes * outSize));
+    std::vector<double> ix(y.size());
+    for (int64_t pl = 0; pl < planes; ++pl) {
+        const float* u = samples.data() + pl * static_cast<int64_t>(nsp);
+        // Sample per spatial dim (t, h, w): 3-D reads them in order, 2-D reads w first.
+        const float su[3] = {nsp == 3 ? u[0] : 0.0f, u[1], nsp == 3 ? u[2] : u[0]};
+        const float* xp = xv.data() + pl * inSize;
+        int64_t o = pl * outSize;
+        for (int64_t o0 = 0; o0 < out[0]; ++o0)
+            for (int64_t o1 = 0; o1 < out[1]; ++o1)
+                for (int64_t o2 = 0; o2 < out[2]; ++o2, ++o) {
+                    const int64_t t0 = nsp == 3 ? interval(su[0], o0, in[0], out[0], k[0]) : 0;
+                    const int64_t h0 = interval(su[1], o1, in[1], out[1], k[1]);
+                    const int64_t w0 = interval(su[2], o2, in[2], out[2], k[2]);
+                    float best = -std::numeric_limits<float>::infinity();
+                    int64_t bi = (t0 * in[1] + h0) * in[2] + w0;
+                    for (int64_t t = t0; t < t0 + k[0]; ++t)
+                        for (int64_t h = h0; h < h0 + k[1]; ++h)
+                            for (int64_t w = w0; w < w0 + k[2]; ++w) {
+                                const int64_t e = (t * in[1] + h) * in[2] + w;
+                                if (xp[e] > best || std::isnan(xp[e])) best = xp[e], bi = e;
+                            }
                     y[static_cast<size_t>(o)] = best;
                     ix[static_cast<size_t>(o)] = static_cast<double>(bi);
                 }
@@ -469,6 +529,8 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
         {"adaptive_max_pool_backward", single<maxPoolBackwardByIndices<2>>},
         {"max_pool3d", multi<maxPool3d>},
         {"max_pool3d_backward", single<maxPoolBackwardByIndices<7>>},
+        {"fractional_max_pool", multi<fractionalMaxPool>},
+        {"fractional_max_pool_backward", single<maxPoolBackwardByIndices<4>>},
         {"segment_reduce", single<segmentReduce>},
         {"segment_reduce_backward", single<segmentReduceBackward>},
         {"put", single<put>},
