@@ -4,7 +4,8 @@
 // (every root element gathers, over the view's coordinates, the value whose view position maps
 // onto it), and every graph value that is the root or a view of it is rebound to the same view
 // of the new root, so the nodes after the write see it and the ones before keep the old value.
-// as_strided_scatter is the same scatter as an op.
+// as_strided_scatter is the same scatter as an op. An in-place view op (squeeze_ on a tensor
+// that views alias) only rebinds self.
 #include "codegen/lower_util.h"
 
 #include "exec/ops/kernel_util.h"
@@ -93,7 +94,7 @@ int scatterIntoView(LowerCtx& c, int root, const std::vector<ViewFn>& maps, cons
     }, ".scatter");
 }
 
-std::optional<LValue> writeThroughView(LowerCtx& c, int self, const LValue& value) {
+std::optional<LValue> writeThroughView(LowerCtx& c, int self, const Node* selfNode, const LValue& value) {
     LoweredGraph& lg = c.graph();
     if (value.kind != LValue::Kind::Tensor) return std::nullopt;
     std::vector<ViewFn> maps;
@@ -101,6 +102,12 @@ std::optional<LValue> writeThroughView(LowerCtx& c, int self, const LValue& valu
     while (lg.nodes[static_cast<size_t>(root)].kind == LKind::View) {
         maps.push_back(lg.nodes[static_cast<size_t>(root)].viewMap);
         root = lg.nodes[static_cast<size_t>(root)].base;
+    }
+    if (rootOf(lg, value.node) == root) {
+        // A metadata-only in-place op (squeeze_, transpose_, as_strided_): self becomes the new
+        // view of the same storage; other views of it keep their own shapes, as in PyTorch.
+        lg.values[selfNode] = value;
+        return value;
     }
     // An input, constant or call result may share storage the lowering does not see.
     if (lg.nodes[static_cast<size_t>(root)].kind == LKind::Buffer) return std::nullopt;

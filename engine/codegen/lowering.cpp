@@ -440,7 +440,7 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                     if (lv->kind != LValue::Kind::Tensor || self < 0 || n.args.empty() || !n.args[0].isNode())
                         lv.reset();
                     else if (selfIsAliased(lg, self))
-                        lv = writeThroughView(ctx, self, *lv);  // a scatter into the root, rebound
+                        lv = writeThroughView(ctx, self, n.args[0].node, *lv);  // a scatter into the root, rebound
                     else lg.values[n.args[0].node] = *lv;
                 }
                 if (lv && how == Borrow::Copy) {

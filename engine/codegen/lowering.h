@@ -200,8 +200,9 @@ int scatterIntoView(LowerCtx& c, int root, const std::vector<ViewFn>& maps, cons
 /// An in-place op's functional `value` written through `self` when self is a view or views
 /// alias it: its root is replaced by the scatter of value into it and every graph value that is
 /// the root or a view of it is rebound; returns the in-place node's own value, or nullopt when
-/// the write is not lowered (lower_mutation.cpp).
-std::optional<LValue> writeThroughView(LowerCtx& c, int self, const LValue& value);
+/// the write is not lowered (lower_mutation.cpp). A value that views self's storage (an in-place
+/// view op) rebinds selfNode only.
+std::optional<LValue> writeThroughView(LowerCtx& c, int self, const Node* selfNode, const LValue& value);
 /// Coordinates of a contiguous row-major reshape: coords of shape `to` -> coords of shape `from`.
 std::vector<Index> reshapeCoords(const std::vector<Index>& coords, const std::vector<int64_t>& to,
                                  const std::vector<int64_t>& from);

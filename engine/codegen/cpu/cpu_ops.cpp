@@ -21,6 +21,8 @@ const std::vector<RandomExtern>& randomExterns() {
     static const std::vector<RandomExtern> t = {
         {"aten.randperm.default", "randperm"},
         {"aten.native_dropout.default", "native_dropout"},
+        {"aten.rand.default", "rand"},
+        {"aten.rand_like.default", "rand"},
     };
     return t;
 }
