@@ -33,6 +33,13 @@ bool readsRoot(const LoweredGraph& lg, const LValue& v, int root) {
     return false;
 }
 
+bool holds(const LValue& v, int lnode) {
+    if (v.kind == LValue::Kind::Tensor) return v.node == lnode;
+    for (const auto& x : v.items)
+        if (holds(x, lnode)) return true;
+    return false;
+}
+
 /// The view LNode `id` (a chain of views down to `oldRoot`) rebuilt on `newRoot`.
 int rebase(LoweredGraph& lg, int id, int oldRoot, int newRoot, std::map<int, int>& memo) {
     if (id == oldRoot) return newRoot;
@@ -109,8 +116,15 @@ std::optional<LValue> writeThroughView(LowerCtx& c, int self, const Node* selfNo
         lg.values[selfNode] = value;
         return value;
     }
-    // An input, constant or call result may share storage the lowering does not see.
-    if (lg.nodes[static_cast<size_t>(root)].kind == LKind::Buffer) return std::nullopt;
+    // An input, constant or pinned value may share storage the lowering does not see, and so
+    // may the result of a call that returns an alias of its input; the result of any other call
+    // is a fresh buffer.
+    if (lg.nodes[static_cast<size_t>(root)].kind == LKind::Buffer) {
+        bool fresh = false;
+        for (const auto& call : lg.calls)
+            if (holds(call.result, root)) fresh = call.node->op() && !call.node->op()->aliasesInput;
+        if (!fresh || lg.constants.count(root) || lg.pinned.count(root)) return std::nullopt;
+    }
     for (const auto& call : lg.calls) {
         const OpInfo* op = call.node->op();
         if (!op || !op->aliasesInput) continue;

@@ -252,6 +252,18 @@ std::optional<LValue> softmaxBackward(LowerCtx& c, bool log) {
 } // namespace
 
 void addReductionLowerings(std::map<std::string, LowerFn>& t) {
+    // trace(self): the sum of a matrix's diagonal, self[i, i] for i < min(rows, cols).
+    t["aten.trace.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isTensor() || c.meta(x).shape.size() != 2) return std::nullopt;
+        const int64_t n = std::min(c.meta(x).shape[0], c.meta(x).shape[1]);
+        if (n == 0) return std::nullopt;
+        const DType ct = computeType(c.outMeta().dtype);
+        return tensorValue(reduceTo(c, c.outMeta(), {n}, {true}, false, ReduceOp::Sum,
+                                    [x, ct](Loader& L, const std::vector<Index>& co) {
+                                        return eto(L.load(x, {co[0], co[0]}), ct);
+                                    }, {x}));
+    };
     t["aten.sum.dim_IntList"] = t["aten.sum.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Sum, false); };
     t["aten.mean.dim"] = t["aten.mean.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;

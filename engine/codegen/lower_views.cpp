@@ -287,6 +287,17 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         }, true);
     };
     t["aten.squeeze.default"] = t["aten.squeeze.dim"] = t["aten.squeeze.dims"] = squeeze;
+    // narrow(self, dim, start, length): a slice of step 1 (narrow_copy borrows it).
+    t["aten.narrow.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int base = c.in(0);
+        if (base < 0 || !c.out().isTensor()) return std::nullopt;
+        const int64_t n = static_cast<int64_t>(c.meta(base).shape.size());
+        if (n == 0) return std::nullopt;
+        const int64_t dim = wrap(c.args().toInt(1), n);
+        if (dim < 0 || dim >= n) return std::nullopt;
+        const int64_t start = wrap(c.args().toInt(2), c.meta(base).shape[static_cast<size_t>(dim)]);
+        return sliceOf(c, dim, start, 1, c.outMeta());
+    };
     t["aten.slice.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);
         if (base < 0) return std::nullopt;

@@ -452,6 +452,15 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                     continue;
                 }
                 lg.nodes.resize(before);  // a rule gave up half-way: drop what it made
+                if (how == Borrow::None && v.isTensor() && v.t.meta.numel() == 0) {
+                    // Nothing to compute: an empty result is an empty kernel whatever the rule
+                    // declined (rules guard their index arithmetic against empty operands).
+                    const DType ct = computeType(v.t.meta.dtype);
+                    lg.values[&n] = tensorValue(ctx.pointwise(v.t.meta, {}, [ct](Loader&, const std::vector<Index>&) {
+                        return econst(0, ct);
+                    }, ".empty"));
+                    continue;
+                }
             }
             if (!op->externKernel.empty()) {
                 makeCall(n, OpaqueCall::Kind::Extern, std::string(op->externKernel));
