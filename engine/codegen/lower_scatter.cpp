@@ -1,9 +1,12 @@
 // Lowerings of scatters as gathers: each output element reduces, over an extra dim j of the
 // iteration space, the source elements whose index names it (scatter_add, scatter_reduce,
-// scatter.src/value/reduce, index_reduce, index_copy, index_fill, unfold_backward). Quadratic in the indexed dim
+// scatter.src/value/reduce, index_reduce, index_copy, index_fill, unfold_backward, and
+// masked_scatter through a prefix count of the mask). Quadratic in the indexed dim
 // but fused into one kernel and free of write races; the reference kernel's semantics (no hit:
 // self; include_self; mean dividing by the hit count plus one for self).
 #include "codegen/lower_util.h"
+
+#include "exec/ops/kernel_util.h"
 
 #include <algorithm>
 #include <limits>
@@ -215,6 +218,97 @@ std::optional<LValue> maxUnpool(LowerCtx& c, size_t k) {
     }));
 }
 
+/// Flat (row-major) positions times elements: the prefix counts below are quadratic gathers.
+constexpr int64_t kMaxPrefixWork = int64_t{1} << 22;
+
+std::vector<int64_t> rowStrides(const std::vector<int64_t>& shape) {
+    std::vector<int64_t> r(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;) r[d - 1] = r[d] * shape[d];
+    return r;
+}
+
+/// Row-major coordinates in `shape` of flat index k (0 <= k < numel).
+std::vector<Index> unravel(const Index& k, const std::vector<int64_t>& shape) {
+    const auto rows = rowStrides(shape);
+    std::vector<Index> b(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) b[d] = d == 0 ? idiv(k, rows[d]) : imod(idiv(k, rows[d]), shape[d]);
+    return b;
+}
+
+Index flatOf(const std::vector<Index>& co, const std::vector<int64_t>& shape) {
+    const auto rows = rowStrides(shape);
+    Index f = iconst(0);
+    for (size_t d = 0; d < shape.size(); ++d) f = iadd(f, imul(co[d], rows[d]));
+    return f;
+}
+
+/// For each position p of `shape`: how many positions k <= p (row-major) the mask (broadcast to
+/// shape) selects, the rank of p among the selected ones plus one.
+int maskRank(LowerCtx& c, int mask, const std::vector<int64_t>& shape) {
+    const std::vector<int64_t> mshape = c.meta(mask).shape;
+    const int64_t N = kern::product(shape);
+    std::vector<int64_t> in = shape;
+    in.push_back(N);
+    std::vector<bool> m(in.size(), false);
+    m.back() = true;
+    const size_t n = shape.size();
+    return reduceTo(c, TensorMeta::contiguous(shape, DType::Int64, c.outMeta().device), in, m, false, ReduceOp::Sum,
+                    [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> p(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+        const Index& k = co[n];
+        ExprP sel = eto(loadBroadcast(L, mask, mshape, unravel(k, shape)), DType::Bool);
+        ExprP before = ebinary(Op::Le, eindex(k), eindex(flatOf(p, shape)));
+        return eto(ebinary(Op::And, sel, before), DType::Int64);
+    }, {mask}, ".rank");
+}
+
+/// masked_scatter(self, mask, source): where mask (broadcast) is set, the next element of
+/// source in row-major order (Inductor's decomposition: a prefix count of the mask), else self.
+std::optional<LValue> maskedScatter(LowerCtx& c) {
+    const int self = c.in(0), mask = c.in(1), src = c.in(2);
+    if (self < 0 || mask < 0 || src < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    const TensorMeta om = c.outMeta();
+    const std::vector<int64_t> shape = om.shape, sshape = c.meta(src).shape, selfShape = c.meta(self).shape,
+                               mshape = c.meta(mask).shape;
+    const int64_t N = kern::product(shape), S = kern::product(sshape);
+    if (shape.empty() || N == 0 || S == 0 || N > kMaxPrefixWork / N) return std::nullopt;
+    const int rank = maskRank(c, mask, shape);
+    const DType ct = computeType(om.dtype);
+    return tensorValue(c.pointwise(om, {self, mask, src, rank}, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP sel = eto(loadBroadcast(L, mask, mshape, co), DType::Bool);
+        ExprP j = ebinary(Op::Sub, L.load(rank, co), ic(1));
+        j = ebinary(Op::Min, ebinary(Op::Max, j, ic(0)), ic(S - 1));
+        ExprP v = eto(L.load(src, unravel(ivalue(j), sshape)), ct);
+        return ewhere(sel, v, eto(loadBroadcast(L, self, selfShape, co), ct));
+    }));
+}
+
+/// masked_scatter_backward(grad_output, mask, sizes): element j of the source's gradient is the
+/// gradient at the j-th selected position (row-major), 0 past the last.
+std::optional<LValue> maskedScatterBackward(LowerCtx& c) {
+    const int g = c.in(0), mask = c.in(1);
+    if (g < 0 || mask < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    const TensorMeta om = c.outMeta();
+    const std::vector<int64_t> gshape = c.meta(g).shape, mshape = c.meta(mask).shape, oshape = om.shape;
+    const int64_t N = kern::product(gshape), S = kern::product(oshape);
+    if (gshape.empty() || N == 0 || S == 0 || N > kMaxPrefixWork / N || S > kMaxPrefixWork / N) return std::nullopt;
+    const int rank = maskRank(c, mask, gshape);
+    const DType ct = computeType(om.dtype);
+    const size_t n = oshape.size();
+    std::vector<int64_t> in = oshape;
+    in.push_back(N);
+    std::vector<bool> m(in.size(), false);
+    m.back() = true;
+    return tensorValue(reduceTo(c, TensorMeta::contiguous(oshape, om.dtype, om.device), in, m, false, ReduceOp::Sum,
+                                [=](Loader& L, const std::vector<Index>& co) {
+        const std::vector<Index> kc = unravel(co[n], gshape);
+        Index j = flatOf(std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n)), oshape);
+        ExprP sel = eto(loadBroadcast(L, mask, mshape, kc), DType::Bool);
+        ExprP hit = ebinary(Op::And, sel, ebinary(Op::Eq, L.load(rank, kc), ebinary(Op::Add, eindex(j), ic(1))));
+        return ewhere(hit, eto(L.load(g, kc), ct), econst(0, ct));
+    }, {g, mask, rank}));
+}
+
 /// unfold_backward(grad_in, input_sizes, dim, size, step): each input element along dim sums
 /// the window elements (i, k) with i * step + k equal to its position.
 std::optional<LValue> unfoldBackward(LowerCtx& c) {
@@ -268,6 +362,8 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.max_unpool2d.default"] = [](LowerCtx& c) { return maxUnpool(c, 2); };
     t["aten.unfold_backward.default"] = unfoldBackward;
+    t["aten.masked_scatter.default"] = maskedScatter;
+    t["aten.masked_scatter_backward.default"] = maskedScatterBackward;
     t["aten.max_unpool3d.default"] = [](LowerCtx& c) { return maxUnpool(c, 3); };
     t["aten.index_copy.default"] = t["aten.index_fill.int_Scalar"] = [](LowerCtx& c) {
         Scatter s = basic(c, Red::Set);
