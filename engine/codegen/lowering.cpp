@@ -30,6 +30,22 @@ int addBuffer(LoweredGraph& lg, const Node* origin, const TensorMeta& m, std::st
     return lg.nodes.back().id;
 }
 
+/// A Pointwise LNode with no elements (the value of a node whose result is empty).
+int emptyNode(LoweredGraph& lg, const Node& origin, TensorMeta m) {
+    LNode e;
+    e.id = static_cast<int>(lg.nodes.size());
+    e.kind = LKind::Pointwise;
+    e.name = origin.name() + ".empty";
+    e.origin = &origin;
+    if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
+    m.offset = 0;
+    const DType ct = computeType(m.dtype);
+    e.meta = std::move(m);
+    e.body = [ct](Loader&, const std::vector<Index>&) { return econst(0, ct); };
+    lg.nodes.push_back(std::move(e));
+    return lg.nodes.back().id;
+}
+
 /// Buffers for a value an opaque call or a pin produces.
 LValue buffersFor(LoweredGraph& lg, const Node* origin, const Value& v, const std::string& name) {
     LValue r;
@@ -452,15 +468,13 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                     continue;
                 }
                 lg.nodes.resize(before);  // a rule gave up half-way: drop what it made
-                if (how == Borrow::None && v.isTensor() && v.t.meta.numel() == 0) {
-                    // Nothing to compute: an empty result is an empty kernel whatever the rule
-                    // declined (rules guard their index arithmetic against empty operands).
-                    const DType ct = computeType(v.t.meta.dtype);
-                    lg.values[&n] = tensorValue(ctx.pointwise(v.t.meta, {}, [ct](Loader&, const std::vector<Index>&) {
-                        return econst(0, ct);
-                    }, ".empty"));
-                    continue;
-                }
+            }
+            if (v.isTensor() && v.t.meta.numel() == 0) {
+                // Nothing to compute: an empty result is an empty kernel, whether the op has no
+                // rule or its rule declined (rules guard their index arithmetic against empty
+                // operands).
+                lg.values[&n] = tensorValue(emptyNode(lg, n, v.t.meta));
+                continue;
             }
             if (!op->externKernel.empty()) {
                 makeCall(n, OpaqueCall::Kind::Extern, std::string(op->externKernel));
