@@ -269,6 +269,28 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;
         return simpleReduction(c, ReduceOp::Sum, true);
     };
+    // aminmax(self, *, dim=None, keepdim=False) -> (min, max): two reductions of one input.
+    t["aten.aminmax.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || c.meta(x).numel() == 0) return std::nullopt;
+        const TensorMeta xm = c.meta(x);
+        if (isComplex(xm.dtype) || xm.shape.empty()) return std::nullopt;
+        std::vector<int64_t> dims;
+        if (!c.args().isNone(1)) dims = {c.args().toInt(1)};
+        const bool keepdim = c.args().toBool(2);
+        const auto mask = maskOf(dims, xm.shape.size());
+        LValue r;
+        r.kind = LValue::Kind::List;
+        r.isTuple = true;
+        for (size_t i = 0; i < 2; ++i) {
+            const DType ct = computeType(c.outMeta(i).dtype);
+            r.items.push_back(tensorValue(reduceTo(c, c.outMeta(i), xm.shape, mask, keepdim, i == 0 ? ReduceOp::Min : ReduceOp::Max,
+                                                   [x, ct](Loader& L, const std::vector<Index>& co) {
+                                                       return eto(L.load(x, co), ct);
+                                                   }, {x}, i == 0 ? ".min" : ".max")));
+        }
+        return r;
+    };
     t["aten.amax.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Max, false); };
     t["aten.amin.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Min, false); };
     t["aten.var.correction"] = [](LowerCtx& c) { return variance(c, false); };
