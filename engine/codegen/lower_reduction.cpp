@@ -269,6 +269,35 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;
         return simpleReduction(c, ReduceOp::Sum, true);
     };
+    // renorm(self, p, dim, maxnorm): each slice along dim scaled by maxnorm / (norm + 1e-7)
+    // where its p-norm exceeds maxnorm (PyTorch's formula), p finite and positive.
+    t["aten.renorm.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        const TensorMeta xm = c.meta(x);
+        const size_t n = xm.shape.size();
+        const double p = c.args()[1].toDouble(), maxnorm = c.args()[3].toDouble();
+        if (n == 0 || !(p > 0) || std::isinf(p) || xm.numel() == 0) return std::nullopt;
+        int64_t d = c.args().toInt(2);
+        if (d < 0) d += static_cast<int64_t>(n);
+        if (d < 0 || d >= static_cast<int64_t>(n)) return std::nullopt;
+        std::vector<bool> mask(n, true);
+        mask[static_cast<size_t>(d)] = false;
+        const DType ct = computeType(xm.dtype);
+        const auto kshape = keptShape(xm.shape, mask);
+        const int sum = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+                                 [x, ct, p](Loader& L, const std::vector<Index>& co) {
+                                     ExprP a = eunary(Op::Abs, eto(L.load(x, co), ct));
+                                     return p == 1.0 ? a : p == 2.0 ? ebinary(Op::Mul, a, a) : ebinary(Op::Pow, a, econst(p, ct));
+                                 }, {x}, ".norm");
+        return tensorValue(c.pointwise(c.outMeta(), {x, sum}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP s = eto(loadBroadcast(L, sum, kshape, co), ct);
+            ExprP norm = p == 1.0 ? s : p == 2.0 ? eunary(Op::Sqrt, s) : ebinary(Op::Pow, s, econst(1.0 / p, ct));
+            ExprP factor = ewhere(ebinary(Op::Gt, norm, econst(maxnorm, ct)),
+                                  ebinary(Op::Div, econst(maxnorm, ct), ebinary(Op::Add, norm, econst(1e-7, ct))), econst(1.0, ct));
+            return ebinary(Op::Mul, eto(L.load(x, co), ct), factor);
+        }));
+    };
     // aminmax(self, *, dim=None, keepdim=False) -> (min, max): two reductions of one input.
     t["aten.aminmax.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         const int x = c.in(0);
