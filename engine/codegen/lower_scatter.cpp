@@ -309,6 +309,51 @@ std::optional<LValue> maskedScatterBackward(LowerCtx& c) {
     }, {g, mask, rank}));
 }
 
+/// {reflection,replication}_pad{1,2,3}d_backward(grad_output, self, padding): each input element
+/// gathers the gradient of every output position that read it (per padded dim: reflect about
+/// the edges or clamp to them), over the padded dims' output positions.
+std::optional<LValue> padBackward(LowerCtx& c, size_t k, bool reflect) {
+    const int g = c.in(0);
+    if (g < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
+    const TensorMeta om = c.outMeta();
+    const std::vector<int64_t> gs = c.meta(g).shape, shape = om.shape;
+    const auto pad = c.args().toIntList(2);
+    const size_t n = shape.size();
+    if (n < k || gs.size() != n || pad.size() != 2 * k) return std::nullopt;
+    int64_t work = 1;
+    std::vector<int64_t> lo(k);
+    for (size_t d = 0; d < k; ++d) {
+        // padding lists the last dim first: (left, right, top, bottom, front, back).
+        lo[d] = pad[2 * (k - 1 - d)];
+        work *= gs[n - k + d];
+        if (shape[n - k + d] <= 0 || (reflect && lo[d] >= shape[n - k + d])) return std::nullopt;
+    }
+    if (kern::product(shape) == 0 || work > kMaxPrefixWork / std::max<int64_t>(kern::product(shape), 1)) return std::nullopt;
+    std::vector<int64_t> in = shape;
+    for (size_t d = 0; d < k; ++d) in.push_back(gs[n - k + d]);
+    std::vector<bool> m(in.size(), false);
+    std::fill(m.begin() + static_cast<std::ptrdiff_t>(n), m.end(), true);
+    const DType ct = computeType(om.dtype);
+    return tensorValue(reduceTo(c, TensorMeta::contiguous(shape, om.dtype, om.device), in, m, false, ReduceOp::Sum,
+                                [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+        ExprP hit = econst(1, DType::Bool);
+        for (size_t d = 0; d < k; ++d) {
+            const int64_t size = shape[n - k + d];
+            gc[n - k + d] = co[n + d];
+            ExprP j = ebinary(Op::Sub, eindex(co[n + d]), ic(lo[d]));
+            if (reflect) {
+                j = ebinary(Op::Max, j, ebinary(Op::Sub, ic(0), j));                     // |j|
+                j = ebinary(Op::Min, j, ebinary(Op::Sub, ic(2 * (size - 1)), j));        // reflect past the end
+            } else {
+                j = ebinary(Op::Min, ebinary(Op::Max, j, ic(0)), ic(size - 1));
+            }
+            hit = ebinary(Op::And, hit, ebinary(Op::Eq, j, eindex(co[n - k + d])));
+        }
+        return ewhere(hit, eto(L.load(g, gc), ct), econst(0, ct));
+    }, {g}));
+}
+
 /// unfold_backward(grad_in, input_sizes, dim, size, step): each input element along dim sums
 /// the window elements (i, k) with i * step + k equal to its position.
 std::optional<LValue> unfoldBackward(LowerCtx& c) {
@@ -363,6 +408,12 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.max_unpool2d.default"] = [](LowerCtx& c) { return maxUnpool(c, 2); };
     t["aten.unfold_backward.default"] = unfoldBackward;
     t["aten.masked_scatter.default"] = maskedScatter;
+    t["aten.reflection_pad1d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 1, true); };
+    t["aten.reflection_pad2d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 2, true); };
+    t["aten.reflection_pad3d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 3, true); };
+    t["aten.replication_pad1d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 1, false); };
+    t["aten.replication_pad2d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 2, false); };
+    t["aten.replication_pad3d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 3, false); };
     t["aten.masked_scatter_backward.default"] = maskedScatterBackward;
     t["aten.max_unpool3d.default"] = [](LowerCtx& c) { return maxUnpool(c, 3); };
     t["aten.index_copy.default"] = t["aten.index_fill.int_Scalar"] = [](LowerCtx& c) {
