@@ -1,5 +1,5 @@
 // Lowerings of the upsampling ops Inductor lowers (upsample_nearest*, _upsample_nearest_exact*,
-// upsample_linear1d / bilinear2d / trilinear3d): one pointwise gather per output element, the
+// upsample_linear1d / bilinear2d / trilinear3d, upsample_bicubic2d): one pointwise gather per output element, the
 // source positions computed in the kernel as ATen's UpSample.h does (in fp32 for fp32 data:
 // nearest's floor(o * scale), the linear modes' half-pixel centres or align_corners), the
 // linear modes blending the 2^N neighbouring taps in ATen's nesting order. Their backwards are
@@ -16,7 +16,7 @@ namespace fxray::cg {
 
 namespace {
 
-enum class Mode : uint8_t { Nearest, NearestExact, Linear };
+enum class Mode : uint8_t { Nearest, NearestExact, Linear, Cubic };
 
 ExprP ic(int64_t v) { return econst(static_cast<double>(v), DType::Int64); }
 
@@ -79,7 +79,41 @@ struct Tap {
     ExprP weight;
 };
 
+/// Bicubic taps (Keys' kernel, A = -0.75, ATen's get_cubic_upsample_coefficients) at
+/// min(floor(real), in - 1) - 1 .. + 2, each clamped to the input; positions keep negatives.
+std::vector<Tap> cubicTaps(const Dim& d, const Index& o, bool alignCorners, DType ct) {
+    double sc;
+    if (alignCorners) sc = d.out > 1 ? double(d.in - 1) / double(d.out - 1) : 0.0;
+    else sc = scalesValue(d.scale, d.in, d.out);
+    if (ct == DType::Float32) sc = static_cast<float>(sc);
+    auto k = [ct](double v) { return econst(v, ct); };
+    ExprP dst = eto(eindex(o), ct);
+    ExprP real = alignCorners ? ebinary(Op::Mul, k(sc), dst)
+                              : ebinary(Op::Sub, ebinary(Op::Mul, k(sc), ebinary(Op::Add, dst, k(0.5))), k(0.5));
+    ExprP i0 = ebinary(Op::Min, eto(eunary(Op::Floor, real), DType::Int64), ic(d.in - 1));
+    ExprP t = ebinary(Op::Min, ebinary(Op::Max, ebinary(Op::Sub, real, eto(i0, ct)), k(0)), k(1));
+    constexpr double A = -0.75;
+    auto near = [&](ExprP x) {  // ((A + 2) x - (A + 3)) x x + 1
+        ExprP v = ebinary(Op::Sub, ebinary(Op::Mul, k(A + 2), x), k(A + 3));
+        return ebinary(Op::Add, ebinary(Op::Mul, ebinary(Op::Mul, v, x), x), k(1));
+    };
+    auto far = [&](ExprP x) {  // ((A x - 5 A) x + 8 A) x - 4 A
+        ExprP v = ebinary(Op::Sub, ebinary(Op::Mul, k(A), x), k(5 * A));
+        v = ebinary(Op::Add, ebinary(Op::Mul, v, x), k(8 * A));
+        return ebinary(Op::Sub, ebinary(Op::Mul, v, x), k(4 * A));
+    };
+    const ExprP w[4] = {far(ebinary(Op::Add, t, k(1))), near(t), near(ebinary(Op::Sub, k(1), t)),
+                        far(ebinary(Op::Sub, k(2), t))};
+    std::vector<Tap> taps;
+    for (int64_t j = 0; j < 4; ++j) {
+        ExprP idx = ebinary(Op::Min, ebinary(Op::Max, ebinary(Op::Add, i0, ic(j - 1)), ic(0)), ic(d.in - 1));
+        taps.push_back({ivalue(idx), w[j]});
+    }
+    return taps;
+}
+
 std::vector<Tap> dimTaps(Mode m, const Dim& d, const Index& o, bool alignCorners, DType ct) {
+    if (m == Mode::Cubic) return cubicTaps(d, o, alignCorners, ct);
     if (m != Mode::Linear) return {{nearestIndex(m, d, o), nullptr}};
     LinearTaps t = linearTaps(d, o, alignCorners, ct);
     return {{t.i0, ebinary(Op::Sub, econst(1.0, ct), t.lambda)}, {t.i1, t.lambda}};
@@ -101,8 +135,9 @@ std::optional<Resample> readResample(LowerCtx& c, Mode m, size_t n, const std::v
     Resample r;
     r.mode = m;
     r.ct = computeType(c.outMeta().dtype);
-    if (m == Mode::Linear && r.ct != DType::Float32 && r.ct != DType::Float64) return std::nullopt;
-    if (m == Mode::Linear) r.align = c.args().toBool(first++);
+    const bool interpolates = m == Mode::Linear || m == Mode::Cubic;
+    if (interpolates && r.ct != DType::Float32 && r.ct != DType::Float64) return std::nullopt;
+    if (interpolates) r.align = c.args().toBool(first++);
     r.dims.resize(n);
     for (size_t d = 0; d < n; ++d) {
         r.dims[d].in = in[2 + d];
@@ -246,6 +281,8 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_linear1d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 1); };
     t["aten.upsample_bilinear2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 2); };
     t["aten.upsample_trilinear3d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3); };
+    t["aten.upsample_bicubic2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Cubic, 2); };
+    t["aten.upsample_bicubic2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Cubic, 2); };
     t["aten.grid_sampler_2d.default"] = gridSampler2d;
     t["aten.upsample_nearest1d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 1); };
     t["aten.upsample_nearest2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 2); };
