@@ -213,9 +213,55 @@ std::optional<LValue> nllLossBackward(LowerCtx& c) {
     }));
 }
 
+/// multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=mean): per sample,
+/// sum over classes i != y of max(0, margin - x[y] + x[i])^p (times weight[y]) / C.
+std::optional<LValue> multiMarginLoss(LowerCtx& c) {
+    const int x = c.in(0), target = c.in(1);
+    if (x < 0 || target < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    const auto xs = c.meta(x).shape;
+    if (xs.empty() || xs.size() > 2) return std::nullopt;
+    const bool batched = xs.size() == 2;
+    const int64_t N = batched ? xs[0] : 1, C = xs.back();
+    const int64_t p = c.args().toInt(2);
+    const double margin = c.args()[3].toDouble();
+    const int weight = c.args().size() > 4 && c.args()[4].isTensor() ? c.in(4) : -1;
+    const int64_t reduction = c.args().size() > 5 && c.args()[5].isNumber() ? c.args().toInt(5) : 1;
+    if ((p != 1 && p != 2) || C == 0 || N == 0 || reduction < 0 || reduction > 2) return std::nullopt;
+    const DType ct = computeType(c.outMeta().dtype);
+    auto row = [batched](const Index& n, Index i) {
+        return batched ? std::vector<Index>{n, std::move(i)} : std::vector<Index>{std::move(i)};
+    };
+    std::vector<int> deps{x, target};
+    if (weight >= 0) deps.push_back(weight);
+    // [N, C] terms, summed over classes (then over samples unless reduction is none).
+    const std::vector<int64_t> in = {N, C};
+    auto term = [=](Loader& L, const std::vector<Index>& co) {
+        ExprP y = eto(L.load(target, batched ? std::vector<Index>{co[0]} : std::vector<Index>{}), DType::Int64);
+        y = ebinary(Op::Min, ebinary(Op::Max, y, econst(0, DType::Int64)), econst(double(C - 1), DType::Int64));
+        ExprP xy = eto(L.load(x, row(co[0], ivalue(y))), ct);
+        ExprP z = ebinary(Op::Add, ebinary(Op::Sub, econst(margin, ct), xy), eto(L.load(x, row(co[0], co[1])), ct));
+        z = ebinary(Op::Max, z, econst(0, ct));
+        if (p == 2) z = ebinary(Op::Mul, z, z);
+        if (weight >= 0) z = ebinary(Op::Mul, z, eto(L.load(weight, {ivalue(y)}), ct));
+        z = ebinary(Op::Div, z, econst(double(C), ct));
+        return ewhere(ebinary(Op::Eq, eindex(co[1]), y), econst(0, ct), z);
+    };
+    if (reduction == 0) {
+        if (!batched) return std::nullopt;
+        return tensorValue(reduceTo(c, c.outMeta(), in, {false, true}, false, ReduceOp::Sum, term, deps));
+    }
+    const int sum = reduceTo(c, TensorMeta::contiguous({}, ct, c.outMeta().device), in, {true, true}, false, ReduceOp::Sum,
+                             term, deps, ".sum");
+    const double scale = reduction == 1 ? 1.0 / double(N) : 1.0;
+    return tensorValue(c.pointwise(c.outMeta(), {sum}, [sum, ct, scale](Loader& L, const std::vector<Index>&) {
+        return ebinary(Op::Mul, eto(L.load(sum, {}), ct), econst(scale, ct));
+    }));
+}
+
 } // namespace
 
 void addLossLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.multi_margin_loss.default"] = multiMarginLoss;
     t["aten.nll_loss_forward.default"] = nllLossForward;
     t["aten.nll_loss_backward.default"] = nllLossBackward;
     t["aten.mse_loss.default"] = [](LowerCtx& c) {
