@@ -219,16 +219,18 @@ std::optional<LValue> multiMarginLoss(LowerCtx& c) {
     const int x = c.in(0), target = c.in(1);
     if (x < 0 || target < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
     const auto xs = c.meta(x).shape;
-    if (xs.empty() || xs.size() > 2) return std::nullopt;
-    const bool batched = xs.size() == 2;
-    const int64_t N = batched ? xs[0] : 1, C = xs.back();
+    if (xs.size() > 2) return std::nullopt;
+    // A 0-d self is one sample of one class.
+    const bool batched = xs.size() == 2, scalar = xs.empty();
+    const int64_t N = batched ? xs[0] : 1, C = scalar ? 1 : xs.back();
     const int64_t p = c.args().toInt(2);
     const double margin = c.args()[3].toDouble();
     const int weight = c.args().size() > 4 && c.args()[4].isTensor() ? c.in(4) : -1;
     const int64_t reduction = c.args().size() > 5 && c.args()[5].isNumber() ? c.args().toInt(5) : 1;
     if ((p != 1 && p != 2) || C == 0 || N == 0 || reduction < 0 || reduction > 2) return std::nullopt;
     const DType ct = computeType(c.outMeta().dtype);
-    auto row = [batched](const Index& n, Index i) {
+    auto row = [batched, scalar](const Index& n, Index i) {
+        if (scalar) return std::vector<Index>{};
         return batched ? std::vector<Index>{n, std::move(i)} : std::vector<Index>{std::move(i)};
     };
     std::vector<int> deps{x, target};

@@ -72,7 +72,7 @@ bool hasTensor(const Value& v) {
 }
 
 /// How a node without a rule of its own borrows one.
-enum class Borrow : uint8_t { None, Inplace, Copy };
+enum class Borrow : uint8_t { None, Inplace, Copy, InplaceView };
 
 /// The rule of the op an in-place op (`add_` -> `add`) or a *_copy variant (`permute_copy` ->
 /// `permute`) computes with; both take the same arguments at the same positions.
@@ -82,6 +82,17 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
     if (f.empty()) {
         f = copyVariantViewOp(qualname);
         how = Borrow::Copy;
+    }
+    if (f.empty()) {
+        // An in-place view op (squeeze_, unsqueeze_, transpose_, t_) computes the view op's
+        // value and only changes self's geometry.
+        const OpInfo* self = OpRegistry::instance().find(qualname);
+        const size_t dot = qualname.rfind('.');
+        if (self && self->inplace && self->aliasesInput && self->category == OpCategory::View && dot != std::string::npos &&
+            dot > 0 && qualname[dot - 1] == '_') {
+            f = qualname.substr(0, dot - 1) + qualname.substr(dot);
+            how = Borrow::InplaceView;
+        }
     }
     if (f.empty()) return {nullptr, Borrow::None};
     const OpInfo* op = OpRegistry::instance().find(f);
@@ -457,6 +468,12 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                         lv.reset();
                     else if (selfIsAliased(lg, self))
                         lv = writeThroughView(ctx, self, n.args[0].node, *lv);  // a scatter into the root, rebound
+                    else lg.values[n.args[0].node] = *lv;
+                }
+                if (lv && how == Borrow::InplaceView) {
+                    // self is rebound to the new view whatever aliases it: other views keep
+                    // their own geometry, as in PyTorch.
+                    if (lv->kind != LValue::Kind::Tensor || n.args.empty() || !n.args[0].isNode()) lv.reset();
                     else lg.values[n.args[0].node] = *lv;
                 }
                 if (lv && how == Borrow::Copy) {
