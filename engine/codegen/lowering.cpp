@@ -222,8 +222,12 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.fractional_max_pool3d_backward.default", "fractional_max_pool_backward"},
         {"aten.segment_reduce.default", "segment_reduce"},
         {"aten._segment_reduce_backward.default", "segment_reduce_backward"},
+        // Linear algebra Inductor leaves to LAPACK (cpu/extern_linalg.cpp).
+        {"aten.triangular_solve.default", "triangular_solve"},
+        {"aten._linalg_slogdet.default", "slogdet"},
         // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
         {"aten.put.default", "put"},
+        {"aten.masked_select.default", "masked_select"},
         {"aten._unsafe_masked_index_put_accumulate.default", "masked_index_put_accumulate"},
     };
     return m;

@@ -1,9 +1,9 @@
 // Extern kernels of the CPU backend for ops that TorchInductor itself does not lower but runs as
 // fallback kernels (`make_fallback` in torch/_inductor/lowering.py, AOTInductor's
 // fallback_ops.py): sort, adaptive and fractional max pooling (2-D and 3-D), 3-D max pooling
-// with indices, segment_reduce and their backwards; and the data-dependent flat or masked writes put and
-// _unsafe_masked_index_put_accumulate (Inductor's index_put with accumulation, which fxray runs
-// as an extern kernel too). Their outputs are data-dependent selections or irregular windows
+// with indices, segment_reduce and their backwards, masked_select (a data-dependent length);
+// and the data-dependent flat or masked writes put and _unsafe_masked_index_put_accumulate
+// (Inductor's index_put with accumulation, which fxray runs as an extern kernel too). Their outputs are data-dependent selections or irregular windows
 // that do not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike
 // a reference fallback they are named steps of the compiled program (`compile --json` lists
 // them as extern steps) and run compiled C++ here rather than the interpreter's kernels.
@@ -511,6 +511,22 @@ bool maskedIndexPutAccumulate(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+/// masked_select(self, mask): self's elements (self and mask broadcast) where mask is set, in
+/// row-major order; the output's length was fixed from the real mask when the graph compiled.
+bool maskedSelect(const OpArgs& a, Tensor& out) {
+    const Tensor& self = a.tensor(0);
+    const Tensor& mask = a.tensor(1);
+    auto shape = kern::broadcastShapes(self.shape(), mask.shape());
+    if (!shape || mask.dtype() != DType::Bool) return false;
+    const auto sv = kern::toDoublesBroadcast(self, *shape), mv = kern::toDoublesBroadcast(mask, *shape);
+    std::vector<double> r;
+    for (size_t i = 0; i < sv.size(); ++i)
+        if (mv[i] != 0.0) r.push_back(sv[i]);
+    if (static_cast<int64_t>(r.size()) != out.numel()) return false;
+    kern::fromDoubles(out, r);
+    return true;
+}
+
 template <bool (*F)(const OpArgs&, Tensor&)>
 bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return !outs.empty() && outs[0] && F(a, *outs[0]);
@@ -534,6 +550,7 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
         {"segment_reduce", single<segmentReduce>},
         {"segment_reduce_backward", single<segmentReduceBackward>},
         {"put", single<put>},
+        {"masked_select", single<maskedSelect>},
         {"masked_index_put_accumulate", single<maskedIndexPutAccumulate>},
     };
     return t;

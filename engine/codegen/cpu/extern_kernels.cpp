@@ -310,7 +310,8 @@ const std::vector<CpuExtern>& gemmExterns() {
 }
 
 const CpuExtern* findCpuExtern(std::string_view name) {
-    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &randomExternKernels()})
+    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
+                              &randomExternKernels()})
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
     return nullptr;
