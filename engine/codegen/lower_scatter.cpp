@@ -28,8 +28,9 @@ Index clampIndex(const Index& i, int64_t extent, int64_t hi) {
 enum class Red : uint8_t { Sum, Prod, Mean, Max, Min, Set };
 
 struct Scatter {
-    int self = -1, index = -1, src = -1;  ///< src < 0: the scalar `value`
+    int self = -1, index = -1, src = -1;  ///< src < 0: the scalar `value` (or 0-d `valueTensor`)
     double value = 0.0;
+    int valueTensor = -1;
     size_t dim = 0;
     bool index1d = false;  ///< index_* ops: a 1-D index along dim, source sliced by it
     Red red = Red::Sum;
@@ -97,7 +98,7 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
         return ebinary(Op::And, valid, ebinary(Op::Eq, iv, eindex(co[s.dim])));
     };
     auto srcVal = [=](Loader& L, const std::vector<Index>& co) {
-        if (s.src < 0) return econst(s.value, ct);
+        if (s.src < 0) return s.valueTensor >= 0 ? eto(L.load(s.valueTensor, {}), ct) : econst(s.value, ct);
         if (scalar) return eto(L.load(s.src, {}), ct);
         std::vector<Index> q(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
         q[s.dim] = co[n];
@@ -109,6 +110,7 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
 
     std::vector<int> deps{s.index};
     if (s.src >= 0) deps.push_back(s.src);
+    if (s.valueTensor >= 0) deps.push_back(s.valueTensor);
     TensorMeta am = TensorMeta::contiguous(shape, ct, om.device);
     TensorMeta cm = TensorMeta::contiguous(shape, DType::Int64, om.device);
     int count = reduceTo(c, cm, in, mask, false, ReduceOp::Sum, [hit](Loader& L, const std::vector<Index>& co) {
@@ -127,13 +129,15 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     }
     std::vector<int> ins{s.self, count};
     if (acc >= 0) ins.push_back(acc);
+    if (s.valueTensor >= 0) ins.push_back(s.valueTensor);
     const std::vector<int64_t> selfShape = c.meta(s.self).shape;
     return tensorValue(c.pointwise(om, ins, [=](Loader& L, const std::vector<Index>& outCo) {
         const std::vector<Index> co = scalar ? std::vector<Index>{iconst(0)} : outCo;
         ExprP self = eto(loadBroadcast(L, s.self, selfShape, co), ct);
         ExprP cnt = L.load(count, co);
         ExprP any = ebinary(Op::Gt, cnt, ic(0));
-        ExprP a = acc >= 0 ? eto(L.load(acc, co), ct) : econst(s.value, ct);
+        ExprP a = acc >= 0 ? eto(L.load(acc, co), ct)
+                           : s.valueTensor >= 0 ? eto(L.load(s.valueTensor, {}), ct) : econst(s.value, ct);
         ExprP r;
         switch (s.red) {
         case Red::Set: r = a; break;
@@ -407,6 +411,67 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.max_unpool2d.default"] = [](LowerCtx& c) { return maxUnpool(c, 2); };
     t["aten.unfold_backward.default"] = unfoldBackward;
+    // index_fill.int_Tensor: the fill value is a 0-d tensor.
+    t["aten.index_fill.int_Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        Scatter s = basic(c, Red::Set);
+        s.index1d = true;
+        if (s.src < 0 || !c.meta(s.src).shape.empty()) return std::nullopt;
+        s.valueTensor = s.src;
+        s.src = -1;
+        return lowerScatter(c, s);
+    };
+    // bucketize.Tensor(self, boundaries, *, out_int32, right): the number of boundaries below
+    // (right: not above) each element, which is the binary search's answer for sorted
+    // boundaries; NaN lands past the end.
+    t["aten.bucketize.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0), b = c.in(1);
+        if (x < 0 || b < 0 || !c.out().isTensor() || c.meta(b).shape.size() != 1) return std::nullopt;
+        const int64_t nb = c.meta(b).shape[0];
+        const bool right = c.args().toBool(3);
+        const DType xt = computeType(c.meta(x).dtype), bt = computeType(c.meta(b).dtype);
+        if (isComplex(c.meta(x).dtype) || xt == DType::Bool || xt != bt || nb == 0) return std::nullopt;
+        const std::vector<int64_t> shape = c.meta(x).shape;
+        std::vector<int64_t> in = shape;
+        in.push_back(nb);
+        std::vector<bool> m(in.size(), false);
+        m.back() = true;
+        const size_t n = shape.size();
+        const int below = reduceTo(c, TensorMeta::contiguous(shape, DType::Int64, c.outMeta().device), in, m, false,
+                                   ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(L.load(x, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), xt);
+            ExprP bv = eto(L.load(b, {co[n]}), xt);
+            ExprP under = right ? ebinary(Op::Le, bv, v) : ebinary(Op::Lt, bv, v);
+            return eto(ebinary(Op::Or, under, eunary(Op::IsNan, v)), DType::Int64);
+        }, {x, b}, ".below");
+        return tensorValue(c.pointwise(c.outMeta(), {below}, [below](Loader& L, const std::vector<Index>& co) {
+            return L.load(below, co);
+        }));
+    };
+    // isin.Tensor_Tensor(elements, test_elements, *, assume_unique, invert): whether any test
+    // element equals the element (== : NaN is never found).
+    t["aten.isin.Tensor_Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int e = c.in(0), tt = c.in(1);
+        if (e < 0 || tt < 0 || !c.out().isTensor()) return std::nullopt;
+        const DType et = computeType(c.meta(e).dtype), tt2 = computeType(c.meta(tt).dtype);
+        const std::vector<int64_t> shape = c.meta(e).shape, tshape = c.meta(tt).shape;
+        const int64_t nt = kern::product(tshape);
+        if (isComplex(c.meta(e).dtype) || et != tt2 || nt == 0 || shape.empty()) return std::nullopt;
+        const bool invert = c.args().toBool(3);
+        std::vector<int64_t> in = shape;
+        in.push_back(nt);
+        std::vector<bool> m(in.size(), false);
+        m.back() = true;
+        const size_t n = shape.size();
+        const int found = reduceTo(c, TensorMeta::contiguous(shape, DType::Bool, c.outMeta().device), in, m, false,
+                                   ReduceOp::Any, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(L.load(e, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), et);
+            return ebinary(Op::Eq, v, eto(L.load(tt, unravel(co[n], tshape)), et));
+        }, {e, tt}, ".found");
+        return tensorValue(c.pointwise(c.outMeta(), {found}, [found, invert](Loader& L, const std::vector<Index>& co) {
+            ExprP f = eto(L.load(found, co), DType::Bool);
+            return invert ? eunary(Op::Not, f) : f;
+        }));
+    };
     t["aten.masked_scatter.default"] = maskedScatter;
     t["aten.reflection_pad1d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 1, true); };
     t["aten.reflection_pad2d_backward.default"] = [](LowerCtx& c) { return padBackward(c, 2, true); };
