@@ -1,7 +1,7 @@
 // Lowerings of pointwise losses and their backwards: an elementwise loss over the broadcast
 // operands, then PyTorch's reduction (0 none, 1 mean, 2 sum) as a sum over every dim (scaled
 // by 1/N for mean). Backwards scale by 1/N for mean and read the (possibly 0-dim) gradient
-// broadcast.
+// broadcast. nll_loss_forward/backward gather the target class per sample.
 #include "codegen/lower_util.h"
 
 #include <functional>
@@ -109,9 +109,163 @@ double numArg(LowerCtx& c, size_t i, double d) {
 ExprP lt(const ExprP& a, double v) { return ebinary(Op::Lt, a, kc(v, a)); }
 ExprP gt(const ExprP& a, double v) { return ebinary(Op::Gt, a, kc(v, a)); }
 
+/// What nll_loss_forward/backward read per sample n: the target class t (clamped for loads), whether
+/// it counts (t != ignore_index) and its weight (weight[t], else 1), for self [N, C] or [C].
+struct Nll {
+    int self = -1, target = -1, weight = -1;
+    int64_t classes = 0, ignore = -100;
+    bool batched = true;
+    DType ct = DType::Float32;
+    ExprP targetOf(Loader& L, const Index& n) const {
+        return eto(L.load(target, batched ? std::vector<Index>{n} : std::vector<Index>{}), DType::Int64);
+    }
+    ExprP valid(const ExprP& t) const { return ebinary(Op::Ne, t, econst(double(ignore), DType::Int64)); }
+    Index clampedClass(const ExprP& t) const {
+        return ivalue(ebinary(Op::Min, ebinary(Op::Max, t, econst(0, DType::Int64)), econst(double(classes - 1), DType::Int64)));
+    }
+    /// weight[t] where the sample counts, else 0.
+    ExprP weightOf(Loader& L, const ExprP& t) const {
+        ExprP w = weight >= 0 ? eto(L.load(weight, {clampedClass(t)}), ct) : econst(1.0, ct);
+        return ewhere(valid(t), w, econst(0.0, ct));
+    }
+};
+
+/// Arguments (self, target, weight, reduction, ignore_index) from position `first`.
+std::optional<Nll> nllOf(LowerCtx& c, size_t first) {
+    Nll r;
+    r.self = c.in(first);
+    r.target = c.in(first + 1);
+    if (r.self < 0 || r.target < 0) return std::nullopt;
+    const auto& xs = c.meta(r.self).shape;
+    if (xs.empty() || xs.size() > 2 || !isFloating(c.meta(r.self).dtype)) return std::nullopt;
+    r.batched = xs.size() == 2;
+    r.classes = xs.back();
+    if (r.classes <= 0 || c.meta(r.target).shape.size() != (r.batched ? 1u : 0u)) return std::nullopt;
+    if (c.args()[first + 2].isTensor()) r.weight = c.in(first + 2);
+    r.ignore = c.args().toInt(first + 4);
+    r.ct = computeType(c.meta(r.self).dtype);
+    return r;
+}
+
+/// nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight):
+/// -self[n, t_n] * w_n per sample, summed (or divided by the total weight for mean).
+std::optional<LValue> nllLossForward(LowerCtx& c) {
+    auto nll = nllOf(c, 0);
+    if (!nll || !c.out().isList() || c.out().list.size() != 2) return std::nullopt;
+    const Nll a = *nll;
+    const int64_t reduction = c.args().toInt(3);
+    const int64_t N = a.batched ? c.meta(a.self).shape[0] : 1;
+    auto perSample = [a](Loader& L, const Index& n) {
+        ExprP t = a.targetOf(L, n);
+        std::vector<Index> xc{a.clampedClass(t)};
+        if (a.batched) xc.insert(xc.begin(), n);
+        return eunary(Op::Neg, ebinary(Op::Mul, eto(L.load(a.self, xc), a.ct), a.weightOf(L, t)));
+    };
+    std::vector<int> deps{a.self, a.target};
+    if (a.weight >= 0) deps.push_back(a.weight);
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    if (reduction == 0) {
+        int out = c.pointwise(c.outMeta(0), deps, [a, perSample](Loader& L, const std::vector<Index>& co) {
+            return perSample(L, a.batched ? co[0] : iconst(0));
+        });
+        int tw = c.pointwise(c.outMeta(1), {}, [a](Loader&, const std::vector<Index>&) { return econst(0.0, a.ct); }, ".total_weight");
+        r.items = {tensorValue(out), tensorValue(tw)};
+        return r;
+    }
+    if (reduction != 1 && reduction != 2) return std::nullopt;
+    const TensorMeta sm = TensorMeta::contiguous({}, a.ct, c.outMeta(0).device);
+    int sum = reduceTo(c, sm, {N}, {true}, false, ReduceOp::Sum,
+                       [perSample](Loader& L, const std::vector<Index>& co) { return perSample(L, co[0]); }, deps, ".sum");
+    int tw = reduceTo(c, c.outMeta(1), {N}, {true}, false, ReduceOp::Sum, [a](Loader& L, const std::vector<Index>& co) {
+        return a.weightOf(L, a.targetOf(L, co[0]));
+    }, deps, ".total_weight");
+    int out = c.pointwise(c.outMeta(0), {sum, tw}, [a, sum, tw, reduction](Loader& L, const std::vector<Index>&) {
+        ExprP v = eto(L.load(sum, {}), a.ct);
+        return reduction == 1 ? ebinary(Op::Div, v, eto(L.load(tw, {}), a.ct)) : v;
+    });
+    r.items = {tensorValue(out), tensorValue(tw)};
+    return r;
+}
+
+/// nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+/// -w_n * g at (n, t_n), 0 elsewhere; g is grad_output per sample (none), or grad_output
+/// (sum), divided by total_weight (mean).
+std::optional<LValue> nllLossBackward(LowerCtx& c) {
+    auto nll = nllOf(c, 1);
+    const int g = c.in(0), tw = c.in(6);
+    if (!nll || g < 0 || tw < 0 || !c.out().isTensor()) return std::nullopt;
+    const Nll a = *nll;
+    const int64_t reduction = c.args().toInt(4);
+    if (reduction < 0 || reduction > 2) return std::nullopt;
+    const bool perSample = reduction == 0 && a.batched;
+    std::vector<int> deps{g, a.target, tw};
+    if (a.weight >= 0) deps.push_back(a.weight);
+    return tensorValue(c.pointwise(c.outMeta(), deps, [=](Loader& L, const std::vector<Index>& co) {
+        const Index n = a.batched ? co[0] : iconst(0);
+        const Index cls = co.back();
+        ExprP t = a.targetOf(L, n);
+        ExprP gv = eto(L.load(g, perSample ? std::vector<Index>{n} : std::vector<Index>{}), a.ct);
+        if (reduction == 1) gv = ebinary(Op::Div, gv, eto(L.load(tw, {}), a.ct));
+        ExprP v = eunary(Op::Neg, ebinary(Op::Mul, a.weightOf(L, t), gv));
+        return ewhere(ebinary(Op::Eq, t, eindex(cls)), v, econst(0.0, a.ct));
+    }));
+}
+
+/// multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=mean): per sample,
+/// sum over classes i != y of max(0, margin - x[y] + x[i])^p (times weight[y]) / C.
+std::optional<LValue> multiMarginLoss(LowerCtx& c) {
+    const int x = c.in(0), target = c.in(1);
+    if (x < 0 || target < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    const auto xs = c.meta(x).shape;
+    if (xs.size() > 2) return std::nullopt;
+    // A 0-d self is one sample of one class.
+    const bool batched = xs.size() == 2, scalar = xs.empty();
+    const int64_t N = batched ? xs[0] : 1, C = scalar ? 1 : xs.back();
+    const int64_t p = c.args().toInt(2);
+    const double margin = c.args()[3].toDouble();
+    const int weight = c.args().size() > 4 && c.args()[4].isTensor() ? c.in(4) : -1;
+    const int64_t reduction = c.args().size() > 5 && c.args()[5].isNumber() ? c.args().toInt(5) : 1;
+    if ((p != 1 && p != 2) || C == 0 || N == 0 || reduction < 0 || reduction > 2) return std::nullopt;
+    const DType ct = computeType(c.outMeta().dtype);
+    auto row = [batched, scalar](const Index& n, Index i) {
+        if (scalar) return std::vector<Index>{};
+        return batched ? std::vector<Index>{n, std::move(i)} : std::vector<Index>{std::move(i)};
+    };
+    std::vector<int> deps{x, target};
+    if (weight >= 0) deps.push_back(weight);
+    // [N, C] terms, summed over classes (then over samples unless reduction is none).
+    const std::vector<int64_t> in = {N, C};
+    auto term = [=](Loader& L, const std::vector<Index>& co) {
+        ExprP y = eto(L.load(target, batched ? std::vector<Index>{co[0]} : std::vector<Index>{}), DType::Int64);
+        y = ebinary(Op::Min, ebinary(Op::Max, y, econst(0, DType::Int64)), econst(double(C - 1), DType::Int64));
+        ExprP xy = eto(L.load(x, row(co[0], ivalue(y))), ct);
+        ExprP z = ebinary(Op::Add, ebinary(Op::Sub, econst(margin, ct), xy), eto(L.load(x, row(co[0], co[1])), ct));
+        z = ebinary(Op::Max, z, econst(0, ct));
+        if (p == 2) z = ebinary(Op::Mul, z, z);
+        if (weight >= 0) z = ebinary(Op::Mul, z, eto(L.load(weight, {ivalue(y)}), ct));
+        z = ebinary(Op::Div, z, econst(double(C), ct));
+        return ewhere(ebinary(Op::Eq, eindex(co[1]), y), econst(0, ct), z);
+    };
+    if (reduction == 0) {
+        if (!batched) return std::nullopt;
+        return tensorValue(reduceTo(c, c.outMeta(), in, {false, true}, false, ReduceOp::Sum, term, deps));
+    }
+    const int sum = reduceTo(c, TensorMeta::contiguous({}, ct, c.outMeta().device), in, {true, true}, false, ReduceOp::Sum,
+                             term, deps, ".sum");
+    const double scale = reduction == 1 ? 1.0 / double(N) : 1.0;
+    return tensorValue(c.pointwise(c.outMeta(), {sum}, [sum, ct, scale](Loader& L, const std::vector<Index>&) {
+        return ebinary(Op::Mul, eto(L.load(sum, {}), ct), econst(scale, ct));
+    }));
+}
+
 } // namespace
 
 void addLossLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.multi_margin_loss.default"] = multiMarginLoss;
+    t["aten.nll_loss_forward.default"] = nllLossForward;
+    t["aten.nll_loss_backward.default"] = nllLossBackward;
     t["aten.mse_loss.default"] = [](LowerCtx& c) {
         return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1), [](const auto& v) {
             ExprP d = sub(v[0], v[1]);

@@ -222,6 +222,39 @@ std::optional<LValue> maskedFill(LowerCtx& c) {
 } // namespace
 
 void addMathLowerings(std::map<std::string, LowerFn>& t) {
+    // frexp(self) -> (mantissa, exponent): x = m * 2^e with 0.5 <= |m| < 1 (0, inf and NaN keep
+    // m = x, e = 0). e from floor(log2 |x|) + 1 in fp64, corrected by one where log2 rounded
+    // across a power of two.
+    t["aten.frexp.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || !isFloating(c.meta(x).dtype)) return std::nullopt;
+        const DType F = DType::Float64, I = DType::Int64;
+        auto parts = [x, F, I](Loader& L, const std::vector<Index>& co, bool wantExponent) {
+            ExprP v = eto(L.load(x, co), F);
+            ExprP a = eunary(Op::Abs, v);
+            ExprP special = ebinary(Op::Or, ebinary(Op::Eq, a, econst(0, F)),
+                                    ebinary(Op::Or, eunary(Op::IsNan, v), ebinary(Op::Eq, a, econst(INFINITY, F))));
+            ExprP e = ebinary(Op::Add, eunary(Op::Floor, eunary(Op::Log2, a)), econst(1, F));
+            ExprP m = ebinary(Op::Mul, v, eunary(Op::Exp2, eunary(Op::Neg, e)));
+            ExprP am = eunary(Op::Abs, m);
+            ExprP big = ebinary(Op::Ge, am, econst(1, F)), small = ebinary(Op::Lt, am, econst(0.5, F));
+            e = ewhere(big, ebinary(Op::Add, e, econst(1, F)), ewhere(small, ebinary(Op::Sub, e, econst(1, F)), e));
+            m = ewhere(big, ebinary(Op::Mul, m, econst(0.5, F)), ewhere(small, ebinary(Op::Mul, m, econst(2, F)), m));
+            if (wantExponent) return ewhere(special, econst(0, I), eto(e, I));
+            return ewhere(special, v, m);
+        };
+        LValue r;
+        r.kind = LValue::Kind::List;
+        r.isTuple = true;
+        const DType mt = computeType(c.outMeta(0).dtype);
+        r.items.push_back(tensorValue(c.pointwise(c.outMeta(0), {x}, [parts, mt](Loader& L, const std::vector<Index>& co) {
+            return eto(parts(L, co, false), mt);
+        }, ".mantissa")));
+        r.items.push_back(tensorValue(c.pointwise(c.outMeta(1), {x}, [parts](Loader& L, const std::vector<Index>& co) {
+            return parts(L, co, true);
+        }, ".exponent")));
+        return r;
+    };
     // ----- float functions -----
     t["aten.sin.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Sin); };
     t["aten.cos.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Cos); };

@@ -1,6 +1,7 @@
-// Lowerings of normalisations (layer norm forward/backward, inference batch norm) into row
-// reductions over the normalised dims plus pointwise epilogues, and of indexing reads
-// (embedding, index_select, gather) into pointwise bodies with data-dependent indices.
+// Lowerings of normalisations (layer norm forward/backward, inference batch norm, group norm,
+// RMS norm) into row reductions over the normalised dims plus pointwise epilogues, and of
+// indexing reads (embedding, index_select, gather) into pointwise bodies with data-dependent
+// indices.
 #include "codegen/lower_util.h"
 
 namespace fxray::cg {
@@ -185,12 +186,112 @@ ExprP indexValue(Loader& L, int idx, const std::vector<Index>& co, int64_t n) {
     return ebinary(Op::Min, i, econst(double(n - 1), DType::Int64));
 }
 
+/// native_group_norm(input, weight?, bias?, N, C, HxW, group, eps) -> (out, mean, rstd): x seen
+/// as [N, group, C / group * HxW] (a row-major reshape view), mean and biased variance over the
+/// last dim, then the per-channel affine epilogue over x's own coordinates.
+std::optional<LValue> groupNorm(LowerCtx& c) {
+    const int x = c.in(0);
+    if (x < 0 || !c.out().isList() || c.out().list.size() != 3) return std::nullopt;
+    const TensorMeta xm = c.meta(x);
+    if (!isFloating(xm.dtype) || xm.shape.size() < 2) return std::nullopt;
+    const int64_t N = c.args().toInt(3), C = c.args().toInt(4), HxW = c.args().toInt(5), G = c.args().toInt(6);
+    if (G <= 0 || C % G != 0 || N * C * HxW != xm.numel() || xm.shape[0] != N || xm.shape[1] != C || N * C * HxW == 0)
+        return std::nullopt;
+    const double eps = c.args().toDouble(7);
+    const DType ct = computeType(xm.dtype);
+    const int64_t D = C / G * HxW;
+    const std::vector<int64_t> gshape{N, G, D}, xshape = xm.shape;
+    const int grouped = c.view(TensorMeta::contiguous(gshape, xm.dtype, xm.device), x,
+                               [gshape, xshape](const std::vector<Index>& co) { return reshapeCoords(co, gshape, xshape); },
+                               false);
+    const std::vector<bool> mask{false, false, true};
+    const std::vector<int64_t> kshape{N, G, 1};
+    const int mean = rowMean(c, grouped, mask, ct, ".mean");
+    const int ss = reduceTo(c, TensorMeta::contiguous(kshape, ct, xm.device), gshape, mask, true, ReduceOp::Sum,
+                            [grouped, mean, ct](Loader& L, const std::vector<Index>& co) {
+                                ExprP d = ebinary(Op::Sub, eto(L.load(grouped, co), ct), L.load(mean, {co[0], co[1], iconst(0)}));
+                                return ebinary(Op::Mul, d, d);
+                            }, {grouped, mean}, ".var");
+    const double inv = 1.0 / static_cast<double>(D);
+    const int rstd = c.pointwise(c.outMeta(2), {ss}, [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
+        ExprP var = ebinary(Op::Mul, eto(L.load(ss, {co[0], co[1], iconst(0)}), ct), econst(inv, ct));
+        return eunary(Op::Rsqrt, ebinary(Op::Add, var, econst(eps, ct)));
+    }, ".rstd");
+    const int meanOut = c.pointwise(c.outMeta(1), {mean}, [mean](Loader& L, const std::vector<Index>& co) {
+        return L.load(mean, {co[0], co[1], iconst(0)});
+    }, ".mean_out");
+    const int w = c.in(1), b = c.in(2);
+    std::vector<int> deps = {x, mean, rstd};
+    if (w >= 0) deps.push_back(w);
+    if (b >= 0) deps.push_back(b);
+    const int64_t perGroup = C / G;
+    const int out = c.pointwise(c.outMeta(0), deps, [=](Loader& L, const std::vector<Index>& co) {
+        const std::vector<Index> at{co[0], idiv(co[1], perGroup)};
+        ExprP v = ebinary(Op::Sub, eto(L.load(x, co), ct), L.load(mean, {at[0], at[1], iconst(0)}));
+        v = ebinary(Op::Mul, v, eto(L.load(rstd, at), ct));
+        if (w >= 0) v = ebinary(Op::Mul, v, eto(L.load(w, {co[1]}), ct));
+        if (b >= 0) v = ebinary(Op::Add, v, eto(L.load(b, {co[1]}), ct));
+        return v;
+    });
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items = {tensorValue(out), tensorValue(meanOut), tensorValue(rstd)};
+    return r;
+}
+
+/// _fused_rms_norm(input, normalized_shape, weight?, eps?) -> (out, rstd): rstd = rsqrt(mean of
+/// x^2 over the normalised dims + eps), eps defaulting to the dtype's machine epsilon.
+std::optional<LValue> rmsNorm(LowerCtx& c) {
+    const int x = c.in(0);
+    if (x < 0 || !c.out().isList() || c.out().list.size() != 2) return std::nullopt;
+    const TensorMeta xm = c.meta(x);
+    if (!isFloating(xm.dtype)) return std::nullopt;
+    const size_t nnorm = c.args().toIntList(1).size();
+    if (nnorm > xm.shape.size()) return std::nullopt;
+    const size_t axis = xm.shape.size() - nnorm;
+    std::vector<bool> mask(xm.shape.size(), false);
+    for (size_t d = axis; d < mask.size(); ++d) mask[d] = true;
+    double eps = xm.dtype == DType::Float64 ? 2.220446049250313e-16 : xm.dtype == DType::Float16 ? 0.0009765625
+               : xm.dtype == DType::BFloat16 ? 0.0078125 : 1.1920928955078125e-07;
+    if (c.args().size() > 3 && !c.args().isNone(3)) eps = c.args().toDouble(3);
+    const DType ct = computeType(xm.dtype);
+    int64_t count = 1;
+    for (size_t d = axis; d < xm.shape.size(); ++d) count *= xm.shape[d];
+    if (count == 0 || c.outMeta(1).shape != keptShape(xm.shape, mask)) return std::nullopt;
+    const auto kshape = keptShape(xm.shape, mask);
+    const int ss = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+                            [x, ct](Loader& L, const std::vector<Index>& co) {
+                                ExprP v = eto(L.load(x, co), ct);
+                                return ebinary(Op::Mul, v, v);
+                            }, {x}, ".sumsq");
+    const double inv = 1.0 / static_cast<double>(count);
+    const int rstd = c.pointwise(c.outMeta(1), {ss}, [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
+        ExprP ms = ebinary(Op::Mul, eto(L.load(ss, co), ct), econst(inv, ct));
+        return eunary(Op::Rsqrt, ebinary(Op::Add, ms, econst(eps, ct)));
+    }, ".rstd");
+    Feature w = feature(c, 2);
+    std::vector<int> deps = {x, rstd};
+    if (w.id >= 0) deps.push_back(w.id);
+    const int out = c.pointwise(c.outMeta(0), deps, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP v = ebinary(Op::Mul, eto(L.load(x, co), ct), eto(loadBroadcast(L, rstd, kshape, co), ct));
+        return w.id >= 0 ? ebinary(Op::Mul, v, w.get(L, co, ct, 1.0)) : v;
+    });
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items = {tensorValue(out), tensorValue(rstd)};
+    return r;
+}
+
 } // namespace
 
 void addNormLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.native_layer_norm.default"] = layerNorm;
     t["aten.native_layer_norm_backward.default"] = layerNormBackward;
     t["aten._native_batch_norm_legit_no_training.default"] = batchNormInference;
+    t["aten.native_group_norm.default"] = groupNorm;
+    t["aten._fused_rms_norm.default"] = rmsNorm;
 
     t["aten.embedding.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         int w = c.in(0), idx = c.in(1);

@@ -252,10 +252,73 @@ std::optional<LValue> softmaxBackward(LowerCtx& c, bool log) {
 } // namespace
 
 void addReductionLowerings(std::map<std::string, LowerFn>& t) {
+    // trace(self): the sum of a matrix's diagonal, self[i, i] for i < min(rows, cols).
+    t["aten.trace.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isTensor() || c.meta(x).shape.size() != 2) return std::nullopt;
+        const int64_t n = std::min(c.meta(x).shape[0], c.meta(x).shape[1]);
+        if (n == 0) return std::nullopt;
+        const DType ct = computeType(c.outMeta().dtype);
+        return tensorValue(reduceTo(c, c.outMeta(), {n}, {true}, false, ReduceOp::Sum,
+                                    [x, ct](Loader& L, const std::vector<Index>& co) {
+                                        return eto(L.load(x, {co[0], co[0]}), ct);
+                                    }, {x}));
+    };
     t["aten.sum.dim_IntList"] = t["aten.sum.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Sum, false); };
     t["aten.mean.dim"] = t["aten.mean.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;
         return simpleReduction(c, ReduceOp::Sum, true);
+    };
+    // renorm(self, p, dim, maxnorm): each slice along dim scaled by maxnorm / (norm + 1e-7)
+    // where its p-norm exceeds maxnorm (PyTorch's formula), p finite and positive.
+    t["aten.renorm.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        const TensorMeta xm = c.meta(x);
+        const size_t n = xm.shape.size();
+        const double p = c.args()[1].toDouble(), maxnorm = c.args()[3].toDouble();
+        if (n == 0 || !(p > 0) || std::isinf(p) || xm.numel() == 0) return std::nullopt;
+        int64_t d = c.args().toInt(2);
+        if (d < 0) d += static_cast<int64_t>(n);
+        if (d < 0 || d >= static_cast<int64_t>(n)) return std::nullopt;
+        std::vector<bool> mask(n, true);
+        mask[static_cast<size_t>(d)] = false;
+        const DType ct = computeType(xm.dtype);
+        const auto kshape = keptShape(xm.shape, mask);
+        const int sum = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+                                 [x, ct, p](Loader& L, const std::vector<Index>& co) {
+                                     ExprP a = eunary(Op::Abs, eto(L.load(x, co), ct));
+                                     return p == 1.0 ? a : p == 2.0 ? ebinary(Op::Mul, a, a) : ebinary(Op::Pow, a, econst(p, ct));
+                                 }, {x}, ".norm");
+        return tensorValue(c.pointwise(c.outMeta(), {x, sum}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP s = eto(loadBroadcast(L, sum, kshape, co), ct);
+            ExprP norm = p == 1.0 ? s : p == 2.0 ? eunary(Op::Sqrt, s) : ebinary(Op::Pow, s, econst(1.0 / p, ct));
+            ExprP factor = ewhere(ebinary(Op::Gt, norm, econst(maxnorm, ct)),
+                                  ebinary(Op::Div, econst(maxnorm, ct), ebinary(Op::Add, norm, econst(1e-7, ct))), econst(1.0, ct));
+            return ebinary(Op::Mul, eto(L.load(x, co), ct), factor);
+        }));
+    };
+    // aminmax(self, *, dim=None, keepdim=False) -> (min, max): two reductions of one input.
+    t["aten.aminmax.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || c.meta(x).numel() == 0) return std::nullopt;
+        const TensorMeta xm = c.meta(x);
+        if (isComplex(xm.dtype) || xm.shape.empty()) return std::nullopt;
+        std::vector<int64_t> dims;
+        if (!c.args().isNone(1)) dims = {c.args().toInt(1)};
+        const bool keepdim = c.args().toBool(2);
+        const auto mask = maskOf(dims, xm.shape.size());
+        LValue r;
+        r.kind = LValue::Kind::List;
+        r.isTuple = true;
+        for (size_t i = 0; i < 2; ++i) {
+            const DType ct = computeType(c.outMeta(i).dtype);
+            r.items.push_back(tensorValue(reduceTo(c, c.outMeta(i), xm.shape, mask, keepdim, i == 0 ? ReduceOp::Min : ReduceOp::Max,
+                                                   [x, ct](Loader& L, const std::vector<Index>& co) {
+                                                       return eto(L.load(x, co), ct);
+                                                   }, {x}, i == 0 ? ".min" : ".max")));
+        }
+        return r;
     };
     t["aten.amax.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Max, false); };
     t["aten.amin.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Min, false); };

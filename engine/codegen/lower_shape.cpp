@@ -152,6 +152,44 @@ std::optional<LValue> padGather(LowerCtx& c, int64_t nsp, bool reflect) {
 } // namespace
 
 void addShapeLowerings(std::map<std::string, LowerFn>& t) {
+    // block_diag(tensors): each input (0-d as [1, 1], 1-d as [1, n]) placed on the diagonal at
+    // the running row and column offsets, zero elsewhere: a chain of selects per output element.
+    t["aten.block_diag.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const std::vector<int> xs = c.inList(0);
+        if (xs.empty() || xs.size() > 16 || !c.out().isTensor() || c.outMeta().shape.size() != 2) return std::nullopt;
+        struct Block { int id; int64_t r0, c0, rows, cols; size_t rank; };
+        std::vector<Block> blocks;
+        int64_t r = 0, k = 0;
+        for (int x : xs) {
+            if (x < 0) return std::nullopt;
+            const auto& sh = c.meta(x).shape;
+            if (sh.size() > 2) return std::nullopt;
+            const int64_t rows = sh.size() == 2 ? sh[0] : 1, cols = sh.empty() ? 1 : sh.back();
+            blocks.push_back({x, r, k, rows, cols, sh.size()});
+            r += rows, k += cols;
+        }
+        const DType ct = computeType(c.outMeta().dtype);
+        auto i64 = [](int64_t v) { return econst(static_cast<double>(v), DType::Int64); };
+        return tensorValue(c.pointwise(c.outMeta(), xs, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP i = eindex(co[0]), j = eindex(co[1]);
+            ExprP v = econst(0, ct);
+            for (const Block& b : blocks) {
+                if (b.rows == 0 || b.cols == 0) continue;
+                auto within = [&](const ExprP& e, int64_t lo, int64_t n) {
+                    return ebinary(Op::And, ebinary(Op::Ge, e, i64(lo)), ebinary(Op::Lt, e, i64(lo + n)));
+                };
+                auto local = [&](const ExprP& e, int64_t lo, int64_t n) {
+                    return ivalue(ebinary(Op::Min, ebinary(Op::Max, ebinary(Op::Sub, e, i64(lo)), i64(0)), i64(n - 1)));
+                };
+                std::vector<Index> at;
+                if (b.rank == 2) at.push_back(local(i, b.r0, b.rows));
+                if (b.rank >= 1) at.push_back(local(j, b.c0, b.cols));
+                ExprP in = ebinary(Op::And, within(i, b.r0, b.rows), within(j, b.c0, b.cols));
+                v = ewhere(in, eto(L.load(b.id, at), ct), v);
+            }
+            return v;
+        }));
+    };
     t["aten.flip.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         int x = c.in(0);
         if (x < 0) return std::nullopt;

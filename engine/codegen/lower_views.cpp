@@ -93,11 +93,17 @@ std::optional<LValue> constantPad(LowerCtx& c) {
 }
 
 /// Advanced indexing (index.Tensor / _unsafe_index.Tensor) with adjacent index tensors: the
-/// indexed dims are replaced by the indices' broadcast shape.
-std::optional<LValue> advancedIndex(LowerCtx& c) {
+/// indexed dims are replaced by the indices' broadcast shape. _unsafe_masked_index(self, mask,
+/// indices, fill) reads the same way (indices clamped, as Inductor's decomposition does) and
+/// takes `fill` where mask is false.
+std::optional<LValue> advancedIndex(LowerCtx& c, size_t listArg = 1, bool masked = false) {
     int x = c.in(0);
-    if (x < 0 || !c.out().isTensor() || c.node().args.size() < 2) return std::nullopt;
-    const Argument& list = c.node().args[1];
+    if (x < 0 || !c.out().isTensor() || c.node().args.size() <= listArg) return std::nullopt;
+    const int mask = masked ? c.in(1) : -1;
+    if (masked && (mask < 0 || !c.args()[3].isNumber())) return std::nullopt;
+    const double fill = masked ? c.args()[3].toDouble() : 0.0;
+    const std::vector<int64_t> maskShape = masked ? c.meta(mask).shape : std::vector<int64_t>{};
+    const Argument& list = c.node().args[listArg];
     auto shape = c.meta(x).shape;
     std::vector<int> idx;
     size_t first = 0;
@@ -124,6 +130,8 @@ std::optional<LValue> advancedIndex(LowerCtx& c) {
     for (int i : idx) ishapes.push_back(c.meta(i).shape);
     std::vector<int> deps = idx;
     deps.insert(deps.begin(), x);
+    if (masked) deps.push_back(mask);
+    const DType ct = computeType(c.outMeta().dtype);
     return tensorValue(c.pointwise(c.outMeta(), deps, [=](Loader& L, const std::vector<Index>& co) {
         std::vector<Index> xc;
         for (size_t d = 0; d < first; ++d) xc.push_back(co[d]);
@@ -133,7 +141,9 @@ std::optional<LValue> advancedIndex(LowerCtx& c) {
             xc.push_back(ivalue(clampedIndex(v, shape[first + j])));
         }
         for (size_t d = first + bRank; d < co.size(); ++d) xc.push_back(co[d]);
-        return L.load(x, xc);
+        if (!masked) return L.load(x, xc);
+        ExprP keep = eto(loadBroadcast(L, mask, maskShape, co), DType::Bool);
+        return ewhere(keep, eto(L.load(x, xc), ct), econst(fill, ct));
     }));
 }
 
@@ -191,6 +201,29 @@ std::optional<LValue> selectBackward(LowerCtx& c) {
 }
 
 } // namespace
+
+std::optional<ViewFn> asStridedMap(const TensorMeta& base, const std::vector<int64_t>& size,
+                                   const std::vector<int64_t>& stride, std::optional<int64_t> storageOffset) {
+    if (!base.isContiguous() || size.size() != stride.size()) return std::nullopt;
+    const int64_t start = storageOffset.value_or(base.offset) - base.offset;
+    int64_t last = start;
+    for (size_t d = 0; d < size.size(); ++d) {
+        if (stride[d] < 0 || size[d] <= 0) return std::nullopt;
+        last += (size[d] - 1) * stride[d];
+    }
+    if (start < 0 || last >= std::max<int64_t>(base.numel(), 1)) return std::nullopt;
+    const std::vector<int64_t> shape = base.shape, rows = kern::rowMajorStrides(base.shape);
+    return ViewFn([=](const std::vector<Index>& x) {
+        Index q = iconst(start);
+        for (size_t d = 0; d < x.size(); ++d) q = iadd(q, imul(x[d], stride[d]));
+        std::vector<Index> b(shape.size());
+        for (size_t d = 0; d < shape.size(); ++d) {
+            b[d] = idiv(q, rows[d]);
+            if (d > 0) b[d] = imod(b[d], shape[d]);
+        }
+        return b;
+    });
+}
 
 void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.view.default"] = t["aten._unsafe_view.default"] = [](LowerCtx& c) { return reshape(c, true); };
@@ -254,6 +287,17 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         }, true);
     };
     t["aten.squeeze.default"] = t["aten.squeeze.dim"] = t["aten.squeeze.dims"] = squeeze;
+    // narrow(self, dim, start, length): a slice of step 1 (narrow_copy borrows it).
+    t["aten.narrow.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int base = c.in(0);
+        if (base < 0 || !c.out().isTensor()) return std::nullopt;
+        const int64_t n = static_cast<int64_t>(c.meta(base).shape.size());
+        if (n == 0) return std::nullopt;
+        const int64_t dim = wrap(c.args().toInt(1), n);
+        if (dim < 0 || dim >= n) return std::nullopt;
+        const int64_t start = wrap(c.args().toInt(2), c.meta(base).shape[static_cast<size_t>(dim)]);
+        return sliceOf(c, dim, start, 1, c.outMeta());
+    };
     t["aten.slice.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);
         if (base < 0) return std::nullopt;
@@ -321,10 +365,43 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         }
         return r;
     };
+    // as_strided(self, size, stride, storage_offset=None) of a contiguous base, as Inductor's
+    // ReinterpretView: a view position's storage element (offset + sum(x_i * stride_i))
+    // unravelled into the base's row-major coordinates. Not aliasing: strides PyTorch allows
+    // here (overlaps, zeros) are no layout to realize, so a needed value is a copy.
+    t["aten.as_strided.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int base = c.in(0);
+        if (base < 0 || !c.out().isTensor()) return std::nullopt;
+        const TensorMeta bm = c.meta(base);
+        if (!bm.isContiguous()) return std::nullopt;
+        const auto size = c.args().toIntList(1);
+        if (size != c.outMeta().shape) return std::nullopt;
+        std::optional<int64_t> offset;
+        if (c.args().size() > 3 && !c.args().isNone(3)) offset = c.args().toInt(3);
+        auto map = asStridedMap(bm, size, c.args().toIntList(2), offset);
+        if (!map) return std::nullopt;
+        return makeView(c, std::move(*map), false);
+    };
+    // unfold(self, dimension, size, step): window i of dim, element k of it (the new last dim)
+    // is self[..., i * step + k, ...]. Windows overlap, so a needed value is a copy.
+    t["aten.unfold.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        int base = c.in(0);
+        if (base < 0 || !c.out().isTensor()) return std::nullopt;
+        const int64_t n = static_cast<int64_t>(c.meta(base).shape.size());
+        const int64_t dim = n == 0 ? 0 : wrap(c.args().toInt(1), n), step = c.args().toInt(3);
+        if (dim < 0 || dim >= std::max<int64_t>(n, 1) || step <= 0) return std::nullopt;
+        return makeView(c, [n, dim, step](const std::vector<Index>& x) {
+            if (n == 0) return std::vector<Index>{};
+            std::vector<Index> b(x.begin(), x.begin() + n);
+            b[static_cast<size_t>(dim)] = iadd(imul(x[static_cast<size_t>(dim)], step), x[static_cast<size_t>(n)]);
+            return b;
+        }, false);
+    };
     t["aten.stack.default"] = stack;
     t["aten.select_backward.default"] = selectBackward;
     t["aten.constant_pad_nd.default"] = constantPad;
-    t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = advancedIndex;
+    t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = [](LowerCtx& c) { return advancedIndex(c); };
+    t["aten._unsafe_masked_index.default"] = [](LowerCtx& c) { return advancedIndex(c, 2, true); };
     // A copy into the layout the meta function chose (the buffer is realized with outMeta).
     t["prims.inductor_force_stride_order.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         int x = c.in(0);

@@ -30,6 +30,22 @@ int addBuffer(LoweredGraph& lg, const Node* origin, const TensorMeta& m, std::st
     return lg.nodes.back().id;
 }
 
+/// A Pointwise LNode with no elements (the value of a node whose result is empty).
+int emptyNode(LoweredGraph& lg, const Node& origin, TensorMeta m) {
+    LNode e;
+    e.id = static_cast<int>(lg.nodes.size());
+    e.kind = LKind::Pointwise;
+    e.name = origin.name() + ".empty";
+    e.origin = &origin;
+    if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
+    m.offset = 0;
+    const DType ct = computeType(m.dtype);
+    e.meta = std::move(m);
+    e.body = [ct](Loader&, const std::vector<Index>&) { return econst(0, ct); };
+    lg.nodes.push_back(std::move(e));
+    return lg.nodes.back().id;
+}
+
 /// Buffers for a value an opaque call or a pin produces.
 LValue buffersFor(LoweredGraph& lg, const Node* origin, const Value& v, const std::string& name) {
     LValue r;
@@ -56,7 +72,7 @@ bool hasTensor(const Value& v) {
 }
 
 /// How a node without a rule of its own borrows one.
-enum class Borrow : uint8_t { None, Inplace, Copy };
+enum class Borrow : uint8_t { None, Inplace, Copy, InplaceView };
 
 /// The rule of the op an in-place op (`add_` -> `add`) or a *_copy variant (`permute_copy` ->
 /// `permute`) computes with; both take the same arguments at the same positions.
@@ -66,6 +82,17 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
     if (f.empty()) {
         f = copyVariantViewOp(qualname);
         how = Borrow::Copy;
+    }
+    if (f.empty()) {
+        // An in-place view op (squeeze_, unsqueeze_, transpose_, t_) computes the view op's
+        // value and only changes self's geometry.
+        const OpInfo* self = OpRegistry::instance().find(qualname);
+        const size_t dot = qualname.rfind('.');
+        if (self && self->inplace && self->aliasesInput && self->category == OpCategory::View && dot != std::string::npos &&
+            dot > 0 && qualname[dot - 1] == '_') {
+            f = qualname.substr(0, dot - 1) + qualname.substr(dot);
+            how = Borrow::InplaceView;
+        }
     }
     if (f.empty()) return {nullptr, Borrow::None};
     const OpInfo* op = OpRegistry::instance().find(f);
@@ -128,6 +155,8 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addScatterLowerings(m);
         addPoolLowerings(m);
         addLossLowerings(m);
+        addMutationLowerings(m);
+        addUpsampleLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;
@@ -157,6 +186,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.mm.default", "mm"},         {"aten.bmm.default", "bmm"},
         {"aten.addmm.default", "addmm"},   {"aten.convolution.default", "conv"},
         {"aten.cat.default", "cat"},
+        {"aten.baddbmm.default", "baddbmm"}, {"aten.addbmm.default", "addbmm"},
         // Scatters, windowed reductions with indices, training-mode batch norm and convolution
         // backward: compiled C++ kernels (cpu/extern_train.cpp), not generated loops.
         {"aten.embedding_dense_backward.default", "embedding_backward"},
@@ -166,6 +196,10 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.max_pool2d_with_indices.default", "max_pool2d"},
         {"aten.max_pool2d_with_indices_backward.default", "max_pool2d_backward"},
         {"aten._native_batch_norm_legit_functional.default", "batch_norm_train"},
+        {"aten.native_batch_norm.default", "batch_norm_update"},
+        {"aten._native_batch_norm_legit.default", "batch_norm_update"},
+        {"aten.cudnn_batch_norm.default", "batch_norm_update"},
+        {"aten._batch_norm_with_update.default", "batch_norm_with_update"},
         {"aten.native_batch_norm_backward.default", "batch_norm_backward"},
         {"aten.convolution_backward.default", "conv_backward"},
         // Fused attention (what fuse_attention puts into joint graphs): GEMMs around a row
@@ -173,6 +207,28 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention.default", "sdpa_efficient"},
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
+        // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
+        // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
+        {"aten.sort.default", "sort"},
+        {"aten.adaptive_max_pool2d.default", "adaptive_max_pool"},
+        {"aten.adaptive_max_pool3d.default", "adaptive_max_pool"},
+        {"aten.adaptive_max_pool2d_backward.default", "adaptive_max_pool_backward"},
+        {"aten.adaptive_max_pool3d_backward.default", "adaptive_max_pool_backward"},
+        {"aten.max_pool3d_with_indices.default", "max_pool3d"},
+        {"aten.max_pool3d_with_indices_backward.default", "max_pool3d_backward"},
+        {"aten.fractional_max_pool2d.default", "fractional_max_pool"},
+        {"aten.fractional_max_pool3d.default", "fractional_max_pool"},
+        {"aten.fractional_max_pool2d_backward.default", "fractional_max_pool_backward"},
+        {"aten.fractional_max_pool3d_backward.default", "fractional_max_pool_backward"},
+        {"aten.segment_reduce.default", "segment_reduce"},
+        {"aten._segment_reduce_backward.default", "segment_reduce_backward"},
+        // Linear algebra Inductor leaves to LAPACK (cpu/extern_linalg.cpp).
+        {"aten.triangular_solve.default", "triangular_solve"},
+        {"aten._linalg_slogdet.default", "slogdet"},
+        // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
+        {"aten.put.default", "put"},
+        {"aten.masked_select.default", "masked_select"},
+        {"aten._unsafe_masked_index_put_accumulate.default", "masked_index_put_accumulate"},
     };
     return m;
 }
@@ -412,9 +468,16 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                     // The functional value replaces self for the nodes after this one (the ones
                     // before read self's LNode already); refused where an alias would see it.
                     int self = ctx.in(0);
-                    if (lv->kind != LValue::Kind::Tensor || self < 0 || n.args.empty() || !n.args[0].isNode() ||
-                        selfIsAliased(lg, self))
+                    if (lv->kind != LValue::Kind::Tensor || self < 0 || n.args.empty() || !n.args[0].isNode())
                         lv.reset();
+                    else if (selfIsAliased(lg, self))
+                        lv = writeThroughView(ctx, self, n.args[0].node, *lv);  // a scatter into the root, rebound
+                    else lg.values[n.args[0].node] = *lv;
+                }
+                if (lv && how == Borrow::InplaceView) {
+                    // self is rebound to the new view whatever aliases it: other views keep
+                    // their own geometry, as in PyTorch.
+                    if (lv->kind != LValue::Kind::Tensor || n.args.empty() || !n.args[0].isNode()) lv.reset();
                     else lg.values[n.args[0].node] = *lv;
                 }
                 if (lv && how == Borrow::Copy) {
@@ -426,6 +489,13 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                     continue;
                 }
                 lg.nodes.resize(before);  // a rule gave up half-way: drop what it made
+            }
+            if (v.isTensor() && v.t.meta.numel() == 0) {
+                // Nothing to compute: an empty result is an empty kernel, whether the op has no
+                // rule or its rule declined (rules guard their index arithmetic against empty
+                // operands).
+                lg.values[&n] = tensorValue(emptyNode(lg, n, v.t.meta));
+                continue;
             }
             if (!op->externKernel.empty()) {
                 makeCall(n, OpaqueCall::Kind::Extern, std::string(op->externKernel));

@@ -173,6 +173,8 @@ void addScanLowerings(std::map<std::string, LowerFn>& t);        // lower_scan.c
 void addScatterLowerings(std::map<std::string, LowerFn>& t);     // lower_scatter.cpp
 void addPoolLowerings(std::map<std::string, LowerFn>& t);        // lower_pool.cpp
 void addLossLowerings(std::map<std::string, LowerFn>& t);        // lower_loss.cpp
+void addMutationLowerings(std::map<std::string, LowerFn>& t);    // lower_mutation.cpp
+void addUpsampleLowerings(std::map<std::string, LowerFn>& t);    // lower_upsample.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();
@@ -185,6 +187,22 @@ ExprP loadBroadcast(Loader& L, int lnode, const std::vector<int64_t>& inShape, c
 /// compute type ct.
 ExprP operand(LowerCtx& c, size_t i, Loader& L, const std::vector<Index>& coords, DType ct);
 LValue tensorValue(int lnode);
+/// as_strided(base, size, stride, storageOffset) of a contiguous base as a map from view
+/// coordinates to base coordinates (storage positions unravelled row-major); nullopt when a
+/// position falls outside the base or a stride is negative (lower_views.cpp).
+std::optional<ViewFn> asStridedMap(const TensorMeta& base, const std::vector<int64_t>& size,
+                                   const std::vector<int64_t>& stride, std::optional<int64_t> storageOffset);
+/// A copy of `root` (with metadata outMeta) in which each element that the view (maps: view
+/// coordinates -> root coordinates, applied in order; view shape viewShape) lands on takes the
+/// view's value from `value` (broadcast to viewShape); -1 when not lowered (lower_mutation.cpp).
+int scatterIntoView(LowerCtx& c, int root, const std::vector<ViewFn>& maps, const std::vector<int64_t>& viewShape,
+                    int value, const TensorMeta& outMeta);
+/// An in-place op's functional `value` written through `self` when self is a view or views
+/// alias it: its root is replaced by the scatter of value into it and every graph value that is
+/// the root or a view of it is rebound; returns the in-place node's own value, or nullopt when
+/// the write is not lowered (lower_mutation.cpp). A value that views self's storage (an in-place
+/// view op) rebinds selfNode only.
+std::optional<LValue> writeThroughView(LowerCtx& c, int self, const Node* selfNode, const LValue& value);
 /// Coordinates of a contiguous row-major reshape: coords of shape `to` -> coords of shape `from`.
 std::vector<Index> reshapeCoords(const std::vector<Index>& coords, const std::vector<int64_t>& to,
                                  const std::vector<int64_t>& from);

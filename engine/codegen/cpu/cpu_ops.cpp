@@ -10,7 +10,8 @@ const std::vector<std::string_view>& cpuExternKernels() {
     // kernels are attached by qualname instead (randomExterns()).
     static const std::vector<std::string_view> k = [] {
         std::vector<std::string_view> names;
-        for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns()})
+        for (const auto* part :
+             {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns()})
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();
@@ -21,6 +22,8 @@ const std::vector<RandomExtern>& randomExterns() {
     static const std::vector<RandomExtern> t = {
         {"aten.randperm.default", "randperm"},
         {"aten.native_dropout.default", "native_dropout"},
+        {"aten.rand.default", "rand"},
+        {"aten.rand_like.default", "rand"},
     };
     return t;
 }

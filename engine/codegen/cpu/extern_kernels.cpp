@@ -268,18 +268,50 @@ bool addmmInto(const OpArgs& a, Tensor& out) {
                                               static_cast<float>(a.toDouble(4)), out);
 }
 
+/// baddbmm(self, batch1, batch2, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @
+/// batch2[b]; addbmm: out = beta * self + alpha * sum over b of the products. self broadcasts;
+/// beta == 0 ignores it (NaN included), as PyTorch does.
+bool batchedAddInto(const OpArgs& a, Tensor& out, bool reduceBatches) {
+    const Tensor& b1 = a.tensor(1);
+    const Tensor& b2 = a.tensor(2);
+    if (b1.dim() != 3 || b2.dim() != 3 || !floatLike(b1.dtype()) || !floatLike(b2.dtype()) || !floatLike(out.dtype()))
+        return false;
+    const int64_t B = b1.shape()[0], M = b1.shape()[1], K = b1.shape()[2], N = b2.shape()[2];
+    if (b2.shape()[0] != B || b2.shape()[1] != K) return false;
+    const float beta = static_cast<float>(a.toDouble(3)), alpha = static_cast<float>(a.toDouble(4));
+    const int64_t outBatches = reduceBatches ? 1 : B;
+    std::vector<float> c(static_cast<size_t>(outBatches * M * N), 0.0f);
+    if (beta != 0.0f) {
+        std::vector<int64_t> shape = reduceBatches ? std::vector<int64_t>{M, N} : std::vector<int64_t>{B, M, N};
+        auto sv = kern::toDoublesBroadcast(a.tensor(0), shape);
+        for (size_t i = 0; i < c.size(); ++i) c[i] = beta * static_cast<float>(sv[i]);
+    }
+    for (int64_t bt = 0; bt < B; ++bt) {
+        Mat ma = matOf(b1, bt), mb = matOf(b2, bt);
+        float* C = c.data() + (reduceBatches ? 0 : bt * M * N);
+        sgemm(M, N, K, alpha, ma.p, ma.rs, ma.cs, mb.p, mb.rs, mb.cs, 1.0f, C, N);
+    }
+    if (out.numel() != static_cast<int64_t>(c.size())) return false;
+    kern::fromDoubles(out, std::vector<double>(c.begin(), c.end()));
+    return true;
+}
+bool baddbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, false); }
+bool addbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, true); }
+
 } // namespace
 
 const std::vector<CpuExtern>& gemmExterns() {
     static const std::vector<CpuExtern> t = {
         {"mm", single<mmInto>}, {"bmm", single<bmmInto>}, {"addmm", single<addmmInto>},
         {"conv", single<conv2d>}, {"cat", single<catInto>},
+        {"baddbmm", single<baddbmmInto>}, {"addbmm", single<addbmmInto>},
     };
     return t;
 }
 
 const CpuExtern* findCpuExtern(std::string_view name) {
-    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &randomExternKernels()})
+    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
+                              &randomExternKernels()})
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
     return nullptr;

@@ -58,6 +58,15 @@ bool nativeDropout(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
     return true;
 }
 
+/// rand / rand_like: one uniform draw per element in row-major order, as the reference kernel.
+bool uniform(const OpArgs&, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+    if (outs.empty() || !outs[0] || !isFloating(outs[0]->dtype())) return false;
+    std::vector<double> vals(static_cast<size_t>(outs[0]->numel()));
+    for (auto& v : vals) v = uniform01(ctx);
+    kern::fromDoubles(*outs[0], vals);
+    return true;
+}
+
 } // namespace
 
 const char* randomExternFor(const std::string& qualname) {
@@ -72,6 +81,7 @@ const std::vector<CpuExtern>& randomExternKernels() {
              return !outs.empty() && outs[0] && randperm(a, *outs[0], ctx);
          }},
         {"native_dropout", nativeDropout},
+        {"rand", uniform},
     };
     return t;
 }

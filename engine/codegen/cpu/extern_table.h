@@ -23,12 +23,19 @@ struct CpuExtern {
     CpuExternFn run;
 };
 
-/// GEMMs (mm, bmm, addmm), convolution and cat (extern_kernels.cpp).
+/// GEMMs (mm, bmm, addmm, baddbmm, addbmm), convolution and cat (extern_kernels.cpp).
 const std::vector<CpuExtern>& gemmExterns();
 /// Scatters, pooling with indices, training batch norm, convolution backward (extern_train.cpp).
 const std::vector<CpuExtern>& trainExterns();
 /// Fused attention and its backward (extern_attention.cpp).
 const std::vector<CpuExtern>& attentionExterns();
+/// Ops TorchInductor runs as fallback kernels rather than lowering (sort, adaptive max pooling,
+/// segment_reduce and their backwards) and data-dependent writes (put, masked index_put with
+/// accumulation); extern_fallback_ops.cpp.
+const std::vector<CpuExtern>& fallbackOpExterns();
+/// Linear algebra Inductor leaves to LAPACK (triangular_solve, _linalg_slogdet;
+/// extern_linalg.cpp).
+const std::vector<CpuExtern>& linalgExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();

@@ -221,19 +221,25 @@ std::vector<double> optParam(const OpArgs& a, size_t i, int64_t C, double dflt) 
     return kern::toDoubles(a.tensor(i));
 }
 
-bool batchNormTrain(const OpArgs& a, const std::vector<Tensor*>& outs) {
+/// Training-mode batch norm of x = args[0] with weight/bias/running stats at 1..4 and momentum,
+/// eps at `mom`, `eps`: y, the batch mean and inverse std, and the updated running stats, each
+/// written where its output is given. Running stats absent (None) are not updated.
+bool batchNormCore(const OpArgs& a, size_t momArg, size_t epsArg, Tensor* yOut, Tensor* meanOut, Tensor* invstdOut,
+                   Tensor* rmOut, Tensor* rvOut) {
     const Tensor& x = a.tensor(0);
-    if (!a.toBool(5) || x.dim() < 2 || !floatLike(x.dtype()) || outs.size() < 5) return false;
-    for (Tensor* t : outs)
-        if (!t) return false;
+    if (x.dim() < 2 || !floatLike(x.dtype())) return false;
     auto [N, C, S] = ncs(x);
-    double mom = a.toDouble(6), eps = a.toDouble(7);
+    double mom = a.toDouble(momArg), eps = a.toDouble(epsArg);
     auto w = optParam(a, 1, C, 1.0), b = optParam(a, 2, C, 0.0);
-    auto rm = kern::toDoubles(a.tensor(3)), rv = kern::toDoubles(a.tensor(4));
+    const bool stats = !a.isNone(3) && !a.isNone(4);
+    std::vector<double> rm, rv;
+    if (stats) rm = kern::toDoubles(a.tensor(3)), rv = kern::toDoubles(a.tensor(4));
+    if (static_cast<int64_t>(w.size()) != C || static_cast<int64_t>(b.size()) != C ||
+        (stats && (static_cast<int64_t>(rm.size()) != C || static_cast<int64_t>(rv.size()) != C)))
+        return false;
     auto xv = f32(x);
     std::vector<float> y(xv.size());
-    std::vector<double> mean(static_cast<size_t>(C)), invstd(static_cast<size_t>(C)), nrm(static_cast<size_t>(C)),
-        nrv(static_cast<size_t>(C));
+    std::vector<double> mean(static_cast<size_t>(C)), invstd(static_cast<size_t>(C)), nrm(rm.size()), nrv(rv.size());
     int64_t cnt = N * S;
     for (int64_t c = 0; c < C; ++c) {
         double s = 0;
@@ -251,8 +257,10 @@ bool batchNormTrain(const OpArgs& a, const std::vector<Tensor*>& outs) {
         mean[static_cast<size_t>(c)] = m;
         invstd[static_cast<size_t>(c)] = is;
         double unbiased = cnt > 1 ? q / static_cast<double>(cnt - 1) : var;
-        nrm[static_cast<size_t>(c)] = (1.0 - mom) * rm[static_cast<size_t>(c)] + mom * m;
-        nrv[static_cast<size_t>(c)] = (1.0 - mom) * rv[static_cast<size_t>(c)] + mom * unbiased;
+        if (stats) {
+            nrm[static_cast<size_t>(c)] = (1.0 - mom) * rm[static_cast<size_t>(c)] + mom * m;
+            nrv[static_cast<size_t>(c)] = (1.0 - mom) * rv[static_cast<size_t>(c)] + mom * unbiased;
+        }
         float scale = static_cast<float>(is * w[static_cast<size_t>(c)]);
         float shift = static_cast<float>(b[static_cast<size_t>(c)] - m * is * w[static_cast<size_t>(c)]);
         for (int64_t n = 0; n < N; ++n) {
@@ -261,12 +269,38 @@ bool batchNormTrain(const OpArgs& a, const std::vector<Tensor*>& outs) {
             for (int64_t i = 0; i < S; ++i) q2[i] = p[i] * scale + shift;
         }
     }
-    store(*outs[0], y);
-    kern::fromDoubles(*outs[1], mean);
-    kern::fromDoubles(*outs[2], invstd);
-    kern::fromDoubles(*outs[3], nrm);
-    kern::fromDoubles(*outs[4], nrv);
+    if (yOut) store(*yOut, y);
+    if (meanOut) kern::fromDoubles(*meanOut, mean);
+    if (invstdOut) kern::fromDoubles(*invstdOut, invstd);
+    if (stats && rmOut) kern::fromDoubles(*rmOut, nrm);
+    if (stats && rvOut) kern::fromDoubles(*rvOut, nrv);
     return true;
+}
+
+/// _native_batch_norm_legit_functional: the updated running stats are outputs 3 and 4.
+bool batchNormTrain(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    if (!a.toBool(5) || outs.size() < 5 || a.isNone(3) || a.isNone(4)) return false;
+    for (Tensor* t : outs)
+        if (!t) return false;
+    return batchNormCore(a, 6, 7, outs[0], outs[1], outs[2], outs[3], outs[4]);
+}
+
+/// The batch norms that update their running-stat arguments in place (native_batch_norm,
+/// _native_batch_norm_legit, cudnn_batch_norm in training mode; _batch_norm_with_update, whose
+/// momentum and eps sit at 5 and 6): outputs (y, mean, invstd[, empty reserve]), the running
+/// stats written into the argument tensors' storage as PyTorch's kernels do.
+template <size_t MomArg>
+bool batchNormUpdate(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    if constexpr (MomArg == 6) {
+        if (!a.toBool(5)) return false;  // evaluation mode: the running stats normalise
+    }
+    if (outs.size() < 3 || !outs[0] || !outs[1] || !outs[2]) return false;
+    if (outs.size() > 3 && outs[3] && outs[3]->numel() != 0) return false;
+    Tensor rm, rv;
+    if (!a.isNone(3) && !a.isNone(4)) rm = a.tensor(3), rv = a.tensor(4);  // aliases: written in place
+    if (rm.hasData() && (!floatLike(rm.dtype()) || !floatLike(rv.dtype()))) return false;
+    return batchNormCore(a, MomArg, MomArg + 1, outs[0], outs[1], outs[2], rm.hasData() ? &rm : nullptr,
+                         rv.hasData() ? &rv : nullptr);
 }
 
 bool batchNormBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
@@ -413,6 +447,8 @@ const std::vector<CpuExtern>& trainExterns() {
         {"max_pool2d", multi<maxPool>},
         {"max_pool2d_backward", single<maxPoolBackward>},
         {"batch_norm_train", multi<batchNormTrain>},
+        {"batch_norm_update", multi<batchNormUpdate<6>>},
+        {"batch_norm_with_update", multi<batchNormUpdate<5>>},
         {"batch_norm_backward", multi<batchNormBackward>},
         {"conv_backward", multi<convBackward>},
     };

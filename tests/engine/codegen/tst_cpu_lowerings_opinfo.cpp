@@ -1,10 +1,11 @@
 // The CPU backend's lowering rules against PyTorch's OpInfo samples: a representative slice of
 // ../shared/opinfo (one or two graphs per lowered op family: float math, rounding and
 // classification, two-operand math, bitwise/logical ops, clamps, masked_fill, activations and
-// their backwards, factories, in-place ops and *_copy variants, reductions and norms, shape ops)
-// compiled through lowering + fusion + LLVM must (a) reproduce PyTorch's recorded outputs and
-// (b) run no op on the reference kernel. bench/opinfo_rate.py --backend cpu measures the whole
-// set.
+// their backwards, factories, in-place ops and *_copy variants, reductions and norms, shape ops,
+// writes through views, resampling) compiled through lowering + fusion + LLVM must (a) reproduce
+// PyTorch's recorded outputs and (b) run no op on the reference kernel; the graphs of ops
+// Inductor runs as fallback kernels must also (c) run them as CPU extern kernels.
+// bench/opinfo_rate.py --backend cpu measures the whole set.
 #include "test_util.h"
 
 #include "codegen/cpu/cpu_backend.h"
@@ -85,6 +86,28 @@ const char* const kCases[] = {
     "cummax__default__s0/forward", "logcumsumexp__default__s0/forward",
     "tril__default__s0/forward", "diag_embed__default__s0/forward", "diagonal__default__s0/backward",
     "slice__default__s0/backward",
+    // views by storage position, writes through views (copy_ into as_strided of new_zeros)
+    "as_strided__default__s1/forward", "as_strided__partial_views__s0/backward",
+    "as_strided_copy__default__s0/backward", "as_strided_scatter__default__s1/forward",
+    "unfold__default__s1/forward", "unfold__default__s1/backward", "unfold_copy__default__s0/forward",
+    // index_* on a 0-d self, masked gathers
+    "index_reduce__amax__s1/forward", "index_reduce__mean__s0/backward", "_unsafe_masked_index__default__s0/forward",
+    // resampling and its backwards
+    "nn_functional_interpolate__nearest__s0/backward", "nn_functional_interpolate__nearest_exact__s1/backward",
+    "nn_functional_interpolate__bilinear__s1/backward", "nn_functional_interpolate__linear__s0/backward",
+    "nn_functional_interpolate__trilinear__s0/forward", "grid_sampler_2d__default__s1/forward",
+    // norms Inductor decomposes
+    "nn_functional_group_norm__default__s0/forward", "nn_functional_rms_norm__default__s1/forward",
+};
+
+/// Graphs whose ops Inductor runs as fallback kernels: they must match with no reference
+/// fallback and run at least one CPU extern kernel.
+const char* const kExternCases[] = {
+    "nanquantile__default__s0/forward", "nn_functional_adaptive_max_pool2d__default__s0/backward",
+    "nn_functional_adaptive_max_pool3d__default__s1/forward", "_segment_reduce__lengths__s0/backward",
+    "_segment_reduce__offsets__s1/forward", "put__default__s0/forward",
+    "_unsafe_masked_index_put_accumulate__default__s0/forward", "baddbmm__default__s0/forward",
+    "addbmm__default__s1/backward",
 };
 // clang-format on
 
@@ -95,12 +118,15 @@ class TestCpuLoweringsOpInfo : public QObject {
 private slots:
     void run_data() {
         QTest::addColumn<QString>("key");
-        for (const char* k : kCases) QTest::newRow(k) << QString(k);
+        QTest::addColumn<bool>("viaExtern");
+        for (const char* k : kCases) QTest::newRow(k) << QString(k) << false;
+        for (const char* k : kExternCases) QTest::newRow(k) << QString(k) << true;
     }
 
     void run() {
         if (!fs::exists(opinfoDir() / "index.json")) QSKIP("../shared/opinfo not found beside the corpus");
         QFETCH(QString, key);
+        QFETCH(bool, viaExtern);
         const std::string k = key.toStdString();
         const std::string name = k.substr(0, k.rfind('/')), stage = k.substr(k.rfind('/') + 1);
         const fs::path num = opinfoDir() / name / "numerics";
@@ -135,6 +161,7 @@ private slots:
         std::string fb;
         for (const auto& [op, n] : info.fallbacks) fb += " " + op + " x" + std::to_string(n);
         QVERIFY2(info.fallbacks.empty(), qPrintable(QString("reference-kernel fallback:%1").arg(QString::fromStdString(fb))));
+        if (viaExtern) QVERIFY2(info.externCalls > 0, "no extern kernel ran");
     }
 };
 

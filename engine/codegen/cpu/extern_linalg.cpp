@@ -1,0 +1,116 @@
+// Extern kernels of the CPU backend for the linear-algebra ops Inductor leaves to LAPACK
+// (fallback kernels): triangular_solve and _linalg_slogdet. Compiled C++ on fp64 copies, one
+// matrix of the batch at a time; LU with partial pivoting picks the first largest pivot, as
+// LAPACK's getrf does, so the LU factor and pivots match PyTorch's. Their table:
+// extern_table.h linalgExterns(). Anything unusual (non-float dtypes, batch shapes that do not
+// line up) returns false before writing: the reference kernel then runs it, a reported fallback.
+#include "codegen/cpu/extern_table.h"
+
+#include "codegen/cpu/extern_util.h"
+#include "exec/ops/kernel_util.h"
+
+#include <cmath>
+#include <limits>
+
+namespace fxray::cg::cpu {
+
+namespace {
+
+/// triangular_solve(self, A, upper=True, transpose=False, unitriangular=False) ->
+/// (solution, cloned_coefficient): op(A) X = self per batch matrix, A and self broadcast over
+/// the batch dims (the outputs' shapes, from the meta function).
+bool triangularSolve(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    if (outs.size() < 2 || !outs[0] || !outs[1]) return false;
+    const Tensor& B = a.tensor(0);
+    const Tensor& A = a.tensor(1);
+    if (!floatLike(B.dtype()) || !floatLike(A.dtype()) || B.dim() < 2 || A.dim() < 2) return false;
+    const bool upper = a.toBool(2), trans = a.toBool(3), unit = a.toBool(4);
+    const auto& xs = outs[0]->shape();
+    const auto& as = outs[1]->shape();
+    const size_t nd = xs.size();
+    if (as.size() != nd) return false;
+    const int64_t n = as[nd - 1], k = xs[nd - 1];
+    if (as[nd - 2] != n || xs[nd - 2] != n) return false;
+    const auto bv = kern::toDoublesBroadcast(B, xs), av = kern::toDoublesBroadcast(A, as);
+    std::vector<double> x(bv.size());
+    const int64_t batches = n * k == 0 ? 0 : static_cast<int64_t>(bv.size()) / (n * k);
+    for (int64_t b = 0; b < batches; ++b) {
+        const double* Am = av.data() + b * n * n;
+        // op(A)[i][j]; solving with the transpose of an upper matrix is a lower solve.
+        auto at = [&](int64_t i, int64_t j) { return trans ? Am[j * n + i] : Am[i * n + j]; };
+        const bool lowerSolve = upper == trans;
+        for (int64_t col = 0; col < k; ++col) {
+            for (int64_t s = 0; s < n; ++s) {
+                const int64_t i = lowerSolve ? s : n - 1 - s;
+                double v = bv[static_cast<size_t>((b * n + i) * k + col)];
+                for (int64_t t = 0; t < s; ++t) {
+                    const int64_t j = lowerSolve ? t : n - 1 - t;
+                    v -= at(i, j) * x[static_cast<size_t>((b * n + j) * k + col)];
+                }
+                x[static_cast<size_t>((b * n + i) * k + col)] = unit ? v : v / at(i, i);
+            }
+        }
+    }
+    kern::fromDoubles(*outs[0], x);
+    kern::fromDoubles(*outs[1], av);
+    return true;
+}
+
+/// _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots): LU with partial pivoting (row swaps,
+/// 1-based int32 pivots), sign from the swaps and the diagonal's signs.
+bool slogdet(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    if (outs.size() < 4) return false;
+    for (Tensor* t : outs)
+        if (!t) return false;
+    const Tensor& A = a.tensor(0);
+    if (!floatLike(A.dtype()) || A.dim() < 2) return false;
+    const int64_t n = A.shape()[static_cast<size_t>(A.dim() - 1)];
+    if (A.shape()[static_cast<size_t>(A.dim() - 2)] != n) return false;
+    std::vector<double> lu = kern::toDoubles(A);
+    const int64_t batches = n == 0 ? 0 : static_cast<int64_t>(lu.size()) / (n * n);
+    std::vector<double> sign(static_cast<size_t>(std::max<int64_t>(batches, 0))), logabs(sign.size());
+    std::vector<double> piv(static_cast<size_t>(batches * n));
+    for (int64_t b = 0; b < batches; ++b) {
+        double* M = lu.data() + b * n * n;
+        double s = 1.0, l = 0.0;
+        for (int64_t c = 0; c < n; ++c) {
+            int64_t p = c;
+            for (int64_t r = c + 1; r < n; ++r)
+                if (std::fabs(M[r * n + c]) > std::fabs(M[p * n + c])) p = r;
+            piv[static_cast<size_t>(b * n + c)] = static_cast<double>(p + 1);
+            if (p != c) {
+                for (int64_t j = 0; j < n; ++j) std::swap(M[c * n + j], M[p * n + j]);
+                s = -s;
+            }
+            const double d = M[c * n + c];
+            if (d != 0.0)
+                for (int64_t r = c + 1; r < n; ++r) {
+                    const double f = M[r * n + c] / d;
+                    M[r * n + c] = f;
+                    for (int64_t j = c + 1; j < n; ++j) M[r * n + j] -= f * M[c * n + j];
+                }
+            if (d < 0) s = -s;
+            l += std::log(std::fabs(d));
+            if (d == 0.0) s = 0.0;
+        }
+        sign[static_cast<size_t>(b)] = s;
+        logabs[static_cast<size_t>(b)] = l;
+    }
+    kern::fromDoubles(*outs[0], sign);
+    kern::fromDoubles(*outs[1], logabs);
+    kern::fromDoubles(*outs[2], lu);
+    kern::fromDoubles(*outs[3], piv);
+    return true;
+}
+
+} // namespace
+
+const std::vector<CpuExtern>& linalgExterns() {
+    static const std::vector<CpuExtern> t = {
+        {"triangular_solve", triangularSolve},
+        {"slogdet", slogdet},
+    };
+    return t;
+}
+
+} // namespace fxray::cg::cpu
