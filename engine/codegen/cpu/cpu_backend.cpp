@@ -350,7 +350,9 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             KernelEntry fn = m_jit->entry(static_cast<size_t>(st.index));
             int64_t outer = k.outerCount();
             int64_t work = outer * k.innerCount();
-            if (outer == 0 || work == 0) continue;
+            // A reduction over an empty extent still writes its identity (prod over zero rows is
+            // ones); only a kernel with no output element has nothing to do.
+            if (outer == 0 || (work == 0 && !k.isReduction())) continue;
             void* const* argv = args.data();
             if (work >= (int64_t(1) << 16) && outer > 1)
                 ThreadPool::instance().parallelFor(outer, [&](int64_t b, int64_t e) { fn(argv, b, e); });

@@ -78,6 +78,14 @@ private slots:
             << QString("        view: \"f32[0, 5][5, 1]cpu\" = torch.ops.aten.view.default(x, [0, 5])\n"
                        "        add: \"f32[0, 5][5, 1]cpu\" = torch.ops.aten.add.Tensor(view, b)\n"
                        "        return (add,)\n");
+        // Reductions over a size-0 dim write their identity (the kernel used to be skipped,
+        // leaving prod's output as the buffer's zeros).
+        QTest::newRow("reductions over an empty dim")
+            << QString("x: \"f32[0, 5][5, 1]cpu\"")
+            << QString("        sum_1: \"f32[1, 5][5, 1]cpu\" = torch.ops.aten.sum.dim_IntList(x, [0], True)\n"
+                       "        prod: \"f32[5][1]cpu\" = torch.ops.aten.prod.dim_int(x, 0)\n"
+                       "        mul: \"f32[5][1]cpu\" = torch.ops.aten.mul.Tensor(prod, 3)\n"
+                       "        return (sum_1, prod, mul)\n");
         QTest::newRow("select_backward")
             << QString("g: \"f32[2, 5][5, 1]cpu\"")
             << QString("        select_backward: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.select_backward.default(g, [2, 3, 5], 1, -1)\n"
