@@ -45,7 +45,9 @@ const char* kAutodiffUsage =
     "                        forward's inputs then one cotangent per floating output and whose\n"
     "                        outputs/ are torch.autograd.grad's gradients of the floating inputs\n"
     "                        (None ones left out). The joint graph runs on the reference executor;\n"
-    "                        prints each gradient's max abs and relative error. Exit 0 when all\n"
+    "                        a gradient failing rel_err is judged against PyTorch's backward.py\n"
+    "                        beside DIR run in fp64 (the corpus rule's second opinion). Prints\n"
+    "                        each gradient's max abs and relative error. Exit 0 when all\n"
     "                        match, 1 when one differs, 2 on bad input or an op without a VJP rule\n";
 
 std::string fmtErr(double v) {
@@ -88,7 +90,7 @@ int checkGrads(const Graph& fwd, const std::string& file, const std::string& dir
             const auto& c = gc.cmp;
             out << "  grad of " << std::left << std::setw(12) << gc.input << std::right << (c.ok ? "  ok  " : "  FAIL")
                 << "  max_abs_err " << fmtErr(c.maxAbsErr) << "  rel_err " << fmtErr(c.relErr);
-            if (c.fp64Judged) out << "  (judged against fp64)";
+            if (c.fp64Judged) out << "  (judged against PyTorch's backward graph in fp64)";
             if (!c.note.empty()) out << "  " << c.note;
             out << "\n";
         }

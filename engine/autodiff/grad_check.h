@@ -19,6 +19,8 @@ namespace fxray {
 /// A recorded backward stage.
 struct RecordedBackward {
     std::filesystem::path dir;   ///< the stage folder (holding inputs/ and outputs/)
+    /// PyTorch's own backward graph beside it (`backward.py`), empty when there is none.
+    std::filesystem::path graph;
     std::vector<Value> inputs;
     std::vector<Value> outputs;
 };
@@ -45,7 +47,11 @@ struct GradientCheck {
     double ms = 0.0;   ///< the reference executor's run of the joint graph
 };
 
-/// Builds the joint graph of `forward` and checks its gradients against `rec`. Fails (a
+/// Builds the joint graph of `forward` and checks its gradients against `rec`. A gradient whose
+/// rel_err fails gets the corpus rule's second opinion (judgeWithFp64) against PyTorch's own
+/// backward graph (`rec.graph`) run in fp64: that accepts rounding noise of cancelling sums and
+/// still fails a wrong rule. (An fp64 run of fxray's joint graph would agree with a wrong rule.)
+/// Without PyTorch's graph, rel_err alone decides. Fails (a
 /// Diagnostic naming the node) where buildJointGraph does — an op without a VJP rule among them
 /// — when the recorded inputs do not fit the forward graph, or when the joint graph does not run.
 Expected<GradientCheck> checkRecordedGradients(const Graph& forward, const RecordedBackward& rec);
