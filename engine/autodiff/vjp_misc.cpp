@@ -148,6 +148,64 @@ void asStrided(VjpCall& c) {
     c.give(0, e.reshape(acc, in.shape));
 }
 
+// _softmax_backward_data(grad_output, output, dim, input_dtype): grad_output:
+// _softmax_backward_data(grad, output, dim, input_dtype); output: softmax_double_backward =
+// grad_output * grad - sum(output * grad_output) * grad - grad_output * sum(output * grad).
+void softmaxBackwardData(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    if (c.needs(0))
+        c.give(0, e.op("aten._softmax_backward_data.default", {nodeArg(c.grad()), c.arg(1), c.arg(2), c.arg(3)}));
+    if (!c.needs(1)) return;
+    auto sumKeep = [&](Node* x) {
+        return e.op("aten.sum.dim_IntList", {nodeArg(x), intList({c.arg(2).i}), Argument::ofBool(true)});
+    };
+    Node* sYgo = sumKeep(e.op("aten.mul.Tensor", {c.arg(1), c.arg(0)}));
+    Node* sYg = sumKeep(e.op("aten.mul.Tensor", {c.arg(1), nodeArg(c.grad())}));
+    Node* r = e.op("aten.sub.Tensor", {nodeArg(e.op("aten.mul.Tensor", {c.arg(0), nodeArg(c.grad())})),
+                                       nodeArg(e.mul(sYgo, nodeArg(c.grad())))});
+    c.give(1, e.op("aten.sub.Tensor", {nodeArg(r), nodeArg(e.op("aten.mul.Tensor", {c.arg(0), nodeArg(sYg)}))}));
+}
+
+/// _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+/// include_last_offset, padding_idx) -> (out, offset2bag, bag_size, max_indices): weight:
+/// _embedding_bag_backward; per_sample_weights: _embedding_bag_per_sample_weights_backward.
+/// `bag` holds the bookkeeping outputs (the op's own, or a re-run of _embedding_bag for the
+/// forward-only variant, which need not compute them).
+void embeddingBagGrads(VjpCall& c, Node* offset2bag, Node* bagSize, Node* maxIndices) {
+    GraphEmitter& e = c.e;
+    if (!c.grad(0)) return;
+    if (c.needs(6))
+        c.give(6, e.op("aten._embedding_bag_per_sample_weights_backward.default",
+                       {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), nodeArg(offset2bag), c.arg(4), c.arg(8)}));
+    if (c.needs(0))
+        c.give(0, e.op("aten._embedding_bag_backward.default",
+                       {nodeArg(c.grad(0)), c.arg(1), c.arg(2), nodeArg(offset2bag), nodeArg(bagSize), nodeArg(maxIndices),
+                        Argument::ofInt(c.meta(c.input(0)).shape.at(0)), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(8)}));
+}
+void embeddingBag(VjpCall& c) { embeddingBagGrads(c, c.result(1), c.result(2), c.result(3)); }
+void embeddingBagForwardOnly(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    if (!c.grad(0)) return;
+    Node* bag = e.op("aten._embedding_bag.default",
+                     {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(7), c.arg(8)});
+    if (!bag) return;
+    embeddingBagGrads(c, e.getitem(bag, 1), e.getitem(bag, 2), e.getitem(bag, 3));
+}
+
+// as_strided_scatter(self, src, size, stride, storage_offset): self: as_strided_scatter_backward,
+// which (for contiguous inputs, all PyTorch supports) keeps grad at the scattered positions and
+// zeros elsewhere: as_strided_scatter(zeros_like(grad), grad.as_strided(...), ...) (PyTorch's
+// formula, matched as it is); src: grad.as_strided(size, stride, storage_offset).
+void asStridedScatter(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    Node* g = e.meta(c.grad()).isContiguous() ? c.grad() : e.contiguousClone(c.grad());
+    Node* slice = e.op("aten.as_strided.default", {nodeArg(g), c.arg(2), c.arg(3), c.arg(4)});
+    if (c.needs(0))
+        c.give(0, e.op("aten.as_strided_scatter.default", {nodeArg(e.op("aten.zeros_like.default", {nodeArg(g)})),
+                                                            nodeArg(slice), c.arg(2), c.arg(3), c.arg(4)}));
+    if (c.needs(1)) c.give(1, slice);
+}
+
 } // namespace
 
 void addMiscVjps(std::vector<VjpRule>& out) {
@@ -163,6 +221,10 @@ void addMiscVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._unsafe_masked_index.default", unsafeMaskedIndex});
     out.push_back({"aten._unsafe_masked_index_put_accumulate.default", unsafeMaskedIndexPut});
     out.push_back({"aten.as_strided.default", asStrided});
+    out.push_back({"aten._softmax_backward_data.default", softmaxBackwardData});
+    out.push_back({"aten._embedding_bag.default", embeddingBag, false, 0b1110});
+    out.push_back({"aten._embedding_bag_forward_only.default", embeddingBagForwardOnly, false, 0b1110});
+    out.push_back({"aten.as_strided_scatter.default", asStridedScatter});
 }
 
 } // namespace fxray

@@ -104,6 +104,69 @@ void blockDiag(VjpCall& c) {
     }
 }
 
+// _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim): each input's gradient
+// is the same contraction with grad in its place, its expand dims and sumdim swapped.
+void trilinear(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    const Argument g = nodeArg(c.grad());
+    const Argument &i1 = c.arg(0), &i2 = c.arg(1), &i3 = c.arg(2), &x1 = c.arg(3), &x2 = c.arg(4), &x3 = c.arg(5),
+                   &sum = c.arg(6);
+    auto tri = [&](const Argument& a, const Argument& b, const Argument& d, const Argument& ea, const Argument& eb,
+                   const Argument& ed, const Argument& s) {
+        return e.op("aten._trilinear.default", {a, b, d, ea, eb, ed, s});
+    };
+    if (c.needs(0)) c.give(0, tri(g, i2, i3, sum, x2, x3, x1));
+    if (c.needs(1)) c.give(1, tri(i1, g, i3, x1, sum, x3, x2));
+    if (c.needs(2)) c.give(2, tri(i1, i2, g, x1, x2, sum, x3));
+}
+
+// linalg_matrix_exp(self): the upper-right block of matrix_exp([[A^H, grad], [0, A^H]])
+// (differential_analytic_matrix_function).
+void matrixExp(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    const auto& shape = c.meta(c.input(0)).shape;
+    if (shape.size() < 2) return e.fail("matrix_exp of a tensor that is not a matrix", c.fwd.name());
+    const int64_t n = shape.back();
+    Node* at = e.transpose(c.input(0), -2, -1);
+    auto cat = [&](Node* a, Node* b, int64_t dim) {
+        return e.op("aten.cat.default", {Argument::ofList({nodeArg(a), nodeArg(b)}), Argument::ofInt(dim)});
+    };
+    Node* top = cat(at, c.grad(), -1);
+    Node* bottom = cat(e.op("aten.zeros_like.default", {nodeArg(at)}), at, -1);
+    Node* big = e.op("aten.linalg_matrix_exp.default", {nodeArg(cat(top, bottom, -2))});
+    Node* rows = e.op("aten.slice.Tensor", {nodeArg(big), Argument::ofInt(-2), Argument::ofInt(0), Argument::ofInt(n)});
+    c.give(0, e.op("aten.slice.Tensor", {nodeArg(rows), Argument::ofInt(-1), Argument::ofInt(n), Argument::ofInt(2 * n)}));
+}
+
+/// a @ b for matrices or batches of them.
+Node* matmul(GraphEmitter& e, Node* a, Node* b) { return e.shape(a).size() == 2 ? e.mm(a, b) : e.bmm(a, b); }
+
+// triangular_solve(self, A, upper, transpose, unitriangular) -> (solution, cloned_coefficient):
+// self: grad_b = triangular_solve(grad_x, A, upper, !transpose)[0]; A: -(grad_b x^T) (or
+// -(x grad_b^T) transposed), its triangle kept, plus the cloned coefficient's gradient.
+void triangularSolve(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    const bool upper = c.arg(2).kind != Argument::Kind::Bool || c.arg(2).b;
+    const bool trans = c.arg(3).kind == Argument::Kind::Bool && c.arg(3).b;
+    const bool unit = c.arg(4).kind == Argument::Kind::Bool && c.arg(4).b;
+    Node* gradA = c.grad(1);
+    if (Node* gx = c.grad(0)) {
+        Node* solve = e.op("aten.triangular_solve.default",
+                           {nodeArg(gx), c.arg(1), Argument::ofBool(upper), Argument::ofBool(!trans)});
+        Node* gb = e.getitem(solve, 0);
+        if (c.needs(0)) c.give(0, gb);
+        if (c.needs(1)) {
+            Node* x = c.result(0);
+            Node* ga = trans ? matmul(e, x, e.transpose(gb, -2, -1)) : matmul(e, gb, e.transpose(x, -2, -1));
+            ga = e.neg(ga);
+            ga = e.op(upper ? "aten.triu.default" : "aten.tril.default",
+                      {nodeArg(ga), Argument::ofInt(upper ? (unit ? 1 : 0) : (unit ? -1 : 0))});
+            gradA = gradA ? e.add(ga, gradA) : ga;
+        }
+    }
+    if (c.needs(1) && gradA) c.give(1, gradA);
+}
+
 } // namespace
 
 void addProductVjps(std::vector<VjpRule>& out) {
@@ -115,6 +178,9 @@ void addProductVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.trace.default", trace});
     out.push_back({"aten.linalg_cross.default", linalgCross});
     out.push_back({"aten.block_diag.default", blockDiag});
+    out.push_back({"aten._trilinear.default", trilinear});
+    out.push_back({"aten.linalg_matrix_exp.default", matrixExp});
+    out.push_back({"aten.triangular_solve.default", triangularSolve});
 }
 
 } // namespace fxray

@@ -60,6 +60,27 @@ void maxUnpool(VjpCall& c, size_t spatial) {
     c.give(0, e.reshape(picked, in));
 }
 void maxUnpool2d(VjpCall& c) { maxUnpool(c, 2); }
+
+// max_pool2d_with_indices_backward(grad_output, self, kernel, stride, padding, dilation,
+// ceil_mode, indices): grad_output: max_pool_double_backward(grad, indices, 2), each pooled
+// position reading the gradient at its argmax; self: zeros_like(self).
+void maxPool2dBackward(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    if (c.needs(1)) c.give(1, e.op("aten.zeros_like.default", {c.arg(1)}));
+    if (!c.needs(0)) return;
+    const auto& out = c.meta(c.input(0)).shape;
+    const auto& in = e.shape(c.grad());
+    if (out.size() < 2 || in.size() != out.size()) return e.fail("max_pool2d backward of unexpected rank", c.fwd.name());
+    auto flat = [&](const std::vector<int64_t>& shape) {
+        std::vector<int64_t> s(shape.begin(), shape.end() - 2);
+        s.push_back(shape[shape.size() - 2] * shape.back());
+        return s;
+    };
+    Node* g = e.reshape(c.grad(), flat(in));
+    Node* idx = e.reshape(c.input(7), flat(out));
+    Node* picked = e.op("aten.gather.default", {nodeArg(g), Argument::ofInt(-1), nodeArg(idx)});
+    c.give(0, e.reshape(picked, out));
+}
 void maxUnpool3d(VjpCall& c) { maxUnpool(c, 3); }
 
 } // namespace
@@ -68,7 +89,8 @@ void addResampleVjps(std::vector<VjpRule>& out) {
     for (auto op : {"aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default", "aten.upsample_nearest3d.default",
                     "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default",
                     "aten._upsample_nearest_exact3d.default", "aten.upsample_linear1d.default",
-                    "aten.upsample_bilinear2d.default"})
+                    "aten.upsample_bilinear2d.default", "aten.upsample_trilinear3d.default",
+                    "aten.upsample_bicubic2d.default", "aten._upsample_bilinear2d_aa.default"})
         out.push_back({op, upsample});
     for (auto op : {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default",
                     "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default"})
@@ -78,6 +100,7 @@ void addResampleVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.fractional_max_pool2d.default", fractionalMaxPool, false, 0b10});
     out.push_back({"aten.fractional_max_pool3d.default", fractionalMaxPool, false, 0b10});
     out.push_back({"aten.max_unpool2d.default", maxUnpool2d});
+    out.push_back({"aten.max_pool2d_with_indices_backward.default", maxPool2dBackward});
     out.push_back({"aten.max_unpool3d.default", maxUnpool3d});
 }
 

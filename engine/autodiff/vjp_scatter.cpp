@@ -51,15 +51,16 @@ void indexFillScalar(VjpCall& c) {
     c.give(0, c.e.op("aten.index_fill.int_Scalar", {nodeArg(c.grad()), c.arg(1), c.arg(2), num(0.0)}));
 }
 
-// index_fill.int_Tensor: self as above; value: grad.index_select(dim, unique(index)).sum().
+// index_fill.int_Tensor: self as above; value: grad.index_select(dim, unique(index)).sum(),
+// computed as grad.sum() - grad.index_fill(dim, index, 0).sum() (the same sum over the filled
+// positions, without unique's data-dependent shape).
 void indexFillTensor(VjpCall& c) {
     GraphEmitter& e = c.e;
-    if (c.needs(0)) c.give(0, e.op("aten.index_fill.int_Scalar", {nodeArg(c.grad()), c.arg(1), c.arg(2), num(0.0)}));
-    if (c.needs(3)) {
-        Node* u = e.op("aten._unique.default", {c.arg(2), Argument::ofBool(false)});
-        Node* sel = e.op("aten.index_select.default", {nodeArg(c.grad()), c.arg(1), nodeArg(e.getitem(u, 0))});
-        c.give(3, e.op("aten.sum.default", {nodeArg(sel)}));
-    }
+    Node* cleared = e.op("aten.index_fill.int_Scalar", {nodeArg(c.grad()), c.arg(1), c.arg(2), num(0.0)});
+    if (c.needs(0)) c.give(0, cleared);
+    if (c.needs(3))
+        c.give(3, e.op("aten.sub.Tensor", {nodeArg(e.op("aten.sum.default", {nodeArg(c.grad())})),
+                                           nodeArg(e.op("aten.sum.default", {nodeArg(cleared)}))}));
 }
 
 // index_put(self, indices, values, accumulate): self: accumulate ? grad :

@@ -73,13 +73,15 @@ void nansum(VjpCall& c) {
 }
 
 /// norm_backward(grad, self, p, norm, dim, keepdim), `self` the tensor whose norm was taken.
-Node* normBackward(VjpCall& c, Node* selfNode, double p, const Argument& dimArg, bool keepdim) {
+/// The gradient and the norm default to the op's gradient and saved result.
+Node* normBackward(VjpCall& c, Node* selfNode, double p, const Argument& dimArg, bool keepdim, Node* gIn = nullptr,
+                   Node* normIn = nullptr) {
     GraphEmitter& e = c.e;
     if (!selfNode) return nullptr;
     const auto shape = c.meta(selfNode).shape;
     auto mark = reducedDims(dimArg, static_cast<int64_t>(shape.size()));
-    Node* g = keepDims(e, c.grad(), shape, mark, keepdim);
-    Node* norm = keepDims(e, c.savedResult(), shape, mark, keepdim);
+    Node* g = keepDims(e, gIn ? gIn : c.grad(), shape, mark, keepdim);
+    Node* norm = keepDims(e, normIn ? normIn : c.savedResult(), shape, mark, keepdim);
     const Argument self = nodeArg(selfNode);
     auto sgn = [&] { return e.op("aten.sgn.default", {self}); };
     auto absPow = [&](double q) {
@@ -132,6 +134,29 @@ void dist(VjpCall& c) {
     Node* g = normBackward(c, d, numberOf(c.arg(2)), Argument::none(), false);
     if (c.needs(0)) c.give(0, g);
     if (c.needs(1)) c.give(1, c.e.neg(g));
+}
+
+// renorm(self, p, dim, maxnorm): renorm_backward: where the sub-tensor's norm exceeds maxnorm,
+// factor * grad - factor / norm * norm_backward(sum(self * grad)), factor = maxnorm / (norm + 1e-7).
+void renorm(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    const auto& shape = c.meta(c.input(0)).shape;
+    const auto ndim = static_cast<int64_t>(shape.size());
+    const int64_t dim = wrapDimIndex(c.arg(2).i, std::max<int64_t>(ndim, 1));
+    std::vector<int64_t> reduce;
+    for (int64_t d = 0; d < ndim; ++d)
+        if (d != dim) reduce.push_back(d);
+    const Argument dims = intList(reduce);
+    Node* norm = e.op("aten.linalg_vector_norm.default", {c.arg(0), c.arg(1), dims, Argument::ofBool(true)});
+    Node* go = e.op("aten.sum.dim_IntList", {nodeArg(e.op("aten.mul.Tensor", {c.arg(0), nodeArg(c.grad())})), dims,
+                                             Argument::ofBool(true)});
+    Node* nb = normBackward(c, c.input(0), numberOf(c.arg(1)), dims, true, go, norm);
+    Node* inv = e.op("aten.reciprocal.default", {nodeArg(e.op("aten.add.Scalar", {nodeArg(norm), num(1e-7)}))});
+    Node* factor = e.op("aten.mul.Scalar", {nodeArg(inv), c.arg(3)});
+    Node* scaled = e.op("aten.sub.Tensor", {nodeArg(e.mul(factor, nodeArg(c.grad()))),
+                                            nodeArg(e.mul(e.mul(factor, nodeArg(inv)), nodeArg(nb)))});
+    Node* over = e.op("aten.gt.Scalar", {nodeArg(norm), c.arg(3)});
+    c.give(0, e.op("aten.where.self", {nodeArg(over), nodeArg(scaled), nodeArg(c.grad())}));
 }
 
 /// var_backward(grad, self, dim, correction, keepdim): (2 / (N - correction)) * grad * (self - mean).
@@ -281,6 +306,7 @@ void addStatisticsVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.linalg_vector_norm.default", vectorNorm, true});
     out.push_back({"aten.norm.ScalarOpt_dim", normScalarOptDim, true});
     out.push_back({"aten.dist.default", dist, true});
+    out.push_back({"aten.renorm.default", renorm});
     out.push_back({"aten.var.correction", var});
     out.push_back({"aten.std.correction", stdev, true});
     out.push_back({"aten.var_mean.correction", varMean});
