@@ -2,6 +2,7 @@
 
 #include "autodiff/joint_builder.h"
 #include "exec/run_check.h"
+#include "import/lifted_constants.h"
 #include "import/loader.h"
 #include "import/npy.h"
 
@@ -79,6 +80,13 @@ Expected<std::vector<Value>> pytorchGradientsFp64(const RecordedBackward& rec) {
 } // namespace
 
 Expected<GradientCheck> checkRecordedGradients(const Graph& fwd, const RecordedBackward& rec) {
+    // Said before tracing: the joint graph would only fail later, at run time, with less context.
+    if (auto missing = missingConstants(fwd); !missing.empty()) {
+        Diagnostic d = makeError("the forward graph does not carry the value of constant '" + missing[0] +
+                                 "' (PyTorch prints lifted constants without values), so its gradients cannot be run");
+        d.file = fwd.sourceFile;
+        return d;
+    }
     // torch.autograd.grad over every floating input, inputs in the forward graph's order.
     JointOptions opts;
     opts.gradInputs = GradInputs::AllFloating;

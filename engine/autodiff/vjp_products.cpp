@@ -167,6 +167,21 @@ void triangularSolve(VjpCall& c) {
     if (c.needs(1) && gradA) c.give(1, gradA);
 }
 
+// _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots): A: slogdet_backward (real): grad times
+// A^-T, solved with the forward's LU factors: linalg_lu_solve(LU, pivots, diag_embed(grad)^T).
+void slogdet(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    Node* g = c.grad(1);
+    if (!g) return;
+    const auto& shape = c.meta(c.input(0)).shape;
+    if (shape.size() < 2) return e.fail("slogdet of a tensor that is not a matrix", c.fwd.name());
+    auto batch = e.shape(g);
+    batch.push_back(shape.back());
+    Node* d = e.op("aten.diag_embed.default", {nodeArg(e.expand(e.unsqueeze(g, -1), batch))});
+    c.give(0, e.op("aten.linalg_lu_solve.default", {nodeArg(c.result(2)), nodeArg(c.result(3)),
+                                                    nodeArg(e.transpose(d, -2, -1))}));
+}
+
 } // namespace
 
 void addProductVjps(std::vector<VjpRule>& out) {
@@ -181,6 +196,7 @@ void addProductVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._trilinear.default", trilinear});
     out.push_back({"aten.linalg_matrix_exp.default", matrixExp});
     out.push_back({"aten.triangular_solve.default", triangularSolve});
+    out.push_back({"aten._linalg_slogdet.default", slogdet, false, 0b1101});
 }
 
 } // namespace fxray
