@@ -182,6 +182,37 @@ void slogdet(VjpCall& c) {
                                                     nodeArg(e.transpose(d, -2, -1))}));
 }
 
+// linalg_pinv.atol_rtol_tensor(self, atol, rtol, hermitian): self: pinv_backward(grad, result, self),
+// in the arrangement that keeps the products smallest (real: mH is the transpose).
+void pinv(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    const auto& shape = c.meta(c.input(0)).shape;
+    if (shape.size() < 2) return e.fail("pinv of a tensor that is not a matrix", c.fwd.name());
+    const int64_t m = shape[shape.size() - 2], n = shape.back();
+    Node* a = c.input(0);
+    Node* p = c.savedResult();
+    auto mT = [&](Node* x) { return e.transpose(x, -2, -1); };
+    auto mul = [&](Node* x, Node* y) { return matmul(e, x, y); };
+    auto sub = [&](Node* x, Node* y) { return e.op("aten.sub.Tensor", {nodeArg(x), nodeArg(y)}); };
+    Node* ph = mT(p);
+    Node* gh = mT(c.grad());
+    Node* r;
+    if (m <= n) {
+        Node* k = mul(gh, p);
+        Node* kph = mul(k, ph);
+        r = sub(kph, mT(mul(p, k)));
+        r = sub(r, mul(mul(a, p), kph));
+        r = e.add(r, mul(mul(ph, p), sub(gh, mul(k, a))));
+    } else {
+        Node* k = mul(p, gh);
+        Node* phk = mul(ph, k);
+        r = sub(mul(mul(sub(gh, mul(a, k)), p), ph), mT(mul(k, p)));
+        r = e.add(r, phk);
+        r = sub(r, mul(mul(phk, p), a));
+    }
+    c.give(0, r);
+}
+
 } // namespace
 
 void addProductVjps(std::vector<VjpRule>& out) {
@@ -197,6 +228,7 @@ void addProductVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.linalg_matrix_exp.default", matrixExp});
     out.push_back({"aten.triangular_solve.default", triangularSolve});
     out.push_back({"aten._linalg_slogdet.default", slogdet, false, 0b1101});
+    out.push_back({"aten.linalg_pinv.atol_rtol_tensor", pinv, true});
 }
 
 } // namespace fxray
