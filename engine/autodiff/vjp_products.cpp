@@ -213,6 +213,28 @@ void pinv(VjpCall& c) {
     c.give(0, r);
 }
 
+// _linalg_svd(A, full_matrices, compute_uv, driver) -> (U, S, Vh): A: svd_backward, today its
+// singular-values-only case (svdvals, nuclear norms): U diag(gS) Vh, U and Vh cut to the k
+// singular vectors when full.
+void svd(VjpCall& c) {
+    GraphEmitter& e = c.e;
+    if (c.grad(0) || c.grad(2))
+        return e.fail("no VJP rule for aten._linalg_svd.default with gradients of U or Vh yet", c.fwd.name());
+    Node* gS = c.grad(1);
+    if (!gS) return;
+    const auto& shape = c.meta(c.input(0)).shape;
+    if (shape.size() < 2) return e.fail("svd of a tensor that is not a matrix", c.fwd.name());
+    const int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
+    Node* u = c.result(0);
+    Node* vh = c.result(2);
+    if (e.shape(u).back() != k)
+        u = e.op("aten.slice.Tensor", {nodeArg(u), Argument::ofInt(-1), Argument::ofInt(0), Argument::ofInt(k)});
+    if (e.shape(vh)[e.shape(vh).size() - 2] != k)
+        vh = e.op("aten.slice.Tensor", {nodeArg(vh), Argument::ofInt(-2), Argument::ofInt(0), Argument::ofInt(k)});
+    c.give(0, m >= n ? matmul(e, u, e.mul(e.unsqueeze(gS, -1), nodeArg(vh)))
+                     : matmul(e, e.mul(u, nodeArg(e.unsqueeze(gS, -2))), vh));
+}
+
 } // namespace
 
 void addProductVjps(std::vector<VjpRule>& out) {
@@ -229,6 +251,7 @@ void addProductVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.triangular_solve.default", triangularSolve});
     out.push_back({"aten._linalg_slogdet.default", slogdet, false, 0b1101});
     out.push_back({"aten.linalg_pinv.atol_rtol_tensor", pinv, true});
+    out.push_back({"aten._linalg_svd.default", svd});
 }
 
 } // namespace fxray
