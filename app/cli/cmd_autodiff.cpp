@@ -1,6 +1,7 @@
 // fxray autodiff FILE: the joint forward+backward graph of a forward or inference graph, as AOT
 // autograd builds it, in FX text form.
 #include "autodiff/export_inputs.h"
+#include "autodiff/grad_check.h"
 #include "autodiff/joint_builder.h"
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -14,7 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 namespace fxray::cli {
@@ -27,6 +30,7 @@ namespace {
 const char* kAutodiffUsage =
     "usage: fxray autodiff FILE [--graph SEL] [--out FILE] [--requires-grad auto|all|NAME,...]\n"
     "                      [--dynamo FILE] [--keep-order] [--json]\n"
+    "       fxray autodiff FORWARD.py --check-grads DIR [--json]\n"
     "  --out FILE            write the joint graph there (default: standard output)\n"
     "  --requires-grad       auto (default): parameters when inputs are named like torch.export's\n"
     "                        or Dynamo's, else every floating input; all: every floating input;\n"
@@ -35,7 +39,64 @@ const char* kAutodiffUsage =
     "                        lifted constants its literals (default: a sibling dynamo_graph.py or\n"
     "                        dynamo.py when FILE is a torch.export graph)\n"
     "  --keep-order          keep FILE's input order\n"
-    "  --json                print a summary as JSON (with --out, or instead of the graph)\n";
+    "  --json                print a summary as JSON (with --out, or instead of the graph)\n"
+    "  --check-grads DIR     check the gradients against PyTorch's: DIR is a corpus numerics/ folder\n"
+    "                        (its backward/ stage) or the stage folder itself, whose inputs/ are the\n"
+    "                        forward's inputs then one cotangent per floating output and whose\n"
+    "                        outputs/ are torch.autograd.grad's gradients of the floating inputs\n"
+    "                        (None ones left out). The joint graph runs on the reference executor;\n"
+    "                        a gradient failing rel_err is judged against PyTorch's backward.py\n"
+    "                        beside DIR run in fp64 (the corpus rule's second opinion). Prints\n"
+    "                        each gradient's max abs and relative error. Exit 0 when all\n"
+    "                        match, 1 when one differs, 2 on bad input or an op without a VJP rule\n";
+
+std::string fmtErr(double v) {
+    if (std::isinf(v)) return "inf";
+    std::ostringstream s;
+    s << std::scientific << std::setprecision(2) << v;
+    return s.str();
+}
+
+/// --check-grads: gradients of every floating input against a recorded backward stage.
+int checkGrads(const Graph& fwd, const std::string& file, const std::string& dir, bool json, std::ostream& out,
+               std::ostream& err) {
+    auto rec = readRecordedBackward(dir);
+    if (!rec.ok()) return reportError(err, rec.error());
+    auto chk = checkRecordedGradients(fwd, *rec);
+    if (!chk.ok()) return reportError(err, chk.error());
+    if (json) {
+        nlohmann::json j;
+        j["ok"] = chk->ok;
+        j["joint_nodes"] = chk->jointNodes;
+        j["ms"] = chk->ms;
+        if (!chk->mismatch.empty()) j["mismatch"] = chk->mismatch;
+        j["gradients"] = nlohmann::json::array();
+        for (const auto& gc : chk->grads) {
+            const auto& c = gc.cmp;
+            nlohmann::json jg = {{"input", gc.input}, {"ok", c.ok}, {"rel_err", std::isinf(c.relErr) ? 1e308 : c.relErr},
+                                 {"max_abs_err", std::isinf(c.maxAbsErr) ? 1e308 : c.maxAbsErr},
+                                 {"tolerance", c.tolerance}};
+            if (c.fp64Judged) jg["judged_by"] = "fp64_rmse";
+            if (!c.note.empty()) jg["note"] = c.note;
+            j["gradients"].push_back(jg);
+        }
+        out << j.dump(1) << "\n";
+    } else {
+        out << "checked the gradients of " << file << " against " << rec->dir.string();
+        if (chk->mismatch.empty()) out << " (joint graph: " << chk->jointNodes << " nodes, reference executor)";
+        out << "\n";
+        if (!chk->mismatch.empty()) out << "  MISMATCH  " << chk->mismatch << "\n";
+        for (const auto& gc : chk->grads) {
+            const auto& c = gc.cmp;
+            out << "  grad of " << std::left << std::setw(12) << gc.input << std::right << (c.ok ? "  ok  " : "  FAIL")
+                << "  max_abs_err " << fmtErr(c.maxAbsErr) << "  rel_err " << fmtErr(c.relErr);
+            if (c.fp64Judged) out << "  (judged against PyTorch's backward graph in fp64)";
+            if (!c.note.empty()) out << "  " << c.note;
+            out << "\n";
+        }
+    }
+    return chk->ok ? Ok : CheckFailed;
+}
 
 bool isExportGraph(const Graph& g) {
     for (const Node* p : g.placeholders())
@@ -47,7 +108,7 @@ bool isExportGraph(const Graph& g) {
 
 int cmdAutodiff(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--out", "--requires-grad", "--dynamo"}, {"--json", "--keep-order", "--help"}, perr);
+    auto a = parseArgs(argv, {"--graph", "--out", "--requires-grad", "--dynamo", "--check-grads"}, {"--json", "--keep-order", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kAutodiffUsage;
@@ -69,6 +130,13 @@ int cmdAutodiff(const std::vector<std::string>& argv, std::ostream& out, std::os
         inferMeta(*lowered);
         lowered->rebuildUsers();
         fwd = lowered.get();
+    }
+
+    if (a->has("--check-grads")) {
+        if (a->has("--requires-grad") || a->has("--dynamo") || a->has("--out"))
+            return reportError(err, makeError("--check-grads differentiates every floating input in the file's input "
+                                              "order; it takes no --requires-grad, --dynamo or --out"));
+        return checkGrads(*fwd, file.string(), a->get("--check-grads"), a->has("--json"), out, err);
     }
 
     JointOptions opts;

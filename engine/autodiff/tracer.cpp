@@ -226,7 +226,33 @@ void Tracer::trace(const Node& src) {
     inplaceSource = false;
     if (!result || !e.ok()) return;
     env[&src] = *result;
-    if (inplace && !src.args.empty() && src.args[0].isNode() && result->node) rebind(src.args[0].node, result->node);
+    if (inplace && !src.args.empty() && src.args[0].isNode() && result->node) {
+        rebind(src.args[0].node, result->node);
+        writeBack(*src.args[0].node, result->node);
+    }
+}
+
+void Tracer::writeBack(const Node& view, Node* value) {
+    // The scatter op that puts a view's new value back into its base (functionalization's view
+    // replay), by view op.
+    static const std::unordered_map<std::string, std::string> kScatterOf = {
+        {"aten.slice.Tensor", "aten.slice_scatter.default"},
+        {"aten.select.int", "aten.select_scatter.default"},
+        {"aten.diagonal.default", "aten.diagonal_scatter.default"},
+    };
+    if (!view.op() || view.args.empty() || !view.args[0].isNode()) return;
+    auto it = kScatterOf.find(view.op()->qualname);
+    if (it == kScatterOf.end()) return;
+    const Node* base = view.args[0].node;
+    std::vector<Argument> args = {mapArg(view.args[0], view), nodeArg(value)};
+    for (size_t i = 1; i < view.args.size(); ++i) args.push_back(mapArg(view.args[i], view));
+    Kwargs kwargs;
+    for (const auto& [k, a] : view.kwargs) kwargs.emplace_back(k, mapArg(a, view));
+    if (!e.ok()) return;
+    Node* updated = e.op(it->second, std::move(args), std::move(kwargs));
+    if (!updated) return;
+    rebind(base, updated);
+    writeBack(*base, updated);
 }
 
 void Tracer::inlineBody(const Node& src, bool checkpoint) {

@@ -121,6 +121,10 @@ private:
     int m_region = 0;       ///< checkpoint region being traced (0: none)
     int m_regionCount = 0;
 
+    /// After an in-place update of `view` (a slice, select or diagonal of another source node)
+    /// to `value`: the base updated with the matching *_scatter op and rebound, up the chain of
+    /// views, so that later reads of the base see the write.
+    void writeBack(const Node& view, Node* value);
     /// Inlines `wrap` / `tag_activation_checkpoint`: the body traced with its placeholders bound
     /// to the operands (AOT traces through them; the checkpoint only leaves tags).
     void inlineBody(const Node& src, bool checkpoint);

@@ -2,6 +2,7 @@
 // VjpCall's plumbing.
 #include "autodiff/vjp.h"
 
+#include "exec/ops/copy_variants.h"
 #include "ir/op_registry.h"
 
 #include <algorithm>
@@ -63,16 +64,45 @@ const std::vector<VjpRule>& vjpRuleTable() {
         addNormVjps(*all);
         addConvVjps(*all);
         addRandomVjps(*all);
+        addUnaryVjps(*all);
+        addActivationVjps(*all);
+        addBinaryVjps(*all);
+        addStatisticsVjps(*all);
+        addReorderVjps(*all);
+        addScatterVjps(*all);
+        addLossVjps(*all);
+        addProductVjps(*all);
+        addResampleVjps(*all);
+        addReduceIntoVjps(*all);
+        addMiscVjps(*all);
+        addCopyVariantVjps(*all);
         return all;
     }();
     return *t;
+}
+
+void addCopyVariantVjps(std::vector<VjpRule>& out) {
+    static constexpr std::string_view kCopies[] = {
+        "aten.view_copy.default", "aten.permute_copy.default", "aten.expand_copy.default", "aten.t_copy.default",
+        "aten.transpose_copy.int", "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims",
+        "aten.unsqueeze_copy.default", "aten.diagonal_copy.default", "aten.alias_copy.default",
+        "aten.as_strided_copy.default", "aten.unfold_copy.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
+        "aten.narrow_copy.default", "aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.unbind_copy.int",
+    };
+    std::vector<VjpRule> extra;
+    for (std::string_view copy : kCopies) {
+        const std::string view = copyVariantViewOp(copy);
+        for (const auto& r : out)
+            if (r.qualname == view) extra.push_back({copy, r.fn, r.savesResult, r.nonDifferentiableOutputs});
+    }
+    out.insert(out.end(), extra.begin(), extra.end());
 }
 
 const std::vector<std::string_view>& nonDifferentiableOps() {
     // Outputs that autograd never connects to their inputs: detaches, values made from an
     // input's metadata only, random draws, comparisons and integer results.
     static const std::vector<std::string_view> ops = {
-        "aten.detach.default", "aten.detach_.default", "aten.zeros_like.default", "aten.ones_like.default",
+        "aten.detach.default", "aten.detach_.default", "aten.detach_copy.default", "aten.zeros_like.default", "aten.ones_like.default",
         "aten.empty_like.default", "aten.full_like.default", "aten.rand_like.default",
         "aten.randn_like.default", "aten.new_zeros.default", "aten.new_ones.default",
         "aten.new_empty.default", "aten.new_full.default", "aten.new_empty_strided.default",

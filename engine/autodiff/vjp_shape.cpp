@@ -106,6 +106,9 @@ void addShapeVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.cat.default", cat});
     out.push_back({"aten.split.Tensor", split});
     out.push_back({"aten.split_with_sizes.default", splitWithSizes});
+    // The unsafe variants differ only in skipping autograd's view tracking.
+    out.push_back({"aten.unsafe_split.Tensor", split});
+    out.push_back({"aten.unsafe_split_with_sizes.default", splitWithSizes});
     out.push_back({"aten.unbind.int", unbind});
     out.push_back({"aten.stack.default", stack});
     out.push_back({"aten.constant_pad_nd.default", constantPad});

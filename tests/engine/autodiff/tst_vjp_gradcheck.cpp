@@ -191,6 +191,15 @@ const std::vector<Case>& cases() {
          "        c = torch.ops.aten.adaptive_avg_pool2d.default(x, [1, 1])\n"
          "        d = torch.ops.aten.adaptive_avg_pool2d.default(x, [2, 3])\n"
          "        return (a, b, c, d)\n"},
+        // In-place writes into views of an intermediate: functionalised as *_scatter into the
+        // base, so later reads of the base (the output) see them.
+        {"views", "inplace_view_writes", R"(x: "f64[3, 4]", y: "f64[3, 2]", z: "f64[4]")",
+         "        b = torch.ops.aten.mul.Tensor(x, 2.0)\n"
+         "        s = torch.ops.aten.slice.Tensor(b, 1, 1, 3)\n"
+         "        c = torch.ops.aten.copy_.default(s, y)\n"
+         "        r = torch.ops.aten.select.int(b, 0, 2)\n"
+         "        m = torch.ops.aten.mul_.Tensor(r, z)\n"
+         "        return (b,)\n"},
         // ----- random -----
         {"random", "native_dropout", R"(x: "f64[4, 5]")",
          "        d = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"
