@@ -7,7 +7,10 @@
 
 #include "codegen/cpu/cpu_backend.h"
 #include "exec/compare.h"
+#include "exec/run_check.h"
 #include "import/loader.h"
+
+#include <optional>
 
 using namespace fxray;
 
@@ -32,10 +35,28 @@ private slots:
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
         QCOMPARE(out->size(), ref->outputs.size());
         int compared = 0;
+        // Outputs whose rel_err fails get PyTorch's same() second opinion against an fp64 run, as
+        // `fxray run` judges them: a deep gradient (the stem's weight, after 20 layers of backward
+        // with batch 2) differs between two fp32 summation orders by more than rel_err allows, and
+        // which order is closer to the exact value is what matters. The order depends on the host's
+        // vector width (AVX-512 machines fail rel_err alone where AVX2 ones pass).
+        std::optional<RunResult> ref64;
         for (size_t i = 0; i < out->size(); ++i) {
             auto c = compareValues(i, (*out)[i], ref->outputs[i]);
-            QVERIFY2(c.ok, qPrintable(QString("output %1: rel_err %2 max_abs_err %3 %4").arg(i).arg(c.relErr).arg(c.maxAbsErr)
-                                          .arg(QString::fromStdString(c.note))));
+            if (!c.ok && c.note.empty()) {
+                if (!ref64) {
+                    RunRequest req64 = req;
+                    req64.fp64 = true;
+                    auto r64 = runAndCheck(g, req64, nullptr);
+                    QVERIFY2(r64.ok(), r64.ok() ? "" : r64.error().str().c_str());
+                    ref64 = std::move(r64).value();
+                }
+                judgeWithFp64(c, (*out)[i], ref->outputs[i], ref64->outputs[i]);
+            }
+            QVERIFY2(c.ok, qPrintable(QString("output %1: rel_err %2 max_abs_err %3 %4 (fp64 RMSE: ours %5, reference %6)")
+                                          .arg(i).arg(c.relErr).arg(c.maxAbsErr).arg(QString::fromStdString(c.note))
+                                          .arg(c.rmseOurs).arg(c.rmseExpected)));
+            if (c.fp64Judged) qInfo("output %zu judged against fp64: RMSE ours %g, reference %g", i, c.rmseOurs, c.rmseExpected);
             compared += (*out)[i].isTensor();
         }
         QVERIFY(compared > 40);  // activations, saved statistics, running stats and 62 gradients
