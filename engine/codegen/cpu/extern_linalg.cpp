@@ -67,7 +67,12 @@ bool slogdet(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     const int64_t n = A.shape()[static_cast<size_t>(A.dim() - 1)];
     if (A.shape()[static_cast<size_t>(A.dim() - 2)] != n) return false;
     std::vector<double> lu = kern::toDoubles(A);
-    const int64_t batches = n == 0 ? 0 : static_cast<int64_t>(lu.size()) / (n * n);
+    // A 0 x 0 matrix has determinant 1: sign 1, log 0, as the loop below leaves them.
+    int64_t batches = 1;
+    for (int64_t d = 0; d + 2 < A.dim(); ++d) batches *= A.shape()[static_cast<size_t>(d)];
+    if (outs[0]->numel() != batches || outs[1]->numel() != batches || outs[2]->numel() != A.numel() ||
+        outs[3]->numel() != batches * n)
+        return false;
     std::vector<double> sign(static_cast<size_t>(std::max<int64_t>(batches, 0))), logabs(sign.size());
     std::vector<double> piv(static_cast<size_t>(batches * n));
     for (int64_t b = 0; b < batches; ++b) {
