@@ -101,6 +101,8 @@ const char* const kCases[] = {
     // 3-D average pooling, losses gathering the target class, search and special functions
     "nn_functional_avg_pool3d__default__s0/backward", "nn_functional_adaptive_avg_pool3d__default__s0/backward",
     "nn_functional_nll_loss__default__s0/backward", "nn_functional_multi_margin_loss__default__s0/forward",
+    "nn_functional_multilabel_margin_loss__default__s1/forward", "nn_functional_bilinear__default__s1/backward",
+    "nn_functional_grid_sample__default__s1/forward", "erfinv__default__s0/backward",
     "bucketize__default__s1/forward", "isin__default__s0/forward", "frexp__default__s0/forward",
     "erfinv__default__s0/forward", "renorm__default__s1/forward", "aminmax__default__s0/forward",
     "trace__default__s0/backward", "nn_functional_bilinear__default__s0/forward",
