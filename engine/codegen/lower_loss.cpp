@@ -260,9 +260,81 @@ std::optional<LValue> multiMarginLoss(LowerCtx& c) {
     }));
 }
 
+/// multilabel_margin_loss_forward(self, target, reduction) -> (loss, is_target): a sample's
+/// targets are its target entries before the first negative one; its loss sums
+/// max(0, 1 - (x[y_j] - x[i])) over targets j and non-target classes i, divided by C.
+std::optional<LValue> multilabelMarginLoss(LowerCtx& c) {
+    const int x = c.in(0), target = c.in(1);
+    if (x < 0 || target < 0 || !c.out().isList() || c.out().list.size() != 2 || !isFloating(c.meta(x).dtype))
+        return std::nullopt;
+    const auto xs = c.meta(x).shape;
+    if (xs.size() > 2 || c.meta(target).shape != xs) return std::nullopt;
+    const size_t rank = xs.size();
+    const int64_t N = rank == 2 ? xs[0] : 1, C = rank == 0 ? 1 : xs.back();
+    const int64_t reduction = c.args().toInt(2);
+    if (N == 0 || C == 0 || reduction < 0 || reduction > 2) return std::nullopt;
+    const DType ct = computeType(c.meta(x).dtype), I = DType::Int64;
+    const auto dev = c.outMeta(0).device;
+    // (n, c) as coordinates of self/target.
+    auto at = [rank](const Index& n, const Index& k) {
+        if (rank == 2) return std::vector<Index>{n, k};
+        if (rank == 1) return std::vector<Index>{k};
+        return std::vector<Index>{};
+    };
+    auto tgt = [=](Loader& L, const Index& n, const Index& k) { return eto(L.load(target, at(n, k)), I); };
+    // negatives[n, j]: negative target entries at or before j (0: entry j is a target).
+    const int negatives = reduceTo(c, TensorMeta::contiguous({N, C}, I, dev), {N, C, C}, {false, false, true}, false,
+                                   ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP neg = ebinary(Op::Lt, tgt(L, co[0], co[2]), econst(0, I));
+        return eto(ebinary(Op::And, ebinary(Op::Le, eindex(co[2]), eindex(co[1])), neg), I);
+    }, {target}, ".negatives");
+    auto isTargetEntry = [=](Loader& L, const Index& n, const Index& j) {
+        return ebinary(Op::Eq, L.load(negatives, {n, j}), econst(0, I));
+    };
+    // hits[n, i]: target entries naming class i.
+    const int hits = reduceTo(c, TensorMeta::contiguous({N, C}, I, dev), {N, C, C}, {false, false, true}, false,
+                              ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP names = ebinary(Op::Eq, tgt(L, co[0], co[2]), eindex(co[1]));
+        return eto(ebinary(Op::And, isTargetEntry(L, co[0], co[2]), names), I);
+    }, {target, negatives}, ".hits");
+    // per-sample loss over (j, i).
+    const int perSample = reduceTo(c, TensorMeta::contiguous({N}, ct, dev), {N, C, C}, {false, true, true}, false,
+                                   ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP y = ebinary(Op::Min, ebinary(Op::Max, tgt(L, co[0], co[1]), econst(0, I)), econst(double(C - 1), I));
+        ExprP xy = eto(L.load(x, at(co[0], ivalue(y))), ct), xi = eto(L.load(x, at(co[0], co[2])), ct);
+        ExprP z = ebinary(Op::Max, ebinary(Op::Add, ebinary(Op::Sub, econst(1, ct), xy), xi), econst(0, ct));
+        ExprP use = ebinary(Op::And, isTargetEntry(L, co[0], co[1]), ebinary(Op::Eq, L.load(hits, {co[0], co[2]}), econst(0, I)));
+        return ewhere(use, ebinary(Op::Div, z, econst(double(C), ct)), econst(0, ct));
+    }, {x, target, negatives, hits}, ".per_sample");
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    int loss;
+    if (reduction == 0 && rank == 2) {
+        loss = c.pointwise(c.outMeta(0), {perSample}, [perSample](Loader& L, const std::vector<Index>& co) {
+            return L.load(perSample, {co[0]});
+        });
+    } else {
+        const double scale = reduction == 1 ? 1.0 / double(N) : 1.0;
+        const int sum = reduceTo(c, TensorMeta::contiguous({}, ct, dev), {N}, {true}, false, ReduceOp::Sum,
+                                 [perSample](Loader& L, const std::vector<Index>& co) { return L.load(perSample, {co[0]}); },
+                                 {perSample}, ".sum");
+        loss = c.pointwise(c.outMeta(0), {sum}, [sum, ct, scale](Loader& L, const std::vector<Index>&) {
+            return ebinary(Op::Mul, eto(L.load(sum, {}), ct), econst(scale, ct));
+        });
+    }
+    const int isTarget = c.pointwise(c.outMeta(1), {hits}, [hits, rank, ct](Loader& L, const std::vector<Index>& co) {
+        const Index n = rank == 2 ? co[0] : iconst(0), k = rank == 0 ? iconst(0) : co.back();
+        return ewhere(ebinary(Op::Gt, L.load(hits, {n, k}), econst(0, DType::Int64)), econst(1, ct), econst(0, ct));
+    }, ".is_target");
+    r.items = {tensorValue(loss), tensorValue(isTarget)};
+    return r;
+}
+
 } // namespace
 
 void addLossLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten.multilabel_margin_loss_forward.default"] = multilabelMarginLoss;
     t["aten.multi_margin_loss.default"] = multiMarginLoss;
     t["aten.nll_loss_forward.default"] = nllLossForward;
     t["aten.nll_loss_backward.default"] = nllLossBackward;

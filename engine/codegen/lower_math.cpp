@@ -256,6 +256,39 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         return r;
     };
     // ----- float functions -----
+    // erfinv: Giles' single-precision approximation refined by two Newton steps on erf in fp64;
+    // +-1 give +-inf, |x| > 1 and NaN give NaN.
+    t["aten.erfinv.default"] = [](LowerCtx& c) {
+        return floatUnary(c, [](const auto& v) {
+            const DType F = DType::Float64;
+            auto k = [F](double d) { return econst(d, F); };
+            auto add = [](ExprP a, ExprP b) { return ebinary(Op::Add, std::move(a), std::move(b)); };
+            auto mul = [](ExprP a, ExprP b) { return ebinary(Op::Mul, std::move(a), std::move(b)); };
+            ExprP x = eto(v[0], F);
+            ExprP w = eunary(Op::Neg, eunary(Op::Log, mul(ebinary(Op::Sub, k(1), x), add(k(1), x))));
+            auto horner = [&](const std::vector<double>& cs, ExprP u) {
+                ExprP p = k(cs[0]);
+                for (size_t i = 1; i < cs.size(); ++i) p = add(k(cs[i]), mul(p, u));
+                return p;
+            };
+            ExprP central = horner({2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                                    -0.00125372503, -0.00417768164, 0.246640727, 1.50140941},
+                                   ebinary(Op::Sub, w, k(2.5)));
+            ExprP tail = horner({-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                                 -0.0076224613, 0.00943887047, 1.00167406, 2.83297682},
+                                ebinary(Op::Sub, eunary(Op::Sqrt, w), k(3)));
+            ExprP y = mul(ewhere(ebinary(Op::Lt, w, k(5)), central, tail), x);
+            for (int step = 0; step < 2; ++step) {
+                ExprP err = ebinary(Op::Sub, eunary(Op::Erf, y), x);
+                ExprP slope = mul(k(1.1283791670955126), eunary(Op::Exp, eunary(Op::Neg, mul(y, y))));
+                y = ebinary(Op::Sub, y, ebinary(Op::Div, err, slope));
+            }
+            ExprP a = eunary(Op::Abs, x);
+            y = ewhere(ebinary(Op::Eq, a, k(1)), ebinary(Op::Copysign, k(INFINITY), x), y);
+            y = ewhere(ebinary(Op::Gt, a, k(1)), k(NAN), y);
+            return eto(y, v[0]->type);
+        });
+    };
     t["aten.sin.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Sin); };
     t["aten.cos.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Cos); };
     t["aten.tan.default"] = [](LowerCtx& c) { return floatUnaryOp(c, Op::Tan); };

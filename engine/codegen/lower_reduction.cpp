@@ -298,6 +298,50 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
             return ebinary(Op::Mul, eto(L.load(x, co), ct), factor);
         }));
     };
+    // _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim): the three inputs,
+    // each unsqueezed at its expand dims, multiplied and summed over sumdim (which the result
+    // drops).
+    t["aten._trilinear.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int in[3] = {c.in(0), c.in(1), c.in(2)};
+        if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        std::vector<std::vector<int64_t>> shapes(3);
+        std::vector<std::vector<bool>> expanded(3);
+        size_t rank = 0;
+        for (size_t k = 0; k < 3; ++k) {
+            const auto ex = c.args().toIntList(3 + k);
+            const auto& sh = c.meta(in[k]).shape;
+            const size_t r = sh.size() + ex.size();
+            if (k > 0 && r != rank) return std::nullopt;
+            rank = r;
+            expanded[k].assign(r, false);
+            for (int64_t d : ex) {
+                if (d < 0 || d >= static_cast<int64_t>(r)) return std::nullopt;
+                expanded[k][static_cast<size_t>(d)] = true;
+            }
+            size_t j = 0;
+            for (size_t d = 0; d < r; ++d) shapes[k].push_back(expanded[k][d] ? 1 : sh[j++]);
+        }
+        std::vector<int64_t> full(rank, 1);
+        for (size_t d = 0; d < rank; ++d)
+            for (size_t k = 0; k < 3; ++k) full[d] = std::max(full[d], shapes[k][d]);
+        std::vector<bool> mask(rank, false);
+        for (int64_t d : c.args().toIntList(6)) {
+            if (d < 0 || d >= static_cast<int64_t>(rank)) return std::nullopt;
+            mask[static_cast<size_t>(d)] = true;
+        }
+        const DType ct = computeType(c.outMeta().dtype);
+        return tensorValue(reduceTo(c, c.outMeta(), full, mask, false, ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP prod;
+            for (size_t k = 0; k < 3; ++k) {
+                std::vector<Index> at;
+                for (size_t d = 0; d < rank; ++d)
+                    if (!expanded[k][d]) at.push_back(shapes[k][d] == 1 ? iconst(0) : co[d]);
+                ExprP v = eto(L.load(in[k], at), ct);
+                prod = prod ? ebinary(Op::Mul, prod, v) : v;
+            }
+            return prod;
+        }, {in[0], in[1], in[2]}));
+    };
     // aminmax(self, *, dim=None, keepdim=False) -> (min, max): two reductions of one input.
     t["aten.aminmax.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         const int x = c.in(0);

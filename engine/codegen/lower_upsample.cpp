@@ -222,13 +222,14 @@ std::optional<LValue> lowerUpsampleBackward(LowerCtx& c, Mode m, size_t n) {
 /// grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) for bilinear (0)
 /// and nearest (1) sampling with zeros (0) or border (1) padding, as Inductor's decomposition:
 /// grid coordinates unnormalised to pixel positions, taps outside the input contribute 0.
-std::optional<LValue> gridSampler2d(LowerCtx& c) {
+/// cudnn_grid_sampler(self, grid) is the bilinear, zero-padded, align_corners sampler.
+std::optional<LValue> gridSampler2d(LowerCtx& c, bool cudnn) {
     const int x = c.in(0), grid = c.in(1);
     if (x < 0 || grid < 0 || !c.out().isTensor()) return std::nullopt;
     const TensorMeta om = c.outMeta();
     const std::vector<int64_t> xs = c.meta(x).shape, gs = c.meta(grid).shape;
-    const int64_t mode = c.args().toInt(2), padding = c.args().toInt(3);
-    const bool align = c.args().toBool(4);
+    const int64_t mode = cudnn ? 0 : c.args().toInt(2), padding = cudnn ? 0 : c.args().toInt(3);
+    const bool align = cudnn || c.args().toBool(4);
     const DType ct = computeType(om.dtype);
     if (xs.size() != 4 || gs.size() != 4 || gs[3] != 2 || (mode != 0 && mode != 1) || (padding != 0 && padding != 1) ||
         (ct != DType::Float32 && ct != DType::Float64) || xs[2] <= 0 || xs[3] <= 0)
@@ -283,7 +284,8 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_trilinear3d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3); };
     t["aten.upsample_bicubic2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Cubic, 2); };
     t["aten.upsample_bicubic2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Cubic, 2); };
-    t["aten.grid_sampler_2d.default"] = gridSampler2d;
+    t["aten.grid_sampler_2d.default"] = [](LowerCtx& c) { return gridSampler2d(c, false); };
+    t["aten.cudnn_grid_sampler.default"] = [](LowerCtx& c) { return gridSampler2d(c, true); };
     t["aten.upsample_nearest1d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 1); };
     t["aten.upsample_nearest2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 2); };
     t["aten.upsample_nearest3d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 3); };

@@ -225,6 +225,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         // Linear algebra Inductor leaves to LAPACK (cpu/extern_linalg.cpp).
         {"aten.triangular_solve.default", "triangular_solve"},
         {"aten._linalg_slogdet.default", "slogdet"},
+        {"aten.linalg_matrix_exp.default", "matrix_exp"},
         // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
         {"aten.put.default", "put"},
         {"aten.masked_select.default", "masked_select"},

@@ -106,6 +106,7 @@ bool adaptiveMaxPool(const OpArgs& a, const std::vector<Tensor*>& outs) {
         if (g.out[3 - nsp + i] <= 0 || g.in[3 - nsp + i] <= 0) return false;
     }
     const int64_t inSize = g.in[0] * g.in[1] * g.in[2], outSize = g.out[0] * g.out[1] * g.out[2];
+    if (outs[0]->numel() != g.planes * outSize || outs[1]->numel() != g.planes * outSize) return false;
     const auto xv = f32(x);
     std::vector<float> y(static_cast<size_t>(g.planes * outSize));
     std::vector<double> ix(y.size());
@@ -221,6 +222,7 @@ bool fractionalMaxPool(const OpArgs& a, const std::vector<Tensor*>& outs) {
         return static_cast<int64_t>((static_cast<float>(i) + u) * alpha) - static_cast<int64_t>(u * alpha);
     };
     const int64_t inSize = in[0] * in[1] * in[2], outSize = out[0] * out[1] * out[2];
+    if (outs[0]->numel() != planes * outSize || outs[1]->numel() != planes * outSize) return false;
     const auto xv = f32(x);
     std::vector<float> y(static_cast<size_t>(planes * outSize));
     std::vector<double> ix(y.size());

@@ -1,14 +1,16 @@
 // Extern kernels of the CPU backend for the linear-algebra ops Inductor leaves to LAPACK
-// (fallback kernels): triangular_solve and _linalg_slogdet. Compiled C++ on fp64 copies, one
-// matrix of the batch at a time; LU with partial pivoting picks the first largest pivot, as
-// LAPACK's getrf does, so the LU factor and pivots match PyTorch's. Their table:
-// extern_table.h linalgExterns(). Anything unusual (non-float dtypes, batch shapes that do not
-// line up) returns false before writing: the reference kernel then runs it, a reported fallback.
+// (fallback kernels): triangular_solve, _linalg_slogdet and linalg_matrix_exp. Compiled C++ on
+// fp64 copies, one matrix of the batch at a time; LU with partial pivoting picks the first
+// largest pivot, as LAPACK's getrf does, so the LU factor and pivots match PyTorch's. Their
+// table: extern_table.h linalgExterns(). Anything unusual (non-float dtypes, batch shapes that
+// do not line up) returns false before writing: the reference kernel then runs it, a reported
+// fallback.
 #include "codegen/cpu/extern_table.h"
 
 #include "codegen/cpu/extern_util.h"
 #include "exec/ops/kernel_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -67,7 +69,12 @@ bool slogdet(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     const int64_t n = A.shape()[static_cast<size_t>(A.dim() - 1)];
     if (A.shape()[static_cast<size_t>(A.dim() - 2)] != n) return false;
     std::vector<double> lu = kern::toDoubles(A);
-    const int64_t batches = n == 0 ? 0 : static_cast<int64_t>(lu.size()) / (n * n);
+    // A 0 x 0 matrix has determinant 1: sign 1, log 0, as the loop below leaves them.
+    int64_t batches = 1;
+    for (int64_t d = 0; d + 2 < A.dim(); ++d) batches *= A.shape()[static_cast<size_t>(d)];
+    if (outs[0]->numel() != batches || outs[1]->numel() != batches || outs[2]->numel() != A.numel() ||
+        outs[3]->numel() != batches * n)
+        return false;
     std::vector<double> sign(static_cast<size_t>(std::max<int64_t>(batches, 0))), logabs(sign.size());
     std::vector<double> piv(static_cast<size_t>(batches * n));
     for (int64_t b = 0; b < batches; ++b) {
@@ -103,12 +110,62 @@ bool slogdet(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return true;
 }
 
+/// linalg_matrix_exp(A) per batch matrix: scaling and squaring (A / 2^s with norm <= 1/2, a
+/// Taylor series to 20 terms, then s squarings) in fp64, well inside fp32's tolerance.
+bool matrixExp(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    if (outs.empty() || !outs[0]) return false;
+    const Tensor& A = a.tensor(0);
+    if (!floatLike(A.dtype()) || A.dim() < 2 || outs[0]->numel() != A.numel()) return false;
+    const int64_t n = A.shape()[static_cast<size_t>(A.dim() - 1)];
+    if (A.shape()[static_cast<size_t>(A.dim() - 2)] != n) return false;
+    std::vector<double> v = kern::toDoubles(A);
+    if (n == 0) {
+        kern::fromDoubles(*outs[0], v);
+        return true;
+    }
+    const size_t nn = static_cast<size_t>(n * n);
+    auto matmul = [n](const std::vector<double>& x, const std::vector<double>& y) {
+        std::vector<double> r(x.size(), 0.0);
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t k = 0; k < n; ++k)
+                for (int64_t j = 0; j < n; ++j)
+                    r[static_cast<size_t>(i * n + j)] += x[static_cast<size_t>(i * n + k)] * y[static_cast<size_t>(k * n + j)];
+        return r;
+    };
+    for (size_t b = 0; b < v.size() / nn; ++b) {
+        std::vector<double> m(v.begin() + static_cast<std::ptrdiff_t>(b * nn),
+                              v.begin() + static_cast<std::ptrdiff_t>((b + 1) * nn));
+        double norm = 0.0;
+        for (int64_t j = 0; j < n; ++j) {
+            double col = 0.0;
+            for (int64_t i = 0; i < n; ++i) col += std::fabs(m[static_cast<size_t>(i * n + j)]);
+            norm = std::max(norm, col);
+        }
+        if (!std::isfinite(norm)) return false;
+        int squarings = 0;
+        while (norm > 0.5 && squarings < 64) norm /= 2, ++squarings;
+        const double scale = std::ldexp(1.0, -squarings);
+        for (double& x : m) x *= scale;
+        std::vector<double> sum(nn, 0.0), term(nn, 0.0);
+        for (int64_t i = 0; i < n; ++i) sum[static_cast<size_t>(i * n + i)] = term[static_cast<size_t>(i * n + i)] = 1.0;
+        for (int k = 1; k <= 20; ++k) {
+            term = matmul(term, m);
+            for (size_t i = 0; i < nn; ++i) term[i] /= k, sum[i] += term[i];
+        }
+        for (int q = 0; q < squarings; ++q) sum = matmul(sum, sum);
+        std::copy(sum.begin(), sum.end(), v.begin() + static_cast<std::ptrdiff_t>(b * nn));
+    }
+    kern::fromDoubles(*outs[0], v);
+    return true;
+}
+
 } // namespace
 
 const std::vector<CpuExtern>& linalgExterns() {
     static const std::vector<CpuExtern> t = {
         {"triangular_solve", triangularSolve},
         {"slogdet", slogdet},
+        {"matrix_exp", matrixExp},
     };
     return t;
 }

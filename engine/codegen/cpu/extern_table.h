@@ -33,8 +33,8 @@ const std::vector<CpuExtern>& attentionExterns();
 /// segment_reduce and their backwards) and data-dependent writes (put, masked index_put with
 /// accumulation); extern_fallback_ops.cpp.
 const std::vector<CpuExtern>& fallbackOpExterns();
-/// Linear algebra Inductor leaves to LAPACK (triangular_solve, _linalg_slogdet;
-/// extern_linalg.cpp).
+/// Linear algebra Inductor leaves to LAPACK (triangular_solve, _linalg_slogdet,
+/// linalg_matrix_exp; extern_linalg.cpp).
 const std::vector<CpuExtern>& linalgExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
