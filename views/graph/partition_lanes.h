@@ -71,7 +71,9 @@ struct LaneBundle {
     int block = -1;     ///< forward block (cut edges leaving it) or backward block (tensors it reads)
     int count = 0;
     qint64 bytes = 0;
-    QRectF from, to;    ///< the ends: the block and the span of its cards
+    /// The ends. Cut: the block, then the span of its cards. Read: a point at the mean height of
+    /// the cards read (on the column's right edge), then the block.
+    QRectF from, to;
 };
 
 struct PartitionLanes {
