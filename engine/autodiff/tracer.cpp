@@ -58,6 +58,7 @@ void Tracer::rebind(const Node* src, Node* value) {
 
 Argument Tracer::mapArg(const Argument& a, const Node& user) {
     if (a.isNode()) {
+        if (auto sv = symValues.find(a.node); sv != symValues.end()) return sv->second;
         auto it = env.find(a.node);
         if (it == env.end()) {
             auto lc = lazyConstants.find(a.node);
@@ -143,6 +144,7 @@ void Tracer::record(Node* n) {
 }
 
 void Tracer::trace(const Node& src) {
+    if (symValues.count(&src)) return;  // a SymInt: used as its integer value
     switch (src.kind()) {
     case NodeKind::Placeholder:
     case NodeKind::Output: return;
@@ -178,6 +180,8 @@ void Tracer::trace(const Node& src) {
         return;
     }
     const std::string hop = src.opName();
+    // Runtime asserts on SymInts: the sizes are traced as integers, where they hold trivially.
+    if (hop == "aten._assert_scalar.default" || hop == "aten.sym_constrain_range_for_size.default") return;
     if (hop == "higher_order.tag_activation_checkpoint" || hop == "higher_order.wrap")
         return inlineBody(src, hop == "higher_order.tag_activation_checkpoint");
     const OpInfo* op = src.op();
@@ -241,6 +245,7 @@ void Tracer::inlineBody(const Node& src, bool checkpoint) {
     for (size_t i = 0; i < phs.size(); ++i) {
         Argument m = mapArg(src.args[i + 1], src);
         if (!e.ok()) return;
+        if (!m.isNode() && !m.isNone()) symValues[phs[i]] = m;  // a SymInt operand
         env[phs[i]] = m.isNode() ? Traced::of(m.node) : Traced{};
     }
     const int outer = m_region;
