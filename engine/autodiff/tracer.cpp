@@ -180,6 +180,16 @@ void Tracer::trace(const Node& src) {
         return;
     }
     const std::string hop = src.opName();
+    // `.item()` of a 0-d tensor is a data-dependent scalar (`Sym(zf85)`): its users take the
+    // 0-d tensor itself, as AOT's joint graphs show (`mul.Tensor(x, scalar_tensor)`).
+    if ((hop == "aten.item.default" || hop == "aten._local_scalar_dense.default") && !src.args.empty()) {
+        Argument x = mapArg(src.args[0], src);
+        if (!e.ok()) return;
+        if (x.isNode() && e.isTensor(x.node) && e.shape(x.node).empty()) {
+            env[&src] = Traced::of(x.node);
+            return;
+        }
+    }
     // Runtime asserts on SymInts: the sizes are traced as integers, where they hold trivially.
     if (hop == "aten._assert_scalar.default" || hop == "aten.sym_constrain_range_for_size.default") return;
     if (hop == "higher_order.tag_activation_checkpoint" || hop == "higher_order.wrap")

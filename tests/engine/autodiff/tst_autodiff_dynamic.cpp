@@ -30,7 +30,7 @@ namespace {
 fs::path dyn() { return fxtest::corpus().parent_path() / "corpus_dynamic"; }
 
 /// Models with recorded runs, then graph-only ones.
-const char* kRunModels[] = {"mlp", "attention", "ln_gelu", "checkpointed"};
+const char* kRunModels[] = {"mlp", "attention", "ln_gelu", "gpt2", "checkpointed"};
 const char* kGraphModels[] = {"resnet18"};
 
 std::unique_ptr<Graph> readGraph(const fs::path& file) {
