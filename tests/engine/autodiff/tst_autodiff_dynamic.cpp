@@ -4,6 +4,8 @@
 // - keeps its sizes symbolic: the tangents and the gradients have the symbolic sizes of
 //   PyTorch's backward graph (equal as expressions: the same value at several bindings), and
 //   the graph takes PyTorch's SymInt primals;
+// - partitioned (min cut, at the default binding), its forward and backward graphs chained
+//   together reproduce the same recorded runs at both sizes;
 // - where PyTorch recorded runs, reproduces them at BOTH recorded sizes from the one graph: run
 //   on the recorded forward inputs plus the recorded tangents (the backward's tangents_*
 //   inputs), its forward outputs match the recorded forward outputs and its gradients the
@@ -19,6 +21,7 @@
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
 #include "import/npy.h"
+#include "partition/partitioner.h"
 
 #include <filesystem>
 
@@ -213,6 +216,64 @@ private slots:
         }
         QVERIFY(grads > 0);
         qInfo("%s%s: %d gradients match", qPrintable(model), sfx.c_str(), grads);
+    }
+
+    void partitionedGraphsMatchBothRecordedSizes_data() { matchesBothRecordedSizes_data(); }
+    void partitionedGraphsMatchBothRecordedSizes() {
+        QFETCH(QString, model);
+        QFETCH(QString, suffix);
+        const fs::path num = dyn() / model.toStdString() / "numerics";
+        const std::string sfx = suffix.toStdString();
+        auto bw = readGraph(num / "backward.py");
+        auto fw = readGraph(num / "forward.py");
+        QVERIFY(bw && fw);
+        auto j = jointOf(num, *bw);
+        QVERIFY2(j.ok(), j.ok() ? "" : j.error().str().c_str());
+        auto parts = partitionJoint(*j->graph);
+        QVERIFY2(parts.ok(), parts.ok() ? "" : parts.error().str().c_str());
+        QVERIFY(!parts->saved.empty());
+
+        // Our forward on PyTorch's forward inputs.
+        auto fwIn = readNpyFolder(num / ("forward" + sfx) / "inputs", fw->placeholders().size());
+        QVERIFY(fwIn.ok());
+        std::vector<Value> inputs = *fwIn;
+        QVERIFY(layOutRecordedInputs(*parts->forward, inputs).ok());
+        RunRequest fr;
+        fr.inputs = std::move(inputs);
+        auto fres = runAndCheck(*parts->forward, fr, nullptr);
+        QVERIFY2(fres.ok(), fres.ok() ? "" : fres.error().str().c_str());
+
+        // Our backward on our saved values (by name) and PyTorch's tangents.
+        auto bwIn = readNpyFolder(num / ("backward" + sfx) / "inputs", bw->placeholders().size());
+        QVERIFY(bwIn.ok());
+        std::map<std::string, Value> byName;
+        auto fOuts = parts->forward->outputs();
+        for (size_t i = 0; i < fOuts.size(); ++i)
+            if (fOuts[i].isNode()) byName[fOuts[i].node->name()] = fres->outputs[i];
+        std::vector<const Node*> theirTangents;
+        auto bwPhs = bw->placeholders();
+        for (size_t i = 0; i < bwPhs.size(); ++i)
+            if (bwPhs[i]->name().rfind("tangents_", 0) == 0) byName[bwPhs[i]->name()] = (*bwIn)[i];
+        std::vector<Value> bin;
+        for (const Node* p : parts->backward->placeholders()) {
+            auto it = byName.find(p->name());
+            QVERIFY2(it != byName.end(), p->name().c_str());
+            bin.push_back(it->second);
+        }
+        QVERIFY(layOutRecordedInputs(*parts->backward, bin).ok());
+        auto bwOut = readNpyFolder(num / ("backward" + sfx) / "outputs", bw->outputs().size());
+        QVERIFY(bwOut.ok());
+        QCOMPARE(parts->backward->outputs().size(), bwOut->size());
+        RunRequest br;
+        br.inputs = std::move(bin);
+        auto bres = runAndCheck(*parts->backward, br, &*bwOut);
+        QVERIFY2(bres.ok(), bres.ok() ? "" : bres.error().str().c_str());
+        int grads = 0;
+        for (const auto& c : bres->comparisons) {
+            if (!c.ok) QFAIL(qPrintable(QString("gradient %1: rel_err %2").arg(c.index).arg(c.relErr)));
+            grads += (*bwOut)[c.index].isTensor();
+        }
+        QVERIFY(grads > 0);
     }
 
     void theRecordedRunsHaveDifferentSizes() {
