@@ -68,21 +68,30 @@ std::set<int64_t> staticIntegers(const Graph& g) {
     return out;
 }
 
-/// Distinct small primes per symbol and probe. Small, because graphs bound their sizes (a
-/// position table of 64 rows); primes, because a product of them factors uniquely.
+/// Distinct primes per symbol and probe (a product of them factors uniquely), none a factor of
+/// a static size.
 Expected<Probes> chooseProbes(const Graph& g, int64_t minPrime) {
     Probes p;
     p.symbols = inputSymbols(g);
     const auto avoid = staticIntegers(g);
-    std::vector<int64_t> primes;
-    for (int64_t v = minPrime; v < 5000 && primes.size() < kProbes * p.symbols.size(); ++v) {
-        bool prime = true;
-        for (int64_t d = 2; d * d <= v && prime; ++d) prime = v % d != 0;
-        bool divides = false;  // a static size with this factor could be mistaken for a symbol
-        for (auto s : avoid) divides = divides || (s > 0 && s % v == 0);
-        if (prime && !divides) primes.push_back(v);
+    // Probe k takes primes from minPrime * 2^k on: far apart, so that a size divided down by a
+    // stack of strided convolutions (ceil(s/32)) still differs between the probes.
+    std::set<int64_t> used;
+    for (size_t k = 0; k < kProbes; ++k) {
+        int64_t v = minPrime << k;
+        for (const auto& s : p.symbols) {
+            for (;; ++v) {
+                if (v > (int64_t(1) << 20)) return makeError("cannot choose probe sizes for the symbols");
+                bool prime = v > 1;
+                for (int64_t d = 2; d * d <= v && prime; ++d) prime = v % d != 0;
+                bool divides = false;  // a static size with this factor could be mistaken for a symbol
+                for (auto x : avoid) divides = divides || (x > 0 && x % v == 0);
+                if (prime && !divides && !used.count(v)) break;
+            }
+            used.insert(v);
+            p.bindings[k][s] = sym::Num::ofInt(v);
+        }
     }
-    if (primes.size() < kProbes * p.symbols.size()) return makeError("too many symbols to choose probe sizes for");
     std::set<std::string> seen;
     std::function<void(const Graph&)> collect = [&](const Graph& sub) {
         for (const auto& n : sub.nodes()) {
@@ -100,11 +109,6 @@ Expected<Probes> chooseProbes(const Graph& g, int64_t minPrime) {
         for (const auto& [k, sg] : sub.subgraphs()) collect(*sg);
     };
     collect(g);
-    // Symbol k takes the k-th smallest primes: the order of sizes (s0 < s1) stays as the hints have it
-    // rarely matters, and small values keep clamped slices (x[:s0] of a 64-row table) unclamped.
-    for (size_t k = 0; k < kProbes; ++k)
-        for (size_t s = 0; s < p.symbols.size(); ++s)
-            p.bindings[k][p.symbols[s]] = sym::Num::ofInt(primes[s * kProbes + k]);
     return p;
 }
 
@@ -532,15 +536,95 @@ Expected<JointGraph> buildAt(const Graph& fwd, const JointOptions& opts, int64_t
     return std::move(joints[0]);
 }
 
+Diagnostic unfaithful(const Node& n, const std::string& what, const sym::Binding& b) {
+    Diagnostic d = makeError("the symbolic joint graph does not reproduce the joint graph traced at " + sym::bindingStr(b) +
+                             ": " + what);
+    d.node = n.name();
+    return d;
+}
+
+/// Evaluates a SymInt argument of the symbolic graph (a node with a `Sym(expr)` annotation).
+std::optional<int64_t> symArgValue(const Argument& a, const sym::Binding& b) {
+    if (a.kind == Argument::Kind::Int) return a.i;
+    if (!a.isNode() || !a.node) return std::nullopt;
+    std::string e = symPlaceholderExpr(*a.node);
+    if (e.empty()) return std::nullopt;
+    auto r = sym::evalText(e, b);
+    if (!r.ok() || r->isFloat()) return std::nullopt;
+    return r->i;
+}
+
+bool sameArg(const Argument& sa, const Argument& ca, const sym::Binding& b) {
+    if (ca.kind == Argument::Kind::Int) {
+        auto v = symArgValue(sa, b);
+        return v && *v == ca.i;
+    }
+    if (ca.isSequence()) {
+        if (!sa.isSequence() || sa.items.size() != ca.items.size()) return false;
+        for (size_t i = 0; i < ca.items.size(); ++i)
+            if (!sameArg(sa.items[i], ca.items[i], b)) return false;
+    }
+    return true;
+}
+
+/// The symbolic joint graph, bound at `b`, is the joint graph traced at `b`: every traced node
+/// is there with the same sizes, strides and integer arguments. Catches sizes the probes saw as
+/// constant that are not (a size clamped to a table's length, one that reached 1).
+Status checkAt(const Graph& symbolic, const Graph& fwd, const JointOptions& opts, const sym::Binding& b) {
+    SymValues values;
+    auto spec = specialize(fwd, b, values);
+    if (!spec.ok()) return spec.error();
+    auto concrete = buildJointGraphAt(**spec, opts, values);
+    if (!concrete.ok()) return concrete.error();
+    std::map<std::string, const Node*> byName;
+    for (const auto& n : symbolic.nodes()) byName[n->name()] = n.get();
+    size_t matched = 0;
+    for (const auto& up : concrete->graph->nodes()) {
+        const Node& c = *up;
+        auto it = byName.find(c.name());
+        if (it == byName.end() || it->second->target() != c.target()) return unfaithful(c, "a node differs", b);
+        const Node& sn = *it->second;
+        ++matched;
+        if (sn.meta.size() != c.meta.size()) return unfaithful(c, "a value differs", b);
+        for (size_t m = 0; m < c.meta.size(); ++m) {
+            auto bound = bindMeta(sn.meta[m], b);
+            if (!bound.ok()) return unfaithful(c, bound.error().message, b);
+            if (bound->shape != c.meta[m].shape || bound->strides != c.meta[m].strides)
+                return unfaithful(c, "its sizes are " + c.meta[m].annotation(true, false) + ", the symbolic graph's " +
+                                         bound->annotation(true, false), b);
+        }
+        if (sn.args.size() != c.args.size()) return unfaithful(c, "its arguments differ", b);
+        for (size_t a = 0; a < c.args.size(); ++a)
+            if (!sameArg(sn.args[a], c.args[a], b)) return unfaithful(c, "argument " + std::to_string(a) + " differs", b);
+    }
+    (void)matched;
+    return Status::success();
+}
+
+/// Builds at probes from `minPrime` on and checks the result at a binding from `checkPrime` on.
+Expected<JointGraph> buildChecked(const Graph& fwd, const JointOptions& opts, int64_t minPrime, int64_t checkPrime) {
+    auto j = buildAt(fwd, opts, minPrime);
+    if (!j.ok()) return j;
+    auto check = chooseProbes(fwd, checkPrime);
+    if (!check.ok()) return check.error();
+    if (auto st = checkAt(*j->graph, fwd, opts, check->bindings[0]); !st.ok()) {
+        Diagnostic d = st.error();
+        if (d.file.empty()) d.file = fwd.sourceFile;
+        return d;
+    }
+    return j;
+}
+
 } // namespace
 
 Expected<JointGraph> buildSymbolicJoint(const Graph& fwd, const JointOptions& opts) {
     // Large probes first: sizes that shrink through strided convolutions and pooling must not
-    // reach 1 (or agree across probes) on the way. Graphs that bound a size (a table of 64
-    // positions) fail there and are traced again at small probes.
-    auto large = buildAt(fwd, opts, 101);
+    // reach 1 (or agree across probes) on the way. The result is checked at smaller sizes, where
+    // a size clamped to a bound (a table of 64 positions) shows; graphs like that are traced
+    // again at small probes and checked at large sizes.
+    auto large = buildChecked(fwd, opts, 101, 37);
     if (large.ok()) return large;
-    auto small = buildAt(fwd, opts, 5);
+    auto small = buildChecked(fwd, opts, 5, 211);
     if (small.ok()) return small;
     return large.error();
 }
