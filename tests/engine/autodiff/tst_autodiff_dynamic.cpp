@@ -322,6 +322,26 @@ private slots:
         QVERIFY(outs[3].isNode() && outs[3].node->meta[0].symShape.empty());
         QCOMPARE(outs[3].node->meta[0].shape, (std::vector<int64_t>{4, 4}));
     }
+    void aSizeTheProbesCannotExpressIsAClearError() {
+        // x[:s0] of a 64-row tensor: the size is min(s0, 64), which no probe binding sees whole
+        // (large probes clamp, small ones do not). The builder must refuse, naming the node,
+        // rather than bake either behaviour into the joint graph.
+        auto g = readFxText(
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, s0: \"Sym(s0)\", w: \"f32[64, 4][4, 1]\"):\n"
+            "        slice_1: \"f32[Min(64, s0), 4][4, 1]\" = torch.ops.aten.slice.Tensor(w, 0, 0, s0)\n"
+            "        return (slice_1,)\n", "clamp.py");
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        resolveOps(**g);
+        (*g)->rebuildUsers();
+        JointOptions opts;
+        opts.gradInputs = GradInputs::Listed;
+        opts.requiresGrad = {"w"};
+        auto j = buildJointGraph(**g, opts);
+        QVERIFY(!j.ok());
+        QVERIFY2(!j.error().node.empty(), j.error().str().c_str());
+        QVERIFY2(j.error().str().find("clamp.py") != std::string::npos, j.error().str().c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAutodiffDynamic)
