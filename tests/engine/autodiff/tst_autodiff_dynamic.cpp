@@ -14,6 +14,7 @@
 
 #include "autodiff/joint_builder.h"
 #include "exec/compare.h"
+#include "exec/ops/kernel_util.h"
 #include "exec/run_check.h"
 #include "exec/shape_binding.h"
 #include "exec/shape_inference.h"
@@ -322,6 +323,44 @@ private slots:
         QVERIFY(outs[3].isNode() && outs[3].node->meta[0].symShape.empty());
         QCOMPARE(outs[3].node->meta[0].shape, (std::vector<int64_t>{4, 4}));
     }
+    void aSymbolOnlyATensorCarries() {
+        // No Sym placeholder: s0 lives in x's annotation alone. mean's backward divides by the
+        // row count, which the joint graph reads with sym_size (as PyTorch's joint graphs do);
+        // at any size the gradient is tangent / s0 in every row.
+        auto g = readFxText(
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x: \"f32[s0, 4][4, 1]\"):\n"
+            "        mean: \"f32[4][1]\" = torch.ops.aten.mean.dim(x, [0])\n"
+            "        return (mean,)\n", "mean.py");
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        resolveOps(**g);
+        (*g)->rebuildUsers();
+        JointOptions opts;
+        opts.gradInputs = GradInputs::AllFloating;
+        auto j = buildJointGraph(**g, opts);
+        QVERIFY2(j.ok(), j.ok() ? "" : j.error().str().c_str());
+        bool readsSize = false;
+        for (const auto& n : j->graph->nodes()) readsSize = readsSize || n->target() == "torch.ops.aten.sym_size.int";
+        QVERIFY(readsSize);
+        for (int64_t rows : {3, 10}) {
+            sym::Binding b{{"s0", sym::Num::ofInt(rows)}};
+            auto inputs = randomInputs(*j->graph, 7, &b);
+            QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
+            const auto tangent = kern::toDoubles((*inputs)[1].t);
+            RunRequest req;
+            req.inputs = *inputs;
+            auto res = runAndCheck(*j->graph, req, nullptr);
+            QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
+            const Value& grad = res->outputs.back();
+            QVERIFY(grad.isTensor());
+            QCOMPARE(grad.t.meta.shape, (std::vector<int64_t>{rows, 4}));
+            const auto gv = kern::toDoubles(grad.t);
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c = 0; c < 4; ++c)
+                    QVERIFY(std::abs(gv[size_t(r * 4 + c)] - tangent[size_t(c)] / double(rows)) < 1e-6);
+        }
+    }
+
     void aSizeTheProbesCannotExpressIsAClearError() {
         // x[:s0] of a 64-row tensor: the size is min(s0, 64), which no probe binding sees whole
         // (large probes clamp, small ones do not). The builder must refuse, naming the node,
