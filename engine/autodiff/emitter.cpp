@@ -200,6 +200,20 @@ Node* GraphEmitter::placeholder(std::string_view name, const TensorMeta& m) {
     return n;
 }
 
+Node* GraphEmitter::symPlaceholder(std::string_view name, const std::string& annotation, int64_t value) {
+    Node* pos = nullptr;
+    for (const auto& n : m_g.nodes())
+        if (n->kind() != NodeKind::Placeholder) {
+            pos = n.get();
+            break;
+        }
+    std::string nm = m_names.create(name);
+    Node* n = m_g.insertBefore(pos, NodeKind::Placeholder, nm, nm);
+    n->annotationText = annotation;
+    m_values[n] = Value::ofInt(value);
+    return n;
+}
+
 Node* GraphEmitter::op(std::string_view qualname, std::vector<Argument> args, Kwargs kwargs) {
     if (!ok()) return nullptr;
     for (const auto& a : args)

@@ -40,6 +40,8 @@ public:
 
     /// A placeholder placed after the existing ones.
     Node* placeholder(std::string_view name, const TensorMeta& m);
+    /// A SymInt placeholder (`"Sym(s23)"` annotation) holding `value` while tracing.
+    Node* symPlaceholder(std::string_view name, const std::string& annotation, int64_t value);
     /// `torch.ops.<qualname>(args, kwargs)`; null when an argument is null or the op's meta
     /// function rejects the arguments (the error is kept, see ok()).
     Node* op(std::string_view qualname, std::vector<Argument> args, Kwargs kwargs = {});

@@ -1,7 +1,9 @@
 #include "autodiff/joint_builder.h"
 
 #include "autodiff/emitter.h"
+#include "autodiff/joint_symbolic.h"
 #include "autodiff/tracer.h"
+#include "exec/shape_binding.h"
 
 #include <algorithm>
 #include <set>
@@ -81,6 +83,11 @@ size_t eliminateDeadCode(Graph& g, const std::vector<Argument>& outputs) {
 } // namespace
 
 Expected<JointGraph> buildJointGraph(const Graph& fwd, const JointOptions& opts) {
+    if (graphIsSymbolic(fwd)) return buildSymbolicJoint(fwd, opts);
+    return buildJointGraphAt(fwd, opts, {});
+}
+
+Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opts, const SymValues& symValues) {
     const auto phs = fwd.placeholders();
     if (!fwd.outputNode()) return optionError(fwd, "the forward graph has no output node");
 
@@ -96,6 +103,7 @@ Expected<JointGraph> buildJointGraph(const Graph& fwd, const JointOptions& opts)
             return optionError(fwd, "the graph already takes tangents (a joint or backward graph); autodiff takes a "
                                     "forward or inference graph", p->name());
         byName[p->name()] = p;
+        if (symValues.count(p->name())) continue;  // a SymInt primal
         if (p->meta.empty() || p->metaIsTuple)
             return optionError(fwd, "placeholder has no tensor metadata (annotate it or load it from a typed source)",
                                p->name());
@@ -128,6 +136,7 @@ Expected<JointGraph> buildJointGraph(const Graph& fwd, const JointOptions& opts)
     for (const auto& name : listed)
         if (!byName.count(name)) return optionError(fwd, "requires-grad list names '" + name + "', which is not an input");
     auto wantsGrad = [&](const Node* p) {
+        if (p->meta.empty()) return false;  // a SymInt
         if (!isFloating(p->meta[0].dtype)) return false;
         switch (opts.gradInputs) {
         case GradInputs::Listed: return listed.count(p->name()) > 0;
@@ -141,7 +150,7 @@ Expected<JointGraph> buildJointGraph(const Graph& fwd, const JointOptions& opts)
     };
     if (opts.gradInputs == GradInputs::Listed)
         for (const auto& name : listed)
-            if (!isFloating(byName[name]->meta[0].dtype))
+            if (byName[name]->meta.empty() || !isFloating(byName[name]->meta[0].dtype))
                 return optionError(fwd, "input '" + name + "' is not floating point and cannot require a gradient", name);
 
     JointGraph out;
@@ -153,18 +162,26 @@ Expected<JointGraph> buildJointGraph(const Graph& fwd, const JointOptions& opts)
     g.sourceFile = fwd.sourceFile;
     GraphEmitter e(g);
     Tracer t(e);
+    for (const auto& n : fwd.nodes())
+        if (auto sv = symValues.find(n->name()); sv != symValues.end())
+            t.symValues[n.get()] = sv->second.isFloat() ? Argument::ofFloat(sv->second.d)
+                                   : sv->second.kind == sym::Num::Kind::Bool ? Argument::ofBool(sv->second.i != 0)
+                                                                               : Argument::ofInt(sv->second.i);
 
     bool devicesKnown = true;
     for (size_t i = 0; i < primals.size(); ++i) {
         const Node* src = primals[i];
-        Node* p = e.placeholder("primals_" + std::to_string(i + 1), src->meta[0]);
+        auto sv = symValues.find(src->name());
+        Node* p = sv != symValues.end()
+                      ? e.symPlaceholder("primals_" + std::to_string(i + 1), src->annotationText, sv->second.i)
+                      : e.placeholder("primals_" + std::to_string(i + 1), src->meta[0]);
         t.env[src] = Traced::of(p);
         t.primalOf[src] = p;
         const bool rg = wantsGrad(src);
         if (rg) t.markRequiresGrad(p);
         out.primalSources.push_back(src->name());
         out.requiresGrad.push_back(rg);
-        devicesKnown = devicesKnown && src->meta[0].deviceKnown;
+        if (!src->meta.empty()) devicesKnown = devicesKnown && src->meta[0].deviceKnown;
     }
     for (const Node* p : phs) {
         if (!constants.count(p->name())) continue;

@@ -70,7 +70,8 @@ struct JointGraph {
 
 /// Builds the joint graph of `forward` (an ATen graph: an export graph, a lowered Dynamo graph,
 /// an AOT forward or inference graph). Fails with a Diagnostic naming the node for ops without a
-/// VJP rule or decomposition, torch-level nodes, higher-order ops, and bad options.
+/// VJP rule or decomposition, torch-level nodes, higher-order ops, and bad options. A graph
+/// with SymInt placeholders or symbolic sizes gets a symbolic joint graph (joint_symbolic.h).
 Expected<JointGraph> buildJointGraph(const Graph& forward, const JointOptions& opts = {});
 
 } // namespace fxray

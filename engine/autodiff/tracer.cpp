@@ -58,6 +58,7 @@ void Tracer::rebind(const Node* src, Node* value) {
 
 Argument Tracer::mapArg(const Argument& a, const Node& user) {
     if (a.isNode()) {
+        if (auto sv = symValues.find(a.node); sv != symValues.end()) return sv->second;
         auto it = env.find(a.node);
         if (it == env.end()) {
             auto lc = lazyConstants.find(a.node);
@@ -143,6 +144,7 @@ void Tracer::record(Node* n) {
 }
 
 void Tracer::trace(const Node& src) {
+    if (symValues.count(&src)) return;  // a SymInt: used as its integer value
     switch (src.kind()) {
     case NodeKind::Placeholder:
     case NodeKind::Output: return;
@@ -178,6 +180,18 @@ void Tracer::trace(const Node& src) {
         return;
     }
     const std::string hop = src.opName();
+    // `.item()` of a 0-d tensor is a data-dependent scalar (`Sym(zf85)`): its users take the
+    // 0-d tensor itself, as AOT's joint graphs show (`mul.Tensor(x, scalar_tensor)`).
+    if ((hop == "aten.item.default" || hop == "aten._local_scalar_dense.default") && !src.args.empty()) {
+        Argument x = mapArg(src.args[0], src);
+        if (!e.ok()) return;
+        if (x.isNode() && e.isTensor(x.node) && e.shape(x.node).empty()) {
+            env[&src] = Traced::of(x.node);
+            return;
+        }
+    }
+    // Runtime asserts on SymInts: the sizes are traced as integers, where they hold trivially.
+    if (hop == "aten._assert_scalar.default" || hop == "aten.sym_constrain_range_for_size.default") return;
     if (hop == "higher_order.tag_activation_checkpoint" || hop == "higher_order.wrap")
         return inlineBody(src, hop == "higher_order.tag_activation_checkpoint");
     const OpInfo* op = src.op();
@@ -267,6 +281,7 @@ void Tracer::inlineBody(const Node& src, bool checkpoint) {
     for (size_t i = 0; i < phs.size(); ++i) {
         Argument m = mapArg(src.args[i + 1], src);
         if (!e.ok()) return;
+        if (!m.isNode() && !m.isNone()) symValues[phs[i]] = m;  // a SymInt operand
         env[phs[i]] = m.isNode() ? Traced::of(m.node) : Traced{};
     }
     const int outer = m_region;

@@ -92,6 +92,10 @@ public:
     std::unordered_map<const Node*, Tensor> lazyConstants;
     /// Joint tuple node -> its getitem nodes.
     std::unordered_map<const Node*, std::vector<Node*>> tupleItems;
+    /// Dynamic shapes: source SymInt values (Sym placeholders, size arithmetic, sym_size) at
+    /// the binding being traced. They are traced as plain integers; joint_symbolic.cpp turns the
+    /// sizes that follow from them back into SymInt nodes.
+    std::unordered_map<const Node*, Argument> symValues;
 
     /// The joint node carries a gradient (a primal that requires grad, or an op output that
     /// depends on one).
