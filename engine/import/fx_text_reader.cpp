@@ -610,7 +610,10 @@ private:
 
     /// Builds the node for `name = rhs`.
     Node* makeNode(Graph& g, const std::string& name, const PyExpr& rhs, int line) {
-        auto failN = [&](int col, std::string msg) { fail(line, col, std::move(msg), name); return nullptr; };
+        auto failN = [&](int col, std::string msg) {
+            fail(rhs.line > 0 ? rhs.line : line, col, std::move(msg), name);
+            return nullptr;
+        };
         if (auto attr = selfAttrPath(rhs); attr && !attr->empty() && rhs.kind != PyExpr::Kind::Name)
             return g.append(NodeKind::GetAttr, name, *attr);
         switch (rhs.kind) {
@@ -693,7 +696,8 @@ private:
     }
 
     bool toArgument(Graph& g, const PyExpr& ex, Argument& out, int line, const std::string& node = {}) {
-        auto failA = [&](int col, std::string msg) { return fail(line, col, std::move(msg), node); };
+        // The expression's own line: an argument on a continuation line is named there.
+        auto failA = [&](int col, std::string msg) { return fail(ex.line > 0 ? ex.line : line, col, std::move(msg), node); };
         switch (ex.kind) {
         case PyExpr::Kind::Int: {
             int64_t v = 0;

@@ -396,6 +396,15 @@ private slots:
         auto ok = readFxText(fits, "fits.py");
         QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().str().c_str());
 
+        // A reader's own refusal of a parsed argument names the argument's line too.
+        std::string subscripted = fx;
+        subscripted.replace(subscripted.find(deepList), deepList.size(), "[2, 3][4]");
+        auto sub = readFxText(subscripted, "sub.py");
+        QVERIFY(!sub.ok());
+        QVERIFY2(sub.error().message.find("nested expression in an argument") != std::string::npos, sub.error().str().c_str());
+        QCOMPARE(sub.error().line, 4);
+        QCOMPARE(sub.error().column, 13);
+
         std::string repro = "class Repro(torch.nn.Module):\n"
                             "    def forward(self, x):\n"
                             "        return (x,)\n"
