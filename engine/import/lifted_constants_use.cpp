@@ -27,8 +27,8 @@ namespace fxray {
 
 namespace {
 
-/// A reduction identity, before the constant's dtype gives it a number.
-enum class Identity { Zero, One, Lowest, Highest };
+/// A reduction identity, before the constant's dtype gives it a number; None: no such identity.
+enum class Identity { None, Zero, One, Lowest, Highest };
 
 /// "sum" for `torch.ops.aten.sum.dim_IntList`; empty for anything but an aten op call.
 std::string packetOf(const Node& n) {
@@ -44,12 +44,12 @@ bool takesAt(const Node& u, size_t i, const Node* v) {
 }
 
 /// The identity the reduction `u` needs of its input `v` (torch.masked's _reduction_identity for
-/// the op it traces to), or nullopt when `u` is no such reduction of `v`.
-std::optional<Identity> reductionIdentity(const Node& u, const Node* v) {
+/// the op it traces to), or None when `u` is no such reduction of `v`.
+Identity reductionIdentity(const Node& u, const Node* v) {
     const std::string packet = packetOf(u);
     // logaddexp(a, b) is masked elementwise on either operand: exp(-inf) adds nothing.
-    if (packet == "logaddexp") return takesAt(u, 0, v) || takesAt(u, 1, v) ? std::optional(Identity::Lowest) : std::nullopt;
-    if (!takesAt(u, 0, v)) return std::nullopt;
+    if (packet == "logaddexp") return takesAt(u, 0, v) || takesAt(u, 1, v) ? Identity::Lowest : Identity::None;
+    if (!takesAt(u, 0, v)) return Identity::None;
     static const std::map<std::string, Identity, std::less<>> table = {
         {"sum", Identity::Zero},          {"cumsum", Identity::Zero},
         {"prod", Identity::One},          {"cumprod", Identity::One},
@@ -66,27 +66,27 @@ std::optional<Identity> reductionIdentity(const Node& u, const Node* v) {
         double o = 2.0;
         if (ord && ord->kind == Argument::Kind::Float) o = ord->f;
         else if (ord && ord->kind == Argument::Kind::Int) o = static_cast<double>(ord->i);
-        else if (ord && !ord->isNone()) return std::nullopt;
+        else if (ord && !ord->isNone()) return Identity::None;
         if (std::isinf(o) && o < 0) return Identity::Highest;
         if (o >= 0) return Identity::Zero;
     }
-    return std::nullopt;
+    return Identity::None;
 }
 
 /// The identity every reduction that takes `w` (directly or negated) agrees on, with the first
-/// such reduction's op name; nullopt when none takes it or two disagree.
-std::optional<Identity> agreedIdentity(const Node* w, std::string& reducer) {
-    std::optional<Identity> agreed;
+/// such reduction's op name; None when none takes it or two disagree.
+Identity agreedIdentity(const Node* w, std::string& reducer) {
+    Identity agreed = Identity::None;
     bool conflict = false;
     auto consider = [&](const Node& u, const Node* input, bool negated) {
-        auto id = reductionIdentity(u, input);
-        if (!id) return;
+        Identity id = reductionIdentity(u, input);
+        if (id == Identity::None) return;
         // Negation keeps 0 and swaps the extremes; a negated 1 is no fill torch.masked makes.
-        if (negated && *id == Identity::One) conflict = true;
-        if (negated && *id == Identity::Lowest) id = Identity::Highest;
-        else if (negated && *id == Identity::Highest) id = Identity::Lowest;
-        if (agreed && *agreed != *id) conflict = true;
-        if (!agreed) reducer = u.opName() + (negated ? " of its negation" : "");
+        if (negated && id == Identity::One) conflict = true;
+        if (negated && id == Identity::Lowest) id = Identity::Highest;
+        else if (negated && id == Identity::Highest) id = Identity::Lowest;
+        if (agreed != Identity::None && agreed != id) conflict = true;
+        if (agreed == Identity::None) reducer = u.opName() + (negated ? " of its negation" : "");
         agreed = id;
     };
     for (const Node* u : w->users) {
@@ -94,12 +94,13 @@ std::optional<Identity> agreedIdentity(const Node* w, std::string& reducer) {
             for (const Node* v : u->users) consider(*v, u, true);
         else consider(*u, w, false);
     }
-    return conflict ? std::nullopt : agreed;
+    return conflict ? Identity::None : agreed;
 }
 
 /// A 0-d tensor of `m` holding the identity, and its value as text; nullopt for dtypes torch.masked
 /// gives no such identity (bool extremes, complex).
 std::optional<Tensor> identityTensor(Identity id, const TensorMeta& m, std::string& text) {
+    if (id == Identity::None) return std::nullopt;
     Tensor t = Tensor::emptyLike(m);
     if (id == Identity::Zero || id == Identity::One) {
         if (isComplex(m.dtype)) return std::nullopt;
@@ -185,29 +186,28 @@ std::vector<InferredConstant> inferConstantsFromUse(Graph& g) {
 
         if (m.shape.empty()) {
             const auto wheres = fillUses(n.get());
-            std::optional<Identity> id;
+            Identity id = Identity::None;
             std::string reducer;
             for (const Node* w : wheres) {
                 std::string r;
-                auto here = agreedIdentity(w, r);
-                if (!here || (id && *id != *here) || (!w->meta.empty() && w->meta[0].dtype != m.dtype)) {
-                    id.reset();
+                const Identity here = agreedIdentity(w, r);
+                if (here == Identity::None || (id != Identity::None && id != here) ||
+                    (!w->meta.empty() && w->meta[0].dtype != m.dtype)) {
+                    id = Identity::None;
                     break;
                 }
-                if (!id) reducer = r;
+                if (id == Identity::None) reducer = r;
                 id = here;
             }
             std::string text;
-            if (id) {
-                if (auto t = identityTensor(*id, m, text)) {
-                    g.constants[name] = std::move(*t);
-                    filled.push_back({name, "lifted constant " + name + " taken as " + text +
-                                                ", inferred from its use: it fills the masked-out elements of a "
-                                                "where that " + reducer + " reduces, and " + text +
-                                                ", the reduction's identity, is the one fill that leaves them out "
-                                                "of the result (torch.masked's _reduction_identity)"});
-                    continue;
-                }
+            if (auto t = identityTensor(id, m, text)) {
+                g.constants[name] = std::move(*t);
+                filled.push_back({name, "lifted constant " + name + " taken as " + text +
+                                            ", inferred from its use: it fills the masked-out elements of a where that " +
+                                            reducer + " reduces, and " + text +
+                                            ", the reduction's identity, is the one fill that leaves them out of the "
+                                            "result (torch.masked's _reduction_identity)"});
+                continue;
             }
         }
         if (reachesNoOutput(n.get())) {

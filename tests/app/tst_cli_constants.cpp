@@ -40,9 +40,9 @@ class TestCliConstants : public QObject {
         write.insert(write.end(), {"--out", written.string()});
         auto w = cli(write);
         QVERIFY2(w.status == 0, w.err.c_str());
-        QVERIFY2(slurp(written).find("= self._tensor_constant0") != std::string::npos,
+        QVERIFY2(slurp(written).find("= self._tensor_constant") != std::string::npos,
                  "the written graph has no lifted constant: the test would prove nothing");
-        QVERIFY(fs::exists(fs::path(a.path().toStdString()) / "g_constants" / "_tensor_constant0.npy"));
+        QVERIFY(!fs::is_empty(fs::path(a.path().toStdString()) / "g_constants"));
 
         const fs::path copy = fs::path(b.path().toStdString()) / "moved" / "g.py";
         fs::create_directories(copy.parent_path());
