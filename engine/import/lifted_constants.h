@@ -28,4 +28,19 @@ std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo);
 /// Returns the names it filled.
 std::vector<std::string> inferLiftedConstants(Graph& g);
 
+/// A lifted constant whose value inferConstantsFromUse set, and why (a sentence for the notes).
+struct InferredConstant {
+    std::string name;
+    std::string reason;
+};
+
+/// Fills g.constants for missing lifted constants whose value the graph's use of them makes
+/// certain, for the cases torch.masked traces to (lifted_constants_use.cpp says which):
+/// - a 0-d fill of `where.self(mask, x, fill)` whose result a reduction takes: the reduction's
+///   identity, the one fill that leaves masked-out elements out of the result (sum 0, prod 1,
+///   amax/softmax -inf, amin +inf, ...); reductions that disagree decide nothing;
+/// - a constant no graph output depends on (no in-place op on the way): zeros.
+/// Rebuilds g's users. Returns what it filled; the caller reports each reason.
+std::vector<InferredConstant> inferConstantsFromUse(Graph& g);
+
 } // namespace fxray

@@ -71,6 +71,9 @@ void finishGraph(LoadedGraph& lg, const Graph* dynamo) {
             lg.notes.push_back("lifted constants " + joinNames(inferred) +
                                " computed from the graph text (empty tensors, literals its source comments quote)");
     }
+    // Last, and said per constant: values its use decides (torch.masked's fills, dead constants).
+    if (!missingConstants(*lg.graph).empty())
+        for (auto& c : inferConstantsFromUse(*lg.graph)) lg.notes.push_back(std::move(c.reason));
     lg.inference = inferMeta(*lg.graph);
     lg.graph->rebuildUsers();
     if (isTorchLevel(*lg.graph)) {
