@@ -134,7 +134,11 @@ QString CompileTreeModel::nameOf(const Node& n) const {
     const CompileEntry& e = m_story->compiles[size_t(n.compile)];
     switch (n.kind) {
     case FrameRow: {
-        QString name = e.function.empty() ? tr("frame %1").arg(e.frameId) : tr("frame %1 · %2").arg(e.frameId).arg(fromStd(e.function));
+        // A restarted attempt logs no metrics, hence no co_name: take the first attempt's that has one.
+        std::string fn;
+        for (const auto& a : n.children)
+            if (fn.empty()) fn = m_story->compiles[size_t(a->compile)].function;
+        QString name = fn.empty() ? tr("frame %1").arg(e.frameId) : tr("frame %1 · %2").arg(e.frameId).arg(fromStd(fn));
         if (e.frameId < 0) name = tr("compile %1").arg(fromStd(e.id));
         if (e.compiledAutogradId >= 0) name = tr("compiled autograd %1 · ").arg(e.compiledAutogradId) + name;
         if (e.rank >= 0) name = tr("rank %1 · ").arg(e.rank) + name;
