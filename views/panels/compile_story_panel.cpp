@@ -127,8 +127,11 @@ CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_tree);
     split->addWidget(m_tabs);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    // The tree and the reasons must be readable even where the pane shares its column: a floor.
+    m_tree->setMinimumHeight(m_tree->fontMetrics().height() * 10);
+    setMinimumWidth(m_tree->fontMetrics().averageCharWidth() * 56);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addWidget(m_summary);
