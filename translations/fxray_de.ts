@@ -494,6 +494,17 @@ Stufe: %2
         <source>&amp;Kernels (%1)</source>
         <translation>&amp;Kernels (%1)</translation>
     </message>
+    <message>
+        <source>Failed on graph</source>
+        <translation>Gescheitert an Graph</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), shown on the canvas</source>
+        <translation>
+            <numerusform>%n Knoten, auf der Zeichenfläche angezeigt</numerusform>
+            <numerusform>%n Knoten, auf der Zeichenfläche angezeigt</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::CompileTreeModel</name>

@@ -344,6 +344,13 @@ stage: %2
 <context>
     <name>fxray::views::CompileStoryPanel</name>
     <message numerus="yes">
+        <source>%n node(s), shown on the canvas</source>
+        <translation>
+            <numerusform>%n node, shown on the canvas</numerusform>
+            <numerusform>%n nodes, shown on the canvas</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n compile(s): %1 · %2 distinct graph break(s)</source>
         <translation>
             <numerusform>%n compile: %1 · %2 distinct graph break(s)</numerusform>

@@ -481,6 +481,16 @@ stage: %2
         <source>&amp;Kernels (%1)</source>
         <translation>内核 (%1)(&amp;K)</translation>
     </message>
+    <message>
+        <source>Failed on graph</source>
+        <translation>失败的图</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), shown on the canvas</source>
+        <translation>
+            <numerusform>%n 个节点，显示在画布上</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::CompileTreeModel</name>

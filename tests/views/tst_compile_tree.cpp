@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "document.h"
+#include "main_window.h"
 #include "import/compile_story.h"
 #include "import/loader.h"
 #include "models/compile_tree_model.h"
@@ -14,12 +15,16 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDockWidget>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QListWidget>
 #include <QPushButton>
 #include <QTextBrowser>
 #include <QTreeView>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -229,6 +234,68 @@ private slots:
         QVERIFY(t.contains(QStringLiteral("Cannot view a tensor")));
         QVERIFY(t.contains(QStringLiteral("/work/program.py:7")));
         QVERIFY(!panel.minifyButton()->isEnabled());
+    }
+
+    // The window opens a trace on its story: the pane is shown, filled, and its first graph break's
+    // graph is the canvas's; Ctrl+Shift+Y is the pane's keyboard way in.
+    void windowOpensOnTheStory() {
+        MainWindow w;
+        w.setQuiet(true);
+        QVERIFY(w.openFile(QString::fromStdString((traces() / "graph_breaks/trace").string())));
+        QVERIFY(w.storyPanel()->waitForStory());
+        QVERIFY(!w.storyDock()->isHidden());
+        QCOMPARE(w.storyPanel()->model()->rowCount(), 3);
+        QCOMPARE(w.storyPanel()->currentCompile(), 1);
+        QCOMPARE(w.document()->currentGraph()->compileId, std::string("0/0_1"));
+        QCOMPARE(w.storyDock()->toggleViewAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
+        // Choosing a stage row shows that stage's graph.
+        const QModelIndex attempt = w.storyPanel()->model()->indexOfCompile(4);  // 2/0
+        int dyn = -1;
+        for (int r = 0; r < w.storyPanel()->model()->rowCount(attempt); ++r)
+            if (attempt.model()->index(r, 0, attempt).data().toString() == QLatin1String("dynamo_output_graph")) dyn = r;
+        QVERIFY(dyn >= 0);
+        w.storyPanel()->tree()->setCurrentIndex(attempt.model()->index(dyn, 0, attempt));
+        QCOMPARE(w.document()->currentGraph()->compileId, std::string("2/0"));
+        QCOMPARE(w.document()->currentGraph()->stage, std::string("dynamo_output_graph"));
+    }
+
+    // The graph_breaks log with 2/0's compilation_metrics saying it failed (fail_type and
+    // fail_reason set, as a failing run logs them): the compile is red, the details name the
+    // graph it failed on, and Minify asks for that compile with its graph current.
+    void minifyAFailedCompile() {
+        fs::path src;
+        for (const auto& f : fs::directory_iterator(traces() / "graph_breaks/trace")) src = f.path();
+        std::ifstream in(src, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string log = ss.str();
+        const std::string key = R"({"compilation_metrics": {"compile_id": "2/0")";
+        const size_t at = log.find(key);
+        QVERIFY(at != std::string::npos);
+        const std::string from = R"("fail_type": null, "fail_reason": null)";
+        const size_t f = log.find(from, at);
+        QVERIFY(f != std::string::npos && f < log.find('\n', at));
+        log.replace(f, from.size(), R"("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor")");
+        QTemporaryDir dir;
+        const fs::path path = fs::path(dir.path().toStdString()) / "failed.log";
+        std::ofstream(path, std::ios::binary) << log;
+        Document doc;
+        QVERIFY2(doc.loadSync(QString::fromStdString(path.string())), qPrintable(doc.lastError()));
+        CompileStoryPanel panel(&doc);
+        QVERIFY(panel.waitForStory());
+        QCOMPARE(panel.currentCompile(), 4);  // a failure comes first
+        QCOMPARE(panel.model()->index(2, CompileTreeModel::StatusColumn).data().toString(), QStringLiteral("failed"));
+        QVERIFY(doc.currentGraph());
+        QCOMPARE(doc.currentGraph()->compileId, std::string("2/0"));
+        const QString t = panel.details()->toPlainText();
+        QVERIFY2(t.contains(QStringLiteral("Cannot view a tensor")), qPrintable(t));
+        QVERIFY(t.contains(QStringLiteral("Failed on graph")));
+        QVERIFY(t.contains(QString::fromStdString(doc.currentGraph()->stage)));
+        QVERIFY(panel.minifyButton()->isEnabled());
+        QSignalSpy spy(&panel, &CompileStoryPanel::minifyRequested);
+        panel.minifyButton()->click();
+        QCOMPARE(spy.size(), 1);
+        QCOMPARE(spy.front().front().toInt(), 4);
     }
 
     // Garbage never crashes: no compiles, an empty tree.

@@ -243,7 +243,19 @@ void CompileStoryPanel::showCompile(int index) {
     if (index == m_compile) return;
     m_compile = index;
     const CompileEntry& e = m_story->compiles[size_t(index)];
-    m_details->setHtml(detailsHtml(e));
+    QString html = detailsHtml(e);
+    if (e.failure) {
+        // The graph it failed on: the compile's last logged graph, which choosing it made current.
+        const int g = graphIndexOf(index);
+        const LoadedFile* f = m_doc ? m_doc->file() : nullptr;
+        if (g >= 0 && f) {
+            const LoadedGraph& lg = f->graphs[size_t(g)];
+            html += QStringLiteral("<h4>%1</h4><p><tt>%2</tt> — %3</p>")
+                        .arg(tr("Failed on graph"), QString::fromStdString(lg.stage).toHtmlEscaped(),
+                             tr("%n node(s), shown on the canvas", nullptr, int(lg.graph->size())));
+        }
+    }
+    m_details->setHtml(html);
     std::vector<std::pair<QString, double>> phases;
     for (const auto& [name, s] : e.metrics)
         if (name.size() > 5 && name.compare(name.size() - 5, 5, "_time") == 0) phases.emplace_back(fromStd(name), s);
