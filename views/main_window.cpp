@@ -38,11 +38,8 @@
 #include <QTreeView>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTimer>
 #include <QToolButton>
 #include <QUrl>
-
-#include <algorithm>
 
 namespace fxray::views {
 
@@ -82,13 +79,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new Documen
         if (m_doc->file() && m_doc->file()->format == "torch-trace") {
             m_storyDock->show();
             m_storyDock->raise();
-            // The entry point gets room: the tree and the details need more than a tab's share.
-            // Deferred: a window opened from the command line is laid out only once shown.
-            QTimer::singleShot(0, this, [this] {
-                resizeDocks({m_storyDock}, {std::max(560, width() * 36 / 100)}, Qt::Horizontal);
-                if (auto* matches = findChild<QDockWidget*>(QStringLiteral("dock.matches")); matches && !matches->isFloating())
-                    resizeDocks({m_storyDock, matches}, {height() * 3 / 4, height() / 8}, Qt::Vertical);
-            });
         }
     });
     connect(m_doc, &Document::graphChanged, this, &MainWindow::updateTitle);
