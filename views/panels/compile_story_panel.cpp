@@ -9,6 +9,7 @@
 #include "import/compile_story.h"
 #include "import/loader.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
@@ -102,9 +103,13 @@ CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
     m_tree->setAllColumnsShowFocus(true);
-    m_tree->header()->setSectionResizeMode(CompileTreeModel::NameColumn, QHeaderView::ResizeToContents);
+    // Name and status always fit; the "why" column only where the pane is wide (narrow, the
+    // details below say the same), so the status is never pushed out of sight.
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(CompileTreeModel::NameColumn, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(CompileTreeModel::StatusColumn, QHeaderView::ResizeToContents);
-    m_tree->header()->setStretchLastSection(true);
+    m_tree->header()->setSectionResizeMode(CompileTreeModel::SummaryColumn, QHeaderView::Interactive);
+    m_tree->installEventFilter(this);
     m_summary->setObjectName(QStringLiteral("compileStorySummary"));
     m_summary->setWordWrap(true);
     m_details->setObjectName(QStringLiteral("compileStoryDetails"));
@@ -151,6 +156,16 @@ CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
 }
 
 CompileStoryPanel::~CompileStoryPanel() { m_lane->abandon(); }
+
+bool CompileStoryPanel::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_tree && e->type() == QEvent::Resize) {
+        const int w = m_tree->viewport()->width();
+        const bool wide = w >= m_tree->fontMetrics().averageCharWidth() * 80;
+        m_tree->setColumnHidden(CompileTreeModel::SummaryColumn, !wide);
+        if (wide) m_tree->setColumnWidth(CompileTreeModel::SummaryColumn, w * 45 / 100);
+    }
+    return QWidget::eventFilter(watched, e);
+}
 
 void CompileStoryPanel::onFileChanged() {
     const LoadedFile* f = m_doc ? m_doc->file() : nullptr;

@@ -64,6 +64,9 @@ Q_SIGNALS:
     void minifyRequested(int compileIndex);
     void busy(const QString& what);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
+
 private:
     void onFileChanged();
     void onCurrentChanged();
