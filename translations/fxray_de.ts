@@ -352,6 +352,53 @@
         <source>⊟ %1 (× %2)</source>
         <translation>⊟ %1 (× %2)</translation>
     </message>
+    <message>
+        <source>Frame:</source>
+        <translation>Frame:</translation>
+    </message>
+    <message>
+        <source>Failure</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>Graph breaks</source>
+        <translation>Graph-Brüche</translation>
+    </message>
+    <message>
+        <source>Restart reasons</source>
+        <translation>Neustartgründe</translation>
+    </message>
+    <message>
+        <source>Recompiled because</source>
+        <translation>Neu kompiliert, weil</translation>
+    </message>
+    <message>
+        <source>Guards</source>
+        <translation>Guards</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n guard(s)</source>
+        <translation>
+            <numerusform>%n Guard</numerusform>
+            <numerusform>%n Guards</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no guard count logged</source>
+        <translation>keine Guard-Anzahl protokolliert</translation>
+    </message>
+    <message>
+        <source>Failed later:</source>
+        <translation>Später fehlgeschlagen:</translation>
+    </message>
+    <message>
+        <source>Symbols</source>
+        <translation>Symbole</translation>
+    </message>
+    <message>
+        <source>Stages</source>
+        <translation>Stufen</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::CodePanel</name>
@@ -408,6 +455,98 @@ Stufe: %2
             <numerusform>
 %n unbekannte Ops</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompileStoryPanel</name>
+    <message>
+        <source>&amp;Minify failing graph</source>
+        <translation>Fehlschlagenden Graphen &amp;minimieren</translation>
+    </message>
+    <message>
+        <source>Make the graph this compile failed on current and open the minifier on it</source>
+        <translation>Den Graphen, an dem diese Kompilierung scheiterte, zum aktuellen machen und den Minimierer darauf öffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Details</source>
+        <translation>&amp;Details</translation>
+    </message>
+    <message>
+        <source>&amp;Timings</source>
+        <translation>&amp;Zeiten</translation>
+    </message>
+    <message>
+        <source>&amp;Kernels</source>
+        <translation>&amp;Kernels</translation>
+    </message>
+    <message>
+        <source>Reading the compile story</source>
+        <translation>Lese den Kompilierverlauf</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n compile(s): %1 · %2 distinct graph break(s)</source>
+        <translation>
+            <numerusform>%n Kompilierung: %1 · %2 verschiedene Graph-Brüche</numerusform>
+            <numerusform>%n Kompilierungen: %1 · %2 verschiedene Graph-Brüche</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Kernels (%1)</source>
+        <translation>&amp;Kernels (%1)</translation>
+    </message>
+    <message>
+        <source>Failed on graph</source>
+        <translation>Gescheitert an Graph</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), shown on the canvas</source>
+        <translation>
+            <numerusform>%n Knoten, auf der Zeichenfläche angezeigt</numerusform>
+            <numerusform>%n Knoten, auf der Zeichenfläche angezeigt</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompileTreeModel</name>
+    <message>
+        <source>frame %1</source>
+        <translation>Frame %1</translation>
+    </message>
+    <message>
+        <source>frame %1 · %2</source>
+        <translation>Frame %1 · %2</translation>
+    </message>
+    <message>
+        <source>compile %1</source>
+        <translation>Kompilierung %1</translation>
+    </message>
+    <message>
+        <source>compiled autograd %1 · </source>
+        <translation>Compiled Autograd %1 · </translation>
+    </message>
+    <message>
+        <source>rank %1 · </source>
+        <translation>Rang %1 · </translation>
+    </message>
+    <message>
+        <source>recompiled: %1</source>
+        <translation>neu kompiliert: %1</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>Frame / attempt / stage</source>
+        <translation>Frame / Versuch / Stufe</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>Warum</translation>
     </message>
 </context>
 <context>
@@ -1090,6 +1229,14 @@ Stufe: %2
     <message>
         <source>Cancelled</source>
         <translation>Abgebrochen</translation>
+    </message>
+    <message>
+        <source>Compile story</source>
+        <translation>Kompilierverlauf</translation>
+    </message>
+    <message>
+        <source>Minifier: the failing graph is current; choose what counts as failing and run</source>
+        <translation>Minimierer: der fehlschlagende Graph ist aktuell; wählen, was als Fehlschlag gilt, und starten</translation>
     </message>
 </context>
 <context>
@@ -2073,6 +2220,17 @@ erzeugt (%4): %5</translation>
     <message>
         <source>Result</source>
         <translation>Ergebnis</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::PhaseChart</name>
+    <message>
+        <source>No phase timings logged for this compile.</source>
+        <translation>Für diese Kompilierung sind keine Phasenzeiten protokolliert.</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,13 @@
 <context>
     <name>QObject</name>
     <message numerus="yes">
+        <source>%n guard(s)</source>
+        <translation>
+            <numerusform>%n guard</numerusform>
+            <numerusform>%n guards</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%1 (%n node(s)) — double-click to collapse or expand</source>
         <translation>
             <numerusform>%1 (%n node) — double-click to collapse or expand</numerusform>
@@ -331,6 +338,23 @@ stage: %2
         <translation>
             <numerusform>%n graph: %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</numerusform>
             <numerusform>%n graphs: %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompileStoryPanel</name>
+    <message numerus="yes">
+        <source>%n node(s), shown on the canvas</source>
+        <translation>
+            <numerusform>%n node, shown on the canvas</numerusform>
+            <numerusform>%n nodes, shown on the canvas</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n compile(s): %1 · %2 distinct graph break(s)</source>
+        <translation>
+            <numerusform>%n compile: %1 · %2 distinct graph break(s)</numerusform>
+            <numerusform>%n compiles: %1 · %2 distinct graph break(s)</numerusform>
         </translation>
     </message>
 </context>

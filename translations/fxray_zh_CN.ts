@@ -346,6 +346,52 @@
         <source>⊟ %1 (× %2)</source>
         <translation>⊟ %1(× %2)</translation>
     </message>
+    <message>
+        <source>Frame:</source>
+        <translation>帧：</translation>
+    </message>
+    <message>
+        <source>Failure</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Graph breaks</source>
+        <translation>图中断</translation>
+    </message>
+    <message>
+        <source>Restart reasons</source>
+        <translation>重启原因</translation>
+    </message>
+    <message>
+        <source>Recompiled because</source>
+        <translation>重新编译的原因</translation>
+    </message>
+    <message>
+        <source>Guards</source>
+        <translation>守卫</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n guard(s)</source>
+        <translation>
+            <numerusform>%n 个守卫</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no guard count logged</source>
+        <translation>未记录守卫数量</translation>
+    </message>
+    <message>
+        <source>Failed later:</source>
+        <translation>之后失败：</translation>
+    </message>
+    <message>
+        <source>Symbols</source>
+        <translation>符号</translation>
+    </message>
+    <message>
+        <source>Stages</source>
+        <translation>阶段</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::CodePanel</name>
@@ -397,6 +443,96 @@ stage: %2
             <numerusform>
 %n 个未知算子</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompileStoryPanel</name>
+    <message>
+        <source>&amp;Minify failing graph</source>
+        <translation>最小化失败的图(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Make the graph this compile failed on current and open the minifier on it</source>
+        <translation>将此次编译失败的图设为当前图，并在其上打开最小化器</translation>
+    </message>
+    <message>
+        <source>&amp;Details</source>
+        <translation>详情(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Timings</source>
+        <translation>耗时(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Kernels</source>
+        <translation>内核(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Reading the compile story</source>
+        <translation>正在读取编译过程</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n compile(s): %1 · %2 distinct graph break(s)</source>
+        <translation>
+            <numerusform>%n 次编译：%1 · %2 个不同的图中断</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Kernels (%1)</source>
+        <translation>内核 (%1)(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Failed on graph</source>
+        <translation>失败的图</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), shown on the canvas</source>
+        <translation>
+            <numerusform>%n 个节点，显示在画布上</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::CompileTreeModel</name>
+    <message>
+        <source>frame %1</source>
+        <translation>帧 %1</translation>
+    </message>
+    <message>
+        <source>frame %1 · %2</source>
+        <translation>帧 %1 · %2</translation>
+    </message>
+    <message>
+        <source>compile %1</source>
+        <translation>编译 %1</translation>
+    </message>
+    <message>
+        <source>compiled autograd %1 · </source>
+        <translation>编译的 autograd %1 · </translation>
+    </message>
+    <message>
+        <source>rank %1 · </source>
+        <translation>rank %1 · </translation>
+    </message>
+    <message>
+        <source>recompiled: %1</source>
+        <translation>重新编译：%1</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>Frame / attempt / stage</source>
+        <translation>帧 / 尝试 / 阶段</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
     </message>
 </context>
 <context>
@@ -1069,6 +1205,14 @@ stage: %2
     <message>
         <source>Cancelled</source>
         <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Compile story</source>
+        <translation>编译过程</translation>
+    </message>
+    <message>
+        <source>Minifier: the failing graph is current; choose what counts as failing and run</source>
+        <translation>最小化器：失败的图已是当前图；选择何为失败后运行</translation>
     </message>
 </context>
 <context>
@@ -2033,6 +2177,17 @@ created (%4): %5</source>
     <message>
         <source>Result</source>
         <translation>结果</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::PhaseChart</name>
+    <message>
+        <source>No phase timings logged for this compile.</source>
+        <translation>此次编译未记录阶段耗时。</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
     </message>
 </context>
 <context>

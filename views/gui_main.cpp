@@ -3,6 +3,7 @@
 #include "document.h"
 #include "graph/graph_canvas.h"
 #include "main_window.h"
+#include "panels/compile_story_panel.h"
 #include "settings.h"
 #include "theme.h"
 
@@ -145,6 +146,8 @@ int guiMain(int argc, char** argv) {
         w.resize(sz);
         w.show();
         QApplication::processEvents();
+        // A trace's story is read on the pane's lane; choosing its first compile may change the graph.
+        w.storyPanel()->waitForStory(120000);
         if (!w.canvas()->waitForLayout(120000)) return fail(QObject::tr("layout did not finish"));
         // Let docks settle and re-apply the selection's scroll after the final geometry.
         for (int i = 0; i < 5; ++i) QApplication::processEvents();

@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "compile_picker.h"
+#include "panels/compile_story_panel.h"
 #include "document.h"
 #include "graph/canvas_colors.h"
 #include "graph/graph_canvas.h"
@@ -34,6 +35,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QTreeView>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolButton>
@@ -73,6 +75,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new Documen
             m_pickerDock->show();
             m_pickerDock->raise();
         }
+        // A TORCH_TRACE log opens on its story: what compiled, what broke, what failed.
+        if (m_doc->file() && m_doc->file()->format == "torch-trace") {
+            m_storyDock->show();
+            m_storyDock->raise();
+        }
     });
     connect(m_doc, &Document::graphChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &Document::busy, this, [this](const QString& what) {
@@ -98,6 +105,15 @@ void MainWindow::buildDocks() {
     m_pickerDock->toggleViewAction()->setObjectName(QStringLiteral("action.toggle.dock.compiles"));
     m_pickerDock->setWidget(m_picker);
     addDockWidget(Qt::LeftDockWidgetArea, m_pickerDock);
+    m_story = new CompileStoryPanel(m_doc, this);
+    m_storyDock = new QDockWidget(tr("Compile story"), this);
+    m_storyDock->setObjectName(QStringLiteral("dock.story"));
+    m_storyDock->toggleViewAction()->setObjectName(QStringLiteral("action.toggle.dock.story"));
+    // Keyboard way in: the shortcut shows the pane and puts the focus on its tree.
+    m_storyDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
+    m_storyDock->setWidget(m_story);
+    addDockWidget(Qt::LeftDockWidgetArea, m_storyDock);
+    tabifyDockWidget(m_pickerDock, m_storyDock);
     m_sweep = new SweepPanel(this);
     m_sweepDock = new QDockWidget(tr("Sweep"), this);
     m_sweepDock->setObjectName(QStringLiteral("dock.sweep"));
@@ -123,6 +139,19 @@ void MainWindow::buildDocks() {
     };
     if (auto* k = qobject_cast<KernelPanel*>(panels.kernels->widget())) connect(k, &KernelPanel::busy, this, paneBusy(k));
     if (auto* n = qobject_cast<NumericsPanel*>(panels.numerics->widget())) connect(n, &NumericsPanel::busy, this, paneBusy(n));
+    connect(m_story, &CompileStoryPanel::busy, this, paneBusy(m_story));
+    connect(m_storyDock->toggleViewAction(), &QAction::triggered, this, [this](bool on) {
+        if (on) m_story->tree()->setFocus(Qt::ShortcutFocusReason);
+    });
+    // "Minify" on a failed compile: its graph is already current; the minifier takes it from there.
+    QDockWidget* minifier = panels.minifier;
+    connect(m_story, &CompileStoryPanel::minifyRequested, this, [this, minifier](int) {
+        if (!minifier) return;
+        minifier->show();
+        minifier->raise();
+        minifier->widget()->setFocus(Qt::OtherFocusReason);
+        showNote(tr("Minifier: the failing graph is current; choose what counts as failing and run"));
+    });
 }
 
 void MainWindow::applyDefaultLayout() {
@@ -243,6 +272,7 @@ void MainWindow::buildMenus() {
     m_docksMenu = m_viewMenu->addMenu(tr("&Panes"));
     m_docksMenu->setObjectName(QStringLiteral("menuPanes"));
     m_docksMenu->addAction(m_pickerDock->toggleViewAction());
+    m_docksMenu->addAction(m_storyDock->toggleViewAction());
     m_docksMenu->addAction(m_sweepDock->toggleViewAction());
     for (QDockWidget* d : m_panelDocks) m_docksMenu->addAction(d->toggleViewAction());
     named(m_viewMenu->addAction(tr("&Reset Layout"), this, &MainWindow::applyDefaultLayout), "actionResetLayout");

@@ -20,6 +20,7 @@ class QToolButton;
 namespace fxray::views {
 
 class CompilePicker;
+class CompileStoryPanel;
 class Document;
 class SweepPanel;
 class GraphCanvas;
@@ -35,6 +36,9 @@ public:
     GraphCanvas* canvas() const { return m_canvas; }
     CompilePicker* picker() const { return m_picker; }
     QDockWidget* pickerDock() const { return m_pickerDock; }
+    /// The compile story of a TORCH_TRACE log: the pane a trace opens on.
+    CompileStoryPanel* storyPanel() const { return m_story; }
+    QDockWidget* storyDock() const { return m_storyDock; }
     /// The pane of `fxray sweep` results folders (shown when one is opened).
     SweepPanel* sweepPanel() const { return m_sweep; }
     QDockWidget* sweepDock() const { return m_sweepDock; }
@@ -82,6 +86,8 @@ private:
     GraphCanvas* m_canvas = nullptr;
     CompilePicker* m_picker = nullptr;
     QDockWidget* m_pickerDock = nullptr;
+    CompileStoryPanel* m_story = nullptr;
+    QDockWidget* m_storyDock = nullptr;
     SweepPanel* m_sweep = nullptr;
     QDockWidget* m_sweepDock = nullptr;
     /// A sweep results folder goes to the sweep pane instead of the Document.

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/graph_svg.h"
 
 #include "import/compile_story.h"
 #include "import/compile_story_format.h"
@@ -17,7 +18,8 @@ const char* kReportUsage =
     "usage: fxray report TRACE --out DIR [--json]\n"
     "  TRACE: a TORCH_TRACE .log file or folder (several ranks are grouped by rank)\n"
     "  writes DIR/report.md (compile tree, graph breaks with user lines, recompile reasons,\n"
-    "  failures with stacks, timings, kernels) and DIR/graphs/*.py (the graphs the log holds)\n";
+    "  failures with stacks, timings, kernels), DIR/graphs/*.py (the graphs the log holds) and\n"
+    "  DIR/graphs/*.svg (their pictures, drawn with Graphviz; graphs over 250 nodes are not drawn)\n";
 } // namespace
 
 int cmdReport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -37,7 +39,13 @@ int cmdReport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     if (story->compiles.empty() && story->raw.empty())
         return reportError(err, makeError("no TORCH_TRACE records in " + a->positional[0]));
     std::vector<std::string> written;
-    if (auto st = writeCompileReport(*story, a->positional[0], a->get("--out"), &written); !st.ok())
+    // Graph pictures: SVG through libgvc beside each graph's FX text.
+    GraphImageRenderer svg = [](const std::string& fxText) {
+        GraphImage img;
+        img.bytes = fxGraphSvg(fxText, &img.why);
+        return img;
+    };
+    if (auto st = writeCompileReport(*story, a->positional[0], a->get("--out"), &written, svg); !st.ok())
         return reportError(err, st.error());
     if (a->has("--json")) {
         nlohmann::json j = {{"report", written.front()}, {"files", written}, {"summary", compileStorySummary(*story)}};
@@ -46,7 +54,7 @@ int cmdReport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     out << compileStorySummary(*story) << "\n";
     out << "wrote " << written.front() << " and " << (written.size() - 1) << " graph file"
-        << (written.size() == 2 ? "" : "s") << "\n";
+        << (written.size() == 2 ? "" : "s") << " (FX text and SVG)\n";
     return Ok;
 }
 

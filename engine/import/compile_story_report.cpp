@@ -66,7 +66,8 @@ std::string fileSafe(std::string s) {
 } // namespace
 
 std::string compileReportMarkdown(const CompileStory& s, const std::string& title,
-                                  const std::vector<std::vector<std::string>>& graphPaths) {
+                                  const std::vector<std::vector<std::string>>& graphPaths,
+                                  const std::vector<std::vector<GraphImage>>& images) {
     std::string md = "# torch.compile report: " + title + "\n\n";
     md += compileStorySummary(s) + ".\n\n";
     md += "Written by fxray from the TORCH_TRACE log";
@@ -183,6 +184,16 @@ std::string compileReportMarkdown(const CompileStory& s, const std::string& titl
         for (size_t k = 0; k < e.graphs.size() && k < graphPaths[i].size(); ++k) {
             md += "- " + label(e, s.multiRank) + " " + e.graphs[k].first + ": [" + graphPaths[i][k] + "](" +
                   graphPaths[i][k] + ")\n";
+            if (i < images.size() && k < images[i].size()) {
+                const GraphImage& img = images[i][k];
+                // Pictures inline for what Dynamo captured and what Inductor compiled; the stages
+                // in between are linked, or the report is mostly near-identical pictures.
+                const std::string& st = e.graphs[k].first;
+                const bool inline_ = st == "dynamo_output_graph" || st == "inductor_post_grad_graph";
+                if (!img.bytes.empty() && inline_) md += "\n  ![" + e.id + " " + st + "](" + img.path + ")\n\n";
+                else if (!img.bytes.empty()) md += "  picture: [" + img.path + "](" + img.path + ")\n";
+                else if (!img.why.empty()) md += "  (" + img.why + ")\n";
+            }
             anyGraph = true;
         }
     }
@@ -202,7 +213,7 @@ std::string compileReportMarkdown(const CompileStory& s, const std::string& titl
 }
 
 Status writeCompileReport(const CompileStory& s, const std::string& title, const fs::path& dir,
-                          std::vector<std::string>* written) {
+                          std::vector<std::string>* written, const GraphImageRenderer& render) {
     std::error_code ec;
     fs::create_directories(dir / "graphs", ec);
     if (ec) {
@@ -211,6 +222,7 @@ Status writeCompileReport(const CompileStory& s, const std::string& title, const
         return d;
     }
     std::vector<std::vector<std::string>> paths(s.compiles.size());
+    std::vector<std::vector<GraphImage>> images(render ? s.compiles.size() : 0);
     std::vector<std::string> files;
     std::set<std::string> used;
     for (size_t i = 0; i < s.compiles.size(); ++i) {
@@ -231,10 +243,26 @@ Status writeCompileReport(const CompileStory& s, const std::string& title, const
             }
             paths[i].push_back(rel);
             files.push_back((dir / rel).string());
+            if (!render) continue;
+            // The image beside its .py, same name.
+            GraphImage img = render(text);
+            if (!img.bytes.empty()) {
+                std::string imgRel = rel.substr(0, rel.size() - 3) + "." + img.suffix;
+                std::ofstream io(dir / imgRel, std::ios::binary);
+                io << img.bytes;
+                if (!io) {
+                    Diagnostic d = makeError("cannot write " + imgRel);
+                    d.file = dir.string();
+                    return d;
+                }
+                img.path = imgRel;
+                files.push_back((dir / imgRel).string());
+            }
+            images[i].push_back(std::move(img));
         }
     }
     std::ofstream md(dir / "report.md", std::ios::binary);
-    md << compileReportMarkdown(s, title, paths);
+    md << compileReportMarkdown(s, title, paths, images);
     if (!md) {
         Diagnostic d = makeError("cannot write report.md");
         d.file = dir.string();

@@ -76,6 +76,41 @@ private slots:
         fs::remove_all(out);
     }
 
+    // The graphs' pictures: SVG drawn by libgvc beside each graph's FX text. 0/0_1's post-grad
+    // graph as the trace logged it is mm(arg0_1, arg1_1) -> relu.
+    void reportDrawsGraphsAsSvg() {
+        fs::path out = fs::temp_directory_path() / "fxray_tst_report_svg";
+        fs::remove_all(out);
+        auto r = cli({"report", (traces() / "graph_breaks/trace").string(), "--out", out.string()});
+        QCOMPARE(r.status, 0);
+        std::string md = slurp(out / "report.md");
+        if (contains(md, "built without Graphviz")) QSKIP("fxray built without Graphviz");
+        const std::string py = slurp(out / "graphs/0_0_1_inductor_post_grad_graph.py");
+        QVERIFY(contains(py, "torch.ops.aten.mm.default(arg0_1, arg1_1)"));
+        QVERIFY(contains(py, "torch.ops.aten.relu.default(mm)"));
+        const std::string svg = slurp(out / "graphs/0_0_1_inductor_post_grad_graph.svg");
+        QVERIFY(contains(svg, "<svg"));
+        QVERIFY(contains(svg, "</svg>"));
+        QVERIFY(contains(svg, ">aten.mm.default</text>"));
+        QVERIFY(contains(svg, ">aten.relu.default</text>"));
+        QVERIFY(contains(svg, "<title>arg0_1&#45;&gt;mm</title>"));  // the edge arg0_1 -> mm
+        QVERIFY(contains(md, "![0/0_1 inductor_post_grad_graph](graphs/0_0_1_inductor_post_grad_graph.svg)"));
+        // Every picture the report links exists.
+        for (size_t at = md.find("](graphs/"); at != std::string::npos; at = md.find("](graphs/", at + 1)) {
+            const std::string rel = md.substr(at + 2, md.find(')', at) - at - 2);
+            QVERIFY2(fs::exists(out / rel), rel.c_str());
+        }
+        fs::remove_all(out);
+        // gpt2's joint graph is too large for a picture: said, not drawn.
+        r = cli({"report", (traces() / "inductor_failure/trace").string(), "--out", out.string()});
+        QCOMPARE(r.status, 0);
+        md = slurp(out / "report.md");
+        QVERIFY(contains(md, "(not drawn: "));
+        QVERIFY(fs::exists(out / "graphs/0_0_aot_joint_graph.py"));
+        QVERIFY(!fs::exists(out / "graphs/0_0_aot_joint_graph.svg"));
+        fs::remove_all(out);
+    }
+
     void reportErrors() {
         QCOMPARE(cli({"report", (traces() / "graph_breaks/trace").string()}).status, 2);  // no --out
         auto r = cli({"report", "/nonexistent/trace.log", "--out", "/tmp/x"});
