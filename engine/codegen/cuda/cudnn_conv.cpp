@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -268,6 +269,40 @@ Status channelSum(const DeviceView& x, const DeviceView& out) {
                       "fx_channel_sum");
 }
 
+/// The output-writing half shared by the forward and transposed-forward calls: `in` and `w` are
+/// read dense, `out` is written through a dense temporary when it is strided, `call` issues the
+/// cuDNN convolution with the problem's descriptors, and the bias (over `out`'s channels) is added
+/// afterwards. `outIsY`: `out` is the problem's output y (plain) or its input x (transposed).
+Status writeConvolution(const Problem& p, const DeviceView& in, const DeviceView& w, const std::optional<DeviceView>& bias,
+                        const DeviceView& out, bool outIsY,
+                        const std::function<Status(const Descriptors&, const Scalars&, void* in, void* w, void* out)>& call) {
+    const CudnnRuntime& rt = cudnnRuntime();
+    DeviceBuffer ti, tw, tb;
+    auto id = denseView(in, ti);
+    if (!id.ok()) return id.error();
+    auto wd = denseView(w, tw);
+    if (!wd.ok()) return wd.error();
+    Dest od;
+    if (Status s = od.init(out); !s.ok()) return s;
+    std::lock_guard<std::mutex> lock(cudnnMutex());
+    const CudnnApi& d = rt.dnn;
+    Descriptors desc(d);
+    if (Status s = desc.make(p, outIsY ? -1 : p.x[1]); !s.ok()) return s;
+    d.cudnnSetStream(rt.handle, nullptr);
+    Scalars k(p.dtype);
+    if (Status s = call(desc, k, at(*id), at(*wd), od.ptr()); !s.ok()) return s;
+    if (bias) {
+        auto bd = denseView(*bias, tb);
+        if (!bd.ok()) return bd.error();
+        if (Status s = cudnnCheck(d.cudnnAddTensor(rt.handle, k.one(), desc.bias, at(*bd), k.one(), outIsY ? desc.y : desc.x,
+                                                   od.ptr()),
+                                  "cudnnAddTensor (bias)");
+            !s.ok())
+            return s;
+    }
+    return od.finish();
+}
+
 } // namespace
 
 bool cudnnConvSupports(DType t) {
@@ -282,42 +317,21 @@ Status cudnnConvForward(const DeviceView& x, const DeviceView& w, const std::opt
     if (!rt.available) return makeError(rt.whyNot);
     auto p = problemOf(x.meta, w.meta, y.meta, stride, padding, dilation, groups);
     if (!p.ok()) return p.error();
-    DeviceBuffer tx, tw, tb;
-    auto xd = denseView(x, tx);
-    if (!xd.ok()) return xd.error();
-    auto wd = denseView(w, tw);
-    if (!wd.ok()) return wd.error();
-    Dest yd;
-    if (Status s = yd.init(y); !s.ok()) return s;
-    std::lock_guard<std::mutex> lock(cudnnMutex());
     const CudnnApi& d = rt.dnn;
-    Descriptors desc(d);
-    if (Status s = desc.make(*p); !s.ok()) return s;
-    d.cudnnSetStream(rt.handle, nullptr);
-    Scalars k(p->dtype);
-    if (Status s = withAlgorithm(
+    return writeConvolution(*p, x, w, bias, y, true, [&](const Descriptors& desc, const Scalars& k, void* xp, void* wp, void* yp) {
+        return withAlgorithm(
             d, desc.conv, p->key('f'), p->dtype, "forward",
             [&](void* ws, CudnnAlgoPerf* perf, int* n) {
-                return cudnnCheck(d.cudnnFindConvolutionForwardAlgorithmEx(rt.handle, desc.x, at(*xd), desc.w, at(*wd), desc.conv,
-                                                                           desc.y, yd.ptr(), 16, n, perf, ws, kSearchWorkspace),
+                return cudnnCheck(d.cudnnFindConvolutionForwardAlgorithmEx(rt.handle, desc.x, xp, desc.w, wp, desc.conv, desc.y, yp,
+                                                                           16, n, perf, ws, kSearchWorkspace),
                                   "cudnnFindConvolutionForwardAlgorithmEx");
             },
             [&](int algo, void* ws, size_t bytes) {
-                return cudnnCheck(d.cudnnConvolutionForward(rt.handle, k.one(), desc.x, at(*xd), desc.w, at(*wd), desc.conv,
-                                                            algo, ws, bytes, k.zero(), desc.y, yd.ptr()),
+                return cudnnCheck(d.cudnnConvolutionForward(rt.handle, k.one(), desc.x, xp, desc.w, wp, desc.conv, algo, ws, bytes,
+                                                            k.zero(), desc.y, yp),
                                   "cudnnConvolutionForward");
             });
-        !s.ok())
-        return s;
-    if (bias) {
-        auto bd = denseView(*bias, tb);
-        if (!bd.ok()) return bd.error();
-        if (Status s = cudnnCheck(d.cudnnAddTensor(rt.handle, k.one(), desc.bias, at(*bd), k.one(), desc.y, yd.ptr()),
-                                  "cudnnAddTensor (bias)");
-            !s.ok())
-            return s;
-    }
-    return yd.finish();
+    });
 }
 
 Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
@@ -403,44 +417,22 @@ Status cudnnConvTransposeForward(const DeviceView& x, const DeviceView& w, const
     // The convolution this one transposes reads y-shaped tensors and writes x-shaped ones.
     auto p = problemOf(y.meta, w.meta, x.meta, stride, padding, dilation, groups);
     if (!p.ok()) return p.error();
-    DeviceBuffer tx, tw, tb;
-    auto xd = denseView(x, tx);
-    if (!xd.ok()) return xd.error();
-    auto wd = denseView(w, tw);
-    if (!wd.ok()) return wd.error();
-    Dest yd;
-    if (Status s = yd.init(y); !s.ok()) return s;
-    std::lock_guard<std::mutex> lock(cudnnMutex());
     const CudnnApi& d = rt.dnn;
-    Descriptors desc(d);
-    if (Status s = desc.make(*p, p->x[1]); !s.ok()) return s;
-    d.cudnnSetStream(rt.handle, nullptr);
-    Scalars k(p->dtype);
     // Same problem and direction as that convolution's input gradient: the cached choice is shared.
-    if (Status s = withAlgorithm(
+    return writeConvolution(*p, x, w, bias, y, false, [&](const Descriptors& desc, const Scalars& k, void* xp, void* wp, void* yp) {
+        return withAlgorithm(
             d, desc.conv, p->key('d'), p->dtype, "backward-data",
             [&](void* ws, CudnnAlgoPerf* perf, int* n) {
-                return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(rt.handle, desc.w, at(*wd), desc.y, at(*xd),
-                                                                                desc.conv, desc.x, yd.ptr(), 16, n, perf, ws,
-                                                                                kSearchWorkspace),
+                return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(rt.handle, desc.w, wp, desc.y, xp, desc.conv, desc.x,
+                                                                                yp, 16, n, perf, ws, kSearchWorkspace),
                                   "cudnnFindConvolutionBackwardDataAlgorithmEx");
             },
             [&](int algo, void* ws, size_t bytes) {
-                return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, at(*wd), desc.y, at(*xd), desc.conv,
-                                                                 algo, ws, bytes, k.zero(), desc.x, yd.ptr()),
+                return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, wp, desc.y, xp, desc.conv, algo, ws,
+                                                                 bytes, k.zero(), desc.x, yp),
                                   "cudnnConvolutionBackwardData");
             });
-        !s.ok())
-        return s;
-    if (bias) {
-        auto bd = denseView(*bias, tb);
-        if (!bd.ok()) return bd.error();
-        if (Status s = cudnnCheck(d.cudnnAddTensor(rt.handle, k.one(), desc.bias, at(*bd), k.one(), desc.x, yd.ptr()),
-                                  "cudnnAddTensor (bias)");
-            !s.ok())
-            return s;
-    }
-    return yd.finish();
+    });
 }
 
 Status cudnnConvTransposeBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
