@@ -64,6 +64,11 @@ nlohmann::json nodeJson(const NodeError& e) {
                      {"rel_err", finite(e.relErr)}, {"max_abs_err", finite(e.maxAbsErr)}, {"ok", e.ok}};
     if (e.fp64Judged) j["fp64_judged"] = true;
     if (!e.note.empty()) j["note"] = e.note;
+    if (!e.worstAt.empty() || e.elementsOff > 0) {
+        j["elements"] = e.elements;
+        j["elements_off"] = e.elementsOff;
+        j["worst_element"] = {{"index", e.worstAt}, {"base", finite(e.worstBase)}, {"value", finite(e.worstOther)}};
+    }
     return j;
 }
 
@@ -235,8 +240,18 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                 << " differ";
             const auto& fb = firstByBackend[bn];
             if (!fb.is_null())
+            {
                 out << "; first divergent node: " << fb["node"].get<std::string>() << " (" << fb["target"].get<std::string>()
                     << ", rel_err " << fmtErr(fb["rel_err"].get<double>()) << ")";
+                // How local the difference is: one element in thousands is a near-tie upstream.
+                if (fb.contains("worst_element")) {
+                    std::ostringstream at;
+                    for (const auto& i : fb["worst_element"]["index"]) at << (at.tellp() > 0 ? ", " : "") << i.get<int64_t>();
+                    out << "\n  " << fb["elements_off"].get<int64_t>() << " of " << fb["elements"].get<int64_t>()
+                        << " elements off; worst at [" << at.str() << "]: " << bn << " " << fb["worst_element"]["value"].get<double>()
+                        << ", " << names[0] << " " << fb["worst_element"]["base"].get<double>();
+                }
+            }
             out << "\n";
         }
         // The worst nodes, failing ones first, then by rel_err.
