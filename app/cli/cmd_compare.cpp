@@ -39,7 +39,9 @@ constexpr const char* kUsage =
     "  --sizes S=N,...  dynamic shapes: the symbols' values for random inputs (default: the trace's\n"
     "                hints, else 8), e.g. --sizes s23=4,s27=16\n"
     "  --json        one JSON object: ok, outputs, node_errors, first_divergent_node, first_divergent, nodes,\n"
-    "                output_shapes (the first backend's) and, for a dynamic-shape graph, binding\n"
+    "                output_shapes (the first backend's) and, for a dynamic-shape graph, binding;\n"
+    "                a differing node's entry adds elements, elements_off (off by more than the tolerance\n"
+    "                times the largest magnitude) and worst_element {index, base, value}\n"
     "  exit 0 when all outputs and nodes agree, 1 when one differs, 2 on bad input or a backend that cannot run\n";
 
 struct BackendRun {
