@@ -39,7 +39,9 @@ constexpr const char* kUsage =
     "  --sizes S=N,...  dynamic shapes: the symbols' values for random inputs (default: the trace's\n"
     "                hints, else 8), e.g. --sizes s23=4,s27=16\n"
     "  --json        one JSON object: ok, outputs, node_errors, first_divergent_node, first_divergent, nodes,\n"
-    "                output_shapes (the first backend's) and, for a dynamic-shape graph, binding\n"
+    "                output_shapes (the first backend's) and, for a dynamic-shape graph, binding;\n"
+    "                a differing node's entry adds elements, elements_off (off by more than the tolerance\n"
+    "                times the largest magnitude) and worst_element {index, base, value}\n"
     "  exit 0 when all outputs and nodes agree, 1 when one differs, 2 on bad input or a backend that cannot run\n";
 
 struct BackendRun {
@@ -64,6 +66,11 @@ nlohmann::json nodeJson(const NodeError& e) {
                      {"rel_err", finite(e.relErr)}, {"max_abs_err", finite(e.maxAbsErr)}, {"ok", e.ok}};
     if (e.fp64Judged) j["fp64_judged"] = true;
     if (!e.note.empty()) j["note"] = e.note;
+    if (!e.worstAt.empty() || e.elementsOff > 0) {
+        j["elements"] = e.elements;
+        j["elements_off"] = e.elementsOff;
+        j["worst_element"] = {{"index", e.worstAt}, {"base", finite(e.worstBase)}, {"value", finite(e.worstOther)}};
+    }
     return j;
 }
 
@@ -235,8 +242,18 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                 << " differ";
             const auto& fb = firstByBackend[bn];
             if (!fb.is_null())
+            {
                 out << "; first divergent node: " << fb["node"].get<std::string>() << " (" << fb["target"].get<std::string>()
                     << ", rel_err " << fmtErr(fb["rel_err"].get<double>()) << ")";
+                // How local the difference is: one element in thousands is a near-tie upstream.
+                if (fb.contains("worst_element")) {
+                    std::ostringstream at;
+                    for (const auto& i : fb["worst_element"]["index"]) at << (at.tellp() > 0 ? ", " : "") << i.get<int64_t>();
+                    out << "\n  " << fb["elements_off"].get<int64_t>() << " of " << fb["elements"].get<int64_t>()
+                        << " elements off; worst at [" << at.str() << "]: " << bn << " " << fb["worst_element"]["value"].get<double>()
+                        << ", " << names[0] << " " << fb["worst_element"]["base"].get<double>();
+                }
+            }
             out << "\n";
         }
         // The worst nodes, failing ones first, then by rel_err.

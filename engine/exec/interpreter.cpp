@@ -66,6 +66,14 @@ Value widenToF64(const Value& v) {
     return Value::ofTensor(kern::makeTensor(m, kern::toDoubles(v.t)));
 }
 
+/// widenToF64 on a tensor or on each tensor of a (nested) list.
+Value widenAllToF64(const Value& v) {
+    if (!v.isList()) return widenToF64(v);
+    Value r = v;
+    for (auto& x : r.list) x = widenAllToF64(x);
+    return r;
+}
+
 /// Checks a real input against its placeholder's annotation (symbolic sizes under `b`).
 std::optional<std::string> checkInput(const Node& ph, const Value& v, const sym::Binding& b) {
     if (ph.meta.empty() || !ph.annotated) return std::nullopt;
@@ -120,7 +128,11 @@ Expected<std::vector<Value>> Interpreter::run(const Graph& g, std::vector<Value>
             return outs;
         }
         auto pin = pins.find(n.name());
-        Expected<Value> v = pin != pins.end() ? Expected<Value>(pin->second) : evalNode(n, g, env);
+        // A pinned value takes part in an fp64 run as an input does: widened (a recorded fp32
+        // value would otherwise meet fp64 operands, which convolution and matmul refuse).
+        Expected<Value> v = pin == pins.end()                            ? evalNode(n, g, env)
+                            : m_mode == Mode::Execute && m_ctx->fp64 ? Expected<Value>(widenAllToF64(pin->second))
+                                                                     : Expected<Value>(pin->second);
         if (!v.ok()) {
             Diagnostic d = v.error();
             if (d.node.empty()) d.node = n.name();

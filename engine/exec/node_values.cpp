@@ -1,6 +1,10 @@
 #include "exec/node_values.h"
 
 #include "exec/interpreter.h"
+#include "exec/ops/kernel_util.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace fxray {
 
@@ -79,6 +83,41 @@ Expected<std::vector<Value>> runReferenceObserved(const Graph& g, const RunReque
     return interp.run(g, std::move(copies));
 }
 
+namespace {
+
+/// Fills e's element facts for two same-shape tensors that differ (values in logical order).
+void locateDifference(const Tensor& base, const Tensor& other, double tolerance, NodeError& e) {
+    auto b = kern::toDoubles(base), o = kern::toDoubles(other);
+    if (b.size() != o.size() || b.empty()) return;
+    double scale = 0.0;
+    for (double v : b)
+        if (std::isfinite(v)) scale = std::max(scale, std::abs(v));
+    const double bound = tolerance * scale;
+    size_t worst = 0;
+    double worstDiff = -1.0;
+    e.elements = static_cast<int64_t>(b.size());
+    for (size_t i = 0; i < b.size(); ++i) {
+        // NaN or infinity on one side only counts as off, and as the worst.
+        double d = b[i] == o[i] ? 0.0 : std::abs(b[i] - o[i]);
+        if (std::isnan(d)) d = INFINITY;
+        if (d > bound) ++e.elementsOff;
+        if (d > worstDiff) worstDiff = d, worst = i;
+    }
+    // The flat index as a multi-index of the shape.
+    const auto& shape = base.shape();
+    e.worstAt.assign(shape.size(), 0);
+    int64_t rest = static_cast<int64_t>(worst);
+    for (size_t d = shape.size(); d-- > 0;) {
+        if (shape[d] == 0) break;
+        e.worstAt[d] = rest % shape[d];
+        rest /= shape[d];
+    }
+    e.worstBase = b[worst];
+    e.worstOther = o[worst];
+}
+
+} // namespace
+
 std::vector<NodeError> compareNodeValues(const Graph& g, const std::map<std::string, Value>& base,
                                          const std::map<std::string, Value>& other,
                                          const std::map<std::string, Value>* ref64, const std::string& backend) {
@@ -91,12 +130,15 @@ std::vector<NodeError> compareNodeValues(const Graph& g, const std::map<std::str
         if (x == base.end() || y == other.end() || !x->second.isTensor() || !y->second.isTensor()) continue;
         if (!x->second.t.hasData() || !y->second.t.hasData()) continue;
         OutputComparison c = compareValues(0, y->second, x->second);
+        NodeError e;
+        // Before the fp64 judgement, which adds its own note.
+        const bool numeric = !c.ok && c.note.empty();
         if (!c.ok && ref64 && isFloating(y->second.t.dtype())) {
             auto r = ref64->find(n->name());
             if (r != ref64->end() && r->second.isTensor() && r->second.t.hasData())
                 judgeWithFp64(c, y->second, x->second, r->second);
         }
-        NodeError e;
+        if (numeric && !c.ok) locateDifference(x->second.t, y->second.t, c.tolerance, e);
         e.node = n->name();
         e.target = n->opName();
         e.backend = backend;

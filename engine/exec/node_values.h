@@ -56,6 +56,14 @@ struct NodeError {
     bool ok = true;
     bool fp64Judged = false;  ///< rel_err failed and the fp64 rule decided (judgeWithFp64)
     std::string note;         ///< shape / dtype mismatch
+    /// Where a numeric value differs: how many of its elements are off by more than the
+    /// tolerance times the base's largest magnitude, and the worst one (its index and both
+    /// values). One element off in thousands points at a decision taken on a near-tie upstream
+    /// (a relu input within rounding noise of zero, a max-pool tie), not at a wrong kernel.
+    int64_t elements = 0;
+    int64_t elementsOff = 0;
+    std::vector<int64_t> worstAt;  ///< index of the largest |difference| (empty when ok)
+    double worstBase = 0.0, worstOther = 0.0;
 };
 
 /// Compares `other`'s value of every computed node of g (not placeholders or get_attr

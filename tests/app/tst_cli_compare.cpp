@@ -125,6 +125,49 @@ private slots:
         fs::remove(p);
     }
 
+    /// A relu decision on a near-tie moves one whole gradient element: x[5] = 1e-8 survives
+    /// (x + 1) - 1 in fp64 but rounds to 0 in fp32, so threshold_backward passes its gradient on
+    /// one side and zeroes it on the other, while every other element agrees. This is how
+    /// resnet18's joint graph diverged on an OpenBLAS-Prescott host (1 of 16384 elements of
+    /// threshold_backward_9); compare says how many elements are off and shows the worst.
+    void divergenceOnANearTieIsOneElement() {
+        fs::path p = writeGraph("fxray_compare_near_tie.py",
+                                "class GraphModule(torch.nn.Module):\n"
+                                "    def forward(self, x: \"f32[64][1]cpu\", g: \"f32[64][1]cpu\"):\n"
+                                "        add: \"f32[64][1]cpu\" = torch.ops.aten.add.Tensor(x, 1.0);  x = None\n"
+                                "        sub: \"f32[64][1]cpu\" = torch.ops.aten.sub.Tensor(add, 1.0);  add = None\n"
+                                "        relu: \"f32[64][1]cpu\" = torch.ops.aten.relu.default(sub);  sub = None\n"
+                                "        threshold_backward: \"f32[64][1]cpu\" = torch.ops.aten.threshold_backward.default(g, relu, 0);  g = relu = None\n"
+                                "        return (threshold_backward,)\n");
+        fs::path in = fs::temp_directory_path() / "fxray_compare_near_tie_in";
+        fs::create_directories(in);
+        fxray::Tensor x = fxray::Tensor::empty({64}, fxray::DType::Float32), g = fxray::Tensor::empty({64}, fxray::DType::Float32);
+        for (int i = 0; i < 64; ++i) {
+            x.data<float>()[i] = i == 5 ? 1e-8f : 0.5f + 0.01f * static_cast<float>(i);
+            g.data<float>()[i] = 1.0f + 0.1f * static_cast<float>(i);
+        }
+        QVERIFY(fxray::writeNpy(in / "000.npy", x).ok());
+        QVERIFY(fxray::writeNpy(in / "001.npy", g).ok());
+        auto r = cli({"compare", p.string(), "--backends", "ref64,ref", "--inputs", in.string(), "--json"});
+        QCOMPARE(r.status, 1);
+        auto j = nlohmann::json::parse(r.out);
+        // add, sub and relu agree (1e-8 is far below the tolerance); the mask does not.
+        QCOMPARE(j["first_divergent_node"]["node"].get<std::string>(), std::string("threshold_backward"));
+        const auto& f = j["first_divergent"]["ref"];
+        QCOMPARE(f["elements"].get<int64_t>(), int64_t(64));
+        QCOMPARE(f["elements_off"].get<int64_t>(), int64_t(1));
+        QVERIFY2(f["worst_element"]["index"] == nlohmann::json::array({5}), f.dump().c_str());
+        QCOMPARE(f["worst_element"]["value"].get<double>(), 0.0);
+        QCOMPARE(f["worst_element"]["base"].get<double>(), static_cast<double>(1.5f));
+        for (const auto& e : j["node_errors"])
+            if (e["ok"].get<bool>()) QVERIFY(!e.contains("elements_off"));
+        auto t = cli({"compare", p.string(), "--backends", "ref64,ref", "--inputs", in.string()});
+        QCOMPARE(t.status, 1);
+        QVERIFY2(t.out.find("1 of 64 elements off; worst at [5]: ref 0, ref64 1.5") != std::string::npos, t.out.c_str());
+        fs::remove_all(in);
+        fs::remove(p);
+    }
+
     /// The same cancellation through the compiled CPU backend: its node values (from the compile
     /// with every node an output) localise the divergence at `sub` as the reference's do.
     void cpuBackendLocalisesTheDivergence() {

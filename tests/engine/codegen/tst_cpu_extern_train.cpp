@@ -3,10 +3,23 @@
 // backward) on resnet18's joint graph, which the corpus has no recorded numerics for: every
 // output must match the reference executor's (whose kernels the corpus numerics check against
 // PyTorch) within the fp32 tolerance, and none of those ops may fall back to the reference kernel.
+//
+// The relu outputs are pinned to the reference's values on both sides. A relu's result decides
+// which gradients threshold_backward (and max pooling's indices) let through, so an activation
+// whose exact value lies within fp32 rounding noise of zero is a coin flip between two correct
+// fp32 implementations, and the flip moves a whole gradient element. With seed 7 one such element
+// exists: relu_7[12307]'s input is +1.9e-6 exactly (fp64), +2.3e-6 on the reference and -7.2e-7
+// on the CPU backend when OpenBLAS uses its SSE3 ("Prescott") sgemm, since convolution_8 there
+// rounds to -38.733078 against an exact -38.733152 (K = 1152, 19 ulp, normal for fp32 GEMM) and
+// batch norm cancels it down to ~1e-6; threshold_backward_9 then zeroes a gradient of 0.62 and 56
+// downstream nodes differ. Which GEMM OpenBLAS picks depends on the CPU it detects, so without the
+// pins the test passed or failed by host. The extern kernels under test still see every
+// activation the CPU backend computes from the pinned relus.
 #include "test_util.h"
 
 #include "codegen/cpu/cpu_backend.h"
 #include "exec/compare.h"
+#include "exec/node_values.h"
 #include "exec/run_check.h"
 #include "import/loader.h"
 
@@ -26,12 +39,24 @@ private slots:
         QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
         RunRequest req;
         req.inputs = *inputs;
+        std::map<std::string, Value> nodeValues;
+        auto observed = runReferenceObserved(g, req, nodeValues);
+        QVERIFY2(observed.ok(), observed.ok() ? "" : observed.error().str().c_str());
+        cg::cpu::CompileOptions opts;
+        for (const auto& n : g.nodes()) {
+            if (n->opName() != "aten.relu.default") continue;
+            auto v = nodeValues.find(n->name());
+            QVERIFY2(v != nodeValues.end(), n->name().c_str());
+            req.pins[n->name()] = v->second;
+            opts.pinned.push_back(n->name());
+        }
+        QCOMPARE(opts.pinned.size(), size_t(17));  // the stem's and two per basic block
         auto ref = runAndCheck(g, req, nullptr);
         QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
-        auto cg = cg::cpu::CompiledGraph::compile(g, *inputs);
+        auto cg = cg::cpu::CompiledGraph::compile(g, *inputs, opts);
         QVERIFY2(cg.ok(), cg.ok() ? "" : cg.error().str().c_str());
         QVERIFY2((*cg)->fallbackOps().empty(), qPrintable(QString("fallbacks: %1").arg((*cg)->fallbackOps().begin()->first.c_str())));
-        auto out = (*cg)->run(*inputs);
+        auto out = (*cg)->run(*inputs, req.pins);
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
         QCOMPARE(out->size(), ref->outputs.size());
         int compared = 0;

@@ -2,6 +2,9 @@
 // philox seed and offset of memory-efficient attention without dropout are at::empty({}) in
 // PyTorch, so a recorded value of them is whatever its allocator held. With dropout they are
 // real values and are compared; the other outputs are compared either way.
+//
+// A pinned node's value takes part in the fp64 run (the judge's second opinion, `run --fp64`)
+// widened to double like the inputs, so ops that refuse mixed dtypes (convolution) accept it.
 #include "test_util.h"
 
 #include "exec/compare.h"
@@ -90,6 +93,34 @@ private slots:
         QVERIFY(res.ok());
         QVERIFY(!res->ok);
         QVERIFY(!res->comparisons[1].ok);
+    }
+
+    /// The pin on relu is fp32 (a recorded value, or the reference's own as tst_cpu_extern_train
+    /// pins it); the fp64 run convolves it with the widened weight.
+    void pinnedValueIsWidenedInTheFp64Run() {
+        auto g = readFxText("class GraphModule(torch.nn.Module):\n"
+                            "    def forward(self, x: \"f32[1, 1, 4, 4][16, 16, 4, 1]cpu\", w: \"f32[1, 1, 3, 3][9, 9, 3, 1]cpu\"):\n"
+                            "        relu: \"f32[1, 1, 4, 4][16, 16, 4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
+                            "        convolution: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\" = torch.ops.aten.convolution.default(relu, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1);  relu = w = None\n"
+                            "        return (convolution,)\n",
+                            "pin.py");
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        resolveOps(**g);
+        auto in = randomInputs(**g, 5);
+        QVERIFY(in.ok());
+        RunRequest req;
+        req.inputs = *in;
+        req.pins["relu"] = Value::ofTensor(kern::makeTensor(TensorMeta::contiguous({1, 1, 4, 4}, DType::Float32, Device{}),
+                                                            std::vector<double>(16, 0.5)));
+        req.fp64 = true;
+        auto res = runAndCheck(**g, req, nullptr);
+        QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
+        const Tensor& out = res->outputs[0].t;
+        QCOMPARE(out.dtype(), DType::Float64);
+        // Every window sees the pinned 0.5s, not relu(x): 0.5 * sum(w) at each of the 4 places.
+        double sumW = 0;
+        for (double v : kern::toDoubles((*in)[1].t)) sumW += v;
+        for (double v : kern::toDoubles(out)) QVERIFY(std::abs(v - 0.5 * sumW) < 1e-12);
     }
 };
 
