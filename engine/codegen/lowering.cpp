@@ -185,7 +185,7 @@ const std::map<std::string, std::string>& externKernelNames() {
     static const std::map<std::string, std::string> m = {
         {"aten.mm.default", "mm"},         {"aten.bmm.default", "bmm"},
         {"aten.addmm.default", "addmm"},   {"aten.convolution.default", "conv"},
-        {"aten.cat.default", "cat"},
+        {"aten.cat.default", "cat"}, {"aten._chunk_cat.default", "chunk_cat"},
         {"aten.baddbmm.default", "baddbmm"}, {"aten.addbmm.default", "addbmm"},
         // Scatters, windowed reductions with indices, training-mode batch norm and convolution
         // backward: compiled C++ kernels (cpu/extern_train.cpp), not generated loops.
@@ -230,6 +230,17 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.put.default", "put"},
         {"aten.masked_select.default", "masked_select"},
         {"aten._unsafe_masked_index_put_accumulate.default", "masked_index_put_accumulate"},
+        // Elementwise ops whose scalar function loops (Euclid, series to convergence): Inductor
+        // falls back for gcd and calls a C++ helper for igamma (cpu/extern_pointwise.cpp).
+        {"aten.gcd.default", "gcd"},
+        {"aten.lcm.default", "lcm"},
+        {"aten.igamma.default", "igamma"},
+        {"aten.igammac.default", "igammac"},
+        // Embedding bags: Inductor has no lowering and runs ATen's (cpu/extern_embedding_bag.cpp).
+        {"aten._embedding_bag.default", "embedding_bag"},
+        {"aten._embedding_bag_forward_only.default", "embedding_bag"},
+        {"aten._embedding_bag_backward.default", "embedding_bag_backward"},
+        {"aten._embedding_bag_per_sample_weights_backward.default", "embedding_bag_per_sample_weights_backward"},
     };
     return m;
 }

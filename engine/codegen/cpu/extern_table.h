@@ -23,7 +23,7 @@ struct CpuExtern {
     CpuExternFn run;
 };
 
-/// GEMMs (mm, bmm, addmm, baddbmm, addbmm), convolution and cat (extern_kernels.cpp).
+/// GEMMs (mm, bmm, addmm, baddbmm, addbmm), convolution, cat and _chunk_cat (extern_kernels.cpp).
 const std::vector<CpuExtern>& gemmExterns();
 /// Scatters, pooling with indices, training batch norm, convolution backward (extern_train.cpp).
 const std::vector<CpuExtern>& trainExterns();
@@ -36,6 +36,11 @@ const std::vector<CpuExtern>& fallbackOpExterns();
 /// Linear algebra Inductor leaves to LAPACK (triangular_solve, _linalg_slogdet,
 /// linalg_matrix_exp; extern_linalg.cpp).
 const std::vector<CpuExtern>& linalgExterns();
+/// Elementwise ops whose scalar function loops to a data-dependent count: gcd, lcm, igamma,
+/// igammac (extern_pointwise.cpp).
+const std::vector<CpuExtern>& pointwiseExterns();
+/// Embedding bags and their backwards (extern_embedding_bag.cpp).
+const std::vector<CpuExtern>& embeddingBagExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();
