@@ -241,6 +241,15 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._embedding_bag_forward_only.default", "embedding_bag"},
         {"aten._embedding_bag_backward.default", "embedding_bag_backward"},
         {"aten._embedding_bag_per_sample_weights_backward.default", "embedding_bag_per_sample_weights_backward"},
+        // Backwards Inductor falls back for (the margin losses, pdist), the norm backwards it
+        // decomposes and fxray does not yet, and the storage-less zero tensor
+        // (cpu/extern_backward_ops.cpp).
+        {"aten.multi_margin_loss_backward.default", "multi_margin_loss_backward"},
+        {"aten.multilabel_margin_loss_backward.default", "multilabel_margin_loss_backward"},
+        {"aten._pdist_backward.default", "pdist_backward"},
+        {"aten.native_group_norm_backward.default", "group_norm_backward"},
+        {"aten._fused_rms_norm_backward.default", "rms_norm_backward"},
+        {"aten._efficientzerotensor.default", "efficient_zero_tensor"},
     };
     return m;
 }

@@ -41,6 +41,8 @@ const std::vector<CpuExtern>& linalgExterns();
 const std::vector<CpuExtern>& pointwiseExterns();
 /// Embedding bags and their backwards (extern_embedding_bag.cpp).
 const std::vector<CpuExtern>& embeddingBagExterns();
+/// Loss, distance and norm backwards and _efficientzerotensor (extern_backward_ops.cpp).
+const std::vector<CpuExtern>& backwardOpExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();
