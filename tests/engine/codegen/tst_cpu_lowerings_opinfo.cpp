@@ -112,6 +112,8 @@ const char* const kCases[] = {
     "index_fill__default__s0/backward",
     // empty results (an empty kernel, whatever the op)
     "roll__default__s0/forward", "nn_functional_unfold__default__s0/forward",
+    // modified Bessel functions (i0's backward is special_i1)
+    "i0__default__s0/backward", "i0__default__s1/forward",
 };
 
 /// Graphs whose ops Inductor runs as fallback kernels: they must match with no reference
@@ -127,6 +129,15 @@ const char* const kExternCases[] = {
     "triangular_solve__default__s0/forward", "matrix_exp__default__s1/backward", "combinations__default__s0/forward",
     // a 0 x 0 matrix (the slogdet extern once crashed on it)
     "logdet__default__s0/forward",
+    // elementwise loops of data-dependent length, _chunk_cat beside cat
+    "gcd__default__s0/forward", "lcm__default__s1/forward", "igamma__default__s0/forward",
+    "igammac__default__s1/forward", "_chunk_cat__default__s0/forward",
+    // embedding bags (offset2bag rebuilt from offsets in the backwards)
+    "nn_functional_embedding_bag__default__s0/backward", "nn_functional_embedding_bag__default__s1/forward",
+    // loss, distance and norm backwards, the storage-less zero tensor of sgn's backward
+    "nn_functional_multi_margin_loss__default__s0/backward", "nn_functional_multilabel_margin_loss__default__s1/backward",
+    "nn_functional_pdist__default__s0/backward", "nn_functional_group_norm__default__s0/backward",
+    "nn_functional_rms_norm__default__s1/backward", "sgn__default__s0/backward",
 };
 // clang-format on
 
