@@ -250,6 +250,12 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.native_group_norm_backward.default", "group_norm_backward"},
         {"aten._fused_rms_norm_backward.default", "rms_norm_backward"},
         {"aten._efficientzerotensor.default", "efficient_zero_tensor"},
+        // Grid sampling Inductor runs as fallback kernels: the 3-D sampler and every backward, a
+        // scatter into the corners each position read (cpu/extern_grid_sample.cpp).
+        {"aten.grid_sampler_3d.default", "grid_sampler_3d"},
+        {"aten.grid_sampler_2d_backward.default", "grid_sampler_backward"},
+        {"aten.grid_sampler_3d_backward.default", "grid_sampler_backward"},
+        {"aten.cudnn_grid_sampler_backward.default", "cudnn_grid_sampler_backward"},
     };
     return m;
 }

@@ -12,7 +12,8 @@ const std::vector<std::string_view>& cpuExternKernels() {
         std::vector<std::string_view> names;
         for (const auto* part :
              {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
-              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns()})
+              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
+              &gridSampleExterns()})
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();

@@ -348,7 +348,8 @@ const std::vector<CpuExtern>& gemmExterns() {
 
 const CpuExtern* findCpuExtern(std::string_view name) {
     for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
-                              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(), &randomExternKernels()})
+                              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
+                              &gridSampleExterns(), &randomExternKernels()})
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
     return nullptr;

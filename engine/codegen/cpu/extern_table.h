@@ -43,6 +43,8 @@ const std::vector<CpuExtern>& pointwiseExterns();
 const std::vector<CpuExtern>& embeddingBagExterns();
 /// Loss, distance and norm backwards and _efficientzerotensor (extern_backward_ops.cpp).
 const std::vector<CpuExtern>& backwardOpExterns();
+/// grid_sampler_3d and the grid samplers' backwards (extern_grid_sample.cpp).
+const std::vector<CpuExtern>& gridSampleExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();

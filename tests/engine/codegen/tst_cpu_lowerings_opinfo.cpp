@@ -138,6 +138,9 @@ const char* const kExternCases[] = {
     "nn_functional_multi_margin_loss__default__s0/backward", "nn_functional_multilabel_margin_loss__default__s1/backward",
     "nn_functional_pdist__default__s0/backward", "nn_functional_group_norm__default__s0/backward",
     "nn_functional_rms_norm__default__s1/backward", "sgn__default__s0/backward",
+    // trilinear sampling and the samplers' backwards (align_corners both ways, cuDNN's)
+    "grid_sampler_3d__default__s0/backward", "grid_sampler_3d__default__s1/forward",
+    "grid_sampler_2d__default__s1/backward", "nn_functional_grid_sample__default__s1/backward",
 };
 // clang-format on
 
