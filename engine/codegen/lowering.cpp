@@ -256,6 +256,10 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.grid_sampler_2d_backward.default", "grid_sampler_backward"},
         {"aten.grid_sampler_3d_backward.default", "grid_sampler_backward"},
         {"aten.cudnn_grid_sampler_backward.default", "cudnn_grid_sampler_backward"},
+        // Antialiased resampling: windows whose start and length vary per output position
+        // (cpu/extern_upsample_aa.cpp).
+        {"aten._upsample_bilinear2d_aa.default", "upsample_bilinear2d_aa"},
+        {"aten._upsample_bilinear2d_aa_backward.default", "upsample_bilinear2d_aa_backward"},
     };
     return m;
 }

@@ -13,7 +13,7 @@ const std::vector<std::string_view>& cpuExternKernels() {
         for (const auto* part :
              {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
               &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-              &gridSampleExterns()})
+              &gridSampleExterns(), &upsampleAaExterns()})
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();

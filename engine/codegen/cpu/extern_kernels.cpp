@@ -349,7 +349,7 @@ const std::vector<CpuExtern>& gemmExterns() {
 const CpuExtern* findCpuExtern(std::string_view name) {
     for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
                               &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-                              &gridSampleExterns(), &randomExternKernels()})
+                              &gridSampleExterns(), &upsampleAaExterns(), &randomExternKernels()})
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
     return nullptr;

@@ -45,6 +45,8 @@ const std::vector<CpuExtern>& embeddingBagExterns();
 const std::vector<CpuExtern>& backwardOpExterns();
 /// grid_sampler_3d and the grid samplers' backwards (extern_grid_sample.cpp).
 const std::vector<CpuExtern>& gridSampleExterns();
+/// Antialiased bilinear resampling and its backward (extern_upsample_aa.cpp).
+const std::vector<CpuExtern>& upsampleAaExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();

@@ -141,6 +141,8 @@ const char* const kExternCases[] = {
     // trilinear sampling and the samplers' backwards (align_corners both ways, cuDNN's)
     "grid_sampler_3d__default__s0/backward", "grid_sampler_3d__default__s1/forward",
     "grid_sampler_2d__default__s1/backward", "nn_functional_grid_sample__default__s1/backward",
+    // antialiased bilinear resampling (downscaled windows) and its backward
+    "_upsample_bilinear2d_aa__default__s0/backward", "_upsample_bilinear2d_aa__default__s1/forward",
 };
 // clang-format on
 
