@@ -207,6 +207,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention.default", "sdpa_efficient"},
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
+        {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
         // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
         // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
         {"aten.sort.default", "sort"},

@@ -143,6 +143,9 @@ const char* const kExternCases[] = {
     "grid_sampler_2d__default__s1/backward", "nn_functional_grid_sample__default__s1/backward",
     // antialiased bilinear resampling (downscaled windows) and its backward
     "_upsample_bilinear2d_aa__default__s0/backward", "_upsample_bilinear2d_aa__default__s1/forward",
+    // the memory-efficient attention kernel on BMHK tensors, causal from the top left (s1: scale 1)
+    "torch_ops_aten__efficient_attention_forward__default__s0/forward",
+    "torch_ops_aten__efficient_attention_forward__default__s1/forward",
 };
 // clang-format on
 
