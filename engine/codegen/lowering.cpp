@@ -227,6 +227,9 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.triangular_solve.default", "triangular_solve"},
         {"aten._linalg_slogdet.default", "slogdet"},
         {"aten.linalg_matrix_exp.default", "matrix_exp"},
+        {"aten._linalg_svd.default", "svd"},
+        {"aten.linalg_pinv.atol_rtol_tensor", "pinv"},
+        {"aten.linalg_lu_solve.default", "lu_solve"},
         // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
         {"aten.put.default", "put"},
         {"aten.masked_select.default", "masked_select"},

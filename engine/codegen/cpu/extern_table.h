@@ -34,7 +34,7 @@ const std::vector<CpuExtern>& attentionExterns();
 /// accumulation); extern_fallback_ops.cpp.
 const std::vector<CpuExtern>& fallbackOpExterns();
 /// Linear algebra Inductor leaves to LAPACK (triangular_solve, _linalg_slogdet,
-/// linalg_matrix_exp; extern_linalg.cpp).
+/// linalg_matrix_exp, _linalg_svd, linalg_pinv, linalg_lu_solve; extern_linalg.cpp).
 const std::vector<CpuExtern>& linalgExterns();
 /// Elementwise ops whose scalar function loops to a data-dependent count: gcd, lcm, igamma,
 /// igammac (extern_pointwise.cpp).

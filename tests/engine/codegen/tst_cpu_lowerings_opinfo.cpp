@@ -146,6 +146,9 @@ const char* const kExternCases[] = {
     // the memory-efficient attention kernel on BMHK tensors, causal from the top left (s1: scale 1)
     "torch_ops_aten__efficient_attention_forward__default__s0/forward",
     "torch_ops_aten__efficient_attention_forward__default__s1/forward",
+    // the SVD (U and Vh used together in the nuclear norm's backward), pinv, lu_solve
+    "norm__nuc__s0/forward", "norm__nuc__s1/backward", "pinverse__default__s0/backward",
+    "logdet__default__s1/backward",
 };
 // clang-format on
 
