@@ -233,6 +233,9 @@ const std::map<std::string, std::string>& externKernelNames() {
         // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
         {"aten.put.default", "put"},
         {"aten.masked_select.default", "masked_select"},
+        // index.Tensor's rule gathers by integer indices; a boolean mask (a data-dependent
+        // length) runs as an extern kernel.
+        {"aten.index.Tensor", "index_by_mask"},
         {"aten._unsafe_masked_index_put_accumulate.default", "masked_index_put_accumulate"},
         // Elementwise ops whose scalar function loops (Euclid, series to convergence): Inductor
         // falls back for gcd and calls a C++ helper for igamma (cpu/extern_pointwise.cpp).

@@ -149,6 +149,8 @@ const char* const kExternCases[] = {
     // the SVD (U and Vh used together in the nuclear norm's backward), pinv, lu_solve
     "norm__nuc__s0/forward", "norm__nuc__s1/backward", "pinverse__default__s0/backward",
     "logdet__default__s1/backward",
+    // index.Tensor by a boolean mask (the rule declines; a data-dependent length)
+    "index_put__default__s1/backward",
 };
 // clang-format on
 
