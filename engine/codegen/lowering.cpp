@@ -85,13 +85,14 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
     }
     if (f.empty()) {
         // An in-place view op (squeeze_, unsqueeze_, transpose_, t_) computes the view op's
-        // value and only changes self's geometry.
+        // value and only changes self's geometry. Other in-place ops registered beside their
+        // functional form rather than in exec/ops/inplace.cpp's table (scatter_.value,
+        // scatter_add_, ...) write the functional op's value into self, as the table's do.
         const OpInfo* self = OpRegistry::instance().find(qualname);
         const size_t dot = qualname.rfind('.');
-        if (self && self->inplace && self->aliasesInput && self->category == OpCategory::View && dot != std::string::npos &&
-            dot > 0 && qualname[dot - 1] == '_') {
+        if (self && self->inplace && self->aliasesInput && dot != std::string::npos && dot > 0 && qualname[dot - 1] == '_') {
             f = qualname.substr(0, dot - 1) + qualname.substr(dot);
-            how = Borrow::InplaceView;
+            how = self->category == OpCategory::View ? Borrow::InplaceView : Borrow::Inplace;
         }
     }
     if (f.empty()) return {nullptr, Borrow::None};

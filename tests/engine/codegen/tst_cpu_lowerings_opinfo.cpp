@@ -114,6 +114,8 @@ const char* const kCases[] = {
     "roll__default__s0/forward", "nn_functional_unfold__default__s0/forward",
     // modified Bessel functions (i0's backward is special_i1)
     "i0__default__s0/backward", "i0__default__s1/forward",
+    // an in-place scatter registered beside its functional form (not in the in-place table)
+    "nn_functional_one_hot__default__s1/forward",
 };
 
 /// Graphs whose ops Inductor runs as fallback kernels: they must match with no reference
