@@ -244,6 +244,8 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.lcm.default", "lcm"},
         {"aten.igamma.default", "igamma"},
         {"aten.igammac.default", "igammac"},
+        // _to_copy's rule declines complex outputs (the kernel IR has no complex values).
+        {"aten._to_copy.default", "to_complex"},
         // Embedding bags: Inductor has no lowering and runs ATen's (cpu/extern_embedding_bag.cpp).
         {"aten._embedding_bag.default", "embedding_bag"},
         {"aten._embedding_bag_forward_only.default", "embedding_bag"},

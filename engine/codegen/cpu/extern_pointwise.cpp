@@ -3,7 +3,7 @@
 // element) cannot express: gcd and lcm (Euclid's algorithm; Inductor's make_fallback(aten.gcd)
 // and lcm's decomposition through gcd) and the regularized incomplete gamma functions igamma and
 // igammac (a series or continued fraction run to convergence; Inductor calls a C++ helper from
-// its generated loop). The scalar functions are exec/ops/binary_math.h's, so the CPU backend and
+// its generated loop); and _to_copy into a complex dtype, which the kernel IR cannot compute. The scalar functions are exec/ops/binary_math.h's, so the CPU backend and
 // the reference give the same values. Their table: extern_table.h pointwiseExterns().
 //
 // Operands are broadcast to the output's shape as row-major copies and the result is written
@@ -66,6 +66,17 @@ template <bool Upper> bool igamma(const OpArgs& a, Tensor& out) {
     return binaryInto(a, out, [](double s, double x) { return Upper ? kern::igammaUpper(s, x) : kern::igammaLower(s, x); });
 }
 
+/// _to_copy of a real tensor into a complex dtype (the kernel IR computes no complex values, so
+/// the lowering declines it): each element becomes (x, 0). A complex source is left to the
+/// reference.
+bool toComplex(const OpArgs& a, Tensor& out) {
+    if (!isComplex(out.dtype()) || !a.isTensor(0) || isComplex(a.tensor(0).dtype()) ||
+        a.tensor(0).shape() != out.shape())
+        return false;
+    kern::fromDoubles(out, kern::toDoubles(a.tensor(0)));  // writes a zero imaginary part
+    return true;
+}
+
 template <bool (*F)(const OpArgs&, Tensor&)>
 bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return !outs.empty() && outs[0] && F(a, *outs[0]);
@@ -79,6 +90,7 @@ const std::vector<CpuExtern>& pointwiseExterns() {
         {"lcm", single<lcm>},
         {"igamma", single<igamma<false>>},
         {"igammac", single<igamma<true>>},
+        {"to_complex", single<toComplex>},
     };
     return t;
 }

@@ -37,7 +37,7 @@ const std::vector<CpuExtern>& fallbackOpExterns();
 /// linalg_matrix_exp, _linalg_svd, linalg_pinv, linalg_lu_solve; extern_linalg.cpp).
 const std::vector<CpuExtern>& linalgExterns();
 /// Elementwise ops whose scalar function loops to a data-dependent count: gcd, lcm, igamma,
-/// igammac (extern_pointwise.cpp).
+/// igammac; _to_copy into a complex dtype (extern_pointwise.cpp).
 const std::vector<CpuExtern>& pointwiseExterns();
 /// Embedding bags and their backwards (extern_embedding_bag.cpp).
 const std::vector<CpuExtern>& embeddingBagExterns();

@@ -153,6 +153,8 @@ const char* const kExternCases[] = {
     "logdet__default__s1/backward",
     // index.Tensor by a boolean mask (the rule declines; a data-dependent length)
     "index_put__default__s1/backward",
+    // _to_copy of a real tensor into complex64 / complex128
+    "cfloat__default__s0/forward", "cdouble__default__s1/forward",
 };
 // clang-format on
 
