@@ -219,6 +219,34 @@ std::optional<LValue> maskedFill(LowerCtx& c) {
     }));
 }
 
+/// The modified Bessel function I_nu(x), nu = 0 or 1, in fp64: the power series
+/// (x/2)^nu sum_k (x^2/4)^k / (k! (k+nu)!) nested Horner-style for |x| <= 15 (all terms positive,
+/// 50 of them reach 1e-29 of the sum there), Hankel's asymptotic expansion
+/// e^|x| / sqrt(2 pi |x|) sum_k c_k |x|^-k (20 terms, within 1e-12 past 15) beyond. Both are
+/// chains with no shared subtrees, which the kernel IR's tree walks need; Cephes' Chebyshev
+/// recurrences, what PyTorch evaluates, would share every step twice. I1 is odd, I0 even.
+ExprP besselI(int nu, const ExprP& in) {
+    const DType F = DType::Float64;
+    auto kf = [F](double d) { return econst(d, F); };
+    ExprP x = eto(in, F);
+    ExprP ax = un(Op::Abs, x);
+    ExprP y = mul(mul(ax, ax), kf(0.25));
+    ExprP r = kf(1);
+    for (int j = 50; j >= 1; --j) r = add(kf(1), bin(Op::Div, mul(y, r), kf(double(j) * double(j + nu))));
+    ExprP series = nu == 0 ? r : mul(mul(ax, kf(0.5)), r);
+    const int K = 20;
+    std::vector<double> c{1.0};
+    for (int j = 1; j <= K; ++j) c.push_back(c.back() * -(4.0 * nu * nu - double(2 * j - 1) * double(2 * j - 1)) / (8.0 * j));
+    ExprP t = bin(Op::Div, kf(1), ax);
+    ExprP p = kf(c[K]);
+    for (int j = K - 1; j >= 0; --j) p = add(kf(c[static_cast<size_t>(j)]), mul(p, t));
+    ExprP big = mul(bin(Op::Div, un(Op::Exp, ax), un(Op::Sqrt, mul(kf(2 * kPi), ax))), p);
+    big = sel(bin(Op::Eq, ax, kf(INFINITY)), kf(INFINITY), big);
+    ExprP v = sel(bin(Op::Le, ax, kf(15)), series, big);
+    if (nu == 1) v = sel(bin(Op::Lt, x, kf(0)), un(Op::Neg, v), v);
+    return eto(v, in->type);
+}
+
 } // namespace
 
 void addMathLowerings(std::map<std::string, LowerFn>& t) {
@@ -347,6 +375,8 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
     };
 
     t["aten.digamma.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return digamma(v[0]); }); };
+    t["aten.i0.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return besselI(0, v[0]); }); };
+    t["aten.special_i1.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return besselI(1, v[0]); }); };
     t["aten.polygamma.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         // (int n, Tensor self)
         if (!c.args()[0].isNumber() || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;

@@ -85,13 +85,14 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
     }
     if (f.empty()) {
         // An in-place view op (squeeze_, unsqueeze_, transpose_, t_) computes the view op's
-        // value and only changes self's geometry.
+        // value and only changes self's geometry. Other in-place ops registered beside their
+        // functional form rather than in exec/ops/inplace.cpp's table (scatter_.value,
+        // scatter_add_, ...) write the functional op's value into self, as the table's do.
         const OpInfo* self = OpRegistry::instance().find(qualname);
         const size_t dot = qualname.rfind('.');
-        if (self && self->inplace && self->aliasesInput && self->category == OpCategory::View && dot != std::string::npos &&
-            dot > 0 && qualname[dot - 1] == '_') {
+        if (self && self->inplace && self->aliasesInput && dot != std::string::npos && dot > 0 && qualname[dot - 1] == '_') {
             f = qualname.substr(0, dot - 1) + qualname.substr(dot);
-            how = Borrow::InplaceView;
+            how = self->category == OpCategory::View ? Borrow::InplaceView : Borrow::Inplace;
         }
     }
     if (f.empty()) return {nullptr, Borrow::None};
@@ -185,7 +186,7 @@ const std::map<std::string, std::string>& externKernelNames() {
     static const std::map<std::string, std::string> m = {
         {"aten.mm.default", "mm"},         {"aten.bmm.default", "bmm"},
         {"aten.addmm.default", "addmm"},   {"aten.convolution.default", "conv"},
-        {"aten.cat.default", "cat"},
+        {"aten.cat.default", "cat"}, {"aten._chunk_cat.default", "chunk_cat"},
         {"aten.baddbmm.default", "baddbmm"}, {"aten.addbmm.default", "addbmm"},
         // Scatters, windowed reductions with indices, training-mode batch norm and convolution
         // backward: compiled C++ kernels (cpu/extern_train.cpp), not generated loops.
@@ -207,6 +208,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention.default", "sdpa_efficient"},
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
+        {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
         // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
         // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
         {"aten.sort.default", "sort"},
@@ -226,10 +228,48 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.triangular_solve.default", "triangular_solve"},
         {"aten._linalg_slogdet.default", "slogdet"},
         {"aten.linalg_matrix_exp.default", "matrix_exp"},
+        {"aten._linalg_svd.default", "svd"},
+        {"aten.linalg_pinv.atol_rtol_tensor", "pinv"},
+        {"aten.linalg_lu_solve.default", "lu_solve"},
         // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
         {"aten.put.default", "put"},
         {"aten.masked_select.default", "masked_select"},
+        // index.Tensor's rule gathers by integer indices; a boolean mask (a data-dependent
+        // length) runs as an extern kernel.
+        {"aten.index.Tensor", "index_by_mask"},
         {"aten._unsafe_masked_index_put_accumulate.default", "masked_index_put_accumulate"},
+        // Elementwise ops whose scalar function loops (Euclid, series to convergence): Inductor
+        // falls back for gcd and calls a C++ helper for igamma (cpu/extern_pointwise.cpp).
+        {"aten.gcd.default", "gcd"},
+        {"aten.lcm.default", "lcm"},
+        {"aten.igamma.default", "igamma"},
+        {"aten.igammac.default", "igammac"},
+        // _to_copy's rule declines complex outputs (the kernel IR has no complex values).
+        {"aten._to_copy.default", "to_complex"},
+        // Embedding bags: Inductor has no lowering and runs ATen's (cpu/extern_embedding_bag.cpp).
+        {"aten._embedding_bag.default", "embedding_bag"},
+        {"aten._embedding_bag_forward_only.default", "embedding_bag"},
+        {"aten._embedding_bag_backward.default", "embedding_bag_backward"},
+        {"aten._embedding_bag_per_sample_weights_backward.default", "embedding_bag_per_sample_weights_backward"},
+        // Backwards Inductor falls back for (the margin losses, pdist), the norm backwards it
+        // decomposes and fxray does not yet, and the storage-less zero tensor
+        // (cpu/extern_backward_ops.cpp).
+        {"aten.multi_margin_loss_backward.default", "multi_margin_loss_backward"},
+        {"aten.multilabel_margin_loss_backward.default", "multilabel_margin_loss_backward"},
+        {"aten._pdist_backward.default", "pdist_backward"},
+        {"aten.native_group_norm_backward.default", "group_norm_backward"},
+        {"aten._fused_rms_norm_backward.default", "rms_norm_backward"},
+        {"aten._efficientzerotensor.default", "efficient_zero_tensor"},
+        // Grid sampling Inductor runs as fallback kernels: the 3-D sampler and every backward, a
+        // scatter into the corners each position read (cpu/extern_grid_sample.cpp).
+        {"aten.grid_sampler_3d.default", "grid_sampler_3d"},
+        {"aten.grid_sampler_2d_backward.default", "grid_sampler_backward"},
+        {"aten.grid_sampler_3d_backward.default", "grid_sampler_backward"},
+        {"aten.cudnn_grid_sampler_backward.default", "cudnn_grid_sampler_backward"},
+        // Antialiased resampling: windows whose start and length vary per output position
+        // (cpu/extern_upsample_aa.cpp).
+        {"aten._upsample_bilinear2d_aa.default", "upsample_bilinear2d_aa"},
+        {"aten._upsample_bilinear2d_aa_backward.default", "upsample_bilinear2d_aa_backward"},
     };
     return m;
 }

@@ -11,7 +11,9 @@ const std::vector<std::string_view>& cpuExternKernels() {
     static const std::vector<std::string_view> k = [] {
         std::vector<std::string_view> names;
         for (const auto* part :
-             {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns()})
+             {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
+              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
+              &gridSampleExterns(), &upsampleAaExterns()})
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();

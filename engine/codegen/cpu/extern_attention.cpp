@@ -238,6 +238,49 @@ bool efficientBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
     return true;
 }
 
+/// A [B, S, H, D] tensor viewed as [B, H, S, D]: same storage, dims 1 and 2 swapped.
+Tensor bhsdView(const Tensor& t) {
+    Tensor v = t;
+    std::swap(v.meta.shape[1], v.meta.shape[2]);
+    std::swap(v.meta.strides[1], v.meta.strides[2]);
+    return v;
+}
+
+/// _efficient_attention_forward(query, key, value, bias?, cu_seqlens_q?, cu_seqlens_k?,
+/// max_seqlen_q?, max_seqlen_k?, dropout_p, custom_mask_type, compute_log_sumexp, *, scale?,
+/// seqlen_k?, window_size?): the memory-efficient kernel on BMHK tensors, run as the forward above
+/// on their BHMK views. Handled: no dropout, no mask or causal from the top left (mask type 0 or
+/// 1), fixed-length batches; the rest is left to the reference kernel.
+bool efficientAttentionForward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    for (size_t i : {4, 5, 6, 7, 12, 13})
+        if (i < a.size() && !a.isNone(i)) return false;
+    const int64_t mask = a.toInt(9);
+    if (a.toDouble(8) != 0.0 || (mask != 0 && mask != 1) || outs.size() < 4) return false;
+    for (size_t i = 0; i < 4; ++i)
+        if (!outs[i]) return false;
+    for (size_t i : {0, 1, 2})
+        if (!a.isTensor(i) || a.tensor(i).dim() != 4) return false;
+    if (outs[0]->dim() != 4 || outs[1]->dim() != 3) return false;
+    std::vector<Value> vals = a.values();
+    for (size_t i : {0, 1, 2}) vals[i] = Value::ofTensor(bhsdView(a.tensor(i)));
+    const OpArgs view(a.op(), std::move(vals));
+    auto d = dimsOf(view, 0, 1, 2);
+    if (!d) return false;
+    auto bias = biasOf(view, 3, *d);
+    if (!bias) return false;
+    Tensor out = bhsdView(*outs[0]);
+    if (out.shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv}) return false;
+    const float scale = static_cast<float>(scaleOf(a, 11, d->K));
+    std::vector<float> O, L;
+    forward(*d, f32(view.tensor(0)), f32(view.tensor(1)), f32(view.tensor(2)), *bias, scale, mask == 1, 0.0, 0, O, &L,
+            outs[1]->shape()[2]);
+    store(out, O);
+    store(*outs[1], L);
+    kern::fromDoubles(*outs[2], {0.0});
+    kern::fromDoubles(*outs[3], {0.0});
+    return true;
+}
+
 } // namespace
 
 const std::vector<CpuExtern>& attentionExterns() {
@@ -247,6 +290,7 @@ const std::vector<CpuExtern>& attentionExterns() {
              return efficientBackward(a, outs);
          }},
         {"sdpa", compositeSdpa},
+        {"efficient_attention_forward", efficientAttentionForward},
     };
     return t;
 }

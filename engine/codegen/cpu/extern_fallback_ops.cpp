@@ -529,6 +529,40 @@ bool maskedSelect(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+/// index.Tensor(self, indices) with one boolean mask after leading None entries, the case the
+/// lowering (gathers by integer index) declines: the mask covers self's dims [p, p + mask.dim()),
+/// and the selected positions, in row-major order, form one dim of data-dependent length (as
+/// Inductor's nonzero fallback followed by an index).
+bool indexByMask(const OpArgs& a, Tensor& out) {
+    const Tensor& self = a.tensor(0);
+    const auto& idx = a[1].list;
+    size_t p = 0;
+    while (p < idx.size() && idx[p].isNone()) ++p;
+    if (p >= idx.size() || !idx[p].isTensor() || idx[p].t.dtype() != DType::Bool) return false;
+    for (size_t i = p + 1; i < idx.size(); ++i)
+        if (!idx[i].isNone()) return false;
+    const Tensor& mask = idx[p].t;
+    const auto& shape = self.shape();
+    const size_t md = static_cast<size_t>(mask.dim());
+    if (p + md > shape.size() || md == 0) return false;
+    for (size_t d = 0; d < md; ++d)
+        if (mask.shape()[d] != shape[p + d]) return false;
+    const int64_t outer = span(shape, 0, p), cover = span(shape, p, p + md), inner = span(shape, p + md, shape.size());
+    const auto mv = kern::toDoubles(mask), sv = kern::toDoubles(self);
+    std::vector<int64_t> hits;
+    for (int64_t i = 0; i < cover; ++i)
+        if (mv[static_cast<size_t>(i)] != 0.0) hits.push_back(i);
+    const int64_t count = static_cast<int64_t>(hits.size());
+    if (out.numel() != outer * count * inner) return false;
+    std::vector<double> r;
+    r.reserve(static_cast<size_t>(out.numel()));
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t h : hits)
+            for (int64_t i = 0; i < inner; ++i) r.push_back(sv[static_cast<size_t>((o * cover + h) * inner + i)]);
+    kern::fromDoubles(out, r);
+    return true;
+}
+
 template <bool (*F)(const OpArgs&, Tensor&)>
 bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return !outs.empty() && outs[0] && F(a, *outs[0]);
@@ -553,6 +587,7 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
         {"segment_reduce_backward", single<segmentReduceBackward>},
         {"put", single<put>},
         {"masked_select", single<maskedSelect>},
+        {"index_by_mask", single<indexByMask>},
         {"masked_index_put_accumulate", single<maskedIndexPutAccumulate>},
     };
     return t;

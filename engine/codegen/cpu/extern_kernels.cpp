@@ -251,6 +251,42 @@ bool catInto(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+/// _chunk_cat(tensors, dim, num_chunks): each tensor zero-padded along dim to a multiple of
+/// num_chunks, viewed as shape[:dim] + [num_chunks, -1], and the views concatenated along dim + 1
+/// (what FSDP's gradient reduce-scatter copies into). The tensors share the dims before dim.
+bool chunkCatInto(const OpArgs& a, Tensor& out) {
+    auto ts = a.tensorList(0);
+    const int64_t chunks = a.toInt(2);
+    if (ts.empty() || chunks <= 0 || out.dim() < 2) return false;
+    int64_t dim = a.toInt(1);
+    if (dim < 0) dim += ts[0].dim();
+    const size_t d = static_cast<size_t>(dim);
+    if (dim < 0 || dim >= ts[0].dim() || out.dim() != dim + 2) return false;
+    const int64_t lead = kern::product(std::vector<int64_t>(ts[0].shape().begin(), ts[0].shape().begin() + dim));
+    const int64_t width = out.shape()[d + 1];
+    std::vector<double> r(static_cast<size_t>(out.numel()), 0.0);
+    int64_t col = 0;
+    for (const Tensor& t : ts) {
+        if (t.dim() <= dim || t.dtype() != out.dtype()) return false;
+        const int64_t n = t.shape()[d];
+        const int64_t trail = kern::product(std::vector<int64_t>(t.shape().begin() + dim + 1, t.shape().end()));
+        const int64_t per = (n + chunks - 1) / chunks * trail;  // one chunk's columns
+        if (t.numel() != lead * n * trail || col + per > width) return false;
+        const auto v = kern::toDoubles(t);
+        for (int64_t l = 0; l < lead; ++l)
+            for (int64_t c = 0; c < chunks; ++c)
+                for (int64_t j = 0; j < per; ++j) {
+                    const int64_t e = c * per + j;  // flat position in the padded dim x trailing block
+                    if (e >= n * trail) break;      // zero padding
+                    r[static_cast<size_t>((l * chunks + c) * width + col + j)] = v[static_cast<size_t>(l * n * trail + e)];
+                }
+        col += per;
+    }
+    if (col != width) return false;
+    kern::fromDoubles(out, r);
+    return true;
+}
+
 /// One output, computed by `f(args, out)`.
 template <bool (*F)(const OpArgs&, Tensor&)>
 bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
@@ -304,6 +340,7 @@ const std::vector<CpuExtern>& gemmExterns() {
     static const std::vector<CpuExtern> t = {
         {"mm", single<mmInto>}, {"bmm", single<bmmInto>}, {"addmm", single<addmmInto>},
         {"conv", single<conv2d>}, {"cat", single<catInto>},
+        {"chunk_cat", single<chunkCatInto>},
         {"baddbmm", single<baddbmmInto>}, {"addbmm", single<addbmmInto>},
     };
     return t;
@@ -311,7 +348,8 @@ const std::vector<CpuExtern>& gemmExterns() {
 
 const CpuExtern* findCpuExtern(std::string_view name) {
     for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
-                              &randomExternKernels()})
+                              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
+                              &gridSampleExterns(), &upsampleAaExterns(), &randomExternKernels()})
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
     return nullptr;

@@ -1,5 +1,6 @@
 // Extern kernels of the CPU backend for the linear-algebra ops Inductor leaves to LAPACK
-// (fallback kernels): triangular_solve, _linalg_slogdet and linalg_matrix_exp. Compiled C++ on
+// (fallback kernels): triangular_solve, _linalg_slogdet, linalg_matrix_exp, _linalg_svd,
+// linalg_pinv and linalg_lu_solve. Compiled C++ on
 // fp64 copies, one matrix of the batch at a time; LU with partial pivoting picks the first
 // largest pivot, as LAPACK's getrf does, so the LU factor and pivots match PyTorch's. Their
 // table: extern_table.h linalgExterns(). Anything unusual (non-float dtypes, batch shapes that
@@ -9,6 +10,7 @@
 
 #include "codegen/cpu/extern_util.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/ops/linalg_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -159,6 +161,132 @@ bool matrixExp(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) 
     return true;
 }
 
+// ----- the SVD and what is built on it; lu_solve -----------------------------------------------
+// One-sided Jacobi in double (exec/ops/linalg_util.h svdDecompose, the routine the reference
+// uses): singular vectors are unique only up to a sign per pair, and PyTorch's graphs use U and Vh
+// together (U diag(g) Vh, pinv's Vhᵀ diag(1/S) Uᵀ), which the choice does not change.
+
+/// _linalg_svd(A, full_matrices, compute_uv, driver) -> (U, S, Vh) over the batch.
+bool svd(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    const Tensor& in = a.tensor(0);
+    if (in.dim() < 2 || !isFloating(in.dtype()) || outs.size() < 3 || !outs[1]) return false;
+    const bool full = a.toBool(1), uv = a.toBool(2);
+    const auto& s = in.shape();
+    const int64_t m = s[s.size() - 2], n = s.back();
+    const int64_t nb = kern::product(std::vector<int64_t>(s.begin(), s.end() - 2));
+    const auto A = kern::toDoubles(in);
+    std::vector<double> U, S, Vh;
+    for (int64_t b = 0; b < nb; ++b) {
+        const auto from = A.begin() + static_cast<std::ptrdiff_t>(b * m * n);
+        kern::Svd r = kern::svdDecompose(std::vector<double>(from, from + static_cast<std::ptrdiff_t>(m * n)), m, n, full);
+        S.insert(S.end(), r.S.begin(), r.S.end());
+        if (!uv) continue;
+        U.insert(U.end(), r.U.begin(), r.U.end());
+        Vh.insert(Vh.end(), r.Vh.begin(), r.Vh.end());
+    }
+    if (outs[1]->numel() != static_cast<int64_t>(S.size())) return false;
+    if (uv && ((outs[0] && outs[0]->numel() != static_cast<int64_t>(U.size())) ||
+               (outs[2] && outs[2]->numel() != static_cast<int64_t>(Vh.size()))))
+        return false;
+    kern::fromDoubles(*outs[1], S);
+    if (uv && outs[0]) kern::fromDoubles(*outs[0], U);
+    if (uv && outs[2]) kern::fromDoubles(*outs[2], Vh);
+    return true;
+}
+
+/// linalg_pinv.atol_rtol_tensor(self, atol, rtol, hermitian): V diag(1/S) Uᵀ over the singular
+/// values above max(atol, rtol * S_max); rtol defaults to eps * max(m, n), or 0 where a positive
+/// atol is given (get_atol_rtol).
+bool pinv(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    const Tensor& in = a.tensor(0);
+    if (in.dim() < 2 || !isFloating(in.dtype()) || outs.empty() || !outs[0]) return false;
+    const auto& s = in.shape();
+    const int64_t m = s[s.size() - 2], n = s.back(), k = std::min(m, n);
+    const std::vector<int64_t> batch(s.begin(), s.end() - 2);
+    const int64_t nb = kern::product(batch);
+    if (outs[0]->numel() != nb * n * m) return false;
+    std::vector<double> atol(static_cast<size_t>(nb), 0.0), rtol;
+    if (!a.isNone(1)) atol = kern::toDoublesBroadcast(a.tensor(1), batch);
+    const double eps = in.dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
+                                                    : std::numeric_limits<float>::epsilon();
+    if (!a.isNone(2)) {
+        rtol = kern::toDoublesBroadcast(a.tensor(2), batch);
+    } else {
+        rtol.assign(static_cast<size_t>(nb), eps * static_cast<double>(std::max(m, n)));
+        if (!a.isNone(1))
+            for (size_t b = 0; b < rtol.size(); ++b) rtol[b] = atol[b] > 0 ? 0.0 : rtol[b];
+    }
+    const auto A = kern::toDoubles(in);
+    std::vector<double> R(static_cast<size_t>(nb * n * m), 0.0);
+    for (int64_t b = 0; b < nb; ++b) {
+        const auto from = A.begin() + static_cast<std::ptrdiff_t>(b * m * n);
+        std::vector<double> mat(from, from + static_cast<std::ptrdiff_t>(m * n));
+        if (a.toBool(3))  // hermitian: eigh reads the lower triangle only
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t j = i + 1; j < n; ++j) mat[static_cast<size_t>(i * n + j)] = mat[static_cast<size_t>(j * n + i)];
+        const kern::Svd r = kern::svdDecompose(mat, m, n, false);
+        const double tol = std::max(atol[static_cast<size_t>(b)], rtol[static_cast<size_t>(b)] * (k > 0 ? r.S[0] : 0.0));
+        double* dst = R.data() + b * n * m;
+        for (int64_t l = 0; l < k; ++l) {
+            if (!(r.S[static_cast<size_t>(l)] > tol)) continue;
+            const double inv = 1.0 / r.S[static_cast<size_t>(l)];
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t j = 0; j < m; ++j)
+                    dst[i * m + j] += r.Vh[static_cast<size_t>(l * n + i)] * inv * r.U[static_cast<size_t>(j * k + l)];
+        }
+    }
+    kern::fromDoubles(*outs[0], R);
+    return true;
+}
+
+/// linalg_lu_solve(LU, pivots, B, left, adjoint): solves with getrf's factors (1-based pivots),
+/// X op(M) = B as op(M)ᵀ Xᵀ = Bᵀ when not left. LU and B broadcast to the output's batch.
+bool luSolveExtern(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    if (outs.empty() || !outs[0] || outs[0]->dim() < 2 || a.tensor(0).dim() < 2) return false;
+    const bool left = a.toBool(3), adjoint = a.toBool(4);
+    const auto& shape = outs[0]->shape();
+    const std::vector<int64_t> batch(shape.begin(), shape.end() - 2);
+    const int64_t n = a.tensor(0).shape().back(), rows = shape[shape.size() - 2], cols = shape.back();
+    if ((left ? rows : cols) != n) return false;
+    auto withMatrix = [&](int64_t r, int64_t c) {
+        std::vector<int64_t> v = batch;
+        v.insert(v.end(), {r, c});
+        return v;
+    };
+    std::vector<int64_t> pivShape = batch;
+    pivShape.push_back(n);
+    for (const auto& [t, want] : {std::pair{&a.tensor(0), withMatrix(n, n)}, std::pair{&a.tensor(2), withMatrix(rows, cols)},
+                                  std::pair{&a.tensor(1), pivShape}}) {
+        auto bs = kern::broadcastShapes(t->shape(), want);
+        if (!bs || *bs != want) return false;
+    }
+    const auto LU = kern::toDoublesBroadcast(a.tensor(0), withMatrix(n, n));
+    auto B = kern::toDoublesBroadcast(a.tensor(2), withMatrix(rows, cols));
+    const auto pd = kern::toDoublesBroadcast(a.tensor(1), pivShape);
+    std::vector<int64_t> piv(pd.size());
+    for (size_t i = 0; i < pd.size(); ++i) {
+        piv[i] = static_cast<int64_t>(pd[i]);
+        if (piv[i] < 1 || piv[i] > n) return false;
+    }
+    std::vector<double> t(static_cast<size_t>(rows * cols));
+    for (int64_t b = 0; b < kern::product(batch); ++b) {
+        double* rhs = B.data() + b * rows * cols;
+        const double* f = LU.data() + b * n * n;
+        const int64_t* p = piv.data() + b * n;
+        if (left) {
+            kern::luSolve(f, p, n, rhs, cols, adjoint);
+            continue;
+        }
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) t[static_cast<size_t>(j * rows + i)] = rhs[i * cols + j];
+        kern::luSolve(f, p, n, t.data(), rows, !adjoint);
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) rhs[i * cols + j] = t[static_cast<size_t>(j * rows + i)];
+    }
+    kern::fromDoubles(*outs[0], B);
+    return true;
+}
+
 } // namespace
 
 const std::vector<CpuExtern>& linalgExterns() {
@@ -166,6 +294,9 @@ const std::vector<CpuExtern>& linalgExterns() {
         {"triangular_solve", triangularSolve},
         {"slogdet", slogdet},
         {"matrix_exp", matrixExp},
+        {"svd", svd},
+        {"pinv", pinv},
+        {"lu_solve", luSolveExtern},
     };
     return t;
 }

@@ -23,7 +23,7 @@ struct CpuExtern {
     CpuExternFn run;
 };
 
-/// GEMMs (mm, bmm, addmm, baddbmm, addbmm), convolution and cat (extern_kernels.cpp).
+/// GEMMs (mm, bmm, addmm, baddbmm, addbmm), convolution, cat and _chunk_cat (extern_kernels.cpp).
 const std::vector<CpuExtern>& gemmExterns();
 /// Scatters, pooling with indices, training batch norm, convolution backward (extern_train.cpp).
 const std::vector<CpuExtern>& trainExterns();
@@ -34,8 +34,19 @@ const std::vector<CpuExtern>& attentionExterns();
 /// accumulation); extern_fallback_ops.cpp.
 const std::vector<CpuExtern>& fallbackOpExterns();
 /// Linear algebra Inductor leaves to LAPACK (triangular_solve, _linalg_slogdet,
-/// linalg_matrix_exp; extern_linalg.cpp).
+/// linalg_matrix_exp, _linalg_svd, linalg_pinv, linalg_lu_solve; extern_linalg.cpp).
 const std::vector<CpuExtern>& linalgExterns();
+/// Elementwise ops whose scalar function loops to a data-dependent count: gcd, lcm, igamma,
+/// igammac; _to_copy into a complex dtype (extern_pointwise.cpp).
+const std::vector<CpuExtern>& pointwiseExterns();
+/// Embedding bags and their backwards (extern_embedding_bag.cpp).
+const std::vector<CpuExtern>& embeddingBagExterns();
+/// Loss, distance and norm backwards and _efficientzerotensor (extern_backward_ops.cpp).
+const std::vector<CpuExtern>& backwardOpExterns();
+/// grid_sampler_3d and the grid samplers' backwards (extern_grid_sample.cpp).
+const std::vector<CpuExtern>& gridSampleExterns();
+/// Antialiased bilinear resampling and its backward (extern_upsample_aa.cpp).
+const std::vector<CpuExtern>& upsampleAaExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();

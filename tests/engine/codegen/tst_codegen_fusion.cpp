@@ -169,17 +169,18 @@ private slots:
     }
 
     void unsupportedOpFallsBackExplicitly() {
-        // i0 has no lowering: it runs on the reference kernel and is reported; its result feeds
-        // a generated kernel.
-        auto g = parse("        i0: \"f32[3][1]cpu\" = torch.ops.aten.i0.default(arg0_1)\n"
-                       "        mul: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(i0, 10)\n"
+        // elu (the functional overload, which decompositions normally remove) has no lowering:
+        // it runs on the reference kernel and is reported; its result feeds a generated kernel.
+        auto g = parse("        elu: \"f32[3][1]cpu\" = torch.ops.aten.elu.default(arg0_1)\n"
+                       "        mul: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(elu, 10)\n"
                        "        return (mul,)\n",
                        "arg0_1: \"f32[3][1]cpu\"");
         QVERIFY(g);
-        auto c = compileAndRun(*g, {fxtest::tv({3}, {0, 1, 2})});
+        auto c = compileAndRun(*g, {fxtest::tv({3}, {-1, 0, 2})});
         QVERIFY(c.cg);
-        QCOMPARE(c.cg->fallbackOps().count("aten.i0.default"), size_t(1));
-        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{10, 12.660658777520082, 22.795853023360673}), 1e-5);
+        QCOMPARE(c.cg->fallbackOps().count("aten.elu.default"), size_t(1));
+        // 10 * (e^-1 - 1), 0, 20
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{10 * (std::exp(-1.0) - 1), 0, 20}), 1e-5);
     }
 };
 

@@ -112,6 +112,10 @@ const char* const kCases[] = {
     "index_fill__default__s0/backward",
     // empty results (an empty kernel, whatever the op)
     "roll__default__s0/forward", "nn_functional_unfold__default__s0/forward",
+    // modified Bessel functions (i0's backward is special_i1)
+    "i0__default__s0/backward", "i0__default__s1/forward",
+    // an in-place scatter registered beside its functional form (not in the in-place table)
+    "nn_functional_one_hot__default__s1/forward",
 };
 
 /// Graphs whose ops Inductor runs as fallback kernels: they must match with no reference
@@ -127,6 +131,30 @@ const char* const kExternCases[] = {
     "triangular_solve__default__s0/forward", "matrix_exp__default__s1/backward", "combinations__default__s0/forward",
     // a 0 x 0 matrix (the slogdet extern once crashed on it)
     "logdet__default__s0/forward",
+    // elementwise loops of data-dependent length, _chunk_cat beside cat
+    "gcd__default__s0/forward", "lcm__default__s1/forward", "igamma__default__s0/forward",
+    "igammac__default__s1/forward", "_chunk_cat__default__s0/forward",
+    // embedding bags (offset2bag rebuilt from offsets in the backwards)
+    "nn_functional_embedding_bag__default__s0/backward", "nn_functional_embedding_bag__default__s1/forward",
+    // loss, distance and norm backwards, the storage-less zero tensor of sgn's backward
+    "nn_functional_multi_margin_loss__default__s0/backward", "nn_functional_multilabel_margin_loss__default__s1/backward",
+    "nn_functional_pdist__default__s0/backward", "nn_functional_group_norm__default__s0/backward",
+    "nn_functional_rms_norm__default__s1/backward", "sgn__default__s0/backward",
+    // trilinear sampling and the samplers' backwards (align_corners both ways, cuDNN's)
+    "grid_sampler_3d__default__s0/backward", "grid_sampler_3d__default__s1/forward",
+    "grid_sampler_2d__default__s1/backward", "nn_functional_grid_sample__default__s1/backward",
+    // antialiased bilinear resampling (downscaled windows) and its backward
+    "_upsample_bilinear2d_aa__default__s0/backward", "_upsample_bilinear2d_aa__default__s1/forward",
+    // the memory-efficient attention kernel on BMHK tensors, causal from the top left (s1: scale 1)
+    "torch_ops_aten__efficient_attention_forward__default__s0/forward",
+    "torch_ops_aten__efficient_attention_forward__default__s1/forward",
+    // the SVD (U and Vh used together in the nuclear norm's backward), pinv, lu_solve
+    "norm__nuc__s0/forward", "norm__nuc__s1/backward", "pinverse__default__s0/backward",
+    "logdet__default__s1/backward",
+    // index.Tensor by a boolean mask (the rule declines; a data-dependent length)
+    "index_put__default__s1/backward",
+    // _to_copy of a real tensor into complex64 / complex128
+    "cfloat__default__s0/forward", "cdouble__default__s1/forward",
 };
 // clang-format on
 
