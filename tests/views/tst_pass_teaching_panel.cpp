@@ -1,0 +1,97 @@
+// The timeline's teaching pane: selecting a pass shows its paragraph (what, why, the PyTorch
+// file and function) and nothing of another pass; every pass of a real compile has one; the
+// input graph (no pass) shows the hint instead.
+#include "test_util.h"
+
+#include "document.h"
+#include "models/pass_timeline_model.h"
+#include "panels/panels.h"
+#include "panels/timeline_panel.h"
+#include "pass/compile_trace.h"
+#include "transforms/pass_teaching.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QSplitter>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTest>
+
+using namespace fxray;
+using namespace fxray::views;
+
+namespace {
+
+QString corpusFile(const char* rel) { return QString::fromStdString((fxtest::corpus() / rel).string()); }
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+} // namespace
+
+class TestPassTeachingPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void selectedPassShowsItsParagraph() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        Document doc;
+        QMainWindow window;
+        window.resize(1400, 900);
+        const Panels panels = installPanels(&window, &doc);
+        auto* t = qobject_cast<TimelinePanel*>(panels.timeline->widget());
+        QVERIFY(t);
+        QVERIFY(doc.loadSync(corpusFile("attention/graphs/aot_joint_graph.py")));
+        QVERIFY(doc.compileSync(QStringLiteral("joint")));
+        const auto& passes = doc.trace()->passes;
+        QVERIFY(passes.size() >= 5);
+
+        // No pass selected: the hint, not a paragraph.
+        QCOMPARE(doc.passIndex(), -1);
+        QVERIFY(!t->teaching()->toPlainText().contains(QStringLiteral("PyTorch:")));
+        QVERIFY(!t->teaching()->toPlainText().isEmpty());
+
+        int fuseRow = -1;
+        for (int i = 0; i < int(passes.size()); ++i) {
+            // Selecting the row (as a click does) moves the Document and the pane follows.
+            t->view()->setCurrentIndex(t->view()->model()->index(i, 0));
+            QCOMPARE(doc.passIndex(), i);
+            const QString text = t->teaching()->toPlainText();
+            const PassTeaching* p = passTeaching(passes[size_t(i)].name);
+            QVERIFY2(p, passes[size_t(i)].name.c_str());
+            QVERIFY2(text.contains(qs(p->what)), qPrintable(text));
+            QVERIFY(text.contains(qs(p->why)));
+            QVERIFY(text.contains(qs(p->pytorchFile)));
+            QVERIFY(text.contains(qs(p->pytorchFunction)));
+            if (passes[size_t(i)].name == "fuse_attention") fuseRow = i;
+        }
+        QVERIFY2(fuseRow >= 0, "the joint pipeline runs fuse_attention");
+
+        // The pane shows the selected pass only: fuse_attention's file, not the one of the pass
+        // selected next (the text changed rather than accumulating).
+        t->view()->setCurrentIndex(t->view()->model()->index(fuseRow, 0));
+        QVERIFY(t->teaching()->toPlainText().contains(QStringLiteral("torch/_inductor/fx_passes/fuse_attention.py")));
+        QVERIFY(t->teaching()->toPlainText().contains(QStringLiteral("_sfdp_init")));
+        const int other = fuseRow == 0 ? 1 : 0;
+        t->view()->setCurrentIndex(t->view()->model()->index(other, 0));
+        QVERIFY(!t->teaching()->toPlainText().contains(QStringLiteral("fuse_attention.py")));
+        QVERIFY(!t->teaching()->toPlainText().contains(QStringLiteral("_sfdp_init")));
+
+        // Beside the table in a wide pane, under it in a narrow one.
+        auto* split = t->findChild<QSplitter*>(QStringLiteral("timeline.split"));
+        QVERIFY(split);
+        t->setParent(nullptr);
+        t->resize(1000, 420);
+        t->show();
+        QVERIFY(QTest::qWaitForWindowExposed(t));
+        QCOMPARE(split->orientation(), Qt::Horizontal);
+        const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR");
+        t->view()->setCurrentIndex(t->view()->model()->index(fuseRow, 0));
+        if (!dir.isEmpty()) t->grab().save(dir + QStringLiteral("/teach_timeline.png"));
+        t->resize(380, 700);
+        QCoreApplication::processEvents();
+        QCOMPARE(split->orientation(), Qt::Vertical);
+        panels.timeline->setWidget(t);  // back where the window owns it
+    }
+};
+
+QTEST_MAIN(TestPassTeachingPanel)
+#include "tst_pass_teaching_panel.moc"
