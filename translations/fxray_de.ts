@@ -2505,5 +2505,25 @@ erzeugt (%4): %5</translation>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 schlug fehl und wurde rückgängig gemacht: %2</translation>
     </message>
+    <message>
+        <source>Select a pass in the timeline to read what it does, why, and which PyTorch function it mirrors.</source>
+        <translation>Wählen Sie einen Pass in der Zeitleiste, um zu lesen, was er tut, warum, und welcher PyTorch-Funktion er entspricht.</translation>
+    </message>
+    <message>
+        <source>No explanation is recorded for this pass.</source>
+        <translation>Für diesen Pass ist keine Erklärung hinterlegt.</translation>
+    </message>
+    <message>
+        <source>What it does:</source>
+        <translation>Was er tut:</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>Warum:</translation>
+    </message>
+    <message>
+        <source>In PyTorch:</source>
+        <translation>In PyTorch:</translation>
+    </message>
 </context>
 </TS>

@@ -2458,5 +2458,25 @@ created (%4): %5</source>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 失败并已撤销:%2</translation>
     </message>
+    <message>
+        <source>Select a pass in the timeline to read what it does, why, and which PyTorch function it mirrors.</source>
+        <translation>在时间线中选择一个 pass，查看它做什么、为什么做，以及它对应的 PyTorch 函数。</translation>
+    </message>
+    <message>
+        <source>No explanation is recorded for this pass.</source>
+        <translation>此 pass 没有记录说明。</translation>
+    </message>
+    <message>
+        <source>What it does:</source>
+        <translation>作用：</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>In PyTorch:</source>
+        <translation>PyTorch 中：</translation>
+    </message>
 </context>
 </TS>

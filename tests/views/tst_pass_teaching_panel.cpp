@@ -8,6 +8,7 @@
 #include "panels/panels.h"
 #include "panels/timeline_panel.h"
 #include "pass/compile_trace.h"
+#include "settings.h"
 #include "transforms/pass_teaching.h"
 
 #include <QApplication>
@@ -20,6 +21,8 @@
 
 using namespace fxray;
 using namespace fxray::views;
+
+static void initRes() { Q_INIT_RESOURCE(resources); }
 
 namespace {
 
@@ -90,6 +93,24 @@ private slots:
         QCoreApplication::processEvents();
         QCOMPARE(split->orientation(), Qt::Vertical);
         panels.timeline->setWidget(t);  // back where the window owns it
+    }
+
+    /// The headings are translated, the paragraph (engine text) stays English beside them.
+    void headingsFollowTheLanguage() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        initRes();
+        QVERIFY(settings::installTranslator(QStringLiteral("de")));
+        Document doc;
+        TimelinePanel t(&doc);
+        QVERIFY(t.teaching()->toPlainText().contains(QStringLiteral("Wählen Sie einen Pass")));
+        QVERIFY(doc.loadSync(corpusFile("attention/graphs/aot_joint_graph.py")));
+        QVERIFY(doc.compileSync(QStringLiteral("joint")));
+        doc.setPassIndex(0);
+        const QString text = t.teaching()->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Was er tut:")), qPrintable(text));
+        QVERIFY(!text.contains(QStringLiteral("What it does:")));
+        QVERIFY(text.contains(qs(passTeaching(doc.trace()->passes[0].name)->what)));
+        QVERIFY(settings::installTranslator(QStringLiteral("en")));
     }
 };
 
