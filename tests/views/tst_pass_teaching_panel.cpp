@@ -4,7 +4,10 @@
 #include "test_util.h"
 
 #include "document.h"
+#include "ir/graph.h"
+#include "models/match_model.h"
 #include "models/pass_timeline_model.h"
+#include "panels/match_panel.h"
 #include "panels/panels.h"
 #include "panels/timeline_panel.h"
 #include "pass/compile_trace.h"
@@ -17,6 +20,8 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextTable>
+#include <QTreeView>
 #include <QTest>
 
 using namespace fxray;
@@ -93,6 +98,63 @@ private slots:
         QCoreApplication::processEvents();
         QCOMPARE(split->orientation(), Qt::Vertical);
         panels.timeline->setWidget(t);  // back where the window owns it
+    }
+
+    /// A match reads pattern → replacement: the matched nodes (with their ops in the graph
+    /// before the pass) in the left column, the created ones (ops of the graph after) in the right.
+    void matchShowsPatternBesideReplacement() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        Document doc;
+        MatchPanel m(&doc);
+        QVERIFY(doc.loadSync(corpusFile("attention/graphs/aot_joint_graph.py")));
+        QVERIFY(doc.compileSync(QStringLiteral("joint")));
+        int fusePass = -1;
+        for (size_t i = 0; i < doc.trace()->passes.size(); ++i)
+            if (doc.trace()->passes[i].name == "fuse_attention") fusePass = int(i);
+        QVERIFY(fusePass >= 0);
+        const QModelIndex pattern = m.model()->index(0, 0, m.model()->indexOfPass(fusePass));
+        const QModelIndex match = m.model()->index(0, 0, pattern);
+        QCOMPARE(MatchModel::Kind(match.data(MatchModel::KindRole).toInt()), MatchModel::Kind::Match);
+        const MatchRecord& rec = doc.trace()->passes[size_t(fusePass)].matches.front();
+        m.view()->setCurrentIndex(match);
+
+        QTextTable* table = nullptr;
+        for (QTextFrame* f : m.detail()->document()->rootFrame()->childFrames())
+            if ((table = qobject_cast<QTextTable*>(f))) break;
+        QVERIFY2(table, qPrintable(m.detail()->toPlainText()));
+        QCOMPARE(table->columns(), 3);
+        QCOMPARE(table->rows(), 1 + int(std::max(rec.nodes.size(), rec.newNodes.size())));
+        const auto text = [&](int r, int c) {
+            QString out;
+            const QTextTableCell cell = table->cellAt(r, c);
+            for (auto it = cell.begin(); !it.atEnd(); ++it) out += it.currentBlock().text();
+            return out;
+        };
+        for (size_t r = 0; r < rec.nodes.size(); ++r) {
+            const Node* n = doc.previousGraph()->find(rec.nodes[r]);
+            QVERIFY(n);
+            QVERIFY2(text(int(r) + 1, 0).contains(QString::fromStdString(rec.nodes[r])), qPrintable(text(int(r) + 1, 0)));
+            QVERIFY(text(int(r) + 1, 0).contains(QString::fromStdString(n->target())));
+        }
+        for (size_t r = 0; r < rec.newNodes.size(); ++r) {
+            const Node* n = doc.shownGraph()->find(rec.newNodes[r]);
+            QVERIFY(n);
+            QVERIFY(text(int(r) + 1, 2).contains(QString::fromStdString(rec.newNodes[r])));
+            QVERIFY(text(int(r) + 1, 2).contains(QString::fromStdString(n->target())));
+        }
+        // The fused attention is on the replacement side, the softmax it replaced on the pattern side.
+        QString left, right;
+        for (int r = 1; r < table->rows(); ++r) {
+            left += text(r, 0);
+            right += text(r, 2);
+        }
+        QVERIFY(left.contains(QStringLiteral("_softmax")) && !right.contains(QStringLiteral("_softmax")));
+        QVERIFY(right.contains(QStringLiteral("scaled_dot_product")) && !left.contains(QStringLiteral("scaled_dot_product")));
+        const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR");
+        if (!dir.isEmpty()) {
+            m.resize(900, 560);
+            m.grab().save(dir + QStringLiteral("/teach_match.png"));
+        }
     }
 
     /// The headings are translated, the paragraph (engine text) stays English beside them.
