@@ -1329,26 +1329,28 @@ Erzeugt: %2</translation>
         <translation>In diesem Lauf hat kein Muster getroffen oder beinahe getroffen.</translation>
     </message>
     <message>
-        <source>Pattern %1
-matched: %2
-created: %3</source>
-        <translation>Muster %1
-getroffen: %2
-erzeugt: %3</translation>
-    </message>
-    <message>
-        <source>Pattern %1
-matched (%2): %3
-created (%4): %5</source>
-        <translation>Muster %1
-getroffen (%2): %3
-erzeugt (%4): %5</translation>
-    </message>
-    <message>
         <source>Pattern %1 rejected the candidate at %2:
 %3</source>
         <translation>Muster %1 lehnte den Kandidaten bei %2 ab:
 %3</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>Muster</translation>
+    </message>
+    <message numerus="yes">
+        <source>Matched (%n node(s))</source>
+        <translation>
+            <numerusform>Getroffen (%n Knoten)</numerusform>
+            <numerusform>Getroffen (%n Knoten)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Replacement (%n node(s))</source>
+        <translation>
+            <numerusform>Ersatz (%n Knoten)</numerusform>
+            <numerusform>Ersatz (%n Knoten)</numerusform>
+        </translation>
     </message>
 </context>
 <context>

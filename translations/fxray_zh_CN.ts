@@ -1303,26 +1303,26 @@ Created: %2</source>
         <translation>本次运行中没有模式匹配或近似匹配。</translation>
     </message>
     <message>
-        <source>Pattern %1
-matched: %2
-created: %3</source>
-        <translation>模式 %1
-匹配:%2
-创建:%3</translation>
-    </message>
-    <message>
-        <source>Pattern %1
-matched (%2): %3
-created (%4): %5</source>
-        <translation>模式 %1
-匹配(%2):%3
-创建(%4):%5</translation>
-    </message>
-    <message>
         <source>Pattern %1 rejected the candidate at %2:
 %3</source>
         <translation>模式 %1 在 %2 处拒绝了候选:
 %3</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>模式</translation>
+    </message>
+    <message numerus="yes">
+        <source>Matched (%n node(s))</source>
+        <translation>
+            <numerusform>匹配（%n 个节点）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Replacement (%n node(s))</source>
+        <translation>
+            <numerusform>替换（%n 个节点）</numerusform>
+        </translation>
     </message>
 </context>
 <context>

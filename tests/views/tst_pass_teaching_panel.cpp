@@ -104,6 +104,8 @@ private slots:
     /// before the pass) in the left column, the created ones (ops of the graph after) in the right.
     void matchShowsPatternBesideReplacement() {
         if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        initRes();
+        QVERIFY(settings::installTranslator(QStringLiteral("en")));  // the English plural forms
         Document doc;
         MatchPanel m(&doc);
         QVERIFY(doc.loadSync(corpusFile("attention/graphs/aot_joint_graph.py")));
@@ -130,6 +132,9 @@ private slots:
             for (auto it = cell.begin(); !it.atEnd(); ++it) out += it.currentBlock().text();
             return out;
         };
+        QVERIFY(rec.nodes.size() > 1 && rec.newNodes.size() > 1);
+        QCOMPARE(text(0, 0), QStringLiteral("Matched (%1 nodes)").arg(rec.nodes.size()));
+        QCOMPARE(text(0, 2), QStringLiteral("Replacement (%1 nodes)").arg(rec.newNodes.size()));
         for (size_t r = 0; r < rec.nodes.size(); ++r) {
             const Node* n = doc.previousGraph()->find(rec.nodes[r]);
             QVERIFY(n);
