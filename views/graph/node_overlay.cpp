@@ -1,0 +1,109 @@
+#include "graph/node_overlay.h"
+
+#include "graph/canvas_colors.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace fxray::views {
+
+double NodeOverlay::position(double v) const {
+    if (!std::isfinite(v)) return 1.0;
+    double x = v, lo = low, hi = high;
+    if (logScale) {
+        // Zero and below sit at the low end (an exact match is the best a value can be).
+        x = v > 0 ? std::log10(v) : -std::numeric_limits<double>::infinity();
+        lo = std::log10(std::max(low, 1e-300));
+        hi = std::log10(std::max(high, 1e-300));
+    }
+    if (!(hi > lo)) return x >= hi ? 1.0 : 0.0;
+    return std::clamp((x - lo) / (hi - lo), 0.0, 1.0);
+}
+
+QColor NodeOverlay::colour(double v, bool dark) const {
+    if (!std::isfinite(v)) return canvas_colors::heat(v, dark);  // the magenta of NaN/inf
+    return canvas_colors::gradient(position(v), dark);
+}
+
+std::optional<double> NodeOverlay::aggregateOf(const CanvasGraph& g, const std::vector<int>& nodes) const {
+    std::optional<double> out;
+    for (int i : nodes) {
+        if (i < 0 || static_cast<size_t>(i) >= g.nodes.size()) continue;
+        const auto it = values.constFind(g.nodes[static_cast<size_t>(i)].name);
+        if (it == values.constEnd()) continue;
+        const double v = *it;
+        if (!out) out = v;
+        else if (aggregate == Aggregate::Sum) *out += v;
+        // NaN wins a max: a block hiding a NaN must not look fine.
+        else if (std::isnan(v) || v > *out) out = v;
+    }
+    return out;
+}
+
+QString NodeOverlay::format(double v) const {
+    const QString num = logScale || std::abs(v) >= 1e6 || (v != 0 && std::abs(v) < 1e-3)
+                            ? QString::number(v, 'g', 3)
+                            : QLocale().toString(v, 'f', std::abs(v) >= 100 ? 0 : 3);
+    return unit.isEmpty() ? num : num + QLatin1Char(' ') + unit;
+}
+
+namespace {
+
+double maxOf(const QHash<QString, double>& values) {
+    double m = 0;
+    for (double v : values)
+        if (std::isfinite(v)) m = std::max(m, v);
+    return m;
+}
+
+} // namespace
+
+NodeOverlay NodeOverlay::numericError(QHash<QString, double> relErr) {
+    NodeOverlay o;
+    o.title = QCoreApplication::translate("NodeOverlay", "numeric error (relative)");
+    o.values = std::move(relErr);
+    o.low = std::pow(10.0, canvas_colors::kHeatLow);
+    o.high = std::pow(10.0, canvas_colors::kHeatHigh);
+    o.logScale = true;
+    return o;
+}
+
+NodeOverlay NodeOverlay::kernelTime(QHash<QString, double> ms) {
+    NodeOverlay o;
+    o.title = QCoreApplication::translate("NodeOverlay", "kernel time");
+    o.unit = QStringLiteral("ms");
+    o.high = maxOf(ms);
+    o.values = std::move(ms);
+    return o;
+}
+
+NodeOverlay NodeOverlay::savedBytes(QHash<QString, double> bytes) {
+    NodeOverlay o;
+    o.title = QCoreApplication::translate("NodeOverlay", "saved for backward");
+    o.unit = QStringLiteral("B");
+    o.high = maxOf(bytes);
+    o.values = std::move(bytes);
+    o.aggregate = Aggregate::Sum;
+    return o;
+}
+
+std::vector<int> clusterNodes(const CanvasGraph& g, int cluster) {
+    if (cluster < 0 || static_cast<size_t>(cluster) >= g.clusters.size()) return {};
+    return g.clusters[static_cast<size_t>(cluster)].nodes;
+}
+
+std::vector<int> stackNodes(const CanvasGraph& g, int stack) {
+    std::vector<int> out;
+    if (stack < 0 || static_cast<size_t>(stack) >= g.stacks.size()) return out;
+    for (int c : g.stacks[static_cast<size_t>(stack)].clusters) {
+        const auto n = clusterNodes(g, c);
+        out.insert(out.end(), n.begin(), n.end());
+    }
+    return out;
+}
+
+} // namespace fxray::views

@@ -1,0 +1,52 @@
+#pragma once
+/// Per-node overlays: one mechanism for every value the canvas can paint on nodes (numeric error
+/// from `fxray compare`, kernel time from `fxray bench`, saved bytes of the partition). An
+/// overlay is a name → value table with two thresholds: values at or below `low` take the
+/// gradient's first colour (green), at or above `high` its last (red), between them the hue
+/// runs green → yellow → red (linearly, or in log10 for values spanning decades). A collapsed
+/// block shows the aggregate of its children: the max (an error, a time: the worst child) or the
+/// sum (bytes). Nodes without a value are muted. The legend reads the same fields.
+#include "graph/canvas_graph.h"
+
+#include <QColor>
+#include <QHash>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace fxray::views {
+
+struct NodeOverlay {
+    enum class Aggregate { Max, Sum };
+
+    QString title;  ///< the legend's title ("numeric error (rel)")
+    QString unit;   ///< printed after values ("ms", "B"); empty for none
+    QHash<QString, double> values;
+    double low = 0.0, high = 1.0;  ///< thresholds (the gradient's ends)
+    bool logScale = false;         ///< the gradient runs over log10(value)
+    Aggregate aggregate = Aggregate::Max;
+
+    bool empty() const { return values.isEmpty(); }
+    /// Where v lies on the gradient, 0 (low) … 1 (high), clamped; non-finite values are 1.
+    double position(double v) const;
+    /// The fill of a node or block with value v (a non-finite value: the error magenta).
+    QColor colour(double v, bool dark) const;
+    /// The aggregate of these node indices' values (nodes without a value are skipped), or none.
+    std::optional<double> aggregateOf(const CanvasGraph& g, const std::vector<int>& nodes) const;
+    /// The value as the legend and tooltips print it.
+    QString format(double v) const;
+
+    /// Relative error per node (log scale, canvas_colors' heat thresholds, max).
+    static NodeOverlay numericError(QHash<QString, double> relErr);
+    /// Kernel time per node in ms (linear from 0 to the slowest node, max).
+    static NodeOverlay kernelTime(QHash<QString, double> ms);
+    /// Bytes saved for the backward per node (linear from 0 to the largest, summed in blocks).
+    static NodeOverlay savedBytes(QHash<QString, double> bytes);
+};
+
+/// The node indices of a block: a cluster's nodes, or every node of a stack's clusters.
+std::vector<int> clusterNodes(const CanvasGraph& g, int cluster);
+std::vector<int> stackNodes(const CanvasGraph& g, int stack);
+
+} // namespace fxray::views
