@@ -11,6 +11,7 @@
 #include "graph/node_overlay.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QTest>
 
 #include <algorithm>
@@ -130,9 +131,25 @@ private slots:
         s->colourByCategory();
         QVERIFY(!c0->overlayFill().isValid());
 
+        // Through the canvas: the overlay and its legend (title, thresholds, what blocks show).
+        canvas.setOverlay(o);
+        QCOMPARE(s->colouring(), GraphScene::Colouring::Overlay);
+        auto* legend = canvas.findChild<QLabel*>(QStringLiteral("canvasLegend"));
+        QVERIFY(legend);
+        QVERIFY2(legend->text().contains(o.title) && legend->text().contains(o.format(o.high)), qPrintable(legend->text()));
+        QVERIFY(legend->text().contains(QStringLiteral("max of their nodes")));
+        QCOMPARE(o.valueAt(o.position(0.37)), 0.37);
+        // Numerics mode keeps the heat map; back in Category the overlay returns.
+        canvas.setMode(GraphCanvas::Mode::Numerics);
+        QCOMPARE(s->colouring(), GraphScene::Colouring::Numerics);
+        canvas.setMode(GraphCanvas::Mode::Category);
+        QCOMPARE(s->colouring(), GraphScene::Colouring::Overlay);
+        canvas.setOverlay(NodeOverlay());
+        QCOMPARE(s->colouring(), GraphScene::Colouring::Category);
+
         const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR");
         if (!dir.isEmpty()) {
-            s->colourOverlay(NodeOverlay::kernelTime(ms));
+            canvas.setOverlay(NodeOverlay::kernelTime(ms));
             canvas.show();
             QVERIFY(QTest::qWaitForWindowExposed(&canvas));
             canvas.grab().save(dir + QStringLiteral("/teach_overlay.png"));

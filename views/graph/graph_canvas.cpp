@@ -419,8 +419,18 @@ void GraphCanvas::applyColouring() {
             m_partitionAskedFor = m_shown->fingerprint;
             m_doc->setMemoryBudget(m_doc->memoryBudget());
         }
-        m_scene->colourByCategory();
+        if (m_mode == Mode::Category && !m_overlay.empty()) m_scene->colourOverlay(m_overlay);
+        else m_scene->colourByCategory();
     }
+    updateLegend();
+    m_view->minimap()->invalidate();
+}
+
+void GraphCanvas::setOverlay(const NodeOverlay& overlay) {
+    m_overlay = overlay;
+    if (m_mode != Mode::Category) return;  // applied when the canvas goes back to Category
+    if (m_overlay.empty()) m_scene->colourByCategory();
+    else m_scene->colourOverlay(m_overlay);
     updateLegend();
     m_view->minimap()->invalidate();
 }
@@ -444,6 +454,17 @@ void GraphCanvas::updateLegend() {
             html += swatch(canvas_colors::heat(std::pow(10.0, e), dark), QStringLiteral("1e%1").arg(e));
         html += swatch(canvas_colors::unchanged(dark), tr("not compared"));
         if (m_doc->nodeErrors().isEmpty()) html += tr("— run a comparison in the Numerics pane");
+    } else if (m_scene->colouring() == GraphScene::Colouring::Overlay) {
+        // The gradient at five points from the low to the high threshold, each labelled with
+        // its value, then what blocks show.
+        const NodeOverlay& o = m_scene->overlay();
+        html = o.title.toHtmlEscaped() + QStringLiteral(":&nbsp;");
+        for (int k = 0; k <= 4; ++k) {
+            const double v = o.valueAt(k / 4.0);
+            html += swatch(o.colour(v, dark), (k == 0 ? QStringLiteral("≤ ") : k == 4 ? QStringLiteral("≥ ") : QString()) + o.format(v));
+        }
+        html += swatch(canvas_colors::unchanged(dark), tr("no value"));
+        html += o.aggregate == NodeOverlay::Aggregate::Sum ? tr("· blocks: sum of their nodes") : tr("· blocks: max of their nodes");
     } else {
         for (NodeClass c : {NodeClass::Input, NodeClass::Extern, NodeClass::Pointwise, NodeClass::Reduction, NodeClass::View,
                             NodeClass::Random, NodeClass::Creation, NodeClass::HigherOrder, NodeClass::Scalar, NodeClass::Other})

@@ -6,6 +6,7 @@
 /// keeps its place unless the pass rewrote it.
 #include "graph/graph_layout.h"
 #include "graph/graph_scene.h"
+#include "graph/node_overlay.h"
 
 #include <QHash>
 #include <QSet>
@@ -40,6 +41,11 @@ public:
     void setMode(Mode m);
     /// "canvas"/"category", "diff", "partition", "numerics"/"heat"; false for an unknown name.
     bool setModeByName(const QString& name);
+    /// Paints a per-node overlay (kernel time, saved bytes, …) over the category colours, with
+    /// its legend; an empty overlay removes it. Diff, Partition and Numerics modes keep their own
+    /// colouring (Numerics is itself the numeric-error overlay).
+    void setOverlay(const NodeOverlay& overlay);
+    const NodeOverlay& overlay() const { return m_overlay; }
 
     /// True while a layout is computing (or queued).
     bool layoutPending() const { return m_pending; }
@@ -114,6 +120,7 @@ private:
     QAction *m_modeCategory = nullptr, *m_modeDiff = nullptr, *m_modePartition = nullptr, *m_modeNumerics = nullptr;
 
     Mode m_mode = Mode::Category;
+    NodeOverlay m_overlay;
     LayoutParams m_params;
     /// Layouts run here; a newer request supersedes the one in flight.
     JobLane* m_layoutLane = nullptr;

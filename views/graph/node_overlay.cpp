@@ -24,6 +24,14 @@ double NodeOverlay::position(double v) const {
     return std::clamp((x - lo) / (hi - lo), 0.0, 1.0);
 }
 
+double NodeOverlay::valueAt(double t) const {
+    if (logScale) {
+        const double lo = std::log10(std::max(low, 1e-300)), hi = std::log10(std::max(high, 1e-300));
+        return std::pow(10.0, lo + t * (hi - lo));
+    }
+    return low + t * (high - low);
+}
+
 QColor NodeOverlay::colour(double v, bool dark) const {
     if (!std::isfinite(v)) return canvas_colors::heat(v, dark);  // the magenta of NaN/inf
     return canvas_colors::gradient(position(v), dark);

@@ -30,6 +30,8 @@ struct NodeOverlay {
     bool empty() const { return values.isEmpty(); }
     /// Where v lies on the gradient, 0 (low) … 1 (high), clamped; non-finite values are 1.
     double position(double v) const;
+    /// The value at gradient position t (0 … 1): position()'s inverse, for the legend.
+    double valueAt(double t) const;
     /// The fill of a node or block with value v (a non-finite value: the error magenta).
     QColor colour(double v, bool dark) const;
     /// The aggregate of these node indices' values (nodes without a value are skipped), or none.
