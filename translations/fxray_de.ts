@@ -115,6 +115,21 @@
     </message>
 </context>
 <context>
+    <name>NodeOverlay</name>
+    <message>
+        <source>numeric error (relative)</source>
+        <translation>numerischer Fehler (relativ)</translation>
+    </message>
+    <message>
+        <source>kernel time</source>
+        <translation>Kernelzeit</translation>
+    </message>
+    <message>
+        <source>saved for backward</source>
+        <translation>für den Backward gespeichert</translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Passes</source>
@@ -813,6 +828,18 @@ Stufe: %2
     <message>
         <source>— run a comparison in the Numerics pane</source>
         <translation>— starten Sie einen Vergleich im Bereich Numerik</translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation>kein Wert</translation>
+    </message>
+    <message>
+        <source>· blocks: sum of their nodes</source>
+        <translation>· Blöcke: Summe ihrer Knoten</translation>
+    </message>
+    <message>
+        <source>· blocks: max of their nodes</source>
+        <translation>· Blöcke: Maximum ihrer Knoten</translation>
     </message>
 </context>
 <context>

@@ -115,6 +115,21 @@
     </message>
 </context>
 <context>
+    <name>NodeOverlay</name>
+    <message>
+        <source>numeric error (relative)</source>
+        <translation>数值误差（相对）</translation>
+    </message>
+    <message>
+        <source>kernel time</source>
+        <translation>内核时间</translation>
+    </message>
+    <message>
+        <source>saved for backward</source>
+        <translation>为反向保存</translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Passes</source>
@@ -796,6 +811,18 @@ stage: %2
     <message>
         <source>— run a comparison in the Numerics pane</source>
         <translation>— 请在“数值”面板中运行比较</translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation>无值</translation>
+    </message>
+    <message>
+        <source>· blocks: sum of their nodes</source>
+        <translation>· 块：其节点之和</translation>
+    </message>
+    <message>
+        <source>· blocks: max of their nodes</source>
+        <translation>· 块：其节点的最大值</translation>
     </message>
 </context>
 <context>
