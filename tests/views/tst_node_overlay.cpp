@@ -9,8 +9,11 @@
 #include "graph/graph_items.h"
 #include "graph/graph_scene.h"
 #include "graph/node_overlay.h"
+#include "partition/partitioner.h"
+#include "pass/compile_trace.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QTest>
 
@@ -154,6 +157,59 @@ private slots:
             QVERIFY(QTest::qWaitForWindowExposed(&canvas));
             canvas.grab().save(dir + QStringLiteral("/teach_overlay.png"));
         }
+    }
+
+    /// The toolbar's sources: the pass that last changed a node (read from the trace's
+    /// provenance, not from the overlay) and the partition's saved bytes.
+    void sourcesFollowTheDocument() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        Document doc;
+        GraphCanvas canvas(&doc);
+        QVERIFY(doc.loadSync(corpusPath("attention/graphs/aot_joint_graph.py")));
+        QVERIFY(doc.compileSync(QStringLiteral("joint")));
+        const auto& passes = doc.trace()->passes;
+        int fuse = -1;
+        for (size_t i = 0; i < passes.size(); ++i)
+            if (passes[i].name == "fuse_attention") fuse = int(i);
+        QVERIFY(fuse >= 0);
+        doc.setPassIndex(int(passes.size()) - 1);
+        QVERIFY(canvas.waitForLayout());
+        canvas.setOverlaySource(GraphCanvas::OverlaySource::LastChangedBy);
+        const NodeOverlay& o = canvas.overlay();
+        QCOMPARE(o.categories.size(), qsizetype(passes.size()));
+        // Every node fuse_attention created is marked with it, unless a later pass changed it.
+        int checked = 0;
+        for (const fxray::ProvenanceEvent& e : passes[size_t(fuse)].events) {
+            if (e.kind != fxray::ProvenanceEvent::Kind::Created || !e.graph.empty()) continue;
+            bool later = false;
+            for (size_t j = size_t(fuse) + 1; j < passes.size(); ++j)
+                for (const fxray::ProvenanceEvent& f : passes[j].events)
+                    later = later || f.node == e.node || f.replacement == e.node;
+            if (later) continue;
+            const QString name = QString::fromStdString(e.node);
+            QCOMPARE(o.format(o.values.value(name)), QStringLiteral("fuse_attention"));
+            if (NodeItem* n = canvas.scene()->nodeItem(name)) QCOMPARE(n->fill(), o.colour(fuse + 1, false));
+            ++checked;
+        }
+        QVERIFY(checked > 0);
+        // Stepping back before fuse_attention: nothing carries its name any more.
+        doc.setPassIndex(fuse - 1);
+        QVERIFY(!canvas.overlay().categories.contains(QStringLiteral("fuse_attention")));
+
+        // Saved bytes: the partition's values, asked for when there is none yet.
+        doc.setPassIndex(int(passes.size()) - 1);
+        canvas.setOverlaySource(GraphCanvas::OverlaySource::SavedBytes);
+        QElapsedTimer t;
+        t.start();
+        while (!doc.partition() && t.elapsed() < 30000) QTest::qWait(20);
+        QTest::qWait(50);
+        QVERIFY(doc.partition());
+        const auto part = doc.partition();
+        QVERIFY(!part->saved.empty());
+        for (const fxray::SavedValue& v : part->saved)
+            QCOMPARE(canvas.overlay().values.value(QString::fromStdString(v.name), -1), double(v.bytes));
+        canvas.setOverlaySource(GraphCanvas::OverlaySource::None);
+        QVERIFY(canvas.overlay().empty());
     }
 };
 

@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
@@ -58,7 +59,13 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     connect(m_doc, &Document::passChanged, this, &GraphCanvas::refresh);
     connect(m_doc, &Document::partitionChanged, this, [this] {
         if (m_mode == Mode::Partition) applyColouring();
+        if (m_overlaySource == OverlaySource::SavedBytes) refreshOverlay();
     });
+    // The overlays that depend on the pass follow it.
+    for (auto signal : {&Document::traceChanged, &Document::passChanged})
+        connect(m_doc, signal, this, [this] {
+            if (m_overlaySource == OverlaySource::LastChangedBy) refreshOverlay();
+        });
     connect(m_doc, &Document::nodeErrorsChanged, this, [this] {
         if (m_mode == Mode::Numerics) applyColouring();
     });
@@ -151,6 +158,16 @@ void GraphCanvas::buildUi() {
     m_toolbar->addAction(tr("Collapse"), m_collapseAll, &QAction::trigger)->setToolTip(m_collapseAll->toolTip());
     m_toolbar->addAction(tr("Expand"), m_expandAll, &QAction::trigger)->setToolTip(m_expandAll->toolTip());
     m_toolbar->addAction(tr("Find"), m_find, &QAction::trigger)->setToolTip(m_find->toolTip());
+    m_toolbar->addSeparator();
+    m_overlayBox = new QComboBox(this);
+    m_overlayBox->setObjectName(QStringLiteral("canvas.overlay"));
+    m_overlayBox->addItem(tr("No overlay"));
+    m_overlayBox->addItem(tr("Saved bytes"));
+    m_overlayBox->addItem(tr("Last changed by pass"));
+    m_overlayBox->setToolTip(tr("Paint a value per node over the category colours; collapsed blocks show their nodes' max or sum"));
+    m_toolbar->addWidget(m_overlayBox);
+    connect(m_overlayBox, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setOverlaySource(static_cast<OverlaySource>(i)); });
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("canvasInfo"));
     m_info->setContentsMargins(12, 0, 6, 0);
@@ -424,6 +441,33 @@ void GraphCanvas::applyColouring() {
     }
     updateLegend();
     m_view->minimap()->invalidate();
+}
+
+void GraphCanvas::setOverlaySource(OverlaySource source) {
+    m_overlaySource = source;
+    if (m_overlayBox->currentIndex() != static_cast<int>(source)) m_overlayBox->setCurrentIndex(static_cast<int>(source));
+    refreshOverlay();
+}
+
+void GraphCanvas::refreshOverlay() {
+    switch (m_overlaySource) {
+    case OverlaySource::None: setOverlay(NodeOverlay()); break;
+    case OverlaySource::SavedBytes:
+        if (const auto p = m_doc->partition()) setOverlay(NodeOverlay::savedBytes(*p));
+        else {
+            setOverlay(NodeOverlay());
+            // Partitions on the worker (once per graph); partitionChanged brings the overlay.
+            if (m_shown && m_partitionAskedFor != m_shown->fingerprint) {
+                m_partitionAskedFor = m_shown->fingerprint;
+                m_doc->setMemoryBudget(m_doc->memoryBudget());
+            }
+        }
+        break;
+    case OverlaySource::LastChangedBy:
+        if (const auto t = m_doc->trace()) setOverlay(NodeOverlay::lastChangedBy(*t, m_doc->passIndex()));
+        else setOverlay(NodeOverlay());
+        break;
+    }
 }
 
 void GraphCanvas::setOverlay(const NodeOverlay& overlay) {

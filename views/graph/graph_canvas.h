@@ -16,6 +16,7 @@
 
 class QAction;
 class QActionGroup;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QThreadPool;
@@ -46,6 +47,10 @@ public:
     /// colouring (Numerics is itself the numeric-error overlay).
     void setOverlay(const NodeOverlay& overlay);
     const NodeOverlay& overlay() const { return m_overlay; }
+    /// Where the toolbar's overlay comes from; it follows the Document (pass, partition).
+    enum class OverlaySource { None, SavedBytes, LastChangedBy };
+    void setOverlaySource(OverlaySource source);
+    OverlaySource overlaySource() const { return m_overlaySource; }
 
     /// True while a layout is computing (or queued).
     bool layoutPending() const { return m_pending; }
@@ -121,6 +126,9 @@ private:
 
     Mode m_mode = Mode::Category;
     NodeOverlay m_overlay;
+    OverlaySource m_overlaySource = OverlaySource::None;
+    QComboBox* m_overlayBox = nullptr;
+    void refreshOverlay();
     LayoutParams m_params;
     /// Layouts run here; a newer request supersedes the one in flight.
     JobLane* m_layoutLane = nullptr;

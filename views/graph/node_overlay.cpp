@@ -1,6 +1,8 @@
 #include "graph/node_overlay.h"
 
 #include "graph/canvas_colors.h"
+#include "partition/partitioner.h"
+#include "pass/compile_trace.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -53,6 +55,10 @@ std::optional<double> NodeOverlay::aggregateOf(const CanvasGraph& g, const std::
 }
 
 QString NodeOverlay::format(double v) const {
+    if (!categories.isEmpty()) {
+        const auto k = static_cast<qsizetype>(std::llround(v));
+        return k >= 1 && k <= categories.size() ? categories[k - 1] : QString();
+    }
     const QString num = logScale || std::abs(v) >= 1e6 || (v != 0 && std::abs(v) < 1e-3)
                             ? QString::number(v, 'g', 3)
                             : QLocale().toString(v, 'f', std::abs(v) >= 100 ? 0 : 3);
@@ -96,6 +102,32 @@ NodeOverlay NodeOverlay::savedBytes(QHash<QString, double> bytes) {
     o.high = maxOf(bytes);
     o.values = std::move(bytes);
     o.aggregate = Aggregate::Sum;
+    return o;
+}
+
+NodeOverlay NodeOverlay::savedBytes(const PartitionResult& partition) {
+    QHash<QString, double> bytes;
+    for (const SavedValue& v : partition.saved) bytes.insert(QString::fromStdString(v.name), static_cast<double>(v.bytes));
+    return savedBytes(std::move(bytes));
+}
+
+NodeOverlay NodeOverlay::lastChangedBy(const CompileTrace& trace, int passIndex) {
+    NodeOverlay o;
+    o.title = QCoreApplication::translate("NodeOverlay", "last changed by");
+    const int last = std::min(passIndex, static_cast<int>(trace.passes.size()) - 1);
+    for (int i = 0; i <= last; ++i) {
+        const PassRecord& p = trace.passes[static_cast<size_t>(i)];
+        o.categories << QString::fromStdString(p.name);
+        for (const ProvenanceEvent& e : p.events) {
+            if (!e.graph.empty()) continue;  // the canvas shows the top graph
+            // Created: the node is new; Replaced: its users now read the replacement.
+            if (e.kind == ProvenanceEvent::Kind::Created) o.values.insert(QString::fromStdString(e.node), i + 1);
+            else if (e.kind == ProvenanceEvent::Kind::Replaced && !e.replacement.empty())
+                o.values.insert(QString::fromStdString(e.replacement), i + 1);
+        }
+    }
+    o.low = 1;
+    o.high = std::max(1, last + 1);
     return o;
 }
 

@@ -11,9 +11,15 @@
 #include <QColor>
 #include <QHash>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <vector>
+
+namespace fxray {
+struct CompileTrace;
+struct PartitionResult;
+} // namespace fxray
 
 namespace fxray::views {
 
@@ -26,6 +32,8 @@ struct NodeOverlay {
     double low = 0.0, high = 1.0;  ///< thresholds (the gradient's ends)
     bool logScale = false;         ///< the gradient runs over log10(value)
     Aggregate aggregate = Aggregate::Max;
+    /// For categorical values: value k (1-based) stands for categories[k - 1] (a pass name).
+    QStringList categories;
 
     bool empty() const { return values.isEmpty(); }
     /// Where v lies on the gradient, 0 (low) … 1 (high), clamped; non-finite values are 1.
@@ -45,6 +53,11 @@ struct NodeOverlay {
     static NodeOverlay kernelTime(QHash<QString, double> ms);
     /// Bytes saved for the backward per node (linear from 0 to the largest, summed in blocks).
     static NodeOverlay savedBytes(QHash<QString, double> bytes);
+    /// The partition's saved values with their bytes.
+    static NodeOverlay savedBytes(const PartitionResult& partition);
+    /// The pass that last created or replaced each node, among passes 0 … `passIndex` of the
+    /// trace: value k is the k-th pass (categories holds the pass names); later passes redder.
+    static NodeOverlay lastChangedBy(const CompileTrace& trace, int passIndex);
 };
 
 /// The node indices of a block: a cluster's nodes, or every node of a stack's clusters.
