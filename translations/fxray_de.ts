@@ -128,6 +128,10 @@
         <source>saved for backward</source>
         <translation>für den Backward gespeichert</translation>
     </message>
+    <message>
+        <source>last changed by</source>
+        <translation>zuletzt geändert von</translation>
+    </message>
 </context>
 <context>
     <name>Panels</name>
@@ -840,6 +844,22 @@ Stufe: %2
     <message>
         <source>· blocks: max of their nodes</source>
         <translation>· Blöcke: Maximum ihrer Knoten</translation>
+    </message>
+    <message>
+        <source>No overlay</source>
+        <translation>Keine Überlagerung</translation>
+    </message>
+    <message>
+        <source>Saved bytes</source>
+        <translation>Gespeicherte Bytes</translation>
+    </message>
+    <message>
+        <source>Last changed by pass</source>
+        <translation>Zuletzt geändert von Pass</translation>
+    </message>
+    <message>
+        <source>Paint a value per node over the category colours; collapsed blocks show their nodes&apos; max or sum</source>
+        <translation>Einen Wert pro Knoten über die Kategoriefarben legen; eingeklappte Blöcke zeigen Maximum oder Summe ihrer Knoten</translation>
     </message>
 </context>
 <context>

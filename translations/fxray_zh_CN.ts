@@ -128,6 +128,10 @@
         <source>saved for backward</source>
         <translation>为反向保存</translation>
     </message>
+    <message>
+        <source>last changed by</source>
+        <translation>最后修改者</translation>
+    </message>
 </context>
 <context>
     <name>Panels</name>
@@ -823,6 +827,22 @@ stage: %2
     <message>
         <source>· blocks: max of their nodes</source>
         <translation>· 块：其节点的最大值</translation>
+    </message>
+    <message>
+        <source>No overlay</source>
+        <translation>无叠加</translation>
+    </message>
+    <message>
+        <source>Saved bytes</source>
+        <translation>保存的字节</translation>
+    </message>
+    <message>
+        <source>Last changed by pass</source>
+        <translation>最后修改的 pass</translation>
+    </message>
+    <message>
+        <source>Paint a value per node over the category colours; collapsed blocks show their nodes&apos; max or sum</source>
+        <translation>在类别颜色之上为每个节点绘制一个值；折叠的块显示其节点的最大值或总和</translation>
     </message>
 </context>
 <context>
