@@ -14,6 +14,11 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
 #include <QLabel>
 #include <QTest>
 
@@ -210,6 +215,52 @@ private slots:
             QCOMPARE(canvas.overlay().values.value(QString::fromStdString(v.name), -1), double(v.bytes));
         canvas.setOverlaySource(GraphCanvas::OverlaySource::None);
         QVERIFY(canvas.overlay().empty());
+    }
+
+    /// Kernel time from `fxray bench --json` (tests/views/data/bench_mlp_cpu.json is its real
+    /// output for the corpus's mlp joint graph on the CPU backend): every node of a step carries
+    /// that step's time; a file that is not bench output fails with a message naming it.
+    void kernelTimeFromBench() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        const QString bench = QStringLiteral(FXRAY_SOURCE_DIR "/tests/views/data/bench_mlp_cpu.json");
+        Document doc;
+        GraphCanvas canvas(&doc);
+        QVERIFY(doc.loadSync(corpusPath("mlp/graphs/aot_joint_graph.py")));
+        QVERIFY(canvas.waitForLayout());
+        QString error;
+        QVERIFY2(canvas.loadBenchProfile(bench, &error), qPrintable(error));
+        QCOMPARE(canvas.overlaySource(), GraphCanvas::OverlaySource::KernelTime);
+        QFile f(bench);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray steps = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("steps")).toArray();
+        QVERIFY(!steps.isEmpty());
+        double slowest = 0;
+        int drawn = 0;
+        for (const QJsonValue& st : steps) {
+            const double ms = st[QStringLiteral("ms")].toDouble();
+            slowest = std::max(slowest, ms);
+            for (const QJsonValue& n : st[QStringLiteral("nodes")].toArray()) {
+                QCOMPARE(canvas.overlay().values.value(n.toString(), -1), ms);
+                if (NodeItem* item = canvas.scene()->nodeItem(n.toString())) {
+                    QCOMPARE(item->fill(), canvas.overlay().colour(ms, false));
+                    ++drawn;
+                }
+            }
+        }
+        QVERIFY(drawn > 0);
+        QCOMPARE(canvas.overlay().high, slowest);  // the slowest kernel is the red end
+
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("not_bench.json"));
+        QFile b(bad);
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        b.write("{\"median_ms\": 1}");
+        b.close();
+        QVERIFY(!canvas.loadBenchProfile(bad, &error));
+        QVERIFY2(error.contains(bad) && error.contains(QStringLiteral("steps")), qPrintable(error));
+        QCOMPARE(canvas.overlaySource(), GraphCanvas::OverlaySource::None);
+        QVERIFY(!canvas.loadBenchProfile(dir.filePath(QStringLiteral("missing.json")), &error));
+        QVERIFY(error.contains(QStringLiteral("missing.json")));
     }
 };
 

@@ -15,6 +15,7 @@
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -164,10 +165,22 @@ void GraphCanvas::buildUi() {
     m_overlayBox->addItem(tr("No overlay"));
     m_overlayBox->addItem(tr("Saved bytes"));
     m_overlayBox->addItem(tr("Last changed by pass"));
+    m_overlayBox->addItem(tr("Kernel time (fxray bench --json)…"));
     m_overlayBox->setToolTip(tr("Paint a value per node over the category colours; collapsed blocks show their nodes' max or sum"));
     m_toolbar->addWidget(m_overlayBox);
     connect(m_overlayBox, &QComboBox::currentIndexChanged, this,
-            [this](int i) { setOverlaySource(static_cast<OverlaySource>(i)); });
+            [this](int i) {
+                const auto source = static_cast<OverlaySource>(i);
+                if (source == OverlaySource::KernelTime && m_overlaySource != source) {
+                    // Chosen in the box: ask for the profile (a test calls loadBenchProfile).
+                    const QString path = QFileDialog::getOpenFileName(this, tr("Open fxray bench --json output"), QString(),
+                                                                      tr("JSON (*.json);;All files (*)"));
+                    if (path.isEmpty()) setOverlaySource(m_overlaySource);  // cancelled: back to what it was
+                    else loadBenchProfile(path);                             // a bad file says why in the legend
+                    return;
+                }
+                setOverlaySource(source);
+            });
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("canvasInfo"));
     m_info->setContentsMargins(12, 0, 6, 0);
@@ -443,6 +456,20 @@ void GraphCanvas::applyColouring() {
     m_view->minimap()->invalidate();
 }
 
+bool GraphCanvas::loadBenchProfile(const QString& path, QString* error) {
+    QString why;
+    auto o = NodeOverlay::kernelTimeFromBench(path, &why);
+    if (!o) {
+        if (error) *error = why;
+        setOverlaySource(OverlaySource::None);
+        m_legend->setText(why.toHtmlEscaped());
+        return false;
+    }
+    m_benchOverlay = std::move(*o);
+    setOverlaySource(OverlaySource::KernelTime);
+    return true;
+}
+
 void GraphCanvas::setOverlaySource(OverlaySource source) {
     m_overlaySource = source;
     if (m_overlayBox->currentIndex() != static_cast<int>(source)) m_overlayBox->setCurrentIndex(static_cast<int>(source));
@@ -463,6 +490,7 @@ void GraphCanvas::refreshOverlay() {
             }
         }
         break;
+    case OverlaySource::KernelTime: setOverlay(m_benchOverlay); break;
     case OverlaySource::LastChangedBy:
         if (const auto t = m_doc->trace()) setOverlay(NodeOverlay::lastChangedBy(*t, m_doc->passIndex()));
         else setOverlay(NodeOverlay());

@@ -48,7 +48,10 @@ public:
     void setOverlay(const NodeOverlay& overlay);
     const NodeOverlay& overlay() const { return m_overlay; }
     /// Where the toolbar's overlay comes from; it follows the Document (pass, partition).
-    enum class OverlaySource { None, SavedBytes, LastChangedBy };
+    enum class OverlaySource { None, SavedBytes, LastChangedBy, KernelTime };
+    /// Reads `fxray bench --json` output and shows its kernel times (OverlaySource::KernelTime);
+    /// false with `error` set (and the legend saying it) when the file is not one.
+    bool loadBenchProfile(const QString& path, QString* error = nullptr);
     void setOverlaySource(OverlaySource source);
     OverlaySource overlaySource() const { return m_overlaySource; }
 
@@ -127,6 +130,7 @@ private:
     Mode m_mode = Mode::Category;
     NodeOverlay m_overlay;
     OverlaySource m_overlaySource = OverlaySource::None;
+    NodeOverlay m_benchOverlay;  ///< the last bench profile loaded
     QComboBox* m_overlayBox = nullptr;
     void refreshOverlay();
     LayoutParams m_params;

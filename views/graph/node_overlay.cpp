@@ -5,6 +5,10 @@
 #include "pass/compile_trace.h"
 
 #include <QCoreApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
 
 #include <algorithm>
@@ -93,6 +97,33 @@ NodeOverlay NodeOverlay::kernelTime(QHash<QString, double> ms) {
     o.high = maxOf(ms);
     o.values = std::move(ms);
     return o;
+}
+
+std::optional<NodeOverlay> NodeOverlay::kernelTimeFromBench(const QString& path, QString* error) {
+    const auto fail = [&](const QString& why) {
+        if (error) *error = path + QStringLiteral(": ") + why;
+        return std::nullopt;
+    };
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return fail(QCoreApplication::translate("NodeOverlay", "cannot open: %1").arg(f.errorString()));
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+    if (pe.error != QJsonParseError::NoError)
+        return fail(QCoreApplication::translate("NodeOverlay", "not JSON at byte %1: %2").arg(pe.offset).arg(pe.errorString()));
+    const QJsonValue steps = doc.object().value(QStringLiteral("steps"));
+    if (!steps.isArray())
+        return fail(QCoreApplication::translate("NodeOverlay", "no \"steps\" array: not the output of fxray bench --json"));
+    QHash<QString, double> ms;
+    const QJsonArray a = steps.toArray();
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const QJsonObject st = a[i].toObject();
+        const QJsonValue t = st.value(QStringLiteral("ms"));
+        const QJsonValue nodes = st.value(QStringLiteral("nodes"));
+        if (!t.isDouble() || !nodes.isArray())
+            return fail(QCoreApplication::translate("NodeOverlay", "step %1 has no \"ms\" number or \"nodes\" list").arg(i));
+        for (const QJsonValue& n : nodes.toArray()) ms.insert(n.toString(), t.toDouble());
+    }
+    return kernelTime(std::move(ms));
 }
 
 NodeOverlay NodeOverlay::savedBytes(QHash<QString, double> bytes) {

@@ -51,6 +51,11 @@ struct NodeOverlay {
     static NodeOverlay numericError(QHash<QString, double> relErr);
     /// Kernel time per node in ms (linear from 0 to the slowest node, max).
     static NodeOverlay kernelTime(QHash<QString, double> ms);
+    /// Kernel time per node from `fxray bench --json` (its "steps": name, nodes, ms): each node
+    /// gets the time of the step that computes it (a fused kernel's time on each of its nodes,
+    /// so blocks take the max, never a sum that would count a kernel twice). Null with `error`
+    /// naming the file and what is wrong when it is not such a file.
+    static std::optional<NodeOverlay> kernelTimeFromBench(const QString& path, QString* error);
     /// Bytes saved for the backward per node (linear from 0 to the largest, summed in blocks).
     static NodeOverlay savedBytes(QHash<QString, double> bytes);
     /// The partition's saved values with their bytes.
