@@ -132,6 +132,22 @@
         <source>last changed by</source>
         <translation>zuletzt geändert von</translation>
     </message>
+    <message>
+        <source>cannot open: %1</source>
+        <translation>kann nicht geöffnet werden: %1</translation>
+    </message>
+    <message>
+        <source>not JSON at byte %1: %2</source>
+        <translation>kein JSON bei Byte %1: %2</translation>
+    </message>
+    <message>
+        <source>no &quot;steps&quot; array: not the output of fxray bench --json</source>
+        <translation>kein &quot;steps&quot;-Array: keine Ausgabe von fxray bench --json</translation>
+    </message>
+    <message>
+        <source>step %1 has no &quot;ms&quot; number or &quot;nodes&quot; list</source>
+        <translation>Schritt %1 hat keine &quot;ms&quot;-Zahl oder keine &quot;nodes&quot;-Liste</translation>
+    </message>
 </context>
 <context>
     <name>Panels</name>
@@ -860,6 +876,18 @@ Stufe: %2
     <message>
         <source>Paint a value per node over the category colours; collapsed blocks show their nodes&apos; max or sum</source>
         <translation>Einen Wert pro Knoten über die Kategoriefarben legen; eingeklappte Blöcke zeigen Maximum oder Summe ihrer Knoten</translation>
+    </message>
+    <message>
+        <source>Kernel time (fxray bench --json)…</source>
+        <translation>Kernelzeit (fxray bench --json)…</translation>
+    </message>
+    <message>
+        <source>Open fxray bench --json output</source>
+        <translation>Ausgabe von fxray bench --json öffnen</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;All files (*)</source>
+        <translation>JSON (*.json);;Alle Dateien (*)</translation>
     </message>
 </context>
 <context>

@@ -132,6 +132,22 @@
         <source>last changed by</source>
         <translation>最后修改者</translation>
     </message>
+    <message>
+        <source>cannot open: %1</source>
+        <translation>无法打开：%1</translation>
+    </message>
+    <message>
+        <source>not JSON at byte %1: %2</source>
+        <translation>第 %1 字节处不是 JSON：%2</translation>
+    </message>
+    <message>
+        <source>no &quot;steps&quot; array: not the output of fxray bench --json</source>
+        <translation>没有 &quot;steps&quot; 数组：不是 fxray bench --json 的输出</translation>
+    </message>
+    <message>
+        <source>step %1 has no &quot;ms&quot; number or &quot;nodes&quot; list</source>
+        <translation>步骤 %1 没有 &quot;ms&quot; 数值或 &quot;nodes&quot; 列表</translation>
+    </message>
 </context>
 <context>
     <name>Panels</name>
@@ -843,6 +859,18 @@ stage: %2
     <message>
         <source>Paint a value per node over the category colours; collapsed blocks show their nodes&apos; max or sum</source>
         <translation>在类别颜色之上为每个节点绘制一个值；折叠的块显示其节点的最大值或总和</translation>
+    </message>
+    <message>
+        <source>Kernel time (fxray bench --json)…</source>
+        <translation>内核时间（fxray bench --json）…</translation>
+    </message>
+    <message>
+        <source>Open fxray bench --json output</source>
+        <translation>打开 fxray bench --json 的输出</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;All files (*)</source>
+        <translation>JSON (*.json);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
