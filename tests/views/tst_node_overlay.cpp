@@ -261,6 +261,21 @@ private slots:
         QCOMPARE(canvas.overlaySource(), GraphCanvas::OverlaySource::None);
         QVERIFY(!canvas.loadBenchProfile(dir.filePath(QStringLiteral("missing.json")), &error));
         QVERIFY(error.contains(QStringLiteral("missing.json")));
+
+        // With FXRAY_SHOT_DIR: gpt2's joint graph under its real CPU bench profile
+        // (data/bench_gpt2_cpu.json), blocks collapsed, for a look by eye.
+        const QString shots = qEnvironmentVariable("FXRAY_SHOT_DIR");
+        if (!shots.isEmpty()) {
+            QVERIFY(doc.loadSync(corpusPath("gpt2/graphs/aot_joint_graph.py")));
+            QVERIFY(canvas.waitForLayout());
+            QVERIFY(canvas.loadBenchProfile(QStringLiteral(FXRAY_SOURCE_DIR "/tests/views/data/bench_gpt2_cpu.json"), &error));
+            canvas.scene()->setAllCollapsed(true);
+            canvas.resize(1200, 800);
+            canvas.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+            QVERIFY(canvas.waitForLayout());
+            canvas.grab().save(shots + QStringLiteral("/teach_overlay_bench_gpt2.png"));
+        }
     }
 };
 
