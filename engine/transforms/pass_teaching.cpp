@@ -51,8 +51,7 @@ const std::vector<PassTeaching>& passTeachings() {
          "The joint forward and backward graph often recomputes the same value (a transpose, a cast); computing it "
          "once saves the work and a buffer.",
          "torch/_functorch/compile_utils.py", "fx_graph_cse"},
-        {"remove_assert_ops",
-         "Erases aten._assert_tensor_metadata checks.",
+        {"remove_assert_ops", "Erases aten._assert_tensor_metadata checks.",
          "Inductor lowers them to nothing; left in the graph they only block fusion decisions.",
          "torch/_inductor/fx_passes/post_grad.py", "remove_assert_ops"},
         {"stable_topological_sort",
@@ -115,4 +114,4 @@ const PassTeaching* passTeaching(std::string_view pass) {
     return nullptr;
 }
 
-} // namespace fxray
+}  // namespace fxray

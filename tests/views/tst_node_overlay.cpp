@@ -18,8 +18,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QTemporaryDir>
 #include <QLabel>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -33,7 +33,7 @@ QString corpusPath(const char* rel) { return QString::fromStdString((fxtest::cor
 /// Hue in degrees (green 120, yellow 60, red 0).
 double hue(const QColor& c) { return c.hsvHueF() * 360.0; }
 
-} // namespace
+}  // namespace
 
 class TestNodeOverlay : public QObject {
     Q_OBJECT
@@ -144,7 +144,8 @@ private slots:
         QCOMPARE(s->colouring(), GraphScene::Colouring::Overlay);
         auto* legend = canvas.findChild<QLabel*>(QStringLiteral("canvasLegend"));
         QVERIFY(legend);
-        QVERIFY2(legend->text().contains(o.title) && legend->text().contains(o.format(o.high)), qPrintable(legend->text()));
+        QVERIFY2(legend->text().contains(o.title) && legend->text().contains(o.format(o.high)),
+                 qPrintable(legend->text()));
         QVERIFY(legend->text().contains(QStringLiteral("max of their nodes")));
         QCOMPARE(o.valueAt(o.position(0.37)), 0.37);
         // Numerics mode keeps the heat map; back in Category the overlay returns.
@@ -268,7 +269,8 @@ private slots:
         if (!shots.isEmpty()) {
             QVERIFY(doc.loadSync(corpusPath("gpt2/graphs/aot_joint_graph.py")));
             QVERIFY(canvas.waitForLayout());
-            QVERIFY(canvas.loadBenchProfile(QStringLiteral(FXRAY_SOURCE_DIR "/tests/views/data/bench_gpt2_cpu.json"), &error));
+            QVERIFY(canvas.loadBenchProfile(QStringLiteral(FXRAY_SOURCE_DIR "/tests/views/data/bench_gpt2_cpu.json"),
+                                            &error));
             canvas.scene()->setAllCollapsed(true);
             canvas.resize(1200, 800);
             canvas.show();

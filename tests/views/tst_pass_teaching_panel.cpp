@@ -19,10 +19,10 @@
 #include <QMainWindow>
 #include <QSplitter>
 #include <QTableView>
+#include <QTest>
 #include <QTextBrowser>
 #include <QTextTable>
 #include <QTreeView>
-#include <QTest>
 
 using namespace fxray;
 using namespace fxray::views;
@@ -34,7 +34,7 @@ namespace {
 QString corpusFile(const char* rel) { return QString::fromStdString((fxtest::corpus() / rel).string()); }
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-} // namespace
+}  // namespace
 
 class TestPassTeachingPanel : public QObject {
     Q_OBJECT
@@ -138,7 +138,8 @@ private slots:
         for (size_t r = 0; r < rec.nodes.size(); ++r) {
             const Node* n = doc.previousGraph()->find(rec.nodes[r]);
             QVERIFY(n);
-            QVERIFY2(text(int(r) + 1, 0).contains(QString::fromStdString(rec.nodes[r])), qPrintable(text(int(r) + 1, 0)));
+            QVERIFY2(text(int(r) + 1, 0).contains(QString::fromStdString(rec.nodes[r])),
+                     qPrintable(text(int(r) + 1, 0)));
             QVERIFY(text(int(r) + 1, 0).contains(QString::fromStdString(n->target())));
         }
         for (size_t r = 0; r < rec.newNodes.size(); ++r) {
@@ -154,7 +155,8 @@ private slots:
             right += text(r, 2);
         }
         QVERIFY(left.contains(QStringLiteral("_softmax")) && !right.contains(QStringLiteral("_softmax")));
-        QVERIFY(right.contains(QStringLiteral("scaled_dot_product")) && !left.contains(QStringLiteral("scaled_dot_product")));
+        QVERIFY(right.contains(QStringLiteral("scaled_dot_product")) &&
+                !left.contains(QStringLiteral("scaled_dot_product")));
         const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR");
         if (!dir.isEmpty()) {
             m.resize(900, 560);

@@ -50,10 +50,13 @@ std::optional<double> NodeOverlay::aggregateOf(const CanvasGraph& g, const std::
         const auto it = values.constFind(g.nodes[static_cast<size_t>(i)].name);
         if (it == values.constEnd()) continue;
         const double v = *it;
-        if (!out) out = v;
-        else if (aggregate == Aggregate::Sum) *out += v;
+        if (!out)
+            out = v;
+        else if (aggregate == Aggregate::Sum)
+            *out += v;
         // NaN wins a max: a block hiding a NaN must not look fine.
-        else if (std::isnan(v) || v > *out) out = v;
+        else if (std::isnan(v) || v > *out)
+            out = v;
     }
     return out;
 }
@@ -78,7 +81,7 @@ double maxOf(const QHash<QString, double>& values) {
     return m;
 }
 
-} // namespace
+}  // namespace
 
 NodeOverlay NodeOverlay::numericError(QHash<QString, double> relErr) {
     NodeOverlay o;
@@ -105,14 +108,17 @@ std::optional<NodeOverlay> NodeOverlay::kernelTimeFromBench(const QString& path,
         return std::nullopt;
     };
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return fail(QCoreApplication::translate("NodeOverlay", "cannot open: %1").arg(f.errorString()));
+    if (!f.open(QIODevice::ReadOnly))
+        return fail(QCoreApplication::translate("NodeOverlay", "cannot open: %1").arg(f.errorString()));
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
     if (pe.error != QJsonParseError::NoError)
-        return fail(QCoreApplication::translate("NodeOverlay", "not JSON at byte %1: %2").arg(pe.offset).arg(pe.errorString()));
+        return fail(
+            QCoreApplication::translate("NodeOverlay", "not JSON at byte %1: %2").arg(pe.offset).arg(pe.errorString()));
     const QJsonValue steps = doc.object().value(QStringLiteral("steps"));
     if (!steps.isArray())
-        return fail(QCoreApplication::translate("NodeOverlay", "no \"steps\" array: not the output of fxray bench --json"));
+        return fail(
+            QCoreApplication::translate("NodeOverlay", "no \"steps\" array: not the output of fxray bench --json"));
     QHash<QString, double> ms;
     const QJsonArray a = steps.toArray();
     for (qsizetype i = 0; i < a.size(); ++i) {
@@ -120,7 +126,8 @@ std::optional<NodeOverlay> NodeOverlay::kernelTimeFromBench(const QString& path,
         const QJsonValue t = st.value(QStringLiteral("ms"));
         const QJsonValue nodes = st.value(QStringLiteral("nodes"));
         if (!t.isDouble() || !nodes.isArray())
-            return fail(QCoreApplication::translate("NodeOverlay", "step %1 has no \"ms\" number or \"nodes\" list").arg(i));
+            return fail(
+                QCoreApplication::translate("NodeOverlay", "step %1 has no \"ms\" number or \"nodes\" list").arg(i));
         for (const QJsonValue& n : nodes.toArray()) ms.insert(n.toString(), t.toDouble());
     }
     return kernelTime(std::move(ms));
@@ -138,7 +145,8 @@ NodeOverlay NodeOverlay::savedBytes(QHash<QString, double> bytes) {
 
 NodeOverlay NodeOverlay::savedBytes(const PartitionResult& partition) {
     QHash<QString, double> bytes;
-    for (const SavedValue& v : partition.saved) bytes.insert(QString::fromStdString(v.name), static_cast<double>(v.bytes));
+    for (const SavedValue& v : partition.saved)
+        bytes.insert(QString::fromStdString(v.name), static_cast<double>(v.bytes));
     return savedBytes(std::move(bytes));
 }
 
@@ -152,7 +160,8 @@ NodeOverlay NodeOverlay::lastChangedBy(const CompileTrace& trace, int passIndex)
         for (const ProvenanceEvent& e : p.events) {
             if (!e.graph.empty()) continue;  // the canvas shows the top graph
             // Created: the node is new; Replaced: its users now read the replacement.
-            if (e.kind == ProvenanceEvent::Kind::Created) o.values.insert(QString::fromStdString(e.node), i + 1);
+            if (e.kind == ProvenanceEvent::Kind::Created)
+                o.values.insert(QString::fromStdString(e.node), i + 1);
             else if (e.kind == ProvenanceEvent::Kind::Replaced && !e.replacement.empty())
                 o.values.insert(QString::fromStdString(e.replacement), i + 1);
         }
@@ -177,4 +186,4 @@ std::vector<int> stackNodes(const CanvasGraph& g, int stack) {
     return out;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

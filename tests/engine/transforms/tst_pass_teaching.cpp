@@ -18,23 +18,23 @@ namespace {
 /// Paths confirmed in pytorch/pytorch (the GitHub tree, 2026-11-29, with the function named
 /// found in the file where noted). Add a path here only after checking it in the tree.
 const std::set<std::string> kVerifiedPytorchFiles = {
-    "torch/_inductor/fx_passes/post_grad.py",        // remove_noop_ops, remove_assert_ops
-    "torch/_inductor/fx_passes/joint_graph.py",      // constant_fold_uniform_value, pointless_view
-    "torch/_inductor/fx_passes/fuse_attention.py",   // _sfdp_init
-    "torch/_inductor/fx_passes/misc_patterns.py",    // _misc_patterns_init
-    "torch/_inductor/fx_passes/pad_mm.py",           // _pad_mm_init
-    "torch/_inductor/fx_passes/binary_folding.py",   // binary_folding_init
-    "torch/_inductor/fx_passes/freezing_patterns.py",// addmm_patterns_init
-    "torch/_inductor/pattern_matcher.py",            // stable_topological_sort
-    "torch/_inductor/freezing.py",                   // replace_params_with_constants
-    "torch/_inductor/constant_folding.py",           // constant_fold
-    "torch/_functorch/compile_utils.py",             // fx_graph_cse
-    "torch/_functorch/aot_autograd.py",              // aot_module_simplified
-    "torch/fx/graph.py",                             // Graph.eliminate_dead_code
-    "torch/fx/experimental/optimization.py",         // remove_dropout
+    "torch/_inductor/fx_passes/post_grad.py",          // remove_noop_ops, remove_assert_ops
+    "torch/_inductor/fx_passes/joint_graph.py",        // constant_fold_uniform_value, pointless_view
+    "torch/_inductor/fx_passes/fuse_attention.py",     // _sfdp_init
+    "torch/_inductor/fx_passes/misc_patterns.py",      // _misc_patterns_init
+    "torch/_inductor/fx_passes/pad_mm.py",             // _pad_mm_init
+    "torch/_inductor/fx_passes/binary_folding.py",     // binary_folding_init
+    "torch/_inductor/fx_passes/freezing_patterns.py",  // addmm_patterns_init
+    "torch/_inductor/pattern_matcher.py",              // stable_topological_sort
+    "torch/_inductor/freezing.py",                     // replace_params_with_constants
+    "torch/_inductor/constant_folding.py",             // constant_fold
+    "torch/_functorch/compile_utils.py",               // fx_graph_cse
+    "torch/_functorch/aot_autograd.py",                // aot_module_simplified
+    "torch/fx/graph.py",                               // Graph.eliminate_dead_code
+    "torch/fx/experimental/optimization.py",           // remove_dropout
 };
 
-} // namespace
+}  // namespace
 
 class TestPassTeaching : public QObject {
     Q_OBJECT
@@ -64,9 +64,10 @@ private slots:
     void pytorchFilesAreRealPaths() {
         for (const PassTeaching& t : passTeachings()) {
             const std::string file(t.pytorchFile);
-            QVERIFY2(kVerifiedPytorchFiles.count(file),
-                     qPrintable(QString::fromStdString(std::string(t.pass) + " names " + file +
-                                                       ", which is not in the list of paths checked in the pytorch tree")));
+            QVERIFY2(
+                kVerifiedPytorchFiles.count(file),
+                qPrintable(QString::fromStdString(std::string(t.pass) + " names " + file +
+                                                  ", which is not in the list of paths checked in the pytorch tree")));
         }
     }
 
