@@ -4,6 +4,8 @@
 #include "test_util.h"
 
 #include "document.h"
+#include "graph/graph_canvas.h"
+#include "main_window.h"
 #include "ir/graph.h"
 #include "models/match_model.h"
 #include "models/pass_timeline_model.h"
@@ -162,6 +164,26 @@ private slots:
             m.resize(900, 560);
             m.grab().save(dir + QStringLiteral("/teach_match.png"));
         }
+    }
+
+    /// With FXRAY_SHOT_DIR: the whole window at fuse_attention (canvas diff, timeline with the
+    /// teaching pane), for a look by eye at where the paragraph sits.
+    void windowShot() {
+        const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR");
+        if (dir.isEmpty()) QSKIP("FXRAY_SHOT_DIR not set");
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        Document* doc = w.document();
+        QVERIFY(doc->loadSync(corpusFile("attention/graphs/aot_joint_graph.py")));
+        QVERIFY(doc->compileSync(QStringLiteral("joint")));
+        for (size_t i = 0; i < doc->trace()->passes.size(); ++i)
+            if (doc->trace()->passes[i].name == "fuse_attention") doc->setPassIndex(int(i));
+        if (auto* c = w.findChild<GraphCanvas*>()) QVERIFY(c->waitForLayout());
+        QTest::qWait(100);
+        w.grab().save(dir + QStringLiteral("/teach_window.png"));
     }
 
     /// The headings are translated, the paragraph (engine text) stays English beside them.
