@@ -1313,6 +1313,26 @@ Stufe: %2
         <source>Minifier: the failing graph is current; choose what counts as failing and run</source>
         <translation>Minimierer: der fehlschlagende Graph ist aktuell; wählen, was als Fehlschlag gilt, und starten</translation>
     </message>
+    <message>
+        <source>Learn: the bundled sample could not be unpacked to %1</source>
+        <translation>Lernen: das mitgelieferte Beispiel konnte nicht nach %1 entpackt werden</translation>
+    </message>
+    <message>
+        <source>Learn: compiling the sample failed</source>
+        <translation>Lernen: das Kompilieren des Beispiels schlug fehl</translation>
+    </message>
+    <message>
+        <source>Learn: a small attention model&apos;s joint graph, pass by pass. The explanation of each pass is beside the pass list; F8 steps to the next pass, Shift+F8 back.</source>
+        <translation>Lernen: der Joint-Graph eines kleinen Attention-Modells, Pass für Pass. Die Erklärung jedes Passes steht neben der Pass-Liste; F8 geht zum nächsten Pass, Umschalt+F8 zurück.</translation>
+    </message>
+    <message>
+        <source>Open a small attention model, compile it and step through the passes with their explanations</source>
+        <translation>Ein kleines Attention-Modell öffnen, kompilieren und die Passes mit ihren Erklärungen durchgehen</translation>
+    </message>
+    <message>
+        <source>Lear&amp;n: a Guided Compile</source>
+        <translation>&amp;Lernen: eine geführte Kompilierung</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::MatchModel</name>

@@ -1289,6 +1289,26 @@ stage: %2
         <source>Minifier: the failing graph is current; choose what counts as failing and run</source>
         <translation>最小化器：失败的图已是当前图；选择何为失败后运行</translation>
     </message>
+    <message>
+        <source>Learn: the bundled sample could not be unpacked to %1</source>
+        <translation>学习：无法将内置示例解压到 %1</translation>
+    </message>
+    <message>
+        <source>Learn: compiling the sample failed</source>
+        <translation>学习：编译示例失败</translation>
+    </message>
+    <message>
+        <source>Learn: a small attention model&apos;s joint graph, pass by pass. The explanation of each pass is beside the pass list; F8 steps to the next pass, Shift+F8 back.</source>
+        <translation>学习：一个小型注意力模型的联合图，逐个 pass 查看。每个 pass 的说明在 pass 列表旁边；F8 前进到下一个 pass，Shift+F8 后退。</translation>
+    </message>
+    <message>
+        <source>Open a small attention model, compile it and step through the passes with their explanations</source>
+        <translation>打开一个小型注意力模型，编译它，并结合说明逐个查看各个 pass</translation>
+    </message>
+    <message>
+        <source>Lear&amp;n: a Guided Compile</source>
+        <translation>学习：引导式编译(&amp;N)</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::MatchModel</name>
