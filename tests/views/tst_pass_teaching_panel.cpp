@@ -167,24 +167,33 @@ private slots:
         }
     }
 
-    /// With FXRAY_SHOT_DIR: the whole window at fuse_attention (canvas diff, timeline with the
-    /// teaching pane), for a look by eye at where the paragraph sits.
+    /// With FXRAY_SHOT_DIR: the whole window on the Learn tour at fuse_attention, in each
+    /// language (teach_tour_<lang>.png), for a look by eye at where the explanation sits.
+    void windowShot_data() {
+        QTest::addColumn<QString>("lang");
+        for (const char* l : {"en", "de", "zh_CN"}) QTest::newRow(l) << QString::fromLatin1(l);
+    }
     void windowShot() {
+        QFETCH(QString, lang);
         const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR");
         if (dir.isEmpty()) QSKIP("FXRAY_SHOT_DIR not set");
-        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
-        MainWindow w;
-        w.resize(1600, 1000);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        Document* doc = w.document();
-        QVERIFY(doc->loadSync(corpusFile("attention/graphs/aot_joint_graph.py")));
-        QVERIFY(doc->compileSync(QStringLiteral("joint")));
-        for (size_t i = 0; i < doc->trace()->passes.size(); ++i)
-            if (doc->trace()->passes[i].name == "fuse_attention") doc->setPassIndex(int(i));
-        if (auto* c = w.findChild<GraphCanvas*>()) QVERIFY(c->waitForLayout());
-        QTest::qWait(100);
-        w.grab().save(dir + QStringLiteral("/teach_window.png"));
+        initRes();
+        QVERIFY(settings::installTranslator(lang));
+        {
+            MainWindow w;
+            w.setQuiet(true);
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(w.startTour());
+            Document* doc = w.document();
+            for (size_t i = 0; i < doc->trace()->passes.size(); ++i)
+                if (doc->trace()->passes[i].name == "fuse_attention") doc->setPassIndex(int(i));
+            if (auto* c = w.findChild<GraphCanvas*>()) QVERIFY(c->waitForLayout());
+            QTest::qWait(100);
+            w.grab().save(dir + QStringLiteral("/teach_tour_%1.png").arg(lang));
+        }
+        QVERIFY(settings::installTranslator(QStringLiteral("en")));
     }
 
     /// File → Learn: the bundled sample opens compiled at its first pass with the explanation
