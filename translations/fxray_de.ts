@@ -115,6 +115,41 @@
     </message>
 </context>
 <context>
+    <name>NodeOverlay</name>
+    <message>
+        <source>numeric error (relative)</source>
+        <translation>numerischer Fehler (relativ)</translation>
+    </message>
+    <message>
+        <source>kernel time</source>
+        <translation>Kernelzeit</translation>
+    </message>
+    <message>
+        <source>saved for backward</source>
+        <translation>für den Backward gespeichert</translation>
+    </message>
+    <message>
+        <source>last changed by</source>
+        <translation>zuletzt geändert von</translation>
+    </message>
+    <message>
+        <source>cannot open: %1</source>
+        <translation>kann nicht geöffnet werden: %1</translation>
+    </message>
+    <message>
+        <source>not JSON at byte %1: %2</source>
+        <translation>kein JSON bei Byte %1: %2</translation>
+    </message>
+    <message>
+        <source>no &quot;steps&quot; array: not the output of fxray bench --json</source>
+        <translation>kein &quot;steps&quot;-Array: keine Ausgabe von fxray bench --json</translation>
+    </message>
+    <message>
+        <source>step %1 has no &quot;ms&quot; number or &quot;nodes&quot; list</source>
+        <translation>Schritt %1 hat keine &quot;ms&quot;-Zahl oder keine &quot;nodes&quot;-Liste</translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Passes</source>
@@ -814,6 +849,46 @@ Stufe: %2
         <source>— run a comparison in the Numerics pane</source>
         <translation>— starten Sie einen Vergleich im Bereich Numerik</translation>
     </message>
+    <message>
+        <source>no value</source>
+        <translation>kein Wert</translation>
+    </message>
+    <message>
+        <source>· blocks: sum of their nodes</source>
+        <translation>· Blöcke: Summe ihrer Knoten</translation>
+    </message>
+    <message>
+        <source>· blocks: max of their nodes</source>
+        <translation>· Blöcke: Maximum ihrer Knoten</translation>
+    </message>
+    <message>
+        <source>No overlay</source>
+        <translation>Keine Überlagerung</translation>
+    </message>
+    <message>
+        <source>Saved bytes</source>
+        <translation>Gespeicherte Bytes</translation>
+    </message>
+    <message>
+        <source>Last changed by pass</source>
+        <translation>Zuletzt geändert von Pass</translation>
+    </message>
+    <message>
+        <source>Paint a value per node over the category colours; collapsed blocks show their nodes&apos; max or sum</source>
+        <translation>Einen Wert pro Knoten über die Kategoriefarben legen; eingeklappte Blöcke zeigen Maximum oder Summe ihrer Knoten</translation>
+    </message>
+    <message>
+        <source>Kernel time (fxray bench --json)…</source>
+        <translation>Kernelzeit (fxray bench --json)…</translation>
+    </message>
+    <message>
+        <source>Open fxray bench --json output</source>
+        <translation>Ausgabe von fxray bench --json öffnen</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;All files (*)</source>
+        <translation>JSON (*.json);;Alle Dateien (*)</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::GraphScene</name>
@@ -1238,6 +1313,26 @@ Stufe: %2
         <source>Minifier: the failing graph is current; choose what counts as failing and run</source>
         <translation>Minimierer: der fehlschlagende Graph ist aktuell; wählen, was als Fehlschlag gilt, und starten</translation>
     </message>
+    <message>
+        <source>Learn: the bundled sample could not be unpacked to %1</source>
+        <translation>Lernen: das mitgelieferte Beispiel konnte nicht nach %1 entpackt werden</translation>
+    </message>
+    <message>
+        <source>Learn: compiling the sample failed</source>
+        <translation>Lernen: das Kompilieren des Beispiels schlug fehl</translation>
+    </message>
+    <message>
+        <source>Learn: a small attention model&apos;s joint graph, pass by pass. The explanation of each pass is beside the pass list; F8 steps to the next pass, Shift+F8 back.</source>
+        <translation>Lernen: der Joint-Graph eines kleinen Attention-Modells, Pass für Pass. Die Erklärung jedes Passes steht neben der Pass-Liste; F8 geht zum nächsten Pass, Umschalt+F8 zurück.</translation>
+    </message>
+    <message>
+        <source>Open a small attention model, compile it and step through the passes with their explanations</source>
+        <translation>Ein kleines Attention-Modell öffnen, kompilieren und die Passes mit ihren Erklärungen durchgehen</translation>
+    </message>
+    <message>
+        <source>Lear&amp;n: a Guided Compile</source>
+        <translation>&amp;Lernen: eine geführte Kompilierung</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::MatchModel</name>
@@ -1329,26 +1424,28 @@ Erzeugt: %2</translation>
         <translation>In diesem Lauf hat kein Muster getroffen oder beinahe getroffen.</translation>
     </message>
     <message>
-        <source>Pattern %1
-matched: %2
-created: %3</source>
-        <translation>Muster %1
-getroffen: %2
-erzeugt: %3</translation>
-    </message>
-    <message>
-        <source>Pattern %1
-matched (%2): %3
-created (%4): %5</source>
-        <translation>Muster %1
-getroffen (%2): %3
-erzeugt (%4): %5</translation>
-    </message>
-    <message>
         <source>Pattern %1 rejected the candidate at %2:
 %3</source>
         <translation>Muster %1 lehnte den Kandidaten bei %2 ab:
 %3</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>Muster</translation>
+    </message>
+    <message numerus="yes">
+        <source>Matched (%n node(s))</source>
+        <translation>
+            <numerusform>Getroffen (%n Knoten)</numerusform>
+            <numerusform>Getroffen (%n Knoten)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Replacement (%n node(s))</source>
+        <translation>
+            <numerusform>Ersatz (%n Knoten)</numerusform>
+            <numerusform>Ersatz (%n Knoten)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2504,6 +2601,26 @@ erzeugt (%4): %5</translation>
     <message>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 schlug fehl und wurde rückgängig gemacht: %2</translation>
+    </message>
+    <message>
+        <source>Select a pass in the timeline to read what it does, why, and which PyTorch function it mirrors.</source>
+        <translation>Wählen Sie einen Pass in der Zeitleiste, um zu lesen, was er tut, warum, und welcher PyTorch-Funktion er entspricht.</translation>
+    </message>
+    <message>
+        <source>No explanation is recorded for this pass.</source>
+        <translation>Für diesen Pass ist keine Erklärung hinterlegt.</translation>
+    </message>
+    <message>
+        <source>What it does:</source>
+        <translation>Was er tut:</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>Warum:</translation>
+    </message>
+    <message>
+        <source>In PyTorch:</source>
+        <translation>In PyTorch:</translation>
     </message>
 </context>
 </TS>

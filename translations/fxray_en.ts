@@ -358,4 +358,21 @@ stage: %2
         </translation>
     </message>
 </context>
+<context>
+    <name>fxray::views::MatchPanel</name>
+    <message numerus="yes">
+        <source>Matched (%n node(s))</source>
+        <translation>
+            <numerusform>Matched (%n node)</numerusform>
+            <numerusform>Matched (%n nodes)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Replacement (%n node(s))</source>
+        <translation>
+            <numerusform>Replacement (%n node)</numerusform>
+            <numerusform>Replacement (%n nodes)</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -115,6 +115,41 @@
     </message>
 </context>
 <context>
+    <name>NodeOverlay</name>
+    <message>
+        <source>numeric error (relative)</source>
+        <translation>数值误差（相对）</translation>
+    </message>
+    <message>
+        <source>kernel time</source>
+        <translation>内核时间</translation>
+    </message>
+    <message>
+        <source>saved for backward</source>
+        <translation>为反向保存</translation>
+    </message>
+    <message>
+        <source>last changed by</source>
+        <translation>最后修改者</translation>
+    </message>
+    <message>
+        <source>cannot open: %1</source>
+        <translation>无法打开：%1</translation>
+    </message>
+    <message>
+        <source>not JSON at byte %1: %2</source>
+        <translation>第 %1 字节处不是 JSON：%2</translation>
+    </message>
+    <message>
+        <source>no &quot;steps&quot; array: not the output of fxray bench --json</source>
+        <translation>没有 &quot;steps&quot; 数组：不是 fxray bench --json 的输出</translation>
+    </message>
+    <message>
+        <source>step %1 has no &quot;ms&quot; number or &quot;nodes&quot; list</source>
+        <translation>步骤 %1 没有 &quot;ms&quot; 数值或 &quot;nodes&quot; 列表</translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Passes</source>
@@ -797,6 +832,46 @@ stage: %2
         <source>— run a comparison in the Numerics pane</source>
         <translation>— 请在“数值”面板中运行比较</translation>
     </message>
+    <message>
+        <source>no value</source>
+        <translation>无值</translation>
+    </message>
+    <message>
+        <source>· blocks: sum of their nodes</source>
+        <translation>· 块：其节点之和</translation>
+    </message>
+    <message>
+        <source>· blocks: max of their nodes</source>
+        <translation>· 块：其节点的最大值</translation>
+    </message>
+    <message>
+        <source>No overlay</source>
+        <translation>无叠加</translation>
+    </message>
+    <message>
+        <source>Saved bytes</source>
+        <translation>保存的字节</translation>
+    </message>
+    <message>
+        <source>Last changed by pass</source>
+        <translation>最后修改的 pass</translation>
+    </message>
+    <message>
+        <source>Paint a value per node over the category colours; collapsed blocks show their nodes&apos; max or sum</source>
+        <translation>在类别颜色之上为每个节点绘制一个值；折叠的块显示其节点的最大值或总和</translation>
+    </message>
+    <message>
+        <source>Kernel time (fxray bench --json)…</source>
+        <translation>内核时间（fxray bench --json）…</translation>
+    </message>
+    <message>
+        <source>Open fxray bench --json output</source>
+        <translation>打开 fxray bench --json 的输出</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;All files (*)</source>
+        <translation>JSON (*.json);;所有文件 (*)</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::GraphScene</name>
@@ -1214,6 +1289,26 @@ stage: %2
         <source>Minifier: the failing graph is current; choose what counts as failing and run</source>
         <translation>最小化器：失败的图已是当前图；选择何为失败后运行</translation>
     </message>
+    <message>
+        <source>Learn: the bundled sample could not be unpacked to %1</source>
+        <translation>学习：无法将内置示例解压到 %1</translation>
+    </message>
+    <message>
+        <source>Learn: compiling the sample failed</source>
+        <translation>学习：编译示例失败</translation>
+    </message>
+    <message>
+        <source>Learn: a small attention model&apos;s joint graph, pass by pass. The explanation of each pass is beside the pass list; F8 steps to the next pass, Shift+F8 back.</source>
+        <translation>学习：一个小型注意力模型的联合图，逐个 pass 查看。每个 pass 的说明在 pass 列表旁边；F8 前进到下一个 pass，Shift+F8 后退。</translation>
+    </message>
+    <message>
+        <source>Open a small attention model, compile it and step through the passes with their explanations</source>
+        <translation>打开一个小型注意力模型，编译它，并结合说明逐个查看各个 pass</translation>
+    </message>
+    <message>
+        <source>Lear&amp;n: a Guided Compile</source>
+        <translation>学习：引导式编译(&amp;N)</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::MatchModel</name>
@@ -1303,26 +1398,26 @@ Created: %2</source>
         <translation>本次运行中没有模式匹配或近似匹配。</translation>
     </message>
     <message>
-        <source>Pattern %1
-matched: %2
-created: %3</source>
-        <translation>模式 %1
-匹配:%2
-创建:%3</translation>
-    </message>
-    <message>
-        <source>Pattern %1
-matched (%2): %3
-created (%4): %5</source>
-        <translation>模式 %1
-匹配(%2):%3
-创建(%4):%5</translation>
-    </message>
-    <message>
         <source>Pattern %1 rejected the candidate at %2:
 %3</source>
         <translation>模式 %1 在 %2 处拒绝了候选:
 %3</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>模式</translation>
+    </message>
+    <message numerus="yes">
+        <source>Matched (%n node(s))</source>
+        <translation>
+            <numerusform>匹配（%n 个节点）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Replacement (%n node(s))</source>
+        <translation>
+            <numerusform>替换（%n 个节点）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2457,6 +2552,26 @@ created (%4): %5</source>
     <message>
         <source>%1 failed and was undone: %2</source>
         <translation>%1 失败并已撤销:%2</translation>
+    </message>
+    <message>
+        <source>Select a pass in the timeline to read what it does, why, and which PyTorch function it mirrors.</source>
+        <translation>在时间线中选择一个 pass，查看它做什么、为什么做，以及它对应的 PyTorch 函数。</translation>
+    </message>
+    <message>
+        <source>No explanation is recorded for this pass.</source>
+        <translation>此 pass 没有记录说明。</translation>
+    </message>
+    <message>
+        <source>What it does:</source>
+        <translation>作用：</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>In PyTorch:</source>
+        <translation>PyTorch 中：</translation>
     </message>
 </context>
 </TS>

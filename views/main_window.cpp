@@ -38,6 +38,7 @@
 #include <QTreeView>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QToolButton>
 #include <QUrl>
 
@@ -128,6 +129,7 @@ void MainWindow::buildDocks() {
     for (QDockWidget* d : panels.docks())
         if (d) m_panelDocks << d;
     m_nextPass = panels.nextPass;
+    m_timelineDock = panels.timeline;
     m_previousPass = panels.previousPass;
     // Panes with workers of their own report in the status bar too, and Cancel stops them.
     auto paneBusy = [this](QObject* pane) {
@@ -207,6 +209,32 @@ void MainWindow::restoreWindowState() {
     restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
 }
 
+// ---- guided compile -----------------------------------------------------------------------
+
+bool MainWindow::startTour() {
+    if (!m_tourDir) m_tourDir = std::make_unique<QTemporaryDir>();
+    const QString path = m_tourDir->filePath(QStringLiteral("attention_joint.py"));
+    if (!QFile::exists(path) && !QFile::copy(QStringLiteral(":/samples/attention_joint.py"), path)) {
+        showNote(tr("Learn: the bundled sample could not be unpacked to %1").arg(path));
+        return false;
+    }
+    if (!openFile(path)) return false;
+    // The sample is small (87 nodes): compiling it on the UI thread takes milliseconds and lets
+    // the tour start on a known pass instead of waiting for the worker.
+    if (!m_doc->compileSync(QStringLiteral("joint"))) {
+        showNote(tr("Learn: compiling the sample failed"));
+        return false;
+    }
+    m_doc->setPassIndex(0);
+    if (m_timelineDock) {
+        m_timelineDock->show();
+        m_timelineDock->raise();
+    }
+    showNote(tr("Learn: a small attention model's joint graph, pass by pass. The explanation of each pass is beside "
+                "the pass list; F8 steps to the next pass, Shift+F8 back."));
+    return true;
+}
+
 // ---- menus --------------------------------------------------------------------------------
 
 void MainWindow::buildMenus() {
@@ -224,6 +252,8 @@ void MainWindow::buildMenus() {
     refreshRecentMenu();
     named(file->addAction(tr("Re&load"), this, [this] { if (!m_doc->path().isEmpty()) openFileAsync(m_doc->path()); }), "actionReload")
         ->setShortcut(QKeySequence::Refresh);
+    named(file->addAction(tr("Lear&n: a Guided Compile"), this, [this] { startTour(); }), "actionLearn")
+        ->setToolTip(tr("Open a small attention model, compile it and step through the passes with their explanations"));
     file->addSeparator();
     named(file->addAction(tr("&Save Session"), this, [this] { saveSession(false); }), "actionSaveSession")
         ->setShortcut(QKeySequence::Save);

@@ -9,12 +9,15 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <memory>
+
 class QAction;
 class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QTemporaryDir;
 class QToolButton;
 
 namespace fxray::views {
@@ -48,6 +51,10 @@ public:
     bool openFile(const QString& path);
     /// Loads on the Document's worker (menu, drag and drop, recent files).
     void openFileAsync(const QString& path);
+    /// File → Learn, the guided compile: opens the bundled attention sample, compiles it with the
+    /// joint pipeline and selects the first pass; the timeline's teaching pane explains each pass
+    /// as F8 steps through them. False (with a note) when the sample cannot be opened.
+    bool startTour();
     /// Text of the status bar's message label.
     QString statusText() const;
     /// Puts a message in the status bar until the next one (what the user should know once).
@@ -90,6 +97,9 @@ private:
     QDockWidget* m_storyDock = nullptr;
     SweepPanel* m_sweep = nullptr;
     QDockWidget* m_sweepDock = nullptr;
+    QDockWidget* m_timelineDock = nullptr;
+    /// Where File → Learn unpacks its sample (the loader reads files, not resources).
+    std::unique_ptr<QTemporaryDir> m_tourDir;
     /// A sweep results folder goes to the sweep pane instead of the Document.
     bool openSweepResults(const QString& path);
     QList<QDockWidget*> m_panelDocks;

@@ -48,7 +48,11 @@ QColor cut(bool dark) { return dark ? QColor(0xff, 0x55, 0x55) : QColor(0xd0, 0x
 QColor heat(double relErr, bool dark) {
     if (!std::isfinite(relErr)) return dark ? QColor(0xd0, 0x40, 0xd0) : QColor(0xe0, 0x50, 0xe0);
     const double l = relErr > 0 ? std::log10(relErr) : kHeatLow;
-    const double t = std::clamp((l - kHeatLow) / (kHeatHigh - kHeatLow), 0.0, 1.0);
+    return gradient((l - kHeatLow) / (kHeatHigh - kHeatLow), dark);
+}
+
+QColor gradient(double t, bool dark) {
+    t = std::clamp(t, 0.0, 1.0);
     // Hue 120 (green) -> 0 (red); the dark theme gets deeper, less bright fills for white text.
     return QColor::fromHsvF(static_cast<float>((1.0 - t) * 120.0 / 360.0), dark ? 0.75f : 0.55f, dark ? 0.62f : 0.97f);
 }

@@ -32,6 +32,9 @@ QColor cut(bool dark);         ///< cut edges
 /// and above (red); 0 is green, NaN/inf magenta. Nodes without a compared value: unchanged().
 constexpr double kHeatLow = -9.0, kHeatHigh = -1.0;
 QColor heat(double relErr, bool dark);
+/// The overlays' gradient (node_overlay.h): t = 0 green through yellow to t = 1 red; heat() is
+/// this gradient over log10 rel_err.
+QColor gradient(double t, bool dark);
 
 QColor selection(bool dark);
 QColor searchHit(bool dark);

@@ -11,9 +11,11 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -58,7 +60,13 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     connect(m_doc, &Document::passChanged, this, &GraphCanvas::refresh);
     connect(m_doc, &Document::partitionChanged, this, [this] {
         if (m_mode == Mode::Partition) applyColouring();
+        if (m_overlaySource == OverlaySource::SavedBytes) refreshOverlay();
     });
+    // The overlays that depend on the pass follow it.
+    for (auto signal : {&Document::traceChanged, &Document::passChanged})
+        connect(m_doc, signal, this, [this] {
+            if (m_overlaySource == OverlaySource::LastChangedBy) refreshOverlay();
+        });
     connect(m_doc, &Document::nodeErrorsChanged, this, [this] {
         if (m_mode == Mode::Numerics) applyColouring();
     });
@@ -151,6 +159,28 @@ void GraphCanvas::buildUi() {
     m_toolbar->addAction(tr("Collapse"), m_collapseAll, &QAction::trigger)->setToolTip(m_collapseAll->toolTip());
     m_toolbar->addAction(tr("Expand"), m_expandAll, &QAction::trigger)->setToolTip(m_expandAll->toolTip());
     m_toolbar->addAction(tr("Find"), m_find, &QAction::trigger)->setToolTip(m_find->toolTip());
+    m_toolbar->addSeparator();
+    m_overlayBox = new QComboBox(this);
+    m_overlayBox->setObjectName(QStringLiteral("canvas.overlay"));
+    m_overlayBox->addItem(tr("No overlay"));
+    m_overlayBox->addItem(tr("Saved bytes"));
+    m_overlayBox->addItem(tr("Last changed by pass"));
+    m_overlayBox->addItem(tr("Kernel time (fxray bench --json)…"));
+    m_overlayBox->setToolTip(tr("Paint a value per node over the category colours; collapsed blocks show their nodes' max or sum"));
+    m_toolbar->addWidget(m_overlayBox);
+    connect(m_overlayBox, &QComboBox::currentIndexChanged, this,
+            [this](int i) {
+                const auto source = static_cast<OverlaySource>(i);
+                if (source == OverlaySource::KernelTime && m_overlaySource != source) {
+                    // Chosen in the box: ask for the profile (a test calls loadBenchProfile).
+                    const QString path = QFileDialog::getOpenFileName(this, tr("Open fxray bench --json output"), QString(),
+                                                                      tr("JSON (*.json);;All files (*)"));
+                    if (path.isEmpty()) setOverlaySource(m_overlaySource);  // cancelled: back to what it was
+                    else loadBenchProfile(path);                             // a bad file says why in the legend
+                    return;
+                }
+                setOverlaySource(source);
+            });
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("canvasInfo"));
     m_info->setContentsMargins(12, 0, 6, 0);
@@ -419,8 +449,60 @@ void GraphCanvas::applyColouring() {
             m_partitionAskedFor = m_shown->fingerprint;
             m_doc->setMemoryBudget(m_doc->memoryBudget());
         }
-        m_scene->colourByCategory();
+        if (m_mode == Mode::Category && !m_overlay.empty()) m_scene->colourOverlay(m_overlay);
+        else m_scene->colourByCategory();
     }
+    updateLegend();
+    m_view->minimap()->invalidate();
+}
+
+bool GraphCanvas::loadBenchProfile(const QString& path, QString* error) {
+    QString why;
+    auto o = NodeOverlay::kernelTimeFromBench(path, &why);
+    if (!o) {
+        if (error) *error = why;
+        setOverlaySource(OverlaySource::None);
+        m_legend->setText(why.toHtmlEscaped());
+        return false;
+    }
+    m_benchOverlay = std::move(*o);
+    setOverlaySource(OverlaySource::KernelTime);
+    return true;
+}
+
+void GraphCanvas::setOverlaySource(OverlaySource source) {
+    m_overlaySource = source;
+    if (m_overlayBox->currentIndex() != static_cast<int>(source)) m_overlayBox->setCurrentIndex(static_cast<int>(source));
+    refreshOverlay();
+}
+
+void GraphCanvas::refreshOverlay() {
+    switch (m_overlaySource) {
+    case OverlaySource::None: setOverlay(NodeOverlay()); break;
+    case OverlaySource::SavedBytes:
+        if (const auto p = m_doc->partition()) setOverlay(NodeOverlay::savedBytes(*p));
+        else {
+            setOverlay(NodeOverlay());
+            // Partitions on the worker (once per graph); partitionChanged brings the overlay.
+            if (m_shown && m_partitionAskedFor != m_shown->fingerprint) {
+                m_partitionAskedFor = m_shown->fingerprint;
+                m_doc->setMemoryBudget(m_doc->memoryBudget());
+            }
+        }
+        break;
+    case OverlaySource::KernelTime: setOverlay(m_benchOverlay); break;
+    case OverlaySource::LastChangedBy:
+        if (const auto t = m_doc->trace()) setOverlay(NodeOverlay::lastChangedBy(*t, m_doc->passIndex()));
+        else setOverlay(NodeOverlay());
+        break;
+    }
+}
+
+void GraphCanvas::setOverlay(const NodeOverlay& overlay) {
+    m_overlay = overlay;
+    if (m_mode != Mode::Category) return;  // applied when the canvas goes back to Category
+    if (m_overlay.empty()) m_scene->colourByCategory();
+    else m_scene->colourOverlay(m_overlay);
     updateLegend();
     m_view->minimap()->invalidate();
 }
@@ -444,6 +526,17 @@ void GraphCanvas::updateLegend() {
             html += swatch(canvas_colors::heat(std::pow(10.0, e), dark), QStringLiteral("1e%1").arg(e));
         html += swatch(canvas_colors::unchanged(dark), tr("not compared"));
         if (m_doc->nodeErrors().isEmpty()) html += tr("— run a comparison in the Numerics pane");
+    } else if (m_scene->colouring() == GraphScene::Colouring::Overlay) {
+        // The gradient at five points from the low to the high threshold, each labelled with
+        // its value, then what blocks show.
+        const NodeOverlay& o = m_scene->overlay();
+        html = o.title.toHtmlEscaped() + QStringLiteral(":&nbsp;");
+        for (int k = 0; k <= 4; ++k) {
+            const double v = o.valueAt(k / 4.0);
+            html += swatch(o.colour(v, dark), (k == 0 ? QStringLiteral("≤ ") : k == 4 ? QStringLiteral("≥ ") : QString()) + o.format(v));
+        }
+        html += swatch(canvas_colors::unchanged(dark), tr("no value"));
+        html += o.aggregate == NodeOverlay::Aggregate::Sum ? tr("· blocks: sum of their nodes") : tr("· blocks: max of their nodes");
     } else {
         for (NodeClass c : {NodeClass::Input, NodeClass::Extern, NodeClass::Pointwise, NodeClass::Reduction, NodeClass::View,
                             NodeClass::Random, NodeClass::Creation, NodeClass::HigherOrder, NodeClass::Scalar, NodeClass::Other})

@@ -6,6 +6,7 @@
 /// keeps its place unless the pass rewrote it.
 #include "graph/graph_layout.h"
 #include "graph/graph_scene.h"
+#include "graph/node_overlay.h"
 
 #include <QHash>
 #include <QSet>
@@ -15,6 +16,7 @@
 
 class QAction;
 class QActionGroup;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QThreadPool;
@@ -40,6 +42,18 @@ public:
     void setMode(Mode m);
     /// "canvas"/"category", "diff", "partition", "numerics"/"heat"; false for an unknown name.
     bool setModeByName(const QString& name);
+    /// Paints a per-node overlay (kernel time, saved bytes, …) over the category colours, with
+    /// its legend; an empty overlay removes it. Diff, Partition and Numerics modes keep their own
+    /// colouring (Numerics is itself the numeric-error overlay).
+    void setOverlay(const NodeOverlay& overlay);
+    const NodeOverlay& overlay() const { return m_overlay; }
+    /// Where the toolbar's overlay comes from; it follows the Document (pass, partition).
+    enum class OverlaySource { None, SavedBytes, LastChangedBy, KernelTime };
+    /// Reads `fxray bench --json` output and shows its kernel times (OverlaySource::KernelTime);
+    /// false with `error` set (and the legend saying it) when the file is not one.
+    bool loadBenchProfile(const QString& path, QString* error = nullptr);
+    void setOverlaySource(OverlaySource source);
+    OverlaySource overlaySource() const { return m_overlaySource; }
 
     /// True while a layout is computing (or queued).
     bool layoutPending() const { return m_pending; }
@@ -114,6 +128,11 @@ private:
     QAction *m_modeCategory = nullptr, *m_modeDiff = nullptr, *m_modePartition = nullptr, *m_modeNumerics = nullptr;
 
     Mode m_mode = Mode::Category;
+    NodeOverlay m_overlay;
+    OverlaySource m_overlaySource = OverlaySource::None;
+    NodeOverlay m_benchOverlay;  ///< the last bench profile loaded
+    QComboBox* m_overlayBox = nullptr;
+    void refreshOverlay();
     LayoutParams m_params;
     /// Layouts run here; a newer request supersedes the one in flight.
     JobLane* m_layoutLane = nullptr;

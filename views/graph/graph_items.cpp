@@ -254,12 +254,19 @@ QRectF ClusterItem::boundingRect() const {
     return m_rect.adjusted(-2, -2, 2 + pile, 2 + pile);
 }
 
+void ClusterItem::setOverlay(const QColor& fill, const QString& value) {
+    if (fill == m_overlayFill && value == m_overlayValue) return;
+    m_overlayFill = fill;
+    m_overlayValue = value;
+    update();
+}
+
 void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
     const bool dark = static_cast<GraphScene*>(scene())->dark();
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     QColor frame = dark ? QColor(0x80, 0x90, 0xa8) : QColor(0x60, 0x78, 0x98);
     if (m_collapsed) {
-        QColor fill = dark ? QColor(0x2c, 0x3a, 0x4c) : QColor(0xe3, 0xea, 0xf4);
+        const QColor fill = m_overlayFill.isValid() ? m_overlayFill : dark ? QColor(0x2c, 0x3a, 0x4c) : QColor(0xe3, 0xea, 0xf4);
         p->setPen(QPen(frame, 2));
         p->setBrush(fill);
         if (isStack())
@@ -271,8 +278,9 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
         f.setBold(true);
         p->setFont(f);
         p->setPen(dark ? QColor(0xdd, 0xe4, 0xee) : QColor(0x22, 0x33, 0x48));
-        const QString text = isStack() ? QObject::tr("⊞ %1\n× %2 · %n node(s) each", nullptr, m_count).arg(m_label).arg(m_stackCount)
-                                       : QObject::tr("⊞ %1\n%n node(s)", nullptr, m_count).arg(m_label);
+        QString text = isStack() ? QObject::tr("⊞ %1\n× %2 · %n node(s) each", nullptr, m_count).arg(m_label).arg(m_stackCount)
+                                 : QObject::tr("⊞ %1\n%n node(s)", nullptr, m_count).arg(m_label);
+        if (!m_overlayValue.isEmpty()) text += QLatin1Char('\n') + m_overlayValue;
         p->drawText(m_rect.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, text);
         return;
     }

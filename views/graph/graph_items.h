@@ -114,6 +114,11 @@ public:
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
     /// The box edges attach to while collapsed.
     QRectF box() const { return m_rect; }
+    /// An overlay's aggregate of the block's children: the collapsed box is filled with `fill`
+    /// and shows `value` under its label; an invalid colour clears it.
+    void setOverlay(const QColor& fill, const QString& value);
+    QColor overlayFill() const { return m_overlayFill; }
+    QString overlayValue() const { return m_overlayValue; }
 
 protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override;
@@ -127,6 +132,8 @@ private:
     int m_stackCount;
     QRectF m_rect;
     bool m_collapsed = false;
+    QColor m_overlayFill;
+    QString m_overlayValue;
 };
 
 } // namespace fxray::views

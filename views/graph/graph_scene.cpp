@@ -89,6 +89,12 @@ void GraphScene::setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayou
     case Colouring::Diff:
     case Colouring::Partition:
     case Colouring::Numerics: colourByCategory(); break;
+    case Colouring::Overlay: {
+        // An overlay set directly (not through a canvas mode) stays on the new graph.
+        const NodeOverlay o = m_overlay;
+        colourOverlay(o);
+        break;
+    }
     }
 }
 
@@ -318,6 +324,9 @@ void GraphScene::resetMarks() {
         n->setFrame(QColor());
     }
     for (EdgeItem* e : m_edges) e->setHighlight(QColor(), 1.2);
+    m_overlay = NodeOverlay();
+    for (ClusterItem* c : m_clusters) c->setOverlay(QColor(), QString());
+    for (ClusterItem* c : m_stacks) c->setOverlay(QColor(), QString());
 }
 
 void GraphScene::colourByCategory() {
@@ -380,13 +389,28 @@ void GraphScene::colourPartition(const PartitionInfo& part) {
 }
 
 void GraphScene::colourNumerics(const QHash<QString, double>& relErr) {
+    colourOverlay(NodeOverlay::numericError(relErr));
     m_colouring = Colouring::Numerics;
+}
+
+void GraphScene::colourOverlay(const NodeOverlay& overlay) {
+    m_colouring = Colouring::Overlay;
     resetMarks();
+    m_overlay = overlay;
     if (!m_graph) return;
     for (NodeItem* n : m_nodes) {
-        auto it = relErr.constFind(n->name());
-        n->setFill(it == relErr.constEnd() ? canvas_colors::unchanged(m_dark) : canvas_colors::heat(*it, m_dark));
+        auto it = overlay.values.constFind(n->name());
+        n->setFill(it == overlay.values.constEnd() ? canvas_colors::unchanged(m_dark) : overlay.colour(*it, m_dark));
     }
+    // Blocks: the aggregate of their children, so that a collapsed block still shows its worst
+    // (or total) value.
+    const auto mark = [&](ClusterItem* c, const std::vector<int>& nodes) {
+        const auto v = overlay.aggregateOf(*m_graph, nodes);
+        if (v) c->setOverlay(overlay.colour(*v, m_dark), overlay.format(*v));
+        else c->setOverlay(canvas_colors::unchanged(m_dark), QString());
+    };
+    for (ClusterItem* c : m_clusters) mark(c, clusterNodes(*m_graph, c->index()));
+    for (ClusterItem* c : m_stacks) mark(c, stackNodes(*m_graph, c->index()));
 }
 
 // ---- selection & search -------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
 #include "graph/graph_layout.h"
+#include "graph/node_overlay.h"
 #include "graph/overview_layout.h"
 
 #include <QGraphicsScene>
@@ -43,7 +44,7 @@ struct PartitionInfo {
 class GraphScene : public QGraphicsScene {
     Q_OBJECT
 public:
-    enum class Colouring { Category, Diff, Partition, Numerics };
+    enum class Colouring { Category, Diff, Partition, Numerics, Overlay };
 
     explicit GraphScene(QObject* parent = nullptr);
     ~GraphScene() override;
@@ -88,6 +89,11 @@ public:
     /// Heat map: each node filled by its relative error (canvas_colors::heat); nodes without an
     /// entry muted.
     void colourNumerics(const QHash<QString, double>& relErr);
+    /// Any per-node overlay (node_overlay.h): nodes filled by their value, blocks by the
+    /// aggregate of their children (shown on the collapsed box), nodes without a value muted.
+    void colourOverlay(const NodeOverlay& overlay);
+    /// The overlay in force (empty unless the colouring is Numerics or Overlay).
+    const NodeOverlay& overlay() const { return m_overlay; }
 
     /// Selects these nodes (no selectionChangedByUser echo).
     void setSelectedNames(const QStringList& names);
@@ -138,6 +144,7 @@ private:
     bool m_settingSelection = false;
     bool m_edgesDrawn = true;
     Colouring m_colouring = Colouring::Category;
+    NodeOverlay m_overlay;
     QList<int> m_searchHits;
 };
 

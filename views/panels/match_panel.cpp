@@ -1,15 +1,17 @@
 #include "panels/match_panel.h"
 
 #include "document.h"
+#include "ir/graph.h"
 #include "models/match_model.h"
 
-#include <QFontDatabase>
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QTextBrowser>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -21,7 +23,7 @@ MatchPanel::MatchPanel(Document* doc, QWidget* parent)
       m_model(new MatchModel(this)),
       m_view(new QTreeView(this)),
       m_empty(new QLabel(this)),
-      m_detail(new QPlainTextEdit(this)),
+      m_detail(new QTextBrowser(this)),
       m_selectMatched(new QPushButton(tr("Select matched"), this)),
       m_selectCreated(new QPushButton(tr("Select replacement"), this)) {
     setObjectName(QStringLiteral("matchPanel"));
@@ -34,9 +36,8 @@ MatchPanel::MatchPanel(Document* doc, QWidget* parent)
     m_empty->setObjectName(QStringLiteral("matches.empty"));
     m_empty->setWordWrap(true);
     m_detail->setObjectName(QStringLiteral("matches.detail"));
-    m_detail->setReadOnly(true);
-    m_detail->setMaximumHeight(110);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setOpenLinks(false);
+    m_detail->setMaximumHeight(180);
     m_selectMatched->setObjectName(QStringLiteral("matches.selectMatched"));
     m_selectMatched->setToolTip(tr("Select only the nodes the pattern matched"));
     m_selectCreated->setObjectName(QStringLiteral("matches.selectReplacement"));
@@ -106,20 +107,11 @@ void MatchPanel::onCurrentChanged() {
             m_matched << c.data(MatchModel::NodesRole).toStringList();
             m_created << c.data(MatchModel::NewNodesRole).toStringList();
         }
-        detail = tr("Pattern %1\nmatched: %2\ncreated: %3")
-                     .arg(i.data(MatchModel::PatternRole).toString(), m_matched.join(QStringLiteral(", ")),
-                          m_created.join(QStringLiteral(", ")));
         break;
     }
     case MatchModel::Kind::Match:
         m_matched = i.data(MatchModel::NodesRole).toStringList();
         m_created = i.data(MatchModel::NewNodesRole).toStringList();
-        detail = tr("Pattern %1\nmatched (%2): %3\ncreated (%4): %5")
-                     .arg(i.data(MatchModel::PatternRole).toString())
-                     .arg(m_matched.size())
-                     .arg(m_matched.join(QStringLiteral(", ")))
-                     .arg(m_created.size())
-                     .arg(m_created.join(QStringLiteral(", ")));
         break;
     case MatchModel::Kind::NearMiss:
         m_matched = i.data(MatchModel::NodesRole).toStringList();
@@ -128,16 +120,45 @@ void MatchPanel::onCurrentChanged() {
                           i.data(MatchModel::ReasonRole).toString());
         break;
     }
-    m_detail->setPlainText(detail);
     m_selectMatched->setEnabled(!m_matched.isEmpty());
     m_selectCreated->setEnabled(!m_created.isEmpty());
     // Show the pass the row belongs to, then what it touched: the canvas draws the matched
     // nodes that the pass removed as ghosts next to the nodes that replaced them.
     m_doc->setPassIndex(pass);
+    // A match (or all matches of a pattern) reads as pattern → replacement; the ops come from
+    // the graphs before and after the pass, which setPassIndex has just made current.
+    if (kind == MatchModel::Kind::Pattern || kind == MatchModel::Kind::Match)
+        m_detail->setHtml(sideBySide(i.data(MatchModel::PatternRole).toString()));
+    else
+        m_detail->setPlainText(detail);
     QStringList selection = m_matched;
     for (const QString& n : m_created)
         if (!selection.contains(n)) selection << n;
     if (!selection.isEmpty()) m_doc->setSelection(selection, this);
+}
+
+QString MatchPanel::sideBySide(const QString& pattern) const {
+    // One cell per node: its name and the op it calls, looked up in the graph where it lives.
+    const auto cell = [](const Graph* g, const QString& name) {
+        const Node* n = g ? g->find(name.toStdString()) : nullptr;
+        QString text = QStringLiteral("<code>%1</code>").arg(name.toHtmlEscaped());
+        if (n && !n->target().empty())
+            text += QStringLiteral(" <span style='color:gray'>%1</span>").arg(QString::fromStdString(n->target()).toHtmlEscaped());
+        return text;
+    };
+    const Graph* before = m_doc->previousGraph();
+    const Graph* after = m_doc->shownGraph();
+    QString html = QStringLiteral("<p><b>%1</b> %2</p><table cellspacing='0' cellpadding='2' border='1' width='100%'>")
+                       .arg(tr("Pattern").toHtmlEscaped(), pattern.toHtmlEscaped());
+    html += QStringLiteral("<tr><th>%1</th><th>→</th><th>%2</th></tr>")
+                .arg(tr("Matched (%n node(s))", nullptr, static_cast<int>(m_matched.size())).toHtmlEscaped(),
+                     tr("Replacement (%n node(s))", nullptr, static_cast<int>(m_created.size())).toHtmlEscaped());
+    const qsizetype rows = std::max(m_matched.size(), m_created.size());
+    for (qsizetype r = 0; r < rows; ++r)
+        html += QStringLiteral("<tr><td>%1</td><td></td><td>%2</td></tr>")
+                    .arg(r < m_matched.size() ? cell(before, m_matched[r]) : QString(),
+                         r < m_created.size() ? cell(after, m_created[r]) : QString());
+    return html + QStringLiteral("</table>");
 }
 
 } // namespace fxray::views

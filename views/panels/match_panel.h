@@ -3,12 +3,14 @@
 /// near-miss with the check that rejected it. Selecting a match goes to its pass and selects
 /// the nodes it matched (the before-snapshot's subgraph, drawn as ghosts once removed) together
 /// with the nodes its replacement created; the buttons below narrow the selection to one side.
+/// The details show a match as pattern → replacement side by side (each node with its op), and a
+/// near-miss with the reason its check gave.
 #include <QStringList>
 #include <QPointer>
 #include <QWidget>
 
 class QLabel;
-class QPlainTextEdit;
+class QTextBrowser;
 class QPushButton;
 class QTreeView;
 
@@ -24,10 +26,14 @@ public:
 
     MatchModel* model() const { return m_model; }
     QTreeView* view() const { return m_view; }
+    /// The details of the current row (objectName "matches.detail").
+    QTextBrowser* detail() const { return m_detail; }
 
 private:
     void onCurrentChanged();
     void onPassChanged();
+    /// The two-column table of a match: matched nodes (graph before the pass) → created nodes.
+    QString sideBySide(const QString& pattern) const;
 
     /// Guarded: item views emit signals while the window tears down, possibly after the
     /// Document is gone.
@@ -35,7 +41,7 @@ private:
     MatchModel* m_model;
     QTreeView* m_view;
     QLabel* m_empty;
-    QPlainTextEdit* m_detail;
+    QTextBrowser* m_detail;
     QPushButton* m_selectMatched;
     QPushButton* m_selectCreated;
     QStringList m_matched, m_created;

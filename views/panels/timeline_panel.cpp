@@ -4,6 +4,7 @@
 #include "models/changed_pass_filter.h"
 #include "models/pass_timeline_model.h"
 #include "pass/compile_trace.h"
+#include "transforms/pass_teaching.h"
 #include "transforms/passes.h"
 
 #include <QAction>
@@ -14,8 +15,11 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSignalBlocker>
+#include <QSplitter>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 namespace fxray::views {
@@ -30,6 +34,8 @@ TimelinePanel::TimelinePanel(Document* doc, QWidget* parent)
       m_changedOnly(new QCheckBox(tr("Changed passes only"), this)),
       m_summary(new QLabel(this)),
       m_view(new QTableView(this)),
+      m_teaching(new QTextBrowser(this)),
+      m_split(new QSplitter(this)),
       m_failure(new QLabel(this)),
       m_showBefore(new QPushButton(tr("Show graph before"), this)),
       m_next(new QAction(tr("Next Pass"), this)),
@@ -65,6 +71,16 @@ TimelinePanel::TimelinePanel(Document* doc, QWidget* parent)
     m_view->horizontalHeader()->setMinimumSectionSize(24);
     m_view->setWordWrap(false);
 
+    m_teaching->setObjectName(QStringLiteral("timeline.teaching"));
+    m_teaching->setOpenLinks(false);
+    m_teaching->setMinimumWidth(160);
+    m_split->setObjectName(QStringLiteral("timeline.split"));
+    m_split->setChildrenCollapsible(false);
+    m_split->addWidget(m_view);
+    m_split->addWidget(m_teaching);
+    m_split->setStretchFactor(0, 3);
+    m_split->setStretchFactor(1, 2);
+
     m_next->setObjectName(QStringLiteral("action.nextPass"));
     m_next->setShortcuts({QKeySequence(Qt::ALT | Qt::Key_Right), QKeySequence(Qt::Key_F8)});
     m_next->setToolTip(tr("Step to the next pass (Alt+Right, F8)"));
@@ -90,7 +106,7 @@ TimelinePanel::TimelinePanel(Document* doc, QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
     layout->addWidget(m_summary);
-    layout->addWidget(m_view, 1);
+    layout->addWidget(m_split, 1);
     layout->addLayout(fail);
 
     connect(m_compile, &QPushButton::clicked, this, [this] { m_doc->compileAsync(m_pipeline->currentText()); });
@@ -188,6 +204,7 @@ void TimelinePanel::onPassChanged() {
     m_previous->setEnabled(current >= 0);
     m_next->setEnabled(current + 1 < count);
     updateFailure();
+    updateTeaching();
 }
 
 void TimelinePanel::onRowActivated() {
@@ -204,6 +221,35 @@ void TimelinePanel::updateFailure() {
     m_showBefore->setVisible(failed);
     if (failed)
         m_failure->setText(tr("%1 failed and was undone: %2").arg(QString::fromStdString(p->name), QString::fromStdString(p->error)));
+}
+
+void TimelinePanel::updateTeaching() {
+    const PassRecord* p = m_doc ? m_doc->currentPass() : nullptr;
+    if (!p) {
+        m_teaching->setHtml(QStringLiteral("<p>%1</p>").arg(
+            tr("Select a pass in the timeline to read what it does, why, and which PyTorch function it mirrors.")
+                .toHtmlEscaped()));
+        return;
+    }
+    const QString name = QString::fromStdString(p->name);
+    const PassTeaching* t = passTeaching(p->name);
+    if (!t) {
+        m_teaching->setHtml(QStringLiteral("<h3>%1</h3><p>%2</p>")
+                                .arg(name.toHtmlEscaped(), tr("No explanation is recorded for this pass.").toHtmlEscaped()));
+        return;
+    }
+    // The paragraphs are engine text (English); the headings around them are translated.
+    const auto html = [](std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())).toHtmlEscaped(); };
+    m_teaching->setHtml(QStringLiteral("<h3>%1</h3><p><b>%2</b> %3</p><p><b>%4</b> %5</p><p><b>%6</b> <code>%7</code> · <code>%8</code></p>")
+                            .arg(name.toHtmlEscaped(), tr("What it does:").toHtmlEscaped(), html(t->what),
+                                 tr("Why:").toHtmlEscaped(), html(t->why), tr("In PyTorch:").toHtmlEscaped(),
+                                 html(t->pytorchFile), html(t->pytorchFunction)));
+}
+
+void TimelinePanel::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    // Beside the table where the panel is wide, under it where it is tall and narrow (a side dock).
+    m_split->setOrientation(e->size().width() >= 560 ? Qt::Horizontal : Qt::Vertical);
 }
 
 } // namespace fxray::views

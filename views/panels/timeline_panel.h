@@ -4,7 +4,8 @@
 /// outcome. Selecting a row, Alt+Right / Alt+Left or F8 / Shift+F8 set the Document's pass; the
 /// "changed passes only" filter hides (and stepping skips) passes that changed nothing. A failed
 /// pass is red, its message is shown below the table, and "Show graph before" goes to the
-/// graph that the pass was given.
+/// graph that the pass was given. Beside the table, the teaching pane explains the selected pass:
+/// what it does, why, and the PyTorch function it mirrors (transforms/pass_teaching.h).
 #include <QPointer>
 #include <QWidget>
 
@@ -13,6 +14,8 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSplitter;
+class QTextBrowser;
 class QTableView;
 
 namespace fxray::views {
@@ -29,6 +32,8 @@ public:
     PassTimelineModel* model() const { return m_model; }
     ChangedPassFilter* filter() const { return m_filter; }
     QTableView* view() const { return m_view; }
+    /// The explanation of the current pass (objectName "timeline.teaching").
+    QTextBrowser* teaching() const { return m_teaching; }
     QComboBox* pipelineBox() const { return m_pipeline; }
     /// Window-wide actions (the main window adds them to its menu and to itself).
     QAction* nextAction() const { return m_next; }
@@ -44,6 +49,8 @@ private:
     void onPassChanged();
     void onRowActivated();
     void updateFailure();
+    void updateTeaching();
+    void resizeEvent(QResizeEvent* e) override;
 
     /// Guarded: item views emit signals while the window tears down, possibly after the
     /// Document is gone.
@@ -55,6 +62,8 @@ private:
     QCheckBox* m_changedOnly;
     QLabel* m_summary;
     QTableView* m_view;
+    QTextBrowser* m_teaching;
+    QSplitter* m_split;
     QLabel* m_failure;
     QPushButton* m_showBefore;
     QAction* m_next;
