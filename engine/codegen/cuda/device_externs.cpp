@@ -5,6 +5,7 @@
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cudnn_conv.h"
 #include "codegen/cuda/device_attention.h"
+#include "codegen/cuda/fallback_kernels.h"
 
 #include <cmath>
 
@@ -69,6 +70,48 @@ Expected<bool> gemmOnDevice(DeviceCall& c) {
         if (Status s = stridedCopy(*bias, C); !s.ok()) return s.error();
     if (Status s = gemm(*A, *B, C, alpha, AddMM ? beta : 0.0); !s.ok()) return s.error();
     ++c.stats().gemms;
+    return true;
+}
+
+/// baddbmm(self, batch1, batch2, *, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @
+/// batch2[b], one strided-batched GEMM; addbmm sums the products over b into one [M, N] matrix,
+/// one GEMM per batch accumulating into out (beta 1 after the first). self broadcasts and is
+/// copied into out first; beta 0 ignores it (NaN included), as PyTorch does.
+template <bool ReduceBatches>
+Expected<bool> batchedAddOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && gemmSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A) return false;
+    auto self = c.view(0), b1 = c.view(1), b2 = c.view(2);
+    if (!self || !b1 || !b2 || self->meta.dtype != om->dtype || b1->meta.dtype != om->dtype || b2->meta.dtype != om->dtype ||
+        b1->meta.shape.size() != 3 || b2->meta.shape.size() != 3)
+        return false;
+    const int64_t B = b1->meta.shape[0], K = b1->meta.shape[2];
+    // An empty sum leaves beta * self, which gemm() does not scale: the host does it.
+    if (B == 0 || K == 0) return false;
+    const double beta = A->toDouble(3), alpha = A->toDouble(4);
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const DeviceView& C = **o;
+    if (beta != 0.0)
+        if (Status s = stridedCopy(*self, C); !s.ok()) return s.error();
+    if (!ReduceBatches) {
+        if (Status s = gemm(*b1, *b2, C, alpha, beta); !s.ok()) return s.error();
+        ++c.stats().gemms;
+        return true;
+    }
+    // Batch b of a [B, R, C] view as an [R, C] matrix view.
+    auto slice = [](const DeviceView& v, int64_t b) {
+        DeviceView m = v;
+        m.meta.shape = {v.meta.shape[1], v.meta.shape[2]};
+        m.meta.strides = {v.meta.strides[1], v.meta.strides[2]};
+        m.meta.offset = v.meta.offset + b * v.meta.strides[0];
+        return m;
+    };
+    for (int64_t b = 0; b < B; ++b) {
+        if (Status s = gemm(slice(*b1, b), slice(*b2, b), C, alpha, b == 0 ? beta : 1.0); !s.ok()) return s.error();
+        ++c.stats().gemms;
+    }
     return true;
 }
 
@@ -228,6 +271,54 @@ Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// The batch norms that update their running-stat arguments in place: native_batch_norm,
+/// _native_batch_norm_legit and cudnn_batch_norm in training mode (momentum, eps at 6, 7),
+/// _batch_norm_with_update (at 5, 6). Outputs (y, save_mean, save_invstd[, empty reserve]);
+/// the running statistics, when given, are written into the argument buffers as PyTorch's
+/// kernels do. Evaluation mode declines (the host runs it).
+template <size_t MomArg>
+Expected<bool> batchNormUpdateOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    if (!A || (MomArg == 6 && !A->toBool(5))) return false;
+    auto x = c.view(0);
+    if (!x || !convSupports(x->meta.dtype) || !c.hasOut(0) || !c.outsDense(3, x->meta.dtype)) return false;
+    if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;
+    std::optional<DeviceView> w = A->isNone(1) ? std::nullopt : c.view(1), b = A->isNone(2) ? std::nullopt : c.view(2);
+    if ((!A->isNone(1) && !w) || (!A->isNone(2) && !b)) return false;
+    std::optional<DeviceView> rm, rv;
+    if (!A->isNone(3) && !A->isNone(4)) {
+        rm = c.view(3), rv = c.view(4);
+        if (!rm || !rv) return false;
+    }
+    if (x->meta.shape.size() < 2) return false;
+    const int64_t C = x->meta.shape[1];
+    // The kernel indexes every per-channel tensor as p[c]: other layouts and dtypes decline.
+    for (const auto* v : {&w, &b, &rm, &rv})
+        if (*v && ((*v)->meta.dtype != x->meta.dtype || (*v)->meta.shape != std::vector<int64_t>{C} ||
+                   (C > 1 && (*v)->meta.strides[0] != 1)))
+            return false;
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    // Statistics outputs the graph dropped still need somewhere to go.
+    DeviceBuffer scratch[2];
+    std::vector<DeviceView> ov{*(*outs)[0]};
+    for (size_t i = 1; i < 3; ++i) {
+        if ((*outs)[i]) {
+            ov.push_back(*(*outs)[i]);
+            continue;
+        }
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(C, 1) * dtypeItemSize(x->meta.dtype)));
+        if (!buf.ok()) return buf.error();
+        scratch[i - 1] = std::move(buf).value();
+        ov.push_back(DeviceView{scratch[i - 1].ptr(), TensorMeta::contiguous({C}, x->meta.dtype, x->meta.device)});
+    }
+    if (rm) ov.push_back(*rm), ov.push_back(*rv);
+    if (Status s = batchNormTrain(*x, w, b, rm, rv, ov, A->toDouble(MomArg), A->toDouble(MomArg + 1)); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> batchNormBackwardOnDevice(DeviceCall& c) {
     // native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?, save_mean?, save_invstd?,
     //                            train, eps, output_mask)
@@ -280,6 +371,76 @@ Expected<bool> maxPoolBackwardOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// max_pool3d_with_indices, adaptive_max_pool{2,3}d and fractional_max_pool{2,3}d: (out, indices).
+template <WindowMode Mode>
+Expected<bool> windowPoolOnDevice(DeviceCall& c) {
+    // max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
+    // adaptive_max_pool2d(self, output_size); fractional_max_pool2d(self, kernel_size, output_size, random_samples)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto x = c.view(0);
+    if (!x || !windowPoolSupports(x->meta.dtype) || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) ||
+        !c.outsDense(2, x->meta.dtype) || c.outMeta(0)->dtype != x->meta.dtype || c.outMeta(1)->dtype != DType::Int64)
+        return false;
+    std::vector<int64_t> kernel, stride, padding, dilation;
+    std::optional<DeviceView> samples;
+    size_t nsp = 3;
+    if (Mode == WindowMode::Strided) {
+        kernel = A->toIntList(1), stride = A->toIntList(2), padding = A->toIntList(3), dilation = A->toIntList(4);
+    } else if (Mode == WindowMode::Adaptive) {
+        nsp = A->toIntList(1).size();
+    } else {
+        kernel = A->toIntList(1);
+        nsp = kernel.size();
+        samples = c.view(3);
+        if (!samples) return false;
+    }
+    if ((nsp != 2 && nsp != 3) || x->meta.shape.size() < nsp + 1) return false;
+    auto outs = c.outs(2);
+    if (!outs.ok()) return outs.error();
+    if (Status s = windowMaxPool(Mode, *x, *(*outs)[0], *(*outs)[1], nsp, kernel, stride, padding, dilation, samples); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// The backwards of max_pool3d_with_indices, adaptive and fractional max pooling: the gradient
+/// added at the indices (argument `IdxArg`), flat over 2 or 3 spatial dims as the op's name says.
+template <size_t IdxArg>
+Expected<bool> windowPoolBackwardOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !convSupports(om->dtype) || !om->isContiguous()) return false;
+    auto gy = c.view(0), idx = c.view(IdxArg);
+    const size_t nsp = c.node().opName().find("3d") != std::string::npos ? 3 : 2;
+    if (!gy || !idx || gy->meta.dtype != om->dtype || idx->meta.dtype != DType::Int64 || om->shape.size() < nsp + 1) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maxPoolBackward(*gy, *idx, **o, nsp); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> sortOnDevice(DeviceCall& c) {
+    // sort(self, dim=-1, descending=False) -> (values, indices)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto x = c.view(0);
+    if (!x || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) || !c.outsDense(2, x->meta.dtype) ||
+        c.outMeta(0)->dtype != x->meta.dtype || c.outMeta(1)->dtype != DType::Int64)
+        return false;
+    const int64_t nd = std::max<int64_t>(static_cast<int64_t>(x->meta.shape.size()), 1);
+    int64_t dim = A->toInt(1);
+    if (dim < 0) dim += nd;
+    if (dim < 0 || dim >= nd) return false;
+    const int64_t n = x->meta.shape.empty() ? 1 : x->meta.shape[static_cast<size_t>(dim)];
+    if (!sortSupports(x->meta.dtype, n)) return false;
+    auto outs = c.outs(2);
+    if (!outs.ok()) return outs.error();
+    if (Status s = sortRows(*x, dim, A->toBool(2), *(*outs)[0], *(*outs)[1]); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> embeddingBackwardOnDevice(DeviceCall& c) {
     // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     const TensorMeta* om = c.out0();
@@ -326,15 +487,26 @@ const std::vector<DeviceExtern>& deviceExternTable() {
         {"mm", gemmOnDevice<false>},
         {"bmm", gemmOnDevice<false>},
         {"addmm", gemmOnDevice<true>},
+        {"baddbmm", batchedAddOnDevice<false>},
+        {"addbmm", batchedAddOnDevice<true>},
         {"conv", convOnDevice},
         {"conv_backward", convBackwardOnDevice},
         {"sdpa_efficient", attentionOnDevice<true>},
         {"sdpa", attentionOnDevice<false>},
         {"sdpa_efficient_backward", attentionBackwardOnDevice},
         {"batch_norm_train", batchNormTrainOnDevice},
+        {"batch_norm_update", batchNormUpdateOnDevice<6>},
+        {"batch_norm_with_update", batchNormUpdateOnDevice<5>},
         {"batch_norm_backward", batchNormBackwardOnDevice},
         {"max_pool2d", maxPoolOnDevice},
         {"max_pool2d_backward", maxPoolBackwardOnDevice},
+        {"max_pool3d", windowPoolOnDevice<WindowMode::Strided>},
+        {"max_pool3d_backward", windowPoolBackwardOnDevice<7>},
+        {"adaptive_max_pool", windowPoolOnDevice<WindowMode::Adaptive>},
+        {"adaptive_max_pool_backward", windowPoolBackwardOnDevice<2>},
+        {"fractional_max_pool", windowPoolOnDevice<WindowMode::Fractional>},
+        {"fractional_max_pool_backward", windowPoolBackwardOnDevice<4>},
+        {"sort", sortOnDevice},
         {"embedding_backward", embeddingBackwardOnDevice},
         {"index_add", indexAddOnDevice},
     };

@@ -46,6 +46,8 @@ public:
     size_t outCount() const { return m_outBufs.size(); }
     /// Whether output i is a tensor (not None).
     bool hasOut(size_t i) const { return i < m_outBufs.size() && m_outBufs[i] >= 0; }
+    /// Output i's layout, null where it is None (nothing allocated).
+    const TensorMeta* outMeta(size_t i) const;
 
 private:
     Executor& m_ex;

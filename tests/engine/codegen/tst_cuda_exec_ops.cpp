@@ -13,7 +13,9 @@
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 using namespace fxray;
 
@@ -327,6 +329,178 @@ private slots:
         QVERIFY2(r.error.empty(), r.error.c_str());
         FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 1e-6);
         FX_COMPARE_VEC(fxtest::values(in[0]), (std::vector<double>{1, 1, 1, 1, 1, 1}), 0);  // self untouched
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void baddbmm_addbmm_by_hand() {
+        // b1 = [[1, 2]], [[3, 4]]; b2 = identity, ones: products [1, 2] and [7, 7]. self [10, 20]
+        // broadcasts; beta 0.5, alpha 2. baddbmm: [5 + 2, 10 + 4], [5 + 14, 10 + 14]; addbmm sums
+        // the products: [5 + 16, 10 + 18]. beta 0 ignores a NaN self (baddbmm_1).
+        auto g = parse("s: \"f32[2][1]cuda:0\", b1: \"f32[2, 1, 2][2, 2, 1]cuda:0\", b2: \"f32[2, 2, 2][4, 2, 1]cuda:0\", n: \"f32[2][1]cuda:0\"",
+                       "        baddbmm: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(s, b1, b2, beta = 0.5, alpha = 2)\n"
+                       "        addbmm: \"f32[1, 2][2, 1]cuda:0\" = torch.ops.aten.addbmm.default(s, b1, b2, beta = 0.5, alpha = 2)\n"
+                       "        baddbmm_1: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(n, b1, b2, beta = 0)\n"
+                       "        return (baddbmm, addbmm, baddbmm_1)\n");
+        QVERIFY(g);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        std::vector<Value> in{fxtest::tv({2}, {10, 20}), fxtest::tv({2, 1, 2}, {1, 2, 3, 4}),
+                              fxtest::tv({2, 2, 2}, {1, 0, 0, 1, 1, 1, 1, 1}), fxtest::tv({2}, {nan, nan})};
+        const std::vector<std::vector<double>> want{{7, 14, 19, 24}, {21, 28}, {1, 2, 7, 7}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-5);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-5);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void batch_norm_update_by_hand_data() {
+        QTest::addColumn<QString>("call");  // the op with its arguments x, w, b, rm, rv
+        QTest::addColumn<bool>("reserve");  // a fourth (empty) output
+        QTest::newRow("native_batch_norm") << QString("native_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
+        QTest::newRow("_native_batch_norm_legit") << QString("_native_batch_norm_legit.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
+        QTest::newRow("cudnn_batch_norm") << QString("cudnn_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << true;
+        QTest::newRow("_batch_norm_with_update") << QString("_batch_norm_with_update.default(x, w, b, rm, rv, 0.5, 0.0)") << true;
+    }
+
+    void batch_norm_update_by_hand() {
+        // x [N 2, C 2]: channel 0 holds 1, 3 (mean 2, biased var 1, unbiased 2), channel 1 holds
+        // 2, 6 (mean 4, var 4, unbiased 8); eps 0: invstd 1, 0.5. w [1, 2], b [0, 1]: y = [[-1, -1],
+        // [1, 3]]. Running stats 0, 1 with momentum 0.5 become [1, 2] and [1.5, 4.5], written in
+        // place: the clones after the op read them.
+        QFETCH(QString, call);
+        QFETCH(bool, reserve);
+        auto g = parse("x: \"f32[2, 2][2, 1]cuda:0\", w: \"f32[2][1]cuda:0\", b: \"f32[2][1]cuda:0\", rm: \"f32[2][1]cuda:0\", rv: \"f32[2][1]cuda:0\"",
+                       "        bn = torch.ops.aten." + call.toStdString() + "\n"
+                       "        getitem: \"f32[2, 2][2, 1]cuda:0\" = bn[0]\n"
+                       "        getitem_1: \"f32[2][1]cuda:0\" = bn[1]\n"
+                       "        getitem_2: \"f32[2][1]cuda:0\" = bn[2]\n" +
+                           std::string(reserve ? "        getitem_3: \"u8[0][1]cuda:0\" = bn[3];  getitem_3 = None\n" : "") +
+                           "        clone: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rm)\n"
+                           "        clone_1: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rv)\n"
+                           "        return (getitem, getitem_1, getitem_2, clone, clone_1)\n");
+        QVERIFY(g);
+        // Fresh inputs per run: the op writes the running statistics in place.
+        auto inputs = [] {
+            return std::vector<Value>{fxtest::tv({2, 2}, {1, 2, 3, 6}), fxtest::tv({2}, {1, 2}), fxtest::tv({2}, {0, 1}),
+                                      fxtest::tv({2}, {0, 0}), fxtest::tv({2}, {1, 1})};
+        };
+        const std::vector<std::vector<double>> want{{-1, -1, 1, 3}, {2, 4}, {1, 0.5}, {1, 2}, {1.5, 4.5}};
+        auto ref = reference(*g, inputs());
+        QCOMPARE(ref.size(), size_t(5));
+        for (size_t i = 0; i < 5; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-5);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, inputs());
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 5; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-5);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void window_max_pools_by_hand_data() {
+        // Each row: the graph's parameters and body (the pool, its indices, its backward), its
+        // inputs, and the three expected outputs.
+        QTest::addColumn<QString>("params");
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("inputs");  // name=v1,v2,...;... in parameter order
+        QTest::addColumn<QString>("want");    // out;indices;grad_input
+        // 3-D: windows [1, 2, 2] at stride 1 over a [1, 2, 3] volume; both pick 9 (index 1), so
+        // the backward adds both gradients there (1 + 2).
+        QTest::newRow("max_pool3d_with_indices")
+            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 2, 3})) + ", g: " + QString::fromStdString(ann({1, 1, 1, 1, 2})))
+            << QString::fromStdString(
+                   "        pool = torch.ops.aten.max_pool3d_with_indices.default(x, [1, 2, 2], [1, 1, 1])\n"
+                   "        getitem: " + ann({1, 1, 1, 1, 2}) + " = pool[0]\n"
+                   "        getitem_1: " + ann({1, 1, 1, 1, 2}, "i64") + " = pool[1]\n"
+                   "        back: " + ann({1, 1, 1, 2, 3}) + " = torch.ops.aten.max_pool3d_with_indices_backward.default(g, x, [1, 2, 2], [1, 1, 1], [0, 0, 0], [1, 1, 1], False, getitem_1)\n")
+            << QString("1,9,2,4,3,6;1,2") << QString("9,9;1,1;0,3,0,0,0,0");
+        // Adaptive 3x3 -> 2x2: bins [0, 2) and [1, 3) per axis; maxima 5, 7, 8, 6 at the corners.
+        QTest::newRow("adaptive_max_pool2d")
+            << QString("x: " + QString::fromStdString(ann({1, 3, 3})) + ", g: " + QString::fromStdString(ann({1, 2, 2})))
+            << QString::fromStdString(
+                   "        pool = torch.ops.aten.adaptive_max_pool2d.default(x, [2, 2])\n"
+                   "        getitem: " + ann({1, 2, 2}) + " = pool[0]\n"
+                   "        getitem_1: " + ann({1, 2, 2}, "i64") + " = pool[1]\n"
+                   "        back: " + ann({1, 3, 3}) + " = torch.ops.aten.adaptive_max_pool2d_backward.default(g, x, getitem_1)\n")
+            << QString("5,1,7,2,0,3,8,4,6;1,2,3,4") << QString("5,7,8,6;0,2,6,8;1,0,2,0,0,0,3,0,4");
+        // Fractional, width 7 -> 3 with kernel 2 and sample 0.5: alpha = 5 / 2, starts
+        // (int)(0.5 * 2.5) - (int)(0.5 * 2.5) = 0, (int)(1.5 * 2.5) - 1 = 2, and 7 - 2 = 5 (the last
+        // flush with the end): windows {3, 8}, {1, 6}, {5, 9}; the 2 at index 4 is in none.
+        QTest::newRow("fractional_max_pool2d")
+            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 7})) + ", u: " + QString::fromStdString(ann({1, 1, 2})) +
+                       ", g: " + QString::fromStdString(ann({1, 1, 1, 3})))
+            << QString::fromStdString(
+                   "        pool = torch.ops.aten.fractional_max_pool2d.default(x, [1, 2], [1, 3], u)\n"
+                   "        getitem: " + ann({1, 1, 1, 3}) + " = pool[0]\n"
+                   "        getitem_1: " + ann({1, 1, 1, 3}, "i64") + " = pool[1]\n"
+                   "        back: " + ann({1, 1, 1, 7}) + " = torch.ops.aten.fractional_max_pool2d_backward.default(g, x, [1, 2], [1, 3], getitem_1)\n")
+            << QString("3,8,1,6,2,5,9;0.5,0.3;1,2,3") << QString("8,6,9;1,3,6;0,1,0,2,0,0,3");
+    }
+
+    void window_max_pools_by_hand() {
+        QFETCH(QString, params);
+        QFETCH(QString, body);
+        QFETCH(QString, inputs);
+        QFETCH(QString, want);
+        auto g = parse(params.toStdString(), body.toStdString() + "        return (getitem, getitem_1, back)\n");
+        QVERIFY(g);
+        auto numbers = [](const QString& s) {
+            std::vector<double> v;
+            for (const QString& x : s.split(',')) v.push_back(x.toDouble());
+            return v;
+        };
+        std::vector<Value> in;
+        const QStringList vals = inputs.split(';');
+        size_t k = 0;
+        for (const Node* p : g->placeholders()) {
+            QVERIFY(k < static_cast<size_t>(vals.size()));
+            QVERIFY(!p->meta.empty());
+            in.push_back(fxtest::tv(p->meta[0].shape, numbers(vals[static_cast<int>(k++)])));
+        }
+        std::vector<std::vector<double>> expect;
+        for (const QString& w : want.split(';')) expect.push_back(numbers(w));
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), expect[i], 1e-6);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), expect[i], 1e-6);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void sort_by_hand() {
+        // Stable, NaN above every number: ascending [3, NaN, 1, 3] is 1, 3, 3, NaN with indices
+        // 2, 0, 3, 1 (equal keys keep their order); descending puts NaN first.
+        auto g = parse("x: " + ann({2, 4}),
+                       "        sort = torch.ops.aten.sort.default(x)\n"
+                       "        getitem: " + ann({2, 4}) + " = sort[0]\n"
+                       "        getitem_1: " + ann({2, 4}, "i64") + " = sort[1]\n"
+                       "        sort_1 = torch.ops.aten.sort.default(x, 1, True)\n"
+                       "        getitem_2: " + ann({2, 4}) + " = sort_1[0]\n"
+                       "        getitem_3: " + ann({2, 4}, "i64") + " = sort_1[1]\n"
+                       "        return (getitem, getitem_1, getitem_2, getitem_3)\n");
+        QVERIFY(g);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        std::vector<Value> in{fxtest::tv({2, 4}, {3, nan, 1, 3, 2, 2, -1, 0})};
+        const std::vector<std::vector<double>> want{{1, 3, 3, nan, -1, 0, 2, 2}, {2, 0, 3, 1, 2, 3, 0, 1},
+                                                    {nan, 3, 3, 1, 2, 2, 0, -1}, {1, 0, 3, 2, 0, 1, 3, 2}};
+        // FX_COMPARE_VEC passes any value against NaN: the NaN positions are checked apart.
+        auto check = [&](const std::vector<Value>& outs) {
+            QCOMPARE(outs.size(), size_t(4));
+            for (size_t i = 0; i < 4; ++i) {
+                const auto v = fxtest::values(outs[i]);
+                FX_COMPARE_VEC(v, want[i], 0);
+                for (size_t e = 0; e < v.size(); ++e) QCOMPARE(std::isnan(v[e]), std::isnan(want[i][e]));
+            }
+        };
+        check(reference(*g, in));
+        if (QTest::currentTestFailed()) return;
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        check(r.outputs);
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 

@@ -1,0 +1,136 @@
+// Host side of kernels/fallback_ops.cu: argument blocks and launches.
+#include "codegen/cuda/fallback_kernels.h"
+
+#include "codegen/cuda/kernel_module.h"
+
+#include "codegen/cuda/kernels/fallback_args.h"
+
+#include <algorithm>
+
+namespace fxray::cg::cuda {
+
+namespace {
+
+KernelModule& fallbackModule() {
+    static KernelModule* m = new KernelModule("fxray_fallback_ops", {"fallback_args.h", "fallback_ops.cu"});  // never destroyed
+    return *m;
+}
+
+const char* suffixOf(DType t) {
+    switch (t) {
+    case DType::Float64: return "f64";
+    case DType::Int64: return "i64";
+    case DType::Int32: return "i32";
+    default: return "f32";
+    }
+}
+
+CUdeviceptr addrOf(const DeviceView& v) {
+    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
+}
+
+int64_t product(const std::vector<int64_t>& s, size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t i = from; i < to; ++i) p *= s[i];
+    return p;
+}
+
+Status launch(CUfunction fn, int64_t blocks, unsigned threads, void** params, const char* what) {
+    const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
+    return launchGrid(fn, static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, cap)), 1, threads, params, what);
+}
+
+} // namespace
+
+Expected<std::string> fallbackOpsSource() { return fallbackModule().source(); }
+
+bool windowPoolSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, const DeviceView& indices, size_t nsp,
+                     const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                     const std::optional<DeviceView>& samples) {
+    const TensorMeta& xm = x.meta;
+    const size_t nd = xm.shape.size();
+    if ((nsp != 2 && nsp != 3) || nd < nsp + 1 || y.meta.shape.size() != nd || !windowPoolSupports(xm.dtype) ||
+        y.meta.dtype != xm.dtype || !y.meta.isContiguous() || !indices.meta.isContiguous() ||
+        indices.meta.dtype != DType::Int64 || indices.meta.numel() != y.meta.numel())
+        return makeError("device max pooling needs dense outputs of the input's dtype and int64 indices");
+    const size_t first = nd - nsp;
+    if (product(xm.shape, 0, first) != product(y.meta.shape, 0, first))
+        return makeError("device max pooling: input and output planes differ");
+    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+        return v.empty() ? dflt : v.size() == 1 ? v[0] : i < v.size() ? v[i] : dflt;
+    };
+    FxWindowArgs a{};
+    a.planes = product(xm.shape, 0, first);
+    a.mode = static_cast<int>(mode);
+    a.nsp = static_cast<int>(nsp);
+    for (size_t d = 0; d < 3; ++d) {
+        a.in[d] = a.out[d] = a.k[d] = a.st[d] = a.dil[d] = 1;
+        a.pad[d] = 0;
+    }
+    for (size_t i = 0; i < nsp; ++i) {
+        const size_t d = 3 - nsp + i;
+        a.in[d] = xm.shape[first + i];
+        a.out[d] = y.meta.shape[first + i];
+        a.k[d] = pick(kernel, i, 1);
+        a.st[d] = pick(stride, i, a.k[d]);
+        a.pad[d] = pick(padding, i, 0);
+        a.dil[d] = pick(dilation, i, 1);
+        if (a.k[d] < 1 || a.st[d] < 1 || a.dil[d] < 1) return makeError("device max pooling: bad kernel/stride/dilation");
+        if (mode != WindowMode::Strided && (a.in[d] < 1 || a.out[d] < 1)) return makeError("device max pooling: empty bins");
+        if (mode == WindowMode::Fractional && a.k[d] > a.in[d]) return makeError("fractional max pooling: kernel past the input");
+    }
+    if (mode == WindowMode::Fractional &&
+        (!samples || samples->meta.dtype != xm.dtype || samples->meta.numel() != a.planes * static_cast<int64_t>(nsp)))
+        return makeError("fractional max pooling needs [planes, " + std::to_string(nsp) + "] samples of the input's dtype");
+    const int64_t work = y.meta.numel();
+    if (work == 0) return Status::success();
+    DeviceBuffer tx, ts;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    std::optional<DeviceView> sd;
+    if (samples) {
+        auto s = denseView(*samples, ts);
+        if (!s.ok()) return s.error();
+        sd = *s;
+    }
+    auto fn = fallbackModule().function(std::string("fx_window_max_") + suffixOf(xm.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr px = addrOf(*xd), ps = sd ? addrOf(*sd) : CUdeviceptr{0}, py = addrOf(y), pi = addrOf(indices);
+    void* params[] = {&px, &ps, &py, &pi, &a};
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_window_max");
+}
+
+bool sortSupports(DType t, int64_t n) {
+    return (t == DType::Float32 || t == DType::Float64 || t == DType::Int64 || t == DType::Int32) && n <= 4096;
+}
+
+Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceView& values, const DeviceView& indices) {
+    const TensorMeta& xm = x.meta;
+    const int64_t nd = static_cast<int64_t>(xm.shape.size());
+    if (dim < 0) dim += std::max<int64_t>(nd, 1);
+    if (dim < 0 || dim >= std::max<int64_t>(nd, 1)) return makeError("sort: dim out of range");
+    const int64_t n = nd == 0 ? 1 : xm.shape[static_cast<size_t>(dim)];
+    if (!sortSupports(xm.dtype, n) || values.meta.dtype != xm.dtype || !values.meta.isContiguous() ||
+        !indices.meta.isContiguous() || indices.meta.dtype != DType::Int64 || values.meta.shape != xm.shape ||
+        indices.meta.shape != xm.shape)
+        return makeError("device sort needs dense outputs of the input's shape and dtype, int64 indices");
+    FxSortArgs a{};
+    a.n = n;
+    a.inner = nd == 0 ? 1 : product(xm.shape, static_cast<size_t>(dim) + 1, xm.shape.size());
+    a.outer = n * a.inner == 0 ? 0 : xm.numel() / (n * a.inner);
+    a.descending = descending ? 1 : 0;
+    if (xm.numel() == 0) return Status::success();
+    DeviceBuffer tx;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    auto fn = fallbackModule().function(std::string("fx_sort_rows_") + suffixOf(xm.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr px = addrOf(*xd), pv = addrOf(values), pi = addrOf(indices);
+    void* params[] = {&px, &pv, &pi, &a};
+    return launch(*fn, a.outer * a.inner, 256, params, "fx_sort_rows");
+}
+
+} // namespace fxray::cg::cuda

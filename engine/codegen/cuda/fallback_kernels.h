@@ -1,0 +1,38 @@
+#pragma once
+/// Device kernels for ops Inductor runs as fallback kernels rather than lowering them (max
+/// pooling over irregular windows with indices, sort): kernels/fallback_ops.cu, a module of its
+/// own compiled by NVRTC on first use. The CUDA backend's device externs call these; each
+/// mirrors the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp).
+#include "codegen/cuda/device_ops.h"
+
+#include <optional>
+#include <string>
+
+namespace fxray::cg::cuda {
+
+/// The module's source (CI compiles it with NVRTC without a device).
+Expected<std::string> fallbackOpsSource();
+
+/// How a windowed max pooling places its windows (FxWindowMode in kernels/fallback_args.h).
+enum class WindowMode { Strided = 0, Adaptive = 1, Fractional = 2 };
+
+/// Max pooling with indices over the last `nsp` (2 or 3) dims of x into dense y and int64
+/// indices (output sizes from y): max_pool3d_with_indices (kernel, stride, padding, dilation),
+/// adaptive_max_pool{2,3}d (bins from the sizes), fractional_max_pool{2,3}d (kernel, and the
+/// per-plane samples, dense [planes, nsp]). x's dtype fp32 or fp64.
+Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, const DeviceView& indices, size_t nsp,
+                     const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                     const std::optional<DeviceView>& samples);
+
+/// True when windowMaxPool handles this dtype.
+bool windowPoolSupports(DType t);
+
+/// A stable sort of x along dim into dense values and int64 indices; NaN orders last ascending,
+/// first descending (PyTorch's order).
+Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceView& values, const DeviceView& indices);
+
+/// True when sortRows handles this dtype and a row of length n (the kernel is quadratic in n).
+bool sortSupports(DType t, int64_t n);
+
+} // namespace fxray::cg::cuda

@@ -1,0 +1,27 @@
+#ifndef FXRAY_FALLBACK_ARGS_H
+#define FXRAY_FALLBACK_ARGS_H
+// The argument blocks of the kernels for ops Inductor runs as fallback kernels (fallback_ops.cu:
+// windowed max pooling with indices, sort), shared by the host code
+// (codegen/cuda/fallback_kernels.cpp) and the device code, so the two cannot drift apart. Plain C
+// types only: NVRTC compiles it without the host's headers.
+
+// Max pooling over dense [planes, T, H, W] (fewer spatial dims padded with leading 1s) into
+// dense y and int64 indices (flat within the plane). How windows are placed per spatial dim:
+enum FxWindowMode {
+    FX_WINDOW_STRIDED = 0,     // max_pool3d: start o*st - pad, k taps dil apart, clipped to the input
+    FX_WINDOW_ADAPTIVE = 1,    // adaptive_max_pool: [floor(o*in/out), ceil((o+1)*in/out))
+    FX_WINDOW_FRACTIONAL = 2,  // fractional_max_pool: k wide, starts from the plane's samples
+};
+struct FxWindowArgs {
+    long long planes, in[3], out[3], k[3], st[3], pad[3], dil[3];
+    int mode;
+    int nsp;  // spatial dims the op has (2 or 3): samples per plane, and which dims are padding
+};
+
+// A stable sort of each row of a dense [outer, n, inner] tensor along n.
+struct FxSortArgs {
+    long long outer, n, inner;
+    int descending;
+};
+
+#endif
