@@ -441,6 +441,56 @@ Expected<bool> sortOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// segment_reduce (forward: data 0, reduce 1, lengths 2, indices 3, offsets 4, axis 5, initial 7)
+/// and _segment_reduce_backward (grad 0, output 1, data 2, reduce 3, lengths 4, offsets 5, axis 6,
+/// initial 7): segments from int64 lengths or offsets.
+template <bool Backward>
+Expected<bool> segmentReduceOnDevice(DeviceCall& c) {
+    const size_t dataArg = Backward ? 2 : 0, reduceArg = dataArg + 1, lengthsArg = Backward ? 4 : 2,
+                 offsetsArg = Backward ? 5 : 4, axisArg = Backward ? 6 : 5;
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A || (!Backward && !A->isNone(3))) return false;  // the unsafe indices form: the host
+    const int kind = (*A)[reduceArg].kind == Value::Kind::String ? segmentKind((*A)[reduceArg].s) : -1;
+    const bool byOffsets = A->isNone(lengthsArg);
+    if (kind < 0 || (byOffsets && A->isNone(offsetsArg))) return false;
+    auto data = c.view(dataArg), seg = c.view(byOffsets ? offsetsArg : lengthsArg);
+    if (!data || !seg || data->meta.dtype != om->dtype || seg->meta.dtype != DType::Int64) return false;
+    const int64_t nd = static_cast<int64_t>(data->meta.shape.size());
+    int64_t axis = A->toInt(axisArg);
+    if (axis < 0) axis += nd;
+    if (axis < 0 || axis >= nd || static_cast<int64_t>(seg->meta.shape.size()) != axis + 1) return false;
+    const std::optional<double> initial = A->isNone(7) ? std::nullopt : std::optional<double>(A->toDouble(7));
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Backward) {
+        auto grad = c.view(0), output = c.view(1);
+        if (!grad || !output) return false;
+        if (Status s = segmentReduceBackward(*grad, *output, *data, kind, axis, *seg, byOffsets, initial, **o); !s.ok())
+            return s.error();
+    } else if (Status s = segmentReduce(*data, kind, axis, *seg, byOffsets, initial, **o); !s.ok()) {
+        return s.error();
+    }
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> putOnDevice(DeviceCall& c) {
+    // put(self, index, source, accumulate=False)
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A) return false;
+    auto self = c.view(0), index = c.view(1), src = c.view(2);
+    if (!self || !index || !src || self->meta.dtype != om->dtype || src->meta.dtype != om->dtype ||
+        index->meta.dtype != DType::Int64 || index->meta.numel() != src->meta.numel())
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = put(*self, *index, *src, A->toBool(3), **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> embeddingBackwardOnDevice(DeviceCall& c) {
     // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     const TensorMeta* om = c.out0();
@@ -507,6 +557,9 @@ const std::vector<DeviceExtern>& deviceExternTable() {
         {"fractional_max_pool", windowPoolOnDevice<WindowMode::Fractional>},
         {"fractional_max_pool_backward", windowPoolBackwardOnDevice<4>},
         {"sort", sortOnDevice},
+        {"segment_reduce", segmentReduceOnDevice<false>},
+        {"segment_reduce_backward", segmentReduceOnDevice<true>},
+        {"put", putOnDevice},
         {"embedding_backward", embeddingBackwardOnDevice},
         {"index_add", indexAddOnDevice},
     };

@@ -133,4 +133,119 @@ Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceV
     return launch(*fn, a.outer * a.inner, 256, params, "fx_sort_rows");
 }
 
+bool segmentSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+int segmentKind(const std::string& reduce) {
+    static const char* names[] = {"max", "min", "sum", "mean", "prod"};
+    for (int i = 0; i < 5; ++i)
+        if (reduce == names[i]) return i;
+    return -1;
+}
+
+namespace {
+
+/// The segments' layout, or an error naming what does not fit.
+Expected<FxSegArgs> segArgs(const TensorMeta& data, int kind, int64_t axis, const TensorMeta& seg, bool byOffsets,
+                            std::optional<double> initial) {
+    const int64_t nd = static_cast<int64_t>(data.shape.size());
+    if (axis < 0) axis += nd;
+    if (kind < 0 || axis < 0 || axis >= nd || !segmentSupports(data.dtype) || seg.dtype != DType::Int64 ||
+        static_cast<int64_t>(seg.shape.size()) != axis + 1)
+        return makeError("device segment_reduce: unsupported reduction, axis, dtype or segment tensor");
+    for (int64_t i = 0; i < axis; ++i)
+        if (seg.shape[static_cast<size_t>(i)] != data.shape[static_cast<size_t>(i)])
+            return makeError("device segment_reduce: segments do not match the data's leading dims");
+    FxSegArgs a{};
+    a.outer = product(data.shape, 0, static_cast<size_t>(axis));
+    a.axisLen = data.shape[static_cast<size_t>(axis)];
+    a.inner = product(data.shape, static_cast<size_t>(axis) + 1, data.shape.size());
+    a.last = seg.shape[static_cast<size_t>(axis)];
+    a.count = byOffsets ? a.last - 1 : a.last;
+    if (a.count < 0) return makeError("device segment_reduce: empty offsets");
+    a.kind = kind;
+    a.byOffsets = byOffsets ? 1 : 0;
+    a.hasInitial = initial ? 1 : 0;
+    a.initial = initial.value_or(0.0);
+    return a;
+}
+
+} // namespace
+
+Status segmentReduce(const DeviceView& data, int kind, int64_t axis, const DeviceView& segments, bool byOffsets,
+                     std::optional<double> initial, const DeviceView& out) {
+    // The start value in the data's precision, as PyTorch converts it.
+    if (initial && data.meta.dtype == DType::Float32) initial = static_cast<double>(static_cast<float>(*initial));
+    auto a = segArgs(data.meta, kind, axis, segments.meta, byOffsets, initial);
+    if (!a.ok()) return a.error();
+    if (!out.meta.isContiguous() || out.meta.dtype != data.meta.dtype || out.meta.numel() != a->outer * a->count * a->inner)
+        return makeError("device segment_reduce needs a dense output of the data's dtype");
+    const int64_t work = out.meta.numel();
+    if (work == 0) return Status::success();
+    DeviceBuffer tx, ts;
+    auto xd = denseView(data, tx);
+    if (!xd.ok()) return xd.error();
+    auto sd = denseView(segments, ts);
+    if (!sd.ok()) return sd.error();
+    auto fn = fallbackModule().function(std::string("fx_segment_reduce_") + suffixOf(data.meta.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr px = addrOf(*xd), ps = addrOf(*sd), py = addrOf(out);
+    void* params[] = {&px, &ps, &py, &*a};
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_segment_reduce");
+}
+
+Status segmentReduceBackward(const DeviceView& grad, const DeviceView& output, const DeviceView& data, int kind,
+                             int64_t axis, const DeviceView& segments, bool byOffsets, std::optional<double> initial,
+                             const DeviceView& gx) {
+    auto a = segArgs(data.meta, kind, axis, segments.meta, byOffsets, initial);
+    if (!a.ok()) return a.error();
+    const int64_t work = a->outer * a->count * a->inner;
+    if (!gx.meta.isContiguous() || gx.meta.dtype != data.meta.dtype || gx.meta.numel() != data.meta.numel() ||
+        grad.meta.numel() != work || output.meta.numel() != work || grad.meta.dtype != data.meta.dtype ||
+        output.meta.dtype != data.meta.dtype)
+        return makeError("device segment_reduce backward: gradient, output and data do not match");
+    const size_t item = static_cast<size_t>(dtypeItemSize(gx.meta.dtype));
+    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(gx), 0, static_cast<size_t>(gx.meta.numel()) * item),
+                         "zeroing segment_reduce's gradient");
+        !s.ok())
+        return s;
+    if (work == 0) return Status::success();
+    DeviceBuffer tg, ty, tx, ts;
+    auto gd = denseView(grad, tg);
+    if (!gd.ok()) return gd.error();
+    auto yd = denseView(output, ty);
+    if (!yd.ok()) return yd.error();
+    auto xd = denseView(data, tx);
+    if (!xd.ok()) return xd.error();
+    auto sd = denseView(segments, ts);
+    if (!sd.ok()) return sd.error();
+    auto fn = fallbackModule().function(std::string("fx_segment_reduce_bwd_") + suffixOf(data.meta.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pg = addrOf(*gd), py = addrOf(*yd), px = addrOf(*xd), ps = addrOf(*sd), po = addrOf(gx);
+    void* params[] = {&pg, &py, &px, &ps, &po, &*a};
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_segment_reduce_bwd");
+}
+
+Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate, const DeviceView& out) {
+    const DType t = out.meta.dtype;
+    if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || source.meta.dtype != t ||
+        index.meta.dtype != DType::Int64 || index.meta.numel() != source.meta.numel() || out.meta.numel() != self.meta.numel())
+        return makeError("device put needs fp32/fp64 self and source, int64 indices, a dense output");
+    if (Status s = stridedCopy(self, out); !s.ok()) return s;
+    FxPutArgs a{};
+    a.n = index.meta.numel();
+    a.size = out.meta.numel();
+    a.accumulate = accumulate ? 1 : 0;
+    if (a.n == 0) return Status::success();
+    DeviceBuffer ti, tsrc;
+    auto id = denseView(index, ti);
+    if (!id.ok()) return id.error();
+    auto sd = denseView(source, tsrc);
+    if (!sd.ok()) return sd.error();
+    auto fn = fallbackModule().function(std::string("fx_put_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pi = addrOf(*id), ps = addrOf(*sd), po = addrOf(out);
+    void* params[] = {&pi, &ps, &po, &a};
+    return launch(*fn, (a.n + 255) / 256, 256, params, "fx_put");
+}
+
 } // namespace fxray::cg::cuda

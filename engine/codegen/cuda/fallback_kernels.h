@@ -35,4 +35,26 @@ Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceV
 /// True when sortRows handles this dtype and a row of length n (the kernel is quadratic in n).
 bool sortSupports(DType t, int64_t n);
 
+/// segment_reduce's reductions (FxSegKind order: max, min, sum, mean, prod); -1 for another name.
+int segmentKind(const std::string& reduce);
+
+/// segment_reduce along `axis` of data by dense int64 lengths or offsets ([data's dims before
+/// axis..., count or count + 1]) into dense out [..., count, inner...]. initial, when given, is
+/// the start value of every segment. A segment outside the axis gives NaN.
+Status segmentReduce(const DeviceView& data, int kind, int64_t axis, const DeviceView& segments, bool byOffsets,
+                     std::optional<double> initial, const DeviceView& out);
+
+/// _segment_reduce_backward: grad and output [..., count, inner...], data and gx alike.
+Status segmentReduceBackward(const DeviceView& grad, const DeviceView& output, const DeviceView& data, int kind,
+                             int64_t axis, const DeviceView& segments, bool byOffsets, std::optional<double> initial,
+                             const DeviceView& gx);
+
+/// True when the segment kernels and put handle this dtype (fp32, fp64: atomics).
+bool segmentSupports(DType t);
+
+/// put(self, index, source, accumulate) into dense out: out = self, then the flat elements
+/// index names (negative from the end) set to, or accumulating, source's elements in order.
+/// Out-of-range indices are skipped (PyTorch raises there).
+Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate, const DeviceView& out);
+
 } // namespace fxray::cg::cuda

@@ -1,6 +1,7 @@
 // The CUDA backend's hand-written device ops (label gpu): convolution and its backward,
 // embedding_dense_backward and index_add (atomic scatter-adds), cat with PyTorch's legacy empty
-// inputs, each checked on values computed by hand; then convolutions of other shapes and
+// inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
+// and their backwards, sort, segment_reduce and put, each checked on values computed by hand; then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
@@ -501,6 +502,53 @@ private slots:
         auto r = runOnDevice(*g, in);
         QVERIFY2(r.error.empty(), r.error.c_str());
         check(r.outputs);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void segment_reduce_by_hand() {
+        // x = [1, 4, 3, 2, 3] in segments {1, 4} and {3, 2, 3} (lengths [2, 3], offsets [0, 2, 5]).
+        // max: 4, 3; its backward sends grad [1, 2] to the maxima, the tied 3s splitting the 2.
+        // mean: 2.5, 8/3; its backward is grad / length.
+        auto g = parse("x: " + ann({5}) + ", L: " + ann({2}, "i64") + ", off: " + ann({3}, "i64") + ", g: " + ann({2}),
+                       "        segment_reduce: " + ann({2}) + " = torch.ops.aten.segment_reduce.default(x, 'max', lengths = L)\n"
+                       "        back: " + ann({5}) + " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce, x, 'max', lengths = L, offsets = None)\n"
+                       "        segment_reduce_1: " + ann({2}) + " = torch.ops.aten.segment_reduce.default(x, 'mean', offsets = off)\n"
+                       "        back_1: " + ann({5}) + " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce_1, x, 'mean', offsets = off)\n"
+                       "        return (segment_reduce, back, segment_reduce_1, back_1)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({5}, {1, 4, 3, 2, 3}), fxtest::tv({2}, {2, 3}, DType::Int64),
+                              fxtest::tv({3}, {0, 2, 5}, DType::Int64), fxtest::tv({2}, {1, 2})};
+        const double third = 2.0 / 3.0;
+        const std::vector<std::vector<double>> want{{4, 3}, {0, 1, 1, 0, 1}, {2.5, 8.0 / 3.0}, {0.5, 0.5, third, third, third}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(4));
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-6);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-6);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void put_by_hand() {
+        // self = 0..5 (2x3, flat order). Accumulating [1, 2, 3] at [5, 0, 5]: [2, 1, 2, 3, 4, 9];
+        // setting at [-1, 1, 2] (negative from the end): [0, 2, 3, 3, 4, 1].
+        auto g = parse("s: " + ann({2, 3}) + ", i: " + ann({3}, "i64") + ", j: " + ann({3}, "i64") + ", v: " + ann({3}),
+                       "        put: " + ann({2, 3}) + " = torch.ops.aten.put.default(s, i, v, True)\n"
+                       "        put_1: " + ann({2, 3}) + " = torch.ops.aten.put.default(s, j, v)\n"
+                       "        return (put, put_1)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3}, {0, 1, 2, 3, 4, 5}), fxtest::tv({3}, {5, 0, 5}, DType::Int64),
+                              fxtest::tv({3}, {-1, 1, 2}, DType::Int64), fxtest::tv({3}, {1, 2, 3})};
+        const std::vector<std::vector<double>> want{{2, 1, 2, 3, 4, 9}, {0, 2, 3, 3, 4, 1}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 2; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 0);
+        FX_COMPARE_VEC(fxtest::values(in[0]), (std::vector<double>{0, 1, 2, 3, 4, 5}), 0);  // self untouched
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 

@@ -24,4 +24,21 @@ struct FxSortArgs {
     int descending;
 };
 
+// segment_reduce and its backward over data seen as [outer, axisLen, inner]: segment s of row o
+// from the dense int64 lengths ([outer, last], last = count) or offsets ([outer, last], last =
+// count + 1); output [outer, count, inner].
+enum FxSegKind { FX_SEG_MAX = 0, FX_SEG_MIN = 1, FX_SEG_SUM = 2, FX_SEG_MEAN = 3, FX_SEG_PROD = 4 };
+struct FxSegArgs {
+    long long outer, axisLen, inner, count, last;
+    int kind, byOffsets, hasInitial;
+    double initial;  // forward: rounded to the data's dtype; backward: as given (the CPU extern's rule)
+};
+
+// put: out (dense, a copy of self) at flat index[k] (negative from the end) set to, or
+// accumulating, source[k]; both dense, n = index's numel, size = self's numel.
+struct FxPutArgs {
+    long long n, size;
+    int accumulate;
+};
+
 #endif

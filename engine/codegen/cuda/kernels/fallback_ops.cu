@@ -1,5 +1,6 @@
 // Kernels for ops Inductor does not lower but runs as fallback kernels (make_fallback): max
-// pooling with indices over irregular windows (3-D, adaptive, fractional) and sort. Each mirrors
+// pooling with indices over irregular windows (3-D, adaptive, fractional), sort, segment_reduce
+// and its backward, and put. Each mirrors
 // the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp) rule for rule, so both backends
 // give PyTorch's indices on ties and NaNs.
 #ifndef FXRAY_EMBEDDED_SOURCE
@@ -97,6 +98,106 @@ template <class T> __device__ void fx_sort_rows(const T* x, T* values, fx_i64* i
     }
 }
 
+// Segment s of row o: its start and length; false for a segment outside the axis (bad lengths
+// or offsets), whose outputs are NaN (the CPU extern declines those and the reference reports).
+__device__ bool fx_segment(const fx_i64* seg, const FxSegArgs& a, fx_i64 o, fx_i64 s, fx_i64& st, fx_i64& len) {
+    const fx_i64* row = seg + o * a.last;
+    if (a.byOffsets) {
+        st = row[s];
+        len = row[s + 1] - st;
+    } else {
+        st = 0;
+        for (fx_i64 j = 0; j < s; ++j) st += row[j];
+        len = row[s];
+    }
+    return len >= 0 && st >= 0 && st + len <= a.axisLen;
+}
+
+// One thread per output: the segment reduced in double, in order, from the initial value (else
+// the identity); max/min keep a NaN once met; an empty segment's mean is NaN without an initial.
+template <class T> __device__ void fx_segment_reduce(const T* x, const fx_i64* seg, T* y, const FxSegArgs& a) {
+    const fx_i64 total = a.outer * a.count * a.inner;
+    const double inf = (double)__int_as_float(0x7f800000), nan = (double)__int_as_float(0x7fc00000);
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < total; q += (fx_i64)gridDim.x * blockDim.x) {
+        const fx_i64 i = q % a.inner, s = (q / a.inner) % a.count, o = q / (a.inner * a.count);
+        fx_i64 st, len;
+        if (!fx_segment(seg, a, o, s, st, len)) {
+            y[q] = (T)nan;
+            continue;
+        }
+        double acc = a.hasInitial ? a.initial
+                   : a.kind == FX_SEG_MAX ? -inf : a.kind == FX_SEG_MIN ? inf : a.kind == FX_SEG_PROD ? 1.0 : 0.0;
+        for (fx_i64 k = st; k < st + len; ++k) {
+            const double v = (double)x[(o * a.axisLen + k) * a.inner + i];
+            if (a.kind == FX_SEG_MAX) acc = acc != acc ? acc : v != v ? v : fmax(acc, v);
+            else if (a.kind == FX_SEG_MIN) acc = acc != acc ? acc : v != v ? v : fmin(acc, v);
+            else if (a.kind == FX_SEG_PROD) acc *= v;
+            else acc += v;
+        }
+        if (a.kind == FX_SEG_MEAN) {
+            if (len == 0 && !a.hasInitial) acc = nan;
+            else if (len > 0 && acc == acc) acc /= (double)len;
+        }
+        y[q] = (T)acc;
+    }
+}
+
+// One thread per output, writing its segment's gradients (segments do not overlap; gx is zeroed
+// first): max/min to every element equal to the result (or NaN), positive ones split among ties;
+// mean divides by the length; prod is grad * out / x, or the product of the others where x is 0
+// or NaN.
+template <class T> __device__ void fx_segment_reduce_bwd(const T* grad, const T* y, const T* x, const fx_i64* seg, T* gx,
+                                                         const FxSegArgs& a) {
+    const fx_i64 total = a.outer * a.count * a.inner;
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < total; q += (fx_i64)gridDim.x * blockDim.x) {
+        const fx_i64 i = q % a.inner, s = (q / a.inner) % a.count, o = q / (a.inner * a.count);
+        fx_i64 st, len;
+        if (!fx_segment(seg, a, o, s, st, len)) continue;
+        const fx_i64 end = st + len;
+        const double g = (double)grad[q], out = (double)y[q];
+#define FX_AT(k) ((o * a.axisLen + (k)) * a.inner + i)
+        if (a.kind == FX_SEG_MAX || a.kind == FX_SEG_MIN) {
+            fx_i64 ties = 0;
+            for (fx_i64 k = st; k < end; ++k) {
+                const double v = (double)x[FX_AT(k)];
+                if (v != v || v == out) ++ties;
+            }
+            const double share = ties >= 2 && g > 0 ? g / (double)ties : g;
+            for (fx_i64 k = st; k < end; ++k) {
+                const double v = (double)x[FX_AT(k)];
+                if (v != v || v == out) gx[FX_AT(k)] = (T)share;
+            }
+        } else if (a.kind == FX_SEG_SUM || a.kind == FX_SEG_MEAN) {
+            const double v = a.kind == FX_SEG_MEAN ? g / (double)len : g;
+            for (fx_i64 k = st; k < end; ++k) gx[FX_AT(k)] = (T)v;
+        } else {
+            for (fx_i64 k = st; k < end; ++k) {
+                const double v = (double)x[FX_AT(k)];
+                if (v != v || v == 0.0) {
+                    double others = a.hasInitial ? a.initial : 1.0;
+                    for (fx_i64 m = st; m < end; ++m)
+                        if (m != k) others *= (double)x[FX_AT(m)];
+                    gx[FX_AT(k)] = (T)(g * others);
+                } else {
+                    gx[FX_AT(k)] = (T)(g * out / v);
+                }
+            }
+        }
+#undef FX_AT
+    }
+}
+
+// put: each index writes (or adds, atomically: indices may repeat) its source element.
+template <class T> __device__ void fx_put(const fx_i64* index, const T* src, T* out, const FxPutArgs& a) {
+    for (fx_i64 k = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; k < a.n; k += (fx_i64)gridDim.x * blockDim.x) {
+        fx_i64 i = index[k];
+        if (i < 0) i += a.size;
+        if (i < 0 || i >= a.size) continue;  // out of range (PyTorch raises): skipped, never written
+        if (a.accumulate) atomicAdd(out + i, src[k]);
+        else out[i] = src[k];
+    }
+}
+
 #define FX_WINDOW_MAX(T, S)                                                                                       \
     extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) { \
         fx_window_max<T>(x, samples, y, ind, a);                                                                  \
@@ -112,3 +213,17 @@ FX_SORT_ROWS(float, f32)
 FX_SORT_ROWS(double, f64)
 FX_SORT_ROWS(fx_i64, i64)
 FX_SORT_ROWS(int, i32)
+
+#define FX_SEGMENT(T, S)                                                                                          \
+    extern "C" __global__ void fx_segment_reduce_##S(const T* x, const fx_i64* seg, T* y, FxSegArgs a) {          \
+        fx_segment_reduce<T>(x, seg, y, a);                                                                       \
+    }                                                                                                             \
+    extern "C" __global__ void fx_segment_reduce_bwd_##S(const T* grad, const T* y, const T* x, const fx_i64* seg, \
+                                                         T* gx, FxSegArgs a) {                                    \
+        fx_segment_reduce_bwd<T>(grad, y, x, seg, gx, a);                                                         \
+    }                                                                                                             \
+    extern "C" __global__ void fx_put_##S(const fx_i64* index, const T* src, T* out, FxPutArgs a) {               \
+        fx_put<T>(index, src, out, a);                                                                            \
+    }
+FX_SEGMENT(float, f32)
+FX_SEGMENT(double, f64)
