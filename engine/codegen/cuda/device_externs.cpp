@@ -491,6 +491,44 @@ Expected<bool> putOnDevice(DeviceCall& c) {
     return true;
 }
 
+Expected<bool> maskedIndexPutAccumulateOnDevice(DeviceCall& c) {
+    // _unsafe_masked_index_put_accumulate(self, mask, indices, values)
+    const TensorMeta* om = c.out0();
+    if (!om || !segmentSupports(om->dtype) || !om->isContiguous()) return false;
+    auto self = c.view(0), mask = c.view(1), values = c.view(3);
+    auto indices = c.listViews(2);
+    if (!self || !mask || !values || !indices || indices->empty() || indices->size() > 4 || mask->meta.dtype != DType::Bool ||
+        self->meta.dtype != om->dtype || values->meta.dtype != om->dtype)
+        return false;
+    std::vector<int64_t> b;
+    for (const DeviceView& i : *indices) {
+        auto s = i.meta.dtype == DType::Int64 && i.meta.numel() > 0 ? broadcastShape(b, i.meta.shape) : std::nullopt;
+        if (!s) return false;
+        b = *s;
+    }
+    if (indices->size() > self->meta.shape.size() || b.size() + self->meta.shape.size() - indices->size() > 8) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maskedIndexPutAccumulate(*self, *mask, *indices, *values, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> maskedSelectOnDevice(DeviceCall& c) {
+    // masked_select(self, mask)
+    const TensorMeta* om = c.out0();
+    auto self = c.view(0), mask = c.view(1);
+    if (!om || !om->isContiguous() || !self || !mask || mask->meta.dtype != DType::Bool || self->meta.dtype != om->dtype)
+        return false;
+    auto full = broadcastShape(self->meta.shape, mask->meta.shape);
+    if (!full || full->size() > 8) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maskedSelect(*self, *mask, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> embeddingBackwardOnDevice(DeviceCall& c) {
     // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     const TensorMeta* om = c.out0();
@@ -560,6 +598,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
         {"segment_reduce", segmentReduceOnDevice<false>},
         {"segment_reduce_backward", segmentReduceOnDevice<true>},
         {"put", putOnDevice},
+        {"masked_index_put_accumulate", maskedIndexPutAccumulateOnDevice},
+        {"masked_select", maskedSelectOnDevice},
         {"embedding_backward", embeddingBackwardOnDevice},
         {"index_add", indexAddOnDevice},
     };

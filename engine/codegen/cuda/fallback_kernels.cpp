@@ -248,4 +248,107 @@ Status put(const DeviceView& self, const DeviceView& index, const DeviceView& so
     return launch(*fn, (a.n + 255) / 256, 256, params, "fx_put");
 }
 
+std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+    std::vector<int64_t> r(std::max(a.size(), b.size()), 1);
+    for (size_t i = 0; i < r.size(); ++i) {
+        const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
+        if (x != y && x != 1 && y != 1) return std::nullopt;
+        r[r.size() - 1 - i] = x == 1 ? y : x;
+    }
+    return r;
+}
+
+namespace {
+
+/// v's strides read over `shape` (v right-aligned, broadcasting): 0 where v lacks the dim or has
+/// size 1; false when v does not broadcast to shape.
+bool broadcastStrides(const TensorMeta& v, const std::vector<int64_t>& shape, long long* out) {
+    if (v.shape.size() > shape.size()) return false;
+    const size_t lead = shape.size() - v.shape.size();
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (d < lead) {
+            out[d] = 0;
+            continue;
+        }
+        const int64_t s = v.shape[d - lead];
+        if (s != 1 && s != shape[d]) return false;
+        out[d] = s == 1 ? 0 : v.strides[d - lead];
+    }
+    return true;
+}
+
+} // namespace
+
+Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, const std::vector<DeviceView>& indices,
+                                const DeviceView& values, const DeviceView& out) {
+    const DType t = out.meta.dtype;
+    const size_t k = indices.size();
+    if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || values.meta.dtype != t ||
+        mask.meta.dtype != DType::Bool || k == 0 || k > FX_MAX_INDICES || k > self.meta.shape.size() ||
+        out.meta.shape != self.meta.shape)
+        return makeError("device _unsafe_masked_index_put_accumulate: unsupported dtypes or indices");
+    std::vector<int64_t> b;
+    for (const DeviceView& i : indices) {
+        auto s = i.meta.dtype == DType::Int64 ? broadcastShape(b, i.meta.shape) : std::nullopt;
+        if (!s) return makeError("device _unsafe_masked_index_put_accumulate: indices must be int64 and broadcast");
+        b = *s;
+    }
+    std::vector<int64_t> full = b;
+    full.insert(full.end(), self.meta.shape.begin() + static_cast<std::ptrdiff_t>(k), self.meta.shape.end());
+    if (full.size() > FX_MAX_DIMS) return makeError("device _unsafe_masked_index_put_accumulate: more than 8 dims");
+    FxMaskedPutArgs a{};
+    a.ndim = static_cast<long long>(full.size());
+    a.bdims = static_cast<long long>(b.size());
+    a.k = static_cast<long long>(k);
+    a.n = product(full, 0, full.size());
+    a.inner = product(self.meta.shape, k, self.meta.shape.size());
+    for (size_t d = 0; d < full.size(); ++d) a.size[d] = full[d];
+    if (!broadcastStrides(mask.meta, full, a.ms) || !broadcastStrides(values.meta, full, a.vs))
+        return makeError("device _unsafe_masked_index_put_accumulate: mask or values do not broadcast");
+    a.moff = mask.meta.offset;
+    a.voff = values.meta.offset;
+    for (size_t j = 0; j < k; ++j) {
+        if (!broadcastStrides(indices[j].meta, b, a.is[j])) return makeError("device _unsafe_masked_index_put_accumulate: indices");
+        a.ioff[j] = indices[j].meta.offset;
+        a.selfSize[j] = self.meta.shape[j];
+        a.selfStride[j] = product(self.meta.shape, j + 1, self.meta.shape.size());
+    }
+    if (Status s = stridedCopy(self, out); !s.ok()) return s;
+    if (a.n == 0 || out.meta.numel() == 0) return Status::success();
+    auto fn = fallbackModule().function(std::string("fx_masked_put_acc_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    // Views read at their own offsets: the bases are passed, the offsets are in the arguments.
+    CUdeviceptr pm = mask.base, pv = values.base, po = addrOf(out), pi[FX_MAX_INDICES] = {0, 0, 0, 0};
+    for (size_t j = 0; j < k; ++j) pi[j] = indices[j].base;
+    void* params[] = {&pm, &pi[0], &pi[1], &pi[2], &pi[3], &pv, &po, &a};
+    return launch(*fn, (a.n + 255) / 256, 256, params, "fx_masked_put_acc");
+}
+
+Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out) {
+    auto full = broadcastShape(self.meta.shape, mask.meta.shape);
+    if (!full || full->size() > FX_MAX_DIMS || mask.meta.dtype != DType::Bool || out.meta.dtype != self.meta.dtype ||
+        !out.meta.isContiguous())
+        return makeError("device masked_select needs a bool mask broadcasting with self (8 dims at most)");
+    FxMaskedSelectArgs a{};
+    a.ndim = static_cast<long long>(full->size());
+    a.n = product(*full, 0, full->size());
+    a.outLen = out.meta.numel();
+    a.elem = dtypeItemSize(self.meta.dtype);
+    for (size_t d = 0; d < full->size(); ++d) a.size[d] = (*full)[d];
+    if (!broadcastStrides(self.meta, *full, a.ss) || !broadcastStrides(mask.meta, *full, a.ms))
+        return makeError("device masked_select: self or mask does not broadcast");
+    a.soff = self.meta.offset;
+    a.moff = mask.meta.offset;
+    if (a.outLen == 0) return Status::success();
+    // Slots a different mask would leave unwritten read as zeros, not stale memory.
+    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(out), 0, static_cast<size_t>(a.outLen * a.elem)), "zeroing masked_select's output");
+        !s.ok())
+        return s;
+    auto fn = fallbackModule().function("fx_masked_select_any");
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr ps = self.base, pm = mask.base, po = addrOf(out);
+    void* params[] = {&ps, &pm, &po, &a};
+    return launchGrid(*fn, 1, 1, 32, params, "fx_masked_select");
+}
+
 } // namespace fxray::cg::cuda

@@ -57,4 +57,18 @@ bool segmentSupports(DType t);
 /// Out-of-range indices are skipped (PyTorch raises there).
 Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate, const DeviceView& out);
 
+/// _unsafe_masked_index_put_accumulate(self, mask, indices, values) into dense out: out = self,
+/// then values added where the bool mask is set, at the indices (int64, 1 to 4 of them, for
+/// self's leading dims, broadcast together) clamped into self. mask and values broadcast to the
+/// indices' shape followed by self's other dims (8 dims at most).
+Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, const std::vector<DeviceView>& indices,
+                                const DeviceView& values, const DeviceView& out);
+
+/// masked_select(self, mask) into dense 1-D out: the elements where the bool mask is set (both
+/// broadcast), in row-major order; the output's length was fixed when the graph compiled.
+Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out);
+
+/// The broadcast shape of a and b, or nullopt.
+std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
 } // namespace fxray::cg::cuda

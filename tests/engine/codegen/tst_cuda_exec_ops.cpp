@@ -1,7 +1,8 @@
 // The CUDA backend's hand-written device ops (label gpu): convolution and its backward,
 // embedding_dense_backward and index_add (atomic scatter-adds), cat with PyTorch's legacy empty
 // inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
-// and their backwards, sort, segment_reduce and put, each checked on values computed by hand; then convolutions of other shapes and
+// and their backwards, sort, segment_reduce, put, _unsafe_masked_index_put_accumulate and
+// masked_select, each checked on values computed by hand; then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
@@ -549,6 +550,45 @@ private slots:
         QVERIFY2(r.error.empty(), r.error.c_str());
         for (size_t i = 0; i < 2; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 0);
         FX_COMPARE_VEC(fxtest::values(in[0]), (std::vector<double>{0, 1, 2, 3, 4, 5}), 0);  // self untouched
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void masked_index_put_accumulate_by_hand() {
+        // self [[1, 2], [3, 4]]; rows [1, 5, -2] (5 clamps to 1, -2 is row 0) get values
+        // [[10, 20], [30, 40], [50, 60]] where mask [[1, 1], [1, 0], [0, 1]] is set: row 1 adds 10 + 30
+        // and 20, row 0 adds 60 in column 1.
+        auto g = parse("s: " + ann({2, 2}) + ", m: " + ann({3, 2}, "b8") + ", i: " + ann({3}, "i64") + ", v: " + ann({3, 2}),
+                       "        put: " + ann({2, 2}) + " = torch.ops.aten._unsafe_masked_index_put_accumulate.default(s, m, [i], v)\n"
+                       "        return (put,)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({3, 2}, {1, 1, 1, 0, 0, 1}, DType::Bool),
+                              fxtest::tv({3}, {1, 5, -2}, DType::Int64), fxtest::tv({3, 2}, {10, 20, 30, 40, 50, 60})};
+        const std::vector<double> want{1, 62, 43, 24};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(ref[0]), want, 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void masked_select_by_hand() {
+        // mask [1, 0, 1] broadcasts over the rows of [[1, 2, 3], [4, 5, 6]]: 1, 3, 4, 6.
+        auto g = parse("s: " + ann({2, 3}) + ", m: " + ann({3}, "b8"),
+                       "        masked_select: " + ann({4}) + " = torch.ops.aten.masked_select.default(s, m)\n"
+                       "        return (masked_select,)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({3}, {1, 0, 1}, DType::Bool)};
+        const std::vector<double> want{1, 3, 4, 6};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(ref[0]), want, 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 0);
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 

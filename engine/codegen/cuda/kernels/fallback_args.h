@@ -41,4 +41,26 @@ struct FxPutArgs {
     int accumulate;
 };
 
+// Broadcast reads over an output shape of up to 8 dims: strides per dim (0 where broadcast).
+#define FX_MAX_DIMS 8
+#define FX_MAX_INDICES 4
+
+// _unsafe_masked_index_put_accumulate: over the full shape (the index tensors' broadcast shape b,
+// then self's dims after the k indexed ones), out[clamped indices..., rest] += values where the
+// bool mask is set; out dense, a copy of self.
+struct FxMaskedPutArgs {
+    long long n, ndim, bdims, k, inner;
+    long long size[FX_MAX_DIMS];
+    long long ms[FX_MAX_DIMS], vs[FX_MAX_DIMS], moff, voff;
+    long long is[FX_MAX_INDICES][FX_MAX_DIMS], ioff[FX_MAX_INDICES];
+    long long selfSize[FX_MAX_INDICES], selfStride[FX_MAX_INDICES];  // the k indexed dims of self (row-major strides)
+};
+
+// masked_select: self's elements (self and the bool mask broadcast to size) where mask is set, in
+// row-major order, into dense out of outLen elements of elem bytes; one thread (a running count).
+struct FxMaskedSelectArgs {
+    long long n, ndim, outLen, elem;
+    long long size[FX_MAX_DIMS], ss[FX_MAX_DIMS], ms[FX_MAX_DIMS], soff, moff;
+};
+
 #endif

@@ -1,6 +1,6 @@
 // Kernels for ops Inductor does not lower but runs as fallback kernels (make_fallback): max
 // pooling with indices over irregular windows (3-D, adaptive, fractional), sort, segment_reduce
-// and its backward, and put. Each mirrors
+// and its backward, put, _unsafe_masked_index_put_accumulate and masked_select. Each mirrors
 // the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp) rule for rule, so both backends
 // give PyTorch's indices on ties and NaNs.
 #ifndef FXRAY_EMBEDDED_SOURCE
@@ -198,6 +198,60 @@ template <class T> __device__ void fx_put(const fx_i64* index, const T* src, T* 
     }
 }
 
+// One thread per element of the full shape: the indices clamped into self (Inductor's
+// decomposition clamps), the value added atomically (indices may repeat) where the mask is set.
+template <class T> __device__ void fx_masked_put_acc(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1,
+                                                     const fx_i64* i2, const fx_i64* i3, const T* values, T* out,
+                                                     const FxMaskedPutArgs& a) {
+    const fx_i64* idx[FX_MAX_INDICES] = {i0, i1, i2, i3};
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.n; q += (fx_i64)gridDim.x * blockDim.x) {
+        fx_i64 r = q, mo = a.moff, vo = a.voff, io[FX_MAX_INDICES];
+        for (int j = 0; j < FX_MAX_INDICES; ++j) io[j] = a.ioff[j];
+        for (int d = (int)a.ndim - 1; d >= 0; --d) {
+            const fx_i64 c = r % a.size[d];
+            r /= a.size[d];
+            mo += c * a.ms[d];
+            vo += c * a.vs[d];
+            if (d < a.bdims)
+                for (int j = 0; j < a.k; ++j) io[j] += c * a.is[j][d];
+        }
+        if (!mask[mo]) continue;
+        fx_i64 base = q % a.inner;
+        for (int j = 0; j < a.k; ++j) {
+            const fx_i64 size = a.selfSize[j];
+            fx_i64 i = idx[j][io[j]];
+            i = i < -size ? -size : i > size - 1 ? size - 1 : i;
+            base += (i < 0 ? i + size : i) * a.selfStride[j];
+        }
+        atomicAdd(out + base, values[vo]);
+    }
+}
+
+// One thread walks the broadcast shape in row-major order, copying the selected elements to the
+// next free slot; past outLen (a mask other than the one the graph was compiled for) it stops.
+__device__ void fx_masked_select(const unsigned char* self, const unsigned char* mask, unsigned char* out,
+                                 const FxMaskedSelectArgs& a) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    fx_i64 at = 0;
+    for (fx_i64 q = 0; q < a.n && at < a.outLen; ++q) {
+        fx_i64 r = q, so = a.soff, mo = a.moff;
+        for (int d = (int)a.ndim - 1; d >= 0; --d) {
+            const fx_i64 c = r % a.size[d];
+            r /= a.size[d];
+            so += c * a.ss[d];
+            mo += c * a.ms[d];
+        }
+        if (!mask[mo]) continue;
+        for (fx_i64 b = 0; b < a.elem; ++b) out[at * a.elem + b] = self[so * a.elem + b];
+        ++at;
+    }
+}
+
+extern "C" __global__ void fx_masked_select_any(const unsigned char* self, const unsigned char* mask, unsigned char* out,
+                                                FxMaskedSelectArgs a) {
+    fx_masked_select(self, mask, out, a);
+}
+
 #define FX_WINDOW_MAX(T, S)                                                                                       \
     extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) { \
         fx_window_max<T>(x, samples, y, ind, a);                                                                  \
@@ -224,6 +278,11 @@ FX_SORT_ROWS(int, i32)
     }                                                                                                             \
     extern "C" __global__ void fx_put_##S(const fx_i64* index, const T* src, T* out, FxPutArgs a) {               \
         fx_put<T>(index, src, out, a);                                                                            \
+    }                                                                                                             \
+    extern "C" __global__ void fx_masked_put_acc_##S(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1, \
+                                                     const fx_i64* i2, const fx_i64* i3, const T* values, T* out, \
+                                                     FxMaskedPutArgs a) {                                         \
+        fx_masked_put_acc<T>(mask, i0, i1, i2, i3, values, out, a);                                               \
     }
 FX_SEGMENT(float, f32)
 FX_SEGMENT(double, f64)
