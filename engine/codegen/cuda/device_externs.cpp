@@ -275,11 +275,44 @@ Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
 /// _native_batch_norm_legit and cudnn_batch_norm in training mode (momentum, eps at 6, 7),
 /// _batch_norm_with_update (at 5, 6). Outputs (y, save_mean, save_invstd[, empty reserve]);
 /// the running statistics, when given, are written into the argument buffers as PyTorch's
-/// kernels do. Evaluation mode declines (the host runs it).
+/// kernels do. Evaluation mode: batchNormEvalOnDevice.
+/// Evaluation mode (training False: native_batch_norm, _native_batch_norm_legit,
+/// cudnn_batch_norm): the running statistics normalise; saved statistics of [C] (not cuDNN's
+/// empty ones) receive them as PyTorch's CUDA kernels save them.
+Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
+    auto x = c.view(0);
+    if (!x || !windowPoolSupports(x->meta.dtype) || x->meta.shape.size() < 2 || !c.hasOut(0) || A.isNone(3) || A.isNone(4) ||
+        !c.outsDense(3, x->meta.dtype))
+        return false;
+    if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;
+    std::optional<DeviceView> w = A.isNone(1) ? std::nullopt : c.view(1), b = A.isNone(2) ? std::nullopt : c.view(2);
+    auto rm = c.view(3), rv = c.view(4);
+    if ((!A.isNone(1) && !w) || (!A.isNone(2) && !b) || !rm || !rv) return false;
+    const int64_t C = x->meta.shape[1];
+    for (const auto* v : {&w, &b, &rm, &rv})
+        if (*v && ((*v)->meta.dtype != x->meta.dtype || (*v)->meta.shape != std::vector<int64_t>{C} ||
+                   (C > 1 && (*v)->meta.strides[0] != 1)))
+            return false;
+    // Saved statistics: [C] are written, empty ones ([0], cuDNN's) skipped.
+    for (size_t i = 1; i < 3; ++i)
+        if (const TensorMeta* m = c.outMeta(i); m && m->numel() != 0 && m->shape != std::vector<int64_t>{C}) return false;
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    auto saved = [&](size_t i) {
+        const auto& o = (*outs)[i];
+        return o && o->meta.numel() != 0 ? o : std::nullopt;
+    };
+    if (Status s = batchNormEval(*x, w, b, *rm, *rv, *(*outs)[0], saved(1), saved(2), A.toDouble(7)); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 template <size_t MomArg>
 Expected<bool> batchNormUpdateOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
-    if (!A || (MomArg == 6 && !A->toBool(5))) return false;
+    if (!A) return false;
+    if (MomArg == 6 && !A->toBool(5)) return batchNormEvalOnDevice(c, *A);
     auto x = c.view(0);
     if (!x || !convSupports(x->meta.dtype) || !c.hasOut(0) || !c.outsDense(3, x->meta.dtype)) return false;
     if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;

@@ -248,6 +248,34 @@ Status put(const DeviceView& self, const DeviceView& index, const DeviceView& so
     return launch(*fn, (a.n + 255) / 256, 256, params, "fx_put");
 }
 
+Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
+                     const DeviceView& rm, const DeviceView& rv, const DeviceView& y, const std::optional<DeviceView>& mean,
+                     const std::optional<DeviceView>& invstd, double eps) {
+    const TensorMeta& xm = x.meta;
+    const DType t = xm.dtype;
+    if (xm.shape.size() < 2 || !windowPoolSupports(t) || !y.meta.isContiguous() || y.meta.shape != xm.shape || y.meta.dtype != t)
+        return makeError("device batch norm (eval) needs a dense output of the input's shape and dtype");
+    int64_t C = xm.shape[1];
+    auto channel = [&](const std::optional<DeviceView>& v) {
+        return !v || (v->meta.dtype == t && v->meta.shape == std::vector<int64_t>{C} && (C <= 1 || v->meta.strides[0] == 1));
+    };
+    if (!channel(w) || !channel(b) || !channel(rm) || !channel(rv) || !channel(mean) || !channel(invstd))
+        return makeError("device batch norm (eval) needs dense per-channel tensors of the input's dtype");
+    int64_t N = xm.shape[0], S = product(xm.shape, 2, xm.shape.size());
+    if (N * C * S == 0 && C == 0) return Status::success();
+    DeviceBuffer tx;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    auto fn = fallbackModule().function(std::string("fx_bn_eval_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    auto opt = [](const std::optional<DeviceView>& v) { return v ? addrOf(*v) : CUdeviceptr{0}; };
+    CUdeviceptr px = addrOf(*xd), pw = opt(w), pb = opt(b), prm = addrOf(rm), prv = addrOf(rv), py = addrOf(y), pm = opt(mean),
+                pis = opt(invstd);
+    void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &N, &C, &S, &eps};
+    const int64_t work = std::max(N * C * S, C);
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_bn_eval");
+}
+
 std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     std::vector<int64_t> r(std::max(a.size(), b.size()), 1);
     for (size_t i = 0; i < r.size(); ++i) {

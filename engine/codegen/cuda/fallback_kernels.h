@@ -68,6 +68,13 @@ Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, 
 /// broadcast), in row-major order; the output's length was fixed when the graph compiled.
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out);
 
+/// Batch norm in evaluation mode over x [N, C, ...] into dense y: the running statistics (dense
+/// [C]) normalise; mean / invstd, where given (dense [C]), receive the running mean and
+/// 1 / sqrt(running_var + eps), what PyTorch's CUDA kernels save. fp32/fp64.
+Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
+                     const DeviceView& rm, const DeviceView& rv, const DeviceView& y, const std::optional<DeviceView>& mean,
+                     const std::optional<DeviceView>& invstd, double eps);
+
 /// The broadcast shape of a and b, or nullopt.
 std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 

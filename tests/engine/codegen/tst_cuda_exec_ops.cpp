@@ -400,6 +400,50 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void batch_norm_eval_by_hand_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<bool>("cudnn");  // cuDNN saves no statistics in evaluation ([0]) and has a reserve output
+        QTest::newRow("native_batch_norm") << QString("native_batch_norm") << false;
+        QTest::newRow("_native_batch_norm_legit") << QString("_native_batch_norm_legit") << false;
+        QTest::newRow("cudnn_batch_norm") << QString("cudnn_batch_norm") << true;
+    }
+
+    void batch_norm_eval_by_hand() {
+        // training False: running mean [2, 4] and var [1, 4] (eps 0: invstd 1, 0.5) normalise x
+        // [[1, 2], [3, 6]] with w [1, 2], b [0, 1]: [[-1, -1], [1, 3]]; the saved statistics are the
+        // running mean and invstd (PyTorch's CUDA kernels), empty for cuDNN; nothing is updated.
+        QFETCH(QString, op);
+        QFETCH(bool, cudnn);
+        const std::vector<int64_t> saved{cudnn ? 0 : 2};
+        auto g = parse("x: " + ann({2, 2}) + ", w: " + ann({2}) + ", b: " + ann({2}) + ", rm: " + ann({2}) + ", rv: " + ann({2}),
+                       "        bn = torch.ops.aten." + op.toStdString() + ".default(x, w, b, rm, rv, False, 0.5, 0.0)\n"
+                       "        getitem: " + ann({2, 2}) + " = bn[0]\n"
+                       "        getitem_1: " + ann(saved) + " = bn[1]\n"
+                       "        getitem_2: " + ann(saved) + " = bn[2]\n" +
+                           std::string(cudnn ? "        getitem_3: " + ann({0}, "u8") + " = bn[3];  getitem_3 = None\n" : "") +
+                           "        clone: " + ann({2}) + " = torch.ops.aten.clone.default(rv)\n"
+                           "        return (getitem, getitem_1, getitem_2, clone)\n");
+        QVERIFY(g);
+        // Inputs on cuda:0 as the graph says: what the op saves in evaluation depends on the device.
+        auto inputs = [] {
+            std::vector<Value> v{fxtest::tv({2, 2}, {1, 2, 3, 6}), fxtest::tv({2}, {1, 2}), fxtest::tv({2}, {0, 1}),
+                                 fxtest::tv({2}, {2, 4}), fxtest::tv({2}, {1, 4})};
+            for (Value& x : v) x.t.meta.device = Device{"cuda", 0};
+            return v;
+        };
+        const std::vector<std::vector<double>> want{
+            {-1, -1, 1, 3}, cudnn ? std::vector<double>{} : std::vector<double>{2, 4},
+            cudnn ? std::vector<double>{} : std::vector<double>{1, 0.5}, {1, 4}};
+        auto ref = reference(*g, inputs());
+        QCOMPARE(ref.size(), size_t(4));
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-6);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, inputs());
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-6);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
     void window_max_pools_by_hand_data() {
         // Each row: the graph's parameters and body (the pool, its indices, its backward), its
         // inputs, and the three expected outputs.

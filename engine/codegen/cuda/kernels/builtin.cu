@@ -256,7 +256,9 @@ template <class T> __device__ void fx_bn_train(const T* x, const T* w, const T* 
             invstd[c] = (T)is;
             if (nrm) {  // absent running statistics are not updated
                 nrm[c] = (T)((1.0 - mom) * (double)rm[c] + mom * m);
-                nrv[c] = (T)((1.0 - mom) * (double)rv[c] + mom * (cnt > 1 ? q / (double)(cnt - 1) : var));
+                // One value per channel: n / (n - 1) makes the unbiased variance NaN, as in PyTorch.
+                const double unbiased = cnt > 1 ? q / (double)(cnt - 1) : cnt == 1 ? __longlong_as_double(0x7ff8000000000000LL) : var;
+                nrv[c] = (T)((1.0 - mom) * (double)rv[c] + mom * unbiased);
             }
         }
         const double wc = w ? (double)w[c] : 1.0, bc = b ? (double)b[c] : 0.0;

@@ -1,6 +1,7 @@
 // Kernels for ops Inductor does not lower but runs as fallback kernels (make_fallback): max
 // pooling with indices over irregular windows (3-D, adaptive, fractional), sort, segment_reduce
-// and its backward, put, _unsafe_masked_index_put_accumulate and masked_select. Each mirrors
+// and its backward, put, _unsafe_masked_index_put_accumulate, masked_select, and batch norm in
+// evaluation mode. Each mirrors
 // the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp) rule for rule, so both backends
 // give PyTorch's indices on ties and NaNs.
 #ifndef FXRAY_EMBEDDED_SOURCE
@@ -252,9 +253,30 @@ extern "C" __global__ void fx_masked_select_any(const unsigned char* self, const
     fx_masked_select(self, mask, out, a);
 }
 
+// Evaluation-mode batch norm over dense [N, C, S]: the running statistics normalise; the saved
+// mean and inverse std (where given) are the running mean and 1 / sqrt(running_var + eps).
+template <class T> __device__ void fx_bn_eval(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y, T* mean,
+                                              T* invstd, fx_i64 N, fx_i64 C, fx_i64 S, double eps) {
+    const fx_i64 n = N * C * S;
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n || q < C; q += (fx_i64)gridDim.x * blockDim.x) {
+        if (q < C) {
+            if (mean) mean[q] = rm[q];
+            if (invstd) invstd[q] = (T)(1.0 / sqrt((double)rv[q] + eps));
+        }
+        if (q >= n) continue;
+        const fx_i64 c = (q / S) % C;
+        const double is = 1.0 / sqrt((double)rv[c] + eps), wc = w ? (double)w[c] : 1.0, bc = b ? (double)b[c] : 0.0;
+        y[q] = (T)(((double)x[q] - (double)rm[c]) * is * wc + bc);
+    }
+}
+
 #define FX_WINDOW_MAX(T, S)                                                                                       \
     extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) { \
         fx_window_max<T>(x, samples, y, ind, a);                                                                  \
+    }                                                                                                             \
+    extern "C" __global__ void fx_bn_eval_##S(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y,  \
+                                              T* mean, T* invstd, fx_i64 N, fx_i64 C, fx_i64 S_, double eps) {    \
+        fx_bn_eval<T>(x, w, b, rm, rv, y, mean, invstd, N, C, S_, eps);                                          \
     }
 FX_WINDOW_MAX(float, f32)
 FX_WINDOW_MAX(double, f64)
