@@ -524,13 +524,20 @@ Expected<bool> putOnDevice(DeviceCall& c) {
     return true;
 }
 
-Expected<bool> maskedIndexPutAccumulateOnDevice(DeviceCall& c) {
-    // _unsafe_masked_index_put_accumulate(self, mask, indices, values)
+/// _unsafe_masked_index_put_accumulate(self, mask, indices, values) (Masked) and
+/// index_put / _unsafe_index_put(self, indices, values, accumulate) with index tensors for the
+/// leading dims (a None among them: the host).
+template <bool Masked>
+Expected<bool> indexedPutOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
-    if (!om || !segmentSupports(om->dtype) || !om->isContiguous()) return false;
-    auto self = c.view(0), mask = c.view(1), values = c.view(3);
-    auto indices = c.listViews(2);
-    if (!self || !mask || !values || !indices || indices->empty() || indices->size() > 4 || mask->meta.dtype != DType::Bool ||
+    const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A) return false;
+    const size_t listArg = Masked ? 2 : 1;
+    auto self = c.view(0), values = c.view(Masked ? 3 : 2);
+    std::optional<DeviceView> mask = Masked ? c.view(1) : std::nullopt;
+    // listViews declines a None item (not a tensor on the device).
+    auto indices = c.listViews(listArg);
+    if (!self || !values || !indices || indices->empty() || indices->size() > 4 || (Masked && (!mask || mask->meta.dtype != DType::Bool)) ||
         self->meta.dtype != om->dtype || values->meta.dtype != om->dtype)
         return false;
     std::vector<int64_t> b;
@@ -542,7 +549,9 @@ Expected<bool> maskedIndexPutAccumulateOnDevice(DeviceCall& c) {
     if (indices->size() > self->meta.shape.size() || b.size() + self->meta.shape.size() - indices->size() > 8) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (Status s = maskedIndexPutAccumulate(*self, *mask, *indices, *values, **o); !s.ok()) return s.error();
+    Status s = Masked ? maskedIndexPutAccumulate(*self, *mask, *indices, *values, **o)
+                      : indexPut(*self, *indices, *values, A->toBool(3), **o);
+    if (!s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
@@ -631,7 +640,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
         {"segment_reduce", segmentReduceOnDevice<false>},
         {"segment_reduce_backward", segmentReduceOnDevice<true>},
         {"put", putOnDevice},
-        {"masked_index_put_accumulate", maskedIndexPutAccumulateOnDevice},
+        {"masked_index_put_accumulate", indexedPutOnDevice<true>},
+        {"index_put", indexedPutOnDevice<false>},
         {"masked_select", maskedSelectOnDevice},
         {"embedding_backward", embeddingBackwardOnDevice},
         {"index_add", indexAddOnDevice},

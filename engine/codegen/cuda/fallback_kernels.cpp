@@ -307,36 +307,41 @@ bool broadcastStrides(const TensorMeta& v, const std::vector<int64_t>& shape, lo
 
 } // namespace
 
-Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, const std::vector<DeviceView>& indices,
-                                const DeviceView& values, const DeviceView& out) {
+namespace {
+
+/// The masked (mask given: accumulate, clamp) and plain index puts.
+Status indexedPut(const DeviceView& self, const std::optional<DeviceView>& maskOpt, const std::vector<DeviceView>& indices,
+                  const DeviceView& values, bool accumulate, const DeviceView& out) {
     const DType t = out.meta.dtype;
     const size_t k = indices.size();
     if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || values.meta.dtype != t ||
-        mask.meta.dtype != DType::Bool || k == 0 || k > FX_MAX_INDICES || k > self.meta.shape.size() ||
+        (maskOpt && maskOpt->meta.dtype != DType::Bool) || k == 0 || k > FX_MAX_INDICES || k > self.meta.shape.size() ||
         out.meta.shape != self.meta.shape)
-        return makeError("device _unsafe_masked_index_put_accumulate: unsupported dtypes or indices");
+        return makeError("device index put: unsupported dtypes or indices");
     std::vector<int64_t> b;
     for (const DeviceView& i : indices) {
         auto s = i.meta.dtype == DType::Int64 ? broadcastShape(b, i.meta.shape) : std::nullopt;
-        if (!s) return makeError("device _unsafe_masked_index_put_accumulate: indices must be int64 and broadcast");
+        if (!s) return makeError("device index put: indices must be int64 and broadcast");
         b = *s;
     }
     std::vector<int64_t> full = b;
     full.insert(full.end(), self.meta.shape.begin() + static_cast<std::ptrdiff_t>(k), self.meta.shape.end());
-    if (full.size() > FX_MAX_DIMS) return makeError("device _unsafe_masked_index_put_accumulate: more than 8 dims");
+    if (full.size() > FX_MAX_DIMS) return makeError("device index put: more than 8 dims");
     FxMaskedPutArgs a{};
     a.ndim = static_cast<long long>(full.size());
     a.bdims = static_cast<long long>(b.size());
     a.k = static_cast<long long>(k);
     a.n = product(full, 0, full.size());
+    a.accumulate = accumulate ? 1 : 0;
+    a.clamp = maskOpt ? 1 : 0;
     a.inner = product(self.meta.shape, k, self.meta.shape.size());
     for (size_t d = 0; d < full.size(); ++d) a.size[d] = full[d];
-    if (!broadcastStrides(mask.meta, full, a.ms) || !broadcastStrides(values.meta, full, a.vs))
-        return makeError("device _unsafe_masked_index_put_accumulate: mask or values do not broadcast");
-    a.moff = mask.meta.offset;
+    if ((maskOpt && !broadcastStrides(maskOpt->meta, full, a.ms)) || !broadcastStrides(values.meta, full, a.vs))
+        return makeError("device index put: mask or values do not broadcast");
+    a.moff = maskOpt ? maskOpt->meta.offset : 0;
     a.voff = values.meta.offset;
     for (size_t j = 0; j < k; ++j) {
-        if (!broadcastStrides(indices[j].meta, b, a.is[j])) return makeError("device _unsafe_masked_index_put_accumulate: indices");
+        if (!broadcastStrides(indices[j].meta, b, a.is[j])) return makeError("device index put: indices");
         a.ioff[j] = indices[j].meta.offset;
         a.selfSize[j] = self.meta.shape[j];
         a.selfStride[j] = product(self.meta.shape, j + 1, self.meta.shape.size());
@@ -346,10 +351,22 @@ Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, 
     auto fn = fallbackModule().function(std::string("fx_masked_put_acc_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
     // Views read at their own offsets: the bases are passed, the offsets are in the arguments.
-    CUdeviceptr pm = mask.base, pv = values.base, po = addrOf(out), pi[FX_MAX_INDICES] = {0, 0, 0, 0};
+    CUdeviceptr pm = maskOpt ? maskOpt->base : CUdeviceptr{0}, pv = values.base, po = addrOf(out), pi[FX_MAX_INDICES] = {0, 0, 0, 0};
     for (size_t j = 0; j < k; ++j) pi[j] = indices[j].base;
     void* params[] = {&pm, &pi[0], &pi[1], &pi[2], &pi[3], &pv, &po, &a};
     return launch(*fn, (a.n + 255) / 256, 256, params, "fx_masked_put_acc");
+}
+
+} // namespace
+
+Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, const std::vector<DeviceView>& indices,
+                                const DeviceView& values, const DeviceView& out) {
+    return indexedPut(self, mask, indices, values, true, out);
+}
+
+Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values, bool accumulate,
+                const DeviceView& out) {
+    return indexedPut(self, std::nullopt, indices, values, accumulate, out);
 }
 
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out) {

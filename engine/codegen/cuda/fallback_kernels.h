@@ -64,6 +64,12 @@ Status put(const DeviceView& self, const DeviceView& index, const DeviceView& so
 Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, const std::vector<DeviceView>& indices,
                                 const DeviceView& values, const DeviceView& out);
 
+/// index_put(self, indices, values, accumulate) with index tensors (int64, 1 to 4, broadcast)
+/// for self's leading dims, no None among them: as above without a mask, values stored or
+/// accumulated; out-of-range indices are skipped (PyTorch raises there).
+Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values, bool accumulate,
+                const DeviceView& out);
+
 /// masked_select(self, mask) into dense 1-D out: the elements where the bool mask is set (both
 /// broadcast), in row-major order; the output's length was fixed when the graph compiled.
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out);

@@ -1,8 +1,8 @@
 // The CUDA backend's hand-written device ops (label gpu): convolution and its backward,
 // embedding_dense_backward and index_add (atomic scatter-adds), cat with PyTorch's legacy empty
 // inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
-// and their backwards, sort, segment_reduce, put, _unsafe_masked_index_put_accumulate and
-// masked_select, each checked on values computed by hand; then convolutions of other shapes and
+// and their backwards, sort, segment_reduce, put, index_put, _unsafe_masked_index_put_accumulate
+// and masked_select, each checked on values computed by hand; then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
@@ -615,6 +615,31 @@ private slots:
         auto r = runOnDevice(*g, in);
         QVERIFY2(r.error.empty(), r.error.c_str());
         FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void index_put_by_hand() {
+        // self [[1, 2], [3, 4], [5, 6]]: setting rows [2, -3] (-3 is row 0) to [[10, 20], [30, 40]]
+        // gives [[30, 40], [3, 4], [10, 20]]; accumulating [1, 1] (broadcast) at rows [1, 1] adds 2
+        // to row 1; two index tensors pick elements (0, 1) and (2, 0).
+        auto g = parse("s: " + ann({3, 2}) + ", i: " + ann({2}, "i64") + ", j: " + ann({2}, "i64") + ", v: " + ann({2, 2}) +
+                           ", o: " + ann({2}) + ", r: " + ann({2}, "i64") + ", c: " + ann({2}, "i64"),
+                       "        index_put: " + ann({3, 2}) + " = torch.ops.aten.index_put.default(s, [i], v)\n"
+                       "        index_put_1: " + ann({3, 2}) + " = torch.ops.aten.index_put.default(s, [j], o, True)\n"
+                       "        index_put_2: " + ann({3, 2}) + " = torch.ops.aten._unsafe_index_put.default(s, [r, c], o)\n"
+                       "        return (index_put, index_put_1, index_put_2)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6}), fxtest::tv({2}, {2, -3}, DType::Int64),
+                              fxtest::tv({2}, {1, 1}, DType::Int64), fxtest::tv({2, 2}, {10, 20, 30, 40}),
+                              fxtest::tv({2}, {1, 1}), fxtest::tv({2}, {0, 2}, DType::Int64), fxtest::tv({2}, {1, 0}, DType::Int64)};
+        const std::vector<std::vector<double>> want{{30, 40, 3, 4, 10, 20}, {1, 2, 5, 6, 5, 6}, {1, 1, 3, 4, 1, 6}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 0);
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 

@@ -45,11 +45,13 @@ struct FxPutArgs {
 #define FX_MAX_DIMS 8
 #define FX_MAX_INDICES 4
 
-// _unsafe_masked_index_put_accumulate: over the full shape (the index tensors' broadcast shape b,
-// then self's dims after the k indexed ones), out[clamped indices..., rest] += values where the
-// bool mask is set; out dense, a copy of self.
+// _unsafe_masked_index_put_accumulate and index_put: over the full shape (the index tensors'
+// broadcast shape b, then self's dims after the k indexed ones), out[indices..., rest] += (or =)
+// values where the bool mask is set (no mask: everywhere); out dense, a copy of self. The masked
+// op clamps the indices into self; index_put skips those out of range.
 struct FxMaskedPutArgs {
     long long n, ndim, bdims, k, inner;
+    int accumulate, clamp;
     long long size[FX_MAX_DIMS];
     long long ms[FX_MAX_DIMS], vs[FX_MAX_DIMS], moff, voff;
     long long is[FX_MAX_INDICES][FX_MAX_DIMS], ioff[FX_MAX_INDICES];

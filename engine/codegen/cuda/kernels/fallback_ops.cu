@@ -199,8 +199,9 @@ template <class T> __device__ void fx_put(const fx_i64* index, const T* src, T* 
     }
 }
 
-// One thread per element of the full shape: the indices clamped into self (Inductor's
-// decomposition clamps), the value added atomically (indices may repeat) where the mask is set.
+// One thread per element of the full shape: the indices clamped into self (Inductor's masked
+// decomposition clamps), the value added atomically (indices may repeat) or stored where the mask
+// is set (everywhere without one).
 template <class T> __device__ void fx_masked_put_acc(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1,
                                                      const fx_i64* i2, const fx_i64* i3, const T* values, T* out,
                                                      const FxMaskedPutArgs& a) {
@@ -216,15 +217,19 @@ template <class T> __device__ void fx_masked_put_acc(const unsigned char* mask, 
             if (d < a.bdims)
                 for (int j = 0; j < a.k; ++j) io[j] += c * a.is[j][d];
         }
-        if (!mask[mo]) continue;
+        if (mask && !mask[mo]) continue;
         fx_i64 base = q % a.inner;
+        bool inside = true;
         for (int j = 0; j < a.k; ++j) {
             const fx_i64 size = a.selfSize[j];
             fx_i64 i = idx[j][io[j]];
-            i = i < -size ? -size : i > size - 1 ? size - 1 : i;
+            if (a.clamp) i = i < -size ? -size : i > size - 1 ? size - 1 : i;
+            inside = inside && i >= -size && i < size;
             base += (i < 0 ? i + size : i) * a.selfStride[j];
         }
-        atomicAdd(out + base, values[vo]);
+        if (!inside) continue;  // index_put out of range (PyTorch raises): never written
+        if (a.accumulate) atomicAdd(out + base, values[vo]);
+        else out[base] = values[vo];
     }
 }
 
