@@ -571,6 +571,50 @@ Expected<bool> maskedSelectOnDevice(DeviceCall& c) {
     return true;
 }
 
+Expected<bool> triangularSolveOnDevice(DeviceCall& c) {
+    // triangular_solve(self, A, upper=True, transpose=False, unitriangular=False) -> (solution, cloned_coefficient)
+    const OpArgs* A = c.args();
+    auto b = c.view(0), m = c.view(1);
+    if (!A || !b || !m || !windowPoolSupports(b->meta.dtype) || m->meta.dtype != b->meta.dtype || c.outCount() != 2 ||
+        !c.hasOut(0) || !c.hasOut(1) || c.outMeta(0)->dtype != b->meta.dtype || c.outMeta(1)->dtype != b->meta.dtype)
+        return false;
+    auto outs = c.outs(2);
+    if (!outs.ok()) return outs.error();
+    if (Status s = triangularSolve(*b, *m, A->toBool(2), A->toBool(3), A->toBool(4), *(*outs)[0], *(*outs)[1]); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> slogdetOnDevice(DeviceCall& c) {
+    // _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots)
+    auto m = c.view(0);
+    if (!m || !windowPoolSupports(m->meta.dtype) || c.outCount() != 4) return false;
+    for (size_t i = 0; i < 4; ++i)
+        if (!c.hasOut(i)) return false;
+    const DType t = m->meta.dtype;
+    if (c.outMeta(0)->dtype != t || c.outMeta(1)->dtype != t || c.outMeta(2)->dtype != t || c.outMeta(3)->dtype != DType::Int32 ||
+        !c.outMeta(0)->isContiguous() || !c.outMeta(1)->isContiguous() || !c.outMeta(3)->isContiguous())
+        return false;
+    auto outs = c.outs(4);
+    if (!outs.ok()) return outs.error();
+    const auto& o = *outs;
+    if (Status s = slogdet(*m, *o[0], *o[1], *o[2], *o[3]); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> matrixExpOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    auto m = c.view(0);
+    if (!om || !m || !windowPoolSupports(m->meta.dtype) || om->dtype != m->meta.dtype || !om->isContiguous()) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = matrixExp(*m, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> embeddingBackwardOnDevice(DeviceCall& c) {
     // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     const TensorMeta* om = c.out0();
@@ -643,6 +687,9 @@ const std::vector<DeviceExtern>& deviceExternTable() {
         {"masked_index_put_accumulate", indexedPutOnDevice<true>},
         {"index_put", indexedPutOnDevice<false>},
         {"masked_select", maskedSelectOnDevice},
+        {"triangular_solve", triangularSolveOnDevice},
+        {"slogdet", slogdetOnDevice},
+        {"matrix_exp", matrixExpOnDevice},
         {"embedding_backward", embeddingBackwardOnDevice},
         {"index_add", indexAddOnDevice},
     };

@@ -276,6 +276,120 @@ Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, co
     return launch(*fn, (work + 255) / 256, 256, params, "fx_bn_eval");
 }
 
+namespace {
+
+/// Square matrices [batch..., n, n]: n, or -1.
+int64_t squareSize(const TensorMeta& m) {
+    const size_t nd = m.shape.size();
+    return nd >= 2 && m.shape[nd - 1] == m.shape[nd - 2] ? m.shape[nd - 1] : -1;
+}
+
+Expected<DeviceBuffer> scratchDoubles(int64_t count) {
+    return DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(double));
+}
+
+} // namespace
+
+Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit, const DeviceView& X,
+                       const DeviceView& Aclone) {
+    const DType t = X.meta.dtype;
+    const int64_t n = squareSize(Aclone.meta);
+    const size_t nd = X.meta.shape.size();
+    if (!windowPoolSupports(t) || B.meta.dtype != t || A.meta.dtype != t || Aclone.meta.dtype != t || n < 0 || nd < 2 ||
+        Aclone.meta.shape.size() != nd || X.meta.shape[nd - 2] != n)
+        return makeError("device triangular_solve needs fp32/fp64 square A of the solution's dtype");
+    FxLinalgArgs a{};
+    a.n = n;
+    a.k = X.meta.shape[nd - 1];
+    a.batches = n * a.k == 0 ? 0 : X.meta.numel() / (n * a.k);
+    if (Aclone.meta.numel() != a.batches * n * n && a.batches != 0)
+        return makeError("device triangular_solve: the solution and coefficient batches differ");
+    a.upper = upper ? 1 : 0;
+    a.trans = transpose ? 1 : 0;
+    a.unit = unit ? 1 : 0;
+    // The outputs are column-major on CUDA (cuBLAS's layout): the kernel solves in dense copies.
+    DeviceBuffer tx, ta;
+    DeviceView Xd = X;
+    if (!X.meta.isContiguous()) {
+        TensorMeta m = TensorMeta::contiguous(X.meta.shape, t, X.meta.device);
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(t)));
+        if (!buf.ok()) return buf.error();
+        tx = std::move(buf).value();
+        Xd = DeviceView{tx.ptr(), m};
+    }
+    if (Status s = stridedCopy(B, Xd); !s.ok()) return s;
+    if (Status s = stridedCopy(A, Aclone); !s.ok()) return s;
+    if (a.batches * a.k != 0) {
+        auto ad = denseView(Aclone, ta);
+        if (!ad.ok()) return ad.error();
+        auto fn = fallbackModule().function(std::string("fx_trsm_") + suffixOf(t));
+        if (!fn.ok()) return fn.error();
+        CUdeviceptr pa = addrOf(*ad), px = addrOf(Xd);
+        void* params[] = {&pa, &px, &a};
+        if (Status s = launch(*fn, (a.batches * a.k + 63) / 64, 64, params, "fx_trsm"); !s.ok()) return s;
+    }
+    return Xd.base == X.base ? Status::success() : stridedCopy(Xd, X);
+}
+
+Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& logabs, const DeviceView& lu,
+               const DeviceView& pivots) {
+    const DType t = A.meta.dtype;
+    const int64_t n = squareSize(A.meta);
+    const size_t nd = A.meta.shape.size();
+    if (!windowPoolSupports(t) || n < 0 || sign.meta.dtype != t || logabs.meta.dtype != t || lu.meta.dtype != t ||
+        pivots.meta.dtype != DType::Int32 || !sign.meta.isContiguous() || !logabs.meta.isContiguous() ||
+        !pivots.meta.isContiguous() || lu.meta.shape != A.meta.shape)
+        return makeError("device slogdet needs fp32/fp64 square matrices and int32 pivots");
+    FxLinalgArgs a{};
+    a.n = n;
+    a.batches = product(A.meta.shape, 0, nd - 2);
+    // LU batches must sit n * n apart (PyTorch's LU is column-major per matrix, batches dense).
+    int64_t expect = n * n;
+    for (size_t d = nd - 2; d-- > 0;) {
+        if (A.meta.shape[d] != 1 && lu.meta.strides[d] != expect) return makeError("device slogdet: LU batches are not dense");
+        expect *= A.meta.shape[d];
+    }
+    // PyTorch factors Aᵀ for a contiguous input (the reference executor does the same).
+    a.trans = A.meta.isContiguous() ? 1 : 0;
+    a.luRow = lu.meta.strides[nd - 2];
+    a.luCol = lu.meta.strides[nd - 1];
+    if (sign.meta.numel() != a.batches || logabs.meta.numel() != a.batches || pivots.meta.numel() != a.batches * n)
+        return makeError("device slogdet: output sizes do not match the batch");
+    if (a.batches == 0) return Status::success();
+    DeviceBuffer ta;
+    auto ad = denseView(A, ta);
+    if (!ad.ok()) return ad.error();
+    auto scratch = scratchDoubles(a.batches * n * n);
+    if (!scratch.ok()) return scratch.error();
+    auto fn = fallbackModule().function(std::string("fx_slogdet_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pa = addrOf(*ad), ps = addrOf(sign), pl = addrOf(logabs), plu = addrOf(lu), pp = addrOf(pivots),
+                pscr = scratch->ptr();
+    void* params[] = {&pa, &ps, &pl, &plu, &pp, &pscr, &a};
+    return launch(*fn, (a.batches + 63) / 64, 64, params, "fx_slogdet");
+}
+
+Status matrixExp(const DeviceView& A, const DeviceView& out) {
+    const DType t = A.meta.dtype;
+    const int64_t n = squareSize(A.meta);
+    if (!windowPoolSupports(t) || n < 0 || out.meta.dtype != t || !out.meta.isContiguous() || out.meta.shape != A.meta.shape)
+        return makeError("device matrix_exp needs fp32/fp64 square matrices and a dense output");
+    FxLinalgArgs a{};
+    a.n = n;
+    a.batches = product(A.meta.shape, 0, A.meta.shape.size() - 2);
+    if (a.batches * n == 0) return Status::success();
+    DeviceBuffer ta;
+    auto ad = denseView(A, ta);
+    if (!ad.ok()) return ad.error();
+    auto scratch = scratchDoubles(a.batches * 4 * n * n);
+    if (!scratch.ok()) return scratch.error();
+    auto fn = fallbackModule().function(std::string("fx_matrix_exp_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pa = addrOf(*ad), po = addrOf(out), pscr = scratch->ptr();
+    void* params[] = {&pa, &po, &pscr, &a};
+    return launch(*fn, (a.batches + 63) / 64, 64, params, "fx_matrix_exp");
+}
+
 std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     std::vector<int64_t> r(std::max(a.size(), b.size()), 1);
     for (size_t i = 0; i < r.size(); ++i) {

@@ -81,6 +81,21 @@ Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, co
                      const DeviceView& rm, const DeviceView& rv, const DeviceView& y, const std::optional<DeviceView>& mean,
                      const std::optional<DeviceView>& invstd, double eps);
 
+/// triangular_solve(self B, A, upper, transpose, unitriangular) into X and A_clone (the
+/// batch-broadcast shapes, any layout: CUDA's are column-major): op(A) X = B solved in a dense
+/// copy of B. fp32/fp64.
+Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit, const DeviceView& X,
+                       const DeviceView& Aclone);
+
+/// _linalg_slogdet(A) -> dense sign and logabsdet [batch...], LU (A's shape; its own row/column
+/// strides, batches dense) and dense int32 pivots [batch..., n]; for a contiguous A the factor is
+/// Aᵀ's, as PyTorch (and the reference executor) make it. fp32/fp64.
+Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& logabs, const DeviceView& lu,
+               const DeviceView& pivots);
+
+/// linalg_matrix_exp(A) into dense out. fp32/fp64.
+Status matrixExp(const DeviceView& A, const DeviceView& out);
+
 /// The broadcast shape of a and b, or nullopt.
 std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 

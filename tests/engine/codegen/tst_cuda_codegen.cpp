@@ -158,7 +158,8 @@ private slots:
     void fallback_op_kernels_compile() {
         // The kernels for Inductor's fallback ops (kernels/fallback_ops.cu: windowed max pooling
         // with indices, sort, segment_reduce and its backward, put, the masked index_put and
-        // masked_select, batch norm in evaluation mode) compile for sm_80 PTX with an
+        // masked_select, batch norm in evaluation mode, triangular_solve, slogdet, matrix_exp)
+        // compile for sm_80 PTX with an
         // entry for every launcher; put's accumulation is atomic.
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
@@ -170,7 +171,9 @@ private slots:
         for (const char* fn : {"fx_window_max_f32", "fx_window_max_f64", "fx_sort_rows_f32", "fx_sort_rows_f64",
                                "fx_sort_rows_i64", "fx_sort_rows_i32", "fx_segment_reduce_f32", "fx_segment_reduce_f64",
                                "fx_segment_reduce_bwd_f32", "fx_segment_reduce_bwd_f64", "fx_put_f32", "fx_put_f64",
-                               "fx_masked_put_acc_f32", "fx_masked_put_acc_f64", "fx_masked_select_any", "fx_bn_eval_f32", "fx_bn_eval_f64"})
+                               "fx_masked_put_acc_f32", "fx_masked_put_acc_f64", "fx_masked_select_any", "fx_bn_eval_f32", "fx_bn_eval_f64",
+                               "fx_trsm_f32", "fx_trsm_f64", "fx_slogdet_f32", "fx_slogdet_f64", "fx_matrix_exp_f32",
+                               "fx_matrix_exp_f64"})
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
                 out->image.find("red.global.add.f32") != std::string::npos);

@@ -2,7 +2,7 @@
 // embedding_dense_backward and index_add (atomic scatter-adds), cat with PyTorch's legacy empty
 // inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
 // and their backwards, sort, segment_reduce, put, index_put, _unsafe_masked_index_put_accumulate
-// and masked_select, each checked on values computed by hand; then convolutions of other shapes and
+// and masked_select, triangular_solve / slogdet / matrix_exp, each checked on values computed by hand; then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
@@ -658,6 +658,41 @@ private slots:
         auto r = runOnDevice(*g, in);
         QVERIFY2(r.error.empty(), r.error.c_str());
         FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void linalg_by_hand() {
+        // triangular_solve with A = [[2, 1], [0, 4]] (upper), B = [4, 8]: x = [1, 2]; with A's
+        // transpose (a lower solve): [2, 1.5]. The outputs column-major, as CUDA records them.
+        // slogdet of [[0, 2], [3, 1]]: PyTorch factors the transpose of a contiguous input,
+        // [[0, 3], [2, 1]]: one row swap (pivots 2, 2), LU [[2, 1], [0, 3]], det -6: sign -1, log 6. matrix_exp of diag(1, 2) is diag(e, e^2); of [[0, 1], [0, 0]] I + A.
+        auto g = parse("b: " + ann({2, 1}) + ", a: " + ann({2, 2}) + ", a_1: " + ann({2, 2}) + ", m: " + ann({2, 2, 2}),
+                  "        ts = torch.ops.aten.triangular_solve.default(b, a)\n"
+                  "        getitem: \"f32[2, 1][1, 2]cuda:0\" = ts[0]\n"
+                  "        getitem_1: \"f32[2, 2][1, 2]cuda:0\" = ts[1]\n"
+                  "        ts_1 = torch.ops.aten.triangular_solve.default(b, a, True, True)\n"
+                  "        getitem_2: \"f32[2, 1][1, 2]cuda:0\" = ts_1[0]\n"
+                  "        getitem_3: \"f32[2, 2][1, 2]cuda:0\" = ts_1[1];  getitem_3 = None\n"
+                  "        sl = torch.ops.aten._linalg_slogdet.default(a_1)\n"
+                  "        getitem_4: \"f32[][]cuda:0\" = sl[0]\n"
+                  "        getitem_5: \"f32[][]cuda:0\" = sl[1]\n"
+                  "        getitem_6: \"f32[2, 2][1, 2]cuda:0\" = sl[2]\n"
+                  "        getitem_7: " + ann({2}, "i32") + " = sl[3]\n"
+                  "        me: " + ann({2, 2, 2}) + " = torch.ops.aten.linalg_matrix_exp.default(m)\n"
+                  "        return (getitem, getitem_1, getitem_2, getitem_4, getitem_5, getitem_6, getitem_7, me)\n");
+        QVERIFY(g);
+        const double e = std::exp(1.0);
+        std::vector<Value> in{fxtest::tv({2, 1}, {4, 8}), fxtest::tv({2, 2}, {2, 1, 0, 4}), fxtest::tv({2, 2}, {0, 2, 3, 1}),
+                              fxtest::tv({2, 2, 2}, {1, 0, 0, 2, 0, 1, 0, 0})};
+        const std::vector<std::vector<double>> want{{1, 2}, {2, 1, 0, 4}, {2, 1.5}, {-1}, {std::log(6.0)}, {2, 1, 0, 3}, {2, 2},
+                                                    {e, 0, 0, e * e, 1, 1, 0, 1}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-5);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-5);
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 

@@ -65,4 +65,15 @@ struct FxMaskedSelectArgs {
     long long size[FX_MAX_DIMS], ss[FX_MAX_DIMS], ms[FX_MAX_DIMS], soff, moff;
 };
 
+// Linear algebra per batch matrix, one thread each: triangular_solve in place on X (dense
+// [batches, n, k], holding B) with A dense [batches, n, n]; _linalg_slogdet and linalg_matrix_exp
+// in fp64 scratch (scratch doubles per matrix: n * n for slogdet, 4 * n * n for matrix_exp). The
+// LU output is written through its row / column strides (PyTorch's is column-major); batch b
+// starts at b * n * n. slogdet's trans: factor Aᵀ (what PyTorch does for a contiguous input).
+struct FxLinalgArgs {
+    long long batches, n, k;
+    int upper, trans, unit;
+    long long luRow, luCol;
+};
+
 #endif

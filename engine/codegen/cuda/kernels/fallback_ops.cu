@@ -1,7 +1,8 @@
 // Kernels for ops Inductor does not lower but runs as fallback kernels (make_fallback): max
 // pooling with indices over irregular windows (3-D, adaptive, fractional), sort, segment_reduce
 // and its backward, put, _unsafe_masked_index_put_accumulate, masked_select, and batch norm in
-// evaluation mode. Each mirrors
+// evaluation mode, and the linear algebra Inductor leaves to LAPACK (triangular_solve,
+// _linalg_slogdet, linalg_matrix_exp: one thread per matrix, for the small matrices these are). Each mirrors
 // the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp) rule for rule, so both backends
 // give PyTorch's indices on ties and NaNs.
 #ifndef FXRAY_EMBEDDED_SOURCE
@@ -275,6 +276,115 @@ template <class T> __device__ void fx_bn_eval(const T* x, const T* w, const T* b
     }
 }
 
+// op(A) X = B, one thread per (batch, column of X), substituting in order (rows solved first are
+// read back from X); a lower solve when upper == transpose.
+template <class T> __device__ void fx_trsm(const T* A, T* X, const FxLinalgArgs& a) {
+    const fx_i64 n = a.n, k = a.k;
+    const bool lowerSolve = a.upper == a.trans;
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.batches * k; q += (fx_i64)gridDim.x * blockDim.x) {
+        const fx_i64 b = q / k, col = q % k;
+        const T* Am = A + b * n * n;
+        T* Xm = X + b * n * k;
+        for (fx_i64 s = 0; s < n; ++s) {
+            const fx_i64 i = lowerSolve ? s : n - 1 - s;
+            double v = (double)Xm[i * k + col];
+            for (fx_i64 t = 0; t < s; ++t) {
+                const fx_i64 j = lowerSolve ? t : n - 1 - t;
+                v -= (double)(a.trans ? Am[j * n + i] : Am[i * n + j]) * (double)Xm[j * k + col];
+            }
+            Xm[i * k + col] = (T)(a.unit ? v : v / (double)Am[i * n + i]);
+        }
+    }
+}
+
+// LU with partial pivoting (the first largest pivot, as LAPACK's getrf; NaN never wins), 1-based
+// int32 pivots; the sign is the product of the diagonal's signs (NaN for a NaN pivot, 0 for a
+// singular matrix) flipped per row swap, log |det| summed. With `trans` the factor is Aᵀ's, as
+// PyTorch makes it for a contiguous input (LAPACK's column-major view without a copy).
+template <class T> __device__ void fx_slogdet(const T* A, T* sign, T* logabs, T* lu, int* piv, double* scratch,
+                                              const FxLinalgArgs& a) {
+    const fx_i64 n = a.n;
+    for (fx_i64 b = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; b < a.batches; b += (fx_i64)gridDim.x * blockDim.x) {
+        double* M = scratch + b * n * n;
+        for (fx_i64 i = 0; i < n; ++i)
+            for (fx_i64 j = 0; j < n; ++j) M[i * n + j] = (double)A[b * n * n + (a.trans ? j * n + i : i * n + j)];
+        double s = 1.0, l = 0.0;
+        for (fx_i64 c = 0; c < n; ++c) {
+            fx_i64 p = c;
+            double best = fabs(M[c * n + c]);
+            for (fx_i64 r = c + 1; r < n; ++r)
+                if (fabs(M[r * n + c]) > best) best = fabs(M[r * n + c]), p = r;
+            piv[b * n + c] = (int)(p + 1);
+            if (p != c)
+                for (fx_i64 j = 0; j < n; ++j) {
+                    const double t = M[c * n + j];
+                    M[c * n + j] = M[p * n + j];
+                    M[p * n + j] = t;
+                }
+            const double d = M[c * n + c];
+            if (d != 0.0)
+                for (fx_i64 r = c + 1; r < n; ++r) {
+                    const double f = M[r * n + c] / d;
+                    M[r * n + c] = f;
+                    for (fx_i64 j = c + 1; j < n; ++j) M[r * n + j] -= f * M[c * n + j];
+                }
+        }
+        for (fx_i64 c = 0; c < n; ++c) {
+            const double d = M[c * n + c];
+            s *= d > 0 ? 1.0 : d < 0 ? -1.0 : d != d ? d : 0.0;
+            if (piv[b * n + c] != c + 1) s = -s;
+            l += log(fabs(d));
+        }
+        sign[b] = (T)s;
+        logabs[b] = (T)l;
+        for (fx_i64 i = 0; i < n; ++i)
+            for (fx_i64 j = 0; j < n; ++j) lu[b * n * n + i * a.luRow + j * a.luCol] = (T)M[i * n + j];
+    }
+}
+
+__device__ void fx_matmul_n(const double* x, const double* y, double* r, fx_i64 n) {
+    for (fx_i64 e = 0; e < n * n; ++e) r[e] = 0.0;
+    for (fx_i64 i = 0; i < n; ++i)
+        for (fx_i64 k = 0; k < n; ++k)
+            for (fx_i64 j = 0; j < n; ++j) r[i * n + j] += x[i * n + k] * y[k * n + j];
+}
+
+// Scaling and squaring: A / 2^s with its 1-norm <= 1/2, a Taylor series to 20 terms, then s
+// squarings, in fp64 (the CPU extern's algorithm); a non-finite norm gives NaN.
+template <class T> __device__ void fx_matrix_exp(const T* A, T* out, double* scratch, const FxLinalgArgs& a) {
+    const fx_i64 n = a.n, nn = n * n;
+    for (fx_i64 b = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; b < a.batches; b += (fx_i64)gridDim.x * blockDim.x) {
+        double *m = scratch + b * 4 * nn, *sum = m + nn, *term = sum + nn, *tmp = term + nn;
+        double norm = 0.0;
+        for (fx_i64 e = 0; e < nn; ++e) m[e] = (double)A[b * nn + e];
+        for (fx_i64 j = 0; j < n; ++j) {
+            double col = 0.0;
+            for (fx_i64 i = 0; i < n; ++i) col += fabs(m[i * n + j]);
+            norm = fmax(norm, col);
+        }
+        if (!isfinite(norm)) {
+            for (fx_i64 e = 0; e < nn; ++e) out[b * nn + e] = (T)__longlong_as_double(0x7ff8000000000000LL);
+            continue;
+        }
+        int squarings = 0;
+        while (norm > 0.5 && squarings < 64) norm /= 2, ++squarings;
+        const double scale = ldexp(1.0, -squarings);
+        for (fx_i64 e = 0; e < nn; ++e) {
+            m[e] *= scale;
+            sum[e] = term[e] = (e / n == e % n) ? 1.0 : 0.0;
+        }
+        for (int k = 1; k <= 20; ++k) {
+            fx_matmul_n(term, m, tmp, n);
+            for (fx_i64 e = 0; e < nn; ++e) term[e] = tmp[e] / k, sum[e] += term[e];
+        }
+        for (int q = 0; q < squarings; ++q) {
+            fx_matmul_n(sum, sum, tmp, n);
+            for (fx_i64 e = 0; e < nn; ++e) sum[e] = tmp[e];
+        }
+        for (fx_i64 e = 0; e < nn; ++e) out[b * nn + e] = (T)sum[e];
+    }
+}
+
 #define FX_WINDOW_MAX(T, S)                                                                                       \
     extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) { \
         fx_window_max<T>(x, samples, y, ind, a);                                                                  \
@@ -282,6 +392,14 @@ template <class T> __device__ void fx_bn_eval(const T* x, const T* w, const T* b
     extern "C" __global__ void fx_bn_eval_##S(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y,  \
                                               T* mean, T* invstd, fx_i64 N, fx_i64 C, fx_i64 S_, double eps) {    \
         fx_bn_eval<T>(x, w, b, rm, rv, y, mean, invstd, N, C, S_, eps);                                          \
+    }                                                                                                             \
+    extern "C" __global__ void fx_trsm_##S(const T* A, T* X, FxLinalgArgs a) { fx_trsm<T>(A, X, a); }             \
+    extern "C" __global__ void fx_slogdet_##S(const T* A, T* sign, T* logabs, T* lu, int* piv, double* scratch,    \
+                                              FxLinalgArgs a) {                                                   \
+        fx_slogdet<T>(A, sign, logabs, lu, piv, scratch, a);                                                      \
+    }                                                                                                             \
+    extern "C" __global__ void fx_matrix_exp_##S(const T* A, T* out, double* scratch, FxLinalgArgs a) {            \
+        fx_matrix_exp<T>(A, out, scratch, a);                                                                     \
     }
 FX_WINDOW_MAX(float, f32)
 FX_WINDOW_MAX(double, f64)
