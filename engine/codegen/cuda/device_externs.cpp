@@ -271,11 +271,6 @@ Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
     return true;
 }
 
-/// The batch norms that update their running-stat arguments in place: native_batch_norm,
-/// _native_batch_norm_legit and cudnn_batch_norm in training mode (momentum, eps at 6, 7),
-/// _batch_norm_with_update (at 5, 6). Outputs (y, save_mean, save_invstd[, empty reserve]);
-/// the running statistics, when given, are written into the argument buffers as PyTorch's
-/// kernels do. Evaluation mode: batchNormEvalOnDevice.
 /// Evaluation mode (training False: native_batch_norm, _native_batch_norm_legit,
 /// cudnn_batch_norm): the running statistics normalise; saved statistics of [C] (not cuDNN's
 /// empty ones) receive them as PyTorch's CUDA kernels save them.
@@ -308,6 +303,11 @@ Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
     return true;
 }
 
+/// The batch norms that update their running-stat arguments in place: native_batch_norm,
+/// _native_batch_norm_legit and cudnn_batch_norm in training mode (momentum, eps at 6, 7),
+/// _batch_norm_with_update (at 5, 6). Outputs (y, save_mean, save_invstd[, empty reserve]);
+/// the running statistics, when given, are written into the argument buffers as PyTorch's
+/// kernels do. Evaluation mode: batchNormEvalOnDevice.
 template <size_t MomArg>
 Expected<bool> batchNormUpdateOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
@@ -466,7 +466,8 @@ Expected<bool> sortOnDevice(DeviceCall& c) {
     if (dim < 0) dim += nd;
     if (dim < 0 || dim >= nd) return false;
     const int64_t n = x->meta.shape.empty() ? 1 : x->meta.shape[static_cast<size_t>(dim)];
-    if (!sortSupports(x->meta.dtype, n)) return false;
+    // The rank sort is quadratic per row: beyond ~4G comparisons the host's sort is faster.
+    if (!sortSupports(x->meta.dtype, n) || x->meta.numel() * n > (int64_t{1} << 32)) return false;
     auto outs = c.outs(2);
     if (!outs.ok()) return outs.error();
     if (Status s = sortRows(*x, dim, A->toBool(2), *(*outs)[0], *(*outs)[1]); !s.ok()) return s.error();
