@@ -271,6 +271,14 @@ Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// cuDNN's reserve output (cudnn_batch_norm, _batch_norm_with_update: empty bytes here) is a
+/// tensor, not None, where the graph returns it: allocated, nothing to write.
+Status allocateReserve(DeviceCall& c) {
+    if (!c.hasOut(3)) return Status::success();
+    auto r = c.out(3);
+    return r.ok() ? Status::success() : Status(r.error());
+}
+
 /// Evaluation mode (training False: native_batch_norm, _native_batch_norm_legit,
 /// cudnn_batch_norm): the running statistics normalise; saved statistics of [C] (not cuDNN's
 /// empty ones) receive them as PyTorch's CUDA kernels save them.
@@ -293,6 +301,7 @@ Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
         if (const TensorMeta* m = c.outMeta(i); m && m->numel() != 0 && m->shape != std::vector<int64_t>{C}) return false;
     auto outs = c.outs(3);
     if (!outs.ok()) return outs.error();
+    if (Status s = allocateReserve(c); !s.ok()) return s.error();
     auto saved = [&](size_t i) {
         const auto& o = (*outs)[i];
         return o && o->meta.numel() != 0 ? o : std::nullopt;
@@ -332,6 +341,7 @@ Expected<bool> batchNormUpdateOnDevice(DeviceCall& c) {
             return false;
     auto outs = c.outs(3);
     if (!outs.ok()) return outs.error();
+    if (Status s = allocateReserve(c); !s.ok()) return s.error();
     // Statistics outputs the graph dropped still need somewhere to go.
     DeviceBuffer scratch[2];
     std::vector<DeviceView> ov{*(*outs)[0]};
