@@ -69,6 +69,8 @@ struct DeviceExtern {
 
 /// Every device extern kernel.
 const std::vector<DeviceExtern>& deviceExternTable();
+/// The part of it for Inductor's fallback ops (device_externs_fallback.cpp).
+const std::vector<DeviceExtern>& fallbackOpDeviceExterns();
 /// The entry named `name`, or null.
 const DeviceExtern* findDeviceExtern(std::string_view name);
 
