@@ -309,16 +309,17 @@ Ncs ncs(const TensorMeta& m) {
 } // namespace
 
 Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
-                      const DeviceView& rm, const DeviceView& rv, const std::vector<DeviceView>& outs, double momentum,
-                      double eps) {
+                      const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv,
+                      const std::vector<DeviceView>& outs, double momentum, double eps) {
     const TensorMeta& xm = x.meta;
     const DType t = xm.dtype;
-    if (xm.shape.size() < 2 || outs.size() != 5 || !outs[0].meta.isContiguous() || outs[0].meta.shape != xm.shape)
+    const size_t nOuts = rm && rv ? 5 : 3;
+    if (xm.shape.size() < 2 || outs.size() != nOuts || !outs[0].meta.isContiguous() || outs[0].meta.shape != xm.shape)
         return makeError("device batch norm needs a dense [N, C, ...] output");
     const Ncs n = ncs(xm);
     if (!channelVector(w, n.C, t) || !channelVector(b, n.C, t) || !channelVector(rm, n.C, t) || !channelVector(rv, n.C, t))
         return makeError("device batch norm needs dense per-channel parameters");
-    for (size_t i = 1; i < 5; ++i)
+    for (size_t i = 1; i < nOuts; ++i)
         if (!channelVector(outs[i], n.C, t)) return makeError("device batch norm needs dense per-channel outputs");
     DeviceBuffer tx;
     auto xd = denseView(x, tx);
@@ -326,7 +327,7 @@ Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, c
     auto fn = typed("fx_bn_train", t);
     if (!fn.ok()) return fn.error();
     CUdeviceptr px = addr(*xd), pw = addr(w), pb = addr(b), prm = addr(rm), prv = addr(rv), py = addr(outs[0]),
-                pm = addr(outs[1]), pis = addr(outs[2]), pnm = addr(outs[3]), pnv = addr(outs[4]);
+                pm = addr(outs[1]), pis = addr(outs[2]), pnm = nOuts == 5 ? addr(outs[3]) : CUdeviceptr{0}, pnv = nOuts == 5 ? addr(outs[4]) : CUdeviceptr{0};
     int64_t N = n.N, C = n.C, S = n.S;
     void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &pnm, &pnv, &N, &C, &S, &momentum, &eps};
     return launchBlocks(*fn, C, params, "fx_bn_train", 1024);
@@ -407,14 +408,15 @@ Status maxPool2d(const DeviceView& x, const DeviceView& y, const DeviceView& ind
     return launchBuiltin(*fn, a->planes * a->OH * a->OW, params, "fx_maxpool2d");
 }
 
-Status maxPool2dBackward(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx) {
+Status maxPoolBackward(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx, size_t spatialDims) {
     const TensorMeta& m = gx.meta;
-    if (!m.isContiguous() || m.shape.size() < 3 || indices.meta.dtype != DType::Int64 || indices.meta.numel() != gy.meta.numel())
+    if (!m.isContiguous() || m.shape.size() < spatialDims + 1 || indices.meta.dtype != DType::Int64 ||
+        indices.meta.numel() != gy.meta.numel())
         return makeError("device max pooling backward needs a dense gradient and int64 indices");
     const size_t nd = m.shape.size();
-    int64_t planes = 1;
-    for (size_t d = 0; d + 2 < nd; ++d) planes *= m.shape[d];
-    int64_t HW = m.shape[nd - 2] * m.shape[nd - 1], per = planes ? gy.meta.numel() / planes : 0;
+    int64_t planes = 1, HW = 1;
+    for (size_t d = 0; d < nd; ++d) (d + spatialDims < nd ? planes : HW) *= m.shape[d];
+    int64_t per = planes ? gy.meta.numel() / planes : 0;
     const size_t item = static_cast<size_t>(dtypeItemSize(m.dtype));
     if (Status s = check(runtime().cu.cuMemsetD8(addr(gx), 0, static_cast<size_t>(m.numel()) * item), "zeroing max pooling's gradient");
         !s.ok())

@@ -55,11 +55,13 @@ Status indexAdd(const DeviceView& self, int64_t dim, const DeviceView& index, co
 /// True when the scatter-adds handle this dtype (atomicAdd on fp32, fp64).
 bool scatterSupports(DType t);
 
-/// _native_batch_norm_legit_functional in training mode: outs = (y, save_mean, save_invstd,
-/// new running_mean, new running_var), per-channel tensors dense 1-D; weight/bias may be absent.
+/// Training-mode batch norm: outs = (y, save_mean, save_invstd[, new running_mean, new
+/// running_var]), per-channel tensors dense 1-D; weight/bias may be absent. The new running
+/// statistics may be rm/rv themselves (the in-place variants: native_batch_norm, ...); without
+/// rm/rv (None) there are three outputs and no statistics are updated.
 Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
-                      const DeviceView& rm, const DeviceView& rv, const std::vector<DeviceView>& outs, double momentum,
-                      double eps);
+                      const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv,
+                      const std::vector<DeviceView>& outs, double momentum, double eps);
 
 /// native_batch_norm_backward; absent outputs are not computed. Training uses save_mean /
 /// save_invstd, eval the running statistics.
@@ -73,7 +75,11 @@ Status batchNormBackward(const DeviceView& gy, const DeviceView& x, const std::o
 Status maxPool2d(const DeviceView& x, const DeviceView& y, const DeviceView& indices, const std::vector<int64_t>& kernel,
                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation);
 
-/// max_pool2d_with_indices_backward: gx zeroed, each gradient added at its index in its plane.
-Status maxPool2dBackward(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx);
+/// The max poolings' backwards (2-D, 3-D, adaptive, fractional): gx zeroed, each gradient added
+/// at its index, flat within its plane (the last `spatialDims` dims).
+Status maxPoolBackward(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx, size_t spatialDims);
+inline Status maxPool2dBackward(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx) {
+    return maxPoolBackward(gy, indices, gx, 2);
+}
 
 } // namespace fxray::cg::cuda

@@ -280,6 +280,10 @@ Expected<std::vector<std::optional<DeviceView>>> DeviceCall::outs(size_t count) 
     return r;
 }
 
+const TensorMeta* DeviceCall::outMeta(size_t i) const {
+    return hasOut(i) ? &m_ex.m_p.buffers[static_cast<size_t>(m_outBufs[i])].meta : nullptr;
+}
+
 bool DeviceCall::outsDense(size_t count, DType t) const {
     if (m_outBufs.size() < count) return false;
     for (size_t i = 0; i < count; ++i)

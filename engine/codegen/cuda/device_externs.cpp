@@ -5,6 +5,7 @@
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cudnn_conv.h"
 #include "codegen/cuda/device_attention.h"
+#include "codegen/cuda/fallback_kernels.h"
 
 #include <cmath>
 
@@ -69,6 +70,48 @@ Expected<bool> gemmOnDevice(DeviceCall& c) {
         if (Status s = stridedCopy(*bias, C); !s.ok()) return s.error();
     if (Status s = gemm(*A, *B, C, alpha, AddMM ? beta : 0.0); !s.ok()) return s.error();
     ++c.stats().gemms;
+    return true;
+}
+
+/// baddbmm(self, batch1, batch2, *, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @
+/// batch2[b], one strided-batched GEMM; addbmm sums the products over b into one [M, N] matrix,
+/// one GEMM per batch accumulating into out (beta 1 after the first). self broadcasts and is
+/// copied into out first; beta 0 ignores it (NaN included), as PyTorch does.
+template <bool ReduceBatches>
+Expected<bool> batchedAddOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && gemmSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A) return false;
+    auto self = c.view(0), b1 = c.view(1), b2 = c.view(2);
+    if (!self || !b1 || !b2 || self->meta.dtype != om->dtype || b1->meta.dtype != om->dtype || b2->meta.dtype != om->dtype ||
+        b1->meta.shape.size() != 3 || b2->meta.shape.size() != 3)
+        return false;
+    const int64_t B = b1->meta.shape[0], K = b1->meta.shape[2];
+    // An empty sum leaves beta * self, which gemm() does not scale: the host does it.
+    if (B == 0 || K == 0) return false;
+    const double beta = A->toDouble(3), alpha = A->toDouble(4);
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const DeviceView& C = **o;
+    if (beta != 0.0)
+        if (Status s = stridedCopy(*self, C); !s.ok()) return s.error();
+    if (!ReduceBatches) {
+        if (Status s = gemm(*b1, *b2, C, alpha, beta); !s.ok()) return s.error();
+        ++c.stats().gemms;
+        return true;
+    }
+    // Batch b of a [B, R, C] view as an [R, C] matrix view.
+    auto slice = [](const DeviceView& v, int64_t b) {
+        DeviceView m = v;
+        m.meta.shape = {v.meta.shape[1], v.meta.shape[2]};
+        m.meta.strides = {v.meta.strides[1], v.meta.strides[2]};
+        m.meta.offset = v.meta.offset + b * v.meta.strides[0];
+        return m;
+    };
+    for (int64_t b = 0; b < B; ++b) {
+        if (Status s = gemm(slice(*b1, b), slice(*b2, b), C, alpha, b == 0 ? beta : 1.0); !s.ok()) return s.error();
+        ++c.stats().gemms;
+    }
     return true;
 }
 
@@ -228,6 +271,97 @@ Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// cuDNN's reserve output (cudnn_batch_norm, _batch_norm_with_update: empty bytes here) is a
+/// tensor, not None, where the graph returns it: allocated, nothing to write.
+Status allocateReserve(DeviceCall& c) {
+    if (!c.hasOut(3)) return Status::success();
+    auto r = c.out(3);
+    return r.ok() ? Status::success() : Status(r.error());
+}
+
+/// Evaluation mode (training False: native_batch_norm, _native_batch_norm_legit,
+/// cudnn_batch_norm): the running statistics normalise; saved statistics of [C] (not cuDNN's
+/// empty ones) receive them as PyTorch's CUDA kernels save them.
+Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
+    auto x = c.view(0);
+    if (!x || !windowPoolSupports(x->meta.dtype) || x->meta.shape.size() < 2 || !c.hasOut(0) || A.isNone(3) || A.isNone(4) ||
+        !c.outsDense(3, x->meta.dtype))
+        return false;
+    if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;
+    std::optional<DeviceView> w = A.isNone(1) ? std::nullopt : c.view(1), b = A.isNone(2) ? std::nullopt : c.view(2);
+    auto rm = c.view(3), rv = c.view(4);
+    if ((!A.isNone(1) && !w) || (!A.isNone(2) && !b) || !rm || !rv) return false;
+    const int64_t C = x->meta.shape[1];
+    for (const auto* v : {&w, &b, &rm, &rv})
+        if (*v && ((*v)->meta.dtype != x->meta.dtype || (*v)->meta.shape != std::vector<int64_t>{C} ||
+                   (C > 1 && (*v)->meta.strides[0] != 1)))
+            return false;
+    // Saved statistics: [C] are written, empty ones ([0], cuDNN's) skipped.
+    for (size_t i = 1; i < 3; ++i)
+        if (const TensorMeta* m = c.outMeta(i); m && m->numel() != 0 && m->shape != std::vector<int64_t>{C}) return false;
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    if (Status s = allocateReserve(c); !s.ok()) return s.error();
+    auto saved = [&](size_t i) {
+        const auto& o = (*outs)[i];
+        return o && o->meta.numel() != 0 ? o : std::nullopt;
+    };
+    if (Status s = batchNormEval(*x, w, b, *rm, *rv, *(*outs)[0], saved(1), saved(2), A.toDouble(7)); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// The batch norms that update their running-stat arguments in place: native_batch_norm,
+/// _native_batch_norm_legit and cudnn_batch_norm in training mode (momentum, eps at 6, 7),
+/// _batch_norm_with_update (at 5, 6). Outputs (y, save_mean, save_invstd[, empty reserve]);
+/// the running statistics, when given, are written into the argument buffers as PyTorch's
+/// kernels do. Evaluation mode: batchNormEvalOnDevice.
+template <size_t MomArg>
+Expected<bool> batchNormUpdateOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    if (MomArg == 6 && !A->toBool(5)) return batchNormEvalOnDevice(c, *A);
+    auto x = c.view(0);
+    if (!x || !convSupports(x->meta.dtype) || !c.hasOut(0) || !c.outsDense(3, x->meta.dtype)) return false;
+    if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;
+    std::optional<DeviceView> w = A->isNone(1) ? std::nullopt : c.view(1), b = A->isNone(2) ? std::nullopt : c.view(2);
+    if ((!A->isNone(1) && !w) || (!A->isNone(2) && !b)) return false;
+    std::optional<DeviceView> rm, rv;
+    if (!A->isNone(3) && !A->isNone(4)) {
+        rm = c.view(3), rv = c.view(4);
+        if (!rm || !rv) return false;
+    }
+    if (x->meta.shape.size() < 2) return false;
+    const int64_t C = x->meta.shape[1];
+    // The kernel indexes every per-channel tensor as p[c]: other layouts and dtypes decline.
+    for (const auto* v : {&w, &b, &rm, &rv})
+        if (*v && ((*v)->meta.dtype != x->meta.dtype || (*v)->meta.shape != std::vector<int64_t>{C} ||
+                   (C > 1 && (*v)->meta.strides[0] != 1)))
+            return false;
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    if (Status s = allocateReserve(c); !s.ok()) return s.error();
+    // Statistics outputs the graph dropped still need somewhere to go.
+    DeviceBuffer scratch[2];
+    std::vector<DeviceView> ov{*(*outs)[0]};
+    for (size_t i = 1; i < 3; ++i) {
+        if ((*outs)[i]) {
+            ov.push_back(*(*outs)[i]);
+            continue;
+        }
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(C, 1) * dtypeItemSize(x->meta.dtype)));
+        if (!buf.ok()) return buf.error();
+        scratch[i - 1] = std::move(buf).value();
+        ov.push_back(DeviceView{scratch[i - 1].ptr(), TensorMeta::contiguous({C}, x->meta.dtype, x->meta.device)});
+    }
+    if (rm) ov.push_back(*rm), ov.push_back(*rv);
+    if (Status s = batchNormTrain(*x, w, b, rm, rv, ov, A->toDouble(MomArg), A->toDouble(MomArg + 1)); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> batchNormBackwardOnDevice(DeviceCall& c) {
     // native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?, save_mean?, save_invstd?,
     //                            train, eps, output_mask)
@@ -321,23 +455,32 @@ Expected<bool> indexAddOnDevice(DeviceCall& c) {
 } // namespace
 
 const std::vector<DeviceExtern>& deviceExternTable() {
-    static const std::vector<DeviceExtern> t = {
-        {"cat", catOnDevice},
-        {"mm", gemmOnDevice<false>},
-        {"bmm", gemmOnDevice<false>},
-        {"addmm", gemmOnDevice<true>},
-        {"conv", convOnDevice},
-        {"conv_backward", convBackwardOnDevice},
-        {"sdpa_efficient", attentionOnDevice<true>},
-        {"sdpa", attentionOnDevice<false>},
-        {"sdpa_efficient_backward", attentionBackwardOnDevice},
-        {"batch_norm_train", batchNormTrainOnDevice},
-        {"batch_norm_backward", batchNormBackwardOnDevice},
-        {"max_pool2d", maxPoolOnDevice},
-        {"max_pool2d_backward", maxPoolBackwardOnDevice},
-        {"embedding_backward", embeddingBackwardOnDevice},
-        {"index_add", indexAddOnDevice},
-    };
+    static const std::vector<DeviceExtern> t = [] {
+        std::vector<DeviceExtern> v = {
+            {"cat", catOnDevice},
+            {"mm", gemmOnDevice<false>},
+            {"bmm", gemmOnDevice<false>},
+            {"addmm", gemmOnDevice<true>},
+            {"baddbmm", batchedAddOnDevice<false>},
+            {"addbmm", batchedAddOnDevice<true>},
+            {"conv", convOnDevice},
+            {"conv_backward", convBackwardOnDevice},
+            {"sdpa_efficient", attentionOnDevice<true>},
+            {"sdpa", attentionOnDevice<false>},
+            {"sdpa_efficient_backward", attentionBackwardOnDevice},
+            {"batch_norm_train", batchNormTrainOnDevice},
+            {"batch_norm_update", batchNormUpdateOnDevice<6>},
+            {"batch_norm_with_update", batchNormUpdateOnDevice<5>},
+            {"batch_norm_backward", batchNormBackwardOnDevice},
+            {"max_pool2d", maxPoolOnDevice},
+            {"max_pool2d_backward", maxPoolBackwardOnDevice},
+            {"embedding_backward", embeddingBackwardOnDevice},
+            {"index_add", indexAddOnDevice},
+        };
+        const auto& f = fallbackOpDeviceExterns();
+        v.insert(v.end(), f.begin(), f.end());
+        return v;
+    }();
     return t;
 }
 

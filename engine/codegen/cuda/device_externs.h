@@ -46,6 +46,8 @@ public:
     size_t outCount() const { return m_outBufs.size(); }
     /// Whether output i is a tensor (not None).
     bool hasOut(size_t i) const { return i < m_outBufs.size() && m_outBufs[i] >= 0; }
+    /// Output i's layout, null where it is None (nothing allocated).
+    const TensorMeta* outMeta(size_t i) const;
 
 private:
     Executor& m_ex;
@@ -67,6 +69,8 @@ struct DeviceExtern {
 
 /// Every device extern kernel.
 const std::vector<DeviceExtern>& deviceExternTable();
+/// The part of it for Inductor's fallback ops (device_externs_fallback.cpp).
+const std::vector<DeviceExtern>& fallbackOpDeviceExterns();
 /// The entry named `name`, or null.
 const DeviceExtern* findDeviceExtern(std::string_view name);
 

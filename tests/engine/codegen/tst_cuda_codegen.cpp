@@ -5,6 +5,7 @@
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/device_attention.h"
+#include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/kernel_module.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/shape_inference.h"
@@ -152,6 +153,30 @@ private slots:
         auto b = bad.source();
         QVERIFY(!b.ok());
         QVERIFY(b.error().message.find("no_such_kernel.cu") != std::string::npos);
+    }
+
+    void fallback_op_kernels_compile() {
+        // The kernels for Inductor's fallback ops (kernels/fallback_ops.cu: windowed max pooling
+        // with indices, sort, segment_reduce and its backward, put, the masked index_put and
+        // masked_select, batch norm in evaluation mode, triangular_solve, slogdet, matrix_exp)
+        // compile for sm_80 PTX with an
+        // entry for every launcher; put's accumulation is atomic.
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto src = cg::cuda::fallbackOpsSource();
+        QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
+        QVERIFY(src->find("struct FxWindowArgs") != std::string::npos);
+        auto out = cg::cuda::nvrtcCompile(*src, "fxray_fallback_ops", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const char* fn : {"fx_window_max_f32", "fx_window_max_f64", "fx_sort_rows_f32", "fx_sort_rows_f64",
+                               "fx_sort_rows_i64", "fx_sort_rows_i32", "fx_segment_reduce_f32", "fx_segment_reduce_f64",
+                               "fx_segment_reduce_bwd_f32", "fx_segment_reduce_bwd_f64", "fx_put_f32", "fx_put_f64",
+                               "fx_masked_put_acc_f32", "fx_masked_put_acc_f64", "fx_masked_select_any", "fx_bn_eval_f32", "fx_bn_eval_f64",
+                               "fx_trsm_f32", "fx_trsm_f64", "fx_slogdet_f32", "fx_slogdet_f64", "fx_matrix_exp_f32",
+                               "fx_matrix_exp_f64"})
+            QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
+                out->image.find("red.global.add.f32") != std::string::npos);
     }
 
     void corpus_graphs_compile_to_ptx() {

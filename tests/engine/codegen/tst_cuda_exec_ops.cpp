@@ -1,6 +1,8 @@
 // The CUDA backend's hand-written device ops (label gpu): convolution and its backward,
 // embedding_dense_backward and index_add (atomic scatter-adds), cat with PyTorch's legacy empty
-// inputs, each checked on values computed by hand; then convolutions of other shapes and
+// inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
+// and their backwards, sort, segment_reduce, put, index_put, _unsafe_masked_index_put_accumulate
+// and masked_select, triangular_solve / slogdet / matrix_exp, each checked on values computed by hand; then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
@@ -13,7 +15,9 @@
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 using namespace fxray;
 
@@ -327,6 +331,375 @@ private slots:
         QVERIFY2(r.error.empty(), r.error.c_str());
         FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 1e-6);
         FX_COMPARE_VEC(fxtest::values(in[0]), (std::vector<double>{1, 1, 1, 1, 1, 1}), 0);  // self untouched
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void baddbmm_addbmm_by_hand() {
+        // b1 = [[1, 2]], [[3, 4]]; b2 = identity, ones: products [1, 2] and [7, 7]. self [10, 20]
+        // broadcasts; beta 0.5, alpha 2. baddbmm: [5 + 2, 10 + 4], [5 + 14, 10 + 14]; addbmm sums
+        // the products: [5 + 16, 10 + 18]. beta 0 ignores a NaN self (baddbmm_1).
+        auto g = parse("s: \"f32[2][1]cuda:0\", b1: \"f32[2, 1, 2][2, 2, 1]cuda:0\", b2: \"f32[2, 2, 2][4, 2, 1]cuda:0\", n: \"f32[2][1]cuda:0\"",
+                       "        baddbmm: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(s, b1, b2, beta = 0.5, alpha = 2)\n"
+                       "        addbmm: \"f32[1, 2][2, 1]cuda:0\" = torch.ops.aten.addbmm.default(s, b1, b2, beta = 0.5, alpha = 2)\n"
+                       "        baddbmm_1: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(n, b1, b2, beta = 0)\n"
+                       "        return (baddbmm, addbmm, baddbmm_1)\n");
+        QVERIFY(g);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        std::vector<Value> in{fxtest::tv({2}, {10, 20}), fxtest::tv({2, 1, 2}, {1, 2, 3, 4}),
+                              fxtest::tv({2, 2, 2}, {1, 0, 0, 1, 1, 1, 1, 1}), fxtest::tv({2}, {nan, nan})};
+        const std::vector<std::vector<double>> want{{7, 14, 19, 24}, {21, 28}, {1, 2, 7, 7}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-5);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-5);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void batch_norm_update_by_hand_data() {
+        QTest::addColumn<QString>("call");  // the op with its arguments x, w, b, rm, rv
+        QTest::addColumn<bool>("reserve");  // a fourth (empty) output
+        QTest::newRow("native_batch_norm") << QString("native_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
+        QTest::newRow("_native_batch_norm_legit") << QString("_native_batch_norm_legit.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
+        QTest::newRow("cudnn_batch_norm") << QString("cudnn_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << true;
+        QTest::newRow("_batch_norm_with_update") << QString("_batch_norm_with_update.default(x, w, b, rm, rv, 0.5, 0.0)") << true;
+    }
+
+    void batch_norm_update_by_hand() {
+        // x [N 2, C 2]: channel 0 holds 1, 3 (mean 2, biased var 1, unbiased 2), channel 1 holds
+        // 2, 6 (mean 4, var 4, unbiased 8); eps 0: invstd 1, 0.5. w [1, 2], b [0, 1]: y = [[-1, -1],
+        // [1, 3]]. Running stats 0, 1 with momentum 0.5 become [1, 2] and [1.5, 4.5], written in
+        // place: the clones after the op read them.
+        QFETCH(QString, call);
+        QFETCH(bool, reserve);
+        auto g = parse("x: \"f32[2, 2][2, 1]cuda:0\", w: \"f32[2][1]cuda:0\", b: \"f32[2][1]cuda:0\", rm: \"f32[2][1]cuda:0\", rv: \"f32[2][1]cuda:0\"",
+                       "        bn = torch.ops.aten." + call.toStdString() + "\n"
+                       "        getitem: \"f32[2, 2][2, 1]cuda:0\" = bn[0]\n"
+                       "        getitem_1: \"f32[2][1]cuda:0\" = bn[1]\n"
+                       "        getitem_2: \"f32[2][1]cuda:0\" = bn[2]\n" +
+                           std::string(reserve ? "        getitem_3: \"u8[0][1]cuda:0\" = bn[3]\n" : "") +
+                           "        clone: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rm)\n"
+                           "        clone_1: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rv)\n"
+                           "        return (getitem, getitem_1, getitem_2, clone, clone_1" +
+                           std::string(reserve ? ", getitem_3)\n" : ")\n"));
+        QVERIFY(g);
+        // Fresh inputs per run: the op writes the running statistics in place.
+        auto inputs = [] {
+            return std::vector<Value>{fxtest::tv({2, 2}, {1, 2, 3, 6}), fxtest::tv({2}, {1, 2}), fxtest::tv({2}, {0, 1}),
+                                      fxtest::tv({2}, {0, 0}), fxtest::tv({2}, {1, 1})};
+        };
+        const std::vector<std::vector<double>> want{{-1, -1, 1, 3}, {2, 4}, {1, 0.5}, {1, 2}, {1.5, 4.5}};
+        // cuDNN's reserve, returned as the OpInfo graphs of _batch_norm_with_update do, is an
+        // empty tensor, not None.
+        const size_t nOut = reserve ? 6 : 5;
+        auto ref = reference(*g, inputs());
+        QCOMPARE(ref.size(), nOut);
+        for (size_t i = 0; i < 5; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-5);
+        if (reserve) QVERIFY(ref[5].isTensor() && ref[5].t.numel() == 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, inputs());
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), nOut);
+        for (size_t i = 0; i < 5; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-5);
+        if (reserve) QVERIFY(r.outputs[5].isTensor() && r.outputs[5].t.numel() == 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void batch_norm_eval_by_hand_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<bool>("cudnn");  // cuDNN saves no statistics in evaluation ([0]) and has a reserve output
+        QTest::newRow("native_batch_norm") << QString("native_batch_norm") << false;
+        QTest::newRow("_native_batch_norm_legit") << QString("_native_batch_norm_legit") << false;
+        QTest::newRow("cudnn_batch_norm") << QString("cudnn_batch_norm") << true;
+    }
+
+    void batch_norm_eval_by_hand() {
+        // training False: running mean [2, 4] and var [1, 4] (eps 0: invstd 1, 0.5) normalise x
+        // [[1, 2], [3, 6]] with w [1, 2], b [0, 1]: [[-1, -1], [1, 3]]; the saved statistics are the
+        // running mean and invstd (PyTorch's CUDA kernels), empty for cuDNN; nothing is updated.
+        QFETCH(QString, op);
+        QFETCH(bool, cudnn);
+        const std::vector<int64_t> saved{cudnn ? 0 : 2};
+        auto g = parse("x: " + ann({2, 2}) + ", w: " + ann({2}) + ", b: " + ann({2}) + ", rm: " + ann({2}) + ", rv: " + ann({2}),
+                       "        bn = torch.ops.aten." + op.toStdString() + ".default(x, w, b, rm, rv, False, 0.5, 0.0)\n"
+                       "        getitem: " + ann({2, 2}) + " = bn[0]\n"
+                       "        getitem_1: " + ann(saved) + " = bn[1]\n"
+                       "        getitem_2: " + ann(saved) + " = bn[2]\n" +
+                           std::string(cudnn ? "        getitem_3: " + ann({0}, "u8") + " = bn[3];  getitem_3 = None\n" : "") +
+                           "        clone: " + ann({2}) + " = torch.ops.aten.clone.default(rv)\n"
+                           "        return (getitem, getitem_1, getitem_2, clone)\n");
+        QVERIFY(g);
+        // Inputs on cuda:0 as the graph says: what the op saves in evaluation depends on the device.
+        auto inputs = [] {
+            std::vector<Value> v{fxtest::tv({2, 2}, {1, 2, 3, 6}), fxtest::tv({2}, {1, 2}), fxtest::tv({2}, {0, 1}),
+                                 fxtest::tv({2}, {2, 4}), fxtest::tv({2}, {1, 4})};
+            for (Value& x : v) x.t.meta.device = Device{"cuda", 0};
+            return v;
+        };
+        const std::vector<std::vector<double>> want{
+            {-1, -1, 1, 3}, cudnn ? std::vector<double>{} : std::vector<double>{2, 4},
+            cudnn ? std::vector<double>{} : std::vector<double>{1, 0.5}, {1, 4}};
+        auto ref = reference(*g, inputs());
+        QCOMPARE(ref.size(), size_t(4));
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-6);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, inputs());
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-6);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void window_max_pools_by_hand_data() {
+        // Each row: the graph's parameters and body (the pool, its indices, its backward), its
+        // inputs, and the three expected outputs.
+        QTest::addColumn<QString>("params");
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("inputs");  // name=v1,v2,...;... in parameter order
+        QTest::addColumn<QString>("want");    // out;indices;grad_input
+        // 3-D: windows [1, 2, 2] at stride 1 over a [1, 2, 3] volume; both pick 9 (index 1), so
+        // the backward adds both gradients there (1 + 2).
+        QTest::newRow("max_pool3d_with_indices")
+            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 2, 3})) + ", g: " + QString::fromStdString(ann({1, 1, 1, 1, 2})))
+            << QString::fromStdString(
+                   "        pool = torch.ops.aten.max_pool3d_with_indices.default(x, [1, 2, 2], [1, 1, 1])\n"
+                   "        getitem: " + ann({1, 1, 1, 1, 2}) + " = pool[0]\n"
+                   "        getitem_1: " + ann({1, 1, 1, 1, 2}, "i64") + " = pool[1]\n"
+                   "        back: " + ann({1, 1, 1, 2, 3}) + " = torch.ops.aten.max_pool3d_with_indices_backward.default(g, x, [1, 2, 2], [1, 1, 1], [0, 0, 0], [1, 1, 1], False, getitem_1)\n")
+            << QString("1,9,2,4,3,6;1,2") << QString("9,9;1,1;0,3,0,0,0,0");
+        // Adaptive 3x3 -> 2x2: bins [0, 2) and [1, 3) per axis; maxima 5, 7, 8, 6 at the corners.
+        QTest::newRow("adaptive_max_pool2d")
+            << QString("x: " + QString::fromStdString(ann({1, 3, 3})) + ", g: " + QString::fromStdString(ann({1, 2, 2})))
+            << QString::fromStdString(
+                   "        pool = torch.ops.aten.adaptive_max_pool2d.default(x, [2, 2])\n"
+                   "        getitem: " + ann({1, 2, 2}) + " = pool[0]\n"
+                   "        getitem_1: " + ann({1, 2, 2}, "i64") + " = pool[1]\n"
+                   "        back: " + ann({1, 3, 3}) + " = torch.ops.aten.adaptive_max_pool2d_backward.default(g, x, getitem_1)\n")
+            << QString("5,1,7,2,0,3,8,4,6;1,2,3,4") << QString("5,7,8,6;0,2,6,8;1,0,2,0,0,0,3,0,4");
+        // Fractional, width 7 -> 3 with kernel 2 and sample 0.5: alpha = 5 / 2, starts
+        // (int)(0.5 * 2.5) - (int)(0.5 * 2.5) = 0, (int)(1.5 * 2.5) - 1 = 2, and 7 - 2 = 5 (the last
+        // flush with the end): windows {3, 8}, {1, 6}, {5, 9}; the 2 at index 4 is in none.
+        QTest::newRow("fractional_max_pool2d")
+            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 7})) + ", u: " + QString::fromStdString(ann({1, 1, 2})) +
+                       ", g: " + QString::fromStdString(ann({1, 1, 1, 3})))
+            << QString::fromStdString(
+                   "        pool = torch.ops.aten.fractional_max_pool2d.default(x, [1, 2], [1, 3], u)\n"
+                   "        getitem: " + ann({1, 1, 1, 3}) + " = pool[0]\n"
+                   "        getitem_1: " + ann({1, 1, 1, 3}, "i64") + " = pool[1]\n"
+                   "        back: " + ann({1, 1, 1, 7}) + " = torch.ops.aten.fractional_max_pool2d_backward.default(g, x, [1, 2], [1, 3], getitem_1)\n")
+            << QString("3,8,1,6,2,5,9;0.5,0.3;1,2,3") << QString("8,6,9;1,3,6;0,1,0,2,0,0,3");
+    }
+
+    void window_max_pools_by_hand() {
+        QFETCH(QString, params);
+        QFETCH(QString, body);
+        QFETCH(QString, inputs);
+        QFETCH(QString, want);
+        auto g = parse(params.toStdString(), body.toStdString() + "        return (getitem, getitem_1, back)\n");
+        QVERIFY(g);
+        auto numbers = [](const QString& s) {
+            std::vector<double> v;
+            for (const QString& x : s.split(',')) v.push_back(x.toDouble());
+            return v;
+        };
+        std::vector<Value> in;
+        const QStringList vals = inputs.split(';');
+        size_t k = 0;
+        for (const Node* p : g->placeholders()) {
+            QVERIFY(k < static_cast<size_t>(vals.size()));
+            QVERIFY(!p->meta.empty());
+            in.push_back(fxtest::tv(p->meta[0].shape, numbers(vals[static_cast<int>(k++)])));
+        }
+        std::vector<std::vector<double>> expect;
+        for (const QString& w : want.split(';')) expect.push_back(numbers(w));
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), expect[i], 1e-6);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), expect[i], 1e-6);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void sort_by_hand() {
+        // Stable, NaN above every number: ascending [3, NaN, 1, 3] is 1, 3, 3, NaN with indices
+        // 2, 0, 3, 1 (equal keys keep their order); descending puts NaN first.
+        auto g = parse("x: " + ann({2, 4}),
+                       "        sort = torch.ops.aten.sort.default(x)\n"
+                       "        getitem: " + ann({2, 4}) + " = sort[0]\n"
+                       "        getitem_1: " + ann({2, 4}, "i64") + " = sort[1]\n"
+                       "        sort_1 = torch.ops.aten.sort.default(x, 1, True)\n"
+                       "        getitem_2: " + ann({2, 4}) + " = sort_1[0]\n"
+                       "        getitem_3: " + ann({2, 4}, "i64") + " = sort_1[1]\n"
+                       "        return (getitem, getitem_1, getitem_2, getitem_3)\n");
+        QVERIFY(g);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        std::vector<Value> in{fxtest::tv({2, 4}, {3, nan, 1, 3, 2, 2, -1, 0})};
+        const std::vector<std::vector<double>> want{{1, 3, 3, nan, -1, 0, 2, 2}, {2, 0, 3, 1, 2, 3, 0, 1},
+                                                    {nan, 3, 3, 1, 2, 2, 0, -1}, {1, 0, 3, 2, 0, 1, 3, 2}};
+        // FX_COMPARE_VEC passes any value against NaN: the NaN positions are checked apart.
+        auto check = [&](const std::vector<Value>& outs) {
+            QCOMPARE(outs.size(), size_t(4));
+            for (size_t i = 0; i < 4; ++i) {
+                const auto v = fxtest::values(outs[i]);
+                FX_COMPARE_VEC(v, want[i], 0);
+                for (size_t e = 0; e < v.size(); ++e) QCOMPARE(std::isnan(v[e]), std::isnan(want[i][e]));
+            }
+        };
+        check(reference(*g, in));
+        if (QTest::currentTestFailed()) return;
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        check(r.outputs);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void segment_reduce_by_hand() {
+        // x = [1, 4, 3, 2, 3] in segments {1, 4} and {3, 2, 3} (lengths [2, 3], offsets [0, 2, 5]).
+        // max: 4, 3; its backward sends grad [1, 2] to the maxima, the tied 3s splitting the 2.
+        // mean: 2.5, 8/3; its backward is grad / length.
+        auto g = parse("x: " + ann({5}) + ", L: " + ann({2}, "i64") + ", off: " + ann({3}, "i64") + ", g: " + ann({2}),
+                       "        segment_reduce: " + ann({2}) + " = torch.ops.aten.segment_reduce.default(x, 'max', lengths = L)\n"
+                       "        back: " + ann({5}) + " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce, x, 'max', lengths = L, offsets = None)\n"
+                       "        segment_reduce_1: " + ann({2}) + " = torch.ops.aten.segment_reduce.default(x, 'mean', offsets = off)\n"
+                       "        back_1: " + ann({5}) + " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce_1, x, 'mean', offsets = off)\n"
+                       "        return (segment_reduce, back, segment_reduce_1, back_1)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({5}, {1, 4, 3, 2, 3}), fxtest::tv({2}, {2, 3}, DType::Int64),
+                              fxtest::tv({3}, {0, 2, 5}, DType::Int64), fxtest::tv({2}, {1, 2})};
+        const double third = 2.0 / 3.0;
+        const std::vector<std::vector<double>> want{{4, 3}, {0, 1, 1, 0, 1}, {2.5, 8.0 / 3.0}, {0.5, 0.5, third, third, third}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(4));
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-6);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-6);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void put_by_hand() {
+        // self = 0..5 (2x3, flat order). Accumulating [1, 2, 3] at [5, 0, 5]: [2, 1, 2, 3, 4, 9];
+        // setting at [-1, 1, 2] (negative from the end): [0, 2, 3, 3, 4, 1].
+        auto g = parse("s: " + ann({2, 3}) + ", i: " + ann({3}, "i64") + ", j: " + ann({3}, "i64") + ", v: " + ann({3}),
+                       "        put: " + ann({2, 3}) + " = torch.ops.aten.put.default(s, i, v, True)\n"
+                       "        put_1: " + ann({2, 3}) + " = torch.ops.aten.put.default(s, j, v)\n"
+                       "        return (put, put_1)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3}, {0, 1, 2, 3, 4, 5}), fxtest::tv({3}, {5, 0, 5}, DType::Int64),
+                              fxtest::tv({3}, {-1, 1, 2}, DType::Int64), fxtest::tv({3}, {1, 2, 3})};
+        const std::vector<std::vector<double>> want{{2, 1, 2, 3, 4, 9}, {0, 2, 3, 3, 4, 1}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 2; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 0);
+        FX_COMPARE_VEC(fxtest::values(in[0]), (std::vector<double>{0, 1, 2, 3, 4, 5}), 0);  // self untouched
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void masked_index_put_accumulate_by_hand() {
+        // self [[1, 2], [3, 4]]; rows [1, 5, -2] (5 clamps to 1, -2 is row 0) get values
+        // [[10, 20], [30, 40], [50, 60]] where mask [[1, 1], [1, 0], [0, 1]] is set: row 1 adds 10 + 30
+        // and 20, row 0 adds 60 in column 1.
+        auto g = parse("s: " + ann({2, 2}) + ", m: " + ann({3, 2}, "b8") + ", i: " + ann({3}, "i64") + ", v: " + ann({3, 2}),
+                       "        put: " + ann({2, 2}) + " = torch.ops.aten._unsafe_masked_index_put_accumulate.default(s, m, [i], v)\n"
+                       "        return (put,)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({3, 2}, {1, 1, 1, 0, 0, 1}, DType::Bool),
+                              fxtest::tv({3}, {1, 5, -2}, DType::Int64), fxtest::tv({3, 2}, {10, 20, 30, 40, 50, 60})};
+        const std::vector<double> want{1, 62, 43, 24};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(ref[0]), want, 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void index_put_by_hand() {
+        // self [[1, 2], [3, 4], [5, 6]]: setting rows [2, -3] (-3 is row 0) to [[10, 20], [30, 40]]
+        // gives [[30, 40], [3, 4], [10, 20]]; accumulating [1, 1] (broadcast) at rows [1, 1] adds 2
+        // to row 1; two index tensors pick elements (0, 1) and (2, 0).
+        auto g = parse("s: " + ann({3, 2}) + ", i: " + ann({2}, "i64") + ", j: " + ann({2}, "i64") + ", v: " + ann({2, 2}) +
+                           ", o: " + ann({2}) + ", r: " + ann({2}, "i64") + ", c: " + ann({2}, "i64"),
+                       "        index_put: " + ann({3, 2}) + " = torch.ops.aten.index_put.default(s, [i], v)\n"
+                       "        index_put_1: " + ann({3, 2}) + " = torch.ops.aten.index_put.default(s, [j], o, True)\n"
+                       "        index_put_2: " + ann({3, 2}) + " = torch.ops.aten._unsafe_index_put.default(s, [r, c], o)\n"
+                       "        return (index_put, index_put_1, index_put_2)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6}), fxtest::tv({2}, {2, -3}, DType::Int64),
+                              fxtest::tv({2}, {1, 1}, DType::Int64), fxtest::tv({2, 2}, {10, 20, 30, 40}),
+                              fxtest::tv({2}, {1, 1}), fxtest::tv({2}, {0, 2}, DType::Int64), fxtest::tv({2}, {1, 0}, DType::Int64)};
+        const std::vector<std::vector<double>> want{{30, 40, 3, 4, 10, 20}, {1, 2, 5, 6, 5, 6}, {1, 1, 3, 4, 1, 6}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void masked_select_by_hand() {
+        // mask [1, 0, 1] broadcasts over the rows of [[1, 2, 3], [4, 5, 6]]: 1, 3, 4, 6.
+        auto g = parse("s: " + ann({2, 3}) + ", m: " + ann({3}, "b8"),
+                       "        masked_select: " + ann({4}) + " = torch.ops.aten.masked_select.default(s, m)\n"
+                       "        return (masked_select,)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({3}, {1, 0, 1}, DType::Bool)};
+        const std::vector<double> want{1, 3, 4, 6};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(ref[0]), want, 0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        FX_COMPARE_VEC(fxtest::values(r.outputs[0]), want, 0);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void linalg_by_hand() {
+        // triangular_solve with A = [[2, 1], [0, 4]] (upper), B = [4, 8]: x = [1, 2]; with A's
+        // transpose (a lower solve): [2, 1.5]. The outputs column-major, as CUDA records them.
+        // slogdet of [[0, 2], [3, 1]]: PyTorch factors the transpose of a contiguous input,
+        // [[0, 3], [2, 1]]: one row swap (pivots 2, 2), LU [[2, 1], [0, 3]], det -6: sign -1, log 6. matrix_exp of diag(1, 2) is diag(e, e^2); of [[0, 1], [0, 0]] I + A.
+        auto g = parse("b: " + ann({2, 1}) + ", a: " + ann({2, 2}) + ", a_1: " + ann({2, 2}) + ", m: " + ann({2, 2, 2}),
+                  "        ts = torch.ops.aten.triangular_solve.default(b, a)\n"
+                  "        getitem: \"f32[2, 1][1, 2]cuda:0\" = ts[0]\n"
+                  "        getitem_1: \"f32[2, 2][1, 2]cuda:0\" = ts[1]\n"
+                  "        ts_1 = torch.ops.aten.triangular_solve.default(b, a, True, True)\n"
+                  "        getitem_2: \"f32[2, 1][1, 2]cuda:0\" = ts_1[0]\n"
+                  "        getitem_3: \"f32[2, 2][1, 2]cuda:0\" = ts_1[1];  getitem_3 = None\n"
+                  "        sl = torch.ops.aten._linalg_slogdet.default(a_1)\n"
+                  "        getitem_4: \"f32[][]cuda:0\" = sl[0]\n"
+                  "        getitem_5: \"f32[][]cuda:0\" = sl[1]\n"
+                  "        getitem_6: \"f32[2, 2][1, 2]cuda:0\" = sl[2]\n"
+                  "        getitem_7: " + ann({2}, "i32") + " = sl[3]\n"
+                  "        me: " + ann({2, 2, 2}) + " = torch.ops.aten.linalg_matrix_exp.default(m)\n"
+                  "        return (getitem, getitem_1, getitem_2, getitem_4, getitem_5, getitem_6, getitem_7, me)\n");
+        QVERIFY(g);
+        const double e = std::exp(1.0);
+        std::vector<Value> in{fxtest::tv({2, 1}, {4, 8}), fxtest::tv({2, 2}, {2, 1, 0, 4}), fxtest::tv({2, 2}, {0, 2, 3, 1}),
+                              fxtest::tv({2, 2, 2}, {1, 0, 0, 2, 0, 1, 0, 0})};
+        const std::vector<std::vector<double>> want{{1, 2}, {2, 1, 0, 4}, {2, 1.5}, {-1}, {std::log(6.0)}, {2, 1, 0, 3}, {2, 2},
+                                                    {e, 0, 0, e * e, 1, 1, 0, 1}};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-5);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-5);
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 

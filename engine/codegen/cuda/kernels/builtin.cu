@@ -233,7 +233,8 @@ struct FxNs {
 
 // Training-mode batch norm over a dense [N, C, S] activation: one block (1024 threads) per
 // channel, statistics in double (two passes: mean, then the squared deviations), then the
-// normalised store.
+// normalised store. nrm/nrv may alias rm/rv (the in-place variants) or be null (no running
+// statistics): thread 0 reads each before writing it.
 template <class T> __device__ void fx_bn_train(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y, T* mean,
                                                T* invstd, T* nrm, T* nrv, i64 N, i64 C, i64 S, double mom, double eps) {
     const i64 cnt = N * S;
@@ -253,8 +254,12 @@ template <class T> __device__ void fx_bn_train(const T* x, const T* w, const T* 
         if (threadIdx.x == 0) {
             mean[c] = (T)m;
             invstd[c] = (T)is;
-            nrm[c] = (T)((1.0 - mom) * (double)rm[c] + mom * m);
-            nrv[c] = (T)((1.0 - mom) * (double)rv[c] + mom * (cnt > 1 ? q / (double)(cnt - 1) : var));
+            if (nrm) {  // absent running statistics are not updated
+                nrm[c] = (T)((1.0 - mom) * (double)rm[c] + mom * m);
+                // One value per channel: n / (n - 1) makes the unbiased variance NaN, as in PyTorch.
+                const double unbiased = cnt > 1 ? q / (double)(cnt - 1) : cnt == 1 ? __longlong_as_double(0x7ff8000000000000LL) : var;
+                nrv[c] = (T)((1.0 - mom) * (double)rv[c] + mom * unbiased);
+            }
         }
         const double wc = w ? (double)w[c] : 1.0, bc = b ? (double)b[c] : 0.0;
         const T scale = (T)(is * wc), shift = (T)(bc - m * is * wc);

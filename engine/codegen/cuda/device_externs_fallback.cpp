@@ -1,0 +1,252 @@
+// The device externs of the ops Inductor runs as fallback kernels (max pooling with indices
+// over irregular windows, sort, segment_reduce, put, the index puts, masked_select, and the
+// small linear algebra): each checks what it handles before allocating, declining to the host
+// otherwise, and runs the kernels of fallback_kernels.h. Listed in deviceExternTable().
+#include "codegen/cuda/device_externs.h"
+
+#include "codegen/cuda/builtin_kernels.h"
+#include "codegen/cuda/fallback_kernels.h"
+
+#include <algorithm>
+
+namespace fxray::cg::cuda {
+
+namespace {
+
+/// max_pool3d_with_indices, adaptive_max_pool{2,3}d and fractional_max_pool{2,3}d: (out, indices).
+template <WindowMode Mode>
+Expected<bool> windowPoolOnDevice(DeviceCall& c) {
+    // max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
+    // adaptive_max_pool2d(self, output_size); fractional_max_pool2d(self, kernel_size, output_size, random_samples)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto x = c.view(0);
+    if (!x || !windowPoolSupports(x->meta.dtype) || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) ||
+        !c.outsDense(2, x->meta.dtype) || c.outMeta(0)->dtype != x->meta.dtype || c.outMeta(1)->dtype != DType::Int64)
+        return false;
+    std::vector<int64_t> kernel, stride, padding, dilation;
+    std::optional<DeviceView> samples;
+    size_t nsp = 3;
+    if (Mode == WindowMode::Strided) {
+        kernel = A->toIntList(1), stride = A->toIntList(2), padding = A->toIntList(3), dilation = A->toIntList(4);
+    } else if (Mode == WindowMode::Adaptive) {
+        nsp = A->toIntList(1).size();
+    } else {
+        kernel = A->toIntList(1);
+        nsp = kernel.size();
+        samples = c.view(3);
+        if (!samples) return false;
+    }
+    if ((nsp != 2 && nsp != 3) || x->meta.shape.size() < nsp + 1) return false;
+    auto outs = c.outs(2);
+    if (!outs.ok()) return outs.error();
+    if (Status s = windowMaxPool(Mode, *x, *(*outs)[0], *(*outs)[1], nsp, kernel, stride, padding, dilation, samples); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// The backwards of max_pool3d_with_indices, adaptive and fractional max pooling: the gradient
+/// added at the indices (argument `IdxArg`), flat over 2 or 3 spatial dims as the op's name says.
+template <size_t IdxArg>
+Expected<bool> windowPoolBackwardOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !convSupports(om->dtype) || !om->isContiguous()) return false;
+    auto gy = c.view(0), idx = c.view(IdxArg);
+    const size_t nsp = c.node().opName().find("3d") != std::string::npos ? 3 : 2;
+    if (!gy || !idx || gy->meta.dtype != om->dtype || idx->meta.dtype != DType::Int64 || om->shape.size() < nsp + 1) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maxPoolBackward(*gy, *idx, **o, nsp); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> sortOnDevice(DeviceCall& c) {
+    // sort(self, dim=-1, descending=False) -> (values, indices)
+    const OpArgs* A = c.args();
+    if (!A) return false;
+    auto x = c.view(0);
+    if (!x || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) || !c.outsDense(2, x->meta.dtype) ||
+        c.outMeta(0)->dtype != x->meta.dtype || c.outMeta(1)->dtype != DType::Int64)
+        return false;
+    const int64_t nd = std::max<int64_t>(static_cast<int64_t>(x->meta.shape.size()), 1);
+    int64_t dim = A->toInt(1);
+    if (dim < 0) dim += nd;
+    if (dim < 0 || dim >= nd) return false;
+    const int64_t n = x->meta.shape.empty() ? 1 : x->meta.shape[static_cast<size_t>(dim)];
+    // The rank sort is quadratic per row: beyond ~4G comparisons the host's sort is faster.
+    if (!sortSupports(x->meta.dtype, n) || x->meta.numel() * n > (int64_t{1} << 32)) return false;
+    auto outs = c.outs(2);
+    if (!outs.ok()) return outs.error();
+    if (Status s = sortRows(*x, dim, A->toBool(2), *(*outs)[0], *(*outs)[1]); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// segment_reduce (forward: data 0, reduce 1, lengths 2, indices 3, offsets 4, axis 5, initial 7)
+/// and _segment_reduce_backward (grad 0, output 1, data 2, reduce 3, lengths 4, offsets 5, axis 6,
+/// initial 7): segments from int64 lengths or offsets.
+template <bool Backward>
+Expected<bool> segmentReduceOnDevice(DeviceCall& c) {
+    const size_t dataArg = Backward ? 2 : 0, reduceArg = dataArg + 1, lengthsArg = Backward ? 4 : 2,
+                 offsetsArg = Backward ? 5 : 4, axisArg = Backward ? 6 : 5;
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A || (!Backward && !A->isNone(3))) return false;  // the unsafe indices form: the host
+    const int kind = (*A)[reduceArg].kind == Value::Kind::String ? segmentKind((*A)[reduceArg].s) : -1;
+    const bool byOffsets = A->isNone(lengthsArg);
+    if (kind < 0 || (byOffsets && A->isNone(offsetsArg))) return false;
+    auto data = c.view(dataArg), seg = c.view(byOffsets ? offsetsArg : lengthsArg);
+    if (!data || !seg || data->meta.dtype != om->dtype || seg->meta.dtype != DType::Int64) return false;
+    const int64_t nd = static_cast<int64_t>(data->meta.shape.size());
+    int64_t axis = A->toInt(axisArg);
+    if (axis < 0) axis += nd;
+    if (axis < 0 || axis >= nd || static_cast<int64_t>(seg->meta.shape.size()) != axis + 1) return false;
+    const std::optional<double> initial = A->isNone(7) ? std::nullopt : std::optional<double>(A->toDouble(7));
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Backward) {
+        auto grad = c.view(0), output = c.view(1);
+        if (!grad || !output) return false;
+        if (Status s = segmentReduceBackward(*grad, *output, *data, kind, axis, *seg, byOffsets, initial, **o); !s.ok())
+            return s.error();
+    } else if (Status s = segmentReduce(*data, kind, axis, *seg, byOffsets, initial, **o); !s.ok()) {
+        return s.error();
+    }
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> putOnDevice(DeviceCall& c) {
+    // put(self, index, source, accumulate=False)
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A) return false;
+    auto self = c.view(0), index = c.view(1), src = c.view(2);
+    if (!self || !index || !src || self->meta.dtype != om->dtype || src->meta.dtype != om->dtype ||
+        index->meta.dtype != DType::Int64 || index->meta.numel() != src->meta.numel())
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = put(*self, *index, *src, A->toBool(3), **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _unsafe_masked_index_put_accumulate(self, mask, indices, values) (Masked) and
+/// index_put / _unsafe_index_put(self, indices, values, accumulate) with index tensors for the
+/// leading dims (a None among them: the host).
+template <bool Masked>
+Expected<bool> indexedPutOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A) return false;
+    const size_t listArg = Masked ? 2 : 1;
+    auto self = c.view(0), values = c.view(Masked ? 3 : 2);
+    std::optional<DeviceView> mask = Masked ? c.view(1) : std::nullopt;
+    // listViews declines a None item (not a tensor on the device).
+    auto indices = c.listViews(listArg);
+    if (!self || !values || !indices || indices->empty() || indices->size() > 4 || (Masked && (!mask || mask->meta.dtype != DType::Bool)) ||
+        self->meta.dtype != om->dtype || values->meta.dtype != om->dtype)
+        return false;
+    std::vector<int64_t> b;
+    for (const DeviceView& i : *indices) {
+        auto s = i.meta.dtype == DType::Int64 && i.meta.numel() > 0 ? broadcastShape(b, i.meta.shape) : std::nullopt;
+        if (!s) return false;
+        b = *s;
+    }
+    if (indices->size() > self->meta.shape.size() || b.size() + self->meta.shape.size() - indices->size() > 8) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    Status s = Masked ? maskedIndexPutAccumulate(*self, *mask, *indices, *values, **o)
+                      : indexPut(*self, *indices, *values, A->toBool(3), **o);
+    if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> maskedSelectOnDevice(DeviceCall& c) {
+    // masked_select(self, mask)
+    const TensorMeta* om = c.out0();
+    auto self = c.view(0), mask = c.view(1);
+    if (!om || !om->isContiguous() || !self || !mask || mask->meta.dtype != DType::Bool || self->meta.dtype != om->dtype)
+        return false;
+    auto full = broadcastShape(self->meta.shape, mask->meta.shape);
+    if (!full || full->size() > 8) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maskedSelect(*self, *mask, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> triangularSolveOnDevice(DeviceCall& c) {
+    // triangular_solve(self, A, upper=True, transpose=False, unitriangular=False) -> (solution, cloned_coefficient)
+    const OpArgs* A = c.args();
+    auto b = c.view(0), m = c.view(1);
+    if (!A || !b || !m || !windowPoolSupports(b->meta.dtype) || m->meta.dtype != b->meta.dtype || c.outCount() != 2 ||
+        !c.hasOut(0) || !c.hasOut(1) || c.outMeta(0)->dtype != b->meta.dtype || c.outMeta(1)->dtype != b->meta.dtype)
+        return false;
+    auto outs = c.outs(2);
+    if (!outs.ok()) return outs.error();
+    if (Status s = triangularSolve(*b, *m, A->toBool(2), A->toBool(3), A->toBool(4), *(*outs)[0], *(*outs)[1]); !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> slogdetOnDevice(DeviceCall& c) {
+    // _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots)
+    auto m = c.view(0);
+    if (!m || !windowPoolSupports(m->meta.dtype) || c.outCount() != 4) return false;
+    for (size_t i = 0; i < 4; ++i)
+        if (!c.hasOut(i)) return false;
+    const DType t = m->meta.dtype;
+    if (c.outMeta(0)->dtype != t || c.outMeta(1)->dtype != t || c.outMeta(2)->dtype != t || c.outMeta(3)->dtype != DType::Int32 ||
+        !c.outMeta(0)->isContiguous() || !c.outMeta(1)->isContiguous() || !c.outMeta(3)->isContiguous())
+        return false;
+    auto outs = c.outs(4);
+    if (!outs.ok()) return outs.error();
+    const auto& o = *outs;
+    if (Status s = slogdet(*m, *o[0], *o[1], *o[2], *o[3]); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+Expected<bool> matrixExpOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    auto m = c.view(0);
+    if (!om || !m || !windowPoolSupports(m->meta.dtype) || om->dtype != m->meta.dtype || !om->isContiguous()) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = matrixExp(*m, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+} // namespace
+
+const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
+    static const std::vector<DeviceExtern> t = {
+        {"max_pool3d", windowPoolOnDevice<WindowMode::Strided>},
+        {"max_pool3d_backward", windowPoolBackwardOnDevice<7>},
+        {"adaptive_max_pool", windowPoolOnDevice<WindowMode::Adaptive>},
+        {"adaptive_max_pool_backward", windowPoolBackwardOnDevice<2>},
+        {"fractional_max_pool", windowPoolOnDevice<WindowMode::Fractional>},
+        {"fractional_max_pool_backward", windowPoolBackwardOnDevice<4>},
+        {"sort", sortOnDevice},
+        {"segment_reduce", segmentReduceOnDevice<false>},
+        {"segment_reduce_backward", segmentReduceOnDevice<true>},
+        {"put", putOnDevice},
+        {"masked_index_put_accumulate", indexedPutOnDevice<true>},
+        {"index_put", indexedPutOnDevice<false>},
+        {"masked_select", maskedSelectOnDevice},
+        {"triangular_solve", triangularSolveOnDevice},
+        {"slogdet", slogdetOnDevice},
+        {"matrix_exp", matrixExpOnDevice},
+    };
+    return t;
+}
+
+} // namespace fxray::cg::cuda

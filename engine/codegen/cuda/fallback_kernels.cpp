@@ -1,0 +1,513 @@
+// Host side of kernels/fallback_ops.cu: argument blocks and launches.
+#include "codegen/cuda/fallback_kernels.h"
+
+#include "codegen/cuda/kernel_module.h"
+
+#include "codegen/cuda/kernels/fallback_args.h"
+
+#include <algorithm>
+
+namespace fxray::cg::cuda {
+
+namespace {
+
+KernelModule& fallbackModule() {
+    static KernelModule* m = new KernelModule("fxray_fallback_ops", {"fallback_args.h", "fallback_ops.cu"});  // never destroyed
+    return *m;
+}
+
+const char* suffixOf(DType t) {
+    switch (t) {
+    case DType::Float64: return "f64";
+    case DType::Int64: return "i64";
+    case DType::Int32: return "i32";
+    default: return "f32";
+    }
+}
+
+CUdeviceptr addrOf(const DeviceView& v) {
+    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
+}
+
+int64_t product(const std::vector<int64_t>& s, size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t i = from; i < to; ++i) p *= s[i];
+    return p;
+}
+
+Status launch(CUfunction fn, int64_t blocks, unsigned threads, void** params, const char* what) {
+    const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
+    return launchGrid(fn, static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, cap)), 1, threads, params, what);
+}
+
+} // namespace
+
+Expected<std::string> fallbackOpsSource() { return fallbackModule().source(); }
+
+bool windowPoolSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, const DeviceView& indices, size_t nsp,
+                     const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                     const std::optional<DeviceView>& samples) {
+    const TensorMeta& xm = x.meta;
+    const size_t nd = xm.shape.size();
+    if ((nsp != 2 && nsp != 3) || nd < nsp + 1 || y.meta.shape.size() != nd || !windowPoolSupports(xm.dtype) ||
+        y.meta.dtype != xm.dtype || !y.meta.isContiguous() || !indices.meta.isContiguous() ||
+        indices.meta.dtype != DType::Int64 || indices.meta.numel() != y.meta.numel())
+        return makeError("device max pooling needs dense outputs of the input's dtype and int64 indices");
+    const size_t first = nd - nsp;
+    if (product(xm.shape, 0, first) != product(y.meta.shape, 0, first))
+        return makeError("device max pooling: input and output planes differ");
+    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+        return v.empty() ? dflt : v.size() == 1 ? v[0] : i < v.size() ? v[i] : dflt;
+    };
+    FxWindowArgs a{};
+    a.planes = product(xm.shape, 0, first);
+    a.mode = static_cast<int>(mode);
+    a.nsp = static_cast<int>(nsp);
+    for (size_t d = 0; d < 3; ++d) {
+        a.in[d] = a.out[d] = a.k[d] = a.st[d] = a.dil[d] = 1;
+        a.pad[d] = 0;
+    }
+    for (size_t i = 0; i < nsp; ++i) {
+        const size_t d = 3 - nsp + i;
+        a.in[d] = xm.shape[first + i];
+        a.out[d] = y.meta.shape[first + i];
+        a.k[d] = pick(kernel, i, 1);
+        a.st[d] = pick(stride, i, a.k[d]);
+        a.pad[d] = pick(padding, i, 0);
+        a.dil[d] = pick(dilation, i, 1);
+        if (a.k[d] < 1 || a.st[d] < 1 || a.dil[d] < 1) return makeError("device max pooling: bad kernel/stride/dilation");
+        if (mode != WindowMode::Strided && (a.in[d] < 1 || a.out[d] < 1)) return makeError("device max pooling: empty bins");
+        if (mode == WindowMode::Fractional && a.k[d] > a.in[d]) return makeError("fractional max pooling: kernel past the input");
+    }
+    if (mode == WindowMode::Fractional &&
+        (!samples || samples->meta.dtype != xm.dtype || samples->meta.numel() != a.planes * static_cast<int64_t>(nsp)))
+        return makeError("fractional max pooling needs [planes, " + std::to_string(nsp) + "] samples of the input's dtype");
+    const int64_t work = y.meta.numel();
+    if (work == 0) return Status::success();
+    DeviceBuffer tx, ts;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    std::optional<DeviceView> sd;
+    if (samples) {
+        auto s = denseView(*samples, ts);
+        if (!s.ok()) return s.error();
+        sd = *s;
+    }
+    auto fn = fallbackModule().function(std::string("fx_window_max_") + suffixOf(xm.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr px = addrOf(*xd), ps = sd ? addrOf(*sd) : CUdeviceptr{0}, py = addrOf(y), pi = addrOf(indices);
+    void* params[] = {&px, &ps, &py, &pi, &a};
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_window_max");
+}
+
+bool sortSupports(DType t, int64_t n) {
+    return (t == DType::Float32 || t == DType::Float64 || t == DType::Int64 || t == DType::Int32) && n <= 4096;
+}
+
+Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceView& values, const DeviceView& indices) {
+    const TensorMeta& xm = x.meta;
+    const int64_t nd = static_cast<int64_t>(xm.shape.size());
+    if (dim < 0) dim += std::max<int64_t>(nd, 1);
+    if (dim < 0 || dim >= std::max<int64_t>(nd, 1)) return makeError("sort: dim out of range");
+    const int64_t n = nd == 0 ? 1 : xm.shape[static_cast<size_t>(dim)];
+    if (!sortSupports(xm.dtype, n) || values.meta.dtype != xm.dtype || !values.meta.isContiguous() ||
+        !indices.meta.isContiguous() || indices.meta.dtype != DType::Int64 || values.meta.shape != xm.shape ||
+        indices.meta.shape != xm.shape)
+        return makeError("device sort needs dense outputs of the input's shape and dtype, int64 indices");
+    FxSortArgs a{};
+    a.n = n;
+    a.inner = nd == 0 ? 1 : product(xm.shape, static_cast<size_t>(dim) + 1, xm.shape.size());
+    a.outer = n * a.inner == 0 ? 0 : xm.numel() / (n * a.inner);
+    a.descending = descending ? 1 : 0;
+    if (xm.numel() == 0) return Status::success();
+    DeviceBuffer tx;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    auto fn = fallbackModule().function(std::string("fx_sort_rows_") + suffixOf(xm.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr px = addrOf(*xd), pv = addrOf(values), pi = addrOf(indices);
+    void* params[] = {&px, &pv, &pi, &a};
+    return launch(*fn, a.outer * a.inner, 256, params, "fx_sort_rows");
+}
+
+bool segmentSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+int segmentKind(const std::string& reduce) {
+    static const char* names[] = {"max", "min", "sum", "mean", "prod"};
+    for (int i = 0; i < 5; ++i)
+        if (reduce == names[i]) return i;
+    return -1;
+}
+
+namespace {
+
+/// The segments' layout, or an error naming what does not fit.
+Expected<FxSegArgs> segArgs(const TensorMeta& data, int kind, int64_t axis, const TensorMeta& seg, bool byOffsets,
+                            std::optional<double> initial) {
+    const int64_t nd = static_cast<int64_t>(data.shape.size());
+    if (axis < 0) axis += nd;
+    if (kind < 0 || axis < 0 || axis >= nd || !segmentSupports(data.dtype) || seg.dtype != DType::Int64 ||
+        static_cast<int64_t>(seg.shape.size()) != axis + 1)
+        return makeError("device segment_reduce: unsupported reduction, axis, dtype or segment tensor");
+    for (int64_t i = 0; i < axis; ++i)
+        if (seg.shape[static_cast<size_t>(i)] != data.shape[static_cast<size_t>(i)])
+            return makeError("device segment_reduce: segments do not match the data's leading dims");
+    FxSegArgs a{};
+    a.outer = product(data.shape, 0, static_cast<size_t>(axis));
+    a.axisLen = data.shape[static_cast<size_t>(axis)];
+    a.inner = product(data.shape, static_cast<size_t>(axis) + 1, data.shape.size());
+    a.last = seg.shape[static_cast<size_t>(axis)];
+    a.count = byOffsets ? a.last - 1 : a.last;
+    if (a.count < 0) return makeError("device segment_reduce: empty offsets");
+    a.kind = kind;
+    a.byOffsets = byOffsets ? 1 : 0;
+    a.hasInitial = initial ? 1 : 0;
+    a.initial = initial.value_or(0.0);
+    return a;
+}
+
+} // namespace
+
+Status segmentReduce(const DeviceView& data, int kind, int64_t axis, const DeviceView& segments, bool byOffsets,
+                     std::optional<double> initial, const DeviceView& out) {
+    // The start value in the data's precision, as PyTorch converts it.
+    if (initial && data.meta.dtype == DType::Float32) initial = static_cast<double>(static_cast<float>(*initial));
+    auto a = segArgs(data.meta, kind, axis, segments.meta, byOffsets, initial);
+    if (!a.ok()) return a.error();
+    if (!out.meta.isContiguous() || out.meta.dtype != data.meta.dtype || out.meta.numel() != a->outer * a->count * a->inner)
+        return makeError("device segment_reduce needs a dense output of the data's dtype");
+    const int64_t work = out.meta.numel();
+    if (work == 0) return Status::success();
+    DeviceBuffer tx, ts;
+    auto xd = denseView(data, tx);
+    if (!xd.ok()) return xd.error();
+    auto sd = denseView(segments, ts);
+    if (!sd.ok()) return sd.error();
+    auto fn = fallbackModule().function(std::string("fx_segment_reduce_") + suffixOf(data.meta.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr px = addrOf(*xd), ps = addrOf(*sd), py = addrOf(out);
+    void* params[] = {&px, &ps, &py, &*a};
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_segment_reduce");
+}
+
+Status segmentReduceBackward(const DeviceView& grad, const DeviceView& output, const DeviceView& data, int kind,
+                             int64_t axis, const DeviceView& segments, bool byOffsets, std::optional<double> initial,
+                             const DeviceView& gx) {
+    auto a = segArgs(data.meta, kind, axis, segments.meta, byOffsets, initial);
+    if (!a.ok()) return a.error();
+    const int64_t work = a->outer * a->count * a->inner;
+    if (!gx.meta.isContiguous() || gx.meta.dtype != data.meta.dtype || gx.meta.numel() != data.meta.numel() ||
+        grad.meta.numel() != work || output.meta.numel() != work || grad.meta.dtype != data.meta.dtype ||
+        output.meta.dtype != data.meta.dtype)
+        return makeError("device segment_reduce backward: gradient, output and data do not match");
+    const size_t item = static_cast<size_t>(dtypeItemSize(gx.meta.dtype));
+    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(gx), 0, static_cast<size_t>(gx.meta.numel()) * item),
+                         "zeroing segment_reduce's gradient");
+        !s.ok())
+        return s;
+    if (work == 0) return Status::success();
+    DeviceBuffer tg, ty, tx, ts;
+    auto gd = denseView(grad, tg);
+    if (!gd.ok()) return gd.error();
+    auto yd = denseView(output, ty);
+    if (!yd.ok()) return yd.error();
+    auto xd = denseView(data, tx);
+    if (!xd.ok()) return xd.error();
+    auto sd = denseView(segments, ts);
+    if (!sd.ok()) return sd.error();
+    auto fn = fallbackModule().function(std::string("fx_segment_reduce_bwd_") + suffixOf(data.meta.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pg = addrOf(*gd), py = addrOf(*yd), px = addrOf(*xd), ps = addrOf(*sd), po = addrOf(gx);
+    void* params[] = {&pg, &py, &px, &ps, &po, &*a};
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_segment_reduce_bwd");
+}
+
+Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate, const DeviceView& out) {
+    const DType t = out.meta.dtype;
+    if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || source.meta.dtype != t ||
+        index.meta.dtype != DType::Int64 || index.meta.numel() != source.meta.numel() || out.meta.numel() != self.meta.numel())
+        return makeError("device put needs fp32/fp64 self and source, int64 indices, a dense output");
+    if (Status s = stridedCopy(self, out); !s.ok()) return s;
+    FxPutArgs a{};
+    a.n = index.meta.numel();
+    a.size = out.meta.numel();
+    a.accumulate = accumulate ? 1 : 0;
+    if (a.n == 0) return Status::success();
+    DeviceBuffer ti, tsrc;
+    auto id = denseView(index, ti);
+    if (!id.ok()) return id.error();
+    auto sd = denseView(source, tsrc);
+    if (!sd.ok()) return sd.error();
+    auto fn = fallbackModule().function(std::string("fx_put_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pi = addrOf(*id), ps = addrOf(*sd), po = addrOf(out);
+    void* params[] = {&pi, &ps, &po, &a};
+    return launch(*fn, (a.n + 255) / 256, 256, params, "fx_put");
+}
+
+Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
+                     const DeviceView& rm, const DeviceView& rv, const DeviceView& y, const std::optional<DeviceView>& mean,
+                     const std::optional<DeviceView>& invstd, double eps) {
+    const TensorMeta& xm = x.meta;
+    const DType t = xm.dtype;
+    if (xm.shape.size() < 2 || !windowPoolSupports(t) || !y.meta.isContiguous() || y.meta.shape != xm.shape || y.meta.dtype != t)
+        return makeError("device batch norm (eval) needs a dense output of the input's shape and dtype");
+    int64_t C = xm.shape[1];
+    auto channel = [&](const std::optional<DeviceView>& v) {
+        return !v || (v->meta.dtype == t && v->meta.shape == std::vector<int64_t>{C} && (C <= 1 || v->meta.strides[0] == 1));
+    };
+    if (!channel(w) || !channel(b) || !channel(rm) || !channel(rv) || !channel(mean) || !channel(invstd))
+        return makeError("device batch norm (eval) needs dense per-channel tensors of the input's dtype");
+    int64_t N = xm.shape[0], S = product(xm.shape, 2, xm.shape.size());
+    if (N * C * S == 0 && C == 0) return Status::success();
+    DeviceBuffer tx;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    auto fn = fallbackModule().function(std::string("fx_bn_eval_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    auto opt = [](const std::optional<DeviceView>& v) { return v ? addrOf(*v) : CUdeviceptr{0}; };
+    CUdeviceptr px = addrOf(*xd), pw = opt(w), pb = opt(b), prm = addrOf(rm), prv = addrOf(rv), py = addrOf(y), pm = opt(mean),
+                pis = opt(invstd);
+    void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &N, &C, &S, &eps};
+    const int64_t work = std::max(N * C * S, C);
+    return launch(*fn, (work + 255) / 256, 256, params, "fx_bn_eval");
+}
+
+namespace {
+
+/// Square matrices [batch..., n, n]: n, or -1.
+int64_t squareSize(const TensorMeta& m) {
+    const size_t nd = m.shape.size();
+    return nd >= 2 && m.shape[nd - 1] == m.shape[nd - 2] ? m.shape[nd - 1] : -1;
+}
+
+Expected<DeviceBuffer> scratchDoubles(int64_t count) {
+    return DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(double));
+}
+
+} // namespace
+
+Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit, const DeviceView& X,
+                       const DeviceView& Aclone) {
+    const DType t = X.meta.dtype;
+    const int64_t n = squareSize(Aclone.meta);
+    const size_t nd = X.meta.shape.size();
+    if (!windowPoolSupports(t) || B.meta.dtype != t || A.meta.dtype != t || Aclone.meta.dtype != t || n < 0 || nd < 2 ||
+        Aclone.meta.shape.size() != nd || X.meta.shape[nd - 2] != n)
+        return makeError("device triangular_solve needs fp32/fp64 square A of the solution's dtype");
+    FxLinalgArgs a{};
+    a.n = n;
+    a.k = X.meta.shape[nd - 1];
+    a.batches = n * a.k == 0 ? 0 : X.meta.numel() / (n * a.k);
+    if (Aclone.meta.numel() != a.batches * n * n && a.batches != 0)
+        return makeError("device triangular_solve: the solution and coefficient batches differ");
+    a.upper = upper ? 1 : 0;
+    a.trans = transpose ? 1 : 0;
+    a.unit = unit ? 1 : 0;
+    // The outputs are column-major on CUDA (cuBLAS's layout): the kernel solves in dense copies.
+    DeviceBuffer tx, ta;
+    DeviceView Xd = X;
+    if (!X.meta.isContiguous()) {
+        TensorMeta m = TensorMeta::contiguous(X.meta.shape, t, X.meta.device);
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(t)));
+        if (!buf.ok()) return buf.error();
+        tx = std::move(buf).value();
+        Xd = DeviceView{tx.ptr(), m};
+    }
+    if (Status s = stridedCopy(B, Xd); !s.ok()) return s;
+    if (Status s = stridedCopy(A, Aclone); !s.ok()) return s;
+    if (a.batches * a.k != 0) {
+        auto ad = denseView(Aclone, ta);
+        if (!ad.ok()) return ad.error();
+        auto fn = fallbackModule().function(std::string("fx_trsm_") + suffixOf(t));
+        if (!fn.ok()) return fn.error();
+        CUdeviceptr pa = addrOf(*ad), px = addrOf(Xd);
+        void* params[] = {&pa, &px, &a};
+        if (Status s = launch(*fn, (a.batches * a.k + 63) / 64, 64, params, "fx_trsm"); !s.ok()) return s;
+    }
+    return Xd.base == X.base ? Status::success() : stridedCopy(Xd, X);
+}
+
+Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& logabs, const DeviceView& lu,
+               const DeviceView& pivots) {
+    const DType t = A.meta.dtype;
+    const int64_t n = squareSize(A.meta);
+    const size_t nd = A.meta.shape.size();
+    if (!windowPoolSupports(t) || n < 0 || sign.meta.dtype != t || logabs.meta.dtype != t || lu.meta.dtype != t ||
+        pivots.meta.dtype != DType::Int32 || !sign.meta.isContiguous() || !logabs.meta.isContiguous() ||
+        !pivots.meta.isContiguous() || lu.meta.shape != A.meta.shape)
+        return makeError("device slogdet needs fp32/fp64 square matrices and int32 pivots");
+    FxLinalgArgs a{};
+    a.n = n;
+    a.batches = product(A.meta.shape, 0, nd - 2);
+    // LU batches must sit n * n apart (PyTorch's LU is column-major per matrix, batches dense).
+    int64_t expect = n * n;
+    for (size_t d = nd - 2; d-- > 0;) {
+        if (A.meta.shape[d] != 1 && lu.meta.strides[d] != expect) return makeError("device slogdet: LU batches are not dense");
+        expect *= A.meta.shape[d];
+    }
+    // PyTorch factors Aᵀ for a contiguous input (the reference executor does the same).
+    a.trans = A.meta.isContiguous() ? 1 : 0;
+    a.luRow = lu.meta.strides[nd - 2];
+    a.luCol = lu.meta.strides[nd - 1];
+    if (sign.meta.numel() != a.batches || logabs.meta.numel() != a.batches || pivots.meta.numel() != a.batches * n)
+        return makeError("device slogdet: output sizes do not match the batch");
+    if (a.batches == 0) return Status::success();
+    DeviceBuffer ta;
+    auto ad = denseView(A, ta);
+    if (!ad.ok()) return ad.error();
+    auto scratch = scratchDoubles(a.batches * n * n);
+    if (!scratch.ok()) return scratch.error();
+    auto fn = fallbackModule().function(std::string("fx_slogdet_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pa = addrOf(*ad), ps = addrOf(sign), pl = addrOf(logabs), plu = addrOf(lu), pp = addrOf(pivots),
+                pscr = scratch->ptr();
+    void* params[] = {&pa, &ps, &pl, &plu, &pp, &pscr, &a};
+    return launch(*fn, (a.batches + 63) / 64, 64, params, "fx_slogdet");
+}
+
+Status matrixExp(const DeviceView& A, const DeviceView& out) {
+    const DType t = A.meta.dtype;
+    const int64_t n = squareSize(A.meta);
+    if (!windowPoolSupports(t) || n < 0 || out.meta.dtype != t || !out.meta.isContiguous() || out.meta.shape != A.meta.shape)
+        return makeError("device matrix_exp needs fp32/fp64 square matrices and a dense output");
+    FxLinalgArgs a{};
+    a.n = n;
+    a.batches = product(A.meta.shape, 0, A.meta.shape.size() - 2);
+    if (a.batches * n == 0) return Status::success();
+    DeviceBuffer ta;
+    auto ad = denseView(A, ta);
+    if (!ad.ok()) return ad.error();
+    auto scratch = scratchDoubles(a.batches * 4 * n * n);
+    if (!scratch.ok()) return scratch.error();
+    auto fn = fallbackModule().function(std::string("fx_matrix_exp_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pa = addrOf(*ad), po = addrOf(out), pscr = scratch->ptr();
+    void* params[] = {&pa, &po, &pscr, &a};
+    return launch(*fn, (a.batches + 63) / 64, 64, params, "fx_matrix_exp");
+}
+
+std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+    std::vector<int64_t> r(std::max(a.size(), b.size()), 1);
+    for (size_t i = 0; i < r.size(); ++i) {
+        const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
+        if (x != y && x != 1 && y != 1) return std::nullopt;
+        r[r.size() - 1 - i] = x == 1 ? y : x;
+    }
+    return r;
+}
+
+namespace {
+
+/// v's strides read over `shape` (v right-aligned, broadcasting): 0 where v lacks the dim or has
+/// size 1; false when v does not broadcast to shape.
+bool broadcastStrides(const TensorMeta& v, const std::vector<int64_t>& shape, long long* out) {
+    if (v.shape.size() > shape.size()) return false;
+    const size_t lead = shape.size() - v.shape.size();
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (d < lead) {
+            out[d] = 0;
+            continue;
+        }
+        const int64_t s = v.shape[d - lead];
+        if (s != 1 && s != shape[d]) return false;
+        out[d] = s == 1 ? 0 : v.strides[d - lead];
+    }
+    return true;
+}
+
+} // namespace
+
+namespace {
+
+/// The masked (mask given: accumulate, clamp) and plain index puts.
+Status indexedPut(const DeviceView& self, const std::optional<DeviceView>& maskOpt, const std::vector<DeviceView>& indices,
+                  const DeviceView& values, bool accumulate, const DeviceView& out) {
+    const DType t = out.meta.dtype;
+    const size_t k = indices.size();
+    if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || values.meta.dtype != t ||
+        (maskOpt && maskOpt->meta.dtype != DType::Bool) || k == 0 || k > FX_MAX_INDICES || k > self.meta.shape.size() ||
+        out.meta.shape != self.meta.shape)
+        return makeError("device index put: unsupported dtypes or indices");
+    std::vector<int64_t> b;
+    for (const DeviceView& i : indices) {
+        auto s = i.meta.dtype == DType::Int64 ? broadcastShape(b, i.meta.shape) : std::nullopt;
+        if (!s) return makeError("device index put: indices must be int64 and broadcast");
+        b = *s;
+    }
+    std::vector<int64_t> full = b;
+    full.insert(full.end(), self.meta.shape.begin() + static_cast<std::ptrdiff_t>(k), self.meta.shape.end());
+    if (full.size() > FX_MAX_DIMS) return makeError("device index put: more than 8 dims");
+    FxMaskedPutArgs a{};
+    a.ndim = static_cast<long long>(full.size());
+    a.bdims = static_cast<long long>(b.size());
+    a.k = static_cast<long long>(k);
+    a.n = product(full, 0, full.size());
+    a.accumulate = accumulate ? 1 : 0;
+    a.clamp = maskOpt ? 1 : 0;
+    a.inner = product(self.meta.shape, k, self.meta.shape.size());
+    for (size_t d = 0; d < full.size(); ++d) a.size[d] = full[d];
+    if ((maskOpt && !broadcastStrides(maskOpt->meta, full, a.ms)) || !broadcastStrides(values.meta, full, a.vs))
+        return makeError("device index put: mask or values do not broadcast");
+    a.moff = maskOpt ? maskOpt->meta.offset : 0;
+    a.voff = values.meta.offset;
+    for (size_t j = 0; j < k; ++j) {
+        if (!broadcastStrides(indices[j].meta, b, a.is[j])) return makeError("device index put: indices");
+        a.ioff[j] = indices[j].meta.offset;
+        a.selfSize[j] = self.meta.shape[j];
+        a.selfStride[j] = product(self.meta.shape, j + 1, self.meta.shape.size());
+    }
+    if (Status s = stridedCopy(self, out); !s.ok()) return s;
+    if (a.n == 0 || out.meta.numel() == 0) return Status::success();
+    auto fn = fallbackModule().function(std::string("fx_masked_put_acc_") + suffixOf(t));
+    if (!fn.ok()) return fn.error();
+    // Views read at their own offsets: the bases are passed, the offsets are in the arguments.
+    CUdeviceptr pm = maskOpt ? maskOpt->base : CUdeviceptr{0}, pv = values.base, po = addrOf(out), pi[FX_MAX_INDICES] = {0, 0, 0, 0};
+    for (size_t j = 0; j < k; ++j) pi[j] = indices[j].base;
+    void* params[] = {&pm, &pi[0], &pi[1], &pi[2], &pi[3], &pv, &po, &a};
+    return launch(*fn, (a.n + 255) / 256, 256, params, "fx_masked_put_acc");
+}
+
+} // namespace
+
+Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, const std::vector<DeviceView>& indices,
+                                const DeviceView& values, const DeviceView& out) {
+    return indexedPut(self, mask, indices, values, true, out);
+}
+
+Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values, bool accumulate,
+                const DeviceView& out) {
+    return indexedPut(self, std::nullopt, indices, values, accumulate, out);
+}
+
+Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out) {
+    auto full = broadcastShape(self.meta.shape, mask.meta.shape);
+    if (!full || full->size() > FX_MAX_DIMS || mask.meta.dtype != DType::Bool || out.meta.dtype != self.meta.dtype ||
+        !out.meta.isContiguous())
+        return makeError("device masked_select needs a bool mask broadcasting with self (8 dims at most)");
+    FxMaskedSelectArgs a{};
+    a.ndim = static_cast<long long>(full->size());
+    a.n = product(*full, 0, full->size());
+    a.outLen = out.meta.numel();
+    a.elem = dtypeItemSize(self.meta.dtype);
+    for (size_t d = 0; d < full->size(); ++d) a.size[d] = (*full)[d];
+    if (!broadcastStrides(self.meta, *full, a.ss) || !broadcastStrides(mask.meta, *full, a.ms))
+        return makeError("device masked_select: self or mask does not broadcast");
+    a.soff = self.meta.offset;
+    a.moff = mask.meta.offset;
+    if (a.outLen == 0) return Status::success();
+    // Slots a different mask would leave unwritten read as zeros, not stale memory.
+    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(out), 0, static_cast<size_t>(a.outLen * a.elem)), "zeroing masked_select's output");
+        !s.ok())
+        return s;
+    auto fn = fallbackModule().function("fx_masked_select_any");
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr ps = self.base, pm = mask.base, po = addrOf(out);
+    void* params[] = {&ps, &pm, &po, &a};
+    return launchGrid(*fn, 1, 1, 32, params, "fx_masked_select");
+}
+
+} // namespace fxray::cg::cuda
