@@ -253,6 +253,37 @@ private slots:
         QVERIFY(same.out.find("newly failing 0") != std::string::npos);
     }
 
+    void reportCountsOksWithFallbacks() {
+        // Two ok results that ran ops on the host (what a compiled backend records): the report
+        // counts them apart and names the ops by how many graphs used each.
+        const fs::path fb = fs::path(m_tmp.path().toStdString()) / "fallbacks";
+        fs::copy(single(), fb, fs::copy_options::recursive);
+        std::vector<std::string> okIds;
+        for (const auto& res : sweep::readResults(single()))
+            if (res["status"] == "ok") okIds.push_back(res["id"]);
+        QVERIFY(okIds.size() >= 2);
+        const json fallbacks[2] = {{{"aten.sort.default", 1}, {"aten.rand.default", 2}}, {{"aten.sort.default", 3}}};
+        for (int i = 0; i < 2; ++i) {
+            std::ifstream in(sweep::resultPath(fb, okIds[static_cast<size_t>(i)]));
+            json j = json::parse(in);
+            j["fallbacks"] = fallbacks[i];
+            QVERIFY(sweep::writeResult(fb, j).ok());
+        }
+        auto r = cli({"sweep", "--report", fb.string(), "--json"});
+        auto j = json::parse(r.out);
+        QCOMPARE(j["counts"]["ok"].get<size_t>(), okIds.size());
+        QCOMPARE(j["counts"]["ok_with_fallbacks"].get<int>(), 2);
+        QCOMPARE(j["fallback_ops"]["aten.sort.default"].get<int>(), 2);  // graphs, not calls
+        QCOMPARE(j["fallback_ops"]["aten.rand.default"].get<int>(), 1);
+        auto text = cli({"sweep", "--report", fb.string()});
+        const std::string want = "ok without fallbacks " + std::to_string(okIds.size() - 2);
+        QVERIFY2(text.out.find(want) != std::string::npos, text.out.c_str());
+        QVERIFY2(text.out.find("2 ok with fallbacks: aten.sort.default 2, aten.rand.default 1") != std::string::npos,
+                 text.out.c_str());
+        // Without fallbacks the line is absent.
+        QVERIFY(cli({"sweep", "--report", single().string()}).out.find("ok without fallbacks") == std::string::npos);
+    }
+
     /// The scheduler examples under resources/examples/sweep run as each scheduler would start
     /// them (its variables set, nothing else), and their shards merge to the single run.
     void exampleScriptsShardAsTheirSchedulers_data() {
