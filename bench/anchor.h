@@ -115,4 +115,4 @@ inline Anchor runAnchor(const std::filesystem::path& corpus, const std::string& 
     return a;
 }
 
-} // namespace fxbench
+}  // namespace fxbench

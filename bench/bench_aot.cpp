@@ -82,12 +82,13 @@ int main(int argc, char** argv) {
         double aoti = aotiSeconds(corpus / m);
         char aotiText[32] = "-";
         if (aoti > 0) std::snprintf(aotiText, sizeof aotiText, "%.1f s", aoti);
-        std::printf("%-18s %7zu %9.1f %8.1f %8.1f %9.2f %9.1f %11s\n", (std::string(m) + "/forward").c_str(), cold->kernels,
-                    coldMs, cold->compileMs, cold->linkMs, median(hits), median(loads), aotiText);
+        std::printf("%-18s %7zu %9.1f %8.1f %8.1f %9.2f %9.1f %11s\n", (std::string(m) + "/forward").c_str(),
+                    cold->kernels, coldMs, cold->compileMs, cold->linkMs, median(hits), median(loads), aotiText);
         fs::remove_all(o.cacheDir);
     }
 
-    std::printf("\nJIT LLVM O2 vs O3 (compile ms; run ms: median of 15, interleaved, recorded forward inputs or seeded random ones)\n");
+    std::printf("\nJIT LLVM O2 vs O3 (compile ms; run ms: median of 15, interleaved, recorded forward inputs or seeded "
+                "random ones)\n");
     std::printf("%-24s %9s %9s %9s %9s %8s\n", "graph", "O2 comp", "O3 comp", "O2 run", "O3 run", "O2/O3");
     std::vector<double> ratios;
     for (const char* m : {"mlp", "ln_gelu", "attention", "gpt2", "bert", "resnet18", "gpt2_12"}) {
@@ -124,11 +125,12 @@ int main(int argc, char** argv) {
         run[0] = median(t[0]);
         run[1] = median(t[1]);
         ratios.push_back(run[0] / run[1]);
-        std::printf("%-24s %9.1f %9.1f %9.2f %9.2f %8.3f\n", (std::string(m) + "/forward").c_str(), comp[0], comp[1], run[0],
-                    run[1], run[0] / run[1]);
+        std::printf("%-24s %9.1f %9.1f %9.2f %9.2f %8.3f\n", (std::string(m) + "/forward").c_str(), comp[0], comp[1],
+                    run[0], run[1], run[0] / run[1]);
     }
     double lg = 0;
     for (double r : ratios) lg += std::log(r);
-    if (!ratios.empty()) std::printf("geomean O2/O3 run time: %.3f\n", std::exp(lg / static_cast<double>(ratios.size())));
+    if (!ratios.empty())
+        std::printf("geomean O2/O3 run time: %.3f\n", std::exp(lg / static_cast<double>(ratios.size())));
     return 0;
 }

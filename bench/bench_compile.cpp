@@ -53,39 +53,40 @@ int main(int argc, char** argv) {
                     median({timeMs([&] { (void)src.verify(); }), timeMs([&] { (void)src.verify(); }),
                             timeMs([&] { (void)src.verify(); })}));
         for (const char* pipeline : {"joint", "inductor"})
-        for (bool instrumented : {true, false}) {
-            if (std::string(pipeline) == "inductor" && instrumented) continue;
-            PassManagerOptions opts;
-            opts.verifyEach = opts.snapshots = opts.captureFailures = instrumented;
-            std::map<std::string, std::vector<double>> perPass;
-            std::vector<std::string> order;
-            std::vector<double> totals;
-            size_t after = 0, matches = 0;
-            // Pattern matches of the last run, per pass.
-            for (int r = 0; r < reps; ++r) {
-                auto g = src.clone();
-                auto pm = buildPipeline(pipeline, opts);
-                CompileTrace t = (*pm)->run(*g);
-                totals.push_back(t.ms);
-                after = t.nodesAfter;
-                matches = 0;
-                for (const auto& p : t.passes) {
-                    if (r == 0) order.push_back(p.name);
-                    perPass[p.name].push_back(p.ms);
-                    if (p.name == "fuse_attention") matches += p.matches.size();
+            for (bool instrumented : {true, false}) {
+                if (std::string(pipeline) == "inductor" && instrumented) continue;
+                PassManagerOptions opts;
+                opts.verifyEach = opts.snapshots = opts.captureFailures = instrumented;
+                std::map<std::string, std::vector<double>> perPass;
+                std::vector<std::string> order;
+                std::vector<double> totals;
+                size_t after = 0, matches = 0;
+                // Pattern matches of the last run, per pass.
+                for (int r = 0; r < reps; ++r) {
+                    auto g = src.clone();
+                    auto pm = buildPipeline(pipeline, opts);
+                    CompileTrace t = (*pm)->run(*g);
+                    totals.push_back(t.ms);
+                    after = t.nodesAfter;
+                    matches = 0;
+                    for (const auto& p : t.passes) {
+                        if (r == 0) order.push_back(p.name);
+                        perPass[p.name].push_back(p.ms);
+                        if (p.name == "fuse_attention") matches += p.matches.size();
+                    }
+                }
+                std::printf(
+                    "  %s pipeline, %s: %.1f ms total (median of %d), %zu -> %zu nodes, %zu attention matches\n",
+                    pipeline, instrumented ? "verify + snapshots + failure capture" : "bare", median(totals), reps,
+                    src.computeNodeCount(), after, matches);
+                // A pass that runs twice (dce, stable_topological_sort in inductor) shows the median of its runs.
+                std::vector<std::string> seen;
+                for (const auto& name : order) {
+                    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+                    seen.push_back(name);
+                    std::printf("    %-30s %8.2f ms\n", name.c_str(), median(perPass[name]));
                 }
             }
-            std::printf("  %s pipeline, %s: %.1f ms total (median of %d), %zu -> %zu nodes, %zu attention matches\n",
-                        pipeline, instrumented ? "verify + snapshots + failure capture" : "bare", median(totals), reps, src.computeNodeCount(),
-                        after, matches);
-            // A pass that runs twice (dce, stable_topological_sort in inductor) shows the median of its runs.
-            std::vector<std::string> seen;
-            for (const auto& name : order) {
-                if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
-                seen.push_back(name);
-                std::printf("    %-30s %8.2f ms\n", name.c_str(), median(perPass[name]));
-            }
-        }
     }
     // The freezing pipeline on the freeze models' inference graphs, parameters from the
     // recorded inputs (numerics layout).

@@ -32,7 +32,8 @@ double ms(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-template <typename F> double median3(F&& f) {
+template <typename F>
+double median3(F&& f) {
     f();  // warm-up
     std::vector<double> t;
     for (int i = 0; i < 3; ++i) {
@@ -47,7 +48,8 @@ template <typename F> double median3(F&& f) {
 /// Time per run measured as the anchor measures it (bench/torch_anchor.py): two warm-ups, then
 /// three rounds of at least 5 and up to 50 runs within about 0.3 s; the best round's median
 /// (a round disturbed by the rest of the machine is dropped, on both sides alike).
-template <typename F> double medianOf(F&& f) {
+template <typename F>
+double medianOf(F&& f) {
     f();
     f();
     double best = 0;
@@ -72,7 +74,8 @@ void gemmTable() {
         std::vector<float> a(size_t(M) * K, 0.5f), b(size_t(K) * N, 0.25f), c(size_t(M) * N);
         double t1 = median3([&] { cg::cpu::sgemm(M, N, K, 1, a.data(), K, 1, b.data(), N, 1, 0, c.data(), N); });
         double t2 = median3([&] { cg::cpu::sgemmBlocked(M, N, K, 1, a.data(), K, 1, b.data(), N, 1, 0, c.data(), N); });
-        std::printf("%-20s %10.2f %10.2f\n", (std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K)).c_str(), t1, t2);
+        std::printf("%-20s %10.2f %10.2f\n",
+                    (std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K)).c_str(), t1, t2);
     }
 }
 
@@ -109,7 +112,7 @@ void compileTable(const fs::path& corpus) {
     }
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     fxray::initOpRegistry();
@@ -118,16 +121,19 @@ int main(int argc, char** argv) {
     // PyTorch eager on the same graph files and inputs, with as many threads as ours.
     std::printf("running the anchor (PyTorch eager CPU, bench/torch_anchor.py) ...\n");
     std::fflush(stdout);
-    fxbench::Anchor anchor = fxbench::runAnchor(corpus, "--device cpu --modes eager --threads " + std::to_string(threads));
+    fxbench::Anchor anchor =
+        fxbench::runAnchor(corpus, "--device cpu --modes eager --threads " + std::to_string(threads));
     if (!anchor.problem.empty()) std::printf("anchor n/a: %s\n", anchor.problem.c_str());
     std::printf("\nCPU backend vs PyTorch eager CPU and the reference executor (threads: %d; recorded inputs of "
-                "numerics/<stage>)\n", threads);
+                "numerics/<stage>)\n",
+                threads);
     std::printf("%-32s %6s %7s %9s %9s %9s %8s %8s %8s  %s\n", "graph", "nodes", "kernels", "ref ms", "eager ms",
                 "fxray ms", "vs ref", "vs eager", "comp ms", "fallbacks / anchor note");
     std::vector<std::pair<std::string, fs::path>> cases;
     for (const auto& m : fs::directory_iterator(corpus))
         for (const char* s : {"forward", "backward", "inference"})
-            if (fs::exists(m.path() / "numerics" / (std::string(s) + ".py")) && fs::is_directory(m.path() / "numerics" / s / "inputs"))
+            if (fs::exists(m.path() / "numerics" / (std::string(s) + ".py")) &&
+                fs::is_directory(m.path() / "numerics" / s / "inputs"))
                 cases.emplace_back(m.path().filename().string() + "/" + s, m.path() / "numerics" / s);
     std::sort(cases.begin(), cases.end());
     double logRef = 0, logEager = 0;
@@ -161,7 +167,8 @@ int main(int argc, char** argv) {
         double refMs = ref->ms;
         std::string note;
         for (const auto& [op, c] : (*cg)->fallbackOps())
-            note += (note.empty() ? "" : ",") + (op.rfind("aten.", 0) == 0 ? op.substr(5) : op) + "x" + std::to_string(c);
+            note +=
+                (note.empty() ? "" : ",") + (op.rfind("aten.", 0) == 0 ? op.substr(5) : op) + "x" + std::to_string(c);
         std::string eager = "n/a";
         auto it = anchor.rows.find(name);
         if (it != anchor.rows.end() && it->second.eagerMs) {
@@ -181,7 +188,9 @@ int main(int argc, char** argv) {
                     (*cg)->stats().totalMs, ok ? note.c_str() : "RUN FAILED");
         if (ok && cpuMs > 0) logRef += std::log(refMs / cpuMs), ++nRef;
     }
-    if (nRef) std::printf("geomean speed-up over the reference executor: %.2fx over %d graphs\n", std::exp(logRef / nRef), nRef);
+    if (nRef)
+        std::printf("geomean speed-up over the reference executor: %.2fx over %d graphs\n", std::exp(logRef / nRef),
+                    nRef);
     if (nEager)
         std::printf("geomean speed-up over PyTorch eager CPU (%s): %.2fx over %d graphs (target >= 1.5x)\n",
                     anchor.python.c_str(), std::exp(logEager / nEager), nEager);

@@ -101,7 +101,8 @@ int compileOnce(const fs::path& corpus, const std::string& graph) {
 }
 
 double coldCompile(const std::string& self, const fs::path& corpus, const std::string& graph) {
-    FILE* p = popen((quote(self) + " " + quote(corpus.string()) + " --compile-once " + quote(graph) + " 2>/dev/null").c_str(), "r");
+    FILE* p = popen(
+        (quote(self) + " " + quote(corpus.string()) + " --compile-once " + quote(graph) + " 2>/dev/null").c_str(), "r");
     if (!p) return NAN;
     char buf[256] = {};
     double ms = NAN;
@@ -141,7 +142,8 @@ fs::path findAnchor(const std::string& argv0, const std::string& flag) {
 /// One anchor process for `models`, bounded by `timeoutS`; its rows are merged into a.
 void runAnchorOnce(Anchor& a, const fs::path& script, const fs::path& corpus, const std::string& models, int timeoutS) {
     std::string cmd = "timeout " + std::to_string(timeoutS) + " " + envOr("FXRAY_PYTHON", "python3") + " " +
-                      quote(script.string()) + " --device cuda --modes eager,inductor --json --stages forward,backward --corpus " +
+                      quote(script.string()) +
+                      " --device cuda --modes eager,inductor --json --stages forward,backward --corpus " +
                       quote(corpus.string()) + " --models " + quote(models) + " 2>/dev/null";
     int rc = 0;
     std::string out = fxbench::runCapture(cmd, rc);
@@ -185,10 +187,12 @@ struct Geo {
     void add(double v) {
         if (std::isfinite(v) && v > 0) logSum += std::log(v), ++n;
     }
-    std::string str(const char* f) const { return n ? fmt(std::exp(logSum / n), f) + " (" + std::to_string(n) + ")" : "n/a"; }
+    std::string str(const char* f) const {
+        return n ? fmt(std::exp(logSum / n), f) + " (" + std::to_string(n) + ")" : "n/a";
+    }
 };
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     fxray::initOpRegistry();
@@ -199,13 +203,20 @@ int main(int argc, char** argv) {
     int iters = 50;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--anchor" && i + 1 < argc) anchorFlag = argv[++i];
-        else if (a == "--no-anchor") noAnchor = true;
-        else if (a == "--no-cold") cold = false;
-        else if (a == "--compile-once" && i + 1 < argc) once = argv[++i];
-        else if (a == "--iters" && i + 1 < argc) iters = std::max(1, std::atoi(argv[++i]));
-        else if (a == "--models" && i + 1 < argc) onlyModels = argv[++i];
-        else corpus = a;
+        if (a == "--anchor" && i + 1 < argc)
+            anchorFlag = argv[++i];
+        else if (a == "--no-anchor")
+            noAnchor = true;
+        else if (a == "--no-cold")
+            cold = false;
+        else if (a == "--compile-once" && i + 1 < argc)
+            once = argv[++i];
+        else if (a == "--iters" && i + 1 < argc)
+            iters = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--models" && i + 1 < argc)
+            onlyModels = argv[++i];
+        else
+            corpus = a;
     }
     if (Status s = cg::cuda::requireDevice(); !s.ok()) {
         std::printf("bench_cuda: %s\n", s.error().message.c_str());
@@ -221,8 +232,8 @@ int main(int argc, char** argv) {
         fs::path num = m.path() / "numerics";
         std::string name = m.path().filename().string();
         if (!onlyModels.empty() && ("," + onlyModels + ",").find("," + name + ",") == std::string::npos) continue;
-        if (fs::exists(num / "forward.py") && fs::exists(num / "backward.py") && fs::is_directory(num / "forward" / "inputs") &&
-            fs::is_directory(num / "backward" / "inputs"))
+        if (fs::exists(num / "forward.py") && fs::exists(num / "backward.py") &&
+            fs::is_directory(num / "forward" / "inputs") && fs::is_directory(num / "backward" / "inputs"))
             models.push_back(name);
     }
     std::sort(models.begin(), models.end());
@@ -266,7 +277,8 @@ int main(int argc, char** argv) {
             row.launches = b->run.kernelLaunches;
             row.gemms = b->run.gemms;
             for (const auto& [op, count] : b->run.hostOps)
-                row.host += (row.host.empty() ? "" : ",") + (op.rfind("aten.", 0) == 0 ? op.substr(5) : op) + "x" + std::to_string(count);
+                row.host += (row.host.empty() ? "" : ",") + (op.rfind("aten.", 0) == 0 ? op.substr(5) : op) + "x" +
+                            std::to_string(count);
             rows.push_back(row);
             std::fprintf(stderr, "%s: compile %.0f ms, run %.3f ms\n", row.graph.c_str(), row.compileMs, row.runMs);
         }
@@ -279,8 +291,10 @@ int main(int argc, char** argv) {
     for (const auto& r : rows) size[r.graph.substr(0, r.graph.find('/'))] += r.nodes;
     std::vector<std::string> order = models;
     std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return size[a] < size[b]; });
-    if (noAnchor) anchor.problem = "--no-anchor";
-    else anchor = runAnchor(findAnchor(argv[0], anchorFlag), corpus, order);
+    if (noAnchor)
+        anchor.problem = "--no-anchor";
+    else
+        anchor = runAnchor(findAnchor(argv[0], anchorFlag), corpus, order);
     for (auto& r : rows)
         if (auto it = anchor.rows.find(r.graph); it != anchor.rows.end()) {
             r.eagerMs = it->second.eagerMs.value_or(NAN);
@@ -289,8 +303,8 @@ int main(int argc, char** argv) {
             r.anchorError = it->second.error;
         }
 
-    std::printf("\n%-26s %5s %7s %8s %8s %9s %9s %9s %9s %8s %8s %8s  %s\n", "graph", "nodes", "kernels", "compile", "cold",
-                "fxray", "eager", "inductor", "ind.comp", "vs eager", "vs ind.", "compile", "notes");
+    std::printf("\n%-26s %5s %7s %8s %8s %9s %9s %9s %9s %8s %8s %8s  %s\n", "graph", "nodes", "kernels", "compile",
+                "cold", "fxray", "eager", "inductor", "ind.comp", "vs eager", "vs ind.", "compile", "notes");
     std::printf("%-26s %5s %7s %8s %8s %9s %9s %9s %9s %8s %8s %8s\n", "", "", "", "ms", "ms", "ms", "ms", "ms", "s",
                 "speed-up", "ratio", "ratio");
     Geo gEager, gInd, gComp, gCompWarm;
@@ -302,9 +316,10 @@ int main(int argc, char** argv) {
         if (!r.host.empty()) notes += (notes.empty() ? "host: " : "; host: ") + r.host;
         if (!r.anchorError.empty()) notes += (notes.empty() ? "torch: " : "; torch: ") + r.anchorError.substr(0, 80);
         std::printf("%-26s %5zu %7zu %8s %8s %9s %9s %9s %9s %8s %8s %8s  %s\n", r.graph.c_str(), r.nodes, r.kernels,
-                    fmt(r.compileMs, "%.0f").c_str(), fmt(r.coldCompileMs, "%.0f").c_str(), fmt(r.runMs, "%.3f").c_str(),
-                    fmt(r.eagerMs, "%.3f").c_str(), fmt(r.inductorMs, "%.3f").c_str(), fmt(r.inductorCompileS, "%.1f").c_str(),
-                    fmt(vsEager, "%.2fx").c_str(), fmt(vsInd, "%.2fx").c_str(), fmt(compRatio, "%.0fx").c_str(), notes.c_str());
+                    fmt(r.compileMs, "%.0f").c_str(), fmt(r.coldCompileMs, "%.0f").c_str(),
+                    fmt(r.runMs, "%.3f").c_str(), fmt(r.eagerMs, "%.3f").c_str(), fmt(r.inductorMs, "%.3f").c_str(),
+                    fmt(r.inductorCompileS, "%.1f").c_str(), fmt(vsEager, "%.2fx").c_str(), fmt(vsInd, "%.2fx").c_str(),
+                    fmt(compRatio, "%.0fx").c_str(), notes.c_str());
         gEager.add(vsEager);
         gInd.add(vsInd);
         gComp.add(compRatio);
@@ -314,7 +329,8 @@ int main(int argc, char** argv) {
     std::printf("  speed-up vs eager (eager ms / fxray ms; target >= 1.2x):        %s\n", gEager.str("%.2fx").c_str());
     std::printf("  time vs inductor (fxray ms / inductor ms; target <= 1.25x):    %s\n", gInd.str("%.2fx").c_str());
     std::printf("  compile ratio (inductor cold s / fxray cold ms; target >= 10x): %s\n", gComp.str("%.0fx").c_str());
-    std::printf("  compile ratio against fxray's in-process compile:               %s\n", gCompWarm.str("%.0fx").c_str());
+    std::printf("  compile ratio against fxray's in-process compile:               %s\n",
+                gCompWarm.str("%.0fx").c_str());
     if (!anchor.problem.empty()) std::printf("  PyTorch anchor n/a: %s\n", anchor.problem.c_str());
     return 0;
 }

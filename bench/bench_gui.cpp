@@ -70,7 +70,8 @@ std::unique_ptr<Graph> syntheticGraph(int n) {
     std::vector<Node*> nodes{x};
     for (int i = 0; i < n; ++i) {
         Node* a = nodes.back();
-        Node* b = nodes[nodes.size() - 1 - static_cast<size_t>((i * 7) % std::min<int>(40, static_cast<int>(nodes.size())))];
+        Node* b =
+            nodes[nodes.size() - 1 - static_cast<size_t>((i * 7) % std::min<int>(40, static_cast<int>(nodes.size())))];
         Node* node = g->append(NodeKind::CallFunction, "add_" + std::to_string(i), "torch.ops.aten.add.Tensor");
         node->args = {Argument::ofNode(a), Argument::ofNode(b)};
         nodes.push_back(node);
@@ -82,7 +83,7 @@ std::unique_ptr<Graph> syntheticGraph(int n) {
     return g;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     fxray::initOpRegistry();
@@ -93,7 +94,8 @@ int main(int argc, char** argv) {
     const QString joint = QString::fromStdString((corpus / "gpt2_12/graphs/aot_joint_graph.py").string());
 
     std::printf("| %-58s | %14s | %-12s |\n", "measure", "value", "target");
-    std::printf("|%s|%s|%s|\n", std::string(60, '-').c_str(), std::string(16, '-').c_str(), std::string(14, '-').c_str());
+    std::printf("|%s|%s|%s|\n", std::string(60, '-').c_str(), std::string(16, '-').c_str(),
+                std::string(14, '-').c_str());
 
     // ---- gpt2_12 joint: open to first complete paint ------------------------------------
     for (int expanded = 0; expanded < 2; ++expanded) {
@@ -114,8 +116,8 @@ int main(int argc, char** argv) {
         paintOnce(canvas);
         const double total = ms(t);
         char label[128];
-        std::snprintf(label, sizeof label, "gpt2_12 joint (%d nodes, %s): load", static_cast<int>(doc.shownGraph()->size()),
-                      expanded ? "expanded" : "collapsed");
+        std::snprintf(label, sizeof label, "gpt2_12 joint (%d nodes, %s): load",
+                      static_cast<int>(doc.shownGraph()->size()), expanded ? "expanded" : "collapsed");
         row(label, load, "ms", "");
         std::snprintf(label, sizeof label, "  + layout (%s)", qPrintable(canvas.layoutEngine()));
         row(label, canvas.layoutMs(), "ms", "");
@@ -168,8 +170,8 @@ int main(int argc, char** argv) {
             }
             row("  next pass, first visit (incremental layout), median", median(first), "ms", "");
             row("  next pass, layout cached, median", median(cached), "ms", "< 150 ms");
-            row("  next pass, layout cached, worst", cached.empty() ? 0 : *std::max_element(cached.begin(), cached.end()), "ms",
-                "< 150 ms");
+            row("  next pass, layout cached, worst",
+                cached.empty() ? 0 : *std::max_element(cached.begin(), cached.end()), "ms", "< 150 ms");
         }
     }
 

@@ -61,7 +61,7 @@ Run minifyOnce(const Graph& g, const std::vector<Value>& inputs, const std::stri
     return run;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     fxray::initOpRegistry();
@@ -110,15 +110,16 @@ int main(int argc, char** argv) {
             return std::string(buf);
         };
         char ptCell[64];
-        std::snprintf(ptCell, sizeof ptCell, "%3d -> %-3d %5d %6.2f", pt["nodes_before"].get<int>(), pt["nodes_after"].get<int>(),
-                      pt["queries"].get<int>(), pt["seconds"].get<double>());
-        std::printf("%-10s | %s | %s | %s | %s | %s\n", m.c_str(), ptCell, cell(r1, true).c_str(), cell(r2, true).c_str(),
-                    cell(r3, true).c_str(), cell(r4, true).c_str());
+        std::snprintf(ptCell, sizeof ptCell, "%3d -> %-3d %5d %6.2f", pt["nodes_before"].get<int>(),
+                      pt["nodes_after"].get<int>(), pt["queries"].get<int>(), pt["seconds"].get<double>());
+        std::printf("%-10s | %s | %s | %s | %s | %s\n", m.c_str(), ptCell, cell(r1, true).c_str(),
+                    cell(r2, true).c_str(), cell(r3, true).c_str(), cell(r4, true).c_str());
         for (const Run* r : {&r1, &r2, &r3, &r4})
             if (!r->ok) std::printf("  %s: %s\n", m.c_str(), r->error.c_str());
         std::fflush(stdout);
     }
-    std::printf("\nPyTorch seconds: on the H200 host (CUDA); fxray: this machine, reference executor on CPU, each query\n"
-                "a child process. PyTorch's gpt2 run slipped to native_dropout (its oracle reran dropout unseeded).\n");
+    std::printf(
+        "\nPyTorch seconds: on the H200 host (CUDA); fxray: this machine, reference executor on CPU, each query\n"
+        "a child process. PyTorch's gpt2 run slipped to native_dropout (its oracle reran dropout unseeded).\n");
     return 0;
 }

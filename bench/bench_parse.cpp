@@ -30,8 +30,8 @@ int main(int argc, char** argv) {
     fxray::initOpRegistry();
     std::filesystem::path corpus = argc > 1 ? argv[1] : FXRAY_CORPUS_DIR;
     const int reps = 15;
-    std::printf("%-44s %7s %9s %9s %9s %9s %9s\n", "graph", "nodes", "read ms", "parse ms", "verify ms",
-                "infer ms", "print ms");
+    std::printf("%-44s %7s %9s %9s %9s %9s %9s\n", "graph", "nodes", "read ms", "parse ms", "verify ms", "infer ms",
+                "print ms");
     for (const char* rel : {"gpt2_12/graphs/aot_joint_graph.py", "gpt2_12/graphs/aot_forward_graph.py",
                             "resnet18/graphs/aot_joint_graph.py", "bert/graphs/aot_joint_graph.py"}) {
         auto path = corpus / rel;
@@ -41,15 +41,24 @@ int main(int argc, char** argv) {
             continue;
         }
         std::unique_ptr<Graph> g;
-        double readMs = medianMs(reps, [&] { auto t = readTextFile(path); (void)t; });
+        double readMs = medianMs(reps, [&] {
+            auto t = readTextFile(path);
+            (void)t;
+        });
         double parseMs = medianMs(reps, [&] { g = std::move(readFxText(*text, path.string())).value(); });
         double verifyMs = medianMs(reps, [&] {
             auto s = g->verify();
             if (!s.ok()) std::printf("verify failed: %s\n", s.error().str().c_str());
         });
         resolveOps(*g);
-        double inferMs = medianMs(reps, [&] { auto r = inferMeta(*g); (void)r; });
-        double printMs = medianMs(reps, [&] { auto s = printGraph(*g); (void)s; });
+        double inferMs = medianMs(reps, [&] {
+            auto r = inferMeta(*g);
+            (void)r;
+        });
+        double printMs = medianMs(reps, [&] {
+            auto s = printGraph(*g);
+            (void)s;
+        });
         std::printf("%-44s %7zu %9.2f %9.2f %9.2f %9.2f %9.2f\n", rel, g->size(), readMs, parseMs, verifyMs, inferMs,
                     printMs);
     }

@@ -63,17 +63,20 @@ int main(int argc, char** argv) {
             std::printf("%-20s failed: %s\n", model, res.error().str().c_str());
             continue;
         }
-        double prepMs = medianMs(reps, [&] { auto ja = partition::analyzeJoint(g, opts); (void)ja; });
+        double prepMs = medianMs(reps, [&] {
+            auto ja = partition::analyzeJoint(g, opts);
+            (void)ja;
+        });
         auto ja = partition::analyzeJoint(g, opts);
         double cutMs = medianMs(reps, [&] {
             auto s = partition::solveMinCut(*ja, partition::MinCutOptions{}, {}, false);
             (void)s;
         });
         double cpuMs = 0;
-        double totalMs = medianMs(reps, [&] { res = partitionJoint(g, opts); }, &cpuMs);
-        std::printf("%-20s %6zu %9.2f %9.2f %9.2f %9.2f %11.1f %12lld %12lld\n", model, g.size(), prepMs, cutMs, totalMs,
-                    cpuMs,
-                    summary.value("partition_ms", 0.0), (long long)res->savedBytes,
+        double totalMs = medianMs(
+            reps, [&] { res = partitionJoint(g, opts); }, &cpuMs);
+        std::printf("%-20s %6zu %9.2f %9.2f %9.2f %9.2f %11.1f %12lld %12lld\n", model, g.size(), prepMs, cutMs,
+                    totalMs, cpuMs, summary.value("partition_ms", 0.0), (long long)res->savedBytes,
                     (long long)summary.value("saved_bytes", int64_t(0)));
     }
     std::printf("\ntarget: gpt2_12 total under 50 ms on the 2-core machine (PyTorch: 911 ms on the GPU host's CPU)\n");

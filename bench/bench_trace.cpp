@@ -57,9 +57,11 @@ int main(int argc, char** argv) {
             finish.push_back(t.finishMs);
         }
         std::printf("%-36s %6.1f %6zu %8.1f %8.1f %8.1f %8.1f %9.1f %8.1f %8.1f\n", rel, double(bytes) / 1e6, graphs,
-                    median(read), median(split), median(md5), median(parse), median(finish), median(total), median(cpu));
+                    median(read), median(split), median(md5), median(parse), median(finish), median(total),
+                    median(cpu));
     }
     std::printf("\n%u hardware threads (parse and finish use them); target: gpt2_12 total under 500 ms on the "
-                "2-core machine\n", std::thread::hardware_concurrency());
+                "2-core machine\n",
+                std::thread::hardware_concurrency());
     return 0;
 }

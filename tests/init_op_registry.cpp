@@ -9,6 +9,6 @@ namespace {
 
 void assembleOpRegistry() { fxray::initOpRegistry(); }
 
-} // namespace
+}  // namespace
 
 Q_COREAPP_STARTUP_FUNCTION(assembleOpRegistry)

@@ -75,4 +75,4 @@ inline std::string loadNumericsCase(const std::string& model, const std::string&
     return {};
 }
 
-} // namespace fxtest
+}  // namespace fxtest

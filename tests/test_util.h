@@ -2,9 +2,9 @@
 // Helpers shared by the tests: corpus paths and small tensor builders.
 #include "exec/compare.h"
 #include "exec/interpreter.h"
+#include "exec/ops/kernel_util.h"
 #include "import/loader.h"
 #include "import/recorded_pins.h"
-#include "exec/ops/kernel_util.h"
 
 #include <QString>
 #include <QTest>
@@ -64,14 +64,14 @@ using fxray::recordedRandomPins;
 /// Values of a tensor in row-major order.
 inline std::vector<double> values(const fxray::Value& v) { return fxray::kern::toDoubles(v.t); }
 
-} // namespace fxtest
+}  // namespace fxtest
 
-#define FX_COMPARE_VEC(actual, expected, tol)                                                 \
-    do {                                                                                      \
-        const auto& a_ = (actual);                                                            \
-        const std::vector<double> e_ = (expected);                                            \
-        QCOMPARE(a_.size(), e_.size());                                                       \
-        for (size_t i_ = 0; i_ < a_.size(); ++i_)                                             \
-            if (std::abs(a_[i_] - e_[i_]) > (tol))                                            \
-                QFAIL(qPrintable(QString("element %1: %2 != %3").arg(i_).arg(a_[i_]).arg(e_[i_]))); \
+#define FX_COMPARE_VEC(actual, expected, tol)                                                                          \
+    do {                                                                                                               \
+        const auto& a_ = (actual);                                                                                     \
+        const std::vector<double> e_ = (expected);                                                                     \
+        QCOMPARE(a_.size(), e_.size());                                                                                \
+        for (size_t i_ = 0; i_ < a_.size(); ++i_)                                                                      \
+            if (std::abs(a_[i_] - e_[i_]) > (tol))                                                                     \
+                QFAIL(qPrintable(QString("element %1: %2 != %3").arg(i_).arg(a_[i_]).arg(e_[i_])));                    \
     } while (0)

@@ -42,7 +42,7 @@ QString metricsSummary(const QString& json) {
     add("fail_reason", QObject::tr("reason"));
     return lines.join(QLatin1Char('\n'));
 }
-} // namespace
+}  // namespace
 
 CompilePicker::CompilePicker(Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
     setObjectName(QStringLiteral("compilePicker"));
@@ -117,7 +117,8 @@ void CompilePicker::rebuild() {
         if (!st) st = new QTreeWidgetItem(top, {stage});
         auto* leaf = new QTreeWidgetItem(st, {QString::fromStdString(g.id), QString::number(g.graph->size())});
         leaf->setData(0, kGraphIndexRole, static_cast<int>(i));
-        QString details = tr("%1\nstage: %2\n%n node(s)", nullptr, static_cast<int>(g.graph->size())).arg(QString::fromStdString(g.id), stage);
+        QString details = tr("%1\nstage: %2\n%n node(s)", nullptr, static_cast<int>(g.graph->size()))
+                              .arg(QString::fromStdString(g.id), stage);
         if (!g.unknownOps.empty()) details += tr("\n%n unknown op(s)", nullptr, static_cast<int>(g.unknownOps.size()));
         for (const std::string& note : g.notes) details += QLatin1Char('\n') + QString::fromStdString(note);
         leaf->setData(0, kDetailsRole, details);
@@ -152,4 +153,4 @@ void CompilePicker::showDetails(QTreeWidgetItem* item) {
     m_details->setText(item ? item->data(0, kDetailsRole).toString() : QString());
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

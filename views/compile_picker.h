@@ -32,4 +32,4 @@ private:
     bool m_syncing = false;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -7,8 +7,8 @@
 #include "pass/compile_trace.h"
 #include "transforms/passes.h"
 
-#include <QMetaObject>
 #include <QFileInfo>
+#include <QMetaObject>
 #include <QThreadPool>
 
 #include "jobs/job_lane.h"
@@ -48,7 +48,7 @@ PartitionOutcome runPartition(const Graph& joint, double budget, const std::vect
     return {std::make_shared<const PartitionResult>(std::move(*r)), {}};
 }
 
-} // namespace
+}  // namespace
 
 Document::Document(QObject* parent) : QObject(parent), m_pool(new QThreadPool(this)) {
     m_pool->setMaxThreadCount(1);
@@ -58,8 +58,10 @@ Document::Document(QObject* parent) : QObject(parent), m_pool(new QThreadPool(th
     for (JobLane* lane : {m_loadLane, m_compileLane, m_partitionLane})
         connect(lane, &JobLane::busyChanged, this, [this](const QString& what) {
             // One status for the three lanes: what was started last, idle when all are.
-            if (!what.isEmpty()) Q_EMIT busy(what);
-            else if (!isBusy()) Q_EMIT busy(QString());
+            if (!what.isEmpty())
+                Q_EMIT busy(what);
+            else if (!isBusy())
+                Q_EMIT busy(QString());
         });
 }
 
@@ -70,9 +72,7 @@ Document::~Document() {
     m_partitionLane->abandon();
 }
 
-bool Document::isBusy() const {
-    return m_loadLane->isBusy() || m_compileLane->isBusy() || m_partitionLane->isBusy();
-}
+bool Document::isBusy() const { return m_loadLane->isBusy() || m_compileLane->isBusy() || m_partitionLane->isBusy(); }
 
 void Document::cancel() {
     m_loadLane->cancel();
@@ -207,7 +207,8 @@ void Document::compileAsync(const QString& pipeline) {
     // The worker gets its own copy: the UI may switch graphs while it runs.
     std::shared_ptr<const Graph> source = lg->executable().clone();
     m_compileLane->start<CompileOutcome>(
-        tr("Compiling (%1)").arg(pipeline), [source, pipeline](const JobContext&) { return runCompile(*source, pipeline); },
+        tr("Compiling (%1)").arg(pipeline),
+        [source, pipeline](const JobContext&) { return runCompile(*source, pipeline); },
         [this, pipeline](CompileOutcome& r) {
             if (!r.trace) {
                 m_lastError = r.error;
@@ -244,7 +245,7 @@ const Graph* snapshotAt(const CompileTrace& t, int index) {
     }
     return t.initial ? t.initial->graph.get() : nullptr;
 }
-} // namespace
+}  // namespace
 
 const Graph* Document::shownGraph() const {
     const LoadedGraph* lg = currentGraph();
@@ -371,4 +372,4 @@ void Document::setSelection(const QStringList& nodeNames, QObject* origin) {
     Q_EMIT selectionChanged(m_selection, origin);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -28,7 +28,7 @@ class Graph;
 struct CompileTrace;
 struct PassRecord;
 struct PartitionResult;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -146,4 +146,4 @@ private:
     JobLane* m_partitionLane = nullptr;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

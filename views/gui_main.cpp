@@ -39,7 +39,7 @@ int findPass(const CompileTrace& t, const QString& sel) {
     return -2;
 }
 
-} // namespace
+}  // namespace
 
 int guiMain(int argc, char** argv) {
     // A screenshot needs no display: render offscreen unless the user chose a platform.
@@ -76,15 +76,22 @@ int guiMain(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("file"), QObject::tr("Graph file or folder to open"));
-    QCommandLineOption shot(QStringLiteral("screenshot"), QObject::tr("Render the window to PNG and exit"), QStringLiteral("png"));
-    QCommandLineOption graph(QStringLiteral("graph"), QObject::tr("Graph to show (index, id or stage)"), QStringLiteral("sel"));
-    QCommandLineOption pass(QStringLiteral("pass"), QObject::tr("Pass to show (name or index; compiles first)"), QStringLiteral("pass"));
-    QCommandLineOption pipeline(QStringLiteral("pipeline"), QObject::tr("Pipeline to compile (default joint)"), QStringLiteral("name"));
-    QCommandLineOption view(QStringLiteral("view"), QObject::tr("Canvas colouring: canvas, diff or partition"), QStringLiteral("view"));
+    QCommandLineOption shot(QStringLiteral("screenshot"), QObject::tr("Render the window to PNG and exit"),
+                            QStringLiteral("png"));
+    QCommandLineOption graph(QStringLiteral("graph"), QObject::tr("Graph to show (index, id or stage)"),
+                             QStringLiteral("sel"));
+    QCommandLineOption pass(QStringLiteral("pass"), QObject::tr("Pass to show (name or index; compiles first)"),
+                            QStringLiteral("pass"));
+    QCommandLineOption pipeline(QStringLiteral("pipeline"), QObject::tr("Pipeline to compile (default joint)"),
+                                QStringLiteral("name"));
+    QCommandLineOption view(QStringLiteral("view"), QObject::tr("Canvas colouring: canvas, diff or partition"),
+                            QStringLiteral("view"));
     QCommandLineOption select(QStringLiteral("select"), QObject::tr("Node to select"), QStringLiteral("node"));
-    QCommandLineOption size(QStringLiteral("size"), QObject::tr("Window size for the screenshot, WxH"), QStringLiteral("size"));
+    QCommandLineOption size(QStringLiteral("size"), QObject::tr("Window size for the screenshot, WxH"),
+                            QStringLiteral("size"));
     QCommandLineOption theme(QStringLiteral("theme"), QObject::tr("light or dark"), QStringLiteral("theme"));
-    QCommandLineOption lang(QStringLiteral("lang"), QObject::tr("Language for this run: en, de or zh_CN (default: the setting)"),
+    QCommandLineOption lang(QStringLiteral("lang"),
+                            QObject::tr("Language for this run: en, de or zh_CN (default: the setting)"),
                             QStringLiteral("code"));
     for (const auto& o : {shot, graph, pass, pipeline, view, select, size, theme, lang}) parser.addOption(o);
     parser.process(app);
@@ -93,7 +100,9 @@ int guiMain(int argc, char** argv) {
         return fail(QObject::tr("no translation for language \"%1\" (en, de or zh_CN)").arg(language));
     const bool screenshot = parser.isSet(shot);
     // Screenshots are reproducible: the built-in light theme unless asked otherwise.
-    applyTheme(themeFromName(parser.isSet(theme) ? parser.value(theme) : screenshot ? QStringLiteral("light") : settings::theme()));
+    applyTheme(themeFromName(parser.isSet(theme) ? parser.value(theme)
+                             : screenshot        ? QStringLiteral("light")
+                                                 : settings::theme()));
 
     MainWindow w;
     w.setQuiet(screenshot);
@@ -106,7 +115,8 @@ int guiMain(int argc, char** argv) {
         return fail(QObject::tr("--screenshot needs a FILE"));
     }
     // Said once, after opening (which writes its own status): Chinese without a CJK font is boxes.
-    if (const QString note = settings::missingFontNote(settings::installedLanguage(), settings::haveCjkFont()); !note.isEmpty())
+    if (const QString note = settings::missingFontNote(settings::installedLanguage(), settings::haveCjkFont());
+        !note.isEmpty())
         w.showNote(note);
     auto setup = [&]() -> int {
         if (parser.isSet(graph)) {
@@ -162,4 +172,4 @@ int guiMain(int argc, char** argv) {
     return app.exec();
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -1,11 +1,11 @@
 #include "main_window.h"
 
 #include "compile_picker.h"
-#include "panels/compile_story_panel.h"
 #include "document.h"
 #include "graph/canvas_colors.h"
 #include "graph/graph_canvas.h"
 #include "models/sweep_results_model.h"
+#include "panels/compile_story_panel.h"
 #include "panels/sweep_panel.h"
 #include "settings.h"
 #include "theme.h"
@@ -35,11 +35,11 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QTreeView>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QTreeView>
 #include <QUrl>
 
 namespace fxray::views {
@@ -48,7 +48,7 @@ namespace {
 /// Bump when the dock set changes incompatibly: an old saved state is then ignored (4: the
 /// sweep dock).
 constexpr int kStateVersion = 4;
-} // namespace
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_doc(new Document(this)) {
     setObjectName(QStringLiteral("MainWindow"));
@@ -121,10 +121,11 @@ void MainWindow::buildDocks() {
     m_sweepDock->toggleViewAction()->setObjectName(QStringLiteral("action.toggle.dock.sweep"));
     m_sweepDock->setWidget(m_sweep);
     addDockWidget(Qt::BottomDockWidgetArea, m_sweepDock);
-    connect(m_sweep, &SweepPanel::graphActivated, this, [this](const QString& file, const QString& status, const QString& message) {
-        openFileAsync(file);
-        if (status != QLatin1String("ok")) showNote(tr("Sweep: %1 — %2").arg(status, message));
-    });
+    connect(m_sweep, &SweepPanel::graphActivated, this,
+            [this](const QString& file, const QString& status, const QString& message) {
+                openFileAsync(file);
+                if (status != QLatin1String("ok")) showNote(tr("Sweep: %1 — %2").arg(status, message));
+            });
     const Panels panels = installPanels(this, m_doc);
     for (QDockWidget* d : panels.docks())
         if (d) m_panelDocks << d;
@@ -134,13 +135,17 @@ void MainWindow::buildDocks() {
     // Panes with workers of their own report in the status bar too, and Cancel stops them.
     auto paneBusy = [this](QObject* pane) {
         return [this, pane](const QString& what) {
-            if (what.isEmpty()) m_paneBusy.remove(pane);
-            else m_paneBusy.insert(pane, what);
+            if (what.isEmpty())
+                m_paneBusy.remove(pane);
+            else
+                m_paneBusy.insert(pane, what);
             onBusy(what);
         };
     };
-    if (auto* k = qobject_cast<KernelPanel*>(panels.kernels->widget())) connect(k, &KernelPanel::busy, this, paneBusy(k));
-    if (auto* n = qobject_cast<NumericsPanel*>(panels.numerics->widget())) connect(n, &NumericsPanel::busy, this, paneBusy(n));
+    if (auto* k = qobject_cast<KernelPanel*>(panels.kernels->widget()))
+        connect(k, &KernelPanel::busy, this, paneBusy(k));
+    if (auto* n = qobject_cast<NumericsPanel*>(panels.numerics->widget()))
+        connect(n, &NumericsPanel::busy, this, paneBusy(n));
     connect(m_story, &CompileStoryPanel::busy, this, paneBusy(m_story));
     connect(m_storyDock->toggleViewAction(), &QAction::triggered, this, [this](bool on) {
         if (on) m_story->tree()->setFocus(Qt::ShortcutFocusReason);
@@ -161,11 +166,10 @@ void MainWindow::applyDefaultLayout() {
     if (!f.open(QIODevice::ReadOnly)) return;
     const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
     const QJsonObject areas = o.value(QLatin1String("areas")).toObject();
-    const QList<QPair<QString, Qt::DockWidgetArea>> names = {
-        {QStringLiteral("left"), Qt::LeftDockWidgetArea},
-        {QStringLiteral("right"), Qt::RightDockWidgetArea},
-        {QStringLiteral("bottom"), Qt::BottomDockWidgetArea},
-        {QStringLiteral("top"), Qt::TopDockWidgetArea}};
+    const QList<QPair<QString, Qt::DockWidgetArea>> names = {{QStringLiteral("left"), Qt::LeftDockWidgetArea},
+                                                             {QStringLiteral("right"), Qt::RightDockWidgetArea},
+                                                             {QStringLiteral("bottom"), Qt::BottomDockWidgetArea},
+                                                             {QStringLiteral("top"), Qt::TopDockWidgetArea}};
     // An area holds groups split along it; the docks of a group share one tab bar. Qt splits a
     // tabbed dock by adding a tab instead, so: take every listed dock out, place each group's
     // first dock (splitting from the previous group's), and only then tabify the rest.
@@ -187,7 +191,9 @@ void MainWindow::applyDefaultLayout() {
         QDockWidget* first = docks.first();
         addDockWidget(area, first);
         if (QDockWidget* prev = previousGroup.value(area))
-            splitDockWidget(prev, first, area == Qt::BottomDockWidgetArea || area == Qt::TopDockWidgetArea ? Qt::Horizontal : Qt::Vertical);
+            splitDockWidget(prev, first,
+                            area == Qt::BottomDockWidgetArea || area == Qt::TopDockWidgetArea ? Qt::Horizontal
+                                                                                              : Qt::Vertical);
         previousGroup.insert(area, first);
     }
     for (const auto& [area, docks] : groups) {
@@ -244,16 +250,22 @@ void MainWindow::buildMenus() {
     };
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->setObjectName(QStringLiteral("menuFile"));
-    named(file->addAction(tr("&Open File..."), this, &MainWindow::showOpenDialog), "actionOpen")->setShortcut(QKeySequence::Open);
+    named(file->addAction(tr("&Open File..."), this, &MainWindow::showOpenDialog), "actionOpen")
+        ->setShortcut(QKeySequence::Open);
     named(file->addAction(tr("Open &Folder..."), this, &MainWindow::showOpenFolderDialog), "actionOpenFolder")
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_recent = file->addMenu(tr("Open &Recent"));
     m_recent->setObjectName(QStringLiteral("menuRecent"));
     refreshRecentMenu();
-    named(file->addAction(tr("Re&load"), this, [this] { if (!m_doc->path().isEmpty()) openFileAsync(m_doc->path()); }), "actionReload")
+    named(file->addAction(tr("Re&load"), this,
+                          [this] {
+                              if (!m_doc->path().isEmpty()) openFileAsync(m_doc->path());
+                          }),
+          "actionReload")
         ->setShortcut(QKeySequence::Refresh);
     named(file->addAction(tr("Lear&n: a Guided Compile"), this, [this] { startTour(); }), "actionLearn")
-        ->setToolTip(tr("Open a small attention model, compile it and step through the passes with their explanations"));
+        ->setToolTip(
+            tr("Open a small attention model, compile it and step through the passes with their explanations"));
     file->addSeparator();
     named(file->addAction(tr("&Save Session"), this, [this] { saveSession(false); }), "actionSaveSession")
         ->setShortcut(QKeySequence::Save);
@@ -261,13 +273,17 @@ void MainWindow::buildMenus() {
         ->setShortcut(QKeySequence::SaveAs);
     QMenu* exp = file->addMenu(tr("&Export View"));
     exp->setObjectName(QStringLiteral("menuExport"));
-    named(exp->addAction(tr("As &SVG..."), this, [this] { showExportDialog(QStringLiteral("svg")); }), "actionExportSvg")
+    named(exp->addAction(tr("As &SVG..."), this, [this] { showExportDialog(QStringLiteral("svg")); }),
+          "actionExportSvg")
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    named(exp->addAction(tr("As &PNG..."), this, [this] { showExportDialog(QStringLiteral("png")); }), "actionExportPng")
+    named(exp->addAction(tr("As &PNG..."), this, [this] { showExportDialog(QStringLiteral("png")); }),
+          "actionExportPng")
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
-    named(exp->addAction(tr("As &DOT..."), this, [this] { showExportDialog(QStringLiteral("dot")); }), "actionExportDot");
+    named(exp->addAction(tr("As &DOT..."), this, [this] { showExportDialog(QStringLiteral("dot")); }),
+          "actionExportDot");
     file->addSeparator();
-    named(file->addAction(tr("&Settings..."), this, &MainWindow::showSettings), "actionSettings")->setShortcut(QKeySequence::Preferences);
+    named(file->addAction(tr("&Settings..."), this, &MainWindow::showSettings), "actionSettings")
+        ->setShortcut(QKeySequence::Preferences);
     file->addSeparator();
     named(file->addAction(tr("&Quit"), this, &QWidget::close), "actionQuit")->setShortcut(QKeySequence::Quit);
 
@@ -311,7 +327,8 @@ void MainWindow::buildMenus() {
     compile->setObjectName(QStringLiteral("menuCompile"));
     for (const std::string& p : knownPipelines()) {
         const QString name = QString::fromStdString(p);
-        QAction* a = compile->addAction(tr("Run &%1 Pipeline").arg(name), this, [this, name] { m_doc->compileAsync(name); });
+        QAction* a =
+            compile->addAction(tr("Run &%1 Pipeline").arg(name), this, [this, name] { m_doc->compileAsync(name); });
         a->setObjectName(QStringLiteral("actionCompile_%1").arg(name));
         if (name == QLatin1String("joint")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     }
@@ -323,24 +340,33 @@ void MainWindow::buildMenus() {
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("menuHelp"));
-    named(help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
-        QStringList rows;
-        for (QAction* a : findChildren<QAction*>()) {
-            if (a->shortcut().isEmpty() || a->text().isEmpty()) continue;
-            rows << QStringLiteral("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
-                        .arg(a->text().remove(QLatin1Char('&')).toHtmlEscaped(), a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped());
-        }
-        rows.removeDuplicates();
-        auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard Shortcuts"), QStringLiteral("<table>%1</table>").arg(rows.join(QString())),
-                                    QMessageBox::Close, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->setModal(false);
-        box->show();
-    }), "actionShortcuts")->setShortcut(QKeySequence::HelpContents);
-    named(help->addAction(tr("&About fxray"), this, [this] {
-        QMessageBox::about(this, tr("About fxray"),
-                           tr("fxray %1: a debugger for PyTorch graph compilers.").arg(QStringLiteral(FXRAY_VERSION)));
-    }), "actionAbout");
+    named(help->addAction(tr("&Keyboard Shortcuts"), this,
+                          [this] {
+                              QStringList rows;
+                              for (QAction* a : findChildren<QAction*>()) {
+                                  if (a->shortcut().isEmpty() || a->text().isEmpty()) continue;
+                                  rows << QStringLiteral("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
+                                              .arg(a->text().remove(QLatin1Char('&')).toHtmlEscaped(),
+                                                   a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped());
+                              }
+                              rows.removeDuplicates();
+                              auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard Shortcuts"),
+                                                          QStringLiteral("<table>%1</table>").arg(rows.join(QString())),
+                                                          QMessageBox::Close, this);
+                              box->setAttribute(Qt::WA_DeleteOnClose);
+                              box->setModal(false);
+                              box->show();
+                          }),
+          "actionShortcuts")
+        ->setShortcut(QKeySequence::HelpContents);
+    named(help->addAction(
+              tr("&About fxray"), this,
+              [this] {
+                  QMessageBox::about(
+                      this, tr("About fxray"),
+                      tr("fxray %1: a debugger for PyTorch graph compilers.").arg(QStringLiteral(FXRAY_VERSION)));
+              }),
+          "actionAbout");
 }
 
 void MainWindow::buildStatusBar() {
@@ -416,7 +442,8 @@ void MainWindow::saveSession(bool askForPath) {
 }
 
 void MainWindow::showOpenFolderDialog() {
-    const QString path = QFileDialog::getExistingDirectory(this, tr("Open folder (TORCH_TRACE, debug, to_folder output or sweep results)"));
+    const QString path = QFileDialog::getExistingDirectory(
+        this, tr("Open folder (TORCH_TRACE, debug, to_folder output or sweep results)"));
     if (!path.isEmpty()) openFileAsync(path);
 }
 
@@ -459,7 +486,8 @@ void MainWindow::updateTitle() {
     else
         setWindowTitle(tr("%1 - fxray").arg(name));
     if (g)
-        m_graphInfo->setText(tr("%1 · %n node(s)", nullptr, static_cast<int>(g->graph->size())).arg(QString::fromStdString(g->stage)));
+        m_graphInfo->setText(
+            tr("%1 · %n node(s)", nullptr, static_cast<int>(g->graph->size())).arg(QString::fromStdString(g->stage)));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
@@ -475,13 +503,16 @@ void MainWindow::dropEvent(QDropEvent* e) {
 }
 
 void MainWindow::showExportDialog(const QString& suffix) {
-    const QString base = m_doc->path().isEmpty() ? QStringLiteral("graph") : QFileInfo(m_doc->path()).completeBaseName();
+    const QString base =
+        m_doc->path().isEmpty() ? QStringLiteral("graph") : QFileInfo(m_doc->path()).completeBaseName();
     const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), base + QLatin1Char('.') + suffix,
                                                       tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
     if (path.isEmpty()) return;
     QString error;
-    if (m_canvas->exportTo(path, &error)) m_status->setText(m_idleMessage = tr("Exported %1").arg(QDir::toNativeSeparators(path)));
-    else onFailed(error);
+    if (m_canvas->exportTo(path, &error))
+        m_status->setText(m_idleMessage = tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    else
+        onFailed(error);
 }
 
 void MainWindow::showSettings() {
@@ -490,8 +521,7 @@ void MainWindow::showSettings() {
     const QString oldLanguage = settings::language();
     settings::setLanguage(dlg.language());
     setTheme(themeFromName(dlg.theme()));
-    if (dlg.language() != oldLanguage)
-        m_status->setText(tr("The language changes when fxray is restarted."));
+    if (dlg.language() != oldLanguage) m_status->setText(tr("The language changes when fxray is restarted."));
 }
 
 void MainWindow::setTheme(Theme t) {
@@ -516,8 +546,10 @@ void MainWindow::onBusy(const QString&) {
     m_progress->setVisible(busy);
     m_cancelButton->setVisible(busy);
     m_cancel->setEnabled(busy);
-    if (busy) m_status->setText(what + QStringLiteral("..."));
-    else if (m_status->text().endsWith(QLatin1String("..."))) m_status->setText(m_idleMessage.isEmpty() ? tr("Ready") : m_idleMessage);
+    if (busy)
+        m_status->setText(what + QStringLiteral("..."));
+    else if (m_status->text().endsWith(QLatin1String("...")))
+        m_status->setText(m_idleMessage.isEmpty() ? tr("Ready") : m_idleMessage);
 }
 
 void MainWindow::cancelWork() {
@@ -560,4 +592,4 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     e->accept();
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -117,9 +117,9 @@ private:
     QAction* m_themeDark = nullptr;
     QString m_docBusy, m_layoutBusy;
     QHash<QObject*, QString> m_paneBusy;  ///< panes with work of their own (kernels, numerics)
-    QString m_idleMessage;  ///< what the status bar says when nothing runs
+    QString m_idleMessage;                ///< what the status bar says when nothing runs
     QPointer<QWidget> m_errorBox;
     bool m_quiet = false;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

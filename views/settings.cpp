@@ -43,7 +43,7 @@ QString& installed() {
     static QString lang = QStringLiteral("en");
     return lang;
 }
-} // namespace
+}  // namespace
 
 QString installedLanguage() { return installed(); }
 
@@ -52,8 +52,9 @@ bool haveCjkFont() { return !QFontDatabase::families(QFontDatabase::SimplifiedCh
 QString missingFontNote(const QString& code, bool haveCjkFont) {
     if (code != QLatin1String("zh_CN") || haveCjkFont) return {};
     // Not translated on purpose: whoever reads it cannot read the Chinese glyphs yet.
-    return QStringLiteral("No font with Chinese glyphs was found: install one (Debian: fonts-noto-cjk or fonts-wqy-microhei) "
-                          "and restart fxray.");
+    return QStringLiteral(
+        "No font with Chinese glyphs was found: install one (Debian: fonts-noto-cjk or fonts-wqy-microhei) "
+        "and restart fxray.");
 }
 
 bool installTranslator(const QString& code) {
@@ -88,7 +89,7 @@ bool installTranslator(const QString& code) {
     return true;
 }
 
-} // namespace settings
+}  // namespace settings
 
 SettingsDialog::SettingsDialog(QWidget* parent) : QDialog(parent) {
     setObjectName(QStringLiteral("settingsDialog"));
@@ -119,4 +120,4 @@ SettingsDialog::SettingsDialog(QWidget* parent) : QDialog(parent) {
 QString SettingsDialog::language() const { return m_language->currentData().toString(); }
 QString SettingsDialog::theme() const { return m_theme->currentData().toString(); }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -13,7 +13,7 @@ namespace fxray::views {
 namespace settings {
 QString language();  ///< "en" (default), "de", "zh_CN"
 void setLanguage(const QString& code);
-QString theme();     ///< "light" (default) or "dark"
+QString theme();  ///< "light" (default) or "dark"
 void setTheme(const QString& name);
 QStringList recentFiles();
 void addRecentFile(const QString& path);
@@ -31,7 +31,7 @@ QString installedLanguage();
 QString missingFontNote(const QString& code, bool haveCjkFont);
 /// Whether the font database has a family that writes Simplified Chinese.
 bool haveCjkFont();
-} // namespace settings
+}  // namespace settings
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -45,4 +45,4 @@ private:
     QComboBox* m_theme = nullptr;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -3,7 +3,6 @@
 #include <QApplication>
 #include <QPalette>
 #include <QStyle>
-#include <QStyle>
 #include <QStyleFactory>
 
 #include <memory>
@@ -49,7 +48,7 @@ QPalette lightPalette() {
     p.setColor(QPalette::Highlight, QColor(0x1a, 0x6f, 0xd8));
     return p;
 }
-} // namespace
+}  // namespace
 
 void applyTheme(Theme t) {
     g_theme = t;
@@ -63,4 +62,4 @@ Theme themeFromName(const QString& name) { return name == QLatin1String("dark") 
 
 QString themeName(Theme t) { return t == Theme::Dark ? QStringLiteral("dark") : QStringLiteral("light"); }
 
-} // namespace fxray::views
+}  // namespace fxray::views

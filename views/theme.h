@@ -14,4 +14,4 @@ Theme currentTheme();
 Theme themeFromName(const QString& name);
 QString themeName(Theme t);
 
-} // namespace fxray::views
+}  // namespace fxray::views

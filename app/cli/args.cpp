@@ -37,4 +37,4 @@ std::optional<Args> parseArgs(const std::vector<std::string>& argv, const std::s
     return a;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

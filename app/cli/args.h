@@ -30,4 +30,4 @@ struct Args {
 std::optional<Args> parseArgs(const std::vector<std::string>& argv, const std::set<std::string>& valued,
                               const std::set<std::string>& flags, std::string& error);
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -35,13 +35,14 @@ const Command kHidden[] = {
     {"__sweep-serve", cmdSweepServe, "a sweep's long-lived worker process (sweep/serve_worker.h)"},
 };
 
-} // namespace
+}  // namespace
 
 std::string usage() {
-    std::string u =
-        "usage: fxray [FILE]                 open the GUI (optionally with FILE)\n"
-        "       fxray COMMAND [options]     run headless\n\ncommands:\n";
-    for (const auto& c : kCommands) u += "  " + std::string(c.name) + std::string(std::max<size_t>(1, 14 - std::string(c.name).size()), ' ') + c.summary + "\n";
+    std::string u = "usage: fxray [FILE]                 open the GUI (optionally with FILE)\n"
+                    "       fxray COMMAND [options]     run headless\n\ncommands:\n";
+    for (const auto& c : kCommands)
+        u += "  " + std::string(c.name) + std::string(std::max<size_t>(1, 14 - std::string(c.name).size()), ' ') +
+             c.summary + "\n";
     u += "\nrun 'fxray COMMAND --help' for its options; exit status 0 ok, 1 check failed, 2 bad input\n";
     return u;
 }
@@ -74,4 +75,4 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return BadInput;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

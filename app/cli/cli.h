@@ -37,4 +37,4 @@ int cmdReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
 int cmdDebugCompile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdOps(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

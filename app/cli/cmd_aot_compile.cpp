@@ -30,7 +30,7 @@ const char* kAotUsage =
     "and LLVM versions and target CPU; a second call with the same graph and sizes loads it without\n"
     "compiling. Each binding of a symbolic graph is its own entry.\n";
 
-} // namespace
+}  // namespace
 
 int cmdAotCompile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
@@ -72,15 +72,23 @@ int cmdAotCompile(const std::vector<std::string>& argv, std::ostream& out, std::
     auto e = cg::cpu::aotCompile(g, opts);
     if (!e.ok()) return reportError(err, e.error());
 
-    nlohmann::json j{{"cache", e->hit ? "hit" : "miss"}, {"library", e->library}, {"ms", e->ms},
-                     {"key", e->key},       {"entry", e->dir},         {"metadata", e->metadata},
-                     {"kernels", e->kernels}, {"compile_ms", e->compileMs}, {"link_ms", e->linkMs}};
+    nlohmann::json j{{"cache", e->hit ? "hit" : "miss"},
+                     {"library", e->library},
+                     {"ms", e->ms},
+                     {"key", e->key},
+                     {"entry", e->dir},
+                     {"metadata", e->metadata},
+                     {"kernels", e->kernels},
+                     {"compile_ms", e->compileMs},
+                     {"link_ms", e->linkMs}};
     if (!e->rebuiltBecause.empty()) j["rebuilt_because"] = e->rebuiltBecause;
     if (!e->binding.empty()) {
         nlohmann::json b = nlohmann::json::object();
         for (const auto& [s, v] : e->binding) {
-            if (v.isFloat()) b[s] = v.d;
-            else b[s] = v.i;
+            if (v.isFloat())
+                b[s] = v.d;
+            else
+                b[s] = v.i;
         }
         j["binding"] = b;
     }
@@ -94,7 +102,8 @@ int cmdAotCompile(const std::vector<std::string>& argv, std::ostream& out, std::
         if (a->has("--expect")) {
             auto exp = readNpyFolder(a->get("--expect"), g.outputs().size());
             if (!exp.ok()) return reportError(err, exp.error());
-            if (exp->size() != outs->size()) return reportError(err, makeError("--expect holds a different number of outputs"));
+            if (exp->size() != outs->size())
+                return reportError(err, makeError("--expect holds a different number of outputs"));
             bool ok = true;
             for (size_t i = 0; i < outs->size(); ++i) {
                 OutputComparison c = compareValues(i, (*outs)[i], (*exp)[i]);
@@ -120,4 +129,4 @@ int cmdAotCompile(const std::vector<std::string>& argv, std::ostream& out, std::
 #endif
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -73,7 +73,9 @@ int checkGrads(const Graph& fwd, const std::string& file, const std::string& dir
         j["gradients"] = nlohmann::json::array();
         for (const auto& gc : chk->grads) {
             const auto& c = gc.cmp;
-            nlohmann::json jg = {{"input", gc.input}, {"ok", c.ok}, {"rel_err", std::isinf(c.relErr) ? 1e308 : c.relErr},
+            nlohmann::json jg = {{"input", gc.input},
+                                 {"ok", c.ok},
+                                 {"rel_err", std::isinf(c.relErr) ? 1e308 : c.relErr},
                                  {"max_abs_err", std::isinf(c.maxAbsErr) ? 1e308 : c.maxAbsErr},
                                  {"tolerance", c.tolerance}};
             if (c.fp64Judged) jg["judged_by"] = "fp64_rmse";
@@ -104,11 +106,12 @@ bool isExportGraph(const Graph& g) {
     return false;
 }
 
-} // namespace
+}  // namespace
 
 int cmdAutodiff(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--out", "--requires-grad", "--dynamo", "--check-grads"}, {"--json", "--keep-order", "--help"}, perr);
+    auto a = parseArgs(argv, {"--graph", "--out", "--requires-grad", "--dynamo", "--check-grads"},
+                       {"--json", "--keep-order", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kAutodiffUsage;
@@ -169,7 +172,8 @@ int cmdAutodiff(const std::vector<std::string>& argv, std::ostream& out, std::os
             } else {
                 // A sibling Dynamo graph that does not describe the same inputs (a frozen model's,
                 // say) is no reason to fail: keep the file's order and say so.
-                err << "fxray: note: keeping the input order of " << file.string() << ": " << order.error().message << "\n";
+                err << "fxray: note: keeping the input order of " << file.string() << ": " << order.error().message
+                    << "\n";
             }
         }
         opts.constantValues = exportConstantsFromDynamo(*fwd, **dyn);
@@ -204,4 +208,4 @@ int cmdAutodiff(const std::vector<std::string>& argv, std::ostream& out, std::os
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

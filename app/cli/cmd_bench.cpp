@@ -44,11 +44,12 @@ std::string fmtBytes(double b) {
     return fixed(b, b < 10 ? 2 : b < 100 ? 1 : 0) + " " + unit[u];
 }
 
-} // namespace
+}  // namespace
 
 int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--inputs", "--backend", "--iters", "--top", "--seed", "--sizes"}, {"--json", "--help"}, perr);
+    auto a = parseArgs(argv, {"--graph", "--inputs", "--backend", "--iters", "--top", "--seed", "--sizes"},
+                       {"--json", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kBenchUsage;
@@ -61,7 +62,8 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (!backendE.ok()) return reportError(err, backendE.error());
     Backend& runner = **backendE;
     if (!runner.caps().compiles)
-        return reportError(err, makeError("--backend takes cpu or cuda (the reference executor is not a compiled backend)"));
+        return reportError(err,
+                           makeError("--backend takes cpu or cuda (the reference executor is not a compiled backend)"));
     auto intOpt = [&](const char* name, int dflt, int lo) -> Expected<int> {
         if (!a->has(name)) return dflt;
         try {
@@ -105,7 +107,8 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     auto profiledSteps = (*program)->profile(*inputs, seed);
     if (!profiledSteps.ok()) return reportError(err, profiledSteps.error());
     const std::vector<cg::StepProfile> steps = std::move(profiledSteps).value();
-    const double profiled = std::accumulate(steps.begin(), steps.end(), 0.0, [](double s, const auto& st) { return s + st.ms; });
+    const double profiled =
+        std::accumulate(steps.begin(), steps.end(), 0.0, [](double s, const auto& st) { return s + st.ms; });
     std::vector<size_t> order(steps.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return steps[x].ms > steps[y].ms; });
@@ -129,19 +132,28 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
         for (size_t r = 0; r < order.size(); ++r) {
             const auto& st = steps[order[r]];
             const double s = st.ms / 1e3;
-            nlohmann::json js = {{"rank", r + 1}, {"step", order[r]}, {"name", st.name}, {"kind", st.kind},
-                                 {"nodes", st.nodes}, {"ms", st.ms}, {"bytes", st.bytes}, {"flops", st.flops},
-                                 {"gb_per_s", s > 0 ? st.bytes / s / 1e9 : 0.0}, {"gflop_per_s", s > 0 ? st.flops / s / 1e9 : 0.0}};
+            nlohmann::json js = {{"rank", r + 1},
+                                 {"step", order[r]},
+                                 {"name", st.name},
+                                 {"kind", st.kind},
+                                 {"nodes", st.nodes},
+                                 {"ms", st.ms},
+                                 {"bytes", st.bytes},
+                                 {"flops", st.flops},
+                                 {"gb_per_s", s > 0 ? st.bytes / s / 1e9 : 0.0},
+                                 {"gflop_per_s", s > 0 ? st.flops / s / 1e9 : 0.0}};
             if (peak.bytesPerSecond > 0 && s > 0) js["pct_peak_bandwidth"] = 100.0 * st.bytes / s / peak.bytesPerSecond;
-            if (peak.flopsPerSecond > 0 && s > 0 && st.flops > 0) js["pct_peak_flops"] = 100.0 * st.flops / s / peak.flopsPerSecond;
+            if (peak.flopsPerSecond > 0 && s > 0 && st.flops > 0)
+                js["pct_peak_flops"] = 100.0 * st.flops / s / peak.flopsPerSecond;
             j["steps"].push_back(js);
         }
         out << j.dump(1) << "\n";
         return Ok;
     }
-    out << "fxray bench " << a->positional[0] << " (graph " << lg.id << ") on " << backend << ": " << peak.device << "\n";
-    out << "  median " << fixed(t.medianMs, 3) << " ms over " << t.iters << " runs (min " << fixed(t.minMs, 3) << ", max "
-        << fixed(t.maxMs, 3) << "); compile " << fixed(compileMs, 0) << " ms\n";
+    out << "fxray bench " << a->positional[0] << " (graph " << lg.id << ") on " << backend << ": " << peak.device
+        << "\n";
+    out << "  median " << fixed(t.medianMs, 3) << " ms over " << t.iters << " runs (min " << fixed(t.minMs, 3)
+        << ", max " << fixed(t.maxMs, 3) << "); compile " << fixed(compileMs, 0) << " ms\n";
     out << "  profiled run: " << fixed(profiled, 3) << " ms in " << steps.size() << " steps (";
     bool first = true;
     for (const auto& [k, n] : kinds) out << (first ? "" : ", ") << n << " " << k, first = false;
@@ -151,25 +163,29 @@ int cmdBench(const std::vector<std::string>& argv, std::ostream& out, std::ostre
             << " TFLOP/s fp32";
     out << "\n\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%4s %9s %6s  %-8s %10s %8s %6s %9s %6s  %s\n", "#", "ms", "%", "kind", "bytes", "GB/s",
-                  "%bw", "GFLOP/s", "%fl", "step (nodes)");
+    std::snprintf(line, sizeof line, "%4s %9s %6s  %-8s %10s %8s %6s %9s %6s  %s\n", "#", "ms", "%", "kind", "bytes",
+                  "GB/s", "%bw", "GFLOP/s", "%fl", "step (nodes)");
     out << line;
     for (size_t r = 0; r < order.size() && r < static_cast<size_t>(*top); ++r) {
         const auto& st = steps[order[r]];
         const double s = st.ms / 1e3;
         const double gbs = s > 0 ? st.bytes / s / 1e9 : 0, gfl = s > 0 ? st.flops / s / 1e9 : 0;
         std::string bw = peak.bytesPerSecond > 0 && s > 0 ? fixed(100.0 * st.bytes / s / peak.bytesPerSecond, 1) : "-";
-        std::string fl = peak.flopsPerSecond > 0 && s > 0 && st.flops > 0 ? fixed(100.0 * st.flops / s / peak.flopsPerSecond, 1) : "-";
+        std::string fl = peak.flopsPerSecond > 0 && s > 0 && st.flops > 0
+                             ? fixed(100.0 * st.flops / s / peak.flopsPerSecond, 1)
+                             : "-";
         std::string nodes;
         for (size_t i = 0; i < st.nodes.size() && i < 3; ++i) nodes += (i ? ", " : "") + st.nodes[i];
         if (st.nodes.size() > 3) nodes += ", +" + std::to_string(st.nodes.size() - 3);
         std::snprintf(line, sizeof line, "%4zu %9.3f %5.1f%%  %-8s %10s %8.1f %6s %9s %6s  %s (%s)\n", r + 1, st.ms,
-                      profiled > 0 ? 100.0 * st.ms / profiled : 0.0, st.kind.c_str(), fmtBytes(st.bytes).c_str(), gbs, bw.c_str(),
-                      st.flops > 0 ? fixed(gfl, 0).c_str() : "-", fl.c_str(), st.name.c_str(), nodes.c_str());
+                      profiled > 0 ? 100.0 * st.ms / profiled : 0.0, st.kind.c_str(), fmtBytes(st.bytes).c_str(), gbs,
+                      bw.c_str(), st.flops > 0 ? fixed(gfl, 0).c_str() : "-", fl.c_str(), st.name.c_str(),
+                      nodes.c_str());
         out << line;
     }
-    if (order.size() > static_cast<size_t>(*top)) out << "  ... " << order.size() - static_cast<size_t>(*top) << " more steps (--top N, --json)\n";
+    if (order.size() > static_cast<size_t>(*top))
+        out << "  ... " << order.size() - static_cast<size_t>(*top) << " more steps (--top N, --json)\n";
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

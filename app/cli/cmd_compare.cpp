@@ -5,16 +5,16 @@
 // backend diverges is named: that is where to look. The compiled backends (cpu, cuda) report
 // node values from a second compile of the graph with every node an output
 // (exec/node_values.h), a debugging mode with less fusion than the real run.
-#include "cli/cli.h"
 #include "cli/args.h"
+#include "cli/cli.h"
 #include "cli/common.h"
 
+#include "codegen/backend.h"
 #include "exec/compare.h"
 #include "exec/node_values.h"
 #include "exec/run_check.h"
 #include "exec/shape_binding.h"
 #include "import/loader.h"
-#include "codegen/backend.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,7 +30,8 @@ namespace fxray::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--sizes S=N,...] [--json]\n"
+    "usage: fxray compare FILE [--graph SEL] --backends ref,cpu[,cuda] [--inputs DIR] [--seed N] [--sizes S=N,...] "
+    "[--json]\n"
     "  runs the graph on each backend (ref, ref64, cpu, cuda) with the same inputs and seed and compares\n"
     "  every backend with the first: the outputs, then every node with a tensor value (relative error\n"
     "  per node, the first node where a backend diverges, the worst nodes). The compiled backends get\n"
@@ -62,8 +63,12 @@ std::string fmtErr(double v) {
 }
 
 nlohmann::json nodeJson(const NodeError& e) {
-    nlohmann::json j{{"node", e.node},         {"target", e.target}, {"backend", e.backend},
-                     {"rel_err", finite(e.relErr)}, {"max_abs_err", finite(e.maxAbsErr)}, {"ok", e.ok}};
+    nlohmann::json j{{"node", e.node},
+                     {"target", e.target},
+                     {"backend", e.backend},
+                     {"rel_err", finite(e.relErr)},
+                     {"max_abs_err", finite(e.maxAbsErr)},
+                     {"ok", e.ok}};
     if (e.fp64Judged) j["fp64_judged"] = true;
     if (!e.note.empty()) j["note"] = e.note;
     if (!e.worstAt.empty() || e.elementsOff > 0) {
@@ -74,7 +79,7 @@ nlohmann::json nodeJson(const NodeError& e) {
     return j;
 }
 
-} // namespace
+}  // namespace
 
 int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     std::string perr;
@@ -125,8 +130,10 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             bindingText = sym::bindingStr(*b);
             jBinding = nlohmann::json::object();
             for (const auto& [name, v] : *b) {
-                if (v.isFloat()) jBinding[name] = v.d;
-                else jBinding[name] = v.i;
+                if (v.isFloat())
+                    jBinding[name] = v.d;
+                else
+                    jBinding[name] = v.i;
             }
         }
     }
@@ -150,8 +157,10 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     std::map<std::string, Value> ref64Nodes;
     if (auto b = makeBackend("ref64"); b.ok()) {
         auto o = (*b)->outputs(g, inputs, seed, &ref64Nodes);
-        if (o.ok()) ref64 = std::move(o).value();
-        else ref64Nodes.clear();
+        if (o.ok())
+            ref64 = std::move(o).value();
+        else
+            ref64Nodes.clear();
     }
 
     bool allOk = true;
@@ -163,8 +172,12 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             OutputComparison c = compareValues(i, r.outputs[i], base.outputs[i]);
             if (!c.ok && i < ref64.size()) judgeWithFp64(c, r.outputs[i], base.outputs[i], ref64[i]);
             allOk &= c.ok;
-            jOutputs.push_back({{"index", i}, {"backend", r.name}, {"rel_err", finite(c.relErr)},
-                                {"max_abs_err", finite(c.maxAbsErr)}, {"ok", c.ok}, {"fp64_judged", c.fp64Judged}});
+            jOutputs.push_back({{"index", i},
+                                {"backend", r.name},
+                                {"rel_err", finite(c.relErr)},
+                                {"max_abs_err", finite(c.maxAbsErr)},
+                                {"ok", c.ok},
+                                {"fp64_judged", c.fp64Judged}});
         }
         if (r.outputs.size() != base.outputs.size()) allOk = false;
     }
@@ -174,8 +187,8 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     nlohmann::json nodeCounts = nlohmann::json::object();
     nlohmann::json firstByBackend = nlohmann::json::object();
     for (size_t k = 1; k < runs.size(); ++k) {
-        perBackend.push_back(compareNodeValues(g, base.nodes, runs[k].nodes, ref64Nodes.empty() ? nullptr : &ref64Nodes,
-                                               runs[k].name));
+        perBackend.push_back(
+            compareNodeValues(g, base.nodes, runs[k].nodes, ref64Nodes.empty() ? nullptr : &ref64Nodes, runs[k].name));
         const auto& errs = perBackend.back();
         size_t differ = 0;
         for (const auto& e : errs) differ += !e.ok;
@@ -198,13 +211,15 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                 all.push_back(&e);
                 allOk &= e.ok;
                 if (!e.ok && firstDivergent.is_null())
-                    firstDivergent = {{"node", e.node}, {"target", e.target}, {"backend", e.backend}, {"rel_err", finite(e.relErr)}};
+                    firstDivergent = {
+                        {"node", e.node}, {"target", e.target}, {"backend", e.backend}, {"rel_err", finite(e.relErr)}};
             }
     }
 
     // The first backend's output shapes (null for a non-tensor output).
     nlohmann::json jShapes = nlohmann::json::array();
-    for (const Value& v : base.outputs) jShapes.push_back(v.isTensor() ? nlohmann::json(v.t.shape()) : nlohmann::json(nullptr));
+    for (const Value& v : base.outputs)
+        jShapes.push_back(v.isTensor() ? nlohmann::json(v.t.shape()) : nlohmann::json(nullptr));
     nlohmann::json j{{"ok", allOk},
                      {"graph", (*lg)->id},
                      {"backends", names},
@@ -238,20 +253,21 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                         << fmtErr(o["rel_err"].get<double>()) << "  DIFFERS\n";
             }
             out << bn << " vs " << names[0] << ": " << count << " outputs, max rel_err " << fmtErr(worst) << "; "
-                << nodeCounts[bn]["compared"].get<size_t>() << " nodes compared, " << nodeCounts[bn]["differ"].get<size_t>()
-                << " differ";
+                << nodeCounts[bn]["compared"].get<size_t>() << " nodes compared, "
+                << nodeCounts[bn]["differ"].get<size_t>() << " differ";
             const auto& fb = firstByBackend[bn];
-            if (!fb.is_null())
-            {
-                out << "; first divergent node: " << fb["node"].get<std::string>() << " (" << fb["target"].get<std::string>()
-                    << ", rel_err " << fmtErr(fb["rel_err"].get<double>()) << ")";
+            if (!fb.is_null()) {
+                out << "; first divergent node: " << fb["node"].get<std::string>() << " ("
+                    << fb["target"].get<std::string>() << ", rel_err " << fmtErr(fb["rel_err"].get<double>()) << ")";
                 // How local the difference is: one element in thousands is a near-tie upstream.
                 if (fb.contains("worst_element")) {
                     std::ostringstream at;
-                    for (const auto& i : fb["worst_element"]["index"]) at << (at.tellp() > 0 ? ", " : "") << i.get<int64_t>();
+                    for (const auto& i : fb["worst_element"]["index"])
+                        at << (at.tellp() > 0 ? ", " : "") << i.get<int64_t>();
                     out << "\n  " << fb["elements_off"].get<int64_t>() << " of " << fb["elements"].get<int64_t>()
-                        << " elements off; worst at [" << at.str() << "]: " << bn << " " << fb["worst_element"]["value"].get<double>()
-                        << ", " << names[0] << " " << fb["worst_element"]["base"].get<double>();
+                        << " elements off; worst at [" << at.str() << "]: " << bn << " "
+                        << fb["worst_element"]["value"].get<double>() << ", " << names[0] << " "
+                        << fb["worst_element"]["base"].get<double>();
                 }
             }
             out << "\n";
@@ -264,9 +280,9 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
         if (!all.empty()) {
             out << "worst nodes:\n";
             for (size_t i = 0; i < all.size() && i < 5; ++i)
-                out << "  " << std::left << std::setw(28) << all[i]->node << std::setw(36) << all[i]->target << std::setw(6)
-                    << all[i]->backend << std::right << " rel_err " << fmtErr(all[i]->relErr) << (all[i]->ok ? "  ok" : "  DIFFERS")
-                    << "\n";
+                out << "  " << std::left << std::setw(28) << all[i]->node << std::setw(36) << all[i]->target
+                    << std::setw(6) << all[i]->backend << std::right << " rel_err " << fmtErr(all[i]->relErr)
+                    << (all[i]->ok ? "  ok" : "  DIFFERS") << "\n";
         }
         if (!bindingText.empty()) out << "sizes: " << bindingText << "\n";
         out << (allOk ? "all backends agree\n" : "backends differ\n");
@@ -274,4 +290,4 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     return allOk ? 0 : 1;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -69,10 +69,12 @@ std::string fileSafe(std::string s) {
 
 /// Parameter values for the freezing pipeline: the inputs in DIR, the parameters among them
 /// named by the Dynamo graph (--dynamo, or dynamo.py next to the file).
-Expected<FreezeInputs> freezeInputsFor(const Graph& g, const std::string& file, const std::string& inputs, std::string dynamo) {
+Expected<FreezeInputs> freezeInputsFor(const Graph& g, const std::string& file, const std::string& inputs,
+                                       std::string dynamo) {
     if (dynamo.empty()) {
         auto sib = std::filesystem::path(file).parent_path() / "dynamo.py";
-        if (!std::filesystem::exists(sib)) return makeError("--inputs needs --dynamo FILE to tell the parameters from the inputs");
+        if (!std::filesystem::exists(sib))
+            return makeError("--inputs needs --dynamo FILE to tell the parameters from the inputs");
         dynamo = sib.string();
     }
     auto df = loadFile(dynamo);
@@ -88,7 +90,8 @@ Expected<FreezeInputs> freezeInputsFor(const Graph& g, const std::string& file, 
 /// --backend cuda: the pipeline's result lowered, fused and compiled with NVRTC, for the local
 /// device (module loaded) or, with `arch`, to PTX/cubin without one. Fills j["backend"] and the
 /// text report; writes module.cu and the PTX/cubin to dumpDir when given.
-Status compileCuda(const Graph& g, const std::string& arch, const std::string& dumpDir, nlohmann::json& j, std::string& text) {
+Status compileCuda(const Graph& g, const std::string& arch, const std::string& dumpDir, nlohmann::json& j,
+                   std::string& text) {
     auto ins = cg::cuda::annotatedInputs(g);
     if (!ins.ok()) return ins.error();
     nlohmann::json jb;
@@ -150,8 +153,8 @@ Status compileCuda(const Graph& g, const std::string& arch, const std::string& d
     }
     j["backend"] = jb;
     std::ostringstream ts;
-    ts << "cuda backend (" << target << (arch.empty() ? ", local device" : ", no device needed") << "): "
-       << prog->kernels.size() << " kernels, compiled in " << std::fixed << std::setprecision(1) << st.totalMs
+    ts << "cuda backend (" << target << (arch.empty() ? ", local device" : ", no device needed")
+       << "): " << prog->kernels.size() << " kernels, compiled in " << std::fixed << std::setprecision(1) << st.totalMs
        << " ms (lower " << st.lowerMs << ", schedule " << st.scheduleMs << ", codegen " << st.codegenMs << ", nvrtc "
        << st.nvrtcMs;
     if (arch.empty()) ts << ", load " << st.loadMs;
@@ -165,12 +168,13 @@ Status compileCuda(const Graph& g, const std::string& arch, const std::string& d
     return Status::success();
 }
 
-} // namespace
+}  // namespace
 
 int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--pipeline", "--backend", "--dump-dir", "--out", "--skip", "--inputs", "--dynamo", "--arch"},
-                       {"--json", "--print-after-all", "--no-verify", "--help"}, perr);
+    auto a = parseArgs(
+        argv, {"--graph", "--pipeline", "--backend", "--dump-dir", "--out", "--skip", "--inputs", "--dynamo", "--arch"},
+        {"--json", "--print-after-all", "--no-verify", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kCompileUsage;
@@ -186,7 +190,8 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     const bool cudaBackend = backend == "cuda";
     if (backend != "none" && !cpuBackend && !cudaBackend) {
         if (backend == "cpu")
-            return reportError(err, makeError("backend 'cpu' is not available in this build; use --backend none or cuda"));
+            return reportError(err,
+                               makeError("backend 'cpu' is not available in this build; use --backend none or cuda"));
         return reportError(err, makeError("unknown backend '" + backend + "' (none, cpu, cuda)"));
     }
     if (a->has("--arch") && !cudaBackend) return reportError(err, makeError("--arch is for --backend cuda"));
@@ -227,7 +232,8 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
         if (!(*pm)->find(s)) {
             std::string known;
             for (const auto& p : (*pm)->passes()) known += (known.empty() ? "" : ", ") + std::string(p->name());
-            return reportError(err, makeError("--skip: pipeline '" + pipeline + "' has no pass '" + s + "' (" + known + ")"));
+            return reportError(
+                err, makeError("--skip: pipeline '" + pipeline + "' has no pass '" + s + "' (" + known + ")"));
         }
         skip.insert(s);
     }
@@ -257,7 +263,8 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
         std::vector<std::string> files;
         ConstantFiles constantFiles;  // the snapshots share the files of constants they share
         if (trace.initial) {
-            if (auto s = writeText(dir / "00_input.py", trace.initial->text()); !s.ok()) return reportError(err, s.error());
+            if (auto s = writeText(dir / "00_input.py", trace.initial->text()); !s.ok())
+                return reportError(err, s.error());
             if (trace.initial->graph)
                 if (auto s = writeConstantsFolder(dir / "00_input.py", *trace.initial->graph, &constantFiles); !s.ok())
                     return reportError(err, s.error());
@@ -272,7 +279,8 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
             std::string name = prefix + p.name + (p.graph.empty() ? "" : "." + fileSafe(p.graph)) + ".py";
             if (auto s = writeText(dir / name, p.snapshot->text()); !s.ok()) return reportError(err, s.error());
             if (p.snapshot->graph)
-                if (auto s = writeConstantsFolder(dir / name, *p.snapshot->graph, &constantFiles); !s.ok()) return reportError(err, s.error());
+                if (auto s = writeConstantsFolder(dir / name, *p.snapshot->graph, &constantFiles); !s.ok())
+                    return reportError(err, s.error());
             files.push_back(name);
         }
         nlohmann::json full = traceToJson(trace, true);
@@ -305,7 +313,8 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
         jb["target"] = cgr.jit().target();
         jb["fallbacks"] = cgr.fallbackOps();
         jb["kernels"] = nlohmann::json::array();
-        for (const auto& k : prog.kernels) jb["kernels"].push_back({{"name", k.name}, {"nodes", k.nodes}, {"reduction", k.isReduction()}});
+        for (const auto& k : prog.kernels)
+            jb["kernels"].push_back({{"name", k.name}, {"nodes", k.nodes}, {"reduction", k.isReduction()}});
         jb["groups"] = nlohmann::json::array();
         for (const auto& gr : prog.groups) {
             nlohmann::json jg = {{"node", gr.node}, {"kind", std::string(cg::nodeGroupKindName(gr.kind))}};
@@ -318,14 +327,16 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
             std::filesystem::path dir = a->get("--dump-dir");
             for (size_t i = 0; i < prog.kernels.size(); ++i) {
                 const auto& k = prog.kernels[i];
-                if (auto s = writeText(dir / (k.name + ".txt"), cg::kernelToText(k)); !s.ok()) return reportError(err, s.error());
-                if (auto s = writeText(dir / (k.name + ".ll"), cgr.jit().irText(i)); !s.ok()) return reportError(err, s.error());
+                if (auto s = writeText(dir / (k.name + ".txt"), cg::kernelToText(k)); !s.ok())
+                    return reportError(err, s.error());
+                if (auto s = writeText(dir / (k.name + ".ll"), cgr.jit().irText(i)); !s.ok())
+                    return reportError(err, s.error());
             }
         }
         std::ostringstream ts;
         ts << "cpu backend: " << prog.kernels.size() << " kernels, compiled in " << std::fixed << std::setprecision(1)
-           << cgr.stats().totalMs << " ms (lower " << cgr.stats().lowerMs << ", schedule " << cgr.stats().scheduleMs << ", llvm "
-           << cgr.stats().llvmMs << ")\n";
+           << cgr.stats().totalMs << " ms (lower " << cgr.stats().lowerMs << ", schedule " << cgr.stats().scheduleMs
+           << ", llvm " << cgr.stats().llvmMs << ")\n";
         ts << cg::programSummary(prog);
         std::string fb;
         for (const auto& [op, n] : cgr.fallbackOps()) fb += (fb.empty() ? "" : ", ") + op + " x" + std::to_string(n);
@@ -335,13 +346,14 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
 #endif
     std::string cudaText;
     if (cudaBackend) {
-        if (Status s = compileCuda(g, arch, a->get("--dump-dir"), j, cudaText); !s.ok()) return reportError(err, s.error());
+        if (Status s = compileCuda(g, arch, a->get("--dump-dir"), j, cudaText); !s.ok())
+            return reportError(err, s.error());
     }
     if (a->has("--json")) {
         out << j.dump(1) << "\n";
     } else if (!a->has("--print-after-all")) {
-        out << "pipeline " << pipeline << " on " << (*lg)->stage << ": " << trace.nodesBefore << " -> " << trace.nodesAfter
-            << " nodes in " << std::fixed << std::setprecision(1) << trace.ms << " ms\n";
+        out << "pipeline " << pipeline << " on " << (*lg)->stage << ": " << trace.nodesBefore << " -> "
+            << trace.nodesAfter << " nodes in " << std::fixed << std::setprecision(1) << trace.ms << " ms\n";
         for (const auto& p : trace.passes) {
             out << "  " << std::left << std::setw(44) << (p.graph.empty() ? p.name : p.name + " (" + p.graph + ")")
                 << std::right;
@@ -349,10 +361,14 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
                 out << "  skipped\n";
                 continue;
             }
-            out << std::setw(9) << std::setprecision(2) << p.ms << " ms  " << (p.failed ? "FAILED " : p.changed ? "changed" : "-      ")
+            out << std::setw(9) << std::setprecision(2) << p.ms << " ms  "
+                << (p.failed    ? "FAILED "
+                    : p.changed ? "changed"
+                                : "-      ")
                 << "  " << p.nodesBefore << " -> " << p.nodesAfter << " nodes";
             if (!p.matches.empty()) out << ", " << p.matches.size() << " match" << (p.matches.size() == 1 ? "" : "es");
-            if (!p.nearMisses.empty()) out << ", " << p.nearMisses.size() << " near-miss" << (p.nearMisses.size() == 1 ? "" : "es");
+            if (!p.nearMisses.empty())
+                out << ", " << p.nearMisses.size() << " near-miss" << (p.nearMisses.size() == 1 ? "" : "es");
             out << "\n";
             if (p.failed) out << "    error: " << p.error << "\n";
         }
@@ -365,4 +381,4 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return trace.ok() ? Ok : CheckFailed;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -20,7 +20,7 @@ const char* kDebugCompileUsage =
     "  writes DIR/graph.py (FX text), DIR/inputs/NNN.npy, DIR/repro.py (eager PyTorch run) and prints\n"
     "  the fxray minify commands for the usual failures\n";
 
-} // namespace
+}  // namespace
 
 int cmdDebugCompile(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
@@ -49,7 +49,8 @@ int cmdDebugCompile(const std::vector<std::string>& argv, std::ostream& out, std
     const std::filesystem::path dir = a->get("--out");
     const std::string graphPath = (dir / "graph.py").string();
     const std::string base = "fxray minify " + graphPath + " --inputs " + (dir / "inputs").string();
-    if (auto s = minify::writeGraphFolder(dir, g, inputs, nullptr, "graph.py", base + " --check accuracy:ref64-vs-ref32");
+    if (auto s =
+            minify::writeGraphFolder(dir, g, inputs, nullptr, "graph.py", base + " --check accuracy:ref64-vs-ref32");
         !s.ok())
         return reportError(err, s.error());
 
@@ -95,4 +96,4 @@ int cmdDebugCompile(const std::vector<std::string>& argv, std::ostream& out, std
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -50,13 +50,16 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         jg["unknown_ops"] = lg.unknownOps;
         jg["subgraphs"] = nlohmann::json::array();
         for (const auto& [name, sub] : g.subgraphs()) jg["subgraphs"].push_back(name);
-        jg["metadata"] = {{"checked", lg.inference.checked}, {"inferred", lg.inference.filled},
+        jg["metadata"] = {{"checked", lg.inference.checked},
+                          {"inferred", lg.inference.filled},
                           {"mismatches", lg.inference.mismatches.size()},
                           {"unresolved", lg.inference.unresolved.size()}};
         nlohmann::json mism = nlohmann::json::array();
         for (const auto& m : lg.inference.mismatches)
-            mism.push_back({{"node", m.graph.empty() ? m.node : m.graph + "." + m.node}, {"what", m.what},
-                            {"annotated", m.annotated}, {"inferred", m.inferred}});
+            mism.push_back({{"node", m.graph.empty() ? m.node : m.graph + "." + m.node},
+                            {"what", m.what},
+                            {"annotated", m.annotated},
+                            {"inferred", m.inferred}});
         jg["metadata_mismatches"] = mism;
         auto status = g.verify();
         jg["verified"] = status.ok();
@@ -69,15 +72,18 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
             nlohmann::json specs = nlohmann::json::array();
             for (const auto& s : lg.inputSpecs) {
                 nlohmann::json js{{"name", s.name}};
-                if (s.isSymInt) js["symint"] = s.symValue;
-                else js["tensor"] = s.meta.annotation();
+                if (s.isSymInt)
+                    js["symint"] = s.symValue;
+                else
+                    js["tensor"] = s.meta.annotation();
                 if (s.requiresGrad) js["requires_grad"] = true;
                 specs.push_back(std::move(js));
             }
             jg["inputs"] = std::move(specs);
         }
         if (lg.lowered) {
-            jg["lowered"] = {{"nodes", lg.lowered->size()}, {"ops", opHistogram(*lg.lowered)},
+            jg["lowered"] = {{"nodes", lg.lowered->size()},
+                             {"ops", opHistogram(*lg.lowered)},
                              {"unknown_ops", lg.loweredUnknownOps},
                              {"metadata_mismatches", lg.loweredInference.mismatches.size()},
                              {"unresolved", lg.loweredInference.unresolved.size()}};
@@ -88,10 +94,11 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
         j["compiles"] = compilesJson(*story);
         j["compile_graph_breaks"] = nlohmann::json::array();
         for (const auto& b : story->graphBreaks)
-            j["compile_graph_breaks"].push_back({{"reason", b.reason},
-                                                 {"user_frame", {{"file", b.userFrame.file}, {"line", b.userFrame.line},
-                                                                 {"code", b.userFrame.code}}},
-                                                 {"count", b.count}, {"compile_ids", b.compileIds}});
+            j["compile_graph_breaks"].push_back(
+                {{"reason", b.reason},
+                 {"user_frame", {{"file", b.userFrame.file}, {"line", b.userFrame.line}, {"code", b.userFrame.code}}},
+                 {"count", b.count},
+                 {"compile_ids", b.compileIds}});
         j["raw_records"] = rawTraceJson(*story);
     }
     if (a->has("--json")) {
@@ -151,4 +158,4 @@ int cmdInfo(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -30,7 +30,8 @@ namespace {
 
 const char* kMinifyUsage =
     "usage: fxray minify FILE [--graph SEL] --check SPEC... [--inject SPEC]... [--jobs N] [--timeout S]\n"
-    "                    [--inputs DIR | --sizes S=N,...] [--seed N] [--tol X] [--pipeline P | --passes LIST] [--max-queries N]\n"
+    "                    [--inputs DIR | --sizes S=N,...] [--seed N] [--tol X] [--pipeline P | --passes LIST] "
+    "[--max-queries N]\n"
     "                    [--no-localize] [--no-bisect] [--keep-temp] [--quiet] [--out DIR] [--json]\n"
     "  --check SPEC    what makes a graph interesting (all must hold):\n"
     "                    pass-fails:NAME:REGEX   pass NAME fails (or crashes) with a message matching REGEX\n"
@@ -55,7 +56,7 @@ std::string quoteArg(const std::string& s) {
     return q + "'";
 }
 
-} // namespace
+}  // namespace
 
 int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
@@ -68,7 +69,8 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         out << kMinifyUsage;
         return Ok;
     }
-    if (a->positional.size() != 1) return reportError(err, makeError("minify takes one FILE (see fxray minify --help)"));
+    if (a->positional.size() != 1)
+        return reportError(err, makeError("minify takes one FILE (see fxray minify --help)"));
 
     auto specE = minify::parseFailureSpec(a->all("--check"), a->all("--inject"));
     if (!specE.ok()) return reportError(err, specE.error());
@@ -88,10 +90,12 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     };
     double jobs, timeout, seed, tol, maxQ;
     if (!number("--jobs", 1, 1, jobs)) return reportError(err, makeError("--jobs takes a positive integer"));
-    if (!number("--timeout", 60, 0.001, timeout)) return reportError(err, makeError("--timeout takes a positive number of seconds"));
+    if (!number("--timeout", 60, 0.001, timeout))
+        return reportError(err, makeError("--timeout takes a positive number of seconds"));
     if (!number("--seed", 0, 0, seed)) return reportError(err, makeError("--seed takes a non-negative integer"));
     if (!number("--tol", 1e-3, 0, tol)) return reportError(err, makeError("--tol takes a non-negative number"));
-    if (!number("--max-queries", 0, 0, maxQ)) return reportError(err, makeError("--max-queries takes a non-negative integer"));
+    if (!number("--max-queries", 0, 0, maxQ))
+        return reportError(err, makeError("--max-queries takes a non-negative integer"));
     opts.oracle.jobs = static_cast<int>(jobs);
     opts.oracle.timeoutSeconds = timeout;
     opts.oracle.keepDirs = a->has("--keep-temp");
@@ -115,7 +119,8 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     opts.oracle.executable = minify::findFxrayExecutable();
     if (opts.oracle.executable.empty())
-        return reportError(err, makeError("cannot find the fxray executable that runs isolated queries (set FXRAY_EXE)"));
+        return reportError(err,
+                           makeError("cannot find the fxray executable that runs isolated queries (set FXRAY_EXE)"));
 
     auto f = loadFile(a->positional[0]);
     if (!f.ok()) return reportError(err, f.error());
@@ -135,7 +140,8 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
                                  "' (PyTorch prints lifted constants without values; no " +
                                  constantsFolderFor(g.sourceFile).filename().string() +
                                  "/ folder, sibling dynamo.py or literal in its source comment gives it); give it as "
-                                 "--constants DIR with " + missing[0] + ".npy");
+                                 "--constants DIR with " +
+                                 missing[0] + ".npy");
         d.file = g.sourceFile;
         return reportError(err, d);
     }
@@ -170,9 +176,10 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         return CheckFailed;
     }
 
-    std::string cmd = "fxray minify " + quoteArg((a->has("--out") ? std::filesystem::path(a->get("--out")) / "minified.py"
-                                                                  : std::filesystem::path(a->positional[0]))
-                                                     .string());
+    std::string cmd =
+        "fxray minify " + quoteArg((a->has("--out") ? std::filesystem::path(a->get("--out")) / "minified.py"
+                                                    : std::filesystem::path(a->positional[0]))
+                                       .string());
     if (a->has("--out")) cmd += " --inputs " + quoteArg((std::filesystem::path(a->get("--out")) / "inputs").string());
     for (const auto& c : opts.spec.checks) cmd += " --check " + quoteArg(c.text);
     for (const auto& i : opts.spec.injects) cmd += " --inject " + quoteArg(i.text);
@@ -187,7 +194,8 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         info.sourceFile = a->positional[0];
         info.graphSel = lg.id;
         info.commandLine = cmd;
-        if (auto s = minify::writeMinifyOutputs(a->get("--out"), *r, opts, info); !s.ok()) return reportError(err, s.error());
+        if (auto s = minify::writeMinifyOutputs(a->get("--out"), *r, opts, info); !s.ok())
+            return reportError(err, s.error());
     }
     if (a->has("--json")) {
         nlohmann::json j;
@@ -205,21 +213,24 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
         if (!r->sizes.empty() || !r->recordedSizes.empty()) {
             nlohmann::json sz = nlohmann::json::object(), rec = nlohmann::json::object();
             for (const auto& [k, v] : r->sizes) sz[k] = v.isFloat() ? nlohmann::json(v.d) : nlohmann::json(v.i);
-            for (const auto& [k, v] : r->recordedSizes) rec[k] = v.isFloat() ? nlohmann::json(v.d) : nlohmann::json(v.i);
+            for (const auto& [k, v] : r->recordedSizes)
+                rec[k] = v.isFloat() ? nlohmann::json(v.d) : nlohmann::json(v.i);
             j["sizes"] = sz;
             j["recorded_sizes"] = rec;
         }
         out << j.dump(1) << "\n";
     } else {
-        out << "minified " << lg.stage << ": " << r->nodesBefore << " -> " << r->nodesAfter << " nodes in " << r->queries
-            << " queries (" << std::fixed << std::setprecision(2) << r->seconds << " s)\n";
+        out << "minified " << lg.stage << ": " << r->nodesBefore << " -> " << r->nodesAfter << " nodes in "
+            << r->queries << " queries (" << std::fixed << std::setprecision(2) << r->seconds << " s)\n";
         out << "failure: " << r->signature << "\n";
         if (!r->recordedSizes.empty())
             out << "sizes: " << sym::bindingStr(r->sizes.empty() ? r->recordedSizes : r->sizes)
                 << " (dynamic shapes: the inputs bind every symbol at the recorded run's value)\n";
         if (!r->bisection.empty()) out << "bisection: " << r->bisection << "\n";
-        if (a->has("--out")) out << "wrote " << a->get("--out") << "/{minified.py, inputs/, repro.py, session.json, minified.fxray}\n";
-        else out << printGraph(*r->graph);
+        if (a->has("--out"))
+            out << "wrote " << a->get("--out") << "/{minified.py, inputs/, repro.py, session.json, minified.fxray}\n";
+        else
+            out << printGraph(*r->graph);
     }
     return Ok;
 }
@@ -236,4 +247,4 @@ int cmdMinifyQuery(const std::vector<std::string>& argv, std::ostream& out, std:
     return rc;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

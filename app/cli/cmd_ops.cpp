@@ -71,15 +71,19 @@ void printText(const std::vector<OpCoverage>& rows, const Totals& t, std::ostrea
 nlohmann::json toJson(const std::vector<OpCoverage>& rows, const Totals& t) {
     nlohmann::json ops = nlohmann::json::array();
     for (const auto& r : rows)
-        ops.push_back({{"op", r.qualname}, {"category", r.category}, {"ref", r.ref}, {"cpu", r.cpu},
-                       {"cuda", r.cuda}, {"vjp", r.vjp},
+        ops.push_back({{"op", r.qualname},
+                       {"category", r.category},
+                       {"ref", r.ref},
+                       {"cpu", r.cpu},
+                       {"cuda", r.cuda},
+                       {"vjp", r.vjp},
                        {"partition", r.partition.empty() ? nlohmann::json() : nlohmann::json(r.partition)}});
-    nlohmann::json totals = {{"ops", t.ops}, {"ref", t.ref}, {"cpu", t.cpu}, {"cuda", t.cuda},
-                             {"vjp", t.vjp}, {"partition", t.partition}};
+    nlohmann::json totals = {{"ops", t.ops},   {"ref", t.ref}, {"cpu", t.cpu},
+                             {"cuda", t.cuda}, {"vjp", t.vjp}, {"partition", t.partition}};
     return {{"ops", ops}, {"totals", totals}};
 }
 
-} // namespace
+}  // namespace
 
 int cmdOps(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
@@ -98,9 +102,11 @@ int cmdOps(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     for (auto& r : opCoverage(OpRegistry::instance()))
         if (filter.empty() || r.qualname.find(filter) != std::string::npos) rows.push_back(std::move(r));
     const Totals t = totalsOf(rows);
-    if (a->has("--json")) out << toJson(rows, t).dump(1) << "\n";
-    else printText(rows, t, out);
+    if (a->has("--json"))
+        out << toJson(rows, t).dump(1) << "\n";
+    else
+        printText(rows, t, out);
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -66,7 +66,7 @@ const char* regionName(NodeRegion r) {
     return "?";
 }
 
-} // namespace
+}  // namespace
 
 int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
@@ -82,7 +82,8 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     if (a->positional.size() != 1) return reportError(err, makeError("partition takes one FILE"));
     PartitionOptions po;
     if (a->has("--memory-budget") && !parseBudget(a->get("--memory-budget"), po.memoryBudget))
-        return reportError(err, makeError("--memory-budget takes a number in [0, 1], not '" + a->get("--memory-budget") + "'"));
+        return reportError(
+            err, makeError("--memory-budget takes a number in [0, 1], not '" + a->get("--memory-budget") + "'"));
     if (!(po.memoryBudget >= 0.0 && po.memoryBudget <= 1.0))
         return reportError(err, makeError("--memory-budget " + a->get("--memory-budget") + " is outside [0, 1]"));
     std::string solver = a->get("--solver", "dp");
@@ -119,7 +120,8 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
         if (!dg.ok()) return reportError(err, dg.error());
         po.staticLifetimeInputs = staticInputsFromDynamo(g, *(*dg)->graph);
         if (po.staticLifetimeInputs.empty()) {
-            Diagnostic d = makeError("its placeholders are not the primals of the joint graph (or none is a parameter)");
+            Diagnostic d =
+                makeError("its placeholders are not the primals of the joint graph (or none is a parameter)");
             d.file = a->get("--static-inputs-from");
             return reportError(err, d);
         }
@@ -140,7 +142,8 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!res.ok()) return reportError(err, res.error());
 
-    for (auto [opt, graph] : {std::pair{"--out-forward", res->forward.get()}, std::pair{"--out-backward", res->backward.get()}}) {
+    for (auto [opt, graph] :
+         {std::pair{"--out-forward", res->forward.get()}, std::pair{"--out-backward", res->backward.get()}}) {
         if (!a->has(opt)) continue;
         if (auto s = writeGraphFile(a->get(opt), *graph); !s.ok()) return reportError(err, s.error());
     }
@@ -157,8 +160,10 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
         j["activation_bytes_expr"] = res->activationBytesExpr;
         nlohmann::json binding = nlohmann::json::object();
         for (const auto& [s, v] : res->binding) {
-            if (v.isFloat()) binding[s] = v.d;
-            else binding[s] = v.i;
+            if (v.isFloat())
+                binding[s] = v.d;
+            else
+                binding[s] = v.i;
         }
         j["binding"] = binding;
         j["defaulted_symbols"] = res->defaultedSymbols;
@@ -195,7 +200,8 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     if (symbolic) {
         out << " at " << sym::bindingStr(res->binding);
         if (!res->defaultedSymbols.empty()) out << " (no hint for some: 8)";
-        out << "\n           " << res->savedBytesExpr << " bytes (" << res->activationBytesExpr << " beyond the inputs)";
+        out << "\n           " << res->savedBytesExpr << " bytes (" << res->activationBytesExpr
+            << " beyond the inputs)";
     }
     out << "\n";
     for (const auto& s : res->saved) {
@@ -210,4 +216,4 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

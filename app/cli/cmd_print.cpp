@@ -31,4 +31,4 @@ int cmdPrint(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -20,7 +20,7 @@ const char* kReportUsage =
     "  writes DIR/report.md (compile tree, graph breaks with user lines, recompile reasons,\n"
     "  failures with stacks, timings, kernels), DIR/graphs/*.py (the graphs the log holds) and\n"
     "  DIR/graphs/*.svg (their pictures, drawn with Graphviz; graphs over 250 nodes are not drawn)\n";
-} // namespace
+}  // namespace
 
 int cmdReport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
@@ -58,4 +58,4 @@ int cmdReport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     return Ok;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -44,12 +44,13 @@ std::string fmtErr(double v) {
     return s.str();
 }
 
-} // namespace
+}  // namespace
 
 int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--graph", "--inputs", "--expect", "--backend", "--seed", "--sizes", "--pin", "--constants", "--out"},
-                       {"--json", "--fp64", "--help"}, perr);
+    auto a = parseArgs(
+        argv, {"--graph", "--inputs", "--expect", "--backend", "--seed", "--sizes", "--pin", "--constants", "--out"},
+        {"--json", "--fp64", "--help"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kRunUsage;
@@ -89,7 +90,8 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
                                  "' (PyTorch prints lifted constants without values; no " +
                                  constantsFolderFor(g.sourceFile).filename().string() +
                                  "/ folder, sibling dynamo.py or literal in its source comment gives it); give it as "
-                                 "--constants DIR with " + missing[0] + ".npy");
+                                 "--constants DIR with " +
+                                 missing[0] + ".npy");
         d.file = g.sourceFile;
         return reportError(err, d);
     }
@@ -163,18 +165,25 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     if (a->has("--expect")) {
         for (const auto& c : result->comparisons) {
             size_t i = c.index;
-            nlohmann::json jo = {{"index", i}, {"ok", c.ok}, {"rel_err", std::isinf(c.relErr) ? 1e308 : c.relErr},
-                                 {"max_abs_err", c.maxAbsErr}, {"tolerance", c.tolerance}};
+            nlohmann::json jo = {{"index", i},
+                                 {"ok", c.ok},
+                                 {"rel_err", std::isinf(c.relErr) ? 1e308 : c.relErr},
+                                 {"max_abs_err", c.maxAbsErr},
+                                 {"tolerance", c.tolerance}};
             if ((*outs)[i].isTensor()) jo["dtype"] = std::string(dtypeTorchName((*outs)[i].t.dtype()));
-            if (c.fp64Judged) jo["judged_by"] = "fp64_rmse", jo["rmse_ours_vs_fp64"] = c.rmseOurs, jo["rmse_expected_vs_fp64"] = c.rmseExpected;
+            if (c.fp64Judged)
+                jo["judged_by"] = "fp64_rmse", jo["rmse_ours_vs_fp64"] = c.rmseOurs,
+                jo["rmse_expected_vs_fp64"] = c.rmseExpected;
             if (!c.note.empty()) jo["note"] = c.note;
             j["outputs"].push_back(jo);
         }
     } else {
         for (size_t i = 0; i < outs->size(); ++i) {
             nlohmann::json jo = {{"index", i}};
-            if ((*outs)[i].isTensor()) jo["annotation"] = (*outs)[i].t.meta.annotation(false, false);
-            else if ((*outs)[i].isNumber()) jo["value"] = (*outs)[i].describe();  // a SymInt output
+            if ((*outs)[i].isTensor())
+                jo["annotation"] = (*outs)[i].t.meta.annotation(false, false);
+            else if ((*outs)[i].isNumber())
+                jo["value"] = (*outs)[i].describe();  // a SymInt output
             j["outputs"].push_back(jo);
         }
     }
@@ -183,20 +192,22 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         out << j.dump(1) << "\n";
     } else {
         out << "ran " << lg.stage << " (" << g.computeNodeCount() << " nodes) on the "
-            << (runner.caps().compiles ? runner.name() + " backend" : "reference executor") << " in " << std::fixed << std::setprecision(1) << ms
-            << " ms\n";
+            << (runner.caps().compiles ? runner.name() + " backend" : "reference executor") << " in " << std::fixed
+            << std::setprecision(1) << ms << " ms\n";
         if (j.contains("fallbacks")) {
-            out << "  compiled in " << j["compile_ms"].get<double>() << " ms: " << j["kernels"].get<size_t>() << " kernels, "
-                << j["extern_calls"].get<size_t>() << " extern calls";
+            out << "  compiled in " << j["compile_ms"].get<double>() << " ms: " << j["kernels"].get<size_t>()
+                << " kernels, " << j["extern_calls"].get<size_t>() << " extern calls";
             std::string fb;
-            for (const auto& [op, n] : j["fallbacks"].items()) fb += (fb.empty() ? "" : ", ") + op + " x" + std::to_string(n.get<int>());
+            for (const auto& [op, n] : j["fallbacks"].items())
+                fb += (fb.empty() ? "" : ", ") + op + " x" + std::to_string(n.get<int>());
             out << (fb.empty() ? ", no fallback" : ", fallback to the reference kernel: " + fb) << "\n";
         }
         for (const auto& jo : j["outputs"]) {
             out << "  output " << std::setw(3) << jo["index"].get<size_t>();
             if (jo.contains("ok")) {
                 out << "  " << (jo["ok"].get<bool>() ? "ok  " : "FAIL") << "  rel_err "
-                    << fmtErr(jo["rel_err"].get<double>()) << "  max_abs_err " << fmtErr(jo["max_abs_err"].get<double>());
+                    << fmtErr(jo["rel_err"].get<double>()) << "  max_abs_err "
+                    << fmtErr(jo["max_abs_err"].get<double>());
                 if (jo.contains("dtype")) out << "  " << jo["dtype"].get<std::string>();
                 if (jo.contains("note")) out << "  (" << jo["note"].get<std::string>() << ")";
             } else if (jo.contains("annotation")) {
@@ -213,4 +224,4 @@ int cmdRun(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     return allOk ? Ok : CheckFailed;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -5,8 +5,8 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "minify/subprocess.h"
-#include "sweep/sweep.h"
 #include "sweep/serve_worker.h"
+#include "sweep/sweep.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,8 +44,7 @@ std::optional<int> intOpt(const Args& a, const std::string& name, std::string& p
         size_t used = 0;
         int v = std::stoi(a.get(name), &used);
         if (used == a.get(name).size()) return v;
-    } catch (...) {
-    }
+    } catch (...) {}
     perr = name + " takes an integer, got '" + a.get(name) + "'";
     return std::nullopt;
 }
@@ -72,19 +71,22 @@ int runReport(const Args& a, std::ostream& out, std::ostream& err) {
         old = sweep::readResults(od);
     }
     auto rep = sweep::report(results, comparing ? &old : nullptr);
-    if (a.has("--json")) out << rep.dump(1) << "\n";
-    else out << sweep::reportText(rep);
+    if (a.has("--json"))
+        out << rep.dump(1) << "\n";
+    else
+        out << sweep::reportText(rep);
     if (comparing && !rep["compare"]["newly_failing"].empty()) return 1;
     return Ok;
 }
 
-} // namespace
+}  // namespace
 
 int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
     std::string perr;
-    auto a = parseArgs(argv, {"--check", "--out", "--jobs", "--gpus", "--timeout", "--num-shards", "--shard-index",
-                              "--report", "--compare"},
-                       {"--json", "--help", "--rerun", "--list", "--process-per-graph"}, perr);
+    auto a = parseArgs(
+        argv,
+        {"--check", "--out", "--jobs", "--gpus", "--timeout", "--num-shards", "--shard-index", "--report", "--compare"},
+        {"--json", "--help", "--rerun", "--list", "--process-per-graph"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
         out << kSweepUsage;
@@ -105,8 +107,10 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
             out << e.id << "\t" << e.file.string() << (e.inputs.empty() ? "\t(random inputs)" : "") << "\n";
         return Ok;
     }
-    if (!a->has("--check")) return reportError(err, makeError("sweep needs --check (run, compare:B1,B2, compile:P, minify:SPEC)"));
-    if (!a->has("--out")) return reportError(err, makeError("sweep needs --out RESULTS (a folder; shards may share it)"));
+    if (!a->has("--check"))
+        return reportError(err, makeError("sweep needs --check (run, compare:B1,B2, compile:P, minify:SPEC)"));
+    if (!a->has("--out"))
+        return reportError(err, makeError("sweep needs --out RESULTS (a folder; shards may share it)"));
     auto check = sweep::parseCheck(a->get("--check"));
     if (!check.ok()) return reportError(err, check.error());
 
@@ -152,10 +156,13 @@ int cmdSweep(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     auto results = sweep::readResults(opts.resultsDir);
     auto rep = sweep::report(results);
     if (quiet) {
-        nlohmann::json j = {{"selected", sum->selected}, {"skipped", sum->skipped}, {"ran", sum->ran},
-                            {"seconds", sum->seconds}, {"shard", {{"index", opts.shard.index}, {"count", opts.shard.count},
-                                                                 {"source", opts.shard.source}}},
-                            {"report", rep}};
+        nlohmann::json j = {
+            {"selected", sum->selected},
+            {"skipped", sum->skipped},
+            {"ran", sum->ran},
+            {"seconds", sum->seconds},
+            {"shard", {{"index", opts.shard.index}, {"count", opts.shard.count}, {"source", opts.shard.source}}},
+            {"report", rep}};
         out << j.dump(1) << "\n";
     } else {
         out << "this shard: " << sum->selected << " graphs, " << sum->skipped << " already had a result, " << sum->ran
@@ -171,4 +178,4 @@ int cmdSweepServe(const std::vector<std::string>& args, std::ostream&, std::ostr
     return sweep::serveChecks(runCli);
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -41,7 +41,7 @@ size_t countNpy(const std::filesystem::path& dir) {
     }
     return n;
 }
-} // namespace
+}  // namespace
 
 Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, uint64_t seed,
                                         const sym::Binding* sizes) {
@@ -106,4 +106,4 @@ std::vector<std::string> splitComma(const std::string& s) {
     return out;
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

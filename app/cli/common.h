@@ -39,4 +39,4 @@ Expected<std::vector<Value>> loadInputs(const Graph& g, const std::string& dir, 
 /// mention (the error lists those they do). Empty when the option is absent.
 Expected<sym::Binding> sizesOption(const Args& a, const Graph& g);
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -25,14 +25,18 @@ std::string dotEscape(const std::string& s) {
 
 /// Placeholders blue, outputs grey, calls white: the canvas's reading of a graph, in brief.
 std::string dotOf(const Graph& g) {
-    std::string d = "digraph fx {\n rankdir=TB;\n node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n"
+    std::string d = "digraph fx {\n rankdir=TB;\n node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", "
+                    "fontsize=10];\n"
                     " edge [arrowsize=0.6];\n";
     for (const auto& n : g.nodes()) {
         std::vector<std::string> lines;
         const char* fill = "#ffffff";
-        if (n->kind() == NodeKind::Placeholder) fill = "#dde6f3";
-        else if (n->kind() == NodeKind::Output) fill = "#e4e4e4";
-        else if (n->kind() != NodeKind::GetAttr) lines.push_back(n->opName());
+        if (n->kind() == NodeKind::Placeholder)
+            fill = "#dde6f3";
+        else if (n->kind() == NodeKind::Output)
+            fill = "#e4e4e4";
+        else if (n->kind() != NodeKind::GetAttr)
+            lines.push_back(n->opName());
         lines.push_back(n->name());
         if (!n->meta.empty() && !n->metaIsTuple) lines.push_back(n->meta.front().annotation(false, false));
         std::string label;
@@ -40,11 +44,12 @@ std::string dotOf(const Graph& g) {
         d += " \"" + dotEscape(n->name()) + "\" [label=\"" + label + "\", fillcolor=\"" + fill + "\"];\n";
     }
     for (const auto& n : g.nodes())
-        for (const Node* in : n->inputNodes()) d += " \"" + dotEscape(in->name()) + "\" -> \"" + dotEscape(n->name()) + "\";\n";
+        for (const Node* in : n->inputNodes())
+            d += " \"" + dotEscape(in->name()) + "\" -> \"" + dotEscape(n->name()) + "\";\n";
     return d + "}\n";
 }
 
-} // namespace
+}  // namespace
 
 std::string fxGraphSvg(const std::string& fxText, std::string* why) {
     auto g = readFxText(fxText, "graph");
@@ -53,7 +58,9 @@ std::string fxGraphSvg(const std::string& fxText, std::string* why) {
         return {};
     }
     if ((*g)->size() > kMaxSvgNodes) {
-        if (why) *why = "not drawn: " + std::to_string((*g)->size()) + " nodes (images stop at " + std::to_string(kMaxSvgNodes) + ")";
+        if (why)
+            *why = "not drawn: " + std::to_string((*g)->size()) + " nodes (images stop at " +
+                   std::to_string(kMaxSvgNodes) + ")";
         return {};
     }
 #ifdef FXRAY_HAVE_GRAPHVIZ
@@ -83,4 +90,4 @@ std::string fxGraphSvg(const std::string& fxText, std::string* why) {
 #endif
 }
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

@@ -12,4 +12,4 @@ constexpr size_t kMaxSvgNodes = 250;
 /// The SVG of the graph printed in `fxText` (print_readable form), or "" with `why` set.
 std::string fxGraphSvg(const std::string& fxText, std::string* why);
 
-} // namespace fxray::cli
+}  // namespace fxray::cli

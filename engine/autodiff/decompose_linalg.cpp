@@ -29,7 +29,8 @@ bool shouldFold(Tracer& t, Node* tensor1, Node* tensor2) {
     if (m1.numel() == 0) return true;
     auto st = knownStrides(m1);
     for (int64_t i = 0; i + 2 < m1.dim(); ++i)
-        if (st[static_cast<size_t>(i)] != st[static_cast<size_t>(i) + 1] * m1.shape[static_cast<size_t>(i) + 1]) return false;
+        if (st[static_cast<size_t>(i)] != st[static_cast<size_t>(i) + 1] * m1.shape[static_cast<size_t>(i) + 1])
+            return false;
     return true;
 }
 
@@ -150,11 +151,11 @@ std::optional<Traced> decomposeLinear(DecompCall& c) {
     return Traced::of(r);
 }
 
-} // namespace
+}  // namespace
 
 void addLinalgDecompositions(std::vector<Decomposition>& out) {
     out.push_back({"aten.linear.default", decomposeLinear});
     out.push_back({"aten.matmul.default", decomposeMatmul});
 }
 
-} // namespace fxray
+}  // namespace fxray

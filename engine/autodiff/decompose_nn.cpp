@@ -39,8 +39,9 @@ std::optional<Traced> batchNorm(DecompCall& c) {
     const bool training = truthy(c.arg(5));
     const bool stats = c.in(3) && c.in(4);
     if (training && stats) {
-        Traced t = c.t.emit("aten._native_batch_norm_legit_functional.default",
-                            {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), Argument::ofBool(true), c.arg(6), c.arg(7)});
+        Traced t =
+            c.t.emit("aten._native_batch_norm_legit_functional.default",
+                     {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), Argument::ofBool(true), c.arg(6), c.arg(7)});
         if (!t.isTuple || t.items.size() != 5) return std::nullopt;
         // The running statistics are buffers updated in place: functionalised, they become new
         // values that the joint graph returns as mutated inputs.
@@ -84,8 +85,8 @@ std::optional<Traced> logSoftmax(DecompCall& c) { return softmaxLike(c, "aten._l
 
 // max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode) -> with_indices[0].
 std::optional<Traced> maxPool2d(DecompCall& c) {
-    return first(c.t.emit("aten.max_pool2d_with_indices.default",
-                          {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5)}));
+    return first(
+        c.t.emit("aten.max_pool2d_with_indices.default", {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5)}));
 }
 
 // adaptive_avg_pool2d(self, output_size): a mean over H and W for a 1x1 output.
@@ -96,7 +97,7 @@ std::optional<Traced> adaptiveAvgPool2d(DecompCall& c) {
     return single(c.e.op("aten._adaptive_avg_pool2d.default", {c.arg(0), c.arg(1)}));
 }
 
-} // namespace
+}  // namespace
 
 void addNnDecompositions(std::vector<Decomposition>& out) {
     out.push_back({"aten.layer_norm.default", layerNorm});
@@ -110,4 +111,4 @@ void addNnDecompositions(std::vector<Decomposition>& out) {
     out.push_back({"aten.adaptive_avg_pool2d.default", adaptiveAvgPool2d});
 }
 
-} // namespace fxray
+}  // namespace fxray

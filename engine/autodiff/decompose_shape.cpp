@@ -72,7 +72,8 @@ std::optional<Traced> narrow(DecompCall& c) {
         int64_t d = wrapDimIndex(c.arg(1).i, c.e.meta(x).dim());
         start += c.e.shape(x)[static_cast<size_t>(d)];
     }
-    return single(c.e.op("aten.slice.Tensor", {c.arg(0), c.arg(1), Argument::ofInt(start), Argument::ofInt(start + len)}));
+    return single(
+        c.e.op("aten.slice.Tensor", {c.arg(0), c.arg(1), Argument::ofInt(start), Argument::ofInt(start + len)}));
 }
 
 // pad(self, pad, mode='constant', value=None): constant_pad_nd.
@@ -120,7 +121,8 @@ DType whereDType(GraphEmitter& e, Node* t, const Argument& scalar) {
 
 Node* scalarTensor(GraphEmitter& e, const Argument& value, DType dt, const Device& dev) {
     return e.op("aten.scalar_tensor.default", {value},
-                {{"dtype", Argument::ofDType(dt)}, {"layout", Argument::ofLayout(Layout::Strided)},
+                {{"dtype", Argument::ofDType(dt)},
+                 {"layout", Argument::ofLayout(Layout::Strided)},
                  {"device", Argument::ofDevice(dev)}});
 }
 
@@ -145,7 +147,7 @@ std::optional<Traced> whereScalarSelf(DecompCall& c) {
 // _assert_tensor_metadata and friends: checks with no value; the joint graph has none.
 std::optional<Traced> dropped(DecompCall&) { return Traced{}; }
 
-} // namespace
+}  // namespace
 
 void addShapeDecompositions(std::vector<Decomposition>& out) {
     out.push_back({"aten.reshape.default", reshape});
@@ -164,4 +166,4 @@ void addShapeDecompositions(std::vector<Decomposition>& out) {
     out.push_back({"aten._assert_tensor_metadata.default", dropped});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -84,8 +84,10 @@ void normalise(const OpInfo& op, std::vector<Argument>& args, Kwargs& kwargs) {
     while (!args.empty() && args.size() <= kwStart && equalsDefault(args.back(), sa[args.size() - 1])) args.pop_back();
     for (auto it = kwargs.begin(); it != kwargs.end();) {
         int idx = op.schema.indexOf(it->first);
-        if (idx >= 0 && equalsDefault(it->second, sa[static_cast<size_t>(idx)])) it = kwargs.erase(it);
-        else ++it;
+        if (idx >= 0 && equalsDefault(it->second, sa[static_cast<size_t>(idx)]))
+            it = kwargs.erase(it);
+        else
+            ++it;
     }
 }
 
@@ -99,7 +101,7 @@ Argument expandedDefault(const SchemaArg& s) {
     return intList(std::vector<int64_t>(n, d.i));
 }
 
-} // namespace
+}  // namespace
 
 Expected<std::vector<Argument>> bindNodeArguments(const OpInfo& op, const Node& n) {
     const auto& sa = op.schema.args;
@@ -126,9 +128,12 @@ Expected<std::vector<Argument>> bindNodeArguments(const OpInfo& op, const Node& 
     }
     for (size_t i = 0; i < sa.size(); ++i) {
         if (set[i]) continue;
-        if (sa[i].hasDefault) out[i] = expandedDefault(sa[i]);
-        else if (sa[i].optional()) out[i] = Argument::none();
-        else return err("missing argument '" + sa[i].name + "'");
+        if (sa[i].hasDefault)
+            out[i] = expandedDefault(sa[i]);
+        else if (sa[i].optional())
+            out[i] = Argument::none();
+        else
+            return err("missing argument '" + sa[i].name + "'");
     }
     return out;
 }
@@ -316,9 +321,7 @@ Node* GraphEmitter::unsqueeze(Node* x, int64_t dim) {
     return op("aten.unsqueeze.default", {nodeArg(x), Argument::ofInt(dim)});
 }
 
-Node* GraphEmitter::squeeze(Node* x, int64_t dim) {
-    return op("aten.squeeze.dim", {nodeArg(x), Argument::ofInt(dim)});
-}
+Node* GraphEmitter::squeeze(Node* x, int64_t dim) { return op("aten.squeeze.dim", {nodeArg(x), Argument::ofInt(dim)}); }
 
 Node* GraphEmitter::mul(Node* a, const Argument& b) { return op("aten.mul.Tensor", {nodeArg(a), b}); }
 Node* GraphEmitter::add(Node* a, Node* b) { return op("aten.add.Tensor", {nodeArg(a), nodeArg(b)}); }
@@ -330,26 +333,29 @@ Node* GraphEmitter::sumTo(Node* x, const std::vector<int64_t>& shape) {
     if (from == shape) return x;
     auto plan = sumToPlan(from, shape);
     if (!plan) {
-        fail("gradient of shape " + meta(x).annotation(false, false) + " does not reduce to the input's shape", x->name());
+        fail("gradient of shape " + meta(x).annotation(false, false) + " does not reduce to the input's shape",
+             x->name());
         return nullptr;
     }
     Node* r = x;
-    if (!plan->dims.empty())
-        r = op("aten.sum.dim_IntList", {nodeArg(r), intList(plan->dims), Argument::ofBool(true)});
+    if (!plan->dims.empty()) r = op("aten.sum.dim_IntList", {nodeArg(r), intList(plan->dims), Argument::ofBool(true)});
     if (plan->view) r = view(r, shape);
     return r;
 }
 
 Node* GraphEmitter::contiguousClone(Node* x) {
-    return op("aten.clone.default", {nodeArg(x)}, {{"memory_format", Argument::ofMemoryFormat(MemoryFormat::Contiguous)}});
+    return op("aten.clone.default", {nodeArg(x)},
+              {{"memory_format", Argument::ofMemoryFormat(MemoryFormat::Contiguous)}});
 }
 
 Node* GraphEmitter::zerosLike(Node* like, const std::vector<int64_t>& shape) {
     if (!like || !ok()) return nullptr;
     const TensorMeta& m = meta(like);
     return op("aten.zeros.default", {intList(shape)},
-              {{"dtype", Argument::ofDType(m.dtype)}, {"layout", Argument::ofLayout(Layout::Strided)},
-               {"device", Argument::ofDevice(m.device)}, {"pin_memory", Argument::ofBool(false)}});
+              {{"dtype", Argument::ofDType(m.dtype)},
+               {"layout", Argument::ofLayout(Layout::Strided)},
+               {"device", Argument::ofDevice(m.device)},
+               {"pin_memory", Argument::ofBool(false)}});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -106,4 +106,4 @@ private:
 /// defaults filled. Fails naming the node when the arguments do not fit the schema.
 Expected<std::vector<Argument>> bindNodeArguments(const OpInfo& op, const Node& n);
 
-} // namespace fxray
+}  // namespace fxray

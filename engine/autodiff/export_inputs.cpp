@@ -28,7 +28,7 @@ std::string exportSpelling(std::string d) {
     if (startsWith(d, "L_") || startsWith(d, "l_")) d = d.substr(2);
     if (!d.empty() && d.back() == '_') d.pop_back();
     for (const auto& [marker, prefix] : {std::pair<std::string, std::string>{"_parameters_", "p_"},
-                                          std::pair<std::string, std::string>{"_buffers_", "b_"}}) {
+                                         std::pair<std::string, std::string>{"_buffers_", "b_"}}) {
         size_t at = d.rfind(marker);
         if (at == std::string::npos) continue;
         std::string owner = d.substr(0, at), leaf = d.substr(at + marker.size());
@@ -48,12 +48,16 @@ bool flattenLiteral(const Argument& a, std::vector<double>& vals, std::vector<in
     if (a.isNumber()) {
         if (depth != shape.size()) return false;
         anyFloat = anyFloat || a.kind == Argument::Kind::Float;
-        vals.push_back(a.kind == Argument::Kind::Float ? a.f : a.kind == Argument::Kind::Int ? double(a.i) : double(a.b));
+        vals.push_back(a.kind == Argument::Kind::Float ? a.f
+                       : a.kind == Argument::Kind::Int ? double(a.i)
+                                                       : double(a.b));
         return true;
     }
     if (!a.isSequence()) return false;
-    if (depth == shape.size()) shape.push_back(static_cast<int64_t>(a.items.size()));
-    else if (shape[depth] != static_cast<int64_t>(a.items.size())) return false;
+    if (depth == shape.size())
+        shape.push_back(static_cast<int64_t>(a.items.size()));
+    else if (shape[depth] != static_cast<int64_t>(a.items.size()))
+        return false;
     for (const auto& it : a.items)
         if (!flattenLiteral(it, vals, shape, depth + 1, anyFloat)) return false;
     return true;
@@ -72,7 +76,7 @@ std::optional<Tensor> literalTensor(const Node& n) {
     return kern::makeTensor(m, vals);
 }
 
-} // namespace
+}  // namespace
 
 Expected<std::vector<std::string>> primalOrderFromDynamo(const Graph& exportGraph, const Graph& dynamoGraph) {
     std::vector<std::string> userInputs;
@@ -135,4 +139,4 @@ std::map<std::string, Tensor> exportConstantsFromDynamo(const Graph& exportGraph
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -24,4 +24,4 @@ Expected<std::vector<std::string>> primalOrderFromDynamo(const Graph& exportGrap
 /// as data, never evaluated. Constants without a match are left out.
 std::map<std::string, Tensor> exportConstantsFromDynamo(const Graph& exportGraph, const Graph& dynamoGraph);
 
-} // namespace fxray
+}  // namespace fxray

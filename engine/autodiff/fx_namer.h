@@ -26,4 +26,4 @@ private:
 /// "sum" for "aten.sum.dim_IntList": the op's overload packet name, which make_fx names nodes by.
 std::string_view opPacketName(std::string_view qualname);
 
-} // namespace fxray
+}  // namespace fxray

@@ -75,8 +75,10 @@ std::optional<SumToPlan> sumToPlan(const std::vector<int64_t>& from, const std::
     for (size_t i = 0; i < leading; ++i) p.dims.push_back(static_cast<int64_t>(i));
     for (size_t i = leading; i < from.size(); ++i) {
         int64_t target = shape[i - leading];
-        if (target == 1 && from[i] != 1) p.dims.push_back(static_cast<int64_t>(i));
-        else if (target != from[i]) return std::nullopt;
+        if (target == 1 && from[i] != 1)
+            p.dims.push_back(static_cast<int64_t>(i));
+        else if (target != from[i])
+            return std::nullopt;
     }
     p.view = leading > 0;
     return p;
@@ -87,4 +89,4 @@ int64_t wrapDimIndex(int64_t dim, int64_t ndim) {
     return dim < 0 ? dim + n : dim;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -34,4 +34,4 @@ std::vector<int64_t> knownStrides(const TensorMeta& m);
 /// Contiguous in the default memory format (size-1 dims ignored), as `Tensor::is_contiguous`.
 bool isContiguousLayout(const TensorMeta& m);
 
-} // namespace fxray
+}  // namespace fxray

@@ -33,12 +33,14 @@ Diagnostic folderError(const fs::path& dir, std::string message) {
     return d;
 }
 
-} // namespace
+}  // namespace
 
 Expected<RecordedBackward> readRecordedBackward(const fs::path& dir) {
     RecordedBackward rec;
-    if (fs::is_directory(dir / "inputs") && fs::is_directory(dir / "outputs")) rec.dir = dir;
-    else if (fs::is_directory(dir / "backward" / "inputs")) rec.dir = dir / "backward";
+    if (fs::is_directory(dir / "inputs") && fs::is_directory(dir / "outputs"))
+        rec.dir = dir;
+    else if (fs::is_directory(dir / "backward" / "inputs"))
+        rec.dir = dir / "backward";
     else
         return folderError(dir, "is neither a numerics/ folder with a backward/ stage nor a stage folder with "
                                 "inputs/ and outputs/");
@@ -69,15 +71,15 @@ Expected<std::vector<Value>> pytorchGradientsFp64(const RecordedBackward& rec) {
     req.inputs = rec.inputs;
     req.fp64 = true;
     if (req.inputs.size() != g.placeholders().size())
-        return folderError(rec.graph, "takes " + std::to_string(g.placeholders().size()) + " inputs, the stage records " +
-                                          std::to_string(req.inputs.size()));
+        return folderError(rec.graph, "takes " + std::to_string(g.placeholders().size()) +
+                                          " inputs, the stage records " + std::to_string(req.inputs.size()));
     if (Status st = layOutRecordedInputs(g, req.inputs); !st.ok()) return st.error();
     auto res = runAndCheck(g, req, nullptr);
     if (!res.ok()) return res.error();
     return std::move(res->outputs);
 }
 
-} // namespace
+}  // namespace
 
 Expected<GradientCheck> checkRecordedGradients(const Graph& fwd, const RecordedBackward& rec) {
     // Said before tracing: the joint graph would only fail later, at run time, with less context.
@@ -109,10 +111,10 @@ Expected<GradientCheck> checkRecordedGradients(const Graph& fwd, const RecordedB
             cotangentOf[j] = numFloating++;
     }
     if (rec.inputs.size() != phs.size() + static_cast<size_t>(numFloating))
-        return folderError(rec.dir / "inputs",
-                           "has " + std::to_string(rec.inputs.size()) + " files, but the forward graph takes " +
-                               std::to_string(phs.size()) + " inputs and has " + std::to_string(numFloating) +
-                               " floating outputs (one cotangent each)");
+        return folderError(rec.dir / "inputs", "has " + std::to_string(rec.inputs.size()) +
+                                                   " files, but the forward graph takes " + std::to_string(phs.size()) +
+                                                   " inputs and has " + std::to_string(numFloating) +
+                                                   " floating outputs (one cotangent each)");
 
     std::vector<Value> inputs;
     for (const auto& src : joint->primalSources) inputs.push_back(rec.inputs[inputIndex.at(src)]);
@@ -177,11 +179,13 @@ Expected<GradientCheck> checkRecordedGradients(const Graph& fwd, const RecordedB
         } else {
             // Without the second opinion rel_err stands; say why there was none.
             for (auto& gc : out.grads)
-                if (!gc.cmp.ok) gc.cmp.note = "no fp64 second opinion: PyTorch's backward graph does not run: " + ref.error().message;
+                if (!gc.cmp.ok)
+                    gc.cmp.note =
+                        "no fp64 second opinion: PyTorch's backward graph does not run: " + ref.error().message;
         }
     }
     for (const auto& gc : out.grads) out.ok = out.ok && gc.cmp.ok;
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

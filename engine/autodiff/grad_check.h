@@ -18,7 +18,7 @@ namespace fxray {
 
 /// A recorded backward stage.
 struct RecordedBackward {
-    std::filesystem::path dir;   ///< the stage folder (holding inputs/ and outputs/)
+    std::filesystem::path dir;  ///< the stage folder (holding inputs/ and outputs/)
     /// PyTorch's own backward graph beside it (`backward.py`), empty when there is none.
     std::filesystem::path graph;
     std::vector<Value> inputs;
@@ -32,7 +32,7 @@ Expected<RecordedBackward> readRecordedBackward(const std::filesystem::path& dir
 
 /// One gradient compared.
 struct GradientComparison {
-    std::string input;   ///< the forward placeholder it is the gradient of
+    std::string input;  ///< the forward placeholder it is the gradient of
     OutputComparison cmp;
 };
 
@@ -44,7 +44,7 @@ struct GradientCheck {
     std::string mismatch;
     bool ok = false;
     size_t jointNodes = 0;
-    double ms = 0.0;   ///< the reference executor's run of the joint graph
+    double ms = 0.0;  ///< the reference executor's run of the joint graph
 };
 
 /// Builds the joint graph of `forward` and checks its gradients against `rec`. A gradient whose
@@ -56,4 +56,4 @@ struct GradientCheck {
 /// — when the recorded inputs do not fit the forward graph, or when the joint graph does not run.
 Expected<GradientCheck> checkRecordedGradients(const Graph& forward, const RecordedBackward& rec);
 
-} // namespace fxray
+}  // namespace fxray

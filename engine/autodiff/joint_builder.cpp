@@ -80,7 +80,7 @@ size_t eliminateDeadCode(Graph& g, const std::vector<Argument>& outputs) {
     return dead.size();
 }
 
-} // namespace
+}  // namespace
 
 Expected<JointGraph> buildJointGraph(const Graph& fwd, const JointOptions& opts) {
     if (graphIsSymbolic(fwd)) return buildSymbolicJoint(fwd, opts);
@@ -100,8 +100,10 @@ Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opt
     std::unordered_map<std::string, const Node*> byName;
     for (const Node* p : phs) {
         if (startsWith(p->name(), "tangents_"))
-            return optionError(fwd, "the graph already takes tangents (a joint or backward graph); autodiff takes a "
-                                    "forward or inference graph", p->name());
+            return optionError(fwd,
+                               "the graph already takes tangents (a joint or backward graph); autodiff takes a "
+                               "forward or inference graph",
+                               p->name());
         byName[p->name()] = p;
         if (symValues.count(p->name())) continue;  // a SymInt primal
         if (p->meta.empty() || p->metaIsTuple)
@@ -134,7 +136,8 @@ Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opt
     const bool dynamoNames = dynamoNaming(phs);
     std::set<std::string> listed(opts.requiresGrad.begin(), opts.requiresGrad.end());
     for (const auto& name : listed)
-        if (!byName.count(name)) return optionError(fwd, "requires-grad list names '" + name + "', which is not an input");
+        if (!byName.count(name))
+            return optionError(fwd, "requires-grad list names '" + name + "', which is not an input");
     auto wantsGrad = [&](const Node* p) {
         if (p->meta.empty()) return false;  // a SymInt
         if (!isFloating(p->meta[0].dtype)) return false;
@@ -151,7 +154,8 @@ Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opt
     if (opts.gradInputs == GradInputs::Listed)
         for (const auto& name : listed)
             if (byName[name]->meta.empty() || !isFloating(byName[name]->meta[0].dtype))
-                return optionError(fwd, "input '" + name + "' is not floating point and cannot require a gradient", name);
+                return optionError(fwd, "input '" + name + "' is not floating point and cannot require a gradient",
+                                   name);
 
     JointGraph out;
     out.graph = std::make_unique<Graph>();
@@ -164,9 +168,9 @@ Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opt
     Tracer t(e);
     for (const auto& n : fwd.nodes())
         if (auto sv = symValues.find(n->name()); sv != symValues.end())
-            t.symValues[n.get()] = sv->second.isFloat() ? Argument::ofFloat(sv->second.d)
+            t.symValues[n.get()] = sv->second.isFloat()                      ? Argument::ofFloat(sv->second.d)
                                    : sv->second.kind == sym::Num::Kind::Bool ? Argument::ofBool(sv->second.i != 0)
-                                                                               : Argument::ofInt(sv->second.i);
+                                                                             : Argument::ofInt(sv->second.i);
 
     bool devicesKnown = true;
     for (size_t i = 0; i < primals.size(); ++i) {
@@ -261,8 +265,10 @@ Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opt
     for (auto it = t.tape.rbegin(); it != t.tape.rend(); ++it) {
         Node* n = it->node;
         std::vector<Node*> results;
-        if (n->metaIsTuple) results = t.tupleItems[n];
-        else results = {n};
+        if (n->metaIsTuple)
+            results = t.tupleItems[n];
+        else
+            results = {n};
         std::vector<Node*> gradOuts;
         bool any = false;
         for (Node* r : results) {
@@ -288,7 +294,8 @@ Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opt
             }
             if (e.shape(gv.grad) != e.shape(gv.input)) gv.grad = e.sumTo(gv.grad, e.shape(gv.input));
             if (gv.grad && e.dtype(gv.grad) != e.dtype(gv.input))
-                gv.grad = e.op("aten._to_copy.default", {nodeArg(gv.grad)}, {{"dtype", Argument::ofDType(e.dtype(gv.input))}});
+                gv.grad = e.op("aten._to_copy.default", {nodeArg(gv.grad)},
+                               {{"dtype", Argument::ofDType(e.dtype(gv.input))}});
         }
         for (auto& gv : given)
             if (gv.grad) accumulate(gv.input, gv.grad);
@@ -323,4 +330,4 @@ Expected<JointGraph> buildJointGraphAt(const Graph& fwd, const JointOptions& opt
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -58,10 +58,10 @@ struct JointGraph {
     size_t numTangents = 0;
     /// For each tangent, the index (into the joint graph's outputs) of the output it belongs to.
     std::vector<size_t> tangentOutputs;
-    size_t numMutatedInputs = 0;    ///< leading outputs: updated values of mutated primals
-    size_t numForwardOutputs = 0;   ///< the forward's own outputs, after the mutated inputs
-    size_t numForwardNodes = 0;     ///< nodes of the forward part (placeholders excluded), before DCE
-    size_t numBackwardNodes = 0;    ///< nodes the backward pass emitted, before DCE
+    size_t numMutatedInputs = 0;   ///< leading outputs: updated values of mutated primals
+    size_t numForwardOutputs = 0;  ///< the forward's own outputs, after the mutated inputs
+    size_t numForwardNodes = 0;    ///< nodes of the forward part (placeholders excluded), before DCE
+    size_t numBackwardNodes = 0;   ///< nodes the backward pass emitted, before DCE
     size_t deadNodesRemoved = 0;
     /// Nodes traced from an activation-checkpointed region (`tag_activation_checkpoint`), by
     /// name, with the region's id: what AOT tags `recompute` / `ac_graph_id` for the partitioner.
@@ -74,4 +74,4 @@ struct JointGraph {
 /// with SymInt placeholders or symbolic sizes gets a symbolic joint graph (joint_symbolic.h).
 Expected<JointGraph> buildJointGraph(const Graph& forward, const JointOptions& opts = {});
 
-} // namespace fxray
+}  // namespace fxray

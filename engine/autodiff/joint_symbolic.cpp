@@ -144,7 +144,9 @@ Expected<std::unique_ptr<Graph>> specialize(const Graph& fwd, const sym::Binding
         return std::nullopt;
     };
     auto valueOf = [](const sym::Num& n) {
-        return n.isFloat() ? Value::ofDouble(n.d) : n.kind == sym::Num::Kind::Bool ? Value::ofBool(n.i != 0) : Value::ofInt(n.i);
+        return n.isFloat()                      ? Value::ofDouble(n.d)
+               : n.kind == sym::Num::Kind::Bool ? Value::ofBool(n.i != 0)
+                                                : Value::ofInt(n.i);
     };
     for (const auto& up : g->nodes()) {
         Node& n = *up;
@@ -154,7 +156,8 @@ Expected<std::unique_ptr<Graph>> specialize(const Graph& fwd, const sym::Binding
             // A data-dependent value (`.item()` -> "Sym(zf85)") has no value under a binding of
             // the size symbols: it stays a traced node.
             auto r = sym::evalText(ann, b);
-            if (r.ok()) v = *r;
+            if (r.ok())
+                v = *r;
             else if (n.kind() == NodeKind::Placeholder) {
                 Diagnostic d = r.error();
                 d.node = n.name();
@@ -171,9 +174,12 @@ Expected<std::unique_ptr<Graph>> specialize(const Graph& fwd, const sym::Binding
             if (all)
                 if (auto r = callPythonScalarOp(n.target(), args); r && r->ok()) {
                     const Value& x = **r;
-                    if (x.kind == Value::Kind::Int) v = sym::Num::ofInt(x.i);
-                    else if (x.kind == Value::Kind::Double) v = sym::Num::ofFloat(x.d);
-                    else if (x.kind == Value::Kind::Bool) v = sym::Num::ofBool(x.b);
+                    if (x.kind == Value::Kind::Int)
+                        v = sym::Num::ofInt(x.i);
+                    else if (x.kind == Value::Kind::Double)
+                        v = sym::Num::ofFloat(x.d);
+                    else if (x.kind == Value::Kind::Bool)
+                        v = sym::Num::ofBool(x.b);
                 }
         } else if (n.isOpCall() && n.args.size() >= 2 && n.args[0].isNode() && !n.args[0].node->meta.empty() &&
                    (n.opName() == "aten.sym_size.int" || n.opName() == "aten.sym_stride.int")) {
@@ -267,14 +273,16 @@ public:
             for (const auto& n : m_g[k]->nodes()) nodes[k].push_back(n.get());
         for (size_t k = 1; k < kProbes; ++k)
             if (nodes[k].size() != nodes[0].size())
-                return makeError("the joint graph's structure depends on the sizes (" + std::to_string(nodes[0].size()) +
-                                 " nodes at one binding, " + std::to_string(nodes[k].size()) + " at another)");
+                return makeError("the joint graph's structure depends on the sizes (" +
+                                 std::to_string(nodes[0].size()) + " nodes at one binding, " +
+                                 std::to_string(nodes[k].size()) + " at another)");
         for (size_t i = 0; i < nodes[0].size(); ++i) {
             Node* n = nodes[0][i];
             for (size_t k = 1; k < kProbes; ++k)
                 if (nodes[k][i]->target() != n->target() || nodes[k][i]->name() != n->name()) {
-                    Diagnostic d = makeError("the joint graph's structure depends on the sizes: '" + nodes[k][i]->name() +
-                                             "' at one binding where '" + n->name() + "' is at another");
+                    Diagnostic d =
+                        makeError("the joint graph's structure depends on the sizes: '" + nodes[k][i]->name() +
+                                  "' at one binding where '" + n->name() + "' is at another");
                     d.node = n->name();
                     return d;
                 }
@@ -318,7 +326,8 @@ private:
         std::string vals;
         for (size_t k = 0; k < kProbes; ++k)
             vals += (k ? ", " : "") + std::to_string(v[k]) + " at " + sym::bindingStr(m_p.bindings[k]);
-        Diagnostic d = makeError(what + " of the joint graph depends on the sizes in a way fxray cannot express (" + vals + ")");
+        Diagnostic d =
+            makeError(what + " of the joint graph depends on the sizes in a way fxray cannot express (" + vals + ")");
         d.node = n->name();
         return d;
     }
@@ -350,9 +359,11 @@ private:
             meta.symShape = shape;
             for (size_t d = 0; d < shape.size(); ++d)
                 if (!shape[d].empty()) meta.shape[d] = -1;
-            bool anyStride = std::any_of(strides.begin(), strides.end(), [](const std::string& s) { return !s.empty(); });
+            bool anyStride =
+                std::any_of(strides.begin(), strides.end(), [](const std::string& s) { return !s.empty(); });
             meta.symStrides = anyStride ? strides : std::vector<std::string>{};
-            if (std::all_of(shape.begin(), shape.end(), [](const std::string& s) { return s.empty(); })) meta.symShape.clear();
+            if (std::all_of(shape.begin(), shape.end(), [](const std::string& s) { return s.empty(); }))
+                meta.symShape.clear();
             for (size_t d = 0; d < strides.size(); ++d)
                 if (!strides[d].empty()) meta.strides[d] = -1;
         }
@@ -451,10 +462,14 @@ private:
             return Argument::ofNode(*n);
         }
         static const std::map<std::string, std::pair<std::string, std::string>> ops = {
-            {"+", {"add", "operator.add"}},      {"-", {"sub", "operator.sub"}},
-            {"*", {"mul", "operator.mul"}},      {"//", {"floordiv", "operator.floordiv"}},
-            {"FloorDiv", {"floordiv", "operator.floordiv"}}, {"%", {"mod", "operator.mod"}},
-            {"Mod", {"mod", "operator.mod"}},   {"**", {"pow", "operator.pow"}},
+            {"+", {"add", "operator.add"}},
+            {"-", {"sub", "operator.sub"}},
+            {"*", {"mul", "operator.mul"}},
+            {"//", {"floordiv", "operator.floordiv"}},
+            {"FloorDiv", {"floordiv", "operator.floordiv"}},
+            {"%", {"mod", "operator.mod"}},
+            {"Mod", {"mod", "operator.mod"}},
+            {"**", {"pow", "operator.pow"}},
             {"-u", {"neg", "operator.neg"}},
         };
         auto op = ops.find(e.name);
@@ -537,8 +552,8 @@ Expected<JointGraph> buildAt(const Graph& fwd, const JointOptions& opts, int64_t
 }
 
 Diagnostic unfaithful(const Node& n, const std::string& what, const sym::Binding& b) {
-    Diagnostic d = makeError("the symbolic joint graph does not reproduce the joint graph traced at " + sym::bindingStr(b) +
-                             ": " + what);
+    Diagnostic d = makeError("the symbolic joint graph does not reproduce the joint graph traced at " +
+                             sym::bindingStr(b) + ": " + what);
     d.node = n.name();
     return d;
 }
@@ -590,12 +605,15 @@ Status checkAt(const Graph& symbolic, const Graph& fwd, const JointOptions& opts
             auto bound = bindMeta(sn.meta[m], b);
             if (!bound.ok()) return unfaithful(c, bound.error().message, b);
             if (bound->shape != c.meta[m].shape || bound->strides != c.meta[m].strides)
-                return unfaithful(c, "its sizes are " + c.meta[m].annotation(true, false) + ", the symbolic graph's " +
-                                         bound->annotation(true, false), b);
+                return unfaithful(c,
+                                  "its sizes are " + c.meta[m].annotation(true, false) + ", the symbolic graph's " +
+                                      bound->annotation(true, false),
+                                  b);
         }
         if (sn.args.size() != c.args.size()) return unfaithful(c, "its arguments differ", b);
         for (size_t a = 0; a < c.args.size(); ++a)
-            if (!sameArg(sn.args[a], c.args[a], b)) return unfaithful(c, "argument " + std::to_string(a) + " differs", b);
+            if (!sameArg(sn.args[a], c.args[a], b))
+                return unfaithful(c, "argument " + std::to_string(a) + " differs", b);
     }
     (void)matched;
     return Status::success();
@@ -615,7 +633,7 @@ Expected<JointGraph> buildChecked(const Graph& fwd, const JointOptions& opts, in
     return j;
 }
 
-} // namespace
+}  // namespace
 
 Expected<JointGraph> buildSymbolicJoint(const Graph& fwd, const JointOptions& opts) {
     // Large probes first: sizes that shrink through strided convolutions and pooling must not
@@ -629,4 +647,4 @@ Expected<JointGraph> buildSymbolicJoint(const Graph& fwd, const JointOptions& op
     return large.error();
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -32,4 +32,4 @@ Expected<JointGraph> buildSymbolicJoint(const Graph& forward, const JointOptions
 /// (named in `symValues`) are traced as those integers.
 Expected<JointGraph> buildJointGraphAt(const Graph& forward, const JointOptions& opts, const SymValues& symValues);
 
-} // namespace fxray
+}  // namespace fxray

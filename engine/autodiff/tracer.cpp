@@ -37,7 +37,7 @@ bool anyFloating(const Node& n) {
     return false;
 }
 
-} // namespace
+}  // namespace
 
 const Decomposition* findDecomposition(std::string_view qualname) {
     auto it = decompositions().find(std::string(qualname));
@@ -156,9 +156,12 @@ void Tracer::trace(const Node& src) {
             return;
         }
         Tensor value;
-        if (g && g->constants.count(src.target())) value = g->constants.at(src.target());
-        else if (!src.meta.empty()) value = Tensor::metaOnly(src.meta[0]);
-        else return e.fail("attribute '" + src.target() + "' has neither a value nor metadata", src.name());
+        if (g && g->constants.count(src.target()))
+            value = g->constants.at(src.target());
+        else if (!src.meta.empty())
+            value = Tensor::metaOnly(src.meta[0]);
+        else
+            return e.fail("attribute '" + src.target() + "' has neither a value nor metadata", src.name());
         env[&src] = Traced::of(e.getAttr(src.target(), value));
         return;
     }
@@ -277,7 +280,8 @@ void Tracer::inlineBody(const Node& src, bool checkpoint) {
     auto phs = body->placeholders();
     if (phs.size() + 1 != src.args.size())
         return e.fail(src.opName() + " passes " + std::to_string(src.args.size() - 1) + " operands to a body with " +
-                          std::to_string(phs.size()) + " inputs", src.name());
+                          std::to_string(phs.size()) + " inputs",
+                      src.name());
     for (size_t i = 0; i < phs.size(); ++i) {
         Argument m = mapArg(src.args[i + 1], src);
         if (!e.ok()) return;
@@ -305,4 +309,4 @@ void Tracer::inlineBody(const Node& src, bool checkpoint) {
     env[&src] = result;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -122,7 +122,7 @@ public:
 private:
     std::unordered_set<const Node*> m_rg;
     int m_constantCounter = 0;
-    int m_region = 0;       ///< checkpoint region being traced (0: none)
+    int m_region = 0;  ///< checkpoint region being traced (0: none)
     int m_regionCount = 0;
 
     /// After an in-place update of `view` (a slice, select or diagonal of another source node)
@@ -134,4 +134,4 @@ private:
     void inlineBody(const Node& src, bool checkpoint);
 };
 
-} // namespace fxray
+}  // namespace fxray

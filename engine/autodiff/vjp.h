@@ -128,11 +128,13 @@ void addReorderVjps(std::vector<VjpRule>& out);     // flip, roll, repeat, tril/
 void addScatterVjps(std::vector<VjpRule>& out);     // scatter, index_copy/fill/put, put/take, masked, *_scatter
 void addLossVjps(std::vector<VjpRule>& out);        // losses, group/RMS norm, 3-d pooling, grid sampling, im2col
 void addProductVjps(std::vector<VjpRule>& out);     // addmv, addr, baddbmm, addbmm, vdot, trace, cross, block_diag
-void addResampleVjps(std::vector<VjpRule>& out);    // upsampling, reflection/replication pads, adaptive/fractional max pool, unpool
+void addResampleVjps(
+    std::vector<VjpRule>& out);  // upsampling, reflection/replication pads, adaptive/fractional max pool, unpool
 void addReduceIntoVjps(std::vector<VjpRule>& out);  // scatter_reduce, index_reduce
-void addMiscVjps(std::vector<VjpRule>& out);        // fill, copy, sort, frexp, cumprod, logcumsumexp, _safe_softmax, as_strided
+void addMiscVjps(
+    std::vector<VjpRule>& out);  // fill, copy, sort, frexp, cumprod, logcumsumexp, _safe_softmax, as_strided
 /// The *_copy variants of view ops (view_copy, permute_copy, ...) take their view op's rule;
 /// call after every family.
 void addCopyVariantVjps(std::vector<VjpRule>& out);
 
-} // namespace fxray
+}  // namespace fxray

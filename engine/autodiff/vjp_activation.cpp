@@ -103,16 +103,17 @@ void clampMaxTensor(VjpCall& c) {
 
 // elu(self, alpha, scale, input_scale): elu_backward(grad, alpha, scale, input_scale, false, self).
 void elu(VjpCall& c) {
-    c.give(0, c.e.op("aten.elu_backward.default", {nodeArg(c.grad()), c.arg(1), c.arg(2), c.arg(3),
-                                                   Argument::ofBool(false), c.arg(0)}));
+    c.give(0, c.e.op("aten.elu_backward.default",
+                     {nodeArg(c.grad()), c.arg(1), c.arg(2), c.arg(3), Argument::ofBool(false), c.arg(0)}));
 }
 
 // leaky_relu(self, negative_slope): leaky_relu_backward(grad, self, negative_slope, false).
 void leakyRelu(VjpCall& c) {
-    c.give(0, c.e.op("aten.leaky_relu_backward.default", {nodeArg(c.grad()), c.arg(0), c.arg(1), Argument::ofBool(false)}));
+    c.give(0, c.e.op("aten.leaky_relu_backward.default",
+                     {nodeArg(c.grad()), c.arg(0), c.arg(1), Argument::ofBool(false)}));
 }
 
-} // namespace
+}  // namespace
 
 void addActivationVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.hardshrink.default", hardshrink});
@@ -133,4 +134,4 @@ void addActivationVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.leaky_relu.default", leakyRelu});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -43,8 +43,8 @@ void minimum(VjpCall& c) { extremum(c, "aten.gt.Tensor", "aten.lt.Tensor"); }
 /// other: grad.masked_fill(cmp(self, other) | other.isnan(), 0).
 void fextremum(VjpCall& c, const char* cmp) {
     GraphEmitter& e = c.e;
-    Node* selfWins = e.op("aten.logical_or.default", {nodeArg(bin(e, cmp, c.arg(0), c.arg(1))),
-                                                      nodeArg(e.op("aten.isnan.default", {c.arg(1)}))});
+    Node* selfWins = e.op("aten.logical_or.default",
+                          {nodeArg(bin(e, cmp, c.arg(0), c.arg(1))), nodeArg(e.op("aten.isnan.default", {c.arg(1)}))});
     if (c.needs(0)) c.give(0, maskFill(e, c.grad(), e.op("aten.logical_not.default", {nodeArg(selfWins)})));
     if (c.needs(1)) c.give(1, maskFill(e, c.grad(), selfWins));
 }
@@ -229,7 +229,7 @@ void ldexp(VjpCall& c) {
     }
 }
 
-} // namespace
+}  // namespace
 
 void addBinaryVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.maximum.default", maximum});
@@ -257,4 +257,4 @@ void addBinaryVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.ldexp.Tensor", ldexp});
 }
 
-} // namespace fxray
+}  // namespace fxray

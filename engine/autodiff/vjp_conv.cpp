@@ -43,7 +43,7 @@ void adaptiveAvgPool2d(VjpCall& c) {
     c.give(0, c.e.op("aten._adaptive_avg_pool2d_backward.default", {nodeArg(c.grad()), c.arg(0)}));
 }
 
-} // namespace
+}  // namespace
 
 void addConvVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.convolution.default", convolution});
@@ -52,4 +52,4 @@ void addConvVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._adaptive_avg_pool2d.default", adaptiveAvgPool2d});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -43,7 +43,7 @@ void gather(VjpCall& c) {
     c.give(0, c.e.op("aten.scatter_add.default", {nodeArg(z), c.arg(1), c.arg(2), nodeArg(c.grad())}));
 }
 
-} // namespace
+}  // namespace
 
 void addIndexingVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.embedding.default", embedding});
@@ -52,4 +52,4 @@ void addIndexingVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.gather.default", gather});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -84,7 +84,7 @@ void mv(VjpCall& c) {
     if (c.needs(1)) c.give(1, e.op("aten.mv.default", {nodeArg(e.t(c.input(0))), nodeArg(c.grad())}));
 }
 
-} // namespace
+}  // namespace
 
 void addLinalgVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.mm.default", mm});
@@ -94,4 +94,4 @@ void addLinalgVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.mv.default", mv});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -83,8 +83,8 @@ void bceWithLogits(VjpCall& c) {
 // self: nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight).
 void nllLoss(VjpCall& c) {
     if (!c.grad(0)) return;
-    c.give(0, c.e.op("aten.nll_loss_backward.default", {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), c.arg(3),
-                                                         c.arg(4), nodeArg(c.result(1))}));
+    c.give(0, c.e.op("aten.nll_loss_backward.default",
+                     {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), nodeArg(c.result(1))}));
 }
 
 // multi_margin_loss(self, target, p, margin, weight, reduction): multi_margin_loss_backward(grad,
@@ -121,9 +121,9 @@ void groupNorm(VjpCall& c) {
 void rmsNorm(VjpCall& c) {
     GraphEmitter& e = c.e;
     if (!c.grad(0)) return;
-    Node* bw = e.op("aten._fused_rms_norm_backward.default",
-                    {nodeArg(c.grad(0)), c.arg(0), c.arg(1), nodeArg(c.result(1)), c.arg(2),
-                     boolList({c.needs(0), c.needs(2)})});
+    Node* bw =
+        e.op("aten._fused_rms_norm_backward.default", {nodeArg(c.grad(0)), c.arg(0), c.arg(1), nodeArg(c.result(1)),
+                                                       c.arg(2), boolList({c.needs(0), c.needs(2)})});
     if (!bw) return;
     c.give(0, e.getitem(bw, 0));
     c.give(2, e.getitem(bw, 1));
@@ -141,8 +141,8 @@ void maxPool3d(VjpCall& c) {
 // avg_pool3d(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
 // avg_pool3d_backward(grad, self, ...same).
 void avgPool3d(VjpCall& c) {
-    c.give(0, c.e.op("aten.avg_pool3d_backward.default", {nodeArg(c.grad()), c.arg(0), c.arg(1), c.arg(2), c.arg(3),
-                                                          c.arg(4), c.arg(5), c.arg(6)}));
+    c.give(0, c.e.op("aten.avg_pool3d_backward.default",
+                     {nodeArg(c.grad()), c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6)}));
 }
 
 // _adaptive_avg_pool3d(self, output_size): _adaptive_avg_pool3d_backward(grad, self).
@@ -182,7 +182,8 @@ void im2col(VjpCall& c) {
 
 // _pdist_forward(self, p): _pdist_backward(grad, self, p, result).
 void pdist(VjpCall& c) {
-    c.give(0, c.e.op("aten._pdist_backward.default", {nodeArg(c.grad()), c.arg(0), c.arg(1), nodeArg(c.savedResult())}));
+    c.give(0,
+           c.e.op("aten._pdist_backward.default", {nodeArg(c.grad()), c.arg(0), c.arg(1), nodeArg(c.savedResult())}));
 }
 
 // segment_reduce(data, reduce, lengths, indices, offsets, axis, unsafe, initial): data:
@@ -193,7 +194,7 @@ void segmentReduce(VjpCall& c) {
                      {{"lengths", c.arg(2)}, {"offsets", c.arg(4)}, {"axis", c.arg(5)}, {"initial", c.arg(7)}}));
 }
 
-} // namespace
+}  // namespace
 
 void addLossVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.mse_loss.default", mseLoss});
@@ -217,4 +218,4 @@ void addLossVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.segment_reduce.default", segmentReduce, true});
 }
 
-} // namespace fxray
+}  // namespace fxray

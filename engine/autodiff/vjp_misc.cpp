@@ -51,7 +51,8 @@ void frexp(VjpCall& c) {
 /// reversed_cumsum(x, dim): x.flip(dim).cumsum(dim).flip(dim).
 Node* reversedCumsum(GraphEmitter& e, Node* x, int64_t dim) {
     Node* f = e.op("aten.flip.default", {nodeArg(x), intList({dim})});
-    return e.op("aten.flip.default", {nodeArg(e.op("aten.cumsum.default", {nodeArg(f), Argument::ofInt(dim)})), intList({dim})});
+    return e.op("aten.flip.default",
+                {nodeArg(e.op("aten.cumsum.default", {nodeArg(f), Argument::ofInt(dim)})), intList({dim})});
 }
 
 // cumprod(self, dim, dtype): cumprod_backward for inputs without zeros:
@@ -81,8 +82,9 @@ void logcumsumexp(VjpCall& c) {
         Node* lg = e.op("aten.where.ScalarOther", {nodeArg(sel), nodeArg(logAbs), num(lowest)});
         Node* d = e.op("aten.sub.Tensor", {nodeArg(lg), nodeArg(r)});
         Node* f = e.op("aten.flip.default", {nodeArg(d), intList({dim})});
-        Node* l = e.op("aten.flip.default",
-                       {nodeArg(e.op("aten.logcumsumexp.default", {nodeArg(f), Argument::ofInt(dim)})), intList({dim})});
+        Node* l =
+            e.op("aten.flip.default",
+                 {nodeArg(e.op("aten.logcumsumexp.default", {nodeArg(f), Argument::ofInt(dim)})), intList({dim})});
         return e.op("aten.exp.default", {nodeArg(e.op("aten.add.Tensor", {nodeArg(l), c.arg(0)}))});
     };
     Node* pos = part("aten.gt.Scalar");
@@ -92,15 +94,16 @@ void logcumsumexp(VjpCall& c) {
 
 // _safe_softmax(self, dim, dtype): _softmax_backward_data(grad, result, dim, self.scalar_type()).
 void safeSoftmax(VjpCall& c) {
-    c.give(0, c.e.op("aten._softmax_backward_data.default",
-                     {nodeArg(c.grad()), nodeArg(c.savedResult()), c.arg(1), Argument::ofDType(c.meta(c.input(0)).dtype)}));
+    c.give(0, c.e.op("aten._softmax_backward_data.default", {nodeArg(c.grad()), nodeArg(c.savedResult()), c.arg(1),
+                                                             Argument::ofDType(c.meta(c.input(0)).dtype)}));
 }
 
 // _unsafe_masked_index(self, mask, indices, fill): self:
 // _unsafe_masked_index_put_accumulate(zeros(self.sizes()), mask, indices, grad).
 void unsafeMaskedIndex(VjpCall& c) {
     Node* z = c.e.zerosLike(c.grad(), c.meta(c.input(0)).shape);
-    c.give(0, c.e.op("aten._unsafe_masked_index_put_accumulate.default", {nodeArg(z), c.arg(1), c.arg(2), nodeArg(c.grad())}));
+    c.give(0, c.e.op("aten._unsafe_masked_index_put_accumulate.default",
+                     {nodeArg(z), c.arg(1), c.arg(2), nodeArg(c.grad())}));
 }
 
 // _unsafe_masked_index_put_accumulate(self, mask, indices, values): self: grad;
@@ -126,7 +129,8 @@ Node* stridedPositions(GraphEmitter& e, const std::vector<int64_t>& size, const 
         r = e.view(r, shape);
         pos = pos ? e.op("aten.add.Tensor", {nodeArg(pos), nodeArg(r)}) : r;
     }
-    if (!pos) pos = e.op("aten.scalar_tensor.default", {Argument::ofInt(0)}, {{"dtype", Argument::ofDType(DType::Int64)}});
+    if (!pos)
+        pos = e.op("aten.scalar_tensor.default", {Argument::ofInt(0)}, {{"dtype", Argument::ofDType(DType::Int64)}});
     if (offset) pos = e.op("aten.add.Scalar", {nodeArg(pos), Argument::ofInt(offset)});
     return e.expand(pos, size);
 }
@@ -179,8 +183,9 @@ void embeddingBagGrads(VjpCall& c, Node* offset2bag, Node* bagSize, Node* maxInd
                        {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), nodeArg(offset2bag), c.arg(4), c.arg(8)}));
     if (c.needs(0))
         c.give(0, e.op("aten._embedding_bag_backward.default",
-                       {nodeArg(c.grad(0)), c.arg(1), c.arg(2), nodeArg(offset2bag), nodeArg(bagSize), nodeArg(maxIndices),
-                        Argument::ofInt(c.meta(c.input(0)).shape.at(0)), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(8)}));
+                       {nodeArg(c.grad(0)), c.arg(1), c.arg(2), nodeArg(offset2bag), nodeArg(bagSize),
+                        nodeArg(maxIndices), Argument::ofInt(c.meta(c.input(0)).shape.at(0)), c.arg(3), c.arg(4),
+                        c.arg(5), c.arg(6), c.arg(8)}));
 }
 void embeddingBag(VjpCall& c) { embeddingBagGrads(c, c.result(1), c.result(2), c.result(3)); }
 void embeddingBagForwardOnly(VjpCall& c) {
@@ -202,11 +207,11 @@ void asStridedScatter(VjpCall& c) {
     Node* slice = e.op("aten.as_strided.default", {nodeArg(g), c.arg(2), c.arg(3), c.arg(4)});
     if (c.needs(0))
         c.give(0, e.op("aten.as_strided_scatter.default", {nodeArg(e.op("aten.zeros_like.default", {nodeArg(g)})),
-                                                            nodeArg(slice), c.arg(2), c.arg(3), c.arg(4)}));
+                                                           nodeArg(slice), c.arg(2), c.arg(3), c.arg(4)}));
     if (c.needs(1)) c.give(1, slice);
 }
 
-} // namespace
+}  // namespace
 
 void addMiscVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.fill.Scalar", fillScalar});
@@ -227,4 +232,4 @@ void addMiscVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.as_strided_scatter.default", asStridedScatter});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -24,9 +24,9 @@ Argument mask(VjpCall& c, size_t a, size_t b, size_t d) { return boolList({c.nee
 // weight, bias, grad_input_mask).
 void layerNorm(VjpCall& c) {
     if (!c.grad(0)) return;
-    Node* bw = c.e.op("aten.native_layer_norm_backward.default",
-                      {nodeArg(c.grad(0)), c.arg(0), c.arg(1), nodeArg(c.result(1)), nodeArg(c.result(2)), c.arg(2),
-                       c.arg(3), mask(c, 0, 2, 3)});
+    Node* bw =
+        c.e.op("aten.native_layer_norm_backward.default", {nodeArg(c.grad(0)), c.arg(0), c.arg(1), nodeArg(c.result(1)),
+                                                           nodeArg(c.result(2)), c.arg(2), c.arg(3), mask(c, 0, 2, 3)});
     giveFused(c, bw, 0, 2, 3);
 }
 
@@ -53,9 +53,7 @@ void batchNormFunctional(VjpCall& c) {
 void batchNormWithStats(VjpCall& c) { batchNormBackward(c, c.arg(3), c.arg(4), c.arg(5), c.arg(7)); }
 
 // _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps).
-void batchNormNoStats(VjpCall& c) {
-    batchNormBackward(c, Argument::none(), Argument::none(), c.arg(3), c.arg(5));
-}
+void batchNormNoStats(VjpCall& c) { batchNormBackward(c, Argument::none(), Argument::none(), c.arg(3), c.arg(5)); }
 
 // _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps).
 // In eval mode the saved statistics are empty tensors that the backward does not read; fxray's
@@ -68,7 +66,7 @@ void batchNormNoTraining(VjpCall& c) {
     giveFused(c, bw, 0, 1, 2);
 }
 
-} // namespace
+}  // namespace
 
 void addNormVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.native_layer_norm.default", layerNorm});
@@ -79,4 +77,4 @@ void addNormVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._native_batch_norm_legit_no_training.default", batchNormNoTraining});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -157,7 +157,7 @@ void toCopy(VjpCall& c) {
     c.give(0, g);
 }
 
-} // namespace
+}  // namespace
 
 void addPointwiseVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.add.Tensor", addTensor});
@@ -190,4 +190,4 @@ void addPointwiseVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._to_copy.default", toCopy});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -24,7 +24,8 @@ void addmv(VjpCall& c) {
         Node* outer = e.mul(e.unsqueeze(c.grad(), 1), nodeArg(e.unsqueeze(c.input(2), 0)));
         c.give(1, scaled(e, outer, c.arg(4)));
     }
-    if (c.needs(2)) c.give(2, scaled(e, e.op("aten.mv.default", {nodeArg(e.t(c.input(1))), nodeArg(c.grad())}), c.arg(4)));
+    if (c.needs(2))
+        c.give(2, scaled(e, e.op("aten.mv.default", {nodeArg(e.t(c.input(1))), nodeArg(c.grad())}), c.arg(4)));
 }
 
 // addr(self, vec1, vec2, beta, alpha): self: grad * beta; vec1: grad.mv(vec2) * alpha;
@@ -93,9 +94,10 @@ void blockDiag(VjpCall& c) {
         const int64_t rows = s.size() == 2 ? s[0] : 1;
         const int64_t cols = s.size() == 2 ? s[1] : (s.size() == 1 ? s[0] : 1);
         if (c.needsNode(t)) {
-            Node* g = e.op("aten.slice.Tensor", {nodeArg(c.grad()), Argument::ofInt(0), Argument::ofInt(row),
-                                                 Argument::ofInt(row + rows)});
-            g = e.op("aten.slice.Tensor", {nodeArg(g), Argument::ofInt(1), Argument::ofInt(col), Argument::ofInt(col + cols)});
+            Node* g = e.op("aten.slice.Tensor",
+                           {nodeArg(c.grad()), Argument::ofInt(0), Argument::ofInt(row), Argument::ofInt(row + rows)});
+            g = e.op("aten.slice.Tensor",
+                     {nodeArg(g), Argument::ofInt(1), Argument::ofInt(col), Argument::ofInt(col + cols)});
             if (s.size() != 2) g = e.reshape(g, s);
             c.giveAt(0, k, g);
         }
@@ -135,7 +137,8 @@ void matrixExp(VjpCall& c) {
     Node* bottom = cat(e.op("aten.zeros_like.default", {nodeArg(at)}), at, -1);
     Node* big = e.op("aten.linalg_matrix_exp.default", {nodeArg(cat(top, bottom, -2))});
     Node* rows = e.op("aten.slice.Tensor", {nodeArg(big), Argument::ofInt(-2), Argument::ofInt(0), Argument::ofInt(n)});
-    c.give(0, e.op("aten.slice.Tensor", {nodeArg(rows), Argument::ofInt(-1), Argument::ofInt(n), Argument::ofInt(2 * n)}));
+    c.give(0,
+           e.op("aten.slice.Tensor", {nodeArg(rows), Argument::ofInt(-1), Argument::ofInt(n), Argument::ofInt(2 * n)}));
 }
 
 /// a @ b for matrices or batches of them.
@@ -178,8 +181,8 @@ void slogdet(VjpCall& c) {
     auto batch = e.shape(g);
     batch.push_back(shape.back());
     Node* d = e.op("aten.diag_embed.default", {nodeArg(e.expand(e.unsqueeze(g, -1), batch))});
-    c.give(0, e.op("aten.linalg_lu_solve.default", {nodeArg(c.result(2)), nodeArg(c.result(3)),
-                                                    nodeArg(e.transpose(d, -2, -1))}));
+    c.give(0, e.op("aten.linalg_lu_solve.default",
+                   {nodeArg(c.result(2)), nodeArg(c.result(3)), nodeArg(e.transpose(d, -2, -1))}));
 }
 
 // linalg_pinv.atol_rtol_tensor(self, atol, rtol, hermitian): self: pinv_backward(grad, result, self),
@@ -235,7 +238,7 @@ void svd(VjpCall& c) {
                      : matmul(e, e.mul(u, nodeArg(e.unsqueeze(gS, -2))), vh));
 }
 
-} // namespace
+}  // namespace
 
 void addProductVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.addmv.default", addmv});
@@ -254,4 +257,4 @@ void addProductVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._linalg_svd.default", svd});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -16,8 +16,8 @@ void nativeDropout(VjpCall& c) {
                      {nodeArg(c.grad(0)), nodeArg(c.result(1)), Argument::ofFloat(scale)}));
 }
 
-} // namespace
+}  // namespace
 
 void addRandomVjps(std::vector<VjpRule>& out) { out.push_back({"aten.native_dropout.default", nativeDropout}); }
 
-} // namespace fxray
+}  // namespace fxray

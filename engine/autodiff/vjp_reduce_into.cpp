@@ -36,7 +36,9 @@ void reduceInto(VjpCall& c, const Addressing& a) {
     Node* result = c.savedResult();
     auto read = [&](Node* t) { return e.op(a.read, {nodeArg(t), dim, index}); };
     auto accumulate = [&](Node* t, Node* s) { return e.op(a.accumulate, {nodeArg(t), dim, index, nodeArg(s)}); };
-    auto asFloat = [&](Node* t) { return e.op("aten._to_copy.default", {nodeArg(t)}, {{"dtype", Argument::ofDType(dt)}}); };
+    auto asFloat = [&](Node* t) {
+        return e.op("aten._to_copy.default", {nodeArg(t)}, {{"dtype", Argument::ofDType(dt)}});
+    };
     auto div = [&](Node* x, Node* y) { return e.op("aten.div.Tensor", {nodeArg(x), nodeArg(y)}); };
     Node* gSelf = nullptr;
     Node* gSrc = nullptr;
@@ -46,7 +48,8 @@ void reduceInto(VjpCall& c, const Addressing& a) {
     } else if (reduce == "mean") {
         Node* n = e.op(includeSelf ? "aten.ones_like.default" : "aten.zeros_like.default", {nodeArg(grad)});
         n = accumulate(n, e.op("aten.ones_like.default", {src}));
-        n = e.op("aten.masked_fill.Scalar", {nodeArg(n), nodeArg(e.op("aten.eq.Scalar", {nodeArg(n), num(0.0)})), num(1.0)});
+        n = e.op("aten.masked_fill.Scalar",
+                 {nodeArg(n), nodeArg(e.op("aten.eq.Scalar", {nodeArg(n), num(0.0)})), num(1.0)});
         gSelf = div(grad, n);
         gSrc = div(read(grad), read(n));
     } else if (reduce == "amax" || reduce == "amin") {
@@ -60,10 +63,10 @@ void reduceInto(VjpCall& c, const Addressing& a) {
     } else if (reduce == "prod") {
         // Exclusive products, computed again with zeros masked so that a single zero passes the
         // product of the others.
-        Node* maskedSelf = e.op("aten.masked_fill.Scalar",
-                                {self, nodeArg(e.op("aten.eq.Scalar", {self, num(0.0)})), num(1.0)});
-        Node* maskedSelfResult = e.op(a.reduceOp, {nodeArg(maskedSelf), dim, index, src, c.arg(4)},
-                                      {{"include_self", c.arg(5)}});
+        Node* maskedSelf =
+            e.op("aten.masked_fill.Scalar", {self, nodeArg(e.op("aten.eq.Scalar", {self, num(0.0)})), num(1.0)});
+        Node* maskedSelfResult =
+            e.op(a.reduceOp, {nodeArg(maskedSelf), dim, index, src, c.arg(4)}, {{"include_self", c.arg(5)}});
         gSelf = div(e.mul(grad, nodeArg(maskedSelfResult)), maskedSelf);
         Node* srcZero = e.op("aten.eq.Scalar", {src, num(0.0)});
         Node* zeros = e.op("aten.zeros_like.default", {self});
@@ -71,11 +74,11 @@ void reduceInto(VjpCall& c, const Addressing& a) {
         Node* single = e.op("aten.bitwise_and.Tensor",
                             {nodeArg(srcZero), nodeArg(e.op("aten.eq.Scalar", {nodeArg(numZeros), num(1.0)}))});
         Node* maskedSrc = e.op("aten.masked_fill.Scalar", {src, nodeArg(single), num(1.0)});
-        Node* maskedSrcResult = e.op(a.reduceOp, {self, dim, index, nodeArg(maskedSrc), c.arg(4)},
-                                     {{"include_self", c.arg(5)}});
+        Node* maskedSrcResult =
+            e.op(a.reduceOp, {self, dim, index, nodeArg(maskedSrc), c.arg(4)}, {{"include_self", c.arg(5)}});
         Node* viaMasked = read(e.mul(grad, nodeArg(maskedSrcResult)));
-        Node* viaResult = div(read(e.mul(grad, nodeArg(result))),
-                              e.op("aten.masked_fill.Scalar", {src, nodeArg(srcZero), num(1.0)}));
+        Node* viaResult =
+            div(read(e.mul(grad, nodeArg(result))), e.op("aten.masked_fill.Scalar", {src, nodeArg(srcZero), num(1.0)}));
         gSrc = e.op("aten.where.self", {nodeArg(single), nodeArg(viaMasked), nodeArg(viaResult)});
     } else {
         return e.fail("no VJP for reduce='" + reduce + "'", c.fwd.name());
@@ -88,11 +91,11 @@ void reduceInto(VjpCall& c, const Addressing& a) {
 void scatterReduce(VjpCall& c) { reduceInto(c, kScatter); }
 void indexReduce(VjpCall& c) { reduceInto(c, kIndex); }
 
-} // namespace
+}  // namespace
 
 void addReduceIntoVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.scatter_reduce.two", scatterReduce, true});
     out.push_back({"aten.index_reduce.default", indexReduce, true});
 }
 
-} // namespace fxray
+}  // namespace fxray

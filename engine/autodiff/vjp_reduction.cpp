@@ -113,7 +113,7 @@ void amaxLike(VjpCall& c) {
     c.give(0, e.mul(share, nodeArg(mask)));
 }
 
-} // namespace
+}  // namespace
 
 void addReductionVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.sum.dim_IntList", sumDim});
@@ -126,4 +126,4 @@ void addReductionVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._log_softmax.default", logSoftmax, true});
 }
 
-} // namespace fxray
+}  // namespace fxray

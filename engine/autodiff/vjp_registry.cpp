@@ -12,8 +12,8 @@ namespace fxray {
 
 VjpCall::VjpCall(GraphEmitter& em, Node& f, std::vector<Argument> bound, std::vector<Node*> results,
                  std::vector<Node*> gradOuts, std::function<bool(const Node*)> requiresGrad, Node* savedResult)
-    : e(em), fwd(f), m_bound(std::move(bound)), m_results(std::move(results)), m_gradOuts(std::move(gradOuts)),
-      m_requiresGrad(std::move(requiresGrad)), m_saved(savedResult) {}
+        : e(em), fwd(f), m_bound(std::move(bound)), m_results(std::move(results)), m_gradOuts(std::move(gradOuts)),
+          m_requiresGrad(std::move(requiresGrad)), m_saved(savedResult) {}
 
 Node* VjpCall::inputAt(size_t i, size_t k) const {
     const Argument& a = m_bound[i];
@@ -46,9 +46,8 @@ void VjpCall::giveSlot(size_t i, size_t k, Node* input, Node* g) {
 
 std::vector<VjpCall::Given> VjpCall::given() const {
     auto out = m_given;
-    std::stable_sort(out.begin(), out.end(), [](const Given& a, const Given& b) {
-        return a.arg != b.arg ? a.arg < b.arg : a.item < b.item;
-    });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Given& a, const Given& b) { return a.arg != b.arg ? a.arg < b.arg : a.item < b.item; });
     return out;
 }
 
@@ -83,11 +82,13 @@ const std::vector<VjpRule>& vjpRuleTable() {
 
 void addCopyVariantVjps(std::vector<VjpRule>& out) {
     static constexpr std::string_view kCopies[] = {
-        "aten.view_copy.default", "aten.permute_copy.default", "aten.expand_copy.default", "aten.t_copy.default",
-        "aten.transpose_copy.int", "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims",
-        "aten.unsqueeze_copy.default", "aten.diagonal_copy.default", "aten.alias_copy.default",
-        "aten.as_strided_copy.default", "aten.unfold_copy.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
-        "aten.narrow_copy.default", "aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.unbind_copy.int",
+        "aten.view_copy.default",     "aten.permute_copy.default", "aten.expand_copy.default",
+        "aten.t_copy.default",        "aten.transpose_copy.int",   "aten.squeeze_copy.default",
+        "aten.squeeze_copy.dim",      "aten.squeeze_copy.dims",    "aten.unsqueeze_copy.default",
+        "aten.diagonal_copy.default", "aten.alias_copy.default",   "aten.as_strided_copy.default",
+        "aten.unfold_copy.default",   "aten.slice_copy.Tensor",    "aten.select_copy.int",
+        "aten.narrow_copy.default",   "aten.split_copy.Tensor",    "aten.split_with_sizes_copy.default",
+        "aten.unbind_copy.int",
     };
     std::vector<VjpRule> extra;
     for (std::string_view copy : kCopies) {
@@ -102,16 +103,40 @@ const std::vector<std::string_view>& nonDifferentiableOps() {
     // Outputs that autograd never connects to their inputs: detaches, values made from an
     // input's metadata only, random draws, comparisons and integer results.
     static const std::vector<std::string_view> ops = {
-        "aten.detach.default", "aten.detach_.default", "aten.detach_copy.default", "aten.zeros_like.default", "aten.ones_like.default",
-        "aten.empty_like.default", "aten.full_like.default", "aten.rand_like.default",
-        "aten.randn_like.default", "aten.new_zeros.default", "aten.new_ones.default",
-        "aten.new_empty.default", "aten.new_full.default", "aten.new_empty_strided.default",
-        "aten.bernoulli.p", "aten.argmax.default", "aten._assert_tensor_metadata.default",
-        "aten.scalar_tensor.default", "aten.zeros.default", "aten.ones.default", "aten.full.default",
-        "aten.empty.memory_format", "aten.arange.default", "aten.arange.start", "aten.arange.start_step",
-        "aten.sym_size.int", "aten.sym_stride.int", "aten.sym_numel.default", "aten.sym_storage_offset.default",
-        "aten._assert_scalar.default", "aten._assert_async.msg", "aten._assert_async.default",
-        "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default",
+        "aten.detach.default",
+        "aten.detach_.default",
+        "aten.detach_copy.default",
+        "aten.zeros_like.default",
+        "aten.ones_like.default",
+        "aten.empty_like.default",
+        "aten.full_like.default",
+        "aten.rand_like.default",
+        "aten.randn_like.default",
+        "aten.new_zeros.default",
+        "aten.new_ones.default",
+        "aten.new_empty.default",
+        "aten.new_full.default",
+        "aten.new_empty_strided.default",
+        "aten.bernoulli.p",
+        "aten.argmax.default",
+        "aten._assert_tensor_metadata.default",
+        "aten.scalar_tensor.default",
+        "aten.zeros.default",
+        "aten.ones.default",
+        "aten.full.default",
+        "aten.empty.memory_format",
+        "aten.arange.default",
+        "aten.arange.start",
+        "aten.arange.start_step",
+        "aten.sym_size.int",
+        "aten.sym_stride.int",
+        "aten.sym_numel.default",
+        "aten.sym_storage_offset.default",
+        "aten._assert_scalar.default",
+        "aten._assert_async.msg",
+        "aten._assert_async.default",
+        "aten.sym_constrain_range.default",
+        "aten.sym_constrain_range_for_size.default",
     };
     return ops;
 }
@@ -152,4 +177,4 @@ bool isNonDifferentiable(std::string_view qualname) {
     return op && op->nonDifferentiable;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -82,7 +82,7 @@ void channelShuffle(VjpCall& c) {
     c.give(0, c.e.op("aten.channel_shuffle.default", {nodeArg(c.grad()), Argument::ofInt(shape[1] / groups)}));
 }
 
-} // namespace
+}  // namespace
 
 void addReorderVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.flip.default", flip});
@@ -99,4 +99,4 @@ void addReorderVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.channel_shuffle.default", channelShuffle});
 }
 
-} // namespace fxray
+}  // namespace fxray

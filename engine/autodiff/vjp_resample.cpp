@@ -70,7 +70,8 @@ void maxPool2dBackward(VjpCall& c) {
     if (!c.needs(0)) return;
     const auto& out = c.meta(c.input(0)).shape;
     const auto& in = e.shape(c.grad());
-    if (out.size() < 2 || in.size() != out.size()) return e.fail("max_pool2d backward of unexpected rank", c.fwd.name());
+    if (out.size() < 2 || in.size() != out.size())
+        return e.fail("max_pool2d backward of unexpected rank", c.fwd.name());
     auto flat = [&](const std::vector<int64_t>& shape) {
         std::vector<int64_t> s(shape.begin(), shape.end() - 2);
         s.push_back(shape[shape.size() - 2] * shape.back());
@@ -83,17 +84,19 @@ void maxPool2dBackward(VjpCall& c) {
 }
 void maxUnpool3d(VjpCall& c) { maxUnpool(c, 3); }
 
-} // namespace
+}  // namespace
 
 void addResampleVjps(std::vector<VjpRule>& out) {
-    for (auto op : {"aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default", "aten.upsample_nearest3d.default",
-                    "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default",
-                    "aten._upsample_nearest_exact3d.default", "aten.upsample_linear1d.default",
-                    "aten.upsample_bilinear2d.default", "aten.upsample_trilinear3d.default",
-                    "aten.upsample_bicubic2d.default", "aten._upsample_bilinear2d_aa.default"})
+    for (auto op :
+         {"aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default", "aten.upsample_nearest3d.default",
+          "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default",
+          "aten._upsample_nearest_exact3d.default", "aten.upsample_linear1d.default",
+          "aten.upsample_bilinear2d.default", "aten.upsample_trilinear3d.default", "aten.upsample_bicubic2d.default",
+          "aten._upsample_bilinear2d_aa.default"})
         out.push_back({op, upsample});
-    for (auto op : {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default",
-                    "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default"})
+    for (auto op :
+         {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default",
+          "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default"})
         out.push_back({op, pad});
     out.push_back({"aten.adaptive_max_pool2d.default", adaptiveMaxPool, false, 0b10});
     out.push_back({"aten.adaptive_max_pool3d.default", adaptiveMaxPool, false, 0b10});
@@ -104,4 +107,4 @@ void addResampleVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.max_unpool3d.default", maxUnpool3d});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -170,7 +170,7 @@ void diagonalScatter(VjpCall& c) {
     if (c.needs(1)) c.give(1, e.op("aten.diagonal.default", {nodeArg(c.grad()), c.arg(2), c.arg(3), c.arg(4)}));
 }
 
-} // namespace
+}  // namespace
 
 void addScatterVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.scatter_add.default", scatterAdd});
@@ -191,4 +191,4 @@ void addScatterVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.diagonal_scatter.default", diagonalScatter});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -89,7 +89,8 @@ void stack(VjpCall& c) {
     const Argument& tensors = c.arg(0);
     for (size_t k = 0; k < tensors.items.size(); ++k) {
         if (!c.needsNode(c.inputAt(0, k))) continue;
-        c.giveAt(0, k, c.e.op("aten.select.int", {nodeArg(c.grad()), c.arg(1), Argument::ofInt(static_cast<int64_t>(k))}));
+        c.giveAt(0, k,
+                 c.e.op("aten.select.int", {nodeArg(c.grad()), c.arg(1), Argument::ofInt(static_cast<int64_t>(k))}));
     }
 }
 
@@ -100,7 +101,7 @@ void constantPad(VjpCall& c) {
     c.give(0, c.e.op("aten.constant_pad_nd.default", {nodeArg(c.grad()), intList(pad)}));
 }
 
-} // namespace
+}  // namespace
 
 void addShapeVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.cat.default", cat});
@@ -114,4 +115,4 @@ void addShapeVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.constant_pad_nd.default", constantPad});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -102,9 +102,11 @@ Node* normBackward(VjpCall& c, Node* selfNode, double p, const Argument& dimArg,
         Node* isMax = e.op("aten.logical_or.default",
                            {nodeArg(e.op("aten.eq.Tensor", {nodeArg(e.op("aten.abs.default", {self})), nodeArg(norm)})),
                             nodeArg(nan)});
-        Node* isMaxF = e.op("aten._to_copy.default", {nodeArg(isMax)}, {{"dtype", Argument::ofDType(c.meta(norm).dtype)}});
+        Node* isMaxF =
+            e.op("aten._to_copy.default", {nodeArg(isMax)}, {{"dtype", Argument::ofDType(c.meta(norm).dtype)}});
         Node* scaled = e.mul(sgn(), nodeArg(isMaxF));
-        Node* count = e.op("aten.sum.dim_IntList", {nodeArg(isMaxF), intList(markedList(mark)), Argument::ofBool(true)});
+        Node* count =
+            e.op("aten.sum.dim_IntList", {nodeArg(isMaxF), intList(markedList(mark)), Argument::ofBool(true)});
         return e.mul(scaled, nodeArg(e.op("aten.div.Tensor", {nodeArg(g), nodeArg(count)})));
     }
     if (p < 1.0) {
@@ -113,7 +115,8 @@ Node* normBackward(VjpCall& c, Node* selfNode, double p, const Argument& dimArg,
         Node* np = e.op("aten.pow.Tensor_Scalar", {nodeArg(norm), num(1.0 - p)});
         return e.mul(e.mul(scaled, nodeArg(g)), nodeArg(np));
     }
-    Node* scaled = p < 2.0 ? e.mul(sgn(), nodeArg(absPow(p - 1.0))) : e.op("aten.mul.Tensor", {self, nodeArg(absPow(p - 2.0))});
+    Node* scaled =
+        p < 2.0 ? e.mul(sgn(), nodeArg(absPow(p - 1.0))) : e.op("aten.mul.Tensor", {self, nodeArg(absPow(p - 2.0))});
     Node* np = e.op("aten.pow.Tensor_Scalar", {nodeArg(norm), num(p - 1.0)});
     Node* scale = e.op("aten.div.Tensor", {nodeArg(g), nodeArg(np)});
     scale = maskZero(scale, e.op("aten.eq.Scalar", {nodeArg(norm), num(0.0)}));
@@ -148,8 +151,8 @@ void renorm(VjpCall& c) {
         if (d != dim) reduce.push_back(d);
     const Argument dims = intList(reduce);
     Node* norm = e.op("aten.linalg_vector_norm.default", {c.arg(0), c.arg(1), dims, Argument::ofBool(true)});
-    Node* go = e.op("aten.sum.dim_IntList", {nodeArg(e.op("aten.mul.Tensor", {c.arg(0), nodeArg(c.grad())})), dims,
-                                             Argument::ofBool(true)});
+    Node* go = e.op("aten.sum.dim_IntList",
+                    {nodeArg(e.op("aten.mul.Tensor", {c.arg(0), nodeArg(c.grad())})), dims, Argument::ofBool(true)});
     Node* nb = normBackward(c, c.input(0), numberOf(c.arg(1)), dims, true, go, norm);
     Node* inv = e.op("aten.reciprocal.default", {nodeArg(e.op("aten.add.Scalar", {nodeArg(norm), num(1e-7)}))});
     Node* factor = e.op("aten.mul.Scalar", {nodeArg(inv), c.arg(3)});
@@ -176,8 +179,8 @@ Node* varBackward(VjpCall& c, Node* g, const Argument& dimArg, const Argument& c
 /// std_backward: var_backward of (grad / (2 * result)), 0 where result is 0.
 Node* stdGrad(GraphEmitter& e, Node* g, Node* result) {
     Node* q = e.op("aten.div.Tensor", {nodeArg(g), nodeArg(e.op("aten.mul.Scalar", {nodeArg(result), num(2.0)}))});
-    return e.op("aten.masked_fill.Scalar", {nodeArg(q), nodeArg(e.op("aten.eq.Scalar", {nodeArg(result), num(0.0)})),
-                                            num(0.0)});
+    return e.op("aten.masked_fill.Scalar",
+                {nodeArg(q), nodeArg(e.op("aten.eq.Scalar", {nodeArg(result), num(0.0)})), num(0.0)});
 }
 
 // var.correction(self, dim, correction, keepdim) / std.correction.
@@ -192,7 +195,8 @@ void spreadMean(VjpCall& c, bool isStd) {
     const auto& shape = c.meta(c.input(0)).shape;
     auto mark = reducedDims(c.arg(1), static_cast<int64_t>(shape.size()));
     Node* total = nullptr;
-    if (Node* g0 = c.grad(0)) total = varBackward(c, isStd ? stdGrad(e, g0, c.result(0)) : g0, c.arg(1), c.arg(2), flag(c.arg(3)));
+    if (Node* g0 = c.grad(0))
+        total = varBackward(c, isStd ? stdGrad(e, g0, c.result(0)) : g0, c.arg(1), c.arg(2), flag(c.arg(3)));
     if (Node* g1 = c.grad(1)) {
         Node* m = e.expand(keepDims(e, g1, shape, mark, flag(c.arg(3))), shape);
         m = e.op("aten.div.Scalar", {nodeArg(m), Argument::ofInt(reducedCount(shape, mark))});
@@ -241,7 +245,8 @@ Node* prodAlong(GraphEmitter& e, Node* g, Node* inp, int64_t dim) {
     Node* ones = e.op("aten.ones.default", {intList(onesShape)},
                       {{"dtype", Argument::ofDType(m.dtype)}, {"device", Argument::ofDevice(m.device)}});
     auto narrow = [&](int64_t start, int64_t len) {
-        return e.op("aten.slice.Tensor", {nodeArg(inp), Argument::ofInt(dim), Argument::ofInt(start), Argument::ofInt(start + len)});
+        return e.op("aten.slice.Tensor",
+                    {nodeArg(inp), Argument::ofInt(dim), Argument::ofInt(start), Argument::ofInt(start + len)});
     };
     auto cat = [&](Node* a, Node* b) {
         return e.op("aten.cat.default", {Argument::ofList({nodeArg(a), nodeArg(b)}), Argument::ofInt(dim)});
@@ -295,10 +300,11 @@ void cumExtremum(VjpCall& c) {
     if (shape.empty()) return c.give(0, c.grad(0));
     const int64_t dim = wrapDimIndex(c.arg(1).i, static_cast<int64_t>(shape.size()));
     Node* z = e.op("aten.zeros_like.default", {c.arg(0)});
-    c.give(0, e.op("aten.scatter_add.default", {nodeArg(z), Argument::ofInt(dim), nodeArg(c.result(1)), nodeArg(c.grad(0))}));
+    c.give(0, e.op("aten.scatter_add.default",
+                   {nodeArg(z), Argument::ofInt(dim), nodeArg(c.result(1)), nodeArg(c.grad(0))}));
 }
 
-} // namespace
+}  // namespace
 
 void addStatisticsVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.logsumexp.default", logsumexp, true});
@@ -322,4 +328,4 @@ void addStatisticsVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.cummin.default", cumExtremum, false, 0b10});
 }
 
-} // namespace fxray
+}  // namespace fxray

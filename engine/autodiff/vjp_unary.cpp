@@ -177,7 +177,7 @@ void nanToNum(VjpCall& c) {
 // logit(self, eps): logit_backward(grad, self, eps).
 void logit(VjpCall& c) { c.give(0, c.e.op("aten.logit_backward.default", {nodeArg(c.grad()), c.arg(0), c.arg(1)})); }
 
-} // namespace
+}  // namespace
 
 void addUnaryVjps(std::vector<VjpRule>& out) {
     for (auto op : {"aten.ceil.default", "aten.floor.default", "aten.round.default", "aten.round.decimals",
@@ -216,4 +216,4 @@ void addUnaryVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.logit.default", logit});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -16,9 +16,7 @@ void reshapeBack(VjpCall& c) { c.give(0, c.e.reshape(c.grad(), c.meta(c.input(0)
 void t(VjpCall& c) { c.give(0, c.e.t(c.grad())); }
 
 // transpose.int: grad.transpose(dim0, dim1).
-void transpose(VjpCall& c) {
-    c.give(0, c.e.op("aten.transpose.int", {nodeArg(c.grad()), c.arg(1), c.arg(2)}));
-}
+void transpose(VjpCall& c) { c.give(0, c.e.op("aten.transpose.int", {nodeArg(c.grad()), c.arg(1), c.arg(2)})); }
 
 // permute: permute_backwards(grad, dims): the inverse permutation.
 void permute(VjpCall& c) {
@@ -113,7 +111,7 @@ void select(VjpCall& c) {
     c.give(0, padBack(c.e, g, sizes, dim, index, 1));
 }
 
-} // namespace
+}  // namespace
 
 void addViewVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.view.default", reshapeBack});
@@ -131,4 +129,4 @@ void addViewVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.select.int", select});
 }
 
-} // namespace fxray
+}  // namespace fxray

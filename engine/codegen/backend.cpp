@@ -36,7 +36,8 @@ Expected<std::vector<Value>> Backend::runObserved(const Graph& g, const RunReque
 }
 
 Expected<std::unique_ptr<CompiledProgram>> Backend::compile(const Graph&, const std::vector<Value>&) {
-    return makeError("backend '" + name() + "' runs graphs without compiling them; choose a compiled backend (cpu, cuda)");
+    return makeError("backend '" + name() +
+                     "' runs graphs without compiling them; choose a compiled backend (cpu, cuda)");
 }
 
 Expected<std::vector<Value>> Backend::outputs(const Graph& g, const std::vector<Value>& inputs, uint64_t seed,
@@ -100,7 +101,7 @@ std::map<std::string, BackendFactory>& table() {
     return t;
 }
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Backend> makeReferenceBackend(bool fp64) { return std::make_unique<ReferenceBackend>(fp64); }
 
@@ -113,7 +114,8 @@ Expected<std::unique_ptr<Backend>> makeBackend(const std::string& name) {
     }
     if (f) return f();
     if (name == "cpu" || name == "cuda")
-        return makeError("backend '" + name + "' is not available in this build (the compiled backends are not "
+        return makeError("backend '" + name +
+                         "' is not available in this build (the compiled backends are not "
                          "built here); use the ref and ref64 sides, e.g. accuracy:ref64-vs-ref32");
     std::string known;
     for (const auto& n : backendNames()) known += (known.empty() ? "" : ", ") + n;
@@ -137,4 +139,4 @@ std::vector<std::string> backendNames() {
     return names;
 }
 
-} // namespace fxray
+}  // namespace fxray

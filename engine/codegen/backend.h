@@ -33,7 +33,7 @@ struct RunReport {
     /// Ops the backend did not run itself but handed to the reference kernel, with counts: the
     /// op coverage gaps a user should know about.
     std::map<std::string, int> fallbacks;
-    std::string device;      ///< what it ran on ("host CPU (16 threads)", "NVIDIA H100 ... (sm_90)")
+    std::string device;  ///< what it ran on ("host CPU (16 threads)", "NVIDIA H100 ... (sm_90)")
 };
 
 /// A graph compiled once for inputs of given sizes and run many times (`fxray bench`).
@@ -96,4 +96,4 @@ bool backendAvailable(const std::string& name);
 /// The registered names, sorted.
 std::vector<std::string> backendNames();
 
-} // namespace fxray
+}  // namespace fxray

@@ -82,7 +82,7 @@ Index make(int64_t c, std::vector<std::pair<int64_t, IndexAtom>> terms) {
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
 
-} // namespace
+}  // namespace
 
 Index iconst(int64_t c) { return make(c, {}); }
 
@@ -112,8 +112,10 @@ std::pair<int64_t, int64_t> indexBounds(const Index& i) {
     for (const auto& [coef, atom] : i->terms) {
         auto [alo, ahi] = atomBounds(atom);
         if (alo <= -kWide || ahi >= kWide) return {-kWide, kWide};
-        if (coef > 0) lo += coef * alo, hi += coef * ahi;
-        else lo += coef * ahi, hi += coef * alo;
+        if (coef > 0)
+            lo += coef * alo, hi += coef * ahi;
+        else
+            lo += coef * ahi, hi += coef * alo;
     }
     return {lo, hi};
 }
@@ -126,8 +128,10 @@ Index idiv(const Index& a, int64_t d) {
     int64_t q = floorDiv(a->c, d), r = floorMod(a->c, d);
     std::vector<std::pair<int64_t, IndexAtom>> exact, rest;
     for (const auto& t : a->terms) {
-        if (t.first % d == 0) exact.push_back({t.first / d, t.second});
-        else rest.push_back(t);
+        if (t.first % d == 0)
+            exact.push_back({t.first / d, t.second});
+        else
+            rest.push_back(t);
     }
     Index e = make(q, std::move(exact));
     Index rem = make(r, std::move(rest));
@@ -184,8 +188,10 @@ std::string indexStr(const Index& i) {
     std::ostringstream s;
     bool first = true;
     for (const auto& [coef, at] : i->terms) {
-        if (!first) s << (coef < 0 ? " - " : " + ");
-        else if (coef < 0) s << "-";
+        if (!first)
+            s << (coef < 0 ? " - " : " + ");
+        else if (coef < 0)
+            s << "-";
         first = false;
         int64_t mag = coef < 0 ? -coef : coef;
         if (mag != 1) s << mag << "*";
@@ -197,8 +203,10 @@ std::string indexStr(const Index& i) {
         }
     }
     if (i->c != 0 || first) {
-        if (!first) s << (i->c < 0 ? " - " : " + ") << (i->c < 0 ? -i->c : i->c);
-        else s << i->c;
+        if (!first)
+            s << (i->c < 0 ? " - " : " + ") << (i->c < 0 ? -i->c : i->c);
+        else
+            s << i->c;
     }
     return s.str();
 }
@@ -207,12 +215,13 @@ std::string indexStr(const Index& i) {
 
 std::string_view opName(Op op) {
     static const char* names[] = {
-        "const", "load", "index", "acc", "let", "cast", "neg", "abs", "exp", "log", "sqrt", "rsqrt",
-        "recip", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil", "trunc", "round", "expm1",
-        "log1p", "not", "sign", "isnan", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
-        "acosh", "atanh", "erfc", "log2", "log10", "exp2", "lgamma", "add", "sub", "mul", "div", "pow",
-        "max", "min", "fmod", "floordiv", "mod", "and", "or", "xor", "atan2", "hypot", "copysign",
-        "nextafter", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "where"};
+        "const",  "load",  "index", "acc",   "let",     "cast",  "neg",      "abs",       "exp",   "log",
+        "sqrt",   "rsqrt", "recip", "tanh",  "sigmoid", "erf",   "sin",      "cos",       "floor", "ceil",
+        "trunc",  "round", "expm1", "log1p", "not",     "sign",  "isnan",    "tan",       "asin",  "acos",
+        "atan",   "sinh",  "cosh",  "asinh", "acosh",   "atanh", "erfc",     "log2",      "log10", "exp2",
+        "lgamma", "add",   "sub",   "mul",   "div",     "pow",   "max",      "min",       "fmod",  "floordiv",
+        "mod",    "and",   "or",    "xor",   "atan2",   "hypot", "copysign", "nextafter", "shl",   "shr",
+        "eq",     "ne",    "lt",    "le",    "gt",      "ge",    "where"};
     return names[static_cast<int>(op)];
 }
 
@@ -231,9 +240,12 @@ ExprP econst(double v, DType type) {
     auto e = std::make_shared<Expr>();
     e->op = Op::Const;
     e->type = computeType(type);
-    if (isFloating(e->type)) e->c = v;
-    else if (e->type == DType::Bool) e->ic = v != 0.0;
-    else e->ic = static_cast<int64_t>(v);
+    if (isFloating(e->type))
+        e->c = v;
+    else if (e->type == DType::Bool)
+        e->ic = v != 0.0;
+    else
+        e->ic = static_cast<int64_t>(v);
     e->c = v;
     return e;
 }
@@ -310,8 +322,10 @@ std::string exprStr(const ExprP& e) {
     std::ostringstream s;
     switch (e->op) {
     case Op::Const:
-        if (isFloating(e->type)) s << e->c;
-        else s << e->ic;
+        if (isFloating(e->type))
+            s << e->c;
+        else
+            s << e->ic;
         return s.str();
     case Op::Load: s << "load(in" << e->buf << ", " << indexStr(e->index) << ")"; return s.str();
     case Op::IndexValue: s << "index(" << indexStr(e->index) << ")"; return s.str();
@@ -391,4 +405,4 @@ std::string kernelToText(const Kernel& k) {
     return s.str();
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -33,11 +33,11 @@ using Index = std::shared_ptr<const IndexNode>;
 struct IndexAtom {
     enum class Kind : uint8_t { Var, FloorDiv, Mod, Value };
     Kind kind = Kind::Var;
-    int var = -1;          ///< Var: the kernel dim it iterates
-    int64_t extent = 1;    ///< Var: its range is [0, extent)
-    Index arg;             ///< FloorDiv/Mod operand
-    int64_t divisor = 1;   ///< FloorDiv/Mod
-    ExprP value;           ///< Value: an Int64 expression
+    int var = -1;         ///< Var: the kernel dim it iterates
+    int64_t extent = 1;   ///< Var: its range is [0, extent)
+    Index arg;            ///< FloorDiv/Mod operand
+    int64_t divisor = 1;  ///< FloorDiv/Mod
+    ExprP value;          ///< Value: an Int64 expression
 };
 
 /// c + sum(coef_k * atom_k). Built only through the functions below, which simplify.
@@ -77,14 +77,67 @@ enum class Op : uint8_t {
     LetRef,      ///< the value bound by Let `ref`
     Cast,        ///< convert args[0] to `type`; `castTo` is the storage dtype rounded through
     // unary
-    Neg, Abs, Exp, Log, Sqrt, Rsqrt, Recip, Tanh, Sigmoid, Erf, Sin, Cos, Floor, Ceil, Trunc,
-    Round, Expm1, Log1p, Not, Sign, IsNan,
-    Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erfc, Log2, Log10, Exp2, Lgamma,
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Recip,
+    Tanh,
+    Sigmoid,
+    Erf,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    Expm1,
+    Log1p,
+    Not,
+    Sign,
+    IsNan,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Erfc,
+    Log2,
+    Log10,
+    Exp2,
+    Lgamma,
     // binary
-    Add, Sub, Mul, Div, Pow, Max, Min, Fmod, FloorDivOp, ModOp, And, Or, Xor,
-    Atan2, Hypot, Copysign, NextAfter,
-    Shl, Shr,  ///< Int64: x << y, x >> y (arithmetic) for 0 <= y < 64; the caller clamps y
-    Eq, Ne, Lt, Le, Gt, Ge,  ///< result Bool; operands of one type
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Max,
+    Min,
+    Fmod,
+    FloorDivOp,
+    ModOp,
+    And,
+    Or,
+    Xor,
+    Atan2,
+    Hypot,
+    Copysign,
+    NextAfter,
+    Shl,
+    Shr,  ///< Int64: x << y, x >> y (arithmetic) for 0 <= y < 64; the caller clamps y
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,  ///< result Bool; operands of one type
     // ternary
     Where,  ///< args[0] (Bool) ? args[1] : args[2]
 };
@@ -98,11 +151,11 @@ struct Expr {
     std::vector<ExprP> args;
     double c = 0.0;
     int64_t ic = 0;
-    int buf = -1;                   ///< Load: kernel argument slot
-    DType bufType = DType::Float32; ///< Load: element type in memory
-    DType castTo = DType::Float32;  ///< Cast: target storage dtype
-    Index index;                    ///< Load / IndexValue
-    int ref = -1;                   ///< AccRef / LetRef
+    int buf = -1;                    ///< Load: kernel argument slot
+    DType bufType = DType::Float32;  ///< Load: element type in memory
+    DType castTo = DType::Float32;   ///< Cast: target storage dtype
+    Index index;                     ///< Load / IndexValue
+    int ref = -1;                    ///< AccRef / LetRef
 };
 
 /// The compute type data of dtype t is loaded into.
@@ -132,10 +185,10 @@ std::string_view reduceOpName(ReduceOp r);
 struct Stmt {
     enum class Kind : uint8_t { Store, Reduce, Let };
     Kind kind = Kind::Store;
-    int buf = -1;        ///< Store: kernel argument slot
-    Index index;         ///< Store
+    int buf = -1;  ///< Store: kernel argument slot
+    Index index;   ///< Store
     ExprP value;
-    int id = -1;         ///< Reduce: accumulator id; Let: value id
+    int id = -1;  ///< Reduce: accumulator id; Let: value id
     ReduceOp rop = ReduceOp::Sum;
     std::string origin;  ///< node the statement computes (for listings)
 };
@@ -147,7 +200,7 @@ struct Phase {
 
 /// A kernel argument: one buffer of the program.
 struct KernelArg {
-    int buffer = -1;   ///< program buffer id
+    int buffer = -1;  ///< program buffer id
     DType dtype = DType::Float32;
     bool written = false;
     std::string name;  ///< buffer name (node name) for listings
@@ -155,12 +208,12 @@ struct KernelArg {
 
 /// One fused loop nest.
 struct Kernel {
-    std::string name;                ///< "kernel_3_relu_add"
-    std::vector<int64_t> sizes;      ///< the iteration space X
-    std::vector<bool> reduced;       ///< per dim of X
+    std::string name;            ///< "kernel_3_relu_add"
+    std::vector<int64_t> sizes;  ///< the iteration space X
+    std::vector<bool> reduced;   ///< per dim of X
     std::vector<KernelArg> args;
     std::vector<Phase> phases;
-    std::vector<DType> accTypes;     ///< per accumulator
+    std::vector<DType> accTypes;  ///< per accumulator
     std::vector<ReduceOp> accOps;
     std::vector<DType> letTypes;     ///< per Let
     std::vector<std::string> nodes;  ///< graph nodes fused here, in order
@@ -176,4 +229,4 @@ struct Kernel {
 /// A readable listing of the kernel (what the GUI kernel pane shows above the LLVM IR).
 std::string kernelToText(const Kernel& k);
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -69,7 +69,8 @@ std::optional<LValue> loss(LowerCtx& c, const std::vector<size_t>& idx, const st
     for (int64_t s : shape) n *= s;
     if (shape.empty()) return tensorValue(c.pointwise(om, deps, body));
     std::vector<bool> mask(shape.size(), true);
-    int r = reduceTo(c, TensorMeta::contiguous(om.shape, ct, om.device), shape, mask, false, ReduceOp::Sum, body, deps, ".sum");
+    int r = reduceTo(c, TensorMeta::contiguous(om.shape, ct, om.device), shape, mask, false, ReduceOp::Sum, body, deps,
+                     ".sum");
     double scale = reduction == 1 ? (n ? 1.0 / static_cast<double>(n) : NAN) : 1.0;
     return tensorValue(c.pointwise(om, {r}, [r, ct, scale](Loader& L, const std::vector<Index>& co) {
         return ebinary(Op::Mul, eto(L.load(r, co), ct), econst(scale, ct));
@@ -121,7 +122,8 @@ struct Nll {
     }
     ExprP valid(const ExprP& t) const { return ebinary(Op::Ne, t, econst(double(ignore), DType::Int64)); }
     Index clampedClass(const ExprP& t) const {
-        return ivalue(ebinary(Op::Min, ebinary(Op::Max, t, econst(0, DType::Int64)), econst(double(classes - 1), DType::Int64)));
+        return ivalue(
+            ebinary(Op::Min, ebinary(Op::Max, t, econst(0, DType::Int64)), econst(double(classes - 1), DType::Int64)));
     }
     /// weight[t] where the sample counts, else 0.
     ExprP weightOf(Loader& L, const ExprP& t) const {
@@ -170,17 +172,20 @@ std::optional<LValue> nllLossForward(LowerCtx& c) {
         int out = c.pointwise(c.outMeta(0), deps, [a, perSample](Loader& L, const std::vector<Index>& co) {
             return perSample(L, a.batched ? co[0] : iconst(0));
         });
-        int tw = c.pointwise(c.outMeta(1), {}, [a](Loader&, const std::vector<Index>&) { return econst(0.0, a.ct); }, ".total_weight");
+        int tw = c.pointwise(
+            c.outMeta(1), {}, [a](Loader&, const std::vector<Index>&) { return econst(0.0, a.ct); }, ".total_weight");
         r.items = {tensorValue(out), tensorValue(tw)};
         return r;
     }
     if (reduction != 1 && reduction != 2) return std::nullopt;
     const TensorMeta sm = TensorMeta::contiguous({}, a.ct, c.outMeta(0).device);
-    int sum = reduceTo(c, sm, {N}, {true}, false, ReduceOp::Sum,
-                       [perSample](Loader& L, const std::vector<Index>& co) { return perSample(L, co[0]); }, deps, ".sum");
-    int tw = reduceTo(c, c.outMeta(1), {N}, {true}, false, ReduceOp::Sum, [a](Loader& L, const std::vector<Index>& co) {
-        return a.weightOf(L, a.targetOf(L, co[0]));
-    }, deps, ".total_weight");
+    int sum = reduceTo(
+        c, sm, {N}, {true}, false, ReduceOp::Sum,
+        [perSample](Loader& L, const std::vector<Index>& co) { return perSample(L, co[0]); }, deps, ".sum");
+    int tw = reduceTo(
+        c, c.outMeta(1), {N}, {true}, false, ReduceOp::Sum,
+        [a](Loader& L, const std::vector<Index>& co) { return a.weightOf(L, a.targetOf(L, co[0])); }, deps,
+        ".total_weight");
     int out = c.pointwise(c.outMeta(0), {sum, tw}, [a, sum, tw, reduction](Loader& L, const std::vector<Index>&) {
         ExprP v = eto(L.load(sum, {}), a.ct);
         return reduction == 1 ? ebinary(Op::Div, v, eto(L.load(tw, {}), a.ct)) : v;
@@ -252,8 +257,8 @@ std::optional<LValue> multiMarginLoss(LowerCtx& c) {
         if (!batched) return std::nullopt;
         return tensorValue(reduceTo(c, c.outMeta(), in, {false, true}, false, ReduceOp::Sum, term, deps));
     }
-    const int sum = reduceTo(c, TensorMeta::contiguous({}, ct, c.outMeta().device), in, {true, true}, false, ReduceOp::Sum,
-                             term, deps, ".sum");
+    const int sum = reduceTo(c, TensorMeta::contiguous({}, ct, c.outMeta().device), in, {true, true}, false,
+                             ReduceOp::Sum, term, deps, ".sum");
     const double scale = reduction == 1 ? 1.0 / double(N) : 1.0;
     return tensorValue(c.pointwise(c.outMeta(), {sum}, [sum, ct, scale](Loader& L, const std::vector<Index>&) {
         return ebinary(Op::Mul, eto(L.load(sum, {}), ct), econst(scale, ct));
@@ -283,55 +288,65 @@ std::optional<LValue> multilabelMarginLoss(LowerCtx& c) {
     };
     auto tgt = [=](Loader& L, const Index& n, const Index& k) { return eto(L.load(target, at(n, k)), I); };
     // negatives[n, j]: negative target entries at or before j (0: entry j is a target).
-    const int negatives = reduceTo(c, TensorMeta::contiguous({N, C}, I, dev), {N, C, C}, {false, false, true}, false,
-                                   ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
-        ExprP neg = ebinary(Op::Lt, tgt(L, co[0], co[2]), econst(0, I));
-        return eto(ebinary(Op::And, ebinary(Op::Le, eindex(co[2]), eindex(co[1])), neg), I);
-    }, {target}, ".negatives");
+    const int negatives = reduceTo(
+        c, TensorMeta::contiguous({N, C}, I, dev), {N, C, C}, {false, false, true}, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP neg = ebinary(Op::Lt, tgt(L, co[0], co[2]), econst(0, I));
+            return eto(ebinary(Op::And, ebinary(Op::Le, eindex(co[2]), eindex(co[1])), neg), I);
+        },
+        {target}, ".negatives");
     auto isTargetEntry = [=](Loader& L, const Index& n, const Index& j) {
         return ebinary(Op::Eq, L.load(negatives, {n, j}), econst(0, I));
     };
     // hits[n, i]: target entries naming class i.
-    const int hits = reduceTo(c, TensorMeta::contiguous({N, C}, I, dev), {N, C, C}, {false, false, true}, false,
-                              ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
-        ExprP names = ebinary(Op::Eq, tgt(L, co[0], co[2]), eindex(co[1]));
-        return eto(ebinary(Op::And, isTargetEntry(L, co[0], co[2]), names), I);
-    }, {target, negatives}, ".hits");
+    const int hits = reduceTo(
+        c, TensorMeta::contiguous({N, C}, I, dev), {N, C, C}, {false, false, true}, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP names = ebinary(Op::Eq, tgt(L, co[0], co[2]), eindex(co[1]));
+            return eto(ebinary(Op::And, isTargetEntry(L, co[0], co[2]), names), I);
+        },
+        {target, negatives}, ".hits");
     // per-sample loss over (j, i).
-    const int perSample = reduceTo(c, TensorMeta::contiguous({N}, ct, dev), {N, C, C}, {false, true, true}, false,
-                                   ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
-        ExprP y = ebinary(Op::Min, ebinary(Op::Max, tgt(L, co[0], co[1]), econst(0, I)), econst(double(C - 1), I));
-        ExprP xy = eto(L.load(x, at(co[0], ivalue(y))), ct), xi = eto(L.load(x, at(co[0], co[2])), ct);
-        ExprP z = ebinary(Op::Max, ebinary(Op::Add, ebinary(Op::Sub, econst(1, ct), xy), xi), econst(0, ct));
-        ExprP use = ebinary(Op::And, isTargetEntry(L, co[0], co[1]), ebinary(Op::Eq, L.load(hits, {co[0], co[2]}), econst(0, I)));
-        return ewhere(use, ebinary(Op::Div, z, econst(double(C), ct)), econst(0, ct));
-    }, {x, target, negatives, hits}, ".per_sample");
+    const int perSample = reduceTo(
+        c, TensorMeta::contiguous({N}, ct, dev), {N, C, C}, {false, true, true}, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP y = ebinary(Op::Min, ebinary(Op::Max, tgt(L, co[0], co[1]), econst(0, I)), econst(double(C - 1), I));
+            ExprP xy = eto(L.load(x, at(co[0], ivalue(y))), ct), xi = eto(L.load(x, at(co[0], co[2])), ct);
+            ExprP z = ebinary(Op::Max, ebinary(Op::Add, ebinary(Op::Sub, econst(1, ct), xy), xi), econst(0, ct));
+            ExprP use = ebinary(Op::And, isTargetEntry(L, co[0], co[1]),
+                                ebinary(Op::Eq, L.load(hits, {co[0], co[2]}), econst(0, I)));
+            return ewhere(use, ebinary(Op::Div, z, econst(double(C), ct)), econst(0, ct));
+        },
+        {x, target, negatives, hits}, ".per_sample");
     LValue r;
     r.kind = LValue::Kind::List;
     r.isTuple = true;
     int loss;
     if (reduction == 0 && rank == 2) {
-        loss = c.pointwise(c.outMeta(0), {perSample}, [perSample](Loader& L, const std::vector<Index>& co) {
-            return L.load(perSample, {co[0]});
-        });
+        loss = c.pointwise(c.outMeta(0), {perSample},
+                           [perSample](Loader& L, const std::vector<Index>& co) { return L.load(perSample, {co[0]}); });
     } else {
         const double scale = reduction == 1 ? 1.0 / double(N) : 1.0;
-        const int sum = reduceTo(c, TensorMeta::contiguous({}, ct, dev), {N}, {true}, false, ReduceOp::Sum,
-                                 [perSample](Loader& L, const std::vector<Index>& co) { return L.load(perSample, {co[0]}); },
-                                 {perSample}, ".sum");
+        const int sum = reduceTo(
+            c, TensorMeta::contiguous({}, ct, dev), {N}, {true}, false, ReduceOp::Sum,
+            [perSample](Loader& L, const std::vector<Index>& co) { return L.load(perSample, {co[0]}); }, {perSample},
+            ".sum");
         loss = c.pointwise(c.outMeta(0), {sum}, [sum, ct, scale](Loader& L, const std::vector<Index>&) {
             return ebinary(Op::Mul, eto(L.load(sum, {}), ct), econst(scale, ct));
         });
     }
-    const int isTarget = c.pointwise(c.outMeta(1), {hits}, [hits, rank, ct](Loader& L, const std::vector<Index>& co) {
-        const Index n = rank == 2 ? co[0] : iconst(0), k = rank == 0 ? iconst(0) : co.back();
-        return ewhere(ebinary(Op::Gt, L.load(hits, {n, k}), econst(0, DType::Int64)), econst(1, ct), econst(0, ct));
-    }, ".is_target");
+    const int isTarget = c.pointwise(
+        c.outMeta(1), {hits},
+        [hits, rank, ct](Loader& L, const std::vector<Index>& co) {
+            const Index n = rank == 2 ? co[0] : iconst(0), k = rank == 0 ? iconst(0) : co.back();
+            return ewhere(ebinary(Op::Gt, L.load(hits, {n, k}), econst(0, DType::Int64)), econst(1, ct), econst(0, ct));
+        },
+        ".is_target");
     r.items = {tensorValue(loss), tensorValue(isTarget)};
     return r;
 }
 
-} // namespace
+}  // namespace
 
 void addLossLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.multilabel_margin_loss_forward.default"] = multilabelMarginLoss;
@@ -360,9 +375,8 @@ void addLossLowerings(std::map<std::string, LowerFn>& t) {
         });
     };
     t["aten.soft_margin_loss.default"] = [](LowerCtx& c) {
-        return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1), [](const auto& v) {
-            return eunary(Op::Log1p, eunary(Op::Exp, eunary(Op::Neg, mul(v[1], v[0]))));
-        });
+        return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1),
+                    [](const auto& v) { return eunary(Op::Log1p, eunary(Op::Exp, eunary(Op::Neg, mul(v[1], v[0])))); });
     };
     t["aten.binary_cross_entropy.default"] = [](LowerCtx& c) {
         // (self, target, weight?, reduction): -w (t max(log x, -100) + (1 - t) max(log(1 - x), -100))
@@ -379,16 +393,17 @@ void addLossLowerings(std::map<std::string, LowerFn>& t) {
         return loss(c, {0, 1, 2, 3}, {0, 0, 1, 1}, intArg(c, 4, 1), [posWeight](const auto& v) {
             const ExprP &x = v[0], &tg = v[1];
             ExprP maxv = ebinary(Op::Max, eunary(Op::Neg, x), kc(0, x));
-            ExprP lse = add(eunary(Op::Log, add(eunary(Op::Exp, eunary(Op::Neg, maxv)), eunary(Op::Exp, sub(eunary(Op::Neg, x), maxv)))), maxv);
+            ExprP lse = add(eunary(Op::Log, add(eunary(Op::Exp, eunary(Op::Neg, maxv)),
+                                                eunary(Op::Exp, sub(eunary(Op::Neg, x), maxv)))),
+                            maxv);
             ExprP lw = posWeight ? add(mul(sub(v[3], kc(1, tg)), tg), kc(1, tg)) : kc(1, tg);
             return mul(v[2], add(mul(sub(kc(1, tg), tg), x), mul(lw, lse)));
         });
     };
 
     t["aten.mse_loss_backward.default"] = [](LowerCtx& c) {
-        return lossBackward(c, {0, 1, 2}, {0, 0, 0}, intArg(c, 3, 1), [](const auto& v) {
-            return mul(mul(kc(2, v[0]), sub(v[1], v[2])), v[0]);
-        });
+        return lossBackward(c, {0, 1, 2}, {0, 0, 0}, intArg(c, 3, 1),
+                            [](const auto& v) { return mul(mul(kc(2, v[0]), sub(v[1], v[2])), v[0]); });
     };
     t["aten.huber_loss_backward.default"] = [](LowerCtx& c) {
         double delta = numArg(c, 4, 1.0);
@@ -417,4 +432,4 @@ void addLossLowerings(std::map<std::string, LowerFn>& t) {
     };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

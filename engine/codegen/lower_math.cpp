@@ -45,7 +45,8 @@ std::optional<LValue> predicate(LowerCtx& c, std::function<ExprP(const ExprP&)> 
     if (!c.args()[0].isTensor() || !c.out().isTensor()) return std::nullopt;
     DType it = c.args()[0].t.dtype();
     if (isComplex(it)) return std::nullopt;
-    return pw(c, {0}, [f](const auto& v) { return f(v[0]); }, it);
+    return pw(
+        c, {0}, [f](const auto& v) { return f(v[0]); }, it);
 }
 
 // digamma, trigamma and the Hurwitz zeta function as PyTorch's CUDA kernels compute them
@@ -54,8 +55,8 @@ std::optional<LValue> predicate(LowerCtx& c, std::function<ExprP(const ExprP&)> 
 ExprP sel(const ExprP& c, const ExprP& a, const ExprP& b) { return ewhere(c, a, b); }
 
 ExprP digamma(ExprP x) {
-    const double A[] = {8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
-                        -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+    const double A[] = {8.33333333333333333333E-2,  -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+                        -4.16666666666666666667E-3, 3.96825396825396825397E-3,  -8.33333333333333333333E-3,
                         8.33333333333333333333E-2};
     ExprP x0 = x;
     ExprP neg = bin(Op::Lt, x, k(0, x));
@@ -95,7 +96,8 @@ ExprP trigamma(ExprP x) {
     }
     ExprP ixx = bin(Op::Div, k(1, x), mul(x, x));
     ExprP inner = sub(k(1.0 / 30, x), mul(ixx, k(1.0 / 42, x)));
-    ExprP series = add(add(k(1, x), bin(Op::Div, k(1, x), mul(k(2, x), x))), mul(ixx, sub(k(1.0 / 6, x), mul(ixx, inner))));
+    ExprP series =
+        add(add(k(1, x), bin(Op::Div, k(1, x), mul(k(2, x), x))), mul(ixx, sub(k(1.0 / 6, x), mul(ixx, inner))));
     result = add(result, bin(Op::Div, series, x));
     return mul(sign, result);
 }
@@ -104,9 +106,18 @@ ExprP trigamma(ExprP x) {
 /// 1.1e-16 of the sum), which would chain every round's selects into an exponentially large
 /// expression tree; the rounds are read as q + i instead of a running a += 1.
 ExprP zeta(double sv, ExprP q) {
-    const double A[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-                        -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-                        1.8152105401943546773e17, -7.1661652561756670113e18};
+    const double A[] = {12.0,
+                        -720.0,
+                        30240.0,
+                        -1209600.0,
+                        47900160.0,
+                        -1.8924375803183791606e9,
+                        7.47242496e10,
+                        -2.950130727918164224e12,
+                        1.1646782814350067249e14,
+                        -4.5979787224074726105e15,
+                        1.8152105401943546773e17,
+                        -7.1661652561756670113e18};
     ExprP xs = k(sv, q), nx = k(-sv, q);
     ExprP s = bin(Op::Pow, q, nx), rounds = k(0, q);
     // while (i < 9 || a <= 9) { a += 1; s += a^-x }: 9 rounds, more for q < 0 (to q > -10)
@@ -165,8 +176,8 @@ ExprP floorDivFloat(const ExprP& a, const ExprP& b) {
 ExprP logaddexp(const ExprP& a, const ExprP& b, bool base2) {
     ExprP m = bin(Op::Max, a, b);
     ExprP d = un(Op::Neg, un(Op::Abs, sub(a, b)));
-    ExprP r = base2 ? add(m, mul(un(Op::Log1p, un(Op::Exp2, d)), k(1.0 / kLn2, d)))
-                    : add(m, un(Op::Log1p, un(Op::Exp, d)));
+    ExprP r =
+        base2 ? add(m, mul(un(Op::Log1p, un(Op::Exp2, d)), k(1.0 / kLn2, d))) : add(m, un(Op::Log1p, un(Op::Exp, d)));
     ExprP sameInf = andB(bin(Op::Eq, un(Op::Abs, a), k(INFINITY, a)), bin(Op::Eq, a, b));
     return ewhere(sameInf, a, r);
 }
@@ -236,7 +247,8 @@ ExprP besselI(int nu, const ExprP& in) {
     ExprP series = nu == 0 ? r : mul(mul(ax, kf(0.5)), r);
     const int K = 20;
     std::vector<double> c{1.0};
-    for (int j = 1; j <= K; ++j) c.push_back(c.back() * -(4.0 * nu * nu - double(2 * j - 1) * double(2 * j - 1)) / (8.0 * j));
+    for (int j = 1; j <= K; ++j)
+        c.push_back(c.back() * -(4.0 * nu * nu - double(2 * j - 1) * double(2 * j - 1)) / (8.0 * j));
     ExprP t = bin(Op::Div, kf(1), ax);
     ExprP p = kf(c[K]);
     for (int j = K - 1; j >= 0; --j) p = add(kf(c[static_cast<size_t>(j)]), mul(p, t));
@@ -247,7 +259,7 @@ ExprP besselI(int nu, const ExprP& in) {
     return eto(v, in->type);
 }
 
-} // namespace
+}  // namespace
 
 void addMathLowerings(std::map<std::string, LowerFn>& t) {
     // frexp(self) -> (mantissa, exponent): x = m * 2^e with 0.5 <= |m| < 1 (0, inf and NaN keep
@@ -275,12 +287,13 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         r.kind = LValue::Kind::List;
         r.isTuple = true;
         const DType mt = computeType(c.outMeta(0).dtype);
-        r.items.push_back(tensorValue(c.pointwise(c.outMeta(0), {x}, [parts, mt](Loader& L, const std::vector<Index>& co) {
-            return eto(parts(L, co, false), mt);
-        }, ".mantissa")));
-        r.items.push_back(tensorValue(c.pointwise(c.outMeta(1), {x}, [parts](Loader& L, const std::vector<Index>& co) {
-            return parts(L, co, true);
-        }, ".exponent")));
+        r.items.push_back(tensorValue(c.pointwise(
+            c.outMeta(0), {x},
+            [parts, mt](Loader& L, const std::vector<Index>& co) { return eto(parts(L, co, false), mt); },
+            ".mantissa")));
+        r.items.push_back(tensorValue(c.pointwise(
+            c.outMeta(1), {x}, [parts](Loader& L, const std::vector<Index>& co) { return parts(L, co, true); },
+            ".exponent")));
         return r;
     };
     // ----- float functions -----
@@ -341,9 +354,15 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
             return ewhere(bin(Op::Eq, v[0], k(0, v[0])), k(1, v[0]), bin(Op::Div, un(Op::Sin, p), p));
         });
     };
-    t["aten.deg2rad.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return mul(v[0], k(kPi / 180.0, v[0])); }); };
-    t["aten.rad2deg.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return mul(v[0], k(180.0 / kPi, v[0])); }); };
-    t["aten.frac.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return sub(v[0], un(Op::Trunc, v[0])); }); };
+    t["aten.deg2rad.default"] = [](LowerCtx& c) {
+        return floatUnary(c, [](const auto& v) { return mul(v[0], k(kPi / 180.0, v[0])); });
+    };
+    t["aten.rad2deg.default"] = [](LowerCtx& c) {
+        return floatUnary(c, [](const auto& v) { return mul(v[0], k(180.0 / kPi, v[0])); });
+    };
+    t["aten.frac.default"] = [](LowerCtx& c) {
+        return floatUnary(c, [](const auto& v) { return sub(v[0], un(Op::Trunc, v[0])); });
+    };
     t["aten.angle.default"] = [](LowerCtx& c) {
         return floatUnary(c, [](const auto& v) {
             const ExprP& x = v[0];
@@ -376,7 +395,9 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
 
     t["aten.digamma.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return digamma(v[0]); }); };
     t["aten.i0.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return besselI(0, v[0]); }); };
-    t["aten.special_i1.default"] = [](LowerCtx& c) { return floatUnary(c, [](const auto& v) { return besselI(1, v[0]); }); };
+    t["aten.special_i1.default"] = [](LowerCtx& c) {
+        return floatUnary(c, [](const auto& v) { return besselI(1, v[0]); });
+    };
     t["aten.polygamma.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         // (int n, Tensor self)
         if (!c.args()[0].isNumber() || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
@@ -417,10 +438,14 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         });
     };
     t["aten.isposinf.default"] = [](LowerCtx& c) {
-        return predicate(c, [](const ExprP& x) { return isFloating(x->type) ? bin(Op::Eq, x, k(INFINITY, x)) : econst(0, DType::Bool); });
+        return predicate(c, [](const ExprP& x) {
+            return isFloating(x->type) ? bin(Op::Eq, x, k(INFINITY, x)) : econst(0, DType::Bool);
+        });
     };
     t["aten.isneginf.default"] = [](LowerCtx& c) {
-        return predicate(c, [](const ExprP& x) { return isFloating(x->type) ? bin(Op::Eq, x, k(-INFINITY, x)) : econst(0, DType::Bool); });
+        return predicate(c, [](const ExprP& x) {
+            return isFloating(x->type) ? bin(Op::Eq, x, k(-INFINITY, x)) : econst(0, DType::Bool);
+        });
     };
     t["aten.signbit.default"] = [](LowerCtx& c) {
         return predicate(c, [](const ExprP& x) {
@@ -433,25 +458,39 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         if (!c.out().isTensor()) return std::nullopt;
         DType od = c.outMeta().dtype;
         if (!isFloating(od)) return pw(c, {0}, [](const auto& v) { return v[0]; });
-        double big = od == DType::Float16 ? 65504.0 : od == DType::BFloat16 ? 3.3895313892515355e38
-                   : od == DType::Float32 ? static_cast<double>(FLT_MAX) : DBL_MAX;
-        double nan = optScalar(c, 1).value_or(0.0), pinf = optScalar(c, 2).value_or(big), ninf = optScalar(c, 3).value_or(-big);
+        double big = od == DType::Float16    ? 65504.0
+                     : od == DType::BFloat16 ? 3.3895313892515355e38
+                     : od == DType::Float32  ? static_cast<double>(FLT_MAX)
+                                             : DBL_MAX;
+        double nan = optScalar(c, 1).value_or(0.0), pinf = optScalar(c, 2).value_or(big),
+               ninf = optScalar(c, 3).value_or(-big);
         return pw(c, {0}, [=](const auto& v) {
             const ExprP& x = v[0];
-            return ewhere(isNan(x), k(nan, x), ewhere(bin(Op::Eq, x, k(INFINITY, x)), k(pinf, x),
-                                                      ewhere(bin(Op::Eq, x, k(-INFINITY, x)), k(ninf, x), x)));
+            return ewhere(isNan(x), k(nan, x),
+                          ewhere(bin(Op::Eq, x, k(INFINITY, x)), k(pinf, x),
+                                 ewhere(bin(Op::Eq, x, k(-INFINITY, x)), k(ninf, x), x)));
         });
     };
 
     // ----- two-operand math -----
-    t["aten.atan2.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return bin(Op::Atan2, v[0], v[1]); }); };
-    t["aten.hypot.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return bin(Op::Hypot, v[0], v[1]); }); };
+    t["aten.atan2.default"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return bin(Op::Atan2, v[0], v[1]); });
+    };
+    t["aten.hypot.default"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return bin(Op::Hypot, v[0], v[1]); });
+    };
     t["aten.copysign.Tensor"] = t["aten.copysign.Scalar"] = [](LowerCtx& c) {
         return floatBinary(c, [](const auto& v) { return bin(Op::Copysign, v[0], v[1]); });
     };
-    t["aten.nextafter.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return bin(Op::NextAfter, v[0], v[1]); }); };
-    t["aten.logaddexp.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return logaddexp(v[0], v[1], false); }); };
-    t["aten.logaddexp2.default"] = [](LowerCtx& c) { return floatBinary(c, [](const auto& v) { return logaddexp(v[0], v[1], true); }); };
+    t["aten.nextafter.default"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return bin(Op::NextAfter, v[0], v[1]); });
+    };
+    t["aten.logaddexp.default"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return logaddexp(v[0], v[1], false); });
+    };
+    t["aten.logaddexp2.default"] = [](LowerCtx& c) {
+        return floatBinary(c, [](const auto& v) { return logaddexp(v[0], v[1], true); });
+    };
     t["aten.xlogy.Tensor"] = t["aten.xlogy.Scalar_Other"] = t["aten.xlogy.Scalar_Self"] = [](LowerCtx& c) {
         return floatBinary(c, [](const auto& v) { return xlogy(v[0], v[1]); });
     };
@@ -462,8 +501,12 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
         if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return bin(Op::Pow, v[0], v[1]); });
     };
-    t["aten.fmax.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return nanIgnoring(Op::Max, v[0], v[1]); }); };
-    t["aten.fmin.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return nanIgnoring(Op::Min, v[0], v[1]); }); };
+    t["aten.fmax.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return nanIgnoring(Op::Max, v[0], v[1]); });
+    };
+    t["aten.fmin.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return nanIgnoring(Op::Min, v[0], v[1]); });
+    };
     t["aten.heaviside.default"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) {
             const ExprP& x = v[0];
@@ -503,13 +546,15 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.addcdiv.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
         double value = scalarArg(c, 3, 1.0);
-        return pw(c, {0, 1, 2}, [value](const auto& v) { return add(v[0], mul(k(value, v[1]), bin(Op::Div, v[1], v[2]))); });
+        return pw(c, {0, 1, 2},
+                  [value](const auto& v) { return add(v[0], mul(k(value, v[1]), bin(Op::Div, v[1], v[2]))); });
     };
 
     t["aten.addr.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         // (self, vec1, vec2, *, beta=1, alpha=1): beta*self + alpha*outer(vec1, vec2); beta == 0
         // ignores self.
-        if (!c.out().isTensor() || c.outMeta().dtype == DType::Bool || c.outMeta().shape.size() != 2) return std::nullopt;
+        if (!c.out().isTensor() || c.outMeta().dtype == DType::Bool || c.outMeta().shape.size() != 2)
+            return std::nullopt;
         double beta = scalarArg(c, 3, 1.0), alpha = scalarArg(c, 4, 1.0);
         auto self = opnd(c, 0), v1 = opnd(c, 1), v2 = opnd(c, 2);
         if (!self || !v1 || !v2 || v1->id < 0 || v2->id < 0 || isComplex(c.outMeta().dtype)) return std::nullopt;
@@ -542,19 +587,23 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
             return v[0]->type == DType::Bool ? un(Op::Not, v[0]) : bin(Op::Xor, v[0], econst(-1.0, v[0]->type));
         });
     };
-    t["aten.bitwise_left_shift.Tensor"] = t["aten.bitwise_left_shift.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
+    t["aten.bitwise_left_shift.Tensor"] =
+        t["aten.bitwise_left_shift.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!c.out().isTensor() || !isIntegral(c.outMeta().dtype, false)) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return shift(true, v[0], v[1]); });
     };
-    t["aten.bitwise_right_shift.Tensor"] = t["aten.bitwise_right_shift.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
+    t["aten.bitwise_right_shift.Tensor"] =
+        t["aten.bitwise_right_shift.Tensor_Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!c.out().isTensor() || !isIntegral(c.outMeta().dtype, false)) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return shift(false, v[0], v[1]); });
     };
     t["aten.logical_or.default"] = [](LowerCtx& c) {
-        return pw(c, {0, 1}, [](const auto& v) { return orB(v[0], v[1]); }, DType::Bool);
+        return pw(
+            c, {0, 1}, [](const auto& v) { return orB(v[0], v[1]); }, DType::Bool);
     };
     t["aten.logical_xor.default"] = [](LowerCtx& c) {
-        return pw(c, {0, 1}, [](const auto& v) { return bin(Op::Xor, v[0], v[1]); }, DType::Bool);
+        return pw(
+            c, {0, 1}, [](const auto& v) { return bin(Op::Xor, v[0], v[1]); }, DType::Bool);
     };
 
     // ----- clamps with tensor bounds, masked_fill -----
@@ -564,4 +613,4 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.masked_fill.Scalar"] = t["aten.masked_fill.Tensor"] = maskedFill;
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -55,11 +55,12 @@ int rebase(LoweredGraph& lg, int id, int oldRoot, int newRoot, std::map<int, int
 }
 
 void rebind(LoweredGraph& lg, LValue& v, int oldRoot, int newRoot, std::map<int, int>& memo) {
-    if (v.kind == LValue::Kind::Tensor && rootOf(lg, v.node) == oldRoot) v.node = rebase(lg, v.node, oldRoot, newRoot, memo);
+    if (v.kind == LValue::Kind::Tensor && rootOf(lg, v.node) == oldRoot)
+        v.node = rebase(lg, v.node, oldRoot, newRoot, memo);
     for (auto& x : v.items) rebind(lg, x, oldRoot, newRoot, memo);
 }
 
-} // namespace
+}  // namespace
 
 int scatterIntoView(LowerCtx& c, int root, const std::vector<ViewFn>& maps, const std::vector<int64_t>& viewShape,
                     int value, const TensorMeta& outMeta) {
@@ -86,19 +87,23 @@ int scatterIntoView(LowerCtx& c, int root, const std::vector<ViewFn>& maps, cons
     auto viewCoords = [nR](const std::vector<Index>& co) {
         return std::vector<Index>(co.begin() + static_cast<std::ptrdiff_t>(nR), co.end());
     };
-    const int hits = reduceTo(c, TensorMeta::contiguous(rm.shape, DType::Int64, rm.device), in, mask, false,
-                              ReduceOp::Sum, [hit](Loader&, const std::vector<Index>& co) {
-                                  return eto(hit(co), DType::Int64);
-                              }, {value}, ".hits");
-    const int written = reduceTo(c, TensorMeta::contiguous(rm.shape, ct, rm.device), in, mask, false, ReduceOp::Sum,
-                                 [=](Loader& L, const std::vector<Index>& co) {
-                                     ExprP v = eto(loadBroadcast(L, value, valueShape, viewCoords(co)), ct);
-                                     return ewhere(hit(co), v, econst(0, ct));
-                                 }, {value}, ".written");
-    return c.pointwise(outMeta, {root, hits, written}, [=](Loader& L, const std::vector<Index>& co) {
-        ExprP any = ebinary(Op::Gt, L.load(hits, co), econst(0, DType::Int64));
-        return ewhere(any, eto(L.load(written, co), ct), eto(L.load(root, co), ct));
-    }, ".scatter");
+    const int hits = reduceTo(
+        c, TensorMeta::contiguous(rm.shape, DType::Int64, rm.device), in, mask, false, ReduceOp::Sum,
+        [hit](Loader&, const std::vector<Index>& co) { return eto(hit(co), DType::Int64); }, {value}, ".hits");
+    const int written = reduceTo(
+        c, TensorMeta::contiguous(rm.shape, ct, rm.device), in, mask, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(loadBroadcast(L, value, valueShape, viewCoords(co)), ct);
+            return ewhere(hit(co), v, econst(0, ct));
+        },
+        {value}, ".written");
+    return c.pointwise(
+        outMeta, {root, hits, written},
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP any = ebinary(Op::Gt, L.load(hits, co), econst(0, DType::Int64));
+            return ewhere(any, eto(L.load(written, co), ct), eto(L.load(root, co), ct));
+        },
+        ".scatter");
 }
 
 std::optional<LValue> writeThroughView(LowerCtx& c, int self, const Node* selfNode, const LValue& value) {
@@ -129,7 +134,8 @@ std::optional<LValue> writeThroughView(LowerCtx& c, int self, const Node* selfNo
         const OpInfo* op = call.node->op();
         if (!op || !op->aliasesInput) continue;
         for (const Node* in : call.inputs)
-            if (auto it = lg.values.find(in); it != lg.values.end() && readsRoot(lg, it->second, root)) return std::nullopt;
+            if (auto it = lg.values.find(in); it != lg.values.end() && readsRoot(lg, it->second, root))
+                return std::nullopt;
     }
     int newRoot = value.node;
     if (!maps.empty()) {
@@ -162,4 +168,4 @@ void addMutationLowerings(std::map<std::string, LowerFn>& t) {
     };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

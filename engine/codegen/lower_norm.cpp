@@ -42,22 +42,30 @@ std::optional<LValue> layerNorm(LowerCtx& c) {
     auto kshape = keptShape(xm.shape, mask);
 
     int mean = rowMean(c, x, mask, ct, ".mean");
-    int ss = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
-                      [x, mean, ct, kshape](Loader& L, const std::vector<Index>& co) {
-                          ExprP d = ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mean, kshape, co));
-                          return ebinary(Op::Mul, d, d);
-                      }, {x, mean}, ".var");
+    int ss = reduceTo(
+        c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+        [x, mean, ct, kshape](Loader& L, const std::vector<Index>& co) {
+            ExprP d = ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mean, kshape, co));
+            return ebinary(Op::Mul, d, d);
+        },
+        {x, mean}, ".var");
     double inv = count ? 1.0 / static_cast<double>(count) : NAN;
     TensorMeta meanMeta = c.outMeta(1), rstdMeta = c.outMeta(2);
-    int rstd = c.pointwise(rstdMeta, {ss}, [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
-        ExprP var = ebinary(Op::Mul, eto(L.load(ss, co), ct), econst(inv, ct));
-        return eunary(Op::Rsqrt, ebinary(Op::Add, var, econst(eps, ct)));
-    }, ".rstd");
+    int rstd = c.pointwise(
+        rstdMeta, {ss},
+        [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
+            ExprP var = ebinary(Op::Mul, eto(L.load(ss, co), ct), econst(inv, ct));
+            return eunary(Op::Rsqrt, ebinary(Op::Add, var, econst(eps, ct)));
+        },
+        ".rstd");
     int meanOut = mean;
     if (meanMeta.dtype != ct) {
-        meanOut = c.pointwise(meanMeta, {mean}, [mean, md = meanMeta.dtype](Loader& L, const std::vector<Index>& co) {
-            return ecast(L.load(mean, co), md);
-        }, ".mean_out");
+        meanOut = c.pointwise(
+            meanMeta, {mean},
+            [mean, md = meanMeta.dtype](Loader& L, const std::vector<Index>& co) {
+                return ecast(L.load(mean, co), md);
+            },
+            ".mean_out");
     }
     std::vector<int> deps = {x, mean, rstd};
     if (w.id >= 0) deps.push_back(w.id);
@@ -109,36 +117,42 @@ std::optional<LValue> layerNormBackward(LowerCtx& c) {
     if (o.list[0].isTensor()) {
         auto kshape = keptShape(xm.shape, rowMask);
         int s1 = reduceTo(c, keptMeta(xm, rowMask, ct), xm.shape, rowMask, true, ReduceOp::Sum, gw, deps, ".sum_gw");
-        int s2 = reduceTo(c, keptMeta(xm, rowMask, ct), xm.shape, rowMask, true, ReduceOp::Sum,
-                          [gw, xhat](Loader& L, const std::vector<Index>& co) { return ebinary(Op::Mul, gw(L, co), xhat(L, co)); },
-                          deps, ".sum_gw_xhat");
+        int s2 = reduceTo(
+            c, keptMeta(xm, rowMask, ct), xm.shape, rowMask, true, ReduceOp::Sum,
+            [gw, xhat](Loader& L, const std::vector<Index>& co) { return ebinary(Op::Mul, gw(L, co), xhat(L, co)); },
+            deps, ".sum_gw_xhat");
         double n = static_cast<double>(count);
         std::vector<int> d2 = deps;
         d2.push_back(s1);
         d2.push_back(s2);
-        int gi = c.pointwise(o.list[0].t.meta, d2, [=](Loader& L, const std::vector<Index>& co) {
-            // rstd / N * (N * gw - sum(gw) - xhat * sum(gw * xhat))
-            ExprP a = ebinary(Op::Mul, econst(n, ct), gw(L, co));
-            a = ebinary(Op::Sub, a, loadBroadcast(L, s1, kshape, co));
-            a = ebinary(Op::Sub, a, ebinary(Op::Mul, xhat(L, co), loadBroadcast(L, s2, kshape, co)));
-            ExprP scale = ebinary(Op::Div, eto(loadBroadcast(L, rstd, rshape, co), ct), econst(n, ct));
-            return ebinary(Op::Mul, scale, a);
-        }, ".grad_input");
+        int gi = c.pointwise(
+            o.list[0].t.meta, d2,
+            [=](Loader& L, const std::vector<Index>& co) {
+                // rstd / N * (N * gw - sum(gw) - xhat * sum(gw * xhat))
+                ExprP a = ebinary(Op::Mul, econst(n, ct), gw(L, co));
+                a = ebinary(Op::Sub, a, loadBroadcast(L, s1, kshape, co));
+                a = ebinary(Op::Sub, a, ebinary(Op::Mul, xhat(L, co), loadBroadcast(L, s2, kshape, co)));
+                ExprP scale = ebinary(Op::Div, eto(loadBroadcast(L, rstd, rshape, co), ct), econst(n, ct));
+                return ebinary(Op::Mul, scale, a);
+            },
+            ".grad_input");
         r.items[0] = tensorValue(gi);
     }
     if (o.list[1].isTensor()) {
         TensorMeta m = o.list[1].t.meta;
-        int gwr = reduceTo(c, m, xm.shape, colMask, false, ReduceOp::Sum,
-                           [g, xhat, ct](Loader& L, const std::vector<Index>& co) {
-                               return ebinary(Op::Mul, eto(L.load(g, co), ct), xhat(L, co));
-                           }, deps, ".grad_weight");
+        int gwr = reduceTo(
+            c, m, xm.shape, colMask, false, ReduceOp::Sum,
+            [g, xhat, ct](Loader& L, const std::vector<Index>& co) {
+                return ebinary(Op::Mul, eto(L.load(g, co), ct), xhat(L, co));
+            },
+            deps, ".grad_weight");
         r.items[1] = tensorValue(gwr);
     }
     if (o.list[2].isTensor()) {
         TensorMeta m = o.list[2].t.meta;
-        int gbr = reduceTo(c, m, xm.shape, colMask, false, ReduceOp::Sum,
-                           [g, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(g, co), ct); }, {g},
-                           ".grad_bias");
+        int gbr = reduceTo(
+            c, m, xm.shape, colMask, false, ReduceOp::Sum,
+            [g, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(g, co), ct); }, {g}, ".grad_bias");
         r.items[2] = tensorValue(gbr);
     }
     return r;
@@ -171,9 +185,9 @@ std::optional<LValue> batchNormInference(LowerCtx& c) {
     r.items.push_back(tensorValue(out));
     for (size_t i = 1; i < c.out().list.size(); ++i) {
         const TensorMeta& m = c.out().list[i].t.meta;
-        r.items.push_back(tensorValue(c.pointwise(m, {}, [dt = m.dtype](Loader&, const std::vector<Index>&) {
-            return econst(0.0, dt);
-        }, "." + std::to_string(i))));
+        r.items.push_back(tensorValue(c.pointwise(
+            m, {}, [dt = m.dtype](Loader&, const std::vector<Index>&) { return econst(0.0, dt); },
+            "." + std::to_string(i))));
     }
     return r;
 }
@@ -201,25 +215,33 @@ std::optional<LValue> groupNorm(LowerCtx& c) {
     const DType ct = computeType(xm.dtype);
     const int64_t D = C / G * HxW;
     const std::vector<int64_t> gshape{N, G, D}, xshape = xm.shape;
-    const int grouped = c.view(TensorMeta::contiguous(gshape, xm.dtype, xm.device), x,
-                               [gshape, xshape](const std::vector<Index>& co) { return reshapeCoords(co, gshape, xshape); },
-                               false);
+    const int grouped = c.view(
+        TensorMeta::contiguous(gshape, xm.dtype, xm.device), x,
+        [gshape, xshape](const std::vector<Index>& co) { return reshapeCoords(co, gshape, xshape); }, false);
     const std::vector<bool> mask{false, false, true};
     const std::vector<int64_t> kshape{N, G, 1};
     const int mean = rowMean(c, grouped, mask, ct, ".mean");
-    const int ss = reduceTo(c, TensorMeta::contiguous(kshape, ct, xm.device), gshape, mask, true, ReduceOp::Sum,
-                            [grouped, mean, ct](Loader& L, const std::vector<Index>& co) {
-                                ExprP d = ebinary(Op::Sub, eto(L.load(grouped, co), ct), L.load(mean, {co[0], co[1], iconst(0)}));
-                                return ebinary(Op::Mul, d, d);
-                            }, {grouped, mean}, ".var");
+    const int ss = reduceTo(
+        c, TensorMeta::contiguous(kshape, ct, xm.device), gshape, mask, true, ReduceOp::Sum,
+        [grouped, mean, ct](Loader& L, const std::vector<Index>& co) {
+            ExprP d = ebinary(Op::Sub, eto(L.load(grouped, co), ct), L.load(mean, {co[0], co[1], iconst(0)}));
+            return ebinary(Op::Mul, d, d);
+        },
+        {grouped, mean}, ".var");
     const double inv = 1.0 / static_cast<double>(D);
-    const int rstd = c.pointwise(c.outMeta(2), {ss}, [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
-        ExprP var = ebinary(Op::Mul, eto(L.load(ss, {co[0], co[1], iconst(0)}), ct), econst(inv, ct));
-        return eunary(Op::Rsqrt, ebinary(Op::Add, var, econst(eps, ct)));
-    }, ".rstd");
-    const int meanOut = c.pointwise(c.outMeta(1), {mean}, [mean](Loader& L, const std::vector<Index>& co) {
-        return L.load(mean, {co[0], co[1], iconst(0)});
-    }, ".mean_out");
+    const int rstd = c.pointwise(
+        c.outMeta(2), {ss},
+        [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
+            ExprP var = ebinary(Op::Mul, eto(L.load(ss, {co[0], co[1], iconst(0)}), ct), econst(inv, ct));
+            return eunary(Op::Rsqrt, ebinary(Op::Add, var, econst(eps, ct)));
+        },
+        ".rstd");
+    const int meanOut = c.pointwise(
+        c.outMeta(1), {mean},
+        [mean](Loader& L, const std::vector<Index>& co) {
+            return L.load(mean, {co[0], co[1], iconst(0)});
+        },
+        ".mean_out");
     const int w = c.in(1), b = c.in(2);
     std::vector<int> deps = {x, mean, rstd};
     if (w >= 0) deps.push_back(w);
@@ -252,24 +274,31 @@ std::optional<LValue> rmsNorm(LowerCtx& c) {
     const size_t axis = xm.shape.size() - nnorm;
     std::vector<bool> mask(xm.shape.size(), false);
     for (size_t d = axis; d < mask.size(); ++d) mask[d] = true;
-    double eps = xm.dtype == DType::Float64 ? 2.220446049250313e-16 : xm.dtype == DType::Float16 ? 0.0009765625
-               : xm.dtype == DType::BFloat16 ? 0.0078125 : 1.1920928955078125e-07;
+    double eps = xm.dtype == DType::Float64    ? 2.220446049250313e-16
+                 : xm.dtype == DType::Float16  ? 0.0009765625
+                 : xm.dtype == DType::BFloat16 ? 0.0078125
+                                               : 1.1920928955078125e-07;
     if (c.args().size() > 3 && !c.args().isNone(3)) eps = c.args().toDouble(3);
     const DType ct = computeType(xm.dtype);
     int64_t count = 1;
     for (size_t d = axis; d < xm.shape.size(); ++d) count *= xm.shape[d];
     if (count == 0 || c.outMeta(1).shape != keptShape(xm.shape, mask)) return std::nullopt;
     const auto kshape = keptShape(xm.shape, mask);
-    const int ss = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
-                            [x, ct](Loader& L, const std::vector<Index>& co) {
-                                ExprP v = eto(L.load(x, co), ct);
-                                return ebinary(Op::Mul, v, v);
-                            }, {x}, ".sumsq");
+    const int ss = reduceTo(
+        c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+        [x, ct](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(L.load(x, co), ct);
+            return ebinary(Op::Mul, v, v);
+        },
+        {x}, ".sumsq");
     const double inv = 1.0 / static_cast<double>(count);
-    const int rstd = c.pointwise(c.outMeta(1), {ss}, [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
-        ExprP ms = ebinary(Op::Mul, eto(L.load(ss, co), ct), econst(inv, ct));
-        return eunary(Op::Rsqrt, ebinary(Op::Add, ms, econst(eps, ct)));
-    }, ".rstd");
+    const int rstd = c.pointwise(
+        c.outMeta(1), {ss},
+        [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
+            ExprP ms = ebinary(Op::Mul, eto(L.load(ss, co), ct), econst(inv, ct));
+            return eunary(Op::Rsqrt, ebinary(Op::Add, ms, econst(eps, ct)));
+        },
+        ".rstd");
     Feature w = feature(c, 2);
     std::vector<int> deps = {x, rstd};
     if (w.id >= 0) deps.push_back(w.id);
@@ -284,7 +313,7 @@ std::optional<LValue> rmsNorm(LowerCtx& c) {
     return r;
 }
 
-} // namespace
+}  // namespace
 
 void addNormLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.native_layer_norm.default"] = layerNorm;
@@ -312,7 +341,8 @@ void addNormLowerings(std::map<std::string, LowerFn>& t) {
         if (shape.empty()) {
             // a 0-dim self has one element, which every (valid) index selects
             if (!c.outMeta().shape.empty() && c.outMeta().numel() != 1) return std::nullopt;
-            return tensorValue(c.pointwise(c.outMeta(), {x}, [x](Loader& L, const std::vector<Index>&) { return L.load(x, {}); }));
+            return tensorValue(
+                c.pointwise(c.outMeta(), {x}, [x](Loader& L, const std::vector<Index>&) { return L.load(x, {}); }));
         }
         int64_t n = shape[static_cast<size_t>(dim)];
         bool idx0d = c.meta(idx).shape.empty();
@@ -340,4 +370,4 @@ void addNormLowerings(std::map<std::string, LowerFn>& t) {
     };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

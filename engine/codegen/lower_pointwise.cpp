@@ -36,7 +36,8 @@ std::optional<LValue> divLike(LowerCtx& c) {
 
 std::optional<LValue> compare(LowerCtx& c, Op op) {
     DType t = commonType(c, {0, 1});
-    return pw(c, {0, 1}, [op](const auto& v) { return ebinary(op, v[0], v[1]); }, t);
+    return pw(
+        c, {0, 1}, [op](const auto& v) { return ebinary(op, v[0], v[1]); }, t);
 }
 
 std::optional<LValue> unary(LowerCtx& c, Op op) {
@@ -114,7 +115,8 @@ std::optional<LValue> copyOf(LowerCtx& c, size_t src = 0) {
     if (!c.args()[src].isTensor()) return std::nullopt;
     DType id = c.args()[src].t.dtype();
     if (isComplex(od) || isComplex(id)) return std::nullopt;
-    return pw(c, {src}, [od](const auto& v) { return ecast(v[0], od); }, id);
+    return pw(
+        c, {src}, [od](const auto& v) { return ecast(v[0], od); }, id);
 }
 
 /// A tensor filled with one value.
@@ -128,7 +130,7 @@ std::optional<LValue> fill(LowerCtx& c, double value) {
     }));
 }
 
-} // namespace
+}  // namespace
 
 void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.add.Tensor"] = t["aten.add.Scalar"] = [](LowerCtx& c) { return addLike(c, false, false); };
@@ -168,8 +170,12 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Pow, v[0], v[1]); });
     };
-    t["aten.maximum.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Max, v[0], v[1]); }); };
-    t["aten.minimum.default"] = [](LowerCtx& c) { return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Min, v[0], v[1]); }); };
+    t["aten.maximum.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Max, v[0], v[1]); });
+    };
+    t["aten.minimum.default"] = [](LowerCtx& c) {
+        return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Min, v[0], v[1]); });
+    };
     t["aten.clamp_min.default"] = [](LowerCtx& c) { return clampLike(c, optScalar(c, 1), std::nullopt); };
     t["aten.clamp_max.default"] = [](LowerCtx& c) { return clampLike(c, std::nullopt, optScalar(c, 1)); };
     t["aten.clamp.default"] = [](LowerCtx& c) { return clampLike(c, optScalar(c, 1), optScalar(c, 2)); };
@@ -194,17 +200,23 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         t[base + ".Tensor"] = t[base + ".Scalar"] = [](LowerCtx& c) {
             std::string n = c.node().opName();
             std::string cmp = n.substr(5, 2);
-            Op o = cmp == "eq" ? Op::Eq : cmp == "ne" ? Op::Ne : cmp == "lt" ? Op::Lt : cmp == "le" ? Op::Le
-                 : cmp == "gt" ? Op::Gt : Op::Ge;
+            Op o = cmp == "eq"   ? Op::Eq
+                   : cmp == "ne" ? Op::Ne
+                   : cmp == "lt" ? Op::Lt
+                   : cmp == "le" ? Op::Le
+                   : cmp == "gt" ? Op::Gt
+                                 : Op::Ge;
             return compare(c, o);
         };
         (void)op;
     }
     t["aten.logical_not.default"] = [](LowerCtx& c) {
-        return pw(c, {0}, [](const auto& v) { return eunary(Op::Not, v[0]); }, DType::Bool);
+        return pw(
+            c, {0}, [](const auto& v) { return eunary(Op::Not, v[0]); }, DType::Bool);
     };
     t["aten.logical_and.default"] = [](LowerCtx& c) {
-        return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); }, DType::Bool);
+        return pw(
+            c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); }, DType::Bool);
     };
     t["aten.bitwise_and.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (c.outMeta().dtype != DType::Bool) return std::nullopt;
@@ -250,7 +262,9 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.sigmoid_backward.default"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) { return mul(v[0], mul(v[1], sub(k(1, v[1]), v[1]))); });
     };
-    t["aten.silu.default"] = [](LowerCtx& c) { return pw(c, {0}, [](const auto& v) { return mul(v[0], sigmoid(v[0])); }); };
+    t["aten.silu.default"] = [](LowerCtx& c) {
+        return pw(c, {0}, [](const auto& v) { return mul(v[0], sigmoid(v[0])); });
+    };
     t["aten.silu_backward.default"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) {
             ExprP s = sigmoid(v[1]);
@@ -259,7 +273,9 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.leaky_relu.default"] = [](LowerCtx& c) {
         double s = scalarArg(c, 1, 0.01);
-        return pw(c, {0}, [s](const auto& v) { return ewhere(ebinary(Op::Gt, v[0], k(0, v[0])), v[0], mul(v[0], k(s, v[0]))); });
+        return pw(c, {0}, [s](const auto& v) {
+            return ewhere(ebinary(Op::Gt, v[0], k(0, v[0])), v[0], mul(v[0], k(s, v[0])));
+        });
     };
     t["aten.hardsigmoid.default"] = [](LowerCtx& c) {
         return pw(c, {0}, [](const auto& v) { return hardsigmoid(v[0]); });
@@ -285,7 +301,9 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.threshold.default"] = [](LowerCtx& c) {
         double th = scalarArg(c, 1, 0.0), value = scalarArg(c, 2, 0.0);
-        return pw(c, {0}, [th, value](const auto& v) { return ewhere(ebinary(Op::Le, v[0], k(th, v[0])), k(value, v[0]), v[0]); });
+        return pw(c, {0}, [th, value](const auto& v) {
+            return ewhere(ebinary(Op::Le, v[0], k(th, v[0])), k(value, v[0]), v[0]);
+        });
     };
     // Backwards (grad, self, ...), with PyTorch's conditions at the kinks.
     t["aten.hardsigmoid_backward.default"] = [](LowerCtx& c) {
@@ -326,7 +344,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         return pw(c, {0, 1}, [eps](const auto& v) {
             const ExprP &g = v[0], &x = v[1];
             ExprP d = ebinary(Op::Div, g, mul(x, sub(k(1, x), x)));
-            if (!eps || *eps < 0) return ewhere(ebinary(Op::Or, ebinary(Op::Lt, x, k(0, x)), ebinary(Op::Gt, x, k(1, x))), k(NAN, x), d);
+            if (!eps || *eps < 0)
+                return ewhere(ebinary(Op::Or, ebinary(Op::Lt, x, k(0, x)), ebinary(Op::Gt, x, k(1, x))), k(NAN, x), d);
             ExprP out = ebinary(Op::Or, ebinary(Op::Lt, x, k(*eps, x)), ebinary(Op::Gt, x, k(1.0 - *eps, x)));
             return ewhere(out, k(0, x), d);
         });
@@ -334,7 +353,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.log_sigmoid_forward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         // (output, buffer): min(x, 0) - log1p(exp(-|x|)); the buffer (empty on CUDA) is zeros.
         int x = c.in(0);
-        if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || !isFloating(c.outMeta(0).dtype)) return std::nullopt;
+        if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || !isFloating(c.outMeta(0).dtype))
+            return std::nullopt;
         DType ct = computeType(c.outMeta(0).dtype), xt = computeType(c.meta(x).dtype);
         int out = c.pointwise(c.outMeta(0), {x}, [=](Loader& L, const std::vector<Index>& co) {
             ExprP v = eto(eto(L.load(x, co), xt), ct);
@@ -342,8 +362,9 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             return sub(ebinary(Op::Min, v, k(0, v)), z);
         });
         DType bt = c.outMeta(1).dtype;
-        int buf = c.pointwise(c.outMeta(1), {}, [bt](Loader&, const std::vector<Index>&) { return econst(0, computeType(bt)); },
-                              ".buffer");
+        int buf = c.pointwise(
+            c.outMeta(1), {}, [bt](Loader&, const std::vector<Index>&) { return econst(0, computeType(bt)); },
+            ".buffer");
         LValue r;
         r.kind = LValue::Kind::List;
         r.isTuple = true;
@@ -372,7 +393,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.copy.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         DType od = c.outMeta().dtype;
         if (!c.args()[1].isTensor()) return std::nullopt;
-        return pw(c, {1}, [od](const auto& v) { return ecast(v[0], od); }, c.args()[1].t.dtype());
+        return pw(
+            c, {1}, [od](const auto& v) { return ecast(v[0], od); }, c.args()[1].t.dtype());
     };
 
     // ----- factories -----
@@ -391,7 +413,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.zeros.default"] = t["aten.zeros_like.default"] = t["aten.empty_like.default"] =
         t["aten.empty.memory_format"] = t["aten.new_zeros.default"] = t["aten.new_empty.default"] =
             t["aten.new_empty_strided.default"] = t["aten.zero.default"] = [](LowerCtx& c) { return fill(c, 0.0); };
-    t["aten.ones.default"] = t["aten.ones_like.default"] = t["aten.new_ones.default"] = [](LowerCtx& c) { return fill(c, 1.0); };
+    t["aten.ones.default"] = t["aten.ones_like.default"] =
+        t["aten.new_ones.default"] = [](LowerCtx& c) { return fill(c, 1.0); };
     t["aten.new_full.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!c.args()[2].isNumber()) return std::nullopt;
         return fill(c, c.args()[2].toDouble());
@@ -400,7 +423,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         // self's shape, the 0-dim value's value converted to self's dtype.
         if (!c.args()[1].isTensor()) return std::nullopt;
         DType od = c.outMeta().dtype;
-        return pw(c, {1}, [od](const auto& v) { return ecast(v[0], od); }, c.args()[1].t.dtype());
+        return pw(
+            c, {1}, [od](const auto& v) { return ecast(v[0], od); }, c.args()[1].t.dtype());
     };
     auto arange = [](LowerCtx& c) -> std::optional<LValue> {
         std::string n = c.node().opName();
@@ -416,12 +440,15 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         DType od = om.dtype;
         return tensorValue(c.pointwise(om, {}, [=](Loader&, const std::vector<Index>& x) {
             ExprP i = eindex(x[0]);
-            if (!isFloating(od)) return ecast(ebinary(Op::Add, econst(start, DType::Int64), ebinary(Op::Mul, i, econst(step, DType::Int64))), od);
+            if (!isFloating(od))
+                return ecast(
+                    ebinary(Op::Add, econst(start, DType::Int64), ebinary(Op::Mul, i, econst(step, DType::Int64))), od);
             ExprP f = eto(i, DType::Float64);
-            return ecast(ebinary(Op::Add, econst(start, DType::Float64), ebinary(Op::Mul, f, econst(step, DType::Float64))), od);
+            return ecast(
+                ebinary(Op::Add, econst(start, DType::Float64), ebinary(Op::Mul, f, econst(step, DType::Float64))), od);
         }));
     };
     t["aten.arange.default"] = t["aten.arange.start"] = t["aten.arange.start_step"] = arange;
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -88,18 +88,20 @@ std::optional<LValue> avgPool(LowerCtx& c, std::vector<Window> ws, bool includeP
     std::vector<bool> mask(n + k, false);
     std::fill(mask.begin() + static_cast<std::ptrdiff_t>(n), mask.end(), true);
     DType ct = computeType(om.dtype);
-    int sum = reduceTo(c, TensorMeta::contiguous(om.shape, ct, om.device), in, mask, false, ReduceOp::Sum,
-                       [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> xc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
-        ExprP ok = econst(1, DType::Bool);
-        for (size_t d = 0; d < k; ++d) {
-            ExprP o = eindex(co[n - k + d]);
-            ExprP i = iadd_(ws[d].start(o), eindex(co[n + d]));
-            ok = ebinary(Op::And, ok, ebinary(Op::And, inside(i, ws[d].in), ebinary(Op::Lt, i, ws[d].end(o))));
-            xc[n - k + d] = clamped(i, ws[d].in);
-        }
-        return ewhere(ok, eto(L.load(x, xc), ct), econst(0, ct));
-    }, {x}, ".sum");
+    int sum = reduceTo(
+        c, TensorMeta::contiguous(om.shape, ct, om.device), in, mask, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+            ExprP ok = econst(1, DType::Bool);
+            for (size_t d = 0; d < k; ++d) {
+                ExprP o = eindex(co[n - k + d]);
+                ExprP i = iadd_(ws[d].start(o), eindex(co[n + d]));
+                ok = ebinary(Op::And, ok, ebinary(Op::And, inside(i, ws[d].in), ebinary(Op::Lt, i, ws[d].end(o))));
+                xc[n - k + d] = clamped(i, ws[d].in);
+            }
+            return ewhere(ok, eto(L.load(x, xc), ct), econst(0, ct));
+        },
+        {x}, ".sum");
     return tensorValue(c.pointwise(om, {sum}, [=](Loader& L, const std::vector<Index>& co) {
         std::vector<ExprP> o;
         for (size_t d = 0; d < k; ++d) o.push_back(eindex(co[n - k + d]));
@@ -110,7 +112,8 @@ std::optional<LValue> avgPool(LowerCtx& c, std::vector<Window> ws, bool includeP
 /// The gradient of an average pool: each input element gathers grad / divisor from the windows
 /// that contain it (candidates: ceil(k/s) windows per dim for avg_pool, ceil(O/I) + 1 for the
 /// adaptive pool, each checked exactly).
-std::optional<LValue> avgPoolBackward(LowerCtx& c, std::vector<Window> ws, bool includePad, std::optional<double> divisor) {
+std::optional<LValue> avgPoolBackward(LowerCtx& c, std::vector<Window> ws, bool includePad,
+                                      std::optional<double> divisor) {
     int g = c.in(0), x = c.in(1);
     if (g < 0 || x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
     const std::vector<int64_t> gs = c.meta(g).shape;
@@ -132,22 +135,26 @@ std::optional<LValue> avgPoolBackward(LowerCtx& c, std::vector<Window> ws, bool 
     std::vector<bool> mask(n + k, false);
     std::fill(mask.begin() + static_cast<std::ptrdiff_t>(n), mask.end(), true);
     DType ct = computeType(om.dtype);
-    return tensorValue(reduceTo(c, om, in, mask, false, ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
-        ExprP ok = econst(1, DType::Bool);
-        std::vector<ExprP> oc;
-        for (size_t d = 0; d < k; ++d) {
-            const Window& w = ws[d];
-            ExprP i = eindex(co[n - k + d]), a = eindex(co[n + d]);
-            ExprP o = w.adaptive ? iadd_(first(w, i), a) : ebinary(Op::Sub, first(w, i), a);
-            ok = ebinary(Op::And, ok, inside(o, w.out));
-            ok = ebinary(Op::And, ok, ebinary(Op::And, ebinary(Op::Le, w.start(o), i), ebinary(Op::Lt, i, w.end(o))));
-            gc[n - k + d] = clamped(o, w.out);
-            oc.push_back(eindex(gc[n - k + d]));
-        }
-        ExprP v = ebinary(Op::Div, eto(L.load(g, gc), ct), divisorOf(ws, includePad, divisor, oc, ct));
-        return ewhere(ok, v, econst(0, ct));
-    }, {g}));
+    return tensorValue(
+        reduceTo(c, om, in, mask, false, ReduceOp::Sum,
+                 [=](Loader& L, const std::vector<Index>& co) {
+                     std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+                     ExprP ok = econst(1, DType::Bool);
+                     std::vector<ExprP> oc;
+                     for (size_t d = 0; d < k; ++d) {
+                         const Window& w = ws[d];
+                         ExprP i = eindex(co[n - k + d]), a = eindex(co[n + d]);
+                         ExprP o = w.adaptive ? iadd_(first(w, i), a) : ebinary(Op::Sub, first(w, i), a);
+                         ok = ebinary(Op::And, ok, inside(o, w.out));
+                         ok = ebinary(Op::And, ok,
+                                      ebinary(Op::And, ebinary(Op::Le, w.start(o), i), ebinary(Op::Lt, i, w.end(o))));
+                         gc[n - k + d] = clamped(o, w.out);
+                         oc.push_back(eindex(gc[n - k + d]));
+                     }
+                     ExprP v = ebinary(Op::Div, eto(L.load(g, gc), ct), divisorOf(ws, includePad, divisor, oc, ct));
+                     return ewhere(ok, v, econst(0, ct));
+                 },
+                 {g}));
 }
 
 /// avg_pool{2,3}d[_backward] windows from (kernel_size, stride, padding) at `first`.
@@ -189,7 +196,7 @@ std::optional<LValue> avgPoolBackwardOp(LowerCtx& c, size_t k) {
     return avgPoolBackward(c, *ws, includePad, div);
 }
 
-} // namespace
+}  // namespace
 
 void addPoolLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.avg_pool2d.default"] = [](LowerCtx& c) { return avgPoolOp(c, 2); };
@@ -202,10 +209,9 @@ void addPoolLowerings(std::map<std::string, LowerFn>& t) {
     t["aten._adaptive_avg_pool3d_backward.default"] = [](LowerCtx& c) {
         return avgPoolBackward(c, adaptive(3), true, std::nullopt);
     };
-    t["aten._adaptive_avg_pool2d.default"] = t["aten.adaptive_avg_pool2d.default"] = [](LowerCtx& c) {
-        return avgPool(c, adaptive(2), true, std::nullopt);
-    };
+    t["aten._adaptive_avg_pool2d.default"] =
+        t["aten.adaptive_avg_pool2d.default"] = [](LowerCtx& c) { return avgPool(c, adaptive(2), true, std::nullopt); };
     t["aten._adaptive_avg_pool3d.default"] = [](LowerCtx& c) { return avgPool(c, adaptive(3), true, std::nullopt); };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -41,7 +41,8 @@ inline std::optional<Operand> opnd(LowerCtx& c, size_t i) {
 using Fn = std::function<ExprP(const std::vector<ExprP>&)>;
 
 /// out = f(operands at idx, each converted to `opType` (default: the output's compute type)).
-inline std::optional<LValue> pw(LowerCtx& c, const std::vector<size_t>& idx, Fn f, std::optional<DType> opType = std::nullopt) {
+inline std::optional<LValue> pw(LowerCtx& c, const std::vector<size_t>& idx, Fn f,
+                                std::optional<DType> opType = std::nullopt) {
     if (!c.out().isTensor()) return std::nullopt;
     const TensorMeta& om = c.outMeta();
     if (isComplex(om.dtype)) return std::nullopt;
@@ -86,4 +87,4 @@ inline std::optional<double> optScalar(LowerCtx& c, size_t i) {
     return c.args()[i].toDouble();
 }
 
-} // namespace fxray::cg::pwl
+}  // namespace fxray::cg::pwl

@@ -35,9 +35,8 @@ std::optional<LValue> simpleReduction(LowerCtx& c, ReduceOp op, bool mean) {
         if (mask[d]) count *= xm.shape[d];
     TensorMeta accMeta = om;
     DType ct = computeType(om.dtype);
-    int r = reduceTo(c, accMeta, xm.shape, mask, keepdim, op, [x, ct](Loader& L, const std::vector<Index>& co) {
-        return eto(L.load(x, co), ct);
-    }, {x});
+    int r = reduceTo(c, accMeta, xm.shape, mask, keepdim, op,
+                     [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x});
     if (!mean) return tensorValue(r);
     c.graph().nodes[static_cast<size_t>(r)].name += ".sum";
     double inv = count ? 1.0 / static_cast<double>(count) : NAN;
@@ -66,11 +65,13 @@ std::optional<LValue> variance(LowerCtx& c, bool stdev, bool withMean = false) {
     DType ct = computeType(c.outMeta(0).dtype);
     int mean = rowMean(c, x, mask, ct, ".mean");
     auto kshape = keptShape(xm.shape, mask);
-    int ss = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
-                      [x, mean, ct, kshape](Loader& L, const std::vector<Index>& co) {
-                          ExprP d = ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mean, kshape, co));
-                          return ebinary(Op::Mul, d, d);
-                      }, {x, mean}, ".ss");
+    int ss = reduceTo(
+        c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+        [x, mean, ct, kshape](Loader& L, const std::vector<Index>& co) {
+            ExprP d = ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mean, kshape, co));
+            return ebinary(Op::Mul, d, d);
+        },
+        {x, mean}, ".ss");
     double denom = std::max(0.0, static_cast<double>(count) - correction);
     TensorMeta om = c.outMeta(0);
     int v = c.pointwise(om, {ss}, [=](Loader& L, const std::vector<Index>& co) {
@@ -79,9 +80,10 @@ std::optional<LValue> variance(LowerCtx& c, bool stdev, bool withMean = false) {
         return stdev ? eunary(Op::Sqrt, r) : r;
     });
     if (!withMean) return tensorValue(v);
-    int m = c.pointwise(c.outMeta(1), {mean}, [=](Loader& L, const std::vector<Index>& co) {
-        return L.load(mean, keepdimCoords(co, mask, keepdim));
-    }, ".mean_out");
+    int m = c.pointwise(
+        c.outMeta(1), {mean},
+        [=](Loader& L, const std::vector<Index>& co) { return L.load(mean, keepdimCoords(co, mask, keepdim)); },
+        ".mean_out");
     LValue r;
     r.kind = LValue::Kind::List;
     r.isTuple = true;
@@ -93,8 +95,10 @@ std::optional<LValue> variance(LowerCtx& c, bool stdev, bool withMean = false) {
 std::vector<bool> dimsArg(LowerCtx& c, size_t i, size_t rank) {
     std::vector<int64_t> dims;
     if (i < c.args().size() && !c.args().isNone(i)) {
-        if (c.args()[i].isNumber()) dims = {c.args().toInt(i)};
-        else dims = c.args().toIntList(i);
+        if (c.args()[i].isNumber())
+            dims = {c.args().toInt(i)};
+        else
+            dims = c.args().toIntList(i);
     }
     return maskOf(dims, rank);
 }
@@ -128,19 +132,24 @@ std::optional<LValue> pnorm(LowerCtx& c, double p, const std::vector<bool>& mask
     DType ct = computeType(c.outMeta().dtype);
     auto absx = [ct](ExprP x) { return eunary(Op::Abs, eto(x, ct)); };
     auto k = [ct](double v) { return econst(v, ct); };
-    if (std::isinf(p)) return mapReduce(c, mask, keepdim, p > 0 ? ReduceOp::Max : ReduceOp::Min, ct, absx, [](ExprP a) { return a; });
+    if (std::isinf(p))
+        return mapReduce(c, mask, keepdim, p > 0 ? ReduceOp::Max : ReduceOp::Min, ct, absx, [](ExprP a) { return a; });
     if (p == 0)
-        return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, [ct, k](ExprP x) {
-            return eto(ebinary(Op::Ne, eto(x, ct), k(0)), ct);
-        }, [](ExprP a) { return a; });
+        return mapReduce(
+            c, mask, keepdim, ReduceOp::Sum, ct,
+            [ct, k](ExprP x) { return eto(ebinary(Op::Ne, eto(x, ct), k(0)), ct); }, [](ExprP a) { return a; });
     if (p == 1) return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, absx, [](ExprP a) { return a; });
     if (p == 2)
-        return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, [ct](ExprP x) {
-            x = eto(x, ct);
-            return ebinary(Op::Mul, x, x);
-        }, [](ExprP a) { return eunary(Op::Sqrt, a); });
-    return mapReduce(c, mask, keepdim, ReduceOp::Sum, ct, [absx, k, p](ExprP x) { return ebinary(Op::Pow, absx(x), k(p)); },
-                     [k, p](ExprP a) { return ebinary(Op::Pow, a, k(1.0 / p)); });
+        return mapReduce(
+            c, mask, keepdim, ReduceOp::Sum, ct,
+            [ct](ExprP x) {
+                x = eto(x, ct);
+                return ebinary(Op::Mul, x, x);
+            },
+            [](ExprP a) { return eunary(Op::Sqrt, a); });
+    return mapReduce(
+        c, mask, keepdim, ReduceOp::Sum, ct, [absx, k, p](ExprP x) { return ebinary(Op::Pow, absx(x), k(p)); },
+        [k, p](ExprP a) { return ebinary(Op::Pow, a, k(1.0 / p)); });
 }
 
 /// logsumexp(x, dims, keepdim): max + log(sum(exp(x - max))), the max taken as 0 where it is
@@ -153,16 +162,19 @@ std::optional<LValue> logsumexp(LowerCtx& c) {
     bool keepdim = c.args().toBool(2);
     DType ct = computeType(c.outMeta().dtype);
     auto kshape = keptShape(xm.shape, mask);
-    int mx = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Max,
-                      [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".amax");
+    int mx = reduceTo(
+        c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Max,
+        [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".amax");
     auto finiteMax = [mx, kshape, ct](Loader& L, const std::vector<Index>& co) {
         ExprP m = loadBroadcast(L, mx, kshape, co);
         return ewhere(ebinary(Op::Eq, eunary(Op::Abs, m), econst(INFINITY, ct)), econst(0, ct), m);
     };
-    int sum = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
-                       [x, ct, finiteMax](Loader& L, const std::vector<Index>& co) {
-                           return eunary(Op::Exp, ebinary(Op::Sub, eto(L.load(x, co), ct), finiteMax(L, co)));
-                       }, {x, mx}, ".sum");
+    int sum = reduceTo(
+        c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+        [x, ct, finiteMax](Loader& L, const std::vector<Index>& co) {
+            return eunary(Op::Exp, ebinary(Op::Sub, eto(L.load(x, co), ct), finiteMax(L, co)));
+        },
+        {x, mx}, ".sum");
     return tensorValue(c.pointwise(c.outMeta(), {mx, sum}, [=](Loader& L, const std::vector<Index>& co) {
         std::vector<Index> kc = keepdimCoords(co, mask, keepdim);
         ExprP m = L.load(mx, kc);
@@ -178,9 +190,8 @@ std::optional<LValue> anyAll(LowerCtx& c, bool any, size_t dimArg) {
     size_t rank = c.meta(x).shape.size();
     auto mask = dimArg ? dimsArg(c, dimArg, rank) : std::vector<bool>(rank, true);
     bool keepdim = dimArg && c.args().size() > dimArg + 1 && c.args().toBool(dimArg + 1);
-    return mapReduce(c, mask, keepdim, any ? ReduceOp::Any : ReduceOp::Min, DType::Bool, [](ExprP v) {
-        return v->type == DType::Bool ? v : ebinary(Op::Ne, v, econst(0, v->type));
-    });
+    return mapReduce(c, mask, keepdim, any ? ReduceOp::Any : ReduceOp::Min, DType::Bool,
+                     [](ExprP v) { return v->type == DType::Bool ? v : ebinary(Op::Ne, v, econst(0, v->type)); });
 }
 
 struct SoftmaxArgs {
@@ -210,14 +221,16 @@ std::optional<LValue> softmax(LowerCtx& c, bool log) {
     auto shape = s->shape;
     auto mask = s->mask;
     auto kshape = keptShape(shape, mask);
-    int mx = reduceTo(c, keptMeta(c.meta(x), mask, ct), shape, mask, true, ReduceOp::Max,
-                      [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".amax");
+    int mx = reduceTo(
+        c, keptMeta(c.meta(x), mask, ct), shape, mask, true, ReduceOp::Max,
+        [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".amax");
     auto shifted = [x, mx, ct, kshape](Loader& L, const std::vector<Index>& co) {
         return ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mx, kshape, co));
     };
-    int sum = reduceTo(c, keptMeta(c.meta(x), mask, ct), shape, mask, true, ReduceOp::Sum,
-                       [shifted](Loader& L, const std::vector<Index>& co) { return eunary(Op::Exp, shifted(L, co)); },
-                       {x, mx}, ".sum");
+    int sum = reduceTo(
+        c, keptMeta(c.meta(x), mask, ct), shape, mask, true, ReduceOp::Sum,
+        [shifted](Loader& L, const std::vector<Index>& co) { return eunary(Op::Exp, shifted(L, co)); }, {x, mx},
+        ".sum");
     return tensorValue(c.pointwise(c.outMeta(), {x, mx, sum}, [=](Loader& L, const std::vector<Index>& co) {
         ExprP sh = shifted(L, co);
         ExprP sv = loadBroadcast(L, sum, kshape, co);
@@ -236,11 +249,13 @@ std::optional<LValue> softmaxBackward(LowerCtx& c, bool log) {
     auto shape = s->shape;
     auto mask = s->mask;
     auto kshape = keptShape(shape, mask);
-    int sum = reduceTo(c, keptMeta(c.meta(y), mask, ct), shape, mask, true, ReduceOp::Sum,
-                       [g, y, ct, log](Loader& L, const std::vector<Index>& co) {
-                           ExprP gv = eto(L.load(g, co), ct);
-                           return log ? gv : ebinary(Op::Mul, gv, eto(L.load(y, co), ct));
-                       }, {g, y}, ".sum");
+    int sum = reduceTo(
+        c, keptMeta(c.meta(y), mask, ct), shape, mask, true, ReduceOp::Sum,
+        [g, y, ct, log](Loader& L, const std::vector<Index>& co) {
+            ExprP gv = eto(L.load(g, co), ct);
+            return log ? gv : ebinary(Op::Mul, gv, eto(L.load(y, co), ct));
+        },
+        {g, y}, ".sum");
     return tensorValue(c.pointwise(c.outMeta(), {g, y, sum}, [=](Loader& L, const std::vector<Index>& co) {
         ExprP gv = eto(L.load(g, co), ct), yv = eto(L.load(y, co), ct);
         ExprP sv = loadBroadcast(L, sum, kshape, co);
@@ -249,7 +264,7 @@ std::optional<LValue> softmaxBackward(LowerCtx& c, bool log) {
     }));
 }
 
-} // namespace
+}  // namespace
 
 void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     // trace(self): the sum of a matrix's diagonal, self[i, i] for i < min(rows, cols).
@@ -262,9 +277,11 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         return tensorValue(reduceTo(c, c.outMeta(), {n}, {true}, false, ReduceOp::Sum,
                                     [x, ct](Loader& L, const std::vector<Index>& co) {
                                         return eto(L.load(x, {co[0], co[0]}), ct);
-                                    }, {x}));
+                                    },
+                                    {x}));
     };
-    t["aten.sum.dim_IntList"] = t["aten.sum.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Sum, false); };
+    t["aten.sum.dim_IntList"] =
+        t["aten.sum.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Sum, false); };
     t["aten.mean.dim"] = t["aten.mean.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;
         return simpleReduction(c, ReduceOp::Sum, true);
@@ -285,16 +302,19 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         mask[static_cast<size_t>(d)] = false;
         const DType ct = computeType(xm.dtype);
         const auto kshape = keptShape(xm.shape, mask);
-        const int sum = reduceTo(c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
-                                 [x, ct, p](Loader& L, const std::vector<Index>& co) {
-                                     ExprP a = eunary(Op::Abs, eto(L.load(x, co), ct));
-                                     return p == 1.0 ? a : p == 2.0 ? ebinary(Op::Mul, a, a) : ebinary(Op::Pow, a, econst(p, ct));
-                                 }, {x}, ".norm");
+        const int sum = reduceTo(
+            c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+            [x, ct, p](Loader& L, const std::vector<Index>& co) {
+                ExprP a = eunary(Op::Abs, eto(L.load(x, co), ct));
+                return p == 1.0 ? a : p == 2.0 ? ebinary(Op::Mul, a, a) : ebinary(Op::Pow, a, econst(p, ct));
+            },
+            {x}, ".norm");
         return tensorValue(c.pointwise(c.outMeta(), {x, sum}, [=](Loader& L, const std::vector<Index>& co) {
             ExprP s = eto(loadBroadcast(L, sum, kshape, co), ct);
             ExprP norm = p == 1.0 ? s : p == 2.0 ? eunary(Op::Sqrt, s) : ebinary(Op::Pow, s, econst(1.0 / p, ct));
             ExprP factor = ewhere(ebinary(Op::Gt, norm, econst(maxnorm, ct)),
-                                  ebinary(Op::Div, econst(maxnorm, ct), ebinary(Op::Add, norm, econst(1e-7, ct))), econst(1.0, ct));
+                                  ebinary(Op::Div, econst(maxnorm, ct), ebinary(Op::Add, norm, econst(1e-7, ct))),
+                                  econst(1.0, ct));
             return ebinary(Op::Mul, eto(L.load(x, co), ct), factor);
         }));
     };
@@ -303,7 +323,8 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     // drops).
     t["aten._trilinear.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         const int in[3] = {c.in(0), c.in(1), c.in(2)};
-        if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype))
+            return std::nullopt;
         std::vector<std::vector<int64_t>> shapes(3);
         std::vector<std::vector<bool>> expanded(3);
         size_t rank = 0;
@@ -330,17 +351,20 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
             mask[static_cast<size_t>(d)] = true;
         }
         const DType ct = computeType(c.outMeta().dtype);
-        return tensorValue(reduceTo(c, c.outMeta(), full, mask, false, ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
-            ExprP prod;
-            for (size_t k = 0; k < 3; ++k) {
-                std::vector<Index> at;
-                for (size_t d = 0; d < rank; ++d)
-                    if (!expanded[k][d]) at.push_back(shapes[k][d] == 1 ? iconst(0) : co[d]);
-                ExprP v = eto(L.load(in[k], at), ct);
-                prod = prod ? ebinary(Op::Mul, prod, v) : v;
-            }
-            return prod;
-        }, {in[0], in[1], in[2]}));
+        return tensorValue(reduceTo(c, c.outMeta(), full, mask, false, ReduceOp::Sum,
+                                    [=](Loader& L, const std::vector<Index>& co) {
+                                        ExprP prod;
+                                        for (size_t k = 0; k < 3; ++k) {
+                                            std::vector<Index> at;
+                                            for (size_t d = 0; d < rank; ++d)
+                                                if (!expanded[k][d])
+                                                    at.push_back(shapes[k][d] == 1 ? iconst(0) : co[d]);
+                                            ExprP v = eto(L.load(in[k], at), ct);
+                                            prod = prod ? ebinary(Op::Mul, prod, v) : v;
+                                        }
+                                        return prod;
+                                    },
+                                    {in[0], in[1], in[2]}));
     };
     // aminmax(self, *, dim=None, keepdim=False) -> (min, max): two reductions of one input.
     t["aten.aminmax.default"] = [](LowerCtx& c) -> std::optional<LValue> {
@@ -357,10 +381,10 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         r.isTuple = true;
         for (size_t i = 0; i < 2; ++i) {
             const DType ct = computeType(c.outMeta(i).dtype);
-            r.items.push_back(tensorValue(reduceTo(c, c.outMeta(i), xm.shape, mask, keepdim, i == 0 ? ReduceOp::Min : ReduceOp::Max,
-                                                   [x, ct](Loader& L, const std::vector<Index>& co) {
-                                                       return eto(L.load(x, co), ct);
-                                                   }, {x}, i == 0 ? ".min" : ".max")));
+            r.items.push_back(tensorValue(reduceTo(
+                c, c.outMeta(i), xm.shape, mask, keepdim, i == 0 ? ReduceOp::Min : ReduceOp::Max,
+                [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x},
+                i == 0 ? ".min" : ".max")));
         }
         return r;
     };
@@ -373,12 +397,14 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.max.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         int x = c.in(0);
         if (x < 0 || c.meta(x).numel() == 0) return std::nullopt;
-        return mapReduce(c, std::vector<bool>(c.meta(x).shape.size(), true), false, ReduceOp::Max, DType::Float32, [](ExprP v) { return v; });
+        return mapReduce(c, std::vector<bool>(c.meta(x).shape.size(), true), false, ReduceOp::Max, DType::Float32,
+                         [](ExprP v) { return v; });
     };
     t["aten.min.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         int x = c.in(0);
         if (x < 0 || c.meta(x).numel() == 0) return std::nullopt;
-        return mapReduce(c, std::vector<bool>(c.meta(x).shape.size(), true), false, ReduceOp::Min, DType::Float32, [](ExprP v) { return v; });
+        return mapReduce(c, std::vector<bool>(c.meta(x).shape.size(), true), false, ReduceOp::Min, DType::Float32,
+                         [](ExprP v) { return v; });
     };
     t["aten.prod.default"] = t["aten.prod.dim_int"] = [](LowerCtx& c) -> std::optional<LValue> {
         int x = c.in(0);
@@ -425,12 +451,16 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         int x = s->x, y = sm->node;
         DType ct = s->ct;
         auto kshape = keptShape(s->shape, s->mask);
-        int mx = reduceTo(c, keptMeta(c.meta(x), s->mask, ct), s->shape, s->mask, true, ReduceOp::Max,
-                          [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".rowmax");
-        return tensorValue(c.pointwise(c.outMeta(), {y, mx}, [=](Loader& L, const std::vector<Index>& co) {
-            ExprP allNegInf = ebinary(Op::Eq, loadBroadcast(L, mx, kshape, co), econst(-INFINITY, ct));
-            return ewhere(allNegInf, econst(0, ct), eto(L.load(y, co), ct));
-        }, ".safe"));
+        int mx = reduceTo(
+            c, keptMeta(c.meta(x), s->mask, ct), s->shape, s->mask, true, ReduceOp::Max,
+            [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".rowmax");
+        return tensorValue(c.pointwise(
+            c.outMeta(), {y, mx},
+            [=](Loader& L, const std::vector<Index>& co) {
+                ExprP allNegInf = ebinary(Op::Eq, loadBroadcast(L, mx, kshape, co), econst(-INFINITY, ct));
+                return ewhere(allNegInf, econst(0, ct), eto(L.load(y, co), ct));
+            },
+            ".safe"));
     };
     t["aten._softmax.default"] = [](LowerCtx& c) { return softmax(c, false); };
     t["aten._log_softmax.default"] = [](LowerCtx& c) { return softmax(c, true); };
@@ -438,4 +468,4 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     t["aten._log_softmax_backward_data.default"] = [](LowerCtx& c) { return softmaxBackward(c, true); };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -25,12 +25,14 @@ std::optional<LValue> scan(LowerCtx& c, ReduceOp op) {
     std::vector<bool> mask(n + 1, false);
     mask[n] = true;
     double ident = op == ReduceOp::Prod ? 1.0 : 0.0;
-    return tensorValue(reduceTo(c, c.outMeta(), in, mask, false, op, [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> src(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
-        src[dim] = co[n];
-        ExprP keep = ebinary(Op::Le, eindex(co[n]), eindex(co[dim]));
-        return ewhere(keep, eto(eto(L.load(x, src), xt), ct), econst(ident, ct));
-    }, {x}));
+    return tensorValue(reduceTo(c, c.outMeta(), in, mask, false, op,
+                                [=](Loader& L, const std::vector<Index>& co) {
+                                    std::vector<Index> src(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+                                    src[dim] = co[n];
+                                    ExprP keep = ebinary(Op::Le, eindex(co[n]), eindex(co[dim]));
+                                    return ewhere(keep, eto(eto(L.load(x, src), xt), ct), econst(ident, ct));
+                                },
+                                {x}));
 }
 
 /// cummax/cummin (values, indices: the last k <= i holding the running extreme, NaN counting
@@ -55,29 +57,44 @@ std::optional<LValue> cumExtreme(LowerCtx& c, bool max, bool logSumExp) {
         return q;
     };
     auto upto = [n, dim](const std::vector<Index>& co) { return ebinary(Op::Le, eindex(co[n]), eindex(co[dim])); };
-    double ident = isFloating(ct) ? (max ? -INFINITY : INFINITY) : (max ? -9.223372036854775808e18 : 9.223372036854775807e18);
+    double ident =
+        isFloating(ct) ? (max ? -INFINITY : INFINITY) : (max ? -9.223372036854775808e18 : 9.223372036854775807e18);
     TensorMeta rm = logSumExp ? TensorMeta::contiguous(vm.shape, ct, vm.device) : vm;
-    int vals = reduceTo(c, rm, in, mask, false, max ? ReduceOp::Max : ReduceOp::Min, [=](Loader& L, const std::vector<Index>& co) {
-        return ewhere(upto(co), eto(eto(L.load(x, src(co)), xt), ct), econst(ident, ct));
-    }, {x}, logSumExp ? ".max" : "");
+    int vals = reduceTo(
+        c, rm, in, mask, false, max ? ReduceOp::Max : ReduceOp::Min,
+        [=](Loader& L, const std::vector<Index>& co) {
+            return ewhere(upto(co), eto(eto(L.load(x, src(co)), xt), ct), econst(ident, ct));
+        },
+        {x}, logSumExp ? ".max" : "");
     if (logSumExp) {
-        auto finite = [ct](ExprP m) { return ewhere(ebinary(Op::Eq, eunary(Op::Abs, m), econst(INFINITY, ct)), econst(0, ct), m); };
-        int sum = reduceTo(c, rm, in, mask, false, ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
-            ExprP m = finite(eto(L.load(vals, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), ct));
-            ExprP e = eunary(Op::Exp, ebinary(Op::Sub, eto(eto(L.load(x, src(co)), xt), ct), m));
-            return ewhere(upto(co), e, econst(0, ct));
-        }, {x, vals}, ".sum");
+        auto finite = [ct](ExprP m) {
+            return ewhere(ebinary(Op::Eq, eunary(Op::Abs, m), econst(INFINITY, ct)), econst(0, ct), m);
+        };
+        int sum = reduceTo(
+            c, rm, in, mask, false, ReduceOp::Sum,
+            [=](Loader& L, const std::vector<Index>& co) {
+                ExprP m = finite(
+                    eto(L.load(vals, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), ct));
+                ExprP e = eunary(Op::Exp, ebinary(Op::Sub, eto(eto(L.load(x, src(co)), xt), ct), m));
+                return ewhere(upto(co), e, econst(0, ct));
+            },
+            {x, vals}, ".sum");
         return tensorValue(c.pointwise(vm, {vals, sum}, [=](Loader& L, const std::vector<Index>& co) {
             return ebinary(Op::Add, eunary(Op::Log, eto(L.load(sum, co), ct)), finite(eto(L.load(vals, co), ct)));
         }));
     }
-    int idx = reduceTo(c, c.outMeta(1), in, mask, false, ReduceOp::Max, [=](Loader& L, const std::vector<Index>& co) {
-        ExprP v = eto(eto(L.load(x, src(co)), xt), ct);
-        ExprP m = eto(L.load(vals, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), ct);
-        ExprP hit = ebinary(Op::Eq, v, m);
-        if (isFloating(ct)) hit = ebinary(Op::Or, hit, ebinary(Op::And, eunary(Op::IsNan, v), eunary(Op::IsNan, m)));
-        return ewhere(ebinary(Op::And, upto(co), hit), eindex(co[n]), ic(-1));
-    }, {x, vals}, ".indices");
+    int idx = reduceTo(
+        c, c.outMeta(1), in, mask, false, ReduceOp::Max,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(eto(L.load(x, src(co)), xt), ct);
+            ExprP m =
+                eto(L.load(vals, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), ct);
+            ExprP hit = ebinary(Op::Eq, v, m);
+            if (isFloating(ct))
+                hit = ebinary(Op::Or, hit, ebinary(Op::And, eunary(Op::IsNan, v), eunary(Op::IsNan, m)));
+            return ewhere(ebinary(Op::And, upto(co), hit), eindex(co[n]), ic(-1));
+        },
+        {x, vals}, ".indices");
     LValue r;
     r.kind = LValue::Kind::List;
     r.isTuple = true;
@@ -96,15 +113,18 @@ int firstIndexOf(LowerCtx& c, int x, int m, const std::vector<bool>& mask, bool 
     for (size_t d = shape.size(); d-- > 0;)
         if (mask[d]) strides[d] = s, s *= shape[d];
     int64_t none = s;  // past every index
-    return reduceTo(c, om, shape, mask, keepdim, ReduceOp::Min, [=](Loader& L, const std::vector<Index>& co) {
-        ExprP v = eto(L.load(x, co), xt), mv = eto(loadBroadcast(L, m, kshape, co), xt);
-        ExprP hit = ebinary(Op::Eq, v, mv);
-        if (isFloating(xt)) hit = ebinary(Op::Or, hit, eunary(Op::IsNan, v));
-        Index lin = iconst(0);
-        for (size_t d = 0; d < co.size(); ++d)
-            if (mask[d]) lin = iadd(lin, imul(co[d], strides[d]));
-        return ewhere(hit, eindex(lin), ic(none));
-    }, {x, m}, ".index");
+    return reduceTo(
+        c, om, shape, mask, keepdim, ReduceOp::Min,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(L.load(x, co), xt), mv = eto(loadBroadcast(L, m, kshape, co), xt);
+            ExprP hit = ebinary(Op::Eq, v, mv);
+            if (isFloating(xt)) hit = ebinary(Op::Or, hit, eunary(Op::IsNan, v));
+            Index lin = iconst(0);
+            for (size_t d = 0; d < co.size(); ++d)
+                if (mask[d]) lin = iadd(lin, imul(co[d], strides[d]));
+            return ewhere(hit, eindex(lin), ic(none));
+        },
+        {x, m}, ".index");
 }
 
 /// argmax/argmin (dimArg: an int or None) and max.dim/min.dim (values and indices).
@@ -115,11 +135,13 @@ std::optional<LValue> argExtreme(LowerCtx& c, bool max, bool withValues) {
     if (xm.numel() == 0 || isComplex(xm.dtype) || xm.dtype == DType::Bool) return std::nullopt;
     if (xm.shape.empty()) {
         // one element: index 0, value x
-        int idx = c.pointwise(c.outMeta(withValues ? 1 : 0), {}, [](Loader&, const std::vector<Index>&) { return ic(0); });
+        int idx =
+            c.pointwise(c.outMeta(withValues ? 1 : 0), {}, [](Loader&, const std::vector<Index>&) { return ic(0); });
         if (!withValues) return tensorValue(idx);
         DType ot = computeType(c.outMeta(0).dtype);
-        int vals = c.pointwise(c.outMeta(0), {x}, [x, ot](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ot); },
-                               ".values");
+        int vals = c.pointwise(
+            c.outMeta(0), {x}, [x, ot](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ot); },
+            ".values");
         LValue r;
         r.kind = LValue::Kind::List;
         r.isTuple = true;
@@ -135,14 +157,18 @@ std::optional<LValue> argExtreme(LowerCtx& c, bool max, bool withValues) {
     bool keepdim = c.args().toBool(2);
     DType xt = computeType(xm.dtype);
     ReduceOp rop = max ? ReduceOp::Max : ReduceOp::Min;
-    int m = reduceTo(c, keptMeta(xm, mask, xt), xm.shape, mask, true, rop,
-                     [x, xt](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), xt); }, {x},
-                     max ? ".amax" : ".amin");
+    int m = reduceTo(
+        c, keptMeta(xm, mask, xt), xm.shape, mask, true, rop,
+        [x, xt](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), xt); }, {x},
+        max ? ".amax" : ".amin");
     int idx = firstIndexOf(c, x, m, mask, keepdim, c.outMeta(withValues ? 1 : 0));
     if (!withValues) return tensorValue(idx);
-    int vals = c.pointwise(c.outMeta(0), {m}, [m, mask, keepdim](Loader& L, const std::vector<Index>& co) {
-        return L.load(m, keepdimCoords(co, mask, keepdim));
-    }, ".values");
+    int vals = c.pointwise(
+        c.outMeta(0), {m},
+        [m, mask, keepdim](Loader& L, const std::vector<Index>& co) {
+            return L.load(m, keepdimCoords(co, mask, keepdim));
+        },
+        ".values");
     LValue r;
     r.kind = LValue::Kind::List;
     r.isTuple = true;
@@ -164,9 +190,12 @@ std::optional<LValue> contract(LowerCtx& c, size_t ai, size_t bi, int self, doub
     TensorMeta om = c.outMeta();
     bool epilogue = self >= 0 || alpha != 1.0;
     TensorMeta rm = epilogue ? TensorMeta::contiguous(om.shape, ct, om.device) : om;
-    int r = reduceTo(c, rm, as, mask, false, ReduceOp::Sum, [a, b, ct](Loader& L, const std::vector<Index>& co) {
-        return ebinary(Op::Mul, eto(L.load(a, co), ct), eto(L.load(b, {co.back()}), ct));
-    }, {a, b}, epilogue ? ".mv" : "");
+    int r = reduceTo(
+        c, rm, as, mask, false, ReduceOp::Sum,
+        [a, b, ct](Loader& L, const std::vector<Index>& co) {
+            return ebinary(Op::Mul, eto(L.load(a, co), ct), eto(L.load(b, {co.back()}), ct));
+        },
+        {a, b}, epilogue ? ".mv" : "");
     if (!epilogue) return tensorValue(r);
     std::vector<int> deps{r};
     std::vector<int64_t> ss;
@@ -199,19 +228,22 @@ std::optional<LValue> dist(LowerCtx& c) {
     double p = scalarOr(c, 2, 2.0);
     DType ct = computeType(c.outMeta().dtype);
     auto absd = [=](Loader& L, const std::vector<Index>& co) {
-        return eunary(Op::Abs, ebinary(Op::Sub, eto(loadBroadcast(L, a, as, co), ct), eto(loadBroadcast(L, b, bs, co), ct)));
+        return eunary(Op::Abs,
+                      ebinary(Op::Sub, eto(loadBroadcast(L, a, as, co), ct), eto(loadBroadcast(L, b, bs, co), ct)));
     };
     ReduceOp rop = std::isinf(p) ? (p > 0 ? ReduceOp::Max : ReduceOp::Min) : ReduceOp::Sum;
     std::vector<bool> mask(shape.size(), true);
     TensorMeta om = c.outMeta();
-    int r = reduceTo(c, TensorMeta::contiguous(om.shape, ct, om.device), shape, mask, false, rop,
-                     [=](Loader& L, const std::vector<Index>& co) {
-                         ExprP d = absd(L, co);
-                         if (std::isinf(p) || p == 1.0) return d;
-                         if (p == 0.0) return eto(ebinary(Op::Ne, d, econst(0, ct)), ct);
-                         if (p == 2.0) return ebinary(Op::Mul, d, d);
-                         return ebinary(Op::Pow, d, econst(p, ct));
-                     }, {a, b}, ".acc");
+    int r = reduceTo(
+        c, TensorMeta::contiguous(om.shape, ct, om.device), shape, mask, false, rop,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP d = absd(L, co);
+            if (std::isinf(p) || p == 1.0) return d;
+            if (p == 0.0) return eto(ebinary(Op::Ne, d, econst(0, ct)), ct);
+            if (p == 2.0) return ebinary(Op::Mul, d, d);
+            return ebinary(Op::Pow, d, econst(p, ct));
+        },
+        {a, b}, ".acc");
     return tensorValue(c.pointwise(om, {r}, [=](Loader& L, const std::vector<Index>& co) {
         ExprP v = eto(L.load(r, co), ct);
         if (std::isinf(p) || p == 1.0 || p == 0.0) return v;
@@ -220,7 +252,7 @@ std::optional<LValue> dist(LowerCtx& c) {
     }));
 }
 
-} // namespace
+}  // namespace
 
 void addScanLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.cumsum.default"] = [](LowerCtx& c) { return scan(c, ReduceOp::Sum); };
@@ -232,13 +264,12 @@ void addScanLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.argmin.default"] = [](LowerCtx& c) { return argExtreme(c, false, false); };
     t["aten.max.dim"] = [](LowerCtx& c) { return argExtreme(c, true, true); };
     t["aten.min.dim"] = [](LowerCtx& c) { return argExtreme(c, false, true); };
-    t["aten.dot.default"] = t["aten.vdot.default"] = t["aten.mv.default"] = [](LowerCtx& c) {
-        return contract(c, 0, 1, -1, 0.0, 1.0);
-    };
+    t["aten.dot.default"] = t["aten.vdot.default"] =
+        t["aten.mv.default"] = [](LowerCtx& c) { return contract(c, 0, 1, -1, 0.0, 1.0); };
     t["aten.addmv.default"] = [](LowerCtx& c) {
         return contract(c, 1, 2, c.in(0), scalarOr(c, 3, 1.0), scalarOr(c, 4, 1.0));
     };
     t["aten.dist.default"] = dist;
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

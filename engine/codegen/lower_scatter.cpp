@@ -81,7 +81,8 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     auto hit = [=](Loader& L, const std::vector<Index>& co) {
         const Index& j = co[n];
         if (s.index1d) {
-            ExprP iv = eto(L.load(s.index, ishape.empty() ? std::vector<Index>{} : std::vector<Index>{j}), DType::Int64);
+            ExprP iv =
+                eto(L.load(s.index, ishape.empty() ? std::vector<Index>{} : std::vector<Index>{j}), DType::Int64);
             iv = ewhere(ebinary(Op::Lt, iv, ic(0)), ebinary(Op::Add, iv, ic(dimSize)), iv);
             return ebinary(Op::Eq, iv, eindex(co[s.dim]));
         }
@@ -113,19 +114,26 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     if (s.valueTensor >= 0) deps.push_back(s.valueTensor);
     TensorMeta am = TensorMeta::contiguous(shape, ct, om.device);
     TensorMeta cm = TensorMeta::contiguous(shape, DType::Int64, om.device);
-    int count = reduceTo(c, cm, in, mask, false, ReduceOp::Sum, [hit](Loader& L, const std::vector<Index>& co) {
-        return eto(hit(L, co), DType::Int64);
-    }, deps, ".hits");
+    int count = reduceTo(
+        c, cm, in, mask, false, ReduceOp::Sum,
+        [hit](Loader& L, const std::vector<Index>& co) { return eto(hit(L, co), DType::Int64); }, deps, ".hits");
     int acc = -1;
     if (!(s.red == Red::Set && s.src < 0)) {
-        ReduceOp rop = s.red == Red::Prod ? ReduceOp::Prod : s.red == Red::Max ? ReduceOp::Max
-                     : s.red == Red::Min ? ReduceOp::Min : ReduceOp::Sum;
-        double ident = s.red == Red::Prod ? 1.0 : s.red == Red::Max ? (isFloating(ct) ? -INFINITY : -9.223372036854775808e18)
-                     : s.red == Red::Min ? (isFloating(ct) ? INFINITY : 9.223372036854775807e18) : 0.0;
+        ReduceOp rop = s.red == Red::Prod  ? ReduceOp::Prod
+                       : s.red == Red::Max ? ReduceOp::Max
+                       : s.red == Red::Min ? ReduceOp::Min
+                                           : ReduceOp::Sum;
+        double ident = s.red == Red::Prod  ? 1.0
+                       : s.red == Red::Max ? (isFloating(ct) ? -INFINITY : -9.223372036854775808e18)
+                       : s.red == Red::Min ? (isFloating(ct) ? INFINITY : 9.223372036854775807e18)
+                                           : 0.0;
         if (ct == DType::Bool) rop = ReduceOp::Any, ident = 0.0;
-        acc = reduceTo(c, am, in, mask, false, rop, [hit, srcVal, ident, ct](Loader& L, const std::vector<Index>& co) {
-            return ewhere(hit(L, co), srcVal(L, co), econst(ident, ct));
-        }, deps, ".acc");
+        acc = reduceTo(
+            c, am, in, mask, false, rop,
+            [hit, srcVal, ident, ct](Loader& L, const std::vector<Index>& co) {
+                return ewhere(hit(L, co), srcVal(L, co), econst(ident, ct));
+            },
+            deps, ".acc");
     }
     std::vector<int> ins{s.self, count};
     if (acc >= 0) ins.push_back(acc);
@@ -136,12 +144,15 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
         ExprP self = eto(loadBroadcast(L, s.self, selfShape, co), ct);
         ExprP cnt = L.load(count, co);
         ExprP any = ebinary(Op::Gt, cnt, ic(0));
-        ExprP a = acc >= 0 ? eto(L.load(acc, co), ct)
-                           : s.valueTensor >= 0 ? eto(L.load(s.valueTensor, {}), ct) : econst(s.value, ct);
+        ExprP a = acc >= 0             ? eto(L.load(acc, co), ct)
+                  : s.valueTensor >= 0 ? eto(L.load(s.valueTensor, {}), ct)
+                                       : econst(s.value, ct);
         ExprP r;
         switch (s.red) {
         case Red::Set: r = a; break;
-        case Red::Sum: r = s.includeSelf ? (ct == DType::Bool ? ebinary(Op::Or, self, a) : ebinary(Op::Add, self, a)) : a; break;
+        case Red::Sum:
+            r = s.includeSelf ? (ct == DType::Bool ? ebinary(Op::Or, self, a) : ebinary(Op::Add, self, a)) : a;
+            break;
         case Red::Prod: r = s.includeSelf ? ebinary(Op::Mul, self, a) : a; break;
         case Red::Max: r = s.includeSelf ? ebinary(Op::Max, self, a) : a; break;
         case Red::Min: r = s.includeSelf ? ebinary(Op::Min, self, a) : a; break;
@@ -162,9 +173,12 @@ Scatter basic(LowerCtx& c, Red red) {
     s.index = c.in(2);
     s.dim = c.out().isTensor() ? wrapDim(c.args().toInt(1), std::max<size_t>(c.outMeta().shape.size(), 1)) : 0;
     s.red = red;
-    if (c.args()[3].isTensor()) s.src = c.in(3);
-    else if (c.args()[3].isNumber()) s.value = c.args()[3].toDouble();
-    else s.index = -1;
+    if (c.args()[3].isTensor())
+        s.src = c.in(3);
+    else if (c.args()[3].isNumber())
+        s.value = c.args()[3].toDouble();
+    else
+        s.index = -1;
     return s;
 }
 
@@ -207,16 +221,21 @@ std::optional<LValue> maxUnpool(LowerCtx& c, size_t k) {
         return ebinary(Op::Eq, eto(L.load(idx, xc), DType::Int64), eindex(flat));
     };
     TensorMeta am = TensorMeta::contiguous(om.shape, ct, om.device);
-    int mx = reduceTo(c, am, in, mask, false, ReduceOp::Max, [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> xc;
-        ExprP hit = hitAt(L, co, xc);
-        return ewhere(hit, eto(L.load(x, xc), ct), econst(-INFINITY, ct));
-    }, {x, idx}, ".max");
-    int cnt = reduceTo(c, TensorMeta::contiguous(om.shape, DType::Int64, om.device), in, mask, false, ReduceOp::Sum,
-                       [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> xc;
-        return eto(hitAt(L, co, xc), DType::Int64);
-    }, {idx}, ".hits");
+    int mx = reduceTo(
+        c, am, in, mask, false, ReduceOp::Max,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc;
+            ExprP hit = hitAt(L, co, xc);
+            return ewhere(hit, eto(L.load(x, xc), ct), econst(-INFINITY, ct));
+        },
+        {x, idx}, ".max");
+    int cnt = reduceTo(
+        c, TensorMeta::contiguous(om.shape, DType::Int64, om.device), in, mask, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc;
+            return eto(hitAt(L, co, xc), DType::Int64);
+        },
+        {idx}, ".hits");
     return tensorValue(c.pointwise(om, {mx, cnt}, [=](Loader& L, const std::vector<Index>& co) {
         return ewhere(ebinary(Op::Gt, L.load(cnt, co), ic(0)), eto(L.load(mx, co), ct), econst(0, ct));
     }));
@@ -256,14 +275,16 @@ int maskRank(LowerCtx& c, int mask, const std::vector<int64_t>& shape) {
     std::vector<bool> m(in.size(), false);
     m.back() = true;
     const size_t n = shape.size();
-    return reduceTo(c, TensorMeta::contiguous(shape, DType::Int64, c.outMeta().device), in, m, false, ReduceOp::Sum,
-                    [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> p(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
-        const Index& k = co[n];
-        ExprP sel = eto(loadBroadcast(L, mask, mshape, unravel(k, shape)), DType::Bool);
-        ExprP before = ebinary(Op::Le, eindex(k), eindex(flatOf(p, shape)));
-        return eto(ebinary(Op::And, sel, before), DType::Int64);
-    }, {mask}, ".rank");
+    return reduceTo(
+        c, TensorMeta::contiguous(shape, DType::Int64, c.outMeta().device), in, m, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> p(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+            const Index& k = co[n];
+            ExprP sel = eto(loadBroadcast(L, mask, mshape, unravel(k, shape)), DType::Bool);
+            ExprP before = ebinary(Op::Le, eindex(k), eindex(flatOf(p, shape)));
+            return eto(ebinary(Op::And, sel, before), DType::Int64);
+        },
+        {mask}, ".rank");
 }
 
 /// masked_scatter(self, mask, source): where mask (broadcast) is set, the next element of
@@ -303,14 +324,16 @@ std::optional<LValue> maskedScatterBackward(LowerCtx& c) {
     in.push_back(N);
     std::vector<bool> m(in.size(), false);
     m.back() = true;
-    return tensorValue(reduceTo(c, TensorMeta::contiguous(oshape, om.dtype, om.device), in, m, false, ReduceOp::Sum,
-                                [=](Loader& L, const std::vector<Index>& co) {
-        const std::vector<Index> kc = unravel(co[n], gshape);
-        Index j = flatOf(std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n)), oshape);
-        ExprP sel = eto(loadBroadcast(L, mask, mshape, kc), DType::Bool);
-        ExprP hit = ebinary(Op::And, sel, ebinary(Op::Eq, L.load(rank, kc), ebinary(Op::Add, eindex(j), ic(1))));
-        return ewhere(hit, eto(L.load(g, kc), ct), econst(0, ct));
-    }, {g, mask, rank}));
+    return tensorValue(reduceTo(
+        c, TensorMeta::contiguous(oshape, om.dtype, om.device), in, m, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            const std::vector<Index> kc = unravel(co[n], gshape);
+            Index j = flatOf(std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n)), oshape);
+            ExprP sel = eto(loadBroadcast(L, mask, mshape, kc), DType::Bool);
+            ExprP hit = ebinary(Op::And, sel, ebinary(Op::Eq, L.load(rank, kc), ebinary(Op::Add, eindex(j), ic(1))));
+            return ewhere(hit, eto(L.load(g, kc), ct), econst(0, ct));
+        },
+        {g, mask, rank}));
 }
 
 /// {reflection,replication}_pad{1,2,3}d_backward(grad_output, self, padding): each input element
@@ -332,30 +355,33 @@ std::optional<LValue> padBackward(LowerCtx& c, size_t k, bool reflect) {
         work *= gs[n - k + d];
         if (shape[n - k + d] <= 0 || (reflect && lo[d] >= shape[n - k + d])) return std::nullopt;
     }
-    if (kern::product(shape) == 0 || work > kMaxPrefixWork / std::max<int64_t>(kern::product(shape), 1)) return std::nullopt;
+    if (kern::product(shape) == 0 || work > kMaxPrefixWork / std::max<int64_t>(kern::product(shape), 1))
+        return std::nullopt;
     std::vector<int64_t> in = shape;
     for (size_t d = 0; d < k; ++d) in.push_back(gs[n - k + d]);
     std::vector<bool> m(in.size(), false);
     std::fill(m.begin() + static_cast<std::ptrdiff_t>(n), m.end(), true);
     const DType ct = computeType(om.dtype);
-    return tensorValue(reduceTo(c, TensorMeta::contiguous(shape, om.dtype, om.device), in, m, false, ReduceOp::Sum,
-                                [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
-        ExprP hit = econst(1, DType::Bool);
-        for (size_t d = 0; d < k; ++d) {
-            const int64_t size = shape[n - k + d];
-            gc[n - k + d] = co[n + d];
-            ExprP j = ebinary(Op::Sub, eindex(co[n + d]), ic(lo[d]));
-            if (reflect) {
-                j = ebinary(Op::Max, j, ebinary(Op::Sub, ic(0), j));                     // |j|
-                j = ebinary(Op::Min, j, ebinary(Op::Sub, ic(2 * (size - 1)), j));        // reflect past the end
-            } else {
-                j = ebinary(Op::Min, ebinary(Op::Max, j, ic(0)), ic(size - 1));
-            }
-            hit = ebinary(Op::And, hit, ebinary(Op::Eq, j, eindex(co[n - k + d])));
-        }
-        return ewhere(hit, eto(L.load(g, gc), ct), econst(0, ct));
-    }, {g}));
+    return tensorValue(
+        reduceTo(c, TensorMeta::contiguous(shape, om.dtype, om.device), in, m, false, ReduceOp::Sum,
+                 [=](Loader& L, const std::vector<Index>& co) {
+                     std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+                     ExprP hit = econst(1, DType::Bool);
+                     for (size_t d = 0; d < k; ++d) {
+                         const int64_t size = shape[n - k + d];
+                         gc[n - k + d] = co[n + d];
+                         ExprP j = ebinary(Op::Sub, eindex(co[n + d]), ic(lo[d]));
+                         if (reflect) {
+                             j = ebinary(Op::Max, j, ebinary(Op::Sub, ic(0), j));               // |j|
+                             j = ebinary(Op::Min, j, ebinary(Op::Sub, ic(2 * (size - 1)), j));  // reflect past the end
+                         } else {
+                             j = ebinary(Op::Min, ebinary(Op::Max, j, ic(0)), ic(size - 1));
+                         }
+                         hit = ebinary(Op::And, hit, ebinary(Op::Eq, j, eindex(co[n - k + d])));
+                     }
+                     return ewhere(hit, eto(L.load(g, gc), ct), econst(0, ct));
+                 },
+                 {g}));
 }
 
 /// unfold_backward(grad_in, input_sizes, dim, size, step): each input element along dim sums
@@ -372,9 +398,8 @@ std::optional<LValue> unfoldBackward(LowerCtx& c) {
     if (n == 0) {
         // A 0-d input has one window of one element.
         if (gs.size() != 1 || gs[0] != 1) return std::nullopt;
-        return tensorValue(c.pointwise(om, {g}, [g, ct](Loader& L, const std::vector<Index>&) {
-            return eto(L.load(g, {iconst(0)}), ct);
-        }));
+        return tensorValue(c.pointwise(
+            om, {g}, [g, ct](Loader& L, const std::vector<Index>&) { return eto(L.load(g, {iconst(0)}), ct); }));
     }
     const size_t dim = wrapDim(c.args().toInt(2), n);
     if (dim >= n || gs.size() != n + 1) return std::nullopt;
@@ -386,23 +411,23 @@ std::optional<LValue> unfoldBackward(LowerCtx& c) {
     mask[n] = mask[n + 1] = true;
     return tensorValue(reduceTo(c, TensorMeta::contiguous(shape, om.dtype, om.device), in, mask, false, ReduceOp::Sum,
                                 [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
-        gc[dim] = co[n];
-        gc.push_back(co[n + 1]);
-        ExprP at = eindex(iadd(imul(co[n], step), co[n + 1]));
-        ExprP hit = ebinary(Op::Eq, at, eindex(co[dim]));
-        return ewhere(hit, eto(L.load(g, gc), ct), econst(0, ct));
-    }, {g}));
+                                    std::vector<Index> gc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+                                    gc[dim] = co[n];
+                                    gc.push_back(co[n + 1]);
+                                    ExprP at = eindex(iadd(imul(co[n], step), co[n + 1]));
+                                    ExprP hit = ebinary(Op::Eq, at, eindex(co[dim]));
+                                    return ewhere(hit, eto(L.load(g, gc), ct), econst(0, ct));
+                                },
+                                {g}));
 }
 
-} // namespace
+}  // namespace
 
 void addScatterLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.scatter_add.default"] = [](LowerCtx& c) { return lowerScatter(c, basic(c, Red::Sum)); };
     t["aten.scatter.src"] = t["aten.scatter.value"] = [](LowerCtx& c) { return lowerScatter(c, basic(c, Red::Set)); };
-    t["aten.scatter.reduce"] = t["aten.scatter.value_reduce"] = [](LowerCtx& c) {
-        return withReduce(c, basic(c, Red::Sum), 4, 99);
-    };
+    t["aten.scatter.reduce"] =
+        t["aten.scatter.value_reduce"] = [](LowerCtx& c) { return withReduce(c, basic(c, Red::Sum), 4, 99); };
     t["aten.scatter_reduce.two"] = [](LowerCtx& c) { return withReduce(c, basic(c, Red::Sum), 4, 5); };
     t["aten.index_reduce.default"] = [](LowerCtx& c) {
         Scatter s = basic(c, Red::Sum);
@@ -436,16 +461,18 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
         std::vector<bool> m(in.size(), false);
         m.back() = true;
         const size_t n = shape.size();
-        const int below = reduceTo(c, TensorMeta::contiguous(shape, DType::Int64, c.outMeta().device), in, m, false,
-                                   ReduceOp::Sum, [=](Loader& L, const std::vector<Index>& co) {
-            ExprP v = eto(L.load(x, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), xt);
-            ExprP bv = eto(L.load(b, {co[n]}), xt);
-            ExprP under = right ? ebinary(Op::Le, bv, v) : ebinary(Op::Lt, bv, v);
-            return eto(ebinary(Op::Or, under, eunary(Op::IsNan, v)), DType::Int64);
-        }, {x, b}, ".below");
-        return tensorValue(c.pointwise(c.outMeta(), {below}, [below](Loader& L, const std::vector<Index>& co) {
-            return L.load(below, co);
-        }));
+        const int below = reduceTo(
+            c, TensorMeta::contiguous(shape, DType::Int64, c.outMeta().device), in, m, false, ReduceOp::Sum,
+            [=](Loader& L, const std::vector<Index>& co) {
+                ExprP v =
+                    eto(L.load(x, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), xt);
+                ExprP bv = eto(L.load(b, {co[n]}), xt);
+                ExprP under = right ? ebinary(Op::Le, bv, v) : ebinary(Op::Lt, bv, v);
+                return eto(ebinary(Op::Or, under, eunary(Op::IsNan, v)), DType::Int64);
+            },
+            {x, b}, ".below");
+        return tensorValue(c.pointwise(c.outMeta(), {below},
+                                       [below](Loader& L, const std::vector<Index>& co) { return L.load(below, co); }));
     };
     // isin.Tensor_Tensor(elements, test_elements, *, assume_unique, invert): whether any test
     // element equals the element (== : NaN is never found).
@@ -462,11 +489,14 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
         std::vector<bool> m(in.size(), false);
         m.back() = true;
         const size_t n = shape.size();
-        const int found = reduceTo(c, TensorMeta::contiguous(shape, DType::Bool, c.outMeta().device), in, m, false,
-                                   ReduceOp::Any, [=](Loader& L, const std::vector<Index>& co) {
-            ExprP v = eto(L.load(e, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), et);
-            return ebinary(Op::Eq, v, eto(L.load(tt, unravel(co[n], tshape)), et));
-        }, {e, tt}, ".found");
+        const int found = reduceTo(
+            c, TensorMeta::contiguous(shape, DType::Bool, c.outMeta().device), in, m, false, ReduceOp::Any,
+            [=](Loader& L, const std::vector<Index>& co) {
+                ExprP v =
+                    eto(L.load(e, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), et);
+                return ebinary(Op::Eq, v, eto(L.load(tt, unravel(co[n], tshape)), et));
+            },
+            {e, tt}, ".found");
         return tensorValue(c.pointwise(c.outMeta(), {found}, [found, invert](Loader& L, const std::vector<Index>& co) {
             ExprP f = eto(L.load(found, co), DType::Bool);
             return invert ? eunary(Op::Not, f) : f;
@@ -489,4 +519,4 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
     };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -15,9 +15,8 @@ int64_t wrapDim(int64_t d, size_t n) { return d < 0 ? d + static_cast<int64_t>(n
 std::optional<LValue> gatherCopy(LowerCtx& c, ViewFn map) {
     int x = c.in(0);
     if (x < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
-    return tensorValue(c.pointwise(c.outMeta(), {x}, [x, map](Loader& L, const std::vector<Index>& co) {
-        return L.load(x, map(co));
-    }));
+    return tensorValue(c.pointwise(c.outMeta(), {x},
+                                   [x, map](Loader& L, const std::vector<Index>& co) { return L.load(x, map(co)); }));
 }
 
 /// i in [0, n) reversed: n - 1 - i.
@@ -55,7 +54,8 @@ std::vector<Index> diagonalBase(const std::vector<Index>& co, size_t n, int64_t 
 
 /// A gradient of shape `grad` placed into zeros of shape `out` where `inside(co)` holds, read at
 /// `map(co)`.
-std::optional<LValue> scatterIntoZeros(LowerCtx& c, std::function<ExprP(const std::vector<Index>&)> inside, ViewFn map) {
+std::optional<LValue> scatterIntoZeros(LowerCtx& c, std::function<ExprP(const std::vector<Index>&)> inside,
+                                       ViewFn map) {
     int g = c.in(0);
     if (g < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
     DType ct = computeType(c.outMeta().dtype);
@@ -90,27 +90,28 @@ std::optional<LValue> scatterInto(LowerCtx& c, std::function<ExprP(const std::ve
 /// is one of the slots, and the slice coordinate it holds (clamped, for where() to discard).
 /// slice_scatter writes src there, slice_backward the gradient (zeros elsewhere).
 std::pair<std::function<ExprP(const std::vector<Index>&)>, ViewFn> sliceSlots(size_t dim, int64_t start, int64_t step,
-                                                                           int64_t count) {
+                                                                              int64_t count) {
     auto inside = [=](const std::vector<Index>& co) {
         ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
         ExprP in = inRange(co[dim], start, start + count * step);
         if (step == 1) return in;
-        ExprP onStep = ebinary(Op::Eq, ebinary(Op::ModOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
-                                               econst(static_cast<double>(step), DType::Int64)),
+        ExprP onStep = ebinary(Op::Eq,
+                               ebinary(Op::ModOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                                       econst(static_cast<double>(step), DType::Int64)),
                                econst(0, DType::Int64));
         return ebinary(Op::And, in, onStep);
     };
     auto gmap = [=](const std::vector<Index>& co) {
         std::vector<Index> g = co;
         ExprP rel = ebinary(Op::Sub, eindex(co[dim]), econst(static_cast<double>(start), DType::Int64));
-        if (step != 1) rel = ebinary(Op::FloorDivOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
-                                     econst(static_cast<double>(step), DType::Int64));
+        if (step != 1)
+            rel = ebinary(Op::FloorDivOp, ebinary(Op::Max, rel, econst(0, DType::Int64)),
+                          econst(static_cast<double>(step), DType::Int64));
         g[dim] = clampLow(rel, count - 1);
         return g;
     };
     return {inside, gmap};
 }
-
 
 /// The rule another op lowers with (the same arguments at the same positions).
 std::optional<LValue> ruleOf(LowerCtx& c, const char* qualname) {
@@ -141,7 +142,8 @@ std::optional<LValue> padGather(LowerCtx& c, int64_t nsp, bool reflect) {
             ExprP last = econst(static_cast<double>(shape[d] - 1), DType::Int64);
             if (reflect) {
                 j = eunary(Op::Abs, j);  // j < 0: -j
-                j = ewhere(ebinary(Op::Gt, j, last), ebinary(Op::Sub, ebinary(Op::Mul, last, econst(2, DType::Int64)), j), j);
+                j = ewhere(ebinary(Op::Gt, j, last),
+                           ebinary(Op::Sub, ebinary(Op::Mul, last, econst(2, DType::Int64)), j), j);
             }
             b[d] = clampLow(j, shape[d] - 1);
         }
@@ -149,7 +151,7 @@ std::optional<LValue> padGather(LowerCtx& c, int64_t nsp, bool reflect) {
     });
 }
 
-} // namespace
+}  // namespace
 
 void addShapeLowerings(std::map<std::string, LowerFn>& t) {
     // block_diag(tensors): each input (0-d as [1, 1], 1-d as [1, n]) placed on the diagonal at
@@ -157,7 +159,11 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.block_diag.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         const std::vector<int> xs = c.inList(0);
         if (xs.empty() || xs.size() > 16 || !c.out().isTensor() || c.outMeta().shape.size() != 2) return std::nullopt;
-        struct Block { int id; int64_t r0, c0, rows, cols; size_t rank; };
+        struct Block {
+            int id;
+            int64_t r0, c0, rows, cols;
+            size_t rank;
+        };
         std::vector<Block> blocks;
         int64_t r = 0, k = 0;
         for (int x : xs) {
@@ -259,11 +265,11 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         size_t n = c.meta(x).shape.size();
         if (n < 2) return std::nullopt;
         int64_t offset = c.args().toInt(1);
-        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(2), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(3), n));
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(2), n)),
+               d2 = static_cast<size_t>(wrapDim(c.args().toInt(3), n));
         if (d1 == d2) return std::nullopt;
-        return tensorValue(c.view(c.outMeta(), x, [=](const std::vector<Index>& co) {
-            return diagonalBase(co, n, offset, d1, d2);
-        }, true));
+        return tensorValue(c.view(
+            c.outMeta(), x, [=](const std::vector<Index>& co) { return diagonalBase(co, n, offset, d1, d2); }, true));
     };
     t["aten.diagonal_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         // (grad, input_sizes, offset, dim1, dim2): grad on the diagonal, zeros elsewhere
@@ -271,7 +277,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         size_t n = c.outMeta().shape.size();
         if (n < 2 || c.in(0) < 0) return std::nullopt;
         int64_t offset = c.args().toInt(2);
-        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(3), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(4), n));
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(3), n)),
+               d2 = static_cast<size_t>(wrapDim(c.args().toInt(4), n));
         if (d1 == d2) return std::nullopt;
         int64_t len = c.meta(c.in(0)).shape.empty() ? 0 : c.meta(c.in(0)).shape.back();
         if (len == 0) return std::nullopt;
@@ -284,7 +291,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
             std::vector<Index> g;
             for (size_t d = 0; d < n; ++d)
                 if (d != d1 && d != d2) g.push_back(co[d]);
-            ExprP i = ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
+            ExprP i =
+                ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
             g.push_back(clampLow(i, len - 1));
             return g;
         };
@@ -295,7 +303,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         if (!c.out().isTensor() || c.in(0) < 0) return std::nullopt;
         size_t n = c.outMeta().shape.size();
         int64_t offset = c.args().toInt(1);
-        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(2), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(3), n));
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(2), n)),
+               d2 = static_cast<size_t>(wrapDim(c.args().toInt(3), n));
         if (d1 == d2 || n < 2) return std::nullopt;
         int64_t len = c.meta(c.in(0)).shape.empty() ? 0 : c.meta(c.in(0)).shape.back();
         if (len == 0) return std::nullopt;
@@ -307,7 +316,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
             std::vector<Index> g;
             for (size_t d = 0; d < n; ++d)
                 if (d != d1 && d != d2) g.push_back(co[d]);
-            ExprP i = ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
+            ExprP i =
+                ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
             g.push_back(clampLow(i, len - 1));
             return g;
         };
@@ -357,7 +367,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         DType ct = computeType(c.outMeta().dtype);
         return tensorValue(c.pointwise(c.outMeta(), {x, ix}, [=](Loader& L, const std::vector<Index>& co) {
             ExprP i = eto(L.load(ix, co), DType::Int64);
-            i = ewhere(ebinary(Op::Lt, i, econst(0, DType::Int64)), ebinary(Op::Add, i, econst(static_cast<double>(n), DType::Int64)), i);
+            i = ewhere(ebinary(Op::Lt, i, econst(0, DType::Int64)),
+                       ebinary(Op::Add, i, econst(static_cast<double>(n), DType::Int64)), i);
             Index lin = clampLow(i, n - 1);
             std::vector<int64_t> flat{n};
             return eto(L.load(x, reshapeCoords({lin}, flat, shape)), ct);
@@ -369,7 +380,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         size_t n = c.outMeta().shape.size();
         if (n < 2) return std::nullopt;
         int64_t offset = c.args().toInt(2);
-        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(3), n)), d2 = static_cast<size_t>(wrapDim(c.args().toInt(4), n));
+        size_t d1 = static_cast<size_t>(wrapDim(c.args().toInt(3), n)),
+               d2 = static_cast<size_t>(wrapDim(c.args().toInt(4), n));
         int64_t len = c.meta(c.in(1)).shape.empty() ? 0 : c.meta(c.in(1)).shape.back();
         if (d1 == d2 || len == 0) return std::nullopt;
         auto inside = [=](const std::vector<Index>& co) {
@@ -380,7 +392,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
             std::vector<Index> g;
             for (size_t d = 0; d < n; ++d)
                 if (d != d1 && d != d2) g.push_back(co[d]);
-            ExprP i = ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
+            ExprP i =
+                ebinary(Op::Sub, eindex(co[d1]), econst(static_cast<double>(offset < 0 ? -offset : 0), DType::Int64));
             g.push_back(clampLow(i, len - 1));
             return g;
         };
@@ -394,7 +407,9 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         size_t dim = static_cast<size_t>(wrapDim(c.args().toInt(2), n));
         int64_t idx = c.args().toInt(3);
         if (idx < 0) idx += c.outMeta().shape[dim];
-        auto inside = [=](const std::vector<Index>& co) { return ebinary(Op::Eq, eindex(co[dim]), econst(static_cast<double>(idx), DType::Int64)); };
+        auto inside = [=](const std::vector<Index>& co) {
+            return ebinary(Op::Eq, eindex(co[dim]), econst(static_cast<double>(idx), DType::Int64));
+        };
         auto map = [=](const std::vector<Index>& co) {
             std::vector<Index> g = co;
             g.erase(g.begin() + static_cast<std::ptrdiff_t>(dim));
@@ -417,8 +432,9 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         auto [inside, gmap] = sliceSlots(dim, start, step, gl);
         return scatterInto(c, inside, gmap);
     };
-    for (const char* pn : {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default",
-                           "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default"})
+    for (const char* pn :
+         {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default",
+          "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default"})
         t[pn] = [](LowerCtx& c) {
             const std::string n = c.node().opName();
             return padGather(c, n[n.find("_pad") + 4] - '0', n.find("reflection") != std::string::npos);
@@ -443,7 +459,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
         int64_t kk = c.args().isNone(1) ? 1 : c.args().toInt(1);
         std::vector<int64_t> dims = c.args().isNone(2) ? std::vector<int64_t>{0, 1} : c.args().toIntList(2);
         if (dims.size() != 2 || shape.size() < 2) return std::nullopt;
-        size_t d0 = static_cast<size_t>(wrapDim(dims[0], shape.size())), d1 = static_cast<size_t>(wrapDim(dims[1], shape.size()));
+        size_t d0 = static_cast<size_t>(wrapDim(dims[0], shape.size())),
+               d1 = static_cast<size_t>(wrapDim(dims[1], shape.size()));
         if (d0 == d1) return std::nullopt;
         kk = ((kk % 4) + 4) % 4;
         return gatherCopy(c, [=](const std::vector<Index>& q) {
@@ -470,7 +487,8 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
                 q[dim] = imod(iadd(co[dim], iconst(off)), 3);
                 return eto(loadBroadcast(L, id, sh, q), ct);
             };
-            return ebinary(Op::Sub, ebinary(Op::Mul, at(a, as, 1), at(b, bs, 2)), ebinary(Op::Mul, at(a, as, 2), at(b, bs, 1)));
+            return ebinary(Op::Sub, ebinary(Op::Mul, at(a, as, 1), at(b, bs, 2)),
+                           ebinary(Op::Mul, at(a, as, 2), at(b, bs, 1)));
         }));
     };
     t["aten.slice_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
@@ -489,4 +507,4 @@ void addShapeLowerings(std::map<std::string, LowerFn>& t) {
     };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -55,15 +55,18 @@ struct LinearTaps {
 
 LinearTaps linearTaps(const Dim& d, const Index& o, bool alignCorners, DType ct) {
     double sc;
-    if (alignCorners) sc = d.out > 1 ? double(d.in - 1) / double(d.out - 1) : 0.0;
-    else sc = scalesValue(d.scale, d.in, d.out);
+    if (alignCorners)
+        sc = d.out > 1 ? double(d.in - 1) / double(d.out - 1) : 0.0;
+    else
+        sc = scalesValue(d.scale, d.in, d.out);
     if (ct == DType::Float32) sc = static_cast<float>(sc);
     ExprP dst = eto(eindex(o), ct);
     ExprP real;
     if (alignCorners) {
         real = ebinary(Op::Mul, econst(sc, ct), dst);
     } else {
-        real = ebinary(Op::Sub, ebinary(Op::Mul, econst(sc, ct), ebinary(Op::Add, dst, econst(0.5, ct))), econst(0.5, ct));
+        real =
+            ebinary(Op::Sub, ebinary(Op::Mul, econst(sc, ct), ebinary(Op::Add, dst, econst(0.5, ct))), econst(0.5, ct));
         real = ebinary(Op::Max, real, econst(0.0, ct));
     }
     ExprP i0 = ebinary(Op::Min, eto(eunary(Op::Floor, real), DType::Int64), ic(d.in - 1));
@@ -83,8 +86,10 @@ struct Tap {
 /// min(floor(real), in - 1) - 1 .. + 2, each clamped to the input; positions keep negatives.
 std::vector<Tap> cubicTaps(const Dim& d, const Index& o, bool alignCorners, DType ct) {
     double sc;
-    if (alignCorners) sc = d.out > 1 ? double(d.in - 1) / double(d.out - 1) : 0.0;
-    else sc = scalesValue(d.scale, d.in, d.out);
+    if (alignCorners)
+        sc = d.out > 1 ? double(d.in - 1) / double(d.out - 1) : 0.0;
+    else
+        sc = scalesValue(d.scale, d.in, d.out);
     if (ct == DType::Float32) sc = static_cast<float>(sc);
     auto k = [ct](double v) { return econst(v, ct); };
     ExprP dst = eto(eindex(o), ct);
@@ -200,23 +205,25 @@ std::optional<LValue> lowerUpsampleBackward(LowerCtx& c, Mode m, size_t n) {
     for (size_t d = 0; d < n; ++d) in.push_back(gs[2 + d]);
     std::vector<bool> mask(in.size(), false);
     std::fill(mask.begin() + static_cast<std::ptrdiff_t>(n + 2), mask.end(), true);
-    return tensorValue(reduceTo(c, TensorMeta::contiguous(om.shape, om.dtype, om.device), in, mask, false, ReduceOp::Sum,
-                                [=](Loader& L, const std::vector<Index>& co) -> ExprP {
-        std::vector<Index> gc{co[0], co[1]};
-        ExprP v;
-        for (size_t d = 0; d < n; ++d) {
-            const Index& o = co[n + 2 + d];
-            gc.push_back(o);
-            ExprP w;
-            for (const Tap& t : dimTaps(rs.mode, rs.dims[d], o, rs.align, rs.ct)) {
-                ExprP hit = ebinary(Op::Eq, eindex(t.index), eindex(co[2 + d]));
-                ExprP wt = ewhere(hit, t.weight ? t.weight : econst(1.0, rs.ct), econst(0.0, rs.ct));
-                w = w ? ebinary(Op::Add, w, wt) : wt;
-            }
-            v = v ? ebinary(Op::Mul, v, w) : w;
-        }
-        return ebinary(Op::Mul, eto(L.load(g, gc), rs.ct), v);
-    }, {g}));
+    return tensorValue(
+        reduceTo(c, TensorMeta::contiguous(om.shape, om.dtype, om.device), in, mask, false, ReduceOp::Sum,
+                 [=](Loader& L, const std::vector<Index>& co) -> ExprP {
+                     std::vector<Index> gc{co[0], co[1]};
+                     ExprP v;
+                     for (size_t d = 0; d < n; ++d) {
+                         const Index& o = co[n + 2 + d];
+                         gc.push_back(o);
+                         ExprP w;
+                         for (const Tap& t : dimTaps(rs.mode, rs.dims[d], o, rs.align, rs.ct)) {
+                             ExprP hit = ebinary(Op::Eq, eindex(t.index), eindex(co[2 + d]));
+                             ExprP wt = ewhere(hit, t.weight ? t.weight : econst(1.0, rs.ct), econst(0.0, rs.ct));
+                             w = w ? ebinary(Op::Add, w, wt) : wt;
+                         }
+                         v = v ? ebinary(Op::Mul, v, w) : w;
+                     }
+                     return ebinary(Op::Mul, eto(L.load(g, gc), rs.ct), v);
+                 },
+                 {g}));
 }
 
 /// grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) for bilinear (0)
@@ -239,8 +246,11 @@ std::optional<LValue> gridSampler2d(LowerCtx& c, bool cudnn) {
         auto k = [ct](double v) { return econst(v, ct); };
         // Pixel position along a dim of `size` for grid coordinate g.
         auto source = [&](ExprP g, int64_t size) {
-            ExprP p = align ? ebinary(Op::Mul, ebinary(Op::Div, ebinary(Op::Add, g, k(1)), k(2)), k(double(size - 1)))
-                            : ebinary(Op::Div, ebinary(Op::Sub, ebinary(Op::Mul, ebinary(Op::Add, g, k(1)), k(double(size))), k(1)), k(2));
+            ExprP p =
+                align ? ebinary(Op::Mul, ebinary(Op::Div, ebinary(Op::Add, g, k(1)), k(2)), k(double(size - 1)))
+                      : ebinary(Op::Div,
+                                ebinary(Op::Sub, ebinary(Op::Mul, ebinary(Op::Add, g, k(1)), k(double(size))), k(1)),
+                                k(2));
             if (padding == 1) p = ebinary(Op::Min, ebinary(Op::Max, p, k(0)), k(double(size - 1)));
             return p;
         };
@@ -251,12 +261,13 @@ std::optional<LValue> gridSampler2d(LowerCtx& c, bool cudnn) {
             auto inside = [](ExprP i, int64_t size) {
                 return ebinary(Op::And, ebinary(Op::Ge, i, ic(0)), ebinary(Op::Lt, i, ic(size)));
             };
-            auto clamp = [](ExprP i, int64_t size) { return ivalue(ebinary(Op::Min, ebinary(Op::Max, i, ic(0)), ic(size - 1))); };
+            auto clamp = [](ExprP i, int64_t size) {
+                return ivalue(ebinary(Op::Min, ebinary(Op::Max, i, ic(0)), ic(size - 1)));
+            };
             ExprP v = eto(L.load(x, {co[0], co[1], clamp(yi, H), clamp(xi, W)}), ct);
             return ewhere(ebinary(Op::And, inside(yi, H), inside(xi, W)), v, k(0));
         };
-        if (mode == 1)
-            return tap(eto(eunary(Op::Round, iy), DType::Int64), eto(eunary(Op::Round, ix), DType::Int64));
+        if (mode == 1) return tap(eto(eunary(Op::Round, iy), DType::Int64), eto(eunary(Op::Round, ix), DType::Int64));
         ExprP fx = eunary(Op::Floor, ix), fy = eunary(Op::Floor, iy);
         ExprP x0 = eto(fx, DType::Int64), y0 = eto(fy, DType::Int64);
         ExprP x1 = ebinary(Op::Add, x0, ic(1)), y1 = ebinary(Op::Add, y0, ic(1));
@@ -270,7 +281,7 @@ std::optional<LValue> gridSampler2d(LowerCtx& c, bool cudnn) {
     }));
 }
 
-} // namespace
+}  // namespace
 
 void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_nearest1d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Nearest, 1); };
@@ -283,12 +294,20 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_bilinear2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 2); };
     t["aten.upsample_trilinear3d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3); };
     t["aten.upsample_bicubic2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Cubic, 2); };
-    t["aten.upsample_bicubic2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Cubic, 2); };
+    t["aten.upsample_bicubic2d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::Cubic, 2);
+    };
     t["aten.grid_sampler_2d.default"] = [](LowerCtx& c) { return gridSampler2d(c, false); };
     t["aten.cudnn_grid_sampler.default"] = [](LowerCtx& c) { return gridSampler2d(c, true); };
-    t["aten.upsample_nearest1d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 1); };
-    t["aten.upsample_nearest2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 2); };
-    t["aten.upsample_nearest3d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Nearest, 3); };
+    t["aten.upsample_nearest1d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::Nearest, 1);
+    };
+    t["aten.upsample_nearest2d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::Nearest, 2);
+    };
+    t["aten.upsample_nearest3d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::Nearest, 3);
+    };
     t["aten._upsample_nearest_exact1d_backward.default"] = [](LowerCtx& c) {
         return lowerUpsampleBackward(c, Mode::NearestExact, 1);
     };
@@ -298,9 +317,15 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten._upsample_nearest_exact3d_backward.default"] = [](LowerCtx& c) {
         return lowerUpsampleBackward(c, Mode::NearestExact, 3);
     };
-    t["aten.upsample_linear1d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Linear, 1); };
-    t["aten.upsample_bilinear2d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Linear, 2); };
-    t["aten.upsample_trilinear3d_backward.default"] = [](LowerCtx& c) { return lowerUpsampleBackward(c, Mode::Linear, 3); };
+    t["aten.upsample_linear1d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::Linear, 1);
+    };
+    t["aten.upsample_bilinear2d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::Linear, 2);
+    };
+    t["aten.upsample_trilinear3d_backward.default"] = [](LowerCtx& c) {
+        return lowerUpsampleBackward(c, Mode::Linear, 3);
+    };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

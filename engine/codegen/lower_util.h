@@ -39,9 +39,9 @@ inline int reduceTo(LowerCtx& c, TensorMeta m, std::vector<int64_t> inShape, std
     for (bool b : mask) reducesSomething = reducesSomething || b;
     if (inShape.empty() || !reducesSomething) {
         DType ct = computeType(m.dtype);
-        return c.pointwise(std::move(m), std::move(deps), [body, ct](Loader& L, const std::vector<Index>& co) {
-            return eto(body(L, co), ct);
-        }, std::move(suffix));
+        return c.pointwise(
+            std::move(m), std::move(deps),
+            [body, ct](Loader& L, const std::vector<Index>& co) { return eto(body(L, co), ct); }, std::move(suffix));
     }
     return c.reduction(std::move(m), -1, std::move(inShape), std::move(mask), keepdim, op, std::move(body),
                        std::move(deps), std::move(suffix));
@@ -55,13 +55,16 @@ inline int rowMean(LowerCtx& c, int x, const std::vector<bool>& mask, DType ct, 
     for (size_t d = 0; d < mask.size(); ++d)
         if (mask[d]) count *= xm.shape[d];
     TensorMeta km = keptMeta(xm, mask, ct);
-    int s = reduceTo(c, km, xm.shape, mask, true, ReduceOp::Sum,
-                     [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x},
-                     suffix + ".sum");
+    int s = reduceTo(
+        c, km, xm.shape, mask, true, ReduceOp::Sum,
+        [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, suffix + ".sum");
     double inv = count ? 1.0 / static_cast<double>(count) : NAN;
-    return c.pointwise(km, {s}, [s, ct, inv](Loader& L, const std::vector<Index>& co) {
-        return ebinary(Op::Mul, eto(L.load(s, co), ct), econst(inv, ct));
-    }, suffix);
+    return c.pointwise(
+        km, {s},
+        [s, ct, inv](Loader& L, const std::vector<Index>& co) {
+            return ebinary(Op::Mul, eto(L.load(s, co), ct), econst(inv, ct));
+        },
+        suffix);
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -26,26 +26,32 @@ std::optional<LValue> reshape(LowerCtx& c, bool viewOp) {
     // view/_unsafe_view of a contiguous tensor shares its storage with contiguous strides: the
     // executor may hand the alias to extern kernels. Other reshapes are materialized by copy.
     bool aliasing = viewOp && c.meta(base).isContiguous();
-    return makeView(c, [from, to](const std::vector<Index>& x) { return reshapeCoords(x, to, from); }, aliasing);
+    return makeView(
+        c, [from, to](const std::vector<Index>& x) { return reshapeCoords(x, to, from); }, aliasing);
 }
 
 std::optional<LValue> permuteBy(LowerCtx& c, std::vector<int64_t> perm) {
     // out dim i is base dim perm[i]
-    return makeView(c, [perm](const std::vector<Index>& x) {
-        std::vector<Index> b(perm.size());
-        for (size_t i = 0; i < perm.size(); ++i) b[static_cast<size_t>(perm[i])] = x[i];
-        return b;
-    }, true);
+    return makeView(
+        c,
+        [perm](const std::vector<Index>& x) {
+            std::vector<Index> b(perm.size());
+            for (size_t i = 0; i < perm.size(); ++i) b[static_cast<size_t>(perm[i])] = x[i];
+            return b;
+        },
+        true);
 }
 
 std::optional<LValue> sliceOf(LowerCtx& c, int64_t dim, int64_t start, int64_t step, const TensorMeta& m) {
-    return makeView(c, [dim, start, step](const std::vector<Index>& x) {
-        std::vector<Index> b = x;
-        b[static_cast<size_t>(dim)] = iadd(imul(x[static_cast<size_t>(dim)], step), iconst(start));
-        return b;
-    }, true, &m);
+    return makeView(
+        c,
+        [dim, start, step](const std::vector<Index>& x) {
+            std::vector<Index> b = x;
+            b[static_cast<size_t>(dim)] = iadd(imul(x[static_cast<size_t>(dim)], step), iconst(start));
+            return b;
+        },
+        true, &m);
 }
-
 
 /// Index expression i (Int64) wrapped when negative and clamped to [0, n): loads stay in
 /// bounds even where a select discards them (padding) or the index is invalid.
@@ -200,7 +206,7 @@ std::optional<LValue> selectBackward(LowerCtx& c) {
     }));
 }
 
-} // namespace
+}  // namespace
 
 std::optional<ViewFn> asStridedMap(const TensorMeta& base, const std::vector<int64_t>& size,
                                    const std::vector<int64_t>& stride, std::optional<int64_t> storageOffset) {
@@ -229,19 +235,25 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.view.default"] = t["aten._unsafe_view.default"] = [](LowerCtx& c) { return reshape(c, true); };
     t["aten.reshape.default"] = [](LowerCtx& c) { return reshape(c, false); };
     t["aten.detach.default"] = t["aten.alias.default"] = [](LowerCtx& c) {
-        return makeView(c, [](const std::vector<Index>& x) { return x; }, true);
+        return makeView(
+            c, [](const std::vector<Index>& x) { return x; }, true);
     };
     t["aten.t.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         size_t n = c.outMeta().shape.size();
-        if (n < 2) return makeView(c, [](const std::vector<Index>& x) { return x; }, true);
+        if (n < 2)
+            return makeView(
+                c, [](const std::vector<Index>& x) { return x; }, true);
         return permuteBy(c, {1, 0});
     };
     t["aten.transpose.int"] = [](LowerCtx& c) -> std::optional<LValue> {
         int64_t n = static_cast<int64_t>(c.outMeta().shape.size());
-        if (n == 0) return makeView(c, [](const std::vector<Index>& x) { return x; }, true);
+        if (n == 0)
+            return makeView(
+                c, [](const std::vector<Index>& x) { return x; }, true);
         std::vector<int64_t> perm(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
-        std::swap(perm[static_cast<size_t>(wrap(c.args().toInt(1), n))], perm[static_cast<size_t>(wrap(c.args().toInt(2), n))]);
+        std::swap(perm[static_cast<size_t>(wrap(c.args().toInt(1), n))],
+                  perm[static_cast<size_t>(wrap(c.args().toInt(2), n))]);
         return permuteBy(c, perm);
     };
     t["aten.permute.default"] = [](LowerCtx& c) {
@@ -254,37 +266,48 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         int base = c.in(0);
         if (base < 0) return std::nullopt;
         std::vector<int64_t> in = c.meta(base).shape;
-        return makeView(c, [in](const std::vector<Index>& x) {
-            std::vector<Index> b(in.size());
-            size_t off = x.size() - in.size();
-            for (size_t d = 0; d < in.size(); ++d) b[d] = in[d] == 1 ? iconst(0) : x[d + off];
-            return b;
-        }, true);
+        return makeView(
+            c,
+            [in](const std::vector<Index>& x) {
+                std::vector<Index> b(in.size());
+                size_t off = x.size() - in.size();
+                for (size_t d = 0; d < in.size(); ++d) b[d] = in[d] == 1 ? iconst(0) : x[d + off];
+                return b;
+            },
+            true);
     };
     t["aten.unsqueeze.default"] = [](LowerCtx& c) {
         int64_t n = static_cast<int64_t>(c.outMeta().shape.size());
         int64_t dim = wrap(c.args().toInt(1), n);
-        return makeView(c, [dim](const std::vector<Index>& x) {
-            std::vector<Index> b = x;
-            b.erase(b.begin() + dim);
-            return b;
-        }, true);
+        return makeView(
+            c,
+            [dim](const std::vector<Index>& x) {
+                std::vector<Index> b = x;
+                b.erase(b.begin() + dim);
+                return b;
+            },
+            true);
     };
     auto squeeze = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);
         if (base < 0) return std::nullopt;
         std::vector<int64_t> in = c.meta(base).shape, out = c.outMeta().shape;
         // Squeezed dims are size-1 dims of the input that the output lacks; match greedily.
-        return makeView(c, [in, out](const std::vector<Index>& x) {
-            std::vector<Index> b(in.size());
-            size_t j = 0;
-            for (size_t d = 0; d < in.size(); ++d) {
-                size_t remainingIn = in.size() - d, remainingOut = out.size() - j;
-                if (j < out.size() && (in[d] != 1 || remainingIn == remainingOut) && in[d] == out[j]) b[d] = x[j++];
-                else b[d] = iconst(0);
-            }
-            return b;
-        }, true);
+        return makeView(
+            c,
+            [in, out](const std::vector<Index>& x) {
+                std::vector<Index> b(in.size());
+                size_t j = 0;
+                for (size_t d = 0; d < in.size(); ++d) {
+                    size_t remainingIn = in.size() - d, remainingOut = out.size() - j;
+                    if (j < out.size() && (in[d] != 1 || remainingIn == remainingOut) && in[d] == out[j])
+                        b[d] = x[j++];
+                    else
+                        b[d] = iconst(0);
+                }
+                return b;
+            },
+            true);
     };
     t["aten.squeeze.default"] = t["aten.squeeze.dim"] = t["aten.squeeze.dims"] = squeeze;
     // narrow(self, dim, start, length): a slice of step 1 (narrow_copy borrows it).
@@ -319,11 +342,14 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         int64_t dim = wrap(c.args().toInt(1), n);
         int64_t idx = c.args().toInt(2);
         if (idx < 0) idx += in[static_cast<size_t>(dim)];
-        return makeView(c, [dim, idx](const std::vector<Index>& x) {
-            std::vector<Index> b = x;
-            b.insert(b.begin() + dim, iconst(idx));
-            return b;
-        }, true);
+        return makeView(
+            c,
+            [dim, idx](const std::vector<Index>& x) {
+                std::vector<Index> b = x;
+                b.insert(b.begin() + dim, iconst(idx));
+                return b;
+            },
+            true);
     };
     auto split = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);
@@ -355,11 +381,14 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         r.isTuple = c.out().isTuple;
         for (size_t i = 0; i < c.out().list.size(); ++i) {
             const int64_t idx = static_cast<int64_t>(i);
-            auto v = makeView(c, [dim, idx](const std::vector<Index>& x) {
-                std::vector<Index> b = x;
-                b.insert(b.begin() + dim, iconst(idx));
-                return b;
-            }, true, &c.out().list[i].t.meta);
+            auto v = makeView(
+                c,
+                [dim, idx](const std::vector<Index>& x) {
+                    std::vector<Index> b = x;
+                    b.insert(b.begin() + dim, iconst(idx));
+                    return b;
+                },
+                true, &c.out().list[i].t.meta);
             if (!v) return std::nullopt;
             r.items.push_back(*v);
         }
@@ -390,12 +419,15 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         const int64_t n = static_cast<int64_t>(c.meta(base).shape.size());
         const int64_t dim = n == 0 ? 0 : wrap(c.args().toInt(1), n), step = c.args().toInt(3);
         if (dim < 0 || dim >= std::max<int64_t>(n, 1) || step <= 0) return std::nullopt;
-        return makeView(c, [n, dim, step](const std::vector<Index>& x) {
-            if (n == 0) return std::vector<Index>{};
-            std::vector<Index> b(x.begin(), x.begin() + n);
-            b[static_cast<size_t>(dim)] = iadd(imul(x[static_cast<size_t>(dim)], step), x[static_cast<size_t>(n)]);
-            return b;
-        }, false);
+        return makeView(
+            c,
+            [n, dim, step](const std::vector<Index>& x) {
+                if (n == 0) return std::vector<Index>{};
+                std::vector<Index> b(x.begin(), x.begin() + n);
+                b[static_cast<size_t>(dim)] = iadd(imul(x[static_cast<size_t>(dim)], step), x[static_cast<size_t>(n)]);
+                return b;
+            },
+            false);
     };
     t["aten.stack.default"] = stack;
     t["aten.select_backward.default"] = selectBackward;
@@ -406,8 +438,9 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["prims.inductor_force_stride_order.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         int x = c.in(0);
         if (x < 0 || !c.out().isTensor()) return std::nullopt;
-        return tensorValue(c.pointwise(c.outMeta(), {x}, [x](Loader& L, const std::vector<Index>& co) { return L.load(x, co); }));
+        return tensorValue(
+            c.pointwise(c.outMeta(), {x}, [x](Loader& L, const std::vector<Index>& co) { return L.load(x, co); }));
     };
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -90,7 +90,8 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
         // scatter_add_, ...) write the functional op's value into self, as the table's do.
         const OpInfo* self = OpRegistry::instance().find(qualname);
         const size_t dot = qualname.rfind('.');
-        if (self && self->inplace && self->aliasesInput && dot != std::string::npos && dot > 0 && qualname[dot - 1] == '_') {
+        if (self && self->inplace && self->aliasesInput && dot != std::string::npos && dot > 0 &&
+            qualname[dot - 1] == '_') {
             f = qualname.substr(0, dot - 1) + qualname.substr(dot);
             how = self->category == OpCategory::View ? Borrow::InplaceView : Borrow::Inplace;
         }
@@ -141,7 +142,7 @@ LValue copiedValue(LowerCtx& c, const LValue& v, size_t& item) {
     return r;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<LoweringRule>& loweringRuleTable() {
     static const std::vector<LoweringRule> t = [] {
@@ -184,10 +185,14 @@ const std::map<std::string, std::string>& externKernelNames() {
     // GEMMs and convolution run as extern kernels (see cpu/extern_kernels.cpp for the choice of
     // implementation); cat copies its inputs into slices of one buffer.
     static const std::map<std::string, std::string> m = {
-        {"aten.mm.default", "mm"},         {"aten.bmm.default", "bmm"},
-        {"aten.addmm.default", "addmm"},   {"aten.convolution.default", "conv"},
-        {"aten.cat.default", "cat"}, {"aten._chunk_cat.default", "chunk_cat"},
-        {"aten.baddbmm.default", "baddbmm"}, {"aten.addbmm.default", "addbmm"},
+        {"aten.mm.default", "mm"},
+        {"aten.bmm.default", "bmm"},
+        {"aten.addmm.default", "addmm"},
+        {"aten.convolution.default", "conv"},
+        {"aten.cat.default", "cat"},
+        {"aten._chunk_cat.default", "chunk_cat"},
+        {"aten.baddbmm.default", "baddbmm"},
+        {"aten.addbmm.default", "addbmm"},
         // Scatters, windowed reductions with indices, training-mode batch norm and convolution
         // backward: compiled C++ kernels (cpu/extern_train.cpp), not generated loops.
         {"aten.embedding_dense_backward.default", "embedding_backward"},
@@ -320,9 +325,8 @@ int LowerCtx::pointwise(TensorMeta m, std::vector<int> inputs, BodyFn body, std:
     return m_lg.nodes.back().id;
 }
 
-int LowerCtx::reduction(TensorMeta m, int input, std::vector<int64_t> inShape, std::vector<bool> rmask,
-                        bool keepdim, ReduceOp op, BodyFn body, std::vector<int> extraInputs,
-                        std::string suffix) {
+int LowerCtx::reduction(TensorMeta m, int input, std::vector<int64_t> inShape, std::vector<bool> rmask, bool keepdim,
+                        ReduceOp op, BodyFn body, std::vector<int> extraInputs, std::string suffix) {
     LNode n;
     n.id = static_cast<int>(m_lg.nodes.size());
     n.kind = LKind::Reduction;
@@ -401,8 +405,10 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         meta.onNode = [&env](const Node& n, const Value& v) { env[&n] = v; };
         std::vector<Value> ins;
         for (const auto& v : inputMetas) {
-            if (v.isTensor()) ins.push_back(Value::ofTensor(Tensor::metaOnly(v.t.meta)));
-            else ins.push_back(v);
+            if (v.isTensor())
+                ins.push_back(Value::ofTensor(Tensor::metaOnly(v.t.meta)));
+            else
+                ins.push_back(v);
         }
         auto r = meta.run(g, std::move(ins));
         if (!r.ok()) return r.error();
@@ -429,16 +435,20 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         switch (n.kind()) {
         case NodeKind::Placeholder: {
             LValue lv;
-            if (v.isTensor()) lv = tensorValue(addBuffer(lg, &n, v.t.meta, n.name()));
-            else if (!v.isNone()) lv.kind = LValue::Kind::Other, lv.other = v;
+            if (v.isTensor())
+                lv = tensorValue(addBuffer(lg, &n, v.t.meta, n.name()));
+            else if (!v.isNone())
+                lv.kind = LValue::Kind::Other, lv.other = v;
             lg.inputNodes.push_back(lv.kind == LValue::Kind::Tensor ? lv.node : -1);
             lg.values[&n] = lv;
             continue;
         }
         case NodeKind::Output:
             for (const auto& a : g.outputs()) {
-                if (a.isNode()) lg.outputs.push_back(lg.values[a.node]);
-                else lg.outputs.push_back(LValue{});
+                if (a.isNode())
+                    lg.outputs.push_back(lg.values[a.node]);
+                else
+                    lg.outputs.push_back(LValue{});
             }
             continue;
         case NodeKind::GetAttr: {
@@ -513,13 +523,16 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
                         lv.reset();
                     else if (selfIsAliased(lg, self))
                         lv = writeThroughView(ctx, self, n.args[0].node, *lv);  // a scatter into the root, rebound
-                    else lg.values[n.args[0].node] = *lv;
+                    else
+                        lg.values[n.args[0].node] = *lv;
                 }
                 if (lv && how == Borrow::InplaceView) {
                     // self is rebound to the new view whatever aliases it: other views keep
                     // their own geometry, as in PyTorch.
-                    if (lv->kind != LValue::Kind::Tensor || n.args.empty() || !n.args[0].isNode()) lv.reset();
-                    else lg.values[n.args[0].node] = *lv;
+                    if (lv->kind != LValue::Kind::Tensor || n.args.empty() || !n.args[0].isNode())
+                        lv.reset();
+                    else
+                        lg.values[n.args[0].node] = *lv;
                 }
                 if (lv && how == Borrow::Copy) {
                     size_t item = 0;
@@ -569,4 +582,4 @@ Expected<std::vector<Value>> annotatedStaticInputs(const Graph& g, const std::st
     return r;
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -40,20 +40,20 @@ enum class LKind : uint8_t { Buffer, Pointwise, Reduction, View };
 struct LNode {
     int id = -1;
     LKind kind = LKind::Buffer;
-    std::string name;          ///< the graph node (with a suffix for composite parts)
+    std::string name;  ///< the graph node (with a suffix for composite parts)
     const Node* origin = nullptr;
-    TensorMeta meta;           ///< shape, dtype, and the layout it gets when realized
-    std::vector<int> inputs;   ///< LNodes the body or view reads
+    TensorMeta meta;          ///< shape, dtype, and the layout it gets when realized
+    std::vector<int> inputs;  ///< LNodes the body or view reads
     BodyFn body;
     // Reduction
     ReduceOp rop = ReduceOp::Sum;
     std::vector<int64_t> inShape;
-    std::vector<bool> rmask;   ///< per dim of inShape: reduced
+    std::vector<bool> rmask;  ///< per dim of inShape: reduced
     bool keepdim = false;
     // View
     int base = -1;
     ViewFn viewMap;
-    bool aliasing = false;     ///< a true view (shares storage with base in PyTorch's semantics)
+    bool aliasing = false;  ///< a true view (shares storage with base in PyTorch's semantics)
 };
 
 /// What a graph node evaluates to: a tensor (an LNode), a list/tuple, or another value.
@@ -71,10 +71,10 @@ struct OpaqueCall {
     enum class Kind : uint8_t { Extern, Fallback };
     Kind kind = Kind::Fallback;
     const Node* node = nullptr;
-    std::string fn;                  ///< extern kernel name ("mm", "addmm", "bmm", "conv", "cat")
-    std::vector<const Node*> inputs; ///< graph nodes whose runtime values the call needs
-    LValue result;                   ///< Buffer LNodes receiving its tensors
-    int position = 0;                ///< number of LNodes that existed before it (ordering)
+    std::string fn;                   ///< extern kernel name ("mm", "addmm", "bmm", "conv", "cat")
+    std::vector<const Node*> inputs;  ///< graph nodes whose runtime values the call needs
+    LValue result;                    ///< Buffer LNodes receiving its tensors
+    int position = 0;                 ///< number of LNodes that existed before it (ordering)
 };
 
 /// The lowered graph.
@@ -112,7 +112,7 @@ class LowerCtx {
 public:
     LowerCtx(LoweredGraph& lg, const Node& n, const OpArgs& args, const Value& out,
              const std::vector<const Argument*>& argOf)
-        : m_lg(lg), m_node(n), m_args(args), m_out(out), m_argOf(argOf) {}
+            : m_lg(lg), m_node(n), m_args(args), m_out(out), m_argOf(argOf) {}
     /// Not copyable: a body that captured a copy would read the node's arguments after they are
     /// gone (bodies run at scheduling and code generation, after lowering).
     LowerCtx(const LowerCtx&) = delete;
@@ -130,9 +130,8 @@ public:
     const TensorMeta& meta(int lnode) const { return m_lg.nodes[static_cast<size_t>(lnode)].meta; }
 
     int pointwise(TensorMeta m, std::vector<int> inputs, BodyFn body, std::string suffix = {});
-    int reduction(TensorMeta m, int input, std::vector<int64_t> inShape, std::vector<bool> rmask,
-                  bool keepdim, ReduceOp op, BodyFn body, std::vector<int> extraInputs = {},
-                  std::string suffix = {});
+    int reduction(TensorMeta m, int input, std::vector<int64_t> inShape, std::vector<bool> rmask, bool keepdim,
+                  ReduceOp op, BodyFn body, std::vector<int> extraInputs = {}, std::string suffix = {});
     int view(TensorMeta m, int base, ViewFn map, bool aliasing);
 
     LoweredGraph& graph() { return m_lg; }
@@ -163,18 +162,18 @@ Status attachLowerings(OpRegistry& r, const std::vector<LoweringRule>& rules,
                        const std::map<std::string, std::string>& externs);
 
 /// Rule tables, one per op family file.
-void addPointwiseLowerings(std::map<std::string, LowerFn>& t);   // lower_pointwise.cpp
-void addViewLowerings(std::map<std::string, LowerFn>& t);        // lower_views.cpp
-void addReductionLowerings(std::map<std::string, LowerFn>& t);   // lower_reduction.cpp
-void addNormLowerings(std::map<std::string, LowerFn>& t);        // lower_norm.cpp
-void addMathLowerings(std::map<std::string, LowerFn>& t);        // lower_math.cpp
-void addShapeLowerings(std::map<std::string, LowerFn>& t);       // lower_shape.cpp
-void addScanLowerings(std::map<std::string, LowerFn>& t);        // lower_scan.cpp
-void addScatterLowerings(std::map<std::string, LowerFn>& t);     // lower_scatter.cpp
-void addPoolLowerings(std::map<std::string, LowerFn>& t);        // lower_pool.cpp
-void addLossLowerings(std::map<std::string, LowerFn>& t);        // lower_loss.cpp
-void addMutationLowerings(std::map<std::string, LowerFn>& t);    // lower_mutation.cpp
-void addUpsampleLowerings(std::map<std::string, LowerFn>& t);    // lower_upsample.cpp
+void addPointwiseLowerings(std::map<std::string, LowerFn>& t);  // lower_pointwise.cpp
+void addViewLowerings(std::map<std::string, LowerFn>& t);       // lower_views.cpp
+void addReductionLowerings(std::map<std::string, LowerFn>& t);  // lower_reduction.cpp
+void addNormLowerings(std::map<std::string, LowerFn>& t);       // lower_norm.cpp
+void addMathLowerings(std::map<std::string, LowerFn>& t);       // lower_math.cpp
+void addShapeLowerings(std::map<std::string, LowerFn>& t);      // lower_shape.cpp
+void addScanLowerings(std::map<std::string, LowerFn>& t);       // lower_scan.cpp
+void addScatterLowerings(std::map<std::string, LowerFn>& t);    // lower_scatter.cpp
+void addPoolLowerings(std::map<std::string, LowerFn>& t);       // lower_pool.cpp
+void addLossLowerings(std::map<std::string, LowerFn>& t);       // lower_loss.cpp
+void addMutationLowerings(std::map<std::string, LowerFn>& t);   // lower_mutation.cpp
+void addUpsampleLowerings(std::map<std::string, LowerFn>& t);   // lower_upsample.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();
@@ -207,4 +206,4 @@ std::optional<LValue> writeThroughView(LowerCtx& c, int self, const Node* selfNo
 std::vector<Index> reshapeCoords(const std::vector<Index>& coords, const std::vector<int64_t>& to,
                                  const std::vector<int64_t>& from);
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -25,7 +25,7 @@ enum class Form : uint8_t { Full, Kept, Squeezed };
 
 struct Member {
     int phase = 0;
-    bool inner = false;      ///< computed inside the loop over the reduction dims
+    bool inner = false;  ///< computed inside the loop over the reduction dims
     bool reduction = false;
     Form form = Form::Full;  ///< shape of the stored value relative to the kernel space
     int let = -1, acc = -1;
@@ -44,7 +44,7 @@ struct KBuild {
     std::vector<PhaseB> phases;
     std::map<int, Member> members;
     std::vector<int> order;
-    std::map<int, int> slotOf;      ///< buffer -> slot
+    std::map<int, int> slotOf;  ///< buffer -> slot
     std::vector<int> slotBuffer;
     std::vector<DType> accTypes, letTypes;
     std::vector<ReduceOp> accOps;
@@ -87,9 +87,12 @@ std::vector<Index> coordsFor(const KBuild& K, Form f) {
     std::vector<Index> c;
     for (size_t d = 0; d < K.sizes.size(); ++d) {
         int v = static_cast<int>(d);
-        if (f == Form::Full) c.push_back(ivar(v, K.sizes[d]));
-        else if (f == Form::Kept) c.push_back(K.reduced[d] ? iconst(0) : ivar(v, K.sizes[d]));
-        else if (!K.reduced[d]) c.push_back(ivar(v, K.sizes[d]));
+        if (f == Form::Full)
+            c.push_back(ivar(v, K.sizes[d]));
+        else if (f == Form::Kept)
+            c.push_back(K.reduced[d] ? iconst(0) : ivar(v, K.sizes[d]));
+        else if (!K.reduced[d])
+            c.push_back(ivar(v, K.sizes[d]));
     }
     return c;
 }
@@ -117,7 +120,7 @@ class Scheduler;
 class BuildLoader : public Loader {
 public:
     BuildLoader(const Program& p, KBuild& k, bool sInner, int targetPhase)
-        : m_p(p), m_k(k), m_sInner(sInner), m_target(targetPhase) {}
+            : m_p(p), m_k(k), m_sInner(sInner), m_target(targetPhase) {}
     bool fail = false;
     int minPhase = 0;
 
@@ -188,11 +191,14 @@ public:
             b.name = nodes[i].name;
             b.meta = nodes[i].meta;
             b.source = BufferDesc::Source::Call;
-            if (m_p.lowered.constants.count(b.lnode)) b.source = BufferDesc::Source::Constant, b.key = m_p.lowered.constants[b.lnode];
-            if (m_p.lowered.pinned.count(b.lnode)) b.source = BufferDesc::Source::Pinned, b.key = m_p.lowered.pinned[b.lnode];
+            if (m_p.lowered.constants.count(b.lnode))
+                b.source = BufferDesc::Source::Constant, b.key = m_p.lowered.constants[b.lnode];
+            if (m_p.lowered.pinned.count(b.lnode))
+                b.source = BufferDesc::Source::Pinned, b.key = m_p.lowered.pinned[b.lnode];
             auto& ins = m_p.lowered.inputNodes;
             auto pos = std::find(ins.begin(), ins.end(), b.lnode);
-            if (pos != ins.end()) b.source = BufferDesc::Source::Input, b.inputIndex = static_cast<int>(pos - ins.begin());
+            if (pos != ins.end())
+                b.source = BufferDesc::Source::Input, b.inputIndex = static_cast<int>(pos - ins.begin());
             addBuffer(std::move(b));
         }
         decideRealization();
@@ -249,8 +255,9 @@ private:
         c.kind = LKind::Pointwise;
         c.name = nodes[static_cast<size_t>(id)].name + ".copy";
         c.origin = nodes[static_cast<size_t>(id)].origin;
-        c.meta = TensorMeta::contiguous(nodes[static_cast<size_t>(id)].meta.shape, nodes[static_cast<size_t>(id)].meta.dtype,
-                                        nodes[static_cast<size_t>(id)].meta.device);
+        c.meta =
+            TensorMeta::contiguous(nodes[static_cast<size_t>(id)].meta.shape, nodes[static_cast<size_t>(id)].meta.dtype,
+                                   nodes[static_cast<size_t>(id)].meta.device);
         c.inputs = {id};
         c.body = [id](Loader& L, const std::vector<Index>& co) { return L.load(id, co); };
         nodes.push_back(std::move(c));
@@ -375,7 +382,8 @@ private:
             T.accTypes.push_back(ct);
             T.accOps.push_back(n.rop);
             ph.loop.push_back({Stmt::Kind::Reduce, -1, nullptr, v, m.acc, n.rop, n.name});
-            ph.post.push_back({Stmt::Kind::Store, slot, storeIdx, eref(Op::AccRef, m.acc, ct), -1, ReduceOp::Sum, n.name});
+            ph.post.push_back(
+                {Stmt::Kind::Store, slot, storeIdx, eref(Op::AccRef, m.acc, ct), -1, ReduceOp::Sum, n.name});
         } else {
             m.let = static_cast<int>(T.letTypes.size());
             T.letTypes.push_back(ct);
@@ -398,7 +406,8 @@ private:
         for (size_t i = 0; i < lg.nodes.size(); ++i) {
             auto& x = lg.nodes[i];
             if (m_p.bufferOf[i] < 0 || (x.kind != LKind::Pointwise && x.kind != LKind::Reduction)) continue;
-            int64_t key = m_copyKey.count(static_cast<int>(i)) ? 4 * int64_t(m_copyKey[static_cast<int>(i)]) + 1 : 4 * int64_t(i);
+            int64_t key =
+                m_copyKey.count(static_cast<int>(i)) ? 4 * int64_t(m_copyKey[static_cast<int>(i)]) + 1 : 4 * int64_t(i);
             events.push_back({key, static_cast<int>(i)});
         }
         for (size_t c = 0; c < lg.calls.size(); ++c)
@@ -418,7 +427,8 @@ private:
                 sb.isCall = true;
                 sb.call = -ev - 1;
                 steps.push_back(std::move(sb));
-                markCallBuffers(lg.calls[static_cast<size_t>(sb.call)].result, static_cast<int>(steps.size()) - 1, markCallBuffers);
+                markCallBuffers(lg.calls[static_cast<size_t>(sb.call)].result, static_cast<int>(steps.size()) - 1,
+                                markCallBuffers);
                 continue;
             }
             int s = ev;
@@ -450,8 +460,10 @@ private:
             if (!placed) {
                 StepB sb;
                 if (!tryAdd(sb.k, s)) {
-                    Diagnostic d = makeError("cannot generate code for '" + lg.nodes[static_cast<size_t>(s)].name + "'");
-                    if (lg.nodes[static_cast<size_t>(s)].origin) d.node = lg.nodes[static_cast<size_t>(s)].origin->name();
+                    Diagnostic d =
+                        makeError("cannot generate code for '" + lg.nodes[static_cast<size_t>(s)].name + "'");
+                    if (lg.nodes[static_cast<size_t>(s)].origin)
+                        d.node = lg.nodes[static_cast<size_t>(s)].origin->name();
                     return d;
                 }
                 steps.push_back(std::move(sb));
@@ -472,8 +484,10 @@ private:
             if (v.kind == LValue::Kind::Tensor) {
                 int id = v.node;
                 auto cp = m_p.viewCopies.find(id);
-                if (cp != m_p.viewCopies.end()) id = cp->second;
-                else id = rootOf(id);
+                if (cp != m_p.viewCopies.end())
+                    id = cp->second;
+                else
+                    id = rootOf(id);
                 if (m_p.bufferOf[static_cast<size_t>(id)] >= 0) runtime.insert(m_p.bufferOf[static_cast<size_t>(id)]);
             }
             for (const auto& x : v.items) self(x, self);
@@ -516,9 +530,8 @@ private:
             k.accOps = K.accOps;
             k.letTypes = K.letTypes;
             k.nodes = K.nodes;
-            std::stable_sort(k.nodes.begin(), k.nodes.end(), [&](const std::string& a, const std::string& b) {
-                return m_position[a] < m_position[b];
-            });
+            std::stable_sort(k.nodes.begin(), k.nodes.end(),
+                             [&](const std::string& a, const std::string& b) { return m_position[a] < m_position[b]; });
             for (auto& ph : K.phases) {
                 auto strip = [&](std::vector<Stmt>& v) {
                     std::vector<Stmt> r;
@@ -557,18 +570,21 @@ private:
             NodeGroup g;
             g.node = node->name();
             if (auto c = callOf.find(node); c != callOf.end()) {
-                g.kind = c->second->kind == OpaqueCall::Kind::Extern ? NodeGroup::Kind::Extern : NodeGroup::Kind::Fallback;
+                g.kind =
+                    c->second->kind == OpaqueCall::Kind::Extern ? NodeGroup::Kind::Extern : NodeGroup::Kind::Fallback;
                 g.kernelName = c->second->kind == OpaqueCall::Kind::Extern ? c->second->fn : node->opName();
             } else if (auto k = kernelOfNode.find(node->name()); k != kernelOfNode.end()) {
                 g.kind = NodeGroup::Kind::Kernel;
                 g.kernel = k->second;
                 g.kernelName = m_p.kernels[static_cast<size_t>(k->second)].name;
-            } else if (lg.pinned.size() && std::any_of(lg.pinned.begin(), lg.pinned.end(), [&](auto& p) { return p.second == node->name(); })) {
+            } else if (lg.pinned.size() && std::any_of(lg.pinned.begin(), lg.pinned.end(),
+                                                       [&](auto& p) { return p.second == node->name(); })) {
                 g.kind = NodeGroup::Kind::Input;
                 g.kernelName = "pinned";
             } else {
                 const LValue& v = lg.values[node];
-                bool isView = v.kind == LValue::Kind::Tensor && lg.nodes[static_cast<size_t>(v.node)].kind == LKind::View;
+                bool isView =
+                    v.kind == LValue::Kind::Tensor && lg.nodes[static_cast<size_t>(v.node)].kind == LKind::View;
                 g.kind = isView ? NodeGroup::Kind::View : NodeGroup::Kind::None;
             }
             m_p.groups.push_back(std::move(g));
@@ -578,10 +594,11 @@ private:
     ScheduleOptions m_opts;
     Program m_p;
     std::map<int, int> m_copyKey;
-    std::map<std::string, int> m_position;  // graph node -> position in the graph  // copy LNode -> view LNode it copies
+    std::map<std::string, int>
+        m_position;  // graph node -> position in the graph  // copy LNode -> view LNode it copies
 };
 
-} // namespace
+}  // namespace
 
 Expected<Program> schedule(LoweredGraph lg, const ScheduleOptions& opts) {
     Scheduler s(std::move(lg), opts);
@@ -605,4 +622,4 @@ std::string programSummary(const Program& p) {
     return s.str();
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

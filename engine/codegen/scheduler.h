@@ -24,11 +24,11 @@ struct BufferDesc {
     Source source = Source::Kernel;
     int lnode = -1;
     std::string name;
-    TensorMeta meta;           ///< layout it is allocated with (offset 0 unless an input's)
-    int inputIndex = -1;       ///< Source::Input: placeholder index
-    std::string key;           ///< Constant: attribute name; Pinned: node name
-    bool internal = false;     ///< only read inside its own kernel: never allocated or stored
-    int kernel = -1;           ///< Source::Kernel: the kernel writing it
+    TensorMeta meta;        ///< layout it is allocated with (offset 0 unless an input's)
+    int inputIndex = -1;    ///< Source::Input: placeholder index
+    std::string key;        ///< Constant: attribute name; Pinned: node name
+    bool internal = false;  ///< only read inside its own kernel: never allocated or stored
+    int kernel = -1;        ///< Source::Kernel: the kernel writing it
 };
 
 /// One step of the program, in execution order.
@@ -43,8 +43,8 @@ struct NodeGroup {
     std::string node;
     enum class Kind : uint8_t { Kernel, Extern, Fallback, View, Input, None };
     Kind kind = Kind::None;
-    int kernel = -1;          ///< Kind::Kernel: kernel index
-    std::string kernelName;   ///< kernel name, extern kernel name, or the op run by fallback
+    int kernel = -1;         ///< Kind::Kernel: kernel index
+    std::string kernelName;  ///< kernel name, extern kernel name, or the op run by fallback
 };
 std::string_view nodeGroupKindName(NodeGroup::Kind k);
 
@@ -62,8 +62,8 @@ struct Program {
 };
 
 struct ScheduleOptions {
-    bool fuse = true;            ///< false: one kernel per realized computation
-    bool inlinePointwise = true; ///< false: realize every pointwise result
+    bool fuse = true;             ///< false: one kernel per realized computation
+    bool inlinePointwise = true;  ///< false: realize every pointwise result
 };
 
 /// Realizes, fuses and orders the lowered graph.
@@ -72,4 +72,4 @@ Expected<Program> schedule(LoweredGraph lg, const ScheduleOptions& opts = {});
 /// "k3: add, relu, mul" lines plus extern calls and fallbacks: a readable group report.
 std::string programSummary(const Program& p);
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -31,4 +31,4 @@ Status SizeGuard::check(const Graph& g, const std::vector<Value>& inputs) const 
     return Status::success();
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -32,7 +32,8 @@ private:
 
 /// One compiled artifact per binding of a dynamic-shape graph (a static graph has one entry).
 /// `Compiled` is a backend's CompiledGraph; the compile function gets the example inputs.
-template <typename Compiled> class SizeSpecializedCache {
+template <typename Compiled>
+class SizeSpecializedCache {
 public:
     using CompileFn = std::function<Expected<std::unique_ptr<Compiled>>(const std::vector<Value>&)>;
     SizeSpecializedCache(const Graph& g, CompileFn compile) : m_graph(&g), m_compile(std::move(compile)) {}
@@ -61,4 +62,4 @@ private:
     std::map<std::string, std::unique_ptr<Compiled>> m_entries;
 };
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

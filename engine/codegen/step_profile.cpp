@@ -29,11 +29,13 @@ double prod(const std::vector<int64_t>& v, size_t from = 0) {
 }
 
 /// 2 x multiply-adds of the heavy externs; 0 for the others.
-double flopsOf(const std::string& fn, const std::vector<const TensorMeta*>& a, const std::vector<const TensorMeta*>& outs) {
+double flopsOf(const std::string& fn, const std::vector<const TensorMeta*>& a,
+               const std::vector<const TensorMeta*>& outs) {
     auto has = [&](size_t i) { return i < a.size() && a[i]; };
     if ((fn == "mm" || fn == "bmm") && has(0) && has(1) && !outs.empty() && outs[0])
         return 2.0 * prod(outs[0]->shape) * static_cast<double>(a[0]->shape.back());
-    if (fn == "addmm" && has(1) && !outs.empty() && outs[0]) return 2.0 * prod(outs[0]->shape) * static_cast<double>(a[1]->shape.back());
+    if (fn == "addmm" && has(1) && !outs.empty() && outs[0])
+        return 2.0 * prod(outs[0]->shape) * static_cast<double>(a[1]->shape.back());
     // convolution: every output element is C/G x kernel-volume multiply-adds.
     if (fn == "conv" && has(1) && !outs.empty() && outs[0]) return 2.0 * prod(outs[0]->shape) * prod(a[1]->shape, 1);
     // its backward: the data and weight gradients, each as costly as the forward.
@@ -52,7 +54,7 @@ double flopsOf(const std::string& fn, const std::vector<const TensorMeta*>& a, c
     return 0.0;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<StepProfile> describeSteps(const Program& P) {
     const LoweredGraph& lg = P.lowered;
@@ -95,4 +97,4 @@ std::vector<StepProfile> describeSteps(const Program& P) {
     return r;
 }
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -30,4 +30,4 @@ struct PeakRates {
     std::string device;
 };
 
-} // namespace fxray::cg
+}  // namespace fxray::cg

@@ -104,7 +104,7 @@ double rmse(const std::vector<double>& a, const std::vector<double>& b) {
     }
     return n ? std::sqrt(s / double(n)) : 0.0;
 }
-} // namespace
+}  // namespace
 
 void judgeWithFp64(OutputComparison& c, const Value& out, const Value& expect, const Value& ref64) {
     if (c.ok || !out.isTensor() || !expect.isTensor() || !ref64.isTensor()) return;
@@ -183,8 +183,9 @@ Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed, const s
                 d.line = ph->sourceLine;
                 return d;
             }
-            out.push_back(v->isFloat() ? Value::ofDouble(v->d)
-                          : v->kind == sym::Num::Kind::Bool ? Value::ofBool(v->i != 0) : Value::ofInt(v->i));
+            out.push_back(v->isFloat()                      ? Value::ofDouble(v->d)
+                          : v->kind == sym::Num::Kind::Bool ? Value::ofBool(v->i != 0)
+                                                            : Value::ofInt(v->i));
             continue;
         }
         if (ph->meta.empty()) {
@@ -208,9 +209,12 @@ Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed, const s
         }
         std::vector<double> vals(static_cast<size_t>(m.numel()));
         for (auto& v : vals) {
-            if (isFloating(m.dtype)) v = normal(rng);
-            else if (m.dtype == DType::Bool) v = static_cast<double>(rng() & 1);
-            else v = static_cast<double>(rng() % 8);  // small, valid as an index into most dims
+            if (isFloating(m.dtype))
+                v = normal(rng);
+            else if (m.dtype == DType::Bool)
+                v = static_cast<double>(rng() & 1);
+            else
+                v = static_cast<double>(rng() % 8);  // small, valid as an index into most dims
         }
         TensorMeta lay = m;
         lay.offset = 0;
@@ -219,4 +223,4 @@ Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed, const s
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

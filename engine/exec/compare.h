@@ -14,14 +14,14 @@ namespace fxray {
 struct OutputComparison {
     size_t index = 0;
     bool ok = false;
-    double relErr = 0.0;     ///< ||out - expect|| / ||expect|| (absolute norm when expect is 0)
+    double relErr = 0.0;  ///< ||out - expect|| / ||expect|| (absolute norm when expect is 0)
     double maxAbsErr = 0.0;
     double tolerance = 0.0;  ///< the rel_err bound applied
     std::string note;        ///< why it failed when not numeric ("shape", "dtype", "None")
     /// Judged by the fp64-referenced rule because rel_err alone failed (see judgeWithFp64).
     bool fp64Judged = false;
-    double rmseOurs = 0.0;     ///< RMSE(ours, fp64 reference) when fp64Judged
-    double rmseExpected = 0.0; ///< RMSE(expected, fp64 reference) when fp64Judged
+    double rmseOurs = 0.0;      ///< RMSE(ours, fp64 reference) when fp64Judged
+    double rmseExpected = 0.0;  ///< RMSE(expected, fp64 reference) when fp64Judged
 };
 
 /// Default tolerance for a dtype: 1e-4 fp32/fp64, 1e-2 fp16/bf16, exact for integers and bool.
@@ -53,4 +53,4 @@ Status layOutRecordedInputs(const Graph& g, std::vector<Value>& inputs);
 /// (exec/shape_binding.h completeBinding); SymInt inputs are their expressions' values.
 Expected<std::vector<Value>> randomInputs(const Graph& g, uint64_t seed, const sym::Binding* sizes = nullptr);
 
-} // namespace fxray
+}  // namespace fxray

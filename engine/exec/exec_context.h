@@ -15,4 +15,4 @@ struct ExecContext {
     bool fp64 = false;
 };
 
-} // namespace fxray
+}  // namespace fxray

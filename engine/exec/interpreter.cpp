@@ -14,7 +14,10 @@ Value argumentValue(const Argument& a, const std::map<const Node*, Value>& env) 
     case Argument::Kind::Int: v = Value::ofInt(a.i); break;
     case Argument::Kind::Float: v = Value::ofDouble(a.f); break;
     case Argument::Kind::String:
-    case Argument::Kind::Sym: v.kind = Value::Kind::String; v.s = a.s; break;
+    case Argument::Kind::Sym:
+        v.kind = Value::Kind::String;
+        v.s = a.s;
+        break;
     case Argument::Kind::NodeRef: {
         auto it = env.find(a.node);
         if (it != env.end()) v = it->second;
@@ -36,8 +39,14 @@ Value argumentValue(const Argument& a, const std::map<const Node*, Value>& env) 
         break;
     }
     case Argument::Kind::DType: v = Value::ofDType(a.dtype); break;
-    case Argument::Kind::Device: v.kind = Value::Kind::Device; v.device = a.device; break;
-    case Argument::Kind::Layout: v.kind = Value::Kind::Layout; v.layout = a.layout; break;
+    case Argument::Kind::Device:
+        v.kind = Value::Kind::Device;
+        v.device = a.device;
+        break;
+    case Argument::Kind::Layout:
+        v.kind = Value::Kind::Layout;
+        v.layout = a.layout;
+        break;
     case Argument::Kind::MemoryFormat:
         v.kind = Value::Kind::MemoryFormat;
         v.memoryFormat = a.memoryFormat;
@@ -89,7 +98,7 @@ std::optional<std::string> checkInput(const Node& ph, const Value& v, const sym:
     return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 Expected<std::vector<Value>> Interpreter::run(const Graph& g, std::vector<Value> inputs) {
     std::map<const Node*, Value> env;
@@ -130,13 +139,16 @@ Expected<std::vector<Value>> Interpreter::run(const Graph& g, std::vector<Value>
         auto pin = pins.find(n.name());
         // A pinned value takes part in an fp64 run as an input does: widened (a recorded fp32
         // value would otherwise meet fp64 operands, which convolution and matmul refuse).
-        Expected<Value> v = pin == pins.end()                            ? evalNode(n, g, env)
+        Expected<Value> v = pin == pins.end()                        ? evalNode(n, g, env)
                             : m_mode == Mode::Execute && m_ctx->fp64 ? Expected<Value>(widenAllToF64(pin->second))
                                                                      : Expected<Value>(pin->second);
         if (!v.ok()) {
             Diagnostic d = v.error();
             if (d.node.empty()) d.node = n.name();
-            if (d.file.empty()) { d.file = g.sourceFile; d.line = n.sourceLine; }
+            if (d.file.empty()) {
+                d.file = g.sourceFile;
+                d.line = n.sourceLine;
+            }
             return d;
         }
         if (onNode) onNode(n, *v);
@@ -145,8 +157,7 @@ Expected<std::vector<Value>> Interpreter::run(const Graph& g, std::vector<Value>
     return nodeError(*g.nodes().back(), g, "graph has no output node");
 }
 
-Expected<Value> Interpreter::evalNode(const Node& n, const Graph& g,
-                                      std::map<const Node*, Value>& env) {
+Expected<Value> Interpreter::evalNode(const Node& n, const Graph& g, std::map<const Node*, Value>& env) {
     auto annotationValue = [&]() -> Expected<Value> {
         if (n.meta.empty()) return nodeError(n, g, "no metadata for '" + n.target() + "'");
         if (n.metaIsTuple || n.meta.size() > 1) {
@@ -190,8 +201,7 @@ Expected<Value> Interpreter::evalNode(const Node& n, const Graph& g,
             int64_t sz = static_cast<int64_t>(seq.list.size());
             if (i < 0) i += sz;
             if (i < 0 || i >= sz)
-                return nodeError(n, g, "index " + std::to_string(args[1].i) + " out of range for " +
-                                           seq.describe());
+                return nodeError(n, g, "index " + std::to_string(args[1].i) + " out of range for " + seq.describe());
             return seq.list[static_cast<size_t>(i)];
         }
         // Tensor indexing (x[..., None]) is a torch-level construct; lowering maps it to ATen.
@@ -286,7 +296,7 @@ Expected<Value> Interpreter::callHigherOrder(const std::string& name, std::vecto
     return makeError("unsupported higher-order op '" + name + "'");
 }
 
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray {
 
@@ -307,4 +317,4 @@ Expected<Value> invokeOp(std::string_view qualname, std::vector<Value> args,
     return op->kernel(*bound, *meta, *ctx);
 }
 
-} // namespace fxray
+}  // namespace fxray

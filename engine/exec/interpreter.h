@@ -46,7 +46,6 @@ private:
     Expected<Value> callOp(const Node& n, const OpInfo& op, std::vector<Value> args,
                            std::vector<std::pair<std::string, Value>> kwargs);
 
-
     Mode m_mode;
     ExecContext* m_ctx;
     std::vector<std::string> m_unresolved;
@@ -56,7 +55,7 @@ private:
 /// Converts an argument to a value, resolving node references through env.
 Value argumentValue(const Argument& a, const std::map<const Node*, Value>& env);
 
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray {
 
@@ -65,7 +64,6 @@ namespace fxray {
 /// their subgraphs on the interpreter. For tests, the minifier, constant folding and the
 /// compiled backends' fallbacks.
 Expected<Value> invokeOp(std::string_view qualname, std::vector<Value> args,
-                         std::vector<std::pair<std::string, Value>> kwargs = {},
-                         ExecContext* ctx = nullptr);
+                         std::vector<std::pair<std::string, Value>> kwargs = {}, ExecContext* ctx = nullptr);
 
-} // namespace fxray
+}  // namespace fxray

@@ -19,7 +19,8 @@ Expected<std::vector<std::string>> tensorValuedNodes(const Graph& g, const std::
     if (!r.ok()) return r.error();
     std::vector<std::string> names;
     for (const auto& n : g.nodes()) {
-        if (n->kind() == NodeKind::Placeholder || n->kind() == NodeKind::Output || n->kind() == NodeKind::GetAttr) continue;
+        if (n->kind() == NodeKind::Placeholder || n->kind() == NodeKind::Output || n->kind() == NodeKind::GetAttr)
+            continue;
         auto it = isTensor.find(n.get());
         if (it != isTensor.end() && it->second) names.push_back(n->name());
     }
@@ -63,8 +64,8 @@ Expected<std::vector<Value>> runExposed(const Graph& g, const RunRequest& req, c
     auto outs = run(*e->graph, req);
     if (!outs.ok()) return outs.error();
     if (outs->size() != e->realOutputs + e->nodes.size())
-        return makeError("the run with every node exposed returned " + std::to_string(outs->size()) + " values, expected " +
-                         std::to_string(e->realOutputs + e->nodes.size()));
+        return makeError("the run with every node exposed returned " + std::to_string(outs->size()) +
+                         " values, expected " + std::to_string(e->realOutputs + e->nodes.size()));
     for (size_t i = 0; i < e->nodes.size(); ++i) nodeValues[e->nodes[i]] = (*outs)[e->realOutputs + i];
     outs->resize(e->realOutputs);
     return outs;
@@ -116,7 +117,7 @@ void locateDifference(const Tensor& base, const Tensor& other, double tolerance,
     e.worstOther = o[worst];
 }
 
-} // namespace
+}  // namespace
 
 std::vector<NodeError> compareNodeValues(const Graph& g, const std::map<std::string, Value>& base,
                                          const std::map<std::string, Value>& other,
@@ -124,7 +125,8 @@ std::vector<NodeError> compareNodeValues(const Graph& g, const std::map<std::str
     std::vector<NodeError> errs;
     for (const auto& n : g.nodes()) {
         // Inputs and constants are the same on every side: computed nodes only.
-        if (n->kind() == NodeKind::Placeholder || n->kind() == NodeKind::Output || n->kind() == NodeKind::GetAttr) continue;
+        if (n->kind() == NodeKind::Placeholder || n->kind() == NodeKind::Output || n->kind() == NodeKind::GetAttr)
+            continue;
         auto x = base.find(n->name());
         auto y = other.find(n->name());
         if (x == base.end() || y == other.end() || !x->second.isTensor() || !y->second.isTensor()) continue;
@@ -158,4 +160,4 @@ const NodeError* firstDivergent(const std::vector<NodeError>& errors) {
     return nullptr;
 }
 
-} // namespace fxray
+}  // namespace fxray

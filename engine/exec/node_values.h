@@ -22,8 +22,8 @@ namespace fxray {
 /// A copy of a graph whose output returns, after the graph's own outputs, the nodes `nodes`.
 struct ExposedGraph {
     std::unique_ptr<Graph> graph;
-    size_t realOutputs = 0;           ///< the original graph's outputs come first
-    std::vector<std::string> nodes;   ///< node behind extra output realOutputs + i
+    size_t realOutputs = 0;          ///< the original graph's outputs come first
+    std::vector<std::string> nodes;  ///< node behind extra output realOutputs + i
 };
 
 /// Computed nodes of g (not placeholders, get_attr constants or the output) whose value for
@@ -49,7 +49,7 @@ Expected<std::vector<Value>> runReferenceObserved(const Graph& g, const RunReque
 /// One node's value on one backend against the base backend's.
 struct NodeError {
     std::string node;
-    std::string target;   ///< "aten.add.Tensor"
+    std::string target;  ///< "aten.add.Tensor"
     std::string backend;
     double relErr = 0.0;
     double maxAbsErr = 0.0;
@@ -77,4 +77,4 @@ std::vector<NodeError> compareNodeValues(const Graph& g, const std::map<std::str
 /// The first entry that is not ok, or null.
 const NodeError* firstDivergent(const std::vector<NodeError>& errors);
 
-} // namespace fxray
+}  // namespace fxray

@@ -12,16 +12,43 @@ namespace {
 /// FX target -> the operation of sym::apply.
 const std::map<std::string_view, std::string_view>& scalarOps() {
     static const std::map<std::string_view, std::string_view> ops{
-        {"operator.add", "+"}, {"operator.sub", "-"}, {"operator.mul", "*"}, {"operator.truediv", "/"},
-        {"operator.floordiv", "//"}, {"operator.mod", "%"}, {"operator.pow", "**"}, {"operator.neg", "-u"},
-        {"operator.eq", "=="}, {"operator.ne", "!="}, {"operator.lt", "<"}, {"operator.le", "<="},
-        {"operator.gt", ">"}, {"operator.ge", ">="}, {"operator.and_", "&"}, {"operator.or_", "|"},
-        {"operator.not_", "~"}, {"operator.abs", "abs"}, {"operator.pos", "Identity"},
-        {"torch.sym_float", "ToFloat"}, {"torch.sym_int", "TruncToInt"}, {"torch.sym_max", "Max"},
-        {"torch.sym_min", "Min"}, {"torch.sym_not", "~"}, {"torch.sym_ite", "Where"},
-        {"torch._sym_sqrt", "sqrt"}, {"torch.sym_sqrt", "sqrt"}, {"math.floor", "floor"}, {"math.ceil", "ceiling"},
-        {"math.trunc", "TruncToInt"}, {"math.sqrt", "sqrt"}, {"builtins.abs", "abs"}, {"builtins.max", "Max"},
-        {"builtins.min", "Min"}, {"abs", "abs"}, {"max", "Max"}, {"min", "Min"},
+        {"operator.add", "+"},
+        {"operator.sub", "-"},
+        {"operator.mul", "*"},
+        {"operator.truediv", "/"},
+        {"operator.floordiv", "//"},
+        {"operator.mod", "%"},
+        {"operator.pow", "**"},
+        {"operator.neg", "-u"},
+        {"operator.eq", "=="},
+        {"operator.ne", "!="},
+        {"operator.lt", "<"},
+        {"operator.le", "<="},
+        {"operator.gt", ">"},
+        {"operator.ge", ">="},
+        {"operator.and_", "&"},
+        {"operator.or_", "|"},
+        {"operator.not_", "~"},
+        {"operator.abs", "abs"},
+        {"operator.pos", "Identity"},
+        {"torch.sym_float", "ToFloat"},
+        {"torch.sym_int", "TruncToInt"},
+        {"torch.sym_max", "Max"},
+        {"torch.sym_min", "Min"},
+        {"torch.sym_not", "~"},
+        {"torch.sym_ite", "Where"},
+        {"torch._sym_sqrt", "sqrt"},
+        {"torch.sym_sqrt", "sqrt"},
+        {"math.floor", "floor"},
+        {"math.ceil", "ceiling"},
+        {"math.trunc", "TruncToInt"},
+        {"math.sqrt", "sqrt"},
+        {"builtins.abs", "abs"},
+        {"builtins.max", "Max"},
+        {"builtins.min", "Min"},
+        {"abs", "abs"},
+        {"max", "Max"},
+        {"min", "Min"},
     };
     return ops;
 }
@@ -44,7 +71,7 @@ Value toValue(const sym::Num& n) {
     return {};
 }
 
-} // namespace
+}  // namespace
 
 bool isPythonScalarOp(std::string_view target) { return scalarOps().count(target) || target == "torch.sym_sum"; }
 
@@ -81,4 +108,4 @@ std::optional<Expected<Value>> callPythonScalarOp(std::string_view target, const
     return Expected<Value>(toValue(*r));
 }
 
-} // namespace fxray
+}  // namespace fxray

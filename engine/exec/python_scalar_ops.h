@@ -18,4 +18,4 @@ std::optional<Expected<Value>> callPythonScalarOp(std::string_view target, const
 /// `target` is one of the scalar functions above.
 bool isPythonScalarOp(std::string_view target);
 
-} // namespace fxray
+}  // namespace fxray

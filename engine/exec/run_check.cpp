@@ -38,7 +38,7 @@ double numberArg(const Node& n, size_t i, const char* kw, double dflt) {
     return dflt;
 }
 
-} // namespace
+}  // namespace
 
 std::string undefinedInPyTorch(const Graph& g, size_t outputIndex) {
     const auto outs = g.outputs();
@@ -97,4 +97,4 @@ Expected<RunResult> runAndCheck(const Graph& g, const RunRequest& req, const std
     return res;
 }
 
-} // namespace fxray
+}  // namespace fxray

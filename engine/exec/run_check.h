@@ -12,10 +12,10 @@ namespace fxray {
 
 /// What runAndCheck needs besides the graph.
 struct RunRequest {
-    std::vector<Value> inputs;            ///< not modified (in-place ops act on copies)
-    std::map<std::string, Value> pins;    ///< node name -> value
+    std::vector<Value> inputs;          ///< not modified (in-place ops act on copies)
+    std::map<std::string, Value> pins;  ///< node name -> value
     uint64_t seed = 0;
-    bool fp64 = false;                    ///< run in fp64 throughout
+    bool fp64 = false;  ///< run in fp64 throughout
 };
 
 /// Outputs of one run, and their comparison when expected values were given.
@@ -23,8 +23,8 @@ struct RunResult {
     std::vector<Value> outputs;
     std::vector<OutputComparison> comparisons;  ///< empty without expected values
     bool ok = true;
-    double ms = 0.0;                            ///< wall time of the main run
-    bool fp64Rerun = false;                     ///< an fp64 run was made to judge failures
+    double ms = 0.0;         ///< wall time of the main run
+    bool fp64Rerun = false;  ///< an fp64 run was made to judge failures
 };
 
 /// Deep copy of a value (tensors get their own storage).
@@ -46,4 +46,4 @@ Status judgeOutputs(const Graph& g, const RunRequest& req, const std::vector<Val
 /// against an fp64 run of the same graph, inputs, pins and seed.
 Expected<RunResult> runAndCheck(const Graph& g, const RunRequest& req, const std::vector<Value>* expect);
 
-} // namespace fxray
+}  // namespace fxray

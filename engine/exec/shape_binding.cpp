@@ -35,7 +35,8 @@ void addSymbols(std::string_view text, std::vector<std::string>& out) {
 }
 
 /// Every symbolic text of a placeholder: its Sym expression, its symbolic sizes and strides.
-template <typename F> void forEachSymText(const Node& ph, F&& f) {
+template <typename F>
+void forEachSymText(const Node& ph, F&& f) {
     if (isSymPlaceholder(ph)) f(symPlaceholderExpr(ph), -1, false);
     if (ph.meta.empty()) return;
     const TensorMeta& m = ph.meta[0];
@@ -88,7 +89,7 @@ bool solveLinear(const sym::Expr& e, const std::string& symName, sym::Binding& b
     return true;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> inputSymbols(const Graph& g) {
     std::vector<std::string> out;
@@ -103,16 +104,23 @@ void scalarizeSymInputs(const Graph& g, std::vector<Value>& inputs) {
         if (!isSymPlaceholder(*phs[i]) || !v.isTensor() || !v.t.hasData() || v.t.numel() != 1) continue;
         const double x = kern::toDoubles(v.t)[0];
         const DType dt = v.t.dtype();
-        if (dt == DType::Bool) v = Value::ofBool(x != 0.0);
-        else if (isFloating(dt)) v = Value::ofDouble(x);
-        else v = Value::ofInt(static_cast<int64_t>(x));
+        if (dt == DType::Bool)
+            v = Value::ofBool(x != 0.0);
+        else if (isFloating(dt))
+            v = Value::ofDouble(x);
+        else
+            v = Value::ofInt(static_cast<int64_t>(x));
     }
 }
 
 Expected<sym::Binding> bindInputs(const Graph& g, const std::vector<Value>& inputs, bool withStrides) {
     auto phs = g.placeholders();
     sym::Binding b;
-    struct Pending { size_t input; std::string text; sym::Num value; };
+    struct Pending {
+        size_t input;
+        std::string text;
+        sym::Num value;
+    };
     std::vector<Pending> pending;
     // Plain symbols first: they bind directly.
     for (size_t i = 0; i < phs.size() && i < inputs.size(); ++i) {
@@ -120,8 +128,10 @@ Expected<sym::Binding> bindInputs(const Graph& g, const std::vector<Value>& inpu
             if (stride && !withStrides) return;
             auto v = observed(inputs[i], dim, stride);
             if (!v) return;
-            if (sym::isSymbolName(text) && !b.count(text)) b[text] = *v;
-            else pending.push_back({i, text, *v});
+            if (sym::isSymbolName(text) && !b.count(text))
+                b[text] = *v;
+            else
+                pending.push_back({i, text, *v});
         });
     }
     // Then expressions with one unbound symbol, until nothing more binds.
@@ -158,7 +168,8 @@ Expected<sym::Binding> bindInputs(const Graph& g, const std::vector<Value>& inpu
                 return;
             }
             if (want->toDouble() == have->toDouble()) return;
-            std::string where = dim < 0 ? std::string("its value") : (stride ? "stride " : "size ") + std::to_string(dim);
+            std::string where =
+                dim < 0 ? std::string("its value") : (stride ? "stride " : "size ") + std::to_string(dim);
             bad = makeError(inputName(g, i) + ": " + where + " should be " + text + " = " + want->str() + " (" +
                             sym::bindingStr(b) + "), but the input has " + have->str());
         });
@@ -183,7 +194,8 @@ Expected<TensorMeta> bindMeta(const TensorMeta& m, const sym::Binding& b) {
     for (size_t d = 0; d < m.symStrides.size(); ++d) {
         if (m.symStrides[d].empty()) continue;
         auto v = sym::evalText(m.symStrides[d], b);
-        if (!v.ok()) return makeError("stride " + std::to_string(d) + " (" + m.symStrides[d] + "): " + v.error().message);
+        if (!v.ok())
+            return makeError("stride " + std::to_string(d) + " (" + m.symStrides[d] + "): " + v.error().message);
         out.strides[d] = v->isFloat() ? static_cast<int64_t>(v->d) : v->i;
     }
     out.symShape.clear();
@@ -199,7 +211,8 @@ Expected<sym::Binding> parseSizes(std::string_view text) {
         size_t e = text.find(',', p);
         if (e == std::string_view::npos) e = text.size();
         std::string item(text.substr(p, e - p));
-        item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }), item.end());
+        item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }),
+                   item.end());
         p = e + 1;
         if (item.empty()) continue;
         auto eq = item.find('=');
@@ -219,8 +232,10 @@ sym::Binding completeBinding(const Graph& g, const sym::Binding& given, int64_t 
                              std::vector<std::string>* defaulted) {
     sym::Binding b;
     for (const auto& s : inputSymbols(g)) {
-        if (auto it = given.find(s); it != given.end()) b[s] = it->second;
-        else if (auto h = g.symbolHints.find(s); h != g.symbolHints.end()) b[s] = h->second;
+        if (auto it = given.find(s); it != given.end())
+            b[s] = it->second;
+        else if (auto h = g.symbolHints.find(s); h != g.symbolHints.end())
+            b[s] = h->second;
         else {
             b[s] = s.rfind("zf", 0) == 0 ? sym::Num::ofFloat(double(fallback)) : sym::Num::ofInt(fallback);
             if (defaulted) defaulted->push_back(s);
@@ -229,4 +244,4 @@ sym::Binding completeBinding(const Graph& g, const sym::Binding& given, int64_t 
     return b;
 }
 
-} // namespace fxray
+}  // namespace fxray

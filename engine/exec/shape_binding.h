@@ -47,4 +47,4 @@ Expected<sym::Binding> parseSizes(std::string_view text);
 sym::Binding completeBinding(const Graph& g, const sym::Binding& given, int64_t fallback = 8,
                              std::vector<std::string>* defaulted = nullptr);
 
-} // namespace fxray
+}  // namespace fxray

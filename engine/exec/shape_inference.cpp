@@ -30,16 +30,25 @@ namespace {
 void compare(const std::string& graphName, const Node& n, const TensorMeta& ann, const TensorMeta& inf,
              InferenceReport& rep) {
     auto add = [&](const char* what) {
-        rep.mismatches.push_back({graphName, n.name(), ann.annotation(ann.stridesKnown, false),
-                                  inf.annotation(true, false), what});
+        rep.mismatches.push_back(
+            {graphName, n.name(), ann.annotation(ann.stridesKnown, false), inf.annotation(true, false), what});
     };
     ++rep.checked;
-    if (ann.dtype != inf.dtype) { add("dtype"); return; }
+    if (ann.dtype != inf.dtype) {
+        add("dtype");
+        return;
+    }
     if (ann.isSymbolic()) return;
-    if (ann.shape != inf.shape) { add("shape"); return; }
+    if (ann.shape != inf.shape) {
+        add("shape");
+        return;
+    }
     if (!ann.stridesKnown || inf.strides.size() != ann.strides.size()) return;
     for (size_t i = 0; i < ann.shape.size(); ++i) {
-        if (ann.shape[i] > 1 && ann.strides[i] != inf.strides[i]) { add("strides"); return; }
+        if (ann.shape[i] > 1 && ann.strides[i] != inf.strides[i]) {
+            add("strides");
+            return;
+        }
     }
 }
 
@@ -49,11 +58,14 @@ void inferInto(Graph& g, const std::string& graphName, InferenceReport& rep) {
     interp.onNode = [&](const Node& n, const Value& v) { values[&n] = v; };
     std::vector<Value> inputs;
     for (Node* ph : g.placeholders()) {
-        if (!ph->meta.empty()) inputs.push_back(Value::ofTensor(Tensor::metaOnly(ph->meta[0])));
-        else inputs.push_back(Value::none());
+        if (!ph->meta.empty())
+            inputs.push_back(Value::ofTensor(Tensor::metaOnly(ph->meta[0])));
+        else
+            inputs.push_back(Value::none());
     }
     auto r = interp.run(g, std::move(inputs));
-    for (const auto& name : interp.unresolvedNodes()) rep.unresolved.push_back(graphName.empty() ? name : graphName + "." + name);
+    for (const auto& name : interp.unresolvedNodes())
+        rep.unresolved.push_back(graphName.empty() ? name : graphName + "." + name);
     for (const auto& up : g.nodes()) {
         Node& n = *up;
         if (n.kind() == NodeKind::Placeholder || n.kind() == NodeKind::Output) continue;
@@ -70,8 +82,10 @@ void inferInto(Graph& g, const std::string& graphName, InferenceReport& rep) {
         } else if (v.isList()) {
             tuple = true;
             for (const auto& x : v.list)
-                if (x.isTensor()) metas.push_back(x.t.meta);
-                else metas.push_back(TensorMeta());  // None element (masked gradient)
+                if (x.isTensor())
+                    metas.push_back(x.t.meta);
+                else
+                    metas.push_back(TensorMeta());  // None element (masked gradient)
         } else {
             continue;
         }
@@ -92,7 +106,7 @@ void inferInto(Graph& g, const std::string& graphName, InferenceReport& rep) {
     for (auto& [name, sub] : g.subgraphs()) inferInto(*sub, graphName.empty() ? name : graphName + "." + name, rep);
 }
 
-} // namespace
+}  // namespace
 
 InferenceReport inferMeta(Graph& g) {
     InferenceReport rep;
@@ -100,4 +114,4 @@ InferenceReport inferMeta(Graph& g) {
     return rep;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -9,19 +9,19 @@ namespace fxray {
 
 /// One disagreement between an annotation and what inference computed.
 struct MetaMismatch {
-    std::string graph;      ///< "" for the top graph, else the submodule path
+    std::string graph;  ///< "" for the top graph, else the submodule path
     std::string node;
     std::string annotated;  ///< annotation text
     std::string inferred;
-    std::string what;       ///< "dtype", "shape", "strides"
+    std::string what;  ///< "dtype", "shape", "strides"
 };
 
 /// What inference did.
 struct InferenceReport {
-    int checked = 0;                       ///< annotated tensor nodes compared
-    int filled = 0;                        ///< nodes whose metadata came from inference alone
+    int checked = 0;  ///< annotated tensor nodes compared
+    int filled = 0;   ///< nodes whose metadata came from inference alone
     std::vector<MetaMismatch> mismatches;
-    std::vector<std::string> unresolved;   ///< nodes inference could not compute
+    std::vector<std::string> unresolved;  ///< nodes inference could not compute
 };
 
 /// Runs every op's meta function from the placeholders' annotations. Nodes without an
@@ -34,4 +34,4 @@ InferenceReport inferMeta(Graph& g);
 /// targets that were not found (unknown ops), without repeats.
 std::vector<std::string> resolveOps(Graph& g);
 
-} // namespace fxray
+}  // namespace fxray

@@ -28,7 +28,8 @@ bool sameLayout(const TensorMeta& a, const TensorMeta& b) {
 Tensor allocateLayout(const TensorMeta& m) {
     Tensor t;
     t.meta = m;
-    t.storage = std::make_shared<Storage>(static_cast<size_t>(storageSpan(m)) * static_cast<size_t>(dtypeItemSize(m.dtype)));
+    t.storage =
+        std::make_shared<Storage>(static_cast<size_t>(storageSpan(m)) * static_cast<size_t>(dtypeItemSize(m.dtype)));
     return t;
 }
 
@@ -65,4 +66,4 @@ Tensor relayout(const Tensor& t, const TensorMeta& m) {
     return r;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -22,4 +22,4 @@ Tensor allocateLayout(const TensorMeta& m);
 /// (a pinned recording) is converted.
 Tensor relayout(const Tensor& t, const TensorMeta& m);
 
-} // namespace fxray
+}  // namespace fxray

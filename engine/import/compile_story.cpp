@@ -1,8 +1,8 @@
 #include "import/compile_story.h"
 
 #include "import/compile_story_payloads.h"
-#include "import/trace_records.h"
 #include "import/torch_trace_reader.h"
+#include "import/trace_records.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,11 +40,28 @@ constexpr size_t kRawTextBytes = 300;
 /// Record kinds the story knows and has no use for (tlparse's other pages).
 bool isQuietKind(std::string_view k) {
     static const std::set<std::string_view> kinds = {
-        "chromium_event", "describe_storage", "describe_tensor", "describe_source", "guard_added",
-        "guard_added_fast", "propagate_real_tensors", "expression_created", "missing_fake_kernel",
-        "mismatched_fake_kernel", "optimize_ddp_split_graph", "optimize_ddp_split_child", "link",
-        "exported_program", "dump_file", "symbolic_shape_input", "graph_dump", "compiled_autograd_graph",
-        "unbacked_symbol_input", "stack", "freeze_runtime_asserts", "dynamo_guards",
+        "chromium_event",
+        "describe_storage",
+        "describe_tensor",
+        "describe_source",
+        "guard_added",
+        "guard_added_fast",
+        "propagate_real_tensors",
+        "expression_created",
+        "missing_fake_kernel",
+        "mismatched_fake_kernel",
+        "optimize_ddp_split_graph",
+        "optimize_ddp_split_child",
+        "link",
+        "exported_program",
+        "dump_file",
+        "symbolic_shape_input",
+        "graph_dump",
+        "compiled_autograd_graph",
+        "unbacked_symbol_input",
+        "stack",
+        "freeze_runtime_asserts",
+        "dynamo_guards",
     };
     return kinds.count(k) != 0;
 }
@@ -75,7 +92,7 @@ std::string jsonText(const json& v) {
 class StoryBuilder {
 public:
     StoryBuilder(std::string_view text, std::string file, int rank, const CompileStoryOptions& opts, CompileStory& out)
-        : m_text(text), m_file(std::move(file)), m_rank(rank), m_opts(opts), m_out(out) {
+            : m_text(text), m_file(std::move(file)), m_rank(rank), m_opts(opts), m_out(out) {
         m_first = out.compiles.size();
     }
 
@@ -83,7 +100,7 @@ public:
         ++m_out.records;
         if (!r.valid) {
             raw(r, r.kind == "<payload without record>" ? "payload lines without a record before them"
-                   : traceEnvelopeOf(r.text).empty() ? "not a TORCH_TRACE record"
+                   : traceEnvelopeOf(r.text).empty()    ? "not a TORCH_TRACE record"
                                                      : "envelope is not complete JSON (truncated or interleaved line)");
             return;
         }
@@ -139,11 +156,16 @@ public:
                 if (g != m_guardLines.end() && g->second > 0) e.guardCount = g->second;
             }
             bool later = e.attempt < lastAttempt[frameKey(e)];
-            if (e.failure) e.status = CompileStatus::Failed;
-            else if (later && !e.hasMetrics) e.status = CompileStatus::Restarted;
-            else if (!e.restartReasons.empty() || !e.graphBreaks.empty()) e.status = CompileStatus::GraphBreak;
-            else if (e.cacheHit && !e.cacheMiss) e.status = CompileStatus::CacheHit;
-            else e.status = CompileStatus::Ok;
+            if (e.failure)
+                e.status = CompileStatus::Failed;
+            else if (later && !e.hasMetrics)
+                e.status = CompileStatus::Restarted;
+            else if (!e.restartReasons.empty() || !e.graphBreaks.empty())
+                e.status = CompileStatus::GraphBreak;
+            else if (e.cacheHit && !e.cacheMiss)
+                e.status = CompileStatus::CacheHit;
+            else
+                e.status = CompileStatus::Ok;
         }
         // An attempt that follows restarts compiles the graph up to their breaks: it lists them.
         for (size_t i = m_first; i < m_out.compiles.size(); ++i) {
@@ -205,8 +227,10 @@ private:
         std::string fk = std::to_string(ca.value_or(-1)) + "|" + std::to_string(*r.frameId) + "|" +
                          std::to_string(*r.frameCompileId);
         int64_t attempt = 0;
-        if (r.attempt) attempt = std::max<int64_t>(0, *r.attempt);
-        else if (auto it = m_latest.find(fk); it != m_latest.end()) attempt = it->second;
+        if (r.attempt)
+            attempt = std::max<int64_t>(0, *r.attempt);
+        else if (auto it = m_latest.find(fk); it != m_latest.end())
+            attempt = it->second;
         auto& latest = m_latest[fk];
         latest = std::max(latest, attempt);
         std::string key = fk + "|" + std::to_string(attempt);
@@ -397,8 +421,8 @@ private:
 
     /// Microsecond fields that are phases, not timestamps or twins of a seconds field.
     static bool isPhaseMicros(std::string_view k) {
-        if (k == "start_time_us" || k == "end_time_us" || k == "duration_us" ||
-            k == "structured_logging_overhead_us" || k == "dynamo_compile_time_before_restart_us")
+        if (k == "start_time_us" || k == "end_time_us" || k == "duration_us" || k == "structured_logging_overhead_us" ||
+            k == "dynamo_compile_time_before_restart_us")
             return false;
         return k.find("cumulative") == std::string_view::npos;
     }
@@ -453,11 +477,11 @@ private:
     CompileStory& m_out;
     size_t m_first = 0;
     std::unordered_map<int64_t, std::string> m_strings;
-    std::unordered_map<std::string, size_t> m_index;   ///< frame key|attempt -> entry
-    std::unordered_map<std::string, size_t> m_byId;    ///< compile id -> entry
-    std::unordered_map<std::string, int64_t> m_latest; ///< frame key -> latest attempt seen
-    std::unordered_map<size_t, size_t> m_kernelGroup;  ///< entry -> first kernel of its last output code
-    std::unordered_map<size_t, int64_t> m_guardLines;  ///< entry -> guards in its guard tree dump
+    std::unordered_map<std::string, size_t> m_index;    ///< frame key|attempt -> entry
+    std::unordered_map<std::string, size_t> m_byId;     ///< compile id -> entry
+    std::unordered_map<std::string, int64_t> m_latest;  ///< frame key -> latest attempt seen
+    std::unordered_map<size_t, size_t> m_kernelGroup;   ///< entry -> first kernel of its last output code
+    std::unordered_map<size_t, int64_t> m_guardLines;   ///< entry -> guards in its guard tree dump
 };
 
 Expected<std::string> readWholeFile(const fs::path& p) {
@@ -495,7 +519,7 @@ int envelopeRank(std::string_view text) {
     return rank;
 }
 
-} // namespace
+}  // namespace
 
 int rankOfTraceFile(const fs::path& p) {
     std::string stem = p.filename().string();
@@ -563,4 +587,4 @@ Expected<CompileStory> readCompileStory(const fs::path& fileOrFolder, const Comp
     return story;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -12,9 +12,7 @@ using json = nlohmann::json;
 
 namespace {
 
-json frameJson(const UserFrame& f) {
-    return {{"file", f.file}, {"line", f.line}, {"code", f.code}};
-}
+json frameJson(const UserFrame& f) { return {{"file", f.file}, {"line", f.line}, {"code", f.code}}; }
 
 json breakJson(const GraphBreak& b, bool withIds) {
     json j = {{"reason", b.reason}, {"user_frame", frameJson(b.userFrame)}, {"count", b.count}};
@@ -146,7 +144,7 @@ private:
     std::string m_out;
 };
 
-} // namespace
+}  // namespace
 
 json compileEntryJson(const CompileEntry& e, bool withRank) {
     json j;
@@ -190,8 +188,12 @@ json compilesJson(const CompileStory& s) {
 json rawTraceJson(const CompileStory& s) {
     json a = json::array();
     for (const auto& r : s.raw)
-        a.push_back({{"file", r.file}, {"line", r.line}, {"kind", r.kind}, {"compile_id", r.compileId},
-                     {"why", r.why}, {"text", r.text}});
+        a.push_back({{"file", r.file},
+                     {"line", r.line},
+                     {"kind", r.kind},
+                     {"compile_id", r.compileId},
+                     {"why", r.why},
+                     {"text", r.text}});
     return {{"entries", a}, {"not_kept", s.rawDropped}};
 }
 
@@ -218,4 +220,4 @@ std::string compileStorySummary(const CompileStory& s) {
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

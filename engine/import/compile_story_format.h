@@ -27,4 +27,4 @@ std::string compileStoryTree(const CompileStory& s, bool shortPaths = true);
 /// "3 compiles: 1 ok, 1 graph_break, 1 restarted".
 std::string compileStorySummary(const CompileStory& s);
 
-} // namespace fxray
+}  // namespace fxray

@@ -72,7 +72,7 @@ std::string frameText(const UserFrame& f) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view trimView(std::string_view s) {
     size_t b = 0, e = s.size();
@@ -135,8 +135,10 @@ GraphBreak parseGraphBreakMessage(std::string_view payload) {
     size_t k = 0;
     if (!dl.empty() && startsWith(dl[0], "Encountered graph break")) k = 1;
     while (k < dl.size() && trimView(dl[k]).empty()) ++k;
-    if (k < dl.size()) b.reason = std::string(trimView(dl[k]));
-    else if (!dl.empty()) b.reason = std::string(trimView(dl[0]));
+    if (k < dl.size())
+        b.reason = std::string(trimView(dl[k]));
+    else if (!dl.empty())
+        b.reason = std::string(trimView(dl[0]));
     if (haveFrame) {
         // The header's FILE:LINE is where Dynamo stopped; the traceback's innermost frame is the
         // same place with its code, so it wins when both are there.
@@ -174,8 +176,7 @@ CompileFailure parseTraceback(std::string_view text) {
     exc = std::string(trimView(exc));
     size_t colon = exc.find(": ");
     size_t nl = exc.find('\n');
-    if (colon != std::string::npos && (nl == std::string::npos || colon < nl) &&
-        exc.find(' ') >= colon) {
+    if (colon != std::string::npos && (nl == std::string::npos || colon < nl) && exc.find(' ') >= colon) {
         f.type = exc.substr(0, colon);
         f.message = exc.substr(colon + 2);
     } else {
@@ -210,8 +211,10 @@ std::pair<std::string, std::string> splitGuardFailure(const std::string& reason)
     std::string id = reason.substr(0, colon);
     bool slash = false;
     for (char c : id) {
-        if (c == '/') slash = true;
-        else if (!std::isdigit(static_cast<unsigned char>(c)) && c != '_' && c != '!') return {"", reason};
+        if (c == '/')
+            slash = true;
+        else if (!std::isdigit(static_cast<unsigned char>(c)) && c != '_' && c != '!')
+            return {"", reason};
     }
     if (!slash) return {"", reason};
     return {id, reason.substr(colon + 2)};
@@ -239,7 +242,7 @@ std::vector<std::string> bracketList(std::string_view s) {
 
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-} // namespace
+}  // namespace
 
 std::vector<KernelInfo> kernelsFromOutputCode(std::string_view code) {
     static constexpr std::string_view kSourceNodes = "# Topologically Sorted Source Nodes: ";
@@ -320,4 +323,4 @@ void mergeGraphBreak(std::vector<GraphBreak>& list, const GraphBreak& b) {
     list.push_back(b);
 }
 
-} // namespace fxray::detail
+}  // namespace fxray::detail

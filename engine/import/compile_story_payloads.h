@@ -39,4 +39,4 @@ void mergeGraphBreak(std::vector<GraphBreak>& list, const GraphBreak& b);
 /// `s` without leading and trailing blanks.
 std::string_view trimView(std::string_view s);
 
-} // namespace fxray::detail
+}  // namespace fxray::detail

@@ -28,9 +28,12 @@ std::string fmtSeconds(double s) {
 std::string cell(std::string s) {
     std::string out;
     for (char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n') out += "<br>";
-        else out += c;
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += "<br>";
+        else
+            out += c;
     }
     return out;
 }
@@ -63,7 +66,7 @@ std::string fileSafe(std::string s) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 std::string compileReportMarkdown(const CompileStory& s, const std::string& title,
                                   const std::vector<std::vector<std::string>>& graphPaths,
@@ -190,9 +193,12 @@ std::string compileReportMarkdown(const CompileStory& s, const std::string& titl
                 // in between are linked, or the report is mostly near-identical pictures.
                 const std::string& st = e.graphs[k].first;
                 const bool inline_ = st == "dynamo_output_graph" || st == "inductor_post_grad_graph";
-                if (!img.bytes.empty() && inline_) md += "\n  ![" + e.id + " " + st + "](" + img.path + ")\n\n";
-                else if (!img.bytes.empty()) md += "  picture: [" + img.path + "](" + img.path + ")\n";
-                else if (!img.why.empty()) md += "  (" + img.why + ")\n";
+                if (!img.bytes.empty() && inline_)
+                    md += "\n  ![" + e.id + " " + st + "](" + img.path + ")\n\n";
+                else if (!img.bytes.empty())
+                    md += "  picture: [" + img.path + "](" + img.path + ")\n";
+                else if (!img.why.empty())
+                    md += "  (" + img.why + ")\n";
             }
             anyGraph = true;
         }
@@ -203,8 +209,8 @@ std::string compileReportMarkdown(const CompileStory& s, const std::string& titl
         md += "\n## Records fxray did not interpret\n\n";
         for (size_t i = 0; i < s.raw.size() && i < kRawListed; ++i) {
             const auto& r = s.raw[i];
-            md += "- `" + r.file + ":" + std::to_string(r.line) + "` " + r.why + (r.kind.empty() ? "" : " (`" + r.kind + "`)") +
-                  "\n";
+            md += "- `" + r.file + ":" + std::to_string(r.line) + "` " + r.why +
+                  (r.kind.empty() ? "" : " (`" + r.kind + "`)") + "\n";
         }
         size_t more = s.raw.size() + s.rawDropped - std::min(s.raw.size(), kRawListed);
         if (more) md += "- ... and " + std::to_string(more) + " more\n";
@@ -228,8 +234,8 @@ Status writeCompileReport(const CompileStory& s, const std::string& title, const
     for (size_t i = 0; i < s.compiles.size(); ++i) {
         const CompileEntry& e = s.compiles[i];
         for (const auto& [stage, text] : e.graphs) {
-            std::string base = (s.multiRank ? "rank" + std::to_string(e.rank) + "_" : "") + fileSafe(e.id) + "_" +
-                               fileSafe(stage);
+            std::string base =
+                (s.multiRank ? "rank" + std::to_string(e.rank) + "_" : "") + fileSafe(e.id) + "_" + fileSafe(stage);
             std::string name = base + ".py";
             for (int n = 2; used.count(name); ++n) name = base + "_" + std::to_string(n) + ".py";
             used.insert(name);
@@ -276,4 +282,4 @@ Status writeCompileReport(const CompileStory& s, const std::string& title, const
     return Status::success();
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -35,4 +35,4 @@ std::string compileReportMarkdown(const CompileStory& s, const std::string& titl
 Status writeCompileReport(const CompileStory& s, const std::string& title, const std::filesystem::path& dir,
                           std::vector<std::string>* written = nullptr, const GraphImageRenderer& render = {});
 
-} // namespace fxray
+}  // namespace fxray

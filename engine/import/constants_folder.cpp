@@ -48,14 +48,16 @@ void clearFolder(const fs::path& dir) {
     std::vector<fs::path> dirs;
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
-        if (it->is_directory(ec)) dirs.push_back(it->path());
-        else if (it->path().extension() == ".npy") fs::remove(it->path(), ec);
+        if (it->is_directory(ec))
+            dirs.push_back(it->path());
+        else if (it->path().extension() == ".npy")
+            fs::remove(it->path(), ec);
     }
     for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) fs::remove(*d, ec);  // only succeeds when empty
     fs::remove(dir, ec);
 }
 
-} // namespace
+}  // namespace
 
 fs::path constantsFolderFor(const fs::path& graphFile) {
     return graphFile.parent_path() / (graphFile.stem().string() + "_constants");
@@ -133,9 +135,9 @@ Expected<std::vector<std::string>> readConstantsFolder(const fs::path& graphFile
             if (!n->meta.empty()) {
                 const TensorMeta& m = n->meta[0];
                 if (!m.isSymbolic() && m.shape != v.shape()) {
-                    failure = fileError(p, "holds a tensor of shape " + v.meta.annotation(false, false) +
-                                               " but constant '" + n->target() + "' is annotated " +
-                                               m.annotation(false, false));
+                    failure =
+                        fileError(p, "holds a tensor of shape " + v.meta.annotation(false, false) + " but constant '" +
+                                         n->target() + "' is annotated " + m.annotation(false, false));
                     return;
                 }
                 if (m.dtype != v.dtype()) {  // bfloat16 comes back as float32
@@ -153,4 +155,4 @@ Expected<std::vector<std::string>> readConstantsFolder(const fs::path& graphFile
     return filled;
 }
 
-} // namespace fxray
+}  // namespace fxray

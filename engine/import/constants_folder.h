@@ -25,8 +25,7 @@ std::filesystem::path constantsFolderFor(const std::filesystem::path& graphFile)
 /// (the pass snapshots of one compile) then share its file through a hard link, not a copy.
 struct ConstantFiles {
     /// storage, offset, dtype, shape, strides -> the .npy file holding those values
-    std::map<std::tuple<const void*, int64_t, DType, std::vector<int64_t>, std::vector<int64_t>>,
-             std::filesystem::path>
+    std::map<std::tuple<const void*, int64_t, DType, std::vector<int64_t>, std::vector<int64_t>>, std::filesystem::path>
         written;
 };
 
@@ -46,4 +45,4 @@ Status writeGraphFile(const std::filesystem::path& path, const Graph& g, const P
 /// Values take the annotation's dtype and strides (.npy holds bfloat16 as float32, C order).
 Expected<std::vector<std::string>> readConstantsFolder(const std::filesystem::path& graphFile, Graph& g);
 
-} // namespace fxray
+}  // namespace fxray

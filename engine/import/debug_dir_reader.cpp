@@ -15,8 +15,10 @@ namespace {
 
 /// Files Inductor writes into each graph's debug folder (torch/_inductor/debug.py).
 constexpr const char* kDebugFiles[] = {
-    "fx_graph_readable.py", "fx_graph_transformed.py", "fx_graph_runnable.py", "ir_pre_fusion.txt",
-    "ir_post_fusion.txt", "output_code.py", "output_code.cpp", "inductor_provenance_tracking_node_mappings.json",
+    "fx_graph_readable.py", "fx_graph_transformed.py",
+    "fx_graph_runnable.py", "ir_pre_fusion.txt",
+    "ir_post_fusion.txt",   "output_code.py",
+    "output_code.cpp",      "inductor_provenance_tracking_node_mappings.json",
 };
 /// Bounds of the folder walk: debug trees are small, a mistaken `/` must not take forever.
 constexpr int kMaxDepth = 12;
@@ -38,7 +40,10 @@ std::vector<fs::path> findGraphFolders(const fs::path& root, bool& truncated) {
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
     size_t seen = 0;
     for (; !ec && it != end; it.increment(ec)) {
-        if (++seen > kMaxEntries) { truncated = true; break; }
+        if (++seen > kMaxEntries) {
+            truncated = true;
+            break;
+        }
         if (it.depth() >= kMaxDepth) {
             it.disable_recursion_pending();
             truncated = true;
@@ -55,13 +60,19 @@ Expected<std::string> readCapped(const fs::path& p) {
     auto size = fs::file_size(p, ec);
     Diagnostic d;
     d.file = p.string();
-    if (ec) { d.message = "cannot read file: " + ec.message(); return d; }
+    if (ec) {
+        d.message = "cannot read file: " + ec.message();
+        return d;
+    }
     if (size > kMaxFileBytes) {
         d.message = "file too large (" + std::to_string(size >> 20) + " MiB); skipped";
         return d;
     }
     std::ifstream in(p, std::ios::binary);
-    if (!in) { d.message = "cannot open file"; return d; }
+    if (!in) {
+        d.message = "cannot open file";
+        return d;
+    }
     std::string s(size, '\0');
     in.read(s.data(), std::streamsize(size));
     s.resize(size_t(in.gcount()));
@@ -129,8 +140,10 @@ void readFolder(const fs::path& root, const fs::path& folder, LoadedFile& f) {
         } else {
             Artifact a;
             a.compileId = label;
-            if (n == "output_code.py" || n == "output_code.cpp") a.name = "inductor_output_code";
-            else a.name = n.substr(0, n.rfind('.'));
+            if (n == "output_code.py" || n == "output_code.cpp")
+                a.name = "inductor_output_code";
+            else
+                a.name = n.substr(0, n.rfind('.'));
             a.encoding = n.size() > 5 && n.substr(n.size() - 5) == ".json" ? "json" : "string";
             a.text = std::move(text).value();
             f.artifacts.push_back(std::move(a));
@@ -138,7 +151,7 @@ void readFolder(const fs::path& root, const fs::path& folder, LoadedFile& f) {
     }
 }
 
-} // namespace
+}  // namespace
 
 std::string stageFromDebugFolder(const std::string& folderName) {
     // Inductor names the folder after the AOT graph: "<model>__<n>_<kind>_<m>.<k>".
@@ -173,11 +186,10 @@ Expected<LoadedFile> readDebugDir(const fs::path& dir) {
     LoadedFile f;
     f.path = dir;
     f.format = "debug-dir";
-    if (truncated)
-        f.warnings.push_back(dir.string() + ": folder tree too large or deep; only part of it was searched");
+    if (truncated) f.warnings.push_back(dir.string() + ": folder tree too large or deep; only part of it was searched");
     for (const auto& folder : folders) readFolder(dir, folder, f);
     for (auto& lg : f.graphs) finishGraph(lg);
     return f;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -30,4 +30,4 @@ std::string stageFromDebugFolder(const std::string& folderName);
 /// graph folder). Format "debug-dir". Error when no graph folder is found.
 Expected<LoadedFile> readDebugDir(const std::filesystem::path& dir);
 
-} // namespace fxray
+}  // namespace fxray

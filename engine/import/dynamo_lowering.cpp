@@ -58,8 +58,10 @@ std::optional<bool> boolOf(const Argument* a, bool def) {
 }
 
 namespace {
-bool isSizeItem(const Argument& a) { return a.kind == Argument::Kind::Int || a.isNode() || a.kind == Argument::Kind::Sym; }
-} // namespace
+bool isSizeItem(const Argument& a) {
+    return a.kind == Argument::Kind::Int || a.isNode() || a.kind == Argument::Kind::Sym;
+}
+}  // namespace
 
 std::optional<Argument> intList(const Argument& a, size_t n) {
     if (a.kind == Argument::Kind::Int) return Argument::ofList(std::vector<Argument>(n, a));
@@ -85,8 +87,8 @@ Argument asFloat(const Argument& a) {
     return a;
 }
 
-Expected<Argument> convertTo(LowerCtx& c, const Argument& x, std::optional<DType> dtype,
-                             std::optional<Device> device, bool copy, std::optional<MemoryFormat> memoryFormat) {
+Expected<Argument> convertTo(LowerCtx& c, const Argument& x, std::optional<DType> dtype, std::optional<Device> device,
+                             bool copy, std::optional<MemoryFormat> memoryFormat) {
     auto m = c.tensorMeta(x);
     if (!m) return makeError("expects a tensor");
     bool sameDtype = !dtype || *dtype == m->dtype;
@@ -113,10 +115,10 @@ namespace {
 /// FX never names a node after a Python builtin or keyword: `sum` becomes `sum_1`.
 bool isPythonBuiltin(std::string_view s) {
     static const std::unordered_set<std::string_view> names = {
-        "abs", "all", "any", "bool", "float", "int", "len", "list", "max", "min", "pow", "range",
-        "round", "slice", "sum", "tuple", "type", "input", "iter", "map", "filter", "zip", "id",
-        "hash", "format", "print", "object", "str", "set", "dict", "and", "or", "not", "is", "in",
-        "del", "def", "class", "return", "lambda", "pass", "with", "for", "while", "if", "else"};
+        "abs",    "all",   "any",    "bool",   "float", "int",   "len",  "list",  "max",    "min", "pow", "range",
+        "round",  "slice", "sum",    "tuple",  "type",  "input", "iter", "map",   "filter", "zip", "id",  "hash",
+        "format", "print", "object", "str",    "set",   "dict",  "and",  "or",    "not",    "is",  "in",  "del",
+        "def",    "class", "return", "lambda", "pass",  "with",  "for",  "while", "if",     "else"};
     return names.count(s) > 0;
 }
 
@@ -152,7 +154,7 @@ void trimTrailingDefaults(std::vector<Argument>& args, const Schema& schema) {
         args.pop_back();
 }
 
-} // namespace
+}  // namespace
 
 LowerCtx::LowerCtx(Graph& g) : m_g(g) {
     for (Node* ph : g.placeholders())
@@ -322,7 +324,10 @@ void LowerCtx::computeValueRaw(const Node& n) {
         if (args.size() == 2 && args[0].isList() && args[1].kind == Value::Kind::Int) {
             int64_t i = args[1].i, sz = static_cast<int64_t>(args[0].list.size());
             if (i < 0) i += sz;
-            if (i >= 0 && i < sz) { m_values[&n] = args[0].list[static_cast<size_t>(i)]; return; }
+            if (i >= 0 && i < sz) {
+                m_values[&n] = args[0].list[static_cast<size_t>(i)];
+                return;
+            }
         }
         return fallback();
     }
@@ -333,11 +338,16 @@ void LowerCtx::computeValueRaw(const Node& n) {
         while (gi < args.size() && args[gi].kind != Value::Kind::Graph) ++gi;
         if (gi < args.size()) {
             std::vector<Value> operands;
-            if (n.opName() == "higher_order.cond" && args.size() == 4 && args[3].isList()) operands = args[3].list;
-            else operands.assign(args.begin() + static_cast<std::ptrdiff_t>(gi) + 1, args.end());
+            if (n.opName() == "higher_order.cond" && args.size() == 4 && args[3].isList())
+                operands = args[3].list;
+            else
+                operands.assign(args.begin() + static_cast<std::ptrdiff_t>(gi) + 1, args.end());
             Interpreter inner(Interpreter::Mode::Meta, nullptr);
             auto r = inner.run(*args[gi].graph, std::move(operands));
-            if (r.ok()) { m_values[&n] = Value::ofList(std::move(r).value(), true); return; }
+            if (r.ok()) {
+                m_values[&n] = Value::ofList(std::move(r).value(), true);
+                return;
+            }
         }
         return fallback();
     }
@@ -361,8 +371,9 @@ Expected<Argument> lowerGeneric(LowerCtx& c, const TorchCall& call, std::string_
     for (const auto& op : OpRegistry::instance().all())
         if (op->qualname.rfind(prefix, 0) == 0 && op->qualname.find('.', prefix.size()) == std::string::npos)
             cands.push_back(op.get());
-    if (cands.empty()) return makeError("unsupported " + std::string(call.method ? "method" : "function") + " (no ATen op '" +
-                                        std::string(atenName) + "' in fxray)");
+    if (cands.empty())
+        return makeError("unsupported " + std::string(call.method ? "method" : "function") + " (no ATen op '" +
+                         std::string(atenName) + "' in fxray)");
     // Prefer the overload whose Tensor parameters receive tensors and Scalar ones numbers (a
     // number bound to a Tensor parameter is PyTorch's wrapped-number fallback), then `.default`.
     const OpInfo* best = nullptr;
@@ -388,9 +399,13 @@ Expected<Argument> lowerGeneric(LowerCtx& c, const TorchCall& call, std::string_
             if ((t == "Tensor" || t == "Tensor?") && (*bound)[i].isNumber()) score += 2;
         }
         if (op->schema.overload.empty() || op->schema.overload == "default") score -= 1;
-        if (!best || score < bestScore) { best = op; bestScore = score; }
+        if (!best || score < bestScore) {
+            best = op;
+            bestScore = score;
+        }
     }
-    if (!best) return makeError("arguments match no overload of aten." + std::string(atenName) + " (" + firstError + ")");
+    if (!best)
+        return makeError("arguments match no overload of aten." + std::string(atenName) + " (" + firstError + ")");
     // Keywords that name positional parameters become positional (`cat([a, b], -2)`, as FX
     // records ATen calls); keyword-only ones stay keywords.
     const auto& formals = best->schema.args;
@@ -400,21 +415,26 @@ Expected<Argument> lowerGeneric(LowerCtx& c, const TorchCall& call, std::string_
     for (const auto& [k, a] : call.kwargs) {
         std::string key = k == "input" && best->schema.indexOf("input") < 0 ? "self" : k;
         int idx = best->schema.indexOf(key);
-        if (idx >= 0 && !formals[static_cast<size_t>(idx)].kwOnly) byPos[static_cast<size_t>(idx)] = a;
-        else kw.emplace_back(key, a);
+        if (idx >= 0 && !formals[static_cast<size_t>(idx)].kwOnly)
+            byPos[static_cast<size_t>(idx)] = a;
+        else
+            kw.emplace_back(key, a);
     }
     size_t last = args.size();
     for (size_t i = args.size(); i < formals.size(); ++i)
         if (byPos[i]) last = i + 1;
     for (size_t i = args.size(); i < last; ++i) {
-        if (byPos[i]) args.push_back(*byPos[i]);
-        else if (formals[i].hasDefault) args.push_back(formals[i].defaultValue);
-        else args.push_back(Argument::none());
+        if (byPos[i])
+            args.push_back(*byPos[i]);
+        else if (formals[i].hasDefault)
+            args.push_back(formals[i].defaultValue);
+        else
+            args.push_back(Argument::none());
     }
     return c.emit(best->qualname, std::move(args), std::move(kw));
 }
 
-} // namespace lowering
+}  // namespace lowering
 
 // ---------------------------------------------------------------------------------------------
 // Driver
@@ -488,7 +508,9 @@ Expected<Argument> lowerNode(LowerCtx& c, const TorchCall& call) {
 
 Status lowerGraph(Graph& g) {
     Status first;
-    auto note = [&](Status s) { if (first.ok() && !s.ok()) first = std::move(s); };
+    auto note = [&](Status s) {
+        if (first.ok() && !s.ok()) first = std::move(s);
+    };
     for (auto& [name, sub] : g.subgraphs()) note(lowerGraph(*sub));
 
     LowerCtx c(g);
@@ -502,7 +524,8 @@ Status lowerGraph(Graph& g) {
         for (auto& [k, a] : n->kwargs) substitute(a, replaced);
         if (n->kind() == NodeKind::Output) continue;
         if (n->kind() == NodeKind::CallModule) {
-            Diagnostic d = makeError("cannot lower call_module '" + n->target() + "' to ATen: submodule calls are not supported");
+            Diagnostic d =
+                makeError("cannot lower call_module '" + n->target() + "' to ATen: submodule calls are not supported");
             d.node = n->name();
             d.file = g.sourceFile;
             d.line = n->sourceLine;
@@ -576,10 +599,10 @@ bool torchLevel(const Graph& g) {
     return false;
 }
 
-} // namespace
+}  // namespace
 
 Status lowerToAten(Graph& g) { return lowerGraph(g); }
 
 bool isTorchLevel(const Graph& g) { return torchLevel(g); }
 
-} // namespace fxray
+}  // namespace fxray

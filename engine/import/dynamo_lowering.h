@@ -34,4 +34,4 @@ Status lowerToAten(Graph& g);
 /// or call_function nodes other than `torch.ops.*` ops and list indexing.
 bool isTorchLevel(const Graph& g);
 
-} // namespace fxray
+}  // namespace fxray

@@ -145,8 +145,8 @@ Expected<Argument> batchNorm(LowerCtx& c, const TorchCall& call) {
     auto eps = (*p)[7] ? numberOf((*p)[7]) : std::optional<double>(1e-5);
     if (!momentum || !eps) return makeError("momentum and eps must be numbers");
     return c.emit("aten.batch_norm.default",
-                  {*x, orNone((*p)[3]), orNone((*p)[4]), orNone((*p)[1]), orNone((*p)[2]),
-                   Argument::ofBool(*training), Argument::ofFloat(*momentum), Argument::ofFloat(*eps),
+                  {*x, orNone((*p)[3]), orNone((*p)[4]), orNone((*p)[1]), orNone((*p)[2]), Argument::ofBool(*training),
+                   Argument::ofFloat(*momentum), Argument::ofFloat(*eps),
                    Argument::ofBool(false)});  // cudnn_enabled as torch.export records it
 }
 
@@ -220,7 +220,8 @@ Expected<Argument> maxPool2d(LowerCtx& c, const TorchCall& call) {
 }
 
 Expected<Argument> avgPool2d(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"});
+    auto p =
+        call.bind({"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"});
     if (!p.ok()) return p.error();
     auto x = needTensor(c, (*p)[0], "input");
     if (!x.ok()) return x;
@@ -251,9 +252,10 @@ Expected<Argument> adaptiveAvgPool2d(LowerCtx& c, const TorchCall& call) {
             auto sz = c.sizeArg(*(*p)[0], m->dim() - 2 + static_cast<int64_t>(i));
             if (!sz.ok()) return sz.error();
             items.push_back(std::move(sz).value());
-        }
-        else if (it.kind == Argument::Kind::Int) items.push_back(it);
-        else return makeError("output_size must hold ints or None");
+        } else if (it.kind == Argument::Kind::Int)
+            items.push_back(it);
+        else
+            return makeError("output_size must hold ints or None");
     }
     return c.emit("aten.adaptive_avg_pool2d.default", {*(*p)[0], Argument::ofList(std::move(items))});
 }
@@ -282,8 +284,12 @@ Expected<Argument> where(LowerCtx& c, const TorchCall& call) {
     auto cond = needTensor(c, (*p)[0], "condition");
     if (!cond.ok()) return cond;
     bool ta = c.isTensor(*(*p)[1]), tb = c.isTensor(*(*p)[2]);
-    if ((!ta && !numberOf((*p)[1])) || (!tb && !numberOf((*p)[2]))) return makeError("operands must be tensors or numbers");
-    const char* op = ta && tb ? "aten.where.self" : ta ? "aten.where.ScalarOther" : tb ? "aten.where.ScalarSelf" : "aten.where.Scalar";
+    if ((!ta && !numberOf((*p)[1])) || (!tb && !numberOf((*p)[2])))
+        return makeError("operands must be tensors or numbers");
+    const char* op = ta && tb ? "aten.where.self"
+                     : ta     ? "aten.where.ScalarOther"
+                     : tb     ? "aten.where.ScalarSelf"
+                              : "aten.where.Scalar";
     return c.emit(op, {*cond, *(*p)[1], *(*p)[2]});
 }
 
@@ -336,12 +342,18 @@ Expected<Argument> arange(LowerCtx& c, const TorchCall& call) {
     const Argument* step = nullptr;
     if (call.args.size() > 3) return makeError("takes at most 3 positional arguments");
     if (call.args.size() == 1) end = &call.args[0];
-    if (call.args.size() >= 2) { start = &call.args[0]; end = &call.args[1]; }
+    if (call.args.size() >= 2) {
+        start = &call.args[0];
+        end = &call.args[1];
+    }
     if (call.args.size() == 3) step = &call.args[2];
     for (const auto& [k, v] : call.kwargs) {
-        if (k == "start") start = &v;
-        else if (k == "end") end = &v;
-        else if (k == "step") step = &v;
+        if (k == "start")
+            start = &v;
+        else if (k == "end")
+            end = &v;
+        else if (k == "step")
+            step = &v;
     }
     if (!end) return makeError("missing end");
     for (const Argument* a : {start, end, step})
@@ -375,8 +387,10 @@ bool flattenLiteral(const Argument& a, std::vector<double>& vals, std::vector<in
         return true;
     }
     if (!a.isSequence()) return false;
-    if (depth == shape.size()) shape.push_back(static_cast<int64_t>(a.items.size()));
-    else if (shape[depth] != static_cast<int64_t>(a.items.size())) return false;
+    if (depth == shape.size())
+        shape.push_back(static_cast<int64_t>(a.items.size()));
+    else if (shape[depth] != static_cast<int64_t>(a.items.size()))
+        return false;
     if (vals.size() > (size_t(1) << 24)) return false;  // a literal in a graph is small; cap it
     for (const auto& it : a.items)
         if (!flattenLiteral(it, vals, shape, depth + 1, anyFloat, allBool)) return false;
@@ -403,9 +417,12 @@ Expected<Argument> tensorLiteral(LowerCtx& c, const TorchCall& call) {
     }
     TensorMeta m = TensorMeta::contiguous(shape, dt);
     if (given((*p)[2])) {
-        if ((*p)[2]->kind == Argument::Kind::Device) m.device = (*p)[2]->device;
-        else if (auto d = (*p)[2]->kind == Argument::Kind::String ? parseDevice((*p)[2]->s) : std::nullopt) m.device = *d;
-        else return makeError("device must be a device");
+        if ((*p)[2]->kind == Argument::Kind::Device)
+            m.device = (*p)[2]->device;
+        else if (auto d = (*p)[2]->kind == Argument::Kind::String ? parseDevice((*p)[2]->s) : std::nullopt)
+            m.device = *d;
+        else
+            return makeError("device must be a device");
     }
     Argument k = c.emitConstant(kern::makeTensor(m, vals));
     return c.emit("aten.lift_fresh_copy.default", {k});
@@ -473,11 +490,11 @@ const std::unordered_map<std::string_view, Rule>& table() {
     return t;
 }
 
-} // namespace
+}  // namespace
 
 Rule findFunctionRule(std::string_view target) {
     auto it = table().find(target);
     return it == table().end() ? nullptr : it->second;
 }
 
-} // namespace fxray::lowering
+}  // namespace fxray::lowering

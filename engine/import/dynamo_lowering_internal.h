@@ -6,8 +6,8 @@
 #include "ir/value.h"
 #include "support/diagnostic.h"
 
-#include <initializer_list>
 #include <array>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -146,10 +146,9 @@ std::optional<Argument> intList(const Argument& a, size_t n = 1);
 std::optional<Argument> varargSizes(const TorchCall& call, size_t first);
 /// Emits the dtype/device conversion of `x` (`_to_copy`), or returns x unchanged when it
 /// already has that dtype and device and no copy was asked for.
-Expected<Argument> convertTo(LowerCtx& c, const Argument& x, std::optional<DType> dtype,
-                             std::optional<Device> device, bool copy,
-                             std::optional<MemoryFormat> memoryFormat);
+Expected<Argument> convertTo(LowerCtx& c, const Argument& x, std::optional<DType> dtype, std::optional<Device> device,
+                             bool copy, std::optional<MemoryFormat> memoryFormat);
 /// A Float argument from a number argument.
 Argument asFloat(const Argument& a);
 
-} // namespace fxray::lowering
+}  // namespace fxray::lowering

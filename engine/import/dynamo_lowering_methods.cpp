@@ -20,7 +20,8 @@ Expected<Argument> sized(LowerCtx& c, const TorchCall& call) {
         for (const auto& [k, v] : call.kwargs)
             if (k == "size" || k == "shape" || k == "dims" || k == "repeats") sizes = intList(v);
     } else {
-        if (call.args[1].kind == Argument::Kind::DType) return makeError("reinterpreting a tensor as another dtype is not supported");
+        if (call.args[1].kind == Argument::Kind::DType)
+            return makeError("reinterpreting a tensor as another dtype is not supported");
         sizes = varargSizes(call, 1);
     }
     for (const auto& [k, v] : call.kwargs)
@@ -62,12 +63,14 @@ Expected<Argument> contiguous(LowerCtx& c, const TorchCall& call) {
     Args args{*(*p)[0]};
     std::vector<std::pair<std::string, Argument>> kw;
     if ((*p)[1] && !(*p)[1]->isNone()) {
-        if ((*p)[1]->kind != Argument::Kind::MemoryFormat) return makeError("memory_format must be a torch.memory_format");
+        if ((*p)[1]->kind != Argument::Kind::MemoryFormat)
+            return makeError("memory_format must be a torch.memory_format");
         if ((*p)[1]->memoryFormat != MemoryFormat::Contiguous) kw.emplace_back("memory_format", *(*p)[1]);
     }
     // Tensor.contiguous() returns self when the tensor already is (PyTorch records no op).
     auto m = c.tensorMeta(*(*p)[0]);
-    if (kw.empty() && m && m->stridesKnown && m->strides.size() == m->shape.size() && m->isContiguous()) return *(*p)[0];
+    if (kw.empty() && m && m->stridesKnown && m->strides.size() == m->shape.size() && m->isContiguous())
+        return *(*p)[0];
     return c.emit("aten.contiguous.default", std::move(args), std::move(kw));
 }
 
@@ -133,8 +136,10 @@ Expected<Argument> toMethod(LowerCtx& c, const TorchCall& call) {
     int bools = 0;
     auto take = [&](const Argument& a, const std::string& key) -> std::optional<std::string> {
         if (a.isNone()) return std::nullopt;
-        if (a.kind == Argument::Kind::DType && (key.empty() || key == "dtype")) dtype = a.dtype;
-        else if (a.kind == Argument::Kind::Device && (key.empty() || key == "device")) device = a.device;
+        if (a.kind == Argument::Kind::DType && (key.empty() || key == "dtype"))
+            dtype = a.dtype;
+        else if (a.kind == Argument::Kind::Device && (key.empty() || key == "device"))
+            device = a.device;
         else if (a.kind == Argument::Kind::String && (key.empty() || key == "device")) {
             auto d = parseDevice(a.s);
             if (!d) return "unknown device '" + a.s + "'";
@@ -235,7 +240,8 @@ Expected<Argument> dataDependent(LowerCtx&, const TorchCall&) {
 Expected<Argument> item(LowerCtx& c, const TorchCall& call) {
     const std::string& ann = call.node ? call.node->annotationText : std::string();
     if (ann.rfind("Sym(", 0) != 0) return dataDependent(c, call);
-    if (call.args.size() != 1 || !call.kwargs.empty() || !c.isTensor(call.args[0])) return makeError("expects a tensor");
+    if (call.args.size() != 1 || !call.kwargs.empty() || !c.isTensor(call.args[0]))
+        return makeError("expects a tensor");
     return c.emit("aten.item.default", {call.args[0]});
 }
 
@@ -281,11 +287,11 @@ const std::unordered_map<std::string_view, Rule>& table() {
     return t;
 }
 
-} // namespace
+}  // namespace
 
 Rule findMethodRule(std::string_view method) {
     auto it = table().find(method);
     return it == table().end() ? nullptr : it->second;
 }
 
-} // namespace fxray::lowering
+}  // namespace fxray::lowering

@@ -86,7 +86,10 @@ Expected<Argument> foldNumbers(BinOp op, const Argument& a, const Argument& b) {
             for (int64_t k = 0; k < j; ++k) {
                 if (__builtin_mul_overflow(r, i, &r)) return overflow();
                 if (r == 0 || r == 1) break;  // stays there
-                if (r == -1) { r = (j - k - 1) % 2 == 0 ? -1 : 1; break; }
+                if (r == -1) {
+                    r = (j - k - 1) % 2 == 0 ? -1 : 1;
+                    break;
+                }
             }
             return Argument::ofInt(r);
         }
@@ -141,8 +144,7 @@ Expected<Argument> lowerBinary(LowerCtx& c, const TorchCall& call, const BinOpIn
         case BinOp::Mod:
             if (info.inplace) return makeError("in-place % is not supported");
             return c.emit("aten.remainder.Tensor", {a, b});
-        default:
-            break;
+        default: break;
         }
         if (isComparison(info.op)) return c.emit("aten." + name + (tb ? ".Tensor" : ".Scalar"), {a, b});
         return c.emit(base + ".Tensor", {a, b});
@@ -173,8 +175,8 @@ Expected<Argument> lowerBinary(LowerCtx& c, const TorchCall& call, const BinOpIn
 
 template <BinOp Op, bool Inplace>
 Expected<Argument> binary(LowerCtx& c, const TorchCall& call) {
-    static const char* names[] = {"add", "sub", "mul", "div", "div", "remainder", "pow", "matmul", "lt",
-                                  "le", "gt", "ge", "eq", "ne", "bitwise_and", "bitwise_or", "bitwise_xor"};
+    static const char* names[] = {"add", "sub", "mul", "div", "div", "remainder",   "pow",        "matmul",     "lt",
+                                  "le",  "gt",  "ge",  "eq",  "ne",  "bitwise_and", "bitwise_or", "bitwise_xor"};
     return lowerBinary(c, call, {Op, Inplace, names[static_cast<int>(Op)]});
 }
 
@@ -235,7 +237,8 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
         case Argument::Kind::NodeRef: {
             auto tm = c.tensorMeta(it);
             if (!tm) return makeError("index '" + it.node->name() + "' is not a tensor");
-            if (tm->dtype == DType::Bool || tm->dtype == DType::UInt8) return makeError("boolean mask indexing is not supported");
+            if (tm->dtype == DType::Bool || tm->dtype == DType::UInt8)
+                return makeError("boolean mask indexing is not supported");
             if (!isIntegral(tm->dtype)) return makeError("tensors used as indices must be integer tensors");
             ++consumed;
             break;
@@ -243,8 +246,7 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
         default: return makeError("unsupported index " + it.repr());
         }
     }
-    if (consumed > ndim)
-        return makeError("too many indices for a tensor of dimension " + std::to_string(ndim));
+    if (consumed > ndim) return makeError("too many indices for a tensor of dimension " + std::to_string(ndim));
     Argument cur = x;
     bool changed = false;
     int64_t dim = 0;
@@ -253,7 +255,8 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
         auto curMeta = c.tensorMeta(cur);
         if (!curMeta) return makeError("indexing produced a non-tensor");
         bool consumes = it.kind == Argument::Kind::Int || it.kind == Argument::Kind::Slice || it.isNode();
-        if (consumes && dim >= curMeta->dim()) return makeError("too many indices for a tensor of dimension " + std::to_string(ndim));
+        if (consumes && dim >= curMeta->dim())
+            return makeError("too many indices for a tensor of dimension " + std::to_string(ndim));
         switch (it.kind) {
         case Argument::Kind::None: {
             auto r = c.emit("aten.unsqueeze.default", {cur, Argument::ofInt(dim)});
@@ -351,7 +354,8 @@ Expected<Argument> shapeOf(LowerCtx& c, const Argument& x) {
 
 /// builtins.getattr(x, 'shape' | 'dtype' | 'device' | 'ndim' | 'T' | 'mT' | 'is_cuda').
 Expected<Argument> getattrRule(LowerCtx& c, const TorchCall& call) {
-    if (call.args.size() != 2 || call.args[1].kind != Argument::Kind::String) return makeError("expects an attribute name");
+    if (call.args.size() != 2 || call.args[1].kind != Argument::Kind::String)
+        return makeError("expects an attribute name");
     const Argument& x = call.args[0];
     const std::string& attr = call.args[1].s;
     auto m = c.tensorMeta(x);
@@ -402,11 +406,11 @@ const std::unordered_map<std::string_view, Rule>& table() {
     return t;
 }
 
-} // namespace
+}  // namespace
 
 Rule findOperatorRule(std::string_view target) {
     auto it = table().find(target);
     return it == table().end() ? nullptr : it->second;
 }
 
-} // namespace fxray::lowering
+}  // namespace fxray::lowering

@@ -40,7 +40,9 @@ bool isSymbolicNode(const Node& n) {
 /// A factor of a product printed as sympy would need it: parenthesized unless it is a plain
 /// product of names, numbers and powers.
 std::string factor(const std::string& t) {
-    bool simple = std::all_of(t.begin(), t.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '*'; });
+    bool simple = std::all_of(t.begin(), t.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '*';
+    });
     return simple ? t : "(" + t + ")";
 }
 
@@ -56,8 +58,10 @@ std::vector<std::string> contiguousStrideTexts(const TensorMeta& m) {
             out[i] = t;
         }
         bool sym = i < m.symShape.size() && !m.symShape[i].empty();
-        if (sym) factors.insert(factors.begin(), m.symShape[i]);
-        else if (m.shape[i] >= 0) coeff *= m.shape[i];
+        if (sym)
+            factors.insert(factors.begin(), m.symShape[i]);
+        else if (m.shape[i] >= 0)
+            coeff *= m.shape[i];
     }
     return out;
 }
@@ -121,7 +125,8 @@ std::optional<TensorMeta> fitMeta(const std::array<TensorMeta, 3>& m, Candidates
     bool anySym = false;
     for (size_t d = 0; d < nd; ++d) {
         if (m[1].shape[d] == m[0].shape[d] && m[2].shape[d] == m[0].shape[d]) continue;
-        auto t = cands.match({sym::Num::ofInt(m[0].shape[d]), sym::Num::ofInt(m[1].shape[d]), sym::Num::ofInt(m[2].shape[d])});
+        auto t = cands.match(
+            {sym::Num::ofInt(m[0].shape[d]), sym::Num::ofInt(m[1].shape[d]), sym::Num::ofInt(m[2].shape[d])});
         if (!t) return std::nullopt;
         symShape[d] = *t;
         out.shape[d] = -1;
@@ -131,10 +136,12 @@ std::optional<TensorMeta> fitMeta(const std::array<TensorMeta, 3>& m, Candidates
     // Strides: the operands' and the row-major strides of the new shape.
     for (const auto& t : contiguousStrideTexts(out)) cands.add(t, b);
     std::vector<std::string> symStrides(nd);
-    bool anySymStride = false, stridesOk = m[0].strides.size() == nd && m[1].strides.size() == nd && m[2].strides.size() == nd;
+    bool anySymStride = false,
+         stridesOk = m[0].strides.size() == nd && m[1].strides.size() == nd && m[2].strides.size() == nd;
     for (size_t d = 0; d < nd && stridesOk; ++d) {
         if (m[1].strides[d] == m[0].strides[d] && m[2].strides[d] == m[0].strides[d]) continue;
-        auto t = cands.match({sym::Num::ofInt(m[0].strides[d]), sym::Num::ofInt(m[1].strides[d]), sym::Num::ofInt(m[2].strides[d])});
+        auto t = cands.match(
+            {sym::Num::ofInt(m[0].strides[d]), sym::Num::ofInt(m[1].strides[d]), sym::Num::ofInt(m[2].strides[d])});
         if (!t) {
             // A size-1 dimension's stride is arbitrary in PyTorch; elsewhere give up on strides.
             if (m[0].shape[d] == 1) continue;
@@ -159,7 +166,7 @@ std::optional<TensorMeta> fitMeta(const std::array<TensorMeta, 3>& m, Candidates
 /// (literals, or nodes annotated "Sym(...)"): `operator.mul(size, 2)` -> "2*s0"-like text.
 std::optional<std::string> scalarExprText(std::string_view target, const std::vector<Argument>& args) {
     static const std::pair<std::string_view, const char*> infix[] = {
-        {"operator.add", " + "}, {"operator.sub", " - "}, {"operator.mul", "*"},
+        {"operator.add", " + "},     {"operator.sub", " - "}, {"operator.mul", "*"},
         {"operator.floordiv", "//"}, {"operator.mod", " % "}, {"operator.truediv", "/"}};
     const char* op = nullptr;
     for (const auto& [t, o] : infix)
@@ -168,16 +175,21 @@ std::optional<std::string> scalarExprText(std::string_view target, const std::ve
     std::string parts[2];
     for (size_t i = 0; i < 2; ++i) {
         const Argument& a = args[i];
-        if (a.kind == Argument::Kind::Int) parts[i] = std::to_string(a.i);
-        else if (a.isNode() && !symPlaceholderExpr(*a.node).empty()) parts[i] = symPlaceholderExpr(*a.node);
-        else return std::nullopt;
+        if (a.kind == Argument::Kind::Int)
+            parts[i] = std::to_string(a.i);
+        else if (a.isNode() && !symPlaceholderExpr(*a.node).empty())
+            parts[i] = symPlaceholderExpr(*a.node);
+        else
+            return std::nullopt;
     }
     return "(" + parts[0] + ")" + op + "(" + parts[1] + ")";
 }
 
-} // namespace
+}  // namespace
 
-bool LowerCtx::isScalar(const Argument& a) const { return isScalarNode(a) || (!a.isNode() && numberOf(&a).has_value()); }
+bool LowerCtx::isScalar(const Argument& a) const {
+    return isScalarNode(a) || (!a.isNode() && numberOf(&a).has_value());
+}
 
 void LowerCtx::initBindings() {
     bool sym = graphIsSymbolic(m_g);
@@ -255,8 +267,7 @@ Expected<Argument> LowerCtx::sizeArg(const Argument& x, int64_t dim) {
     int64_t d = dim < 0 ? dim + nd : dim;
     if (d < 0 || d >= nd) return makeError("dim " + std::to_string(dim) + " out of range");
     size_t i = static_cast<size_t>(d);
-    if (i < sm->symShape.size() && !sm->symShape[i].empty())
-        return emit("aten.sym_size.int", {x, Argument::ofInt(d)});
+    if (i < sm->symShape.size() && !sm->symShape[i].empty()) return emit("aten.sym_size.int", {x, Argument::ofInt(d)});
     return Argument::ofInt(m->shape[i]);
 }
 
@@ -301,13 +312,17 @@ Expected<Argument> LowerCtx::emitScalar(std::string_view target, std::vector<Arg
     }
     std::string base(target.substr(target.rfind('.') + 1));
     if (!base.empty() && base.back() == '_') base.pop_back();  // operator.and_ -> and_1 below
-    std::string name = m_g.uniqueName(base == "and" || base == "or" || base == "not" || base == "abs" || base == "max" || base == "min" ? base + "_1" : base);
+    std::string name = m_g.uniqueName(
+        base == "and" || base == "or" || base == "not" || base == "abs" || base == "max" || base == "min" ? base + "_1"
+                                                                                                          : base);
     Node* n = m_g.insertBefore(m_cur, NodeKind::CallFunction, name, std::string(target));
     n->args = std::move(args);
     n->sourceComment = m_cur->sourceComment;
     n->sourceLine = m_cur->sourceLine;
-    if (auto text = scalarExprText(target, n->args)) n->annotationText = "Sym(" + *text + ")";
-    else resymbolize(n, vals[0], {vals[1], vals[2]});
+    if (auto text = scalarExprText(target, n->args))
+        n->annotationText = "Sym(" + *text + ")";
+    else
+        resymbolize(n, vals[0], {vals[1], vals[2]});
     m_values[n] = vals[0];
     m_emitted.push_back(n);
     return Argument::ofNode(n);
@@ -346,9 +361,12 @@ void LowerCtx::resymbolize(Node* n, const Value& v0, const std::array<Value, 2>&
         auto x1 = numOf(probes[0]), x2 = numOf(probes[1]);
         if (!x1 || !x2) return;
         std::string text;
-        if (sameNum(*x0, *x1) && sameNum(*x0, *x2)) text = x0->str();
-        else if (auto t = cands.match({*x0, *x1, *x2})) text = *t;
-        else return;
+        if (sameNum(*x0, *x1) && sameNum(*x0, *x2))
+            text = x0->str();
+        else if (auto t = cands.match({*x0, *x1, *x2}))
+            text = *t;
+        else
+            return;
         n->annotationText = "Sym(" + text + ")";
         return;
     }
@@ -361,8 +379,8 @@ void LowerCtx::resymbolize(Node* n, const Value& v0, const std::array<Value, 2>&
     bool tuple = false;
     if (v0.isTensor()) {
         if (!collect(v0, probes[0], probes[1])) return;
-    } else if (v0.isList() && probes[0].isList() && probes[1].isList() &&
-               probes[0].list.size() == v0.list.size() && probes[1].list.size() == v0.list.size()) {
+    } else if (v0.isList() && probes[0].isList() && probes[1].isList() && probes[0].list.size() == v0.list.size() &&
+               probes[1].list.size() == v0.list.size()) {
         tuple = true;
         for (size_t i = 0; i < v0.list.size(); ++i)
             if (!collect(v0.list[i], probes[0].list[i], probes[1].list[i])) return;
@@ -381,4 +399,4 @@ void LowerCtx::resymbolize(Node* n, const Value& v0, const std::array<Value, 2>&
     n->annotated = true;
 }
 
-} // namespace fxray::lowering
+}  // namespace fxray::lowering

@@ -56,7 +56,7 @@ std::optional<int64_t> toInt(std::string_view s) {
     return v;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<TensorMeta> parseAnnotation(std::string_view text) {
     size_t lb = text.find('[');
@@ -126,9 +126,9 @@ Expected<std::string> readTextFile(const std::filesystem::path& path) {
 namespace {
 
 struct SrcLine {
-    int number;         ///< 1-based
-    int indent;         ///< leading spaces (tab = 8 columns is not used by FX)
-    std::string text;   ///< without indentation
+    int number;        ///< 1-based
+    int indent;        ///< leading spaces (tab = 8 columns is not used by FX)
+    std::string text;  ///< without indentation
     bool blank;
 };
 
@@ -157,11 +157,11 @@ std::vector<SrcLine> splitLines(std::string_view text) {
 
 const char* binopTarget(const std::string& op) {
     static const std::pair<const char*, const char*> table[] = {
-        {"+", "operator.add"}, {"-", "operator.sub"}, {"*", "operator.mul"}, {"/", "operator.truediv"},
-        {"//", "operator.floordiv"}, {"%", "operator.mod"}, {"@", "operator.matmul"}, {"**", "operator.pow"},
-        {"<", "operator.lt"}, {"<=", "operator.le"}, {">", "operator.gt"}, {">=", "operator.ge"},
-        {"==", "operator.eq"}, {"!=", "operator.ne"}, {"&", "operator.and_"}, {"|", "operator.or_"},
-        {"^", "operator.xor"}, {"<<", "operator.lshift"}, {">>", "operator.rshift"},
+        {"+", "operator.add"},       {"-", "operator.sub"},     {"*", "operator.mul"},     {"/", "operator.truediv"},
+        {"//", "operator.floordiv"}, {"%", "operator.mod"},     {"@", "operator.matmul"},  {"**", "operator.pow"},
+        {"<", "operator.lt"},        {"<=", "operator.le"},     {">", "operator.gt"},      {">=", "operator.ge"},
+        {"==", "operator.eq"},       {"!=", "operator.ne"},     {"&", "operator.and_"},    {"|", "operator.or_"},
+        {"^", "operator.xor"},       {"<<", "operator.lshift"}, {">>", "operator.rshift"},
     };
     for (auto& [k, v] : table)
         if (op == k) return v;
@@ -171,7 +171,7 @@ const char* binopTarget(const std::string& op) {
 class ModuleReader {
 public:
     ModuleReader(std::string_view text, std::string fileName)
-        : m_lines(splitLines(text)), m_file(std::move(fileName)) {}
+            : m_lines(splitLines(text)), m_file(std::move(fileName)) {}
 
     Expected<std::unique_ptr<Graph>> read() {
         for (size_t i = 0; i < m_lines.size(); ++i) {
@@ -210,15 +210,17 @@ private:
         // class NAME(BASES):
         auto lp = header.text.find('(');
         auto colon = header.text.rfind(':');
-        if (colon == std::string::npos)
-            return fail(header.number, header.indent + 1, "malformed class header");
+        if (colon == std::string::npos) return fail(header.number, header.indent + 1, "malformed class header");
         g.className = trimmed(header.text.substr(6, (lp == std::string::npos ? colon : lp) - 6));
         const int classIndent = header.indent;
         bool haveForward = false;
         size_t i = ci + 1;
         while (i < m_lines.size()) {
             const SrcLine& l = m_lines[i];
-            if (l.blank || l.text[0] == '#') { ++i; continue; }
+            if (l.blank || l.text[0] == '#') {
+                ++i;
+                continue;
+            }
             if (l.indent <= classIndent) break;
             if (l.text.rfind("def forward(", 0) == 0) {
                 size_t next = 0;
@@ -244,8 +246,7 @@ private:
             }
         }
         end = i;
-        if (!haveForward)
-            return fail(header.number, header.indent + 1, "class '" + g.className + "' has no forward()");
+        if (!haveForward) return fail(header.number, header.indent + 1, "class '" + g.className + "' has no forward()");
         return true;
     }
 
@@ -259,7 +260,8 @@ private:
             const SrcLine& l = m_lines[i];
             std::vector<PyToken> part;
             PySyntaxError err;
-            if (!lexPythonLine(l.text, l.number, l.indent + 1, part, err)) return fail(err.line, err.column, err.message);
+            if (!lexPythonLine(l.text, l.number, l.indent + 1, part, err))
+                return fail(err.line, err.column, err.message);
             part.pop_back();  // End
             for (auto& t : part) {
                 if (t.kind == PyToken::Kind::Op && (t.text == "(" || t.text == "[" || t.text == "{")) ++depth;
@@ -325,8 +327,10 @@ private:
             }
             if (!(first && name == "self")) params.emplace_back(name, ann);
             first = false;
-            if (toks[p].text == ",") ++p;
-            else if (toks[p].text != ")") return fail(def.number, toks[p].column, "expected ',' or ')'");
+            if (toks[p].text == ",")
+                ++p;
+            else if (toks[p].text != ")")
+                return fail(def.number, toks[p].column, "expected ',' or ')'");
         }
         // Joint graphs: forward(self, primals, tangents) with placeholders declared in the body.
         bool anyAnnotated = false;
@@ -338,7 +342,10 @@ private:
             const SrcLine& l = m_lines[i];
             if (l.blank) continue;
             if (l.indent < bodyIndentMin) break;
-            if (l.text.find("fx_pytree.tree_flatten_spec(") != std::string::npos) { pytreeForm = true; break; }
+            if (l.text.find("fx_pytree.tree_flatten_spec(") != std::string::npos) {
+                pytreeForm = true;
+                break;
+            }
         }
         if (pytreeForm) {
             g.signature.pytreeInputs = true;
@@ -349,7 +356,8 @@ private:
                 if (g.find(name)) return fail(def.number, def.indent + 1, "duplicate parameter '" + name + "'");
                 Node* ph = g.append(NodeKind::Placeholder, name, name);
                 ph->sourceLine = def.number;
-                if (!setAnnotation(*ph, ann)) return fail(def.number, def.indent + 1, "bad annotation \"" + ann + "\"", name);
+                if (!setAnnotation(*ph, ann))
+                    return fail(def.number, def.indent + 1, "bad annotation \"" + ann + "\"", name);
             }
         }
         // Body.
@@ -358,7 +366,10 @@ private:
         size_t i = next;
         while (i < m_lines.size()) {
             const SrcLine& l = m_lines[i];
-            if (l.blank) { ++i; continue; }
+            if (l.blank) {
+                ++i;
+                continue;
+            }
             if (l.indent < bodyIndentMin) break;
             if (l.text[0] == '#') {
                 std::string c = trimmed(std::string_view(l.text).substr(1));
@@ -402,8 +413,8 @@ private:
     }
 
     /// One line of the body: statements separated by top-level ';'.
-    bool statementLine(Graph& g, const std::vector<PyToken>& toks, const SrcLine& l,
-                       const std::string& comment, bool pytreeForm) {
+    bool statementLine(Graph& g, const std::vector<PyToken>& toks, const SrcLine& l, const std::string& comment,
+                       bool pytreeForm) {
         size_t start = 0;
         int depth = 0;
         bool firstStmt = true;
@@ -461,7 +472,8 @@ private:
         if (e - b == 3 && toks[b].kind == PyToken::Kind::Name && toks[b + 1].text == ":" &&
             toks[b + 2].kind == PyToken::Kind::String) {
             const std::string& name = toks[b].text;
-            if (!pytreeForm) return fail(line, toks[b].column, "annotation without a value outside a joint graph signature");
+            if (!pytreeForm)
+                return fail(line, toks[b].column, "annotation without a value outside a joint graph signature");
             if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' declared twice", name);
             Node* ph = g.append(NodeKind::Placeholder, name, name);
             ph->sourceLine = line;
@@ -474,9 +486,14 @@ private:
         for (size_t k = b; k < e; ++k) {
             const auto& t = toks[k];
             if (t.kind != PyToken::Kind::Op) continue;
-            if (t.text == "(" || t.text == "[") ++depth;
-            else if (t.text == ")" || t.text == "]") --depth;
-            else if (t.text == "=" && depth == 0) { eq = k; break; }
+            if (t.text == "(" || t.text == "[")
+                ++depth;
+            else if (t.text == ")" || t.text == "]")
+                --depth;
+            else if (t.text == "=" && depth == 0) {
+                eq = k;
+                break;
+            }
         }
         if (eq == e) return fail(line, toks[b].column, "expected an assignment or return statement");
         // Targets: NAME [':' STRING]  |  NAME, NAME, ... [,]
@@ -508,14 +525,16 @@ private:
         PyExprParser ep(toks, eq + 1, e);
         if (!ep.parseAll(rhs)) return syntaxError(ep.error());
 
-        if (targets.size() > 1 || (rhs.kind == PyExpr::Kind::Call && rhs.items[0].dotted() == "fx_pytree.tree_flatten_spec")) {
+        if (targets.size() > 1 ||
+            (rhs.kind == PyExpr::Kind::Call && rhs.items[0].dotted() == "fx_pytree.tree_flatten_spec")) {
             return flattenSpec(g, targets, rhs, line, toks[b].column);
         }
         const std::string& name = targets[0];
         if (m_havePending) {
             m_havePending = false;
             if (rhs.kind != PyExpr::Kind::Name || rhs.text != m_pendingInplace.lhs)
-                return fail(line, rhs.column, "expected '" + m_pendingInplace.lhs + "' after the in-place operator", name);
+                return fail(line, rhs.column, "expected '" + m_pendingInplace.lhs + "' after the in-place operator",
+                            name);
             if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' is assigned twice", name);
             Argument lhs, other;
             PyExpr lhsExpr;
@@ -565,8 +584,9 @@ private:
             return true;
         }
         if (phs.size() != targets.size())
-            return fail(line, col, "tree_flatten_spec unpacks " + std::to_string(targets.size()) +
-                                       " values but " + std::to_string(phs.size()) + " were declared");
+            return fail(line, col,
+                        "tree_flatten_spec unpacks " + std::to_string(targets.size()) + " values but " +
+                            std::to_string(phs.size()) + " were declared");
         for (size_t i = 0; i < targets.size(); ++i)
             if (phs[i]->name() != targets[i])
                 return fail(line, col, "tree_flatten_spec order differs from the declarations at '" + targets[i] + "'");
@@ -667,7 +687,8 @@ private:
         }
         case PyExpr::Kind::Subscript: {
             Argument obj, idx;
-            if (!toArgument(g, rhs.items[0], obj, line, name) || !toArgument(g, rhs.items[1], idx, line, name)) return nullptr;
+            if (!toArgument(g, rhs.items[0], obj, line, name) || !toArgument(g, rhs.items[1], idx, line, name))
+                return nullptr;
             Node* n = g.append(NodeKind::CallFunction, name, "operator.getitem");
             n->args = {std::move(obj), std::move(idx)};
             return n;
@@ -676,7 +697,8 @@ private:
             const char* target = binopTarget(rhs.text);
             if (!target) return failN(rhs.column, "unsupported operator '" + rhs.text + "'");
             Argument lhs, r;
-            if (!toArgument(g, rhs.items[0], lhs, line, name) || !toArgument(g, rhs.items[1], r, line, name)) return nullptr;
+            if (!toArgument(g, rhs.items[0], lhs, line, name) || !toArgument(g, rhs.items[1], r, line, name))
+                return nullptr;
             Node* n = g.append(NodeKind::CallFunction, name, target);
             n->args = {std::move(lhs), std::move(r)};
             return n;
@@ -685,19 +707,22 @@ private:
             Argument x;
             if (!toArgument(g, rhs.items[0], x, line, name)) return nullptr;
             if (!x.isNode()) return failN(rhs.column, "a constant is not an FX node");
-            const char* target = rhs.text == "-" ? "operator.neg" : rhs.text == "~" ? "operator.invert" : "operator.pos";
+            const char* target = rhs.text == "-"   ? "operator.neg"
+                                 : rhs.text == "~" ? "operator.invert"
+                                                   : "operator.pos";
             Node* n = g.append(NodeKind::CallFunction, name, target);
             n->args = {std::move(x)};
             return n;
         }
-        default:
-            return failN(rhs.column, "expected a call, attribute, subscript or operator expression");
+        default: return failN(rhs.column, "expected a call, attribute, subscript or operator expression");
         }
     }
 
     bool toArgument(Graph& g, const PyExpr& ex, Argument& out, int line, const std::string& node = {}) {
         // The expression's own line: an argument on a continuation line is named there.
-        auto failA = [&](int col, std::string msg) { return fail(ex.line > 0 ? ex.line : line, col, std::move(msg), node); };
+        auto failA = [&](int col, std::string msg) {
+            return fail(ex.line > 0 ? ex.line : line, col, std::move(msg), node);
+        };
         switch (ex.kind) {
         case PyExpr::Kind::Int: {
             int64_t v = 0;
@@ -716,20 +741,47 @@ private:
         case PyExpr::Kind::Ellipsis: out.kind = Argument::Kind::Ellipsis; return true;
         case PyExpr::Kind::Name: {
             const std::string& n = ex.text;
-            if (n == "None") { out = Argument::none(); return true; }
-            if (n == "True" || n == "False") { out = Argument::ofBool(n == "True"); return true; }
-            if (n == "inf") { out = Argument::ofFloat(std::numeric_limits<double>::infinity()); return true; }
-            if (n == "nan") { out = Argument::ofFloat(std::numeric_limits<double>::quiet_NaN()); return true; }
-            if (n == "Ellipsis") { out.kind = Argument::Kind::Ellipsis; return true; }
-            if (Node* ref = g.find(n)) { out = Argument::ofNode(ref); return true; }
+            if (n == "None") {
+                out = Argument::none();
+                return true;
+            }
+            if (n == "True" || n == "False") {
+                out = Argument::ofBool(n == "True");
+                return true;
+            }
+            if (n == "inf") {
+                out = Argument::ofFloat(std::numeric_limits<double>::infinity());
+                return true;
+            }
+            if (n == "nan") {
+                out = Argument::ofFloat(std::numeric_limits<double>::quiet_NaN());
+                return true;
+            }
+            if (n == "Ellipsis") {
+                out.kind = Argument::Kind::Ellipsis;
+                return true;
+            }
+            if (Node* ref = g.find(n)) {
+                out = Argument::ofNode(ref);
+                return true;
+            }
             return failA(ex.column, "unknown name '" + n + "'");
         }
         case PyExpr::Kind::UnaryOp: {
             Argument x;
             if (!toArgument(g, ex.items[0], x, line, node)) return false;
-            if (ex.text == "-" && x.kind == Argument::Kind::Int) { out = Argument::ofInt(-x.i); return true; }
-            if (ex.text == "-" && x.kind == Argument::Kind::Float) { out = Argument::ofFloat(-x.f); return true; }
-            if (ex.text == "+" && x.isNumber()) { out = x; return true; }
+            if (ex.text == "-" && x.kind == Argument::Kind::Int) {
+                out = Argument::ofInt(-x.i);
+                return true;
+            }
+            if (ex.text == "-" && x.kind == Argument::Kind::Float) {
+                out = Argument::ofFloat(-x.f);
+                return true;
+            }
+            if (ex.text == "+" && x.isNumber()) {
+                out = x;
+                return true;
+            }
             return failA(ex.column, "nested expression in an argument");
         }
         case PyExpr::Kind::List:
@@ -745,9 +797,18 @@ private:
         }
         case PyExpr::Kind::Attr: {
             std::string path = ex.dotted();
-            if (auto dt = dtypeFromTorchName(path); dt && path.rfind("torch.", 0) == 0) { out = Argument::ofDType(*dt); return true; }
-            if (auto lay = layoutFromTorchName(path)) { out = Argument::ofLayout(*lay); return true; }
-            if (auto mf = memoryFormatFromTorchName(path)) { out = Argument::ofMemoryFormat(*mf); return true; }
+            if (auto dt = dtypeFromTorchName(path); dt && path.rfind("torch.", 0) == 0) {
+                out = Argument::ofDType(*dt);
+                return true;
+            }
+            if (auto lay = layoutFromTorchName(path)) {
+                out = Argument::ofLayout(*lay);
+                return true;
+            }
+            if (auto mf = memoryFormatFromTorchName(path)) {
+                out = Argument::ofMemoryFormat(*mf);
+                return true;
+            }
             return failA(ex.column, "unsupported attribute '" + path + "' in an argument");
         }
         case PyExpr::Kind::Call: {
@@ -759,10 +820,13 @@ private:
                 const PyExpr* type = pos.size() > 0 ? pos[0] : nullptr;
                 const PyExpr* index = pos.size() > 1 ? pos[1] : nullptr;
                 for (const auto& [key, v] : ex.kwargs) {
-                    if (key == "type") type = &v;
-                    else if (key == "index") index = &v;
+                    if (key == "type")
+                        type = &v;
+                    else if (key == "index")
+                        index = &v;
                 }
-                if (!type || type->kind != PyExpr::Kind::String) return failA(ex.column, "device() needs a type string");
+                if (!type || type->kind != PyExpr::Kind::String)
+                    return failA(ex.column, "device() needs a type string");
                 auto parsed = parseDevice(type->text);
                 if (!parsed) return failA(type->column, "bad device '" + type->text + "'");
                 d = *parsed;
@@ -790,8 +854,7 @@ private:
         }
         case PyExpr::Kind::BinOp:
         case PyExpr::Kind::Subscript:
-        case PyExpr::Kind::Dict:
-            return failA(ex.column, "nested expression in an argument");
+        case PyExpr::Kind::Dict: return failA(ex.column, "nested expression in an argument");
         }
         return failA(ex.column, "unsupported argument");
     }
@@ -817,7 +880,7 @@ private:
     Diagnostic m_error;
 };
 
-} // namespace
+}  // namespace
 
 Expected<std::unique_ptr<Graph>> readFxText(std::string_view text, const std::string& fileName) {
     ModuleReader r(text, fileName);
@@ -830,4 +893,4 @@ Expected<std::unique_ptr<Graph>> readFxFile(const std::filesystem::path& path) {
     return readFxText(*text, path.string());
 }
 
-} // namespace fxray
+}  // namespace fxray

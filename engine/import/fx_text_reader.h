@@ -30,4 +30,4 @@ std::optional<TensorMeta> parseAnnotation(std::string_view text);
 /// Reads a whole file into a string (Diagnostic naming the file on failure).
 Expected<std::string> readTextFile(const std::filesystem::path& path);
 
-} // namespace fxray
+}  // namespace fxray

@@ -21,12 +21,16 @@ namespace {
 bool flattenLiteral(const Argument& a, std::vector<double>& vals, std::vector<int64_t>& shape, size_t depth) {
     if (a.isNumber()) {
         if (depth != shape.size()) return false;
-        vals.push_back(a.kind == Argument::Kind::Float ? a.f : a.kind == Argument::Kind::Int ? double(a.i) : double(a.b));
+        vals.push_back(a.kind == Argument::Kind::Float ? a.f
+                       : a.kind == Argument::Kind::Int ? double(a.i)
+                                                       : double(a.b));
         return true;
     }
     if (!a.isSequence()) return false;
-    if (depth == shape.size()) shape.push_back(static_cast<int64_t>(a.items.size()));
-    else if (shape[depth] != static_cast<int64_t>(a.items.size())) return false;
+    if (depth == shape.size())
+        shape.push_back(static_cast<int64_t>(a.items.size()));
+    else if (shape[depth] != static_cast<int64_t>(a.items.size()))
+        return false;
     for (const auto& it : a.items)
         if (!flattenLiteral(it, vals, shape, depth + 1)) return false;
     return true;
@@ -40,8 +44,8 @@ std::optional<Tensor> literalTensor(const Node& n) {
     DType dt = DType::Float32;
     bool allInt = true;
     for (const auto& v : vals) allInt = allInt && v == static_cast<double>(static_cast<int64_t>(v));
-    if (n.args[0].kind == Argument::Kind::Int || (allInt && !vals.empty() && n.args[0].isSequence() &&
-                                                   n.args[0].items[0].kind == Argument::Kind::Int))
+    if (n.args[0].kind == Argument::Kind::Int ||
+        (allInt && !vals.empty() && n.args[0].isSequence() && n.args[0].items[0].kind == Argument::Kind::Int))
         dt = DType::Int64;
     if (const Argument* d = n.kwarg("dtype"); d && d->kind == Argument::Kind::DType) dt = d->dtype;
     TensorMeta m = TensorMeta::contiguous(shape, dt);
@@ -49,7 +53,7 @@ std::optional<Tensor> literalTensor(const Node& n) {
     return kern::makeTensor(m, vals);
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo) {
     std::vector<std::string> filled;
@@ -84,4 +88,4 @@ std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo) {
     return filled;
 }
 
-} // namespace fxray
+}  // namespace fxray

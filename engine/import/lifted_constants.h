@@ -43,4 +43,4 @@ struct InferredConstant {
 /// Rebuilds g's users. Returns what it filled; the caller reports each reason.
 std::vector<InferredConstant> inferConstantsFromUse(Graph& g);
 
-} // namespace fxray
+}  // namespace fxray

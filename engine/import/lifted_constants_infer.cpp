@@ -43,9 +43,12 @@ std::vector<std::string> splitTopLevel(std::string_view s) {
             if (c == quote) quote = 0;
             continue;
         }
-        if (c == '\'' || c == '"') quote = c;
-        else if (c == '(' || c == '[' || c == '{') ++depth;
-        else if (c == ')' || c == ']' || c == '}') --depth;
+        if (c == '\'' || c == '"')
+            quote = c;
+        else if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if (c == ')' || c == ']' || c == '}')
+            --depth;
         else if (c == ',' && depth == 0) {
             out.push_back(trim(s.substr(start, i - start)));
             start = i + 1;
@@ -121,8 +124,10 @@ bool flatten(const Literal& l, std::vector<double>& vals, std::vector<int64_t>& 
         if (static_cast<int>(l.kind) > static_cast<int>(kind)) kind = l.kind;
         return true;
     }
-    if (depth == shape.size()) shape.push_back(static_cast<int64_t>(l.items.size()));
-    else if (shape[depth] != static_cast<int64_t>(l.items.size())) return false;
+    if (depth == shape.size())
+        shape.push_back(static_cast<int64_t>(l.items.size()));
+    else if (shape[depth] != static_cast<int64_t>(l.items.size()))
+        return false;
     for (const auto& it : l.items)
         if (!flatten(it, vals, shape, depth + 1, kind)) return false;
     return true;
@@ -144,8 +149,8 @@ std::vector<Call> factoryCalls(const std::string& code) {
     for (const char* fn : {"tensor", "zeros", "ones", "full", "arange"}) {
         const std::string needle = std::string("torch.") + fn + "(";
         for (size_t at = code.find(needle); at != std::string::npos; at = code.find(needle, at + 1)) {
-            if (at > 0 && (std::isalnum(static_cast<unsigned char>(code[at - 1])) || code[at - 1] == '_' ||
-                           code[at - 1] == '.'))
+            if (at > 0 &&
+                (std::isalnum(static_cast<unsigned char>(code[at - 1])) || code[at - 1] == '_' || code[at - 1] == '.'))
                 continue;
             const size_t open = at + needle.size() - 1;
             int depth = 0;
@@ -172,8 +177,10 @@ std::vector<Call> factoryCalls(const std::string& code) {
                                 std::all_of(arg.begin(), arg.begin() + static_cast<long>(eq), [](char c) {
                                     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ';
                                 });
-                if (kw) call.keywords.emplace_back(trim(arg.substr(0, eq)), trim(arg.substr(eq + 1)));
-                else call.positional.push_back(arg);
+                if (kw)
+                    call.keywords.emplace_back(trim(arg.substr(0, eq)), trim(arg.substr(eq + 1)));
+                else
+                    call.positional.push_back(arg);
             }
             calls.push_back(std::move(call));
         }
@@ -265,7 +272,7 @@ std::optional<Tensor> constantFromText(const Node& n) {
     return kern::makeTensor(m, *found);
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> inferLiftedConstants(Graph& g) {
     std::vector<std::string> filled;
@@ -279,4 +286,4 @@ std::vector<std::string> inferLiftedConstants(Graph& g) {
     return filled;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -51,12 +51,13 @@ Identity reductionIdentity(const Node& u, const Node* v) {
     if (packet == "logaddexp") return takesAt(u, 0, v) || takesAt(u, 1, v) ? Identity::Lowest : Identity::None;
     if (!takesAt(u, 0, v)) return Identity::None;
     static const std::map<std::string, Identity, std::less<>> table = {
-        {"sum", Identity::Zero},          {"cumsum", Identity::Zero},
-        {"prod", Identity::One},          {"cumprod", Identity::One},
-        {"amax", Identity::Lowest},       {"argmax", Identity::Lowest},  {"logsumexp", Identity::Lowest},
-        {"_softmax", Identity::Lowest},   {"softmax", Identity::Lowest},
-        {"_log_softmax", Identity::Lowest}, {"log_softmax", Identity::Lowest},
-        {"amin", Identity::Highest},      {"argmin", Identity::Highest},
+        {"sum", Identity::Zero},           {"cumsum", Identity::Zero},
+        {"prod", Identity::One},           {"cumprod", Identity::One},
+        {"amax", Identity::Lowest},        {"argmax", Identity::Lowest},
+        {"logsumexp", Identity::Lowest},   {"_softmax", Identity::Lowest},
+        {"softmax", Identity::Lowest},     {"_log_softmax", Identity::Lowest},
+        {"log_softmax", Identity::Lowest}, {"amin", Identity::Highest},
+        {"argmin", Identity::Highest},
     };
     if (auto it = table.find(packet); it != table.end()) return it->second;
     if (packet == "linalg_vector_norm") {
@@ -64,9 +65,12 @@ Identity reductionIdentity(const Node& u, const Node* v) {
         // their maximum (identity 0). A negative finite ord has no identity: decide nothing.
         const Argument* ord = u.args.size() > 1 ? &u.args[1] : u.kwarg("ord");
         double o = 2.0;
-        if (ord && ord->kind == Argument::Kind::Float) o = ord->f;
-        else if (ord && ord->kind == Argument::Kind::Int) o = static_cast<double>(ord->i);
-        else if (ord && !ord->isNone()) return Identity::None;
+        if (ord && ord->kind == Argument::Kind::Float)
+            o = ord->f;
+        else if (ord && ord->kind == Argument::Kind::Int)
+            o = static_cast<double>(ord->i);
+        else if (ord && !ord->isNone())
+            return Identity::None;
         if (std::isinf(o) && o < 0) return Identity::Highest;
         if (o >= 0) return Identity::Zero;
     }
@@ -83,8 +87,10 @@ Identity agreedIdentity(const Node* w, std::string& reducer) {
         if (id == Identity::None) return;
         // Negation keeps 0 and swaps the extremes; a negated 1 is no fill torch.masked makes.
         if (negated && id == Identity::One) conflict = true;
-        if (negated && id == Identity::Lowest) id = Identity::Highest;
-        else if (negated && id == Identity::Highest) id = Identity::Lowest;
+        if (negated && id == Identity::Lowest)
+            id = Identity::Highest;
+        else if (negated && id == Identity::Highest)
+            id = Identity::Lowest;
         if (agreed != Identity::None && agreed != id) conflict = true;
         if (agreed == Identity::None) reducer = u.opName() + (negated ? " of its negation" : "");
         agreed = id;
@@ -92,7 +98,8 @@ Identity agreedIdentity(const Node* w, std::string& reducer) {
     for (const Node* u : w->users) {
         if (packetOf(*u) == "neg" && takesAt(*u, 0, w))
             for (const Node* v : u->users) consider(*v, u, true);
-        else consider(*u, w, false);
+        else
+            consider(*u, w, false);
     }
     return conflict ? Identity::None : agreed;
 }
@@ -171,7 +178,7 @@ bool reachesNoOutput(const Node* c) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<InferredConstant> inferConstantsFromUse(Graph& g) {
     g.rebuildUsers();
@@ -202,20 +209,22 @@ std::vector<InferredConstant> inferConstantsFromUse(Graph& g) {
             std::string text;
             if (auto t = identityTensor(id, m, text)) {
                 g.constants[name] = std::move(*t);
-                filled.push_back({name, "lifted constant " + name + " taken as " + text +
-                                            ", inferred from its use: it fills the masked-out elements of a where that " +
-                                            reducer + " reduces, and " + text +
-                                            ", the reduction's identity, is the one fill that leaves them out of the "
-                                            "result (torch.masked's _reduction_identity)"});
+                filled.push_back(
+                    {name, "lifted constant " + name + " taken as " + text +
+                               ", inferred from its use: it fills the masked-out elements of a where that " + reducer +
+                               " reduces, and " + text +
+                               ", the reduction's identity, is the one fill that leaves them out of the "
+                               "result (torch.masked's _reduction_identity)"});
                 continue;
             }
         }
         if (reachesNoOutput(n.get())) {
             g.constants[name] = Tensor::emptyLike(m);
-            filled.push_back({name, "lifted constant " + name + " set to zeros: no output of the graph depends on its value"});
+            filled.push_back(
+                {name, "lifted constant " + name + " set to zeros: no output of the graph depends on its value"});
         }
     }
     return filled;
 }
 
-} // namespace fxray
+}  // namespace fxray

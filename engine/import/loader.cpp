@@ -20,10 +20,15 @@ namespace fxray {
 std::string stageFromFileName(const std::filesystem::path& p) {
     std::string stem = p.stem().string();
     static const std::pair<const char*, const char*> table[] = {
-        {"joint", "aot_joint_graph"}, {"forward", "aot_forward_graph"}, {"backward", "aot_backward_graph"},
-        {"inference", "aot_inference_graph"}, {"dynamo", "dynamo_output_graph"},
-        {"dynamo_graph", "dynamo_output_graph"}, {"export_graph", "export_graph"},
-        {"fx_graph_readable", "aot_graph"}, {"fx_graph_transformed", "inductor_post_grad_graph"},
+        {"joint", "aot_joint_graph"},
+        {"forward", "aot_forward_graph"},
+        {"backward", "aot_backward_graph"},
+        {"inference", "aot_inference_graph"},
+        {"dynamo", "dynamo_output_graph"},
+        {"dynamo_graph", "dynamo_output_graph"},
+        {"export_graph", "export_graph"},
+        {"fx_graph_readable", "aot_graph"},
+        {"fx_graph_transformed", "inductor_post_grad_graph"},
         {"minified_joint", "aot_joint_graph"},
     };
     for (auto& [k, v] : table)
@@ -54,13 +59,14 @@ Status linkConstants(LoadedGraph& lg, const std::filesystem::path& path) {
         if (!dyn.ok()) continue;
         auto filled = linkLiftedConstants(*lg.graph, **dyn);
         if (!filled.empty())
-            lg.notes.push_back("lifted constants " + joinNames(filled) + " taken from torch.tensor literals in " + p.string());
+            lg.notes.push_back("lifted constants " + joinNames(filled) + " taken from torch.tensor literals in " +
+                               p.string());
         break;
     }
     return Status::success();
 }
 
-} // namespace
+}  // namespace
 
 void finishGraph(LoadedGraph& lg, const Graph* dynamo) {
     lg.unknownOps = resolveOps(*lg.graph);
@@ -165,7 +171,7 @@ Expected<LoadedFile> loadFxText(const std::filesystem::path& path) {
     return f;
 }
 
-} // namespace
+}  // namespace
 
 Expected<LoadedFile> loadFile(const std::filesystem::path& path) {
     std::error_code ec;
@@ -218,7 +224,8 @@ Expected<size_t> findGraphIndex(const LoadedFile& f, const std::string& sel) {
             return i;
     }
     std::string avail;
-    for (size_t i = 0; i < f.graphs.size(); ++i) avail += (i ? ", " : "") + f.graphs[i].id + " (" + f.graphs[i].stage + ")";
+    for (size_t i = 0; i < f.graphs.size(); ++i)
+        avail += (i ? ", " : "") + f.graphs[i].id + " (" + f.graphs[i].stage + ")";
     Diagnostic d = makeError("no graph '" + sel + "'; available: " + avail);
     d.file = f.path.string();
     return d;
@@ -230,4 +237,4 @@ Expected<LoadedGraph*> selectGraph(LoadedFile& f, const std::string& sel) {
     return &f.graphs[*i];
 }
 
-} // namespace fxray
+}  // namespace fxray

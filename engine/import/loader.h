@@ -16,12 +16,12 @@ namespace fxray {
 /// How a repro or trace describes one graph input (runnable repros' `load_args`,
 /// TORCH_TRACE's describe_tensor). Symbolic inputs carry their value.
 struct InputSpec {
-    std::string name;                 ///< placeholder name when known
+    std::string name;  ///< placeholder name when known
     bool isSymInt = false;
-    int64_t symValue = 0;             ///< reader.symint(N)
-    TensorMeta meta;                  ///< shape, stride, dtype, device, storage offset
+    int64_t symValue = 0;  ///< reader.symint(N)
+    TensorMeta meta;       ///< shape, stride, dtype, device, storage offset
     bool requiresGrad = false;
-    std::string storageHash;          ///< sha1 of saved storage contents; empty = random data
+    std::string storageHash;  ///< sha1 of saved storage contents; empty = random data
     int64_t storageBytes = 0;
 };
 
@@ -35,8 +35,8 @@ struct Artifact {
 
 /// One graph of a loaded file.
 struct LoadedGraph {
-    std::string id;     ///< "0/0/aot_joint_graph" style when the file has compile ids, else index
-    std::string stage;  ///< "aot_joint_graph", "dynamo_output_graph", ...
+    std::string id;         ///< "0/0/aot_joint_graph" style when the file has compile ids, else index
+    std::string stage;      ///< "aot_joint_graph", "dynamo_output_graph", ...
     std::string compileId;  ///< "0/0" when known
     std::unique_ptr<Graph> graph;
     std::vector<InputSpec> inputSpecs;    ///< when the source describes the inputs
@@ -50,7 +50,7 @@ struct LoadedGraph {
     /// The graph to execute: the lowered one when there is one.
     Graph& executable() const { return lowered ? *lowered : *graph; }
     const std::vector<std::string>& executableUnknownOps() const { return lowered ? loweredUnknownOps : unknownOps; }
-    std::vector<std::string> notes;       ///< things the user should know (constants linked, ...)
+    std::vector<std::string> notes;  ///< things the user should know (constants linked, ...)
 };
 
 /// All graphs of one file or folder.
@@ -83,4 +83,4 @@ Expected<LoadedGraph*> selectGraph(LoadedFile& f, const std::string& sel);
 /// Stage name implied by an FX file's name (`joint.py` -> "aot_joint_graph").
 std::string stageFromFileName(const std::filesystem::path& p);
 
-} // namespace fxray
+}  // namespace fxray

@@ -30,4 +30,4 @@ private:
 /// MD5 of `bytes` as 32 lowercase hex digits.
 std::string md5Hex(std::string_view bytes);
 
-} // namespace fxray
+}  // namespace fxray

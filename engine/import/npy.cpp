@@ -29,20 +29,23 @@ std::string dictValue(const std::string& h, const std::string& key) {
     size_t start = i;
     for (; i < h.size(); ++i) {
         char c = h[i];
-        if (c == '(' || c == '[') ++depth;
-        else if (c == ')' || c == ']') { if (depth == 0) break; --depth; }
-        else if ((c == ',' || c == '}') && depth == 0) break;
+        if (c == '(' || c == '[')
+            ++depth;
+        else if (c == ')' || c == ']') {
+            if (depth == 0) break;
+            --depth;
+        } else if ((c == ',' || c == '}') && depth == 0)
+            break;
     }
     std::string v = h.substr(start, i - start);
     if (!v.empty() && v.front() == '(' && depth == 0 && v.back() != ')') v += ')';
     return v;
 }
 
-} // namespace
+}  // namespace
 
 Expected<Tensor> parseNpy(std::string_view bytes, const std::string& what) {
-    if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY")
-        return npyError(what, 0, "not a .npy file (bad magic)");
+    if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY") return npyError(what, 0, "not a .npy file (bad magic)");
     const uint8_t major = static_cast<uint8_t>(bytes[6]);
     size_t hlen = 0, hstart = 0;
     if (major == 1) {
@@ -63,7 +66,8 @@ Expected<Tensor> parseNpy(std::string_view bytes, const std::string& what) {
     std::string shapeText = dictValue(header, "shape");
     if (descr.size() < 2 || shapeText.empty()) return npyError(what, hstart, "header lacks descr or shape");
     descr = descr.substr(1, descr.size() - 2);  // strip quotes
-    if (fortran.find("True") != std::string::npos) return npyError(what, hstart, "Fortran-order arrays are not supported");
+    if (fortran.find("True") != std::string::npos)
+        return npyError(what, hstart, "Fortran-order arrays are not supported");
     if (!descr.empty() && descr[0] == '>' && descr.substr(1) != "i1" && descr.substr(1) != "u1")
         return npyError(what, hstart, "big-endian data ('" + descr + "') is not supported");
     auto dt = dtypeFromNumpyDescr(descr);
@@ -96,8 +100,9 @@ Expected<Tensor> parseNpy(std::string_view bytes, const std::string& what) {
             return npyError(what, hstart, "shape '" + shapeText + "' is too large");
     size_t dataStart = hstart + hlen;
     if (bytes.size() - dataStart < need)
-        return npyError(what, dataStart, "truncated data: need " + std::to_string(need) + " bytes, have " +
-                                             std::to_string(bytes.size() - dataStart));
+        return npyError(what, dataStart,
+                        "truncated data: need " + std::to_string(need) + " bytes, have " +
+                            std::to_string(bytes.size() - dataStart));
     Tensor t = Tensor::empty(shape, *dt);
     if (need) std::memcpy(t.storage->data(), bytes.data() + dataStart, need);
     return t;
@@ -122,10 +127,13 @@ std::string encodeNpy(const Tensor& t) {
     Tensor c = kern::makeTensor(m, kern::toDoubles(t));
     std::string shape = "(";
     for (size_t i = 0; i < t.shape().size(); ++i) shape += std::to_string(t.shape()[i]) + ", ";
-    if (t.shape().size() > 1) shape.erase(shape.size() - 2);
-    else if (t.shape().size() == 1) shape.erase(shape.size() - 1);
+    if (t.shape().size() > 1)
+        shape.erase(shape.size() - 2);
+    else if (t.shape().size() == 1)
+        shape.erase(shape.size() - 1);
     shape += ")";
-    std::string header = "{'descr': '" + std::string(dtypeNumpyDescr(dt)) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    std::string header =
+        "{'descr': '" + std::string(dtypeNumpyDescr(dt)) + "', 'fortran_order': False, 'shape': " + shape + ", }";
     size_t total = 10 + header.size() + 1;
     header += std::string((64 - total % 64) % 64, ' ') + "\n";
     std::string out("\x93NUMPY\x01\x00", 8);
@@ -172,4 +180,4 @@ Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, siz
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -22,4 +22,4 @@ Status writeNpy(const std::filesystem::path& path, const Tensor& t);
 /// None outputs). Fails when the folder is missing.
 Expected<std::vector<Value>> readNpyFolder(const std::filesystem::path& dir, size_t count);
 
-} // namespace fxray
+}  // namespace fxray

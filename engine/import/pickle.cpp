@@ -15,13 +15,20 @@ const PickleValue* PickleValue::get(std::string_view key) const {
 std::optional<DType> dtypeFromStorageClass(std::string_view name) {
     if (name.rfind("torch.", 0) == 0) name.remove_prefix(6);
     static const std::pair<const char*, DType> table[] = {
-        {"FloatStorage", DType::Float32},   {"DoubleStorage", DType::Float64},
-        {"HalfStorage", DType::Float16},    {"BFloat16Storage", DType::BFloat16},
-        {"LongStorage", DType::Int64},      {"IntStorage", DType::Int32},
-        {"ShortStorage", DType::Int16},     {"CharStorage", DType::Int8},
-        {"ByteStorage", DType::UInt8},      {"BoolStorage", DType::Bool},
-        {"ComplexFloatStorage", DType::Complex64}, {"ComplexDoubleStorage", DType::Complex128},
-        {"UntypedStorage", DType::UInt8},   {"storage.UntypedStorage", DType::UInt8},
+        {"FloatStorage", DType::Float32},
+        {"DoubleStorage", DType::Float64},
+        {"HalfStorage", DType::Float16},
+        {"BFloat16Storage", DType::BFloat16},
+        {"LongStorage", DType::Int64},
+        {"IntStorage", DType::Int32},
+        {"ShortStorage", DType::Int16},
+        {"CharStorage", DType::Int8},
+        {"ByteStorage", DType::UInt8},
+        {"BoolStorage", DType::Bool},
+        {"ComplexFloatStorage", DType::Complex64},
+        {"ComplexDoubleStorage", DType::Complex128},
+        {"UntypedStorage", DType::UInt8},
+        {"storage.UntypedStorage", DType::UInt8},
     };
     for (auto& [k, v] : table)
         if (name == k) return v;
@@ -48,7 +55,7 @@ constexpr int kMaxDims = 64;  // PyTorch's own limit on tensor rank
 class Machine {
 public:
     Machine(std::string_view bytes, const std::string& what, const PickleOptions& opts)
-        : m_in(bytes), m_what(what), m_opts(opts) {}
+            : m_in(bytes), m_what(what), m_opts(opts) {}
 
     Expected<PickleResult> run() {
         while (true) {
@@ -109,7 +116,8 @@ private:
     }
     bool push(V* v) {
         if (!v) return err("pickle creates more than " + std::to_string(m_opts.maxObjects) + " objects");
-        if (m_stack.size() >= m_opts.maxStack) return err("pickle stack deeper than " + std::to_string(m_opts.maxStack));
+        if (m_stack.size() >= m_opts.maxStack)
+            return err("pickle stack deeper than " + std::to_string(m_opts.maxStack));
         m_stack.push_back(v);
         return true;
     }
@@ -135,7 +143,11 @@ private:
         m_stack.resize(m);
         return true;
     }
-    bool pushInt(int64_t v) { V* x = make(K::Int); if (x) x->i = v; return push(x); }
+    bool pushInt(int64_t v) {
+        V* x = make(K::Int);
+        if (x) x->i = v;
+        return push(x);
+    }
     bool pushString(K k, size_t n) {
         if (!need(n)) return false;
         V* x = make(k);
@@ -164,7 +176,10 @@ private:
         if (dict->kind != K::Dict) return err("malformed pickle: SETITEM on a non-dict");
         if (key->kind == K::String || key->kind == K::Int) {
             for (auto& [k, v] : dict->entries)
-                if (k->kind == key->kind && k->s == key->s && k->i == key->i) { v = value; return true; }
+                if (k->kind == key->kind && k->s == key->s && k->i == key->i) {
+                    v = value;
+                    return true;
+                }
         }
         dict->entries.emplace_back(key, value);
         return true;
@@ -198,8 +213,14 @@ private:
     }
 
     static bool asInt(const V* v, int64_t& out) {
-        if (v->kind == K::Int) { out = v->i; return true; }
-        if (v->kind == K::Bool) { out = v->b ? 1 : 0; return true; }
+        if (v->kind == K::Int) {
+            out = v->i;
+            return true;
+        }
+        if (v->kind == K::Bool) {
+            out = v->b ? 1 : 0;
+            return true;
+        }
         return false;
     }
     bool intList(const V* v, std::vector<int64_t>& out, const char* what) {
@@ -229,10 +250,14 @@ private:
         constexpr int64_t kLimit = int64_t(1) << 62;
         int64_t numel = 1, extent = 0;
         for (size_t d = 0; d < sizes.size(); ++d) {
-            if (sizes[d] == 0) { numel = 0; continue; }
+            if (sizes[d] == 0) {
+                numel = 0;
+                continue;
+            }
             if (numel > kLimit / sizes[d]) return err("tensor size overflows");
             numel *= sizes[d];
-            if (strides[d] > 0 && (sizes[d] - 1) > (kLimit - extent) / strides[d]) return err("tensor stride overflows");
+            if (strides[d] > 0 && (sizes[d] - 1) > (kLimit - extent) / strides[d])
+                return err("tensor stride overflows");
             extent += (sizes[d] - 1) * strides[d];
         }
         if (numel > 0 && (offset > kLimit - extent - 1 || offset + extent + 1 > storage->numel))
@@ -271,7 +296,8 @@ private:
             if (!a.empty()) {
                 if (!a[0]->isSequence()) return err("OrderedDict argument is not a list of pairs");
                 for (V* p : a[0]->items) {
-                    if (!p->isSequence() || p->items.size() != 2) return err("OrderedDict argument is not a list of pairs");
+                    if (!p->isSequence() || p->items.size() != 2)
+                        return err("OrderedDict argument is not a list of pairs");
                     if (!setItem(d, p->items[0], p->items[1])) return false;
                 }
             }
@@ -312,8 +338,10 @@ private:
             return err("unsupported persistent id (expected ('storage', type, key, location, numel))");
         const auto& it = pid->items;
         std::optional<DType> dt;
-        if (it[1]->kind == K::Global) dt = dtypeFromStorageClass(it[1]->s);
-        else if (it[1]->kind == K::DType) dt = it[1]->dtype;
+        if (it[1]->kind == K::Global)
+            dt = dtypeFromStorageClass(it[1]->s);
+        else if (it[1]->kind == K::DType)
+            dt = it[1]->dtype;
         if (!dt) return err("persistent id names an unknown storage type");
         if (it[2]->kind != K::String || it[3]->kind != K::String || it[4]->kind != K::Int || it[4]->i < 0)
             return err("malformed storage persistent id");
@@ -352,15 +380,23 @@ private:
         case ')': return push(make(K::Tuple));
         case 0x8f: return push(make(K::Set));  // EMPTY_SET
         case 'N': return push(make(K::None));
-        case 0x88: case 0x89: {  // NEWTRUE / NEWFALSE
+        case 0x88:
+        case 0x89: {  // NEWTRUE / NEWFALSE
             V* x = make(K::Bool);
             if (x) x->b = op == 0x88;
             return push(x);
         }
-        case 'J': if (!need(4)) return false; return pushInt(static_cast<int32_t>(readLE(4)));
-        case 'K': if (!need(1)) return false; return pushInt(static_cast<int64_t>(readLE(1)));
-        case 'M': if (!need(2)) return false; return pushInt(static_cast<int64_t>(readLE(2)));
-        case 0x8a: case 0x8b: {  // LONG1 / LONG4: little-endian two's complement
+        case 'J':
+            if (!need(4)) return false;
+            return pushInt(static_cast<int32_t>(readLE(4)));
+        case 'K':
+            if (!need(1)) return false;
+            return pushInt(static_cast<int64_t>(readLE(1)));
+        case 'M':
+            if (!need(2)) return false;
+            return pushInt(static_cast<int64_t>(readLE(2)));
+        case 0x8a:
+        case 0x8b: {  // LONG1 / LONG4: little-endian two's complement
             size_t w = op == 0x8a ? 1 : 4;
             if (!need(w)) return false;
             uint64_t n = readLE(w);
@@ -379,23 +415,49 @@ private:
             if (x) std::memcpy(&x->f, &bits, 8);
             return push(x);
         }
-        case 0x8c: if (!need(1)) return false; return pushString(K::String, readLE(1));   // SHORT_BINUNICODE
-        case 'X': if (!need(4)) return false; return pushString(K::String, readLE(4));    // BINUNICODE
-        case 0x8d: if (!need(8)) return false; return pushString(K::String, readLE(8));   // BINUNICODE8
-        case 'U': if (!need(1)) return false; return pushString(K::String, readLE(1));    // SHORT_BINSTRING
-        case 'T': if (!need(4)) return false; return pushString(K::String, readLE(4));    // BINSTRING
-        case 'C': if (!need(1)) return false; return pushString(K::Bytes, readLE(1));     // SHORT_BINBYTES
-        case 'B': if (!need(4)) return false; return pushString(K::Bytes, readLE(4));     // BINBYTES
-        case 0x8e: if (!need(8)) return false; return pushString(K::Bytes, readLE(8));    // BINBYTES8
-        case 'q': if (!need(1)) return false; return memoPut(readLE(1));   // BINPUT
-        case 'r': if (!need(4)) return false; return memoPut(readLE(4));   // LONG_BINPUT
-        case 0x94: return memoPut(m_memo.size());                          // MEMOIZE
-        case 'h': if (!need(1)) return false; return memoGet(readLE(1));   // BINGET
-        case 'j': if (!need(4)) return false; return memoGet(readLE(4));   // LONG_BINGET
-        case 't':  // TUPLE
+        case 0x8c:
+            if (!need(1)) return false;
+            return pushString(K::String, readLE(1));  // SHORT_BINUNICODE
+        case 'X':
+            if (!need(4)) return false;
+            return pushString(K::String, readLE(4));  // BINUNICODE
+        case 0x8d:
+            if (!need(8)) return false;
+            return pushString(K::String, readLE(8));  // BINUNICODE8
+        case 'U':
+            if (!need(1)) return false;
+            return pushString(K::String, readLE(1));  // SHORT_BINSTRING
+        case 'T':
+            if (!need(4)) return false;
+            return pushString(K::String, readLE(4));  // BINSTRING
+        case 'C':
+            if (!need(1)) return false;
+            return pushString(K::Bytes, readLE(1));  // SHORT_BINBYTES
+        case 'B':
+            if (!need(4)) return false;
+            return pushString(K::Bytes, readLE(4));  // BINBYTES
+        case 0x8e:
+            if (!need(8)) return false;
+            return pushString(K::Bytes, readLE(8));  // BINBYTES8
+        case 'q':
+            if (!need(1)) return false;
+            return memoPut(readLE(1));  // BINPUT
+        case 'r':
+            if (!need(4)) return false;
+            return memoPut(readLE(4));             // LONG_BINPUT
+        case 0x94: return memoPut(m_memo.size());  // MEMOIZE
+        case 'h':
+            if (!need(1)) return false;
+            return memoGet(readLE(1));  // BINGET
+        case 'j':
+            if (!need(4)) return false;
+            return memoGet(readLE(4));  // LONG_BINGET
+        case 't':                       // TUPLE
             if (!popMark(items)) return false;
             return tupleOf(std::move(items));
-        case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
+        case 0x85:
+        case 0x86:
+        case 0x87: {  // TUPLE1..3
             size_t n = op - 0x84;
             items.resize(n);
             for (size_t k = n; k-- > 0;)
@@ -441,17 +503,20 @@ private:
             for (size_t k = 0; k < items.size(); k += 2)
                 if (!setItem(c, items[k], items[k + 1])) return false;
             return true;
-        case '0': return pop(a);  // POP
+        case '0': return pop(a);          // POP
         case '1': return popMark(items);  // POP_MARK
-        case '2': if (!top(a)) return false; return push(a);  // DUP
-        case 'c': {  // GLOBAL
+        case '2':
+            if (!top(a)) return false;
+            return push(a);  // DUP
+        case 'c': {          // GLOBAL
             std::string module, name;
             if (!readLine(module) || !readLine(name)) return false;
             return global(std::move(module), name);
         }
         case 0x93:  // STACK_GLOBAL
             if (!pop(b) || !pop(a)) return false;
-            if (a->kind != K::String || b->kind != K::String) return err("malformed pickle: STACK_GLOBAL needs two strings");
+            if (a->kind != K::String || b->kind != K::String)
+                return err("malformed pickle: STACK_GLOBAL needs two strings");
             return global(a->s, b->s);
         case 'R':  // REDUCE
             if (!pop(b) || !pop(a)) return false;
@@ -477,7 +542,11 @@ private:
     /// Rejects reference cycles and nesting deeper than maxDepth, so that consumers may recurse.
     bool checkShape(const V* root) {
         std::unordered_map<const V*, int> depth;  // -1: on the current path
-        struct Frame { const V* v; size_t next; int best; };
+        struct Frame {
+            const V* v;
+            size_t next;
+            int best;
+        };
         std::vector<Frame> st;
         auto children = [](const V* v, size_t k) -> const V* {
             if (k < v->items.size()) return v->items[k];
@@ -499,7 +568,10 @@ private:
             }
             auto it = depth.find(ch);
             if (it != depth.end()) {
-                if (it->second < 0) { m_op = m_in.size() - 1; return err("pickle contains a reference cycle"); }
+                if (it->second < 0) {
+                    m_op = m_in.size() - 1;
+                    return err("pickle contains a reference cycle");
+                }
                 f.best = std::max(f.best, it->second);
                 continue;
             }
@@ -525,11 +597,11 @@ private:
     std::optional<Diagnostic> m_err;
 };
 
-} // namespace
+}  // namespace
 
 Expected<PickleResult> unpickle(std::string_view bytes, const std::string& what, const PickleOptions& opts) {
     Machine m(bytes, what, opts);
     return m.run();
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -23,12 +23,21 @@ namespace fxray {
 /// same arena, so cycles and deep nesting cannot make destruction recurse.
 struct PickleValue {
     enum class Kind : uint8_t {
-        None, Bool, Int, Float, String, Bytes, Tuple, List, Dict, Set,
-        Global,      ///< an allowed global not (yet) called: `s` is "module.name"
-        DType,       ///< torch.float32 and friends
-        Storage,     ///< a persistent-id storage reference
-        Tensor,      ///< result of _rebuild_tensor_v2 / _rebuild_parameter
-        GraphModule, ///< result of torch.fx.graph_module.reduce_graph_module (opt-in)
+        None,
+        Bool,
+        Int,
+        Float,
+        String,
+        Bytes,
+        Tuple,
+        List,
+        Dict,
+        Set,
+        Global,       ///< an allowed global not (yet) called: `s` is "module.name"
+        DType,        ///< torch.float32 and friends
+        Storage,      ///< a persistent-id storage reference
+        Tensor,       ///< result of _rebuild_tensor_v2 / _rebuild_parameter
+        GraphModule,  ///< result of torch.fx.graph_module.reduce_graph_module (opt-in)
     };
     Kind kind = Kind::None;
     bool b = false;
@@ -37,7 +46,7 @@ struct PickleValue {
     std::string s;                    ///< String/Bytes contents; Global name; Storage key
     std::vector<PickleValue*> items;  ///< Tuple/List/Set; GraphModule: [attribute dict, import block]
     std::vector<std::pair<PickleValue*, PickleValue*>> entries;  ///< Dict in insertion order
-    DType dtype = DType::Float32;     ///< DType, Storage, Tensor
+    DType dtype = DType::Float32;                                ///< DType, Storage, Tensor
     // Storage: s = key, location, numel (elements of dtype).
     std::string location;
     int64_t numel = 0;
@@ -72,10 +81,9 @@ struct PickleResult {
 
 /// Interprets pickle bytes. `what` names the source ("model.pt:archive/data.pkl") in messages;
 /// every error message carries the byte offset of the opcode at fault.
-Expected<PickleResult> unpickle(std::string_view bytes, const std::string& what,
-                                const PickleOptions& opts = {});
+Expected<PickleResult> unpickle(std::string_view bytes, const std::string& what, const PickleOptions& opts = {});
 
 /// Maps a storage class name ("FloatStorage", "torch.BFloat16Storage") to its dtype.
 std::optional<DType> dtypeFromStorageClass(std::string_view name);
 
-} // namespace fxray
+}  // namespace fxray

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -42,19 +42,24 @@ constexpr int kMaxGraphDepth = 32;  // nesting of as_graph subgraphs
 /// (`input` prints as `input_1 = input`), so the graph names nodes the same way.
 bool isIllegalPyName(std::string_view n) {
     static const std::set<std::string_view> names = {
-        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-        "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-        "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
-        "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
-        "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict",
-        "dir", "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset",
-        "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
-        "issubclass", "iter", "len", "license", "list", "locals", "map", "max", "memoryview", "min",
-        "next", "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range", "repr",
-        "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super",
-        "tuple", "type", "vars", "zip", "__import__", "__build_class__", "__debug__", "__doc__",
-        "__loader__", "__name__", "__package__", "__spec__", "self", "torch", "device", "inf", "nan",
-        "NoneType", "fx_pytree", "pytree",
+        "False",     "None",       "True",       "and",      "as",           "assert",     "async",
+        "await",     "break",      "class",      "continue", "def",          "del",        "elif",
+        "else",      "except",     "finally",    "for",      "from",         "global",     "if",
+        "import",    "in",         "is",         "lambda",   "nonlocal",     "not",        "or",
+        "pass",      "raise",      "return",     "try",      "while",        "with",       "yield",
+        "abs",       "aiter",      "all",        "anext",    "any",          "ascii",      "bin",
+        "bool",      "breakpoint", "bytearray",  "bytes",    "callable",     "chr",        "classmethod",
+        "compile",   "complex",    "copyright",  "credits",  "delattr",      "dict",       "dir",
+        "divmod",    "enumerate",  "eval",       "exec",     "exit",         "filter",     "float",
+        "format",    "frozenset",  "getattr",    "globals",  "hasattr",      "hash",       "help",
+        "hex",       "id",         "input",      "int",      "isinstance",   "issubclass", "iter",
+        "len",       "license",    "list",       "locals",   "map",          "max",        "memoryview",
+        "min",       "next",       "object",     "oct",      "open",         "ord",        "pow",
+        "print",     "property",   "quit",       "range",    "repr",         "reversed",   "round",
+        "set",       "setattr",    "slice",      "sorted",   "staticmethod", "str",        "sum",
+        "super",     "tuple",      "type",       "vars",     "zip",          "__import__", "__build_class__",
+        "__debug__", "__doc__",    "__loader__", "__name__", "__package__",  "__spec__",   "self",
+        "torch",     "device",     "inf",        "nan",      "NoneType",     "fx_pytree",  "pytree",
     };
     return names.count(n) > 0;
 }
@@ -78,7 +83,8 @@ std::string stackSummary(const std::string& trace) {
         if (in == std::string::npos) continue;
         std::string lineno = l.substr(q + 8, in - q - 8);
         if (lineno.empty() || lineno.find_first_not_of("0123456789") != std::string::npos) continue;
-        return "File: " + l.substr(6, q - 6) + ":" + lineno + " in " + l.substr(in + 5) + ", code: " + strip(lines[idx + 1]);
+        return "File: " + l.substr(6, q - 6) + ":" + lineno + " in " + l.substr(in + 5) +
+               ", code: " + strip(lines[idx + 1]);
     }
     return {};
 }
@@ -125,8 +131,10 @@ public:
             if (!convert(o, sc, false, depth, "", a)) return false;
             outs.push_back(std::move(a));
         }
-        if (gj.value("is_single_tensor_return", false) && outs.size() == 1) out->args.push_back(outs[0]);
-        else out->args.push_back(Argument::ofList(std::move(outs), true));
+        if (gj.value("is_single_tensor_return", false) && outs.size() == 1)
+            out->args.push_back(outs[0]);
+        else
+            out->args.push_back(Argument::ofList(std::move(outs), true));
         return true;
     }
 
@@ -166,8 +174,16 @@ private:
     }
 
     static bool symInt(const json& s, int64_t& value, std::string& text) {
-        if (s.contains("as_int")) { value = s.at("as_int").get<int64_t>(); text.clear(); return true; }
-        if (s.contains("as_expr")) { value = -1; text = s.at("as_expr").at("expr_str").get<std::string>(); return true; }
+        if (s.contains("as_int")) {
+            value = s.at("as_int").get<int64_t>();
+            text.clear();
+            return true;
+        }
+        if (s.contains("as_expr")) {
+            value = -1;
+            text = s.at("as_expr").at("expr_str").get<std::string>();
+            return true;
+        }
         return false;
     }
     static std::string symText(const json& s) {
@@ -208,8 +224,10 @@ private:
             int64_t v = 0;
             std::string t;
             const auto& so = tm.at("storage_offset");
-            if (so.is_number_integer()) m.offset = so.get<int64_t>();
-            else if (symInt(so, v, t) && t.empty()) m.offset = v;
+            if (so.is_number_integer())
+                m.offset = so.get<int64_t>();
+            else if (symInt(so, v, t) && t.empty())
+                m.offset = v;
         }
         if (tm.contains("device")) {
             const auto& d = tm.at("device");
@@ -246,7 +264,8 @@ private:
     /// One argument union (`{"as_int": 3}`) to an Argument. `hop`: sequences are tuples, as a
     /// higher-order op's operands are. `comment` is given to get_attr nodes of subgraphs.
     bool convert(const json& aj, Scope& sc, bool hop, int depth, const std::string& comment, Argument& out) {
-        if (!aj.is_object() || aj.size() != 1) return fail("argument is not a one-key union: " + aj.dump().substr(0, 200));
+        if (!aj.is_object() || aj.size() != 1)
+            return fail("argument is not a one-key union: " + aj.dump().substr(0, 200));
         const std::string& k = aj.begin().key();
         const json& v = aj.begin().value();
         auto nodeRef = [&](const std::string& name, Argument& a) {
@@ -255,12 +274,27 @@ private:
             a = Argument::ofNode(n);
             return true;
         };
-        if (k == "as_none") { out = Argument::none(); return true; }
+        if (k == "as_none") {
+            out = Argument::none();
+            return true;
+        }
         if (k == "as_tensor") return nodeRef(v.at("name").get<std::string>(), out);
-        if (k == "as_int") { out = Argument::ofInt(v.get<int64_t>()); return true; }
-        if (k == "as_float") { out = Argument::ofFloat(jsonFloat(v)); return true; }
-        if (k == "as_bool") { out = Argument::ofBool(v.get<bool>()); return true; }
-        if (k == "as_string") { out = Argument::ofString(v.get<std::string>()); return true; }
+        if (k == "as_int") {
+            out = Argument::ofInt(v.get<int64_t>());
+            return true;
+        }
+        if (k == "as_float") {
+            out = Argument::ofFloat(jsonFloat(v));
+            return true;
+        }
+        if (k == "as_bool") {
+            out = Argument::ofBool(v.get<bool>());
+            return true;
+        }
+        if (k == "as_string") {
+            out = Argument::ofString(v.get<std::string>());
+            return true;
+        }
         if (k == "as_scalar_type") {
             auto dt = dtypeFromExportEnum(v.get<int>());
             if (!dt) return fail("unknown scalar type " + v.dump());
@@ -274,8 +308,9 @@ private:
             return true;
         }
         if (k == "as_memory_format") {
-            static const MemoryFormat fmts[] = {MemoryFormat::Contiguous, MemoryFormat::Contiguous, MemoryFormat::ChannelsLast,
-                                                MemoryFormat::ChannelsLast3d, MemoryFormat::Preserve};
+            static const MemoryFormat fmts[] = {MemoryFormat::Contiguous, MemoryFormat::Contiguous,
+                                                MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d,
+                                                MemoryFormat::Preserve};
             int f = v.get<int>();
             if (f < 0 || f > 4) return fail("unknown memory format " + std::to_string(f));
             out = Argument::ofMemoryFormat(fmts[f]);
@@ -290,17 +325,32 @@ private:
         }
         if (k == "as_sym_int" || k == "as_sym_bool" || k == "as_sym_float") {
             if (v.contains("as_name")) return nodeRef(v.at("as_name").get<std::string>(), out);
-            if (v.contains("as_int")) { out = Argument::ofInt(v.at("as_int").get<int64_t>()); return true; }
-            if (v.contains("as_bool")) { out = Argument::ofBool(v.at("as_bool").get<bool>()); return true; }
-            if (v.contains("as_float")) { out = Argument::ofFloat(jsonFloat(v.at("as_float"))); return true; }
+            if (v.contains("as_int")) {
+                out = Argument::ofInt(v.at("as_int").get<int64_t>());
+                return true;
+            }
+            if (v.contains("as_bool")) {
+                out = Argument::ofBool(v.at("as_bool").get<bool>());
+                return true;
+            }
+            if (v.contains("as_float")) {
+                out = Argument::ofFloat(jsonFloat(v.at("as_float")));
+                return true;
+            }
             return fail("unsupported symbolic argument " + v.dump().substr(0, 200));
         }
         if (k == "as_custom_obj") {
-            if (Node* n = ref(sc, v.at("name").get<std::string>())) { out = Argument::ofNode(n); return true; }
+            if (Node* n = ref(sc, v.at("name").get<std::string>())) {
+                out = Argument::ofNode(n);
+                return true;
+            }
             out = Argument::ofString(v.at("name").get<std::string>());
             return true;
         }
-        if (k == "as_operator") { out = Argument::ofString(v.get<std::string>()); return true; }
+        if (k == "as_operator") {
+            out = Argument::ofString(v.get<std::string>());
+            return true;
+        }
         if (k == "as_graph") {
             std::string name = v.at("name").get<std::string>();
             Graph& g = *sc.g;
@@ -318,23 +368,34 @@ private:
         std::vector<Argument> items;
         for (const auto& x : v) {
             Argument a;
-            if (k == "as_tensors") { if (!nodeRef(x.at("name").get<std::string>(), a)) return false; }
-            else if (k == "as_ints") a = Argument::ofInt(x.get<int64_t>());
-            else if (k == "as_floats") a = Argument::ofFloat(jsonFloat(x));
-            else if (k == "as_bools") a = Argument::ofBool(x.get<bool>());
-            else if (k == "as_strings") a = Argument::ofString(x.get<std::string>());
+            if (k == "as_tensors") {
+                if (!nodeRef(x.at("name").get<std::string>(), a)) return false;
+            } else if (k == "as_ints")
+                a = Argument::ofInt(x.get<int64_t>());
+            else if (k == "as_floats")
+                a = Argument::ofFloat(jsonFloat(x));
+            else if (k == "as_bools")
+                a = Argument::ofBool(x.get<bool>());
+            else if (k == "as_strings")
+                a = Argument::ofString(x.get<std::string>());
             else if (k == "as_sym_ints" || k == "as_sym_bools" || k == "as_sym_floats" || k == "as_optional_tensors") {
                 // each element is itself a one-key union
-                if (x.contains("as_none")) a = Argument::none();
+                if (x.contains("as_none"))
+                    a = Argument::none();
                 else if (x.contains("as_tensor")) {
                     if (!nodeRef(x.at("as_tensor").at("name").get<std::string>(), a)) return false;
-                }
-                else if (x.contains("as_name")) { if (!nodeRef(x.at("as_name").get<std::string>(), a)) return false; }
-                else if (x.contains("as_int")) a = Argument::ofInt(x.at("as_int").get<int64_t>());
-                else if (x.contains("as_bool")) a = Argument::ofBool(x.at("as_bool").get<bool>());
-                else if (x.contains("as_float")) a = Argument::ofFloat(jsonFloat(x.at("as_float")));
-                else return fail("unsupported element in '" + k + "': " + x.dump().substr(0, 200));
-            } else return fail("unsupported argument kind '" + k + "'");
+                } else if (x.contains("as_name")) {
+                    if (!nodeRef(x.at("as_name").get<std::string>(), a)) return false;
+                } else if (x.contains("as_int"))
+                    a = Argument::ofInt(x.at("as_int").get<int64_t>());
+                else if (x.contains("as_bool"))
+                    a = Argument::ofBool(x.at("as_bool").get<bool>());
+                else if (x.contains("as_float"))
+                    a = Argument::ofFloat(jsonFloat(x.at("as_float")));
+                else
+                    return fail("unsupported element in '" + k + "': " + x.dump().substr(0, 200));
+            } else
+                return fail("unsupported argument kind '" + k + "'");
             items.push_back(std::move(a));
         }
         out = Argument::ofList(std::move(items), hop);
@@ -382,8 +443,10 @@ private:
                     keyword = hop;
                 }
             }
-            if (keyword) kwargs.emplace_back(argName, std::move(a));
-            else args.push_back(std::move(a));
+            if (keyword)
+                kwargs.emplace_back(argName, std::move(a));
+            else
+                args.push_back(std::move(a));
         }
 
         const json& outs = nj.at("outputs");
@@ -401,7 +464,8 @@ private:
         if (name.empty()) {
             // Archives without node names: FX names a node after its op and overload.
             std::string t = target.rfind("torch.ops.", 0) == 0 ? target.substr(target.find('.', 10) + 1) : target;
-            for (auto& c : t) if (c == '.') c = '_';
+            for (auto& c : t)
+                if (c == '.') c = '_';
             name = t;
         }
         Node* n = g.append(NodeKind::CallFunction, legalName(g, name), target);
@@ -468,7 +532,8 @@ void readSignature(const json& sj, ExportSignature& sig, const Graph& g) {
         if (k == "user_input") {
             in.kind = Kd::UserInput;
             const auto& a = v.at("arg");
-            if (a.contains("as_tensor")) raw = a.at("as_tensor").value("name", "");
+            if (a.contains("as_tensor"))
+                raw = a.at("as_tensor").value("name", "");
             else if (a.contains("as_sym_int") && a.at("as_sym_int").contains("as_name"))
                 raw = a.at("as_sym_int").at("as_name").get<std::string>();
         } else if (k == "parameter") {
@@ -508,8 +573,10 @@ void readSignature(const json& sj, ExportSignature& sig, const Graph& g) {
         o.kind = k;
         if (v.contains("arg")) {
             const auto& a = v.at("arg");
-            if (a.contains("as_tensor")) o.name = a.at("as_tensor").value("name", "");
-            else if (a.contains("name")) o.name = a.value("name", "");
+            if (a.contains("as_tensor"))
+                o.name = a.at("as_tensor").value("name", "");
+            else if (a.contains("name"))
+                o.name = a.value("name", "");
         }
         for (const char* t : {"buffer_name", "parameter_name", "user_input_name"})
             if (v.contains(t)) o.target = v.at(t).get<std::string>();
@@ -517,9 +584,10 @@ void readSignature(const json& sj, ExportSignature& sig, const Graph& g) {
     }
 }
 
-} // namespace
+}  // namespace
 
-Expected<std::unique_ptr<Graph>> readExportedProgramJson(std::string_view text, const std::string& what, Pt2Model* info) {
+Expected<std::unique_ptr<Graph>> readExportedProgramJson(std::string_view text, const std::string& what,
+                                                         Pt2Model* info) {
     json j;
     try {
         j = json::parse(text);
@@ -546,8 +614,9 @@ Expected<std::unique_ptr<Graph>> readExportedProgramJson(std::string_view text, 
         int major = j.at("schema_version").at("major").get<int>();
         int minor = j.at("schema_version").value("minor", 0);
         if (major != kSchemaMajor) {
-            Diagnostic d = makeError("unsupported torch.export schema version " + std::to_string(major) + "." +
-                                     std::to_string(minor) + " (fxray reads major version " + std::to_string(kSchemaMajor) + ")");
+            Diagnostic d =
+                makeError("unsupported torch.export schema version " + std::to_string(major) + "." +
+                          std::to_string(minor) + " (fxray reads major version " + std::to_string(kSchemaMajor) + ")");
             d.file = what;
             return d;
         }
@@ -608,7 +677,10 @@ public:
             std::filesystem::path root = path;
             if (!hasProgram(root)) {
                 for (const auto& e : std::filesystem::directory_iterator(path, ec))
-                    if (e.is_directory() && hasProgram(e.path())) { root = e.path(); break; }
+                    if (e.is_directory() && hasProgram(e.path())) {
+                        root = e.path();
+                        break;
+                    }
             }
             if (!hasProgram(root))
                 return s.error("folder holds no exported program (models/*.json or serialized_exported_program.json)");
@@ -618,7 +690,8 @@ public:
                  it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
                 if (ec) break;
                 if (++count > 100000) return s.error("folder has too many files to be an export archive");
-                if (it->is_regular_file()) s.m_members.push_back(std::filesystem::relative(it->path(), root).generic_string());
+                if (it->is_regular_file())
+                    s.m_members.push_back(std::filesystem::relative(it->path(), root).generic_string());
             }
             return s;
         }
@@ -651,14 +724,20 @@ public:
         uint64_t size = std::filesystem::file_size(p, ec);
         Diagnostic d = makeError("");
         d.file = p.string();
-        if (ec) { d.message = "cannot read: " + ec.message(); return d; }
+        if (ec) {
+            d.message = "cannot read: " + ec.message();
+            return d;
+        }
         if (size > cap) {
             d.message = "file of " + std::to_string(size) + " bytes exceeds the limit of " + std::to_string(cap);
             return d;
         }
         std::ifstream f(p, std::ios::binary);
         std::string out(static_cast<size_t>(size), '\0');
-        if (!f.read(out.data(), static_cast<std::streamsize>(size))) { d.message = "cannot read file"; return d; }
+        if (!f.read(out.data(), static_cast<std::streamsize>(size))) {
+            d.message = "cannot read file";
+            return d;
+        }
         return out;
     }
 
@@ -711,10 +790,12 @@ Status readTensorConfig(const Pt2Source& src, const std::string& dir, const std:
             m.dtype = dtypeFromExportEnum(tmj.at("dtype").get<int>()).value_or(DType::Float32);
             const json& sizes = tmj.at("sizes");
             const json& strides = tmj.at("strides");
-            if (sizes.size() != strides.size() || sizes.size() > 64) return bad(fqn, "sizes and strides differ in length");
+            if (sizes.size() != strides.size() || sizes.size() > 64)
+                return bad(fqn, "sizes and strides differ in length");
             int64_t extent = 0, numel = 1;
             for (size_t k = 0; k < sizes.size(); ++k) {
-                if (!sizes[k].contains("as_int") || !strides[k].contains("as_int")) return bad(fqn, "symbolic weight shape");
+                if (!sizes[k].contains("as_int") || !strides[k].contains("as_int"))
+                    return bad(fqn, "symbolic weight shape");
                 int64_t sz = sizes[k].at("as_int").get<int64_t>(), st = strides[k].at("as_int").get<int64_t>();
                 if (sz < 0 || st < 0 || st > (int64_t(1) << 40) || (sz > 0 && numel > (int64_t(1) << 40) / sz))
                     return bad(fqn, "impossible size or stride");
@@ -757,12 +838,15 @@ Status readTensorConfig(const Pt2Source& src, const std::string& dir, const std:
 /// Pytree leaves of a value, in order (what torch.export flattens positional inputs into).
 void tensorLeaves(const PtContents& pt, const PickleValue* v, std::vector<Tensor>& out, int depth) {
     if (!v || depth > 64) return;
-    if (const Tensor* t = pt.tensorOf(v)) { out.push_back(*t); return; }
+    if (const Tensor* t = pt.tensorOf(v)) {
+        out.push_back(*t);
+        return;
+    }
     for (const PickleValue* x : v->items) tensorLeaves(pt, x, out, depth + 1);
     for (const auto& e : v->entries) tensorLeaves(pt, e.second, out, depth + 1);
 }
 
-} // namespace
+}  // namespace
 
 bool isPt2Folder(const std::filesystem::path& dir) {
     std::error_code ec;
@@ -788,7 +872,10 @@ Expected<Pt2Archive> readPt2Archive(const std::filesystem::path& path) {
     }
 
     // (model name, program member, state dict source)
-    struct Entry { std::string name, json; bool legacy; };
+    struct Entry {
+        std::string name, json;
+        bool legacy;
+    };
     std::vector<Entry> entries;
     for (const auto& m : src.members())
         if (m.rfind("models/", 0) == 0 && m.size() > 12 && m.compare(m.size() - 5, 5, ".json") == 0 &&
@@ -824,7 +911,8 @@ Expected<Pt2Archive> readPt2Archive(const std::filesystem::path& path) {
         } else {
             for (const char* kind : {"weights", "constants"}) {
                 const std::string dir = std::string("data/") + kind + "/";
-                if (auto s = readTensorConfig(src, dir, e.name + "_" + kind + "_config.json", byFqn); !s.ok()) return s.error();
+                if (auto s = readTensorConfig(src, dir, e.name + "_" + kind + "_config.json", byFqn); !s.ok())
+                    return s.error();
             }
         }
         int want = 0, have = 0;
@@ -864,7 +952,8 @@ Expected<Pt2Archive> readPt2Archive(const std::filesystem::path& path) {
             if (!p->meta.empty()) is.meta = p->meta[0];
             lg.inputSpecs.push_back(std::move(is));
         }
-        lg.notes.push_back("torch.export schema " + std::to_string(model.schemaMajor) + "." + std::to_string(model.schemaMinor) +
+        lg.notes.push_back("torch.export schema " + std::to_string(model.schemaMajor) + "." +
+                           std::to_string(model.schemaMinor) +
                            (model.torchVersion.empty() ? std::string() : ", saved by torch " + model.torchVersion));
         finishGraph(lg);
         ar.file.graphs.push_back(std::move(lg));
@@ -879,4 +968,4 @@ Expected<LoadedFile> readPt2(const std::filesystem::path& path) {
     return std::move(a->file);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -86,4 +86,4 @@ Expected<std::unique_ptr<Graph>> readExportedProgramJson(std::string_view json, 
 /// user inputs are too few or too many.
 Expected<std::vector<Value>> completeInputs(const Graph& g, const std::vector<Value>& userInputs);
 
-} // namespace fxray
+}  // namespace fxray

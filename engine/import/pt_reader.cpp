@@ -19,7 +19,8 @@ std::optional<std::string> findRoot(const ZipArchive& zip) {
     for (const auto& m : zip.members()) {
         if (m == "data.pkl") return std::string();
         auto slash = m.find('/');
-        if (slash != std::string::npos && m.compare(slash, std::string::npos, "/data.pkl") == 0) return m.substr(0, slash);
+        if (slash != std::string::npos && m.compare(slash, std::string::npos, "/data.pkl") == 0)
+            return m.substr(0, slash);
     }
     return std::nullopt;
 }
@@ -41,13 +42,14 @@ void flattenInto(const PtContents& pt, const PickleValue* v, const std::string& 
         break;
     case PickleValue::Kind::Tuple:
     case PickleValue::Kind::List:
-        for (size_t i = 0; i < v->items.size(); ++i) flattenInto(pt, v->items[i], join(std::to_string(i)), out, depth + 1);
+        for (size_t i = 0; i < v->items.size(); ++i)
+            flattenInto(pt, v->items[i], join(std::to_string(i)), out, depth + 1);
         break;
     default: break;
     }
 }
 
-} // namespace
+}  // namespace
 
 Expected<PtContents> readPtContents(const ZipArchive& zip, std::string root, const PickleOptions& opts) {
     if (root.empty()) {
@@ -60,7 +62,8 @@ Expected<PtContents> readPtContents(const ZipArchive& zip, std::string root, con
         auto bo = zip.read(prefix + "byteorder", 64);
         if (!bo.ok()) return bo.error();
         if (*bo != "little")
-            return zip.error("byte order '" + *bo + "' is not supported (only little-endian files)", prefix + "byteorder");
+            return zip.error("byte order '" + *bo + "' is not supported (only little-endian files)",
+                             prefix + "byteorder");
     }
     const std::string pklName = prefix + "data.pkl";
     auto pkl = zip.read(pklName, uint64_t(1) << 30);
@@ -87,7 +90,8 @@ Expected<PtContents> readPtContents(const ZipArchive& zip, std::string root, con
             auto have = zip.memberSize(member);
             if (!have) return zip.error("storage '" + s->s + "' is missing from the archive", member);
             if (*have < want)
-                return zip.error("holds " + std::to_string(*have) + " bytes, the pickle needs " + std::to_string(want), member);
+                return zip.error("holds " + std::to_string(*have) + " bytes, the pickle needs " + std::to_string(want),
+                                 member);
             auto bytes = zip.read(member, want);
             if (!bytes.ok()) return bytes.error();
             auto st = std::make_shared<Storage>(static_cast<size_t>(want));
@@ -107,9 +111,10 @@ Expected<PtContents> readPtContentsFile(const std::filesystem::path& path, const
     char magic[4] = {0, 0, 0, 0};
     if (f) f.read(magic, 4);
     if (f && f.gcount() == 4 && std::memcmp(magic, "PK\x03\x04", 4) != 0) {
-        Diagnostic d = makeError(static_cast<unsigned char>(magic[0]) == 0x80
-                                     ? "legacy (non-zip) torch.save format is not supported; re-save with PyTorch >= 1.6"
-                                     : "not a torch.save zip archive");
+        Diagnostic d =
+            makeError(static_cast<unsigned char>(magic[0]) == 0x80
+                          ? "legacy (non-zip) torch.save format is not supported; re-save with PyTorch >= 1.6"
+                          : "not a torch.save zip archive");
         d.file = path.string();
         return d;
     }
@@ -136,4 +141,4 @@ Expected<StateDict> readPtArchive(const ZipArchive& zip, std::string root) {
     return flattenTensors(*pt, pt->root());
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -36,8 +36,7 @@ struct PtContents {
 
 /// Reads the `torch.save` archive rooted at `root` inside `zip` ("" = find the folder holding
 /// `data.pkl`). Storages are read lazily per key and shared between tensors.
-Expected<PtContents> readPtContents(const ZipArchive& zip, std::string root = {},
-                                    const PickleOptions& opts = {});
+Expected<PtContents> readPtContents(const ZipArchive& zip, std::string root = {}, const PickleOptions& opts = {});
 /// Opens a `.pt` file and reads it (a Diagnostic for legacy non-zip files).
 Expected<PtContents> readPtContentsFile(const std::filesystem::path& path, const PickleOptions& opts = {});
 
@@ -51,4 +50,4 @@ Expected<StateDict> readPt(const std::filesystem::path& path);
 /// The same, from an open archive (`root` as for readPtContents).
 Expected<StateDict> readPtArchive(const ZipArchive& zip, std::string root = {});
 
-} // namespace fxray
+}  // namespace fxray

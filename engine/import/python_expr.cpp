@@ -60,10 +60,10 @@ std::optional<bool> pyBool(const PyExpr& e) {
 }
 
 PyExprParser::PyExprParser(const std::vector<PyToken>& tokens, size_t begin, size_t end)
-    : m_t(tokens), m_pos(begin), m_end(end) {}
+        : m_t(tokens), m_pos(begin), m_end(end) {}
 
 PyExprParser::PyExprParser(const std::vector<PyToken>& tokens)
-    : PyExprParser(tokens, 0, tokens.empty() ? 0 : tokens.size() - 1) {}
+        : PyExprParser(tokens, 0, tokens.empty() ? 0 : tokens.size() - 1) {}
 
 bool PyExprParser::parseAll(PyExpr& out) {
     if (!parseOne(out)) return false;
@@ -117,15 +117,15 @@ namespace {
 int precedence(const PyToken& t) {
     if (t.kind != PyToken::Kind::Op) return 0;
     static const std::pair<std::string_view, int> table[] = {
-        {"<", 1}, {"<=", 1}, {">", 1}, {">=", 1}, {"==", 1}, {"!=", 1}, {"|", 2}, {"^", 3}, {"&", 4},
-        {"<<", 5}, {">>", 5}, {"+", 6}, {"-", 6}, {"*", 7}, {"/", 7}, {"//", 7}, {"%", 7}, {"@", 7},
+        {"<", 1},  {"<=", 1}, {">", 1}, {">=", 1}, {"==", 1}, {"!=", 1}, {"|", 2},  {"^", 3}, {"&", 4},
+        {"<<", 5}, {">>", 5}, {"+", 6}, {"-", 6},  {"*", 7},  {"/", 7},  {"//", 7}, {"%", 7}, {"@", 7},
     };
     for (const auto& [op, p] : table)
         if (t.text == op) return p;
     return 0;
 }
 
-} // namespace
+}  // namespace
 
 /// Precedence climbing: left-associative operators of at least `minPrecedence`.
 bool PyExprParser::binary(PyExpr& out, int minPrecedence) {
@@ -238,7 +238,10 @@ bool PyExprParser::callArgs(PyExpr& call) {
             if (!expr(value)) return false;
             call.items.push_back(std::move(value));
         }
-        if (atOp(",")) { ++m_pos; continue; }
+        if (atOp(",")) {
+            ++m_pos;
+            continue;
+        }
         if (!atOp(")")) return fail(peek(), atEnd() ? "unclosed '('" : "expected ',' or ')' in call");
     }
     ++m_pos;
@@ -281,8 +284,10 @@ bool PyExprParser::sliceItem(PyExpr& out) {
         return n;
     };
     PyExpr first;
-    if (atOp(":")) first = none();
-    else if (!expr(first)) return false;
+    if (atOp(":"))
+        first = none();
+    else if (!expr(first))
+        return false;
     if (!atOp(":")) {
         out = std::move(first);
         return true;
@@ -320,16 +325,32 @@ bool PyExprParser::atom(PyExpr& out) {
     out.line = t.line;
     out.column = t.column;
     switch (t.kind) {
-    case PyToken::Kind::Name: out.kind = PyExpr::Kind::Name; out.text = t.text; ++m_pos; return true;
-    case PyToken::Kind::Int: out.kind = PyExpr::Kind::Int; out.text = t.text; ++m_pos; return true;
-    case PyToken::Kind::Float: out.kind = PyExpr::Kind::Float; out.text = t.text; ++m_pos; return true;
+    case PyToken::Kind::Name:
+        out.kind = PyExpr::Kind::Name;
+        out.text = t.text;
+        ++m_pos;
+        return true;
+    case PyToken::Kind::Int:
+        out.kind = PyExpr::Kind::Int;
+        out.text = t.text;
+        ++m_pos;
+        return true;
+    case PyToken::Kind::Float:
+        out.kind = PyExpr::Kind::Float;
+        out.text = t.text;
+        ++m_pos;
+        return true;
     case PyToken::Kind::String:
         out.kind = PyExpr::Kind::String;
         // Adjacent literals are one string, as in Python.
         while (!atEnd() && peek().kind == PyToken::Kind::String) out.text += m_t[m_pos++].text;
         return true;
     case PyToken::Kind::Op:
-        if (t.text == "...") { out.kind = PyExpr::Kind::Ellipsis; ++m_pos; return true; }
+        if (t.text == "...") {
+            out.kind = PyExpr::Kind::Ellipsis;
+            ++m_pos;
+            return true;
+        }
         if (t.text == "(" || t.text == "[") return sequence(out, t);
         if (t.text == "{") return dict(out, t);
         return fail(t, "unexpected '" + t.text + "'");
@@ -349,7 +370,11 @@ bool PyExprParser::sequence(PyExpr& out, const PyToken& open) {
         PyExpr e;
         if (!expr(e)) return false;
         out.items.push_back(std::move(e));
-        if (atOp(",")) { sawComma = true; ++m_pos; continue; }
+        if (atOp(",")) {
+            sawComma = true;
+            ++m_pos;
+            continue;
+        }
         if (!atOp(close)) return fail(peek(), std::string("expected ',' or '") + close + "'");
     }
     ++m_pos;
@@ -375,11 +400,14 @@ bool PyExprParser::dict(PyExpr& out, const PyToken& open) {
         if (!expr(value)) return false;
         out.items.push_back(std::move(key));
         out.items.push_back(std::move(value));
-        if (atOp(",")) { ++m_pos; continue; }
+        if (atOp(",")) {
+            ++m_pos;
+            continue;
+        }
         if (!atOp("}")) return fail(peek(), "expected ',' or '}'");
     }
     ++m_pos;
     return nest(out);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -104,4 +104,4 @@ private:
     PySyntaxError m_err;
 };
 
-} // namespace fxray
+}  // namespace fxray

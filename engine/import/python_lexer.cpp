@@ -7,7 +7,7 @@ namespace fxray {
 namespace {
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-} // namespace
+}  // namespace
 
 bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::vector<PyToken>& out,
                    PySyntaxError& error) {
@@ -20,7 +20,10 @@ bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::
     while (i < n) {
         char c = line[i];
         int col = firstColumn + static_cast<int>(i);
-        if (c == ' ' || c == '\t' || c == '\r') { ++i; continue; }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++i;
+            continue;
+        }
         if (c == '#') break;  // comment to end of line
         PyToken t;
         t.line = lineNumber;
@@ -80,12 +83,19 @@ bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::
                     case '\\': s += '\\'; break;
                     case '\'': s += '\''; break;
                     case '"': s += '"'; break;
-                    default: s += '\\'; s += e; break;
+                    default:
+                        s += '\\';
+                        s += e;
+                        break;
                     }
                     j += 2;
                     continue;
                 }
-                if (d == q) { closed = true; ++j; break; }
+                if (d == q) {
+                    closed = true;
+                    ++j;
+                    break;
+                }
                 s += d;
                 ++j;
             }
@@ -95,15 +105,24 @@ bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::
             i = j;
         } else {
             static const char* ops3[] = {"**=", "//=", "...", ">>=", "<<="};
-            static const char* ops2[] = {"**", "//", "<=", ">=", "==", "!=", "->", "<<", ">>",
-                                         "+=", "-=", "*=", "/="};
+            static const char* ops2[] = {"**", "//", "<=", ">=", "==", "!=", "->", "<<", ">>", "+=", "-=", "*=", "/="};
             t.kind = PyToken::Kind::Op;
             bool matched = false;
             for (const char* o : ops3)
-                if (line.substr(i, 3) == o) { t.text = o; i += 3; matched = true; break; }
+                if (line.substr(i, 3) == o) {
+                    t.text = o;
+                    i += 3;
+                    matched = true;
+                    break;
+                }
             if (!matched)
                 for (const char* o : ops2)
-                    if (line.substr(i, 2) == o) { t.text = o; i += 2; matched = true; break; }
+                    if (line.substr(i, 2) == o) {
+                        t.text = o;
+                        i += 2;
+                        matched = true;
+                        break;
+                    }
             if (!matched) {
                 static const std::string_view singles = "()[]{},:;.=+-*/%@<>~&|^";
                 if (singles.find(c) == std::string_view::npos)
@@ -127,8 +146,10 @@ std::pair<std::string_view, std::string_view> splitPythonComment(std::string_vie
     for (size_t i = 0; i < line.size(); ++i) {
         char c = line[i];
         if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote) quote = 0;
+            if (c == '\\')
+                ++i;
+            else if (c == quote)
+                quote = 0;
         } else if (c == '\'' || c == '"') {
             quote = c;
         } else if (c == '#') {
@@ -140,4 +161,4 @@ std::pair<std::string_view, std::string_view> splitPythonComment(std::string_vie
     return {line, {}};
 }
 
-} // namespace fxray
+}  // namespace fxray

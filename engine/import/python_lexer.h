@@ -34,4 +34,4 @@ bool lexPythonLine(std::string_view line, int lineNumber, int firstColumn, std::
 /// the comment without its '#' and leading spaces, empty when there is none).
 std::pair<std::string_view, std::string_view> splitPythonComment(std::string_view line);
 
-} // namespace fxray
+}  // namespace fxray

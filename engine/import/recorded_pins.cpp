@@ -37,4 +37,4 @@ std::optional<std::map<std::string, Value>> recordedRandomPins(const Graph& g, c
     return pins;
 }
 
-} // namespace fxray
+}  // namespace fxray

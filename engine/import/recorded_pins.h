@@ -25,4 +25,4 @@ std::set<std::string> randomDerived(const Graph& g);
 /// nullopt when forward.py or its outputs cannot be read.
 std::optional<std::map<std::string, Value>> recordedRandomPins(const Graph& g, const std::filesystem::path& dir);
 
-} // namespace fxray
+}  // namespace fxray

@@ -170,8 +170,10 @@ Status parseStorage(const Call& call, const std::string& var, const LineCtx& c,
     StorageInfo s;
     if (call.args.size() < 2) return lineError(c, call.column(), "reader.storage needs a hash and a byte count");
     const PyExpr& h = *call.args[0];
-    if (h.kind == PyExpr::Kind::String) s.hash = h.text;
-    else if (!h.isName("None")) return lineError(c, h.column, "storage hash must be a string or None");
+    if (h.kind == PyExpr::Kind::String)
+        s.hash = h.text;
+    else if (!h.isName("None"))
+        return lineError(c, h.column, "storage hash must be a string or None");
     const PyExpr& n = *call.args[1];
     auto nbytes = extent(n);
     if (!nbytes) return lineError(c, n.column, "storage byte count must be a non-negative integer");
@@ -208,7 +210,8 @@ Expected<InputSpec> parseTensor(const Call& call, std::string_view comment, cons
         return lineError(c, (*call.args[1]).column, "tensor shape must be a tuple of non-negative integers");
     if (call.args.size() > 2) {
         if (!intList((*call.args[2]), m.strides) || m.strides.size() != m.shape.size())
-            return lineError(c, (*call.args[2]).column, "tensor stride must be a tuple of non-negative integers, one per dimension");
+            return lineError(c, (*call.args[2]).column,
+                             "tensor stride must be a tuple of non-negative integers, one per dimension");
     } else {
         m.strides = TensorMeta::contiguousStrides(m.shape);
     }
@@ -226,7 +229,8 @@ Expected<InputSpec> parseTensor(const Call& call, std::string_view comment, cons
         if (auto b = pyBool(*rg)) spec.requiresGrad = *b;
     int64_t numel = 1;
     for (int64_t s : m.shape) {
-        if (s != 0 && numel > kMaxExtent / s) return lineError(c, (*call.args[1]).column, "tensor has too many elements");
+        if (s != 0 && numel > kMaxExtent / s)
+            return lineError(c, (*call.args[1]).column, "tensor has too many elements");
         numel *= s;
     }
     int64_t bytes = extentBytes(m);
@@ -242,7 +246,7 @@ Expected<InputSpec> parseTensor(const Call& call, std::string_view comment, cons
     return spec;
 }
 
-} // namespace
+}  // namespace
 
 bool looksLikeRepro(std::string_view text) {
     size_t p = text.find("def load_args(");
@@ -278,7 +282,10 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
             }
             break;
         }
-        if (body.rfind("\"\"\"", 0) == 0) { inDump = !inDump; continue; }
+        if (body.rfind("\"\"\"", 0) == 0) {
+            inDump = !inDump;
+            continue;
+        }
         if (inDump) continue;
         auto [code, comment] = splitPythonComment(body);
         while (!code.empty() && code.back() == ' ') code.remove_suffix(1);
@@ -305,11 +312,13 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
         PyExprParser p(toks, first, toks.size() - 1);
         if (!p.parseOne(e)) return lineError(c, p.error().column, p.error().message);
         if (!p.atEnd()) return lineError(c, p.peek().column, "unexpected text after the call");
-        if (const PyExpr* huge = hugeInt(e)) return lineError(c, huge->column, "integer '" + huge->text + "' out of range");
+        if (const PyExpr* huge = hugeInt(e))
+            return lineError(c, huge->column, "integer '" + huge->text + "' out of range");
         auto call = asCall(e);
         if (!call) return lineError(c, e.column, "expected a reader.storage/tensor/symint call in load_args");
         if (call->name == "reader.storage") {
-            if (target.empty()) return lineError(c, call->column(), "reader.storage result must be assigned to a variable");
+            if (target.empty())
+                return lineError(c, call->column(), "reader.storage result must be assigned to a variable");
             auto st = parseStorage(*call, target, c, storages);
             if (!st.ok()) return st.error();
         } else if (call->name == "reader.tensor") {
@@ -327,7 +336,8 @@ Expected<std::vector<InputSpec>> parseLoadArgs(std::string_view text, const std:
             spec.name = std::string(comment.substr(0, end));
             specs.push_back(std::move(spec));
         } else if (call->name == "reader.const") {
-            std::string name = !call->args.empty() && call->args[0]->kind == PyExpr::Kind::String ? call->args[0]->text : "?";
+            std::string name =
+                !call->args.empty() && call->args[0]->kind == PyExpr::Kind::String ? call->args[0]->text : "?";
             warnings.push_back(where(c) + "input '" + name +
                                "' was filtered out as a constant during compilation; it has no input spec");
         } else {
@@ -351,20 +361,24 @@ std::optional<TensorMeta> factoryMeta(const PyExpr& e) {
     if (v->receiver) {  // method on a tensor: .cuda(), .to(...), .contiguous()
         auto m = factoryMeta(*v->receiver);
         if (!m) return m;
-        if (name == ".cuda") { m->device = Device{"cuda", 0}; }
-        else if (name == ".cpu") { m->device = Device{}; }
-        else if (name == ".to") {
+        if (name == ".cuda") {
+            m->device = Device{"cuda", 0};
+        } else if (name == ".cpu") {
+            m->device = Device{};
+        } else if (name == ".to") {
             for (const PyExpr* a : v->args) {
                 if (auto d = deviceOf(*a)) m->device = *d;
                 if (auto t = dtypeOf(*a)) m->dtype = *t;
             }
-            if (const PyExpr* d = v->kw("device")) if (auto dev = deviceOf(*d)) m->device = *dev;
-            if (const PyExpr* t = v->kw("dtype")) if (auto dt = dtypeOf(*t)) m->dtype = *dt;
+            if (const PyExpr* d = v->kw("device"))
+                if (auto dev = deviceOf(*d)) m->device = *dev;
+            if (const PyExpr* t = v->kw("dtype"))
+                if (auto dt = dtypeOf(*t)) m->dtype = *dt;
         }
         return m;
     }
-    static const char* factories[] = {"torch.randn", "torch.rand", "torch.empty", "torch.zeros", "torch.ones",
-                                      "torch.full"};
+    static const char* factories[] = {"torch.randn", "torch.rand", "torch.empty",
+                                      "torch.zeros", "torch.ones", "torch.full"};
     bool known = false;
     for (const char* f : factories) known = known || name == f;
     if (!known || v->args.empty()) return std::nullopt;
@@ -373,8 +387,10 @@ std::optional<TensorMeta> factoryMeta(const PyExpr& e) {
         // torch.randn(2, 3): sizes as separate arguments (not for torch.full)
         if (name == "torch.full") return std::nullopt;
         for (const PyExpr* x : v->args)
-            if (auto size = extent(*x)) m.shape.push_back(*size);
-            else return std::nullopt;
+            if (auto size = extent(*x))
+                m.shape.push_back(*size);
+            else
+                return std::nullopt;
     }
     m.strides = TensorMeta::contiguousStrides(m.shape);
     if (const PyExpr* t = v->kw("dtype")) {
@@ -422,7 +438,7 @@ std::map<std::string, TensorMeta> declaredAttributes(const std::vector<std::stri
     return out;
 }
 
-} // namespace
+}  // namespace
 
 Expected<LoadedGraph> readReproText(std::string_view text, const std::string& fileName,
                                     std::vector<std::string>& warnings, int lineOffset) {
@@ -520,4 +536,4 @@ Expected<LoadedFile> readRepro(const std::filesystem::path& path) {
     return f;
 }
 
-} // namespace fxray
+}  // namespace fxray

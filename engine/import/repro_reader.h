@@ -38,4 +38,4 @@ Expected<LoadedGraph> readReproText(std::string_view text, const std::string& fi
 /// Inductor's `fx_graph_runnable.py` the AOT stage its debug folder's name implies.
 Expected<LoadedFile> readRepro(const std::filesystem::path& path);
 
-} // namespace fxray
+}  // namespace fxray

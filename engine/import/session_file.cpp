@@ -18,10 +18,10 @@ using json = nlohmann::json;
 namespace {
 
 /// Calls f(path, graph) for g and every subgraph below it ("" for g, "a/b" below).
-void forEachGraph(const Graph& g, const std::string& path, const std::function<void(const std::string&, const Graph&)>& f) {
+void forEachGraph(const Graph& g, const std::string& path,
+                  const std::function<void(const std::string&, const Graph&)>& f) {
     f(path, g);
-    for (const auto& [name, sub] : g.subgraphs())
-        forEachGraph(*sub, path.empty() ? name : path + "/" + name, f);
+    for (const auto& [name, sub] : g.subgraphs()) forEachGraph(*sub, path.empty() ? name : path + "/" + name, f);
 }
 
 Graph* subgraphAt(Graph& g, const std::string& path) {
@@ -35,16 +35,23 @@ Graph* subgraphAt(Graph& g, const std::string& path) {
 
 json specToJson(const InputSpec& s) {
     json j{{"name", s.name}};
-    if (s.isSymInt) j["symint"] = s.symValue;
-    else j["tensor"] = s.meta.annotation();
+    if (s.isSymInt)
+        j["symint"] = s.symValue;
+    else
+        j["tensor"] = s.meta.annotation();
     if (s.requiresGrad) j["requires_grad"] = true;
     return j;
 }
 
 json stateToJson(const SessionState& s) {
-    return json{{"graph", s.graph},       {"pipeline", s.pipeline},         {"pass", s.passIndex},
-                {"selection", s.selection}, {"memory_budget", s.memoryBudget}, {"skip", s.skippedPasses},
-                {"node_notes", s.nodeNotes}, {"view", s.view}};
+    return json{{"graph", s.graph},
+                {"pipeline", s.pipeline},
+                {"pass", s.passIndex},
+                {"selection", s.selection},
+                {"memory_budget", s.memoryBudget},
+                {"skip", s.skippedPasses},
+                {"node_notes", s.nodeNotes},
+                {"view", s.view}};
 }
 
 /// Reads the fields it knows; wrong types are ignored (the state is a convenience, not data).
@@ -87,7 +94,7 @@ Diagnostic sessionError(const std::filesystem::path& p, const std::string& membe
     return d;
 }
 
-} // namespace
+}  // namespace
 
 Status saveSession(const std::filesystem::path& path, const LoadedFile& file, const SessionState& state) {
     ZipWriter zip;
@@ -96,7 +103,8 @@ Status saveSession(const std::filesystem::path& path, const LoadedFile& file, co
         const LoadedGraph& lg = file.graphs[k];
         const std::string member = "graphs/" + std::to_string(k) + ".py";
         zip.add(member, printGraph(*lg.graph));
-        json jg{{"id", lg.id}, {"stage", lg.stage}, {"compile_id", lg.compileId}, {"file", member}, {"notes", lg.notes}};
+        json jg{
+            {"id", lg.id}, {"stage", lg.stage}, {"compile_id", lg.compileId}, {"file", member}, {"notes", lg.notes}};
         json specs = json::array();
         for (const auto& s : lg.inputSpecs) specs.push_back(specToJson(s));
         jg["inputs"] = std::move(specs);
@@ -106,9 +114,13 @@ Status saveSession(const std::filesystem::path& path, const LoadedFile& file, co
             for (const auto& [name, t] : g.constants) {
                 const std::string cm = "constants/" + std::to_string(k) + "/" + std::to_string(n++) + ".npy";
                 zip.add(cm, encodeNpy(t));
-                consts.push_back(json{{"name", name}, {"graph", sub}, {"file", cm},
-                                      {"dtype", std::string(dtypeTorchName(t.dtype()))}, {"shape", t.shape()},
-                                      {"strides", t.meta.strides}, {"offset", t.meta.offset}});
+                consts.push_back(json{{"name", name},
+                                      {"graph", sub},
+                                      {"file", cm},
+                                      {"dtype", std::string(dtypeTorchName(t.dtype()))},
+                                      {"shape", t.shape()},
+                                      {"strides", t.meta.strides},
+                                      {"offset", t.meta.offset}});
             }
         });
         jg["constants"] = std::move(consts);
@@ -121,14 +133,10 @@ Status saveSession(const std::filesystem::path& path, const LoadedFile& file, co
         zip.add(member, a.text);
         arts.push_back(json{{"compile_id", a.compileId}, {"name", a.name}, {"encoding", a.encoding}, {"file", member}});
     }
-    json top{{"format", "fxray-session"},
-             {"version", kSessionVersion},
-             {"fxray", FXRAY_VERSION},
-             {"source", {{"path", file.path.string()}, {"format", file.format}}},
-             {"graphs", std::move(graphs)},
-             {"artifacts", std::move(arts)},
-             {"warnings", file.warnings},
-             {"state", stateToJson(state)}};
+    json top{{"format", "fxray-session"},   {"version", kSessionVersion},
+             {"fxray", FXRAY_VERSION},      {"source", {{"path", file.path.string()}, {"format", file.format}}},
+             {"graphs", std::move(graphs)}, {"artifacts", std::move(arts)},
+             {"warnings", file.warnings},   {"state", stateToJson(state)}};
     // First member, so a reader (and `unzip -l`) sees at once what the archive is.
     zip.prepend("session.json", top.dump(1));
     return zip.write(path);
@@ -150,12 +158,12 @@ Expected<LoadedSession> readSession(const ZipArchive* z, const std::filesystem::
     if (top.value("format", std::string()) != "fxray-session")
         return sessionError(path, "session.json", "\"format\" is not \"fxray-session\"");
     auto ver = top.find("version");
-    if (ver == top.end() || !ver->is_number_integer())
-        return sessionError(path, "session.json", "missing \"version\"");
+    if (ver == top.end() || !ver->is_number_integer()) return sessionError(path, "session.json", "missing \"version\"");
     if (ver->get<int>() > kSessionVersion || ver->get<int>() < 1)
-        return sessionError(path, "session.json", "session format version " + std::to_string(ver->get<int>()) +
-                                                      " is not supported by this fxray (it reads version " +
-                                                      std::to_string(kSessionVersion) + "); update fxray");
+        return sessionError(path, "session.json",
+                            "session format version " + std::to_string(ver->get<int>()) +
+                                " is not supported by this fxray (it reads version " + std::to_string(kSessionVersion) +
+                                "); update fxray");
     LoadedSession out;
     out.file.path = path;
     out.file.format = "session";
@@ -164,7 +172,8 @@ Expected<LoadedSession> readSession(const ZipArchive* z, const std::filesystem::
         out.sourceFormat = src->value("format", std::string());
     }
     auto graphs = top.find("graphs");
-    if (graphs == top.end() || !graphs->is_array()) return sessionError(path, "session.json", "missing \"graphs\" list");
+    if (graphs == top.end() || !graphs->is_array())
+        return sessionError(path, "session.json", "missing \"graphs\" list");
     for (size_t k = 0; k < graphs->size(); ++k) {
         const json& jg = (*graphs)[k];
         const std::string where = "graphs[" + std::to_string(k) + "]";
@@ -221,7 +230,8 @@ Expected<LoadedSession> readSession(const ZipArchive* z, const std::filesystem::
                 } else if (auto m = parseAnnotation(js.value("tensor", std::string()))) {
                     s.meta = *m;
                 } else {
-                    return sessionError(path, "session.json", where + ": input spec '" + s.name + "' has no valid \"tensor\"");
+                    return sessionError(path, "session.json",
+                                        where + ": input spec '" + s.name + "' has no valid \"tensor\"");
                 }
                 s.requiresGrad = js.value("requires_grad", false);
                 lg.inputSpecs.push_back(std::move(s));
@@ -250,7 +260,7 @@ Expected<LoadedSession> readSession(const ZipArchive* z, const std::filesystem::
     return out;
 }
 
-} // namespace
+}  // namespace
 
 Expected<LoadedSession> loadSession(const std::filesystem::path& path) {
     auto z = ZipArchive::open(path);
@@ -264,4 +274,4 @@ Expected<LoadedSession> loadSessionBuffer(std::string bytes, const std::string& 
     return readSession(&*z, name);
 }
 
-} // namespace fxray
+}  // namespace fxray

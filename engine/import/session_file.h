@@ -54,4 +54,4 @@ Expected<LoadedSession> loadSessionBuffer(std::string bytes, const std::string& 
 /// True when the zip at `path` has a session.json member (cheap: reads the directory only).
 bool isSessionFile(const std::filesystem::path& path);
 
-} // namespace fxray
+}  // namespace fxray

@@ -10,16 +10,16 @@
 namespace fxray {
 
 struct SessionState {
-    std::string graph;     ///< LoadedGraph::id of the current graph ("" = the default choice)
-    std::string pipeline;  ///< pipeline last compiled ("" = none)
-    int passIndex = -1;    ///< pass looked at in that pipeline's trace (-1 = before the first)
-    std::vector<std::string> selection;      ///< selected node names
-    double memoryBudget = 1.0;               ///< partitioner budget
-    std::vector<std::string> skippedPasses;  ///< `--skip` list in effect
+    std::string graph;                             ///< LoadedGraph::id of the current graph ("" = the default choice)
+    std::string pipeline;                          ///< pipeline last compiled ("" = none)
+    int passIndex = -1;                            ///< pass looked at in that pipeline's trace (-1 = before the first)
+    std::vector<std::string> selection;            ///< selected node names
+    double memoryBudget = 1.0;                     ///< partitioner budget
+    std::vector<std::string> skippedPasses;        ///< `--skip` list in effect
     std::map<std::string, std::string> nodeNotes;  ///< node name -> the user's note
     /// View settings of the GUI (zoom, colouring mode, ...), kept verbatim as strings so that a
     /// newer GUI's keys survive a round trip through an older one.
     std::map<std::string, std::string> view;
 };
 
-} // namespace fxray
+}  // namespace fxray

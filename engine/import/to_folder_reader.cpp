@@ -28,8 +28,8 @@ struct ModuleRepr {
 /// Everything `__init__` says.
 struct InitInfo {
     std::vector<std::pair<std::string, std::string>> pickledModules;  ///< attribute -> file name, in file order
-    std::map<std::string, ModuleRepr> modules;          ///< attribute -> repr
-    std::vector<std::string> ignored;                   ///< lines not understood
+    std::map<std::string, ModuleRepr> modules;                        ///< attribute -> repr
+    std::vector<std::string> ignored;                                 ///< lines not understood
 };
 
 /// Reads the `__init__` body of the first class in module.py.
@@ -52,7 +52,10 @@ InitInfo readInit(const std::string& text) {
         if (static_cast<int>(ind) <= defIndent) break;
         std::vector<PyToken> toks;
         PySyntaxError err;
-        if (!lexPythonLine(body, 0, 1, toks, err)) { info.ignored.push_back(body); continue; }
+        if (!lexPythonLine(body, 0, 1, toks, err)) {
+            info.ignored.push_back(body);
+            continue;
+        }
         if (body.rfind("super().__init__(", 0) == 0 || body.rfind("self.load_state_dict(", 0) == 0) continue;
         if (body.rfind("setattr(self,", 0) == 0) {
             // setattr(self, 'name', torch.load(r'/abs/path/name.pt', weights_only=False))
@@ -111,7 +114,10 @@ std::string stripTypeAnnotations(const std::string& text) {
     std::istringstream is(text);
     for (std::string line; std::getline(is, line);) {
         size_t ind = line.find_first_not_of(' ');
-        if (ind == std::string::npos || line.compare(ind, 12, "def forward(") != 0) { out += line + "\n"; continue; }
+        if (ind == std::string::npos || line.compare(ind, 12, "def forward(") != 0) {
+            out += line + "\n";
+            continue;
+        }
         size_t open = ind + 11;
         // Find the closing parenthesis and the top-level commas, skipping strings and brackets.
         std::vector<size_t> commas;
@@ -120,17 +126,36 @@ std::string stripTypeAnnotations(const std::string& text) {
         char quote = 0;
         for (size_t k = open; k < line.size(); ++k) {
             char c = line[k];
-            if (quote) { if (c == '\\') ++k; else if (c == quote) quote = 0; continue; }
-            if (c == '\'' || c == '"') quote = c;
-            else if (c == '(' || c == '[' || c == '{') ++depth;
-            else if (c == ')' || c == ']' || c == '}') { if (--depth == 0) { close = k; break; } }
-            else if (c == ',' && depth == 1) commas.push_back(k);
+            if (quote) {
+                if (c == '\\')
+                    ++k;
+                else if (c == quote)
+                    quote = 0;
+                continue;
+            }
+            if (c == '\'' || c == '"')
+                quote = c;
+            else if (c == '(' || c == '[' || c == '{')
+                ++depth;
+            else if (c == ')' || c == ']' || c == '}') {
+                if (--depth == 0) {
+                    close = k;
+                    break;
+                }
+            } else if (c == ',' && depth == 1)
+                commas.push_back(k);
         }
-        if (close == std::string::npos) { out += line + "\n"; continue; }
+        if (close == std::string::npos) {
+            out += line + "\n";
+            continue;
+        }
         std::vector<std::string> params;
         size_t from = open + 1;
         commas.push_back(close);
-        for (size_t c : commas) { params.push_back(line.substr(from, c - from)); from = c + 1; }
+        for (size_t c : commas) {
+            params.push_back(line.substr(from, c - from));
+            from = c + 1;
+        }
         std::string sig = line.substr(0, open + 1);
         for (size_t k = 0; k < params.size(); ++k) {
             std::string prm = params[k];
@@ -227,19 +252,32 @@ bool lowerModuleCall(Graph& g, Node* n, const ModuleRepr& m, std::vector<std::st
         target = "torch.ops.aten.conv" + std::to_string(dims) + "d." + (padString ? "padding" : "default");
         Argument padArg = padString ? Argument::ofString(pad->text) : intList(intsOf(pad, dims, 0));
         const PyExpr* groups = m.get("groups", 6);
-        args = {x, param("weight"), param("bias"), intList(intsOf(m.get("stride", 3), dims, 1)), padArg,
-                intList(intsOf(m.get("dilation", 5), dims, 1)), Argument::ofInt(intOf(groups, 1))};
+        args = {x,
+                param("weight"),
+                param("bias"),
+                intList(intsOf(m.get("stride", 3), dims, 1)),
+                padArg,
+                intList(intsOf(m.get("dilation", 5), dims, 1)),
+                Argument::ofInt(intOf(groups, 1))};
     } else if (c == "BatchNorm1d" || c == "BatchNorm2d" || c == "BatchNorm3d") {
         // A freshly built FxModule is in training mode, which is how it would run.
         target = "torch.ops.aten.batch_norm.default";
-        args = {x, param("weight"), param("bias"), param("running_mean"), param("running_var"), Argument::ofBool(true),
-                Argument::ofFloat(numOf(m.get("momentum"), 0.1)), Argument::ofFloat(numOf(m.get("eps"), 1e-5)),
+        args = {x,
+                param("weight"),
+                param("bias"),
+                param("running_mean"),
+                param("running_var"),
+                Argument::ofBool(true),
+                Argument::ofFloat(numOf(m.get("momentum"), 0.1)),
+                Argument::ofFloat(numOf(m.get("eps"), 1e-5)),
                 Argument::ofBool(false)};
-        notes.push_back("self." + prefix + " (" + c + ") runs in training mode, as a freshly constructed FxModule does");
+        notes.push_back("self." + prefix + " (" + c +
+                        ") runs in training mode, as a freshly constructed FxModule does");
     } else if (c == "LayerNorm") {
         target = "torch.ops.aten.layer_norm.default";
         const PyExpr* shape = m.get("normalized_shape", 0);
-        args = {x, intList(intsOf(shape, 1, 0)), param("weight"), param("bias"), Argument::ofFloat(numOf(m.get("eps", 1), 1e-5))};
+        args = {x, intList(intsOf(shape, 1, 0)), param("weight"), param("bias"),
+                Argument::ofFloat(numOf(m.get("eps", 1), 1e-5))};
     } else if (c == "ReLU" || c == "Sigmoid" || c == "Tanh" || c == "SiLU") {
         std::string op = c == "ReLU" ? "relu" : c == "Sigmoid" ? "sigmoid" : c == "Tanh" ? "tanh" : "silu";
         target = "torch.ops.aten." + op + ".default";
@@ -267,8 +305,11 @@ bool lowerModuleCall(Graph& g, Node* n, const ModuleRepr& m, std::vector<std::st
         auto k = intsOf(m.get("kernel_size", 0), 2, 1);
         const PyExpr* st = m.get("stride", 1);
         target = "torch.ops.aten.max_pool2d.default";
-        args = {x, intList(k), intList(st && !st->isName("None") ? intsOf(st, 2, 1) : k),
-                intList(intsOf(m.get("padding", 2), 2, 0)), intList(intsOf(m.get("dilation", 3), 2, 1)),
+        args = {x,
+                intList(k),
+                intList(st && !st->isName("None") ? intsOf(st, 2, 1) : k),
+                intList(intsOf(m.get("padding", 2), 2, 0)),
+                intList(intsOf(m.get("dilation", 3), 2, 1)),
                 Argument::ofBool(boolOf(m.get("ceil_mode", 5), false))};
     } else if (c == "AdaptiveAvgPool2d") {
         target = "torch.ops.aten.adaptive_avg_pool2d.default";
@@ -311,7 +352,8 @@ Status addPickledModule(Graph& parent, const std::string& attr, const PtContents
     // Wrap the bare `def forward` in a class so the FX reader sees a module.
     std::string text = "class " + attr + "(torch.nn.Module):\n";
     std::istringstream is(code->s);
-    for (std::string l; std::getline(is, l);) text += l.find_first_not_of(" \t") == std::string::npos ? "\n" : "    " + l + "\n";
+    for (std::string l; std::getline(is, l);)
+        text += l.find_first_not_of(" \t") == std::string::npos ? "\n" : "    " + l + "\n";
     auto sub = readFxText(stripTypeAnnotations(text), what + ":_code");
     if (!sub.ok()) return sub.error();
     std::unique_ptr<Graph> g = std::move(sub).value();
@@ -320,7 +362,8 @@ Status addPickledModule(Graph& parent, const std::string& attr, const PtContents
     for (const char* field : {"_parameters", "_buffers"})
         if (const PickleValue* ps = dict->get(field))
             for (const auto& [k, v] : ps->entries)
-                if (const Tensor* t = pt.tensorOf(v); t && k->kind == PickleValue::Kind::String) g->constants[k->s] = *t;
+                if (const Tensor* t = pt.tensorOf(v); t && k->kind == PickleValue::Kind::String)
+                    g->constants[k->s] = *t;
     if (const PickleValue* mods = dict->get("_modules"))
         for (const auto& [k, v] : mods->entries)
             if (k->kind == PickleValue::Kind::String && v->kind == PickleValue::Kind::GraphModule)
@@ -329,11 +372,12 @@ Status addPickledModule(Graph& parent, const std::string& attr, const PtContents
     return Status::success();
 }
 
-} // namespace
+}  // namespace
 
 bool isToFolder(const std::filesystem::path& dir) {
     std::error_code ec;
-    return std::filesystem::is_regular_file(dir / "module.py", ec) && std::filesystem::is_regular_file(dir / "state_dict.pt", ec);
+    return std::filesystem::is_regular_file(dir / "module.py", ec) &&
+           std::filesystem::is_regular_file(dir / "state_dict.pt", ec);
 }
 
 Expected<LoadedFile> readToFolder(const std::filesystem::path& dir) {
@@ -373,10 +417,12 @@ Expected<LoadedFile> readToFolder(const std::filesystem::path& dir) {
         auto it = init.modules.find(n->target());
         if (it == init.modules.end() || !lowerModuleCall(*g, n, it->second, lg.notes))
             lg.notes.push_back("call of self." + n->target() + " (" +
-                               (it == init.modules.end() ? std::string("unknown module") : it->second.cls) + ") kept as call_module");
+                               (it == init.modules.end() ? std::string("unknown module") : it->second.cls) +
+                               ") kept as call_module");
     }
     for (const auto& l : init.ignored) lg.notes.push_back("__init__ line not understood, ignored: " + l);
-    if (!sd->empty()) lg.notes.push_back(std::to_string(sd->size()) + " tensors from state_dict.pt attached as constants");
+    if (!sd->empty())
+        lg.notes.push_back(std::to_string(sd->size()) + " tensors from state_dict.pt attached as constants");
 
     LoadedFile f;
     f.path = dir;
@@ -455,7 +501,10 @@ void propagateIntoSubgraphs(Graph& g, int depth) {
         for (size_t k = 0; k < n->args.size(); ++k) {
             const Argument& a = n->args[k];
             if (a.isNode() && a.node->kind() == NodeKind::GetAttr)
-                if (Graph* sub = g.subgraph(a.node->target())) { subs.push_back(sub); last = k + 1; }
+                if (Graph* sub = g.subgraph(a.node->target())) {
+                    subs.push_back(sub);
+                    last = k + 1;
+                }
         }
         if (subs.empty()) continue;
         std::vector<const Node*> operands;
@@ -469,7 +518,7 @@ void propagateIntoSubgraphs(Graph& g, int depth) {
     }
 }
 
-} // namespace
+}  // namespace
 
 void setPlaceholderMeta(Graph& g, const std::vector<Value>& inputs) {
     auto phs = g.placeholders();
@@ -478,4 +527,4 @@ void setPlaceholderMeta(Graph& g, const std::vector<Value>& inputs) {
     propagateIntoSubgraphs(g, 0);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -44,4 +44,4 @@ size_t bindLiftedParameters(Graph& g, const StateDict& sd);
 /// higher-order ops get their placeholders' metadata from the operands.
 void setPlaceholderMeta(Graph& g, const std::vector<Value>& inputs);
 
-} // namespace fxray
+}  // namespace fxray

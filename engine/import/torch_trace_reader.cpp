@@ -43,9 +43,9 @@ bool isMetaKey(std::string_view k) {
 /// Top-level keys whose payload is FX text.
 bool isGraphKey(const std::string& k) {
     static const std::set<std::string> keys = {
-        "dynamo_output_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph",
-        "aot_inference_graph", "before_pre_grad_graph", "after_pre_grad_graph", "before_post_grad_graph",
-        "inductor_post_grad_graph", "before_joint_graph", "after_joint_graph",
+        "dynamo_output_graph",      "aot_joint_graph",       "aot_forward_graph",    "aot_backward_graph",
+        "aot_inference_graph",      "before_pre_grad_graph", "after_pre_grad_graph", "before_post_grad_graph",
+        "inductor_post_grad_graph", "before_joint_graph",    "after_joint_graph",
     };
     return keys.count(k) != 0;
 }
@@ -53,11 +53,27 @@ bool isGraphKey(const std::string& k) {
 /// Keys fxray understands but does not keep (tlparse uses them for its HTML report).
 bool isIgnoredKey(const std::string& k) {
     static const std::set<std::string> keys = {
-        "chromium_event", "describe_storage", "describe_tensor", "describe_source", "dynamo_start",
-        "str", "create_symbol", "symbolic_shape_specialization", "guard_added", "guard_added_fast",
-        "propagate_real_tensors", "create_unbacked_symbol", "expression_created", "missing_fake_kernel",
-        "mismatched_fake_kernel", "optimize_ddp_split_graph", "optimize_ddp_split_child",
-        "link", "exported_program", "dump_file", "symbolic_shape_input",
+        "chromium_event",
+        "describe_storage",
+        "describe_tensor",
+        "describe_source",
+        "dynamo_start",
+        "str",
+        "create_symbol",
+        "symbolic_shape_specialization",
+        "guard_added",
+        "guard_added_fast",
+        "propagate_real_tensors",
+        "create_unbacked_symbol",
+        "expression_created",
+        "missing_fake_kernel",
+        "mismatched_fake_kernel",
+        "optimize_ddp_split_graph",
+        "optimize_ddp_split_child",
+        "link",
+        "exported_program",
+        "dump_file",
+        "symbolic_shape_input",
     };
     return keys.count(k) != 0;
 }
@@ -95,10 +111,14 @@ bool scanEnvelope(std::string_view env, Record& r, std::vector<std::pair<std::st
     if (!splitJsonObject(env, tmp)) return false;
     std::optional<int64_t> frame, compile, attempt, ca;
     for (const auto& [k, v] : tmp) {
-        if (k == "frame_id") frame = rawJsonInt(v);
-        else if (k == "frame_compile_id") compile = rawJsonInt(v);
-        else if (k == "attempt") attempt = rawJsonInt(v);
-        else if (k == "compiled_autograd_id") ca = rawJsonInt(v);
+        if (k == "frame_id")
+            frame = rawJsonInt(v);
+        else if (k == "frame_compile_id")
+            compile = rawJsonInt(v);
+        else if (k == "attempt")
+            attempt = rawJsonInt(v);
+        else if (k == "compiled_autograd_id")
+            ca = rawJsonInt(v);
         else if (k == "has_payload") {
             if (v.size() >= 2 && v.front() == '"' && v.back() == '"') r.digest = v.substr(1, v.size() - 2);
         } else if (!isMetaKey(k) && r.kind.empty()) {
@@ -111,7 +131,8 @@ bool scanEnvelope(std::string_view env, Record& r, std::vector<std::pair<std::st
 }
 
 /// Calls f(line) for each payload line of r with its tab removed.
-template <typename F> void forEachPayloadLine(std::string_view text, const Record& r, F&& f) {
+template <typename F>
+void forEachPayloadLine(std::string_view text, const Record& r, F&& f) {
     size_t pos = r.payloadBegin;
     for (int k = 0; k < r.payloadLines; ++k) {
         size_t nl = text.find('\n', pos);
@@ -138,7 +159,8 @@ std::string payloadText(std::string_view text, const Record& r) {
 
 /// Runs f(0..n-1) on up to hardware_concurrency threads. Graphs are independent, and parsing
 /// and shape inference of a large trace is most of its load time.
-template <typename F> void parallelFor(size_t n, F&& f) {
+template <typename F>
+void parallelFor(size_t n, F&& f) {
     size_t threads = std::min<size_t>({n, std::max(1u, std::thread::hardware_concurrency()), 8});
     if (threads <= 1) {
         for (size_t i = 0; i < n; ++i) f(i);
@@ -171,7 +193,7 @@ struct PendingGraph {
 class TraceReader {
 public:
     TraceReader(std::string_view text, std::string fileName, TraceTimings* t)
-        : m_text(text), m_file(std::move(fileName)), m_timings(t) {}
+            : m_text(text), m_file(std::move(fileName)), m_timings(t) {}
 
     Expected<LoadedFile> run() {
         auto t0 = std::chrono::steady_clock::now();
@@ -182,12 +204,21 @@ public:
             d.file = m_file;
             return d;
         }
-        if (m_timings) { m_timings->splitMs += msSince(t0); t0 = std::chrono::steady_clock::now(); }
+        if (m_timings) {
+            m_timings->splitMs += msSince(t0);
+            t0 = std::chrono::steady_clock::now();
+        }
         checkDigests();
-        if (m_timings) { m_timings->md5Ms += msSince(t0); t0 = std::chrono::steady_clock::now(); }
+        if (m_timings) {
+            m_timings->md5Ms += msSince(t0);
+            t0 = std::chrono::steady_clock::now();
+        }
         interpret();
         parseGraphs();
-        if (m_timings) { m_timings->parseMs += msSince(t0); t0 = std::chrono::steady_clock::now(); }
+        if (m_timings) {
+            m_timings->parseMs += msSince(t0);
+            t0 = std::chrono::steady_clock::now();
+        }
         finish();
         if (m_timings) {
             m_timings->finishMs += msSince(t0);
@@ -201,7 +232,10 @@ public:
 
 private:
     void warn(int line, const std::string& msg) {
-        if (m_out.warnings.size() >= kMaxWarnings) { ++m_suppressed; return; }
+        if (m_out.warnings.size() >= kMaxWarnings) {
+            ++m_suppressed;
+            return;
+        }
         m_out.warnings.push_back(m_file + ":" + std::to_string(line) + ": " + msg);
     }
 
@@ -354,16 +388,20 @@ private:
                 std::string origin = originOf(parseValue(r.value));
                 if (!origin.empty()) m_origin[cid] = origin;
             } else if (isGraphKey(kind)) {
-                if (r.payloadLines == 0) warn(r.line, kind + " record without a graph payload");
-                else addGraph(i, cid, kind);
+                if (r.payloadLines == 0)
+                    warn(r.line, kind + " record without a graph payload");
+                else
+                    addGraph(i, cid, kind);
             } else if (kind == "artifact" || kind == "graph_dump") {
                 json v = parseValue(r.value);
                 std::string name = stringField(v, "name", kind);
                 std::string enc = stringField(v, kind == "artifact" ? "encoding" : "type", "string");
                 bool fx = payloadIsFx(m_text, r) && (isGraphKey(name) || kind == "graph_dump" ||
                                                      (name.size() > 6 && name.substr(name.size() - 6) == "_graph"));
-                if (fx) addGraph(i, cid, name);
-                else addArtifact(cid, name, enc, payloadText(m_text, r));
+                if (fx)
+                    addGraph(i, cid, name);
+                else
+                    addArtifact(cid, name, enc, payloadText(m_text, r));
             } else if (kind == "inductor_output_code" || kind == "dynamo_cpp_guards_str" || kind == "dynamo_guards") {
                 addArtifact(cid, kind, "string", payloadText(m_text, r));
             } else if (kind.find("compilation_metrics") != std::string::npos) {
@@ -403,7 +441,10 @@ private:
         // Largest first, so that two threads finish together.
         std::vector<size_t> order(m_pending.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-        auto size = [&](size_t k) { const Record& r = m_records[m_pending[k].record]; return r.payloadEnd - r.payloadBegin; };
+        auto size = [&](size_t k) {
+            const Record& r = m_records[m_pending[k].record];
+            return r.payloadEnd - r.payloadBegin;
+        };
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size(a) > size(b); });
         std::vector<std::optional<Expected<std::unique_ptr<Graph>>>> parsed(m_pending.size());
         parallelFor(order.size(), [&](size_t i) {
@@ -417,9 +458,12 @@ private:
             auto& g = *parsed[k];
             if (!g.ok()) {
                 Diagnostic d = toLogCoordinates(g.error(), r);
-                if (m_out.warnings.size() >= kMaxWarnings) ++m_suppressed;
-                else m_out.warnings.push_back(p.stage + " of compile " + (p.compileId.empty() ? "unknown" : p.compileId) +
-                                              " not loaded: " + d.str());
+                if (m_out.warnings.size() >= kMaxWarnings)
+                    ++m_suppressed;
+                else
+                    m_out.warnings.push_back(p.stage + " of compile " +
+                                             (p.compileId.empty() ? "unknown" : p.compileId) +
+                                             " not loaded: " + d.str());
                 continue;
             }
             LoadedGraph lg;
@@ -464,8 +508,7 @@ private:
             LoadedGraph& lg = m_out.graphs[size_t(m_parsed[k])];
             size_t before = lg.graph->constants.size();
             finishGraph(lg, dyn ? dyn->graph.get() : nullptr);
-            if (dyn && inheritInputSpecs(lg, *dyn) > 0)
-                lg.notes.push_back("input specs inherited from " + dyn->id);
+            if (dyn && inheritInputSpecs(lg, *dyn) > 0) lg.notes.push_back("input specs inherited from " + dyn->id);
             if (lg.graph->constants.size() > before)
                 lg.notes.push_back(std::to_string(lg.graph->constants.size() - before) +
                                    " lifted constants taken from torch.tensor literals of " + dyn->id);
@@ -495,13 +538,19 @@ Expected<std::string> readLog(const fs::path& p) {
     auto size = fs::file_size(p, ec);
     Diagnostic d;
     d.file = p.string();
-    if (ec) { d.message = "cannot read file: " + ec.message(); return d; }
+    if (ec) {
+        d.message = "cannot read file: " + ec.message();
+        return d;
+    }
     if (size > kMaxTraceBytes) {
         d.message = "trace too large (" + std::to_string(size >> 20) + " MiB; fxray reads up to 4096 MiB)";
         return d;
     }
     std::ifstream in(p, std::ios::binary);
-    if (!in) { d.message = "cannot open file"; return d; }
+    if (!in) {
+        d.message = "cannot open file";
+        return d;
+    }
     std::string s(size, '\0');
     in.read(s.data(), std::streamsize(size));
     s.resize(size_t(in.gcount()));
@@ -520,7 +569,7 @@ std::string filePrefix(const fs::path& p) {
     return stem;
 }
 
-} // namespace
+}  // namespace
 
 bool looksLikeTorchTrace(std::string_view head) {
     size_t nl = head.find('\n');
@@ -596,4 +645,4 @@ Expected<LoadedFile> readTorchTrace(const fs::path& fileOrFolder, TraceTimings* 
     return all;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -51,4 +51,4 @@ Expected<LoadedFile> readTorchTraceText(std::string_view text, const std::string
 /// Format "torch-trace".
 Expected<LoadedFile> readTorchTrace(const std::filesystem::path& fileOrFolder, TraceTimings* timings = nullptr);
 
-} // namespace fxray
+}  // namespace fxray

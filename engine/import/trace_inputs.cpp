@@ -65,7 +65,7 @@ bool boolField(const json& v, const char* key) {
     return it != v.end() && it->is_boolean() && it->get<bool>();
 }
 
-} // namespace
+}  // namespace
 
 void TraceInputCatalog::addTensor(const std::string& compileId, const json& v) {
     if (!v.is_object()) return;
@@ -80,8 +80,10 @@ void TraceInputCatalog::addTensor(const std::string& compileId, const json& v) {
     InputSpec s;
     s.meta.dtype = *dtype;
     s.meta.shape = *size;
-    if (stride && stride->size() == size->size()) s.meta.strides = *stride;
-    else s.meta.strides = TensorMeta::contiguousStrides(*size);
+    if (stride && stride->size() == size->size())
+        s.meta.strides = *stride;
+    else
+        s.meta.strides = TensorMeta::contiguousStrides(*size);
     s.meta.offset = intField(v, "storage_offset").value_or(0);
     auto dev = v.find("device");
     if (dev != v.end() && dev->is_string())
@@ -150,4 +152,4 @@ size_t inheritInputSpecs(LoadedGraph& aot, const LoadedGraph& dynamo) {
     return aot.inputSpecs.size();
 }
 
-} // namespace fxray
+}  // namespace fxray

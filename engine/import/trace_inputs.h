@@ -49,4 +49,4 @@ private:
 /// constants first, say) copies nothing. Returns the number of specs set.
 size_t inheritInputSpecs(LoadedGraph& aot, const LoadedGraph& dynamo);
 
-} // namespace fxray
+}  // namespace fxray

@@ -60,7 +60,7 @@ bool isEnvelopeKey(std::string_view k) {
            k == "has_payload" || k == "rank" || k == "stack";
 }
 
-} // namespace
+}  // namespace
 
 std::string_view traceEnvelopeOf(std::string_view line) {
     // Level letter, MMDD, then anything up to "] " (time, thread id, path:line).
@@ -126,11 +126,16 @@ bool scanTraceEnvelope(std::string_view env, TraceRecord& r,
                        std::vector<std::pair<std::string_view, std::string_view>>& scratch) {
     if (!splitJsonObject(env, scratch)) return false;
     for (const auto& [k, v] : scratch) {
-        if (k == "frame_id") r.frameId = rawJsonInt(v);
-        else if (k == "frame_compile_id") r.frameCompileId = rawJsonInt(v);
-        else if (k == "attempt") r.attempt = rawJsonInt(v);
-        else if (k == "compiled_autograd_id") r.compiledAutogradId = rawJsonInt(v);
-        else if (k == "rank") r.rank = rawJsonInt(v);
+        if (k == "frame_id")
+            r.frameId = rawJsonInt(v);
+        else if (k == "frame_compile_id")
+            r.frameCompileId = rawJsonInt(v);
+        else if (k == "attempt")
+            r.attempt = rawJsonInt(v);
+        else if (k == "compiled_autograd_id")
+            r.compiledAutogradId = rawJsonInt(v);
+        else if (k == "rank")
+            r.rank = rawJsonInt(v);
         else if (!isEnvelopeKey(k) && r.kind.empty()) {
             r.kind = k;
             r.value = v;
@@ -139,10 +144,11 @@ bool scanTraceEnvelope(std::string_view env, TraceRecord& r,
     return true;
 }
 
-} // namespace detail
+}  // namespace detail
 
 namespace {
-template <typename F> void eachPayloadLine(std::string_view text, const TraceRecord& r, F&& f) {
+template <typename F>
+void eachPayloadLine(std::string_view text, const TraceRecord& r, F&& f) {
     size_t pos = r.payloadBegin;
     for (int k = 0; k < r.payloadLines && pos <= r.payloadEnd; ++k) {
         size_t nl = text.find('\n', pos);
@@ -154,7 +160,7 @@ template <typename F> void eachPayloadLine(std::string_view text, const TraceRec
         pos = nl + 1;
     }
 }
-} // namespace
+}  // namespace
 
 std::string tracePayload(std::string_view text, const TraceRecord& r) {
     std::string out;
@@ -183,4 +189,4 @@ std::string tracePayloadHead(std::string_view text, const TraceRecord& r, size_t
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -21,14 +21,14 @@ namespace fxray {
 /// One record (or one line that is not a record) of a TORCH_TRACE log. Views point into the
 /// scanned text, which must outlive the record.
 struct TraceRecord {
-    int line = 0;               ///< 1-based line of the envelope
-    bool valid = false;         ///< a glog prefix followed by a complete JSON object
-    std::string_view text;      ///< the whole line (for raw entries)
-    std::string_view kind;      ///< the key naming the record ("artifact", "dynamo_start", ...)
-    std::string_view value;     ///< raw JSON of that key's value
+    int line = 0;            ///< 1-based line of the envelope
+    bool valid = false;      ///< a glog prefix followed by a complete JSON object
+    std::string_view text;   ///< the whole line (for raw entries)
+    std::string_view kind;   ///< the key naming the record ("artifact", "dynamo_start", ...)
+    std::string_view value;  ///< raw JSON of that key's value
     std::optional<int64_t> frameId, frameCompileId, attempt, compiledAutogradId, rank;
-    size_t payloadBegin = 0;    ///< offset of the first payload line (at its tab)
-    size_t payloadEnd = 0;      ///< offset just past the last payload line
+    size_t payloadBegin = 0;  ///< offset of the first payload line (at its tab)
+    size_t payloadEnd = 0;    ///< offset just past the last payload line
     int payloadLines = 0;
 
     /// True when the envelope names a frame and a compile within it.
@@ -38,7 +38,8 @@ struct TraceRecord {
 /// Calls `f(const TraceRecord&)` for each record of `text`, in order, payload ranges filled.
 /// Blank lines are skipped. A line that is not a record comes back invalid (its payload lines
 /// go with it); payload lines at the start of the text come back once as an invalid record.
-template <typename F> void forEachTraceRecord(std::string_view text, F&& f);
+template <typename F>
+void forEachTraceRecord(std::string_view text, F&& f);
 
 /// The payload of `r` with each line's leading tab removed, lines joined by '\n'.
 std::string tracePayload(std::string_view text, const TraceRecord& r);
@@ -63,9 +64,10 @@ namespace detail {
 /// Fills the envelope fields of `r` from the JSON object `env`. False when it is malformed.
 bool scanTraceEnvelope(std::string_view env, TraceRecord& r,
                        std::vector<std::pair<std::string_view, std::string_view>>& scratch);
-} // namespace detail
+}  // namespace detail
 
-template <typename F> void forEachTraceRecord(std::string_view text, F&& f) {
+template <typename F>
+void forEachTraceRecord(std::string_view text, F&& f) {
     std::vector<std::pair<std::string_view, std::string_view>> scratch;
     TraceRecord cur;
     bool have = false;
@@ -109,4 +111,4 @@ template <typename F> void forEachTraceRecord(std::string_view text, F&& f) {
     if (have) f(static_cast<const TraceRecord&>(cur));
 }
 
-} // namespace fxray
+}  // namespace fxray

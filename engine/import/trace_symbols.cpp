@@ -27,7 +27,7 @@ std::optional<sym::Num> hintValue(const nlohmann::json& v) {
     return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::pair<std::string, sym::Num>> traceSymbolHint(std::string_view kind, const nlohmann::json& v) {
     if (!v.is_object()) return std::nullopt;
@@ -48,4 +48,4 @@ void addSymbolHints(Graph& g, const sym::Binding& hints) {
     for (auto& [name, sub] : g.subgraphs()) addSymbolHints(*sub, hints);
 }
 
-} // namespace fxray
+}  // namespace fxray

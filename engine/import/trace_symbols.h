@@ -23,4 +23,4 @@ std::optional<std::pair<std::string, sym::Num>> traceSymbolHint(std::string_view
 /// Sets the hints on g and its subgraphs (symbols g already has keep their value).
 void addSymbolHints(Graph& g, const sym::Binding& hints);
 
-} // namespace fxray
+}  // namespace fxray

@@ -20,7 +20,7 @@ std::string zipErrorText(int code) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 void ZipArchive::Closer::operator()(zip_t* z) const {
     if (z) zip_discard(z);  // read-only: never write anything back
@@ -31,8 +31,7 @@ ZipArchive& ZipArchive::operator=(ZipArchive&&) noexcept = default;
 ZipArchive::~ZipArchive() = default;
 
 Diagnostic ZipArchive::error(std::string message, std::string_view member) const {
-    Diagnostic d = makeError(member.empty() ? std::move(message)
-                                            : "member '" + std::string(member) + "': " + message);
+    Diagnostic d = makeError(member.empty() ? std::move(message) : "member '" + std::string(member) + "': " + message);
     d.file = m_name;
     return d;
 }
@@ -119,8 +118,10 @@ std::string ZipArchive::rootFolder() const {
         auto slash = m.find('/');
         if (slash == std::string::npos || slash == 0) return {};
         std::string_view top(m.data(), slash);
-        if (root.empty()) root = std::string(top);
-        else if (root != top) return {};
+        if (root.empty())
+            root = std::string(top);
+        else if (root != top)
+            return {};
     }
     return root;
 }
@@ -129,7 +130,8 @@ Expected<std::string> ZipArchive::read(std::string_view member, uint64_t maxByte
     std::string mem(member);
     zip_stat_t st;
     zip_stat_init(&st);
-    if (zip_stat(m_zip.get(), mem.c_str(), ZIP_FL_ENC_RAW, &st) != 0) return error("no such member in the archive", member);
+    if (zip_stat(m_zip.get(), mem.c_str(), ZIP_FL_ENC_RAW, &st) != 0)
+        return error("no such member in the archive", member);
     if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE)) return error("size unknown", member);
     if (st.size > maxBytes)
         return error("declares " + std::to_string(st.size) + " bytes, more than the limit of " +
@@ -151,7 +153,10 @@ Expected<std::string> ZipArchive::read(std::string_view member, uint64_t maxByte
     std::string failure;
     while (got < st.size) {
         zip_int64_t r = zip_fread(f, out.data() + got, st.size - got);
-        if (r < 0) { failure = std::string("read failed: ") + zip_error_strerror(zip_file_get_error(f)); break; }
+        if (r < 0) {
+            failure = std::string("read failed: ") + zip_error_strerror(zip_file_get_error(f));
+            break;
+        }
         if (r == 0) break;
         got += static_cast<uint64_t>(r);
     }
@@ -166,4 +171,4 @@ Expected<std::string> ZipArchive::read(std::string_view member, uint64_t maxByte
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -57,7 +57,9 @@ private:
     static Expected<ZipArchive> finishOpen(zip_t* z, std::string name, uint64_t containerBytes,
                                            std::unique_ptr<std::string> buffer);
 
-    struct Closer { void operator()(zip_t* z) const; };
+    struct Closer {
+        void operator()(zip_t* z) const;
+    };
     std::unique_ptr<zip_t, Closer> m_zip;
     std::unique_ptr<std::string> m_buffer;  ///< backing bytes of openBuffer (stable address)
     std::string m_name;
@@ -65,4 +67,4 @@ private:
     uint64_t m_containerBytes = 0;  ///< size of the archive itself, bounds stored members
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -13,7 +13,7 @@ Diagnostic writeError(const std::filesystem::path& p, const std::string& msg) {
     d.file = p.string();
     return d;
 }
-} // namespace
+}  // namespace
 
 Status ZipWriter::write(const std::filesystem::path& path) const {
     // Unique per process so two fxray processes saving the same file do not share a temp file.
@@ -51,4 +51,4 @@ Status ZipWriter::write(const std::filesystem::path& path) const {
     return Status::success();
 }
 
-} // namespace fxray
+}  // namespace fxray

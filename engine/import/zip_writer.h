@@ -28,4 +28,4 @@ private:
     std::vector<std::pair<std::string, std::string>> m_members;
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -53,8 +53,14 @@ std::string pyStringRepr(const std::string& s) {
     std::string out(1, q);
     for (char c : s) {
         if (c == q || c == '\\') out += '\\';
-        if (c == '\n') { out += "\\n"; continue; }
-        if (c == '\t') { out += "\\t"; continue; }
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        if (c == '\t') {
+            out += "\\t";
+            continue;
+        }
         out += c;
     }
     return out + q;
@@ -99,13 +105,17 @@ std::string Argument::repr() const {
 bool Argument::sameAs(const Argument& o) const {
     if (kind != o.kind) return false;
     switch (kind) {
-    case Kind::None: case Kind::Ellipsis: return true;
+    case Kind::None:
+    case Kind::Ellipsis: return true;
     case Kind::Bool: return b == o.b;
     case Kind::Int: return i == o.i;
     case Kind::Float: return (std::isnan(f) && std::isnan(o.f)) || f == o.f;
-    case Kind::String: case Kind::Sym: return s == o.s;
+    case Kind::String:
+    case Kind::Sym: return s == o.s;
     case Kind::NodeRef: return node && o.node && node->name() == o.node->name();
-    case Kind::List: case Kind::Tuple: case Kind::Slice:
+    case Kind::List:
+    case Kind::Tuple:
+    case Kind::Slice:
         if (items.size() != o.items.size()) return false;
         for (size_t k = 0; k < items.size(); ++k)
             if (!items[k].sameAs(o.items[k])) return false;
@@ -118,4 +128,4 @@ bool Argument::sameAs(const Argument& o) const {
     return false;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -31,7 +31,7 @@ constexpr std::array<DTypeInfo, 12> kInfo{{
 
 const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
 
-} // namespace
+}  // namespace
 
 std::string_view dtypeAbbrev(DType t) { return info(t).abbrev; }
 std::string_view dtypeTorchName(DType t) { return info(t).torch; }
@@ -44,8 +44,11 @@ bool isFloating(DType t) {
 bool isIntegral(DType t, bool includeBool) {
     switch (t) {
     case DType::Bool: return includeBool;
-    case DType::UInt8: case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
-        return true;
+    case DType::UInt8:
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32:
+    case DType::Int64: return true;
     default: return false;
     }
 }
@@ -99,9 +102,7 @@ std::optional<DType> dtypeFromNumpyDescr(std::string_view s) {
     return std::nullopt;
 }
 
-std::string_view layoutTorchName(Layout l) {
-    return l == Layout::Strided ? "torch.strided" : "torch.sparse_coo";
-}
+std::string_view layoutTorchName(Layout l) { return l == Layout::Strided ? "torch.strided" : "torch.sparse_coo"; }
 std::string_view memoryFormatTorchName(MemoryFormat m) {
     switch (m) {
     case MemoryFormat::Contiguous: return "torch.contiguous_format";
@@ -117,15 +118,13 @@ std::optional<Layout> layoutFromTorchName(std::string_view s) {
     return std::nullopt;
 }
 std::optional<MemoryFormat> memoryFormatFromTorchName(std::string_view s) {
-    for (auto m : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
-                   MemoryFormat::ChannelsLast3d})
+    for (auto m :
+         {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d})
         if (s == memoryFormatTorchName(m)) return m;
     return std::nullopt;
 }
 
-std::string Device::str() const {
-    return index >= 0 ? type + ":" + std::to_string(index) : type;
-}
+std::string Device::str() const { return index >= 0 ? type + ":" + std::to_string(index) : type; }
 std::string Device::repr() const {
     if (index >= 0) return "device(type='" + type + "', index=" + std::to_string(index) + ")";
     return "device(type='" + type + "')";
@@ -146,4 +145,4 @@ std::optional<Device> parseDevice(std::string_view s) {
     return d;
 }
 
-} // namespace fxray
+}  // namespace fxray

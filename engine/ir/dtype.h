@@ -9,7 +9,17 @@ namespace fxray {
 
 /// Element types. Order matters only for the tables in dtype.cpp.
 enum class DType : uint8_t {
-    Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64, Complex64,
+    Bool,
+    UInt8,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Float16,
+    BFloat16,
+    Float32,
+    Float64,
+    Complex64,
     Complex128,
 };
 
@@ -54,4 +64,4 @@ struct Device {
 /// Parses "cuda:0", "cpu", "meta".
 std::optional<Device> parseDevice(std::string_view s);
 
-} // namespace fxray
+}  // namespace fxray

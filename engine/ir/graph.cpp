@@ -17,8 +17,7 @@ Node* Graph::insertBefore(Node* pos, NodeKind kind, std::string name, std::strin
     if (!pos) {
         m_nodes.push_back(std::move(node));
     } else {
-        auto it = std::find_if(m_nodes.begin(), m_nodes.end(),
-                               [&](const auto& p) { return p.get() == pos; });
+        auto it = std::find_if(m_nodes.begin(), m_nodes.end(), [&](const auto& p) { return p.get() == pos; });
         m_nodes.insert(it, std::move(node));
     }
     return raw;
@@ -100,7 +99,7 @@ void remapAll(Argument& a, const std::unordered_map<const Node*, Node*>& map) {
     }
     for (auto& it : a.items) remapAll(it, map);
 }
-} // namespace
+}  // namespace
 
 size_t Graph::replaceAllUsesWith(Node* from, Node* to) {
     size_t n = 0;
@@ -197,13 +196,11 @@ Status Graph::verify() const {
         } else {
             pastPlaceholders = true;
         }
-        if (n->kind() == NodeKind::Output && i + 1 != m_nodes.size())
-            return fail(n, "output is not the last node");
+        if (n->kind() == NodeKind::Output && i + 1 != m_nodes.size()) return fail(n, "output is not the last node");
         for (const Node* in : n->inputNodes()) {
             if (!in) return fail(n, "null argument");
             if (in->owner() != this) return fail(n, "uses '" + in->name() + "' of another graph");
-            if (!seen.count(in))
-                return fail(n, "uses '" + in->name() + "' before it is defined");
+            if (!seen.count(in)) return fail(n, "uses '" + in->name() + "' before it is defined");
         }
         // A get_attr may name a constant whose value the file does not carry (lifted tensor
         // constants print without values); execution reports those, not the verifier.
@@ -223,11 +220,17 @@ struct Hasher {
     uint64_t h = 1469598103934665603ull;
     void bytes(const void* p, size_t n) {
         auto* c = static_cast<const unsigned char*>(p);
-        for (size_t i = 0; i < n; ++i) { h ^= c[i]; h *= 1099511628211ull; }
+        for (size_t i = 0; i < n; ++i) {
+            h ^= c[i];
+            h *= 1099511628211ull;
+        }
     }
-    void str(std::string_view s) { bytes(s.data(), s.size()); bytes("\0", 1); }
+    void str(std::string_view s) {
+        bytes(s.data(), s.size());
+        bytes("\0", 1);
+    }
 };
-} // namespace
+}  // namespace
 
 uint64_t Graph::fingerprint() const {
     Hasher hs;
@@ -236,7 +239,10 @@ uint64_t Graph::fingerprint() const {
         hs.str(n->name());
         hs.str(n->target());
         for (const auto& a : n->args) hs.str(a.repr());
-        for (const auto& [k, v] : n->kwargs) { hs.str(k); hs.str(v.repr()); }
+        for (const auto& [k, v] : n->kwargs) {
+            hs.str(k);
+            hs.str(v.repr());
+        }
         for (const auto& m : n->meta) hs.str(m.annotation());
     }
     for (const auto& [k, g] : m_subgraphs) {
@@ -247,4 +253,4 @@ uint64_t Graph::fingerprint() const {
     return hs.h;
 }
 
-} // namespace fxray
+}  // namespace fxray

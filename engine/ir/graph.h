@@ -71,9 +71,7 @@ public:
 
     /// Submodules referenced by get_attr (bodies of cond, checkpoint, ...), in file order.
     std::vector<std::pair<std::string, std::unique_ptr<Graph>>>& subgraphs() { return m_subgraphs; }
-    const std::vector<std::pair<std::string, std::unique_ptr<Graph>>>& subgraphs() const {
-        return m_subgraphs;
-    }
+    const std::vector<std::pair<std::string, std::unique_ptr<Graph>>>& subgraphs() const { return m_subgraphs; }
     Graph* subgraph(std::string_view name) const;
     Graph* addSubgraph(std::string name);
 
@@ -110,4 +108,4 @@ private:
     std::vector<std::pair<std::string, std::unique_ptr<Graph>>> m_subgraphs;
 };
 
-} // namespace fxray
+}  // namespace fxray

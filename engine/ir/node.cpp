@@ -22,9 +22,7 @@ std::string Node::opName() const {
     return m_target;
 }
 
-bool Node::isOpCall() const {
-    return m_kind == NodeKind::CallFunction && m_target.compare(0, 10, "torch.ops.") == 0;
-}
+bool Node::isOpCall() const { return m_kind == NodeKind::CallFunction && m_target.compare(0, 10, "torch.ops.") == 0; }
 
 const Argument* Node::kwarg(std::string_view key) const {
     for (const auto& [k, v] : kwargs)
@@ -42,4 +40,4 @@ std::vector<Node*> Node::inputNodes() const {
     return out;
 }
 
-} // namespace fxray
+}  // namespace fxray

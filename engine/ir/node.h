@@ -20,7 +20,7 @@ std::string_view nodeKindName(NodeKind k);
 class Node {
 public:
     Node(Graph* owner, NodeKind kind, std::string name, std::string target)
-        : m_owner(owner), m_kind(kind), m_name(std::move(name)), m_target(std::move(target)) {}
+            : m_owner(owner), m_kind(kind), m_name(std::move(name)), m_target(std::move(target)) {}
 
     Graph* owner() const { return m_owner; }
     NodeKind kind() const { return m_kind; }
@@ -29,7 +29,10 @@ public:
     /// "operator.getitem", "torch._C._nn.linear"), the method name for call_method, the
     /// attribute path for get_attr and call_module, the argument name for placeholders.
     const std::string& target() const { return m_target; }
-    void setTarget(std::string t) { m_target = std::move(t); m_op = nullptr; }
+    void setTarget(std::string t) {
+        m_target = std::move(t);
+        m_op = nullptr;
+    }
     void setNameInternal(std::string n) { m_name = std::move(n); }  ///< use Graph::rename
 
     /// The registry entry of an `torch.ops.*` target, or null (unknown op, or not an op call).
@@ -76,4 +79,4 @@ private:
     const OpInfo* m_op = nullptr;
 };
 
-} // namespace fxray
+}  // namespace fxray

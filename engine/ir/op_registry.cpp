@@ -43,8 +43,10 @@ std::vector<std::string> splitTop(std::string_view s) {
     size_t start = 0;
     for (size_t i = 0; i < s.size(); ++i) {
         char c = s[i];
-        if (c == '(' || c == '[') ++depth;
-        else if (c == ')' || c == ']') --depth;
+        if (c == '(' || c == '[')
+            ++depth;
+        else if (c == ')' || c == ']')
+            --depth;
         else if (c == ',' && depth == 0) {
             out.push_back(trim(s.substr(start, i - start)));
             start = i + 1;
@@ -73,7 +75,8 @@ std::optional<Argument> parseDefault(const std::string& text) {
         return Argument::ofString(text.substr(1, text.size() - 2));
     bool isNum = !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-');
     if (isNum) {
-        if (text.find_first_of(".eE") != std::string::npos) return Argument::ofFloat(std::strtod(text.c_str(), nullptr));
+        if (text.find_first_of(".eE") != std::string::npos)
+            return Argument::ofFloat(std::strtod(text.c_str(), nullptr));
         return Argument::ofInt(std::strtoll(text.c_str(), nullptr, 10));
     }
     if (text == "contiguous_format") return Argument::ofMemoryFormat(MemoryFormat::Contiguous);
@@ -84,7 +87,7 @@ std::optional<Argument> parseDefault(const std::string& text) {
     return Argument::ofString(text);
 }
 
-} // namespace
+}  // namespace
 
 Expected<Schema> parseSchema(std::string_view text) {
     Schema sc;
@@ -101,7 +104,10 @@ Expected<Schema> parseSchema(std::string_view text) {
     sc.returns = trim(text.substr(arrow + 2));
     bool kwOnly = false;
     for (const auto& part : splitTop(text.substr(lp + 1, rp - lp - 1))) {
-        if (part == "*") { kwOnly = true; continue; }
+        if (part == "*") {
+            kwOnly = true;
+            continue;
+        }
         SchemaArg a;
         a.kwOnly = kwOnly;
         std::string decl = part;
@@ -120,8 +126,14 @@ Expected<Schema> parseSchema(std::string_view text) {
         std::string type;
         int depth = 0;
         for (char c : decl.substr(0, sp)) {
-            if (c == '(') { ++depth; continue; }
-            if (c == ')') { --depth; continue; }
+            if (c == '(') {
+                ++depth;
+                continue;
+            }
+            if (c == ')') {
+                --depth;
+                continue;
+            }
             if (depth == 0 && !std::isspace(static_cast<unsigned char>(c))) type += c;
         }
         a.type = type;
@@ -130,8 +142,8 @@ Expected<Schema> parseSchema(std::string_view text) {
     return sc;
 }
 
-OpInfo& OpRegistry::add(std::string qualname, std::string_view schema, OpCategory category,
-                        MetaFn meta, KernelFn kernel) {
+OpInfo& OpRegistry::add(std::string qualname, std::string_view schema, OpCategory category, MetaFn meta,
+                        KernelFn kernel) {
     auto parsed = parseSchema(schema);
     if (!parsed.ok()) {
         std::fprintf(stderr, "fxray: internal error registering %s: %s\n", qualname.c_str(),
@@ -161,7 +173,7 @@ namespace {
 /// other objects may still read it).
 std::atomic<const OpRegistry*> g_installed{nullptr};
 
-} // namespace
+}  // namespace
 
 Expected<OpInfo*> OpRegistry::entryFor(std::string_view table, std::string_view qualname) {
     auto it = m_byName.find(std::string(qualname));
@@ -202,7 +214,10 @@ Value argumentToValue(const Argument& a) {
     case Argument::Kind::Bool: v = Value::ofBool(a.b); break;
     case Argument::Kind::Int: v = Value::ofInt(a.i); break;
     case Argument::Kind::Float: v = Value::ofDouble(a.f); break;
-    case Argument::Kind::String: v.kind = Value::Kind::String; v.s = a.s; break;
+    case Argument::Kind::String:
+        v.kind = Value::Kind::String;
+        v.s = a.s;
+        break;
     case Argument::Kind::List:
     case Argument::Kind::Tuple: {
         std::vector<Value> items;
@@ -211,7 +226,10 @@ Value argumentToValue(const Argument& a) {
         break;
     }
     case Argument::Kind::DType: v = Value::ofDType(a.dtype); break;
-    case Argument::Kind::MemoryFormat: v.kind = Value::Kind::MemoryFormat; v.memoryFormat = a.memoryFormat; break;
+    case Argument::Kind::MemoryFormat:
+        v.kind = Value::Kind::MemoryFormat;
+        v.memoryFormat = a.memoryFormat;
+        break;
     default: break;
     }
     return v;
@@ -265,7 +283,7 @@ std::optional<std::string> coerce(const SchemaArg& formal, Value& v) {
     return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 Expected<OpArgs> bindArgs(const OpInfo& op, std::vector<Value> positional,
                           std::vector<std::pair<std::string, Value>> keywords) {
@@ -278,8 +296,8 @@ Expected<OpArgs> bindArgs(const OpInfo& op, std::vector<Value> positional,
         // PyTorch accepts keyword-only arguments positionally in FX only for a few ops; be
         // lenient and bind in order as long as arguments remain.
         if (positional.size() > formals.size())
-            return makeError(op.qualname + " takes " + std::to_string(formals.size()) +
-                             " arguments but " + std::to_string(positional.size()) + " were given");
+            return makeError(op.qualname + " takes " + std::to_string(formals.size()) + " arguments but " +
+                             std::to_string(positional.size()) + " were given");
     }
     for (size_t i = 0; i < positional.size(); ++i) {
         bound[i] = std::move(positional[i]);
@@ -345,4 +363,4 @@ std::optional<DType> OpArgs::toOptDType(size_t i) const {
     return std::nullopt;
 }
 
-} // namespace fxray
+}  // namespace fxray

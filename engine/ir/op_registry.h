@@ -20,14 +20,18 @@ namespace fxray {
 
 struct ExecContext;
 struct OpInfo;
-struct VjpRule;                            // autodiff/vjp.h
-namespace partition { struct OpClass; }    // partition/op_classes.h
-namespace cg { struct LoweringRule; }      // codegen/lowering.h
+struct VjpRule;  // autodiff/vjp.h
+namespace partition {
+struct OpClass;
+}  // namespace partition
+namespace cg {
+struct LoweringRule;
+}  // namespace cg
 
 /// One formal argument of an op schema ("Tensor self", "int[1] dim", "*, Scalar alpha=1").
 struct SchemaArg {
     std::string name;
-    std::string type;       ///< "Tensor", "Tensor?", "int[]", "Scalar", "ScalarType?", ...
+    std::string type;  ///< "Tensor", "Tensor?", "int[]", "Scalar", "ScalarType?", ...
     bool kwOnly = false;
     bool hasDefault = false;
     Argument defaultValue;  ///< parsed default when hasDefault
@@ -39,8 +43,8 @@ struct Schema {
     std::string name;      ///< "addmm"
     std::string overload;  ///< "" for default
     std::vector<SchemaArg> args;
-    std::string returns;   ///< return type text, "Tensor", "(Tensor, Tensor)", "Tensor[]"
-    std::string text;      ///< the original schema string
+    std::string returns;  ///< return type text, "Tensor", "(Tensor, Tensor)", "Tensor[]"
+    std::string text;     ///< the original schema string
     int indexOf(std::string_view argName) const;
 };
 /// Parses a schema string; returns a Diagnostic on malformed text.
@@ -134,8 +138,7 @@ public:
 
     /// Adds an op. `schema` is PyTorch's schema text; the qualname's namespace is prepended
     /// from `qualname`. Aborts on a malformed schema (that is a bug in fxray, not user input).
-    OpInfo& add(std::string qualname, std::string_view schema, OpCategory category, MetaFn meta,
-                KernelFn kernel);
+    OpInfo& add(std::string qualname, std::string_view schema, OpCategory category, MetaFn meta, KernelFn kernel);
 
     /// The entry a layer's `table` attaches its concern to during assembly, or an error naming the
     /// table and the op when the registry has no such op (a table must not name ops fxray lacks).
@@ -151,4 +154,4 @@ private:
 Expected<OpArgs> bindArgs(const OpInfo& op, std::vector<Value> positional,
                           std::vector<std::pair<std::string, Value>> keywords);
 
-} // namespace fxray
+}  // namespace fxray

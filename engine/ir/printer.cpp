@@ -11,11 +11,11 @@ namespace {
 
 const char* binarySymbol(const std::string& target) {
     static const std::pair<const char*, const char*> table[] = {
-        {"operator.add", "+"}, {"operator.sub", "-"}, {"operator.mul", "*"}, {"operator.truediv", "/"},
-        {"operator.floordiv", "//"}, {"operator.mod", "%"}, {"operator.matmul", "@"}, {"operator.pow", "**"},
-        {"operator.lt", "<"}, {"operator.le", "<="}, {"operator.gt", ">"}, {"operator.ge", ">="},
-        {"operator.eq", "=="}, {"operator.ne", "!="}, {"operator.and_", "&"}, {"operator.or_", "|"},
-        {"operator.xor", "^"}, {"operator.lshift", "<<"}, {"operator.rshift", ">>"},
+        {"operator.add", "+"},       {"operator.sub", "-"},     {"operator.mul", "*"},     {"operator.truediv", "/"},
+        {"operator.floordiv", "//"}, {"operator.mod", "%"},     {"operator.matmul", "@"},  {"operator.pow", "**"},
+        {"operator.lt", "<"},        {"operator.le", "<="},     {"operator.gt", ">"},      {"operator.ge", ">="},
+        {"operator.eq", "=="},       {"operator.ne", "!="},     {"operator.and_", "&"},    {"operator.or_", "|"},
+        {"operator.xor", "^"},       {"operator.lshift", "<<"}, {"operator.rshift", ">>"},
     };
     for (auto& [k, v] : table)
         if (target == k) return v;
@@ -84,7 +84,8 @@ void printModule(std::ostringstream& os, const Graph& g, const PrintOptions& opt
         os << i2;
         for (Node* p : phs) os << p->name() << ", ";
         os << "= fx_pytree.tree_flatten_spec([";
-        for (size_t k = 0; k < g.signature.pytreeGroups.size(); ++k) os << (k ? ", " : "") << g.signature.pytreeGroups[k];
+        for (size_t k = 0; k < g.signature.pytreeGroups.size(); ++k)
+            os << (k ? ", " : "") << g.signature.pytreeGroups[k];
         os << "], self._in_spec)\n";
     }
 
@@ -167,7 +168,7 @@ void printModule(std::ostringstream& os, const Graph& g, const PrintOptions& opt
     }
 }
 
-} // namespace
+}  // namespace
 
 /// `self.a.b`, with components that are not identifiers as FX writes them:
 /// `getattr(self, "0").weight`.
@@ -220,4 +221,4 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
     return os.str();
 }
 
-} // namespace fxray
+}  // namespace fxray

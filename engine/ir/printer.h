@@ -20,4 +20,4 @@ std::string printGraph(const Graph& g, const PrintOptions& opts = {});
 /// The right-hand side of one node's line (`torch.ops.aten.mm.default(a, b)`, `x[0]`, `a + b`).
 std::string printNodeExpr(const Node& n);
 
-} // namespace fxray
+}  // namespace fxray

@@ -119,13 +119,20 @@ private:
         auto l = addExpr();
         while (l) {
             std::string op;
-            if (eat("<=")) op = "<=";
-            else if (eat(">=")) op = ">=";
-            else if (eat("==")) op = "==";
-            else if (eat("!=")) op = "!=";
-            else if (eat("<", "<<")) op = "<";
-            else if (eat(">", ">>")) op = ">";
-            else break;
+            if (eat("<="))
+                op = "<=";
+            else if (eat(">="))
+                op = ">=";
+            else if (eat("=="))
+                op = "==";
+            else if (eat("!="))
+                op = "!=";
+            else if (eat("<", "<<"))
+                op = "<";
+            else if (eat(">", ">>"))
+                op = ">";
+            else
+                break;
             auto r = addExpr();
             if (!r) return nullptr;
             l = bin(op, l, r);
@@ -136,9 +143,12 @@ private:
         auto l = mulExpr();
         while (l) {
             std::string op;
-            if (eat("+")) op = "+";
-            else if (eat("-")) op = "-";
-            else break;
+            if (eat("+"))
+                op = "+";
+            else if (eat("-"))
+                op = "-";
+            else
+                break;
             auto r = mulExpr();
             if (!r) return nullptr;
             l = bin(op, l, r);
@@ -149,11 +159,16 @@ private:
         auto l = unaryExpr();
         while (l) {
             std::string op;
-            if (eat("//")) op = "//";
-            else if (eat("*", "**")) op = "*";
-            else if (eat("/")) op = "/";
-            else if (eat("%")) op = "%";
-            else break;
+            if (eat("//"))
+                op = "//";
+            else if (eat("*", "**"))
+                op = "*";
+            else if (eat("/"))
+                op = "/";
+            else if (eat("%"))
+                op = "%";
+            else
+                break;
             auto r = unaryExpr();
             if (!r) return nullptr;
             l = bin(op, l, r);
@@ -233,8 +248,15 @@ private:
         bool isFloat = false;
         while (m_p < m_t.size()) {
             char c = m_t[m_p];
-            if (std::isdigit(static_cast<unsigned char>(c))) { ++m_p; continue; }
-            if (c == '.' ) { isFloat = true; ++m_p; continue; }
+            if (std::isdigit(static_cast<unsigned char>(c))) {
+                ++m_p;
+                continue;
+            }
+            if (c == '.') {
+                isFloat = true;
+                ++m_p;
+                continue;
+            }
             if ((c == 'e' || c == 'E') && m_p + 1 < m_t.size()) {
                 isFloat = true;
                 ++m_p;
@@ -266,7 +288,10 @@ private:
 Num arith(const std::string& op, const Num& a, const Num& b, bool& divZero) {
     const bool fl = a.isFloat() || b.isFloat();
     if (op == "/") {
-        if (b.toDouble() == 0.0) { divZero = true; return {}; }
+        if (b.toDouble() == 0.0) {
+            divZero = true;
+            return {};
+        }
         return Num::ofFloat(a.toDouble() / b.toDouble());
     }
     if (fl) {
@@ -275,7 +300,10 @@ Num arith(const std::string& op, const Num& a, const Num& b, bool& divZero) {
         if (op == "-") return Num::ofFloat(x - y);
         if (op == "*") return Num::ofFloat(x * y);
         if (op == "**") return Num::ofFloat(std::pow(x, y));
-        if (y == 0.0) { divZero = true; return {}; }
+        if (y == 0.0) {
+            divZero = true;
+            return {};
+        }
         if (op == "//") return Num::ofFloat(std::floor(x / y));
         if (op == "%") return Num::ofFloat(x - std::floor(x / y) * y);
         return {};
@@ -290,7 +318,10 @@ Num arith(const std::string& op, const Num& a, const Num& b, bool& divZero) {
         for (int64_t k = 0; k < y; ++k) r *= x;
         return Num::ofInt(r);
     }
-    if (y == 0) { divZero = true; return {}; }
+    if (y == 0) {
+        divZero = true;
+        return {};
+    }
     if (op == "//") return Num::ofInt(floorDiv(x, y));
     if (op == "%") return Num::ofInt(pyMod(x, y));
     return {};
@@ -321,7 +352,10 @@ const char* comparisonOf(const std::string& fn) {
 
 Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
     auto need = [&](size_t n) { return v.size() == n; };
-    auto bad = [&]() { return makeError("symbolic function '" + fn + "' with " + std::to_string(v.size()) + " arguments is not supported"); };
+    auto bad = [&]() {
+        return makeError("symbolic function '" + fn + "' with " + std::to_string(v.size()) +
+                         " arguments is not supported");
+    };
     bool dz = false;
     auto ret = [&](Num r) -> Expected<Num> {
         if (dz) return makeError("division by zero in '" + fn + "'");
@@ -341,8 +375,14 @@ Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
         }
         return r;
     }
-    if (fn == "Mod" || fn == "PythonMod") { if (!need(2)) return bad(); return ret(arith("%", v[0], v[1], dz)); }
-    if (fn == "FloorDiv") { if (!need(2)) return bad(); return ret(arith("//", v[0], v[1], dz)); }
+    if (fn == "Mod" || fn == "PythonMod") {
+        if (!need(2)) return bad();
+        return ret(arith("%", v[0], v[1], dz));
+    }
+    if (fn == "FloorDiv") {
+        if (!need(2)) return bad();
+        return ret(arith("//", v[0], v[1], dz));
+    }
     if (fn == "CleanDiv" || fn == "IntTrueDiv" || fn == "FloatTrueDiv") {
         if (!need(2)) return bad();
         if (fn == "CleanDiv") return ret(arith("//", v[0], v[1], dz));
@@ -359,7 +399,10 @@ Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
         Num q = arith("//", v[0], v[1], dz);
         return ret(arith("%", q, v[2], dz));
     }
-    if (fn == "PowByNatural" || fn == "FloatPow" || fn == "Pow") { if (!need(2)) return bad(); return arith("**", v[0], v[1], dz); }
+    if (fn == "PowByNatural" || fn == "FloatPow" || fn == "Pow") {
+        if (!need(2)) return bad();
+        return arith("**", v[0], v[1], dz);
+    }
     if (fn == "Abs" || fn == "abs") {
         if (!need(1)) return bad();
         return v[0].isFloat() ? Num::ofFloat(std::fabs(v[0].d)) : Num::ofInt(v[0].i < 0 ? -v[0].i : v[0].i);
@@ -369,10 +412,10 @@ Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
         fn == "RoundToInt" || fn == "round") {
         if (!need(1)) return bad();
         double x = v[0].toDouble();
-        double r = (fn == "floor" || fn == "math.floor" || fn == "FloorToInt") ? std::floor(x)
-                 : (fn == "ceiling" || fn == "math.ceil" || fn == "CeilToInt") ? std::ceil(x)
-                 : (fn == "RoundToInt" || fn == "round") ? std::nearbyint(x)  // banker's rounding, as Python
-                                                         : std::trunc(x);
+        double r = (fn == "floor" || fn == "math.floor" || fn == "FloorToInt")   ? std::floor(x)
+                   : (fn == "ceiling" || fn == "math.ceil" || fn == "CeilToInt") ? std::ceil(x)
+                   : (fn == "RoundToInt" || fn == "round") ? std::nearbyint(x)  // banker's rounding, as Python
+                                                           : std::trunc(x);
         return Num::ofInt(static_cast<int64_t>(r));
     }
     if (fn == "ToFloat" || fn == "float" || fn == "sym_float" || fn == "TruncToFloat") {
@@ -383,18 +426,27 @@ Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
         if (!need(1)) return bad();
         return Num::ofFloat(std::sqrt(v[0].toDouble()));
     }
-    if (fn == "Identity") { if (!need(1)) return bad(); return v[0]; }
+    if (fn == "Identity") {
+        if (!need(1)) return bad();
+        return v[0];
+    }
     if (fn == "And" || fn == "Or") {
         bool r = fn == "And";
         for (const auto& x : v) r = fn == "And" ? (r && x.truthy()) : (r || x.truthy());
         return Num::ofBool(r);
     }
-    if (fn == "Not") { if (!need(1)) return bad(); return Num::ofBool(!v[0].truthy()); }
-    if (fn == "Where" || fn == "sym_ite") { if (!need(3)) return bad(); return v[0].truthy() ? v[1] : v[2]; }
+    if (fn == "Not") {
+        if (!need(1)) return bad();
+        return Num::ofBool(!v[0].truthy());
+    }
+    if (fn == "Where" || fn == "sym_ite") {
+        if (!need(3)) return bad();
+        return v[0].truthy() ? v[1] : v[2];
+    }
     return makeError("unknown symbolic function '" + fn + "'");
 }
 
-} // namespace
+}  // namespace
 
 Expected<Num> apply(std::string_view opv, const std::vector<Num>& v) {
     const std::string op(opv);
@@ -403,8 +455,8 @@ Expected<Num> apply(std::string_view opv, const std::vector<Num>& v) {
         if (op == "~") return Num::ofBool(!v[0].truthy());
         return v[0].isFloat() ? Num::ofFloat(-v[0].d) : Num::ofInt(-v[0].i);
     }
-    static const std::set<std::string> kBinary{"+", "-", "*", "/", "//", "%", "**", "<", "<=", ">",
-                                               ">=", "==", "!=", "&", "|"};
+    static const std::set<std::string> kBinary{"+",  "-", "*",  "/",  "//", "%", "**", "<",
+                                               "<=", ">", ">=", "==", "!=", "&", "|"};
     if (!kBinary.count(op)) return call(op, v);
     if (v.size() != 2) return makeError("'" + op + "' takes two operands");
     const Num& x = v[0];
@@ -463,4 +515,4 @@ std::set<std::string> freeSymbols(std::string_view text) {
     return out;
 }
 
-} // namespace fxray::sym
+}  // namespace fxray::sym

@@ -21,12 +21,26 @@ namespace fxray::sym {
 struct Num {
     enum class Kind : uint8_t { Bool, Int, Float };
     Kind kind = Kind::Int;
-    int64_t i = 0;  ///< Int and Bool (0/1)
-    double d = 0.0; ///< Float
+    int64_t i = 0;   ///< Int and Bool (0/1)
+    double d = 0.0;  ///< Float
 
-    static Num ofInt(int64_t v) { Num n; n.i = v; return n; }
-    static Num ofBool(bool v) { Num n; n.kind = Kind::Bool; n.i = v ? 1 : 0; return n; }
-    static Num ofFloat(double v) { Num n; n.kind = Kind::Float; n.d = v; return n; }
+    static Num ofInt(int64_t v) {
+        Num n;
+        n.i = v;
+        return n;
+    }
+    static Num ofBool(bool v) {
+        Num n;
+        n.kind = Kind::Bool;
+        n.i = v ? 1 : 0;
+        return n;
+    }
+    static Num ofFloat(double v) {
+        Num n;
+        n.kind = Kind::Float;
+        n.d = v;
+        return n;
+    }
     bool isFloat() const { return kind == Kind::Float; }
     double toDouble() const { return isFloat() ? d : static_cast<double>(i); }
     bool truthy() const { return isFloat() ? d != 0.0 : i != 0; }
@@ -40,8 +54,8 @@ using Binding = std::map<std::string, Num>;
 struct Expr {
     enum class Kind : uint8_t { Number, Symbol, Unary, Binary, Call };
     Kind kind = Kind::Number;
-    Num value;                                 ///< Number
-    std::string name;                          ///< Symbol, operator ("+", "//", "<=", "-u", "~") or function
+    Num value;         ///< Number
+    std::string name;  ///< Symbol, operator ("+", "//", "<=", "-u", "~") or function
     std::vector<std::shared_ptr<const Expr>> args;
 };
 using ExprPtr = std::shared_ptr<const Expr>;
@@ -68,4 +82,4 @@ std::string bindingStr(const Binding& b);
 int64_t floorDiv(int64_t a, int64_t b);
 int64_t pyMod(int64_t a, int64_t b);
 
-} // namespace fxray::sym
+}  // namespace fxray::sym

@@ -47,16 +47,20 @@ std::string TensorMeta::annotation(bool withStrides, bool withDevice) const {
     s += '[';
     for (size_t i = 0; i < shape.size(); ++i) {
         if (i) s += ", ";
-        if (i < symShape.size() && !symShape[i].empty()) s += symShape[i];
-        else s += std::to_string(shape[i]);
+        if (i < symShape.size() && !symShape[i].empty())
+            s += symShape[i];
+        else
+            s += std::to_string(shape[i]);
     }
     s += ']';
     if (withStrides && stridesKnown) {
         s += '[';
         for (size_t i = 0; i < strides.size(); ++i) {
             if (i) s += ", ";
-            if (i < symStrides.size() && !symStrides[i].empty()) s += symStrides[i];
-            else s += std::to_string(strides[i]);
+            if (i < symStrides.size() && !symStrides[i].empty())
+                s += symStrides[i];
+            else
+                s += std::to_string(strides[i]);
         }
         s += ']';
     }
@@ -84,14 +88,15 @@ Tensor Tensor::emptyLike(const TensorMeta& m) {
     t.meta = m;
     t.meta.offset = 0;
     t.meta.stridesKnown = true;
-    if (t.meta.strides.size() != t.meta.shape.size())
-        t.meta.strides = TensorMeta::contiguousStrides(t.meta.shape);
+    if (t.meta.strides.size() != t.meta.shape.size()) t.meta.strides = TensorMeta::contiguousStrides(t.meta.shape);
     // Span of the strided layout: 1 + sum((size-1)*stride) for non-empty tensors.
     int64_t span = 1;
     bool emptyT = false;
     for (size_t i = 0; i < t.meta.shape.size(); ++i) {
-        if (t.meta.shape[i] == 0) emptyT = true;
-        else span += (t.meta.shape[i] - 1) * t.meta.strides[i];
+        if (t.meta.shape[i] == 0)
+            emptyT = true;
+        else
+            span += (t.meta.shape[i] - 1) * t.meta.strides[i];
     }
     if (emptyT) span = 0;
     t.storage = std::make_shared<Storage>(static_cast<size_t>(span) * dtypeItemSize(m.dtype));
@@ -111,4 +116,4 @@ Tensor Tensor::view(TensorMeta m) const {
     return t;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -51,7 +51,9 @@ public:
     size_t nbytes() const { return m_nbytes; }
 
 private:
-    struct Free { void operator()(std::byte* p) const; };
+    struct Free {
+        void operator()(std::byte* p) const;
+    };
     std::unique_ptr<std::byte, Free> m_data;
     size_t m_nbytes;
 };
@@ -71,11 +73,15 @@ struct Tensor {
 
     /// Pointer to element 0 (storage + offset).
     std::byte* raw() { return storage->data() + meta.offset * dtypeItemSize(meta.dtype); }
-    const std::byte* raw() const {
-        return storage->data() + meta.offset * dtypeItemSize(meta.dtype);
+    const std::byte* raw() const { return storage->data() + meta.offset * dtypeItemSize(meta.dtype); }
+    template <typename T>
+    T* data() {
+        return reinterpret_cast<T*>(raw());
     }
-    template <typename T> T* data() { return reinterpret_cast<T*>(raw()); }
-    template <typename T> const T* data() const { return reinterpret_cast<const T*>(raw()); }
+    template <typename T>
+    const T* data() const {
+        return reinterpret_cast<const T*>(raw());
+    }
 
     /// A new zero-filled tensor with contiguous strides.
     static Tensor empty(std::vector<int64_t> shape, DType dtype, Device device = {});
@@ -87,4 +93,4 @@ struct Tensor {
     Tensor view(TensorMeta m) const;
 };
 
-} // namespace fxray
+}  // namespace fxray

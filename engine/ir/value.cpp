@@ -22,4 +22,4 @@ std::string Value::describe() const {
     return "?";
 }
 
-} // namespace fxray
+}  // namespace fxray

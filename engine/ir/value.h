@@ -16,8 +16,20 @@ class Graph;
 /// those).
 struct Value {
     enum class Kind : uint8_t {
-        None, Bool, Int, Double, String, Tensor, List, DType, Device, Layout, MemoryFormat,
-        Slice, Graph, Ellipsis,
+        None,
+        Bool,
+        Int,
+        Double,
+        String,
+        Tensor,
+        List,
+        DType,
+        Device,
+        Layout,
+        MemoryFormat,
+        Slice,
+        Graph,
+        Ellipsis,
     };
     Kind kind = Kind::None;
     bool b = false;
@@ -34,12 +46,36 @@ struct Value {
     const fxray::Graph* graph = nullptr;
 
     static Value none() { return {}; }
-    static Value ofBool(bool v) { Value x; x.kind = Kind::Bool; x.b = v; return x; }
-    static Value ofInt(int64_t v) { Value x; x.kind = Kind::Int; x.i = v; return x; }
-    static Value ofDouble(double v) { Value x; x.kind = Kind::Double; x.d = v; return x; }
-    static Value ofTensor(Tensor v) { Value x; x.kind = Kind::Tensor; x.t = std::move(v); return x; }
+    static Value ofBool(bool v) {
+        Value x;
+        x.kind = Kind::Bool;
+        x.b = v;
+        return x;
+    }
+    static Value ofInt(int64_t v) {
+        Value x;
+        x.kind = Kind::Int;
+        x.i = v;
+        return x;
+    }
+    static Value ofDouble(double v) {
+        Value x;
+        x.kind = Kind::Double;
+        x.d = v;
+        return x;
+    }
+    static Value ofTensor(Tensor v) {
+        Value x;
+        x.kind = Kind::Tensor;
+        x.t = std::move(v);
+        return x;
+    }
     static Value ofList(std::vector<Value> v, bool tuple = false) {
-        Value x; x.kind = Kind::List; x.list = std::move(v); x.isTuple = tuple; return x;
+        Value x;
+        x.kind = Kind::List;
+        x.list = std::move(v);
+        x.isTuple = tuple;
+        return x;
     }
     static Value ofTensors(std::vector<Tensor> ts, bool tuple = true) {
         std::vector<Value> v;
@@ -47,7 +83,12 @@ struct Value {
         for (auto& t : ts) v.push_back(ofTensor(std::move(t)));
         return ofList(std::move(v), tuple);
     }
-    static Value ofDType(DType t) { Value x; x.kind = Kind::DType; x.dtype = t; return x; }
+    static Value ofDType(DType t) {
+        Value x;
+        x.kind = Kind::DType;
+        x.dtype = t;
+        return x;
+    }
 
     bool isNone() const { return kind == Kind::None; }
     bool isTensor() const { return kind == Kind::Tensor; }
@@ -59,4 +100,4 @@ struct Value {
     std::string describe() const;
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -26,7 +26,7 @@ void learnSymbols(const Node& n, const Value& v, sym::Binding& b) {
         std::string e = n.annotationText.substr(4, n.annotationText.size() - 5);
         if (sym::isSymbolName(e) && !b.count(e))
             b[e] = v.kind == Value::Kind::Double ? sym::Num::ofFloat(v.d)
-                 : v.kind == Value::Kind::Bool   ? sym::Num::ofBool(v.b)
+                   : v.kind == Value::Kind::Bool ? sym::Num::ofBool(v.b)
                                                  : sym::Num::ofInt(v.i);
         return;
     }
@@ -80,7 +80,7 @@ bool denseLayout(const TensorMeta& m) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 Expected<std::shared_ptr<const Workspace>> Workspace::build(const Graph& g, std::vector<Value> inputs, uint64_t seed) {
     auto ws = std::shared_ptr<Workspace>(new Workspace());
@@ -184,8 +184,10 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
         if (!keep[i] || !isGetitem(node) || ws.inputsOf(static_cast<int>(i)).empty()) continue;
         int src = ws.inputsOf(static_cast<int>(i))[0];
         if (ws.isCompute(src) && !keep[static_cast<size_t>(src)]) {
-            if (ws.isCuttable(static_cast<int>(i))) keep[i] = 0;
-            else keep[static_cast<size_t>(src)] = 1;
+            if (ws.isCuttable(static_cast<int>(i)))
+                keep[i] = 0;
+            else
+                keep[static_cast<size_t>(src)] = 1;
         }
     }
     auto alwaysCut = [&](int i) {
@@ -210,9 +212,12 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
                 asInput[static_cast<size_t>(m)] = 1;
                 continue;
             }
-            if (keep[static_cast<size_t>(m)] && !alwaysCut(m)) stack.push_back(m);
-            else if (ws.isCuttable(m)) asInput[static_cast<size_t>(m)] = 1;
-            else stack.push_back(m);  // no value to stand in for it (a tuple, a scalar): keep it
+            if (keep[static_cast<size_t>(m)] && !alwaysCut(m))
+                stack.push_back(m);
+            else if (ws.isCuttable(m))
+                asInput[static_cast<size_t>(m)] = 1;
+            else
+                stack.push_back(m);  // no value to stand in for it (a tuple, a scalar): keep it
         }
     }
 
@@ -220,8 +225,8 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
     // graph, a SymInt node becomes a Sym placeholder holding its number.
     struct CutInput {
         size_t node;
-        TensorMeta meta;     ///< tensors
-        std::string symText; ///< "Sym(...)" nodes
+        TensorMeta meta;      ///< tensors
+        std::string symText;  ///< "Sym(...)" nodes
     };
     std::vector<CutInput> cuts;
     for (size_t i = 0; i < n; ++i) {
@@ -270,7 +275,8 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
             bool found = false;
             for (size_t i = 0; i < n && !found; ++i) {
                 const Node& src = *G.nodes()[i];
-                if (src.kind() == NodeKind::Placeholder && symPlaceholderExpr(src) == sname) asInput[i] = 1, found = true;
+                if (src.kind() == NodeKind::Placeholder && symPlaceholderExpr(src) == sname)
+                    asInput[i] = 1, found = true;
             }
             if (found) continue;
             if (!ws.symbols().count(sname))
@@ -353,4 +359,4 @@ Expected<Materialized> materialize(const Workspace& ws, const Candidate& c) {
     return out;
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -73,10 +73,10 @@ struct Materialized {
     std::shared_ptr<Graph> graph;
     std::vector<Value> inputs;
     uint64_t fingerprint = 0;
-    size_t nodes = 0;            ///< like PyTorch's len(graph.nodes): placeholders and output included
-    sym::Binding sizes;          ///< what its inputs bind (symbolic graphs), checked against the run's
-    std::vector<int> kept;       ///< original indices of the compute nodes it holds, graph order
-    std::vector<int> outs;       ///< original indices it returns
+    size_t nodes = 0;       ///< like PyTorch's len(graph.nodes): placeholders and output included
+    sym::Binding sizes;     ///< what its inputs bind (symbolic graphs), checked against the run's
+    std::vector<int> kept;  ///< original indices of the compute nodes it holds, graph order
+    std::vector<int> outs;  ///< original indices it returns
     /// The normalized selection (keep = kept, outs = outs): materializing it again gives the same.
     Candidate normalized(const Workspace& ws) const;
 };
@@ -91,4 +91,4 @@ Candidate keepOnly(const Workspace& ws, const std::vector<int>& nodes, const std
 /// and, in a symbolic graph, when its inputs would not bind every symbol to the run's value.
 Expected<Materialized> materialize(const Workspace& ws, const Candidate& c);
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

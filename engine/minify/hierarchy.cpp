@@ -84,7 +84,7 @@ std::vector<std::vector<int>> byLine(const Workspace& ws, const std::vector<int>
     return groups;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::vector<std::vector<int>>> hierarchyLevels(const Workspace& ws, const std::vector<int>& nodes) {
     std::vector<std::vector<std::vector<int>>> levels;
@@ -98,4 +98,4 @@ std::vector<std::vector<std::vector<int>>> hierarchyLevels(const Workspace& ws, 
     return levels;
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -25,4 +25,4 @@ std::string provenanceKey(const Node& n);
 /// "layers_0" for a node named like `l__self___layers_0_attn_c_attn` ("" when none).
 std::string layerKey(const std::string& nodeName);
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -25,7 +25,10 @@ size_t applyScaleFaults(Graph& g, const std::vector<InjectSpec>& faults) {
             // Insert right after n: before its successor in the node list.
             Node* next = nullptr;
             for (size_t i = 0; i + 1 < g.nodes().size(); ++i)
-                if (g.nodes()[i].get() == n) { next = g.nodes()[i + 1].get(); break; }
+                if (g.nodes()[i].get() == n) {
+                    next = g.nodes()[i + 1].get();
+                    break;
+                }
             Node* m = g.insertBefore(next, NodeKind::CallFunction, name, "torch.ops.aten.mul.Tensor");
             m->setOp(mul);
             m->args = {Argument::ofNode(n), Argument::ofFloat(f.scale)};
@@ -47,7 +50,7 @@ namespace {
 class FaultyPass final : public Pass {
 public:
     FaultyPass(std::unique_ptr<Pass> inner, std::vector<InjectSpec> faults)
-        : m_inner(std::move(inner)), m_faults(std::move(faults)) {}
+            : m_inner(std::move(inner)), m_faults(std::move(faults)) {}
     std::string_view name() const override { return m_inner->name(); }
     std::string_view summary() const override { return m_inner->summary(); }
     bool recurseIntoSubgraphs() const override { return m_inner->recurseIntoSubgraphs(); }
@@ -72,7 +75,7 @@ private:
     std::vector<InjectSpec> m_faults;
 };
 
-} // namespace
+}  // namespace
 
 Expected<std::unique_ptr<PassManager>> buildFaultyPipeline(const std::vector<std::string>& passes,
                                                            const std::vector<InjectSpec>& faults,
@@ -84,8 +87,10 @@ Expected<std::unique_ptr<PassManager>> buildFaultyPipeline(const std::vector<std
         std::vector<InjectSpec> mine;
         for (const auto& f : faults)
             if (f.kind != InjectSpec::Kind::Scale && f.pass == name) mine.push_back(f);
-        if (mine.empty()) pm->addPass(std::move(p));
-        else pm->addPass(std::make_unique<FaultyPass>(std::move(p), std::move(mine)));
+        if (mine.empty())
+            pm->addPass(std::move(p));
+        else
+            pm->addPass(std::make_unique<FaultyPass>(std::move(p), std::move(mine)));
     }
     return pm;
 }
@@ -98,4 +103,4 @@ Expected<std::vector<std::string>> pipelinePassNames(const std::string& pipeline
     return names;
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -30,4 +30,4 @@ Expected<std::unique_ptr<PassManager>> buildFaultyPipeline(const std::vector<std
 /// The pass names of a named pipeline ("joint", "post-grad"), in order.
 Expected<std::vector<std::string>> pipelinePassNames(const std::string& pipeline);
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

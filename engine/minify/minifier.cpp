@@ -19,8 +19,8 @@ class Reducer {
 public:
     Reducer(std::shared_ptr<const Workspace> ws, Oracle& oracle, const MinifyOptions& opts, const ProgressFn& progress,
             Clock::time_point t0, size_t nodesBefore)
-        : m_ws(std::move(ws)), m_oracle(oracle), m_opts(opts), m_progress(progress), m_t0(t0),
-          m_nodesBefore(nodesBefore) {}
+            : m_ws(std::move(ws)), m_oracle(oracle), m_opts(opts), m_progress(progress), m_t0(t0),
+              m_nodesBefore(nodesBefore) {}
 
     /// Starts from the full candidate, already known to fail with `signature`.
     void run(Materialized full, const std::string& signature, const std::vector<std::string>& divergent) {
@@ -34,7 +34,8 @@ public:
             changed |= truncateSuffix();
             changed |= replacePrefix();
             if (m_opts.hierarchy)
-                for (const auto& level : hierarchyLevels(*m_ws, m_cur.kept)) changed |= ddmin(level, "ddmin over layers/blocks");
+                for (const auto& level : hierarchyLevels(*m_ws, m_cur.kept))
+                    changed |= ddmin(level, "ddmin over layers/blocks");
             std::vector<std::vector<int>> singles;
             for (int i : m_cur.kept) singles.push_back({i});
             changed |= ddmin(singles, "ddmin over nodes");
@@ -46,7 +47,8 @@ public:
     const Materialized& best() const { return m_cur; }
     const std::vector<std::string>& steps() const { return m_steps; }
     bool stopped() const {
-        return (m_opts.cancel && m_opts.cancel->load()) || (m_opts.maxQueries && m_oracle.queries() >= m_opts.maxQueries);
+        return (m_opts.cancel && m_opts.cancel->load()) ||
+               (m_opts.maxQueries && m_oracle.queries() >= m_opts.maxQueries);
     }
 
 private:
@@ -115,14 +117,16 @@ private:
     /// Bisection over a family of candidates indexed 0..n where `good` is known to fail and
     /// `bad` is known not to; returns the failing index closest to `bad`. Monotone families
     /// (prefixes, suffixes) make this a binary search; `jobs` points are tried per round.
-    size_t bisect(size_t good, size_t bad, const std::function<Candidate(size_t)>& family, const std::string& strategy) {
+    size_t bisect(size_t good, size_t bad, const std::function<Candidate(size_t)>& family,
+                  const std::string& strategy) {
         const size_t jobs = static_cast<size_t>(std::max(1, m_opts.oracle.jobs));
         while ((good > bad ? good - bad : bad - good) > 1 && !stopped()) {
             const bool up = bad > good;  // indices toward bad are better
             size_t span = up ? bad - good : good - bad;
             size_t k = std::min(jobs, span - 1);
             std::vector<size_t> points;
-            for (size_t t = 1; t <= k; ++t) points.push_back(up ? good + span * t / (k + 1) : good - span * t / (k + 1));
+            for (size_t t = 1; t <= k; ++t)
+                points.push_back(up ? good + span * t / (k + 1) : good - span * t / (k + 1));
             std::vector<Materialized> ms;
             std::vector<const Materialized*> ptrs;
             std::vector<char> valid;
@@ -209,7 +213,8 @@ private:
             for (size_t i = s; i < L.size(); ++i) c.keep[static_cast<size_t>(L[i])] = 1;
             for (int o : curOuts)
                 if (c.keep[static_cast<size_t>(o)]) c.outs.push_back(o);
-            if (c.outs.empty()) c = keepOnly(*m_ws, std::vector<int>(L.begin() + static_cast<std::ptrdiff_t>(s), L.end()));
+            if (c.outs.empty())
+                c = keepOnly(*m_ws, std::vector<int>(L.begin() + static_cast<std::ptrdiff_t>(s), L.end()));
             return c;
         };
         size_t s = bisect(0, L.size(), family, "replace prefix by inputs (bisection)");
@@ -278,7 +283,8 @@ private:
                 Candidate keepChunk = m_cur.normalized(*m_ws), dropChunk = keepChunk;
                 keepChunk.outs.clear();
                 dropChunk.outs.clear();
-                for (size_t u = 0; u < outs.size(); ++u) (u * n / outs.size() == k ? keepChunk : dropChunk).outs.push_back(outs[u]);
+                for (size_t u = 0; u < outs.size(); ++u)
+                    (u * n / outs.size() == k ? keepChunk : dropChunk).outs.push_back(outs[u]);
                 cs.push_back(keepChunk);
                 cs.push_back(dropChunk);
             }
@@ -351,7 +357,7 @@ bool bisectPasses(Oracle& oracle, const Materialized& full, const QueryOutcome& 
     return true;
 }
 
-} // namespace
+}  // namespace
 
 Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, const MinifyOptions& opts,
                                    const ProgressFn& progress) {
@@ -428,4 +434,4 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
     return res;
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

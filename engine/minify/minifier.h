@@ -48,10 +48,10 @@ struct MinifyOptions {
     /// Pipeline for pass-fails checks (pass names); empty: the "joint" pipeline.
     std::vector<std::string> passes;
     OracleOptions oracle;
-    bool localize = true;        ///< step 1
-    bool bisectPasses = true;    ///< step 0
-    bool hierarchy = true;       ///< layer / block / line levels of step 4
-    size_t maxQueries = 0;       ///< stop after this many queries (0: no limit)
+    bool localize = true;      ///< step 1
+    bool bisectPasses = true;  ///< step 0
+    bool hierarchy = true;     ///< layer / block / line levels of step 4
+    size_t maxQueries = 0;     ///< stop after this many queries (0: no limit)
     std::atomic<bool>* cancel = nullptr;
 };
 
@@ -60,8 +60,8 @@ struct MinifyProgress {
     size_t queries = 0;
     size_t cacheHits = 0;
     size_t nodesBefore = 0;
-    size_t nodes = 0;            ///< current best, PyTorch's count (placeholders and output included)
-    std::string strategy;        ///< what is being tried
+    size_t nodes = 0;      ///< current best, PyTorch's count (placeholders and output included)
+    std::string strategy;  ///< what is being tried
     double seconds = 0.0;
     std::shared_ptr<const Graph> best;
 };
@@ -69,9 +69,9 @@ using ProgressFn = std::function<void(const MinifyProgress&)>;
 
 /// The outcome.
 struct MinifyResult {
-    bool reproduced = false;     ///< the input graph showed the failure (otherwise nothing was done)
-    std::string message;         ///< the first query's message (why it failed, or did not)
-    std::string signature;       ///< the failure kept throughout
+    bool reproduced = false;             ///< the input graph showed the failure (otherwise nothing was done)
+    std::string message;                 ///< the first query's message (why it failed, or did not)
+    std::string signature;               ///< the failure kept throughout
     std::shared_ptr<const Graph> graph;  ///< the minimized graph
     std::vector<Value> inputs;           ///< its inputs, placeholder order
     /// Dynamic shapes: the sizes of the run (each input symbol read off the given inputs) and
@@ -80,9 +80,9 @@ struct MinifyResult {
     size_t nodesBefore = 0, nodesAfter = 0;
     size_t queries = 0, cacheHits = 0;
     double seconds = 0.0;
-    std::vector<std::string> steps;      ///< accepted steps: "truncate suffix: 29 -> 12 nodes"
-    std::string bisection;               ///< "pass run 3 (remove_noop_ops) fails; minified with it alone"
-    std::vector<std::string> passes;     ///< the pipeline the result fails under (pass-fails)
+    std::vector<std::string> steps;   ///< accepted steps: "truncate suffix: 29 -> 12 nodes"
+    std::string bisection;            ///< "pass run 3 (remove_noop_ops) fails; minified with it alone"
+    std::vector<std::string> passes;  ///< the pipeline the result fails under (pass-fails)
     bool cancelled = false;
 };
 
@@ -91,4 +91,4 @@ struct MinifyResult {
 Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, const MinifyOptions& opts,
                                    const ProgressFn& progress = {});
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

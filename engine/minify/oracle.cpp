@@ -23,7 +23,7 @@ std::string firstLine(const fs::path& p) {
         if (!line.empty()) last = line;
     return last;
 }
-} // namespace
+}  // namespace
 
 Oracle::Oracle(QueryRequest req, OracleOptions opts) : m_req(std::move(req)), m_opts(std::move(opts)) {
     setRequest(m_req);
@@ -49,8 +49,10 @@ void Oracle::setRequest(QueryRequest req) {
     m_commands.clear();
     m_needsChild = false;
     for (const auto& c : m_req.spec.checks) {
-        if (c.kind == CheckSpec::Kind::Command) m_commands.push_back(&c);
-        else m_needsChild = true;
+        if (c.kind == CheckSpec::Kind::Command)
+            m_commands.push_back(&c);
+        else
+            m_needsChild = true;
     }
     // An in-process predicate stands for the whole child.
     if (m_opts.inProcess) m_needsChild = true;
@@ -89,8 +91,10 @@ QueryOutcome Oracle::runChildImpl(const Graph& g, const std::vector<Value>& inpu
         case ProcessResult::End::Exited:
             if (pr.exitCode == 0) {
                 auto r = readQueryResult(dir);
-                if (r.ok()) out = std::move(r).value();
-                else out.kind = QueryOutcome::Kind::Error, out.message = r.error().str();
+                if (r.ok())
+                    out = std::move(r).value();
+                else
+                    out.kind = QueryOutcome::Kind::Error, out.message = r.error().str();
             } else {
                 out.kind = QueryOutcome::Kind::Error;
                 out.message = "query process " + pr.describe() + ": " + firstLine(dir / "stderr.txt");
@@ -173,7 +177,8 @@ QueryOutcome Oracle::query(const Materialized& m) {
     return o;
 }
 
-int Oracle::firstAccepted(const std::vector<const Materialized*>& ms, const std::function<bool(const QueryOutcome&)>& accept) {
+int Oracle::firstAccepted(const std::vector<const Materialized*>& ms,
+                          const std::function<bool(const QueryOutcome&)>& accept) {
     const size_t jobs = static_cast<size_t>(m_opts.jobs);
     size_t i = 0;
     while (i < ms.size()) {
@@ -235,4 +240,4 @@ std::vector<QueryOutcome> Oracle::evaluateAll(const std::vector<const Materializ
     return out;
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

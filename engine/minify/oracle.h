@@ -18,11 +18,11 @@ namespace fxray::minify {
 
 /// How queries are run.
 struct OracleOptions {
-    int jobs = 1;                        ///< queries at once
-    double timeoutSeconds = 60.0;        ///< per query process
-    std::filesystem::path workDir;       ///< temp folders go here (default: the system temp dir)
-    std::filesystem::path executable;    ///< fxray (default: findFxrayExecutable())
-    bool keepDirs = false;               ///< keep each query's folder (debugging)
+    int jobs = 1;                      ///< queries at once
+    double timeoutSeconds = 60.0;      ///< per query process
+    std::filesystem::path workDir;     ///< temp folders go here (default: the system temp dir)
+    std::filesystem::path executable;  ///< fxray (default: findFxrayExecutable())
+    bool keepDirs = false;             ///< keep each query's folder (debugging)
     /// In-process evaluation instead of a child (tests with custom predicates, or no fxray
     /// executable). Must be thread-safe when jobs > 1.
     std::function<QueryOutcome(const Graph&, const std::vector<Value>&)> inProcess;
@@ -38,7 +38,8 @@ public:
     /// Answers queries `jobs` at a time, in order, and stops after the first wave holding one
     /// that `accept` approves. Returns the index of the first approved (lowest index), or -1.
     /// Outcomes of everything evaluated are cached.
-    int firstAccepted(const std::vector<const Materialized*>& ms, const std::function<bool(const QueryOutcome&)>& accept);
+    int firstAccepted(const std::vector<const Materialized*>& ms,
+                      const std::function<bool(const QueryOutcome&)>& accept);
 
     /// Answers all of them (`jobs` at a time), in order.
     std::vector<QueryOutcome> evaluateAll(const std::vector<const Materialized*>& ms);
@@ -72,4 +73,4 @@ private:
     std::filesystem::path m_root;
 };
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

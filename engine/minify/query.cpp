@@ -3,13 +3,13 @@
 #include "codegen/backend.h"
 #include "exec/compare.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/shape_binding.h"
 #include "import/constants_folder.h"
 #include "import/loader.h"
 #include "import/npy.h"
 #include "ir/printer.h"
 #include "minify/inject.h"
 #include "minify/sym_inputs.h"
-#include "exec/shape_binding.h"
 
 #include <nlohmann/json.hpp>
 
@@ -96,7 +96,9 @@ bool comparable(const Value* a, const Value* b) {
 bool allcloseAll(const std::vector<const Value*>& ref, const std::vector<const Value*>& res, double tol,
                  std::string* why) {
     if (ref.size() != res.size()) {
-        if (why) *why = "the sides returned " + std::to_string(ref.size()) + " and " + std::to_string(res.size()) + " values";
+        if (why)
+            *why =
+                "the sides returned " + std::to_string(ref.size()) + " and " + std::to_string(res.size()) + " values";
         return false;
     }
     for (size_t i = 0; i < ref.size(); ++i) {
@@ -110,8 +112,9 @@ bool allcloseAll(const std::vector<const Value*>& ref, const std::vector<const V
             return false;
         }
         if (!comparable(a, b)) {
-            if (why) *why = "output " + std::to_string(i) + ": shape " + a->t.meta.annotation(false, false) + " vs " +
-                            b->t.meta.annotation(false, false);
+            if (why)
+                *why = "output " + std::to_string(i) + ": shape " + a->t.meta.annotation(false, false) + " vs " +
+                       b->t.meta.annotation(false, false);
             return false;
         }
         auto x = kern::toDoubles(a->t), y = kern::toDoubles(b->t);
@@ -124,7 +127,7 @@ bool allcloseAll(const std::vector<const Value*>& ref, const std::vector<const V
     return true;
 }
 
-} // namespace
+}  // namespace
 
 bool sameLikePyTorch(const std::vector<Value>& ref, const std::vector<Value>& res, const std::vector<Value>& fp64,
                      double tol, double multiplier, std::string* why) {
@@ -146,8 +149,9 @@ bool sameLikePyTorch(const std::vector<Value>& ref, const std::vector<Value>& re
         if (resErr > multiplier * refErr + tol / 10.0) {
             if (why) {
                 char buf[160];
-                std::snprintf(buf, sizeof buf, "output %zu: RMSE(fp64, tested) %.3g > %.3g * RMSE(fp64, reference) %.3g + %.3g",
-                              i, resErr, multiplier, refErr, tol / 10.0);
+                std::snprintf(buf, sizeof buf,
+                              "output %zu: RMSE(fp64, tested) %.3g > %.3g * RMSE(fp64, reference) %.3g + %.3g", i,
+                              resErr, multiplier, refErr, tol / 10.0);
                 *why = buf;
             }
             return false;
@@ -189,7 +193,7 @@ struct CheckResult {
     std::string signature, message;
 };
 
-} // namespace
+}  // namespace
 
 QueryOutcome evaluateQuery(const Graph& g, const std::vector<Value>& inputs, const QueryRequest& req,
                            const fs::path& stageFile) {
@@ -253,7 +257,8 @@ QueryOutcome evaluateQuery(const Graph& g, const std::vector<Value>& inputs, con
         auto to = (*testB)->outputs(*tested, inputs, spec.seed, observe ? &testVals : nullptr);
         if (!ro.ok() || !to.ok()) {
             r.kind = QueryOutcome::Kind::Error;
-            r.message = "side " + (!ro.ok() ? c.refSide : c.testSide) + " failed: " + (!ro.ok() ? ro.error() : to.error()).str();
+            r.message = "side " + (!ro.ok() ? c.refSide : c.testSide) +
+                        " failed: " + (!ro.ok() ? ro.error() : to.error()).str();
             results.push_back(r);
             continue;
         }
@@ -308,8 +313,10 @@ QueryOutcome evaluateQuery(const Graph& g, const std::vector<Value>& inputs, con
         out.message += r.message;
         if (!r.signature.empty()) out.signature += (out.signature.empty() ? "" : " & ") + r.signature;
     }
-    if (all) out.kind = QueryOutcome::Kind::Reproduced;
-    else if (out.kind != QueryOutcome::Kind::Error) out.kind = QueryOutcome::Kind::Clean;
+    if (all)
+        out.kind = QueryOutcome::Kind::Reproduced;
+    else if (out.kind != QueryOutcome::Kind::Error)
+        out.kind = QueryOutcome::Kind::Clean;
     if (!all) out.signature.clear();
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return out;
@@ -358,7 +365,7 @@ std::string slurp(const fs::path& p) {
     return ss.str();
 }
 
-} // namespace
+}  // namespace
 
 Status writeQueryDir(const fs::path& dir, const Graph& g, const std::vector<Value>& inputs, const QueryRequest& req) {
     std::error_code ec;
@@ -483,9 +490,9 @@ Expected<QueryOutcome> readQueryResult(const fs::path& dir) {
         QueryOutcome o;
         std::string k = j.at("kind").get<std::string>();
         o.kind = k == "reproduced" ? QueryOutcome::Kind::Reproduced
-               : k == "error"      ? QueryOutcome::Kind::Error
-               : k == "crash"      ? QueryOutcome::Kind::Crash
-               : k == "timeout"    ? QueryOutcome::Kind::Timeout
+                 : k == "error"    ? QueryOutcome::Kind::Error
+                 : k == "crash"    ? QueryOutcome::Kind::Crash
+                 : k == "timeout"  ? QueryOutcome::Kind::Timeout
                                    : QueryOutcome::Kind::Clean;
         o.signature = j.value("signature", std::string());
         o.message = j.value("message", std::string());
@@ -520,7 +527,8 @@ QueryOutcome judgeAbnormalEnd(const fs::path& dir, const FailureSpec& spec, bool
         if (ok) {
             std::string cls = timedOut ? "timed-out" : msg.substr(msg.find('(') + 1);
             if (!cls.empty() && cls.back() == ')') cls.pop_back();
-            sig += (sig.empty() ? "" : " & ") + ("pass-fails:" + c.pass + ":" + (timedOut ? cls : "crashed(" + cls + ")"));
+            sig +=
+                (sig.empty() ? "" : " & ") + ("pass-fails:" + c.pass + ":" + (timedOut ? cls : "crashed(" + cls + ")"));
         }
     }
     if (all && !sig.empty()) {
@@ -531,4 +539,4 @@ QueryOutcome judgeAbnormalEnd(const fs::path& dir, const FailureSpec& spec, bool
     return o;
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

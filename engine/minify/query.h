@@ -9,9 +9,9 @@
 ///
 /// The outcome carries a signature — which check, which pass or op, which class of message — so
 /// that the reducer keeps only candidates that fail the same way as the original graph.
-#include "minify/spec.h"
 #include "ir/graph.h"
 #include "ir/value.h"
+#include "minify/spec.h"
 
 #include <filesystem>
 #include <string>
@@ -77,4 +77,4 @@ QueryOutcome judgeAbnormalEnd(const std::filesystem::path& dir, const FailureSpe
 bool sameLikePyTorch(const std::vector<Value>& ref, const std::vector<Value>& res, const std::vector<Value>& fp64,
                      double tol, double multiplier, std::string* why = nullptr);
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -1,9 +1,9 @@
 #include "minify/repro_export.h"
 
+#include "exec/shape_binding.h"
 #include "import/constants_folder.h"
 #include "import/npy.h"
 #include "import/session_file.h"
-#include "exec/shape_binding.h"
 #include "ir/printer.h"
 #include "minify/sym_inputs.h"
 
@@ -61,7 +61,7 @@ void writeModule(std::ostream& os, const Graph& g, const std::string& cls, const
     os << "\n\n";
 }
 
-} // namespace
+}  // namespace
 
 std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const FailureSpec* spec,
                         const std::string& fxrayCommand) {
@@ -80,12 +80,15 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
         for (const auto& i : spec->injects) anyScale = anyScale || i.kind == InjectSpec::Kind::Scale;
         for (const auto& c : spec->checks)
             if (c.kind == CheckSpec::Kind::Accuracy && !acc) acc = &c;
-        if (acc && acc->refSide == acc->testSide) mode = "injected";
+        if (acc && acc->refSide == acc->testSide)
+            mode = "injected";
         else if (acc && (acc->refSide == "ref64" || acc->testSide == "ref64") &&
                  (acc->refSide == "ref" || acc->testSide == "ref"))
             mode = anyScale ? "injected" : "fp64";
-        else if (acc && anyScale && acc->refSide == "ref") mode = "injected";
-        else if (acc || !spec->checks.empty()) mode = "fxray-only";
+        else if (acc && anyScale && acc->refSide == "ref")
+            mode = "injected";
+        else if (acc || !spec->checks.empty())
+            mode = "fxray-only";
     }
 
     // Dynamic shapes: the sizes of the recorded run, read off the inputs.
@@ -106,14 +109,15 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
     }
     if (dynamic)
         os << "# Dynamic shapes: the graph was traced with torch.compile(dynamic=True); the inputs are saved at\n"
-              "# the recorded sizes (" << sym::bindingStr(sizes) << ") and the tested module runs under\n"
+              "# the recorded sizes ("
+           << sym::bindingStr(sizes)
+           << ") and the tested module runs under\n"
               "# torch.compile(mod, dynamic=True) so that PyTorch sees them as symbols again.\n"
               "# Run: python repro.py [--device cpu|cuda] [--backend aot_eager|inductor|eager] [--eager]\n"
               "#      (exit 1 when the failure reproduces)\n";
     else
         os << "# Run: python repro.py [--device cpu|cuda]   (exit 1 when the failure reproduces)\n";
-    os <<
-          "import argparse\nimport sys\nfrom pathlib import Path\n\nimport numpy as np\nimport torch\n"
+    os << "import argparse\nimport sys\nfrom pathlib import Path\n\nimport numpy as np\nimport torch\n"
           "import torch.utils._pytree as pytree\n\n"
           "HERE = Path(__file__).resolve().parent\n"
           "DEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
@@ -131,10 +135,12 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
     for (size_t i = 0; i < phs.size() && i < vals.size(); ++i) {
         const Value& v = vals[i];
         if (isSymValue(v)) {
-            os << "    " << (v.kind == Value::Kind::Double ? pyFloatRepr(v.d)
-                             : v.kind == Value::Kind::Bool ? std::string(v.b ? "True" : "False")
-                                                           : std::to_string(v.i))
-               << ",  # " << phs[i]->name() << (phs[i]->annotationText.empty() ? "" : ": " + phs[i]->annotationText) << "\n";
+            os << "    "
+               << (v.kind == Value::Kind::Double ? pyFloatRepr(v.d)
+                   : v.kind == Value::Kind::Bool ? std::string(v.b ? "True" : "False")
+                                                 : std::to_string(v.i))
+               << ",  # " << phs[i]->name() << (phs[i]->annotationText.empty() ? "" : ": " + phs[i]->annotationText)
+               << "\n";
             continue;
         }
         if (!v.isTensor()) {
@@ -148,7 +154,8 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
             auto bound = bindMeta(m, sizes);
             m = bound.ok() ? *bound : v.t.meta;
         }
-        std::vector<int64_t> stride = m.strides.size() == m.shape.size() ? m.strides : TensorMeta::contiguousStrides(m.shape);
+        std::vector<int64_t> stride =
+            m.strides.size() == m.shape.size() ? m.strides : TensorMeta::contiguousStrides(m.shape);
         os << "    (" << tupleRepr(m.shape) << ", " << tupleRepr(stride) << ", " << dtypeTorchName(m.dtype) << "),  # "
            << phs[i]->name() << symbolic << "\n";
     }
@@ -164,8 +171,9 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
     } else {
         os << "DYNAMIC = False\n";
     }
-    os << "TOL = " << pyFloatRepr(spec ? spec->tol : 1e-3) << "\nMULTIPLIER = " << pyFloatRepr(spec ? spec->multiplier : 2.0)
-       << "\nSEED = " << (spec ? spec->seed : 0) << "\n\n\n";
+    os << "TOL = " << pyFloatRepr(spec ? spec->tol : 1e-3)
+       << "\nMULTIPLIER = " << pyFloatRepr(spec ? spec->multiplier : 2.0) << "\nSEED = " << (spec ? spec->seed : 0)
+       << "\n\n\n";
     os << "def load_inputs(dtype_override=None):\n"
           "    args = []\n"
           "    for i, spec in enumerate(INPUTS):\n"
@@ -203,9 +211,11 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
           "        return\n"
           "    sizes = ', '.join(f'{k}={v}' for k, v in SIZES.items())\n"
           "    if SYMBOLIC:\n"
-          "        print(f'torch.compile(dynamic=True, backend={BACKEND}) at {sizes}: symbolic inputs ' + ', '.join(SYMBOLIC))\n"
+          "        print(f'torch.compile(dynamic=True, backend={BACKEND}) at {sizes}: symbolic inputs ' + ', "
+          "'.join(SYMBOLIC))\n"
           "    else:\n"
-          "        print(f'torch.compile(dynamic=True, backend={BACKEND}) at {sizes}: Dynamo specialized every size')\n\n\n"
+          "        print(f'torch.compile(dynamic=True, backend={BACKEND}) at {sizes}: Dynamo specialized every "
+          "size')\n\n\n"
           "def run(mod, args):\n"
           "    torch.manual_seed(SEED)\n"
           "    with torch.no_grad():\n"
@@ -232,13 +242,16 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
           "    global DEVICE, BACKEND\n"
           "    ap = argparse.ArgumentParser()\n"
           "    ap.add_argument('--device', default=DEVICE)\n"
-          "    ap.add_argument('--backend', default=BACKEND, help='torch.compile backend of the tested side (dynamic graphs)')\n"
-          "    ap.add_argument('--eager', action='store_true', help='run the tested side in eager, not torch.compile')\n"
+          "    ap.add_argument('--backend', default=BACKEND, help='torch.compile backend of the tested side (dynamic "
+          "graphs)')\n"
+          "    ap.add_argument('--eager', action='store_true', help='run the tested side in eager, not "
+          "torch.compile')\n"
           "    opts = ap.parse_args()\n"
           "    DEVICE = opts.device\n"
           "    BACKEND = 'none' if opts.eager else opts.backend\n";
     if (!runnable) {
-        os << "    print('this graph calls " << notCallable << ", which PyTorch does not have; reproduce with fxray:')\n"
+        os << "    print('this graph calls " << notCallable
+           << ", which PyTorch does not have; reproduce with fxray:')\n"
            << "    print(" << pyStringRepr(fxrayCommand) << ")\n    return 0\n";
     } else if (mode == "injected") {
         os << "    args = load_inputs()\n"
@@ -254,11 +267,13 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
               "    ress = run(compiled(Repro()), load_inputs())\n"
               "    report_dynamic()\n"
               "    bad = compare([r.to(s.dtype) for r, s in zip(refs64, ress)], ress, refs64)\n"
-              "    print('REPRODUCED: fp32 eager differs from fp64 eager beyond tolerance' if bad else 'not reproduced')\n"
+              "    print('REPRODUCED: fp32 eager differs from fp64 eager beyond tolerance' if bad else 'not "
+              "reproduced')\n"
               "    return 1 if bad else 0\n";
     } else {
         if (mode == "fxray-only")
-            os << "    print('the failure is inside fxray (a pass or a compiled backend), not visible in PyTorch eager;')\n"
+            os << "    print('the failure is inside fxray (a pass or a compiled backend), not visible in PyTorch "
+                  "eager;')\n"
                   "    print('reproduce it with:', "
                << pyStringRepr(fxrayCommand) << ")\n";
         os << "    outs = run(compiled(Repro()), load_inputs())\n"
@@ -290,7 +305,8 @@ Status writeGraphFolder(const fs::path& dir, const Graph& g, const std::vector<V
         if (!inputs[i].isTensor() && !isSymValue(inputs[i])) continue;
         char name[32];
         std::snprintf(name, sizeof name, "%03zu.npy", i);
-        if (auto s = writeNpy(dir / "inputs" / name, inputs[i].isTensor() ? inputs[i].t : symValueTensor(inputs[i])); !s.ok())
+        if (auto s = writeNpy(dir / "inputs" / name, inputs[i].isTensor() ? inputs[i].t : symValueTensor(inputs[i]));
+            !s.ok())
             return s;
     }
     std::ofstream r(dir / "repro.py");
@@ -299,7 +315,8 @@ Status writeGraphFolder(const fs::path& dir, const Graph& g, const std::vector<V
     return {};
 }
 
-Status writeMinifyOutputs(const fs::path& dir, const MinifyResult& res, const MinifyOptions& opts, const ExportInfo& info) {
+Status writeMinifyOutputs(const fs::path& dir, const MinifyResult& res, const MinifyOptions& opts,
+                          const ExportInfo& info) {
     if (!res.graph) return makeError("nothing to write: the minification has no result");
     if (auto s = writeGraphFolder(dir, *res.graph, res.inputs, &opts.spec, "minified.py", info.commandLine); !s.ok())
         return s;
@@ -346,12 +363,14 @@ Status writeMinifyOutputs(const fs::path& dir, const MinifyResult& res, const Mi
     state.graph = "0";
     state.view["minify.signature"] = res.signature;
     state.view["minify.source"] = info.sourceFile;
-    if (auto s = saveSession(dir / "minified.fxray", lf, state); s.ok()) j["fxray_session"] = "minified.fxray";
-    else j["fxray_session_error"] = s.error().str();
+    if (auto s = saveSession(dir / "minified.fxray", lf, state); s.ok())
+        j["fxray_session"] = "minified.fxray";
+    else
+        j["fxray_session_error"] = s.error().str();
     std::ofstream f(dir / "session.json");
     f << j.dump(1) << "\n";
     if (!f) return makeError("cannot write " + (dir / "session.json").string());
     return {};
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

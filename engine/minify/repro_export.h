@@ -23,7 +23,7 @@ namespace fxray::minify {
 struct ExportInfo {
     std::string sourceFile;
     std::string graphSel;
-    std::string commandLine;   ///< the fxray command that reproduces the failure
+    std::string commandLine;  ///< the fxray command that reproduces the failure
 };
 
 /// The repro.py text for g with inputs under `inputs/` next to it. `spec` may be null (a plain
@@ -39,4 +39,4 @@ Status writeGraphFolder(const std::filesystem::path& dir, const Graph& g, const 
 Status writeMinifyOutputs(const std::filesystem::path& dir, const MinifyResult& r, const MinifyOptions& opts,
                           const ExportInfo& info);
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -1,7 +1,7 @@
 #include "minify/spec.h"
 
-#include "ir/op_registry.h"
 #include "codegen/backend.h"
+#include "ir/op_registry.h"
 #include "transforms/passes.h"
 
 #include <cmath>
@@ -21,7 +21,7 @@ std::string joinNames(const std::vector<std::string>& v) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 std::string canonicalSide(const std::string& s) {
     if (s == "ref" || s == "ref32") return "ref";
@@ -32,8 +32,7 @@ std::string canonicalSide(const std::string& s) {
 Expected<CheckSpec> parseCheckSpec(const std::string& text) {
     const std::string kinds = "pass-fails:NAME:REGEX, accuracy:A-vs-B, command:CMD";
     auto colon = text.find(':');
-    if (colon == std::string::npos)
-        return specError("--check", text, "expected KIND:... (" + kinds + ")");
+    if (colon == std::string::npos) return specError("--check", text, "expected KIND:... (" + kinds + ")");
     std::string kind = text.substr(0, colon);
     std::string rest = text.substr(colon + 1);
     CheckSpec c;
@@ -45,7 +44,8 @@ Expected<CheckSpec> parseCheckSpec(const std::string& text) {
         c.regex = c2 == std::string::npos ? std::string() : rest.substr(c2 + 1);
         if (c.pass.empty()) return specError("--check", text, "expected pass-fails:NAME:REGEX with a pass NAME");
         if (!createPassByName(c.pass))
-            return specError("--check", text, "unknown pass '" + c.pass + "' (known: " + joinNames(knownPassNames()) + ")");
+            return specError("--check", text,
+                             "unknown pass '" + c.pass + "' (known: " + joinNames(knownPassNames()) + ")");
         try {
             std::regex re(c.regex);
         } catch (const std::regex_error& e) {
@@ -57,7 +57,9 @@ Expected<CheckSpec> parseCheckSpec(const std::string& text) {
         c.kind = CheckSpec::Kind::Accuracy;
         auto vs = rest.find("-vs-");
         if (vs == std::string::npos)
-            return specError("--check", text, "expected accuracy:A-vs-B (ref-vs-ref64, ref64-vs-ref32, ref-vs-cpu, ref-vs-cuda, cpu-vs-cuda)");
+            return specError(
+                "--check", text,
+                "expected accuracy:A-vs-B (ref-vs-ref64, ref64-vs-ref32, ref-vs-cpu, ref-vs-cuda, cpu-vs-cuda)");
         c.refSide = canonicalSide(rest.substr(0, vs));
         c.testSide = canonicalSide(rest.substr(vs + 4));
         if (c.refSide.empty() || c.testSide.empty())
@@ -84,8 +86,10 @@ Expected<InjectSpec> parseInjectSpec(const std::string& text) {
     if (s.op.rfind("torch.ops.", 0) == 0) s.op = s.op.substr(10);
     if (!OpRegistry::instance().find(s.op)) {
         // "aten.tanh" means its default overload.
-        if (OpRegistry::instance().find(s.op + ".default")) s.op += ".default";
-        else return specError("--inject", text, "unknown op '" + s.op + "' (write it as aten.NAME.OVERLOAD)");
+        if (OpRegistry::instance().find(s.op + ".default"))
+            s.op += ".default";
+        else
+            return specError("--inject", text, "unknown op '" + s.op + "' (write it as aten.NAME.OVERLOAD)");
     }
     std::string rest = text.substr(colon + 1);
     auto eq = rest.find('=');
@@ -104,17 +108,20 @@ Expected<InjectSpec> parseInjectSpec(const std::string& text) {
         return s;
     }
     if (key == "fail-in" || key == "crash-in" || key == "hang-in") {
-        s.kind = key == "fail-in" ? InjectSpec::Kind::FailIn : key == "crash-in" ? InjectSpec::Kind::CrashIn
-                                                                                : InjectSpec::Kind::HangIn;
+        s.kind = key == "fail-in"    ? InjectSpec::Kind::FailIn
+                 : key == "crash-in" ? InjectSpec::Kind::CrashIn
+                                     : InjectSpec::Kind::HangIn;
         s.pass = val;
         if (!createPassByName(s.pass))
-            return specError("--inject", text, "unknown pass '" + s.pass + "' (known: " + joinNames(knownPassNames()) + ")");
+            return specError("--inject", text,
+                             "unknown pass '" + s.pass + "' (known: " + joinNames(knownPassNames()) + ")");
         return s;
     }
     return specError("--inject", text, "unknown fault '" + key + "' (" + forms + ")");
 }
 
-Expected<FailureSpec> parseFailureSpec(const std::vector<std::string>& checks, const std::vector<std::string>& injects) {
+Expected<FailureSpec> parseFailureSpec(const std::vector<std::string>& checks,
+                                       const std::vector<std::string>& injects) {
     FailureSpec f;
     for (const auto& t : injects) {
         auto s = parseInjectSpec(t);
@@ -141,8 +148,9 @@ Expected<FailureSpec> parseFailureSpec(const std::vector<std::string>& checks, c
     for (const auto& c : f.checks) {
         if (c.kind != CheckSpec::Kind::Accuracy) continue;
         if (c.refSide == c.testSide && !anyScale)
-            return specError("--check", c.text, "both sides are '" + c.refSide +
-                                                    "': compare two different sides, or add --inject OP:scale=F");
+            return specError("--check", c.text,
+                             "both sides are '" + c.refSide +
+                                 "': compare two different sides, or add --inject OP:scale=F");
         for (const auto& side : {c.refSide, c.testSide})
             if (!backendAvailable(side)) {
                 auto b = makeBackend(side);
@@ -152,4 +160,4 @@ Expected<FailureSpec> parseFailureSpec(const std::vector<std::string>& checks, c
     return f;
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

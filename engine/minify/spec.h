@@ -28,7 +28,7 @@ namespace fxray::minify {
 struct CheckSpec {
     enum class Kind { PassFails, Accuracy, Command };
     Kind kind = Kind::Accuracy;
-    std::string text;     ///< the spec as written (what travels to the query process)
+    std::string text;  ///< the spec as written (what travels to the query process)
     // PassFails
     std::string pass;
     std::string regex;
@@ -44,9 +44,9 @@ struct InjectSpec {
     enum class Kind { Scale, FailIn, CrashIn, HangIn };
     Kind kind = Kind::Scale;
     std::string text;
-    std::string op;       ///< qualified name, "aten.tanh.default"
-    double scale = 1.0;   ///< Scale
-    std::string pass;     ///< FailIn / CrashIn / HangIn
+    std::string op;      ///< qualified name, "aten.tanh.default"
+    double scale = 1.0;  ///< Scale
+    std::string pass;    ///< FailIn / CrashIn / HangIn
 };
 
 /// Parses a `--check` spec; the message says what was expected ("unknown check kind 'x'
@@ -59,17 +59,16 @@ Expected<InjectSpec> parseInjectSpec(const std::string& text);
 struct FailureSpec {
     std::vector<CheckSpec> checks;
     std::vector<InjectSpec> injects;
-    double tol = 1e-3;          ///< same()'s tol (PyTorch's config.repro_tolerance)
-    double multiplier = 2.0;    ///< same()'s fp64 RMSE multiplier
-    uint64_t seed = 0;          ///< random ops and random inputs; both sides use it
+    double tol = 1e-3;        ///< same()'s tol (PyTorch's config.repro_tolerance)
+    double multiplier = 2.0;  ///< same()'s fp64 RMSE multiplier
+    uint64_t seed = 0;        ///< random ops and random inputs; both sides use it
 };
 
 /// Parses and cross-checks (`--inject` alone implies accuracy:ref-vs-ref; `accuracy:ref-vs-ref`
 /// needs an injected scale fault; every accuracy side must have a backend here).
-Expected<FailureSpec> parseFailureSpec(const std::vector<std::string>& checks,
-                                       const std::vector<std::string>& injects);
+Expected<FailureSpec> parseFailureSpec(const std::vector<std::string>& checks, const std::vector<std::string>& injects);
 
 /// Canonical side name for a spelling ("ref32" -> "ref"), or "" when unknown.
 std::string canonicalSide(const std::string& s);
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -49,9 +49,7 @@ std::string ProcessResult::describe() const {
     return "?";
 }
 
-double monotonicSeconds() {
-    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-}
+double monotonicSeconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 int spawnChild(const std::vector<std::string>& argv, const std::vector<ChildFd>& fds,
                const std::vector<std::string>& extraEnv, const std::filesystem::path& cwd, std::string& error) {
@@ -62,8 +60,10 @@ int spawnChild(const std::vector<std::string>& argv, const std::vector<ChildFd>&
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     for (const auto& f : fds) {
-        if (f.fromFd >= 0) posix_spawn_file_actions_adddup2(&fa, f.fromFd, f.fd);
-        else posix_spawn_file_actions_addopen(&fa, f.fd, f.path.c_str(), f.flags, 0644);
+        if (f.fromFd >= 0)
+            posix_spawn_file_actions_adddup2(&fa, f.fromFd, f.fd);
+        else
+            posix_spawn_file_actions_addopen(&fa, f.fd, f.path.c_str(), f.flags, 0644);
     }
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
     if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
@@ -169,4 +169,4 @@ std::filesystem::path findFxrayExecutable() {
     return {};
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -14,21 +14,21 @@ namespace fxray::minify {
 struct ProcessResult {
     enum class End { Exited, Signaled, TimedOut, SpawnFailed };
     End end = End::SpawnFailed;
-    int exitCode = -1;   ///< Exited
-    int signal = 0;      ///< Signaled
+    int exitCode = -1;  ///< Exited
+    int signal = 0;     ///< Signaled
     double seconds = 0.0;
-    std::string error;   ///< SpawnFailed: why
+    std::string error;  ///< SpawnFailed: why
     /// "exit 0", "signal 11 (SIGSEGV)", "timed out after 30 s", "could not start: ..."
     std::string describe() const;
 };
 
 /// Options of one spawn.
 struct SpawnOptions {
-    std::filesystem::path cwd;             ///< empty: inherit
-    double timeoutSeconds = 30.0;          ///< <= 0: no timeout
-    std::filesystem::path stdoutFile;      ///< empty: /dev/null
-    std::filesystem::path stderrFile;      ///< empty: /dev/null
-    std::vector<std::string> extraEnv;     ///< "K=V" added to the environment
+    std::filesystem::path cwd;          ///< empty: inherit
+    double timeoutSeconds = 30.0;       ///< <= 0: no timeout
+    std::filesystem::path stdoutFile;   ///< empty: /dev/null
+    std::filesystem::path stderrFile;   ///< empty: /dev/null
+    std::vector<std::string> extraEnv;  ///< "K=V" added to the environment
 };
 
 /// Runs argv[0] (a path, or a name looked up in PATH) with argv, in its own process group,
@@ -40,8 +40,8 @@ ProcessResult spawnAndWait(const std::vector<std::string>& argv, const SpawnOpti
 struct ChildFd {
     int fd = 0;
     std::string path;
-    int flags = 0;     ///< open(2) flags for `path`
-    int fromFd = -1;   ///< a descriptor of this process to duplicate instead
+    int flags = 0;    ///< open(2) flags for `path`
+    int fromFd = -1;  ///< a descriptor of this process to duplicate instead
 };
 
 /// Starts argv the way spawnAndWait does (own process group, default signal dispositions,
@@ -65,4 +65,4 @@ std::string signalName(int sig);
 /// binaries in a build tree). Empty when none is found.
 std::filesystem::path findFxrayExecutable();
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

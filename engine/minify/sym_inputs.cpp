@@ -55,7 +55,7 @@ std::vector<size_t> denseOrder(const TensorMeta& m) {
     return big;
 }
 
-} // namespace
+}  // namespace
 
 TensorMeta symbolicCutMeta(const TensorMeta& annotated, const TensorMeta& valueLayout, const sym::Binding& symbols) {
     TensorMeta m = valueLayout;
@@ -89,8 +89,10 @@ TensorMeta symbolicCutMeta(const TensorMeta& annotated, const TensorMeta& valueL
     Product p;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const size_t d = *it;
-        if (p.factors.empty()) m.strides[d] = p.coef;
-        else strides[d] = p.text(), anyStride = true;
+        if (p.factors.empty())
+            m.strides[d] = p.coef;
+        else
+            strides[d] = p.text(), anyStride = true;
         p.times(sizes[d], m.shape[d]);
     }
     // A symbolic size or stride reads -1 until bound (TensorMeta's convention).
@@ -151,9 +153,11 @@ Expected<sym::Binding> checkCandidateBinding(const Graph& g, const std::vector<V
 }
 
 Tensor symValueTensor(const Value& v) {
-    DType dt = v.kind == Value::Kind::Double ? DType::Float64 : v.kind == Value::Kind::Bool ? DType::Bool : DType::Int64;
+    DType dt = v.kind == Value::Kind::Double ? DType::Float64
+               : v.kind == Value::Kind::Bool ? DType::Bool
+                                             : DType::Int64;
     double x = v.kind == Value::Kind::Double ? v.d : v.kind == Value::Kind::Bool ? (v.b ? 1.0 : 0.0) : double(v.i);
     return kern::makeTensor(TensorMeta::contiguous({}, dt), {x});
 }
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

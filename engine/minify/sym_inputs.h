@@ -46,4 +46,4 @@ Expected<sym::Binding> checkCandidateBinding(const Graph& g, const std::vector<V
 /// form the recorded corpus runs use, so that `.npy` folders hold every input.
 Tensor symValueTensor(const Value& v);
 
-} // namespace fxray::minify
+}  // namespace fxray::minify

@@ -61,9 +61,9 @@ Expected<Plan> plan(const Graph& g, const GraphIndex& idx, const std::vector<con
         int k = o.node->index;
         if (p.state[k] == kInvalid) {
             const Node* ph = blockingPlaceholder(g, idx, k, p.state);
-            Diagnostic d = makeError("the " + what + " graph must return '" + o.node->name() + "' but it needs '" +
-                                     (ph ? ph->name() : std::string("?")) + "', which is not an input of the " + what +
-                                     " graph");
+            Diagnostic d =
+                makeError("the " + what + " graph must return '" + o.node->name() + "' but it needs '" +
+                          (ph ? ph->name() : std::string("?")) + "', which is not an input of the " + what + " graph");
             d.node = o.node->name();
             d.line = o.node->sourceLine;
             d.file = g.sourceFile;
@@ -176,7 +176,7 @@ void copyValueMeta(Node& dst, const Node& src) {
     dst.annotationText = src.annotationText;
 }
 
-} // namespace
+}  // namespace
 
 GraphIndex::GraphIndex(const Graph& g) {
     const auto& nodes = g.nodes();
@@ -219,7 +219,8 @@ Expected<std::unique_ptr<Graph>> extractSubgraph(const Graph& g, const GraphInde
         Node* copy = out->importNode(src, nullptr, map);
         map[&src] = copy;
         if (src.kind() == NodeKind::GetAttr) {
-            if (auto it = g.constants.find(src.target()); it != g.constants.end()) out->constants[it->first] = it->second;
+            if (auto it = g.constants.find(src.target()); it != g.constants.end())
+                out->constants[it->first] = it->second;
             if (Graph* sub = g.subgraph(src.target())) out->subgraphs().emplace_back(src.target(), sub->clone());
         }
     }
@@ -246,4 +247,4 @@ Expected<std::vector<char>> usedInputs(const Graph& g, const GraphIndex& index, 
     return used;
 }
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

@@ -42,4 +42,4 @@ Expected<std::unique_ptr<Graph>> extractSubgraph(const Graph& g, const GraphInde
 Expected<std::vector<char>> usedInputs(const Graph& g, const GraphIndex& index, const std::vector<const Node*>& inputs,
                                        const std::vector<Argument>& outputs, const std::string& what);
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

@@ -163,7 +163,7 @@ RecomputePolicy policyFromName(std::string_view w) {
     return RecomputePolicy::None;
 }
 
-} // namespace
+}  // namespace
 
 RecomputePolicy parseRecomputeTag(const std::string& comment, int* acGraphId) {
     static constexpr std::string_view kKey = "ac_graph_id:";
@@ -265,8 +265,9 @@ Expected<JointAnalysis> analyzeJoint(const Graph& joint, const PartitionOptions&
     if (options.numFwdOutputs >= 0) {
         numFwd = static_cast<size_t>(options.numFwdOutputs);
         if (numFwd > outs.size())
-            return nodeError(g, g.outputNode(), "num_fwd_outputs " + std::to_string(numFwd) + " exceeds the " +
-                                                    std::to_string(outs.size()) + " outputs of the joint graph");
+            return nodeError(g, g.outputNode(),
+                             "num_fwd_outputs " + std::to_string(numFwd) + " exceeds the " +
+                                 std::to_string(outs.size()) + " outputs of the joint graph");
     } else {
         if (outs.size() < numPrimals)
             return nodeError(g, g.outputNode(),
@@ -319,8 +320,7 @@ Expected<JointAnalysis> analyzeJoint(const Graph& joint, const PartitionOptions&
         stack.push_back(i);
     }
     for (size_t i = 0; i < n; ++i)
-        if (valid[i] && (ja.nodes[i].primal || ja.nodes[i].impure))
-            stack.push_back(static_cast<int>(i));
+        if (valid[i] && (ja.nodes[i].primal || ja.nodes[i].impure)) stack.push_back(static_cast<int>(i));
     while (!stack.empty()) {
         int i = stack.back();
         stack.pop_back();
@@ -370,4 +370,4 @@ Expected<JointAnalysis> analyzeJoint(const Graph& joint, const PartitionOptions&
     return ja;
 }
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

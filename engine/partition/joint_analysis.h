@@ -21,21 +21,21 @@ struct NodeFacts {
     /// measured on. `node` itself for a static graph.
     const Node* measured = nullptr;
     OpClass cls;
-    int64_t size = 0;         ///< bytes (PyTorch's _size_of)
-    bool sym = false;         ///< SymInt-like value
-    bool nonTensor = false;   ///< tuple or no value: cannot be saved (infinite weight)
-    bool primal = false;      ///< primal placeholder (or forward seed/offset)
+    int64_t size = 0;        ///< bytes (PyTorch's _size_of)
+    bool sym = false;        ///< SymInt-like value
+    bool nonTensor = false;  ///< tuple or no value: cannot be saved (infinite weight)
+    bool primal = false;     ///< primal placeholder (or forward seed/offset)
     bool tangent = false;
     bool bwdSeed = false;
     bool isOutput = false;
-    bool impure = false;      ///< a call FX's dead-code elimination keeps (random, mutating)
+    bool impure = false;  ///< a call FX's dead-code elimination keeps (random, mutating)
     RecomputePolicy policy = RecomputePolicy::None;
     int acGraphId = -1;
     bool requiredFw = false;
     bool requiredBw = false;
     int fwOrder = -1;
     int64_t distFromBw = 0;
-    int storage = -1;         ///< index of the node owning the storage (aliases point to their base)
+    int storage = -1;  ///< index of the node owning the storage (aliases point to their base)
     bool staticLifetime = false;
     std::vector<int> users;   ///< user indices in graph order, the output node included
     std::vector<int> inputs;  ///< argument node indices, first occurrence order
@@ -50,8 +50,8 @@ struct JointAnalysis {
     std::unique_ptr<Graph> sized;
     sym::Binding binding;
     std::vector<std::string> defaultedSymbols;  ///< symbols the binding gave 8 (no hint)
-    std::vector<NodeFacts> nodes;  ///< by node index in `graph`
-    std::vector<int> inputs;       ///< primals then forward seeds (node_info.inputs)
+    std::vector<NodeFacts> nodes;               ///< by node index in `graph`
+    std::vector<int> inputs;                    ///< primals then forward seeds (node_info.inputs)
     std::vector<int> tangents;
     std::vector<int> bwdSeeds;
     std::vector<Argument> fwdOutputs;
@@ -76,4 +76,4 @@ Expected<JointAnalysis> analyzeJoint(const Graph& joint, const PartitionOptions&
 /// Parses `ac_graph_id: 3 - PREFER_RECOMPUTE` out of a provenance comment.
 RecomputePolicy parseRecomputeTag(const std::string& comment, int* acGraphId);
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

@@ -33,8 +33,7 @@ KnapsackResult greedyKnapsack(const std::vector<double>& memory, const std::vect
     return r;
 }
 
-KnapsackResult dpKnapsack(const std::vector<double>& memory, const std::vector<double>& runtimes,
-                          double maxMemory) {
+KnapsackResult dpKnapsack(const std::vector<double>& memory, const std::vector<double>& runtimes, double maxMemory) {
     constexpr double kScale = 10000.0;
     const size_t n = memory.size();
     // Python's round() rounds half to even, as nearbyint does in the default rounding mode.
@@ -81,4 +80,4 @@ KnapsackResult dpKnapsack(const std::vector<double>& memory, const std::vector<d
     return res;
 }
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

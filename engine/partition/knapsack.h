@@ -15,13 +15,11 @@ struct KnapsackResult {
 };
 
 /// Greedy by runtime/memory ratio, descending (`greedy_knapsack`).
-KnapsackResult greedyKnapsack(const std::vector<double>& memory, const std::vector<double>& runtimes,
-                              double maxMemory);
+KnapsackResult greedyKnapsack(const std::vector<double>& memory, const std::vector<double>& runtimes, double maxMemory);
 
 /// Quantised pseudo-polynomial DP (`dp_knapsack`): memory scaled by 10,000 and rounded half to
 /// even as Python's round() does, runtimes in float32 as PyTorch's torch.float32 table holds
 /// them, so ties break the same way.
-KnapsackResult dpKnapsack(const std::vector<double>& memory, const std::vector<double>& runtimes,
-                          double maxMemory);
+KnapsackResult dpKnapsack(const std::vector<double>& memory, const std::vector<double>& runtimes, double maxMemory);
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

@@ -143,4 +143,4 @@ std::vector<char> FlowNetwork::sinkSide(int sink) const {
     return reach;
 }
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

@@ -45,14 +45,14 @@ private:
     int64_t blockingFlow(int s, int t);
 
     int m_vertices = 0;
-    std::vector<int> m_to;         ///< arc a: head vertex; arcs 2e (forward) and 2e+1 (reverse)
-    std::vector<int64_t> m_cap;    ///< residual capacity per arc
-    std::vector<int64_t> m_orig;   ///< original capacity per edge
-    std::vector<int> m_start;      ///< CSR: arcs of vertex v are m_adj[m_start[v] .. m_start[v+1])
+    std::vector<int> m_to;        ///< arc a: head vertex; arcs 2e (forward) and 2e+1 (reverse)
+    std::vector<int64_t> m_cap;   ///< residual capacity per arc
+    std::vector<int64_t> m_orig;  ///< original capacity per edge
+    std::vector<int> m_start;     ///< CSR: arcs of vertex v are m_adj[m_start[v] .. m_start[v+1])
     std::vector<int> m_adj;
     std::vector<int> m_level;
     std::vector<int> m_iter;
     bool m_built = false;
 };
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

@@ -29,9 +29,9 @@ namespace {
 class Solver {
 public:
     Solver(const JointAnalysis& analysis, const MinCutOptions& options, const std::vector<char>& noBan, bool free)
-        : ja(analysis), opt(options), dontBan(noBan), paramsFree(free), n(analysis.nodes.size()),
-          net(static_cast<int>(2 + 2 * analysis.nodes.size())), banned(analysis.nodes.size(), 0),
-          inOutEdge(analysis.nodes.size(), -1) {}
+            : ja(analysis), opt(options), dontBan(noBan), paramsFree(free), n(analysis.nodes.size()),
+              net(static_cast<int>(2 + 2 * analysis.nodes.size())), banned(analysis.nodes.size(), 0),
+              inOutEdge(analysis.nodes.size(), -1) {}
 
     Expected<MinCutSolution> run();
 
@@ -95,11 +95,12 @@ bool Solver::shouldBan(int i, BanRule& rule) const {
         rule = BanRule::MustSave;
         return true;
     }
-    if (node.target() == "torch.ops.aten.lift_fresh_copy.default" || node.target() == "torch.ops.aten.lift_fresh.default")
+    if (node.target() == "torch.ops.aten.lift_fresh_copy.default" ||
+        node.target() == "torch.ops.aten.lift_fresh.default")
         return false;
     if (opt.banIfNotInAllowlist) {
         if (!f(i).cls.recomputable) {
-            rule = f(i).cls.random ? BanRule::Random
+            rule = f(i).cls.random             ? BanRule::Random
                    : f(i).cls.computeIntensive ? BanRule::ComputeIntensive
                                                : BanRule::NotInAllowlist;
             return true;
@@ -279,11 +280,11 @@ Expected<MinCutSolution> Solver::run() {
         std::string why;
         for (auto& [b, r] : bannedList)
             if (b == first) why = banRuleText(r);
-        Diagnostic d = makeError(
-            "no finite cut: '" + f(first).node->name() + "' may not be recomputed (" + why + ") but '" +
-            f(last).node->name() + "' " +
-            (ja.mustRecompute(last) ? "must be recomputed (checkpoint tag)" : "is needed by the backward") +
-            " and reaches it only through unsaveable values; infinite path: " + p);
+        Diagnostic d =
+            makeError("no finite cut: '" + f(first).node->name() + "' may not be recomputed (" + why + ") but '" +
+                      f(last).node->name() + "' " +
+                      (ja.mustRecompute(last) ? "must be recomputed (checkpoint tag)" : "is needed by the backward") +
+                      " and reaches it only through unsaveable values; infinite path: " + p);
         d.node = f(first).node->name();
         d.line = f(first).node->sourceLine;
         d.file = ja.graph->sourceFile;
@@ -307,7 +308,7 @@ Expected<MinCutSolution> Solver::run() {
     return sol;
 }
 
-} // namespace
+}  // namespace
 
 Expected<MinCutSolution> solveMinCut(const JointAnalysis& ja, const MinCutOptions& options,
                                      const std::vector<char>& dontBan, bool parametersFree) {
@@ -315,4 +316,4 @@ Expected<MinCutSolution> solveMinCut(const JointAnalysis& ja, const MinCutOption
     return s.run();
 }
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

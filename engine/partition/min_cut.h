@@ -19,16 +19,23 @@ struct MinCutOptions {
 
 /// Why a node was banned from recomputation.
 enum class BanRule : uint8_t {
-    Input, MustSave, NotInAllowlist, Random, ComputeIntensive, MaterializedInBackward, Reduction, UsedFarApart,
+    Input,
+    MustSave,
+    NotInAllowlist,
+    Random,
+    ComputeIntensive,
+    MaterializedInBackward,
+    Reduction,
+    UsedFarApart,
     LongFusibleChain,
 };
 const char* banRuleText(BanRule r);
 
 /// Result of one solve.
 struct MinCutSolution {
-    std::vector<int> saved;                          ///< node indices, graph order
-    std::vector<std::pair<int, BanRule>> banned;     ///< in ban order
-    std::vector<std::pair<int, int64_t>> cut;        ///< node, capacity of its in->out edge
+    std::vector<int> saved;                       ///< node indices, graph order
+    std::vector<std::pair<int, BanRule>> banned;  ///< in ban order
+    std::vector<std::pair<int, int64_t>> cut;     ///< node, capacity of its in->out edge
     int64_t cutValue = 0;
     size_t vertices = 0, edges = 0;
 };
@@ -39,4 +46,4 @@ struct MinCutSolution {
 Expected<MinCutSolution> solveMinCut(const JointAnalysis& ja, const MinCutOptions& options,
                                      const std::vector<char>& dontBan, bool parametersFree);
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

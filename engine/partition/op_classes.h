@@ -17,13 +17,13 @@ namespace fxray::partition {
 
 /// What the partitioner knows about one op packet.
 struct OpClass {
-    bool recomputable = false;     ///< in the recompute allowlist (incl. Tag.pointwise packets)
-    bool view = false;             ///< a view op for the partitioner (never saved, never banned)
-    bool random = false;           ///< PyTorch's partitioner random_ops (never recomputed)
-    bool computeIntensive = false; ///< matmul/conv/attention family (never recomputed)
-    bool fusible = false;          ///< recomputable or random: Inductor can fuse it
-    bool cat = false;              ///< aten.cat: anything fuses into it as a consumer
-    bool getitem = false;          ///< operator.getitem
+    bool recomputable = false;      ///< in the recompute allowlist (incl. Tag.pointwise packets)
+    bool view = false;              ///< a view op for the partitioner (never saved, never banned)
+    bool random = false;            ///< PyTorch's partitioner random_ops (never recomputed)
+    bool computeIntensive = false;  ///< matmul/conv/attention family (never recomputed)
+    bool fusible = false;           ///< recomputable or random: Inductor can fuse it
+    bool cat = false;               ///< aten.cat: anything fuses into it as a consumer
+    bool getitem = false;           ///< operator.getitem
 };
 
 /// `aten.add` for target `torch.ops.aten.add.Tensor`; `prims.convert_element_type` for a prims
@@ -68,4 +68,4 @@ int64_t sizeOfNode(const Node& n);
 /// The memory-budget knapsack uses max(flops, 1) as the node's runtime.
 double estimateFlops(const Node& n);
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

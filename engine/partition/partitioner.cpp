@@ -63,8 +63,8 @@ std::string symbolBound(const Node& n) {
 /// inputs mention (a saved [s33, 128] tensor, a tangent's sizes) must be bound in the backward,
 /// so the SymInt node binding it (the first in the graph, a placeholder) is saved too, ahead of
 /// the derived SymInts. The backward may not use it in any op: its sizes need it.
-void bindBackwardSymbols(const Graph& g, std::vector<const Node*>& savedSym, const std::vector<const Node*>& savedValues,
-                         const std::vector<const Node*>& tangents) {
+void bindBackwardSymbols(const Graph& g, std::vector<const Node*>& savedSym,
+                         const std::vector<const Node*>& savedValues, const std::vector<const Node*>& tangents) {
     std::set<std::string> saved;
     std::vector<const Node*> binding, derived;
     for (const Node* n : savedSym) {
@@ -214,7 +214,7 @@ Expected<Choice> chooseSavedValues(const JointAnalysis& ja, const PartitionOptio
     return c;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> staticInputsFromDynamo(const Graph& joint, const Graph& dynamo) {
     std::vector<std::string> primals;
@@ -344,10 +344,12 @@ Expected<PartitionResult> partitionJoint(const Graph& joint, const PartitionOpti
     r.removedByCse = ja.removedByCse;
     for (const auto& f : ja.nodes) {
         if (f.isOutput) continue;
-        NodeRegion reg = f.requiredFw ? NodeRegion::Forward : f.requiredBw ? NodeRegion::Backward : NodeRegion::Unclaimed;
+        NodeRegion reg = f.requiredFw   ? NodeRegion::Forward
+                         : f.requiredBw ? NodeRegion::Backward
+                                        : NodeRegion::Unclaimed;
         r.regions.emplace_back(f.node->name(), reg);
     }
     return r;
 }
 
-} // namespace fxray
+}  // namespace fxray

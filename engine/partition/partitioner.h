@@ -99,7 +99,7 @@ struct PartitionResult {
     /// Which rule chose the saved set: "min-cut", "inputs", "more-aggressive", "aggressive",
     /// "knapsack", "default-partition" (no node needs the tangents).
     std::string strategy;
-    size_t nodesBefore = 0;     ///< joint graph nodes (placeholders and output included)
+    size_t nodesBefore = 0;  ///< joint graph nodes (placeholders and output included)
     size_t removedByDce = 0;
     size_t removedByCse = 0;
     size_t networkVertices = 0;
@@ -118,4 +118,4 @@ std::vector<std::string> staticInputsFromDynamo(const Graph& joint, const Graph&
 /// that depends on the tangents, an impossible cut) gives a Diagnostic naming the node.
 Expected<PartitionResult> partitionJoint(const Graph& joint, const PartitionOptions& options = {});
 
-} // namespace fxray
+}  // namespace fxray

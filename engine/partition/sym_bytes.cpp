@@ -11,10 +11,8 @@ std::string exprText(const sym::Expr& e) {
     switch (e.kind) {
     case sym::Expr::Kind::Number: return e.value.str();
     case sym::Expr::Kind::Symbol: return e.name;
-    case sym::Expr::Kind::Unary:
-        return (e.name == "-u" ? "-" : e.name) + std::string("(") + exprText(*e.args[0]) + ")";
-    case sym::Expr::Kind::Binary:
-        return "(" + exprText(*e.args[0]) + e.name + exprText(*e.args[1]) + ")";
+    case sym::Expr::Kind::Unary: return (e.name == "-u" ? "-" : e.name) + std::string("(") + exprText(*e.args[0]) + ")";
+    case sym::Expr::Kind::Binary: return "(" + exprText(*e.args[0]) + e.name + exprText(*e.args[1]) + ")";
     case sym::Expr::Kind::Call: {
         std::string s = e.name + "(";
         for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + exprText(*e.args[i]);
@@ -24,7 +22,7 @@ std::string exprText(const sym::Expr& e) {
     return "?";
 }
 
-} // namespace
+}  // namespace
 
 SymPoly SymPoly::constant(int64_t c) {
     SymPoly p;
@@ -85,8 +83,10 @@ std::string SymPoly::str() const {
     for (size_t i = 0; i < terms.size(); ++i) {
         const auto& [mono, c] = terms[i];
         int64_t mag = c < 0 ? -c : c;
-        if (i == 0) s += c < 0 ? "-" : "";
-        else s += c < 0 ? " - " : " + ";
+        if (i == 0)
+            s += c < 0 ? "-" : "";
+        else
+            s += c < 0 ? " - " : " + ";
         std::string factors;
         // Repeated atoms print as powers (s0**2), as sympy does.
         for (size_t k = 0; k < mono.size();) {
@@ -96,9 +96,12 @@ std::string SymPoly::str() const {
             if (e - k > 1) factors += "**" + std::to_string(e - k);
             k = e;
         }
-        if (factors.empty()) s += std::to_string(mag);
-        else if (mag == 1) s += factors;
-        else s += std::to_string(mag) + "*" + factors;
+        if (factors.empty())
+            s += std::to_string(mag);
+        else if (mag == 1)
+            s += factors;
+        else
+            s += std::to_string(mag) + "*" + factors;
     }
     return s;
 }
@@ -155,4 +158,4 @@ Expected<SymPoly> bytesPoly(const TensorMeta& m) {
     return p;
 }
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

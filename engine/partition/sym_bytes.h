@@ -50,4 +50,4 @@ SymPoly polyOf(const sym::ExprPtr& e);
 /// that does not parse fails naming it.
 Expected<SymPoly> bytesPoly(const TensorMeta& m);
 
-} // namespace fxray::partition
+}  // namespace fxray::partition

@@ -19,7 +19,7 @@ namespace fxray {
 class GraphSnapshot {
 public:
     GraphSnapshot(uint64_t fp, std::shared_ptr<const Graph> g, size_t nodeCount)
-        : fingerprint(fp), graph(std::move(g)), nodes(nodeCount) {}
+            : fingerprint(fp), graph(std::move(g)), nodes(nodeCount) {}
     uint64_t fingerprint = 0;
     std::shared_ptr<const Graph> graph;
     size_t nodes = 0;  ///< Graph::computeNodeCount()
@@ -42,11 +42,11 @@ struct PassStatistic {
 struct PassRecord {
     std::string name;
     std::string summary;
-    std::string graph;         ///< "" for the top graph, else the subgraph path ("true_graph_0")
-    bool changed = false;      ///< the fingerprint differs after the pass
-    bool skipped = false;      ///< vetoed by an instrumentation (--skip, bisection)
-    bool failed = false;       ///< the pass reported failure or broke the graph; it was undone
-    std::string error;         ///< why it failed
+    std::string graph;     ///< "" for the top graph, else the subgraph path ("true_graph_0")
+    bool changed = false;  ///< the fingerprint differs after the pass
+    bool skipped = false;  ///< vetoed by an instrumentation (--skip, bisection)
+    bool failed = false;   ///< the pass reported failure or broke the graph; it was undone
+    std::string error;     ///< why it failed
     double ms = 0.0;
     size_t nodesBefore = 0;
     size_t nodesAfter = 0;
@@ -81,4 +81,4 @@ struct CompileTrace {
     bool ok() const { return failures.empty(); }
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -8,9 +8,7 @@ bool SkipPassesInstrumentation::runBeforePass(const Pass& p, const Graph&, PassR
     return !m_names.count(std::string(p.name()));
 }
 
-bool BisectInstrumentation::runBeforePass(const Pass&, const Graph&, PassRecord&) {
-    return m_seen++ < m_limit;
-}
+bool BisectInstrumentation::runBeforePass(const Pass&, const Graph&, PassRecord&) { return m_seen++ < m_limit; }
 
 void PrintAfterAllInstrumentation::runAfterPass(const Pass& p, const Graph& g, PassRecord& rec) {
     if (m_onlyChanged && !rec.changed) return;
@@ -18,4 +16,4 @@ void PrintAfterAllInstrumentation::runAfterPass(const Pass& p, const Graph& g, P
     m_sink(std::string(p.name()), rec.graph, rec.snapshot ? rec.snapshot->text() : printGraph(g));
 }
 
-} // namespace fxray
+}  // namespace fxray

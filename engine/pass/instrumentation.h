@@ -22,9 +22,7 @@ public:
     /// After a pass that succeeded (the graph is the result).
     virtual void runAfterPass(const Pass& p, const Graph& g, PassRecord& rec) { (void)p, (void)g, (void)rec; }
     /// After a pass that failed (the graph has been restored to its state before the pass).
-    virtual void runAfterPassFailed(const Pass& p, const Graph& g, PassRecord& rec) {
-        (void)p, (void)g, (void)rec;
-    }
+    virtual void runAfterPassFailed(const Pass& p, const Graph& g, PassRecord& rec) { (void)p, (void)g, (void)rec; }
 };
 
 /// Skips passes by name (`--skip PASS`).
@@ -63,4 +61,4 @@ private:
     bool m_onlyChanged;
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -11,4 +11,4 @@ void PassContext::recordMatch(std::string rule, std::vector<std::string> nodes, 
     m_log->matches.push_back({std::move(rule), std::move(nodes), std::move(newNodes), m_log->graph});
 }
 
-} // namespace fxray
+}  // namespace fxray

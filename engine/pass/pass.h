@@ -71,4 +71,4 @@ private:
     std::vector<PassStatistic> m_stats;
 };
 
-} // namespace fxray
+}  // namespace fxray

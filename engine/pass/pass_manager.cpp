@@ -15,7 +15,7 @@ const std::string& GraphSnapshot::text() const {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-} // namespace
+}  // namespace
 
 void restoreGraph(Graph& dst, const Graph& src) {
     // Back to front, so that every node is erased after its users.
@@ -68,8 +68,10 @@ void PassManager::runOn(Graph& g, const std::string& path, CompileTrace& trace,
     uint64_t fp = g.fingerprint();
     if (keepCopies) {
         // The input snapshot is this state already unless subgraph passes changed something.
-        if (path.empty() && trace.initial && trace.initial->fingerprint == fp) lastGood = trace.initial->graph;
-        else lastGood = std::shared_ptr<const Graph>(g.clone());
+        if (path.empty() && trace.initial && trace.initial->fingerprint == fp)
+            lastGood = trace.initial->graph;
+        else
+            lastGood = std::shared_ptr<const Graph>(g.clone());
     }
     for (auto& p : m_passes) {
         if (!path.empty() && !p->recurseIntoSubgraphs()) continue;
@@ -139,7 +141,8 @@ void PassManager::runPass(Pass& p, Graph& g, const std::string& path, CompileTra
         if (rec.changed && (m_opts.snapshots || m_opts.captureFailures)) {
             auto copy = std::shared_ptr<const Graph>(g.clone());
             lastGood = copy;
-            if (m_opts.snapshots) rec.snapshot = std::make_shared<GraphSnapshot>(rec.fingerprintAfter, copy, rec.nodesAfter);
+            if (m_opts.snapshots)
+                rec.snapshot = std::make_shared<GraphSnapshot>(rec.fingerprintAfter, copy, rec.nodesAfter);
         }
         for (auto& i : m_instr) i->runAfterPass(p, g, rec);
     }
@@ -152,4 +155,4 @@ void PassManager::runPass(Pass& p, Graph& g, const std::string& path, CompileTra
     trace.passes.push_back(std::move(rec));
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -29,7 +29,7 @@ struct PassManagerOptions {
 class PassManager {
 public:
     explicit PassManager(std::string pipelineName, PassManagerOptions opts = {})
-        : m_name(std::move(pipelineName)), m_opts(opts) {}
+            : m_name(std::move(pipelineName)), m_opts(opts) {}
 
     const std::string& name() const { return m_name; }
     PassManagerOptions& options() { return m_opts; }
@@ -61,4 +61,4 @@ private:
 /// src, keeping dst's identity. Used to undo a failed pass.
 void restoreGraph(Graph& dst, const Graph& src);
 
-} // namespace fxray
+}  // namespace fxray

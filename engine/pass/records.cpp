@@ -14,8 +14,8 @@ const char* provenanceKindName(ProvenanceEvent::Kind k) {
 }
 
 void RewriteLog::addNearMiss(std::string pattern, std::string node, std::string reason) {
-    size_t same = static_cast<size_t>(std::count_if(nearMisses.begin(), nearMisses.end(),
-                                                    [&](const NearMiss& m) { return m.pattern == pattern; }));
+    size_t same = static_cast<size_t>(
+        std::count_if(nearMisses.begin(), nearMisses.end(), [&](const NearMiss& m) { return m.pattern == pattern; }));
     if (same >= nearMissLimitPerPattern) {
         ++droppedNearMisses;
         return;
@@ -23,4 +23,4 @@ void RewriteLog::addNearMiss(std::string pattern, std::string node, std::string 
     nearMisses.push_back({std::move(pattern), std::move(node), std::move(reason), graph});
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -15,8 +15,8 @@ struct ProvenanceEvent {
     std::string replacement;  ///< Replaced: the node now used instead of `node`
     std::string target;       ///< Created: the op it calls ("aten.mm.default")
     std::string pass;
-    std::string pattern;      ///< empty outside a pattern application
-    std::string graph;        ///< "" for the top graph, else the subgraph path
+    std::string pattern;  ///< empty outside a pattern application
+    std::string graph;    ///< "" for the top graph, else the subgraph path
 };
 
 /// "created" / "replaced" / "erased".
@@ -33,7 +33,7 @@ struct MatchRecord {
 /// A candidate that a pattern or rule rejected, with the reason (`notifyMatchFailure`).
 struct NearMiss {
     std::string pattern;
-    std::string node;    ///< the node the candidate was anchored at (or failed at)
+    std::string node;  ///< the node the candidate was anchored at (or failed at)
     std::string reason;
     std::string graph;
 };
@@ -53,4 +53,4 @@ struct RewriteLog {
     void addNearMiss(std::string pattern, std::string node, std::string reason);
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -55,4 +55,4 @@ nlohmann::json traceToJson(const CompileTrace& t, bool events) {
     return j;
 }
 
-} // namespace fxray
+}  // namespace fxray

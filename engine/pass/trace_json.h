@@ -11,4 +11,4 @@ namespace fxray {
 /// With events=false the provenance events are summarised as counts (they can be many).
 nlohmann::json traceToJson(const CompileTrace& t, bool events = true);
 
-} // namespace fxray
+}  // namespace fxray

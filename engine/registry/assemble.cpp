@@ -50,4 +50,4 @@ void initOpRegistry() {
     (void)assembled;
 }
 
-} // namespace fxray
+}  // namespace fxray

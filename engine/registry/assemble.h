@@ -22,4 +22,4 @@ void initOpRegistry();
 /// be attached (tests assemble scratch registries with this).
 Status assembleOpRegistry(OpRegistry& r);
 
-} // namespace fxray
+}  // namespace fxray

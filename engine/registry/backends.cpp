@@ -19,4 +19,4 @@ void registerBuiltinBackends() {
     registerBackend("cuda", [] { return cg::cuda::makeCudaBackend(); });
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -7,4 +7,4 @@ namespace fxray {
 /// Registers every backend this build has. Idempotent.
 void registerBuiltinBackends();
 
-} // namespace fxray
+}  // namespace fxray

@@ -17,7 +17,7 @@ std::string pathName(BackendPath p, const char* fallback) {
     return fallback;
 }
 
-} // namespace
+}  // namespace
 
 bool coverageHasCpuBackend() {
 #ifdef FXRAY_HAVE_CPU_BACKEND
@@ -42,8 +42,9 @@ std::vector<OpCoverage> opCoverage(const OpRegistry& r) {
         c.partition = op.opClass ? partition::opClassName(*op.opClass) : std::string();
         rows.push_back(std::move(c));
     }
-    std::sort(rows.begin(), rows.end(), [](const OpCoverage& a, const OpCoverage& b) { return a.qualname < b.qualname; });
+    std::sort(rows.begin(), rows.end(),
+              [](const OpCoverage& a, const OpCoverage& b) { return a.qualname < b.qualname; });
     return rows;
 }
 
-} // namespace fxray
+}  // namespace fxray

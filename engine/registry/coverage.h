@@ -25,4 +25,4 @@ std::vector<OpCoverage> opCoverage(const OpRegistry& r);
 /// Whether this build has the CPU backend (otherwise every cpu cell is "n/a").
 bool coverageHasCpuBackend();
 
-} // namespace fxray
+}  // namespace fxray

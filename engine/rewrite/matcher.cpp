@@ -137,7 +137,8 @@ private:
 
     bool tryDirect(const Node* s, Node* g) {
         if (!sameTarget(*s, *g)) {
-            fail("expected " + s->opName() + " for '" + s->name() + "', found " + g->opName() + " '" + g->name() + "'", g);
+            fail("expected " + s->opName() + " for '" + s->name() + "', found " + g->opName() + " '" + g->name() + "'",
+                 g);
             return false;
         }
         m_match.map.emplace(s, g);
@@ -196,7 +197,10 @@ private:
         if (it != m_match.bindings.end()) {
             const Argument& b = it->second;
             bool same = b.isNode() || v.isNode() ? (b.isNode() && v.isNode() && b.node == v.node) : literalEqual(b, v);
-            if (!same) fail("input '" + name + "' is " + describeArg(b) + " in one place and " + describeArg(v) + " in another", at);
+            if (!same)
+                fail("input '" + name + "' is " + describeArg(b) + " in one place and " + describeArg(v) +
+                         " in another",
+                     at);
             return same;
         }
         m_match.bindings.emplace(name, v);
@@ -311,7 +315,7 @@ private:
     const Node* m_whyNode = nullptr;
 };
 
-} // namespace
+}  // namespace
 
 bool targetMatches(const Pattern& p, const Node& s, const Node& n) {
     if (s.kind() != n.kind()) return false;
@@ -325,4 +329,4 @@ MatchAttempt matchPattern(const Pattern& p, Node* anchor) {
     return m.run(anchor);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -130,4 +130,4 @@ Node* identityInput(const Node& n) {
     return nullptr;
 }
 
-} // namespace fxray
+}  // namespace fxray

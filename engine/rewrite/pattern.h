@@ -69,13 +69,13 @@ struct Pattern {
 /// Builds a pattern from FX text (`class P(torch.nn.Module): def forward(self, a, b): ...`).
 /// An empty replacementText means the caller sets replaceFn. Fails with the reader's
 /// Diagnostic, or when the search graph has an op that is not registered.
-Expected<Pattern> patternFromFxText(std::string name, std::string_view searchText,
-                                    std::string_view replacementText, PatternOptions opts = {});
+Expected<Pattern> patternFromFxText(std::string name, std::string_view searchText, std::string_view replacementText,
+                                    PatternOptions opts = {});
 
 /// Builds a pattern from graphs built in C++ (Graph::append and friends): resolves their ops and
 /// checks them as patternFromFxText does. `replacement` may be null (the caller sets replaceFn).
-Expected<Pattern> patternFromGraphs(std::string name, std::unique_ptr<Graph> search,
-                                    std::unique_ptr<Graph> replacement, PatternOptions opts = {});
+Expected<Pattern> patternFromGraphs(std::string name, std::unique_ptr<Graph> search, std::unique_ptr<Graph> replacement,
+                                    PatternOptions opts = {});
 
 /// A successful structural match.
 struct Match {
@@ -102,10 +102,10 @@ struct Match {
 /// The outcome of trying one pattern at one anchor node.
 struct MatchAttempt {
     std::optional<Match> match;
-    std::string reason;          ///< why it failed (at the deepest point reached)
-    std::string failedAt;        ///< graph node where it failed
-    size_t progress = 0;         ///< search nodes matched at the deepest point
-    size_t total = 0;            ///< search call nodes
+    std::string reason;    ///< why it failed (at the deepest point reached)
+    std::string failedAt;  ///< graph node where it failed
+    size_t progress = 0;   ///< search nodes matched at the deepest point
+    size_t total = 0;      ///< search call nodes
 };
 
 /// Arguments of a call node normalised through its op's schema: one per schema argument,
@@ -122,4 +122,4 @@ MatchAttempt matchPattern(const Pattern& p, Node* anchor);
 /// Whether graph node n could be the image of search node s by its op alone (cheap filter).
 bool targetMatches(const Pattern& p, const Node& s, const Node& n);
 
-} // namespace fxray
+}  // namespace fxray

@@ -57,7 +57,7 @@ Node* nextNonPlaceholderAfter(Graph& g, Node* after) {
     return i < nodes.size() ? nodes[i].get() : nullptr;
 }
 
-} // namespace
+}  // namespace
 
 void refreshDownstreamMeta(Node* start) {
     std::deque<Node*> q;
@@ -151,7 +151,8 @@ Status replaceWithGraph(Match& m, Rewriter& rw) {
         }
         Node* pos = latest ? nextNonPlaceholderAfter(g, latest) : first;
         // Nodes this replacement already put at the same place stay in creation order.
-        while (pos && std::find(created.begin(), created.end(), pos) != created.end()) pos = nextNonPlaceholderAfter(g, pos);
+        while (pos && std::find(created.begin(), created.end(), pos) != created.end())
+            pos = nextNonPlaceholderAfter(g, pos);
         auto n = rw.importNode(*r, pos, map);
         if (!n.ok()) {
             rollback();
@@ -279,7 +280,7 @@ size_t applyPatterns(const std::vector<const Pattern*>& patterns, Rewriter& rw) 
 }
 
 PatternRewritePass::PatternRewritePass(std::string name, std::string summary, std::vector<Pattern> patterns)
-    : m_name(std::move(name)), m_summary(std::move(summary)), m_patterns(std::move(patterns)) {
+        : m_name(std::move(name)), m_summary(std::move(summary)), m_patterns(std::move(patterns)) {
     for (const auto& p : m_patterns) declareStatistic(p.name, "replacements made by pattern " + p.name);
 }
 
@@ -295,4 +296,4 @@ PassResult PatternRewritePass::runOnGraph(Graph& g, PassContext& ctx) {
     return PassResult::success(n > 0);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -45,4 +45,4 @@ private:
     std::vector<Pattern> m_patterns;
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -16,8 +16,10 @@ Value metaValueOf(const Node& n) {
         std::vector<Value> items;
         for (const auto& m : n.meta) {
             // A tuple element without metadata is a None output (masked gradient).
-            if (m.shape.empty() && m.strides.empty() && !m.stridesKnown) items.push_back(Value::none());
-            else items.push_back(Value::ofTensor(Tensor::metaOnly(m)));
+            if (m.shape.empty() && m.strides.empty() && !m.stridesKnown)
+                items.push_back(Value::none());
+            else
+                items.push_back(Value::ofTensor(Tensor::metaOnly(m)));
         }
         return Value::ofList(std::move(items), true);
     }
@@ -50,7 +52,7 @@ Argument remapImported(const Argument& a, const std::unordered_map<const Node*, 
     return out;
 }
 
-} // namespace
+}  // namespace
 
 Status inferNodeMeta(Node& n) {
     if (n.kind() == NodeKind::CallFunction && n.target() == "operator.getitem") {
@@ -252,4 +254,4 @@ void Rewriter::moveBefore(Node* n, Node* pos) {
     ++m_mutations;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -37,8 +37,7 @@ public:
     /// Creates `torch.ops.<qualname>(args, kwargs)` before `pos` (null: before the output) and
     /// infers its metadata. Fails (creating nothing) when the op is unknown or inference fails.
     Expected<Node*> createOp(Node* pos, std::string_view qualname, std::vector<Argument> args,
-                             std::vector<std::pair<std::string, Argument>> kwargs = {},
-                             std::string_view nameHint = {});
+                             std::vector<std::pair<std::string, Argument>> kwargs = {}, std::string_view nameHint = {});
     /// `tuple[i]` (operator.getitem) before pos, with the element's metadata.
     Node* createGetItem(Node* pos, Node* tuple, int64_t i, std::string_view nameHint = {});
     /// Copies node `src` of another graph before pos, remapping its inputs through `map`
@@ -80,4 +79,4 @@ private:
 /// nondeterministic_seeded ops as impure), in-place ops, and non-op calls we cannot judge.
 bool hasSideEffects(const Node& n);
 
-} // namespace fxray
+}  // namespace fxray

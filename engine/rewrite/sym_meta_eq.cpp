@@ -22,7 +22,7 @@ std::string trimmed(std::string s) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 std::string sizeText(const TensorMeta& m, size_t i) {
     if (i < m.symShape.size() && !m.symShape[i].empty()) return trimmed(m.symShape[i]);
@@ -53,4 +53,4 @@ bool sameStrides(const TensorMeta& a, const TensorMeta& b) {
     return true;
 }
 
-} // namespace fxray
+}  // namespace fxray

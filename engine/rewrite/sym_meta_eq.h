@@ -25,4 +25,4 @@ inline bool staticSizes(const TensorMeta& m) {
     return true;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -23,4 +23,4 @@ Diagnostic makeError(std::string message) {
     return d;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -36,15 +36,30 @@ public:
 
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }
-    T& value() & { assert(ok()); return std::get<0>(m_v); }
-    const T& value() const& { assert(ok()); return std::get<0>(m_v); }
-    T&& value() && { assert(ok()); return std::get<0>(std::move(m_v)); }
+    T& value() & {
+        assert(ok());
+        return std::get<0>(m_v);
+    }
+    const T& value() const& {
+        assert(ok());
+        return std::get<0>(m_v);
+    }
+    T&& value() && {
+        assert(ok());
+        return std::get<0>(std::move(m_v));
+    }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
-    const Diagnostic& error() const { assert(!ok()); return std::get<1>(m_v); }
-    Diagnostic& error() { assert(!ok()); return std::get<1>(m_v); }
+    const Diagnostic& error() const {
+        assert(!ok());
+        return std::get<1>(m_v);
+    }
+    Diagnostic& error() {
+        assert(!ok());
+        return std::get<1>(m_v);
+    }
 
 private:
     std::variant<T, Diagnostic> m_v;
@@ -58,11 +73,17 @@ public:
     static Status success() { return {}; }
     bool ok() const { return !m_err.has_value(); }
     explicit operator bool() const { return ok(); }
-    const Diagnostic& error() const { assert(!ok()); return *m_err; }
-    Diagnostic& error() { assert(!ok()); return *m_err; }
+    const Diagnostic& error() const {
+        assert(!ok());
+        return *m_err;
+    }
+    Diagnostic& error() {
+        assert(!ok());
+        return *m_err;
+    }
 
 private:
     std::optional<Diagnostic> m_err;
 };
 
-} // namespace fxray
+}  // namespace fxray

@@ -32,4 +32,4 @@ inline Timing summarize(std::vector<double>& ms) {
     return t;
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -51,7 +51,7 @@ std::optional<int> envInt(const std::function<const char*(const char*)>& env, co
     return static_cast<int>(x);
 }
 
-} // namespace
+}  // namespace
 
 Expected<std::vector<GraphEntry>> discoverGraphs(const std::vector<fs::path>& roots) {
     std::vector<GraphEntry> out;
@@ -107,9 +107,7 @@ Expected<std::vector<GraphEntry>> discoverGraphs(const std::vector<fs::path>& ro
     return out;
 }
 
-bool Check::usesGpu() const {
-    return arg.find("cuda") != std::string::npos;
-}
+bool Check::usesGpu() const { return arg.find("cuda") != std::string::npos; }
 
 Expected<Check> parseCheck(const std::string& text) {
     Check c;
@@ -128,10 +126,12 @@ Expected<Check> parseCheck(const std::string& text) {
             return makeError("--check compare:B1,B2[,...] names at least two backends (e.g. compare:ref,cpu)");
     } else if (kind == "compile") {
         c.kind = Check::Kind::Compile;
-        if (c.arg.empty()) return makeError("--check compile:PIPELINE names a pipeline (inductor, joint, post-grad, freezing)");
+        if (c.arg.empty())
+            return makeError("--check compile:PIPELINE names a pipeline (inductor, joint, post-grad, freezing)");
     } else if (kind == "minify") {
         c.kind = Check::Kind::Minify;
-        if (c.arg.empty()) return makeError("--check minify:SPEC gives the minifier's check (e.g. minify:accuracy:ref-vs-cpu)");
+        if (c.arg.empty())
+            return makeError("--check minify:SPEC gives the minifier's check (e.g. minify:accuracy:ref-vs-cpu)");
     } else {
         return makeError("unknown check '" + text + "' (run[:BACKEND], compare:B1,B2, compile:PIPELINE, minify:SPEC)");
     }
@@ -186,4 +186,4 @@ std::vector<GraphEntry> shardEntries(const std::vector<GraphEntry>& all, const S
     return mine;
 }
 
-} // namespace fxray::sweep
+}  // namespace fxray::sweep

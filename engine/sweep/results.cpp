@@ -29,14 +29,17 @@ double num(const json& j, const char* key, double def = 0.0) {
 /// Time a graph's check took: the child's own measurement when it gave one, else wall time.
 double timeOf(const json& r) { return num(r, "seconds"); }
 
-} // namespace
+}  // namespace
 
 fs::path resultPath(const fs::path& resultsDir, const std::string& id) {
     std::string name;
     for (char c : id) {
-        if (c == '/') name += "%2F";
-        else if (c == '%') name += "%25";
-        else name += c;
+        if (c == '/')
+            name += "%2F";
+        else if (c == '%')
+            name += "%25";
+        else
+            name += c;
     }
     return resultsDir / (name + ".json");
 }
@@ -104,8 +107,11 @@ std::string statusOf(const json& result) { return result.value("status", "error"
 json report(const std::vector<json>& results, const std::vector<json>* old) {
     json r;
     json counts = {{"graphs", results.size()}};
-    for (const char* s : kStatuses) counts[std::string(s) == "error" ? "errors" : std::string(s) == "crash" ? "crashes"
-                                                : std::string(s) == "timeout" ? "timeouts" : s] = 0;
+    for (const char* s : kStatuses)
+        counts[std::string(s) == "error"     ? "errors"
+               : std::string(s) == "crash"   ? "crashes"
+               : std::string(s) == "timeout" ? "timeouts"
+                                             : s] = 0;
     json byStatus = json::object();
     for (const auto& res : results) {
         const std::string s = statusOf(res);
@@ -117,7 +123,8 @@ json report(const std::vector<json>& results, const std::vector<json>* old) {
     json fallbackOps = json::object();
     int okWithFallbacks = 0;
     for (const auto& res : results) {
-        if (statusOf(res) != "ok" || !res.contains("fallbacks") || !res["fallbacks"].is_object() || res["fallbacks"].empty())
+        if (statusOf(res) != "ok" || !res.contains("fallbacks") || !res["fallbacks"].is_object() ||
+            res["fallbacks"].empty())
             continue;
         ++okWithFallbacks;
         for (const auto& [op, n] : res["fallbacks"].items()) fallbackOps[op] = fallbackOps.value(op, 0) + 1;
@@ -131,13 +138,13 @@ json report(const std::vector<json>& results, const std::vector<json>* old) {
         all.push_back(&res);
         if (statusOf(res) == "differ") differ.push_back(&res);
     }
-    std::sort(differ.begin(), differ.end(), [](const json* a, const json* b) {
-        return num(*a, "max_rel_err") > num(*b, "max_rel_err");
-    });
+    std::sort(differ.begin(), differ.end(),
+              [](const json* a, const json* b) { return num(*a, "max_rel_err") > num(*b, "max_rel_err"); });
     std::sort(all.begin(), all.end(), [](const json* a, const json* b) { return timeOf(*a) > timeOf(*b); });
     r["worst"] = json::array();
     for (size_t i = 0; i < differ.size() && i < 10; ++i)
-        r["worst"].push_back({{"id", (*differ[i])["id"]}, {"max_rel_err", num(*differ[i], "max_rel_err")},
+        r["worst"].push_back({{"id", (*differ[i])["id"]},
+                              {"max_rel_err", num(*differ[i], "max_rel_err")},
                               {"message", differ[i]->value("message", "")}});
     r["slowest"] = json::array();
     for (size_t i = 0; i < all.size() && i < 10; ++i)
@@ -145,18 +152,18 @@ json report(const std::vector<json>& results, const std::vector<json>* old) {
     r["failures"] = json::array();
     for (const auto& res : results)
         if (failing(statusOf(res)))
-            r["failures"].push_back({{"id", res["id"]}, {"status", statusOf(res)}, {"message", res.value("message", "")}});
+            r["failures"].push_back(
+                {{"id", res["id"]}, {"status", statusOf(res)}, {"message", res.value("message", "")}});
     // Which GPU each worker used (a sweep with --gpus).
     json workers = json::object();
     for (const auto& res : results)
-        if (res.contains("worker"))
-            workers[std::to_string(res.value("worker", 0))] = res.value("gpu", "");
+        if (res.contains("worker")) workers[std::to_string(res.value("worker", 0))] = res.value("gpu", "");
     r["workers"] = workers;
     if (old) {
         std::map<std::string, const json*> before;
         for (const auto& o : *old) before[o.value("id", "")] = &o;
-        json newlyFailing = json::array(), newlyPassing = json::array(), slower = json::array(),
-             added = json::array(), removed = json::array();
+        json newlyFailing = json::array(), newlyPassing = json::array(), slower = json::array(), added = json::array(),
+             removed = json::array();
         std::set<std::string> seen;
         for (const auto& res : results) {
             const std::string id = res.value("id", "");
@@ -179,8 +186,11 @@ json report(const std::vector<json>& results, const std::vector<json>* old) {
         }
         for (const auto& [id, o] : before)
             if (!seen.count(id)) removed.push_back(id);
-        r["compare"] = {{"newly_failing", newlyFailing}, {"newly_passing", newlyPassing}, {"slower", slower},
-                        {"added", added}, {"removed", removed}};
+        r["compare"] = {{"newly_failing", newlyFailing},
+                        {"newly_passing", newlyPassing},
+                        {"slower", slower},
+                        {"added", added},
+                        {"removed", removed}};
     }
     return r;
 }
@@ -200,8 +210,8 @@ std::string reportText(const json& r) {
         const json& fallbackOps = r.contains("fallback_ops") ? r["fallback_ops"] : kNone;
         for (const auto& [op, k] : fallbackOps.items()) ops.emplace_back(-k.get<int>(), op);
         std::sort(ops.begin(), ops.end());
-        s << "ok without fallbacks " << c.value("ok", 0) - fb << " (" << 100.0 * (c.value("ok", 0) - fb) / n
-          << "%); " << fb << " ok with fallbacks:";
+        s << "ok without fallbacks " << c.value("ok", 0) - fb << " (" << 100.0 * (c.value("ok", 0) - fb) / n << "%); "
+          << fb << " ok with fallbacks:";
         for (size_t i = 0; i < ops.size() && i < 8; ++i) s << (i ? ", " : " ") << ops[i].second << " " << -ops[i].first;
         s << (ops.size() > 8 ? ", ..." : "") << "\n";
     }
@@ -244,4 +254,4 @@ std::string reportText(const json& r) {
     return s.str();
 }
 
-} // namespace fxray::sweep
+}  // namespace fxray::sweep

@@ -1,8 +1,8 @@
 // Runs a sweep: workers take graphs from one queue and check each in a child `fxray` process (a
 // long-lived one per worker, sweep/serve_worker.h, or a fresh one per graph; either in its own
 // process group, killed at the timeout), then classify how it ended.
-#include "sweep/sweep.h"
 #include "sweep/serve_worker.h"
+#include "sweep/sweep.h"
 
 #include "minify/subprocess.h"
 
@@ -41,7 +41,8 @@ std::string lastLine(const std::string& text) {
 }
 
 bool unsupportedMessage(const std::string& m) {
-    for (const char* k : {"unknown op", "not supported", "unsupported", "not implemented", "not available in this build"})
+    for (const char* k :
+         {"unknown op", "not supported", "unsupported", "not implemented", "not available in this build"})
         if (m.find(k) != std::string::npos) return true;
     return false;
 }
@@ -59,9 +60,7 @@ std::vector<std::string> commandFor(const GraphEntry& e, const RunOptions& o, co
         argv.insert(argv.end(), {"compare", file, "--backends", o.check.arg, "--json"});
         if (!e.inputs.empty()) argv.insert(argv.end(), {"--inputs", e.inputs.string()});
         break;
-    case Check::Kind::Compile:
-        argv.insert(argv.end(), {"compile", file, "--pipeline", o.check.arg, "--json"});
-        break;
+    case Check::Kind::Compile: argv.insert(argv.end(), {"compile", file, "--pipeline", o.check.arg, "--json"}); break;
     case Check::Kind::Minify:
         argv.insert(argv.end(), {"minify", file, "--check", o.check.arg, "--out", reproDir.string(), "--json"});
         break;
@@ -143,7 +142,7 @@ json classify(const GraphEntry& e, const RunOptions& o, const minify::ProcessRes
     return r;
 }
 
-} // namespace
+}  // namespace
 
 Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptions& opts) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -160,7 +159,8 @@ Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptio
         todo.push_back(std::move(e));
     }
     // Longest processing time first: by weight (file and input bytes), ties by id.
-    std::stable_sort(todo.begin(), todo.end(), [](const GraphEntry& a, const GraphEntry& b) { return a.weight > b.weight; });
+    std::stable_sort(todo.begin(), todo.end(),
+                     [](const GraphEntry& a, const GraphEntry& b) { return a.weight > b.weight; });
     std::error_code ec;
     fs::create_directories(opts.resultsDir, ec);
     if (ec) {
@@ -182,15 +182,16 @@ Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptio
         so.stderrFile = scratch / "stderr";
         if (!opts.gpus.empty()) so.extraEnv.push_back("CUDA_VISIBLE_DEVICES=" + opts.gpus[static_cast<size_t>(w)]);
         std::unique_ptr<ServeWorker> worker;
-        if (!opts.processPerGraph) worker = std::make_unique<ServeWorker>(opts.fxray, so.extraEnv, scratch / "worker.log");
+        if (!opts.processPerGraph)
+            worker = std::make_unique<ServeWorker>(opts.fxray, so.extraEnv, scratch / "worker.log");
         for (size_t i; (i = next++) < todo.size();) {
             const GraphEntry& e = todo[i];
             const fs::path reproDir = opts.resultsDir / "repros" / resultPath("", e.id).stem();
             const auto argv = commandFor(e, opts, reproDir);
             minify::ProcessResult pr;
             if (worker) {
-                pr = worker->run(std::vector<std::string>(argv.begin() + 1, argv.end()), so.timeoutSeconds, so.stdoutFile,
-                                 so.stderrFile);
+                pr = worker->run(std::vector<std::string>(argv.begin() + 1, argv.end()), so.timeoutSeconds,
+                                 so.stdoutFile, so.stderrFile);
                 // Anything but a verdict (0: ok, 1: differs) gets a fresh worker for the next graph.
                 if (pr.end != minify::ProcessResult::End::Exited || pr.exitCode > 1) worker->recycle();
             } else {
@@ -218,4 +219,4 @@ Expected<RunSummary> runSweep(const std::vector<GraphEntry>& all, const RunOptio
     return sum;
 }
 
-} // namespace fxray::sweep
+}  // namespace fxray::sweep

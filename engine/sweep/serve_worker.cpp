@@ -47,10 +47,10 @@ bool writeAll(int fd, const std::string& data) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 ServeWorker::ServeWorker(fs::path fxray, std::vector<std::string> extraEnv, fs::path log)
-    : m_fxray(std::move(fxray)), m_log(std::move(log)), m_env(std::move(extraEnv)) {}
+        : m_fxray(std::move(fxray)), m_log(std::move(log)), m_env(std::move(extraEnv)) {}
 
 ServeWorker::~ServeWorker() { stop(); }
 
@@ -141,8 +141,10 @@ minify::ProcessResult ServeWorker::run(const std::vector<std::string>& args, dou
     const double left = timeoutSeconds > 0 ? std::max(0.0, timeoutSeconds - (minify::monotonicSeconds() - t0)) : 0.0;
     minify::waitChild(m_pid, timeoutSeconds > 0 ? std::max(left, 0.001) : 0.0, minify::monotonicSeconds(), r);
     m_pid = -1;
-    if (r.end == minify::ProcessResult::End::TimedOut) r.seconds = timeoutSeconds;
-    else r.seconds = minify::monotonicSeconds() - t0;
+    if (r.end == minify::ProcessResult::End::TimedOut)
+        r.seconds = timeoutSeconds;
+    else
+        r.seconds = minify::monotonicSeconds() - t0;
     // A worker that exits (rather than crashes) without answering broke the protocol: say so.
     if (r.end == minify::ProcessResult::End::Exited) {
         r.end = minify::ProcessResult::End::SpawnFailed;
@@ -198,4 +200,4 @@ int serveChecks(int (*runCommand)(const std::vector<std::string>&, std::ostream&
     }
 }
 
-} // namespace fxray::sweep
+}  // namespace fxray::sweep

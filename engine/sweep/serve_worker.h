@@ -57,4 +57,4 @@ private:
 /// layer passes it in; this layer does not know the commands).
 int serveChecks(int (*runCommand)(const std::vector<std::string>& args, std::ostream& out, std::ostream& err));
 
-} // namespace fxray::sweep
+}  // namespace fxray::sweep

@@ -20,12 +20,12 @@ namespace fxray::sweep {
 
 /// One graph found by discovery.
 struct GraphEntry {
-    std::string id;                  ///< "opinfo/abs__default__s0/numerics/forward": root's name + relative path, no .py
-                                     ///< (a file root: its last two folders + stem, "mlp_4k/numerics/forward")
-    std::filesystem::path file;      ///< the FX text file
-    std::filesystem::path inputs;    ///< <stem>/inputs when recorded, else empty (seeded random inputs)
-    std::filesystem::path expect;    ///< <stem>/outputs when recorded, else empty
-    uint64_t weight = 0;             ///< size estimate for balancing shards (file + input bytes)
+    std::string id;                ///< "opinfo/abs__default__s0/numerics/forward": root's name + relative path, no .py
+                                   ///< (a file root: its last two folders + stem, "mlp_4k/numerics/forward")
+    std::filesystem::path file;    ///< the FX text file
+    std::filesystem::path inputs;  ///< <stem>/inputs when recorded, else empty (seeded random inputs)
+    std::filesystem::path expect;  ///< <stem>/outputs when recorded, else empty
+    uint64_t weight = 0;           ///< size estimate for balancing shards (file + input bytes)
 };
 
 /// Finds every FX graph file (`.py` holding `def forward(`) under the roots (a root may also be
@@ -36,8 +36,8 @@ Expected<std::vector<GraphEntry>> discoverGraphs(const std::vector<std::filesyst
 struct Check {
     enum class Kind { Run, Compare, Compile, Minify };
     Kind kind = Kind::Run;
-    std::string arg;  ///< compare: "ref,cpu"; compile: pipeline; minify: the minifier's --check spec; run: backend
-    std::string text; ///< as given ("compare:ref,cpu")
+    std::string arg;   ///< compare: "ref,cpu"; compile: pipeline; minify: the minifier's --check spec; run: backend
+    std::string text;  ///< as given ("compare:ref,cpu")
     bool usesGpu() const;
 };
 /// Parses "run", "run:cpu", "compare:ref,cpu[,cuda]", "compile:joint", "minify:SPEC".
@@ -73,12 +73,12 @@ bool hasResult(const std::filesystem::path& resultsDir, const std::string& id);
 struct RunOptions {
     Check check;
     std::filesystem::path resultsDir;
-    std::filesystem::path fxray;           ///< the executable answering the checks
-    int jobs = 1;                          ///< workers (with gpus: one per listed GPU)
-    std::vector<std::string> gpus;         ///< CUDA_VISIBLE_DEVICES value per worker
+    std::filesystem::path fxray;    ///< the executable answering the checks
+    int jobs = 1;                   ///< workers (with gpus: one per listed GPU)
+    std::vector<std::string> gpus;  ///< CUDA_VISIBLE_DEVICES value per worker
     double timeoutSeconds = 300;
     Shard shard;
-    bool rerun = false;                    ///< ignore existing results
+    bool rerun = false;  ///< ignore existing results
     /// A fresh child process per graph. Default off: each worker is one long-lived child
     /// (sweep/serve_worker.h) that answers graph after graph and is replaced after a crash, a
     /// hang or an error, which gives the same results without paying a process start (a CUDA
@@ -105,4 +105,4 @@ nlohmann::json report(const std::vector<nlohmann::json>& results, const std::vec
 /// The report as text.
 std::string reportText(const nlohmann::json& report);
 
-} // namespace fxray::sweep
+}  // namespace fxray::sweep

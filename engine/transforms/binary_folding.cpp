@@ -85,11 +85,16 @@ private:
     bool tryFold(Graph& g, Node* bin, Rewriter& rw, PassContext& ctx) {
         const std::string bop = opOf(*bin);
         std::string kind;
-        if (bop == "aten.add.Tensor") kind = "add";
-        else if (bop == "aten.sub.Tensor") kind = "sub";
-        else if (bop == "aten.mul.Tensor") kind = "mul";
-        else if (bop == "aten.div.Tensor") kind = "div";
-        else return false;
+        if (bop == "aten.add.Tensor")
+            kind = "add";
+        else if (bop == "aten.sub.Tensor")
+            kind = "sub";
+        else if (bop == "aten.mul.Tensor")
+            kind = "mul";
+        else if (bop == "aten.div.Tensor")
+            kind = "div";
+        else
+            return false;
         if (bin->args.size() != 2 || !bin->args[0].isNode() || !bin->kwargs.empty()) return false;
         Node* comp = bin->args[0].node;
         const std::string cop = opOf(*comp);
@@ -99,15 +104,26 @@ private:
         const std::string rule = "binary_folding";
         if (comp->users.size() != 1) return ctx.notifyMatchFailure(rule, *bin, "the " + cop + " has other users");
         if (addmm && !comp->kwargs.empty()) return ctx.notifyMatchFailure(rule, *bin, "addmm with beta/alpha");
-        Node* wNode = comp->args.size() > (conv ? 1u : addmm ? 2u : 1u) && comp->args[conv ? 1 : addmm ? 2 : 1].isNode()
-                          ? comp->args[conv ? 1 : addmm ? 2 : 1].node
+        Node* wNode = comp->args.size() > (conv    ? 1u
+                                           : addmm ? 2u
+                                                   : 1u) &&
+                              comp->args[conv    ? 1
+                                         : addmm ? 2
+                                                 : 1]
+                                  .isNode()
+                          ? comp->args[conv    ? 1
+                                       : addmm ? 2
+                                               : 1]
+                                .node
                           : nullptr;
         const Tensor* W = constantValue(wNode);
         if (!W) return ctx.notifyMatchFailure(rule, *bin, "the weight is not a constant");
         if (wNode->users.size() != 1) return ctx.notifyMatchFailure(rule, *bin, "the weight is shared");
         Node* bNode = nullptr;
         const Tensor* B = nullptr;
-        const Argument* biasArg = conv ? (comp->args.size() > 2 ? &comp->args[2] : nullptr) : addmm ? &comp->args[0] : nullptr;
+        const Argument* biasArg = conv    ? (comp->args.size() > 2 ? &comp->args[2] : nullptr)
+                                  : addmm ? &comp->args[0]
+                                          : nullptr;
         if (biasArg && !biasArg->isNone()) {
             bNode = biasArg->isNode() ? biasArg->node : nullptr;
             B = constantValue(bNode);
@@ -126,7 +142,8 @@ private:
         }
         if (!isFloating(W->dtype())) return ctx.notifyMatchFailure(rule, *bin, "the weight is not floating point");
         if (other.isTensor()) {
-            if (!isFloating(other.t.dtype())) return ctx.notifyMatchFailure(rule, *bin, "the constant is not floating point");
+            if (!isFloating(other.t.dtype()))
+                return ctx.notifyMatchFailure(rule, *bin, "the constant is not floating point");
             if (kern::promoteTypes(other.t.dtype(), W->dtype()) != W->dtype())
                 return ctx.notifyMatchFailure(rule, *bin, "the constant would promote the weight's dtype");
             const auto& ws = W->shape();
@@ -134,7 +151,8 @@ private:
             bool ok = true;
             if (conv) {
                 // _op_not_broadcasting_with_conv
-                if (ws.size() < os.size()) ok = false;
+                if (ws.size() < os.size())
+                    ok = false;
                 else if (ws.size() == os.size() + 1) {
                     for (size_t i = 0; i < os.size(); ++i)
                         if (!(i == 0 && ws[0] == os[0]) && os[i] != 1) ok = false;
@@ -144,14 +162,16 @@ private:
                 }
             } else {
                 const int64_t n = ws.size() == 2 ? ws[1] : -1;
-                ok = os == std::vector<int64_t>{n} || os == std::vector<int64_t>{1, n} || os == std::vector<int64_t>{1} ||
-                     os == std::vector<int64_t>{1, 1};
+                ok = os == std::vector<int64_t>{n} || os == std::vector<int64_t>{1, n} ||
+                     os == std::vector<int64_t>{1} || os == std::vector<int64_t>{1, 1};
             }
             if (!ok) return ctx.notifyMatchFailure(rule, *bin, "the constant broadcasts beyond the output channels");
         }
         if (!conv && W->dim() != 2) return false;
         const int64_t outC = conv ? W->shape()[0] : W->shape()[1];
-        auto fail = [&](const Diagnostic& d) { return ctx.notifyMatchFailure(rule, *bin, "folding failed: " + d.str()); };
+        auto fail = [&](const Diagnostic& d) {
+            return ctx.notifyMatchFailure(rule, *bin, "folding failed: " + d.str());
+        };
         const std::string top = "aten." + kind + ".Tensor";
         Expected<Tensor> newW = *W;
         Expected<Tensor> newB = B ? Expected<Tensor>(*B) : Expected<Tensor>(makeError("no bias"));
@@ -159,14 +179,18 @@ private:
         if (kind == "add" || kind == "sub") {
             auto o = resized(other, {outC}, W->meta);
             if (!o.ok()) return fail(o.error());
-            if (haveB) newB = call(top, {Value::ofTensor(*B), Value::ofTensor(*o)});
-            else newB = kind == "add" ? Expected<Tensor>(*o) : call("aten.neg.default", {Value::ofTensor(*o)});
+            if (haveB)
+                newB = call(top, {Value::ofTensor(*B), Value::ofTensor(*o)});
+            else
+                newB = kind == "add" ? Expected<Tensor>(*o) : call("aten.neg.default", {Value::ofTensor(*o)});
             if (!newB.ok()) return fail(newB.error());
             haveB = true;
         } else {
             std::vector<int64_t> wshape(size_t(W->dim()), 1);
-            if (conv) wshape[0] = outC;
-            else wshape[1] = outC;
+            if (conv)
+                wshape[0] = outC;
+            else
+                wshape[1] = outC;
             auto o1 = resized(other, wshape, W->meta);
             if (!o1.ok()) return fail(o1.error());
             newW = call(top, {Value::ofTensor(*W), Value::ofTensor(*o1)});
@@ -191,7 +215,8 @@ private:
         } else {
             Node* x = comp->args[addmm ? 1 : 0].node;
             if (nb)
-                nc = rw.createOp(bin, "aten.addmm.default", {Argument::ofNode(nb), Argument::ofNode(x), Argument::ofNode(nw)});
+                nc = rw.createOp(bin, "aten.addmm.default",
+                                 {Argument::ofNode(nb), Argument::ofNode(x), Argument::ofNode(nw)});
             else
                 nc = rw.createOp(bin, "aten.mm.default", {Argument::ofNode(x), Argument::ofNode(nw)});
         }
@@ -226,8 +251,8 @@ private:
     size_t m_folded = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createBinaryFoldingPass() { return std::make_unique<BinaryFoldingPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

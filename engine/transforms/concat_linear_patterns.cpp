@@ -55,7 +55,8 @@ public:
                 for (Node* u : inp->users) {
                     if (auto p = asProduct(u, inp, addmm)) prods.push_back(*p);
                 }
-                std::sort(prods.begin(), prods.end(), [](const Product& a, const Product& b) { return a.node->index < b.node->index; });
+                std::sort(prods.begin(), prods.end(),
+                          [](const Product& a, const Product& b) { return a.node->index < b.node->index; });
                 while (prods.size() >= (addmm ? 3u : 2u)) {
                     size_t k = prods.size() >= 3 ? 3 : 2;
                     std::vector<Product> grp(prods.begin(), prods.begin() + std::ptrdiff_t(k));
@@ -74,7 +75,8 @@ private:
         std::string op = opOf(*u);
         if (addmm) {
             if (op != "aten.addmm.default" || u->args.size() != 3 || !u->kwargs.empty()) return std::nullopt;
-            if (!u->args[1].isNode() || u->args[1].node != inp || !u->args[0].isNode() || !u->args[2].isNode()) return std::nullopt;
+            if (!u->args[1].isNode() || u->args[1].node != inp || !u->args[0].isNode() || !u->args[2].isNode())
+                return std::nullopt;
             return Product{u, u->args[2].node, u->args[0].node};
         }
         if (op != "aten.mm.default" || u->args.size() != 2) return std::nullopt;
@@ -83,22 +85,31 @@ private:
     }
 
     bool fuse(Graph& g, Node* inp, const std::vector<Product>& grp, bool addmm, Rewriter& rw, PassContext& ctx) {
-        const std::string rule = addmm ? "addmm_fuse_pattern_second" : grp.size() == 3 ? "matmul_fuse_pattern" : "matmul_fuse_pattern_two";
+        const std::string rule = addmm             ? "addmm_fuse_pattern_second"
+                                 : grp.size() == 3 ? "matmul_fuse_pattern"
+                                                   : "matmul_fuse_pattern_two";
         Node* anchor = grp.back().node;
         const TensorMeta* im = tensorMeta(*inp);
         if (!im) return false;
         // check_concat_weights.
         for (const Product& p : grp) {
-            if (!constantValue(p.weight)) return ctx.notifyMatchFailure(rule, *anchor, "weight '" + p.weight->name() + "' is not a constant");
-            if (p.bias && !constantValue(p.bias)) return ctx.notifyMatchFailure(rule, *anchor, "bias '" + p.bias->name() + "' is not a constant");
+            if (!constantValue(p.weight))
+                return ctx.notifyMatchFailure(rule, *anchor, "weight '" + p.weight->name() + "' is not a constant");
+            if (p.bias && !constantValue(p.bias))
+                return ctx.notifyMatchFailure(rule, *anchor, "bias '" + p.bias->name() + "' is not a constant");
             const TensorMeta *wm = tensorMeta(*p.weight), *w0 = tensorMeta(*grp[0].weight);
-            if (!wm || !w0 || wm->shape != w0->shape) return ctx.notifyMatchFailure(rule, *anchor, "the weights differ in shape");
-            if (wm->dtype != im->dtype) return ctx.notifyMatchFailure(rule, *anchor, "the weights' dtype differs from the input's");
+            if (!wm || !w0 || wm->shape != w0->shape)
+                return ctx.notifyMatchFailure(rule, *anchor, "the weights differ in shape");
+            if (wm->dtype != im->dtype)
+                return ctx.notifyMatchFailure(rule, *anchor, "the weights' dtype differs from the input's");
             if (p.bias) {
                 const TensorMeta *bm = tensorMeta(*p.bias), *b0 = tensorMeta(*grp[0].bias);
-                if (!bm || !b0 || bm->shape != b0->shape) return ctx.notifyMatchFailure(rule, *anchor, "the biases differ in shape");
-                if (bm->dtype != im->dtype) return ctx.notifyMatchFailure(rule, *anchor, "the biases' dtype differs from the input's");
-                if (bm->dim() != 1) return ctx.notifyMatchFailure(rule, *anchor, "a bias that is not 1-D is not concatenated");
+                if (!bm || !b0 || bm->shape != b0->shape)
+                    return ctx.notifyMatchFailure(rule, *anchor, "the biases differ in shape");
+                if (bm->dtype != im->dtype)
+                    return ctx.notifyMatchFailure(rule, *anchor, "the biases' dtype differs from the input's");
+                if (bm->dim() != 1)
+                    return ctx.notifyMatchFailure(rule, *anchor, "a bias that is not 1-D is not concatenated");
             }
         }
         const TensorMeta* w0 = tensorMeta(*grp[0].weight);
@@ -134,7 +145,8 @@ private:
             auto catB = rw.createOp(first, "aten.cat.default", {Argument::ofList(bs)});
             if (!catB.ok()) return undo(catB.error());
             created.push_back(*catB);
-            auto r = rw.createOp(first, "aten.addmm.default", {Argument::ofNode(*catB), Argument::ofNode(inp), Argument::ofNode(*catW)});
+            auto r = rw.createOp(first, "aten.addmm.default",
+                                 {Argument::ofNode(*catB), Argument::ofNode(inp), Argument::ofNode(*catW)});
             if (!r.ok()) return undo(r.error());
             created.push_back(prod = *r);
         } else {
@@ -145,7 +157,8 @@ private:
         // chunk(k, dim=1) decomposes to split.Tensor with the rounded-up chunk size.
         const int64_t total = w0->shape[1] * int64_t(grp.size());
         const int64_t chunk = (total + int64_t(grp.size()) - 1) / int64_t(grp.size());
-        auto split = rw.createOp(first, "aten.split.Tensor", {Argument::ofNode(prod), Argument::ofInt(chunk), Argument::ofInt(1)});
+        auto split = rw.createOp(first, "aten.split.Tensor",
+                                 {Argument::ofNode(prod), Argument::ofInt(chunk), Argument::ofInt(1)});
         if (!split.ok()) return undo(split.error());
         created.push_back(*split);
         std::vector<Node*> items;
@@ -174,8 +187,8 @@ private:
     size_t m_mm3 = 0, m_mm2 = 0, m_addmm = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createConcatLinearPatternsPass() { return std::make_unique<ConcatLinearPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

@@ -35,8 +35,9 @@ struct Uniform {
 
 bool isViewPacket(const std::string& op) {
     // PyTorch's view_op_packets + indexing_op_packets (overload packets: any overload).
-    static const char* packets[] = {"aten.squeeze.", "aten.unsqueeze.", "aten.alias.", "aten.view.",  "aten.slice.",
-                                    "aten.t.",       "aten.expand.",    "aten.as_strided.", "aten.permute."};
+    static const char* packets[] = {"aten.squeeze.", "aten.unsqueeze.",  "aten.alias.",
+                                    "aten.view.",    "aten.slice.",      "aten.t.",
+                                    "aten.expand.",  "aten.as_strided.", "aten.permute."};
     for (const char* p : packets)
         if (op.rfind(p, 0) == 0) return true;
     return false;
@@ -88,10 +89,14 @@ public:
             if (perStorage[known[n].storage] > 1) continue;
             const Uniform& u = known[n];
             Argument value;
-            if (opOf(*n) == "aten.full.default" && n->args.size() == 2) value = n->args[1];
-            else if (m->dtype == DType::Bool) value = Argument::ofBool(u.value != 0.0);
-            else if (isIntegral(m->dtype)) value = Argument::ofInt(static_cast<int64_t>(u.value));
-            else value = Argument::ofFloat(u.value);
+            if (opOf(*n) == "aten.full.default" && n->args.size() == 2)
+                value = n->args[1];
+            else if (m->dtype == DType::Bool)
+                value = Argument::ofBool(u.value != 0.0);
+            else if (isIntegral(m->dtype))
+                value = Argument::ofInt(static_cast<int64_t>(u.value));
+            else
+                value = Argument::ofFloat(u.value);
             std::vector<Argument> shape;
             for (int64_t s : m->shape) shape.push_back(Argument::ofInt(s));
             rw.order();
@@ -116,8 +121,10 @@ public:
             bump(m_folded);
             changed = true;
             double v = *passutil::asNumber(value.kind == Argument::Kind::Bool ? Argument::ofInt(value.b) : value);
-            if (v == 0.0) zeros.insert(*full);
-            else if (v == 1.0) ones.insert(*full);
+            if (v == 0.0)
+                zeros.insert(*full);
+            else if (v == 1.0)
+                ones.insert(*full);
         }
         size_t removed = removeNoOps(rw, zeros, ones);
         bump(m_noops, static_cast<int64_t>(removed));
@@ -186,10 +193,8 @@ private:
     size_t m_folded = 0, m_noops = 0;
 };
 
-} // namespace
+}  // namespace
 
-std::unique_ptr<Pass> createConstantFoldUniformValuePass() {
-    return std::make_unique<ConstantFoldUniformValuePass>();
-}
+std::unique_ptr<Pass> createConstantFoldUniformValuePass() { return std::make_unique<ConstantFoldUniformValuePass>(); }
 
-} // namespace fxray
+}  // namespace fxray

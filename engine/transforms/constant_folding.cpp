@@ -53,7 +53,7 @@ size_t removeDead(Graph& g, Rewriter& rw) {
     return removed;
 }
 
-} // namespace
+}  // namespace
 
 size_t foldConstants(Graph& g, Rewriter& rw, PassContext& ctx) {
     std::map<const Node*, Value> env;
@@ -106,8 +106,8 @@ size_t foldConstants(Graph& g, Rewriter& rw, PassContext& ctx) {
             if (env[in].isTensor()) inBytes += env[in].t.meta.nbytes();
         if (t.meta.nbytes() > kLargeBytes && t.meta.nbytes() > 2 * inBytes) {
             ctx.notifyMatchFailure("constant_fold", *n,
-                                   "result of " + std::to_string(t.meta.nbytes()) + " bytes from " + std::to_string(inBytes) +
-                                       " bytes of constants: left to compute at run time");
+                                   "result of " + std::to_string(t.meta.nbytes()) + " bytes from " +
+                                       std::to_string(inBytes) + " bytes of constants: left to compute at run time");
             continue;
         }
         const std::string name = n->name();
@@ -145,8 +145,8 @@ private:
     size_t m_folded = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createConstantFoldingPass() { return std::make_unique<ConstantFoldingPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

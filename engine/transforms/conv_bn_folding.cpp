@@ -88,14 +88,17 @@ private:
         const Tensor *w, *b, *mean, *var;
         if (!constOrNone(args[1], &w) || !constOrNone(args[2], &b) || !constOrNone(args[3], &mean) ||
             !constOrNone(args[4], &var) || !mean || !var)
-            return ctx.notifyMatchFailure(rule, *bn, "the batch norm's statistics or affine parameters are not constants");
+            return ctx.notifyMatchFailure(rule, *bn,
+                                          "the batch norm's statistics or affine parameters are not constants");
         auto eps = asNumber(args[6]);
         if (!eps) return ctx.notifyMatchFailure(rule, *bn, "eps is not a number");
         if (!isFloating(W->dtype()) || var->dtype() != W->dtype())
             return ctx.notifyMatchFailure(rule, *bn, "mixed dtypes between the weight and the statistics");
 
         // scale = weight * rsqrt(var + eps); W' = W * scale.reshape(C, 1, ...); B' = (B - mean) * scale + bias.
-        auto fail = [&](const Diagnostic& d) { return ctx.notifyMatchFailure(rule, *bn, "folding failed: " + d.str()); };
+        auto fail = [&](const Diagnostic& d) {
+            return ctx.notifyMatchFailure(rule, *bn, "folding failed: " + d.str());
+        };
         auto ve = call("aten.add.Scalar", {Value::ofTensor(*var), Value::ofDouble(*eps)});
         if (!ve.ok()) return fail(ve.error());
         auto scale = call("aten.rsqrt.default", {Value::ofTensor(*ve)});
@@ -158,8 +161,8 @@ private:
     size_t m_folded = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createConvBnFoldingPass() { return std::make_unique<ConvBnFoldingPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

@@ -15,13 +15,16 @@ namespace {
 
 bool mutatedLater(const Node& n) {
     for (const Node* u : n.users)
-        if (u->op() && u->op()->inplace && !u->args.empty() && u->args[0].isNode() && u->args[0].node == &n) return true;
+        if (u->op() && u->op()->inplace && !u->args.empty() && u->args[0].isNode() && u->args[0].node == &n)
+            return true;
     return false;
 }
 
 class CommonSubexpressionEliminationPass : public Pass {
 public:
-    CommonSubexpressionEliminationPass() { m_merged = declareStatistic("merged", "nodes merged into an earlier identical node"); }
+    CommonSubexpressionEliminationPass() {
+        m_merged = declareStatistic("merged", "nodes merged into an earlier identical node");
+    }
     std::string_view name() const override { return "cse"; }
     std::string_view summary() const override {
         return "merge identical calls (same target, same arguments); random and in-place ops are kept apart";
@@ -55,10 +58,10 @@ private:
     size_t m_merged = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createCommonSubexpressionEliminationPass() {
     return std::make_unique<CommonSubexpressionEliminationPass>();
 }
 
-} // namespace fxray
+}  // namespace fxray

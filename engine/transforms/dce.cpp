@@ -36,8 +36,8 @@ private:
     size_t m_erased = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createDeadCodeEliminationPass() { return std::make_unique<DeadCodeEliminationPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

@@ -79,10 +79,10 @@ private:
     size_t m_frozen = 0, m_preserved = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createFreezePass(std::shared_ptr<const FreezeInputs> in) {
     return std::make_unique<FreezePass>(std::move(in));
 }
 
-} // namespace fxray
+}  // namespace fxray

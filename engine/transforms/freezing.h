@@ -51,4 +51,4 @@ Node* addConstantNode(Graph& g, Rewriter& rw, Tensor value, std::string_view nam
 /// The constant value behind n (a get_attr of g's constants), or null.
 const Tensor* constantValue(const Node* n);
 
-} // namespace fxray
+}  // namespace fxray

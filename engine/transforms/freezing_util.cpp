@@ -25,7 +25,8 @@ Expected<FreezeInputs> freezeInputsFromValues(const Graph& aot, const std::vecto
                                               const std::vector<Value>& values) {
     auto phs = aot.placeholders();
     if (isParam.size() != phs.size() || values.size() != phs.size())
-        return makeError("freezing needs one value and one parameter flag per input (" + std::to_string(phs.size()) + ")");
+        return makeError("freezing needs one value and one parameter flag per input (" + std::to_string(phs.size()) +
+                         ")");
     FreezeInputs fi;
     for (size_t i = 0; i < phs.size(); ++i) {
         if (!isParam[i]) continue;
@@ -74,4 +75,4 @@ Node* addConstantNode(Graph& g, Rewriter& rw, Tensor value, std::string_view nam
     return n;
 }
 
-} // namespace fxray
+}  // namespace fxray

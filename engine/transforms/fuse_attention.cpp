@@ -60,7 +60,8 @@ std::string searchText(const Form& f) {
         std::string b = body.str();
         std::vector<std::string> wild;
         for (size_t i = 0; i + 1 < b.size(); ++i) {
-            if (b[i] != '_' || b[i + 1] != 'x' || (i > 0 && (std::isalnum(static_cast<unsigned char>(b[i - 1])) || b[i - 1] == '_' || b[i - 1] == '.')))
+            if (b[i] != '_' || b[i + 1] != 'x' ||
+                (i > 0 && (std::isalnum(static_cast<unsigned char>(b[i - 1])) || b[i - 1] == '_' || b[i - 1] == '.')))
                 continue;
             size_t j = i;
             while (j < b.size() && (std::isalnum(static_cast<unsigned char>(b[j])) || b[j] == '_')) ++j;
@@ -110,7 +111,8 @@ std::string searchText(const Form& f) {
         line("native_dropout_backward = torch.ops.aten.native_dropout_backward.default(view_8, getitem_1, _xdscale)");
         gp = "native_dropout_backward";
     }
-    line("_softmax_backward_data = torch.ops.aten._softmax_backward_data.default(" + gp + ", _softmax, _xdim1, _xdtype)");
+    line("_softmax_backward_data = torch.ops.aten._softmax_backward_data.default(" + gp +
+         ", _softmax, _xdim1, _xdtype)");
     line(std::string("scaled_1 = ") + scaleOp + "(_softmax_backward_data, " + scale + ")");
     line("view_9 = torch.ops.aten.view.default(scaled_1, _xs9)");
     line("transpose_3 = torch.ops.aten.transpose.int(view, _xb4, _xb5)");
@@ -174,11 +176,14 @@ std::optional<std::string> checkForm(const Form& f, Match& m) {
         return "query, key and value must be 4-D tensors with metadata";
     if (qm->isSymbolic() || km->isSymbolic() || vm->isSymbolic()) return "symbolic shapes are not handled";
     if (qm->dtype != km->dtype || qm->dtype != vm->dtype) return "query, key and value have different dtypes";
-    if (!(qm->device == km->device) || !(qm->device == vm->device)) return "query, key and value are on different devices";
+    if (!(qm->device == km->device) || !(qm->device == vm->device))
+        return "query, key and value are on different devices";
     const int64_t B = qm->shape[0], H = qm->shape[1], M = qm->shape[2], K = qm->shape[3];
     const int64_t N = km->shape[2], Kv = vm->shape[3];
-    if (km->shape != std::vector<int64_t>{B, H, N, K}) return "key's shape " + shapeStr(km->shape) + " does not fit query's";
-    if (vm->shape != std::vector<int64_t>{B, H, N, Kv}) return "value's shape " + shapeStr(vm->shape) + " does not fit key's";
+    if (km->shape != std::vector<int64_t>{B, H, N, K})
+        return "key's shape " + shapeStr(km->shape) + " does not fit query's";
+    if (vm->shape != std::vector<int64_t>{B, H, N, Kv})
+        return "value's shape " + shapeStr(vm->shape) + " does not fit key's";
     auto shapeIs = [&](const char* node, std::vector<int64_t> want) -> std::optional<std::string> {
         const Node* n = m.image(node);
         const TensorMeta* nm = n ? tensorMeta(*n) : nullptr;
@@ -187,9 +192,13 @@ std::optional<std::string> checkForm(const Form& f, Match& m) {
                    " reshape attention needs";
         return std::nullopt;
     };
-    for (auto [node, want] : std::initializer_list<std::pair<const char*, std::vector<int64_t>>>{
-             {"view", {B * H, M, K}},      {"view_1", {B * H, K, N}},  {"view_2", {B, H, M, N}},
-             {"view_3", {B * H, M, N}},    {"view_4", {B * H, N, Kv}}, {"view_5", {B, H, M, Kv}}}) {
+    for (auto [node, want] :
+         std::initializer_list<std::pair<const char*, std::vector<int64_t>>>{{"view", {B * H, M, K}},
+                                                                             {"view_1", {B * H, K, N}},
+                                                                             {"view_2", {B, H, M, N}},
+                                                                             {"view_3", {B * H, M, N}},
+                                                                             {"view_4", {B * H, N, Kv}},
+                                                                             {"view_5", {B, H, M, Kv}}}) {
         if (auto e = shapeIs(node, want)) return e;
     }
     auto dimsAre = [&](const char* node, int64_t a, int64_t b) -> bool {
@@ -230,14 +239,20 @@ std::optional<std::string> checkForm(const Form& f, Match& m) {
     if (!f.training) return std::nullopt;
     const Node* t = m.boundNode("tangent");
     const TensorMeta* tm = t ? tensorMeta(*t) : nullptr;
-    if (!tm || tm->shape != std::vector<int64_t>{B, H, M, Kv}) return "the output's gradient does not have the output's shape";
-    for (auto [node, want] : std::initializer_list<std::pair<const char*, std::vector<int64_t>>>{
-             {"view_6", {B * H, M, Kv}}, {"view_7", {B, H, N, Kv}}, {"view_9", {B * H, M, N}},
-             {"view_10", {B, H, K, N}},  {"view_11", {B, H, M, K}}, {"transpose_5", {B, H, N, K}}}) {
+    if (!tm || tm->shape != std::vector<int64_t>{B, H, M, Kv})
+        return "the output's gradient does not have the output's shape";
+    for (auto [node, want] :
+         std::initializer_list<std::pair<const char*, std::vector<int64_t>>>{{"view_6", {B * H, M, Kv}},
+                                                                             {"view_7", {B, H, N, Kv}},
+                                                                             {"view_9", {B * H, M, N}},
+                                                                             {"view_10", {B, H, K, N}},
+                                                                             {"view_11", {B, H, M, K}},
+                                                                             {"transpose_5", {B, H, N, K}}}) {
         if (auto e = shapeIs(node, want)) return e;
     }
     for (const char* tr : {"transpose_1", "transpose_2", "transpose_3", "transpose_4"})
-        if (!dimsAre(tr, 1, 2)) return std::string("backward transpose '") + m.image(tr)->name() + "' is not a batch transpose";
+        if (!dimsAre(tr, 1, 2))
+            return std::string("backward transpose '") + m.image(tr)->name() + "' is not a batch transpose";
     if (!dimsAre("transpose_5", 2, 3)) return "the key gradient is not transposed back";
     if (!softmaxDimOk("_softmax_backward_data", 2)) return "softmax backward is not over the last dim";
     if (f.dropout) {
@@ -274,7 +289,7 @@ std::vector<Pattern> patterns() {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createFuseAttentionPass() {
     return std::make_unique<PatternRewritePass>(
@@ -285,4 +300,4 @@ std::unique_ptr<Pass> createFuseAttentionPass() {
         patterns());
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -42,7 +42,8 @@ public:
     std::string_view name() const override { return "lower_to_aten"; }
     std::string_view summary() const override {
         return "lower torch-level (Dynamo) calls to ATen ops, as AOT autograd's tracing does (without building the "
-               "joint graph, and without PyTorch's functionalization of in-place calls beyond what the lowering covers)";
+               "joint graph, and without PyTorch's functionalization of in-place calls beyond what the lowering "
+               "covers)";
     }
     bool recurseIntoSubgraphs() const override { return false; }
     PassResult runOnGraph(Graph& g, PassContext&) override {
@@ -56,8 +57,8 @@ public:
     }
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createLowerToAtenPass() { return std::make_unique<LowerToAtenPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

@@ -64,7 +64,8 @@ class RandpermIndex(torch.nn.Module):
 
 /// Creates the replacement of `out` (a node of the match) from nodes built by `build`, rewires,
 /// and erases `out`; undoes the new nodes when a step fails.
-Status replaceOutput(Match& m, Rewriter& rw, Node* out, const std::function<Expected<Node*>(std::vector<Node*>&)>& build) {
+Status replaceOutput(Match& m, Rewriter& rw, Node* out,
+                     const std::function<Expected<Node*>(std::vector<Node*>&)>& build) {
     std::vector<Node*> created;
     auto r = build(created);
     if (!r.ok()) {
@@ -107,8 +108,9 @@ std::vector<Pattern> patterns() {
                 if (!add.ok()) return add.error();
                 created.push_back(*add);
                 // _unsafe_index_put(accumulate=False), as PyTorch's traced replacement spells it.
-                auto put = rw.createOp(indexAdd, "aten.index_put.default",
-                                       {Argument::ofNode(x), Argument::ofList({Argument::ofNode(idx)}), Argument::ofNode(*add)});
+                auto put = rw.createOp(
+                    indexAdd, "aten.index_put.default",
+                    {Argument::ofNode(x), Argument::ofList({Argument::ofNode(idx)}), Argument::ofNode(*add)});
                 if (!put.ok()) return put.error();
                 created.push_back(*put);
                 return *put;
@@ -137,7 +139,7 @@ std::vector<Pattern> patterns() {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createMiscPatternsPass() {
     return std::make_unique<PatternRewritePass>(
@@ -147,4 +149,4 @@ std::unique_ptr<Pass> createMiscPatternsPass() {
         patterns());
 }
 
-} // namespace fxray
+}  // namespace fxray

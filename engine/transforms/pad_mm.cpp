@@ -22,9 +22,9 @@
 // graph from the last node, attention's bmm's are claimed by fuse_attention first: the joint
 // pipeline runs this pass after fuse_attention.
 #include "ir/op_registry.h"
-#include "rewrite/sym_meta_eq.h"
 #include "rewrite/pattern_rewriter.h"
 #include "rewrite/rewriter.h"
+#include "rewrite/sym_meta_eq.h"
 #include "transforms/pass_util.h"
 #include "transforms/passes.h"
 
@@ -80,7 +80,8 @@ struct TimeEstimate {
     double originalUs = 0;
     double paddedUs = 0;
 };
-TimeEstimate estimateTimes(int64_t B, int64_t M, int64_t K, int64_t N, int64_t mpad, int64_t kpad, int64_t npad, DType dt) {
+TimeEstimate estimateTimes(int64_t B, int64_t M, int64_t K, int64_t N, int64_t mpad, int64_t kpad, int64_t npad,
+                           DType dt) {
     const DeviceModel dev;
     constexpr double kLaunchUs = 4.0;
     constexpr double kEfficiency = 0.7;
@@ -153,7 +154,8 @@ public:
         std::vector<Node*> cands;
         for (const auto& n : g.nodes()) {
             std::string op = opOf(*n);
-            if (op == "aten.mm.default" || op == "aten.bmm.default" || op == "aten.addmm.default") cands.push_back(n.get());
+            if (op == "aten.mm.default" || op == "aten.bmm.default" || op == "aten.addmm.default")
+                cands.push_back(n.get());
         }
         bool changed = false;
         // Last node first, as PatternMatcherPass.apply walks the graph.
@@ -178,7 +180,8 @@ private:
         // can_pad: trivially inapplicable candidates (CPU, non-float) are not near-misses.
         if (m1->device.type != "cuda" || m2->device.type != "cuda") return false;
         if (!isFloating(m1->dtype) || !isFloating(m2->dtype)) return false;
-        if (m1->isSymbolic() || m2->isSymbolic()) return ctx.notifyMatchFailure(rule, *n, "symbolic sizes are not padded");
+        if (m1->isSymbolic() || m2->isSymbolic())
+            return ctx.notifyMatchFailure(rule, *n, "symbolic sizes are not padded");
         const size_t rank = bmm ? 3 : 2;
         if (m1->shape.size() != rank || m2->shape.size() != rank) return false;
         for (int64_t d : m1->shape)
@@ -194,17 +197,21 @@ private:
         double intensity = 0, balance = 0;
         if (!computeBound(M, K, N, m1->dtype, &intensity, &balance))
             return ctx.notifyMatchFailure(rule, *n,
-                                          "memory bound: arithmetic intensity " + fmt(intensity) + " <= half the machine balance " +
-                                              fmt(balance) + " (PyTorch pads only compute-bound products)");
+                                          "memory bound: arithmetic intensity " + fmt(intensity) +
+                                              " <= half the machine balance " + fmt(balance) +
+                                              " (PyTorch pads only compute-bound products)");
         const int64_t batch = bmm ? m1->shape[0] : 1;
         const TimeEstimate est = estimateTimes(batch, M, K, N, mpad, kpad, npad, m1->dtype);
         // PyTorch pads when the original is more than 1.1x slower than the padded version.
         if (!(est.originalUs > 1.1 * est.paddedUs))
             return ctx.notifyMatchFailure(rule, *n,
-                                          "padding does not pay: estimated " + fmt(est.paddedUs) + " us padded (copies and launches "
-                                          "included) vs " + fmt(est.originalUs) + " us misaligned; PyTorch's benchmark needs 1.1x");
+                                          "padding does not pay: estimated " + fmt(est.paddedUs) +
+                                              " us padded (copies and launches "
+                                              "included) vs " +
+                                              fmt(est.originalUs) + " us misaligned; PyTorch's benchmark needs 1.1x");
         if (npad != 0 && viewDependsOnLayout(n))
-            return ctx.notifyMatchFailure(rule, *n, "a view of the result needs its dense strides; the sliced result has other strides");
+            return ctx.notifyMatchFailure(
+                rule, *n, "a view of the result needs its dense strides; the sliced result has other strides");
 
         std::vector<Node*> created;
         const size_t eventsBefore = ctx.log().events.size();
@@ -216,7 +223,8 @@ private:
             return ctx.notifyMatchFailure(rule, *n, "replacement failed: " + d.str());
         };
         auto padList = [&](int64_t last, int64_t second) {
-            std::vector<Argument> p = {Argument::ofInt(0), Argument::ofInt(last), Argument::ofInt(0), Argument::ofInt(second)};
+            std::vector<Argument> p = {Argument::ofInt(0), Argument::ofInt(last), Argument::ofInt(0),
+                                       Argument::ofInt(second)};
             if (bmm) {
                 p.push_back(Argument::ofInt(0));
                 p.push_back(Argument::ofInt(0));
@@ -254,7 +262,8 @@ private:
                     p.push_back(Argument::ofInt(0));
                     p.push_back(Argument::ofInt(padFirst));
                 }
-                auto r = rw.createOp(n, "aten.constant_pad_nd.default", {Argument::ofNode(in), Argument::ofList(std::move(p))});
+                auto r = rw.createOp(n, "aten.constant_pad_nd.default",
+                                     {Argument::ofNode(in), Argument::ofList(std::move(p))});
                 if (!r.ok()) return undo(r.error());
                 created.push_back(*r);
                 newArgs[0] = Argument::ofNode(*r);
@@ -265,14 +274,16 @@ private:
         created.push_back(*prod);
         Node* res = *prod;
         if (mpad) {
-            auto r = rw.createOp(n, "aten.slice.Tensor",
-                                 {Argument::ofNode(res), Argument::ofInt(int64_t(o)), Argument::ofInt(0), Argument::ofInt(-mpad)});
+            auto r = rw.createOp(
+                n, "aten.slice.Tensor",
+                {Argument::ofNode(res), Argument::ofInt(int64_t(o)), Argument::ofInt(0), Argument::ofInt(-mpad)});
             if (!r.ok()) return undo(r.error());
             created.push_back(res = *r);
         }
         if (npad) {
-            auto r = rw.createOp(n, "aten.slice.Tensor",
-                                 {Argument::ofNode(res), Argument::ofInt(int64_t(o) + 1), Argument::ofInt(0), Argument::ofInt(-npad)});
+            auto r = rw.createOp(
+                n, "aten.slice.Tensor",
+                {Argument::ofNode(res), Argument::ofInt(int64_t(o) + 1), Argument::ofInt(0), Argument::ofInt(-npad)});
             if (!r.ok()) return undo(r.error());
             created.push_back(res = *r);
         }
@@ -294,8 +305,8 @@ private:
     size_t m_mm = 0, m_bmm = 0, m_addmm = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createPadMmPass() { return std::make_unique<PadMmPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

@@ -114,4 +114,4 @@ const PassTeaching* passTeaching(std::string_view pass) {
     return nullptr;
 }
 
-} // namespace fxray
+}  // namespace fxray

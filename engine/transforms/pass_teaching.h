@@ -21,4 +21,4 @@ const std::vector<PassTeaching>& passTeachings();
 /// The entry of a pass name, or null.
 const PassTeaching* passTeaching(std::string_view pass);
 
-} // namespace fxray
+}  // namespace fxray

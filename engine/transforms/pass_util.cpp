@@ -70,4 +70,4 @@ const Node* storageRoot(const Node* n) {
     }
 }
 
-} // namespace fxray::passutil
+}  // namespace fxray::passutil

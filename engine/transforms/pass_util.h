@@ -22,4 +22,4 @@ bool sameMeta(const Node& a, const Node& b);
 /// The node whose storage n's value lives in: through views, getitem of split-like ops.
 const Node* storageRoot(const Node* n);
 
-} // namespace fxray::passutil
+}  // namespace fxray::passutil

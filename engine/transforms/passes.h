@@ -67,4 +67,4 @@ std::vector<std::string> pipelinePasses(std::string_view name);
 /// Names buildPipeline accepts.
 std::vector<std::string> knownPipelines();
 
-} // namespace fxray
+}  // namespace fxray

@@ -49,17 +49,17 @@ const std::vector<PipelineEntry>& pipelines() {
         // freeze() then freezing_passes(): constant folding between the folding passes stands
         // for PyTorch's rounds of constant_fold + fake_tensor_prop.
         {"freezing",
-         {"freeze", "cse", "constant_folding", "conv_bn_folding", "binary_folding", "constant_folding", "addmm_patterns",
-          "constant_folding", "stable_topological_sort"}},
+         {"freeze", "cse", "constant_folding", "conv_bn_folding", "binary_folding", "constant_folding",
+          "addmm_patterns", "constant_folding", "stable_topological_sort"}},
         {"inductor",
-         {"remove_eval_dropout", "lower_to_aten", "remove_noop_ops", "constant_fold_uniform_value", "pointless_view_patterns",
-          "fuse_attention", "pad_mm", "misc_patterns", "dce", "stable_topological_sort", "dce", "cse", "remove_noop_ops",
-          "remove_assert_ops", "stable_topological_sort"}},
+         {"remove_eval_dropout", "lower_to_aten", "remove_noop_ops", "constant_fold_uniform_value",
+          "pointless_view_patterns", "fuse_attention", "pad_mm", "misc_patterns", "dce", "stable_topological_sort",
+          "dce", "cse", "remove_noop_ops", "remove_assert_ops", "stable_topological_sort"}},
     };
     return p;
 }
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createPassByName(std::string_view name) {
     for (const auto& e : kPasses)
@@ -87,7 +87,8 @@ std::vector<std::string> pipelinePasses(std::string_view name) {
     return out;
 }
 
-Expected<std::unique_ptr<PassManager>> buildPipeline(std::string_view name, PassManagerOptions opts, const PipelineConfig& cfg) {
+Expected<std::unique_ptr<PassManager>> buildPipeline(std::string_view name, PassManagerOptions opts,
+                                                     const PipelineConfig& cfg) {
     for (const auto& p : pipelines()) {
         if (name != p.name) continue;
         auto pm = std::make_unique<PassManager>(p.name, opts);
@@ -100,4 +101,4 @@ Expected<std::unique_ptr<PassManager>> buildPipeline(std::string_view name, Pass
     return makeError("unknown pipeline '" + std::string(name) + "' (known: " + known + ")");
 }
 
-} // namespace fxray
+}  // namespace fxray

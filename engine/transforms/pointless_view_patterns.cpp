@@ -59,13 +59,14 @@ class Replacement(torch.nn.Module):
 
 std::vector<Pattern> patterns() {
     std::vector<Pattern> out;
-    out.push_back(make("pointless_view", R"(
+    out.push_back(make(
+        "pointless_view", R"(
 class PointlessView(torch.nn.Module):
     def forward(self, arg, size):
         view = torch.ops.aten.view.default(arg, size)
         return (view,)
 )",
-                       kIdentity, [](Match& m) { return sameShapeCheck(m, "size"); }, false));
+        kIdentity, [](Match& m) { return sameShapeCheck(m, "size"); }, false));
     out.push_back(make("pointless_view_pair", R"(
 class PointlessViewPair(torch.nn.Module):
     def forward(self, arg, _size1, size2):
@@ -84,7 +85,8 @@ class PointlessPermutePair(torch.nn.Module):
                        kIdentity, [](Match& m) -> std::optional<std::string> {
                            auto p1 = asIntList(*m.binding("perm1"));
                            auto p2 = asIntList(*m.binding("perm2"));
-                           if (!p1 || !p2 || p1->size() != p2->size()) return "permutations are not literal lists of one rank";
+                           if (!p1 || !p2 || p1->size() != p2->size())
+                               return "permutations are not literal lists of one rank";
                            const int64_t r = static_cast<int64_t>(p1->size());
                            auto wrap = [r](int64_t d) { return d < 0 ? d + r : d; };
                            for (int64_t i = 0; i < r; ++i) {
@@ -97,7 +99,7 @@ class PointlessPermutePair(torch.nn.Module):
     return out;
 }
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createPointlessViewPatternsPass() {
     return std::make_unique<PatternRewritePass>(
@@ -107,4 +109,4 @@ std::unique_ptr<Pass> createPointlessViewPatternsPass() {
         patterns());
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -28,8 +28,8 @@ public:
     }
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createRemoveAssertOpsPass() { return std::make_unique<RemoveAssertOpsPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

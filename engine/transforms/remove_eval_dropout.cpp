@@ -68,8 +68,8 @@ private:
     size_t m_removed = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createRemoveEvalDropoutPass() { return std::make_unique<RemoveEvalDropoutPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

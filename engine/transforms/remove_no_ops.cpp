@@ -57,9 +57,10 @@ bool isNegativeZero(const Argument& a, const std::unordered_set<const Node*>& ze
     return v.kind == Argument::Kind::Float && v.f == 0.0 && std::signbit(v.f);
 }
 
-} // namespace
+}  // namespace
 
-size_t removeNoOps(Rewriter& rw, const std::unordered_set<const Node*>& zeros, const std::unordered_set<const Node*>& ones) {
+size_t removeNoOps(Rewriter& rw, const std::unordered_set<const Node*>& zeros,
+                   const std::unordered_set<const Node*>& ones) {
     Graph& g = rw.graph();
     PassContext& ctx = rw.context();
     auto in = [](const Argument& a, const std::unordered_set<const Node*>& s) { return a.isNode() && s.count(a.node); };
@@ -102,7 +103,8 @@ size_t removeNoOps(Rewriter& rw, const std::unordered_set<const Node*>& zeros, c
         rw.replaceAllUsesWith(n, target);
         rw.erase(n);
         rw.setPattern("");
-        ctx.recordMatch(rule, {name}, target != r ? std::vector<std::string>{target->name()} : std::vector<std::string>{});
+        ctx.recordMatch(rule, {name},
+                        target != r ? std::vector<std::string>{target->name()} : std::vector<std::string>{});
         ++removed;
     };
 
@@ -143,4 +145,4 @@ size_t removeNoOps(Rewriter& rw, const std::unordered_set<const Node*>& zeros, c
     return removed;
 }
 
-} // namespace fxray
+}  // namespace fxray

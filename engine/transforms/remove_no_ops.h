@@ -13,4 +13,4 @@ namespace fxray {
 size_t removeNoOps(Rewriter& rw, const std::unordered_set<const Node*>& zeros,
                    const std::unordered_set<const Node*>& ones);
 
-} // namespace fxray
+}  // namespace fxray

@@ -3,8 +3,8 @@
 // registry, the op's condition holds for its arguments, and node and source have the same
 // metadata (shape, dtype, device, strides) — so a clone that changes the layout stays.
 #include "pass/pass.h"
-#include "rewrite/sym_meta_eq.h"
 #include "rewrite/rewriter.h"
+#include "rewrite/sym_meta_eq.h"
 #include "transforms/pass_util.h"
 #include "transforms/passes.h"
 
@@ -65,8 +65,10 @@ std::optional<NoopRule> noopRule(const Node& n) {
             // (slice(x, 2, 0, s27) on [.., s27, ..]); a number against a symbol proves nothing.
             bool reachesEnd = false;
             const bool dimStatic = d >= in->symShape.size() || in->symShape[d].empty();
-            if (e) reachesEnd = *e == INT64_MAX || (dimStatic && in->shape[d] >= 0 && *e >= in->shape[d]);
-            else if (end.isNode()) reachesEnd = symExprOf(*end.node) == sizeText(*in, d) && !sizeText(*in, d).empty();
+            if (e)
+                reachesEnd = *e == INT64_MAX || (dimStatic && in->shape[d] >= 0 && *e >= in->shape[d]);
+            else if (end.isNode())
+                reachesEnd = symExprOf(*end.node) == sizeText(*in, d) && !sizeText(*in, d).empty();
             holds = s && *s == 0 && reachesEnd && st && *st == 1;
         }
         return NoopRule{"slice_noop", argNode(0), holds};
@@ -90,8 +92,7 @@ std::optional<NoopRule> noopRule(const Node& n) {
         return NoopRule{"pow_noop", argNode(0), holds};
     }
     if (op == "aten.cat.default") {
-        if (!n.args[0].isSequence() || n.args[0].items.size() != 1 || !n.args[0].items[0].isNode())
-            return std::nullopt;
+        if (!n.args[0].isSequence() || n.args[0].items.size() != 1 || !n.args[0].items[0].isNode()) return std::nullopt;
         return NoopRule{"cat_noop", n.args[0].items[0].node, true};
     }
     if (op == "aten.view.default") {
@@ -182,8 +183,8 @@ private:
     size_t m_removed = 0, m_blocked = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createRemoveNoopOpsPass() { return std::make_unique<RemoveNoopOpsPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

@@ -22,8 +22,8 @@ public:
     }
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Pass> createStableTopologicalSortPass() { return std::make_unique<StableTopologicalSortPass>(); }
 
-} // namespace fxray
+}  // namespace fxray

@@ -26,4 +26,4 @@ inline CliResult cli(std::vector<std::string> args) {
 /// A corpus path as a string (`c("mlp/numerics/forward.py")`).
 inline std::string c(const std::string& rel) { return (corpus() / rel).string(); }
 
-} // namespace fxtest
+}  // namespace fxtest

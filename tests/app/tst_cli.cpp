@@ -32,7 +32,7 @@ fs::path writeTemp(const std::string& name, const std::string& text) {
     return p;
 }
 
-} // namespace
+}  // namespace
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -50,7 +50,8 @@ private slots:
         // Op histogram against a plain count of the file's text.
         std::string text = slurp(fxtest::corpus() / "mlp/graphs/aot_joint_graph.py");
         int mm = 0;
-        for (size_t p = text.find("aten.mm.default("); p != std::string::npos; p = text.find("aten.mm.default(", p + 1)) ++mm;
+        for (size_t p = text.find("aten.mm.default("); p != std::string::npos; p = text.find("aten.mm.default(", p + 1))
+            ++mm;
         QCOMPARE(j["graphs"][0]["ops"]["aten.mm.default"].get<int>(), mm);
         QCOMPARE(j["graphs"][0]["stage"].get<std::string>(), std::string("aot_joint_graph"));
     }
@@ -85,7 +86,8 @@ private slots:
     /// Partitioning PyTorch's joint graph reproduces PyTorch's saved bytes (summary.json), with
     /// parameters identified from the same run's Dynamo graph as Inductor does.
     void partitionMatchesPyTorchSavedBytes() {
-        auto r = cli({"partition", c("mlp/graphs/aot_joint_graph.py"), "--static-inputs-from", c("mlp/graphs/dynamo_graph.py"), "--json"});
+        auto r = cli({"partition", c("mlp/graphs/aot_joint_graph.py"), "--static-inputs-from",
+                      c("mlp/graphs/dynamo_graph.py"), "--json"});
         QVERIFY2(r.status == 0, r.err.c_str());
         auto j = nlohmann::json::parse(r.out);
         auto summary = nlohmann::json::parse(slurp(fxtest::corpus() / "mlp/summary.json"));
@@ -105,8 +107,8 @@ private slots:
     }
 
     void dynamoGraphRunsLoweredToAten() {
-        auto r = cli({"run", c("ln_gelu/numerics/dynamo.py"), "--inputs", c("ln_gelu/numerics/dynamo/inputs"), "--expect",
-                      c("ln_gelu/numerics/dynamo/outputs"), "--json"});
+        auto r = cli({"run", c("ln_gelu/numerics/dynamo.py"), "--inputs", c("ln_gelu/numerics/dynamo/inputs"),
+                      "--expect", c("ln_gelu/numerics/dynamo/outputs"), "--json"});
         QVERIFY2(r.status == 0, r.err.c_str());
         QVERIFY(nlohmann::json::parse(r.out)["ok"].get<bool>());
     }
@@ -139,8 +141,10 @@ private slots:
     }
 
     void runWithoutInputsUsesSeededRandomInputs() {
-        auto a = cli({"run", c("mlp/numerics/forward.py"), "--seed", "7", "--out", (fs::temp_directory_path() / "fx_a").string()});
-        auto b = cli({"run", c("mlp/numerics/forward.py"), "--seed", "7", "--out", (fs::temp_directory_path() / "fx_b").string()});
+        auto a = cli({"run", c("mlp/numerics/forward.py"), "--seed", "7", "--out",
+                      (fs::temp_directory_path() / "fx_a").string()});
+        auto b = cli({"run", c("mlp/numerics/forward.py"), "--seed", "7", "--out",
+                      (fs::temp_directory_path() / "fx_b").string()});
         QCOMPARE(a.status, 0);
         QCOMPARE(b.status, 0);
         QCOMPARE(slurp(fs::temp_directory_path() / "fx_a/000.npy"), slurp(fs::temp_directory_path() / "fx_b/000.npy"));
@@ -152,16 +156,38 @@ private slots:
         QTest::newRow("missing file") << QStringList{"info", "/nonexistent/x.py"} << "/nonexistent/x.py: no such file";
         QTest::newRow("unknown option") << QStringList{"info", "--frob"} << "unknown option --frob";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command 'frobnicate'";
-        QTest::newRow("compare with one backend") << QStringList{"compare", QString::fromStdString(c("mlp/numerics/forward.py")), "--backends", "ref"} << "at least two backends";
-        QTest::newRow("compare unknown backend") << QStringList{"compare", QString::fromStdString(c("mlp/numerics/forward.py")), "--backends", "ref,tpu"} << "unknown backend 'tpu'";
-        QTest::newRow("budget out of range") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_joint_graph.py")), "--memory-budget", "1.5"} << "budget";
-        QTest::newRow("partition without tangents") << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_forward_graph.py"))} << "tangent";
-        QTest::newRow("bad backend") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--backend", "tpu"} << "unknown backend 'tpu'";
-        QTest::newRow("input count") << QStringList{"run", QString::fromStdString(c("mlp/numerics/joint.py")), "--inputs", QString::fromStdString(c("mlp/numerics/forward/inputs"))} << "has 5 input files but the graph takes 6 inputs";
-        QTest::newRow("input shape") << QStringList{"run", QString::fromStdString(c("mlp/numerics/backward.py")), "--inputs", QString::fromStdString(c("mlp/numerics/joint/inputs"))} << "has 6 input files but the graph takes 4";
-        QTest::newRow("pin unknown node") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--pin", "nope=x.npy"} << "no node 'nope'";
-        QTest::newRow("bad graph selector") << QStringList{"print", QString::fromStdString(c("mlp/numerics/forward.py")), "--graph", "aot_backward_graph"} << "no graph 'aot_backward_graph'";
-        QTest::newRow("bad seed") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--seed", "x"} << "--seed takes";
+        QTest::newRow("compare with one backend")
+            << QStringList{"compare", QString::fromStdString(c("mlp/numerics/forward.py")), "--backends", "ref"}
+            << "at least two backends";
+        QTest::newRow("compare unknown backend")
+            << QStringList{"compare", QString::fromStdString(c("mlp/numerics/forward.py")), "--backends", "ref,tpu"}
+            << "unknown backend 'tpu'";
+        QTest::newRow("budget out of range")
+            << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_joint_graph.py")), "--memory-budget",
+                           "1.5"}
+            << "budget";
+        QTest::newRow("partition without tangents")
+            << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_forward_graph.py"))} << "tangent";
+        QTest::newRow("bad backend") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")),
+                                                    "--backend", "tpu"}
+                                     << "unknown backend 'tpu'";
+        QTest::newRow("input count") << QStringList{"run", QString::fromStdString(c("mlp/numerics/joint.py")),
+                                                    "--inputs",
+                                                    QString::fromStdString(c("mlp/numerics/forward/inputs"))}
+                                     << "has 5 input files but the graph takes 6 inputs";
+        QTest::newRow("input shape") << QStringList{"run", QString::fromStdString(c("mlp/numerics/backward.py")),
+                                                    "--inputs", QString::fromStdString(c("mlp/numerics/joint/inputs"))}
+                                     << "has 6 input files but the graph takes 4";
+        QTest::newRow("pin unknown node")
+            << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--pin", "nope=x.npy"}
+            << "no node 'nope'";
+        QTest::newRow("bad graph selector")
+            << QStringList{"print", QString::fromStdString(c("mlp/numerics/forward.py")), "--graph",
+                           "aot_backward_graph"}
+            << "no graph 'aot_backward_graph'";
+        QTest::newRow("bad seed") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")), "--seed",
+                                                 "x"}
+                                  << "--seed takes";
     }
     void badInputExits2WithOneLine() {
         QFETCH(QStringList, args);
@@ -189,19 +215,25 @@ private slots:
         fs::create_directories(dir);
         fs::copy_file(fxtest::corpus() / "mlp/numerics/forward/inputs/002.npy", dir / "000.npy",
                       fs::copy_options::overwrite_existing);
-        auto p = writeTemp("fxray_shape.py", "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2, 3]\"):\n"
-                                             "        y: \"f32[2, 3]\" = torch.ops.aten.relu.default(x);  x = None\n        return (y,)\n");
+        auto p =
+            writeTemp("fxray_shape.py",
+                      "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2, 3]\"):\n"
+                      "        y: \"f32[2, 3]\" = torch.ops.aten.relu.default(x);  x = None\n        return (y,)\n");
         auto r = cli({"run", p.string(), "--inputs", dir.string()});
         QCOMPARE(r.status, 2);
-        QVERIFY2(r.err.find("node 'x': input 0 expects f32[2, 3], got f32[16, 64]") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("node 'x': input 0 expects f32[2, 3], got f32[16, 64]") != std::string::npos,
+                 r.err.c_str());
     }
 
     void unknownOpLoadsButDoesNotRun() {
-        auto p = writeTemp("fxray_unknown.py", "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n"
-                                               "        y: \"f32[2]\" = torch.ops.aten.frobnicate.default(x);  x = None\n        return (y,)\n");
+        auto p =
+            writeTemp("fxray_unknown.py",
+                      "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n"
+                      "        y: \"f32[2]\" = torch.ops.aten.frobnicate.default(x);  x = None\n        return (y,)\n");
         auto info = cli({"info", p.string()});
         QCOMPARE(info.status, 0);
-        QVERIFY(info.out.find("unknown ops (graph loads; execution refuses them): aten.frobnicate.default") != std::string::npos);
+        QVERIFY(info.out.find("unknown ops (graph loads; execution refuses them): aten.frobnicate.default") !=
+                std::string::npos);
         auto run = cli({"run", p.string()});
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.find("unknown op(s) aten.frobnicate.default") != std::string::npos, run.err.c_str());

@@ -42,7 +42,7 @@ fs::path copyCase(const std::string& c, const fs::path& dir) {
     return to;
 }
 
-} // namespace
+}  // namespace
 
 class TestCliAutodiffGrads : public QObject {
     Q_OBJECT
@@ -53,20 +53,20 @@ private slots:
 
     void familiesMatchPyTorch_data() {
         QTest::addColumn<QString>("name");
-        for (const char* c : {// pointwise
-                              "sigmoid__default__s0", "mul__default__s0", "abs__default__s0", "atan2__default__s0",
-                              "clamp__default__s0",
-                              // reductions
-                              "sum__default__s1", "amax__default__s0", "softmax__default__s0", "logsumexp__default__s0",
-                              "var__default__s0", "norm__default__s0",
-                              // views and reorders
-                              "permute__default__s0", "expand__default__s0", "flip__default__s0", "repeat__default__s0",
-                              // indexing
-                              "gather__default__s0", "index_select__default__s0", "scatter_add__default__s0",
-                              "take__default__s0",
-                              // norms
-                              "nn_functional_layer_norm__default__s0", "nn_functional_rms_norm__default__s0",
-                              "nn_functional_group_norm__default__s0"})
+        for (const char* c :
+             {// pointwise
+              "sigmoid__default__s0", "mul__default__s0", "abs__default__s0", "atan2__default__s0",
+              "clamp__default__s0",
+              // reductions
+              "sum__default__s1", "amax__default__s0", "softmax__default__s0", "logsumexp__default__s0",
+              "var__default__s0", "norm__default__s0",
+              // views and reorders
+              "permute__default__s0", "expand__default__s0", "flip__default__s0", "repeat__default__s0",
+              // indexing
+              "gather__default__s0", "index_select__default__s0", "scatter_add__default__s0", "take__default__s0",
+              // norms
+              "nn_functional_layer_norm__default__s0", "nn_functional_rms_norm__default__s0",
+              "nn_functional_group_norm__default__s0"})
             QTest::newRow(c) << QString(c);
     }
 
@@ -74,7 +74,8 @@ private slots:
         QFETCH(QString, name);
         const std::string c = name.toStdString();
         if (!fs::exists(numerics(c) / "backward")) QSKIP("case not in this opinfo set");
-        auto r = cli({"autodiff", (numerics(c) / "forward.py").string(), "--check-grads", numerics(c).string(), "--json"});
+        auto r =
+            cli({"autodiff", (numerics(c) / "forward.py").string(), "--check-grads", numerics(c).string(), "--json"});
         QVERIFY2(r.status == 0, (r.err + r.out).c_str());
         auto j = nlohmann::json::parse(r.out);
         QVERIFY(j["ok"].get<bool>());
@@ -89,8 +90,8 @@ private slots:
     void textReportAndStageFolder() {
         // The stage folder itself works as well as numerics/; the text names each gradient.
         const std::string c = "mul__default__s0";
-        auto r = cli({"autodiff", (numerics(c) / "forward.py").string(), "--check-grads",
-                      (numerics(c) / "backward").string()});
+        auto r = cli(
+            {"autodiff", (numerics(c) / "forward.py").string(), "--check-grads", (numerics(c) / "backward").string()});
         QVERIFY2(r.status == 0, (r.err + r.out).c_str());
         QVERIFY(r.out.find("grad of arg0_1") != std::string::npos);
         QVERIFY(r.out.find("grad of arg1_1") != std::string::npos);

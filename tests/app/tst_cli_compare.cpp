@@ -31,12 +31,13 @@ fs::path writeGraph(const std::string& name, const std::string& text) {
     return p;
 }
 
-const char* kCancellation = "class GraphModule(torch.nn.Module):\n"
-                            "    def forward(self, x: \"f32[64][1]cpu\"):\n"
-                            "        add: \"f32[64][1]cpu\" = torch.ops.aten.add.Tensor(x, 100000000.0);  x = None\n"
-                            "        sub: \"f32[64][1]cpu\" = torch.ops.aten.sub.Tensor(add, 100000000.0);  add = None\n"
-                            "        mul: \"f32[64][1]cpu\" = torch.ops.aten.mul.Tensor(sub, 2.0);  sub = None\n"
-                            "        return (mul,)\n";
+const char* kCancellation =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, x: \"f32[64][1]cpu\"):\n"
+    "        add: \"f32[64][1]cpu\" = torch.ops.aten.add.Tensor(x, 100000000.0);  x = None\n"
+    "        sub: \"f32[64][1]cpu\" = torch.ops.aten.sub.Tensor(add, 100000000.0);  add = None\n"
+    "        mul: \"f32[64][1]cpu\" = torch.ops.aten.mul.Tensor(sub, 2.0);  sub = None\n"
+    "        return (mul,)\n";
 
 /// Every entry of "node_errors" has the contract's keys; returns how many are not ok.
 int checkNodeErrors(const nlohmann::json& j) {
@@ -50,7 +51,7 @@ int checkNodeErrors(const nlohmann::json& j) {
     return bad;
 }
 
-} // namespace
+}  // namespace
 
 class TestCliCompare : public QObject {
     Q_OBJECT
@@ -137,11 +138,13 @@ private slots:
                                 "        add: \"f32[64][1]cpu\" = torch.ops.aten.add.Tensor(x, 1.0);  x = None\n"
                                 "        sub: \"f32[64][1]cpu\" = torch.ops.aten.sub.Tensor(add, 1.0);  add = None\n"
                                 "        relu: \"f32[64][1]cpu\" = torch.ops.aten.relu.default(sub);  sub = None\n"
-                                "        threshold_backward: \"f32[64][1]cpu\" = torch.ops.aten.threshold_backward.default(g, relu, 0);  g = relu = None\n"
+                                "        threshold_backward: \"f32[64][1]cpu\" = "
+                                "torch.ops.aten.threshold_backward.default(g, relu, 0);  g = relu = None\n"
                                 "        return (threshold_backward,)\n");
         fs::path in = fs::temp_directory_path() / "fxray_compare_near_tie_in";
         fs::create_directories(in);
-        fxray::Tensor x = fxray::Tensor::empty({64}, fxray::DType::Float32), g = fxray::Tensor::empty({64}, fxray::DType::Float32);
+        fxray::Tensor x = fxray::Tensor::empty({64}, fxray::DType::Float32),
+                      g = fxray::Tensor::empty({64}, fxray::DType::Float32);
         for (int i = 0; i < 64; ++i) {
             x.data<float>()[i] = i == 5 ? 1e-8f : 0.5f + 0.01f * static_cast<float>(i);
             g.data<float>()[i] = 1.0f + 0.1f * static_cast<float>(i);
@@ -163,7 +166,8 @@ private slots:
             if (e["ok"].get<bool>()) QVERIFY(!e.contains("elements_off"));
         auto t = cli({"compare", p.string(), "--backends", "ref64,ref", "--inputs", in.string()});
         QCOMPARE(t.status, 1);
-        QVERIFY2(t.out.find("1 of 64 elements off; worst at [5]: ref 0, ref64 1.5") != std::string::npos, t.out.c_str());
+        QVERIFY2(t.out.find("1 of 64 elements off; worst at [5]: ref 0, ref64 1.5") != std::string::npos,
+                 t.out.c_str());
         fs::remove_all(in);
         fs::remove(p);
     }
@@ -197,14 +201,16 @@ private slots:
 #ifndef FXRAY_HAVE_CPU_BACKEND
         QSKIP("this build has no CPU backend");
 #else
-        fs::path p = writeGraph("fxray_compare_random.py",
-                                "class GraphModule(torch.nn.Module):\n"
-                                "    def forward(self, x: \"f32[512][1]cpu\"):\n"
-                                "        randperm: \"i64[100][1]cpu\" = torch.ops.aten.randperm.default(100, device = device(type='cpu'), pin_memory = False)\n"
-                                "        native_dropout = torch.ops.aten.native_dropout.default(x, 0.5, True);  x = None\n"
-                                "        getitem: \"f32[512][1]cpu\" = native_dropout[0]\n"
-                                "        getitem_1: \"b8[512][1]cpu\" = native_dropout[1];  native_dropout = None\n"
-                                "        return (randperm, getitem, getitem_1)\n");
+        fs::path p =
+            writeGraph("fxray_compare_random.py",
+                       "class GraphModule(torch.nn.Module):\n"
+                       "    def forward(self, x: \"f32[512][1]cpu\"):\n"
+                       "        randperm: \"i64[100][1]cpu\" = torch.ops.aten.randperm.default(100, device = "
+                       "device(type='cpu'), pin_memory = False)\n"
+                       "        native_dropout = torch.ops.aten.native_dropout.default(x, 0.5, True);  x = None\n"
+                       "        getitem: \"f32[512][1]cpu\" = native_dropout[0]\n"
+                       "        getitem_1: \"b8[512][1]cpu\" = native_dropout[1];  native_dropout = None\n"
+                       "        return (randperm, getitem, getitem_1)\n");
         auto r = cli({"compare", p.string(), "--backends", "ref,cpu", "--seed", "7", "--json"});
         QVERIFY2(r.status == 0, (r.err + r.out).c_str());
         auto j = nlohmann::json::parse(r.out);
@@ -236,10 +242,11 @@ private slots:
     /// number of files than the graph has inputs is bad input everywhere.
     void inputFolderWithWrongCountIsBadInput() {
         const std::string wrong = c("mlp/numerics/forward/outputs");  // 4 files, the graph takes 5 inputs
-        for (std::vector<std::string> args : {std::vector<std::string>{"compare", c("mlp/numerics/forward.py"), "--backends", "ref,ref64"},
-                                             std::vector<std::string>{"run", c("mlp/numerics/forward.py")},
-                                             std::vector<std::string>{"debug-compile", c("mlp/numerics/forward.py"), "--out",
-                                                                      (fs::temp_directory_path() / "fxray_dc_wrong").string()}}) {
+        for (std::vector<std::string> args :
+             {std::vector<std::string>{"compare", c("mlp/numerics/forward.py"), "--backends", "ref,ref64"},
+              std::vector<std::string>{"run", c("mlp/numerics/forward.py")},
+              std::vector<std::string>{"debug-compile", c("mlp/numerics/forward.py"), "--out",
+                                       (fs::temp_directory_path() / "fxray_dc_wrong").string()}}) {
             args.push_back("--inputs");
             args.push_back(wrong);
             auto r = cli(args);

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -28,7 +28,7 @@ fs::path freshDir(const std::string& name) {
     return d;
 }
 
-} // namespace
+}  // namespace
 
 class TestCliCompile : public QObject {
     Q_OBJECT
@@ -86,7 +86,8 @@ private slots:
         bool created = false;
         for (const auto& p : trace["passes"])
             for (const auto& e : p["events"])
-                created = created || (e["kind"] == "created" && e["target"] == "aten._scaled_dot_product_efficient_attention.default");
+                created = created || (e["kind"] == "created" &&
+                                      e["target"] == "aten._scaled_dot_product_efficient_attention.default");
         QVERIFY(created);
     }
 

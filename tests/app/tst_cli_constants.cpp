@@ -25,7 +25,7 @@ std::string slurp(const fs::path& p) {
 
 fs::path opinfo(const std::string& rel) { return fxtest::corpus().parent_path() / "opinfo" / rel; }
 
-} // namespace
+}  // namespace
 
 class TestCliConstants : public QObject {
     Q_OBJECT
@@ -47,14 +47,16 @@ class TestCliConstants : public QObject {
         const fs::path copy = fs::path(b.path().toStdString()) / "moved" / "g.py";
         fs::create_directories(copy.parent_path());
         fs::copy_file(written, copy);
-        fs::copy(written.parent_path() / "g_constants", copy.parent_path() / "g_constants", fs::copy_options::recursive);
+        fs::copy(written.parent_path() / "g_constants", copy.parent_path() / "g_constants",
+                 fs::copy_options::recursive);
 
         const fs::path outA = fs::path(a.path().toStdString()) / "out", outB = fs::path(b.path().toStdString()) / "out";
         auto ra = cli({"run", written.string(), "--seed", "3", "--out", outA.string()});
         QVERIFY2(ra.status == 0, ra.err.c_str());
         auto rb = cli({"run", copy.string(), "--seed", "3", "--out", outB.string()});
         QVERIFY2(rb.status == 0, rb.err.c_str());
-        QVERIFY2(rb.err.find("read from " + (copy.parent_path() / "g_constants").string()) != std::string::npos, rb.err.c_str());
+        QVERIFY2(rb.err.find("read from " + (copy.parent_path() / "g_constants").string()) != std::string::npos,
+                 rb.err.c_str());
         int compared = 0;
         for (const auto& e : fs::directory_iterator(outA)) {
             QVERIFY2(fs::exists(outB / e.path().filename()), e.path().filename().string().c_str());
@@ -85,7 +87,8 @@ private slots:
         auto r = cli({"run", (num / "forward.py").string(), "--inputs", (num / "forward/inputs").string(), "--expect",
                       (num / "forward/outputs").string()});
         QVERIFY2(r.status == 0, r.err.c_str());
-        QVERIFY2(r.err.find("fxray: note: lifted constant _tensor_constant0 taken as -inf") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("fxray: note: lifted constant _tensor_constant0 taken as -inf") != std::string::npos,
+                 r.err.c_str());
         QVERIFY2(r.err.find("aten.amax.default") != std::string::npos, r.err.c_str());
     }
 

@@ -55,7 +55,7 @@ std::vector<int64_t> npyShape(const fs::path& p) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TestCliDynamic : public QObject {
     Q_OBJECT
@@ -165,7 +165,8 @@ private slots:
             for (const char* backend : {"ref", "cpu"}) {
                 auto r = cli({"run", joint.string(), "--inputs", in.string(), "--expect", expect.string(), "--backend",
                               backend, "--json"});
-                if (std::string(backend) == "cpu" && r.err.find("not available in this build") != std::string::npos) continue;
+                if (std::string(backend) == "cpu" && r.err.find("not available in this build") != std::string::npos)
+                    continue;
                 QVERIFY2(r.status == 0, (std::string(backend) + ": " + r.err + r.out).c_str());
                 auto j = nlohmann::json::parse(r.out);
                 QVERIFY(j["ok"].get<bool>());

@@ -17,7 +17,7 @@ using fxtest::cli;
 std::string dyn(const std::string& rel) { return (fxtest::corpus().parent_path() / "corpus_dynamic" / rel).string(); }
 std::string trace() { return (fxtest::corpus().parent_path() / "traces" / "recompiles" / "trace").string(); }
 
-} // namespace
+}  // namespace
 
 class TestCliDynamicImport : public QObject {
     Q_OBJECT
@@ -61,11 +61,12 @@ private slots:
         for (const auto& c : j["compiles"])
             if (c["id"] == "0/1")
                 for (const auto& s : c["symbols"])
-                    found = found || (s["name"] == "s33" && s["hint"] == "16" && s["source"] == "L['args'][0].size()[0]" &&
-                                      s["range"] == "[2, int_oo]");
+                    found = found || (s["name"] == "s33" && s["hint"] == "16" &&
+                                      s["source"] == "L['args'][0].size()[0]" && s["range"] == "[2, int_oo]");
         QVERIFY(found);
         auto t = cli({"info", trace()});
-        QVERIFY2(t.out.find("symbol s33 = 16 from L['args'][0].size()[0] in [2, int_oo]") != std::string::npos, t.out.c_str());
+        QVERIFY2(t.out.find("symbol s33 = 16 from L['args'][0].size()[0] in [2, int_oo]") != std::string::npos,
+                 t.out.c_str());
     }
 
     void traceRunUsesTheTracedSize() {

@@ -37,11 +37,13 @@ fs::path tempDir(const std::string& name) {
 
 size_t countOp(const std::string& text, const std::string& op) {
     size_t n = 0;
-    for (size_t p = text.find("torch.ops." + op + "("); p != std::string::npos; p = text.find("torch.ops." + op + "(", p + 1)) ++n;
+    for (size_t p = text.find("torch.ops." + op + "("); p != std::string::npos;
+         p = text.find("torch.ops." + op + "(", p + 1))
+        ++n;
     return n;
 }
 
-} // namespace
+}  // namespace
 
 class TestCliMinify : public QObject {
     Q_OBJECT
@@ -123,8 +125,9 @@ private slots:
     }
 
     void parallelJobsGiveTheSameResult() {
-        auto r = cli({"minify", c("mlp/graphs/aot_joint_graph.py"), "--inject", "aten.threshold_backward.default:scale=1.01",
-                      "--jobs", "2", "--no-localize", "--json", "--quiet"});
+        auto r =
+            cli({"minify", c("mlp/graphs/aot_joint_graph.py"), "--inject", "aten.threshold_backward.default:scale=1.01",
+                 "--jobs", "2", "--no-localize", "--json", "--quiet"});
         QVERIFY2(r.status == 0, r.err.c_str());
         auto j = nlohmann::json::parse(r.out);
         QCOMPARE(j["nodes_after"].get<int>(), 4);  // threshold_backward(mm, detach_1, 0): PyTorch's result
@@ -211,7 +214,8 @@ private slots:
         QTest::newRow("unknown kind") << QStringList{"--check", "speed:fast"} << "unknown check kind 'speed'";
         QTest::newRow("unknown pass") << QStringList{"--check", "pass-fails:frob:x"} << "unknown pass 'frob'";
         QTest::newRow("bad side") << QStringList{"--check", "accuracy:ref-vs-tpu"} << "unknown side";
-        QTest::newRow("no cpu backend") << QStringList{"--check", "accuracy:ref-vs-cpu"} << "backend 'cpu' is not available";
+        QTest::newRow("no cpu backend") << QStringList{"--check", "accuracy:ref-vs-cpu"}
+                                        << "backend 'cpu' is not available";
         QTest::newRow("bad scale") << QStringList{"--inject", "aten.tanh.default:scale=x"} << "finite number";
         QTest::newRow("nothing to check") << QStringList{} << "at least one --check";
         QTest::newRow("bad jobs") << QStringList{"--inject", "aten.tanh.default:scale=2", "--jobs", "0"} << "--jobs";

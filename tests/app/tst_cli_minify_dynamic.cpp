@@ -46,7 +46,7 @@ size_t count(const std::string& text, const std::string& what) {
     return n;
 }
 
-} // namespace
+}  // namespace
 
 class TestCliMinifyDynamic : public QObject {
     Q_OBJECT
@@ -68,7 +68,8 @@ private slots:
         sym::Binding b{{"s77", sym::Num::ofInt(5)}, {"s27", sym::Num::ofInt(32)}};
         TensorMeta val = TensorMeta::contiguous({5, 4, 32, 32}, DType::Float32);
         TensorMeta m = minify::symbolicCutMeta(ann, val, b);
-        QCOMPARE(QString::fromStdString(m.annotation(true, false)), QString("f32[s77, 4, s27, s27][4*s27*s27, s27*s27, s27, 1]"));
+        QCOMPARE(QString::fromStdString(m.annotation(true, false)),
+                 QString("f32[s77, 4, s27, s27][4*s27*s27, s27*s27, s27, 1]"));
         auto bound = bindMeta(m, b);
         QVERIFY(bound.ok());
         QCOMPARE(bound->strides, val.strides);
@@ -77,7 +78,8 @@ private slots:
         std::swap(t.shape[1], t.shape[2]);
         std::swap(t.strides[1], t.strides[2]);
         TensorMeta mt = minify::symbolicCutMeta(ann, t, b);
-        QCOMPARE(QString::fromStdString(mt.annotation(true, false)), QString("f32[s77, 4, s27, s27][4*s27*s27, s27, 4*s27, 1]"));
+        QCOMPARE(QString::fromStdString(mt.annotation(true, false)),
+                 QString("f32[s77, 4, s27, s27][4*s27*s27, s27, 4*s27, 1]"));
         // A size that does not evaluate to the value's stays static.
         sym::Binding wrong{{"s77", sym::Num::ofInt(6)}, {"s27", sym::Num::ofInt(32)}};
         QCOMPARE(QString::fromStdString(minify::symbolicCutMeta(ann, val, wrong).annotation(true, false)),
@@ -86,13 +88,15 @@ private slots:
 
     void injectedFault_data() {
         QTest::addColumn<QString>("op");
-        QTest::addColumn<QString>("mustHold");   // text the minified graph must hold
+        QTest::addColumn<QString>("mustHold");  // text the minified graph must hold
         QTest::addColumn<int>("maxNodes");
         // bmm reads [4*s77, s27, 16] values: 4*s77 is bound by no size, so s77's Sym placeholder
         // (primals_1) must come along.
-        QTest::newRow("bmm") << "aten.bmm.default" << "\"Sym(s77)\"" << 5;
+        QTest::newRow("bmm") << "aten.bmm.default"
+                             << "\"Sym(s77)\"" << 5;
         // The first view reads the SymInt mul_6 = s77*s27: it is cut into a Sym placeholder.
-        QTest::newRow("view") << "aten.view.default" << "\"Sym(s27*s77)\"" << 4;
+        QTest::newRow("view") << "aten.view.default"
+                              << "\"Sym(s27*s77)\"" << 4;
     }
     void injectedFault() {
         QFETCH(QString, op);
@@ -163,8 +167,8 @@ private slots:
 
     /// The text report names the binding.
     void reportShowsSizes() {
-        auto r = cli({"minify", d("mlp/numerics/forward.py"), "--inputs", d("mlp/numerics/forward_2/inputs"), "--inject",
-                      "aten.relu.default:scale=1.01", "--quiet"});
+        auto r = cli({"minify", d("mlp/numerics/forward.py"), "--inputs", d("mlp/numerics/forward_2/inputs"),
+                      "--inject", "aten.relu.default:scale=1.01", "--quiet"});
         QVERIFY2(r.status == 0, r.err.c_str());
         auto runs = nlohmann::json::parse(slurp(dyn() / "mlp/numerics/numerics.json"))["runs"]["forward_2"];
         const int s33 = runs[2].get<int>();  // primals_3: Sym(s33)

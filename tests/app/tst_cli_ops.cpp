@@ -24,7 +24,7 @@ std::vector<std::string> textRow(const std::string& out, const std::string& op) 
     return {};
 }
 
-} // namespace
+}  // namespace
 
 class TestCliOps : public QObject {
     Q_OBJECT

@@ -25,7 +25,7 @@ std::string slurp(const fs::path& p) {
     return ss.str();
 }
 
-} // namespace
+}  // namespace
 
 class TestCliReport : public QObject {
     Q_OBJECT

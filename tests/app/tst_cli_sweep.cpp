@@ -46,8 +46,8 @@ std::vector<std::string> sliceArgs() {
 std::map<std::string, std::string> outcomes(const fs::path& dir) {
     std::map<std::string, std::string> m;
     for (const auto& r : sweep::readResults(dir))
-        m[r["id"]] = r.value("status", "") + "|" + r.value("message", "") + "|" +
-                     std::to_string(r.value("max_rel_err", 0.0));
+        m[r["id"]] =
+            r.value("status", "") + "|" + r.value("message", "") + "|" + std::to_string(r.value("max_rel_err", 0.0));
     return m;
 }
 
@@ -56,7 +56,7 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
     return a;
 }
 
-} // namespace
+}  // namespace
 
 class TestCliSweep : public QObject {
     Q_OBJECT
@@ -76,7 +76,8 @@ private slots:
         QVERIFY(found.ok());
         m_graphs = found->size();
         QVERIFY(m_graphs >= 12);
-        auto r = cli(concat({"sweep"}, concat(sliceArgs(), {"--check", "run", "--out", single().string(), "--jobs", "2"})));
+        auto r =
+            cli(concat({"sweep"}, concat(sliceArgs(), {"--check", "run", "--out", single().string(), "--jobs", "2"})));
         QVERIFY2(r.status == 0, r.err.c_str());
         QCOMPARE(outcomes(single()).size(), m_graphs);
     }
@@ -96,15 +97,16 @@ private slots:
         std::set<std::string> listed;
         size_t listedTotal = 0;
         for (int k = 0; k < 3; ++k) {
-            auto l = cli(concat({"sweep"}, concat(sliceArgs(), {"--list", "--num-shards", "3", "--shard-index", std::to_string(k)})));
+            auto l = cli(concat(
+                {"sweep"}, concat(sliceArgs(), {"--list", "--num-shards", "3", "--shard-index", std::to_string(k)})));
             QCOMPARE(l.status, 0);
             std::istringstream in(l.out);
             for (std::string line; std::getline(in, line);) {
                 listed.insert(line.substr(0, line.find('\t')));
                 ++listedTotal;
             }
-            auto r = cli(concat({"sweep"}, concat(sliceArgs(), {"--check", "run", "--out", dir.string(), "--num-shards", "3",
-                                                                "--shard-index", std::to_string(k), "--json"})));
+            auto r = cli(concat({"sweep"}, concat(sliceArgs(), {"--check", "run", "--out", dir.string(), "--num-shards",
+                                                                "3", "--shard-index", std::to_string(k), "--json"})));
             QVERIFY2(r.status == 0, r.err.c_str());
             auto j = json::parse(r.out);
             const size_t selected = j["selected"].get<size_t>();
@@ -135,7 +137,9 @@ private slots:
     }
 
     void kubernetesIndexNeedsTheCount() {
-        auto env = [](const char* n) -> const char* { return std::string(n) == "JOB_COMPLETION_INDEX" ? "2" : nullptr; };
+        auto env = [](const char* n) -> const char* {
+            return std::string(n) == "JOB_COMPLETION_INDEX" ? "2" : nullptr;
+        };
         auto s = sweep::resolveShard(4, std::nullopt, env);
         QVERIFY(s.ok());
         QCOMPARE(s->index, 2);
@@ -177,7 +181,8 @@ private slots:
 
     void gpuWorkersGetTheirDevice() {
         const fs::path dir = fs::path(m_tmp.path().toStdString()) / "gpus";
-        auto r = cli(concat({"sweep"}, concat(sliceArgs(), {"--check", "run", "--out", dir.string(), "--gpus", "3,5"})));
+        auto r =
+            cli(concat({"sweep"}, concat(sliceArgs(), {"--check", "run", "--out", dir.string(), "--gpus", "3,5"})));
         QVERIFY2(r.status == 0, r.err.c_str());
         std::map<int, std::set<std::string>> gpusOfWorker;
         for (const auto& res : sweep::readResults(dir)) gpusOfWorker[res["worker"]].insert(res["gpu"]);
@@ -201,7 +206,8 @@ private slots:
         // Graph files of one name given one by one (the realistic-size set's forward.py and
         // backward.py per model): ids tell them apart by folder, not by order.
         const auto cases = sliceArgs();
-        const fs::path a = fs::path(cases[0]) / "numerics" / "forward.py", b = fs::path(cases[1]) / "numerics" / "forward.py";
+        const fs::path a = fs::path(cases[0]) / "numerics" / "forward.py",
+                       b = fs::path(cases[1]) / "numerics" / "forward.py";
         auto found = sweep::discoverGraphs({b, a});
         QVERIFY(found.ok());
         QCOMPARE(found->size(), size_t(2));
@@ -216,7 +222,8 @@ private slots:
         const fs::path dir = fs::path(m_tmp.path().toStdString()) / "timeout";
         auto r = cli({"sweep", sliceArgs()[0], "--check", "run", "--out", dir.string(), "--timeout", "0.001"});
         QVERIFY2(r.status == 0, r.err.c_str());
-        for (const auto& res : sweep::readResults(dir)) QCOMPARE(res["status"].get<std::string>(), std::string("timeout"));
+        for (const auto& res : sweep::readResults(dir))
+            QCOMPARE(res["status"].get<std::string>(), std::string("timeout"));
     }
 
     void reportComparesWithAnEarlierSweep() {
@@ -234,7 +241,10 @@ private slots:
             f(j);
             QVERIFY(sweep::writeResult(now, j).ok());
         };
-        edit(okIds[0], [](json& j) { j["status"] = "differ"; j["message"] = "output 0 rel_err 0.5"; });
+        edit(okIds[0], [](json& j) {
+            j["status"] = "differ";
+            j["message"] = "output 0 rel_err 0.5";
+        });
         edit(okIds[1], [](json& j) { j["seconds"] = j.value("seconds", 0.0) + 1.0; });
         auto r = cli({"sweep", "--report", now.string(), "--compare", single().string(), "--json"});
         QCOMPARE(r.status, 1);  // something newly fails
@@ -290,8 +300,9 @@ private slots:
         QTest::addColumn<QString>("script");
         QTest::addColumn<QStringList>("vars");  // per shard k: NAME=VALUE with %1 = k
         QTest::newRow("slurm array 1-3") << "slurm_array.sbatch"
-            << QStringList{"SLURM_ARRAY_TASK_ID=%2", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=3", "CHECK=run",
-                           "CUDA_VISIBLE_DEVICES=0"};
+                                         << QStringList{"SLURM_ARRAY_TASK_ID=%2", "SLURM_ARRAY_TASK_MIN=1",
+                                                        "SLURM_ARRAY_TASK_COUNT=3", "CHECK=run",
+                                                        "CUDA_VISIBLE_DEVICES=0"};
         QTest::newRow("kubernetes indexed job") << "shard.sh" << QStringList{"JOB_COMPLETION_INDEX=%1", "NUM_SHARDS=3"};
         QTest::newRow("ci matrix") << "shard.sh" << QStringList{"SHARD_INDEX=%1", "NUM_SHARDS=3", "JOBS=2"};
     }
@@ -324,15 +335,18 @@ private slots:
     void badUsageExitsTwo_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown check") << QStringList{"sweep", "DIR", "--check", "frobnicate", "--out", "X"} << "unknown check";
+        QTest::newRow("unknown check") << QStringList{"sweep", "DIR", "--check", "frobnicate", "--out", "X"}
+                                       << "unknown check";
         QTest::newRow("no out") << QStringList{"sweep", "DIR", "--check", "run"} << "--out";
-        QTest::newRow("index without count") << QStringList{"sweep", "DIR", "--check", "run", "--out", "X", "--shard-index", "1"}
-                                             << "--num-shards";
-        QTest::newRow("index out of range") << QStringList{"sweep", "DIR", "--check", "run", "--out", "X", "--num-shards", "2",
-                                                           "--shard-index", "2"} << "outside";
+        QTest::newRow("index without count")
+            << QStringList{"sweep", "DIR", "--check", "run", "--out", "X", "--shard-index", "1"} << "--num-shards";
+        QTest::newRow("index out of range")
+            << QStringList{"sweep", "DIR", "--check", "run", "--out", "X", "--num-shards", "2", "--shard-index", "2"}
+            << "outside";
         QTest::newRow("missing folder") << QStringList{"sweep", "/nonexistent/graphs", "--check", "run", "--out", "X"}
                                         << "no such file";
-        QTest::newRow("missing results") << QStringList{"sweep", "--report", "/nonexistent/results"} << "no such results folder";
+        QTest::newRow("missing results") << QStringList{"sweep", "--report", "/nonexistent/results"}
+                                         << "no such results folder";
     }
 
     void badUsageExitsTwo() {

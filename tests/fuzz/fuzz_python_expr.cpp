@@ -31,7 +31,7 @@ void check(const fxray::PyExpr& e, int line, int columns) {
     (void)fxray::pyBool(e);
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -50,8 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const int columns = static_cast<int>(line.size());
         fxray::PyExpr all;
         fxray::PyExprParser whole(toks);
-        if (whole.parseAll(all)) check(all, number, columns);
-        else if (whole.error().line != number || whole.error().message.empty()) std::abort();
+        if (whole.parseAll(all))
+            check(all, number, columns);
+        else if (whole.error().line != number || whole.error().message.empty())
+            std::abort();
         // Statement-like prefixes: what follows a leading `name =`, and the first expression.
         size_t begin = toks.size() > 2 && toks[1].text == "=" ? 2 : 0;
         fxray::PyExpr one;

@@ -28,7 +28,7 @@ size_t expectedEdges(const Graph& g) {
     for (const auto& node : g.nodes()) n += node->inputNodes().size();
     return n;
 }
-} // namespace
+}  // namespace
 
 class TestCanvas : public QObject {
     Q_OBJECT
@@ -145,7 +145,8 @@ private Q_SLOTS:
         for (const CanvasStack& st : cg.stacks) {
             QCOMPARE(static_cast<int>(st.clusters.size()), layers);
             QStringList first;
-            for (int n : cg.clusters[static_cast<size_t>(st.clusters.front())].nodes) first << cg.nodes[static_cast<size_t>(n)].op;
+            for (int n : cg.clusters[static_cast<size_t>(st.clusters.front())].nodes)
+                first << cg.nodes[static_cast<size_t>(n)].op;
             QCOMPARE(static_cast<int>(first.size()), st.nodesEach);
             for (int c : st.clusters) {
                 QCOMPARE(cg.clusters[static_cast<size_t>(c)].stack, static_cast<int>(&st - cg.stacks.data()));

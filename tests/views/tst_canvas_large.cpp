@@ -26,7 +26,8 @@ std::unique_ptr<Graph> syntheticGraph(int n) {
     std::vector<Node*> nodes{x, w};
     for (int i = 0; i < n; ++i) {
         Node* a = nodes.back();
-        Node* b = nodes[nodes.size() - 1 - static_cast<size_t>((i * 7) % std::min<int>(40, static_cast<int>(nodes.size())))];
+        Node* b =
+            nodes[nodes.size() - 1 - static_cast<size_t>((i * 7) % std::min<int>(40, static_cast<int>(nodes.size())))];
         Node* node = g->append(NodeKind::CallFunction, "add_" + std::to_string(i), "torch.ops.aten.add.Tensor");
         node->args = {Argument::ofNode(a), Argument::ofNode(b)};
         nodes.push_back(node);
@@ -37,7 +38,7 @@ std::unique_ptr<Graph> syntheticGraph(int n) {
     g->renumber();
     return g;
 }
-} // namespace
+}  // namespace
 
 class TestCanvasLarge : public QObject {
     Q_OBJECT
@@ -56,7 +57,8 @@ private Q_SLOTS:
         QVERIFY2(ms < 20000, qPrintable(QString::number(ms)));
         QCOMPARE(l.pos.size(), cg.nodes.size());
         // Layers: every edge points down; nodes of one layer do not overlap.
-        for (const CanvasEdge& e : cg.edges) QVERIFY(l.pos[static_cast<size_t>(e.from)].y() < l.pos[static_cast<size_t>(e.to)].y());
+        for (const CanvasEdge& e : cg.edges)
+            QVERIFY(l.pos[static_cast<size_t>(e.from)].y() < l.pos[static_cast<size_t>(e.to)].y());
         QHash<qint64, QList<double>> rows;
         for (const QPointF& q : l.pos) rows[qRound64(q.y())].append(q.x());
         for (auto& xs : rows) {

@@ -30,7 +30,7 @@ int passNamed(const CompileTrace& t, const std::string& name) {
         if (t.passes[i].name == name && t.passes[i].graph.empty()) return static_cast<int>(i);
     return -1;
 }
-} // namespace
+}  // namespace
 
 class TestCanvasPasses : public QObject {
     Q_OBJECT
@@ -148,7 +148,8 @@ private Q_SLOTS:
             QCOMPARE(it->fill(), want);
         }
         for (const SavedValue& v : pr.saved)
-            if (NodeItem* it = s->nodeItem(QString::fromStdString(v.name))) QCOMPARE(it->frame(), canvas_colors::saved(s->dark()));
+            if (NodeItem* it = s->nodeItem(QString::fromStdString(v.name)))
+                QCOMPARE(it->frame(), canvas_colors::saved(s->dark()));
         // The cut: some edge from a saved value into the backward is drawn in the cut colour.
         int cutEdges = 0;
         for (EdgeItem* e : s->edgeItems())

@@ -6,9 +6,9 @@
 #include "test_util.h"
 
 #include "document.h"
-#include "main_window.h"
 #include "import/compile_story.h"
 #include "import/loader.h"
+#include "main_window.h"
 #include "models/compile_tree_model.h"
 #include "panels/compile_story_panel.h"
 #include "panels/phase_chart.h"
@@ -16,10 +16,10 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDockWidget>
-#include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTreeView>
 
@@ -77,7 +77,7 @@ std::string record(const std::string& envelope, const std::string& payload = "")
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TestCompileTree : public QObject {
     Q_OBJECT
@@ -111,11 +111,13 @@ private slots:
         QVERIFY(sh.frames[2].contains(QStringLiteral("torch_dynamo_resume_in_f_at_6")));
         // The "why" column: the break's first line and the user's line.
         const QModelIndex f0 = m.index(0, 0), f1 = m.index(1, 0);
-        QCOMPARE(text(m, f0, 1, CompileTreeModel::SummaryColumn), QStringLiteral("Failed to trace builtin operator — program.py:5"));
+        QCOMPARE(text(m, f0, 1, CompileTreeModel::SummaryColumn),
+                 QStringLiteral("Failed to trace builtin operator — program.py:5"));
         QCOMPARE(text(m, f1, 1, CompileTreeModel::SummaryColumn),
                  QStringLiteral("Unsupported Tensor.item() call with capture_scalar_outputs=False — program.py:6"));
         // Status colours differ, so the tree reads at a glance.
-        QVERIFY(m.index(0, 0).data(Qt::ForegroundRole).value<QColor>() != m.index(2, 0).data(Qt::ForegroundRole).value<QColor>());
+        QVERIFY(m.index(0, 0).data(Qt::ForegroundRole).value<QColor>() !=
+                m.index(2, 0).data(Qt::ForegroundRole).value<QColor>());
         // Stages of an attempt: the graphs it logged (0/0_1 compiled with Inductor).
         const QModelIndex a01 = m.index(1, 0, f0);
         QStringList stages;
@@ -164,7 +166,8 @@ private slots:
     // there selects extern_kernels.addmm in the list.
     void provenanceLinksKernelsAndNodes() {
         Document doc;
-        QVERIFY2(doc.loadSync(QString::fromStdString((traces() / "inductor_provenance/trace").string())), qPrintable(doc.lastError()));
+        QVERIFY2(doc.loadSync(QString::fromStdString((traces() / "inductor_provenance/trace").string())),
+                 qPrintable(doc.lastError()));
         CompileStoryPanel panel(&doc);
         QVERIFY(panel.waitForStory());
         QVERIFY(panel.model()->story());
@@ -218,15 +221,20 @@ private slots:
         const std::string ids = R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0)";
         std::string log;
         log += record(R"({"str": ["/work/program.py", 0]})");
-        log += record(R"J({"dynamo_start": {"stack": [{"line": 7, "name": "<module>", "filename": 0, "loc": "torch.compile(m)(x)"}]}, )J" + ids + "}");
-        log += record(R"({"compilation_metrics": {"compile_id": "0/0", "co_name": "forward", "guard_count": null, )"
-                      R"J("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor", )J"
-                      R"("fail_user_frame_filename": "/work/program.py", "fail_user_frame_lineno": 7, "restart_reasons": []}, )" + ids + "}");
+        log += record(
+            R"J({"dynamo_start": {"stack": [{"line": 7, "name": "<module>", "filename": 0, "loc": "torch.compile(m)(x)"}]}, )J" +
+            ids + "}");
+        log += record(
+            R"({"compilation_metrics": {"compile_id": "0/0", "co_name": "forward", "guard_count": null, )"
+            R"J("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor", )J"
+            R"("fail_user_frame_filename": "/work/program.py", "fail_user_frame_lineno": 7, "restart_reasons": []}, )" +
+            ids + "}");
         auto s = std::make_shared<const CompileStory>(compileStoryFromText(log, "failure.log"));
         CompileTreeModel m;
         m.setStory(s);
         QCOMPARE(m.index(0, CompileTreeModel::StatusColumn).data().toString(), QStringLiteral("failed"));
-        QCOMPARE(m.index(0, 0).data(Qt::ForegroundRole).value<QColor>(), CompileTreeModel::statusColor(CompileStatus::Failed));
+        QCOMPARE(m.index(0, 0).data(Qt::ForegroundRole).value<QColor>(),
+                 CompileTreeModel::statusColor(CompileStatus::Failed));
         CompileStoryPanel panel(nullptr);
         panel.setStory(s);
         const QString t = panel.details()->toPlainText();
@@ -252,7 +260,8 @@ private slots:
         const QModelIndex attempt = w.storyPanel()->model()->indexOfCompile(4);  // 2/0
         int dyn = -1;
         for (int r = 0; r < w.storyPanel()->model()->rowCount(attempt); ++r)
-            if (attempt.model()->index(r, 0, attempt).data().toString() == QLatin1String("dynamo_output_graph")) dyn = r;
+            if (attempt.model()->index(r, 0, attempt).data().toString() == QLatin1String("dynamo_output_graph"))
+                dyn = r;
         QVERIFY(dyn >= 0);
         w.storyPanel()->tree()->setCurrentIndex(attempt.model()->index(dyn, 0, attempt));
         QCOMPARE(w.document()->currentGraph()->compileId, std::string("2/0"));
@@ -275,7 +284,8 @@ private slots:
         const std::string from = R"("fail_type": null, "fail_reason": null)";
         const size_t f = log.find(from, at);
         QVERIFY(f != std::string::npos && f < log.find('\n', at));
-        log.replace(f, from.size(), R"("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor")");
+        log.replace(f, from.size(),
+                    R"("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor")");
         QTemporaryDir dir;
         const fs::path path = fs::path(dir.path().toStdString()) / "failed.log";
         std::ofstream(path, std::ios::binary) << log;
@@ -300,7 +310,8 @@ private slots:
 
     // Garbage never crashes: no compiles, an empty tree.
     void garbage() {
-        auto s = std::make_shared<const CompileStory>(compileStoryFromText("not a log\n\t{\"x\": 1\nV1125 06:01 x] {\"frame_id\": ", "bad.log"));
+        auto s = std::make_shared<const CompileStory>(
+            compileStoryFromText("not a log\n\t{\"x\": 1\nV1125 06:01 x] {\"frame_id\": ", "bad.log"));
         CompileTreeModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setStory(s);

@@ -56,7 +56,10 @@ QString inspectorValue(const NodeInspectorModel& m, const char* key, const char*
 qint64 recordedSize(const char* model, const char* run, int i, int d) {
     QFile f(dynFile(model) + QStringLiteral("/numerics/numerics.json"));
     if (!f.open(QIODevice::ReadOnly)) return -1;
-    const QJsonValue v = QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("runs")].toObject()[QLatin1String(run)].toArray()[i];
+    const QJsonValue v = QJsonDocument::fromJson(f.readAll())
+                             .object()[QStringLiteral("runs")]
+                             .toObject()[QLatin1String(run)]
+                             .toArray()[i];
     return d < 0 ? v.toInteger(-1) : v.toArray()[d].toInteger(-1);
 }
 
@@ -81,7 +84,7 @@ struct Harness {
     NumericsPanel* numerics() { return qobject_cast<NumericsPanel*>(panels.numerics->widget()); }
 };
 
-} // namespace
+}  // namespace
 
 class TestDynamicShapesGui : public QObject {
     Q_OBJECT
@@ -96,13 +99,15 @@ private Q_SLOTS:
         NodeInspectorModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setNode(g, QStringLiteral("primals_4"), nullptr, -1);
-        QCOMPARE(model.section(QStringLiteral("output")).siblingAtColumn(1).data().toString(), QStringLiteral("f32[s33, 64][64, 1]cuda:0"));
+        QCOMPARE(model.section(QStringLiteral("output")).siblingAtColumn(1).data().toString(),
+                 QStringLiteral("f32[s33, 64][64, 1]cuda:0"));
         QCOMPARE(inspectorValue(model, "output", "shape"), QStringLiteral("[s33, 64]"));
         QCOMPARE(inspectorValue(model, "output", "symbols"), QStringLiteral("s33"));
         QVERIFY(inspectorValue(model, "output", "bytes").isNull());  // no number of bytes without a size
         // The SymInt input: its type and the expression it holds.
         model.setNode(g, QStringLiteral("primals_3"), nullptr, -1);
-        QCOMPARE(model.section(QStringLiteral("output")).siblingAtColumn(1).data().toString(), QStringLiteral("Sym(s33)"));
+        QCOMPARE(model.section(QStringLiteral("output")).siblingAtColumn(1).data().toString(),
+                 QStringLiteral("Sym(s33)"));
         QCOMPARE(inspectorValue(model, "output", "expression"), QStringLiteral("s33"));
         if (!qEnvironmentVariable("FXRAY_SHOT_DIR").isEmpty()) {
             model.setNode(g, QStringLiteral("primals_4"), nullptr, -1);
@@ -138,7 +143,8 @@ private Q_SLOTS:
         QCOMPARE(p3.type, QStringLiteral("Sym(s33)"));
         QVERIFY(p3.scalar);
         QCOMPARE(p3.cls, NodeClass::Input);
-        QCOMPARE(cg.nodes[static_cast<size_t>(cg.indexOf(QStringLiteral("addmm_1")))].type, QStringLiteral("f32[s33, 32]"));
+        QCOMPARE(cg.nodes[static_cast<size_t>(cg.indexOf(QStringLiteral("addmm_1")))].type,
+                 QStringLiteral("f32[s33, 32]"));
 
         // gpt2's forward computes sizes: aten.sym_size.int and operator.mul are scalar nodes.
         QVERIFY(doc.loadSync(dynFile("gpt2/numerics/forward.py")));
@@ -173,7 +179,8 @@ private Q_SLOTS:
                 if (!QFile::exists(path)) continue;
                 QVERIFY2(doc.loadSync(path), qPrintable(path + QStringLiteral(": ") + doc.lastError()));
                 for (const CanvasNode& n : buildCanvasGraph(*doc.shownGraph()).nodes)
-                    QVERIFY2(!n.type.contains(QStringLiteral("-1")), qPrintable(path + QLatin1Char(' ') + n.name + QLatin1Char(' ') + n.type));
+                    QVERIFY2(!n.type.contains(QStringLiteral("-1")),
+                             qPrintable(path + QLatin1Char(' ') + n.name + QLatin1Char(' ') + n.type));
             }
     }
 

@@ -34,7 +34,9 @@ static void initRes() { Q_INIT_RESOURCE(resources); }
 
 namespace {
 
-QString corpusPath(const QString& rel) { return QString::fromStdString((fxtest::corpus() / rel.toStdString()).string()); }
+QString corpusPath(const QString& rel) {
+    return QString::fromStdString((fxtest::corpus() / rel.toStdString()).string());
+}
 
 /// The smallest on-screen height of node label text that counts as readable (issue 18).
 constexpr double kReadablePx = 8.0;
@@ -65,7 +67,7 @@ Measure measure(const QImage& img, QColor background, const QRect& skip) {
     return m;
 }
 
-} // namespace
+}  // namespace
 
 class TestFirstView : public QObject {
     Q_OBJECT
@@ -83,8 +85,10 @@ private Q_SLOTS:
     void bigGraphOpensReadable_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("shot");
-        QTest::newRow("gpt2_12 joint") << "gpt2_12/graphs/aot_joint_graph.py" << "gpt2_12_joint.png";
-        QTest::newRow("bert joint") << "bert/graphs/aot_joint_graph.py" << "bert_joint.png";
+        QTest::newRow("gpt2_12 joint") << "gpt2_12/graphs/aot_joint_graph.py"
+                                       << "gpt2_12_joint.png";
+        QTest::newRow("bert joint") << "bert/graphs/aot_joint_graph.py"
+                                    << "bert_joint.png";
     }
 
     void bigGraphOpensReadable() {

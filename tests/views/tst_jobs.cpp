@@ -5,9 +5,9 @@
 #include "jobs/child_job.h"
 #include "jobs/job_lane.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
-#include <QElapsedTimer>
 #include <QThread>
 #include <QThreadPool>
 
@@ -25,11 +25,16 @@ private slots:
         QSignalSpy busy(&lane, &JobLane::busyChanged);
         QThread* worker = nullptr;
         int got = 0;
-        lane.start<int>("adding", [&worker](const JobContext&) { worker = QThread::currentThread(); return 41 + 1; },
-                        [&got](int& r) {
-                            QCOMPARE(QThread::currentThread(), QCoreApplication::instance()->thread());
-                            got = r;
-                        });
+        lane.start<int>(
+            "adding",
+            [&worker](const JobContext&) {
+                worker = QThread::currentThread();
+                return 41 + 1;
+            },
+            [&got](int& r) {
+                QCOMPARE(QThread::currentThread(), QCoreApplication::instance()->thread());
+                got = r;
+            });
         QVERIFY(lane.isBusy());
         QVERIFY(lane.waitForIdle(10000));
         QCOMPARE(got, 42);
@@ -43,12 +48,15 @@ private slots:
         JobLane lane(nullptr, nullptr, 2);
         std::atomic<bool> release{false};
         QStringList delivered;
-        lane.start<QString>("slow", [&release](const JobContext&) {
-            while (!release) QThread::msleep(1);
-            return QString("old");
-        }, [&delivered](QString& r) { delivered << r; });
-        lane.start<QString>("fast", [](const JobContext&) { return QString("new"); },
-                            [&delivered](QString& r) { delivered << r; });
+        lane.start<QString>(
+            "slow",
+            [&release](const JobContext&) {
+                while (!release) QThread::msleep(1);
+                return QString("old");
+            },
+            [&delivered](QString& r) { delivered << r; });
+        lane.start<QString>(
+            "fast", [](const JobContext&) { return QString("new"); }, [&delivered](QString& r) { delivered << r; });
         QVERIFY(lane.waitForIdle(10000));
         release = true;
         lane.pool()->waitForDone();
@@ -61,12 +69,15 @@ private slots:
         QSignalSpy busy(&lane, &JobLane::busyChanged);
         std::atomic<bool> release{false}, sawCancel{false};
         int progress = 0, results = 0;
-        lane.start<int>("working", [&](const JobContext& ctx) {
-            while (!release) QThread::msleep(1);
-            sawCancel = ctx.cancelled();
-            ctx.post([&progress] { ++progress; });
-            return 1;
-        }, [&results](int&) { ++results; });
+        lane.start<int>(
+            "working",
+            [&](const JobContext& ctx) {
+                while (!release) QThread::msleep(1);
+                sawCancel = ctx.cancelled();
+                ctx.post([&progress] { ++progress; });
+                return 1;
+            },
+            [&results](int&) { ++results; });
         lane.cancel();
         QVERIFY(!lane.isBusy());
         QCOMPARE(busy.last()[0].toString(), QString());
@@ -81,10 +92,13 @@ private slots:
     void progressReachesTheUiWhileCurrent() {
         JobLane lane;
         QList<int> seen;
-        lane.start<int>("counting", [&seen](const JobContext& ctx) {
-            for (int i = 1; i <= 3; ++i) ctx.post([i, &seen] { seen << i; });
-            return 3;
-        }, [&seen](int& n) { seen << -n; });
+        lane.start<int>(
+            "counting",
+            [&seen](const JobContext& ctx) {
+                for (int i = 1; i <= 3; ++i) ctx.post([i, &seen] { seen << i; });
+                return 3;
+            },
+            [&seen](int& n) { seen << -n; });
         QVERIFY(lane.waitForIdle(10000));
         QCOMPARE(seen, (QList<int>{1, 2, 3, -3}));
     }
@@ -93,11 +107,14 @@ private slots:
         auto finished = std::make_shared<std::atomic<bool>>(false);
         {
             JobLane lane;
-            lane.start<int>("sleeping", [finished](const JobContext&) {
-                QThread::msleep(200);
-                *finished = true;
-                return 0;
-            }, [](int&) { QFAIL("delivered after the lane went away"); });
+            lane.start<int>(
+                "sleeping",
+                [finished](const JobContext&) {
+                    QThread::msleep(200);
+                    *finished = true;
+                    return 0;
+                },
+                [](int&) { QFAIL("delivered after the lane went away"); });
         }
         QVERIFY(*finished);
         QCoreApplication::processEvents();
@@ -107,7 +124,10 @@ private slots:
         ChildJob job(nullptr);
         ChildResult got;
         bool done = false;
-        job.start("crashing", "sh", {"-c", "echo partial; kill -SEGV $$"}, [&](const ChildResult& r) { got = r; done = true; });
+        job.start("crashing", "sh", {"-c", "echo partial; kill -SEGV $$"}, [&](const ChildResult& r) {
+            got = r;
+            done = true;
+        });
         QVERIFY(job.waitForIdle(20000));
         QVERIFY(done);
         QVERIFY(got.started);
@@ -130,7 +150,8 @@ private slots:
     void childTimeoutKillsIt() {
         ChildJob job(nullptr);
         ChildResult got;
-        job.start("hanging", "sh", {"-c", "sleep 30"}, [&](const ChildResult& r) { got = r; }, 200);
+        job.start(
+            "hanging", "sh", {"-c", "sleep 30"}, [&](const ChildResult& r) { got = r; }, 200);
         QVERIFY(job.waitForIdle(10000));
         QVERIFY(got.timedOut);
         QVERIFY(got.crashed);
@@ -140,7 +161,10 @@ private slots:
         ChildJob job(nullptr);
         ChildResult got;
         bool done = false;
-        job.start("missing", "/nonexistent/fxray-no-such-program", {}, [&](const ChildResult& r) { got = r; done = true; });
+        job.start("missing", "/nonexistent/fxray-no-such-program", {}, [&](const ChildResult& r) {
+            got = r;
+            done = true;
+        });
         QVERIFY(job.waitForIdle(10000));
         QVERIFY(done);
         QVERIFY(!got.started);

@@ -11,8 +11,8 @@
 #include "graph/graph_canvas.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
-#include "main_window.h"
 #include "ir/graph.h"
+#include "main_window.h"
 #include "models/kernel_report.h"
 #include "models/numerics_model.h"
 #include "models/string_table_model.h"
@@ -33,8 +33,8 @@
 #include <QPlainTextEdit>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
-#include <QTemporaryDir>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -100,7 +100,7 @@ int groupRow(const KernelReport& r, const QString& node) {
     return -1;
 }
 
-} // namespace
+}  // namespace
 
 class TestKernelNumerics : public QObject {
     Q_OBJECT
@@ -122,7 +122,8 @@ private Q_SLOTS:
         // NVRTC's verdict on the CUDA module follows as a second job: compiled, or source only.
         QVERIFY(!k->checkingCuda());
         const QString status = k->statusLabel()->text();
-        QVERIFY2(status.contains(QStringLiteral("NVRTC")) || status.contains(QStringLiteral("CUDA source only")), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("NVRTC")) || status.contains(QStringLiteral("CUDA source only")),
+                 qPrintable(status));
         // Only relu is pointwise: one kernel; the GEMMs are extern calls and the transposes views.
         QCOMPARE(static_cast<int>(r->kernels.size()), 1);
         QCOMPARE(k->kernelModel()->rowCount(), 1);
@@ -136,7 +137,9 @@ private Q_SLOTS:
             }
         QCOMPARE(calls, 5);
         QCOMPARE(k->groupModel()->rowCount(), static_cast<int>(r->groups.size()));
-        const auto kindOf = [&](const char* node) { return r->groups[static_cast<size_t>(groupRow(*r, QString::fromLatin1(node)))].kind; };
+        const auto kindOf = [&](const char* node) {
+            return r->groups[static_cast<size_t>(groupRow(*r, QString::fromLatin1(node)))].kind;
+        };
         QCOMPARE(kindOf("relu"), QStringLiteral("kernel"));
         QCOMPARE(kindOf("addmm"), QStringLiteral("extern"));
         QCOMPARE(kindOf("addmm_1"), QStringLiteral("extern"));
@@ -163,7 +166,8 @@ private Q_SLOTS:
         // Choosing a kernel selects its nodes (the canvas highlights them).
         h.doc.setSelection({QStringLiteral("t")});
         k->kernelView()->selectionModel()->clearCurrentIndex();
-        k->kernelView()->selectionModel()->setCurrentIndex(k->kernelModel()->index(0, 0), QItemSelectionModel::ClearAndSelect);
+        k->kernelView()->selectionModel()->setCurrentIndex(k->kernelModel()->index(0, 0),
+                                                           QItemSelectionModel::ClearAndSelect);
         QCOMPARE(h.doc.selection(), r->kernels[0].nodes);
         QVERIFY(h.canvas->waitForLayout());
         QVERIFY(h.canvas->scene()->selectedNames().contains(QStringLiteral("relu")));
@@ -278,11 +282,14 @@ private Q_SLOTS:
         } rows[] = {{"en", "1 cluster", "3 clusters"}, {"de", "1 Cluster", "3 Cluster"}, {"zh_CN", "1 个簇", "3 个簇"}};
         for (const auto& r : rows) {
             QVERIFY(settings::installTranslator(QString::fromLatin1(r.lang)));
-            QCOMPARE(QCoreApplication::translate("fxray::views::GraphCanvas", "%n cluster(s)", nullptr, 1), QString::fromUtf8(r.one));
-            QCOMPARE(QCoreApplication::translate("fxray::views::GraphCanvas", "%n cluster(s)", nullptr, 3), QString::fromUtf8(r.many));
+            QCOMPARE(QCoreApplication::translate("fxray::views::GraphCanvas", "%n cluster(s)", nullptr, 1),
+                     QString::fromUtf8(r.one));
+            QCOMPARE(QCoreApplication::translate("fxray::views::GraphCanvas", "%n cluster(s)", nullptr, 3),
+                     QString::fromUtf8(r.many));
         }
         QVERIFY(settings::installTranslator(QStringLiteral("de")));
-        QCOMPARE(QCoreApplication::translate("fxray::views::KernelPanel", "%n kernel(s)", nullptr, 2), QStringLiteral("2 Kernel"));
+        QCOMPARE(QCoreApplication::translate("fxray::views::KernelPanel", "%n kernel(s)", nullptr, 2),
+                 QStringLiteral("2 Kernel"));
         QCOMPARE(QCoreApplication::translate("fxray::views::NumericsPanel", "Compare"), QStringLiteral("Vergleichen"));
         settings::installTranslator(QStringLiteral("en"));
     }
@@ -377,8 +384,10 @@ private Q_SLOTS:
         // Clicking a row selects the node everywhere; the kernel pane shows its kernel.
         h.kernels()->compileNow();
         QVERIFY(h.kernels()->waitForCompile());
-        const QModelIndex relu = p->proxy()->mapFromSource(p->model()->index(p->model()->rowOf(QStringLiteral("relu")), 0));
-        p->view()->selectionModel()->setCurrentIndex(relu, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        const QModelIndex relu =
+            p->proxy()->mapFromSource(p->model()->index(p->model()->rowOf(QStringLiteral("relu")), 0));
+        p->view()->selectionModel()->setCurrentIndex(relu,
+                                                     QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QCOMPARE(h.doc.selection(), QStringList{QStringLiteral("relu")});
         QCOMPARE(h.canvas->scene()->selectedNames(), QStringList{QStringLiteral("relu")});
         QCOMPARE(h.kernels()->currentKernel(), 0);
@@ -427,7 +436,8 @@ private Q_SLOTS:
         if (!r->rows.empty()) {
             // node_errors (the compare contract): a row for every call node, coloured on the canvas.
             for (const auto& n : h.doc.shownGraph()->nodes())
-                if (n->kind() == NodeKind::CallFunction) QVERIFY2(p->model()->rowOf(QString::fromStdString(n->name())) >= 0, n->name().c_str());
+                if (n->kind() == NodeKind::CallFunction)
+                    QVERIFY2(p->model()->rowOf(QString::fromStdString(n->name())) >= 0, n->name().c_str());
             QCOMPARE(h.doc.nodeErrors().size(), static_cast<qsizetype>(r->rows.size()));
         }
         QCOMPARE(h.canvas->mode(), GraphCanvas::Mode::Numerics);

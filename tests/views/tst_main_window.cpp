@@ -24,7 +24,7 @@ static void initRes() { Q_INIT_RESOURCE(resources); }
 
 namespace {
 QString corpusPath(const char* rel) { return QString::fromStdString((fxtest::corpus() / rel).string()); }
-} // namespace
+}  // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
@@ -119,7 +119,9 @@ private Q_SLOTS:
         QVERIFY(names.contains("dock.compiles"));
         // Every action with a shortcut has a name (menus, shortcut help, saved state).
         for (QAction* a : w.findChildren<QAction*>())
-            if (!a->shortcut().isEmpty()) QVERIFY2(!a->objectName().isEmpty(), qPrintable(a->text() + " " + a->shortcut().toString() + " " + a->parent()->metaObject()->className()));
+            if (!a->shortcut().isEmpty())
+                QVERIFY2(!a->objectName().isEmpty(), qPrintable(a->text() + " " + a->shortcut().toString() + " " +
+                                                                a->parent()->metaObject()->className()));
         // Frequent things have keys.
         QCOMPARE(w.canvas()->fitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_0));
         QCOMPARE(w.canvas()->findAction()->shortcut(), QKeySequence(QKeySequence::Find));

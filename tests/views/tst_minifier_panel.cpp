@@ -76,7 +76,7 @@ struct Harness {
     }
 };
 
-} // namespace
+}  // namespace
 
 class TestMinifierPanel : public QObject {
     Q_OBJECT
@@ -121,7 +121,8 @@ private Q_SLOTS:
         QCOMPARE(r->nodesBefore, size_t(anchor.value(QStringLiteral("nodes_before")).toInt()));
         QVERIFY(r->nodesAfter <= size_t(anchor.value(QStringLiteral("nodes_after")).toInt()));
         // Never slipping: the failure stays relu's.
-        QCOMPARE(QString::fromStdString(r->signature), QStringLiteral("accuracy:ref-vs-ref:mismatch@aten.relu.default"));
+        QCOMPARE(QString::fromStdString(r->signature),
+                 QStringLiteral("accuracy:ref-vs-ref:mismatch@aten.relu.default"));
         // The panel reports it: "29 → N nodes", the final graph in its code view, the steps.
         const QString status = h.panel->statusLabel()->text();
         qInfo().noquote() << status;

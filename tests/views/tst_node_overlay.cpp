@@ -33,7 +33,7 @@ QString corpusPath(const char* rel) { return QString::fromStdString((fxtest::cor
 /// Hue in degrees (green 120, yellow 60, red 0).
 double hue(const QColor& c) { return c.hsvHueF() * 360.0; }
 
-} // namespace
+}  // namespace
 
 class TestNodeOverlay : public QObject {
     Q_OBJECT

@@ -63,13 +63,22 @@ struct Harness {
         window.resize(1400, 900);
         panels = installPanels(&window, &doc);
         // Every model of every pane stays consistent through the whole scenario.
-        const QList<QAbstractItemModel*> models = {
-            timeline()->model(), timeline()->filter(), matches()->model(), diff()->model(), partition()->savedModel(),
-            partition()->bannedModel(), partition()->recomputedModel(), inspector()->model(), kernels()->model()};
+        const QList<QAbstractItemModel*> models = {timeline()->model(),
+                                                   timeline()->filter(),
+                                                   matches()->model(),
+                                                   diff()->model(),
+                                                   partition()->savedModel(),
+                                                   partition()->bannedModel(),
+                                                   partition()->recomputedModel(),
+                                                   inspector()->model(),
+                                                   kernels()->model()};
         for (QAbstractItemModel* m : models)
             new QAbstractItemModelTester(m, QAbstractItemModelTester::FailureReportingMode::QtTest, m);
     }
-    template <typename T> T* pane(QDockWidget* d) { return qobject_cast<T*>(d->widget()); }
+    template <typename T>
+    T* pane(QDockWidget* d) {
+        return qobject_cast<T*>(d->widget());
+    }
     TimelinePanel* timeline() { return pane<TimelinePanel>(panels.timeline); }
     MatchPanel* matches() { return pane<MatchPanel>(panels.matches); }
     DiffPanel* diff() { return pane<DiffPanel>(panels.diff); }
@@ -102,7 +111,7 @@ QJsonObject summaryOf(const char* model) {
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
-} // namespace
+}  // namespace
 
 class TestPanels : public QObject {
     Q_OBJECT
@@ -262,7 +271,8 @@ private Q_SLOTS:
             QVERIFY(s.removed >= gone);
             QVERIFY(s.added >= born);
             QVERIFY(s.removed + s.added > 0);
-            qInfo("%s: +%zu -%zu lines, %zu -> %zu nodes", p.name.c_str(), s.added, s.removed, p.nodesBefore, p.nodesAfter);
+            qInfo("%s: +%zu -%zu lines, %zu -> %zu nodes", p.name.c_str(), s.added, s.removed, p.nodesBefore,
+                  p.nodesAfter);
             QVERIFY(d->summaryLabel()->text().contains(QStringLiteral("+%1").arg(s.added)));
             QVERIFY(d->summaryLabel()->text().contains(QStringLiteral("−%1").arg(s.removed)));
             ++checked;
@@ -307,10 +317,11 @@ private Q_SLOTS:
         QVERIFY(p->savedModel()->hasReference());
         QCOMPARE(totals.pytorchBytes, summary.value(QStringLiteral("saved_bytes")).toInteger());
         QCOMPARE(totals.pytorch, int(summary.value(QStringLiteral("saved")).toArray().size()));
-        QVERIFY(p->totalsLabel()->text().contains(QLocale().toString(summary.value(QStringLiteral("saved_bytes")).toInteger())));
+        QVERIFY(p->totalsLabel()->text().contains(
+            QLocale().toString(summary.value(QStringLiteral("saved_bytes")).toInteger())));
         QVERIFY(p->totalsLabel()->text().contains(QLocale().toString(result->savedBytes)));
-        qInfo("mlp: fxray saves %d values / %lld bytes, PyTorch %d / %lld; only fxray %d, only PyTorch %d",
-              totals.ours, (long long)totals.oursBytes, totals.pytorch, (long long)totals.pytorchBytes, totals.onlyOurs,
+        qInfo("mlp: fxray saves %d values / %lld bytes, PyTorch %d / %lld; only fxray %d, only PyTorch %d", totals.ours,
+              (long long)totals.oursBytes, totals.pytorch, (long long)totals.pytorchBytes, totals.onlyOurs,
               totals.onlyPyTorch);
         QCOMPARE(p->bannedModel()->rowCount(), int(result->banned.size()));
         QCOMPARE(p->recomputedModel()->rowCount(), int(result->recomputed.size()));
@@ -392,8 +403,11 @@ private Q_SLOTS:
         }
         QVERIFY(created);
         shoot(h.inspector(), "inspector");
-        QVERIFY(m->section(QStringLiteral("schema")).siblingAtColumn(1).data().toString().startsWith(
-            QStringLiteral("_scaled_dot_product_efficient_attention(")));
+        QVERIFY(m->section(QStringLiteral("schema"))
+                    .siblingAtColumn(1)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("_scaled_dot_product_efficient_attention(")));
         // Double-clicking a user selects it.
         const QModelIndex users = m->section(QStringLiteral("users"));
         QVERIFY(m->rowCount(users) > 0);
@@ -408,7 +422,8 @@ private Q_SLOTS:
         QVERIFY(h.doc.loadSync(corpusFile("attention/debug/model__1_forward_5.0")));
         KernelPanel* k = h.kernels();
         QVERIFY(k->model()->rowCount() >= 1);
-        const int row = k->chooser()->findData(QStringLiteral("inductor_output_code"), KernelArtifactModel::ArtifactNameRole);
+        const int row =
+            k->chooser()->findData(QStringLiteral("inductor_output_code"), KernelArtifactModel::ArtifactNameRole);
         QVERIFY(row >= 0);
         k->chooser()->setCurrentIndex(row);
         QVERIFY(k->editor()->isReadOnly());

@@ -56,14 +56,15 @@ bool validScript(const std::vector<DiffLine>& s, const std::vector<std::string>&
         if (d.kind != DiffLine::Kind::Removed) {
             if (d.right != nextB++) return false;
         }
-        if (d.kind == DiffLine::Kind::Same && a[static_cast<size_t>(d.left)] != b[static_cast<size_t>(d.right)]) return false;
+        if (d.kind == DiffLine::Kind::Same && a[static_cast<size_t>(d.left)] != b[static_cast<size_t>(d.right)])
+            return false;
     }
     return nextA == static_cast<int>(a.size()) && nextB == static_cast<int>(b.size());
 }
 
 QString corpusFile(const char* rel) { return QString::fromStdString((fxtest::corpus() / rel).string()); }
 
-} // namespace
+}  // namespace
 
 class TestPanelsModels : public QObject {
     Q_OBJECT
@@ -73,16 +74,30 @@ private Q_SLOTS:
         QTest::addColumn<QString>("after");
         QTest::addColumn<int>("added");
         QTest::addColumn<int>("removed");
-        QTest::newRow("same") << "a\nb\nc\n" << "a\nb\nc\n" << 0 << 0;
-        QTest::newRow("one changed") << "a\nb\nc\n" << "a\nx\nc\n" << 1 << 1;
-        QTest::newRow("from empty") << "" << "a\nb\nc\n" << 3 << 0;
-        QTest::newRow("to empty") << "a\nb\n" << "" << 0 << 2;
-        QTest::newRow("insert middle") << "a\nb\nc\n" << "a\nb\nn\nm\nc\n" << 2 << 0;
-        QTest::newRow("delete ends") << "x\na\nb\ny\n" << "a\nb\n" << 0 << 2;
+        QTest::newRow("same") << "a\nb\nc\n"
+                              << "a\nb\nc\n"
+                              << 0 << 0;
+        QTest::newRow("one changed") << "a\nb\nc\n"
+                                     << "a\nx\nc\n"
+                                     << 1 << 1;
+        QTest::newRow("from empty") << ""
+                                    << "a\nb\nc\n"
+                                    << 3 << 0;
+        QTest::newRow("to empty") << "a\nb\n"
+                                  << "" << 0 << 2;
+        QTest::newRow("insert middle") << "a\nb\nc\n"
+                                       << "a\nb\nn\nm\nc\n"
+                                       << 2 << 0;
+        QTest::newRow("delete ends") << "x\na\nb\ny\n"
+                                     << "a\nb\n"
+                                     << 0 << 2;
         // Myers' paper: ABCABBA -> CBABAC has an LCS of 4 (CABA/BABA): 3 removed, 2 added.
-        QTest::newRow("myers paper") << "A\nB\nC\nA\nB\nB\nA\n" << "C\nB\nA\nB\nA\nC\n" << 2 << 3;
+        QTest::newRow("myers paper") << "A\nB\nC\nA\nB\nB\nA\n"
+                                     << "C\nB\nA\nB\nA\nC\n"
+                                     << 2 << 3;
         QTest::newRow("fx rewrite") << "x = f(a)\ny = g(x)\nz = h(y)\nreturn z\n"
-                                    << "x = f(a)\nw = k(x)\nreturn w\n" << 2 << 3;
+                                    << "x = f(a)\nw = k(x)\nreturn w\n"
+                                    << 2 << 3;
     }
     void diffHandMade() {
         QFETCH(QString, before);
@@ -104,13 +119,17 @@ private Q_SLOTS:
         int removedCells = 0, addedCells = 0;
         for (int r = 0; r < model.rowCount(); ++r) {
             const auto l = DiffLine::Kind(model.index(r, TextDiffModel::ColLeft).data(TextDiffModel::KindRole).toInt());
-            const auto rt = DiffLine::Kind(model.index(r, TextDiffModel::ColRight).data(TextDiffModel::KindRole).toInt());
+            const auto rt =
+                DiffLine::Kind(model.index(r, TextDiffModel::ColRight).data(TextDiffModel::KindRole).toInt());
             removedCells += l == DiffLine::Kind::Removed;
             addedCells += rt == DiffLine::Kind::Added;
             if (l == DiffLine::Kind::Removed)
-                QCOMPARE(model.index(r, TextDiffModel::ColLeft).data(Qt::BackgroundRole).value<QBrush>().color().red(), 229);
+                QCOMPARE(model.index(r, TextDiffModel::ColLeft).data(Qt::BackgroundRole).value<QBrush>().color().red(),
+                         229);
             if (rt == DiffLine::Kind::Added)
-                QCOMPARE(model.index(r, TextDiffModel::ColRight).data(Qt::BackgroundRole).value<QBrush>().color().green(), 160);
+                QCOMPARE(
+                    model.index(r, TextDiffModel::ColRight).data(Qt::BackgroundRole).value<QBrush>().color().green(),
+                    160);
         }
         QCOMPARE(removedCells, removed);
         QCOMPARE(addedCells, added);
@@ -163,7 +182,8 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), int(passes.size()));
         int changed = 0;
         for (int r = 0; r < model.rowCount(); ++r) {
-            QCOMPARE(model.index(r, PassTimelineModel::ColName).data().toString(), QString::fromStdString(passes[size_t(r)].name));
+            QCOMPARE(model.index(r, PassTimelineModel::ColName).data().toString(),
+                     QString::fromStdString(passes[size_t(r)].name));
             QCOMPARE(model.index(r, 0).data(PassTimelineModel::ChangedRole).toBool(), passes[size_t(r)].changed);
             changed += passes[size_t(r)].changed || passes[size_t(r)].failed;
         }
@@ -171,7 +191,8 @@ private Q_SLOTS:
         filter.setChangedOnly(true);
         QCOMPARE(filter.rowCount(), changed);
         QVERIFY(changed > 0 && changed < model.rowCount());
-        for (int r = 0; r < filter.rowCount(); ++r) QVERIFY(filter.index(r, 0).data(PassTimelineModel::ChangedRole).toBool());
+        for (int r = 0; r < filter.rowCount(); ++r)
+            QVERIFY(filter.index(r, 0).data(PassTimelineModel::ChangedRole).toBool());
         model.setCurrent(1);
         QVERIFY(model.index(1, 1).data(Qt::FontRole).value<QFont>().bold());
         QVERIFY(!model.index(0, 1).data(Qt::FontRole).value<QFont>().bold());
@@ -234,8 +255,9 @@ private Q_SLOTS:
                     if (m.data(MatchModel::PatternRole).toString().startsWith(QStringLiteral("sfdp"))) {
                         sawAttention = true;
                         QVERIFY(m.data(MatchModel::NodesRole).toStringList().contains(QStringLiteral("_softmax")));
-                        QVERIFY(m.data(MatchModel::NewNodesRole).toStringList().contains(
-                            QStringLiteral("_scaled_dot_product_efficient_attention_default")));
+                        QVERIFY(m.data(MatchModel::NewNodesRole)
+                                    .toStringList()
+                                    .contains(QStringLiteral("_scaled_dot_product_efficient_attention_default")));
                     }
                 }
             }
@@ -267,7 +289,8 @@ private Q_SLOTS:
         int marked = 0;
         for (int r = 0; r < model.rowCount(); ++r) {
             const QModelIndex i = model.index(r, 0);
-            const bool diff = i.data(SavedTensorModel::OursRole).toBool() != i.data(SavedTensorModel::PyTorchRole).toBool();
+            const bool diff =
+                i.data(SavedTensorModel::OursRole).toBool() != i.data(SavedTensorModel::PyTorchRole).toBool();
             QCOMPARE(i.data(SavedTensorModel::DifferentRole).toBool(), diff);
             marked += diff;
         }
@@ -275,12 +298,16 @@ private Q_SLOTS:
         // _softmax is saved by PyTorch; its type is f32[2, 4, 32, 32] either way.
         for (int r = 0; r < model.rowCount(); ++r)
             if (model.index(r, 0).data().toString() == QLatin1String("_softmax"))
-                QVERIFY(model.index(r, SavedTensorModel::ColType).data().toString().startsWith(QStringLiteral("f32[2, 4, 32, 32]")));
+                QVERIFY(model.index(r, SavedTensorModel::ColType)
+                            .data()
+                            .toString()
+                            .startsWith(QStringLiteral("f32[2, 4, 32, 32]")));
 
         StringTableModel banned({QStringLiteral("Node"), QStringLiteral("Rule")});
         QAbstractItemModelTester tb(&banned, QAbstractItemModelTester::FailureReportingMode::QtTest);
         std::vector<QStringList> rows;
-        for (const auto& b : doc.partition()->banned) rows.push_back({QString::fromStdString(b.name), QString::fromStdString(b.rule)});
+        for (const auto& b : doc.partition()->banned)
+            rows.push_back({QString::fromStdString(b.name), QString::fromStdString(b.rule)});
         banned.setRows(rows);
         QCOMPARE(banned.rowCount(), int(doc.partition()->banned.size()));
     }
@@ -298,7 +325,8 @@ private Q_SLOTS:
         const QModelIndex node = model.section(QStringLiteral("node"));
         QVERIFY(node.isValid());
         const QModelIndex schema = model.section(QStringLiteral("schema"));
-        QVERIFY(schema.siblingAtColumn(1).data().toString().startsWith(QStringLiteral("addmm(Tensor self, Tensor mat1, Tensor mat2")));
+        QVERIFY(schema.siblingAtColumn(1).data().toString().startsWith(
+            QStringLiteral("addmm(Tensor self, Tensor mat1, Tensor mat2")));
         const QModelIndex args = model.section(QStringLiteral("args"));
         QCOMPARE(model.rowCount(args), int(addmm->args.size()));
         // Positional arguments carry the schema's names: self, mat1, mat2.
@@ -306,7 +334,11 @@ private Q_SLOTS:
         QCOMPARE(model.index(1, 1, args).data(NodeInspectorModel::NodeNameRole).toString(),
                  QString::fromStdString(addmm->args[1].node->name()));
         QCOMPARE(model.rowCount(model.section(QStringLiteral("users"))), int(addmm->users.size()));
-        QVERIFY(model.section(QStringLiteral("output")).siblingAtColumn(1).data().toString().startsWith(QStringLiteral("f32[")));
+        QVERIFY(model.section(QStringLiteral("output"))
+                    .siblingAtColumn(1)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("f32[")));
         model.setNode(g, QStringLiteral("no_such_node"), nullptr, -1);
         QCOMPARE(model.rowCount(), 0);
     }
@@ -325,7 +357,8 @@ private Q_SLOTS:
             const QString name = QString::fromStdString(n->name());
             const int line = index.lineOf(name);
             QVERIFY2(line >= 0, qPrintable(name));
-            QVERIFY2(lines[line].contains(name + QStringLiteral(": ")) || lines[line].trimmed().startsWith(name + QStringLiteral(" =")),
+            QVERIFY2(lines[line].contains(name + QStringLiteral(": ")) ||
+                         lines[line].trimmed().startsWith(name + QStringLiteral(" =")),
                      qPrintable(lines[line]));
             QCOMPARE(index.nodeAt(line, lines[line].indexOf(name)), name);
         }
@@ -343,14 +376,16 @@ private Q_SLOTS:
         for (const auto& a : doc.file()->artifacts) expected += KernelArtifactModel::isKernelArtifact(a.name);
         QCOMPARE(model.rowCount(), expected);
         QStringList names;
-        for (int r = 0; r < model.rowCount(); ++r) names << model.index(r).data(KernelArtifactModel::ArtifactNameRole).toString();
+        for (int r = 0; r < model.rowCount(); ++r)
+            names << model.index(r).data(KernelArtifactModel::ArtifactNameRole).toString();
         QVERIFY2(names.contains(QStringLiteral("inductor_output_code")), qPrintable(names.join(",")));
         QVERIFY(names.contains(QStringLiteral("ir_post_fusion")));
         // A TORCH_TRACE log carries Inductor's code per compile.
         QVERIFY(doc.loadSync(corpusFile("mlp/trace/torch_trace.log")));
         model.setFile(doc.file());
         QVERIFY(model.rowCount() >= 1);
-        QCOMPARE(model.index(0).data(KernelArtifactModel::ArtifactNameRole).toString(), QStringLiteral("inductor_output_code"));
+        QCOMPARE(model.index(0).data(KernelArtifactModel::ArtifactNameRole).toString(),
+                 QStringLiteral("inductor_output_code"));
         QVERIFY(!model.index(0).data(KernelArtifactModel::CompileIdRole).toString().isEmpty());
     }
 };

@@ -16,8 +16,8 @@
 #include "document.h"
 #include "graph/canvas_graph.h"
 #include "graph/partition_lanes.h"
-#include "main_window.h"
 #include "ir/graph.h"
+#include "main_window.h"
 #include "models/pytorch_partition.h"
 #include "panels/partition_lanes_view.h"
 #include "panels/partition_panel.h"
@@ -28,8 +28,6 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
-#include <QTabWidget>
-#include <QToolButton>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLocale>
@@ -38,6 +36,8 @@
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
+#include <QToolButton>
 
 using namespace fxray;
 using namespace fxray::views;
@@ -46,7 +46,9 @@ static void initRes() { Q_INIT_RESOURCE(resources); }
 
 namespace {
 
-QString corpusFile(const QString& rel) { return QString::fromStdString((fxtest::corpus() / rel.toStdString()).string()); }
+QString corpusFile(const QString& rel) {
+    return QString::fromStdString((fxtest::corpus() / rel.toStdString()).string());
+}
 
 bool settle(Document& doc, int ms = 120000) {
     QElapsedTimer t;
@@ -89,7 +91,7 @@ struct Harness {
     PartitionLanesView* view() { return panel.lanesView(); }
 };
 
-} // namespace
+}  // namespace
 
 class TestPartitionView : public QObject {
     Q_OBJECT
@@ -201,7 +203,8 @@ private Q_SLOTS:
             for (const LaneBlock& b : l.blocks)
                 qInfo("block %s lane %d nodes %d at %.0f", qPrintable(b.label), int(b.lane), b.nodes, b.rect.top());
             for (const LaneCard& c : l.cards)
-                qInfo("card %s in %s at %.0f", qPrintable(c.name), qPrintable(l.blocks[size_t(c.block)].label), c.rect.top());
+                qInfo("card %s in %s at %.0f", qPrintable(c.name), qPrintable(l.blocks[size_t(c.block)].label),
+                      c.rect.top());
         }
         if (model == QLatin1String("gpt2_12")) {
             QCoreApplication::processEvents();
@@ -273,7 +276,8 @@ private Q_SLOTS:
         QVERIFY2(summary.contains(bytesText(before->savedBytes) + QStringLiteral(" → ") + bytesText(after->savedBytes)),
                  qPrintable(summary));
         if (delta > 0) QVERIFY2(summary.contains(QStringLiteral("+%1").arg(delta)), qPrintable(summary));
-        QVERIFY2(summary.contains(QString::number(wantJoined.size())) && summary.contains(QString::number(wantLeft.size())),
+        QVERIFY2(summary.contains(QString::number(wantJoined.size())) &&
+                     summary.contains(QString::number(wantLeft.size())),
                  qPrintable(summary));
         qInfo("gpt2_12 budget 1.0 -> 0.5: %s", qPrintable(summary));
 

@@ -5,8 +5,8 @@
 
 #include "document.h"
 #include "graph/graph_canvas.h"
-#include "main_window.h"
 #include "ir/graph.h"
+#include "main_window.h"
 #include "models/match_model.h"
 #include "models/pass_timeline_model.h"
 #include "panels/match_panel.h"
@@ -37,7 +37,7 @@ namespace {
 QString corpusFile(const char* rel) { return QString::fromStdString((fxtest::corpus() / rel).string()); }
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-} // namespace
+}  // namespace
 
 class TestPassTeachingPanel : public QObject {
     Q_OBJECT
@@ -232,9 +232,15 @@ private slots:
         QTest::addColumn<QString>("lang");
         QTest::addColumn<QString>("menu");
         QTest::addColumn<QString>("heading");
-        QTest::newRow("en") << "en" << "Lear&n: a Guided Compile" << "What it does:";
-        QTest::newRow("de") << "de" << "&Lernen: eine geführte Kompilierung" << "Was er tut:";
-        QTest::newRow("zh_CN") << "zh_CN" << "学习：引导式编译(&N)" << "作用：";
+        QTest::newRow("en") << "en"
+                            << "Lear&n: a Guided Compile"
+                            << "What it does:";
+        QTest::newRow("de") << "de"
+                            << "&Lernen: eine geführte Kompilierung"
+                            << "Was er tut:";
+        QTest::newRow("zh_CN") << "zh_CN"
+                               << "学习：引导式编译(&N)"
+                               << "作用：";
     }
     void learnTourInEachLanguage() {
         QFETCH(QString, lang);

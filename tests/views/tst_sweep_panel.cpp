@@ -32,19 +32,41 @@ namespace {
 void writeFolder(const QString& dir) {
     const std::string mlp = (fxtest::corpus() / "mlp" / "numerics" / "forward.py").string();
     const std::vector<json> rs = {
-        {{"id", "corpus/mlp/numerics/forward"}, {"file", mlp}, {"check", "run"}, {"status", "ok"}, {"seconds", 0.25},
-         {"worker", 0}, {"max_rel_err", 1e-7}},
-        {{"id", "opinfo/acos/forward"}, {"file", "/x/acos.py"}, {"check", "run"}, {"status", "unsupported"},
-         {"seconds", 0.5}, {"worker", 1}, {"message", "cannot execute: unknown op(s) aten.acos.default"}},
-        {{"id", "opinfo/sum/forward"}, {"file", "/x/sum.py"}, {"check", "run"}, {"status", "differ"}, {"seconds", 10.0},
-         {"worker", 0}, {"max_rel_err", 0.3}, {"message", "output 0 rel_err 0.3"}},
-        {{"id", "opinfo/conv/backward"}, {"file", "/x/conv.py"}, {"check", "run"}, {"status", "crash"}, {"seconds", 2.0},
-         {"worker", 1}, {"gpu", "1"}, {"message", "signal 11 (SIGSEGV)"}},
+        {{"id", "corpus/mlp/numerics/forward"},
+         {"file", mlp},
+         {"check", "run"},
+         {"status", "ok"},
+         {"seconds", 0.25},
+         {"worker", 0},
+         {"max_rel_err", 1e-7}},
+        {{"id", "opinfo/acos/forward"},
+         {"file", "/x/acos.py"},
+         {"check", "run"},
+         {"status", "unsupported"},
+         {"seconds", 0.5},
+         {"worker", 1},
+         {"message", "cannot execute: unknown op(s) aten.acos.default"}},
+        {{"id", "opinfo/sum/forward"},
+         {"file", "/x/sum.py"},
+         {"check", "run"},
+         {"status", "differ"},
+         {"seconds", 10.0},
+         {"worker", 0},
+         {"max_rel_err", 0.3},
+         {"message", "output 0 rel_err 0.3"}},
+        {{"id", "opinfo/conv/backward"},
+         {"file", "/x/conv.py"},
+         {"check", "run"},
+         {"status", "crash"},
+         {"seconds", 2.0},
+         {"worker", 1},
+         {"gpu", "1"},
+         {"message", "signal 11 (SIGSEGV)"}},
     };
     for (const auto& r : rs) QVERIFY(sweep::writeResult(dir.toStdString(), r).ok());
 }
 
-} // namespace
+}  // namespace
 
 class TestSweepPanel : public QObject {
     Q_OBJECT

@@ -27,9 +27,7 @@ namespace {
 
 const char* const kMain = "fxray::views::MainWindow";
 
-QString tsPath(const QString& lang) {
-    return QStringLiteral(FXRAY_SOURCE_DIR "/translations/fxray_%1.ts").arg(lang);
-}
+QString tsPath(const QString& lang) { return QStringLiteral(FXRAY_SOURCE_DIR "/translations/fxray_%1.ts").arg(lang); }
 
 struct TsMessage {
     QString context;
@@ -57,15 +55,18 @@ QList<TsMessage> readTs(const QString& path, QString* error) {
         if (name == QLatin1String("name")) {
             context = xml.readElementText();
         } else if (name == QLatin1String("message")) {
-            msg = TsMessage{context, {}, xml.attributes().value(QLatin1String("numerus")) == QLatin1String("yes"), {}, {}};
+            msg = TsMessage{
+                context, {}, xml.attributes().value(QLatin1String("numerus")) == QLatin1String("yes"), {}, {}};
         } else if (name == QLatin1String("source")) {
             msg.source = xml.readElementText();
         } else if (name == QLatin1String("translation")) {
             msg.type = xml.attributes().value(QLatin1String("type")).toString();
             if (msg.numerus) {
                 while (xml.readNextStartElement())
-                    if (xml.name() == QLatin1String("numerusform")) msg.translations << xml.readElementText();
-                    else xml.skipCurrentElement();
+                    if (xml.name() == QLatin1String("numerusform"))
+                        msg.translations << xml.readElementText();
+                    else
+                        xml.skipCurrentElement();
             } else {
                 msg.translations << xml.readElementText();
             }
@@ -96,7 +97,7 @@ QString menuTitle(const MainWindow& w, int i) {
     return i < a.size() ? a[i]->text() : QString();
 }
 
-} // namespace
+}  // namespace
 
 class TestTranslations : public QObject {
     Q_OBJECT
@@ -141,11 +142,14 @@ private Q_SLOTS:
         row("de inspector dock", "de", "Panels", "Inspector", -1, "Inspektor");
         row("de next pass", "de", "fxray::views::TimelinePanel", "Next Pass", -1, "Nächster Durchlauf");
         row("de node", "de", "fxray::views::NodeInspectorModel", "Node", -1, "Knoten");
-        row("de plural 1", "de", "fxray::views::PartitionPanel", "fxray saves %n value(s): ", 1, "fxray speichert 1 Wert: ");
-        row("de plural 3", "de", "fxray::views::PartitionPanel", "fxray saves %n value(s): ", 3, "fxray speichert 3 Werte: ");
+        row("de plural 1", "de", "fxray::views::PartitionPanel", "fxray saves %n value(s): ", 1,
+            "fxray speichert 1 Wert: ");
+        row("de plural 3", "de", "fxray::views::PartitionPanel", "fxray saves %n value(s): ", 3,
+            "fxray speichert 3 Werte: ");
         row("de lines 1", "de", "fxray::views::KernelArtifactModel", "%1 (%n line(s))", 1, "%1 (1 Zeile)");
         row("de lines 40", "de", "fxray::views::KernelArtifactModel", "%1 (%n line(s))", 40, "%1 (40 Zeilen)");
-        row("de cli", "de", "QObject", "Debugger for PyTorch graph compilers", -1, "Debugger für PyTorch-Graph-Compiler");
+        row("de cli", "de", "QObject", "Debugger for PyTorch graph compilers", -1,
+            "Debugger für PyTorch-Graph-Compiler");
         row("zh file menu", "zh_CN", kMain, "&File", -1, "文件(&F)");
         row("zh open file", "zh_CN", kMain, "&Open File...", -1, "打开文件(&O)…");
         row("zh passes dock", "zh_CN", "Panels", "Passes", -1, "编译遍");

@@ -60,4 +60,4 @@ QColor gradient(double t, bool dark) {
 QColor selection(bool dark) { return dark ? QColor(0x4d, 0xa3, 0xff) : QColor(0x1a, 0x6f, 0xd8); }
 QColor searchHit(bool dark) { return dark ? QColor(0xff, 0x79, 0xc6) : QColor(0xc2, 0x18, 0x8b); }
 
-} // namespace fxray::views::canvas_colors
+}  // namespace fxray::views::canvas_colors

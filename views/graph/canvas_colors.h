@@ -39,4 +39,4 @@ QColor gradient(double t, bool dark);
 QColor selection(bool dark);
 QColor searchHit(bool dark);
 
-} // namespace fxray::views::canvas_colors
+}  // namespace fxray::views::canvas_colors

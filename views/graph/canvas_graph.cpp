@@ -55,7 +55,8 @@ QString shortOp(const Node& n) {
     QStringList parts = full.split(QLatin1Char('.'));
     if (n.op() && parts.size() >= 3) {
         const QString& ov = parts.last();
-        return ov == QLatin1String("default") ? parts[parts.size() - 2] : parts[parts.size() - 2] + QLatin1Char('.') + ov;
+        return ov == QLatin1String("default") ? parts[parts.size() - 2]
+                                              : parts[parts.size() - 2] + QLatin1Char('.') + ov;
     }
     return parts.isEmpty() ? full : parts.last();
 }
@@ -149,17 +150,21 @@ void cutPhase(CanvasGraph& cg, const std::vector<int>& members, const QString& p
     const int maxRepeats = std::max<int>(2, static_cast<int>(members.size() / 12));
     QString anchor;
     for (const QString& k : keys)
-        if (!k.isEmpty() && count.value(k) >= 2 && count.value(k) <= maxRepeats) { anchor = k; break; }
+        if (!k.isEmpty() && count.value(k) >= 2 && count.value(k) <= maxRepeats) {
+            anchor = k;
+            break;
+        }
 
     std::vector<Block> blocks;
     const size_t chunk = 200;
     if (anchor.isEmpty()) {
         for (size_t i = 0; i < members.size(); i += chunk) {
             const size_t end = std::min(members.size(), i + chunk);
-            blocks.push_back({QCoreApplication::translate("CanvasGraph", "%1 nodes %2–%3").arg(phase).arg(i + 1).arg(end),
-                              std::vector<int>(members.begin() + static_cast<std::ptrdiff_t>(i),
-                                               members.begin() + static_cast<std::ptrdiff_t>(end)),
-                              0});
+            blocks.push_back(
+                {QCoreApplication::translate("CanvasGraph", "%1 nodes %2–%3").arg(phase).arg(i + 1).arg(end),
+                 std::vector<int>(members.begin() + static_cast<std::ptrdiff_t>(i),
+                                  members.begin() + static_cast<std::ptrdiff_t>(end)),
+                 0});
         }
         emitBlocks(cg, std::move(blocks), phase, QString());
         return;
@@ -169,9 +174,11 @@ void cutPhase(CanvasGraph& cg, const std::vector<int>& members, const QString& p
         const bool startsBlock = keys[i] == anchor && (i == 0 || keys[i - 1] != anchor);
         if (blocks.empty() || startsBlock) {
             if (startsBlock) ++block;
-            QString label = startsBlock
-                                ? QCoreApplication::translate("CanvasGraph", "%1 block %2 · %3").arg(phase).arg(block).arg(fileOf(anchor))
-                                : QCoreApplication::translate("CanvasGraph", "%1 prologue").arg(phase);
+            QString label = startsBlock ? QCoreApplication::translate("CanvasGraph", "%1 block %2 · %3")
+                                              .arg(phase)
+                                              .arg(block)
+                                              .arg(fileOf(anchor))
+                                        : QCoreApplication::translate("CanvasGraph", "%1 prologue").arg(phase);
             blocks.push_back({label, {}, startsBlock ? block : 0});
         }
         blocks.back().nodes.push_back(members[i]);
@@ -179,7 +186,7 @@ void cutPhase(CanvasGraph& cg, const std::vector<int>& members, const QString& p
     emitBlocks(cg, std::move(blocks), phase, fileOf(anchor));
 }
 
-} // namespace
+}  // namespace
 
 bool isSymbolicScalarNode(const Node& n) {
     if (startsWith(n.annotationText, "Sym(")) return true;
@@ -188,13 +195,14 @@ bool isSymbolicScalarNode(const Node& n) {
         // aten.sym_size.int, sym_numel, sym_stride, sym_storage_offset, and the runtime checks
         // on scalars (_assert_scalar, sym_constrain_range(_for_size)).
         const std::string op = n.opName();
-        return startsWith(op, "aten.sym_") || startsWith(op, "aten._assert_scalar") || startsWith(op, "aten.sym_constrain_range");
+        return startsWith(op, "aten.sym_") || startsWith(op, "aten._assert_scalar") ||
+               startsWith(op, "aten.sym_constrain_range");
     }
     // operator.mul/add/floordiv..., torch.sym_max/sym_float..., math.floor on sizes. Dynamo graphs
     // also call operator.add on tensors: those carry a tensor annotation or metadata.
     if (n.kind() == NodeKind::CallFunction && n.target() != "operator.getitem" &&
-        (startsWith(n.target(), "operator.") || startsWith(n.target(), "torch.sym_") || startsWith(n.target(), "math.") ||
-         startsWith(n.target(), "torch._sym_") || n.target() == "torch.Size"))
+        (startsWith(n.target(), "operator.") || startsWith(n.target(), "torch.sym_") ||
+         startsWith(n.target(), "math.") || startsWith(n.target(), "torch._sym_") || n.target() == "torch.Size"))
         return n.meta.empty();
     return false;
 }
@@ -270,7 +278,10 @@ void assignClusters(CanvasGraph& cg) {
             continue;
         }
         for (int in : n.inputs)
-            if (backward[static_cast<size_t>(in)]) { backward[i] = 1; break; }
+            if (backward[static_cast<size_t>(in)]) {
+                backward[i] = 1;
+                break;
+            }
     }
     std::vector<int> fwd, bwd;
     for (size_t i = 0; i < cg.nodes.size(); ++i) {
@@ -288,4 +299,4 @@ void assignClusters(CanvasGraph& cg) {
     }
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

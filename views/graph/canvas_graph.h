@@ -24,14 +24,26 @@
 namespace fxray {
 class Graph;
 class Node;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
 /// Colour classes of nodes (OpCategory plus the graph's inputs and outputs). Scalar: a node that
 /// computes a SymInt/SymFloat/SymBool or checks one (aten.sym_size, operator.mul on sizes,
 /// _assert_scalar) rather than a tensor.
-enum class NodeClass : uint8_t { Input, Output, Pointwise, Reduction, View, Extern, Random, HigherOrder, Creation, Other, Scalar };
+enum class NodeClass : uint8_t {
+    Input,
+    Output,
+    Pointwise,
+    Reduction,
+    View,
+    Extern,
+    Random,
+    HigherOrder,
+    Creation,
+    Other,
+    Scalar
+};
 
 struct CanvasNode {
     QString name;
@@ -42,7 +54,7 @@ struct CanvasNode {
     /// The value is a symbolic scalar (a "Sym(...)" placeholder or a Scalar node): drawn as a
     /// pill rather than a box.
     bool scalar = false;
-    int cluster = -1;  ///< index into CanvasGraph::clusters, -1 for none
+    int cluster = -1;         ///< index into CanvasGraph::clusters, -1 for none
     std::vector<int> inputs;  ///< node indices, without repeats
     std::vector<int> users;
 };
@@ -92,4 +104,4 @@ void assignClusters(CanvasGraph& cg);
 /// Display name of a node class ("pointwise", "input", ...).
 QString nodeClassName(NodeClass c);
 
-} // namespace fxray::views
+}  // namespace fxray::views

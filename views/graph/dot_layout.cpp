@@ -29,7 +29,7 @@ void setAttr(Agraph_t* g, int kind, const char* name, const std::string& value) 
     agattr(g, kind, n.get(), v.get());
 }
 
-} // namespace
+}  // namespace
 
 GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString* error) {
     QElapsedTimer t;
@@ -78,7 +78,8 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
     }
     CStr engine{std::string("dot")};
     if (gvLayout(gvc, g, engine.get()) != 0) {
-        if (error) *error = QCoreApplication::translate("GraphLayout", "Graphviz: the dot layout plugin is not available");
+        if (error)
+            *error = QCoreApplication::translate("GraphLayout", "Graphviz: the dot layout plugin is not available");
         agclose(g);
         gvFreeContext(gvc);
         return out;
@@ -108,12 +109,12 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
     return out;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views
 #else
 namespace fxray::views {
 GraphLayout layoutWithDot(const CanvasGraph&, const LayoutParams&, QString* error) {
     if (error) *error = QCoreApplication::translate("GraphLayout", "built without Graphviz");
     return {};
 }
-} // namespace fxray::views
+}  // namespace fxray::views
 #endif

@@ -38,15 +38,18 @@ QAction* makeAction(QObject* parent, const QString& name, const QString& text, c
     auto* a = new QAction(text, parent);
     a->setObjectName(name);
     a->setShortcuts(keys);
-    if (!keys.isEmpty()) a->setToolTip(QStringLiteral("%1 (%2)").arg(QString(text).remove(QLatin1Char('&')), keys.first().toString(QKeySequence::NativeText)));
+    if (!keys.isEmpty())
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(QString(text).remove(QLatin1Char('&')),
+                                                    keys.first().toString(QKeySequence::NativeText)));
     return a;
 }
 
 QString swatch(QColor c, const QString& label) {
-    return QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;").arg(c.name(), label.toHtmlEscaped());
+    return QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;")
+        .arg(c.name(), label.toHtmlEscaped());
 }
 
-} // namespace
+}  // namespace
 
 GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
     setObjectName(QStringLiteral("graphCanvas"));
@@ -95,12 +98,16 @@ void GraphCanvas::buildUi() {
     m_fit = makeAction(this, QStringLiteral("actionFit"), tr("&Fit to Window"), {QKeySequence(Qt::CTRL | Qt::Key_0)});
     m_zoomIn = makeAction(this, QStringLiteral("actionZoomIn"), tr("Zoom &In"),
                           {QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)});
-    m_zoomOut = makeAction(this, QStringLiteral("actionZoomOut"), tr("Zoom &Out"), {QKeySequence(Qt::CTRL | Qt::Key_Minus)});
+    m_zoomOut =
+        makeAction(this, QStringLiteral("actionZoomOut"), tr("Zoom &Out"), {QKeySequence(Qt::CTRL | Qt::Key_Minus)});
     m_find = makeAction(this, QStringLiteral("actionFind"), tr("&Find Node..."), {QKeySequence::Find});
     m_findNext = makeAction(this, QStringLiteral("actionFindNext"), tr("Find &Next"), {QKeySequence(Qt::Key_F3)});
-    m_findPrev = makeAction(this, QStringLiteral("actionFindPrevious"), tr("Find &Previous"), {QKeySequence(Qt::SHIFT | Qt::Key_F3)});
-    m_collapseAll = makeAction(this, QStringLiteral("actionCollapseAll"), tr("&Collapse All Clusters"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C)});
-    m_expandAll = makeAction(this, QStringLiteral("actionExpandAll"), tr("&Expand All Clusters"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
+    m_findPrev = makeAction(this, QStringLiteral("actionFindPrevious"), tr("Find &Previous"),
+                            {QKeySequence(Qt::SHIFT | Qt::Key_F3)});
+    m_collapseAll = makeAction(this, QStringLiteral("actionCollapseAll"), tr("&Collapse All Clusters"),
+                               {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C)});
+    m_expandAll = makeAction(this, QStringLiteral("actionExpandAll"), tr("&Expand All Clusters"),
+                             {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
     connect(m_fit, &QAction::triggered, m_view, &GraphView::fitGraph);
     connect(m_zoomIn, &QAction::triggered, this, [this] { m_view->zoomBy(1.25); });
     connect(m_zoomOut, &QAction::triggered, this, [this] { m_view->zoomBy(0.8); });
@@ -115,11 +122,15 @@ void GraphCanvas::buildUi() {
     connect(m_expandAll, &QAction::triggered, this, [this] { m_scene->setAllCollapsed(false); });
 
     m_modeGroup = new QActionGroup(this);
-    m_modeCategory = makeAction(this, QStringLiteral("actionColourCategory"), tr("Colour by &Category"), {QKeySequence(Qt::CTRL | Qt::Key_1)});
-    m_modeDiff = makeAction(this, QStringLiteral("actionColourDiff"), tr("Colour by &Diff"), {QKeySequence(Qt::CTRL | Qt::Key_2)});
-    m_modePartition = makeAction(this, QStringLiteral("actionColourPartition"), tr("Colour by &Partition"), {QKeySequence(Qt::CTRL | Qt::Key_3)});
+    m_modeCategory = makeAction(this, QStringLiteral("actionColourCategory"), tr("Colour by &Category"),
+                                {QKeySequence(Qt::CTRL | Qt::Key_1)});
+    m_modeDiff = makeAction(this, QStringLiteral("actionColourDiff"), tr("Colour by &Diff"),
+                            {QKeySequence(Qt::CTRL | Qt::Key_2)});
+    m_modePartition = makeAction(this, QStringLiteral("actionColourPartition"), tr("Colour by &Partition"),
+                                 {QKeySequence(Qt::CTRL | Qt::Key_3)});
     // The heat map of the numerics panel's last comparison (issue 9).
-    m_modeNumerics = makeAction(this, QStringLiteral("actionColourNumerics"), tr("Colour by &Numeric Error"), {QKeySequence(Qt::CTRL | Qt::Key_4)});
+    m_modeNumerics = makeAction(this, QStringLiteral("actionColourNumerics"), tr("Colour by &Numeric Error"),
+                                {QKeySequence(Qt::CTRL | Qt::Key_4)});
     for (QAction* a : {m_modeCategory, m_modeDiff, m_modePartition, m_modeNumerics}) {
         a->setCheckable(true);
         m_modeGroup->addAction(a);
@@ -142,8 +153,8 @@ void GraphCanvas::buildUi() {
     auto* part = new QAction(tr("Partition"), this);
     auto* heat = new QAction(tr("Numerics"), this);
     // Short toolbar labels for the same checkable actions.
-    for (auto [shortA, full] : {std::pair{cat, m_modeCategory}, std::pair{diff, m_modeDiff}, std::pair{part, m_modePartition},
-                                std::pair{heat, m_modeNumerics}}) {
+    for (auto [shortA, full] : {std::pair{cat, m_modeCategory}, std::pair{diff, m_modeDiff},
+                                std::pair{part, m_modePartition}, std::pair{heat, m_modeNumerics}}) {
         shortA->setCheckable(true);
         shortA->setToolTip(full->toolTip());
         connect(shortA, &QAction::triggered, full, &QAction::trigger);
@@ -166,21 +177,23 @@ void GraphCanvas::buildUi() {
     m_overlayBox->addItem(tr("Saved bytes"));
     m_overlayBox->addItem(tr("Last changed by pass"));
     m_overlayBox->addItem(tr("Kernel time (fxray bench --json)…"));
-    m_overlayBox->setToolTip(tr("Paint a value per node over the category colours; collapsed blocks show their nodes' max or sum"));
+    m_overlayBox->setToolTip(
+        tr("Paint a value per node over the category colours; collapsed blocks show their nodes' max or sum"));
     m_toolbar->addWidget(m_overlayBox);
-    connect(m_overlayBox, &QComboBox::currentIndexChanged, this,
-            [this](int i) {
-                const auto source = static_cast<OverlaySource>(i);
-                if (source == OverlaySource::KernelTime && m_overlaySource != source) {
-                    // Chosen in the box: ask for the profile (a test calls loadBenchProfile).
-                    const QString path = QFileDialog::getOpenFileName(this, tr("Open fxray bench --json output"), QString(),
-                                                                      tr("JSON (*.json);;All files (*)"));
-                    if (path.isEmpty()) setOverlaySource(m_overlaySource);  // cancelled: back to what it was
-                    else loadBenchProfile(path);                             // a bad file says why in the legend
-                    return;
-                }
-                setOverlaySource(source);
-            });
+    connect(m_overlayBox, &QComboBox::currentIndexChanged, this, [this](int i) {
+        const auto source = static_cast<OverlaySource>(i);
+        if (source == OverlaySource::KernelTime && m_overlaySource != source) {
+            // Chosen in the box: ask for the profile (a test calls loadBenchProfile).
+            const QString path = QFileDialog::getOpenFileName(this, tr("Open fxray bench --json output"), QString(),
+                                                              tr("JSON (*.json);;All files (*)"));
+            if (path.isEmpty())
+                setOverlaySource(m_overlaySource);  // cancelled: back to what it was
+            else
+                loadBenchProfile(path);  // a bad file says why in the legend
+            return;
+        }
+        setOverlaySource(source);
+    });
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("canvasInfo"));
     m_info->setContentsMargins(12, 0, 6, 0);
@@ -239,22 +252,32 @@ void GraphCanvas::buildUi() {
     updateLegend();
 }
 
-QList<QAction*> GraphCanvas::modeActions() const { return {m_modeCategory, m_modeDiff, m_modePartition, m_modeNumerics}; }
+QList<QAction*> GraphCanvas::modeActions() const {
+    return {m_modeCategory, m_modeDiff, m_modePartition, m_modeNumerics};
+}
 
 void GraphCanvas::setMode(Mode m) {
     m_mode = m;
-    (m == Mode::Category ? m_modeCategory : m == Mode::Diff ? m_modeDiff : m == Mode::Partition ? m_modePartition : m_modeNumerics)
+    (m == Mode::Category    ? m_modeCategory
+     : m == Mode::Diff      ? m_modeDiff
+     : m == Mode::Partition ? m_modePartition
+                            : m_modeNumerics)
         ->setChecked(true);
     applyColouring();
 }
 
 bool GraphCanvas::setModeByName(const QString& name) {
     const QString n = name.toLower();
-    if (n == QLatin1String("canvas") || n == QLatin1String("category") || n == QLatin1String("graph")) setMode(Mode::Category);
-    else if (n == QLatin1String("diff")) setMode(Mode::Diff);
-    else if (n == QLatin1String("partition")) setMode(Mode::Partition);
-    else if (n == QLatin1String("numerics") || n == QLatin1String("heat")) setMode(Mode::Numerics);
-    else return false;
+    if (n == QLatin1String("canvas") || n == QLatin1String("category") || n == QLatin1String("graph"))
+        setMode(Mode::Category);
+    else if (n == QLatin1String("diff"))
+        setMode(Mode::Diff);
+    else if (n == QLatin1String("partition"))
+        setMode(Mode::Partition);
+    else if (n == QLatin1String("numerics") || n == QLatin1String("heat"))
+        setMode(Mode::Numerics);
+    else
+        return false;
     return true;
 }
 
@@ -366,7 +389,8 @@ void GraphCanvas::install(std::shared_ptr<const CanvasGraph> cg, const GraphLayo
     }
     m_scene->setGraph(cg, layout, m_params, m_collapsed);
     m_shown = cg;
-    for (size_t i = 0; i < cg->nodes.size() && i < layout.pos.size(); ++i) m_history.insert(cg->nodes[i].name, layout.pos[i]);
+    for (size_t i = 0; i < cg->nodes.size() && i < layout.pos.size(); ++i)
+        m_history.insert(cg->nodes[i].name, layout.pos[i]);
     applyColouring();
     applyDocumentSelection(false);
     if (!m_searchEdit->text().isEmpty()) setSearchText(m_searchEdit->text());
@@ -435,7 +459,9 @@ void GraphCanvas::applyColouring() {
         const PartitionResult& pr = *m_doc->partition();
         PartitionInfo pi;
         for (const auto& [name, region] : pr.regions)
-            pi.region.insert(QString::fromStdString(name), region == NodeRegion::Forward ? 0 : region == NodeRegion::Backward ? 1 : 2);
+            pi.region.insert(QString::fromStdString(name), region == NodeRegion::Forward    ? 0
+                                                           : region == NodeRegion::Backward ? 1
+                                                                                            : 2);
         for (const SavedValue& s : pr.saved) pi.saved.insert(QString::fromStdString(s.name));
         for (const std::string& r : pr.recomputed) pi.recomputed.insert(QString::fromStdString(r));
         for (const CutEdge& c : pr.cut) pi.cut.insert(QString::fromStdString(c.node));
@@ -449,8 +475,10 @@ void GraphCanvas::applyColouring() {
             m_partitionAskedFor = m_shown->fingerprint;
             m_doc->setMemoryBudget(m_doc->memoryBudget());
         }
-        if (m_mode == Mode::Category && !m_overlay.empty()) m_scene->colourOverlay(m_overlay);
-        else m_scene->colourByCategory();
+        if (m_mode == Mode::Category && !m_overlay.empty())
+            m_scene->colourOverlay(m_overlay);
+        else
+            m_scene->colourByCategory();
     }
     updateLegend();
     m_view->minimap()->invalidate();
@@ -472,7 +500,8 @@ bool GraphCanvas::loadBenchProfile(const QString& path, QString* error) {
 
 void GraphCanvas::setOverlaySource(OverlaySource source) {
     m_overlaySource = source;
-    if (m_overlayBox->currentIndex() != static_cast<int>(source)) m_overlayBox->setCurrentIndex(static_cast<int>(source));
+    if (m_overlayBox->currentIndex() != static_cast<int>(source))
+        m_overlayBox->setCurrentIndex(static_cast<int>(source));
     refreshOverlay();
 }
 
@@ -480,7 +509,8 @@ void GraphCanvas::refreshOverlay() {
     switch (m_overlaySource) {
     case OverlaySource::None: setOverlay(NodeOverlay()); break;
     case OverlaySource::SavedBytes:
-        if (const auto p = m_doc->partition()) setOverlay(NodeOverlay::savedBytes(*p));
+        if (const auto p = m_doc->partition())
+            setOverlay(NodeOverlay::savedBytes(*p));
         else {
             setOverlay(NodeOverlay());
             // Partitions on the worker (once per graph); partitionChanged brings the overlay.
@@ -492,8 +522,10 @@ void GraphCanvas::refreshOverlay() {
         break;
     case OverlaySource::KernelTime: setOverlay(m_benchOverlay); break;
     case OverlaySource::LastChangedBy:
-        if (const auto t = m_doc->trace()) setOverlay(NodeOverlay::lastChangedBy(*t, m_doc->passIndex()));
-        else setOverlay(NodeOverlay());
+        if (const auto t = m_doc->trace())
+            setOverlay(NodeOverlay::lastChangedBy(*t, m_doc->passIndex()));
+        else
+            setOverlay(NodeOverlay());
         break;
     }
 }
@@ -501,8 +533,10 @@ void GraphCanvas::refreshOverlay() {
 void GraphCanvas::setOverlay(const NodeOverlay& overlay) {
     m_overlay = overlay;
     if (m_mode != Mode::Category) return;  // applied when the canvas goes back to Category
-    if (m_overlay.empty()) m_scene->colourByCategory();
-    else m_scene->colourOverlay(m_overlay);
+    if (m_overlay.empty())
+        m_scene->colourByCategory();
+    else
+        m_scene->colourOverlay(m_overlay);
     updateLegend();
     m_view->minimap()->invalidate();
 }
@@ -511,12 +545,16 @@ void GraphCanvas::updateLegend() {
     const bool dark = m_scene->dark();
     QString html;
     if (m_mode == Mode::Diff) {
-        html = swatch(canvas_colors::added(dark), tr("added")) + swatch(canvas_colors::removed(dark), tr("removed (ghost)")) +
-               swatch(canvas_colors::rewritten(dark), tr("rewritten")) + swatch(canvas_colors::unchanged(dark), tr("unchanged"));
+        html = swatch(canvas_colors::added(dark), tr("added")) +
+               swatch(canvas_colors::removed(dark), tr("removed (ghost)")) +
+               swatch(canvas_colors::rewritten(dark), tr("rewritten")) +
+               swatch(canvas_colors::unchanged(dark), tr("unchanged"));
         if (!m_doc->previousGraph()) html += tr("— no previous snapshot at this pass: step forward to see a diff");
     } else if (m_mode == Mode::Partition) {
-        html = swatch(canvas_colors::forward(dark), tr("forward")) + swatch(canvas_colors::backward(dark), tr("backward")) +
-               swatch(canvas_colors::saved(dark), tr("saved (framed)")) + swatch(canvas_colors::recomputed(dark), tr("recomputed (dashed)")) +
+        html = swatch(canvas_colors::forward(dark), tr("forward")) +
+               swatch(canvas_colors::backward(dark), tr("backward")) +
+               swatch(canvas_colors::saved(dark), tr("saved (framed)")) +
+               swatch(canvas_colors::recomputed(dark), tr("recomputed (dashed)")) +
                swatch(canvas_colors::cut(dark), tr("cut edge"));
         if (!m_doc->partition()) html += tr("— partitioning…");
     } else if (m_mode == Mode::Numerics) {
@@ -533,13 +571,18 @@ void GraphCanvas::updateLegend() {
         html = o.title.toHtmlEscaped() + QStringLiteral(":&nbsp;");
         for (int k = 0; k <= 4; ++k) {
             const double v = o.valueAt(k / 4.0);
-            html += swatch(o.colour(v, dark), (k == 0 ? QStringLiteral("≤ ") : k == 4 ? QStringLiteral("≥ ") : QString()) + o.format(v));
+            html += swatch(o.colour(v, dark), (k == 0   ? QStringLiteral("≤ ")
+                                               : k == 4 ? QStringLiteral("≥ ")
+                                                        : QString()) +
+                                                  o.format(v));
         }
         html += swatch(canvas_colors::unchanged(dark), tr("no value"));
-        html += o.aggregate == NodeOverlay::Aggregate::Sum ? tr("· blocks: sum of their nodes") : tr("· blocks: max of their nodes");
+        html += o.aggregate == NodeOverlay::Aggregate::Sum ? tr("· blocks: sum of their nodes")
+                                                           : tr("· blocks: max of their nodes");
     } else {
-        for (NodeClass c : {NodeClass::Input, NodeClass::Extern, NodeClass::Pointwise, NodeClass::Reduction, NodeClass::View,
-                            NodeClass::Random, NodeClass::Creation, NodeClass::HigherOrder, NodeClass::Scalar, NodeClass::Other})
+        for (NodeClass c :
+             {NodeClass::Input, NodeClass::Extern, NodeClass::Pointwise, NodeClass::Reduction, NodeClass::View,
+              NodeClass::Random, NodeClass::Creation, NodeClass::HigherOrder, NodeClass::Scalar, NodeClass::Other})
             html += swatch(canvas_colors::classFill(c, dark), nodeClassName(c));
     }
     m_legend->setText(html);
@@ -571,7 +614,8 @@ QList<int> GraphCanvas::findNodes(const QString& text) const {
     const QString t = text.trimmed();
     for (size_t i = 0; i < m_shown->nodes.size(); ++i) {
         const CanvasNode& n = m_shown->nodes[i];
-        if (n.name.contains(t, Qt::CaseInsensitive) || n.op.contains(t, Qt::CaseInsensitive) || n.type.contains(t, Qt::CaseInsensitive))
+        if (n.name.contains(t, Qt::CaseInsensitive) || n.op.contains(t, Qt::CaseInsensitive) ||
+            n.type.contains(t, Qt::CaseInsensitive))
             out << static_cast<int>(i);
     }
     return out;
@@ -589,9 +633,12 @@ void GraphCanvas::setSearchText(const QString& text) {
 }
 
 void GraphCanvas::updateSearchLabel() {
-    if (m_searchEdit->text().isEmpty()) m_searchCount->clear();
-    else if (m_hits.isEmpty()) m_searchCount->setText(tr("no match"));
-    else m_searchCount->setText(tr("%1 / %2").arg(m_hitPos < 0 ? 0 : m_hitPos + 1).arg(m_hits.size()));
+    if (m_searchEdit->text().isEmpty())
+        m_searchCount->clear();
+    else if (m_hits.isEmpty())
+        m_searchCount->setText(tr("no match"));
+    else
+        m_searchCount->setText(tr("%1 / %2").arg(m_hitPos < 0 ? 0 : m_hitPos + 1).arg(m_hits.size()));
 }
 
 void GraphCanvas::jumpToHit() {
@@ -635,4 +682,4 @@ bool GraphCanvas::exportTo(const QString& path, QString* error) {
     return false;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

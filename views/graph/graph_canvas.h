@@ -153,4 +153,4 @@ private:
     int m_hitPos = -1;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -20,7 +20,7 @@ QString dotEscape(QString s) {
     s.replace(QLatin1Char('"'), QStringLiteral("\\\""));
     return s;
 }
-} // namespace
+}  // namespace
 
 bool exportSvg(GraphScene& scene, const QString& path, QString* error) {
     const QRectF r = exportRect(scene);
@@ -82,10 +82,12 @@ QString toDot(const GraphScene& scene) {
         }
         for (const CanvasEdge& e : g->edges)
             ts << "  \"" << dotEscape(g->nodes[static_cast<size_t>(e.from)].name) << "\" -> \""
-               << dotEscape(g->nodes[static_cast<size_t>(e.to)].name) << "\" [tooltip=\"" << dotEscape(e.type) << "\"];\n";
+               << dotEscape(g->nodes[static_cast<size_t>(e.to)].name) << "\" [tooltip=\"" << dotEscape(e.type)
+               << "\"];\n";
         for (const NodeItem* ghost : scene.ghostItems())
             ts << "  \"" << dotEscape(ghost->name()) << "\" [label=\"" << dotEscape(ghost->node()->op) << "\\n"
-               << dotEscape(ghost->name()) << "\", style=\"rounded,dashed\", color=\"" << ghost->fill().name() << "\"];\n";
+               << dotEscape(ghost->name()) << "\", style=\"rounded,dashed\", color=\"" << ghost->fill().name()
+               << "\"];\n";
     }
     ts << "}\n";
     return out;
@@ -101,4 +103,4 @@ bool exportDot(const GraphScene& scene, const QString& path, QString* error) {
     return true;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -15,4 +15,4 @@ bool exportDot(const GraphScene& scene, const QString& path, QString* error = nu
 /// The DOT text exportDot writes.
 QString toDot(const GraphScene& scene);
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -35,18 +35,23 @@ const QFont& smallFont() {
     return f;
 }
 
-QColor contrastText(QColor fill) { return fill.lightness() < 120 ? QColor(0xee, 0xee, 0xee) : QColor(0x1c, 0x1c, 0x1c); }
+QColor contrastText(QColor fill) {
+    return fill.lightness() < 120 ? QColor(0xee, 0xee, 0xee) : QColor(0x1c, 0x1c, 0x1c);
+}
 
-} // namespace
+}  // namespace
 
 // ---- NodeItem -----------------------------------------------------------------------------
 
 NodeItem::NodeItem(int index, const CanvasNode* node, QSizeF size, bool ghost)
-    : m_index(index), m_node(node), m_name(node->name), m_op(node->op), m_type(node->type), m_size(size), m_ghost(ghost) {
+        : m_index(index), m_node(node), m_name(node->name), m_op(node->op), m_type(node->type), m_size(size),
+          m_ghost(ghost) {
     setFlag(ItemIsSelectable, !ghost);
     setZValue(ghost ? 0.5 : 1);
-    QString tip = QStringLiteral("<b>%1</b> = %2<br>%3").arg(m_name.toHtmlEscaped(), m_op.toHtmlEscaped(), m_type.toHtmlEscaped());
-    if (!node->source.isEmpty()) tip += QStringLiteral("<br><small>%1</small>").arg(node->source.left(300).toHtmlEscaped());
+    QString tip = QStringLiteral("<b>%1</b> = %2<br>%3")
+                      .arg(m_name.toHtmlEscaped(), m_op.toHtmlEscaped(), m_type.toHtmlEscaped());
+    if (!node->source.isEmpty())
+        tip += QStringLiteral("<br><small>%1</small>").arg(node->source.left(300).toHtmlEscaped());
     if (ghost) tip += QStringLiteral("<br><i>%1</i>").arg(QObject::tr("removed by this pass"));
     setToolTip(tip);
 }
@@ -161,7 +166,7 @@ QRectF boxOf(const QGraphicsItem* it) {
     const QRectF b = it->boundingRect().adjusted(4, 4, -4, -4);
     return b.translated(it->pos());
 }
-} // namespace
+}  // namespace
 
 void EdgeItem::updatePath() {
     if (!m_from || !m_to) return;
@@ -221,13 +226,15 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
 // ---- ClusterItem --------------------------------------------------------------------------
 
 ClusterItem::ClusterItem(int index, const QString& label, int nodeCount, int stackCount)
-    : m_index(index), m_label(label), m_count(nodeCount), m_stackCount(stackCount) {
+        : m_index(index), m_label(label), m_count(nodeCount), m_stackCount(stackCount) {
     // An expanded stack frames its clusters, so it lies below them.
     setZValue(isStack() ? -20 : -10);
     if (isStack())
-        setToolTip(QObject::tr("%1: %2 blocks of the same %n op(s) each (repeated layers) — click to expand or collapse", nullptr, nodeCount)
-                       .arg(label)
-                       .arg(stackCount));
+        setToolTip(
+            QObject::tr("%1: %2 blocks of the same %n op(s) each (repeated layers) — click to expand or collapse",
+                        nullptr, nodeCount)
+                .arg(label)
+                .arg(stackCount));
     else
         setToolTip(QObject::tr("%1 (%n node(s)) — double-click to collapse or expand", nullptr, nodeCount).arg(label));
 }
@@ -266,7 +273,9 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     QColor frame = dark ? QColor(0x80, 0x90, 0xa8) : QColor(0x60, 0x78, 0x98);
     if (m_collapsed) {
-        const QColor fill = m_overlayFill.isValid() ? m_overlayFill : dark ? QColor(0x2c, 0x3a, 0x4c) : QColor(0xe3, 0xea, 0xf4);
+        const QColor fill = m_overlayFill.isValid() ? m_overlayFill
+                            : dark                  ? QColor(0x2c, 0x3a, 0x4c)
+                                                    : QColor(0xe3, 0xea, 0xf4);
         p->setPen(QPen(frame, 2));
         p->setBrush(fill);
         if (isStack())
@@ -278,8 +287,9 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
         f.setBold(true);
         p->setFont(f);
         p->setPen(dark ? QColor(0xdd, 0xe4, 0xee) : QColor(0x22, 0x33, 0x48));
-        QString text = isStack() ? QObject::tr("⊞ %1\n× %2 · %n node(s) each", nullptr, m_count).arg(m_label).arg(m_stackCount)
-                                 : QObject::tr("⊞ %1\n%n node(s)", nullptr, m_count).arg(m_label);
+        QString text =
+            isStack() ? QObject::tr("⊞ %1\n× %2 · %n node(s) each", nullptr, m_count).arg(m_label).arg(m_stackCount)
+                      : QObject::tr("⊞ %1\n%n node(s)", nullptr, m_count).arg(m_label);
         if (!m_overlayValue.isEmpty()) text += QLatin1Char('\n') + m_overlayValue;
         p->drawText(m_rect.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, text);
         return;
@@ -297,7 +307,8 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
         f.setBold(true);
         p->setFont(f);
         p->setPen(frame);
-        p->drawText(QRectF(m_rect.left() + 10, m_rect.top() + 4, m_rect.width() - 20, 22), Qt::AlignLeft | Qt::AlignVCenter,
+        p->drawText(QRectF(m_rect.left() + 10, m_rect.top() + 4, m_rect.width() - 20, 22),
+                    Qt::AlignLeft | Qt::AlignVCenter,
                     isStack() ? QObject::tr("⊟ %1 (× %2)").arg(m_label).arg(m_stackCount)
                               : QObject::tr("⊟ %1 (%2)").arg(m_label).arg(m_count));
     }
@@ -317,8 +328,10 @@ void ClusterItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
 
 void ClusterItem::toggle() {
     auto* s = static_cast<GraphScene*>(scene());
-    if (isStack()) s->toggleStack(m_index);
-    else s->toggleCluster(m_index);
+    if (isStack())
+        s->toggleStack(m_index);
+    else
+        s->toggleCluster(m_index);
 }
 
 void ClusterItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) {
@@ -326,4 +339,4 @@ void ClusterItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) {
     e->accept();
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -35,7 +35,7 @@ public:
     QRectF boundingRect() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
-    int index() const { return m_index; }            ///< -1 for a ghost
+    int index() const { return m_index; }  ///< -1 for a ghost
     const CanvasNode* node() const { return m_node; }
     QString name() const { return m_name; }
     bool isGhost() const { return m_ghost; }
@@ -136,4 +136,4 @@ private:
     QString m_overlayValue;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -52,7 +52,7 @@ void packLayer(const std::vector<int>& row, const std::vector<double>& want, std
     for (int v : row) x[static_cast<size_t>(v)] += drift;
 }
 
-} // namespace
+}  // namespace
 
 GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p) { return layoutLayered(g, p, {}); }
 
@@ -92,12 +92,16 @@ GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p, const std
             auto& row = rows[static_cast<size_t>(down ? li : layers - 1 - li)];
             for (int v : row) {
                 const auto& nb = down ? g.nodes[static_cast<size_t>(v)].inputs : g.nodes[static_cast<size_t>(v)].users;
-                if (nb.empty()) { key[static_cast<size_t>(v)] = x[static_cast<size_t>(v)]; continue; }
+                if (nb.empty()) {
+                    key[static_cast<size_t>(v)] = x[static_cast<size_t>(v)];
+                    continue;
+                }
                 double s = 0;
                 for (int u : nb) s += x[static_cast<size_t>(u)];
                 key[static_cast<size_t>(v)] = s / static_cast<double>(nb.size());
             }
-            std::stable_sort(row.begin(), row.end(), [&](int a, int b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
+            std::stable_sort(row.begin(), row.end(),
+                             [&](int a, int b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
             // Positions follow the new order at once, so the next layer sees it.
             packLayer(row, key, x, half, p.nodeGap);
         }
@@ -160,7 +164,7 @@ private:
     QHash<qint64, std::vector<QPointF>> m_cells;
 };
 
-} // namespace
+}  // namespace
 
 GraphLayout layoutIncremental(const CanvasGraph& g, const QHash<QString, QPointF>& previous, const QSet<QString>& moved,
                               const LayoutParams& p) {
@@ -244,4 +248,4 @@ GraphLayout layoutIncremental(const CanvasGraph& g, const QHash<QString, QPointF
     return out;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

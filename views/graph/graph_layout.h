@@ -35,9 +35,9 @@ struct LayoutParams {
 };
 
 struct GraphLayout {
-    std::vector<QPointF> pos;        ///< centre of each node, by CanvasGraph index
-    std::vector<QPolygonF> routes;   ///< per edge: Bezier control points (dot), or empty
-    QString engine;                  ///< "dot", "layered", "incremental"
+    std::vector<QPointF> pos;       ///< centre of each node, by CanvasGraph index
+    std::vector<QPolygonF> routes;  ///< per edge: Bezier control points (dot), or empty
+    QString engine;                 ///< "dot", "layered", "incremental"
     double ms = 0;
     bool valid() const { return !pos.empty(); }
 };
@@ -52,9 +52,9 @@ GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p);
 GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p, const std::vector<QSizeF>& sizes);
 /// Keeps nodes of `previous` (by name) in place unless named in `moved`; places the rest near
 /// their neighbours. Falls back to layoutLayered when too little of the graph is known.
-GraphLayout layoutIncremental(const CanvasGraph& g, const QHash<QString, QPointF>& previous,
-                              const QSet<QString>& moved, const LayoutParams& p);
+GraphLayout layoutIncremental(const CanvasGraph& g, const QHash<QString, QPointF>& previous, const QSet<QString>& moved,
+                              const LayoutParams& p);
 /// dot up to the limit, else layered (the first layout of a graph).
 GraphLayout layoutFresh(const CanvasGraph& g, const LayoutParams& p);
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -102,7 +102,9 @@ NodeItem* GraphScene::nodeItem(int index) const {
     return index >= 0 && index < static_cast<int>(m_nodes.size()) ? m_nodes[static_cast<size_t>(index)] : nullptr;
 }
 
-NodeItem* GraphScene::nodeItem(const QString& name) const { return m_graph ? nodeItem(m_graph->indexOf(name)) : nullptr; }
+NodeItem* GraphScene::nodeItem(const QString& name) const {
+    return m_graph ? nodeItem(m_graph->indexOf(name)) : nullptr;
+}
 
 QHash<QString, QPointF> GraphScene::positions() const {
     QHash<QString, QPointF> out;
@@ -160,8 +162,10 @@ void GraphScene::placeItems() {
             case Overview::Kind::Cluster:
             case Overview::Kind::Open: {
                 ClusterItem* c = m_clusters[static_cast<size_t>(u.index)];
-                if (u.kind == Overview::Kind::Cluster) c->setBox(u.rect);
-                else c->setMembersRect(membersRect(m_graph->clusters[static_cast<size_t>(u.index)].nodes));
+                if (u.kind == Overview::Kind::Cluster)
+                    c->setBox(u.rect);
+                else
+                    c->setMembersRect(membersRect(m_graph->clusters[static_cast<size_t>(u.index)].nodes));
                 c->setVisible(true);
                 break;
             }
@@ -333,7 +337,8 @@ void GraphScene::colourByCategory() {
     m_colouring = Colouring::Category;
     resetMarks();
     if (!m_graph) return;
-    for (size_t i = 0; i < m_nodes.size(); ++i) m_nodes[i]->setFill(canvas_colors::classFill(m_graph->nodes[i].cls, m_dark));
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        m_nodes[i]->setFill(canvas_colors::classFill(m_graph->nodes[i].cls, m_dark));
 }
 
 void GraphScene::colourDiff(const DiffInfo& diff) {
@@ -373,18 +378,21 @@ void GraphScene::colourPartition(const PartitionInfo& part) {
     if (!m_graph) return;
     for (NodeItem* n : m_nodes) {
         const int region = part.region.value(n->name(), 2);
-        n->setFill(region == 0 ? canvas_colors::forward(m_dark)
+        n->setFill(region == 0   ? canvas_colors::forward(m_dark)
                    : region == 1 ? canvas_colors::backward(m_dark)
                                  : canvas_colors::unclaimed(m_dark));
-        if (part.saved.contains(n->name())) n->setFrame(canvas_colors::saved(m_dark));
-        else if (part.recomputed.contains(n->name())) n->setFrame(canvas_colors::recomputed(m_dark), true);
+        if (part.saved.contains(n->name()))
+            n->setFrame(canvas_colors::saved(m_dark));
+        else if (part.recomputed.contains(n->name()))
+            n->setFrame(canvas_colors::recomputed(m_dark), true);
     }
     // The cut: every edge from a saved value into the backward.
     for (size_t i = 0; i < m_edges.size(); ++i) {
         const CanvasEdge& e = m_graph->edges[i];
         const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
         const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
-        if (part.cut.contains(from) && part.region.value(to, 2) == 1) m_edges[i]->setHighlight(canvas_colors::cut(m_dark), 3.0);
+        if (part.cut.contains(from) && part.region.value(to, 2) == 1)
+            m_edges[i]->setHighlight(canvas_colors::cut(m_dark), 3.0);
     }
 }
 
@@ -406,8 +414,10 @@ void GraphScene::colourOverlay(const NodeOverlay& overlay) {
     // (or total) value.
     const auto mark = [&](ClusterItem* c, const std::vector<int>& nodes) {
         const auto v = overlay.aggregateOf(*m_graph, nodes);
-        if (v) c->setOverlay(overlay.colour(*v, m_dark), overlay.format(*v));
-        else c->setOverlay(canvas_colors::unchanged(m_dark), QString());
+        if (v)
+            c->setOverlay(overlay.colour(*v, m_dark), overlay.format(*v));
+        else
+            c->setOverlay(canvas_colors::unchanged(m_dark), QString());
     };
     for (ClusterItem* c : m_clusters) mark(c, clusterNodes(*m_graph, c->index()));
     for (ClusterItem* c : m_stacks) mark(c, stackNodes(*m_graph, c->index()));
@@ -447,4 +457,4 @@ void GraphScene::setSearchHits(const QList<int>& indices) {
         if (NodeItem* n = nodeItem(i)) n->setSearchHit(true);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

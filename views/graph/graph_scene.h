@@ -38,7 +38,7 @@ struct PartitionInfo {
     QHash<QString, int> region;  ///< 0 forward, 1 backward, 2 unclaimed
     QSet<QString> saved;
     QSet<QString> recomputed;
-    QSet<QString> cut;           ///< nodes whose edges into the backward are cut
+    QSet<QString> cut;  ///< nodes whose edges into the backward are cut
 };
 
 class GraphScene : public QGraphicsScene {
@@ -148,4 +148,4 @@ private:
     QList<int> m_searchHits;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -56,7 +56,8 @@ void GraphView::fitGraph() {
         const double bandH = viewport()->height() / z;
         QRectF band;
         for (QGraphicsItem* it : s->items(QRectF(r.left(), r.top(), r.width(), bandH), Qt::IntersectsItemBoundingRect))
-            if (it->isVisible() && (it->type() == NodeItem::Type || it->type() == ClusterItem::Type)) band |= it->sceneBoundingRect();
+            if (it->isVisible() && (it->type() == NodeItem::Type || it->type() == ClusterItem::Type))
+                band |= it->sceneBoundingRect();
         if (band.isEmpty()) band = r;
         // Wider than the view: start at the left end of the band, where the graph's inputs are.
         const double halfW = viewport()->width() / 2 / z;
@@ -154,7 +155,8 @@ void Minimap::paintEvent(QPaintEvent*) {
     const QRectF g = s->graphRect();
     const QRectF vis = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
     const double k = tr.width() / g.width();
-    QRectF box((vis.left() - g.left()) * k + tr.left(), (vis.top() - g.top()) * k + tr.top(), vis.width() * k, vis.height() * k);
+    QRectF box((vis.left() - g.left()) * k + tr.left(), (vis.top() - g.top()) * k + tr.top(), vis.width() * k,
+               vis.height() * k);
     p.setPen(QPen(palette().color(QPalette::Highlight), 1.5));
     QColor fill = palette().color(QPalette::Highlight);
     fill.setAlpha(40);
@@ -178,4 +180,4 @@ void Minimap::mouseMoveEvent(QMouseEvent* e) {
     if (e->buttons() & Qt::LeftButton) moveTo(e->position());
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

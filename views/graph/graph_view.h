@@ -62,4 +62,4 @@ private:
     bool m_dirty = true;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

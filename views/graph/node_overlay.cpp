@@ -81,7 +81,7 @@ double maxOf(const QHash<QString, double>& values) {
     return m;
 }
 
-} // namespace
+}  // namespace
 
 NodeOverlay NodeOverlay::numericError(QHash<QString, double> relErr) {
     NodeOverlay o;
@@ -186,4 +186,4 @@ std::vector<int> stackNodes(const CanvasGraph& g, int stack) {
     return out;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

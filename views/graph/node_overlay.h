@@ -19,7 +19,7 @@
 namespace fxray {
 struct CompileTrace;
 struct PartitionResult;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -69,4 +69,4 @@ struct NodeOverlay {
 std::vector<int> clusterNodes(const CanvasGraph& g, int cluster);
 std::vector<int> stackNodes(const CanvasGraph& g, int stack);
 
-} // namespace fxray::views
+}  // namespace fxray::views

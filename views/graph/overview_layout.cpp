@@ -33,7 +33,10 @@ std::vector<int> topoOrder(const std::vector<std::vector<int>>& users, int count
             // A cycle between units (not expected: forward never reads backward, and clusters are
             // runs in graph order): take the first unit left.
             for (int i = 0; i < count; ++i)
-                if (!done[static_cast<size_t>(i)]) { ready.insert(i); break; }
+                if (!done[static_cast<size_t>(i)]) {
+                    ready.insert(i);
+                    break;
+                }
         }
         const int v = *ready.begin();
         ready.erase(ready.begin());
@@ -46,17 +49,23 @@ std::vector<int> topoOrder(const std::vector<std::vector<int>>& users, int count
     return order;
 }
 
-} // namespace
+}  // namespace
 
-Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, const std::vector<char>& clusterCollapsed,
-                        const std::vector<char>& stackCollapsed, const LayoutParams& p) {
+Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
+                        const std::vector<char>& clusterCollapsed, const std::vector<char>& stackCollapsed,
+                        const LayoutParams& p) {
     Overview ov;
     const size_t n = g.nodes.size();
     ov.unitOf.assign(n, -1);
-    auto stackShut = [&](int s) { return s >= 0 && static_cast<size_t>(s) < stackCollapsed.size() && stackCollapsed[static_cast<size_t>(s)]; };
-    auto clusterShut = [&](int c) { return static_cast<size_t>(c) < clusterCollapsed.size() && clusterCollapsed[static_cast<size_t>(c)]; };
+    auto stackShut = [&](int s) {
+        return s >= 0 && static_cast<size_t>(s) < stackCollapsed.size() && stackCollapsed[static_cast<size_t>(s)];
+    };
+    auto clusterShut = [&](int c) {
+        return static_cast<size_t>(c) < clusterCollapsed.size() && clusterCollapsed[static_cast<size_t>(c)];
+    };
     bool any = false;
-    for (size_t c = 0; c < g.clusters.size(); ++c) any = any || clusterShut(static_cast<int>(c)) || stackShut(g.clusters[c].stack);
+    for (size_t c = 0; c < g.clusters.size(); ++c)
+        any = any || clusterShut(static_cast<int>(c)) || stackShut(g.clusters[c].stack);
     if (!any || pos.size() != n) return ov;
     ov.active = true;
 
@@ -93,7 +102,10 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, c
         bool blocksOnly = true;
         for (int u : node.users) {
             const int unit = ov.unitOf[static_cast<size_t>(u)];
-            if (unit < 0 || !isBlock(unit)) { blocksOnly = false; break; }
+            if (unit < 0 || !isBlock(unit)) {
+                blocksOnly = false;
+                break;
+            }
             key.push_back(unit);
         }
         if (!blocksOnly) continue;
@@ -109,7 +121,8 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, c
             auto it = bundleUnit.find(keyOf[i]);
             if (it == bundleUnit.end()) {
                 ov.bundles.push_back(groups[keyOf[i]]);
-                it = bundleUnit.emplace(keyOf[i], add(Overview::Kind::Bundle, static_cast<int>(ov.bundles.size()) - 1)).first;
+                it = bundleUnit.emplace(keyOf[i], add(Overview::Kind::Bundle, static_cast<int>(ov.bundles.size()) - 1))
+                         .first;
             }
             ov.unitOf[i] = it->second;
         } else {
@@ -149,7 +162,7 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, c
     for (int u = 0; u < count; ++u) {
         const size_t r = static_cast<size_t>(rank[static_cast<size_t>(u)]);
         const Overview::Kind k = ov.units[static_cast<size_t>(u)].kind;
-        sizes[r] = k == Overview::Kind::Open ? frame[static_cast<size_t>(u)].size()
+        sizes[r] = k == Overview::Kind::Open                                      ? frame[static_cast<size_t>(u)].size()
                    : (k == Overview::Kind::Cluster || k == Overview::Kind::Stack) ? blockSize(p)
                                                                                   : nodeSize;
         for (int v : users[static_cast<size_t>(u)]) {
@@ -169,4 +182,4 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, c
     return ov;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -44,7 +44,8 @@ QSizeF blockSize(const LayoutParams& p);
 
 /// Lays out the units of `g` given the full layout `pos` and which clusters and stacks are
 /// collapsed (by index). A collapsed stack hides its clusters, whatever their own state.
-Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos, const std::vector<char>& clusterCollapsed,
-                        const std::vector<char>& stackCollapsed, const LayoutParams& p);
+Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
+                        const std::vector<char>& clusterCollapsed, const std::vector<char>& stackCollapsed,
+                        const LayoutParams& p);
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -23,7 +23,7 @@ std::vector<NodeRegion> regionsOf(const CanvasGraph& g, const PartitionResult& p
     return out;
 }
 
-} // namespace
+}  // namespace
 
 SavedSnapshot snapshotOf(const PartitionResult& pr, const CanvasGraph& g, double budget) {
     SavedSnapshot s;
@@ -63,7 +63,8 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
     std::map<std::pair<int, bool>, int> clusterBlock;
     std::map<QString, int> freeBlock;
     auto newBlock = [&](const QString& label, int first, bool fwd) {
-        out.blocks.push_back({fwd ? LaneBlock::Lane::Forward : LaneBlock::Lane::Backward, label, 0, 0, first, {}, 0, 0});
+        out.blocks.push_back(
+            {fwd ? LaneBlock::Lane::Forward : LaneBlock::Lane::Backward, label, 0, 0, first, {}, 0, 0});
         return static_cast<int>(out.blocks.size()) - 1;
     };
     for (size_t i = 0; i < n; ++i) {
@@ -76,8 +77,10 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
         if (node.cluster >= 0) {
             auto it = clusterBlock.find({node.cluster, fwd});
             if (it == clusterBlock.end())
-                it = clusterBlock.emplace(std::pair{node.cluster, fwd},
-                                          newBlock(g.clusters[static_cast<size_t>(node.cluster)].label, static_cast<int>(i), fwd))
+                it = clusterBlock
+                         .emplace(
+                             std::pair{node.cluster, fwd},
+                             newBlock(g.clusters[static_cast<size_t>(node.cluster)].label, static_cast<int>(i), fwd))
                          .first;
             b = it->second;
         } else {
@@ -94,7 +97,9 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
         if (recomputed.contains(node.name)) ++blk.recomputed;
         (fwd ? out.forwardNodes : out.backwardNodes) += 1;
     }
-    auto isForward = [&](int b) { return b >= 0 && out.blocks[static_cast<size_t>(b)].lane == LaneBlock::Lane::Forward; };
+    auto isForward = [&](int b) {
+        return b >= 0 && out.blocks[static_cast<size_t>(b)].lane == LaneBlock::Lane::Forward;
+    };
 
     // The forward block a saved tensor belongs to: that of what it views, and for an input (a
     // weight, or its transpose) the block of the input's first forward user, so that a layer's
@@ -187,19 +192,24 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
     out.savedColumn = QRectF(m.blockWidth + m.laneGap, 0, cardsWidth, 0);
     out.backwardLane = QRectF(out.savedColumn.right() + m.laneGap, 0, m.blockWidth, 0);
     std::vector<int> forward, backward;
-    for (size_t b = 0; b < out.blocks.size(); ++b) (isForward(static_cast<int>(b)) ? forward : backward).push_back(static_cast<int>(b));
-    auto byFirst = [&](int a, int b) { return out.blocks[static_cast<size_t>(a)].firstNode < out.blocks[static_cast<size_t>(b)].firstNode; };
+    for (size_t b = 0; b < out.blocks.size(); ++b)
+        (isForward(static_cast<int>(b)) ? forward : backward).push_back(static_cast<int>(b));
+    auto byFirst = [&](int a, int b) {
+        return out.blocks[static_cast<size_t>(a)].firstNode < out.blocks[static_cast<size_t>(b)].firstNode;
+    };
     std::stable_sort(forward.begin(), forward.end(), byFirst);
     std::stable_sort(backward.begin(), backward.end(), byFirst);
     std::vector<std::vector<int>> cardsOf(out.blocks.size());
-    for (size_t c = 0; c < out.cards.size(); ++c) cardsOf[static_cast<size_t>(out.cards[c].block)].push_back(static_cast<int>(c));
+    for (size_t c = 0; c < out.cards.size(); ++c)
+        cardsOf[static_cast<size_t>(out.cards[c].block)].push_back(static_cast<int>(c));
     std::vector<QRectF> span(out.blocks.size());
     double y = m.header;
     for (int b : forward) {
         out.blocks[static_cast<size_t>(b)].rect = QRectF(out.forwardLane.left(), y, m.blockWidth, m.blockHeight);
         const std::vector<int>& cs = cardsOf[static_cast<size_t>(b)];
         for (size_t k = 0; k < cs.size(); ++k) {
-            const double x = out.savedColumn.left() + static_cast<double>(k % static_cast<size_t>(m.cardColumns)) * (m.cardWidth + m.gap);
+            const double x = out.savedColumn.left() +
+                             static_cast<double>(k % static_cast<size_t>(m.cardColumns)) * (m.cardWidth + m.gap);
             const double cy = y + static_cast<double>(k / static_cast<size_t>(m.cardColumns)) * (m.cardHeight + m.gap);
             out.cards[static_cast<size_t>(cs[k])].rect = QRectF(x, cy, m.cardWidth, m.cardHeight);
             span[static_cast<size_t>(b)] |= out.cards[static_cast<size_t>(cs[k])].rect;
@@ -258,8 +268,9 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
     out.cutEdges = static_cast<int>(pr.cut.size());
     for (auto& [b, bundle] : cut) {
         bundle.from = out.blocks[static_cast<size_t>(b)].rect;
-        bundle.to = span[static_cast<size_t>(b)].isNull() ? QRectF(out.savedColumn.left(), bundle.from.top(), 1, m.blockHeight)
-                                                          : span[static_cast<size_t>(b)];
+        bundle.to = span[static_cast<size_t>(b)].isNull()
+                        ? QRectF(out.savedColumn.left(), bundle.from.top(), 1, m.blockHeight)
+                        : span[static_cast<size_t>(b)];
         out.blocks[static_cast<size_t>(b)].bundled = bundle.count;
         out.blocks[static_cast<size_t>(b)].bundledBytes = bundle.bytes;
         out.cutBundles.push_back(bundle);
@@ -290,4 +301,4 @@ PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult&
     return out;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

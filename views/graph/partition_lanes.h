@@ -26,7 +26,7 @@
 namespace fxray {
 class Graph;
 struct PartitionResult;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -49,7 +49,7 @@ struct LaneBlock {
     int recomputed = 0;  ///< nodes of the block the backward computes again
     int firstNode = 0;   ///< graph order, for the forward lane's order
     QRectF rect;
-    int bundled = 0;         ///< its bundle's count: cut edges leaving it, or saved tensors it reads
+    int bundled = 0;  ///< its bundle's count: cut edges leaving it, or saved tensors it reads
     qint64 bundledBytes = 0;
 };
 
@@ -68,7 +68,7 @@ struct LaneCard {
 };
 
 struct LaneBundle {
-    int block = -1;     ///< forward block (cut edges leaving it) or backward block (tensors it reads)
+    int block = -1;  ///< forward block (cut edges leaving it) or backward block (tensors it reads)
     int count = 0;
     qint64 bytes = 0;
     /// The ends. Cut: the block, then the span of its cards. Read: a point at the mean height of
@@ -78,10 +78,10 @@ struct LaneBundle {
 
 struct PartitionLanes {
     std::vector<LaneBlock> blocks;
-    std::vector<LaneCard> cards;      ///< saved and joined cards, then ghost cards
+    std::vector<LaneCard> cards;          ///< saved and joined cards, then ghost cards
     std::vector<LaneBundle> cutBundles;   ///< per forward block: the cut edges leaving it
     std::vector<LaneBundle> readBundles;  ///< per backward block: the saved tensors it reads
-    int cutEdges = 0;                 ///< PartitionResult::cut.size()
+    int cutEdges = 0;                     ///< PartitionResult::cut.size()
     QRectF forwardLane, savedColumn, backwardLane;
     QSizeF size;
     int forwardNodes = 0, backwardNodes = 0;
@@ -106,4 +106,4 @@ struct LaneMetrics {
 PartitionLanes layoutPartitionLanes(const CanvasGraph& g, const PartitionResult& pr,
                                     const std::optional<SavedSnapshot>& before, const LaneMetrics& m = {});
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -93,4 +93,4 @@ bool ChildJob::waitForIdle(int timeoutMs) {
     return !m_proc;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

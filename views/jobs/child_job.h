@@ -18,11 +18,11 @@ namespace fxray::views {
 
 /// How a child process ended.
 struct ChildResult {
-    bool started = false;     ///< false: it could not start (startError says why)
+    bool started = false;  ///< false: it could not start (startError says why)
     QString startError;
-    bool crashed = false;     ///< killed by a signal (or by us after the timeout: timedOut)
+    bool crashed = false;  ///< killed by a signal (or by us after the timeout: timedOut)
     bool timedOut = false;
-    int exitCode = -1;        ///< when it exited normally
+    int exitCode = -1;  ///< when it exited normally
     QByteArray out;
     QString err;
 };
@@ -55,4 +55,4 @@ private:
     std::function<void(const ChildResult&)> m_done;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -13,13 +13,16 @@ void JobContext::post(std::function<void()> f) const {
     // from the pool is safe; the ticket decides on the UI thread whether the call still counts.
     auto current = m_current;
     const unsigned ticket = m_ticket;
-    QMetaObject::invokeMethod(m_lane, [current, ticket, f = std::move(f)] {
-        if (current->load() == ticket) f();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_lane,
+        [current, ticket, f = std::move(f)] {
+            if (current->load() == ticket) f();
+        },
+        Qt::QueuedConnection);
 }
 
 JobLane::JobLane(QObject* owner, QThreadPool* pool, int threads)
-    : QObject(owner), m_current(std::make_shared<std::atomic<unsigned>>(0)) {
+        : QObject(owner), m_current(std::make_shared<std::atomic<unsigned>>(0)) {
     if (pool) {
         m_pool = pool;
         m_sharedPool = true;
@@ -77,4 +80,4 @@ bool JobLane::waitForIdle(int timeoutMs) {
     return !m_busy;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -90,4 +90,4 @@ private:
     bool m_busy = false;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

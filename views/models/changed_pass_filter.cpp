@@ -18,4 +18,4 @@ bool ChangedPassFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
     return i.data(PassTimelineModel::ChangedRole).toBool() || i.data(PassTimelineModel::FailedRole).toBool();
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

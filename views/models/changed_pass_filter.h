@@ -20,4 +20,4 @@ private:
     bool m_changedOnly = false;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

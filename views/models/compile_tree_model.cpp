@@ -23,7 +23,7 @@ int urgency(CompileStatus s) {
 }
 
 QString fromStd(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
+}  // namespace
 
 CompileTreeModel::CompileTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
 CompileTreeModel::~CompileTreeModel() = default;
@@ -163,7 +163,10 @@ QString CompileTreeModel::summaryOf(const Node& n) const {
     if (e.failure) return QStringLiteral("%1: %2").arg(fromStd(e.failure->type), fromStd(e.failure->message)).left(200);
     if (!e.graphBreaks.empty()) {
         const GraphBreak& b = e.graphBreaks.front();
-        QString where = b.userFrame.line > 0 ? QStringLiteral(" — %1:%2").arg(QFileInfo(fromStd(b.userFrame.file)).fileName()).arg(b.userFrame.line) : QString();
+        QString where =
+            b.userFrame.line > 0
+                ? QStringLiteral(" — %1:%2").arg(QFileInfo(fromStd(b.userFrame.file)).fileName()).arg(b.userFrame.line)
+                : QString();
         return fromStd(b.reason) + where;
     }
     if (!e.recompileReasons.empty()) return tr("recompiled: %1").arg(fromStd(e.recompileReasons.front()));
@@ -179,7 +182,8 @@ QVariant CompileTreeModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         if (index.column() == NameColumn) return nameOf(n);
-        if (index.column() == StatusColumn) return n.kind == StageRow ? QString() : QString::fromLatin1(compileStatusName(statusOf(n)));
+        if (index.column() == StatusColumn)
+            return n.kind == StageRow ? QString() : QString::fromLatin1(compileStatusName(statusOf(n)));
         return summaryOf(n);
     case Qt::ToolTipRole:
         if (index.column() == SummaryColumn) return summaryOf(n);
@@ -209,4 +213,4 @@ QVariant CompileTreeModel::headerData(int section, Qt::Orientation orientation, 
     }
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -14,7 +14,7 @@
 namespace fxray {
 struct CompileStory;
 enum class CompileStatus;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -52,8 +52,8 @@ public:
 private:
     struct Node {
         Kind kind = FrameRow;
-        int compile = -1;      ///< attempts and stages; a frame's first attempt
-        int stage = -1;        ///< stages: index into the compile's stages
+        int compile = -1;  ///< attempts and stages; a frame's first attempt
+        int stage = -1;    ///< stages: index into the compile's stages
         Node* parent = nullptr;
         int row = 0;
         std::vector<std::unique_ptr<Node>> children;
@@ -68,4 +68,4 @@ private:
     std::vector<const Node*> m_attemptOf;  ///< compile index -> its attempt node
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

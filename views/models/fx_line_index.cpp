@@ -14,7 +14,7 @@ int indentOf(const QString& line) {
     return i;
 }
 
-} // namespace
+}  // namespace
 
 FxLineIndex::FxLineIndex(const QString& text, const Graph& graph) {
     const QStringList lines = text.split(QLatin1Char('\n'));
@@ -80,4 +80,4 @@ QString FxLineIndex::nodeAt(int line, int column) const {
     return defs.front().name;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

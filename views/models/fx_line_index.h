@@ -41,4 +41,4 @@ private:
     QHash<QString, int> m_lineOf;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

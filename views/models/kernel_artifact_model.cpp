@@ -40,8 +40,9 @@ QVariant KernelArtifactModel::data(const QModelIndex& index, int role) const {
     const Entry& e = m_entries[static_cast<size_t>(index.row())];
     switch (role) {
     case Qt::DisplayRole:
-        return e.compileId.isEmpty() ? tr("%1 (%n line(s))", nullptr, static_cast<int>(e.lines)).arg(e.name)
-                                     : tr("%1 · %2 (%n line(s))", nullptr, static_cast<int>(e.lines)).arg(e.compileId, e.name);
+        return e.compileId.isEmpty()
+                   ? tr("%1 (%n line(s))", nullptr, static_cast<int>(e.lines)).arg(e.name)
+                   : tr("%1 · %2 (%n line(s))", nullptr, static_cast<int>(e.lines)).arg(e.compileId, e.name);
     case ArtifactIndexRole: return e.index;
     case ArtifactNameRole: return e.name;
     case CompileIdRole: return e.compileId;
@@ -49,4 +50,4 @@ QVariant KernelArtifactModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

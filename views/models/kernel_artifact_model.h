@@ -42,4 +42,4 @@ private:
     std::vector<Entry> m_entries;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -29,7 +29,8 @@ QString shapeText(const cg::Kernel& k) {
         if (d < k.reduced.size() && k.reduced[d]) reduced << QString::number(d);
     }
     QString s = QLatin1Char('[') + sizes.join(QStringLiteral(", ")) + QLatin1Char(']');
-    if (!reduced.isEmpty()) s += QCoreApplication::translate("KernelReport", " reduce dim %1").arg(reduced.join(QStringLiteral(", ")));
+    if (!reduced.isEmpty())
+        s += QCoreApplication::translate("KernelReport", " reduce dim %1").arg(reduced.join(QStringLiteral(", ")));
     return s;
 }
 
@@ -47,7 +48,7 @@ Expected<std::vector<Value>> inputMetas(const Graph& g) {
     return metas;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<int> KernelReport::kernelsOf(const QString& node) const {
     std::vector<int> out;
@@ -66,7 +67,7 @@ struct JitHolder {
 #endif
     std::map<int, QString> assembly;  ///< generated on demand, on the UI thread
 };
-} // namespace
+}  // namespace
 
 QString KernelReport::assembly(int k) const {
     auto* h = static_cast<JitHolder*>(jit.get());
@@ -83,8 +84,10 @@ QString KernelReport::assembly(int k) const {
 
 QString checkCudaModule(const std::string& module) {
     auto ptx = cg::cuda::nvrtcCompile(module, "fxray_graph", "compute_80");
-    if (!ptx.ok()) return QCoreApplication::translate("KernelReport", "CUDA source only: %1").arg(qs(ptx.error().message));
-    return QCoreApplication::translate("KernelReport", "NVRTC compiled the module to PTX (compute_80) in %1 ms").arg(ptx->ms, 0, 'f', 0);
+    if (!ptx.ok())
+        return QCoreApplication::translate("KernelReport", "CUDA source only: %1").arg(qs(ptx.error().message));
+    return QCoreApplication::translate("KernelReport", "NVRTC compiled the module to PTX (compute_80) in %1 ms")
+        .arg(ptx->ms, 0, 'f', 0);
 }
 
 bool kernelReportHasCpuBackend() {
@@ -128,12 +131,14 @@ std::shared_ptr<KernelReport> buildKernelReport(const Graph& g, bool checkNvrtc)
         r->kernels.push_back(std::move(rk));
     }
     for (const cg::NodeGroup& ng : P.groups)
-        r->groups.push_back({qs(ng.node), qs(std::string(cg::nodeGroupKindName(ng.kind))), ng.kernel, qs(ng.kernelName)});
+        r->groups.push_back(
+            {qs(ng.node), qs(std::string(cg::nodeGroupKindName(ng.kind))), ng.kernel, qs(ng.kernelName)});
 
     // The CUDA backend lowers and schedules exactly as above, so these are the same kernels.
     auto src = cg::cuda::generateCudaSource(P.kernels);
     if (src.ok()) {
-        for (size_t k = 0; k < r->kernels.size() && k < src->kernelSources.size(); ++k) r->kernels[k].cuda = qs(src->kernelSources[k]);
+        for (size_t k = 0; k < r->kernels.size() && k < src->kernelSources.size(); ++k)
+            r->kernels[k].cuda = qs(src->kernelSources[k]);
         r->cudaModule = src->source;
         if (checkNvrtc && !P.kernels.empty()) r->nvrtcStatus = checkCudaModule(r->cudaModule);
     } else {
@@ -156,4 +161,4 @@ std::shared_ptr<KernelReport> buildKernelReport(const Graph& g, bool checkNvrtc)
     return done();
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -21,17 +21,17 @@ namespace fxray::views {
 struct KernelReport {
     struct Kernel {
         QString name;
-        QStringList nodes;   ///< graph nodes fused into it, in order
-        QString shape;       ///< iteration space, e.g. "[8, 64] reduce dim 1"
-        QString listing;     ///< kernel IR (cg::kernelToText)
-        QString llvmIr;      ///< optimised LLVM IR (empty without the CPU backend)
-        QString cuda;        ///< the kernel's CUDA C++ function
+        QStringList nodes;  ///< graph nodes fused into it, in order
+        QString shape;      ///< iteration space, e.g. "[8, 64] reduce dim 1"
+        QString listing;    ///< kernel IR (cg::kernelToText)
+        QString llvmIr;     ///< optimised LLVM IR (empty without the CPU backend)
+        QString cuda;       ///< the kernel's CUDA C++ function
     };
     struct Group {
         QString node;
-        QString kind;        ///< "kernel", "extern", "fallback", "view", "input", "none"
-        int kernel = -1;     ///< index into kernels for kind "kernel"
-        QString target;      ///< kernel name, extern kernel or the op run by fallback
+        QString kind;     ///< "kernel", "extern", "fallback", "view", "input", "none"
+        int kernel = -1;  ///< index into kernels for kind "kernel"
+        QString target;   ///< kernel name, extern kernel or the op run by fallback
     };
 
     uint64_t fingerprint = 0;  ///< of the graph it was built for
@@ -65,4 +65,4 @@ QString checkCudaModule(const std::string& module);
 /// Whether this build can produce LLVM IR and assembly (FXRAY_HAVE_CPU_BACKEND).
 bool kernelReportHasCpuBackend();
 
-} // namespace fxray::views
+}  // namespace fxray::views

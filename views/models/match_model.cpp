@@ -41,7 +41,7 @@ QString brief(const QStringList& names) {
     return QStringLiteral("%1, … (%2)").arg(names.mid(0, kShown).join(QStringLiteral(", "))).arg(names.size());
 }
 
-} // namespace
+}  // namespace
 
 MatchModel::MatchModel(QObject* parent) : QAbstractItemModel(parent), m_root(std::make_unique<Item>()) {}
 MatchModel::~MatchModel() = default;
@@ -58,11 +58,13 @@ void MatchModel::setTrace(std::shared_ptr<const CompileTrace> trace) {
             auto pass = std::make_unique<Item>();
             pass->kind = Kind::Pass;
             pass->passIndex = static_cast<int>(pi);
-            pass->name = p.graph.empty() ? QString::fromStdString(p.name)
-                                         : tr("%1 (%2)").arg(QString::fromStdString(p.name), QString::fromStdString(p.graph));
+            pass->name = p.graph.empty()
+                             ? QString::fromStdString(p.name)
+                             : tr("%1 (%2)").arg(QString::fromStdString(p.name), QString::fromStdString(p.graph));
             pass->count = tr("%n match(es)", nullptr, static_cast<int>(p.matches.size()));
             if (!p.nearMisses.empty())
-                pass->detail = tr("%n near-miss(es)", nullptr, static_cast<int>(p.nearMisses.size() + p.droppedNearMisses));
+                pass->detail =
+                    tr("%n near-miss(es)", nullptr, static_cast<int>(p.nearMisses.size() + p.droppedNearMisses));
             // Patterns in the order they first fired or nearly did.
             std::map<std::string, Item*> patterns;
             auto patternItem = [&](const std::string& name) {
@@ -171,8 +173,8 @@ QVariant MatchModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ToolTipRole:
         if (it->kind == Kind::Match)
-            return tr("Matched: %1\nCreated: %2").arg(it->nodes.join(QStringLiteral(", ")),
-                                                     it->newNodes.join(QStringLiteral(", ")));
+            return tr("Matched: %1\nCreated: %2")
+                .arg(it->nodes.join(QStringLiteral(", ")), it->newNodes.join(QStringLiteral(", ")));
         if (it->kind == Kind::NearMiss) return tr("Rejected at %1: %2").arg(it->nodes.value(0), it->reason);
         return {};
     case Qt::FontRole:
@@ -207,4 +209,4 @@ QVariant MatchModel::headerData(int section, Qt::Orientation orientation, int ro
     return {};
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

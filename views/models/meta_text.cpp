@@ -13,9 +13,12 @@ namespace {
 QString dims(const std::vector<int64_t>& values, const std::vector<std::string>& sym) {
     QStringList out;
     for (size_t d = 0; d < values.size(); ++d) {
-        if (d < sym.size() && !sym[d].empty()) out << QString::fromStdString(sym[d]);
-        else if (values[d] < 0) out << QStringLiteral("?");  // symbolic, but the expression is not known
-        else out << QString::number(values[d]);
+        if (d < sym.size() && !sym[d].empty())
+            out << QString::fromStdString(sym[d]);
+        else if (values[d] < 0)
+            out << QStringLiteral("?");  // symbolic, but the expression is not known
+        else
+            out << QString::number(values[d]);
     }
     return QLatin1Char('[') + out.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
@@ -27,7 +30,7 @@ bool hasUnknown(const TensorMeta& m) {
     return false;
 }
 
-} // namespace
+}  // namespace
 
 QString metaText(const TensorMeta& m, bool withStrides, bool withDevice) {
     QString s = QString::fromLatin1(dtypeAbbrev(m.dtype).data(), static_cast<qsizetype>(dtypeAbbrev(m.dtype).size()));
@@ -56,7 +59,8 @@ QString nodeTypeText(const Node& n, bool withStrides, bool withDevice) {
         // annotated getitems say, in index order, "?" for elements none unpacks.
         std::map<int64_t, const TensorMeta*> items;
         for (const Node* u : n.users) {
-            if (u->target() != "operator.getitem" || u->args.size() < 2 || !u->annotated || u->meta.size() != 1) continue;
+            if (u->target() != "operator.getitem" || u->args.size() < 2 || !u->annotated || u->meta.size() != 1)
+                continue;
             const Argument& idx = u->args[1];
             if (idx.kind == Argument::Kind::Int) items[idx.i] = &u->meta.front();
         }
@@ -74,4 +78,4 @@ QString nodeTypeText(const Node& n, bool withStrides, bool withDevice) {
     return QLatin1Char('(') + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -10,7 +10,7 @@
 namespace fxray {
 class Node;
 struct TensorMeta;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -25,4 +25,4 @@ QString nodeTypeText(const Node& n, bool withStrides = false, bool withDevice = 
 /// `operator.getitem(n, i)` user when the node's own is not symbolic; null when there is none.
 const TensorMeta* elementMeta(const Node& n, size_t i);
 
-} // namespace fxray::views
+}  // namespace fxray::views

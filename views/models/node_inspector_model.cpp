@@ -14,7 +14,7 @@
 namespace fxray::views {
 
 struct NodeInspectorModel::Item {
-    QString key;       ///< section key (sections only)
+    QString key;  ///< section key (sections only)
     QString property;
     QString value;
     QString nodeName;  ///< the node this row refers to, if any
@@ -50,7 +50,9 @@ QString describe(const Node& n) {
 QString dimsText(const std::vector<int64_t>& values, const std::vector<std::string>& sym) {
     QStringList dims;
     for (size_t d = 0; d < values.size(); ++d)
-        dims << (d < sym.size() && !sym[d].empty() ? qs(sym[d]) : values[d] < 0 ? QStringLiteral("?") : QString::number(values[d]));
+        dims << (d < sym.size() && !sym[d].empty() ? qs(sym[d])
+                 : values[d] < 0                   ? QStringLiteral("?")
+                                                   : QString::number(values[d]));
     return QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", ")));
 }
 
@@ -73,9 +75,10 @@ QString symbolsOf(const Node& n) {
     return out.join(QStringLiteral(", "));
 }
 
-} // namespace
+}  // namespace
 
-NodeInspectorModel::NodeInspectorModel(QObject* parent) : QAbstractItemModel(parent), m_root(std::make_unique<Item>()) {}
+NodeInspectorModel::NodeInspectorModel(QObject* parent)
+        : QAbstractItemModel(parent), m_root(std::make_unique<Item>()) {}
 NodeInspectorModel::~NodeInspectorModel() = default;
 
 void NodeInspectorModel::setNode(const Graph* graph, const QString& name, const CompileTrace* trace, int passIndex) {
@@ -99,7 +102,8 @@ void NodeInspectorModel::setNode(const Graph* graph, const QString& name, const 
             node->add(tr("category"), qs(opCategoryName(op->category)));
             Item* schema = section("schema", tr("Schema"), qs(op->schema.text));
             for (const SchemaArg& a : op->schema.args)
-                schema->add(qs(a.name), a.hasDefault ? tr("%1 = %2").arg(qs(a.type), qs(a.defaultValue.repr())) : qs(a.type));
+                schema->add(qs(a.name),
+                            a.hasDefault ? tr("%1 = %2").arg(qs(a.type), qs(a.defaultValue.repr())) : qs(a.type));
             schema->add(tr("returns"), qs(op->schema.returns));
         } else if (n->isOpCall()) {
             section("schema", tr("Schema"), tr("(not in fxray's op registry)"));
@@ -115,7 +119,8 @@ void NodeInspectorModel::setNode(const Graph* graph, const QString& name, const 
         }
         if (!n->kwargs.empty()) {
             Item* kw = section("kwargs", tr("Keyword arguments"), QString::number(n->kwargs.size()));
-            for (const auto& [k, a] : n->kwargs) kw->add(qs(k), qs(a.repr()), a.isNode() ? qs(a.node->name()) : QString());
+            for (const auto& [k, a] : n->kwargs)
+                kw->add(qs(k), qs(a.repr()), a.isNode() ? qs(a.node->name()) : QString());
         }
         if (!n->meta.empty() || !n->annotationText.empty()) {
             Item* out = section("output", tr("Output"));
@@ -130,12 +135,14 @@ void NodeInspectorModel::setNode(const Graph* graph, const QString& name, const 
                 if (!m.isSymbolic() && std::none_of(m.shape.begin(), m.shape.end(), [](int64_t d) { return d < 0; }))
                     out->add(tr("bytes"), QString::number(m.nbytes()));
             } else {
-                out->value = n->metaIsTuple ? tr("tuple of %n", nullptr, static_cast<int>(n->meta.size())) : qs(n->annotationText);
+                out->value = n->metaIsTuple ? tr("tuple of %n", nullptr, static_cast<int>(n->meta.size()))
+                                            : qs(n->annotationText);
                 const std::string& a = n->annotationText;
                 if (n->meta.empty() && a.size() > 5 && a.compare(0, 4, "Sym(") == 0 && a.back() == ')')
                     // A SymInt/SymFloat/SymBool: its value is this expression of the input sizes.
                     out->add(tr("expression"), qs(a.substr(4, a.size() - 5)));
-                for (size_t i = 0; i < n->meta.size(); ++i) out->add(QStringLiteral("[%1]").arg(i), metaText(*elementMeta(*n, i), true, true));
+                for (size_t i = 0; i < n->meta.size(); ++i)
+                    out->add(QStringLiteral("[%1]").arg(i), metaText(*elementMeta(*n, i), true, true));
             }
             if (const QString syms = symbolsOf(*n); !syms.isEmpty()) {
                 out->add(tr("symbols"), syms);
@@ -256,4 +263,4 @@ QVariant NodeInspectorModel::headerData(int section, Qt::Orientation orientation
     return section == ColProperty ? tr("Property") : tr("Value");
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

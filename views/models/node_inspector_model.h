@@ -12,7 +12,7 @@
 namespace fxray {
 class Graph;
 struct CompileTrace;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -51,4 +51,4 @@ private:
     QString m_name;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

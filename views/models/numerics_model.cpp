@@ -23,7 +23,7 @@ QString errText(double e) {
     return QString::number(e, 'e', 2);
 }
 
-} // namespace
+}  // namespace
 
 bool NumericsReport::Row::ok() const {
     for (const Cell& c : cells)
@@ -53,8 +53,9 @@ std::optional<NumericsReport> NumericsReport::parse(const QByteArray& json, QStr
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (doc.isNull() || !doc.isObject()) {
         if (error)
-            *error = pe.error != QJsonParseError::NoError ? pe.errorString() + QStringLiteral(" at offset %1").arg(pe.offset)
-                                                          : QStringLiteral("not a JSON object");
+            *error = pe.error != QJsonParseError::NoError
+                         ? pe.errorString() + QStringLiteral(" at offset %1").arg(pe.offset)
+                         : QStringLiteral("not a JSON object");
         return std::nullopt;
     }
     const QJsonObject o = doc.object();
@@ -116,7 +117,8 @@ std::optional<NumericsReport> NumericsReport::parse(const QByteArray& json, QStr
     // QJsonObject iterates its keys sorted, as sym::bindingStr prints them.
     const QJsonObject b = o.value(QLatin1String("binding")).toObject();
     for (auto it = b.begin(); it != b.end(); ++it)
-        r.binding.emplace_back(it.key(), it.value().isDouble() && it.value().toDouble() != static_cast<double>(it.value().toInteger())
+        r.binding.emplace_back(it.key(), it.value().isDouble() &&
+                                                 it.value().toDouble() != static_cast<double>(it.value().toInteger())
                                              ? QString::number(it.value().toDouble())
                                              : QString::number(it.value().toInteger()));
     return r;
@@ -145,7 +147,9 @@ int NumericsModel::rowOf(const QString& node) const {
     return -1;
 }
 
-int NumericsModel::okColumn() const { return FirstErrorColumn + (m_report ? static_cast<int>(m_report->compared().size()) : 0); }
+int NumericsModel::okColumn() const {
+    return FirstErrorColumn + (m_report ? static_cast<int>(m_report->compared().size()) : 0);
+}
 
 int NumericsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->rows.size());
@@ -160,7 +164,8 @@ QVariant NumericsModel::data(const QModelIndex& index, int role) const {
     if (role == NodeNameRole) return r.node;
     if (col == NodeColumn) {
         if (role == Qt::DisplayRole || role == SortRole) return r.node;
-        if (role == Qt::ToolTipRole && r.node == m_report->firstDivergentNode) return tr("first node where the backends diverge");
+        if (role == Qt::ToolTipRole && r.node == m_report->firstDivergentNode)
+            return tr("first node where the backends diverge");
         return {};
     }
     if (col == OpColumn) return role == Qt::DisplayRole || role == SortRole ? QVariant(r.target) : QVariant();
@@ -193,4 +198,4 @@ QVariant NumericsModel::headerData(int section, Qt::Orientation orientation, int
     return {};
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

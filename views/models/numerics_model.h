@@ -31,14 +31,14 @@ struct NumericsReport {
         QString node, target;
         std::vector<Cell> cells;  ///< one per compared backend (backends[1..])
         bool ok() const;
-        double worst() const;     ///< largest rel_err over the backends (NaN wins)
+        double worst() const;  ///< largest rel_err over the backends (NaN wins)
     };
 
     bool ok = true;
     QString graph;
-    QStringList backends;         ///< backends[0] is what the others are compared with
+    QStringList backends;  ///< backends[0] is what the others are compared with
     std::vector<Output> outputs;
-    std::vector<Row> rows;        ///< graph order
+    std::vector<Row> rows;  ///< graph order
     QString firstDivergentNode, firstDivergentBackend;
     double firstDivergentRelErr = 0;
     /// The first backend's output shapes; an empty entry for a non-tensor output (a SymInt).
@@ -83,4 +83,4 @@ private:
     std::optional<NumericsReport> m_report;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -53,7 +53,9 @@ QVariant PassTimelineModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
-        if (p.failed) return tr("%1 failed and was undone: %2").arg(QString::fromStdString(p.name), QString::fromStdString(p.error));
+        if (p.failed)
+            return tr("%1 failed and was undone: %2")
+                .arg(QString::fromStdString(p.name), QString::fromStdString(p.error));
         if (!p.summary.empty()) return QString::fromStdString(p.summary);
         return {};
     case Qt::TextAlignmentRole:
@@ -97,4 +99,4 @@ QVariant PassTimelineModel::headerData(int section, Qt::Orientation orientation,
     return {};
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -44,4 +44,4 @@ private:
     int m_current = -1;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

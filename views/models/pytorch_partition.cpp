@@ -45,4 +45,4 @@ std::optional<PyTorchPartition> findPyTorchPartition(const QString& loadedPath) 
     return std::nullopt;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

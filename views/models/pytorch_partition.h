@@ -31,4 +31,4 @@ std::optional<PyTorchPartition> findPyTorchPartition(const QString& loadedPath);
 /// Parses one summary.json; nothing when it records no partition or is malformed.
 std::optional<PyTorchPartition> readPyTorchPartition(const QString& summaryPath);
 
-} // namespace fxray::views
+}  // namespace fxray::views

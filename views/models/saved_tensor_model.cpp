@@ -15,9 +15,9 @@ namespace {
 /// PyTorch's dtype names ("torch.float32") in fxray's annotation spelling ("f32").
 QString shortDtype(const QString& torchName) {
     static const std::pair<const char*, const char*> table[] = {
-        {"torch.float32", "f32"}, {"torch.float16", "f16"}, {"torch.bfloat16", "bf16"}, {"torch.float64", "f64"},
-        {"torch.int64", "i64"},   {"torch.int32", "i32"},   {"torch.int8", "i8"},       {"torch.uint8", "u8"},
-        {"torch.bool", "b8"},
+        {"torch.float32", "f32"}, {"torch.float16", "f16"}, {"torch.bfloat16", "bf16"},
+        {"torch.float64", "f64"}, {"torch.int64", "i64"},   {"torch.int32", "i32"},
+        {"torch.int8", "i8"},     {"torch.uint8", "u8"},    {"torch.bool", "b8"},
     };
     for (auto& [k, v] : table)
         if (torchName == QLatin1String(k)) return QString::fromLatin1(v);
@@ -30,7 +30,7 @@ QString referenceType(const PyTorchSavedValue& v) {
     return QStringLiteral("%1[%2]").arg(shortDtype(v.dtype), dims.join(QStringLiteral(", ")));
 }
 
-} // namespace
+}  // namespace
 
 SavedTensorModel::SavedTensorModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -54,8 +54,10 @@ void SavedTensorModel::setPartition(std::shared_ptr<const PartitionResult> resul
             r.ours = true;
             r.pytorch = refNames.count(r.name) > 0;
             if (const Node* n = graph ? graph->find(s.name) : nullptr) {
-                if (!n->meta.empty() && !n->metaIsTuple) r.type = QString::fromStdString(n->meta.front().annotation(false, false));
-                else if (!n->annotationText.empty()) r.type = QString::fromStdString(n->annotationText);
+                if (!n->meta.empty() && !n->metaIsTuple)
+                    r.type = QString::fromStdString(n->meta.front().annotation(false, false));
+                else if (!n->annotationText.empty())
+                    r.type = QString::fromStdString(n->annotationText);
             }
             if (r.symbolic && r.type.isEmpty()) r.type = tr("SymInt");
             ourNames.insert(r.name);
@@ -140,4 +142,4 @@ QVariant SavedTensorModel::headerData(int section, Qt::Orientation orientation, 
     return {};
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

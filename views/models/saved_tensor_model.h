@@ -14,7 +14,7 @@
 namespace fxray {
 class Graph;
 struct PartitionResult;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -71,4 +71,4 @@ private:
     Totals m_totals;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -3,7 +3,7 @@
 namespace fxray::views {
 
 StringTableModel::StringTableModel(QStringList headers, QObject* parent)
-    : QAbstractTableModel(parent), m_headers(std::move(headers)) {}
+        : QAbstractTableModel(parent), m_headers(std::move(headers)) {}
 
 void StringTableModel::setRows(std::vector<QStringList> rows) {
     beginResetModel();
@@ -32,4 +32,4 @@ QVariant StringTableModel::headerData(int section, Qt::Orientation orientation, 
     return m_headers.value(section);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

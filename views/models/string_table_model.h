@@ -27,4 +27,4 @@ private:
     std::vector<QStringList> m_rows;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -49,7 +49,12 @@ QString SweepResultsModel::summary() const {
     for (const auto& r : m_results) ++n[sweep::statusOf(r)];
     return tr("%n graph(s): %1 ok, %2 differ, %3 unsupported, %4 errors, %5 crashes, %6 timeouts", nullptr,
               static_cast<int>(m_results.size()))
-        .arg(n["ok"]).arg(n["differ"]).arg(n["unsupported"]).arg(n["error"]).arg(n["crash"]).arg(n["timeout"]);
+        .arg(n["ok"])
+        .arg(n["differ"])
+        .arg(n["unsupported"])
+        .arg(n["error"])
+        .arg(n["crash"])
+        .arg(n["timeout"]);
 }
 
 int SweepResultsModel::rowCount(const QModelIndex& parent) const {
@@ -105,4 +110,4 @@ QVariant SweepResultsModel::headerData(int section, Qt::Orientation orientation,
     return {};
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

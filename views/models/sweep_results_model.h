@@ -37,4 +37,4 @@ private:
     std::vector<nlohmann::json> m_results;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -40,9 +40,10 @@ bool myers(const int* a, int n, const int* b, int m, int offA, int offB, std::ve
     for (int d = 0; d <= max && found < 0; ++d) {
         if (d > kMaxEdits) return false;
         for (int k = -d; k <= d; k += 2) {
-            int x = (k == -d || (k != d && v[static_cast<size_t>(offset + k - 1)] < v[static_cast<size_t>(offset + k + 1)]))
-                        ? v[static_cast<size_t>(offset + k + 1)]
-                        : v[static_cast<size_t>(offset + k - 1)] + 1;
+            int x =
+                (k == -d || (k != d && v[static_cast<size_t>(offset + k - 1)] < v[static_cast<size_t>(offset + k + 1)]))
+                    ? v[static_cast<size_t>(offset + k + 1)]
+                    : v[static_cast<size_t>(offset + k - 1)] + 1;
             int y = x - k;
             while (x < n && y < m && a[x] == b[y]) ++x, ++y;
             v[static_cast<size_t>(offset + k)] = x;
@@ -66,8 +67,10 @@ bool myers(const int* a, int n, const int* b, int m, int offA, int offB, std::ve
             --x, --y;
             rev.push_back({DiffLine::Kind::Same, offA + x, offB + y});
         }
-        if (down) rev.push_back({DiffLine::Kind::Added, -1, offB + prevY});
-        else rev.push_back({DiffLine::Kind::Removed, offA + prevX, -1});
+        if (down)
+            rev.push_back({DiffLine::Kind::Added, -1, offB + prevY});
+        else
+            rev.push_back({DiffLine::Kind::Removed, offA + prevX, -1});
         x = prevX, y = prevY;
     }
     while (x > 0 && y > 0) {
@@ -78,7 +81,7 @@ bool myers(const int* a, int n, const int* b, int m, int offA, int offB, std::ve
     return true;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> splitLines(std::string_view text) {
     std::vector<std::string> lines;
@@ -137,8 +140,10 @@ std::vector<SideBySideRow> sideBySide(const std::vector<DiffLine>& script) {
         }
         std::vector<int> removed, added;
         for (; i < script.size() && script[i].kind != DiffLine::Kind::Same; ++i) {
-            if (script[i].kind == DiffLine::Kind::Removed) removed.push_back(script[i].left);
-            else added.push_back(script[i].right);
+            if (script[i].kind == DiffLine::Kind::Removed)
+                removed.push_back(script[i].left);
+            else
+                added.push_back(script[i].right);
         }
         const size_t n = std::max(removed.size(), added.size());
         for (size_t r = 0; r < n; ++r) {
@@ -154,10 +159,12 @@ std::vector<SideBySideRow> sideBySide(const std::vector<DiffLine>& script) {
 DiffSummary summarize(const std::vector<DiffLine>& script) {
     DiffSummary s;
     for (const auto& d : script) {
-        if (d.kind == DiffLine::Kind::Added) ++s.added;
-        else if (d.kind == DiffLine::Kind::Removed) ++s.removed;
+        if (d.kind == DiffLine::Kind::Added)
+            ++s.added;
+        else if (d.kind == DiffLine::Kind::Removed)
+            ++s.removed;
     }
     return s;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -41,4 +41,4 @@ struct DiffSummary {
 };
 DiffSummary summarize(const std::vector<DiffLine>& script);
 
-} // namespace fxray::views
+}  // namespace fxray::views

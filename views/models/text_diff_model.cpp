@@ -94,4 +94,4 @@ QVariant TextDiffModel::headerData(int section, Qt::Orientation orientation, int
     return {};
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

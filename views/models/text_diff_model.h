@@ -42,4 +42,4 @@ private:
     DiffSummary m_summary;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -25,7 +25,7 @@ QString textOf(const Graph& g, const CompileTrace* trace) {
     return QString::fromStdString(printGraph(g));
 }
 
-} // namespace
+}  // namespace
 
 CodePanel::CodePanel(Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc), m_edit(new QPlainTextEdit(this)) {
     setObjectName(QStringLiteral("codePanel"));
@@ -105,4 +105,4 @@ bool CodePanel::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -43,4 +43,4 @@ private:
     QList<int> m_highlighted;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

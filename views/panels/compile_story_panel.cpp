@@ -5,9 +5,9 @@
 #include "models/compile_tree_model.h"
 #include "panels/phase_chart.h"
 
-#include "ir/graph.h"
 #include "import/compile_story.h"
 #include "import/loader.h"
+#include "ir/graph.h"
 
 #include <QEvent>
 #include <QHeaderView>
@@ -41,7 +41,8 @@ QString userLine(const UserFrame& f) {
 /// The compile's story as rich text: what a user reads first comes first.
 QString detailsHtml(const CompileEntry& e) {
     QString h = QStringLiteral("<h3>%1 <span style='color:%2'>%3</span></h3>")
-                    .arg(esc(e.id), CompileTreeModel::statusColor(e.status).name(), QString::fromLatin1(compileStatusName(e.status)));
+                    .arg(esc(e.id), CompileTreeModel::statusColor(e.status).name(),
+                         QString::fromLatin1(compileStatusName(e.status)));
     if (!e.function.empty()) h += QStringLiteral("<p>%1 <tt>%2</tt></p>").arg(QObject::tr("Frame:"), esc(e.function));
     if (e.failure) {
         const CompileFailure& f = *e.failure;
@@ -82,22 +83,25 @@ QString detailsHtml(const CompileEntry& e) {
     if (!e.symbols.empty()) {
         h += QStringLiteral("<h4>%1</h4><ul>").arg(QObject::tr("Symbols"));
         for (const SymbolInfo& s : e.symbols)
-            h += QStringLiteral("<li><tt>%1</tt> = %2 <tt>%3</tt> %4</li>").arg(esc(s.name), esc(s.hint), esc(s.source), esc(s.range));
+            h += QStringLiteral("<li><tt>%1</tt> = %2 <tt>%3</tt> %4</li>")
+                     .arg(esc(s.name), esc(s.hint), esc(s.source), esc(s.range));
         h += QStringLiteral("</ul>");
     }
     if (!e.stages.empty()) {
         QStringList st;
         for (const std::string& s : e.stages) st << fromStd(s);
-        h += QStringLiteral("<h4>%1</h4><p><tt>%2</tt></p>").arg(QObject::tr("Stages"), st.join(QStringLiteral(", ")).toHtmlEscaped());
+        h += QStringLiteral("<h4>%1</h4><p><tt>%2</tt></p>")
+                 .arg(QObject::tr("Stages"), st.join(QStringLiteral(", ")).toHtmlEscaped());
     }
     return h;
 }
-} // namespace
+}  // namespace
 
 CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_model(new CompileTreeModel(this)), m_tree(new QTreeView(this)), m_summary(new QLabel(this)),
-      m_tabs(new QTabWidget(this)), m_details(new QTextBrowser(this)), m_chart(new PhaseChart(this)), m_kernels(new QListWidget(this)),
-      m_minify(new QPushButton(tr("&Minify failing graph"), this)), m_lane(new JobLane(this, nullptr, 1)) {
+        : QWidget(parent), m_doc(doc), m_model(new CompileTreeModel(this)), m_tree(new QTreeView(this)),
+          m_summary(new QLabel(this)), m_tabs(new QTabWidget(this)), m_details(new QTextBrowser(this)),
+          m_chart(new PhaseChart(this)), m_kernels(new QListWidget(this)),
+          m_minify(new QPushButton(tr("&Minify failing graph"), this)), m_lane(new JobLane(this, nullptr, 1)) {
     setObjectName(QStringLiteral("compileStoryPanel"));
     m_tree->setObjectName(QStringLiteral("compileStoryTree"));
     m_tree->setModel(m_model);
@@ -209,7 +213,8 @@ void CompileStoryPanel::setStory(std::shared_ptr<const CompileStory> story) {
     for (const CompileEntry& e : m_story->compiles) byStatus[QString::fromLatin1(compileStatusName(e.status))]++;
     QStringList parts;
     for (const char* s : {"ok", "graph_break", "restarted", "failed", "cache_hit"})
-        if (byStatus.value(QString::fromLatin1(s))) parts << QStringLiteral("%1 %2").arg(byStatus.value(QString::fromLatin1(s))).arg(QString::fromLatin1(s));
+        if (byStatus.value(QString::fromLatin1(s)))
+            parts << QStringLiteral("%1 %2").arg(byStatus.value(QString::fromLatin1(s))).arg(QString::fromLatin1(s));
     m_summary->setText(tr("%n compile(s): %1 · %2 distinct graph break(s)", nullptr, int(m_story->compiles.size()))
                            .arg(parts.join(QStringLiteral(", ")))
                            .arg(m_story->graphBreaks.size()));
@@ -280,7 +285,10 @@ void CompileStoryPanel::showCompile(int index) {
     for (const KernelInfo& k : e.kernels) {
         QStringList nodes;
         for (const std::string& n : k.nodes) nodes << fromStd(n);
-        auto* item = new QListWidgetItem(nodes.isEmpty() ? fromStd(k.name) : QStringLiteral("%1  ← %2").arg(fromStd(k.name), nodes.join(QStringLiteral(", "))), m_kernels);
+        auto* item = new QListWidgetItem(
+            nodes.isEmpty() ? fromStd(k.name)
+                            : QStringLiteral("%1  ← %2").arg(fromStd(k.name), nodes.join(QStringLiteral(", "))),
+            m_kernels);
         item->setData(kNodesRole, nodes);
         item->setToolTip(nodes.join(QLatin1Char('\n')));
     }
@@ -325,4 +333,4 @@ void CompileStoryPanel::onSelectionChanged(const QStringList& nodes, QObject* or
     m_syncing = false;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

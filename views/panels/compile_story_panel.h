@@ -89,4 +89,4 @@ private:
     bool m_syncing = false;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

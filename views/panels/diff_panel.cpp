@@ -46,17 +46,12 @@ std::pair<const Graph*, const Graph*> subgraphPair(const CompileTrace& t, int in
     return {before, after};
 }
 
-} // namespace
+}  // namespace
 
 DiffPanel::DiffPanel(Document* doc, QWidget* parent)
-    : QWidget(parent),
-      m_doc(doc),
-      m_model(new TextDiffModel(this)),
-      m_summary(new QLabel(this)),
-      m_comments(new QCheckBox(tr("Comments"), this)),
-      m_prevChange(new QToolButton(this)),
-      m_nextChange(new QToolButton(this)),
-      m_view(new QTableView(this)) {
+        : QWidget(parent), m_doc(doc), m_model(new TextDiffModel(this)), m_summary(new QLabel(this)),
+          m_comments(new QCheckBox(tr("Comments"), this)), m_prevChange(new QToolButton(this)),
+          m_nextChange(new QToolButton(this)), m_view(new QTableView(this)) {
     setObjectName(QStringLiteral("diffPanel"));
     m_summary->setObjectName(QStringLiteral("diff.summary"));
     m_summary->setTextFormat(Qt::RichText);
@@ -166,4 +161,4 @@ void DiffPanel::jump(int direction) {
     m_view->setCurrentIndex(i);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

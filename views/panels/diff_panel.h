@@ -48,4 +48,4 @@ private:
     int m_change = -1;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

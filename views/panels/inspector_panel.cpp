@@ -12,7 +12,8 @@
 namespace fxray::views {
 
 InspectorPanel::InspectorPanel(Document* doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_model(new NodeInspectorModel(this)), m_title(new QLabel(this)), m_view(new QTreeView(this)) {
+        : QWidget(parent), m_doc(doc), m_model(new NodeInspectorModel(this)), m_title(new QLabel(this)),
+          m_view(new QTreeView(this)) {
     setObjectName(QStringLiteral("inspectorPanel"));
     m_title->setObjectName(QStringLiteral("inspector.title"));
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -49,13 +50,17 @@ void InspectorPanel::refresh() {
     const bool removed = !name.isEmpty() && shown && !shown->find(key) && before && before->find(key);
     m_model->setNode(removed ? before : shown, name, m_doc->trace().get(), m_doc->passIndex());
     QString title;
-    if (name.isEmpty()) title = tr("Select a node to inspect it.");
-    else if (m_model->nodeName().isEmpty()) title = tr("%1 is not in the shown graph").arg(name);
-    else if (removed) title = tr("%1 (removed by this pass; as it was before)").arg(name);
-    else title = name;
+    if (name.isEmpty())
+        title = tr("Select a node to inspect it.");
+    else if (m_model->nodeName().isEmpty())
+        title = tr("%1 is not in the shown graph").arg(name);
+    else if (removed)
+        title = tr("%1 (removed by this pass; as it was before)").arg(name);
+    else
+        title = name;
     if (sel.size() > 1 && !name.isEmpty()) title += tr(" · first of %1 selected").arg(sel.size());
     m_title->setText(title);
     m_view->expandAll();
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -33,4 +33,4 @@ private:
     QTreeView* m_view;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -54,10 +54,9 @@ QTableView* tableView(QWidget* parent, const QString& name, QAbstractItemModel* 
     return v;
 }
 
-} // namespace
+}  // namespace
 
-KernelPanel::KernelPanel(Document* doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc) {
+KernelPanel::KernelPanel(Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
     setObjectName(QStringLiteral("kernelPanel"));
     // One worker each: the newest request wins anyway, and LLVM already compiles on several
     // threads. The NVRTC check runs on its own lane so that the kernels show before it ends.
@@ -84,7 +83,8 @@ KernelPanel::KernelPanel(Document* doc, QWidget* parent)
     connect(m_doc, &Document::graphChanged, this, [this] {
         const LoadedGraph* g = m_doc->currentGraph();
         if (g && !g->compileId.empty()) {
-            const int row = m_chooser->findData(QString::fromStdString(g->compileId), KernelArtifactModel::CompileIdRole);
+            const int row =
+                m_chooser->findData(QString::fromStdString(g->compileId), KernelArtifactModel::CompileIdRole);
             if (row >= 0) m_chooser->setCurrentIndex(row);
         }
         onGraphMaybeChanged();
@@ -115,7 +115,8 @@ QWidget* KernelPanel::buildFxrayTab() {
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_status->setWordWrap(true);
     connect(m_compileButton, &QPushButton::clicked, this, [this] {
-        if (m_compiling || m_checkingCuda) cancelCompile();
+        if (m_compiling || m_checkingCuda)
+            cancelCompile();
         else {
             m_stale = true;
             compileNow();
@@ -133,8 +134,10 @@ QWidget* KernelPanel::buildFxrayTab() {
 
     m_codeTabs = new QTabWidget(w);
     m_codeTabs->setObjectName(QStringLiteral("kernel.code"));
-    const std::pair<CodeTab, QString> tabs[] = {{KernelIrTab, tr("Kernel IR")}, {LlvmIrTab, tr("LLVM IR")},
-                                                {AssemblyTab, tr("Assembly")}, {CudaTab, tr("CUDA C++")}};
+    const std::pair<CodeTab, QString> tabs[] = {{KernelIrTab, tr("Kernel IR")},
+                                                {LlvmIrTab, tr("LLVM IR")},
+                                                {AssemblyTab, tr("Assembly")},
+                                                {CudaTab, tr("CUDA C++")}};
     const char* names[] = {"kernel.ir", "kernel.llvm", "kernel.asm", "kernel.cuda"};
     for (const auto& [t, title] : tabs) {
         m_code[t] = codeEdit(w, QString::fromLatin1(names[t]));
@@ -157,23 +160,26 @@ QWidget* KernelPanel::buildFxrayTab() {
     layout->addLayout(top);
     layout->addWidget(split, 1);
 
-    connect(m_kernelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
-        if (m_syncing || !cur.isValid() || !m_report) return;
-        const int k = cur.row();
-        showKernel(k);
-        // Choosing a kernel selects the nodes it computes (the canvas highlights them).
-        if (m_doc && k < static_cast<int>(m_report->kernels.size()))
-            m_doc->setSelection(m_report->kernels[static_cast<size_t>(k)].nodes, this);
-    });
-    connect(m_groupView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
-        if (m_syncing || !cur.isValid() || !m_report || cur.row() >= static_cast<int>(m_report->groups.size())) return;
-        const KernelReport::Group& g = m_report->groups[static_cast<size_t>(cur.row())];
-        if (g.kernel >= 0) {
-            const QSignalBlocker block(m_kernelView->selectionModel());
-            showKernel(g.kernel);
-        }
-        if (m_doc) m_doc->setSelection({g.node}, this);
-    });
+    connect(m_kernelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& cur) {
+                if (m_syncing || !cur.isValid() || !m_report) return;
+                const int k = cur.row();
+                showKernel(k);
+                // Choosing a kernel selects the nodes it computes (the canvas highlights them).
+                if (m_doc && k < static_cast<int>(m_report->kernels.size()))
+                    m_doc->setSelection(m_report->kernels[static_cast<size_t>(k)].nodes, this);
+            });
+    connect(m_groupView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& cur) {
+                if (m_syncing || !cur.isValid() || !m_report || cur.row() >= static_cast<int>(m_report->groups.size()))
+                    return;
+                const KernelReport::Group& g = m_report->groups[static_cast<size_t>(cur.row())];
+                if (g.kernel >= 0) {
+                    const QSignalBlocker block(m_kernelView->selectionModel());
+                    showKernel(g.kernel);
+                }
+                if (m_doc) m_doc->setSelection({g.node}, this);
+            });
     m_status->setText(tr("Not compiled yet."));
     return w;
 }
@@ -203,16 +209,17 @@ QWidget* KernelPanel::buildInductorTab() {
     layout->addWidget(m_edit, 1);
 
     connect(m_chooser, &QComboBox::currentIndexChanged, this, &KernelPanel::showArtifact);
-    connect(m_find, &QLineEdit::returnPressed, this, [this] {
-        findNext(QGuiApplication::keyboardModifiers() & Qt::ShiftModifier);
-    });
+    connect(m_find, &QLineEdit::returnPressed, this,
+            [this] { findNext(QGuiApplication::keyboardModifiers() & Qt::ShiftModifier); });
     connect(m_find, &QLineEdit::textChanged, this, [this] {
         // Search again from the top as the text is typed.
         QTextCursor c = m_edit->textCursor();
         c.movePosition(QTextCursor::Start);
         m_edit->setTextCursor(c);
-        if (!m_find->text().isEmpty()) findNext();
-        else m_findStatus->clear();
+        if (!m_find->text().isEmpty())
+            findNext();
+        else
+            m_findStatus->clear();
     });
     auto* findShortcut = new QShortcut(QKeySequence::Find, w, [this] {
         m_find->setFocus();
@@ -229,8 +236,8 @@ void KernelPanel::showArtifact(int row) {
     const int index = m_model->index(row, 0).data(KernelArtifactModel::ArtifactIndexRole).toInt();
     if (!f || row < 0 || index < 0 || index >= static_cast<int>(f->artifacts.size())) {
         m_edit->clear();
-        m_edit->setPlaceholderText(f ? tr("This file carries no generated kernel code (inductor_output_code, output_code.py).")
-                                     : QString());
+        m_edit->setPlaceholderText(
+            f ? tr("This file carries no generated kernel code (inductor_output_code, output_code.py).") : QString());
         return;
     }
     m_edit->setPlainText(QString::fromStdString(f->artifacts[static_cast<size_t>(index)].text));
@@ -342,7 +349,8 @@ void KernelPanel::install(std::shared_ptr<const KernelReport> r) {
     for (QPlainTextEdit* e : m_code) e->clear();
     m_nvrtcStatus.clear();
     if (m_report) {
-        const QString none = m_report->error.isEmpty() ? tr("Select a kernel, or a node on the canvas.") : m_report->error;
+        const QString none =
+            m_report->error.isEmpty() ? tr("Select a kernel, or a node on the canvas.") : m_report->error;
         for (QPlainTextEdit* e : m_code) e->setPlaceholderText(none);
     }
     updateStatus();
@@ -359,11 +367,16 @@ void KernelPanel::updateStatus() {
     QStringList parts;
     parts << tr("%n kernel(s)", nullptr, static_cast<int>(m_report->kernels.size()))
           << tr("compiled in %1 ms").arg(m_report->ms, 0, 'f', 0);
-    if (m_report->haveCpu) parts << tr("LLVM for %1").arg(m_report->cpuTarget);
-    else if (!kernelReportHasCpuBackend()) parts << tr("this build has no CPU backend: no LLVM IR or assembly");
-    if (m_checkingCuda) parts << tr("checking the CUDA C++ with NVRTC...");
-    else if (!m_nvrtcStatus.isEmpty()) parts << m_nvrtcStatus;
-    else if (!m_report->nvrtcStatus.isEmpty()) parts << m_report->nvrtcStatus;
+    if (m_report->haveCpu)
+        parts << tr("LLVM for %1").arg(m_report->cpuTarget);
+    else if (!kernelReportHasCpuBackend())
+        parts << tr("this build has no CPU backend: no LLVM IR or assembly");
+    if (m_checkingCuda)
+        parts << tr("checking the CUDA C++ with NVRTC...");
+    else if (!m_nvrtcStatus.isEmpty())
+        parts << m_nvrtcStatus;
+    else if (!m_report->nvrtcStatus.isEmpty())
+        parts << m_report->nvrtcStatus;
     QString text = parts.join(QStringLiteral(" · "));
     if (!m_report->error.isEmpty()) text = tr("Compile failed: %1").arg(m_report->error) + QStringLiteral("\n") + text;
     m_status->setText(text);
@@ -400,7 +413,8 @@ void KernelPanel::showKernel(int k) {
     m_code[KernelIrTab]->setPlainText(kr.listing);
     m_code[LlvmIrTab]->setPlainText(kr.llvmIr.isEmpty() ? QString() : kr.llvmIr);
     if (kr.llvmIr.isEmpty())
-        m_code[LlvmIrTab]->setPlaceholderText(kernelReportHasCpuBackend() ? m_report->error : tr("This build has no CPU backend (LLVM)."));
+        m_code[LlvmIrTab]->setPlaceholderText(
+            kernelReportHasCpuBackend() ? m_report->error : tr("This build has no CPU backend (LLVM)."));
     m_code[AssemblyTab]->clear();
     m_code[CudaTab]->setPlainText(kr.cuda);
     updateCodeTab();
@@ -446,4 +460,4 @@ void KernelPanel::followSelection() {
         m_status->setToolTip(tr("%1 is computed in %n kernel(s)", nullptr, static_cast<int>(ks.size())).arg(node));
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

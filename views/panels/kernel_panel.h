@@ -118,7 +118,7 @@ private:
     bool m_compiling = false;
     bool m_checkingCuda = false;
     QString m_nvrtcStatus;  ///< NVRTC's verdict on the report's CUDA module
-    bool m_stale = true;  ///< the shown graph changed since the last request
+    bool m_stale = true;    ///< the shown graph changed since the last request
     bool m_syncing = false;
     uint64_t m_requestedFp = 0;  ///< fingerprint of the graph being compiled
     JobLane* m_compileLane = nullptr;
@@ -127,4 +127,4 @@ private:
     JobLane* m_cudaLane = nullptr;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -18,14 +18,10 @@
 namespace fxray::views {
 
 MatchPanel::MatchPanel(Document* doc, QWidget* parent)
-    : QWidget(parent),
-      m_doc(doc),
-      m_model(new MatchModel(this)),
-      m_view(new QTreeView(this)),
-      m_empty(new QLabel(this)),
-      m_detail(new QTextBrowser(this)),
-      m_selectMatched(new QPushButton(tr("Select matched"), this)),
-      m_selectCreated(new QPushButton(tr("Select replacement"), this)) {
+        : QWidget(parent), m_doc(doc), m_model(new MatchModel(this)), m_view(new QTreeView(this)),
+          m_empty(new QLabel(this)), m_detail(new QTextBrowser(this)),
+          m_selectMatched(new QPushButton(tr("Select matched"), this)),
+          m_selectCreated(new QPushButton(tr("Select replacement"), this)) {
     setObjectName(QStringLiteral("matchPanel"));
     m_view->setObjectName(QStringLiteral("matches.view"));
     m_view->setModel(m_model);
@@ -61,7 +57,7 @@ MatchPanel::MatchPanel(Document* doc, QWidget* parent)
     connect(m_selectCreated, &QPushButton::clicked, this, [this] { m_doc->setSelection(m_created, this); });
     connect(m_doc, &Document::traceChanged, this, [this] {
         m_model->setTrace(m_doc->trace());
-        m_empty->setText(!m_doc->trace() ? tr("Compile the graph to see which patterns fire.")
+        m_empty->setText(!m_doc->trace()            ? tr("Compile the graph to see which patterns fire.")
                          : m_model->rowCount() == 0 ? tr("No pattern matched or nearly matched in this run.")
                                                     : QString());
         m_empty->setVisible(!m_empty->text().isEmpty());
@@ -95,15 +91,14 @@ void MatchPanel::onCurrentChanged() {
     m_created.clear();
     QString detail;
     switch (kind) {
-    case MatchModel::Kind::Pass:
-        detail = i.siblingAtColumn(MatchModel::ColName).data().toString();
-        break;
+    case MatchModel::Kind::Pass: detail = i.siblingAtColumn(MatchModel::ColName).data().toString(); break;
     case MatchModel::Kind::Pattern: {
         // Every match of the pattern in this pass.
         const QModelIndex first = i.siblingAtColumn(0);
         for (int r = 0; r < m_model->rowCount(first); ++r) {
             const QModelIndex c = m_model->index(r, 0, first);
-            if (static_cast<MatchModel::Kind>(c.data(MatchModel::KindRole).toInt()) != MatchModel::Kind::Match) continue;
+            if (static_cast<MatchModel::Kind>(c.data(MatchModel::KindRole).toInt()) != MatchModel::Kind::Match)
+                continue;
             m_matched << c.data(MatchModel::NodesRole).toStringList();
             m_created << c.data(MatchModel::NewNodesRole).toStringList();
         }
@@ -143,7 +138,8 @@ QString MatchPanel::sideBySide(const QString& pattern) const {
         const Node* n = g ? g->find(name.toStdString()) : nullptr;
         QString text = QStringLiteral("<code>%1</code>").arg(name.toHtmlEscaped());
         if (n && !n->target().empty())
-            text += QStringLiteral(" <span style='color:gray'>%1</span>").arg(QString::fromStdString(n->target()).toHtmlEscaped());
+            text += QStringLiteral(" <span style='color:gray'>%1</span>")
+                        .arg(QString::fromStdString(n->target()).toHtmlEscaped());
         return text;
     };
     const Graph* before = m_doc->previousGraph();
@@ -161,4 +157,4 @@ QString MatchPanel::sideBySide(const QString& pattern) const {
     return html + QStringLiteral("</table>");
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -5,8 +5,8 @@
 /// with the nodes its replacement created; the buttons below narrow the selection to one side.
 /// The details show a match as pattern → replacement side by side (each node with its op), and a
 /// near-miss with the reason its check gave.
-#include <QStringList>
 #include <QPointer>
+#include <QStringList>
 #include <QWidget>
 
 class QLabel;
@@ -47,4 +47,4 @@ private:
     QStringList m_matched, m_created;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

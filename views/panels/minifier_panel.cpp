@@ -48,7 +48,7 @@ struct MinifierPanel::Run {
     std::shared_ptr<Graph> graph;
     std::shared_ptr<minify::MinifyOptions> opts;
     std::shared_ptr<minify::MinifyResult> result;
-    std::shared_ptr<QTemporaryDir> dir;   ///< the outputs, written by the worker when it ends
+    std::shared_ptr<QTemporaryDir> dir;  ///< the outputs, written by the worker when it ends
     minify::ExportInfo info;
 };
 
@@ -70,30 +70,17 @@ QString defaultExecutable() {
     return qs(minify::findFxrayExecutable().string());
 }
 
-} // namespace
+}  // namespace
 
 MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
-    : QWidget(parent),
-      m_doc(doc),
-      m_executable(defaultExecutable()),
-      m_check(new QComboBox(this)),
-      m_pages(new QStackedWidget(this)),
-      m_op(new QComboBox(this)),
-      m_scale(new QDoubleSpinBox(this)),
-      m_sides(new QComboBox(this)),
-      m_pass(new QComboBox(this)),
-      m_regex(new QLineEdit(this)),
-      m_command(new QLineEdit(this)),
-      m_jobs(new QSpinBox(this)),
-      m_timeout(new QDoubleSpinBox(this)),
-      m_run(new QPushButton(tr("Run"), this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_open(new QPushButton(tr("Open result"), this)),
-      m_export(new QPushButton(tr("Export…"), this)),
-      m_status(new QLabel(this)),
-      m_code(new QPlainTextEdit(this)),
-      m_steps(new QListWidget(this)),
-      m_lane(new JobLane(this)) {
+        : QWidget(parent), m_doc(doc), m_executable(defaultExecutable()), m_check(new QComboBox(this)),
+          m_pages(new QStackedWidget(this)), m_op(new QComboBox(this)), m_scale(new QDoubleSpinBox(this)),
+          m_sides(new QComboBox(this)), m_pass(new QComboBox(this)), m_regex(new QLineEdit(this)),
+          m_command(new QLineEdit(this)), m_jobs(new QSpinBox(this)), m_timeout(new QDoubleSpinBox(this)),
+          m_run(new QPushButton(tr("Run"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
+          m_open(new QPushButton(tr("Open result"), this)), m_export(new QPushButton(tr("Export…"), this)),
+          m_status(new QLabel(this)), m_code(new QPlainTextEdit(this)), m_steps(new QListWidget(this)),
+          m_lane(new JobLane(this)) {
     setObjectName(QStringLiteral("minifierPanel"));
     m_check->setObjectName(QStringLiteral("minifier.check"));
     m_check->addItem(tr("Injected fault (scale an op's output)"), int(InjectedFault));
@@ -103,7 +90,8 @@ MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
     m_check->setToolTip(tr("What makes a smaller graph still interesting: it must fail the same way"));
 
     m_op->setObjectName(QStringLiteral("minifier.op"));
-    m_op->setToolTip(tr("The op whose output is scaled on the tested side (the clean reference executor is the other side)"));
+    m_op->setToolTip(
+        tr("The op whose output is scaled on the tested side (the clean reference executor is the other side)"));
     m_scale->setObjectName(QStringLiteral("minifier.scale"));
     m_scale->setDecimals(4);
     m_scale->setRange(-1000.0, 1000.0);
@@ -247,12 +235,13 @@ bool MinifierPanel::start() {
             m_status->setText(tr("Choose the op to inject the fault into."));
             return false;
         }
-        injects.push_back(m_op->currentData().toString().toStdString() + ":scale=" +
-                          QString::number(m_scale->value(), 'g', 10).toStdString());
+        injects.push_back(m_op->currentData().toString().toStdString() +
+                          ":scale=" + QString::number(m_scale->value(), 'g', 10).toStdString());
         break;
     case Accuracy: checks.push_back("accuracy:" + m_sides->currentText().toStdString()); break;
     case PassFails:
-        checks.push_back("pass-fails:" + m_pass->currentText().trimmed().toStdString() + ":" + m_regex->text().toStdString());
+        checks.push_back("pass-fails:" + m_pass->currentText().trimmed().toStdString() + ":" +
+                         m_regex->text().toStdString());
         break;
     case Command: checks.push_back("command:" + m_command->text().toStdString()); break;
     }
@@ -268,8 +257,9 @@ bool MinifierPanel::start() {
     auto run = std::make_shared<Run>();
     run->graph = std::shared_ptr<Graph>(lg->executable().clone());
     if (auto missing = missingConstants(*run->graph); !missing.empty()) {
-        m_status->setText(tr("The file does not carry the value of constant '%1'; minify it with `fxray minify --constants DIR`.")
-                              .arg(qs(missing[0])));
+        m_status->setText(
+            tr("The file does not carry the value of constant '%1'; minify it with `fxray minify --constants DIR`.")
+                .arg(qs(missing[0])));
         return false;
     }
     run->opts = std::make_shared<minify::MinifyOptions>();
@@ -318,7 +308,9 @@ bool MinifierPanel::start() {
             if (run->result->reproduced && run->result->graph && run->dir->isValid()) {
                 minify::ExportInfo info = run->info;
                 info.commandLine = command;
-                if (auto st = minify::writeMinifyOutputs(run->dir->path().toStdString(), *run->result, *run->opts, info); !st.ok())
+                if (auto st =
+                        minify::writeMinifyOutputs(run->dir->path().toStdString(), *run->result, *run->opts, info);
+                    !st.ok())
                     error = qs(st.error().str());
             }
             return error;
@@ -341,7 +333,8 @@ void MinifierPanel::onProgress(const minify::MinifyProgress& p) {
         m_code->setPlainText(qs(printGraph(*p.best)));
     }
     if (p.nodes != m_shownNodes && p.nodes > 0) {
-        m_steps->addItem(tr("%1 nodes after %n query(s) (%2)", nullptr, int(p.queries)).arg(p.nodes).arg(qs(p.strategy)));
+        m_steps->addItem(
+            tr("%1 nodes after %n query(s) (%2)", nullptr, int(p.queries)).arg(p.nodes).arg(qs(p.strategy)));
         m_steps->scrollToBottom();
         m_shownNodes = p.nodes;
     }
@@ -361,8 +354,9 @@ void MinifierPanel::onFinished(std::shared_ptr<Run> run, const QString& error) {
     } else if (!r) {
         m_status->setText(tr("Minify failed."));
     } else if (!r->reproduced) {
-        m_status->setText(r->cancelled ? tr("Cancelled before the failure was confirmed.")
-                                       : tr("The graph does not show the failure, nothing to minify: %1").arg(qs(r->message)));
+        m_status->setText(r->cancelled
+                              ? tr("Cancelled before the failure was confirmed.")
+                              : tr("The graph does not show the failure, nothing to minify: %1").arg(qs(r->message)));
     } else {
         m_result = r;
         m_resultOpts = run->opts;
@@ -389,7 +383,8 @@ void MinifierPanel::onFinished(std::shared_ptr<Run> run, const QString& error) {
 std::string MinifierPanel::commandFor(const QString& dir) const {
     const std::string d = dir.toStdString();
     std::string cmd = "fxray minify " + quoteArg(d + "/minified.py") + " --inputs " + quoteArg(d + "/inputs");
-    const minify::MinifyOptions* opts = m_resultOpts ? m_resultOpts.get() : (m_current ? m_current->opts.get() : nullptr);
+    const minify::MinifyOptions* opts =
+        m_resultOpts ? m_resultOpts.get() : (m_current ? m_current->opts.get() : nullptr);
     if (!opts) return cmd;
     for (const auto& c : opts->spec.checks) cmd += " --check " + quoteArg(c.text);
     for (const auto& i : opts->spec.injects) cmd += " --inject " + quoteArg(i.text);
@@ -418,7 +413,8 @@ bool MinifierPanel::exportTo(const QString& dir) {
         m_status->setText(tr("Export failed: %1").arg(qs(s.error().str())));
         return false;
     }
-    m_status->setText(tr("Wrote %1: minified.py, inputs/, repro.py, session.json, minified.fxray").arg(QDir::toNativeSeparators(dir)));
+    m_status->setText(tr("Wrote %1: minified.py, inputs/, repro.py, session.json, minified.fxray")
+                          .arg(QDir::toNativeSeparators(dir)));
     return true;
 }
 
@@ -433,4 +429,4 @@ bool MinifierPanel::openResult() {
     return true;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -31,7 +31,7 @@ namespace fxray::minify {
 struct MinifyResult;
 struct MinifyOptions;
 struct MinifyProgress;
-} // namespace fxray::minify
+}  // namespace fxray::minify
 
 namespace fxray::views {
 
@@ -119,14 +119,14 @@ private:
     QPlainTextEdit* m_code;
     QListWidget* m_steps;
 
-    JobLane* m_lane = nullptr;              ///< runs the minifier (its queries are child processes)
-    std::shared_ptr<Run> m_current;         ///< the run in flight
+    JobLane* m_lane = nullptr;       ///< runs the minifier (its queries are child processes)
+    std::shared_ptr<Run> m_current;  ///< the run in flight
     std::shared_ptr<minify::MinifyResult> m_result;
     std::shared_ptr<minify::MinifyOptions> m_resultOpts;
     std::shared_ptr<QTemporaryDir> m_resultDir;  ///< the result's outputs, for "Open result"
     QString m_sourcePath, m_graphId;
-    const void* m_shownBest = nullptr;      ///< the graph in codeView(), to skip reprinting it
+    const void* m_shownBest = nullptr;  ///< the graph in codeView(), to skip reprinting it
     size_t m_shownNodes = 0;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

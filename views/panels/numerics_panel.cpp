@@ -68,25 +68,14 @@ QString shapeText(const std::vector<qint64>& shape) {
     return QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-} // namespace
+}  // namespace
 
 NumericsPanel::NumericsPanel(Document* doc, QWidget* parent)
-    : QWidget(parent),
-      m_doc(doc),
-      m_exe(defaultExecutable()),
-      m_model(new NumericsModel(this)),
-      m_proxy(new QSortFilterProxyModel(this)),
-      m_view(new QTableView(this)),
-      m_cpu(new QCheckBox(tr("cpu"), this)),
-      m_cuda(new QCheckBox(tr("cuda"), this)),
-      m_seed(new QSpinBox(this)),
-      m_source(new QComboBox(this)),
-      m_sizes(new SizePicker(this)),
-      m_inputs(new QLabel(this)),
-      m_run(new QPushButton(tr("Compare"), this)),
-      m_status(new QLabel(this)),
-      m_summary(new QLabel(this)),
-      m_busy(new QProgressBar(this)) {
+        : QWidget(parent), m_doc(doc), m_exe(defaultExecutable()), m_model(new NumericsModel(this)),
+          m_proxy(new QSortFilterProxyModel(this)), m_view(new QTableView(this)), m_cpu(new QCheckBox(tr("cpu"), this)),
+          m_cuda(new QCheckBox(tr("cuda"), this)), m_seed(new QSpinBox(this)), m_source(new QComboBox(this)),
+          m_sizes(new SizePicker(this)), m_inputs(new QLabel(this)), m_run(new QPushButton(tr("Compare"), this)),
+          m_status(new QLabel(this)), m_summary(new QLabel(this)), m_busy(new QProgressBar(this)) {
     setObjectName(QStringLiteral("numericsPanel"));
     m_cpu->setObjectName(QStringLiteral("numerics.cpu"));
     m_cuda->setObjectName(QStringLiteral("numerics.cuda"));
@@ -145,8 +134,10 @@ NumericsPanel::NumericsPanel(Document* doc, QWidget* parent)
     layout->addWidget(m_view, 1);
 
     connect(m_run, &QPushButton::clicked, this, [this] {
-        if (running()) cancel();
-        else run();
+        if (running())
+            cancel();
+        else
+            run();
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
         if (m_syncing || !cur.isValid() || !m_doc) return;
@@ -173,7 +164,8 @@ QString NumericsPanel::defaultExecutable() {
     const QString self = QCoreApplication::applicationFilePath();
     if (QFileInfo(self).baseName() == QLatin1String("fxray")) return self;
     const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString& rel : {QStringLiteral("fxray"), QStringLiteral("../app/fxray"), QStringLiteral("../bin/fxray")}) {
+    for (const QString& rel :
+         {QStringLiteral("fxray"), QStringLiteral("../app/fxray"), QStringLiteral("../bin/fxray")}) {
         const QFileInfo fi(QDir(dir).filePath(rel));
         if (fi.isFile() && fi.isExecutable()) return fi.canonicalFilePath();
     }
@@ -188,8 +180,10 @@ void NumericsPanel::reset() {
     const bool haveFile = m_doc && m_doc->currentGraph() && !m_doc->path().isEmpty();
     m_sizes->setGraph(haveFile ? &m_doc->currentGraph()->executable() : nullptr);
     rebuildSources();
-    if (m_exe.isEmpty()) m_status->setText(tr("The fxray executable was not found; set FXRAY_EXECUTABLE."));
-    else m_status->setText(haveFile ? tr("Compare the graph's values node by node on the chosen backends.") : QString());
+    if (m_exe.isEmpty())
+        m_status->setText(tr("The fxray executable was not found; set FXRAY_EXECUTABLE."));
+    else
+        m_status->setText(haveFile ? tr("Compare the graph's values node by node on the chosen backends.") : QString());
     applySource();
 }
 
@@ -209,8 +203,9 @@ void NumericsPanel::rebuildSources() {
 
 void NumericsPanel::sourceChosen(int index) {
     if (m_source->itemData(index).toString() == kChooseFolder) {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Inputs folder (NNN.npy per placeholder)"),
-                                                              m_doc ? QFileInfo(m_doc->path()).absolutePath() : QString());
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Inputs folder (NNN.npy per placeholder)"),
+                                              m_doc ? QFileInfo(m_doc->path()).absolutePath() : QString());
         if (dir.isEmpty()) {
             m_source->setCurrentIndex(std::max(0, m_source->findData(QString())));
             applySource();
@@ -254,19 +249,26 @@ void NumericsPanel::applySource() {
         const Graph& g = lg->executable();
         const size_t want = g.placeholders().size();
         size_t have = 0;
-        while (QFileInfo::exists(QDir(dir).filePath(QStringLiteral("%1.npy").arg(have, 3, 10, QLatin1Char('0'))))) ++have;
+        while (QFileInfo::exists(QDir(dir).filePath(QStringLiteral("%1.npy").arg(have, 3, 10, QLatin1Char('0')))))
+            ++have;
         // A missing file would read as None: the count must match, as compare demands.
-        auto vals = have == want ? readNpyFolder(dir.toStdString(), want) : Expected<std::vector<Value>>(std::vector<Value>{});
+        auto vals =
+            have == want ? readNpyFolder(dir.toStdString(), want) : Expected<std::vector<Value>>(std::vector<Value>{});
         if (have != want) {
-            m_sourceProblem = tr("The inputs folder has %1 input files but the graph takes %2 inputs.").arg(have).arg(want);
+            m_sourceProblem =
+                tr("The inputs folder has %1 input files but the graph takes %2 inputs.").arg(have).arg(want);
         } else if (!vals.ok()) {
-            m_sourceProblem = tr("The inputs folder cannot be read: %1").arg(QString::fromStdString(vals.error().message));
+            m_sourceProblem =
+                tr("The inputs folder cannot be read: %1").arg(QString::fromStdString(vals.error().message));
         } else {
             std::vector<Value> inputs = std::move(vals).value();
             scalarizeSymInputs(g, inputs);
             auto b = bindInputs(g, inputs, /*withStrides=*/false);
-            if (b.ok()) folder = std::move(b).value();
-            else m_sourceProblem = tr("The inputs folder does not fit the graph: %1").arg(QString::fromStdString(b.error().message));
+            if (b.ok())
+                folder = std::move(b).value();
+            else
+                m_sourceProblem =
+                    tr("The inputs folder does not fit the graph: %1").arg(QString::fromStdString(b.error().message));
         }
     }
     m_sizes->pin(folder);
@@ -279,8 +281,10 @@ void NumericsPanel::updateInputsLabel() {
     m_seed->setVisible(dir.isEmpty());
     // The source box names the folder; its full path is a hover away.
     m_inputs->clear();
-    m_source->setToolTip(dir.isEmpty() ? tr("Where the inputs come from: a recorded run, seeded random values, or a folder of NNN.npy files")
-                                       : QDir::toNativeSeparators(dir));
+    m_source->setToolTip(
+        dir.isEmpty()
+            ? tr("Where the inputs come from: a recorded run, seeded random values, or a folder of NNN.npy files")
+            : QDir::toNativeSeparators(dir));
 }
 
 QString NumericsPanel::problem() const {
@@ -311,7 +315,8 @@ QStringList NumericsPanel::compareArguments() const {
     if (m_cuda->isChecked() && m_cuda->isEnabled()) backends << QStringLiteral("cuda");
     // ref against ref64 still shows how far fp32 rounding alone goes.
     if (backends.size() == 1) backends << QStringLiteral("ref64");
-    QStringList args{QStringLiteral("compare"), m_doc->path(), QStringLiteral("--backends"), backends.join(QLatin1Char(','))};
+    QStringList args{QStringLiteral("compare"), m_doc->path(), QStringLiteral("--backends"),
+                     backends.join(QLatin1Char(','))};
     if (m_doc->graphCount() > 1) args << QStringLiteral("--graph") << QString::fromStdString(m_doc->currentGraph()->id);
     const QString dir = inputsDir();
     if (!dir.isEmpty()) {
@@ -319,7 +324,8 @@ QStringList NumericsPanel::compareArguments() const {
     } else {
         args << QStringLiteral("--seed") << QString::number(m_seed->value());
         // Random inputs of a dynamic-shape graph are drawn at the picked sizes.
-        if (const QString sizes = m_sizes->sizesArgument(); !sizes.isEmpty()) args << QStringLiteral("--sizes") << sizes;
+        if (const QString sizes = m_sizes->sizesArgument(); !sizes.isEmpty())
+            args << QStringLiteral("--sizes") << sizes;
     }
     args << QStringLiteral("--json");
     return args;
@@ -381,8 +387,10 @@ void NumericsPanel::childFailed(int exitCode, const QString& stderrText) {
         m_cuda->setEnabled(false);
         m_cuda->setToolTip(tr("Not available: %1").arg(first));
     }
-    if (exitCode < 0) m_status->setText(tr("fxray compare crashed; the GUI is unaffected. %1").arg(first));
-    else m_status->setText(tr("fxray compare failed (exit %1): %2").arg(exitCode).arg(first));
+    if (exitCode < 0)
+        m_status->setText(tr("fxray compare crashed; the GUI is unaffected. %1").arg(first));
+    else
+        m_status->setText(tr("fxray compare failed (exit %1): %2").arg(exitCode).arg(first));
     m_status->setToolTip(stderrText);
 }
 
@@ -397,18 +405,25 @@ bool NumericsPanel::loadJson(const QByteArray& json) {
     for (const NumericsReport::Output& o : r->outputs) {
         // The output's shape says which sizes the run took (one per output, the first backend's).
         const auto idx = static_cast<size_t>(o.index);
-        const QString shape = idx < r->outputShapes.size() && r->outputShapes[idx] ? QLatin1Char(' ') + shapeText(*r->outputShapes[idx]) : QString();
-        outs << tr("output %1%2 on %3: %4%5").arg(o.index).arg(shape, o.backend, errText(o.relErr), o.ok ? QString() : tr(" (differs)"));
+        const QString shape = idx < r->outputShapes.size() && r->outputShapes[idx]
+                                  ? QLatin1Char(' ') + shapeText(*r->outputShapes[idx])
+                                  : QString();
+        outs << tr("output %1%2 on %3: %4%5")
+                    .arg(o.index)
+                    .arg(shape, o.backend, errText(o.relErr), o.ok ? QString() : tr(" (differs)"));
     }
     QString summary = outs.join(QStringLiteral("; "));
     if (!r->binding.empty()) summary = tr("Sizes: %1").arg(r->bindingText()) + QLatin1Char('\n') + summary;
     if (!r->firstDivergentNode.isEmpty())
-        summary += QStringLiteral("\n") + tr("First divergent node: %1 on %2 (rel_err %3)")
-                                              .arg(r->firstDivergentNode, r->firstDivergentBackend, errText(r->firstDivergentRelErr));
+        summary += QStringLiteral("\n") +
+                   tr("First divergent node: %1 on %2 (rel_err %3)")
+                       .arg(r->firstDivergentNode, r->firstDivergentBackend, errText(r->firstDivergentRelErr));
     m_summary->setText(summary);
-    const int differ = static_cast<int>(std::count_if(r->rows.begin(), r->rows.end(), [](const auto& row) { return !row.ok(); }));
+    const int differ =
+        static_cast<int>(std::count_if(r->rows.begin(), r->rows.end(), [](const auto& row) { return !row.ok(); }));
     if (r->rows.empty())
-        m_status->setText(r->ok ? tr("All outputs agree (this fxray reports no per-node errors).") : tr("Outputs differ."));
+        m_status->setText(r->ok ? tr("All outputs agree (this fxray reports no per-node errors).")
+                                : tr("Outputs differ."));
     else
         m_status->setText((r->ok ? tr("Backends agree.") : tr("Backends differ.")) + QLatin1Char(' ') +
                           tr("%n node(s) compared", nullptr, static_cast<int>(r->rows.size())) + QStringLiteral(", ") +
@@ -418,7 +433,9 @@ bool NumericsPanel::loadJson(const QByteArray& json) {
     m_view->resizeColumnsToContents();
     if (m_doc) m_doc->setNodeErrors(worst);
     // Show the heat map: that is what the comparison is for.
-    if (QAction* heat = window()->findChild<QAction*>(QStringLiteral("actionColourNumerics")); heat && !heat->isChecked()) heat->trigger();
+    if (QAction* heat = window()->findChild<QAction*>(QStringLiteral("actionColourNumerics"));
+        heat && !heat->isChecked())
+        heat->trigger();
     followSelection();
     return true;
 }
@@ -434,4 +451,4 @@ void NumericsPanel::followSelection() {
     m_syncing = false;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -104,8 +104,8 @@ private:
     QSpinBox* m_seed;
     QComboBox* m_source;
     SizePicker* m_sizes;
-    QString m_sourceProblem;  ///< the chosen folder does not fit the graph
-    QString m_customDir;      ///< a folder the user chose (kept across files)
+    QString m_sourceProblem;         ///< the chosen folder does not fit the graph
+    QString m_customDir;             ///< a folder the user chose (kept across files)
     bool m_statusIsProblem = false;  ///< the status line shows problem() (cleared when solved)
     QLabel* m_inputs;
     QPushButton* m_run;
@@ -115,4 +115,4 @@ private:
     bool m_syncing = false;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

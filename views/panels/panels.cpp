@@ -28,20 +28,29 @@ QDockWidget* dock(QMainWindow* window, QWidget* pane, const QString& title, cons
     return d;
 }
 
-} // namespace
+}  // namespace
 
 Panels installPanels(QMainWindow* window, Document* doc) {
     Panels p;
     auto* timeline = new TimelinePanel(doc);
-    p.timeline = dock(window, timeline, QCoreApplication::translate("Panels", "Passes"), "dock.timeline", Qt::LeftDockWidgetArea);
-    p.matches = dock(window, new MatchPanel(doc), QCoreApplication::translate("Panels", "Matches"), "dock.matches", Qt::LeftDockWidgetArea);
-    p.inspector = dock(window, new InspectorPanel(doc), QCoreApplication::translate("Panels", "Inspector"), "dock.inspector", Qt::RightDockWidgetArea);
-    p.partition = dock(window, new PartitionPanel(doc), QCoreApplication::translate("Panels", "Partition"), "dock.partition", Qt::RightDockWidgetArea);
-    p.code = dock(window, new CodePanel(doc), QCoreApplication::translate("Panels", "Code"), "dock.code", Qt::BottomDockWidgetArea);
-    p.diff = dock(window, new DiffPanel(doc), QCoreApplication::translate("Panels", "Diff"), "dock.diff", Qt::BottomDockWidgetArea);
-    p.kernels = dock(window, new KernelPanel(doc), QCoreApplication::translate("Panels", "Kernels"), "dock.kernels", Qt::BottomDockWidgetArea);
-    p.numerics = dock(window, new NumericsPanel(doc), QCoreApplication::translate("Panels", "Numerics"), "dock.numerics", Qt::BottomDockWidgetArea);
-    p.minifier = dock(window, new MinifierPanel(doc), QCoreApplication::translate("Panels", "Minifier"), "dock.minifier", Qt::RightDockWidgetArea);
+    p.timeline = dock(window, timeline, QCoreApplication::translate("Panels", "Passes"), "dock.timeline",
+                      Qt::LeftDockWidgetArea);
+    p.matches = dock(window, new MatchPanel(doc), QCoreApplication::translate("Panels", "Matches"), "dock.matches",
+                     Qt::LeftDockWidgetArea);
+    p.inspector = dock(window, new InspectorPanel(doc), QCoreApplication::translate("Panels", "Inspector"),
+                       "dock.inspector", Qt::RightDockWidgetArea);
+    p.partition = dock(window, new PartitionPanel(doc), QCoreApplication::translate("Panels", "Partition"),
+                       "dock.partition", Qt::RightDockWidgetArea);
+    p.code = dock(window, new CodePanel(doc), QCoreApplication::translate("Panels", "Code"), "dock.code",
+                  Qt::BottomDockWidgetArea);
+    p.diff = dock(window, new DiffPanel(doc), QCoreApplication::translate("Panels", "Diff"), "dock.diff",
+                  Qt::BottomDockWidgetArea);
+    p.kernels = dock(window, new KernelPanel(doc), QCoreApplication::translate("Panels", "Kernels"), "dock.kernels",
+                     Qt::BottomDockWidgetArea);
+    p.numerics = dock(window, new NumericsPanel(doc), QCoreApplication::translate("Panels", "Numerics"),
+                      "dock.numerics", Qt::BottomDockWidgetArea);
+    p.minifier = dock(window, new MinifierPanel(doc), QCoreApplication::translate("Panels", "Minifier"),
+                      "dock.minifier", Qt::RightDockWidgetArea);
     // Where the docks sit relative to each other (splits, tabs, what is raised) is defined once,
     // in resources/default_layout.json, which the main window applies (View > Reset Layout).
     p.nextPass = timeline->nextAction();
@@ -54,4 +63,4 @@ Panels installPanels(QMainWindow* window, Document* doc) {
     return p;
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -30,7 +30,9 @@ struct Panels {
     QAction* previousPass = nullptr;
 
     /// Every dock, in View-menu order.
-    QList<QDockWidget*> docks() const { return {timeline, matches, diff, code, inspector, partition, kernels, numerics, minifier}; }
+    QList<QDockWidget*> docks() const {
+        return {timeline, matches, diff, code, inspector, partition, kernels, numerics, minifier};
+    }
 };
 
 /// Creates the panes, docks them in `window` (each in its default area) and connects them to
@@ -38,4 +40,4 @@ struct Panels {
 /// window. Call once, before restoring the window state.
 Panels installPanels(QMainWindow* window, Document* doc);
 
-} // namespace fxray::views
+}  // namespace fxray::views

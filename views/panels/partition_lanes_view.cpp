@@ -4,8 +4,8 @@
 #include "ir/graph.h"
 #include "partition/partitioner.h"
 
-#include <QKeyEvent>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QMouseEvent>
@@ -26,9 +26,11 @@ QString bytesText(qint64 b) { return QLocale().formattedDataSize(b, 1, QLocale::
 constexpr double kMargin = 12;
 
 /// Bundle thickness: grows with the log of the bytes, so one big tensor does not hide the rest.
-double thickness(qint64 bytes) { return std::clamp(1.5 + std::log2(1.0 + static_cast<double>(bytes) / 65536.0), 2.0, 14.0); }
+double thickness(qint64 bytes) {
+    return std::clamp(1.5 + std::log2(1.0 + static_cast<double>(bytes) / 65536.0), 2.0, 14.0);
+}
 
-} // namespace
+}  // namespace
 
 /// The painted lanes (inside the scroll area).
 class LanesCanvas : public QWidget {
@@ -41,7 +43,8 @@ public:
     void setLanes(PartitionLanes l) {
         m_lanes = std::move(l);
         m_current = m_lanes.cards.empty() ? -1 : std::min(m_current, static_cast<int>(m_lanes.cards.size()) - 1);
-        setFixedSize(QSize(static_cast<int>(m_lanes.size.width() + 2 * kMargin), static_cast<int>(m_lanes.size.height() + 2 * kMargin)));
+        setFixedSize(QSize(static_cast<int>(m_lanes.size.width() + 2 * kMargin),
+                           static_cast<int>(m_lanes.size.height() + 2 * kMargin)));
         update();
     }
     const PartitionLanes& lanes() const { return m_lanes; }
@@ -49,8 +52,10 @@ public:
     void setCurrent(int c) {
         m_current = c >= 0 && c < static_cast<int>(m_lanes.cards.size()) ? c : -1;
         if (m_current >= 0) {
-            const QRect r = m_lanes.cards[static_cast<size_t>(m_current)].rect.translated(kMargin, kMargin).toAlignedRect();
-            m_owner->scrollArea()->ensureVisible(r.center().x(), r.center().y(), r.width() / 2 + 20, r.height() / 2 + 40);
+            const QRect r =
+                m_lanes.cards[static_cast<size_t>(m_current)].rect.translated(kMargin, kMargin).toAlignedRect();
+            m_owner->scrollArea()->ensureVisible(r.center().x(), r.center().y(), r.width() / 2 + 20,
+                                                 r.height() / 2 + 40);
         }
         update();
     }
@@ -98,7 +103,8 @@ void LanesCanvas::paintBlock(QPainter& p, const LaneBlock& b, bool dark) const {
                fm.elidedText(b.label, Qt::ElideRight, in.width()));
     p.setFont(font());
     QString line = PartitionLanesView::tr("%n node(s)", nullptr, b.nodes);
-    if (b.recomputed > 0) line += QStringLiteral(" · ") + PartitionLanesView::tr("↻ %n recomputed", nullptr, b.recomputed);
+    if (b.recomputed > 0)
+        line += QStringLiteral(" · ") + PartitionLanesView::tr("↻ %n recomputed", nullptr, b.recomputed);
     const QFontMetricsF fr(font());
     p.drawText(QRectF(in.left(), in.top() + fm.height() + 1, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                fr.elidedText(line, Qt::ElideRight, in.width()));
@@ -108,8 +114,8 @@ void LanesCanvas::paintBlock(QPainter& p, const LaneBlock& b, bool dark) const {
                                     : PartitionLanesView::tr("reads %n saved", nullptr, b.bundled)) +
                                QStringLiteral(" · ") + bytesText(b.bundledBytes);
         p.setPen(fwd ? canvas_colors::cut(dark) : canvas_colors::text(dark));
-        p.drawText(QRectF(in.left(), in.top() + 2 * fm.height() + 2, in.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   fr.elidedText(bundle, Qt::ElideRight, in.width()));
+        p.drawText(QRectF(in.left(), in.top() + 2 * fm.height() + 2, in.width(), fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, fr.elidedText(bundle, Qt::ElideRight, in.width()));
     }
     if (b.recomputed > 0) {
         // The recomputed marker: the same dashed border as recomputed nodes on the canvas.
@@ -199,18 +205,23 @@ void LanesCanvas::paintEvent(QPaintEvent* e) {
     auto header = [&](const QRectF& lane, const QString& title, const QString& sub, const QString& third = {}) {
         p.setFont(bold);
         // The header may run into the gap beside its lane (the compact form is narrow).
-        p.drawText(QRectF(lane.left(), 0, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, title);
+        p.drawText(QRectF(lane.left(), 0, lane.width(), fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, title);
         p.setFont(font());
-        p.drawText(QRectF(lane.left(), fm.height() + 2, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, sub);
+        p.drawText(QRectF(lane.left(), fm.height() + 2, lane.width(), fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, sub);
         if (!third.isEmpty())
-            p.drawText(QRectF(lane.left(), 2 * fm.height() + 2, lane.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip,
-                       third);
+            p.drawText(QRectF(lane.left(), 2 * fm.height() + 2, lane.width(), fm.height()),
+                       Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, third);
     };
-    header(m_lanes.forwardLane, PartitionLanesView::tr("Forward"), PartitionLanesView::tr("%n node(s)", nullptr, m_lanes.forwardNodes));
+    header(m_lanes.forwardLane, PartitionLanesView::tr("Forward"),
+           PartitionLanesView::tr("%n node(s)", nullptr, m_lanes.forwardNodes));
     header(m_lanes.savedColumn, PartitionLanesView::tr("Saved for the backward"),
-           PartitionLanesView::tr("%n tensor(s)", nullptr, m_lanes.savedCount) + QStringLiteral(" · ") + bytesText(m_lanes.savedBytes),
+           PartitionLanesView::tr("%n tensor(s)", nullptr, m_lanes.savedCount) + QStringLiteral(" · ") +
+               bytesText(m_lanes.savedBytes),
            PartitionLanesView::tr("%n cut edge(s)", nullptr, m_lanes.cutEdges));
-    header(m_lanes.backwardLane, PartitionLanesView::tr("Backward"), PartitionLanesView::tr("%n node(s)", nullptr, m_lanes.backwardNodes));
+    header(m_lanes.backwardLane, PartitionLanesView::tr("Backward"),
+           PartitionLanesView::tr("%n node(s)", nullptr, m_lanes.backwardNodes));
     // The lanes' backgrounds: the forward and backward tints, faint.
     for (const auto& [lane, colour] : {std::pair{m_lanes.forwardLane, canvas_colors::forward(dark)},
                                        std::pair{m_lanes.backwardLane, canvas_colors::backward(dark)}}) {
@@ -226,7 +237,8 @@ void LanesCanvas::paintEvent(QPaintEvent* e) {
     for (const LaneBlock& b : m_lanes.blocks)
         if (exposed.intersects(b.rect)) paintBlock(p, b, dark);
     for (size_t c = 0; c < m_lanes.cards.size(); ++c)
-        if (exposed.intersects(m_lanes.cards[c].rect)) paintCard(p, m_lanes.cards[c], static_cast<int>(c) == m_current && hasFocus(), dark);
+        if (exposed.intersects(m_lanes.cards[c].rect))
+            paintCard(p, m_lanes.cards[c], static_cast<int>(c) == m_current && hasFocus(), dark);
 }
 
 void LanesCanvas::mousePressEvent(QMouseEvent* e) {
@@ -277,11 +289,8 @@ void LanesCanvas::keyPressEvent(QKeyEvent* e) {
 }
 
 PartitionLanesView::PartitionLanesView(QWidget* parent)
-    : QWidget(parent),
-      m_summary(new QLabel(this)),
-      m_enlarge(new QToolButton(this)),
-      m_scroll(new QScrollArea(this)),
-      m_canvas(new LanesCanvas(this)) {
+        : QWidget(parent), m_summary(new QLabel(this)), m_enlarge(new QToolButton(this)),
+          m_scroll(new QScrollArea(this)), m_canvas(new LanesCanvas(this)) {
     setObjectName(QStringLiteral("partition.lanes"));
     m_summary->setObjectName(QStringLiteral("partition.lanesSummary"));
     m_summary->setWordWrap(true);
@@ -314,7 +323,8 @@ QWidget* PartitionLanesView::canvas() const { return m_canvas; }
 int PartitionLanesView::currentCard() const { return m_canvas->current(); }
 void PartitionLanesView::setCurrentCard(int card) { m_canvas->setCurrent(card); }
 
-void PartitionLanesView::setPartition(std::shared_ptr<const PartitionResult> result, const Graph* graph, double budget) {
+void PartitionLanesView::setPartition(std::shared_ptr<const PartitionResult> result, const Graph* graph,
+                                      double budget) {
     if (!result || !graph) {
         m_last.reset();
         m_result.reset();
@@ -327,8 +337,10 @@ void PartitionLanesView::setPartition(std::shared_ptr<const PartitionResult> res
     // A partition of another graph starts afresh; of the same graph, it is a budget change.
     const bool same = graph == m_graphPtr && cg.fingerprint == m_graph.fingerprint && m_last;
     std::optional<SavedSnapshot> before;
-    if (same && std::abs(m_last->budget - budget) > 1e-12) before = m_last;
-    else if (same) before = m_before;  // the same budget again: keep the change shown
+    if (same && std::abs(m_last->budget - budget) > 1e-12)
+        before = m_last;
+    else if (same)
+        before = m_before;  // the same budget again: keep the change shown
     m_graph = std::move(cg);
     m_graphPtr = graph;
     m_result = std::move(result);
@@ -381,14 +393,16 @@ void PartitionLanesView::updateSummary() {
         return;
     }
     if (!l.before) {
-        m_summary->setText(tr("Saved %1 in %n tensor(s); %2 recomputed. Move the memory budget to see what changes.", nullptr,
-                              l.savedCount)
+        m_summary->setText(tr("Saved %1 in %n tensor(s); %2 recomputed. Move the memory budget to see what changes.",
+                              nullptr, l.savedCount)
                                .arg(bytesText(l.savedBytes))
                                .arg(l.recomputedNow));
         return;
     }
     const int delta = l.recomputedNow - l.before->recomputed;
-    const QString signedDelta = delta > 0 ? QStringLiteral("+%1").arg(delta) : delta < 0 ? QStringLiteral("−%1").arg(-delta) : QStringLiteral("±0");
+    const QString signedDelta = delta > 0   ? QStringLiteral("+%1").arg(delta)
+                                : delta < 0 ? QStringLiteral("−%1").arg(-delta)
+                                            : QStringLiteral("±0");
     m_summary->setText(tr("Budget %1 → %2: saved %3 → %4, %5 recomputed · %6 joined, %7 left the saved set")
                            .arg(l.before->budget, 0, 'f', 2)
                            .arg(QString::number(m_last ? m_last->budget : 1.0, 'f', 2), bytesText(l.before->savedBytes),
@@ -397,4 +411,4 @@ void PartitionLanesView::updateSummary() {
                            .arg(l.left.size()));
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

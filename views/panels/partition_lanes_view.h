@@ -22,7 +22,7 @@ class QToolButton;
 namespace fxray {
 class Graph;
 struct PartitionResult;
-} // namespace fxray
+}  // namespace fxray
 
 namespace fxray::views {
 
@@ -76,4 +76,4 @@ private:
     int m_layoutKey = 0;                    ///< columns and lane width of the current layout
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -46,22 +46,15 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* p
 
 QString bytesText(qint64 b) { return QLocale().formattedDataSize(b, 1, QLocale::DataSizeTraditionalFormat); }
 
-} // namespace
+}  // namespace
 
 PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
-    : QWidget(parent),
-      m_doc(doc),
-      m_saved(new SavedTensorModel(this)),
-      m_banned(new StringTableModel({tr("Node"), tr("Rule")}, this)),
-      m_recomputed(new StringTableModel({tr("Node"), tr("Op")}, this)),
-      m_run(new QPushButton(tr("Partition"), this)),
-      m_slider(new QSlider(Qt::Horizontal, this)),
-      m_spin(new QDoubleSpinBox(this)),
-      m_debounce(new QTimer(this)),
-      m_status(new QLabel(this)),
-      m_totals(new QLabel(this)),
-      m_tabs(new QTabWidget(this)),
-      m_lanes(new PartitionLanesView(this)) {
+        : QWidget(parent), m_doc(doc), m_saved(new SavedTensorModel(this)),
+          m_banned(new StringTableModel({tr("Node"), tr("Rule")}, this)),
+          m_recomputed(new StringTableModel({tr("Node"), tr("Op")}, this)),
+          m_run(new QPushButton(tr("Partition"), this)), m_slider(new QSlider(Qt::Horizontal, this)),
+          m_spin(new QDoubleSpinBox(this)), m_debounce(new QTimer(this)), m_status(new QLabel(this)),
+          m_totals(new QLabel(this)), m_tabs(new QTabWidget(this)), m_lanes(new PartitionLanesView(this)) {
     setObjectName(QStringLiteral("partitionPanel"));
     m_run->setObjectName(QStringLiteral("partition.run"));
     m_run->setToolTip(tr("Split the shown joint graph into forward and backward"));
@@ -91,7 +84,8 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
     QTableView* banned = makeTable(m_banned, QStringLiteral("partition.banned"), this);
     QTableView* recomputed = makeTable(m_recomputed, QStringLiteral("partition.recomputed"), this);
     m_tabs->addTab(m_lanes, tr("Lanes"));
-    m_tabs->setTabToolTip(0, tr("Forward | saved tensors | backward; after a budget move, what joined or left the saved set"));
+    m_tabs->setTabToolTip(
+        0, tr("Forward | saved tensors | backward; after a budget move, what joined or left the saved set"));
     m_tabs->addTab(saved, tr("Saved"));
     m_tabs->addTab(banned, tr("Banned"));
     m_tabs->addTab(recomputed, tr("Recomputed"));
@@ -200,7 +194,8 @@ void PartitionPanel::onPartitionChanged() {
     m_saved->setPartition(result, m_doc->shownGraph(), ref);
     std::vector<QStringList> banned, recomputed;
     if (result) {
-        for (const BannedNode& b : result->banned) banned.push_back({QString::fromStdString(b.name), QString::fromStdString(b.rule)});
+        for (const BannedNode& b : result->banned)
+            banned.push_back({QString::fromStdString(b.name), QString::fromStdString(b.rule)});
         const Graph* g = m_doc->shownGraph();
         for (const std::string& r : result->recomputed) {
             const Node* n = g ? g->find(r) : nullptr;
@@ -226,13 +221,14 @@ void PartitionPanel::onPartitionChanged() {
     const SavedTensorModel::Totals t = m_saved->totals();
     m_tabs->setTabText(1, tr("Saved (%1)").arg(t.ours));
     m_status->setText(tr("Strategy: %1 · %2 forward / %3 backward nodes · cut of %n edge(s)", nullptr,
-                             static_cast<int>(result->cut.size()))
+                         static_cast<int>(result->cut.size()))
                           .arg(QString::fromStdString(result->strategy))
                           .arg(result->forward ? result->forward->computeNodeCount() : 0)
                           .arg(result->backward ? result->backward->computeNodeCount() : 0));
-    QString text = tr("fxray saves %n value(s): ", nullptr, t.ours) +
-                   tr("%1 bytes (%2), activations %3 bytes")
-                       .arg(QLocale().toString(t.oursBytes), bytesText(t.oursBytes), QLocale().toString(t.oursActivationBytes));
+    QString text =
+        tr("fxray saves %n value(s): ", nullptr, t.ours) +
+        tr("%1 bytes (%2), activations %3 bytes")
+            .arg(QLocale().toString(t.oursBytes), bytesText(t.oursBytes), QLocale().toString(t.oursActivationBytes));
     if (ref) {
         text += QLatin1Char('\n') + tr("PyTorch saves %n value(s): ", nullptr, t.pytorch) +
                 tr("%1 bytes (%2)").arg(QLocale().toString(ref->savedBytes), bytesText(ref->savedBytes));
@@ -248,4 +244,4 @@ void PartitionPanel::onPartitionChanged() {
     m_totals->setText(text);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

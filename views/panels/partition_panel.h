@@ -74,4 +74,4 @@ private:
     bool m_requested = false;  ///< a partition this panel asked for is running
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

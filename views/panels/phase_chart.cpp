@@ -1,7 +1,7 @@
 #include "panels/phase_chart.h"
 
-#include <QPainter>
 #include <QPaintEvent>
+#include <QPainter>
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@ namespace fxray::views {
 namespace {
 constexpr int kPad = 4;
 int rowHeight(const QFontMetrics& fm) { return fm.height() + 4; }
-} // namespace
+}  // namespace
 
 PhaseChart::PhaseChart(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("phaseChart"));
@@ -38,7 +38,8 @@ void PhaseChart::paintEvent(QPaintEvent*) {
     const QPalette pal = palette();
     if (m_phases.empty()) {
         p.setPen(pal.color(QPalette::PlaceholderText));
-        p.drawText(rect().adjusted(kPad, kPad, -kPad, -kPad), Qt::AlignLeft | Qt::AlignTop, tr("No phase timings logged for this compile."));
+        p.drawText(rect().adjusted(kPad, kPad, -kPad, -kPad), Qt::AlignLeft | Qt::AlignTop,
+                   tr("No phase timings logged for this compile."));
         return;
     }
     int labelW = 0, valueW = 0;
@@ -57,11 +58,12 @@ void PhaseChart::paintEvent(QPaintEvent*) {
     for (size_t i = 0; i < m_phases.size(); ++i) {
         const int y = kPad + int(i) * rh;
         p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(QRect(kPad, y, labelW, rh), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(m_phases[i].first, Qt::ElideMiddle, labelW));
+        p.drawText(QRect(kPad, y, labelW, rh), Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(m_phases[i].first, Qt::ElideMiddle, labelW));
         const int w = std::max(1, int(barMax * m_phases[i].second / maxS));
         p.fillRect(QRect(barX, y + 3, w, rh - 6), bar);
         p.drawText(QRect(barX + w + kPad, y, valueW + kPad, rh), Qt::AlignVCenter | Qt::AlignLeft, values[int(i)]);
     }
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -27,4 +27,4 @@ private:
     std::vector<std::pair<QString, double>> m_phases;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -22,10 +22,11 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 constexpr int kMinSize = -(1 << 20);
 constexpr int kMaxSize = std::numeric_limits<int>::max();
 
-} // namespace
+}  // namespace
 
 SizePicker::SizePicker(QWidget* parent)
-    : QWidget(parent), m_row(new QHBoxLayout), m_title(new QLabel(tr("&Sizes:"), this)), m_message(new QLabel(this)) {
+        : QWidget(parent), m_row(new QHBoxLayout), m_title(new QLabel(tr("&Sizes:"), this)),
+          m_message(new QLabel(this)) {
     setObjectName(QStringLiteral("numerics.sizes"));
     m_message->setObjectName(QStringLiteral("numerics.sizesMessage"));
     m_message->setWordWrap(true);
@@ -89,7 +90,8 @@ QSpinBox* SizePicker::spinBox(const QString& symbol) const {
 
 sym::Binding SizePicker::binding() const {
     sym::Binding b;
-    for (size_t i = 0; i < m_boxes.size(); ++i) b[m_symbols[static_cast<qsizetype>(i)].toStdString()] = sym::Num::ofInt(m_boxes[i]->value());
+    for (size_t i = 0; i < m_boxes.size(); ++i)
+        b[m_symbols[static_cast<qsizetype>(i)].toStdString()] = sym::Num::ofInt(m_boxes[i]->value());
     return b;
 }
 
@@ -114,20 +116,25 @@ QString SizePicker::sizesArgument() const {
 
 void SizePicker::pin(const std::optional<sym::Binding>& folderBinding) {
     m_pinned = folderBinding;
-    if (m_pinned) setBinding(*m_pinned);
-    else updateMessage();
+    if (m_pinned)
+        setBinding(*m_pinned);
+    else
+        updateMessage();
 }
 
 QString SizePicker::problem() const {
     for (size_t i = 0; i < m_boxes.size(); ++i)
         if (m_boxes[i]->value() < 0)
-            return tr("%1 = %2: a size cannot be negative.").arg(m_symbols[static_cast<qsizetype>(i)]).arg(m_boxes[i]->value());
+            return tr("%1 = %2: a size cannot be negative.")
+                .arg(m_symbols[static_cast<qsizetype>(i)])
+                .arg(m_boxes[i]->value());
     const sym::Binding b = binding();
     if (m_pinned) {
         for (const auto& [name, v] : b) {
             const auto it = m_pinned->find(name);
             if (it != m_pinned->end() && it->second.i != v.i)
-                return tr("%1 = %2 does not match the inputs folder, whose inputs have %1 = %3; choose random inputs to run at other sizes.")
+                return tr("%1 = %2 does not match the inputs folder, whose inputs have %1 = %3; choose random inputs "
+                          "to run at other sizes.")
                     .arg(qs(name))
                     .arg(v.i)
                     .arg(it->second.i);
@@ -156,7 +163,8 @@ QString SizePicker::warning() const {
     if (small.isEmpty()) return {};
     // PyTorch specializes sizes 0 and 1 (a symbol is traced for sizes >= 2), so such a run is
     // one the compiled graph would not have been used for.
-    return tr("PyTorch traces symbols for sizes of at least 2 (0 and 1 are specialized): %1.").arg(small.join(QStringLiteral(", ")));
+    return tr("PyTorch traces symbols for sizes of at least 2 (0 and 1 are specialized): %1.")
+        .arg(small.join(QStringLiteral(", ")));
 }
 
 void SizePicker::updateMessage() {
@@ -166,4 +174,4 @@ void SizePicker::updateMessage() {
     m_message->setStyleSheet(p.isEmpty() ? QString() : QStringLiteral("color: #c0392b;"));
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -76,4 +76,4 @@ private:
     QLabel* m_message;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -37,7 +37,7 @@ protected:
     }
 };
 
-} // namespace
+}  // namespace
 
 SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_model = new SweepResultsModel(this);
@@ -73,7 +73,9 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     reload->setShortcut(QKeySequence::Refresh);
     reload->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     addAction(reload);
-    connect(reload, &QAction::triggered, this, [this] { if (!m_dir.isEmpty()) loadFolder(m_dir); });
+    connect(reload, &QAction::triggered, this, [this] {
+        if (!m_dir.isEmpty()) loadFolder(m_dir);
+    });
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_filter, 1);
@@ -117,4 +119,4 @@ void SweepPanel::activate(const QModelIndex& proxyIndex) {
     Q_EMIT graphActivated(file, status, message);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

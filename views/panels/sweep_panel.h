@@ -50,4 +50,4 @@ private:
     QCheckBox* m_failuresOnly = nullptr;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

@@ -25,21 +25,12 @@
 namespace fxray::views {
 
 TimelinePanel::TimelinePanel(Document* doc, QWidget* parent)
-    : QWidget(parent),
-      m_doc(doc),
-      m_model(new PassTimelineModel(this)),
-      m_filter(new ChangedPassFilter(this)),
-      m_pipeline(new QComboBox(this)),
-      m_compile(new QPushButton(tr("Compile"), this)),
-      m_changedOnly(new QCheckBox(tr("Changed passes only"), this)),
-      m_summary(new QLabel(this)),
-      m_view(new QTableView(this)),
-      m_teaching(new QTextBrowser(this)),
-      m_split(new QSplitter(this)),
-      m_failure(new QLabel(this)),
-      m_showBefore(new QPushButton(tr("Show graph before"), this)),
-      m_next(new QAction(tr("Next Pass"), this)),
-      m_previous(new QAction(tr("Previous Pass"), this)) {
+        : QWidget(parent), m_doc(doc), m_model(new PassTimelineModel(this)), m_filter(new ChangedPassFilter(this)),
+          m_pipeline(new QComboBox(this)), m_compile(new QPushButton(tr("Compile"), this)),
+          m_changedOnly(new QCheckBox(tr("Changed passes only"), this)), m_summary(new QLabel(this)),
+          m_view(new QTableView(this)), m_teaching(new QTextBrowser(this)), m_split(new QSplitter(this)),
+          m_failure(new QLabel(this)), m_showBefore(new QPushButton(tr("Show graph before"), this)),
+          m_next(new QAction(tr("Next Pass"), this)), m_previous(new QAction(tr("Previous Pass"), this)) {
     setObjectName(QStringLiteral("timelinePanel"));
     m_pipeline->setObjectName(QStringLiteral("timeline.pipeline"));
     for (const std::string& name : knownPipelines()) m_pipeline->addItem(QString::fromStdString(name));
@@ -172,14 +163,16 @@ void TimelinePanel::onTraceChanged() {
         bool subgraphs = false;
         for (const PassRecord& p : trace->passes) subgraphs = subgraphs || !p.graph.empty();
         m_view->setColumnHidden(PassTimelineModel::ColGraph, !subgraphs);
-        QString text = tr("%1: %n pass run(s), ", nullptr, static_cast<int>(trace->passes.size()))
-                           .arg(QString::fromStdString(trace->pipeline)) +
-                       tr("%n changed, ", nullptr, changed) +
-                       tr("%1 → %2 nodes, %3 ms").arg(trace->nodesBefore).arg(trace->nodesAfter).arg(trace->ms, 0, 'f', 1);
+        QString text =
+            tr("%1: %n pass run(s), ", nullptr, static_cast<int>(trace->passes.size()))
+                .arg(QString::fromStdString(trace->pipeline)) +
+            tr("%n changed, ", nullptr, changed) +
+            tr("%1 → %2 nodes, %3 ms").arg(trace->nodesBefore).arg(trace->nodesAfter).arg(trace->ms, 0, 'f', 1);
         if (failed) text += tr(", %n failed", nullptr, failed);
         m_summary->setText(text);
     } else {
-        m_summary->setText(m_doc->currentGraph() ? tr("Not compiled: choose a pipeline and press Compile.") : QString());
+        m_summary->setText(m_doc->currentGraph() ? tr("Not compiled: choose a pipeline and press Compile.")
+                                                 : QString());
     }
     onPassChanged();
 }
@@ -192,7 +185,8 @@ void TimelinePanel::onPassChanged() {
         const QModelIndex src = current >= 0 ? m_model->index(current, 0) : QModelIndex();
         const QModelIndex proxy = m_filter->mapFromSource(src);
         if (proxy.isValid()) {
-            m_view->selectionModel()->setCurrentIndex(proxy, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_view->selectionModel()->setCurrentIndex(proxy,
+                                                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             m_view->scrollTo(proxy);
         } else {
             m_view->selectionModel()->clear();
@@ -220,30 +214,36 @@ void TimelinePanel::updateFailure() {
     m_failure->setVisible(failed);
     m_showBefore->setVisible(failed);
     if (failed)
-        m_failure->setText(tr("%1 failed and was undone: %2").arg(QString::fromStdString(p->name), QString::fromStdString(p->error)));
+        m_failure->setText(
+            tr("%1 failed and was undone: %2").arg(QString::fromStdString(p->name), QString::fromStdString(p->error)));
 }
 
 void TimelinePanel::updateTeaching() {
     const PassRecord* p = m_doc ? m_doc->currentPass() : nullptr;
     if (!p) {
-        m_teaching->setHtml(QStringLiteral("<p>%1</p>").arg(
-            tr("Select a pass in the timeline to read what it does, why, and which PyTorch function it mirrors.")
-                .toHtmlEscaped()));
+        m_teaching->setHtml(QStringLiteral("<p>%1</p>")
+                                .arg(tr("Select a pass in the timeline to read what it does, why, and which PyTorch "
+                                        "function it mirrors.")
+                                         .toHtmlEscaped()));
         return;
     }
     const QString name = QString::fromStdString(p->name);
     const PassTeaching* t = passTeaching(p->name);
     if (!t) {
-        m_teaching->setHtml(QStringLiteral("<h3>%1</h3><p>%2</p>")
-                                .arg(name.toHtmlEscaped(), tr("No explanation is recorded for this pass.").toHtmlEscaped()));
+        m_teaching->setHtml(
+            QStringLiteral("<h3>%1</h3><p>%2</p>")
+                .arg(name.toHtmlEscaped(), tr("No explanation is recorded for this pass.").toHtmlEscaped()));
         return;
     }
     // The paragraphs are engine text (English); the headings around them are translated.
-    const auto html = [](std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())).toHtmlEscaped(); };
-    m_teaching->setHtml(QStringLiteral("<h3>%1</h3><p><b>%2</b> %3</p><p><b>%4</b> %5</p><p><b>%6</b> <code>%7</code> · <code>%8</code></p>")
-                            .arg(name.toHtmlEscaped(), tr("What it does:").toHtmlEscaped(), html(t->what),
-                                 tr("Why:").toHtmlEscaped(), html(t->why), tr("In PyTorch:").toHtmlEscaped(),
-                                 html(t->pytorchFile), html(t->pytorchFunction)));
+    const auto html = [](std::string_view s) {
+        return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())).toHtmlEscaped();
+    };
+    m_teaching->setHtml(
+        QStringLiteral(
+            "<h3>%1</h3><p><b>%2</b> %3</p><p><b>%4</b> %5</p><p><b>%6</b> <code>%7</code> · <code>%8</code></p>")
+            .arg(name.toHtmlEscaped(), tr("What it does:").toHtmlEscaped(), html(t->what), tr("Why:").toHtmlEscaped(),
+                 html(t->why), tr("In PyTorch:").toHtmlEscaped(), html(t->pytorchFile), html(t->pytorchFunction)));
 }
 
 void TimelinePanel::resizeEvent(QResizeEvent* e) {
@@ -252,4 +252,4 @@ void TimelinePanel::resizeEvent(QResizeEvent* e) {
     m_split->setOrientation(e->size().width() >= 560 ? Qt::Horizontal : Qt::Vertical);
 }
 
-} // namespace fxray::views
+}  // namespace fxray::views

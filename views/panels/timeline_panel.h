@@ -71,4 +71,4 @@ private:
     bool m_syncing = false;
 };
 
-} // namespace fxray::views
+}  // namespace fxray::views

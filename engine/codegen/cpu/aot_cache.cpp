@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -77,8 +77,10 @@ json inputSpecs(const Graph& g, const std::vector<Value>& inputs) {
 json bindingJson(const sym::Binding& b) {
     json j = json::object();
     for (const auto& [s, v] : b) {
-        if (v.isFloat()) j[s] = v.d;
-        else j[s] = v.i;
+        if (v.isFloat())
+            j[s] = v.d;
+        else
+            j[s] = v.i;
     }
     return j;
 }
@@ -87,8 +89,10 @@ sym::Binding bindingFromJson(const json& j) {
     sym::Binding b;
     if (!j.is_object()) return b;
     for (auto it = j.begin(); it != j.end(); ++it) {
-        if (it.value().is_number_integer()) b[it.key()] = sym::Num::ofInt(it.value().get<int64_t>());
-        else if (it.value().is_number()) b[it.key()] = sym::Num::ofFloat(it.value().get<double>());
+        if (it.value().is_number_integer())
+            b[it.key()] = sym::Num::ofInt(it.value().get<int64_t>());
+        else if (it.value().is_number())
+            b[it.key()] = sym::Num::ofFloat(it.value().get<double>());
     }
     return b;
 }
@@ -96,16 +100,16 @@ sym::Binding bindingFromJson(const json& j) {
 /// Everything the library's code and plan depend on; its hash is the key.
 json keyMaterial(const Graph& g, const std::vector<Value>& inputs, const AotOptions& o, const sym::Binding& binding) {
     json m{{"format", kFormat},
-                {"graph_fingerprint", hex64(g.fingerprint())},
-                {"inputs", inputSpecs(g, inputs)},
-                {"fxray", FXRAY_VERSION},
-                {"llvm", llvmVersion()},
-                {"target", hostTarget()},
-                {"opt_level", o.compile.jit.optLevel},
-                {"dedupe", o.compile.jit.dedupe},
-                {"fuse", o.compile.schedule.fuse},
-                {"inline_pointwise", o.compile.schedule.inlinePointwise},
-                {"pinned", o.compile.pinned}};
+           {"graph_fingerprint", hex64(g.fingerprint())},
+           {"inputs", inputSpecs(g, inputs)},
+           {"fxray", FXRAY_VERSION},
+           {"llvm", llvmVersion()},
+           {"target", hostTarget()},
+           {"opt_level", o.compile.jit.optLevel},
+           {"dedupe", o.compile.jit.dedupe},
+           {"fuse", o.compile.schedule.fuse},
+           {"inline_pointwise", o.compile.schedule.inlinePointwise},
+           {"pinned", o.compile.pinned}};
     // Dynamic shapes: each binding is its own entry (the input specs hold its sizes too; the
     // binding makes the entry say which sizes it guards).
     if (!binding.empty()) m["binding"] = bindingJson(binding);
@@ -141,8 +145,11 @@ json planJson(const Program& p, const std::vector<std::string>* symbols) {
         const Kernel& k = p.kernels[i];
         json args = json::array();
         for (const auto& a : k.args) args.push_back(a.buffer);
-        json kj{{"name", k.name}, {"code_hash", hex64(kernelCodeHash(k))}, {"outer", k.outerCount()},
-                {"inner", k.innerCount()}, {"args", args}};
+        json kj{{"name", k.name},
+                {"code_hash", hex64(kernelCodeHash(k))},
+                {"outer", k.outerCount()},
+                {"inner", k.innerCount()},
+                {"args", args}};
         if (symbols) kj["symbol"] = (*symbols)[i];
         kernels.push_back(std::move(kj));
     }
@@ -200,7 +207,9 @@ std::string entryProblem(const fs::path& dir, const json& material, const std::s
     if (!text.ok()) return "unreadable metadata";
     json m = json::parse(*text, nullptr, false);
     if (m.is_discarded() || !m.is_object()) return "metadata is not valid JSON";
-    auto str = [&](const char* k) { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string(); };
+    auto str = [&](const char* k) {
+        return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string();
+    };
     if (str("format") != kFormat) return "foreign entry (format '" + str("format") + "')";
     if (str("key") != key) return "foreign entry (key " + str("key") + ")";
     for (const char* k : {"fxray", "llvm", "target", "graph_fingerprint"})
@@ -212,7 +221,8 @@ std::string entryProblem(const fs::path& dir, const json& material, const std::s
     if (!fs::is_regular_file(dir / lib, ec)) return "library " + lib + " is missing";
     std::string sum = fileChecksum((dir / lib).string());
     if (sum.empty() || sum != str("checksum")) return "library checksum mismatch (corrupt)";
-    if (!m.contains("plan") || !m["plan"].is_object() || !m["plan"].contains("kernels") || !m["plan"]["kernels"].is_array())
+    if (!m.contains("plan") || !m["plan"].is_object() || !m["plan"].contains("kernels") ||
+        !m["plan"]["kernels"].is_array())
         return "metadata holds no plan";
     if (metaOut) *metaOut = std::move(m);
     return {};
@@ -255,8 +265,8 @@ std::string nonce() {
 }
 
 /// Builds the entry for `material` in a fresh temporary folder under `cache`; returns its path.
-Expected<fs::path> buildEntry(const Graph& g, const std::vector<Value>& inputs, const AotOptions& o, const json& material,
-                              const std::string& key, const fs::path& cache, AotEntry& e) {
+Expected<fs::path> buildEntry(const Graph& g, const std::vector<Value>& inputs, const AotOptions& o,
+                              const json& material, const std::string& key, const fs::path& cache, AotEntry& e) {
     fs::path tmp = cache / (".tmp-" + key + "-" + std::to_string(::getpid()) + "-" + nonce());
     std::error_code ec;
     fs::create_directories(tmp, ec);
@@ -306,7 +316,7 @@ Expected<fs::path> buildEntry(const Graph& g, const std::vector<Value>& inputs, 
     return tmp;
 }
 
-} // namespace
+}  // namespace
 
 std::string defaultCacheDir() {
     if (const char* d = std::getenv("FXRAY_CACHE_DIR"); d && *d) return d;
@@ -321,7 +331,8 @@ std::string fileChecksum(const std::string& path) {
     char buf[1 << 16];
     while (f) {
         f.read(buf, sizeof buf);
-        for (std::streamsize i = 0; i < f.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ull;
+        for (std::streamsize i = 0; i < f.gcount(); ++i)
+            h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ull;
     }
     return hex64(h);
 }
@@ -353,9 +364,12 @@ Expected<std::vector<Value>> aotInputs(const Graph& g, const sym::Binding& bindi
         if (isSymPlaceholder(*ph)) {
             auto v = sym::evalText(symPlaceholderExpr(*ph), binding);
             if (!v.ok()) return fail("(" + symPlaceholderExpr(*ph) + "): " + v.error().message);
-            if (v->isFloat()) r.push_back(Value::ofDouble(v->d));
-            else if (v->kind == sym::Num::Kind::Bool) r.push_back(Value::ofBool(v->i != 0));
-            else r.push_back(Value::ofInt(v->i));
+            if (v->isFloat())
+                r.push_back(Value::ofDouble(v->d));
+            else if (v->kind == sym::Num::Kind::Bool)
+                r.push_back(Value::ofBool(v->i != 0));
+            else
+                r.push_back(Value::ofInt(v->i));
             continue;
         }
         if (ph->meta.empty() || ph->metaIsTuple) return fail("has no tensor annotation to compile for");
@@ -493,10 +507,11 @@ Status checkAotBinding(const sym::Binding& compiled, const sym::Binding& given) 
     for (const auto& [s, v] : compiled) {
         auto it = given.find(s);
         if (it == given.end()) continue;  // not read off these inputs: nothing to compare
-        const bool same = v.isFloat() || it->second.isFloat() ? v.toDouble() == it->second.toDouble() : v.i == it->second.i;
+        const bool same =
+            v.isFloat() || it->second.isFloat() ? v.toDouble() == it->second.toDouble() : v.i == it->second.i;
         if (!same)
-            return makeError("the AOT library was compiled for " + s + "=" + v.str() + " but the inputs have " + s + "=" +
-                             it->second.str() + " (compiled for " + sym::bindingStr(compiled) +
+            return makeError("the AOT library was compiled for " + s + "=" + v.str() + " but the inputs have " + s +
+                             "=" + it->second.str() + " (compiled for " + sym::bindingStr(compiled) +
                              "; compile that size with --sizes " + s + "=" + it->second.str() + ")");
     }
     return Status::success();
@@ -532,4 +547,4 @@ Expected<std::vector<Value>> aotRun(const Graph& g, const std::vector<Value>& in
     return loaded->run(inputs);
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

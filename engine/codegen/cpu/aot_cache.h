@@ -31,8 +31,8 @@
 namespace fxray::cg::cpu {
 
 struct AotOptions {
-    std::string cacheDir;     ///< empty: defaultCacheDir()
-    CompileOptions compile;   ///< pinned nodes, schedule and LLVM options (part of the key)
+    std::string cacheDir;    ///< empty: defaultCacheDir()
+    CompileOptions compile;  ///< pinned nodes, schedule and LLVM options (part of the key)
     /// Symbolic graphs: the sizes to compile for, completed by the graph's hints, then 8 per
     /// symbol (completeBinding). Ignored for static graphs.
     sym::Binding sizes;
@@ -50,7 +50,7 @@ struct AotEntry {
     double compileMs = 0.0;      ///< of which LLVM code generation (0 on a hit)
     double linkMs = 0.0;         ///< of which the linker (0 on a hit)
     size_t kernels = 0;
-    sym::Binding binding;        ///< the sizes it was compiled for (empty: static graph)
+    sym::Binding binding;  ///< the sizes it was compiled for (empty: static graph)
 };
 
 /// `$FXRAY_CACHE_DIR`, else `~/.cache/fxray` (`$HOME`), else a folder under /tmp.
@@ -98,4 +98,4 @@ Expected<std::vector<Value>> aotRun(const Graph& g, const std::vector<Value>& in
 /// FNV-1a 64 of a file's bytes as 16 hex digits ("" when unreadable).
 std::string fileChecksum(const std::string& path);
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

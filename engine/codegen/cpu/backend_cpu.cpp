@@ -51,8 +51,8 @@ public:
     }
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

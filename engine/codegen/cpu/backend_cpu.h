@@ -7,4 +7,4 @@ namespace fxray::cg::cpu {
 /// "cpu": compiles with LLVM on every run; compile() keeps one compile for many runs.
 std::unique_ptr<Backend> makeCpuBackend();
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -98,7 +98,7 @@ private:
     bool m_stop = false;
 };
 
-} // namespace
+}  // namespace
 
 int CompiledGraph::threads() { return ThreadPool::instance().size(); }
 
@@ -108,9 +108,7 @@ size_t CompiledGraph::externCalls() const {
     return n;
 }
 
-Expected<std::vector<Value>> CompiledGraph::annotatedInputs(const Graph& g) {
-    return annotatedStaticInputs(g, "CPU");
-}
+Expected<std::vector<Value>> CompiledGraph::annotatedInputs(const Graph& g) { return annotatedStaticInputs(g, "CPU"); }
 
 Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, const std::vector<Value>& inputs,
                                                                 const CompileOptions& opts) {
@@ -152,7 +150,8 @@ namespace {
 
 /// The operands of a subgraph op and the subgraphs it may run: cond(pred, true, false,
 /// operands) or checkpoint/wrap(body, *operands). False for another op or an unusual form.
-bool subgraphOperands(const Node& n, const Graph& g, std::vector<const Graph*>& subs, std::vector<const Argument*>& operands) {
+bool subgraphOperands(const Node& n, const Graph& g, std::vector<const Graph*>& subs,
+                      std::vector<const Argument*>& operands) {
     auto graphOf = [&g](const Argument& a) -> const Graph* {
         if (!a.isNode() || a.node->kind() != NodeKind::GetAttr) return nullptr;
         return g.subgraph(a.node->target());
@@ -174,7 +173,7 @@ bool subgraphOperands(const Node& n, const Graph& g, std::vector<const Graph*>& 
     return true;
 }
 
-} // namespace
+}  // namespace
 
 Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opts) {
     const LoweredGraph& lg = m_program.lowered;
@@ -267,23 +266,25 @@ Expected<std::vector<StepProfile>> CompiledGraph::profile(const std::vector<Valu
     return steps;
 }
 
-Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
-                                                uint64_t seed, std::vector<double>* stepMs) const {
+Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs,
+                                                const std::map<std::string, Value>& pins, uint64_t seed,
+                                                std::vector<double>* stepMs) const {
     if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     const Program& P = m_program;
     const LoweredGraph& lg = P.lowered;
     std::vector<Tensor> bufs(P.buffers.size());
     auto phs = m_graph->placeholders();
     if (inputs.size() != phs.size())
-        return makeError("graph has " + std::to_string(phs.size()) + " inputs but " + std::to_string(inputs.size()) + " were given");
+        return makeError("graph has " + std::to_string(phs.size()) + " inputs but " + std::to_string(inputs.size()) +
+                         " were given");
     for (size_t b = 0; b < P.buffers.size(); ++b) {
         const BufferDesc& bd = P.buffers[b];
         switch (bd.source) {
         case BufferDesc::Source::Input: {
             const Value& v = inputs[static_cast<size_t>(bd.inputIndex)];
             if (!v.isTensor() || !v.t.hasData() || v.t.dtype() != bd.meta.dtype || v.t.shape() != bd.meta.shape) {
-                Diagnostic d = makeError("input " + std::to_string(bd.inputIndex) + " expects " + bd.meta.annotation(false, false) +
-                                         ", got " + v.describe());
+                Diagnostic d = makeError("input " + std::to_string(bd.inputIndex) + " expects " +
+                                         bd.meta.annotation(false, false) + ", got " + v.describe());
                 d.node = bd.name;
                 return d;
             }
@@ -298,7 +299,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
         }
         case BufferDesc::Source::Pinned: {
             auto it = pins.find(bd.key);
-            if (it == pins.end() || !it->second.isTensor()) return makeError("no pinned value for node '" + bd.key + "'");
+            if (it == pins.end() || !it->second.isTensor())
+                return makeError("no pinned value for node '" + bd.key + "'");
             bufs[b] = relayout(it->second.t, bd.meta);
             break;
         }
@@ -425,7 +427,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                     const LValue& it = call.result.items[i];
                     if (it.kind != LValue::Kind::Tensor) continue;
                     int b = P.bufferOf[static_cast<size_t>(it.node)];
-                    outT[i] = allocateLayout(b >= 0 ? P.buffers[static_cast<size_t>(b)].meta : lg.nodes[static_cast<size_t>(it.node)].meta);
+                    outT[i] = allocateLayout(b >= 0 ? P.buffers[static_cast<size_t>(b)].meta
+                                                    : lg.nodes[static_cast<size_t>(it.node)].meta);
                     outs[i] = &outT[i];
                 }
                 if (const CpuExtern* x = findCpuExtern(fn); x && x->run(*bound, outs, ctx)) {
@@ -469,7 +472,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
     return outs;
 }
 
-Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const std::vector<Value>* expect, CpuRunInfo* info) {
+Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const std::vector<Value>* expect,
+                                   CpuRunInfo* info) {
     CompileOptions opts;
     for (const auto& [k, v] : req.pins) opts.pinned.push_back(k);
     auto cg = CompiledGraph::compile(g, req.inputs, opts);
@@ -491,4 +495,4 @@ Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const 
     return res;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -54,8 +54,9 @@ public:
 
     /// One run's steps with their times (after `warmup` untimed runs), as codegen/step_profile.h
     /// describes them.
-    Expected<std::vector<StepProfile>> profile(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
-                                               int warmup = 1, uint64_t seed = 0) const;
+    Expected<std::vector<StepProfile>> profile(const std::vector<Value>& inputs,
+                                               const std::map<std::string, Value>& pins = {}, int warmup = 1,
+                                               uint64_t seed = 0) const;
 
     const Program& program() const { return m_program; }
     const KernelJit& jit() const { return *m_jit; }
@@ -100,4 +101,4 @@ struct CpuRunInfo {
 Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const std::vector<Value>* expect,
                                    CpuRunInfo* info = nullptr);
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -10,10 +10,9 @@ const std::vector<std::string_view>& cpuExternKernels() {
     // kernels are attached by qualname instead (randomExterns()).
     static const std::vector<std::string_view> k = [] {
         std::vector<std::string_view> names;
-        for (const auto* part :
-             {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
-              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-              &gridSampleExterns(), &upsampleAaExterns()})
+        for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(),
+                                 &linalgExterns(), &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
+                                 &gridSampleExterns(), &upsampleAaExterns()})
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();
@@ -57,4 +56,4 @@ Status attachCpuKernels(OpRegistry& r, const std::vector<std::string_view>& kern
     return Status::success();
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

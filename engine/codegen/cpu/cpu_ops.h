@@ -29,4 +29,4 @@ const std::vector<RandomExtern>& randomExterns();
 Status attachCpuKernels(OpRegistry& r, const std::vector<std::string_view>& kernels,
                         const std::vector<RandomExtern>& random);
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -48,7 +48,8 @@ std::optional<Dims> dimsOf(const OpArgs& a, size_t q, size_t k, size_t v) {
     for (const auto* s : {&Q, &Kt, &V})
         for (auto d : *s)
             if (d < 0) return std::nullopt;
-    if (Kt[0] != Q[0] || V[0] != Q[0] || Kt[1] != Q[1] || V[1] != Q[1] || Kt[3] != Q[3] || V[2] != Kt[2]) return std::nullopt;
+    if (Kt[0] != Q[0] || V[0] != Q[0] || Kt[1] != Q[1] || V[1] != Q[1] || Kt[3] != Q[3] || V[2] != Kt[2])
+        return std::nullopt;
     return Dims{Q[0], Q[1], Q[2], Kt[2], Q[3], V[3]};
 }
 
@@ -122,7 +123,8 @@ void forward(const Dims& d, const std::vector<float>& Q, const std::vector<float
         probabilities(d, Q.data() + bh * d.M * d.K, Kt.data() + bh * d.N * d.K,
                       bias.empty() ? nullptr : bias.data() + bh * d.M * d.N, scale, causal, P, lse);
         if (L)
-            for (int64_t m = 0; m < d.M && m < lseLen; ++m) (*L)[static_cast<size_t>(bh * lseLen + m)] = static_cast<float>(lse[static_cast<size_t>(m)]);
+            for (int64_t m = 0; m < d.M && m < lseLen; ++m)
+                (*L)[static_cast<size_t>(bh * lseLen + m)] = static_cast<float>(lse[static_cast<size_t>(m)]);
         if (p > 0.0) applyDropout(P, d, bh, seed, 0, p);
         sgemm(d.M, d.Kv, d.N, 1.0f, P.data(), d.N, 1, V.data() + bh * d.N * d.Kv, d.Kv, 1, 0.0f,
               O.data() + bh * d.M * d.Kv, d.Kv);
@@ -200,12 +202,14 @@ bool efficientBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
             if (p > 0.0)
                 for (int64_t n = 0; n < d->N; ++n) {
                     uint64_t idx = static_cast<uint64_t>((bh * d->M + m) * d->N + n);
-                    dp[n] = attentionDropoutKeep(seed, offset, idx, p) ? dp[n] * static_cast<float>(1.0 / (1.0 - p)) : 0.0f;
+                    dp[n] =
+                        attentionDropoutKeep(seed, offset, idx, p) ? dp[n] * static_cast<float>(1.0 / (1.0 - p)) : 0.0f;
                 }
             double rowDot = 0.0;
             for (int64_t n = 0; n < d->N; ++n) rowDot += static_cast<double>(pr[n]) * dp[n];
             for (int64_t n = 0; n < d->N; ++n) dp[n] = pr[n] * (dp[n] - static_cast<float>(rowDot));  // now dS
-            if (wantBias) std::memcpy(dBias.data() + (bh * d->M + m) * d->N, dp, static_cast<size_t>(d->N) * sizeof(float));
+            if (wantBias)
+                std::memcpy(dBias.data() + (bh * d->M + m) * d->N, dp, static_cast<size_t>(d->N) * sizeof(float));
         }
         sgemm(d->M, d->K, d->N, scale, dP.data(), d->N, 1, k, d->K, 1, 0.0f, dQ.data() + bh * d->M * d->K, d->K);
         sgemm(d->N, d->K, d->M, scale, dP.data(), 1, d->N, q, d->K, 1, 0.0f, dK.data() + bh * d->N * d->K, d->K);
@@ -222,7 +226,8 @@ bool efficientBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
         padded.insert(padded.end(), bs.begin(), bs.end());
         if (padded.size() != 4) return false;
         std::vector<int64_t> rs(4, 1);
-        for (int dim = 2; dim >= 0; --dim) rs[static_cast<size_t>(dim)] = rs[static_cast<size_t>(dim + 1)] * padded[static_cast<size_t>(dim + 1)];
+        for (int dim = 2; dim >= 0; --dim)
+            rs[static_cast<size_t>(dim)] = rs[static_cast<size_t>(dim + 1)] * padded[static_cast<size_t>(dim + 1)];
         std::vector<double> red(static_cast<size_t>(ob.numel()), 0.0);
         for (int64_t i = 0; i < static_cast<int64_t>(dBias.size()); ++i) {
             int64_t rem = i, idx = 0;
@@ -281,18 +286,17 @@ bool efficientAttentionForward(const OpArgs& a, const std::vector<Tensor*>& outs
     return true;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& attentionExterns() {
     static const std::vector<CpuExtern> t = {
         {"sdpa_efficient", efficientForward},
-        {"sdpa_efficient_backward", [](const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-             return efficientBackward(a, outs);
-         }},
+        {"sdpa_efficient_backward",
+         [](const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) { return efficientBackward(a, outs); }},
         {"sdpa", compositeSdpa},
         {"efficient_attention_forward", efficientAttentionForward},
     };
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

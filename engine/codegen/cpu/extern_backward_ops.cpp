@@ -49,7 +49,8 @@ bool multiMarginBackward(const OpArgs& a, Tensor& out) {
     if (xt.dim() > 2 || (p != 1.0 && p != 2.0) || f.dim <= 0 || out.numel() != xt.numel()) return false;
     const auto go = toDoubles(a.tensor(0)), x = toDoubles(xt), t = toDoubles(a.tensor(2));
     const std::vector<double> w = a.isNone(5) ? std::vector<double>() : toDoubles(a.tensor(5));
-    if (static_cast<int64_t>(t.size()) != f.nframe || (!w.empty() && static_cast<int64_t>(w.size()) != f.dim)) return false;
+    if (static_cast<int64_t>(t.size()) != f.nframe || (!w.empty() && static_cast<int64_t>(w.size()) != f.dim))
+        return false;
     if (go.size() != 1 && static_cast<int64_t>(go.size()) != f.nframe) return false;
     const double g = 1.0 / static_cast<double>(reduction == 1 ? f.nframe * f.dim : f.dim);
     std::vector<double> gx(x.size(), 0.0);
@@ -84,7 +85,8 @@ bool multilabelMarginBackward(const OpArgs& a, Tensor& out) {
     if (xt.dim() > 2 || f.dim <= 0 || out.numel() != xt.numel() || a.tensor(2).numel() != xt.numel() ||
         a.tensor(4).numel() != xt.numel())
         return false;
-    const auto go = toDoubles(a.tensor(0)), x = toDoubles(xt), t = toDoubles(a.tensor(2)), isTarget = toDoubles(a.tensor(4));
+    const auto go = toDoubles(a.tensor(0)), x = toDoubles(xt), t = toDoubles(a.tensor(2)),
+               isTarget = toDoubles(a.tensor(4));
     if (go.size() != 1 && static_cast<int64_t>(go.size()) != f.nframe) return false;
     const double g = 1.0 / static_cast<double>(reduction == 1 ? f.nframe * f.dim : f.dim);
     std::vector<double> gx(x.size(), 0.0);
@@ -129,14 +131,20 @@ bool pdistBackward(const OpArgs& a, Tensor& out) {
             for (int64_t c = 0; c < m; ++c) {
                 const double diff = x[static_cast<size_t>(i * m + c)] - x[static_cast<size_t>(j * m + c)];
                 double r;
-                if (p == 1.0) r = gk * signOf(diff);
-                else if (p < 2.0) r = dk == 0.0 || (diff == 0.0 && p < 1.0) ? 0.0
-                                      : signOf(diff) * std::pow(std::fabs(diff), p - 1.0) * gk / std::pow(dk, p - 1.0);
-                else if (p == 2.0) r = dk == 0.0 ? 0.0 : gk * diff / dk;
+                if (p == 1.0)
+                    r = gk * signOf(diff);
+                else if (p < 2.0)
+                    r = dk == 0.0 || (diff == 0.0 && p < 1.0)
+                            ? 0.0
+                            : signOf(diff) * std::pow(std::fabs(diff), p - 1.0) * gk / std::pow(dk, p - 1.0);
+                else if (p == 2.0)
+                    r = dk == 0.0 ? 0.0 : gk * diff / dk;
                 // The max-norm's gradient goes where |diff| equals the distance, compared in the
                 // input's precision as ATen does.
-                else if (std::isinf(p)) r = gk * signOf(diff) * (std::fabs(kern::roundTo(diff, xt.dtype())) == dk ? 1.0 : 0.0);
-                else r = dk == 0.0 ? 0.0 : diff * std::pow(std::fabs(diff), p - 2.0) * gk / std::pow(dk, p - 1.0);
+                else if (std::isinf(p))
+                    r = gk * signOf(diff) * (std::fabs(kern::roundTo(diff, xt.dtype())) == dk ? 1.0 : 0.0);
+                else
+                    r = dk == 0.0 ? 0.0 : diff * std::pow(std::fabs(diff), p - 2.0) * gk / std::pow(dk, p - 1.0);
                 gx[static_cast<size_t>(i * m + c)] += r;
                 gx[static_cast<size_t>(j * m + c)] -= r;
             }
@@ -233,7 +241,7 @@ bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return !outs.empty() && outs[0] && F(a, *outs[0]);
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& backwardOpExterns() {
     static const std::vector<CpuExtern> t = {
@@ -247,4 +255,4 @@ const std::vector<CpuExtern>& backwardOpExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

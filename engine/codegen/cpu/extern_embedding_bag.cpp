@@ -39,7 +39,8 @@ std::optional<std::vector<int64_t>> ints(const Tensor& t, int64_t bound) {
 
 /// offset2bag, or where it is empty (CPU's fast path for sums leaves it so) rebuilt from offsets
 /// as ATen's backwards do: entry i belongs to the last bag whose offset is at most i.
-std::optional<std::vector<int64_t>> bagOf(const Tensor& offset2bag, const Tensor& offsets, size_t numIndices, int64_t bags) {
+std::optional<std::vector<int64_t>> bagOf(const Tensor& offset2bag, const Tensor& offsets, size_t numIndices,
+                                          int64_t bags) {
     if (offset2bag.numel() != 0 || numIndices == 0) {
         auto r = ints(offset2bag, bags);
         if (!r || r->size() != numIndices) return std::nullopt;
@@ -77,7 +78,8 @@ bool embeddingBag(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext
     const int64_t n = a.tensor(1).numel();
     auto off = ints(a.tensor(2), n + 1);
     if (!idx || !off || mode < Sum || mode > Max || outs[0]->numel() != bags * D) return false;
-    if (static_cast<int64_t>(off->size()) < bags + (lastOffset ? 1 : 0) || (!off->empty() && (*off)[0] != 0)) return false;
+    if (static_cast<int64_t>(off->size()) < bags + (lastOffset ? 1 : 0) || (!off->empty() && (*off)[0] != 0))
+        return false;
     const std::vector<double> psw = a.isNone(6) ? std::vector<double>() : kern::toDoubles(a.tensor(6));
     if (!psw.empty() && (mode != Sum || static_cast<int64_t>(psw.size()) != n)) return false;
     const auto wv = kern::toDoubles(w);
@@ -144,7 +146,8 @@ bool embeddingBagBackward(const OpArgs& a, const std::vector<Tensor*>& outs, Exe
             for (int64_t d = 0; d < D; ++d) {
                 // An empty bag has no maximum: CUDA marks it -1, CPU leaves 0 with a bag size of 0.
                 const int64_t row = static_cast<int64_t>(mi[static_cast<size_t>(b * D + d)]);
-                if (row < 0 || row == pad || (static_cast<size_t>(b) < bagSize.size() && bagSize[static_cast<size_t>(b)] == 0.0))
+                if (row < 0 || row == pad ||
+                    (static_cast<size_t>(b) < bagSize.size() && bagSize[static_cast<size_t>(b)] == 0.0))
                     continue;
                 if (row >= numWeights) return false;
                 gw[static_cast<size_t>(row * D + d)] += gv[static_cast<size_t>(b * D + d)] * freq(row);
@@ -196,7 +199,7 @@ bool perSampleWeightsBackward(const OpArgs& a, const std::vector<Tensor*>& outs,
     return true;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& embeddingBagExterns() {
     static const std::vector<CpuExtern> t = {
@@ -207,4 +210,4 @@ const std::vector<CpuExtern>& embeddingBagExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

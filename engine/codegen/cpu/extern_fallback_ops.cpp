@@ -94,8 +94,7 @@ bool adaptiveMaxPool(const OpArgs& a, const std::vector<Tensor*>& outs) {
     const Tensor& x = a.tensor(0);
     const auto os = a.toIntList(1);
     const int64_t nsp = static_cast<int64_t>(os.size());
-    if (outs.size() < 2 || !outs[0] || !outs[1] || (nsp != 2 && nsp != 3) || x.dim() < nsp + 1 ||
-        !floatLike(x.dtype()))
+    if (outs.size() < 2 || !outs[0] || !outs[1] || (nsp != 2 && nsp != 3) || x.dim() < nsp + 1 || !floatLike(x.dtype()))
         return false;
     Planes g;
     const size_t first = static_cast<size_t>(x.dim() - nsp);
@@ -158,7 +157,8 @@ bool maxPool3d(const OpArgs& a, const std::vector<Tensor*>& outs) {
         out[i] = outs[0]->shape()[first + i];
         if (k[i] <= 0 || st[i] <= 0 || dl[i] <= 0) return false;
     }
-    const int64_t planes = span(x.shape(), 0, first), inSize = in[0] * in[1] * in[2], outSize = out[0] * out[1] * out[2];
+    const int64_t planes = span(x.shape(), 0, first), inSize = in[0] * in[1] * in[2],
+                  outSize = out[0] * out[1] * out[2];
     const auto xv = f32(x);
     std::vector<float> y(static_cast<size_t>(planes * outSize));
     std::vector<double> ix(y.size());
@@ -289,12 +289,18 @@ bool maxPoolBackwardByIndices(const OpArgs& a, Tensor& out) {
 enum class Seg { Max, Min, Sum, Mean, Prod };
 
 bool segKind(const std::string& s, Seg& k) {
-    if (s == "max") k = Seg::Max;
-    else if (s == "min") k = Seg::Min;
-    else if (s == "sum") k = Seg::Sum;
-    else if (s == "mean") k = Seg::Mean;
-    else if (s == "prod") k = Seg::Prod;
-    else return false;
+    if (s == "max")
+        k = Seg::Max;
+    else if (s == "min")
+        k = Seg::Min;
+    else if (s == "sum")
+        k = Seg::Sum;
+    else if (s == "mean")
+        k = Seg::Mean;
+    else if (s == "prod")
+        k = Seg::Prod;
+    else
+        return false;
     return true;
 }
 
@@ -346,8 +352,12 @@ bool planSegments(const OpArgs& a, size_t dataArg, size_t reduceArg, size_t leng
     return true;
 }
 
-size_t dataAt(const SegPlan& p, int64_t o, int64_t k, int64_t i) { return static_cast<size_t>((o * p.axisLen + k) * p.inner + i); }
-size_t outAt(const SegPlan& p, int64_t o, int64_t s, int64_t i) { return static_cast<size_t>((o * p.count + s) * p.inner + i); }
+size_t dataAt(const SegPlan& p, int64_t o, int64_t k, int64_t i) {
+    return static_cast<size_t>((o * p.axisLen + k) * p.inner + i);
+}
+size_t outAt(const SegPlan& p, int64_t o, int64_t s, int64_t i) {
+    return static_cast<size_t>((o * p.count + s) * p.inner + i);
+}
 
 /// segment_reduce(data, reduce, *, lengths, indices, offsets, axis, unsafe, initial): each
 /// segment reduced from `initial` (else the identity); max/min take a NaN once met; an empty
@@ -369,14 +379,20 @@ bool segmentReduce(const OpArgs& a, Tensor& out) {
                 double acc = init;
                 for (int64_t k = st; k < st + len; ++k) {
                     const double v = x[dataAt(p, o, k, i)];
-                    if (p.kind == Seg::Max) acc = std::isnan(acc) ? acc : std::isnan(v) ? v : std::max(acc, v);
-                    else if (p.kind == Seg::Min) acc = std::isnan(acc) ? acc : std::isnan(v) ? v : std::min(acc, v);
-                    else if (p.kind == Seg::Prod) acc *= v;
-                    else acc += v;
+                    if (p.kind == Seg::Max)
+                        acc = std::isnan(acc) ? acc : std::isnan(v) ? v : std::max(acc, v);
+                    else if (p.kind == Seg::Min)
+                        acc = std::isnan(acc) ? acc : std::isnan(v) ? v : std::min(acc, v);
+                    else if (p.kind == Seg::Prod)
+                        acc *= v;
+                    else
+                        acc += v;
                 }
                 if (p.kind == Seg::Mean) {
-                    if (len == 0 && !p.hasInitial) acc = std::numeric_limits<double>::quiet_NaN();
-                    else if (len > 0 && !std::isnan(acc)) acc /= static_cast<double>(len);
+                    if (len == 0 && !p.hasInitial)
+                        acc = std::numeric_limits<double>::quiet_NaN();
+                    else if (len > 0 && !std::isnan(acc))
+                        acc /= static_cast<double>(len);
                 }
                 y[outAt(p, o, s, i)] = acc;
             }
@@ -446,7 +462,8 @@ bool put(const OpArgs& a, Tensor& out) {
     const Tensor& self = a.tensor(0);
     const Tensor& index = a.tensor(1);
     const Tensor& src = a.tensor(2);
-    if (!floatLike(self.dtype()) || !intLike(index.dtype()) || index.numel() != src.numel() || out.numel() != self.numel())
+    if (!floatLike(self.dtype()) || !intLike(index.dtype()) || index.numel() != src.numel() ||
+        out.numel() != self.numel())
         return false;
     const int64_t n = self.numel();
     const auto iv = kern::toDoubles(index);
@@ -572,7 +589,7 @@ bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return F(a, outs);
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& fallbackOpExterns() {
     static const std::vector<CpuExtern> t = {
@@ -593,4 +610,4 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

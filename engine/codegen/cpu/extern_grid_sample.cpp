@@ -101,9 +101,7 @@ bool cornersOf(const Sampling& s, const double* g, Corners& c) {
     return true;
 }
 
-bool linearZeros(const OpArgs& a, size_t interpArg) {
-    return a.toInt(interpArg) == 0 && a.toInt(interpArg + 1) == 0;
-}
+bool linearZeros(const OpArgs& a, size_t interpArg) { return a.toInt(interpArg) == 0 && a.toInt(interpArg + 1) == 0; }
 
 /// grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners).
 bool gridSampler3d(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
@@ -120,7 +118,8 @@ bool gridSampler3d(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
                 const double* plane = x.data() + (n * s->C + ch) * s->inSize;
                 double v = 0.0;
                 for (int k = 0; k < c.count; ++k)
-                    if (c.offset[static_cast<size_t>(k)] >= 0) v += c.weight[static_cast<size_t>(k)] * plane[c.offset[static_cast<size_t>(k)]];
+                    if (c.offset[static_cast<size_t>(k)] >= 0)
+                        v += c.weight[static_cast<size_t>(k)] * plane[c.offset[static_cast<size_t>(k)]];
                 y[static_cast<size_t>((n * s->C + ch) * s->outSize + o)] = v;
             }
         }
@@ -151,10 +150,12 @@ bool samplerBackward(const Sampling& s, const Tensor& gOut, const Tensor& input,
                     if (c.offset[kk] < 0) continue;
                     const size_t e = static_cast<size_t>(plane + c.offset[kk]);
                     gi[e] += c.weight[kk] * g;
-                    for (int d = 0; d < s.nsp; ++d) dpos[static_cast<size_t>(d)] += x[e] * c.dweight[kk][static_cast<size_t>(d)] * g;
+                    for (int d = 0; d < s.nsp; ++d)
+                        dpos[static_cast<size_t>(d)] += x[e] * c.dweight[kk][static_cast<size_t>(d)] * g;
                 }
             }
-            for (int d = 0; d < s.nsp; ++d) gg[static_cast<size_t>(gpos + s.nsp - 1 - d)] = dpos[static_cast<size_t>(d)];
+            for (int d = 0; d < s.nsp; ++d)
+                gg[static_cast<size_t>(gpos + s.nsp - 1 - d)] = dpos[static_cast<size_t>(d)];
         }
     if (outs[0]) kern::fromDoubles(*outs[0], gi);
     if (outs[1]) kern::fromDoubles(*outs[1], gg);
@@ -176,7 +177,7 @@ bool cudnnGridSamplerBackward(const OpArgs& a, const std::vector<Tensor*>& outs,
     return s && s->nsp == 2 && samplerBackward(*s, a.tensor(2), a.tensor(0), a.tensor(1), outs);
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& gridSampleExterns() {
     static const std::vector<CpuExtern> t = {
@@ -187,4 +188,4 @@ const std::vector<CpuExtern>& gridSampleExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

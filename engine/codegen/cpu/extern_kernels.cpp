@@ -27,8 +27,8 @@ const char* gemmImplementation() {
 #endif
 }
 
-void sgemmBlocked(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t ars, int64_t acs, const float* B,
-                  int64_t brs, int64_t bcs, float beta, float* C, int64_t ldc) {
+void sgemmBlocked(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t ars, int64_t acs,
+                  const float* B, int64_t brs, int64_t bcs, float beta, float* C, int64_t ldc) {
     // B packed row-major in blocks of K so the inner j loop is unit-stride and vectorises.
     constexpr int64_t KB = 256, NB = 512;
     std::vector<float> pack(static_cast<size_t>(KB * NB));
@@ -39,7 +39,8 @@ void sgemmBlocked(int64_t M, int64_t N, int64_t K, float alpha, const float* A, 
         for (int64_t j0 = 0; j0 < N; j0 += NB) {
             int64_t nb = std::min(NB, N - j0);
             for (int64_t k = 0; k < kb; ++k)
-                for (int64_t j = 0; j < nb; ++j) pack[static_cast<size_t>(k * nb + j)] = B[(k0 + k) * brs + (j0 + j) * bcs];
+                for (int64_t j = 0; j < nb; ++j)
+                    pack[static_cast<size_t>(k * nb + j)] = B[(k0 + k) * brs + (j0 + j) * bcs];
             for (int64_t i = 0; i < M; ++i) {
                 float* c = C + i * ldc + j0;
                 for (int64_t k = 0; k < kb; ++k) {
@@ -57,10 +58,26 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
     if (M == 0 || N == 0) return;
 #if defined(FXRAY_HAVE_OPENBLAS)
     auto layout = [](int64_t rs, int64_t cs, int64_t rows, int64_t cols, CBLAS_TRANSPOSE& tr, int64_t& ld) {
-        if (cs == 1 && rs >= std::max<int64_t>(1, cols)) { tr = CblasNoTrans; ld = rs; return true; }
-        if (rs == 1 && cs >= std::max<int64_t>(1, rows)) { tr = CblasTrans; ld = cs; return true; }
-        if (rows <= 1 && cs == 1) { tr = CblasNoTrans; ld = std::max<int64_t>(1, cols); return true; }
-        if (cols <= 1 && rs == 1) { tr = CblasTrans; ld = std::max<int64_t>(1, rows); return true; }
+        if (cs == 1 && rs >= std::max<int64_t>(1, cols)) {
+            tr = CblasNoTrans;
+            ld = rs;
+            return true;
+        }
+        if (rs == 1 && cs >= std::max<int64_t>(1, rows)) {
+            tr = CblasTrans;
+            ld = cs;
+            return true;
+        }
+        if (rows <= 1 && cs == 1) {
+            tr = CblasNoTrans;
+            ld = std::max<int64_t>(1, cols);
+            return true;
+        }
+        if (cols <= 1 && rs == 1) {
+            tr = CblasTrans;
+            ld = std::max<int64_t>(1, rows);
+            return true;
+        }
         return false;
     };
     CBLAS_TRANSPOSE ta, tb;
@@ -142,7 +159,8 @@ bool gemmInto(const Tensor& a, const Tensor& b, const Tensor* bias, float beta, 
         int64_t ldc = direct ? out.strides()[nd - 2] : N;
         if (bias && beta != 0.0f) {
             for (int64_t i = 0; i < M; ++i)
-                for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = static_cast<float>(biasVals[static_cast<size_t>(i * N + j)]);
+                for (int64_t j = 0; j < N; ++j)
+                    C[i * ldc + j] = static_cast<float>(biasVals[static_cast<size_t>(i * N + j)]);
         }
         Mat ma = matOf(a, bt), mb = matOf(b, bt);
         sgemm(M, N, K, alpha, ma.p, ma.rs, ma.cs, mb.p, mb.rs, mb.cs, bias ? beta : 0.0f, C, ldc);
@@ -152,8 +170,8 @@ bool gemmInto(const Tensor& a, const Tensor& b, const Tensor* bias, float beta, 
             int64_t bs = nd == 3 ? out.strides()[0] : 0;
             for (int64_t i = 0; i < M; ++i)
                 for (int64_t j = 0; j < N; ++j)
-                    kern::writeElem(base + (bt * bs + i * out.strides()[nd - 2] + j * out.strides()[nd - 1]) * is, out.dtype(),
-                                    tmp[static_cast<size_t>(i * N + j)]);
+                    kern::writeElem(base + (bt * bs + i * out.strides()[nd - 2] + j * out.strides()[nd - 1]) * is,
+                                    out.dtype(), tmp[static_cast<size_t>(i * N + j)]);
         }
     }
     return true;
@@ -172,7 +190,8 @@ bool conv2d(const OpArgs& a, Tensor& out) {
     int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
     int64_t O = w.shape()[0], Cg = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
     int64_t OH = out.shape()[2], OW = out.shape()[3];
-    int64_t sh = pick(stride, 0), sw = pick(stride, 1), ph = pick(pad, 0), pw = pick(pad, 1), dh = pick(dil, 0), dw = pick(dil, 1);
+    int64_t sh = pick(stride, 0), sw = pick(stride, 1), ph = pick(pad, 0), pw = pick(pad, 1), dh = pick(dil, 0),
+            dw = pick(dil, 1);
     if (groups <= 0 || C != Cg * groups) return false;
     int64_t Og = O / groups;
     std::vector<double> xv = kern::toDoubles(x), wv = kern::toDoubles(w);
@@ -189,9 +208,11 @@ bool conv2d(const OpArgs& a, Tensor& out) {
                             int64_t ih = oh * sh - ph + kh * dh;
                             for (int64_t ow = 0; ow < OW; ++ow) {
                                 int64_t iw = ow * sw - pw + kw * dw;
-                                row[oh * OW + ow] = (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                                    ? 0.0f
-                                    : static_cast<float>(xv[static_cast<size_t>(((n * C + g * Cg + c) * H + ih) * W + iw)]);
+                                row[oh * OW + ow] =
+                                    (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                        ? 0.0f
+                                        : static_cast<float>(
+                                              xv[static_cast<size_t>(((n * C + g * Cg + c) * H + ih) * W + iw)]);
                             }
                         }
                     }
@@ -232,7 +253,7 @@ void copyInto(const Tensor& src, Tensor& dst, int64_t dim, int64_t start) {
     }
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 
@@ -278,7 +299,8 @@ bool chunkCatInto(const OpArgs& a, Tensor& out) {
                 for (int64_t j = 0; j < per; ++j) {
                     const int64_t e = c * per + j;  // flat position in the padded dim x trailing block
                     if (e >= n * trail) break;      // zero padding
-                    r[static_cast<size_t>((l * chunks + c) * width + col + j)] = v[static_cast<size_t>(l * n * trail + e)];
+                    r[static_cast<size_t>((l * chunks + c) * width + col + j)] =
+                        v[static_cast<size_t>(l * n * trail + e)];
                 }
         col += per;
     }
@@ -334,25 +356,24 @@ bool batchedAddInto(const OpArgs& a, Tensor& out, bool reduceBatches) {
 bool baddbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, false); }
 bool addbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, true); }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& gemmExterns() {
     static const std::vector<CpuExtern> t = {
-        {"mm", single<mmInto>}, {"bmm", single<bmmInto>}, {"addmm", single<addmmInto>},
-        {"conv", single<conv2d>}, {"cat", single<catInto>},
-        {"chunk_cat", single<chunkCatInto>},
+        {"mm", single<mmInto>},           {"bmm", single<bmmInto>},       {"addmm", single<addmmInto>},
+        {"conv", single<conv2d>},         {"cat", single<catInto>},       {"chunk_cat", single<chunkCatInto>},
         {"baddbmm", single<baddbmmInto>}, {"addbmm", single<addbmmInto>},
     };
     return t;
 }
 
 const CpuExtern* findCpuExtern(std::string_view name) {
-    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(), &linalgExterns(),
-                              &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-                              &gridSampleExterns(), &upsampleAaExterns(), &randomExternKernels()})
+    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(),
+                             &linalgExterns(), &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
+                             &gridSampleExterns(), &upsampleAaExterns(), &randomExternKernels()})
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
     return nullptr;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

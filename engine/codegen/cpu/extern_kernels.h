@@ -9,7 +9,6 @@
 
 namespace fxray::cg::cpu {
 
-
 /// Which GEMM implementation is linked: "openblas" or "blocked".
 const char* gemmImplementation();
 
@@ -18,7 +17,7 @@ const char* gemmImplementation();
 void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t ars, int64_t acs, const float* B,
            int64_t brs, int64_t bcs, float beta, float* C, int64_t ldc);
 /// The built-in blocked kernel, exposed for the benchmark that chose between the two.
-void sgemmBlocked(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t ars, int64_t acs, const float* B,
-                  int64_t brs, int64_t bcs, float beta, float* C, int64_t ldc);
+void sgemmBlocked(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t ars, int64_t acs,
+                  const float* B, int64_t brs, int64_t bcs, float beta, float* C, int64_t ldc);
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -131,7 +131,8 @@ bool matrixExp(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) 
         for (int64_t i = 0; i < n; ++i)
             for (int64_t k = 0; k < n; ++k)
                 for (int64_t j = 0; j < n; ++j)
-                    r[static_cast<size_t>(i * n + j)] += x[static_cast<size_t>(i * n + k)] * y[static_cast<size_t>(k * n + j)];
+                    r[static_cast<size_t>(i * n + j)] +=
+                        x[static_cast<size_t>(i * n + k)] * y[static_cast<size_t>(k * n + j)];
         return r;
     };
     for (size_t b = 0; b < v.size() / nn; ++b) {
@@ -149,7 +150,8 @@ bool matrixExp(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) 
         const double scale = std::ldexp(1.0, -squarings);
         for (double& x : m) x *= scale;
         std::vector<double> sum(nn, 0.0), term(nn, 0.0);
-        for (int64_t i = 0; i < n; ++i) sum[static_cast<size_t>(i * n + i)] = term[static_cast<size_t>(i * n + i)] = 1.0;
+        for (int64_t i = 0; i < n; ++i)
+            sum[static_cast<size_t>(i * n + i)] = term[static_cast<size_t>(i * n + i)] = 1.0;
         for (int k = 1; k <= 20; ++k) {
             term = matmul(term, m);
             for (size_t i = 0; i < nn; ++i) term[i] /= k, sum[i] += term[i];
@@ -178,7 +180,8 @@ bool svd(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     std::vector<double> U, S, Vh;
     for (int64_t b = 0; b < nb; ++b) {
         const auto from = A.begin() + static_cast<std::ptrdiff_t>(b * m * n);
-        kern::Svd r = kern::svdDecompose(std::vector<double>(from, from + static_cast<std::ptrdiff_t>(m * n)), m, n, full);
+        kern::Svd r =
+            kern::svdDecompose(std::vector<double>(from, from + static_cast<std::ptrdiff_t>(m * n)), m, n, full);
         S.insert(S.end(), r.S.begin(), r.S.end());
         if (!uv) continue;
         U.insert(U.end(), r.U.begin(), r.U.end());
@@ -207,8 +210,8 @@ bool pinv(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     if (outs[0]->numel() != nb * n * m) return false;
     std::vector<double> atol(static_cast<size_t>(nb), 0.0), rtol;
     if (!a.isNone(1)) atol = kern::toDoublesBroadcast(a.tensor(1), batch);
-    const double eps = in.dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
-                                                    : std::numeric_limits<float>::epsilon();
+    const double eps =
+        in.dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
     if (!a.isNone(2)) {
         rtol = kern::toDoublesBroadcast(a.tensor(2), batch);
     } else {
@@ -223,9 +226,11 @@ bool pinv(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
         std::vector<double> mat(from, from + static_cast<std::ptrdiff_t>(m * n));
         if (a.toBool(3))  // hermitian: eigh reads the lower triangle only
             for (int64_t i = 0; i < n; ++i)
-                for (int64_t j = i + 1; j < n; ++j) mat[static_cast<size_t>(i * n + j)] = mat[static_cast<size_t>(j * n + i)];
+                for (int64_t j = i + 1; j < n; ++j)
+                    mat[static_cast<size_t>(i * n + j)] = mat[static_cast<size_t>(j * n + i)];
         const kern::Svd r = kern::svdDecompose(mat, m, n, false);
-        const double tol = std::max(atol[static_cast<size_t>(b)], rtol[static_cast<size_t>(b)] * (k > 0 ? r.S[0] : 0.0));
+        const double tol =
+            std::max(atol[static_cast<size_t>(b)], rtol[static_cast<size_t>(b)] * (k > 0 ? r.S[0] : 0.0));
         double* dst = R.data() + b * n * m;
         for (int64_t l = 0; l < k; ++l) {
             if (!(r.S[static_cast<size_t>(l)] > tol)) continue;
@@ -255,8 +260,8 @@ bool luSolveExtern(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
     };
     std::vector<int64_t> pivShape = batch;
     pivShape.push_back(n);
-    for (const auto& [t, want] : {std::pair{&a.tensor(0), withMatrix(n, n)}, std::pair{&a.tensor(2), withMatrix(rows, cols)},
-                                  std::pair{&a.tensor(1), pivShape}}) {
+    for (const auto& [t, want] : {std::pair{&a.tensor(0), withMatrix(n, n)},
+                                  std::pair{&a.tensor(2), withMatrix(rows, cols)}, std::pair{&a.tensor(1), pivShape}}) {
         auto bs = kern::broadcastShapes(t->shape(), want);
         if (!bs || *bs != want) return false;
     }
@@ -287,7 +292,7 @@ bool luSolveExtern(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
     return true;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& linalgExterns() {
     static const std::vector<CpuExtern> t = {
@@ -301,4 +306,4 @@ const std::vector<CpuExtern>& linalgExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -27,7 +27,8 @@ bool integral(DType t) {
 }
 
 /// out[i] = f(a[i], b[i]) over tensor operands 0 and 1 broadcast to out's shape.
-template <typename F> bool binaryInto(const OpArgs& a, Tensor& out, F f) {
+template <typename F>
+bool binaryInto(const OpArgs& a, Tensor& out, F f) {
     if (!a.isTensor(0) || !a.isTensor(1)) return false;
     const Tensor& x = a.tensor(0);
     const Tensor& y = a.tensor(1);
@@ -61,9 +62,11 @@ bool lcm(const OpArgs& a, Tensor& out) {
     });
 }
 
-template <bool Upper> bool igamma(const OpArgs& a, Tensor& out) {
+template <bool Upper>
+bool igamma(const OpArgs& a, Tensor& out) {
     if (!floatLike(out.dtype()) && out.dtype() != DType::Float64) return false;
-    return binaryInto(a, out, [](double s, double x) { return Upper ? kern::igammaUpper(s, x) : kern::igammaLower(s, x); });
+    return binaryInto(a, out,
+                      [](double s, double x) { return Upper ? kern::igammaUpper(s, x) : kern::igammaLower(s, x); });
 }
 
 /// _to_copy of a real tensor into a complex dtype (the kernel IR computes no complex values, so
@@ -82,7 +85,7 @@ bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return !outs.empty() && outs[0] && F(a, *outs[0]);
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& pointwiseExterns() {
     static const std::vector<CpuExtern> t = {
@@ -95,4 +98,4 @@ const std::vector<CpuExtern>& pointwiseExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

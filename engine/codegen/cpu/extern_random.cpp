@@ -46,7 +46,8 @@ bool nativeDropout(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
     } else if (active) {
         // The scale is rounded to the tensor's dtype first, as PyTorch's kernel multiplies by a
         // float scale.
-        const double scale = kern::roundTo(1.0 / (1.0 - p), in.dtype() == DType::Float64 ? DType::Float64 : DType::Float32);
+        const double scale =
+            kern::roundTo(1.0 / (1.0 - p), in.dtype() == DType::Float64 ? DType::Float64 : DType::Float32);
         for (size_t i = 0; i < x.size(); ++i) {
             const bool keep = uniform01(ctx) >= p;
             mask[i] = keep ? 1.0 : 0.0;
@@ -67,7 +68,7 @@ bool uniform(const OpArgs&, const std::vector<Tensor*>& outs, ExecContext& ctx) 
     return true;
 }
 
-} // namespace
+}  // namespace
 
 const char* randomExternFor(const std::string& qualname) {
     for (const auto& re : randomExterns())
@@ -77,13 +78,12 @@ const char* randomExternFor(const std::string& qualname) {
 
 const std::vector<CpuExtern>& randomExternKernels() {
     static const std::vector<CpuExtern> t = {
-        {"randperm", [](const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext& ctx) {
-             return !outs.empty() && outs[0] && randperm(a, *outs[0], ctx);
-         }},
+        {"randperm", [](const OpArgs& a, const std::vector<Tensor*>& outs,
+                        ExecContext& ctx) { return !outs.empty() && outs[0] && randperm(a, *outs[0], ctx); }},
         {"native_dropout", nativeDropout},
         {"rand", uniform},
     };
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -16,4 +16,4 @@ namespace fxray::cg::cpu {
 /// Whether `qualname` ("aten.randperm.default") has a random extern kernel, and its name.
 const char* randomExternFor(const std::string& qualname);
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -54,4 +54,4 @@ const std::vector<CpuExtern>& randomExternKernels();
 /// The kernel named `name` in any part, or null.
 const CpuExtern* findCpuExtern(std::string_view name);
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

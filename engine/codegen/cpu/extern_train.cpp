@@ -111,7 +111,8 @@ bool indexPut(const OpArgs& a, Tensor& out) {
         if (i < -size || i >= size) return false;
     const Tensor& vals = a.tensor(2);
     std::vector<float> v;
-    if (vals.numel() == n * inner) v = f32(vals);
+    if (vals.numel() == n * inner)
+        v = f32(vals);
     else {
         // values broadcast to the indexed shape [n, rest...]
         std::vector<int64_t> shape = self.shape();
@@ -137,7 +138,9 @@ struct Pool {
 };
 
 Pool poolArgs(const OpArgs& a, size_t k, size_t s, size_t p, size_t d) {
-    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) { return v.empty() ? dflt : v.size() == 1 ? v[0] : v[i]; };
+    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+        return v.empty() ? dflt : v.size() == 1 ? v[0] : v[i];
+    };
     auto K = a.toIntList(k), S = a.toIntList(s), P = a.toIntList(p), D = a.toIntList(d);
     Pool r{pick(K, 0, 1), pick(K, 1, 1), 0, 0, pick(P, 0, 0), pick(P, 1, 0), pick(D, 0, 1), pick(D, 1, 1)};
     r.sh = pick(S, 0, r.kh);
@@ -203,7 +206,9 @@ bool maxPoolBackward(const OpArgs& a, Tensor& out) {
         if (i < 0 || i >= HW) return false;
     std::vector<float> r(static_cast<size_t>(planes * HW), 0.0f);
     for (int64_t pl = 0; pl < planes; ++pl)
-        for (int64_t e = 0; e < per; ++e) r[static_cast<size_t>(pl * HW + iv[static_cast<size_t>(pl * per + e)])] += gv[static_cast<size_t>(pl * per + e)];
+        for (int64_t e = 0; e < per; ++e)
+            r[static_cast<size_t>(pl * HW + iv[static_cast<size_t>(pl * per + e)])] +=
+                gv[static_cast<size_t>(pl * per + e)];
     store(out, r);
     return true;
 }
@@ -366,14 +371,16 @@ bool convBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
     const Tensor& dy = a.tensor(0);
     const Tensor& x = a.tensor(1);
     const Tensor& w = a.tensor(2);
-    if (x.dim() != 4 || w.dim() != 4 || dy.dim() != 4 || a.toBool(7) || !floatLike(x.dtype()) || outs.size() < 3) return false;
+    if (x.dim() != 4 || w.dim() != 4 || dy.dim() != 4 || a.toBool(7) || !floatLike(x.dtype()) || outs.size() < 3)
+        return false;
     auto pick = [](const std::vector<int64_t>& v, size_t i) { return v.size() == 1 ? v[0] : v[i]; };
     auto stride = a.toIntList(4), pad = a.toIntList(5), dil = a.toIntList(6);
     int64_t groups = a.toInt(9);
     int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
     int64_t O = w.shape()[0], Cg = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
     int64_t OH = dy.shape()[2], OW = dy.shape()[3];
-    int64_t sh = pick(stride, 0), sw = pick(stride, 1), ph = pick(pad, 0), pw = pick(pad, 1), dh = pick(dil, 0), dw = pick(dil, 1);
+    int64_t sh = pick(stride, 0), sw = pick(stride, 1), ph = pick(pad, 0), pw = pick(pad, 1), dh = pick(dil, 0),
+            dw = pick(dil, 1);
     if (groups <= 0 || C != Cg * groups || O % groups) return false;
     int64_t Og = O / groups, Kd = Cg * KH * KW, P = OH * OW;
     auto xv = f32(x), wv = f32(w), gv = f32(dy);
@@ -423,7 +430,7 @@ bool convBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 
@@ -437,7 +444,7 @@ bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return F(a, outs);
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& trainExterns() {
     static const std::vector<CpuExtern> t = {
@@ -455,4 +462,4 @@ const std::vector<CpuExtern>& trainExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -25,12 +25,16 @@ namespace {
 /// Dense weights (out x in) of one dim: row o holds the normalised triangle filter's taps.
 std::vector<double> aaWeights(int64_t in, int64_t out, bool alignCorners, std::optional<double> scale) {
     double sc;
-    if (alignCorners) sc = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-    else sc = scale && *scale > 0.0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
+    if (alignCorners)
+        sc = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+    else
+        sc = scale && *scale > 0.0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
     const double support = sc >= 1.0 ? sc : 1.0;
     const double invscale = sc >= 1.0 ? 1.0 / sc : 1.0;
     // ATen truncates toward zero; the window never reaches past the input.
-    const auto trunc = [in](double v) { return v > 0.0 ? static_cast<int64_t>(std::min(v, static_cast<double>(in))) : 0; };
+    const auto trunc = [in](double v) {
+        return v > 0.0 ? static_cast<int64_t>(std::min(v, static_cast<double>(in))) : 0;
+    };
     const int64_t maxSize = trunc(std::ceil(support)) * 2 + 1;
     std::vector<double> w(static_cast<size_t>(out * in), 0.0);
     for (int64_t o = 0; o < out; ++o) {
@@ -58,9 +62,12 @@ std::optional<double> optScale(const OpArgs& a, size_t i) {
 /// Resamples planes of (inH, inW) to (outH, outW) with weights wh (outH x inH), ww (outW x inW);
 /// `transpose` runs the adjoint (gradient of outputs to inputs) instead.
 std::vector<double> resample(const std::vector<double>& x, int64_t planes, int64_t inH, int64_t inW, int64_t outH,
-                             int64_t outW, const std::vector<double>& wh, const std::vector<double>& ww, bool transpose) {
+                             int64_t outW, const std::vector<double>& wh, const std::vector<double>& ww,
+                             bool transpose) {
     std::vector<double> y(static_cast<size_t>(planes * outH * outW), 0.0), row(static_cast<size_t>(outH * inW));
-    auto W = [](const std::vector<double>& m, int64_t cols, int64_t r, int64_t c) { return m[static_cast<size_t>(r * cols + c)]; };
+    auto W = [](const std::vector<double>& m, int64_t cols, int64_t r, int64_t c) {
+        return m[static_cast<size_t>(r * cols + c)];
+    };
     for (int64_t p = 0; p < planes; ++p) {
         const double* xp = x.data() + p * inH * inW;
         double* yp = y.data() + p * outH * outW;
@@ -118,7 +125,7 @@ bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return !outs.empty() && outs[0] && F(a, *outs[0]);
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<CpuExtern>& upsampleAaExterns() {
     static const std::vector<CpuExtern> t = {
@@ -128,4 +135,4 @@ const std::vector<CpuExtern>& upsampleAaExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

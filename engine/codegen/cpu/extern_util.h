@@ -25,7 +25,8 @@ inline std::vector<float> f32(const Tensor& t) {
 }
 
 /// Writes row-major values into out (any layout, any float dtype).
-template <typename T> void store(Tensor& out, const std::vector<T>& v) {
+template <typename T>
+void store(Tensor& out, const std::vector<T>& v) {
     if constexpr (std::is_same_v<T, float>) {
         if (out.dtype() == DType::Float32 && out.meta.isContiguous()) {
             if (!v.empty()) std::memcpy(out.data<float>(), v.data(), v.size() * sizeof(float));
@@ -35,4 +36,4 @@ template <typename T> void store(Tensor& out, const std::vector<T>& v) {
     kern::fromDoubles(out, std::vector<double>(v.begin(), v.end()));
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -23,14 +23,14 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
-#include <cstdio>
-#include <algorithm>
 
 namespace fxray::cg::cpu {
 
@@ -70,7 +70,8 @@ public:
             Value* p = B.CreateInBoundsGEP(ptrT, argv, B.getInt64(static_cast<int64_t>(i)));
             bases.push_back(B.CreateLoad(ptrT, p, "buf" + std::to_string(i)));
         }
-        for (size_t a = 0; a < K.accTypes.size(); ++a) accs.push_back(B.CreateAlloca(ty(K.accTypes[a]), nullptr, "acc" + std::to_string(a)));
+        for (size_t a = 0; a < K.accTypes.size(); ++a)
+            accs.push_back(B.CreateAlloca(ty(K.accTypes[a]), nullptr, "acc" + std::to_string(a)));
         vars.assign(K.sizes.size(), nullptr);
         Value* begin = F->getArg(1);
         Value* end = F->getArg(2);
@@ -292,7 +293,9 @@ private:
         if (from == to) return v;
         bool ff = from == DType::Float32 || from == DType::Float64, tf = to == DType::Float32 || to == DType::Float64;
         if (ff && tf) return to == DType::Float64 ? B.CreateFPExt(v, ty(to)) : B.CreateFPTrunc(v, ty(to));
-        if (to == DType::Bool) return ff ? B.CreateFCmpUNE(v, ConstantFP::get(ty(from), 0.0)) : B.CreateICmpNE(v, ConstantInt::get(ty(from), 0));
+        if (to == DType::Bool)
+            return ff ? B.CreateFCmpUNE(v, ConstantFP::get(ty(from), 0.0))
+                      : B.CreateICmpNE(v, ConstantInt::get(ty(from), 0));
         if (from == DType::Bool) return tf ? B.CreateUIToFP(v, ty(to)) : B.CreateZExt(v, ty(to));
         if (tf) return B.CreateSIToFP(v, ty(to));
         return B.CreateFPToSI(v, ty(to));
@@ -334,7 +337,8 @@ private:
         Value* big = B.CreateFDiv(B.CreateFSub(fconst(x, 1.0), e), B.CreateFAdd(fconst(x, 1.0), e));
         // |x| < 1/16: the odd Taylor series, next term below 1e-9 relative.
         Value* x2 = B.CreateFMul(ax, ax);
-        Value* small = B.CreateFAdd(ax, B.CreateFMul(B.CreateFMul(ax, x2), horner(x2, {-1.0 / 3, 2.0 / 15, -17.0 / 315})));
+        Value* small =
+            B.CreateFAdd(ax, B.CreateFMul(B.CreateFMul(ax, x2), horner(x2, {-1.0 / 3, 2.0 / 15, -17.0 / 315})));
         Value* r = B.CreateSelect(B.CreateFCmpOLT(ax, fconst(x, 0.0625)), small, big);
         return B.CreateBinaryIntrinsic(Intrinsic::copysign, r, x);
     }
@@ -343,12 +347,14 @@ private:
         Value* ax = B.CreateUnaryIntrinsic(Intrinsic::fabs, x);
         Value* x2 = B.CreateFMul(ax, ax);
         // |x| < 1/2: 2/sqrt(pi) * sum (-1)^k x^(2k+1) / (k! (2k+1)), next term below 3e-8 relative.
-        Value* small = B.CreateFMul(ax, horner(x2, {1.1283791670955126, -0.37612638903183754, 0.11283791670955126,
-                                                    -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852}));
+        Value* small =
+            B.CreateFMul(ax, horner(x2, {1.1283791670955126, -0.37612638903183754, 0.11283791670955126,
+                                         -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852}));
         // |x| >= 1/2: Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7).
         Value* t = B.CreateFDiv(fconst(x, 1.0), B.CreateFAdd(fconst(x, 1.0), B.CreateFMul(ax, fconst(x, 0.3275911))));
         Value* poly = B.CreateFMul(t, horner(t, {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429}));
-        Value* big = B.CreateFSub(fconst(x, 1.0), B.CreateFMul(poly, B.CreateUnaryIntrinsic(Intrinsic::exp, B.CreateFNeg(x2))));
+        Value* big =
+            B.CreateFSub(fconst(x, 1.0), B.CreateFMul(poly, B.CreateUnaryIntrinsic(Intrinsic::exp, B.CreateFNeg(x2))));
         Value* r = B.CreateSelect(B.CreateFCmpOLT(ax, fconst(x, 0.5)), small, big);
         return B.CreateBinaryIntrinsic(Intrinsic::copysign, r, x);
     }
@@ -403,14 +409,17 @@ private:
         case Op::LetRef: return lets.at(e->ref);
         case Op::Cast: return cast(a(0), e->args[0]->type, e->castTo);
         case Op::Neg: return fp ? B.CreateFNeg(a(0)) : B.CreateNeg(a(0));
-        case Op::Abs: return fp ? B.CreateUnaryIntrinsic(Intrinsic::fabs, a(0)) : B.CreateBinaryIntrinsic(Intrinsic::abs, a(0), B.getFalse());
+        case Op::Abs:
+            return fp ? B.CreateUnaryIntrinsic(Intrinsic::fabs, a(0))
+                      : B.CreateBinaryIntrinsic(Intrinsic::abs, a(0), B.getFalse());
         case Op::Exp: return B.CreateUnaryIntrinsic(Intrinsic::exp, a(0));
         case Op::Log: return B.CreateUnaryIntrinsic(Intrinsic::log, a(0));
         case Op::Sqrt: return B.CreateUnaryIntrinsic(Intrinsic::sqrt, a(0));
         case Op::Rsqrt: return B.CreateFDiv(one(), B.CreateUnaryIntrinsic(Intrinsic::sqrt, a(0)));
         case Op::Recip: return B.CreateFDiv(one(), a(0));
         case Op::Tanh: return f32 ? tanhF32(a(0)) : libm("tanhf", "tanh", a(0), f32);
-        case Op::Sigmoid: return B.CreateFDiv(one(), B.CreateFAdd(one(), B.CreateUnaryIntrinsic(Intrinsic::exp, B.CreateFNeg(a(0)))));
+        case Op::Sigmoid:
+            return B.CreateFDiv(one(), B.CreateFAdd(one(), B.CreateUnaryIntrinsic(Intrinsic::exp, B.CreateFNeg(a(0)))));
         case Op::Erf: return f32 ? erfF32(a(0)) : libm("erff", "erf", a(0), f32);
         case Op::Sin: return B.CreateUnaryIntrinsic(Intrinsic::sin, a(0));
         case Op::Cos: return B.CreateUnaryIntrinsic(Intrinsic::cos, a(0));
@@ -454,9 +463,11 @@ private:
         case Op::NextAfter: return libm2("nextafterf", "nextafter", a(0), a(1), f32);
         case Op::Shl: return B.CreateShl(a(0), a(1));
         case Op::Shr: return B.CreateAShr(a(0), a(1));
-        case Op::Add: return fp ? B.CreateFAdd(a(0), a(1)) : t == DType::Bool ? B.CreateOr(a(0), a(1)) : B.CreateAdd(a(0), a(1));
+        case Op::Add:
+            return fp ? B.CreateFAdd(a(0), a(1)) : t == DType::Bool ? B.CreateOr(a(0), a(1)) : B.CreateAdd(a(0), a(1));
         case Op::Sub: return fp ? B.CreateFSub(a(0), a(1)) : B.CreateSub(a(0), a(1));
-        case Op::Mul: return fp ? B.CreateFMul(a(0), a(1)) : t == DType::Bool ? B.CreateAnd(a(0), a(1)) : B.CreateMul(a(0), a(1));
+        case Op::Mul:
+            return fp ? B.CreateFMul(a(0), a(1)) : t == DType::Bool ? B.CreateAnd(a(0), a(1)) : B.CreateMul(a(0), a(1));
         case Op::Div: return fp ? B.CreateFDiv(a(0), a(1)) : B.CreateSDiv(a(0), a(1));
         case Op::Pow: return B.CreateBinaryIntrinsic(Intrinsic::pow, a(0), a(1));
         case Op::Max:
@@ -471,8 +482,9 @@ private:
             Value *x = a(0), *y = a(1);
             Value* q = B.CreateSDiv(x, y);
             Value* r = B.CreateSRem(x, y);
-            Value* adjust = B.CreateAnd(B.CreateICmpNE(r, B.getInt64(0)),
-                                        B.CreateICmpNE(B.CreateICmpSLT(x, B.getInt64(0)), B.CreateICmpSLT(y, B.getInt64(0))));
+            Value* adjust =
+                B.CreateAnd(B.CreateICmpNE(r, B.getInt64(0)),
+                            B.CreateICmpNE(B.CreateICmpSLT(x, B.getInt64(0)), B.CreateICmpSLT(y, B.getInt64(0))));
             return B.CreateSub(q, B.CreateZExt(adjust, B.getInt64Ty()));
         }
         case Op::ModOp: {
@@ -480,7 +492,8 @@ private:
             if (fp) {
                 Value* r = B.CreateFRem(x, y);
                 Value* zero = ConstantFP::get(ty(t), 0.0);
-                Value* fix = B.CreateAnd(B.CreateFCmpONE(r, zero), B.CreateXor(B.CreateFCmpOLT(r, zero), B.CreateFCmpOLT(y, zero)));
+                Value* fix = B.CreateAnd(B.CreateFCmpONE(r, zero),
+                                         B.CreateXor(B.CreateFCmpOLT(r, zero), B.CreateFCmpOLT(y, zero)));
                 return B.CreateSelect(fix, B.CreateFAdd(r, y), r);
             }
             Value* r = B.CreateSRem(x, y);
@@ -554,8 +567,10 @@ void optimize(Module& M, TargetMachine& TM, int level) {
     PB.registerFunctionAnalyses(FAM);
     PB.registerLoopAnalyses(LAM);
     PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-    OptimizationLevel ol = level <= 0 ? OptimizationLevel::O0 : level == 1 ? OptimizationLevel::O1
-                         : level == 2 ? OptimizationLevel::O2 : OptimizationLevel::O3;
+    OptimizationLevel ol = level <= 0   ? OptimizationLevel::O0
+                           : level == 1 ? OptimizationLevel::O1
+                           : level == 2 ? OptimizationLevel::O2
+                                        : OptimizationLevel::O3;
     ModulePassManager MPM = level <= 0 ? PB.buildO0DefaultPipeline(ol) : PB.buildPerModuleDefaultPipeline(ol);
     MPM.run(M, MAM);
 }
@@ -577,8 +592,8 @@ void keyExpr(std::string& o, const ExprP& e) {
         return;
     }
     char buf[96];
-    std::snprintf(buf, sizeof buf, "(%d %d %a %lld %d %d %d %d", int(e->op), int(e->type), e->c, static_cast<long long>(e->ic),
-                  e->buf, int(e->bufType), int(e->castTo), e->ref);
+    std::snprintf(buf, sizeof buf, "(%d %d %a %lld %d %d %d %d", int(e->op), int(e->type), e->c,
+                  static_cast<long long>(e->ic), e->buf, int(e->bufType), int(e->castTo), e->ref);
     o += buf;
     if (e->index) keyIndex(o, e->index);
     for (const auto& a : e->args) keyExpr(o, a);
@@ -681,12 +696,11 @@ void compileUnit(const std::vector<const Kernel*>& ks, orc::JITTargetMachineBuil
     out.object = MemoryBuffer::getMemBufferCopy(StringRef(obj.data(), obj.size()), "fxray_kernels.o");
 }
 
-
 /// Which kernels are compiled (one representative per structural key) and in which unit.
 struct UnitPlan {
-    std::vector<size_t> repOf;      ///< per kernel: the kernel whose code it runs
-    std::vector<size_t> reps;       ///< distinct kernels
-    std::vector<int> unitOfRep;     ///< per kernel (meaningful for reps): its unit
+    std::vector<size_t> repOf;   ///< per kernel: the kernel whose code it runs
+    std::vector<size_t> reps;    ///< distinct kernels
+    std::vector<int> unitOfRep;  ///< per kernel (meaningful for reps): its unit
     std::vector<std::vector<const Kernel*>> units;
 };
 
@@ -701,7 +715,8 @@ UnitPlan planUnits(const std::vector<Kernel>& kernels, const JitOptions& opts) {
         if (fresh) p.reps.push_back(i);
     }
     // Distinct kernels in units compiled on parallel threads, balanced by statement count.
-    int threads = std::max(1, std::min<int>(opts.threads > 0 ? opts.threads : defaultCompileThreads(), static_cast<int>(p.reps.size())));
+    int threads = std::max(
+        1, std::min<int>(opts.threads > 0 ? opts.threads : defaultCompileThreads(), static_cast<int>(p.reps.size())));
     p.units.resize(static_cast<size_t>(threads));
     std::vector<size_t> load(p.units.size(), 0);
     p.unitOfRep.assign(kernels.size(), 0);
@@ -716,7 +731,8 @@ UnitPlan planUnits(const std::vector<Kernel>& kernels, const JitOptions& opts) {
     return p;
 }
 
-std::vector<UnitResult> compileUnits(const UnitPlan& plan, const orc::JITTargetMachineBuilder& jtmb, const JitOptions& opts) {
+std::vector<UnitResult> compileUnits(const UnitPlan& plan, const orc::JITTargetMachineBuilder& jtmb,
+                                     const JitOptions& opts) {
     std::vector<UnitResult> results(plan.units.size());
     std::vector<std::thread> pool;
     for (size_t u = 1; u < plan.units.size(); ++u)
@@ -726,7 +742,7 @@ std::vector<UnitResult> compileUnits(const UnitPlan& plan, const orc::JITTargetM
     return results;
 }
 
-} // namespace
+}  // namespace
 
 struct KernelJit::Impl {
     std::unique_ptr<orc::LLJIT> jit;
@@ -803,8 +819,8 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::compile(const std::vector<Kernel
         const auto& fnIr = results[static_cast<size_t>(unitOfRep[r])].fnIr;
         auto it = fnIr.find(kernels[r].name);
         kj->m_ir.push_back(it == fnIr.end() ? std::string()
-                           : r == i    ? it->second
-                                       : "; identical to kernel " + kernels[r].name + " (compiled once)\n" + it->second);
+                           : r == i         ? it->second
+                                    : "; identical to kernel " + kernels[r].name + " (compiled once)\n" + it->second);
     }
     kj->m_impl->jit = std::move(*jit);
     kj->m_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -874,4 +890,4 @@ Expected<ObjectEmission> emitObjectFiles(const std::vector<Kernel>& kernels, con
     return em;
 }
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -23,10 +23,10 @@ namespace fxray::cg::cpu {
 using KernelEntry = void (*)(void* const* args, int64_t begin, int64_t end);
 
 struct JitOptions {
-    int optLevel = 3;          ///< 0..3 (LLVM's O pipelines)
-    bool keepIr = true;        ///< keep each kernel's optimised LLVM IR text
-    int threads = 0;           ///< compile threads (0: one per core, at most 8)
-    bool dedupe = true;        ///< compile structurally identical kernels once
+    int optLevel = 3;    ///< 0..3 (LLVM's O pipelines)
+    bool keepIr = true;  ///< keep each kernel's optimised LLVM IR text
+    int threads = 0;     ///< compile threads (0: one per core, at most 8)
+    bool dedupe = true;  ///< compile structurally identical kernels once
     /// Set by the AOT cache (aot_cache.h): the kernels already exist as machine code in a loaded
     /// library. Given the program's kernels it returns one entry per kernel, or an error when the
     /// library was not built for these kernels; KernelJit::compile then compiles nothing.
@@ -38,7 +38,8 @@ class KernelJit {
 public:
     /// Generates, optimises and links all kernels. Fails only on an internal error (a kernel
     /// the IR generator cannot express), reported as a Diagnostic.
-    static Expected<std::unique_ptr<KernelJit>> compile(const std::vector<Kernel>& kernels, const JitOptions& opts = {});
+    static Expected<std::unique_ptr<KernelJit>> compile(const std::vector<Kernel>& kernels,
+                                                        const JitOptions& opts = {});
     ~KernelJit();
 
     KernelEntry entry(size_t kernel) const { return m_entries[kernel]; }
@@ -90,4 +91,4 @@ struct ObjectEmission {
 Expected<ObjectEmission> emitObjectFiles(const std::vector<Kernel>& kernels, const std::string& pathPrefix,
                                          const JitOptions& opts = {});
 
-} // namespace fxray::cg::cpu
+}  // namespace fxray::cg::cpu

@@ -28,4 +28,4 @@ Expected<DeviceBuffer> zeroed(size_t bytes);
 Status castInto(CUdeviceptr src, const DeviceView& dst);
 bool sameDtype(DType t, std::initializer_list<const DeviceView*> vs);
 
-} // namespace fxray::cg::cuda::attn
+}  // namespace fxray::cg::cuda::attn

@@ -73,7 +73,7 @@ Status launchRows(const char* fn, int64_t rows, void** params) {
     return launchGrid(*f, static_cast<unsigned>(blocks), 1, 256, params, fn);
 }
 
-} // namespace
+}  // namespace
 
 bool attentionUsesGemm(const TensorMeta& q, const TensorMeta& k) {
     if (q.dtype != DType::Float32 || q.shape.size() != 4 || k.shape.size() != 4) return false;
@@ -165,7 +165,8 @@ Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, con
         if (!fn.ok()) return fn.error();
         CUdeviceptr pg = gradOut.base, po = out.base, pd = D->ptr();
         void* params[] = {&pg, &po, &pd, &*a};
-        if (Status s = launchGrid(*fn, static_cast<unsigned>((BH * a->M * 32 + 255) / 256), 1, 256, params, "fx_attn_rowdot");
+        if (Status s =
+                launchGrid(*fn, static_cast<unsigned>((BH * a->M * 32 + 255) / 256), 1, 256, params, "fx_attn_rowdot");
             !s.ok())
             return s;
     }
@@ -204,4 +205,4 @@ Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, con
     return Status::success();
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

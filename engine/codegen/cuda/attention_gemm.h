@@ -24,4 +24,4 @@ Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, con
                              const std::optional<DeviceView>& gk, const std::optional<DeviceView>& gv,
                              const std::optional<DeviceView>& gbias);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

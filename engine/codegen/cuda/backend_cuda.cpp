@@ -52,11 +52,11 @@ public:
     }
 };
 
-} // namespace
+}  // namespace
 
 Expected<std::unique_ptr<Backend>> makeCudaBackend() {
     if (Status s = requireDevice(); !s.ok()) return s.error();
     return std::unique_ptr<Backend>(new CudaBackend());
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -9,4 +9,4 @@ namespace fxray::cg::cuda {
 /// and cuBLAS are opened at run time, so every build has the backend).
 Expected<std::unique_ptr<Backend>> makeCudaBackend();
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -48,7 +48,8 @@ Status loadLocked(Module& m) {
         m.err = out.error().message;
         return out.error();
     }
-    if (Status s = check(runtime().cu.cuModuleLoadData(&m.mod, out->image.data()), "loading the built-in kernels"); !s.ok()) {
+    if (Status s = check(runtime().cu.cuModuleLoadData(&m.mod, out->image.data()), "loading the built-in kernels");
+        !s.ok()) {
         m.err = s.error().message;
         m.mod = nullptr;
         return s;
@@ -77,7 +78,8 @@ void spatial(const TensorMeta& m, int64_t (&size)[3], int64_t (&strides)[5]) {
 /// Per-spatial-dim parameter (PyTorch allows one value for all dims) right-aligned like spatial().
 void param(const std::vector<int64_t>& v, size_t s, int64_t fill, int64_t (&out)[3]) {
     for (size_t i = 0; i < 3; ++i) {
-        if (i < 3 - s) out[i] = fill;
+        if (i < 3 - s)
+            out[i] = fill;
         else {
             size_t j = i - (3 - s);
             out[i] = v.empty() ? fill : v.size() == 1 ? v[0] : j < v.size() ? v[j] : fill;
@@ -86,8 +88,9 @@ void param(const std::vector<int64_t>& v, size_t s, int64_t fill, int64_t (&out)
 }
 
 /// x [N, C, ...], w [O, C/G, ...], y [N, O, ...]: shapes and strides of all three.
-Expected<ConvArgs> convArgs(const TensorMeta& x, const TensorMeta& w, const TensorMeta& y, const std::vector<int64_t>& stride,
-                            const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups) {
+Expected<ConvArgs> convArgs(const TensorMeta& x, const TensorMeta& w, const TensorMeta& y,
+                            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                            const std::vector<int64_t>& dilation, int64_t groups) {
     const size_t r = x.shape.size();
     if (r < 3 || r > 5 || w.shape.size() != r || y.shape.size() != r)
         return makeError("device convolution needs 1 to 3 spatial dims with matching ranks");
@@ -105,7 +108,8 @@ Expected<ConvArgs> convArgs(const TensorMeta& x, const TensorMeta& w, const Tens
     param(padding, r - 2, 0, a.pad);
     param(dilation, r - 2, 1, a.dil);
     for (int i = 0; i < 3; ++i)
-        if (a.st[i] < 1 || a.dil[i] < 1 || a.pad[i] < 0) return makeError("device convolution: bad stride/padding/dilation");
+        if (a.st[i] < 1 || a.dil[i] < 1 || a.pad[i] < 0)
+            return makeError("device convolution: bad stride/padding/dilation");
     a.xoff = x.offset;
     a.woff = w.offset;
     a.yoff = y.offset;
@@ -114,7 +118,7 @@ Expected<ConvArgs> convArgs(const TensorMeta& x, const TensorMeta& w, const Tens
 
 int64_t numel3(const int64_t (&s)[3]) { return s[0] * s[1] * s[2]; }
 
-} // namespace
+}  // namespace
 
 const std::string& builtinSource() {
     static const std::string s = kernelSource();
@@ -133,7 +137,8 @@ Expected<CUfunction> builtinFunction(const char* name) {
     if (auto it = m.fns.find(name); it != m.fns.end()) return it->second;
     if (Status s = loadLocked(m); !s.ok()) return s.error();
     CUfunction f = nullptr;
-    if (Status s = check(runtime().cu.cuModuleGetFunction(&f, m.mod, name), std::string("built-in kernel ") + name); !s.ok())
+    if (Status s = check(runtime().cu.cuModuleGetFunction(&f, m.mod, name), std::string("built-in kernel ") + name);
+        !s.ok())
         return s.error();
     m.fns[name] = f;
     return f;
@@ -144,14 +149,17 @@ namespace {
 Status launchBlocks(CUfunction fn, int64_t blocks, void** params, const char* what, unsigned threads = 256) {
     const CudaRuntime& rt = runtime();
     blocks = std::max<int64_t>(1, std::min<int64_t>(blocks, static_cast<int64_t>(std::max(1, rt.smCount)) * 32));
-    CUresult r = rt.cu.cuLaunchKernel(fn, static_cast<unsigned>(blocks), 1, 1, threads, 1, 1, 0, nullptr, params, nullptr);
+    CUresult r =
+        rt.cu.cuLaunchKernel(fn, static_cast<unsigned>(blocks), 1, 1, threads, 1, 1, 0, nullptr, params, nullptr);
     if (r == 0) return Status::success();
     return check(r, std::string("launching ") + what);
 }
 
-Expected<CUfunction> typed(const char* base, DType t) { return builtinFunction((std::string(base) + "_" + suffix(t)).c_str()); }
+Expected<CUfunction> typed(const char* base, DType t) {
+    return builtinFunction((std::string(base) + "_" + suffix(t)).c_str());
+}
 
-} // namespace
+}  // namespace
 
 Status launchBuiltin(CUfunction fn, int64_t work, void** params, const char* what) {
     if (work <= 0) return Status::success();
@@ -219,7 +227,7 @@ namespace {
 
 bool indexType(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
-} // namespace
+}  // namespace
 
 Status embeddingBackward(const DeviceView& grad, const DeviceView& indices, const DeviceView& out, int64_t paddingIdx) {
     const CudaRuntime& rt = runtime();
@@ -255,7 +263,8 @@ Status indexAdd(const DeviceView& self, int64_t dim, const DeviceView& index, co
                 const DeviceView& out) {
     const TensorMeta& om = out.meta;
     const size_t nd = om.shape.size();
-    if (nd == 0 || nd > 8 || source.meta.shape.size() != nd || index.meta.shape.size() > 1 || !indexType(index.meta.dtype))
+    if (nd == 0 || nd > 8 || source.meta.shape.size() != nd || index.meta.shape.size() > 1 ||
+        !indexType(index.meta.dtype))
         return makeError("device index_add needs 1 to 8 dims and a 1-D int32/int64 index");
     if (dim < 0) dim += static_cast<int64_t>(nd);
     if (dim < 0 || dim >= static_cast<int64_t>(nd)) return makeError("device index_add: dim out of range");
@@ -306,7 +315,7 @@ Ncs ncs(const TensorMeta& m) {
     return r;
 }
 
-} // namespace
+}  // namespace
 
 Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
                       const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv,
@@ -317,7 +326,8 @@ Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, c
     if (xm.shape.size() < 2 || outs.size() != nOuts || !outs[0].meta.isContiguous() || outs[0].meta.shape != xm.shape)
         return makeError("device batch norm needs a dense [N, C, ...] output");
     const Ncs n = ncs(xm);
-    if (!channelVector(w, n.C, t) || !channelVector(b, n.C, t) || !channelVector(rm, n.C, t) || !channelVector(rv, n.C, t))
+    if (!channelVector(w, n.C, t) || !channelVector(b, n.C, t) || !channelVector(rm, n.C, t) ||
+        !channelVector(rv, n.C, t))
         return makeError("device batch norm needs dense per-channel parameters");
     for (size_t i = 1; i < nOuts; ++i)
         if (!channelVector(outs[i], n.C, t)) return makeError("device batch norm needs dense per-channel outputs");
@@ -327,7 +337,8 @@ Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, c
     auto fn = typed("fx_bn_train", t);
     if (!fn.ok()) return fn.error();
     CUdeviceptr px = addr(*xd), pw = addr(w), pb = addr(b), prm = addr(rm), prv = addr(rv), py = addr(outs[0]),
-                pm = addr(outs[1]), pis = addr(outs[2]), pnm = nOuts == 5 ? addr(outs[3]) : CUdeviceptr{0}, pnv = nOuts == 5 ? addr(outs[4]) : CUdeviceptr{0};
+                pm = addr(outs[1]), pis = addr(outs[2]), pnm = nOuts == 5 ? addr(outs[3]) : CUdeviceptr{0},
+                pnv = nOuts == 5 ? addr(outs[4]) : CUdeviceptr{0};
     int64_t N = n.N, C = n.C, S = n.S;
     void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &pnm, &pnv, &N, &C, &S, &momentum, &eps};
     return launchBlocks(*fn, C, params, "fx_bn_train", 1024);
@@ -340,12 +351,14 @@ Status batchNormBackward(const DeviceView& gy, const DeviceView& x, const std::o
                          const std::optional<DeviceView>& gb) {
     const TensorMeta& xm = x.meta;
     const DType t = xm.dtype;
-    if (xm.shape.size() < 2 || gy.meta.shape != xm.shape || gy.meta.dtype != t) return makeError("device batch norm backward: shapes");
+    if (xm.shape.size() < 2 || gy.meta.shape != xm.shape || gy.meta.dtype != t)
+        return makeError("device batch norm backward: shapes");
     const Ncs n = ncs(xm);
     if (train ? (!mean || !invstd) : (!rm || !rv)) return makeError("device batch norm backward: statistics missing");
     for (const auto* v : {&w, &rm, &rv, &mean, &invstd, &gw, &gb})
         if (!channelVector(*v, n.C, t)) return makeError("device batch norm backward needs dense per-channel tensors");
-    if (gx && (!gx->meta.isContiguous() || gx->meta.shape != xm.shape)) return makeError("device batch norm backward: output layout");
+    if (gx && (!gx->meta.isContiguous() || gx->meta.shape != xm.shape))
+        return makeError("device batch norm backward: output layout");
     DeviceBuffer tx, tg;
     auto xd = denseView(x, tx);
     if (!xd.ok()) return xd.error();
@@ -353,8 +366,8 @@ Status batchNormBackward(const DeviceView& gy, const DeviceView& x, const std::o
     if (!gd.ok()) return gd.error();
     auto fn = typed("fx_bn_bwd", t);
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pgy = addr(*gd), px = addr(*xd), pw = addr(w), pm = addr(mean), pis = addr(invstd), prm = addr(rm), prv = addr(rv),
-                pgx = addr(gx), pgw = addr(gw), pgb = addr(gb);
+    CUdeviceptr pgy = addr(*gd), px = addr(*xd), pw = addr(w), pm = addr(mean), pis = addr(invstd), prm = addr(rm),
+                prv = addr(rv), pgx = addr(gx), pgw = addr(gw), pgb = addr(gb);
     int64_t N = n.N, C = n.C, S = n.S, tr = train ? 1 : 0;
     void* params[] = {&pgy, &px, &pw, &pm, &pis, &prm, &prv, &pgx, &pgw, &pgb, &N, &C, &S, &tr, &eps};
     return launchBlocks(*fn, C, params, "fx_bn_bwd", 1024);
@@ -366,11 +379,14 @@ struct PoolArgs {
     int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw;
 };
 
-Expected<PoolArgs> poolArgs(const TensorMeta& x, const TensorMeta& y, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
-                            const std::vector<int64_t>& pad, const std::vector<int64_t>& dil) {
+Expected<PoolArgs> poolArgs(const TensorMeta& x, const TensorMeta& y, const std::vector<int64_t>& k,
+                            const std::vector<int64_t>& st, const std::vector<int64_t>& pad,
+                            const std::vector<int64_t>& dil) {
     const size_t nd = x.shape.size();
     if (nd < 3 || y.shape.size() != nd || k.empty()) return makeError("device max pooling needs [..., H, W]");
-    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) { return v.empty() ? dflt : v.size() == 1 ? v[0] : v[i]; };
+    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+        return v.empty() ? dflt : v.size() == 1 ? v[0] : v[i];
+    };
     PoolArgs a{};
     a.planes = 1;
     for (size_t d = 0; d + 2 < nd; ++d) a.planes *= x.shape[d];
@@ -390,10 +406,11 @@ Expected<PoolArgs> poolArgs(const TensorMeta& x, const TensorMeta& y, const std:
     return a;
 }
 
-} // namespace
+}  // namespace
 
-Status maxPool2d(const DeviceView& x, const DeviceView& y, const DeviceView& indices, const std::vector<int64_t>& kernel,
-                 const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation) {
+Status maxPool2d(const DeviceView& x, const DeviceView& y, const DeviceView& indices,
+                 const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation) {
     if (!y.meta.isContiguous() || !indices.meta.isContiguous() || indices.meta.dtype != DType::Int64)
         return makeError("device max pooling needs dense outputs");
     auto a = poolArgs(x.meta, y.meta, kernel, stride, padding, dilation);
@@ -418,7 +435,8 @@ Status maxPoolBackward(const DeviceView& gy, const DeviceView& indices, const De
     for (size_t d = 0; d < nd; ++d) (d + spatialDims < nd ? planes : HW) *= m.shape[d];
     int64_t per = planes ? gy.meta.numel() / planes : 0;
     const size_t item = static_cast<size_t>(dtypeItemSize(m.dtype));
-    if (Status s = check(runtime().cu.cuMemsetD8(addr(gx), 0, static_cast<size_t>(m.numel()) * item), "zeroing max pooling's gradient");
+    if (Status s = check(runtime().cu.cuMemsetD8(addr(gx), 0, static_cast<size_t>(m.numel()) * item),
+                         "zeroing max pooling's gradient");
         !s.ok())
         return s;
     DeviceBuffer tg, ti;
@@ -433,4 +451,4 @@ Status maxPoolBackward(const DeviceView& gy, const DeviceView& indices, const De
     return launchBuiltin(*fn, planes * per, params, "fx_maxpool2d_bwd");
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -72,8 +72,9 @@ Status batchNormBackward(const DeviceView& gy, const DeviceView& x, const std::o
                          const std::optional<DeviceView>& gb);
 
 /// max_pool2d_with_indices (ceil_mode is in y's shape already) into dense y and int64 indices.
-Status maxPool2d(const DeviceView& x, const DeviceView& y, const DeviceView& indices, const std::vector<int64_t>& kernel,
-                 const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation);
+Status maxPool2d(const DeviceView& x, const DeviceView& y, const DeviceView& indices,
+                 const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation);
 
 /// The max poolings' backwards (2-D, 3-D, adaptive, fractional): gx zeroed, each gradient added
 /// at its index, flat within its plane (the last `spatialDims` dims).
@@ -82,4 +83,4 @@ inline Status maxPool2dBackward(const DeviceView& gy, const DeviceView& indices,
     return maxPoolBackward(gy, indices, gx, 2);
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

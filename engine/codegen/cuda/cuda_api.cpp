@@ -71,9 +71,9 @@ void loadDriver(CudaRuntime& rt) {
         char bus[64] = {};
         if (c.cuDeviceGetPCIBusId(bus, sizeof bus - 1, rt.device) == 0) rt.pciBusId = bus;
     }
-    c.cuDeviceGetAttribute(&rt.ccMajor, 75, rt.device);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-    c.cuDeviceGetAttribute(&rt.ccMinor, 76, rt.device);  // ..._MINOR
-    c.cuDeviceGetAttribute(&rt.smCount, 16, rt.device);  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    c.cuDeviceGetAttribute(&rt.ccMajor, 75, rt.device);       // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+    c.cuDeviceGetAttribute(&rt.ccMinor, 76, rt.device);       // ..._MINOR
+    c.cuDeviceGetAttribute(&rt.smCount, 16, rt.device);       // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
     c.cuDeviceGetAttribute(&rt.clockKHz, 13, rt.device);      // CU_DEVICE_ATTRIBUTE_CLOCK_RATE
     c.cuDeviceGetAttribute(&rt.memClockKHz, 36, rt.device);   // CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE
     c.cuDeviceGetAttribute(&rt.busWidthBits, 37, rt.device);  // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH
@@ -123,9 +123,9 @@ void loadCublas(CudaRuntime& rt) {
         return;
     }
     std::string tried;
-    void* lib = openFirst({envOr("FXRAY_CUBLAS"), "libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
-                           "/usr/local/cuda/lib64/libcublas.so", "/usr/local/cuda/lib64/libcublas.so.13",
-                           "/usr/local/cuda/lib64/libcublas.so.12"},
+    void* lib = openFirst({envOr("FXRAY_CUBLAS"), "libcublas.so", "libcublas.so.13", "libcublas.so.12",
+                           "libcublas.so.11", "/usr/local/cuda/lib64/libcublas.so",
+                           "/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.12"},
                           rt.cublasLib, tried);
     if (!lib) {
         rt.whyNoCublas = "cuBLAS not found (tried " + tried + "; set FXRAY_CUBLAS to its path)";
@@ -150,7 +150,7 @@ void loadCublas(CudaRuntime& rt) {
     rt.haveCublas = true;
 }
 
-} // namespace
+}  // namespace
 
 const CudaRuntime& runtime() {
     static CudaRuntime rt;
@@ -194,7 +194,8 @@ Expected<NvrtcOutput> nvrtcCompile(const std::string& source, const std::string&
     const NvrtcApi& n = rt.rtc;
     auto t0 = std::chrono::steady_clock::now();
     nvrtcProgram prog = nullptr;
-    if (nvrtcResult r = n.nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr); r != 0)
+    if (nvrtcResult r = n.nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
+        r != 0)
         return makeError("NVRTC: cannot create program " + name + ": " + n.nvrtcGetErrorString(r));
     std::string archOpt = "--gpu-architecture=" + arch;
     // No fast math: the numerics must match the CPU's libm to the corpus tolerances.
@@ -242,4 +243,4 @@ Expected<NvrtcOutput> nvrtcCompile(const std::string& source, const std::string&
     return out;
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

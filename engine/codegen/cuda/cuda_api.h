@@ -125,7 +125,7 @@ Status check(CUresult r, const std::string& what);
 
 /// NVRTC output: PTX (`arch` "compute_XX") or a cubin (`arch` "sm_XX").
 struct NvrtcOutput {
-    std::string image;   ///< PTX text or cubin bytes
+    std::string image;  ///< PTX text or cubin bytes
     bool cubin = false;
     std::string log;
     double ms = 0.0;
@@ -137,4 +137,4 @@ Expected<NvrtcOutput> nvrtcCompile(const std::string& source, const std::string&
 /// The arch to compile for: "sm_XX" of the device, or "compute_80" (PTX) without one.
 std::string targetArch();
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -42,11 +42,9 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     return prog;
 }
 
-} // namespace
+}  // namespace
 
-Expected<std::vector<Value>> annotatedInputs(const Graph& g) {
-    return annotatedStaticInputs(g, "CUDA");
-}
+Expected<std::vector<Value>> annotatedInputs(const Graph& g) { return annotatedStaticInputs(g, "CUDA"); }
 
 Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>& inputs, const std::string& arch,
                                        const CompileOptions& opts) {
@@ -62,7 +60,9 @@ Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>&
     so.stats.codegenMs = msSince(t1);
     if (const char* dump = std::getenv("FXRAY_CUDA_DUMP"); dump && *dump) {
         // Debugging aid: the module as NVRTC sees it.
-        std::ofstream(std::string(dump) + "/" + (g.sourceFile.empty() ? std::string("graph") : std::filesystem::path(g.sourceFile).stem().string()) + ".cu")
+        std::ofstream(
+            std::string(dump) + "/" +
+            (g.sourceFile.empty() ? std::string("graph") : std::filesystem::path(g.sourceFile).stem().string()) + ".cu")
             << so.source.source;
     }
     auto out = nvrtcCompile(so.source.source, "fxray_graph", arch);
@@ -95,11 +95,13 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
     cg->m_stats = so->stats;
     auto t1 = std::chrono::steady_clock::now();
     if (!cg->m_program.kernels.empty()) {
-        if (Status s = check(rt.cu.cuModuleLoadData(&cg->m_module, so->compiled.image.data()), "loading the kernels"); !s.ok())
+        if (Status s = check(rt.cu.cuModuleLoadData(&cg->m_module, so->compiled.image.data()), "loading the kernels");
+            !s.ok())
             return s.error();
         for (const auto& plan : cg->m_source.plans) {
             CUfunction f = nullptr;
-            if (Status s = check(rt.cu.cuModuleGetFunction(&f, cg->m_module, plan.name.c_str()), "kernel " + plan.name); !s.ok())
+            if (Status s = check(rt.cu.cuModuleGetFunction(&f, cg->m_module, plan.name.c_str()), "kernel " + plan.name);
+                !s.ok())
                 return s.error();
             cg->m_functions.push_back(f);
         }
@@ -116,8 +118,9 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
     return cg;
 }
 
-Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
-                                                uint64_t seed, const RunOptions& ro, RunStats* stats) const {
+Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs,
+                                                const std::map<std::string, Value>& pins, uint64_t seed,
+                                                const RunOptions& ro, RunStats* stats) const {
     RunStats local;
     if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     Executor ex(*this);
@@ -166,8 +169,9 @@ PeakRates devicePeak() {
     return p;
 }
 
-Expected<BenchStats> CompiledGraph::benchmark(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
-                                              int iters, int warmup, uint64_t seed) const {
+Expected<BenchStats> CompiledGraph::benchmark(const std::vector<Value>& inputs,
+                                              const std::map<std::string, Value>& pins, int iters, int warmup,
+                                              uint64_t seed) const {
     const CudaRuntime& rt = runtime();
     if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     Executor ex(*this);
@@ -198,7 +202,8 @@ Expected<BenchStats> CompiledGraph::benchmark(const std::vector<Value>& inputs, 
     return bs;
 }
 
-Expected<RunResult> runAndCheckCuda(const Graph& g, const RunRequest& req, const std::vector<Value>* expect, CudaRunInfo* info) {
+Expected<RunResult> runAndCheckCuda(const Graph& g, const RunRequest& req, const std::vector<Value>* expect,
+                                    CudaRunInfo* info) {
     CompileOptions opts;
     for (const auto& [k, v] : req.pins) opts.pinned.push_back(k);
     auto cg = CompiledGraph::compile(g, req.inputs, opts);
@@ -226,4 +231,4 @@ Expected<RunResult> runAndCheckCuda(const Graph& g, const RunRequest& req, const
 
 std::pair<size_t, size_t> allocatorBytes() { return cacheBytes(); }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -12,10 +12,10 @@
 /// host through the reference kernel: an explicit, reported fallback (inputs copied down, the
 /// result copied back up). Random ops (randperm, ...) are such fallbacks on purpose: PyTorch's
 /// CUDA generator is not reproduced, so their values are host-generated or pinned in tests.
-#include "codegen/size_guard.h"
 #include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/scheduler.h"
+#include "codegen/size_guard.h"
 #include "codegen/step_profile.h"
 #include "exec/run_check.h"
 
@@ -99,8 +99,9 @@ public:
 
     /// One run's steps with their device times (after `warmup` untimed runs), as
     /// codegen/step_profile.h describes them; no per-step synchronisation.
-    Expected<std::vector<StepProfile>> profile(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
-                                               int warmup = 2, uint64_t seed = 0) const;
+    Expected<std::vector<StepProfile>> profile(const std::vector<Value>& inputs,
+                                               const std::map<std::string, Value>& pins = {}, int warmup = 2,
+                                               uint64_t seed = 0) const;
 
     const Graph& graph() const { return *m_graph; }
     const std::vector<CUfunction>& functions() const { return m_functions; }
@@ -144,4 +145,4 @@ PeakRates devicePeak();
 /// Bytes held by the caching device allocator (in use, cached).
 std::pair<size_t, size_t> allocatorBytes();
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

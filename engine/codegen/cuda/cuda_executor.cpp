@@ -21,7 +21,7 @@ void tag(Diagnostic& d, const std::string& node) {
     if (d.node.empty()) d.node = node;
 }
 
-} // namespace
+}  // namespace
 
 Executor::Executor(const CompiledGraph& cg) : m_cg(cg), m_p(cg.program()) {
     const size_t n = m_p.buffers.size();
@@ -78,7 +78,8 @@ Status Executor::prepare(const std::vector<Value>& inputs, const std::map<std::s
     const Graph& g = m_cg.graph();
     const size_t nph = g.placeholders().size();
     if (inputs.size() != nph)
-        return makeError("graph has " + std::to_string(nph) + " inputs but " + std::to_string(inputs.size()) + " were given");
+        return makeError("graph has " + std::to_string(nph) + " inputs but " + std::to_string(inputs.size()) +
+                         " were given");
     for (size_t b = 0; b < m_p.buffers.size(); ++b) {
         const BufferDesc& bd = m_p.buffers[b];
         Status s;
@@ -108,7 +109,8 @@ Status Executor::prepare(const std::vector<Value>& inputs, const std::map<std::s
         }
         case BufferDesc::Source::Pinned: {
             auto it = pins.find(bd.key);
-            if (it == pins.end() || !it->second.isTensor()) return makeError("no pinned value for node '" + bd.key + "'");
+            if (it == pins.end() || !it->second.isTensor())
+                return makeError("no pinned value for node '" + bd.key + "'");
             s = upload(b, it->second.t);
             m_uploaded[b] = true;
             break;
@@ -384,12 +386,14 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
                 m_ptrs[i] = m_dev[static_cast<size_t>(k.args[i].buffer)].ptr();
                 m_params.push_back(&m_ptrs[i]);
             }
-            const int64_t perBlock = plan.mode == LaunchPlan::Mode::Pointwise ? plan.threads
-                                   : plan.mode == LaunchPlan::Mode::WarpReduce ? plan.rowsPerBlock : 1;
+            const int64_t perBlock = plan.mode == LaunchPlan::Mode::Pointwise    ? plan.threads
+                                     : plan.mode == LaunchPlan::Mode::WarpReduce ? plan.rowsPerBlock
+                                                                                 : 1;
             const int64_t cap = sms * (plan.mode == LaunchPlan::Mode::BlockReduce ? 8 : 32);
             const int64_t blocks = std::max<int64_t>(1, std::min((plan.work + perBlock - 1) / perBlock, cap));
-            CUresult r = rt.cu.cuLaunchKernel(fns[static_cast<size_t>(st.index)], static_cast<unsigned>(blocks), 1, 1,
-                                              static_cast<unsigned>(plan.threads), 1, 1, 0, nullptr, m_params.data(), nullptr);
+            CUresult r =
+                rt.cu.cuLaunchKernel(fns[static_cast<size_t>(st.index)], static_cast<unsigned>(blocks), 1, 1,
+                                     static_cast<unsigned>(plan.threads), 1, 1, 0, nullptr, m_params.data(), nullptr);
             if (r != 0 || ro.syncEachStep) {
                 // Strings only off the fast path: a launch costs a few microseconds.
                 const std::string node = k.nodes.empty() ? std::string() : k.nodes.front();
@@ -420,7 +424,8 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
     }
     if (ro.stepMs) {
         rt.cu.cuEventRecord(events.ev.back(), nullptr);
-        if (Status s = check(rt.cu.cuEventSynchronize(events.ev.back()), "waiting for the timed steps"); !s.ok()) return s;
+        if (Status s = check(rt.cu.cuEventSynchronize(events.ev.back()), "waiting for the timed steps"); !s.ok())
+            return s;
         ro.stepMs->assign(m_p.steps.size(), 0.0);
         for (size_t i = 0; i < m_p.steps.size(); ++i) {
             float ms = 0.0f;
@@ -441,4 +446,4 @@ Expected<std::vector<Value>> Executor::outputs() {
     return outs;
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

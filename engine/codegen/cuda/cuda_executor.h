@@ -44,10 +44,10 @@ private:
     const Program& m_p;
     std::vector<DeviceBuffer> m_dev;
     std::vector<TensorMeta> m_metas;
-    std::vector<Tensor> m_host;      ///< downloaded or uploaded copies, valid for this run
-    std::vector<bool> m_uploaded;    ///< inputs/constants/pins: survive across execute()
+    std::vector<Tensor> m_host;    ///< downloaded or uploaded copies, valid for this run
+    std::vector<bool> m_uploaded;  ///< inputs/constants/pins: survive across execute()
     std::vector<CUdeviceptr> m_ptrs;
     std::vector<void*> m_params;
 };
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -36,4 +36,4 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
     return Status::success();
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -20,4 +20,4 @@ const std::vector<std::string_view>& deviceExternKernels();
 /// table lacks. Run after codegen's attachLowerings.
 Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& kernels);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -101,8 +101,10 @@ std::string fplit(double v, DType t) {
     if (std::isnan(v)) return f32 ? "FX_NAN_F" : "FX_NAN_D";
     if (std::isinf(v)) return std::string(v < 0 ? "(-" : "(") + (f32 ? "FX_INF_F" : "FX_INF_D") + ")";
     char buf[64];
-    if (f32) std::snprintf(buf, sizeof buf, "%af", static_cast<double>(static_cast<float>(v)));
-    else std::snprintf(buf, sizeof buf, "%a", v);
+    if (f32)
+        std::snprintf(buf, sizeof buf, "%af", static_cast<double>(static_cast<float>(v)));
+    else
+        std::snprintf(buf, sizeof buf, "%a", v);
     return buf;
 }
 
@@ -157,7 +159,8 @@ public:
         body << "extern \"C\" __global__ void __launch_bounds__(" << plan.threads << ") " << m_name << "(" << sig.str()
              << ") {\n";
         body << "    // " << K.name << ": sizes [";
-        for (size_t d = 0; d < K.sizes.size(); ++d) body << (d ? ", " : "") << K.sizes[d] << (K.reduced.size() > d && K.reduced[d] ? "r" : "");
+        for (size_t d = 0; d < K.sizes.size(); ++d)
+            body << (d ? ", " : "") << K.sizes[d] << (K.reduced.size() > d && K.reduced[d] ? "r" : "");
         body << "], nodes:";
         for (const auto& n : K.nodes) body << " " << n;
         body << "\n";
@@ -176,8 +179,8 @@ public:
                 body << "    for (i64 o = blockIdx.x; o < " << i64lit(outer) << "; o += gridDim.x) {\n";
             } else {
                 body << "    const int lane = threadIdx.x & 31;\n";
-                body << "    for (i64 o = (i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); o < " << i64lit(outer)
-                     << "; o += (i64)gridDim.x * (blockDim.x >> 5)) {\n";
+                body << "    for (i64 o = (i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); o < "
+                     << i64lit(outer) << "; o += (i64)gridDim.x * (blockDim.x >> 5)) {\n";
             }
             m_indent = 2;
             decompose("o", [&](size_t d) { return !K.reduced[d]; });
@@ -199,8 +202,8 @@ public:
                         if (!seen) reduced.push_back(st.id);
                     }
                 for (int a : reduced) line("acc" + std::to_string(a) + " = " + init(a) + ";");
-                line(std::string("for (i64 r = ") + (m_block ? "threadIdx.x" : "lane") + "; r < " + i64lit(inner) + "; r += " +
-                     (m_block ? "blockDim.x" : "32") + ") {");
+                line(std::string("for (i64 r = ") + (m_block ? "threadIdx.x" : "lane") + "; r < " + i64lit(inner) +
+                     "; r += " + (m_block ? "blockDim.x" : "32") + ") {");
                 ++m_indent;
                 decompose("r", [&](size_t d) { return K.reduced[d]; });
                 runStmts(ph.stmts, false);
@@ -210,8 +213,8 @@ public:
                     std::string acc = "acc" + std::to_string(a);
                     std::string fn = functor(K.accOps[static_cast<size_t>(a)]);
                     if (m_block)
-                        line(acc + " = fx_block_all(" + acc + ", " + fn + "(), (" + ctype(K.accTypes[static_cast<size_t>(a)]) +
-                             ")(" + init(a) + "));");
+                        line(acc + " = fx_block_all(" + acc + ", " + fn + "(), (" +
+                             ctype(K.accTypes[static_cast<size_t>(a)]) + ")(" + init(a) + "));");
                     else
                         line(acc + " = fx_warp_all(" + acc + ", " + fn + "());");
                 }
@@ -234,7 +237,8 @@ private:
             (void)coef;
             if (at.kind == IndexAtom::Kind::Value) return true;  // data-dependent: assume it does
             if (at.kind == IndexAtom::Kind::Var && at.var == var && at.extent > 1) return true;
-            if ((at.kind == IndexAtom::Kind::FloorDiv || at.kind == IndexAtom::Kind::Mod) && mentionsVar(at.arg, var)) return true;
+            if ((at.kind == IndexAtom::Kind::FloorDiv || at.kind == IndexAtom::Kind::Mod) && mentionsVar(at.arg, var))
+                return true;
         }
         return false;
     }
@@ -250,12 +254,14 @@ private:
                 continue;
             }
             if (at.kind == IndexAtom::Kind::Value || coef % 4 != 0) return false;
-            if ((at.kind == IndexAtom::Kind::FloorDiv || at.kind == IndexAtom::Kind::Mod) && mentionsVar(at.arg, var)) return false;
+            if ((at.kind == IndexAtom::Kind::FloorDiv || at.kind == IndexAtom::Kind::Mod) && mentionsVar(at.arg, var))
+                return false;
         }
         return unit == 1;
     }
 
-    template <typename F> static void visitLoads(const ExprP& e, F&& f) {
+    template <typename F>
+    static void visitLoads(const ExprP& e, F&& f) {
         if (!e) return;
         if (e->op == Op::Load) f(*e);
         for (const auto& a : e->args) visitLoads(a, f);
@@ -302,7 +308,8 @@ private:
         m_quad = true;
         decompose("q", [](size_t) { return true; });
         m_quad = false;
-        for (int j = 0; j < 4; ++j) line("const i64 " + v + "_" + std::to_string(j) + " = " + v + " * 4LL + " + std::to_string(j) + "LL;");
+        for (int j = 0; j < 4; ++j)
+            line("const i64 " + v + "_" + std::to_string(j) + " = " + v + " * 4LL + " + std::to_string(j) + "LL;");
         declareLocals();
         struct VecStore {
             int buf;
@@ -330,7 +337,8 @@ private:
         for (const auto& s : stores) {
             std::string w = "w" + std::to_string(m_tmp++);
             line("float4 " + w + ";");
-            line(w + ".x = " + s.vals[0] + "; " + w + ".y = " + s.vals[1] + "; " + w + ".z = " + s.vals[2] + "; " + w + ".w = " + s.vals[3] + ";");
+            line(w + ".x = " + s.vals[0] + "; " + w + ".y = " + s.vals[1] + "; " + w + ".z = " + s.vals[2] + "; " + w +
+                 ".w = " + s.vals[3] + ";");
             line("*reinterpret_cast<float4*>(a" + std::to_string(s.buf) + " + (" + idx(s.index) + ")) = " + w + ";");
         }
         m_lane = -1;
@@ -349,7 +357,8 @@ private:
             m_lane = lane;
             std::string r = "f" + std::to_string(m_tmp++);
             // Declared before lane 0's statements use it; later lanes read their component.
-            line("const float4 " + r + " = *reinterpret_cast<const float4*>(a" + std::to_string(e.buf) + " + (" + base + "));");
+            line("const float4 " + r + " = *reinterpret_cast<const float4*>(a" + std::to_string(e.buf) + " + (" + base +
+                 "));");
             it = m_vecLoads.emplace(&e, r).first;
         }
         return it->second + "." + comp[m_lane];
@@ -385,8 +394,11 @@ private:
     }
 
     void declareLocals() {
-        for (size_t a = 0; a < K.accTypes.size(); ++a) line(std::string(ctype(K.accTypes[a])) + " acc" + std::to_string(a) + " = " + init(static_cast<int>(a)) + ";");
-        for (size_t l = 0; l < K.letTypes.size(); ++l) line(std::string(ctype(K.letTypes[l])) + " let" + std::to_string(l) + ";");
+        for (size_t a = 0; a < K.accTypes.size(); ++a)
+            line(std::string(ctype(K.accTypes[a])) + " acc" + std::to_string(a) + " = " + init(static_cast<int>(a)) +
+                 ";");
+        for (size_t l = 0; l < K.letTypes.size(); ++l)
+            line(std::string(ctype(K.letTypes[l])) + " let" + std::to_string(l) + ";");
     }
 
     std::string init(int acc) {
@@ -394,7 +406,10 @@ private:
         ReduceOp op = K.accOps[static_cast<size_t>(acc)];
         if (t == DType::Bool) return (op == ReduceOp::Min || op == ReduceOp::Prod) ? "true" : "false";
         if (isFp(t)) {
-            double v = op == ReduceOp::Prod ? 1.0 : op == ReduceOp::Max ? -INFINITY : op == ReduceOp::Min ? INFINITY : 0.0;
+            double v = op == ReduceOp::Prod  ? 1.0
+                       : op == ReduceOp::Max ? -INFINITY
+                       : op == ReduceOp::Min ? INFINITY
+                                             : 0.0;
             return fplit(v, t);
         }
         if (op == ReduceOp::Max) return i64lit(std::numeric_limits<int64_t>::min());
@@ -439,7 +454,8 @@ private:
                 std::string v = ex(st.value);
                 std::string i = idx(st.index);
                 std::string s = storeConv(K.args[static_cast<size_t>(st.buf)].dtype, v);
-                line(std::string(scalarOfReduction ? guard : "") + "a" + std::to_string(st.buf) + "[" + i + "] = " + s + ";");
+                line(std::string(scalarOfReduction ? guard : "") + "a" + std::to_string(st.buf) + "[" + i + "] = " + s +
+                     ";");
                 break;
             }
             case Stmt::Kind::Reduce: {
@@ -472,7 +488,8 @@ private:
             switch (at.kind) {
             case IndexAtom::Kind::Var:
                 a = at.extent == 1 ? "0LL"
-                  : "x" + std::to_string(at.var) + (m_lane >= 0 && at.var == m_vecVar ? "_" + std::to_string(m_lane) : "");
+                                   : "x" + std::to_string(at.var) +
+                                         (m_lane >= 0 && at.var == m_vecVar ? "_" + std::to_string(m_lane) : "");
                 break;
             case IndexAtom::Kind::FloorDiv: a = "((" + idx(at.arg) + ") / " + i64lit(at.divisor) + ")"; break;
             case IndexAtom::Kind::Mod: a = "((" + idx(at.arg) + ") % " + i64lit(at.divisor) + ")"; break;
@@ -597,12 +614,18 @@ private:
         case Op::Sub: return "(" + x + " - " + y + ")";
         case Op::Mul: return bl ? "(" + x + " && " + y + ")" : "(" + x + " * " + y + ")";
         case Op::Div: return "(" + x + " / " + y + ")";
-        case Op::Pow: return fp ? std::string(f32 ? "powf(" : "pow(") + x + ", " + y + ")" : "fx_ipow(" + x + ", " + y + ")";
+        case Op::Pow:
+            return fp ? std::string(f32 ? "powf(" : "pow(") + x + ", " + y + ")" : "fx_ipow(" + x + ", " + y + ")";
         case Op::Max: return bl ? "(" + x + " || " + y + ")" : "fx_max(" + x + ", " + y + ")";
         case Op::Min: return bl ? "(" + x + " && " + y + ")" : "fx_min(" + x + ", " + y + ")";
-        case Op::Fmod: return fp ? std::string(f32 ? "fmodf(" : "fmod(") + x + ", " + y + ")" : "(" + x + " % " + y + ")";
-        case Op::FloorDivOp: return fp ? std::string(f32 ? "floorf(" : "floor(") + x + " / " + y + ")" : "fx_floordiv(" + x + ", " + y + ")";
-        case Op::ModOp: return fp ? std::string(f32 ? "fx_modf(" : "fx_modd(") + x + ", " + y + ")" : "fx_mod(" + x + ", " + y + ")";
+        case Op::Fmod:
+            return fp ? std::string(f32 ? "fmodf(" : "fmod(") + x + ", " + y + ")" : "(" + x + " % " + y + ")";
+        case Op::FloorDivOp:
+            return fp ? std::string(f32 ? "floorf(" : "floor(") + x + " / " + y + ")"
+                      : "fx_floordiv(" + x + ", " + y + ")";
+        case Op::ModOp:
+            return fp ? std::string(f32 ? "fx_modf(" : "fx_modd(") + x + ", " + y + ")"
+                      : "fx_mod(" + x + ", " + y + ")";
         case Op::And: return "(" + x + " & " + y + ")";
         case Op::Or: return "(" + x + " | " + y + ")";
         case Op::Xor: return "(" + x + " ^ " + y + ")";
@@ -620,7 +643,8 @@ private:
         case Op::Ge: return "(" + x + " >= " + y + ")";
         default: break;
         }
-        m_error = "CUDA codegen: kernel " + K.name + " uses op " + std::string(opName(e->op)) + ", which has no CUDA form";
+        m_error =
+            "CUDA codegen: kernel " + K.name + " uses op " + std::string(opName(e->op)) + ", which has no CUDA form";
         return "0";
     }
 
@@ -638,7 +662,7 @@ private:
     std::string m_error;
 };
 
-} // namespace
+}  // namespace
 
 Expected<CudaSource> generateCudaSource(const std::vector<Kernel>& kernels) {
     CudaSource out;
@@ -656,4 +680,4 @@ Expected<CudaSource> generateCudaSource(const std::vector<Kernel>& kernels) {
     return out;
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

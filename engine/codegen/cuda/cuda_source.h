@@ -30,16 +30,16 @@ constexpr int64_t kWarpReduceMax = 1024;
 struct LaunchPlan {
     enum class Mode : uint8_t { Pointwise, WarpReduce, BlockReduce };
     Mode mode = Mode::Pointwise;
-    std::string name;    ///< the __global__ function
-    int64_t work = 0;    ///< points (pointwise) or outer points (reductions)
-    int threads = 256;   ///< threads per block
-    int rowsPerBlock = 1;///< WarpReduce: warps per block
-    int vector = 1;      ///< Pointwise: points per thread (4: float4 accesses, work = points / 4)
+    std::string name;      ///< the __global__ function
+    int64_t work = 0;      ///< points (pointwise) or outer points (reductions)
+    int threads = 256;     ///< threads per block
+    int rowsPerBlock = 1;  ///< WarpReduce: warps per block
+    int vector = 1;        ///< Pointwise: points per thread (4: float4 accesses, work = points / 4)
 };
 
 struct CudaSource {
-    std::string source;             ///< the whole module
-    std::vector<LaunchPlan> plans;  ///< one per kernel, in order
+    std::string source;                      ///< the whole module
+    std::vector<LaunchPlan> plans;           ///< one per kernel, in order
     std::vector<std::string> kernelSources;  ///< each kernel's function alone (for the kernel pane)
 };
 
@@ -50,4 +50,4 @@ Expected<CudaSource> generateCudaSource(const std::vector<Kernel>& kernels);
 /// The helpers every module starts with (conversions, NaN-propagating min/max, reductions).
 const std::string& cudaPrelude();
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -53,7 +53,8 @@ void loadCudnn(CudnnRuntime& rt) {
     sym(lib, d.cudnnGetConvolutionBackwardDataWorkspaceSize, "cudnnGetConvolutionBackwardDataWorkspaceSize", missing);
     sym(lib, d.cudnnConvolutionBackwardData, "cudnnConvolutionBackwardData", missing);
     sym(lib, d.cudnnFindConvolutionBackwardFilterAlgorithmEx, "cudnnFindConvolutionBackwardFilterAlgorithmEx", missing);
-    sym(lib, d.cudnnGetConvolutionBackwardFilterWorkspaceSize, "cudnnGetConvolutionBackwardFilterWorkspaceSize", missing);
+    sym(lib, d.cudnnGetConvolutionBackwardFilterWorkspaceSize, "cudnnGetConvolutionBackwardFilterWorkspaceSize",
+        missing);
     sym(lib, d.cudnnConvolutionBackwardFilter, "cudnnConvolutionBackwardFilter", missing);
     sym(lib, d.cudnnConvolutionBackwardBias, "cudnnConvolutionBackwardBias", missing);
     sym(lib, d.cudnnAddTensor, "cudnnAddTensor", missing);
@@ -74,7 +75,7 @@ void loadCudnn(CudnnRuntime& rt) {
     rt.available = true;
 }
 
-} // namespace
+}  // namespace
 
 const CudnnRuntime& cudnnRuntime() {
     static CudnnRuntime rt;
@@ -90,4 +91,4 @@ Status cudnnCheck(cudnnStatus_t s, const std::string& what) {
     return makeError(what + ": " + (msg ? std::string(msg) : "cudnnStatus " + std::to_string(s)));
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

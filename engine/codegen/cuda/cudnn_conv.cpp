@@ -37,8 +37,8 @@ bool tensorCoreMath(int m) { return m == CUDNN_TENSOR_OP_MATH || m == CUDNN_TENS
 /// A convolution in cuDNN's terms: at least 4-D dims (1-D convolutions get a unit height).
 struct Problem {
     DType dtype = DType::Float32;
-    std::vector<int> x, w, y;          ///< dims [N, C, spatial...], [O, C/G, k...], [N, O, out...]
-    std::vector<int> pad, stride, dil; ///< one per spatial dim
+    std::vector<int> x, w, y;           ///< dims [N, C, spatial...], [O, C/G, k...], [N, O, out...]
+    std::vector<int> pad, stride, dil;  ///< one per spatial dim
     int groups = 1;
 
     std::string key(char dir) const {
@@ -67,8 +67,9 @@ std::vector<int64_t> perDim(const std::vector<int64_t>& v, size_t n, int64_t dfl
     return std::vector<int64_t>(n, v.empty() ? dflt : v[0]);
 }
 
-Expected<Problem> problemOf(const TensorMeta& x, const TensorMeta& w, const TensorMeta& y, const std::vector<int64_t>& stride,
-                            const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups) {
+Expected<Problem> problemOf(const TensorMeta& x, const TensorMeta& w, const TensorMeta& y,
+                            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                            const std::vector<int64_t>& dilation, int64_t groups) {
     const size_t rank = x.shape.size();
     if (rank < 3 || rank > 5 || w.shape.size() != rank || y.shape.size() != rank)
         return makeError("cuDNN convolution needs 1 to 3 spatial dims with matching ranks");
@@ -134,27 +135,31 @@ struct Descriptors {
             !s.ok())
             return s;
         if (Status s = cudnnCheck(d.cudnnCreateFilterDescriptor(&w), "cudnnCreateFilterDescriptor"); !s.ok()) return s;
-        if (Status s = cudnnCheck(d.cudnnSetFilterNdDescriptor(w, t, CUDNN_TENSOR_NCHW, nd, p.w.data()), "weight descriptor");
+        if (Status s =
+                cudnnCheck(d.cudnnSetFilterNdDescriptor(w, t, CUDNN_TENSOR_NCHW, nd, p.w.data()), "weight descriptor");
             !s.ok())
             return s;
         // The bias as [1, O, 1, ...] for cudnnAddTensor / cudnnConvolutionBackwardBias.
         std::vector<int> bd(p.y.size(), 1);
         bd[1] = biasChannels >= 0 ? biasChannels : p.y[1];
         const auto bs = packedStrides(bd);
-        if (Status s = cudnnCheck(d.cudnnCreateTensorDescriptor(&bias), "cudnnCreateTensorDescriptor"); !s.ok()) return s;
+        if (Status s = cudnnCheck(d.cudnnCreateTensorDescriptor(&bias), "cudnnCreateTensorDescriptor"); !s.ok())
+            return s;
         if (Status s = cudnnCheck(d.cudnnSetTensorNdDescriptor(bias, t, nd, bd.data(), bs.data()), "bias descriptor");
             !s.ok())
             return s;
-        if (Status s = cudnnCheck(d.cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor"); !s.ok())
+        if (Status s = cudnnCheck(d.cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+            !s.ok())
             return s;
         // Half types accumulate in fp32, as PyTorch's cuDNN path does.
         const int compute = p.dtype == DType::Float64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
         if (Status s = cudnnCheck(d.cudnnSetConvolutionNdDescriptor(conv, nd - 2, p.pad.data(), p.stride.data(),
-                                                                     p.dil.data(), CUDNN_CROSS_CORRELATION, compute),
+                                                                    p.dil.data(), CUDNN_CROSS_CORRELATION, compute),
                                   "convolution descriptor");
             !s.ok())
             return s;
-        if (Status s = cudnnCheck(d.cudnnSetConvolutionGroupCount(conv, p.groups), "cudnnSetConvolutionGroupCount"); !s.ok())
+        if (Status s = cudnnCheck(d.cudnnSetConvolutionGroupCount(conv, p.groups), "cudnnSetConvolutionGroupCount");
+            !s.ok())
             return s;
         return cudnnCheck(d.cudnnSetConvolutionMathType(conv, mathTypeFor(p.dtype)), "cudnnSetConvolutionMathType");
     }
@@ -230,8 +235,8 @@ Expected<DeviceBuffer> workspace(size_t bytes) {
 /// cudnnFind*AlgorithmEx call given the search workspace) and cached, then `run` (the matching
 /// cudnnConvolution* call) with that algorithm's math type set and its workspace allocated.
 template <class Find, class Run>
-Status withAlgorithm(const CudnnApi& d, cudnnConvolutionDescriptor_t conv, const std::string& key, DType t, const char* dir,
-                     Find find, Run run) {
+Status withAlgorithm(const CudnnApi& d, cudnnConvolutionDescriptor_t conv, const std::string& key, DType t,
+                     const char* dir, Find find, Run run) {
     auto it = choices().find(key);
     if (it == choices().end()) {
         auto ws = workspace(kSearchWorkspace);
@@ -251,7 +256,8 @@ Status withAlgorithm(const CudnnApi& d, cudnnConvolutionDescriptor_t conv, const
 }
 
 KernelModule& reduceModule() {
-    static KernelModule* m = new KernelModule("fxray_channel_sum", {"dtype_io.cuh", "channel_sum.cu"});  // never destroyed
+    static KernelModule* m =
+        new KernelModule("fxray_channel_sum", {"dtype_io.cuh", "channel_sum.cu"});  // never destroyed
     return *m;
 }
 
@@ -273,9 +279,10 @@ Status channelSum(const DeviceView& x, const DeviceView& out) {
 /// read dense, `out` is written through a dense temporary when it is strided, `call` issues the
 /// cuDNN convolution with the problem's descriptors, and the bias (over `out`'s channels) is added
 /// afterwards. `outIsY`: `out` is the problem's output y (plain) or its input x (transposed).
-Status writeConvolution(const Problem& p, const DeviceView& in, const DeviceView& w, const std::optional<DeviceView>& bias,
-                        const DeviceView& out, bool outIsY,
-                        const std::function<Status(const Descriptors&, const Scalars&, void* in, void* w, void* out)>& call) {
+Status
+writeConvolution(const Problem& p, const DeviceView& in, const DeviceView& w, const std::optional<DeviceView>& bias,
+                 const DeviceView& out, bool outIsY,
+                 const std::function<Status(const Descriptors&, const Scalars&, void* in, void* w, void* out)>& call) {
     const CudnnRuntime& rt = cudnnRuntime();
     DeviceBuffer ti, tw, tb;
     auto id = denseView(in, ti);
@@ -294,16 +301,16 @@ Status writeConvolution(const Problem& p, const DeviceView& in, const DeviceView
     if (bias) {
         auto bd = denseView(*bias, tb);
         if (!bd.ok()) return bd.error();
-        if (Status s = cudnnCheck(d.cudnnAddTensor(rt.handle, k.one(), desc.bias, at(*bd), k.one(), outIsY ? desc.y : desc.x,
-                                                   od.ptr()),
-                                  "cudnnAddTensor (bias)");
+        if (Status s = cudnnCheck(
+                d.cudnnAddTensor(rt.handle, k.one(), desc.bias, at(*bd), k.one(), outIsY ? desc.y : desc.x, od.ptr()),
+                "cudnnAddTensor (bias)");
             !s.ok())
             return s;
     }
     return od.finish();
 }
 
-} // namespace
+}  // namespace
 
 bool cudnnConvSupports(DType t) {
     if (t != DType::Float32 && t != DType::Float64 && t != DType::Float16 && t != DType::BFloat16) return false;
@@ -318,20 +325,22 @@ Status cudnnConvForward(const DeviceView& x, const DeviceView& w, const std::opt
     auto p = problemOf(x.meta, w.meta, y.meta, stride, padding, dilation, groups);
     if (!p.ok()) return p.error();
     const CudnnApi& d = rt.dnn;
-    return writeConvolution(*p, x, w, bias, y, true, [&](const Descriptors& desc, const Scalars& k, void* xp, void* wp, void* yp) {
-        return withAlgorithm(
-            d, desc.conv, p->key('f'), p->dtype, "forward",
-            [&](void* ws, CudnnAlgoPerf* perf, int* n) {
-                return cudnnCheck(d.cudnnFindConvolutionForwardAlgorithmEx(rt.handle, desc.x, xp, desc.w, wp, desc.conv, desc.y, yp,
-                                                                           16, n, perf, ws, kSearchWorkspace),
-                                  "cudnnFindConvolutionForwardAlgorithmEx");
-            },
-            [&](int algo, void* ws, size_t bytes) {
-                return cudnnCheck(d.cudnnConvolutionForward(rt.handle, k.one(), desc.x, xp, desc.w, wp, desc.conv, algo, ws, bytes,
-                                                            k.zero(), desc.y, yp),
-                                  "cudnnConvolutionForward");
-            });
-    });
+    return writeConvolution(
+        *p, x, w, bias, y, true, [&](const Descriptors& desc, const Scalars& k, void* xp, void* wp, void* yp) {
+            return withAlgorithm(
+                d, desc.conv, p->key('f'), p->dtype, "forward",
+                [&](void* ws, CudnnAlgoPerf* perf, int* n) {
+                    return cudnnCheck(d.cudnnFindConvolutionForwardAlgorithmEx(rt.handle, desc.x, xp, desc.w, wp,
+                                                                               desc.conv, desc.y, yp, 16, n, perf, ws,
+                                                                               kSearchWorkspace),
+                                      "cudnnFindConvolutionForwardAlgorithmEx");
+                },
+                [&](int algo, void* ws, size_t bytes) {
+                    return cudnnCheck(d.cudnnConvolutionForward(rt.handle, k.one(), desc.x, xp, desc.w, wp, desc.conv,
+                                                                algo, ws, bytes, k.zero(), desc.y, yp),
+                                      "cudnnConvolutionForward");
+                });
+        });
 }
 
 Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
@@ -361,14 +370,15 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
         if (Status s = withAlgorithm(
                 d, desc.conv, p->key('d'), p->dtype, "backward-data",
                 [&](void* ws, CudnnAlgoPerf* perf, int* n) {
-                    return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(rt.handle, desc.w, at(*wd), desc.y, at(*gyd),
-                                                                                    desc.conv, desc.x, o.ptr(), 16, n, perf, ws,
-                                                                                    kSearchWorkspace),
+                    return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(
+                                          rt.handle, desc.w, at(*wd), desc.y, at(*gyd), desc.conv, desc.x, o.ptr(), 16,
+                                          n, perf, ws, kSearchWorkspace),
                                       "cudnnFindConvolutionBackwardDataAlgorithmEx");
                 },
                 [&](int algo, void* ws, size_t bytes) {
-                    return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, at(*wd), desc.y, at(*gyd),
-                                                                     desc.conv, algo, ws, bytes, k.zero(), desc.x, o.ptr()),
+                    return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, at(*wd), desc.y,
+                                                                     at(*gyd), desc.conv, algo, ws, bytes, k.zero(),
+                                                                     desc.x, o.ptr()),
                                       "cudnnConvolutionBackwardData");
                 });
             !s.ok())
@@ -381,14 +391,15 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
         if (Status s = withAlgorithm(
                 d, desc.conv, p->key('w'), p->dtype, "backward-filter",
                 [&](void* ws, CudnnAlgoPerf* perf, int* n) {
-                    return cudnnCheck(d.cudnnFindConvolutionBackwardFilterAlgorithmEx(rt.handle, desc.x, at(*xd), desc.y,
-                                                                                      at(*gyd), desc.conv, desc.w, o.ptr(), 16, n,
-                                                                                      perf, ws, kSearchWorkspace),
+                    return cudnnCheck(d.cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                                          rt.handle, desc.x, at(*xd), desc.y, at(*gyd), desc.conv, desc.w, o.ptr(), 16,
+                                          n, perf, ws, kSearchWorkspace),
                                       "cudnnFindConvolutionBackwardFilterAlgorithmEx");
                 },
                 [&](int algo, void* ws, size_t bytes) {
-                    return cudnnCheck(d.cudnnConvolutionBackwardFilter(rt.handle, k.one(), desc.x, at(*xd), desc.y, at(*gyd),
-                                                                       desc.conv, algo, ws, bytes, k.zero(), desc.w, o.ptr()),
+                    return cudnnCheck(d.cudnnConvolutionBackwardFilter(rt.handle, k.one(), desc.x, at(*xd), desc.y,
+                                                                       at(*gyd), desc.conv, algo, ws, bytes, k.zero(),
+                                                                       desc.w, o.ptr()),
                                       "cudnnConvolutionBackwardFilter");
                 });
             !s.ok())
@@ -399,8 +410,9 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
         Dest o;
         if (Status s = o.init(*gb); !s.ok()) return s;
         // cuDNN 9 has no bf16 bias gradient (CUDNN_STATUS_NOT_SUPPORTED): a channel sum then.
-        Status s = cudnnCheck(d.cudnnConvolutionBackwardBias(rt.handle, k.one(), desc.y, at(*gyd), k.zero(), desc.bias, o.ptr()),
-                              "cudnnConvolutionBackwardBias");
+        Status s = cudnnCheck(
+            d.cudnnConvolutionBackwardBias(rt.handle, k.one(), desc.y, at(*gyd), k.zero(), desc.bias, o.ptr()),
+            "cudnnConvolutionBackwardBias");
         if (!s.ok()) s = channelSum(*gyd, o.dense);
         if (!s.ok()) return s;
         if (Status f = o.finish(); !f.ok()) return f;
@@ -419,20 +431,22 @@ Status cudnnConvTransposeForward(const DeviceView& x, const DeviceView& w, const
     if (!p.ok()) return p.error();
     const CudnnApi& d = rt.dnn;
     // Same problem and direction as that convolution's input gradient: the cached choice is shared.
-    return writeConvolution(*p, x, w, bias, y, false, [&](const Descriptors& desc, const Scalars& k, void* xp, void* wp, void* yp) {
-        return withAlgorithm(
-            d, desc.conv, p->key('d'), p->dtype, "backward-data",
-            [&](void* ws, CudnnAlgoPerf* perf, int* n) {
-                return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(rt.handle, desc.w, wp, desc.y, xp, desc.conv, desc.x,
-                                                                                yp, 16, n, perf, ws, kSearchWorkspace),
-                                  "cudnnFindConvolutionBackwardDataAlgorithmEx");
-            },
-            [&](int algo, void* ws, size_t bytes) {
-                return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, wp, desc.y, xp, desc.conv, algo, ws,
-                                                                 bytes, k.zero(), desc.x, yp),
-                                  "cudnnConvolutionBackwardData");
-            });
-    });
+    return writeConvolution(
+        *p, x, w, bias, y, false, [&](const Descriptors& desc, const Scalars& k, void* xp, void* wp, void* yp) {
+            return withAlgorithm(
+                d, desc.conv, p->key('d'), p->dtype, "backward-data",
+                [&](void* ws, CudnnAlgoPerf* perf, int* n) {
+                    return cudnnCheck(d.cudnnFindConvolutionBackwardDataAlgorithmEx(rt.handle, desc.w, wp, desc.y, xp,
+                                                                                    desc.conv, desc.x, yp, 16, n, perf,
+                                                                                    ws, kSearchWorkspace),
+                                      "cudnnFindConvolutionBackwardDataAlgorithmEx");
+                },
+                [&](int algo, void* ws, size_t bytes) {
+                    return cudnnCheck(d.cudnnConvolutionBackwardData(rt.handle, k.one(), desc.w, wp, desc.y, xp,
+                                                                     desc.conv, algo, ws, bytes, k.zero(), desc.x, yp),
+                                      "cudnnConvolutionBackwardData");
+                });
+        });
 }
 
 Status cudnnConvTransposeBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
@@ -460,4 +474,4 @@ Status cudnnConvTransposeBackward(const DeviceView& gy, const DeviceView& x, con
     return Status::success();
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -48,4 +48,4 @@ Status cudnnConvTransposeBackward(const DeviceView& gy, const DeviceView& x, con
                                   const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                                   int64_t groups);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -12,7 +12,8 @@ namespace fxray::cg::cuda {
 namespace attn {
 
 KernelModule& attentionModule() {
-    static KernelModule* m = new KernelModule("fxray_attention", {"attention_args.h", "dtype_io.cuh", "attention.cu"});  // never destroyed
+    static KernelModule* m =
+        new KernelModule("fxray_attention", {"attention_args.h", "dtype_io.cuh", "attention.cu"});  // never destroyed
     return *m;
 }
 
@@ -48,9 +49,12 @@ bool broadcastStrides(const TensorMeta& m, const int64_t (&full)[4], long long (
             continue;
         }
         const size_t j = i - (4 - r);
-        if (m.shape[j] == full[i]) s[i] = full[i] == 1 ? 0 : m.strides[j];
-        else if (m.shape[j] == 1) s[i] = 0;
-        else return false;
+        if (m.shape[j] == full[i])
+            s[i] = full[i] == 1 ? 0 : m.strides[j];
+        else if (m.shape[j] == 1)
+            s[i] = 0;
+        else
+            return false;
     }
     return true;
 }
@@ -71,7 +75,8 @@ Expected<FxAttnArgs> argsOf(const TensorMeta& q, const TensorMeta& k, const Tens
     a.qoff = q.offset, a.koff = k.offset, a.voff = v.offset, a.ooff = out.offset;
     if (bias) {
         const int64_t full[4] = {a.B, a.H, a.M, a.N};
-        if (!broadcastStrides(*bias, full, a.bs)) return makeError("device attention: the bias does not broadcast to [B, H, M, N]");
+        if (!broadcastStrides(*bias, full, a.bs))
+            return makeError("device attention: the bias does not broadcast to [B, H, M, N]");
         a.boff = bias->offset;
         a.hasBias = 1;
     }
@@ -83,7 +88,8 @@ Expected<FxAttnArgs> argsOf(const TensorMeta& q, const TensorMeta& k, const Tens
 Expected<DeviceBuffer> zeroed(size_t bytes) {
     auto buf = DeviceBuffer::allocate(std::max<size_t>(bytes, 4));
     if (!buf.ok()) return buf.error();
-    if (Status s = check(runtime().cu.cuMemsetD8(buf->ptr(), 0, std::max<size_t>(bytes, 4)), "zeroing an attention buffer");
+    if (Status s =
+            check(runtime().cu.cuMemsetD8(buf->ptr(), 0, std::max<size_t>(bytes, 4)), "zeroing an attention buffer");
         !s.ok())
         return s.error();
     return buf;
@@ -114,7 +120,7 @@ bool sameDtype(DType t, std::initializer_list<const DeviceView*> vs) {
     return true;
 }
 
-} // namespace attn
+}  // namespace attn
 
 using namespace attn;
 
@@ -125,12 +131,14 @@ bool attentionSupports(DType t) { return t == DType::Float32 || t == DType::Floa
 bool attentionHandles(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v, const TensorMeta* bias,
                       const TensorMeta& out) {
     const DType t = q.dtype;
-    if (!attentionSupports(t) || k.dtype != t || v.dtype != t || out.dtype != t || (bias && bias->dtype != t)) return false;
+    if (!attentionSupports(t) || k.dtype != t || v.dtype != t || out.dtype != t || (bias && bias->dtype != t))
+        return false;
     return argsOf(q, k, v, bias, out, 1.0, false).ok();
 }
 
-Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceView& v, const std::optional<DeviceView>& bias,
-                        const DeviceView& out, const std::optional<DeviceView>& lse, double scale, bool causal) {
+Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceView& v,
+                        const std::optional<DeviceView>& bias, const DeviceView& out,
+                        const std::optional<DeviceView>& lse, double scale, bool causal) {
     const DType t = q.meta.dtype;
     if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, bias ? &*bias : nullptr}))
         return makeError("device attention needs f32, f16 or bf16 operands of one dtype");
@@ -140,7 +148,8 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
     CUdeviceptr plse = 0;
     if (lse && lse->meta.numel() > 0) {
         const TensorMeta& l = lse->meta;
-        if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a->B || l.shape[1] != a->H)
+        if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a->B ||
+            l.shape[1] != a->H)
             return makeError("device attention: logsumexp must be dense fp32 [B, H, rows]");
         a->lseLen = l.shape[2];
         plse = bytePtr(*lse, l.offset);
@@ -160,19 +169,20 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
 }
 
 Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
-                         const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse, double scale,
-                         bool causal, const std::optional<DeviceView>& gq, const std::optional<DeviceView>& gk,
-                         const std::optional<DeviceView>& gv, const std::optional<DeviceView>& gbias) {
+                         const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse,
+                         double scale, bool causal, const std::optional<DeviceView>& gq,
+                         const std::optional<DeviceView>& gk, const std::optional<DeviceView>& gv,
+                         const std::optional<DeviceView>& gbias) {
     const DType t = q.meta.dtype;
-    if (!attentionSupports(t) ||
-        !sameDtype(t, {&k, &v, &out, &gradOut, bias ? &*bias : nullptr, gq ? &*gq : nullptr, gk ? &*gk : nullptr,
-                       gv ? &*gv : nullptr, gbias ? &*gbias : nullptr}))
+    if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, &gradOut, bias ? &*bias : nullptr, gq ? &*gq : nullptr,
+                                                gk ? &*gk : nullptr, gv ? &*gv : nullptr, gbias ? &*gbias : nullptr}))
         return makeError("device attention backward needs f32, f16 or bf16 operands of one dtype");
     if (attentionUsesGemm(q.meta, k.meta))
         return attentionBackwardGemm(gradOut, q, k, v, bias, out, lse, scale, causal, gq, gk, gv, gbias);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
-    if (gradOut.meta.shape != out.meta.shape) return makeError("device attention backward: grad_out does not match out");
+    if (gradOut.meta.shape != out.meta.shape)
+        return makeError("device attention backward: grad_out does not match out");
     strides4(gradOut.meta, a->gs);
     a->goff = gradOut.meta.offset;
     const TensorMeta& l = lse.meta;
@@ -190,8 +200,7 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         CUdeviceptr pg = gradOut.base, po = out.base, pd = D->ptr();
         void* params[] = {&pg, &po, &pd, &*a};
         const int64_t blocks = (BH * a->M * 32 + 255) / 256;
-        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 256, params, "fx_attn_rowdot");
-            !s.ok())
+        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 256, params, "fx_attn_rowdot"); !s.ok())
             return s;
     }
     auto dq = zeroed(static_cast<size_t>(BH * a->M * a->K) * sizeof(float));
@@ -223,9 +232,7 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
         const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
         if (blocks > INT32_MAX) return makeError("device attention backward: too many blocks");
-        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd");
-            !s.ok())
-            return s;
+        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd"); !s.ok()) return s;
     }
     if (gq)
         if (Status s = castInto(dq->ptr(), *gq); !s.ok()) return s;
@@ -234,4 +241,4 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     return Status::success();
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

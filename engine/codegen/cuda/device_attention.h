@@ -24,14 +24,16 @@ bool attentionHandles(const TensorMeta& q, const TensorMeta& k, const TensorMeta
                       const TensorMeta& out);
 
 /// out = softmax(scale q kᵀ + bias, causal top-left) v; lse (if given) the rows' logsumexp.
-Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceView& v, const std::optional<DeviceView>& bias,
-                        const DeviceView& out, const std::optional<DeviceView>& lse, double scale, bool causal);
+Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceView& v,
+                        const std::optional<DeviceView>& bias, const DeviceView& out,
+                        const std::optional<DeviceView>& lse, double scale, bool causal);
 
 /// The gradients of q, k, v and the bias (absent ones are not computed) from grad_out, the
 /// forward's out and logsumexp.
 Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
-                         const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse, double scale,
-                         bool causal, const std::optional<DeviceView>& gq, const std::optional<DeviceView>& gk,
-                         const std::optional<DeviceView>& gv, const std::optional<DeviceView>& gbias);
+                         const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse,
+                         double scale, bool causal, const std::optional<DeviceView>& gq,
+                         const std::optional<DeviceView>& gk, const std::optional<DeviceView>& gv,
+                         const std::optional<DeviceView>& gbias);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

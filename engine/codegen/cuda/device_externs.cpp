@@ -83,8 +83,8 @@ Expected<bool> batchedAddOnDevice(DeviceCall& c) {
     const OpArgs* A = om && gemmSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
     if (!A) return false;
     auto self = c.view(0), b1 = c.view(1), b2 = c.view(2);
-    if (!self || !b1 || !b2 || self->meta.dtype != om->dtype || b1->meta.dtype != om->dtype || b2->meta.dtype != om->dtype ||
-        b1->meta.shape.size() != 3 || b2->meta.shape.size() != 3)
+    if (!self || !b1 || !b2 || self->meta.dtype != om->dtype || b1->meta.dtype != om->dtype ||
+        b2->meta.dtype != om->dtype || b1->meta.shape.size() != 3 || b2->meta.shape.size() != 3)
         return false;
     const int64_t B = b1->meta.shape[0], K = b1->meta.shape[2];
     // An empty sum leaves beta * self, which gemm() does not scale: the host does it.
@@ -133,7 +133,8 @@ Expected<bool> convOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (transposed) {
-        if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
+        if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5),
+                                                 A->toInt(8));
             !s.ok())
             return s.error();
         ++c.stats().cudnnCalls;
@@ -158,7 +159,8 @@ Expected<bool> convBackwardOnDevice(DeviceCall& c) {
     if (!A) return false;
     const bool transposed = A->toBool(7);
     auto gy = c.view(0), x = c.view(1), w = c.view(2);
-    if (!gy || !x || !w || !anyConv(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype || w->meta.dtype != gy->meta.dtype)
+    if (!gy || !x || !w || !anyConv(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype ||
+        w->meta.dtype != gy->meta.dtype)
         return false;
     if (transposed && !cudnnConvSupports(gy->meta.dtype)) return false;
     auto outs = c.outs(3);
@@ -175,7 +177,8 @@ Expected<bool> convBackwardOnDevice(DeviceCall& c) {
     }
     Status s = makeError("cuDNN is not available");
     if (cudnnConvSupports(gy->meta.dtype)) {
-        s = cudnnConvBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5), A->toIntList(6), A->toInt(9));
+        s = cudnnConvBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5), A->toIntList(6),
+                              A->toInt(9));
         if (s.ok()) ++c.stats().cudnnCalls;
     }
     if (!s.ok() && convSupports(gy->meta.dtype))
@@ -210,8 +213,9 @@ Expected<bool> attentionOnDevice(DeviceCall& c) {
         if (!l.ok()) return l.error();
         lse = *l;
     }
-    const double scale = A->size() > iScale && !A->isNone(iScale) ? A->toDouble(iScale)
-                                                                   : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    const double scale = A->size() > iScale && !A->isNone(iScale)
+                             ? A->toDouble(iScale)
+                             : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
     if (Status s = attentionForward(*q, *k, *v, bias, **o, lse, scale, A->toBool(iCausal)); !s.ok()) return s.error();
     // The philox seed and offset are 0 without dropout.
     for (size_t i = 2; Efficient && i < 4; ++i) {
@@ -220,8 +224,10 @@ Expected<bool> attentionOnDevice(DeviceCall& c) {
         if (!*p) continue;
         const DeviceView& pv = **p;
         const size_t bytes = static_cast<size_t>(pv.meta.numel() * dtypeItemSize(pv.meta.dtype));
-        if (Status s = check(runtime().cu.cuMemsetD8(pv.base + static_cast<CUdeviceptr>(pv.meta.offset * dtypeItemSize(pv.meta.dtype)), 0, bytes),
-                             "zeroing the philox outputs");
+        if (Status s =
+                check(runtime().cu.cuMemsetD8(
+                          pv.base + static_cast<CUdeviceptr>(pv.meta.offset * dtypeItemSize(pv.meta.dtype)), 0, bytes),
+                      "zeroing the philox outputs");
             !s.ok())
             return s.error();
     }
@@ -241,8 +247,8 @@ Expected<bool> attentionBackwardOnDevice(DeviceCall& c) {
     auto grads = c.outs(4);
     if (!grads.ok()) return grads.error();
     const auto& g = *grads;
-    const double scale = A->size() > 12 && !A->isNone(12) ? A->toDouble(12)
-                                                           : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    const double scale =
+        A->size() > 12 && !A->isNone(12) ? A->toDouble(12) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
     if (Status s = attentionBackward(*go, *q, *k, *v, bias, *o, *lse, scale, A->toBool(11), g[0], g[1], g[2],
                                      bias ? g[3] : std::nullopt);
         !s.ok())
@@ -257,8 +263,8 @@ Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
     if (!A) return false;
     auto x = c.view(0), rm = c.view(3), rv = c.view(4);
     std::optional<DeviceView> w = A->isNone(1) ? std::nullopt : c.view(1), b = A->isNone(2) ? std::nullopt : c.view(2);
-    if (!A->toBool(5) || !x || !rm || !rv || (!A->isNone(1) && !w) || (!A->isNone(2) && !b) || !convSupports(x->meta.dtype) ||
-        !c.outsDense(5, x->meta.dtype))
+    if (!A->toBool(5) || !x || !rm || !rv || (!A->isNone(1) && !w) || (!A->isNone(2) && !b) ||
+        !convSupports(x->meta.dtype) || !c.outsDense(5, x->meta.dtype))
         return false;
     for (size_t i = 0; i < c.outCount(); ++i)
         if (!c.hasOut(i)) return false;
@@ -284,8 +290,8 @@ Status allocateReserve(DeviceCall& c) {
 /// empty ones) receive them as PyTorch's CUDA kernels save them.
 Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
     auto x = c.view(0);
-    if (!x || !windowPoolSupports(x->meta.dtype) || x->meta.shape.size() < 2 || !c.hasOut(0) || A.isNone(3) || A.isNone(4) ||
-        !c.outsDense(3, x->meta.dtype))
+    if (!x || !windowPoolSupports(x->meta.dtype) || x->meta.shape.size() < 2 || !c.hasOut(0) || A.isNone(3) ||
+        A.isNone(4) || !c.outsDense(3, x->meta.dtype))
         return false;
     if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;
     std::optional<DeviceView> w = A.isNone(1) ? std::nullopt : c.view(1), b = A.isNone(2) ? std::nullopt : c.view(2);
@@ -298,7 +304,8 @@ Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
             return false;
     // Saved statistics: [C] are written, empty ones ([0], cuDNN's) skipped.
     for (size_t i = 1; i < 3; ++i)
-        if (const TensorMeta* m = c.outMeta(i); m && m->numel() != 0 && m->shape != std::vector<int64_t>{C}) return false;
+        if (const TensorMeta* m = c.outMeta(i); m && m->numel() != 0 && m->shape != std::vector<int64_t>{C})
+            return false;
     auto outs = c.outs(3);
     if (!outs.ok()) return outs.error();
     if (Status s = allocateReserve(c); !s.ok()) return s.error();
@@ -377,8 +384,8 @@ Expected<bool> batchNormBackwardOnDevice(DeviceCall& c) {
     }
     auto outs = c.outs(3);
     if (!outs.ok()) return outs.error();
-    if (Status s = batchNormBackward(*gy, *x, opt[0], opt[1], opt[2], opt[3], opt[4], A->toBool(7), A->toDouble(8), (*outs)[0],
-                                     (*outs)[1], (*outs)[2]);
+    if (Status s = batchNormBackward(*gy, *x, opt[0], opt[1], opt[2], opt[3], opt[4], A->toBool(7), A->toDouble(8),
+                                     (*outs)[0], (*outs)[1], (*outs)[2]);
         !s.ok())
         return s.error();
     ++c.stats().deviceExterns;
@@ -390,11 +397,13 @@ Expected<bool> maxPoolOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     if (!A) return false;
     auto x = c.view(0);
-    if (!x || !convSupports(x->meta.dtype) || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) || !c.outsDense(2, x->meta.dtype))
+    if (!x || !convSupports(x->meta.dtype) || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) ||
+        !c.outsDense(2, x->meta.dtype))
         return false;
     auto outs = c.outs(2);
     if (!outs.ok()) return outs.error();
-    if (Status s = maxPool2d(*x, *(*outs)[0], *(*outs)[1], A->toIntList(1), A->toIntList(2), A->toIntList(3), A->toIntList(4));
+    if (Status s =
+            maxPool2d(*x, *(*outs)[0], *(*outs)[1], A->toIntList(1), A->toIntList(2), A->toIntList(3), A->toIntList(4));
         !s.ok())
         return s.error();
     ++c.stats().deviceExterns;
@@ -446,13 +455,14 @@ Expected<bool> indexAddOnDevice(DeviceCall& c) {
         return v;
     };
     const int64_t dim = om->shape.empty() ? 0 : A->toInt(1);
-    if (Status s = indexAdd(asVector(*self), dim, asVector(*idx), asVector(*src), A->toDouble(4), asVector(**o)); !s.ok())
+    if (Status s = indexAdd(asVector(*self), dim, asVector(*idx), asVector(*src), A->toDouble(4), asVector(**o));
+        !s.ok())
         return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<DeviceExtern>& deviceExternTable() {
     static const std::vector<DeviceExtern> t = [] {
@@ -490,4 +500,4 @@ const DeviceExtern* findDeviceExtern(std::string_view name) {
     return nullptr;
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -74,4 +74,4 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns();
 /// The entry named `name`, or null.
 const DeviceExtern* findDeviceExtern(std::string_view name);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

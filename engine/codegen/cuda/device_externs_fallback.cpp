@@ -40,7 +40,8 @@ Expected<bool> windowPoolOnDevice(DeviceCall& c) {
     if ((nsp != 2 && nsp != 3) || x->meta.shape.size() < nsp + 1) return false;
     auto outs = c.outs(2);
     if (!outs.ok()) return outs.error();
-    if (Status s = windowMaxPool(Mode, *x, *(*outs)[0], *(*outs)[1], nsp, kernel, stride, padding, dilation, samples); !s.ok())
+    if (Status s = windowMaxPool(Mode, *x, *(*outs)[0], *(*outs)[1], nsp, kernel, stride, padding, dilation, samples);
+        !s.ok())
         return s.error();
     ++c.stats().deviceExterns;
     return true;
@@ -54,7 +55,8 @@ Expected<bool> windowPoolBackwardOnDevice(DeviceCall& c) {
     if (!om || !convSupports(om->dtype) || !om->isContiguous()) return false;
     auto gy = c.view(0), idx = c.view(IdxArg);
     const size_t nsp = c.node().opName().find("3d") != std::string::npos ? 3 : 2;
-    if (!gy || !idx || gy->meta.dtype != om->dtype || idx->meta.dtype != DType::Int64 || om->shape.size() < nsp + 1) return false;
+    if (!gy || !idx || gy->meta.dtype != om->dtype || idx->meta.dtype != DType::Int64 || om->shape.size() < nsp + 1)
+        return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (Status s = maxPoolBackward(*gy, *idx, **o, nsp); !s.ok()) return s.error();
@@ -147,8 +149,9 @@ Expected<bool> indexedPutOnDevice(DeviceCall& c) {
     std::optional<DeviceView> mask = Masked ? c.view(1) : std::nullopt;
     // listViews declines a None item (not a tensor on the device).
     auto indices = c.listViews(listArg);
-    if (!self || !values || !indices || indices->empty() || indices->size() > 4 || (Masked && (!mask || mask->meta.dtype != DType::Bool)) ||
-        self->meta.dtype != om->dtype || values->meta.dtype != om->dtype)
+    if (!self || !values || !indices || indices->empty() || indices->size() > 4 ||
+        (Masked && (!mask || mask->meta.dtype != DType::Bool)) || self->meta.dtype != om->dtype ||
+        values->meta.dtype != om->dtype)
         return false;
     std::vector<int64_t> b;
     for (const DeviceView& i : *indices) {
@@ -156,7 +159,8 @@ Expected<bool> indexedPutOnDevice(DeviceCall& c) {
         if (!s) return false;
         b = *s;
     }
-    if (indices->size() > self->meta.shape.size() || b.size() + self->meta.shape.size() - indices->size() > 8) return false;
+    if (indices->size() > self->meta.shape.size() || b.size() + self->meta.shape.size() - indices->size() > 8)
+        return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     Status s = Masked ? maskedIndexPutAccumulate(*self, *mask, *indices, *values, **o)
@@ -170,7 +174,8 @@ Expected<bool> maskedSelectOnDevice(DeviceCall& c) {
     // masked_select(self, mask)
     const TensorMeta* om = c.out0();
     auto self = c.view(0), mask = c.view(1);
-    if (!om || !om->isContiguous() || !self || !mask || mask->meta.dtype != DType::Bool || self->meta.dtype != om->dtype)
+    if (!om || !om->isContiguous() || !self || !mask || mask->meta.dtype != DType::Bool ||
+        self->meta.dtype != om->dtype)
         return false;
     auto full = broadcastShape(self->meta.shape, mask->meta.shape);
     if (!full || full->size() > 8) return false;
@@ -203,8 +208,9 @@ Expected<bool> slogdetOnDevice(DeviceCall& c) {
     for (size_t i = 0; i < 4; ++i)
         if (!c.hasOut(i)) return false;
     const DType t = m->meta.dtype;
-    if (c.outMeta(0)->dtype != t || c.outMeta(1)->dtype != t || c.outMeta(2)->dtype != t || c.outMeta(3)->dtype != DType::Int32 ||
-        !c.outMeta(0)->isContiguous() || !c.outMeta(1)->isContiguous() || !c.outMeta(3)->isContiguous())
+    if (c.outMeta(0)->dtype != t || c.outMeta(1)->dtype != t || c.outMeta(2)->dtype != t ||
+        c.outMeta(3)->dtype != DType::Int32 || !c.outMeta(0)->isContiguous() || !c.outMeta(1)->isContiguous() ||
+        !c.outMeta(3)->isContiguous())
         return false;
     auto outs = c.outs(4);
     if (!outs.ok()) return outs.error();
@@ -217,7 +223,8 @@ Expected<bool> slogdetOnDevice(DeviceCall& c) {
 Expected<bool> matrixExpOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     auto m = c.view(0);
-    if (!om || !m || !windowPoolSupports(m->meta.dtype) || om->dtype != m->meta.dtype || !om->isContiguous()) return false;
+    if (!om || !m || !windowPoolSupports(m->meta.dtype) || om->dtype != m->meta.dtype || !om->isContiguous())
+        return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (Status s = matrixExp(*m, **o); !s.ok()) return s.error();
@@ -225,7 +232,7 @@ Expected<bool> matrixExpOnDevice(DeviceCall& c) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
     static const std::vector<DeviceExtern> t = {
@@ -249,4 +256,4 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
     return t;
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

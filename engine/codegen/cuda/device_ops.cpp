@@ -32,7 +32,7 @@ size_t sizeClass(size_t bytes) {
     return (bytes + mib - 1) / mib * mib;
 }
 
-} // namespace
+}  // namespace
 
 DeviceBuffer::~DeviceBuffer() {
     if (!m_ptr) return;
@@ -96,7 +96,6 @@ std::pair<size_t, size_t> cacheBytes() {
     return {c.inUse, c.cached};
 }
 
-
 // ----- strided copy ----------------------------------------------------------------------------
 
 namespace {
@@ -107,7 +106,7 @@ struct CopyArgs {
     int64_t size[8], sst[8], dst[8];
 };
 
-} // namespace
+}  // namespace
 
 Status stridedCopy(const DeviceView& src, const DeviceView& dst) {
     const TensorMeta& d = dst.meta;
@@ -128,7 +127,8 @@ Status stridedCopy(const DeviceView& src, const DeviceView& dst) {
     for (size_t i = 0; i < d.shape.size(); ++i) {
         a.size[i] = d.shape[i];
         a.dst[i] = d.strides[i];
-        if (i < lead) a.sst[i] = 0;
+        if (i < lead)
+            a.sst[i] = 0;
         else {
             size_t j = i - lead;
             a.sst[i] = src.meta.shape[j] == 1 ? 0 : src.meta.strides[j];
@@ -174,7 +174,7 @@ int cudaType(DType t) {
     }
 }
 
-} // namespace
+}  // namespace
 
 Status gemm(const DeviceView& A0, const DeviceView& B0, const DeviceView& C, double alpha, double beta) {
     const CudaRuntime& rt = runtime();
@@ -215,9 +215,10 @@ Status gemm(const DeviceView& A0, const DeviceView& B0, const DeviceView& C, dou
     if (K == 0) {
         // An empty sum: C = beta * C; for mm/bmm (beta 0) zeros.
         if (beta == 0.0)
-            return check(rt.cu.cuMemsetD8(C.base + static_cast<CUdeviceptr>(C.meta.offset * item), 0,
-                                          static_cast<size_t>(storageSpan(C.meta) - C.meta.offset) * static_cast<size_t>(item)),
-                         "zeroing an empty GEMM");
+            return check(
+                rt.cu.cuMemsetD8(C.base + static_cast<CUdeviceptr>(C.meta.offset * item), 0,
+                                 static_cast<size_t>(storageSpan(C.meta) - C.meta.offset) * static_cast<size_t>(item)),
+                "zeroing an empty GEMM");
         return Status::success();
     }
     // Row-major C = A @ B is column-major C^T = B^T @ A^T.
@@ -230,10 +231,10 @@ Status gemm(const DeviceView& A0, const DeviceView& B0, const DeviceView& C, dou
     const void* aptr = reinterpret_cast<const void*>(A.base + static_cast<CUdeviceptr>(A.meta.offset * item));
     void* cptr = reinterpret_cast<void*>(C.base + static_cast<CUdeviceptr>(C.meta.offset * item));
     cublasStatus_t st = rt.blas.cublasGemmStridedBatchedEx(
-        rt.cublas, ob.rowMajor ? CUBLAS_OP_N : CUBLAS_OP_T, oa.rowMajor ? CUBLAS_OP_N : CUBLAS_OP_T, static_cast<int>(N),
-        static_cast<int>(M), static_cast<int>(K), pa, bptr, type, static_cast<int>(ob.ld), sB, aptr, type,
-        static_cast<int>(oa.ld), sA, pb, cptr, type, static_cast<int>(oc.ld), sC, static_cast<int>(batch), compute,
-        CUBLAS_GEMM_DEFAULT);
+        rt.cublas, ob.rowMajor ? CUBLAS_OP_N : CUBLAS_OP_T, oa.rowMajor ? CUBLAS_OP_N : CUBLAS_OP_T,
+        static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), pa, bptr, type, static_cast<int>(ob.ld), sB,
+        aptr, type, static_cast<int>(oa.ld), sA, pb, cptr, type, static_cast<int>(oc.ld), sC, static_cast<int>(batch),
+        compute, CUBLAS_GEMM_DEFAULT);
     if (st != 0) return makeError("cublasGemmStridedBatchedEx failed (cublasStatus " + std::to_string(st) + ")");
     return Status::success();
 }
@@ -248,4 +249,4 @@ Expected<DeviceView> denseView(const DeviceView& v, DeviceBuffer& tmp) {
     return DeviceView{tmp.ptr(), m};
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -53,4 +53,4 @@ Status gemm(const DeviceView& A, const DeviceView& B, const DeviceView& C, doubl
 /// True when gemm() handles this dtype.
 bool gemmSupports(DType t);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

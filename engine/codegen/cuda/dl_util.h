@@ -36,4 +36,4 @@ inline std::string envOr(const char* var) {
     return v ? std::string(v) : std::string();
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

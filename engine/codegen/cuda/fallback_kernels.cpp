@@ -12,7 +12,8 @@ namespace fxray::cg::cuda {
 namespace {
 
 KernelModule& fallbackModule() {
-    static KernelModule* m = new KernelModule("fxray_fallback_ops", {"fallback_args.h", "fallback_ops.cu"});  // never destroyed
+    static KernelModule* m =
+        new KernelModule("fxray_fallback_ops", {"fallback_args.h", "fallback_ops.cu"});  // never destroyed
     return *m;
 }
 
@@ -40,7 +41,7 @@ Status launch(CUfunction fn, int64_t blocks, unsigned threads, void** params, co
     return launchGrid(fn, static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, cap)), 1, threads, params, what);
 }
 
-} // namespace
+}  // namespace
 
 Expected<std::string> fallbackOpsSource() { return fallbackModule().source(); }
 
@@ -78,13 +79,17 @@ Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, 
         a.st[d] = pick(stride, i, a.k[d]);
         a.pad[d] = pick(padding, i, 0);
         a.dil[d] = pick(dilation, i, 1);
-        if (a.k[d] < 1 || a.st[d] < 1 || a.dil[d] < 1) return makeError("device max pooling: bad kernel/stride/dilation");
-        if (mode != WindowMode::Strided && (a.in[d] < 1 || a.out[d] < 1)) return makeError("device max pooling: empty bins");
-        if (mode == WindowMode::Fractional && a.k[d] > a.in[d]) return makeError("fractional max pooling: kernel past the input");
+        if (a.k[d] < 1 || a.st[d] < 1 || a.dil[d] < 1)
+            return makeError("device max pooling: bad kernel/stride/dilation");
+        if (mode != WindowMode::Strided && (a.in[d] < 1 || a.out[d] < 1))
+            return makeError("device max pooling: empty bins");
+        if (mode == WindowMode::Fractional && a.k[d] > a.in[d])
+            return makeError("fractional max pooling: kernel past the input");
     }
     if (mode == WindowMode::Fractional &&
         (!samples || samples->meta.dtype != xm.dtype || samples->meta.numel() != a.planes * static_cast<int64_t>(nsp)))
-        return makeError("fractional max pooling needs [planes, " + std::to_string(nsp) + "] samples of the input's dtype");
+        return makeError("fractional max pooling needs [planes, " + std::to_string(nsp) +
+                         "] samples of the input's dtype");
     const int64_t work = y.meta.numel();
     if (work == 0) return Status::success();
     DeviceBuffer tx, ts;
@@ -107,7 +112,8 @@ bool sortSupports(DType t, int64_t n) {
     return (t == DType::Float32 || t == DType::Float64 || t == DType::Int64 || t == DType::Int32) && n <= 4096;
 }
 
-Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceView& values, const DeviceView& indices) {
+Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceView& values,
+                const DeviceView& indices) {
     const TensorMeta& xm = x.meta;
     const int64_t nd = static_cast<int64_t>(xm.shape.size());
     if (dim < 0) dim += std::max<int64_t>(nd, 1);
@@ -169,7 +175,7 @@ Expected<FxSegArgs> segArgs(const TensorMeta& data, int kind, int64_t axis, cons
     return a;
 }
 
-} // namespace
+}  // namespace
 
 Status segmentReduce(const DeviceView& data, int kind, int64_t axis, const DeviceView& segments, bool byOffsets,
                      std::optional<double> initial, const DeviceView& out) {
@@ -177,7 +183,8 @@ Status segmentReduce(const DeviceView& data, int kind, int64_t axis, const Devic
     if (initial && data.meta.dtype == DType::Float32) initial = static_cast<double>(static_cast<float>(*initial));
     auto a = segArgs(data.meta, kind, axis, segments.meta, byOffsets, initial);
     if (!a.ok()) return a.error();
-    if (!out.meta.isContiguous() || out.meta.dtype != data.meta.dtype || out.meta.numel() != a->outer * a->count * a->inner)
+    if (!out.meta.isContiguous() || out.meta.dtype != data.meta.dtype ||
+        out.meta.numel() != a->outer * a->count * a->inner)
         return makeError("device segment_reduce needs a dense output of the data's dtype");
     const int64_t work = out.meta.numel();
     if (work == 0) return Status::success();
@@ -225,10 +232,12 @@ Status segmentReduceBackward(const DeviceView& grad, const DeviceView& output, c
     return launch(*fn, (work + 255) / 256, 256, params, "fx_segment_reduce_bwd");
 }
 
-Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate, const DeviceView& out) {
+Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate,
+           const DeviceView& out) {
     const DType t = out.meta.dtype;
     if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || source.meta.dtype != t ||
-        index.meta.dtype != DType::Int64 || index.meta.numel() != source.meta.numel() || out.meta.numel() != self.meta.numel())
+        index.meta.dtype != DType::Int64 || index.meta.numel() != source.meta.numel() ||
+        out.meta.numel() != self.meta.numel())
         return makeError("device put needs fp32/fp64 self and source, int64 indices, a dense output");
     if (Status s = stridedCopy(self, out); !s.ok()) return s;
     FxPutArgs a{};
@@ -249,15 +258,17 @@ Status put(const DeviceView& self, const DeviceView& index, const DeviceView& so
 }
 
 Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
-                     const DeviceView& rm, const DeviceView& rv, const DeviceView& y, const std::optional<DeviceView>& mean,
-                     const std::optional<DeviceView>& invstd, double eps) {
+                     const DeviceView& rm, const DeviceView& rv, const DeviceView& y,
+                     const std::optional<DeviceView>& mean, const std::optional<DeviceView>& invstd, double eps) {
     const TensorMeta& xm = x.meta;
     const DType t = xm.dtype;
-    if (xm.shape.size() < 2 || !windowPoolSupports(t) || !y.meta.isContiguous() || y.meta.shape != xm.shape || y.meta.dtype != t)
+    if (xm.shape.size() < 2 || !windowPoolSupports(t) || !y.meta.isContiguous() || y.meta.shape != xm.shape ||
+        y.meta.dtype != t)
         return makeError("device batch norm (eval) needs a dense output of the input's shape and dtype");
     int64_t C = xm.shape[1];
     auto channel = [&](const std::optional<DeviceView>& v) {
-        return !v || (v->meta.dtype == t && v->meta.shape == std::vector<int64_t>{C} && (C <= 1 || v->meta.strides[0] == 1));
+        return !v ||
+               (v->meta.dtype == t && v->meta.shape == std::vector<int64_t>{C} && (C <= 1 || v->meta.strides[0] == 1));
     };
     if (!channel(w) || !channel(b) || !channel(rm) || !channel(rv) || !channel(mean) || !channel(invstd))
         return makeError("device batch norm (eval) needs dense per-channel tensors of the input's dtype");
@@ -269,8 +280,8 @@ Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, co
     auto fn = fallbackModule().function(std::string("fx_bn_eval_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
     auto opt = [](const std::optional<DeviceView>& v) { return v ? addrOf(*v) : CUdeviceptr{0}; };
-    CUdeviceptr px = addrOf(*xd), pw = opt(w), pb = opt(b), prm = addrOf(rm), prv = addrOf(rv), py = addrOf(y), pm = opt(mean),
-                pis = opt(invstd);
+    CUdeviceptr px = addrOf(*xd), pw = opt(w), pb = opt(b), prm = addrOf(rm), prv = addrOf(rv), py = addrOf(y),
+                pm = opt(mean), pis = opt(invstd);
     void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &N, &C, &S, &eps};
     const int64_t work = std::max(N * C * S, C);
     return launch(*fn, (work + 255) / 256, 256, params, "fx_bn_eval");
@@ -288,10 +299,10 @@ Expected<DeviceBuffer> scratchDoubles(int64_t count) {
     return DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(double));
 }
 
-} // namespace
+}  // namespace
 
-Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit, const DeviceView& X,
-                       const DeviceView& Aclone) {
+Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit,
+                       const DeviceView& X, const DeviceView& Aclone) {
     const DType t = X.meta.dtype;
     const int64_t n = squareSize(Aclone.meta);
     const size_t nd = X.meta.shape.size();
@@ -346,7 +357,8 @@ Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& lo
     // LU batches must sit n * n apart (PyTorch's LU is column-major per matrix, batches dense).
     int64_t expect = n * n;
     for (size_t d = nd - 2; d-- > 0;) {
-        if (A.meta.shape[d] != 1 && lu.meta.strides[d] != expect) return makeError("device slogdet: LU batches are not dense");
+        if (A.meta.shape[d] != 1 && lu.meta.strides[d] != expect)
+            return makeError("device slogdet: LU batches are not dense");
         expect *= A.meta.shape[d];
     }
     // PyTorch factors Aᵀ for a contiguous input (the reference executor does the same).
@@ -372,7 +384,8 @@ Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& lo
 Status matrixExp(const DeviceView& A, const DeviceView& out) {
     const DType t = A.meta.dtype;
     const int64_t n = squareSize(A.meta);
-    if (!windowPoolSupports(t) || n < 0 || out.meta.dtype != t || !out.meta.isContiguous() || out.meta.shape != A.meta.shape)
+    if (!windowPoolSupports(t) || n < 0 || out.meta.dtype != t || !out.meta.isContiguous() ||
+        out.meta.shape != A.meta.shape)
         return makeError("device matrix_exp needs fp32/fp64 square matrices and a dense output");
     FxLinalgArgs a{};
     a.n = n;
@@ -419,13 +432,14 @@ bool broadcastStrides(const TensorMeta& v, const std::vector<int64_t>& shape, lo
     return true;
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 
 /// The masked (mask given: accumulate, clamp) and plain index puts.
-Status indexedPut(const DeviceView& self, const std::optional<DeviceView>& maskOpt, const std::vector<DeviceView>& indices,
-                  const DeviceView& values, bool accumulate, const DeviceView& out) {
+Status indexedPut(const DeviceView& self, const std::optional<DeviceView>& maskOpt,
+                  const std::vector<DeviceView>& indices, const DeviceView& values, bool accumulate,
+                  const DeviceView& out) {
     const DType t = out.meta.dtype;
     const size_t k = indices.size();
     if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || values.meta.dtype != t ||
@@ -465,21 +479,22 @@ Status indexedPut(const DeviceView& self, const std::optional<DeviceView>& maskO
     auto fn = fallbackModule().function(std::string("fx_masked_put_acc_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
     // Views read at their own offsets: the bases are passed, the offsets are in the arguments.
-    CUdeviceptr pm = maskOpt ? maskOpt->base : CUdeviceptr{0}, pv = values.base, po = addrOf(out), pi[FX_MAX_INDICES] = {0, 0, 0, 0};
+    CUdeviceptr pm = maskOpt ? maskOpt->base : CUdeviceptr{0}, pv = values.base, po = addrOf(out),
+                pi[FX_MAX_INDICES] = {0, 0, 0, 0};
     for (size_t j = 0; j < k; ++j) pi[j] = indices[j].base;
     void* params[] = {&pm, &pi[0], &pi[1], &pi[2], &pi[3], &pv, &po, &a};
     return launch(*fn, (a.n + 255) / 256, 256, params, "fx_masked_put_acc");
 }
 
-} // namespace
+}  // namespace
 
 Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, const std::vector<DeviceView>& indices,
                                 const DeviceView& values, const DeviceView& out) {
     return indexedPut(self, mask, indices, values, true, out);
 }
 
-Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values, bool accumulate,
-                const DeviceView& out) {
+Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values,
+                bool accumulate, const DeviceView& out) {
     return indexedPut(self, std::nullopt, indices, values, accumulate, out);
 }
 
@@ -500,7 +515,8 @@ Status maskedSelect(const DeviceView& self, const DeviceView& mask, const Device
     a.moff = mask.meta.offset;
     if (a.outLen == 0) return Status::success();
     // Slots a different mask would leave unwritten read as zeros, not stale memory.
-    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(out), 0, static_cast<size_t>(a.outLen * a.elem)), "zeroing masked_select's output");
+    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(out), 0, static_cast<size_t>(a.outLen * a.elem)),
+                         "zeroing masked_select's output");
         !s.ok())
         return s;
     auto fn = fallbackModule().function("fx_masked_select_any");
@@ -510,4 +526,4 @@ Status maskedSelect(const DeviceView& self, const DeviceView& mask, const Device
     return launchGrid(*fn, 1, 1, 32, params, "fx_masked_select");
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

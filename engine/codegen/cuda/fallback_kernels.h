@@ -55,7 +55,8 @@ bool segmentSupports(DType t);
 /// put(self, index, source, accumulate) into dense out: out = self, then the flat elements
 /// index names (negative from the end) set to, or accumulating, source's elements in order.
 /// Out-of-range indices are skipped (PyTorch raises there).
-Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate, const DeviceView& out);
+Status put(const DeviceView& self, const DeviceView& index, const DeviceView& source, bool accumulate,
+           const DeviceView& out);
 
 /// _unsafe_masked_index_put_accumulate(self, mask, indices, values) into dense out: out = self,
 /// then values added where the bool mask is set, at the indices (int64, 1 to 4 of them, for
@@ -67,8 +68,8 @@ Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, 
 /// index_put(self, indices, values, accumulate) with index tensors (int64, 1 to 4, broadcast)
 /// for self's leading dims, no None among them: as above without a mask, values stored or
 /// accumulated; out-of-range indices are skipped (PyTorch raises there).
-Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values, bool accumulate,
-                const DeviceView& out);
+Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values,
+                bool accumulate, const DeviceView& out);
 
 /// masked_select(self, mask) into dense 1-D out: the elements where the bool mask is set (both
 /// broadcast), in row-major order; the output's length was fixed when the graph compiled.
@@ -78,14 +79,14 @@ Status maskedSelect(const DeviceView& self, const DeviceView& mask, const Device
 /// [C]) normalise; mean / invstd, where given (dense [C]), receive the running mean and
 /// 1 / sqrt(running_var + eps), what PyTorch's CUDA kernels save. fp32/fp64.
 Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
-                     const DeviceView& rm, const DeviceView& rv, const DeviceView& y, const std::optional<DeviceView>& mean,
-                     const std::optional<DeviceView>& invstd, double eps);
+                     const DeviceView& rm, const DeviceView& rv, const DeviceView& y,
+                     const std::optional<DeviceView>& mean, const std::optional<DeviceView>& invstd, double eps);
 
 /// triangular_solve(self B, A, upper, transpose, unitriangular) into X and A_clone (the
 /// batch-broadcast shapes, any layout: CUDA's are column-major): op(A) X = B solved in a dense
 /// copy of B. fp32/fp64.
-Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit, const DeviceView& X,
-                       const DeviceView& Aclone);
+Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit,
+                       const DeviceView& X, const DeviceView& Aclone);
 
 /// _linalg_slogdet(A) -> dense sign and logabsdet [batch...], LU (A's shape; its own row/column
 /// strides, batches dense) and dense int32 pivots [batch..., n]; for a contiguous A the factor is
@@ -99,4 +100,4 @@ Status matrixExp(const DeviceView& A, const DeviceView& out);
 /// The broadcast shape of a and b, or nullopt.
 std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -3,7 +3,7 @@
 namespace fxray::cg::cuda {
 
 KernelModule::KernelModule(std::string name, std::vector<std::string> files)
-    : m_name(std::move(name)), m_files(std::move(files)) {}
+        : m_name(std::move(name)), m_files(std::move(files)) {}
 
 Expected<std::string> KernelModule::source() const {
     // The .cu files include their argument headers only outside this concatenation.
@@ -53,4 +53,4 @@ Status launchGrid(CUfunction fn, unsigned gx, unsigned gy, unsigned threads, voi
     return check(r, std::string("launching ") + what);
 }
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -39,4 +39,4 @@ private:
 /// Launches fn on a grid of blocks (x, y) with `threads` threads a block.
 Status launchGrid(CUfunction fn, unsigned gx, unsigned gy, unsigned threads, void** params, const char* what);
 
-} // namespace fxray::cg::cuda
+}  // namespace fxray::cg::cuda

@@ -11,9 +11,9 @@ using namespace kern;
 
 namespace {
 
-constexpr double kSqrt1_2 = 0.70710678118654752440;     // 1/sqrt(2)
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2*pi)
-constexpr double kSqrt2OverPi = 0.79788456080286535588; // sqrt(2/pi)
+constexpr double kSqrt1_2 = 0.70710678118654752440;      // 1/sqrt(2)
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // 1/sqrt(2*pi)
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
 constexpr double kGeluKappa = 0.044715;
 
 DType promotedOf(const OpArgs& a, std::initializer_list<size_t> idx) {
@@ -72,9 +72,7 @@ Expected<Value> metaGeluBackward(const OpArgs& a) {
 }
 
 /// tanh and sigmoid give integer inputs the default float dtype.
-Expected<Value> metaUnaryFloat(const OpArgs& a) {
-    return pointwiseMeta(a, {0}, toFloatingType(promotedOf(a, {0})));
-}
+Expected<Value> metaUnaryFloat(const OpArgs& a) { return pointwiseMeta(a, {0}, toFloatingType(promotedOf(a, {0}))); }
 
 /// hardtanh is clamp: it promotes with its bounds.
 Expected<Value> metaHardtanh(const OpArgs& a) {
@@ -179,21 +177,21 @@ Expected<Value> eluKernel(const OpArgs& a, const Value& out, ExecContext&) {
     });
 }
 
-} // namespace
+}  // namespace
 
 void registerActivationOps(OpRegistry& r) {
     constexpr auto PW = OpCategory::Pointwise;
     r.add("aten.relu.default", "relu(Tensor self) -> Tensor", PW, metaRelu, reluKernel);
-    OpInfo& reluInplace = r.add("aten.relu_.default", "relu_(Tensor(a!) self) -> Tensor(a!)", PW,
-                                metaReluInplace, reluInplaceKernel);
+    OpInfo& reluInplace =
+        r.add("aten.relu_.default", "relu_(Tensor(a!) self) -> Tensor(a!)", PW, metaReluInplace, reluInplaceKernel);
     reluInplace.inplace = reluInplace.aliasesInput = true;
     r.add("aten.threshold_backward.default",
-          "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", PW,
-          metaThresholdBackward, thresholdBackwardKernel);
+          "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", PW, metaThresholdBackward,
+          thresholdBackwardKernel);
     r.add("aten.gelu.default", "gelu(Tensor self, *, str approximate='none') -> Tensor", PW, metaGelu, geluKernel);
     r.add("aten.gelu_backward.default",
-          "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", PW,
-          metaGeluBackward, geluBackwardKernel);
+          "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", PW, metaGeluBackward,
+          geluBackwardKernel);
     r.add("aten.tanh.default", "tanh(Tensor self) -> Tensor", PW, metaUnaryFloat, tanhKernel);
     r.add("aten.tanh_backward.default", "tanh_backward(Tensor grad_output, Tensor output) -> Tensor", PW,
           metaFloatBinary, tanhBackwardKernel);
@@ -207,8 +205,8 @@ void registerActivationOps(OpRegistry& r) {
           metaHardtanh, hardtanhKernel);
     r.add("aten.leaky_relu.default", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", PW,
           metaFloatUnary, leakyReluKernel);
-    r.add("aten.elu.default", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
-          PW, metaFloatUnary, eluKernel);
+    r.add("aten.elu.default", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", PW,
+          metaFloatUnary, eluKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -72,9 +72,8 @@ Expected<Value> metaLogit(const OpArgs& a) {
 // ----- kernels -------------------------------------------------------------------------------
 
 Expected<Value> hardswishKernel(const OpArgs& a, const Value& out, ExecContext&) {
-    return pointwiseKernel(a, out, {0}, [](const double* x) {
-        return x[0] * std::min(std::max(x[0] + 3.0, 0.0), 6.0) / 6.0;
-    });
+    return pointwiseKernel(a, out, {0},
+                           [](const double* x) { return x[0] * std::min(std::max(x[0] + 3.0, 0.0), 6.0) / 6.0; });
 }
 
 Expected<Value> hardswishBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -91,9 +90,8 @@ Expected<Value> hardsigmoidKernel(const OpArgs& a, const Value& out, ExecContext
 }
 
 Expected<Value> hardsigmoidBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
-    return pointwiseKernel(a, out, {0, 1}, [](const double* x) {
-        return (x[1] > -3.0 && x[1] < 3.0) ? x[0] / 6.0 : 0.0;
-    });
+    return pointwiseKernel(a, out, {0, 1},
+                           [](const double* x) { return (x[1] > -3.0 && x[1] < 3.0) ? x[0] / 6.0 : 0.0; });
 }
 
 /// tanh(softplus(x)), with softplus = log1p(exp(x)).
@@ -152,7 +150,8 @@ Expected<Value> logSigmoidForwardKernel(const OpArgs& a, const Value& out, ExecC
     if (!res.ok()) return res.error();
     const TensorMeta& bm = out.list[1].t.meta;
     // CUDA's buffer is an empty placeholder, not the input's shape.
-    if (bm.shape != out.list[0].t.meta.shape) return Value::ofList({*res, Value::ofTensor(Tensor::emptyLike(bm))}, true);
+    if (bm.shape != out.list[0].t.meta.shape)
+        return Value::ofList({*res, Value::ofTensor(Tensor::emptyLike(bm))}, true);
     auto buffer = pointwiseKernel(a, out.list[1], {0}, [](const double* x) { return std::exp(-std::fabs(x[0])); });
     if (!buffer.ok()) return buffer.error();
     return Value::ofList({*res, *buffer}, true);
@@ -191,7 +190,7 @@ Expected<Value> logitBackwardKernel(const OpArgs& a, const Value& out, ExecConte
     });
 }
 
-} // namespace
+}  // namespace
 
 void registerActivationExtraOps(OpRegistry& r) {
     constexpr auto PW = OpCategory::Pointwise;
@@ -199,11 +198,11 @@ void registerActivationExtraOps(OpRegistry& r) {
     r.add("aten.hardswish_backward.default", "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor", PW,
           metaFloatBinary, hardswishBackwardKernel);
     r.add("aten.hardsigmoid.default", "hardsigmoid(Tensor self) -> Tensor", PW, metaFloatUnary, hardsigmoidKernel);
-    r.add("aten.hardsigmoid_backward.default", "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
-          PW, metaFloatBinary, hardsigmoidBackwardKernel);
+    r.add("aten.hardsigmoid_backward.default", "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor", PW,
+          metaFloatBinary, hardsigmoidBackwardKernel);
     r.add("aten.mish.default", "mish(Tensor self) -> Tensor", PW, metaFloatUnary, mishKernel);
-    r.add("aten.mish_backward.default", "mish_backward(Tensor grad_output, Tensor self) -> Tensor", PW,
-          metaFloatBinary, mishBackwardKernel);
+    r.add("aten.mish_backward.default", "mish_backward(Tensor grad_output, Tensor self) -> Tensor", PW, metaFloatBinary,
+          mishBackwardKernel);
     r.add("aten.threshold.default", "threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", PW,
           metaThreshold, thresholdKernel);
     r.add("aten.softshrink.default", "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", PW, metaSoftshrink,
@@ -219,14 +218,14 @@ void registerActivationExtraOps(OpRegistry& r) {
     r.add("aten.hardtanh_backward.default",
           "hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor", PW,
           metaHardtanhBackward, hardtanhBackwardKernel);
-    r.add("aten.log_sigmoid_forward.default", "log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)",
-          PW, metaLogSigmoidForward, logSigmoidForwardKernel);
+    r.add("aten.log_sigmoid_forward.default", "log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", PW,
+          metaLogSigmoidForward, logSigmoidForwardKernel);
     r.add("aten.log_sigmoid_backward.default",
-          "log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", PW,
-          metaLogSigmoidBackward, logSigmoidBackwardKernel);
+          "log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", PW, metaLogSigmoidBackward,
+          logSigmoidBackwardKernel);
     r.add("aten.logit.default", "logit(Tensor self, float? eps=None) -> Tensor", PW, metaLogit, logitKernel);
     r.add("aten.logit_backward.default", "logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor",
           PW, metaFloatBinary, logitBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -29,7 +29,8 @@ struct Dims {
 Expected<Dims> attnDims(const OpArgs& a, size_t q, size_t k, size_t v) {
     for (size_t i : {q, k, v}) {
         if (!a.isTensor(i)) return opError(a, "'" + a.op().schema.args[i].name + "' must be a tensor");
-        if (a.tensor(i).dim() != 4) return opError(a, "'" + a.op().schema.args[i].name + "' must be 4-D (batch, heads, seq, dim)");
+        if (a.tensor(i).dim() != 4)
+            return opError(a, "'" + a.op().schema.args[i].name + "' must be 4-D (batch, heads, seq, dim)");
         for (auto d : a.tensor(i).shape())
             if (d < 0) return opError(a, "symbolic shapes are not supported");
     }
@@ -114,7 +115,8 @@ void probabilities(const Dims& d, const std::vector<double>& Q, const std::vecto
             p = std::isinf(mx) && mx < 0 ? 0.0 : std::exp(p - mx);
             sum += p;
         }
-        for (int64_t n = 0; n < d.N; ++n) P[static_cast<size_t>(m * d.N + n)] = sum > 0 ? P[static_cast<size_t>(m * d.N + n)] / sum : 0.0;
+        for (int64_t n = 0; n < d.N; ++n)
+            P[static_cast<size_t>(m * d.N + n)] = sum > 0 ? P[static_cast<size_t>(m * d.N + n)] / sum : 0.0;
         lse[static_cast<size_t>(m)] = sum > 0 ? mx + std::log(sum) : std::numeric_limits<double>::infinity();
     }
 }
@@ -287,7 +289,8 @@ Expected<Value> kernelSdpa(const OpArgs& a, const Value& out, ExecContext& ctx) 
             // A boolean mask says which positions take part.
             auto m = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
             bias.resize(m.size());
-            for (size_t i = 0; i < m.size(); ++i) bias[i] = m[i] != 0.0 ? 0.0 : -std::numeric_limits<double>::infinity();
+            for (size_t i = 0; i < m.size(); ++i)
+                bias[i] = m[i] != 0.0 ? 0.0 : -std::numeric_limits<double>::infinity();
         } else {
             bias = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
         }
@@ -302,9 +305,11 @@ Expected<Value> kernelSdpa(const OpArgs& a, const Value& out, ExecContext& ctx) 
             for (int64_t m = 0; m < d->M; ++m)
                 for (int64_t n = 0; n < d->N; ++n) {
                     double w = P[static_cast<size_t>(m * d->N + n)];
-                    if (p > 0.0) w = keep(seed, 0, static_cast<uint64_t>((bh * d->M + m) * d->N + n), p) ? w / (1.0 - p) : 0.0;
+                    if (p > 0.0)
+                        w = keep(seed, 0, static_cast<uint64_t>((bh * d->M + m) * d->N + n), p) ? w / (1.0 - p) : 0.0;
                     for (int64_t j = 0; j < d->Kv; ++j)
-                        O[static_cast<size_t>((bh * d->M + m) * d->Kv + j)] += w * V[static_cast<size_t>((bh * d->N + n) * d->Kv + j)];
+                        O[static_cast<size_t>((bh * d->M + m) * d->Kv + j)] +=
+                            w * V[static_cast<size_t>((bh * d->N + n) * d->Kv + j)];
                 }
         }
     return Value::ofTensor(makeTensor(out.t.meta, O));
@@ -376,7 +381,9 @@ Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecCo
         for (int64_t bh = 0; bh < d->B * d->H; ++bh)
             for (int64_t m = 0; m < d->M; ++m)
                 for (int64_t n = m + shift + 1; n < d->N; ++n)
-                    if (n >= 0) bias[static_cast<size_t>((bh * d->M + m) * d->N + n)] = -std::numeric_limits<double>::infinity();
+                    if (n >= 0)
+                        bias[static_cast<size_t>((bh * d->M + m) * d->N + n)] =
+                            -std::numeric_limits<double>::infinity();
     }
     const double p = a.toDouble(8);
     const double scale = scaleOf(a, 11, d->K);
@@ -393,7 +400,8 @@ Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecCo
                 if (m < lseLen) L[static_cast<size_t>(bh * lseLen + m)] = lse[static_cast<size_t>(m)];
                 for (int64_t n = 0; n < d->N; ++n) {
                     double w = P[static_cast<size_t>(m * d->N + n)];
-                    if (p > 0.0) w = keep(seed, 0, static_cast<uint64_t>((bh * d->M + m) * d->N + n), p) ? w / (1.0 - p) : 0.0;
+                    if (p > 0.0)
+                        w = keep(seed, 0, static_cast<uint64_t>((bh * d->M + m) * d->N + n), p) ? w / (1.0 - p) : 0.0;
                     if (w == 0.0) continue;
                     const double* v = V.data() + (bh * d->N + n) * d->Kv;
                     double* o = O.data() + (bh * d->M + m) * d->Kv;
@@ -415,7 +423,7 @@ Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecCo
     return Value::ofList(std::move(outs), true);
 }
 
-} // namespace
+}  // namespace
 
 void registerAttentionOps(OpRegistry& r) {
     // attn_bias is `Tensor?` in the backward too: PyTorch's traced graphs pass None there.
@@ -452,4 +460,4 @@ bool attentionDropoutKeep(uint64_t seed, uint64_t offset, uint64_t idx, double p
     return u >= p;
 }
 
-} // namespace fxray
+}  // namespace fxray

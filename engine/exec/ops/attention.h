@@ -15,4 +15,4 @@ bool attentionDropoutKeep(uint64_t seed, uint64_t offset, uint64_t idx, double p
 /// Adds the attention ops to r (called by registerAllOps).
 void registerAttentionOps(OpRegistry& r);
 
-} // namespace fxray
+}  // namespace fxray

@@ -53,9 +53,7 @@ Value floorMode() {
 }
 
 /// "not implemented for 'Long'", PyTorch's message when a kernel has no such dtype.
-Diagnostic notImplemented(const OpArgs& a, DType t) {
-    return opError(a, "not implemented for '" + dtName(t) + "'");
-}
+Diagnostic notImplemented(const OpArgs& a, DType t) { return opError(a, "not implemented for '" + dtName(t) + "'"); }
 
 // ----- metas ---------------------------------------------------------------------------------
 
@@ -164,8 +162,7 @@ Expected<Value> metaLerp(const OpArgs& a) {
         return opError(a, "expected dtype " + dtName(t) + " for `end` but got dtype " + dtName(a.tensor(1).dtype()));
     const bool weightTensor = a.isTensor(2);
     if (weightTensor && a.tensor(2).dtype() != t)
-        return opError(a, "expected dtype " + dtName(t) + " for `weight` but got dtype " +
-                              dtName(a.tensor(2).dtype()));
+        return opError(a, "expected dtype " + dtName(t) + " for `weight` but got dtype " + dtName(a.tensor(2).dtype()));
     if (!isFloating(t)) return notImplemented(a, t);
     // lerp.Scalar's weight is no TensorIterator operand: it decides neither shape nor layout.
     if (weightTensor) return pointwiseMeta(a, {0, 1, 2}, t);
@@ -261,9 +258,8 @@ double fHeaviside(double x, double v) {
 
 Expected<Value> ldexpKernel(const OpArgs& a, const Value& out, ExecContext&) {
     const DType t = out.t.dtype();
-    return pointwiseKernel(a, out, {0, 1}, [t](const double* x) {
-        return toCompute(x[0], t) * toCompute(std::pow(2.0, x[1]), t);
-    });
+    return pointwiseKernel(a, out, {0, 1},
+                           [t](const double* x) { return toCompute(x[0], t) * toCompute(std::pow(2.0, x[1]), t); });
 }
 
 Expected<Value> nextafterKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -293,7 +289,8 @@ Expected<Value> lcmKernel(const OpArgs& a, const Value& out, ExecContext&) {
 
 Expected<Value> bitwiseXorKernel(const OpArgs& a, const Value& out, ExecContext&) {
     if (out.t.dtype() == DType::Bool)
-        return pointwiseKernel(a, out, {0, 1}, [](const double* x) { return (x[0] != 0.0) != (x[1] != 0.0) ? 1.0 : 0.0; });
+        return pointwiseKernel(a, out, {0, 1},
+                               [](const double* x) { return (x[0] != 0.0) != (x[1] != 0.0) ? 1.0 : 0.0; });
     return pointwiseKernel(a, out, {0, 1}, [](const double* x) {
         return static_cast<double>(static_cast<int64_t>(x[0]) ^ static_cast<int64_t>(x[1]));
     });
@@ -375,7 +372,7 @@ Expected<Value> powScalarKernel(const OpArgs& a, const Value& out, ExecContext&)
     return computeIn(a, out, {0, 1}, t, [](const double* x) { return std::pow(x[0], x[1]); });
 }
 
-} // namespace
+}  // namespace
 
 void registerBinaryOps(OpRegistry& r) {
     constexpr auto PW = OpCategory::Pointwise;
@@ -390,8 +387,8 @@ void registerBinaryOps(OpRegistry& r) {
     r.add("aten.fmod.Scalar", "fmod.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaArithNoBool, fmodKernel);
     r.add("aten.floor_divide.default", "floor_divide(Tensor self, Tensor other) -> Tensor", PW, metaFloorDivide,
           floorDivideKernel);
-    r.add("aten.floor_divide.Scalar", "floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", PW,
-          metaFloorDivide, floorDivideKernel);
+    r.add("aten.floor_divide.Scalar", "floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaFloorDivide,
+          floorDivideKernel);
 
     // Floating binary math
     r.add("aten.atan2.default", "atan2(Tensor self, Tensor other) -> Tensor", PW, metaIntToFloat,
@@ -466,4 +463,4 @@ void registerBinaryOps(OpRegistry& r) {
           lerpKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

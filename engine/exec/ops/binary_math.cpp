@@ -66,7 +66,9 @@ double nextAfterIn(double x, double y, DType t) {
     if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<double>::quiet_NaN();
     if (x == y) return y;
     const bool half = t == DType::Float16;
-    auto toBits = [half](double v) { return half ? floatToHalf(static_cast<float>(v)) : floatToBf16(static_cast<float>(v)); };
+    auto toBits = [half](double v) {
+        return half ? floatToHalf(static_cast<float>(v)) : floatToBf16(static_cast<float>(v));
+    };
     auto fromBits = [half](uint16_t b) { return static_cast<double>(half ? halfToFloat(b) : bf16ToFloat(b)); };
     // The smallest subnormal, signed towards y.
     if (x == 0.0) return fromBits(static_cast<uint16_t>(y > 0 ? 0x0001 : 0x8001));
@@ -127,7 +129,7 @@ std::optional<double> edgeValue(double a, double x, bool lower) {
     return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 double igammaLower(double a, double x) {
     if (auto e = edgeValue(a, x, true)) return *e;
@@ -139,4 +141,4 @@ double igammaUpper(double a, double x) {
     return x < a + 1.0 ? 1.0 - lowerSeries(a, x) : upperFraction(a, x);
 }
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

@@ -30,4 +30,4 @@ double igammaLower(double a, double x);
 /// Regularized upper incomplete gamma Q(a, x) = 1 - P(a, x) (torch.igammac).
 double igammaUpper(double a, double x);
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

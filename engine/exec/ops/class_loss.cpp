@@ -17,12 +17,15 @@ using namespace kern;
 namespace {
 
 /// Samples and classes of an input seen as (nframe, dim).
-struct Frames { int64_t nframe = 1, dim = 1; };
+struct Frames {
+    int64_t nframe = 1, dim = 1;
+};
 
 Expected<int64_t> classIndex(const OpArgs& a, double t, int64_t classes) {
     const auto c = static_cast<int64_t>(t);
     if (c < 0 || c >= classes)
-        return opError(a, "target " + std::to_string(c) + " is out of bounds for " + std::to_string(classes) + " classes");
+        return opError(a,
+                       "target " + std::to_string(c) + " is out of bounds for " + std::to_string(classes) + " classes");
     return c;
 }
 
@@ -42,11 +45,11 @@ Expected<Frames> checkNll(const OpArgs& a, size_t self, size_t target, size_t we
     f.dim = x.shape().back();
     const bool noBatch = x.dim() == 1 && t.dim() == 0;
     if (!noBatch && (t.dim() == 0 || x.shape()[0] != t.shape()[0]) && x.dim() == 2)
-        return opError(a, "size mismatch (got input: " + x.meta.annotation(false, false) + ", target: " +
-                              t.meta.annotation(false, false) + ")");
+        return opError(a, "size mismatch (got input: " + x.meta.annotation(false, false) +
+                              ", target: " + t.meta.annotation(false, false) + ")");
     if (x.dim() == 1 && t.numel() != 1)
-        return opError(a, "size mismatch (got input: " + x.meta.annotation(false, false) + ", target: " +
-                              t.meta.annotation(false, false) + ")");
+        return opError(a, "size mismatch (got input: " + x.meta.annotation(false, false) +
+                              ", target: " + t.meta.annotation(false, false) + ")");
     if (!a.isNone(weight) && a.tensor(weight).numel() != f.dim)
         return opError(a, "weight tensor should be defined either for all " + std::to_string(f.dim) +
                               " classes or no classes but got weight tensor of shape: " +
@@ -89,8 +92,10 @@ Expected<Value> nllKernel(const OpArgs& a, const Value& out, ExecContext&) {
         sum += losses[i];
     }
     std::vector<double> value = losses;
-    if (*r == LossReduction::None && a.tensor(0).dim() == 2) total = 0.0;
-    else value = {*r == LossReduction::Mean ? sum / total : sum};
+    if (*r == LossReduction::None && a.tensor(0).dim() == 2)
+        total = 0.0;
+    else
+        value = {*r == LossReduction::Mean ? sum / total : sum};
     return Value::ofTensors({makeTensor(out.list[0].t.meta, value), makeTensor(out.list[1].t.meta, {total})});
 }
 
@@ -270,8 +275,8 @@ Expected<Frames> checkMultilabel(const OpArgs& a, size_t self, size_t target) {
     const bool ok = x.dim() <= 1 ? t.dim() <= 1 && t.numel() == f.dim
                                  : t.dim() == 2 && t.shape()[0] == f.nframe && t.shape()[1] == f.dim;
     if (!ok)
-        return opError(a, "inconsistent target size: " + t.meta.annotation(false, false) + " for input of size: " +
-                              x.meta.annotation(false, false));
+        return opError(a, "inconsistent target size: " + t.meta.annotation(false, false) +
+                              " for input of size: " + x.meta.annotation(false, false));
     return f;
 }
 
@@ -386,7 +391,7 @@ Expected<Value> multilabelBackwardKernel(const OpArgs& a, const Value& out, Exec
     return Value::ofTensor(makeTensor(out.t.meta, gx));
 }
 
-} // namespace
+}  // namespace
 
 void registerClassLossOps(OpRegistry& r) {
     constexpr auto RD = OpCategory::Reduction;
@@ -417,4 +422,4 @@ void registerClassLossOps(OpRegistry& r) {
           EX, metaMultilabelBackward, multilabelBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

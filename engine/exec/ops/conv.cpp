@@ -100,8 +100,8 @@ struct Chans {
 // is packed once per call rather than once per image: deep layers have tiny L and large weights.
 
 /// y[N, G*Og, L] = conv(x[N, G*Cg, in]).
-std::vector<double> convForward(const std::vector<double>& x, int64_t N, const std::vector<double>& W,
-                                const Chans& ch, const Geom& g) {
+std::vector<double> convForward(const std::vector<double>& x, int64_t N, const std::vector<double>& W, const Chans& ch,
+                                const Geom& g) {
     const int64_t K = g.K(), L = g.L(), NL = N * L, inSz = g.inSize(), rowLen = ch.Cg * K;
     std::vector<double> y(static_cast<size_t>(N * ch.G * ch.Og * L));
     std::vector<double> col(static_cast<size_t>(rowLen * NL)), prod(static_cast<size_t>(ch.Og * NL));
@@ -126,8 +126,8 @@ void gatherGroup(const std::vector<double>& dy, int64_t N, const Chans& ch, int6
 }
 
 /// dx[N, G*Cg, in] = adjoint of convForward applied to dy[N, G*Og, L].
-std::vector<double> convAdjoint(const std::vector<double>& dy, int64_t N, const std::vector<double>& W,
-                                const Chans& ch, const Geom& g) {
+std::vector<double> convAdjoint(const std::vector<double>& dy, int64_t N, const std::vector<double>& W, const Chans& ch,
+                                const Geom& g) {
     const int64_t K = g.K(), L = g.L(), NL = N * L, inSz = g.inSize(), rowLen = ch.Cg * K;
     std::vector<double> dx(static_cast<size_t>(N * ch.G * ch.Cg * inSz), 0.0);
     std::vector<double> col(static_cast<size_t>(rowLen * NL)), dyg(static_cast<size_t>(ch.Og * NL));
@@ -151,8 +151,8 @@ std::vector<double> convWeightGrad(const std::vector<double>& x, const std::vect
         for (int64_t n = 0; n < N; ++n)
             im2col(x.data() + (n * ch.G + grp) * ch.Cg * inSz, ch.Cg, g, col.data() + n * L, NL);
         gatherGroup(dy, N, ch, L, grp, dyg.data());
-        gemm(ch.Og, rowLen, NL, MatView{dyg.data(), NL, 1}, MatView{col.data(), 1, NL}, dW.data() + grp * ch.Og * rowLen,
-             rowLen);
+        gemm(ch.Og, rowLen, NL, MatView{dyg.data(), NL, 1}, MatView{col.data(), 1, NL},
+             dW.data() + grp * ch.Og * rowLen, rowLen);
     }
     return dW;
 }
@@ -186,8 +186,8 @@ Expected<ConvSpec> convSpec(const OpArgs& a, const TensorMeta& in, const TensorM
     const int64_t nd = in.dim();
     if (nd < 3 || nd > 5) return opError(a, "expected a 3-D, 4-D or 5-D (batched) input, got " + shapeStr(in.shape));
     if (w.dim() != nd)
-        return opError(a, "expected weight to be " + std::to_string(nd) + "-D for input of shape " + shapeStr(in.shape) +
-                              ", but got weight of shape " + shapeStr(w.shape));
+        return opError(a, "expected weight to be " + std::to_string(nd) + "-D for input of shape " +
+                              shapeStr(in.shape) + ", but got weight of shape " + shapeStr(w.shape));
     c.nsp = nd - 2;
     auto st = expandParam(a, std::move(stride), c.nsp, "stride");
     if (!st.ok()) return st.error();
@@ -222,8 +222,9 @@ Expected<ConvSpec> convSpec(const OpArgs& a, const TensorMeta& in, const TensorM
             return opError(a, "expected weight's first dimension (" + std::to_string(w.shape[0]) +
                                   ") to be divisible by groups (" + std::to_string(groups) + ")");
         if (Cin != w.shape[1] * groups)
-            return opError(a, "expected input " + shapeStr(in.shape) + " to have " + std::to_string(w.shape[1] * groups) +
-                                  " channels, but got " + std::to_string(Cin) + " channels instead");
+            return opError(a, "expected input " + shapeStr(in.shape) + " to have " +
+                                  std::to_string(w.shape[1] * groups) + " channels, but got " + std::to_string(Cin) +
+                                  " channels instead");
         Cout = w.shape[0];
     } else {
         if (Cin != w.shape[0])
@@ -314,7 +315,8 @@ std::vector<double> runConvolution(const ConvSpec& c, const Tensor& x, const Ten
     const int64_t N = c.inShape[0];
     auto X = toDoubles(x);
     auto W = toDoubles(w);
-    std::vector<double> y = c.transposed ? convAdjoint(X, N, W, c.chans, c.geom) : convForward(X, N, W, c.chans, c.geom);
+    std::vector<double> y =
+        c.transposed ? convAdjoint(X, N, W, c.chans, c.geom) : convForward(X, N, W, c.chans, c.geom);
     if (bias) {
         const int64_t L = product(std::vector<int64_t>(c.outShape.begin() + 2, c.outShape.end()));
         addBias(y, toDoubles(*bias), N, c.outShape[1], L);
@@ -355,7 +357,8 @@ Expected<ConvCall> convNdArgs(const OpArgs& a) {
     if (im.dim() == wm.dim() - 1) {
         call.unbatched = true;
         im.shape.insert(im.shape.begin(), 1);
-        im.strides.insert(im.strides.begin(), im.strides.empty() ? 1 : im.strides[0] * std::max<int64_t>(im.shape[1], 1));
+        im.strides.insert(im.strides.begin(),
+                          im.strides.empty() ? 1 : im.strides[0] * std::max<int64_t>(im.shape[1], 1));
     }
     const int64_t nsp = wm.dim() - 2;
     std::vector<int64_t> stride = a.toIntList(3), dilation, outputPadding, padding;
@@ -439,8 +442,8 @@ Expected<ConvSpec> convBackwardArgs(const OpArgs& a) {
                          a.toIntList(8), a.toInt(9));
     if (!spec.ok()) return spec;
     if ((*go)->shape() != spec->outShape)
-        return opError(a, "grad_output of shape " + shapeStr((*go)->shape()) + " does not match the convolution's output " +
-                              shapeStr(spec->outShape));
+        return opError(a, "grad_output of shape " + shapeStr((*go)->shape()) +
+                              " does not match the convolution's output " + shapeStr(spec->outShape));
     if (boolList(a, 10).size() != 3) return opError(a, "output_mask must have 3 entries");
     return spec;
 }
@@ -457,7 +460,8 @@ Expected<Value> metaConvBackward(const OpArgs& a) {
     if (mask[2]) {
         std::vector<int64_t> bs = a.isNone(3) ? std::vector<int64_t>{spec->outShape[1]} : a.toIntList(3);
         if (product(bs) != spec->outShape[1])
-            return opError(a, "bias_sizes " + shapeStr(bs) + " do not match " + std::to_string(spec->outShape[1]) + " channels");
+            return opError(a, "bias_sizes " + shapeStr(bs) + " do not match " + std::to_string(spec->outShape[1]) +
+                                  " channels");
         gb = TensorMeta::contiguous(bs, go.dtype, go.device);
     }
     return metaTuple({gi, gw, gb});
@@ -517,7 +521,8 @@ struct PoolSpec {
     std::vector<int64_t> outShape;
 };
 
-Expected<std::array<int64_t, 2>> pair(const OpArgs& a, size_t i, const char* what, std::optional<std::array<int64_t, 2>> dflt = {}) {
+Expected<std::array<int64_t, 2>> pair(const OpArgs& a, size_t i, const char* what,
+                                      std::optional<std::array<int64_t, 2>> dflt = {}) {
     auto v = a.toIntList(i);
     if (v.empty() && dflt) return *dflt;
     if (v.size() == 1) return std::array<int64_t, 2>{v[0], v[0]};
@@ -527,8 +532,7 @@ Expected<std::array<int64_t, 2>> pair(const OpArgs& a, size_t i, const char* wha
 
 /// Geometry of max/avg pooling: args are (self at selfIdx, kernel_size, stride, padding[, dilation], ceil_mode).
 Expected<PoolSpec> poolSpec(const OpArgs& a, const TensorMeta& in, size_t kIdx, bool hasDilation, size_t ceilIdx) {
-    if (in.dim() != 3 && in.dim() != 4)
-        return opError(a, "expected a 3-D or 4-D input, got " + shapeStr(in.shape));
+    if (in.dim() != 3 && in.dim() != 4) return opError(a, "expected a 3-D or 4-D input, got " + shapeStr(in.shape));
     auto k = pair(a, kIdx, "kernel_size");
     if (!k.ok()) return k.error();
     auto s = pair(a, kIdx + 1, "stride", *k);
@@ -542,10 +546,14 @@ Expected<PoolSpec> poolSpec(const OpArgs& a, const TensorMeta& in, size_t kIdx, 
         d = *dd;
     }
     PoolSpec ps;
-    ps.kH = (*k)[0]; ps.kW = (*k)[1];
-    ps.sH = (*s)[0]; ps.sW = (*s)[1];
-    ps.pH = (*p)[0]; ps.pW = (*p)[1];
-    ps.dH = d[0]; ps.dW = d[1];
+    ps.kH = (*k)[0];
+    ps.kW = (*k)[1];
+    ps.sH = (*s)[0];
+    ps.sW = (*s)[1];
+    ps.pH = (*p)[0];
+    ps.pW = (*p)[1];
+    ps.dH = d[0];
+    ps.dW = d[1];
     ps.ceil = a.toBool(ceilIdx);
     if (ps.kH <= 0 || ps.kW <= 0) return opError(a, "kernel size should be greater than zero");
     if (ps.sH <= 0 || ps.sW <= 0) return opError(a, "stride should be greater than zero");
@@ -645,7 +653,8 @@ Expected<Value> maxPoolBackwardKernel(const OpArgs& a, const Value& out, ExecCon
     for (int64_t pl = 0; pl < p.planes; ++pl)
         for (int64_t o = 0; o < oplane; ++o) {
             const int64_t i = static_cast<int64_t>(idx[pl * oplane + o]);
-            if (i < 0 || i >= plane) return opError(a, "index " + std::to_string(i) + " is out of bounds of the input plane");
+            if (i < 0 || i >= plane)
+                return opError(a, "index " + std::to_string(i) + " is out of bounds of the input plane");
             gi[pl * plane + i] += g[pl * oplane + o];
         }
     return Value::ofTensor(makeTensor(out.t.meta, gi));
@@ -744,7 +753,8 @@ Expected<Value> metaAdaptiveAvgPool(const OpArgs& a) {
     if (os[0] < 0 || os[1] < 0) return opError(a, "output_size must be non-negative, got " + shapeStr(os));
     for (int64_t d = 1; d < im.dim(); ++d)
         if (im.shape[d] == 0)
-            return opError(a, "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(im.shape));
+            return opError(a,
+                           "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(im.shape));
     std::vector<int64_t> shape = im.shape;
     shape[shape.size() - 2] = os[0];
     shape[shape.size() - 1] = os[1];
@@ -812,7 +822,7 @@ Expected<Value> adaptiveAvgPoolBackwardKernel(const OpArgs& a, const Value& out,
     return Value::ofTensor(makeTensor(out.t.meta, gi));
 }
 
-} // namespace
+}  // namespace
 
 void registerConvOps(OpRegistry& r) {
     r.add("aten.convolution.default",
@@ -836,8 +846,8 @@ void registerConvOps(OpRegistry& r) {
               OpCategory::Extern, metaConvNd, convNdKernel);
         r.add("aten.conv_transpose" + d + "d.input",
               "conv_transpose" + d + "d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[" + d +
-                  "] stride=1, SymInt[" + d + "] padding=0, SymInt[" + d + "] output_padding=0, SymInt groups=1, SymInt[" +
-                  d + "] dilation=1) -> Tensor",
+                  "] stride=1, SymInt[" + d + "] padding=0, SymInt[" + d +
+                  "] output_padding=0, SymInt groups=1, SymInt[" + d + "] dilation=1) -> Tensor",
               OpCategory::Extern, metaConvNd, convNdKernel);
     }
 
@@ -870,4 +880,4 @@ void registerConvOps(OpRegistry& r) {
           metaAdaptiveAvgPoolBackward, adaptiveAvgPoolBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -98,7 +98,7 @@ Expected<Value> copyVariantKernel(const OpArgs& a, const Value& out, ExecContext
     return Value::ofTensor(makeTensor(out.t.meta, toDoubles(views->t)));
 }
 
-} // namespace
+}  // namespace
 
 std::string copyVariantViewOp(std::string_view qualname) {
     for (const auto& v : kCopyVariants)
@@ -110,4 +110,4 @@ void registerCopyVariantOps(OpRegistry& r) {
     for (const auto& v : kCopyVariants) r.add(v.name, v.schema, OpCategory::Other, metaCopyVariant, copyVariantKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

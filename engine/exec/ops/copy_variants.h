@@ -9,4 +9,4 @@ namespace fxray {
 /// ("aten.permute_copy.default") copies; empty when `qualname` is not a copy variant.
 std::string copyVariantViewOp(std::string_view qualname);
 
-} // namespace fxray
+}  // namespace fxray

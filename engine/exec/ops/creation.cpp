@@ -17,9 +17,7 @@ using namespace kern;
 namespace {
 
 /// Index of a schema argument by name (every factory has dtype/device kwargs at varying slots).
-size_t argIndex(const OpArgs& a, const char* name) {
-    return static_cast<size_t>(a.op().schema.indexOf(name));
-}
+size_t argIndex(const OpArgs& a, const char* name) { return static_cast<size_t>(a.op().schema.indexOf(name)); }
 
 std::optional<DType> kwDType(const OpArgs& a) {
     int i = a.op().schema.indexOf("dtype");
@@ -34,14 +32,17 @@ Device kwDevice(const OpArgs& a, const Device& dflt = {}) {
 
 std::optional<MemoryFormat> kwFormat(const OpArgs& a) {
     int i = a.op().schema.indexOf("memory_format");
-    if (i >= 0 && a[static_cast<size_t>(i)].kind == Value::Kind::MemoryFormat) return a[static_cast<size_t>(i)].memoryFormat;
+    if (i >= 0 && a[static_cast<size_t>(i)].kind == Value::Kind::MemoryFormat)
+        return a[static_cast<size_t>(i)].memoryFormat;
     return std::nullopt;
 }
 
 Expected<std::vector<int64_t>> sizeArg(const OpArgs& a, size_t i) {
     auto s = a.toIntList(i);
     for (int64_t x : s)
-        if (x < 0) return opError(a, "trying to create tensor with negative dimension " + std::to_string(x) + ": " + shapeStr(s));
+        if (x < 0)
+            return opError(a,
+                           "trying to create tensor with negative dimension " + std::to_string(x) + ": " + shapeStr(s));
     return s;
 }
 
@@ -53,8 +54,8 @@ DType numberDType(const Value& v) {
 }
 
 std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& shape) {
-    std::vector<size_t> order = shape.size() == 4 ? std::vector<size_t>{1, 3, 2, 0}
-                                                  : std::vector<size_t>{1, 4, 3, 2, 0};
+    std::vector<size_t> order =
+        shape.size() == 4 ? std::vector<size_t>{1, 3, 2, 0} : std::vector<size_t>{1, 4, 3, 2, 0};
     std::vector<int64_t> st(shape.size());
     int64_t acc = 1;
     for (size_t d : order) {
@@ -90,8 +91,10 @@ TensorMeta freshMeta(std::vector<int64_t> shape, std::vector<int64_t> strides, D
 Expected<Value> fillKernel(const OpArgs& a, const Value& out, ExecContext&) {
     int fi = a.op().schema.indexOf("fill_value");
     double v = 0.0;
-    if (fi >= 0) v = a.toDouble(static_cast<size_t>(fi));
-    else if (a.op().schema.name.find("ones") != std::string::npos) v = 1.0;
+    if (fi >= 0)
+        v = a.toDouble(static_cast<size_t>(fi));
+    else if (a.op().schema.name.find("ones") != std::string::npos)
+        v = 1.0;
     Tensor t = Tensor::emptyLike(out.t.meta);
     if (v != 0.0) fromDoubles(t, std::vector<double>(static_cast<size_t>(t.numel()), v));
     return Value::ofTensor(std::move(t));
@@ -185,7 +188,8 @@ Expected<int64_t> arangeLength(const OpArgs& a, Range r, DType dt) {
         return opError(a, "upper bound and larger bound inconsistent with step sign");
     double len;
     if (dt == DType::Int64) {
-        const auto s = static_cast<int64_t>(r.start), e = static_cast<int64_t>(r.end), st = static_cast<int64_t>(r.step);
+        const auto s = static_cast<int64_t>(r.start), e = static_cast<int64_t>(r.end),
+                   st = static_cast<int64_t>(r.step);
         const int64_t sgn = (st > 0) - (st < 0);
         // Python floor division of (e - s + st - sgn) by st.
         int64_t num = e - s + st - sgn, q = num / st;
@@ -277,16 +281,16 @@ Expected<Value> spaceKernel(const OpArgs& a, const Value& out, ExecContext&) {
         const double step = roundTo((e - s) / static_cast<double>(steps - 1), stepType);
         const int64_t halfway = steps / 2;
         for (int64_t i = 0; i < steps; ++i)
-            vals[i] = roundTo(i < halfway ? s + step * static_cast<double>(i)
-                                          : e - step * static_cast<double>(steps - i - 1),
-                              stepType);
+            vals[i] =
+                roundTo(i < halfway ? s + step * static_cast<double>(i) : e - step * static_cast<double>(steps - i - 1),
+                        stepType);
     }
     if (log)
         for (double& v : vals) v = std::pow(base, v);
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
-} // namespace
+}  // namespace
 
 void registerCreationOps(OpRegistry& r) {
     using C = OpCategory;
@@ -296,11 +300,13 @@ void registerCreationOps(OpRegistry& r) {
     };
     const std::string o(opts);
     add("aten.arange.default", "arange(Scalar end, *, " + o + ") -> Tensor", metaArange, arangeKernel);
-    add("aten.arange.start", "arange.start(Scalar start, Scalar end, *, " + o + ") -> Tensor", metaArange, arangeKernel);
+    add("aten.arange.start", "arange.start(Scalar start, Scalar end, *, " + o + ") -> Tensor", metaArange,
+        arangeKernel);
     add("aten.arange.start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, " + o + ") -> Tensor",
         metaArange, arangeKernel);
     add("prims.iota.default",
-        "iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor",
+        "iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> "
+        "Tensor",
         metaIota, iotaKernel);
     add("aten.scalar_tensor.default", "scalar_tensor(Scalar s, *, " + o + ") -> Tensor", metaScalarTensor,
         scalarTensorKernel);
@@ -338,4 +344,4 @@ void registerCreationOps(OpRegistry& r) {
     }
 }
 
-} // namespace fxray
+}  // namespace fxray

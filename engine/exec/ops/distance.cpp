@@ -44,14 +44,21 @@ Expected<Value> pdistKernel(const OpArgs& a, const Value& out, ExecContext&) {
             double acc = 0.0;
             for (int64_t c = 0; c < m; ++c) {
                 const double d = std::fabs(x[static_cast<size_t>(i * m + c)] - x[static_cast<size_t>(j * m + c)]);
-                if (p == 0.0) acc += d != 0.0 ? 1.0 : 0.0;
-                else if (std::isinf(p)) acc = std::isnan(d) || d > acc ? d : acc;
-                else if (p == 1.0) acc += d;
-                else if (p == 2.0) acc += d * d;
-                else acc += std::pow(d, p);
+                if (p == 0.0)
+                    acc += d != 0.0 ? 1.0 : 0.0;
+                else if (std::isinf(p))
+                    acc = std::isnan(d) || d > acc ? d : acc;
+                else if (p == 1.0)
+                    acc += d;
+                else if (p == 2.0)
+                    acc += d * d;
+                else
+                    acc += std::pow(d, p);
             }
-            if (p == 2.0) acc = std::sqrt(acc);
-            else if (p != 0.0 && p != 1.0 && !std::isinf(p)) acc = std::pow(acc, 1.0 / p);
+            if (p == 2.0)
+                acc = std::sqrt(acc);
+            else if (p != 0.0 && p != 1.0 && !std::isinf(p))
+                acc = std::pow(acc, 1.0 / p);
             y.push_back(acc);
         }
     return Value::ofTensor(makeTensor(out.t.meta, y));
@@ -89,14 +96,20 @@ Expected<Value> pdistBackwardKernel(const OpArgs& a, const Value& out, ExecConte
             for (int64_t c = 0; c < m; ++c) {
                 const double diff = x[static_cast<size_t>(i * m + c)] - x[static_cast<size_t>(j * m + c)];
                 double r;
-                if (p == 1.0) r = gk * signOf(diff);
-                else if (p < 2.0) r = dk == 0.0 || (diff == 0.0 && p < 1.0) ? 0.0
-                                      : signOf(diff) * std::pow(std::fabs(diff), p - 1.0) * gk / std::pow(dk, p - 1.0);
-                else if (p == 2.0) r = dk == 0.0 ? 0.0 : gk * diff / dk;
+                if (p == 1.0)
+                    r = gk * signOf(diff);
+                else if (p < 2.0)
+                    r = dk == 0.0 || (diff == 0.0 && p < 1.0)
+                            ? 0.0
+                            : signOf(diff) * std::pow(std::fabs(diff), p - 1.0) * gk / std::pow(dk, p - 1.0);
+                else if (p == 2.0)
+                    r = dk == 0.0 ? 0.0 : gk * diff / dk;
                 // The max-norm's gradient goes where |diff| equals the distance, compared in the
                 // input's precision as ATen does (a double difference would miss every tie).
-                else if (std::isinf(p)) r = gk * signOf(diff) * (std::fabs(roundTo(diff, xt.dtype())) == dk ? 1.0 : 0.0);
-                else r = dk == 0.0 ? 0.0 : diff * std::pow(std::fabs(diff), p - 2.0) * gk / std::pow(dk, p - 1.0);
+                else if (std::isinf(p))
+                    r = gk * signOf(diff) * (std::fabs(roundTo(diff, xt.dtype())) == dk ? 1.0 : 0.0);
+                else
+                    r = dk == 0.0 ? 0.0 : diff * std::pow(std::fabs(diff), p - 2.0) * gk / std::pow(dk, p - 1.0);
                 gx[static_cast<size_t>(i * m + c)] += r;
                 gx[static_cast<size_t>(j * m + c)] -= r;
             }
@@ -104,7 +117,7 @@ Expected<Value> pdistBackwardKernel(const OpArgs& a, const Value& out, ExecConte
     return Value::ofTensor(makeTensor(out.t.meta, gx));
 }
 
-} // namespace
+}  // namespace
 
 void registerDistanceOps(OpRegistry& r) {
     r.add("aten._pdist_forward.default", "_pdist_forward(Tensor self, float p=2) -> Tensor", OpCategory::Other,
@@ -113,4 +126,4 @@ void registerDistanceOps(OpRegistry& r) {
           OpCategory::Other, metaPdistBackward, pdistBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -48,16 +48,20 @@ Expected<Value> metaEmbeddingBag(const OpArgs& a) {
         return opError(a, "expected offsets to be long or int, got " + std::string(dtypeTorchName(off.dtype)));
     if (!isFloating(w.dtype))
         return opError(a, "expected weight to be floating point type, got " + std::string(dtypeTorchName(w.dtype)));
-    if (w.dim() != 2) return opError(a, "weight has to be a 2D Tensor, but got Tensor of dimension " + std::to_string(w.dim()));
-    if (idx.dim() != 1) return opError(a, "input has to be a 1D Tensor, but got Tensor of dimension " + std::to_string(idx.dim()));
-    if (off.dim() != 1) return opError(a, "offsets has to be a 1D Tensor, but got Tensor of dimension " + std::to_string(off.dim()));
-    if (mode < Sum || mode > Max) return opError(a, "mode has to be one of sum, mean or max, got " + std::to_string(mode));
+    if (w.dim() != 2)
+        return opError(a, "weight has to be a 2D Tensor, but got Tensor of dimension " + std::to_string(w.dim()));
+    if (idx.dim() != 1)
+        return opError(a, "input has to be a 1D Tensor, but got Tensor of dimension " + std::to_string(idx.dim()));
+    if (off.dim() != 1)
+        return opError(a, "offsets has to be a 1D Tensor, but got Tensor of dimension " + std::to_string(off.dim()));
+    if (mode < Sum || mode > Max)
+        return opError(a, "mode has to be one of sum, mean or max, got " + std::to_string(mode));
     if (!a.isNone(6)) {
         const TensorMeta& psw = a.tensor(6).meta;
         if (mode != Sum) return opError(a, "embedding_bag: per_sample_weights only supported with mode='sum'");
         if (psw.dtype != w.dtype)
-            return opError(a, "expected per_sample_weights of dtype " + std::string(dtypeTorchName(w.dtype)) + ", got " +
-                                  std::string(dtypeTorchName(psw.dtype)));
+            return opError(a, "expected per_sample_weights of dtype " + std::string(dtypeTorchName(w.dtype)) +
+                                  ", got " + std::string(dtypeTorchName(psw.dtype)));
         if (psw.dim() != 1)
             return opError(a, "expected per_sample_weights to be 1D tensor, got " + std::to_string(psw.dim()) + "D");
         if (psw.numel() != idx.numel())
@@ -109,7 +113,8 @@ Expected<std::vector<std::pair<int64_t, int64_t>>> bagRanges(const OpArgs& a, co
     std::vector<std::pair<int64_t, int64_t>> r;
     if (!ov.empty() && ov[0] != 0.0)
         return opError(a, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                          "position 0. However, got " + std::to_string(static_cast<int64_t>(ov[0])));
+                          "position 0. However, got " +
+                              std::to_string(static_cast<int64_t>(ov[0])));
     for (int64_t b = 0; b < bags; ++b) {
         const int64_t begin = static_cast<int64_t>(ov[size_t(b)]);
         // CUDA's kernels end the last bag at the end of the indices even with include_last_offset.
@@ -206,8 +211,10 @@ Expected<Value> metaEmbeddingBagBackward(const OpArgs& a) {
     const int64_t numWeights = a.toInt(6), mode = a.toInt(8);
     if (symbolic(g)) return opError(a, "symbolic shapes are not supported");
     if (a.toBool(9)) return opError(a, "sparse gradients are not supported (fxray has no sparse tensors)");
-    if (g.dim() != 2) return opError(a, "grad has to be a 2D Tensor, but got Tensor of dimension " + std::to_string(g.dim()));
-    if (!isFloating(g.dtype)) return opError(a, "expected a floating-point grad, got " + std::string(dtypeTorchName(g.dtype)));
+    if (g.dim() != 2)
+        return opError(a, "grad has to be a 2D Tensor, but got Tensor of dimension " + std::to_string(g.dim()));
+    if (!isFloating(g.dtype))
+        return opError(a, "expected a floating-point grad, got " + std::string(dtypeTorchName(g.dtype)));
     for (size_t i : {size_t(1), size_t(3), size_t(4), size_t(5)})
         if (!isIndexDtype(a.tensor(i).dtype()))
             return opError(a, "expected " + a.op().schema.args[i].name + " to be long or int, got " +
@@ -215,13 +222,15 @@ Expected<Value> metaEmbeddingBagBackward(const OpArgs& a) {
     if (a.tensor(1).dim() != 1 || (a.tensor(3).numel() != 0 && a.tensor(3).numel() != a.tensor(1).numel()))
         return opError(a, "expected 1-D indices and an offset2bag of the same length");
     if (numWeights < 0) return opError(a, "num_weights must be non-negative, got " + std::to_string(numWeights));
-    if (mode < Sum || mode > Max) return opError(a, "mode has to be one of sum, mean or max, got " + std::to_string(mode));
+    if (mode < Sum || mode > Max)
+        return opError(a, "mode has to be one of sum, mean or max, got " + std::to_string(mode));
     if (!a.isNone(10)) {
         if (mode != Sum) return opError(a, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
         if (a.tensor(10).numel() != a.tensor(1).numel())
             return opError(a, "expected per_sample_weights of the same length as indices");
     }
-    if (mode == Max && (a.tensor(5).dim() != 2 || a.tensor(5).shape()[0] != g.shape[0] || a.tensor(5).shape()[1] != g.shape[1]))
+    if (mode == Max &&
+        (a.tensor(5).dim() != 2 || a.tensor(5).shape()[0] != g.shape[0] || a.tensor(5).shape()[1] != g.shape[1]))
         return opError(a, "expected maximum_indices of the shape of grad for mode='max'");
     return metaValue(TensorMeta::contiguous({numWeights, g.shape[1]}, g.dtype, g.device));
 }
@@ -250,8 +259,8 @@ Expected<std::vector<int64_t>> bagIndices(const OpArgs& a, const Tensor& offset2
     for (size_t i = 0; i < raw.size(); ++i) {
         r[i] = static_cast<int64_t>(raw[i]);
         if (r[i] < 0 || r[i] >= bags)
-            return opError(a, "offset2bag value " + std::to_string(r[i]) + " is out of range for " + std::to_string(bags) +
-                                  " bags");
+            return opError(a, "offset2bag value " + std::to_string(r[i]) + " is out of range for " +
+                                  std::to_string(bags) + " bags");
     }
     return r;
 }
@@ -308,8 +317,9 @@ Expected<Value> metaPerSampleWeightsBackward(const OpArgs& a) {
     const TensorMeta& idx = a.tensor(2).meta;
     if (symbolic(g) || symbolic(w) || symbolic(idx)) return opError(a, "symbolic shapes are not supported");
     if (a.toInt(5) != Sum)
-        return opError(a, std::string("embedding_bag_backward: per_sample_weights only supported for mode='sum', got '") +
-                              modeName(a.toInt(5)) + "'");
+        return opError(a,
+                       std::string("embedding_bag_backward: per_sample_weights only supported for mode='sum', got '") +
+                           modeName(a.toInt(5)) + "'");
     if (g.dim() != 2 || w.dim() != 2 || g.shape[1] != w.shape[1])
         return opError(a, "expected 2-D grad and weight with the same embedding dimension");
     if (!isIndexDtype(idx.dtype) || !isIndexDtype(a.tensor(4).dtype()))
@@ -339,7 +349,7 @@ Expected<Value> perSampleWeightsBackwardKernel(const OpArgs& a, const Value& out
     return Value::ofTensor(makeTensor(out.t.meta, r));
 }
 
-} // namespace
+}  // namespace
 
 void registerEmbeddingBagOps(OpRegistry& r) {
     using C = OpCategory;
@@ -361,4 +371,4 @@ void registerEmbeddingBagOps(OpRegistry& r) {
           C::Other, metaPerSampleWeightsBackward, perSampleWeightsBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -43,8 +43,10 @@ Expected<FoldSpec> foldParams(const OpArgs& a, size_t first, std::array<int64_t,
         *dst[i] = *v;
     }
     for (size_t i = 0; i < 2; ++i) {
-        if (f.k[i] <= 0) return opError(a, "kernel size should be greater than zero, but got " + shapeStr({f.k[0], f.k[1]}));
-        if (f.d[i] <= 0) return opError(a, "dilation should be greater than zero, but got " + shapeStr({f.d[0], f.d[1]}));
+        if (f.k[i] <= 0)
+            return opError(a, "kernel size should be greater than zero, but got " + shapeStr({f.k[0], f.k[1]}));
+        if (f.d[i] <= 0)
+            return opError(a, "dilation should be greater than zero, but got " + shapeStr({f.d[0], f.d[1]}));
         if (f.p[i] < 0) return opError(a, "padding should be non-negative, but got " + shapeStr({f.p[0], f.p[1]}));
         if (f.s[i] <= 0) return opError(a, "stride should be greater than zero, but got " + shapeStr({f.s[0], f.s[1]}));
         f.blocks[i] = (img[i] + 2 * f.p[i] - (f.d[i] * (f.k[i] - 1) + 1)) / f.s[i] + 1;
@@ -81,8 +83,7 @@ Expected<FoldSpec> im2colSpec(const OpArgs& a) {
     auto in = reqTensor(a, 0);
     if (!in.ok()) return in.error();
     const auto& s = (*in)->shape();
-    if (s.size() != 3 && s.size() != 4)
-        return opError(a, "expected a 3-D or 4-D (batched) input, got " + shapeStr(s));
+    if (s.size() != 3 && s.size() != 4) return opError(a, "expected a 3-D or 4-D (batched) input, got " + shapeStr(s));
     for (size_t d = s.size() - 3; d < s.size(); ++d)
         if (s[d] == 0)
             return opError(a, "expected non-empty 3-D or 4-D input with a possibly empty batch, got " + shapeStr(s));
@@ -120,8 +121,7 @@ Expected<FoldSpec> col2imSpec(const OpArgs& a) {
     auto in = reqTensor(a, 0);
     if (!in.ok()) return in.error();
     const auto& s = (*in)->shape();
-    if (s.size() != 2 && s.size() != 3)
-        return opError(a, "expected a 2-D or 3-D (batched) input, got " + shapeStr(s));
+    if (s.size() != 2 && s.size() != 3) return opError(a, "expected a 2-D or 3-D (batched) input, got " + shapeStr(s));
     for (size_t d = s.size() - 2; d < s.size(); ++d)
         if (s[d] == 0)
             return opError(a, "expected non-empty 2-D or 3-D input with a possibly empty batch, got " + shapeStr(s));
@@ -136,11 +136,13 @@ Expected<FoldSpec> col2imSpec(const OpArgs& a) {
     const int64_t rows = s[s.size() - 2], L = s[s.size() - 1];
     if (rows % f->K() != 0)
         return opError(a, "expected size of input's dimension " + std::to_string(s.size() - 2) +
-                              " to be divisible by the product of kernel_size (" + std::to_string(f->K()) + "), but got " +
-                              std::to_string(rows));
+                              " to be divisible by the product of kernel_size (" + std::to_string(f->K()) +
+                              "), but got " + std::to_string(rows));
     if (L != f->L())
-        return opError(a, "given output_size " + shapeStr({(*os)[0], (*os)[1]}) + ", the expected number of sliding "
-                              "blocks is " + std::to_string(f->L()) + ", but the input has " + std::to_string(L));
+        return opError(a, "given output_size " + shapeStr({(*os)[0], (*os)[1]}) +
+                              ", the expected number of sliding "
+                              "blocks is " +
+                              std::to_string(f->L()) + ", but the input has " + std::to_string(L));
     f->C = rows / f->K();
     return f;
 }
@@ -166,7 +168,7 @@ Expected<Value> col2imKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, img));
 }
 
-} // namespace
+}  // namespace
 
 void registerFoldOps(OpRegistry& r) {
     r.add("aten.im2col.default",
@@ -178,4 +180,4 @@ void registerFoldOps(OpRegistry& r) {
           OpCategory::Other, metaCol2im, col2imKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

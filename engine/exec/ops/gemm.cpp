@@ -11,19 +11,18 @@ namespace fxray::kern {
 
 namespace {
 
-constexpr int64_t MR = 4;    // rows of the register tile
-constexpr int64_t NR = 4;    // columns of the register tile
-constexpr int64_t KC = 256;  // reduction block: an A panel (MR×KC) and a B panel (KC×NR) fit L1
-constexpr int64_t MC = 128;  // rows of A packed at once (fits L2)
-constexpr int64_t NC = 1024; // columns of B packed at once
+constexpr int64_t MR = 4;     // rows of the register tile
+constexpr int64_t NR = 4;     // columns of the register tile
+constexpr int64_t KC = 256;   // reduction block: an A panel (MR×KC) and a B panel (KC×NR) fit L1
+constexpr int64_t MC = 128;   // rows of A packed at once (fits L2)
+constexpr int64_t NC = 1024;  // columns of B packed at once
 
 /// Two doubles: GCC/Clang vector extension, so that the tile is vectorised at -O2 on any x86-64
 /// or ARM target without -march flags.
 typedef double V2 __attribute__((vector_size(16)));
 
 /// acc (MR×NR, row-major) = sum over k of a[k][i] * b[k][j]; a is MR-interleaved, b NR-interleaved.
-inline void microKernel(int64_t kc, const double* __restrict a, const double* __restrict b,
-                        double* __restrict acc) {
+inline void microKernel(int64_t kc, const double* __restrict a, const double* __restrict b, double* __restrict acc) {
     constexpr int64_t NV = NR / 2;
     V2 c[MR][NV] = {};
     for (int64_t k = 0; k < kc; ++k) {
@@ -72,8 +71,8 @@ void packA(const MatView& A, int64_t i0, int64_t mc, int64_t k0, int64_t kc, dou
 }
 
 /// C rows [m0, m1) of the product.
-void gemmRows(int64_t m0, int64_t m1, int64_t N, int64_t K, const MatView& A, const MatView& B,
-              double* C, int64_t ldc, bool accumulate) {
+void gemmRows(int64_t m0, int64_t m1, int64_t N, int64_t K, const MatView& A, const MatView& B, double* C, int64_t ldc,
+              bool accumulate) {
     const int64_t M = m1 - m0;
     if (M <= 0 || N <= 0) return;
     if (K == 0) {
@@ -116,10 +115,9 @@ void gemmRows(int64_t m0, int64_t m1, int64_t N, int64_t K, const MatView& A, co
     }
 }
 
-} // namespace
+}  // namespace
 
-void gemm(int64_t M, int64_t N, int64_t K, MatView A, MatView B, double* C, int64_t ldc,
-          bool accumulate) {
+void gemm(int64_t M, int64_t N, int64_t K, MatView A, MatView B, double* C, int64_t ldc, bool accumulate) {
     // Two threads only pay off for products of a few million multiply-adds; each thread owns a
     // contiguous band of rows, so every element's summation order is the same either way.
     const double work = double(M) * double(N) * double(K);
@@ -134,4 +132,4 @@ void gemm(int64_t M, int64_t N, int64_t K, MatView A, MatView B, double* C, int6
     t.join();
 }
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

@@ -18,7 +18,6 @@ struct MatView {
 /// C = A·B (or C += A·B when accumulate) for A: M×K, B: K×N; C is row-major with row stride
 /// ldc. The summation order of every element is fixed (k ascending within blocks of the
 /// reduction), so results are deterministic whatever the thread split.
-void gemm(int64_t M, int64_t N, int64_t K, MatView A, MatView B, double* C, int64_t ldc,
-          bool accumulate = false);
+void gemm(int64_t M, int64_t N, int64_t K, MatView A, MatView B, double* C, int64_t ldc, bool accumulate = false);
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

@@ -135,14 +135,17 @@ Expected<Spec> makeSpec(const OpArgs& a, const TensorMeta& input, const TensorMe
             if (d < 0) return opError(a, "symbolic shapes are not supported");
     const std::string nd = std::to_string(nsp + 2);
     if (input.dim() != nsp + 2 || grid.dim() != nsp + 2)
-        return opError(a, "grid_sampler(): expected " + nd + "D input and grid with same number of dimensions, but got "
-                          "input with sizes " + shapeStr(input.shape) + " and grid with sizes " + shapeStr(grid.shape));
+        return opError(a, "grid_sampler(): expected " + nd +
+                              "D input and grid with same number of dimensions, but got "
+                              "input with sizes " +
+                              shapeStr(input.shape) + " and grid with sizes " + shapeStr(grid.shape));
     if (input.dtype != grid.dtype)
         return opError(a, "grid_sampler(): expected input and grid to have same dtype, but input has " +
                               std::string(dtypeTorchName(input.dtype)) + " and grid has " +
                               std::string(dtypeTorchName(grid.dtype)));
     if (!isFloating(input.dtype))
-        return opError(a, "grid_sampler(): expected a floating-point input, got " + std::string(dtypeTorchName(input.dtype)));
+        return opError(a, "grid_sampler(): expected a floating-point input, got " +
+                              std::string(dtypeTorchName(input.dtype)));
     if (input.shape[0] != grid.shape[0])
         return opError(a, "grid_sampler(): expected grid and input to have same batch size, but got input with sizes " +
                               shapeStr(input.shape) + " and grid with sizes " + shapeStr(grid.shape));
@@ -151,9 +154,11 @@ Expected<Spec> makeSpec(const OpArgs& a, const TensorMeta& input, const TensorMe
                               " in last dimension, but got grid with sizes " + shapeStr(grid.shape));
     for (int d = 2; d < nsp + 2; ++d)
         if (input.shape[size_t(d)] <= 0)
-            return opError(a, "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes " +
-                                  shapeStr(input.shape) + " with dimension " + std::to_string(d) + " being empty");
-    if (interp < 0 || interp > 2) return opError(a, "interpolation_mode must be 0, 1 or 2, got " + std::to_string(interp));
+            return opError(a,
+                           "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes " +
+                               shapeStr(input.shape) + " with dimension " + std::to_string(d) + " being empty");
+    if (interp < 0 || interp > 2)
+        return opError(a, "interpolation_mode must be 0, 1 or 2, got " + std::to_string(interp));
     if (padding < 0 || padding > 2) return opError(a, "padding_mode must be 0, 1 or 2, got " + std::to_string(padding));
     if (nsp == 3 && interp == int64_t(Interp::Bicubic))
         return opError(a, "grid_sampler(): bicubic interpolation only supports 4D input");
@@ -214,7 +219,8 @@ void sample(const Spec& s, const std::vector<double>& x, const std::vector<doubl
                     for (int i = 0; i < 4; ++i) {
                         const double py = applyPadding(fy - 1 + j, s.in[0], s.padding, s.alignCorners);
                         const double px = applyPadding(fx - 1 + i, s.in[1], s.padding, s.alignCorners);
-                        offs[size_t(j * 4 + i)] = planeOffset(s, {static_cast<int64_t>(py), static_cast<int64_t>(px), 0});
+                        offs[size_t(j * 4 + i)] =
+                            planeOffset(s, {static_cast<int64_t>(py), static_cast<int64_t>(px), 0});
                     }
                 for (int64_t c = 0; c < s.C; ++c) {
                     const double* xc = xb + c * inPl;
@@ -227,7 +233,8 @@ void sample(const Spec& s, const std::vector<double>& x, const std::vector<doubl
                             const int64_t off = offs[size_t(j * 4 + i)];
                             const double v = off < 0 ? 0.0 : xc[off];
                             acc += v * cx[size_t(i)] * cy[size_t(j)];
-                            if (gx && off >= 0) (*gx)[size_t((b * s.C + c) * inPl + off)] += go * cx[size_t(i)] * cy[size_t(j)];
+                            if (gx && off >= 0)
+                                (*gx)[size_t((b * s.C + c) * inPl + off)] += go * cx[size_t(i)] * cy[size_t(j)];
                             dcoord[1] -= v * gxc[size_t(i)] * cy[size_t(j)] * go;
                             dcoord[0] -= v * gy[size_t(j)] * cx[size_t(i)] * go;
                         }
@@ -235,7 +242,8 @@ void sample(const Spec& s, const std::vector<double>& x, const std::vector<doubl
                 }
             } else {
                 for (int d = 0; d < n; ++d)
-                    coord[size_t(d)] = sourceIndex(g[n - 1 - d], s.in[size_t(d)], s.padding, s.alignCorners, &mult[size_t(d)]);
+                    coord[size_t(d)] =
+                        sourceIndex(g[n - 1 - d], s.in[size_t(d)], s.padding, s.alignCorners, &mult[size_t(d)]);
                 if (s.interp == Interp::Nearest) {
                     std::array<int64_t, 3> pos{};
                     for (int d = 0; d < n; ++d) pos[size_t(d)] = static_cast<int64_t>(std::nearbyint(coord[size_t(d)]));
@@ -393,7 +401,7 @@ Expected<Value> cudnnGridSamplerBackwardKernel(const OpArgs& a, const Value& out
     return backwardRun(*s, a.tensor(2), a.tensor(0), a.tensor(1), out);
 }
 
-} // namespace
+}  // namespace
 
 void registerGridSampleOps(OpRegistry& r) {
     using C = OpCategory;
@@ -421,4 +429,4 @@ void registerGridSampleOps(OpRegistry& r) {
           C::Other, metaCudnnGridSamplerBackward, cudnnGridSamplerBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

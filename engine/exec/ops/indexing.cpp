@@ -14,7 +14,6 @@ using namespace kern;
 
 namespace {
 
-
 Expected<int64_t> dimArg(const OpArgs& a, int64_t dim, int64_t ndim) {
     auto d = wrapDim(dim, ndim);
     if (!d) {
@@ -29,14 +28,14 @@ bool isIndexType(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
 Expected<bool> checkIndexDtype(const OpArgs& a, const Tensor& idx, bool int64Only) {
     if (int64Only ? idx.dtype() != DType::Int64 : !isIndexType(idx.dtype()))
-        return opError(a, std::string("expected ") + (int64Only ? "int64" : "int64 or int32") +
-                              " index tensor, got " + std::string(dtypeTorchName(idx.dtype())));
+        return opError(a, std::string("expected ") + (int64Only ? "int64" : "int64 or int32") + " index tensor, got " +
+                              std::string(dtypeTorchName(idx.dtype())));
     return true;
 }
 
 /// Index values as integers, with negative ones wrapped when allowed; fails on out-of-range.
-Expected<std::vector<int64_t>> indexValues(const OpArgs& a, const std::vector<double>& raw, int64_t size,
-                                           int64_t dim, bool allowNegative) {
+Expected<std::vector<int64_t>> indexValues(const OpArgs& a, const std::vector<double>& raw, int64_t size, int64_t dim,
+                                           bool allowNegative) {
     std::vector<int64_t> out(raw.size());
     for (size_t i = 0; i < raw.size(); ++i) {
         int64_t v = static_cast<int64_t>(raw[i]);
@@ -173,7 +172,8 @@ Expected<Value> metaIndexSelect(const OpArgs& a) {
     const Tensor& index = a.tensor(2);
     auto ok = checkIndexDtype(a, index, false);
     if (!ok.ok()) return ok.error();
-    if (index.dim() > 1) return opError(a, "index_select(): index should be a vector (got " + std::to_string(index.dim()) + " dims)");
+    if (index.dim() > 1)
+        return opError(a, "index_select(): index should be a vector (got " + std::to_string(index.dim()) + " dims)");
     auto d = dimArg(a, a.toInt(1), self.dim());
     if (!d.ok()) return d.error();
     std::vector<int64_t> shape = self.shape;
@@ -226,9 +226,9 @@ Expected<Value> metaIndexAdd(const OpArgs& a) {
         std::vector<int64_t> want = self.shape;
         want[*d] = index.numel();
         if (source.shape != want && !(source.dim() == 0 && index.numel() == 1 && self.dim() <= 1))
-            return opError(a, "source shape " + shapeStr(source.shape) + " does not match self " + shapeStr(self.shape) +
-                                  " with dimension " + std::to_string(*d) + " replaced by the number of indices (" +
-                                  std::to_string(index.numel()) + ")");
+            return opError(a, "source shape " + shapeStr(source.shape) + " does not match self " +
+                                  shapeStr(self.shape) + " with dimension " + std::to_string(*d) +
+                                  " replaced by the number of indices (" + std::to_string(index.numel()) + ")");
     }
     return metaValue(contiguousMeta(self.shape, self.dtype, self.device));
 }
@@ -265,10 +265,10 @@ Expected<Value> indexAddKernel(const OpArgs& a, const Value& out, ExecContext&) 
 /// How an advanced index maps output positions to positions of self.
 struct IndexPlan {
     std::vector<int64_t> outShape;
-    std::vector<int64_t> bcast;       ///< broadcast shape of the index tensors
-    std::vector<int> adv;             ///< per self dim: position in idx (or -1: not indexed)
-    std::vector<Tensor> idx;          ///< index tensors (bool masks already turned into longs)
-    bool front = false;               ///< index dims go first (non-adjacent indexed dims)
+    std::vector<int64_t> bcast;  ///< broadcast shape of the index tensors
+    std::vector<int> adv;        ///< per self dim: position in idx (or -1: not indexed)
+    std::vector<Tensor> idx;     ///< index tensors (bool masks already turned into longs)
+    bool front = false;          ///< index dims go first (non-adjacent indexed dims)
     int64_t firstAdv = 0;
 };
 
@@ -279,7 +279,10 @@ Expected<IndexPlan> planIndex(const OpArgs& a, const TensorMeta& self, const Val
     if (!indices.isList() || indices.list.empty()) return opError(a, "at least one index must be provided");
     for (size_t i = 0; i < indices.list.size(); ++i) {
         const Value& v = indices.list[i];
-        if (v.isNone()) { perDim.emplace_back(); continue; }
+        if (v.isNone()) {
+            perDim.emplace_back();
+            continue;
+        }
         const Tensor& t = v.t;
         if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
             // A mask indexes as many dims as it has, by the coordinates of its true elements.
@@ -288,9 +291,9 @@ Expected<IndexPlan> planIndex(const OpArgs& a, const TensorMeta& self, const Val
                 return opError(a, "too many indices for tensor of dimension " + std::to_string(self.dim()));
             for (int64_t j = 0; j < t.dim(); ++j)
                 if (t.shape()[j] != self.shape[k + j])
-                    return opError(a, "the shape of the mask " + shapeStr(t.shape()) + " at index " + std::to_string(i) +
-                                          " does not match the shape of the indexed tensor " + shapeStr(self.shape) +
-                                          " at index " + std::to_string(k + j));
+                    return opError(a, "the shape of the mask " + shapeStr(t.shape()) + " at index " +
+                                          std::to_string(i) + " does not match the shape of the indexed tensor " +
+                                          shapeStr(self.shape) + " at index " + std::to_string(k + j));
             if (!t.hasData())
                 return opError(a, "boolean mask indexing has a data-dependent output shape; it needs real values");
             auto mv = toDoubles(t);
@@ -324,8 +327,11 @@ Expected<IndexPlan> planIndex(const OpArgs& a, const TensorMeta& self, const Val
             if (state == 1) state = 2;
             continue;
         }
-        if (state == 0) { state = 1; p.firstAdv = static_cast<int64_t>(d); }
-        else if (state == 2) contiguous = false;
+        if (state == 0) {
+            state = 1;
+            p.firstAdv = static_cast<int64_t>(d);
+        } else if (state == 2)
+            contiguous = false;
         auto b = broadcastShapes(p.bcast, perDim[d]->shape());
         if (!b) return opError(a, "shape mismatch: indexing tensors could not be broadcast together");
         p.bcast = *b;
@@ -388,8 +394,10 @@ Expected<std::vector<int64_t>> indexOffsets(const OpArgs& a, const IndexPlan& p,
     for (int64_t e = 0; e < total; ++e) {
         int64_t off = 0, b = 0;
         for (size_t o = 0; o < pos.size(); ++o) {
-            if (selfDimOfOut[o] >= 0) off += pos[o] * sst[static_cast<size_t>(selfDimOfOut[o])];
-            else b += pos[o] * bst[o - bStart];
+            if (selfDimOfOut[o] >= 0)
+                off += pos[o] * sst[static_cast<size_t>(selfDimOfOut[o])];
+            else
+                b += pos[o] * bst[o - bStart];
         }
         if (!p.idx.empty() && nbElems > 0)
             for (size_t d = 0; d < nd; ++d)
@@ -470,8 +478,8 @@ Expected<std::vector<double>> indexPutValues(const OpArgs& a) {
     auto offs = indexOffsets(a, *p, self.meta);
     if (!offs.ok()) return offs.error();
     auto vals = toDoubles(self);
-    std::vector<double> src = a.isTensor(2) ? toDoublesBroadcast(a.tensor(2), p->outShape)
-                                            : std::vector<double>(offs->size(), a.toDouble(2));
+    std::vector<double> src =
+        a.isTensor(2) ? toDoublesBroadcast(a.tensor(2), p->outShape) : std::vector<double>(offs->size(), a.toDouble(2));
     const bool acc = a.toBool(3);
     for (size_t e = 0; e < offs->size(); ++e) {
         auto o = static_cast<size_t>((*offs)[e]);
@@ -521,7 +529,8 @@ Expected<Value> embeddingKernel(const OpArgs& a, const Value& out, ExecContext&)
     auto wv = toDoubles(w);
     std::vector<double> vals(iv->size() * static_cast<size_t>(d));
     for (size_t i = 0; i < iv->size(); ++i)
-        std::copy(wv.begin() + (*iv)[i] * d, wv.begin() + ((*iv)[i] + 1) * d, vals.begin() + static_cast<int64_t>(i) * d);
+        std::copy(wv.begin() + (*iv)[i] * d, wv.begin() + ((*iv)[i] + 1) * d,
+                  vals.begin() + static_cast<int64_t>(i) * d);
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
@@ -574,7 +583,8 @@ Expected<Value> metaMaskedFill(const OpArgs& a) {
         return opError(a, "only supports a 0-dimensional value tensor, but got tensor with " +
                               std::to_string(a.tensor(2).dim()) + " dimension(s)");
     auto shape = broadcastShapes(self.shape, mask.shape);
-    if (!shape) return opError(a, "mask " + shapeStr(mask.shape) + " cannot be broadcast to self " + shapeStr(self.shape));
+    if (!shape)
+        return opError(a, "mask " + shapeStr(mask.shape) + " cannot be broadcast to self " + shapeStr(self.shape));
     // The result is a fresh contiguous tensor (ATen clones the expanded self contiguous).
     return metaValue(contiguousMeta(*shape, self.dtype, self.device));
 }
@@ -589,7 +599,7 @@ Expected<Value> maskedFillKernel(const OpArgs& a, const Value& out, ExecContext&
     return Value::ofTensor(makeTensor(out.t.meta, sv));
 }
 
-} // namespace
+}  // namespace
 
 void registerIndexingOps(OpRegistry& r) {
     using C = OpCategory;
@@ -599,8 +609,8 @@ void registerIndexingOps(OpRegistry& r) {
           metaScatter, scatterKernel);
     r.add("aten.scatter.value", "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", C::Other,
           metaScatter, scatterKernel);
-    r.add("aten.scatter_add.default", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
-          C::Other, metaScatter, scatterAddKernel);
+    r.add("aten.scatter_add.default", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", C::Other,
+          metaScatter, scatterAddKernel);
     r.add("aten.index_select.default", "index_select(Tensor self, int dim, Tensor index) -> Tensor", C::Other,
           metaIndexSelect, indexSelectKernel);
     r.add("aten.index_add.default",
@@ -614,11 +624,12 @@ void registerIndexingOps(OpRegistry& r) {
           "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", C::Other,
           metaIndexPut, indexPutKernel);
     r.add("aten._unsafe_index_put.default",
-          "_unsafe_index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
-          C::Other, metaIndexPut, indexPutKernel);
-    auto& ip = r.add("aten.index_put_.default",
-                     "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
-                     C::Other, metaIndexPutInplace, indexPutInplaceKernel);
+          "_unsafe_index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", C::Other,
+          metaIndexPut, indexPutKernel);
+    auto& ip =
+        r.add("aten.index_put_.default",
+              "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
+              C::Other, metaIndexPutInplace, indexPutInplaceKernel);
     ip.inplace = true;
     ip.aliasesInput = true;
     r.add("aten.embedding.default",
@@ -635,4 +646,4 @@ void registerIndexingOps(OpRegistry& r) {
           C::Pointwise, metaMaskedFill, maskedFillKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -234,7 +234,7 @@ Expected<Value> fillTensorKernel(const OpArgs& a, const Value& out, ExecContext&
     return Value::ofTensor(makeTensor(out.t.meta, std::vector<double>(static_cast<size_t>(out.t.numel()), v)));
 }
 
-} // namespace
+}  // namespace
 
 std::string inplaceFunctionalOp(std::string_view qualname) {
     const InplaceOp* row = findInplace(qualname);
@@ -252,4 +252,4 @@ void registerInplaceOps(OpRegistry& r) {
     }
 }
 
-} // namespace fxray
+}  // namespace fxray

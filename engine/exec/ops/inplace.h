@@ -9,4 +9,4 @@ namespace fxray {
 /// ("aten.pow_.Scalar") writes into self; empty when `qualname` is not in the table.
 std::string inplaceFunctionalOp(std::string_view qualname);
 
-} // namespace fxray
+}  // namespace fxray

@@ -29,7 +29,10 @@ float halfToFloat(uint16_t h) {
             bits = sign;
         } else {  // subnormal: normalise
             int e = -1;
-            do { ++e; man <<= 1; } while (!(man & 0x400));
+            do {
+                ++e;
+                man <<= 1;
+            } while (!(man & 0x400));
             bits = sign | ((127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
         }
     } else if (exp == 31) {
@@ -49,7 +52,7 @@ uint16_t floatToHalf(float f) {
     uint32_t absx = x & 0x7fffffffu;
     if (absx >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
     if (absx >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
-    if (absx < 0x38800000u) {  // subnormal or zero in half
+    if (absx < 0x38800000u) {                                               // subnormal or zero in half
         float af;
         std::memcpy(&af, &absx, 4);
         // Scale so that the half subnormal unit becomes 1, round to nearest even.
@@ -100,11 +103,12 @@ double readElem(const std::byte* p, DType t) {
 }
 
 namespace {
-template <typename I> I truncTo(double v) {
+template <typename I>
+I truncTo(double v) {
     if (std::isnan(v)) return 0;
     return static_cast<I>(static_cast<int64_t>(v));
 }
-} // namespace
+}  // namespace
 
 void writeElem(std::byte* p, DType t, double v) {
     switch (t) {
@@ -118,8 +122,14 @@ void writeElem(std::byte* p, DType t, double v) {
     case DType::BFloat16: *reinterpret_cast<uint16_t*>(p) = floatToBf16(static_cast<float>(v)); break;
     case DType::Float32: *reinterpret_cast<float*>(p) = static_cast<float>(v); break;
     case DType::Float64: *reinterpret_cast<double*>(p) = v; break;
-    case DType::Complex64: reinterpret_cast<float*>(p)[0] = static_cast<float>(v); reinterpret_cast<float*>(p)[1] = 0; break;
-    case DType::Complex128: reinterpret_cast<double*>(p)[0] = v; reinterpret_cast<double*>(p)[1] = 0; break;
+    case DType::Complex64:
+        reinterpret_cast<float*>(p)[0] = static_cast<float>(v);
+        reinterpret_cast<float*>(p)[1] = 0;
+        break;
+    case DType::Complex128:
+        reinterpret_cast<double*>(p)[0] = v;
+        reinterpret_cast<double*>(p)[1] = 0;
+        break;
     }
 }
 
@@ -133,12 +143,14 @@ namespace {
 
 /// Visits every element offset (in elements) of a strided layout in row-major logical order.
 template <typename F>
-void forEachOffset(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
-                   int64_t base, F&& f) {
+void forEachOffset(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t base, F&& f) {
     const size_t nd = shape.size();
     int64_t n = product(shape);
     if (n == 0) return;
-    if (nd == 0) { f(base); return; }
+    if (nd == 0) {
+        f(base);
+        return;
+    }
     std::vector<int64_t> idx(nd, 0);
     int64_t off = base;
     const int64_t inner = shape[nd - 1], innerStride = strides[nd - 1];
@@ -146,7 +158,10 @@ void forEachOffset(const std::vector<int64_t>& shape, const std::vector<int64_t>
         for (int64_t k = 0; k < inner; ++k) f(off + k * innerStride);
         // advance the outer index
         for (int64_t d = static_cast<int64_t>(nd) - 2; d >= 0; --d) {
-            if (++idx[d] < shape[d]) { off += strides[d]; break; }
+            if (++idx[d] < shape[d]) {
+                off += strides[d];
+                break;
+            }
             off -= strides[d] * (shape[d] - 1);
             idx[d] = 0;
         }
@@ -157,11 +172,10 @@ template <typename T, typename Conv>
 void gather(const Tensor& t, std::vector<double>& out, Conv conv) {
     const T* base = reinterpret_cast<const T*>(t.storage->data());
     size_t k = 0;
-    forEachOffset(t.meta.shape, t.meta.strides, t.meta.offset,
-                  [&](int64_t off) { out[k++] = conv(base[off]); });
+    forEachOffset(t.meta.shape, t.meta.strides, t.meta.offset, [&](int64_t off) { out[k++] = conv(base[off]); });
 }
 
-} // namespace
+}  // namespace
 
 std::vector<double> toDoubles(const Tensor& t) {
     std::vector<double> out(static_cast<size_t>(t.numel()));
@@ -226,8 +240,7 @@ std::optional<int64_t> wrapDim(int64_t dim, int64_t ndim) {
     return dim < 0 ? dim + n : dim;
 }
 
-std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& a,
-                                                    const std::vector<int64_t>& b) {
+std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     size_t n = std::max(a.size(), b.size());
     std::vector<int64_t> out(n);
     for (size_t i = 0; i < n; ++i) {
@@ -242,7 +255,10 @@ std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& 
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
     std::vector<int64_t> st(shape.size());
     int64_t acc = 1;
-    for (size_t i = shape.size(); i-- > 0;) { st[i] = acc; acc *= shape[i]; }
+    for (size_t i = shape.size(); i-- > 0;) {
+        st[i] = acc;
+        acc *= shape[i];
+    }
     return st;
 }
 
@@ -285,15 +301,21 @@ Cat category(DType t) {
     if (isFloating(t)) return Cat::Float;
     return Cat::Int;
 }
-struct Slot { bool set = false; DType t = DType::Bool; };
-void update(Slot& s, DType t) { s.t = s.set ? promoteTypes(s.t, t) : t; s.set = true; }
+struct Slot {
+    bool set = false;
+    DType t = DType::Bool;
+};
+void update(Slot& s, DType t) {
+    s.t = s.set ? promoteTypes(s.t, t) : t;
+    s.set = true;
+}
 Slot combine(Slot higher, Slot lower) {
     if (!higher.set) return lower;
     if (!lower.set) return higher;
     if (category(higher.t) >= category(lower.t)) return higher;
     return {true, promoteTypes(higher.t, lower.t)};
 }
-} // namespace
+}  // namespace
 
 DType resultType(const std::vector<const Value*>& operands) {
     Slot dimR, zeroR, wrapR;
@@ -317,20 +339,17 @@ DType toFloatingType(DType t) { return isFloating(t) || isComplex(t) ? t : DType
 
 // ----- output layout -------------------------------------------------------------------------
 
-std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape,
-                                      const std::vector<const TensorMeta*>& inputs) {
+std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape, const std::vector<const TensorMeta*>& inputs) {
     if (shape.empty()) return {};
     // TensorIterator's fast setup: operands all of the output's shape and all contiguous give a
     // contiguous output, whatever odd strides their size-1 dims carry.
     bool allContiguous = !inputs.empty();
-    for (const TensorMeta* m : inputs)
-        allContiguous = allContiguous && m && m->shape == shape && m->isContiguous();
+    for (const TensorMeta* m : inputs) allContiguous = allContiguous && m && m->shape == shape && m->isContiguous();
     if (allContiguous) return TensorMeta::contiguousStrides(shape);
     return dimOrderStrides(shape, inputs);
 }
 
-std::vector<int64_t> dimOrderStrides(const std::vector<int64_t>& shape,
-                                     const std::vector<const TensorMeta*>& inputs) {
+std::vector<int64_t> dimOrderStrides(const std::vector<int64_t>& shape, const std::vector<const TensorMeta*>& inputs) {
     const int64_t nd = static_cast<int64_t>(shape.size());
     if (nd == 0) return {};
     std::vector<std::vector<int64_t>> opStrides;
@@ -423,8 +442,7 @@ Device firstDevice(const OpArgs& a) {
     return {};
 }
 
-Expected<Value> pointwiseMeta(const OpArgs& a, const std::vector<size_t>& idx,
-                              std::optional<DType> dtype) {
+Expected<Value> pointwiseMeta(const OpArgs& a, const std::vector<size_t>& idx, std::optional<DType> dtype) {
     std::vector<int64_t> shape;
     std::vector<const Value*> ops;
     std::vector<const TensorMeta*> metas;
@@ -441,7 +459,10 @@ Expected<Value> pointwiseMeta(const OpArgs& a, const std::vector<size_t>& idx,
         shape = *b;
         metas.push_back(&v.t.meta);
         // A CPU scalar tensor does not decide the device.
-        if (!haveDev || (v.t.dim() > 0 && dev.type == "cpu")) { dev = v.t.meta.device; haveDev = true; }
+        if (!haveDev || (v.t.dim() > 0 && dev.type == "cpu")) {
+            dev = v.t.meta.device;
+            haveDev = true;
+        }
     }
     TensorMeta m;
     m.dtype = dtype ? *dtype : resultType(ops);
@@ -478,4 +499,4 @@ Expected<Value> pointwiseKernel(const OpArgs& a, const Value& out, const std::ve
     return Value::ofTensor(std::move(res));
 }
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

@@ -42,8 +42,7 @@ Tensor makeTensor(const TensorMeta& m, const std::vector<double>& values);
 /// Normalises a possibly negative dim; nullopt when out of range.
 std::optional<int64_t> wrapDim(int64_t dim, int64_t ndim);
 /// Broadcast of two shapes, or nullopt when incompatible.
-std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& a,
-                                                    const std::vector<int64_t>& b);
+std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 /// Row-major index decomposition helper: strides of a contiguous layout of shape.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape);
 int64_t product(const std::vector<int64_t>& v);
@@ -60,12 +59,10 @@ DType toFloatingType(DType t);
 // ----- output layout -------------------------------------------------------------------------
 /// Output strides a TensorIterator gives a pointwise op of `shape` over these inputs (the input
 /// layouts' dimension order, broadcast dims ignored; contiguous when nothing decides).
-std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape,
-                                      const std::vector<const TensorMeta*>& inputs);
+std::vector<int64_t> pointwiseStrides(const std::vector<int64_t>& shape, const std::vector<const TensorMeta*>& inputs);
 /// TensorIterator's general path (no fast path): dense strides ordering dims by the inputs'
 /// strides, broadcast dims ignored, insertion sort from the innermost dim.
-std::vector<int64_t> dimOrderStrides(const std::vector<int64_t>& shape,
-                                     const std::vector<const TensorMeta*>& inputs);
+std::vector<int64_t> dimOrderStrides(const std::vector<int64_t>& shape, const std::vector<const TensorMeta*>& inputs);
 /// Strides torch._refs.empty_like gives (what AOT tracing reports for *_like calls): a contiguous
 /// or channels-last input keeps that format exactly, others get a dense layout in their own
 /// dimension order.
@@ -90,4 +87,4 @@ Expected<Value> pointwiseMeta(const OpArgs& a, const std::vector<size_t>& idx,
 Expected<Value> pointwiseKernel(const OpArgs& a, const Value& out, const std::vector<size_t>& idx,
                                 const std::function<double(const double*)>& f);
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

@@ -39,19 +39,19 @@ std::optional<Diagnostic> sameDtype(const OpArgs& a, const Tensor& x, const Tens
 }
 
 /// out[b] = A[b]·B[b] for `batch` row-major matrices stored back to back.
-std::vector<double> batchedProduct(const std::vector<double>& A, const std::vector<double>& B,
-                                   int64_t batch, int64_t M, int64_t K, int64_t N) {
+std::vector<double> batchedProduct(const std::vector<double>& A, const std::vector<double>& B, int64_t batch, int64_t M,
+                                   int64_t K, int64_t N) {
     std::vector<double> C(static_cast<size_t>(batch * M * N));
     for (int64_t b = 0; b < batch; ++b)
-        gemm(M, N, K, MatView{A.data() + b * M * K, K, 1}, MatView{B.data() + b * K * N, N, 1},
-             C.data() + b * M * N, N);
+        gemm(M, N, K, MatView{A.data() + b * M * K, K, 1}, MatView{B.data() + b * K * N, N, 1}, C.data() + b * M * N,
+             N);
     return C;
 }
 
 /// beta * self + alpha * prod, self (tensor or number) broadcast to the output's shape. beta == 0
 /// ignores self entirely (NaN/inf in it do not propagate), as BLAS and PyTorch do.
-void addScaled(const OpArgs& a, size_t selfIdx, const std::vector<int64_t>& shape, double beta,
-               double alpha, std::vector<double>& prod) {
+void addScaled(const OpArgs& a, size_t selfIdx, const std::vector<int64_t>& shape, double beta, double alpha,
+               std::vector<double>& prod) {
     if (alpha != 1.0)
         for (double& v : prod) v *= alpha;
     if (beta == 0.0) return;
@@ -70,7 +70,8 @@ std::optional<Diagnostic> checkBias(const OpArgs& a, size_t i, const std::vector
     const auto& s = a.tensor(i).shape();
     auto b = broadcastShapes(s, shape);
     if (!b || *b != shape)
-        return opError(a, "self of shape " + shapeStr(s) + " cannot be broadcast to the result shape " + shapeStr(shape));
+        return opError(a,
+                       "self of shape " + shapeStr(s) + " cannot be broadcast to the result shape " + shapeStr(shape));
     return std::nullopt;
 }
 
@@ -111,7 +112,8 @@ Expected<Value> bmmShape(const OpArgs& a, size_t i, size_t j) {
     if (b1.dim() != 3 || b2.dim() != 3)
         return opError(a, "expects 3-D tensors, got " + shapeStr(b1.shape()) + " and " + shapeStr(b2.shape()));
     if (b1.shape()[0] != b2.shape()[0] || b1.shape()[2] != b2.shape()[1])
-        return opError(a, "batch shapes " + shapeStr(b1.shape()) + " and " + shapeStr(b2.shape()) + " cannot be multiplied");
+        return opError(a, "batch shapes " + shapeStr(b1.shape()) + " and " + shapeStr(b2.shape()) +
+                              " cannot be multiplied");
     if (auto e = sameDtype(a, b1, b2)) return *e;
     return denseOut({b1.shape()[0], b1.shape()[1], b2.shape()[2]}, b1.dtype(), b1.meta.device);
 }
@@ -167,8 +169,8 @@ Expected<Value> metaDot(const OpArgs& a) {
         return opError(a, "1D tensors expected, but got " + std::to_string(v1.dim()) + "D and " +
                               std::to_string(v2.dim()) + "D tensors");
     if (v1.numel() != v2.numel())
-        return opError(a, "inconsistent tensor size, expected tensor " + shapeStr(v1.shape()) +
-                              " and src " + shapeStr(v2.shape()) + " to have the same number of elements");
+        return opError(a, "inconsistent tensor size, expected tensor " + shapeStr(v1.shape()) + " and src " +
+                              shapeStr(v2.shape()) + " to have the same number of elements");
     if (auto e = sameDtype(a, v1, v2)) return *e;
     return denseOut({}, v1.dtype(), v1.meta.device);
 }
@@ -189,7 +191,8 @@ Expected<Value> mvShape(const OpArgs& a, size_t i, size_t j) {
     const Tensor& m = **x;
     const Tensor& v = **y;
     if (m.dim() != 2 || v.dim() != 1)
-        return opError(a, "vector + matrix @ vector expected, got " + shapeStr(m.shape()) + " and " + shapeStr(v.shape()));
+        return opError(a,
+                       "vector + matrix @ vector expected, got " + shapeStr(m.shape()) + " and " + shapeStr(v.shape()));
     if (m.shape()[1] != v.shape()[0])
         return opError(a, "size mismatch, got input (" + std::to_string(m.shape()[0]) + "), mat (" +
                               std::to_string(m.shape()[0]) + "x" + std::to_string(m.shape()[1]) + "), vec (" +
@@ -226,7 +229,7 @@ Expected<Value> addmvKernel(const OpArgs& a, const Value& out, ExecContext&) {
 /// torch.matmul's shape logic: 1-D operands get a unit dim that the result then drops; batch
 /// dims broadcast.
 struct MatmulPlan {
-    std::vector<int64_t> batch;       ///< broadcast batch shape
+    std::vector<int64_t> batch;           ///< broadcast batch shape
     std::vector<int64_t> batch1, batch2;  ///< each operand's batch shape, left-padded with 1s
     int64_t n = 0, k = 0, p = 0;
     std::vector<int64_t> outShape;
@@ -248,7 +251,9 @@ Expected<MatmulPlan> planMatmul(const OpArgs& a, const TensorMeta& t1, const Ten
     std::vector<int64_t> b1(t1.shape.begin(), t1.shape.end() - std::min<int64_t>(d1, 2));
     std::vector<int64_t> b2(t2.shape.begin(), t2.shape.end() - std::min<int64_t>(d2, 2));
     auto b = broadcastShapes(b1, b2);
-    if (!b) return opError(a, "batch dimensions of " + shapeStr(t1.shape) + " and " + shapeStr(t2.shape) + " do not broadcast");
+    if (!b)
+        return opError(a, "batch dimensions of " + shapeStr(t1.shape) + " and " + shapeStr(t2.shape) +
+                              " do not broadcast");
     p.batch = *b;
     p.batch1.assign(p.batch.size() - b1.size(), 1);
     p.batch1.insert(p.batch1.end(), b1.begin(), b1.end());
@@ -376,8 +381,8 @@ Expected<Value> metaAddr(const OpArgs& a) {
     const Tensor& v1 = **x;
     const Tensor& v2 = **y;
     if (v1.dim() != 1 || v2.dim() != 1)
-        return opError(a, "addr: Expected 1-D arguments vec1 and vec2, but got " + std::to_string(v1.dim()) + "-D and " +
-                              std::to_string(v2.dim()) + "-D");
+        return opError(a, "addr: Expected 1-D arguments vec1 and vec2, but got " + std::to_string(v1.dim()) +
+                              "-D and " + std::to_string(v2.dim()) + "-D");
     std::vector<int64_t> shape{v1.shape()[0], v2.shape()[0]};
     auto self = tensorArg(a, 0);
     if (!self.ok()) return self.error();
@@ -500,11 +505,13 @@ Expected<Value> crossKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, C));
 }
 
-} // namespace
+}  // namespace
 
 void registerLinalgOps(OpRegistry& r) {
-    r.add("aten.mm.default", "mm(Tensor self, Tensor mat2) -> Tensor", OpCategory::Extern, metaProduct<mmShape>, mmKernel);
-    r.add("aten.bmm.default", "bmm(Tensor self, Tensor mat2) -> Tensor", OpCategory::Extern, metaProduct<bmmShape>, bmmKernel);
+    r.add("aten.mm.default", "mm(Tensor self, Tensor mat2) -> Tensor", OpCategory::Extern, metaProduct<mmShape>,
+          mmKernel);
+    r.add("aten.bmm.default", "bmm(Tensor self, Tensor mat2) -> Tensor", OpCategory::Extern, metaProduct<bmmShape>,
+          bmmKernel);
     r.add("aten.addmm.default",
           "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
           OpCategory::Extern, metaAddProduct<mmShape>, addmmKernel);
@@ -512,13 +519,14 @@ void registerLinalgOps(OpRegistry& r) {
           "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
           OpCategory::Extern, metaAddProduct<bmmShape>, baddbmmKernel);
     r.add("aten.addmv.default",
-          "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-          OpCategory::Extern, metaAddProduct<mvShape>, addmvKernel);
+          "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", OpCategory::Extern,
+          metaAddProduct<mvShape>, addmvKernel);
     r.add("aten.addbmm.default",
           "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
           OpCategory::Extern, metaAddbmm, addbmmKernel);
-    r.add("aten.addr.default", "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-          OpCategory::Extern, metaAddr, addrKernel);
+    r.add("aten.addr.default",
+          "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", OpCategory::Extern,
+          metaAddr, addrKernel);
     r.add("aten.dot.default", "dot(Tensor self, Tensor tensor) -> Tensor", OpCategory::Extern, metaDot, dotKernel);
     // vdot conjugates self; on real dtypes (fxray has no complex ones) it is dot.
     r.add("aten.vdot.default", "vdot(Tensor self, Tensor other) -> Tensor", OpCategory::Extern, metaDot, dotKernel);
@@ -526,11 +534,12 @@ void registerLinalgOps(OpRegistry& r) {
           blockDiagKernel);
     r.add("aten.linalg_cross.default", "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
           OpCategory::Extern, metaCross, crossKernel);
-    r.add("aten.mv.default", "mv(Tensor self, Tensor vec) -> Tensor", OpCategory::Extern, metaProduct<mvShape>, mvKernel);
+    r.add("aten.mv.default", "mv(Tensor self, Tensor vec) -> Tensor", OpCategory::Extern, metaProduct<mvShape>,
+          mvKernel);
     r.add("aten.matmul.default", "matmul(Tensor self, Tensor other) -> Tensor", OpCategory::Extern, metaMatmul,
           matmulKernel);
-    r.add("aten.linear.default", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
-          OpCategory::Extern, metaLinear, linearKernel);
+    r.add("aten.linear.default", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", OpCategory::Extern,
+          metaLinear, linearKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -31,14 +31,14 @@ std::vector<int64_t> withMatrix(std::vector<int64_t> batch, int64_t rows, int64_
 /// checkInputsSolver: A square, B's rows (left) or columns (right) matching, same dtype.
 std::optional<Diagnostic> checkSolver(const OpArgs& a, const Tensor& A, const Tensor& B, bool left, const char* fn) {
     if (auto e = checkSquare(a, A, fn)) return e;
-    if (B.dim() < 2)
-        return opError(a, std::string(fn) + ": The input tensor B must have at least 2 dimensions.");
+    if (B.dim() < 2) return opError(a, std::string(fn) + ": The input tensor B must have at least 2 dimensions.");
     const int64_t n = A.shape().back();
     const int64_t bn = left ? B.shape()[B.dim() - 2] : B.shape().back();
     if (bn != n)
         return opError(a, std::string(fn) + ": Incompatible shapes of A and B for the equation " +
-                              (left ? "AX = B" : "XA = B") + " (" + std::to_string(n) + "x" + std::to_string(n) + " and " +
-                              std::to_string(B.shape()[B.dim() - 2]) + "x" + std::to_string(B.shape().back()) + ")");
+                              (left ? "AX = B" : "XA = B") + " (" + std::to_string(n) + "x" + std::to_string(n) +
+                              " and " + std::to_string(B.shape()[B.dim() - 2]) + "x" +
+                              std::to_string(B.shape().back()) + ")");
     if (A.dtype() != B.dtype())
         return opError(a, std::string(fn) + ": Expected A and B to have the same dtype, but found A of type " +
                               std::string(dtypeTorchName(A.dtype())) + " and B of type " +
@@ -82,10 +82,10 @@ Expected<Value> triangularSolveKernel(const OpArgs& a, const Value& out, ExecCon
     auto A = batchedMatrices(a.tensor(1), batch);
     const bool upper = a.toBool(2), transpose = a.toBool(3), unit = a.toBool(4);
     const int64_t nb = product(batch);
-    for (int64_t b = 0; b < nb; ++b) triangularSolve(A.data() + b * n * n, n, X.data() + b * n * k, k, upper, transpose, unit);
-    return Value::ofList({Value::ofTensor(makeTensor(out.list[0].t.meta, X)),
-                          Value::ofTensor(makeTensor(out.list[1].t.meta, A))},
-                         true);
+    for (int64_t b = 0; b < nb; ++b)
+        triangularSolve(A.data() + b * n * n, n, X.data() + b * n * k, k, upper, transpose, unit);
+    return Value::ofList(
+        {Value::ofTensor(makeTensor(out.list[0].t.meta, X)), Value::ofTensor(makeTensor(out.list[1].t.meta, A))}, true);
 }
 
 // ----- _linalg_slogdet ------------------------------------------------------------------------
@@ -138,11 +138,10 @@ Expected<Value> slogdetKernel(const OpArgs& a, const Value& out, ExecContext&) {
         std::copy(m.begin(), m.end(), lus.begin() + b * n * n);
         for (int64_t p : piv) pivs.push_back(static_cast<double>(p));
     }
-    return Value::ofList({Value::ofTensor(makeTensor(out.list[0].t.meta, sign)),
-                          Value::ofTensor(makeTensor(out.list[1].t.meta, logabs)),
-                          Value::ofTensor(makeTensor(out.list[2].t.meta, lus)),
-                          Value::ofTensor(makeTensor(out.list[3].t.meta, pivs))},
-                         true);
+    return Value::ofList(
+        {Value::ofTensor(makeTensor(out.list[0].t.meta, sign)), Value::ofTensor(makeTensor(out.list[1].t.meta, logabs)),
+         Value::ofTensor(makeTensor(out.list[2].t.meta, lus)), Value::ofTensor(makeTensor(out.list[3].t.meta, pivs))},
+        true);
 }
 
 // ----- linalg_lu_solve ------------------------------------------------------------------------
@@ -166,8 +165,9 @@ Expected<Value> metaLuSolve(const OpArgs& a) {
     if (auto e = checkSolver(a, LU, B, left, "linalg.lu_solve")) return *e;
     std::vector<int64_t> want(LU.shape().begin(), LU.shape().end() - 1);
     if (P.shape() != want)
-        return opError(a, "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape " +
-                              linalgShapeStr(P.shape()) + " instead");
+        return opError(
+            a, "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape " +
+                   linalgShapeStr(P.shape()) + " instead");
     auto batch = broadcastBatchDims(B.shape(), LU.shape());
     if (!batch)
         return opError(a, "linalg.lu_solve: the batch dimensions of " + linalgShapeStr(B.shape()) + " and " +
@@ -283,7 +283,7 @@ Expected<Value> matrixExpKernel(const OpArgs& a, const Value& out, ExecContext&)
     return Value::ofTensor(makeTensor(out.t.meta, R));
 }
 
-} // namespace
+}  // namespace
 
 void registerLinalgDecompOps(OpRegistry& r) {
     using C = OpCategory;
@@ -301,4 +301,4 @@ void registerLinalgDecompOps(OpRegistry& r) {
           matrixExpKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

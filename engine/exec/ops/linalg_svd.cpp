@@ -154,7 +154,7 @@ Expected<Value> pinvKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, R));
 }
 
-} // namespace
+}  // namespace
 
 void registerLinalgSvdOps(OpRegistry& r) {
     using C = OpCategory;
@@ -168,4 +168,4 @@ void registerLinalgSvdOps(OpRegistry& r) {
           C::Extern, metaPinv, pinvKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -28,8 +28,7 @@ std::vector<int64_t> columnMajorBatchStrides(const std::vector<int64_t>& shape) 
     return st;
 }
 
-std::optional<std::vector<int64_t>> broadcastBatchDims(const std::vector<int64_t>& a,
-                                                       const std::vector<int64_t>& b) {
+std::optional<std::vector<int64_t>> broadcastBatchDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     std::vector<int64_t> ba(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
     std::vector<int64_t> bb(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
     return broadcastShapes(ba, bb);
@@ -60,8 +59,7 @@ std::optional<Diagnostic> checkFloatingInput(const OpArgs& a, const Tensor& t, c
 }
 
 std::optional<Diagnostic> checkSquare(const OpArgs& a, const Tensor& t, const char* fn) {
-    if (t.dim() < 2)
-        return opError(a, std::string(fn) + ": The input tensor A must have at least 2 dimensions.");
+    if (t.dim() < 2) return opError(a, std::string(fn) + ": The input tensor A must have at least 2 dimensions.");
     if (t.shape()[t.dim() - 1] != t.shape()[t.dim() - 2])
         return opError(a, std::string(fn) + ": A must be batches of square matrices, but they are " +
                               std::to_string(t.shape()[t.dim() - 2]) + " by " + std::to_string(t.shape()[t.dim() - 1]) +
@@ -176,8 +174,8 @@ void orthonormalizeColumn(std::vector<double>& Q, int64_t rows, int64_t cols, in
 
 /// One-sided Jacobi on B (p x q, p >= q, row-major): B·V = U·diag(S). Returns U as p x (full ? p
 /// : q), S descending, V as q x q (row-major, columns are the right vectors).
-void jacobiSvd(std::vector<double> B, int64_t p, int64_t q, bool full, std::vector<double>& U,
-               std::vector<double>& S, std::vector<double>& V) {
+void jacobiSvd(std::vector<double> B, int64_t p, int64_t q, bool full, std::vector<double>& U, std::vector<double>& S,
+               std::vector<double>& V) {
     V.assign(static_cast<size_t>(q * q), 0.0);
     for (int64_t i = 0; i < q; ++i) V[i * q + i] = 1.0;
     const double eps = 1e-15;
@@ -227,7 +225,7 @@ void jacobiSvd(std::vector<double> B, int64_t p, int64_t q, bool full, std::vect
     for (int64_t j = 0; j < uc; ++j) orthonormalizeColumn(U, p, uc, j);
 }
 
-} // namespace
+}  // namespace
 
 Svd svdDecompose(const std::vector<double>& A, int64_t m, int64_t n, bool full) {
     Svd r;
@@ -265,4 +263,4 @@ Svd svdDecompose(const std::vector<double>& A, int64_t m, int64_t n, bool full) 
     return r;
 }
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

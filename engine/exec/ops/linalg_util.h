@@ -18,8 +18,7 @@ std::string linalgShapeStr(const std::vector<int64_t>& s);
 /// column-major matrices (what LAPACK writes), batch dims row-major outside.
 std::vector<int64_t> columnMajorBatchStrides(const std::vector<int64_t>& shape);
 /// Broadcast of the batch dims (all but the last two) of a and b, nullopt when they differ.
-std::optional<std::vector<int64_t>> broadcastBatchDims(const std::vector<int64_t>& a,
-                                                       const std::vector<int64_t>& b);
+std::optional<std::vector<int64_t>> broadcastBatchDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 /// Row-major matrices of t (rank >= 2) broadcast to `batch` + t's last two dims, back to back.
 std::vector<double> batchedMatrices(const Tensor& t, const std::vector<int64_t>& batch);
 
@@ -52,4 +51,4 @@ struct Svd {
 };
 Svd svdDecompose(const std::vector<double>& A, int64_t m, int64_t n, bool full);
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

@@ -162,9 +162,7 @@ double bceGrad(const double* v, const OpArgs& a) {
     return a.isNone(3) ? r : r * v[3];
 }
 
-Expected<Value> metaBceBackward(const OpArgs& a) {
-    return lossBackwardMeta(a, presentOperands(a, {0, 1, 2, 3}), 4);
-}
+Expected<Value> metaBceBackward(const OpArgs& a) { return lossBackwardMeta(a, presentOperands(a, {0, 1, 2, 3}), 4); }
 
 Expected<Value> bceBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return pointwiseKernel(a, out, presentOperands(a, {0, 1, 2, 3}), [&](const double* v) { return bceGrad(v, a); });
@@ -191,7 +189,7 @@ Expected<Value> bceLogitsKernel(const OpArgs& a, const Value& out, ExecContext&)
     return lossKernel(a, out, presentOperands(a, {0, 1, 2, 3}), 4, bceLogits);
 }
 
-} // namespace
+}  // namespace
 
 void registerLossOps(OpRegistry& r) {
     constexpr auto PW = OpCategory::Pointwise;
@@ -199,8 +197,8 @@ void registerLossOps(OpRegistry& r) {
     r.add("aten.mse_loss.default", "mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", RD,
           metaLoss2<mse>, loss2Kernel<mse>);
     r.add("aten.huber_loss.default",
-          "huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor", RD,
-          metaLoss2<huber>, loss2Kernel<huber>);
+          "huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor", RD, metaLoss2<huber>,
+          loss2Kernel<huber>);
     r.add("aten.smooth_l1_loss.default",
           "smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor", RD,
           metaLoss2<smoothL1>, loss2Kernel<smoothL1>);
@@ -212,9 +210,10 @@ void registerLossOps(OpRegistry& r) {
     r.add("aten.huber_loss_backward.default",
           "huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor",
           PW, metaLossBackward, lossBackwardKernel<huberGrad>);
-    r.add("aten.smooth_l1_loss_backward.default",
-          "smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor",
-          PW, metaLossBackward, lossBackwardKernel<smoothL1Grad>);
+    r.add(
+        "aten.smooth_l1_loss_backward.default",
+        "smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor",
+        PW, metaLossBackward, lossBackwardKernel<smoothL1Grad>);
     r.add("aten.binary_cross_entropy.default",
           "binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor", RD,
           metaBce, bceKernel);
@@ -228,4 +227,4 @@ void registerLossOps(OpRegistry& r) {
           RD, metaBceLogits, bceLogitsKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -16,4 +16,4 @@ inline Expected<LossReduction> lossReduction(const OpArgs& a, size_t i) {
     return static_cast<LossReduction>(r);
 }
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

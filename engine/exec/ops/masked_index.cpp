@@ -32,7 +32,8 @@ Expected<Value> metaMaskedScatter(const OpArgs& a) {
                               std::string(dtypeTorchName(self.dtype)) + " and " +
                               std::string(dtypeTorchName(source.dtype)));
     auto shape = broadcastShapes(self.shape, mask.shape);
-    if (!shape) return opError(a, "mask " + shapeStr(mask.shape) + " cannot be broadcast to self " + shapeStr(self.shape));
+    if (!shape)
+        return opError(a, "mask " + shapeStr(mask.shape) + " cannot be broadcast to self " + shapeStr(self.shape));
     return metaValue(contiguousLike(self, *shape));
 }
 
@@ -56,7 +57,8 @@ Expected<Value> metaMaskedScatterBackward(const OpArgs& a) {
     auto ok = checkBoolMask(a, a.tensor(1).meta, "masked_select");
     if (!ok.ok()) return ok.error();
     if (!broadcastShapes(grad.shape, a.tensor(1).shape()))
-        return opError(a, "mask " + shapeStr(a.tensor(1).shape()) + " cannot be broadcast to grad " + shapeStr(grad.shape));
+        return opError(a, "mask " + shapeStr(a.tensor(1).shape()) + " cannot be broadcast to grad " +
+                              shapeStr(grad.shape));
     const auto sizes = a.toIntList(2);
     for (int64_t s : sizes)
         if (s < 0) return opError(a, "sizes must be non-negative, got " + shapeStr(sizes));
@@ -161,7 +163,9 @@ Expected<Tensor> maskedValues(const OpArgs& a) {
     const Tensor& values = a.tensor(3);
     const Tensor& mask = a.tensor(1);
     auto shape = broadcastShapes(values.shape(), mask.shape());
-    if (!shape) return opError(a, "mask " + shapeStr(mask.shape()) + " cannot be broadcast to values " + shapeStr(values.shape()));
+    if (!shape)
+        return opError(a,
+                       "mask " + shapeStr(mask.shape()) + " cannot be broadcast to values " + shapeStr(values.shape()));
     const TensorMeta m = contiguousLike(values.meta, *shape);
     if (!values.hasData() || !mask.hasData()) return Tensor::metaOnly(m);
     auto vals = toDoublesBroadcast(values, *shape);
@@ -222,7 +226,8 @@ Expected<Value> metaTake(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
     const Tensor& index = a.tensor(1);
     if (index.dtype() != DType::Int64)
-        return opError(a, "take(): Expected a long tensor for index, but got " + std::string(dtypeTorchName(index.dtype())));
+        return opError(a, "take(): Expected a long tensor for index, but got " +
+                              std::string(dtypeTorchName(index.dtype())));
     if (self.numel() == 0 && index.numel() != 0) return opError(a, "take(): tried to take from an empty tensor");
     return metaValue(contiguousLike(self, index.shape()));
 }
@@ -242,15 +247,16 @@ Expected<Value> metaPut(const OpArgs& a) {
     const Tensor& index = a.tensor(1);
     const TensorMeta& source = a.tensor(2).meta;
     if (index.dtype() != DType::Int64)
-        return opError(a, "put_(): Expected a long tensor for index, but got " + std::string(dtypeTorchName(index.dtype())));
+        return opError(a, "put_(): Expected a long tensor for index, but got " +
+                              std::string(dtypeTorchName(index.dtype())));
     if (source.dtype != self->dtype)
         return opError(a, "put_(): self and source expected to have the same dtype, but got self.dtype = " +
-                              std::string(dtypeTorchName(self->dtype)) + " and source.dtype = " +
-                              std::string(dtypeTorchName(source.dtype)));
+                              std::string(dtypeTorchName(self->dtype)) +
+                              " and source.dtype = " + std::string(dtypeTorchName(source.dtype)));
     if (source.numel() != index.numel())
         return opError(a, "put_(): Expected source and index to have the same number of elements, but got "
-                          "source.numel() = " + std::to_string(source.numel()) + ", index.numel() = " +
-                              std::to_string(index.numel()));
+                          "source.numel() = " +
+                              std::to_string(source.numel()) + ", index.numel() = " + std::to_string(index.numel()));
     if (self->numel() == 0 && index.numel() != 0)
         return opError(a, "put_(): Tried to put elements into an empty tensor");
     return metaValue(freshMeta(*self, self->shape, preserveStrides(*self)));
@@ -270,7 +276,7 @@ Expected<Value> putKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
-} // namespace
+}  // namespace
 
 void registerMaskedIndexOps(OpRegistry& r) {
     using C = OpCategory;
@@ -286,8 +292,8 @@ void registerMaskedIndexOps(OpRegistry& r) {
           "_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor",
           C::Other, metaUnsafeMaskedIndexPut, unsafeMaskedIndexPutKernel);
     r.add("aten.take.default", "take(Tensor self, Tensor index) -> Tensor", C::Other, metaTake, takeKernel);
-    r.add("aten.put.default", "put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", C::Other,
-          metaPut, putKernel);
+    r.add("aten.put.default", "put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+          C::Other, metaPut, putKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -49,8 +49,7 @@ Expected<Value> metaRounding(const OpArgs& a) {
 /// round.decimals: only floating tensors can be rounded to a number of decimals other than 0.
 Expected<Value> metaRoundDecimals(const OpArgs& a) {
     if (a.toInt(1) != 0 && !isFloating(a.tensor(0).dtype()))
-        return opError(a, "rounding to decimals is not implemented for " + dtName(a.tensor(0).dtype()) +
-                              " tensors");
+        return opError(a, "rounding to decimals is not implemented for " + dtName(a.tensor(0).dtype()) + " tensors");
     return metaRounding(a);
 }
 
@@ -59,8 +58,7 @@ Expected<Value> metaFrac(const OpArgs& a) { return floatOnlyMeta(a, {0}); }
 /// frexp: (mantissa in self's dtype, exponent as int32), both over self's layout.
 Expected<Value> metaFrexp(const OpArgs& a) {
     const DType t = a.tensor(0).dtype();
-    if (!isFloating(t))
-        return opError(a, "torch.frexp() only supports floating-point dtypes, got " + dtName(t));
+    if (!isFloating(t)) return opError(a, "torch.frexp() only supports floating-point dtypes, got " + dtName(t));
     auto mant = pointwiseMeta(a, {0}, t);
     if (!mant.ok()) return mant.error();
     auto expo = pointwiseMeta(a, {0}, DType::Int32);
@@ -184,7 +182,7 @@ Expected<Value> frexpKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofList({*mant, *expo}, true);
 }
 
-} // namespace
+}  // namespace
 
 void registerMathOps(OpRegistry& r) {
     constexpr auto PW = OpCategory::Pointwise;
@@ -237,4 +235,4 @@ void registerMathOps(OpRegistry& r) {
           metaSameDtype, nanToNumKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -24,8 +24,8 @@ Expected<Value> metaFloatUnary(const OpArgs& a) {
 
 /// polygamma(n, self): the tensor is argument 1.
 Expected<Value> metaPolygamma(const OpArgs& a) {
-    if (a.toInt(0) < 0) return opError(a, "polygamma(n, x) does not support negative n, got n = " +
-                                              std::to_string(a.toInt(0)));
+    if (a.toInt(0) < 0)
+        return opError(a, "polygamma(n, x) does not support negative n, got n = " + std::to_string(a.toInt(0)));
     if (auto e = rejectComplex(a, 1)) return *e;
     return pointwiseMeta(a, {1}, toFloatingType(promotedOf(a, {1})));
 }
@@ -75,7 +75,7 @@ Expected<Value> mvlgammaKernel(const OpArgs& a, const Value& out, ExecContext&) 
     });
 }
 
-} // namespace
+}  // namespace
 
 void registerSpecialMathOps(OpRegistry& r) {
     constexpr auto PW = OpCategory::Pointwise;
@@ -89,4 +89,4 @@ void registerSpecialMathOps(OpRegistry& r) {
     r.add("aten.erfinv.default", "erfinv(Tensor self) -> Tensor", PW, metaFloatUnary, unaryKernel<special::erfinv>);
 }
 
-} // namespace fxray
+}  // namespace fxray

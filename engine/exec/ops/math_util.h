@@ -46,4 +46,4 @@ inline std::optional<Diagnostic> rejectComplex(const OpArgs& a, size_t i) {
     return std::nullopt;
 }
 
-} // namespace fxray::kern::mathops
+}  // namespace fxray::kern::mathops

@@ -117,7 +117,9 @@ Expected<Value> fillKernel(const OpArgs& a, const Value& out, ExecContext&) {
 }
 
 /// Argument positions of the *_like factories; full_like has fill_value at 1.
-struct LikeArgs { size_t dtype, device, memoryFormat; };
+struct LikeArgs {
+    size_t dtype, device, memoryFormat;
+};
 constexpr LikeArgs kLike{1, 3, 5};
 constexpr LikeArgs kFullLike{2, 4, 6};
 
@@ -128,8 +130,8 @@ Expected<Value> metaLike(const OpArgs& a) {
     m.offset = 0;
     if (auto dt = a.toOptDType(L.dtype)) m.dtype = *dt;
     if (a[L.device].kind == Value::Kind::Device) m.device = a[L.device].device;
-    MemoryFormat mf = a[L.memoryFormat].kind == Value::Kind::MemoryFormat ? a[L.memoryFormat].memoryFormat
-                                                                          : MemoryFormat::Preserve;
+    MemoryFormat mf =
+        a[L.memoryFormat].kind == Value::Kind::MemoryFormat ? a[L.memoryFormat].memoryFormat : MemoryFormat::Preserve;
     switch (mf) {
     case MemoryFormat::Preserve: m.strides = preservedStrides(in); break;
     case MemoryFormat::Contiguous: m.strides = TensorMeta::contiguousStrides(in.shape); break;
@@ -158,7 +160,7 @@ Expected<Value> likeKernel(const OpArgs& a, const Value& out, ExecContext&) {
 Expected<Value> metaNone(const OpArgs&) { return Value::none(); }
 Expected<Value> noneKernel(const OpArgs&, const Value&, ExecContext&) { return Value::none(); }
 
-} // namespace
+}  // namespace
 
 void registerMiscOps(OpRegistry& r) {
     r.add("aten.detach.default", "detach(Tensor(a) self) -> Tensor(a)", OpCategory::View, aliasMeta, aliasKernel)
@@ -173,9 +175,9 @@ void registerMiscOps(OpRegistry& r) {
           metaLiftFreshCopy, liftFreshCopyKernel);
     r.add("aten.copy.default", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", OpCategory::Other,
           metaCopy, copyKernel);
-    OpInfo& copyInplace = r.add("aten.copy_.default",
-                                "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
-                                OpCategory::Other, metaCopyInplace, copyInplaceKernel);
+    OpInfo& copyInplace =
+        r.add("aten.copy_.default", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+              OpCategory::Other, metaCopyInplace, copyInplaceKernel);
     copyInplace.inplace = copyInplace.aliasesInput = true;
 
     r.add("aten.fill.Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", OpCategory::Creation, metaFill,
@@ -203,4 +205,4 @@ void registerMiscOps(OpRegistry& r) {
           OpCategory::Other, metaNone, noneKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -16,7 +16,8 @@ namespace fxray::nn {
 inline Expected<const Tensor*> optTensor(const OpArgs& a, size_t i) {
     if (i >= a.size() || a.isNone(i)) return static_cast<const Tensor*>(nullptr);
     if (!a.isTensor(i))
-        return kern::opError(a, "argument '" + a.op().schema.args[i].name + "' must be a tensor, got " + a[i].describe());
+        return kern::opError(a,
+                             "argument '" + a.op().schema.args[i].name + "' must be a tensor, got " + a[i].describe());
     for (auto d : a.tensor(i).shape())
         if (d < 0) return kern::opError(a, "symbolic shapes are not supported");
     return &a.tensor(i);
@@ -99,4 +100,4 @@ inline int64_t spanProduct(const std::vector<int64_t>& shape, size_t from, size_
     return p;
 }
 
-} // namespace fxray::nn
+}  // namespace fxray::nn

@@ -17,9 +17,7 @@ using namespace nn;
 namespace {
 
 /// torch._prims_common.get_computation_dtype.
-DType computationDtype(DType t) {
-    return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
-}
+DType computationDtype(DType t) { return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t; }
 
 /// Dtype of saved statistics: accumulate type on accelerators, the input's dtype on CPU.
 DType statsDtype(const TensorMeta& input) {
@@ -32,8 +30,8 @@ struct LnShape {
     int64_t axis = 0, M = 0, N = 0;
 };
 
-Expected<LnShape> layerNormShape(const OpArgs& a, const Tensor& in, const std::vector<int64_t>& ns,
-                                 const Tensor* w, const Tensor* b) {
+Expected<LnShape> layerNormShape(const OpArgs& a, const Tensor& in, const std::vector<int64_t>& ns, const Tensor* w,
+                                 const Tensor* b) {
     const int64_t nd = in.dim(), k = static_cast<int64_t>(ns.size());
     bool ok = k >= 1 && k <= nd;
     for (int64_t i = 0; ok && i < k; ++i) ok = in.shape()[nd - k + i] == ns[i];
@@ -69,8 +67,8 @@ Expected<Value> metaNativeLayerNorm(const OpArgs& a) {
 }
 
 /// Layer norm over rows of N: output, per-row mean and rstd.
-void layerNormRows(const std::vector<double>& x, const std::vector<double>* w, const std::vector<double>* b,
-                   int64_t M, int64_t N, double eps, std::vector<double>& y, std::vector<double>& mean,
+void layerNormRows(const std::vector<double>& x, const std::vector<double>* w, const std::vector<double>* b, int64_t M,
+                   int64_t N, double eps, std::vector<double>& y, std::vector<double>& mean,
                    std::vector<double>& rstd) {
     y.resize(x.size());
     mean.assign(static_cast<size_t>(M), 0.0);
@@ -103,8 +101,8 @@ Expected<Value> nativeLayerNormKernel(const OpArgs& a, const Value& out, ExecCon
     std::vector<double> w, b, y, mean, rstd;
     if (!a.isNone(2)) w = toDoubles(a.tensor(2));
     if (!a.isNone(3)) b = toDoubles(a.tensor(3));
-    layerNormRows(toDoubles(in), a.isNone(2) ? nullptr : &w, a.isNone(3) ? nullptr : &b, M, N, a.toDouble(4), y,
-                  mean, rstd);
+    layerNormRows(toDoubles(in), a.isNone(2) ? nullptr : &w, a.isNone(3) ? nullptr : &b, M, N, a.toDouble(4), y, mean,
+                  rstd);
     if (a.op().schema.name == "layer_norm") return Value::ofTensor(makeTensor(out.t.meta, y));
     return fillTuple(out, {y, mean, rstd});
 }
@@ -126,7 +124,8 @@ Expected<Value> metaLayerNormBackward(const OpArgs& a) {
     auto s = layerNormShape(a, **in, a.toIntList(2), *w, *b);
     if (!s.ok()) return s.error();
     if ((*go)->shape() != (*in)->shape())
-        return opError(a, "grad_out of shape " + shapeStr((*go)->shape()) + " does not match input " + shapeStr((*in)->shape()));
+        return opError(a, "grad_out of shape " + shapeStr((*go)->shape()) + " does not match input " +
+                              shapeStr((*in)->shape()));
     const auto mask = boolList(a, 7);
     if (mask.size() != 3) return opError(a, "output_mask must have 3 entries");
     const TensorMeta& im = (*in)->meta;
@@ -235,7 +234,8 @@ Expected<BnArgs> bnArgs(const OpArgs& a) {
     r.momentum = a.toDouble(next++);
     r.eps = a.toDouble(next++);
     const TensorMeta& im = r.input->meta;
-    if (im.dim() < 2) return opError(a, "expected an input with at least 2 dims (N, C, ...), got " + shapeStr(im.shape));
+    if (im.dim() < 2)
+        return opError(a, "expected an input with at least 2 dims (N, C, ...), got " + shapeStr(im.shape));
     const int64_t C = im.shape[1];
     for (const Tensor* t : {r.weight, r.bias, r.runMean, r.runVar})
         if (t && t->numel() != C)
@@ -337,9 +337,16 @@ Expected<Value> batchNormKernel(const OpArgs& a, const Value& out, ExecContext&)
     BnResult r = batchNormCompute(*p);
     const Bn k = bnKind(a);
     // The mutating flavours update the running statistics in place.
-    if (p->training && (k == Bn::Legit || k == Bn::Native || k == Bn::BatchNorm || k == Bn::Cudnn || k == Bn::WithUpdate)) {
-        if (p->runMean) { Tensor t = *p->runMean; fromDoubles(t, r.newMean); }
-        if (p->runVar) { Tensor t = *p->runVar; fromDoubles(t, r.newVar); }
+    if (p->training &&
+        (k == Bn::Legit || k == Bn::Native || k == Bn::BatchNorm || k == Bn::Cudnn || k == Bn::WithUpdate)) {
+        if (p->runMean) {
+            Tensor t = *p->runMean;
+            fromDoubles(t, r.newMean);
+        }
+        if (p->runVar) {
+            Tensor t = *p->runVar;
+            fromDoubles(t, r.newVar);
+        }
     }
     if (k == Bn::BatchNorm) return Value::ofTensor(makeTensor(out.t.meta, r.out));
     const bool saved = out.list[1].t.numel() > 0;
@@ -360,9 +367,11 @@ Expected<Value> metaBatchNormBackward(const OpArgs& a) {
         t[i] = *x;
     }
     const TensorMeta& im = t[1]->meta;
-    if (im.dim() < 2) return opError(a, "expected an input with at least 2 dims (N, C, ...), got " + shapeStr(im.shape));
+    if (im.dim() < 2)
+        return opError(a, "expected an input with at least 2 dims (N, C, ...), got " + shapeStr(im.shape));
     if (t[0]->shape() != im.shape)
-        return opError(a, "grad_out of shape " + shapeStr(t[0]->shape()) + " does not match input " + shapeStr(im.shape));
+        return opError(a,
+                       "grad_out of shape " + shapeStr(t[0]->shape()) + " does not match input " + shapeStr(im.shape));
     const int64_t C = im.shape[1];
     const bool train = a.toBool(7);
     for (size_t i = 2; i < 7; ++i)
@@ -460,7 +469,8 @@ Expected<GnArgs> gnArgs(const OpArgs& a) {
         g.G = a.toInt(6);
         g.eps = a.toDouble(7);
         if (g.N * g.C * g.HxW != g.input->numel())
-            return opError(a, "N * C * HxW does not match the input's " + std::to_string(g.input->numel()) + " elements");
+            return opError(a,
+                           "N * C * HxW does not match the input's " + std::to_string(g.input->numel()) + " elements");
     } else {
         g.G = a.toInt(1);
         g.eps = a.toDouble(4);
@@ -473,7 +483,8 @@ Expected<GnArgs> gnArgs(const OpArgs& a) {
                               std::to_string(g.G));
     for (const Tensor* t : {g.weight, g.bias})
         if (t && t->numel() != g.C)
-            return opError(a, "weight and bias must have " + std::to_string(g.C) + " elements, got " + shapeStr(t->shape()));
+            return opError(a, "weight and bias must have " + std::to_string(g.C) + " elements, got " +
+                                  shapeStr(t->shape()));
     return g;
 }
 
@@ -534,7 +545,8 @@ Expected<Value> metaGroupNormBackward(const OpArgs& a) {
     if (N * C * HxW != t[1]->numel())
         return opError(a, "N * C * HxW does not match the input's " + std::to_string(t[1]->numel()) + " elements");
     if (t[0]->shape() != im.shape)
-        return opError(a, "grad_out of shape " + shapeStr(t[0]->shape()) + " does not match input " + shapeStr(im.shape));
+        return opError(a,
+                       "grad_out of shape " + shapeStr(t[0]->shape()) + " does not match input " + shapeStr(im.shape));
     if (G <= 0 || C % G != 0)
         return opError(a, "expected number of channels " + std::to_string(C) + " to be divisible by num_groups " +
                               std::to_string(G));
@@ -592,7 +604,7 @@ Expected<Value> groupNormBackwardKernel(const OpArgs& a, const Value& out, ExecC
     return fillTuple(out, {gi, gw, gb});
 }
 
-} // namespace
+}  // namespace
 
 void registerNormOps(OpRegistry& r) {
     r.add("aten.native_layer_norm.default",
@@ -663,4 +675,4 @@ void registerNormOps(OpRegistry& r) {
           OpCategory::Other, metaGroupNormBackward, groupNormBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -40,22 +40,25 @@ Expected<PadSpec> padSpec(const OpArgs& a, const TensorMeta& in, size_t padArg) 
     if (nd != p.nsp + 1 && nd != p.nsp + 2)
         return opError(a, "expected " + std::to_string(p.nsp + 1) + "-D or " + std::to_string(p.nsp + 2) +
                               "-D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for "
-                              "input, but got: " + shapeStr(in.shape));
+                              "input, but got: " +
+                              shapeStr(in.shape));
     for (int64_t d = nd - p.nsp - 1; d < nd; ++d)
         if (in.shape[d] == 0)
             return opError(a, "expected " + std::to_string(p.nsp + 1) + "-D or " + std::to_string(p.nsp + 2) +
                                   "-D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for "
-                                  "input, but got: " + shapeStr(in.shape));
+                                  "input, but got: " +
+                                  shapeStr(in.shape));
     auto pad = a.toIntList(padArg);
     if (static_cast<int64_t>(pad.size()) != 2 * p.nsp)
-        return opError(a, "padding size is expected to be " + std::to_string(2 * p.nsp) + ", but got: " +
-                              std::to_string(pad.size()));
+        return opError(a, "padding size is expected to be " + std::to_string(2 * p.nsp) +
+                              ", but got: " + std::to_string(pad.size()));
     p.planes = spanProduct(in.shape, 0, static_cast<size_t>(nd - p.nsp));
     p.outShape.assign(in.shape.begin(), in.shape.end() - p.nsp);
     for (int64_t i = 0; i < p.nsp; ++i) {
         // Spatial dim i (from the first); its pads are at the end of the list for the first dim.
         const int64_t dim = nd - p.nsp + i;
-        const int64_t lo = pad[static_cast<size_t>(2 * (p.nsp - 1 - i))], hi = pad[static_cast<size_t>(2 * (p.nsp - 1 - i) + 1)];
+        const int64_t lo = pad[static_cast<size_t>(2 * (p.nsp - 1 - i))],
+                      hi = pad[static_cast<size_t>(2 * (p.nsp - 1 - i) + 1)];
         const int64_t size = in.shape[dim];
         if (p.reflect && (lo >= size || hi >= size))
             return opError(a, "padding size should be less than the corresponding input dimension, but got: padding (" +
@@ -79,9 +82,12 @@ int64_t sourceIndex(bool reflect, int64_t o, int64_t pad, int64_t in) {
     const int64_t iStart = std::max<int64_t>(0, -pad), oStart = std::max<int64_t>(0, pad);
     int64_t ip;
     if (reflect) {
-        if (o < pad) ip = 2 * pad - o;
-        else if (o < in + pad) ip = o;
-        else ip = 2 * (in + pad - 1) - o;
+        if (o < pad)
+            ip = 2 * pad - o;
+        else if (o < in + pad)
+            ip = o;
+        else
+            ip = 2 * (in + pad - 1) - o;
     } else {
         ip = std::min(std::max(pad, o), in + pad - 1);
     }
@@ -93,7 +99,8 @@ std::vector<int64_t> sourceMap(const PadSpec& p) {
     std::array<std::vector<int64_t>, 3> maps;
     for (size_t s = 0; s < 3; ++s) {
         maps[s].resize(static_cast<size_t>(p.out[s]));
-        for (int64_t o = 0; o < p.out[s]; ++o) maps[s][static_cast<size_t>(o)] = sourceIndex(p.reflect, o, p.before[s], p.in[s]);
+        for (int64_t o = 0; o < p.out[s]; ++o)
+            maps[s][static_cast<size_t>(o)] = sourceIndex(p.reflect, o, p.before[s], p.in[s]);
     }
     std::vector<int64_t> m;
     m.reserve(static_cast<size_t>(p.out[0] * p.out[1] * p.out[2]));
@@ -154,7 +161,7 @@ Expected<Value> padBackwardKernel(const OpArgs& a, const Value& out, ExecContext
     return Value::ofTensor(makeTensor(out.t.meta, gi));
 }
 
-} // namespace
+}  // namespace
 
 void registerPaddingOps(OpRegistry& r) {
     for (const char* kind : {"reflection", "replication"}) {
@@ -170,4 +177,4 @@ void registerPaddingOps(OpRegistry& r) {
     }
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -16,9 +16,7 @@ namespace {
 std::string dtName(DType t) { return std::string(dtypeTorchName(t)); }
 
 /// The dtype a value takes part in type promotion with (a Python number's own kind).
-bool isBoolOperand(const Value& v) {
-    return v.isTensor() ? v.t.dtype() == DType::Bool : v.kind == Value::Kind::Bool;
-}
+bool isBoolOperand(const Value& v) { return v.isTensor() ? v.t.dtype() == DType::Bool : v.kind == Value::Kind::Bool; }
 
 /// Rounds to the type PyTorch computes `t` in (float for half, bfloat16 and float). Used before
 /// discontinuous steps (trunc, floor, comparisons) whose outcome depends on that rounding.
@@ -49,9 +47,7 @@ Expected<Value> metaBinary(const OpArgs& a) { return pointwiseMeta(a, {0, 1}); }
 Expected<Value> metaUnary(const OpArgs& a) { return pointwiseMeta(a, {0}); }
 
 /// sqrt, exp, ...: integer and bool inputs give the default float dtype.
-Expected<Value> metaUnaryFloat(const OpArgs& a) {
-    return pointwiseMeta(a, {0}, toFloatingType(promoted(a, {0})));
-}
+Expected<Value> metaUnaryFloat(const OpArgs& a) { return pointwiseMeta(a, {0}, toFloatingType(promoted(a, {0}))); }
 
 Expected<Value> metaNeg(const OpArgs& a) {
     if (isBoolOperand(a[0]))
@@ -69,9 +65,7 @@ Expected<Value> metaSub(const OpArgs& a) {
 }
 
 /// True division: integer and bool operands give the default float dtype.
-Expected<Value> metaDiv(const OpArgs& a) {
-    return pointwiseMeta(a, {0, 1}, toFloatingType(promoted(a, {0, 1})));
-}
+Expected<Value> metaDiv(const OpArgs& a) { return pointwiseMeta(a, {0, 1}, toFloatingType(promoted(a, {0, 1}))); }
 
 Expected<Value> metaDivMode(const OpArgs& a) {
     if (a.isNone(2)) return metaDiv(a);
@@ -96,15 +90,13 @@ Expected<Value> metaLogicalUnary(const OpArgs& a) { return pointwiseMeta(a, {0},
 
 Expected<Value> metaBitwise(const OpArgs& a) {
     DType t = promoted(a, {0, 1});
-    if (!isIntegral(t, true))
-        return opError(a, "bitwise ops need integer or bool operands, got " + dtName(t));
+    if (!isIntegral(t, true)) return opError(a, "bitwise ops need integer or bool operands, got " + dtName(t));
     return pointwiseMeta(a, {0, 1}, t);
 }
 
 Expected<Value> metaBitwiseNot(const OpArgs& a) {
     DType t = promoted(a, {0});
-    if (!isIntegral(t, true))
-        return opError(a, "bitwise_not needs an integer or bool tensor, got " + dtName(t));
+    if (!isIntegral(t, true)) return opError(a, "bitwise_not needs an integer or bool tensor, got " + dtName(t));
     return pointwiseMeta(a, {0}, t);
 }
 
@@ -232,8 +224,7 @@ Expected<Value> divModeKernel(const OpArgs& a, const Value& out, ExecContext& ct
             return static_cast<double>(q);
         });
     }
-    if (floor)
-        return pointwiseKernel(a, out, {0, 1}, [t](const double* x) { return floorDivFloat(x[0], x[1], t); });
+    if (floor) return pointwiseKernel(a, out, {0, 1}, [t](const double* x) { return floorDivFloat(x[0], x[1], t); });
     return pointwiseKernel(a, out, {0, 1}, [t](const double* x) { return std::trunc(opmath(x[0] / x[1], t)); });
 }
 
@@ -301,7 +292,8 @@ Expected<Value> bitwiseOrKernel(const OpArgs& a, const Value& out, ExecContext&)
 Expected<Value> bitwiseNotKernel(const OpArgs& a, const Value& out, ExecContext&) {
     if (out.t.dtype() == DType::Bool)
         return pointwiseKernel(a, out, {0}, [](const double* x) { return x[0] != 0.0 ? 0.0 : 1.0; });
-    return pointwiseKernel(a, out, {0}, [](const double* x) { return static_cast<double>(~static_cast<int64_t>(x[0])); });
+    return pointwiseKernel(a, out, {0},
+                           [](const double* x) { return static_cast<double>(~static_cast<int64_t>(x[0])); });
 }
 
 /// NaN in the input stays NaN, as in PyTorch's clamp kernels; a NaN bound makes every element
@@ -352,26 +344,33 @@ Expected<Value> fmaKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return pointwiseKernel(a, out, {0, 1, 2}, [](const double* x) { return x[0] * x[1] + x[2]; });
 }
 
-} // namespace
+}  // namespace
 
 void registerPointwiseOps(OpRegistry& r) {
     constexpr auto PW = OpCategory::Pointwise;
     // Arithmetic
-    r.add("aten.add.Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaBinary, addKernel);
-    r.add("aten.add.Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PW, metaBinary, addKernel);
-    r.add("aten.sub.Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaSub, subKernel);
+    r.add("aten.add.Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaBinary,
+          addKernel);
+    r.add("aten.add.Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PW, metaBinary,
+          addKernel);
+    r.add("aten.sub.Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaSub,
+          subKernel);
     r.add("aten.sub.Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PW, metaSub, subKernel);
-    r.add("aten.rsub.Scalar", "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PW, metaSub, rsubKernel);
-    r.add("aten.rsub.Tensor", "rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaSub, rsubKernel);
+    r.add("aten.rsub.Scalar", "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PW, metaSub,
+          rsubKernel);
+    r.add("aten.rsub.Tensor", "rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", PW, metaSub,
+          rsubKernel);
     r.add("aten.mul.Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBinary, mulKernel);
     r.add("aten.mul.Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaBinary, mulKernel);
     r.add("aten.div.Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaDiv, divKernel);
     r.add("aten.div.Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaDiv, divKernel);
-    r.add("aten.div.Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
-          PW, metaDivMode, divModeKernel);
+    r.add("aten.div.Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", PW,
+          metaDivMode, divModeKernel);
     r.add("aten.neg.default", "neg(Tensor self) -> Tensor", PW, metaNeg, unaryKernel<fNeg>);
-    r.add("aten.pow.Tensor_Scalar", "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", PW, metaPow, powKernel);
-    r.add("aten.pow.Tensor_Tensor", "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", PW, metaPow, powKernel);
+    r.add("aten.pow.Tensor_Scalar", "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", PW, metaPow,
+          powKernel);
+    r.add("aten.pow.Tensor_Tensor", "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", PW, metaPow,
+          powKernel);
     r.add("prims.fma.default", "fma(Tensor a, Tensor b, Tensor c) -> Tensor", PW, metaTernary, fmaKernel);
 
     // Unary math
@@ -386,15 +385,18 @@ void registerPointwiseOps(OpRegistry& r) {
     // Clamping and selection
     r.add("aten.clamp_min.default", "clamp_min(Tensor self, Scalar min) -> Tensor", PW, metaClamp, clampMinKernel);
     r.add("aten.clamp_max.default", "clamp_max(Tensor self, Scalar max) -> Tensor", PW, metaClamp, clampMaxKernel);
-    r.add("aten.clamp.default", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", PW, metaClamp, clampKernel);
+    r.add("aten.clamp.default", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", PW, metaClamp,
+          clampKernel);
     r.add("aten.maximum.default", "maximum(Tensor self, Tensor other) -> Tensor", PW, metaBinary, maximumKernel);
     r.add("aten.minimum.default", "minimum(Tensor self, Tensor other) -> Tensor", PW, metaBinary, minimumKernel);
-    r.add("aten.where.self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", PW, metaWhere, whereKernel);
-    r.add("aten.where.ScalarOther", "where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
-          PW, metaWhere, whereKernel);
-    r.add("aten.where.ScalarSelf", "where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
-          PW, metaWhere, whereKernel);
-    r.add("aten.where.Scalar", "where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", PW, metaWhere, whereKernel);
+    r.add("aten.where.self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", PW, metaWhere,
+          whereKernel);
+    r.add("aten.where.ScalarOther", "where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", PW,
+          metaWhere, whereKernel);
+    r.add("aten.where.ScalarSelf", "where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor", PW,
+          metaWhere, whereKernel);
+    r.add("aten.where.Scalar", "where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", PW, metaWhere,
+          whereKernel);
 
     // Comparisons (bool results)
     r.add("aten.eq.Tensor", "eq.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaCompare, compareKernel<Cmp::Eq>);
@@ -411,15 +413,19 @@ void registerPointwiseOps(OpRegistry& r) {
     r.add("aten.ge.Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaCompare, compareKernel<Cmp::Ge>);
 
     // Logical and bitwise
-    r.add("aten.logical_not.default", "logical_not(Tensor self) -> Tensor", PW, metaLogicalUnary, unaryKernel<fLogicalNot>);
-    r.add("aten.logical_and.default", "logical_and(Tensor self, Tensor other) -> Tensor", PW, metaCompare, logicalAndKernel);
-    r.add("aten.bitwise_and.Tensor", "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise, bitwiseAndKernel);
-    r.add("aten.bitwise_or.Tensor", "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise, bitwiseOrKernel);
+    r.add("aten.logical_not.default", "logical_not(Tensor self) -> Tensor", PW, metaLogicalUnary,
+          unaryKernel<fLogicalNot>);
+    r.add("aten.logical_and.default", "logical_and(Tensor self, Tensor other) -> Tensor", PW, metaCompare,
+          logicalAndKernel);
+    r.add("aten.bitwise_and.Tensor", "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise,
+          bitwiseAndKernel);
+    r.add("aten.bitwise_or.Tensor", "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise,
+          bitwiseOrKernel);
     r.add("aten.bitwise_not.default", "bitwise_not(Tensor self) -> Tensor", PW, metaBitwiseNot, bitwiseNotKernel);
 
     // Dtype conversion: values convert once (float -> int truncates, like a C cast).
-    r.add("prims.convert_element_type.default", "convert_element_type(Tensor a, ScalarType dtype) -> Tensor",
-          PW, metaConvert, unaryKernel<fIdentity>);
+    r.add("prims.convert_element_type.default", "convert_element_type(Tensor a, ScalarType dtype) -> Tensor", PW,
+          metaConvert, unaryKernel<fIdentity>);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -40,7 +40,8 @@ struct Arg {
 inline Expected<Value> scatterPlanes(const OpArgs& a, const TensorMeta& gi, const std::vector<double>& grad,
                                      const std::vector<double>& idx, int64_t nsp) {
     const size_t nd = gi.shape.size();
-    if (static_cast<int64_t>(nd) < nsp) return kern::opError(a, "self has fewer dims than the pooling op's spatial dims");
+    if (static_cast<int64_t>(nd) < nsp)
+        return kern::opError(a, "self has fewer dims than the pooling op's spatial dims");
     const int64_t plane = spanProduct(gi.shape, nd - static_cast<size_t>(nsp), nd);
     const int64_t planes = spanProduct(gi.shape, 0, nd - static_cast<size_t>(nsp));
     if (grad.size() != idx.size() || (planes > 0 && grad.size() % static_cast<size_t>(planes) != 0))
@@ -59,4 +60,4 @@ inline Expected<Value> scatterPlanes(const OpArgs& a, const TensorMeta& gi, cons
     return Value::ofTensor(kern::makeTensor(gi, out));
 }
 
-} // namespace fxray::nn
+}  // namespace fxray::nn

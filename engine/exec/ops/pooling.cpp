@@ -42,7 +42,8 @@ Expected<PoolGeom> inputGeom(const OpArgs& a, const TensorMeta& in, int64_t nsp,
                               "-D (batched) input, got " + shapeStr(in.shape));
     for (int64_t d = nd == nsp + 2 && allowEmptyBatch ? 1 : 0; d < nd; ++d)
         if (in.shape[d] == 0)
-            return opError(a, "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(in.shape));
+            return opError(a,
+                           "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(in.shape));
     PoolGeom g;
     g.nsp = nsp;
     g.planes = spanProduct(in.shape, 0, static_cast<size_t>(nd - nsp));
@@ -92,8 +93,8 @@ Expected<PoolGeom> windowGeom(const OpArgs& a, const TensorMeta& in, size_t kIdx
         if ((*s)[i] <= 0) return opError(a, "stride should be greater than zero, got " + shapeStr(*s));
         if (d[i] <= 0) return opError(a, "dilation should be greater than zero, got " + shapeStr(d));
         if ((*p)[i] < 0 || (*p)[i] > (*k)[i] / 2)
-            return opError(a, "pad should be smaller than or equal to half of kernel size, but got pad=" + shapeStr(*p) +
-                                  " and kernel_size=" + shapeStr(*k));
+            return opError(a, "pad should be smaller than or equal to half of kernel size, but got pad=" +
+                                  shapeStr(*p) + " and kernel_size=" + shapeStr(*k));
         g->k[i] = (*k)[i];
         g->s[i] = (*s)[i];
         g->p[i] = (*p)[i];
@@ -245,8 +246,10 @@ Expected<Value> avgPool3dKernel(const OpArgs& a, const Value& out, ExecContext&)
                         for (int64_t h = lo[1]; h < hi[1]; ++h)
                             for (int64_t w = lo[2]; w < hi[2]; ++w) {
                                 const size_t e = static_cast<size_t>(pl * inSz + (t * g->in[1] + h) * g->in[2] + w);
-                                if (backward) dst[e] += gv;
-                                else s += src[e];
+                                if (backward)
+                                    dst[e] += gv;
+                                else
+                                    s += src[e];
                             }
                     if (!backward) dst[static_cast<size_t>(o)] = s / div;
                 }
@@ -388,8 +391,10 @@ Expected<Value> adaptiveAvgPool3dKernel(const OpArgs& a, const Value& out, ExecC
                         for (int64_t h = h0; h < h1; ++h)
                             for (int64_t w = w0; w < w1; ++w) {
                                 const size_t e = static_cast<size_t>(pl * inSz + (t * g->in[1] + h) * g->in[2] + w);
-                                if (backward) dst[e] += gv;
-                                else s += src[e];
+                                if (backward)
+                                    dst[e] += gv;
+                                else
+                                    s += src[e];
                             }
                     if (!backward) dst[static_cast<size_t>(o)] = s / n;
                 }
@@ -397,7 +402,7 @@ Expected<Value> adaptiveAvgPool3dKernel(const OpArgs& a, const Value& out, ExecC
     return Value::ofTensor(makeTensor(out.t.meta, dst));
 }
 
-} // namespace
+}  // namespace
 
 void registerPoolingOps(OpRegistry& r) {
     r.add("aten.max_pool3d_with_indices.default",
@@ -432,4 +437,4 @@ void registerPoolingOps(OpRegistry& r) {
           metaAdaptiveAvgPool3dBackward, adaptiveAvgPool3dKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

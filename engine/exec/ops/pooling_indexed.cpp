@@ -41,7 +41,8 @@ Expected<PoolGeom> fractionalGeom(const OpArgs& a, const TensorMeta& in, size_t 
                               "-D (batched) input, got " + shapeStr(in.shape));
     for (int64_t d = nd - nsp - 1; d < nd; ++d)
         if (in.shape[d] == 0)
-            return opError(a, "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(in.shape));
+            return opError(a,
+                           "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(in.shape));
     auto k = nInts(a, kIdx, static_cast<size_t>(nsp), "kernel_size");
     if (!k.ok()) return k.error();
     auto os = nInts(a, kIdx + 1, static_cast<size_t>(nsp), "output_size");
@@ -55,7 +56,8 @@ Expected<PoolGeom> fractionalGeom(const OpArgs& a, const TensorMeta& in, size_t 
         g.k[s] = (*k)[i];
         g.out[s] = (*os)[i];
         if (g.k[s] <= 0 || g.out[s] <= 0)
-            return opError(a, "kernel_size and output_size must be positive, got " + shapeStr(*k) + " and " + shapeStr(*os));
+            return opError(a, "kernel_size and output_size must be positive, got " + shapeStr(*k) + " and " +
+                                  shapeStr(*os));
         if (g.out[s] + g.k[s] - 1 > g.in[s])
             return opError(a, "pool size " + shapeStr(*k) + " too large relative to input " + shapeStr(in.shape) +
                                   " for output size " + shapeStr(*os));
@@ -85,8 +87,8 @@ Expected<Value> metaFractional(const OpArgs& a) {
                               shapeStr(im.shape) + ", got " + shapeStr(r));
     if (!isFloating((*rs)->dtype())) return opError(a, "random_samples must be a floating tensor");
     const auto shape = pooledShape(im, *g);
-    return metaTuple({TensorMeta::contiguous(shape, im.dtype, im.device),
-                      TensorMeta::contiguous(shape, DType::Int64, im.device)});
+    return metaTuple(
+        {TensorMeta::contiguous(shape, im.dtype, im.device), TensorMeta::contiguous(shape, DType::Int64, im.device)});
 }
 
 /// Start of window `index` along one dim (ATen's generate_intervals), in float or double.
@@ -186,10 +188,12 @@ Expected<Value> metaMaxUnpool(const OpArgs& a) {
                               ", got " + shapeStr((*ix)->shape()));
     for (int64_t d = im.dim() - nsp - 1; d < im.dim(); ++d)
         if (im.shape[d] == 0)
-            return opError(a, "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(im.shape));
+            return opError(a,
+                           "expected input to have non-zero size for non-batch dimensions, got " + shapeStr(im.shape));
     auto os = a.toIntList(2);
     if (static_cast<int64_t>(os.size()) != nsp)
-        return opError(a, "there should be exactly " + std::to_string(nsp) + " elements in output_size, got " + shapeStr(os));
+        return opError(a, "there should be exactly " + std::to_string(nsp) + " elements in output_size, got " +
+                              shapeStr(os));
     for (auto v : os)
         if (v < 0) return opError(a, "output_size must be non-negative, got " + shapeStr(os));
     if (nsp == 3) {
@@ -224,7 +228,7 @@ Expected<Value> maxUnpoolKernel(const OpArgs& a, const Value& out, ExecContext&)
     return Value::ofTensor(makeTensor(out.t.meta, y));
 }
 
-} // namespace
+}  // namespace
 
 void registerIndexedPoolingOps(OpRegistry& r) {
     for (const char* d : {"2", "3"}) {
@@ -234,16 +238,15 @@ void registerIndexedPoolingOps(OpRegistry& r) {
                   "] output_size, Tensor random_samples) -> (Tensor, Tensor)",
               OpCategory::Other, metaFractional, fractionalKernel);
         r.add("aten.fractional_max_pool" + n + "d_backward.default",
-              "fractional_max_pool" + n + "d_backward(Tensor grad_output, Tensor self, int[" + n + "] kernel_size, int[" +
-                  n + "] output_size, Tensor indices) -> Tensor",
+              "fractional_max_pool" + n + "d_backward(Tensor grad_output, Tensor self, int[" + n +
+                  "] kernel_size, int[" + n + "] output_size, Tensor indices) -> Tensor",
               OpCategory::Other, metaFractionalBackward, fractionalBackwardKernel);
     }
-    r.add("aten.max_unpool2d.default",
-          "max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor", OpCategory::Other,
-          metaMaxUnpool, maxUnpoolKernel);
+    r.add("aten.max_unpool2d.default", "max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor",
+          OpCategory::Other, metaMaxUnpool, maxUnpoolKernel);
     r.add("aten.max_unpool3d.default",
           "max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor",
           OpCategory::Other, metaMaxUnpool, maxUnpoolKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

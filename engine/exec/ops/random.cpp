@@ -19,10 +19,14 @@ namespace {
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 /// Uniform in [0, 1) with 53 random bits.
-template <typename Rng> double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+template <typename Rng>
+double uniform01(Rng& rng) {
+    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
 /// Standard normal by Box-Muller (one value per call; simple and portable).
-template <typename Rng> double normal01(Rng& rng) {
+template <typename Rng>
+double normal01(Rng& rng) {
     double u1 = uniform01(rng);
     while (u1 <= 0.0) u1 = uniform01(rng);
     const double u2 = uniform01(rng);
@@ -39,7 +43,6 @@ Device kwDevice(const OpArgs& a, const Device& dflt = {}) {
     if (i >= 0 && a[static_cast<size_t>(i)].kind == Value::Kind::Device) return a[static_cast<size_t>(i)].device;
     return dflt;
 }
-
 
 /// c10::is_channels_last_strides_2d (what suggest_memory_format tests).
 bool isChannelsLastStrides2d(const TensorMeta& m) {
@@ -74,7 +77,8 @@ bool dropoutActive(const OpArgs& a, size_t trainIdx) {
 
 Expected<bool> checkP(const OpArgs& a) {
     const double p = a.toDouble(1);
-    if (!(p >= 0.0 && p <= 1.0)) return opError(a, "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+    if (!(p >= 0.0 && p <= 1.0))
+        return opError(a, "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
     return true;
 }
 
@@ -83,7 +87,8 @@ Expected<Value> metaNativeDropout(const OpArgs& a) {
     if (!ok.ok()) return ok.error();
     const TensorMeta& in = a.tensor(0).meta;
     if (dropoutActive(a, 2) && !isFloating(in.dtype))
-        return opError(a, "result type Float can't be cast to the desired output type " + std::string(dtypeTorchName(in.dtype)));
+        return opError(a, "result type Float can't be cast to the desired output type " +
+                              std::string(dtypeTorchName(in.dtype)));
     auto mask = likeMeta(a, in, DType::Bool);
     if (!mask.ok()) return mask.error();
     // Inactive dropout returns its input itself (the decomposition's alias), layout included.
@@ -145,7 +150,7 @@ Expected<Value> metaDropoutBackward(const OpArgs& a) {
     if (g.strides.size() != g.shape.size()) g.strides = TensorMeta::contiguousStrides(g.shape);
     TensorMeta out = m->t.meta;
     out.strides = out.shape == g.shape && isChannelsLastStrides2d(g) ? emptyLikeStrides(g)
-                                                                      : TensorMeta::contiguousStrides(out.shape);
+                                                                     : TensorMeta::contiguousStrides(out.shape);
     return metaValue(std::move(out));
 }
 
@@ -159,7 +164,9 @@ Expected<Value> dropoutBackwardKernel(const OpArgs& a, const Value& out, ExecCon
 Expected<Value> metaRandSized(const OpArgs& a) {
     auto shape = a.toIntList(0);
     for (int64_t s : shape)
-        if (s < 0) return opError(a, "trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(shape));
+        if (s < 0)
+            return opError(a, "trying to create tensor with negative dimension " + std::to_string(s) + ": " +
+                                  shapeStr(shape));
     DType dt = kwDType(a).value_or(DType::Float32);
     if (!isFloating(dt)) return opError(a, "expected a floating point dtype, got " + std::string(dtypeTorchName(dt)));
     return metaValue(TensorMeta::contiguous(shape, dt, kwDevice(a)));
@@ -193,7 +200,8 @@ Expected<Value> normalKernel(const OpArgs&, const Value& out, ExecContext& ctx) 
 
 Expected<Value> metaBernoulliP(const OpArgs& a) {
     const double p = a.toDouble(1);
-    if (!(p >= 0.0 && p <= 1.0)) return opError(a, "bernoulli expects p to be in [0, 1], but got p=" + std::to_string(p));
+    if (!(p >= 0.0 && p <= 1.0))
+        return opError(a, "bernoulli expects p to be in [0, 1], but got p=" + std::to_string(p));
     const TensorMeta& in = a.tensor(0).meta;
     if (in.isSymbolic()) return opError(a, "symbolic shapes are not supported");
     return metaValue(TensorMeta::contiguous(in.shape, in.dtype, in.device));
@@ -210,11 +218,13 @@ Expected<Value> metaRandperm(const OpArgs& a) {
     const int64_t n = a.toInt(0);
     if (n < 0) return opError(a, "n must be non-negative, got " + std::to_string(n));
     DType dt = kwDType(a).value_or(DType::Int64);
-    if (dt == DType::Bool || isComplex(dt)) return opError(a, "randperm is not implemented for " + std::string(dtypeTorchName(dt)));
+    if (dt == DType::Bool || isComplex(dt))
+        return opError(a, "randperm is not implemented for " + std::string(dtypeTorchName(dt)));
     if (isIntegral(dt) && dtypeItemSize(dt) < 8) {
         const int bits = dtypeItemSize(dt) * 8 - (dt == DType::UInt8 ? 0 : 1);
         if (n > (int64_t{1} << bits))
-            return opError(a, "n must be representable by " + std::string(dtypeTorchName(dt)) + ", got " + std::to_string(n));
+            return opError(a, "n must be representable by " + std::string(dtypeTorchName(dt)) + ", got " +
+                                  std::to_string(n));
     }
     return metaValue(TensorMeta::contiguous({n}, dt, kwDevice(a)));
 }
@@ -254,7 +264,8 @@ Expected<Value> metaLookupSeed(const OpArgs& a) {
     if (seeds.dim() != 1) return opError(a, "seeds must be 1-D, got " + std::to_string(seeds.dim()) + " dims");
     const int64_t i = a.toInt(1);
     if (i < 0 || i >= seeds.shape[0])
-        return opError(a, "index " + std::to_string(i) + " out of range for " + std::to_string(seeds.shape[0]) + " seeds");
+        return opError(a,
+                       "index " + std::to_string(i) + " out of range for " + std::to_string(seeds.shape[0]) + " seeds");
     return metaValue(TensorMeta::contiguous({}, seeds.dtype, seeds.device));
 }
 
@@ -268,7 +279,8 @@ Expected<Value> metaInductorRandom(const OpArgs& a) {
     for (int64_t s : shape)
         if (s < 0) return opError(a, "negative dimension in " + shapeStr(shape));
     const std::string& mode = a[2].s;
-    if (mode != "rand" && mode != "randn") return opError(a, "unknown mode '" + mode + "' (expected 'rand' or 'randn')");
+    if (mode != "rand" && mode != "randn")
+        return opError(a, "unknown mode '" + mode + "' (expected 'rand' or 'randn')");
     return metaValue(TensorMeta::contiguous(shape, DType::Float32, a.tensor(1).meta.device));
 }
 
@@ -281,7 +293,7 @@ Expected<Value> inductorRandomKernel(const OpArgs& a, const Value& out, ExecCont
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
-} // namespace
+}  // namespace
 
 void registerRandomOps(OpRegistry& r) {
     using C = OpCategory;
@@ -313,8 +325,8 @@ void registerRandomOps(OpRegistry& r) {
           seedsKernel);
     r.add("prims.inductor_lookup_seed.default", "inductor_lookup_seed(Tensor seeds, int index) -> Tensor", C::Other,
           metaLookupSeed, lookupSeedKernel);
-    r.add("prims.inductor_random.default", "inductor_random(SymInt[] size, Tensor seed, str mode) -> Tensor",
-          C::Random, metaInductorRandom, inductorRandomKernel);
+    r.add("prims.inductor_random.default", "inductor_random(SymInt[] size, Tensor seed, str mode) -> Tensor", C::Random,
+          metaInductorRandom, inductorRandomKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

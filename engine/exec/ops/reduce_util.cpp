@@ -15,9 +15,11 @@ Expected<ReducePlan> planReduce(const OpArgs& a, const std::vector<int64_t>& sha
         std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
         for (int64_t d : *dims) {
             auto w = wrapDim(d, nd);
-            if (!w) return opError(a, "dim " + std::to_string(d) + " is out of range for a tensor of " +
-                                          std::to_string(nd) + " dimensions");
-            if (seen[*w]) return opError(a, "dim " + std::to_string(*w) + " appears multiple times in the list of dims");
+            if (!w)
+                return opError(a, "dim " + std::to_string(d) + " is out of range for a tensor of " +
+                                      std::to_string(nd) + " dimensions");
+            if (seen[*w])
+                return opError(a, "dim " + std::to_string(*w) + " appears multiple times in the list of dims");
             seen[*w] = true;
             if (nd > 0) p.reduced[*w] = true;
         }
@@ -70,8 +72,9 @@ std::vector<double> inputAs(const Tensor& t, DType dt) {
 Expected<DimSplit> splitAt(const OpArgs& a, const std::vector<int64_t>& shape, int64_t dim) {
     const int64_t nd = static_cast<int64_t>(shape.size());
     auto w = wrapDim(dim, nd);
-    if (!w) return opError(a, "dim " + std::to_string(dim) + " is out of range for a tensor of " +
-                                  std::to_string(nd) + " dimensions");
+    if (!w)
+        return opError(a, "dim " + std::to_string(dim) + " is out of range for a tensor of " + std::to_string(nd) +
+                              " dimensions");
     DimSplit s;
     if (nd == 0) return s;
     for (int64_t i = 0; i < *w; ++i) s.outer *= shape[i];
@@ -80,4 +83,4 @@ Expected<DimSplit> splitAt(const OpArgs& a, const std::vector<int64_t>& shape, i
     return s;
 }
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

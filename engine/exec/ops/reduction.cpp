@@ -28,7 +28,11 @@ DType sumDType(const Tensor& t, std::optional<DType> dt) {
 }
 
 /// Positions of (dim, keepdim, dtype) in a reduction schema; dim < 0 when the overload has none.
-struct ReduceArgs { int dim; int keepdim; int dtype; };
+struct ReduceArgs {
+    int dim;
+    int keepdim;
+    int dtype;
+};
 constexpr ReduceArgs kDimArgs{1, 2, 3};
 constexpr ReduceArgs kAllArgs{-1, -1, 1};
 
@@ -59,7 +63,8 @@ Expected<Value> metaMean(const OpArgs& a) {
     DType dt = a.toOptDType(R.dtype).value_or(t.dtype());
     if (!isFloating(dt) && !isComplex(dt))
         return opError(a, "could not infer output dtype; input dtype must be floating point or "
-                          "complex, got " + dtName(dt));
+                          "complex, got " +
+                              dtName(dt));
     auto p = planFor<R>(a);
     if (!p.ok()) return p.error();
     return contiguousMeta(p->outShape, dt, t);
@@ -73,8 +78,10 @@ std::vector<double> sumValues(const Tensor& t, const ReducePlan& p, DType dt) {
     std::vector<double> in = inputAs(t, dt);
     std::vector<double> acc(static_cast<size_t>(p.outNumel), K == SumKind::Prod ? 1.0 : 0.0);
     forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) {
-        if constexpr (K == SumKind::Prod) acc[o] *= in[e];
-        else if (K == SumKind::Sum || !std::isnan(in[e])) acc[o] += in[e];
+        if constexpr (K == SumKind::Prod)
+            acc[o] *= in[e];
+        else if (K == SumKind::Sum || !std::isnan(in[e]))
+            acc[o] += in[e];
     });
     return acc;
 }
@@ -198,8 +205,7 @@ void argExtreme(const Tensor& t, const ReducePlan& p, std::vector<double>& best,
     }
     forEachReduced(t.shape(), p, [&](int64_t e, int64_t o) {
         const double x = in[e];
-        if (index[o] >= 0 && (std::isnan(best[o]) || !(std::isnan(x) || (Max ? x > best[o] : x < best[o]))))
-            return;
+        if (index[o] >= 0 && (std::isnan(best[o]) || !(std::isnan(x) || (Max ? x > best[o] : x < best[o])))) return;
         int64_t pos = 0;
         for (int64_t i = 0; i < nd; ++i)
             if (groupStrides[i]) pos += ((e / rowStrides[i]) % t.shape()[i]) * groupStrides[i];
@@ -565,7 +571,7 @@ Expected<Value> logicalKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, acc));
 }
 
-} // namespace
+}  // namespace
 
 void registerReductionOps(OpRegistry& r) {
     constexpr auto RD = OpCategory::Reduction;
@@ -583,15 +589,15 @@ void registerReductionOps(OpRegistry& r) {
           amaxKernel<true>);
     r.add("aten.amin.default", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", RD, metaAmax,
           amaxKernel<false>);
-    r.add("aten.max.dim", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-          RD, metaMaxDim, maxDimKernel<true>);
-    r.add("aten.min.dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-          RD, metaMaxDim, maxDimKernel<false>);
+    r.add("aten.max.dim", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", RD,
+          metaMaxDim, maxDimKernel<true>);
+    r.add("aten.min.dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", RD,
+          metaMaxDim, maxDimKernel<false>);
     r.add("aten.argmax.default", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", RD, metaArgmax,
           argmaxKernel<true>);
     r.add("aten.var.correction",
-          "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-          RD, metaVar, varKernel<false>);
+          "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", RD,
+          metaVar, varKernel<false>);
     r.add("aten.var_mean.correction",
           "var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> "
           "(Tensor, Tensor)",
@@ -613,8 +619,8 @@ void registerReductionOps(OpRegistry& r) {
     r.add("aten.argmin.default", "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", RD, metaArgmax,
           argmaxKernel<false>);
     r.add("aten.std.correction",
-          "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-          RD, metaVar, varKernel<true>);
+          "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", RD,
+          metaVar, varKernel<true>);
     r.add("aten.std_mean.correction",
           "std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> "
           "(Tensor, Tensor)",
@@ -624,21 +630,21 @@ void registerReductionOps(OpRegistry& r) {
     r.add("aten.trace.default", "trace(Tensor self) -> Tensor", RD, metaTrace, traceKernel);
     r.add("aten.all.default", "all(Tensor self) -> Tensor", RD, metaLogical<kLogicalAll>,
           logicalKernel<kLogicalAll, true>);
-    r.add("aten.all.dim", "all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", RD,
-          metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, true>);
+    r.add("aten.all.dim", "all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", RD, metaLogical<kLogicalDim>,
+          logicalKernel<kLogicalDim, true>);
     r.add("aten.all.dims", "all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", RD,
           metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, true>);
     r.add("aten.any.default", "any(Tensor self) -> Tensor", RD, metaLogical<kLogicalAll>,
           logicalKernel<kLogicalAll, false>);
-    r.add("aten.any.dim", "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", RD,
-          metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, false>);
+    r.add("aten.any.dim", "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", RD, metaLogical<kLogicalDim>,
+          logicalKernel<kLogicalDim, false>);
     r.add("aten.any.dims", "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", RD,
           metaLogical<kLogicalDim>, logicalKernel<kLogicalDim, false>);
 
     r.add("aten._softmax.default", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", RD, metaSoftmax,
           softmaxKernel<SoftmaxKind::Softmax>);
-    r.add("aten.softmax.int", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", RD,
-          metaSoftmaxInt, softmaxIntKernel);
+    r.add("aten.softmax.int", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", RD, metaSoftmaxInt,
+          softmaxIntKernel);
     r.add("aten._safe_softmax.default", "_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", RD,
           metaSafeSoftmax, safeSoftmaxKernel);
     r.add("aten._softmax_backward_data.default",
@@ -653,4 +659,4 @@ void registerReductionOps(OpRegistry& r) {
           metaPrepareSoftmax, prepareSoftmaxKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

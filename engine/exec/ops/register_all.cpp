@@ -48,4 +48,4 @@ void registerAllOps(OpRegistry& r) {
     registerSymOps(r);
 }
 
-} // namespace fxray
+}  // namespace fxray

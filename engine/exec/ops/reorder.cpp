@@ -187,8 +187,7 @@ Expected<Value> rot90Kernel(const OpArgs& a, const Value& out, ExecContext&) {
 Expected<Value> metaTriangle(const OpArgs& a) {
     auto in = inputMeta(a);
     if (!in.ok()) return in.error();
-    if (in->dim() < 2)
-        return opError(a, a.op().schema.name + ": input tensor must have at least 2 dimensions");
+    if (in->dim() < 2) return opError(a, a.op().schema.name + ": input tensor must have at least 2 dimensions");
     return metaValue(contiguousLike(*in, in->shape));
 }
 
@@ -323,7 +322,7 @@ Expected<Value> chunkCatKernel(const OpArgs& a, const Value& out, ExecContext&) 
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
-} // namespace
+}  // namespace
 
 void registerReorderOps(OpRegistry& r) {
     using C = OpCategory;
@@ -340,4 +339,4 @@ void registerReorderOps(OpRegistry& r) {
           metaChunkCat, chunkCatKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

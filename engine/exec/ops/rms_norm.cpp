@@ -33,7 +33,8 @@ Expected<RmsShape> rmsShape(const OpArgs& a, const Tensor& in, const std::vector
                               shapeStr(ns).substr(1) + ", but got input of size " + shapeStr(in.shape()));
     if (w && w->shape() != ns)
         return opError(a, "expected weight of shape " + shapeStr(ns) + ", got " + shapeStr(w->shape()));
-    if (!isFloating(in.dtype())) return opError(a, "expected a floating input, got " + std::string(dtypeTorchName(in.dtype())));
+    if (!isFloating(in.dtype()))
+        return opError(a, "expected a floating input, got " + std::string(dtypeTorchName(in.dtype())));
     RmsShape s;
     s.axis = nd - k;
     s.N = product(ns);
@@ -64,7 +65,7 @@ Expected<Value> rmsNormKernel(const OpArgs& a, const Value& out, ExecContext&) {
     const Tensor* wt = a.isNone(2) ? nullptr : &a.tensor(2);
     auto s = rmsShape(a, in, a.toIntList(1), wt);
     if (!s.ok()) return s.error();
-    const double eps = !a.isNone(3) ? a.toDouble(3)
+    const double eps = !a.isNone(3)                                     ? a.toDouble(3)
                        : computationDtype(in.dtype()) == DType::Float64 ? std::numeric_limits<double>::epsilon()
                                                                         : double(std::numeric_limits<float>::epsilon());
     auto x = toDoubles(in);
@@ -97,7 +98,8 @@ Expected<Value> metaRmsNormBackward(const OpArgs& a) {
     if (!s.ok()) return s.error();
     const TensorMeta& im = (*in)->meta;
     if ((*go)->shape() != im.shape)
-        return opError(a, "grad_out of shape " + shapeStr((*go)->shape()) + " does not match input " + shapeStr(im.shape));
+        return opError(a,
+                       "grad_out of shape " + shapeStr((*go)->shape()) + " does not match input " + shapeStr(im.shape));
     if ((*rs)->numel() != s->M)
         return opError(a, "rstd must have one element per normalised row (" + std::to_string(s->M) + "), got " +
                               shapeStr((*rs)->shape()));
@@ -139,16 +141,17 @@ Expected<Value> rmsNormBackwardKernel(const OpArgs& a, const Value& out, ExecCon
     return fillTuple(out, {gi, gw});
 }
 
-} // namespace
+}  // namespace
 
 void registerRmsNormOps(OpRegistry& r) {
     r.add("aten._fused_rms_norm.default",
           "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)",
           OpCategory::Other, metaRmsNorm, rmsNormKernel);
-    r.add("aten._fused_rms_norm_backward.default",
-          "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, "
-          "bool[2] output_mask) -> (Tensor, Tensor)",
-          OpCategory::Other, metaRmsNormBackward, rmsNormBackwardKernel);
+    r.add(
+        "aten._fused_rms_norm_backward.default",
+        "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, "
+        "bool[2] output_mask) -> (Tensor, Tensor)",
+        OpCategory::Other, metaRmsNormBackward, rmsNormBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

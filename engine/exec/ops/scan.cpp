@@ -52,7 +52,8 @@ Expected<Value> cumKernel(const OpArgs& a, const Value& out, ExecContext&) {
 
 Expected<Value> metaLogcumsumexp(const OpArgs& a) {
     const Tensor& t = a.tensor(0);
-    if (!isFloating(t.dtype())) return opError(a, "not implemented for " + dtName(t.dtype()) + " (floating point only)");
+    if (!isFloating(t.dtype()))
+        return opError(a, "not implemented for " + dtName(t.dtype()) + " (floating point only)");
     auto s = splitAt(a, t.shape(), a.toInt(1));
     if (!s.ok()) return s.error();
     return contiguousMeta(t.shape(), t.dtype(), t);
@@ -119,7 +120,7 @@ Expected<Value> cumExtremeKernel(const OpArgs& a, const Value& out, ExecContext&
     return Value::ofTensors({makeTensor(out.list[0].t.meta, x), makeTensor(out.list[1].t.meta, idx)});
 }
 
-} // namespace
+}  // namespace
 
 void registerScanOps(OpRegistry& r) {
     constexpr auto RD = OpCategory::Reduction;
@@ -129,10 +130,10 @@ void registerScanOps(OpRegistry& r) {
           cumKernel<true>);
     r.add("aten.logcumsumexp.default", "logcumsumexp(Tensor self, int dim) -> Tensor", RD, metaLogcumsumexp,
           logcumsumexpKernel);
-    r.add("aten.cummax.default", "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", RD,
-          metaCumExtreme, cumExtremeKernel<true>);
-    r.add("aten.cummin.default", "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", RD,
-          metaCumExtreme, cumExtremeKernel<false>);
+    r.add("aten.cummax.default", "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", RD, metaCumExtreme,
+          cumExtremeKernel<true>);
+    r.add("aten.cummin.default", "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", RD, metaCumExtreme,
+          cumExtremeKernel<false>);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -27,8 +27,10 @@ Expected<Reduce> parseReduce(const OpArgs& a, const std::string& name, bool allo
     if (name == "amax") return Reduce::Amax;
     if (name == "amin") return Reduce::Amin;
     if (allowSum)
-        return opError(a, std::string(what) + "reduce argument must be either sum, prod, mean, amax or amin, got " + name);
-    return opError(a, std::string(what) + "Expected reduce to be one of prod, mean, amax or amin but got " + name + ".");
+        return opError(a,
+                       std::string(what) + "reduce argument must be either sum, prod, mean, amax or amin, got " + name);
+    return opError(a,
+                   std::string(what) + "Expected reduce to be one of prod, mean, amax or amin but got " + name + ".");
 }
 
 /// scatter's legacy `reduce=` strings.
@@ -305,7 +307,8 @@ Expected<Value> metaIndexCopy(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
     const Tensor& index = a.tensor(2);
     if (index.dtype() != DType::Int64)
-        return opError(a, what + "Expected a long tensor for index, but got " + std::string(dtypeTorchName(index.dtype())));
+        return opError(a, what + "Expected a long tensor for index, but got " +
+                              std::string(dtypeTorchName(index.dtype())));
     auto p = alongDim(a, self, Tensor::metaOnly(index.meta), false, what);
     if (!p.ok()) return p.error();
     auto ok = checkSource(a, self, a.tensor(3).meta, index, p->dim, what);
@@ -349,7 +352,7 @@ Expected<Value> indexFillKernel(const OpArgs& a, const Value& out, ExecContext&)
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
-} // namespace
+}  // namespace
 
 void registerScatterOps(OpRegistry& r) {
     using C = OpCategory;
@@ -357,8 +360,9 @@ void registerScatterOps(OpRegistry& r) {
           "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) "
           "-> Tensor",
           C::Other, metaScatterReduce, scatterOutKernel);
-    r.add("aten.scatter.reduce", "scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor",
-          C::Other, metaScatterReduce, scatterOutKernel);
+    r.add("aten.scatter.reduce",
+          "scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor", C::Other,
+          metaScatterReduce, scatterOutKernel);
     r.add("aten.scatter.value_reduce",
           "scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor", C::Other,
           metaScatterReduce, scatterOutKernel);
@@ -368,7 +372,8 @@ void registerScatterOps(OpRegistry& r) {
         op.aliasesInput = true;
     };
     inplace("aten.scatter_.src", "scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
-    inplace("aten.scatter_.value", "scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
+    inplace("aten.scatter_.value",
+            "scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
     inplace("aten.scatter_.reduce",
             "scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)");
     inplace("aten.scatter_.value_reduce",
@@ -384,10 +389,12 @@ void registerScatterOps(OpRegistry& r) {
           C::Other, metaIndexReduce, indexReduceKernel);
     r.add("aten.index_copy.default", "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
           C::Other, metaIndexCopy, indexCopyKernel);
-    r.add("aten.index_fill.int_Scalar", "index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
-          C::Other, metaIndexFill, indexFillKernel);
-    r.add("aten.index_fill.int_Tensor", "index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
-          C::Other, metaIndexFill, indexFillKernel);
+    r.add("aten.index_fill.int_Scalar",
+          "index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", C::Other, metaIndexFill,
+          indexFillKernel);
+    r.add("aten.index_fill.int_Tensor",
+          "index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", C::Other, metaIndexFill,
+          indexFillKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

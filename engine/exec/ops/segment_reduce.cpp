@@ -20,7 +20,9 @@ namespace {
 enum class SegReduce { Max, Min, Sum, Mean, Prod };
 
 /// Where the segments of one row lie along the axis.
-struct Segment { int64_t start = 0, length = 0; };
+struct Segment {
+    int64_t start = 0, length = 0;
+};
 
 /// data seen as [outer, axisLen, inner]; segments[o * count + s] is segment s of row o.
 struct SegmentPlan {
@@ -42,7 +44,10 @@ std::optional<SegReduce> reduceKind(const std::string& s) {
 
 /// Argument positions: the forward has (data, reduce, lengths, indices, offsets, axis, unsafe,
 /// initial); the backward (grad, output, data, reduce, lengths, offsets, axis, initial).
-struct SegArgs { size_t data, reduce, lengths, offsets, axis, initial; int unsafe; };
+struct SegArgs {
+    size_t data, reduce, lengths, offsets, axis, initial;
+    int unsafe;
+};
 constexpr SegArgs kForward{0, 1, 2, 4, 5, 7, 6};
 constexpr SegArgs kBackward{2, 3, 4, 5, 6, 7, -1};
 
@@ -104,8 +109,8 @@ Expected<SegmentPlan> planSegments(const OpArgs& a, const SegArgs& at) {
         }
         // Unless unsafe, lengths must cover the axis exactly.
         if (!byOffsets && at.unsafe >= 0 && !a.toBool(static_cast<size_t>(at.unsafe)) && cursor != p.axisLen)
-            return opError(a, "expected all rows of lengths along axis to sum to data.size(" +
-                                  std::to_string(p.axis) + ") when !unsafe");
+            return opError(a, "expected all rows of lengths along axis to sum to data.size(" + std::to_string(p.axis) +
+                                  ") when !unsafe");
     }
     return p;
 }
@@ -159,8 +164,10 @@ Expected<Value> segmentReduceKernel(const OpArgs& a, const Value& out, ExecConte
                     }
                 }
                 if (p->kind == SegReduce::Mean) {
-                    if (g.length == 0 && !p->initial) acc = std::numeric_limits<double>::quiet_NaN();
-                    else if (g.length > 0 && !std::isnan(acc)) acc /= static_cast<double>(g.length);
+                    if (g.length == 0 && !p->initial)
+                        acc = std::numeric_limits<double>::quiet_NaN();
+                    else if (g.length > 0 && !std::isnan(acc))
+                        acc /= static_cast<double>(g.length);
                 }
                 y[outIndex(*p, o, s, i)] = acc;
             }
@@ -234,7 +241,7 @@ Expected<Value> segmentReduceBackwardKernel(const OpArgs& a, const Value& out, E
     return Value::ofTensor(makeTensor(out.t.meta, gx));
 }
 
-} // namespace
+}  // namespace
 
 void registerSegmentReduceOps(OpRegistry& r) {
     r.add("aten.segment_reduce.default",
@@ -247,4 +254,4 @@ void registerSegmentReduceOps(OpRegistry& r) {
           OpCategory::Extern, metaSegmentReduceBackward, segmentReduceBackwardKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

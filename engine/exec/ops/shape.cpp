@@ -33,9 +33,12 @@ TensorMeta freshMeta(std::vector<int64_t> shape, std::vector<int64_t> strides, D
 /// c10::is_channels_last_strides_2d_s4 / _3d_s5: strides ordered C, W, H, (D,) N.
 bool isChannelsLastStrides(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
     std::vector<size_t> order;
-    if (shape.size() == 4) order = {1, 3, 2, 0};
-    else if (shape.size() == 5) order = {1, 4, 3, 2, 0};
-    else return false;
+    if (shape.size() == 4)
+        order = {1, 3, 2, 0};
+    else if (shape.size() == 5)
+        order = {1, 4, 3, 2, 0};
+    else
+        return false;
     if (strides[1] == 0) return false;
     int64_t min = 0;
     for (size_t d : order) {
@@ -58,8 +61,8 @@ MemoryFormat suggestMemoryFormat(const TensorMeta& m) {
 
 std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& shape) {
     // Dims in order from innermost: C, W, H, (D,) N.
-    std::vector<size_t> order = shape.size() == 4 ? std::vector<size_t>{1, 3, 2, 0}
-                                                  : std::vector<size_t>{1, 4, 3, 2, 0};
+    std::vector<size_t> order =
+        shape.size() == 4 ? std::vector<size_t>{1, 3, 2, 0} : std::vector<size_t>{1, 4, 3, 2, 0};
     std::vector<int64_t> st(shape.size());
     int64_t acc = 1;
     for (size_t d : order) {
@@ -130,7 +133,8 @@ Expected<Value> metaContiguous(const OpArgs& a) {
     auto in = inputMeta(a);
     if (!in.ok()) return in.error();
     MemoryFormat f = optFormat(a, 1).value_or(MemoryFormat::Contiguous);
-    if (f == MemoryFormat::Preserve) return opError(a, "preserve memory format is unsupported by the contiguous operator");
+    if (f == MemoryFormat::Preserve)
+        return opError(a, "preserve memory format is unsupported by the contiguous operator");
     if (isContiguousAs(*in, f)) return metaValue(*in);
     auto st = formatStrides(a, in->shape, f);
     if (!st.ok()) return st.error();
@@ -237,12 +241,16 @@ Expected<Value> catMetaOf(const OpArgs& a, const std::vector<TensorMeta>& ts, in
     }
     const TensorMeta* ref = nullptr;
     for (const auto& t : ts)
-        if (!catSkips(t)) { ref = &t; break; }
+        if (!catSkips(t)) {
+            ref = &t;
+            break;
+        }
     if (!ref) return metaValue(TensorMeta::contiguous({0}, dt, ts[0].device));
     if (ref->dim() == 0) return opError(a, "zero-dimensional tensor cannot be concatenated");
     auto d = wrapDim(dimArg, ref->dim());
-    if (!d) return opError(a, "dimension out of range (got " + std::to_string(dimArg) + " for " +
-                                  std::to_string(ref->dim()) + "-d tensors)");
+    if (!d)
+        return opError(a, "dimension out of range (got " + std::to_string(dimArg) + " for " +
+                              std::to_string(ref->dim()) + "-d tensors)");
     std::vector<int64_t> shape = ref->shape;
     shape[*d] = 0;
     std::optional<MemoryFormat> fmt;
@@ -263,8 +271,10 @@ Expected<Value> catMetaOf(const OpArgs& a, const std::vector<TensorMeta>& ts, in
         TensorMeta tm = t;
         tm.strides = stridesOf(t);
         MemoryFormat f = suggestMemoryFormat(tm);
-        if (!fmt) fmt = f;
-        else if (*fmt != f) allSame = false;
+        if (!fmt)
+            fmt = f;
+        else if (*fmt != f)
+            allSame = false;
     }
     MemoryFormat f = allSame && fmt ? *fmt : MemoryFormat::Contiguous;
     auto st = formatStrides(a, shape, f);
@@ -371,7 +381,8 @@ Expected<Value> metaRepeat(const OpArgs& a) {
     auto reps = a.toIntList(1);
     if (static_cast<int64_t>(reps.size()) < in->dim())
         return opError(a, "number of dimensions of repeat dims (" + std::to_string(reps.size()) +
-                              ") can not be smaller than number of dimensions of tensor (" + std::to_string(in->dim()) + ")");
+                              ") can not be smaller than number of dimensions of tensor (" + std::to_string(in->dim()) +
+                              ")");
     std::vector<int64_t> shape(reps.size());
     const size_t lead = reps.size() - in->shape.size();
     for (size_t i = 0; i < reps.size(); ++i) {
@@ -407,10 +418,12 @@ Expected<Value> repeatKernel(const OpArgs& a, const Value& out, ExecContext&) {
 Expected<Value> padMeta(const OpArgs& a, const std::vector<int64_t>& pad) {
     auto in = inputMeta(a);
     if (!in.ok()) return in.error();
-    if (pad.size() % 2 != 0) return opError(a, "length of pad must be even but instead it equals " + std::to_string(pad.size()));
+    if (pad.size() % 2 != 0)
+        return opError(a, "length of pad must be even but instead it equals " + std::to_string(pad.size()));
     if (static_cast<int64_t>(pad.size() / 2) > in->dim())
-        return opError(a, "length of pad should be no more than twice the number of dimensions of the input. Pad length is " +
-                              std::to_string(pad.size()) + " while the input has " + std::to_string(in->dim()) + " dimensions.");
+        return opError(
+            a, "length of pad should be no more than twice the number of dimensions of the input. Pad length is " +
+                   std::to_string(pad.size()) + " while the input has " + std::to_string(in->dim()) + " dimensions.");
     std::vector<int64_t> shape = in->shape;
     TensorMeta narrowed = *in;  // the input cropped by the negative pads
     bool allNonPositive = true;
@@ -420,25 +433,24 @@ Expected<Value> padMeta(const OpArgs& a, const std::vector<int64_t>& pad) {
         const int64_t ns = shape[d] + l + r;
         if (ns < 0)
             return opError(a, "the input size " + std::to_string(shape[d]) + ", plus negative padding " +
-                                  std::to_string(l) + " and " + std::to_string(r) + " resulted in a negative output size");
+                                  std::to_string(l) + " and " + std::to_string(r) +
+                                  " resulted in a negative output size");
         if (l > 0 || r > 0) allNonPositive = false;
         narrowed.shape[d] = ns;
         shape[d] = ns;
     }
     // All pads non-positive: ATen narrows and clones, so the result keeps the input's dim order.
-    std::vector<int64_t> st = allNonPositive
-                                  ? (isNonOverlappingAndDense(narrowed.shape, narrowed.strides)
-                                         ? narrowed.strides
-                                         : stridesLike(narrowed.shape, narrowed))
-                                  : *formatStrides(a, shape, suggestMemoryFormat(*in));
+    std::vector<int64_t> st = allNonPositive ? (isNonOverlappingAndDense(narrowed.shape, narrowed.strides)
+                                                    ? narrowed.strides
+                                                    : stridesLike(narrowed.shape, narrowed))
+                                             : *formatStrides(a, shape, suggestMemoryFormat(*in));
     return metaValue(freshMeta(shape, st, in->dtype, in->device));
 }
 
 Expected<Value> metaConstantPad(const OpArgs& a) { return padMeta(a, a.toIntList(1)); }
 
 Expected<Value> metaPad(const OpArgs& a) {
-    if (a[2].s != "constant")
-        return opError(a, "padding mode '" + a[2].s + "' is not supported (only 'constant')");
+    if (a[2].s != "constant") return opError(a, "padding mode '" + a[2].s + "' is not supported (only 'constant')");
     return padMeta(a, a.toIntList(1));
 }
 
@@ -460,8 +472,10 @@ Expected<Value> padKernel(const OpArgs& a, const Value& out, ExecContext&) {
         bool inside = true;
         for (size_t d = 0; d < nd && inside; ++d) {
             int64_t i = idx[d] - before[d];
-            if (i < 0 || i >= in.shape()[d]) inside = false;
-            else off += i * istr[d];
+            if (i < 0 || i >= in.shape()[d])
+                inside = false;
+            else
+                off += i * istr[d];
         }
         if (inside) vals[e] = src[static_cast<size_t>(off)];
         for (size_t d = nd; d-- > 0;) {
@@ -481,7 +495,7 @@ Expected<Value> metaForceStrideOrder(const OpArgs& a) {
     return metaValue(freshMeta(in->shape, st, in->dtype, in->device));
 }
 
-} // namespace
+}  // namespace
 
 void registerShapeOps(OpRegistry& r) {
     r.add("aten.cat.default", "cat(Tensor[] tensors, int dim=0) -> Tensor", OpCategory::Other, metaCat, catKernel);
@@ -490,8 +504,8 @@ void registerShapeOps(OpRegistry& r) {
     r.add("aten.clone.default", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
           OpCategory::Pointwise, metaClone, copyKernel);
     r.add("aten.contiguous.default",
-          "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
-          OpCategory::Other, metaContiguous, contiguousKernel)
+          "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", OpCategory::Other,
+          metaContiguous, contiguousKernel)
         .aliasesInput = true;
     r.add("aten._to_copy.default",
           "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
@@ -503,7 +517,8 @@ void registerShapeOps(OpRegistry& r) {
           OpCategory::Pointwise, metaTo, toKernel);
     r.add("aten.to.dtype_layout",
           "to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-          "bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+          "bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> "
+          "Tensor(a)",
           OpCategory::Pointwise, metaTo, toKernel);
     r.add("aten.to.device",
           "to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, "
@@ -526,4 +541,4 @@ void registerShapeOps(OpRegistry& r) {
           metaForceStrideOrder, copyKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

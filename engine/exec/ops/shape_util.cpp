@@ -112,7 +112,7 @@ bool overlapsItself(const TensorMeta& m) {
         if (m.strides[d] == 0 && m.shape[d] > 1) return true;
     return false;
 }
-} // namespace
+}  // namespace
 
 TensorMeta clonePreserveStridesMeta(const TensorMeta& t) {
     TensorMeta m = t;
@@ -126,7 +126,8 @@ TensorMeta clonePreserveStridesMeta(const TensorMeta& t) {
 
 Tensor clonePreserveStrides(const Tensor& t) {
     const TensorMeta m = clonePreserveStridesMeta(t.meta);
-    if (!t.hasData() || overlapsItself(t.meta)) return makeTensor(m, t.hasData() ? toDoubles(t) : std::vector<double>{});
+    if (!t.hasData() || overlapsItself(t.meta))
+        return makeTensor(m, t.hasData() ? toDoubles(t) : std::vector<double>{});
     Tensor c;
     c.meta = m;
     c.storage = std::make_shared<Storage>(t.storage->nbytes());
@@ -139,7 +140,7 @@ std::vector<Value> withBase(Value base, std::vector<Value> args) {
     args.insert(args.begin(), std::move(base));
     return args;
 }
-} // namespace
+}  // namespace
 
 Expected<Tensor> viewOf(const OpArgs& a, const char* viewOp, const Tensor& base, std::vector<Value> args,
                         ExecContext& ctx) {
@@ -179,4 +180,4 @@ void writeInto(Tensor& view, const Tensor& src, bool accumulate) {
         if (touched[o]) writeElem(base + o * static_cast<size_t>(sz), dt, sums[o]);
 }
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

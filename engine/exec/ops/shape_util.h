@@ -52,4 +52,4 @@ Expected<TensorMeta> viewMetaOf(const OpArgs& a, const char* viewOp, const Tenso
 /// what is there, element by element, so that overlapping view elements sum.
 void writeInto(Tensor& view, const Tensor& src, bool accumulate);
 
-} // namespace fxray::kern
+}  // namespace fxray::kern

@@ -24,16 +24,18 @@ Expected<std::vector<int64_t>> pixelShape(const OpArgs& a) {
     const auto& s = (*in)->shape();
     const int64_t r = a.toInt(1);
     if (s.size() < 3)
-        return opError(a, "pixel_" + std::string(up ? "" : "un") + "shuffle expects input to have at least 3 dimensions, "
-                              "but got input with " + std::to_string(s.size()) + " dimension(s)");
+        return opError(a, "pixel_" + std::string(up ? "" : "un") +
+                              "shuffle expects input to have at least 3 dimensions, "
+                              "but got input with " +
+                              std::to_string(s.size()) + " dimension(s)");
     if (r <= 0) return opError(a, "factor must be greater than 0, but got: " + std::to_string(r));
     const size_t nd = s.size();
     std::vector<int64_t> o = s;
     if (up) {
         if (s[nd - 3] % (r * r) != 0)
             return opError(a, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
-                              "upscale_factor, but input.size(-3)=" + std::to_string(s[nd - 3]) +
-                              " is not divisible by " + std::to_string(r * r));
+                              "upscale_factor, but input.size(-3)=" +
+                                  std::to_string(s[nd - 3]) + " is not divisible by " + std::to_string(r * r));
         o[nd - 3] = s[nd - 3] / (r * r);
         o[nd - 2] = s[nd - 2] * r;
         o[nd - 1] = s[nd - 1] * r;
@@ -72,10 +74,14 @@ Expected<Value> pixelKernel(const OpArgs& a, const Value& out, ExecContext&) {
                 for (int64_t j = 0; j < r; ++j)
                     for (int64_t h = 0; h < H; ++h)
                         for (int64_t w = 0; w < W; ++w) {
-                            const size_t small = static_cast<size_t>((((b * C + c) * r * r + i * r + j) * H + h) * W + w);
-                            const size_t large = static_cast<size_t>(((b * C + c) * H * r + h * r + i) * W * r + w * r + j);
-                            if (up) y[large] = x[small];
-                            else y[small] = x[large];
+                            const size_t small =
+                                static_cast<size_t>((((b * C + c) * r * r + i * r + j) * H + h) * W + w);
+                            const size_t large =
+                                static_cast<size_t>(((b * C + c) * H * r + h * r + i) * W * r + w * r + j);
+                            if (up)
+                                y[large] = x[small];
+                            else
+                                y[small] = x[large];
                         }
     return Value::ofTensor(makeTensor(out.t.meta, y));
 }
@@ -89,7 +95,9 @@ Expected<Value> metaChannelShuffle(const OpArgs& a) {
     if (im.dim() <= 2)
         return opError(a, "channel_shuffle expects input to have at least 3 dimensions, but got input with " +
                               std::to_string(im.dim()) + " dimension(s)");
-    if (g <= 0) return opError(a, "Number of groups to divide channels in must be positive. Value of groups:" + std::to_string(g));
+    if (g <= 0)
+        return opError(a,
+                       "Number of groups to divide channels in must be positive. Value of groups:" + std::to_string(g));
     if (im.shape[1] % g != 0)
         return opError(a, "Number of channels must be divisible by groups. Got " + std::to_string(im.shape[1]) +
                               " channels and " + std::to_string(g) + " groups.");
@@ -115,7 +123,7 @@ Expected<Value> channelShuffleKernel(const OpArgs& a, const Value& out, ExecCont
     return Value::ofTensor(makeTensor(out.t.meta, y));
 }
 
-} // namespace
+}  // namespace
 
 void registerShuffleOps(OpRegistry& r) {
     r.add("aten.pixel_shuffle.default", "pixel_shuffle(Tensor self, int upscale_factor) -> Tensor", OpCategory::Other,
@@ -126,4 +134,4 @@ void registerShuffleOps(OpRegistry& r) {
           metaChannelShuffle, channelShuffleKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -87,7 +87,8 @@ Expected<Value> sortKernel(const OpArgs& a, const Value& out, ExecContext&) {
 Expected<Value> metaBucketize(const OpArgs& a) {
     const Tensor& t = a.tensor(0);
     const Tensor& b = a.tensor(1);
-    if (b.dim() != 1) return opError(a, "boundaries tensor must be 1 dimension, but got dim(" + std::to_string(b.dim()) + ")");
+    if (b.dim() != 1)
+        return opError(a, "boundaries tensor must be 1 dimension, but got dim(" + std::to_string(b.dim()) + ")");
     if (t.dtype() == DType::Bool || b.dtype() == DType::Bool) return opError(a, "not implemented for torch.bool");
     return contiguousMeta(t.shape(), a.toBool(2) ? DType::Int32 : DType::Int64, t);
 }
@@ -103,8 +104,10 @@ Expected<Value> bucketizeKernel(const OpArgs& a, const Value& out, ExecContext&)
         while (lo < hi) {
             const int64_t mid = lo + ((hi - lo) >> 1);
             const double m = b[static_cast<size_t>(mid)];
-            if (!(right ? m > v : m >= v)) lo = mid + 1;
-            else hi = mid;
+            if (!(right ? m > v : m >= v))
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         v = static_cast<double>(lo);
     }
@@ -113,9 +116,7 @@ Expected<Value> bucketizeKernel(const OpArgs& a, const Value& out, ExecContext&)
 
 // ----- isin.Tensor_Tensor(elements, test_elements, *, assume_unique=False, invert=False) -----
 
-Expected<Value> metaIsin(const OpArgs& a) {
-    return contiguousMeta(a.tensor(0).shape(), DType::Bool, a.tensor(0));
-}
+Expected<Value> metaIsin(const OpArgs& a) { return contiguousMeta(a.tensor(0).shape(), DType::Bool, a.tensor(0)); }
 
 /// Membership by ==, so NaN is never found.
 Expected<Value> isinKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -200,12 +201,12 @@ Expected<Value> maskedSelectKernel(const OpArgs& a, const Value& out, ExecContex
     return Value::ofTensor(makeTensor(out.t.meta, *sel));
 }
 
-} // namespace
+}  // namespace
 
 void registerSortOps(OpRegistry& r) {
     r.add("aten.sort.default",
-          "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
-          OpCategory::Extern, metaSort, sortKernel);
+          "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", OpCategory::Extern,
+          metaSort, sortKernel);
     r.add("aten.bucketize.Tensor",
           "bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor",
           OpCategory::Extern, metaBucketize, bucketizeKernel);
@@ -214,10 +215,10 @@ void registerSortOps(OpRegistry& r) {
           "bool invert=False) -> Tensor",
           OpCategory::Extern, metaIsin, isinKernel);
     r.add("aten._unique.default",
-          "_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)",
-          OpCategory::Extern, metaUnique, uniqueKernel);
+          "_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)", OpCategory::Extern,
+          metaUnique, uniqueKernel);
     r.add("aten.masked_select.default", "masked_select(Tensor self, Tensor mask) -> Tensor", OpCategory::Extern,
           metaMaskedSelect, maskedSelectKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

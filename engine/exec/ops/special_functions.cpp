@@ -18,15 +18,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = 1e-17;
 
 /// Bernoulli numbers B_2, B_4, ..., B_24 (the Euler-Maclaurin correction coefficients).
-constexpr double kBernoulli[] = {1.0 / 6,          -1.0 / 30,      1.0 / 42,        -1.0 / 30,
-                                 5.0 / 66,         -691.0 / 2730,  7.0 / 6,         -3617.0 / 510,
-                                 43867.0 / 798,    -174611.0 / 330, 854513.0 / 138, -236364091.0 / 2730};
+constexpr double kBernoulli[] = {1.0 / 6,       -1.0 / 30,       1.0 / 42,       -1.0 / 30,
+                                 5.0 / 66,      -691.0 / 2730,   7.0 / 6,        -3617.0 / 510,
+                                 43867.0 / 798, -174611.0 / 330, 854513.0 / 138, -236364091.0 / 2730};
 
 /// The fractional distance of x to its nearest integer, in [-0.5, 0.5]: sin(pi x) and
 /// tan(pi x) are better computed from it than from pi * x when |x| > 1.
 double reduceToHalf(double x) { return x - std::nearbyint(x); }
 
-} // namespace
+}  // namespace
 
 double digamma(double x) {
     if (std::isnan(x)) return x;
@@ -47,7 +47,8 @@ double digamma(double x) {
     // psi(x) ~ ln x - 1/(2x) - sum_k B_2k / (2k x^2k)
     const double z = 1.0 / (x * x);
     const double series =
-        z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+        z * (1.0 / 12 -
+             z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
     return result + std::log(x) - 0.5 / x - series;
 }
 
@@ -73,7 +74,8 @@ double trigamma(double x) {
     // psi'(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1)
     const double z = 1.0 / (x * x);
     const double series =
-        z * (1.0 / 6 - z * (1.0 / 30 - z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 - z * 7.0 / 6))))));
+        z * (1.0 / 6 -
+             z * (1.0 / 30 - z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 - z * 7.0 / 6))))));
     result += (1.0 + 0.5 / x + series) / x;
     return reflect ? reflected - result : result;
 }
@@ -101,9 +103,9 @@ double hurwitzZeta(double s, double q) {
     // Tail: sum_{k>=0} (a+k)^-s = a^(1-s)/(s-1) + a^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1) a^(-s-2j+1)
     const double aPow = std::pow(a, -s);
     sum += a * aPow / (s - 1.0) + 0.5 * aPow;
-    double rising = s;          // s (s+1) ... (s+2j-2)
-    double power = aPow / a;    // a^(-s-2j+1)
-    double factorial = 2.0;     // (2j)!
+    double rising = s;        // s (s+1) ... (s+2j-2)
+    double power = aPow / a;  // a^(-s-2j+1)
+    double factorial = 2.0;   // (2j)!
     for (int j = 1; j <= 12; ++j) {
         const double term = kBernoulli[j - 1] / factorial * rising * power;
         sum += term;
@@ -196,7 +198,10 @@ double erfinv(double y) {
     for (int it = 0; it < 60; ++it) {
         const double f = a <= 0.5 ? std::erf(x) - a : (1.0 - a) - std::erfc(x);
         if (f == 0.0) break;
-        if (f > 0.0) hi = x; else lo = x;
+        if (f > 0.0)
+            hi = x;
+        else
+            lo = x;
         const double df = dScale * std::exp(-x * x);
         double next = x - f / df;
         if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
@@ -207,4 +212,4 @@ double erfinv(double y) {
     return std::copysign(x, y);
 }
 
-} // namespace fxray::special
+}  // namespace fxray::special

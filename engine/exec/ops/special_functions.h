@@ -22,4 +22,4 @@ double besselI1(double x);
 /// The inverse error function: erf(erfinv(y)) = y on [-1, 1], +-inf at +-1, NaN outside.
 double erfinv(double y);
 
-} // namespace fxray::special
+}  // namespace fxray::special

@@ -37,7 +37,8 @@ Expected<Value> symStride(const OpArgs& a) {
     auto d = dimArg(a);
     if (!d.ok()) return d.error();
     const auto& m = a.tensor(0).meta;
-    if (!m.symStrides.empty() && !m.symStrides[size_t(*d)].empty()) return opError(a, "stride is symbolic here (no binding)");
+    if (!m.symStrides.empty() && !m.symStrides[size_t(*d)].empty())
+        return opError(a, "stride is symbolic here (no binding)");
     return known(a, m.strides[size_t(*d)], "stride " + std::to_string(*d));
 }
 
@@ -69,14 +70,16 @@ Expected<Value> localScalar(const OpArgs& a) {
 /// _assert_scalar(cond, msg): PyTorch raises `RuntimeError: {msg}` when cond is false.
 Expected<Value> assertScalar(const OpArgs& a, const Value&, ExecContext&) {
     if (a[0].toDouble() != 0.0) return Value::none();
-    return opError(a, "runtime assertion failed: " + (a[1].kind == Value::Kind::String ? a[1].s : std::string("(no message)")));
+    return opError(a, "runtime assertion failed: " +
+                          (a[1].kind == Value::Kind::String ? a[1].s : std::string("(no message)")));
 }
 
 Expected<Value> assertAsync(const OpArgs& a, const Value&, ExecContext&) {
     const Tensor& t = a.tensor(0);
     if (t.numel() != 1) return opError(a, "expects a one-element tensor");
     if (toDoubles(t)[0] != 0.0) return Value::none();
-    return opError(a, "runtime assertion failed: " + (a.size() > 1 && a[1].kind == Value::Kind::String ? a[1].s : std::string("(no message)")));
+    return opError(a, "runtime assertion failed: " +
+                          (a.size() > 1 && a[1].kind == Value::Kind::String ? a[1].s : std::string("(no message)")));
 }
 
 /// sym_constrain_range(_for_size)(size, min, max): a value outside [min, max] is an error.
@@ -91,7 +94,7 @@ Expected<Value> constrainRange(const OpArgs& a, const Value&, ExecContext&) {
                           (a.isNone(2) ? std::string("inf") : std::to_string(a.toInt(2))) + "]");
 }
 
-} // namespace
+}  // namespace
 
 void registerSymOps(OpRegistry& r) {
     r.add("aten.sym_size.int", "sym_size.int(Tensor self, int dim) -> SymInt", OpCategory::Other, symSize, sameAsMeta);
@@ -108,12 +111,11 @@ void registerSymOps(OpRegistry& r) {
     r.add("aten._assert_async.msg", "_assert_async.msg(Tensor self, str assert_msg) -> ()", OpCategory::Other, noneMeta,
           assertAsync);
     r.add("aten._assert_async.default", "_assert_async(Tensor self) -> ()", OpCategory::Other, noneMeta, assertAsync);
-    r.add("aten.sym_constrain_range.default",
-          "sym_constrain_range(Scalar size, *, int? min=None, int? max=None) -> ()", OpCategory::Other, noneMeta,
-          constrainRange);
+    r.add("aten.sym_constrain_range.default", "sym_constrain_range(Scalar size, *, int? min=None, int? max=None) -> ()",
+          OpCategory::Other, noneMeta, constrainRange);
     r.add("aten.sym_constrain_range_for_size.default",
           "sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None) -> ()", OpCategory::Other,
           noneMeta, constrainRange);
 }
 
-} // namespace fxray
+}  // namespace fxray

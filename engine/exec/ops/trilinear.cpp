@@ -39,8 +39,8 @@ Expected<Trilinear> trilinearSpec(const OpArgs& a) {
         for (int64_t d : expand) {
             auto w = wrapDim(d, t.total);
             if (!w || inserted[static_cast<size_t>(*w)])
-                return opError(a, "expand" + std::to_string(i + 1) + " " + shapeStr(expand) + " is not a list of distinct dims of " +
-                                      std::to_string(t.total));
+                return opError(a, "expand" + std::to_string(i + 1) + " " + shapeStr(expand) +
+                                      " is not a list of distinct dims of " + std::to_string(t.total));
             inserted[static_cast<size_t>(*w)] = true;
         }
         if (in[i]->dim() + static_cast<int64_t>(expand.size()) != t.total)
@@ -60,7 +60,8 @@ Expected<Trilinear> trilinearSpec(const OpArgs& a) {
     t.summed.assign(static_cast<size_t>(t.total), false);
     for (int64_t d : a.toIntList(6)) {
         auto w = wrapDim(d, t.total);
-        if (!w) return opError(a, "sumdim " + std::to_string(d) + " is out of range for rank " + std::to_string(t.total));
+        if (!w)
+            return opError(a, "sumdim " + std::to_string(d) + " is out of range for rank " + std::to_string(t.total));
         t.summed[static_cast<size_t>(*w)] = true;
     }
     for (int64_t d = 0; d < t.total; ++d)
@@ -92,7 +93,8 @@ Expected<Value> trilinearKernel(const OpArgs& a, const Value& out, ExecContext&)
         int64_t o = 0;
         for (size_t d = 0, k = 0; d < idx.size(); ++d)
             if (!t->summed[d]) o += idx[d] * outStrides[k++];
-        y[static_cast<size_t>(o)] += v[0][static_cast<size_t>(e)] * v[1][static_cast<size_t>(e)] * v[2][static_cast<size_t>(e)];
+        y[static_cast<size_t>(o)] +=
+            v[0][static_cast<size_t>(e)] * v[1][static_cast<size_t>(e)] * v[2][static_cast<size_t>(e)];
         for (size_t d = idx.size(); d-- > 0;) {
             if (++idx[d] < t->full[d]) break;
             idx[d] = 0;
@@ -101,7 +103,7 @@ Expected<Value> trilinearKernel(const OpArgs& a, const Value& out, ExecContext&)
     return Value::ofTensor(makeTensor(out.t.meta, y));
 }
 
-} // namespace
+}  // namespace
 
 void registerTrilinearOps(OpRegistry& r) {
     r.add("aten._trilinear.default",
@@ -110,4 +112,4 @@ void registerTrilinearOps(OpRegistry& r) {
           OpCategory::Other, metaTrilinear, trilinearKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

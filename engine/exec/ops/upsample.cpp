@@ -86,8 +86,10 @@ DimTaps dimTaps(Mode mode, int64_t in, int64_t out, bool alignCorners, std::opti
         case Mode::Nearest: {
             // ATen computes the index in float; equal and doubled sizes are exact special cases.
             int64_t src;
-            if (out == in) src = o;
-            else if (out == 2 * in) src = o >> 1;
+            if (out == in)
+                src = o;
+            else if (out == 2 * in)
+                src = o >> 1;
             else {
                 const float s = static_cast<float>(scalesValue(scale, in, out));
                 src = floorIndex(static_cast<float>(o) * s, 0, in - 1);
@@ -164,7 +166,8 @@ constexpr bool hasAlignCorners(Mode m) { return m != Mode::Nearest && m != Mode:
 /// scale factors as the scales the kernel sees (ATen's compute_output_size and get_scale_value).
 template <int N>
 Expected<std::vector<int64_t>> vecOutputSize(const OpArgs& a, size_t scaleArg, Spec& s) {
-    if (a.isNone(1) == a.isNone(scaleArg)) return opError(a, "Must specify exactly one of output_size and scale_factors");
+    if (a.isNone(1) == a.isNone(scaleArg))
+        return opError(a, "Must specify exactly one of output_size and scale_factors");
     if (!a.isNone(1)) return a.toIntList(1);
     const auto& sf = a[scaleArg].list;
     if (static_cast<int>(sf.size()) != N)
@@ -173,7 +176,8 @@ Expected<std::vector<int64_t>> vecOutputSize(const OpArgs& a, size_t scaleArg, S
     std::vector<int64_t> out;
     for (int d = 0; d < N; ++d) {
         const double f = sf[size_t(d)].toDouble(), o = double(s.inShape[size_t(2 + d)]) * f;
-        if (!(o >= 0.0 && o < 9.0e15)) return opError(a, "scale factor " + std::to_string(f) + " gives no valid output size");
+        if (!(o >= 0.0 && o < 9.0e15))
+            return opError(a, "scale factor " + std::to_string(f) + " gives no valid output size");
         out.push_back(static_cast<int64_t>(o));
         s.scales[size_t(d)] = f;
     }
@@ -188,10 +192,14 @@ Expected<Spec> readSpec(const OpArgs& a, Mode mode, const std::vector<int64_t>* 
     Spec s;
     size_t i = 1;
     std::vector<int64_t> outSize;
-    if (vec) ++i;  // output_size is read with scale_factors below
-    else outSize = a.toIntList(i++);
-    if (inShape) s.inShape = *inShape;
-    else s.inShape = a.toIntList(i++);
+    if (vec)
+        ++i;  // output_size is read with scale_factors below
+    else
+        outSize = a.toIntList(i++);
+    if (inShape)
+        s.inShape = *inShape;
+    else
+        s.inShape = a.toIntList(i++);
     if (static_cast<int>(s.inShape.size()) != N + 2)
         return opError(a, "It is expected input_size equals to " + std::to_string(N + 2) + ", but got size " +
                               std::to_string(s.inShape.size()));
@@ -287,8 +295,8 @@ std::array<DimTaps, 3> allTaps(Mode mode, const Spec& s, int n) {
     const int off = 3 - n;
     for (int d = 0; d < off; ++d) taps[size_t(d)] = DimTaps(1, std::vector<Tap>{{0, 1.0}});
     for (int d = 0; d < n; ++d)
-        taps[size_t(off + d)] = dimTaps(mode, s.inShape[size_t(2 + d)], s.outShape[size_t(2 + d)], s.alignCorners,
-                                        s.scales[size_t(d)]);
+        taps[size_t(off + d)] =
+            dimTaps(mode, s.inShape[size_t(2 + d)], s.outShape[size_t(2 + d)], s.alignCorners, s.scales[size_t(d)]);
     return taps;
 }
 
@@ -316,8 +324,10 @@ void resample(std::vector<double>& x, std::vector<double>& y, int64_t planes, co
                             for (const Tap& t2 : taps[2][size_t(o2)]) {
                                 const double w = t0.weight * t1.weight * t2.weight;
                                 double& xv = xp[(t0.index * in[1] + t1.index) * in[2] + t2.index];
-                                if (adjoint) xv += w * yv;
-                                else acc += w * xv;
+                                if (adjoint)
+                                    xv += w * yv;
+                                else
+                                    acc += w * xv;
                             }
                     if (!adjoint) yv = acc;
                 }
@@ -352,9 +362,10 @@ Expected<Value> metaUpsampleBackward(const OpArgs& a) {
                               " but got: dimension " + std::to_string(g.dim()));
     for (size_t i = 0; i < s->outShape.size(); ++i)
         if (g.shape[i] != s->outShape[i])
-            return opError(a, "Expected grad_output to have the same shape as output; output.size(" + std::to_string(i) +
-                                  ") = " + std::to_string(s->outShape[i]) + " but got grad_output.size(" +
-                                  std::to_string(i) + ") = " + std::to_string(g.shape[i]));
+            return opError(a, "Expected grad_output to have the same shape as output; output.size(" +
+                                  std::to_string(i) + ") = " + std::to_string(s->outShape[i]) +
+                                  " but got grad_output.size(" + std::to_string(i) +
+                                  ") = " + std::to_string(g.shape[i]));
     return metaValue(outputMeta(s->inShape, g));
 }
 
@@ -389,15 +400,15 @@ void addPair(OpRegistry& r, const std::string& name) {
           name + "(Tensor self, SymInt[" + n + "] output_size, " + align + scaleArgs(N) + ") -> Tensor",
           OpCategory::Other, metaUpsample<M, N>, upsampleKernel<M, N>);
     r.add("aten." + name + "_backward.default",
-          name + "_backward(Tensor grad_output, SymInt[" + n + "] output_size, SymInt[" + n2 + "] input_size, " + align +
-              scaleArgs(N) + ") -> Tensor",
+          name + "_backward(Tensor grad_output, SymInt[" + n + "] output_size, SymInt[" + n2 + "] input_size, " +
+              align + scaleArgs(N) + ") -> Tensor",
           OpCategory::Other, metaUpsampleBackward<M, N>, upsampleBackwardKernel<M, N>);
     r.add("aten." + name + ".vec",
           name + ".vec(Tensor input, SymInt[]? output_size, " + align + "float[]? scale_factors) -> Tensor",
           OpCategory::Other, metaUpsample<M, N, true>, upsampleKernel<M, N, true>);
 }
 
-} // namespace
+}  // namespace
 
 void registerUpsampleOps(OpRegistry& r) {
     addPair<Mode::Nearest, 1>(r, "upsample_nearest1d");
@@ -413,4 +424,4 @@ void registerUpsampleOps(OpRegistry& r) {
     addPair<Mode::LinearAA, 2>(r, "_upsample_bilinear2d_aa");
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -26,8 +26,8 @@ std::string ordStr(double ord) {
 
 /// The p-norm of every group of the plan: count of nonzeros (p = 0), max/min |x| (p = +-inf,
 /// NaN propagating), else (sum |x|^p)^(1/p).
-std::vector<double> normValues(const std::vector<double>& in, const std::vector<int64_t>& shape,
-                               const ReducePlan& p, double ord) {
+std::vector<double> normValues(const std::vector<double>& in, const std::vector<int64_t>& shape, const ReducePlan& p,
+                               double ord) {
     const size_t n = static_cast<size_t>(p.outNumel);
     if (std::isinf(ord)) {
         const bool max = ord > 0;
@@ -42,10 +42,14 @@ std::vector<double> normValues(const std::vector<double>& in, const std::vector<
     std::vector<double> acc(n, 0.0);
     forEachReduced(shape, p, [&](int64_t e, int64_t o) {
         const double x = std::fabs(in[e]);
-        if (ord == 0.0) acc[o] += x != 0.0 ? 1.0 : 0.0;
-        else if (ord == 1.0) acc[o] += x;
-        else if (ord == 2.0) acc[o] += x * x;
-        else acc[o] += std::pow(x, ord);
+        if (ord == 0.0)
+            acc[o] += x != 0.0 ? 1.0 : 0.0;
+        else if (ord == 1.0)
+            acc[o] += x;
+        else if (ord == 2.0)
+            acc[o] += x * x;
+        else
+            acc[o] += std::pow(x, ord);
     });
     if (ord == 2.0)
         for (double& v : acc) v = std::sqrt(v);
@@ -62,22 +66,24 @@ Expected<ReducePlan> planNorm(const OpArgs& a, double ord, const std::optional<s
     if (!isFloating(t.dtype()))
         return opError(a, "expected a tensor of floating point or complex type, got " + dtName(t.dtype()));
     if (dtype) {
-        if (!isFloating(*dtype))
-            return opError(a, "dtype should be floating point or complex, got " + dtName(*dtype));
+        if (!isFloating(*dtype)) return opError(a, "dtype should be floating point or complex, got " + dtName(*dtype));
         if (promoteTypes(t.dtype(), *dtype) != *dtype)
-            return opError(a, "the dtype of the input (" + dtName(t.dtype()) + ") should be convertible without "
-                              "narrowing to the specified dtype (" + dtName(*dtype) + ")");
+            return opError(a, "the dtype of the input (" + dtName(t.dtype()) +
+                                  ") should be convertible without "
+                                  "narrowing to the specified dtype (" +
+                                  dtName(*dtype) + ")");
     }
     auto p = planReduce(a, t.shape(), dims, keepdim);
     if (!p.ok()) return p;
     if (t.numel() == 0 && (ord < 0.0 || ord == kInf)) {
         if (!dims || dims->empty())
-            return opError(a, "cannot compute the " + ordStr(ord) + " norm on an empty tensor because the "
-                              "operation does not have an identity");
+            return opError(a, "cannot compute the " + ordStr(ord) +
+                                  " norm on an empty tensor because the "
+                                  "operation does not have an identity");
         for (int64_t i = 0; i < t.dim(); ++i)
             if (p->reduced[i] && t.shape()[i] == 0)
                 return opError(a, "cannot compute the " + ordStr(ord) + " norm on the dimension " + std::to_string(i) +
-                                  " because this dimension is empty and the operation does not have an identity");
+                                      " because this dimension is empty and the operation does not have an identity");
     }
     return p;
 }
@@ -183,7 +189,7 @@ Expected<Value> renormKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, x));
 }
 
-} // namespace
+}  // namespace
 
 void registerVectorNormOps(OpRegistry& r) {
     constexpr auto RD = OpCategory::Reduction;
@@ -191,11 +197,12 @@ void registerVectorNormOps(OpRegistry& r) {
           "linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
           "ScalarType? dtype=None) -> Tensor",
           RD, metaVectorNorm, vectorNormKernel);
-    r.add("aten.norm.ScalarOpt_dim", "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
-          RD, metaNormDim, normDimKernel);
+    r.add("aten.norm.ScalarOpt_dim",
+          "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", RD, metaNormDim,
+          normDimKernel);
     r.add("aten.dist.default", "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", RD, metaDist, distKernel);
     r.add("aten.renorm.default", "renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", RD, metaRenorm,
           renormKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -20,8 +20,7 @@ std::vector<int64_t> stridesOf(const TensorMeta& m) {
 }
 
 /// A view of `in` with new geometry.
-TensorMeta viewMeta(const TensorMeta& in, std::vector<int64_t> shape, std::vector<int64_t> strides,
-                    int64_t offset) {
+TensorMeta viewMeta(const TensorMeta& in, std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset) {
     TensorMeta m = in;
     m.shape = std::move(shape);
     m.strides = std::move(strides);
@@ -146,8 +145,10 @@ std::optional<std::vector<int64_t>> viewStrides(const TensorMeta& in, const std:
                 if (sh[k] != 1) stride = std::min(stride, st[k]);
                 len *= sh[k];
             }
-            sh.erase(sh.begin() + static_cast<std::ptrdiff_t>(idx) + 1, sh.begin() + static_cast<std::ptrdiff_t>(end) + 1);
-            st.erase(st.begin() + static_cast<std::ptrdiff_t>(idx) + 1, st.begin() + static_cast<std::ptrdiff_t>(end) + 1);
+            sh.erase(sh.begin() + static_cast<std::ptrdiff_t>(idx) + 1,
+                     sh.begin() + static_cast<std::ptrdiff_t>(end) + 1);
+            st.erase(st.begin() + static_cast<std::ptrdiff_t>(idx) + 1,
+                     st.begin() + static_cast<std::ptrdiff_t>(end) + 1);
             sh[idx] = len;
             st[idx] = stride;
         }
@@ -215,8 +216,7 @@ Expected<Value> reshapeKernel(const OpArgs& a, const Value& out, ExecContext&) {
 // ----- reshape family ------------------------------------------------------------------------
 
 /// View of `in` as `shape` (with -1 resolved); copy (contiguous) when allowCopy and no view exists.
-Expected<Value> reshapeTo(const OpArgs& a, const TensorMeta& in, const std::vector<int64_t>& shapeArg,
-                          bool allowCopy) {
+Expected<Value> reshapeTo(const OpArgs& a, const TensorMeta& in, const std::vector<int64_t>& shapeArg, bool allowCopy) {
     auto shape = inferSize(a, shapeArg, in.numel());
     if (!shape.ok()) return shape.error();
     auto st = allowCopy ? reshapeStrides(in, *shape) : viewStrides(in, *shape);
@@ -356,8 +356,8 @@ Expected<Value> metaExpand(const OpArgs& a) {
         if (want != x && x != 1 && want != -1)
             return opError(a, "the expanded size of the tensor (" + std::to_string(want) +
                                   ") must match the existing size (" + std::to_string(x) +
-                                  ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
-                                  shapeStr(sizes) + ".  Tensor sizes: " + shapeStr(in->shape));
+                                  ") at non-singleton dimension " + std::to_string(i) +
+                                  ".  Target sizes: " + shapeStr(sizes) + ".  Tensor sizes: " + shapeStr(in->shape));
         if (want < -1) return opError(a, "invalid expanded size " + std::to_string(want));
         shape[i] = want == -1 ? x : want;
         strides[i] = shape[i] != x ? 0 : in->strides[d];
@@ -465,8 +465,8 @@ Expected<TensorMeta> selectMeta(const OpArgs& a, const TensorMeta& in, int64_t d
     if (!d.ok()) return d.error();
     const int64_t size = in.shape[*d];
     if (index < -size || index >= size)
-        return opError(a, "index " + std::to_string(index) + " out of range for tensor of size " +
-                              shapeStr(in.shape) + " at dimension " + std::to_string(*d));
+        return opError(a, "index " + std::to_string(index) + " out of range for tensor of size " + shapeStr(in.shape) +
+                              " at dimension " + std::to_string(*d));
     if (index < 0) index += size;
     TensorMeta m = in;
     m.offset = in.offset + index * in.strides[*d];
@@ -565,7 +565,8 @@ Expected<Value> metaSplit(const OpArgs& a) {
     auto d = dimArg(a, a.toInt(2), in->dim());
     if (!d.ok()) return d.error();
     const int64_t splitSize = a.toInt(1), dimSize = in->shape[*d];
-    if (splitSize < 0) return opError(a, "split expects split_size be non-negative, but got split_size=" + std::to_string(splitSize));
+    if (splitSize < 0)
+        return opError(a, "split expects split_size be non-negative, but got split_size=" + std::to_string(splitSize));
     if (splitSize == 0 && dimSize != 0)
         return opError(a, "split_size can only be 0 if dimension size is 0, but got dimension size of " +
                               std::to_string(dimSize));
@@ -584,13 +585,15 @@ Expected<Value> metaSplitWithSizes(const OpArgs& a) {
     auto sizes = a.toIntList(1);
     int64_t sum = 0;
     for (int64_t s : sizes) {
-        if (s < 0) return opError(a, "split_with_sizes expects split_sizes have only non-negative entries, but got " + shapeStr(sizes));
+        if (s < 0)
+            return opError(a, "split_with_sizes expects split_sizes have only non-negative entries, but got " +
+                                  shapeStr(sizes));
         sum += s;
     }
     if (sum != in->shape[*d])
         return opError(a, "split_with_sizes expects split_sizes to sum exactly to " + std::to_string(in->shape[*d]) +
-                              " (input tensor's size at dimension " + std::to_string(*d) + "), but got split_sizes=" +
-                              shapeStr(sizes));
+                              " (input tensor's size at dimension " + std::to_string(*d) +
+                              "), but got split_sizes=" + shapeStr(sizes));
     return splitBySizes(*in, *d, sizes);
 }
 
@@ -657,7 +660,7 @@ Expected<Value> metaUnfold(const OpArgs& a) {
     return metaValue(std::move(m));
 }
 
-} // namespace
+}  // namespace
 
 void registerViewOps(OpRegistry& r) {
     auto view = [&r](const char* name, const char* schema, MetaFn meta, KernelFn kernel = aliasKernel) {
@@ -673,7 +676,8 @@ void registerViewOps(OpRegistry& r) {
          viewKernel);
     view("aten.transpose.int", "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", metaTranspose);
     view("aten.permute.default", "permute(Tensor(a) self, int[] dims) -> Tensor(a)", metaPermute);
-    view("aten.expand.default", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", metaExpand);
+    view("aten.expand.default", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+         metaExpand);
     view("aten.unsqueeze.default", "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", metaUnsqueeze);
     view("aten.squeeze.default", "squeeze(Tensor(a) self) -> Tensor(a)", metaSqueezeAll);
     view("aten.squeeze.dim", "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", metaSqueezeDims);
@@ -681,14 +685,16 @@ void registerViewOps(OpRegistry& r) {
     view("aten.slice.Tensor",
          "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
          metaSlice);
-    view("aten.narrow.default", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", metaNarrow);
+    view("aten.narrow.default", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+         metaNarrow);
     view("aten.select.int", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", metaSelect);
     view("aten.as_strided.default",
          "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
          metaAsStrided, asStridedKernel);
     view("aten.diagonal.default", "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
          metaDiagonal);
-    view("aten.split.Tensor", "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", metaSplit);
+    view("aten.split.Tensor", "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+         metaSplit);
     view("aten.split_with_sizes.default",
          "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]", metaSplitWithSizes);
     view("aten.chunk.default", "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", metaChunk);
@@ -711,11 +717,12 @@ void registerViewOps(OpRegistry& r) {
     auto unsafeSplit = [&r](const char* name, const char* schema, MetaFn meta) {
         r.add(name, schema, OpCategory::View, meta, aliasKernel);
     };
-    unsafeSplit("aten.unsafe_split.Tensor", "unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]",
-                metaSplit);
+    unsafeSplit("aten.unsafe_split.Tensor",
+                "unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", metaSplit);
     unsafeSplit("aten.unsafe_split_with_sizes.default",
-                "unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", metaSplitWithSizes);
+                "unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
+                metaSplitWithSizes);
     unsafeSplit("aten.unsafe_chunk.default", "unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", metaChunk);
 }
 
-} // namespace fxray
+}  // namespace fxray

@@ -31,14 +31,16 @@ constexpr ViewWrite kViewWrites[] = {
      "diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor",
      "aten.diagonal.default", false, false},
     {"aten.as_strided_scatter.default",
-     "as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor",
+     "as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> "
+     "Tensor",
      "aten.as_strided.default", false, false},
     {"aten.slice_backward.default",
-     "slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor",
+     "slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> "
+     "Tensor",
      "aten.slice.Tensor", true, false},
     {"aten.select_backward.default",
-     "select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
-     "aten.select.int", true, false},
+     "select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor", "aten.select.int",
+     true, false},
     {"aten.diagonal_backward.default",
      "diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, int dim2) -> Tensor",
      "aten.diagonal.default", true, false},
@@ -54,9 +56,7 @@ const ViewWrite* entryFor(const OpArgs& a) {
 }
 
 /// The view op's arguments: everything after the first two.
-std::vector<Value> viewArgs(const OpArgs& a) {
-    return std::vector<Value>(a.values().begin() + 2, a.values().end());
-}
+std::vector<Value> viewArgs(const OpArgs& a) { return std::vector<Value>(a.values().begin() + 2, a.values().end()); }
 
 /// The base the view is taken of: self's preserved-stride copy, or zeros of input_sizes.
 Expected<TensorMeta> baseMeta(const OpArgs& a, const ViewWrite& e) {
@@ -99,10 +99,10 @@ Expected<Value> viewWriteKernel(const OpArgs& a, const Value& out, ExecContext& 
     return Value::ofTensor(base);
 }
 
-} // namespace
+}  // namespace
 
 void registerViewScatterOps(OpRegistry& r) {
     for (const auto& e : kViewWrites) r.add(e.name, e.schema, OpCategory::Other, metaViewWrite, viewWriteKernel);
 }
 
-} // namespace fxray
+}  // namespace fxray

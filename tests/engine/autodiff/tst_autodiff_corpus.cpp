@@ -29,8 +29,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kTrainingModels[] = {"mlp",   "attention", "gpt2",   "bert",         "resnet18",
-                                 "ln_gelu", "pad_mm",  "randperm_index_add", "checkpointed"};
+const char* kTrainingModels[] = {"mlp",    "attention",          "gpt2",        "bert", "resnet18", "ln_gelu",
+                                 "pad_mm", "randperm_index_add", "checkpointed"};
 
 fs::path modelDir(const QString& m) { return fxtest::corpus() / m.toStdString(); }
 
@@ -106,7 +106,8 @@ std::string firstDifference(const Graph& ours, const Graph& theirs) {
         bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
         if (ea && eb) return {};
         if (ea || eb || la != lb)
-            return "line " + std::to_string(line) + ":\n  ours:    " + (ea ? "<end>" : la) + "\n  PyTorch: " + (eb ? "<end>" : lb);
+            return "line " + std::to_string(line) + ":\n  ours:    " + (ea ? "<end>" : la) +
+                   "\n  PyTorch: " + (eb ? "<end>" : lb);
     }
 }
 
@@ -134,7 +135,8 @@ void compareSignature(const Graph& ours, const Graph& theirs) {
         const auto& mb = b[i]->meta[0];
         if (ma.shape != mb.shape || ma.dtype != mb.dtype)
             QFAIL(qPrintable(QString("input %1 (%2): ours %3, PyTorch's %4 (%5)")
-                                 .arg(i).arg(QString::fromStdString(a[i]->name()))
+                                 .arg(i)
+                                 .arg(QString::fromStdString(a[i]->name()))
                                  .arg(QString::fromStdString(ma.annotation(false, false)))
                                  .arg(QString::fromStdString(mb.annotation(false, false)))
                                  .arg(QString::fromStdString(b[i]->name()))));
@@ -143,8 +145,10 @@ void compareSignature(const Graph& ours, const Graph& theirs) {
     QCOMPARE(oa.size(), ob.size());
     for (size_t i = 0; i < oa.size(); ++i)
         if (oa[i].isNone() != ob[i].isNone())
-            QFAIL(qPrintable(QString("output %1: ours %2, PyTorch's %3").arg(i)
-                                 .arg(oa[i].isNone() ? "None" : "a tensor").arg(ob[i].isNone() ? "None" : "a tensor")));
+            QFAIL(qPrintable(QString("output %1: ours %2, PyTorch's %3")
+                                 .arg(i)
+                                 .arg(oa[i].isNone() ? "None" : "a tensor")
+                                 .arg(ob[i].isNone() ? "None" : "a tensor")));
 }
 
 void checkNodeCount(const char* what, const QString& model, size_t ours, size_t theirs) {
@@ -186,16 +190,18 @@ void checkNumerics(const Graph& g, const fs::path& dir) {
     for (const auto& c : res->comparisons) {
         if (!c.ok)
             QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
-                                 .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                 .arg(c.index)
+                                 .arg(c.relErr)
+                                 .arg(c.tolerance)
+                                 .arg(c.maxAbsErr)
                                  .arg(QString::fromStdString(c.note))));
-        if (c.fp64Judged)
-            qInfo("output %zu judged against fp64 (rel_err %.3g is rounding noise)", c.index, c.relErr);
+        if (c.fp64Judged) qInfo("output %zu judged against fp64 (rel_err %.3g is rounding noise)", c.index, c.relErr);
         compared += (*expect)[c.index].isTensor();
     }
     QVERIFY(compared > 0);
 }
 
-} // namespace
+}  // namespace
 
 class TestAutodiffCorpus : public QObject {
     Q_OBJECT
@@ -259,9 +265,11 @@ private slots:
         for (const char* m : kTrainingModels) {
             const fs::path dir = fxtest::corpus() / m;
             if (fs::exists(dir / "numerics" / "dynamo.py"))
-                QTest::newRow((std::string(m) + "/numerics").c_str()) << QString(m) << "numerics/dynamo.py" << "numerics/joint.py";
+                QTest::newRow((std::string(m) + "/numerics").c_str()) << QString(m) << "numerics/dynamo.py"
+                                                                      << "numerics/joint.py";
             if (fs::exists(dir / "graphs" / "dynamo_graph.py"))
-                QTest::newRow((std::string(m) + "/graphs").c_str()) << QString(m) << "graphs/dynamo_graph.py" << "graphs/aot_joint_graph.py";
+                QTest::newRow((std::string(m) + "/graphs").c_str()) << QString(m) << "graphs/dynamo_graph.py"
+                                                                    << "graphs/aot_joint_graph.py";
         }
     }
 

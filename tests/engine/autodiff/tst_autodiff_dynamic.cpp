@@ -93,7 +93,7 @@ QString sameSizes(const TensorMeta& ours, const TensorMeta& theirs, const std::v
 
 bool anySymbolic(const TensorMeta& m) { return !m.symShape.empty(); }
 
-} // namespace
+}  // namespace
 
 class TestAutodiffDynamic : public QObject {
     Q_OBJECT
@@ -211,8 +211,11 @@ private slots:
         int grads = 0;
         for (const auto& c : res->comparisons) {
             if (!c.ok)
-                QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) %4").arg(c.index).arg(c.relErr)
-                                     .arg(c.tolerance).arg(QString::fromStdString(c.note))));
+                QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) %4")
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(QString::fromStdString(c.note))));
             grads += c.index >= nFwd && expect[c.index].isTensor();
         }
         QVERIFY(grads > 0);
@@ -299,11 +302,11 @@ private slots:
     void aSymPrimalThatOnlySizesATensor() {
         // A hand-written graph: s0 is used by no op, only by x's annotation; the tangent and
         // x's gradient still carry it.
-        auto g = readFxText(
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, s0: \"Sym(s0)\", x: \"f32[s0, 4][4, 1]\", w: \"f32[4, 4][4, 1]\"):\n"
-            "        mm: \"f32[s0, 4][4, 1]\" = torch.ops.aten.mm.default(x, w)\n"
-            "        return (mm,)\n", "inline.py");
+        auto g = readFxText("class M(torch.nn.Module):\n"
+                            "    def forward(self, s0: \"Sym(s0)\", x: \"f32[s0, 4][4, 1]\", w: \"f32[4, 4][4, 1]\"):\n"
+                            "        mm: \"f32[s0, 4][4, 1]\" = torch.ops.aten.mm.default(x, w)\n"
+                            "        return (mm,)\n",
+                            "inline.py");
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
         resolveOps(**g);
         (*g)->rebuildUsers();
@@ -319,7 +322,8 @@ private slots:
         auto outs = j->graph->outputs();
         QCOMPARE(outs.size(), size_t(4));  // mm, then the gradients of s0 (None), x and w
         QVERIFY(outs[1].isNone());
-        QVERIFY(outs[2].isNode() && outs[2].node->meta[0].symShape.size() == 2 && outs[2].node->meta[0].symShape[0] == "s0");
+        QVERIFY(outs[2].isNode() && outs[2].node->meta[0].symShape.size() == 2 &&
+                outs[2].node->meta[0].symShape[0] == "s0");
         QVERIFY(outs[3].isNode() && outs[3].node->meta[0].symShape.empty());
         QCOMPARE(outs[3].node->meta[0].shape, (std::vector<int64_t>{4, 4}));
     }
@@ -327,11 +331,11 @@ private slots:
         // No Sym placeholder: s0 lives in x's annotation alone. mean's backward divides by the
         // row count, which the joint graph reads with sym_size (as PyTorch's joint graphs do);
         // at any size the gradient is tangent / s0 in every row.
-        auto g = readFxText(
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[s0, 4][4, 1]\"):\n"
-            "        mean: \"f32[4][1]\" = torch.ops.aten.mean.dim(x, [0])\n"
-            "        return (mean,)\n", "mean.py");
+        auto g = readFxText("class M(torch.nn.Module):\n"
+                            "    def forward(self, x: \"f32[s0, 4][4, 1]\"):\n"
+                            "        mean: \"f32[4][1]\" = torch.ops.aten.mean.dim(x, [0])\n"
+                            "        return (mean,)\n",
+                            "mean.py");
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
         resolveOps(**g);
         (*g)->rebuildUsers();
@@ -365,11 +369,12 @@ private slots:
         // x[:s0] of a 64-row tensor: the size is min(s0, 64), which no probe binding sees whole
         // (large probes clamp, small ones do not). The builder must refuse, naming the node,
         // rather than bake either behaviour into the joint graph.
-        auto g = readFxText(
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, s0: \"Sym(s0)\", w: \"f32[64, 4][4, 1]\"):\n"
-            "        slice_1: \"f32[Min(64, s0), 4][4, 1]\" = torch.ops.aten.slice.Tensor(w, 0, 0, s0)\n"
-            "        return (slice_1,)\n", "clamp.py");
+        auto g =
+            readFxText("class M(torch.nn.Module):\n"
+                       "    def forward(self, s0: \"Sym(s0)\", w: \"f32[64, 4][4, 1]\"):\n"
+                       "        slice_1: \"f32[Min(64, s0), 4][4, 1]\" = torch.ops.aten.slice.Tensor(w, 0, 0, s0)\n"
+                       "        return (slice_1,)\n",
+                       "clamp.py");
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
         resolveOps(**g);
         (*g)->rebuildUsers();

@@ -54,7 +54,7 @@ std::string outputsText(const Graph& g) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 class TestJointBuilder : public QObject {
     Q_OBJECT
@@ -73,7 +73,8 @@ private slots:
         QCOMPARE(jg.className, std::string("inner_f"));
         QCOMPARE(jg.signature.pytreeGroups, (std::vector<std::string>{"primals", "tangents"}));
         QVERIFY(jg.signature.pytreeReturn);
-        QCOMPARE(names(jg.placeholders()), (std::vector<std::string>{"primals_1", "primals_2", "primals_3", "tangents_1"}));
+        QCOMPARE(names(jg.placeholders()),
+                 (std::vector<std::string>{"primals_1", "primals_2", "primals_3", "tangents_1"}));
         QCOMPARE(j->primalSources, (std::vector<std::string>{"p_w", "b_n", "x"}));
         QCOMPARE(j->requiresGrad, (std::vector<bool>{true, false, false}));
         QCOMPARE(j->numMutatedInputs, size_t(1));
@@ -88,9 +89,8 @@ private slots:
     }
 
     void gradInputPolicies() {
-        auto plain = parse(R"(a: "f32[3]", b: "f32[3]", i: "i64[3]")",
-                           "        mul = torch.ops.aten.mul.Tensor(a, b)\n"
-                           "        return (mul,)\n");
+        auto plain = parse(R"(a: "f32[3]", b: "f32[3]", i: "i64[3]")", "        mul = torch.ops.aten.mul.Tensor(a, b)\n"
+                                                                       "        return (mul,)\n");
         auto all = buildJointGraph(*plain);
         QVERIFY(all.ok());
         QCOMPARE(all->requiresGrad, (std::vector<bool>{true, true, false}));
@@ -116,9 +116,8 @@ private slots:
     }
 
     void primalOrder() {
-        auto g = parse(R"(p_w: "f32[3]", x: "f32[3]")",
-                       "        mul = torch.ops.aten.mul.Tensor(x, p_w)\n"
-                       "        return (mul,)\n");
+        auto g = parse(R"(p_w: "f32[3]", x: "f32[3]")", "        mul = torch.ops.aten.mul.Tensor(x, p_w)\n"
+                                                        "        return (mul,)\n");
         JointOptions o;
         o.primalOrder = {"x", "p_w"};
         auto j = buildJointGraph(*g, o);
@@ -156,11 +155,10 @@ private slots:
     /// Unused forward values disappear; the names they took stay taken, and FX never names a
     /// node after a Python builtin.
     void deadCodeAndNames() {
-        auto g = parse(R"(x: "f32[2, 3]")",
-                       "        sum_1 = torch.ops.aten.sum.dim_IntList(x, [1])\n"
-                       "        exp = torch.ops.aten.exp.default(x)\n"
-                       "        sum_2 = torch.ops.aten.sum.dim_IntList(x, [0])\n"
-                       "        return (sum_2,)\n");
+        auto g = parse(R"(x: "f32[2, 3]")", "        sum_1 = torch.ops.aten.sum.dim_IntList(x, [1])\n"
+                                            "        exp = torch.ops.aten.exp.default(x)\n"
+                                            "        sum_2 = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+                                            "        return (sum_2,)\n");
         JointOptions o;
         o.skipDeadSourceNodes = false;
         auto j = buildJointGraph(*g, o);
@@ -190,39 +188,41 @@ private slots:
         auto j = buildJointGraph(*g, o);
         QVERIFY2(j.ok(), j.ok() ? "" : j.error().str().c_str());
         QCOMPARE(j->primalSources, (std::vector<std::string>{"p_w", "x"}));
-        QCOMPARE(ops(*j->graph), (std::vector<std::string>{"get_attr", "lift_fresh_copy.default", "mul.Tensor", "mul.Tensor"}));
+        QCOMPARE(ops(*j->graph),
+                 (std::vector<std::string>{"get_attr", "lift_fresh_copy.default", "mul.Tensor", "mul.Tensor"}));
         QVERIFY(j->graph->constants.count("_tensor_constant0"));
-        QCOMPARE(fxtest::values(Value::ofTensor(j->graph->constants.at("_tensor_constant0"))), std::vector<double>{2.5});
+        QCOMPARE(fxtest::values(Value::ofTensor(j->graph->constants.at("_tensor_constant0"))),
+                 std::vector<double>{2.5});
     }
 
     /// An in-place op's saved output is detached in the backward (as in PyTorch's resnet18 joint).
     void inplaceSavedResult() {
-        auto g = parse(R"(x: "f32[4]")",
-                       "        mul = torch.ops.aten.mul.Tensor(x, 2.0)\n"
-                       "        relu_ = torch.ops.aten.relu_.default(mul)\n"
-                       "        return (relu_,)\n");
+        auto g = parse(R"(x: "f32[4]")", "        mul = torch.ops.aten.mul.Tensor(x, 2.0)\n"
+                                         "        relu_ = torch.ops.aten.relu_.default(mul)\n"
+                                         "        return (relu_,)\n");
         auto j = buildJointGraph(*g);
         QVERIFY(j.ok());
-        QCOMPARE(ops(*j->graph), (std::vector<std::string>{"mul.Tensor", "relu.default", "detach.default", "detach.default",
-                                                           "threshold_backward.default", "mul.Tensor"}));
+        QCOMPARE(ops(*j->graph),
+                 (std::vector<std::string>{"mul.Tensor", "relu.default", "detach.default", "detach.default",
+                                           "threshold_backward.default", "mul.Tensor"}));
         // The live pair is detach_3/detach_4: names of the dead ones PyTorch also emits are taken.
         QCOMPARE(j->graph->nodes()[4]->name(), std::string("detach_3"));
     }
 
     /// A checkpointed body is traced inline; its forward nodes carry the region id.
     void checkpointBody() {
-        const char* text =
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[3]\"):\n"
-            "        wrap_body_0 = self.wrap_body_0\n"
-            "        tag_activation_checkpoint = torch.ops.higher_order.tag_activation_checkpoint(wrap_body_0, x, use_reentrant = False)\n"
-            "        getitem = tag_activation_checkpoint[0]\n"
-            "        mul = torch.ops.aten.mul.Tensor(getitem, 3.0)\n"
-            "        return (mul,)\n"
-            "    class wrap_body_0(torch.nn.Module):\n"
-            "        def forward(self, x: \"f32[3]\"):\n"
-            "            sin = torch.ops.aten.exp.default(x)\n"
-            "            return (sin,)\n";
+        const char* text = "class GraphModule(torch.nn.Module):\n"
+                           "    def forward(self, x: \"f32[3]\"):\n"
+                           "        wrap_body_0 = self.wrap_body_0\n"
+                           "        tag_activation_checkpoint = "
+                           "torch.ops.higher_order.tag_activation_checkpoint(wrap_body_0, x, use_reentrant = False)\n"
+                           "        getitem = tag_activation_checkpoint[0]\n"
+                           "        mul = torch.ops.aten.mul.Tensor(getitem, 3.0)\n"
+                           "        return (mul,)\n"
+                           "    class wrap_body_0(torch.nn.Module):\n"
+                           "        def forward(self, x: \"f32[3]\"):\n"
+                           "            sin = torch.ops.aten.exp.default(x)\n"
+                           "            return (sin,)\n";
         auto g = readFxText(text, "ckpt.py");
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
         resolveOps(**g);
@@ -261,13 +261,15 @@ private slots:
             const char* message;
         };
         const Bad cases[] = {
-            {R"(x: "f32[3, 4]")", "        svd = torch.ops.aten._linalg_svd.default(x)\n        u = svd[0]\n        return (u,)\n",
-             "svd", "no VJP rule for aten._linalg_svd.default"},
-            {R"(x: "f32[3, 4]")", "        relu = x.relu()\n        return (relu,)\n", "relu", "lower the graph to ATen first"},
+            {R"(x: "f32[3, 4]")",
+             "        svd = torch.ops.aten._linalg_svd.default(x)\n        u = svd[0]\n        return (u,)\n", "svd",
+             "no VJP rule for aten._linalg_svd.default"},
+            {R"(x: "f32[3, 4]")", "        relu = x.relu()\n        return (relu,)\n", "relu",
+             "lower the graph to ATen first"},
             {R"(x: "f32[3, 4]")", "        foo = torch.ops.aten.not_an_op.default(x)\n        return (foo,)\n", "foo",
              "unknown op"},
-            {R"(x: "f32[3, 4]")", "        s = torch.ops.aten.slice.Tensor(x, 1, 0, 4, 2)\n        return (s,)\n", "slice_1",
-             "slice with step 2"},
+            {R"(x: "f32[3, 4]")", "        s = torch.ops.aten.slice.Tensor(x, 1, 0, 4, 2)\n        return (s,)\n",
+             "slice_1", "slice with step 2"},
         };
         for (const auto& c : cases) {
             auto g = parse(c.params, c.body);

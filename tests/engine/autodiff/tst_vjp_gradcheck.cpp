@@ -49,14 +49,17 @@ const std::vector<Case>& cases() {
          "        b = torch.ops.aten.sub.Tensor(a, x, alpha = 2)\n"
          "        c = torch.ops.aten.rsub.Scalar(b, 1.5)\n"
          "        return (c,)\n"},
-        {"pointwise", "mul_div", R"(x: "f64[2, 3]", y: "f64[2, 1]")",
+        {"pointwise",
+         "mul_div",
+         R"(x: "f64[2, 3]", y: "f64[2, 1]")",
          "        a = torch.ops.aten.mul.Tensor(x, y)\n"
          "        b = torch.ops.aten.mul.Tensor(a, 0.5)\n"
          "        c = torch.ops.aten.div.Tensor(b, y)\n"
          "        d = torch.ops.aten.div.Scalar(c, 3.0)\n"
          "        e = torch.ops.aten.mul.Scalar(d, -2.0)\n"
          "        return (e,)\n",
-         {}, {{1, {1.5, -2.0}}}},
+         {},
+         {{1, {1.5, -2.0}}}},
         {"pointwise", "unary_math", R"(x: "f64[5]")",
          "        a = torch.ops.aten.exp.default(x)\n"
          "        b = torch.ops.aten.log.default(a)\n"
@@ -86,12 +89,15 @@ const std::vector<Case>& cases() {
          "        b = torch.ops.aten.pow_.Scalar(a, 2.0)\n"
          "        c = torch.ops.aten.sub_.Tensor(b, x)\n"
          "        return (c,)\n"},
-        {"pointwise", "where", R"(x: "f64[2, 3]", y: "f64[2, 3]", m: "b8[2, 3]")",
+        {"pointwise",
+         "where",
+         R"(x: "f64[2, 3]", y: "f64[2, 3]", m: "b8[2, 3]")",
          "        a = torch.ops.aten.where.self(m, x, y)\n"
          "        b = torch.ops.aten.where.ScalarOther(m, x, -1.0)\n"
          "        c = torch.ops.aten.masked_fill.Scalar(y, m, 2.0)\n"
          "        return (a, b, c)\n",
-         {"x", "y"}, {{2, {1, 0, 1, 0, 0, 1}}}},
+         {"x", "y"},
+         {{2, {1, 0, 1, 0, 0, 1}}}},
         // ----- reductions -----
         {"reduction", "sum_mean", R"(x: "f64[2, 3, 4]")",
          "        a = torch.ops.aten.sum.dim_IntList(x, [0, 2])\n"
@@ -110,7 +116,8 @@ const std::vector<Case>& cases() {
          "        b = torch.ops.aten._log_softmax.default(x, 0, False)\n"
          "        return (a, b)\n"},
         // ----- linalg -----
-        {"linalg", "mm_addmm_bmm", R"(a: "f64[3, 4]", b: "f64[4, 2]", c: "f64[4]", p: "f64[2, 3, 4]", q: "f64[2, 4, 2]")",
+        {"linalg", "mm_addmm_bmm",
+         R"(a: "f64[3, 4]", b: "f64[4, 2]", c: "f64[4]", p: "f64[2, 3, 4]", q: "f64[2, 4, 2]")",
          "        x = torch.ops.aten.mm.default(a, b)\n"
          "        t = torch.ops.aten.t.default(b)\n"
          "        y = torch.ops.aten.addmm.default(c, x, t, beta = 2, alpha = 0.5)\n"
@@ -161,25 +168,34 @@ const std::vector<Case>& cases() {
          "        c = torch.ops.aten.constant_pad_nd.default(x, [1, 2, 0, 1], 0.0)\n"
          "        return (b, g2, u1, c)\n"},
         // ----- indexing -----
-        {"indexing", "embedding_gather_index", R"(w: "f64[6, 3]", x: "f64[4, 3]", s: "f64[2, 3]", idx: "i64[2, 2]", i1: "i64[2]", gi: "i64[4, 2]")",
+        {"indexing",
+         "embedding_gather_index",
+         R"(w: "f64[6, 3]", x: "f64[4, 3]", s: "f64[2, 3]", idx: "i64[2, 2]", i1: "i64[2]", gi: "i64[4, 2]")",
          "        a = torch.ops.aten.embedding.default(w, idx)\n"
          "        c = torch.ops.aten.index_select.default(x, 0, i1)\n"
          "        d = torch.ops.aten.index_add.default(x, 0, i1, s)\n"
          "        e = torch.ops.aten.gather.default(x, 1, gi)\n"
          "        return (a, c, d, e)\n",
-         {}, {{3, {0, 2, 5, 2}}, {4, {3, 1}}, {5, {0, 2, 1, 1, 2, 0, 0, 0}}}},
+         {},
+         {{3, {0, 2, 5, 2}}, {4, {3, 1}}, {5, {0, 2, 1, 1, 2, 0, 0, 0}}}},
         // ----- norms -----
         {"norm", "layer_norm", R"(w: "f64[4]", b: "f64[4]", x: "f64[2, 3, 4]")",
          "        a = torch.ops.aten.layer_norm.default(x, [4], w, b, 1e-05)\n"
          "        return (a,)\n"},
-        {"norm", "batch_norm_train", R"(w: "f64[3]", b: "f64[3]", rm: "f64[3]", rv: "f64[3]", x: "f64[2, 3, 2, 2]")",
+        {"norm",
+         "batch_norm_train",
+         R"(w: "f64[3]", b: "f64[3]", rm: "f64[3]", rv: "f64[3]", x: "f64[2, 3, 2, 2]")",
          "        a = torch.ops.aten.batch_norm.default(x, w, b, rm, rv, True, 0.1, 1e-05, False)\n"
          "        return (a,)\n",
-         {"w", "b", "x"}, {{3, {1.0, 2.0, 0.5}}}},
-        {"norm", "batch_norm_eval", R"(w: "f64[3]", b: "f64[3]", rm: "f64[3]", rv: "f64[3]", x: "f64[2, 3, 2]")",
+         {"w", "b", "x"},
+         {{3, {1.0, 2.0, 0.5}}}},
+        {"norm",
+         "batch_norm_eval",
+         R"(w: "f64[3]", b: "f64[3]", rm: "f64[3]", rv: "f64[3]", x: "f64[2, 3, 2]")",
          "        a = torch.ops.aten.batch_norm.default(x, w, b, rm, rv, False, 0.1, 1e-05, False)\n"
          "        return (a,)\n",
-         {"w", "b", "x"}, {{3, {1.0, 2.0, 0.5}}}},
+         {"w", "b", "x"},
+         {{3, {1.0, 2.0, 0.5}}}},
         // ----- conv and pooling -----
         {"conv", "conv2d", R"(w: "f64[2, 3, 3, 3]", b: "f64[2]", x: "f64[1, 3, 5, 5]")",
          "        a = torch.ops.aten.conv2d.default(x, w, b, [2, 2], [1, 1])\n"
@@ -210,7 +226,7 @@ const std::vector<Case>& cases() {
     return all;
 }
 
-} // namespace
+}  // namespace
 
 class TestVjpGradcheck : public QObject {
     Q_OBJECT
@@ -250,8 +266,10 @@ private slots:
             const TensorMeta& m = p->meta[0];
             size_t i = primals.size();
             std::vector<double> v(static_cast<size_t>(m.numel()));
-            if (c.fixed.count(i)) v = c.fixed.at(i);
-            else if (isFloating(m.dtype)) for (auto& x : v) x = normal(rng);
+            if (c.fixed.count(i))
+                v = c.fixed.at(i);
+            else if (isFloating(m.dtype))
+                for (auto& x : v) x = normal(rng);
             primals.push_back(tensorValue(m, v));
         }
         const auto jphs = jg.placeholders();
@@ -320,8 +338,10 @@ private slots:
                 const double tol = 1e-5 * std::max(1.0, std::abs(numeric));
                 if (std::abs(numeric - analytic[e]) > tol)
                     QFAIL(qPrintable(QString("d/d%1[%2]: joint graph %3, finite differences %4")
-                                         .arg(QString::fromStdString(joint->primalSources[i])).arg(e)
-                                         .arg(analytic[e], 0, 'g', 10).arg(numeric, 0, 'g', 10)));
+                                         .arg(QString::fromStdString(joint->primalSources[i]))
+                                         .arg(e)
+                                         .arg(analytic[e], 0, 'g', 10)
+                                         .arg(numeric, 0, 'g', 10)));
                 ++checked;
             }
         }
@@ -330,13 +350,26 @@ private slots:
 
     /// Every rule family has at least one rule, and the table holds the corpus' forward ops.
     void ruleTable() {
-        for (const char* op : {"aten.addmm.default", "aten.mm.default", "aten.bmm.default", "aten.relu.default",
-                               "aten.native_layer_norm.default", "aten._softmax.default", "aten.native_dropout.default",
-                               "aten.embedding.default", "aten.convolution.default",
+        for (const char* op : {"aten.addmm.default",
+                               "aten.mm.default",
+                               "aten.bmm.default",
+                               "aten.relu.default",
+                               "aten.native_layer_norm.default",
+                               "aten._softmax.default",
+                               "aten.native_dropout.default",
+                               "aten.embedding.default",
+                               "aten.convolution.default",
                                "aten._native_batch_norm_legit_functional.default",
-                               "aten.max_pool2d_with_indices.default", "aten.mean.dim", "aten.cat.default",
-                               "aten.split.Tensor", "aten.index_add.default", "aten.tanh.default",
-                               "aten.sigmoid.default", "aten.gelu.default", "aten.silu.default", "aten.pow.Tensor_Scalar"})
+                               "aten.max_pool2d_with_indices.default",
+                               "aten.mean.dim",
+                               "aten.cat.default",
+                               "aten.split.Tensor",
+                               "aten.index_add.default",
+                               "aten.tanh.default",
+                               "aten.sigmoid.default",
+                               "aten.gelu.default",
+                               "aten.silu.default",
+                               "aten.pow.Tensor_Scalar"})
             QVERIFY2(findVjp(op), op);
         QVERIFY(findVjp("aten.relu.default")->savesResult);
         QVERIFY(!findVjp("aten.gelu.default")->savesResult);

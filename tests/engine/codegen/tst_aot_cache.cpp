@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path freshDir(const std::string& name) {
-    fs::path d = fs::temp_directory_path() / ("fxray_tst_aot_" + name + "_" + std::to_string(QCoreApplication::applicationPid()));
+    fs::path d = fs::temp_directory_path() /
+                 ("fxray_tst_aot_" + name + "_" + std::to_string(QCoreApplication::applicationPid()));
     fs::remove_all(d);
     fs::create_directories(d);
     return d;
@@ -53,7 +54,7 @@ void spit(const fs::path& p, const std::string& s) {
     f << s;
 }
 
-} // namespace
+}  // namespace
 
 class TestAotCache : public QObject {
     Q_OBJECT
@@ -119,7 +120,8 @@ private slots:
         QCOMPARE(outs->size(), expect->size());
         for (size_t i = 0; i < outs->size(); ++i) {
             auto c = compareValues(i, (*outs)[i], (*expect)[i]);
-            QVERIFY2(c.relErr <= 1e-4, ("output " + std::to_string(i) + " rel_err " + std::to_string(c.relErr)).c_str());
+            QVERIFY2(c.relErr <= 1e-4,
+                     ("output " + std::to_string(i) + " rel_err " + std::to_string(c.relErr)).c_str());
         }
         // And the JIT computes the same thing from the same plan.
         auto jit = cg::cpu::CompiledGraph::compile(g, *inputs);
@@ -133,10 +135,14 @@ private slots:
     void corruptOrForeignEntriesAreRebuilt_data() {
         QTest::addColumn<QString>("damage");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("flipped library bytes") << "library" << "checksum";
-        QTest::newRow("other fxray version") << "version" << "foreign";
-        QTest::newRow("unreadable metadata") << "json" << "not valid JSON";
-        QTest::newRow("deleted library") << "missing" << "missing";
+        QTest::newRow("flipped library bytes") << "library"
+                                               << "checksum";
+        QTest::newRow("other fxray version") << "version"
+                                             << "foreign";
+        QTest::newRow("unreadable metadata") << "json"
+                                             << "not valid JSON";
+        QTest::newRow("deleted library") << "missing"
+                                         << "missing";
     }
 
     void corruptOrForeignEntriesAreRebuilt() {
@@ -186,11 +192,10 @@ private slots:
         // A symbolic graph compiles once per binding: --sizes, else the hints, else 8 per symbol.
         fs::path dir = freshDir("dyn");
         fs::path file = dir / "dyn.py";
-        spit(file,
-             "class GraphModule(torch.nn.Module):\n"
-             "    def forward(self, x: \"f32[s0, 4][4, 1]cpu\"):\n"
-             "        relu: \"f32[s0, 4][4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
-             "        return (relu,)\n");
+        spit(file, "class GraphModule(torch.nn.Module):\n"
+                   "    def forward(self, x: \"f32[s0, 4][4, 1]cpu\"):\n"
+                   "        relu: \"f32[s0, 4][4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
+                   "        return (relu,)\n");
         auto f = loadFile(file);
         QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
         const Graph& g = *f->graphs[0].graph;
@@ -232,7 +237,8 @@ private slots:
             auto b = bindInputs(g, inputs, false);
             QVERIFY2(b.ok(), b.ok() ? "" : b.error().str().c_str());
             for (size_t i = 0; i < inputs.size(); ++i)
-                if (inputs[i].isTensor()) inputs[i].t = withAnnotatedStrides(inputs[i].t, *bindMeta(phs[i]->meta[0], *b));
+                if (inputs[i].isTensor())
+                    inputs[i].t = withAnnotatedStrides(inputs[i].t, *bindMeta(phs[i]->meta[0], *b));
             o.sizes = *b;
             auto e = cg::cpu::aotCompile(g, o);
             QVERIFY2(e.ok(), e.ok() ? "" : e.error().str().c_str());
@@ -249,7 +255,8 @@ private slots:
             for (size_t i = 0; i < outs->size(); ++i) {
                 auto c = compareValues(i, (*outs)[i], (*expect)[i]);
                 QVERIFY2(c.ok && c.relErr <= 1e-4,
-                         (std::string(run) + " output " + std::to_string(i) + " rel_err " + std::to_string(c.relErr)).c_str());
+                         (std::string(run) + " output " + std::to_string(i) + " rel_err " + std::to_string(c.relErr))
+                             .c_str());
             }
             inputsOf[run] = std::move(inputs);
             entryOf[run] = *hit;
@@ -308,21 +315,20 @@ private slots:
         // The command line compiles a dynamic-shape graph for --sizes, and refuses a symbol the
         // graph does not have with exit status 2.
         fs::path dyn = cache / "dyn.py";
-        spit(dyn,
-             "class GraphModule(torch.nn.Module):\n"
-             "    def forward(self, x: \"f32[s0, 4][4, 1]cpu\"):\n"
-             "        relu: \"f32[s0, 4][4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
-             "        return (relu,)\n");
+        spit(dyn, "class GraphModule(torch.nn.Module):\n"
+                  "    def forward(self, x: \"f32[s0, 4][4, 1]cpu\"):\n"
+                  "        relu: \"f32[s0, 4][4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
+                  "        return (relu,)\n");
         QProcess d;
-        d.start(exe, {"aot-compile", QString::fromStdString(dyn.string()), "--cache-dir", QString::fromStdString(cache.string()),
-                      "--sizes", "s0=3", "--json"});
+        d.start(exe, {"aot-compile", QString::fromStdString(dyn.string()), "--cache-dir",
+                      QString::fromStdString(cache.string()), "--sizes", "s0=3", "--json"});
         QVERIFY(d.waitForFinished(60000));
         QCOMPARE(d.exitCode(), 0);
         auto jd = QJsonDocument::fromJson(d.readAllStandardOutput()).object();
         QCOMPARE(jd["binding"].toObject()["s0"].toInt(), 3);
         QProcess bad;
-        bad.start(exe, {"aot-compile", QString::fromStdString(dyn.string()), "--cache-dir", QString::fromStdString(cache.string()),
-                        "--sizes", "s9=3"});
+        bad.start(exe, {"aot-compile", QString::fromStdString(dyn.string()), "--cache-dir",
+                        QString::fromStdString(cache.string()), "--sizes", "s9=3"});
         QVERIFY(bad.waitForFinished(60000));
         QCOMPARE(bad.exitCode(), 2);
         QVERIFY(QString::fromUtf8(bad.readAllStandardError()).contains("'s9'"));

@@ -47,7 +47,7 @@ Compiled compileAndRun(const Graph& g, std::vector<Value> inputs) {
     return c;
 }
 
-} // namespace
+}  // namespace
 
 class TestCodegenFusion : public QObject {
     Q_OBJECT
@@ -100,7 +100,8 @@ private slots:
         QVERIFY(c.cg);
         QCOMPARE(c.cg->program().kernels.size(), size_t(1));
         QVERIFY(c.cg->program().kernels[0].isReduction());
-        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{0.25, 0.25, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{0.25, 0.25, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3}),
+                       1e-6);
     }
 
     void reductionWithEpilogueAndPrologue() {

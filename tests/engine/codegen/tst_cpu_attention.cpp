@@ -55,7 +55,7 @@ void expectClose(const Tensor& ours, const Tensor& ref, const char* what) {
     QCOMPARE(ours.meta.strides, ref.meta.strides);
 }
 
-} // namespace
+}  // namespace
 
 class TestCpuAttention : public QObject {
     Q_OBJECT
@@ -66,7 +66,8 @@ private slots:
         if (!fxtest::haveCorpus()) return;
         for (const auto& m : std::filesystem::directory_iterator(fxtest::corpus()))
             if (std::filesystem::exists(m.path() / "numerics" / "joint.py"))
-                QTest::newRow(m.path().filename().string().c_str()) << QString::fromStdString(m.path().filename().string());
+                QTest::newRow(m.path().filename().string().c_str())
+                    << QString::fromStdString(m.path().filename().string());
     }
 
     void jointPipeline() {
@@ -81,8 +82,7 @@ private slots:
         CompileTrace trace = (*pm)->run(g);
         QVERIFY(trace.failures.empty());
         int fused = 0;
-        for (const auto& n : g.nodes())
-            fused += n->target().find("scaled_dot_product") != std::string::npos;
+        for (const auto& n : g.nodes()) fused += n->target().find("scaled_dot_product") != std::string::npos;
         if (fused == 0) QSKIP("fuse_attention puts no fused attention op into this model's joint graph");
         for (const auto& [name, v] : nc.req.pins) QVERIFY(g.find(name));
         cg::cpu::CpuRunInfo info;
@@ -91,12 +91,16 @@ private slots:
         int compared = 0;
         for (const auto& c : res->comparisons) {
             QVERIFY2(c.ok, qPrintable(QString("output %1: rel_err %2 (tolerance %3) %4")
-                                          .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(QString::fromStdString(c.note))));
+                                          .arg(c.index)
+                                          .arg(c.relErr)
+                                          .arg(c.tolerance)
+                                          .arg(QString::fromStdString(c.note))));
             compared += nc.expect[c.index].isTensor();
         }
         QVERIFY(compared > 0);
         for (const auto& [op, n] : info.fallbacks)
-            QVERIFY2(op.find("scaled_dot_product") == std::string::npos, qPrintable(QString::fromStdString("fallback: " + op)));
+            QVERIFY2(op.find("scaled_dot_product") == std::string::npos,
+                     qPrintable(QString::fromStdString("fallback: " + op)));
     }
 
     void againstReference_data() {
@@ -136,14 +140,26 @@ private slots:
         auto lo = kern::toDoubles(outs[1]), lr = kern::toDoubles(ref->list[1].t);
         QCOMPARE(lo.size(), lr.size());
         for (size_t i = 0; i < lo.size(); ++i)
-            QVERIFY2(std::isinf(lr[i]) ? std::isinf(lo[i]) : std::abs(lo[i] - lr[i]) < 1e-4, qPrintable(QString("lse %1").arg(i)));
+            QVERIFY2(std::isinf(lr[i]) ? std::isinf(lo[i]) : std::abs(lo[i] - lr[i]) < 1e-4,
+                     qPrintable(QString("lse %1").arg(i)));
         QCOMPARE(kern::toDoubles(outs[2]), kern::toDoubles(ref->list[2].t));  // the dropout seed
 
         // Backward from the reference forward's output, logsumexp and seed.
         Value gO = randn({B, H, M, Kv}, 5);
-        Value mask = Value::ofList({Value::ofBool(true), Value::ofBool(true), Value::ofBool(true), Value::ofBool(bias)});
-        std::vector<Value> bargs{gO, q, k, v, b, ref->list[0], ref->list[1], ref->list[2], ref->list[3],
-                                 Value::ofDouble(dropout), mask, Value::ofBool(causal)};
+        Value mask =
+            Value::ofList({Value::ofBool(true), Value::ofBool(true), Value::ofBool(true), Value::ofBool(bias)});
+        std::vector<Value> bargs{gO,
+                                 q,
+                                 k,
+                                 v,
+                                 b,
+                                 ref->list[0],
+                                 ref->list[1],
+                                 ref->list[2],
+                                 ref->list[3],
+                                 Value::ofDouble(dropout),
+                                 mask,
+                                 Value::ofBool(causal)};
         ExecContext ctx2(0);
         auto refB = invokeOp("aten._scaled_dot_product_efficient_attention_backward.default", bargs, {}, &ctx2);
         QVERIFY2(refB.ok(), refB.ok() ? "" : refB.error().str().c_str());

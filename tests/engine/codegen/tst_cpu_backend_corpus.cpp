@@ -37,7 +37,10 @@ private slots:
         for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
-                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(c.maxAbsErr)
                                      .arg(QString::fromStdString(c.note))));
             compared += (*expect)[c.index].isTensor();
         }
@@ -49,7 +52,8 @@ private slots:
         // No op of the corpus runs on the reference kernel: cond runs its branches compiled by
         // this backend, randperm and native_dropout are extern kernels on fxray's generator
         // (pinned to PyTorch's values here), the fused attention kernels are lowered.
-        QVERIFY2(info.fallbacks.empty(), qPrintable(QString("reference-kernel fallback:%1").arg(QString::fromStdString(fb))));
+        QVERIFY2(info.fallbacks.empty(),
+                 qPrintable(QString("reference-kernel fallback:%1").arg(QString::fromStdString(fb))));
     }
 };
 

@@ -37,7 +37,7 @@ bool matches(const std::vector<Value>& outs, const std::string& run, size_t n) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 class TestCpuDynamic : public QObject {
     Q_OBJECT
@@ -60,7 +60,8 @@ private slots:
         QVERIFY(matches(*ok, "forward", ok->size()));
         auto refused = (*c)->run(large);
         QVERIFY(!refused.ok());
-        QVERIFY2(refused.error().message.find("compiled for s33=") != std::string::npos, refused.error().message.c_str());
+        QVERIFY2(refused.error().message.find("compiled for s33=") != std::string::npos,
+                 refused.error().message.c_str());
     }
     void oneCompilePerBinding() {
         auto f = loadFile((mlp() / "forward.py").string());

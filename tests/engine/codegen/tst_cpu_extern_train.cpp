@@ -55,7 +55,8 @@ private slots:
         QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
         auto cg = cg::cpu::CompiledGraph::compile(g, *inputs, opts);
         QVERIFY2(cg.ok(), cg.ok() ? "" : cg.error().str().c_str());
-        QVERIFY2((*cg)->fallbackOps().empty(), qPrintable(QString("fallbacks: %1").arg((*cg)->fallbackOps().begin()->first.c_str())));
+        QVERIFY2((*cg)->fallbackOps().empty(),
+                 qPrintable(QString("fallbacks: %1").arg((*cg)->fallbackOps().begin()->first.c_str())));
         auto out = (*cg)->run(*inputs, req.pins);
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
         QCOMPARE(out->size(), ref->outputs.size());
@@ -78,10 +79,16 @@ private slots:
                 }
                 judgeWithFp64(c, (*out)[i], ref->outputs[i], ref64->outputs[i]);
             }
-            QVERIFY2(c.ok, qPrintable(QString("output %1: rel_err %2 max_abs_err %3 %4 (fp64 RMSE: ours %5, reference %6)")
-                                          .arg(i).arg(c.relErr).arg(c.maxAbsErr).arg(QString::fromStdString(c.note))
-                                          .arg(c.rmseOurs).arg(c.rmseExpected)));
-            if (c.fp64Judged) qInfo("output %zu judged against fp64: RMSE ours %g, reference %g", i, c.rmseOurs, c.rmseExpected);
+            QVERIFY2(c.ok,
+                     qPrintable(QString("output %1: rel_err %2 max_abs_err %3 %4 (fp64 RMSE: ours %5, reference %6)")
+                                    .arg(i)
+                                    .arg(c.relErr)
+                                    .arg(c.maxAbsErr)
+                                    .arg(QString::fromStdString(c.note))
+                                    .arg(c.rmseOurs)
+                                    .arg(c.rmseExpected)));
+            if (c.fp64Judged)
+                qInfo("output %zu judged against fp64: RMSE ours %g, reference %g", i, c.rmseOurs, c.rmseExpected);
             compared += (*out)[i].isTensor();
         }
         QVERIFY(compared > 40);  // activations, saved statistics, running stats and 62 gradients

@@ -158,7 +158,7 @@ const char* const kExternCases[] = {
 };
 // clang-format on
 
-} // namespace
+}  // namespace
 
 class TestCpuLoweringsOpInfo : public QObject {
     Q_OBJECT
@@ -200,14 +200,18 @@ private slots:
         for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
-                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(c.maxAbsErr)
                                      .arg(QString::fromStdString(c.note))));
             ++compared;
         }
         QVERIFY(compared > 0);
         std::string fb;
         for (const auto& [op, n] : info.fallbacks) fb += " " + op + " x" + std::to_string(n);
-        QVERIFY2(info.fallbacks.empty(), qPrintable(QString("reference-kernel fallback:%1").arg(QString::fromStdString(fb))));
+        QVERIFY2(info.fallbacks.empty(),
+                 qPrintable(QString("reference-kernel fallback:%1").arg(QString::fromStdString(fb))));
         if (viaExtern) QVERIFY2(info.externCalls > 0, "no extern kernel ran");
     }
 };

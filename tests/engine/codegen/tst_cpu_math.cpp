@@ -25,7 +25,8 @@ private slots:
         const double inf = std::numeric_limits<double>::infinity();
         xs.insert(xs.end(), {0.0, 30.0, -30.0, inf, -inf, std::nan("")});
         const size_t n = xs.size();
-        const std::string dir = QDir::tempPath().toStdString() + "/fxray_tst_cpu_math_" + std::to_string(QCoreApplication::applicationPid());
+        const std::string dir = QDir::tempPath().toStdString() + "/fxray_tst_cpu_math_" +
+                                std::to_string(QCoreApplication::applicationPid());
         QDir().mkpath(QString::fromStdString(dir));
         const std::string file = dir + "/math.py";
         {
@@ -60,7 +61,8 @@ private slots:
                      qPrintable(QString("tanh(%1) = %2, want %3").arg(x).arg(th[i]).arg(et)));
             // erf: relative below 1/2 (the series), absolute 3e-7 above (A&S 7.1.26).
             const double tol = std::abs(x) < 0.5 ? 1e-6 * std::abs(ee) + 1e-45 : 3e-7;
-            QVERIFY2(std::abs(er[i] - ee) <= tol, qPrintable(QString("erf(%1) = %2, want %3").arg(x).arg(er[i]).arg(ee)));
+            QVERIFY2(std::abs(er[i] - ee) <= tol,
+                     qPrintable(QString("erf(%1) = %2, want %3").arg(x).arg(er[i]).arg(ee)));
         }
         QDir(QString::fromStdString(dir)).removeRecursively();
     }

@@ -62,7 +62,7 @@ NodeRun compareCase(const Graph& g, const RunRequest& refReq, const RunRequest& 
     return r;
 }
 
-} // namespace
+}  // namespace
 
 class TestCpuNodeCompare : public QObject {
     Q_OBJECT
@@ -86,14 +86,20 @@ private slots:
         QVERIFY(!names->empty());
         for (const auto& n : *names)
             if (r.ref.count(n) && r.ref.at(n).isTensor() && r.ref.at(n).t.hasData())
-                QVERIFY2(r.cpu.count(n) && r.cpu.at(n).isTensor(), qPrintable(QString("node %1 not reported").arg(n.c_str())));
+                QVERIFY2(r.cpu.count(n) && r.cpu.at(n).isTensor(),
+                         qPrintable(QString("node %1 not reported").arg(n.c_str())));
         QCOMPARE(r.errors.size(), names->size());
         for (const auto& e : r.errors)
             QVERIFY2(e.ok, qPrintable(QString("node %1 (%2): rel_err %3 max_abs_err %4 %5")
-                                          .arg(e.node.c_str()).arg(e.target.c_str()).arg(e.relErr).arg(e.maxAbsErr).arg(e.note.c_str())));
+                                          .arg(e.node.c_str())
+                                          .arg(e.target.c_str())
+                                          .arg(e.relErr)
+                                          .arg(e.maxAbsErr)
+                                          .arg(e.note.c_str())));
         size_t fp64 = 0;
         for (const auto& e : r.errors) fp64 += e.fp64Judged;
-        qInfo("%zu of %zu tensor nodes compared, all agree (%zu by the fp64 rule) (%.0f ms)", r.errors.size(), names->size(), fp64,
+        qInfo("%zu of %zu tensor nodes compared, all agree (%zu by the fp64 rule) (%.0f ms)", r.errors.size(),
+              names->size(), fp64,
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 

@@ -53,7 +53,8 @@ private slots:
         for (int i = 0; i < 8; ++i)
             for (int j = 0; j < 32; ++j) {
                 double a = b[static_cast<size_t>(j)];
-                for (int k = 0; k < 32; ++k) a += nx[static_cast<size_t>(i * 32 + k)] * W[static_cast<size_t>(j * 32 + k)];
+                for (int k = 0; k < 32; ++k)
+                    a += nx[static_cast<size_t>(i * 32 + k)] * W[static_cast<size_t>(j * 32 + k)];
                 const double v = sum > 0 ? 1.0 / (1.0 + std::exp(-a)) : std::max(a, 0.0);  // the branch not taken above
                 want[static_cast<size_t>(i * 32 + j)] = v;
                 same[static_cast<size_t>(i * 32 + j)] = sum > 0 ? std::max(a, 0.0) : 1.0 / (1.0 + std::exp(-a));

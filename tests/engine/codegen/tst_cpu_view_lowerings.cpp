@@ -26,7 +26,7 @@ std::unique_ptr<Graph> parse(const std::string& params, const std::string& body)
     return std::move(g).value();
 }
 
-} // namespace
+}  // namespace
 
 class TestCpuViewLowerings : public QObject {
     Q_OBJECT
@@ -65,11 +65,13 @@ private slots:
                        "        return (silu_backward,)\n");
         QTest::newRow("slice_backward")
             << QString("g: \"f32[2, 4, 4][16, 4, 1]cpu\"")
-            << QString("        slice_backward: \"f32[2, 8, 4][32, 4, 1]cpu\" = torch.ops.aten.slice_backward.default(g, [2, 8, 4], 1, 4, 9223372036854775807, 1)\n"
+            << QString("        slice_backward: \"f32[2, 8, 4][32, 4, 1]cpu\" = "
+                       "torch.ops.aten.slice_backward.default(g, [2, 8, 4], 1, 4, 9223372036854775807, 1)\n"
                        "        return (slice_backward,)\n");
         QTest::newRow("slice_backward step 2, negative start")
             << QString("g: \"f32[3, 5][5, 1]cpu\"")
-            << QString("        slice_backward: \"f32[3, 10][10, 1]cpu\" = torch.ops.aten.slice_backward.default(g, [3, 10], -1, -9, 10, 2)\n"
+            << QString("        slice_backward: \"f32[3, 10][10, 1]cpu\" = torch.ops.aten.slice_backward.default(g, "
+                       "[3, 10], -1, -9, 10, 2)\n"
                        "        return (slice_backward,)\n");
         // An empty tensor through a reshape: its size-0 dim used to divide by zero at compile time
         // (SIGFPE on OpInfo's nn.functional.bilinear sample 1).
@@ -86,10 +88,10 @@ private slots:
                        "        prod: \"f32[5][1]cpu\" = torch.ops.aten.prod.dim_int(x, 0)\n"
                        "        mul: \"f32[5][1]cpu\" = torch.ops.aten.mul.Tensor(prod, 3)\n"
                        "        return (sum_1, prod, mul)\n");
-        QTest::newRow("select_backward")
-            << QString("g: \"f32[2, 5][5, 1]cpu\"")
-            << QString("        select_backward: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.select_backward.default(g, [2, 3, 5], 1, -1)\n"
-                       "        return (select_backward,)\n");
+        QTest::newRow("select_backward") << QString("g: \"f32[2, 5][5, 1]cpu\"")
+                                         << QString("        select_backward: \"f32[2, 3, 5][15, 5, 1]cpu\" = "
+                                                    "torch.ops.aten.select_backward.default(g, [2, 3, 5], 1, -1)\n"
+                                                    "        return (select_backward,)\n");
     }
 
     void againstReference() {
@@ -114,7 +116,9 @@ private slots:
         for (size_t i = 0; i < out->size(); ++i) {
             auto c = compareValues(i, (*out)[i], ref->outputs[i]);
             const bool exact = QString(QTest::currentDataTag()) != "silu_backward";
-            QVERIFY2(c.ok && (!exact || c.relErr == 0.0), qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
+            QVERIFY2(c.ok && (!exact || c.relErr == 0.0),
+                     qPrintable(
+                         QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
         }
     }
 };

@@ -4,10 +4,10 @@
 #include "test_util.h"
 
 #include "codegen/cuda/builtin_kernels.h"
+#include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/kernel_module.h"
-#include "codegen/cuda/cuda_backend.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
@@ -30,7 +30,7 @@ std::unique_ptr<Graph> parse(const std::string& params, const std::string& body)
     return std::move(g).value();
 }
 
-} // namespace
+}  // namespace
 
 class TestCudaCodegen : public QObject {
     Q_OBJECT
@@ -60,7 +60,7 @@ private slots:
             pointwise = pointwise || p.mode == cg::cuda::LaunchPlan::Mode::Pointwise;
             QVERIFY(cs->source.find(p.name) != std::string::npos);
         }
-        QVERIFY(warp);       // a 300-element row reduces in one warp
+        QVERIFY(warp);    // a 300-element row reduces in one warp
         (void)pointwise;  // exp may fuse horizontally into the reduction's loop
         QVERIFY(cs->source.find("expf(") != std::string::npos);
         QVERIFY(cs->source.find("fx_warp_all") != std::string::npos);
@@ -76,8 +76,9 @@ private slots:
         Status s = cg::cuda::requireDevice();
         QVERIFY(!s.ok());
         QVERIFY2(s.error().message.rfind("no CUDA device", 0) == 0, s.error().message.c_str());
-        auto g = parse("arg0_1: \"f32[4][1]cpu\"",
-                       "        relu: \"f32[4][1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n        return (relu,)\n");
+        auto g =
+            parse("arg0_1: \"f32[4][1]cpu\"",
+                  "        relu: \"f32[4][1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n        return (relu,)\n");
         QVERIFY(g);
         auto in = cg::cuda::annotatedInputs(*g);
         QVERIFY(in.ok());
@@ -94,9 +95,10 @@ private slots:
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto out = cg::cuda::nvrtcCompile(cg::cuda::builtinSource(), "fxray_builtin", "compute_80");
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
-        for (const char* fn : {"fx_strided_copy", "fx_conv_fwd_f32", "fx_conv_fwd_f64", "fx_conv_bwd_input_f32",
-                               "fx_conv_bwd_weight_f32", "fx_conv_bwd_bias_f32", "fx_embedding_bwd_f32", "fx_index_add_f32",
-                               "fx_index_add_f64", "fx_bn_train_f32", "fx_bn_bwd_f32", "fx_maxpool2d_f32", "fx_maxpool2d_bwd_f32"})
+        for (const char* fn :
+             {"fx_strided_copy", "fx_conv_fwd_f32", "fx_conv_fwd_f64", "fx_conv_bwd_input_f32",
+              "fx_conv_bwd_weight_f32", "fx_conv_bwd_bias_f32", "fx_embedding_bwd_f32", "fx_index_add_f32",
+              "fx_index_add_f64", "fx_bn_train_f32", "fx_bn_bwd_f32", "fx_maxpool2d_f32", "fx_maxpool2d_bwd_f32"})
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         // fp32 scatter-adds are atomics (rows sharing an index collide), not plain stores.
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
@@ -134,7 +136,8 @@ private slots:
         // 3 storage types x 3 head-dim buckets x (forward, backward).
         QCOMPARE(perFunction.size(), size_t(18));
         for (const auto& [fn, bytes] : perFunction)
-            QVERIFY2(bytes <= 48 * 1024, qPrintable(QString::fromStdString(fn) + " uses " + QString::number(bytes) + " bytes"));
+            QVERIFY2(bytes <= 48 * 1024,
+                     qPrintable(QString::fromStdString(fn) + " uses " + QString::number(bytes) + " bytes"));
     }
 
     void channel_sum_kernels_compile() {
@@ -168,11 +171,28 @@ private slots:
         QVERIFY(src->find("struct FxWindowArgs") != std::string::npos);
         auto out = cg::cuda::nvrtcCompile(*src, "fxray_fallback_ops", "compute_80");
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
-        for (const char* fn : {"fx_window_max_f32", "fx_window_max_f64", "fx_sort_rows_f32", "fx_sort_rows_f64",
-                               "fx_sort_rows_i64", "fx_sort_rows_i32", "fx_segment_reduce_f32", "fx_segment_reduce_f64",
-                               "fx_segment_reduce_bwd_f32", "fx_segment_reduce_bwd_f64", "fx_put_f32", "fx_put_f64",
-                               "fx_masked_put_acc_f32", "fx_masked_put_acc_f64", "fx_masked_select_any", "fx_bn_eval_f32", "fx_bn_eval_f64",
-                               "fx_trsm_f32", "fx_trsm_f64", "fx_slogdet_f32", "fx_slogdet_f64", "fx_matrix_exp_f32",
+        for (const char* fn : {"fx_window_max_f32",
+                               "fx_window_max_f64",
+                               "fx_sort_rows_f32",
+                               "fx_sort_rows_f64",
+                               "fx_sort_rows_i64",
+                               "fx_sort_rows_i32",
+                               "fx_segment_reduce_f32",
+                               "fx_segment_reduce_f64",
+                               "fx_segment_reduce_bwd_f32",
+                               "fx_segment_reduce_bwd_f64",
+                               "fx_put_f32",
+                               "fx_put_f64",
+                               "fx_masked_put_acc_f32",
+                               "fx_masked_put_acc_f64",
+                               "fx_masked_select_any",
+                               "fx_bn_eval_f32",
+                               "fx_bn_eval_f64",
+                               "fx_trsm_f32",
+                               "fx_trsm_f64",
+                               "fx_slogdet_f32",
+                               "fx_slogdet_f64",
+                               "fx_matrix_exp_f32",
                                "fx_matrix_exp_f64"})
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
@@ -214,7 +234,8 @@ private slots:
                     continue;
                 }
                 auto so = cg::cuda::compileSourceOnly(g, *inputs, "compute_80");
-                QVERIFY2(so.ok(), qPrintable(QString::fromStdString(p.string() + ": " + (so.ok() ? "" : so.error().str()))));
+                QVERIFY2(so.ok(),
+                         qPrintable(QString::fromStdString(p.string() + ": " + (so.ok() ? "" : so.error().str()))));
                 QVERIFY(so->compiled.image.find(".entry") != std::string::npos || so->program.kernels.empty());
                 for (const auto& plan : so->source.plans)
                     QVERIFY2(so->compiled.image.find(plan.name) != std::string::npos, plan.name.c_str());
@@ -223,8 +244,8 @@ private slots:
                 nvrtcMs += so->stats.nvrtcMs;
             }
         }
-        qInfo("%d graphs compiled to PTX (%d kernels, NVRTC %.0f ms in all), %d skipped (symbolic/unloadable)", compiled,
-              kernels, nvrtcMs, skipped);
+        qInfo("%d graphs compiled to PTX (%d kernels, NVRTC %.0f ms in all), %d skipped (symbolic/unloadable)",
+              compiled, kernels, nvrtcMs, skipped);
         // Most graphs must compile (not all skipped): at least 20 of the full corpus, at least half
         // of a trimmed copy (the GPU machine's bundle carries a few models).
         QVERIFY2(compiled >= std::min<int>(20, static_cast<int>(files.size()) / 2),

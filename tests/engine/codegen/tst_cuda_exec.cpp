@@ -38,7 +38,10 @@ private slots:
         for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
-                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(c.maxAbsErr)
                                      .arg(QString::fromStdString(c.note))));
             compared += (*expect)[c.index].isTensor();
             worst = std::max(worst, c.relErr);
@@ -46,9 +49,11 @@ private slots:
         QVERIFY(compared > 0);
         std::string host;
         for (const auto& [op, n] : info.run.hostOps) host += " " + op + " x" + std::to_string(n);
-        qInfo("RESULT %s/%s ok max_rel_err %.3g | %zu kernels, %zu launches, %zu gemms, %zu device externs | compile %.0f ms (nvrtc %.0f) run %.1f ms | host:%s",
+        qInfo("RESULT %s/%s ok max_rel_err %.3g | %zu kernels, %zu launches, %zu gemms, %zu device externs | compile "
+              "%.0f ms (nvrtc %.0f) run %.1f ms | host:%s",
               qPrintable(model), qPrintable(stage), worst, info.kernels, info.run.kernelLaunches, info.run.gemms,
-              info.run.deviceExterns, info.compile.totalMs, info.compile.nvrtcMs, res->ms, host.empty() ? " none" : host.c_str());
+              info.run.deviceExterns, info.compile.totalMs, info.compile.nvrtcMs, res->ms,
+              host.empty() ? " none" : host.c_str());
     }
 };
 

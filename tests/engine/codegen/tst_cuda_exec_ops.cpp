@@ -48,8 +48,10 @@ DeviceRun runOnDevice(const Graph& g, const std::vector<Value>& inputs) {
         return r;
     }
     auto o = (*c)->run(inputs, {}, 0, {}, &r.stats);
-    if (!o.ok()) r.error = o.error().str();
-    else r.outputs = std::move(o).value();
+    if (!o.ok())
+        r.error = o.error().str();
+    else
+        r.outputs = std::move(o).value();
     return r;
 }
 
@@ -66,7 +68,7 @@ std::vector<Value> reference(const Graph& g, const std::vector<Value>& inputs) {
     return r->outputs;
 }
 
-#define SKIP_WITHOUT_DEVICE()                                                                                 \
+#define SKIP_WITHOUT_DEVICE()                                                                                          \
     if (Status s_ = cg::cuda::requireDevice(); !s_.ok()) QSKIP(qPrintable(QString::fromStdString(s_.error().message)))
 
 std::string hostOps(const DeviceRun& r) {
@@ -86,7 +88,7 @@ std::string ann(const std::vector<int64_t>& s, const std::string& dtype = "f32")
     return "\"" + dtype + "[" + shapeStr(s) + "][" + shapeStr(st) + "]cuda:0\"";
 }
 
-} // namespace
+}  // namespace
 
 class TestCudaExecOps : public QObject {
     Q_OBJECT
@@ -94,12 +96,14 @@ private slots:
 
     void convolution_by_hand() {
         // x = 1..9 (3x3), w = [[1, 2], [3, 4]], bias 0.5: out[i][j] = sum x[i+a][j+b] w[a][b] + 0.5.
-        auto g = parse("x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", b: \"f32[1][1]cuda:0\"",
-                       "        convolution: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = torch.ops.aten.convolution.default(x, w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n"
+        auto g = parse("x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", b: "
+                       "\"f32[1][1]cuda:0\"",
+                       "        convolution: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = "
+                       "torch.ops.aten.convolution.default(x, w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n"
                        "        return (convolution,)\n");
         QVERIFY(g);
-        std::vector<Value> in{fxtest::tv({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), fxtest::tv({1, 1, 2, 2}, {1, 2, 3, 4}),
-                              fxtest::tv({1}, {0.5})};
+        std::vector<Value> in{fxtest::tv({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                              fxtest::tv({1, 1, 2, 2}, {1, 2, 3, 4}), fxtest::tv({1}, {0.5})};
         const std::vector<double> want{37.5, 47.5, 67.5, 77.5};
         auto ref = reference(*g, in);
         QCOMPARE(ref.size(), size_t(1));
@@ -114,14 +118,18 @@ private slots:
     void convolution_backward_by_hand() {
         // gy = ones: grad_input is the full correlation of w, grad_weight the 2x2 window sums
         // of x, grad_bias the number of outputs (4).
-        auto g = parse("gy: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\"",
-                       "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [1], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [True, True, True])\n"
-                       "        getitem: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\" = convolution_backward[0]\n"
-                       "        getitem_1: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = convolution_backward[1]\n"
-                       "        getitem_2: \"f32[1][1]cuda:0\" = convolution_backward[2];  convolution_backward = None\n"
-                       "        return (getitem, getitem_1, getitem_2)\n");
+        auto g =
+            parse("gy: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, "
+                  "2, 2][4, 4, 2, 1]cuda:0\"",
+                  "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [1], [1, 1], "
+                  "[0, 0], [1, 1], False, [0, 0], 1, [True, True, True])\n"
+                  "        getitem: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\" = convolution_backward[0]\n"
+                  "        getitem_1: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = convolution_backward[1]\n"
+                  "        getitem_2: \"f32[1][1]cuda:0\" = convolution_backward[2];  convolution_backward = None\n"
+                  "        return (getitem, getitem_1, getitem_2)\n");
         QVERIFY(g);
-        std::vector<Value> in{fxtest::tv({1, 1, 2, 2}, {1, 1, 1, 1}), fxtest::tv({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+        std::vector<Value> in{fxtest::tv({1, 1, 2, 2}, {1, 1, 1, 1}),
+                              fxtest::tv({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
                               fxtest::tv({1, 1, 2, 2}, {1, 2, 3, 4})};
         const std::vector<std::vector<double>> want{{1, 3, 2, 4, 10, 6, 3, 7, 4}, {12, 16, 24, 28}, {4}};
         auto ref = reference(*g, in);
@@ -140,22 +148,36 @@ private slots:
         QTest::addColumn<QString>("params");  // stride; padding; dilation; groups
         QTest::addColumn<QString>("dtype");
         QTest::addColumn<QString>("outputPadding");  // empty: a plain convolution; else transposed
-        QTest::newRow("2d stride2 pad1") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f32") << QString();
-        QTest::newRow("2d dilated grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;2,2;2,2;2") << QString("f32") << QString();
-        QTest::newRow("2d depthwise") << QString("2,8,12,12") << QString("8,1,3,3") << QString("1,1;1,1;1,1;8") << QString("f32") << QString();
-        QTest::newRow("2d 7x7 stride2 (resnet stem)") << QString("2,3,32,32") << QString("8,3,7,7") << QString("2,2;3,3;1,1;1") << QString("f32") << QString();
-        QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1") << QString("f32") << QString();
-        QTest::newRow("3d") << QString("1,2,5,6,6") << QString("3,2,2,3,3") << QString("1,2,1;0,1,1;1,1,1;1") << QString("f32") << QString();
-        QTest::newRow("2d f64") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f64") << QString();
+        QTest::newRow("2d stride2 pad1") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1")
+                                         << QString("f32") << QString();
+        QTest::newRow("2d dilated grouped")
+            << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;2,2;2,2;2") << QString("f32") << QString();
+        QTest::newRow("2d depthwise") << QString("2,8,12,12") << QString("8,1,3,3") << QString("1,1;1,1;1,1;8")
+                                      << QString("f32") << QString();
+        QTest::newRow("2d 7x7 stride2 (resnet stem)")
+            << QString("2,3,32,32") << QString("8,3,7,7") << QString("2,2;3,3;1,1;1") << QString("f32") << QString();
+        QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1") << QString("f32")
+                            << QString();
+        QTest::newRow("3d") << QString("1,2,5,6,6") << QString("3,2,2,3,3") << QString("1,2,1;0,1,1;1,1,1;1")
+                            << QString("f32") << QString();
+        QTest::newRow("2d f64") << QString("2,4,9,8") << QString("6,4,3,3") << QString("2,2;1,1;1,1;1")
+                                << QString("f64") << QString();
         // Half types: only cuDNN runs them on the device (the direct kernels are fp32/fp64).
-        QTest::newRow("2d f16") << QString("2,4,9,8") << QString("6,4,3,3") << QString("1,1;1,1;1,1;1") << QString("f16") << QString();
-        QTest::newRow("2d bf16 grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;1,1;1,1;2") << QString("bf16") << QString();
+        QTest::newRow("2d f16") << QString("2,4,9,8") << QString("6,4,3,3") << QString("1,1;1,1;1,1;1")
+                                << QString("f16") << QString();
+        QTest::newRow("2d bf16 grouped") << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;1,1;1,1;2")
+                                         << QString("bf16") << QString();
         // Transposed (conv_transpose1d/2d/3d): cuDNN's backward-data pass, weight [C_in, C_out/G, k...].
-        QTest::newRow("2d transposed stride2 outpad1") << QString("2,4,5,6") << QString("4,3,3,3") << QString("2,2;1,1;1,1;1") << QString("f32") << QString("1,1");
-        QTest::newRow("1d transposed grouped") << QString("2,4,7") << QString("4,2,3") << QString("2;0;1;2") << QString("f32") << QString("0");
-        QTest::newRow("3d transposed dilated") << QString("1,2,3,4,4") << QString("2,3,2,2,2") << QString("1,2,2;0,1,0;1,1,2;1") << QString("f32") << QString("0,1,0");
-        QTest::newRow("2d transposed f64") << QString("1,3,4,4") << QString("3,2,3,3") << QString("2,2;0,0;1,1;1") << QString("f64") << QString("1,0");
-        QTest::newRow("2d transposed f16") << QString("1,4,5,5") << QString("4,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f16") << QString("1,1");
+        QTest::newRow("2d transposed stride2 outpad1")
+            << QString("2,4,5,6") << QString("4,3,3,3") << QString("2,2;1,1;1,1;1") << QString("f32") << QString("1,1");
+        QTest::newRow("1d transposed grouped")
+            << QString("2,4,7") << QString("4,2,3") << QString("2;0;1;2") << QString("f32") << QString("0");
+        QTest::newRow("3d transposed dilated") << QString("1,2,3,4,4") << QString("2,3,2,2,2")
+                                               << QString("1,2,2;0,1,0;1,1,2;1") << QString("f32") << QString("0,1,0");
+        QTest::newRow("2d transposed f64")
+            << QString("1,3,4,4") << QString("3,2,3,3") << QString("2,2;0,0;1,1;1") << QString("f64") << QString("1,0");
+        QTest::newRow("2d transposed f16")
+            << QString("1,4,5,5") << QString("4,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f16") << QString("1,1");
     }
 
     void convolutions_vs_reference() {
@@ -185,13 +207,23 @@ private slots:
         auto list = [](const std::vector<int64_t>& v) { return "[" + shapeStr(v) + "]"; };
         std::string conv = list(st) + ", " + list(pad) + ", " + list(dil) + (transposed ? ", True, " : ", False, ") +
                            list(outPad) + ", " + std::to_string(groups);
-        auto g = parse("x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({outC}, dt) + ", gy: " + ann(ys, dt),
-                       "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv + ")\n"
-                       "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" + std::to_string(outC) + "], " + conv + ", [True, True, True])\n"
-                       "        getitem: " + ann(xs, dt) + " = convolution_backward[0]\n"
-                       "        getitem_1: " + ann(ws, dt) + " = convolution_backward[1]\n"
-                       "        getitem_2: " + ann({outC}, dt) + " = convolution_backward[2];  convolution_backward = None\n"
-                       "        return (convolution, getitem, getitem_1, getitem_2)\n");
+        auto g =
+            parse("x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({outC}, dt) + ", gy: " + ann(ys, dt),
+                  "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv +
+                      ")\n"
+                      "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" +
+                      std::to_string(outC) + "], " + conv +
+                      ", [True, True, True])\n"
+                      "        getitem: " +
+                      ann(xs, dt) +
+                      " = convolution_backward[0]\n"
+                      "        getitem_1: " +
+                      ann(ws, dt) +
+                      " = convolution_backward[1]\n"
+                      "        getitem_2: " +
+                      ann({outC}, dt) +
+                      " = convolution_backward[2];  convolution_backward = None\n"
+                      "        return (convolution, getitem, getitem_1, getitem_2)\n");
         QVERIFY(g);
         auto in = randomInputs(*g, 7);
         QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
@@ -202,14 +234,17 @@ private slots:
         SKIP_WITHOUT_DEVICE();
         const bool cudnn = cg::cuda::cudnnRuntime().available;
         if ((dt == "f16" || dt == "bf16" || transposed) && !cudnn)
-            QSKIP(qPrintable(QString(transposed ? "transposed" : "half-type") + " convolutions need cuDNN on the device: " +
-                             QString::fromStdString(cg::cuda::cudnnRuntime().whyNot)));
+            QSKIP(qPrintable(
+                QString(transposed ? "transposed" : "half-type") +
+                " convolutions need cuDNN on the device: " + QString::fromStdString(cg::cuda::cudnnRuntime().whyNot)));
         auto r = runOnDevice(*g, *in);
         QVERIFY2(r.error.empty(), r.error.c_str());
         QCOMPARE(r.outputs.size(), size_t(4));
         for (size_t i = 0; i < 4; ++i) {
             auto c = compareValues(i, r.outputs[i], ref->outputs[i]);
-            QVERIFY2(c.ok, qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
+            QVERIFY2(c.ok,
+                     qPrintable(
+                         QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
         }
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
         // With cuDNN loaded, both convolution ops go through it (not the direct kernels); the
@@ -224,13 +259,18 @@ private slots:
         QTest::addColumn<bool>("causal");
         QTest::addColumn<QString>("bias");  // none | full | heads (broadcast over the batch)
         QTest::addColumn<QString>("dtype");
-        QTest::addColumn<bool>("bmhk");     // q/k/v/grad_out as [B, M, H, K] storage, PyTorch's usual layout
-        QTest::newRow("vit-like 197 tokens") << QString("2,3,197,197,64,64") << false << QString("none") << QString("f32") << true;
-        QTest::newRow("causal, M < N, broadcast bias") << QString("2,2,37,50,32,32") << true << QString("heads") << QString("f32") << false;
-        QTest::newRow("head dim 80, full bias") << QString("2,2,40,33,80,80") << false << QString("full") << QString("f32") << true;
-        QTest::newRow("head dims 160 / 96") << QString("1,2,20,70,160,96") << false << QString("none") << QString("f32") << false;
+        QTest::addColumn<bool>("bmhk");  // q/k/v/grad_out as [B, M, H, K] storage, PyTorch's usual layout
+        QTest::newRow("vit-like 197 tokens")
+            << QString("2,3,197,197,64,64") << false << QString("none") << QString("f32") << true;
+        QTest::newRow("causal, M < N, broadcast bias")
+            << QString("2,2,37,50,32,32") << true << QString("heads") << QString("f32") << false;
+        QTest::newRow("head dim 80, full bias")
+            << QString("2,2,40,33,80,80") << false << QString("full") << QString("f32") << true;
+        QTest::newRow("head dims 160 / 96")
+            << QString("1,2,20,70,160,96") << false << QString("none") << QString("f32") << false;
         QTest::newRow("f16") << QString("2,2,64,64,64,64") << false << QString("none") << QString("f16") << true;
-        QTest::newRow("bf16 causal") << QString("1,2,48,48,64,64") << true << QString("none") << QString("bf16") << false;
+        QTest::newRow("bf16 causal") << QString("1,2,48,48,64,64") << true << QString("none") << QString("bf16")
+                                     << false;
     }
 
     void attention_vs_reference() {
@@ -252,10 +292,12 @@ private slots:
         // [B, H, R, E] viewed from [B, R, H, E] storage when bmhk.
         auto qkv = [&](int64_t R, int64_t E) {
             std::vector<int64_t> shape{B, H, R, E};
-            return annS(shape, bmhk ? std::vector<int64_t>{R * H * E, E, H * E, 1} : TensorMeta::contiguousStrides(shape), dt);
+            return annS(shape,
+                        bmhk ? std::vector<int64_t>{R * H * E, E, H * E, 1} : TensorMeta::contiguousStrides(shape), dt);
         };
         const int64_t L = (M + 31) / 32 * 32;
-        const std::vector<int64_t> bshape = bias == "full" ? std::vector<int64_t>{B, H, M, N} : std::vector<int64_t>{1, H, M, N};
+        const std::vector<int64_t> bshape =
+            bias == "full" ? std::vector<int64_t>{B, H, M, N} : std::vector<int64_t>{1, H, M, N};
         const bool hasBias = bias != "none";
         const std::string c = causal ? "True" : "False";
         const std::string bArg = hasBias ? "b" : "None";
@@ -263,18 +305,32 @@ private slots:
         if (hasBias) params += ", b: " + ann(bshape, dt);
         const std::string outAnn = annS({B, H, M, Kv}, {M * H * Kv, Kv, H * Kv, 1}, dt);
         std::string body =
-            "        fwd = torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, v, " + bArg + ", True, 0.0, " + c + ")\n"
-            "        getitem: " + outAnn + " = fwd[0]\n"
-            "        getitem_1: " + annS({B, H, L}, {H * L, L, 1}, "f32") + " = fwd[1]\n"
+            "        fwd = torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, v, " + bArg +
+            ", True, 0.0, " + c +
+            ")\n"
+            "        getitem: " +
+            outAnn +
+            " = fwd[0]\n"
+            "        getitem_1: " +
+            annS({B, H, L}, {H * L, L, 1}, "f32") +
+            " = fwd[1]\n"
             "        getitem_2: \"i64[][]cuda:0\" = fwd[2]\n"
             "        getitem_3: \"i64[][]cuda:0\" = fwd[3];  fwd = None\n"
-            "        bwd = torch.ops.aten._scaled_dot_product_efficient_attention_backward.default(go, q, k, v, " + bArg +
-            ", getitem, getitem_1, getitem_2, getitem_3, 0.0, [True, True, True, " + (hasBias ? "True" : "False") + "], " + c + ")\n"
-            "        getitem_4: " + qkv(M, K) + " = bwd[0]\n"
-            "        getitem_5: " + qkv(N, K) + " = bwd[1]\n"
-            "        getitem_6: " + qkv(N, Kv) + " = bwd[2]\n";
+            "        bwd = torch.ops.aten._scaled_dot_product_efficient_attention_backward.default(go, q, k, v, " +
+            bArg + ", getitem, getitem_1, getitem_2, getitem_3, 0.0, [True, True, True, " +
+            (hasBias ? "True" : "False") + "], " + c +
+            ")\n"
+            "        getitem_4: " +
+            qkv(M, K) +
+            " = bwd[0]\n"
+            "        getitem_5: " +
+            qkv(N, K) +
+            " = bwd[1]\n"
+            "        getitem_6: " +
+            qkv(N, Kv) + " = bwd[2]\n";
         if (hasBias) body += "        getitem_7: " + ann(bshape, dt) + " = bwd[3]\n";
-        body += std::string("        return (getitem, getitem_1, getitem_4, getitem_5, getitem_6") + (hasBias ? ", getitem_7)\n" : ")\n");
+        body += std::string("        return (getitem, getitem_1, getitem_4, getitem_5, getitem_6") +
+                (hasBias ? ", getitem_7)\n" : ")\n");
         auto g = parse(params, body);
         QVERIFY(g);
         auto in = randomInputs(*g, 11);
@@ -287,7 +343,10 @@ private slots:
         QCOMPARE(r.outputs.size(), ref.size());
         for (size_t i = 0; i < r.outputs.size(); ++i) {
             auto cmp = compareValues(i, r.outputs[i], ref[i]);
-            QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(cmp.relErr).arg(QString::fromStdString(cmp.note))));
+            QVERIFY2(
+                cmp.ok,
+                qPrintable(
+                    QString("output %1 rel_err %2 %3").arg(i).arg(cmp.relErr).arg(QString::fromStdString(cmp.note))));
         }
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
         QCOMPARE(r.stats.deviceExterns, size_t(2));
@@ -297,7 +356,8 @@ private slots:
         // Rows 0 and 2 of grad go to weight row 0, row 1 to weight row 2; padding_idx 2 drops it.
         for (int64_t padding : {int64_t(-1), int64_t(2)}) {
             auto g = parse("g: \"f32[3, 2][2, 1]cuda:0\", idx: \"i64[3][1]cuda:0\"",
-                           "        embedding_dense_backward: \"f32[4, 2][2, 1]cuda:0\" = torch.ops.aten.embedding_dense_backward.default(g, idx, 4, " +
+                           "        embedding_dense_backward: \"f32[4, 2][2, 1]cuda:0\" = "
+                           "torch.ops.aten.embedding_dense_backward.default(g, idx, 4, " +
                                std::to_string(padding) + ", False)\n        return (embedding_dense_backward,)\n");
             QVERIFY(g);
             std::vector<Value> in{fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6}), fxtest::tv({3}, {0, 2, 0}, DType::Int64)};
@@ -317,7 +377,8 @@ private slots:
     void index_add_by_hand() {
         // self = ones; rows 0 and 2 of source (index 2) and row 1 (index 0), times alpha 2.
         auto g = parse("s: \"f32[3, 2][2, 1]cuda:0\", idx: \"i64[3][1]cuda:0\", src: \"f32[3, 2][2, 1]cuda:0\"",
-                       "        index_add: \"f32[3, 2][2, 1]cuda:0\" = torch.ops.aten.index_add.default(s, 0, idx, src, alpha = 2)\n"
+                       "        index_add: \"f32[3, 2][2, 1]cuda:0\" = torch.ops.aten.index_add.default(s, 0, idx, "
+                       "src, alpha = 2)\n"
                        "        return (index_add,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({3, 2}, {1, 1, 1, 1, 1, 1}), fxtest::tv({3}, {2, 0, 2}, DType::Int64),
@@ -338,11 +399,15 @@ private slots:
         // b1 = [[1, 2]], [[3, 4]]; b2 = identity, ones: products [1, 2] and [7, 7]. self [10, 20]
         // broadcasts; beta 0.5, alpha 2. baddbmm: [5 + 2, 10 + 4], [5 + 14, 10 + 14]; addbmm sums
         // the products: [5 + 16, 10 + 18]. beta 0 ignores a NaN self (baddbmm_1).
-        auto g = parse("s: \"f32[2][1]cuda:0\", b1: \"f32[2, 1, 2][2, 2, 1]cuda:0\", b2: \"f32[2, 2, 2][4, 2, 1]cuda:0\", n: \"f32[2][1]cuda:0\"",
-                       "        baddbmm: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(s, b1, b2, beta = 0.5, alpha = 2)\n"
-                       "        addbmm: \"f32[1, 2][2, 1]cuda:0\" = torch.ops.aten.addbmm.default(s, b1, b2, beta = 0.5, alpha = 2)\n"
-                       "        baddbmm_1: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(n, b1, b2, beta = 0)\n"
-                       "        return (baddbmm, addbmm, baddbmm_1)\n");
+        auto g = parse(
+            "s: \"f32[2][1]cuda:0\", b1: \"f32[2, 1, 2][2, 2, 1]cuda:0\", b2: \"f32[2, 2, 2][4, 2, 1]cuda:0\", n: "
+            "\"f32[2][1]cuda:0\"",
+            "        baddbmm: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(s, b1, b2, beta = 0.5, "
+            "alpha = 2)\n"
+            "        addbmm: \"f32[1, 2][2, 1]cuda:0\" = torch.ops.aten.addbmm.default(s, b1, b2, beta = 0.5, alpha = "
+            "2)\n"
+            "        baddbmm_1: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(n, b1, b2, beta = 0)\n"
+            "        return (baddbmm, addbmm, baddbmm_1)\n");
         QVERIFY(g);
         const double nan = std::numeric_limits<double>::quiet_NaN();
         std::vector<Value> in{fxtest::tv({2}, {10, 20}), fxtest::tv({2, 1, 2}, {1, 2, 3, 4}),
@@ -361,10 +426,14 @@ private slots:
     void batch_norm_update_by_hand_data() {
         QTest::addColumn<QString>("call");  // the op with its arguments x, w, b, rm, rv
         QTest::addColumn<bool>("reserve");  // a fourth (empty) output
-        QTest::newRow("native_batch_norm") << QString("native_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
-        QTest::newRow("_native_batch_norm_legit") << QString("_native_batch_norm_legit.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
-        QTest::newRow("cudnn_batch_norm") << QString("cudnn_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << true;
-        QTest::newRow("_batch_norm_with_update") << QString("_batch_norm_with_update.default(x, w, b, rm, rv, 0.5, 0.0)") << true;
+        QTest::newRow("native_batch_norm")
+            << QString("native_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
+        QTest::newRow("_native_batch_norm_legit")
+            << QString("_native_batch_norm_legit.default(x, w, b, rm, rv, True, 0.5, 0.0)") << false;
+        QTest::newRow("cudnn_batch_norm")
+            << QString("cudnn_batch_norm.default(x, w, b, rm, rv, True, 0.5, 0.0)") << true;
+        QTest::newRow("_batch_norm_with_update")
+            << QString("_batch_norm_with_update.default(x, w, b, rm, rv, 0.5, 0.0)") << true;
     }
 
     void batch_norm_update_by_hand() {
@@ -374,11 +443,13 @@ private slots:
         // place: the clones after the op read them.
         QFETCH(QString, call);
         QFETCH(bool, reserve);
-        auto g = parse("x: \"f32[2, 2][2, 1]cuda:0\", w: \"f32[2][1]cuda:0\", b: \"f32[2][1]cuda:0\", rm: \"f32[2][1]cuda:0\", rv: \"f32[2][1]cuda:0\"",
-                       "        bn = torch.ops.aten." + call.toStdString() + "\n"
-                       "        getitem: \"f32[2, 2][2, 1]cuda:0\" = bn[0]\n"
-                       "        getitem_1: \"f32[2][1]cuda:0\" = bn[1]\n"
-                       "        getitem_2: \"f32[2][1]cuda:0\" = bn[2]\n" +
+        auto g = parse("x: \"f32[2, 2][2, 1]cuda:0\", w: \"f32[2][1]cuda:0\", b: \"f32[2][1]cuda:0\", rm: "
+                       "\"f32[2][1]cuda:0\", rv: \"f32[2][1]cuda:0\"",
+                       "        bn = torch.ops.aten." + call.toStdString() +
+                           "\n"
+                           "        getitem: \"f32[2, 2][2, 1]cuda:0\" = bn[0]\n"
+                           "        getitem_1: \"f32[2][1]cuda:0\" = bn[1]\n"
+                           "        getitem_2: \"f32[2][1]cuda:0\" = bn[2]\n" +
                            std::string(reserve ? "        getitem_3: \"u8[0][1]cuda:0\" = bn[3]\n" : "") +
                            "        clone: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rm)\n"
                            "        clone_1: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rv)\n"
@@ -387,8 +458,8 @@ private slots:
         QVERIFY(g);
         // Fresh inputs per run: the op writes the running statistics in place.
         auto inputs = [] {
-            return std::vector<Value>{fxtest::tv({2, 2}, {1, 2, 3, 6}), fxtest::tv({2}, {1, 2}), fxtest::tv({2}, {0, 1}),
-                                      fxtest::tv({2}, {0, 0}), fxtest::tv({2}, {1, 1})};
+            return std::vector<Value>{fxtest::tv({2, 2}, {1, 2, 3, 6}), fxtest::tv({2}, {1, 2}),
+                                      fxtest::tv({2}, {0, 1}), fxtest::tv({2}, {0, 0}), fxtest::tv({2}, {1, 1})};
         };
         const std::vector<std::vector<double>> want{{-1, -1, 1, 3}, {2, 4}, {1, 0.5}, {1, 2}, {1.5, 4.5}};
         // cuDNN's reserve, returned as the OpInfo graphs of _batch_norm_with_update do, is an
@@ -422,14 +493,22 @@ private slots:
         QFETCH(QString, op);
         QFETCH(bool, cudnn);
         const std::vector<int64_t> saved{cudnn ? 0 : 2};
-        auto g = parse("x: " + ann({2, 2}) + ", w: " + ann({2}) + ", b: " + ann({2}) + ", rm: " + ann({2}) + ", rv: " + ann({2}),
-                       "        bn = torch.ops.aten." + op.toStdString() + ".default(x, w, b, rm, rv, False, 0.5, 0.0)\n"
-                       "        getitem: " + ann({2, 2}) + " = bn[0]\n"
-                       "        getitem_1: " + ann(saved) + " = bn[1]\n"
-                       "        getitem_2: " + ann(saved) + " = bn[2]\n" +
-                           std::string(cudnn ? "        getitem_3: " + ann({0}, "u8") + " = bn[3];  getitem_3 = None\n" : "") +
-                           "        clone: " + ann({2}) + " = torch.ops.aten.clone.default(rv)\n"
-                           "        return (getitem, getitem_1, getitem_2, clone)\n");
+        auto g = parse(
+            "x: " + ann({2, 2}) + ", w: " + ann({2}) + ", b: " + ann({2}) + ", rm: " + ann({2}) + ", rv: " + ann({2}),
+            "        bn = torch.ops.aten." + op.toStdString() +
+                ".default(x, w, b, rm, rv, False, 0.5, 0.0)\n"
+                "        getitem: " +
+                ann({2, 2}) +
+                " = bn[0]\n"
+                "        getitem_1: " +
+                ann(saved) +
+                " = bn[1]\n"
+                "        getitem_2: " +
+                ann(saved) + " = bn[2]\n" +
+                std::string(cudnn ? "        getitem_3: " + ann({0}, "u8") + " = bn[3];  getitem_3 = None\n" : "") +
+                "        clone: " + ann({2}) +
+                " = torch.ops.aten.clone.default(rv)\n"
+                "        return (getitem, getitem_1, getitem_2, clone)\n");
         QVERIFY(g);
         // Inputs on cuda:0 as the graph says: what the op saves in evaluation depends on the device.
         auto inputs = [] {
@@ -438,9 +517,10 @@ private slots:
             for (Value& x : v) x.t.meta.device = Device{"cuda", 0};
             return v;
         };
-        const std::vector<std::vector<double>> want{
-            {-1, -1, 1, 3}, cudnn ? std::vector<double>{} : std::vector<double>{2, 4},
-            cudnn ? std::vector<double>{} : std::vector<double>{1, 0.5}, {1, 4}};
+        const std::vector<std::vector<double>> want{{-1, -1, 1, 3},
+                                                    cudnn ? std::vector<double>{} : std::vector<double>{2, 4},
+                                                    cudnn ? std::vector<double>{} : std::vector<double>{1, 0.5},
+                                                    {1, 4}};
         auto ref = reference(*g, inputs());
         QCOMPARE(ref.size(), size_t(4));
         for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-6);
@@ -461,33 +541,53 @@ private slots:
         // 3-D: windows [1, 2, 2] at stride 1 over a [1, 2, 3] volume; both pick 9 (index 1), so
         // the backward adds both gradients there (1 + 2).
         QTest::newRow("max_pool3d_with_indices")
-            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 2, 3})) + ", g: " + QString::fromStdString(ann({1, 1, 1, 1, 2})))
+            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 2, 3})) +
+                       ", g: " + QString::fromStdString(ann({1, 1, 1, 1, 2})))
             << QString::fromStdString(
                    "        pool = torch.ops.aten.max_pool3d_with_indices.default(x, [1, 2, 2], [1, 1, 1])\n"
-                   "        getitem: " + ann({1, 1, 1, 1, 2}) + " = pool[0]\n"
-                   "        getitem_1: " + ann({1, 1, 1, 1, 2}, "i64") + " = pool[1]\n"
-                   "        back: " + ann({1, 1, 1, 2, 3}) + " = torch.ops.aten.max_pool3d_with_indices_backward.default(g, x, [1, 2, 2], [1, 1, 1], [0, 0, 0], [1, 1, 1], False, getitem_1)\n")
+                   "        getitem: " +
+                   ann({1, 1, 1, 1, 2}) +
+                   " = pool[0]\n"
+                   "        getitem_1: " +
+                   ann({1, 1, 1, 1, 2}, "i64") +
+                   " = pool[1]\n"
+                   "        back: " +
+                   ann({1, 1, 1, 2, 3}) +
+                   " = torch.ops.aten.max_pool3d_with_indices_backward.default(g, x, [1, 2, 2], [1, 1, 1], [0, 0, 0], "
+                   "[1, 1, 1], False, getitem_1)\n")
             << QString("1,9,2,4,3,6;1,2") << QString("9,9;1,1;0,3,0,0,0,0");
         // Adaptive 3x3 -> 2x2: bins [0, 2) and [1, 3) per axis; maxima 5, 7, 8, 6 at the corners.
         QTest::newRow("adaptive_max_pool2d")
-            << QString("x: " + QString::fromStdString(ann({1, 3, 3})) + ", g: " + QString::fromStdString(ann({1, 2, 2})))
-            << QString::fromStdString(
-                   "        pool = torch.ops.aten.adaptive_max_pool2d.default(x, [2, 2])\n"
-                   "        getitem: " + ann({1, 2, 2}) + " = pool[0]\n"
-                   "        getitem_1: " + ann({1, 2, 2}, "i64") + " = pool[1]\n"
-                   "        back: " + ann({1, 3, 3}) + " = torch.ops.aten.adaptive_max_pool2d_backward.default(g, x, getitem_1)\n")
+            << QString("x: " + QString::fromStdString(ann({1, 3, 3})) +
+                       ", g: " + QString::fromStdString(ann({1, 2, 2})))
+            << QString::fromStdString("        pool = torch.ops.aten.adaptive_max_pool2d.default(x, [2, 2])\n"
+                                      "        getitem: " +
+                                      ann({1, 2, 2}) +
+                                      " = pool[0]\n"
+                                      "        getitem_1: " +
+                                      ann({1, 2, 2}, "i64") +
+                                      " = pool[1]\n"
+                                      "        back: " +
+                                      ann({1, 3, 3}) +
+                                      " = torch.ops.aten.adaptive_max_pool2d_backward.default(g, x, getitem_1)\n")
             << QString("5,1,7,2,0,3,8,4,6;1,2,3,4") << QString("5,7,8,6;0,2,6,8;1,0,2,0,0,0,3,0,4");
         // Fractional, width 7 -> 3 with kernel 2 and sample 0.5: alpha = 5 / 2, starts
         // (int)(0.5 * 2.5) - (int)(0.5 * 2.5) = 0, (int)(1.5 * 2.5) - 1 = 2, and 7 - 2 = 5 (the last
         // flush with the end): windows {3, 8}, {1, 6}, {5, 9}; the 2 at index 4 is in none.
         QTest::newRow("fractional_max_pool2d")
-            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 7})) + ", u: " + QString::fromStdString(ann({1, 1, 2})) +
-                       ", g: " + QString::fromStdString(ann({1, 1, 1, 3})))
+            << QString("x: " + QString::fromStdString(ann({1, 1, 1, 7})) + ", u: " +
+                       QString::fromStdString(ann({1, 1, 2})) + ", g: " + QString::fromStdString(ann({1, 1, 1, 3})))
             << QString::fromStdString(
                    "        pool = torch.ops.aten.fractional_max_pool2d.default(x, [1, 2], [1, 3], u)\n"
-                   "        getitem: " + ann({1, 1, 1, 3}) + " = pool[0]\n"
-                   "        getitem_1: " + ann({1, 1, 1, 3}, "i64") + " = pool[1]\n"
-                   "        back: " + ann({1, 1, 1, 7}) + " = torch.ops.aten.fractional_max_pool2d_backward.default(g, x, [1, 2], [1, 3], getitem_1)\n")
+                   "        getitem: " +
+                   ann({1, 1, 1, 3}) +
+                   " = pool[0]\n"
+                   "        getitem_1: " +
+                   ann({1, 1, 1, 3}, "i64") +
+                   " = pool[1]\n"
+                   "        back: " +
+                   ann({1, 1, 1, 7}) +
+                   " = torch.ops.aten.fractional_max_pool2d_backward.default(g, x, [1, 2], [1, 3], getitem_1)\n")
             << QString("3,8,1,6,2,5,9;0.5,0.3;1,2,3") << QString("8,6,9;1,3,6;0,1,0,2,0,0,3");
     }
 
@@ -526,19 +626,28 @@ private slots:
     void sort_by_hand() {
         // Stable, NaN above every number: ascending [3, NaN, 1, 3] is 1, 3, 3, NaN with indices
         // 2, 0, 3, 1 (equal keys keep their order); descending puts NaN first.
-        auto g = parse("x: " + ann({2, 4}),
-                       "        sort = torch.ops.aten.sort.default(x)\n"
-                       "        getitem: " + ann({2, 4}) + " = sort[0]\n"
-                       "        getitem_1: " + ann({2, 4}, "i64") + " = sort[1]\n"
-                       "        sort_1 = torch.ops.aten.sort.default(x, 1, True)\n"
-                       "        getitem_2: " + ann({2, 4}) + " = sort_1[0]\n"
-                       "        getitem_3: " + ann({2, 4}, "i64") + " = sort_1[1]\n"
-                       "        return (getitem, getitem_1, getitem_2, getitem_3)\n");
+        auto g = parse("x: " + ann({2, 4}), "        sort = torch.ops.aten.sort.default(x)\n"
+                                            "        getitem: " +
+                                                ann({2, 4}) +
+                                                " = sort[0]\n"
+                                                "        getitem_1: " +
+                                                ann({2, 4}, "i64") +
+                                                " = sort[1]\n"
+                                                "        sort_1 = torch.ops.aten.sort.default(x, 1, True)\n"
+                                                "        getitem_2: " +
+                                                ann({2, 4}) +
+                                                " = sort_1[0]\n"
+                                                "        getitem_3: " +
+                                                ann({2, 4}, "i64") +
+                                                " = sort_1[1]\n"
+                                                "        return (getitem, getitem_1, getitem_2, getitem_3)\n");
         QVERIFY(g);
         const double nan = std::numeric_limits<double>::quiet_NaN();
         std::vector<Value> in{fxtest::tv({2, 4}, {3, nan, 1, 3, 2, 2, -1, 0})};
-        const std::vector<std::vector<double>> want{{1, 3, 3, nan, -1, 0, 2, 2}, {2, 0, 3, 1, 2, 3, 0, 1},
-                                                    {nan, 3, 3, 1, 2, 2, 0, -1}, {1, 0, 3, 2, 0, 1, 3, 2}};
+        const std::vector<std::vector<double>> want{{1, 3, 3, nan, -1, 0, 2, 2},
+                                                    {2, 0, 3, 1, 2, 3, 0, 1},
+                                                    {nan, 3, 3, 1, 2, 2, 0, -1},
+                                                    {1, 0, 3, 2, 0, 1, 3, 2}};
         // FX_COMPARE_VEC passes any value against NaN: the NaN positions are checked apart.
         auto check = [&](const std::vector<Value>& outs) {
             QCOMPARE(outs.size(), size_t(4));
@@ -561,17 +670,27 @@ private slots:
         // x = [1, 4, 3, 2, 3] in segments {1, 4} and {3, 2, 3} (lengths [2, 3], offsets [0, 2, 5]).
         // max: 4, 3; its backward sends grad [1, 2] to the maxima, the tied 3s splitting the 2.
         // mean: 2.5, 8/3; its backward is grad / length.
-        auto g = parse("x: " + ann({5}) + ", L: " + ann({2}, "i64") + ", off: " + ann({3}, "i64") + ", g: " + ann({2}),
-                       "        segment_reduce: " + ann({2}) + " = torch.ops.aten.segment_reduce.default(x, 'max', lengths = L)\n"
-                       "        back: " + ann({5}) + " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce, x, 'max', lengths = L, offsets = None)\n"
-                       "        segment_reduce_1: " + ann({2}) + " = torch.ops.aten.segment_reduce.default(x, 'mean', offsets = off)\n"
-                       "        back_1: " + ann({5}) + " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce_1, x, 'mean', offsets = off)\n"
-                       "        return (segment_reduce, back, segment_reduce_1, back_1)\n");
+        auto g = parse(
+            "x: " + ann({5}) + ", L: " + ann({2}, "i64") + ", off: " + ann({3}, "i64") + ", g: " + ann({2}),
+            "        segment_reduce: " + ann({2}) +
+                " = torch.ops.aten.segment_reduce.default(x, 'max', lengths = L)\n"
+                "        back: " +
+                ann({5}) +
+                " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce, x, 'max', lengths = L, offsets "
+                "= None)\n"
+                "        segment_reduce_1: " +
+                ann({2}) +
+                " = torch.ops.aten.segment_reduce.default(x, 'mean', offsets = off)\n"
+                "        back_1: " +
+                ann({5}) +
+                " = torch.ops.aten._segment_reduce_backward.default(g, segment_reduce_1, x, 'mean', offsets = off)\n"
+                "        return (segment_reduce, back, segment_reduce_1, back_1)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({5}, {1, 4, 3, 2, 3}), fxtest::tv({2}, {2, 3}, DType::Int64),
                               fxtest::tv({3}, {0, 2, 5}, DType::Int64), fxtest::tv({2}, {1, 2})};
         const double third = 2.0 / 3.0;
-        const std::vector<std::vector<double>> want{{4, 3}, {0, 1, 1, 0, 1}, {2.5, 8.0 / 3.0}, {0.5, 0.5, third, third, third}};
+        const std::vector<std::vector<double>> want{
+            {4, 3}, {0, 1, 1, 0, 1}, {2.5, 8.0 / 3.0}, {0.5, 0.5, third, third, third}};
         auto ref = reference(*g, in);
         QCOMPARE(ref.size(), size_t(4));
         for (size_t i = 0; i < 4; ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-6);
@@ -586,9 +705,12 @@ private slots:
         // self = 0..5 (2x3, flat order). Accumulating [1, 2, 3] at [5, 0, 5]: [2, 1, 2, 3, 4, 9];
         // setting at [-1, 1, 2] (negative from the end): [0, 2, 3, 3, 4, 1].
         auto g = parse("s: " + ann({2, 3}) + ", i: " + ann({3}, "i64") + ", j: " + ann({3}, "i64") + ", v: " + ann({3}),
-                       "        put: " + ann({2, 3}) + " = torch.ops.aten.put.default(s, i, v, True)\n"
-                       "        put_1: " + ann({2, 3}) + " = torch.ops.aten.put.default(s, j, v)\n"
-                       "        return (put, put_1)\n");
+                       "        put: " + ann({2, 3}) +
+                           " = torch.ops.aten.put.default(s, i, v, True)\n"
+                           "        put_1: " +
+                           ann({2, 3}) +
+                           " = torch.ops.aten.put.default(s, j, v)\n"
+                           "        return (put, put_1)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 3}, {0, 1, 2, 3, 4, 5}), fxtest::tv({3}, {5, 0, 5}, DType::Int64),
                               fxtest::tv({3}, {-1, 1, 2}, DType::Int64), fxtest::tv({3}, {1, 2, 3})};
@@ -608,9 +730,11 @@ private slots:
         // self [[1, 2], [3, 4]]; rows [1, 5, -2] (5 clamps to 1, -2 is row 0) get values
         // [[10, 20], [30, 40], [50, 60]] where mask [[1, 1], [1, 0], [0, 1]] is set: row 1 adds 10 + 30
         // and 20, row 0 adds 60 in column 1.
-        auto g = parse("s: " + ann({2, 2}) + ", m: " + ann({3, 2}, "b8") + ", i: " + ann({3}, "i64") + ", v: " + ann({3, 2}),
-                       "        put: " + ann({2, 2}) + " = torch.ops.aten._unsafe_masked_index_put_accumulate.default(s, m, [i], v)\n"
-                       "        return (put,)\n");
+        auto g =
+            parse("s: " + ann({2, 2}) + ", m: " + ann({3, 2}, "b8") + ", i: " + ann({3}, "i64") + ", v: " + ann({3, 2}),
+                  "        put: " + ann({2, 2}) +
+                      " = torch.ops.aten._unsafe_masked_index_put_accumulate.default(s, m, [i], v)\n"
+                      "        return (put,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({3, 2}, {1, 1, 1, 0, 0, 1}, DType::Bool),
                               fxtest::tv({3}, {1, 5, -2}, DType::Int64), fxtest::tv({3, 2}, {10, 20, 30, 40, 50, 60})};
@@ -629,16 +753,26 @@ private slots:
         // self [[1, 2], [3, 4], [5, 6]]: setting rows [2, -3] (-3 is row 0) to [[10, 20], [30, 40]]
         // gives [[30, 40], [3, 4], [10, 20]]; accumulating [1, 1] (broadcast) at rows [1, 1] adds 2
         // to row 1; two index tensors pick elements (0, 1) and (2, 0).
-        auto g = parse("s: " + ann({3, 2}) + ", i: " + ann({2}, "i64") + ", j: " + ann({2}, "i64") + ", v: " + ann({2, 2}) +
-                           ", o: " + ann({2}) + ", r: " + ann({2}, "i64") + ", c: " + ann({2}, "i64"),
-                       "        index_put: " + ann({3, 2}) + " = torch.ops.aten.index_put.default(s, [i], v)\n"
-                       "        index_put_1: " + ann({3, 2}) + " = torch.ops.aten.index_put.default(s, [j], o, True)\n"
-                       "        index_put_2: " + ann({3, 2}) + " = torch.ops.aten._unsafe_index_put.default(s, [r, c], o)\n"
-                       "        return (index_put, index_put_1, index_put_2)\n");
+        auto g =
+            parse("s: " + ann({3, 2}) + ", i: " + ann({2}, "i64") + ", j: " + ann({2}, "i64") + ", v: " + ann({2, 2}) +
+                      ", o: " + ann({2}) + ", r: " + ann({2}, "i64") + ", c: " + ann({2}, "i64"),
+                  "        index_put: " + ann({3, 2}) +
+                      " = torch.ops.aten.index_put.default(s, [i], v)\n"
+                      "        index_put_1: " +
+                      ann({3, 2}) +
+                      " = torch.ops.aten.index_put.default(s, [j], o, True)\n"
+                      "        index_put_2: " +
+                      ann({3, 2}) +
+                      " = torch.ops.aten._unsafe_index_put.default(s, [r, c], o)\n"
+                      "        return (index_put, index_put_1, index_put_2)\n");
         QVERIFY(g);
-        std::vector<Value> in{fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6}), fxtest::tv({2}, {2, -3}, DType::Int64),
-                              fxtest::tv({2}, {1, 1}, DType::Int64), fxtest::tv({2, 2}, {10, 20, 30, 40}),
-                              fxtest::tv({2}, {1, 1}), fxtest::tv({2}, {0, 2}, DType::Int64), fxtest::tv({2}, {1, 0}, DType::Int64)};
+        std::vector<Value> in{fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6}),
+                              fxtest::tv({2}, {2, -3}, DType::Int64),
+                              fxtest::tv({2}, {1, 1}, DType::Int64),
+                              fxtest::tv({2, 2}, {10, 20, 30, 40}),
+                              fxtest::tv({2}, {1, 1}),
+                              fxtest::tv({2}, {0, 2}, DType::Int64),
+                              fxtest::tv({2}, {1, 0}, DType::Int64)};
         const std::vector<std::vector<double>> want{{30, 40, 3, 4, 10, 20}, {1, 2, 5, 6, 5, 6}, {1, 1, 3, 4, 1, 6}};
         auto ref = reference(*g, in);
         QCOMPARE(ref.size(), size_t(3));
@@ -652,9 +786,10 @@ private slots:
 
     void masked_select_by_hand() {
         // mask [1, 0, 1] broadcasts over the rows of [[1, 2, 3], [4, 5, 6]]: 1, 3, 4, 6.
-        auto g = parse("s: " + ann({2, 3}) + ", m: " + ann({3}, "b8"),
-                       "        masked_select: " + ann({4}) + " = torch.ops.aten.masked_select.default(s, m)\n"
-                       "        return (masked_select,)\n");
+        auto g =
+            parse("s: " + ann({2, 3}) + ", m: " + ann({3}, "b8"), "        masked_select: " + ann({4}) +
+                                                                      " = torch.ops.aten.masked_select.default(s, m)\n"
+                                                                      "        return (masked_select,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({3}, {1, 0, 1}, DType::Bool)};
         const std::vector<double> want{1, 3, 4, 6};
@@ -673,26 +808,31 @@ private slots:
         // transpose (a lower solve): [2, 1.5]. The outputs column-major, as CUDA records them.
         // slogdet of [[0, 2], [3, 1]]: PyTorch factors the transpose of a contiguous input,
         // [[0, 3], [2, 1]]: one row swap (pivots 2, 2), LU [[2, 1], [0, 3]], det -6: sign -1, log 6. matrix_exp of diag(1, 2) is diag(e, e^2); of [[0, 1], [0, 0]] I + A.
-        auto g = parse("b: " + ann({2, 1}) + ", a: " + ann({2, 2}) + ", a_1: " + ann({2, 2}) + ", m: " + ann({2, 2, 2}),
-                  "        ts = torch.ops.aten.triangular_solve.default(b, a)\n"
-                  "        getitem: \"f32[2, 1][1, 2]cuda:0\" = ts[0]\n"
-                  "        getitem_1: \"f32[2, 2][1, 2]cuda:0\" = ts[1]\n"
-                  "        ts_1 = torch.ops.aten.triangular_solve.default(b, a, True, True)\n"
-                  "        getitem_2: \"f32[2, 1][1, 2]cuda:0\" = ts_1[0]\n"
-                  "        getitem_3: \"f32[2, 2][1, 2]cuda:0\" = ts_1[1];  getitem_3 = None\n"
-                  "        sl = torch.ops.aten._linalg_slogdet.default(a_1)\n"
-                  "        getitem_4: \"f32[][]cuda:0\" = sl[0]\n"
-                  "        getitem_5: \"f32[][]cuda:0\" = sl[1]\n"
-                  "        getitem_6: \"f32[2, 2][1, 2]cuda:0\" = sl[2]\n"
-                  "        getitem_7: " + ann({2}, "i32") + " = sl[3]\n"
-                  "        me: " + ann({2, 2, 2}) + " = torch.ops.aten.linalg_matrix_exp.default(m)\n"
-                  "        return (getitem, getitem_1, getitem_2, getitem_4, getitem_5, getitem_6, getitem_7, me)\n");
+        auto g = parse(
+            "b: " + ann({2, 1}) + ", a: " + ann({2, 2}) + ", a_1: " + ann({2, 2}) + ", m: " + ann({2, 2, 2}),
+            "        ts = torch.ops.aten.triangular_solve.default(b, a)\n"
+            "        getitem: \"f32[2, 1][1, 2]cuda:0\" = ts[0]\n"
+            "        getitem_1: \"f32[2, 2][1, 2]cuda:0\" = ts[1]\n"
+            "        ts_1 = torch.ops.aten.triangular_solve.default(b, a, True, True)\n"
+            "        getitem_2: \"f32[2, 1][1, 2]cuda:0\" = ts_1[0]\n"
+            "        getitem_3: \"f32[2, 2][1, 2]cuda:0\" = ts_1[1];  getitem_3 = None\n"
+            "        sl = torch.ops.aten._linalg_slogdet.default(a_1)\n"
+            "        getitem_4: \"f32[][]cuda:0\" = sl[0]\n"
+            "        getitem_5: \"f32[][]cuda:0\" = sl[1]\n"
+            "        getitem_6: \"f32[2, 2][1, 2]cuda:0\" = sl[2]\n"
+            "        getitem_7: " +
+                ann({2}, "i32") +
+                " = sl[3]\n"
+                "        me: " +
+                ann({2, 2, 2}) +
+                " = torch.ops.aten.linalg_matrix_exp.default(m)\n"
+                "        return (getitem, getitem_1, getitem_2, getitem_4, getitem_5, getitem_6, getitem_7, me)\n");
         QVERIFY(g);
         const double e = std::exp(1.0);
-        std::vector<Value> in{fxtest::tv({2, 1}, {4, 8}), fxtest::tv({2, 2}, {2, 1, 0, 4}), fxtest::tv({2, 2}, {0, 2, 3, 1}),
-                              fxtest::tv({2, 2, 2}, {1, 0, 0, 2, 0, 1, 0, 0})};
-        const std::vector<std::vector<double>> want{{1, 2}, {2, 1, 0, 4}, {2, 1.5}, {-1}, {std::log(6.0)}, {2, 1, 0, 3}, {2, 2},
-                                                    {e, 0, 0, e * e, 1, 1, 0, 1}};
+        std::vector<Value> in{fxtest::tv({2, 1}, {4, 8}), fxtest::tv({2, 2}, {2, 1, 0, 4}),
+                              fxtest::tv({2, 2}, {0, 2, 3, 1}), fxtest::tv({2, 2, 2}, {1, 0, 0, 2, 0, 1, 0, 0})};
+        const std::vector<std::vector<double>> want{
+            {1, 2}, {2, 1, 0, 4}, {2, 1.5}, {-1}, {std::log(6.0)}, {2, 1, 0, 3}, {2, 2}, {e, 0, 0, e * e, 1, 1, 0, 1}};
         auto ref = reference(*g, in);
         QCOMPARE(ref.size(), want.size());
         for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(ref[i]), want[i], 1e-5);
@@ -817,7 +957,9 @@ private slots:
         QCOMPARE(r.outputs.size(), ref->outputs.size());
         for (size_t i = 0; i < r.outputs.size(); ++i) {
             auto c = compareValues(i, r.outputs[i], ref->outputs[i]);
-            QVERIFY2(c.ok, qPrintable(QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
+            QVERIFY2(c.ok,
+                     qPrintable(
+                         QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
         }
         // Convolution (and backward), training batch norm (and backward), max pooling with
         // indices (and backward): all on the device, nothing through the host.

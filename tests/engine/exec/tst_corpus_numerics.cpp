@@ -35,10 +35,14 @@ private slots:
         for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
-                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(c.maxAbsErr)
                                      .arg(QString::fromStdString(c.note))));
             if (c.fp64Judged)
-                qInfo("output %zu judged against fp64 (rel_err %.3g is rounding noise): %s", c.index, c.relErr, c.note.c_str());
+                qInfo("output %zu judged against fp64 (rel_err %.3g is rounding noise): %s", c.index, c.relErr,
+                      c.note.c_str());
             compared += (*expect)[c.index].isTensor();
         }
         QVERIFY(compared > 0);

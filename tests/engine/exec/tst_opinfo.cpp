@@ -80,7 +80,7 @@ std::string runCase(const fs::path& num, const std::string& stage) {
     return {};
 }
 
-} // namespace
+}  // namespace
 
 class TestOpInfo : public QObject {
     Q_OBJECT
@@ -95,7 +95,8 @@ private slots:
         if (index.is_discarded() || !index.contains("cases")) return;
         for (const auto& c : index["cases"]) {
             const std::string name = c.value("case", ""), stage = c.value("stage", "");
-            QTest::newRow((name + "/" + stage).c_str()) << QString::fromStdString(name) << QString::fromStdString(stage);
+            QTest::newRow((name + "/" + stage).c_str())
+                << QString::fromStdString(name) << QString::fromStdString(stage);
         }
     }
 
@@ -108,8 +109,7 @@ private slots:
         const std::string problem = runCase(opinfoDir() / caseName.toStdString() / "numerics", stage.toStdString());
         ++m_total;
         m_ok += problem.empty();
-        if (auto it = known.find(key); it != known.end())
-            QEXPECT_FAIL("", it->second.c_str(), Continue);
+        if (auto it = known.find(key); it != known.end()) QEXPECT_FAIL("", it->second.c_str(), Continue);
         QVERIFY2(problem.empty(), problem.c_str());
     }
 

@@ -34,7 +34,7 @@ bool fails(std::string_view op, std::vector<Value> args, std::vector<std::pair<s
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-} // namespace
+}  // namespace
 
 class TestOpsActivation : public QObject {
     Q_OBJECT
@@ -84,9 +84,9 @@ private slots:
         // none: cdf(x) + x pdf(x) at x = 1; tanh: derivative of the tanh form at x = 1.
         FX_COMPARE_VEC(values(run("aten.gelu_backward.default", {tv({2}, {1, 2}), tv({2}, {1, 0})})),
                        (std::vector<double>{1.0833154705876864, 1.0}), 1e-6);
-        FX_COMPARE_VEC(values(run("aten.gelu_backward.default", {tv({1}, {1}), tv({1}, {1})},
-                                  {{"approximate", str("tanh")}})),
-                       (std::vector<double>{1.0829640838457826}), 1e-6);
+        FX_COMPARE_VEC(
+            values(run("aten.gelu_backward.default", {tv({1}, {1}), tv({1}, {1})}, {{"approximate", str("tanh")}})),
+            (std::vector<double>{1.0829640838457826}), 1e-6);
         QVERIFY(fails("aten.gelu_backward.default", {tv({1}, {1}), tv({1}, {1})}, {{"approximate", str("x")}}));
     }
     void tanhAndSigmoidWithBackwards() {
@@ -112,15 +112,18 @@ private slots:
         FX_COMPARE_VEC(values(r), (std::vector<double>{1, 2, 3, 4, 5, 6}), 0);
     }
     void otherActivations() {
-        FX_COMPARE_VEC(values(run("aten.silu.default", {tv({2}, {1, 0})})), (std::vector<double>{0.7310585786300049, 0}), 1e-7);
+        FX_COMPARE_VEC(values(run("aten.silu.default", {tv({2}, {1, 0})})),
+                       (std::vector<double>{0.7310585786300049, 0}), 1e-7);
         QVERIFY(fails("aten.silu.default", {tv({1}, {1}, DType::Int64)}));
-        FX_COMPARE_VEC(values(run("aten.hardtanh.default", {tv({3}, {-3, 0.5, 3})})), (std::vector<double>{-1, 0.5, 1}), 0);
+        FX_COMPARE_VEC(values(run("aten.hardtanh.default", {tv({3}, {-3, 0.5, 3})})), (std::vector<double>{-1, 0.5, 1}),
+                       0);
         FX_COMPARE_VEC(values(run("aten.hardtanh.default", {tv({3}, {-3, 0.5, 3}), dv(0), dv(6)})),
                        (std::vector<double>{0, 0.5, 3}), 0);
         auto hi = run("aten.hardtanh.default", {tv({2}, {-3, 0}, DType::Int64)});
         QCOMPARE(hi.t.dtype(), DType::Int64);
         FX_COMPARE_VEC(values(hi), (std::vector<double>{-1, 0}), 0);
-        FX_COMPARE_VEC(values(run("aten.leaky_relu.default", {tv({2}, {-2, 3}), dv(0.1)})), (std::vector<double>{-0.2, 3}), 1e-7);
+        FX_COMPARE_VEC(values(run("aten.leaky_relu.default", {tv({2}, {-2, 3}), dv(0.1)})),
+                       (std::vector<double>{-0.2, 3}), 1e-7);
         FX_COMPARE_VEC(values(run("aten.leaky_relu.default", {tv({1}, {-100})})), (std::vector<double>{-1}), 1e-6);
         // elu: x <= 0 -> alpha * scale * (exp(x * input_scale) - 1), else scale * x.
         FX_COMPARE_VEC(values(run("aten.elu.default", {tv({2}, {-1, 2}), dv(2), dv(3), dv(0.5)})),

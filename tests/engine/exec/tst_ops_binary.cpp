@@ -29,7 +29,7 @@ bool sameValues(const std::vector<double>& a, const std::vector<double>& b, doub
     return true;
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsBinary : public QObject {
     Q_OBJECT
@@ -46,7 +46,8 @@ private slots:
         QCOMPARE(ri.t.dtype(), DType::Int64);
         FX_COMPARE_VEC(values(ri), (std::vector<double>{1, -1, -1, 1}), 0);
         FX_COMPARE_VEC(values(run("aten.fmod.Tensor", {xi, yi})), (std::vector<double>{-1, 1, -1, 1}), 0);
-        FX_COMPARE_VEC(values(run("aten.remainder.Scalar", {tv({2}, {-1, 2}), dv(1.5)})), (std::vector<double>{0.5, 0.5}), 0);
+        FX_COMPARE_VEC(values(run("aten.remainder.Scalar", {tv({2}, {-1, 2}), dv(1.5)})),
+                       (std::vector<double>{0.5, 0.5}), 0);
         QVERIFY(std::isnan(values(run("aten.remainder.Tensor", {tv({1}, {1}), tv({1}, {0})}))[0]));
         QVERIFY(fails("aten.remainder.Tensor", {xi, tv({1}, {0}, DType::Int64)}));
         QVERIFY(fails("aten.fmod.Scalar", {xi, iv(0)}));
@@ -57,7 +58,8 @@ private slots:
         auto r = run("aten.floor_divide.default", {tv({2}, {-7, 7}, DType::Int64), tv({2}, {2, 2}, DType::Int64)});
         QCOMPARE(r.t.dtype(), DType::Int64);
         FX_COMPARE_VEC(values(r), (std::vector<double>{-4, 3}), 0);
-        FX_COMPARE_VEC(values(run("aten.floor_divide.Scalar", {tv({2}, {-7, 7}), dv(2.0)})), (std::vector<double>{-4, 3}), 0);
+        FX_COMPARE_VEC(values(run("aten.floor_divide.Scalar", {tv({2}, {-7, 7}), dv(2.0)})),
+                       (std::vector<double>{-4, 3}), 0);
         QVERIFY(fails("aten.floor_divide.default", {tv({1}, {1}, DType::Int64), tv({1}, {0}, DType::Int64)}));
     }
 
@@ -88,7 +90,8 @@ private slots:
     void logaddexpEdges() {
         auto r = run("aten.logaddexp.default", {tv({4}, {-kInf, kInf, 0, 1000}), tv({4}, {-kInf, kInf, 0, 1000})});
         QVERIFY(sameValues(values(r), {-kInf, kInf, std::log(2.0), 1000 + std::log(2.0)}, 1e-4));
-        FX_COMPARE_VEC(values(run("aten.logaddexp2.default", {tv({1}, {1}), tv({1}, {1})})), (std::vector<double>{2}), 1e-6);
+        FX_COMPARE_VEC(values(run("aten.logaddexp2.default", {tv({1}, {1}), tv({1}, {1})})), (std::vector<double>{2}),
+                       1e-6);
         QVERIFY(sameValues(values(run("aten.logaddexp.default", {tv({1}, {kNaN}), tv({1}, {1})})), {kNaN}));
     }
 
@@ -112,7 +115,8 @@ private slots:
     void nextafterStepsInTheDtype() {
         FX_COMPARE_VEC(values(run("aten.nextafter.default", {tv({1}, {1}), tv({1}, {2})})),
                        (std::vector<double>{1 + std::ldexp(1.0, -23)}), 0);
-        auto h = run("aten.nextafter.default", {tv({3}, {1, 0, 1}, DType::Float16), tv({3}, {2, -1, 1}, DType::Float16)});
+        auto h =
+            run("aten.nextafter.default", {tv({3}, {1, 0, 1}, DType::Float16), tv({3}, {2, -1, 1}, DType::Float16)});
         FX_COMPARE_VEC(values(h), (std::vector<double>{1 + std::ldexp(1.0, -10), -std::ldexp(1.0, -24), 1}), 0);
         auto b = run("aten.nextafter.default", {tv({1}, {1}, DType::BFloat16), tv({1}, {0}, DType::BFloat16)});
         FX_COMPARE_VEC(values(b), (std::vector<double>{1 - std::ldexp(1.0, -8)}), 0);
@@ -129,8 +133,10 @@ private slots:
     /// P(1, x) = 1 - exp(-x) and Q(1/2, x) = erfc(sqrt(x)), on both sides of x = a + 1 (series
     /// and continued fraction); PyTorch's values at the domain's edges.
     void incompleteGamma() {
-        auto p = run("aten.igamma.default", {tv({3}, {1, 1, 1}, DType::Float64), tv({3}, {0.5, 3, 30}, DType::Float64)});
-        FX_COMPARE_VEC(values(p), (std::vector<double>{1 - std::exp(-0.5), 1 - std::exp(-3.0), 1 - std::exp(-30.0)}), 1e-13);
+        auto p =
+            run("aten.igamma.default", {tv({3}, {1, 1, 1}, DType::Float64), tv({3}, {0.5, 3, 30}, DType::Float64)});
+        FX_COMPARE_VEC(values(p), (std::vector<double>{1 - std::exp(-0.5), 1 - std::exp(-3.0), 1 - std::exp(-30.0)}),
+                       1e-13);
         auto q = run("aten.igammac.default", {tv({2}, {0.5, 0.5}, DType::Float64), tv({2}, {0.3, 2}, DType::Float64)});
         FX_COMPARE_VEC(values(q), (std::vector<double>{std::erfc(std::sqrt(0.3)), std::erfc(std::sqrt(2.0))}), 1e-13);
         auto e = run("aten.igamma.default", {tv({5}, {0, 0, -1, 1, kInf}), tv({5}, {1, 0, 1, 0, 1})});
@@ -160,14 +166,17 @@ private slots:
     /// Shifts by a negative amount or by the dtype's width or more give 0 (or the sign fill of a
     /// signed right shift); left shifts wrap in the dtype.
     void bitwiseXorAndShifts() {
-        FX_COMPARE_VEC(values(run("aten.bitwise_xor.Tensor", {tv({2}, {5, -1}, DType::Int64), tv({2}, {3, 1}, DType::Int64)})),
-                       (std::vector<double>{6, -2}), 0);
+        FX_COMPARE_VEC(
+            values(run("aten.bitwise_xor.Tensor", {tv({2}, {5, -1}, DType::Int64), tv({2}, {3, 1}, DType::Int64)})),
+            (std::vector<double>{6, -2}), 0);
         auto bx = run("aten.bitwise_xor.Tensor", {tv({2}, {1, 1}, DType::Bool), tv({2}, {0, 1}, DType::Bool)});
         QCOMPARE(bx.t.dtype(), DType::Bool);
         FX_COMPARE_VEC(values(bx), (std::vector<double>{1, 0}), 0);
-        auto l = run("aten.bitwise_left_shift.Tensor", {tv({4}, {1, 1, 3, -1}, DType::Int32), tv({4}, {31, 32, 1, -1}, DType::Int32)});
+        auto l = run("aten.bitwise_left_shift.Tensor",
+                     {tv({4}, {1, 1, 3, -1}, DType::Int32), tv({4}, {31, 32, 1, -1}, DType::Int32)});
         FX_COMPARE_VEC(values(l), (std::vector<double>{-2147483648.0, 0, 6, 0}), 0);
-        auto r = run("aten.bitwise_right_shift.Tensor", {tv({3}, {-8, -8, 8}, DType::Int32), tv({3}, {1, 40, 40}, DType::Int32)});
+        auto r = run("aten.bitwise_right_shift.Tensor",
+                     {tv({3}, {-8, -8, 8}, DType::Int32), tv({3}, {1, 40, 40}, DType::Int32)});
         FX_COMPARE_VEC(values(r), (std::vector<double>{-4, -1, 0}), 0);
         auto u = run("aten.bitwise_left_shift.Tensor", {tv({1}, {255}, DType::UInt8), tv({1}, {1}, DType::UInt8)});
         FX_COMPARE_VEC(values(u), (std::vector<double>{254}), 0);
@@ -191,7 +200,8 @@ private slots:
         auto b = run("aten.clamp.Tensor", {tv({2}, {0, 10}), tv({2, 1}, {1, 20}), Value::none()});
         QCOMPARE(b.t.shape(), (std::vector<int64_t>{2, 2}));
         FX_COMPARE_VEC(values(b), (std::vector<double>{1, 10, 20, 20}), 0);
-        FX_COMPARE_VEC(values(run("aten.clamp.Tensor", {tv({1}, {3}), tv({1}, {5}), tv({1}, {1})})), (std::vector<double>{1}), 0);
+        FX_COMPARE_VEC(values(run("aten.clamp.Tensor", {tv({1}, {3}), tv({1}, {5}), tv({1}, {1})})),
+                       (std::vector<double>{1}), 0);
         auto p = run("aten.clamp_min.Tensor", {tv({2}, {1, 5}, DType::Int64), tv({2}, {2.5, 2.5})});
         QCOMPARE(p.t.dtype(), DType::Float32);
         FX_COMPARE_VEC(values(p), (std::vector<double>{2.5, 5}), 0);
@@ -203,10 +213,12 @@ private slots:
     }
 
     void addcmulAddcdiv() {
-        FX_COMPARE_VEC(values(run("aten.addcmul.default", {tv({1}, {1}), tv({1}, {2}), tv({1}, {3})}, {{"value", dv(2.0)}})),
-                       (std::vector<double>{13}), 0);
-        FX_COMPARE_VEC(values(run("aten.addcdiv.default", {tv({1}, {1}), tv({1}, {6}), tv({1}, {3})}, {{"value", dv(0.5)}})),
-                       (std::vector<double>{2}), 0);
+        FX_COMPARE_VEC(
+            values(run("aten.addcmul.default", {tv({1}, {1}), tv({1}, {2}), tv({1}, {3})}, {{"value", dv(2.0)}})),
+            (std::vector<double>{13}), 0);
+        FX_COMPARE_VEC(
+            values(run("aten.addcdiv.default", {tv({1}, {1}), tv({1}, {6}), tv({1}, {3})}, {{"value", dv(0.5)}})),
+            (std::vector<double>{2}), 0);
         auto s = run("aten.addcmul.default", {tv({2, 1}, {1, 2}), tv({3}, {1, 1, 1}), tv({1}, {1})});
         QCOMPARE(s.t.shape(), (std::vector<int64_t>{2, 3}));
         QVERIFY(fails("aten.addcdiv.default", {tv({1}, {1}), tv({1}, {6}, DType::Int64), tv({1}, {3}, DType::Int64)}));
@@ -214,7 +226,8 @@ private slots:
 
     /// lerp reaches its ends exactly, and needs one floating dtype for self, end and weight.
     void lerpEndsAndDtypes() {
-        FX_COMPARE_VEC(values(run("aten.lerp.Scalar", {tv({2}, {0, 10}), tv({2}, {10, 20}), dv(0.4)})), (std::vector<double>{4, 14}), 1e-6);
+        FX_COMPARE_VEC(values(run("aten.lerp.Scalar", {tv({2}, {0, 10}), tv({2}, {10, 20}), dv(0.4)})),
+                       (std::vector<double>{4, 14}), 1e-6);
         auto t = run("aten.lerp.Tensor", {tv({2}, {0.1, 0.3}), tv({2}, {0.7, 0.9}), tv({2}, {0, 1})});
         FX_COMPARE_VEC(values(t), (std::vector<double>{static_cast<float>(0.1), static_cast<float>(0.9)}), 0);
         QVERIFY(fails("aten.lerp.Scalar", {tv({1}, {1}), tv({1}, {1}, DType::Float64), dv(0.5)}));
@@ -223,7 +236,8 @@ private slots:
     }
 
     void rsubTensor() {
-        FX_COMPARE_VEC(values(run("aten.rsub.Tensor", {tv({1}, {1}), tv({1}, {5})}, {{"alpha", iv(2)}})), (std::vector<double>{3}), 0);
+        FX_COMPARE_VEC(values(run("aten.rsub.Tensor", {tv({1}, {1}), tv({1}, {5})}, {{"alpha", iv(2)}})),
+                       (std::vector<double>{3}), 0);
         QVERIFY(fails("aten.rsub.Tensor", {tv({1}, {1}, DType::Bool), tv({1}, {1})}));
     }
 };

@@ -24,7 +24,7 @@ fxray::Expected<Value> tryRun(std::string_view op, std::vector<Value> args,
     return fxray::invokeOp(op, std::move(args), std::move(kw), &ctx);
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsCreation : public QObject {
     Q_OBJECT
@@ -51,7 +51,10 @@ private slots:
     }
     void iota() {
         auto r = run("prims.iota.default", {iv(4)},
-                     {{"start", iv(2)}, {"step", iv(3)}, {"dtype", dt(DType::Int64)}, {"device", cuda()},
+                     {{"start", iv(2)},
+                      {"step", iv(3)},
+                      {"dtype", dt(DType::Int64)},
+                      {"device", cuda()},
                       {"requires_grad", bv(false)}});
         FX_COMPARE_VEC(values(r), (std::vector<double>{2, 5, 8, 11}), 0);
         QCOMPARE(r.t.meta.device.str(), std::string("cuda:0"));
@@ -87,7 +90,8 @@ private slots:
         auto n = run("aten.new_full.default", {self, ilist({3}), iv(7)});
         QCOMPARE(n.t.dtype(), DType::Float16);
         FX_COMPARE_VEC(values(n), (std::vector<double>{7, 7, 7}), 0);
-        QCOMPARE(run("aten.new_zeros.default", {self, ilist({2})}, {{"dtype", dt(DType::Int32)}}).t.dtype(), DType::Int32);
+        QCOMPARE(run("aten.new_zeros.default", {self, ilist({2})}, {{"dtype", dt(DType::Int32)}}).t.dtype(),
+                 DType::Int32);
         FX_COMPARE_VEC(values(run("aten.new_ones.default", {self, ilist({2})})), (std::vector<double>{1, 1}), 0);
         auto es = run("aten.new_empty_strided.default", {self, ilist({2, 2}), ilist({1, 2})});
         QCOMPARE(es.t.strides(), (V{1, 2}));

@@ -31,7 +31,7 @@ fxray::Expected<Value> tryRun(std::string_view op, std::vector<Value> args,
     return fxray::invokeOp(op, std::move(args), std::move(kw), &ctx);
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsIndexing : public QObject {
     Q_OBJECT
@@ -56,7 +56,8 @@ private slots:
         FX_COMPARE_VEC(values(s), (std::vector<double>{0, 8, 0, 7, 0, 9}), 0);
         auto v = run("aten.scatter.value", {z, iv(0), i, dv(5)});
         FX_COMPARE_VEC(values(v), (std::vector<double>{0, 5, 0, 5, 0, 5}), 0);
-        auto a = run("aten.scatter_add.default", {tv({3}, {1, 1, 1}), iv(0), idx({4}, {0, 2, 0, 0}), tv({4}, {1, 2, 3, 4})});
+        auto a =
+            run("aten.scatter_add.default", {tv({3}, {1, 1, 1}), iv(0), idx({4}, {0, 2, 0, 0}), tv({4}, {1, 2, 3, 4})});
         FX_COMPARE_VEC(values(a), (std::vector<double>{9, 1, 3}), 0);
     }
     void indexSelectAndIndexAdd() {
@@ -66,8 +67,8 @@ private slots:
         FX_COMPARE_VEC(values(s), (std::vector<double>{4, 5, 0, 1, 4, 5}), 0);
         auto c = run("aten.index_select.default", {x, iv(1), idx({1}, {1})});
         FX_COMPARE_VEC(values(c), (std::vector<double>{1, 3, 5}), 0);
-        auto a = run("aten.index_add.default", {x, iv(0), idx({2}, {2, 2}), tv({2, 2}, {1, 1, 10, 10})},
-                     {{"alpha", iv(2)}});
+        auto a =
+            run("aten.index_add.default", {x, iv(0), idx({2}, {2, 2}), tv({2, 2}, {1, 1, 10, 10})}, {{"alpha", iv(2)}});
         FX_COMPARE_VEC(values(a), (std::vector<double>{0, 1, 2, 3, 26, 27}), 0);
         QVERIFY(!tryRun("aten.index_add.default", {x, iv(0), idx({2}, {0, 1}), tv({3, 2}, iota(6))}).ok());
         QVERIFY(!tryRun("aten.index_select.default", {x, iv(0), idx({1}, {-1})}).ok());
@@ -77,8 +78,7 @@ private slots:
         // x[:, [2, 0]] -> [2, 2, 4]
         auto a = run("aten.index.Tensor", {x, list({Value::none(), idx({2}, {2, 0})})});
         QCOMPARE(a.t.shape(), (V{2, 2, 4}));
-        FX_COMPARE_VEC(head(a, 5),
-                       (std::vector<double>{8, 9, 10, 11, 0}), 0);
+        FX_COMPARE_VEC(head(a, 5), (std::vector<double>{8, 9, 10, 11, 0}), 0);
         // x[[1, 0], :, [3, -1]]: non-adjacent indexed dims go first -> [2, 3]
         auto b = run("aten.index.Tensor", {x, list({idx({2}, {1, 0}), Value::none(), idx({2}, {3, -1})})});
         QCOMPARE(b.t.shape(), (V{2, 3}));

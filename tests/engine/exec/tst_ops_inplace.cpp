@@ -26,7 +26,7 @@ Value view(const Value& base, std::vector<int64_t> shape, std::vector<int64_t> s
     return Value::ofTensor(base.t.view(m));
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsInplace : public QObject {
     Q_OBJECT
@@ -120,7 +120,8 @@ class G(torch.nn.Module):
         add_: "f32[3][1]cpu" = torch.ops.aten.add_.Tensor(x, y)
         mul: "f32[3][1]cpu" = torch.ops.aten.mul.Tensor(x, 2)
         return (x, add_, mul)
-)", "test.py");
+)",
+                                   "test.py");
         QVERIFY(g.ok());
         fxray::resolveOps(**g);
         fxray::inferMeta(**g);

@@ -28,7 +28,7 @@ fxray::Diagnostic runError(std::string_view op, std::vector<Value> args) {
     return r.error();
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsLinalg : public QObject {
     Q_OBJECT
@@ -128,7 +128,8 @@ private slots:
         QVERIFY2(e.message.find("same dtype") != std::string::npos, e.message.c_str());
         e = runError("aten.bmm.default", {tv({2, 2}, {1, 2, 3, 4}), tv({2, 2}, {1, 2, 3, 4})});
         QVERIFY2(e.message.find("3-D") != std::string::npos, e.message.c_str());
-        e = runError("aten.matmul.default", {tv({2, 3, 4}, std::vector<double>(24, 1)), tv({3, 2}, std::vector<double>(6, 1))});
+        e = runError("aten.matmul.default",
+                     {tv({2, 3, 4}, std::vector<double>(24, 1)), tv({3, 2}, std::vector<double>(6, 1))});
         QVERIFY2(e.message.find("cannot be multiplied") != std::string::npos, e.message.c_str());
         e = runError("aten.addmm.default", {tv({3}, {1, 2, 3}), tv({1, 2}, {1, 2}), tv({2, 2}, {1, 0, 0, 1})});
         QVERIFY2(e.message.find("broadcast") != std::string::npos, e.message.c_str());

@@ -30,7 +30,7 @@ Vec matmul(const Vec& a, const Vec& b, int64_t n, int64_t m, int64_t p) {
     return c;
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsLinalgDecomp : public QObject {
     Q_OBJECT
@@ -70,7 +70,8 @@ private slots:
         FX_COMPARE_VEC(values(r.list[0]), (Vec{1, 2}), 1e-6);
         FX_COMPARE_VEC(values(r.list[1]), (Vec{2, 1, 9, 4}), 0);
         // Transposed and unit diagonal: [[1, 0], [1, 1]] x = [4, 8] -> x = [4, 4].
-        auto t = run("aten.triangular_solve.default", {tv({2, 1}, {4, 8}), tv({2, 2}, {2, 1, 9, 4}), bv(true), bv(true), bv(true)});
+        auto t = run("aten.triangular_solve.default",
+                     {tv({2, 1}, {4, 8}), tv({2, 2}, {2, 1, 9, 4}), bv(true), bv(true), bv(true)});
         FX_COMPARE_VEC(values(t.list[0]), (Vec{4, 4}), 1e-6);
     }
     void slogdetSignAndLog() {
@@ -114,8 +115,8 @@ private slots:
                 if (std::abs(U[i * 2 + j]) > std::abs(best)) best = U[i * 2 + j];
             QVERIFY(best > 0);
         }
-        QVERIFY(runError("aten._linalg_svd.default", {tv({2, 2}, {1, 2, 3, 4}, DType::Int64)}).message.find("floating point") !=
-                std::string::npos);
+        QVERIFY(runError("aten._linalg_svd.default", {tv({2, 2}, {1, 2, 3, 4}, DType::Int64)})
+                    .message.find("floating point") != std::string::npos);
     }
     void pinvOfARankOneMatrix() {
         // [[1, 2], [2, 4]] = 5·u·uᵀ with u = [1, 2]/√5: its pseudo-inverse is A / 25.

@@ -27,7 +27,7 @@ Value f64(std::vector<double> v) {
     return tv({n}, std::move(v), DType::Float64);
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsMath : public QObject {
     Q_OBJECT
@@ -90,7 +90,8 @@ private slots:
         QCOMPARE(values(a)[1], 0.0);
         QVERIFY(std::isnan(values(a)[2]));
         FX_COMPARE_VEC(values(run("aten.deg2rad.default", {f64({180})})), (std::vector<double>{kPi}), 1e-15);
-        FX_COMPARE_VEC(values(run("aten.sinc.default", {f64({0, 0.5, 1})})), (std::vector<double>{1, 2 / kPi, 0}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.sinc.default", {f64({0, 0.5, 1})})), (std::vector<double>{1, 2 / kPi, 0}),
+                       1e-15);
     }
     void gammaFamilyPolesAndValues() {
         FX_COMPARE_VEC(values(run("aten.digamma.default", {f64({1, -0.5})})),
@@ -100,12 +101,16 @@ private slots:
         QCOMPARE(p[0], -kInf);
         QCOMPARE(p[1], kInf);
         QVERIFY(std::isnan(p[2]));
-        FX_COMPARE_VEC(values(run("aten.polygamma.default", {iv(1), f64({0.25})})), (std::vector<double>{17.197329154507113}), 1e-12);
-        FX_COMPARE_VEC(values(run("aten.polygamma.default", {iv(3), f64({-1.5})})), (std::vector<double>{194.59427621918758}), 1e-11);
-        FX_COMPARE_VEC(values(run("aten.polygamma.default", {iv(2), f64({7.5})})), (std::vector<double>{-0.02030525253664467}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.polygamma.default", {iv(1), f64({0.25})})),
+                       (std::vector<double>{17.197329154507113}), 1e-12);
+        FX_COMPARE_VEC(values(run("aten.polygamma.default", {iv(3), f64({-1.5})})),
+                       (std::vector<double>{194.59427621918758}), 1e-11);
+        FX_COMPARE_VEC(values(run("aten.polygamma.default", {iv(2), f64({7.5})})),
+                       (std::vector<double>{-0.02030525253664467}), 1e-15);
         QCOMPARE(values(run("aten.polygamma.default", {iv(2), f64({0})}))[0], -kInf);
         QVERIFY(fails("aten.polygamma.default", {iv(-1), f64({1})}));
-        FX_COMPARE_VEC(values(run("aten.lgamma.default", {f64({0.5})})), (std::vector<double>{0.5723649429247004}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.lgamma.default", {f64({0.5})})), (std::vector<double>{0.5723649429247004}),
+                       1e-15);
     }
     void mvlgammaChecksItsDomain() {
         auto r = run("aten.mvlgamma.default", {f64({2.5}), iv(3)});
@@ -115,8 +120,10 @@ private slots:
         QVERIFY(fails("aten.mvlgamma.default", {f64({1.0}), iv(0)}));
     }
     void besselAndErfinv() {
-        FX_COMPARE_VEC(values(run("aten.i0.default", {f64({1, -1})})), (std::vector<double>{1.2660658777520082, 1.2660658777520082}), 1e-15);
-        FX_COMPARE_VEC(values(run("aten.special_i1.default", {f64({-2})})), (std::vector<double>{-1.5906368546373295}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.i0.default", {f64({1, -1})})),
+                       (std::vector<double>{1.2660658777520082, 1.2660658777520082}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.special_i1.default", {f64({-2})})), (std::vector<double>{-1.5906368546373295}),
+                       1e-15);
         FX_COMPARE_VEC(values(run("aten.erfinv.default", {f64({0.5, -0.999})})),
                        (std::vector<double>{0.4769362762044699, -2.3267537655135246}), 1e-14);
         auto e = values(run("aten.erfinv.default", {f64({1, -1, 1.5})}));
@@ -126,12 +133,17 @@ private slots:
     }
     void hardActivations() {
         auto in = f64({-4, -1, 2, 4});
-        FX_COMPARE_VEC(values(run("aten.hardswish.default", {in})), (std::vector<double>{0, -1.0 / 3, 5.0 / 3, 4}), 1e-15);
-        FX_COMPARE_VEC(values(run("aten.hardsigmoid.default", {in})), (std::vector<double>{0, 1.0 / 3, 5.0 / 6, 1}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.hardswish.default", {in})), (std::vector<double>{0, -1.0 / 3, 5.0 / 3, 4}),
+                       1e-15);
+        FX_COMPARE_VEC(values(run("aten.hardsigmoid.default", {in})), (std::vector<double>{0, 1.0 / 3, 5.0 / 6, 1}),
+                       1e-15);
         auto g = f64({6, 6, 6, 6});
-        FX_COMPARE_VEC(values(run("aten.hardswish_backward.default", {g, in})), (std::vector<double>{0, 1, 7, 6}), 1e-14);
-        FX_COMPARE_VEC(values(run("aten.hardsigmoid_backward.default", {g, in})), (std::vector<double>{0, 1, 1, 0}), 1e-15);
-        FX_COMPARE_VEC(values(run("aten.hardtanh_backward.default", {g, in, dv(-1), dv(3)})), (std::vector<double>{0, 0, 6, 0}), 0);
+        FX_COMPARE_VEC(values(run("aten.hardswish_backward.default", {g, in})), (std::vector<double>{0, 1, 7, 6}),
+                       1e-14);
+        FX_COMPARE_VEC(values(run("aten.hardsigmoid_backward.default", {g, in})), (std::vector<double>{0, 1, 1, 0}),
+                       1e-15);
+        FX_COMPARE_VEC(values(run("aten.hardtanh_backward.default", {g, in, dv(-1), dv(3)})),
+                       (std::vector<double>{0, 0, 6, 0}), 0);
         QVERIFY(fails("aten.hardswish.default", {tv({1}, {1}, DType::Int64)}));
     }
     void shrinkAndThreshold() {
@@ -144,13 +156,15 @@ private slots:
         QVERIFY(std::isnan(h[3]));
         QVERIFY(fails("aten.softshrink.default", {in, dv(-1)}));
         auto g = tv({4}, {1, 1, 1, 1});
-        FX_COMPARE_VEC(values(run("aten.softshrink_backward.default", {g, in, dv(0.5)})), (std::vector<double>{1, 0, 1, 1}), 0);
+        FX_COMPARE_VEC(values(run("aten.softshrink_backward.default", {g, in, dv(0.5)})),
+                       (std::vector<double>{1, 0, 1, 1}), 0);
         auto t = run("aten.threshold.default", {tv({3}, {1, 2, 3}, DType::Int64), dv(2.5), iv(-7)});
         QCOMPARE(t.t.dtype(), DType::Int64);
         FX_COMPARE_VEC(values(t), (std::vector<double>{-7, -7, 3}), 0);
     }
     void mishAndLogSigmoid() {
-        FX_COMPARE_VEC(values(run("aten.mish.default", {f64({1.5})})), (std::vector<double>{1.4033782663958028}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.mish.default", {f64({1.5})})), (std::vector<double>{1.4033782663958028}),
+                       1e-15);
         auto r = run("aten.log_sigmoid_forward.default", {f64({-2, 800})});
         QVERIFY(r.isList() && r.list.size() == 2);
         FX_COMPARE_VEC(values(r.list[0]), (std::vector<double>{-2.1269280110429727, 0}), 1e-15);
@@ -160,7 +174,8 @@ private slots:
         FX_COMPARE_VEC(values(g), (std::vector<double>{0.5, 1}), 1e-15);
     }
     void logitClampsWithEps() {
-        FX_COMPARE_VEC(values(run("aten.logit.default", {f64({0.25})})), (std::vector<double>{-1.0986122886681098}), 1e-15);
+        FX_COMPARE_VEC(values(run("aten.logit.default", {f64({0.25})})), (std::vector<double>{-1.0986122886681098}),
+                       1e-15);
         auto c = values(run("aten.logit.default", {f64({0, 1})}, {{"eps", dv(0.25)}}));
         FX_COMPARE_VEC(c, (std::vector<double>{-1.0986122886681098, 1.0986122886681098}), 1e-15);
         auto b = values(run("aten.logit_backward.default", {f64({1, 1, 1}), f64({0.5, 1.5, 0.1})}));

@@ -32,7 +32,7 @@ bool fails(std::string_view op, std::vector<Value> args, std::vector<std::pair<s
 
 using Shape = std::vector<int64_t>;
 
-} // namespace
+}  // namespace
 
 class TestOpsMisc : public QObject {
     Q_OBJECT
@@ -98,8 +98,10 @@ private slots:
         QVERIFY(fails("aten.copy_.default", {self, tv({3}, {1, 2, 3})}));
     }
     void fillConvertsToSelfDtype() {
-        FX_COMPARE_VEC(values(run("aten.fill.Scalar", {tv({2}, {1, 2}, DType::Int64), dv(2.7)})), (std::vector<double>{2, 2}), 0);
-        FX_COMPARE_VEC(values(run("aten.fill.Scalar", {tv({2}, {1, 2}, DType::Int64), dv(-2.7)})), (std::vector<double>{-2, -2}), 0);
+        FX_COMPARE_VEC(values(run("aten.fill.Scalar", {tv({2}, {1, 2}, DType::Int64), dv(2.7)})),
+                       (std::vector<double>{2, 2}), 0);
+        FX_COMPARE_VEC(values(run("aten.fill.Scalar", {tv({2}, {1, 2}, DType::Int64), dv(-2.7)})),
+                       (std::vector<double>{-2, -2}), 0);
         auto b = run("aten.fill.Scalar", {tv({2}, {1, 0}, DType::Bool), dv(0.5)});
         QCOMPARE(b.t.dtype(), DType::Bool);
         FX_COMPARE_VEC(values(b), (std::vector<double>{1, 1}), 0);
@@ -125,13 +127,15 @@ private slots:
         auto cl = run("aten.zeros_like.default", {tv({1, 2, 2, 2}, std::vector<double>(8, 0.0))},
                       {{"memory_format", memFormat(fxray::MemoryFormat::ChannelsLast)}});
         QCOMPARE(cl.t.strides(), (Shape{8, 1, 4, 2}));
-        QVERIFY(fails("aten.zeros_like.default", {tr}, {{"memory_format", memFormat(fxray::MemoryFormat::ChannelsLast)}}));
+        QVERIFY(
+            fails("aten.zeros_like.default", {tr}, {{"memory_format", memFormat(fxray::MemoryFormat::ChannelsLast)}}));
     }
     void fullLikeUsesSelfDtype() {
         auto i = run("aten.full_like.default", {tv({2}, {1, 2}, DType::Int64), dv(2.5)});
         QCOMPARE(i.t.dtype(), DType::Int64);
         FX_COMPARE_VEC(values(i), (std::vector<double>{2, 2}), 0);
-        auto b = run("aten.full_like.default", {tv({2}, {1, 2}, DType::Int64), iv(2)}, {{"dtype", Value::ofDType(DType::Bool)}});
+        auto b = run("aten.full_like.default", {tv({2}, {1, 2}, DType::Int64), iv(2)},
+                     {{"dtype", Value::ofDType(DType::Bool)}});
         QCOMPARE(b.t.dtype(), DType::Bool);
         FX_COMPARE_VEC(values(b), (std::vector<double>{1, 1}), 0);
     }

@@ -39,7 +39,7 @@ fxray::Value metaOf(std::string_view op, std::vector<Value> args) {
     return std::move(r).value();
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsNorm : public QObject {
     Q_OBJECT
@@ -57,14 +57,15 @@ private slots:
     }
     void layerNormStatsShapeAndDtype() {
         // Two normalised dims: mean/rstd keep the leading dims and get 1s for the others.
-        auto m = metaOf("aten.native_layer_norm.default",
-                        {tv({2, 3, 4}, std::vector<double>(24, 1)), ilist({3, 4}), Value::none(), Value::none(), dv(1e-5)});
+        auto m = metaOf("aten.native_layer_norm.default", {tv({2, 3, 4}, std::vector<double>(24, 1)), ilist({3, 4}),
+                                                           Value::none(), Value::none(), dv(1e-5)});
         QCOMPARE(m.list[0].t.strides(), (Shape{12, 4, 1}));
         QCOMPARE(m.list[1].t.shape(), (Shape{2, 1, 1}));
         QCOMPARE(m.list[1].t.strides(), (Shape{1, 1, 1}));
         // f16 input: statistics in f32 on an accelerator (acc type), f16 on CPU.
         auto half = tv({2, 4}, std::vector<double>(8, 1), DType::Float16);
-        auto gpu = metaOf("aten.native_layer_norm.default", {onCuda(half), ilist({4}), Value::none(), Value::none(), dv(1e-5)});
+        auto gpu = metaOf("aten.native_layer_norm.default",
+                          {onCuda(half), ilist({4}), Value::none(), Value::none(), dv(1e-5)});
         QCOMPARE(gpu.list[0].t.dtype(), DType::Float16);
         QCOMPARE(gpu.list[2].t.dtype(), DType::Float32);
         auto cpu = metaOf("aten.native_layer_norm.default", {half, ilist({4}), Value::none(), Value::none(), dv(1e-5)});
@@ -102,16 +103,17 @@ private slots:
             m.strides = {1, 3};
             auto x = Value::ofTensor(fxray::kern::makeTensor(m, {1, 2, 3, 4, 5, 6}));
             auto r = metaOf("aten.native_layer_norm_backward.default",
-                            {x, x, ilist({2}), tv({3, 1}, {0, 0, 0}), tv({3, 1}, {1, 1, 1}), Value::none(), Value::none(),
-                             blist({true, false, false})});
+                            {x, x, ilist({2}), tv({3, 1}, {0, 0, 0}), tv({3, 1}, {1, 1, 1}), Value::none(),
+                             Value::none(), blist({true, false, false})});
             QCOMPARE(r.list[0].t.strides(), dt == DType::Float32 ? (Shape{1, 3}) : (Shape{2, 1}));
         }
     }
     void batchNormFunctionalTraining() {
         // x [N=2, C=2]: channel 0 = {1, 3} (mean 2, var 1), channel 1 = {10, 30} (mean 20, var 100)
         auto rm = tv({2}, {0, 0}), rv = tv({2}, {1, 1});
-        auto r = run("aten._native_batch_norm_legit_functional.default",
-                     {tv({2, 2}, {1, 10, 3, 30}), tv({2}, {2, 1}), tv({2}, {0, 5}), rm, rv, bv(true), dv(0.1), dv(0.0)});
+        auto r =
+            run("aten._native_batch_norm_legit_functional.default",
+                {tv({2, 2}, {1, 10, 3, 30}), tv({2}, {2, 1}), tv({2}, {0, 5}), rm, rv, bv(true), dv(0.1), dv(0.0)});
         QCOMPARE(r.list.size(), size_t(5));
         FX_COMPARE_VEC(values(r.list[0]), (std::vector<double>{-2, 4, 2, 6}), 1e-6);
         FX_COMPARE_VEC(values(r.list[1]), (std::vector<double>{2, 20}), 1e-6);
@@ -125,8 +127,8 @@ private slots:
     }
     void batchNormEvalUsesRunningStatsAndSavesPerDevice() {
         // (x - 1) / sqrt(3 + 1) = (x - 1) / 2
-        std::vector<Value> args{tv({1, 1, 2}, {3, 5}), Value::none(), Value::none(), tv({1}, {1}), tv({1}, {3}),
-                                bv(false), dv(0.1), dv(1.0)};
+        std::vector<Value> args{tv({1, 1, 2}, {3, 5}), Value::none(), Value::none(), tv({1}, {1}),
+                                tv({1}, {3}),          bv(false),     dv(0.1),       dv(1.0)};
         auto r = run("aten._native_batch_norm_legit_functional.default", args);
         FX_COMPARE_VEC(values(r.list[0]), (std::vector<double>{1, 2}), 1e-7);
         QCOMPARE(r.list[1].t.shape(), (Shape{0}));  // CPU: empty saved stats
@@ -135,7 +137,8 @@ private slots:
         QCOMPARE(g.list[1].t.shape(), (Shape{1}));
         FX_COMPARE_VEC(values(g.list[2]), (std::vector<double>{0.5}), 1e-7);
         auto nt = run("aten._native_batch_norm_legit_no_training.default",
-                      {onCuda(tv({1, 1, 2}, {3, 5})), Value::none(), Value::none(), tv({1}, {1}), tv({1}, {3}), dv(0.1), dv(1.0)});
+                      {onCuda(tv({1, 1, 2}, {3, 5})), Value::none(), Value::none(), tv({1}, {1}), tv({1}, {3}), dv(0.1),
+                       dv(1.0)});
         QCOMPARE(nt.list.size(), size_t(3));
         FX_COMPARE_VEC(values(nt.list[0]), (std::vector<double>{1, 2}), 1e-7);
     }
@@ -180,13 +183,13 @@ private slots:
     }
     void groupNorm() {
         // groups {1, 3} (mean 2, var 1) and {10, 20} (mean 15, var 25)
-        auto r = run("aten.native_group_norm.default",
-                     {tv({1, 4, 1}, {1, 3, 10, 20}), Value::none(), Value::none(), iv(1), iv(4), iv(1), iv(2), dv(0.0)});
+        auto r = run("aten.native_group_norm.default", {tv({1, 4, 1}, {1, 3, 10, 20}), Value::none(), Value::none(),
+                                                        iv(1), iv(4), iv(1), iv(2), dv(0.0)});
         FX_COMPARE_VEC(values(r.list[0]), (std::vector<double>{-1, 1, -1, 1}), 1e-6);
         QCOMPARE(r.list[1].t.shape(), (Shape{1, 2}));
         FX_COMPARE_VEC(values(r.list[2]), (std::vector<double>{1, 0.2}), 1e-7);
-        auto g = run("aten.group_norm.default", {tv({1, 4, 1}, {1, 3, 10, 20}), iv(2), Value::none(), tv({4}, {0, 0, 1, 1})},
-                     {{"eps", dv(0.0)}});
+        auto g = run("aten.group_norm.default",
+                     {tv({1, 4, 1}, {1, 3, 10, 20}), iv(2), Value::none(), tv({4}, {0, 0, 1, 1})}, {{"eps", dv(0.0)}});
         FX_COMPARE_VEC(values(g), (std::vector<double>{-1, 1, 0, 2}), 1e-6);
     }
     void badShapesAreErrors() {
@@ -197,8 +200,9 @@ private slots:
                      {tv({2, 3}, std::vector<double>(6, 1)), tv({2}, {1, 1}), Value::none(), tv({3}, {0, 0, 0}),
                       tv({3}, {1, 1, 1}), bv(true), dv(0.1), dv(1e-5)});
         QVERIFY2(e.message.find("3 elements") != std::string::npos, e.message.c_str());
-        e = runError("aten.native_batch_norm.default", {tv({2, 3}, std::vector<double>(6, 1)), Value::none(), Value::none(),
-                                                         Value::none(), Value::none(), bv(false), dv(0.1), dv(1e-5)});
+        e = runError("aten.native_batch_norm.default",
+                     {tv({2, 3}, std::vector<double>(6, 1)), Value::none(), Value::none(), Value::none(), Value::none(),
+                      bv(false), dv(0.1), dv(1e-5)});
         QVERIFY2(e.message.find("running_mean") != std::string::npos, e.message.c_str());
         e = runError("aten.group_norm.default", {tv({1, 3, 1}, {1, 2, 3}), iv(2)});
         QVERIFY2(e.message.find("divisible") != std::string::npos, e.message.c_str());

@@ -41,7 +41,7 @@ bool fails(std::string_view op, std::vector<Value> args, std::vector<std::pair<s
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-} // namespace
+}  // namespace
 
 class TestOpsPointwise : public QObject {
     Q_OBJECT
@@ -149,7 +149,8 @@ private slots:
     }
     void powOfIntegerTensorsWithNegativeExponents() {
         // 3^-1 -> 0, (-1)^-3 -> -1, 2^10 -> 1024 (integer power).
-        auto r = run("aten.pow.Tensor_Tensor", {tv({3}, {3, -1, 2}, DType::Int64), tv({3}, {-1, -3, 10}, DType::Int64)});
+        auto r =
+            run("aten.pow.Tensor_Tensor", {tv({3}, {3, -1, 2}, DType::Int64), tv({3}, {-1, -3, 10}, DType::Int64)});
         QCOMPARE(r.t.dtype(), DType::Int64);
         FX_COMPARE_VEC(values(r), (std::vector<double>{0, -1, 1024}), 0);
     }
@@ -162,8 +163,10 @@ private slots:
         FX_COMPARE_VEC(values(run("aten.exp.default", {tv({1}, {0})})), (std::vector<double>{1}), 0);
         FX_COMPARE_VEC(values(run("aten.log.default", {tv({2}, {1, 0})})),
                        (std::vector<double>{0, -std::numeric_limits<double>::infinity()}), 0);
-        FX_COMPARE_VEC(values(run("aten.reciprocal.default", {tv({1}, {4}, DType::Int64)})), (std::vector<double>{0.25}), 0);
-        FX_COMPARE_VEC(values(run("aten.erf.default", {tv({2}, {0, 0.5})})), (std::vector<double>{0, 0.5204998778}), 1e-7);
+        FX_COMPARE_VEC(values(run("aten.reciprocal.default", {tv({1}, {4}, DType::Int64)})),
+                       (std::vector<double>{0.25}), 0);
+        FX_COMPARE_VEC(values(run("aten.erf.default", {tv({2}, {0, 0.5})})), (std::vector<double>{0, 0.5204998778}),
+                       1e-7);
         auto ab = run("aten.abs.default", {tv({2}, {-3, 2}, DType::Int64)});
         QCOMPARE(ab.t.dtype(), DType::Int64);
         FX_COMPARE_VEC(values(ab), (std::vector<double>{3, 2}), 0);
@@ -181,7 +184,8 @@ private slots:
         auto n = run("aten.clamp.default", {tv({2}, {kNaN, 1}), dv(0), dv(0.5)});
         QVERIFY(std::isnan(values(n)[0]));
         QCOMPARE(values(n)[1], 0.5);
-        FX_COMPARE_VEC(values(run("aten.clamp_min.default", {tv({3}, {-1, 0, 2}), iv(0)})), (std::vector<double>{0, 0, 2}), 0);
+        FX_COMPARE_VEC(values(run("aten.clamp_min.default", {tv({3}, {-1, 0, 2}), iv(0)})),
+                       (std::vector<double>{0, 0, 2}), 0);
         FX_COMPARE_VEC(values(run("aten.clamp_max.default", {tv({2}, {1, 5}, DType::Int64), dv(2.5)})),
                        (std::vector<double>{1, 2.5}), 0);
         QVERIFY(fails("aten.clamp.default", {tv({1}, {1})}));
@@ -224,7 +228,8 @@ private slots:
         auto h = run("aten.eq.Scalar", {tv({1}, {0.1}, DType::Float16), dv(0.1)});
         QCOMPARE(h.t.dtype(), DType::Bool);
         FX_COMPARE_VEC(values(h), (std::vector<double>{1}), 0);
-        FX_COMPARE_VEC(values(run("aten.eq.Scalar", {tv({1}, {2}, DType::Int64), dv(2.5)})), (std::vector<double>{0}), 0);
+        FX_COMPARE_VEC(values(run("aten.eq.Scalar", {tv({1}, {2}, DType::Int64), dv(2.5)})), (std::vector<double>{0}),
+                       0);
         // int64 16777217 becomes 16777216 in float32.
         FX_COMPARE_VEC(values(run("aten.lt.Tensor", {tv({1}, {16777216}), tv({1}, {16777217}, DType::Int64)})),
                        (std::vector<double>{0}), 0);
@@ -235,7 +240,8 @@ private slots:
         FX_COMPARE_VEC(values(run("aten.le.Scalar", {x, iv(2)})), (std::vector<double>{1, 1, 0}), 0);
         FX_COMPARE_VEC(values(run("aten.gt.Scalar", {x, iv(2)})), (std::vector<double>{0, 0, 1}), 0);
         FX_COMPARE_VEC(values(run("aten.ge.Tensor", {x, tv({3}, {2, 2, 2})})), (std::vector<double>{0, 1, 1}), 0);
-        FX_COMPARE_VEC(values(run("aten.lt.Scalar", {tv({2}, {1, 0}, DType::Bool), dv(0.5)})), (std::vector<double>{0, 1}), 0);
+        FX_COMPARE_VEC(values(run("aten.lt.Scalar", {tv({2}, {1, 0}, DType::Bool), dv(0.5)})),
+                       (std::vector<double>{0, 1}), 0);
     }
 
     void logicalAndBitwise() {
@@ -253,8 +259,10 @@ private slots:
         auto mixed = run("aten.bitwise_and.Tensor", {tv({1}, {200}, DType::UInt8), tv({1}, {-1}, DType::Int8)});
         QCOMPARE(mixed.t.dtype(), DType::Int16);
         FX_COMPARE_VEC(values(mixed), (std::vector<double>{200}), 0);
-        FX_COMPARE_VEC(values(run("aten.bitwise_not.default", {tv({2}, {6, -1}, DType::Int64)})), (std::vector<double>{-7, 0}), 0);
-        FX_COMPARE_VEC(values(run("aten.bitwise_not.default", {tv({2}, {1, 0}, DType::Bool)})), (std::vector<double>{0, 1}), 0);
+        FX_COMPARE_VEC(values(run("aten.bitwise_not.default", {tv({2}, {6, -1}, DType::Int64)})),
+                       (std::vector<double>{-7, 0}), 0);
+        FX_COMPARE_VEC(values(run("aten.bitwise_not.default", {tv({2}, {1, 0}, DType::Bool)})),
+                       (std::vector<double>{0, 1}), 0);
         QVERIFY(fails("aten.bitwise_and.Tensor", {tv({1}, {6}), tv({1}, {3})}));
     }
 

@@ -32,7 +32,7 @@ Value str(const char* s) {
     return v;
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsRandom : public QObject {
     Q_OBJECT
@@ -72,8 +72,8 @@ private slots:
         QVERIFY(!runSeeded(0, "aten.native_dropout.default", {x, dv(1.5), bv(true)}).ok());
     }
     void dropoutBackward() {
-        auto r = run("aten.native_dropout_backward.default",
-                     {tv({3}, {1, 2, 3}), tv({3}, {1, 0, 1}, DType::Bool), dv(2.0)});
+        auto r =
+            run("aten.native_dropout_backward.default", {tv({3}, {1, 2, 3}), tv({3}, {1, 0, 1}, DType::Bool), dv(2.0)});
         FX_COMPARE_VEC(values(r), (std::vector<double>{2, 0, 6}), 0);
         auto d = run("aten.dropout.default", {tv({2}, {4, 5}), dv(0.5), bv(false)});
         FX_COMPARE_VEC(values(d), (std::vector<double>{4, 5}), 0);

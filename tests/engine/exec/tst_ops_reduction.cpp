@@ -28,7 +28,7 @@ bool fails(std::string_view op, std::vector<Value> args, std::vector<std::pair<s
 using Shape = std::vector<int64_t>;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-} // namespace
+}  // namespace
 
 class TestOpsReduction : public QObject {
     Q_OBJECT
@@ -95,7 +95,8 @@ private slots:
         auto v = values(r);
         QVERIFY(std::isnan(v[0]));
         QCOMPARE(v[1], 6.0);
-        FX_COMPARE_VEC(values(run("aten.amin.default", {tv({2, 2}, {1, 5, 7, 2}, DType::Int64)})), (std::vector<double>{1}), 0);
+        FX_COMPARE_VEC(values(run("aten.amin.default", {tv({2, 2}, {1, 5, 7, 2}, DType::Int64)})),
+                       (std::vector<double>{1}), 0);
         auto b = run("aten.amax.default", {tv({2}, {1, 0}, DType::Bool)});
         QCOMPARE(b.t.dtype(), DType::Bool);
     }
@@ -139,7 +140,8 @@ private slots:
         // [1, 2, 4]: mean 7/3, squared deviations sum to 14/3.
         auto x = tv({3}, {1, 2, 4});
         FX_COMPARE_VEC(values(run("aten.var.correction", {x})), (std::vector<double>{7.0 / 3}), 1e-6);
-        FX_COMPARE_VEC(values(run("aten.var.correction", {x}, {{"correction", iv(0)}})), (std::vector<double>{14.0 / 9}), 1e-6);
+        FX_COMPARE_VEC(values(run("aten.var.correction", {x}, {{"correction", iv(0)}})),
+                       (std::vector<double>{14.0 / 9}), 1e-6);
         auto vm = run("aten.var_mean.correction", {tv({1, 3}, {1, 2, 4}), ilist({1})},
                       {{"correction", iv(2)}, {"keepdim", bv(true)}});
         QCOMPARE(vm.list[0].t.shape(), (Shape{1, 1}));

@@ -36,7 +36,7 @@ bool failsWith(std::string_view op, std::vector<Value> args, const std::string& 
     return true;
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsReorder : public QObject {
     Q_OBJECT
@@ -92,9 +92,11 @@ private slots:
         auto s = run("aten.select_scatter.default", {t, tv({2}, {-1, -2}), iv(0), iv(1)});
         QCOMPARE(s.t.strides(), (V{1, 3}));
         FX_COMPARE_VEC(values(s), (D{0, 3, -1, -2, 2, 5}), 0);
-        auto sl = run("aten.slice_scatter.default", {tv({6}, iota(6)), tv({2}, {9, 9}), iv(0), iv(1), Value::none(), iv(3)});
+        auto sl =
+            run("aten.slice_scatter.default", {tv({6}, iota(6)), tv({2}, {9, 9}), iv(0), iv(1), Value::none(), iv(3)});
         FX_COMPARE_VEC(values(sl), (D{0, 9, 2, 3, 9, 5}), 0);
-        auto as = run("aten.as_strided_scatter.default", {tv({2, 3}, iota(6)), tv({2}, {7, 8}), ilist({2}), ilist({2}), iv(1)});
+        auto as = run("aten.as_strided_scatter.default",
+                      {tv({2, 3}, iota(6)), tv({2}, {7, 8}), ilist({2}), ilist({2}), iv(1)});
         FX_COMPARE_VEC(values(as), (D{0, 7, 2, 8, 4, 5}), 0);
         QVERIFY(failsWith("aten.diagonal_scatter.default", {tv({3, 3}, iota(9)), tv({2}, {1, 1})},
                           "expected src to have a size equal to the slice of self"));
@@ -107,7 +109,8 @@ private slots:
         // Overlapping unfold windows add up.
         auto ub = run("aten.unfold_backward.default", {tv({3, 3}, D(9, 1.0)), ilist({5}), iv(0), iv(3), iv(1)});
         FX_COMPARE_VEC(values(ub), (D{1, 2, 3, 2, 1}), 0);
-        QVERIFY(failsWith("aten.select_backward.default", {tv({3}, iota(3)), ilist({2, 3}), iv(0), iv(5)}, "out of range"));
+        QVERIFY(
+            failsWith("aten.select_backward.default", {tv({3}, iota(3)), ilist({2, 3}), iv(0), iv(5)}, "out of range"));
     }
     void copyVariantsAreFreshContiguousCopies() {
         Value x = tv({2, 3}, iota(6));

@@ -37,7 +37,7 @@ bool failsWith(std::string_view op, std::vector<Value> args, const std::string& 
     return true;
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsScatter : public QObject {
     Q_OBJECT
@@ -46,7 +46,8 @@ private slots:
         Value self = tv({4}, {10, 20, 30, 40});
         Value index = idx({3}, {0, 0, 2});
         Value src = tv({3}, {1, 2, 7});
-        FX_COMPARE_VEC(values(run("aten.scatter_reduce.two", {self, iv(0), index, src, str("sum")})), (D{13, 20, 37, 40}), 0);
+        FX_COMPARE_VEC(values(run("aten.scatter_reduce.two", {self, iv(0), index, src, str("sum")})),
+                       (D{13, 20, 37, 40}), 0);
         FX_COMPARE_VEC(values(run("aten.scatter_reduce.two", {self, iv(0), index, src, str("amax")},
                                   {{"include_self", bv(false)}})),
                        (D{2, 20, 7, 40}), 0);
@@ -75,16 +76,19 @@ private slots:
     }
     void indexReduceCopyFill() {
         Value self = tv({3, 2}, {0, 1, 2, 3, 4, 5});
-        auto p = run("aten.index_reduce.default", {self, iv(0), idx({2}, {2, 2}), tv({2, 2}, {2, 3, 4, 5}), str("prod")});
+        auto p =
+            run("aten.index_reduce.default", {self, iv(0), idx({2}, {2, 2}), tv({2, 2}, {2, 3, 4, 5}), str("prod")});
         FX_COMPARE_VEC(values(p), (D{0, 1, 2, 3, 32, 75}), 0);
-        auto m = run("aten.index_reduce.default", {self, iv(0), idx({2}, {2, 2}), tv({2, 2}, {2, 3, 4, 5}), str("mean")},
-                     {{"include_self", bv(false)}});
+        auto m =
+            run("aten.index_reduce.default", {self, iv(0), idx({2}, {2, 2}), tv({2, 2}, {2, 3, 4, 5}), str("mean")},
+                {{"include_self", bv(false)}});
         FX_COMPARE_VEC(values(m), (D{0, 1, 2, 3, 3, 4}), 0);
         auto c = run("aten.index_copy.default", {self, iv(0), idx({2}, {2, 0}), tv({2, 2}, {9, 8, 7, 6})});
         FX_COMPARE_VEC(values(c), (D{7, 6, 2, 3, 9, 8}), 0);
         auto f = run("aten.index_fill.int_Scalar", {self, iv(1), idx({1}, {-1}), dv(-2.5)});
         FX_COMPARE_VEC(values(f), (D{0, -2.5, 2, -2.5, 4, -2.5}), 0);
-        QVERIFY(failsWith("aten.index_reduce.default", {self, iv(0), idx({1}, {0}), tv({2, 2}, {1, 1, 1, 1}), str("prod")},
+        QVERIFY(failsWith("aten.index_reduce.default",
+                          {self, iv(0), idx({1}, {0}), tv({2, 2}, {1, 1, 1, 1}), str("prod")},
                           "Number of indices (1) should be equal to source.size(dim) (2)"));
         QVERIFY(failsWith("aten.index_reduce.default", {self, iv(0), idx({1}, {0}), tv({1, 2}, {1, 1}), str("sum")},
                           "Expected reduce to be one of prod, mean, amax or amin"));
@@ -105,8 +109,9 @@ private slots:
         auto r = run("aten._unsafe_masked_index.default",
                      {self, mask({4}, {1, 0, 1, 0}), Value::ofList({idx({4}, {2, 7, 0, -9})}), dv(-1)});
         FX_COMPARE_VEC(values(r), (D{3, -1, 1, -1}), 0);
-        auto p = run("aten._unsafe_masked_index_put_accumulate.default",
-                     {self, mask({4}, {1, 0, 1, 1}), Value::ofList({idx({4}, {2, 7, 0, 2})}), tv({4}, {10, 20, 30, 40})});
+        auto p =
+            run("aten._unsafe_masked_index_put_accumulate.default",
+                {self, mask({4}, {1, 0, 1, 1}), Value::ofList({idx({4}, {2, 7, 0, 2})}), tv({4}, {10, 20, 30, 40})});
         FX_COMPARE_VEC(values(p), (D{31, 2, 53}), 0);
         QVERIFY(failsWith("aten._unsafe_masked_index.default",
                           {self, idx({1}, {1}), Value::ofList({idx({1}, {0})}), dv(0)}, "boolean masks"));
@@ -118,7 +123,8 @@ private slots:
         FX_COMPARE_VEC(values(t), (D{5, 0, 3, 2}), 0);
         auto p = run("aten.put.default", {x, idx({3}, {-1, 0, -1}), tv({3}, {1, 2, 3}), bv(true)});
         FX_COMPARE_VEC(values(p), (D{2, 1, 2, 3, 4, 9}), 0);
-        QVERIFY(failsWith("aten.take.default", {x, idx({1}, {6})}, "out of range: tried to access index 6 on a tensor of 6"));
+        QVERIFY(failsWith("aten.take.default", {x, idx({1}, {6})},
+                          "out of range: tried to access index 6 on a tensor of 6"));
         QVERIFY(failsWith("aten.put.default", {x, idx({2}, {0, 1}), tv({1}, {1})},
                           "Expected source and index to have the same number of elements"));
     }

@@ -36,14 +36,15 @@ fxray::Expected<Value> tryRun(std::string_view op, std::vector<Value> args,
     return fxray::invokeOp(op, std::move(args), std::move(kw), &ctx);
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsShape : public QObject {
     Q_OBJECT
 private slots:
     void catPromotesAndSkipsLegacyEmpty() {
-        auto r = run("aten.cat.default",
-                     {list({tv({2, 1}, {1, 2}), tv({0}, {}), tv({2, 2}, {0.5, 1.5, 2.5, 3.5}, DType::Float16)}), iv(1)});
+        auto r =
+            run("aten.cat.default",
+                {list({tv({2, 1}, {1, 2}), tv({0}, {}), tv({2, 2}, {0.5, 1.5, 2.5, 3.5}, DType::Float16)}), iv(1)});
         QCOMPARE(r.t.dtype(), DType::Float32);
         QCOMPARE(r.t.shape(), (V{2, 3}));
         QCOMPARE(r.t.strides(), (V{3, 1}));

@@ -39,7 +39,7 @@ fxray::Expected<Value> tryRun(std::string_view op, std::vector<Value> args,
     return fxray::invokeOp(op, std::move(args), std::move(kw), &ctx);
 }
 
-} // namespace
+}  // namespace
 
 class TestOpsView : public QObject {
     Q_OBJECT
@@ -95,8 +95,7 @@ private slots:
         auto p = run("aten.permute.default", {x, ilist({0, 2, 1})});
         auto fp = run("aten.flatten.using_ints", {p, iv(1)});  // not viewable: a copy
         QCOMPARE(fp.t.strides(), (V{12, 1}));
-        FX_COMPARE_VEC(head(fp, 4),
-                       (std::vector<double>{0, 4, 8, 1}), 0);
+        FX_COMPARE_VEC(head(fp, 4), (std::vector<double>{0, 4, 8, 1}), 0);
         auto u = run("aten.unflatten.int", {f, iv(-1), ilist({2, -1})});
         QCOMPARE(u.t.shape(), (V{2, 2, 6}));
         QCOMPARE(u.t.strides(), (V{12, 6, 1}));
@@ -110,8 +109,7 @@ private slots:
         auto p = run("aten.permute.default", {x, ilist({2, 0, 1})});
         QCOMPARE(p.t.shape(), (V{4, 2, 3}));
         QCOMPARE(p.t.strides(), (V{1, 12, 4}));
-        FX_COMPARE_VEC(head(p, 4),
-                       (std::vector<double>{0, 4, 8, 12}), 0);
+        FX_COMPARE_VEC(head(p, 4), (std::vector<double>{0, 4, 8, 12}), 0);
         QVERIFY(!tryRun("aten.permute.default", {x, ilist({0, 0, 1})}).ok());
         QVERIFY(!tryRun("aten.transpose.int", {x, iv(3), iv(0)}).ok());
     }
@@ -148,8 +146,7 @@ private slots:
         QCOMPARE(s.t.shape(), (V{5, 2}));
         QCOMPARE(s.t.strides(), (V{6, 2}));
         QCOMPARE(s.t.meta.offset, int64_t(1));
-        FX_COMPARE_VEC(head(s, 4),
-                       (std::vector<double>{1, 3, 7, 9}), 0);
+        FX_COMPARE_VEC(head(s, 4), (std::vector<double>{1, 3, 7, 9}), 0);
         auto tail = run("aten.slice.Tensor", {x, iv(0), iv(-3)});
         QCOMPARE(tail.t.shape(), (V{3, 6}));
         QCOMPARE(tail.t.meta.offset, int64_t(12));

@@ -19,9 +19,11 @@ namespace {
 std::unique_ptr<Graph> attention(double dropout) {
     std::string text =
         "class GraphModule(torch.nn.Module):\n"
-        "    def forward(self, q: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\", k: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\", v: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\"):\n"
+        "    def forward(self, q: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\", k: \"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\", v: "
+        "\"f32[1, 1, 4, 8][32, 32, 8, 1]cpu\"):\n"
         "        fwd = torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, v, None, True, " +
-        std::to_string(dropout) + ")\n"
+        std::to_string(dropout) +
+        ")\n"
         "        getitem: \"f32[1, 1, 4, 8][32, 8, 8, 1]cpu\" = fwd[0]\n"
         "        getitem_1: \"f32[1, 1, 32][32, 32, 1]cpu\" = fwd[1]\n"
         "        getitem_2: \"i64[][]cpu\" = fwd[2]\n"
@@ -36,9 +38,11 @@ std::unique_ptr<Graph> attention(double dropout) {
     return std::move(g).value();
 }
 
-Value scalarI64(double v) { return Value::ofTensor(kern::makeTensor(TensorMeta::contiguous({}, DType::Int64, Device{}), {v})); }
+Value scalarI64(double v) {
+    return Value::ofTensor(kern::makeTensor(TensorMeta::contiguous({}, DType::Int64, Device{}), {v}));
+}
 
-} // namespace
+}  // namespace
 
 class TestRunCheck : public QObject {
     Q_OBJECT
@@ -98,20 +102,22 @@ private slots:
     /// The pin on relu is fp32 (a recorded value, or the reference's own as tst_cpu_extern_train
     /// pins it); the fp64 run convolves it with the widened weight.
     void pinnedValueIsWidenedInTheFp64Run() {
-        auto g = readFxText("class GraphModule(torch.nn.Module):\n"
-                            "    def forward(self, x: \"f32[1, 1, 4, 4][16, 16, 4, 1]cpu\", w: \"f32[1, 1, 3, 3][9, 9, 3, 1]cpu\"):\n"
-                            "        relu: \"f32[1, 1, 4, 4][16, 16, 4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
-                            "        convolution: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\" = torch.ops.aten.convolution.default(relu, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1);  relu = w = None\n"
-                            "        return (convolution,)\n",
-                            "pin.py");
+        auto g = readFxText(
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, x: \"f32[1, 1, 4, 4][16, 16, 4, 1]cpu\", w: \"f32[1, 1, 3, 3][9, 9, 3, 1]cpu\"):\n"
+            "        relu: \"f32[1, 1, 4, 4][16, 16, 4, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
+            "        convolution: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\" = torch.ops.aten.convolution.default(relu, w, "
+            "None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1);  relu = w = None\n"
+            "        return (convolution,)\n",
+            "pin.py");
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
         resolveOps(**g);
         auto in = randomInputs(**g, 5);
         QVERIFY(in.ok());
         RunRequest req;
         req.inputs = *in;
-        req.pins["relu"] = Value::ofTensor(kern::makeTensor(TensorMeta::contiguous({1, 1, 4, 4}, DType::Float32, Device{}),
-                                                            std::vector<double>(16, 0.5)));
+        req.pins["relu"] = Value::ofTensor(kern::makeTensor(
+            TensorMeta::contiguous({1, 1, 4, 4}, DType::Float32, Device{}), std::vector<double>(16, 0.5)));
         req.fp64 = true;
         auto res = runAndCheck(**g, req, nullptr);
         QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());

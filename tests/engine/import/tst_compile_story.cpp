@@ -52,7 +52,9 @@ std::string failureLog() {
     std::string ids = R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0)";
     std::string log;
     log += record(R"({"str": ["/work/program.py", 0]})");
-    log += record(R"J({"dynamo_start": {"stack": [{"line": 7, "name": "<module>", "filename": 0, "loc": "torch.compile(m)(x)"}]}, )J" + ids + "}");
+    log += record(
+        R"J({"dynamo_start": {"stack": [{"line": 7, "name": "<module>", "filename": 0, "loc": "torch.compile(m)(x)"}]}, )J" +
+        ids + "}");
     log += record(R"({"artifact": {"name": "dynamo_error", "encoding": "string"}, )" + ids + R"(, "has_payload": "0"})",
                   "Traceback (most recent call last):\n"
                   "  File \"/work/program.py\", line 7, in <module>\n"
@@ -61,15 +63,18 @@ std::string failureLog() {
                   "    raise RuntimeError(msg)\n"
                   "    ^^^^^^^^^^^^^^^^^^^^^^^\n"
                   "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
-                  "RuntimeError: Cannot view a tensor with shape torch.Size([2, 32, 128]) and strides (4096, 1, 32) as a tensor with shape (64, 128)!");
-    log += record(R"({"compilation_metrics": {"compile_id": "0/0", "co_name": "forward", "guard_count": null, )"
-                  R"J("fail_type": "BackendCompilerFailed", "fail_reason": "backend='inductor' raised:\nRuntimeError: Cannot view a tensor with shape torch.Size([2, 32, 128])", )J"
-                  R"("fail_user_frame_filename": "/work/program.py", "fail_user_frame_lineno": 7, )"
-                  R"("entire_frame_compile_time_s": 1.5, "restart_reasons": []}, )" + ids + "}");
+                  "RuntimeError: Cannot view a tensor with shape torch.Size([2, 32, 128]) and strides (4096, 1, 32) as "
+                  "a tensor with shape (64, 128)!");
+    log += record(
+        R"({"compilation_metrics": {"compile_id": "0/0", "co_name": "forward", "guard_count": null, )"
+        R"J("fail_type": "BackendCompilerFailed", "fail_reason": "backend='inductor' raised:\nRuntimeError: Cannot view a tensor with shape torch.Size([2, 32, 128])", )J"
+        R"("fail_user_frame_filename": "/work/program.py", "fail_user_frame_lineno": 7, )"
+        R"("entire_frame_compile_time_s": 1.5, "restart_reasons": []}, )" +
+        ids + "}");
     return log;
 }
 
-} // namespace
+}  // namespace
 
 class TestCompileStory : public QObject {
     Q_OBJECT
@@ -209,8 +214,8 @@ private slots:
         nlohmann::json j = compilesJson(*s);
         std::vector<std::string> keys;
         for (auto& [k, v] : j[0].items()) keys.push_back(k);
-        std::vector<std::string> expect = {"failure", "graph_breaks", "guards", "id", "kernels", "metrics",
-                                           "recompile_reasons", "status", "symbols"};
+        std::vector<std::string> expect = {"failure", "graph_breaks",      "guards", "id",     "kernels",
+                                           "metrics", "recompile_reasons", "status", "symbols"};
         QCOMPARE(keys, expect);
         QCOMPARE(j[1]["symbols"][0]["name"].get<std::string>(), std::string("s33"));
     }
@@ -240,11 +245,13 @@ private slots:
     }
 
     void unknownKindsAndGarbageAreRaw() {
-        std::string log = record(R"({"future_kind_2_12": {"x": 1}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})",
-                                 "payload of a newer PyTorch");
+        std::string log =
+            record(R"({"future_kind_2_12": {"x": 1}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})",
+                   "payload of a newer PyTorch");
         log += "this is not a trace line\n\tits payload\n";
-        log += record(R"({"artifact": {"name": "new_artifact_kind", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})",
-                      "text");
+        log += record(
+            R"({"artifact": {"name": "new_artifact_kind", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})",
+            "text");
         log += std::string("\x01\xff{\"\t\n\n", 7);
         CompileStory s = compileStoryFromText(log, "new.log");
         QCOMPARE(s.compiles.size(), size_t(1));
@@ -266,7 +273,8 @@ private slots:
         fs::create_directories(dir);
         std::string a = logText("recompiles");
         for (int r : {1, 0}) {
-            std::ofstream o(dir / ("dedicated_log_torch_trace_rank_" + std::to_string(r) + "_abc.log"), std::ios::binary);
+            std::ofstream o(dir / ("dedicated_log_torch_trace_rank_" + std::to_string(r) + "_abc.log"),
+                            std::ios::binary);
             o << a;
         }
         auto s = readCompileStory(dir);

@@ -23,14 +23,21 @@ namespace {
 std::string constantGraph(const std::string& annotation, const std::string& comment) {
     return "class GraphModule(torch.nn.Module):\n"
            "    def forward(self, x: \"f32[3][1]cpu\"):\n"
-           "        # " + comment + "\n"
-           "        _tensor_constant0: \"" + annotation + "\" = self._tensor_constant0\n"
-           "        lift_fresh_copy: \"" + annotation + "\" = torch.ops.aten.lift_fresh_copy.default(_tensor_constant0);  _tensor_constant0 = None\n"
+           "        # " +
+           comment +
+           "\n"
+           "        _tensor_constant0: \"" +
+           annotation +
+           "\" = self._tensor_constant0\n"
+           "        lift_fresh_copy: \"" +
+           annotation +
+           "\" = torch.ops.aten.lift_fresh_copy.default(_tensor_constant0);  _tensor_constant0 = None\n"
            "        return (lift_fresh_copy,)\n";
 }
 
 /// Loads text written to dir/name; the graph, or null with a test failure.
-Graph* loadText(const fs::path& dir, const std::string& name, const std::string& text, std::unique_ptr<LoadedFile>& keep) {
+Graph* loadText(const fs::path& dir, const std::string& name, const std::string& text,
+                std::unique_ptr<LoadedFile>& keep) {
     std::ofstream(dir / name) << text;
     auto f = loadFile(dir / name);
     if (!f.ok()) {
@@ -41,7 +48,7 @@ Graph* loadText(const fs::path& dir, const std::string& name, const std::string&
     return keep->graphs[0].graph.get();
 }
 
-} // namespace
+}  // namespace
 
 class TestConstantsFolder : public QObject {
     Q_OBJECT
@@ -86,7 +93,8 @@ private slots:
             if (!a->outputs[i].isTensor()) continue;
             QVERIFY(b->outputs[i].isTensor());
             QCOMPARE(b->outputs[i].t.shape(), a->outputs[i].t.shape());
-            QVERIFY2(kern::toDoubles(b->outputs[i].t) == kern::toDoubles(a->outputs[i].t), qPrintable(QString::number(i)));
+            QVERIFY2(kern::toDoubles(b->outputs[i].t) == kern::toDoubles(a->outputs[i].t),
+                     qPrintable(QString::number(i)));
         }
     }
 
@@ -96,16 +104,21 @@ private slots:
         QTemporaryDir tmp;
         const fs::path dir = tmp.path().toStdString();
         std::unique_ptr<LoadedFile> keep;
-        Graph* g = loadText(dir, "g.py", constantGraph("f32[3][1]cpu", "File: m.py:1 in f, code: c = torch.tensor([1.0, 2.0, 3.0])"), keep);
+        Graph* g =
+            loadText(dir, "g.py",
+                     constantGraph("f32[3][1]cpu", "File: m.py:1 in f, code: c = torch.tensor([1.0, 2.0, 3.0])"), keep);
         QVERIFY(g);
         QCOMPARE(kern::toDoubles(g->constants.at("_tensor_constant0")), (std::vector<double>{1, 2, 3}));
         g->constants["_tensor_constant0"] = fxtest::tensor({3}, {7, 8, 9});
         QVERIFY(writeGraphFile(dir / "g.py", *g).ok());
         auto again = loadFile(dir / "g.py");
         QVERIFY(again.ok());
-        QCOMPARE(kern::toDoubles(again->graphs[0].graph->constants.at("_tensor_constant0")), (std::vector<double>{7, 8, 9}));
+        QCOMPARE(kern::toDoubles(again->graphs[0].graph->constants.at("_tensor_constant0")),
+                 (std::vector<double>{7, 8, 9}));
 
-        QVERIFY(writeGraphFile(dir / "g.py", *readFxText(constantGraph("f32[3][1]cpu", "no provenance"), "x.py").value()).ok());
+        QVERIFY(
+            writeGraphFile(dir / "g.py", *readFxText(constantGraph("f32[3][1]cpu", "no provenance"), "x.py").value())
+                .ok());
         QVERIFY(!fs::exists(dir / "g_constants"));
     }
 
@@ -132,16 +145,18 @@ private slots:
             std::vector<double> values;  ///< empty: the constant stays missing (unless it has no elements)
         };
         const Case cases[] = {
-            {"f32[][]cpu", "File: m.py:3 in f, code: mask = torch.where(mask, torch.tensor(0.0, device=d, dtype=dtype), m)", {0.0}},
+            {"f32[][]cpu",
+             "File: m.py:3 in f, code: mask = torch.where(mask, torch.tensor(0.0, device=d, dtype=dtype), m)",
+             {0.0}},
             {"i64[2, 2][2, 1]cpu", "File: m.py:3 in f, code: t = torch.tensor([[1, -2], [3, 4]])", {1, -2, 3, 4}},
             {"f32[0][1]cpu", "File: m.py:9 in f, code: self.keys = torch.tensor([], dtype=self.dtype)", {}},
             {"f32[5][1]cpu", "No stacktrace found for following nodes", {}},
             {"f32[][]cpu", "File: m.py:1 in f, code: y = torch.tensor(-float('inf'))", {-INFINITY}},
             {"i64[4][1]cpu", "File: m.py:1 in f, code: r = torch.arange(2, 10, 2)", {2, 4, 6, 8}},
             {"f32[2, 2][2, 1]cpu", "File: m.py:1 in f, code: z = torch.ones(n, n)", {1, 1, 1, 1}},
-            {"f32[][]cpu", "File: m.py:1 in f, code: z = torch.tensor(x)", {}},                           // a variable
-            {"f32[][]cpu", "File: m.py:1 in f, code: a, b = torch.tensor(1.0), torch.tensor(2.0)", {}},   // ambiguous
-            {"i64[][]cpu", "File: m.py:1 in f, code: a = torch.tensor(1.5)", {}},                        // a float32 literal
+            {"f32[][]cpu", "File: m.py:1 in f, code: z = torch.tensor(x)", {}},                          // a variable
+            {"f32[][]cpu", "File: m.py:1 in f, code: a, b = torch.tensor(1.0), torch.tensor(2.0)", {}},  // ambiguous
+            {"i64[][]cpu", "File: m.py:1 in f, code: a = torch.tensor(1.5)", {}},  // a float32 literal
         };
         int k = 0;
         for (const Case& c : cases) {

@@ -60,7 +60,7 @@ std::string sameStructure(const Graph& g, const Graph& ref) {
     return "";
 }
 
-} // namespace
+}  // namespace
 
 class TestDebugDir : public QObject {
     Q_OBJECT
@@ -128,7 +128,8 @@ private slots:
                 }
                 const Artifact* code = artifact(*f, label, "inductor_output_code");
                 QVERIFY(code);
-                fs::path codeFile = fs::exists(folder / "output_code.py") ? folder / "output_code.py" : folder / "output_code.cpp";
+                fs::path codeFile =
+                    fs::exists(folder / "output_code.py") ? folder / "output_code.py" : folder / "output_code.cpp";
                 QCOMPARE(code->text, *readTextFile(codeFile));
                 if (fs::exists(folder / "inductor_provenance_tracking_node_mappings.json")) {
                     const Artifact* m = artifact(*f, label, "inductor_provenance_tracking_node_mappings");
@@ -155,10 +156,14 @@ private slots:
     /// The layout TORCH_COMPILE_DEBUG writes: torch_compile_debug/run_*/torchinductor/<graph>/.
     void torchCompileDebugTree() {
         fs::path root = tempDir("debug_tree");
-        fs::path graphDir = root / "torch_compile_debug/run_2025_11_21_22_31_44_976000-pid_3016/torchinductor/model__0_forward_1.0";
+        fs::path graphDir =
+            root / "torch_compile_debug/run_2025_11_21_22_31_44_976000-pid_3016/torchinductor/model__0_forward_1.0";
         copyFolderFiles(fxtest::corpus() / "mlp/debug/model__1_forward_5.0", graphDir);
         fs::create_directories(root / "torch_compile_debug/run_2025_11_21_22_31_44_976000-pid_3016/torchdynamo");
-        { std::ofstream(root / "torch_compile_debug/run_2025_11_21_22_31_44_976000-pid_3016/torchdynamo/debug.log") << "log\n"; }
+        {
+            std::ofstream(root / "torch_compile_debug/run_2025_11_21_22_31_44_976000-pid_3016/torchdynamo/debug.log")
+                << "log\n";
+        }
         for (const fs::path& start : {root, root / "torch_compile_debug", graphDir.parent_path()}) {
             auto f = readDebugDir(start);
             QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
@@ -176,7 +181,8 @@ private slots:
         copyFolderFiles(fxtest::corpus() / "mlp/debug/model__1_backward_7.1", g);
         {
             std::ofstream out(g / "fx_graph_transformed.py", std::ios::trunc);
-            out << "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.relu.default(x\n";
+            out << "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = "
+                   "torch.ops.aten.relu.default(x\n";
         }
         auto f = readDebugDir(root);
         QVERIFY(f.ok());
@@ -184,7 +190,8 @@ private slots:
         QVERIFY(graphById(*f, "model__0_backward_2.0/fx_graph_runnable"));
         QVERIFY(!graphById(*f, "model__0_backward_2.0/inductor_post_grad_graph"));
         QCOMPARE(f->warnings.size(), size_t(1));
-        QVERIFY2(f->warnings[0].rfind((g / "fx_graph_transformed.py").string() + ":3:", 0) == 0, f->warnings[0].c_str());
+        QVERIFY2(f->warnings[0].rfind((g / "fx_graph_transformed.py").string() + ":3:", 0) == 0,
+                 f->warnings[0].c_str());
         QVERIFY(contains(f->warnings[0], "unclosed bracket"));
         fs::remove_all(root);
     }

@@ -52,28 +52,48 @@ std::string joinStrings(const std::vector<std::string>& v) {
 /// Lowers, verifies and re-resolves a graph; fails the test on any problem. Returns false then.
 bool lowerAndCheck(Graph& g, const std::string& what) {
     Status st = lowerToAten(g);
-    if (!st.ok()) { QTest::qFail((what + ": " + st.error().str()).c_str(), __FILE__, __LINE__); return false; }
+    if (!st.ok()) {
+        QTest::qFail((what + ": " + st.error().str()).c_str(), __FILE__, __LINE__);
+        return false;
+    }
     Status v = g.verify();
-    if (!v.ok()) { QTest::qFail((what + ": verify: " + v.error().str()).c_str(), __FILE__, __LINE__); return false; }
+    if (!v.ok()) {
+        QTest::qFail((what + ": verify: " + v.error().str()).c_str(), __FILE__, __LINE__);
+        return false;
+    }
     std::vector<std::string> left;
     torchLevelNodes(g, left);
-    if (!left.empty()) { QTest::qFail((what + ": not lowered: " + joinStrings(left)).c_str(), __FILE__, __LINE__); return false; }
-    if (isTorchLevel(g)) { QTest::qFail((what + ": isTorchLevel after lowering").c_str(), __FILE__, __LINE__); return false; }
+    if (!left.empty()) {
+        QTest::qFail((what + ": not lowered: " + joinStrings(left)).c_str(), __FILE__, __LINE__);
+        return false;
+    }
+    if (isTorchLevel(g)) {
+        QTest::qFail((what + ": isTorchLevel after lowering").c_str(), __FILE__, __LINE__);
+        return false;
+    }
     auto unknown = resolveOps(g);
-    if (!unknown.empty()) { QTest::qFail((what + ": unknown ops " + joinStrings(unknown)).c_str(), __FILE__, __LINE__); return false; }
+    if (!unknown.empty()) {
+        QTest::qFail((what + ": unknown ops " + joinStrings(unknown)).c_str(), __FILE__, __LINE__);
+        return false;
+    }
     InferenceReport rep = inferMeta(g);
     if (!rep.mismatches.empty()) {
         std::string s;
         for (const auto& m : rep.mismatches)
-            s += "\n  " + m.graph + "/" + m.node + " " + m.what + ": annotated " + m.annotated + ", inferred " + m.inferred;
+            s += "\n  " + m.graph + "/" + m.node + " " + m.what + ": annotated " + m.annotated + ", inferred " +
+                 m.inferred;
         QTest::qFail((what + ": inference disagrees with annotations:" + s).c_str(), __FILE__, __LINE__);
         return false;
     }
     if (!rep.unresolved.empty()) {
-        QTest::qFail((what + ": inference could not compute " + joinStrings(rep.unresolved)).c_str(), __FILE__, __LINE__);
+        QTest::qFail((what + ": inference could not compute " + joinStrings(rep.unresolved)).c_str(), __FILE__,
+                     __LINE__);
         return false;
     }
-    if (rep.checked == 0) { QTest::qFail((what + ": no annotation was checked").c_str(), __FILE__, __LINE__); return false; }
+    if (rep.checked == 0) {
+        QTest::qFail((what + ": no annotation was checked").c_str(), __FILE__, __LINE__);
+        return false;
+    }
     return true;
 }
 
@@ -103,8 +123,8 @@ std::set<const Node*> liveNodes(const Graph& g) {
     for (const auto& n : g.nodes()) {
         std::string op = n->opName();
         auto dot = op.rfind('.');
-        bool inplace = n->kind() == NodeKind::CallFunction && dot != std::string::npos && dot > 0 && op[dot - 1] == '_' &&
-                       op != "aten.detach_.default";
+        bool inplace = n->kind() == NodeKind::CallFunction && dot != std::string::npos && dot > 0 &&
+                       op[dot - 1] == '_' && op != "aten.detach_.default";
         if (n->kind() == NodeKind::Output || inplace) work.push_back(n.get());
     }
     while (!work.empty()) {
@@ -130,8 +150,14 @@ std::string callSignature(const Node& n) {
     };
     std::string s = n.opName() + "(";
     bool first = true;
-    for (const auto& a : n.args) { s += (first ? "" : ", ") + rep(a); first = false; }
-    for (const auto& [k, a] : n.kwargs) { s += (first ? "" : ", ") + k + "=" + rep(a); first = false; }
+    for (const auto& a : n.args) {
+        s += (first ? "" : ", ") + rep(a);
+        first = false;
+    }
+    for (const auto& [k, a] : n.kwargs) {
+        s += (first ? "" : ", ") + k + "=" + rep(a);
+        first = false;
+    }
     return s + ")";
 }
 
@@ -150,7 +176,8 @@ void loweredOps(const Graph& g, std::vector<std::string>& out) {
                 continue;
             }
         }
-        if (n->target() == "operator.getitem" && !n->args.empty() && n->args[0].isNode() && inlined.count(n->args[0].node))
+        if (n->target() == "operator.getitem" && !n->args.empty() && n->args[0].isNode() &&
+            inlined.count(n->args[0].node))
             continue;
         out.push_back(callSignature(*n));
     }
@@ -212,7 +239,7 @@ std::vector<Value> xyi() {
             fxtest::tv({2}, {1, 0}, DType::Int64)};
 }
 
-} // namespace
+}  // namespace
 
 class TestDynamoLowering : public QObject {
     Q_OBJECT
@@ -222,11 +249,12 @@ private slots:
     /// running_var, ...): the operands are reordered, and eval mode normalizes with the running
     /// statistics: (x - mean) / sqrt(var + eps) * weight + bias.
     void batchNormArgumentOrder() {
-        auto g = parse(
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[1, 2, 1, 1][2, 1, 1, 1]cpu\", rm: \"f32[2][1]cpu\", rv: \"f32[2][1]cpu\", w: \"f32[2][1]cpu\", b: \"f32[2][1]cpu\"):\n"
-            "        bn: \"f32[1, 2, 1, 1][2, 1, 1, 1]cpu\" = torch.nn.functional.batch_norm(x, rm, rv, w, b, False, 0.1, 0.0)\n"
-            "        return (bn,)\n");
+        auto g = parse("class GraphModule(torch.nn.Module):\n"
+                       "    def forward(self, x: \"f32[1, 2, 1, 1][2, 1, 1, 1]cpu\", rm: \"f32[2][1]cpu\", rv: "
+                       "\"f32[2][1]cpu\", w: \"f32[2][1]cpu\", b: \"f32[2][1]cpu\"):\n"
+                       "        bn: \"f32[1, 2, 1, 1][2, 1, 1, 1]cpu\" = torch.nn.functional.batch_norm(x, rm, rv, w, "
+                       "b, False, 0.1, 0.0)\n"
+                       "        return (bn,)\n");
         QVERIFY(g);
         QVERIFY(lowerToAten(*g).ok());
         Node* bn = g->find("bn");
@@ -284,7 +312,8 @@ private slots:
         QVERIFY(g->verify().ok());
         (void)resolveOps(*g);
         auto rep = inferMeta(*g);
-        for (const auto& m : rep.mismatches) qWarning("%s: %s vs %s", m.node.c_str(), m.annotated.c_str(), m.inferred.c_str());
+        for (const auto& m : rep.mismatches)
+            qWarning("%s: %s vs %s", m.node.c_str(), m.annotated.c_str(), m.inferred.c_str());
         QVERIFY(rep.mismatches.empty());
         QCOMPARE(rep.checked, 4);
         RunRequest req;
@@ -317,9 +346,10 @@ private slots:
     /// x.type(dtype) / x.to(dtype) of a tensor that already has it is x (Tensor.to returns
     /// self); a real conversion is _to_copy.
     void conversions() {
-        auto g = parse(oneLine("        t: \"f32[2, 3][3, 1]cpu\" = x.type(torch.float32)\n"
-                               "        h: \"f16[2, 3][3, 1]cpu\" = t.to(torch.float16)\n"
-                               "        r: \"f16[2, 3][3, 1]cpu\" = h.to(dtype = torch.float16, device = device(type='cpu'))\n"));
+        auto g = parse(
+            oneLine("        t: \"f32[2, 3][3, 1]cpu\" = x.type(torch.float32)\n"
+                    "        h: \"f16[2, 3][3, 1]cpu\" = t.to(torch.float16)\n"
+                    "        r: \"f16[2, 3][3, 1]cpu\" = h.to(dtype = torch.float16, device = device(type='cpu'))\n"));
         QVERIFY(g);
         QVERIFY(lowerToAten(*g).ok());
         QVERIFY(!g->find("t"));
@@ -354,11 +384,12 @@ private slots:
     /// The lowered node keeps the torch node's name, annotation and provenance comment;
     /// F.relu(inplace=True) is relu_; side-effect calls disappear.
     void keepsNamesAndDropsSideEffects() {
-        auto g = parse(oneLine("        _set_grad_enabled = torch._C._set_grad_enabled(False);  _set_grad_enabled = None\n"
-                               "        # File: m.py:3 in forward, code: y = F.linear(x, w)\n"
-                               "        w: \"f32[2, 3][3, 1]cpu\" = y[(slice(None, 2, None),)]\n"
-                               "        linear: \"f32[2, 2][2, 1]cpu\" = torch._C._nn.linear(x, w)\n"
-                               "        r: \"f32[2, 2][2, 1]cpu\" = torch.nn.functional.relu(linear, inplace = True)\n"));
+        auto g =
+            parse(oneLine("        _set_grad_enabled = torch._C._set_grad_enabled(False);  _set_grad_enabled = None\n"
+                          "        # File: m.py:3 in forward, code: y = F.linear(x, w)\n"
+                          "        w: \"f32[2, 3][3, 1]cpu\" = y[(slice(None, 2, None),)]\n"
+                          "        linear: \"f32[2, 2][2, 1]cpu\" = torch._C._nn.linear(x, w)\n"
+                          "        r: \"f32[2, 2][2, 1]cpu\" = torch.nn.functional.relu(linear, inplace = True)\n"));
         QVERIFY(g);
         QVERIFY(lowerToAten(*g).ok());
         QVERIFY(!g->find("_set_grad_enabled"));
@@ -414,26 +445,47 @@ private slots:
     void errorMessages_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("message");
-        QTest::newRow("method") << "r = x.frobnicate()" << "cannot lower method 'frobnicate' to ATen: unsupported method (no ATen op 'frobnicate' in fxray)";
-        QTest::newRow("module path") << "r = torch.fft.fft(x)" << "cannot lower 'torch.fft.fft' to ATen: unsupported torch-level function";
-        QTest::newRow("inplace dropout") << "r = torch.nn.functional.dropout(x, 0.5, True, True)" << "in-place dropout is not supported";
-        QTest::newRow("dropout p") << "r = torch.nn.functional.dropout(x, 2.0)" << "dropout probability must be a number in [0, 1]";
-        QTest::newRow("where nonzero") << "r = torch.where(x)" << "torch.where(condition) (nonzero) is not supported";
-        QTest::newRow("index range") << "r = x[5]" << "index 5 is out of bounds for dimension 0 with size 2";
-        QTest::newRow("too many indices") << "r = x[(0, 0, 0)]" << "too many indices for a tensor of dimension 2";
-        QTest::newRow("bool mask") << "r = x[p]" << "boolean mask indexing is not supported";
-        QTest::newRow("view dtype") << "r = x.view(torch.int32)" << "reinterpreting a tensor as another dtype is not supported";
-        QTest::newRow("item") << "r = x.item()" << "the result depends on tensor data (a graph break in Dynamo); not supported";
-        QTest::newRow("type string") << "r = x.type('torch.FloatTensor')" << "only x.type(<torch dtype>) is supported (the string forms are not)";
-        QTest::newRow("unexpected keyword") << "r = torch._C._nn.linear(x, y, bogus = 1)" << "unexpected keyword argument 'bogus'";
-        QTest::newRow("too many args") << "r = torch.nn.functional.relu(x, False, 3)" << "takes at most 2 positional arguments but 3 were given";
-        QTest::newRow("max_norm") << "r = torch.nn.functional.embedding(i, x, None, 1.0)" << "max_norm renormalizes the weight in place; not supported";
-        QTest::newRow("softmax dim") << "r = torch.nn.functional.softmax(x)" << "softmax without an explicit dim is not supported";
-        QTest::newRow("no overload") << "r = torch.transpose(x, 0.5, 1)" << "arguments match no overload of aten.transpose";
-        QTest::newRow("missing op") << "r = torch.polar(x, x)" << "no ATen op 'polar' in fxray";
-        QTest::newRow("bad operand") << "r = x + 'a'" << "operands must be tensors or numbers";
-        QTest::newRow("overflow") << "d = 9223372036854775807 + 1\n        r = x.view(d)" << "integer overflow in size arithmetic";
-        QTest::newRow("division by zero") << "d = 6 // 0\n        r = x.view(d)" << "division by zero";
+        QTest::newRow("method")
+            << "r = x.frobnicate()"
+            << "cannot lower method 'frobnicate' to ATen: unsupported method (no ATen op 'frobnicate' in fxray)";
+        QTest::newRow("module path") << "r = torch.fft.fft(x)"
+                                     << "cannot lower 'torch.fft.fft' to ATen: unsupported torch-level function";
+        QTest::newRow("inplace dropout") << "r = torch.nn.functional.dropout(x, 0.5, True, True)"
+                                         << "in-place dropout is not supported";
+        QTest::newRow("dropout p") << "r = torch.nn.functional.dropout(x, 2.0)"
+                                   << "dropout probability must be a number in [0, 1]";
+        QTest::newRow("where nonzero") << "r = torch.where(x)"
+                                       << "torch.where(condition) (nonzero) is not supported";
+        QTest::newRow("index range") << "r = x[5]"
+                                     << "index 5 is out of bounds for dimension 0 with size 2";
+        QTest::newRow("too many indices") << "r = x[(0, 0, 0)]"
+                                          << "too many indices for a tensor of dimension 2";
+        QTest::newRow("bool mask") << "r = x[p]"
+                                   << "boolean mask indexing is not supported";
+        QTest::newRow("view dtype") << "r = x.view(torch.int32)"
+                                    << "reinterpreting a tensor as another dtype is not supported";
+        QTest::newRow("item") << "r = x.item()"
+                              << "the result depends on tensor data (a graph break in Dynamo); not supported";
+        QTest::newRow("type string") << "r = x.type('torch.FloatTensor')"
+                                     << "only x.type(<torch dtype>) is supported (the string forms are not)";
+        QTest::newRow("unexpected keyword") << "r = torch._C._nn.linear(x, y, bogus = 1)"
+                                            << "unexpected keyword argument 'bogus'";
+        QTest::newRow("too many args") << "r = torch.nn.functional.relu(x, False, 3)"
+                                       << "takes at most 2 positional arguments but 3 were given";
+        QTest::newRow("max_norm") << "r = torch.nn.functional.embedding(i, x, None, 1.0)"
+                                  << "max_norm renormalizes the weight in place; not supported";
+        QTest::newRow("softmax dim") << "r = torch.nn.functional.softmax(x)"
+                                     << "softmax without an explicit dim is not supported";
+        QTest::newRow("no overload") << "r = torch.transpose(x, 0.5, 1)"
+                                     << "arguments match no overload of aten.transpose";
+        QTest::newRow("missing op") << "r = torch.polar(x, x)"
+                                    << "no ATen op 'polar' in fxray";
+        QTest::newRow("bad operand") << "r = x + 'a'"
+                                     << "operands must be tensors or numbers";
+        QTest::newRow("overflow") << "d = 9223372036854775807 + 1\n        r = x.view(d)"
+                                  << "integer overflow in size arithmetic";
+        QTest::newRow("division by zero") << "d = 6 // 0\n        r = x.view(d)"
+                                          << "division by zero";
     }
     void errorMessages() {
         QFETCH(QString, line);
@@ -507,7 +559,10 @@ private slots:
         for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) max_abs_err %4 %5")
-                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(c.maxAbsErr)
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(c.maxAbsErr)
                                      .arg(QString::fromStdString(c.note))));
             compared += (*expect)[c.index].isTensor();
         }
@@ -519,7 +574,8 @@ private slots:
     /// annotations, and gives the op sequence torch.export recorded for the same model.
     void graphs_data() {
         QTest::addColumn<QString>("model");
-        for (const auto& m : modelsWith("graphs/dynamo_graph.py")) QTest::newRow(m.c_str()) << QString::fromStdString(m);
+        for (const auto& m : modelsWith("graphs/dynamo_graph.py"))
+            QTest::newRow(m.c_str()) << QString::fromStdString(m);
     }
     void graphs() {
         if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
@@ -544,12 +600,17 @@ private slots:
             std::string diff;
             for (size_t i = 0; i < std::max(ours.size(), theirs.size()); ++i) {
                 std::string a = i < ours.size() ? ours[i] : "-", b = i < theirs.size() ? theirs[i] : "-";
-                if (a != b) { diff = "first difference at op " + std::to_string(i) + ": ours " + a + ", export " + b; break; }
+                if (a != b) {
+                    diff = "first difference at op " + std::to_string(i) + ": ours " + a + ", export " + b;
+                    break;
+                }
             }
-            QFAIL(qPrintable(QString::fromStdString(model.toStdString() + ": " + std::to_string(ours.size()) + " ops vs export's " +
-                                                     std::to_string(theirs.size()) + "; " + diff)));
+            QFAIL(
+                qPrintable(QString::fromStdString(model.toStdString() + ": " + std::to_string(ours.size()) +
+                                                  " ops vs export's " + std::to_string(theirs.size()) + "; " + diff)));
         }
-        qInfo("%s: %zu ATen calls, the same ops and constant arguments as torch.export", model.toUtf8().constData(), ours.size());
+        qInfo("%s: %zu ATen calls, the same ops and constant arguments as torch.export", model.toUtf8().constData(),
+              ours.size());
     }
 };
 

@@ -73,7 +73,7 @@ std::string join(const std::vector<std::string>& v) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 class TestDynamoLoweringDynamic : public QObject {
     Q_OBJECT
@@ -104,7 +104,8 @@ private slots:
         QVERIFY2(unknown.empty(), join(unknown).c_str());
         InferenceReport rep = inferMeta(g);
         for (const auto& m : rep.mismatches)
-            QFAIL(qPrintable(QString::fromStdString(m.node + " " + m.what + ": annotated " + m.annotated + ", inferred " + m.inferred)));
+            QFAIL(qPrintable(QString::fromStdString(m.node + " " + m.what + ": annotated " + m.annotated +
+                                                    ", inferred " + m.inferred)));
         // Emitted nodes whose sizes follow the symbols got symbolic annotations.
         // Every node lowering emitted has an annotation: the file's, or one recovered from the
         // probe sizes (a tensor "f32[s77, 4, s27, 16]...", a SymInt "Sym(...)").
@@ -114,7 +115,8 @@ private slots:
             if (n->kind() != NodeKind::CallFunction) continue;
             for (const auto& m : n->meta) symbolicNodes += m.isSymbolic();
             bool getitem = n->target() == "operator.getitem";  // of split/checkpoint tuples
-            if (!getitem && !n->annotated && n->annotationText.empty() && n->target().find("higher_order") == std::string::npos)
+            if (!getitem && !n->annotated && n->annotationText.empty() &&
+                n->target().find("higher_order") == std::string::npos)
                 bare.push_back(n->name() + " = " + n->target());
         }
         QVERIFY2(bare.empty(), join(bare).c_str());
@@ -168,7 +170,10 @@ private slots:
         for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) %4")
-                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(QString::fromStdString(c.note))));
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(QString::fromStdString(c.note))));
             compared += expect[c.index].isTensor();
         }
         QVERIFY(compared > 0);

@@ -44,14 +44,13 @@ Diagnostic parseError(const std::string& text) {
     return g.error();
 }
 
-const char* kSmall =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
-    "        # File: model.py:3 in forward, code: return x.relu()\n"
-    "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
-    "        return (relu,)\n";
+const char* kSmall = "class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
+                     "        # File: model.py:3 in forward, code: return x.relu()\n"
+                     "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
+                     "        return (relu,)\n";
 
-} // namespace
+}  // namespace
 
 class TestFxTextReader : public QObject {
     Q_OBJECT
@@ -72,7 +71,8 @@ private slots:
             QVERIFY(text.ok());
             std::string printed = printGraph(**g);
             if (stripTrailing(printed) != stripTrailing(*text))
-                QFAIL(qPrintable(QString("print differs from PyTorch's text: %1").arg(QString::fromStdString(f.string()))));
+                QFAIL(qPrintable(
+                    QString("print differs from PyTorch's text: %1").arg(QString::fromStdString(f.string()))));
             auto again = readFxText(printed, f.string());
             QVERIFY(again.ok());
             QCOMPARE((*again)->fingerprint(), (*g)->fingerprint());
@@ -91,7 +91,7 @@ private slots:
         QCOMPARE((*g)->signature.pytreeGroups, (std::vector<std::string>{"primals", "tangents"}));
         auto outs = (*g)->outputs();
         QCOMPARE(outs.size(), size_t(6));
-        QVERIFY(outs[3].isNone());  // the input without a gradient
+        QVERIFY(outs[3].isNone());           // the input without a gradient
         QCOMPARE((*g)->size(), size_t(29));  // summary.json nodes.joint
     }
 
@@ -160,8 +160,10 @@ private slots:
     }
 
     void typeExpressionAnnotationsAreSkipped() {
-        auto g = readFxText("class FxModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor, y : typing.List[int] = None):\n"
-                            "        relu = torch.ops.aten.relu.default(L_x_);  L_x_ = None\n        return (relu,)\n", "m.py");
+        auto g = readFxText("class FxModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor, y : "
+                            "typing.List[int] = None):\n"
+                            "        relu = torch.ops.aten.relu.default(L_x_);  L_x_ = None\n        return (relu,)\n",
+                            "m.py");
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
         QCOMPARE((*g)->placeholders().size(), size_t(2));
         QVERIFY((*g)->placeholders()[0]->meta.empty());
@@ -186,16 +188,28 @@ private slots:
         QString base = QString::fromUtf8(kSmall);
         QTest::newRow("no class") << "x = 1\n" << 1 << 0 << "no 'class";
         QTest::newRow("unknown name") << QString(base).replace("(x);", "(y);") << 4 << 66 << "unknown name 'y'";
-        QTest::newRow("unclosed paren") << QString(base).replace("(x);  x = None", "(x") << 4 << 9 << "unclosed bracket";
-        QTest::newRow("bad annotation") << QString(base).replace("\"f32[2, 3][3, 1]cpu\" =", "\"f32[2, 3][3]cpu\" =") << 4 << 15 << "bad annotation";
-        QTest::newRow("no return") << QString(base).replace("        return (relu,)\n", "") << 2 << 5 << "no return statement";
-        QTest::newRow("assigned twice") << QString(base).replace("        return", "        relu = torch.ops.aten.relu.default(x)\n        return") << 5 << 9 << "assigned twice";
-        QTest::newRow("bad character") << QString(base).replace("(x);", "(x $);") << 4 << 68 << "unexpected character '$'";
-        QTest::newRow("unterminated string") << QString(base).replace("(x);", "(x, 'abc);") << 4 << 69 << "unterminated string";
-        QTest::newRow("nested expression") << QString(base).replace("(x);", "(x + x);") << 4 << 68 << "nested expression";
-        QTest::newRow("empty target") << QString(base).replace("        return", "        = x\n        return") << 5 << 9 << "expected a name before '='";
-        QTest::newRow("call self") << QString(base).replace("        return", "        y = self(x)\n        return") << 5 << 13 << "calling 'self'";
-        QTest::newRow("no forward") << "class M(torch.nn.Module):\n    def f(self):\n        return 1\n" << 1 << 1 << "has no forward()";
+        QTest::newRow("unclosed paren") << QString(base).replace("(x);  x = None", "(x") << 4 << 9
+                                        << "unclosed bracket";
+        QTest::newRow("bad annotation") << QString(base).replace("\"f32[2, 3][3, 1]cpu\" =", "\"f32[2, 3][3]cpu\" =")
+                                        << 4 << 15 << "bad annotation";
+        QTest::newRow("no return") << QString(base).replace("        return (relu,)\n", "") << 2 << 5
+                                   << "no return statement";
+        QTest::newRow("assigned twice") << QString(base).replace(
+                                               "        return",
+                                               "        relu = torch.ops.aten.relu.default(x)\n        return")
+                                        << 5 << 9 << "assigned twice";
+        QTest::newRow("bad character") << QString(base).replace("(x);", "(x $);") << 4 << 68
+                                       << "unexpected character '$'";
+        QTest::newRow("unterminated string")
+            << QString(base).replace("(x);", "(x, 'abc);") << 4 << 69 << "unterminated string";
+        QTest::newRow("nested expression")
+            << QString(base).replace("(x);", "(x + x);") << 4 << 68 << "nested expression";
+        QTest::newRow("empty target") << QString(base).replace("        return", "        = x\n        return") << 5
+                                      << 9 << "expected a name before '='";
+        QTest::newRow("call self") << QString(base).replace("        return", "        y = self(x)\n        return")
+                                   << 5 << 13 << "calling 'self'";
+        QTest::newRow("no forward") << "class M(torch.nn.Module):\n    def f(self):\n        return 1\n"
+                                    << 1 << 1 << "has no forward()";
     }
     void errorsNameFileLineAndColumn() {
         QFETCH(QString, text);
@@ -235,8 +249,10 @@ private slots:
                 m[(state >> 17) % m.size()] = junk[(state >> 40) % (sizeof junk - 1)];
             }
             auto g = readFxText(m, "flip.py");
-            if (g.ok()) QVERIFY((*g)->size() > 0);
-            else QVERIFY(g.error().line >= 0);
+            if (g.ok())
+                QVERIFY((*g)->size() > 0);
+            else
+                QVERIFY(g.error().line >= 0);
         }
     }
 

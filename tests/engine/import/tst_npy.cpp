@@ -19,7 +19,7 @@ std::string slurp(const fs::path& p) {
     ss << in.rdbuf();
     return ss.str();
 }
-} // namespace
+}  // namespace
 
 class TestNpy : public QObject {
     Q_OBJECT
@@ -39,7 +39,8 @@ private slots:
 
     void roundTripsDtypesAndStrides_data() {
         QTest::addColumn<int>("dtype");
-        for (DType d : {DType::Float32, DType::Float16, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::UInt8})
+        for (DType d :
+             {DType::Float32, DType::Float16, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::UInt8})
             QTest::newRow(std::string(dtypeAbbrev(d)).c_str()) << int(d);
     }
     void roundTripsDtypesAndStrides() {
@@ -74,15 +75,21 @@ private slots:
         QTest::newRow("magic") << QByteArray("PK\x03\x04 not npy") << "bad magic";
         QTest::newRow("truncated data") << file(header, QByteArray(8, '\0')) << "truncated data: need 16 bytes, have 8";
         QTest::newRow("truncated header") << good + QByteArray("\x50\x00{'descr'", 10) << "truncated header";
-        QTest::newRow("fortran") << file(QByteArray(header).replace("False", "True"), QByteArray(16, '\0')) << "Fortran-order";
-        QTest::newRow("big endian") << file(QByteArray(header).replace("<f4", ">f4"), QByteArray(16, '\0')) << "big-endian";
-        QTest::newRow("object") << file(QByteArray(header).replace("<f4", "|O"), QByteArray(16, '\0')) << "unsupported dtype '|O'";
-        QTest::newRow("shape") << file(QByteArray(header).replace("(2, 2)", "(2, x)"), QByteArray(16, '\0')) << "malformed shape";
+        QTest::newRow("fortran") << file(QByteArray(header).replace("False", "True"), QByteArray(16, '\0'))
+                                 << "Fortran-order";
+        QTest::newRow("big endian") << file(QByteArray(header).replace("<f4", ">f4"), QByteArray(16, '\0'))
+                                    << "big-endian";
+        QTest::newRow("object") << file(QByteArray(header).replace("<f4", "|O"), QByteArray(16, '\0'))
+                                << "unsupported dtype '|O'";
+        QTest::newRow("shape") << file(QByteArray(header).replace("(2, 2)", "(2, x)"), QByteArray(16, '\0'))
+                               << "malformed shape";
         // fuzz_npy's find: a 16-byte file claiming 2^40 x 2^40 elements must not be allocated.
-        QTest::newRow("huge shape") << file(QByteArray(header).replace("(2, 2)", "(1099511627776, 1099511627776)"), QByteArray(16, '\0'))
+        QTest::newRow("huge shape") << file(QByteArray(header).replace("(2, 2)", "(1099511627776, 1099511627776)"),
+                                            QByteArray(16, '\0'))
                                     << "too large";
-        QTest::newRow("large shape, little data") << file(QByteArray(header).replace("(2, 2)", "(100000, 100000)"), QByteArray(16, '\0'))
-                                                  << "truncated data: need 40000000000 bytes";
+        QTest::newRow("large shape, little data")
+            << file(QByteArray(header).replace("(2, 2)", "(100000, 100000)"), QByteArray(16, '\0'))
+            << "truncated data: need 40000000000 bytes";
     }
     void damagedFilesAreRefusedWithOffsets() {
         QFETCH(QByteArray, bytes);

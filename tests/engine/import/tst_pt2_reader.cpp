@@ -34,7 +34,11 @@ bool writeZip(const fs::path& p, const std::vector<std::pair<std::string, std::s
     if (!z) return false;
     for (const auto& [name, data] : members) {
         zip_source_t* s = zip_source_buffer(z, data.data(), data.size(), 0);
-        if (zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE) < 0) { zip_source_free(s); zip_discard(z); return false; }
+        if (zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE) < 0) {
+            zip_source_free(s);
+            zip_discard(z);
+            return false;
+        }
     }
     return zip_close(z) == 0;
 }
@@ -68,8 +72,10 @@ std::string stripTrailing(std::string s) {
 std::vector<std::pair<std::string, fs::path>> exports() {
     std::vector<std::pair<std::string, fs::path>> out;
     for (const auto& m : fs::directory_iterator(fxtest::corpus())) {
-        if (fs::exists(m.path() / "export/exported.pt2")) out.emplace_back(m.path().filename().string(), m.path() / "export/exported.pt2");
-        else if (fs::exists(m.path() / "export/exported")) out.emplace_back(m.path().filename().string(), m.path() / "export/exported");
+        if (fs::exists(m.path() / "export/exported.pt2"))
+            out.emplace_back(m.path().filename().string(), m.path() / "export/exported.pt2");
+        else if (fs::exists(m.path() / "export/exported"))
+            out.emplace_back(m.path().filename().string(), m.path() / "export/exported");
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -87,7 +93,8 @@ std::string graphDiff(const Graph& a, const Graph& b, const std::string& where) 
         if (x.target() != y.target()) return at + ": target " + x.target() + " vs " + y.target();
         if (x.args.size() != y.args.size()) return at + ": arg count";
         for (size_t k = 0; k < x.args.size(); ++k)
-            if (x.args[k].repr() != y.args[k].repr()) return at + ": arg " + x.args[k].repr() + " vs " + y.args[k].repr();
+            if (x.args[k].repr() != y.args[k].repr())
+                return at + ": arg " + x.args[k].repr() + " vs " + y.args[k].repr();
         if (x.kwargs.size() != y.kwargs.size()) return at + ": kwarg count";
         for (size_t k = 0; k < x.kwargs.size(); ++k)
             if (x.kwargs[k].first != y.kwargs[k].first || x.kwargs[k].second.repr() != y.kwargs[k].second.repr())
@@ -95,9 +102,11 @@ std::string graphDiff(const Graph& a, const Graph& b, const std::string& where) 
         if (y.annotated) {
             if (!x.annotated || x.meta.size() != 1) return at + ": not annotated";
             if (x.meta[0].shape != y.meta[0].shape || x.meta[0].dtype != y.meta[0].dtype)
-                return at + ": meta " + x.meta[0].annotation(false, false) + " vs " + y.meta[0].annotation(false, false);
+                return at + ": meta " + x.meta[0].annotation(false, false) + " vs " +
+                       y.meta[0].annotation(false, false);
         }
-        if (x.sourceComment != y.sourceComment) return at + ": comment '" + x.sourceComment + "' vs '" + y.sourceComment + "'";
+        if (x.sourceComment != y.sourceComment)
+            return at + ": comment '" + x.sourceComment + "' vs '" + y.sourceComment + "'";
     }
     if (a.subgraphs().size() != b.subgraphs().size()) return where + ": subgraph count";
     for (size_t s = 0; s < a.subgraphs().size(); ++s) {
@@ -112,7 +121,7 @@ std::string jsonOf(const std::string& model) {
     return member(fxtest::corpus() / model / "export/exported.pt2", "exported/models/model.json");
 }
 
-} // namespace
+}  // namespace
 
 class TestPt2Reader : public QObject {
     Q_OBJECT
@@ -128,14 +137,20 @@ private slots:
         std::string failures;
         for (const auto& [model, path] : all) {
             auto ar = readPt2Archive(path);
-            if (!ar.ok()) { failures += model + ": " + ar.error().str() + "\n"; continue; }
+            if (!ar.ok()) {
+                failures += model + ": " + ar.error().str() + "\n";
+                continue;
+            }
             QCOMPARE(ar->file.graphs.size(), size_t(1));
             QCOMPARE(ar->file.format, std::string("pt2"));
             const Graph& g = *ar->file.graphs[0].graph;
             auto ref = readFxFile(fxtest::corpus() / model / "graphs/export_graph.py");
             QVERIFY(ref.ok());
             auto d = graphDiff(g, **ref, model);
-            if (!d.empty()) { failures += d + "\n"; continue; }
+            if (!d.empty()) {
+                failures += d + "\n";
+                continue;
+            }
             auto text = readTextFile(fxtest::corpus() / model / "graphs/export_graph.py");
             if (stripTrailing(printGraph(g)) != stripTrailing(*text)) failures += model + ": printed form differs\n";
             QVERIFY(g.verify().ok());
@@ -156,7 +171,10 @@ private slots:
             const bool hasData = path.extension() == ".pt2";
             for (const auto& in : pm.signature.inputs) {
                 QVERIFY(g.find(in.placeholder) != nullptr);
-                if (in.kind == ExportInputSpec::Kind::UserInput) { QVERIFY(!g.constants.count(in.placeholder)); continue; }
+                if (in.kind == ExportInputSpec::Kind::UserInput) {
+                    QVERIFY(!g.constants.count(in.placeholder));
+                    continue;
+                }
                 QCOMPARE(in.hasValue, hasData);
                 QCOMPARE(g.constants.count(in.placeholder) > 0, hasData);
             }
@@ -203,8 +221,14 @@ private slots:
             RunRequest req;
             req.inputs = std::move(inputs).value();
             auto res = runAndCheck(*ar->file.graphs[0].graph, req, &want);
-            if (!res.ok()) { failures += model + ": " + res.error().str() + "\n"; continue; }
-            if (!res->ok) { failures += model + ": outputs differ from eager/output0.npy\n"; continue; }
+            if (!res.ok()) {
+                failures += model + ": " + res.error().str() + "\n";
+                continue;
+            }
+            if (!res->ok) {
+                failures += model + ": outputs differ from eager/output0.npy\n";
+                continue;
+            }
             qInfo("%s: ran on sample inputs, matches eager/output0.npy", model.c_str());
             ++ran;
         }
@@ -217,8 +241,10 @@ private slots:
         QVERIFY(ar.ok());
         auto none = completeInputs(*ar->file.graphs[0].graph, {});
         QVERIFY(!none.ok());
-        QVERIFY2(none.error().message.find("no value for placeholder 'input_1'") != std::string::npos, none.error().str().c_str());
-        std::vector<Value> two = {Value::ofTensor(ar->models[0].sampleArgs[0]), Value::ofTensor(ar->models[0].sampleArgs[0])};
+        QVERIFY2(none.error().message.find("no value for placeholder 'input_1'") != std::string::npos,
+                 none.error().str().c_str());
+        std::vector<Value> two = {Value::ofTensor(ar->models[0].sampleArgs[0]),
+                                  Value::ofTensor(ar->models[0].sampleArgs[0])};
         auto extra = completeInputs(*ar->file.graphs[0].graph, two);
         QVERIFY(!extra.ok());
         QVERIFY(extra.error().message.find("2 inputs given, the graph takes 1") == 0);
@@ -230,7 +256,8 @@ private slots:
         std::string v9 = replaceFirst(json, "\"major\": 8", "\"major\": 9");
         auto r = readExportedProgramJson(v9, "m.json");
         QVERIFY(!r.ok());
-        QCOMPARE(r.error().message, std::string("unsupported torch.export schema version 9.17 (fxray reads major version 8)"));
+        QCOMPARE(r.error().message,
+                 std::string("unsupported torch.export schema version 9.17 (fxray reads major version 8)"));
         QCOMPARE(r.error().file, std::string("m.json"));
 
         auto bad = readExportedProgramJson(json.substr(0, 100), "m.json");
@@ -260,7 +287,8 @@ private slots:
         QVERIFY2(wt.error().message.find("malformed exported program:") == 0, wt.error().str().c_str());
 
         // Unknown keys are kept out of the way, never fatal.
-        std::string extra = replaceFirst(json, "\"graph_module\": {", "\"future_key\": [1, 2], \"graph_module\": {\"another\": {}, ");
+        std::string extra =
+            replaceFirst(json, "\"graph_module\": {", "\"future_key\": [1, 2], \"graph_module\": {\"another\": {}, ");
         auto ex = readExportedProgramJson(extra, "m.json");
         QVERIFY2(ex.ok(), ex.ok() ? "" : ex.error().str().c_str());
     }
@@ -282,12 +310,14 @@ private slots:
         QVERIFY(!e.ok());
         QVERIFY(e.error().message.find("archive holds no exported program") == 0);
 
-        QVERIFY(writeZip(dir / "short.pt2", {{"e/archive_format", "pt2"}, {"e/models/model.json", json},
+        QVERIFY(writeZip(dir / "short.pt2", {{"e/archive_format", "pt2"},
+                                             {"e/models/model.json", json},
                                              {"e/data/weights/model_weights_config.json", cfg},
                                              {"e/data/weights/weight_0", std::string(100, '\0')}}));
         auto s = readPt2(dir / "short.pt2");
         QVERIFY(!s.ok());
-        QVERIFY2(s.error().message.find("'0.weight': needs 32768 bytes, 'data/weights/weight_0' holds 100") == 0, s.error().str().c_str());
+        QVERIFY2(s.error().message.find("'0.weight': needs 32768 bytes, 'data/weights/weight_0' holds 100") == 0,
+                 s.error().str().c_str());
         QVERIFY(s.error().file.find("short.pt2:e/data/weights/model_weights_config.json") != std::string::npos);
 
         // Weights missing from the archive: the graph still loads, with a note.
@@ -295,11 +325,15 @@ private slots:
         auto nw = readPt2(dir / "noweights.pt2");
         QVERIFY2(nw.ok(), nw.ok() ? "" : nw.error().str().c_str());
         QVERIFY(nw->graphs[0].graph->constants.empty());
-        QCOMPARE(nw->graphs[0].notes[0], std::string("the archive holds no weight data: 4 parameters/buffers/constants are placeholders without values"));
+        QCOMPARE(
+            nw->graphs[0].notes[0],
+            std::string(
+                "the archive holds no weight data: 4 parameters/buffers/constants are placeholders without values"));
 
         // A truncated archive is refused with the file named.
         std::string bytes = readFile(mlp);
-        std::ofstream(dir / "cut.pt2", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+        std::ofstream(dir / "cut.pt2", std::ios::binary)
+            .write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
         auto c = readPt2(dir / "cut.pt2");
         QVERIFY(!c.ok());
         QVERIFY(c.error().file.find("cut.pt2") != std::string::npos);
@@ -309,9 +343,10 @@ private slots:
     void legacyLayout() {
         QTemporaryDir tmp;
         fs::path p = fs::path(tmp.path().toStdString()) / "legacy.pt2";
-        QVERIFY(writeZip(p, {{"legacy/serialized_exported_program.json", jsonOf("mlp")},
-                             {"legacy/serialized_state_dict.pt", readFile(fxtest::corpus() / "mlp/eager/state_dict.pt")},
-                             {"legacy/version", "1"}}));
+        QVERIFY(
+            writeZip(p, {{"legacy/serialized_exported_program.json", jsonOf("mlp")},
+                         {"legacy/serialized_state_dict.pt", readFile(fxtest::corpus() / "mlp/eager/state_dict.pt")},
+                         {"legacy/version", "1"}}));
         auto ar = readPt2Archive(p);
         QVERIFY2(ar.ok(), ar.ok() ? "" : ar.error().str().c_str());
         const Graph& g = *ar->file.graphs[0].graph;

@@ -35,19 +35,43 @@ bool writeZip(const fs::path& p, const std::vector<std::pair<std::string, std::s
     if (!z) return false;
     for (const auto& [name, data] : members) {
         zip_source_t* s = zip_source_buffer(z, data.data(), data.size(), 0);
-        if (zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE) < 0) { zip_source_free(s); zip_discard(z); return false; }
+        if (zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE) < 0) {
+            zip_source_free(s);
+            zip_discard(z);
+            return false;
+        }
     }
     return zip_close(z) == 0;
 }
 
 struct Pk {
     std::string b;
-    Pk() { b += char(0x80); b += char(2); }
-    Pk& op(int c) { b += char(c); return *this; }
-    Pk& u8(int v) { b += char(v & 0xff); return *this; }
-    Pk& u32(uint32_t v) { for (int k = 0; k < 4; ++k) b += char((v >> (8 * k)) & 0xff); return *this; }
-    Pk& uni(const std::string& s) { op('X').u32(static_cast<uint32_t>(s.size())); b += s; return *this; }
-    Pk& global(const std::string& m, const std::string& n) { op('c'); b += m + "\n" + n + "\n"; return *this; }
+    Pk() {
+        b += char(0x80);
+        b += char(2);
+    }
+    Pk& op(int c) {
+        b += char(c);
+        return *this;
+    }
+    Pk& u8(int v) {
+        b += char(v & 0xff);
+        return *this;
+    }
+    Pk& u32(uint32_t v) {
+        for (int k = 0; k < 4; ++k) b += char((v >> (8 * k)) & 0xff);
+        return *this;
+    }
+    Pk& uni(const std::string& s) {
+        op('X').u32(static_cast<uint32_t>(s.size()));
+        b += s;
+        return *this;
+    }
+    Pk& global(const std::string& m, const std::string& n) {
+        op('c');
+        b += m + "\n" + n + "\n";
+        return *this;
+    }
     Pk& k1(int v) { return op('K').u8(v); }
     Pk& put(int i) { return op('q').u8(i); }
     Pk& get(int i) { return op('h').u8(i); }
@@ -58,8 +82,29 @@ struct Pk {
 std::string sharedStoragePickle() {
     Pk p;
     p.op('}').put(0).op('(');
-    p.uni("a").global("torch._utils", "_rebuild_tensor_v2").put(1).op('(').op('(').uni("storage").global("torch", "FloatStorage").put(2)
-        .uni("0").uni("cpu").k1(4).op('t').put(3).op('Q').k1(0).k1(2).op(0x85).k1(1).op(0x85).op(0x89).op(')').op('t').op('R');
+    p.uni("a")
+        .global("torch._utils", "_rebuild_tensor_v2")
+        .put(1)
+        .op('(')
+        .op('(')
+        .uni("storage")
+        .global("torch", "FloatStorage")
+        .put(2)
+        .uni("0")
+        .uni("cpu")
+        .k1(4)
+        .op('t')
+        .put(3)
+        .op('Q')
+        .k1(0)
+        .k1(2)
+        .op(0x85)
+        .k1(1)
+        .op(0x85)
+        .op(0x89)
+        .op(')')
+        .op('t')
+        .op('R');
     p.uni("b").get(1).op('(').get(3).op('Q').k1(2).k1(2).op(0x85).k1(1).op(0x85).op(0x89).op(')').op('t').op('R');
     p.op('u');
     return p.stop();
@@ -78,7 +123,7 @@ std::vector<fs::path> modelsWith(const char* rel) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TestPtReader : public QObject {
     Q_OBJECT
@@ -116,7 +161,8 @@ private slots:
                 const size_t nbytes = static_cast<size_t>(nt.tensor.meta.nbytes());
                 QVERIFY(nt.tensor.meta.isContiguous());
                 QCOMPARE(raw->size(), nbytes);
-                QVERIFY2(std::memcmp(raw->data(), nt.tensor.raw(), nbytes) == 0, (m.filename().string() + ": bytes of " + nt.name).c_str());
+                QVERIFY2(std::memcmp(raw->data(), nt.tensor.raw(), nbytes) == 0,
+                         (m.filename().string() + ": bytes of " + nt.name).c_str());
                 ++compared;
             }
         }
@@ -163,8 +209,10 @@ private slots:
     void sharedStorageViews() {
         QTemporaryDir tmp;
         fs::path p = fs::path(tmp.path().toStdString()) / "views.pt";
-        QVERIFY(writeZip(p, {{"views/data.pkl", sharedStoragePickle()}, {"views/data/0", floats({1, 2, 3, 4})},
-                             {"views/byteorder", "little"}, {"views/version", "3\n"}}));
+        QVERIFY(writeZip(p, {{"views/data.pkl", sharedStoragePickle()},
+                             {"views/data/0", floats({1, 2, 3, 4})},
+                             {"views/byteorder", "little"},
+                             {"views/version", "3\n"}}));
         auto sd = readPt(p);
         QVERIFY2(sd.ok(), sd.ok() ? "" : sd.error().str().c_str());
         QCOMPARE(sd->size(), size_t(2));
@@ -182,7 +230,8 @@ private slots:
         QVERIFY(writeZip(p, {{"evil/data.pkl", evil}, {"evil/version", "3\n"}}));
         auto sd = readPt(p);
         QVERIFY(!sd.ok());
-        QVERIFY2(sd.error().message.find("refusing to load global 'os.system' at byte 2") == 0, sd.error().str().c_str());
+        QVERIFY2(sd.error().message.find("refusing to load global 'os.system' at byte 2") == 0,
+                 sd.error().str().c_str());
         QCOMPARE(sd.error().file, p.string() + ":evil/data.pkl");
         QVERIFY(!fs::exists("/tmp/pwned"));
     }
@@ -199,7 +248,9 @@ private slots:
         expectError(dir / "nostorage.pt", "member 'a/data/0': storage '0' is missing from the archive");
         QVERIFY(writeZip(dir / "short.pt", {{"a/data.pkl", sharedStoragePickle()}, {"a/data/0", floats({1, 2})}}));
         expectError(dir / "short.pt", "member 'a/data/0': holds 8 bytes, the pickle needs 16");
-        QVERIFY(writeZip(dir / "big.pt", {{"a/data.pkl", sharedStoragePickle()}, {"a/data/0", floats({1, 2, 3, 4})}, {"a/byteorder", "big"}}));
+        QVERIFY(writeZip(
+            dir / "big.pt",
+            {{"a/data.pkl", sharedStoragePickle()}, {"a/data/0", floats({1, 2, 3, 4})}, {"a/byteorder", "big"}}));
         expectError(dir / "big.pt", "byte order 'big' is not supported");
         QVERIFY(writeZip(dir / "nopkl.pt", {{"a/data/0", floats({1})}}));
         expectError(dir / "nopkl.pt", "not a torch.save archive: no data.pkl member");

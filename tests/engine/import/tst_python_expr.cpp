@@ -50,8 +50,8 @@ std::vector<fs::path> pythonSources() {
         if (!fs::is_directory(root)) continue;
         for (const auto& e : fs::recursive_directory_iterator(root)) {
             const fs::path& p = e.path();
-            if (p.extension() != ".py" || p.filename() == "output_code.py" || p.filename().string().rfind("gen_", 0) == 0 ||
-                p.filename() == "__init__.py")
+            if (p.extension() != ".py" || p.filename() == "output_code.py" ||
+                p.filename().string().rfind("gen_", 0) == 0 || p.filename() == "__init__.py")
                 continue;
             out.push_back(p);
         }
@@ -70,14 +70,18 @@ struct Statement {
     std::vector<std::pair<size_t, size_t>> values;
 };
 
-bool isOpen(const PyToken& t) { return t.kind == PyToken::Kind::Op && (t.text == "(" || t.text == "[" || t.text == "{"); }
-bool isClose(const PyToken& t) { return t.kind == PyToken::Kind::Op && (t.text == ")" || t.text == "]" || t.text == "}"); }
+bool isOpen(const PyToken& t) {
+    return t.kind == PyToken::Kind::Op && (t.text == "(" || t.text == "[" || t.text == "{");
+}
+bool isClose(const PyToken& t) {
+    return t.kind == PyToken::Kind::Op && (t.text == ")" || t.text == "]" || t.text == "}");
+}
 
 /// Statements of a file, leaving out docstrings and the statements that are no expressions
 /// (def, class, import, with, if, for, ...).
 std::vector<Statement> statementsOf(const std::string& text) {
-    static const char* keywords[] = {"def", "class", "import", "from", "with", "if", "elif", "else", "for",
-                                     "while", "assert", "try", "except", "raise", "pass", "global"};
+    static const char* keywords[] = {"def", "class", "import", "from", "with",   "if",    "elif", "else",
+                                     "for", "while", "assert", "try",  "except", "raise", "pass", "global"};
     std::vector<Statement> out;
     Statement cur;
     int depth = 0, number = 0;
@@ -111,9 +115,16 @@ std::vector<Statement> statementsOf(const std::string& text) {
         size_t cut = line.size();
         char quote = 0;
         for (size_t j = 0; j < line.size(); ++j) {
-            if (quote) { if (line[j] == quote) quote = 0; continue; }
-            if (line[j] == '\'' || line[j] == '"') quote = line[j];
-            else if (line[j] == '#') { cut = j; break; }
+            if (quote) {
+                if (line[j] == quote) quote = 0;
+                continue;
+            }
+            if (line[j] == '\'' || line[j] == '"')
+                quote = line[j];
+            else if (line[j] == '#') {
+                cut = j;
+                break;
+            }
         }
         cur.code += line.substr(0, cut) + "\n";
         if (depth > 0) continue;
@@ -165,7 +176,7 @@ int countOpCalls(const PyExpr& e) {
     return n;
 }
 
-} // namespace
+}  // namespace
 
 class TestPythonExpr : public QObject {
     Q_OBJECT
@@ -292,18 +303,42 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("at");  ///< the error's column is where this text starts ("" = end of line)
         QTest::addColumn<QString>("message");
-        QTest::newRow("unclosed call") << "f(1, 2" << "" << "unclosed '('";
-        QTest::newRow("keyword then positional") << "f(a=1, 2)" << "2)" << "positional argument after keyword argument";
-        QTest::newRow("attribute") << "torch.ops.(x)" << "(x)" << "expected attribute name after '.'";
-        QTest::newRow("trailing") << "f(x) y" << "y" << "unexpected 'y'";
-        QTest::newRow("missing comma") << "[1 2]" << "2]" << "expected ',' or ']'";
-        QTest::newRow("dict") << "{'a' 1}" << "1}" << "expected ':' in a dict";
-        QTest::newRow("empty") << "" << "" << "expected an expression";
-        QTest::newRow("operator") << "a + )" << ")" << "unexpected ')'";
-        QTest::newRow("character") << "f(x $ y)" << "$" << "unexpected character '$'";
-        QTest::newRow("string") << "f('abc)" << "'abc" << "unterminated string";
-        QTest::newRow("raw string") << "torch.load(r'abc)" << "r'abc" << "unterminated string";
-        QTest::newRow("number") << "f(12ab)" << "ab" << "malformed number";
+        QTest::newRow("unclosed call") << "f(1, 2"
+                                       << ""
+                                       << "unclosed '('";
+        QTest::newRow("keyword then positional") << "f(a=1, 2)"
+                                                 << "2)"
+                                                 << "positional argument after keyword argument";
+        QTest::newRow("attribute") << "torch.ops.(x)"
+                                   << "(x)"
+                                   << "expected attribute name after '.'";
+        QTest::newRow("trailing") << "f(x) y"
+                                  << "y"
+                                  << "unexpected 'y'";
+        QTest::newRow("missing comma") << "[1 2]"
+                                       << "2]"
+                                       << "expected ',' or ']'";
+        QTest::newRow("dict") << "{'a' 1}"
+                              << "1}"
+                              << "expected ':' in a dict";
+        QTest::newRow("empty") << ""
+                               << ""
+                               << "expected an expression";
+        QTest::newRow("operator") << "a + )"
+                                  << ")"
+                                  << "unexpected ')'";
+        QTest::newRow("character") << "f(x $ y)"
+                                   << "$"
+                                   << "unexpected character '$'";
+        QTest::newRow("string") << "f('abc)"
+                                << "'abc"
+                                << "unterminated string";
+        QTest::newRow("raw string") << "torch.load(r'abc)"
+                                    << "r'abc"
+                                    << "unterminated string";
+        QTest::newRow("number") << "f(12ab)"
+                                << "ab"
+                                << "malformed number";
     }
     void errorsCarryPositions() {
         QFETCH(QString, text);
@@ -324,14 +359,30 @@ private slots:
         QTest::addColumn<QString>("leaf");
         QTest::addColumn<QString>("close");
         QTest::addColumn<int>("extra");  ///< levels the leaf and its wrapping add to each repetition
-        QTest::newRow("lists") << "[" << "1" << "]" << 1;
-        QTest::newRow("parentheses") << "(" << "1" << ")" << 1;
-        QTest::newRow("tuples") << "(" << "1" << ",)" << 1;
-        QTest::newRow("calls") << "f(" << "1" << ")" << 1;
-        QTest::newRow("dicts") << "{1: " << "1" << "}" << 1;
-        QTest::newRow("subscripts") << "x[" << "1" << "]" << 1;
-        QTest::newRow("minus") << "-" << "1" << "" << 1;
-        QTest::newRow("power") << "a ** " << "1" << "" << 1;
+        QTest::newRow("lists") << "["
+                               << "1"
+                               << "]" << 1;
+        QTest::newRow("parentheses") << "("
+                                     << "1"
+                                     << ")" << 1;
+        QTest::newRow("tuples") << "("
+                                << "1"
+                                << ",)" << 1;
+        QTest::newRow("calls") << "f("
+                               << "1"
+                               << ")" << 1;
+        QTest::newRow("dicts") << "{1: "
+                               << "1"
+                               << "}" << 1;
+        QTest::newRow("subscripts") << "x["
+                                    << "1"
+                                    << "]" << 1;
+        QTest::newRow("minus") << "-"
+                               << "1"
+                               << "" << 1;
+        QTest::newRow("power") << "a ** "
+                               << "1"
+                               << "" << 1;
     }
     void nestingLimitIsOneAndClean() {
         QFETCH(QString, open);
@@ -358,7 +409,8 @@ private slots:
     /// Chains built in loops deepen the tree without recursing: the limit bounds them too, so
     /// that readers walking the tree cannot be driven out of stack. Width is not depth.
     void chainsAreBoundedWidthIsNot() {
-        for (const std::string& link : {std::string(".b"), std::string("()"), std::string("[0]"), std::string(" + a")}) {
+        for (const std::string& link :
+             {std::string(".b"), std::string("()"), std::string("[0]"), std::string(" + a")}) {
             auto ok = parse("a" + repeat(link, kMaxPyNesting - 1));
             QVERIFY2(ok.ok, (link + ": " + ok.error.message).c_str());
             QCOMPARE(ok.expr.depth, kMaxPyNesting);
@@ -379,7 +431,9 @@ private slots:
         std::string fx = "class M(torch.nn.Module):\n"
                          "    def forward(self, x):\n"
                          "        y = torch.ops.aten.view.default(x,\n"
-                         "            " + deepList + ");  x = None\n"
+                         "            " +
+                         deepList +
+                         ");  x = None\n"
                          "        return (y,)\n";
         auto g = readFxText(fx, "deep.py");
         QVERIFY(!g.ok());
@@ -401,7 +455,8 @@ private slots:
         subscripted.replace(subscripted.find(deepList), deepList.size(), "[2, 3][4]");
         auto sub = readFxText(subscripted, "sub.py");
         QVERIFY(!sub.ok());
-        QVERIFY2(sub.error().message.find("nested expression in an argument") != std::string::npos, sub.error().str().c_str());
+        QVERIFY2(sub.error().message.find("nested expression in an argument") != std::string::npos,
+                 sub.error().str().c_str());
         QCOMPARE(sub.error().line, 4);
         QCOMPARE(sub.error().column, 13);
 
@@ -410,7 +465,9 @@ private slots:
                             "        return (x,)\n"
                             "\n"
                             "def load_args(reader):\n"
-                            "    reader.symint(" + repeat("(", 100) + "4" + repeat(")", 100) + ")  # x\n"
+                            "    reader.symint(" +
+                            repeat("(", 100) + "4" + repeat(")", 100) +
+                            ")  # x\n"
                             "load_args._version = 0\n";
         std::vector<std::string> warnings;
         auto r = readReproText(repro, "deep_repro.py", warnings);

@@ -85,7 +85,7 @@ int lineOf(const std::string& text, const std::string& needle) {
     return p == std::string::npos ? -1 : int(std::count(text.begin(), text.begin() + long(p), '\n')) + 1;
 }
 
-} // namespace
+}  // namespace
 
 class TestReproReader : public QObject {
     Q_OBJECT
@@ -180,7 +180,8 @@ private slots:
         // The unsupported input and the filtered constant are reported; the """ block is skipped.
         QCOMPARE(warnings.size(), size_t(2));
         QVERIFY(contains(warnings[0], "'some_list' was not saved by PyTorch"));
-        QCOMPARE(warnings[0].rfind("repro.py:" + std::to_string(lineOf(kRepro, "# some_list was")) + ":", 0), size_t(0));
+        QCOMPARE(warnings[0].rfind("repro.py:" + std::to_string(lineOf(kRepro, "# some_list was")) + ":", 0),
+                 size_t(0));
         QVERIFY(contains(warnings[1], "'unused_0' was filtered out as a constant"));
 
         // Placeholders carry the specs' metadata and __init__ gives the constant's; inference runs.
@@ -216,19 +217,34 @@ private slots:
         QTest::addColumn<QString>("to");
         QTest::addColumn<int>("column");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown storage") << "reader.tensor(buf2, (8,)" << "reader.tensor(buf9, (8,)" << 19 << "unknown storage 'buf9'";
-        QTest::newRow("negative size") << "(buf2, (8,)" << "(buf2, (-8,)" << 25 << "tensor shape must be a tuple of non-negative integers";
-        QTest::newRow("stride rank") << "(4, 3), (1, 4)" << "(4, 3), (1,)" << 33 << "one per dimension";
-        QTest::newRow("bad dtype") << "dtype=torch.int64)" << "dtype=torch.int65)" << 37 << "unknown dtype 'torch.int65'";
-        QTest::newRow("bad storage size") << "reader.storage(None, 64," << "reader.storage(None, 'x'," << 33 << "storage byte count must be a non-negative integer";
-        QTest::newRow("bad device") << "96, device=device(type='cuda', index=0))" << "96, device=42)" << 82 << "unrecognised device";
-        QTest::newRow("symint") << "reader.symint(4)" << "reader.symint('4')" << 5 << "reader.symint takes one integer";
-        QTest::newRow("unassigned storage") << "buf2 = reader.storage(None, 64" << "reader.storage(None, 64" << 5 << "must be assigned";
-        QTest::newRow("lex error") << "reader.symint(4)" << "reader.symint(4 $)" << 21 << "unexpected character '$'";
-        QTest::newRow("unclosed") << "reader.symint(4)" << "reader.symint(4" << 20 << "unclosed '('";
-        QTest::newRow("not a call") << "reader.symint(4)" << "x = 4" << 9 << "expected a reader.storage/tensor/symint call";
-        QTest::newRow("huge int") << "reader.symint(4)" << "reader.symint(99999999999999999999999)" << 19 << "out of range";
-        QTest::newRow("offset") << "storage_offset=8" << "storage_offset=-8" << 69 << "storage_offset must be a non-negative integer";
+        QTest::newRow("unknown storage") << "reader.tensor(buf2, (8,)"
+                                         << "reader.tensor(buf9, (8,)" << 19 << "unknown storage 'buf9'";
+        QTest::newRow("negative size") << "(buf2, (8,)"
+                                       << "(buf2, (-8,)" << 25
+                                       << "tensor shape must be a tuple of non-negative integers";
+        QTest::newRow("stride rank") << "(4, 3), (1, 4)"
+                                     << "(4, 3), (1,)" << 33 << "one per dimension";
+        QTest::newRow("bad dtype") << "dtype=torch.int64)"
+                                   << "dtype=torch.int65)" << 37 << "unknown dtype 'torch.int65'";
+        QTest::newRow("bad storage size")
+            << "reader.storage(None, 64,"
+            << "reader.storage(None, 'x'," << 33 << "storage byte count must be a non-negative integer";
+        QTest::newRow("bad device") << "96, device=device(type='cuda', index=0))"
+                                    << "96, device=42)" << 82 << "unrecognised device";
+        QTest::newRow("symint") << "reader.symint(4)"
+                                << "reader.symint('4')" << 5 << "reader.symint takes one integer";
+        QTest::newRow("unassigned storage") << "buf2 = reader.storage(None, 64"
+                                            << "reader.storage(None, 64" << 5 << "must be assigned";
+        QTest::newRow("lex error") << "reader.symint(4)"
+                                   << "reader.symint(4 $)" << 21 << "unexpected character '$'";
+        QTest::newRow("unclosed") << "reader.symint(4)"
+                                  << "reader.symint(4" << 20 << "unclosed '('";
+        QTest::newRow("not a call") << "reader.symint(4)"
+                                    << "x = 4" << 9 << "expected a reader.storage/tensor/symint call";
+        QTest::newRow("huge int") << "reader.symint(4)"
+                                  << "reader.symint(99999999999999999999999)" << 19 << "out of range";
+        QTest::newRow("offset") << "storage_offset=8"
+                                << "storage_offset=-8" << 69 << "storage_offset must be a non-negative integer";
     }
     void loadArgsErrors() {
         QFETCH(QString, from);
@@ -257,11 +273,16 @@ private slots:
         w.clear();
         auto version = readReproText(withLine("load_args._version = 0", "load_args._version = 1"), "r.py", w);
         QVERIFY(version.ok());
-        QVERIFY(std::any_of(w.begin(), w.end(), [](const std::string& s) { return contains(s, "load_args version 1 is newer"); }));
+        QVERIFY(std::any_of(w.begin(), w.end(),
+                            [](const std::string& s) { return contains(s, "load_args version 1 is newer"); }));
         w.clear();
-        auto unknown = readReproText(withLine("reader.symint(4)  # arg3_1", "reader.symint(4)  # arg3_1\n    reader.future_thing(1)"), "r.py", w);
+        auto unknown = readReproText(
+            withLine("reader.symint(4)  # arg3_1", "reader.symint(4)  # arg3_1\n    reader.future_thing(1)"), "r.py",
+            w);
         QVERIFY(unknown.ok());
-        QVERIFY(std::any_of(w.begin(), w.end(), [](const std::string& s) { return contains(s, "unknown load_args call 'reader.future_thing' ignored"); }));
+        QVERIFY(std::any_of(w.begin(), w.end(), [](const std::string& s) {
+            return contains(s, "unknown load_args call 'reader.future_thing' ignored");
+        }));
         // A missing input: the count check names the parameter without a spec.
         w.clear();
         auto fewer = readReproText(withLine("    reader.symint(4)  # arg3_1\n", ""), "r.py", w);

@@ -40,7 +40,7 @@ std::vector<std::vector<double>> outputsOf(const Graph& g) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TestSessionFile : public QObject {
     Q_OBJECT
@@ -49,7 +49,8 @@ private Q_SLOTS:
     /// reloaded graphs print the same, compute the same, and keep specs, artifacts and state.
     void roundTrip() {
         if (!fxtest::haveCorpus()) QSKIP("corpus not found");
-        for (const fs::path& src : std::vector<fs::path>{fxtest::corpus() / "mlp/export/exported.pt2", fxtest::corpus() / "mlp/trace/torch_trace.log"}) {
+        for (const fs::path& src : std::vector<fs::path>{fxtest::corpus() / "mlp/export/exported.pt2",
+                                                         fxtest::corpus() / "mlp/trace/torch_trace.log"}) {
             auto f = loadFile(src);
             QVERIFY2(f.ok(), src.c_str());
             SessionState st;
@@ -117,8 +118,10 @@ private Q_SLOTS:
 
     void bf16AndStridedConstantsKeepTheirLayout() {
         auto g = std::make_unique<Graph>();
-        auto f = readFxText_("class G(torch.nn.Module):\n    def forward(self, x: \"f32[2, 3]\"):\n        _tensor_constant0 = self._tensor_constant0\n"
-                             "        add = torch.ops.aten.add.Tensor(x, _tensor_constant0);  x = _tensor_constant0 = None\n        return (add,)\n");
+        auto f = readFxText_("class G(torch.nn.Module):\n    def forward(self, x: \"f32[2, 3]\"):\n        "
+                             "_tensor_constant0 = self._tensor_constant0\n"
+                             "        add = torch.ops.aten.add.Tensor(x, _tensor_constant0);  x = _tensor_constant0 = "
+                             "None\n        return (add,)\n");
         QVERIFY(f);
         // A transposed bf16 constant: .npy can hold neither the dtype nor the strides.
         TensorMeta m;
@@ -156,9 +159,11 @@ private Q_SLOTS:
         refuse(sessionWith("v99.fxray", R"({"format": "fxray-session", "version": 99, "graphs": []})"), "version 99");
         refuse(sessionWith("foreign.fxray", R"({"format": "something-else", "version": 1})"), "fxray-session");
         refuse(sessionWith("notjson.fxray", "{\"format\": "), "not valid JSON");
-        refuse(sessionWith("nomember.fxray", R"({"format": "fxray-session", "version": 1, "graphs": [{"file": "graphs/0.py"}]})"),
+        refuse(sessionWith("nomember.fxray",
+                           R"({"format": "fxray-session", "version": 1, "graphs": [{"file": "graphs/0.py"}]})"),
                "graphs/0.py");
-        refuse(sessionWith("badgraph.fxray", R"({"format": "fxray-session", "version": 1, "graphs": [{"file": "graphs/0.py"}]})",
+        refuse(sessionWith("badgraph.fxray",
+                           R"({"format": "fxray-session", "version": 1, "graphs": [{"file": "graphs/0.py"}]})",
                            {{"graphs/0.py", "class G(torch.nn.Module):\n    def forward(self, x):\n        y = (\n"}}),
                "graphs/0.py");
         // Truncated archive.

@@ -40,25 +40,53 @@ bool writeZip(const fs::path& p, const std::vector<std::pair<std::string, std::s
     if (!z) return false;
     for (const auto& [name, data] : members) {
         zip_source_t* s = zip_source_buffer(z, data.data(), data.size(), 0);
-        if (zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE) < 0) { zip_source_free(s); zip_discard(z); return false; }
+        if (zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE) < 0) {
+            zip_source_free(s);
+            zip_discard(z);
+            return false;
+        }
     }
     return zip_close(z) == 0;
 }
 
 struct Pk {
     std::string b;
-    Pk() { b += char(0x80); b += char(2); }
-    Pk& op(int c) { b += char(c); return *this; }
-    Pk& u8(int v) { b += char(v & 0xff); return *this; }
-    Pk& u32(uint32_t v) { for (int k = 0; k < 4; ++k) b += char((v >> (8 * k)) & 0xff); return *this; }
-    Pk& uni(const std::string& s) { op('X').u32(static_cast<uint32_t>(s.size())); b += s; return *this; }
-    Pk& global(const std::string& m, const std::string& n) { op('c'); b += m + "\n" + n + "\n"; return *this; }
+    Pk() {
+        b += char(0x80);
+        b += char(2);
+    }
+    Pk& op(int c) {
+        b += char(c);
+        return *this;
+    }
+    Pk& u8(int v) {
+        b += char(v & 0xff);
+        return *this;
+    }
+    Pk& u32(uint32_t v) {
+        for (int k = 0; k < 4; ++k) b += char((v >> (8 * k)) & 0xff);
+        return *this;
+    }
+    Pk& uni(const std::string& s) {
+        op('X').u32(static_cast<uint32_t>(s.size()));
+        b += s;
+        return *this;
+    }
+    Pk& global(const std::string& m, const std::string& n) {
+        op('c');
+        b += m + "\n" + n + "\n";
+        return *this;
+    }
     Pk& k1(int v) { return op('K').u8(v); }
     std::string stop() { return b + "."; }
 };
 
 /// A torch.save state dict of float tensors given as (name, shape, values).
-struct Entry { std::string name; std::vector<int> shape; std::vector<float> values; };
+struct Entry {
+    std::string name;
+    std::vector<int> shape;
+    std::vector<float> values;
+};
 std::vector<std::pair<std::string, std::string>> stateDictMembers(const std::vector<Entry>& entries) {
     Pk p;
     p.global("collections", "OrderedDict").op(')').op('R').op('(');
@@ -66,13 +94,23 @@ std::vector<std::pair<std::string, std::string>> stateDictMembers(const std::vec
     for (size_t i = 0; i < entries.size(); ++i) {
         const Entry& e = entries[i];
         p.uni(e.name).global("torch._utils", "_rebuild_tensor_v2").op('(');
-        p.op('(').uni("storage").global("torch", "FloatStorage").uni(std::to_string(i)).uni("cpu").k1(static_cast<int>(e.values.size())).op('t').op('Q');
+        p.op('(')
+            .uni("storage")
+            .global("torch", "FloatStorage")
+            .uni(std::to_string(i))
+            .uni("cpu")
+            .k1(static_cast<int>(e.values.size()))
+            .op('t')
+            .op('Q');
         p.k1(0).op('(');
         for (int s : e.shape) p.k1(s);
         p.op('t').op('(');
         int stride = 1;
         std::vector<int> strides(e.shape.size());
-        for (size_t d = e.shape.size(); d-- > 0;) { strides[d] = stride; stride *= e.shape[d]; }
+        for (size_t d = e.shape.size(); d-- > 0;) {
+            strides[d] = stride;
+            stride *= e.shape[d];
+        }
         for (int s : strides) p.k1(s);
         p.op('t').op(0x89).global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
         std::string bytes(e.values.size() * 4, '\0');
@@ -85,23 +123,22 @@ std::vector<std::pair<std::string, std::string>> stateDictMembers(const std::vec
     return members;
 }
 
-const char* kModule =
-    "\n"
-    "import torch\n"
-    "from torch.nn import *\n"
-    "class FxModule(torch.nn.Module):\n"
-    "    def __init__(self):\n"
-    "        super().__init__()\n"
-    "        self.fc1 = Linear(in_features=2, out_features=2, bias=True)\n"
-    "        self.act = ReLU()\n"
-    "        self.id = Identity()\n"
-    "        self.load_state_dict(torch.load(r'/nonexistent/elsewhere/state_dict.pt'))\n"
-    "\n"
-    "    def forward(self, x):\n"
-    "        fc1 = self.fc1(x);  x = None\n"
-    "        act = self.act(fc1);  fc1 = None\n"
-    "        id_1 = self.id(act);  act = None\n"
-    "        return (id_1,)\n";
+const char* kModule = "\n"
+                      "import torch\n"
+                      "from torch.nn import *\n"
+                      "class FxModule(torch.nn.Module):\n"
+                      "    def __init__(self):\n"
+                      "        super().__init__()\n"
+                      "        self.fc1 = Linear(in_features=2, out_features=2, bias=True)\n"
+                      "        self.act = ReLU()\n"
+                      "        self.id = Identity()\n"
+                      "        self.load_state_dict(torch.load(r'/nonexistent/elsewhere/state_dict.pt'))\n"
+                      "\n"
+                      "    def forward(self, x):\n"
+                      "        fc1 = self.fc1(x);  x = None\n"
+                      "        act = self.act(fc1);  fc1 = None\n"
+                      "        id_1 = self.id(act);  act = None\n"
+                      "        return (id_1,)\n";
 
 std::vector<fs::path> toFolders() {
     std::vector<fs::path> out;
@@ -117,17 +154,20 @@ std::string structureDiff(const Graph& a, const Graph& b, const std::string& whe
         const Node& x = *a.nodes()[i];
         const Node& y = *b.nodes()[i];
         std::string at = where + " node '" + y.name() + "'";
-        if (x.name() != y.name() || x.kind() != y.kind() || x.target() != y.target()) return at + ": got '" + x.name() + "' " + x.target();
+        if (x.name() != y.name() || x.kind() != y.kind() || x.target() != y.target())
+            return at + ": got '" + x.name() + "' " + x.target();
         if (x.args.size() != y.args.size() || x.kwargs.size() != y.kwargs.size()) return at + ": argument count";
         for (size_t k = 0; k < x.args.size(); ++k)
             if (x.args[k].repr() != y.args[k].repr()) return at + ": " + x.args[k].repr() + " vs " + y.args[k].repr();
         for (size_t k = 0; k < x.kwargs.size(); ++k)
-            if (x.kwargs[k].first != y.kwargs[k].first || x.kwargs[k].second.repr() != y.kwargs[k].second.repr()) return at + ": kwarg";
+            if (x.kwargs[k].first != y.kwargs[k].first || x.kwargs[k].second.repr() != y.kwargs[k].second.repr())
+                return at + ": kwarg";
     }
     if (a.subgraphs().size() != b.subgraphs().size()) return where + ": subgraph count";
     for (size_t s = 0; s < a.subgraphs().size(); ++s) {
         if (a.subgraphs()[s].first != b.subgraphs()[s].first) return where + ": subgraph " + a.subgraphs()[s].first;
-        auto d = structureDiff(*a.subgraphs()[s].second, *b.subgraphs()[s].second, where + "." + a.subgraphs()[s].first);
+        auto d =
+            structureDiff(*a.subgraphs()[s].second, *b.subgraphs()[s].second, where + "." + a.subgraphs()[s].first);
         if (!d.empty()) return d;
     }
     return {};
@@ -141,17 +181,26 @@ bool lower(Graph& g, std::string& msg) {
         return true;
     } else {
         auto r = lowerToAten(g);
-        if constexpr (requires { r.ok(); r.error().str(); }) {
-            if (!r.ok()) { msg = r.error().str(); return false; }
+        if constexpr (requires {
+                          r.ok();
+                          r.error().str();
+                      }) {
+            if (!r.ok()) {
+                msg = r.error().str();
+                return false;
+            }
         } else if constexpr (std::is_convertible_v<decltype(r), bool>) {
-            if (!static_cast<bool>(r)) { msg = "lowerToAten failed"; return false; }
+            if (!static_cast<bool>(r)) {
+                msg = "lowerToAten failed";
+                return false;
+            }
         }
         return true;
     }
 }
 #endif
 
-} // namespace
+}  // namespace
 
 class TestToFolder : public QObject {
     Q_OBJECT
@@ -167,14 +216,20 @@ private slots:
         std::string failures;
         for (const auto& m : all) {
             auto f = readToFolder(m / "to_folder");
-            if (!f.ok()) { failures += f.error().str() + "\n"; continue; }
+            if (!f.ok()) {
+                failures += f.error().str() + "\n";
+                continue;
+            }
             QCOMPARE(f->format, std::string("to-folder"));
             QCOMPARE(f->graphs.size(), size_t(1));
             auto ref = readFxFile(m / "graphs/dynamo_graph.py");
             QVERIFY(ref.ok());
             auto d = structureDiff(*f->graphs[0].graph, **ref, m.filename().string());
-            if (!d.empty()) failures += d + "\n";
-            else qInfo("%s: %zu nodes equal to dynamo_graph.py", m.filename().string().c_str(), f->graphs[0].graph->size());
+            if (!d.empty())
+                failures += d + "\n";
+            else
+                qInfo("%s: %zu nodes equal to dynamo_graph.py", m.filename().string().c_str(),
+                      f->graphs[0].graph->size());
             QVERIFY(f->graphs[0].graph->verify().ok());
         }
         QVERIFY2(failures.empty(), failures.c_str());
@@ -195,10 +250,16 @@ private slots:
 
     /// Dynamo's lifted placeholder names map back to the eager state dict's keys.
     void liftedParametersMatchStateDictKeys() {
-        struct Case { const char* model; std::vector<std::pair<std::string, std::string>> expect; };
+        struct Case {
+            const char* model;
+            std::vector<std::pair<std::string, std::string>> expect;
+        };
         std::vector<Case> cases = {
-            {"mlp", {{"l_fn_modules_0_parameters_weight_", "0.weight"}, {"l_fn_modules_0_parameters_bias_", "0.bias"},
-                     {"l_fn_modules_2_parameters_weight_", "2.weight"}, {"l_fn_modules_2_parameters_bias_", "2.bias"}}},
+            {"mlp",
+             {{"l_fn_modules_0_parameters_weight_", "0.weight"},
+              {"l_fn_modules_0_parameters_bias_", "0.bias"},
+              {"l_fn_modules_2_parameters_weight_", "2.weight"},
+              {"l_fn_modules_2_parameters_bias_", "2.bias"}}},
             {"randperm_index_add", {{"l_s_parameters_y_", "y"}}},
         };
         for (const auto& c : cases) {
@@ -217,8 +278,9 @@ private slots:
             Graph& g = *f->graphs[0].graph;
             size_t bound = bindLiftedParameters(g, *sd);
             size_t params = 0;
-            for (Node* p : g.placeholders()) params += p->target().find("_parameters_") != std::string::npos ||
-                                                     p->target().find("_buffers_") != std::string::npos;
+            for (Node* p : g.placeholders())
+                params += p->target().find("_parameters_") != std::string::npos ||
+                          p->target().find("_buffers_") != std::string::npos;
             QVERIFY2(bound == params && bound > 0, m.filename().string().c_str());
         }
         auto cb = readToFolder(fxtest::corpus() / "convbn_freeze/to_folder");
@@ -226,19 +288,22 @@ private slots:
         QVERIFY(cb.ok() && cbsd.ok());
         auto pairs = matchLiftedParameters(*cb->graphs[0].graph, *cbsd);
         QVERIFY(std::find(pairs.begin(), pairs.end(),
-                          std::pair<std::string, std::string>("l_fn_modules_4_buffers_running_var_", "4.running_var")) != pairs.end());
+                          std::pair<std::string, std::string>("l_fn_modules_4_buffers_running_var_",
+                                                              "4.running_var")) != pairs.end());
     }
 
     /// With the eager weights, the graph computes eager/output0.npy from eager/input0.npy.
     void runsToEagerOutputs() {
 #ifndef FXRAY_HAVE_LOWERING
-        QSKIP("import/dynamo_lowering.h (lowerToAten) is not available: to_folder graphs are torch-level and need it to run");
+        QSKIP("import/dynamo_lowering.h (lowerToAten) is not available: to_folder graphs are torch-level and need it "
+              "to run");
 #else
         int ran = 0;
         std::string failures;
         for (const auto& m : toFolders()) {
             const std::string name = m.filename().string();
-            if (!fs::exists(m / "eager/output0.npy") || name == "randperm_index_add") continue;  // randperm: RNG-dependent
+            if (!fs::exists(m / "eager/output0.npy") || name == "randperm_index_add")
+                continue;  // randperm: RNG-dependent
             auto f = readToFolder(m / "to_folder");
             QVERIFY(f.ok());
             auto sd = readPt(m / "eager/state_dict.pt");
@@ -249,17 +314,29 @@ private slots:
             auto y = readNpy(m / "eager/output0.npy");
             QVERIFY(x.ok() && y.ok());
             auto inputs = completeInputs(*lg.graph, {Value::ofTensor(*x)});
-            if (!inputs.ok()) { failures += name + ": " + inputs.error().str() + "\n"; continue; }
+            if (!inputs.ok()) {
+                failures += name + ": " + inputs.error().str() + "\n";
+                continue;
+            }
             setPlaceholderMeta(*lg.graph, *inputs);
             std::string msg;
-            if (!lower(*lg.graph, msg)) { failures += name + ": lowering: " + msg + "\n"; continue; }
+            if (!lower(*lg.graph, msg)) {
+                failures += name + ": lowering: " + msg + "\n";
+                continue;
+            }
             finishGraph(lg);
             RunRequest req;
             req.inputs = std::move(inputs).value();
             std::vector<Value> want = {Value::ofTensor(*y)};
             auto res = runAndCheck(*lg.graph, req, &want);
-            if (!res.ok()) { failures += name + ": " + res.error().str() + "\n"; continue; }
-            if (!res->ok) { failures += name + ": output differs from eager/output0.npy\n"; continue; }
+            if (!res.ok()) {
+                failures += name + ": " + res.error().str() + "\n";
+                continue;
+            }
+            if (!res->ok) {
+                failures += name + ": output differs from eager/output0.npy\n";
+                continue;
+            }
             qInfo("%s: to_folder graph reproduces eager/output0.npy", name.c_str());
             ++ran;
         }
@@ -273,7 +350,8 @@ private slots:
         QTemporaryDir tmp;
         fs::path dir(tmp.path().toStdString());
         writeFile(dir / "module.py", kModule);
-        QVERIFY(writeZip(dir / "state_dict.pt", stateDictMembers({{"fc1.weight", {2, 2}, {1, 2, 3, 4}}, {"fc1.bias", {2}, {0.5f, -100}}})));
+        QVERIFY(writeZip(dir / "state_dict.pt",
+                         stateDictMembers({{"fc1.weight", {2, 2}, {1, 2, 3, 4}}, {"fc1.bias", {2}, {0.5f, -100}}})));
         auto f = readToFolder(dir);
         QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
         const Graph& g = *f->graphs[0].graph;
@@ -314,13 +392,16 @@ private slots:
         fs::path dir(tmp.path().toStdString());
         auto nf = readToFolder(dir);
         QVERIFY(!nf.ok());
-        QCOMPARE(nf.error().message, std::string("not a to_folder directory: module.py and state_dict.pt are required"));
+        QCOMPARE(nf.error().message,
+                 std::string("not a to_folder directory: module.py and state_dict.pt are required"));
 
         writeFile(dir / "module.py", kModule);
-        QVERIFY(writeZip(dir / "state_dict.pt", {{"s/data.pkl", Pk().global("os", "system").uni("x").op(0x85).op('R').stop()}}));
+        QVERIFY(writeZip(dir / "state_dict.pt",
+                         {{"s/data.pkl", Pk().global("os", "system").uni("x").op(0x85).op('R').stop()}}));
         auto evil = readToFolder(dir);
         QVERIFY(!evil.ok());
-        QVERIFY2(evil.error().message.find("refusing to load global 'os.system' at byte 2") == 0, evil.error().str().c_str());
+        QVERIFY2(evil.error().message.find("refusing to load global 'os.system' at byte 2") == 0,
+                 evil.error().str().c_str());
 
         // A submodule pickle holding an ordinary nn.Module (a class global) is refused too.
         std::string withSub = std::string(kModule);
@@ -328,10 +409,12 @@ private slots:
                        "        setattr(self, 'sub', torch.load(r'/abs/sub.pt', weights_only=False)) # Linear()\n");
         writeFile(dir / "module.py", withSub);
         QVERIFY(writeZip(dir / "state_dict.pt", stateDictMembers({})));
-        QVERIFY(writeZip(dir / "sub.pt", {{"sub/data.pkl", Pk().global("torch.nn.modules.linear", "Linear").op(')').op(0x81).stop()}}));
+        QVERIFY(writeZip(dir / "sub.pt",
+                         {{"sub/data.pkl", Pk().global("torch.nn.modules.linear", "Linear").op(')').op(0x81).stop()}}));
         auto sub = readToFolder(dir);
         QVERIFY(!sub.ok());
-        QVERIFY2(sub.error().message.find("refusing to load global 'torch.nn.modules.linear.Linear'") == 0, sub.error().str().c_str());
+        QVERIFY2(sub.error().message.find("refusing to load global 'torch.nn.modules.linear.Linear'") == 0,
+                 sub.error().str().c_str());
         QVERIFY(sub.error().file.find("sub.pt") != std::string::npos);
 
         std::filesystem::remove(dir / "sub.pt");

@@ -91,11 +91,10 @@ std::string record(const std::string& envelope, const std::string& payload) {
     return out;
 }
 
-const char* kSmall =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
-    "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
-    "        return (relu,)\n";
+const char* kSmall = "class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
+                     "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
+                     "        return (relu,)\n";
 
 const LoadedGraph* graphById(const LoadedFile& f, const std::string& id) {
     for (const auto& g : f.graphs)
@@ -103,7 +102,7 @@ const LoadedGraph* graphById(const LoadedFile& f, const std::string& id) {
     return nullptr;
 }
 
-} // namespace
+}  // namespace
 
 class TestTorchTrace : public QObject {
     Q_OBJECT
@@ -173,8 +172,8 @@ private slots:
     /// stage for at least one compile: same nodes, targets, arguments and annotations.
     void traceGraphsMatchDumpedGraphs() {
         const std::pair<const char*, const char*> files[] = {
-            {"dynamo_graph.py", "dynamo_output_graph"}, {"aot_joint_graph.py", "aot_joint_graph"},
-            {"aot_forward_graph.py", "aot_forward_graph"}, {"aot_backward_graph.py", "aot_backward_graph"},
+            {"dynamo_graph.py", "dynamo_output_graph"},        {"aot_joint_graph.py", "aot_joint_graph"},
+            {"aot_forward_graph.py", "aot_forward_graph"},     {"aot_backward_graph.py", "aot_backward_graph"},
             {"aot_inference_graph.py", "aot_inference_graph"},
         };
         int compared = 0;
@@ -192,7 +191,10 @@ private slots:
                 for (const auto& g : f->graphs) {
                     if (g.stage != stage) continue;
                     std::string d = sameStructure(*g.graph, **ref);
-                    if (d.empty()) { matched = g.id; break; }
+                    if (d.empty()) {
+                        matched = g.id;
+                        break;
+                    }
                     why += " " + g.id + " (" + d + ")";
                 }
                 QVERIFY2(!matched.empty(), (p.string() + " matches no trace graph:" + why).c_str());
@@ -278,7 +280,8 @@ private slots:
         QVERIFY(f->warnings.size() >= 2);
         QVERIFY2(f->warnings[0].rfind("cut.log:" + std::to_string(recLine) + ": payload does not match", 0) == 0,
                  f->warnings[0].c_str());
-        QVERIFY2(contains(f->warnings[1], "aot_forward_graph of compile 0/0 not loaded: cut.log:"), f->warnings[1].c_str());
+        QVERIFY2(contains(f->warnings[1], "aot_forward_graph of compile 0/0 not loaded: cut.log:"),
+                 f->warnings[1].c_str());
 
         // Cut inside an envelope line: the record is reported by line, the rest still loads.
         size_t env = text.find("{\"aot_backward_graph\"");
@@ -300,8 +303,11 @@ private slots:
     }
 
     void strayLinesAreWarnings() {
-        std::string text = "\torphan payload\n" + record("\"aot_joint_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0", kSmall) +
-                           "hello world\n\tits payload\n" + record("\"aot_forward_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0", kSmall);
+        std::string text =
+            "\torphan payload\n" +
+            record("\"aot_joint_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0", kSmall) +
+            "hello world\n\tits payload\n" +
+            record("\"aot_forward_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0", kSmall);
         auto f = readTorchTraceText(text, "t.log");
         QVERIFY(f.ok());
         QCOMPARE(f->graphs.size(), size_t(2));
@@ -313,14 +319,16 @@ private slots:
     void graphErrorsNameTheLogLine() {
         std::string bad = std::string(kSmall);
         bad.replace(bad.find("(x);"), 4, "(y);");
-        std::string text = record("\"str\": [\"/x.py\", 0]", "") +
-                           record("\"dynamo_output_graph\": {}, \"frame_id\": 1, \"frame_compile_id\": 2, \"attempt\": 0", bad);
+        std::string text =
+            record("\"str\": [\"/x.py\", 0]", "") +
+            record("\"dynamo_output_graph\": {}, \"frame_id\": 1, \"frame_compile_id\": 2, \"attempt\": 0", bad);
         auto f = readTorchTraceText(text, "t.log");
         QVERIFY(f.ok());
         QCOMPARE(f->graphs.size(), size_t(0));
         QCOMPARE(f->warnings.size(), size_t(1));
         // The payload's line 3 is the log's line 2 + 3; its column shifts by the tab.
-        QVERIFY2(contains(f->warnings[0], "dynamo_output_graph of compile 1/2 not loaded: t.log:5:"), f->warnings[0].c_str());
+        QVERIFY2(contains(f->warnings[0], "dynamo_output_graph of compile 1/2 not loaded: t.log:5:"),
+                 f->warnings[0].c_str());
         QVERIFY(contains(f->warnings[0], "unknown name 'y'"));
         QVERIFY(contains(readTorchTraceText(record("\"aot_joint_graph\": {}", ""), "t.log")->warnings[0],
                          "t.log:1: aot_joint_graph record without a graph payload"));
@@ -330,21 +338,27 @@ private slots:
         std::string text =
             record("\"dynamo_output_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 1, \"attempt\": 0", kSmall) +
             record("\"aot_joint_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 1, \"attempt\": 2", kSmall) +
-            record("\"aot_joint_graph\": {}, \"compiled_autograd_id\": 3, \"frame_id\": 4, \"frame_compile_id\": 5, \"attempt\": 0", kSmall) +
+            record("\"aot_joint_graph\": {}, \"compiled_autograd_id\": 3, \"frame_id\": 4, \"frame_compile_id\": 5, "
+                   "\"attempt\": 0",
+                   kSmall) +
             record("\"aot_inference_graph\": {}", kSmall) +
             record("\"dynamo_output_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 1, \"attempt\": 0", kSmall) +
-            record("\"artifact\": {\"name\": \"after_pre_grad_graph\", \"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 1, \"attempt\": 0", kSmall) +
-            record("\"graph_dump\": {\"name\": \"my_pass_graph\", \"type\": \"python\"}, \"frame_id\": 0, \"frame_compile_id\": 1, \"attempt\": 0", kSmall) +
+            record("\"artifact\": {\"name\": \"after_pre_grad_graph\", \"encoding\": \"string\"}, \"frame_id\": 0, "
+                   "\"frame_compile_id\": 1, \"attempt\": 0",
+                   kSmall) +
+            record("\"graph_dump\": {\"name\": \"my_pass_graph\", \"type\": \"python\"}, \"frame_id\": 0, "
+                   "\"frame_compile_id\": 1, \"attempt\": 0",
+                   kSmall) +
             record("\"graph_dump\": {\"name\": \"inductor_aot_wrapper_code\", \"type\": \"cpp\"}", "int main() {}");
         auto f = readTorchTraceText(text, "t.log");
         QVERIFY(f.ok());
         QVERIFY(f->warnings.empty());
         std::vector<std::string> ids;
         for (const auto& g : f->graphs) ids.push_back(g.id);
-        QCOMPARE(ids, (std::vector<std::string>{"0/1/dynamo_output_graph", "0/1_2/aot_joint_graph",
-                                                "!3/4/5/aot_joint_graph", "unknown/aot_inference_graph",
-                                                "0/1/dynamo_output_graph#2", "0/1/after_pre_grad_graph",
-                                                "0/1/my_pass_graph"}));
+        QCOMPARE(ids,
+                 (std::vector<std::string>{"0/1/dynamo_output_graph", "0/1_2/aot_joint_graph", "!3/4/5/aot_joint_graph",
+                                           "unknown/aot_inference_graph", "0/1/dynamo_output_graph#2",
+                                           "0/1/after_pre_grad_graph", "0/1/my_pass_graph"}));
         QCOMPARE(f->graphs[1].compileId, std::string("0/1_2"));
         QCOMPARE(f->graphs[3].compileId, std::string());
         QCOMPARE(f->artifacts.size(), size_t(1));
@@ -355,9 +369,13 @@ private slots:
 
     /// Keys from newer PyTorch versions are kept (payload as an artifact) and counted, never fatal.
     void unknownKeysAreKeptAndCounted() {
-        std::string text = record("\"brand_new_key\": {\"x\": [1, {\"y\": \"}\"}]}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0", "hello\n\tworld") +
+        std::string text = record("\"brand_new_key\": {\"x\": [1, {\"y\": \"}\"}]}, \"frame_id\": 0, "
+                                  "\"frame_compile_id\": 0, \"attempt\": 0",
+                                  "hello\n\tworld") +
                            record("\"brand_new_key\": {}", "") + record("\"other_new_key\": 3", "") +
-                           record("\"compilation_metrics\": {\"compile_id\": \"0/0\", \"graph_op_count\": 3}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0", "");
+                           record("\"compilation_metrics\": {\"compile_id\": \"0/0\", \"graph_op_count\": 3}, "
+                                  "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0",
+                                  "");
         auto f = readTorchTraceText(text, "t.log");
         QVERIFY(f.ok());
         QVERIFY(f->warnings.empty());

@@ -50,15 +50,17 @@ private Q_SLOTS:
             for (const auto& e : fs::directory_iterator(inputs)) npys.push_back(e.path());
             std::sort(npys.begin(), npys.end());
             QVERIFY2(dyn->inputSpecs.size() == npys.size(),
-                     (name + ": " + std::to_string(dyn->inputSpecs.size()) + " specs, " +
-                      std::to_string(npys.size()) + " recorded inputs").c_str());
+                     (name + ": " + std::to_string(dyn->inputSpecs.size()) + " specs, " + std::to_string(npys.size()) +
+                      " recorded inputs")
+                         .c_str());
             for (size_t i = 0; i < npys.size(); ++i) {
                 auto t = readNpy(npys[i]);
                 QVERIFY(t.ok());
                 const InputSpec& s = dyn->inputSpecs[i];
                 QVERIFY2(s.meta.shape == t->meta.shape && s.meta.dtype == t->meta.dtype,
                          (name + " input " + std::to_string(i) + " (" + s.name + "): " + s.meta.annotation() +
-                          " vs recorded " + t->meta.annotation(false, false)).c_str());
+                          " vs recorded " + t->meta.annotation(false, false))
+                             .c_str());
                 QCOMPARE(s.meta.device.type, std::string("cuda"));
             }
             ++models;
@@ -94,11 +96,15 @@ private Q_SLOTS:
         std::string pre = "V1121 22:31:45.103000 3016 torch/x.py:1] ";
         std::string env = R"x(, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})x";
         std::ofstream o(p);
-        o << pre << R"x({"describe_tensor": {"id": 0, "describer_id": 0, "size": ["s0", 4], "stride": [4, 1], "dtype": "torch.float32", "device": "device(type='cpu')"})x" << env << "\n";
+        o << pre
+          << R"x({"describe_tensor": {"id": 0, "describer_id": 0, "size": ["s0", 4], "stride": [4, 1], "dtype": "torch.float32", "device": "device(type='cpu')"})x"
+          << env << "\n";
         o << pre << R"x({"describe_tensor": {"id": 1, "describer_id": 0, "size": [2]})x" << env << "\n";
         o << pre << R"x({"describe_source": {"describer_id": 0, "id": 0, "source": "L['x']"}})x" << env << "\n";
         o << pre << R"x({"describe_source": {"describer_id": 0, "id": 7, "source": "L['y']"}})x" << env << "\n";
-        o << pre << R"x({"dynamo_output_graph": {"sizes": {}}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"})x" << "\n";
+        o << pre
+          << R"x({"dynamo_output_graph": {"sizes": {}}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"})x"
+          << "\n";
         o << "\tclass GraphModule(torch.nn.Module):\n\t    def forward(self, L_x_: \"f32[3, 4]\", L_y_: \"f32[2]\"):\n"
              "\t        return (L_x_,)\n\t        \n";
         o.close();

@@ -22,25 +22,31 @@ namespace fs = std::filesystem;
 namespace {
 fs::path traceDir() { return fxtest::corpus().parent_path() / "traces" / "recompiles"; }
 bool haveTrace() { return fs::exists(traceDir() / "trace"); }
-} // namespace
+}  // namespace
 
 class TestTraceSymbols : public QObject {
     Q_OBJECT
 private slots:
     void hintFromRecords() {
-        auto h = traceSymbolHint("create_symbol", nlohmann::json::parse(
-            R"({"symbol": "s33", "val": "16", "vr": "[2, int_oo]", "source": "L['args'][0].size()[0]"})"));
+        auto h = traceSymbolHint(
+            "create_symbol",
+            nlohmann::json::parse(
+                R"({"symbol": "s33", "val": "16", "vr": "[2, int_oo]", "source": "L['args'][0].size()[0]"})"));
         QVERIFY(h);
         QCOMPARE(QString::fromStdString(h->first), QString("s33"));
         QCOMPARE(h->second.i, int64_t(16));
         // symbolic_shape_specialization writes the value under "value" (repr of a sympy Integer).
-        auto sp = traceSymbolHint("symbolic_shape_specialization", nlohmann::json::parse(
-            R"({"symbol": "s0", "sources": ["L['x'].size()[0]"], "value": "4", "reason": "size is statically known"})"));
+        auto sp = traceSymbolHint(
+            "symbolic_shape_specialization",
+            nlohmann::json::parse(
+                R"({"symbol": "s0", "sources": ["L['x'].size()[0]"], "value": "4", "reason": "size is statically known"})"));
         QVERIFY(sp && sp->second.i == 4);
-        auto f = traceSymbolHint("create_symbol", nlohmann::json::parse(R"({"symbol": "zf0", "val": "1.50000000000000"})"));
+        auto f =
+            traceSymbolHint("create_symbol", nlohmann::json::parse(R"({"symbol": "zf0", "val": "1.50000000000000"})"));
         QVERIFY(f && f->second.isFloat() && f->second.d == 1.5);
         // Unbacked symbols have no value; garbage gives nothing, never a crash.
-        QVERIFY(!traceSymbolHint("create_unbacked_symbol", nlohmann::json::parse(R"({"symbol": "u0", "vr": "[0, int_oo]"})")));
+        QVERIFY(!traceSymbolHint("create_unbacked_symbol",
+                                 nlohmann::json::parse(R"({"symbol": "u0", "vr": "[0, int_oo]"})")));
         QVERIFY(!traceSymbolHint("create_symbol", nlohmann::json::parse(R"({"symbol": "s0", "val": "oops"})")));
         QVERIFY(!traceSymbolHint("create_symbol", nlohmann::json::parse(R"({"symbol": 3, "val": "2"})")));
         QVERIFY(!traceSymbolHint("create_symbol", nlohmann::json::parse("[1, 2]")));

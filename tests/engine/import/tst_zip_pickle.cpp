@@ -35,7 +35,11 @@ bool writeZip(const fs::path& p, const std::vector<std::pair<std::string, std::s
     for (const auto& [name, data] : members) {
         zip_source_t* s = zip_source_buffer(z, data.data(), data.size(), 0);
         zip_int64_t idx = zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE);
-        if (idx < 0) { zip_source_free(s); zip_discard(z); return false; }
+        if (idx < 0) {
+            zip_source_free(s);
+            zip_discard(z);
+            return false;
+        }
         zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0);
     }
     return zip_close(z) == 0;
@@ -43,18 +47,44 @@ bool writeZip(const fs::path& p, const std::vector<std::pair<std::string, std::s
 
 std::string errorOf(const Expected<PickleResult>& r) { return r.ok() ? std::string("<no error>") : r.error().str(); }
 
-Expected<PickleResult> unp(const std::string& bytes, const PickleOptions& o = {}) { return unpickle(bytes, "test.pkl", o); }
+Expected<PickleResult> unp(const std::string& bytes, const PickleOptions& o = {}) {
+    return unpickle(bytes, "test.pkl", o);
+}
 
 /// Builds pickle bytes opcode by opcode (string literals with \x escapes are too easy to get wrong).
 struct Pk {
     std::string b;
-    explicit Pk(int proto = 2) { b += char(0x80); b += char(proto); }
-    Pk& op(int c) { b += char(c); return *this; }
-    Pk& u8(int v) { b += char(v & 0xff); return *this; }
-    Pk& u32(uint32_t v) { for (int k = 0; k < 4; ++k) b += char((v >> (8 * k)) & 0xff); return *this; }
-    Pk& uni(const std::string& s) { op('X').u32(static_cast<uint32_t>(s.size())); b += s; return *this; }
-    Pk& sUni(const std::string& s) { op(0x8c).u8(static_cast<int>(s.size())); b += s; return *this; }
-    Pk& global(const std::string& m, const std::string& n) { op('c'); b += m + "\n" + n + "\n"; return *this; }
+    explicit Pk(int proto = 2) {
+        b += char(0x80);
+        b += char(proto);
+    }
+    Pk& op(int c) {
+        b += char(c);
+        return *this;
+    }
+    Pk& u8(int v) {
+        b += char(v & 0xff);
+        return *this;
+    }
+    Pk& u32(uint32_t v) {
+        for (int k = 0; k < 4; ++k) b += char((v >> (8 * k)) & 0xff);
+        return *this;
+    }
+    Pk& uni(const std::string& s) {
+        op('X').u32(static_cast<uint32_t>(s.size()));
+        b += s;
+        return *this;
+    }
+    Pk& sUni(const std::string& s) {
+        op(0x8c).u8(static_cast<int>(s.size()));
+        b += s;
+        return *this;
+    }
+    Pk& global(const std::string& m, const std::string& n) {
+        op('c');
+        b += m + "\n" + n + "\n";
+        return *this;
+    }
     Pk& k1(int v) { return op('K').u8(v); }
     Pk& m2(int v) { return op('M').u8(v).u8(v >> 8); }
     Pk& put(int i) { return op('q').u8(i); }
@@ -67,13 +97,23 @@ struct Pk {
 std::string tensorPickle(int sizeA, int sizeB, int numel) {
     Pk p;
     p.op('}').put(0).uni("w").put(1).global("torch._utils", "_rebuild_tensor_v2").put(2);
-    p.op('(').op('(').uni("storage").put(3).global("torch", "FloatStorage").put(4).uni("0").put(5).uni("cpu").put(6).m2(numel);
+    p.op('(')
+        .op('(')
+        .uni("storage")
+        .put(3)
+        .global("torch", "FloatStorage")
+        .put(4)
+        .uni("0")
+        .put(5)
+        .uni("cpu")
+        .put(6)
+        .m2(numel);
     p.op('t').put(7).op('Q').k1(0).k1(sizeA).k1(sizeB).op(0x86).put(8).k1(sizeB).k1(1).op(0x86).put(9).op(0x89);
     p.global("collections", "OrderedDict").put(10).op(')').op('R').put(11).op('t').put(12).op('R').put(13).op('s');
     return p.stop();
 }
 
-} // namespace
+}  // namespace
 
 class TestZipPickle : public QObject {
     Q_OBJECT
@@ -112,7 +152,8 @@ private slots:
         QVERIFY(z.ok());
         auto r = z->read("state_dict/data/0", 1000);
         QVERIFY(!r.ok());
-        QVERIFY2(r.error().message.find("declares 32768 bytes, more than the limit of 1000") != std::string::npos, r.error().str().c_str());
+        QVERIFY2(r.error().message.find("declares 32768 bytes, more than the limit of 1000") != std::string::npos,
+                 r.error().str().c_str());
     }
 
     void notAZipAndMissingFile() {
@@ -166,7 +207,8 @@ private slots:
         QVERIFY(z.ok());
         auto r = z->read("a/data.pkl");
         QVERIFY(!r.ok());
-        QVERIFY2(r.error().message.find("is impossible for an archive of") != std::string::npos, r.error().str().c_str());
+        QVERIFY2(r.error().message.find("is impossible for an archive of") != std::string::npos,
+                 r.error().str().c_str());
     }
 
     void inMemoryArchive() {
@@ -191,12 +233,15 @@ private slots:
     }
 
     void otherHostileGlobals() {
-        struct Case { std::string bytes, name; };
+        struct Case {
+            std::string bytes, name;
+        };
         std::vector<Case> cases = {
             {Pk().global("__builtin__", "eval").op(')').op('R').stop(), "builtins.eval"},
             {Pk().global("subprocess", "Popen").op(')').op('R').stop(), "subprocess.Popen"},
             {Pk(4).sUni("builtins").sUni("exec").op(0x93).op(')').op('R').stop(), "builtins.exec"},
-            {Pk().global("torch.nn.modules.linear", "Linear").op(')').op(0x81).stop(), "torch.nn.modules.linear.Linear"},
+            {Pk().global("torch.nn.modules.linear", "Linear").op(')').op(0x81).stop(),
+             "torch.nn.modules.linear.Linear"},
             {Pk().global("__builtin__", "set").op(')').op('R').stop(), "builtins.set"},  // only with allowGraphModule
             {Pk().global("torch", "load").op(')').op('R').stop(), "torch.load"},
         };
@@ -259,7 +304,8 @@ private slots:
     void tensorBeyondStorageIsRefused() {
         auto r = unp(tensorPickle(4, 8, 31));
         QVERIFY(!r.ok());
-        QVERIFY2(r.error().message.find("reaches beyond its storage of 31 elements at byte") != std::string::npos, errorOf(r).c_str());
+        QVERIFY2(r.error().message.find("reaches beyond its storage of 31 elements at byte") != std::string::npos,
+                 errorOf(r).c_str());
     }
 
     void truncatedPickleGivesOffset() {
@@ -274,11 +320,15 @@ private slots:
         big.op('X').u32(0x7fffffff);
         auto bigR = unp(big.b + "abc");
         QVERIFY(!bigR.ok());
-        QVERIFY2(bigR.error().message.find("truncated pickle: opcode needs 2147483647 more bytes, 3 left at byte 2") == 0, errorOf(bigR).c_str());
+        QVERIFY2(bigR.error().message.find("truncated pickle: opcode needs 2147483647 more bytes, 3 left at byte 2") ==
+                     0,
+                 errorOf(bigR).c_str());
     }
 
     void malformedPickles() {
-        struct Case { std::string bytes, msg; };
+        struct Case {
+            std::string bytes, msg;
+        };
         std::vector<Case> cases = {
             {Pk().get(5).stop(), "memo key 5 not defined at byte 2"},
             {Pk().op('a').stop(), "stack underflow at byte 2"},
@@ -286,9 +336,19 @@ private slots:
             {Pk().op(']').put(0).get(0).op('a').stop(), "reference cycle"},
             {Pk().k1(1).k1(2).stop(), "STOP with 2 values on the stack"},
             {Pk(9).stop(), "unsupported pickle protocol 9"},
-            {Pk().op('(').uni("storage").k1(1).k1(2).k1(3).k1(4).op('t').op('Q').stop(), "persistent id names an unknown storage type at byte 24"},
+            {Pk().op('(').uni("storage").k1(1).k1(2).k1(3).k1(4).op('t').op('Q').stop(),
+             "persistent id names an unknown storage type at byte 24"},
             {Pk().op('(').uni("blob").k1(1).op('t').op('Q').stop(), "unsupported persistent id"},
-            {Pk().op('(').uni("storage").global("torch", "FloatStorage").uni("0").uni("cpu").k1(4).op('t').op('Q').op('Q').stop(),
+            {Pk().op('(')
+                 .uni("storage")
+                 .global("torch", "FloatStorage")
+                 .uni("0")
+                 .uni("cpu")
+                 .k1(4)
+                 .op('t')
+                 .op('Q')
+                 .op('Q')
+                 .stop(),
              "unsupported persistent id"},
             {Pk().op(0x85).stop(), "stack underflow"},
             {Pk().uni("x").op('R').stop(), "stack underflow"},
@@ -339,7 +399,8 @@ private slots:
         QVERIFY(gp.ok());
         auto refused = unpickle(*gp, "wrap_body_0");
         QVERIFY(!refused.ok());
-        QVERIFY2(refused.error().message.find("refusing to load global 'torch.fx.graph_module.reduce_graph_module' at byte 2") == 0,
+        QVERIFY2(refused.error().message.find(
+                     "refusing to load global 'torch.fx.graph_module.reduce_graph_module' at byte 2") == 0,
                  refused.error().str().c_str());
         PickleOptions gm;
         gm.allowGraphModule = true;

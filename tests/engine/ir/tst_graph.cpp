@@ -22,7 +22,7 @@ std::unique_ptr<Graph> tiny() {
     out->args = {Argument::ofList({Argument::ofNode(r)}, true)};
     return g;
 }
-} // namespace
+}  // namespace
 
 class TestGraph : public QObject {
     Q_OBJECT

@@ -20,7 +20,7 @@ sym::Binding bind(std::initializer_list<std::pair<const char*, int64_t>> kv) {
     return b;
 }
 
-} // namespace
+}  // namespace
 
 class TestSymExpr : public QObject {
     Q_OBJECT
@@ -40,13 +40,13 @@ private slots:
     }
     void pythonSemantics() {
         auto b = bind({{"s0", -7}, {"s1", 3}});
-        QCOMPARE(ev("s0//2", b).i, int64_t(-4));      // floors toward -inf
+        QCOMPARE(ev("s0//2", b).i, int64_t(-4));       // floors toward -inf
         QCOMPARE(ev("Mod(s0, s1)", b).i, int64_t(2));  // divisor's sign
         QCOMPARE(ev("s0 % -3", b).i, int64_t(-1));
         QCOMPARE(ev("-s1**2", b).i, int64_t(-9));     // ** binds tighter than unary minus
         QCOMPARE(ev("2**s1**2", b).i, int64_t(512));  // right-associative
         QCOMPARE(ev("CeilDiv(s0, 2)", b).i, int64_t(-3));
-        QCOMPARE(ev("s1/2", b).d, 1.5);               // true division gives a float
+        QCOMPARE(ev("s1/2", b).d, 1.5);  // true division gives a float
         QCOMPARE(ev("ModularIndexing(17, 2, 5)", b).i, int64_t(3));
         QCOMPARE(ev("Max(1, s0)", b).i, int64_t(1));
         QCOMPARE(ev("Min(s1, 8, 2)", b).i, int64_t(2));

@@ -5,9 +5,9 @@
 // provenance, and the classification of a child process's end (exit, signal, timeout).
 #include "test_util.h"
 
+#include "codegen/backend.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
-#include "codegen/backend.h"
 #include "minify/candidate.h"
 #include "minify/hierarchy.h"
 #include "minify/inject.h"
@@ -25,16 +25,15 @@ using namespace fxray::minify;
 namespace {
 
 // x -> relu -> neg -> tanh -> exp -> sin -> (sin, cos(x))
-const char* kChain =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
-    "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x)\n"
-    "        neg: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.neg.default(relu);  relu = None\n"
-    "        tanh: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.tanh.default(neg);  neg = None\n"
-    "        exp: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.exp.default(tanh);  tanh = None\n"
-    "        sin: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.sigmoid.default(exp);  exp = None\n"
-    "        cos: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.abs.default(x);  x = None\n"
-    "        return (sin, cos)\n";
+const char* kChain = "class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
+                     "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x)\n"
+                     "        neg: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.neg.default(relu);  relu = None\n"
+                     "        tanh: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.tanh.default(neg);  neg = None\n"
+                     "        exp: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.exp.default(tanh);  tanh = None\n"
+                     "        sin: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.sigmoid.default(exp);  exp = None\n"
+                     "        cos: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.abs.default(x);  x = None\n"
+                     "        return (sin, cos)\n";
 
 std::unique_ptr<Graph> parse(const char* text) {
     auto g = readFxText(text, "test.py");
@@ -70,7 +69,7 @@ QueryOutcome verdict(bool yes, std::string sig) {
     return o;
 }
 
-} // namespace
+}  // namespace
 
 class TestMinifyReducer : public QObject {
     Q_OBJECT
@@ -105,11 +104,14 @@ private slots:
         QTest::newRow("unknown side") << QStringList{"accuracy:ref-vs-tpu"} << QStringList{} << "unknown side";
         QTest::newRow("no vs") << QStringList{"accuracy:ref"} << QStringList{} << "expected accuracy:A-vs-B";
         QTest::newRow("same sides") << QStringList{"accuracy:ref-vs-ref"} << QStringList{} << "both sides are 'ref'";
-        QTest::newRow("cpu missing") << QStringList{"accuracy:ref-vs-cpu"} << QStringList{} << "backend 'cpu' is not available";
+        QTest::newRow("cpu missing") << QStringList{"accuracy:ref-vs-cpu"} << QStringList{}
+                                     << "backend 'cpu' is not available";
         QTest::newRow("empty command") << QStringList{"command: "} << QStringList{} << "non-empty command";
         QTest::newRow("bad scale") << QStringList{} << QStringList{"aten.tanh.default:scale=abc"} << "finite number";
-        QTest::newRow("unknown op") << QStringList{} << QStringList{"aten.frob.default:scale=2"} << "unknown op 'aten.frob";
-        QTest::newRow("unknown fault") << QStringList{} << QStringList{"aten.tanh.default:melt=1"} << "unknown fault 'melt'";
+        QTest::newRow("unknown op") << QStringList{} << QStringList{"aten.frob.default:scale=2"}
+                                    << "unknown op 'aten.frob";
+        QTest::newRow("unknown fault") << QStringList{} << QStringList{"aten.tanh.default:melt=1"}
+                                       << "unknown fault 'melt'";
         QTest::newRow("nothing") << QStringList{} << QStringList{} << "at least one --check";
     }
     void badSpecsSayWhy() {
@@ -219,12 +221,13 @@ private slots:
         // Eight independent outputs; only the one through tanh matters.
         std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[4][1]cpu\"):\n";
         for (int i = 0; i < 8; ++i)
-            text += "        o" + std::to_string(i) + ": \"f32[4][1]cpu\" = torch.ops.aten." + (i == 5 ? "tanh" : "sigmoid") +
-                    ".default(x)\n";
+            text += "        o" + std::to_string(i) + ": \"f32[4][1]cpu\" = torch.ops.aten." +
+                    (i == 5 ? "tanh" : "sigmoid") + ".default(x)\n";
         text += "        return (o0, o1, o2, o3, o4, o5, o6, o7)\n";
         auto g = parse(text.c_str());
         QVERIFY(g);
-        auto opts = inProcess([](const Graph& c, const std::vector<Value>&) { return verdict(has(c, "aten.tanh.default"), "t"); });
+        auto opts = inProcess(
+            [](const Graph& c, const std::vector<Value>&) { return verdict(has(c, "aten.tanh.default"), "t"); });
         auto r = minifyGraph(*g, {fxtest::tv({4}, {1, 2, 3, 4})}, opts);
         QVERIFY(r.ok());
         QCOMPARE(r->nodesAfter, size_t(3));  // x, tanh, output
@@ -233,7 +236,8 @@ private slots:
 
     void progressReportsTheShrinkingGraph() {
         auto g = parse(kChain);
-        auto opts = inProcess([](const Graph& c, const std::vector<Value>&) { return verdict(has(c, "aten.exp.default"), "e"); });
+        auto opts = inProcess(
+            [](const Graph& c, const std::vector<Value>&) { return verdict(has(c, "aten.exp.default"), "e"); });
         std::vector<size_t> sizes;
         auto r = minifyGraph(*g, chainInputs(), opts, [&](const MinifyProgress& p) {
             QVERIFY(p.best);
@@ -304,19 +308,18 @@ private slots:
         QCOMPARE(layerKey("l__self___transformer_h_11_ln_1"), std::string("h_11"));
         QCOMPARE(layerKey("addmm_3"), std::string(""));
         // Two runs of the same two source lines: two block instances, four line runs.
-        const char* text =
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[4][1]cpu\"):\n"
-            "        # File: m.py:10 in forward, code: y = a(x)\n"
-            "        sin: \"f32[4][1]cpu\" = torch.ops.aten.sigmoid.default(x)\n"
-            "        # File: m.py:11 in forward, code: z = b(y)\n"
-            "        cos: \"f32[4][1]cpu\" = torch.ops.aten.abs.default(sin)\n"
-            "        exp: \"f32[4][1]cpu\" = torch.ops.aten.exp.default(cos)\n"
-            "        # File: m.py:10 in forward, code: y = a(x)\n"
-            "        sin_1: \"f32[4][1]cpu\" = torch.ops.aten.sigmoid.default(exp)\n"
-            "        # File: m.py:11 in forward, code: z = b(y)\n"
-            "        cos_1: \"f32[4][1]cpu\" = torch.ops.aten.abs.default(sin_1)\n"
-            "        return (cos_1,)\n";
+        const char* text = "class GraphModule(torch.nn.Module):\n"
+                           "    def forward(self, x: \"f32[4][1]cpu\"):\n"
+                           "        # File: m.py:10 in forward, code: y = a(x)\n"
+                           "        sin: \"f32[4][1]cpu\" = torch.ops.aten.sigmoid.default(x)\n"
+                           "        # File: m.py:11 in forward, code: z = b(y)\n"
+                           "        cos: \"f32[4][1]cpu\" = torch.ops.aten.abs.default(sin)\n"
+                           "        exp: \"f32[4][1]cpu\" = torch.ops.aten.exp.default(cos)\n"
+                           "        # File: m.py:10 in forward, code: y = a(x)\n"
+                           "        sin_1: \"f32[4][1]cpu\" = torch.ops.aten.sigmoid.default(exp)\n"
+                           "        # File: m.py:11 in forward, code: z = b(y)\n"
+                           "        cos_1: \"f32[4][1]cpu\" = torch.ops.aten.abs.default(sin_1)\n"
+                           "        return (cos_1,)\n";
         auto g = parse(text);
         QVERIFY(g);
         auto ws = Workspace::build(*g, {fxtest::tv({4}, {1, 2, 3, 4})}, 0);

@@ -116,7 +116,8 @@ bool reproducesJoint(const Graph& joint, const PartitionResult& r, const std::ve
     for (Node* p : r.backward->placeholders()) {
         auto it = byName.find(p->name());
         if (it == byName.end()) {
-            why = QString("backward placeholder %1 is neither saved nor a tangent").arg(QString::fromStdString(p->name()));
+            why = QString("backward placeholder %1 is neither saved nor a tangent")
+                      .arg(QString::fromStdString(p->name()));
             return false;
         }
         bwdIn.push_back(it->second);
@@ -130,10 +131,12 @@ bool reproducesJoint(const Graph& joint, const PartitionResult& r, const std::ve
     }
     for (size_t k = 0; k < ours.size(); ++k) {
         auto c = compareValues(k, ours[k], jointOut[k]);
-        bool same = c.ok && c.maxAbsErr == 0.0 &&
-                    (!ours[k].isTensor() || ours[k].t.dtype() == jointOut[k].t.dtype());
+        bool same = c.ok && c.maxAbsErr == 0.0 && (!ours[k].isTensor() || ours[k].t.dtype() == jointOut[k].t.dtype());
         if (!same) {
-            why = QString("output %1 differs: max_abs_err %2 %3").arg(k).arg(c.maxAbsErr).arg(QString::fromStdString(c.note));
+            why = QString("output %1 differs: max_abs_err %2 %3")
+                      .arg(k)
+                      .arg(c.maxAbsErr)
+                      .arg(QString::fromStdString(c.note));
             return false;
         }
     }
@@ -189,7 +192,7 @@ std::vector<std::string> staticInputs(const std::string& model, const Graph& joi
     return {};
 }
 
-} // namespace
+}  // namespace
 
 class TestPartition : public QObject {
     Q_OBJECT
@@ -488,7 +491,8 @@ private slots:
         PartitionOptions o;
         o.sizes = {{"s33", sym::Num::ofInt(16)}};
         if (dynamo) o.staticLifetimeInputs = staticInputsFromDynamo(*joint, *dynamo);
-        if (o.staticLifetimeInputs.empty()) o.staticLifetimeInputs = {"primals_1", "primals_2", "primals_5", "primals_6"};
+        if (o.staticLifetimeInputs.empty())
+            o.staticLifetimeInputs = {"primals_1", "primals_2", "primals_5", "primals_6"};
         auto r = partitionJoint(*joint, o);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
 
@@ -563,8 +567,8 @@ private slots:
         QCOMPARE(int64_t(r->numFwdOutputs), summary["num_fwd_outputs"].get<int64_t>());
         const int64_t theirs = summary["saved_bytes"].get<int64_t>();
         qInfo("%s: saved %lld bytes (PyTorch %lld), %zu values (PyTorch %zu), fwd %zu / bwd %zu nodes", m.c_str(),
-              (long long)r->savedBytes, (long long)theirs, r->saved.size(), summary["saved"].size(),
-              r->forward->size(), r->backward->size());
+              (long long)r->savedBytes, (long long)theirs, r->saved.size(), summary["saved"].size(), r->forward->size(),
+              r->backward->size());
         QVERIFY2(r->savedBytes <= theirs,
                  qPrintable(QString("saved %1 bytes, PyTorch %2").arg(r->savedBytes).arg(theirs)));
 
@@ -612,8 +616,10 @@ private slots:
             if (b > 0)
                 QVERIFY2(rb->savedBytes <= prev,
                          qPrintable(QString("budget %1 saves %2 > %3").arg(b).arg(rb->savedBytes).arg(prev)));
-            QVERIFY2(rb->activationBytes <= prevAct,
-                     qPrintable(QString("budget %1 keeps %2 activation bytes > %3").arg(b).arg(rb->activationBytes).arg(prevAct)));
+            QVERIFY2(
+                rb->activationBytes <= prevAct,
+                qPrintable(
+                    QString("budget %1 keeps %2 activation bytes > %3").arg(b).arg(rb->activationBytes).arg(prevAct)));
             if (b == 0) QCOMPARE(rb->activationBytes, int64_t(0));
             prev = rb->savedBytes;
             prevAct = rb->activationBytes;

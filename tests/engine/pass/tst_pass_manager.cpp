@@ -17,12 +17,11 @@ using namespace fxray;
 
 namespace {
 
-const char* kGraph =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
-    "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
-    "        neg: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.neg.default(relu);  relu = None\n"
-    "        return (neg,)\n";
+const char* kGraph = "class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
+                     "        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x);  x = None\n"
+                     "        neg: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.neg.default(relu);  relu = None\n"
+                     "        return (neg,)\n";
 
 std::unique_ptr<Graph> parse(const char* text) {
     auto g = readFxText(text, "test.py");
@@ -84,7 +83,7 @@ public:
     }
 };
 
-} // namespace
+}  // namespace
 
 class TestPassManager : public QObject {
     Q_OBJECT

@@ -38,7 +38,7 @@ void expectNames(const Status& s, const std::string& table, const std::string& o
     QVERIFY2(m.find(op) != std::string::npos, m.c_str());
 }
 
-} // namespace
+}  // namespace
 
 class TestOpTable : public QObject {
     Q_OBJECT
@@ -166,8 +166,8 @@ private slots:
         QCOMPARE(rows.size(), OpRegistry::instance().all().size());
         QVERIFY(std::is_sorted(rows.begin(), rows.end(),
                                [](const OpCoverage& a, const OpCoverage& b) { return a.qualname < b.qualname; }));
-        const std::set<std::string> cpu = {"lowered", "extern", "reference", "n/a"}, cuda = {"lowered", "extern", "host"},
-                                    vjp = {"rule", "non-diff", "none"};
+        const std::set<std::string> cpu = {"lowered", "extern", "reference", "n/a"},
+                                    cuda = {"lowered", "extern", "host"}, vjp = {"rule", "non-diff", "none"};
         for (const auto& r : rows) {
             QVERIFY2(cpu.count(r.cpu) && cuda.count(r.cuda) && vjp.count(r.vjp), r.qualname.c_str());
         }

@@ -55,7 +55,7 @@ class AddSelf(torch.nn.Module):
         return (add,)
 )";
 
-} // namespace
+}  // namespace
 
 class TestPatternMatcher : public QObject {
     Q_OBJECT
@@ -330,7 +330,8 @@ class R(torch.nn.Module):
         return (neg,)
 )");
         QVERIFY(!p.ok());
-        QCOMPARE(p.error().message, std::string("pattern 'bad': replacement input 'y' is not an input of the search graph"));
+        QCOMPARE(p.error().message,
+                 std::string("pattern 'bad': replacement input 'y' is not an input of the search graph"));
         auto q = patternFromFxText("unknown", R"(
 class P(torch.nn.Module):
     def forward(self, x):

@@ -27,7 +27,7 @@ std::string slurp(const fs::path& p) {
     return ss.str();
 }
 
-} // namespace
+}  // namespace
 
 class TestServeWorker : public QObject {
     Q_OBJECT

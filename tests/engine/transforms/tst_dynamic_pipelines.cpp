@@ -57,7 +57,7 @@ std::string reproduces(const Graph& g, const fs::path& dir) {
     return compared > 0 ? std::string() : "no tensor output was compared";
 }
 
-} // namespace
+}  // namespace
 
 class TestDynamicPipelines : public QObject {
     Q_OBJECT
@@ -74,7 +74,8 @@ private slots:
         for (const auto& m : models)
             for (const char* stage : {"forward", "backward"}) {
                 fs::path num = dynamicCorpus() / m / "numerics";
-                if (!fs::is_directory(num / stage / "inputs") || !fs::is_directory(num / (std::string(stage) + "_2") / "inputs"))
+                if (!fs::is_directory(num / stage / "inputs") ||
+                    !fs::is_directory(num / (std::string(stage) + "_2") / "inputs"))
                     continue;
                 for (const char* pl : {"joint", "post-grad", "inductor"})
                     QTest::newRow((m + "/" + stage + "/" + pl).c_str())
@@ -101,7 +102,8 @@ private slots:
         auto pm = buildPipeline(pipeline.toStdString());
         QVERIFY(pm.ok());
         CompileTrace trace = (*pm)->run(g);
-        for (const auto& fl : trace.failures) QFAIL(qPrintable(QString::fromStdString("pass " + fl.pass + " failed: " + fl.message)));
+        for (const auto& fl : trace.failures)
+            QFAIL(qPrintable(QString::fromStdString("pass " + fl.pass + " failed: " + fl.message)));
         QVERIFY2(g.verify().ok(), "the graph after the pipeline does not verify");
         std::vector<std::string> after;
         for (Node* p : g.placeholders()) after.push_back(p->name());
@@ -109,8 +111,8 @@ private slots:
         // The printed graph keeps its symbols (a pass must not write a size of one run into it),
         // and reads back: what `fxray compile --out` writes runs at every size too.
         const std::string text = printGraph(g);
-        const fs::path out = fs::temp_directory_path() /
-                             ("fxray_tst_dyn_" + std::to_string(QCoreApplication::applicationPid()) + ".py");
+        const fs::path out =
+            fs::temp_directory_path() / ("fxray_tst_dyn_" + std::to_string(QCoreApplication::applicationPid()) + ".py");
         {
             std::ofstream os(out);
             os << text;

@@ -12,9 +12,9 @@
 #include "test_util.h"
 
 #include "exec/run_check.h"
+#include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
-#include "exec/shape_inference.h"
 #include "import/npy.h"
 #include "transforms/passes.h"
 
@@ -64,7 +64,8 @@ void freezeAndCheck(const std::string& model, CompileTrace& trace, std::unique_p
     auto fi = freezeInputsFromValues(g, *isParam, *inputs);
     QVERIFY2(fi.ok(), fi.ok() ? "" : fi.error().str().c_str());
     std::map<std::string, Value> byName;
-    for (size_t i = 0; i < phs.size(); ++i) byName[phs[i]->name()] = Value::ofTensor(withAnnotatedStrides((*inputs)[i].t, *phs[i]));
+    for (size_t i = 0; i < phs.size(); ++i)
+        byName[phs[i]->name()] = Value::ofTensor(withAnnotatedStrides((*inputs)[i].t, *phs[i]));
     PipelineConfig cfg;
     cfg.freeze = std::make_shared<FreezeInputs>(std::move(fi).value());
     auto pm = buildPipeline("freezing", {}, cfg);
@@ -80,7 +81,7 @@ void freezeAndCheck(const std::string& model, CompileTrace& trace, std::unique_p
     out = std::move(f->graphs[0].graph);
 }
 
-} // namespace
+}  // namespace
 
 class TestFreezingPadMm : public QObject {
     Q_OBJECT

@@ -35,7 +35,7 @@ Value randTensor(std::vector<int64_t> shape, std::mt19937& rng) {
     return fxtest::tv(std::move(shape), std::move(v), DType::Float64);
 }
 
-} // namespace
+}  // namespace
 
 class TestFuseAttention : public QObject {
     Q_OBJECT
@@ -49,9 +49,11 @@ private slots:
         QTest::newRow("attention graphs joint") << "attention/graphs/aot_joint_graph.py" << 1 << "sfdp_mul_training";
         QTest::newRow("attention_infer") << "attention_infer/numerics/inference.py" << 1 << "sfdp_mul_inference";
         QTest::newRow("gpt2 joint (p=0)") << "gpt2/numerics/joint.py" << 2 << "sfdp_mul_mask_training";
-        QTest::newRow("gpt2 joint (dropout)") << "gpt2/graphs/aot_joint_graph.py" << 2 << "sfdp_mul_mask_dropout_training";
+        QTest::newRow("gpt2 joint (dropout)")
+            << "gpt2/graphs/aot_joint_graph.py" << 2 << "sfdp_mul_mask_dropout_training";
         QTest::newRow("bert joint (p=0)") << "bert/numerics/joint.py" << 2 << "sfdp_mul_mask_training";
-        QTest::newRow("bert joint (dropout)") << "bert/graphs/aot_joint_graph.py" << 2 << "sfdp_mul_mask_dropout_training";
+        QTest::newRow("bert joint (dropout)")
+            << "bert/graphs/aot_joint_graph.py" << 2 << "sfdp_mul_mask_dropout_training";
         QTest::newRow("gpt2_12 joint") << "gpt2_12/graphs/aot_joint_graph.py" << 12 << "sfdp_mul_mask_dropout_training";
     }
 
@@ -97,7 +99,8 @@ private slots:
         QCOMPARE(t.passes[0].matches.size(), size_t(0));
         bool found = false;
         for (const auto& m : t.passes[0].nearMisses)
-            if (m.pattern == "sfdp_mul_inference" && m.reason.find("has users outside the pattern") != std::string::npos)
+            if (m.pattern == "sfdp_mul_inference" &&
+                m.reason.find("has users outside the pattern") != std::string::npos)
                 found = true;
         QVERIFY2(found, "expected a near-miss of sfdp_mul_inference naming the escaping node");
     }
@@ -120,8 +123,8 @@ private slots:
         QVERIFY(std::abs(fxtest::values(r.list[1])[1] - std::log(2.0)) < 1e-6);
         // An additive bias of -inf on (0, 0) leaves only value 3 for row 0.
         Value bias = fxtest::tv({1, 1, 2, 2}, {-INFINITY, 0, 0, 0});
-        auto rb = fxtest::run("aten._scaled_dot_product_efficient_attention.default", {q, k, v, bias, fxtest::bv(false)},
-                              {{"scale", fxtest::dv(1.0)}});
+        auto rb = fxtest::run("aten._scaled_dot_product_efficient_attention.default",
+                              {q, k, v, bias, fxtest::bv(false)}, {{"scale", fxtest::dv(1.0)}});
         FX_COMPARE_VEC(fxtest::values(rb.list[0]), (std::vector<double>{3.0, 2.0}), 1e-6);
     }
 
@@ -153,8 +156,8 @@ private slots:
         Value bias = randTensor({1, 1, 3, 5}, rng);
         const double scale = 0.7;
         auto fwd = [&](const Value& qq, const Value& kk, const Value& vv) {
-            return fxtest::run("aten._scaled_dot_product_efficient_attention.default", {qq, kk, vv, bias, fxtest::bv(true)},
-                               {{"scale", fxtest::dv(scale)}});
+            return fxtest::run("aten._scaled_dot_product_efficient_attention.default",
+                               {qq, kk, vv, bias, fxtest::bv(true)}, {{"scale", fxtest::dv(scale)}});
         };
         auto objective = [&](const Value& qq, const Value& kk, const Value& vv) {
             auto o = fxtest::values(fwd(qq, kk, vv).list[0]);
@@ -165,9 +168,10 @@ private slots:
         };
         Value out = fwd(q, k, v);
         Value mask = Value::ofList({fxtest::bv(true), fxtest::bv(true), fxtest::bv(true), fxtest::bv(true)});
-        auto grads = fxtest::run("aten._scaled_dot_product_efficient_attention_backward.default",
-                                 {go, q, k, v, bias, out.list[0], out.list[1], out.list[2], out.list[3], fxtest::dv(0.0), mask},
-                                 {{"scale", fxtest::dv(scale)}});
+        auto grads =
+            fxtest::run("aten._scaled_dot_product_efficient_attention_backward.default",
+                        {go, q, k, v, bias, out.list[0], out.list[1], out.list[2], out.list[3], fxtest::dv(0.0), mask},
+                        {{"scale", fxtest::dv(scale)}});
         QCOMPARE(grads.list.size(), size_t(4));
         QVERIFY(grads.list[3].isTensor());  // bias gradient asked for
         QCOMPARE(grads.list[3].t.shape(), (std::vector<int64_t>{1, 1, 3, 5}));
@@ -180,12 +184,17 @@ private slots:
                 auto plus = base, minus = base;
                 plus[i] += h;
                 minus[i] -= h;
-                Value xp = fxtest::tv(x->t.shape(), plus, DType::Float64), xm = fxtest::tv(x->t.shape(), minus, DType::Float64);
+                Value xp = fxtest::tv(x->t.shape(), plus, DType::Float64),
+                      xm = fxtest::tv(x->t.shape(), minus, DType::Float64);
                 double fp = which == 0 ? objective(xp, k, v) : which == 1 ? objective(q, xp, v) : objective(q, k, xp);
                 double fm = which == 0 ? objective(xm, k, v) : which == 1 ? objective(q, xm, v) : objective(q, k, xm);
                 double numeric = (fp - fm) / (2 * h);
                 if (std::abs(numeric - analytic[i]) > 1e-6 * (1 + std::abs(numeric)))
-                    QFAIL(qPrintable(QString("grad %1[%2]: analytic %3 numeric %4").arg(which).arg(i).arg(analytic[i]).arg(numeric)));
+                    QFAIL(qPrintable(QString("grad %1[%2]: analytic %3 numeric %4")
+                                         .arg(which)
+                                         .arg(i)
+                                         .arg(analytic[i])
+                                         .arg(numeric)));
             }
         }
     }

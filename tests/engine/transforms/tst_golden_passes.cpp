@@ -28,11 +28,12 @@ std::string firstDifference(const std::string& got, const std::string& want) {
         bool ha = static_cast<bool>(std::getline(a, la)), hb = static_cast<bool>(std::getline(b, lb));
         if (!ha && !hb) return "identical";
         if (la != lb || ha != hb)
-            return "line " + std::to_string(line) + ":\n  got:  " + (ha ? la : "<end>") + "\n  want: " + (hb ? lb : "<end>");
+            return "line " + std::to_string(line) + ":\n  got:  " + (ha ? la : "<end>") +
+                   "\n  want: " + (hb ? lb : "<end>");
     }
 }
 
-} // namespace
+}  // namespace
 
 class TestGoldenPasses : public QObject {
     Q_OBJECT

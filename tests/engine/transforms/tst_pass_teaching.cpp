@@ -34,7 +34,7 @@ const std::set<std::string> kVerifiedPytorchFiles = {
     "torch/fx/experimental/optimization.py",           // remove_dropout
 };
 
-} // namespace
+}  // namespace
 
 class TestPassTeaching : public QObject {
     Q_OBJECT

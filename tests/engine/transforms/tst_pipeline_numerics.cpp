@@ -37,7 +37,8 @@ private slots:
                     std::vector<const char*> pls = {"joint", "post-grad", "inductor", "freezing"};
                     if (std::string(stage) == "inference") pls.push_back("freezing+params");
                     if (std::string(stage) == "dynamo") pls = {"pre-grad", "inductor"};
-                    for (const char* pipeline : pls) rows.emplace_back(model.path().filename().string(), stage, pipeline);
+                    for (const char* pipeline : pls)
+                        rows.emplace_back(model.path().filename().string(), stage, pipeline);
                 }
         std::sort(rows.begin(), rows.end());
         for (auto& [m, s, p] : rows)
@@ -91,10 +92,12 @@ private slots:
         auto pm = buildPipeline(pl, {}, cfg);
         QVERIFY(pm.ok());
         CompileTrace trace = (*pm)->run(g);
-        for (const auto& fl : trace.failures) QFAIL(qPrintable(QString::fromStdString("pass " + fl.pass + " failed: " + fl.message)));
+        for (const auto& fl : trace.failures)
+            QFAIL(qPrintable(QString::fromStdString("pass " + fl.pass + " failed: " + fl.message)));
         QVERIFY2(g.verify().ok(), "the graph after the pipeline does not verify");
         // Pinned nodes must survive the pipeline, or the comparison would use fresh randomness.
-        for (const auto& [name, v] : req.pins) QVERIFY2(g.find(name), qPrintable(QString::fromStdString("pinned node " + name + " is gone")));
+        for (const auto& [name, v] : req.pins)
+            QVERIFY2(g.find(name), qPrintable(QString::fromStdString("pinned node " + name + " is gone")));
 
         // Freezing removes the parameter inputs: feed the preserved ones by name.
         for (Node* p : g.placeholders()) req.inputs.push_back(byName.at(p->name()));
@@ -115,7 +118,10 @@ private slots:
         for (const auto& c : res->comparisons) {
             if (!c.ok)
                 QFAIL(qPrintable(QString("output %1: rel_err %2 (tolerance %3) %4")
-                                     .arg(c.index).arg(c.relErr).arg(c.tolerance).arg(QString::fromStdString(c.note))));
+                                     .arg(c.index)
+                                     .arg(c.relErr)
+                                     .arg(c.tolerance)
+                                     .arg(QString::fromStdString(c.note))));
             compared += (*expect)[c.index].isTensor();
         }
         QVERIFY(compared > 0);

@@ -59,7 +59,9 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
     for (int r = 0; r < R; ++r) {
         const fx_i64 row = wrow0 + r;
         for (int d = lane; d < K4; d += 32)
-            qr[w][r][d] = row < a.M && d < a.K ? fx_ld(q, a.qoff + b * a.qs[0] + h * a.qs[1] + row * a.qs[2] + d * a.qs[3]) : 0.0f;
+            qr[w][r][d] = row < a.M && d < a.K
+                              ? fx_ld(q, a.qoff + b * a.qs[0] + h * a.qs[1] + row * a.qs[2] + d * a.qs[3])
+                              : 0.0f;
     }
     float acc[R][HD / 32];
     float mrun[R], lrun[R];
@@ -77,7 +79,8 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
         for (int idx = threadIdx.x; idx < KT * K4; idx += blockDim.x) {
             const int j = idx / K4, d = idx % K4;
             const fx_i64 n = n0 + j;
-            kt[j][d] = n < a.N && d < a.K ? fx_ld(k, a.koff + b * a.ks[0] + h * a.ks[1] + n * a.ks[2] + d * a.ks[3]) : 0.0f;
+            kt[j][d] =
+                n < a.N && d < a.K ? fx_ld(k, a.koff + b * a.ks[0] + h * a.ks[1] + n * a.ks[2] + d * a.ks[3]) : 0.0f;
         }
         for (int idx = threadIdx.x; idx < KT * a.Kv; idx += blockDim.x) {
             const int j = idx / (int)a.Kv, d = idx % (int)a.Kv;
@@ -126,7 +129,8 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
             const float inv = lrun[r] > 0.0f ? 1.0f / lrun[r] : 0.0f;
             for (int i = 0; i < HD / 32; ++i) {
                 const int d = lane + 32 * i;
-                if (d < a.Kv) fx_st(o, a.ooff + b * a.os[0] + h * a.os[1] + row * a.os[2] + d * a.os[3], acc[r][i] * inv);
+                if (d < a.Kv)
+                    fx_st(o, a.ooff + b * a.os[0] + h * a.os[1] + row * a.os[2] + d * a.os[3], acc[r][i] * inv);
             }
         }
         // lse rows past M (PyTorch pads them to a multiple of 32) hold +inf.
@@ -174,7 +178,8 @@ __device__ void fx_attn_bwd(const T* __restrict__ go, const T* __restrict__ q, c
         const int j = idx / HD, d = idx % HD;
         const fx_i64 n = n0 + j;
         kt[j][d] = n < a.N && d < a.K ? fx_ld(k, a.koff + b * a.ks[0] + h * a.ks[1] + n * a.ks[2] + d * a.ks[3]) : 0.0f;
-        vt[j][d] = n < a.N && d < a.Kv ? fx_ld(v, a.voff + b * a.vs[0] + h * a.vs[1] + n * a.vs[2] + d * a.vs[3]) : 0.0f;
+        vt[j][d] =
+            n < a.N && d < a.Kv ? fx_ld(v, a.voff + b * a.vs[0] + h * a.vs[1] + n * a.vs[2] + d * a.vs[3]) : 0.0f;
         dks[j][d] = 0.0f;
         dvs[j][d] = 0.0f;
     }
@@ -239,41 +244,40 @@ __device__ void fx_attn_cast(const float* __restrict__ src, T* __restrict__ dst,
     }
 }
 
-#define FX_ATTN_KERNELS(T, S)                                                                                         \
-    extern "C" __global__ void __launch_bounds__(128) fx_attn_fwd_##S##_64(const T* q, const T* k, const T* v,         \
-                                                                           const T* bias, T* o, float* lse,            \
-                                                                           FxAttnArgs a) {                             \
-        fx_attn_fwd<T, 64, 32, 4>(q, k, v, bias, o, lse, a);                                                          \
+#define FX_ATTN_KERNELS(T, S)                                                                                          \
+    extern "C" __global__ void __launch_bounds__(128)                                                                  \
+        fx_attn_fwd_##S##_64(const T* q, const T* k, const T* v, const T* bias, T* o, float* lse, FxAttnArgs a) {      \
+        fx_attn_fwd<T, 64, 32, 4>(q, k, v, bias, o, lse, a);                                                           \
     }                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(128) fx_attn_fwd_##S##_128(const T* q, const T* k, const T* v,        \
-                                                                            const T* bias, T* o, float* lse,           \
-                                                                            FxAttnArgs a) {                            \
-        fx_attn_fwd<T, 128, 32, 4>(q, k, v, bias, o, lse, a);                                                         \
+    extern "C" __global__ void __launch_bounds__(128)                                                                  \
+        fx_attn_fwd_##S##_128(const T* q, const T* k, const T* v, const T* bias, T* o, float* lse, FxAttnArgs a) {     \
+        fx_attn_fwd<T, 128, 32, 4>(q, k, v, bias, o, lse, a);                                                          \
     }                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(128) fx_attn_fwd_##S##_256(const T* q, const T* k, const T* v,        \
-                                                                            const T* bias, T* o, float* lse,           \
-                                                                            FxAttnArgs a) {                            \
-        fx_attn_fwd<T, 256, 16, 2>(q, k, v, bias, o, lse, a);                                                         \
+    extern "C" __global__ void __launch_bounds__(128)                                                                  \
+        fx_attn_fwd_##S##_256(const T* q, const T* k, const T* v, const T* bias, T* o, float* lse, FxAttnArgs a) {     \
+        fx_attn_fwd<T, 256, 16, 2>(q, k, v, bias, o, lse, a);                                                          \
     }                                                                                                                  \
-    extern "C" __global__ void fx_attn_rowdot_##S(const T* go, const T* o, float* D, FxAttnArgs a) {                  \
-        fx_attn_rowdot<T>(go, o, D, a);                                                                               \
+    extern "C" __global__ void fx_attn_rowdot_##S(const T* go, const T* o, float* D, FxAttnArgs a) {                   \
+        fx_attn_rowdot<T>(go, o, D, a);                                                                                \
     }                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(128)                                                                 \
+    extern "C" __global__ void __launch_bounds__(128)                                                                  \
         fx_attn_bwd_##S##_64(const T* go, const T* q, const T* k, const T* v, const T* bias, const float* lse,         \
                              const float* D, float* dq, T* dk, T* dv, float* dbias, FxAttnArgs a, FxAttnArgs g) {      \
-        fx_attn_bwd<T, 64, 32>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                                   \
+        fx_attn_bwd<T, 64, 32>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                                    \
     }                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(128)                                                                 \
+    extern "C" __global__ void __launch_bounds__(128)                                                                  \
         fx_attn_bwd_##S##_128(const T* go, const T* q, const T* k, const T* v, const T* bias, const float* lse,        \
                               const float* D, float* dq, T* dk, T* dv, float* dbias, FxAttnArgs a, FxAttnArgs g) {     \
-        fx_attn_bwd<T, 128, 16>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                                  \
+        fx_attn_bwd<T, 128, 16>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                                   \
     }                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(128)                                                                 \
+    extern "C" __global__ void __launch_bounds__(128)                                                                  \
         fx_attn_bwd_##S##_256(const T* go, const T* q, const T* k, const T* v, const T* bias, const float* lse,        \
                               const float* D, float* dq, T* dk, T* dv, float* dbias, FxAttnArgs a, FxAttnArgs g) {     \
-        fx_attn_bwd<T, 256, 8>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                                   \
+        fx_attn_bwd<T, 256, 8>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                                    \
     }                                                                                                                  \
-    extern "C" __global__ void fx_attn_cast_##S(const float* src, T* dst, FxAttnCastArgs a) { fx_attn_cast<T>(src, dst, a); }
+    extern "C" __global__ void fx_attn_cast_##S(const float* src, T* dst, FxAttnCastArgs a) {                          \
+        fx_attn_cast<T>(src, dst, a);                                                                                  \
+    }
 
 FX_ATTN_KERNELS(float, f32)
 FX_ATTN_KERNELS(fx_half, f16)
@@ -300,8 +304,10 @@ extern "C" __global__ void fx_attn_rows_softmax(float* __restrict__ S, const flo
     float m = FX_NEG_INF;
     for (fx_i64 n = lane; n < a.N; n += 32) {
         float s = row[n];
-        if (a.causal && n > i) s = FX_NEG_INF;
-        else if (a.hasBias) s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];
+        if (a.causal && n > i)
+            s = FX_NEG_INF;
+        else if (a.hasBias)
+            s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];
         row[n] = s;
         m = fmaxf(m, s);
     }
@@ -325,8 +331,10 @@ extern "C" __global__ void fx_attn_rows_probs(float* __restrict__ S, const float
     float* row = S + r * a.N;
     for (fx_i64 n = lane; n < a.N; n += 32) {
         float s = row[n];
-        if (a.causal && n > i) s = FX_NEG_INF;
-        else if (a.hasBias) s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];
+        if (a.causal && n > i)
+            s = FX_NEG_INF;
+        else if (a.hasBias)
+            s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];
         row[n] = s == FX_NEG_INF ? 0.0f : expf(s - L);
     }
 }

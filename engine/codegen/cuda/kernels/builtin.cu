@@ -8,10 +8,14 @@
 // mirrored by hand in builtin_kernels.cpp (kernels/attention_args.h shows the shared-header form
 // these should move to).
 typedef long long i64;
-#define FX_GRID_LOOP(q, n) for (i64 q = (i64)blockIdx.x * blockDim.x + threadIdx.x; q < (n); q += (i64)gridDim.x * blockDim.x)
+#define FX_GRID_LOOP(q, n)                                                                                             \
+    for (i64 q = (i64)blockIdx.x * blockDim.x + threadIdx.x; q < (n); q += (i64)gridDim.x * blockDim.x)
 #define FX_BLOCK_LOOP(e, n) for (i64 e = blockIdx.x; e < (n); e += gridDim.x)
 
-struct FxCopyArgs { i64 n, ndim, elem, soff, doff; i64 size[8], sst[8], dst[8]; };
+struct FxCopyArgs {
+    i64 n, ndim, elem, soff, doff;
+    i64 size[8], sst[8], dst[8];
+};
 extern "C" __global__ void fx_strided_copy(const unsigned char* src, unsigned char* dst, FxCopyArgs a) {
     FX_GRID_LOOP(q, a.n) {
         i64 rest = q, so = a.soff, dof = a.doff;
@@ -31,7 +35,8 @@ extern "C" __global__ void fx_strided_copy(const unsigned char* src, unsigned ch
 }
 
 // Thread 0 ends with the block's sum (blockDim.x a multiple of 32).
-template <class A> __device__ A fx_block_sum(A v) {
+template <class A>
+__device__ A fx_block_sum(A v) {
     __shared__ A sh[32];
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -54,14 +59,18 @@ struct FxConvArgs {
     i64 xoff, woff, yoff;
 };
 
-template <class T> __device__ void fx_conv_fwd(const T* x, const T* w, const T* b, T* y, const FxConvArgs& a) {
+template <class T>
+__device__ void fx_conv_fwd(const T* x, const T* w, const T* b, T* y, const FxConvArgs& a) {
     const i64 total = a.N * a.O * a.out[0] * a.out[1] * a.out[2];
     const i64 cpg = a.C / a.G, opg = a.O / a.G;
     FX_GRID_LOOP(q, total) {
         i64 r = q;
-        const i64 e2 = r % a.out[2]; r /= a.out[2];
-        const i64 e1 = r % a.out[1]; r /= a.out[1];
-        const i64 e0 = r % a.out[0]; r /= a.out[0];
+        const i64 e2 = r % a.out[2];
+        r /= a.out[2];
+        const i64 e1 = r % a.out[1];
+        r /= a.out[1];
+        const i64 e0 = r % a.out[0];
+        r /= a.out[0];
         const i64 o = r % a.O, n = r / a.O, g = o / opg;
         T acc = T(0);
         for (i64 c = 0; c < cpg; ++c) {
@@ -76,7 +85,8 @@ template <class T> __device__ void fx_conv_fwd(const T* x, const T* w, const T* 
                     for (i64 k2 = 0; k2 < a.k[2]; ++k2) {
                         const i64 i2 = e2 * a.st[2] - a.pad[2] + k2 * a.dil[2];
                         if (i2 < 0 || i2 >= a.in[2]) continue;
-                        acc += xc[i0 * a.xs[2] + i1 * a.xs[3] + i2 * a.xs[4]] * wc[k0 * a.ws[2] + k1 * a.ws[3] + k2 * a.ws[4]];
+                        acc += xc[i0 * a.xs[2] + i1 * a.xs[3] + i2 * a.xs[4]] *
+                               wc[k0 * a.ws[2] + k1 * a.ws[3] + k2 * a.ws[4]];
                     }
                 }
             }
@@ -87,14 +97,18 @@ template <class T> __device__ void fx_conv_fwd(const T* x, const T* w, const T* 
 }
 
 // Gradient of the input: one thread per input element gathers the outputs its window reached.
-template <class T> __device__ void fx_conv_bwd_input(const T* gy, const T* w, T* gx, const FxConvArgs& a) {
+template <class T>
+__device__ void fx_conv_bwd_input(const T* gy, const T* w, T* gx, const FxConvArgs& a) {
     const i64 total = a.N * a.C * a.in[0] * a.in[1] * a.in[2];
     const i64 cpg = a.C / a.G, opg = a.O / a.G;
     FX_GRID_LOOP(q, total) {
         i64 r = q;
-        const i64 i2 = r % a.in[2]; r /= a.in[2];
-        const i64 i1 = r % a.in[1]; r /= a.in[1];
-        const i64 i0 = r % a.in[0]; r /= a.in[0];
+        const i64 i2 = r % a.in[2];
+        r /= a.in[2];
+        const i64 i1 = r % a.in[1];
+        r /= a.in[1];
+        const i64 i0 = r % a.in[0];
+        r /= a.in[0];
         const i64 c = r % a.C, n = r / a.C, g = c / cpg, cl = c % cpg;
         T acc = T(0);
         for (i64 ol = 0; ol < opg; ++ol) {
@@ -116,7 +130,8 @@ template <class T> __device__ void fx_conv_bwd_input(const T* gy, const T* w, T*
                         if (t2 < 0 || t2 % a.st[2]) continue;
                         const i64 e2 = t2 / a.st[2];
                         if (e2 >= a.out[2]) continue;
-                        acc += gyo[e0 * a.ys[2] + e1 * a.ys[3] + e2 * a.ys[4]] * wo[k0 * a.ws[2] + k1 * a.ws[3] + k2 * a.ws[4]];
+                        acc += gyo[e0 * a.ys[2] + e1 * a.ys[3] + e2 * a.ys[4]] *
+                               wo[k0 * a.ws[2] + k1 * a.ws[3] + k2 * a.ws[4]];
                     }
                 }
             }
@@ -126,22 +141,29 @@ template <class T> __device__ void fx_conv_bwd_input(const T* gy, const T* w, T*
 }
 
 // Gradient of the weight: one block per weight element reduces over batch and output positions.
-template <class T> __device__ void fx_conv_bwd_weight(const T* gy, const T* x, T* gw, const FxConvArgs& a) {
+template <class T>
+__device__ void fx_conv_bwd_weight(const T* gy, const T* x, T* gw, const FxConvArgs& a) {
     const i64 cpg = a.C / a.G, opg = a.O / a.G;
     const i64 total = a.O * cpg * a.k[0] * a.k[1] * a.k[2];
     const i64 m = a.N * a.out[0] * a.out[1] * a.out[2];
     FX_BLOCK_LOOP(e, total) {
         i64 r = e;
-        const i64 k2 = r % a.k[2]; r /= a.k[2];
-        const i64 k1 = r % a.k[1]; r /= a.k[1];
-        const i64 k0 = r % a.k[0]; r /= a.k[0];
+        const i64 k2 = r % a.k[2];
+        r /= a.k[2];
+        const i64 k1 = r % a.k[1];
+        r /= a.k[1];
+        const i64 k0 = r % a.k[0];
+        r /= a.k[0];
         const i64 cl = r % cpg, o = r / cpg, c = (o / opg) * cpg + cl;
         T acc = T(0);
         for (i64 j = threadIdx.x; j < m; j += blockDim.x) {
             i64 s = j;
-            const i64 e2 = s % a.out[2]; s /= a.out[2];
-            const i64 e1 = s % a.out[1]; s /= a.out[1];
-            const i64 e0 = s % a.out[0]; const i64 n = s / a.out[0];
+            const i64 e2 = s % a.out[2];
+            s /= a.out[2];
+            const i64 e1 = s % a.out[1];
+            s /= a.out[1];
+            const i64 e0 = s % a.out[0];
+            const i64 n = s / a.out[0];
             const i64 i0 = e0 * a.st[0] - a.pad[0] + k0 * a.dil[0];
             const i64 i1 = e1 * a.st[1] - a.pad[1] + k1 * a.dil[1];
             const i64 i2 = e2 * a.st[2] - a.pad[2] + k2 * a.dil[2];
@@ -150,20 +172,25 @@ template <class T> __device__ void fx_conv_bwd_weight(const T* gy, const T* x, T
                    x[a.xoff + n * a.xs[0] + c * a.xs[1] + i0 * a.xs[2] + i1 * a.xs[3] + i2 * a.xs[4]];
         }
         acc = fx_block_sum(acc);
-        if (threadIdx.x == 0) gw[a.woff + o * a.ws[0] + cl * a.ws[1] + k0 * a.ws[2] + k1 * a.ws[3] + k2 * a.ws[4]] = acc;
+        if (threadIdx.x == 0)
+            gw[a.woff + o * a.ws[0] + cl * a.ws[1] + k0 * a.ws[2] + k1 * a.ws[3] + k2 * a.ws[4]] = acc;
     }
 }
 
 // Gradient of the bias: one block per output channel.
-template <class T> __device__ void fx_conv_bwd_bias(const T* gy, T* gb, const FxConvArgs& a) {
+template <class T>
+__device__ void fx_conv_bwd_bias(const T* gy, T* gb, const FxConvArgs& a) {
     const i64 m = a.N * a.out[0] * a.out[1] * a.out[2];
     FX_BLOCK_LOOP(o, a.O) {
         T acc = T(0);
         for (i64 j = threadIdx.x; j < m; j += blockDim.x) {
             i64 s = j;
-            const i64 e2 = s % a.out[2]; s /= a.out[2];
-            const i64 e1 = s % a.out[1]; s /= a.out[1];
-            const i64 e0 = s % a.out[0]; const i64 n = s / a.out[0];
+            const i64 e2 = s % a.out[2];
+            s /= a.out[2];
+            const i64 e1 = s % a.out[1];
+            s /= a.out[1];
+            const i64 e0 = s % a.out[0];
+            const i64 n = s / a.out[0];
             acc += gy[a.yoff + n * a.ys[0] + o * a.ys[1] + e0 * a.ys[2] + e1 * a.ys[3] + e2 * a.ys[4]];
         }
         acc = fx_block_sum(acc);
@@ -176,8 +203,9 @@ __device__ __forceinline__ i64 fx_index(const void* p, i64 i, i64 isize) {
 }
 
 // Rows of grad (dense [rows, D]) added at their index; rows sharing an index collide: atomics.
-template <class T> __device__ void fx_embedding_bwd(const T* g, const void* idx, T* out, i64 rows, i64 D, i64 isize,
-                                                    i64 num, i64 padding) {
+template <class T>
+__device__ void fx_embedding_bwd(const T* g, const void* idx, T* out, i64 rows, i64 D, i64 isize, i64 num,
+                                 i64 padding) {
     FX_GRID_LOOP(q, rows * D) {
         const i64 i = q / D, d = q % D;
         const i64 k = fx_index(idx, i, isize);
@@ -186,8 +214,13 @@ template <class T> __device__ void fx_embedding_bwd(const T* g, const void* idx,
     }
 }
 
-struct FxIndexAddArgs { i64 n, ndim, dim, isize, ioff, istride, soff, ooff, dimSize; i64 size[8], ss[8], os[8]; double alpha; };
-template <class T> __device__ void fx_index_add(const T* src, const void* idx, T* out, const FxIndexAddArgs& a) {
+struct FxIndexAddArgs {
+    i64 n, ndim, dim, isize, ioff, istride, soff, ooff, dimSize;
+    i64 size[8], ss[8], os[8];
+    double alpha;
+};
+template <class T>
+__device__ void fx_index_add(const T* src, const void* idx, T* out, const FxIndexAddArgs& a) {
     const T alpha = (T)a.alpha;
     FX_GRID_LOOP(q, a.n) {
         i64 r = q, so = a.soff, oo = a.ooff;
@@ -206,7 +239,8 @@ template <class T> __device__ void fx_index_add(const T* src, const void* idx, T
 }
 
 // Every thread ends with the block's sum.
-template <class A> __device__ A fx_block_all_sum(A v) {
+template <class A>
+__device__ A fx_block_all_sum(A v) {
     __shared__ A r;
     v = fx_block_sum(v);
     if (threadIdx.x == 0) r = v;
@@ -225,18 +259,23 @@ struct FxNs {
     __device__ void next() {
         n += dn;
         s += ds;
-        if (s >= S) { s -= S; ++n; }
+        if (s >= S) {
+            s -= S;
+            ++n;
+        }
     }
 };
-#define FX_CHANNEL_LOOP(i, c) for (FxNs p_(threadIdx.x, blockDim.x, S); p_.n < N; p_.next()) \
-    if (const i64 i = (p_.n * C + (c)) * S + p_.s; true)
+#define FX_CHANNEL_LOOP(i, c)                                                                                          \
+    for (FxNs p_(threadIdx.x, blockDim.x, S); p_.n < N; p_.next())                                                     \
+        if (const i64 i = (p_.n * C + (c)) * S + p_.s; true)
 
 // Training-mode batch norm over a dense [N, C, S] activation: one block (1024 threads) per
 // channel, statistics in double (two passes: mean, then the squared deviations), then the
 // normalised store. nrm/nrv may alias rm/rv (the in-place variants) or be null (no running
 // statistics): thread 0 reads each before writing it.
-template <class T> __device__ void fx_bn_train(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y, T* mean,
-                                               T* invstd, T* nrm, T* nrv, i64 N, i64 C, i64 S, double mom, double eps) {
+template <class T>
+__device__ void fx_bn_train(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y, T* mean, T* invstd,
+                            T* nrm, T* nrv, i64 N, i64 C, i64 S, double mom, double eps) {
     const i64 cnt = N * S;
     if (S <= 0) return;
     FX_BLOCK_LOOP(c, C) {
@@ -257,7 +296,9 @@ template <class T> __device__ void fx_bn_train(const T* x, const T* w, const T* 
             if (nrm) {  // absent running statistics are not updated
                 nrm[c] = (T)((1.0 - mom) * (double)rm[c] + mom * m);
                 // One value per channel: n / (n - 1) makes the unbiased variance NaN, as in PyTorch.
-                const double unbiased = cnt > 1 ? q / (double)(cnt - 1) : cnt == 1 ? __longlong_as_double(0x7ff8000000000000LL) : var;
+                const double unbiased = cnt > 1    ? q / (double)(cnt - 1)
+                                        : cnt == 1 ? __longlong_as_double(0x7ff8000000000000LL)
+                                                   : var;
                 nrv[c] = (T)((1.0 - mom) * (double)rv[c] + mom * unbiased);
             }
         }
@@ -268,8 +309,9 @@ template <class T> __device__ void fx_bn_train(const T* x, const T* w, const T* 
 }
 
 // native_batch_norm_backward over a dense [N, C, S] activation: one block (1024 threads) per channel.
-template <class T> __device__ void fx_bn_bwd(const T* gy, const T* x, const T* w, const T* mean, const T* invstd, const T* rm,
-                                             const T* rv, T* gx, T* gw, T* gb, i64 N, i64 C, i64 S, i64 train, double eps) {
+template <class T>
+__device__ void fx_bn_bwd(const T* gy, const T* x, const T* w, const T* mean, const T* invstd, const T* rm, const T* rv,
+                          T* gx, T* gw, T* gb, i64 N, i64 C, i64 S, i64 train, double eps) {
     const i64 cnt = N * S;
     if (S <= 0) return;
     FX_BLOCK_LOOP(c, C) {
@@ -289,14 +331,18 @@ template <class T> __device__ void fx_bn_bwd(const T* gy, const T* x, const T* w
         }
         if (!gx) continue;
         const double k1 = is * (w ? (double)w[c] : 1.0);
-        const double gm = train && cnt ? sg / (double)cnt : 0.0, proj = train && cnt ? dot / (double)cnt * is * is : 0.0;
+        const double gm = train && cnt ? sg / (double)cnt : 0.0,
+                     proj = train && cnt ? dot / (double)cnt * is * is : 0.0;
         FX_CHANNEL_LOOP(i, c) gx[i] = (T)(((double)gy[i] - gm - ((double)x[i] - m) * proj) * k1);
     }
 }
 
-struct FxPoolArgs { i64 planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw; };
+struct FxPoolArgs {
+    i64 planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw;
+};
 // max_pool2d_with_indices over dense [planes, H, W]: NaN wins (as in PyTorch), first maximum kept.
-template <class T> __device__ void fx_maxpool2d(const T* x, T* y, i64* ind, const FxPoolArgs& a) {
+template <class T>
+__device__ void fx_maxpool2d(const T* x, T* y, i64* ind, const FxPoolArgs& a) {
     FX_GRID_LOOP(q, a.planes * a.OH * a.OW) {
         const i64 ow = q % a.OW, oh = (q / a.OW) % a.OH, pl = q / (a.OH * a.OW);
         const T* src = x + pl * a.H * a.W;
@@ -313,7 +359,10 @@ template <class T> __device__ void fx_maxpool2d(const T* x, T* y, i64* ind, cons
                 if (bi < 0 || v > best || v != v) {
                     best = v;
                     bi = ih * a.W + iw;
-                    if (v != v) { nan = true; break; }
+                    if (v != v) {
+                        nan = true;
+                        break;
+                    }
                 }
             }
         }
@@ -323,47 +372,49 @@ template <class T> __device__ void fx_maxpool2d(const T* x, T* y, i64* ind, cons
 }
 
 // Gradient of max pooling: each output's gradient added at its argmax (windows overlap: atomics).
-template <class T> __device__ void fx_maxpool2d_bwd(const T* gy, const i64* ind, T* gx, i64 planes, i64 HW, i64 per) {
+template <class T>
+__device__ void fx_maxpool2d_bwd(const T* gy, const i64* ind, T* gx, i64 planes, i64 HW, i64 per) {
     FX_GRID_LOOP(q, planes * per) {
         const i64 k = ind[q];
         if (k >= 0 && k < HW) atomicAdd(gx + (q / per) * HW + k, gy[q]);
     }
 }
 
-#define FX_INSTANTIATE(T, S)                                                                                      \
-    extern "C" __global__ void fx_conv_fwd_##S(const T* x, const T* w, const T* b, T* y, FxConvArgs a) {             \
-        fx_conv_fwd<T>(x, w, b, y, a);                                                                            \
-    }                                                                                                             \
-    extern "C" __global__ void fx_conv_bwd_input_##S(const T* gy, const T* w, T* gx, FxConvArgs a) {                \
-        fx_conv_bwd_input<T>(gy, w, gx, a);                                                                       \
-    }                                                                                                             \
-    extern "C" __global__ void fx_conv_bwd_weight_##S(const T* gy, const T* x, T* gw, FxConvArgs a) {               \
-        fx_conv_bwd_weight<T>(gy, x, gw, a);                                                                      \
-    }                                                                                                             \
-    extern "C" __global__ void fx_conv_bwd_bias_##S(const T* gy, T* gb, FxConvArgs a) { fx_conv_bwd_bias<T>(gy, gb, a); } \
-    extern "C" __global__ void fx_embedding_bwd_##S(const T* g, const void* idx, T* out, i64 rows, i64 D, i64 isize,  \
-                                                    i64 num, i64 padding) {                                       \
-        fx_embedding_bwd<T>(g, idx, out, rows, D, isize, num, padding);                                           \
-    }                                                                                                             \
-    extern "C" __global__ void fx_index_add_##S(const T* src, const void* idx, T* out, FxIndexAddArgs a) {          \
-        fx_index_add<T>(src, idx, out, a);                                                                        \
-    }                                                                                                             \
-    extern "C" __global__ void __launch_bounds__(1024) fx_bn_train_##S(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y,  \
-                                               T* mean, T* invstd, T* nrm, T* nrv, i64 N, i64 C, i64 S_,          \
-                                               double mom, double eps) {                                          \
-        fx_bn_train<T>(x, w, b, rm, rv, y, mean, invstd, nrm, nrv, N, C, S_, mom, eps);                           \
-    }                                                                                                             \
-    extern "C" __global__ void __launch_bounds__(1024) fx_bn_bwd_##S(const T* gy, const T* x, const T* w, const T* mean, const T* invstd,   \
-                                             const T* rm, const T* rv, T* gx, T* gw, T* gb, i64 N, i64 C, i64 S_,  \
-                                             i64 train, double eps) {                                             \
-        fx_bn_bwd<T>(gy, x, w, mean, invstd, rm, rv, gx, gw, gb, N, C, S_, train, eps);                          \
-    }                                                                                                             \
-    extern "C" __global__ void fx_maxpool2d_##S(const T* x, T* y, i64* ind, FxPoolArgs a) {                        \
-        fx_maxpool2d<T>(x, y, ind, a);                                                                            \
-    }                                                                                                             \
-    extern "C" __global__ void fx_maxpool2d_bwd_##S(const T* gy, const i64* ind, T* gx, i64 planes, i64 HW,        \
-                                                    i64 per) {                                                    \
-        fx_maxpool2d_bwd<T>(gy, ind, gx, planes, HW, per);                                                        \
+#define FX_INSTANTIATE(T, S)                                                                                           \
+    extern "C" __global__ void fx_conv_fwd_##S(const T* x, const T* w, const T* b, T* y, FxConvArgs a) {               \
+        fx_conv_fwd<T>(x, w, b, y, a);                                                                                 \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_conv_bwd_input_##S(const T* gy, const T* w, T* gx, FxConvArgs a) {                   \
+        fx_conv_bwd_input<T>(gy, w, gx, a);                                                                            \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_conv_bwd_weight_##S(const T* gy, const T* x, T* gw, FxConvArgs a) {                  \
+        fx_conv_bwd_weight<T>(gy, x, gw, a);                                                                           \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_conv_bwd_bias_##S(const T* gy, T* gb, FxConvArgs a) {                                \
+        fx_conv_bwd_bias<T>(gy, gb, a);                                                                                \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_embedding_bwd_##S(const T* g, const void* idx, T* out, i64 rows, i64 D, i64 isize,   \
+                                                    i64 num, i64 padding) {                                            \
+        fx_embedding_bwd<T>(g, idx, out, rows, D, isize, num, padding);                                                \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_index_add_##S(const T* src, const void* idx, T* out, FxIndexAddArgs a) {             \
+        fx_index_add<T>(src, idx, out, a);                                                                             \
+    }                                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(1024)                                                                 \
+        fx_bn_train_##S(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y, T* mean, T* invstd,        \
+                        T* nrm, T* nrv, i64 N, i64 C, i64 S_, double mom, double eps) {                                \
+        fx_bn_train<T>(x, w, b, rm, rv, y, mean, invstd, nrm, nrv, N, C, S_, mom, eps);                                \
+    }                                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(1024)                                                                 \
+        fx_bn_bwd_##S(const T* gy, const T* x, const T* w, const T* mean, const T* invstd, const T* rm, const T* rv,   \
+                      T* gx, T* gw, T* gb, i64 N, i64 C, i64 S_, i64 train, double eps) {                              \
+        fx_bn_bwd<T>(gy, x, w, mean, invstd, rm, rv, gx, gw, gb, N, C, S_, train, eps);                                \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_maxpool2d_##S(const T* x, T* y, i64* ind, FxPoolArgs a) {                            \
+        fx_maxpool2d<T>(x, y, ind, a);                                                                                 \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_maxpool2d_bwd_##S(const T* gy, const i64* ind, T* gx, i64 planes, i64 HW, i64 per) { \
+        fx_maxpool2d_bwd<T>(gy, ind, gx, planes, HW, per);                                                             \
     }
 FX_INSTANTIATE(float, f32)
 FX_INSTANTIATE(double, f64)

@@ -26,10 +26,10 @@ __device__ void fx_channel_sum(const T* __restrict__ x, T* __restrict__ out, fx_
     }
 }
 
-#define FX_CHANNEL_SUM(T, A, S)                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256) fx_channel_sum_##S(const T* x, T* out, fx_i64 N, fx_i64 C,  \
-                                                                         fx_i64 S_, fx_i64 ooff, fx_i64 os) {    \
-        fx_channel_sum<T, A>(x, out, N, C, S_, ooff, os);                                                          \
+#define FX_CHANNEL_SUM(T, A, S)                                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                                  \
+        fx_channel_sum_##S(const T* x, T* out, fx_i64 N, fx_i64 C, fx_i64 S_, fx_i64 ooff, fx_i64 os) {                \
+        fx_channel_sum<T, A>(x, out, N, C, S_, ooff, os);                                                              \
     }
 FX_CHANNEL_SUM(float, float, f32)
 FX_CHANNEL_SUM(fx_half, float, f16)

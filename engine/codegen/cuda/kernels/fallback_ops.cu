@@ -18,7 +18,8 @@ __device__ __forceinline__ bool fx_isnan(int) { return false; }
 
 // Window i along one spatial dim of fractional max pooling, as ATen's CUDA kernel computes it
 // (in the input's type: float for fp32, double for fp64); the last window flush with the end.
-template <class T> __device__ fx_i64 fx_fractional_start(T u, fx_i64 i, fx_i64 in, fx_i64 out, fx_i64 k) {
+template <class T>
+__device__ fx_i64 fx_fractional_start(T u, fx_i64 i, fx_i64 in, fx_i64 out, fx_i64 k) {
     if (i == out - 1) return in - k;
     const T alpha = (T)(in - k) / (T)(out - 1);
     return (fx_i64)(((T)i + u) * alpha) - (fx_i64)(u * alpha);
@@ -26,9 +27,11 @@ template <class T> __device__ fx_i64 fx_fractional_start(T u, fx_i64 i, fx_i64 i
 
 // One thread per output: the first maximum in window order wins, NaN propagates (v > best ||
 // isnan(v), so the last NaN's index), an empty window gives -inf and index -1.
-template <class T> __device__ void fx_window_max(const T* x, const T* samples, T* y, fx_i64* ind, const FxWindowArgs& a) {
+template <class T>
+__device__ void fx_window_max(const T* x, const T* samples, T* y, fx_i64* ind, const FxWindowArgs& a) {
     const fx_i64 outSize = a.out[0] * a.out[1] * a.out[2], inSize = a.in[0] * a.in[1] * a.in[2];
-    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.planes * outSize; q += (fx_i64)gridDim.x * blockDim.x) {
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.planes * outSize;
+         q += (fx_i64)gridDim.x * blockDim.x) {
         const fx_i64 pl = q / outSize, r = q % outSize;
         const fx_i64 o[3] = {r / (a.out[1] * a.out[2]), (r / a.out[2]) % a.out[1], r % a.out[2]};
         fx_i64 start[3], count[3], step[3];
@@ -75,7 +78,8 @@ template <class T> __device__ void fx_window_max(const T* x, const T* samples, T
 }
 
 // Whether p orders before q: NaN above every number (last ascending, first descending).
-template <class T> __device__ __forceinline__ bool fx_before(T p, T q, bool descending) {
+template <class T>
+__device__ __forceinline__ bool fx_before(T p, T q, bool descending) {
     if (descending) return (fx_isnan(p) && !fx_isnan(q)) || p > q;
     return (!fx_isnan(p) && fx_isnan(q)) || p < q;
 }
@@ -83,7 +87,8 @@ template <class T> __device__ __forceinline__ bool fx_before(T p, T q, bool desc
 // A stable sort by ranks: element i of a row goes to the number of elements ordering before it,
 // plus the equal ones at smaller positions (O(n^2) per row: the host takes long rows). One block
 // per row, the row's keys staged through global memory reads.
-template <class T> __device__ void fx_sort_rows(const T* x, T* values, fx_i64* indices, const FxSortArgs& a) {
+template <class T>
+__device__ void fx_sort_rows(const T* x, T* values, fx_i64* indices, const FxSortArgs& a) {
     const bool desc = a.descending != 0;
     for (fx_i64 row = blockIdx.x; row < a.outer * a.inner; row += gridDim.x) {
         const fx_i64 o = row / a.inner, c = row % a.inner, base = o * a.n * a.inner + c;
@@ -117,7 +122,8 @@ __device__ bool fx_segment(const fx_i64* seg, const FxSegArgs& a, fx_i64 o, fx_i
 
 // One thread per output: the segment reduced in double, in order, from the initial value (else
 // the identity); max/min keep a NaN once met; an empty segment's mean is NaN without an initial.
-template <class T> __device__ void fx_segment_reduce(const T* x, const fx_i64* seg, T* y, const FxSegArgs& a) {
+template <class T>
+__device__ void fx_segment_reduce(const T* x, const fx_i64* seg, T* y, const FxSegArgs& a) {
     const fx_i64 total = a.outer * a.count * a.inner;
     const double inf = (double)__int_as_float(0x7f800000), nan = (double)__int_as_float(0x7fc00000);
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < total; q += (fx_i64)gridDim.x * blockDim.x) {
@@ -127,18 +133,27 @@ template <class T> __device__ void fx_segment_reduce(const T* x, const fx_i64* s
             y[q] = (T)nan;
             continue;
         }
-        double acc = a.hasInitial ? a.initial
-                   : a.kind == FX_SEG_MAX ? -inf : a.kind == FX_SEG_MIN ? inf : a.kind == FX_SEG_PROD ? 1.0 : 0.0;
+        double acc = a.hasInitial            ? a.initial
+                     : a.kind == FX_SEG_MAX  ? -inf
+                     : a.kind == FX_SEG_MIN  ? inf
+                     : a.kind == FX_SEG_PROD ? 1.0
+                                             : 0.0;
         for (fx_i64 k = st; k < st + len; ++k) {
             const double v = (double)x[(o * a.axisLen + k) * a.inner + i];
-            if (a.kind == FX_SEG_MAX) acc = acc != acc ? acc : v != v ? v : fmax(acc, v);
-            else if (a.kind == FX_SEG_MIN) acc = acc != acc ? acc : v != v ? v : fmin(acc, v);
-            else if (a.kind == FX_SEG_PROD) acc *= v;
-            else acc += v;
+            if (a.kind == FX_SEG_MAX)
+                acc = acc != acc ? acc : v != v ? v : fmax(acc, v);
+            else if (a.kind == FX_SEG_MIN)
+                acc = acc != acc ? acc : v != v ? v : fmin(acc, v);
+            else if (a.kind == FX_SEG_PROD)
+                acc *= v;
+            else
+                acc += v;
         }
         if (a.kind == FX_SEG_MEAN) {
-            if (len == 0 && !a.hasInitial) acc = nan;
-            else if (len > 0 && acc == acc) acc /= (double)len;
+            if (len == 0 && !a.hasInitial)
+                acc = nan;
+            else if (len > 0 && acc == acc)
+                acc /= (double)len;
         }
         y[q] = (T)acc;
     }
@@ -148,8 +163,9 @@ template <class T> __device__ void fx_segment_reduce(const T* x, const fx_i64* s
 // first): max/min to every element equal to the result (or NaN), positive ones split among ties;
 // mean divides by the length; prod is grad * out / x, or the product of the others where x is 0
 // or NaN.
-template <class T> __device__ void fx_segment_reduce_bwd(const T* grad, const T* y, const T* x, const fx_i64* seg, T* gx,
-                                                         const FxSegArgs& a) {
+template <class T>
+__device__ void fx_segment_reduce_bwd(const T* grad, const T* y, const T* x, const fx_i64* seg, T* gx,
+                                      const FxSegArgs& a) {
     const fx_i64 total = a.outer * a.count * a.inner;
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < total; q += (fx_i64)gridDim.x * blockDim.x) {
         const fx_i64 i = q % a.inner, s = (q / a.inner) % a.count, o = q / (a.inner * a.count);
@@ -190,22 +206,25 @@ template <class T> __device__ void fx_segment_reduce_bwd(const T* grad, const T*
 }
 
 // put: each index writes (or adds, atomically: indices may repeat) its source element.
-template <class T> __device__ void fx_put(const fx_i64* index, const T* src, T* out, const FxPutArgs& a) {
+template <class T>
+__device__ void fx_put(const fx_i64* index, const T* src, T* out, const FxPutArgs& a) {
     for (fx_i64 k = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; k < a.n; k += (fx_i64)gridDim.x * blockDim.x) {
         fx_i64 i = index[k];
         if (i < 0) i += a.size;
         if (i < 0 || i >= a.size) continue;  // out of range (PyTorch raises): skipped, never written
-        if (a.accumulate) atomicAdd(out + i, src[k]);
-        else out[i] = src[k];
+        if (a.accumulate)
+            atomicAdd(out + i, src[k]);
+        else
+            out[i] = src[k];
     }
 }
 
 // One thread per element of the full shape: the indices clamped into self (Inductor's masked
 // decomposition clamps), the value added atomically (indices may repeat) or stored where the mask
 // is set (everywhere without one).
-template <class T> __device__ void fx_masked_put_acc(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1,
-                                                     const fx_i64* i2, const fx_i64* i3, const T* values, T* out,
-                                                     const FxMaskedPutArgs& a) {
+template <class T>
+__device__ void fx_masked_put_acc(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1, const fx_i64* i2,
+                                  const fx_i64* i3, const T* values, T* out, const FxMaskedPutArgs& a) {
     const fx_i64* idx[FX_MAX_INDICES] = {i0, i1, i2, i3};
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.n; q += (fx_i64)gridDim.x * blockDim.x) {
         fx_i64 r = q, mo = a.moff, vo = a.voff, io[FX_MAX_INDICES];
@@ -229,8 +248,10 @@ template <class T> __device__ void fx_masked_put_acc(const unsigned char* mask, 
             base += (i < 0 ? i + size : i) * a.selfStride[j];
         }
         if (!inside) continue;  // index_put out of range (PyTorch raises): never written
-        if (a.accumulate) atomicAdd(out + base, values[vo]);
-        else out[base] = values[vo];
+        if (a.accumulate)
+            atomicAdd(out + base, values[vo]);
+        else
+            out[base] = values[vo];
     }
 }
 
@@ -254,17 +275,19 @@ __device__ void fx_masked_select(const unsigned char* self, const unsigned char*
     }
 }
 
-extern "C" __global__ void fx_masked_select_any(const unsigned char* self, const unsigned char* mask, unsigned char* out,
-                                                FxMaskedSelectArgs a) {
+extern "C" __global__ void fx_masked_select_any(const unsigned char* self, const unsigned char* mask,
+                                                unsigned char* out, FxMaskedSelectArgs a) {
     fx_masked_select(self, mask, out, a);
 }
 
 // Evaluation-mode batch norm over dense [N, C, S]: the running statistics normalise; the saved
 // mean and inverse std (where given) are the running mean and 1 / sqrt(running_var + eps).
-template <class T> __device__ void fx_bn_eval(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y, T* mean,
-                                              T* invstd, fx_i64 N, fx_i64 C, fx_i64 S, double eps) {
+template <class T>
+__device__ void fx_bn_eval(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y, T* mean, T* invstd,
+                           fx_i64 N, fx_i64 C, fx_i64 S, double eps) {
     const fx_i64 n = N * C * S;
-    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n || q < C; q += (fx_i64)gridDim.x * blockDim.x) {
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n || q < C;
+         q += (fx_i64)gridDim.x * blockDim.x) {
         if (q < C) {
             if (mean) mean[q] = rm[q];
             if (invstd) invstd[q] = (T)(1.0 / sqrt((double)rv[q] + eps));
@@ -278,10 +301,12 @@ template <class T> __device__ void fx_bn_eval(const T* x, const T* w, const T* b
 
 // op(A) X = B, one thread per (batch, column of X), substituting in order (rows solved first are
 // read back from X); a lower solve when upper == transpose.
-template <class T> __device__ void fx_trsm(const T* A, T* X, const FxLinalgArgs& a) {
+template <class T>
+__device__ void fx_trsm(const T* A, T* X, const FxLinalgArgs& a) {
     const fx_i64 n = a.n, k = a.k;
     const bool lowerSolve = a.upper == a.trans;
-    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.batches * k; q += (fx_i64)gridDim.x * blockDim.x) {
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.batches * k;
+         q += (fx_i64)gridDim.x * blockDim.x) {
         const fx_i64 b = q / k, col = q % k;
         const T* Am = A + b * n * n;
         T* Xm = X + b * n * k;
@@ -301,8 +326,8 @@ template <class T> __device__ void fx_trsm(const T* A, T* X, const FxLinalgArgs&
 // int32 pivots; the sign is the product of the diagonal's signs (NaN for a NaN pivot, 0 for a
 // singular matrix) flipped per row swap, log |det| summed. With `trans` the factor is Aᵀ's, as
 // PyTorch makes it for a contiguous input (LAPACK's column-major view without a copy).
-template <class T> __device__ void fx_slogdet(const T* A, T* sign, T* logabs, T* lu, int* piv, double* scratch,
-                                              const FxLinalgArgs& a) {
+template <class T>
+__device__ void fx_slogdet(const T* A, T* sign, T* logabs, T* lu, int* piv, double* scratch, const FxLinalgArgs& a) {
     const fx_i64 n = a.n;
     for (fx_i64 b = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; b < a.batches; b += (fx_i64)gridDim.x * blockDim.x) {
         double* M = scratch + b * n * n;
@@ -351,7 +376,8 @@ __device__ void fx_matmul_n(const double* x, const double* y, double* r, fx_i64 
 
 // Scaling and squaring: A / 2^s with its 1-norm <= 1/2, a Taylor series to 20 terms, then s
 // squarings, in fp64 (the CPU extern's algorithm); a non-finite norm gives NaN.
-template <class T> __device__ void fx_matrix_exp(const T* A, T* out, double* scratch, const FxLinalgArgs& a) {
+template <class T>
+__device__ void fx_matrix_exp(const T* A, T* out, double* scratch, const FxLinalgArgs& a) {
     const fx_i64 n = a.n, nn = n * n;
     for (fx_i64 b = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; b < a.batches; b += (fx_i64)gridDim.x * blockDim.x) {
         double *m = scratch + b * 4 * nn, *sum = m + nn, *term = sum + nn, *tmp = term + nn;
@@ -385,49 +411,49 @@ template <class T> __device__ void fx_matrix_exp(const T* A, T* out, double* scr
     }
 }
 
-#define FX_WINDOW_MAX(T, S)                                                                                       \
-    extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) { \
-        fx_window_max<T>(x, samples, y, ind, a);                                                                  \
-    }                                                                                                             \
-    extern "C" __global__ void fx_bn_eval_##S(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y,  \
-                                              T* mean, T* invstd, fx_i64 N, fx_i64 C, fx_i64 S_, double eps) {    \
-        fx_bn_eval<T>(x, w, b, rm, rv, y, mean, invstd, N, C, S_, eps);                                          \
-    }                                                                                                             \
-    extern "C" __global__ void fx_trsm_##S(const T* A, T* X, FxLinalgArgs a) { fx_trsm<T>(A, X, a); }             \
-    extern "C" __global__ void fx_slogdet_##S(const T* A, T* sign, T* logabs, T* lu, int* piv, double* scratch,    \
-                                              FxLinalgArgs a) {                                                   \
-        fx_slogdet<T>(A, sign, logabs, lu, piv, scratch, a);                                                      \
-    }                                                                                                             \
-    extern "C" __global__ void fx_matrix_exp_##S(const T* A, T* out, double* scratch, FxLinalgArgs a) {            \
-        fx_matrix_exp<T>(A, out, scratch, a);                                                                     \
+#define FX_WINDOW_MAX(T, S)                                                                                            \
+    extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) {    \
+        fx_window_max<T>(x, samples, y, ind, a);                                                                       \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_bn_eval_##S(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y,      \
+                                              T* mean, T* invstd, fx_i64 N, fx_i64 C, fx_i64 S_, double eps) {         \
+        fx_bn_eval<T>(x, w, b, rm, rv, y, mean, invstd, N, C, S_, eps);                                                \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_trsm_##S(const T* A, T* X, FxLinalgArgs a) { fx_trsm<T>(A, X, a); }                  \
+    extern "C" __global__ void fx_slogdet_##S(const T* A, T* sign, T* logabs, T* lu, int* piv, double* scratch,        \
+                                              FxLinalgArgs a) {                                                        \
+        fx_slogdet<T>(A, sign, logabs, lu, piv, scratch, a);                                                           \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_matrix_exp_##S(const T* A, T* out, double* scratch, FxLinalgArgs a) {                \
+        fx_matrix_exp<T>(A, out, scratch, a);                                                                          \
     }
 FX_WINDOW_MAX(float, f32)
 FX_WINDOW_MAX(double, f64)
 
-#define FX_SORT_ROWS(T, S)                                                                                        \
-    extern "C" __global__ void fx_sort_rows_##S(const T* x, T* values, fx_i64* indices, FxSortArgs a) {            \
-        fx_sort_rows<T>(x, values, indices, a);                                                                   \
+#define FX_SORT_ROWS(T, S)                                                                                             \
+    extern "C" __global__ void fx_sort_rows_##S(const T* x, T* values, fx_i64* indices, FxSortArgs a) {                \
+        fx_sort_rows<T>(x, values, indices, a);                                                                        \
     }
 FX_SORT_ROWS(float, f32)
 FX_SORT_ROWS(double, f64)
 FX_SORT_ROWS(fx_i64, i64)
 FX_SORT_ROWS(int, i32)
 
-#define FX_SEGMENT(T, S)                                                                                          \
-    extern "C" __global__ void fx_segment_reduce_##S(const T* x, const fx_i64* seg, T* y, FxSegArgs a) {          \
-        fx_segment_reduce<T>(x, seg, y, a);                                                                       \
-    }                                                                                                             \
-    extern "C" __global__ void fx_segment_reduce_bwd_##S(const T* grad, const T* y, const T* x, const fx_i64* seg, \
-                                                         T* gx, FxSegArgs a) {                                    \
-        fx_segment_reduce_bwd<T>(grad, y, x, seg, gx, a);                                                         \
-    }                                                                                                             \
-    extern "C" __global__ void fx_put_##S(const fx_i64* index, const T* src, T* out, FxPutArgs a) {               \
-        fx_put<T>(index, src, out, a);                                                                            \
-    }                                                                                                             \
-    extern "C" __global__ void fx_masked_put_acc_##S(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1, \
-                                                     const fx_i64* i2, const fx_i64* i3, const T* values, T* out, \
-                                                     FxMaskedPutArgs a) {                                         \
-        fx_masked_put_acc<T>(mask, i0, i1, i2, i3, values, out, a);                                               \
+#define FX_SEGMENT(T, S)                                                                                               \
+    extern "C" __global__ void fx_segment_reduce_##S(const T* x, const fx_i64* seg, T* y, FxSegArgs a) {               \
+        fx_segment_reduce<T>(x, seg, y, a);                                                                            \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_segment_reduce_bwd_##S(const T* grad, const T* y, const T* x, const fx_i64* seg,     \
+                                                         T* gx, FxSegArgs a) {                                         \
+        fx_segment_reduce_bwd<T>(grad, y, x, seg, gx, a);                                                              \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_put_##S(const fx_i64* index, const T* src, T* out, FxPutArgs a) {                    \
+        fx_put<T>(index, src, out, a);                                                                                 \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_masked_put_acc_##S(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1,    \
+                                                     const fx_i64* i2, const fx_i64* i3, const T* values, T* out,      \
+                                                     FxMaskedPutArgs a) {                                              \
+        fx_masked_put_acc<T>(mask, i0, i1, i2, i3, values, out, a);                                                    \
     }
 FX_SEGMENT(float, f32)
 FX_SEGMENT(double, f64)
