@@ -236,11 +236,6 @@ bool zeros(const OpArgs&, Tensor& out) {
     return true;
 }
 
-template <bool (*F)(const OpArgs&, Tensor&)>
-bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return !outs.empty() && outs[0] && F(a, *outs[0]);
-}
-
 }  // namespace
 
 const std::vector<CpuExtern>& backwardOpExterns() {

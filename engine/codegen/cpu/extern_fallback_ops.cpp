@@ -580,15 +580,6 @@ bool indexByMask(const OpArgs& a, Tensor& out) {
     return true;
 }
 
-template <bool (*F)(const OpArgs&, Tensor&)>
-bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return !outs.empty() && outs[0] && F(a, *outs[0]);
-}
-template <bool (*F)(const OpArgs&, const std::vector<Tensor*>&)>
-bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return F(a, outs);
-}
-
 }  // namespace
 
 const std::vector<CpuExtern>& fallbackOpExterns() {

@@ -311,7 +311,7 @@ bool chunkCatInto(const OpArgs& a, Tensor& out) {
 
 /// One output, computed by `f(args, out)`.
 template <bool (*F)(const OpArgs&, Tensor&)>
-bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+bool oneOutput(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return outs.size() == 1 && outs[0] && F(a, *outs[0]);
 }
 
@@ -360,9 +360,9 @@ bool addbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, tr
 
 const std::vector<CpuExtern>& gemmExterns() {
     static const std::vector<CpuExtern> t = {
-        {"mm", single<mmInto>},           {"bmm", single<bmmInto>},       {"addmm", single<addmmInto>},
-        {"conv", single<conv2d>},         {"cat", single<catInto>},       {"chunk_cat", single<chunkCatInto>},
-        {"baddbmm", single<baddbmmInto>}, {"addbmm", single<addbmmInto>},
+        {"mm", oneOutput<mmInto>},           {"bmm", oneOutput<bmmInto>},       {"addmm", oneOutput<addmmInto>},
+        {"conv", oneOutput<conv2d>},         {"cat", oneOutput<catInto>},       {"chunk_cat", oneOutput<chunkCatInto>},
+        {"baddbmm", oneOutput<baddbmmInto>}, {"addbmm", oneOutput<addbmmInto>},
     };
     return t;
 }

@@ -80,11 +80,6 @@ bool toComplex(const OpArgs& a, Tensor& out) {
     return true;
 }
 
-template <bool (*F)(const OpArgs&, Tensor&)>
-bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return !outs.empty() && outs[0] && F(a, *outs[0]);
-}
-
 }  // namespace
 
 const std::vector<CpuExtern>& pointwiseExterns() {

@@ -51,6 +51,17 @@ const std::vector<CpuExtern>& upsampleAaExterns();
 /// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();
 
+/// Table adapters for the parts: a kernel with one output takes it as `Tensor&` (declining when
+/// it is not wanted); one with several takes the output list as it is.
+template <bool (*F)(const OpArgs&, Tensor&)>
+bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return !outs.empty() && outs[0] && F(a, *outs[0]);
+}
+template <bool (*F)(const OpArgs&, const std::vector<Tensor*>&)>
+bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return F(a, outs);
+}
+
 /// The kernel named `name` in any part, or null.
 const CpuExtern* findCpuExtern(std::string_view name);
 

@@ -432,20 +432,6 @@ bool convBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
 
 }  // namespace
 
-namespace {
-
-/// The kernels above with one output take it as `Tensor&`.
-template <bool (*F)(const OpArgs&, Tensor&)>
-bool single(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return !outs.empty() && outs[0] && F(a, *outs[0]);
-}
-template <bool (*F)(const OpArgs&, const std::vector<Tensor*>&)>
-bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return F(a, outs);
-}
-
-}  // namespace
-
 const std::vector<CpuExtern>& trainExterns() {
     static const std::vector<CpuExtern> t = {
         {"embedding_backward", single<embeddingBackward>},
