@@ -12,6 +12,7 @@
 #include "codegen/cpu/extern_table.h"
 
 #include "codegen/cpu/extern_util.h"
+#include "exec/ops/distance.h"
 #include "exec/ops/kernel_util.h"
 
 #include <cmath>
@@ -111,45 +112,15 @@ bool multilabelMarginBackward(const OpArgs& a, Tensor& out) {
     return true;
 }
 
-double signOf(double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; }
-
-/// _pdist_backward(grad, self, p, pdist): pair k = (i, j), i < j in row-major order of the upper
-/// triangle, adds d dist_k / d x_i = r to row i and -r to row j.
+/// _pdist_backward(grad, self, p, pdist): the reference's per-pair formula (exec/ops/distance.h).
 bool pdistBackward(const OpArgs& a, Tensor& out) {
     const Tensor& xt = a.tensor(1);
-    const double p = a.toDouble(2);
     if (xt.dim() != 2 || out.numel() != xt.numel()) return false;
     const int64_t n = xt.shape()[0], m = xt.shape()[1];
     const int64_t pairs = n > 1 ? n * (n - 1) / 2 : 0;
     if (a.tensor(0).numel() != pairs || a.tensor(3).numel() != pairs) return false;
-    std::vector<double> gx(static_cast<size_t>(n * m), 0.0);
-    const auto x = toDoubles(xt), g = toDoubles(a.tensor(0)), dist = toDoubles(a.tensor(3));
-    size_t k = 0;
-    for (int64_t i = 0; i < n && p != 0.0; ++i)
-        for (int64_t j = i + 1; j < n; ++j, ++k) {
-            const double gk = g[k], dk = dist[k];
-            for (int64_t c = 0; c < m; ++c) {
-                const double diff = x[static_cast<size_t>(i * m + c)] - x[static_cast<size_t>(j * m + c)];
-                double r;
-                if (p == 1.0)
-                    r = gk * signOf(diff);
-                else if (p < 2.0)
-                    r = dk == 0.0 || (diff == 0.0 && p < 1.0)
-                            ? 0.0
-                            : signOf(diff) * std::pow(std::fabs(diff), p - 1.0) * gk / std::pow(dk, p - 1.0);
-                else if (p == 2.0)
-                    r = dk == 0.0 ? 0.0 : gk * diff / dk;
-                // The max-norm's gradient goes where |diff| equals the distance, compared in the
-                // input's precision as ATen does.
-                else if (std::isinf(p))
-                    r = gk * signOf(diff) * (std::fabs(kern::roundTo(diff, xt.dtype())) == dk ? 1.0 : 0.0);
-                else
-                    r = dk == 0.0 ? 0.0 : diff * std::pow(std::fabs(diff), p - 2.0) * gk / std::pow(dk, p - 1.0);
-                gx[static_cast<size_t>(i * m + c)] += r;
-                gx[static_cast<size_t>(j * m + c)] -= r;
-            }
-        }
-    kern::fromDoubles(out, gx);
+    kern::fromDoubles(out, pdistBackwardValues(toDoubles(xt), toDoubles(a.tensor(0)), toDoubles(a.tensor(3)), n, m,
+                                               a.toDouble(2), xt.dtype()));
     return true;
 }
 

@@ -1,5 +1,6 @@
 // Pairwise distances between the rows of a matrix (torch.nn.functional.pdist): _pdist_forward and
 // _pdist_backward. Pairs (i, j), i < j, are in row-major order of the upper triangle.
+#include "exec/ops/distance.h"
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/nn_util.h"
 #include "exec/ops/register.h"
@@ -82,13 +83,21 @@ Expected<Value> metaPdistBackward(const OpArgs& a) {
 
 Expected<Value> pdistBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
     const Tensor& xt = a.tensor(1);
-    const double p = a.toDouble(2);
     const int64_t n = xt.shape()[0], m = xt.shape()[1];
+    if (a.toDouble(2) == 0.0 || n < 2 || m == 0)
+        return Value::ofTensor(makeTensor(out.t.meta, std::vector<double>(static_cast<size_t>(n * m), 0.0)));
+    auto gx = pdistBackwardValues(toDoubles(xt), toDoubles(a.tensor(0)), toDoubles(a.tensor(3)), n, m, a.toDouble(2),
+                                  xt.dtype());
+    return Value::ofTensor(makeTensor(out.t.meta, gx));
+}
+
+}  // namespace
+
+std::vector<double> pdistBackwardValues(const std::vector<double>& x, const std::vector<double>& g,
+                                        const std::vector<double>& dist, int64_t n, int64_t m, double p,
+                                        DType inputDType) {
     std::vector<double> gx(static_cast<size_t>(n * m), 0.0);
-    if (p == 0.0 || n < 2 || m == 0) return Value::ofTensor(makeTensor(out.t.meta, gx));
-    auto x = toDoubles(xt);
-    auto g = toDoubles(a.tensor(0));
-    auto dist = toDoubles(a.tensor(3));
+    if (p == 0.0) return gx;
     size_t k = 0;
     for (int64_t i = 0; i < n; ++i)
         for (int64_t j = i + 1; j < n; ++j, ++k) {
@@ -104,20 +113,16 @@ Expected<Value> pdistBackwardKernel(const OpArgs& a, const Value& out, ExecConte
                             : signOf(diff) * std::pow(std::fabs(diff), p - 1.0) * gk / std::pow(dk, p - 1.0);
                 else if (p == 2.0)
                     r = dk == 0.0 ? 0.0 : gk * diff / dk;
-                // The max-norm's gradient goes where |diff| equals the distance, compared in the
-                // input's precision as ATen does (a double difference would miss every tie).
                 else if (std::isinf(p))
-                    r = gk * signOf(diff) * (std::fabs(roundTo(diff, xt.dtype())) == dk ? 1.0 : 0.0);
+                    r = gk * signOf(diff) * (std::fabs(roundTo(diff, inputDType)) == dk ? 1.0 : 0.0);
                 else
                     r = dk == 0.0 ? 0.0 : diff * std::pow(std::fabs(diff), p - 2.0) * gk / std::pow(dk, p - 1.0);
                 gx[static_cast<size_t>(i * m + c)] += r;
                 gx[static_cast<size_t>(j * m + c)] -= r;
             }
         }
-    return Value::ofTensor(makeTensor(out.t.meta, gx));
+    return gx;
 }
-
-}  // namespace
 
 void registerDistanceOps(OpRegistry& r) {
     r.add("aten._pdist_forward.default", "_pdist_forward(Tensor self, float p=2) -> Tensor", OpCategory::Other,
