@@ -3,6 +3,7 @@
 #include "import/loader.h"
 #include "minify/hierarchy.h"
 #include "minify/inject.h"
+#include "minify/torch_check.h"
 
 #include <algorithm>
 #include <chrono>
@@ -364,6 +365,15 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
     auto t0 = Clock::now();
     MinifyResult res;
     res.nodesBefore = g.size();
+    // torch-compile checks: a missing Python or PyTorch is bad input, said once, not a "clean"
+    // answer to every query.
+    std::string torchNote;
+    for (const auto& c : opts.spec.checks) {
+        if (c.kind != CheckSpec::Kind::TorchCompile) continue;
+        auto info = probeTorch(torchPython(opts.oracle.python), c, std::max(opts.oracle.timeoutSeconds, 120.0));
+        if (!info.ok()) return info.error();
+        torchNote = "PyTorch " + info->version + " (" + info->python + (info->cuda ? ", CUDA" : ", no CUDA") + ")";
+    }
     auto wsE = Workspace::build(g, std::move(inputs), opts.spec.seed);
     if (!wsE.ok()) return wsE.error();
     std::shared_ptr<const Workspace> ws = std::move(wsE).value();
@@ -430,6 +440,7 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
     r.run(full, first.signature, first.divergent);
     res.steps = r.steps();
     if (!res.bisection.empty()) res.steps.insert(res.steps.begin(), res.bisection);
+    if (!torchNote.empty()) res.steps.insert(res.steps.begin(), torchNote);
     finish(r.best());
     return res;
 }

@@ -11,12 +11,17 @@
 #include "main_window.h"
 #include "models/compile_tree_model.h"
 #include "panels/compile_story_panel.h"
+#include "panels/output_code_view.h"
 #include "panels/phase_chart.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDockWidget>
+#include <QComboBox>
 #include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTabWidget>
+#include <QTextBlock>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -195,6 +200,82 @@ private slots:
         QVERIFY(!k->item(ln)->isSelected());
     }
 
+    // Inductor's output code beside the graph, linked both ways. Expected lines and nodes are
+    // worked out from the log by tests/views/data/story_output_code_expect.py (not by fxray):
+    // the forward output code has 302 lines; triton_poi_fused_gelu_view_1 is defined on lines
+    // 120-167 (kernel-path comment to the closing quotes) and launched on 258-261 (source-nodes
+    // comment to .run), its provenance nodes are add_2, erf, mul_2, mul_3, mul_4, view_1;
+    // extern_kernels.addmm is called on 253-255 for node addmm; libdevice.erf is on line 162.
+    void outputCodeBesideTheGraph() {
+        Document doc;
+        QVERIFY2(doc.loadSync(QString::fromStdString((traces() / "inductor_provenance/trace").string())),
+                 qPrintable(doc.lastError()));
+        CompileStoryPanel panel(&doc);
+        QVERIFY(panel.waitForStory());
+        panel.resize(900, 800);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        OutputCodeView* v = panel.outputCode();
+        QCOMPARE(v->count(), 2);  // forward and backward
+        panel.tabs()->setCurrentWidget(v);
+        // The forward's post-grad graph on the canvas, erf selected there.
+        int fwd = -1;
+        for (size_t g = 0; g < doc.file()->graphs.size() && fwd < 0; ++g)
+            if (doc.file()->graphs[g].compileId == "0/0" && doc.file()->graphs[g].stage == "inductor_post_grad_graph")
+                fwd = int(g);
+        QVERIFY(fwd >= 0);
+        doc.setGraphIndex(fwd);
+        doc.setSelection({QStringLiteral("erf")}, nullptr);
+        QCOMPARE(v->currentCode(), 0);
+        QCOMPARE(v->chooser()->currentText(), QStringLiteral("0_forward"));
+        QPlainTextEdit* e = v->editor();
+        QVERIFY2(e->blockCount() == 302 || (e->blockCount() == 303 && e->document()->lastBlock().text().isEmpty()),
+                 qPrintable(QString::number(e->blockCount())));
+        QList<int> want;
+        for (int l = 120; l <= 167; ++l) want << l;
+        for (int l = 258; l <= 261; ++l) want << l;
+        QCOMPARE(v->highlightedLines(), want);
+        QVERIFY(e->document()->findBlockByNumber(120).text().startsWith(QStringLiteral("# kernel path:")));
+        // Scrolled to the kernel: its first line is in view.
+        QVERIFY(
+            e->viewport()->rect().contains(e->cursorRect(QTextCursor(e->document()->findBlockByNumber(120))).center()));
+        // A click on a line of the kernel selects its nodes on the canvas (a post-grad graph).
+        auto click = [&](int line) {
+            QTextCursor c(e->document()->findBlockByNumber(line));
+            e->setTextCursor(c);
+            e->ensureCursorVisible();
+            QTest::mouseClick(e->viewport(), Qt::LeftButton, {}, e->cursorRect(c).center());
+            const QStringList sel = doc.selection();
+            return std::set<QString>(sel.begin(), sel.end());
+        };
+        doc.setSelection({}, nullptr);
+        QCOMPARE(click(162), (std::set<QString>{"add_2", "erf", "mul_2", "mul_3", "mul_4", "view_1"}));
+        QCOMPARE(doc.graphIndex(), fwd);
+        bool geluListed = false;
+        for (QListWidgetItem* it : panel.kernelList()->selectedItems())
+            geluListed = geluListed || it->text().startsWith(QStringLiteral("triton_poi_fused_gelu_view_1"));
+        QVERIFY(geluListed);
+        QCOMPARE(click(254), (std::set<QString>{"addmm"}));
+        QCOMPARE(v->highlightedLines(), (QList<int>{253, 254, 255}));
+        // A line outside every kernel selects nothing new.
+        QCOMPARE(click(0), (std::set<QString>{"addmm"}));
+        // With FXRAY_SHOT_DIR: the window as a user sees it, erf's kernel marked.
+        if (const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR"); !dir.isEmpty()) {
+            MainWindow w;
+            w.setQuiet(true);
+            QVERIFY(w.openFile(QString::fromStdString((traces() / "inductor_provenance/trace").string())));
+            QVERIFY(w.storyPanel()->waitForStory());
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.storyPanel()->tabs()->setCurrentWidget(w.storyPanel()->outputCode());
+            w.document()->setGraphIndex(fwd);
+            w.document()->setSelection({QStringLiteral("erf")}, nullptr);
+            QTest::qWait(300);
+            w.grab().save(dir + QStringLiteral("/story_output_code.png"));
+        }
+    }
+
     // The recorded gpt2 run did not fail in PyTorch 2.11: its compilation_metrics has
     // "fail_type": null and the program printed no "compile failed" line. One ok compile
     // with forward and backward Inductor kernels and 690 guards.
@@ -302,10 +383,24 @@ private slots:
         QVERIFY(t.contains(QStringLiteral("Failed on graph")));
         QVERIFY(t.contains(QString::fromStdString(doc.currentGraph()->stage)));
         QVERIFY(panel.minifyButton()->isEnabled());
-        QSignalSpy spy(&panel, &CompileStoryPanel::minifyRequested);
-        panel.minifyButton()->click();
-        QCOMPARE(spy.size(), 1);
-        QCOMPARE(spy.front().front().toInt(), 4);
+        // With PyTorch (the fake interpreter of the CLI tests plays it), Minify asks for the
+        // torch-compile check; without Python, it says so and asks for the Minifier alone.
+        const QByteArray fake = QByteArray(FXRAY_TESTS_DIR) + "/app/data/fake_torch_python.sh";
+        for (const QByteArray& python : {fake, QByteArray("/nonexistent/python3")}) {
+            qputenv("FXRAY_PYTHON", python);
+            QSignalSpy spy(&panel, &CompileStoryPanel::minifyRequested);
+            panel.minifyButton()->click();
+            QVERIFY(spy.wait(30000));
+            QCOMPARE(spy.size(), 1);
+            QCOMPARE(spy.front().at(0).toInt(), 4);
+            const bool have = python == fake;
+            QCOMPARE(spy.front().at(1).toString(), have ? QStringLiteral("torch-compile") : QString());
+            const QString note = panel.minifyNote()->text();
+            QVERIFY2(note.contains(have ? QStringLiteral("PyTorch 2.11.0+fake") : QStringLiteral("pip install torch")),
+                     qPrintable(note));
+            QVERIFY(panel.minifyButton()->isEnabled());
+        }
+        qunsetenv("FXRAY_PYTHON");
     }
 
     // Garbage never crashes: no compiles, an empty tree.
