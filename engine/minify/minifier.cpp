@@ -384,6 +384,14 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
                              ? fullE.error().message
                              : "the graph returns no computed value to minify");
     Materialized full = std::move(fullE).value();
+    if (progress) {
+        // The first query can take long (a cold torch.compile): say what is running.
+        MinifyProgress p;
+        p.nodesBefore = p.nodes = full.nodes;
+        p.strategy = torchNote.empty() ? "first query" : "first query (" + torchNote + ")";
+        p.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        progress(p);
+    }
     QueryOutcome first = oracle.query(full);
     res.message = first.message;
     auto finish = [&](const Materialized& best) {

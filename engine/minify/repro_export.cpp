@@ -70,9 +70,10 @@ std::string pyConfigLiteral(const std::string& v) {
     return pyStringRepr(v);
 }
 
-/// The settings of a torch-compile check: device, backend, Inductor config. TORCHINDUCTOR_COMPILE_THREADS=1
-/// keeps Inductor's compile in this process: no worker pool to start per query, and a compile
-/// error is raised here, not re-raised from a worker.
+/// The settings of a torch-compile check: device, backend, Inductor config. One compile thread
+/// (the environment for what reads it at import, the config patch for the rest) keeps Inductor's
+/// compile in this process: no worker pool to start per query, and a compile error is raised
+/// here, not re-raised from a worker.
 void writeTorchCompileHeader(std::ostream& os, const CheckSpec& c) {
     os << "# torch-compile check: torch.compile(backend=" << pyStringRepr(c.backend) << ")";
     if (!c.device.empty()) os << " on " << c.device;
@@ -107,7 +108,7 @@ void writeTorchCompileMain(std::ostream& os) {
           "        return 3\n"
           "    torch._dynamo.reset()\n"
           "    try:\n"
-          "        with inductor_config.patch(INDUCTOR_CONFIG):\n"
+          "        with inductor_config.patch({'compile_threads': 1, **INDUCTOR_CONFIG}):\n"
           "            mod = torch.compile(Repro(), backend=BACKEND, dynamic=True if DYNAMIC else None)\n"
           "            run(mod, load_inputs())\n"
           "    except Exception as e:\n"

@@ -27,6 +27,9 @@ try:
 except Exception as e:
     print(f'FXRAY_NO_TORCH {type(e).__name__}: {e}', flush=True)
     sys.exit(3)
+if not hasattr(torch, 'compile'):
+    print(f'FXRAY_NO_TORCH PyTorch {torch.__version__} has no torch.compile (2.0 or newer has)', flush=True)
+    sys.exit(3)
 print(f'FXRAY_TORCH {torch.__version__} {int(torch.cuda.is_available())}', flush=True)
 if sys.argv[1:]:
     import torch._inductor.config as config

@@ -18,6 +18,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QComboBox>
+#include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QTabWidget>
@@ -268,6 +269,9 @@ private slots:
             w.resize(1600, 1000);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
+            // The story column wide and tall enough to read the code beside the canvas.
+            w.storyDock()->setMinimumSize(760, 820);
+            w.storyDock()->raise();
             w.storyPanel()->tabs()->setCurrentWidget(w.storyPanel()->outputCode());
             w.document()->setGraphIndex(fwd);
             w.document()->setSelection({QStringLiteral("erf")}, nullptr);
