@@ -10,7 +10,9 @@
 #include "import/loader.h"
 #include "main_window.h"
 #include "models/compile_tree_model.h"
+#include "minify/minifier.h"
 #include "panels/compile_story_panel.h"
+#include "panels/minifier_panel.h"
 #include "panels/output_code_view.h"
 #include "panels/phase_chart.h"
 
@@ -81,6 +83,28 @@ std::string record(const std::string& envelope, const std::string& payload = "")
     std::istringstream in(payload);
     for (std::string l; std::getline(in, l);) out += "\t" + l + "\n";
     return out;
+}
+
+/// The graph_breaks log with 2/0's compilation_metrics saying it failed (fail_type and fail_reason
+/// set, as a failing run logs them), written to dir/failed.log; empty on a mismatch.
+fs::path failedGraphBreaksLog(const QTemporaryDir& dir) {
+    fs::path src;
+    for (const auto& f : fs::directory_iterator(traces() / "graph_breaks/trace")) src = f.path();
+    std::ifstream in(src, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string log = ss.str();
+    const std::string key = R"({"compilation_metrics": {"compile_id": "2/0")";
+    const size_t at = log.find(key);
+    if (at == std::string::npos) return {};
+    const std::string from = R"("fail_type": null, "fail_reason": null)";
+    const size_t f = log.find(from, at);
+    if (f == std::string::npos || f > log.find('\n', at)) return {};
+    log.replace(f, from.size(),
+                R"("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor")");
+    const fs::path path = fs::path(dir.path().toStdString()) / "failed.log";
+    std::ofstream(path, std::ios::binary) << log;
+    return path;
 }
 
 }  // namespace
@@ -357,23 +381,9 @@ private slots:
     // fail_reason set, as a failing run logs them): the compile is red, the details name the
     // graph it failed on, and Minify asks for that compile with its graph current.
     void minifyAFailedCompile() {
-        fs::path src;
-        for (const auto& f : fs::directory_iterator(traces() / "graph_breaks/trace")) src = f.path();
-        std::ifstream in(src, std::ios::binary);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        std::string log = ss.str();
-        const std::string key = R"({"compilation_metrics": {"compile_id": "2/0")";
-        const size_t at = log.find(key);
-        QVERIFY(at != std::string::npos);
-        const std::string from = R"("fail_type": null, "fail_reason": null)";
-        const size_t f = log.find(from, at);
-        QVERIFY(f != std::string::npos && f < log.find('\n', at));
-        log.replace(f, from.size(),
-                    R"("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor")");
         QTemporaryDir dir;
-        const fs::path path = fs::path(dir.path().toStdString()) / "failed.log";
-        std::ofstream(path, std::ios::binary) << log;
+        const fs::path path = failedGraphBreaksLog(dir);
+        QVERIFY(!path.empty());
         Document doc;
         QVERIFY2(doc.loadSync(QString::fromStdString(path.string())), qPrintable(doc.lastError()));
         CompileStoryPanel panel(&doc);
@@ -405,6 +415,37 @@ private slots:
             QVERIFY(panel.minifyButton()->isEnabled());
         }
         qunsetenv("FXRAY_PYTHON");
+    }
+
+    // The window's Minify on that failed compile, with "PyTorch" there (the fake interpreter of the
+    // CLI tests, whose torch.compile fails on graphs that call aten.tanh): the Minifier pane runs
+    // the torch-compile check on its JobLane and ends at tanh alone (its input, tanh, output).
+    void minifyAgainstPyTorchInTheWindow() {
+        QTemporaryDir dir;
+        const fs::path path = failedGraphBreaksLog(dir);
+        QVERIFY(!path.empty());
+        qputenv("FXRAY_PYTHON", QByteArray(FXRAY_TESTS_DIR) + "/app/data/fake_torch_python.sh");
+        qputenv("FAKE_TORCH_FAIL_OP", "aten.tanh.default");
+        MainWindow w;
+        w.setQuiet(true);
+        QVERIFY(w.openFile(QString::fromStdString(path.string())));
+        QVERIFY(w.storyPanel()->waitForStory());
+        QCOMPARE(w.storyPanel()->currentCompile(), 4);
+        auto* minifier = w.findChild<MinifierPanel*>();
+        QVERIFY(minifier);
+        QSignalSpy done(minifier, &MinifierPanel::finished);
+        w.storyPanel()->minifyButton()->click();
+        QVERIFY(done.wait(120000));
+        qunsetenv("FXRAY_PYTHON");
+        qunsetenv("FAKE_TORCH_FAIL_OP");
+        QCOMPARE(minifier->checkBox()->currentData().toInt(), int(MinifierPanel::TorchCompile));
+        const minify::MinifyResult* r = minifier->result();
+        QVERIFY2(r && r->reproduced, qPrintable(minifier->statusLabel()->text()));
+        QVERIFY2(r->signature.rfind("torch-compile:inductor:torch._inductor.exc.CppCompileError", 0) == 0,
+                 r->signature.c_str());
+        QCOMPARE(r->nodesAfter, size_t(3));
+        QVERIFY(minifier->codeView()->toPlainText().contains(QStringLiteral("torch.ops.aten.tanh.default(")));
+        QVERIFY(!minifier->isRunning());
     }
 
     // Garbage never crashes: no compiles, an empty tree.
