@@ -388,6 +388,7 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
         // The first query can take long (a cold torch.compile): say what is running.
         MinifyProgress p;
         p.nodesBefore = p.nodes = full.nodes;
+        p.best = full.graph;
         p.strategy = torchNote.empty() ? "first query" : "first query (" + torchNote + ")";
         p.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         progress(p);

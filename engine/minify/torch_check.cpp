@@ -1,5 +1,6 @@
 #include "minify/torch_check.h"
 
+#include "ir/graph.h"
 #include "minify/repro_export.h"
 #include "minify/subprocess.h"
 
@@ -71,6 +72,16 @@ std::string lastLine(const std::string& text) {
 }
 
 bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// A Python name, or names joined by dots: what node names and call targets must be before they
+/// are written into a script that runs (a parsed FX file holds nothing else; a crafted one might).
+bool pythonName(const std::string& s) {
+    if (s.empty() || s.front() == '.' || s.back() == '.' || std::isdigit(static_cast<unsigned char>(s.front())))
+        return false;
+    for (size_t i = 0; i < s.size(); ++i)
+        if (!identChar(s[i]) && !(s[i] == '.' && s[i - 1] != '.')) return false;
+    return true;
+}
 
 }  // namespace
 
@@ -177,6 +188,14 @@ QueryOutcome runTorchCheck(const fs::path& dir, const Graph& g, const std::vecto
                            const FailureSpec& spec, const CheckSpec& check, const std::string& python,
                            double timeoutSeconds) {
     QueryOutcome out;
+    for (const auto& n : g.nodes())
+        if (!pythonName(n->name()) || (n->kind() != NodeKind::Placeholder && n->kind() != NodeKind::Output &&
+                                       !n->target().empty() && !pythonName(n->target()))) {
+            out.kind = QueryOutcome::Kind::Error;
+            out.message = "node '" + n->name() + "' (target '" + n->target() +
+                          "') is not a Python name: not written into a script that runs";
+            return out;
+        }
     // Only fxray's own script runs: the candidate as torch.ops calls, written here.
     FailureSpec only = spec;
     only.checks = {check};
