@@ -284,6 +284,16 @@ private slots:
         QCOMPARE(v->highlightedLines(), (QList<int>{253, 254, 255}));
         // A line outside every kernel selects nothing new.
         QCOMPARE(click(0), (std::set<QString>{"addmm"}));
+        // The backward's code (line 46 of it defines triton_per_fused_sum_view_0, whose graph
+        // fragment computes sum_1 and view_4) goes with the compile's second post-grad graph.
+        v->chooser()->setCurrentIndex(1);
+        v->showCode(1);
+        QCOMPARE(v->chooser()->currentText(), QStringLiteral("0_backward"));
+        QVERIFY(e->document()->findBlockByNumber(46).text().startsWith(QStringLiteral("triton_per_fused_sum_view_0 =")));
+        QCOMPARE(click(46), (std::set<QString>{"sum_1", "view_4"}));
+        QCOMPARE(doc.currentGraph()->stage, std::string("inductor_post_grad_graph"));
+        QVERIFY(doc.graphIndex() > fwd);
+        QVERIFY(doc.currentGraph()->graph->find("sum_1"));
         // With FXRAY_SHOT_DIR: the window as a user sees it, erf's kernel marked.
         if (const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR"); !dir.isEmpty()) {
             MainWindow w;
