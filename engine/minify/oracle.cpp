@@ -141,8 +141,8 @@ QueryOutcome Oracle::evaluate(const Materialized& m) {
     for (const CheckSpec* c : commands) {
         if (out.kind != QueryOutcome::Kind::Reproduced) break;
         if (c->kind == CheckSpec::Kind::TorchCompile) {
-            QueryOutcome t = runTorchCheck(dir, *m.graph, m.inputs, req.spec, *c, torchPython(m_opts.python),
-                                           m_opts.timeoutSeconds);
+            QueryOutcome t =
+                runTorchCheck(dir, *m.graph, m.inputs, req.spec, *c, torchPython(m_opts.python), m_opts.timeoutSeconds);
             out.seconds += t.seconds;
             if (!t.interesting()) {
                 out.kind = t.kind;

@@ -68,8 +68,7 @@ Expected<CheckSpec> parseTorchCompile(const std::string& text, const std::string
     for (std::string kv; std::getline(ss, kv, ',');) {
         if (kv.empty()) continue;
         auto eq = kv.find('=');
-        if (eq == std::string::npos)
-            return specError("--check", text, form + ": '" + kv + "' is not KEY=VALUE");
+        if (eq == std::string::npos) return specError("--check", text, form + ": '" + kv + "' is not KEY=VALUE");
         std::string key = kv.substr(0, eq);
         if (!dottedName(key))
             return specError("--check", text,
@@ -92,8 +91,8 @@ std::string canonicalSide(const std::string& s) {
 Expected<CheckSpec> parseCheckSpec(const std::string& text) {
     // "torch-compile" alone: Inductor on the repro's default device.
     if (text == "torch-compile") return parseTorchCompile(text, "");
-    const std::string kinds =
-        "pass-fails:NAME:REGEX, accuracy:A-vs-B, command:CMD (or external:CMD), torch-compile[:BACKEND[@DEVICE]][:K=V,...]";
+    const std::string kinds = "pass-fails:NAME:REGEX, accuracy:A-vs-B, command:CMD (or external:CMD), "
+                              "torch-compile[:BACKEND[@DEVICE]][:K=V,...]";
     auto colon = text.find(':');
     if (colon == std::string::npos) return specError("--check", text, "expected KIND:... (" + kinds + ")");
     std::string kind = text.substr(0, colon);
@@ -139,8 +138,6 @@ Expected<CheckSpec> parseCheckSpec(const std::string& text) {
     }
     return specError("--check", text, "unknown check kind '" + kind + "' (" + kinds + ")");
 }
-
-
 
 Expected<InjectSpec> parseInjectSpec(const std::string& text) {
     const std::string forms = "OP:scale=F, OP:fail-in=PASS, OP:crash-in=PASS, OP:hang-in=PASS";

@@ -45,8 +45,8 @@ struct CheckSpec {
     // Command
     std::string command;
     // TorchCompile
-    std::string backend;  ///< torch.compile backend ("inductor")
-    std::string device;   ///< "cpu", "cuda" or "" (the repro's default)
+    std::string backend;                                              ///< torch.compile backend ("inductor")
+    std::string device;                                               ///< "cpu", "cuda" or "" (the repro's default)
     std::vector<std::pair<std::string, std::string>> inductorConfig;  ///< dotted key, value as written
 };
 

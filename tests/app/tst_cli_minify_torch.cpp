@@ -81,7 +81,8 @@ private slots:
 
     void normalizedSignature() {
         using fxray::minify::normalizeFailure;
-        QCOMPARE(normalizeFailure("CppCompileError: C++ compile error"), std::string("CppCompileError: C++ compile error"));
+        QCOMPARE(normalizeFailure("CppCompileError: C++ compile error"),
+                 std::string("CppCompileError: C++ compile error"));
         QCOMPARE(normalizeFailure("RuntimeError: shape '[2, 12]' is invalid for input of size 96"),
                  std::string("RuntimeError: shape '[N, N]' is invalid for input of size N"));
         QCOMPARE(normalizeFailure("E: at 7:11 in /tmp/x/c5xkjsdf.py obj 0x7f3a2b"),

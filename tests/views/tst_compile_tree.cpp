@@ -9,8 +9,8 @@
 #include "import/compile_story.h"
 #include "import/loader.h"
 #include "main_window.h"
-#include "models/compile_tree_model.h"
 #include "minify/minifier.h"
+#include "models/compile_tree_model.h"
 #include "panels/compile_story_panel.h"
 #include "panels/minifier_panel.h"
 #include "panels/output_code_view.h"
@@ -18,16 +18,16 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
-#include <QDockWidget>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
-#include <QTabWidget>
-#include <QTextBlock>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QTextBrowser>
 #include <QTreeView>
 
@@ -289,7 +289,8 @@ private slots:
         v->chooser()->setCurrentIndex(1);
         v->showCode(1);
         QCOMPARE(v->chooser()->currentText(), QStringLiteral("0_backward"));
-        QVERIFY(e->document()->findBlockByNumber(46).text().startsWith(QStringLiteral("triton_per_fused_sum_view_0 =")));
+        QVERIFY(
+            e->document()->findBlockByNumber(46).text().startsWith(QStringLiteral("triton_per_fused_sum_view_0 =")));
         QCOMPARE(click(46), (std::set<QString>{"sum_1", "view_4"}));
         QCOMPARE(doc.currentGraph()->stage, std::string("inductor_post_grad_graph"));
         QVERIFY(doc.graphIndex() > fwd);

@@ -414,7 +414,8 @@ void CompileStoryPanel::onMinifyClicked() {
         [this, index](Probe& p) {
             m_minify->setEnabled(m_compile == index);
             if (p.first) {
-                m_minifyNote->setText(tr("Minifying against %1: torch.compile with Inductor, in the Minifier pane").arg(p.second));
+                m_minifyNote->setText(
+                    tr("Minifying against %1: torch.compile with Inductor, in the Minifier pane").arg(p.second));
                 Q_EMIT minifyRequested(index, QStringLiteral("torch-compile"));
             } else {
                 m_minifyNote->setText(tr("PyTorch is not available, so the graph cannot be minified against it: %1. "

@@ -76,11 +76,11 @@ MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
         : QWidget(parent), m_doc(doc), m_executable(defaultExecutable()), m_check(new QComboBox(this)),
           m_pages(new QStackedWidget(this)), m_op(new QComboBox(this)), m_scale(new QDoubleSpinBox(this)),
           m_sides(new QComboBox(this)), m_pass(new QComboBox(this)), m_regex(new QLineEdit(this)),
-          m_command(new QLineEdit(this)), m_torch(new QLineEdit(this)), m_jobs(new QSpinBox(this)), m_timeout(new QDoubleSpinBox(this)),
-          m_run(new QPushButton(tr("Run"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-          m_open(new QPushButton(tr("Open result"), this)), m_export(new QPushButton(tr("Export…"), this)),
-          m_status(new QLabel(this)), m_code(new QPlainTextEdit(this)), m_steps(new QListWidget(this)),
-          m_lane(new JobLane(this)) {
+          m_command(new QLineEdit(this)), m_torch(new QLineEdit(this)), m_jobs(new QSpinBox(this)),
+          m_timeout(new QDoubleSpinBox(this)), m_run(new QPushButton(tr("Run"), this)),
+          m_cancel(new QPushButton(tr("Cancel"), this)), m_open(new QPushButton(tr("Open result"), this)),
+          m_export(new QPushButton(tr("Export…"), this)), m_status(new QLabel(this)), m_code(new QPlainTextEdit(this)),
+          m_steps(new QListWidget(this)), m_lane(new JobLane(this)) {
     setObjectName(QStringLiteral("minifierPanel"));
     m_check->setObjectName(QStringLiteral("minifier.check"));
     m_check->addItem(tr("Injected fault (scale an op's output)"), int(InjectedFault));
