@@ -46,7 +46,7 @@ const char* kMinifyUsage =
     "torch-compile:inductor@cpu:cpp.inject_relu_bug_TESTING_ONLY=compile_error\n"
     "  --inject SPEC   a fault on the tested side: OP:scale=F, OP:fail-in=PASS, OP:crash-in=PASS,\n"
     "                  OP:hang-in=PASS; without --check: clean reference vs injected\n"
-    "  --jobs N        queries at once (default 1)      --timeout S  per query (default 60)\n"
+    "  --jobs N        queries at once (default 1)      --timeout S  per query (default 60; torch-compile 300)\n"
     "  --inputs DIR    NNN.npy per placeholder (default: seeded random inputs)\n"
     "  --sizes S=N,... dynamic shapes: random inputs at these sizes (default: the trace's hints, else 8);\n"
     "                  the minimized graph's inputs keep every symbol bound to them\n"
@@ -98,7 +98,10 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     };
     double jobs, timeout, seed, tol, maxQ;
     if (!number("--jobs", 1, 1, jobs)) return reportError(err, makeError("--jobs takes a positive integer"));
-    if (!number("--timeout", 60, 0.001, timeout))
+    // A torch.compile query starts Python and compiles cold: more time than fxray's own queries.
+    bool torchCheck = false;
+    for (const auto& c : opts.spec.checks) torchCheck = torchCheck || c.kind == minify::CheckSpec::Kind::TorchCompile;
+    if (!number("--timeout", torchCheck ? 300 : 60, 0.001, timeout))
         return reportError(err, makeError("--timeout takes a positive number of seconds"));
     if (!number("--seed", 0, 0, seed)) return reportError(err, makeError("--seed takes a non-negative integer"));
     if (!number("--tol", 1e-3, 0, tol)) return reportError(err, makeError("--tol takes a non-negative number"));

@@ -241,6 +241,9 @@ QueryOutcome runTorchCheck(const fs::path& dir, const Graph& g, const std::vecto
     }
     std::string detail = lastLine(slurp(dir / "torch.err"));
     out.message = "python repro.py " + pr.describe() + (detail.empty() ? std::string() : ": " + detail);
+    // A first compile builds Inductor's caches (C++ headers, the vector ISA probe): minutes, not seconds.
+    if (pr.end == ProcessResult::End::TimedOut)
+        out.message += " (a cold torch.compile can take minutes: raise --timeout)";
     return out;
 }
 

@@ -19,6 +19,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QListWidget>
@@ -450,6 +451,7 @@ private slots:
         qunsetenv("FXRAY_PYTHON");
         qunsetenv("FAKE_TORCH_FAIL_OP");
         QCOMPARE(minifier->checkBox()->currentData().toInt(), int(MinifierPanel::TorchCompile));
+        QVERIFY(minifier->timeoutSpin()->value() >= 300.0);  // a cold torch.compile takes minutes
         const minify::MinifyResult* r = minifier->result();
         QVERIFY2(r && r->reproduced, qPrintable(minifier->statusLabel()->text()));
         QVERIFY2(r->signature.rfind("torch-compile:inductor:torch._inductor.exc.CppCompileError", 0) == 0,

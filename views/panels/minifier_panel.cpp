@@ -340,6 +340,8 @@ bool MinifierPanel::startTorchCompile(const QString& spec) {
     if (isRunning()) return false;
     m_check->setCurrentIndex(m_check->findData(int(TorchCompile)));
     m_torch->setText(spec);
+    // A cold torch.compile (Python start, Inductor's first C++ or Triton compile) takes minutes.
+    m_timeout->setValue(std::max(m_timeout->value(), 300.0));
     return start();
 }
 
