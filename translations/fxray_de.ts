@@ -499,10 +499,6 @@ Stufe: %2
         <translation>Fehlschlagenden Graphen &amp;minimieren</translation>
     </message>
     <message>
-        <source>Make the graph this compile failed on current and open the minifier on it</source>
-        <translation>Den Graphen, an dem diese Kompilierung scheiterte, zum aktuellen machen und den Minimierer darauf öffnen</translation>
-    </message>
-    <message>
         <source>&amp;Details</source>
         <translation>&amp;Details</translation>
     </message>
@@ -539,6 +535,38 @@ Stufe: %2
             <numerusform>%n Knoten, auf der Zeichenfläche angezeigt</numerusform>
             <numerusform>%n Knoten, auf der Zeichenfläche angezeigt</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Make the graph this compile failed on current and minify it against PyTorch (torch.compile with Inductor) when PyTorch is installed</source>
+        <translation>Den Graphen, an dem diese Kompilierung scheiterte, zum aktuellen machen und ihn gegen PyTorch minimieren (torch.compile mit Inductor), wenn PyTorch installiert ist</translation>
+    </message>
+    <message>
+        <source>Output &amp;code</source>
+        <translation>Ausgabe&amp;code</translation>
+    </message>
+    <message>
+        <source>output code %1</source>
+        <translation>Ausgabecode %1</translation>
+    </message>
+    <message>
+        <source>Output &amp;code (%1)</source>
+        <translation>Ausgabe&amp;code (%1)</translation>
+    </message>
+    <message>
+        <source>Checking for Python with PyTorch…</source>
+        <translation>Suche nach Python mit PyTorch…</translation>
+    </message>
+    <message>
+        <source>Checking for PyTorch</source>
+        <translation>Suche nach PyTorch</translation>
+    </message>
+    <message>
+        <source>Minifying against %1: torch.compile with Inductor, in the Minifier pane</source>
+        <translation>Minimierung gegen %1: torch.compile mit Inductor, im Minimierer-Bereich</translation>
+    </message>
+    <message>
+        <source>PyTorch is not available, so the graph cannot be minified against it: %1. The Minifier opens for another check.</source>
+        <translation>PyTorch ist nicht verfügbar, daher kann der Graph nicht dagegen minimiert werden: %1. Der Minimierer öffnet sich für eine andere Prüfung.</translation>
     </message>
 </context>
 <context>
@@ -1333,6 +1361,10 @@ Stufe: %2
         <source>Lear&amp;n: a Guided Compile</source>
         <translation>&amp;Lernen: eine geführte Kompilierung</translation>
     </message>
+    <message>
+        <source>Minifier: minifying the failing graph against PyTorch (torch.compile)</source>
+        <translation>Minimierer: der fehlschlagende Graph wird gegen PyTorch (torch.compile) minimiert</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::MatchModel</name>
@@ -1677,6 +1709,22 @@ Erzeugt: %2</translation>
     <message>
         <source>The result&apos;s session file is missing: %1</source>
         <translation>Die Sitzungsdatei des Ergebnisses fehlt: %1</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s torch.compile fails the same way</source>
+        <translation>torch.compile von PyTorch schlägt auf dieselbe Weise fehl</translation>
+    </message>
+    <message>
+        <source>torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]: each candidate&apos;s repro.py runs under torch.compile in Python with PyTorch (FXRAY_PYTHON, else python3); KEY=VALUE patch torch._inductor.config</source>
+        <translation>torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]: das repro.py jedes Kandidaten läuft unter torch.compile in einem Python mit PyTorch (FXRAY_PYTHON, sonst python3); KEY=VALUE setzt Werte in torch._inductor.config</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>Prüfung</translation>
+    </message>
+    <message>
+        <source>The PyTorch check is written torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...].</source>
+        <translation>Die PyTorch-Prüfung wird als torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...] geschrieben.</translation>
     </message>
 </context>
 <context>
@@ -2038,6 +2086,24 @@ Erzeugt: %2</translation>
     <message>
         <source>Sizes: %1</source>
         <translation>Größen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::OutputCodeView</name>
+    <message>
+        <source>Which of the compile&apos;s output codes (forward, backward, ...) to show</source>
+        <translation>Welcher der Ausgabecodes der Kompilierung (Vorwärts, Rückwärts, ...) angezeigt wird</translation>
+    </message>
+    <message>
+        <source>This compile logged no Inductor output code.</source>
+        <translation>Diese Kompilierung hat keinen Inductor-Ausgabecode protokolliert.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s), %1 linked to graph nodes; click a kernel&apos;s line to select its nodes</source>
+        <translation>
+            <numerusform>%n Kernel, %1 mit Graphknoten verknüpft; eine Zeile eines Kernels anklicken wählt seine Knoten</numerusform>
+            <numerusform>%n Kernel, %1 mit Graphknoten verknüpft; eine Zeile eines Kernels anklicken wählt seine Knoten</numerusform>
+        </translation>
     </message>
 </context>
 <context>

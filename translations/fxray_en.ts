@@ -375,4 +375,14 @@ stage: %2
         </translation>
     </message>
 </context>
+<context>
+    <name>fxray::views::OutputCodeView</name>
+    <message numerus="yes">
+        <source>%n kernel(s), %1 linked to graph nodes; click a kernel&apos;s line to select its nodes</source>
+        <translation>
+            <numerusform>%n kernel, %1 linked to graph nodes; click a kernel&apos;s line to select its nodes</numerusform>
+            <numerusform>%n kernels, %1 linked to graph nodes; click a kernel&apos;s line to select its nodes</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -487,10 +487,6 @@ stage: %2
         <translation>最小化失败的图(&amp;M)</translation>
     </message>
     <message>
-        <source>Make the graph this compile failed on current and open the minifier on it</source>
-        <translation>将此次编译失败的图设为当前图，并在其上打开最小化器</translation>
-    </message>
-    <message>
         <source>&amp;Details</source>
         <translation>详情(&amp;D)</translation>
     </message>
@@ -525,6 +521,38 @@ stage: %2
         <translation>
             <numerusform>%n 个节点，显示在画布上</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Make the graph this compile failed on current and minify it against PyTorch (torch.compile with Inductor) when PyTorch is installed</source>
+        <translation>将此次编译失败时的图设为当前图，并在安装了 PyTorch 时针对 PyTorch（使用 Inductor 的 torch.compile）对其进行最小化</translation>
+    </message>
+    <message>
+        <source>Output &amp;code</source>
+        <translation>输出代码(&amp;C)</translation>
+    </message>
+    <message>
+        <source>output code %1</source>
+        <translation>输出代码 %1</translation>
+    </message>
+    <message>
+        <source>Output &amp;code (%1)</source>
+        <translation>输出代码(&amp;C) (%1)</translation>
+    </message>
+    <message>
+        <source>Checking for Python with PyTorch…</source>
+        <translation>正在查找带有 PyTorch 的 Python…</translation>
+    </message>
+    <message>
+        <source>Checking for PyTorch</source>
+        <translation>正在查找 PyTorch</translation>
+    </message>
+    <message>
+        <source>Minifying against %1: torch.compile with Inductor, in the Minifier pane</source>
+        <translation>正在针对 %1 进行最小化：使用 Inductor 的 torch.compile，见最小化器窗格</translation>
+    </message>
+    <message>
+        <source>PyTorch is not available, so the graph cannot be minified against it: %1. The Minifier opens for another check.</source>
+        <translation>PyTorch 不可用，因此无法针对它最小化该图：%1。最小化器将打开以选择其他检查。</translation>
     </message>
 </context>
 <context>
@@ -1309,6 +1337,10 @@ stage: %2
         <source>Lear&amp;n: a Guided Compile</source>
         <translation>学习：引导式编译(&amp;N)</translation>
     </message>
+    <message>
+        <source>Minifier: minifying the failing graph against PyTorch (torch.compile)</source>
+        <translation>最小化器：正在针对 PyTorch（torch.compile）最小化失败的图</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::MatchModel</name>
@@ -1645,6 +1677,22 @@ Created: %2</source>
     <message>
         <source>The result&apos;s session file is missing: %1</source>
         <translation>结果的会话文件缺失:%1</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s torch.compile fails the same way</source>
+        <translation>PyTorch 的 torch.compile 以相同方式失败</translation>
+    </message>
+    <message>
+        <source>torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]: each candidate&apos;s repro.py runs under torch.compile in Python with PyTorch (FXRAY_PYTHON, else python3); KEY=VALUE patch torch._inductor.config</source>
+        <translation>torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]：每个候选图的 repro.py 在带有 PyTorch 的 Python（FXRAY_PYTHON，否则 python3）中通过 torch.compile 运行；KEY=VALUE 修改 torch._inductor.config</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>The PyTorch check is written torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...].</source>
+        <translation>PyTorch 检查的写法是 torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]。</translation>
     </message>
 </context>
 <context>
@@ -2003,6 +2051,23 @@ Created: %2</source>
     <message>
         <source>Sizes: %1</source>
         <translation>尺寸：%1</translation>
+    </message>
+</context>
+<context>
+    <name>fxray::views::OutputCodeView</name>
+    <message>
+        <source>Which of the compile&apos;s output codes (forward, backward, ...) to show</source>
+        <translation>显示此次编译的哪一份输出代码（前向、反向……）</translation>
+    </message>
+    <message>
+        <source>This compile logged no Inductor output code.</source>
+        <translation>此次编译没有记录 Inductor 输出代码。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s), %1 linked to graph nodes; click a kernel&apos;s line to select its nodes</source>
+        <translation>
+            <numerusform>%n 个内核，其中 %1 个关联到图节点；点击内核的某一行即可选中其节点</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -14,6 +14,7 @@
 #include "transforms/passes.h"
 
 #include "panels/kernel_panel.h"
+#include "panels/minifier_panel.h"
 #include "panels/numerics_panel.h"
 #include "panels/panels.h"
 
@@ -150,13 +151,19 @@ void MainWindow::buildDocks() {
     connect(m_storyDock->toggleViewAction(), &QAction::triggered, this, [this](bool on) {
         if (on) m_story->tree()->setFocus(Qt::ShortcutFocusReason);
     });
-    // "Minify" on a failed compile: its graph is already current; the minifier takes it from there.
+    // "Minify" on a failed compile: its graph is already current. With PyTorch there, the minifier
+    // runs against torch.compile at once (progress and Cancel in its pane); else the user chooses.
     QDockWidget* minifier = panels.minifier;
-    connect(m_story, &CompileStoryPanel::minifyRequested, this, [this, minifier](int) {
+    connect(m_story, &CompileStoryPanel::minifyRequested, this, [this, minifier](int, const QString& check) {
         if (!minifier) return;
         minifier->show();
         minifier->raise();
         minifier->widget()->setFocus(Qt::OtherFocusReason);
+        auto* panel = qobject_cast<MinifierPanel*>(minifier->widget());
+        if (!check.isEmpty() && panel && panel->startTorchCompile(check)) {
+            showNote(tr("Minifier: minifying the failing graph against PyTorch (torch.compile)"));
+            return;
+        }
         showNote(tr("Minifier: the failing graph is current; choose what counts as failing and run"));
     });
 }

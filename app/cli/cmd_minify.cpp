@@ -32,14 +32,21 @@ const char* kMinifyUsage =
     "usage: fxray minify FILE [--graph SEL] --check SPEC... [--inject SPEC]... [--jobs N] [--timeout S]\n"
     "                    [--inputs DIR | --sizes S=N,...] [--seed N] [--tol X] [--pipeline P | --passes LIST] "
     "[--max-queries N]\n"
-    "                    [--no-localize] [--no-bisect] [--keep-temp] [--quiet] [--out DIR] [--json]\n"
+    "                    [--no-localize] [--no-bisect] [--keep-temp] [--python PY] [--quiet] [--out DIR] [--json]\n"
     "  --check SPEC    what makes a graph interesting (all must hold):\n"
     "                    pass-fails:NAME:REGEX   pass NAME fails (or crashes) with a message matching REGEX\n"
     "                    accuracy:A-vs-B         sides differ like PyTorch's same() judges (ref, ref64, cpu, cuda)\n"
-    "                    command:CMD             CMD (sh, run in the candidate's folder) exits 0\n"
+    "                    command:CMD             CMD (sh, run in the candidate's folder) exits 0 (alias external:CMD)\n"
+    "                    torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]\n"
+    "                                            fxray's repro.py of the candidate fails under PyTorch's\n"
+    "                                            torch.compile (default backend inductor, device cuda when\n"
+    "                                            PyTorch sees one) with the same exception type and first\n"
+    "                                            message line; KEY=VALUE patch torch._inductor.config, e.g.\n"
+    "                                            "
+    "torch-compile:inductor@cpu:cpp.inject_relu_bug_TESTING_ONLY=compile_error\n"
     "  --inject SPEC   a fault on the tested side: OP:scale=F, OP:fail-in=PASS, OP:crash-in=PASS,\n"
     "                  OP:hang-in=PASS; without --check: clean reference vs injected\n"
-    "  --jobs N        queries at once (default 1)      --timeout S  per query (default 60)\n"
+    "  --jobs N        queries at once (default 1)      --timeout S  per query (default 60; torch-compile 300)\n"
     "  --inputs DIR    NNN.npy per placeholder (default: seeded random inputs)\n"
     "  --sizes S=N,... dynamic shapes: random inputs at these sizes (default: the trace's hints, else 8);\n"
     "                  the minimized graph's inputs keep every symbol bound to them\n"
@@ -47,6 +54,7 @@ const char* kMinifyUsage =
     "  --out DIR       minified.py, inputs/NNN.npy, repro.py, session.json, minified.fxray\n"
     "  --no-localize   skip isolating the first node where the sides part (general reducer only)\n"
     "  --no-bisect     do not narrow a pass failure to the failing pass first\n"
+    "  --python PY     the Python with PyTorch for torch-compile checks (default $FXRAY_PYTHON, else python3)\n"
     "exit status: 0 minified, 1 the graph does not show the failure, 2 bad input\n";
 
 std::string quoteArg(const std::string& s) {
@@ -62,7 +70,7 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     std::string perr;
     auto a = parseArgs(argv,
                        {"--graph", "--check", "--inject", "--jobs", "--timeout", "--inputs", "--seed", "--tol",
-                        "--pipeline", "--passes", "--max-queries", "--out", "--constants", "--sizes"},
+                        "--pipeline", "--passes", "--max-queries", "--out", "--constants", "--sizes", "--python"},
                        {"--json", "--help", "--no-localize", "--no-bisect", "--keep-temp", "--quiet"}, perr);
     if (!a) return reportError(err, makeError(perr));
     if (a->has("--help")) {
@@ -90,7 +98,10 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     };
     double jobs, timeout, seed, tol, maxQ;
     if (!number("--jobs", 1, 1, jobs)) return reportError(err, makeError("--jobs takes a positive integer"));
-    if (!number("--timeout", 60, 0.001, timeout))
+    // A torch.compile query starts Python and compiles cold: more time than fxray's own queries.
+    bool torchCheck = false;
+    for (const auto& c : opts.spec.checks) torchCheck = torchCheck || c.kind == minify::CheckSpec::Kind::TorchCompile;
+    if (!number("--timeout", torchCheck ? 300 : 60, 0.001, timeout))
         return reportError(err, makeError("--timeout takes a positive number of seconds"));
     if (!number("--seed", 0, 0, seed)) return reportError(err, makeError("--seed takes a non-negative integer"));
     if (!number("--tol", 1e-3, 0, tol)) return reportError(err, makeError("--tol takes a non-negative number"));
@@ -99,6 +110,7 @@ int cmdMinify(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     opts.oracle.jobs = static_cast<int>(jobs);
     opts.oracle.timeoutSeconds = timeout;
     opts.oracle.keepDirs = a->has("--keep-temp");
+    opts.oracle.python = a->get("--python");
     opts.spec.seed = static_cast<uint64_t>(seed);
     opts.spec.tol = tol;
     opts.maxQueries = static_cast<size_t>(maxQ);

@@ -3,6 +3,7 @@
 #include "import/loader.h"
 #include "minify/hierarchy.h"
 #include "minify/inject.h"
+#include "minify/torch_check.h"
 
 #include <algorithm>
 #include <chrono>
@@ -364,6 +365,15 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
     auto t0 = Clock::now();
     MinifyResult res;
     res.nodesBefore = g.size();
+    // torch-compile checks: a missing Python or PyTorch is bad input, said once, not a "clean"
+    // answer to every query.
+    std::string torchNote;
+    for (const auto& c : opts.spec.checks) {
+        if (c.kind != CheckSpec::Kind::TorchCompile) continue;
+        auto info = probeTorch(torchPython(opts.oracle.python), c, std::max(opts.oracle.timeoutSeconds, 120.0));
+        if (!info.ok()) return info.error();
+        torchNote = "PyTorch " + info->version + " (" + info->python + (info->cuda ? ", CUDA" : ", no CUDA") + ")";
+    }
     auto wsE = Workspace::build(g, std::move(inputs), opts.spec.seed);
     if (!wsE.ok()) return wsE.error();
     std::shared_ptr<const Workspace> ws = std::move(wsE).value();
@@ -374,6 +384,15 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
                              ? fullE.error().message
                              : "the graph returns no computed value to minify");
     Materialized full = std::move(fullE).value();
+    if (progress) {
+        // The first query can take long (a cold torch.compile): say what is running.
+        MinifyProgress p;
+        p.nodesBefore = p.nodes = full.nodes;
+        p.best = full.graph;
+        p.strategy = torchNote.empty() ? "first query" : "first query (" + torchNote + ")";
+        p.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        progress(p);
+    }
     QueryOutcome first = oracle.query(full);
     res.message = first.message;
     auto finish = [&](const Materialized& best) {
@@ -430,6 +449,7 @@ Expected<MinifyResult> minifyGraph(const Graph& g, std::vector<Value> inputs, co
     r.run(full, first.signature, first.divergent);
     res.steps = r.steps();
     if (!res.bisection.empty()) res.steps.insert(res.steps.begin(), res.bisection);
+    if (!torchNote.empty()) res.steps.insert(res.steps.begin(), torchNote);
     finish(r.best());
     return res;
 }

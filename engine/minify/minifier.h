@@ -1,6 +1,6 @@
 #pragma once
 /// The minifier: shrinks a graph that fails (a pass fails, two backends disagree, a command says
-/// so) to a small graph that fails the same way. This is the API the CLI (`fxray minify`) and the
+/// so, PyTorch's torch.compile fails on it) to a small graph that fails the same way. This is the API the CLI (`fxray minify`) and the
 /// GUI's Minifier panel use.
 ///
 /// Use:

@@ -1,6 +1,7 @@
 #include "minify/oracle.h"
 
 #include "minify/subprocess.h"
+#include "minify/torch_check.h"
 
 #include <algorithm>
 #include <fstream>
@@ -49,7 +50,7 @@ void Oracle::setRequest(QueryRequest req) {
     m_commands.clear();
     m_needsChild = false;
     for (const auto& c : m_req.spec.checks) {
-        if (c.kind == CheckSpec::Kind::Command)
+        if (c.kind == CheckSpec::Kind::Command || c.kind == CheckSpec::Kind::TorchCompile)
             m_commands.push_back(&c);
         else
             m_needsChild = true;
@@ -123,7 +124,7 @@ QueryOutcome Oracle::evaluate(const Materialized& m) {
         needsChild = m_needsChild;
     }
     for (const auto& c : req.spec.checks)
-        if (c.kind == CheckSpec::Kind::Command) commands.push_back(&c);
+        if (c.kind == CheckSpec::Kind::Command || c.kind == CheckSpec::Kind::TorchCompile) commands.push_back(&c);
     fs::path dir;
     QueryOutcome out;
     if (needsChild) {
@@ -139,6 +140,20 @@ QueryOutcome Oracle::evaluate(const Materialized& m) {
     }
     for (const CheckSpec* c : commands) {
         if (out.kind != QueryOutcome::Kind::Reproduced) break;
+        if (c->kind == CheckSpec::Kind::TorchCompile) {
+            QueryOutcome t =
+                runTorchCheck(dir, *m.graph, m.inputs, req.spec, *c, torchPython(m_opts.python), m_opts.timeoutSeconds);
+            out.seconds += t.seconds;
+            if (!t.interesting()) {
+                out.kind = t.kind;
+                out.signature.clear();
+                out.message = t.message;
+                break;
+            }
+            out.signature += (out.signature.empty() ? "" : " & ") + t.signature;
+            out.message = t.message;
+            continue;
+        }
         SpawnOptions so;
         so.cwd = dir;
         so.timeoutSeconds = m_opts.timeoutSeconds;

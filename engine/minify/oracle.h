@@ -1,7 +1,7 @@
 #pragma once
 /// The Oracle answers queries for the reducer: isolated (each query a child process, the fxray
 /// executable's hidden `__minify-query DIR`, with a timeout), cached by graph fingerprint, and
-/// several at once (`--jobs N`). Command checks run here, in the candidate's folder.
+/// several at once (`--jobs N`). Command and torch-compile checks run here, in the candidate's folder.
 ///
 /// Threads only write files, spawn and wait; every engine computation on a candidate happens in
 /// the child, so a crash, a signal or a hang there is a classified outcome.
@@ -23,6 +23,7 @@ struct OracleOptions {
     std::filesystem::path workDir;     ///< temp folders go here (default: the system temp dir)
     std::filesystem::path executable;  ///< fxray (default: findFxrayExecutable())
     bool keepDirs = false;             ///< keep each query's folder (debugging)
+    std::string python;                ///< torch-compile checks: the interpreter (default: torchPython())
     /// In-process evaluation instead of a child (tests with custom predicates, or no fxray
     /// executable). Must be thread-safe when jobs > 1.
     std::function<QueryOutcome(const Graph&, const std::vector<Value>&)> inProcess;

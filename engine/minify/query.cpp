@@ -221,7 +221,8 @@ QueryOutcome evaluateQuery(const Graph& g, const std::vector<Value>& inputs, con
 
     for (const auto& c : spec.checks) {
         CheckResult r;
-        if (c.kind == CheckSpec::Kind::Command) continue;  // run by the Oracle, which has the folder
+        if (c.kind == CheckSpec::Kind::Command || c.kind == CheckSpec::Kind::TorchCompile)
+            continue;  // run by the Oracle, which has the folder
         if (c.kind == CheckSpec::Kind::PassFails) {
             std::regex re(c.regex);
             for (size_t k = 0; k < trace.passes.size(); ++k) {
@@ -521,7 +522,7 @@ QueryOutcome judgeAbnormalEnd(const fs::path& dir, const FailureSpec& spec, bool
     bool all = true;
     std::string sig;
     for (const auto& c : spec.checks) {
-        if (c.kind == CheckSpec::Kind::Command) continue;
+        if (c.kind == CheckSpec::Kind::Command || c.kind == CheckSpec::Kind::TorchCompile) continue;
         bool ok = c.kind == CheckSpec::Kind::PassFails && c.pass == pass && std::regex_search(msg, std::regex(c.regex));
         all = all && ok;
         if (ok) {

@@ -61,6 +61,65 @@ void writeModule(std::ostream& os, const Graph& g, const std::string& cls, const
     os << "\n\n";
 }
 
+/// A Python literal for an Inductor config value as written on the command line.
+std::string pyConfigLiteral(const std::string& v) {
+    if (v == "True" || v == "true") return "True";
+    if (v == "False" || v == "false") return "False";
+    if (v == "None" || v == "none") return "None";
+    if (!v.empty() && v.find_first_not_of("0123456789-") == std::string::npos && v != "-") return v;
+    return pyStringRepr(v);
+}
+
+/// The settings of a torch-compile check: device, backend, Inductor config. One compile thread
+/// (the environment for what reads it at import, the config patch for the rest) keeps Inductor's
+/// compile in this process: no worker pool to start per query, and a compile error is raised
+/// here, not re-raised from a worker.
+void writeTorchCompileHeader(std::ostream& os, const CheckSpec& c) {
+    os << "# torch-compile check: torch.compile(backend=" << pyStringRepr(c.backend) << ")";
+    if (!c.device.empty()) os << " on " << c.device;
+    os << "\nimport os\nos.environ.setdefault('TORCHINDUCTOR_COMPILE_THREADS', '1')\n";
+    if (!c.device.empty()) os << "DEVICE = " << pyStringRepr(c.device) << "  # the check's device\n";
+    os << "BACKEND = " << pyStringRepr(c.backend) << "\nINDUCTOR_CONFIG = {";
+    for (size_t i = 0; i < c.inductorConfig.size(); ++i)
+        os << (i ? ", " : "") << pyStringRepr(c.inductorConfig[i].first) << ": "
+           << pyConfigLiteral(c.inductorConfig[i].second);
+    os << "}\n\n\n"
+          "def describe(e):\n"
+          "    # The failure signature: the innermost exception (Dynamo wraps the backend's) and the\n"
+          "    # first line of its message (a SyntaxError's own message, without the file it names).\n"
+          "    while getattr(e, 'inner_exception', None) is not None:\n"
+          "        e = e.inner_exception\n"
+          "    t = type(e)\n"
+          "    name = t.__qualname__ if t.__module__ == 'builtins' else f'{t.__module__}.{t.__qualname__}'\n"
+          "    msg = e.msg if isinstance(e, SyntaxError) and e.msg else str(e)\n"
+          "    lines = [ln.strip() for ln in msg.strip().splitlines() if ln.strip()]\n"
+          "    return f'{name}: {lines[0] if lines else \"\"}'\n\n\n";
+}
+
+/// main() of a torch-compile check: eager first (a graph PyTorch cannot run is no compiler
+/// failure: exit 3), then torch.compile; a failure prints one FXRAY_FAILURE line and exits 1.
+void writeTorchCompileMain(std::ostream& os) {
+    os << "    import traceback\n"
+          "    import torch._inductor.config as inductor_config\n"
+          "    try:\n"
+          "        run(Repro(), load_inputs())\n"
+          "    except Exception as e:\n"
+          "        print('FXRAY_EAGER_FAILED ' + describe(e))\n"
+          "        return 3\n"
+          "    torch._dynamo.reset()\n"
+          "    try:\n"
+          "        with inductor_config.patch({'compile_threads': 1, **INDUCTOR_CONFIG}):\n"
+          "            mod = torch.compile(Repro(), backend=BACKEND, dynamic=True if DYNAMIC else None)\n"
+          "            run(mod, load_inputs())\n"
+          "    except Exception as e:\n"
+          "        traceback.print_exc()\n"
+          "        print('FXRAY_FAILURE ' + describe(e), flush=True)\n"
+          "        print(f'REPRODUCED: torch.compile(backend={BACKEND!r}) fails on {DEVICE}')\n"
+          "        return 1\n"
+          "    print(f'not reproduced: torch.compile(backend={BACKEND!r}) ran on {DEVICE}')\n"
+          "    return 0\n";
+}
+
 }  // namespace
 
 std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const FailureSpec* spec,
@@ -75,6 +134,7 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
     // What the script can show in PyTorch.
     std::string mode = "eager";  // run and print
     const CheckSpec* acc = nullptr;
+    const CheckSpec* tc = nullptr;
     bool anyScale = false;
     if (spec) {
         for (const auto& i : spec->injects) anyScale = anyScale || i.kind == InjectSpec::Kind::Scale;
@@ -89,6 +149,9 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
             mode = "injected";
         else if (acc || !spec->checks.empty())
             mode = "fxray-only";
+        // A torch.compile check is PyTorch-visible by definition: the script is the check.
+        for (const auto& c : spec->checks)
+            if (c.kind == CheckSpec::Kind::TorchCompile && !tc) tc = &c, mode = "torch-compile";
     }
 
     // Dynamic shapes: the sizes of the recorded run, read off the inputs.
@@ -126,6 +189,7 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
           "def device(type=None, index=None):\n"
           "    # Graph literals name the recording machine's device; run where this script runs.\n"
           "    return torch.device(DEVICE)\n\n\n";
+    if (tc) writeTorchCompileHeader(os, *tc);
     writeModule(os, g, "Repro", nullptr);
     if (mode == "injected") writeModule(os, g, "ReproInjected", &spec->injects);
 
@@ -262,6 +326,8 @@ std::string reproScript(const Graph& g, const std::vector<Value>& inputs, const 
               "    bad = compare(refs, ress, fp64s)\n"
               "    print('REPRODUCED: the injected fault makes the outputs differ' if bad else 'not reproduced')\n"
               "    return 1 if bad else 0\n";
+    } else if (mode == "torch-compile") {
+        writeTorchCompileMain(os);
     } else if (mode == "fp64") {
         os << "    refs64 = run(Repro(), load_inputs(torch.float64))\n"
               "    ress = run(compiled(Repro()), load_inputs())\n"

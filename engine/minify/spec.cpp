@@ -4,8 +4,10 @@
 #include "ir/op_registry.h"
 #include "transforms/passes.h"
 
+#include <cctype>
 #include <cmath>
 #include <regex>
+#include <sstream>
 
 namespace fxray::minify {
 
@@ -21,6 +23,63 @@ std::string joinNames(const std::vector<std::string>& v) {
     return s;
 }
 
+/// Python identifiers joined by dots: what the generated repro may name (keys, backends).
+bool dottedName(const std::string& s) {
+    if (s.empty() || s.front() == '.' || s.back() == '.') return false;
+    bool start = true;
+    for (char c : s) {
+        if (c == '.') {
+            if (start) return false;
+            start = true;
+            continue;
+        }
+        const bool alpha = std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+        if (!alpha && !(std::isdigit(static_cast<unsigned char>(c)) && !start)) return false;
+        start = false;
+    }
+    return true;
+}
+
+/// torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]; the values become Python literals in the
+/// generated repro (quoted there), so only their spelling is checked here.
+Expected<CheckSpec> parseTorchCompile(const std::string& text, const std::string& rest) {
+    const std::string form = "expected torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]";
+    CheckSpec c;
+    c.kind = CheckSpec::Kind::TorchCompile;
+    c.text = text;
+    c.backend = "inductor";
+    std::string configs = rest;
+    const auto colon = rest.find(':');
+    std::string head = rest.substr(0, colon);
+    // torch-compile:KEY=VALUE,... is Inductor with a config; else the first part names the backend.
+    if (head.find('=') == std::string::npos) {
+        configs = colon == std::string::npos ? std::string() : rest.substr(colon + 1);
+        auto at = head.find('@');
+        if (at != std::string::npos) {
+            c.device = head.substr(at + 1);
+            head = head.substr(0, at);
+        }
+        if (!head.empty()) c.backend = head;
+        if (!dottedName(c.backend)) return specError("--check", text, form + ": bad backend name '" + c.backend + "'");
+        if (at != std::string::npos && c.device != "cpu" && c.device != "cuda")
+            return specError("--check", text, "DEVICE is cpu or cuda, not '" + c.device + "'");
+    }
+    std::stringstream ss(configs);
+    for (std::string kv; std::getline(ss, kv, ',');) {
+        if (kv.empty()) continue;
+        auto eq = kv.find('=');
+        if (eq == std::string::npos) return specError("--check", text, form + ": '" + kv + "' is not KEY=VALUE");
+        std::string key = kv.substr(0, eq);
+        if (!dottedName(key))
+            return specError("--check", text,
+                             "'" + key + "' is not an Inductor config name (e.g. cpp.inject_relu_bug_TESTING_ONLY)");
+        c.inductorConfig.emplace_back(key, kv.substr(eq + 1));
+    }
+    if (!c.inductorConfig.empty() && c.backend != "inductor")
+        return specError("--check", text, "KEY=VALUE patches torch._inductor.config: the backend must be inductor");
+    return c;
+}
+
 }  // namespace
 
 std::string canonicalSide(const std::string& s) {
@@ -30,7 +89,10 @@ std::string canonicalSide(const std::string& s) {
 }
 
 Expected<CheckSpec> parseCheckSpec(const std::string& text) {
-    const std::string kinds = "pass-fails:NAME:REGEX, accuracy:A-vs-B, command:CMD";
+    // "torch-compile" alone: Inductor on the repro's default device.
+    if (text == "torch-compile") return parseTorchCompile(text, "");
+    const std::string kinds = "pass-fails:NAME:REGEX, accuracy:A-vs-B, command:CMD (or external:CMD), "
+                              "torch-compile[:BACKEND[@DEVICE]][:K=V,...]";
     auto colon = text.find(':');
     if (colon == std::string::npos) return specError("--check", text, "expected KIND:... (" + kinds + ")");
     std::string kind = text.substr(0, colon);
@@ -66,7 +128,8 @@ Expected<CheckSpec> parseCheckSpec(const std::string& text) {
             return specError("--check", text, "unknown side (sides: ref, ref32, ref64, cpu, cuda)");
         return c;
     }
-    if (kind == "command") {
+    if (kind == "torch-compile") return parseTorchCompile(text, rest);
+    if (kind == "command" || kind == "external") {
         c.kind = CheckSpec::Kind::Command;
         c.command = rest;
         if (c.command.find_first_not_of(" \t") == std::string::npos)

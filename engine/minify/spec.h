@@ -10,7 +10,14 @@
 ///    `same()`: allclose(tol, tol), else RMSE(fp64, B) <= m * RMSE(fp64, A) + tol / 10. Sides:
 ///    `ref` (= `ref32`, the reference executor), `ref64` (it in fp64), `cpu`, `cuda` (the
 ///    compiled backends, when built; see codegen/backend.h).
-///  - `command:CMD` — CMD (run by /bin/sh in the candidate's folder, C-Vise style) exits 0.
+///  - `command:CMD` (alias `external:CMD`) — CMD (run by /bin/sh in the candidate's folder,
+///    C-Vise style) exits 0.
+///  - `torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]` — fxray's own repro.py of the candidate,
+///    run by Python with PyTorch (minify/torch_check.h), fails under torch.compile(backend=BACKEND,
+///    default inductor) with the same exception type and first message line as the original.
+///    KEY=VALUE pairs patch torch._inductor.config (e.g. cpp.inject_relu_bug_TESTING_ONLY=
+///    compile_error, PyTorch's own minifier-test fault); DEVICE is cpu or cuda (default: cuda
+///    when PyTorch sees one).
 /// Injected faults (for testing and teaching), applied on the tested side only:
 ///  - `OP:scale=F` — OP's output (a single floating tensor) is multiplied by F;
 ///  - `OP:fail-in=PASS` / `OP:crash-in=PASS` / `OP:hang-in=PASS` — pass PASS fails / raises
@@ -26,7 +33,7 @@ namespace fxray::minify {
 
 /// One `--check`.
 struct CheckSpec {
-    enum class Kind { PassFails, Accuracy, Command };
+    enum class Kind { PassFails, Accuracy, Command, TorchCompile };
     Kind kind = Kind::Accuracy;
     std::string text;  ///< the spec as written (what travels to the query process)
     // PassFails
@@ -37,6 +44,10 @@ struct CheckSpec {
     std::string testSide;
     // Command
     std::string command;
+    // TorchCompile
+    std::string backend;                                              ///< torch.compile backend ("inductor")
+    std::string device;                                               ///< "cpu", "cuda" or "" (the repro's default)
+    std::vector<std::pair<std::string, std::string>> inductorConfig;  ///< dotted key, value as written
 };
 
 /// One `--inject`.
@@ -50,7 +61,7 @@ struct InjectSpec {
 };
 
 /// Parses a `--check` spec; the message says what was expected ("unknown check kind 'x'
-/// (pass-fails:NAME:REGEX, accuracy:A-vs-B, command:CMD)").
+/// (pass-fails:NAME:REGEX, accuracy:A-vs-B, command:CMD, torch-compile[:BACKEND][:K=V,...])").
 Expected<CheckSpec> parseCheckSpec(const std::string& text);
 /// Parses an `--inject` spec (the op must be a registered ATen op).
 Expected<InjectSpec> parseInjectSpec(const std::string& text);

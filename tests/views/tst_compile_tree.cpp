@@ -9,17 +9,26 @@
 #include "import/compile_story.h"
 #include "import/loader.h"
 #include "main_window.h"
+#include "minify/minifier.h"
 #include "models/compile_tree_model.h"
 #include "panels/compile_story_panel.h"
+#include "panels/minifier_panel.h"
+#include "panels/output_code_view.h"
 #include "panels/phase_chart.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
+#include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QTextBrowser>
 #include <QTreeView>
 
@@ -75,6 +84,28 @@ std::string record(const std::string& envelope, const std::string& payload = "")
     std::istringstream in(payload);
     for (std::string l; std::getline(in, l);) out += "\t" + l + "\n";
     return out;
+}
+
+/// The graph_breaks log with 2/0's compilation_metrics saying it failed (fail_type and fail_reason
+/// set, as a failing run logs them), written to dir/failed.log; empty on a mismatch.
+fs::path failedGraphBreaksLog(const QTemporaryDir& dir) {
+    fs::path src;
+    for (const auto& f : fs::directory_iterator(traces() / "graph_breaks/trace")) src = f.path();
+    std::ifstream in(src, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string log = ss.str();
+    const std::string key = R"({"compilation_metrics": {"compile_id": "2/0")";
+    const size_t at = log.find(key);
+    if (at == std::string::npos) return {};
+    const std::string from = R"("fail_type": null, "fail_reason": null)";
+    const size_t f = log.find(from, at);
+    if (f == std::string::npos || f > log.find('\n', at)) return {};
+    log.replace(f, from.size(),
+                R"("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor")");
+    const fs::path path = fs::path(dir.path().toStdString()) / "failed.log";
+    std::ofstream(path, std::ios::binary) << log;
+    return path;
 }
 
 }  // namespace
@@ -195,6 +226,96 @@ private slots:
         QVERIFY(!k->item(ln)->isSelected());
     }
 
+    // Inductor's output code beside the graph, linked both ways. Expected lines and nodes are
+    // worked out from the log by tests/views/data/story_output_code_expect.py (not by fxray):
+    // the forward output code has 302 lines; triton_poi_fused_gelu_view_1 is defined on lines
+    // 120-167 (kernel-path comment to the closing quotes) and launched on 258-261 (source-nodes
+    // comment to .run), its provenance nodes are add_2, erf, mul_2, mul_3, mul_4, view_1;
+    // extern_kernels.addmm is called on 253-255 for node addmm; libdevice.erf is on line 162.
+    void outputCodeBesideTheGraph() {
+        Document doc;
+        QVERIFY2(doc.loadSync(QString::fromStdString((traces() / "inductor_provenance/trace").string())),
+                 qPrintable(doc.lastError()));
+        CompileStoryPanel panel(&doc);
+        QVERIFY(panel.waitForStory());
+        panel.resize(900, 800);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        OutputCodeView* v = panel.outputCode();
+        QCOMPARE(v->count(), 2);  // forward and backward
+        panel.tabs()->setCurrentWidget(v);
+        // The forward's post-grad graph on the canvas, erf selected there.
+        int fwd = -1;
+        for (size_t g = 0; g < doc.file()->graphs.size() && fwd < 0; ++g)
+            if (doc.file()->graphs[g].compileId == "0/0" && doc.file()->graphs[g].stage == "inductor_post_grad_graph")
+                fwd = int(g);
+        QVERIFY(fwd >= 0);
+        doc.setGraphIndex(fwd);
+        doc.setSelection({QStringLiteral("erf")}, nullptr);
+        QCOMPARE(v->currentCode(), 0);
+        QCOMPARE(v->chooser()->currentText(), QStringLiteral("0_forward"));
+        QPlainTextEdit* e = v->editor();
+        QVERIFY2(e->blockCount() == 302 || (e->blockCount() == 303 && e->document()->lastBlock().text().isEmpty()),
+                 qPrintable(QString::number(e->blockCount())));
+        QList<int> want;
+        for (int l = 120; l <= 167; ++l) want << l;
+        for (int l = 258; l <= 261; ++l) want << l;
+        QCOMPARE(v->highlightedLines(), want);
+        QVERIFY(e->document()->findBlockByNumber(120).text().startsWith(QStringLiteral("# kernel path:")));
+        // Scrolled to the kernel: its first line is in view.
+        QVERIFY(
+            e->viewport()->rect().contains(e->cursorRect(QTextCursor(e->document()->findBlockByNumber(120))).center()));
+        // A click on a line of the kernel selects its nodes on the canvas (a post-grad graph).
+        auto click = [&](int line) {
+            QTextCursor c(e->document()->findBlockByNumber(line));
+            e->setTextCursor(c);
+            e->ensureCursorVisible();
+            QTest::mouseClick(e->viewport(), Qt::LeftButton, {}, e->cursorRect(c).center());
+            const QStringList sel = doc.selection();
+            return std::set<QString>(sel.begin(), sel.end());
+        };
+        doc.setSelection({}, nullptr);
+        QCOMPARE(click(162), (std::set<QString>{"add_2", "erf", "mul_2", "mul_3", "mul_4", "view_1"}));
+        QCOMPARE(doc.graphIndex(), fwd);
+        bool geluListed = false;
+        for (QListWidgetItem* it : panel.kernelList()->selectedItems())
+            geluListed = geluListed || it->text().startsWith(QStringLiteral("triton_poi_fused_gelu_view_1"));
+        QVERIFY(geluListed);
+        QCOMPARE(click(254), (std::set<QString>{"addmm"}));
+        QCOMPARE(v->highlightedLines(), (QList<int>{253, 254, 255}));
+        // A line outside every kernel selects nothing new.
+        QCOMPARE(click(0), (std::set<QString>{"addmm"}));
+        // The backward's code (line 46 of it defines triton_per_fused_sum_view_0, whose graph
+        // fragment computes sum_1 and view_4) goes with the compile's second post-grad graph.
+        v->chooser()->setCurrentIndex(1);
+        v->showCode(1);
+        QCOMPARE(v->chooser()->currentText(), QStringLiteral("0_backward"));
+        QVERIFY(
+            e->document()->findBlockByNumber(46).text().startsWith(QStringLiteral("triton_per_fused_sum_view_0 =")));
+        QCOMPARE(click(46), (std::set<QString>{"sum_1", "view_4"}));
+        QCOMPARE(doc.currentGraph()->stage, std::string("inductor_post_grad_graph"));
+        QVERIFY(doc.graphIndex() > fwd);
+        QVERIFY(doc.currentGraph()->graph->find("sum_1"));
+        // With FXRAY_SHOT_DIR: the window as a user sees it, erf's kernel marked.
+        if (const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR"); !dir.isEmpty()) {
+            MainWindow w;
+            w.setQuiet(true);
+            QVERIFY(w.openFile(QString::fromStdString((traces() / "inductor_provenance/trace").string())));
+            QVERIFY(w.storyPanel()->waitForStory());
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            // The story column wide and tall enough to read the code beside the canvas.
+            w.storyDock()->setMinimumSize(760, 820);
+            w.storyDock()->raise();
+            w.storyPanel()->tabs()->setCurrentWidget(w.storyPanel()->outputCode());
+            w.document()->setGraphIndex(fwd);
+            w.document()->setSelection({QStringLiteral("erf")}, nullptr);
+            QTest::qWait(300);
+            w.grab().save(dir + QStringLiteral("/story_output_code.png"));
+        }
+    }
+
     // The recorded gpt2 run did not fail in PyTorch 2.11: its compilation_metrics has
     // "fail_type": null and the program printed no "compile failed" line. One ok compile
     // with forward and backward Inductor kernels and 690 guards.
@@ -272,23 +393,9 @@ private slots:
     // fail_reason set, as a failing run logs them): the compile is red, the details name the
     // graph it failed on, and Minify asks for that compile with its graph current.
     void minifyAFailedCompile() {
-        fs::path src;
-        for (const auto& f : fs::directory_iterator(traces() / "graph_breaks/trace")) src = f.path();
-        std::ifstream in(src, std::ios::binary);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        std::string log = ss.str();
-        const std::string key = R"({"compilation_metrics": {"compile_id": "2/0")";
-        const size_t at = log.find(key);
-        QVERIFY(at != std::string::npos);
-        const std::string from = R"("fail_type": null, "fail_reason": null)";
-        const size_t f = log.find(from, at);
-        QVERIFY(f != std::string::npos && f < log.find('\n', at));
-        log.replace(f, from.size(),
-                    R"("fail_type": "BackendCompilerFailed", "fail_reason": "RuntimeError: Cannot view a tensor")");
         QTemporaryDir dir;
-        const fs::path path = fs::path(dir.path().toStdString()) / "failed.log";
-        std::ofstream(path, std::ios::binary) << log;
+        const fs::path path = failedGraphBreaksLog(dir);
+        QVERIFY(!path.empty());
         Document doc;
         QVERIFY2(doc.loadSync(QString::fromStdString(path.string())), qPrintable(doc.lastError()));
         CompileStoryPanel panel(&doc);
@@ -302,10 +409,56 @@ private slots:
         QVERIFY(t.contains(QStringLiteral("Failed on graph")));
         QVERIFY(t.contains(QString::fromStdString(doc.currentGraph()->stage)));
         QVERIFY(panel.minifyButton()->isEnabled());
-        QSignalSpy spy(&panel, &CompileStoryPanel::minifyRequested);
-        panel.minifyButton()->click();
-        QCOMPARE(spy.size(), 1);
-        QCOMPARE(spy.front().front().toInt(), 4);
+        // With PyTorch (the fake interpreter of the CLI tests plays it), Minify asks for the
+        // torch-compile check; without Python, it says so and asks for the Minifier alone.
+        const QByteArray fake = QByteArray(FXRAY_TESTS_DIR) + "/app/data/fake_torch_python.sh";
+        for (const QByteArray& python : {fake, QByteArray("/nonexistent/python3")}) {
+            qputenv("FXRAY_PYTHON", python);
+            QSignalSpy spy(&panel, &CompileStoryPanel::minifyRequested);
+            panel.minifyButton()->click();
+            QVERIFY(spy.wait(30000));
+            QCOMPARE(spy.size(), 1);
+            QCOMPARE(spy.front().at(0).toInt(), 4);
+            const bool have = python == fake;
+            QCOMPARE(spy.front().at(1).toString(), have ? QStringLiteral("torch-compile") : QString());
+            const QString note = panel.minifyNote()->text();
+            QVERIFY2(note.contains(have ? QStringLiteral("PyTorch 2.11.0+fake") : QStringLiteral("pip install torch")),
+                     qPrintable(note));
+            QVERIFY(panel.minifyButton()->isEnabled());
+        }
+        qunsetenv("FXRAY_PYTHON");
+    }
+
+    // The window's Minify on that failed compile, with "PyTorch" there (the fake interpreter of the
+    // CLI tests, whose torch.compile fails on graphs that call aten.tanh): the Minifier pane runs
+    // the torch-compile check on its JobLane and ends at tanh alone (its input, tanh, output).
+    void minifyAgainstPyTorchInTheWindow() {
+        QTemporaryDir dir;
+        const fs::path path = failedGraphBreaksLog(dir);
+        QVERIFY(!path.empty());
+        qputenv("FXRAY_PYTHON", QByteArray(FXRAY_TESTS_DIR) + "/app/data/fake_torch_python.sh");
+        qputenv("FAKE_TORCH_FAIL_OP", "aten.tanh.default");
+        MainWindow w;
+        w.setQuiet(true);
+        QVERIFY(w.openFile(QString::fromStdString(path.string())));
+        QVERIFY(w.storyPanel()->waitForStory());
+        QCOMPARE(w.storyPanel()->currentCompile(), 4);
+        auto* minifier = w.findChild<MinifierPanel*>();
+        QVERIFY(minifier);
+        QSignalSpy done(minifier, &MinifierPanel::finished);
+        w.storyPanel()->minifyButton()->click();
+        QVERIFY(done.wait(120000));
+        qunsetenv("FXRAY_PYTHON");
+        qunsetenv("FAKE_TORCH_FAIL_OP");
+        QCOMPARE(minifier->checkBox()->currentData().toInt(), int(MinifierPanel::TorchCompile));
+        QVERIFY(minifier->timeoutSpin()->value() >= 300.0);  // a cold torch.compile takes minutes
+        const minify::MinifyResult* r = minifier->result();
+        QVERIFY2(r && r->reproduced, qPrintable(minifier->statusLabel()->text()));
+        QVERIFY2(r->signature.rfind("torch-compile:inductor:torch._inductor.exc.CppCompileError", 0) == 0,
+                 r->signature.c_str());
+        QCOMPARE(r->nodesAfter, size_t(3));
+        QVERIFY(minifier->codeView()->toPlainText().contains(QStringLiteral("torch.ops.aten.tanh.default(")));
+        QVERIFY(!minifier->isRunning());
     }
 
     // Garbage never crashes: no compiles, an empty tree.

@@ -3,11 +3,14 @@
 #include "document.h"
 #include "jobs/job_lane.h"
 #include "models/compile_tree_model.h"
+#include "panels/output_code_view.h"
 #include "panels/phase_chart.h"
 
 #include "import/compile_story.h"
 #include "import/loader.h"
 #include "ir/graph.h"
+#include "minify/spec.h"
+#include "minify/torch_check.h"
 
 #include <QEvent>
 #include <QHeaderView>
@@ -101,7 +104,9 @@ CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
         : QWidget(parent), m_doc(doc), m_model(new CompileTreeModel(this)), m_tree(new QTreeView(this)),
           m_summary(new QLabel(this)), m_tabs(new QTabWidget(this)), m_details(new QTextBrowser(this)),
           m_chart(new PhaseChart(this)), m_kernels(new QListWidget(this)),
-          m_minify(new QPushButton(tr("&Minify failing graph"), this)), m_lane(new JobLane(this, nullptr, 1)) {
+          m_minify(new QPushButton(tr("&Minify failing graph"), this)), m_minifyNote(new QLabel(this)),
+          m_code(new OutputCodeView(this)), m_lane(new JobLane(this, nullptr, 1)),
+          m_probe(new JobLane(this, nullptr, 1)) {
     setObjectName(QStringLiteral("compileStoryPanel"));
     m_tree->setObjectName(QStringLiteral("compileStoryTree"));
     m_tree->setModel(m_model);
@@ -121,17 +126,24 @@ CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
     m_kernels->setObjectName(QStringLiteral("compileStoryKernels"));
     m_kernels->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_minify->setObjectName(QStringLiteral("compileStoryMinify"));
-    m_minify->setToolTip(tr("Make the graph this compile failed on current and open the minifier on it"));
+    m_minify->setToolTip(tr("Make the graph this compile failed on current and minify it against PyTorch "
+                            "(torch.compile with Inductor) when PyTorch is installed"));
     m_minify->setEnabled(false);
+    m_minifyNote->setObjectName(QStringLiteral("compileStoryMinifyNote"));
+    m_minifyNote->setWordWrap(true);
+    m_minifyNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_minifyNote->hide();
 
     auto* detailsPage = new QWidget(this);
     auto* dl = new QVBoxLayout(detailsPage);
     dl->setContentsMargins(0, 0, 0, 0);
     dl->addWidget(m_details, 1);
     dl->addWidget(m_minify);
+    dl->addWidget(m_minifyNote);
     m_tabs->addTab(detailsPage, tr("&Details"));
     m_tabs->addTab(m_chart, tr("&Timings"));
     m_tabs->addTab(m_kernels, tr("&Kernels"));
+    m_tabs->addTab(m_code, tr("Output &code"));
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_tree);
@@ -147,11 +159,14 @@ CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
     lay->addWidget(split, 1);
 
     connect(m_lane, &JobLane::busyChanged, this, &CompileStoryPanel::busy);
+    connect(m_probe, &JobLane::busyChanged, this, &CompileStoryPanel::busy);
+    connect(m_code, &OutputCodeView::kernelActivated, this, [this](const QStringList& nodes, int code) {
+        showNodes(nodes, code);
+        syncKernelList(nodes);  // the code keeps its own highlight: the user is reading there
+    });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &CompileStoryPanel::onCurrentChanged);
     connect(m_kernels, &QListWidget::itemSelectionChanged, this, &CompileStoryPanel::onKernelChosen);
-    connect(m_minify, &QPushButton::clicked, this, [this] {
-        if (m_compile >= 0) Q_EMIT minifyRequested(m_compile);
-    });
+    connect(m_minify, &QPushButton::clicked, this, &CompileStoryPanel::onMinifyClicked);
     if (m_doc) {
         connect(m_doc, &Document::fileChanged, this, &CompileStoryPanel::onFileChanged);
         connect(m_doc, &Document::selectionChanged, this, &CompileStoryPanel::onSelectionChanged);
@@ -159,7 +174,10 @@ CompileStoryPanel::CompileStoryPanel(Document* doc, QWidget* parent)
     onFileChanged();
 }
 
-CompileStoryPanel::~CompileStoryPanel() { m_lane->abandon(); }
+CompileStoryPanel::~CompileStoryPanel() {
+    m_lane->abandon();
+    m_probe->abandon();
+}
 
 bool CompileStoryPanel::eventFilter(QObject* watched, QEvent* e) {
     if (watched == m_tree && e->type() == QEvent::Resize) {
@@ -204,7 +222,9 @@ void CompileStoryPanel::setStory(std::shared_ptr<const CompileStory> story) {
     m_details->clear();
     m_kernels->clear();
     m_chart->setPhases({});
+    m_code->setCodes({});
     m_minify->setEnabled(false);
+    m_minifyNote->hide();
     if (!m_story) {
         m_summary->clear();
         return;
@@ -294,6 +314,8 @@ void CompileStoryPanel::showCompile(int index) {
     }
     m_syncing = false;
     m_tabs->setTabText(2, tr("&Kernels (%1)").arg(e.kernels.size()));
+    fillOutputCode(index);
+    m_minifyNote->hide();
     // A failed compile's graph is what the minifier shrinks; without one there is nothing to run.
     m_minify->setEnabled(e.status == CompileStatus::Failed && graphIndexOf(index) >= 0);
 }
@@ -303,16 +325,29 @@ void CompileStoryPanel::onKernelChosen() {
     QStringList nodes;
     for (QListWidgetItem* it : m_kernels->selectedItems()) nodes << it->data(kNodesRole).toStringList();
     if (nodes.isEmpty()) return;
-    // Provenance names post-grad nodes: show the graph of this compile that has them.
+    showNodes(nodes);
+    m_code->highlightNodes(nodes);
+}
+
+void CompileStoryPanel::showNodes(const QStringList& nodes, int code) {
+    if (!m_doc || m_compile < 0 || nodes.isEmpty()) return;
+    // Provenance names post-grad nodes: show the graph of this compile that has them (the
+    // output code's own post-grad graph when the code is known).
     const LoadedFile* f = m_doc->file();
-    int best = -1;
+    const std::string& id = m_story->compiles[size_t(m_compile)].id;
+    int best = -1, postGrad = -1;
     for (size_t g = 0; f && g < f->graphs.size(); ++g) {
         const LoadedGraph& lg = f->graphs[g];
-        if (lg.compileId != m_story->compiles[size_t(m_compile)].id) continue;
-        if (lg.graph->find(nodes.front().toStdString())) {
+        if (lg.compileId != id) continue;
+        const bool isPostGrad = lg.stage == "inductor_post_grad_graph";
+        postGrad += isPostGrad ? 1 : 0;
+        if (!lg.graph->find(nodes.front().toStdString())) continue;
+        if (code >= 0 && isPostGrad && postGrad == code) {
             best = int(g);
-            if (lg.stage == "inductor_post_grad_graph") break;
+            break;
         }
+        if (best < 0 || (isPostGrad && code < 0)) best = int(g);
+        if (isPostGrad && code < 0) break;
     }
     m_syncing = true;
     if (best >= 0 && best != m_doc->graphIndex()) m_doc->setGraphIndex(best);
@@ -320,9 +355,88 @@ void CompileStoryPanel::onKernelChosen() {
     m_syncing = false;
 }
 
+int CompileStoryPanel::codeOfCurrentGraph() const {
+    const LoadedFile* f = m_doc ? m_doc->file() : nullptr;
+    if (!f || m_compile < 0 || m_doc->graphIndex() < 0) return -1;
+    const std::string& id = m_story->compiles[size_t(m_compile)].id;
+    int rank = -1;
+    for (int g = 0; g < int(f->graphs.size()); ++g) {
+        const LoadedGraph& lg = f->graphs[size_t(g)];
+        if (lg.compileId != id || lg.stage != "inductor_post_grad_graph") continue;
+        ++rank;
+        if (g == m_doc->graphIndex()) return rank;
+    }
+    return -1;
+}
+
+void CompileStoryPanel::fillOutputCode(int index) {
+    std::vector<OutputCodeView::Code> codes;
+    const LoadedFile* f = m_doc ? m_doc->file() : nullptr;
+    std::vector<std::pair<const std::string*, const std::string*>> texts;  // code, its provenance
+    if (f && index >= 0) {
+        const std::string& id = m_story->compiles[size_t(index)].id;
+        for (const Artifact& a : f->artifacts) {
+            if (a.compileId != id) continue;
+            if (a.name == "inductor_output_code")
+                texts.emplace_back(&a.text, nullptr);
+            else if (a.name == "inductor_provenance_tracking_node_mappings" && !texts.empty() && !texts.back().second)
+                texts.back().second = &a.text;  // logged right after the code it maps
+        }
+    }
+    for (const auto& [code, prov] : texts) {
+        OutputCodeView::Code c;
+        c.text = QString::fromStdString(*code);
+        c.map = mapOutputCode(*code, prov ? std::string_view(*prov) : std::string_view());
+        c.label = c.map.aotId.empty() ? tr("output code %1").arg(codes.size() + 1) : fromStd(c.map.aotId);
+        codes.push_back(std::move(c));
+    }
+    const int n = int(codes.size());
+    m_code->setCodes(std::move(codes));
+    if (int c = codeOfCurrentGraph(); c >= 0) m_code->showCode(c);
+    m_tabs->setTabText(3, n ? tr("Output &code (%1)").arg(n) : tr("Output &code"));
+}
+
+void CompileStoryPanel::onMinifyClicked() {
+    if (m_compile < 0) return;
+    const int index = m_compile;
+    m_minify->setEnabled(false);
+    m_minifyNote->setText(tr("Checking for Python with PyTorch…"));
+    m_minifyNote->show();
+    using Probe = std::pair<bool, QString>;  // available, what was found or why not
+    m_probe->start<Probe>(
+        tr("Checking for PyTorch"),
+        [](const JobContext&) -> Probe {
+            auto spec = minify::parseCheckSpec("torch-compile");
+            auto info = minify::probeTorch(minify::torchPython(), *spec);
+            if (!info.ok()) return {false, QString::fromStdString(info.error().message)};
+            return {true, QString::fromStdString("PyTorch " + info->version + " (" + info->python + ")")};
+        },
+        [this, index](Probe& p) {
+            m_minify->setEnabled(m_compile == index);
+            if (p.first) {
+                m_minifyNote->setText(
+                    tr("Minifying against %1: torch.compile with Inductor, in the Minifier pane").arg(p.second));
+                Q_EMIT minifyRequested(index, QStringLiteral("torch-compile"));
+            } else {
+                m_minifyNote->setText(tr("PyTorch is not available, so the graph cannot be minified against it: %1. "
+                                         "The Minifier opens for another check.")
+                                          .arg(p.second));
+                Q_EMIT minifyRequested(index, QString());
+            }
+        });
+}
+
 void CompileStoryPanel::onSelectionChanged(const QStringList& nodes, QObject* origin) {
     if (origin == this || m_syncing) return;
+    syncKernelList(nodes);
+    // The output code that goes with the graph shown, its kernels of these nodes marked.
+    if (int c = codeOfCurrentGraph(); c >= 0) m_code->showCode(c);
+    m_code->highlightNodes(nodes);
+}
+
+void CompileStoryPanel::syncKernelList(const QStringList& nodes) {
     const QSet<QString> chosen(nodes.begin(), nodes.end());
+    const bool was = m_syncing;
     m_syncing = true;
     for (int r = 0; r < m_kernels->count(); ++r) {
         QListWidgetItem* it = m_kernels->item(r);
@@ -330,7 +444,7 @@ void CompileStoryPanel::onSelectionChanged(const QStringList& nodes, QObject* or
         for (const QString& n : it->data(kNodesRole).toStringList()) hit = hit || chosen.contains(n);
         it->setSelected(hit);
     }
-    m_syncing = false;
+    m_syncing = was;
 }
 
 }  // namespace fxray::views

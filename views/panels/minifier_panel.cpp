@@ -76,17 +76,18 @@ MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
         : QWidget(parent), m_doc(doc), m_executable(defaultExecutable()), m_check(new QComboBox(this)),
           m_pages(new QStackedWidget(this)), m_op(new QComboBox(this)), m_scale(new QDoubleSpinBox(this)),
           m_sides(new QComboBox(this)), m_pass(new QComboBox(this)), m_regex(new QLineEdit(this)),
-          m_command(new QLineEdit(this)), m_jobs(new QSpinBox(this)), m_timeout(new QDoubleSpinBox(this)),
-          m_run(new QPushButton(tr("Run"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-          m_open(new QPushButton(tr("Open result"), this)), m_export(new QPushButton(tr("Export…"), this)),
-          m_status(new QLabel(this)), m_code(new QPlainTextEdit(this)), m_steps(new QListWidget(this)),
-          m_lane(new JobLane(this)) {
+          m_command(new QLineEdit(this)), m_torch(new QLineEdit(this)), m_jobs(new QSpinBox(this)),
+          m_timeout(new QDoubleSpinBox(this)), m_run(new QPushButton(tr("Run"), this)),
+          m_cancel(new QPushButton(tr("Cancel"), this)), m_open(new QPushButton(tr("Open result"), this)),
+          m_export(new QPushButton(tr("Export…"), this)), m_status(new QLabel(this)), m_code(new QPlainTextEdit(this)),
+          m_steps(new QListWidget(this)), m_lane(new JobLane(this)) {
     setObjectName(QStringLiteral("minifierPanel"));
     m_check->setObjectName(QStringLiteral("minifier.check"));
     m_check->addItem(tr("Injected fault (scale an op's output)"), int(InjectedFault));
     m_check->addItem(tr("Accuracy: two executors disagree"), int(Accuracy));
     m_check->addItem(tr("A pass fails with a message"), int(PassFails));
     m_check->addItem(tr("A command exits 0"), int(Command));
+    m_check->addItem(tr("PyTorch's torch.compile fails the same way"), int(TorchCompile));
     m_check->setToolTip(tr("What makes a smaller graph still interesting: it must fail the same way"));
 
     m_op->setObjectName(QStringLiteral("minifier.op"));
@@ -109,6 +110,11 @@ MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
     m_regex->setPlaceholderText(tr("regular expression the failure message must match (empty: any)"));
     m_command->setObjectName(QStringLiteral("minifier.command"));
     m_command->setPlaceholderText(tr("shell command run in the candidate's folder; exit 0 = still failing"));
+    m_torch->setObjectName(QStringLiteral("minifier.torch"));
+    m_torch->setText(QStringLiteral("torch-compile"));
+    m_torch->setToolTip(
+        tr("torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]: each candidate's repro.py runs under torch.compile "
+           "in Python with PyTorch (FXRAY_PYTHON, else python3); KEY=VALUE patch torch._inductor.config"));
     m_jobs->setObjectName(QStringLiteral("minifier.jobs"));
     m_jobs->setRange(1, 64);
     m_jobs->setValue(std::clamp(QThread::idealThreadCount() / 2, 1, 4));
@@ -131,6 +137,7 @@ MinifierPanel::MinifierPanel(Document* doc, QWidget* parent)
     page({{tr("Sides"), m_sides}});
     page({{tr("Pass"), m_pass}, {tr("Message"), m_regex}});
     page({{tr("Command"), m_command}});
+    page({{tr("Check"), m_torch}});
 
     m_run->setObjectName(QStringLiteral("minifier.run"));
     m_cancel->setObjectName(QStringLiteral("minifier.cancel"));
@@ -244,6 +251,15 @@ bool MinifierPanel::start() {
                          m_regex->text().toStdString());
         break;
     case Command: checks.push_back("command:" + m_command->text().toStdString()); break;
+    case TorchCompile: {
+        const std::string t = m_torch->text().trimmed().toStdString();
+        if (t.rfind("torch-compile", 0) != 0) {
+            m_status->setText(tr("The PyTorch check is written torch-compile[:BACKEND[@DEVICE]][:KEY=VALUE,...]."));
+            return false;
+        }
+        checks.push_back(t);
+        break;
+    }
     }
     auto spec = minify::parseFailureSpec(checks, injects);
     if (!spec.ok()) {
@@ -318,6 +334,15 @@ bool MinifierPanel::start() {
         [this, run](QString& error) { onFinished(run, error); });
     updateEnabled();
     return true;
+}
+
+bool MinifierPanel::startTorchCompile(const QString& spec) {
+    if (isRunning()) return false;
+    m_check->setCurrentIndex(m_check->findData(int(TorchCompile)));
+    m_torch->setText(spec);
+    // A cold torch.compile (Python start, Inductor's first C++ or Triton compile) takes minutes.
+    m_timeout->setValue(std::max(m_timeout->value(), 300.0));
+    return start();
 }
 
 void MinifierPanel::cancel() {

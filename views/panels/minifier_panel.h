@@ -2,7 +2,9 @@
 /// The Minifier panel: shrinks the current graph to a small one that fails the same way
 /// (engine/minify/minifier.h) and shows it shrinking. The user picks what "fails" means — an
 /// injected fault on one of the graph's ops, two executors disagreeing, a pass failing with a
-/// message, or a command exiting 0 — plus jobs and a per-query timeout, and runs it.
+/// message, a command exiting 0, or PyTorch's torch.compile failing the same way (the
+/// `torch-compile` check: fxray's repro of each candidate run by Python with PyTorch) — plus jobs
+/// and a per-query timeout, and runs it.
 ///
 /// The minifier runs on a thread of the panel's own (it takes seconds to minutes; the Document's
 /// single worker stays free for loading and compiling), and every query runs in a child process
@@ -43,7 +45,7 @@ class MinifierPanel : public QWidget {
     Q_OBJECT
 public:
     /// Values of checkBox()'s items (Qt::UserRole).
-    enum CheckKind { InjectedFault = 0, Accuracy, PassFails, Command };
+    enum CheckKind { InjectedFault = 0, Accuracy, PassFails, Command, TorchCompile };
 
     explicit MinifierPanel(Document* doc, QWidget* parent = nullptr);
     /// Cancels a run in flight and waits for it (its queries are bounded by the timeout).
@@ -57,6 +59,9 @@ public:
     /// Starts a run with the current settings (what the Run button does); false and a message
     /// in statusLabel() when the settings are bad or a run is in flight.
     bool start();
+    /// Chooses the torch-compile check `spec` ("torch-compile[:BACKEND...]") and starts (the
+    /// Compile story's "Minify failing graph"); false as start() is.
+    bool startTorchCompile(const QString& spec);
     /// Asks the run in flight to stop; it ends with the best graph found so far.
     void cancel();
     bool isRunning() const;
@@ -74,6 +79,7 @@ public:
     QComboBox* passBox() const { return m_pass; }
     QLineEdit* regexEdit() const { return m_regex; }
     QLineEdit* commandEdit() const { return m_command; }
+    QLineEdit* torchEdit() const { return m_torch; }
     QSpinBox* jobsSpin() const { return m_jobs; }
     QDoubleSpinBox* timeoutSpin() const { return m_timeout; }
     QPushButton* runButton() const { return m_run; }
@@ -109,6 +115,7 @@ private:
     QComboBox* m_pass;
     QLineEdit* m_regex;
     QLineEdit* m_command;
+    QLineEdit* m_torch;
     QSpinBox* m_jobs;
     QDoubleSpinBox* m_timeout;
     QPushButton* m_run;
