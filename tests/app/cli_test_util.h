@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,5 +26,13 @@ inline CliResult cli(std::vector<std::string> args) {
 
 /// A corpus path as a string (`c("mlp/numerics/forward.py")`).
 inline std::string c(const std::string& rel) { return (corpus() / rel).string(); }
+
+/// How many times slower than a plain build this one runs: the sanitizer test presets set
+/// FXRAY_TEST_SLOWDOWN, and tests that pass short time limits to the CLI scale them by it.
+inline int slowdown() {
+    const char* s = std::getenv("FXRAY_TEST_SLOWDOWN");
+    const int v = s ? std::atoi(s) : 1;
+    return v > 1 ? v : 1;
+}
 
 }  // namespace fxtest

@@ -163,7 +163,8 @@ private slots:
 
     void hangIsATimeout() {
         auto r = cli({"minify", c("mlp/graphs/aot_joint_graph.py"), "--check", "pass-fails:dce:timed out", "--inject",
-                      "aten.threshold_backward.default:hang-in=dce", "--timeout", "1", "--json", "--quiet"});
+                      "aten.threshold_backward.default:hang-in=dce", "--timeout", std::to_string(fxtest::slowdown()),
+                      "--json", "--quiet"});
         QVERIFY2(r.status == 0, r.err.c_str());
         auto j = nlohmann::json::parse(r.out);
         QCOMPARE(j["signature"].get<std::string>(), std::string("pass-fails:dce:timed-out"));

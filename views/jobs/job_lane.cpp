@@ -1,24 +1,43 @@
 #include "jobs/job_lane.h"
 
+#include "jobs/tsan_handoff.h"
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QEvent>
 #include <QMetaObject>
 #include <QThread>
 #include <QThreadPool>
 
 namespace fxray::views {
 
+namespace {
+
+/// A call queued from a job's work to the lane's thread.
+class PostedCall : public QEvent {
+public:
+    static QEvent::Type eventType() {
+        static const auto t = static_cast<QEvent::Type>(QEvent::registerEventType());
+        return t;
+    }
+    explicit PostedCall(std::function<void()> f) : QEvent(eventType()), fn(std::move(f)) {}
+    std::function<void()> fn;
+};
+
+}  // namespace
+
 void JobContext::post(std::function<void()> f) const {
     // The lane outlives every job's work (its destructor waits for the pool), so posting to it
     // from the pool is safe; the ticket decides on the UI thread whether the call still counts.
     auto current = m_current;
     const unsigned ticket = m_ticket;
-    QMetaObject::invokeMethod(
-        m_lane,
-        [current, ticket, f = std::move(f)] {
-            if (current->load() == ticket) f();
-        },
-        Qt::QueuedConnection);
+    // An event built here and posted by Qt's (non-template) postEvent: everything written into it
+    // precedes the hand-off, which JobLane::event() acquires before running it.
+    auto* call = new PostedCall([current, ticket, f = std::move(f)] {
+        if (current->load() == ticket) f();
+    });
+    handoffRelease();
+    QCoreApplication::postEvent(m_lane, call);
 }
 
 JobLane::JobLane(QObject* owner, QThreadPool* pool, int threads)
@@ -49,7 +68,22 @@ JobContext JobLane::begin(const QString& what) {
     return ctx;
 }
 
-void JobLane::run(std::function<void()> task) { m_pool->start(std::move(task)); }
+void JobLane::run(std::function<void()> task) {
+    std::function<void()> job = [task = std::move(task)] {
+        handoffAcquire();
+        task();
+    };
+    handoffRelease();
+    m_pool->start(std::move(job));
+}
+
+bool JobLane::event(QEvent* e) {
+    // Before reading the event at all: a PostedCall was built on a worker thread.
+    handoffAcquire();
+    if (e->type() != PostedCall::eventType()) return QObject::event(e);
+    static_cast<PostedCall*>(e)->fn();
+    return true;
+}
 
 void JobLane::finish(unsigned ticket) {
     if (ticket != m_current->load() || !m_busy) return;

@@ -78,6 +78,10 @@ Q_SIGNALS:
     /// What the lane is doing; empty when it is idle.
     void busyChanged(const QString& what);
 
+protected:
+    /// Runs the calls JobContext::post() queued (see tsan_handoff.h for why they are events).
+    bool event(QEvent* e) override;
+
 private:
     friend class JobContext;
     JobContext begin(const QString& what);
