@@ -423,6 +423,58 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void column_reductions_vs_reference() {
+        // Sums over rows into columns (bias gradients) with a fused pointwise result stored from
+        // the row loop (gelu_backward), a max over rows, and a LayerNorm backward's weight
+        // gradients: the column-reduction launch (32 columns per block, warps splitting the rows;
+        // cuda_source.h) against the reference executor. 2050 columns: the last block's lanes
+        // past the end must neither store nor hang at the barriers.
+        auto g = parse("x: " + ann({600, 2050}) + ", y: " + ann({600, 2050}) + ", w: " + ann({2050}),
+                       "        gelu_backward: " + ann({600, 2050}) +
+                           " = torch.ops.aten.gelu_backward.default(x, y)\n"
+                           "        sum_1: " +
+                           ann({1, 2050}) +
+                           " = torch.ops.aten.sum.dim_IntList(gelu_backward, [0], True)\n"
+                           "        amax: " +
+                           ann({2050}) +
+                           " = torch.ops.aten.amax.default(y, [0])\n"
+                           "        mean: " +
+                           ann({600, 1}) +
+                           " = torch.ops.aten.mean.dim(y, [1], True)\n"
+                           "        sub: " +
+                           ann({600, 2050}) +
+                           " = torch.ops.aten.sub.Tensor(y, mean)\n"
+                           "        mul: " +
+                           ann({600, 2050}) +
+                           " = torch.ops.aten.mul.Tensor(x, sub)\n"
+                           "        sum_2: " +
+                           ann({2050}) +
+                           " = torch.ops.aten.sum.dim_IntList(mul, [0])\n"
+                           "        mul_1: " +
+                           ann({600, 2050}) +
+                           " = torch.ops.aten.mul.Tensor(x, w)\n"
+                           "        return (gelu_backward, sum_1, amax, sum_2, mul_1)\n");
+        QVERIFY(g);
+        auto in = randomInputs(*g, 5);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QVERIFY(!ref.empty());
+        SKIP_WITHOUT_DEVICE();
+        for (const char* mode : {"1", "0"}) {
+            // The column launch and, as a check of the check, the block-per-column one.
+            qputenv("FXRAY_CUDA_COLREDUCE", mode);
+            auto r = runOnDevice(*g, *in);
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            QCOMPARE(r.outputs.size(), ref.size());
+            for (size_t i = 0; i < r.outputs.size(); ++i) {
+                auto cmp = compareValues(i, r.outputs[i], ref[i]);
+                QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2").arg(i).arg(cmp.relErr)));
+            }
+            QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        }
+        qunsetenv("FXRAY_CUDA_COLREDUCE");
+    }
+
     void batch_norm_update_by_hand_data() {
         QTest::addColumn<QString>("call");  // the op with its arguments x, w, b, rm, rv
         QTest::addColumn<bool>("reserve");  // a fourth (empty) output
