@@ -388,7 +388,7 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
             }
             const int64_t perBlock = plan.mode == LaunchPlan::Mode::Pointwise      ? plan.threads
                                      : plan.mode == LaunchPlan::Mode::WarpReduce   ? plan.rowsPerBlock
-                                     : plan.mode == LaunchPlan::Mode::ColumnReduce ? 32
+                                     : plan.mode == LaunchPlan::Mode::ColumnReduce ? plan.columns
                                                                                    : 1;
             const int64_t cap = sms * (plan.mode == LaunchPlan::Mode::BlockReduce ? 8 : 32);
             const int64_t blocks = std::max<int64_t>(1, std::min((plan.work + perBlock - 1) / perBlock, cap));

@@ -44,16 +44,17 @@ template <class T, class Op> __device__ __forceinline__ T fx_warp_all(T v, Op op
     for (int o = 16; o > 0; o >>= 1) v = op(v, fx_shfl_xor(v, o));
     return v;
 }
-// Column reductions: lane l of every warp holds a partial result for column l of the block's
-// tile; every thread ends with its column's result, combined in warp order (deterministic).
-template <class T, class Op> __device__ __forceinline__ T fx_col_all(T v, Op op) {
+// Column reductions over W columns: thread t holds a partial result for column t % W of the
+// block's tile; every thread ends with its column's result, combined in thread order
+// (deterministic).
+template <int W, class T, class Op> __device__ __forceinline__ T fx_col_all(T v, Op op) {
     __shared__ T sh[1024];
-    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    const int c = threadIdx.x % W, n = blockDim.x / W;
     __syncthreads();
     sh[threadIdx.x] = v;
     __syncthreads();
-    T x = sh[lane];
-    for (int i = 1; i < nw; ++i) x = op(x, sh[i * 32 + lane]);
+    T x = sh[c];
+    for (int i = 1; i < n; ++i) x = op(x, sh[i * W + c]);
     return x;
 }
 // Every thread of the block ends with the block's result (blockDim.x a multiple of 32).
@@ -162,6 +163,7 @@ public:
             plan.work = outer;
             plan.rowsPerBlock = inner >= 1024 ? 32 : inner >= 512 ? 16 : 8;
             plan.threads = 32 * plan.rowsPerBlock;
+            plan.columns = m_colWidth;
         } else if (inner <= kWarpReduceMax) {
             plan.mode = LaunchPlan::Mode::WarpReduce;
             plan.work = outer;
@@ -194,11 +196,13 @@ public:
             body << "    }\n}\n";
         } else {
             if (m_col) {
-                // 32 neighbouring outer points per block, one per lane; the warps split the rows.
-                // Lanes past the end compute the last point again (never stored) so that every
-                // thread reaches the block's barriers.
-                body << "    const int lane = threadIdx.x & 31, wy = threadIdx.x >> 5;\n";
-                body << "    for (i64 ob = (i64)blockIdx.x * 32; ob < " << i64lit(outer) << "; ob += (i64)gridDim.x * 32) {\n";
+                // W neighbouring outer points per block (thread t takes point t % W and rows
+                // t / W + k * threads / W). Threads past the end compute the last point again
+                // (never stored) so that every thread reaches the block's barriers.
+                const std::string w = std::to_string(m_colWidth);
+                body << "    const int lane = threadIdx.x % " << w << ", wy = threadIdx.x / " << w << ";\n";
+                body << "    for (i64 ob = (i64)blockIdx.x * " << w << "; ob < " << i64lit(outer)
+                     << "; ob += (i64)gridDim.x * " << w << ") {\n";
                 body << "        const bool live = ob + lane < " << i64lit(outer) << ";\n";
                 body << "        const i64 o = live ? ob + lane : " << i64lit(outer - 1) << ";\n";
             } else if (m_block) {
@@ -229,7 +233,8 @@ public:
                     }
                 for (int a : reduced) line("acc" + std::to_string(a) + " = " + init(a) + ";");
                 if (m_col)
-                    line("for (i64 r = wy; r < " + i64lit(inner) + "; r += " + std::to_string(m_colRows) + "LL) {");
+                    line("for (i64 r = wy; r < " + i64lit(inner) + "; r += " +
+                         std::to_string(32 * m_colRows / m_colWidth) + "LL) {");
                 else
                     line(std::string("for (i64 r = ") + (m_block ? "threadIdx.x" : "lane") + "; r < " + i64lit(inner) +
                          "; r += " + (m_block ? "blockDim.x" : "32") + ") {");
@@ -242,7 +247,7 @@ public:
                     std::string acc = "acc" + std::to_string(a);
                     std::string fn = functor(K.accOps[static_cast<size_t>(a)]);
                     if (m_col)
-                        line(acc + " = fx_col_all(" + acc + ", " + fn + "());");
+                        line(acc + " = fx_col_all<" + std::to_string(m_colWidth) + ">(" + acc + ", " + fn + "());");
                     else if (m_block)
                         line(acc + " = fx_block_all(" + acc + ", " + fn + "(), (" +
                              ctype(K.accTypes[static_cast<size_t>(a)]) + ")(" + init(a) + "));");
@@ -310,9 +315,13 @@ private:
     /// FXRAY_CUDA_COLREDUCE=0 turns it off.
     bool columnReduction(int64_t outer, int64_t inner) {
         const char* env = std::getenv("FXRAY_CUDA_COLREDUCE");
-        if ((env && std::string(env) == "0") || K.sizes.empty() || K.reduced.size() != K.sizes.size() || K.reduced.back() || K.sizes.back() < 32 ||
-            outer < kColumnReduceMinOuter || inner < 256)
+        // Tile width: 32 columns (one 128-byte line per warp and row) down to 8 (four 32-byte
+        // sectors per warp load, as efficient), so that fewer columns still make enough blocks.
+        const int width = outer >= 4096 ? 32 : outer >= 2048 ? 16 : 8;
+        if ((env && std::string(env) == "0") || K.sizes.empty() || K.reduced.size() != K.sizes.size() ||
+            K.reduced.back() || K.sizes.back() < width || outer < kColumnReduceMinOuter || inner < 256)
             return false;
+        m_colWidth = width;
         const int var = static_cast<int>(K.sizes.size()) - 1;
         bool coalesced = false;
         for (const auto& ph : K.phases)
@@ -715,7 +724,8 @@ private:
     int m_indent = 1;
     int m_tmp = 0;
     bool m_reduction = false, m_block = false, m_col = false;
-    int m_colRows = 32;  ///< column reductions: warps per block (rows in flight)
+    int m_colRows = 32;   ///< column reductions: warps per block
+    int m_colWidth = 32;  ///< column reductions: columns per block
     int m_vecVar = -1;  ///< float4 kernels: the innermost loop variable
     int m_lane = -1;    ///< float4 kernels: the lane being emitted (-1 outside the lanes)
     bool m_quad = false;
