@@ -158,8 +158,9 @@ def graph_text(gm, args):
 def save(folder, tensors):
     import numpy as np
     os.makedirs(folder, exist_ok=True)
-    for i, t in enumerate(tensors):
-        np.save(os.path.join(folder, f"{i:03d}.npy"), t.detach().contiguous().numpy())
+    for i, t in enumerate(tensors):  # NNN = the output's position; None outputs have no file
+        if t is not None:
+            np.save(os.path.join(folder, f"{i:03d}.npy"), t.detach().contiguous().numpy())
 
 
 def capture(name, outdir):
@@ -186,7 +187,7 @@ def capture(name, outdir):
                         f.write(graph_text(gm, ins))
                     outs = gm(*args)
                     save(os.path.join(d, stage, "inputs"), ins)
-                    save(os.path.join(d, stage, "outputs"), [o for o in outs if isinstance(o, torch.Tensor)])
+                    save(os.path.join(d, stage, "outputs"), [o if isinstance(o, torch.Tensor) else None for o in outs])
                     return outs
                 return gm(*args)
             return make_boxed_func(run)

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 namespace fxray::cg::cuda {
 
@@ -17,64 +16,43 @@ namespace {
 constexpr double kAutoWorkspace = 64.0 * 1024 * 1024;
 constexpr double kMaxWorkspace = 2.0 * 1024 * 1024 * 1024;
 
-/// The transpose of the last two dims (no copy).
+/// v [B, H, R, E] as a batched [B*H, R, E] view: itself where B and H merge into one stride, else
+/// a dense copy in tmp. The copy pays: one strided-batched GEMM per head over the batch, reading
+/// q/k/v in place (q, k, v sliced out of ViT's fused qkv projection), measured slower on an H200
+/// (ViT-S/16 b16: attention forward 129 -> 134 us, backward 257 -> 356 us per call; issue 17).
+Expected<DeviceView> batched(const DeviceView& v, DeviceBuffer& tmp) {
+    const auto& s = v.meta.shape;
+    const auto& st = v.meta.strides;
+    DeviceView r = v;
+    if (s[0] == 1 || st[0] == st[1] * s[1]) {
+        r.meta.shape = {s[0] * s[1], s[2], s[3]};
+        r.meta.strides = {st[1], st[2], st[3]};
+        if (s[1] == 1) r.meta.strides[0] = st[0];
+        return r;
+    }
+    auto d = denseView(v, tmp);
+    if (!d.ok()) return d.error();
+    r = *d;
+    r.meta.shape = {s[0] * s[1], s[2], s[3]};
+    r.meta.strides = TensorMeta::contiguousStrides(r.meta.shape);
+    return r;
+}
+
+/// The transpose of the last two dims of a batched view (no copy).
 DeviceView transposed(DeviceView v) {
-    const size_t r = v.meta.shape.size();
-    std::swap(v.meta.shape[r - 2], v.meta.shape[r - 1]);
-    std::swap(v.meta.strides[r - 2], v.meta.strides[r - 1]);
+    std::swap(v.meta.shape[1], v.meta.shape[2]);
+    std::swap(v.meta.strides[1], v.meta.strides[2]);
     return v;
 }
 
-/// v [B, H, R, E] as [B*H, R, E] when B and H merge into one stride; nullopt else.
-std::optional<DeviceView> merged(const DeviceView& v) {
-    const auto& s = v.meta.shape;
-    const auto& st = v.meta.strides;
-    if (!(s[0] == 1 || s[1] == 1 || st[0] == st[1] * s[1])) return std::nullopt;
-    DeviceView r = v;
-    r.meta.shape = {s[0] * s[1], s[2], s[3]};
-    r.meta.strides = {s[1] == 1 ? st[0] : st[1], st[2], st[3]};
-    return r;
-}
-
-/// [B, H, R, E] at index i of dim d (0 or 1) as the [other, R, E] batch along the other dim.
-DeviceView slice(const DeviceView& v, size_t d, int64_t i) {
-    DeviceView r = v;
-    const size_t o = 1 - d;
-    r.meta.shape = {v.meta.shape[o], v.meta.shape[2], v.meta.shape[3]};
-    r.meta.strides = {v.meta.strides[o], v.meta.strides[2], v.meta.strides[3]};
-    r.meta.offset = v.meta.offset + i * v.meta.strides[d];
-    return r;
-}
-
-/// C[b, h] = alpha * A[b, h] @ B[b, h] for 4-D [B, H, ., .] views as they lie in memory: one
-/// strided-batched GEMM when B and H merge in all three, else one per head (or per batch, the
-/// fewer) batched over the other dim. q, k and v sliced out of one fused projection
-/// ([B, M, 3, H, E] permuted) and PyTorch's [B, M, H, E] outputs do not merge; copying them dense
-/// cost about as much as the GEMMs (ViT-S/16's attention, issue 17).
-Status gemm4(const DeviceView& A, const DeviceView& B, const DeviceView& C, double alpha) {
-    auto ma = merged(A), mb = merged(B), mc = merged(C);
-    if (ma && mb && mc) return gemm(*ma, *mb, *mc, alpha, 0.0);
-    const int64_t nb = C.meta.shape[0], nh = C.meta.shape[1];
-    const size_t d = nh <= nb ? 1 : 0;  // loop over the smaller of the two
-    for (int64_t i = 0; i < (d == 1 ? nh : nb); ++i)
-        if (Status s = gemm(slice(A, d, i), slice(B, d, i), slice(C, d, i), alpha, 0.0); !s.ok()) return s;
-    return Status::success();
-}
-
-/// Whether gemm() can write C's [R, E] matrices in place (rows of unit-stride elements).
-bool writable(const TensorMeta& m) {
-    return m.shape.size() == 4 && (m.shape[3] == 1 || m.strides[3] == 1) &&
-           (m.shape[2] == 1 || m.strides[2] >= std::max<int64_t>(m.shape[3], 1));
-}
-
-/// A dense fp32 [B, H, rows, cols] buffer and its view.
+/// A dense fp32 [batch, rows, cols] buffer and its view.
 struct Dense {
     DeviceBuffer buf;
     DeviceView view;
 };
-Expected<Dense> denseF32(int64_t nb, int64_t nh, int64_t rows, int64_t cols, Device dev) {
+Expected<Dense> denseF32(int64_t batch, int64_t rows, int64_t cols, Device dev) {
     Dense d;
-    TensorMeta m = TensorMeta::contiguous({nb, nh, rows, cols}, DType::Float32, dev);
+    TensorMeta m = TensorMeta::contiguous({batch, rows, cols}, DType::Float32, dev);
     auto b = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1)) * sizeof(float));
     if (!b.ok()) return b.error();
     d.buf = std::move(b).value();
@@ -82,14 +60,12 @@ Expected<Dense> denseF32(int64_t nb, int64_t nh, int64_t rows, int64_t cols, Dev
     return d;
 }
 
-/// dst = alpha * A @ B: in place where gemm() can write dst, else through a dense buffer.
-Status gemmInto(const DeviceView& A, const DeviceView& B, const DeviceView& dst, double alpha) {
-    if (writable(dst.meta)) return gemm4(A, B, dst, alpha);
-    const auto& s = dst.meta.shape;
-    auto t = denseF32(s[0], s[1], s[2], s[3], dst.meta.device);
-    if (!t.ok()) return t.error();
-    if (Status st = gemm4(A, B, t->view, alpha); !st.ok()) return st;
-    return stridedCopy(t->view, dst);
+/// dst [B, H, R, E] (any strides) = the dense batched [B*H, R, E] src.
+Status unbatch(const DeviceView& src, const DeviceView& dst) {
+    DeviceView s = src;
+    s.meta.shape = dst.meta.shape;
+    s.meta.strides = TensorMeta::contiguousStrides(dst.meta.shape);
+    return stridedCopy(s, dst);
 }
 
 Status launchRows(const char* fn, int64_t rows, void** params) {
@@ -119,9 +95,13 @@ Status attentionForwardGemm(const DeviceView& q, const DeviceView& k, const Devi
     if (!sameDtype(DType::Float32, {&q, &k, &v, &out, bias ? &*bias : nullptr}))
         return makeError("the GEMM attention path is fp32 only");
     const int64_t BH = a->B * a->H;
-    auto S = denseF32(a->B, a->H, a->M, a->N, q.meta.device);
+    DeviceBuffer tq, tk, tv;
+    auto qb = batched(q, tq), kb = batched(k, tk), vb = batched(v, tv);
+    for (auto* e : {&qb, &kb, &vb})
+        if (!e->ok()) return e->error();
+    auto S = denseF32(BH, a->M, a->N, q.meta.device);
     if (!S.ok()) return S.error();
-    if (Status s = gemm4(q, transposed(k), S->view, scale); !s.ok()) return s;
+    if (Status s = gemm(*qb, transposed(*kb), S->view, scale, 0.0); !s.ok()) return s;
     CUdeviceptr plse = 0;
     if (lse && lse->meta.numel() > 0) {
         const TensorMeta& l = lse->meta;
@@ -133,7 +113,10 @@ Status attentionForwardGemm(const DeviceView& q, const DeviceView& k, const Devi
     CUdeviceptr pS = S->view.base, pb = bias ? bias->base : 0;
     void* params[] = {&pS, &pb, &plse, &*a};
     if (Status s = launchRows("fx_attn_rows_softmax", BH * std::max(a->M, a->lseLen), params); !s.ok()) return s;
-    return gemmInto(S->view, v, out, 1.0);
+    auto O = denseF32(BH, a->M, a->Kv, q.meta.device);
+    if (!O.ok()) return O.error();
+    if (Status s = gemm(S->view, *vb, O->view, 1.0, 0.0); !s.ok()) return s;
+    return unbatch(O->view, out);
 }
 
 Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
@@ -153,22 +136,30 @@ Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, con
     a->lseLen = l.shape[2];
     const int64_t BH = a->B * a->H;
     const Device dev = q.meta.device;
+    DeviceBuffer tq, tk, tv, tg;
+    auto qb = batched(q, tq), kb = batched(k, tk), vb = batched(v, tv), gb = batched(gradOut, tg);
+    for (auto* e : {&qb, &kb, &vb, &gb})
+        if (!e->ok()) return e->error();
     // P from the forward's logsumexp.
-    auto P = denseF32(a->B, a->H, a->M, a->N, dev);
+    auto P = denseF32(BH, a->M, a->N, dev);
     if (!P.ok()) return P.error();
-    if (Status s = gemm4(q, transposed(k), P->view, scale); !s.ok()) return s;
+    if (Status s = gemm(*qb, transposed(*kb), P->view, scale, 0.0); !s.ok()) return s;
     CUdeviceptr pP = P->view.base, pb = bias ? bias->base : 0, pl = bytePtr(lse, l.offset);
     {
         void* params[] = {&pP, &pb, &pl, &*a};
         if (Status s = launchRows("fx_attn_rows_probs", BH * a->M, params); !s.ok()) return s;
     }
     // dV = Pᵀ dO
-    if (gv)
-        if (Status s = gemmInto(transposed(P->view), gradOut, *gv, 1.0); !s.ok()) return s;
+    if (gv) {
+        auto dV = denseF32(BH, a->N, a->Kv, dev);
+        if (!dV.ok()) return dV.error();
+        if (Status s = gemm(transposed(P->view), *gb, dV->view, 1.0, 0.0); !s.ok()) return s;
+        if (Status s = unbatch(dV->view, *gv); !s.ok()) return s;
+    }
     // dP = dO Vᵀ, then dS = P (dP - D) in its place.
-    auto dP = denseF32(a->B, a->H, a->M, a->N, dev);
+    auto dP = denseF32(BH, a->M, a->N, dev);
     if (!dP.ok()) return dP.error();
-    if (Status s = gemm4(gradOut, transposed(v), dP->view, 1.0); !s.ok()) return s;
+    if (Status s = gemm(*gb, transposed(*vb), dP->view, 1.0, 0.0); !s.ok()) return s;
     auto D = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(BH * a->M, 1)) * sizeof(float));
     if (!D.ok()) return D.error();
     {
@@ -199,10 +190,18 @@ Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, con
         if (Status s = launchRows("fx_attn_rows_dsoftmax", BH * a->M, params); !s.ok()) return s;
     }
     // dQ = scale dS K, dK = scale dSᵀ Q
-    if (gq)
-        if (Status s = gemmInto(dP->view, k, *gq, scale); !s.ok()) return s;
-    if (gk)
-        if (Status s = gemmInto(transposed(dP->view), q, *gk, scale); !s.ok()) return s;
+    if (gq) {
+        auto dQ = denseF32(BH, a->M, a->K, dev);
+        if (!dQ.ok()) return dQ.error();
+        if (Status s = gemm(dP->view, *kb, dQ->view, scale, 0.0); !s.ok()) return s;
+        if (Status s = unbatch(dQ->view, *gq); !s.ok()) return s;
+    }
+    if (gk) {
+        auto dK = denseF32(BH, a->N, a->K, dev);
+        if (!dK.ok()) return dK.error();
+        if (Status s = gemm(transposed(dP->view), *qb, dK->view, scale, 0.0); !s.ok()) return s;
+        if (Status s = unbatch(dK->view, *gk); !s.ok()) return s;
+    }
     if (pdb)
         if (Status s = castInto(pdb, *gbias); !s.ok()) return s;
     return Status::success();

@@ -262,7 +262,7 @@ private slots:
         QTest::addColumn<bool>("bmhk");  // q/k/v/grad_out as [B, M, H, K] storage, PyTorch's usual layout
         QTest::newRow("vit-like 197 tokens")
             << QString("2,3,197,197,64,64") << false << QString("none") << QString("f32") << true;
-        QTest::newRow("batch 4 > heads 2, [B, M, H, K] storage (one GEMM per head)")
+        QTest::newRow("batch 4 > heads 2, [B, M, H, K] storage")
             << QString("4,2,40,40,32,32") << false << QString("none") << QString("f32") << true;
         QTest::newRow("causal, M < N, broadcast bias")
             << QString("2,2,37,50,32,32") << true << QString("heads") << QString("f32") << false;
