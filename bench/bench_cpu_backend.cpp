@@ -208,8 +208,8 @@ int main(int argc, char** argv) {
             // outputs/NNN.npy: PyTorch's output NNN (no file for a None output), judged by the
             // rule of `fxray run --expect` (failing outputs re-judged against an fp64 run).
             auto outs = (*cg)->run(*inputs, {}, 0);
-            auto expect = outs.ok() ? readNpyFolder(dir / "outputs", outs->size())
-                                    : Expected<std::vector<Value>>(outs.error());
+            auto expect =
+                outs.ok() ? readNpyFolder(dir / "outputs", outs->size()) : Expected<std::vector<Value>>(outs.error());
             RunResult res;
             Status judged = expect.ok() ? Status::success() : Status(expect.error());
             if (expect.ok()) {

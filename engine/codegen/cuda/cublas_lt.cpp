@@ -56,8 +56,8 @@ const LtApi& lt() {
         LtApi& a = *api;
         if (!runtime().haveCublas) return;
         std::string opened, tried, missing;
-        void* lib = openFirst({envOr("FXRAY_CUBLASLT_LIB"), "libcublasLt.so", "libcublasLt.so.13",
-                               "libcublasLt.so.12", "/usr/local/cuda/lib64/libcublasLt.so"},
+        void* lib = openFirst({envOr("FXRAY_CUBLASLT_LIB"), "libcublasLt.so", "libcublasLt.so.13", "libcublasLt.so.12",
+                               "/usr/local/cuda/lib64/libcublasLt.so"},
                               opened, tried);
         if (!lib) return;
         sym(lib, a.create, "cublasLtCreate", missing);

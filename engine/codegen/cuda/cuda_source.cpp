@@ -233,8 +233,8 @@ public:
                     }
                 for (int a : reduced) line("acc" + std::to_string(a) + " = " + init(a) + ";");
                 if (m_col)
-                    line("for (i64 r = wy; r < " + i64lit(inner) + "; r += " +
-                         std::to_string(32 * m_colRows / m_colWidth) + "LL) {");
+                    line("for (i64 r = wy; r < " + i64lit(inner) +
+                         "; r += " + std::to_string(32 * m_colRows / m_colWidth) + "LL) {");
                 else
                     line(std::string("for (i64 r = ") + (m_block ? "threadIdx.x" : "lane") + "; r < " + i64lit(inner) +
                          "; r += " + (m_block ? "blockDim.x" : "32") + ") {");
@@ -726,8 +726,8 @@ private:
     bool m_reduction = false, m_block = false, m_col = false;
     int m_colRows = 32;   ///< column reductions: warps per block
     int m_colWidth = 32;  ///< column reductions: columns per block
-    int m_vecVar = -1;  ///< float4 kernels: the innermost loop variable
-    int m_lane = -1;    ///< float4 kernels: the lane being emitted (-1 outside the lanes)
+    int m_vecVar = -1;    ///< float4 kernels: the innermost loop variable
+    int m_lane = -1;      ///< float4 kernels: the lane being emitted (-1 outside the lanes)
     bool m_quad = false;
     std::map<const Expr*, std::string> m_vecLoads;
     std::map<const Expr*, std::string> memo;

@@ -458,10 +458,9 @@ private slots:
             QCOMPARE(r.outputs.size(), ref.size());
             for (size_t i = 0; i < r.outputs.size(); ++i) {
                 auto cmp = compareValues(i, r.outputs[i], ref[i]);
-                QVERIFY2(cmp.ok, qPrintable(QString("FXRAY_CUBLASLT=%1 output %2 rel_err %3")
-                                                .arg(mode)
-                                                .arg(i)
-                                                .arg(cmp.relErr)));
+                QVERIFY2(
+                    cmp.ok,
+                    qPrintable(QString("FXRAY_CUBLASLT=%1 output %2 rel_err %3").arg(mode).arg(i).arg(cmp.relErr)));
             }
             QCOMPARE(r.stats.gemms, size_t(4));
             QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
