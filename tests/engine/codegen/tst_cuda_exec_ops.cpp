@@ -2,7 +2,9 @@
 // embedding_dense_backward and index_add (atomic scatter-adds), cat with PyTorch's legacy empty
 // inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
 // and their backwards, sort, segment_reduce, put, index_put, _unsafe_masked_index_put_accumulate
-// and masked_select, triangular_solve / slogdet / matrix_exp, each checked on values computed by hand; then convolutions of other shapes and
+// and masked_select, triangular_solve / slogdet / matrix_exp, each checked on values computed by hand; addmm/mm through
+// cuBLASLt and the column-reduction launch against the reference executor (each also with its
+// switch off); then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
