@@ -5,7 +5,8 @@
 // timed by bench/torch_anchor.py on the same recorded inputs. Prints one table with geomeans;
 // issue 9's targets: >= 1.2x faster than eager, <= 1.25x Inductor's time, compile >= 10x faster.
 //
-// Usage: bench_cuda [corpus dir] [--anchor PATH | --no-anchor] [--iters N] [--models a,b] [--no-cold]
+// Usage: bench_cuda [corpus dir] [--anchor PATH | --no-anchor] [--iters N] [--models a,b] [--no-cold] [--check]
+// (--check: each graph's outputs against PyTorch's recorded numerics/<stage>/outputs, in the notes)
 // "compile" is fxray's compile in this process (NVRTC warm from earlier graphs), "cold" the same
 // compile as the first thing a fresh process does (bench_cuda --compile-once), which the
 // compile ratio uses.
@@ -100,6 +101,29 @@ int compileOnce(const fs::path& corpus, const std::string& graph) {
     return 0;
 }
 
+/// --check: fxray's outputs against PyTorch's recorded ones (numerics/<stage>/outputs),
+/// so that a table of times also says the times are of right answers. "n/m outputs
+/// match (worst rel_err x)", or why there is no check.
+std::string checkOutputs(const cg::cuda::CompiledGraph& cg, const Case& c, const fs::path& outputs) {
+    auto outs = cg.run(c.inputs, c.pins);
+    if (!outs.ok()) return "check run failed: " + outs.error().message.substr(0, 80);
+    // outputs/NNN.npy is PyTorch's output NNN (no file for a None output).
+    auto expect = readNpyFolder(outputs, outs->size());
+    if (!expect.ok()) return "no check: " + expect.error().message.substr(0, 60);
+    size_t n = 0, bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < outs->size(); ++i) {
+        if (!(*outs)[i].isTensor() || !(*expect)[i].isTensor()) continue;
+        auto cmp = compareValues(i, (*outs)[i], (*expect)[i]);
+        bad += cmp.ok ? 0 : 1;
+        worst = std::max(worst, cmp.relErr);
+        ++n;
+    }
+    char b[96];
+    std::snprintf(b, sizeof b, "%zu/%zu outputs match (worst rel_err %.1e)", n - bad, n, worst);
+    return b;
+}
+
 double coldCompile(const std::string& self, const fs::path& corpus, const std::string& graph) {
     FILE* p = popen(
         (quote(self) + " " + quote(corpus.string()) + " --compile-once " + quote(graph) + " 2>/dev/null").c_str(), "r");
@@ -116,7 +140,7 @@ struct Row {
     std::string graph;
     size_t nodes = 0, kernels = 0, launches = 0, gemms = 0;
     double compileMs = NAN, coldCompileMs = NAN, runMs = NAN;
-    std::string host, error;
+    std::string host, error, check;
     double eagerMs = NAN, inductorMs = NAN, inductorCompileS = NAN;
     std::string anchorError;
 };
@@ -198,7 +222,7 @@ int main(int argc, char** argv) {
     fxray::initOpRegistry();
     fs::path corpus = envOr("FXRAY_CORPUS_DIR", FXRAY_CORPUS_DIR);
     std::string anchorFlag, onlyModels;
-    bool noAnchor = false, cold = true;
+    bool noAnchor = false, cold = true, check = false;
     std::string once;
     int iters = 50;
     for (int i = 1; i < argc; ++i) {
@@ -209,6 +233,8 @@ int main(int argc, char** argv) {
             noAnchor = true;
         else if (a == "--no-cold")
             cold = false;
+        else if (a == "--check")
+            check = true;
         else if (a == "--compile-once" && i + 1 < argc)
             once = argv[++i];
         else if (a == "--iters" && i + 1 < argc)
@@ -274,6 +300,7 @@ int main(int argc, char** argv) {
                 continue;
             }
             row.runMs = b->medianMs;
+            if (check) row.check = checkOutputs(**cg, c, corpus / model / "numerics" / stage / "outputs");
             row.launches = b->run.kernelLaunches;
             row.gemms = b->run.gemms;
             for (const auto& [op, count] : b->run.hostOps)
@@ -312,7 +339,7 @@ int main(int argc, char** argv) {
         double vsEager = r.eagerMs / r.runMs, vsInd = r.runMs / r.inductorMs;
         // Conservative: against fxray's first-use (fresh process) compile when measured.
         double compRatio = r.inductorCompileS * 1000.0 / (std::isnan(r.coldCompileMs) ? r.compileMs : r.coldCompileMs);
-        std::string notes = r.error;
+        std::string notes = r.error.empty() ? r.check : r.error;
         if (!r.host.empty()) notes += (notes.empty() ? "host: " : "; host: ") + r.host;
         if (!r.anchorError.empty()) notes += (notes.empty() ? "torch: " : "; torch: ") + r.anchorError.substr(0, 80);
         std::printf("%-26s %5zu %7zu %8s %8s %9s %9s %9s %9s %8s %8s %8s  %s\n", r.graph.c_str(), r.nodes, r.kernels,

@@ -386,9 +386,10 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
                 m_ptrs[i] = m_dev[static_cast<size_t>(k.args[i].buffer)].ptr();
                 m_params.push_back(&m_ptrs[i]);
             }
-            const int64_t perBlock = plan.mode == LaunchPlan::Mode::Pointwise    ? plan.threads
-                                     : plan.mode == LaunchPlan::Mode::WarpReduce ? plan.rowsPerBlock
-                                                                                 : 1;
+            const int64_t perBlock = plan.mode == LaunchPlan::Mode::Pointwise      ? plan.threads
+                                     : plan.mode == LaunchPlan::Mode::WarpReduce   ? plan.rowsPerBlock
+                                     : plan.mode == LaunchPlan::Mode::ColumnReduce ? plan.columns
+                                                                                   : 1;
             const int64_t cap = sms * (plan.mode == LaunchPlan::Mode::BlockReduce ? 8 : 32);
             const int64_t blocks = std::max<int64_t>(1, std::min((plan.work + perBlock - 1) / perBlock, cap));
             CUresult r =

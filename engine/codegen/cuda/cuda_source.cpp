@@ -44,6 +44,19 @@ template <class T, class Op> __device__ __forceinline__ T fx_warp_all(T v, Op op
     for (int o = 16; o > 0; o >>= 1) v = op(v, fx_shfl_xor(v, o));
     return v;
 }
+// Column reductions over W columns: thread t holds a partial result for column t % W of the
+// block's tile; every thread ends with its column's result, combined in thread order
+// (deterministic).
+template <int W, class T, class Op> __device__ __forceinline__ T fx_col_all(T v, Op op) {
+    __shared__ T sh[1024];
+    const int c = threadIdx.x % W, n = blockDim.x / W;
+    __syncthreads();
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    T x = sh[c];
+    for (int i = 1; i < n; ++i) x = op(x, sh[i * W + c]);
+    return x;
+}
 // Every thread of the block ends with the block's result (blockDim.x a multiple of 32).
 template <class T, class Op> __device__ __forceinline__ T fx_block_all(T v, Op op, T ident) {
     __shared__ T sh[33];
@@ -145,6 +158,12 @@ public:
                 plan.work = total / 4;
                 plan.vector = 4;
             }
+        } else if (columnReduction(outer, inner)) {
+            plan.mode = LaunchPlan::Mode::ColumnReduce;
+            plan.work = outer;
+            plan.rowsPerBlock = inner >= 1024 ? 32 : inner >= 512 ? 16 : 8;
+            plan.threads = 32 * plan.rowsPerBlock;
+            plan.columns = m_colWidth;
         } else if (inner <= kWarpReduceMax) {
             plan.mode = LaunchPlan::Mode::WarpReduce;
             plan.work = outer;
@@ -156,6 +175,7 @@ public:
             plan.threads = inner > 65536 ? 1024 : inner > 8192 ? 512 : 256;
         }
         m_block = plan.mode == LaunchPlan::Mode::BlockReduce;
+        m_col = plan.mode == LaunchPlan::Mode::ColumnReduce;
         body << "extern \"C\" __global__ void __launch_bounds__(" << plan.threads << ") " << m_name << "(" << sig.str()
              << ") {\n";
         body << "    // " << K.name << ": sizes [";
@@ -175,7 +195,17 @@ public:
             if (!K.phases.empty()) runStmts(K.phases[0].stmts, false);
             body << "    }\n}\n";
         } else {
-            if (m_block) {
+            if (m_col) {
+                // W neighbouring outer points per block (thread t takes point t % W and rows
+                // t / W + k * threads / W). Threads past the end compute the last point again
+                // (never stored) so that every thread reaches the block's barriers.
+                const std::string w = std::to_string(m_colWidth);
+                body << "    const int lane = threadIdx.x % " << w << ", wy = threadIdx.x / " << w << ";\n";
+                body << "    for (i64 ob = (i64)blockIdx.x * " << w << "; ob < " << i64lit(outer)
+                     << "; ob += (i64)gridDim.x * " << w << ") {\n";
+                body << "        const bool live = ob + lane < " << i64lit(outer) << ";\n";
+                body << "        const i64 o = live ? ob + lane : " << i64lit(outer - 1) << ";\n";
+            } else if (m_block) {
                 body << "    for (i64 o = blockIdx.x; o < " << i64lit(outer) << "; o += gridDim.x) {\n";
             } else {
                 body << "    const int lane = threadIdx.x & 31;\n";
@@ -202,8 +232,12 @@ public:
                         if (!seen) reduced.push_back(st.id);
                     }
                 for (int a : reduced) line("acc" + std::to_string(a) + " = " + init(a) + ";");
-                line(std::string("for (i64 r = ") + (m_block ? "threadIdx.x" : "lane") + "; r < " + i64lit(inner) +
-                     "; r += " + (m_block ? "blockDim.x" : "32") + ") {");
+                if (m_col)
+                    line("for (i64 r = wy; r < " + i64lit(inner) +
+                         "; r += " + std::to_string(32 * m_colRows / m_colWidth) + "LL) {");
+                else
+                    line(std::string("for (i64 r = ") + (m_block ? "threadIdx.x" : "lane") + "; r < " + i64lit(inner) +
+                         "; r += " + (m_block ? "blockDim.x" : "32") + ") {");
                 ++m_indent;
                 decompose("r", [&](size_t d) { return K.reduced[d]; });
                 runStmts(ph.stmts, false);
@@ -212,7 +246,9 @@ public:
                 for (int a : reduced) {
                     std::string acc = "acc" + std::to_string(a);
                     std::string fn = functor(K.accOps[static_cast<size_t>(a)]);
-                    if (m_block)
+                    if (m_col)
+                        line(acc + " = fx_col_all<" + std::to_string(m_colWidth) + ">(" + acc + ", " + fn + "());");
+                    else if (m_block)
                         line(acc + " = fx_block_all(" + acc + ", " + fn + "(), (" +
                              ctype(K.accTypes[static_cast<size_t>(a)]) + ")(" + init(a) + "));");
                     else
@@ -270,6 +306,38 @@ private:
                 (void)coef;
                 if (at.kind == IndexAtom::Kind::Value) visitLoads(at.value, f);
             }
+    }
+
+    /// A reduction whose innermost dim is kept (a sum over rows into columns: bias and LayerNorm
+    /// weight gradients) with enough columns and rows: lanes take neighbouring columns, so that
+    /// each warp's loads are one coalesced line per row, instead of one block per column reading
+    /// it down with a stride. Few columns keep the block-per-column form (too few blocks else).
+    /// FXRAY_CUDA_COLREDUCE=0 turns it off.
+    bool columnReduction(int64_t outer, int64_t inner) {
+        const char* env = std::getenv("FXRAY_CUDA_COLREDUCE");
+        // Tile width: 32 columns (one 128-byte line per warp and row) down to 8 (four 32-byte
+        // sectors per warp load, as efficient), so that fewer columns still make enough blocks.
+        const int width = outer >= 4096 ? 32 : outer >= 2048 ? 16 : 8;
+        if ((env && std::string(env) == "0") || K.sizes.empty() || K.reduced.size() != K.sizes.size() ||
+            K.reduced.back() || K.sizes.back() < width || outer < kColumnReduceMinOuter || inner < 256)
+            return false;
+        m_colWidth = width;
+        const int var = static_cast<int>(K.sizes.size()) - 1;
+        bool coalesced = false;
+        for (const auto& ph : K.phases)
+            for (const auto& st : ph.stmts)
+                if (ph.inner)
+                    visitLoads(st.value, [&](const Expr& e) { coalesced = coalesced || unitStride(e.index, var); });
+        if (coalesced) m_colRows = inner >= 1024 ? 32 : inner >= 512 ? 16 : 8;
+        return coalesced;
+    }
+
+    /// index has the loop variable `var` with coefficient 1 (neighbouring points, neighbouring elements).
+    static bool unitStride(const Index& i, int var) {
+        if (!i) return false;
+        for (const auto& [coef, at] : i->terms)
+            if (at.kind == IndexAtom::Kind::Var && at.var == var && coef == 1) return true;
+        return false;
     }
 
     bool vectorizable() const {
@@ -442,7 +510,9 @@ private:
 
     void runStmts(const std::vector<Stmt>& stmts, bool scalarOfReduction, bool fresh = true) {
         if (fresh) memo.clear();
-        const char* guard = m_block ? "if (threadIdx.x == 0) " : "if (lane == 0) ";
+        const char* guard = m_col ? "if (wy == 0 && live) " : m_block ? "if (threadIdx.x == 0) " : "if (lane == 0) ";
+        // Column reductions: a store inside the row loop is guarded too (dead lanes repeat a point).
+        const char* rowGuard = m_col && !scalarOfReduction ? "if (live) " : "";
         for (const auto& st : stmts) {
             switch (st.kind) {
             case Stmt::Kind::Let: {
@@ -454,8 +524,8 @@ private:
                 std::string v = ex(st.value);
                 std::string i = idx(st.index);
                 std::string s = storeConv(K.args[static_cast<size_t>(st.buf)].dtype, v);
-                line(std::string(scalarOfReduction ? guard : "") + "a" + std::to_string(st.buf) + "[" + i + "] = " + s +
-                     ";");
+                line(std::string(scalarOfReduction ? guard : rowGuard) + "a" + std::to_string(st.buf) + "[" + i +
+                     "] = " + s + ";");
                 break;
             }
             case Stmt::Kind::Reduce: {
@@ -653,9 +723,11 @@ private:
     std::ostringstream body;
     int m_indent = 1;
     int m_tmp = 0;
-    bool m_reduction = false, m_block = false;
-    int m_vecVar = -1;  ///< float4 kernels: the innermost loop variable
-    int m_lane = -1;    ///< float4 kernels: the lane being emitted (-1 outside the lanes)
+    bool m_reduction = false, m_block = false, m_col = false;
+    int m_colRows = 32;   ///< column reductions: warps per block
+    int m_colWidth = 32;  ///< column reductions: columns per block
+    int m_vecVar = -1;    ///< float4 kernels: the innermost loop variable
+    int m_lane = -1;      ///< float4 kernels: the lane being emitted (-1 outside the lanes)
     bool m_quad = false;
     std::map<const Expr*, std::string> m_vecLoads;
     std::map<const Expr*, std::string> memo;

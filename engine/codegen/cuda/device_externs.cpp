@@ -3,6 +3,7 @@
 #include "codegen/cuda/device_externs.h"
 
 #include "codegen/cuda/builtin_kernels.h"
+#include "codegen/cuda/cublas_lt.h"
 #include "codegen/cuda/cudnn_conv.h"
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
@@ -66,6 +67,16 @@ Expected<bool> gemmOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     const DeviceView& C = **o;
+    // mm, and addmm(bias [N], A, B) with unit scales (the bias in the epilogue): cuBLASLt, as
+    // eager does.
+    if (alpha == 1.0 && (!AddMM || beta == 1.0)) {
+        auto lt = gemmLt(*A, *B, C, AddMM ? &*bias : nullptr);
+        if (!lt.ok()) return lt.error();
+        if (*lt) {
+            ++c.stats().gemms;
+            return true;
+        }
+    }
     if (AddMM && beta != 0.0)
         if (Status s = stridedCopy(*bias, C); !s.ok()) return s.error();
     if (Status s = gemm(*A, *B, C, alpha, AddMM ? beta : 0.0); !s.ok()) return s.error();

@@ -143,14 +143,6 @@ bool gemmSupports(DType t) {
     return t == DType::Float32 || t == DType::Float64 || t == DType::Float16 || t == DType::BFloat16;
 }
 
-namespace {
-
-/// Column-major description of a row-major [R, C] matrix view for cuBLAS.
-struct Operand {
-    bool rowMajor = true;
-    int64_t ld = 1;
-};
-
 bool describe(int64_t R, int64_t C, int64_t rs, int64_t cs, Operand& o) {
     if ((C == 1 || cs == 1) && (R == 1 || rs >= std::max<int64_t>(C, 1))) {
         o.rowMajor = true;
@@ -173,8 +165,6 @@ int cudaType(DType t) {
     default: return CUDA_R_32F;
     }
 }
-
-}  // namespace
 
 Status gemm(const DeviceView& A0, const DeviceView& B0, const DeviceView& C, double alpha, double beta) {
     const CudaRuntime& rt = runtime();

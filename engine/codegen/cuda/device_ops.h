@@ -50,6 +50,17 @@ Expected<DeviceView> denseView(const DeviceView& v, DeviceBuffer& tmp);
 /// Operands that are neither row- nor column-major are copied dense first.
 Status gemm(const DeviceView& A, const DeviceView& B, const DeviceView& C, double alpha, double beta);
 
+/// Column-major description of a row-major [R, C] matrix view (row stride rs, column stride
+/// cs) for cuBLAS: rowMajor with leading dimension ld, or its transpose; false when neither.
+struct Operand {
+    bool rowMajor = true;
+    int64_t ld = 1;
+};
+bool describe(int64_t R, int64_t C, int64_t rs, int64_t cs, Operand& o);
+
+/// cuBLAS's cudaDataType for a floating dtype.
+int cudaType(DType t);
+
 /// True when gemm() handles this dtype.
 bool gemmSupports(DType t);
 

@@ -66,6 +66,47 @@ private slots:
         QVERIFY(cs->source.find("fx_warp_all") != std::string::npos);
     }
 
+    void column_reduction_launch() {
+        // A sum over 2400 rows into 4096 columns (a bias gradient) takes the column launch (32
+        // columns per block, 32 warps over the rows), one into 384 columns too (8 per block), and
+        // compiles; a sum over the last dim and a column sum with few columns keep their row
+        // launches (cuda_source.h says why).
+        auto gp = parse("x: \"f32[2400, 4096][4096, 1]cpu\", y: \"f32[2400, 64][64, 1]cpu\", z: "
+                        "\"f32[16, 197, 384][75648, 384, 1]cpu\"",
+                        "        sum_1: \"f32[4096][1]cpu\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+                        "        sum_2: \"f32[2400][1]cpu\" = torch.ops.aten.sum.dim_IntList(x, [1])\n"
+                        "        sum_3: \"f32[64][1]cpu\" = torch.ops.aten.sum.dim_IntList(y, [0])\n"
+                        "        sum_4: \"f32[384][1]cpu\" = torch.ops.aten.sum.dim_IntList(z, [0, 1])\n"
+                        "        return (sum_1, sum_2, sum_3, sum_4)\n");
+        QVERIFY(gp);
+        auto inputs = cg::cuda::annotatedInputs(*gp);
+        QVERIFY(inputs.ok());
+        auto lg = cg::lowerGraph(*gp, *inputs);
+        QVERIFY(lg.ok());
+        cg::ScheduleOptions so;
+        so.fuse = false;  // one kernel per sum, so that each has its own launch
+        auto prog = cg::schedule(std::move(lg).value(), so);
+        QVERIFY(prog.ok());
+        auto cs = cg::cuda::generateCudaSource(prog->kernels);
+        QVERIFY2(cs.ok(), cs.ok() ? "" : cs.error().str().c_str());
+        std::map<std::string, cg::cuda::LaunchPlan::Mode> byNode;
+        for (size_t i = 0; i < prog->kernels.size(); ++i)
+            for (const auto& n : prog->kernels[i].nodes) byNode[n] = cs->plans[i].mode;
+        QCOMPARE(int(byNode["sum_1"]), int(cg::cuda::LaunchPlan::Mode::ColumnReduce));
+        QCOMPARE(int(byNode["sum_4"]), int(cg::cuda::LaunchPlan::Mode::ColumnReduce));
+        for (size_t i = 0; i < prog->kernels.size(); ++i)
+            if (cs->plans[i].mode == cg::cuda::LaunchPlan::Mode::ColumnReduce)
+                QCOMPARE(cs->plans[i].columns, prog->kernels[i].outerCount() >= 4096 ? 32 : 8);
+        QVERIFY(byNode["sum_2"] != cg::cuda::LaunchPlan::Mode::ColumnReduce);
+        QVERIFY(byNode["sum_3"] != cg::cuda::LaunchPlan::Mode::ColumnReduce);
+        QVERIFY(cs->source.find("fx_col_all") != std::string::npos);
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto out = cg::cuda::nvrtcCompile(cs->source, "colsum", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const auto& p : cs->plans) QVERIFY2(out->image.find(p.name) != std::string::npos, p.name.c_str());
+    }
+
     void no_device_path() {
         const auto& rt = cg::cuda::runtime();
         if (rt.haveDevice) {

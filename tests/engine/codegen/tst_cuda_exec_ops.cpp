@@ -2,7 +2,9 @@
 // embedding_dense_backward and index_add (atomic scatter-adds), cat with PyTorch's legacy empty
 // inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
 // and their backwards, sort, segment_reduce, put, index_put, _unsafe_masked_index_put_accumulate
-// and masked_select, triangular_solve / slogdet / matrix_exp, each checked on values computed by hand; then convolutions of other shapes and
+// and masked_select, triangular_solve / slogdet / matrix_exp, each checked on values computed by hand; addmm/mm through
+// cuBLASLt and the column-reduction launch against the reference executor (each also with its
+// switch off); then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
@@ -262,6 +264,8 @@ private slots:
         QTest::addColumn<bool>("bmhk");  // q/k/v/grad_out as [B, M, H, K] storage, PyTorch's usual layout
         QTest::newRow("vit-like 197 tokens")
             << QString("2,3,197,197,64,64") << false << QString("none") << QString("f32") << true;
+        QTest::newRow("batch 4 > heads 2, [B, M, H, K] storage")
+            << QString("4,2,40,40,32,32") << false << QString("none") << QString("f32") << true;
         QTest::newRow("causal, M < N, broadcast bias")
             << QString("2,2,37,50,32,32") << true << QString("heads") << QString("f32") << false;
         QTest::newRow("head dim 80, full bias")
@@ -421,6 +425,106 @@ private slots:
         QVERIFY2(r.error.empty(), r.error.c_str());
         for (size_t i = 0; i < 3; ++i) FX_COMPARE_VEC(fxtest::values(r.outputs[i]), want[i], 1e-5);
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void addmm_bias_epilogue_vs_reference() {
+        // addmm with a [N] bias and unit scales takes cuBLASLt's bias epilogue (cublas_lt.h), mm
+        // (of a transposed operand read in place) cuBLASLt's plain GEMM; a [M, N] bias and beta
+        // 0.5 keep the copy + cuBLAS path. Against the reference executor, with FXRAY_CUBLASLT=0 as the check of the check.
+        auto g = parse("b: " + ann({40}) + ", x: " + ann({64, 48}) + ", w: " + ann({40, 48}) + ", c: " + ann({64, 40}),
+                       "        t: \"f32[48, 40][1, 48]cuda:0\" = torch.ops.aten.t.default(w)\n"
+                       "        addmm: " +
+                           ann({64, 40}) +
+                           " = torch.ops.aten.addmm.default(b, x, t)\n"
+                           "        addmm_1: " +
+                           ann({64, 40}) +
+                           " = torch.ops.aten.addmm.default(c, x, t)\n"
+                           "        addmm_2: " +
+                           ann({64, 40}) +
+                           " = torch.ops.aten.addmm.default(b, x, t, beta = 0.5)\n"
+                           "        t_1: \"f32[48, 64][1, 48]cuda:0\" = torch.ops.aten.t.default(x)\n"
+                           "        mm: " +
+                           ann({48, 40}) +
+                           " = torch.ops.aten.mm.default(t_1, addmm)\n"
+                           "        return (addmm, addmm_1, addmm_2, mm)\n");
+        QVERIFY(g);
+        auto in = randomInputs(*g, 3);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QCOMPARE(ref.size(), size_t(4));
+        SKIP_WITHOUT_DEVICE();
+        for (const char* mode : {"1", "0"}) {
+            qputenv("FXRAY_CUBLASLT", mode);
+            auto r = runOnDevice(*g, *in);
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            QCOMPARE(r.outputs.size(), ref.size());
+            for (size_t i = 0; i < r.outputs.size(); ++i) {
+                auto cmp = compareValues(i, r.outputs[i], ref[i]);
+                QVERIFY2(
+                    cmp.ok,
+                    qPrintable(QString("FXRAY_CUBLASLT=%1 output %2 rel_err %3").arg(mode).arg(i).arg(cmp.relErr)));
+            }
+            QCOMPARE(r.stats.gemms, size_t(4));
+            QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        }
+        qunsetenv("FXRAY_CUBLASLT");
+    }
+
+    void column_reductions_vs_reference() {
+        // Sums over rows into columns (bias gradients) with a fused pointwise result stored from
+        // the row loop (gelu_backward), a max over rows, and a LayerNorm backward's weight
+        // gradients: the column-reduction launch (32 columns per block, warps splitting the rows;
+        // cuda_source.h) against the reference executor. 2050 columns (16 per block) and 300 (8
+        // per block, over two reduced dims): the last block's threads past the end must neither
+        // store nor hang at the barriers.
+        auto g = parse("x: " + ann({600, 2050}) + ", y: " + ann({600, 2050}) + ", w: " + ann({2050}) +
+                           ", z: " + ann({4, 175, 300}),
+                       "        gelu_backward: " + ann({600, 2050}) +
+                           " = torch.ops.aten.gelu_backward.default(x, y)\n"
+                           "        sum_1: " +
+                           ann({1, 2050}) +
+                           " = torch.ops.aten.sum.dim_IntList(gelu_backward, [0], True)\n"
+                           "        amax: " +
+                           ann({2050}) +
+                           " = torch.ops.aten.amax.default(y, [0])\n"
+                           "        mean: " +
+                           ann({600, 1}) +
+                           " = torch.ops.aten.mean.dim(y, [1], True)\n"
+                           "        sub: " +
+                           ann({600, 2050}) +
+                           " = torch.ops.aten.sub.Tensor(y, mean)\n"
+                           "        mul: " +
+                           ann({600, 2050}) +
+                           " = torch.ops.aten.mul.Tensor(x, sub)\n"
+                           "        sum_2: " +
+                           ann({2050}) +
+                           " = torch.ops.aten.sum.dim_IntList(mul, [0])\n"
+                           "        mul_1: " +
+                           ann({600, 2050}) +
+                           " = torch.ops.aten.mul.Tensor(x, w)\n"
+                           "        sum_3: " +
+                           ann({300}) +
+                           " = torch.ops.aten.sum.dim_IntList(z, [0, 1])\n"
+                           "        return (gelu_backward, sum_1, amax, sum_2, mul_1, sum_3)\n");
+        QVERIFY(g);
+        auto in = randomInputs(*g, 5);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QVERIFY(!ref.empty());
+        SKIP_WITHOUT_DEVICE();
+        for (const char* mode : {"1", "0"}) {
+            // The column launch and, as a check of the check, the block-per-column one.
+            qputenv("FXRAY_CUDA_COLREDUCE", mode);
+            auto r = runOnDevice(*g, *in);
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            QCOMPARE(r.outputs.size(), ref.size());
+            for (size_t i = 0; i < r.outputs.size(); ++i) {
+                auto cmp = compareValues(i, r.outputs[i], ref[i]);
+                QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2").arg(i).arg(cmp.relErr)));
+            }
+            QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        }
+        qunsetenv("FXRAY_CUDA_COLREDUCE");
     }
 
     void batch_norm_update_by_hand_data() {
