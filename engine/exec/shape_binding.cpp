@@ -162,9 +162,9 @@ Expected<sym::Binding> bindInputs(const Graph& g, const std::vector<Value>& inpu
         forEachSymText(*phs[i], [&](const Expected<SymInt>& s, int dim, bool stride) {
             if (bad || (stride && !withStrides)) return;
             const std::string text = s.ok() ? s->text() : symPlaceholderExpr(*phs[i]);
-            auto want = s.ok() ? (s->isStatic() ? Expected<sym::Num>(sym::Num::ofInt(s->value()))
-                                                : sym::eval(*s->expr(), b))
-                               : Expected<sym::Num>(s.error());
+            auto want =
+                s.ok() ? (s->isStatic() ? Expected<sym::Num>(sym::Num::ofInt(s->value())) : sym::eval(*s->expr(), b))
+                       : Expected<sym::Num>(s.error());
             if (!want.ok()) {
                 Diagnostic d = makeError(inputName(g, i) + ": " + text + ": " + want.error().message +
                                          " (no input determines it)");
@@ -200,7 +200,8 @@ namespace {
 /// truncated, as sizes are ints).
 Expected<int64_t> evalDim(const SymInt& s, const sym::Binding& b, const char* what, size_t d) {
     auto v = sym::eval(*s.expr(), b);
-    if (!v.ok()) return makeError(std::string(what) + " " + std::to_string(d) + " (" + s.text() + "): " + v.error().message);
+    if (!v.ok())
+        return makeError(std::string(what) + " " + std::to_string(d) + " (" + s.text() + "): " + v.error().message);
     return v->isFloat() ? static_cast<int64_t>(v->d) : v->i;
 }
 

@@ -358,8 +358,7 @@ private:
                 if (g.find(name)) return fail(def.number, def.indent + 1, "duplicate parameter '" + name + "'");
                 Node* ph = g.append(NodeKind::Placeholder, name, name);
                 ph->sourceLine = def.number;
-                if (!setAnnotation(*ph, ann))
-                    return fail(def.number, def.indent + 1, badAnnotation(ann), name);
+                if (!setAnnotation(*ph, ann)) return fail(def.number, def.indent + 1, badAnnotation(ann), name);
             }
         }
         // Body.
@@ -492,7 +491,8 @@ private:
             if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' declared twice", name);
             Node* ph = g.append(NodeKind::Placeholder, name, name);
             ph->sourceLine = line;
-            if (!setAnnotation(*ph, toks[b + 2].text)) return fail(line, toks[b + 2].column, badAnnotation(toks[b + 2].text), name);
+            if (!setAnnotation(*ph, toks[b + 2].text))
+                return fail(line, toks[b + 2].column, badAnnotation(toks[b + 2].text), name);
             return true;
         }
         // Find the top-level '='.

@@ -51,8 +51,8 @@ QString dimsText(const std::vector<int64_t>& values, const std::vector<SymInt>& 
     QStringList dims;
     for (size_t d = 0; d < values.size(); ++d)
         dims << (d < sym.size() && sym[d].isSymbolic() ? qs(sym[d].text())
-                 : values[d] < 0                   ? QStringLiteral("?")
-                                                   : QString::number(values[d]));
+                 : values[d] < 0                       ? QStringLiteral("?")
+                                                       : QString::number(values[d]));
     return QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", ")));
 }
 
@@ -132,8 +132,7 @@ void NodeInspectorModel::setNode(const Graph* graph, const QString& name, const 
                 // A symbolic size has no number of bytes, nor has one inferred from it.
                 bool known = !m.isSymbolic();
                 for (size_t d = 0; d < m.shape.size() && known; ++d) known = !m.isUnknownDim(d);
-                if (known)
-                    out->add(tr("bytes"), QString::number(m.nbytes()));
+                if (known) out->add(tr("bytes"), QString::number(m.nbytes()));
             } else {
                 out->value = n->metaIsTuple ? tr("tuple of %n", nullptr, static_cast<int>(n->meta.size()))
                                             : qs(n->annotationText);

@@ -317,7 +317,8 @@ private slots:
         QVERIFY2(j.ok(), j.ok() ? "" : j.error().str().c_str());
         bool symTangent = false;
         for (const Node* p : j->graph->placeholders())
-            if (p->name() == "tangents_1") symTangent = p->meta[0].isSymbolicDim(0) && p->meta[0].symShape[0].text() == "s0";
+            if (p->name() == "tangents_1")
+                symTangent = p->meta[0].isSymbolicDim(0) && p->meta[0].symShape[0].text() == "s0";
         QVERIFY(symTangent);
         auto outs = j->graph->outputs();
         QCOMPARE(outs.size(), size_t(4));  // mm, then the gradients of s0 (None), x and w

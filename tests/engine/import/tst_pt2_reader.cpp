@@ -288,11 +288,13 @@ private slots:
 
         // A symbolic size is parsed on import: one that is no expression fails there, naming the
         // value and the dimension; a good one becomes a SymInt carrying the export's hint.
-        const std::string weightSizes = "\"p_0_weight\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 128}, {\"as_int\": 64}]";
+        const std::string weightSizes =
+            "\"p_0_weight\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 128}, {\"as_int\": 64}]";
         QVERIFY(json.find(weightSizes) != std::string::npos);
         auto withSize1 = [&](const std::string& expr) {
             return replaceFirst(json, weightSizes,
-                                "\"p_0_weight\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 128}, {\"as_expr\": " + expr + "}]");
+                                "\"p_0_weight\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 128}, {\"as_expr\": " + expr +
+                                    "}]");
         };
         auto be = readExportedProgramJson(withSize1("{\"expr_str\": \"s0 +* 2\"}"), "m.json");
         QVERIFY(!be.ok());

@@ -146,7 +146,8 @@ private slots:
         const Diagnostic& d = g.error();
         QCOMPARE(QString::fromStdString(d.file), QString("bad_dyn.py"));
         QCOMPARE(d.line, 2);
-        QVERIFY2(d.message.find("size 1: cannot read symbolic expression 's1 +* 2'") != std::string::npos, d.str().c_str());
+        QVERIFY2(d.message.find("size 1: cannot read symbolic expression 's1 +* 2'") != std::string::npos,
+                 d.str().c_str());
         const char* symSrc = "class GraphModule(torch.nn.Module):\n"
                              "    def forward(self, s0: \"Sym(s0 **)\", x: \"f32[s0]\"):\n"
                              "        return (x,)\n";
