@@ -95,15 +95,18 @@ Expected<Probes> chooseProbes(const Graph& g, int64_t minPrime) {
     std::set<std::string> seen;
     std::function<void(const Graph&)> collect = [&](const Graph& sub) {
         for (const auto& n : sub.nodes()) {
-            std::vector<std::string> texts;
+            std::vector<SymInt> sizes;
             for (const auto& m : n->meta) {
-                texts.insert(texts.end(), m.symShape.begin(), m.symShape.end());
-                texts.insert(texts.end(), m.symStrides.begin(), m.symStrides.end());
+                sizes.insert(sizes.end(), m.symShape.begin(), m.symShape.end());
+                sizes.insert(sizes.end(), m.symStrides.begin(), m.symStrides.end());
             }
-            texts.push_back(symPlaceholderExpr(*n));
-            for (const auto& t : texts) {
-                if (t.empty() || !seen.insert(t).second || sym::freeSymbols(t).empty()) continue;
-                if (auto e = sym::parse(t); e.ok()) p.candidates.emplace_back(t, *e);
+            if (std::string e = symPlaceholderExpr(*n); !e.empty())
+                if (auto s = SymInt::parse(e); s.ok()) sizes.push_back(*s);
+            for (const auto& s : sizes) {
+                if (s.isStatic() || !seen.insert(s.text()).second) continue;
+                std::set<std::string> free;
+                s.freeSymbols(free);
+                if (!free.empty()) p.candidates.emplace_back(s.text(), s.expr());
             }
         }
         for (const auto& [k, sg] : sub.subgraphs()) collect(*sg);
@@ -335,37 +338,31 @@ private:
     Status symbolizeMeta(Node* n, const std::array<const Node*, kProbes>& at) {
         for (size_t m = 0; m < n->meta.size(); ++m) {
             TensorMeta& meta = n->meta[m];
-            bool any = false;
-            std::vector<std::string> shape(meta.shape.size()), strides(meta.strides.size());
+            // Every size and stride that changes between the probes becomes the expression that
+            // takes its values there (its text as sympy would print it, parsed here once).
+            auto symbolic = [&](const std::string& what, size_t d,
+                                const std::array<int64_t, kProbes>& v) -> Expected<std::optional<SymInt>> {
+                if (v[0] == v[1] && v[0] == v[2]) return std::optional<SymInt>();
+                auto f = solve(m_p, v);
+                if (!f) return fail(n, what + " " + std::to_string(d), v);
+                auto s = SymInt::parse(*f);
+                if (!s.ok()) return fail(n, what + " " + std::to_string(d) + " ('" + *f + "')", v);
+                return std::optional<SymInt>(*s);
+            };
             for (size_t d = 0; d < meta.shape.size(); ++d) {
                 std::array<int64_t, kProbes> v{};
                 for (size_t k = 0; k < kProbes; ++k) v[k] = at[k]->meta[m].shape[d];
-                if (v[0] == v[1] && v[0] == v[2]) continue;
-                auto f = solve(m_p, v);
-                if (!f) return fail(n, "size " + std::to_string(d), v);
-                shape[d] = *f;
-                any = true;
+                auto s = symbolic("size", d, v);
+                if (!s.ok()) return s.error();
+                if (*s) meta.setSize(d, **s);
             }
             for (size_t d = 0; d < meta.strides.size(); ++d) {
                 std::array<int64_t, kProbes> v{};
                 for (size_t k = 0; k < kProbes; ++k) v[k] = at[k]->meta[m].strides[d];
-                if (v[0] == v[1] && v[0] == v[2]) continue;
-                auto f = solve(m_p, v);
-                if (!f) return fail(n, "stride " + std::to_string(d), v);
-                strides[d] = *f;
-                any = true;
+                auto s = symbolic("stride", d, v);
+                if (!s.ok()) return s.error();
+                if (*s) meta.setStride(d, **s);
             }
-            if (!any) continue;
-            meta.symShape = shape;
-            for (size_t d = 0; d < shape.size(); ++d)
-                if (!shape[d].empty()) meta.shape[d] = -1;
-            bool anyStride =
-                std::any_of(strides.begin(), strides.end(), [](const std::string& s) { return !s.empty(); });
-            meta.symStrides = anyStride ? strides : std::vector<std::string>{};
-            if (std::all_of(shape.begin(), shape.end(), [](const std::string& s) { return s.empty(); }))
-                meta.symShape.clear();
-            for (size_t d = 0; d < strides.size(); ++d)
-                if (!strides[d].empty()) meta.strides[d] = -1;
         }
         return {};
     }
@@ -426,7 +423,7 @@ private:
             if (ph->meta.empty()) continue;
             const auto& ss = ph->meta[0].symShape;
             for (size_t d = 0; d < ss.size(); ++d)
-                if (ss[d] == s) {
+                if (ss[d].isSymbol() && ss[d].text() == s) {
                     Node* n = insertSym(m_firstOp, "sym_size_int", "torch.ops.aten.sym_size.int",
                                         {Argument::ofNode(ph), Argument::ofInt(static_cast<int64_t>(d))}, s);
                     m_symbolNode[s] = n;

@@ -29,21 +29,28 @@ bool graphIsSymbolic(const Graph& g) {
 
 namespace {
 
-void addSymbols(std::string_view text, std::vector<std::string>& out) {
-    for (const auto& s : sym::freeSymbols(text))
-        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+void addSymbols(const SymInt& s, std::vector<std::string>& out) {
+    std::set<std::string> free;
+    s.freeSymbols(free);
+    for (const auto& x : free)
+        if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
 }
 
-/// Every symbolic text of a placeholder: its Sym expression, its symbolic sizes and strides.
+/// Every symbolic size of a placeholder: its Sym expression (dim -1), its symbolic sizes and
+/// strides. A Sym expression that does not parse (the FX reader rejects those; other sources
+/// may not) comes as a SymInt holding nothing but its error, for the caller to report.
 template <typename F>
 void forEachSymText(const Node& ph, F&& f) {
-    if (isSymPlaceholder(ph)) f(symPlaceholderExpr(ph), -1, false);
+    if (isSymPlaceholder(ph)) {
+        auto s = SymInt::parse(symPlaceholderExpr(ph));
+        f(s, -1, false);
+    }
     if (ph.meta.empty()) return;
     const TensorMeta& m = ph.meta[0];
     for (size_t d = 0; d < m.symShape.size(); ++d)
-        if (!m.symShape[d].empty()) f(m.symShape[d], static_cast<int>(d), false);
+        if (m.isSymbolicDim(d)) f(Expected<SymInt>(m.symShape[d]), static_cast<int>(d), false);
     for (size_t d = 0; d < m.symStrides.size(); ++d)
-        if (!m.symStrides[d].empty()) f(m.symStrides[d], static_cast<int>(d), true);
+        if (m.isSymbolicStride(d)) f(Expected<SymInt>(m.symStrides[d]), static_cast<int>(d), true);
 }
 
 std::string inputName(const Graph& g, size_t i) {
@@ -93,7 +100,10 @@ bool solveLinear(const sym::Expr& e, const std::string& symName, sym::Binding& b
 
 std::vector<std::string> inputSymbols(const Graph& g) {
     std::vector<std::string> out;
-    for (Node* ph : g.placeholders()) forEachSymText(*ph, [&](const std::string& t, int, bool) { addSymbols(t, out); });
+    for (Node* ph : g.placeholders())
+        forEachSymText(*ph, [&](const Expected<SymInt>& s, int, bool) {
+            if (s.ok()) addSymbols(*s, out);
+        });
     return out;
 }
 
@@ -118,42 +128,43 @@ Expected<sym::Binding> bindInputs(const Graph& g, const std::vector<Value>& inpu
     sym::Binding b;
     struct Pending {
         size_t input;
-        std::string text;
+        SymInt size;
         sym::Num value;
     };
     std::vector<Pending> pending;
     // Plain symbols first: they bind directly.
     for (size_t i = 0; i < phs.size() && i < inputs.size(); ++i) {
-        forEachSymText(*phs[i], [&](const std::string& text, int dim, bool stride) {
-            if (stride && !withStrides) return;
+        forEachSymText(*phs[i], [&](const Expected<SymInt>& s, int dim, bool stride) {
+            if ((stride && !withStrides) || !s.ok() || s->isStatic()) return;
             auto v = observed(inputs[i], dim, stride);
             if (!v) return;
-            if (sym::isSymbolName(text) && !b.count(text))
-                b[text] = *v;
+            if (s->isSymbol() && !b.count(s->text()))
+                b[s->text()] = *v;
             else
-                pending.push_back({i, text, *v});
+                pending.push_back({i, *s, *v});
         });
     }
     // Then expressions with one unbound symbol, until nothing more binds.
     for (bool progress = true; progress;) {
         progress = false;
         for (const auto& p : pending) {
-            auto e = sym::parse(p.text);
-            if (!e.ok()) continue;
             std::set<std::string> free;
-            sym::freeSymbols(**e, free);
+            p.size.freeSymbols(free);
             std::vector<std::string> unbound;
             for (const auto& s : free)
                 if (!b.count(s)) unbound.push_back(s);
-            if (unbound.size() == 1 && solveLinear(**e, unbound[0], b, p.value)) progress = true;
+            if (unbound.size() == 1 && solveLinear(*p.size.expr(), unbound[0], b, p.value)) progress = true;
         }
     }
     // Every placeholder must agree with the binding.
     for (size_t i = 0; i < phs.size() && i < inputs.size(); ++i) {
         std::optional<Diagnostic> bad;
-        forEachSymText(*phs[i], [&](const std::string& text, int dim, bool stride) {
+        forEachSymText(*phs[i], [&](const Expected<SymInt>& s, int dim, bool stride) {
             if (bad || (stride && !withStrides)) return;
-            auto want = sym::evalText(text, b);
+            const std::string text = s.ok() ? s->text() : symPlaceholderExpr(*phs[i]);
+            auto want =
+                s.ok() ? (s->isStatic() ? Expected<sym::Num>(sym::Num::ofInt(s->value())) : sym::eval(*s->expr(), b))
+                       : Expected<sym::Num>(s.error());
             if (!want.ok()) {
                 Diagnostic d = makeError(inputName(g, i) + ": " + text + ": " + want.error().message +
                                          " (no input determines it)");
@@ -183,24 +194,35 @@ Expected<sym::Binding> bindInputs(const Graph& g, const std::vector<Value>& inpu
     return b;
 }
 
+namespace {
+
+/// One size or stride under b: the parsed expression evaluated (Python's rules; a float result
+/// truncated, as sizes are ints).
+Expected<int64_t> evalDim(const SymInt& s, const sym::Binding& b, const char* what, size_t d) {
+    auto v = sym::eval(*s.expr(), b);
+    if (!v.ok())
+        return makeError(std::string(what) + " " + std::to_string(d) + " (" + s.text() + "): " + v.error().message);
+    return v->isFloat() ? static_cast<int64_t>(v->d) : v->i;
+}
+
+}  // namespace
+
 Expected<TensorMeta> bindMeta(const TensorMeta& m, const sym::Binding& b) {
     TensorMeta out = m;
     for (size_t d = 0; d < m.symShape.size(); ++d) {
-        if (m.symShape[d].empty()) continue;
-        auto v = sym::evalText(m.symShape[d], b);
-        if (!v.ok()) return makeError("size " + std::to_string(d) + " (" + m.symShape[d] + "): " + v.error().message);
-        out.shape[d] = v->isFloat() ? static_cast<int64_t>(v->d) : v->i;
+        if (!m.isSymbolicDim(d)) continue;
+        auto v = evalDim(m.symShape[d], b, "size", d);
+        if (!v.ok()) return v.error();
+        out.shape[d] = *v;
     }
     for (size_t d = 0; d < m.symStrides.size(); ++d) {
-        if (m.symStrides[d].empty()) continue;
-        auto v = sym::evalText(m.symStrides[d], b);
-        if (!v.ok())
-            return makeError("stride " + std::to_string(d) + " (" + m.symStrides[d] + "): " + v.error().message);
-        out.strides[d] = v->isFloat() ? static_cast<int64_t>(v->d) : v->i;
+        if (!m.isSymbolicStride(d)) continue;
+        auto v = evalDim(m.symStrides[d], b, "stride", d);
+        if (!v.ok()) return v.error();
+        out.strides[d] = *v;
     }
-    out.symShape.clear();
-    out.symStrides.clear();
-    if (!m.stridesKnown && !m.symShape.empty()) out.strides = TensorMeta::contiguousStrides(out.shape);
+    out.clearSymbolic();
+    if (!m.stridesKnown && m.hasSymbolicSizes()) out.strides = TensorMeta::contiguousStrides(out.shape);
     return out;
 }
 

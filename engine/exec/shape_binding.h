@@ -35,7 +35,7 @@ void scalarizeSymInputs(const Graph& g, std::vector<Value>& inputs);
 /// files are contiguous until laid out with the bound annotation).
 Expected<sym::Binding> bindInputs(const Graph& g, const std::vector<Value>& inputs, bool withStrides = true);
 
-/// The metadata with its symbolic sizes and strides evaluated under b (static afterwards).
+/// Static metadata: the symbolic sizes and strides (parsed on import) evaluated under b.
 Expected<TensorMeta> bindMeta(const TensorMeta& m, const sym::Binding& b);
 
 /// "s23=4,s27=16" (also with spaces). Errors name the bad item.

@@ -203,7 +203,7 @@ Expected<Argument> countMethod(LowerCtx& c, const TorchCall& call) {
     if (!m) return makeError("expects a tensor and no arguments");
     if (What == 0) return Argument::ofInt(m->dim());
     auto sm = c.symMeta(call.args[0]);
-    if (sm && !sm->symShape.empty()) return c.emit("aten.sym_numel.default", {call.args[0]});
+    if (sm && sm->hasSymbolicSizes()) return c.emit("aten.sym_numel.default", {call.args[0]});
     return Argument::ofInt(m->numel());
 }
 

@@ -22,9 +22,9 @@ namespace {
 void annotationTexts(const Node& n, std::vector<std::string>& out) {
     for (const auto& m : n.meta) {
         for (const auto& t : m.symShape)
-            if (!t.empty()) out.push_back(t);
+            if (t.isSymbolic()) out.push_back(t.text());
         for (const auto& t : m.symStrides)
-            if (!t.empty()) out.push_back(t);
+            if (t.isSymbolic()) out.push_back(t.text());
     }
     std::string e = symPlaceholderExpr(n);
     if (!e.empty()) out.push_back(e);
@@ -57,10 +57,9 @@ std::vector<std::string> contiguousStrideTexts(const TensorMeta& m) {
             for (size_t f = 0; f < factors.size(); ++f) t += (f ? "*" : "") + factor(factors[f]);
             out[i] = t;
         }
-        bool sym = i < m.symShape.size() && !m.symShape[i].empty();
-        if (sym)
-            factors.insert(factors.begin(), m.symShape[i]);
-        else if (m.shape[i] >= 0)
+        if (m.isSymbolicDim(i))
+            factors.insert(factors.begin(), m.symShape[i].text());
+        else if (!m.isUnknownDim(i))
             coeff *= m.shape[i];
     }
     return out;
@@ -93,11 +92,15 @@ struct Candidates {
 
     void add(const std::string& t, const std::array<sym::Binding, 3>& b) {
         if (t.empty() || std::find(texts.begin(), texts.end(), t) != texts.end()) return;
-        auto e = sym::parse(t);
+        auto e = SymInt::parse(t);  // the annotations' texts were parsed on reading: found, not parsed
         if (!e.ok()) return;
         std::array<sym::Num, 3> v;
         for (size_t k = 0; k < 3; ++k) {
-            auto r = sym::eval(**e, b[k]);
+            if (e->isStatic()) {
+                v[k] = sym::Num::ofInt(e->value());
+                continue;
+            }
+            auto r = sym::eval(*e->expr(), b[k]);
             if (!r.ok()) return;
             v[k] = *r;
         }
@@ -121,21 +124,18 @@ std::optional<TensorMeta> fitMeta(const std::array<TensorMeta, 3>& m, Candidates
     for (size_t k = 1; k < 3; ++k)
         if (m[k].shape.size() != nd || m[k].dtype != m[0].dtype) return std::nullopt;
     TensorMeta out = m[0];
-    std::vector<std::string> symShape(nd);
-    bool anySym = false;
     for (size_t d = 0; d < nd; ++d) {
         if (m[1].shape[d] == m[0].shape[d] && m[2].shape[d] == m[0].shape[d]) continue;
         auto t = cands.match(
             {sym::Num::ofInt(m[0].shape[d]), sym::Num::ofInt(m[1].shape[d]), sym::Num::ofInt(m[2].shape[d])});
         if (!t) return std::nullopt;
-        symShape[d] = *t;
-        out.shape[d] = -1;
-        anySym = true;
+        auto s = SymInt::parse(*t);
+        if (!s.ok()) return std::nullopt;
+        out.setSize(d, *s);
     }
-    if (anySym) out.symShape = symShape;
     // Strides: the operands' and the row-major strides of the new shape.
     for (const auto& t : contiguousStrideTexts(out)) cands.add(t, b);
-    std::vector<std::string> symStrides(nd);
+    std::vector<SymInt> symStrides(nd);
     bool anySymStride = false,
          stridesOk = m[0].strides.size() == nd && m[1].strides.size() == nd && m[2].strides.size() == nd;
     for (size_t d = 0; d < nd && stridesOk; ++d) {
@@ -148,15 +148,20 @@ std::optional<TensorMeta> fitMeta(const std::array<TensorMeta, 3>& m, Candidates
             stridesOk = false;
             break;
         }
-        symStrides[d] = *t;
-        out.strides[d] = -1;
+        auto s = SymInt::parse(*t);
+        if (!s.ok()) {
+            stridesOk = false;
+            break;
+        }
+        symStrides[d] = *s;
         anySymStride = true;
     }
     if (!stridesOk) {
         out.strides = m[0].strides;
         out.stridesKnown = false;
     } else if (anySymStride) {
-        out.symStrides = symStrides;
+        for (size_t d = 0; d < nd; ++d)
+            if (symStrides[d].isSymbolic()) out.setStride(d, symStrides[d]);
     }
     out.stridesKnown = out.stridesKnown && stridesOk;
     return out;
@@ -267,7 +272,7 @@ Expected<Argument> LowerCtx::sizeArg(const Argument& x, int64_t dim) {
     int64_t d = dim < 0 ? dim + nd : dim;
     if (d < 0 || d >= nd) return makeError("dim " + std::to_string(dim) + " out of range");
     size_t i = static_cast<size_t>(d);
-    if (i < sm->symShape.size() && !sm->symShape[i].empty()) return emit("aten.sym_size.int", {x, Argument::ofInt(d)});
+    if (sm->isSymbolicDim(i)) return emit("aten.sym_size.int", {x, Argument::ofInt(d)});
     return Argument::ofInt(m->shape[i]);
 }
 
@@ -338,7 +343,7 @@ std::vector<std::string> LowerCtx::candidateTexts(const Node* n) const {
             out.insert(out.end(), t.begin(), t.end());
             for (const auto& m : a.node->meta) {
                 for (const auto& s : m.symShape)
-                    if (!s.empty()) shapes.push_back(s);
+                    if (s.isSymbolic()) shapes.push_back(s.text());
                 for (const auto& s : contiguousStrideTexts(m)) out.push_back(s);
             }
             return;

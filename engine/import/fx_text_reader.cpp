@@ -58,7 +58,7 @@ std::optional<int64_t> toInt(std::string_view s) {
 
 }  // namespace
 
-std::optional<TensorMeta> parseAnnotation(std::string_view text) {
+std::optional<TensorMeta> parseAnnotation(std::string_view text, std::string* error) {
     size_t lb = text.find('[');
     if (lb == std::string_view::npos) return std::nullopt;
     auto dt = dtypeFromAbbrev(text.substr(0, lb));
@@ -68,31 +68,33 @@ std::optional<TensorMeta> parseAnnotation(std::string_view text) {
     size_t pos = lb;
     auto dims = bracketList(text, pos);
     if (!dims) return std::nullopt;
-    bool symbolic = false;
-    for (const auto& d : *dims) {
-        if (auto v = toInt(d)) {
-            m.shape.push_back(*v);
-            m.symShape.push_back("");
-        } else {
-            m.shape.push_back(-1);
-            m.symShape.push_back(d);
-            symbolic = true;
+    // Symbolic sizes are parsed here, once: a text that is no expression fails the import.
+    auto symInt = [&](const std::string& t, const char* what, size_t d) -> std::optional<SymInt> {
+        if (auto v = toInt(t)) return SymInt(*v);
+        auto s = SymInt::parse(t);
+        if (!s.ok()) {
+            if (error) *error = std::string(what) + " " + std::to_string(d) + ": " + s.error().message;
+            return std::nullopt;
         }
+        return std::move(s).value();
+    };
+    m.shape.assign(dims->size(), 0);
+    for (size_t d = 0; d < dims->size(); ++d) {
+        auto s = symInt((*dims)[d], "size", d);
+        if (!s) return std::nullopt;
+        m.setSize(d, *s);
     }
-    if (!symbolic) m.symShape.clear();
     m.stridesKnown = false;
     if (pos < text.size() && text[pos] == '[') {
         auto st = bracketList(text, pos);
         if (!st) return std::nullopt;
-        bool symStride = false;
-        for (const auto& s : *st) {
-            auto v = toInt(s);
-            m.strides.push_back(v ? *v : -1);
-            m.symStrides.push_back(v ? std::string() : s);
-            symStride = symStride || !v;
+        if (st->size() != m.shape.size()) return std::nullopt;
+        m.strides.assign(st->size(), 0);
+        for (size_t d = 0; d < st->size(); ++d) {
+            auto s = symInt((*st)[d], "stride", d);
+            if (!s) return std::nullopt;
+            m.setStride(d, *s);
         }
-        if (!symStride) m.symStrides.clear();
-        if (m.strides.size() != m.shape.size()) return std::nullopt;
         m.stridesKnown = true;
     } else {
         m.strides = TensorMeta::contiguousStrides(m.shape);
@@ -356,8 +358,7 @@ private:
                 if (g.find(name)) return fail(def.number, def.indent + 1, "duplicate parameter '" + name + "'");
                 Node* ph = g.append(NodeKind::Placeholder, name, name);
                 ph->sourceLine = def.number;
-                if (!setAnnotation(*ph, ann))
-                    return fail(def.number, def.indent + 1, "bad annotation \"" + ann + "\"", name);
+                if (!setAnnotation(*ph, ann)) return fail(def.number, def.indent + 1, badAnnotation(ann), name);
             }
         }
         // Body.
@@ -397,9 +398,15 @@ private:
         return true;
     }
 
+    /// "bad annotation "f32[s0 +, 4]": size 0: cannot read symbolic expression ...".
+    std::string badAnnotation(const std::string& ann) const {
+        return "bad annotation \"" + ann + "\"" + (m_annError.empty() ? "" : ": " + m_annError);
+    }
+
     bool setAnnotation(Node& n, const std::string& ann) {
         if (ann.empty()) return true;
-        if (auto m = parseAnnotation(ann)) {
+        m_annError.clear();
+        if (auto m = parseAnnotation(ann, &m_annError)) {
             n.meta = {*m};
             n.annotated = true;
             return true;
@@ -408,6 +415,13 @@ private:
         // annotations (SymInt placeholders, "Sym(s0)") are kept verbatim.
         auto lb = ann.find('[');
         if (lb != std::string::npos && dtypeFromAbbrev(std::string_view(ann).substr(0, lb))) return false;
+        // A SymInt's expression ("Sym(s23*s27)") must parse too: it is evaluated at run time.
+        if (ann.size() > 5 && ann.compare(0, 4, "Sym(") == 0 && ann.back() == ')') {
+            if (auto e = sym::parse(std::string_view(ann).substr(4, ann.size() - 5)); !e.ok()) {
+                m_annError = e.error().message;
+                return false;
+            }
+        }
         n.annotationText = ann;
         return true;
     }
@@ -477,7 +491,8 @@ private:
             if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' declared twice", name);
             Node* ph = g.append(NodeKind::Placeholder, name, name);
             ph->sourceLine = line;
-            if (!setAnnotation(*ph, toks[b + 2].text)) return fail(line, toks[b + 2].column, "bad annotation", name);
+            if (!setAnnotation(*ph, toks[b + 2].text))
+                return fail(line, toks[b + 2].column, badAnnotation(toks[b + 2].text), name);
             return true;
         }
         // Find the top-level '='.
@@ -547,7 +562,7 @@ private:
             n->args = {std::move(lhs), std::move(other)};
             n->sourceLine = line;
             n->sourceComment = comment;
-            if (!setAnnotation(*n, ann)) return fail(line, annCol, "bad annotation \"" + ann + "\"", name);
+            if (!setAnnotation(*n, ann)) return fail(line, annCol, badAnnotation(ann), name);
             return true;
         }
         // Placeholder alias: l_x_ = L_x_
@@ -564,7 +579,7 @@ private:
         if (!n) return false;
         n->sourceLine = line;
         n->sourceComment = comment;
-        if (!setAnnotation(*n, ann)) return fail(line, annCol, "bad annotation \"" + ann + "\"", name);
+        if (!setAnnotation(*n, ann)) return fail(line, annCol, badAnnotation(ann), name);
         (void)l;
         return true;
     }
@@ -877,6 +892,7 @@ private:
 
     std::vector<SrcLine> m_lines;
     std::string m_file;
+    std::string m_annError;  ///< why the last annotation did not parse, when known
     Diagnostic m_error;
 };
 

@@ -24,8 +24,10 @@ Expected<std::unique_ptr<Graph>> readFxText(std::string_view text, const std::st
 Expected<std::unique_ptr<Graph>> readFxFile(const std::filesystem::path& path);
 
 /// Parses an annotation such as `f32[16, 128][128, 1]cuda:0`, `b8[]`, `f32[s0, 16]`.
-/// Returns nullopt for text that is not a tensor type (e.g. `Sym(s0)`).
-std::optional<TensorMeta> parseAnnotation(std::string_view text);
+/// Returns nullopt for text that is not a tensor type (e.g. `Sym(s0)`). A symbolic size or
+/// stride is parsed into its SymInt here; one that is no expression makes the annotation fail,
+/// with the reason in `error` when given ("size 1: cannot read symbolic expression ...").
+std::optional<TensorMeta> parseAnnotation(std::string_view text, std::string* error = nullptr);
 
 /// Reads a whole file into a string (Diagnostic naming the file on failure).
 Expected<std::string> readTextFile(const std::filesystem::path& path);

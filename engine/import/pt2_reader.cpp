@@ -106,12 +106,12 @@ public:
         sc.g = &g;
         if (gj.contains("tensor_values"))
             for (const auto& [k, v] : gj.at("tensor_values").items()) {
-                sc.metas[k] = parseMeta(v);
+                sc.metas[k] = parseMeta(v, sc.metaError);
                 const TensorMeta& m = sc.metas[k];
                 if (m.shape.size() > 64) return fail("value '" + k + "' has more than 64 dimensions");
+                if (!sc.metaError.empty()) return fail("value '" + k + "' " + sc.metaError);
                 for (size_t d = 0; d < m.shape.size(); ++d)
-                    if (m.shape[d] < 0 && (m.symShape.empty() || m.symShape[d] == std::to_string(m.shape[d])))
-                        return fail("value '" + k + "' has a negative size");
+                    if (!m.isSymbolicDim(d) && m.shape[d] < 0) return fail("value '" + k + "' has a negative size");
             }
         if (gj.contains("sym_int_values"))
             for (const auto& [k, v] : gj.at("sym_int_values").items()) sc.syms[k] = symText(v);
@@ -144,6 +144,7 @@ private:
         std::unordered_map<std::string, TensorMeta> metas;
         std::unordered_map<std::string, std::string> syms;
         std::unordered_map<std::string, Node*> byName;
+        std::string metaError;  ///< the last parseMeta's complaint
     };
 
     bool fail(std::string msg, const std::string& node = {}) {
@@ -186,6 +187,15 @@ private:
         }
         return false;
     }
+    /// The integer hint of an `as_expr` size (`{"hint": {"as_int": 8}}`), or null.
+    static const json* exprHint(const json& s) {
+        if (!s.contains("as_expr")) return nullptr;
+        const json& e = s.at("as_expr");
+        if (!e.is_object() || !e.contains("hint") || !e.at("hint").is_object()) return nullptr;
+        const json& h = e.at("hint");
+        if (!h.contains("as_int") || !h.at("as_int").is_number_integer()) return nullptr;
+        return &h.at("as_int");
+    }
     static std::string symText(const json& s) {
         int64_t v = 0;
         std::string t;
@@ -193,20 +203,32 @@ private:
         return t.empty() ? std::to_string(v) : t;
     }
 
-    static TensorMeta parseMeta(const json& tm) {
+    /// A tensor's metadata; `error` says which symbolic size does not parse ("" when all do).
+    static TensorMeta parseMeta(const json& tm, std::string& error) {
         TensorMeta m;
         m.dtype = dtypeFromExportEnum(tm.at("dtype").get<int>()).value_or(DType::Float32);
         bool symbolic = false;
-        std::vector<std::string> symShape;
+        std::vector<std::pair<size_t, SymInt>> symSizes;
         for (const auto& s : tm.at("sizes")) {
             int64_t v = 0;
             std::string t;
             symInt(s, v, t);
             m.shape.push_back(v);
-            symbolic = symbolic || !t.empty();
-            symShape.push_back(t.empty() ? std::to_string(v) : t);
+            if (t.empty()) continue;
+            // Parsed here, once; the export's hint (its example's size) kept with it.
+            auto e = SymInt::parse(t);
+            if (!e.ok()) {
+                if (error.empty()) error = "size " + std::to_string(m.shape.size() - 1) + ": " + e.error().message;
+                continue;
+            }
+            SymInt sz = *e;
+            if (const json* h = exprHint(s)) sz = sz.withHint(h->get<int64_t>());
+            symSizes.emplace_back(m.shape.size() - 1, sz);
         }
-        if (symbolic) m.symShape = std::move(symShape);
+        for (const auto& [d, sz] : symSizes) {
+            m.setSize(d, sz);
+            symbolic = symbolic || sz.isSymbolic();
+        }
         bool stridesSym = false;
         if (tm.contains("strides"))
             for (const auto& s : tm.at("strides")) {

@@ -43,8 +43,23 @@ std::optional<std::pair<std::string, sym::Num>> traceSymbolHint(std::string_view
     return std::make_pair(std::move(name), *h);
 }
 
+namespace {
+
+void hintSizes(std::vector<SymInt>& sizes, const sym::Binding& hints) {
+    for (auto& s : sizes)
+        if (s.isSymbolic())
+            if (auto v = s.eval(hints); v.ok()) s = s.withHint(*v);
+}
+
+}  // namespace
+
 void addSymbolHints(Graph& g, const sym::Binding& hints) {
     for (const auto& [s, n] : hints) g.symbolHints.emplace(s, n);
+    for (const auto& n : g.nodes())
+        for (auto& m : n->meta) {
+            hintSizes(m.symShape, g.symbolHints);
+            hintSizes(m.symStrides, g.symbolHints);
+        }
     for (auto& [name, sub] : g.subgraphs()) addSymbolHints(*sub, hints);
 }
 

@@ -20,7 +20,8 @@ namespace fxray {
 /// "True"; unbacked symbols have none).
 std::optional<std::pair<std::string, sym::Num>> traceSymbolHint(std::string_view kind, const nlohmann::json& v);
 
-/// Sets the hints on g and its subgraphs (symbols g already has keep their value).
+/// Sets the hints on g and its subgraphs (symbols g already has keep their value), and on every
+/// symbolic size and stride they determine (SymInt::hint; TensorMeta::shape keeps its rule).
 void addSymbolHints(Graph& g, const sym::Binding& hints);
 
 }  // namespace fxray

@@ -504,6 +504,21 @@ Expected<Num> evalText(std::string_view text, const Binding& b) {
     return eval(**e, b);
 }
 
+std::string canonicalText(const Expr& e) {
+    switch (e.kind) {
+    case Expr::Kind::Number: return e.value.isFloat() ? e.value.str() + "f" : e.value.str();
+    case Expr::Kind::Symbol: return e.name;
+    case Expr::Kind::Unary: return "(" + e.name + " " + canonicalText(*e.args[0]) + ")";
+    case Expr::Kind::Binary: return "(" + canonicalText(*e.args[0]) + e.name + canonicalText(*e.args[1]) + ")";
+    case Expr::Kind::Call: {
+        std::string s = e.name + "(";
+        for (size_t i = 0; i < e.args.size(); ++i) s += (i ? "," : "") + canonicalText(*e.args[i]);
+        return s + ")";
+    }
+    }
+    return {};
+}
+
 void freeSymbols(const Expr& e, std::set<std::string>& out) {
     if (e.kind == Expr::Kind::Symbol) out.insert(e.name);
     for (const auto& a : e.args) freeSymbols(*a, out);

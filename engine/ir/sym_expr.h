@@ -70,6 +70,9 @@ Expected<Num> evalText(std::string_view text, const Binding& b);
 /// "%", "**", "<", "<=", ">", ">=", "==", "!=", "&", "|"), "-u" (negation), "~" (not), or a
 /// function sympy or torch prints (Max, Min, Mod, FloorDiv, CeilDiv, sqrt, floor, ToFloat, Eq...).
 Expected<Num> apply(std::string_view op, const std::vector<Num>& args);
+/// A text that is the same for expressions of the same structure, whatever their spacing and
+/// redundant parentheses ("((s77//2))", "s77 // 2"): every operation fully parenthesized.
+std::string canonicalText(const Expr& e);
 /// Symbols the expression mentions.
 void freeSymbols(const Expr& e, std::set<std::string>& out);
 std::set<std::string> freeSymbols(std::string_view text);

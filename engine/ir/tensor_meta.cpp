@@ -23,6 +23,40 @@ bool TensorMeta::isContiguous() const {
     return true;
 }
 
+bool TensorMeta::hasUnboundSizes() const {
+    for (size_t d = 0; d < shape.size(); ++d)
+        if (isSymbolicDim(d) || isUnknownDim(d)) return true;
+    return false;
+}
+
+namespace {
+
+/// Sets entry d of a per-dimension SymInt vector and its numbers, keeping the vector empty when
+/// every entry is static.
+void setDim(std::vector<int64_t>& nums, std::vector<SymInt>& syms, size_t d, const SymInt& s) {
+    if (s.isStatic()) {
+        nums[d] = s.value();
+        if (syms.empty()) return;
+        for (size_t i = syms.size(); i < nums.size(); ++i) syms.emplace_back(nums[i]);
+        syms[d] = s;
+        for (const auto& x : syms)
+            if (x.isSymbolic()) return;
+        syms.clear();
+        return;
+    }
+    // One entry per dimension, the static ones as their numbers (also for dimensions appended
+    // to `nums` since the vector was made).
+    for (size_t i = syms.size(); i < nums.size(); ++i) syms.emplace_back(nums[i]);
+    syms[d] = s;
+    nums[d] = TensorMeta::kUnboundSize;
+}
+
+}  // namespace
+
+void TensorMeta::setSize(size_t d, const SymInt& s) { setDim(shape, symShape, d, s); }
+
+void TensorMeta::setStride(size_t d, const SymInt& s) { setDim(strides, symStrides, d, s); }
+
 std::vector<int64_t> TensorMeta::contiguousStrides(const std::vector<int64_t>& shape) {
     std::vector<int64_t> st(shape.size());
     int64_t acc = 1;
@@ -47,8 +81,8 @@ std::string TensorMeta::annotation(bool withStrides, bool withDevice) const {
     s += '[';
     for (size_t i = 0; i < shape.size(); ++i) {
         if (i) s += ", ";
-        if (i < symShape.size() && !symShape[i].empty())
-            s += symShape[i];
+        if (isSymbolicDim(i))
+            s += symShape[i].text();
         else
             s += std::to_string(shape[i]);
     }
@@ -57,8 +91,8 @@ std::string TensorMeta::annotation(bool withStrides, bool withDevice) const {
         s += '[';
         for (size_t i = 0; i < strides.size(); ++i) {
             if (i) s += ", ";
-            if (i < symStrides.size() && !symStrides[i].empty())
-                s += symStrides[i];
+            if (isSymbolicStride(i))
+                s += symStrides[i].text();
             else
                 s += std::to_string(strides[i]);
         }

@@ -33,7 +33,7 @@ void learnSymbols(const Node& n, const Value& v, sym::Binding& b) {
     if (!v.isTensor() || n.metaIsTuple || n.meta.size() != 1) return;
     const auto& ss = n.meta[0].symShape;
     for (size_t d = 0; d < ss.size() && d < v.t.shape().size(); ++d)
-        if (!ss[d].empty() && sym::isSymbolName(ss[d]) && !b.count(ss[d])) b[ss[d]] = sym::Num::ofInt(v.t.shape()[d]);
+        if (ss[d].isSymbol() && !b.count(ss[d].text())) b[ss[d].text()] = sym::Num::ofInt(v.t.shape()[d]);
 }
 
 /// Symbols a placeholder-to-be mentions (`mentioned`) and binds directly (`bound`).
@@ -46,16 +46,10 @@ void symbolsOf(const std::string& symExpr, const TensorMeta* m, std::set<std::st
     }
     if (!m) return;
     for (const auto& t : m->symShape) {
-        if (t.empty()) continue;
-        auto f = sym::freeSymbols(t);
-        mentioned.insert(f.begin(), f.end());
-        if (sym::isSymbolName(t)) bound.insert(t);
+        t.freeSymbols(mentioned);
+        if (t.isSymbol()) bound.insert(t.text());
     }
-    for (const auto& t : m->symStrides) {
-        if (t.empty()) continue;
-        auto f = sym::freeSymbols(t);
-        mentioned.insert(f.begin(), f.end());
-    }
+    for (const auto& t : m->symStrides) t.freeSymbols(mentioned);
 }
 
 Value symValue(const sym::Num& n) {

@@ -15,14 +15,13 @@ struct Product {
     int64_t coef = 1;
     std::vector<std::string> factors;
 
-    void times(const std::string& symText, int64_t value) {
-        if (symText.empty()) {
+    void times(const SymInt& size, int64_t value) {
+        if (size.isStatic()) {
             coef *= value;
             return;
         }
         // Compound sizes ("s0 + 1", "((s77//2))") multiply as one factor.
-        bool plain = sym::isSymbolName(symText);
-        factors.push_back(plain ? symText : "(" + symText + ")");
+        factors.push_back(size.isSymbol() ? size.text() : "(" + size.text() + ")");
     }
     std::string text() const {
         if (factors.empty()) return std::to_string(coef);
@@ -60,8 +59,7 @@ std::vector<size_t> denseOrder(const TensorMeta& m) {
 TensorMeta symbolicCutMeta(const TensorMeta& annotated, const TensorMeta& valueLayout, const sym::Binding& symbols) {
     TensorMeta m = valueLayout;
     m.offset = 0;
-    m.symShape.clear();
-    m.symStrides.clear();
+    m.clearSymbolic();
     m.stridesKnown = true;
     const size_t rank = m.shape.size();
     std::vector<size_t> order = denseOrder(m);
@@ -70,38 +68,36 @@ TensorMeta symbolicCutMeta(const TensorMeta& annotated, const TensorMeta& valueL
         m.strides = TensorMeta::contiguousStrides(m.shape);
         order = denseOrder(m);
     }
-    if (annotated.symShape.size() != rank) return m;
+    if (annotated.shape.size() != rank || !annotated.hasSymbolicSizes()) return m;
     // Keep a symbolic size only where it says what the value has under the recorded binding.
-    std::vector<std::string> sizes(rank);
+    std::vector<SymInt> sizes(rank);
     bool any = false;
     for (size_t d = 0; d < rank; ++d) {
-        const std::string& t = annotated.symShape[d];
-        if (t.empty()) continue;
-        auto v = sym::evalText(t, symbols);
-        if (!v.ok() || v->isFloat() || v->i != m.shape[d]) continue;
-        sizes[d] = t;
+        if (!annotated.isSymbolicDim(d)) continue;
+        auto v = annotated.symShape[d].eval(symbols);
+        if (!v.ok() || *v != m.shape[d]) continue;
+        sizes[d] = annotated.symShape[d];
         any = true;
     }
     if (!any) return m;
     // Strides from the innermost dimension out: each is the product of the sizes inside it.
-    std::vector<std::string> strides(rank);
-    bool anyStride = false;
+    std::vector<SymInt> strides(rank);
     Product p;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const size_t d = *it;
-        if (p.factors.empty())
-            m.strides[d] = p.coef;
-        else
-            strides[d] = p.text(), anyStride = true;
+        if (p.factors.empty()) {
+            strides[d] = p.coef;
+        } else {
+            auto st = SymInt::parse(p.text());
+            if (!st.ok()) return m;  // products of parsed sizes parse; nothing symbolic otherwise
+            strides[d] = *st;
+        }
         p.times(sizes[d], m.shape[d]);
     }
-    // A symbolic size or stride reads -1 until bound (TensorMeta's convention).
     for (size_t d = 0; d < rank; ++d) {
-        if (!sizes[d].empty()) m.shape[d] = -1;
-        if (!strides[d].empty()) m.strides[d] = -1;
+        if (sizes[d].isSymbolic()) m.setSize(d, sizes[d]);
+        m.setStride(d, strides[d]);
     }
-    m.symShape = std::move(sizes);
-    if (anyStride) m.symStrides = std::move(strides);
     return m;
 }
 
@@ -118,7 +114,7 @@ std::vector<std::string> directlyBoundSymbols(const Node& ph) {
     }
     if (ph.meta.empty()) return out;
     for (const auto& t : ph.meta[0].symShape)
-        if (!t.empty() && sym::isSymbolName(t)) out.push_back(t);
+        if (t.isSymbol()) out.push_back(t.text());
     return out;
 }
 

@@ -85,10 +85,8 @@ void bindBackwardSymbols(const Graph& g, std::vector<const Node*>& savedSym,
         std::set<std::string> out;
         if (isSymNode(n)) return sym::freeSymbols(symExprOfNode(n));
         for (const auto& m : n.meta) {
-            for (const auto& t : m.symShape)
-                if (!t.empty()) out.merge(sym::freeSymbols(t));
-            for (const auto& t : m.symStrides)
-                if (!t.empty()) out.merge(sym::freeSymbols(t));
+            for (const auto& t : m.symShape) t.freeSymbols(out);
+            for (const auto& t : m.symStrides) t.freeSymbols(out);
         }
         return out;
     };

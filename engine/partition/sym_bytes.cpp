@@ -146,14 +146,11 @@ SymPoly polyOf(const sym::ExprPtr& e) {
 Expected<SymPoly> bytesPoly(const TensorMeta& m) {
     SymPoly p = SymPoly::constant(dtypeItemSize(m.dtype));
     for (size_t d = 0; d < m.shape.size(); ++d) {
-        const std::string text = d < m.symShape.size() ? m.symShape[d] : std::string();
-        if (text.empty()) {
+        if (!m.isSymbolicDim(d)) {
             p = p * SymPoly::constant(m.shape[d]);
             continue;
         }
-        auto e = sym::parse(text);
-        if (!e.ok()) return makeError("size " + std::to_string(d) + " '" + text + "': " + e.error().message);
-        p = p * polyOf(*e);
+        p = p * polyOf(m.symShape[d].expr());
     }
     return p;
 }

@@ -46,8 +46,8 @@ private:
 /// The polynomial of a parsed expression: numbers, symbols, +, -, * and integer powers expand;
 /// anything else becomes an atom.
 SymPoly polyOf(const sym::ExprPtr& e);
-/// Bytes of a tensor as a polynomial: itemsize times the product of its sizes. A symbolic size
-/// that does not parse fails naming it.
+/// Bytes of a tensor as a polynomial: itemsize times the product of its sizes (their expressions,
+/// parsed when the graph was read). Does not fail today; Expected for sizes it cannot express.
 Expected<SymPoly> bytesPoly(const TensorMeta& m);
 
 }  // namespace fxray::partition

@@ -26,15 +26,13 @@ struct NoopRule {
     bool holds;
 };
 
-/// The expression of a SymInt node ("s27" for `primals_2: "Sym(s27)"`), without spaces or
-/// outer parentheses as sizeText() gives it; "" for other nodes.
-std::string symExprOf(const Node& n) {
+/// The expression of a SymInt node (s27 for `primals_2: "Sym(s27)"`); nullopt for other nodes.
+std::optional<SymInt> symExprOf(const Node& n) {
     const std::string& a = n.annotationText;
-    if (!n.meta.empty() || a.size() < 6 || a.compare(0, 4, "Sym(") != 0 || a.back() != ')') return {};
-    TensorMeta probe;  // sizeText normalises the text the way it normalises sizes
-    probe.shape = {-1};
-    probe.symShape = {a.substr(4, a.size() - 5)};
-    return sizeText(probe, 0);
+    if (!n.meta.empty() || a.size() < 6 || a.compare(0, 4, "Sym(") != 0 || a.back() != ')') return std::nullopt;
+    auto s = SymInt::parse(std::string_view(a).substr(4, a.size() - 5));
+    if (!s.ok()) return std::nullopt;
+    return std::move(s).value();
 }
 
 std::optional<NoopRule> noopRule(const Node& n) {
@@ -64,11 +62,13 @@ std::optional<NoopRule> noopRule(const Node& n) {
             // size is known to be reached by INT64_MAX, or by a SymInt end of the same expression
             // (slice(x, 2, 0, s27) on [.., s27, ..]); a number against a symbol proves nothing.
             bool reachesEnd = false;
-            const bool dimStatic = d >= in->symShape.size() || in->symShape[d].empty();
-            if (e)
-                reachesEnd = *e == INT64_MAX || (dimStatic && in->shape[d] >= 0 && *e >= in->shape[d]);
-            else if (end.isNode())
-                reachesEnd = symExprOf(*end.node) == sizeText(*in, d) && !sizeText(*in, d).empty();
+            const bool dimKnown = !in->isSymbolicDim(d) && !in->isUnknownDim(d);
+            if (e) {
+                reachesEnd = *e == INT64_MAX || (dimKnown && *e >= in->shape[d]);
+            } else if (end.isNode() && !in->isUnknownDim(d)) {
+                auto endSize = symExprOf(*end.node);
+                reachesEnd = endSize && *endSize == in->sizeAt(d);
+            }
             holds = s && *s == 0 && reachesEnd && st && *st == 1;
         }
         return NoopRule{"slice_noop", argNode(0), holds};

@@ -10,11 +10,11 @@ namespace fxray::views {
 
 namespace {
 
-QString dims(const std::vector<int64_t>& values, const std::vector<std::string>& sym) {
+QString dims(const std::vector<int64_t>& values, const std::vector<SymInt>& sym) {
     QStringList out;
     for (size_t d = 0; d < values.size(); ++d) {
-        if (d < sym.size() && !sym[d].empty())
-            out << QString::fromStdString(sym[d]);
+        if (d < sym.size() && sym[d].isSymbolic())
+            out << QString::fromStdString(sym[d].text());
         else if (values[d] < 0)
             out << QStringLiteral("?");  // symbolic, but the expression is not known
         else
@@ -23,10 +23,10 @@ QString dims(const std::vector<int64_t>& values, const std::vector<std::string>&
     return QLatin1Char('[') + out.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-/// Inferred metadata of a symbolic graph carries -1 for what depends on a symbol.
+/// Inferred metadata of a symbolic graph carries kUnboundSize for what depends on a symbol.
 bool hasUnknown(const TensorMeta& m) {
     for (size_t d = 0; d < m.shape.size(); ++d)
-        if (m.shape[d] < 0 && (d >= m.symShape.size() || m.symShape[d].empty())) return true;
+        if (m.isUnknownDim(d)) return true;
     return false;
 }
 

@@ -47,29 +47,27 @@ QString describe(const Node& n) {
 }
 
 /// A dimension list as PyTorch prints it: symbolic entries by their expression ("[s33, 64]").
-QString dimsText(const std::vector<int64_t>& values, const std::vector<std::string>& sym) {
+QString dimsText(const std::vector<int64_t>& values, const std::vector<SymInt>& sym) {
     QStringList dims;
     for (size_t d = 0; d < values.size(); ++d)
-        dims << (d < sym.size() && !sym[d].empty() ? qs(sym[d])
-                 : values[d] < 0                   ? QStringLiteral("?")
-                                                   : QString::number(values[d]));
+        dims << (d < sym.size() && sym[d].isSymbolic() ? qs(sym[d].text())
+                 : values[d] < 0                       ? QStringLiteral("?")
+                                                       : QString::number(values[d]));
     return QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", ")));
 }
 
 /// The symbols a node's type mentions, sorted ("s23, s27"), or empty.
 QString symbolsOf(const Node& n) {
     std::set<std::string> syms;
-    auto add = [&](const std::string& text) {
-        if (text.empty()) return;
-        const auto found = sym::freeSymbols(text);
-        syms.insert(found.begin(), found.end());
-    };
     for (const TensorMeta& m : n.meta) {
-        for (const auto& e : m.symShape) add(e);
-        for (const auto& e : m.symStrides) add(e);
+        for (const auto& e : m.symShape) e.freeSymbols(syms);
+        for (const auto& e : m.symStrides) e.freeSymbols(syms);
     }
     const std::string& a = n.annotationText;
-    if (a.size() > 5 && a.compare(0, 4, "Sym(") == 0 && a.back() == ')') add(a.substr(4, a.size() - 5));
+    if (a.size() > 5 && a.compare(0, 4, "Sym(") == 0 && a.back() == ')') {
+        const auto found = sym::freeSymbols(a.substr(4, a.size() - 5));
+        syms.insert(found.begin(), found.end());
+    }
     QStringList out;
     for (const auto& s : syms) out << qs(s);
     return out.join(QStringLiteral(", "));
@@ -131,9 +129,10 @@ void NodeInspectorModel::setNode(const Graph* graph, const QString& name, const 
                 out->add(tr("shape"), dimsText(m.shape, m.symShape));
                 if (m.stridesKnown) out->add(tr("strides"), dimsText(m.strides, m.symStrides));
                 if (m.offset) out->add(tr("storage offset"), QString::number(m.offset));
-                // A symbolic size has no number of bytes (inferred metadata marks it -1).
-                if (!m.isSymbolic() && std::none_of(m.shape.begin(), m.shape.end(), [](int64_t d) { return d < 0; }))
-                    out->add(tr("bytes"), QString::number(m.nbytes()));
+                // A symbolic size has no number of bytes, nor has one inferred from it.
+                bool known = !m.isSymbolic();
+                for (size_t d = 0; d < m.shape.size() && known; ++d) known = !m.isUnknownDim(d);
+                if (known) out->add(tr("bytes"), QString::number(m.nbytes()));
             } else {
                 out->value = n->metaIsTuple ? tr("tuple of %n", nullptr, static_cast<int>(n->meta.size()))
                                             : qs(n->annotationText);

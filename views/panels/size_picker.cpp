@@ -151,7 +151,7 @@ QString SizePicker::problem() const {
                     .arg(in.name)
                     .arg(m->shape[d])
                     .arg(d)
-                    .arg(qs(in.meta.symShape[d]));
+                    .arg(qs(in.meta.sizeAt(d).text()));
     }
     return {};
 }

@@ -31,8 +31,7 @@ Expected<Dims> attnDims(const OpArgs& a, size_t q, size_t k, size_t v) {
         if (!a.isTensor(i)) return opError(a, "'" + a.op().schema.args[i].name + "' must be a tensor");
         if (a.tensor(i).dim() != 4)
             return opError(a, "'" + a.op().schema.args[i].name + "' must be 4-D (batch, heads, seq, dim)");
-        for (auto d : a.tensor(i).shape())
-            if (d < 0) return opError(a, "symbolic shapes are not supported");
+        if (a.tensor(i).meta.hasUnboundSizes()) return opError(a, "symbolic shapes are not supported");
     }
     const auto& Q = a.tensor(q).shape();
     const auto& Kt = a.tensor(k).shape();

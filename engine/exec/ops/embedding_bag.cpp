@@ -23,11 +23,7 @@ const char* modeName(int64_t m) { return m == Sum ? "sum" : m == Mean ? "mean" :
 
 bool isIndexDtype(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
-bool symbolic(const TensorMeta& m) {
-    for (int64_t d : m.shape)
-        if (d < 0) return true;
-    return false;
-}
+bool symbolic(const TensorMeta& m) { return m.hasUnboundSizes(); }
 
 Value tuple(std::vector<Value> v) { return Value::ofList(std::move(v), true); }
 

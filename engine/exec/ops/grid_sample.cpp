@@ -131,8 +131,7 @@ struct Spec {
 Expected<Spec> makeSpec(const OpArgs& a, const TensorMeta& input, const TensorMeta& grid, int nsp, int64_t interp,
                         int64_t padding, bool alignCorners) {
     for (const TensorMeta* m : {&input, &grid})
-        for (int64_t d : m->shape)
-            if (d < 0) return opError(a, "symbolic shapes are not supported");
+        if (m->hasUnboundSizes()) return opError(a, "symbolic shapes are not supported");
     const std::string nd = std::to_string(nsp + 2);
     if (input.dim() != nsp + 2 || grid.dim() != nsp + 2)
         return opError(a, "grid_sampler(): expected " + nd +

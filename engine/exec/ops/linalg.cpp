@@ -13,11 +13,7 @@ using namespace kern;
 
 namespace {
 
-bool symbolic(const TensorMeta& m) {
-    for (auto d : m.shape)
-        if (d < 0) return true;
-    return false;
-}
+bool symbolic(const TensorMeta& m) { return m.hasUnboundSizes(); }
 
 /// The tensor at i, or an error naming the argument when it is a number or symbolic.
 Expected<const Tensor*> tensorArg(const OpArgs& a, size_t i) {

@@ -47,8 +47,7 @@ std::vector<double> batchedMatrices(const Tensor& t, const std::vector<int64_t>&
 Expected<const Tensor*> linalgTensorArg(const OpArgs& a, size_t i) {
     const std::string& name = a.op().schema.args[i].name;
     if (!a.isTensor(i)) return opError(a, "argument '" + name + "' must be a tensor, got " + a[i].describe());
-    for (auto d : a.tensor(i).shape())
-        if (d < 0) return opError(a, "symbolic shapes are not supported");
+    if (a.tensor(i).meta.hasUnboundSizes()) return opError(a, "symbolic shapes are not supported");
     return &a.tensor(i);
 }
 

@@ -118,8 +118,7 @@ TensorMeta clonePreserveStridesMeta(const TensorMeta& t) {
     TensorMeta m = t;
     if (m.strides.size() != m.shape.size()) m.strides = TensorMeta::contiguousStrides(m.shape);
     if (overlapsItself(m)) return freshMeta(m, m.shape, preserveStrides(m));
-    m.symShape.clear();
-    m.symStrides.clear();
+    m.clearSymbolic();
     m.stridesKnown = true;
     return m;
 }

@@ -12,9 +12,10 @@ using namespace kern;
 namespace {
 
 /// A size read from a meta tensor whose dimension is still symbolic (shape inference on an
-/// unbound graph) has no value: the caller falls back to the node's annotation.
-Expected<Value> known(const OpArgs& a, int64_t v, const std::string& what) {
-    if (v < 0) return opError(a, what + " is symbolic here (no binding)");
+/// unbound graph: the dimension has an expression, or was computed from one) has no value: the
+/// caller falls back to the node's annotation.
+Expected<Value> known(const OpArgs& a, bool symbolic, int64_t v, const std::string& what) {
+    if (symbolic) return opError(a, what + " is symbolic here (no binding)");
     return Value::ofInt(v);
 }
 
@@ -30,21 +31,24 @@ Expected<int64_t> dimArg(const OpArgs& a) {
 Expected<Value> symSize(const OpArgs& a) {
     auto d = dimArg(a);
     if (!d.ok()) return d.error();
-    return known(a, a.tensor(0).shape()[size_t(*d)], "size " + std::to_string(*d));
+    const auto& m = a.tensor(0).meta;
+    const size_t i = size_t(*d);
+    return known(a, m.isSymbolicDim(i) || m.isUnknownDim(i), m.shape[i], "size " + std::to_string(*d));
 }
 
 Expected<Value> symStride(const OpArgs& a) {
     auto d = dimArg(a);
     if (!d.ok()) return d.error();
     const auto& m = a.tensor(0).meta;
-    if (!m.symStrides.empty() && !m.symStrides[size_t(*d)].empty())
-        return opError(a, "stride is symbolic here (no binding)");
-    return known(a, m.strides[size_t(*d)], "stride " + std::to_string(*d));
+    const size_t i = size_t(*d);
+    if (m.isSymbolicStride(i)) return opError(a, "stride is symbolic here (no binding)");
+    return known(a, m.strides[i] < 0, m.strides[i], "stride " + std::to_string(*d));
 }
 
 Expected<Value> symNumel(const OpArgs& a) {
-    for (int64_t s : a.tensor(0).shape())
-        if (s < 0) return opError(a, "numel is symbolic here (no binding)");
+    const auto& m = a.tensor(0).meta;
+    for (size_t d = 0; d < m.shape.size(); ++d)
+        if (m.isSymbolicDim(d) || m.isUnknownDim(d)) return opError(a, "numel is symbolic here (no binding)");
     return Value::ofInt(a.tensor(0).numel());
 }
 

@@ -266,9 +266,7 @@ TensorMeta outputMeta(const std::vector<int64_t>& shape, const TensorMeta& like)
     return m;
 }
 
-bool symbolic(const TensorMeta& m) {
-    return std::any_of(m.shape.begin(), m.shape.end(), [](int64_t d) { return d < 0; });
-}
+bool symbolic(const TensorMeta& m) { return m.hasUnboundSizes(); }
 
 // ----- forward ----------------------------------------------------------------------------------
 

@@ -25,8 +25,7 @@ TensorMeta viewMeta(const TensorMeta& in, std::vector<int64_t> shape, std::vecto
     m.shape = std::move(shape);
     m.strides = std::move(strides);
     m.offset = offset;
-    m.symShape.clear();
-    m.symStrides.clear();
+    m.clearSymbolic();
     m.stridesKnown = true;
     return m;
 }

@@ -231,8 +231,8 @@ private slots:
         const Node* view = g.find("view");
         QVERIFY(view && view->meta.size() == 1);
         QCOMPARE(view->meta[0].symShape.size(), size_t(2));
-        auto dim0 = sym::evalText(view->meta[0].symShape[0], {{"s0", sym::Num::ofInt(3)}});  // 2*s0
-        QVERIFY2(dim0.ok() && dim0->i == 6, view->meta[0].symShape[0].c_str());
+        auto dim0 = view->meta[0].symShape[0].eval({{"s0", sym::Num::ofInt(3)}});  // 2*s0
+        QVERIFY2(dim0.ok() && *dim0 == 6, view->meta[0].symShape[0].text().c_str());
         resolveOps(g);
         // Two sizes, one graph: z = x.view(2*s0, 2) * (s0 + s0).
         for (int64_t s : {3, 5}) {

@@ -286,6 +286,31 @@ private slots:
         QVERIFY(!wt.ok());
         QVERIFY2(wt.error().message.find("malformed exported program:") == 0, wt.error().str().c_str());
 
+        // A symbolic size is parsed on import: one that is no expression fails there, naming the
+        // value and the dimension; a good one becomes a SymInt carrying the export's hint.
+        const std::string weightSizes =
+            "\"p_0_weight\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 128}, {\"as_int\": 64}]";
+        QVERIFY(json.find(weightSizes) != std::string::npos);
+        auto withSize1 = [&](const std::string& expr) {
+            return replaceFirst(json, weightSizes,
+                                "\"p_0_weight\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 128}, {\"as_expr\": " + expr +
+                                    "}]");
+        };
+        auto be = readExportedProgramJson(withSize1("{\"expr_str\": \"s0 +* 2\"}"), "m.json");
+        QVERIFY(!be.ok());
+        QVERIFY2(be.error().message.find("value 'p_0_weight' size 1: cannot read symbolic expression 's0 +* 2'") == 0,
+                 be.error().str().c_str());
+        QCOMPARE(be.error().file, std::string("m.json"));
+        auto ge = readExportedProgramJson(withSize1("{\"expr_str\": \"s0\", \"hint\": {\"as_int\": 64}}"), "m.json");
+        QVERIFY2(ge.ok(), ge.ok() ? "" : ge.error().str().c_str());
+        const Node* w = nullptr;
+        for (Node* ph : (*ge)->placeholders())
+            if (!ph->meta.empty() && ph->meta[0].isSymbolicDim(1)) w = ph;
+        QVERIFY(w);
+        QCOMPARE(QString::fromStdString(w->meta[0].sizeAt(1).text()), QString("s0"));
+        QVERIFY(w->meta[0].sizeAt(1).hint() == std::optional<int64_t>(64));
+        QCOMPARE(w->meta[0].shape[1], TensorMeta::kUnboundSize);
+
         // Unknown keys are kept out of the way, never fatal.
         std::string extra =
             replaceFirst(json, "\"graph_module\": {", "\"future_key\": [1, 2], \"graph_module\": {\"another\": {}, ");

@@ -77,6 +77,20 @@ private slots:
                 QVERIFY2(lg.graph->symbolHints.count("s33"), lg.id.c_str());
                 QCOMPARE(lg.graph->symbolHints.at("s33").i, int64_t(16));
                 ++withHint;
+                // Every size s33 determines carries the recorded hint; shape[] keeps the rule.
+                int hinted = 0;
+                for (const auto& n : lg.graph->nodes())
+                    for (const auto& m : n->meta)
+                        for (size_t d = 0; d < m.shape.size(); ++d) {
+                            if (!m.isSymbolicDim(d)) continue;
+                            const SymInt s = m.sizeAt(d);
+                            QVERIFY2(s.hint().has_value(), (lg.id + " " + n->name() + " " + s.text()).c_str());
+                            auto v = s.eval(lg.graph->symbolHints);
+                            QVERIFY(v.ok() && *s.hint() == *v);
+                            QCOMPARE(m.shape[d], TensorMeta::kUnboundSize);
+                            hinted += s.text() == "s33";
+                        }
+                QVERIFY2(hinted > 0 || lg.graph->nodes().empty(), lg.id.c_str());
             } else {
                 QVERIFY2(lg.graph->symbolHints.empty(), lg.id.c_str());  // 0/0 is static
             }
