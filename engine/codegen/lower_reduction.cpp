@@ -342,9 +342,15 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
             size_t j = 0;
             for (size_t d = 0; d < r; ++d) shapes[k].push_back(expanded[k][d] ? 1 : sh[j++]);
         }
+        // Broadcast extents: a dim takes the size of any input that is not 1 there, so a size-0
+        // dim stays 0 (max(1, ...) made it 1, and the kernel read an element of empty inputs).
         std::vector<int64_t> full(rank, 1);
         for (size_t d = 0; d < rank; ++d)
-            for (size_t k = 0; k < 3; ++k) full[d] = std::max(full[d], shapes[k][d]);
+            for (size_t k = 0; k < 3; ++k) {
+                if (shapes[k][d] == 1) continue;
+                if (full[d] != 1 && full[d] != shapes[k][d]) return std::nullopt;
+                full[d] = shapes[k][d];
+            }
         std::vector<bool> mask(rank, false);
         for (int64_t d : c.args().toIntList(6)) {
             if (d < 0 || d >= static_cast<int64_t>(rank)) return std::nullopt;

@@ -121,6 +121,34 @@ private slots:
                          QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
         }
     }
+
+    /// _trilinear summing over a size-0 dim (OpInfo's nn.functional.bilinear sample 1 backward)
+    /// gives zeros. The lowering broadcast the extents with max(1, ...), so the size-0 dim became
+    /// 1 and the kernel read one element of each empty input: zeros in a fresh buffer, garbage in
+    /// a reused one (a persistent sweep worker on the GPU). The empty inputs here view storage
+    /// full of 7s, so that such a read shows.
+    void trilinearOverAnEmptyDim() {
+        auto g = parse("a: \"f32[0, 3][3, 1]cpu\", b: \"f32[0, 5][5, 1]cpu\", c: \"f32[0, 4][4, 1]cpu\"",
+                       "        t: \"f32[5, 3, 4][12, 4, 1]cpu\" = torch.ops.aten._trilinear.default(a, b, c, [1, 3], "
+                       "[2, 3], [1, 2], [0])\n"
+                       "        return (t,)\n");
+        QVERIFY(g);
+        std::vector<Value> in;
+        for (int64_t cols : {3, 5, 4}) {
+            Tensor full = Tensor::empty({4, cols}, DType::Float32);
+            for (int64_t i = 0; i < full.numel(); ++i) full.data<float>()[i] = 7.0f;
+            in.push_back(Value::ofTensor(full.view(TensorMeta::contiguous({0, cols}, DType::Float32))));
+        }
+        auto cg = cg::cpu::CompiledGraph::compile(*g, in);
+        QVERIFY2(cg.ok(), cg.ok() ? "" : cg.error().str().c_str());
+        QVERIFY((*cg)->fallbackOps().empty());
+        auto out = (*cg)->run(in);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        QCOMPARE(out->size(), size_t(1));
+        const Tensor& t = (*out)[0].t;
+        QCOMPARE(t.numel(), int64_t(60));
+        for (int64_t i = 0; i < t.numel(); ++i) QCOMPARE(t.data<float>()[i], 0.0f);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCpuViewLowerings)
