@@ -145,6 +145,15 @@ EdgeItem::EdgeItem(int index, const QString& typeText) : m_index(index) {
     setAcceptHoverEvents(true);
 }
 
+void EdgeItem::setLabel(const QString& text) {
+    delete m_label;
+    m_label = nullptr;
+    if (!text.isEmpty()) {
+        m_label = new EdgeLabelItem(text, m_highlight.isValid() ? m_highlight : QColor(Qt::black), this);
+        m_label->setPos(path().pointAtPercent(0.5));
+    }
+}
+
 void EdgeItem::setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& route) {
     m_from = from;
     m_to = to;
@@ -185,6 +194,7 @@ void EdgeItem::updatePath() {
         path.cubicTo(s + QPointF(0, dy), e - QPointF(0, dy), e);
     }
     setPath(path);
+    if (m_label) m_label->setPos(path.pointAtPercent(0.5));
     // Arrowhead along the last tangent: from the last control point to the end. (pointAtPercent
     // would measure the whole Bezier length each paint; that dominated panning.)
     m_head.clear();
@@ -221,6 +231,32 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
         p->setBrush(c);
         p->drawPolygon(m_head);
     }
+}
+
+// ---- EdgeLabelItem ------------------------------------------------------------------------
+
+const QFont& EdgeLabelItem::font() { return nodeLabelFont(); }
+
+EdgeLabelItem::EdgeLabelItem(const QString& text, QColor ink, QGraphicsItem* parent)
+        : QGraphicsItem(parent), m_text(text), m_ink(ink) {
+    setFlag(ItemIgnoresTransformations);
+    // Above the edges and blocks it crosses.
+    setZValue(1);
+    const QFontMetricsF fm(font());
+    const double w = fm.horizontalAdvance(text) + 12, h = fm.height() + 6;
+    m_rect = QRectF(-w / 2, -h / 2, w, h);
+}
+
+void EdgeLabelItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
+    const bool dark = static_cast<GraphScene*>(scene())->dark();
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setRenderHint(QPainter::TextAntialiasing);
+    p->setPen(QPen(m_ink, 1.5));
+    p->setBrush(canvas_colors::background(dark));
+    p->drawRoundedRect(m_rect.adjusted(0.75, 0.75, -0.75, -0.75), 5, 5);
+    p->setFont(font());
+    p->setPen(dark ? m_ink.lighter(140) : m_ink.darker(130));
+    p->drawText(m_rect, Qt::AlignCenter, m_text);
 }
 
 // ---- ClusterItem --------------------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 #include "graph/canvas_colors.h"
 
+#include <QLocale>
 #include <QSet>
+
+#include <cmath>
 
 #include <algorithm>
 
@@ -39,6 +42,8 @@ void GraphScene::clearGraph() {
     m_bundleNodes.clear();
     m_ghosts.clear();
     m_ghostNodes.clear();
+    m_cutBundles.clear();
+    m_bundledEdges.clear();
     m_searchHits.clear();
     m_graph.reset();
     m_graphRect = QRectF();
@@ -215,23 +220,30 @@ void GraphScene::placeItems() {
 
 void GraphScene::refreshVisibility() {
     if (!m_graph) return;
+    clearCutBundles();
     placeItems();
-    auto anchor = [&](int node) -> QGraphicsItem* {
-        NodeItem* it = m_nodes[static_cast<size_t>(node)];
-        if (it->isVisible()) return it;
-        const Overview::Unit& u = m_overview.units[static_cast<size_t>(m_overview.unitOf[static_cast<size_t>(node)])];
-        switch (u.kind) {
-        case Overview::Kind::Stack: return m_stacks[static_cast<size_t>(u.index)];
-        case Overview::Kind::Bundle: return m_bundles[static_cast<size_t>(u.index)];
-        default: return m_clusters[static_cast<size_t>(u.index)];
-        }
-    };
+    attachEdges();
+    if (m_colouring == Colouring::Partition) bundleCut();
+}
+
+QGraphicsItem* GraphScene::anchorOf(int node) const {
+    NodeItem* it = m_nodes[static_cast<size_t>(node)];
+    if (it->isVisible()) return it;
+    const Overview::Unit& u = m_overview.units[static_cast<size_t>(m_overview.unitOf[static_cast<size_t>(node)])];
+    switch (u.kind) {
+    case Overview::Kind::Stack: return m_stacks[static_cast<size_t>(u.index)];
+    case Overview::Kind::Bundle: return m_bundles[static_cast<size_t>(u.index)];
+    default: return m_clusters[static_cast<size_t>(u.index)];
+    }
+}
+
+void GraphScene::attachEdges() {
     // Edges into or out of a collapsed cluster attach to its box; parallel ones are drawn once.
     QSet<QPair<QGraphicsItem*, QGraphicsItem*>> seen;
     for (size_t i = 0; i < m_edges.size(); ++i) {
         const CanvasEdge& ce = m_graph->edges[i];
-        QGraphicsItem* a = anchor(ce.from);
-        QGraphicsItem* b = anchor(ce.to);
+        QGraphicsItem* a = anchorOf(ce.from);
+        QGraphicsItem* b = anchorOf(ce.to);
         bool show = a != b;
         if (show && (a->type() == ClusterItem::Type || b->type() == ClusterItem::Type)) {
             auto key = qMakePair(a, b);
@@ -241,6 +253,89 @@ void GraphScene::refreshVisibility() {
         m_edges[i]->setVisible(show);
         // dot's routes hold for the full layout only.
         if (show) m_edges[i]->setEnds(a, b, m_overview.active ? QPolygonF() : m_routes[i]);
+    }
+}
+
+void GraphScene::clearCutBundles() {
+    for (EdgeItem* b : m_cutBundles) {
+        removeItem(b);
+        delete b;
+    }
+    m_cutBundles.clear();
+    // The edges a bundle carried were shown before it hid them.
+    for (int i : m_bundledEdges) m_edges[static_cast<size_t>(i)]->setVisible(true);
+    m_bundledEdges.clear();
+}
+
+void GraphScene::bundleCut() {
+    clearCutBundles();
+    if (!m_graph) return;
+    // The block an end is drawn in: an expanded cluster's frame, a collapsed block, an inputs
+    // bundle, or the node itself outside any cluster.
+    auto blockOf = [&](int node) -> QGraphicsItem* {
+        QGraphicsItem* a = anchorOf(node);
+        if (a->type() != NodeItem::Type) return a;
+        const int c = m_graph->nodes[static_cast<size_t>(node)].cluster;
+        if (c >= 0 && m_clusters[static_cast<size_t>(c)]->isVisible()) return m_clusters[static_cast<size_t>(c)];
+        return a;
+    };
+    struct Bundle {
+        QGraphicsItem *from = nullptr, *to = nullptr;
+        QList<int> saved;  // distinct saved nodes, graph order
+        std::vector<int> edges;
+    };
+    std::vector<Bundle> bundles;
+    QHash<QPair<QGraphicsItem*, QGraphicsItem*>, int> index;
+    const QColor cut = canvas_colors::cut(m_dark);
+    for (size_t i = 0; i < m_edges.size(); ++i) {
+        const CanvasEdge& e = m_graph->edges[i];
+        const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
+        const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
+        if (!m_partition.cut.contains(from) || m_partition.region.value(to, 2) != 1) continue;
+        QGraphicsItem* a = blockOf(e.from);
+        QGraphicsItem* b = blockOf(e.to);
+        if (a == b || a->type() == NodeItem::Type) {
+            // Inside one block, or from a node of its own (a small graph's): the edge itself.
+            m_edges[i]->setHighlight(cut, 3.0);
+            continue;
+        }
+        const auto key = qMakePair(a, b);
+        auto it = index.constFind(key);
+        if (it == index.constEnd()) {
+            it = index.insert(key, static_cast<int>(bundles.size()));
+            bundles.push_back({a, b, {}, {}});
+        }
+        Bundle& bundle = bundles[static_cast<size_t>(*it)];
+        if (!bundle.saved.contains(e.from)) bundle.saved << e.from;
+        bundle.edges.push_back(static_cast<int>(i));
+    }
+    for (const Bundle& b : bundles) {
+        qint64 bytes = 0;
+        QStringList names;
+        for (int n : b.saved) {
+            const QString& name = m_graph->nodes[static_cast<size_t>(n)].name;
+            bytes += m_partition.bytes.value(name);
+            if (names.size() < 12) names << name;
+        }
+        if (b.saved.size() > names.size()) names << QStringLiteral("…");
+        for (int i : b.edges)
+            if (m_edges[static_cast<size_t>(i)]->isVisible()) {
+                m_edges[static_cast<size_t>(i)]->setVisible(false);
+                m_bundledEdges.push_back(i);
+            }
+        const QString bytesText = QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+        auto* item = new EdgeItem(-1, tr("Cut: %n saved tensor(s) into the backward, %1\n%2", nullptr,
+                                         static_cast<int>(b.saved.size()))
+                                      .arg(bytesText, names.join(QStringLiteral(", "))));
+        // Thicker with more tensors (log: one bundle of hundreds must not hide the blocks).
+        item->setHighlight(cut, std::clamp(2.0 + std::log2(static_cast<double>(b.saved.size())), 2.5, 9.0));
+        // Above the blocks it crosses, with its label above it.
+        item->setZValue(3);
+        addItem(item);
+        item->setEnds(b.from, b.to);
+        item->setLabel(tr("✂ %n saved", nullptr, static_cast<int>(b.saved.size())) + QStringLiteral(" · ") +
+                       bytesText);
+        m_cutBundles.push_back(item);
     }
 }
 
@@ -323,6 +418,7 @@ void GraphScene::clearGhosts() {
 
 void GraphScene::resetMarks() {
     clearGhosts();
+    clearCutBundles();
     for (NodeItem* n : m_nodes) {
         n->setMark(DiffMark::None);
         n->setFrame(QColor());
@@ -375,6 +471,7 @@ void GraphScene::colourDiff(const DiffInfo& diff) {
 void GraphScene::colourPartition(const PartitionInfo& part) {
     m_colouring = Colouring::Partition;
     resetMarks();
+    m_partition = part;
     if (!m_graph) return;
     for (NodeItem* n : m_nodes) {
         const int region = part.region.value(n->name(), 2);
@@ -386,14 +483,8 @@ void GraphScene::colourPartition(const PartitionInfo& part) {
         else if (part.recomputed.contains(n->name()))
             n->setFrame(canvas_colors::recomputed(m_dark), true);
     }
-    // The cut: every edge from a saved value into the backward.
-    for (size_t i = 0; i < m_edges.size(); ++i) {
-        const CanvasEdge& e = m_graph->edges[i];
-        const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
-        const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
-        if (part.cut.contains(from) && part.region.value(to, 2) == 1)
-            m_edges[i]->setHighlight(canvas_colors::cut(m_dark), 3.0);
-    }
+    // The cut: every edge from a saved value into the backward, bundled per pair of blocks.
+    bundleCut();
 }
 
 void GraphScene::colourNumerics(const QHash<QString, double>& relErr) {

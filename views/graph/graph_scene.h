@@ -3,7 +3,9 @@
 /// and the colourings the canvas offers: by op category, as a diff against the previous
 /// snapshot (added green, removed red ghosts, rewritten amber), by partition region (forward /
 /// backward, saved values framed, recomputed nodes dashed, the cut's edges in red), and by
-/// numeric error (a heat map of log10 rel_err from `fxray compare`). It knows nothing about the
+/// numeric error (a heat map of log10 rel_err from `fxray compare`). The partition's cut edges
+/// are bundled per pair of blocks (or nodes outside any block): one red edge labelled with the
+/// count and bytes of the saved tensors it carries, as the partition pane's Lanes tab does. It knows nothing about the
 /// Document; GraphCanvas translates between the two.
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
@@ -39,6 +41,7 @@ struct PartitionInfo {
     QSet<QString> saved;
     QSet<QString> recomputed;
     QSet<QString> cut;  ///< nodes whose edges into the backward are cut
+    QHash<QString, qint64> bytes;  ///< saved value -> its bytes
 };
 
 class GraphScene : public QGraphicsScene {
@@ -86,6 +89,8 @@ public:
     void colourByCategory();
     void colourDiff(const DiffInfo& diff);
     void colourPartition(const PartitionInfo& part);
+    /// The bundles of cut edges drawn while colouring by partition (see the class comment).
+    const std::vector<EdgeItem*>& cutBundleItems() const { return m_cutBundles; }
     /// Heat map: each node filled by its relative error (canvas_colors::heat); nodes without an
     /// entry muted.
     void colourNumerics(const QHash<QString, double>& relErr);
@@ -124,6 +129,12 @@ private:
     void clearBundles();
     void clearGhosts();
     void resetMarks();
+    /// Attaches each edge to the items that show its ends (a collapsed block for hidden nodes).
+    void attachEdges();
+    /// The item an edge to `node` attaches to: the node, or the block or bundle standing for it.
+    QGraphicsItem* anchorOf(int node) const;
+    void bundleCut();
+    void clearCutBundles();
 
     std::shared_ptr<const CanvasGraph> m_graph;
     std::vector<NodeItem*> m_nodes;
@@ -146,6 +157,9 @@ private:
     Colouring m_colouring = Colouring::Category;
     NodeOverlay m_overlay;
     QList<int> m_searchHits;
+    PartitionInfo m_partition;
+    std::vector<EdgeItem*> m_cutBundles;
+    std::vector<int> m_bundledEdges;  ///< edges hidden because a bundle carries them
 };
 
 }  // namespace fxray::views
