@@ -465,6 +465,7 @@ void GraphCanvas::applyColouring() {
         for (const SavedValue& s : pr.saved) {
             pi.saved.insert(QString::fromStdString(s.name));
             pi.bytes.insert(QString::fromStdString(s.name), s.bytes);
+            if (s.input) pi.savedInputs.insert(QString::fromStdString(s.name));
         }
         for (const std::string& r : pr.recomputed) pi.recomputed.insert(QString::fromStdString(r));
         for (const CutEdge& c : pr.cut) pi.cut.insert(QString::fromStdString(c.node));
@@ -558,7 +559,7 @@ void GraphCanvas::updateLegend() {
                swatch(canvas_colors::backward(dark), tr("backward")) +
                swatch(canvas_colors::saved(dark), tr("saved (framed)")) +
                swatch(canvas_colors::recomputed(dark), tr("recomputed (dashed)")) +
-               swatch(canvas_colors::cut(dark), tr("cut edges, bundled per block: ✂ saved tensors · bytes"));
+               swatch(canvas_colors::cut(dark), tr("cut edges of activations, bundled per block: ✂ saved tensors · bytes"));
         if (!m_doc->partition()) html += tr("— partitioning…");
     } else if (m_mode == Mode::Numerics) {
         // One swatch per decade of the scale, as log10(rel_err).

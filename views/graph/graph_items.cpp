@@ -145,15 +145,6 @@ EdgeItem::EdgeItem(int index, const QString& typeText) : m_index(index) {
     setAcceptHoverEvents(true);
 }
 
-void EdgeItem::setLabel(const QString& text) {
-    delete m_label;
-    m_label = nullptr;
-    if (!text.isEmpty()) {
-        m_label = new EdgeLabelItem(text, m_highlight.isValid() ? m_highlight : QColor(Qt::black), this);
-        m_label->setPos(path().pointAtPercent(0.5));
-    }
-}
-
 void EdgeItem::setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& route) {
     m_from = from;
     m_to = to;
@@ -194,7 +185,6 @@ void EdgeItem::updatePath() {
         path.cubicTo(s + QPointF(0, dy), e - QPointF(0, dy), e);
     }
     setPath(path);
-    if (m_label) m_label->setPos(path.pointAtPercent(0.5));
     // Arrowhead along the last tangent: from the last control point to the end. (pointAtPercent
     // would measure the whole Bezier length each paint; that dominated panning.)
     m_head.clear();
@@ -248,7 +238,10 @@ EdgeLabelItem::EdgeLabelItem(const QString& text, QColor ink, QGraphicsItem* par
 }
 
 void EdgeLabelItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
-    const bool dark = static_cast<GraphScene*>(scene())->dark();
+    auto* s = static_cast<GraphScene*>(scene());
+    // Drawn at screen size, it would cover the minimap's thumbnail.
+    if (s->drawingThumbnail()) return;
+    const bool dark = s->dark();
     p->setRenderHint(QPainter::Antialiasing);
     p->setRenderHint(QPainter::TextAntialiasing);
     p->setPen(QPen(m_ink, 1.5));

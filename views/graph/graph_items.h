@@ -67,8 +67,8 @@ private:
 class ClusterItem;
 
 /// A short text on the canvas drawn at a fixed size on screen (it ignores the view's zoom), on a
-/// box of the background colour: the count and bytes of a bundle of cut edges stay readable in
-/// the overview, where node text is long gone.
+/// box of the background colour: the count and bytes of a block's cut edges stay readable in the
+/// overview, where node text is long gone.
 class EdgeLabelItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 4 };
@@ -99,9 +99,6 @@ public:
     QGraphicsItem* to() const { return m_to; }
     void setHighlight(QColor c, double width);
     QColor highlight() const { return m_highlight; }
-    /// A label at the middle of the edge (a bundle's count and bytes); empty removes it.
-    void setLabel(const QString& text);
-    EdgeLabelItem* label() const { return m_label; }
     void updatePath();
     QPainterPath shape() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -114,7 +111,6 @@ private:
     QPolygonF m_head;  ///< arrowhead at the end, computed with the path (not per paint)
     QColor m_highlight;
     double m_width = 1.2;
-    EdgeLabelItem* m_label = nullptr;
 };
 
 /// A cluster's frame, or (with `stackCount` > 0) the frame of a stack of repeated clusters:

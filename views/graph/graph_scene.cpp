@@ -43,6 +43,7 @@ void GraphScene::clearGraph() {
     m_ghosts.clear();
     m_ghostNodes.clear();
     m_cutBundles.clear();
+    m_cutLabels.clear();
     m_bundledEdges.clear();
     m_searchHits.clear();
     m_graph.reset();
@@ -262,6 +263,11 @@ void GraphScene::clearCutBundles() {
         delete b;
     }
     m_cutBundles.clear();
+    for (EdgeLabelItem* l : m_cutLabels) {
+        removeItem(l);
+        delete l;
+    }
+    m_cutLabels.clear();
     // The edges a bundle carried were shown before it hid them.
     for (int i : m_bundledEdges) m_edges[static_cast<size_t>(i)]->setVisible(true);
     m_bundledEdges.clear();
@@ -291,7 +297,9 @@ void GraphScene::bundleCut() {
         const CanvasEdge& e = m_graph->edges[i];
         const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
         const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
-        if (!m_partition.cut.contains(from) || m_partition.region.value(to, 2) != 1) continue;
+        if (!m_partition.cut.contains(from) || m_partition.savedInputs.contains(from) ||
+            m_partition.region.value(to, 2) != 1)
+            continue;
         QGraphicsItem* a = blockOf(e.from);
         QGraphicsItem* b = blockOf(e.to);
         if (a == b || a->type() == NodeItem::Type) {
@@ -309,6 +317,13 @@ void GraphScene::bundleCut() {
         if (!bundle.saved.contains(e.from)) bundle.saved << e.from;
         bundle.edges.push_back(static_cast<int>(i));
     }
+    const auto bytesText = [](qint64 b) {
+        return QLocale().formattedDataSize(b, 1, QLocale::DataSizeTraditionalFormat);
+    };
+    // Per block left: the saved tensors of all its bundles (a tensor read by two backward blocks
+    // counts once).
+    std::vector<QGraphicsItem*> sources;
+    QHash<QGraphicsItem*, QList<int>> savedBy;
     for (const Bundle& b : bundles) {
         qint64 bytes = 0;
         QStringList names;
@@ -323,19 +338,37 @@ void GraphScene::bundleCut() {
                 m_edges[static_cast<size_t>(i)]->setVisible(false);
                 m_bundledEdges.push_back(i);
             }
-        const QString bytesText = QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
-        auto* item = new EdgeItem(-1, tr("Cut: %n saved tensor(s) into the backward, %1\n%2", nullptr,
+        auto* item = new EdgeItem(-1, tr("Cut: %n saved tensor(s) into this block of the backward, %1\n%2", nullptr,
                                          static_cast<int>(b.saved.size()))
-                                      .arg(bytesText, names.join(QStringLiteral(", "))));
+                                      .arg(bytesText(bytes), names.join(QStringLiteral(", "))));
         // Thicker with more tensors (log: one bundle of hundreds must not hide the blocks).
         item->setHighlight(cut, std::clamp(2.0 + std::log2(static_cast<double>(b.saved.size())), 2.5, 9.0));
-        // Above the blocks it crosses, with its label above it.
+        // Above the blocks it crosses.
         item->setZValue(3);
         addItem(item);
         item->setEnds(b.from, b.to);
-        item->setLabel(tr("✂ %n saved", nullptr, static_cast<int>(b.saved.size())) + QStringLiteral(" · ") +
-                       bytesText);
         m_cutBundles.push_back(item);
+        if (!savedBy.contains(b.from)) sources.push_back(b.from);
+        QList<int>& saved = savedBy[b.from];
+        for (int n : b.saved)
+            if (!saved.contains(n)) saved << n;
+    }
+    for (QGraphicsItem* from : sources) {
+        const QList<int>& saved = savedBy.value(from);
+        qint64 bytes = 0;
+        for (int n : saved) bytes += m_partition.bytes.value(m_graph->nodes[static_cast<size_t>(n)].name);
+        auto* label = new EdgeLabelItem(tr("✂ %n saved", nullptr, static_cast<int>(saved.size())) +
+                                            QStringLiteral(" · ") + bytesText(bytes),
+                                        cut, nullptr);
+        label->setToolTip(tr("The cut edges leaving this block: %n saved tensor(s) the backward reads", nullptr,
+                             static_cast<int>(saved.size())));
+        // On the bottom edge of the block, where its bundles leave.
+        const QRectF box = from->type() == ClusterItem::Type ? static_cast<ClusterItem*>(from)->box()
+                                                              : from->sceneBoundingRect().adjusted(4, 4, -4, -4);
+        label->setPos(box.center().x(), box.bottom());
+        label->setZValue(5);
+        addItem(label);
+        m_cutLabels.push_back(label);
     }
 }
 

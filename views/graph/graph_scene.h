@@ -4,8 +4,9 @@
 /// snapshot (added green, removed red ghosts, rewritten amber), by partition region (forward /
 /// backward, saved values framed, recomputed nodes dashed, the cut's edges in red), and by
 /// numeric error (a heat map of log10 rel_err from `fxray compare`). The partition's cut edges
-/// are bundled per pair of blocks (or nodes outside any block): one red edge labelled with the
-/// count and bytes of the saved tensors it carries, as the partition pane's Lanes tab does. It knows nothing about the
+/// are bundled per pair of blocks: one red edge, thicker with more tensors, per forward block and
+/// backward block it joins, and on each forward block a label with the count and bytes of the
+/// saved tensors its cut edges carry, as the partition pane's Lanes tab does. It knows nothing about the
 /// Document; GraphCanvas translates between the two.
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
@@ -42,6 +43,9 @@ struct PartitionInfo {
     QSet<QString> recomputed;
     QSet<QString> cut;  ///< nodes whose edges into the backward are cut
     QHash<QString, qint64> bytes;  ///< saved value -> its bytes
+    /// Saved values that are inputs or views of them (no activation memory): framed, but their
+    /// edges are not drawn as cut (a model's weights would be a red line each).
+    QSet<QString> savedInputs;
 };
 
 class GraphScene : public QGraphicsScene {
@@ -89,8 +93,13 @@ public:
     void colourByCategory();
     void colourDiff(const DiffInfo& diff);
     void colourPartition(const PartitionInfo& part);
-    /// The bundles of cut edges drawn while colouring by partition (see the class comment).
+    /// The bundles of cut edges drawn while colouring by partition (see the class comment), and
+    /// the labels on the blocks they leave.
     const std::vector<EdgeItem*>& cutBundleItems() const { return m_cutBundles; }
+    const std::vector<EdgeLabelItem*>& cutLabelItems() const { return m_cutLabels; }
+    /// Set while the minimap renders the scene: items drawn at screen size stay out of it.
+    bool drawingThumbnail() const { return m_thumbnail; }
+    void setDrawingThumbnail(bool on) { m_thumbnail = on; }
     /// Heat map: each node filled by its relative error (canvas_colors::heat); nodes without an
     /// entry muted.
     void colourNumerics(const QHash<QString, double>& relErr);
@@ -159,6 +168,8 @@ private:
     QList<int> m_searchHits;
     PartitionInfo m_partition;
     std::vector<EdgeItem*> m_cutBundles;
+    std::vector<EdgeLabelItem*> m_cutLabels;
+    bool m_thumbnail = false;
     std::vector<int> m_bundledEdges;  ///< edges hidden because a bundle carries them
 };
 
