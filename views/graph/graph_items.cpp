@@ -141,6 +141,8 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
 
 EdgeItem::EdgeItem(int index, const QString& typeText) : m_index(index) {
     setZValue(0);
+    // paint() reads the exposed area to stroke only that part of a long edge.
+    setFlag(ItemUsesExtendedStyleOption);
     setToolTip(typeText.isEmpty() ? QObject::tr("(no type)") : typeText);
     setAcceptHoverEvents(true);
 }
@@ -185,6 +187,8 @@ void EdgeItem::updatePath() {
         path.cubicTo(s + QPointF(0, dy), e - QPointF(0, dy), e);
     }
     setPath(path);
+    m_flat.clear();
+    m_along.clear();
     // Arrowhead along the last tangent: from the last control point to the end. (pointAtPercent
     // would measure the whole Bezier length each paint; that dominated panning.)
     m_head.clear();
@@ -216,7 +220,46 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     if (lod < kTextLod) pen.setCosmetic(true);
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);
-    p->drawPath(path());
+    // Level of detail for long edges: a joint graph's edges from the forward into the backward
+    // cross a readable view by the thousand (densenet: 1,300 in one screen), a wall of parallel
+    // lines that says nothing and took 60 ms a frame to stroke. An edge longer than a few
+    // screens is drawn only within `reach` of its ends, where it says where it goes; the tooltip
+    // of the edge and the inspector name both ends. Cut bundles (highlighted) are always whole.
+    const QRectF bounds = path().controlPointRect();
+    const double screen = std::max(p->viewport().width(), p->viewport().height()) / std::max(lod, 1e-3);
+    const double reach = 1.5 * screen;
+    if (!m_highlight.isValid() && std::max(bounds.width(), bounds.height()) > 2 * reach) {
+        if (m_flat.isEmpty()) {
+            const QList<QPolygonF> parts = path().toSubpathPolygons();
+            if (!parts.isEmpty()) m_flat = parts.first();
+            m_along.assign(static_cast<size_t>(m_flat.size()), 0.0);
+            for (qsizetype i = 1; i < m_flat.size(); ++i)
+                m_along[static_cast<size_t>(i)] =
+                    m_along[static_cast<size_t>(i - 1)] + QLineF(m_flat[i - 1], m_flat[i]).length();
+        }
+        const double total = m_along.empty() ? 0 : m_along.back();
+        const double margin = 4.0 / std::max(lod, 1e-3);
+        const QRectF area = option->exposedRect.adjusted(-margin, -margin, margin, margin);
+        // Runs of segments near an end and touching the exposed area, each one polyline.
+        qsizetype start = -1;
+        auto flush = [&](qsizetype end) {
+            if (start >= 0) p->drawPolyline(m_flat.constData() + start, static_cast<int>(end - start + 1));
+            start = -1;
+        };
+        for (qsizetype i = 0; i + 1 < m_flat.size(); ++i) {
+            const QPointF& a = m_flat[i];
+            const QPointF& b = m_flat[i + 1];
+            const bool nearEnd = m_along[static_cast<size_t>(i)] < reach || total - m_along[static_cast<size_t>(i + 1)] < reach;
+            const bool touches = nearEnd && std::max(a.x(), b.x()) >= area.left() &&
+                                 std::min(a.x(), b.x()) <= area.right() && std::max(a.y(), b.y()) >= area.top() &&
+                                 std::min(a.y(), b.y()) <= area.bottom();
+            if (touches && start < 0) start = i;
+            if (!touches) flush(i);
+        }
+        flush(m_flat.size() - 1);
+    } else {
+        p->drawPath(path());
+    }
     if (lod >= kTextLod && !m_head.isEmpty()) {
         p->setBrush(c);
         p->drawPolygon(m_head);

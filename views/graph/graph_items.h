@@ -11,6 +11,8 @@
 #include <QGraphicsPathItem>
 #include <QPolygonF>
 
+#include <vector>
+
 namespace fxray::views {
 
 /// Below this zoom nodes are plain boxes without text, edges have no arrowheads and the view
@@ -109,6 +111,10 @@ private:
     QGraphicsItem* m_to = nullptr;
     QPolygonF m_route;
     QPolygonF m_head;  ///< arrowhead at the end, computed with the path (not per paint)
+    /// The path flattened once, with the length along it at each point, for edges longer than
+    /// the view (paint() strokes only what is near their ends).
+    QPolygonF m_flat;
+    std::vector<double> m_along;
     QColor m_highlight;
     double m_width = 1.2;
 };
