@@ -19,7 +19,8 @@ struct SyntheticShape {
     int stages = 8;
 };
 
-inline std::string syntheticFxText(const SyntheticShape& shape = {}) {
+/// The text; `layers` (when given) receives the number of layers of each stage, in order.
+inline std::string syntheticFxText(const SyntheticShape& shape = {}, std::vector<int>* layers = nullptr) {
     std::string body, params;
     int nodes = 0, primals = 0, counter = 0;
     auto fresh = [&](const char* stem) { return std::string(stem) + "_" + std::to_string(counter++); };
@@ -63,7 +64,9 @@ inline std::string syntheticFxText(const SyntheticShape& shape = {}) {
             x = stmt(fresh("view"), act, "torch.ops.aten.view.default(" + x + ", [2, 64, 28, 28])");
         }
         std::vector<std::string> features{x};
+        if (layers) layers->push_back(0);
         while (nodes < stageEnd) {
+            if (layers) ++layers->back();
             if (cnn) {
                 file(48, "concated_features = torch.cat(inputs, 1)");
                 std::string list;

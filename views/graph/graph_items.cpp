@@ -340,6 +340,10 @@ void ClusterItem::setOverlay(const QColor& fill, const QString& value) {
     update();
 }
 
+double ClusterItem::labelPointSize(double lod, const QRectF& box) {
+    return std::clamp(11.0 / std::max(lod, 0.01), 11.0, std::max(11.0, box.height() / 6));
+}
+
 void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
     const bool dark = static_cast<GraphScene*>(scene())->dark();
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
@@ -354,8 +358,7 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
             for (double d : {12.0, 6.0}) p->drawRoundedRect(m_rect.translated(d, d), 10, 10);
         p->drawRoundedRect(m_rect, 10, 10);
         QFont f;
-        // Readable from far away: the label scales up as the view zooms out.
-        f.setPointSizeF(std::clamp(11.0 / std::max(lod, 0.01), 11.0, std::max(11.0, m_rect.height() / 6)));
+        f.setPointSizeF(labelPointSize(lod, m_rect));
         f.setBold(true);
         p->setFont(f);
         p->setPen(dark ? QColor(0xdd, 0xe4, 0xee) : QColor(0x22, 0x33, 0x48));

@@ -74,6 +74,8 @@ class ClusterItem;
 class EdgeLabelItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 4 };
+    /// QGraphicsItem::data keys of a cut label: its saved tensors' count (int) and bytes (qint64).
+    enum DataKey { kLabelCount = 0, kLabelBytes = 1 };
     EdgeLabelItem(const QString& text, QColor ink, QGraphicsItem* parent);
     int type() const override { return Type; }
     QString text() const { return m_text; }
@@ -145,6 +147,9 @@ public:
     void setOverlay(const QColor& fill, const QString& value);
     QColor overlayFill() const { return m_overlayFill; }
     QString overlayValue() const { return m_overlayValue; }
+    /// Point size of a collapsed block's label at this level of detail: it grows as the view
+    /// zooms out, so that it stays readable from far away.
+    static double labelPointSize(double lod, const QRectF& box);
 
 protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override;

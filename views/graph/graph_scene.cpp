@@ -360,6 +360,8 @@ void GraphScene::bundleCut() {
         auto* label = new EdgeLabelItem(tr("✂ %n saved", nullptr, static_cast<int>(saved.size())) +
                                             QStringLiteral(" · ") + bytesText(bytes),
                                         cut, nullptr);
+        label->setData(EdgeLabelItem::kLabelCount, static_cast<int>(saved.size()));
+        label->setData(EdgeLabelItem::kLabelBytes, bytes);
         label->setToolTip(tr("The cut edges leaving this block: %n saved tensor(s) the backward reads", nullptr,
                              static_cast<int>(saved.size())));
         // On the bottom edge of the block, where its bundles leave.
