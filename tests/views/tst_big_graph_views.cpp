@@ -293,6 +293,8 @@ private Q_SLOTS:
         while (panel->lanesView()->lanes().cards.empty() && t.elapsed() < 120000) QTest::qWait(20);
         panel->tabs()->setCurrentWidget(panel->lanesView());
         panel->lanesView()->enlargeButton()->click();
+        // The offscreen screen is small: the floating pane gets the lanes' width by hand.
+        dock->resize(std::min(static_cast<int>(panel->lanesView()->lanes().size.width()) + 80, 1600), 1000);
         QTest::qWait(50);
         keep(dock->grab().toImage(), name + QStringLiteral("_partition_lanes.png"));
     }

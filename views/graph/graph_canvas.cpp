@@ -446,7 +446,11 @@ void GraphCanvas::applyColouring() {
                 if (m_shown->indexOf(rep) >= 0 && !d.added.contains(rep)) d.rewritten.insert(rep);
             }
         for (const auto& n : prev->nodes()) {
-            if (cur->find(n->name())) continue;
+            const bool gone = !cur->find(n->name());
+            for (const Node* in : n->inputNodes())
+                if (gone || !cur->find(in->name()))
+                    d.ghostEdges.emplace_back(QString::fromStdString(in->name()), QString::fromStdString(n->name()));
+            if (!gone) continue;
             const QString name = QString::fromStdString(n->name());
             auto pos = m_history.constFind(name);
             if (pos == m_history.constEnd()) continue;  // never drawn: nowhere to put its ghost

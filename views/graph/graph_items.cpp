@@ -217,6 +217,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     const bool dark = static_cast<GraphScene*>(scene())->dark();
     QColor c = m_highlight.isValid() ? m_highlight : canvas_colors::edge(dark);
     QPen pen(c, m_highlight.isValid() ? m_width : 1.2);
+    if (m_dashed) pen.setStyle(Qt::DashLine);
     if (lod < kTextLod) pen.setCosmetic(true);
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);

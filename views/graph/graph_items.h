@@ -103,6 +103,9 @@ public:
     QGraphicsItem* to() const { return m_to; }
     void setHighlight(QColor c, double width);
     QColor highlight() const { return m_highlight; }
+    /// Dashed: an edge of a removed node (diff ghosts).
+    void setDashed(bool on) { m_dashed = on; }
+    bool dashed() const { return m_dashed; }
     void updatePath();
     QPainterPath shape() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -119,6 +122,7 @@ private:
     std::vector<double> m_along;
     QColor m_highlight;
     double m_width = 1.2;
+    bool m_dashed = false;
 };
 
 /// A cluster's frame, or (with `stackCount` > 0) the frame of a stack of repeated clusters:

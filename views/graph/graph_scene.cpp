@@ -41,6 +41,7 @@ void GraphScene::clearGraph() {
     m_bundles.clear();
     m_bundleNodes.clear();
     m_ghosts.clear();
+    m_ghostEdges.clear();
     m_ghostNodes.clear();
     m_cutBundles.clear();
     m_cutLabels.clear();
@@ -443,6 +444,11 @@ void GraphScene::setDark(bool dark) {
 // ---- colourings ---------------------------------------------------------------------------
 
 void GraphScene::clearGhosts() {
+    for (EdgeItem* e : m_ghostEdges) {
+        removeItem(e);
+        delete e;
+    }
+    m_ghostEdges.clear();
     for (NodeItem* g : m_ghosts) {
         removeItem(g);
         delete g;
@@ -500,6 +506,27 @@ void GraphScene::colourDiff(const DiffInfo& diff) {
         addItem(item);
         m_ghosts.push_back(item);
         m_ghostNodes.push_back(std::move(cn));
+    }
+    // The removed nodes' edges, dashed, to where their neighbours are drawn now (a collapsed
+    // block for a hidden one).
+    QHash<QString, NodeItem*> ghostByName;
+    for (NodeItem* g : m_ghosts) ghostByName.insert(g->name(), g);
+    auto itemOf = [&](const QString& name) -> QGraphicsItem* {
+        if (NodeItem* g = ghostByName.value(name)) return g;
+        const int i = m_graph->indexOf(name);
+        return i >= 0 ? anchorOf(i) : nullptr;
+    };
+    for (const auto& [from, to] : diff.ghostEdges) {
+        QGraphicsItem* a = itemOf(from);
+        QGraphicsItem* b = itemOf(to);
+        if (!a || !b || a == b) continue;
+        auto* e = new EdgeItem(-1, tr("%1 → %2, removed by this pass").arg(from, to));
+        e->setHighlight(canvas_colors::removed(m_dark), 1.5);
+        e->setDashed(true);
+        e->setZValue(0.5);
+        addItem(e);
+        e->setEnds(a, b);
+        m_ghostEdges.push_back(e);
     }
 }
 

@@ -34,6 +34,9 @@ struct DiffInfo {
         QPointF pos;
     };
     std::vector<Ghost> removed;
+    /// Edges of the previous snapshot with a removed node at one end (from, to): drawn dashed
+    /// between the ghost and its neighbour, so a removed node shows what it was connected to.
+    std::vector<std::pair<QString, QString>> ghostEdges;
 };
 
 /// The partition as the canvas colours it (names of the shown graph).
@@ -77,6 +80,7 @@ public:
     /// The placement in force (inactive when nothing is collapsed).
     const Overview& overview() const { return m_overview; }
     const std::vector<NodeItem*>& ghostItems() const { return m_ghosts; }
+    const std::vector<EdgeItem*>& ghostEdgeItems() const { return m_ghostEdges; }
     /// Centre of every node by name (what the next pass's layout keeps).
     QHash<QString, QPointF> positions() const;
     /// Bounding rectangle of the graph's items.
@@ -157,6 +161,7 @@ private:
     std::vector<std::unique_ptr<CanvasNode>> m_bundleNodes;
     LayoutParams m_params;
     std::vector<NodeItem*> m_ghosts;
+    std::vector<EdgeItem*> m_ghostEdges;
     std::vector<std::unique_ptr<CanvasNode>> m_ghostNodes;
     QSizeF m_nodeSize;
     QRectF m_graphRect;
