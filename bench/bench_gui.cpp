@@ -101,7 +101,6 @@ std::unique_ptr<Graph> syntheticGraph(int n) {
     return g;
 }
 
-
 /// Opens `path` as the app does (no flags) and prints the big-graph rows: parse, layout on the
 /// worker, the scene built on the UI thread, the first complete paint, and panning the first
 /// view, then the same with every block expanded. False when the file does not load.
@@ -317,7 +316,8 @@ int main(int argc, char** argv) {
     }
     if (const QByteArray big = qgetenv("FXRAY_BIG_GRAPHS"); !big.isEmpty()) {
         for (const char* model : {"densenet121", "llama_8l"}) {
-            const QString path = QString::fromLocal8Bit(big) + QStringLiteral("/%1/graphs/aot_joint_graph.py").arg(QLatin1String(model));
+            const QString path =
+                QString::fromLocal8Bit(big) + QStringLiteral("/%1/graphs/aot_joint_graph.py").arg(QLatin1String(model));
             if (!bigGraphRows(QStringLiteral("%1 joint").arg(QLatin1String(model)), path)) return 2;
         }
     }

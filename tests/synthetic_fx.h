@@ -73,8 +73,8 @@ inline std::string syntheticFxText(const SyntheticShape& shape = {}, std::vector
                 const size_t from = features.size() > 4 ? features.size() - 4 : 0;
                 for (size_t k = from; k < features.size(); ++k) list += (k > from ? ", " : "") + features[k];
                 const int c = 64 * static_cast<int>(features.size() - from);
-                const std::string wide = "f32[2, " + std::to_string(c) + ", 28, 28][" + std::to_string(c * 784) +
-                                         ", 784, 28, 1]cuda:0";
+                const std::string wide =
+                    "f32[2, " + std::to_string(c) + ", 28, 28][" + std::to_string(c * 784) + ", 784, 28, 1]cuda:0";
                 const std::string cat = stmt(fresh("cat"), wide, "torch.ops.aten.cat.default([" + list + "], 1)");
                 file(49, "bottleneck_output = self.conv1(self.relu1(self.norm1(concated_features)))");
                 const std::string ch = "f32[" + std::to_string(c) + "][1]cuda:0";
@@ -84,8 +84,8 @@ inline std::string syntheticFxText(const SyntheticShape& shape = {}, std::vector
                                                 ", " + w + ", " + b + ", " + m + ", " + v + ", 0.1, 1e-05)");
                 const std::string g = stmt(fresh("getitem"), wide, bn + "[0]");
                 const std::string r = stmt(fresh("relu"), wide, "torch.ops.aten.relu.default(" + g + ")");
-                const std::string k1 = primal("f32[64, " + std::to_string(c) + ", 1, 1][" + std::to_string(c) +
-                                              ", 1, 1, 1]cuda:0");
+                const std::string k1 =
+                    primal("f32[64, " + std::to_string(c) + ", 1, 1][" + std::to_string(c) + ", 1, 1, 1]cuda:0");
                 const std::string c1 = stmt(fresh("convolution"), act,
                                             "torch.ops.aten.convolution.default(" + r + ", " + k1 +
                                                 ", None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)");
@@ -100,9 +100,9 @@ inline std::string syntheticFxText(const SyntheticShape& shape = {}, std::vector
             } else {
                 file(80, "hidden_states = self.input_layernorm(hidden_states)");
                 const std::string lw = primal(vec), lb = primal(vec);
-                const std::string ln = stmt(fresh("native_layer_norm"), "",
-                                            "torch.ops.aten.native_layer_norm.default(" + x + ", [256], " + lw + ", " +
-                                                lb + ", 1e-05)");
+                const std::string ln =
+                    stmt(fresh("native_layer_norm"), "",
+                         "torch.ops.aten.native_layer_norm.default(" + x + ", [256], " + lw + ", " + lb + ", 1e-05)");
                 const std::string h = stmt(fresh("getitem"), seq, ln + "[0]");
                 file(81, "query_states = self.q_proj(hidden_states)");
                 const std::string hv = stmt(fresh("view"), flat, "torch.ops.aten.view.default(" + h + ", [256, 256])");
@@ -120,24 +120,28 @@ inline std::string syntheticFxText(const SyntheticShape& shape = {}, std::vector
                                             "torch.ops.aten.bmm.default(" + qkv[0] + ", " + kt + ")");
                 const std::string sm = stmt(fresh("_softmax"), "f32[2, 128, 128][16384, 128, 1]cuda:0",
                                             "torch.ops.aten._softmax.default(" + sc + ", -1, False)");
-                const std::string at = stmt(fresh("bmm"), seq, "torch.ops.aten.bmm.default(" + sm + ", " + qkv[2] + ")");
+                const std::string at =
+                    stmt(fresh("bmm"), seq, "torch.ops.aten.bmm.default(" + sm + ", " + qkv[2] + ")");
                 file(88, "hidden_states = residual + self.o_proj(attn_output)");
                 const std::string av = stmt(fresh("view"), flat, "torch.ops.aten.view.default(" + at + ", [256, 256])");
                 const std::string wo = primal(mat);
                 const std::string to = stmt(fresh("t"), matT, "torch.ops.aten.t.default(" + wo + ")");
                 const std::string o = stmt(fresh("mm"), flat, "torch.ops.aten.mm.default(" + av + ", " + to + ")");
-                const std::string ov = stmt(fresh("view"), seq, "torch.ops.aten.view.default(" + o + ", [2, 128, 256])");
+                const std::string ov =
+                    stmt(fresh("view"), seq, "torch.ops.aten.view.default(" + o + ", [2, 128, 256])");
                 const std::string res = stmt(fresh("add"), seq, "torch.ops.aten.add.Tensor(" + x + ", " + ov + ")");
                 file(92, "hidden_states = residual + self.mlp(self.post_attention_layernorm(hidden_states))");
-                const std::string mv = stmt(fresh("view"), flat, "torch.ops.aten.view.default(" + res + ", [256, 256])");
+                const std::string mv =
+                    stmt(fresh("view"), flat, "torch.ops.aten.view.default(" + res + ", [256, 256])");
                 const std::string w1 = primal(mat), b1 = primal(vec);
-                const std::string a1 = stmt(fresh("addmm"), flat,
-                                            "torch.ops.aten.addmm.default(" + b1 + ", " + mv + ", " + w1 + ")");
+                const std::string a1 =
+                    stmt(fresh("addmm"), flat, "torch.ops.aten.addmm.default(" + b1 + ", " + mv + ", " + w1 + ")");
                 const std::string ge = stmt(fresh("gelu"), flat, "torch.ops.aten.gelu.default(" + a1 + ")");
                 const std::string w2 = primal(mat), b2 = primal(vec);
-                const std::string a2 = stmt(fresh("addmm"), flat,
-                                            "torch.ops.aten.addmm.default(" + b2 + ", " + ge + ", " + w2 + ")");
-                const std::string v2 = stmt(fresh("view"), seq, "torch.ops.aten.view.default(" + a2 + ", [2, 128, 256])");
+                const std::string a2 =
+                    stmt(fresh("addmm"), flat, "torch.ops.aten.addmm.default(" + b2 + ", " + ge + ", " + w2 + ")");
+                const std::string v2 =
+                    stmt(fresh("view"), seq, "torch.ops.aten.view.default(" + a2 + ", [2, 128, 256])");
                 x = stmt(fresh("add"), seq, "torch.ops.aten.add.Tensor(" + res + ", " + v2 + ")");
             }
         }

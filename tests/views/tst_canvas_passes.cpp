@@ -1,6 +1,7 @@
 // Stepping through a compile on the canvas: the diff colouring marks the nodes a pass added
-// (green), removed (red ghosts where they were, with their edges dashed) and rewrote (amber); untouched nodes keep their
-// place from pass to pass; the partition colouring follows Document::partition().
+// (green), removed (red ghosts where they were, their edges dashed) and rewrote (amber);
+// untouched nodes keep their place from pass to pass; the partition colouring follows
+// Document::partition().
 #include "test_util.h"
 
 #include "document.h"

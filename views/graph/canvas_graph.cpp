@@ -152,8 +152,7 @@ void splitTails(const CanvasGraph& cg, std::vector<Block>& blocks, const QString
         if (next.size() <= layer.size() || next.mid(0, layer.size()) != layer) continue;
         // Named for the layer it follows: a model with several stages has one such part each.
         Block tail{QCoreApplication::translate("CanvasGraph", "%1 after block %2").arg(phase).arg(blocks[j].number),
-                   std::vector<int>(blocks[j].nodes.begin() + layer.size(), blocks[j].nodes.end()), 0,
-                   blocks[j].file};
+                   std::vector<int>(blocks[j].nodes.begin() + layer.size(), blocks[j].nodes.end()), 0, blocks[j].file};
         blocks[j].nodes.resize(static_cast<size_t>(layer.size()));
         blocks.insert(blocks.begin() + static_cast<std::ptrdiff_t>(j) + 1, std::move(tail));
         i = j;
@@ -166,8 +165,8 @@ void splitTails(const CanvasGraph& cg, std::vector<Block>& blocks, const QString
 /// in halves that never repeat). The prologue and epilogue of the cut, when large, are cut again
 /// the same way: a model of several kinds of stages (a CNN's dense blocks, then a transformer's
 /// layers) repeats a different statement in each. `depth` bounds that.
-std::vector<Block> cutMembers(const CanvasGraph& cg, const std::vector<int>& members, const QString& phase,
-                              int depth, QString* anchorOut = nullptr) {
+std::vector<Block> cutMembers(const CanvasGraph& cg, const std::vector<int>& members, const QString& phase, int depth,
+                              QString* anchorOut = nullptr) {
     std::vector<Block> blocks;
     if (members.empty()) return blocks;
     std::vector<QString> keys(members.size());
@@ -227,10 +226,11 @@ std::vector<Block> cutMembers(const CanvasGraph& cg, const std::vector<int>& mem
         const size_t chunk = 200;
         for (size_t i = 0; i < members.size(); i += chunk) {
             const size_t end = std::min(members.size(), i + chunk);
-            blocks.push_back({QCoreApplication::translate("CanvasGraph", "%1 nodes %2–%3").arg(phase).arg(i + 1).arg(end),
-                              std::vector<int>(members.begin() + static_cast<std::ptrdiff_t>(i),
-                                               members.begin() + static_cast<std::ptrdiff_t>(end)),
-                              0, QString()});
+            blocks.push_back(
+                {QCoreApplication::translate("CanvasGraph", "%1 nodes %2–%3").arg(phase).arg(i + 1).arg(end),
+                 std::vector<int>(members.begin() + static_cast<std::ptrdiff_t>(i),
+                                  members.begin() + static_cast<std::ptrdiff_t>(end)),
+                 0, QString()});
         }
         return blocks;
     }

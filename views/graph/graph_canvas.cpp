@@ -563,7 +563,8 @@ void GraphCanvas::updateLegend() {
                swatch(canvas_colors::backward(dark), tr("backward")) +
                swatch(canvas_colors::saved(dark), tr("saved (framed)")) +
                swatch(canvas_colors::recomputed(dark), tr("recomputed (dashed)")) +
-               swatch(canvas_colors::cut(dark), tr("cut edges of activations, bundled per block: ✂ saved tensors · bytes"));
+               swatch(canvas_colors::cut(dark),
+                      tr("cut edges of activations, bundled per block: ✂ saved tensors · bytes"));
         if (!m_doc->partition()) html += tr("— partitioning…");
     } else if (m_mode == Mode::Numerics) {
         // One swatch per decade of the scale, as log10(rel_err).

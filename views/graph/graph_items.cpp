@@ -250,7 +250,8 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
         for (qsizetype i = 0; i + 1 < m_flat.size(); ++i) {
             const QPointF& a = m_flat[i];
             const QPointF& b = m_flat[i + 1];
-            const bool nearEnd = m_along[static_cast<size_t>(i)] < reach || total - m_along[static_cast<size_t>(i + 1)] < reach;
+            const bool nearEnd =
+                m_along[static_cast<size_t>(i)] < reach || total - m_along[static_cast<size_t>(i + 1)] < reach;
             const bool touches = nearEnd && std::max(a.x(), b.x()) >= area.left() &&
                                  std::min(a.x(), b.x()) <= area.right() && std::max(a.y(), b.y()) >= area.top() &&
                                  std::min(a.y(), b.y()) <= area.bottom();

@@ -341,7 +341,7 @@ void GraphScene::bundleCut() {
             }
         auto* item = new EdgeItem(-1, tr("Cut: %n saved tensor(s) into this block of the backward, %1\n%2", nullptr,
                                          static_cast<int>(b.saved.size()))
-                                      .arg(bytesText(bytes), names.join(QStringLiteral(", "))));
+                                          .arg(bytesText(bytes), names.join(QStringLiteral(", "))));
         // Thicker with more tensors (log: one bundle of hundreds must not hide the blocks).
         item->setHighlight(cut, std::clamp(2.0 + std::log2(static_cast<double>(b.saved.size())), 2.5, 9.0));
         // Above the blocks it crosses.
@@ -367,7 +367,7 @@ void GraphScene::bundleCut() {
                              static_cast<int>(saved.size())));
         // On the bottom edge of the block, where its bundles leave.
         const QRectF box = from->type() == ClusterItem::Type ? static_cast<ClusterItem*>(from)->box()
-                                                              : from->sceneBoundingRect().adjusted(4, 4, -4, -4);
+                                                             : from->sceneBoundingRect().adjusted(4, 4, -4, -4);
         label->setPos(box.center().x(), box.bottom());
         label->setZValue(5);
         addItem(label);

@@ -44,7 +44,7 @@ struct PartitionInfo {
     QHash<QString, int> region;  ///< 0 forward, 1 backward, 2 unclaimed
     QSet<QString> saved;
     QSet<QString> recomputed;
-    QSet<QString> cut;  ///< nodes whose edges into the backward are cut
+    QSet<QString> cut;             ///< nodes whose edges into the backward are cut
     QHash<QString, qint64> bytes;  ///< saved value -> its bytes
     /// Saved values that are inputs or views of them (no activation memory): framed, but their
     /// edges are not drawn as cut (a model's weights would be a red line each).
