@@ -24,6 +24,7 @@
 #include "document.h"
 #include "graph/graph_canvas.h"
 #include "graph/graph_items.h"
+#include "graph/graph_layout.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "main_window.h"
@@ -181,6 +182,28 @@ private Q_SLOTS:
         }
         // Opened collapsed: every stack is one block on the canvas.
         for (ClusterItem* st : scene->stackItems()) QVERIFY(st->collapsed());
+
+        // Graphviz routes every edge between the blocks (no free curves), from one box to the other.
+        CanvasGraph two;
+        two.nodes.resize(2);
+        two.edges.push_back({0, 1, {}});
+        const bool graphviz =
+            !routeWithGraphviz(two, {QPointF(0, 0), QPointF(0, 200)}, {QSizeF(100, 50), QSizeF(100, 50)}).empty();
+        if (!graphviz) return;
+        auto boxOf = [](QGraphicsItem* it) {
+            return it->type() == ClusterItem::Type ? static_cast<ClusterItem*>(it)->box()
+                                                   : it->sceneBoundingRect().adjusted(4, 4, -4, -4);
+        };
+        int routed = 0;
+        for (EdgeItem* e : scene->edgeItems()) {
+            if (!e->isVisible()) continue;
+            const QPolygonF& r = e->route();
+            QVERIFY2(r.size() >= 4, qPrintable(e->toolTip()));
+            QVERIFY(boxOf(e->from()).adjusted(-3, -3, 3, 3).contains(r.first()));
+            QVERIFY(boxOf(e->to()).adjusted(-12, -12, 12, 12).contains(r.last()));
+            ++routed;
+        }
+        QVERIFY(routed > 0);
     }
 
     void partitionCutIsBundled_data() {

@@ -173,7 +173,7 @@ QRectF boxOf(const QGraphicsItem* it) {
 void EdgeItem::updatePath() {
     if (!m_from || !m_to) return;
     QPainterPath path;
-    if (m_route.size() >= 4 && m_from->type() == NodeItem::Type && m_to->type() == NodeItem::Type) {
+    if (m_route.size() >= 4) {
         path.moveTo(m_route[0]);
         int k = 1;
         for (; k + 2 < m_route.size(); k += 3) path.cubicTo(m_route[k], m_route[k + 1], m_route[k + 2]);

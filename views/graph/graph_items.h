@@ -101,6 +101,8 @@ public:
     void setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& route = {});
     QGraphicsItem* from() const { return m_from; }
     QGraphicsItem* to() const { return m_to; }
+    /// Graphviz's Bezier points, or empty (then a plain curve joins the boxes).
+    const QPolygonF& route() const { return m_route; }
     void setHighlight(QColor c, double width);
     QColor highlight() const { return m_highlight; }
     /// Dashed: an edge of a removed node (diff ghosts).

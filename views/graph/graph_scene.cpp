@@ -253,8 +253,19 @@ void GraphScene::attachEdges() {
             seen.insert(key);
         }
         m_edges[i]->setVisible(show);
-        // dot's routes hold for the full layout only.
-        if (show) m_edges[i]->setEnds(a, b, m_overview.active ? QPolygonF() : m_routes[i]);
+        if (!show) continue;
+        // dot's routes: of the full layout, or in the overview of the edge between two units
+        // drawn as themselves (not nodes inside an expanded cluster, which moved as one).
+        QPolygonF route = m_overview.active ? QPolygonF() : m_routes[i];
+        if (m_overview.active) {
+            const int ua = m_overview.unitOf[static_cast<size_t>(ce.from)];
+            const int ub = m_overview.unitOf[static_cast<size_t>(ce.to)];
+            const auto own = [&](int u) {
+                return m_overview.units[static_cast<size_t>(u)].kind != Overview::Kind::Open;
+            };
+            if (own(ua) && own(ub)) route = m_overview.routes.value(Overview::unitKey(ua, ub));
+        }
+        m_edges[i]->setEnds(a, b, route);
     }
 }
 

@@ -169,9 +169,23 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
             const int rv = rank[static_cast<size_t>(v)];
             ug.nodes[r].users.push_back(rv);
             ug.nodes[static_cast<size_t>(rv)].inputs.push_back(static_cast<int>(r));
+            ug.edges.push_back({static_cast<int>(r), rv, {}});
         }
     }
     const GraphLayout l = layoutLayered(ug, p, sizes);
+    // Graphviz routes the edges between the units where they are (the layered layout keeps a
+    // model's chain of blocks in one straight column; dot's own placement staircased it). A few
+    // dozen units take milliseconds; many more would stall the UI thread on every toggle.
+    constexpr int kRoutedUnits = 200;
+    std::vector<QPolygonF> routes;
+    if (p.useDot && count <= kRoutedUnits) routes = routeWithGraphviz(ug, l.pos, sizes);
+    std::vector<int> unitAt(static_cast<size_t>(count));
+    for (int u = 0; u < count; ++u) unitAt[static_cast<size_t>(rank[static_cast<size_t>(u)])] = u;
+    for (size_t e = 0; e < routes.size() && e < ug.edges.size(); ++e)
+        if (!routes[e].isEmpty())
+            ov.routes.insert(Overview::unitKey(unitAt[static_cast<size_t>(ug.edges[e].from)],
+                                               unitAt[static_cast<size_t>(ug.edges[e].to)]),
+                             routes[e]);
     for (int u = 0; u < count; ++u) {
         const size_t r = static_cast<size_t>(rank[static_cast<size_t>(u)]);
         Overview::Unit& unit = ov.units[static_cast<size_t>(u)];

@@ -5,12 +5,15 @@
 /// an empty expanse of cluster background). The units — blocks, expanded clusters (their nodes
 /// keep the full layout's arrangement and move as one), the graph's free nodes, and bundles of
 /// inputs that only feed collapsed blocks (a model's weights: a hundred of them in one row would
-/// be spaghetti) — are laid out again by the layered layout with a size per unit. There are a
-/// few dozen units, so this runs on the UI thread each time a block opens or closes.
+/// be spaghetti) — are laid out again by the layered layout with a size per unit, and Graphviz
+/// routes the edges between them (splines around the boxes: no free curves). There are a few
+/// dozen units, so this runs on the UI thread each time a block opens or closes.
 #include "graph/canvas_graph.h"
 #include "graph/graph_layout.h"
 
+#include <QHash>
 #include <QPointF>
+#include <QPolygonF>
 #include <QRectF>
 
 #include <vector>
@@ -36,6 +39,10 @@ struct Overview {
     std::vector<Unit> units;
     std::vector<int> unitOf;                // per node: the unit that shows it
     std::vector<std::vector<int>> bundles;  // the input nodes of each bundle
+    /// Graphviz's Bezier points of the edge between two units, by unitKey(from, to); empty
+    /// without Graphviz.
+    QHash<qint64, QPolygonF> routes;
+    static qint64 unitKey(int from, int to) { return (static_cast<qint64>(from) << 32) | static_cast<quint32>(to); }
 };
 
 /// Size of a collapsed block on the canvas: room for a label of two or three lines that stays
