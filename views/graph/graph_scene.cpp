@@ -134,6 +134,7 @@ void GraphScene::placeItems() {
     for (size_t c = 0; c < m_clusters.size(); ++c) clusterShut[c] = m_clusters[c]->collapsed();
     for (size_t k = 0; k < m_stacks.size(); ++k) stackShut[k] = m_stacks[k]->collapsed();
     m_overview = layoutOverview(*m_graph, m_layoutPos, clusterShut, stackShut, m_params);
+    ++m_overviewGeneration;
     clearBundles();
     QRectF bounds;
     auto membersRect = [&](const std::vector<int>& members) {
@@ -224,6 +225,15 @@ void GraphScene::refreshVisibility() {
     if (!m_graph) return;
     clearCutBundles();
     placeItems();
+    attachEdges();
+    if (m_colouring == Colouring::Partition) bundleCut();
+    if (m_overview.active && m_params.useDot && !m_overview.unitGraph.edges.empty()) Q_EMIT overviewRoutesWanted();
+}
+
+void GraphScene::setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes) {
+    if (generation != m_overviewGeneration || !m_overview.active || routes.isEmpty()) return;
+    m_overview.routes = routes;
+    clearCutBundles();
     attachEdges();
     if (m_colouring == Colouring::Partition) bundleCut();
 }

@@ -79,6 +79,11 @@ public:
     const std::vector<NodeItem*>& bundleItems() const { return m_bundles; }
     /// The placement in force (inactive when nothing is collapsed).
     const Overview& overview() const { return m_overview; }
+    /// Counts the overview's placements: routes computed for an older one are dropped.
+    int overviewGeneration() const { return m_overviewGeneration; }
+    /// Installs routeOverview's result for placement `generation` (ignored when the overview was
+    /// placed again since) and redraws the edges along them.
+    void setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes);
     const std::vector<NodeItem*>& ghostItems() const { return m_ghosts; }
     const std::vector<EdgeItem*>& ghostEdgeItems() const { return m_ghostEdges; }
     /// Centre of every node by name (what the next pass's layout keeps).
@@ -132,6 +137,8 @@ Q_SIGNALS:
     /// The user changed the selection by clicking (not setSelectedNames).
     void selectionChangedByUser(const QStringList& names);
     void clustersChanged();
+    /// The overview was placed again and its edges wait for Graphviz's routes (routeOverview).
+    void overviewRoutesWanted();
 
 private:
     void onSelectionChanged();
@@ -157,6 +164,7 @@ private:
     std::vector<ClusterItem*> m_stacks;
     std::vector<QPointF> m_layoutPos;  ///< the full layout, by node index
     Overview m_overview;
+    int m_overviewGeneration = 0;
     std::vector<NodeItem*> m_bundles;
     std::vector<std::unique_ptr<CanvasNode>> m_bundleNodes;
     LayoutParams m_params;

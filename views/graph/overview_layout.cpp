@@ -173,19 +173,14 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
         }
     }
     const GraphLayout l = layoutLayered(ug, p, sizes);
-    // Graphviz routes the edges between the units where they are (the layered layout keeps a
-    // model's chain of blocks in one straight column; dot's own placement staircased it). A few
-    // dozen units take milliseconds; many more would stall the UI thread on every toggle.
-    constexpr int kRoutedUnits = 200;
-    std::vector<QPolygonF> routes;
-    if (p.useDot && count <= kRoutedUnits) routes = routeWithGraphviz(ug, l.pos, sizes);
-    std::vector<int> unitAt(static_cast<size_t>(count));
-    for (int u = 0; u < count; ++u) unitAt[static_cast<size_t>(rank[static_cast<size_t>(u)])] = u;
-    for (size_t e = 0; e < routes.size() && e < ug.edges.size(); ++e)
-        if (!routes[e].isEmpty())
-            ov.routes.insert(Overview::unitKey(unitAt[static_cast<size_t>(ug.edges[e].from)],
-                                               unitAt[static_cast<size_t>(ug.edges[e].to)]),
-                             routes[e]);
+    // What routeOverview needs: Graphviz routes the edges between the units where they are, later
+    // and off the UI thread (tens of ms for a few dozen units, a third of a second for densenet's
+    // hundred edges).
+    ov.unitAt.assign(static_cast<size_t>(count), 0);
+    for (int u = 0; u < count; ++u) ov.unitAt[static_cast<size_t>(rank[static_cast<size_t>(u)])] = u;
+    ov.unitPos = l.pos;
+    ov.unitSizes = sizes;
+    ov.unitGraph = std::move(ug);
     for (int u = 0; u < count; ++u) {
         const size_t r = static_cast<size_t>(rank[static_cast<size_t>(u)]);
         Overview::Unit& unit = ov.units[static_cast<size_t>(u)];
@@ -194,6 +189,18 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
         if (unit.kind == Overview::Kind::Open) unit.shift = c - frame[static_cast<size_t>(u)].center();
     }
     return ov;
+}
+
+QHash<qint64, QPolygonF> routeOverview(const Overview& ov) {
+    QHash<qint64, QPolygonF> out;
+    if (!ov.active || ov.unitGraph.edges.empty() || ov.unitGraph.edges.size() > kRoutedEdges) return out;
+    const std::vector<QPolygonF> routes = routeWithGraphviz(ov.unitGraph, ov.unitPos, ov.unitSizes);
+    for (size_t e = 0; e < routes.size() && e < ov.unitGraph.edges.size(); ++e)
+        if (!routes[e].isEmpty())
+            out.insert(Overview::unitKey(ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].from)],
+                                         ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].to)]),
+                       routes[e]);
+    return out;
 }
 
 }  // namespace fxray::views
