@@ -126,7 +126,7 @@ bool bigGraphRows(const QString& label, const QString& path) {
     row(text, load, "ms", "");
     std::snprintf(text, sizeof text, "  layout (%s, worker)", qPrintable(canvas.layoutEngine()));
     row(text, canvas.layoutMs(), "ms", "");
-    row("  open -> layout installed", laidOut, "ms", "");
+    row("  open -> layout and edge routes installed", laidOut, "ms", "");
     row("  open -> first complete paint", total, "ms", "< 3000 ms");
     row("  pan, first view, one frame, median", panFrames(canvas, 30), "ms", "< 16.7 ms");
     QElapsedTimer te;

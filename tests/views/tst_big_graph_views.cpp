@@ -3,14 +3,15 @@
 // of repeated layers) always; gpt2_12's joint graph from the corpus for the partition; and, when
 // FXRAY_BIG_GRAPHS names the folder bench/gen_big_graphs.py wrote on the GPU machine (not checked
 // in), densenet121's and llama_8l's joint graphs. Each is opened as the app opens a file
-// (MainWindow::openFile, default size, no flags) and its canvas area (the view's viewport, not
-// the window) is rendered; the test fails when it is blank or unreadable:
+// (MainWindow::openFile, default size, no flags; gpt2_12 too) and its canvas area (the view's
+// viewport, not the window) is rendered; the test fails when it is blank or unreadable:
 //  - painted and ink fractions of the render (canvas_measure.h);
 //  - every node or block label inside the view is at least kReadableTextPx high on screen, and
 //    there are several of them;
 //  - the repeated layers are found: the stacks hold as many layers as the model has (the
 //    generator's count; torchvision's densenet121 dense blocks of 6, 12, 24 and 16 layers; the
-//    8 decoder layers of llama_8l).
+//    8 decoder layers of llama_8l, gpt2_12's 12);
+//  - Graphviz routed every edge between the blocks, from one box to the other (no free curves).
 // In partition colouring the cut edges of activations are bundled: every such edge is drawn
 // itself inside one block or carried by a bundle between two, the red lines on the canvas are a
 // fraction of the cut edges, the block labels count each saved activation once, and no two
@@ -31,6 +32,7 @@
 #include "panels/partition_lanes_view.h"
 #include "panels/partition_panel.h"
 #include "partition/partitioner.h"
+#include "settings.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -92,6 +94,8 @@ private Q_SLOTS:
         QCoreApplication::setApplicationName(QStringLiteral("tst_big_graph_views"));
         QSettings().clear();
         applyTheme(Theme::Light);
+        // As the app starts in English: its plural forms ("26 nodes", not "26 node(s)").
+        QVERIFY(settings::installTranslator(QStringLiteral("en")));
         QVERIFY(m_tmp.isValid());
         m_synthetic = m_tmp.filePath(QStringLiteral("synthetic_20000.py"));
         std::vector<int> layers;
@@ -104,6 +108,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("name");
         QTest::newRow("synthetic 20k") << QString() << "synthetic_20k";
+        if (fxtest::haveCorpus())
+            QTest::newRow("gpt2_12") << corpusFile(QStringLiteral("gpt2_12/graphs/aot_joint_graph.py")) << "gpt2_12";
         for (const char* model : {"densenet121", "llama_8l"})
             if (!bigGraph(QLatin1String(model)).isEmpty())
                 QTest::newRow(model) << bigGraph(QLatin1String(model)) << QString::fromLatin1(model);
@@ -177,6 +183,8 @@ private Q_SLOTS:
         } else if (name == QLatin1String("densenet121")) {
             // torchvision's densenet121: block_config = (6, 12, 24, 16).
             QCOMPARE(stackSizes(g, QStringLiteral("forward")), QList<int>({6, 12, 24, 16}));
+        } else if (name == QLatin1String("gpt2_12")) {
+            QCOMPARE(stackSizes(g, QStringLiteral("forward")), QList<int>({12}));  // n_layer=12
         } else if (name == QLatin1String("llama_8l")) {
             QVERIFY(stackSizes(g, QStringLiteral("forward")).contains(8));  // num_hidden_layers=8
         }

@@ -275,9 +275,14 @@ void emitBlocks(CanvasGraph& cg, const std::vector<Block>& blocks, const QString
         used.insert(label);
         return label;
     };
-    const int first = static_cast<int>(cg.clusters.size());
-    for (const Block& b : blocks) {
+    std::vector<int> clusterOf(blocks.size(), -1);
+    for (size_t k = 0; k < blocks.size(); ++k) {
+        const Block& b = blocks[k];
+        // A node or two left between layers (a reshape between stages) reads better as itself
+        // than as a block.
+        if (b.number == 0 && b.nodes.size() <= 2) continue;
         const int c = static_cast<int>(cg.clusters.size());
+        clusterOf[k] = c;
         for (int n : b.nodes) cg.nodes[static_cast<size_t>(n)].cluster = c;
         cg.clusters.push_back({unique(b.label), b.nodes, -1});
     }
@@ -294,8 +299,8 @@ void emitBlocks(CanvasGraph& cg, const std::vector<Block>& blocks, const QString
                                   .arg(blocks[i].file));
             st.nodesEach = static_cast<int>(blocks[i].nodes.size());
             for (size_t k = i; k < j; ++k) {
-                st.clusters.push_back(first + static_cast<int>(k));
-                cg.clusters[static_cast<size_t>(first) + k].stack = static_cast<int>(cg.stacks.size());
+                st.clusters.push_back(clusterOf[k]);
+                cg.clusters[static_cast<size_t>(clusterOf[k])].stack = static_cast<int>(cg.stacks.size());
             }
             cg.stacks.push_back(std::move(st));
         }
