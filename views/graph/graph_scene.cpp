@@ -311,6 +311,7 @@ void GraphScene::bundleCut() {
         QGraphicsItem *from = nullptr, *to = nullptr;
         QList<int> saved;  // distinct saved nodes, graph order
         std::vector<int> edges;
+        QPolygonF route;  // Graphviz's, when both ends are overview units drawn as themselves
     };
     std::vector<Bundle> bundles;
     QHash<QPair<QGraphicsItem*, QGraphicsItem*>, int> index;
@@ -333,7 +334,12 @@ void GraphScene::bundleCut() {
         auto it = index.constFind(key);
         if (it == index.constEnd()) {
             it = index.insert(key, static_cast<int>(bundles.size()));
-            bundles.push_back({a, b, {}, {}});
+            QPolygonF route;
+            if (m_overview.active && a->type() == ClusterItem::Type && static_cast<ClusterItem*>(a)->collapsed() &&
+                b->type() == ClusterItem::Type && static_cast<ClusterItem*>(b)->collapsed())
+                route = m_overview.routes.value(Overview::unitKey(m_overview.unitOf[static_cast<size_t>(e.from)],
+                                                                  m_overview.unitOf[static_cast<size_t>(e.to)]));
+            bundles.push_back({a, b, {}, {}, route});
         }
         Bundle& bundle = bundles[static_cast<size_t>(*it)];
         if (!bundle.saved.contains(e.from)) bundle.saved << e.from;
@@ -368,7 +374,7 @@ void GraphScene::bundleCut() {
         // Above the blocks it crosses.
         item->setZValue(3);
         addItem(item);
-        item->setEnds(b.from, b.to);
+        item->setEnds(b.from, b.to, b.route);
         m_cutBundles.push_back(item);
         if (!savedBy.contains(b.from)) sources.push_back(b.from);
         QList<int>& saved = savedBy[b.from];
