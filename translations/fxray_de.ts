@@ -72,12 +72,12 @@
         <translation>symbolischer Skalar (SymInt)</translation>
     </message>
     <message>
-        <source>%1 epilogue</source>
-        <translation>%1 Epilog</translation>
-    </message>
-    <message>
         <source>%1 blocks %2–%3 · %4</source>
         <translation>%1 Blöcke %2–%3 · %4</translation>
+    </message>
+    <message>
+        <source>%1 after block %2</source>
+        <translation>%1 nach Block %2</translation>
     </message>
 </context>
 <context>
@@ -820,10 +820,6 @@ Stufe: %2
         <translation>neu berechnet (gestrichelt)</translation>
     </message>
     <message>
-        <source>cut edge</source>
-        <translation>Schnittkante</translation>
-    </message>
-    <message>
         <source>— partitioning…</source>
         <translation>— partitioniere…</translation>
     </message>
@@ -917,6 +913,10 @@ Stufe: %2
         <source>JSON (*.json);;All files (*)</source>
         <translation>JSON (*.json);;Alle Dateien (*)</translation>
     </message>
+    <message>
+        <source>cut edges of activations, bundled per block: ✂ saved tensors · bytes</source>
+        <translation>Schnittkanten der Aktivierungen, je Block gebündelt: ✂ gespeicherte Tensoren · Bytes</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::GraphScene</name>
@@ -930,6 +930,34 @@ Stufe: %2
     <message>
         <source>used only in blocks below</source>
         <translation>nur in Blöcken darunter verwendet</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cut: %n saved tensor(s) into this block of the backward, %1
+%2</source>
+        <translation>
+            <numerusform>Schnitt: %n gespeicherter Tensor in diesen Block des Backward, %1
+%2</numerusform>
+            <numerusform>Schnitt: %n gespeicherte Tensoren in diesen Block des Backward, %1
+%2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n saved</source>
+        <translation>
+            <numerusform>✂ %n gespeichert</numerusform>
+            <numerusform>✂ %n gespeichert</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The cut edges leaving this block: %n saved tensor(s) the backward reads</source>
+        <translation>
+            <numerusform>Die Schnittkanten aus diesem Block: %n gespeicherter Tensor, den der Backward liest</numerusform>
+            <numerusform>Die Schnittkanten aus diesem Block: %n gespeicherte Tensoren, die der Backward liest</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 → %2, removed by this pass</source>
+        <translation>%1 → %2, von diesem Pass entfernt</translation>
     </message>
 </context>
 <context>

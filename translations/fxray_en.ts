@@ -104,6 +104,30 @@ stage: %2
             <numerusform>%n inputs</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Cut: %n saved tensor(s) into this block of the backward, %1
+%2</source>
+        <translation>
+            <numerusform>Cut: %n saved tensor into this block of the backward, %1
+%2</numerusform>
+            <numerusform>Cut: %n saved tensors into this block of the backward, %1
+%2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n saved</source>
+        <translation>
+            <numerusform>✂ %n saved</numerusform>
+            <numerusform>✂ %n saved</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The cut edges leaving this block: %n saved tensor(s) the backward reads</source>
+        <translation>
+            <numerusform>The cut edges leaving this block: %n saved tensor the backward reads</numerusform>
+            <numerusform>The cut edges leaving this block: %n saved tensors the backward reads</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::KernelArtifactModel</name>

@@ -72,12 +72,12 @@
         <translation>符号标量 (SymInt)</translation>
     </message>
     <message>
-        <source>%1 epilogue</source>
-        <translation>%1 尾声</translation>
-    </message>
-    <message>
         <source>%1 blocks %2–%3 · %4</source>
         <translation>%1 块 %2–%3 · %4</translation>
+    </message>
+    <message>
+        <source>%1 after block %2</source>
+        <translation>%1 块 %2 之后</translation>
     </message>
 </context>
 <context>
@@ -805,10 +805,6 @@ stage: %2
         <translation>重计算(虚线)</translation>
     </message>
     <message>
-        <source>cut edge</source>
-        <translation>切分边</translation>
-    </message>
-    <message>
         <source>— partitioning…</source>
         <translation>— 正在划分…</translation>
     </message>
@@ -900,6 +896,10 @@ stage: %2
         <source>JSON (*.json);;All files (*)</source>
         <translation>JSON (*.json);;所有文件 (*)</translation>
     </message>
+    <message>
+        <source>cut edges of activations, bundled per block: ✂ saved tensors · bytes</source>
+        <translation>激活值的切分边，按块捆绑：✂ 保存的张量 · 字节</translation>
+    </message>
 </context>
 <context>
     <name>fxray::views::GraphScene</name>
@@ -912,6 +912,30 @@ stage: %2
     <message>
         <source>used only in blocks below</source>
         <translation>仅在下方的块中使用</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cut: %n saved tensor(s) into this block of the backward, %1
+%2</source>
+        <translation>
+            <numerusform>切分：%n 个保存的张量进入反向的此块，%1
+%2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>✂ %n saved</source>
+        <translation>
+            <numerusform>✂ 已保存 %n 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The cut edges leaving this block: %n saved tensor(s) the backward reads</source>
+        <translation>
+            <numerusform>离开此块的切分边：反向读取的 %n 个保存张量</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 → %2, removed by this pass</source>
+        <translation>%1 → %2，被此 pass 移除</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 // Stepping through a compile on the canvas: the diff colouring marks the nodes a pass added
-// (green), removed (red ghosts where they were) and rewrote (amber); untouched nodes keep their
-// place from pass to pass; the partition colouring follows Document::partition().
+// (green), removed (red ghosts where they were, their edges dashed) and rewrote (amber);
+// untouched nodes keep their place from pass to pass; the partition colouring follows
+// Document::partition().
 #include "test_util.h"
 
 #include "document.h"
@@ -89,6 +90,29 @@ private Q_SLOTS:
             QCOMPARE(g->fill(), canvas_colors::removed(s->dark()));
             QCOMPARE(g->pos(), before.value(g->name()));
         }
+        // The removed nodes' edges, dashed red, one per edge of the previous snapshot with a
+        // removed end (both ends drawn: a kept node, or another ghost).
+        int ghostEdges = 0;
+        for (const auto& n : prev->nodes())
+            for (const Node* in : n->inputNodes())
+                if (removed.contains(QString::fromStdString(n->name())) ||
+                    removed.contains(QString::fromStdString(in->name())))
+                    ++ghostEdges;
+        QCOMPARE(static_cast<int>(s->ghostEdgeItems().size()), ghostEdges);
+        for (EdgeItem* e : s->ghostEdgeItems()) {
+            QVERIFY(e->dashed());
+            QCOMPARE(e->highlight(), canvas_colors::removed(s->dark()));
+            auto* a = qgraphicsitem_cast<NodeItem*>(e->from());
+            auto* b = qgraphicsitem_cast<NodeItem*>(e->to());
+            QVERIFY(a && b);  // the attention graph is small: nothing collapsed
+            QVERIFY(a->isGhost() || b->isGhost());
+            // Joins what the previous snapshot joined.
+            const Node* to = prev->find(b->name().toStdString());
+            QVERIFY(to);
+            bool input = false;
+            for (const Node* in : to->inputNodes()) input |= QString::fromStdString(in->name()) == a->name();
+            QVERIFY(input);
+        }
         // Consumers of the fused result now read another node: rewritten (amber).
         int amber = 0;
         for (int i = 0; i < s->nodeItemCount(); ++i)
@@ -107,6 +131,7 @@ private Q_SLOTS:
         // Back to category colours: no marks, no ghosts.
         canvas.setMode(GraphCanvas::Mode::Category);
         QVERIFY(s->ghostItems().empty());
+        QVERIFY(s->ghostEdgeItems().empty());
         QCOMPARE(s->nodeItem(0)->mark(), DiffMark::None);
     }
 

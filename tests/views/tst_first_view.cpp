@@ -12,6 +12,8 @@
 // Set FXRAY_SHOT_DIR to keep the rendered canvases as PNG files.
 #include "test_util.h"
 
+#include "canvas_measure.h"
+
 #include "document.h"
 #include "graph/graph_canvas.h"
 #include "graph/graph_items.h"
@@ -40,32 +42,6 @@ QString corpusPath(const QString& rel) {
 
 /// The smallest on-screen height of node label text that counts as readable (issue 18).
 constexpr double kReadablePx = 8.0;
-
-struct Measure {
-    double painted = 0;  ///< fraction of pixels unlike the background
-    double ink = 0;      ///< fraction of pixels in strong contrast with it
-};
-
-/// Pixels of `img` outside `skip` (the minimap, which shows the graph at any zoom).
-Measure measure(const QImage& img, QColor background, const QRect& skip) {
-    qint64 total = 0, painted = 0, ink = 0;
-    const int bgL = background.lightness();
-    for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) {
-            if (skip.contains(x, y)) continue;
-            const QColor c = img.pixelColor(x, y);
-            ++total;
-            const int d = std::abs(c.red() - background.red()) + std::abs(c.green() - background.green()) +
-                          std::abs(c.blue() - background.blue());
-            if (d > 24) ++painted;
-            if (std::abs(c.lightness() - bgL) > 110) ++ink;
-        }
-    Measure m;
-    if (total == 0) return m;
-    m.painted = static_cast<double>(painted) / static_cast<double>(total);
-    m.ink = static_cast<double>(ink) / static_cast<double>(total);
-    return m;
-}
 
 }  // namespace
 
@@ -105,15 +81,13 @@ private Q_SLOTS:
         QWidget* area = view->viewport();
         QVERIFY(area->width() > 300 && area->height() > 200);
 
-        QImage img(area->size(), QImage::Format_ARGB32);
-        img.fill(Qt::magenta);  // nothing rendered would be "painted": a blank render cannot pass
-        area->render(&img);
+        const QImage img = fxtest::renderViewport(view);
         if (const QByteArray dir = qgetenv("FXRAY_SHOT_DIR"); !dir.isEmpty()) {
             QDir().mkpath(QString::fromLocal8Bit(dir));
             img.save(QDir(QString::fromLocal8Bit(dir)).filePath(shot));
         }
         const QRect minimap = view->minimap()->isVisible() ? view->minimap()->geometry() : QRect();
-        const Measure m = measure(img, canvas->scene()->backgroundBrush().color(), minimap);
+        const fxtest::CanvasMeasure m = fxtest::measureCanvas(img, canvas->scene()->backgroundBrush().color(), minimap);
 
         const double labelPx = QFontInfo(nodeLabelFont()).pixelSize();
         const double textPx = labelPx * view->zoom();

@@ -5,12 +5,16 @@
 /// and is a plain value, so the layout worker can read it without touching the engine Graph.
 ///
 /// Clusters: print_readable keeps no nn_module_stack, but every node carries the `# File:` line
-/// of the statement that produced it. A model's layers run the same statements again, so the
-/// first statement that repeats inside the forward (and inside the backward) of a joint graph
-/// marks where each layer starts; the graph is cut there. Graphs without provenance are cut into
-/// fixed-size runs of consecutive nodes, so that large graphs can still be collapsed.
+/// of the statement that produced it. A model's layers run the same statements again, so a
+/// statement that repeats inside the forward (and inside the backward) of a joint graph marks
+/// where each layer starts; the graph is cut there. Of the repeating statements, the one whose
+/// cut gives the longest run of equal layers wins (a norm runs twice per layer and would cut
+/// layers in halves); a large part left over (a model with stages of another kind) is cut again
+/// the same way. Graphs without provenance are cut into fixed-size runs of consecutive nodes, so
+/// that large graphs can still be collapsed.
 ///
-/// Stacks: consecutive clusters of one phase with the same op sequence are a model's repeated
+/// Stacks: consecutive clusters of one phase with the same op sequence (runs of one op counted
+/// once: a DenseNet layer's backward slices its concatenation once per input) are a model's repeated
 /// layers (gpt2's transformer.h.0 .. h.11); they are grouped into one stack, drawn collapsed as a
 /// single "× 12" block. The last layer usually runs into what follows it (the final norm, the
 /// weight transposes of the backward), so a cluster that starts with the repeated op sequence is

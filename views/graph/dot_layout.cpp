@@ -9,6 +9,9 @@
 #ifdef FXRAY_HAVE_GRAPHVIZ
 #include <gvc.h>
 
+#include <QMutex>
+#include <QMutexLocker>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -29,9 +32,81 @@ void setAttr(Agraph_t* g, int kind, const char* name, const std::string& value) 
     agattr(g, kind, n.get(), v.get());
 }
 
+/// Graphviz is not thread-safe: every call into it holds this.
+QMutex& graphvizLock() {
+    static QMutex m;
+    return m;
+}
+
+/// dot's first Bezier of an edge in scene coordinates (y flipped), the arrow tip appended.
+QPolygonF routeOf(Agedge_t* e) {
+    QPolygonF poly;
+    const splines* s = ED_spl(e);
+    if (!s || s->size < 1) return poly;
+    const bezier& b = s->list[0];
+    for (int k = 0; k < b.size; ++k) poly << QPointF(b.list[k].x, -b.list[k].y);
+    // Replace the clipped end with the arrow tip so the edge reaches the box.
+    if (b.eflag) poly << QPointF(b.ep.x, -b.ep.y);
+    return poly;
+}
+
 }  // namespace
 
-GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString* error) {
+std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& cg, const std::vector<QPointF>& pos,
+                                         const std::vector<QSizeF>& sizes) {
+    const QMutexLocker lock(&graphvizLock());
+    std::vector<QPolygonF> out;
+    if (pos.size() != cg.nodes.size() || sizes.size() != cg.nodes.size()) return out;
+    GVC_t* gvc = gvContext();
+    if (!gvc) return out;
+    CStr gname{std::string("g")};
+    Agraph_t* g = agopen(gname.get(), Agdirected, nullptr);
+    // Splines around the nodes, which stay where they are (neato -n, "nop").
+    setAttr(g, AGRAPH, "splines", "spline");
+    // Keep the given coordinates (neato moves a layout's corner to the origin by default).
+    setAttr(g, AGRAPH, "notranslate", "true");
+    setAttr(g, AGNODE, "shape", "box");
+    setAttr(g, AGNODE, "fixedsize", "true");
+    setAttr(g, AGNODE, "width", "1");
+    setAttr(g, AGNODE, "height", "1");
+    setAttr(g, AGNODE, "label", "");
+    setAttr(g, AGNODE, "pos", "0,0");
+    char num[64];
+    std::vector<Agnode_t*> nodes(cg.nodes.size(), nullptr);
+    for (size_t i = 0; i < cg.nodes.size(); ++i) {
+        CStr id{"n" + std::to_string(i)};
+        nodes[i] = agnode(g, id.get(), 1);
+        auto set = [&](const char* name, const char* value) {
+            CStr n{std::string(name)}, v{std::string(value)};
+            agset(nodes[i], n.get(), v.get());
+        };
+        std::snprintf(num, sizeof num, "%.3f", sizes[i].width() / 72.0);
+        set("width", num);
+        std::snprintf(num, sizeof num, "%.3f", sizes[i].height() / 72.0);
+        set("height", num);
+        std::snprintf(num, sizeof num, "%.2f,%.2f!", pos[i].x(), -pos[i].y());
+        set("pos", num);
+    }
+    std::vector<Agedge_t*> edges(cg.edges.size(), nullptr);
+    for (size_t i = 0; i < cg.edges.size(); ++i) {
+        CStr id{"e" + std::to_string(i)};
+        edges[i] = agedge(g, nodes[static_cast<size_t>(cg.edges[i].from)], nodes[static_cast<size_t>(cg.edges[i].to)],
+                          id.get(), 1);
+    }
+    CStr engine{std::string("nop")};
+    if (gvLayout(gvc, g, engine.get()) == 0) {
+        out.resize(cg.edges.size());
+        for (size_t i = 0; i < edges.size(); ++i) out[i] = routeOf(edges[i]);
+        gvFreeLayout(gvc, g);
+    }
+    agclose(g);
+    gvFreeContext(gvc);
+    return out;
+}
+
+GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString* error,
+                          const std::vector<QSizeF>& sizes) {
+    const QMutexLocker lock(&graphvizLock());
     QElapsedTimer t;
     t.start();
     GraphLayout out;
@@ -66,9 +141,17 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
     setAttr(g, AGNODE, "label", "");
 
     std::vector<Agnode_t*> nodes(cg.nodes.size(), nullptr);
+    const bool sized = sizes.size() == cg.nodes.size();
     for (size_t i = 0; i < cg.nodes.size(); ++i) {
         CStr id{"n" + std::to_string(i)};
         nodes[i] = agnode(g, id.get(), 1);
+        if (!sized) continue;
+        std::snprintf(num, sizeof num, "%.3f", sizes[i].width() / 72.0);
+        CStr wn{std::string("width")}, wv{std::string(num)};
+        agset(nodes[i], wn.get(), wv.get());
+        std::snprintf(num, sizeof num, "%.3f", sizes[i].height() / 72.0);
+        CStr hn{std::string("height")}, hv{std::string(num)};
+        agset(nodes[i], hn.get(), hv.get());
     }
     std::vector<Agedge_t*> edges(cg.edges.size(), nullptr);
     for (size_t i = 0; i < cg.edges.size(); ++i) {
@@ -91,16 +174,7 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
         out.pos[i] = QPointF(c.x, -c.y);
     }
     out.routes.resize(cg.edges.size());
-    for (size_t i = 0; i < edges.size(); ++i) {
-        const splines* s = ED_spl(edges[i]);
-        if (!s || s->size < 1) continue;
-        const bezier& b = s->list[0];
-        QPolygonF poly;
-        for (int k = 0; k < b.size; ++k) poly << QPointF(b.list[k].x, -b.list[k].y);
-        // Replace the clipped end with the arrow tip so the edge reaches the box.
-        if (b.eflag) poly << QPointF(b.ep.x, -b.ep.y);
-        out.routes[i] = poly;
-    }
+    for (size_t i = 0; i < edges.size(); ++i) out.routes[i] = routeOf(edges[i]);
     gvFreeLayout(gvc, g);
     agclose(g);
     gvFreeContext(gvc);
@@ -112,7 +186,10 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
 }  // namespace fxray::views
 #else
 namespace fxray::views {
-GraphLayout layoutWithDot(const CanvasGraph&, const LayoutParams&, QString* error) {
+std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph&, const std::vector<QPointF>&, const std::vector<QSizeF>&) {
+    return {};
+}
+GraphLayout layoutWithDot(const CanvasGraph&, const LayoutParams&, QString* error, const std::vector<QSizeF>&) {
     if (error) *error = QCoreApplication::translate("GraphLayout", "built without Graphviz");
     return {};
 }

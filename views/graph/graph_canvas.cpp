@@ -56,6 +56,7 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     // One worker: Graphviz is not thread-safe, and a newer request supersedes older ones.
     m_layoutLane = new JobLane(this, nullptr, 1);
     connect(m_layoutLane, &JobLane::busyChanged, this, &GraphCanvas::busy);
+    m_routeLane = new JobLane(this, nullptr, 1);
     buildUi();
     connect(m_doc, &Document::fileChanged, this, &GraphCanvas::onGraphChanged);
     connect(m_doc, &Document::graphChanged, this, &GraphCanvas::onGraphChanged);
@@ -78,6 +79,7 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     });
     connect(m_scene, &GraphScene::selectionChangedByUser, this,
             [this](const QStringList& names) { m_doc->setSelection(names, this); });
+    connect(m_scene, &GraphScene::overviewRoutesWanted, this, &GraphCanvas::routeOverview);
     connect(m_scene, &GraphScene::clustersChanged, this, [this] {
         m_collapsed = m_scene->collapsedLabels();
         m_view->minimap()->invalidate();
@@ -88,6 +90,7 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
 GraphCanvas::~GraphCanvas() {
     // The layout in flight posts to the lane: it must end before the canvas goes.
     m_layoutLane->abandon();
+    m_routeLane->abandon();
 }
 
 void GraphCanvas::buildUi() {
@@ -286,6 +289,8 @@ bool GraphCanvas::setModeByName(const QString& name) {
 void GraphCanvas::onGraphChanged() {
     // Another graph: nothing of the old one's layouts or clusters applies.
     m_layoutLane->cancel();
+    m_routeLane->cancel();
+    m_routePending = false;
     m_cache.clear();
     m_graphs.clear();
     m_history.clear();
@@ -312,7 +317,9 @@ void GraphCanvas::refresh() {
     const Graph* g = m_doc->shownGraph();
     if (!g) {
         m_layoutLane->cancel();
+        m_routeLane->cancel();
         m_pending = false;
+        m_routePending = false;
         m_shown.reset();
         m_scene->clearGraph();
         m_info->clear();
@@ -368,11 +375,27 @@ void GraphCanvas::cancelLayout() {
 
 bool GraphCanvas::waitForLayout(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
-    while (m_pending && !deadline.hasExpired()) {
-        m_layoutLane->pool()->waitForDone(20);
+    while ((m_pending || m_routePending) && !deadline.hasExpired()) {
+        m_layoutLane->pool()->waitForDone(10);
+        m_routeLane->pool()->waitForDone(10);
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }
-    return !m_pending;
+    return !m_pending && !m_routePending;
+}
+
+void GraphCanvas::routeOverview() {
+    using RoutesP = std::shared_ptr<QHash<qint64, QPolygonF>>;
+    const Overview ov = m_scene->overview();
+    const int generation = m_scene->overviewGeneration();
+    m_routePending = true;
+    m_routeLane->start<RoutesP>(
+        QString(),
+        [ov](const JobContext&) { return std::make_shared<QHash<qint64, QPolygonF>>(fxray::views::routeOverview(ov)); },
+        [this, generation](RoutesP& routes) {
+            m_routePending = false;
+            m_scene->setOverviewRoutes(generation, *routes);
+            m_view->minimap()->invalidate();
+        });
 }
 
 void GraphCanvas::install(std::shared_ptr<const CanvasGraph> cg, const GraphLayout& layout, const QString& engine) {
@@ -446,7 +469,11 @@ void GraphCanvas::applyColouring() {
                 if (m_shown->indexOf(rep) >= 0 && !d.added.contains(rep)) d.rewritten.insert(rep);
             }
         for (const auto& n : prev->nodes()) {
-            if (cur->find(n->name())) continue;
+            const bool gone = !cur->find(n->name());
+            for (const Node* in : n->inputNodes())
+                if (gone || !cur->find(in->name()))
+                    d.ghostEdges.emplace_back(QString::fromStdString(in->name()), QString::fromStdString(n->name()));
+            if (!gone) continue;
             const QString name = QString::fromStdString(n->name());
             auto pos = m_history.constFind(name);
             if (pos == m_history.constEnd()) continue;  // never drawn: nowhere to put its ghost
@@ -462,7 +489,11 @@ void GraphCanvas::applyColouring() {
             pi.region.insert(QString::fromStdString(name), region == NodeRegion::Forward    ? 0
                                                            : region == NodeRegion::Backward ? 1
                                                                                             : 2);
-        for (const SavedValue& s : pr.saved) pi.saved.insert(QString::fromStdString(s.name));
+        for (const SavedValue& s : pr.saved) {
+            pi.saved.insert(QString::fromStdString(s.name));
+            pi.bytes.insert(QString::fromStdString(s.name), s.bytes);
+            if (s.input) pi.savedInputs.insert(QString::fromStdString(s.name));
+        }
         for (const std::string& r : pr.recomputed) pi.recomputed.insert(QString::fromStdString(r));
         for (const CutEdge& c : pr.cut) pi.cut.insert(QString::fromStdString(c.node));
         if (pi.cut.isEmpty()) pi.cut = pi.saved;
@@ -555,7 +586,8 @@ void GraphCanvas::updateLegend() {
                swatch(canvas_colors::backward(dark), tr("backward")) +
                swatch(canvas_colors::saved(dark), tr("saved (framed)")) +
                swatch(canvas_colors::recomputed(dark), tr("recomputed (dashed)")) +
-               swatch(canvas_colors::cut(dark), tr("cut edge"));
+               swatch(canvas_colors::cut(dark),
+                      tr("cut edges of activations, bundled per block: ✂ saved tensors · bytes"));
         if (!m_doc->partition()) html += tr("— partitioning…");
     } else if (m_mode == Mode::Numerics) {
         // One swatch per decade of the scale, as log10(rel_err).

@@ -57,9 +57,12 @@ public:
 
     /// True while a layout is computing (or queued).
     bool layoutPending() const { return m_pending; }
+    /// True while Graphviz routes the overview's edges (the blocks are placed already).
+    bool routingPending() const { return m_routePending; }
     /// Drops the layout in flight (its result is ignored).
     void cancelLayout();
-    /// Processes events until no layout is pending; false on timeout (tests, screenshots).
+    /// Processes events until no layout (nor routing) is pending; false on timeout (tests,
+    /// screenshots).
     bool waitForLayout(int timeoutMs = 30000);
     /// Engine and time of the layout on screen ("dot", "layered", "incremental", "cache").
     QString layoutEngine() const { return m_lastEngine; }
@@ -137,6 +140,10 @@ private:
     /// Layouts run here; a newer request supersedes the one in flight.
     JobLane* m_layoutLane = nullptr;
     bool m_pending = false;
+    /// The overview's edge routes (Graphviz, serialised with the layouts' dot by its lock).
+    JobLane* m_routeLane = nullptr;
+    bool m_routePending = false;
+    void routeOverview();
     bool m_fitPending = true;
     bool m_collapseAllPending = false;
     int m_collapseLimit = kDefaultCollapseLimit;

@@ -141,6 +141,8 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
 
 EdgeItem::EdgeItem(int index, const QString& typeText) : m_index(index) {
     setZValue(0);
+    // paint() reads the exposed area to stroke only that part of a long edge.
+    setFlag(ItemUsesExtendedStyleOption);
     setToolTip(typeText.isEmpty() ? QObject::tr("(no type)") : typeText);
     setAcceptHoverEvents(true);
 }
@@ -171,7 +173,7 @@ QRectF boxOf(const QGraphicsItem* it) {
 void EdgeItem::updatePath() {
     if (!m_from || !m_to) return;
     QPainterPath path;
-    if (m_route.size() >= 4 && m_from->type() == NodeItem::Type && m_to->type() == NodeItem::Type) {
+    if (m_route.size() >= 4) {
         path.moveTo(m_route[0]);
         int k = 1;
         for (; k + 2 < m_route.size(); k += 3) path.cubicTo(m_route[k], m_route[k + 1], m_route[k + 2]);
@@ -185,6 +187,8 @@ void EdgeItem::updatePath() {
         path.cubicTo(s + QPointF(0, dy), e - QPointF(0, dy), e);
     }
     setPath(path);
+    m_flat.clear();
+    m_along.clear();
     // Arrowhead along the last tangent: from the last control point to the end. (pointAtPercent
     // would measure the whole Bezier length each paint; that dominated panning.)
     m_head.clear();
@@ -213,14 +217,84 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     const bool dark = static_cast<GraphScene*>(scene())->dark();
     QColor c = m_highlight.isValid() ? m_highlight : canvas_colors::edge(dark);
     QPen pen(c, m_highlight.isValid() ? m_width : 1.2);
+    if (m_dashed) pen.setStyle(Qt::DashLine);
     if (lod < kTextLod) pen.setCosmetic(true);
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);
-    p->drawPath(path());
+    // Level of detail for long edges: a joint graph's edges from the forward into the backward
+    // cross a readable view by the thousand (densenet: 1,300 in one screen), a wall of parallel
+    // lines that says nothing and took 60 ms a frame to stroke. An edge longer than a few
+    // screens is drawn only within `reach` of its ends, where it says where it goes; the tooltip
+    // of the edge and the inspector name both ends. Cut bundles (highlighted) are always whole.
+    const QRectF bounds = path().controlPointRect();
+    const double screen = std::max(p->viewport().width(), p->viewport().height()) / std::max(lod, 1e-3);
+    const double reach = 1.5 * screen;
+    if (!m_highlight.isValid() && std::max(bounds.width(), bounds.height()) > 2 * reach) {
+        if (m_flat.isEmpty()) {
+            const QList<QPolygonF> parts = path().toSubpathPolygons();
+            if (!parts.isEmpty()) m_flat = parts.first();
+            m_along.assign(static_cast<size_t>(m_flat.size()), 0.0);
+            for (qsizetype i = 1; i < m_flat.size(); ++i)
+                m_along[static_cast<size_t>(i)] =
+                    m_along[static_cast<size_t>(i - 1)] + QLineF(m_flat[i - 1], m_flat[i]).length();
+        }
+        const double total = m_along.empty() ? 0 : m_along.back();
+        const double margin = 4.0 / std::max(lod, 1e-3);
+        const QRectF area = option->exposedRect.adjusted(-margin, -margin, margin, margin);
+        // Runs of segments near an end and touching the exposed area, each one polyline.
+        qsizetype start = -1;
+        auto flush = [&](qsizetype end) {
+            if (start >= 0) p->drawPolyline(m_flat.constData() + start, static_cast<int>(end - start + 1));
+            start = -1;
+        };
+        for (qsizetype i = 0; i + 1 < m_flat.size(); ++i) {
+            const QPointF& a = m_flat[i];
+            const QPointF& b = m_flat[i + 1];
+            const bool nearEnd =
+                m_along[static_cast<size_t>(i)] < reach || total - m_along[static_cast<size_t>(i + 1)] < reach;
+            const bool touches = nearEnd && std::max(a.x(), b.x()) >= area.left() &&
+                                 std::min(a.x(), b.x()) <= area.right() && std::max(a.y(), b.y()) >= area.top() &&
+                                 std::min(a.y(), b.y()) <= area.bottom();
+            if (touches && start < 0) start = i;
+            if (!touches) flush(i);
+        }
+        flush(m_flat.size() - 1);
+    } else {
+        p->drawPath(path());
+    }
     if (lod >= kTextLod && !m_head.isEmpty()) {
         p->setBrush(c);
         p->drawPolygon(m_head);
     }
+}
+
+// ---- EdgeLabelItem ------------------------------------------------------------------------
+
+const QFont& EdgeLabelItem::font() { return nodeLabelFont(); }
+
+EdgeLabelItem::EdgeLabelItem(const QString& text, QColor ink, QGraphicsItem* parent)
+        : QGraphicsItem(parent), m_text(text), m_ink(ink) {
+    setFlag(ItemIgnoresTransformations);
+    // Above the edges and blocks it crosses.
+    setZValue(1);
+    const QFontMetricsF fm(font());
+    const double w = fm.horizontalAdvance(text) + 12, h = fm.height() + 6;
+    m_rect = QRectF(-w / 2, -h / 2, w, h);
+}
+
+void EdgeLabelItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
+    auto* s = static_cast<GraphScene*>(scene());
+    // Drawn at screen size, it would cover the minimap's thumbnail.
+    if (s->drawingThumbnail()) return;
+    const bool dark = s->dark();
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setRenderHint(QPainter::TextAntialiasing);
+    p->setPen(QPen(m_ink, 1.5));
+    p->setBrush(canvas_colors::background(dark));
+    p->drawRoundedRect(m_rect.adjusted(0.75, 0.75, -0.75, -0.75), 5, 5);
+    p->setFont(font());
+    p->setPen(dark ? m_ink.lighter(140) : m_ink.darker(130));
+    p->drawText(m_rect, Qt::AlignCenter, m_text);
 }
 
 // ---- ClusterItem --------------------------------------------------------------------------
@@ -268,6 +342,10 @@ void ClusterItem::setOverlay(const QColor& fill, const QString& value) {
     update();
 }
 
+double ClusterItem::labelPointSize(double lod, const QRectF& box) {
+    return std::clamp(11.0 / std::max(lod, 0.01), 11.0, std::max(11.0, box.height() / 6));
+}
+
 void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
     const bool dark = static_cast<GraphScene*>(scene())->dark();
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
@@ -282,8 +360,7 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWi
             for (double d : {12.0, 6.0}) p->drawRoundedRect(m_rect.translated(d, d), 10, 10);
         p->drawRoundedRect(m_rect, 10, 10);
         QFont f;
-        // Readable from far away: the label scales up as the view zooms out.
-        f.setPointSizeF(std::clamp(11.0 / std::max(lod, 0.01), 11.0, std::max(11.0, m_rect.height() / 6)));
+        f.setPointSizeF(labelPointSize(lod, m_rect));
         f.setBold(true);
         p->setFont(f);
         p->setPen(dark ? QColor(0xdd, 0xe4, 0xee) : QColor(0x22, 0x33, 0x48));

@@ -11,6 +11,8 @@
 #include <QGraphicsPathItem>
 #include <QPolygonF>
 
+#include <vector>
+
 namespace fxray::views {
 
 /// Below this zoom nodes are plain boxes without text, edges have no arrowheads and the view
@@ -66,6 +68,28 @@ private:
 
 class ClusterItem;
 
+/// A short text on the canvas drawn at a fixed size on screen (it ignores the view's zoom), on a
+/// box of the background colour: the count and bytes of a block's cut edges stay readable in the
+/// overview, where node text is long gone.
+class EdgeLabelItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 4 };
+    /// QGraphicsItem::data keys of a cut label: its saved tensors' count (int) and bytes (qint64).
+    enum DataKey { kLabelCount = 0, kLabelBytes = 1 };
+    EdgeLabelItem(const QString& text, QColor ink, QGraphicsItem* parent);
+    int type() const override { return Type; }
+    QString text() const { return m_text; }
+    QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    /// The font: the node label's (nodeLabelFont), so its pixel height is the readable minimum.
+    static const QFont& font();
+
+private:
+    QString m_text;
+    QColor m_ink;
+    QRectF m_rect;
+};
+
 /// An edge between two items (nodes, or collapsed clusters standing in for them).
 class EdgeItem : public QGraphicsPathItem {
 public:
@@ -77,8 +101,13 @@ public:
     void setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& route = {});
     QGraphicsItem* from() const { return m_from; }
     QGraphicsItem* to() const { return m_to; }
+    /// Graphviz's Bezier points, or empty (then a plain curve joins the boxes).
+    const QPolygonF& route() const { return m_route; }
     void setHighlight(QColor c, double width);
     QColor highlight() const { return m_highlight; }
+    /// Dashed: an edge of a removed node (diff ghosts).
+    void setDashed(bool on) { m_dashed = on; }
+    bool dashed() const { return m_dashed; }
     void updatePath();
     QPainterPath shape() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -89,8 +118,13 @@ private:
     QGraphicsItem* m_to = nullptr;
     QPolygonF m_route;
     QPolygonF m_head;  ///< arrowhead at the end, computed with the path (not per paint)
+    /// The path flattened once, with the length along it at each point, for edges longer than
+    /// the view (paint() strokes only what is near their ends).
+    QPolygonF m_flat;
+    std::vector<double> m_along;
     QColor m_highlight;
     double m_width = 1.2;
+    bool m_dashed = false;
 };
 
 /// A cluster's frame, or (with `stackCount` > 0) the frame of a stack of repeated clusters:
@@ -119,6 +153,9 @@ public:
     void setOverlay(const QColor& fill, const QString& value);
     QColor overlayFill() const { return m_overlayFill; }
     QString overlayValue() const { return m_overlayValue; }
+    /// Point size of a collapsed block's label at this level of detail: it grows as the view
+    /// zooms out, so that it stays readable from far away.
+    static double labelPointSize(double lod, const QRectF& box);
 
 protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override;

@@ -42,8 +42,16 @@ struct GraphLayout {
     bool valid() const { return !pos.empty(); }
 };
 
-/// Graphviz dot; empty result (and `error`) when Graphviz cannot lay it out.
-GraphLayout layoutWithDot(const CanvasGraph& g, const LayoutParams& p, QString* error = nullptr);
+/// Graphviz dot; empty result (and `error`) when Graphviz cannot lay it out. `sizes`: a size per
+/// node (by index), or all of p's size when empty. Graphviz is not thread-safe: calls are
+/// serialised (the worker lays out small graphs while the UI thread lays out the overview).
+GraphLayout layoutWithDot(const CanvasGraph& g, const LayoutParams& p, QString* error = nullptr,
+                          const std::vector<QSizeF>& sizes = {});
+/// Graphviz's edge routes (splines around the boxes, as dot draws them) for nodes already placed
+/// (`pos`: centres, `sizes`: boxes), by edge index; empty without Graphviz. The overview places
+/// its units with the layered layout and routes their edges with this.
+std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& g, const std::vector<QPointF>& pos,
+                                         const std::vector<QSizeF>& sizes);
 /// The own layered layout.
 GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p);
 /// The same with a size per node (by index; all of p's size when `sizes` is empty): rows are as

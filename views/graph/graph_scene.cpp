@@ -2,7 +2,10 @@
 
 #include "graph/canvas_colors.h"
 
+#include <QLocale>
 #include <QSet>
+
+#include <cmath>
 
 #include <algorithm>
 
@@ -38,7 +41,11 @@ void GraphScene::clearGraph() {
     m_bundles.clear();
     m_bundleNodes.clear();
     m_ghosts.clear();
+    m_ghostEdges.clear();
     m_ghostNodes.clear();
+    m_cutBundles.clear();
+    m_cutLabels.clear();
+    m_bundledEdges.clear();
     m_searchHits.clear();
     m_graph.reset();
     m_graphRect = QRectF();
@@ -127,6 +134,7 @@ void GraphScene::placeItems() {
     for (size_t c = 0; c < m_clusters.size(); ++c) clusterShut[c] = m_clusters[c]->collapsed();
     for (size_t k = 0; k < m_stacks.size(); ++k) stackShut[k] = m_stacks[k]->collapsed();
     m_overview = layoutOverview(*m_graph, m_layoutPos, clusterShut, stackShut, m_params);
+    ++m_overviewGeneration;
     clearBundles();
     QRectF bounds;
     auto membersRect = [&](const std::vector<int>& members) {
@@ -215,23 +223,39 @@ void GraphScene::placeItems() {
 
 void GraphScene::refreshVisibility() {
     if (!m_graph) return;
+    clearCutBundles();
     placeItems();
-    auto anchor = [&](int node) -> QGraphicsItem* {
-        NodeItem* it = m_nodes[static_cast<size_t>(node)];
-        if (it->isVisible()) return it;
-        const Overview::Unit& u = m_overview.units[static_cast<size_t>(m_overview.unitOf[static_cast<size_t>(node)])];
-        switch (u.kind) {
-        case Overview::Kind::Stack: return m_stacks[static_cast<size_t>(u.index)];
-        case Overview::Kind::Bundle: return m_bundles[static_cast<size_t>(u.index)];
-        default: return m_clusters[static_cast<size_t>(u.index)];
-        }
-    };
+    attachEdges();
+    if (m_colouring == Colouring::Partition) bundleCut();
+    if (m_overview.active && m_params.useDot && !m_overview.unitGraph.edges.empty()) Q_EMIT overviewRoutesWanted();
+}
+
+void GraphScene::setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes) {
+    if (generation != m_overviewGeneration || !m_overview.active || routes.isEmpty()) return;
+    m_overview.routes = routes;
+    clearCutBundles();
+    attachEdges();
+    if (m_colouring == Colouring::Partition) bundleCut();
+}
+
+QGraphicsItem* GraphScene::anchorOf(int node) const {
+    NodeItem* it = m_nodes[static_cast<size_t>(node)];
+    if (it->isVisible()) return it;
+    const Overview::Unit& u = m_overview.units[static_cast<size_t>(m_overview.unitOf[static_cast<size_t>(node)])];
+    switch (u.kind) {
+    case Overview::Kind::Stack: return m_stacks[static_cast<size_t>(u.index)];
+    case Overview::Kind::Bundle: return m_bundles[static_cast<size_t>(u.index)];
+    default: return m_clusters[static_cast<size_t>(u.index)];
+    }
+}
+
+void GraphScene::attachEdges() {
     // Edges into or out of a collapsed cluster attach to its box; parallel ones are drawn once.
     QSet<QPair<QGraphicsItem*, QGraphicsItem*>> seen;
     for (size_t i = 0; i < m_edges.size(); ++i) {
         const CanvasEdge& ce = m_graph->edges[i];
-        QGraphicsItem* a = anchor(ce.from);
-        QGraphicsItem* b = anchor(ce.to);
+        QGraphicsItem* a = anchorOf(ce.from);
+        QGraphicsItem* b = anchorOf(ce.to);
         bool show = a != b;
         if (show && (a->type() == ClusterItem::Type || b->type() == ClusterItem::Type)) {
             auto key = qMakePair(a, b);
@@ -239,8 +263,142 @@ void GraphScene::refreshVisibility() {
             seen.insert(key);
         }
         m_edges[i]->setVisible(show);
-        // dot's routes hold for the full layout only.
-        if (show) m_edges[i]->setEnds(a, b, m_overview.active ? QPolygonF() : m_routes[i]);
+        if (!show) continue;
+        // dot's routes: of the full layout, or in the overview of the edge between two units
+        // drawn as themselves (not nodes inside an expanded cluster, which moved as one).
+        QPolygonF route = m_overview.active ? QPolygonF() : m_routes[i];
+        if (m_overview.active) {
+            const int ua = m_overview.unitOf[static_cast<size_t>(ce.from)];
+            const int ub = m_overview.unitOf[static_cast<size_t>(ce.to)];
+            const auto own = [&](int u) {
+                return m_overview.units[static_cast<size_t>(u)].kind != Overview::Kind::Open;
+            };
+            if (own(ua) && own(ub)) route = m_overview.routes.value(Overview::unitKey(ua, ub));
+        }
+        m_edges[i]->setEnds(a, b, route);
+    }
+}
+
+void GraphScene::clearCutBundles() {
+    for (EdgeItem* b : m_cutBundles) {
+        removeItem(b);
+        delete b;
+    }
+    m_cutBundles.clear();
+    for (EdgeLabelItem* l : m_cutLabels) {
+        removeItem(l);
+        delete l;
+    }
+    m_cutLabels.clear();
+    // The edges a bundle carried were shown before it hid them.
+    for (int i : m_bundledEdges) m_edges[static_cast<size_t>(i)]->setVisible(true);
+    m_bundledEdges.clear();
+}
+
+void GraphScene::bundleCut() {
+    clearCutBundles();
+    if (!m_graph) return;
+    // The block an end is drawn in: an expanded cluster's frame, a collapsed block, an inputs
+    // bundle, or the node itself outside any cluster.
+    auto blockOf = [&](int node) -> QGraphicsItem* {
+        QGraphicsItem* a = anchorOf(node);
+        if (a->type() != NodeItem::Type) return a;
+        const int c = m_graph->nodes[static_cast<size_t>(node)].cluster;
+        if (c >= 0 && m_clusters[static_cast<size_t>(c)]->isVisible()) return m_clusters[static_cast<size_t>(c)];
+        return a;
+    };
+    struct Bundle {
+        QGraphicsItem *from = nullptr, *to = nullptr;
+        QList<int> saved;  // distinct saved nodes, graph order
+        std::vector<int> edges;
+        QPolygonF route;  // Graphviz's, when both ends are overview units drawn as themselves
+    };
+    std::vector<Bundle> bundles;
+    QHash<QPair<QGraphicsItem*, QGraphicsItem*>, int> index;
+    const QColor cut = canvas_colors::cut(m_dark);
+    for (size_t i = 0; i < m_edges.size(); ++i) {
+        const CanvasEdge& e = m_graph->edges[i];
+        const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
+        const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
+        if (!m_partition.cut.contains(from) || m_partition.savedInputs.contains(from) ||
+            m_partition.region.value(to, 2) != 1)
+            continue;
+        QGraphicsItem* a = blockOf(e.from);
+        QGraphicsItem* b = blockOf(e.to);
+        if (a == b || a->type() == NodeItem::Type) {
+            // Inside one block, or from a node of its own (a small graph's): the edge itself.
+            m_edges[i]->setHighlight(cut, 3.0);
+            continue;
+        }
+        const auto key = qMakePair(a, b);
+        auto it = index.constFind(key);
+        if (it == index.constEnd()) {
+            it = index.insert(key, static_cast<int>(bundles.size()));
+            QPolygonF route;
+            if (m_overview.active && a->type() == ClusterItem::Type && static_cast<ClusterItem*>(a)->collapsed() &&
+                b->type() == ClusterItem::Type && static_cast<ClusterItem*>(b)->collapsed())
+                route = m_overview.routes.value(Overview::unitKey(m_overview.unitOf[static_cast<size_t>(e.from)],
+                                                                  m_overview.unitOf[static_cast<size_t>(e.to)]));
+            bundles.push_back({a, b, {}, {}, route});
+        }
+        Bundle& bundle = bundles[static_cast<size_t>(*it)];
+        if (!bundle.saved.contains(e.from)) bundle.saved << e.from;
+        bundle.edges.push_back(static_cast<int>(i));
+    }
+    const auto bytesText = [](qint64 b) {
+        return QLocale().formattedDataSize(b, 1, QLocale::DataSizeTraditionalFormat);
+    };
+    // Per block left: the saved tensors of all its bundles (a tensor read by two backward blocks
+    // counts once).
+    std::vector<QGraphicsItem*> sources;
+    QHash<QGraphicsItem*, QList<int>> savedBy;
+    for (const Bundle& b : bundles) {
+        qint64 bytes = 0;
+        QStringList names;
+        for (int n : b.saved) {
+            const QString& name = m_graph->nodes[static_cast<size_t>(n)].name;
+            bytes += m_partition.bytes.value(name);
+            if (names.size() < 12) names << name;
+        }
+        if (b.saved.size() > names.size()) names << QStringLiteral("…");
+        for (int i : b.edges)
+            if (m_edges[static_cast<size_t>(i)]->isVisible()) {
+                m_edges[static_cast<size_t>(i)]->setVisible(false);
+                m_bundledEdges.push_back(i);
+            }
+        auto* item = new EdgeItem(-1, tr("Cut: %n saved tensor(s) into this block of the backward, %1\n%2", nullptr,
+                                         static_cast<int>(b.saved.size()))
+                                          .arg(bytesText(bytes), names.join(QStringLiteral(", "))));
+        // Thicker with more tensors (log: one bundle of hundreds must not hide the blocks).
+        item->setHighlight(cut, std::clamp(2.0 + std::log2(static_cast<double>(b.saved.size())), 2.5, 9.0));
+        // Above the blocks it crosses.
+        item->setZValue(3);
+        addItem(item);
+        item->setEnds(b.from, b.to, b.route);
+        m_cutBundles.push_back(item);
+        if (!savedBy.contains(b.from)) sources.push_back(b.from);
+        QList<int>& saved = savedBy[b.from];
+        for (int n : b.saved)
+            if (!saved.contains(n)) saved << n;
+    }
+    for (QGraphicsItem* from : sources) {
+        const QList<int>& saved = savedBy.value(from);
+        qint64 bytes = 0;
+        for (int n : saved) bytes += m_partition.bytes.value(m_graph->nodes[static_cast<size_t>(n)].name);
+        auto* label = new EdgeLabelItem(tr("✂ %n saved", nullptr, static_cast<int>(saved.size())) +
+                                            QStringLiteral(" · ") + bytesText(bytes),
+                                        cut, nullptr);
+        label->setData(EdgeLabelItem::kLabelCount, static_cast<int>(saved.size()));
+        label->setData(EdgeLabelItem::kLabelBytes, bytes);
+        label->setToolTip(tr("The cut edges leaving this block: %n saved tensor(s) the backward reads", nullptr,
+                             static_cast<int>(saved.size())));
+        // On the bottom edge of the block, where its bundles leave.
+        const QRectF box = from->type() == ClusterItem::Type ? static_cast<ClusterItem*>(from)->box()
+                                                             : from->sceneBoundingRect().adjusted(4, 4, -4, -4);
+        label->setPos(box.center().x(), box.bottom());
+        label->setZValue(5);
+        addItem(label);
+        m_cutLabels.push_back(label);
     }
 }
 
@@ -313,6 +471,11 @@ void GraphScene::setDark(bool dark) {
 // ---- colourings ---------------------------------------------------------------------------
 
 void GraphScene::clearGhosts() {
+    for (EdgeItem* e : m_ghostEdges) {
+        removeItem(e);
+        delete e;
+    }
+    m_ghostEdges.clear();
     for (NodeItem* g : m_ghosts) {
         removeItem(g);
         delete g;
@@ -323,6 +486,7 @@ void GraphScene::clearGhosts() {
 
 void GraphScene::resetMarks() {
     clearGhosts();
+    clearCutBundles();
     for (NodeItem* n : m_nodes) {
         n->setMark(DiffMark::None);
         n->setFrame(QColor());
@@ -370,11 +534,33 @@ void GraphScene::colourDiff(const DiffInfo& diff) {
         m_ghosts.push_back(item);
         m_ghostNodes.push_back(std::move(cn));
     }
+    // The removed nodes' edges, dashed, to where their neighbours are drawn now (a collapsed
+    // block for a hidden one).
+    QHash<QString, NodeItem*> ghostByName;
+    for (NodeItem* g : m_ghosts) ghostByName.insert(g->name(), g);
+    auto itemOf = [&](const QString& name) -> QGraphicsItem* {
+        if (NodeItem* g = ghostByName.value(name)) return g;
+        const int i = m_graph->indexOf(name);
+        return i >= 0 ? anchorOf(i) : nullptr;
+    };
+    for (const auto& [from, to] : diff.ghostEdges) {
+        QGraphicsItem* a = itemOf(from);
+        QGraphicsItem* b = itemOf(to);
+        if (!a || !b || a == b) continue;
+        auto* e = new EdgeItem(-1, tr("%1 → %2, removed by this pass").arg(from, to));
+        e->setHighlight(canvas_colors::removed(m_dark), 1.5);
+        e->setDashed(true);
+        e->setZValue(0.5);
+        addItem(e);
+        e->setEnds(a, b);
+        m_ghostEdges.push_back(e);
+    }
 }
 
 void GraphScene::colourPartition(const PartitionInfo& part) {
     m_colouring = Colouring::Partition;
     resetMarks();
+    m_partition = part;
     if (!m_graph) return;
     for (NodeItem* n : m_nodes) {
         const int region = part.region.value(n->name(), 2);
@@ -386,14 +572,8 @@ void GraphScene::colourPartition(const PartitionInfo& part) {
         else if (part.recomputed.contains(n->name()))
             n->setFrame(canvas_colors::recomputed(m_dark), true);
     }
-    // The cut: every edge from a saved value into the backward.
-    for (size_t i = 0; i < m_edges.size(); ++i) {
-        const CanvasEdge& e = m_graph->edges[i];
-        const QString& from = m_graph->nodes[static_cast<size_t>(e.from)].name;
-        const QString& to = m_graph->nodes[static_cast<size_t>(e.to)].name;
-        if (part.cut.contains(from) && part.region.value(to, 2) == 1)
-            m_edges[i]->setHighlight(canvas_colors::cut(m_dark), 3.0);
-    }
+    // The cut: every edge from a saved value into the backward, bundled per pair of blocks.
+    bundleCut();
 }
 
 void GraphScene::colourNumerics(const QHash<QString, double>& relErr) {

@@ -3,7 +3,10 @@
 /// and the colourings the canvas offers: by op category, as a diff against the previous
 /// snapshot (added green, removed red ghosts, rewritten amber), by partition region (forward /
 /// backward, saved values framed, recomputed nodes dashed, the cut's edges in red), and by
-/// numeric error (a heat map of log10 rel_err from `fxray compare`). It knows nothing about the
+/// numeric error (a heat map of log10 rel_err from `fxray compare`). The partition's cut edges
+/// are bundled per pair of blocks: one red edge, thicker with more tensors, per forward block and
+/// backward block it joins, and on each forward block a label with the count and bytes of the
+/// saved tensors its cut edges carry, as the partition pane's Lanes tab does. It knows nothing about the
 /// Document; GraphCanvas translates between the two.
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
@@ -31,6 +34,9 @@ struct DiffInfo {
         QPointF pos;
     };
     std::vector<Ghost> removed;
+    /// Edges of the previous snapshot with a removed node at one end (from, to): drawn dashed
+    /// between the ghost and its neighbour, so a removed node shows what it was connected to.
+    std::vector<std::pair<QString, QString>> ghostEdges;
 };
 
 /// The partition as the canvas colours it (names of the shown graph).
@@ -38,7 +44,11 @@ struct PartitionInfo {
     QHash<QString, int> region;  ///< 0 forward, 1 backward, 2 unclaimed
     QSet<QString> saved;
     QSet<QString> recomputed;
-    QSet<QString> cut;  ///< nodes whose edges into the backward are cut
+    QSet<QString> cut;             ///< nodes whose edges into the backward are cut
+    QHash<QString, qint64> bytes;  ///< saved value -> its bytes
+    /// Saved values that are inputs or views of them (no activation memory): framed, but their
+    /// edges are not drawn as cut (a model's weights would be a red line each).
+    QSet<QString> savedInputs;
 };
 
 class GraphScene : public QGraphicsScene {
@@ -69,7 +79,13 @@ public:
     const std::vector<NodeItem*>& bundleItems() const { return m_bundles; }
     /// The placement in force (inactive when nothing is collapsed).
     const Overview& overview() const { return m_overview; }
+    /// Counts the overview's placements: routes computed for an older one are dropped.
+    int overviewGeneration() const { return m_overviewGeneration; }
+    /// Installs routeOverview's result for placement `generation` (ignored when the overview was
+    /// placed again since) and redraws the edges along them.
+    void setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes);
     const std::vector<NodeItem*>& ghostItems() const { return m_ghosts; }
+    const std::vector<EdgeItem*>& ghostEdgeItems() const { return m_ghostEdges; }
     /// Centre of every node by name (what the next pass's layout keeps).
     QHash<QString, QPointF> positions() const;
     /// Bounding rectangle of the graph's items.
@@ -86,6 +102,13 @@ public:
     void colourByCategory();
     void colourDiff(const DiffInfo& diff);
     void colourPartition(const PartitionInfo& part);
+    /// The bundles of cut edges drawn while colouring by partition (see the class comment), and
+    /// the labels on the blocks they leave.
+    const std::vector<EdgeItem*>& cutBundleItems() const { return m_cutBundles; }
+    const std::vector<EdgeLabelItem*>& cutLabelItems() const { return m_cutLabels; }
+    /// Set while the minimap renders the scene: items drawn at screen size stay out of it.
+    bool drawingThumbnail() const { return m_thumbnail; }
+    void setDrawingThumbnail(bool on) { m_thumbnail = on; }
     /// Heat map: each node filled by its relative error (canvas_colors::heat); nodes without an
     /// entry muted.
     void colourNumerics(const QHash<QString, double>& relErr);
@@ -114,6 +137,8 @@ Q_SIGNALS:
     /// The user changed the selection by clicking (not setSelectedNames).
     void selectionChangedByUser(const QStringList& names);
     void clustersChanged();
+    /// The overview was placed again and its edges wait for Graphviz's routes (routeOverview).
+    void overviewRoutesWanted();
 
 private:
     void onSelectionChanged();
@@ -124,6 +149,12 @@ private:
     void clearBundles();
     void clearGhosts();
     void resetMarks();
+    /// Attaches each edge to the items that show its ends (a collapsed block for hidden nodes).
+    void attachEdges();
+    /// The item an edge to `node` attaches to: the node, or the block or bundle standing for it.
+    QGraphicsItem* anchorOf(int node) const;
+    void bundleCut();
+    void clearCutBundles();
 
     std::shared_ptr<const CanvasGraph> m_graph;
     std::vector<NodeItem*> m_nodes;
@@ -133,10 +164,12 @@ private:
     std::vector<ClusterItem*> m_stacks;
     std::vector<QPointF> m_layoutPos;  ///< the full layout, by node index
     Overview m_overview;
+    int m_overviewGeneration = 0;
     std::vector<NodeItem*> m_bundles;
     std::vector<std::unique_ptr<CanvasNode>> m_bundleNodes;
     LayoutParams m_params;
     std::vector<NodeItem*> m_ghosts;
+    std::vector<EdgeItem*> m_ghostEdges;
     std::vector<std::unique_ptr<CanvasNode>> m_ghostNodes;
     QSizeF m_nodeSize;
     QRectF m_graphRect;
@@ -146,6 +179,11 @@ private:
     Colouring m_colouring = Colouring::Category;
     NodeOverlay m_overlay;
     QList<int> m_searchHits;
+    PartitionInfo m_partition;
+    std::vector<EdgeItem*> m_cutBundles;
+    std::vector<EdgeLabelItem*> m_cutLabels;
+    bool m_thumbnail = false;
+    std::vector<int> m_bundledEdges;  ///< edges hidden because a bundle carries them
 };
 
 }  // namespace fxray::views

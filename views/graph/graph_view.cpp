@@ -147,7 +147,9 @@ void Minimap::paintEvent(QPaintEvent*) {
         m_thumb = QPixmap(tr.size().toSize().expandedTo(QSize(1, 1)));
         m_thumb.fill(Qt::transparent);
         QPainter tp(&m_thumb);
+        s->setDrawingThumbnail(true);
         s->render(&tp, QRectF(QPointF(0, 0), tr.size()), s->graphRect());
+        s->setDrawingThumbnail(false);
         m_dirty = false;
     }
     p.drawPixmap(tr.topLeft(), m_thumb);

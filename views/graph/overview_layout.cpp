@@ -169,9 +169,18 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
             const int rv = rank[static_cast<size_t>(v)];
             ug.nodes[r].users.push_back(rv);
             ug.nodes[static_cast<size_t>(rv)].inputs.push_back(static_cast<int>(r));
+            ug.edges.push_back({static_cast<int>(r), rv, {}});
         }
     }
     const GraphLayout l = layoutLayered(ug, p, sizes);
+    // What routeOverview needs: Graphviz routes the edges between the units where they are, later
+    // and off the UI thread (tens of ms for a few dozen units, a third of a second for densenet's
+    // hundred edges).
+    ov.unitAt.assign(static_cast<size_t>(count), 0);
+    for (int u = 0; u < count; ++u) ov.unitAt[static_cast<size_t>(rank[static_cast<size_t>(u)])] = u;
+    ov.unitPos = l.pos;
+    ov.unitSizes = sizes;
+    ov.unitGraph = std::move(ug);
     for (int u = 0; u < count; ++u) {
         const size_t r = static_cast<size_t>(rank[static_cast<size_t>(u)]);
         Overview::Unit& unit = ov.units[static_cast<size_t>(u)];
@@ -180,6 +189,18 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
         if (unit.kind == Overview::Kind::Open) unit.shift = c - frame[static_cast<size_t>(u)].center();
     }
     return ov;
+}
+
+QHash<qint64, QPolygonF> routeOverview(const Overview& ov) {
+    QHash<qint64, QPolygonF> out;
+    if (!ov.active || ov.unitGraph.edges.empty() || ov.unitGraph.edges.size() > kRoutedEdges) return out;
+    const std::vector<QPolygonF> routes = routeWithGraphviz(ov.unitGraph, ov.unitPos, ov.unitSizes);
+    for (size_t e = 0; e < routes.size() && e < ov.unitGraph.edges.size(); ++e)
+        if (!routes[e].isEmpty())
+            out.insert(Overview::unitKey(ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].from)],
+                                         ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].to)]),
+                       routes[e]);
+    return out;
 }
 
 }  // namespace fxray::views

@@ -5,12 +5,16 @@
 /// an empty expanse of cluster background). The units — blocks, expanded clusters (their nodes
 /// keep the full layout's arrangement and move as one), the graph's free nodes, and bundles of
 /// inputs that only feed collapsed blocks (a model's weights: a hundred of them in one row would
-/// be spaghetti) — are laid out again by the layered layout with a size per unit. There are a
-/// few dozen units, so this runs on the UI thread each time a block opens or closes.
+/// be spaghetti) — are laid out again by the layered layout with a size per unit. There are a few
+/// dozen units, so this runs on the UI thread each time a block opens or closes; Graphviz then
+/// routes the edges between the units (splines around the boxes: no free curves) on the canvas's
+/// worker (routeOverview), and the edges take the routes when they arrive.
 #include "graph/canvas_graph.h"
 #include "graph/graph_layout.h"
 
+#include <QHash>
 #include <QPointF>
+#include <QPolygonF>
 #include <QRectF>
 
 #include <vector>
@@ -36,7 +40,20 @@ struct Overview {
     std::vector<Unit> units;
     std::vector<int> unitOf;                // per node: the unit that shows it
     std::vector<std::vector<int>> bundles;  // the input nodes of each bundle
+    /// Graphviz's Bezier points of the edge between two units, by unitKey(from, to); empty until
+    /// routeOverview's result is installed (GraphScene::setOverviewRoutes), or without Graphviz.
+    QHash<qint64, QPolygonF> routes;
+    /// The units as laid out, for routeOverview: their graph (by rank), centres and sizes, and
+    /// the unit at each rank.
+    CanvasGraph unitGraph;
+    std::vector<QPointF> unitPos;
+    std::vector<QSizeF> unitSizes;
+    std::vector<int> unitAt;
+    static qint64 unitKey(int from, int to) { return (static_cast<qint64>(from) << 32) | static_cast<quint32>(to); }
 };
+
+/// Above this many edges between units, routing would take seconds: they stay plain curves.
+constexpr size_t kRoutedEdges = 400;
 
 /// Size of a collapsed block on the canvas: room for a label of two or three lines that stays
 /// readable at the view's minimum zoom.
@@ -47,5 +64,9 @@ QSizeF blockSize(const LayoutParams& p);
 Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
                         const std::vector<char>& clusterCollapsed, const std::vector<char>& stackCollapsed,
                         const LayoutParams& p);
+
+/// Graphviz's routes of the edges between `ov`'s units (Overview::routes); empty without
+/// Graphviz or above kRoutedEdges. Reads only `ov`: runs on a worker.
+QHash<qint64, QPolygonF> routeOverview(const Overview& ov);
 
 }  // namespace fxray::views
