@@ -19,8 +19,8 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -190,6 +190,33 @@ private slots:
         panel.setStory(s);
         panel.selectCompile(1);
         QVERIFY(panel.details()->toPlainText().contains(QStringLiteral("74 guard")));
+    }
+
+    /// Each of the four traces opened in the window: the story is the entry point (its dock
+    /// shown, a compile chosen). With FXRAY_SHOT_DIR the window is saved as story_NAME.png.
+    void windowShowsEveryTrace_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"graph_breaks", "recompiles", "inductor_provenance", "inductor_failure"})
+            QTest::newRow(n) << n;
+    }
+    void windowShowsEveryTrace() {
+        QFETCH(QString, name);
+        MainWindow w;
+        w.setQuiet(true);
+        QVERIFY(w.openFile(QString::fromStdString((traces() / name.toStdString() / "trace").string())));
+        QVERIFY(w.storyPanel()->waitForStory());
+        QVERIFY(!w.storyDock()->isHidden());
+        QVERIFY(w.storyPanel()->model()->rowCount() >= 1);
+        QVERIFY(w.storyPanel()->currentCompile() >= 0);
+        if (const QString dir = qEnvironmentVariable("FXRAY_SHOT_DIR"); !dir.isEmpty()) {
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.storyDock()->setMinimumSize(620, 700);
+            w.storyDock()->raise();
+            QTest::qWait(300);
+            w.grab().save(dir + QStringLiteral("/story_") + name + QStringLiteral(".png"));
+        }
     }
 
     // One compile; provenance (cppCodeToPost) maps 5 kernels to post-grad nodes. Choosing the
