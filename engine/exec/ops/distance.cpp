@@ -84,11 +84,9 @@ Expected<Value> metaPdistBackward(const OpArgs& a) {
 Expected<Value> pdistBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
     const Tensor& xt = a.tensor(1);
     const int64_t n = xt.shape()[0], m = xt.shape()[1];
-    if (a.toDouble(2) == 0.0 || n < 2 || m == 0)
-        return Value::ofTensor(makeTensor(out.t.meta, std::vector<double>(static_cast<size_t>(n * m), 0.0)));
-    auto gx = pdistBackwardValues(toDoubles(xt), toDoubles(a.tensor(0)), toDoubles(a.tensor(3)), n, m, a.toDouble(2),
-                                  xt.dtype());
-    return Value::ofTensor(makeTensor(out.t.meta, gx));
+    return Value::ofTensor(
+        makeTensor(out.t.meta, pdistBackwardValues(toDoubles(xt), toDoubles(a.tensor(0)), toDoubles(a.tensor(3)), n, m,
+                                                   a.toDouble(2), xt.dtype())));
 }
 
 }  // namespace
