@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Issue 17's realistic-size table in one run on the GPU machine: fxray's CUDA backend beside
+PyTorch eager, Inductor and Inductor with CUDA graphs, on the same graph files and inputs.
+
+  python3 bench/scale_table.py --fxray BIN --anchor-best TOOLS/anchor_best.py \
+      --torch-anchor bench/torch_anchor.py --data DIR --models gpt2_s512,vit_s224 \
+      [--modes default,reduce-overhead] [--model-timeout 150] [--iters 20] [--json OUT.json]
+
+DIR holds ../shared/tools/gen_scale.py's output (`MODEL/numerics/{forward,backward}.py` and their
+recorded inputs). fxray is timed first for every graph (`fxray bench --json`: median of --iters
+runs, inputs resident on the device, one synchronize per run), then PyTorch, one child process
+per model bounded by --model-timeout (Inductor's cold compiles take minutes on the big graphs):
+a model whose compile runs out of time keeps its eager column and says so, never a made-up
+number. Ratios are speed-ups (PyTorch's time / fxray's time, > 1 means fxray is faster); the
+geomean row is over the graphs that have both numbers.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def fxray_time(binary, py, inputs, iters):
+    """(median ms, host fallbacks) of one graph on fxray's CUDA backend, or (None, why)."""
+    cmd = [binary, "bench", py, "--backend", "cuda", "--inputs", inputs, "--iters", str(iters), "--json"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return None, "fxray bench timed out"
+    if p.returncode != 0:
+        return None, " ".join(p.stderr.split())[:200] or f"exit {p.returncode}"
+    j = json.loads(p.stdout)
+    host = sorted({st["name"] for st in j.get("steps", []) if st.get("kind") == "host"})
+    return j.get("median_ms"), host
+
+
+def anchor_rows(anchor_best, torch_anchor, data, model, modes, timeout):
+    """anchor_best.py's JSON rows for one model ({graph, eager_ms, default_ms, ...})."""
+    env = dict(os.environ, ANCHOR_MODES=modes, OUT=tempfile.mkdtemp(prefix="scale-table-"))
+    # anchor_best.py always compiles at least once (an empty mode list reads as one mode, ""), so
+    # eager alone goes through torch_anchor.py, whose timing it shares (best of three medians).
+    cmd = [sys.executable, anchor_best, torch_anchor, data, model]
+    if not modes:
+        cmd = [sys.executable, torch_anchor, "--device", "cuda", "--modes", "eager", "--stages", "forward,backward",
+               "--corpus", data, "--models", model, "--json"]
+    rows, why = [], None
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        out = p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        why = f"timed out after {timeout} s"
+    if out.lstrip().startswith("["):  # torch_anchor.py --json: one indented array
+        rows = [r for r in json.loads(out) if "graph" in r]
+    else:  # anchor_best.py: one object per line, as each graph finishes
+        rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return rows, why
+
+
+def fmt(ms):
+    return "—" if ms is None else f"{ms:.3f}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fxray", required=True)
+    ap.add_argument("--anchor-best", required=True)
+    ap.add_argument("--torch-anchor", required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--models", required=True)
+    ap.add_argument("--modes", default="default,reduce-overhead")
+    ap.add_argument("--model-timeout", type=int, default=150)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    models = args.models.split(",")
+    graphs = {}
+    for m in models:
+        for st in ("forward", "backward"):
+            py = os.path.join(args.data, m, "numerics", st + ".py")
+            if not os.path.isfile(py):
+                continue
+            ms, extra = fxray_time(args.fxray, py, os.path.join(args.data, m, "numerics", st, "inputs"), args.iters)
+            g = graphs.setdefault(f"{m}/{st}", {"graph": f"{m}/{st}"})
+            g["fxray_ms"] = ms
+            if ms is None:
+                g["fxray_error"] = extra
+            else:
+                g["fallbacks"] = extra
+            print(f"fxray {m}/{st}: {fmt(ms)} ms", file=sys.stderr, flush=True)
+    for m in models:
+        rows, why = anchor_rows(args.anchor_best, args.torch_anchor, args.data, m, args.modes, args.model_timeout)
+        for r in rows:
+            graphs.setdefault(r["graph"], {"graph": r["graph"]}).update(r)
+        if why:
+            for g in graphs.values():
+                if g["graph"].startswith(m + "/"):
+                    g.setdefault("anchor_note", why)
+        print(f"anchor {m}: {len(rows)} rows{' (' + why + ')' if why else ''}", file=sys.stderr, flush=True)
+    modes = args.modes.split(",") if args.modes else []
+    head = ["graph", "eager ms"] + [f"{'Inductor' if m == 'default' else 'Inductor ' + m} ms" for m in modes]
+    head += ["fxray ms", "vs eager", "vs best Inductor"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    vs_eager, vs_ind = [], []
+    for g in graphs.values():
+        ind = [g.get(f"{m}_ms") for m in modes]
+        best = min([x for x in ind if x is not None], default=None)
+        re, ri = ratio(g.get("eager_ms"), g.get("fxray_ms")), ratio(best, g.get("fxray_ms"))
+        if re:
+            vs_eager.append(re)
+        if ri:
+            vs_ind.append(ri)
+        cells = [g["graph"], fmt(g.get("eager_ms"))] + [fmt(x) for x in ind] + [fmt(g.get("fxray_ms"))]
+        cells += [f"{re:.2f}×" if re else "—", f"{ri:.2f}×" if ri else "—"]
+        notes = [x for x in (g.get("fxray_error"), g.get("error"), g.get("anchor_note")) if x]
+        if g.get("fallbacks"):
+            notes.append("host fallbacks: " + ", ".join(map(str, g["fallbacks"])))
+        print("| " + " | ".join(cells) + " |" + (" " + "; ".join(notes) if notes else ""))
+    gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+    ge, gi = gm(vs_eager), gm(vs_ind)
+    print(f"\ngeomean speed-up: vs eager {ge:.3f}× over {len(vs_eager)} graphs" if ge else "\nno eager ratios")
+    if gi:
+        print(f"geomean speed-up: vs best Inductor {gi:.3f}× over {len(vs_ind)} graphs")
+    if args.json:
+        json.dump(list(graphs.values()), open(args.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
