@@ -2293,8 +2293,8 @@ Erzeugt: %2</translation>
         <translation>Partitionierung fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <source>Not a joint graph (no tangents): nothing to partition.</source>
-        <translation>Kein Joint-Graph (keine Tangenten): nichts zu partitionieren.</translation>
+        <source>Nothing to partition: %1.</source>
+        <translation>Nichts zu partitionieren: %1.</translation>
     </message>
     <message>
         <source>Partitioning (budget %1)…</source>

@@ -2246,8 +2246,8 @@ Created: %2</source>
         <translation>划分失败:%1</translation>
     </message>
     <message>
-        <source>Not a joint graph (no tangents): nothing to partition.</source>
-        <translation>不是联合图(没有 tangents):无需划分。</translation>
+        <source>Nothing to partition: %1.</source>
+        <translation>无需划分：%1。</translation>
     </message>
     <message>
         <source>Partitioning (budget %1)…</source>

@@ -6,6 +6,7 @@
 #include "exec/shape_binding.h"
 #include "import/constants_folder.h"
 #include "ir/printer.h"
+#include "partition/joint_shape.h"
 #include "partition/partitioner.h"
 
 #include <nlohmann/json.hpp>
@@ -110,6 +111,15 @@ int cmdPartition(const std::vector<std::string>& argv, std::ostream& out, std::o
     auto lgE = selectGraph(*f, a->get("--graph"));
     if (!lgE.ok()) return reportError(err, lgE.error());
     const Graph& g = *(*lgE)->graph;
+    // A forward, backward or post-grad graph would "partition" into nonsense (0 forward outputs);
+    // --num-fwd-outputs says the user knows the graph is a joint whatever its names.
+    if (!a->has("--num-fwd-outputs"))
+        if (auto why = partition::whyNotJoint(g, (*lgE)->stage)) {
+            Diagnostic d = makeError("graph '" + ((*lgE)->stage.empty() ? (*lgE)->id : (*lgE)->stage) + "': nothing to partition: " + *why +
+                                     " (--num-fwd-outputs N partitions it anyway)");
+            d.file = a->positional[0];
+            return reportError(err, d);
+        }
 
     // Parameters and buffers: Inductor saves them at no cost. A joint graph does not say which
     // primals they are; the Dynamo graph of the same compile does.

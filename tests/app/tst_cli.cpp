@@ -166,8 +166,13 @@ private slots:
             << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_joint_graph.py")), "--memory-budget",
                            "1.5"}
             << "budget";
-        QTest::newRow("partition without tangents")
-            << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_forward_graph.py"))} << "tangent";
+        QTest::newRow("partition a forward graph")
+            << QStringList{"partition", QString::fromStdString(c("mlp/graphs/aot_forward_graph.py"))}
+            << "nothing to partition: a forward graph";
+        // It takes tangents, yet PyTorch already partitioned it.
+        QTest::newRow("partition a backward graph")
+            << QStringList{"partition", QString::fromStdString(c("checkpointed/numerics/backward.py"))}
+            << "nothing to partition: a backward graph";
         QTest::newRow("bad backend") << QStringList{"run", QString::fromStdString(c("mlp/numerics/forward.py")),
                                                     "--backend", "tpu"}
                                      << "unknown backend 'tpu'";

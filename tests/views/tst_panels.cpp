@@ -44,6 +44,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTreeView>
 
@@ -344,6 +345,33 @@ private Q_SLOTS:
         QVERIFY(changed.wait(20000));
         QVERIFY(settle(h.doc));
         QCOMPARE(h.doc.partition()->savedBytes, result->savedBytes);
+    }
+
+    // A backward graph takes tangents too, but PyTorch already partitioned it: the pane must not
+    // cut it again on its own. checkpointed's backward saves nothing but primals, so only its
+    // outputs (one gradient per primal, no forward output) tell it from a joint graph.
+    void partitionPanelLeavesBackwardGraphs() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        for (const char* file : {"checkpointed/numerics/backward.py", "mlp/numerics/backward.py"}) {
+            Harness h;
+            // Copied under a neutral name, so that the graph's shape decides and not its file name.
+            QTemporaryDir dir;
+            const QString copy = dir.filePath(QStringLiteral("graph.py"));
+            QVERIFY(QFile::copy(corpusFile(file), copy));
+            QVERIFY(h.doc.loadSync(copy));
+            QVERIFY(settle(h.doc));
+            QVERIFY2(!h.doc.partition(), file);
+            const QString status = h.partition()->statusLabel()->text();
+            QVERIFY2(status.contains(QStringLiteral("Nothing to partition")) && status.contains(QStringLiteral("backward")),
+                     qPrintable(status));
+        }
+        Harness h;
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("graph.py"));
+        QVERIFY(QFile::copy(corpusFile("checkpointed/numerics/joint.py"), copy));
+        QVERIFY(h.doc.loadSync(copy));
+        QVERIFY(settle(h.doc));
+        QVERIFY(h.doc.partition());
     }
 
     void codePaneSelectionSync() {

@@ -6,6 +6,7 @@
 #include "models/saved_tensor_model.h"
 #include "models/string_table_model.h"
 #include "panels/partition_lanes_view.h"
+#include "partition/joint_shape.h"
 #include "partition/partitioner.h"
 
 #include <QDockWidget>
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace fxray::views {
 
@@ -153,25 +155,23 @@ PartitionPanel::PartitionPanel(Document* doc, QWidget* parent)
 
 PartitionPanel::~PartitionPanel() = default;
 
-bool PartitionPanel::currentIsJoint() const {
+bool PartitionPanel::currentIsJoint() const { return !notJointReason(); }
+
+std::optional<QString> PartitionPanel::notJointReason() const {
     const LoadedGraph* lg = m_doc->currentGraph();
-    if (!lg) return false;
-    if (lg->stage.find("joint") != std::string::npos) return true;
-    // A joint graph by shape: it takes tangents.
-    for (const Node* p : lg->executable().placeholders())
-        if (p->name().rfind("tangents_", 0) == 0) return true;
-    return false;
+    if (!lg) return QString();
+    // A post-grad backward graph takes tangents too; partitioning it again would invent a split.
+    if (auto why = partition::whyNotJoint(lg->executable(), lg->stage)) return QString::fromStdString(*why);
+    return std::nullopt;
 }
 
 void PartitionPanel::onFileChanged() { m_reference = findPyTorchPartition(m_doc->path()); }
 
 void PartitionPanel::onGraphChanged() {
-    const bool joint = currentIsJoint();
+    const std::optional<QString> why = notJointReason();
     m_run->setEnabled(m_doc->currentGraph() != nullptr);
-    m_status->setText(!m_doc->currentGraph() ? QString()
-                      : joint                ? QString()
-                                             : tr("Not a joint graph (no tangents): nothing to partition."));
-    if (joint) repartition(m_doc->memoryBudget());
+    m_status->setText(!m_doc->currentGraph() || !why ? QString() : tr("Nothing to partition: %1.").arg(*why));
+    if (!why) repartition(m_doc->memoryBudget());
 }
 
 void PartitionPanel::repartition(double budget) {

@@ -41,6 +41,7 @@ public:
     QSlider* budgetSlider() const { return m_slider; }
     QDoubleSpinBox* budgetSpin() const { return m_spin; }
     QLabel* totalsLabel() const { return m_totals; }
+    QLabel* statusLabel() const { return m_status; }
     /// Forward | saved tensors | backward, with the change of the last budget move (first tab).
     PartitionLanesView* lanesView() const { return m_lanes; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -54,6 +55,8 @@ private:
     void budgetEdited(double budget);
     void repartition(double budget);
     bool currentIsJoint() const;
+    /// Why the current graph is not a joint graph (empty text: no graph), nullopt when it is one.
+    std::optional<QString> notJointReason() const;
 
     /// Guarded: item views emit signals while the window tears down, possibly after the
     /// Document is gone.

@@ -14,6 +14,7 @@
 #include "import/npy.h"
 #include "ir/printer.h"
 #include "partition/joint_analysis.h"
+#include "partition/joint_shape.h"
 #include "partition/knapsack.h"
 #include "partition/max_flow.h"
 #include "partition/partitioner.h"
@@ -348,6 +349,64 @@ private slots:
         auto r = partitionJoint(*g);
         QVERIFY(!r.ok());
         QVERIFY2(r.error().message.find("no tangents_*") != std::string::npos, r.error().str().c_str());
+    }
+
+    // The app partitions a loaded graph on its own only when it is a joint graph: a backward graph
+    // takes tangents too (its saved activations besides), and the stage name decides first.
+    void jointShape() {
+        auto joint = parse(R"(class GraphModule(torch.nn.Module):
+    def forward(self, primals_1: "f32[4][1]cpu", tangents_1: "f32[4][1]cpu"):
+        tanh: "f32[4][1]cpu" = torch.ops.aten.tanh.default(primals_1)
+        mul: "f32[4][1]cpu" = torch.ops.aten.mul.Tensor(tangents_1, tanh)
+        return (tanh, mul)
+)");
+        auto backward = parse(R"(class GraphModule(torch.nn.Module):
+    def forward(self, primals_1: "f32[4][1]cpu", tanh: "f32[4][1]cpu", tangents_1: "f32[4][1]cpu"):
+        mul: "f32[4][1]cpu" = torch.ops.aten.mul.Tensor(tangents_1, tanh)
+        return (mul,)
+)");
+        auto seeded = parse(R"(class GraphModule(torch.nn.Module):
+    def forward(self, primals_1: "f32[4][1]cpu", fwd_seed: "i64[][]cpu", tangents_1: "f32[4][1]cpu"):
+        tanh: "f32[4][1]cpu" = torch.ops.aten.tanh.default(primals_1)
+        return (tanh, tangents_1)
+)");
+        QVERIFY(joint && backward && seeded);
+        QVERIFY(!whyNotJoint(*joint, ""));
+        QVERIFY(!whyNotJoint(*seeded, "repro"));
+        auto why = whyNotJoint(*backward, "");
+        QVERIFY(why);
+        QVERIFY2(why->find("'tanh'") != std::string::npos, why->c_str());
+        QVERIFY(whyNotJoint(*joint, "inductor_post_grad_graph"));
+        QVERIFY(whyNotJoint(*joint, "aot_backward_graph"));
+        QVERIFY(!whyNotJoint(*backward, "aot_joint_graph"));
+        auto forward = parse(R"(class GraphModule(torch.nn.Module):
+    def forward(self, primals_1: "f32[4][1]cpu"):
+        tanh: "f32[4][1]cpu" = torch.ops.aten.tanh.default(primals_1)
+        return (tanh,)
+)");
+        QVERIFY(forward);
+        why = whyNotJoint(*forward, "");
+        QVERIFY(why && why->find("no tangents_*") != std::string::npos);
+    }
+
+    // PyTorch's own AOT graphs by shape alone (no stage name): every joint is one, every backward
+    // and forward graph is not.
+    void jointShapeCorpus() {
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found");
+        int joints = 0, others = 0;
+        for (const auto& e : fs::directory_iterator(fxtest::corpus())) {
+            for (const char* stage : {"joint", "forward", "backward"}) {
+                fs::path py = e.path() / "numerics" / (std::string(stage) + ".py");
+                if (!fs::exists(py)) continue;
+                auto f = loadFile(py);
+                QVERIFY2(f.ok(), py.string().c_str());
+                const bool isJoint = std::string(stage) == "joint";
+                auto why = whyNotJoint(f->graphs.at(0).executable(), "");
+                QVERIFY2(isJoint == !why, (py.string() + ": " + why.value_or("joint")).c_str());
+                (isJoint ? joints : others) += 1;
+            }
+        }
+        QVERIFY(joints >= 5 && others >= 10);
     }
 
     void badInputBudget() {
