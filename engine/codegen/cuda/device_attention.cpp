@@ -2,6 +2,7 @@
 
 #include "codegen/cuda/attention_common.h"
 #include "codegen/cuda/attention_gemm.h"
+#include "codegen/cuda/attention_tc.h"
 
 #include <algorithm>
 #include <climits>
@@ -12,8 +13,8 @@ namespace fxray::cg::cuda {
 namespace attn {
 
 KernelModule& attentionModule() {
-    static KernelModule* m =
-        new KernelModule("fxray_attention", {"attention_args.h", "dtype_io.cuh", "attention.cu"});  // never destroyed
+    static KernelModule* m = new KernelModule(
+        "fxray_attention", {"attention_args.h", "dtype_io.cuh", "attention.cu", "attention_tc.cu"});  // never destroyed
     return *m;
 }
 
@@ -142,6 +143,8 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
     const DType t = q.meta.dtype;
     if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, bias ? &*bias : nullptr}))
         return makeError("device attention needs f32, f16 or bf16 operands of one dtype");
+    if (attentionUsesTensorCores(q.meta, k.meta, v.meta))
+        return attentionForwardTc(q, k, v, bias, out, lse, scale, causal);
     if (attentionUsesGemm(q.meta, k.meta)) return attentionForwardGemm(q, k, v, bias, out, lse, scale, causal);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();

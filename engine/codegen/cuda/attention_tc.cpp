@@ -1,0 +1,60 @@
+#include "codegen/cuda/attention_tc.h"
+
+#include "codegen/cuda/attention_common.h"
+#include "codegen/cuda/dl_util.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace fxray::cg::cuda {
+
+using namespace attn;
+
+namespace {
+
+/// The head dims the kernels are instantiated for (attention_tc.cu): K and Kv up to 64.
+constexpr int64_t kTcHeadDim = 64;
+/// Query rows per block: 4 warps of 16.
+constexpr int64_t kTcRows = 64;
+
+}  // namespace
+
+bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
+    if (q.dtype != DType::Float32 || q.shape.size() != 4 || k.shape.size() != 4 || v.shape.size() != 4) return false;
+    const std::string force = envOr("FXRAY_ATTENTION");
+    if (force == "fused" || force == "gemm") return false;
+    const CudaRuntime& rt = runtime();
+    if (!rt.haveDevice || rt.ccMajor < 8) return false;  // mma.sync on tf32 is sm_80+
+    return q.shape[3] <= kTcHeadDim && v.shape[3] <= kTcHeadDim;
+}
+
+Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const DeviceView& v,
+                          const std::optional<DeviceView>& bias, const DeviceView& out,
+                          const std::optional<DeviceView>& lse, double scale, bool causal) {
+    if (!sameDtype(DType::Float32, {&q, &k, &v, &out, bias ? &*bias : nullptr}))
+        return makeError("the tensor-core attention kernel is fp32 only");
+    auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
+    if (!a.ok()) return a.error();
+    if (a->K > kTcHeadDim || a->Kv > kTcHeadDim)
+        return makeError("the tensor-core attention kernel takes head dims up to 64");
+    CUdeviceptr plse = 0;
+    if (lse && lse->meta.numel() > 0) {
+        const TensorMeta& l = lse->meta;
+        if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a->B ||
+            l.shape[1] != a->H)
+            return makeError("device attention: logsumexp must be dense fp32 [B, H, rows]");
+        a->lseLen = l.shape[2];
+        plse = bytePtr(*lse, l.offset);
+    }
+    const int64_t rows = std::max<int64_t>(a->M, a->lseLen);
+    a->tiles = (rows + kTcRows - 1) / kTcRows;
+    auto fn = attentionModule().function("fx_attn_tc_fwd_64");
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0, po = out.base;
+    void* params[] = {&pq, &pk, &pv, &pb, &po, &plse, &*a};
+    const int64_t blocks = a->B * a->H * a->tiles;
+    if (blocks > INT32_MAX) return makeError("device attention: too many blocks");
+    return launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_tc_fwd");
+}
+
+}  // namespace fxray::cg::cuda
