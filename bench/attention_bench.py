@@ -8,9 +8,11 @@ For each size B,H,S,D (q, k, v and grad_out [B, H, S, D] viewed from [B, S, H, D
 ViT's qkv projection lays them out; no bias, not causal) this writes two FX graph files: REPS
 forward calls of aten._scaled_dot_product_efficient_attention, and one forward followed by REPS
 of its backward. Each call gets a slightly different scale so that no pass merges them. fxray
-times them with `fxray bench --json` (the profiled run's per-step times of the attention calls,
-averaged) once per path (FXRAY_ATTENTION=auto|tc|fused|gemm); PyTorch runs the same ops with
-CUDA events over REPS calls, TF32 off, median of 5 repetitions. The table prints microseconds
+times them with `fxray bench --json` once per path (FXRAY_ATTENTION=auto|tc|fused|gemm): the
+median whole run divided by REPS (the backward graph's forward taken off), the calls queued back
+to back as in PyTorch's loop; the profiled run's per-step times (which include each step's host
+work) go to the JSON. PyTorch runs the same ops with CUDA events over REPS calls, TF32 off,
+median of 5 repetitions. The table prints microseconds
 per call and fxray's speed-up (PyTorch's time / fxray's).
 """
 import argparse
@@ -56,21 +58,36 @@ def graphs(B, H, S, D, reps):
     return fwd, bwd
 
 
-def fxray_us(fxray, path, graph, env_path, reps):
+def fxray_bench(fxray, graph, env_path, iters):
+    """fxray bench --json on the graph: (median ms of whole runs, {node name: profiled step ms}) or an error."""
     env = dict(os.environ)
     if env_path != "auto":
         env["FXRAY_ATTENTION"] = env_path
-    r = subprocess.run([fxray, "bench", graph, "--backend", "cuda", "--iters", "5", "--json"], env=env,
+    r = subprocess.run([fxray, "bench", graph, "--backend", "cuda", "--iters", str(iters), "--json"], env=env,
                        capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         return None, (r.stderr or r.stdout).strip()[-300:]
     j = json.loads(r.stdout)
-    # The calls are the nodes named f0.. (forward) and b0.. (backward) in the graphs above.
-    name = re.compile(r"^b\d+$" if path == "bwd" else r"^f\d+$")
-    ms = [s["ms"] for s in j["steps"] if any(name.match(n) for n in s["nodes"])]
-    if len(ms) < reps:
-        return None, "found %d attention steps, expected %d" % (len(ms), reps)
-    return 1e3 * statistics.mean(ms[:reps]), None
+    steps = {n: s["ms"] for s in j["steps"] for n in s["nodes"]}
+    return (j["median_ms"], steps), None
+
+
+def fxray_us(fxray, gf, gb, env_path, reps, iters):
+    """Per call: (fwd us, bwd us, profiled fwd us, profiled bwd us) from whole-run medians (the graphs
+    queue their calls back to back, as PyTorch's loop does; the backward graph's one forward is
+    taken off), and the profiled run's per-step times, which include each step's host work."""
+    rf, err = fxray_bench(fxray, gf, env_path, iters)
+    if err:
+        return None, err
+    rb, err = fxray_bench(fxray, gb, env_path, iters)
+    if err:
+        return None, err
+    fwd = 1e3 * rf[0] / reps
+    bwd = (1e3 * rb[0] - fwd) / reps
+    pf = [ms for n, ms in rf[1].items() if re.match(r"^f\d+$", n)]
+    pb = [ms for n, ms in rb[1].items() if re.match(r"^b\d+$", n)]
+    prof = lambda xs: 1e3 * statistics.mean(xs) if len(xs) >= reps else None
+    return (fwd, bwd, prof(pf), prof(pb)), None
 
 
 def torch_us(B, H, S, D, reps):
@@ -107,7 +124,8 @@ def main():
     ap.add_argument("--fxray", required=True)
     ap.add_argument("--sizes", nargs="*", default=["16,6,197,64", "16,6,512,64", "8,6,1024,64", "8,6,512,128"])
     ap.add_argument("--paths", default="auto,gemm,fused")
-    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     paths = a.paths.split(",")
@@ -125,17 +143,18 @@ def main():
             except Exception as e:  # no PyTorch here: fxray's side alone
                 row["torch_error"] = str(e)[:200]
             for p in paths:
-                for kind, gfile in (("fwd", gf), ("bwd", gb)):
-                    us, err = fxray_us(a.fxray, kind, gfile, p, a.reps)
-                    row["%s_%s_us" % (p, kind)] = us
-                    if err:
-                        row["%s_%s_error" % (p, kind)] = err
+                r, err = fxray_us(a.fxray, gf, gb, p, a.reps, a.iters)
+                if err:
+                    row["%s_error" % p] = err
+                    continue
+                row["%s_fwd_us" % p], row["%s_bwd_us" % p], row["%s_fwd_prof_us" % p], row["%s_bwd_prof_us" % p] = r
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
     if a.json:
         print(json.dumps(rows, indent=1))
         return
-    print("fp32 attention, us per call (B,H,S,D; [B,S,H,D] storage; speed-up = PyTorch / fxray)")
+    print("fp32 attention, us per call (B,H,S,D; [B,S,H,D] storage; speed-up = PyTorch / fxray; "
+          "fxray's profiled per-step times, host work included, in the JSON)")
     head = "%-14s %9s %9s" % ("B,H,S,D", "torch fwd", "torch bwd")
     for p in paths:
         head += " %10s %6s %10s %6s" % (p + " fwd", "x", p + " bwd", "x")

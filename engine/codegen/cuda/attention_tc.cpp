@@ -3,6 +3,8 @@
 #include "codegen/cuda/attention_common.h"
 #include "codegen/cuda/dl_util.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <climits>
 
@@ -17,7 +19,39 @@ constexpr int64_t kTcHeadDim = 64;
 /// Query rows per block: 4 warps of 16.
 constexpr int64_t kTcRows = 64;
 
+/// cuFuncSetAttribute from the driver the runtime opened (RTLD_NOLOAD: the same copy, not a
+/// second one); the driver API table has no use for it elsewhere.
+using SetAttribute = CUresult (*)(CUfunction, int, int);
+SetAttribute setAttribute() {
+    static SetAttribute f = [] {
+        void* h = dlopen(runtime().driverLib.c_str(), RTLD_NOW | RTLD_NOLOAD);
+        return h ? reinterpret_cast<SetAttribute>(dlsym(h, "cuFuncSetAttribute")) : nullptr;
+    }();
+    return f;
+}
+constexpr int kMaxDynamicSharedBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
 }  // namespace
+
+unsigned tcBackwardSharedBytes() {
+    // attention_tc.cu's fx_attn_tc_bwd: K, V [64][68], Q, dO [16][68], dS^T [64][20], each twice
+    // (tf32 halves), then lse and D of 16 rows; 4-byte words.
+    const unsigned ld = kTcHeadDim + 4, words = 2 * (2 * 64 * ld + 2 * 16 * ld + 64 * 20) + 2 * 16;
+    return words * 4;
+}
+
+Expected<CUfunction> tcBackwardKernel() {
+    auto fn = attentionModule().function("fx_attn_tc_bwd_64");
+    if (!fn.ok()) return fn.error();
+    static const Status allowed = [&]() -> Status {
+        SetAttribute set = setAttribute();
+        if (!set) return makeError("the CUDA driver lacks cuFuncSetAttribute");
+        return check(set(*fn, kMaxDynamicSharedBytes, static_cast<int>(tcBackwardSharedBytes())),
+                     "allowing fx_attn_tc_bwd_64 its shared memory");
+    }();
+    if (!allowed.ok()) return allowed.error();
+    return fn;
+}
 
 bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
     if (q.dtype != DType::Float32 || q.shape.size() != 4 || k.shape.size() != 4 || v.shape.size() != 4) return false;
@@ -48,7 +82,7 @@ Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const Device
     }
     const int64_t rows = std::max<int64_t>(a->M, a->lseLen);
     a->tiles = (rows + kTcRows - 1) / kTcRows;
-    auto fn = attentionModule().function("fx_attn_tc_fwd_64");
+    auto fn = attentionModule().function("fx_attn_tc_fwd_64" + envOr("FXRAY_ATTN_TC_VARIANT"));
     if (!fn.ok()) return fn.error();
     CUdeviceptr pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0, po = out.base;
     void* params[] = {&pq, &pk, &pv, &pb, &po, &plse, &*a};

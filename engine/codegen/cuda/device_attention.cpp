@@ -180,7 +180,8 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, &gradOut, bias ? &*bias : nullptr, gq ? &*gq : nullptr,
                                                 gk ? &*gk : nullptr, gv ? &*gv : nullptr, gbias ? &*gbias : nullptr}))
         return makeError("device attention backward needs f32, f16 or bf16 operands of one dtype");
-    if (attentionUsesGemm(q.meta, k.meta))
+    const bool tc = attentionUsesTensorCores(q.meta, k.meta, v.meta);
+    if (!tc && attentionUsesGemm(q.meta, k.meta))
         return attentionBackwardGemm(gradOut, q, k, v, bias, out, lse, scale, causal, gq, gk, gv, gbias);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
@@ -224,10 +225,11 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     if (gk) strides4(gk->meta, g.ks), g.koff = gk->meta.offset;
     if (gv) strides4(gv->meta, g.vs), g.voff = gv->meta.offset;
     const int hd = headBucket(a->K, a->Kv);
-    const int kt = hd == 64 ? 32 : hd == 128 ? 16 : 8;
+    const int kt = tc ? kTcBackwardKeys : hd == 64 ? 32 : hd == 128 ? 16 : 8;
     a->tiles = (a->N + kt - 1) / kt;
     {
-        auto fn = attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
+        auto fn = tc ? tcBackwardKernel()
+                     : attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
         if (!fn.ok()) return fn.error();
         CUdeviceptr pg = gradOut.base, pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0;
         CUdeviceptr pl = bytePtr(lse, l.offset), pD = D->ptr(), pdq = dq->ptr();
@@ -235,7 +237,10 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
         const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
         if (blocks > INT32_MAX) return makeError("device attention backward: too many blocks");
-        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd"); !s.ok()) return s;
+        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd",
+                                  tc ? tcBackwardSharedBytes() : 0);
+            !s.ok())
+            return s;
     }
     if (gq)
         if (Status s = castInto(dq->ptr(), *gq); !s.ok()) return s;

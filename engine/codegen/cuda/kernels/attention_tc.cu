@@ -45,13 +45,27 @@ __device__ __forceinline__ void fx_mma3(float (&c)[4], const unsigned (&ab)[4], 
     fx_mma(c, ab[0], ab[1], ab[2], ab[3], bb0, bb1);
 }
 
+/// Rows n0 .. n0 + 128 NL / HD of x [n, d] (strides xs[2], xs[3] from base) into registers, thread
+/// i holding elements threadIdx.x + 128 i in row-major order; zeros past n < N, d < D.
+template <int HD, int NL>
+__device__ __forceinline__ void fx_attn_tc_load(const float* __restrict__ x, fx_i64 base, const long long (&xs)[4],
+                                                fx_i64 N, fx_i64 D, fx_i64 n0, float (&r)[NL]) {
+    // Thread i's column is fixed (128 is a multiple of HD); its rows step by 128 / HD.
+    const int RS = 128 / HD, d = threadIdx.x % HD;
+    const fx_i64 n = n0 + threadIdx.x / HD;
+    const float* p = x + base + n * xs[2] + d * xs[3];
+    const fx_i64 step = RS * xs[2];
+#pragma unroll
+    for (int i = 0; i < NL; ++i) r[i] = n + RS * i < N && d < D ? p[i * step] : 0.0f;
+}
+
 // Forward: a block of 4 warps per (b, h, tile of 64 query rows), 16 rows a warp; the block walks
 // the keys in tiles of KT, staged in shared memory already split into tf32 halves (each key
 // serves the 4 warps). A warp's 16 query rows stay in registers as A fragments (split once); the
 // scores of its 16 x KT tile are C fragments, their online softmax is done in registers (a row's
 // values live on the 4 lanes of one quad), and the probabilities feed P.V as A fragments.
 // HD: the padded head dim (K and Kv up to HD, zeros past them).
-template <int HD, int KT>
+template <int HD, int KT, bool PF>
 __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                                const float* __restrict__ bias, float* __restrict__ o, float* __restrict__ lse,
                                FxAttnArgs a) {
@@ -67,15 +81,15 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
     const fx_i64 vbase = a.voff + b * a.vs[0] + h * a.vs[1];
     const int kSteps = ((int)a.K + 7) / 8, vSteps = ((int)a.Kv + 7) / 8;
 
-    unsigned qb[HD / 8][4], qsm[HD / 8][4];
+    // The warp's 16 query rows as A fragments, split into tf32 halves where used (registers).
+    float qr[HD / 8][4];
 #pragma unroll
     for (int s = 0; s < HD / 8; ++s) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const fx_i64 row = (e & 1) ? r1 : r0;
             const int d = s * 8 + t + ((e & 2) ? 4 : 0);
-            const float x = row < a.M && d < a.K ? q[qbase + row * a.qs[2] + d * a.qs[3]] : 0.0f;
-            fx_split(x, qb[s][e], qsm[s][e]);
+            qr[s][e] = row < a.M && d < a.K ? q[qbase + row * a.qs[2] + d * a.qs[3]] : 0.0f;
         }
     }
     float acc[HD / 8][4];
@@ -88,22 +102,32 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
     fx_i64 nEnd = a.N;
     if (a.causal && row0 + BM < nEnd) nEnd = row0 + BM;  // top-left: row r sees keys n <= r
     const bool active = wrow < a.M;                      // warp-uniform
-    const int K4 = ((int)a.K + 7) & ~7, V4 = ((int)a.Kv + 7) & ~7;
+    // The next key tile is loaded into registers while this one is multiplied: the loads are
+    // issued together and their latency hides behind the mma work, instead of stalling each
+    // thread once per element.
+    const int NL = KT * HD / 128;
+    float kr[NL], vr[NL];
+    if (PF) {
+        fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, 0, kr);
+        fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, 0, vr);
+    }
     for (fx_i64 n0 = 0; n0 < nEnd; n0 += KT) {
-        __syncthreads();
-        for (int idx = threadIdx.x; idx < KT * K4; idx += blockDim.x) {
-            const int j = idx / K4, d = idx % K4;
-            const fx_i64 n = n0 + j;
-            const float x = n < a.N && d < a.K ? k[kbase + n * a.ks[2] + d * a.ks[3]] : 0.0f;
-            fx_split(x, kb[j][d], ks[j][d]);
-        }
-        for (int idx = threadIdx.x; idx < KT * V4; idx += blockDim.x) {
-            const int j = idx / V4, d = idx % V4;
-            const fx_i64 n = n0 + j;
-            const float x = n < a.N && d < a.Kv ? v[vbase + n * a.vs[2] + d * a.vs[3]] : 0.0f;
-            fx_split(x, vb[j][d], vs[j][d]);
+        if (!PF) {
+            fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, n0, kr);
+            fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, n0, vr);
         }
         __syncthreads();
+#pragma unroll
+        for (int i = 0; i < NL; ++i) {
+            const int idx = threadIdx.x + 128 * i, j = idx / HD, d = idx % HD;
+            fx_split(kr[i], kb[j][d], ks[j][d]);
+            fx_split(vr[i], vb[j][d], vs[j][d]);
+        }
+        __syncthreads();
+        if (PF && n0 + KT < nEnd) {
+            fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, n0 + KT, kr);
+            fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, n0 + KT, vr);
+        }
         if (!active) continue;
         // S = Q K^T for the warp's 16 rows x KT keys.
         float s[KT / 8][4];
@@ -114,10 +138,13 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
 #pragma unroll
         for (int st = 0; st < HD / 8; ++st) {
             if (st >= kSteps) break;
+            unsigned qb[4], qsm[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) fx_split(qr[st][e], qb[e], qsm[e]);
 #pragma unroll
             for (int nt = 0; nt < KT / 8; ++nt) {
                 const int j = nt * 8 + g, d = st * 8 + t;
-                fx_mma3(s[nt], qb[st], qsm[st], kb[j][d], kb[j][d + 4], ks[j][d], ks[j][d + 4]);
+                fx_mma3(s[nt], qb, qsm, kb[j][d], kb[j][d + 4], ks[j][d], ks[j][d + 4]);
             }
         }
         // Scale, bias, masks; the online softmax of rows r0 (e = 0, 1) and r1 (e = 2, 3).
@@ -194,10 +221,222 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
     }
 }
 
-extern "C" __global__ void __launch_bounds__(128)
-    fx_attn_tc_fwd_64(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse,
-                      FxAttnArgs a) {
-    fx_attn_tc_fwd<64, 32>(q, k, v, bias, o, lse, a);
+#define FX_ATTN_TC_FWD(NAME, HD, KT, PF, MINB)                                                                         \
+    extern "C" __global__ void __launch_bounds__(128, MINB)                                                            \
+        NAME(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse, FxAttnArgs a) {  \
+        fx_attn_tc_fwd<HD, KT, PF>(q, k, v, bias, o, lse, a);                                                          \
+    }
+FX_ATTN_TC_FWD(fx_attn_tc_fwd_64, 64, 32, true, 2)
+FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v1, 64, 32, false, 3)
+FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v2, 64, 32, true, 3)
+FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v3, 64, 32, false, 2)
+
+/// x [rows, cols] row-major in shared memory (leading dim ld) from registers loaded by
+/// fx_attn_tc_load, split into tf32 halves.
+template <int HD, int NL>
+__device__ __forceinline__ void fx_attn_tc_stage(const float (&r)[NL], unsigned* big, unsigned* small, int ld) {
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+        const int idx = threadIdx.x + 128 * i, j = idx / HD, d = idx % HD;
+        fx_split(r[i], big[j * ld + d], small[j * ld + d]);
+    }
+}
+
+/// The A fragment (rows r0 .. r0 + 15, cols c0 .. c0 + 7) of a split matrix in shared memory.
+__device__ __forceinline__ void fx_attn_tc_afrag(const unsigned* big, const unsigned* small, int ld, int r0, int c0,
+                                                 unsigned (&ab)[4], unsigned (&as)[4]) {
+    const int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
+    const int i0 = (r0 + g) * ld + c0 + t, i1 = i0 + 8 * ld;
+    ab[0] = big[i0], ab[1] = big[i1], ab[2] = big[i0 + 4], ab[3] = big[i1 + 4];
+    as[0] = small[i0], as[1] = small[i1], as[2] = small[i0 + 4], as[3] = small[i1 + 4];
+}
+
+// Backward: a block of 4 warps per (b, h, tile of 64 keys), 16 keys a warp; the block walks the
+// query rows in tiles of 16 (Q and dO staged split in shared memory, the next tile loading into
+// registers meanwhile). For its keys a warp computes S^T = K Q^T and dP^T = V dO^T (C fragments,
+// keys x rows), P^T = exp(S^T - lse) and dS^T = P^T (dP^T - D), and accumulates dV += P^T dO and
+// dK += dS^T Q in registers (the C fragments as A operands, rows numbered as at the top). dQ of
+// the row tile, dS K over the block's 64 keys, goes through dS^T in shared memory: each warp
+// takes 16 of its dims and adds them to the dense fp32 dq with atomics; grad_bias takes dS with
+// atomics where the bias broadcast.
+// Shared memory (dynamic, fx_attn_tc_bwd_smem words): K and V [64][HD + 4], Q and dO [16][HD + 4],
+// dS^T [64][20], each as big and small halves, then lse and D of the row tile.
+template <int HD>
+__device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __restrict__ q, const float* __restrict__ k,
+                               const float* __restrict__ v, const float* __restrict__ bias,
+                               const float* __restrict__ lse, const float* __restrict__ D, float* __restrict__ dq,
+                               float* __restrict__ dk, float* __restrict__ dv, float* __restrict__ dbias, FxAttnArgs a,
+                               FxAttnArgs gk) {
+    const int BN = 64, BQ = 16, LD = HD + 4, LS = BQ + 4;
+    extern __shared__ __align__(16) unsigned fx_tc_bwd_smem[];
+    unsigned *kb = fx_tc_bwd_smem, *ks = kb + BN * LD, *vb = ks + BN * LD, *vs = vb + BN * LD;
+    unsigned *qb = vs + BN * LD, *qsm = qb + BQ * LD, *gb = qsm + BQ * LD, *gsm = gb + BQ * LD;
+    unsigned *sb = gsm + BQ * LD, *ss = sb + BN * LS;
+    float *lt = reinterpret_cast<float*>(ss + BN * LS), *dt_ = lt + BQ;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const fx_i64 bh = blockIdx.x / a.tiles, tile = blockIdx.x % a.tiles;
+    const fx_i64 b = bh / a.H, h = bh % a.H;
+    const fx_i64 n0 = tile * BN;
+    const fx_i64 qbase = a.qoff + b * a.qs[0] + h * a.qs[1], gbase = a.goff + b * a.gs[0] + h * a.gs[1];
+    const int kSteps = ((int)a.K + 7) / 8, vSteps = ((int)a.Kv + 7) / 8;
+    {
+        const int NK = BN * HD / 128;
+        float r[NK];
+        fx_attn_tc_load<HD, NK>(k, a.koff + b * a.ks[0] + h * a.ks[1], a.ks, a.N, a.K, n0, r);
+        fx_attn_tc_stage<HD, NK>(r, kb, ks, LD);
+        fx_attn_tc_load<HD, NK>(v, a.voff + b * a.vs[0] + h * a.vs[1], a.vs, a.N, a.Kv, n0, r);
+        fx_attn_tc_stage<HD, NK>(r, vb, vs, LD);
+    }
+    float dka[HD / 8][4], dva[HD / 8][4];
+#pragma unroll
+    for (int i = 0; i < HD / 8; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dka[i][e] = dva[i][e] = 0.0f;
+    const fx_i64 key0 = n0 + w * 16 + g, key1 = key0 + 8;  // this lane's two keys
+    // Causal (top-left): rows above the tile's first key see none of its keys.
+    const fx_i64 rowStart = a.causal ? n0 / BQ * BQ : 0;
+    const int NQ = BQ * HD / 128;
+    float qr[NQ], gr[NQ], lr = 0.0f, dr = 0.0f;
+    auto prefetch = [&](fx_i64 i0) {
+        fx_attn_tc_load<HD, NQ>(q, qbase, a.qs, a.M, a.K, i0, qr);
+        fx_attn_tc_load<HD, NQ>(go, gbase, a.gs, a.M, a.Kv, i0, gr);
+        if (threadIdx.x < BQ && i0 + threadIdx.x < a.M) {
+            lr = lse[bh * a.lseLen + i0 + threadIdx.x];
+            dr = D[bh * a.M + i0 + threadIdx.x];
+        }
+    };
+    if (rowStart < a.M) prefetch(rowStart);
+    for (fx_i64 i0 = rowStart; i0 < a.M; i0 += BQ) {
+        __syncthreads();
+        fx_attn_tc_stage<HD, NQ>(qr, qb, qsm, LD);
+        fx_attn_tc_stage<HD, NQ>(gr, gb, gsm, LD);
+        if (threadIdx.x < BQ) lt[threadIdx.x] = lr, dt_[threadIdx.x] = dr;
+        __syncthreads();
+        if (i0 + BQ < a.M) prefetch(i0 + BQ);
+        // S^T and dP^T for the warp's 16 keys x the tile's 16 rows.
+        float st[2][4], dp[2][4];
+#pragma unroll
+        for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) st[nt][e] = dp[nt][e] = 0.0f;
+#pragma unroll
+        for (int s8 = 0; s8 < HD / 8; ++s8) {
+            if (s8 < kSteps) {
+                unsigned ab[4], as[4];
+                fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, ab, as);
+#pragma unroll
+                for (int nt = 0; nt < 2; ++nt) {
+                    const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                    fx_mma3(st[nt], ab, as, qb[i], qb[i + 4], qsm[i], qsm[i + 4]);
+                }
+            }
+            if (s8 < vSteps) {
+                unsigned ab[4], as[4];
+                fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, ab, as);
+#pragma unroll
+                for (int nt = 0; nt < 2; ++nt) {
+                    const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                    fx_mma3(dp[nt], ab, as, gb[i], gb[i + 4], gsm[i], gsm[i + 4]);
+                }
+            }
+        }
+        // P^T and dS^T in place of S^T and dP^T: e = 0, 1 key0, e = 2, 3 key1; rows 2t, 2t + 1.
+#pragma unroll
+        for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int ri = nt * 8 + 2 * t + (e & 1);
+                const fx_i64 row = i0 + ri, key = e < 2 ? key0 : key1;
+                float p = 0.0f;
+                if (key < a.N && row < a.M && !(a.causal && key > row)) {
+                    const float sc = fx_score(a, bias, st[nt][e], b, h, row, key);
+                    p = sc == FX_NEG_INF ? 0.0f : expf(sc - lt[ri]);
+                }
+                const float ds = p * (dp[nt][e] - dt_[ri]);
+                if (dbias && p != 0.0f)
+                    atomicAdd(dbias + b * a.dbs[0] + h * a.dbs[1] + row * a.dbs[2] + key * a.dbs[3], ds);
+                st[nt][e] = p;
+                dp[nt][e] = ds;
+            }
+        }
+        // dV += P^T dO and dK += dS^T Q; the C fragments as A operands: (c0, c2, c1, c3).
+#pragma unroll
+        for (int kt = 0; kt < 2; ++kt) {
+            unsigned pb[4], ps[4], sb4[4], ss4[4];
+            fx_split(st[kt][0], pb[0], ps[0]);
+            fx_split(st[kt][2], pb[1], ps[1]);
+            fx_split(st[kt][1], pb[2], ps[2]);
+            fx_split(st[kt][3], pb[3], ps[3]);
+            fx_split(dp[kt][0], sb4[0], ss4[0]);
+            fx_split(dp[kt][2], sb4[1], ss4[1]);
+            fx_split(dp[kt][1], sb4[2], ss4[2]);
+            fx_split(dp[kt][3], sb4[3], ss4[3]);
+            const int r = kt * 8 + 2 * t;
+#pragma unroll
+            for (int d8 = 0; d8 < HD / 8; ++d8) {
+                const int i = r * LD + d8 * 8 + g;
+                if (d8 < vSteps) fx_mma3(dva[d8], pb, ps, gb[i], gb[i + LD], gsm[i], gsm[i + LD]);
+                if (d8 < kSteps) fx_mma3(dka[d8], sb4, ss4, qb[i], qb[i + LD], qsm[i], qsm[i + LD]);
+            }
+            // dS^T [key][row] for dQ, split.
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int key = w * 16 + g + (e < 2 ? 0 : 8), ri = kt * 8 + 2 * t + (e & 1);
+                fx_split(dp[kt][e], sb[key * LS + ri], ss[key * LS + ri]);
+            }
+        }
+        __syncthreads();
+        // dQ [16 rows, dims 16w .. 16w + 15] = dS [16 rows, 64 keys] K [64 keys, dims]; the keys
+        // of a k-step numbered 2t, 2t + 1 as above, in dS^T's rows and K's.
+        if (w * 16 < a.K) {
+            float dqa[2][4];
+#pragma unroll
+            for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) dqa[nt][e] = 0.0f;
+#pragma unroll
+            for (int k8 = 0; k8 < BN / 8; ++k8) {
+                const int j = (k8 * 8 + 2 * t) * LS + g;
+                unsigned ab[4] = {sb[j], sb[j + 8], sb[j + LS], sb[j + LS + 8]};
+                unsigned as[4] = {ss[j], ss[j + 8], ss[j + LS], ss[j + LS + 8]};
+#pragma unroll
+                for (int nt = 0; nt < 2; ++nt) {
+                    const int i = (k8 * 8 + 2 * t) * LD + w * 16 + nt * 8 + g;
+                    fx_mma3(dqa[nt], ab, as, kb[i], kb[i + LD], ks[i], ks[i + LD]);
+                }
+            }
+#pragma unroll
+            for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const fx_i64 row = i0 + g + (e < 2 ? 0 : 8);
+                    const int d = w * 16 + nt * 8 + 2 * t + (e & 1);
+                    if (row < a.M && d < a.K && dqa[nt][e] != 0.0f)
+                        atomicAdd(dq + (bh * a.M + row) * a.K + d, a.scale * dqa[nt][e]);
+                }
+            }
+        }
+    }
+    // dK (scaled) and dV of the warp's keys.
+#pragma unroll
+    for (int d8 = 0; d8 < HD / 8; ++d8) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const fx_i64 key = e < 2 ? key0 : key1;
+            const int d = d8 * 8 + 2 * t + (e & 1);
+            if (key >= a.N) continue;
+            if (dk && d < a.K)
+                dk[gk.koff + b * gk.ks[0] + h * gk.ks[1] + key * gk.ks[2] + d * gk.ks[3]] = a.scale * dka[d8][e];
+            if (dv && d < a.Kv) dv[gk.voff + b * gk.vs[0] + h * gk.vs[1] + key * gk.vs[2] + d * gk.vs[3]] = dva[d8][e];
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128, 2)
+    fx_attn_tc_bwd_64(const float* go, const float* q, const float* k, const float* v, const float* bias,
+                      const float* lse, const float* D, float* dq, float* dk, float* dv, float* dbias, FxAttnArgs a,
+                      FxAttnArgs g) {
+    fx_attn_tc_bwd<64>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);
 }
 
 #endif
