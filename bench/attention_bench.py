@@ -127,7 +127,16 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--emit", help="only write the graphs, DIR/fwd_B_H_S_D.py and bwd_B_H_S_D.py (for a profiler)")
     a = ap.parse_args()
+    if a.emit:
+        os.makedirs(a.emit, exist_ok=True)
+        for size in a.sizes:
+            fwd, bwd = graphs(*map(int, size.split(",")), a.reps)
+            tag = size.replace(",", "_")
+            open(os.path.join(a.emit, "fwd_%s.py" % tag), "w").write(fwd)
+            open(os.path.join(a.emit, "bwd_%s.py" % tag), "w").write(bwd)
+        return
     paths = a.paths.split(",")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <mutex>
 
 namespace fxray::cg::cuda {
 
@@ -31,27 +33,41 @@ SetAttribute setAttribute() {
 }
 constexpr int kMaxDynamicSharedBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
+/// A kernel of attention_tc.cu allowed `bytes` of dynamic shared memory (above the 48 KiB default).
+Expected<CUfunction> tcKernel(const std::string& name, unsigned bytes) {
+    static std::mutex mu;
+    static std::map<std::string, Status> allowed;  // per kernel, set once
+    auto fn = attentionModule().function(name);
+    if (!fn.ok()) return fn.error();
+    std::lock_guard<std::mutex> g(mu);
+    auto it = allowed.find(name);
+    if (it == allowed.end()) {
+        SetAttribute set = setAttribute();
+        Status s = set ? check(set(*fn, kMaxDynamicSharedBytes, static_cast<int>(bytes)),
+                               "allowing " + name + " its shared memory")
+                       : Status(makeError("the CUDA driver lacks cuFuncSetAttribute"));
+        it = allowed.emplace(name, s).first;
+    }
+    if (!it->second.ok()) return it->second.error();
+    return fn;
+}
+
+/// fx_attn_tc_fwd_qs: Q [64][68] and K, V [32][68], each as big and small halves; 4-byte words.
+unsigned tcForwardSharedBytes() {
+    const unsigned ld = kTcHeadDim + 4;
+    return 4 * (2 * kTcRows * ld + 4 * 32 * ld);
+}
+
 }  // namespace
 
 unsigned tcBackwardSharedBytes() {
-    // attention_tc.cu's fx_attn_tc_bwd: K, V [64][68], Q, dO [16][68], dS^T [64][20], each twice
-    // (tf32 halves), then lse and D of 16 rows; 4-byte words.
+    // fx_attn_tc_bwd: K, V [64][68], Q, dO [16][68], dS^T [64][20], each as big and small halves,
+    // then lse and D of 16 rows; 4-byte words.
     const unsigned ld = kTcHeadDim + 4, words = 2 * (2 * 64 * ld + 2 * 16 * ld + 64 * 20) + 2 * 16;
     return words * 4;
 }
 
-Expected<CUfunction> tcBackwardKernel() {
-    auto fn = attentionModule().function("fx_attn_tc_bwd_64");
-    if (!fn.ok()) return fn.error();
-    static const Status allowed = [&]() -> Status {
-        SetAttribute set = setAttribute();
-        if (!set) return makeError("the CUDA driver lacks cuFuncSetAttribute");
-        return check(set(*fn, kMaxDynamicSharedBytes, static_cast<int>(tcBackwardSharedBytes())),
-                     "allowing fx_attn_tc_bwd_64 its shared memory");
-    }();
-    if (!allowed.ok()) return allowed.error();
-    return fn;
-}
+Expected<CUfunction> tcBackwardKernel() { return tcKernel("fx_attn_tc_bwd_64", tcBackwardSharedBytes()); }
 
 bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
     if (q.dtype != DType::Float32 || q.shape.size() != 4 || k.shape.size() != 4 || v.shape.size() != 4) return false;
@@ -82,13 +98,16 @@ Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const Device
     }
     const int64_t rows = std::max<int64_t>(a->M, a->lseLen);
     a->tiles = (rows + kTcRows - 1) / kTcRows;
-    auto fn = attentionModule().function("fx_attn_tc_fwd_64" + envOr("FXRAY_ATTN_TC_VARIANT"));
+    // FXRAY_ATTN_TC_VARIANT=_v0|_v1: experiments, Q in registers with static shared memory.
+    const std::string variant = envOr("FXRAY_ATTN_TC_VARIANT");
+    const unsigned smem = variant.empty() ? tcForwardSharedBytes() : 0;
+    auto fn = tcKernel("fx_attn_tc_fwd_64" + variant, smem);
     if (!fn.ok()) return fn.error();
     CUdeviceptr pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0, po = out.base;
     void* params[] = {&pq, &pk, &pv, &pb, &po, &plse, &*a};
     const int64_t blocks = a->B * a->H * a->tiles;
     if (blocks > INT32_MAX) return makeError("device attention: too many blocks");
-    return launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_tc_fwd");
+    return launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_tc_fwd", smem);
 }
 
 }  // namespace fxray::cg::cuda

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace fxray::cg::cuda {
 
@@ -123,6 +125,25 @@ bool sameDtype(DType t, std::initializer_list<const DeviceView*> vs) {
 
 }  // namespace attn
 
+namespace {
+
+/// True when m's elements fill [spanStart, spanStart + numel) exactly: its dims, ordered by
+/// stride, are a dense layout (a permuted contiguous tensor).
+bool denseSpan(const TensorMeta& m) {
+    std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims longer than 1
+    for (size_t i = 0; i < m.shape.size(); ++i)
+        if (m.shape[i] != 1) dims.emplace_back(m.strides[i], m.shape[i]);
+    std::sort(dims.begin(), dims.end());
+    int64_t expect = 1;
+    for (const auto& [stride, size] : dims) {
+        if (stride != expect) return false;
+        expect *= size;
+    }
+    return true;
+}
+
+}  // namespace
+
 using namespace attn;
 
 Expected<std::string> attentionSource() { return attentionModule().source(); }
@@ -207,8 +228,28 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 256, params, "fx_attn_rowdot"); !s.ok())
             return s;
     }
-    auto dq = zeroed(static_cast<size_t>(BH * a->M * a->K) * sizeof(float));
-    if (!dq.ok()) return dq.error();
+    // dQ accumulates across key tiles in fp32 with atomics: into a dense buffer cast into
+    // grad_query after, or, on the tensor-core path, straight into grad_query (fp32 there) where its
+    // elements fill one contiguous span that zeroes at once (the strided cast is not free).
+    FxAttnArgs g{};
+    const bool dqDirect = tc && gq && denseSpan(gq->meta);
+    DeviceBuffer dqBuf;
+    CUdeviceptr pdq = 0;
+    if (dqDirect) {
+        strides4(gq->meta, g.qs);
+        g.qoff = gq->meta.offset;
+        pdq = gq->base;
+        const size_t bytes = static_cast<size_t>(gq->meta.numel()) * sizeof(float);
+        if (Status s = check(runtime().cu.cuMemsetD8(bytePtr(*gq, gq->meta.offset), 0, bytes), "zeroing grad_query");
+            !s.ok())
+            return s;
+    } else {
+        auto z = zeroed(static_cast<size_t>(BH * a->M * a->K) * sizeof(float));
+        if (!z.ok()) return z.error();
+        dqBuf = std::move(z).value();
+        pdq = dqBuf.ptr();
+        g.qs[0] = a->H * a->M * a->K, g.qs[1] = a->M * a->K, g.qs[2] = a->K, g.qs[3] = 1;
+    }
     DeviceBuffer db;
     CUdeviceptr pdb = 0;
     if (gbias && bias && gbias->meta.numel() > 0) {
@@ -221,7 +262,6 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         db = std::move(z).value();
         pdb = db.ptr();
     }
-    FxAttnArgs g{};
     if (gk) strides4(gk->meta, g.ks), g.koff = gk->meta.offset;
     if (gv) strides4(gv->meta, g.vs), g.voff = gv->meta.offset;
     const int hd = headBucket(a->K, a->Kv);
@@ -232,7 +272,7 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
                      : attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
         if (!fn.ok()) return fn.error();
         CUdeviceptr pg = gradOut.base, pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0;
-        CUdeviceptr pl = bytePtr(lse, l.offset), pD = D->ptr(), pdq = dq->ptr();
+        CUdeviceptr pl = bytePtr(lse, l.offset), pD = D->ptr();
         CUdeviceptr pdk = gk ? gk->base : 0, pdv = gv ? gv->base : 0;
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
         const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
@@ -242,8 +282,8 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
             !s.ok())
             return s;
     }
-    if (gq)
-        if (Status s = castInto(dq->ptr(), *gq); !s.ok()) return s;
+    if (gq && !dqDirect)
+        if (Status s = castInto(pdq, *gq); !s.ok()) return s;
     if (pdb)
         if (Status s = castInto(pdb, *gbias); !s.ok()) return s;
     return Status::success();

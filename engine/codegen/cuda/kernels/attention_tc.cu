@@ -31,8 +31,7 @@ __device__ __forceinline__ void fx_split(float x, unsigned& big, unsigned& small
 
 __device__ __forceinline__ void fx_mma(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
                                        unsigned b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
@@ -59,12 +58,172 @@ __device__ __forceinline__ void fx_attn_tc_load(const float* __restrict__ x, fx_
     for (int i = 0; i < NL; ++i) r[i] = n + RS * i < N && d < D ? p[i * step] : 0.0f;
 }
 
+/// x [rows, cols] row-major in shared memory (leading dim ld) from registers loaded by
+/// fx_attn_tc_load, split into tf32 halves.
+template <int HD, int NL>
+__device__ __forceinline__ void fx_attn_tc_stage(const float (&r)[NL], unsigned* big, unsigned* small, int ld) {
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+        const int idx = threadIdx.x + 128 * i, j = idx / HD, d = idx % HD;
+        fx_split(r[i], big[j * ld + d], small[j * ld + d]);
+    }
+}
+
+/// The A fragment (rows r0 .. r0 + 15, cols c0 .. c0 + 7) of a split matrix in shared memory.
+__device__ __forceinline__ void fx_attn_tc_afrag(const unsigned* big, const unsigned* small, int ld, int r0, int c0,
+                                                 unsigned (&ab)[4], unsigned (&as)[4]) {
+    const int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
+    const int i0 = (r0 + g) * ld + c0 + t, i1 = i0 + 8 * ld;
+    ab[0] = big[i0], ab[1] = big[i1], ab[2] = big[i0 + 4], ab[3] = big[i1 + 4];
+    as[0] = small[i0], as[1] = small[i1], as[2] = small[i0 + 4], as[3] = small[i1 + 4];
+}
+
 // Forward: a block of 4 warps per (b, h, tile of 64 query rows), 16 rows a warp; the block walks
 // the keys in tiles of KT, staged in shared memory already split into tf32 halves (each key
 // serves the 4 warps). A warp's 16 query rows stay in registers as A fragments (split once); the
 // scores of its 16 x KT tile are C fragments, their online softmax is done in registers (a row's
 // values live on the 4 lanes of one quad), and the probabilities feed P.V as A fragments.
 // HD: the padded head dim (K and Kv up to HD, zeros past them).
+// Forward with the query tile in shared memory (split once, read as A fragments), which leaves
+// registers for prefetching the next key tile at three blocks per SM. Shared memory (dynamic,
+// tcForwardSharedBytes): Q [64][HD + 4], then K and V [KT][HD + 4], each as big and small halves.
+template <int HD, int KT>
+__device__ void fx_attn_tc_fwd_qs(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+                                  const float* __restrict__ bias, float* __restrict__ o, float* __restrict__ lse,
+                                  FxAttnArgs a) {
+    const int W = 4, BM = 16 * W, LD = HD + 4;  // LD: conflict-free fragment reads (see the layouts)
+    extern __shared__ __align__(16) unsigned fx_tc_fwd_smem[];
+    unsigned *qb = fx_tc_fwd_smem, *qsm = qb + BM * LD, *kb = qsm + BM * LD, *ks = kb + KT * LD;
+    unsigned *vb = ks + KT * LD, *vs = vb + KT * LD;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const fx_i64 bh = blockIdx.x / a.tiles, tile = blockIdx.x % a.tiles;
+    const fx_i64 b = bh / a.H, h = bh % a.H;
+    const fx_i64 row0 = tile * BM, wrow = row0 + w * 16;
+    const fx_i64 r0 = wrow + g, r1 = wrow + g + 8;  // this lane's two rows
+    const fx_i64 kbase = a.koff + b * a.ks[0] + h * a.ks[1];
+    const fx_i64 vbase = a.voff + b * a.vs[0] + h * a.vs[1];
+    const int kSteps = ((int)a.K + 7) / 8, vSteps = ((int)a.Kv + 7) / 8;
+    const int NL = KT * HD / 128;
+    float kr[NL], vr[NL];
+    {
+        const int NQ = BM * HD / 128;
+        float r[NQ];
+        fx_attn_tc_load<HD, NQ>(q, a.qoff + b * a.qs[0] + h * a.qs[1], a.qs, a.M, a.K, row0, r);
+        fx_attn_tc_stage<HD, NQ>(r, qb, qsm, LD);
+    }
+    float acc[HD / 8][4];
+#pragma unroll
+    for (int s = 0; s < HD / 8; ++s)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[s][e] = 0.0f;
+    float m0 = FX_NEG_INF, m1 = FX_NEG_INF, l0 = 0.0f, l1 = 0.0f;  // per-lane partial sums l
+    fx_i64 nEnd = a.N;
+    if (a.causal && row0 + BM < nEnd) nEnd = row0 + BM;  // top-left: row r sees keys n <= r
+    const bool active = wrow < a.M;                      // warp-uniform
+    fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, 0, kr);
+    fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, 0, vr);
+    for (fx_i64 n0 = 0; n0 < nEnd; n0 += KT) {
+        __syncthreads();
+        fx_attn_tc_stage<HD, NL>(kr, kb, ks, LD);
+        fx_attn_tc_stage<HD, NL>(vr, vb, vs, LD);
+        __syncthreads();
+        // The next key tile loads while this one is multiplied.
+        if (n0 + KT < nEnd) {
+            fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, n0 + KT, kr);
+            fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, n0 + KT, vr);
+        }
+        if (!active) continue;
+        // S = Q K^T for the warp's 16 rows x KT keys.
+        float s[KT / 8][4];
+#pragma unroll
+        for (int nt = 0; nt < KT / 8; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[nt][e] = 0.0f;
+#pragma unroll
+        for (int st = 0; st < HD / 8; ++st) {
+            if (st >= kSteps) break;
+            unsigned ab[4], as[4];
+            fx_attn_tc_afrag(qb, qsm, LD, w * 16, st * 8, ab, as);
+#pragma unroll
+            for (int nt = 0; nt < KT / 8; ++nt) {
+                const int i = (nt * 8 + g) * LD + st * 8 + t;
+                fx_mma3(s[nt], ab, as, kb[i], kb[i + 4], ks[i], ks[i + 4]);
+            }
+        }
+        // Scale, bias, masks; the online softmax of rows r0 (e = 0, 1) and r1 (e = 2, 3).
+        float mx0 = FX_NEG_INF, mx1 = FX_NEG_INF;
+#pragma unroll
+        for (int nt = 0; nt < KT / 8; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const fx_i64 row = e < 2 ? r0 : r1, n = n0 + nt * 8 + 2 * t + (e & 1);
+                s[nt][e] = n < a.N && row < a.M && !(a.causal && n > row) ? fx_score(a, bias, s[nt][e], b, h, row, n)
+                                                                          : FX_NEG_INF;
+            }
+            mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
+            mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
+        }
+        mx0 = fmaxf(mx0, __shfl_xor_sync(FX_FULL, mx0, 1));
+        mx0 = fmaxf(mx0, __shfl_xor_sync(FX_FULL, mx0, 2));
+        mx1 = fmaxf(mx1, __shfl_xor_sync(FX_FULL, mx1, 1));
+        mx1 = fmaxf(mx1, __shfl_xor_sync(FX_FULL, mx1, 2));
+        const float mn0 = fmaxf(m0, mx0), mn1 = fmaxf(m1, mx1);
+        const float c0 = m0 == FX_NEG_INF ? 0.0f : expf(m0 - mn0), c1 = m1 == FX_NEG_INF ? 0.0f : expf(m1 - mn1);
+        m0 = mn0, m1 = mn1;
+        l0 *= c0, l1 *= c1;
+#pragma unroll
+        for (int dt = 0; dt < HD / 8; ++dt) {
+            acc[dt][0] *= c0, acc[dt][1] *= c0;
+            acc[dt][2] *= c1, acc[dt][3] *= c1;
+        }
+        // O += P V, P as A fragments (see the top: a = (c0, c2, c1, c3)), keys in V's rows 2t, 2t + 1.
+#pragma unroll
+        for (int nt = 0; nt < KT / 8; ++nt) {
+            float p[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const float mm = e < 2 ? mn0 : mn1;
+                p[e] = s[nt][e] == FX_NEG_INF ? 0.0f : expf(s[nt][e] - mm);
+            }
+            l0 += p[0] + p[1];
+            l1 += p[2] + p[3];
+            unsigned pb[4], ps[4];
+            fx_split(p[0], pb[0], ps[0]);
+            fx_split(p[2], pb[1], ps[1]);
+            fx_split(p[1], pb[2], ps[2]);
+            fx_split(p[3], pb[3], ps[3]);
+            const int j = nt * 8 + 2 * t;
+#pragma unroll
+            for (int dt = 0; dt < HD / 8; ++dt) {
+                if (dt >= vSteps) break;
+                const int d = dt * 8 + g;
+                fx_mma3(acc[dt], pb, ps, vb[j * LD + d], vb[(j + 1) * LD + d], vs[j * LD + d], vs[(j + 1) * LD + d]);
+            }
+        }
+    }
+    l0 += __shfl_xor_sync(FX_FULL, l0, 1);
+    l0 += __shfl_xor_sync(FX_FULL, l0, 2);
+    l1 += __shfl_xor_sync(FX_FULL, l1, 1);
+    l1 += __shfl_xor_sync(FX_FULL, l1, 2);
+    // A row with every key masked has no probabilities: its output is 0 and its lse +inf.
+    const float inv0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, inv1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
+    const fx_i64 obase = a.ooff + b * a.os[0] + h * a.os[1];
+#pragma unroll
+    for (int dt = 0; dt < HD / 8; ++dt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const fx_i64 row = e < 2 ? r0 : r1;
+            const int d = dt * 8 + 2 * t + (e & 1);
+            if (row < a.M && d < a.Kv) o[obase + row * a.os[2] + d * a.os[3]] = acc[dt][e] * (e < 2 ? inv0 : inv1);
+        }
+    }
+    // lse rows past M (PyTorch pads them to a multiple of 32) hold +inf.
+    if (lse && t == 0) {
+        if (r0 < a.lseLen) lse[bh * a.lseLen + r0] = r0 < a.M && l0 > 0.0f ? m0 + logf(l0) : FX_POS_INF;
+        if (r1 < a.lseLen) lse[bh * a.lseLen + r1] = r1 < a.M && l1 > 0.0f ? m1 + logf(l1) : FX_POS_INF;
+    }
+}
+
 template <int HD, int KT, bool PF>
 __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                                const float* __restrict__ bias, float* __restrict__ o, float* __restrict__ lse,
@@ -226,29 +385,13 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
         NAME(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse, FxAttnArgs a) {  \
         fx_attn_tc_fwd<HD, KT, PF>(q, k, v, bias, o, lse, a);                                                          \
     }
-FX_ATTN_TC_FWD(fx_attn_tc_fwd_64, 64, 32, true, 2)
+FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v0, 64, 32, true, 2)
 FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v1, 64, 32, false, 3)
-FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v2, 64, 32, true, 3)
-FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v3, 64, 32, false, 2)
 
-/// x [rows, cols] row-major in shared memory (leading dim ld) from registers loaded by
-/// fx_attn_tc_load, split into tf32 halves.
-template <int HD, int NL>
-__device__ __forceinline__ void fx_attn_tc_stage(const float (&r)[NL], unsigned* big, unsigned* small, int ld) {
-#pragma unroll
-    for (int i = 0; i < NL; ++i) {
-        const int idx = threadIdx.x + 128 * i, j = idx / HD, d = idx % HD;
-        fx_split(r[i], big[j * ld + d], small[j * ld + d]);
-    }
-}
-
-/// The A fragment (rows r0 .. r0 + 15, cols c0 .. c0 + 7) of a split matrix in shared memory.
-__device__ __forceinline__ void fx_attn_tc_afrag(const unsigned* big, const unsigned* small, int ld, int r0, int c0,
-                                                 unsigned (&ab)[4], unsigned (&as)[4]) {
-    const int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
-    const int i0 = (r0 + g) * ld + c0 + t, i1 = i0 + 8 * ld;
-    ab[0] = big[i0], ab[1] = big[i1], ab[2] = big[i0 + 4], ab[3] = big[i1 + 4];
-    as[0] = small[i0], as[1] = small[i1], as[2] = small[i0 + 4], as[3] = small[i1 + 4];
+extern "C" __global__ void __launch_bounds__(128, 3)
+    fx_attn_tc_fwd_64(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse,
+                      FxAttnArgs a) {
+    fx_attn_tc_fwd_qs<64, 32>(q, k, v, bias, o, lse, a);
 }
 
 // Backward: a block of 4 warps per (b, h, tile of 64 keys), 16 keys a warp; the block walks the
@@ -257,8 +400,8 @@ __device__ __forceinline__ void fx_attn_tc_afrag(const unsigned* big, const unsi
 // keys x rows), P^T = exp(S^T - lse) and dS^T = P^T (dP^T - D), and accumulates dV += P^T dO and
 // dK += dS^T Q in registers (the C fragments as A operands, rows numbered as at the top). dQ of
 // the row tile, dS K over the block's 64 keys, goes through dS^T in shared memory: each warp
-// takes 16 of its dims and adds them to the dense fp32 dq with atomics; grad_bias takes dS with
-// atomics where the bias broadcast.
+// takes 16 of its dims and adds them to the fp32 dq (strides in gk.qs) with atomics; grad_bias
+// takes dS with atomics where the bias broadcast.
 // Shared memory (dynamic, fx_attn_tc_bwd_smem words): K and V [64][HD + 4], Q and dO [16][HD + 4],
 // dS^T [64][20], each as big and small halves, then lse and D of the row tile.
 template <int HD>
@@ -389,11 +532,12 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
         // dQ [16 rows, dims 16w .. 16w + 15] = dS [16 rows, 64 keys] K [64 keys, dims]; the keys
         // of a k-step numbered 2t, 2t + 1 as above, in dS^T's rows and K's.
         if (w * 16 < a.K) {
-            float dqa[2][4];
+            // The small-half products in accumulators of their own: four independent mma chains.
+            float dqa[2][4], dqs[2][4];
 #pragma unroll
             for (int nt = 0; nt < 2; ++nt)
 #pragma unroll
-                for (int e = 0; e < 4; ++e) dqa[nt][e] = 0.0f;
+                for (int e = 0; e < 4; ++e) dqa[nt][e] = dqs[nt][e] = 0.0f;
 #pragma unroll
             for (int k8 = 0; k8 < BN / 8; ++k8) {
                 const int j = (k8 * 8 + 2 * t) * LS + g;
@@ -402,7 +546,9 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
 #pragma unroll
                 for (int nt = 0; nt < 2; ++nt) {
                     const int i = (k8 * 8 + 2 * t) * LD + w * 16 + nt * 8 + g;
-                    fx_mma3(dqa[nt], ab, as, kb[i], kb[i + LD], ks[i], ks[i + LD]);
+                    fx_mma(dqs[nt], as[0], as[1], as[2], as[3], kb[i], kb[i + LD]);
+                    fx_mma(dqs[nt], ab[0], ab[1], ab[2], ab[3], ks[i], ks[i + LD]);
+                    fx_mma(dqa[nt], ab[0], ab[1], ab[2], ab[3], kb[i], kb[i + LD]);
                 }
             }
 #pragma unroll
@@ -411,8 +557,10 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                 for (int e = 0; e < 4; ++e) {
                     const fx_i64 row = i0 + g + (e < 2 ? 0 : 8);
                     const int d = w * 16 + nt * 8 + 2 * t + (e & 1);
-                    if (row < a.M && d < a.K && dqa[nt][e] != 0.0f)
-                        atomicAdd(dq + (bh * a.M + row) * a.K + d, a.scale * dqa[nt][e]);
+                    const float x = dqs[nt][e] + dqa[nt][e];
+                    if (row < a.M && d < a.K && x != 0.0f)
+                        atomicAdd(dq + gk.qoff + b * gk.qs[0] + h * gk.qs[1] + row * gk.qs[2] + d * gk.qs[3],
+                                  a.scale * x);
                 }
             }
         }
