@@ -52,7 +52,7 @@ Expected<CUfunction> tcKernel(const std::string& name, unsigned bytes) {
     return fn;
 }
 
-/// fx_attn_tc_fwd_qs: Q [64][68] and K, V [32][68], each as big and small halves; 4-byte words.
+/// fx_attn_tc_fwd: Q [64][68] and K, V [32][68], each as big and small halves; 4-byte words.
 unsigned tcForwardSharedBytes() {
     const unsigned ld = kTcHeadDim + 4;
     return 4 * (2 * kTcRows * ld + 4 * 32 * ld);
@@ -75,7 +75,11 @@ bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const Te
     if (force == "fused" || force == "gemm") return false;
     const CudaRuntime& rt = runtime();
     if (!rt.haveDevice || rt.ccMajor < 8) return false;  // mma.sync on tf32 is sm_80+
-    return q.shape[3] <= kTcHeadDim && v.shape[3] <= kTcHeadDim;
+    if (q.shape[3] > kTcHeadDim || v.shape[3] > kTcHeadDim) return false;
+    // Both kernels load, with their shared memory allowed (a GPU with less per block than the
+    // backward's ~95 KiB, or a failed compile, keeps the other paths).
+    static const bool available = tcKernel("fx_attn_tc_fwd_64", tcForwardSharedBytes()).ok() && tcBackwardKernel().ok();
+    return available;
 }
 
 Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const DeviceView& v,
@@ -98,10 +102,8 @@ Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const Device
     }
     const int64_t rows = std::max<int64_t>(a->M, a->lseLen);
     a->tiles = (rows + kTcRows - 1) / kTcRows;
-    // FXRAY_ATTN_TC_VARIANT=_v0|_v1: experiments, Q in registers with static shared memory.
-    const std::string variant = envOr("FXRAY_ATTN_TC_VARIANT");
-    const unsigned smem = variant.empty() ? tcForwardSharedBytes() : 0;
-    auto fn = tcKernel("fx_attn_tc_fwd_64" + variant, smem);
+    const unsigned smem = tcForwardSharedBytes();
+    auto fn = tcKernel("fx_attn_tc_fwd_64", smem);
     if (!fn.ok()) return fn.error();
     CUdeviceptr pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0, po = out.base;
     void* params[] = {&pq, &pk, &pv, &pb, &po, &plse, &*a};

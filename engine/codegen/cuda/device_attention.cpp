@@ -220,11 +220,13 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     auto D = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(BH * a->M, 1)) * sizeof(float));
     if (!D.ok()) return D.error();
     {
-        auto fn = attentionModule().function(std::string("fx_attn_rowdot_") + suffix(t));
+        // fp32 on the tensor-core path: 8 lanes a row (fx_attn_tc_rowdot), else a warp.
+        auto fn = attentionModule().function(tc ? std::string("fx_attn_tc_rowdot")
+                                                : std::string("fx_attn_rowdot_") + suffix(t));
         if (!fn.ok()) return fn.error();
         CUdeviceptr pg = gradOut.base, po = out.base, pd = D->ptr();
         void* params[] = {&pg, &po, &pd, &*a};
-        const int64_t blocks = (BH * a->M * 32 + 255) / 256;
+        const int64_t blocks = tc ? (BH * a->M + 31) / 32 : (BH * a->M * 32 + 255) / 256;
         if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 256, params, "fx_attn_rowdot"); !s.ok())
             return s;
     }

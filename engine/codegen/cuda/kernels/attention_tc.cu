@@ -78,19 +78,18 @@ __device__ __forceinline__ void fx_attn_tc_afrag(const unsigned* big, const unsi
     as[0] = small[i0], as[1] = small[i1], as[2] = small[i0 + 4], as[3] = small[i1 + 4];
 }
 
-// Forward: a block of 4 warps per (b, h, tile of 64 query rows), 16 rows a warp; the block walks
-// the keys in tiles of KT, staged in shared memory already split into tf32 halves (each key
-// serves the 4 warps). A warp's 16 query rows stay in registers as A fragments (split once); the
-// scores of its 16 x KT tile are C fragments, their online softmax is done in registers (a row's
-// values live on the 4 lanes of one quad), and the probabilities feed P.V as A fragments.
-// HD: the padded head dim (K and Kv up to HD, zeros past them).
-// Forward with the query tile in shared memory (split once, read as A fragments), which leaves
-// registers for prefetching the next key tile at three blocks per SM. Shared memory (dynamic,
+// Forward: a block of 4 warps per (b, h, tile of 64 query rows), 16 rows a warp. The query tile
+// sits in shared memory split into tf32 halves once (read as A fragments); the block walks the
+// keys in tiles of KT, staged in shared memory already split too (each key serves the 4 warps),
+// the next tile loading into registers meanwhile. The scores of a warp's 16 x KT tile are C
+// fragments; their online softmax is done in registers (a row's values live on the 4 lanes of one
+// quad), and the probabilities feed P.V as A fragments. 159 registers: three blocks per SM.
+// HD: the padded head dim (K and Kv up to HD, zeros past them). Shared memory (dynamic,
 // tcForwardSharedBytes): Q [64][HD + 4], then K and V [KT][HD + 4], each as big and small halves.
 template <int HD, int KT>
-__device__ void fx_attn_tc_fwd_qs(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
-                                  const float* __restrict__ bias, float* __restrict__ o, float* __restrict__ lse,
-                                  FxAttnArgs a) {
+__device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+                               const float* __restrict__ bias, float* __restrict__ o, float* __restrict__ lse,
+                               FxAttnArgs a) {
     const int W = 4, BM = 16 * W, LD = HD + 4;  // LD: conflict-free fragment reads (see the layouts)
     extern __shared__ __align__(16) unsigned fx_tc_fwd_smem[];
     unsigned *qb = fx_tc_fwd_smem, *qsm = qb + BM * LD, *kb = qsm + BM * LD, *ks = kb + KT * LD;
@@ -224,174 +223,10 @@ __device__ void fx_attn_tc_fwd_qs(const float* __restrict__ q, const float* __re
     }
 }
 
-template <int HD, int KT, bool PF>
-__device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
-                               const float* __restrict__ bias, float* __restrict__ o, float* __restrict__ lse,
-                               FxAttnArgs a) {
-    const int W = 4, BM = 16 * W, LD = HD + 4;  // LD: conflict-free fragment reads (see the layouts)
-    __shared__ unsigned kb[KT][LD], ks[KT][LD], vb[KT][LD], vs[KT][LD];
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
-    const fx_i64 bh = blockIdx.x / a.tiles, tile = blockIdx.x % a.tiles;
-    const fx_i64 b = bh / a.H, h = bh % a.H;
-    const fx_i64 row0 = tile * BM, wrow = row0 + w * 16;
-    const fx_i64 r0 = wrow + g, r1 = wrow + g + 8;  // this lane's two rows
-    const fx_i64 qbase = a.qoff + b * a.qs[0] + h * a.qs[1];
-    const fx_i64 kbase = a.koff + b * a.ks[0] + h * a.ks[1];
-    const fx_i64 vbase = a.voff + b * a.vs[0] + h * a.vs[1];
-    const int kSteps = ((int)a.K + 7) / 8, vSteps = ((int)a.Kv + 7) / 8;
-
-    // The warp's 16 query rows as A fragments, split into tf32 halves where used (registers).
-    float qr[HD / 8][4];
-#pragma unroll
-    for (int s = 0; s < HD / 8; ++s) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const fx_i64 row = (e & 1) ? r1 : r0;
-            const int d = s * 8 + t + ((e & 2) ? 4 : 0);
-            qr[s][e] = row < a.M && d < a.K ? q[qbase + row * a.qs[2] + d * a.qs[3]] : 0.0f;
-        }
-    }
-    float acc[HD / 8][4];
-#pragma unroll
-    for (int s = 0; s < HD / 8; ++s)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[s][e] = 0.0f;
-    float m0 = FX_NEG_INF, m1 = FX_NEG_INF, l0 = 0.0f, l1 = 0.0f;  // per-lane partial sums l
-
-    fx_i64 nEnd = a.N;
-    if (a.causal && row0 + BM < nEnd) nEnd = row0 + BM;  // top-left: row r sees keys n <= r
-    const bool active = wrow < a.M;                      // warp-uniform
-    // The next key tile is loaded into registers while this one is multiplied: the loads are
-    // issued together and their latency hides behind the mma work, instead of stalling each
-    // thread once per element.
-    const int NL = KT * HD / 128;
-    float kr[NL], vr[NL];
-    if (PF) {
-        fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, 0, kr);
-        fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, 0, vr);
-    }
-    for (fx_i64 n0 = 0; n0 < nEnd; n0 += KT) {
-        if (!PF) {
-            fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, n0, kr);
-            fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, n0, vr);
-        }
-        __syncthreads();
-#pragma unroll
-        for (int i = 0; i < NL; ++i) {
-            const int idx = threadIdx.x + 128 * i, j = idx / HD, d = idx % HD;
-            fx_split(kr[i], kb[j][d], ks[j][d]);
-            fx_split(vr[i], vb[j][d], vs[j][d]);
-        }
-        __syncthreads();
-        if (PF && n0 + KT < nEnd) {
-            fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, n0 + KT, kr);
-            fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, n0 + KT, vr);
-        }
-        if (!active) continue;
-        // S = Q K^T for the warp's 16 rows x KT keys.
-        float s[KT / 8][4];
-#pragma unroll
-        for (int nt = 0; nt < KT / 8; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) s[nt][e] = 0.0f;
-#pragma unroll
-        for (int st = 0; st < HD / 8; ++st) {
-            if (st >= kSteps) break;
-            unsigned qb[4], qsm[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) fx_split(qr[st][e], qb[e], qsm[e]);
-#pragma unroll
-            for (int nt = 0; nt < KT / 8; ++nt) {
-                const int j = nt * 8 + g, d = st * 8 + t;
-                fx_mma3(s[nt], qb, qsm, kb[j][d], kb[j][d + 4], ks[j][d], ks[j][d + 4]);
-            }
-        }
-        // Scale, bias, masks; the online softmax of rows r0 (e = 0, 1) and r1 (e = 2, 3).
-        float mx0 = FX_NEG_INF, mx1 = FX_NEG_INF;
-#pragma unroll
-        for (int nt = 0; nt < KT / 8; ++nt) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const fx_i64 row = e < 2 ? r0 : r1, n = n0 + nt * 8 + 2 * t + (e & 1);
-                s[nt][e] = n < a.N && row < a.M && !(a.causal && n > row) ? fx_score(a, bias, s[nt][e], b, h, row, n)
-                                                                          : FX_NEG_INF;
-            }
-            mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
-            mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
-        }
-        mx0 = fmaxf(mx0, __shfl_xor_sync(FX_FULL, mx0, 1));
-        mx0 = fmaxf(mx0, __shfl_xor_sync(FX_FULL, mx0, 2));
-        mx1 = fmaxf(mx1, __shfl_xor_sync(FX_FULL, mx1, 1));
-        mx1 = fmaxf(mx1, __shfl_xor_sync(FX_FULL, mx1, 2));
-        const float mn0 = fmaxf(m0, mx0), mn1 = fmaxf(m1, mx1);
-        const float c0 = m0 == FX_NEG_INF ? 0.0f : expf(m0 - mn0), c1 = m1 == FX_NEG_INF ? 0.0f : expf(m1 - mn1);
-        m0 = mn0, m1 = mn1;
-        l0 *= c0, l1 *= c1;
-#pragma unroll
-        for (int dt = 0; dt < HD / 8; ++dt) {
-            acc[dt][0] *= c0, acc[dt][1] *= c0;
-            acc[dt][2] *= c1, acc[dt][3] *= c1;
-        }
-        // O += P V, P as A fragments (see the top: a = (c0, c2, c1, c3)), keys in V's rows 2t, 2t + 1.
-#pragma unroll
-        for (int nt = 0; nt < KT / 8; ++nt) {
-            float p[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const float mm = e < 2 ? mn0 : mn1;
-                p[e] = s[nt][e] == FX_NEG_INF ? 0.0f : expf(s[nt][e] - mm);
-            }
-            l0 += p[0] + p[1];
-            l1 += p[2] + p[3];
-            unsigned pb[4], ps[4];
-            fx_split(p[0], pb[0], ps[0]);
-            fx_split(p[2], pb[1], ps[1]);
-            fx_split(p[1], pb[2], ps[2]);
-            fx_split(p[3], pb[3], ps[3]);
-            const int j = nt * 8 + 2 * t;
-#pragma unroll
-            for (int dt = 0; dt < HD / 8; ++dt) {
-                if (dt >= vSteps) break;
-                const int d = dt * 8 + g;
-                fx_mma3(acc[dt], pb, ps, vb[j][d], vb[j + 1][d], vs[j][d], vs[j + 1][d]);
-            }
-        }
-    }
-    l0 += __shfl_xor_sync(FX_FULL, l0, 1);
-    l0 += __shfl_xor_sync(FX_FULL, l0, 2);
-    l1 += __shfl_xor_sync(FX_FULL, l1, 1);
-    l1 += __shfl_xor_sync(FX_FULL, l1, 2);
-    // A row with every key masked has no probabilities: its output is 0 and its lse +inf.
-    const float inv0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, inv1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
-    const fx_i64 obase = a.ooff + b * a.os[0] + h * a.os[1];
-#pragma unroll
-    for (int dt = 0; dt < HD / 8; ++dt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const fx_i64 row = e < 2 ? r0 : r1;
-            const int d = dt * 8 + 2 * t + (e & 1);
-            if (row < a.M && d < a.Kv) o[obase + row * a.os[2] + d * a.os[3]] = acc[dt][e] * (e < 2 ? inv0 : inv1);
-        }
-    }
-    // lse rows past M (PyTorch pads them to a multiple of 32) hold +inf.
-    if (lse && t == 0) {
-        if (r0 < a.lseLen) lse[bh * a.lseLen + r0] = r0 < a.M && l0 > 0.0f ? m0 + logf(l0) : FX_POS_INF;
-        if (r1 < a.lseLen) lse[bh * a.lseLen + r1] = r1 < a.M && l1 > 0.0f ? m1 + logf(l1) : FX_POS_INF;
-    }
-}
-
-#define FX_ATTN_TC_FWD(NAME, HD, KT, PF, MINB)                                                                         \
-    extern "C" __global__ void __launch_bounds__(128, MINB)                                                            \
-        NAME(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse, FxAttnArgs a) {  \
-        fx_attn_tc_fwd<HD, KT, PF>(q, k, v, bias, o, lse, a);                                                          \
-    }
-FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v0, 64, 32, true, 2)
-FX_ATTN_TC_FWD(fx_attn_tc_fwd_64_v1, 64, 32, false, 3)
-
 extern "C" __global__ void __launch_bounds__(128, 3)
     fx_attn_tc_fwd_64(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse,
                       FxAttnArgs a) {
-    fx_attn_tc_fwd_qs<64, 32>(q, k, v, bias, o, lse, a);
+    fx_attn_tc_fwd<64, 32>(q, k, v, bias, o, lse, a);
 }
 
 // Backward: a block of 4 warps per (b, h, tile of 64 keys), 16 keys a warp; the block walks the
@@ -436,6 +271,9 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
 #pragma unroll
         for (int e = 0; e < 4; ++e) dka[i][e] = dva[i][e] = 0.0f;
     const fx_i64 key0 = n0 + w * 16 + g, key1 = key0 + 8;  // this lane's two keys
+    const bool hasKeys = n0 + w * 16 < a.N;                // warp-uniform
+    // dQ's k-steps: keys up to N, rounded up to 8 (the rest of that warp's keys have dS = 0).
+    const int keySteps = (int)((a.N - n0 + 7) / 8);
     // Causal (top-left): rows above the tile's first key see none of its keys.
     const fx_i64 rowStart = a.causal ? n0 / BQ * BQ : 0;
     const int NQ = BQ * HD / 128;
@@ -456,76 +294,79 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
         if (threadIdx.x < BQ) lt[threadIdx.x] = lr, dt_[threadIdx.x] = dr;
         __syncthreads();
         if (i0 + BQ < a.M) prefetch(i0 + BQ);
-        // S^T and dP^T for the warp's 16 keys x the tile's 16 rows.
-        float st[2][4], dp[2][4];
+        // A warp whose keys all lie past N (the last tile's) has nothing of its own to do; dQ's
+        // k-steps below stop before its keys.
+        if (hasKeys) {
+            float st[2][4], dp[2][4];
 #pragma unroll
-        for (int nt = 0; nt < 2; ++nt)
+            for (int nt = 0; nt < 2; ++nt)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) st[nt][e] = dp[nt][e] = 0.0f;
+                for (int e = 0; e < 4; ++e) st[nt][e] = dp[nt][e] = 0.0f;
 #pragma unroll
-        for (int s8 = 0; s8 < HD / 8; ++s8) {
-            if (s8 < kSteps) {
-                unsigned ab[4], as[4];
-                fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, ab, as);
+            for (int s8 = 0; s8 < HD / 8; ++s8) {
+                if (s8 < kSteps) {
+                    unsigned ab[4], as[4];
+                    fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, ab, as);
 #pragma unroll
-                for (int nt = 0; nt < 2; ++nt) {
-                    const int i = (nt * 8 + g) * LD + s8 * 8 + t;
-                    fx_mma3(st[nt], ab, as, qb[i], qb[i + 4], qsm[i], qsm[i + 4]);
+                    for (int nt = 0; nt < 2; ++nt) {
+                        const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                        fx_mma3(st[nt], ab, as, qb[i], qb[i + 4], qsm[i], qsm[i + 4]);
+                    }
+                }
+                if (s8 < vSteps) {
+                    unsigned ab[4], as[4];
+                    fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, ab, as);
+#pragma unroll
+                    for (int nt = 0; nt < 2; ++nt) {
+                        const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                        fx_mma3(dp[nt], ab, as, gb[i], gb[i + 4], gsm[i], gsm[i + 4]);
+                    }
                 }
             }
-            if (s8 < vSteps) {
-                unsigned ab[4], as[4];
-                fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, ab, as);
+            // P^T and dS^T in place of S^T and dP^T: e = 0, 1 key0, e = 2, 3 key1; rows 2t, 2t + 1.
 #pragma unroll
-                for (int nt = 0; nt < 2; ++nt) {
-                    const int i = (nt * 8 + g) * LD + s8 * 8 + t;
-                    fx_mma3(dp[nt], ab, as, gb[i], gb[i + 4], gsm[i], gsm[i + 4]);
+            for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int ri = nt * 8 + 2 * t + (e & 1);
+                    const fx_i64 row = i0 + ri, key = e < 2 ? key0 : key1;
+                    float p = 0.0f;
+                    if (key < a.N && row < a.M && !(a.causal && key > row)) {
+                        const float sc = fx_score(a, bias, st[nt][e], b, h, row, key);
+                        p = sc == FX_NEG_INF ? 0.0f : expf(sc - lt[ri]);
+                    }
+                    const float ds = p * (dp[nt][e] - dt_[ri]);
+                    if (dbias && p != 0.0f)
+                        atomicAdd(dbias + b * a.dbs[0] + h * a.dbs[1] + row * a.dbs[2] + key * a.dbs[3], ds);
+                    st[nt][e] = p;
+                    dp[nt][e] = ds;
                 }
             }
-        }
-        // P^T and dS^T in place of S^T and dP^T: e = 0, 1 key0, e = 2, 3 key1; rows 2t, 2t + 1.
+            // dV += P^T dO and dK += dS^T Q; the C fragments as A operands: (c0, c2, c1, c3).
 #pragma unroll
-        for (int nt = 0; nt < 2; ++nt) {
+            for (int kt = 0; kt < 2; ++kt) {
+                unsigned pb[4], ps[4], sb4[4], ss4[4];
+                fx_split(st[kt][0], pb[0], ps[0]);
+                fx_split(st[kt][2], pb[1], ps[1]);
+                fx_split(st[kt][1], pb[2], ps[2]);
+                fx_split(st[kt][3], pb[3], ps[3]);
+                fx_split(dp[kt][0], sb4[0], ss4[0]);
+                fx_split(dp[kt][2], sb4[1], ss4[1]);
+                fx_split(dp[kt][1], sb4[2], ss4[2]);
+                fx_split(dp[kt][3], sb4[3], ss4[3]);
+                const int r = kt * 8 + 2 * t;
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int ri = nt * 8 + 2 * t + (e & 1);
-                const fx_i64 row = i0 + ri, key = e < 2 ? key0 : key1;
-                float p = 0.0f;
-                if (key < a.N && row < a.M && !(a.causal && key > row)) {
-                    const float sc = fx_score(a, bias, st[nt][e], b, h, row, key);
-                    p = sc == FX_NEG_INF ? 0.0f : expf(sc - lt[ri]);
+                for (int d8 = 0; d8 < HD / 8; ++d8) {
+                    const int i = r * LD + d8 * 8 + g;
+                    if (d8 < vSteps) fx_mma3(dva[d8], pb, ps, gb[i], gb[i + LD], gsm[i], gsm[i + LD]);
+                    if (d8 < kSteps) fx_mma3(dka[d8], sb4, ss4, qb[i], qb[i + LD], qsm[i], qsm[i + LD]);
                 }
-                const float ds = p * (dp[nt][e] - dt_[ri]);
-                if (dbias && p != 0.0f)
-                    atomicAdd(dbias + b * a.dbs[0] + h * a.dbs[1] + row * a.dbs[2] + key * a.dbs[3], ds);
-                st[nt][e] = p;
-                dp[nt][e] = ds;
-            }
-        }
-        // dV += P^T dO and dK += dS^T Q; the C fragments as A operands: (c0, c2, c1, c3).
+                // dS^T [key][row] for dQ, split.
 #pragma unroll
-        for (int kt = 0; kt < 2; ++kt) {
-            unsigned pb[4], ps[4], sb4[4], ss4[4];
-            fx_split(st[kt][0], pb[0], ps[0]);
-            fx_split(st[kt][2], pb[1], ps[1]);
-            fx_split(st[kt][1], pb[2], ps[2]);
-            fx_split(st[kt][3], pb[3], ps[3]);
-            fx_split(dp[kt][0], sb4[0], ss4[0]);
-            fx_split(dp[kt][2], sb4[1], ss4[1]);
-            fx_split(dp[kt][1], sb4[2], ss4[2]);
-            fx_split(dp[kt][3], sb4[3], ss4[3]);
-            const int r = kt * 8 + 2 * t;
-#pragma unroll
-            for (int d8 = 0; d8 < HD / 8; ++d8) {
-                const int i = r * LD + d8 * 8 + g;
-                if (d8 < vSteps) fx_mma3(dva[d8], pb, ps, gb[i], gb[i + LD], gsm[i], gsm[i + LD]);
-                if (d8 < kSteps) fx_mma3(dka[d8], sb4, ss4, qb[i], qb[i + LD], qsm[i], qsm[i + LD]);
-            }
-            // dS^T [key][row] for dQ, split.
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int key = w * 16 + g + (e < 2 ? 0 : 8), ri = kt * 8 + 2 * t + (e & 1);
-                fx_split(dp[kt][e], sb[key * LS + ri], ss[key * LS + ri]);
+                for (int e = 0; e < 4; ++e) {
+                    const int key = w * 16 + g + (e < 2 ? 0 : 8), ri = kt * 8 + 2 * t + (e & 1);
+                    fx_split(dp[kt][e], sb[key * LS + ri], ss[key * LS + ri]);
+                }
             }
         }
         __syncthreads();
@@ -540,6 +381,7 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                 for (int e = 0; e < 4; ++e) dqa[nt][e] = dqs[nt][e] = 0.0f;
 #pragma unroll
             for (int k8 = 0; k8 < BN / 8; ++k8) {
+                if (k8 >= keySteps) break;
                 const int j = (k8 * 8 + 2 * t) * LS + g;
                 unsigned ab[4] = {sb[j], sb[j + 8], sb[j + LS], sb[j + LS + 8]};
                 unsigned as[4] = {ss[j], ss[j + 8], ss[j + LS], ss[j + LS + 8]};
@@ -578,6 +420,26 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
             if (dv && d < a.Kv) dv[gk.voff + b * gk.vs[0] + h * gk.vs[1] + key * gk.vs[2] + d * gk.vs[3]] = dva[d8][e];
         }
     }
+}
+
+// D_i = dO_i . O_i for the backward (dense fp32 [B*H, M]): 8 lanes a row, 32 rows a block of 256,
+// each lane a strided run of the row's columns (attention.cu's fx_attn_rowdot spends a warp on a
+// row and a 64-bit index computation on every element).
+extern "C" __global__ void __launch_bounds__(256)
+    fx_attn_tc_rowdot(const float* __restrict__ go, const float* __restrict__ o, float* __restrict__ D, FxAttnArgs a) {
+    const fx_i64 r = (fx_i64)blockIdx.x * 32 + (threadIdx.x >> 3);
+    const int c = threadIdx.x & 7;
+    float s = 0.0f;
+    if (r < a.B * a.H * a.M) {
+        const fx_i64 bh = r / a.M, i = r % a.M, b = bh / a.H, h = bh % a.H;
+        const float* pg = go + a.goff + b * a.gs[0] + h * a.gs[1] + i * a.gs[2];
+        const float* po = o + a.ooff + b * a.os[0] + h * a.os[1] + i * a.os[2];
+        for (int d = c; d < a.Kv; d += 8) s += pg[d * a.gs[3]] * po[d * a.os[3]];
+    }
+    s += __shfl_xor_sync(FX_FULL, s, 1);
+    s += __shfl_xor_sync(FX_FULL, s, 2);
+    s += __shfl_xor_sync(FX_FULL, s, 4);
+    if (c == 0 && r < a.B * a.H * a.M) D[r] = s;
 }
 
 extern "C" __global__ void __launch_bounds__(128, 2)
