@@ -1,8 +1,8 @@
 #pragma once
 /// fp32 attention on tensor cores (kernels/attention_tc.cu): the fused flash-attention forward
-/// and backward with 3xTF32 mma.sync products, about fp32's accuracy at tensor-core speed, as PyTorch's own
-/// fp32 kernel does on sm_80+. Head dims up to 64; other shapes, older GPUs and other dtypes keep
-/// the SIMT fused kernels or the cuBLAS path (attention_gemm.h).
+/// and backward with 3xTF32 mma.sync products, about fp32's accuracy at tensor-core speed, as
+/// PyTorch's own fp32 kernel does on sm_80+. Head dims up to 64; other shapes, older GPUs and
+/// other dtypes keep the SIMT fused kernels or the cuBLAS path (attention_gemm.h).
 /// FXRAY_ATTENTION=tc|fused|gemm forces a path (tc where it applies, the others as before).
 #include "codegen/cuda/device_ops.h"
 

@@ -247,7 +247,7 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // the row tile, dS K over the block's 64 keys, goes through dS^T in shared memory: each warp
 // takes 16 of its dims and adds them to the fp32 dq (strides in gk.qs) with atomics; grad_bias
 // takes dS with atomics where the bias broadcast.
-// Shared memory (dynamic, fx_attn_tc_bwd_smem words): K and V [64][HD + 4], Q and dO [16][HD + 4],
+// Shared memory (dynamic, tcBackwardSharedBytes): K and V [64][HD + 4], Q and dO [16][HD + 4],
 // dS^T [64][20], each as big and small halves, then lse and D of the row tile.
 template <int HD>
 __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __restrict__ q, const float* __restrict__ k,
