@@ -3,8 +3,9 @@
 /// ~60% of the fp32 peak on an H100), the row-wise softmax and its backward by small kernels
 /// (kernels/attention.cu), S in a [B*H, M, N] fp32 workspace. Where that workspace is small the
 /// GEMMs beat the fused kernel by 3-7x at fp32 without tensor cores (ViT-S: 197 tokens); the
-/// fused kernel takes every other size, so memory stays O(M + N) where it matters.
-/// FXRAY_ATTENTION=fused|gemm forces one path (gemm still only up to 2 GiB of workspace).
+/// fused kernel takes every other size, so memory stays O(M + N) where it matters. fp32 with head
+/// dims up to 64 on sm_80+ takes the tensor-core kernels before either (attention_tc.h).
+/// FXRAY_ATTENTION=tc|fused|gemm forces one path (gemm still only up to 2 GiB of workspace).
 #include "codegen/cuda/device_ops.h"
 
 #include <optional>

@@ -2,18 +2,21 @@
 
 #include "codegen/cuda/attention_common.h"
 #include "codegen/cuda/attention_gemm.h"
+#include "codegen/cuda/attention_tc.h"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace fxray::cg::cuda {
 
 namespace attn {
 
 KernelModule& attentionModule() {
-    static KernelModule* m =
-        new KernelModule("fxray_attention", {"attention_args.h", "dtype_io.cuh", "attention.cu"});  // never destroyed
+    static KernelModule* m = new KernelModule(
+        "fxray_attention", {"attention_args.h", "dtype_io.cuh", "attention.cu", "attention_tc.cu"});  // never destroyed
     return *m;
 }
 
@@ -122,6 +125,25 @@ bool sameDtype(DType t, std::initializer_list<const DeviceView*> vs) {
 
 }  // namespace attn
 
+namespace {
+
+/// True when m's elements fill [spanStart, spanStart + numel) exactly: its dims, ordered by
+/// stride, are a dense layout (a permuted contiguous tensor).
+bool denseSpan(const TensorMeta& m) {
+    std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims longer than 1
+    for (size_t i = 0; i < m.shape.size(); ++i)
+        if (m.shape[i] != 1) dims.emplace_back(m.strides[i], m.shape[i]);
+    std::sort(dims.begin(), dims.end());
+    int64_t expect = 1;
+    for (const auto& [stride, size] : dims) {
+        if (stride != expect) return false;
+        expect *= size;
+    }
+    return true;
+}
+
+}  // namespace
+
 using namespace attn;
 
 Expected<std::string> attentionSource() { return attentionModule().source(); }
@@ -142,6 +164,8 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
     const DType t = q.meta.dtype;
     if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, bias ? &*bias : nullptr}))
         return makeError("device attention needs f32, f16 or bf16 operands of one dtype");
+    if (attentionUsesTensorCores(q.meta, k.meta, v.meta))
+        return attentionForwardTc(q, k, v, bias, out, lse, scale, causal);
     if (attentionUsesGemm(q.meta, k.meta)) return attentionForwardGemm(q, k, v, bias, out, lse, scale, causal);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
@@ -177,7 +201,8 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, &gradOut, bias ? &*bias : nullptr, gq ? &*gq : nullptr,
                                                 gk ? &*gk : nullptr, gv ? &*gv : nullptr, gbias ? &*gbias : nullptr}))
         return makeError("device attention backward needs f32, f16 or bf16 operands of one dtype");
-    if (attentionUsesGemm(q.meta, k.meta))
+    const bool tc = attentionUsesTensorCores(q.meta, k.meta, v.meta);
+    if (!tc && attentionUsesGemm(q.meta, k.meta))
         return attentionBackwardGemm(gradOut, q, k, v, bias, out, lse, scale, causal, gq, gk, gv, gbias);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
@@ -195,16 +220,38 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     auto D = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(BH * a->M, 1)) * sizeof(float));
     if (!D.ok()) return D.error();
     {
-        auto fn = attentionModule().function(std::string("fx_attn_rowdot_") + suffix(t));
+        // fp32 on the tensor-core path: 8 lanes a row (fx_attn_tc_rowdot), else a warp.
+        auto fn = attentionModule().function(tc ? std::string("fx_attn_tc_rowdot")
+                                                : std::string("fx_attn_rowdot_") + suffix(t));
         if (!fn.ok()) return fn.error();
         CUdeviceptr pg = gradOut.base, po = out.base, pd = D->ptr();
         void* params[] = {&pg, &po, &pd, &*a};
-        const int64_t blocks = (BH * a->M * 32 + 255) / 256;
+        const int64_t blocks = tc ? (BH * a->M + 31) / 32 : (BH * a->M * 32 + 255) / 256;
         if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 256, params, "fx_attn_rowdot"); !s.ok())
             return s;
     }
-    auto dq = zeroed(static_cast<size_t>(BH * a->M * a->K) * sizeof(float));
-    if (!dq.ok()) return dq.error();
+    // dQ accumulates across key tiles in fp32 with atomics: into a dense buffer cast into
+    // grad_query after, or, on the tensor-core path, straight into grad_query (fp32 there) where its
+    // elements fill one contiguous span that zeroes at once (the strided cast is not free).
+    FxAttnArgs g{};
+    const bool dqDirect = tc && gq && denseSpan(gq->meta);
+    DeviceBuffer dqBuf;
+    CUdeviceptr pdq = 0;
+    if (dqDirect) {
+        strides4(gq->meta, g.qs);
+        g.qoff = gq->meta.offset;
+        pdq = gq->base;
+        const size_t bytes = static_cast<size_t>(gq->meta.numel()) * sizeof(float);
+        if (Status s = check(runtime().cu.cuMemsetD8(bytePtr(*gq, gq->meta.offset), 0, bytes), "zeroing grad_query");
+            !s.ok())
+            return s;
+    } else {
+        auto z = zeroed(static_cast<size_t>(BH * a->M * a->K) * sizeof(float));
+        if (!z.ok()) return z.error();
+        dqBuf = std::move(z).value();
+        pdq = dqBuf.ptr();
+        g.qs[0] = a->H * a->M * a->K, g.qs[1] = a->M * a->K, g.qs[2] = a->K, g.qs[3] = 1;
+    }
     DeviceBuffer db;
     CUdeviceptr pdb = 0;
     if (gbias && bias && gbias->meta.numel() > 0) {
@@ -217,25 +264,28 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         db = std::move(z).value();
         pdb = db.ptr();
     }
-    FxAttnArgs g{};
     if (gk) strides4(gk->meta, g.ks), g.koff = gk->meta.offset;
     if (gv) strides4(gv->meta, g.vs), g.voff = gv->meta.offset;
     const int hd = headBucket(a->K, a->Kv);
-    const int kt = hd == 64 ? 32 : hd == 128 ? 16 : 8;
+    const int kt = tc ? kTcBackwardKeys : hd == 64 ? 32 : hd == 128 ? 16 : 8;
     a->tiles = (a->N + kt - 1) / kt;
     {
-        auto fn = attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
+        auto fn = tc ? tcBackwardKernel()
+                     : attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
         if (!fn.ok()) return fn.error();
         CUdeviceptr pg = gradOut.base, pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0;
-        CUdeviceptr pl = bytePtr(lse, l.offset), pD = D->ptr(), pdq = dq->ptr();
+        CUdeviceptr pl = bytePtr(lse, l.offset), pD = D->ptr();
         CUdeviceptr pdk = gk ? gk->base : 0, pdv = gv ? gv->base : 0;
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
         const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
         if (blocks > INT32_MAX) return makeError("device attention backward: too many blocks");
-        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd"); !s.ok()) return s;
+        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd",
+                                  tc ? tcBackwardSharedBytes() : 0);
+            !s.ok())
+            return s;
     }
-    if (gq)
-        if (Status s = castInto(dq->ptr(), *gq); !s.ok()) return s;
+    if (gq && !dqDirect)
+        if (Status s = castInto(pdq, *gq); !s.ok()) return s;
     if (pdb)
         if (Status s = castInto(pdb, *gbias); !s.ok()) return s;
     return Status::success();

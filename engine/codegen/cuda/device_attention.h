@@ -4,7 +4,8 @@
 /// `scaled_dot_product_attention`, at any sequence length, without an M x N matrix in global
 /// memory. Layouts follow PyTorch's meta functions: q/k/v/out are 4-D [B, H, rows, dims] views
 /// with any strides, the bias broadcasts to [B, H, M, N], logsumexp is dense fp32
-/// [B, H, ceil(M/32)*32] with +inf padding.
+/// [B, H, ceil(M/32)*32] with +inf padding. fp32 with head dims up to 64 runs on the tensor-core
+/// kernels on sm_80+ (attention_tc.h), other fp32 with short sequences on cuBLAS (attention_gemm.h).
 #include "codegen/cuda/device_ops.h"
 
 #include <optional>

@@ -47,9 +47,10 @@ Expected<CUfunction> KernelModule::function(const std::string& fn) {
     return f;
 }
 
-Status launchGrid(CUfunction fn, unsigned gx, unsigned gy, unsigned threads, void** params, const char* what) {
+Status launchGrid(CUfunction fn, unsigned gx, unsigned gy, unsigned threads, void** params, const char* what,
+                  unsigned sharedBytes) {
     if (gx == 0 || gy == 0) return Status::success();
-    CUresult r = runtime().cu.cuLaunchKernel(fn, gx, gy, 1, threads, 1, 1, 0, nullptr, params, nullptr);
+    CUresult r = runtime().cu.cuLaunchKernel(fn, gx, gy, 1, threads, 1, 1, sharedBytes, nullptr, params, nullptr);
     return check(r, std::string("launching ") + what);
 }
 

@@ -37,6 +37,8 @@ private:
 };
 
 /// Launches fn on a grid of blocks (x, y) with `threads` threads a block.
-Status launchGrid(CUfunction fn, unsigned gx, unsigned gy, unsigned threads, void** params, const char* what);
+/// sharedBytes: dynamic shared memory (above 48 KiB the function must allow it first).
+Status launchGrid(CUfunction fn, unsigned gx, unsigned gy, unsigned threads, void** params, const char* what,
+                  unsigned sharedBytes = 0);
 
 }  // namespace fxray::cg::cuda

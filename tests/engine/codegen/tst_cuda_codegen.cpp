@@ -181,6 +181,25 @@ private slots:
                      qPrintable(QString::fromStdString(fn) + " uses " + QString::number(bytes) + " bytes"));
     }
 
+    void attention_tensor_core_kernels_compile() {
+        // The fp32 tensor-core kernels (kernels/attention_tc.cu) are in the module for sm_80+, as
+        // 3xTF32 mma.sync products; for older targets the module still compiles without them (the
+        // host keeps the SIMT kernels there).
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto src = cg::cuda::attentionSource();
+        QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
+        const char* entries[] = {".entry fx_attn_tc_fwd_64", ".entry fx_attn_tc_bwd_64", ".entry fx_attn_tc_rowdot"};
+        auto sm80 = cg::cuda::nvrtcCompile(*src, "fxray_attention", "compute_80");
+        QVERIFY2(sm80.ok(), sm80.ok() ? "" : sm80.error().str().c_str());
+        for (const char* e : entries) QVERIFY2(sm80->image.find(e) != std::string::npos, e);
+        QVERIFY(sm80->image.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") != std::string::npos);
+        auto sm75 = cg::cuda::nvrtcCompile(*src, "fxray_attention", "compute_75");
+        QVERIFY2(sm75.ok(), sm75.ok() ? "" : sm75.error().str().c_str());
+        for (const char* e : entries) QVERIFY2(sm75->image.find(e) == std::string::npos, e);
+        QVERIFY(sm75->image.find(".entry fx_attn_fwd_f32_64") != std::string::npos);
+    }
+
     void channel_sum_kernels_compile() {
         // The per-channel sum (a convolution's bias gradient where cuDNN has none, e.g. bf16).
         const auto& rt = cg::cuda::runtime();

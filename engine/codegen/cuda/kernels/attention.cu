@@ -162,7 +162,7 @@ __device__ void fx_attn_bwd(const T* __restrict__ go, const T* __restrict__ q, c
                             const T* __restrict__ v, const T* __restrict__ bias, const float* __restrict__ lse,
                             const float* __restrict__ D, float* __restrict__ dq, T* __restrict__ dk, T* __restrict__ dv,
                             float* __restrict__ dbias, FxAttnArgs a, FxAttnArgs g) {
-    // g: the strides of dk (in qs, K dims) and dv (in vs), offsets koff / voff.
+    // g: the strides and offsets of dk (ks, koff) and dv (vs, voff).
     const int W = 4;
     __shared__ float kt[KT][HD + 1];
     __shared__ float vt[KT][HD + 1];

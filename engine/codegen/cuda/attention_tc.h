@@ -1,0 +1,26 @@
+#pragma once
+/// fp32 attention on tensor cores (kernels/attention_tc.cu): the fused flash-attention forward
+/// and backward with 3xTF32 mma.sync products, about fp32's accuracy at tensor-core speed, as
+/// PyTorch's own fp32 kernel does on sm_80+. Head dims up to 64; other shapes, older GPUs and
+/// other dtypes keep the SIMT fused kernels or the cuBLAS path (attention_gemm.h).
+/// FXRAY_ATTENTION=tc|fused|gemm forces a path (tc where it applies, the others as before).
+#include "codegen/cuda/device_ops.h"
+
+#include <optional>
+
+namespace fxray::cg::cuda {
+
+/// True when attention with these operands runs on the tensor-core kernels (forward and backward).
+bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v);
+
+Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const DeviceView& v,
+                          const std::optional<DeviceView>& bias, const DeviceView& out,
+                          const std::optional<DeviceView>& lse, double scale, bool causal);
+
+/// The backward (attentionBackward's setup, this kernel in place of the SIMT one): keys per block,
+/// the kernel with its dynamic shared memory allowed, and that memory's size.
+constexpr int64_t kTcBackwardKeys = 64;
+Expected<CUfunction> tcBackwardKernel();
+unsigned tcBackwardSharedBytes();
+
+}  // namespace fxray::cg::cuda
