@@ -95,15 +95,20 @@ def main():
             else:
                 g["fallbacks"] = extra
             print(f"fxray {m}/{st}: {fmt(ms)} ms", file=sys.stderr, flush=True)
-    for m in models:
-        rows, why = anchor_rows(args.anchor_best, args.torch_anchor, args.data, m, args.modes, args.model_timeout)
-        for r in rows:
-            graphs.setdefault(r["graph"], {"graph": r["graph"]}).update(r)
-        if why:
+    # Eager for every model first (seconds), so that a model whose Inductor compile runs out of
+    # time still has its eager column; then the compiled modes.
+    for mode_set in [""] + ([args.modes] if args.modes else []):
+        for m in models:
+            rows, why = anchor_rows(args.anchor_best, args.torch_anchor, args.data, m, mode_set, args.model_timeout)
+            for r in rows:
+                if mode_set:  # keep the eager time measured next to fxray's
+                    r.pop("eager_ms", None)
+                graphs.setdefault(r["graph"], {"graph": r["graph"]}).update(r)
             for g in graphs.values():
-                if g["graph"].startswith(m + "/"):
-                    g.setdefault("anchor_note", why)
-        print(f"anchor {m}: {len(rows)} rows{' (' + why + ')' if why else ''}", file=sys.stderr, flush=True)
+                if why and g["graph"].startswith(m + "/"):
+                    g.setdefault("anchor_note", f"{mode_set or 'eager'}: {why}")
+            print(f"anchor {m} {mode_set or 'eager'}: {len(rows)} rows{' (' + why + ')' if why else ''}",
+                  file=sys.stderr, flush=True)
     modes = args.modes.split(",") if args.modes else []
     head = ["graph", "eager ms"] + [f"{'Inductor' if m == 'default' else 'Inductor ' + m} ms" for m in modes]
     head += ["fxray ms", "vs eager", "vs best Inductor"]
