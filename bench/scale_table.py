@@ -111,7 +111,7 @@ def main():
                   file=sys.stderr, flush=True)
     modes = args.modes.split(",") if args.modes else []
     head = ["graph", "eager ms"] + [f"{'Inductor' if m == 'default' else 'Inductor ' + m} ms" for m in modes]
-    head += ["fxray ms", "vs eager", "vs best Inductor"]
+    head += ["fxray ms", "vs eager", "vs best Inductor", "note"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     vs_eager, vs_ind = [], []
@@ -128,7 +128,7 @@ def main():
         notes = [x for x in (g.get("fxray_error"), g.get("error"), g.get("anchor_note")) if x]
         if g.get("fallbacks"):
             notes.append("host fallbacks: " + ", ".join(map(str, g["fallbacks"])))
-        print("| " + " | ".join(cells) + " |" + (" " + "; ".join(notes) if notes else ""))
+        print("| " + " | ".join(cells + ["; ".join(notes)]) + " |")
     gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
     ge, gi = gm(vs_eager), gm(vs_ind)
     print(f"\ngeomean speed-up: vs eager {ge:.3f}× over {len(vs_eager)} graphs" if ge else "\nno eager ratios")
