@@ -285,11 +285,30 @@ private:
 // ---------------------------------------------------------------------------------------------
 // Evaluation
 
-Num arith(const std::string& op, const Num& a, const Num& b, bool& divZero) {
+/// What went wrong in integer arithmetic. Python ints do not overflow, but sizes never come near
+/// int64's range, so an overflow means a corrupt or hostile file: an error, never wrapped values
+/// (or undefined behaviour).
+enum class Fault { None, DivZero, Overflow };
+
+std::string faultText(Fault f) { return f == Fault::DivZero ? "division by zero" : "integer overflow in size arithmetic"; }
+
+/// x ** y for y >= 0 by squaring (a loop of y multiplications would let `1 ** 10**18` hang).
+bool powOverflows(int64_t x, int64_t y, int64_t& out) {
+    int64_t r = 1, b = x;
+    while (y > 0) {
+        if ((y & 1) && __builtin_mul_overflow(r, b, &r)) return true;
+        y >>= 1;
+        if (y > 0 && __builtin_mul_overflow(b, b, &b)) return true;
+    }
+    out = r;
+    return false;
+}
+
+Num arith(const std::string& op, const Num& a, const Num& b, Fault& fault) {
     const bool fl = a.isFloat() || b.isFloat();
     if (op == "/") {
         if (b.toDouble() == 0.0) {
-            divZero = true;
+            fault = Fault::DivZero;
             return {};
         }
         return Num::ofFloat(a.toDouble() / b.toDouble());
@@ -301,30 +320,49 @@ Num arith(const std::string& op, const Num& a, const Num& b, bool& divZero) {
         if (op == "*") return Num::ofFloat(x * y);
         if (op == "**") return Num::ofFloat(std::pow(x, y));
         if (y == 0.0) {
-            divZero = true;
+            fault = Fault::DivZero;
             return {};
         }
         if (op == "//") return Num::ofFloat(std::floor(x / y));
         if (op == "%") return Num::ofFloat(x - std::floor(x / y) * y);
         return {};
     }
-    int64_t x = a.i, y = b.i;
-    if (op == "+") return Num::ofInt(x + y);
-    if (op == "-") return Num::ofInt(x - y);
-    if (op == "*") return Num::ofInt(x * y);
+    const int64_t x = a.i, y = b.i;
+    int64_t r = 0;
+    auto checked = [&](bool overflowed) {
+        if (!overflowed) return Num::ofInt(r);
+        fault = Fault::Overflow;
+        return Num{};
+    };
+    if (op == "+") return checked(__builtin_add_overflow(x, y, &r));
+    if (op == "-") return checked(__builtin_sub_overflow(x, y, &r));
+    if (op == "*") return checked(__builtin_mul_overflow(x, y, &r));
     if (op == "**") {
         if (y < 0) return Num::ofFloat(std::pow(double(x), double(y)));
-        int64_t r = 1;
-        for (int64_t k = 0; k < y; ++k) r *= x;
-        return Num::ofInt(r);
+        return checked(powOverflows(x, y, r));
     }
     if (y == 0) {
-        divZero = true;
+        fault = Fault::DivZero;
+        return {};
+    }
+    if (x == std::numeric_limits<int64_t>::min() && y == -1) {  // the one quotient int64 cannot hold
+        if (op == "%") return Num::ofInt(0);
+        fault = Fault::Overflow;
         return {};
     }
     if (op == "//") return Num::ofInt(floorDiv(x, y));
     if (op == "%") return Num::ofInt(pyMod(x, y));
     return {};
+}
+
+/// -x, an error for the one int64 without a negation.
+Num negate(const Num& v, Fault& fault) {
+    if (v.isFloat()) return Num::ofFloat(-v.d);
+    if (v.i == std::numeric_limits<int64_t>::min()) {
+        fault = Fault::Overflow;
+        return {};
+    }
+    return Num::ofInt(-v.i);
 }
 
 Num compare(const std::string& op, const Num& a, const Num& b) {
@@ -356,9 +394,9 @@ Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
         return makeError("symbolic function '" + fn + "' with " + std::to_string(v.size()) +
                          " arguments is not supported");
     };
-    bool dz = false;
+    Fault dz = Fault::None;
     auto ret = [&](Num r) -> Expected<Num> {
-        if (dz) return makeError("division by zero in '" + fn + "'");
+        if (dz != Fault::None) return makeError(faultText(dz) + " in '" + fn + "'");
         return r;
     };
     if (const char* op = comparisonOf(fn)) {
@@ -390,22 +428,23 @@ Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
     }
     if (fn == "CeilDiv") {
         if (!need(2)) return bad();
-        Num neg = Num::ofInt(-v[0].i);
-        Num q = arith("//", neg, v[1], dz);
-        return ret(Num::ofInt(-q.i));
+        Num neg = negate(v[0], dz);
+        Num q = dz == Fault::None ? arith("//", neg, v[1], dz) : Num{};
+        return ret(dz == Fault::None ? negate(q, dz) : Num{});
     }
     if (fn == "ModularIndexing") {
         if (!need(3)) return bad();
         Num q = arith("//", v[0], v[1], dz);
-        return ret(arith("%", q, v[2], dz));
+        return ret(dz == Fault::None ? arith("%", q, v[2], dz) : Num{});
     }
     if (fn == "PowByNatural" || fn == "FloatPow" || fn == "Pow") {
         if (!need(2)) return bad();
-        return arith("**", v[0], v[1], dz);
+        return ret(arith("**", v[0], v[1], dz));
     }
     if (fn == "Abs" || fn == "abs") {
         if (!need(1)) return bad();
-        return v[0].isFloat() ? Num::ofFloat(std::fabs(v[0].d)) : Num::ofInt(v[0].i < 0 ? -v[0].i : v[0].i);
+        return ret(v[0].isFloat() || v[0].i >= 0 ? (v[0].isFloat() ? Num::ofFloat(std::fabs(v[0].d)) : v[0])
+                                                  : negate(v[0], dz));
     }
     if (fn == "floor" || fn == "math.floor" || fn == "FloorToInt" || fn == "ceiling" || fn == "math.ceil" ||
         fn == "CeilToInt" || fn == "TruncToInt" || fn == "math.trunc" || fn == "int" || fn == "sym_int" ||
@@ -453,7 +492,10 @@ Expected<Num> apply(std::string_view opv, const std::vector<Num>& v) {
     if (op == "-u" || op == "~") {
         if (v.size() != 1) return makeError("'" + op + "' takes one operand");
         if (op == "~") return Num::ofBool(!v[0].truthy());
-        return v[0].isFloat() ? Num::ofFloat(-v[0].d) : Num::ofInt(-v[0].i);
+        Fault f = Fault::None;
+        Num r = negate(v[0], f);
+        if (f != Fault::None) return makeError(faultText(f));
+        return r;
     }
     static const std::set<std::string> kBinary{"+",  "-", "*",  "/",  "//", "%", "**", "<",
                                                "<=", ">", ">=", "==", "!=", "&", "|"};
@@ -464,9 +506,9 @@ Expected<Num> apply(std::string_view opv, const std::vector<Num>& v) {
     if (op == "&") return Num::ofBool(x.truthy() && y.truthy());
     if (op == "|") return Num::ofBool(x.truthy() || y.truthy());
     if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=") return compare(op, x, y);
-    bool dz = false;
+    Fault dz = Fault::None;
     Num r = arith(op, x, y, dz);
-    if (dz) return makeError("division by zero");
+    if (dz != Fault::None) return makeError(faultText(dz));
     return r;
 }
 

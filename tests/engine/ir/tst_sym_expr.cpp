@@ -4,6 +4,8 @@
 
 #include <QTest>
 
+#include <limits>
+
 using namespace fxray;
 
 namespace {
@@ -78,6 +80,24 @@ private slots:
         QVERIFY(!sym::parse("").ok());
         QVERIFY(!sym::evalText("s0 // 0", bind({{"s0", 1}})).ok());
         QVERIFY(!sym::evalText("Nope(s0)", bind({{"s0", 1}})).ok());
+    }
+    // Python ints do not overflow; fxray's int64 sizes must say so instead of wrapping (undefined
+    // behaviour in C++: the asan preset's -fsanitize=undefined aborts on it).
+    void overflowIsAnError() {
+        const auto b = bind({{"s0", std::numeric_limits<int64_t>::max()}, {"s1", std::numeric_limits<int64_t>::min()}});
+        for (const char* text : {"s0 + 1", "s1 - 1", "s0 * 2", "-s1", "Abs(s1)", "2**63", "3**40", "s1 // -1",
+                                 "CeilDiv(s1, 3)", "FloorDiv(s1, -1)"}) {
+            auto r = sym::evalText(text, b);
+            QVERIFY2(!r.ok(), text);
+            QVERIFY2(r.error().message.find("overflow") != std::string::npos, r.error().message.c_str());
+        }
+        QCOMPARE(ev("2**62", b).i, int64_t(1) << 62);
+        QCOMPARE(ev("(-2)**63", b).i, std::numeric_limits<int64_t>::min());
+        QCOMPARE(ev("s1 % -1", b).i, int64_t(0));
+        QCOMPARE(ev("s0 - 1 + 1", b).i, std::numeric_limits<int64_t>::max());
+        // A huge exponent of 1 or -1 is answered at once (squaring), not by 10**18 multiplications.
+        QCOMPARE(ev("1**1000000000000000000", b).i, int64_t(1));
+        QCOMPARE(ev("(-1)**1000000000000000001", b).i, int64_t(-1));
     }
 };
 
