@@ -28,6 +28,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fxray::views {
@@ -57,6 +58,8 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     m_layoutLane = new JobLane(this, nullptr, 1);
     connect(m_layoutLane, &JobLane::busyChanged, this, &GraphCanvas::busy);
     m_routeLane = new JobLane(this, nullptr, 1);
+    m_blockLane = new JobLane(this, nullptr, 1);
+    m_edgeLane = new JobLane(this, nullptr, 1);
     buildUi();
     connect(m_doc, &Document::fileChanged, this, &GraphCanvas::onGraphChanged);
     connect(m_doc, &Document::graphChanged, this, &GraphCanvas::onGraphChanged);
@@ -80,6 +83,7 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     connect(m_scene, &GraphScene::selectionChangedByUser, this,
             [this](const QStringList& names) { m_doc->setSelection(names, this); });
     connect(m_scene, &GraphScene::overviewRoutesWanted, this, &GraphCanvas::routeOverview);
+    connect(m_scene, &GraphScene::blockLayoutsWanted, this, &GraphCanvas::layOutBlocks);
     connect(m_scene, &GraphScene::clustersChanged, this, [this] {
         m_collapsed = m_scene->collapsedLabels();
         m_view->minimap()->invalidate();
@@ -91,6 +95,8 @@ GraphCanvas::~GraphCanvas() {
     // The layout in flight posts to the lane: it must end before the canvas goes.
     m_layoutLane->abandon();
     m_routeLane->abandon();
+    m_blockLane->abandon();
+    m_edgeLane->abandon();
 }
 
 void GraphCanvas::buildUi() {
@@ -290,7 +296,10 @@ void GraphCanvas::onGraphChanged() {
     // Another graph: nothing of the old one's layouts or clusters applies.
     m_layoutLane->cancel();
     m_routeLane->cancel();
-    m_routePending = false;
+    m_blockLane->cancel();
+    m_edgeLane->cancel();
+    m_routePending = m_blockPending = m_edgesPending = false;
+    m_scene->forgetPlacement();
     m_cache.clear();
     m_graphs.clear();
     m_history.clear();
@@ -318,8 +327,10 @@ void GraphCanvas::refresh() {
     if (!g) {
         m_layoutLane->cancel();
         m_routeLane->cancel();
+        m_blockLane->cancel();
+        m_edgeLane->cancel();
         m_pending = false;
-        m_routePending = false;
+        m_routePending = m_blockPending = m_edgesPending = false;
         m_shown.reset();
         m_scene->clearGraph();
         m_info->clear();
@@ -367,6 +378,35 @@ void GraphCanvas::startLayout(std::shared_ptr<const CanvasGraph> cg) {
         });
 }
 
+void GraphCanvas::routeLayout(std::shared_ptr<const CanvasGraph> cg, std::shared_ptr<const GraphLayout> layout) {
+    // The incremental layout keeps nodes in place but has no routes: Graphviz routes its edges
+    // where the nodes are (no free curves), for the graphs dot lays out fresh.
+    const bool hasRoutes =
+        std::any_of(layout->routes.begin(), layout->routes.end(), [](const QPolygonF& r) { return !r.isEmpty(); });
+    if (hasRoutes || !m_params.useDot || cg->edges.empty() ||
+        static_cast<int>(cg->nodes.size()) > m_params.dotNodeLimit)
+        return;
+    const LayoutParams params = m_params;
+    using RoutesP = std::shared_ptr<std::vector<QPolygonF>>;
+    m_edgesPending = true;
+    m_edgeLane->start<RoutesP>(
+        QString(),
+        [cg, layout, params](const JobContext&) {
+            const std::vector<QSizeF> sizes(cg->nodes.size(), QSizeF(params.nodeWidth, params.nodeHeight));
+            return std::make_shared<std::vector<QPolygonF>>(routeWithGraphviz(*cg, layout->pos, sizes));
+        },
+        [this, cg, layout](RoutesP& routes) {
+            m_edgesPending = false;
+            if (routes->empty()) return;  // no Graphviz
+            auto routed = std::make_shared<GraphLayout>(*layout);
+            routed->routes = std::move(*routes);
+            // A revisit of the pass (the cache) draws them at once.
+            m_cache.insert(cg->fingerprint, routed);
+            m_scene->setLayoutRoutes(cg.get(), routed->routes);
+            m_view->minimap()->invalidate();
+        });
+}
+
 void GraphCanvas::cancelLayout() {
     if (!m_pending) return;
     m_layoutLane->cancel();
@@ -375,12 +415,37 @@ void GraphCanvas::cancelLayout() {
 
 bool GraphCanvas::waitForLayout(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
-    while ((m_pending || m_routePending) && !deadline.hasExpired()) {
-        m_layoutLane->pool()->waitForDone(10);
-        m_routeLane->pool()->waitForDone(10);
+    while ((m_pending || routingPending()) && !deadline.hasExpired()) {
+        for (JobLane* lane : {m_layoutLane, m_routeLane, m_blockLane, m_edgeLane}) lane->pool()->waitForDone(5);
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }
-    return !m_pending && !m_routePending;
+    return !m_pending && !routingPending();
+}
+
+void GraphCanvas::layOutBlocks() {
+    // Every block still waiting, in one job: a newer request supersedes the one in flight.
+    const auto wanted = m_scene->blocksWanted();
+    // The scene's graph: this runs from setGraph, before m_shown follows.
+    std::shared_ptr<const CanvasGraph> cg = m_scene->sharedGraph();
+    if (wanted.empty() || !cg) return;
+    const LayoutParams params = m_params;
+    using BlocksP = std::shared_ptr<std::vector<BlockLayout>>;
+    m_blockPending = true;
+    m_blockLane->start<BlocksP>(
+        QString(),
+        [cg, wanted, params](const JobContext& ctx) {
+            auto out = std::make_shared<std::vector<BlockLayout>>();
+            for (const auto& [cluster, placed] : wanted) {
+                if (ctx.cancelled()) break;
+                out->push_back(layoutBlock(*cg, cluster, params, placed.get()));
+            }
+            return out;
+        },
+        [this, cg](BlocksP& blocks) {
+            m_blockPending = false;
+            m_scene->setBlockLayouts(cg.get(), *blocks);
+            m_view->minimap()->invalidate();
+        });
 }
 
 void GraphCanvas::routeOverview() {

@@ -6,6 +6,7 @@
 #include <QSet>
 
 #include <cmath>
+#include <optional>
 
 #include <algorithm>
 
@@ -37,6 +38,9 @@ void GraphScene::clearGraph() {
     m_clusters.clear();
     m_stacks.clear();
     m_layoutPos.clear();
+    m_blocks.clear();
+    m_blockTried.clear();
+    m_innerRoutes.clear();
     m_overview = Overview();
     m_bundles.clear();
     m_bundleNodes.clear();
@@ -76,6 +80,18 @@ void GraphScene::setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayou
         addItem(e);
         m_edges.push_back(e);
     }
+    if (auto seen = m_placements.constFind(m_graph->fingerprint); seen != m_placements.constEnd()) m_placement = *seen;
+    // Blocks that were open at the previous pass keep their nodes' places (routed on the worker).
+    m_blocks.assign(m_graph->clusters.size(), nullptr);
+    m_blockTried.assign(m_graph->clusters.size(), 0);
+    for (size_t c = 0; c < m_graph->clusters.size(); ++c) {
+        const CanvasCluster& cl = m_graph->clusters[c];
+        auto kept = m_blockHistory.constFind(cl.label);
+        if (collapsed.contains(cl.label) || kept == m_blockHistory.constEnd()) continue;
+        BlockLayout b = placeBlockKeeping(*m_graph, static_cast<int>(c), *kept, params);
+        if (!b.pos.empty()) m_blocks[c] = std::make_shared<const BlockLayout>(std::move(b));
+    }
+    rebuildInnerRoutes();
     for (size_t c = 0; c < m_graph->clusters.size(); ++c) {
         const CanvasCluster& cl = m_graph->clusters[c];
         auto* item = new ClusterItem(static_cast<int>(c), cl.label, static_cast<int>(cl.nodes.size()));
@@ -133,8 +149,49 @@ void GraphScene::placeItems() {
     std::vector<char> clusterShut(m_clusters.size()), stackShut(m_stacks.size());
     for (size_t c = 0; c < m_clusters.size(); ++c) clusterShut[c] = m_clusters[c]->collapsed();
     for (size_t k = 0; k < m_stacks.size(); ++k) stackShut[k] = m_stacks[k]->collapsed();
-    m_overview = layoutOverview(*m_graph, m_layoutPos, clusterShut, stackShut, m_params);
+    // Expanded clusters with a layout of their own are drawn as it has them.
+    std::vector<QPointF> pos = m_layoutPos;
+    for (size_t c = 0; c < m_blocks.size(); ++c)
+        if (m_blocks[c]) {
+            const std::vector<int>& members = m_graph->clusters[c].nodes;
+            for (size_t k = 0; k < members.size() && k < m_blocks[c]->pos.size(); ++k)
+                pos[static_cast<size_t>(members[k])] = m_blocks[c]->pos[k];
+        }
+    // The routes between units that stay (or move together) hold until Graphviz's new ones come.
+    struct OldRoute {
+        QString from, to;
+        QPolygonF route;
+    };
+    std::vector<OldRoute> oldRoutes;
+    const QHash<QString, QRectF> before = m_placement;
+    if (m_overview.active)
+        for (auto it = m_overview.routes.constBegin(); it != m_overview.routes.constEnd(); ++it) {
+            const size_t a = static_cast<size_t>(it.key() >> 32), b = static_cast<size_t>(it.key() & 0xffffffff);
+            if (a < m_overview.keys.size() && b < m_overview.keys.size())
+                oldRoutes.push_back({m_overview.keys[a], m_overview.keys[b], it.value()});
+        }
+    m_overview = layoutOverview(*m_graph, pos, clusterShut, stackShut, m_params, m_placement);
     ++m_overviewGeneration;
+    if (m_overview.active) {
+        m_placement = m_overview.placement();
+        m_placements.insert(m_graph->fingerprint, m_placement);
+        if (m_overview.kept && !oldRoutes.empty()) {
+            QHash<QString, int> unitByKey;
+            for (size_t u = 0; u < m_overview.keys.size(); ++u)
+                unitByKey.insert(m_overview.keys[u], static_cast<int>(u));
+            const auto moved = [&](int u) {
+                const QRectF was = before.value(m_overview.keys[static_cast<size_t>(u)]);
+                const QRectF& now = m_overview.units[static_cast<size_t>(u)].rect;
+                return was.size() == now.size() ? std::optional<QPointF>(now.topLeft() - was.topLeft()) : std::nullopt;
+            };
+            for (const OldRoute& r : oldRoutes) {
+                const int a = unitByKey.value(r.from, -1), b = unitByKey.value(r.to, -1);
+                if (a < 0 || b < 0) continue;
+                const auto da = moved(a), db = moved(b);
+                if (da && db && *da == *db) m_overview.routes.insert(Overview::unitKey(a, b), r.route.translated(*da));
+            }
+        }
+    }
     clearBundles();
     QRectF bounds;
     auto membersRect = [&](const std::vector<int>& members) {
@@ -159,7 +216,7 @@ void GraphScene::placeItems() {
             const Overview::Unit& u = m_overview.units[static_cast<size_t>(m_overview.unitOf[i])];
             const bool shown = u.kind == Overview::Kind::Node || u.kind == Overview::Kind::Open;
             // Hidden nodes sit on the block that stands for them (ensureVisible goes there).
-            m_nodes[i]->setPos(u.kind == Overview::Kind::Open ? m_layoutPos[i] + u.shift : u.rect.center());
+            m_nodes[i]->setPos(u.kind == Overview::Kind::Open ? pos[i] + u.shift : u.rect.center());
             m_nodes[i]->setVisible(shown);
             if (shown) bounds |= m_nodes[i]->sceneBoundingRect();
         }
@@ -228,6 +285,65 @@ void GraphScene::refreshVisibility() {
     attachEdges();
     if (m_colouring == Colouring::Partition) bundleCut();
     if (m_overview.active && m_params.useDot && !m_overview.unitGraph.edges.empty()) Q_EMIT overviewRoutesWanted();
+    if (!blocksWanted().empty()) Q_EMIT blockLayoutsWanted();
+}
+
+std::vector<std::pair<int, std::shared_ptr<const BlockLayout>>> GraphScene::blocksWanted() const {
+    std::vector<std::pair<int, std::shared_ptr<const BlockLayout>>> out;
+    if (!m_overview.active || !m_params.useDot) return out;
+    for (const Overview::Unit& u : m_overview.units) {
+        if (u.kind != Overview::Kind::Open) continue;
+        const size_t c = static_cast<size_t>(u.index);
+        if (m_blockTried[c] || (m_blocks[c] && m_blocks[c]->routed())) continue;
+        out.emplace_back(u.index, m_blocks[c]);
+    }
+    return out;
+}
+
+void GraphScene::setBlockLayouts(const CanvasGraph* g, const std::vector<BlockLayout>& layouts) {
+    if (!m_graph || g != m_graph.get()) return;
+    for (const BlockLayout& b : layouts) {
+        if (b.cluster < 0 || b.cluster >= static_cast<int>(m_blocks.size())) continue;
+        const size_t c = static_cast<size_t>(b.cluster);
+        m_blockTried[c] = 1;
+        if (b.pos.size() != m_graph->clusters[c].nodes.size()) continue;
+        m_blocks[c] = std::make_shared<const BlockLayout>(b);
+        QHash<QString, QPointF>& kept = m_blockHistory[m_graph->clusters[c].label];
+        kept.clear();
+        for (size_t k = 0; k < b.pos.size(); ++k)
+            kept.insert(m_graph->nodes[static_cast<size_t>(m_graph->clusters[c].nodes[k])].name, b.pos[k]);
+    }
+    rebuildInnerRoutes();
+    refreshVisibility();
+}
+
+void GraphScene::setLayoutRoutes(const CanvasGraph* g, const std::vector<QPolygonF>& routes) {
+    if (!m_graph || g != m_graph.get()) return;
+    m_routes = routes;
+    m_routes.resize(m_graph->edges.size());
+    if (m_overview.active) return;  // the overview draws its own routes; these wait for "expand all"
+    clearCutBundles();
+    attachEdges();
+    if (m_colouring == Colouring::Partition) bundleCut();
+}
+
+const BlockLayout* GraphScene::blockLayout(int index) const {
+    return index >= 0 && index < static_cast<int>(m_blocks.size()) ? m_blocks[static_cast<size_t>(index)].get()
+                                                                   : nullptr;
+}
+
+void GraphScene::forgetPlacement() {
+    m_placement.clear();
+    m_placements.clear();
+    m_blockHistory.clear();
+}
+
+void GraphScene::rebuildInnerRoutes() {
+    m_innerRoutes.assign(m_graph ? m_graph->edges.size() : 0, QPolygonF());
+    for (const auto& b : m_blocks)
+        if (b)
+            for (size_t k = 0; k < b->edges.size() && k < b->routes.size(); ++k)
+                m_innerRoutes[static_cast<size_t>(b->edges[k])] = b->routes[k];
 }
 
 void GraphScene::setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes) {
@@ -273,7 +389,11 @@ void GraphScene::attachEdges() {
             const auto own = [&](int u) {
                 return m_overview.units[static_cast<size_t>(u)].kind != Overview::Kind::Open;
             };
-            if (own(ua) && own(ub)) route = m_overview.routes.value(Overview::unitKey(ua, ub));
+            if (own(ua) && own(ub))
+                route = m_overview.routes.value(Overview::unitKey(ua, ub));
+            else if (ua == ub && !m_innerRoutes[i].isEmpty())
+                // Inside an expanded block: its own layout's spline, where the block is drawn.
+                route = m_innerRoutes[i].translated(m_overview.units[static_cast<size_t>(ua)].shift);
         }
         m_edges[i]->setEnds(a, b, route);
     }

@@ -8,6 +8,7 @@
 /// backward block it joins, and on each forward block a label with the count and bytes of the
 /// saved tensors its cut edges carry, as the partition pane's Lanes tab does. It knows nothing about the
 /// Document; GraphCanvas translates between the two.
+#include "graph/block_layout.h"
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
 #include "graph/graph_layout.h"
@@ -66,6 +67,10 @@ public:
                   const QSet<QString>& collapsed);
     void clearGraph();
     const CanvasGraph* graph() const { return m_graph.get(); }
+    std::shared_ptr<const CanvasGraph> sharedGraph() const { return m_graph; }
+    /// Graphviz's routes for the full layout's edges (an incremental layout, routed after it was
+    /// installed), by edge index; ignored unless `g` is the graph shown.
+    void setLayoutRoutes(const CanvasGraph* g, const std::vector<QPolygonF>& routes);
 
     NodeItem* nodeItem(int index) const;
     NodeItem* nodeItem(const QString& name) const;
@@ -84,6 +89,18 @@ public:
     /// Installs routeOverview's result for placement `generation` (ignored when the overview was
     /// placed again since) and redraws the edges along them.
     void setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes);
+    /// Expanded clusters (in the overview) still waiting for their block layout or its routes
+    /// (block_layout.h), each with the placement to route when its nodes are placed already
+    /// (after a pass: they keep their places), else null.
+    std::vector<std::pair<int, std::shared_ptr<const BlockLayout>>> blocksWanted() const;
+    /// Installs block layouts computed for graph `g` (ignored when another graph is shown): each
+    /// block takes its layout, the overview makes room for it and its inner edges take the routes.
+    void setBlockLayouts(const CanvasGraph* g, const std::vector<BlockLayout>& layouts);
+    /// The block layout of cluster `index` in force, or null (the full layout's arrangement).
+    const BlockLayout* blockLayout(int index) const;
+    /// Forgets the overview's placement and the blocks' layouts kept from graph to graph (another
+    /// file: nothing of them applies).
+    void forgetPlacement();
     const std::vector<NodeItem*>& ghostItems() const { return m_ghosts; }
     const std::vector<EdgeItem*>& ghostEdgeItems() const { return m_ghostEdges; }
     /// Centre of every node by name (what the next pass's layout keeps).
@@ -139,6 +156,8 @@ Q_SIGNALS:
     void clustersChanged();
     /// The overview was placed again and its edges wait for Graphviz's routes (routeOverview).
     void overviewRoutesWanted();
+    /// Expanded clusters wait for their own layouts (blocksWanted).
+    void blockLayoutsWanted();
 
 private:
     void onSelectionChanged();
@@ -163,6 +182,18 @@ private:
     std::vector<ClusterItem*> m_clusters;
     std::vector<ClusterItem*> m_stacks;
     std::vector<QPointF> m_layoutPos;  ///< the full layout, by node index
+    /// Per cluster: its own layout (null until computed, or while it was never opened), whether the
+    /// worker has answered for it, and per edge the inner edges' routes of those layouts.
+    std::vector<std::shared_ptr<const BlockLayout>> m_blocks;
+    std::vector<char> m_blockTried;
+    std::vector<QPolygonF> m_innerRoutes;
+    void rebuildInnerRoutes();
+    /// Survive setGraph (stepping passes): each block's node positions by label and name, and
+    /// the overview's placement by unit key.
+    QHash<QString, QHash<QString, QPointF>> m_blockHistory;
+    QHash<QString, QRectF> m_placement;
+    /// The last placement of each graph shown (by fingerprint): a pass revisited looks as it did.
+    QHash<quint64, QHash<QString, QRectF>> m_placements;
     Overview m_overview;
     int m_overviewGeneration = 0;
     std::vector<NodeItem*> m_bundles;
