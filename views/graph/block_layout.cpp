@@ -75,7 +75,8 @@ BlockLayout placeBlockKeeping(const CanvasGraph& g, int cluster, const QHash<QSt
     return b;
 }
 
-BlockLayout layoutBlock(const CanvasGraph& g, int cluster, const LayoutParams& p, const BlockLayout* placed) {
+BlockLayout layoutBlock(const CanvasGraph& g, int cluster, const LayoutParams& p, const BlockLayout* placed,
+                        const RouteMemory& memory) {
     BlockLayout b;
     b.cluster = cluster;
     b.edges = innerEdges(g, cluster);
@@ -83,7 +84,7 @@ BlockLayout layoutBlock(const CanvasGraph& g, int cluster, const LayoutParams& p
     const std::vector<QSizeF> sizes(sub.nodes.size(), QSizeF(p.nodeWidth, p.nodeHeight));
     if (placed && placed->pos.size() == sub.nodes.size()) {
         b.pos = placed->pos;
-        b.routes = routeWithGraphviz(sub, b.pos, sizes);
+        b.routes = routeKeeping(sub, b.pos, sizes, memory);
         b.routes.resize(b.edges.size());
         return b;
     }

@@ -13,6 +13,7 @@
 #include <QPolygonF>
 #include <QString>
 
+#include <memory>
 #include <vector>
 
 namespace fxray::views {
@@ -36,9 +37,19 @@ std::vector<int> innerEdges(const CanvasGraph& g, int cluster);
 BlockLayout placeBlockKeeping(const CanvasGraph& g, int cluster, const QHash<QString, QPointF>& keep,
                               const LayoutParams& p);
 
-/// On the worker: with `placed`, Graphviz's routes of its inner edges where its nodes are; without,
-/// a dot layout of the block with its routes (the layered layout, unrouted, when Graphviz is
-/// missing or the block has more than p.dotNodeLimit nodes).
-BlockLayout layoutBlock(const CanvasGraph& g, int cluster, const LayoutParams& p, const BlockLayout* placed = nullptr);
+/// On the worker: with `placed`, the routes of its inner edges where its nodes are (those of
+/// `memory`, the block's routes at the previous pass, where both ends stayed; Graphviz's for the
+/// rest); without, a dot layout of the block with its routes (the layered layout, unrouted, when
+/// Graphviz is missing or the block has more than p.dotNodeLimit nodes).
+BlockLayout layoutBlock(const CanvasGraph& g, int cluster, const LayoutParams& p, const BlockLayout* placed = nullptr,
+                        const RouteMemory& memory = {});
+
+/// What the canvas asks the worker for: a block, its placement when its nodes are placed already,
+/// and its routes at the previous pass.
+struct BlockRequest {
+    int cluster = -1;
+    std::shared_ptr<const BlockLayout> placed;
+    RouteMemory memory;
+};
 
 }  // namespace fxray::views

@@ -163,6 +163,9 @@ private:
     QHash<quint64, std::shared_ptr<const GraphLayout>> m_cache;
     QHash<quint64, std::shared_ptr<const CanvasGraph>> m_graphs;  ///< built CanvasGraphs, same keys
     QHash<QString, QPointF> m_history;
+    /// The full layouts' routes by edge (with where their ends were): an incremental layout reuses
+    /// those whose ends stayed and has Graphviz route only the others.
+    RouteMemory m_routeHistory;
     QSet<QString> m_collapsed;
     quint64 m_partitionAskedFor = 0;
     QList<int> m_hits;

@@ -288,14 +288,14 @@ void GraphScene::refreshVisibility() {
     if (!blocksWanted().empty()) Q_EMIT blockLayoutsWanted();
 }
 
-std::vector<std::pair<int, std::shared_ptr<const BlockLayout>>> GraphScene::blocksWanted() const {
-    std::vector<std::pair<int, std::shared_ptr<const BlockLayout>>> out;
+std::vector<BlockRequest> GraphScene::blocksWanted() const {
+    std::vector<BlockRequest> out;
     if (!m_overview.active || !m_params.useDot) return out;
     for (const Overview::Unit& u : m_overview.units) {
         if (u.kind != Overview::Kind::Open) continue;
         const size_t c = static_cast<size_t>(u.index);
         if (m_blockTried[c] || (m_blocks[c] && m_blocks[c]->routed())) continue;
-        out.emplace_back(u.index, m_blocks[c]);
+        out.push_back({u.index, m_blocks[c], m_blockRouteHistory.value(m_graph->clusters[c].label)});
     }
     return out;
 }
@@ -308,10 +308,24 @@ void GraphScene::setBlockLayouts(const CanvasGraph* g, const std::vector<BlockLa
         m_blockTried[c] = 1;
         if (b.pos.size() != m_graph->clusters[c].nodes.size()) continue;
         m_blocks[c] = std::make_shared<const BlockLayout>(b);
+        const std::vector<int>& members = m_graph->clusters[c].nodes;
         QHash<QString, QPointF>& kept = m_blockHistory[m_graph->clusters[c].label];
         kept.clear();
-        for (size_t k = 0; k < b.pos.size(); ++k)
-            kept.insert(m_graph->nodes[static_cast<size_t>(m_graph->clusters[c].nodes[k])].name, b.pos[k]);
+        QHash<int, QPointF> at;
+        for (size_t k = 0; k < b.pos.size(); ++k) {
+            kept.insert(m_graph->nodes[static_cast<size_t>(members[k])].name, b.pos[k]);
+            at.insert(members[k], b.pos[k]);
+        }
+        // Its routes, for the next pass: those whose ends stay are not routed again.
+        RouteMemory& routes = m_blockRouteHistory[m_graph->clusters[c].label];
+        routes.clear();
+        for (size_t k = 0; k < b.edges.size() && k < b.routes.size(); ++k) {
+            if (b.routes[k].isEmpty()) continue;
+            const CanvasEdge& ce = m_graph->edges[static_cast<size_t>(b.edges[k])];
+            routes.insert(routeKey(m_graph->nodes[static_cast<size_t>(ce.from)].name,
+                                   m_graph->nodes[static_cast<size_t>(ce.to)].name),
+                          {b.routes[k], at.value(ce.from), at.value(ce.to)});
+        }
     }
     rebuildInnerRoutes();
     refreshVisibility();
@@ -336,6 +350,7 @@ void GraphScene::forgetPlacement() {
     m_placement.clear();
     m_placements.clear();
     m_blockHistory.clear();
+    m_blockRouteHistory.clear();
 }
 
 void GraphScene::rebuildInnerRoutes() {

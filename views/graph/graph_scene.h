@@ -92,7 +92,7 @@ public:
     /// Expanded clusters (in the overview) still waiting for their block layout or its routes
     /// (block_layout.h), each with the placement to route when its nodes are placed already
     /// (after a pass: they keep their places), else null.
-    std::vector<std::pair<int, std::shared_ptr<const BlockLayout>>> blocksWanted() const;
+    std::vector<BlockRequest> blocksWanted() const;
     /// Installs block layouts computed for graph `g` (ignored when another graph is shown): each
     /// block takes its layout, the overview makes room for it and its inner edges take the routes.
     void setBlockLayouts(const CanvasGraph* g, const std::vector<BlockLayout>& layouts);
@@ -191,6 +191,7 @@ private:
     /// Survive setGraph (stepping passes): each block's node positions by label and name, and
     /// the overview's placement by unit key.
     QHash<QString, QHash<QString, QPointF>> m_blockHistory;
+    QHash<QString, RouteMemory> m_blockRouteHistory;
     QHash<QString, QRectF> m_placement;
     /// The last placement of each graph shown (by fingerprint): a pass revisited looks as it did.
     QHash<quint64, QHash<QString, QRectF>> m_placements;
