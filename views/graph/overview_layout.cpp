@@ -335,12 +335,38 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
 QHash<qint64, QPolygonF> routeOverview(const Overview& ov) {
     QHash<qint64, QPolygonF> out;
     if (!ov.active || ov.unitGraph.edges.empty() || ov.unitGraph.edges.size() > kRoutedEdges) return out;
-    const std::vector<QPolygonF> routes = routeWithGraphviz(ov.unitGraph, ov.unitPos, ov.unitSizes);
-    for (size_t e = 0; e < routes.size() && e < ov.unitGraph.edges.size(); ++e)
-        if (!routes[e].isEmpty())
-            out.insert(Overview::unitKey(ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].from)],
-                                         ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].to)]),
-                       routes[e]);
+    const auto keyOf = [&](const CanvasEdge& e) {
+        return Overview::unitKey(ov.unitAt[static_cast<size_t>(e.from)], ov.unitAt[static_cast<size_t>(e.to)]);
+    };
+    // Routes carried over from the previous placement (both ends stayed, or moved together) hold;
+    // after a block opens or closes only the edges that lost theirs are routed, each among the
+    // boxes near it (all at once takes Graphviz most of a second for gpt2_12's 120 edges).
+    const auto open = [&](int rank) {
+        return ov.units[static_cast<size_t>(ov.unitAt[static_cast<size_t>(rank)])].kind == Overview::Kind::Open;
+    };
+    std::vector<int> missing;
+    for (size_t e = 0; e < ov.unitGraph.edges.size(); ++e) {
+        const CanvasEdge& ce = ov.unitGraph.edges[e];
+        // Edges into an expanded cluster are drawn to its nodes, not along a route to its frame.
+        if (open(ce.from) || open(ce.to)) continue;
+        const qint64 key = keyOf(ce);
+        auto it = ov.routes.constFind(key);
+        if (it != ov.routes.constEnd())
+            out.insert(key, *it);
+        else
+            missing.push_back(static_cast<int>(e));
+    }
+    if (missing.empty()) return out;
+    const bool all = out.isEmpty();
+    if (all) {
+        out.clear();
+        missing.resize(ov.unitGraph.edges.size());
+        for (size_t e = 0; e < missing.size(); ++e) missing[e] = static_cast<int>(e);
+    }
+    const std::vector<QPolygonF> routes = all ? routeWithGraphviz(ov.unitGraph, ov.unitPos, ov.unitSizes)
+                                              : routeEdgesLocally(ov.unitGraph, ov.unitPos, ov.unitSizes, missing);
+    for (size_t k = 0; k < missing.size() && k < routes.size(); ++k)
+        if (!routes[k].isEmpty()) out.insert(keyOf(ov.unitGraph.edges[static_cast<size_t>(missing[k])]), routes[k]);
     return out;
 }
 

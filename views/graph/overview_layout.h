@@ -82,7 +82,9 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
                         const LayoutParams& p, const QHash<QString, QRectF>& previous = {});
 
 /// Graphviz's routes of the edges between `ov`'s units (Overview::routes); empty without
-/// Graphviz or above kRoutedEdges. Reads only `ov`: runs on a worker.
+/// Graphviz or above kRoutedEdges. The routes `ov` carries already (kept from the previous
+/// placement) stay; when only a few are missing, those are routed one by one among the boxes near
+/// them. Reads only `ov`: runs on a worker.
 QHash<qint64, QPolygonF> routeOverview(const Overview& ov);
 
 }  // namespace fxray::views
