@@ -19,6 +19,7 @@
 #include <QHash>
 #include <QSet>
 #include <QStringList>
+#include <QTimer>
 
 #include <memory>
 #include <vector>
@@ -150,6 +151,14 @@ public:
     /// Expands the stack and the cluster holding node `index`, if collapsed (to show a search hit).
     void revealNode(int index);
 
+    /// Scenes showing at least this many nodes and edges get a BSP index once changes are over
+    /// (see the constructor); smaller ones are scanned in a millisecond or two.
+    static constexpr int kIndexedItems = 8000;
+    /// True once the index of a big scene is built (tests, bench_gui).
+    bool indexed() const { return itemIndexMethod() == QGraphicsScene::BspTreeIndex; }
+    /// Builds the index now if it is due (what the idle timer does).
+    void buildIndex();
+
 Q_SIGNALS:
     /// The user changed the selection by clicking (not setSelectedNames).
     void selectionChangedByUser(const QStringList& names);
@@ -160,6 +169,10 @@ Q_SIGNALS:
     void blockLayoutsWanted();
 
 private:
+    /// Items are about to move by the thousand: drops the index and builds it again when the UI
+    /// thread is idle.
+    void beginChanges();
+    QTimer m_indexTimer;
     void onSelectionChanged();
     void refreshVisibility();
     /// Places nodes, blocks and bundles for the current collapse state (the overview, or the
