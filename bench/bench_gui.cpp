@@ -75,7 +75,7 @@ double panFrames(GraphCanvas& c, int frames) {
     QScrollBar* v = c.view()->verticalScrollBar();
     QScrollBar* h = c.view()->horizontalScrollBar();
     for (int i = 0; i < frames; ++i) {
-        // What the event loop does between frames (the scene's index is built when idle).
+        // What the event loop does between frames.
         QCoreApplication::processEvents();
         v->setValue(v->value() + 40);
         h->setValue(h->value() + (i % 2 ? 15 : -15));
@@ -138,14 +138,6 @@ bool bigGraphRows(const QString& label, const QString& path) {
     canvas.scene()->setAllCollapsed(false);
     paintOnce(canvas);
     row("  expand all blocks + paint", ms(te), "ms", "");
-    // The scene's index, built when the UI thread is next idle (it would follow every item moved
-    // by the expansion, item by item, were it there before).
-    te.restart();
-    QCoreApplication::processEvents();
-    canvas.scene()->buildIndex();
-    std::snprintf(text, sizeof text, "  then, on idle: index of %d items (UI thread)",
-                  static_cast<int>(canvas.scene()->items().size()));
-    row(text, ms(te), "ms", "");
     canvas.view()->setTransform(QTransform::fromScale(0.65, 0.65));
     canvas.view()->centerOn(canvas.scene()->graphRect().center());
     row("  pan expanded at zoom 0.65 (text), median", panFrames(canvas, 30), "ms", "< 16.7 ms");

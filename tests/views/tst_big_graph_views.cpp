@@ -27,6 +27,7 @@
 #include "synthetic_fx.h"
 
 #include "document.h"
+#include "graph/edge_layer.h"
 #include "graph/graph_canvas.h"
 #include "graph/graph_items.h"
 #include "graph/graph_layout.h"
@@ -474,6 +475,79 @@ private Q_SLOTS:
         QVERIFY(!unitsOverlap(s->overview()));
         why = movedOnlyToMakeRoom(before, s->overview().placement(), &still);
         QVERIFY2(why.isEmpty(), qPrintable(why));
+    }
+
+    // The 20,000-node graph expanded: a frame considers only the edges and nodes near the view. The
+    // edge layer's grid holds every edge whose curve passes through the view, and no more than a
+    // small part of all; every node tile's box holds its visible nodes, through expanding and
+    // collapsing; hovering an edge finds it.
+    void expandedGraphPaintsWhatIsInView() {
+        Document doc;
+        GraphCanvas canvas(&doc);
+        canvas.resize(1400, 900);
+        canvas.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+        QVERIFY(doc.loadSync(m_synthetic));
+        QVERIFY(canvas.waitForLayout(120000));
+        GraphScene* s = canvas.scene();
+        const auto tilesHoldTheirNodes = [&] {
+            for (int i = 0; i < s->nodeItemCount(); ++i) {
+                NodeItem* n = s->nodeItem(i);
+                if (!n->isVisible()) continue;
+                if (!n->parentItem() || n->parentItem()->type() != NodeTile::Type) return false;
+                if (!n->parentItem()->sceneBoundingRect().contains(n->sceneBoundingRect())) return false;
+            }
+            return true;
+        };
+        QVERIFY(tilesHoldTheirNodes());
+        s->setAllCollapsed(false);
+        QVERIFY(tilesHoldTheirNodes());
+        GraphView* view = canvas.view();
+        view->setTransform(QTransform::fromScale(0.65, 0.65));
+        // On a node half-way down the graph, where the forward's edges cross into the backward.
+        view->centerOn(s->nodeItem(s->nodeItemCount() / 2)->pos());
+        const QImage img = fxtest::renderViewport(view);
+        const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+        EdgeLayer* layer = s->edgeLayer();
+        QVERIFY(layer);
+        const std::vector<int> near = layer->edgesIn(visible);
+        const QSet<int> nearSet(near.begin(), near.end());
+        int crossing = 0;
+        for (EdgeItem* e : s->edgeItems()) {
+            if (!e->isVisible() || !e->path().intersects(visible)) continue;
+            ++crossing;
+            QVERIFY2(nearSet.contains(e->index()), qPrintable(e->toolTip()));
+        }
+        const QString report = QStringLiteral("%1 edges, %2 cross the view, %3 considered, %4 drawn in the last paint")
+                                   .arg(s->edgeItems().size())
+                                   .arg(crossing)
+                                   .arg(near.size())
+                                   .arg(layer->lastDrawn());
+        qInfo("%s", qPrintable(report));
+        QVERIFY2(crossing > 0 && layer->lastDrawn() > 0, qPrintable(report));
+        QVERIFY2(near.size() * 20 < s->edgeItems().size(), qPrintable(report));
+        // The edges are on the canvas: ink where their curves are.
+        const fxtest::CanvasMeasure m = fxtest::measureCanvas(img, s->backgroundBrush().color(), QRect());
+        QVERIFY(m.ink > 0.001);
+        // Hovering an edge in view finds it (its tensor type is the tooltip).
+        bool found = false;
+        for (int i : near) {
+            EdgeItem* e = s->edgeItems()[static_cast<size_t>(i)];
+            const QPointF mid = e->path().pointAtPercent(0.5);
+            if (!e->isVisible() || !visible.contains(mid)) continue;
+            EdgeItem* at = layer->edgeAt(mid);
+            QVERIFY(at);
+            QVERIFY(at->shape().contains(mid));
+            QVERIFY(layer->contains(mid));
+            found = true;
+            break;
+        }
+        QVERIFY(found);
+        // One stack closed again, then everything: the tiles follow.
+        s->setStackCollapsed(0, true);
+        QVERIFY(tilesHoldTheirNodes());
+        s->setAllCollapsed(true);
+        QVERIFY(tilesHoldTheirNodes());
     }
 };
 

@@ -1,6 +1,7 @@
 #include "graph/graph_scene.h"
 
 #include "graph/canvas_colors.h"
+#include "graph/edge_layer.h"
 
 #include <QLocale>
 #include <QSet>
@@ -14,15 +15,11 @@ namespace fxray::views {
 
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
     m_dark = canvas_colors::darkPalette();
-    // Items are replaced, moved, shown and hidden by the thousand on every pass and toggle, which a
-    // BSP tree would follow item by item (expanding the 20,000-node graph took 1.7 s instead of
-    // 0.4 s). So changes happen without an index, and the tree is built once they are over, when
-    // the UI thread is idle: without it each frame scans every item (50,000 bounding boxes mapped
-    // through the view's transform: 15-20 ms, a missed frame while panning).
+    // No index: items move, show and hide by the thousand on every pass and toggle, which a BSP
+    // tree would follow item by item (expanding the 20,000-node graph: 0.4 -> 1.7 s); and what a
+    // frame walks is short without one: a few hundred top-level items, the nodes grouped in tiles
+    // (NodeTile) and the edges drawn by one layer (EdgeLayer).
     setItemIndexMethod(QGraphicsScene::NoIndex);
-    m_indexTimer.setSingleShot(true);
-    m_indexTimer.setInterval(0);
-    connect(&m_indexTimer, &QTimer::timeout, this, &GraphScene::buildIndex);
     setBackgroundBrush(canvas_colors::background(m_dark));
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 }
@@ -31,33 +28,17 @@ GraphScene::~GraphScene() {
     // Items point at m_graph's nodes; delete them first.
     m_settingSelection = true;
     clear();
-}
-
-void GraphScene::beginChanges() {
-    if (itemIndexMethod() != QGraphicsScene::NoIndex) setItemIndexMethod(QGraphicsScene::NoIndex);
-    m_indexTimer.start();
-}
-
-void GraphScene::buildIndex() {
-    if (itemIndexMethod() == QGraphicsScene::BspTreeIndex) return;
-    // Hidden items cost a scan next to nothing, and the overview's sit by the thousand on the
-    // centre of their block, where a BSP tree cannot split them (2.6 s to build for the 20,000-
-    // node graph's first view, against 0.13 s expanded).
-    int shown = 0;
-    for (NodeItem* n : m_nodes) shown += n->isVisible() ? 1 : 0;
-    for (EdgeItem* e : m_edges) shown += e->isVisible() ? 1 : 0;
-    if (shown < kIndexedItems) return;
-    setItemIndexMethod(QGraphicsScene::BspTreeIndex);
-    // Qt builds the tree at the first query: here, not in the next frame.
-    (void)items(QRectF(sceneRect().topLeft(), QSizeF(1, 1)));
+    qDeleteAll(m_edges);
 }
 
 void GraphScene::clearGraph() {
-    beginChanges();
     m_settingSelection = true;
     clear();
     m_settingSelection = false;
     m_nodes.clear();
+    m_tiles.clear();
+    m_edgeLayer = nullptr;  // an item of the scene: gone with clear()
+    qDeleteAll(m_edges);
     m_edges.clear();
     m_routes.clear();
     m_edgesDrawn = true;  // new edges start drawn; the view turns them off again if zoomed out
@@ -95,15 +76,35 @@ void GraphScene::setGraph(std::shared_ptr<const CanvasGraph> g, const GraphLayou
         auto* item = new NodeItem(static_cast<int>(i), &nodes[i], m_nodeSize);
         if (i < layout.pos.size()) m_layoutPos[i] = layout.pos[i];
         item->setPos(m_layoutPos[i]);
-        addItem(item);
         m_nodes.push_back(item);
+    }
+    // Nodes near each other in the full layout share a tile: taken row by row, a tile is a strip
+    // of a wide row or a band of a few narrow ones (by graph order, the first tile would hold the
+    // inputs, which a layered layout spreads over the whole graph). Open clusters move as one in
+    // the overview, so tiles stay compact there too.
+    std::vector<int> byPlace(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) byPlace[i] = static_cast<int>(i);
+    std::sort(byPlace.begin(), byPlace.end(), [&](int a, int b) {
+        const QPointF& pa = m_layoutPos[static_cast<size_t>(a)];
+        const QPointF& pb = m_layoutPos[static_cast<size_t>(b)];
+        return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
+    });
+    for (size_t k = 0; k < byPlace.size(); ++k) {
+        if (k % kNodesPerTile == 0) {
+            m_tiles.push_back(new NodeTile());
+            addItem(m_tiles.back());
+        }
+        m_nodes[static_cast<size_t>(byPlace[k])]->setParentItem(m_tiles.back());
     }
     m_routes = layout.routes;
     m_routes.resize(m_graph->edges.size());
+    // The graph's edges are drawn by one layer item (edge_layer.h), not as items of their own.
     m_edges.reserve(m_graph->edges.size());
+    m_edgeLayer = new EdgeLayer(&m_edges);
+    addItem(m_edgeLayer);
     for (size_t i = 0; i < m_graph->edges.size(); ++i) {
         auto* e = new EdgeItem(static_cast<int>(i), m_graph->edges[i].type);
-        addItem(e);
+        e->setLayer(m_edgeLayer);
         m_edges.push_back(e);
     }
     if (auto seen = m_placements.constFind(m_graph->fingerprint); seen != m_placements.constEnd()) m_placement = *seen;
@@ -302,11 +303,12 @@ void GraphScene::placeItems() {
     m_graphRect = bounds;
     // A fixed scene rect: Qt would otherwise recompute the bounds of every item on each change.
     setSceneRect(bounds.adjusted(-400, -400, 400, 400));
+    m_edgeLayer->setBounds(sceneRect());
+    for (NodeTile* t : m_tiles) t->fitChildren();
 }
 
 void GraphScene::refreshVisibility() {
     if (!m_graph) return;
-    beginChanges();
     clearCutBundles();
     placeItems();
     attachEdges();
@@ -363,7 +365,6 @@ void GraphScene::setLayoutRoutes(const CanvasGraph* g, const std::vector<QPolygo
     m_routes = routes;
     m_routes.resize(m_graph->edges.size());
     if (m_overview.active) return;  // the overview draws its own routes; these wait for "expand all"
-    beginChanges();
     clearCutBundles();
     attachEdges();
     if (m_colouring == Colouring::Partition) bundleCut();
@@ -392,7 +393,6 @@ void GraphScene::rebuildInnerRoutes() {
 void GraphScene::setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes) {
     if (generation != m_overviewGeneration || !m_overview.active || routes.isEmpty()) return;
     m_overview.routes = routes;
-    beginChanges();
     clearCutBundles();
     attachEdges();
     if (m_colouring == Colouring::Partition) bundleCut();
@@ -441,6 +441,8 @@ void GraphScene::attachEdges() {
         }
         m_edges[i]->setEnds(a, b, route);
     }
+    // Shown and hidden edges: the layer draws what is visible now.
+    if (m_edgeLayer) m_edgeLayer->update();
 }
 
 void GraphScene::clearCutBundles() {
@@ -456,6 +458,7 @@ void GraphScene::clearCutBundles() {
     m_cutLabels.clear();
     // The edges a bundle carried were shown before it hid them.
     for (int i : m_bundledEdges) m_edges[static_cast<size_t>(i)]->setVisible(true);
+    if (!m_bundledEdges.empty() && m_edgeLayer) m_edgeLayer->update();
     m_bundledEdges.clear();
 }
 
@@ -564,12 +567,14 @@ void GraphScene::bundleCut() {
         addItem(label);
         m_cutLabels.push_back(label);
     }
+    if (m_edgeLayer) m_edgeLayer->update();
 }
 
 void GraphScene::setEdgesDrawn(bool drawn) {
     if (drawn == m_edgesDrawn) return;
     m_edgesDrawn = drawn;
-    for (EdgeItem* e : m_edges) e->setFlag(QGraphicsItem::ItemHasNoContents, !drawn && !e->highlight().isValid());
+    // The layer draws only highlighted edges while they are off.
+    if (m_edgeLayer) m_edgeLayer->update();
 }
 
 void GraphScene::setClusterCollapsed(int index, bool collapsed) {

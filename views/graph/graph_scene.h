@@ -19,12 +19,13 @@
 #include <QHash>
 #include <QSet>
 #include <QStringList>
-#include <QTimer>
 
 #include <memory>
 #include <vector>
 
 namespace fxray::views {
+
+class EdgeLayer;
 
 /// What changed between the previous snapshot and the shown graph.
 struct DiffInfo {
@@ -77,7 +78,10 @@ public:
     NodeItem* nodeItem(const QString& name) const;
     /// Items standing for graph nodes (ghosts excluded).
     int nodeItemCount() const { return static_cast<int>(m_nodes.size()); }
+    /// The graph's edges, by CanvasGraph edge index. They are not items of the scene: one layer
+    /// item draws them (edge_layer.h), which finds those in view without Qt testing each.
     const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }
+    EdgeLayer* edgeLayer() const { return m_edgeLayer; }
     const std::vector<ClusterItem*>& clusterItems() const { return m_clusters; }
     /// One per CanvasGraph::stacks entry (repeated layers).
     const std::vector<ClusterItem*>& stackItems() const { return m_stacks; }
@@ -151,13 +155,8 @@ public:
     /// Expands the stack and the cluster holding node `index`, if collapsed (to show a search hit).
     void revealNode(int index);
 
-    /// Scenes showing at least this many nodes and edges get a BSP index once changes are over
-    /// (see the constructor); smaller ones are scanned in a millisecond or two.
-    static constexpr int kIndexedItems = 8000;
-    /// True once the index of a big scene is built (tests, bench_gui).
-    bool indexed() const { return itemIndexMethod() == QGraphicsScene::BspTreeIndex; }
-    /// Builds the index now if it is due (what the idle timer does).
-    void buildIndex();
+    /// Nodes per NodeTile (consecutive in graph order).
+    static constexpr size_t kNodesPerTile = 128;
 
 Q_SIGNALS:
     /// The user changed the selection by clicking (not setSelectedNames).
@@ -169,10 +168,6 @@ Q_SIGNALS:
     void blockLayoutsWanted();
 
 private:
-    /// Items are about to move by the thousand: drops the index and builds it again when the UI
-    /// thread is idle.
-    void beginChanges();
-    QTimer m_indexTimer;
     void onSelectionChanged();
     void refreshVisibility();
     /// Places nodes, blocks and bundles for the current collapse state (the overview, or the
@@ -190,7 +185,9 @@ private:
 
     std::shared_ptr<const CanvasGraph> m_graph;
     std::vector<NodeItem*> m_nodes;
-    std::vector<EdgeItem*> m_edges;
+    std::vector<NodeTile*> m_tiles;  ///< the nodes' parents
+    std::vector<EdgeItem*> m_edges;  ///< not items of the scene: m_edgeLayer draws them
+    EdgeLayer* m_edgeLayer = nullptr;
     std::vector<QPolygonF> m_routes;
     std::vector<ClusterItem*> m_clusters;
     std::vector<ClusterItem*> m_stacks;
