@@ -463,6 +463,25 @@ private Q_SLOTS:
         }
         for (int n : g.clusters[static_cast<size_t>(layer)].nodes)
             QVERIFY(frame->box().contains(s->nodeItem(n)->sceneBoundingRect().adjusted(4, 4, -4, -4)));
+        // So is every edge into or out of it, from box to box (no free curves around the block).
+        int crossing = 0;
+        for (EdgeItem* item : s->edgeItems()) {
+            if (!item->isVisible()) continue;
+            const CanvasEdge& ce = g.edges[static_cast<size_t>(item->index())];
+            const bool fromIn = g.nodes[static_cast<size_t>(ce.from)].cluster == layer;
+            const bool toIn = g.nodes[static_cast<size_t>(ce.to)].cluster == layer;
+            if (fromIn == toIn) continue;
+            const QPolygonF& r = item->route();
+            const auto box = [](QGraphicsItem* it) {
+                return it->type() == ClusterItem::Type ? static_cast<ClusterItem*>(it)->box()
+                                                       : it->sceneBoundingRect().adjusted(4, 4, -4, -4);
+            };
+            QVERIFY2(r.size() >= 4, qPrintable(item->toolTip()));
+            QVERIFY(box(item->from()).adjusted(-3, -3, 3, 3).contains(r.first()));
+            QVERIFY(box(item->to()).adjusted(-12, -12, 12, 12).contains(r.last()));
+            ++crossing;
+        }
+        QVERIFY(crossing > 0);
         // The view on the opened layer, for the screenshots.
         canvas.view()->setTransform(QTransform::fromScale(0.65, 0.65));
         canvas.view()->centerOn(frame->box().center().x(), frame->box().top() + 300);

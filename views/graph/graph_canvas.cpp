@@ -60,6 +60,7 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     m_routeLane = new JobLane(this, nullptr, 1);
     m_blockLane = new JobLane(this, nullptr, 1);
     m_edgeLane = new JobLane(this, nullptr, 1);
+    m_crossLane = new JobLane(this, nullptr, 1);
     buildUi();
     connect(m_doc, &Document::fileChanged, this, &GraphCanvas::onGraphChanged);
     connect(m_doc, &Document::graphChanged, this, &GraphCanvas::onGraphChanged);
@@ -84,6 +85,7 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
             [this](const QStringList& names) { m_doc->setSelection(names, this); });
     connect(m_scene, &GraphScene::overviewRoutesWanted, this, &GraphCanvas::routeOverview);
     connect(m_scene, &GraphScene::blockLayoutsWanted, this, &GraphCanvas::layOutBlocks);
+    connect(m_scene, &GraphScene::crossRoutesWanted, this, &GraphCanvas::routeCrossEdges);
     connect(m_scene, &GraphScene::clustersChanged, this, [this] {
         m_collapsed = m_scene->collapsedLabels();
         m_view->minimap()->invalidate();
@@ -97,6 +99,7 @@ GraphCanvas::~GraphCanvas() {
     m_routeLane->abandon();
     m_blockLane->abandon();
     m_edgeLane->abandon();
+    m_crossLane->abandon();
 }
 
 void GraphCanvas::buildUi() {
@@ -298,7 +301,8 @@ void GraphCanvas::onGraphChanged() {
     m_routeLane->cancel();
     m_blockLane->cancel();
     m_edgeLane->cancel();
-    m_routePending = m_blockPending = m_edgesPending = false;
+    m_crossLane->cancel();
+    m_routePending = m_blockPending = m_edgesPending = m_crossPending = false;
     m_scene->forgetPlacement();
     m_cache.clear();
     m_graphs.clear();
@@ -330,8 +334,9 @@ void GraphCanvas::refresh() {
         m_routeLane->cancel();
         m_blockLane->cancel();
         m_edgeLane->cancel();
+        m_crossLane->cancel();
         m_pending = false;
-        m_routePending = m_blockPending = m_edgesPending = false;
+        m_routePending = m_blockPending = m_edgesPending = m_crossPending = false;
         m_shown.reset();
         m_scene->clearGraph();
         m_info->clear();
@@ -423,10 +428,29 @@ void GraphCanvas::cancelLayout() {
 bool GraphCanvas::waitForLayout(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
     while ((m_pending || routingPending()) && !deadline.hasExpired()) {
-        for (JobLane* lane : {m_layoutLane, m_routeLane, m_blockLane, m_edgeLane}) lane->pool()->waitForDone(5);
+        for (JobLane* lane : {m_layoutLane, m_routeLane, m_blockLane, m_edgeLane, m_crossLane})
+            lane->pool()->waitForDone(5);
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }
     return !m_pending && !routingPending();
+}
+
+void GraphCanvas::routeCrossEdges() {
+    const auto req = m_scene->crossRouteRequest();
+    if (!req) return;
+    using RoutesP = std::shared_ptr<std::vector<QPolygonF>>;
+    m_crossPending = true;
+    m_crossLane->start<RoutesP>(
+        QString(),
+        [req](const JobContext&) {
+            return std::make_shared<std::vector<QPolygonF>>(
+                routeEdgesLocally(req->graph, req->pos, req->sizes, req->which));
+        },
+        [this, req](RoutesP& routes) {
+            m_crossPending = false;
+            m_scene->setCrossRoutes(req->generation, *routes);
+            m_view->minimap()->invalidate();
+        });
 }
 
 void GraphCanvas::layOutBlocks() {

@@ -59,7 +59,7 @@ public:
     bool layoutPending() const { return m_pending; }
     /// True while Graphviz routes the overview's edges (the blocks are placed already), lays out
     /// an opened block, or routes an incremental layout's edges.
-    bool routingPending() const { return m_routePending || m_blockPending || m_edgesPending; }
+    bool routingPending() const { return m_routePending || m_blockPending || m_edgesPending || m_crossPending; }
     /// Drops the layout in flight (its result is ignored).
     void cancelLayout();
     /// Processes events until no layout (nor routing) is pending; false on timeout (tests,
@@ -153,6 +153,10 @@ private:
     JobLane* m_edgeLane = nullptr;
     bool m_edgesPending = false;
     void routeLayout(std::shared_ptr<const CanvasGraph> cg, std::shared_ptr<const GraphLayout> layout);
+    /// Graphviz's routes for the edges into and out of expanded blocks.
+    JobLane* m_crossLane = nullptr;
+    bool m_crossPending = false;
+    void routeCrossEdges();
     bool m_fitPending = true;
     bool m_collapseAllPending = false;
     int m_collapseLimit = kDefaultCollapseLimit;

@@ -48,6 +48,9 @@ void GraphScene::clearGraph() {
     m_blocks.clear();
     m_blockTried.clear();
     m_innerRoutes.clear();
+    m_crossRoutes.clear();
+    m_crossRequest.reset();
+    ++m_crossGeneration;
     m_overview = Overview();
     m_bundles.clear();
     m_bundleNodes.clear();
@@ -173,6 +176,9 @@ void GraphScene::clearBundles() {
 }
 
 void GraphScene::placeItems() {
+    // Things move: the routes of edges into expanded blocks no longer hold.
+    m_crossRoutes.clear();
+    ++m_crossGeneration;
     std::vector<char> clusterShut(m_clusters.size()), stackShut(m_stacks.size());
     for (size_t c = 0; c < m_clusters.size(); ++c) clusterShut[c] = m_clusters[c]->collapsed();
     for (size_t k = 0; k < m_stacks.size(); ++k) stackShut[k] = m_stacks[k]->collapsed();
@@ -314,7 +320,62 @@ void GraphScene::refreshVisibility() {
     attachEdges();
     if (m_colouring == Colouring::Partition) bundleCut();
     if (m_overview.active && m_params.useDot && !m_overview.unitGraph.edges.empty()) Q_EMIT overviewRoutesWanted();
-    if (!blocksWanted().empty()) Q_EMIT blockLayoutsWanted();
+    if (!blocksWanted().empty())
+        Q_EMIT blockLayoutsWanted();  // the edges into the blocks are routed once they are placed
+    else
+        askForCrossRoutes();
+}
+
+void GraphScene::askForCrossRoutes() {
+    m_crossRequest.reset();
+    if (!m_overview.active || !m_params.useDot) return;
+    const auto own = [&](int u) { return m_overview.units[static_cast<size_t>(u)].kind != Overview::Kind::Open; };
+    // The boxes drawn (nodes, blocks, bundles) that the edges join or pass, by item.
+    auto req = std::make_shared<CrossRouteRequest>();
+    req->generation = m_crossGeneration;
+    QHash<const QGraphicsItem*, int> boxIndex;
+    const auto add = [&](const QGraphicsItem* it) {
+        auto found = boxIndex.constFind(it);
+        if (found != boxIndex.constEnd()) return *found;
+        const QRectF r = it->type() == ClusterItem::Type ? static_cast<const ClusterItem*>(it)->box()
+                                                         : it->sceneBoundingRect().adjusted(4, 4, -4, -4);
+        req->pos.push_back(r.center());
+        req->sizes.push_back(r.size());
+        req->graph.nodes.emplace_back();
+        return *boxIndex.insert(it, static_cast<int>(req->pos.size()) - 1);
+    };
+    for (NodeItem* n : m_nodes)
+        if (n->isVisible()) add(n);
+    for (NodeItem* b : m_bundles) add(b);
+    for (const auto* list : {&m_clusters, &m_stacks})
+        for (ClusterItem* c : *list)
+            if (c->isVisible() && c->collapsed()) add(c);
+    for (size_t i = 0; i < m_edges.size(); ++i) {
+        EdgeItem* e = m_edges[i];
+        if (!e->isVisible()) continue;
+        const CanvasEdge& ce = m_graph->edges[i];
+        const int ua = m_overview.unitOf[static_cast<size_t>(ce.from)];
+        const int ub = m_overview.unitOf[static_cast<size_t>(ce.to)];
+        // Inside one block (its own layout's routes) or between units drawn as themselves (the
+        // overview's): routed already.
+        if (ua == ub || (own(ua) && own(ub))) continue;
+        req->graph.edges.push_back({add(e->from()), add(e->to()), {}});
+        req->which.push_back(static_cast<int>(req->graph.edges.size()) - 1);
+        req->edgeOf.push_back(static_cast<int>(i));
+    }
+    if (req->edgeOf.empty()) return;
+    m_crossRequest = std::move(req);
+    Q_EMIT crossRoutesWanted();
+}
+
+void GraphScene::setCrossRoutes(int generation, const std::vector<QPolygonF>& routes) {
+    if (generation != m_crossGeneration || !m_crossRequest || !m_overview.active) return;
+    m_crossRoutes.assign(m_edges.size(), QPolygonF());
+    for (size_t k = 0; k < routes.size() && k < m_crossRequest->edgeOf.size(); ++k)
+        m_crossRoutes[static_cast<size_t>(m_crossRequest->edgeOf[k])] = routes[k];
+    clearCutBundles();
+    attachEdges();
+    if (m_colouring == Colouring::Partition) bundleCut();
 }
 
 std::vector<BlockRequest> GraphScene::blocksWanted() const {
@@ -438,6 +499,9 @@ void GraphScene::attachEdges() {
             else if (ua == ub && !m_innerRoutes[i].isEmpty())
                 // Inside an expanded block: its own layout's spline, where the block is drawn.
                 route = m_innerRoutes[i].translated(m_overview.units[static_cast<size_t>(ua)].shift);
+            else if (ua != ub && i < m_crossRoutes.size())
+                // Into or out of an expanded block (askForCrossRoutes).
+                route = m_crossRoutes[i];
         }
         m_edges[i]->setEnds(a, b, route);
     }

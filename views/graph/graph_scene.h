@@ -103,6 +103,20 @@ public:
     void setBlockLayouts(const CanvasGraph* g, const std::vector<BlockLayout>& layouts);
     /// The block layout of cluster `index` in force, or null (the full layout's arrangement).
     const BlockLayout* blockLayout(int index) const;
+    /// The edges into and out of expanded blocks in the overview, as boxes and edges for
+    /// routeEdgesLocally (on a worker), and the edge each stands for.
+    struct CrossRouteRequest {
+        int generation = 0;
+        CanvasGraph graph;
+        std::vector<QPointF> pos;
+        std::vector<QSizeF> sizes;
+        std::vector<int> which;   ///< all of graph's edges
+        std::vector<int> edgeOf;  ///< per graph edge: the CanvasGraph edge it routes
+    };
+    /// What crossRoutesWanted asks for (null when nothing).
+    std::shared_ptr<const CrossRouteRequest> crossRouteRequest() const { return m_crossRequest; }
+    /// Installs the routes computed for request `generation` (ignored when things moved since).
+    void setCrossRoutes(int generation, const std::vector<QPolygonF>& routes);
     /// Forgets the overview's placement and the blocks' layouts kept from graph to graph (another
     /// file: nothing of them applies).
     void forgetPlacement();
@@ -166,6 +180,8 @@ Q_SIGNALS:
     void overviewRoutesWanted();
     /// Expanded clusters wait for their own layouts (blocksWanted).
     void blockLayoutsWanted();
+    /// Edges into and out of expanded blocks wait for routes (crossRouteRequest).
+    void crossRoutesWanted();
 
 private:
     void onSelectionChanged();
@@ -197,6 +213,12 @@ private:
     std::vector<std::shared_ptr<const BlockLayout>> m_blocks;
     std::vector<char> m_blockTried;
     std::vector<QPolygonF> m_innerRoutes;
+    /// Per edge: the route of an edge into or out of an expanded block, for placement
+    /// m_crossGeneration (empty until it comes).
+    std::vector<QPolygonF> m_crossRoutes;
+    int m_crossGeneration = 0;
+    std::shared_ptr<const CrossRouteRequest> m_crossRequest;
+    void askForCrossRoutes();
     void rebuildInnerRoutes();
     /// Survive setGraph (stepping passes): each block's node positions by label and name, and
     /// the overview's placement by unit key.
