@@ -141,7 +141,7 @@ std::vector<QPolygonF> routeEdgesLocally(const CanvasGraph& cg, const std::vecto
         gvc = gvContext();
     }
     if (!gvc) return out;
-    constexpr size_t kObstacles = 40;
+    constexpr size_t kObstacles = 20;
     for (size_t k = 0; k < which.size(); ++k) {
         const CanvasEdge& e = cg.edges[static_cast<size_t>(which[k])];
         const size_t a = static_cast<size_t>(e.from), b = static_cast<size_t>(e.to);
