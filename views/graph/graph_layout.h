@@ -54,7 +54,7 @@ std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& g, const std::vector
                                          const std::vector<QSizeF>& sizes);
 /// Graphviz's routes for some edges only (`which`: edge indices; the result is in that order) of a
 /// graph whose nodes are placed: each edge routed on its own around the boxes near the straight line
-/// between its ends (at most a few dozen). Routing all edges at once takes Graphviz O(n^3) (32 s for
+/// between its ends (the 20 nearest). Routing all edges at once takes Graphviz O(n^3) (32 s for
 /// 326 nodes); an incremental layout reuses the routes of the edges that did not move and routes the
 /// rest with this. Empty routes without Graphviz.
 std::vector<QPolygonF> routeEdgesLocally(const CanvasGraph& g, const std::vector<QPointF>& pos,
