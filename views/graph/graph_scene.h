@@ -169,7 +169,7 @@ public:
     /// Expands the stack and the cluster holding node `index`, if collapsed (to show a search hit).
     void revealNode(int index);
 
-    /// Nodes per NodeTile (consecutive in graph order).
+    /// Nodes per NodeTile (neighbours in the full layout, row by row).
     static constexpr size_t kNodesPerTile = 128;
 
 Q_SIGNALS:
