@@ -1,18 +1,22 @@
 // Stepping through a compile on the canvas: the diff colouring marks the nodes a pass added
 // (green), removed (red ghosts where they were, their edges dashed) and rewrote (amber);
 // untouched nodes keep their place from pass to pass; the partition colouring follows
-// Document::partition().
+// Document::partition(). Incremental layouts end up with Graphviz's routes for every edge (from the
+// worker, within a bounded wait, without moving a node), and so do the blocks opened in the
+// overview of a big graph, whose nodes keep their places from pass to pass.
 #include "test_util.h"
 
 #include "document.h"
 #include "graph/canvas_colors.h"
 #include "graph/graph_canvas.h"
+#include "graph/graph_layout.h"
 #include "graph/graph_scene.h"
 
 #include "partition/partitioner.h"
 #include "pass/compile_trace.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 
 using namespace fxray;
 using namespace fxray::views;
@@ -24,6 +28,33 @@ QSet<QString> names(const Graph& g) {
     QSet<QString> out;
     for (const auto& n : g.nodes()) out.insert(QString::fromStdString(n->name()));
     return out;
+}
+
+bool haveGraphviz() {
+    CanvasGraph two;
+    two.nodes.resize(2);
+    two.edges.push_back({0, 1, {}});
+    return !routeWithGraphviz(two, {QPointF(0, 0), QPointF(0, 200)}, {QSizeF(100, 50), QSizeF(100, 50)}).empty();
+}
+
+/// An edge drawn along a route of Graphviz's that starts on its source's box and ends on its
+/// target's; a description of what is wrong, empty when nothing is.
+QString routedBoxToBox(EdgeItem* e) {
+    const auto boxOf = [](QGraphicsItem* it) { return it->sceneBoundingRect().adjusted(4, 4, -4, -4); };
+    const QPolygonF& r = e->route();
+    if (r.size() < 4) return QStringLiteral("not routed: ") + e->toolTip();
+    if (!boxOf(e->from()).adjusted(-3, -3, 3, 3).contains(r.first()) ||
+        !boxOf(e->to()).adjusted(-12, -12, 12, 12).contains(r.last()))
+        return QStringLiteral("route does not join the boxes: ") + e->toolTip();
+    return {};
+}
+
+/// Processes events until the layout (not its routes) is installed.
+bool waitForPlacement(GraphCanvas& canvas) {
+    QElapsedTimer t;
+    t.start();
+    while (canvas.layoutPending() && t.elapsed() < 30000) QTest::qWait(5);
+    return !canvas.layoutPending();
 }
 
 int passNamed(const CompileTrace& t, const std::string& name) {
@@ -133,6 +164,127 @@ private Q_SLOTS:
         QVERIFY(s->ghostItems().empty());
         QVERIFY(s->ghostEdgeItems().empty());
         QCOMPARE(s->nodeItem(0)->mark(), DiffMark::None);
+    }
+
+    void incrementalLayoutsAreRouted() {
+        if (!haveGraphviz()) QSKIP("built without Graphviz");
+        Document doc;
+        GraphCanvas canvas(&doc);
+        QVERIFY(doc.loadSync(corpusPath("attention/graphs/aot_joint_graph.py")));
+        QVERIFY(doc.compileSync("joint"));
+        QVERIFY(canvas.waitForLayout());
+        const int fuse = passNamed(*doc.trace(), "fuse_attention");
+        QVERIFY(fuse > 0);
+        int incremental = 0;
+        for (int i = 0; i <= fuse; ++i) {
+            doc.setPassIndex(i);
+            QVERIFY(waitForPlacement(canvas));
+            const QHash<QString, QPointF> placed = canvas.scene()->positions();
+            const bool fresh = canvas.layoutEngine() == QLatin1String("incremental");
+            incremental += fresh ? 1 : 0;
+            // The routes come from the worker within a bounded wait, and no node moves for them.
+            QElapsedTimer t;
+            t.start();
+            QVERIFY(canvas.waitForLayout(20000));
+            if (fresh) qInfo("pass %d: routes after %lld ms", i, static_cast<long long>(t.elapsed()));
+            QCOMPARE(canvas.scene()->positions(), placed);
+            int routed = 0;
+            for (EdgeItem* e : canvas.scene()->edgeItems()) {
+                if (!e->isVisible()) continue;
+                const QString why = routedBoxToBox(e);
+                QVERIFY2(why.isEmpty(), qPrintable(QStringLiteral("pass %1: %2").arg(i).arg(why)));
+                ++routed;
+            }
+            QVERIFY(routed > 0);
+        }
+        // The passes that changed the graph were laid out incrementally (routes added afterwards).
+        QVERIFY(incremental > 0);
+        QCOMPARE(canvas.layoutEngine(), QStringLiteral("incremental"));
+    }
+
+    void openBlocksKeepTheirNodesAcrossPasses() {
+        if (!haveGraphviz()) QSKIP("built without Graphviz");
+        Document doc;
+        GraphCanvas canvas(&doc);
+        canvas.setCollapseLimit(100);  // gpt2's joint graph opens as the overview
+        QVERIFY(doc.loadSync(corpusPath("gpt2/graphs/aot_joint_graph.py")));
+        QVERIFY(doc.compileSync("joint"));
+        QVERIFY(canvas.waitForLayout());
+        GraphScene* s = canvas.scene();
+        // A pass that creates a node inside a block that was there before it.
+        int pass = -1;
+        QString label, created;
+        for (int i = 0; i < static_cast<int>(doc.trace()->passes.size()) && pass < 0; ++i) {
+            const PassRecord& pr = doc.trace()->passes[static_cast<size_t>(i)];
+            if (!pr.changed || !pr.graph.empty()) continue;
+            doc.setPassIndex(i);
+            QVERIFY(canvas.waitForLayout());
+            QSet<QString> before;
+            for (const CanvasCluster& c : s->graph()->clusters) before.insert(c.label);
+            for (const ProvenanceEvent& e : pr.events) {
+                if (!e.graph.empty() || e.kind != ProvenanceEvent::Kind::Created) continue;
+                const int n = s->graph()->indexOf(QString::fromStdString(e.node));
+                if (n < 0 || s->graph()->nodes[static_cast<size_t>(n)].cluster < 0) continue;
+                label =
+                    s->graph()->clusters[static_cast<size_t>(s->graph()->nodes[static_cast<size_t>(n)].cluster)].label;
+                created = QString::fromStdString(e.node);
+                pass = i;
+                break;
+            }
+        }
+        QVERIFY2(pass > 0, "no pass creates a node inside a block");
+        // The pass before: open that block and let the worker lay it out.
+        doc.setPassIndex(pass - 1);
+        QVERIFY(canvas.waitForLayout());
+        int cluster = -1;
+        for (size_t c = 0; c < s->graph()->clusters.size(); ++c)
+            if (s->graph()->clusters[c].label == label) cluster = static_cast<int>(c);
+        QVERIFY2(cluster >= 0, qPrintable(label));
+        s->revealNode(s->graph()->clusters[static_cast<size_t>(cluster)].nodes.front());
+        QVERIFY(canvas.waitForLayout());
+        QVERIFY(s->blockLayout(cluster) && s->blockLayout(cluster)->routed());
+        QHash<QString, QPointF> was;
+        for (int n : s->graph()->clusters[static_cast<size_t>(cluster)].nodes)
+            was.insert(s->nodeItem(n)->name(), s->nodeItem(n)->pos());
+
+        // The pass: the block stays open and its nodes keep their places relative to each other
+        // at once (the block may move as one to make room), and when the routes come.
+        doc.setPassIndex(pass);
+        QVERIFY(waitForPlacement(canvas));
+        cluster = -1;
+        for (size_t c = 0; c < s->graph()->clusters.size(); ++c)
+            if (s->graph()->clusters[c].label == label) cluster = static_cast<int>(c);
+        QVERIFY(cluster >= 0);
+        QVERIFY(!s->clusterItems()[static_cast<size_t>(cluster)]->collapsed());
+        QVERIFY(s->nodeItem(created) && s->nodeItem(created)->isVisible());
+        const auto keptPlaces = [&] {
+            QString ref;
+            QPointF shift;
+            int kept = 0;
+            for (int n : s->graph()->clusters[static_cast<size_t>(cluster)].nodes) {
+                const QString& name = s->nodeItem(n)->name();
+                if (!was.contains(name)) continue;
+                if (ref.isEmpty()) {
+                    ref = name;
+                    shift = s->nodeItem(n)->pos() - was.value(name);
+                }
+                if ((s->nodeItem(n)->pos() - was.value(name) - shift).manhattanLength() > 0.01)
+                    return QStringLiteral("%1 moved in its block").arg(name);
+                ++kept;
+            }
+            return kept > 0 ? QString() : QStringLiteral("no node kept");
+        };
+        QString why = keptPlaces();
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QVERIFY(canvas.waitForLayout(20000));
+        why = keptPlaces();
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        const BlockLayout* block = s->blockLayout(cluster);
+        QVERIFY(block && block->routed());
+        for (int e : block->edges) {
+            why = routedBoxToBox(s->edgeItems()[static_cast<size_t>(e)]);
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+        }
     }
 
     void revisitingAPassUsesTheCache() {

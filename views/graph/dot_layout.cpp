@@ -12,6 +12,8 @@
 #include <QMutex>
 #include <QMutexLocker>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -52,13 +54,13 @@ QPolygonF routeOf(Agedge_t* e) {
 
 }  // namespace
 
-std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& cg, const std::vector<QPointF>& pos,
-                                         const std::vector<QSizeF>& sizes) {
-    const QMutexLocker lock(&graphvizLock());
+namespace {
+
+/// Graphviz's routes of `edges` (node index pairs) between boxes that stay where they are (`pos`:
+/// centres, `sizes`), by edge; empty when Graphviz fails. The caller holds the lock.
+std::vector<QPolygonF> routeBoxes(GVC_t* gvc, const std::vector<QPointF>& pos, const std::vector<QSizeF>& sizes,
+                                  const std::vector<std::pair<int, int>>& edgeEnds) {
     std::vector<QPolygonF> out;
-    if (pos.size() != cg.nodes.size() || sizes.size() != cg.nodes.size()) return out;
-    GVC_t* gvc = gvContext();
-    if (!gvc) return out;
     CStr gname{std::string("g")};
     Agraph_t* g = agopen(gname.get(), Agdirected, nullptr);
     // Splines around the nodes, which stay where they are (neato -n, "nop").
@@ -72,8 +74,8 @@ std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& cg, const std::vecto
     setAttr(g, AGNODE, "label", "");
     setAttr(g, AGNODE, "pos", "0,0");
     char num[64];
-    std::vector<Agnode_t*> nodes(cg.nodes.size(), nullptr);
-    for (size_t i = 0; i < cg.nodes.size(); ++i) {
+    std::vector<Agnode_t*> nodes(pos.size(), nullptr);
+    for (size_t i = 0; i < pos.size(); ++i) {
         CStr id{"n" + std::to_string(i)};
         nodes[i] = agnode(g, id.get(), 1);
         auto set = [&](const char* name, const char* value) {
@@ -87,19 +89,88 @@ std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& cg, const std::vecto
         std::snprintf(num, sizeof num, "%.2f,%.2f!", pos[i].x(), -pos[i].y());
         set("pos", num);
     }
-    std::vector<Agedge_t*> edges(cg.edges.size(), nullptr);
-    for (size_t i = 0; i < cg.edges.size(); ++i) {
+    std::vector<Agedge_t*> edges(edgeEnds.size(), nullptr);
+    for (size_t i = 0; i < edgeEnds.size(); ++i) {
         CStr id{"e" + std::to_string(i)};
-        edges[i] = agedge(g, nodes[static_cast<size_t>(cg.edges[i].from)], nodes[static_cast<size_t>(cg.edges[i].to)],
-                          id.get(), 1);
+        edges[i] = agedge(g, nodes[static_cast<size_t>(edgeEnds[i].first)],
+                          nodes[static_cast<size_t>(edgeEnds[i].second)], id.get(), 1);
     }
     CStr engine{std::string("nop")};
     if (gvLayout(gvc, g, engine.get()) == 0) {
-        out.resize(cg.edges.size());
+        out.resize(edgeEnds.size());
         for (size_t i = 0; i < edges.size(); ++i) out[i] = routeOf(edges[i]);
         gvFreeLayout(gvc, g);
     }
     agclose(g);
+    return out;
+}
+
+/// Distance from `c` to the segment a-b.
+double distanceToSegment(QPointF c, QPointF a, QPointF b) {
+    const QPointF ab = b - a;
+    const double len2 = QPointF::dotProduct(ab, ab);
+    const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(c - a, ab) / len2, 0.0, 1.0) : 0.0;
+    const QPointF d = c - (a + t * ab);
+    return std::sqrt(QPointF::dotProduct(d, d));
+}
+
+}  // namespace
+
+std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& cg, const std::vector<QPointF>& pos,
+                                         const std::vector<QSizeF>& sizes) {
+    const QMutexLocker lock(&graphvizLock());
+    std::vector<QPolygonF> out;
+    if (pos.size() != cg.nodes.size() || sizes.size() != cg.nodes.size()) return out;
+    GVC_t* gvc = gvContext();
+    if (!gvc) return out;
+    std::vector<std::pair<int, int>> ends;
+    ends.reserve(cg.edges.size());
+    for (const CanvasEdge& e : cg.edges) ends.emplace_back(e.from, e.to);
+    out = routeBoxes(gvc, pos, sizes, ends);
+    gvFreeContext(gvc);
+    return out;
+}
+
+std::vector<QPolygonF> routeEdgesLocally(const CanvasGraph& cg, const std::vector<QPointF>& pos,
+                                         const std::vector<QSizeF>& sizes, const std::vector<int>& which) {
+    std::vector<QPolygonF> out(which.size());
+    if (pos.size() != cg.nodes.size() || sizes.size() != cg.nodes.size()) return out;
+    GVC_t* gvc = nullptr;
+    {
+        const QMutexLocker lock(&graphvizLock());
+        gvc = gvContext();
+    }
+    if (!gvc) return out;
+    constexpr size_t kObstacles = 20;
+    for (size_t k = 0; k < which.size(); ++k) {
+        const CanvasEdge& e = cg.edges[static_cast<size_t>(which[k])];
+        const size_t a = static_cast<size_t>(e.from), b = static_cast<size_t>(e.to);
+        if (a == b) continue;
+        // The boxes near the straight line between the ends: what a plain curve would cross.
+        std::vector<std::pair<double, int>> near;
+        for (size_t i = 0; i < pos.size(); ++i) {
+            if (i == a || i == b) continue;
+            const double reach =
+                std::max(sizes[i].width(), sizes[i].height()) + std::max(sizes[a].width(), sizes[b].width()) / 2;
+            const double d = distanceToSegment(pos[i], pos[a], pos[b]);
+            if (d < reach) near.emplace_back(d, static_cast<int>(i));
+        }
+        if (near.size() > kObstacles) {
+            std::nth_element(near.begin(), near.begin() + kObstacles, near.end());
+            near.resize(kObstacles);
+        }
+        std::vector<QPointF> lp{pos[a], pos[b]};
+        std::vector<QSizeF> ls{sizes[a], sizes[b]};
+        for (const auto& [d, i] : near) {
+            lp.push_back(pos[static_cast<size_t>(i)]);
+            ls.push_back(sizes[static_cast<size_t>(i)]);
+        }
+        // One edge at a time, the lock taken for each: a block's dot layout may run in between.
+        const QMutexLocker lock(&graphvizLock());
+        std::vector<QPolygonF> r = routeBoxes(gvc, lp, ls, {{0, 1}});
+        if (!r.empty()) out[k] = std::move(r.front());
+    }
+    const QMutexLocker lock(&graphvizLock());
     gvFreeContext(gvc);
     return out;
 }
@@ -188,6 +259,10 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
 namespace fxray::views {
 std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph&, const std::vector<QPointF>&, const std::vector<QSizeF>&) {
     return {};
+}
+std::vector<QPolygonF> routeEdgesLocally(const CanvasGraph&, const std::vector<QPointF>&, const std::vector<QSizeF>&,
+                                         const std::vector<int>& which) {
+    return std::vector<QPolygonF>(which.size());
 }
 GraphLayout layoutWithDot(const CanvasGraph&, const LayoutParams&, QString* error, const std::vector<QSizeF>&) {
     if (error) *error = QCoreApplication::translate("GraphLayout", "built without Graphviz");

@@ -28,6 +28,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fxray::views {
@@ -57,6 +58,9 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     m_layoutLane = new JobLane(this, nullptr, 1);
     connect(m_layoutLane, &JobLane::busyChanged, this, &GraphCanvas::busy);
     m_routeLane = new JobLane(this, nullptr, 1);
+    m_blockLane = new JobLane(this, nullptr, 1);
+    m_edgeLane = new JobLane(this, nullptr, 1);
+    m_crossLane = new JobLane(this, nullptr, 1);
     buildUi();
     connect(m_doc, &Document::fileChanged, this, &GraphCanvas::onGraphChanged);
     connect(m_doc, &Document::graphChanged, this, &GraphCanvas::onGraphChanged);
@@ -80,6 +84,8 @@ GraphCanvas::GraphCanvas(Document* doc, QWidget* parent) : QWidget(parent), m_do
     connect(m_scene, &GraphScene::selectionChangedByUser, this,
             [this](const QStringList& names) { m_doc->setSelection(names, this); });
     connect(m_scene, &GraphScene::overviewRoutesWanted, this, &GraphCanvas::routeOverview);
+    connect(m_scene, &GraphScene::blockLayoutsWanted, this, &GraphCanvas::layOutBlocks);
+    connect(m_scene, &GraphScene::crossRoutesWanted, this, &GraphCanvas::routeCrossEdges);
     connect(m_scene, &GraphScene::clustersChanged, this, [this] {
         m_collapsed = m_scene->collapsedLabels();
         m_view->minimap()->invalidate();
@@ -91,6 +97,9 @@ GraphCanvas::~GraphCanvas() {
     // The layout in flight posts to the lane: it must end before the canvas goes.
     m_layoutLane->abandon();
     m_routeLane->abandon();
+    m_blockLane->abandon();
+    m_edgeLane->abandon();
+    m_crossLane->abandon();
 }
 
 void GraphCanvas::buildUi() {
@@ -290,10 +299,15 @@ void GraphCanvas::onGraphChanged() {
     // Another graph: nothing of the old one's layouts or clusters applies.
     m_layoutLane->cancel();
     m_routeLane->cancel();
-    m_routePending = false;
+    m_blockLane->cancel();
+    m_edgeLane->cancel();
+    m_crossLane->cancel();
+    m_routePending = m_blockPending = m_edgesPending = m_crossPending = false;
+    m_scene->forgetPlacement();
     m_cache.clear();
     m_graphs.clear();
     m_history.clear();
+    m_routeHistory.clear();
     m_collapsed.clear();
     m_shown.reset();
     m_fitPending = true;
@@ -318,8 +332,11 @@ void GraphCanvas::refresh() {
     if (!g) {
         m_layoutLane->cancel();
         m_routeLane->cancel();
+        m_blockLane->cancel();
+        m_edgeLane->cancel();
+        m_crossLane->cancel();
         m_pending = false;
-        m_routePending = false;
+        m_routePending = m_blockPending = m_edgesPending = m_crossPending = false;
         m_shown.reset();
         m_scene->clearGraph();
         m_info->clear();
@@ -342,6 +359,7 @@ void GraphCanvas::refresh() {
         m_layoutLane->cancel();
         m_pending = false;
         install(cg, **hit, QStringLiteral("cache"));
+        routeLayout(cg, *hit);  // its routes were superseded by a newer pass before they came
         return;
     }
     startLayout(cg);
@@ -364,6 +382,40 @@ void GraphCanvas::startLayout(std::shared_ptr<const CanvasGraph> cg) {
             m_pending = false;
             m_cache.insert(cg->fingerprint, layout);
             install(cg, *layout, layout->engine);
+            routeLayout(cg, layout);
+        });
+}
+
+void GraphCanvas::routeLayout(std::shared_ptr<const CanvasGraph> cg, std::shared_ptr<const GraphLayout> layout) {
+    // The incremental layout keeps nodes in place but has no routes: Graphviz routes its edges
+    // where the nodes are (no free curves), for the graphs dot lays out fresh.
+    const bool hasRoutes =
+        std::any_of(layout->routes.begin(), layout->routes.end(), [](const QPolygonF& r) { return !r.isEmpty(); });
+    if (hasRoutes || !m_params.useDot || cg->edges.empty() ||
+        static_cast<int>(cg->nodes.size()) > m_params.dotNodeLimit)
+        return;
+    const LayoutParams params = m_params;
+    const RouteMemory memory = m_routeHistory;
+    using RoutesP = std::shared_ptr<std::vector<QPolygonF>>;
+    m_edgesPending = true;
+    m_edgeLane->start<RoutesP>(
+        QString(),
+        [cg, layout, params, memory](const JobContext&) {
+            // Edges whose ends stayed keep their routes; Graphviz routes the others one by one
+            // (all at once it takes O(n^3): 32 s for gpt2's 326 nodes).
+            const std::vector<QSizeF> sizes(cg->nodes.size(), QSizeF(params.nodeWidth, params.nodeHeight));
+            return std::make_shared<std::vector<QPolygonF>>(routeKeeping(*cg, layout->pos, sizes, memory));
+        },
+        [this, cg, layout](RoutesP& routes) {
+            m_edgesPending = false;
+            if (routes->empty()) return;  // no Graphviz
+            auto routed = std::make_shared<GraphLayout>(*layout);
+            routed->routes = std::move(*routes);
+            // A revisit of the pass (the cache) draws them at once.
+            m_cache.insert(cg->fingerprint, routed);
+            rememberRoutes(m_routeHistory, *cg, routed->pos, routed->routes);
+            m_scene->setLayoutRoutes(cg.get(), routed->routes);
+            m_view->minimap()->invalidate();
         });
 }
 
@@ -375,12 +427,56 @@ void GraphCanvas::cancelLayout() {
 
 bool GraphCanvas::waitForLayout(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
-    while ((m_pending || m_routePending) && !deadline.hasExpired()) {
-        m_layoutLane->pool()->waitForDone(10);
-        m_routeLane->pool()->waitForDone(10);
+    while ((m_pending || routingPending()) && !deadline.hasExpired()) {
+        for (JobLane* lane : {m_layoutLane, m_routeLane, m_blockLane, m_edgeLane, m_crossLane})
+            lane->pool()->waitForDone(5);
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }
-    return !m_pending && !m_routePending;
+    return !m_pending && !routingPending();
+}
+
+void GraphCanvas::routeCrossEdges() {
+    const auto req = m_scene->crossRouteRequest();
+    if (!req) return;
+    using RoutesP = std::shared_ptr<std::vector<QPolygonF>>;
+    m_crossPending = true;
+    m_crossLane->start<RoutesP>(
+        QString(),
+        [req](const JobContext&) {
+            return std::make_shared<std::vector<QPolygonF>>(
+                routeEdgesLocally(req->graph, req->pos, req->sizes, req->which));
+        },
+        [this, req](RoutesP& routes) {
+            m_crossPending = false;
+            m_scene->setCrossRoutes(req->generation, *routes);
+            m_view->minimap()->invalidate();
+        });
+}
+
+void GraphCanvas::layOutBlocks() {
+    // Every block still waiting, in one job: a newer request supersedes the one in flight.
+    const auto wanted = m_scene->blocksWanted();
+    // The scene's graph: this runs from setGraph, before m_shown follows.
+    std::shared_ptr<const CanvasGraph> cg = m_scene->sharedGraph();
+    if (wanted.empty() || !cg) return;
+    const LayoutParams params = m_params;
+    using BlocksP = std::shared_ptr<std::vector<BlockLayout>>;
+    m_blockPending = true;
+    m_blockLane->start<BlocksP>(
+        QString(),
+        [cg, wanted, params](const JobContext& ctx) {
+            auto out = std::make_shared<std::vector<BlockLayout>>();
+            for (const BlockRequest& r : wanted) {
+                if (ctx.cancelled()) break;
+                out->push_back(layoutBlock(*cg, r.cluster, params, r.placed.get(), r.memory));
+            }
+            return out;
+        },
+        [this, cg](BlocksP& blocks) {
+            m_blockPending = false;
+            m_scene->setBlockLayouts(cg.get(), *blocks);
+            m_view->minimap()->invalidate();
+        });
 }
 
 void GraphCanvas::routeOverview() {
@@ -414,6 +510,7 @@ void GraphCanvas::install(std::shared_ptr<const CanvasGraph> cg, const GraphLayo
     m_shown = cg;
     for (size_t i = 0; i < cg->nodes.size() && i < layout.pos.size(); ++i)
         m_history.insert(cg->nodes[i].name, layout.pos[i]);
+    rememberRoutes(m_routeHistory, *cg, layout.pos, layout.routes);
     applyColouring();
     applyDocumentSelection(false);
     if (!m_searchEdit->text().isEmpty()) setSearchText(m_searchEdit->text());

@@ -57,8 +57,9 @@ public:
 
     /// True while a layout is computing (or queued).
     bool layoutPending() const { return m_pending; }
-    /// True while Graphviz routes the overview's edges (the blocks are placed already).
-    bool routingPending() const { return m_routePending; }
+    /// True while Graphviz routes the overview's edges (the blocks are placed already), lays out
+    /// an opened block, or routes an incremental layout's edges.
+    bool routingPending() const { return m_routePending || m_blockPending || m_edgesPending || m_crossPending; }
     /// Drops the layout in flight (its result is ignored).
     void cancelLayout();
     /// Processes events until no layout (nor routing) is pending; false on timeout (tests,
@@ -144,6 +145,18 @@ private:
     JobLane* m_routeLane = nullptr;
     bool m_routePending = false;
     void routeOverview();
+    /// Expanded blocks' own layouts (block_layout.h), on a worker of their own.
+    JobLane* m_blockLane = nullptr;
+    bool m_blockPending = false;
+    void layOutBlocks();
+    /// Graphviz's routes for an incremental layout (the nodes are placed already).
+    JobLane* m_edgeLane = nullptr;
+    bool m_edgesPending = false;
+    void routeLayout(std::shared_ptr<const CanvasGraph> cg, std::shared_ptr<const GraphLayout> layout);
+    /// Graphviz's routes for the edges into and out of expanded blocks.
+    JobLane* m_crossLane = nullptr;
+    bool m_crossPending = false;
+    void routeCrossEdges();
     bool m_fitPending = true;
     bool m_collapseAllPending = false;
     int m_collapseLimit = kDefaultCollapseLimit;
@@ -154,6 +167,9 @@ private:
     QHash<quint64, std::shared_ptr<const GraphLayout>> m_cache;
     QHash<quint64, std::shared_ptr<const CanvasGraph>> m_graphs;  ///< built CanvasGraphs, same keys
     QHash<QString, QPointF> m_history;
+    /// The full layouts' routes by edge (with where their ends were): an incremental layout reuses
+    /// those whose ends stayed and has Graphviz route only the others.
+    RouteMemory m_routeHistory;
     QSet<QString> m_collapsed;
     quint64 m_partitionAskedFor = 0;
     QList<int> m_hits;

@@ -1,6 +1,7 @@
 #include "graph/graph_items.h"
 
 #include "graph/canvas_colors.h"
+#include "graph/edge_layer.h"
 #include "graph/graph_scene.h"
 
 #include <QFontMetricsF>
@@ -121,20 +122,53 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     p->setPen(ink);
     const QRectF inner = r.adjusted(8, 4, -8, -4);
     const double lh = inner.height() / 3;
-    if (m_opLine.isNull()) {
-        m_opLine = QFontMetricsF(opFont()).elidedText(m_op, Qt::ElideRight, inner.width());
+    if (!m_linesReady) {
+        m_linesReady = true;
+        const auto line = [](QStaticText& st, const QString& text, const QFont& font) {
+            st.setText(text);
+            st.setTextFormat(Qt::PlainText);
+            st.prepare(QTransform(), font);
+        };
         const QFontMetricsF fm(smallFont());
-        m_nameLine = fm.elidedText(m_name, Qt::ElideMiddle, inner.width());
-        m_typeLine = fm.elidedText(m_type, Qt::ElideRight, inner.width());
+        line(m_opLine, QFontMetricsF(opFont()).elidedText(m_op, Qt::ElideRight, inner.width()), opFont());
+        line(m_nameLine, fm.elidedText(m_name, Qt::ElideMiddle, inner.width()), smallFont());
+        line(m_typeLine, fm.elidedText(m_type, Qt::ElideRight, inner.width()), smallFont());
     }
+    // Each line centred in its third of the box.
+    const auto draw = [&](const QStaticText& st, int row) {
+        const QSizeF size = st.size();
+        p->drawStaticText(QPointF(inner.left() + (inner.width() - size.width()) / 2,
+                                  inner.top() + row * lh + (lh - size.height()) / 2),
+                          st);
+    };
     p->setFont(opFont());
-    p->drawText(QRectF(inner.left(), inner.top(), inner.width(), lh), Qt::AlignCenter, m_opLine);
+    draw(m_opLine, 0);
     p->setFont(smallFont());
-    p->drawText(QRectF(inner.left(), inner.top() + lh, inner.width(), lh), Qt::AlignCenter, m_nameLine);
+    draw(m_nameLine, 1);
     QColor typeInk = ink;
     typeInk.setAlpha(170);
     p->setPen(typeInk);
-    p->drawText(QRectF(inner.left(), inner.top() + 2 * lh, inner.width(), lh), Qt::AlignCenter, m_typeLine);
+    draw(m_typeLine, 2);
+}
+
+// ---- NodeTile -----------------------------------------------------------------------------
+
+NodeTile::NodeTile() {
+    setFlag(ItemContainsChildrenInShape);
+    setAcceptedMouseButtons(Qt::NoButton);
+    // The nodes' own stacking (they were top-level items at this z).
+    setZValue(1);
+}
+
+void NodeTile::fitChildren() {
+    QRectF r;
+    for (QGraphicsItem* c : childItems())
+        if (c->isVisible()) r |= c->boundingRect().translated(c->pos());
+    // A unit to spare: sums of coordinates near a million units round differently.
+    if (!r.isNull()) r.adjust(-1, -1, 1, 1);
+    if (r == m_rect) return;
+    prepareGeometryChange();
+    m_rect = r;
 }
 
 // ---- EdgeItem -----------------------------------------------------------------------------
@@ -155,11 +189,15 @@ void EdgeItem::setEnds(QGraphicsItem* from, QGraphicsItem* to, const QPolygonF& 
 }
 
 void EdgeItem::setHighlight(QColor c, double width) {
+    if (c == m_highlight && width == m_width) return;
     m_highlight = c;
     m_width = width;
     // Highlighted edges (the partition's cut) stay drawn in the overview.
     if (auto* s = static_cast<GraphScene*>(scene()); s && !s->edgesDrawn()) setFlag(ItemHasNoContents, !c.isValid());
-    update();
+    if (m_layer)
+        m_layer->update(boundingRect());
+    else
+        update();
 }
 
 namespace {
@@ -187,6 +225,7 @@ void EdgeItem::updatePath() {
         path.cubicTo(s + QPointF(0, dy), e - QPointF(0, dy), e);
     }
     setPath(path);
+    if (m_layer) m_layer->edgesMoved();
     m_flat.clear();
     m_along.clear();
     // Arrowhead along the last tangent: from the last control point to the end. (pointAtPercent
@@ -214,7 +253,8 @@ QPainterPath EdgeItem::shape() const {
 void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     if (lod < kEdgeLod && !m_highlight.isValid()) return;
-    const bool dark = static_cast<GraphScene*>(scene())->dark();
+    const QGraphicsScene* s = m_layer ? m_layer->scene() : scene();
+    const bool dark = s && static_cast<const GraphScene*>(s)->dark();
     QColor c = m_highlight.isValid() ? m_highlight : canvas_colors::edge(dark);
     QPen pen(c, m_highlight.isValid() ? m_width : 1.2);
     if (m_dashed) pen.setStyle(Qt::DashLine);

@@ -130,6 +130,37 @@ GraphLayout layoutLayered(const CanvasGraph& g, const LayoutParams& p, const std
     return out;
 }
 
+QString routeKey(const QString& from, const QString& to) { return from + QChar(0x1f) + to; }
+
+void rememberRoutes(RouteMemory& memory, const CanvasGraph& g, const std::vector<QPointF>& pos,
+                    const std::vector<QPolygonF>& routes) {
+    for (size_t e = 0; e < g.edges.size() && e < routes.size(); ++e) {
+        if (routes[e].isEmpty()) continue;
+        const CanvasEdge& ce = g.edges[e];
+        memory.insert(routeKey(g.nodes[static_cast<size_t>(ce.from)].name, g.nodes[static_cast<size_t>(ce.to)].name),
+                      {routes[e], pos[static_cast<size_t>(ce.from)], pos[static_cast<size_t>(ce.to)]});
+    }
+}
+
+std::vector<QPolygonF> routeKeeping(const CanvasGraph& g, const std::vector<QPointF>& pos,
+                                    const std::vector<QSizeF>& sizes, const RouteMemory& memory) {
+    std::vector<QPolygonF> out(g.edges.size());
+    std::vector<int> missing;
+    for (size_t e = 0; e < g.edges.size(); ++e) {
+        const CanvasEdge& ce = g.edges[e];
+        auto it = memory.constFind(
+            routeKey(g.nodes[static_cast<size_t>(ce.from)].name, g.nodes[static_cast<size_t>(ce.to)].name));
+        if (it != memory.constEnd() && it->from == pos[static_cast<size_t>(ce.from)] &&
+            it->to == pos[static_cast<size_t>(ce.to)])
+            out[e] = it->route;
+        else
+            missing.push_back(static_cast<int>(e));
+    }
+    const std::vector<QPolygonF> routed = routeEdgesLocally(g, pos, sizes, missing);
+    for (size_t k = 0; k < missing.size() && k < routed.size(); ++k) out[static_cast<size_t>(missing[k])] = routed[k];
+    return out;
+}
+
 GraphLayout layoutFresh(const CanvasGraph& g, const LayoutParams& p) {
     if (p.useDot && static_cast<int>(g.nodes.size()) <= p.dotNodeLimit) {
         GraphLayout l = layoutWithDot(g, p);

@@ -8,6 +8,7 @@
 /// backward block it joins, and on each forward block a label with the count and bytes of the
 /// saved tensors its cut edges carry, as the partition pane's Lanes tab does. It knows nothing about the
 /// Document; GraphCanvas translates between the two.
+#include "graph/block_layout.h"
 #include "graph/canvas_graph.h"
 #include "graph/graph_items.h"
 #include "graph/graph_layout.h"
@@ -23,6 +24,8 @@
 #include <vector>
 
 namespace fxray::views {
+
+class EdgeLayer;
 
 /// What changed between the previous snapshot and the shown graph.
 struct DiffInfo {
@@ -66,12 +69,19 @@ public:
                   const QSet<QString>& collapsed);
     void clearGraph();
     const CanvasGraph* graph() const { return m_graph.get(); }
+    std::shared_ptr<const CanvasGraph> sharedGraph() const { return m_graph; }
+    /// Graphviz's routes for the full layout's edges (an incremental layout, routed after it was
+    /// installed), by edge index; ignored unless `g` is the graph shown.
+    void setLayoutRoutes(const CanvasGraph* g, const std::vector<QPolygonF>& routes);
 
     NodeItem* nodeItem(int index) const;
     NodeItem* nodeItem(const QString& name) const;
     /// Items standing for graph nodes (ghosts excluded).
     int nodeItemCount() const { return static_cast<int>(m_nodes.size()); }
+    /// The graph's edges, by CanvasGraph edge index. They are not items of the scene: one layer
+    /// item draws them (edge_layer.h), which finds those in view without Qt testing each.
     const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }
+    EdgeLayer* edgeLayer() const { return m_edgeLayer; }
     const std::vector<ClusterItem*>& clusterItems() const { return m_clusters; }
     /// One per CanvasGraph::stacks entry (repeated layers).
     const std::vector<ClusterItem*>& stackItems() const { return m_stacks; }
@@ -84,6 +94,32 @@ public:
     /// Installs routeOverview's result for placement `generation` (ignored when the overview was
     /// placed again since) and redraws the edges along them.
     void setOverviewRoutes(int generation, const QHash<qint64, QPolygonF>& routes);
+    /// Expanded clusters (in the overview) still waiting for their block layout or its routes
+    /// (block_layout.h), each with the placement to route when its nodes are placed already
+    /// (after a pass: they keep their places), else null.
+    std::vector<BlockRequest> blocksWanted() const;
+    /// Installs block layouts computed for graph `g` (ignored when another graph is shown): each
+    /// block takes its layout, the overview makes room for it and its inner edges take the routes.
+    void setBlockLayouts(const CanvasGraph* g, const std::vector<BlockLayout>& layouts);
+    /// The block layout of cluster `index` in force, or null (the full layout's arrangement).
+    const BlockLayout* blockLayout(int index) const;
+    /// The edges into and out of expanded blocks in the overview, as boxes and edges for
+    /// routeEdgesLocally (on a worker), and the edge each stands for.
+    struct CrossRouteRequest {
+        int generation = 0;
+        CanvasGraph graph;
+        std::vector<QPointF> pos;
+        std::vector<QSizeF> sizes;
+        std::vector<int> which;   ///< all of graph's edges
+        std::vector<int> edgeOf;  ///< per graph edge: the CanvasGraph edge it routes
+    };
+    /// What crossRoutesWanted asks for (null when nothing).
+    std::shared_ptr<const CrossRouteRequest> crossRouteRequest() const { return m_crossRequest; }
+    /// Installs the routes computed for request `generation` (ignored when things moved since).
+    void setCrossRoutes(int generation, const std::vector<QPolygonF>& routes);
+    /// Forgets the overview's placement and the blocks' layouts kept from graph to graph (another
+    /// file: nothing of them applies).
+    void forgetPlacement();
     const std::vector<NodeItem*>& ghostItems() const { return m_ghosts; }
     const std::vector<EdgeItem*>& ghostEdgeItems() const { return m_ghostEdges; }
     /// Centre of every node by name (what the next pass's layout keeps).
@@ -133,12 +169,19 @@ public:
     /// Expands the stack and the cluster holding node `index`, if collapsed (to show a search hit).
     void revealNode(int index);
 
+    /// Nodes per NodeTile (neighbours in the full layout, row by row).
+    static constexpr size_t kNodesPerTile = 128;
+
 Q_SIGNALS:
     /// The user changed the selection by clicking (not setSelectedNames).
     void selectionChangedByUser(const QStringList& names);
     void clustersChanged();
     /// The overview was placed again and its edges wait for Graphviz's routes (routeOverview).
     void overviewRoutesWanted();
+    /// Expanded clusters wait for their own layouts (blocksWanted).
+    void blockLayoutsWanted();
+    /// Edges into and out of expanded blocks wait for routes (crossRouteRequest).
+    void crossRoutesWanted();
 
 private:
     void onSelectionChanged();
@@ -158,11 +201,32 @@ private:
 
     std::shared_ptr<const CanvasGraph> m_graph;
     std::vector<NodeItem*> m_nodes;
-    std::vector<EdgeItem*> m_edges;
+    std::vector<NodeTile*> m_tiles;  ///< the nodes' parents
+    std::vector<EdgeItem*> m_edges;  ///< not items of the scene: m_edgeLayer draws them
+    EdgeLayer* m_edgeLayer = nullptr;
     std::vector<QPolygonF> m_routes;
     std::vector<ClusterItem*> m_clusters;
     std::vector<ClusterItem*> m_stacks;
     std::vector<QPointF> m_layoutPos;  ///< the full layout, by node index
+    /// Per cluster: its own layout (null until computed, or while it was never opened), whether the
+    /// worker has answered for it, and per edge the inner edges' routes of those layouts.
+    std::vector<std::shared_ptr<const BlockLayout>> m_blocks;
+    std::vector<char> m_blockTried;
+    std::vector<QPolygonF> m_innerRoutes;
+    /// Per edge: the route of an edge into or out of an expanded block, for placement
+    /// m_crossGeneration (empty until it comes).
+    std::vector<QPolygonF> m_crossRoutes;
+    int m_crossGeneration = 0;
+    std::shared_ptr<const CrossRouteRequest> m_crossRequest;
+    void askForCrossRoutes();
+    void rebuildInnerRoutes();
+    /// Survive setGraph (stepping passes): each block's node positions by label and name, and
+    /// the overview's placement by unit key.
+    QHash<QString, QHash<QString, QPointF>> m_blockHistory;
+    QHash<QString, RouteMemory> m_blockRouteHistory;
+    QHash<QString, QRectF> m_placement;
+    /// The last placement of each graph shown (by fingerprint): a pass revisited looks as it did.
+    QHash<quint64, QHash<QString, QRectF>> m_placements;
     Overview m_overview;
     int m_overviewGeneration = 0;
     std::vector<NodeItem*> m_bundles;

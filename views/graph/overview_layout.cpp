@@ -4,6 +4,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -49,11 +50,133 @@ std::vector<int> topoOrder(const std::vector<std::vector<int>>& users, int count
     return order;
 }
 
+QString unitKeyOf(const CanvasGraph& g, const Overview& ov, const Overview::Unit& u) {
+    switch (u.kind) {
+    case Overview::Kind::Node: return QStringLiteral("n:") + g.nodes[static_cast<size_t>(u.index)].name;
+    case Overview::Kind::Cluster: return QStringLiteral("c:") + g.clusters[static_cast<size_t>(u.index)].label;
+    case Overview::Kind::Open: return QStringLiteral("o:") + g.clusters[static_cast<size_t>(u.index)].label;
+    case Overview::Kind::Stack: return QStringLiteral("s:") + g.stacks[static_cast<size_t>(u.index)].label;
+    case Overview::Kind::Bundle: {
+        QString k = QStringLiteral("b:");
+        for (int n : ov.bundles[static_cast<size_t>(u.index)])
+            k += g.nodes[static_cast<size_t>(n)].name + QLatin1Char(',');
+        return k;
+    }
+    }
+    return {};
+}
+
+bool sameSize(const QSizeF& a, const QSizeF& b) {
+    return std::abs(a.width() - b.width()) < 0.5 && std::abs(a.height() - b.height()) < 0.5;
+}
+
+/// No two boxes overlap.
+bool apart(const std::vector<QRectF>& rect) {
+    for (size_t a = 0; a < rect.size(); ++a)
+        for (size_t b = a + 1; b < rect.size(); ++b)
+            if (rect[a].adjusted(1, 1, -1, -1).intersects(rect[b].adjusted(1, 1, -1, -1))) return false;
+    return true;
+}
+
+/// Keeps `previous`'s boxes for the units still there and makes room for the new ones where the
+/// units that went were (see the header). `rect` gets every unit's box; false (rect undefined)
+/// when the placement cannot be kept without overlaps.
+bool keepPlacement(const Overview& ov, const std::vector<QSizeF>& unitSize, const std::vector<std::vector<int>>& users,
+                   const QHash<QString, QRectF>& previous, const LayoutParams& p, std::vector<QRectF>& rect) {
+    const size_t count = ov.units.size();
+    rect.assign(count, QRectF());
+    std::vector<char> fresh(count, 1);
+    QSet<QString> matched;
+    for (size_t u = 0; u < count; ++u) {
+        auto it = previous.constFind(ov.keys[u]);
+        if (it == previous.constEnd() || !sameSize(it->size(), unitSize[u])) continue;
+        rect[u] = *it;
+        fresh[u] = 0;
+        matched.insert(ov.keys[u]);
+    }
+    // Where the units that went were (a bundle of inputs that went leaves a gap: its inputs join
+    // the bundles of the block's contents).
+    QRectF gone, goneBundles;
+    for (auto it = previous.constBegin(); it != previous.constEnd(); ++it)
+        if (!matched.contains(it.key())) (it.key().startsWith(QLatin1String("b:")) ? goneBundles : gone) |= *it;
+    if (gone.isEmpty()) gone = goneBundles;
+    std::vector<int> added;
+    for (size_t u = 0; u < count; ++u)
+        if (fresh[u]) added.push_back(static_cast<int>(u));
+    if (!added.empty()) {
+        if (gone.isEmpty()) return false;  // only additions: nowhere they belong
+        // The new units laid out on their own (the layered layout, their edges among themselves).
+        QHash<int, int> local;
+        for (size_t k = 0; k < added.size(); ++k) local.insert(added[k], static_cast<int>(k));
+        CanvasGraph sub;
+        sub.nodes.resize(added.size());
+        std::vector<QSizeF> sizes(added.size());
+        for (size_t k = 0; k < added.size(); ++k) {
+            sizes[k] = unitSize[static_cast<size_t>(added[k])];
+            for (int v : users[static_cast<size_t>(added[k])]) {
+                auto lv = local.constFind(v);
+                if (lv == local.constEnd()) continue;
+                sub.nodes[k].users.push_back(*lv);
+                sub.nodes[static_cast<size_t>(*lv)].inputs.push_back(static_cast<int>(k));
+                sub.edges.push_back({static_cast<int>(k), *lv, {}});
+            }
+        }
+        // Units are numbered in graph order: the layered layout's edges point forward, as it expects.
+        const GraphLayout l = layoutLayered(sub, p, sizes);
+        QRectF region;
+        std::vector<QRectF> box(added.size());
+        for (size_t k = 0; k < added.size(); ++k) {
+            box[k] = QRectF(l.pos[k] - QPointF(sizes[k].width() / 2, sizes[k].height() / 2), sizes[k]);
+            region |= box[k];
+        }
+        // The new units where the old ones were: same top, same centre line.
+        const QPointF to(gone.center().x() - region.width() / 2, gone.top());
+        for (size_t k = 0; k < added.size(); ++k)
+            rect[static_cast<size_t>(added[k])] = box[k].translated(to - region.topLeft());
+        const QRectF placed(to, region.size());
+        const std::vector<QRectF> kept = rect;
+        // A block that shrinks pulls the rest in, unless that makes boxes overlap (a tall unit
+        // beside it): then the rest stays and the block leaves a gap.
+        for (bool shrink : {true, false}) {
+            const auto grow = [shrink](double d) { return shrink ? d : std::max(0.0, d); };
+            const double dh = grow(placed.bottom() - gone.bottom());
+            const double dwRight = grow(placed.right() - gone.right()), dwLeft = grow(gone.left() - placed.left());
+            rect = kept;
+            for (size_t u = 0; u < count; ++u) {
+                if (fresh[u]) continue;
+                QRectF& r = rect[u];
+                if (r.top() >= gone.bottom() - 1)
+                    r.translate(0, dh);
+                else if (r.bottom() > gone.top() + 1) {
+                    // Beside the block, in its rows.
+                    if (r.left() >= gone.right() - 1)
+                        r.translate(dwRight, 0);
+                    else if (r.right() <= gone.left() + 1)
+                        r.translate(-dwLeft, 0);
+                }
+            }
+            if (apart(rect)) return true;
+        }
+        return false;
+    }
+    // Boxes must stay apart (units above the old place that reach into the new one, a pile of
+    // removals and additions after a pass): else the caller lays everything out again.
+    return apart(rect);
+}
+
 }  // namespace
+
+QHash<QString, QRectF> Overview::placement() const {
+    QHash<QString, QRectF> out;
+    if (!active) return out;
+    out.reserve(static_cast<qsizetype>(units.size()));
+    for (size_t u = 0; u < units.size() && u < keys.size(); ++u) out.insert(keys[u], units[u].rect);
+    return out;
+}
 
 Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
                         const std::vector<char>& clusterCollapsed, const std::vector<char>& stackCollapsed,
-                        const LayoutParams& p) {
+                        const LayoutParams& p, const QHash<QString, QRectF>& previous) {
     Overview ov;
     const size_t n = g.nodes.size();
     ov.unitOf.assign(n, -1);
@@ -173,20 +296,38 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
         }
     }
     const GraphLayout l = layoutLayered(ug, p, sizes);
+    ov.keys.resize(static_cast<size_t>(count));
+    for (int u = 0; u < count; ++u)
+        ov.keys[static_cast<size_t>(u)] = unitKeyOf(g, ov, ov.units[static_cast<size_t>(u)]);
+    // Each unit's box: the previous placement kept where it can be, else the fresh layout's.
+    std::vector<QSizeF> unitSize(static_cast<size_t>(count));
+    for (int u = 0; u < count; ++u)
+        unitSize[static_cast<size_t>(u)] = sizes[static_cast<size_t>(rank[static_cast<size_t>(u)])];
+    std::vector<QRectF> box;
+    ov.kept = !previous.isEmpty() && keepPlacement(ov, unitSize, users, previous, p, box);
+    if (!ov.kept) {
+        box.resize(static_cast<size_t>(count));
+        for (int u = 0; u < count; ++u) {
+            const QSizeF& sz = unitSize[static_cast<size_t>(u)];
+            box[static_cast<size_t>(u)] = QRectF(l.pos[static_cast<size_t>(rank[static_cast<size_t>(u)])] -
+                                                     QPointF(sz.width() / 2, sz.height() / 2),
+                                                 sz);
+        }
+    }
     // What routeOverview needs: Graphviz routes the edges between the units where they are, later
     // and off the UI thread (tens of ms for a few dozen units, a third of a second for densenet's
     // hundred edges).
     ov.unitAt.assign(static_cast<size_t>(count), 0);
     for (int u = 0; u < count; ++u) ov.unitAt[static_cast<size_t>(rank[static_cast<size_t>(u)])] = u;
-    ov.unitPos = l.pos;
+    ov.unitPos.assign(static_cast<size_t>(count), QPointF());
+    for (int u = 0; u < count; ++u)
+        ov.unitPos[static_cast<size_t>(rank[static_cast<size_t>(u)])] = box[static_cast<size_t>(u)].center();
     ov.unitSizes = sizes;
     ov.unitGraph = std::move(ug);
     for (int u = 0; u < count; ++u) {
-        const size_t r = static_cast<size_t>(rank[static_cast<size_t>(u)]);
         Overview::Unit& unit = ov.units[static_cast<size_t>(u)];
-        const QPointF c = l.pos[r];
-        unit.rect = QRectF(c - QPointF(sizes[r].width() / 2, sizes[r].height() / 2), sizes[r]);
-        if (unit.kind == Overview::Kind::Open) unit.shift = c - frame[static_cast<size_t>(u)].center();
+        unit.rect = box[static_cast<size_t>(u)];
+        if (unit.kind == Overview::Kind::Open) unit.shift = unit.rect.center() - frame[static_cast<size_t>(u)].center();
     }
     return ov;
 }
@@ -194,12 +335,38 @@ Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
 QHash<qint64, QPolygonF> routeOverview(const Overview& ov) {
     QHash<qint64, QPolygonF> out;
     if (!ov.active || ov.unitGraph.edges.empty() || ov.unitGraph.edges.size() > kRoutedEdges) return out;
-    const std::vector<QPolygonF> routes = routeWithGraphviz(ov.unitGraph, ov.unitPos, ov.unitSizes);
-    for (size_t e = 0; e < routes.size() && e < ov.unitGraph.edges.size(); ++e)
-        if (!routes[e].isEmpty())
-            out.insert(Overview::unitKey(ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].from)],
-                                         ov.unitAt[static_cast<size_t>(ov.unitGraph.edges[e].to)]),
-                       routes[e]);
+    const auto keyOf = [&](const CanvasEdge& e) {
+        return Overview::unitKey(ov.unitAt[static_cast<size_t>(e.from)], ov.unitAt[static_cast<size_t>(e.to)]);
+    };
+    // Routes carried over from the previous placement (both ends stayed, or moved together) hold;
+    // after a block opens or closes only the edges that lost theirs are routed, each among the
+    // boxes near it (all at once takes Graphviz most of a second for gpt2_12's 120 edges).
+    const auto open = [&](int rank) {
+        return ov.units[static_cast<size_t>(ov.unitAt[static_cast<size_t>(rank)])].kind == Overview::Kind::Open;
+    };
+    std::vector<int> missing;
+    for (size_t e = 0; e < ov.unitGraph.edges.size(); ++e) {
+        const CanvasEdge& ce = ov.unitGraph.edges[e];
+        // Edges into an expanded cluster are drawn to its nodes, not along a route to its frame.
+        if (open(ce.from) || open(ce.to)) continue;
+        const qint64 key = keyOf(ce);
+        auto it = ov.routes.constFind(key);
+        if (it != ov.routes.constEnd())
+            out.insert(key, *it);
+        else
+            missing.push_back(static_cast<int>(e));
+    }
+    if (missing.empty()) return out;
+    const bool all = out.isEmpty();
+    if (all) {
+        out.clear();
+        missing.resize(ov.unitGraph.edges.size());
+        for (size_t e = 0; e < missing.size(); ++e) missing[e] = static_cast<int>(e);
+    }
+    const std::vector<QPolygonF> routes = all ? routeWithGraphviz(ov.unitGraph, ov.unitPos, ov.unitSizes)
+                                              : routeEdgesLocally(ov.unitGraph, ov.unitPos, ov.unitSizes, missing);
+    for (size_t k = 0; k < missing.size() && k < routes.size(); ++k)
+        if (!routes[k].isEmpty()) out.insert(keyOf(ov.unitGraph.edges[static_cast<size_t>(missing[k])]), routes[k]);
     return out;
 }
 

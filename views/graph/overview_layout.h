@@ -9,6 +9,12 @@
 /// dozen units, so this runs on the UI thread each time a block opens or closes; Graphviz then
 /// routes the edges between the units (splines around the boxes: no free curves) on the canvas's
 /// worker (routeOverview), and the edges take the routes when they arrive.
+///
+/// Opening or closing one block moves the rest only as much as needed: given the previous
+/// placement (by unit key), units that are still there keep their boxes, the block's new contents
+/// are laid out on their own where the block was, and what lies below the block moves down (or up)
+/// by the change of its height, what lies beside it in its row sideways by the change of its width.
+/// When that would make two boxes overlap, everything is laid out again.
 #include "graph/canvas_graph.h"
 #include "graph/graph_layout.h"
 
@@ -49,6 +55,13 @@ struct Overview {
     std::vector<QPointF> unitPos;
     std::vector<QSizeF> unitSizes;
     std::vector<int> unitAt;
+    /// Per unit: what identifies it from one placement to the next (and from pass to pass): its
+    /// kind and the cluster's or stack's label, the node's name, a bundle's input names.
+    std::vector<QString> keys;
+    /// The previous placement was kept (the units moved only to make room), not laid out afresh.
+    bool kept = false;
+    /// Each unit's box by key, for the next layoutOverview.
+    QHash<QString, QRectF> placement() const;
     static qint64 unitKey(int from, int to) { return (static_cast<qint64>(from) << 32) | static_cast<quint32>(to); }
 };
 
@@ -60,13 +73,18 @@ constexpr size_t kRoutedEdges = 400;
 QSizeF blockSize(const LayoutParams& p);
 
 /// Lays out the units of `g` given the full layout `pos` and which clusters and stacks are
-/// collapsed (by index). A collapsed stack hides its clusters, whatever their own state.
+/// collapsed (by index). A collapsed stack hides its clusters, whatever their own state. With
+/// `previous` (Overview::placement of the last one), keeps that placement and makes room (see
+/// the file comment). `pos` of an expanded cluster's nodes may be relative to any origin (a block
+/// layout's); the unit's shift puts them in place.
 Overview layoutOverview(const CanvasGraph& g, const std::vector<QPointF>& pos,
                         const std::vector<char>& clusterCollapsed, const std::vector<char>& stackCollapsed,
-                        const LayoutParams& p);
+                        const LayoutParams& p, const QHash<QString, QRectF>& previous = {});
 
 /// Graphviz's routes of the edges between `ov`'s units (Overview::routes); empty without
-/// Graphviz or above kRoutedEdges. Reads only `ov`: runs on a worker.
+/// Graphviz or above kRoutedEdges. The routes `ov` carries already (kept from the previous
+/// placement) stay; when only a few are missing, those are routed one by one among the boxes near
+/// them. Reads only `ov`: runs on a worker.
 QHash<qint64, QPolygonF> routeOverview(const Overview& ov);
 
 }  // namespace fxray::views
