@@ -65,7 +65,9 @@ std::string fxGraphSvg(const std::string& fxText, std::string* why) {
     }
 #ifdef FXRAY_HAVE_GRAPHVIZ
     std::string dot = dotOf(**g);
-    GVC_t* gvc = gvContext();
+    // One context for the process, never freed: Graphviz 2.42's pango plugin keeps a pointer into
+    // the freed context's font table, so a second context reads freed memory (found by ASan).
+    static GVC_t* const gvc = gvContext();
     if (!gvc) {
         if (why) *why = "not drawn: no Graphviz context";
         return {};
@@ -81,7 +83,6 @@ std::string fxGraphSvg(const std::string& fxText, std::string* why) {
         gvFreeLayout(gvc, ag);
     }
     if (ag) agclose(ag);
-    gvFreeContext(gvc);
     if (svg.empty() && why) *why = "not drawn: Graphviz could not lay it out (dot or svg plugin missing?)";
     return svg;
 #else

@@ -40,6 +40,16 @@ QMutex& graphvizLock() {
     return m;
 }
 
+/// One Graphviz context for the whole process, never freed. Graphviz 2.42's pango plugin keeps a
+/// pointer to the last font name it measured, which the context's font table owns: after
+/// gvFreeContext the next context's first label compares against freed memory (ASan: a
+/// heap-use-after-free in textspan_size). Later Graphviz copies the name; a context that lives as
+/// long as the process is the fix for the version Debian ships.
+GVC_t* sharedContext() {
+    static GVC_t* const gvc = gvContext();
+    return gvc;
+}
+
 /// dot's first Bezier of an edge in scene coordinates (y flipped), the arrow tip appended.
 QPolygonF routeOf(Agedge_t* e) {
     QPolygonF poly;
@@ -121,13 +131,12 @@ std::vector<QPolygonF> routeWithGraphviz(const CanvasGraph& cg, const std::vecto
     const QMutexLocker lock(&graphvizLock());
     std::vector<QPolygonF> out;
     if (pos.size() != cg.nodes.size() || sizes.size() != cg.nodes.size()) return out;
-    GVC_t* gvc = gvContext();
+    GVC_t* gvc = sharedContext();
     if (!gvc) return out;
     std::vector<std::pair<int, int>> ends;
     ends.reserve(cg.edges.size());
     for (const CanvasEdge& e : cg.edges) ends.emplace_back(e.from, e.to);
     out = routeBoxes(gvc, pos, sizes, ends);
-    gvFreeContext(gvc);
     return out;
 }
 
@@ -135,11 +144,7 @@ std::vector<QPolygonF> routeEdgesLocally(const CanvasGraph& cg, const std::vecto
                                          const std::vector<QSizeF>& sizes, const std::vector<int>& which) {
     std::vector<QPolygonF> out(which.size());
     if (pos.size() != cg.nodes.size() || sizes.size() != cg.nodes.size()) return out;
-    GVC_t* gvc = nullptr;
-    {
-        const QMutexLocker lock(&graphvizLock());
-        gvc = gvContext();
-    }
+    GVC_t* gvc = sharedContext();
     if (!gvc) return out;
     constexpr size_t kObstacles = 20;
     for (size_t k = 0; k < which.size(); ++k) {
@@ -170,8 +175,6 @@ std::vector<QPolygonF> routeEdgesLocally(const CanvasGraph& cg, const std::vecto
         std::vector<QPolygonF> r = routeBoxes(gvc, lp, ls, {{0, 1}});
         if (!r.empty()) out[k] = std::move(r.front());
     }
-    const QMutexLocker lock(&graphvizLock());
-    gvFreeContext(gvc);
     return out;
 }
 
@@ -181,7 +184,7 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
     QElapsedTimer t;
     t.start();
     GraphLayout out;
-    GVC_t* gvc = gvContext();
+    GVC_t* gvc = sharedContext();
     if (!gvc) {
         if (error) *error = QCoreApplication::translate("GraphLayout", "Graphviz: no context");
         return out;
@@ -235,7 +238,6 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
         if (error)
             *error = QCoreApplication::translate("GraphLayout", "Graphviz: the dot layout plugin is not available");
         agclose(g);
-        gvFreeContext(gvc);
         return out;
     }
     // Graphviz's y axis points up; the scene's points down.
@@ -248,7 +250,6 @@ GraphLayout layoutWithDot(const CanvasGraph& cg, const LayoutParams& p, QString*
     for (size_t i = 0; i < edges.size(); ++i) out.routes[i] = routeOf(edges[i]);
     gvFreeLayout(gvc, g);
     agclose(g);
-    gvFreeContext(gvc);
     out.engine = QStringLiteral("dot");
     out.ms = static_cast<double>(t.nsecsElapsed()) / 1e6;
     return out;
