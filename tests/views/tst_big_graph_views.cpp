@@ -197,8 +197,8 @@ private Q_SLOTS:
         GraphCanvas* canvas = w.canvas();
         QVERIFY(canvas->waitForLayout(120000));
         QCoreApplication::processEvents();
-        // The target is 3 s (bench_gui measures it); a shared CI machine gets ten times that.
-        QVERIFY2(t.elapsed() < 30000, qPrintable(QString::number(t.elapsed())));
+        // How fast is bench_gui's to measure (target 3 s); here only that it opens, logged.
+        qInfo("%s: opened and laid out in %lld ms", qPrintable(name), static_cast<long long>(t.elapsed()));
         GraphView* view = canvas->view();
         GraphScene* scene = canvas->scene();
         const QImage img = fxtest::renderViewport(view);
@@ -435,8 +435,9 @@ private Q_SLOTS:
         const qint64 layerMs = t.elapsed();
         qInfo("%s: stack opened + painted in %lld ms, a layer in %lld ms", qPrintable(name),
               static_cast<long long>(stackMs), static_cast<long long>(layerMs));
-        // The target is 100 ms (bench_gui measures it); a shared CI machine gets ten times that.
-        QVERIFY2(stackMs < 1000 && layerMs < 1000, qPrintable(QString::number(std::max(stackMs, layerMs))));
+        // The speed is bench_gui's to measure (target 100 ms); what a test can hold is that the
+        // first paint does not wait for the worker: the layer's nodes are shown before its own
+        // layout has come.
         for (int n : g.clusters[static_cast<size_t>(layer)].nodes) QVERIFY(s->nodeItem(n)->isVisible());
         if (!haveGraphviz()) return;
         QVERIFY(canvas.waitForLayout(60000));
