@@ -25,12 +25,10 @@ std::string_view identAt(std::string_view s) {
     return s.substr(0, n);
 }
 
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 /// The first line of the comment block that ends just above `line` (`line` when there is none).
 int commentBlockStart(const std::vector<std::string_view>& lines, int line) {
     int s = line;
-    while (s > 0 && startsWith(trim(lines[size_t(s - 1)]), "#")) --s;
+    while (s > 0 && trim(lines[size_t(s - 1)]).starts_with("#")) --s;
     return s;
 }
 
@@ -40,7 +38,7 @@ int callBlockStart(const std::vector<std::string_view>& lines, int line) {
     int s = line;
     while (s > 0) {
         const std::string_view prev = trim(lines[size_t(s - 1)]);
-        if (!startsWith(prev, "#") && prev.find("= get_raw_stream(") == std::string_view::npos) break;
+        if (!prev.starts_with("#") && prev.find("= get_raw_stream(") == std::string_view::npos) break;
         --s;
     }
     return s;
@@ -95,7 +93,7 @@ OutputCodeMap mapOutputCode(std::string_view code, std::string_view provenanceJs
 
     for (size_t i = 0; i < lines.size(); ++i) {
         const std::string_view t = trim(lines[i]);
-        if (m.aotId.empty() && startsWith(t, "# AOT ID: ['")) {
+        if (m.aotId.empty() && t.starts_with("# AOT ID: ['")) {
             auto s = t.substr(12);
             m.aotId = std::string(s.substr(0, s.find('\'')));
             continue;
@@ -104,14 +102,14 @@ OutputCodeMap mapOutputCode(std::string_view code, std::string_view provenanceJs
         if (lines[i].empty() || !identChar(lines[i][0])) continue;
         const std::string_view name = identAt(lines[i]);
         std::string_view rest = trim(lines[i].substr(name.size()));
-        if (!startsWith(rest, "= async_compile.")) continue;
+        if (!rest.starts_with("= async_compile.")) continue;
         OutputCodeKernel k;
         k.name = std::string(name);
         const int begin = commentBlockStart(lines, int(i));
         int end = int(i);
         if (rest.size() >= 3 && rest.substr(rest.size() - 3) == "'''") {
             for (size_t j = i + 1; j < lines.size(); ++j)
-                if (startsWith(lines[j], "'''")) {
+                if (lines[j].starts_with("'''")) {
                     end = int(j);
                     break;
                 }
@@ -120,9 +118,9 @@ OutputCodeMap mapOutputCode(std::string_view code, std::string_view provenanceJs
         // The graph fragment's computed nodes: "#   %name : ... = call_function[...]".
         for (int c = begin; c < int(i); ++c) {
             std::string_view cl = trim(lines[size_t(c)]);
-            if (!startsWith(cl, "#")) continue;
+            if (!cl.starts_with("#")) continue;
             cl = trim(cl.substr(1));
-            if (!startsWith(cl, "%") || cl.find("= call_function[") == std::string_view::npos) continue;
+            if (!cl.starts_with("%") || cl.find("= call_function[") == std::string_view::npos) continue;
             std::string n(identAt(cl.substr(1)));
             if (!n.empty() && std::find(k.nodes.begin(), k.nodes.end(), n) == k.nodes.end()) k.nodes.push_back(n);
         }
@@ -138,12 +136,12 @@ OutputCodeMap mapOutputCode(std::string_view code, std::string_view provenanceJs
         if (t.empty() || t[0] == '#' || lines[i].empty() || !std::isspace(static_cast<unsigned char>(lines[i][0])))
             continue;
         std::string callee;
-        if (startsWith(t, "extern_kernels.")) {
+        if (t.starts_with("extern_kernels.")) {
             callee = "extern_kernels." + std::string(identAt(t.substr(15)));
             if (t.substr(callee.size(), 1) != "(") continue;
         } else {
             const std::string_view id = identAt(t);
-            if (id.empty() || !byName.count(std::string(id)) || !startsWith(t.substr(id.size()), ".run(")) continue;
+            if (id.empty() || !byName.count(std::string(id)) || !t.substr(id.size()).starts_with(".run(")) continue;
             callee = std::string(id);
         }
         const int begin = callBlockStart(lines, int(i));
@@ -151,7 +149,7 @@ OutputCodeMap mapOutputCode(std::string_view code, std::string_view provenanceJs
         for (int c = begin; c < int(i); ++c) {
             std::string_view cl = trim(lines[size_t(c)]);
             const std::string_view tag = "# [Provenance debug handles] ";
-            if (startsWith(cl, tag)) handle = std::string(trim(cl.substr(tag.size())));
+            if (cl.starts_with(tag)) handle = std::string(trim(cl.substr(tag.size())));
         }
         size_t idx;
         if (auto it = byName.find(callee); it != byName.end()) {

@@ -7,6 +7,7 @@
 #include "codegen/cuda/kernels/attention_args.h"
 
 #include <initializer_list>
+#include <optional>
 
 namespace fxray::cg::cuda::attn {
 
@@ -27,5 +28,10 @@ Expected<DeviceBuffer> zeroed(size_t bytes);
 /// dst (any strides, its dtype) = dense fp32 src of the same shape (at most 4-D).
 Status castInto(CUdeviceptr src, const DeviceView& dst);
 bool sameDtype(DType t, std::initializer_list<const DeviceView*> vs);
+/// The forward's optional logsumexp output (dense fp32 [B, H, rows]) checked against `a`; sets
+/// a.lseLen and returns its address (0: none asked for).
+Expected<CUdeviceptr> forwardLse(const std::optional<DeviceView>& lse, FxAttnArgs& a);
+/// The backward's logsumexp input (dense fp32 [B, H, >= rows]) checked against `a`; sets a.lseLen.
+Status backwardLse(const DeviceView& lse, FxAttnArgs& a);
 
 }  // namespace fxray::cg::cuda::attn

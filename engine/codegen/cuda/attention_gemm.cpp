@@ -102,14 +102,9 @@ Status attentionForwardGemm(const DeviceView& q, const DeviceView& k, const Devi
     auto S = denseF32(BH, a->M, a->N, q.meta.device);
     if (!S.ok()) return S.error();
     if (Status s = gemm(*qb, transposed(*kb), S->view, scale, 0.0); !s.ok()) return s;
-    CUdeviceptr plse = 0;
-    if (lse && lse->meta.numel() > 0) {
-        const TensorMeta& l = lse->meta;
-        if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3)
-            return makeError("device attention: logsumexp must be dense fp32 [B, H, rows]");
-        a->lseLen = l.shape[2];
-        plse = bytePtr(*lse, l.offset);
-    }
+    auto lsePtr = forwardLse(lse, *a);
+    if (!lsePtr.ok()) return lsePtr.error();
+    CUdeviceptr plse = *lsePtr;
     CUdeviceptr pS = S->view.base, pb = bias ? bias->base : 0;
     void* params[] = {&pS, &pb, &plse, &*a};
     if (Status s = launchRows("fx_attn_rows_softmax", BH * std::max(a->M, a->lseLen), params); !s.ok()) return s;
@@ -130,10 +125,7 @@ Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, con
         return makeError("the GEMM attention path is fp32 only");
     strides4(gradOut.meta, a->gs);
     a->goff = gradOut.meta.offset;
-    const TensorMeta& l = lse.meta;
-    if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[2] < a->M)
-        return makeError("device attention backward: logsumexp must be dense fp32 [B, H, >= rows]");
-    a->lseLen = l.shape[2];
+    if (Status s = backwardLse(lse, *a); !s.ok()) return s;
     const int64_t BH = a->B * a->H;
     const Device dev = q.meta.device;
     DeviceBuffer tq, tk, tv, tg;
@@ -144,7 +136,7 @@ Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, con
     auto P = denseF32(BH, a->M, a->N, dev);
     if (!P.ok()) return P.error();
     if (Status s = gemm(*qb, transposed(*kb), P->view, scale, 0.0); !s.ok()) return s;
-    CUdeviceptr pP = P->view.base, pb = bias ? bias->base : 0, pl = bytePtr(lse, l.offset);
+    CUdeviceptr pP = P->view.base, pb = bias ? bias->base : 0, pl = bytePtr(lse, lse.meta.offset);
     {
         void* params[] = {&pP, &pb, &pl, &*a};
         if (Status s = launchRows("fx_attn_rows_probs", BH * a->M, params); !s.ok()) return s;

@@ -91,15 +91,9 @@ Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const Device
     if (!a.ok()) return a.error();
     if (a->K > kTcHeadDim || a->Kv > kTcHeadDim)
         return makeError("the tensor-core attention kernel takes head dims up to 64");
-    CUdeviceptr plse = 0;
-    if (lse && lse->meta.numel() > 0) {
-        const TensorMeta& l = lse->meta;
-        if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a->B ||
-            l.shape[1] != a->H)
-            return makeError("device attention: logsumexp must be dense fp32 [B, H, rows]");
-        a->lseLen = l.shape[2];
-        plse = bytePtr(*lse, l.offset);
-    }
+    auto lsePtr = forwardLse(lse, *a);
+    if (!lsePtr.ok()) return lsePtr.error();
+    CUdeviceptr plse = *lsePtr;
     const int64_t rows = std::max<int64_t>(a->M, a->lseLen);
     a->tiles = (rows + kTcRows - 1) / kTcRows;
     const unsigned smem = tcForwardSharedBytes();

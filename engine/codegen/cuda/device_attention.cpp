@@ -123,6 +123,24 @@ bool sameDtype(DType t, std::initializer_list<const DeviceView*> vs) {
     return true;
 }
 
+Expected<CUdeviceptr> forwardLse(const std::optional<DeviceView>& lse, FxAttnArgs& a) {
+    if (!lse || lse->meta.numel() == 0) return CUdeviceptr(0);
+    const TensorMeta& l = lse->meta;
+    if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a.B || l.shape[1] != a.H)
+        return makeError("device attention: logsumexp must be dense fp32 [B, H, rows]");
+    a.lseLen = l.shape[2];
+    return bytePtr(*lse, l.offset);
+}
+
+Status backwardLse(const DeviceView& lse, FxAttnArgs& a) {
+    const TensorMeta& l = lse.meta;
+    if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a.B ||
+        l.shape[1] != a.H || l.shape[2] < a.M)
+        return makeError("device attention backward: logsumexp must be dense fp32 [B, H, >= rows]");
+    a.lseLen = l.shape[2];
+    return {};
+}
+
 }  // namespace attn
 
 namespace {
@@ -169,15 +187,9 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
     if (attentionUsesGemm(q.meta, k.meta)) return attentionForwardGemm(q, k, v, bias, out, lse, scale, causal);
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
-    CUdeviceptr plse = 0;
-    if (lse && lse->meta.numel() > 0) {
-        const TensorMeta& l = lse->meta;
-        if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a->B ||
-            l.shape[1] != a->H)
-            return makeError("device attention: logsumexp must be dense fp32 [B, H, rows]");
-        a->lseLen = l.shape[2];
-        plse = bytePtr(*lse, l.offset);
-    }
+    auto lsePtr = forwardLse(lse, *a);
+    if (!lsePtr.ok()) return lsePtr.error();
+    CUdeviceptr plse = *lsePtr;
     const int64_t rows = std::max<int64_t>(a->M, a->lseLen);
     const int hd = headBucket(a->K, a->Kv);
     // 4 warps of R rows each (attention.cu): R = 4, 2 for the widest heads (shared memory).
@@ -210,11 +222,7 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         return makeError("device attention backward: grad_out does not match out");
     strides4(gradOut.meta, a->gs);
     a->goff = gradOut.meta.offset;
-    const TensorMeta& l = lse.meta;
-    if (l.dtype != DType::Float32 || !l.isContiguous() || l.shape.size() != 3 || l.shape[0] != a->B ||
-        l.shape[1] != a->H || l.shape[2] < a->M)
-        return makeError("device attention backward: logsumexp must be dense fp32 [B, H, >= rows]");
-    a->lseLen = l.shape[2];
+    if (Status s = backwardLse(lse, *a); !s.ok()) return s;
     const int64_t BH = a->B * a->H;
     // D_i = dO_i . O_i
     auto D = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(BH * a->M, 1)) * sizeof(float));
@@ -274,7 +282,7 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
                      : attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
         if (!fn.ok()) return fn.error();
         CUdeviceptr pg = gradOut.base, pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0;
-        CUdeviceptr pl = bytePtr(lse, l.offset), pD = D->ptr();
+        CUdeviceptr pl = bytePtr(lse, lse.meta.offset), pD = D->ptr();
         CUdeviceptr pdk = gk ? gk->base : 0, pdv = gv ? gv->base : 0;
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
         const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
