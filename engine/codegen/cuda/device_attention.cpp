@@ -160,6 +160,35 @@ bool denseSpan(const TensorMeta& m) {
     return true;
 }
 
+/// The tensor-core backward's blocks are (b, h, tile of 64 keys); where they are too few to fill
+/// the GPU twice over, the tail of the last wave leaves SMs idle (ViT-S: 384 blocks, 264 resident
+/// on an H200, the wave's second half ~45% of the time): split each key tile's query rows over
+/// up to 4 x more blocks, rowChunk each, which add dK and dV with atomics into the zeroed
+/// outputs. Only where those fill one span each (zeroed at once, like dQ); otherwise one block.
+Status splitRows(FxAttnArgs& a, const TcBackward& k, const std::optional<DeviceView>& gk,
+                 const std::optional<DeviceView>& gv) {
+    a.splits = 1, a.rowChunk = a.M;
+    const int64_t blocks = a.B * a.H * a.tiles, slots = int64_t(k.blocksPerSm) * runtime().smCount;
+    const int64_t rowTiles = (a.M + k.rows - 1) / k.rows;
+    if (blocks == 0 || blocks >= 2 * slots || rowTiles < 2 || (gk && !denseSpan(gk->meta)) ||
+        (gv && !denseSpan(gv->meta)))
+        return Status::success();
+    const int64_t want = std::min<int64_t>(rowTiles, (4 * slots + blocks - 1) / blocks);
+    const int64_t chunk = (rowTiles + want - 1) / want;  // row tiles a block
+    a.splits = (rowTiles + chunk - 1) / chunk;
+    a.rowChunk = chunk * k.rows;
+    if (a.splits < 2) return Status::success();
+    for (const auto* o : {&gk, &gv}) {
+        if (!*o || (*o)->meta.numel() == 0) continue;
+        const size_t bytes = static_cast<size_t>((*o)->meta.numel()) * sizeof(float);
+        if (Status s = check(runtime().cu.cuMemsetD8(attn::bytePtr(**o, (*o)->meta.offset), 0, bytes),
+                             "zeroing a key gradient");
+            !s.ok())
+            return s;
+    }
+    return Status::success();
+}
+
 }  // namespace
 
 using namespace attn;
@@ -278,18 +307,25 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     const int kt = tc ? kTcBackwardKeys : hd == 64 ? 32 : hd == 128 ? 16 : 8;
     a->tiles = (a->N + kt - 1) / kt;
     {
-        auto fn = tc ? tcBackwardKernel()
-                     : attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
-        if (!fn.ok()) return fn.error();
+        CUfunction fn = nullptr;
+        unsigned smem = 0;  // dynamic: the tensor-core kernels'
+        if (tc) {
+            auto kern = tcBackwardKernel(*a);
+            if (!kern.ok()) return kern.error();
+            fn = kern->fn, smem = kern->sharedBytes;
+            if (Status s = splitRows(*a, *kern, gk, gv); !s.ok()) return s;
+        } else {
+            auto kern = attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
+            if (!kern.ok()) return kern.error();
+            fn = *kern;
+        }
         CUdeviceptr pg = gradOut.base, pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0;
         CUdeviceptr pl = bytePtr(lse, lse.meta.offset), pD = D->ptr();
         CUdeviceptr pdk = gk ? gk->base : 0, pdv = gv ? gv->base : 0;
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
-        const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
+        const int64_t blocks = BH * a->tiles * std::max<int64_t>(a->splits, 1);  // 0 without keys: dk, dv empty
         if (blocks > INT32_MAX) return makeError("device attention backward: too many blocks");
-        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd",
-                                  tc ? tcBackwardSharedBytes() : 0);
-            !s.ok())
+        if (Status s = launchGrid(fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd", smem); !s.ok())
             return s;
     }
     if (gq && !dqDirect)
