@@ -77,15 +77,15 @@ Expected<TcBackward> tcBackwardFor(int64_t hd) {
     if (hd == 128) {
         auto fn = tcKernel("fx_attn_tc_bwd_128", tcBackwardSharedBytes(128, 16));
         if (!fn.ok()) return fn.error();
-        return TcBackward{*fn, tcBackwardSharedBytes(128, 16), 16, 1};
+        return TcBackward{*fn, tcBackwardSharedBytes(128, 16)};
     }
     if (envOr("FXRAY_ATTENTION") != "tc16") {
         auto fn = tcKernel("fx_attn_tc_bwd_64", tcBackwardSharedBytes(64, 32));
-        if (fn.ok()) return TcBackward{*fn, tcBackwardSharedBytes(64, 32), 32, 2};
+        if (fn.ok()) return TcBackward{*fn, tcBackwardSharedBytes(64, 32)};
     }
     auto fn = tcKernel("fx_attn_tc_bwd_64_q16", tcBackwardSharedBytes(64, 16));
     if (!fn.ok()) return fn.error();
-    return TcBackward{*fn, tcBackwardSharedBytes(64, 16), 16, 2};
+    return TcBackward{*fn, tcBackwardSharedBytes(64, 16)};
 }
 
 }  // namespace
@@ -110,7 +110,9 @@ bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const Te
     if (hd == 128 && force != "tc" && force != "tc16") return false;
     // Both kernels of the head dim load, with their shared memory allowed (a GPU with less per
     // block than head dim 128's ~170 KiB, or a failed compile, keeps the other paths).
-    auto loads = [](int64_t d) { return tcKernel(tcForwardName(d), tcForwardSharedBytes(d)).ok() && tcBackwardFor(d).ok(); };
+    auto loads = [](int64_t d) {
+        return tcKernel(tcForwardName(d), tcForwardSharedBytes(d)).ok() && tcBackwardFor(d).ok();
+    };
     static const bool available64 = loads(64);
     static const bool available128 = loads(128);
     return hd == 64 ? available64 : available128;

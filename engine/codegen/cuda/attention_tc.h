@@ -28,8 +28,6 @@ constexpr int64_t kTcBackwardKeys = 64;
 struct TcBackward {
     CUfunction fn;
     unsigned sharedBytes;
-    int rows;         ///< query rows a step (a split's rows are a multiple)
-    int blocksPerSm;  ///< resident blocks an SM (registers and shared memory)
 };
 Expected<TcBackward> tcBackwardKernel(const FxAttnArgs& a);
 

@@ -160,35 +160,6 @@ bool denseSpan(const TensorMeta& m) {
     return true;
 }
 
-/// The tensor-core backward's blocks are (b, h, tile of 64 keys); where they are too few to fill
-/// the GPU twice over, the tail of the last wave leaves SMs idle (ViT-S: 384 blocks, 264 resident
-/// on an H200, the wave's second half ~45% of the time): split each key tile's query rows over
-/// up to 4 x more blocks, rowChunk each, which add dK and dV with atomics into the zeroed
-/// outputs. Only where those fill one span each (zeroed at once, like dQ); otherwise one block.
-Status splitRows(FxAttnArgs& a, const TcBackward& k, const std::optional<DeviceView>& gk,
-                 const std::optional<DeviceView>& gv) {
-    a.splits = 1, a.rowChunk = a.M;
-    const int64_t blocks = a.B * a.H * a.tiles, slots = int64_t(k.blocksPerSm) * runtime().smCount;
-    const int64_t rowTiles = (a.M + k.rows - 1) / k.rows;
-    if (blocks == 0 || blocks >= 2 * slots || rowTiles < 2 || (gk && !denseSpan(gk->meta)) ||
-        (gv && !denseSpan(gv->meta)))
-        return Status::success();
-    const int64_t want = std::min<int64_t>(rowTiles, (4 * slots + blocks - 1) / blocks);
-    const int64_t chunk = (rowTiles + want - 1) / want;  // row tiles a block
-    a.splits = (rowTiles + chunk - 1) / chunk;
-    a.rowChunk = chunk * k.rows;
-    if (a.splits < 2) return Status::success();
-    for (const auto* o : {&gk, &gv}) {
-        if (!*o || (*o)->meta.numel() == 0) continue;
-        const size_t bytes = static_cast<size_t>((*o)->meta.numel()) * sizeof(float);
-        if (Status s = check(runtime().cu.cuMemsetD8(attn::bytePtr(**o, (*o)->meta.offset), 0, bytes),
-                             "zeroing a key gradient");
-            !s.ok())
-            return s;
-    }
-    return Status::success();
-}
-
 }  // namespace
 
 using namespace attn;
@@ -313,7 +284,6 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
             auto kern = tcBackwardKernel(*a);
             if (!kern.ok()) return kern.error();
             fn = kern->fn, smem = kern->sharedBytes;
-            if (Status s = splitRows(*a, *kern, gk, gv); !s.ok()) return s;
         } else {
             auto kern = attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
             if (!kern.ok()) return kern.error();
@@ -323,7 +293,7 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
         CUdeviceptr pl = bytePtr(lse, lse.meta.offset), pD = D->ptr();
         CUdeviceptr pdk = gk ? gk->base : 0, pdv = gv ? gv->base : 0;
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
-        const int64_t blocks = BH * a->tiles * std::max<int64_t>(a->splits, 1);  // 0 without keys: dk, dv empty
+        const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
         if (blocks > INT32_MAX) return makeError("device attention backward: too many blocks");
         if (Status s = launchGrid(fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd", smem); !s.ok())
             return s;

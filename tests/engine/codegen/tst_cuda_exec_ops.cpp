@@ -359,8 +359,8 @@ private slots:
         // Head dims past 64 take the tensor cores only when forced (attention_tc.h): the rows named
         // for them force it unless the run forces a path itself.
         const QByteArray force = qgetenv("FXRAY_ATTENTION");
-        const bool forceTc = QString(QTest::currentDataTag()).startsWith("tensor cores") && std::max(K, Kv) > 64 &&
-                             force.isEmpty();
+        const bool forceTc =
+            QString(QTest::currentDataTag()).startsWith("tensor cores") && std::max(K, Kv) > 64 && force.isEmpty();
         if (forceTc) qputenv("FXRAY_ATTENTION", "tc");
         auto unforce = qScopeGuard([&] {
             if (forceTc) qunsetenv("FXRAY_ATTENTION");

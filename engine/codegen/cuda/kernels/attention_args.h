@@ -13,9 +13,6 @@ struct FxAttnArgs {
     long long lseLen;  // logsumexp row length (lse is dense fp32 [B*H, lseLen]); 0: none
     long long dbs[4];  // backward: strides of the fp32 grad_bias accumulator (0 where broadcast)
     long long tiles;   // blocks per (b, h): row tiles (forward) or key tiles (backward)
-    // Tensor-core backward: blocks per key tile, each walking rowChunk of the query rows (a
-    // multiple of its row step) and adding its dK, dV with atomics; 0 or 1: one block, every row.
-    long long splits, rowChunk;
     float scale;
     int hasBias, boolMask, causal;
 };

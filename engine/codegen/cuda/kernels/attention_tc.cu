@@ -248,9 +248,12 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // the row tile, dS K over the block's 64 keys, goes through dS [rows][keys] in shared memory
 // (plain fp32, split when read): each warp takes HD / 4 of the dims for all BQ rows and adds them
 // to the fp32 dq (strides in gk.qs) with atomics; grad_bias takes dS with atomics where the bias
-// broadcast. ncu on an H200 (ViT's 16 x 6 x 197 x 64) found the kernel bound by issued
-// instructions (about 13 per mma, "wait" stalls), not by the tensor cores: BQ = 32 halves the
-// per-row share of the block syncs, the K and V fragment reads, the loop and staging overhead.
+// broadcast. ncu on an H200 (ViT's 16 x 6 x 197 x 64, 16-row steps): latency bound, not by the
+// tensor cores or the issue rate: two warps a scheduler (registers and shared memory allow two
+// blocks an SM), 0.3 instructions issued a cycle each, "wait" (fixed-latency dependency) the top
+// stall, ~12 instructions per mma. BQ = 32 halves the per-row share of the syncs, the K and V
+// fragment reads and the staging: 5% faster at 8 x 6 x 1024 x 64, none at ViT's size. Splitting
+// a key tile's rows over more blocks (dK, dV by atomics) to fill the last wave was 12% slower.
 // Shared memory (dynamic, tcBackwardSharedBytes): K and V [64][HD + 4], Q and dO [BQ][HD + 4],
 // each as big and small halves, dS [BQ][72] (float2 reads conflict-free), lse and D of the tile.
 template <int HD, int BQ>
@@ -269,13 +272,9 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
     unsigned *qb = vs + BN * LD, *qsm = qb + BQ * LD, *gb = qsm + BQ * LD, *gsm = gb + BQ * LD;
     float *dsm = reinterpret_cast<float*>(gsm + BQ * LD), *lt = dsm + BQ * LP, *dt_ = lt + BQ;
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
-    const fx_i64 splits = a.splits > 1 ? a.splits : 1, blk = blockIdx.x / splits, part = blockIdx.x % splits;
-    const fx_i64 bh = blk / a.tiles, tile = blk % a.tiles;
+    const fx_i64 bh = blockIdx.x / a.tiles, tile = blockIdx.x % a.tiles;
     const fx_i64 b = bh / a.H, h = bh % a.H;
     const fx_i64 n0 = tile * BN;
-    // This block's query rows: [rowBegin, rowEnd).
-    const fx_i64 rowBegin = splits > 1 ? part * a.rowChunk : 0;
-    const fx_i64 rowEnd = splits > 1 && rowBegin + a.rowChunk < a.M ? rowBegin + a.rowChunk : a.M;
     const fx_i64 qbase = a.qoff + b * a.qs[0] + h * a.qs[1], gbase = a.goff + b * a.gs[0] + h * a.gs[1];
     const int kSteps = ((int)a.K + 7) / 8, vSteps = ((int)a.Kv + 7) / 8;
     {
@@ -297,8 +296,7 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
     // dQ's k-steps: keys up to N, rounded up to 8 (the rest of that warp's keys have dS = 0).
     const int keySteps = (int)((a.N - n0 + 7) / 8);
     // Causal (top-left): rows above the tile's first key see none of its keys.
-    const fx_i64 causalStart = a.causal ? n0 / BQ * BQ : 0;
-    const fx_i64 rowStart = causalStart > rowBegin ? causalStart : rowBegin;
+    const fx_i64 rowStart = a.causal ? n0 / BQ * BQ : 0;
     float* dqp = dq + gk.qoff + b * gk.qs[0] + h * gk.qs[1];
     const int NQ = BQ * HD / 128;
     float qr[NQ], gr[NQ], lr = 0.0f, dr = 0.0f;
@@ -310,14 +308,14 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
             dr = D[bh * a.M + i0 + threadIdx.x];
         }
     };
-    if (rowStart < rowEnd) prefetch(rowStart);
-    for (fx_i64 i0 = rowStart; i0 < rowEnd; i0 += BQ) {
+    if (rowStart < a.M) prefetch(rowStart);
+    for (fx_i64 i0 = rowStart; i0 < a.M; i0 += BQ) {
         __syncthreads();
         fx_attn_tc_stage<HD, NQ>(qr, qb, qsm, LD);
         fx_attn_tc_stage<HD, NQ>(gr, gb, gsm, LD);
         if (threadIdx.x < BQ) lt[threadIdx.x] = lr, dt_[threadIdx.x] = dr;
         __syncthreads();
-        if (i0 + BQ < rowEnd) prefetch(i0 + BQ);
+        if (i0 + BQ < a.M) prefetch(i0 + BQ);
         const int rows = a.M - i0 < BQ ? (int)(a.M - i0) : BQ;  // valid rows of the tile
         // A warp whose keys all lie past N (the last tile's) has nothing of its own to do; dQ's
         // k-steps below stop before its keys.
@@ -440,9 +438,7 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                     }
         }
     }
-    // dK (scaled) and dV of the warp's keys: stored, or added to the zeroed dk, dv where the rows
-    // are split over blocks (nothing to add where causality left this block no rows).
-    if (splits > 1 && rowStart >= rowEnd) return;
+    // dK (scaled) and dV of the warp's keys.
 #pragma unroll
     for (int d8 = 0; d8 < HD / 8; ++d8) {
 #pragma unroll
@@ -450,16 +446,9 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
             const fx_i64 key = e < 2 ? key0 : key1;
             const int d = d8 * 8 + 2 * t + (e & 1);
             if (key >= a.N) continue;
-            if (dk && d < a.K) {
-                float* p = dk + gk.koff + b * gk.ks[0] + h * gk.ks[1] + key * gk.ks[2] + d * gk.ks[3];
-                if (splits > 1) atomicAdd(p, a.scale * dka[d8][e]);
-                else *p = a.scale * dka[d8][e];
-            }
-            if (dv && d < a.Kv) {
-                float* p = dv + gk.voff + b * gk.vs[0] + h * gk.vs[1] + key * gk.vs[2] + d * gk.vs[3];
-                if (splits > 1) atomicAdd(p, dva[d8][e]);
-                else *p = dva[d8][e];
-            }
+            if (dk && d < a.K)
+                dk[gk.koff + b * gk.ks[0] + h * gk.ks[1] + key * gk.ks[2] + d * gk.ks[3]] = a.scale * dka[d8][e];
+            if (dv && d < a.Kv) dv[gk.voff + b * gk.vs[0] + h * gk.vs[1] + key * gk.vs[2] + d * gk.vs[3]] = dva[d8][e];
         }
     }
 }
