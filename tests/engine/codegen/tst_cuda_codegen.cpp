@@ -182,9 +182,10 @@ private slots:
     }
 
     void attention_tensor_core_kernels_compile() {
-        // The fp32 tensor-core kernels (kernels/attention_tc.cu; head dims 64 and 128, head dim 64's
-        // backward in 32- and 16-row steps) are in the module for sm_80+, as 3xTF32 mma.sync products; for older targets the module still compiles without them (the
-        // host keeps the SIMT kernels there).
+        // The fp32 tensor-core kernels (kernels/attention_tc.cu; head dims 64 and 128, head dim
+        // 64's backward in 32- and 16-row steps) are in the module for sm_80+, as 3xTF32 mma.sync
+        // products; for older targets the module still compiles without them (the host keeps the
+        // SIMT kernels there).
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::attentionSource();
