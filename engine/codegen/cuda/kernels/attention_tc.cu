@@ -252,8 +252,9 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // tensor cores or the issue rate: two warps a scheduler (registers and shared memory allow two
 // blocks an SM), 0.3 instructions issued a cycle each, "wait" (fixed-latency dependency) the top
 // stall, ~12 instructions per mma. BQ = 32 halves the per-row share of the syncs, the K and V
-// fragment reads and the staging: 5% faster at 8 x 6 x 1024 x 64, none at ViT's size. Splitting
-// a key tile's rows over more blocks (dK, dV by atomics) to fill the last wave was 12% slower.
+// fragment reads and the staging: 5% faster at 8 x 6 x 1024 x 64, 2-4% slower at ViT's size
+// (the host picks by the row count, attention_tc.cpp). Splitting a key tile's rows over more
+// blocks (dK, dV by atomics) to fill the last wave was 12% slower.
 // Shared memory (dynamic, tcBackwardSharedBytes): K and V [64][HD + 4], Q and dO [BQ][HD + 4],
 // each as big and small halves, dS [BQ][72] (float2 reads conflict-free), lse and D of the tile.
 template <int HD, int BQ>
