@@ -71,18 +71,18 @@ unsigned tcBackwardSharedBytes(int64_t hd, int bq) {
     return 4 * (4 * 64 * ld + 4 * rows * ld + rows * 72 + 2 * rows);
 }
 
-/// The backward kernel for a padded head dim and M query rows, with its query rows a step. Head
-/// dim 64 takes 32 from 512 rows (on an H200 5% faster at 8 x 6 x 1024 x 64, 1% at 512) and 16
-/// below (2-4% faster at ViT's 197), or where the GPU allows a block too little shared memory for
-/// 32; FXRAY_ATTENTION=tc16 | tc32 force one. Head dim 128 takes 16.
-Expected<TcBackward> tcBackwardFor(int64_t hd, int64_t M) {
+/// The backward kernel for a padded head dim, with its query rows a step. Head dim 64 takes 16
+/// with the products interleaved (attention_tc.cu's ILV; on an H200 174 us at ViT's
+/// 16 x 6 x 197 x 64 against 221 without and 226 for 32-row steps, which were 5% ahead of the
+/// plain 16-row kernel at 1024 rows and spill when interleaved); FXRAY_ATTENTION=tc32 takes 32.
+/// Head dim 128 takes 16, not interleaved (it would spill).
+Expected<TcBackward> tcBackwardFor(int64_t hd) {
     if (hd == 128) {
         auto fn = tcKernel("fx_attn_tc_bwd_128", tcBackwardSharedBytes(128, 16));
         if (!fn.ok()) return fn.error();
         return TcBackward{*fn, tcBackwardSharedBytes(128, 16)};
     }
-    const std::string force = envOr("FXRAY_ATTENTION");
-    if (force == "tc32" || (M >= 512 && force != "tc16")) {
+    if (envOr("FXRAY_ATTENTION") == "tc32") {
         auto fn = tcKernel("fx_attn_tc_bwd_64", tcBackwardSharedBytes(64, 32));
         if (fn.ok()) return TcBackward{*fn, tcBackwardSharedBytes(64, 32)};
     }
@@ -96,7 +96,7 @@ Expected<TcBackward> tcBackwardFor(int64_t hd, int64_t M) {
 Expected<TcBackward> tcBackwardKernel(const FxAttnArgs& a) {
     const int64_t hd = tcHeadDim(a.K, a.Kv);
     if (hd == 0) return makeError("the tensor-core attention kernels take head dims up to 128");
-    return tcBackwardFor(hd, a.M);
+    return tcBackwardFor(hd);
 }
 
 bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
@@ -114,7 +114,7 @@ bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const Te
     // Both kernels of the head dim load, with their shared memory allowed (a GPU with less per
     // block than head dim 128's ~170 KiB, or a failed compile, keeps the other paths).
     auto loads = [](int64_t d) {
-        return tcKernel(tcForwardName(d), tcForwardSharedBytes(d)).ok() && tcBackwardFor(d, 0).ok();
+        return tcKernel(tcForwardName(d), tcForwardSharedBytes(d)).ok() && tcBackwardFor(d).ok();
     };
     static const bool available64 = loads(64);
     static const bool available128 = loads(128);

@@ -5,8 +5,8 @@
 /// 128 (the dims from 65 padded with zeros) run when forced, as they are slower than the other
 /// paths for now. Other shapes, older GPUs and other dtypes keep the SIMT fused kernels or the
 /// cuBLAS path (attention_gemm.h). FXRAY_ATTENTION=tc|fused|gemm forces a path (tc where it
-/// applies, up to head dim 128, the others as before); tc16 and tc32 are tc with head dim 64's
-/// backward taking 16 or 32 query rows a step (by default 32 from 512 rows, 16 below).
+/// applies, up to head dim 128, the others as before); tc32 is tc with head dim 64's backward
+/// taking 32 query rows a step in place of 16 (tc16: the default, named).
 #include "codegen/cuda/device_ops.h"
 #include "codegen/cuda/kernels/attention_args.h"
 

@@ -251,13 +251,26 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // broadcast. ncu on an H200 (ViT's 16 x 6 x 197 x 64, 16-row steps): latency bound, not by the
 // tensor cores or the issue rate: two warps a scheduler (registers and shared memory allow two
 // blocks an SM), 0.3 instructions issued a cycle each, "wait" (fixed-latency dependency) the top
-// stall, ~12 instructions per mma. BQ = 32 halves the per-row share of the syncs, the K and V
-// fragment reads and the staging: 5% faster at 8 x 6 x 1024 x 64, 2-4% slower at ViT's size
-// (the host picks by the row count, attention_tc.cpp). Splitting a key tile's rows over more
-// blocks (dK, dV by atomics) to fill the last wave was 12% slower.
+// stall: the 3xTF32 products of one accumulator back to back, in short basic blocks (a bounds
+// test on every head-dim step). FULL and ILV below (no tests where the head dims fill HD, the
+// accumulators' products interleaved) took the ViT call from 221 to 174 us. BQ = 32 (halving
+// the per-row share of the syncs, the K and V fragment reads and the staging) was 5% faster at
+// 8 x 6 x 1024 x 64 without them, 2% slower at ViT's size, and spills with them. Splitting a key
+// tile's rows over more blocks (dK, dV by atomics) to fill the last wave was 12% slower.
 // Shared memory (dynamic, tcBackwardSharedBytes): K and V [64][HD + 4], Q and dO [BQ][HD + 4],
 // each as big and small halves, dS [BQ][72] (float2 reads conflict-free), lse and D of the tile.
-template <int HD, int BQ>
+/// A compile-time bool for generic lambdas (NVRTC has no <type_traits>).
+template <bool B>
+struct fx_bool {
+    static constexpr bool value = B;
+};
+
+// FULL: K == Kv == HD, so that no k-step of the head dims needs its bounds check: the inner loops
+// have no branches then and the compiler interleaves the independent products across them.
+// ILV: the products of independent accumulators interleaved in the source too, with their
+// operands loaded ahead. Both, and dQ's loop without its exit test where all 64 keys are there,
+// take registers: only bwd_64_q16 has them (the others would spill).
+template <int HD, int BQ, bool FULL, bool ILV>
 __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __restrict__ q, const float* __restrict__ k,
                                const float* __restrict__ v, const float* __restrict__ bias,
                                const float* __restrict__ lse, const float* __restrict__ D, float* __restrict__ dq,
@@ -327,24 +340,57 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
             for (int nt = 0; nt < NR; ++nt)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) sa[nt][e] = sl[nt][e] = pa[nt][e] = pl[nt][e] = 0.0f;
+            if (ILV) {
+                // Each k-step: the small-half products of every accumulator first, then the big ones
+                // (each accumulator's order as fx_mma3s), so that no product waits on the one before.
 #pragma unroll
-            for (int s8 = 0; s8 < HD / 8; ++s8) {
-                if (s8 < kSteps) {
-                    unsigned ab[4], as[4];
-                    fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, ab, as);
+                for (int s8 = 0; s8 < HD / 8; ++s8) {
+                    const bool kOn = FULL || s8 < kSteps, vOn = FULL || s8 < vSteps;
+                    unsigned kab[4], kas[4], vab[4], vas[4], qf[NR][4], gf[NR][4];  // B: big 0, 1, small 0, 1
+                    if (kOn) fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, kab, kas);
+                    if (vOn) fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, vab, vas);
 #pragma unroll
                     for (int nt = 0; nt < NR; ++nt) {
                         const int i = (nt * 8 + g) * LD + s8 * 8 + t;
-                        fx_mma3s(sa[nt], sl[nt], ab, as, qb[i], qb[i + 4], qsm[i], qsm[i + 4]);
+                        if (kOn) qf[nt][0] = qb[i], qf[nt][1] = qb[i + 4], qf[nt][2] = qsm[i], qf[nt][3] = qsm[i + 4];
+                        if (vOn) gf[nt][0] = gb[i], gf[nt][1] = gb[i + 4], gf[nt][2] = gsm[i], gf[nt][3] = gsm[i + 4];
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NR; ++nt) {
+                        if (kOn) fx_mma(sl[nt], kas[0], kas[1], kas[2], kas[3], qf[nt][0], qf[nt][1]);
+                        if (vOn) fx_mma(pl[nt], vas[0], vas[1], vas[2], vas[3], gf[nt][0], gf[nt][1]);
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NR; ++nt) {
+                        if (kOn) fx_mma(sl[nt], kab[0], kab[1], kab[2], kab[3], qf[nt][2], qf[nt][3]);
+                        if (vOn) fx_mma(pl[nt], vab[0], vab[1], vab[2], vab[3], gf[nt][2], gf[nt][3]);
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NR; ++nt) {
+                        if (kOn) fx_mma(sa[nt], kab[0], kab[1], kab[2], kab[3], qf[nt][0], qf[nt][1]);
+                        if (vOn) fx_mma(pa[nt], vab[0], vab[1], vab[2], vab[3], gf[nt][0], gf[nt][1]);
                     }
                 }
-                if (s8 < vSteps) {
-                    unsigned ab[4], as[4];
-                    fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, ab, as);
+            } else {
 #pragma unroll
-                    for (int nt = 0; nt < NR; ++nt) {
-                        const int i = (nt * 8 + g) * LD + s8 * 8 + t;
-                        fx_mma3s(pa[nt], pl[nt], ab, as, gb[i], gb[i + 4], gsm[i], gsm[i + 4]);
+                for (int s8 = 0; s8 < HD / 8; ++s8) {
+                    if (FULL || s8 < kSteps) {
+                        unsigned ab[4], as[4];
+                        fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, ab, as);
+#pragma unroll
+                        for (int nt = 0; nt < NR; ++nt) {
+                            const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                            fx_mma3s(sa[nt], sl[nt], ab, as, qb[i], qb[i + 4], qsm[i], qsm[i + 4]);
+                        }
+                    }
+                    if (FULL || s8 < vSteps) {
+                        unsigned ab[4], as[4];
+                        fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, ab, as);
+#pragma unroll
+                        for (int nt = 0; nt < NR; ++nt) {
+                            const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                            fx_mma3s(pa[nt], pl[nt], ab, as, gb[i], gb[i + 4], gsm[i], gsm[i + 4]);
+                        }
                     }
                 }
             }
@@ -381,11 +427,43 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                 fx_split(pa[kt][1], sb4[2], ss4[2]);
                 fx_split(pa[kt][3], sb4[3], ss4[3]);
                 const int r = kt * 8 + 2 * t;
+                if (ILV) {
+                    // Two head-dim steps at once, their four accumulators' products interleaved (each
+                    // accumulator's order as fx_mma3).
 #pragma unroll
-                for (int d8 = 0; d8 < HD / 8; ++d8) {
-                    const int i = r * LD + d8 * 8 + g;
-                    if (d8 < vSteps) fx_mma3(dva[d8], pb, ps, gb[i], gb[i + LD], gsm[i], gsm[i + LD]);
-                    if (d8 < kSteps) fx_mma3(dka[d8], sb4, ss4, qb[i], qb[i + LD], qsm[i], qsm[i + LD]);
+                    for (int d8 = 0; d8 < HD / 8; d8 += 2) {
+                        unsigned gf[2][4], qf[2][4];  // B: big 0, 1, small 0, 1
+                        bool vOn[2], kOn[2];
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            const int i = r * LD + (d8 + j) * 8 + g;
+                            vOn[j] = FULL || d8 + j < vSteps, kOn[j] = FULL || d8 + j < kSteps;
+                            if (vOn[j]) gf[j][0] = gb[i], gf[j][1] = gb[i + LD], gf[j][2] = gsm[i], gf[j][3] = gsm[i + LD];
+                            if (kOn[j]) qf[j][0] = qb[i], qf[j][1] = qb[i + LD], qf[j][2] = qsm[i], qf[j][3] = qsm[i + LD];
+                        }
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            if (vOn[j]) fx_mma(dva[d8 + j], ps[0], ps[1], ps[2], ps[3], gf[j][0], gf[j][1]);
+                            if (kOn[j]) fx_mma(dka[d8 + j], ss4[0], ss4[1], ss4[2], ss4[3], qf[j][0], qf[j][1]);
+                        }
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            if (vOn[j]) fx_mma(dva[d8 + j], pb[0], pb[1], pb[2], pb[3], gf[j][2], gf[j][3]);
+                            if (kOn[j]) fx_mma(dka[d8 + j], sb4[0], sb4[1], sb4[2], sb4[3], qf[j][2], qf[j][3]);
+                        }
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            if (vOn[j]) fx_mma(dva[d8 + j], pb[0], pb[1], pb[2], pb[3], gf[j][0], gf[j][1]);
+                            if (kOn[j]) fx_mma(dka[d8 + j], sb4[0], sb4[1], sb4[2], sb4[3], qf[j][0], qf[j][1]);
+                        }
+                    }
+                } else {
+#pragma unroll
+                    for (int d8 = 0; d8 < HD / 8; ++d8) {
+                        const int i = r * LD + d8 * 8 + g;
+                        if (FULL || d8 < vSteps) fx_mma3(dva[d8], pb, ps, gb[i], gb[i + LD], gsm[i], gsm[i + LD]);
+                        if (FULL || d8 < kSteps) fx_mma3(dka[d8], sb4, ss4, qb[i], qb[i + LD], qsm[i], qsm[i + LD]);
+                    }
                 }
             }
         }
@@ -393,7 +471,9 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
         // dQ [BQ rows, dims DW w .. DW w + DW - 1] = dS [BQ rows, 64 keys] K [64 keys, dims]; the
         // keys of a k-step numbered as at the top (A column t: key 2t, t + 4: key 2t + 1), so
         // that dS's two keys of a lane are one float2 and K's B fragment rows 2t, 2t + 1.
-        if (w * DW < a.K) {
+        // Every key tile but the last has all 8 k-steps: its loop has no exit test then (ALL).
+        auto dqPhase = [&](auto allKeys) {
+            constexpr bool ALL = decltype(allKeys)::value;
             float qa[MT][NT][4], qsl[MT][NT][4];  // big and small-half products
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)
@@ -403,8 +483,8 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                     for (int e = 0; e < 4; ++e) qa[mt][nt][e] = qsl[mt][nt][e] = 0.0f;
 #pragma unroll
             for (int k8 = 0; k8 < BN / 8; ++k8) {
-                if (k8 >= keySteps) break;
-                unsigned bb[NT][2], bs[NT][2];
+                if (!ALL && k8 >= keySteps) break;
+                unsigned bb[NT][2], bs[NT][2], ab[MT][4], as[MT][4];
 #pragma unroll
                 for (int nt = 0; nt < NT; ++nt) {
                     const int i = (k8 * 8 + 2 * t) * LD + w * DW + nt * 8 + g;
@@ -415,14 +495,34 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                     const int j = (mt * 16 + g) * LP + k8 * 8 + 2 * t;
                     const float2 x0 = *reinterpret_cast<const float2*>(dsm + j);
                     const float2 x1 = *reinterpret_cast<const float2*>(dsm + j + 8 * LP);
-                    unsigned ab[4], as[4];
-                    fx_split(x0.x, ab[0], as[0]);
-                    fx_split(x1.x, ab[1], as[1]);
-                    fx_split(x0.y, ab[2], as[2]);
-                    fx_split(x1.y, ab[3], as[3]);
+                    fx_split(x0.x, ab[mt][0], as[mt][0]);
+                    fx_split(x1.x, ab[mt][1], as[mt][1]);
+                    fx_split(x0.y, ab[mt][2], as[mt][2]);
+                    fx_split(x1.y, ab[mt][3], as[mt][3]);
+                }
+                if (ILV) {
+                    // Each accumulator's order as fx_mma3s, the accumulators interleaved.
 #pragma unroll
-                    for (int nt = 0; nt < NT; ++nt)
-                        fx_mma3s(qa[mt][nt], qsl[mt][nt], ab, as, bb[nt][0], bb[nt][1], bs[nt][0], bs[nt][1]);
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma(qsl[mt][nt], as[mt][0], as[mt][1], as[mt][2], as[mt][3], bb[nt][0], bb[nt][1]);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma(qsl[mt][nt], ab[mt][0], ab[mt][1], ab[mt][2], ab[mt][3], bs[nt][0], bs[nt][1]);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma(qa[mt][nt], ab[mt][0], ab[mt][1], ab[mt][2], ab[mt][3], bb[nt][0], bb[nt][1]);
+                } else {
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma3s(qa[mt][nt], qsl[mt][nt], ab[mt], as[mt], bb[nt][0], bb[nt][1], bs[nt][0], bs[nt][1]);
                 }
             }
 #pragma unroll
@@ -437,6 +537,10 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                         if (ri < rows && d < a.K && x != 0.0f)
                             atomicAdd(dqp + (i0 + ri) * gk.qs[2] + d * gk.qs[3], a.scale * x);
                     }
+        };
+        if (w * DW < a.K) {
+            if (ILV && keySteps >= BN / 8) dqPhase(fx_bool<true>());
+            else dqPhase(fx_bool<false>());
         }
     }
     // dK (scaled) and dV of the warp's keys.
@@ -476,22 +580,26 @@ extern "C" __global__ void __launch_bounds__(256)
 
 // The kernels by padded head dim. Head dim 128 has half the key tile in the forward (its shared
 // memory allows two blocks an SM) and 16-row query tiles in the backward (its dK and dV
-// accumulators take 128 registers: one block an SM); bwd_64_q16 is for GPUs with less than the
-// ~111 KiB of shared memory a block that bwd_64 takes (sm_86, sm_89 allow 99 KiB).
+// accumulators take 128 registers: one block an SM). Head dim 64's backward: bwd_64_q16 (16-row
+// steps, interleaved: 246 registers, no spills) by default, bwd_64 (32-row steps, ~111 KiB of
+// shared memory, more than sm_86 and sm_89 allow a block) with FXRAY_ATTENTION=tc32.
 extern "C" __global__ void __launch_bounds__(128, 2)
     fx_attn_tc_fwd_128(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse,
                        FxAttnArgs a) {
     fx_attn_tc_fwd<128, 16>(q, k, v, bias, o, lse, a);
 }
 
-#define FX_ATTN_TC_BWD(NAME, HD, BQ, MINB)                                                                          \
+#define FX_ATTN_TC_BWD(NAME, HD, BQ, MINB, ILV)                                                                     \
     extern "C" __global__ void __launch_bounds__(128, MINB)                                                         \
         NAME(const float* go, const float* q, const float* k, const float* v, const float* bias, const float* lse, \
              const float* D, float* dq, float* dk, float* dv, float* dbias, FxAttnArgs a, FxAttnArgs g) {          \
-        fx_attn_tc_bwd<HD, BQ>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                                 \
+        if (ILV && a.K == HD && a.Kv == HD)                                                                         \
+            fx_attn_tc_bwd<HD, BQ, true, ILV>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                       \
+        else                                                                                                        \
+            fx_attn_tc_bwd<HD, BQ, false, ILV>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                      \
     }
-FX_ATTN_TC_BWD(fx_attn_tc_bwd_64, 64, 32, 2)
-FX_ATTN_TC_BWD(fx_attn_tc_bwd_64_q16, 64, 16, 2)
-FX_ATTN_TC_BWD(fx_attn_tc_bwd_128, 128, 16, 1)
+FX_ATTN_TC_BWD(fx_attn_tc_bwd_64, 64, 32, 2, false)
+FX_ATTN_TC_BWD(fx_attn_tc_bwd_64_q16, 64, 16, 2, true)
+FX_ATTN_TC_BWD(fx_attn_tc_bwd_128, 128, 16, 1, false)
 
 #endif
