@@ -182,14 +182,17 @@ private slots:
     }
 
     void attention_tensor_core_kernels_compile() {
-        // The fp32 tensor-core kernels (kernels/attention_tc.cu) are in the module for sm_80+, as
-        // 3xTF32 mma.sync products; for older targets the module still compiles without them (the
-        // host keeps the SIMT kernels there).
+        // The fp32 tensor-core kernels (kernels/attention_tc.cu; head dims 64 and 128, head dim
+        // 64's backward in 32- and 16-row steps) are in the module for sm_80+, as 3xTF32 mma.sync
+        // products; for older targets the module still compiles without them (the host keeps the
+        // SIMT kernels there).
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::attentionSource();
         QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
-        const char* entries[] = {".entry fx_attn_tc_fwd_64", ".entry fx_attn_tc_bwd_64", ".entry fx_attn_tc_rowdot"};
+        const char* entries[] = {".entry fx_attn_tc_fwd_64",     ".entry fx_attn_tc_bwd_64",
+                                 ".entry fx_attn_tc_bwd_64_q16", ".entry fx_attn_tc_fwd_128",
+                                 ".entry fx_attn_tc_bwd_128",    ".entry fx_attn_tc_rowdot"};
         auto sm80 = cg::cuda::nvrtcCompile(*src, "fxray_attention", "compute_80");
         QVERIFY2(sm80.ok(), sm80.ok() ? "" : sm80.error().str().c_str());
         for (const char* e : entries) QVERIFY2(sm80->image.find(e) != std::string::npos, e);

@@ -11,12 +11,17 @@
 // ops ran on the device, not through the host fallback. Skipped with the reason without a device.
 #include "test_util.h"
 
+#include "codegen/cuda/attention_tc.h"
+#include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cudnn_api.h"
 #include "exec/run_check.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 
+#include <QScopeGuard>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -268,12 +273,20 @@ private slots:
             << QString("4,2,40,40,32,32") << false << QString("none") << QString("f32") << true;
         QTest::newRow("causal, M < N, broadcast bias")
             << QString("2,2,37,50,32,32") << true << QString("heads") << QString("f32") << false;
-        QTest::newRow("head dim 80, full bias")
-            << QString("2,2,40,33,80,80") << false << QString("full") << QString("f32") << true;
         QTest::newRow("head dims 160 / 96")
             << QString("1,2,20,70,160,96") << false << QString("none") << QString("f32") << false;
-        // fp32 with head dims up to 64 runs on the tensor-core kernel (attention_tc.cu): query and
-        // key counts off its 64-row and 32-key tiles, head dims off its 8-wide steps.
+        // fp32 with head dims up to 64 (128 when forced, as these rows do) runs on the tensor-core
+        // kernels (attention_tc.cu): query and key counts off their tiles (forward 64 rows x 32 or
+        // 16 keys, backward 64 keys x 32 or 16 rows, the rows split over blocks for small grids),
+        // head dims off their 8-wide steps and between the 64 and 128 kernels.
+        QTest::newRow("tensor cores: head dim 80, full bias")
+            << QString("2,2,40,33,80,80") << false << QString("full") << QString("f32") << true;
+        QTest::newRow("tensor cores: head dim 128, causal, ragged 100 x 77, broadcast bias")
+            << QString("2,2,100,77,128,128") << true << QString("heads") << QString("f32") << true;
+        QTest::newRow("tensor cores: head dims 96 / 112, 131 x 200, full bias")
+            << QString("1,2,131,200,96,112") << false << QString("full") << QString("f32") << false;
+        QTest::newRow("tensor cores: head dim 64, causal, 97 x 130")
+            << QString("2,2,97,130,64,64") << true << QString("none") << QString("f32") << true;
         QTest::newRow("tensor cores: ragged 70 x 45, head dims 40 / 24, full bias")
             << QString("2,3,70,45,40,24") << false << QString("full") << QString("f32") << false;
         QTest::newRow("tensor cores: causal M > N, head dim 20, broadcast bias")
@@ -343,6 +356,15 @@ private slots:
         if (hasBias) body += "        getitem_7: " + ann(bshape, dt) + " = bwd[3]\n";
         body += std::string("        return (getitem, getitem_1, getitem_4, getitem_5, getitem_6") +
                 (hasBias ? ", getitem_7)\n" : ")\n");
+        // Head dims past 64 take the tensor cores only when forced (attention_tc.h): the rows named
+        // for them force it unless the run forces a path itself.
+        const QByteArray force = qgetenv("FXRAY_ATTENTION");
+        const bool forceTc =
+            QString(QTest::currentDataTag()).startsWith("tensor cores") && std::max(K, Kv) > 64 && force.isEmpty();
+        if (forceTc) qputenv("FXRAY_ATTENTION", "tc");
+        auto unforce = qScopeGuard([&] {
+            if (forceTc) qunsetenv("FXRAY_ATTENTION");
+        });
         auto g = parse(params, body);
         QVERIFY(g);
         auto in = randomInputs(*g, 11);
@@ -367,6 +389,13 @@ private slots:
                 QVERIFY2(cmp.relErr < 1e-5, qPrintable(QString("fp32 output %1 rel_err %2").arg(i).arg(cmp.relErr)));
         }
         qInfo("%s: rel_err vs reference (out, lse, dq, dk, dv[, dbias]):%s", QTest::currentDataTag(), qPrintable(errs));
+        // The rows named for the tensor cores ran there, where the GPU has them (sm_80+) and
+        // FXRAY_ATTENTION forces no other path.
+        if (QString(QTest::currentDataTag()).startsWith("tensor cores") && cg::cuda::runtime().ccMajor >= 8 &&
+            (force.isEmpty() || force.startsWith("tc"))) {
+            auto m = [&](int64_t R, int64_t E) { return TensorMeta::contiguous({B, H, R, E}, DType::Float32); };
+            QVERIFY(cg::cuda::attentionUsesTensorCores(m(M, K), m(N, K), m(N, Kv)));
+        }
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
         QCOMPARE(r.stats.deviceExterns, size_t(2));
     }
