@@ -8,6 +8,8 @@
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/kernel_module.h"
+#include "codegen/cuda/random_kernels.h"
+#include "codegen/cuda/sampling_kernels.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
@@ -257,6 +259,30 @@ private slots:
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
                 out->image.find("red.global.add.f32") != std::string::npos);
+    }
+
+    void sampling_and_random_kernels_compile_to_ptx() {
+        // kernels/sampling.cu (grid sampling and its backward, the antialiasing filter's banded
+        // passes) and kernels/mt_random.cu (the reference's mt19937_64 stream) compile for sm_80
+        // PTX with an entry for every launcher; grad_input's scatter is atomic.
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto src = cg::cuda::samplingOpsSource();
+        QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
+        QVERIFY(src->find("struct FxGridArgs") != std::string::npos);
+        auto out = cg::cuda::nvrtcCompile(*src, "fxray_sampling", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const char* fn : {"fx_grid_sample_f32", "fx_grid_sample_f64", "fx_grid_sample_backward_f32",
+                               "fx_grid_sample_backward_f64", "fx_band_apply_f32", "fx_band_apply_f64"})
+            QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
+                out->image.find("red.global.add.f32") != std::string::npos);
+        auto rsrc = cg::cuda::randomOpsSource();
+        QVERIFY2(rsrc.ok(), rsrc.ok() ? "" : rsrc.error().str().c_str());
+        auto rout = cg::cuda::nvrtcCompile(*rsrc, "fxray_mt_random", "compute_80");
+        QVERIFY2(rout.ok(), rout.ok() ? "" : rout.error().str().c_str());
+        for (const char* fn : {"fx_mt_uniform_f32", "fx_mt_uniform_f64"})
+            QVERIFY2(rout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
     }
 
     void corpus_graphs_compile_to_ptx() {
