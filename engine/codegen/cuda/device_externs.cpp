@@ -648,7 +648,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
         };
-        for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns()})
+        for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
+                                 &pointwiseDeviceExterns()})
             v.insert(v.end(), part->begin(), part->end());
         return v;
     }();

@@ -78,6 +78,8 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns();
 const std::vector<DeviceExtern>& samplingDeviceExterns();
 /// The part for random ops (device_externs_random.cpp).
 const std::vector<DeviceExtern>& randomDeviceExterns();
+/// The part for elementwise ops whose scalar function loops (device_externs_pointwise.cpp).
+const std::vector<DeviceExtern>& pointwiseDeviceExterns();
 /// The entry named `name`, or null.
 const DeviceExtern* findDeviceExtern(std::string_view name);
 

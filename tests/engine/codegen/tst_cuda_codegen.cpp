@@ -8,6 +8,7 @@
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/kernel_module.h"
+#include "codegen/cuda/loop_pointwise.h"
 #include "codegen/cuda/random_kernels.h"
 #include "codegen/cuda/sampling_kernels.h"
 #include "exec/shape_inference.h"
@@ -261,7 +262,7 @@ private slots:
                 out->image.find("red.global.add.f32") != std::string::npos);
     }
 
-    void sampling_and_random_kernels_compile_to_ptx() {
+    void sampling_random_and_loop_kernels_compile_to_ptx() {
         // kernels/sampling.cu (grid sampling and its backward, the antialiasing filter's banded
         // passes) and kernels/mt_random.cu (the reference's mt19937_64 stream) compile for sm_80
         // PTX with an entry for every launcher; grad_input's scatter is atomic.
@@ -283,6 +284,14 @@ private slots:
         QVERIFY2(rout.ok(), rout.ok() ? "" : rout.error().str().c_str());
         for (const char* fn : {"fx_mt_uniform_f32", "fx_mt_uniform_f64"})
             QVERIFY2(rout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        // kernels/loop_pointwise.cu: gcd, lcm, igamma, igammac.
+        auto lsrc = cg::cuda::loopPointwiseSource();
+        QVERIFY2(lsrc.ok(), lsrc.ok() ? "" : lsrc.error().str().c_str());
+        auto lout = cg::cuda::nvrtcCompile(*lsrc, "fxray_loop_pointwise", "compute_80");
+        QVERIFY2(lout.ok(), lout.ok() ? "" : lout.error().str().c_str());
+        for (const char* fn : {"fx_gcd_i64", "fx_gcd_i32", "fx_lcm_i64", "fx_lcm_i32", "fx_igamma_f32", "fx_igamma_f64",
+                               "fx_igammac_f32", "fx_igammac_f64"})
+            QVERIFY2(lout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
     }
 
     void corpus_graphs_compile_to_ptx() {

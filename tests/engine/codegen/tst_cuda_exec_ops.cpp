@@ -1065,7 +1065,10 @@ private slots:
         for (const char* c : {"_chunk_cat__default__s0", "_chunk_cat__default__s1",
                               "torch_ops_aten__efficient_attention_forward__default__s0",
                               "torch_ops_aten__efficient_attention_forward__default__s1", "cfloat__default__s0",
-                              "cfloat__default__s1", "cdouble__default__s0", "cdouble__default__s1"})
+                              "cfloat__default__s1", "cdouble__default__s0", "cdouble__default__s1",
+                              "gcd__default__s0", "gcd__default__s1", "lcm__default__s0", "lcm__default__s1",
+                              "igamma__default__s0", "igamma__default__s1", "igammac__default__s0",
+                              "igammac__default__s1"})
             QTest::newRow((std::string(c) + "/forward").c_str()) << QString("%1/numerics/forward").arg(c);
         // rand: windows that do not depend on the samples match PyTorch whatever the stream.
         for (const char* c : {"nn_functional_fractional_max_pool2d__default__s0", "nn_functional_fractional_max_pool2d__default__s1",
