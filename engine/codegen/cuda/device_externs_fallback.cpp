@@ -1,11 +1,12 @@
 // The device externs of the ops Inductor runs as fallback kernels (max pooling with indices
 // over irregular windows, sort, segment_reduce, put, the index puts, masked_select, and the
-// small linear algebra): each checks what it handles before allocating, declining to the host
+// small linear algebra, the SVD and pinv): each checks what it handles before allocating, declining to the host
 // otherwise, and runs the kernels of fallback_kernels.h. Listed in deviceExternTable().
 #include "codegen/cuda/device_externs.h"
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
+#include "codegen/cuda/linalg_svd.h"
 
 #include <algorithm>
 
@@ -232,6 +233,45 @@ Expected<bool> matrixExpOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// _linalg_svd(A, full_matrices=False, compute_uv=True, driver=None) -> (U, S, Vh): reduced
+/// factors (full_matrices only where A is square, where they are the same).
+Expected<bool> svdOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    auto m = c.view(0);
+    if (!A || !m || !svdSupports(m->meta.dtype) || m->meta.shape.size() < 2 || c.outCount() != 3 || !c.hasOut(1))
+        return false;
+    const size_t nd = m->meta.shape.size();
+    if (A->toBool(1) && m->meta.shape[nd - 1] != m->meta.shape[nd - 2]) return false;
+    const bool uv = A->toBool(2) && c.hasOut(0) && c.hasOut(2);
+    for (size_t i = 0; i < 3; ++i)
+        if (c.hasOut(i) && c.outMeta(i)->dtype != m->meta.dtype) return false;
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    const auto& o = *outs;
+    if (Status s = svd(*m, *o[1], uv ? o[0] : std::nullopt, uv ? o[2] : std::nullopt); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// linalg_pinv.atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False).
+Expected<bool> pinvOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && svdSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A || A->toBool(3)) return false;  // hermitian (eigh): the host
+    auto m = c.view(0);
+    std::optional<DeviceView> atol = A->isNone(1) ? std::nullopt : c.view(1),
+                              rtol = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!m || m->meta.dtype != om->dtype || (!A->isNone(1) && !atol) || (!A->isNone(2) && !rtol)) return false;
+    int64_t batches = 1;
+    for (size_t d = 0; d + 2 < m->meta.shape.size(); ++d) batches *= m->meta.shape[d];
+    if ((atol && !pinvTolerance(*atol, batches)) || (rtol && !pinvTolerance(*rtol, batches))) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = pinv(*m, atol, rtol, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 }  // namespace
 
 const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
@@ -252,6 +292,8 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
         {"triangular_solve", triangularSolveOnDevice},
         {"slogdet", slogdetOnDevice},
         {"matrix_exp", matrixExpOnDevice},
+        {"svd", svdOnDevice},
+        {"pinv", pinvOnDevice},
     };
     return t;
 }

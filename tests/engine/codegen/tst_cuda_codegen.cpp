@@ -8,6 +8,7 @@
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/kernel_module.h"
+#include "codegen/cuda/linalg_svd.h"
 #include "codegen/cuda/loop_pointwise.h"
 #include "codegen/cuda/random_kernels.h"
 #include "codegen/cuda/sampling_kernels.h"
@@ -262,10 +263,11 @@ private slots:
                 out->image.find("red.global.add.f32") != std::string::npos);
     }
 
-    void sampling_random_and_loop_kernels_compile_to_ptx() {
+    void sampling_random_loop_and_svd_kernels_compile_to_ptx() {
         // kernels/sampling.cu (grid sampling and its backward, the antialiasing filter's banded
-        // passes) and kernels/mt_random.cu (the reference's mt19937_64 stream) compile for sm_80
-        // PTX with an entry for every launcher; grad_input's scatter is atomic.
+        // passes), kernels/mt_random.cu (the reference's mt19937_64 stream), loop_pointwise.cu
+        // and svd.cu compile for sm_80 PTX with an entry for every launcher; grad_input's
+        // scatter is atomic.
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::samplingOpsSource();
@@ -292,6 +294,13 @@ private slots:
         for (const char* fn : {"fx_gcd_i64", "fx_gcd_i32", "fx_lcm_i64", "fx_lcm_i32", "fx_igamma_f32", "fx_igamma_f64",
                                "fx_igammac_f32", "fx_igammac_f64"})
             QVERIFY2(lout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        // kernels/svd.cu: the Jacobi SVD and pinv.
+        auto ssrc = cg::cuda::svdSource();
+        QVERIFY2(ssrc.ok(), ssrc.ok() ? "" : ssrc.error().str().c_str());
+        auto sout = cg::cuda::nvrtcCompile(*ssrc, "fxray_svd", "compute_80");
+        QVERIFY2(sout.ok(), sout.ok() ? "" : sout.error().str().c_str());
+        for (const char* fn : {"fx_svd_f32", "fx_svd_f64", "fx_pinv_f32", "fx_pinv_f64"})
+            QVERIFY2(sout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
     }
 
     void corpus_graphs_compile_to_ptx() {

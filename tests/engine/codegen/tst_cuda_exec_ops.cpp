@@ -3,8 +3,9 @@
 // inputs, baddbmm/addbmm, the in-place batch-norm updates, 3-D/adaptive/fractional max pooling
 // and their backwards, sort, segment_reduce, put, index_put, _unsafe_masked_index_put_accumulate
 // and masked_select, triangular_solve / slogdet / matrix_exp, each checked on values computed by hand; the
-// sampling ops, _chunk_cat, _efficient_attention_forward and rand on PyTorch's recorded OpInfo
-// runs (rand: the reference executor's stream, bit for bit); addmm/mm through
+// sampling ops, _chunk_cat, _efficient_attention_forward, _to_copy to complex, gcd / lcm / igamma /
+// igammac, the SVD and pinv and rand on PyTorch's recorded OpInfo runs (rand: also the reference
+// executor's stream, bit for bit); addmm/mm through
 // cuBLASLt and the column-reduction launch against the reference executor (each also with its
 // switch off); then convolutions of other shapes and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
@@ -1070,6 +1071,8 @@ private slots:
                               "igamma__default__s0", "igamma__default__s1", "igammac__default__s0",
                               "igammac__default__s1"})
             QTest::newRow((std::string(c) + "/forward").c_str()) << QString("%1/numerics/forward").arg(c);
+        for (const char* c : {"norm__nuc__s0", "norm__nuc__s1", "pinverse__default__s0"})
+            for (const char* st : {"forward", "backward"}) QTest::newRow((std::string(c) + "/" + st).c_str()) << QString("%1/numerics/%2").arg(c, st);
         // rand: windows that do not depend on the samples match PyTorch whatever the stream.
         for (const char* c : {"nn_functional_fractional_max_pool2d__default__s0", "nn_functional_fractional_max_pool2d__default__s1",
                               "nn_functional_fractional_max_pool3d__default__s0", "nn_functional_fractional_max_pool3d__default__s1"})
