@@ -15,6 +15,7 @@ const std::vector<RandomExtern>& randomExterns() {
     static const std::vector<RandomExtern> t = {
         {"aten.rand.default", "rand"},
         {"aten.rand_like.default", "rand"},
+        {"aten.native_dropout.default", "native_dropout"},
     };
     return t;
 }
@@ -57,7 +58,8 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
         }
     }
     for (const auto& re : randomExterns()) {
-        auto e = r.entryFor("the CUDA backend's random device kernels (codegen/cuda/cuda_ops.cpp)", std::string(re.qualname));
+        auto e = r.entryFor("the CUDA backend's random device kernels (codegen/cuda/cuda_ops.cpp)",
+                            std::string(re.qualname));
         if (!e.ok()) return e.error();
         (*e)->cuda = BackendPath::Extern;
     }

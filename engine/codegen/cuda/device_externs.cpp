@@ -147,6 +147,23 @@ Expected<bool> toComplexOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// _efficientzerotensor(size, ...): zeros (PyTorch's has no storage; fxray's is a zeroed buffer).
+Expected<bool> efficientZeroTensorOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !om->isContiguous()) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const DeviceView& v = **o;
+    const size_t item = dtypeItemSize(v.meta.dtype);
+    if (Status s = check(runtime().cu.cuMemsetD8(v.base + static_cast<CUdeviceptr>(v.meta.offset) * item, 0,
+                                                 static_cast<size_t>(v.meta.numel()) * item),
+                         "zeroing _efficientzerotensor");
+        !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 /// mm, bmm (bias-free) and addmm through cuBLAS.
 template <bool AddMM>
 Expected<bool> gemmOnDevice(DeviceCall& c) {
@@ -360,7 +377,8 @@ Expected<bool> efficientAttentionForwardOnDevice(DeviceCall& c) {
     std::optional<DeviceView> bias = A->isNone(3) ? std::nullopt : c.view(3);
     if (!q || !k || !v || (!A->isNone(3) && !bias) || !c.hasOut(0) || !c.hasOut(1)) return false;
     auto bhmk = [](DeviceView t) {
-        if (t.meta.shape.size() == 4) std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
+        if (t.meta.shape.size() == 4)
+            std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
         return t;
     };
     for (const DeviceView* t : {&*q, &*k, &*v})
@@ -628,6 +646,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"cat", catOnDevice},
             {"chunk_cat", chunkCatOnDevice},
             {"to_complex", toComplexOnDevice},
+            {"efficient_zero_tensor", efficientZeroTensorOnDevice},
             {"mm", gemmOnDevice<false>},
             {"bmm", gemmOnDevice<false>},
             {"addmm", gemmOnDevice<true>},
@@ -648,8 +667,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
         };
-        for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
-                                 &pointwiseDeviceExterns()})
+        for (const auto* part :
+             {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(), &pointwiseDeviceExterns()})
             v.insert(v.end(), part->begin(), part->end());
         return v;
     }();

@@ -35,7 +35,8 @@ const char* suffixOf(DType t) {
 /// v itself when it already has out's shape densely, else a broadcast dense copy in tmp.
 Expected<DeviceView> broadcastDense(const DeviceView& v, const TensorMeta& out, DeviceBuffer& tmp) {
     if (v.meta.shape == out.shape && v.meta.isContiguous()) return v;
-    auto buf = DeviceBuffer::allocate(std::max<size_t>(1, static_cast<size_t>(out.numel()) * dtypeItemSize(v.meta.dtype)));
+    auto buf =
+        DeviceBuffer::allocate(std::max<size_t>(1, static_cast<size_t>(out.numel()) * dtypeItemSize(v.meta.dtype)));
     if (!buf.ok()) return buf.error();
     tmp = std::move(buf).value();
     DeviceView d{tmp.ptr(), TensorMeta::contiguous(out.shape, v.meta.dtype)};

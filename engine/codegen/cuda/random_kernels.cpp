@@ -3,6 +3,7 @@
 
 #include "codegen/cuda/kernel_module.h"
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -70,6 +71,42 @@ Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out) {
     os << (*state)[kWords];
     std::istringstream is(os.str());
     if (!(is >> rng)) return makeError("device rand: the generator state could not be restored");
+    return true;
+}
+
+Expected<bool> dropout(std::mt19937_64& rng, const DeviceView& x, double p, const DeviceView& y,
+                       const DeviceView& mask) {
+    const DType t = x.meta.dtype;
+    if (!uniformSupports(t) || y.meta.dtype != t || !y.meta.isContiguous() || mask.meta.dtype != DType::Bool ||
+        !mask.meta.isContiguous() || y.meta.shape != x.meta.shape || mask.meta.shape != x.meta.shape || !(p > 0.0) ||
+        !(p < 1.0))
+        return makeError("device dropout needs fp32/fp64 x, dense outputs of its shape and 0 < p < 1");
+    const int64_t n = x.meta.numel();
+    if (n == 0) return true;
+    auto ubuf = DeviceBuffer::allocate(static_cast<size_t>(n) * sizeof(double));
+    if (!ubuf.ok()) return ubuf.error();
+    DeviceView u{ubuf->ptr(), TensorMeta::contiguous(x.meta.shape, DType::Float64)};
+    auto drawn = uniformFill(rng, u);
+    if (!drawn.ok() || !*drawn) return drawn;
+    DeviceBuffer tx;
+    auto xd = denseView(x, tx);
+    if (!xd.ok()) return xd.error();
+    auto fn = randomModule().function(std::string("fx_dropout_apply_") + (t == DType::Float64 ? "f64" : "f32"));
+    if (!fn.ok()) return fn.error();
+    // The scale in the tensor's precision first (the reference rounds it the same way).
+    double scale = 1.0 / (1.0 - p);
+    if (t == DType::Float32) scale = static_cast<double>(static_cast<float>(scale));
+    auto addr = [](const DeviceView& v) {
+        return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
+    };
+    CUdeviceptr px = addr(*xd), pu = u.base, py = addr(y), pm = addr(mask);
+    long long count = n;
+    void* params[] = {&px, &pu, &py, &pm, &p, &scale, &count};
+    const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
+    if (Status s = launchGrid(*fn, static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, cap)), 1, 256, params,
+                              "fx_dropout_apply");
+        !s.ok())
+        return s.error();
     return true;
 }
 

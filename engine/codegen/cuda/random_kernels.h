@@ -22,4 +22,10 @@ bool uniformSupports(DType t);
 /// standard library's engine state cannot be read and restored (only libstdc++'s layout is known).
 Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out);
 
+/// native_dropout(x, p, train=True) with 0 < p < 1 into dense y (x's dtype, fp32/fp64) and the
+/// dense bool mask: one uniform per element from rng, as the reference kernel draws them; false,
+/// with nothing done, as uniformFill.
+Expected<bool> dropout(std::mt19937_64& rng, const DeviceView& x, double p, const DeviceView& y,
+                       const DeviceView& mask);
+
 }  // namespace fxray::cg::cuda

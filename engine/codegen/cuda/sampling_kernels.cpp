@@ -25,13 +25,13 @@ CUdeviceptr addrOf(const DeviceView& v) {
 
 Status launch(CUfunction fn, int64_t work, void** params, const char* what) {
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
-    return launchGrid(fn, static_cast<unsigned>(std::clamp<int64_t>((work + 255) / 256, 1, cap)), 1, 256, params,
-                      what);
+    return launchGrid(fn, static_cast<unsigned>(std::clamp<int64_t>((work + 255) / 256, 1, cap)), 1, 256, params, what);
 }
 
 Status zero(const DeviceView& v) {
-    return check(runtime().cu.cuMemsetD8(addrOf(v), 0, static_cast<size_t>(v.meta.numel()) * dtypeItemSize(v.meta.dtype)),
-                 "zeroing a gradient");
+    return check(
+        runtime().cu.cuMemsetD8(addrOf(v), 0, static_cast<size_t>(v.meta.numel()) * dtypeItemSize(v.meta.dtype)),
+        "zeroing a gradient");
 }
 
 /// The sampling's sizes from x [N, C, in...] and grid [N, out..., nsp]; an error naming the misfit.
@@ -129,8 +129,7 @@ Expected<DeviceBuffer> uploadBand(const Band& b) {
         return s.error();
     if (Status s = check(cu.cuMemcpyHtoD(buf->ptr() + wb, b.lo.data(), sb), "uploading the filter spans"); !s.ok())
         return s.error();
-    if (Status s = check(cu.cuMemcpyHtoD(buf->ptr() + wb + sb, b.hi.data(), sb), "uploading the filter spans");
-        !s.ok())
+    if (Status s = check(cu.cuMemcpyHtoD(buf->ptr() + wb + sb, b.hi.data(), sb), "uploading the filter spans"); !s.ok())
         return s.error();
     return buf;
 }
@@ -158,7 +157,8 @@ bool samplingSupports(DType t) { return t == DType::Float32 || t == DType::Float
 Status gridSample(const DeviceView& x, const DeviceView& grid, bool alignCorners, const DeviceView& y) {
     auto a = gridArgs(x.meta, grid.meta, alignCorners);
     if (!a.ok()) return a.error();
-    if (!dense(y, x.meta.dtype, a->N * a->C * a->outSize)) return makeError("device grid sampling needs a dense output");
+    if (!dense(y, x.meta.dtype, a->N * a->C * a->outSize))
+        return makeError("device grid sampling needs a dense output");
     if (y.meta.numel() == 0) return Status::success();
     DeviceBuffer tx, tg;
     auto xd = denseView(x, tx);
@@ -177,8 +177,8 @@ Status gridSampleBackward(const DeviceView& gy, const DeviceView& x, const Devic
     auto a = gridArgs(x.meta, grid.meta, alignCorners);
     if (!a.ok()) return a.error();
     const DType t = x.meta.dtype;
-    if (gy.meta.dtype != t || gy.meta.numel() != a->N * a->C * a->outSize ||
-        (gx && !dense(*gx, t, x.meta.numel())) || (gg && !dense(*gg, t, grid.meta.numel())))
+    if (gy.meta.dtype != t || gy.meta.numel() != a->N * a->C * a->outSize || (gx && !dense(*gx, t, x.meta.numel())) ||
+        (gg && !dense(*gg, t, grid.meta.numel())))
         return makeError("device grid sampler backward needs dense gradients of the input's dtype");
     a->wantInput = gx ? 1 : 0;
     a->wantGrid = gg ? 1 : 0;

@@ -81,7 +81,8 @@ __device__ double fx_igamma(double a, double x, bool lower) {
     return lower ? 1.0 - q : q;
 }
 
-#define FX_LOOP(q, n) for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < (n); q += (fx_i64)gridDim.x * blockDim.x)
+#define FX_LOOP(q, n)                                                                                                  \
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < (n); q += (fx_i64)gridDim.x * blockDim.x)
 
 #define FX_INT_KERNELS(T, S, BITS)                                                                                     \
     extern "C" __global__ void fx_gcd_##S(const T* a, const T* b, T* y, fx_i64 n) {                                    \

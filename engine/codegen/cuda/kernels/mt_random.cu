@@ -6,6 +6,8 @@
 // words, those that read words the first phase renewed, the last word) and each twist's 312
 // outputs are tempered in parallel. The state, as libstdc++ keeps it (312 words and the position
 // of the next one), is read from and written back to `state` for the host to resume from.
+// native_dropout draws its uniforms the same way (fp64, one per element) and then keeps each
+// element where its draw is >= p (fx_dropout_apply).
 typedef long long fx_i64;
 typedef unsigned long long fx_u64;
 
@@ -64,7 +66,31 @@ __device__ void fx_mt_uniform(fx_u64* state, T* out, fx_i64 n) {
     if (t == 0) state[FX_MT_N] = (fx_u64)p;
 }
 
-extern "C" __global__ void fx_mt_uniform_f32(fx_u64* state, float* out, fx_i64 n) { fx_mt_uniform<float>(state, out, n); }
+extern "C" __global__ void fx_mt_uniform_f32(fx_u64* state, float* out, fx_i64 n) {
+    fx_mt_uniform<float>(state, out, n);
+}
 extern "C" __global__ void fx_mt_uniform_f64(fx_u64* state, double* out, fx_i64 n) {
     fx_mt_uniform<double>(state, out, n);
+}
+
+// native_dropout's outputs from one uniform per element (dense x, u): kept where u >= p, scaled
+// by `scale` (1 / (1 - p) rounded to the tensor's dtype by the host, as PyTorch's kernel
+// multiplies by a float scale); mask as bytes (bool).
+template <class T>
+__device__ void fx_dropout_apply(const T* x, const double* u, T* y, unsigned char* mask, double p, double scale,
+                                 fx_i64 n) {
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n; q += (fx_i64)gridDim.x * blockDim.x) {
+        const bool keep = u[q] >= p;
+        mask[q] = keep ? 1 : 0;
+        y[q] = keep ? (T)((double)x[q] * scale) : (T)0;
+    }
+}
+
+extern "C" __global__ void fx_dropout_apply_f32(const float* x, const double* u, float* y, unsigned char* mask,
+                                                double p, double scale, fx_i64 n) {
+    fx_dropout_apply<float>(x, u, y, mask, p, scale, n);
+}
+extern "C" __global__ void fx_dropout_apply_f64(const double* x, const double* u, double* y, unsigned char* mask,
+                                                double p, double scale, fx_i64 n) {
+    fx_dropout_apply<double>(x, u, y, mask, p, scale, n);
 }

@@ -69,7 +69,8 @@ __device__ void fx_grid_sample(const T* x, const T* grid, T* y, const FxGridArgs
         for (fx_i64 ch = 0; ch < a.C; ++ch) {
             const T* plane = x + (n * a.C + ch) * a.inSize;
             double v = 0.0;
-            if (!ok) v = __longlong_as_double(0x7ff8000000000000LL);
+            if (!ok)
+                v = __longlong_as_double(0x7ff8000000000000LL);
             else
                 for (int k = 0; k < c.count; ++k)
                     if (c.off[k] >= 0) v += c.w[k] * (double)plane[c.off[k]];

@@ -59,12 +59,12 @@ template <class T>
 __device__ void fx_svd_one(const T* A, fx_i64 m, fx_i64 n, double* w, double*& U, double*& S, double*& Vh) {
     const bool trans = m < n;
     const fx_i64 p = trans ? n : m, q = trans ? m : n;
-    double* B = w;              // p x q
-    double* V = B + p * q;      // q x q
-    double* Vs = V + q * q;     // q x q, sorted
-    double* Ub = Vs + q * q;    // p x q, sorted
-    double* nrm = Ub + p * q;   // q
-    double* ord = nrm + q;      // q (indices)
+    double* B = w;             // p x q
+    double* V = B + p * q;     // q x q
+    double* Vs = V + q * q;    // q x q, sorted
+    double* Ub = Vs + q * q;   // p x q, sorted
+    double* nrm = Ub + p * q;  // q
+    double* ord = nrm + q;     // q (indices)
     for (fx_i64 r = 0; r < p; ++r)
         for (fx_i64 c = 0; c < q; ++c) B[r * q + c] = (double)(trans ? A[c * n + r] : A[r * n + c]);
     for (fx_i64 i = 0; i < q * q; ++i) V[i] = 0.0;
