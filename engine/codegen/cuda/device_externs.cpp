@@ -667,8 +667,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
         };
-        for (const auto* part :
-             {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(), &pointwiseDeviceExterns()})
+        for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
+                                 &pointwiseDeviceExterns(), &backwardDeviceExterns()})
             v.insert(v.end(), part->begin(), part->end());
         return v;
     }();

@@ -80,6 +80,8 @@ const std::vector<DeviceExtern>& samplingDeviceExterns();
 const std::vector<DeviceExtern>& randomDeviceExterns();
 /// The part for elementwise ops whose scalar function loops (device_externs_pointwise.cpp).
 const std::vector<DeviceExtern>& pointwiseDeviceExterns();
+/// The part for the losses' and norms' backwards Inductor leaves to ATen (device_externs_backward.cpp).
+const std::vector<DeviceExtern>& backwardDeviceExterns();
 /// The entry named `name`, or null.
 const DeviceExtern* findDeviceExtern(std::string_view name);
 

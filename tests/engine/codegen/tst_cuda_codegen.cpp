@@ -3,6 +3,7 @@
 // with no device. The no-device path must report plainly, never crash.
 #include "test_util.h"
 
+#include "codegen/cuda/backward_ops.h"
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/device_attention.h"
@@ -263,11 +264,11 @@ private slots:
                 out->image.find("red.global.add.f32") != std::string::npos);
     }
 
-    void sampling_random_loop_and_svd_kernels_compile_to_ptx() {
+    void fallback_replacement_kernels_compile_to_ptx() {
         // kernels/sampling.cu (grid sampling and its backward, the antialiasing filter's banded
-        // passes), kernels/mt_random.cu (the reference's mt19937_64 stream), loop_pointwise.cu
-        // and svd.cu compile for sm_80 PTX with an entry for every launcher; grad_input's
-        // scatter is atomic.
+        // passes), kernels/mt_random.cu (the reference's mt19937_64 stream), loop_pointwise.cu,
+        // svd.cu and backward_ops.cu compile for sm_80 PTX with an entry for every launcher;
+        // grad_input's scatter is atomic.
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::samplingOpsSource();
@@ -301,6 +302,16 @@ private slots:
         QVERIFY2(sout.ok(), sout.ok() ? "" : sout.error().str().c_str());
         for (const char* fn : {"fx_svd_f32", "fx_svd_f64", "fx_pinv_f32", "fx_pinv_f64"})
             QVERIFY2(sout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        // kernels/backward_ops.cu: the margin losses', pdist's and the norms' backwards.
+        auto bsrc = cg::cuda::backwardOpsSource();
+        QVERIFY2(bsrc.ok(), bsrc.ok() ? "" : bsrc.error().str().c_str());
+        auto bout = cg::cuda::nvrtcCompile(*bsrc, "fxray_backward_ops", "compute_80");
+        QVERIFY2(bout.ok(), bout.ok() ? "" : bout.error().str().c_str());
+        for (const char* k :
+             {"fx_multi_margin_bwd", "fx_multilabel_margin_bwd", "fx_pdist_bwd", "fx_group_norm_bwd_input",
+              "fx_group_norm_bwd_affine", "fx_rms_norm_bwd_input", "fx_rms_norm_bwd_weight"})
+            for (const char* sfx : {"_f32", "_f64"})
+                QVERIFY2(bout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
     }
 
     void corpus_graphs_compile_to_ptx() {

@@ -1066,7 +1066,12 @@ private slots:
               "nn_functional_multi_head_attention_forward__default__s1"},
              {"forward", "backward"});
         rows({"grid_sampler_2d__default__s0", "grid_sampler_2d__default__s1", "nn_functional_grid_sample__default__s0",
-              "nn_functional_grid_sample__default__s1", "sgn__default__s0"},
+              "nn_functional_grid_sample__default__s1", "sgn__default__s0",
+              "nn_functional_multi_margin_loss__default__s0", "nn_functional_multi_margin_loss__default__s1",
+              "nn_functional_multilabel_margin_loss__default__s0", "nn_functional_multilabel_margin_loss__default__s1",
+              "nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1",
+              "nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1",
+              "nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1"},
              {"backward"});
         rows({"_chunk_cat__default__s0", "_chunk_cat__default__s1",
               "torch_ops_aten__efficient_attention_forward__default__s0",
