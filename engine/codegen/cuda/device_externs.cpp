@@ -668,7 +668,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"index_add", indexAddOnDevice},
         };
         for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
-                                 &pointwiseDeviceExterns(), &backwardDeviceExterns()})
+                                 &pointwiseDeviceExterns(), &backwardDeviceExterns(), &embeddingBagDeviceExterns()})
             v.insert(v.end(), part->begin(), part->end());
         return v;
     }();

@@ -7,6 +7,7 @@
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/device_attention.h"
+#include "codegen/cuda/embedding_bag_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/kernel_module.h"
 #include "codegen/cuda/linalg_svd.h"
@@ -312,6 +313,14 @@ private slots:
               "fx_group_norm_bwd_affine", "fx_rms_norm_bwd_input", "fx_rms_norm_bwd_weight"})
             for (const char* sfx : {"_f32", "_f64"})
                 QVERIFY2(bout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
+        // kernels/embedding_bag.cu.
+        auto esrc = cg::cuda::embeddingBagSource();
+        QVERIFY2(esrc.ok(), esrc.ok() ? "" : esrc.error().str().c_str());
+        auto eout = cg::cuda::nvrtcCompile(*esrc, "fxray_embedding_bag", "compute_80");
+        QVERIFY2(eout.ok(), eout.ok() ? "" : eout.error().str().c_str());
+        for (const char* k : {"fx_bag_forward", "fx_bag_backward", "fx_bag_backward_max", "fx_bag_psw_backward"})
+            for (const char* sfx : {"_f32", "_f64"})
+                QVERIFY2(eout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
     }
 
     void corpus_graphs_compile_to_ptx() {
