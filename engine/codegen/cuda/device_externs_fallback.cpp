@@ -233,6 +233,28 @@ Expected<bool> matrixExpOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False) with one factorization per batch
+/// matrix of the output (no broadcast) and left = True; the rest stays on the host.
+Expected<bool> luSolveOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && windowPoolSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A || !A->toBool(3)) return false;
+    auto lu = c.view(0), piv = c.view(1), b = c.view(2);
+    const size_t nd = om->shape.size();
+    if (!lu || !piv || !b || nd < 2 || lu->meta.dtype != om->dtype || b->meta.dtype != om->dtype ||
+        piv->meta.dtype != DType::Int32 || lu->meta.shape.size() != nd)
+        return false;
+    const int64_t n = om->shape[nd - 2];
+    if (lu->meta.shape[nd - 1] != n || lu->meta.shape[nd - 2] != n ||
+        (n > 0 && lu->meta.numel() * om->shape[nd - 1] != om->numel() * n) || piv->meta.numel() * n != lu->meta.numel())
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = luSolve(*lu, *piv, *b, A->toBool(4), **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 /// _linalg_svd(A, full_matrices=False, compute_uv=True, driver=None) -> (U, S, Vh): reduced
 /// factors (full_matrices only where A is square, where they are the same).
 Expected<bool> svdOnDevice(DeviceCall& c) {
@@ -293,6 +315,7 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
         {"slogdet", slogdetOnDevice},
         {"matrix_exp", matrixExpOnDevice},
         {"svd", svdOnDevice},
+        {"lu_solve", luSolveOnDevice},
         {"pinv", pinvOnDevice},
     };
     return t;

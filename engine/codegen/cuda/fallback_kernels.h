@@ -75,6 +75,10 @@ Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, 
 /// broadcast), in row-major order; the output's length was fixed when the graph compiled.
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out);
 
+/// linalg_lu_solve(LU, pivots, B, left=True, adjoint) into dense X [.., n, k]: getrf's factors
+/// (LU any strides, pivots 1-based int32, both one per batch matrix of X), B broadcast to X.
+Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView& B, bool adjoint, const DeviceView& X);
+
 /// Batch norm in evaluation mode over x [N, C, ...] into dense y: the running statistics (dense
 /// [C]) normalise; mean / invstd, where given (dense [C]), receive the running mean and
 /// 1 / sqrt(running_var + eps), what PyTorch's CUDA kernels save. fp32/fp64.

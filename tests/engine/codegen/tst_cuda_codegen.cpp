@@ -256,6 +256,8 @@ private slots:
                                "fx_bn_eval_f64",
                                "fx_trsm_f32",
                                "fx_trsm_f64",
+                               "fx_lu_pivot_f32",
+                               "fx_lu_pivot_f64",
                                "fx_slogdet_f32",
                                "fx_slogdet_f64",
                                "fx_matrix_exp_f32",

@@ -1072,7 +1072,7 @@ private slots:
               "nn_functional_multilabel_margin_loss__default__s0", "nn_functional_multilabel_margin_loss__default__s1",
               "nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1",
               "nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1",
-              "nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1"},
+              "nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1", "logdet__default__s1"},
              {"backward"});
         rows({"_chunk_cat__default__s0", "_chunk_cat__default__s1",
               "torch_ops_aten__efficient_attention_forward__default__s0",
