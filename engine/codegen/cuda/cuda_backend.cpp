@@ -35,9 +35,10 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     auto t0 = std::chrono::steady_clock::now();
     auto lg = lowerGraph(g, metasOf(inputs), opts.pinned);
     if (!lg.ok()) return lg.error();
-    // rand / rand_like have no lowering rule but a device kernel: extern calls, not fallbacks.
+    // Fallbacks with a device kernel (rand, dropout, copy_ into an input): extern calls.
     for (OpaqueCall& call : lg->calls) {
-        const char* k = call.kind == OpaqueCall::Kind::Fallback ? randomDeviceExternFor(call.node->opName()) : nullptr;
+        const char* k =
+            call.kind == OpaqueCall::Kind::Fallback ? fallbackDeviceExternFor(call.node->opName()) : nullptr;
         if (!k) continue;
         call.kind = OpaqueCall::Kind::Extern;
         call.fn = k;

@@ -7,23 +7,27 @@ namespace fxray::cg::cuda {
 
 namespace {
 
-struct RandomExtern {
+struct FallbackExtern {
     std::string_view qualname, kernel;
+    bool always;  ///< no lowering rule at all (the op table says Extern), not only where one declines
 };
 
-const std::vector<RandomExtern>& randomExterns() {
-    static const std::vector<RandomExtern> t = {
-        {"aten.rand.default", "rand"},
-        {"aten.rand_like.default", "rand"},
-        {"aten.native_dropout.default", "native_dropout"},
+const std::vector<FallbackExtern>& fallbackExterns() {
+    static const std::vector<FallbackExtern> t = {
+        {"aten.rand.default", "rand", true},
+        {"aten.rand_like.default", "rand", true},
+        {"aten.native_dropout.default", "native_dropout", true},
+        // A write into a graph input (or a view of one), which the lowering leaves alone: the
+        // same copy the host fallback makes, into the call's own buffer.
+        {"aten.copy_.default", "copy_into", false},
     };
     return t;
 }
 
 }  // namespace
 
-const char* randomDeviceExternFor(std::string_view qualname) {
-    for (const auto& re : randomExterns())
+const char* fallbackDeviceExternFor(std::string_view qualname) {
+    for (const auto& re : fallbackExterns())
         if (re.qualname == qualname) return re.kernel.data();
     return nullptr;
 }
@@ -43,7 +47,7 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
     for (std::string_view k : kernels) {
         bool known = false;
         for (const auto& [op, name] : codegenExterns) known = known || name == k;
-        for (const auto& re : randomExterns()) known = known || re.kernel == k;
+        for (const auto& re : fallbackExterns()) known = known || re.kernel == k;
         if (!known)
             return makeError("the CUDA backend's device kernels (codegen/cuda/cuda_ops.cpp) name '" + std::string(k) +
                              "', which codegen's extern kernel table (codegen/lowering.cpp) lacks");
@@ -57,7 +61,8 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
                 if (k == op.externKernel) op.cuda = BackendPath::Extern;
         }
     }
-    for (const auto& re : randomExterns()) {
+    for (const auto& re : fallbackExterns()) {
+        if (!re.always) continue;
         auto e = r.entryFor("the CUDA backend's random device kernels (codegen/cuda/cuda_ops.cpp)",
                             std::string(re.qualname));
         if (!e.ok()) return e.error();
