@@ -150,6 +150,27 @@ Expected<bool> indexedPutOnDevice(DeviceCall& c) {
     std::optional<DeviceView> mask = Masked ? c.view(1) : std::nullopt;
     // listViews declines a None item (not a tensor on the device).
     auto indices = c.listViews(listArg);
+    // index_put with one bool mask over the leading dims and values without the count dim.
+    if (!Masked && self && values && indices && indices->size() == 1 && (*indices)[0].meta.dtype == DType::Bool &&
+        self->meta.dtype == om->dtype && values->meta.dtype == om->dtype) {
+        const DeviceView& m = (*indices)[0];
+        const size_t md = m.meta.shape.size(), nd = self->meta.shape.size();
+        if (md == 0 || md > nd || md > 4 || nd > 8 || values->meta.shape.size() > nd - md + 1) return false;
+        for (size_t d = 0; d < md; ++d)
+            if (m.meta.shape[d] != self->meta.shape[d]) return false;
+        if (values->meta.shape.size() == nd - md + 1 && values->meta.shape[0] != 1) return false;
+        DeviceView v = *values;
+        if (v.meta.shape.size() == nd - md + 1)  // drop the size-1 count dim
+            v.meta.shape.erase(v.meta.shape.begin()), v.meta.strides.erase(v.meta.strides.begin());
+        std::vector<int64_t> rest(self->meta.shape.begin() + static_cast<std::ptrdiff_t>(md), self->meta.shape.end());
+        auto vb = broadcastShape(rest, v.meta.shape);
+        if (!vb || *vb != rest) return false;
+        auto o = c.out(0);
+        if (!o.ok()) return o.error();
+        if (Status s = indexPutByMask(*self, m, v, A->toBool(3), **o); !s.ok()) return s.error();
+        ++c.stats().deviceExterns;
+        return true;
+    }
     if (!self || !values || !indices || indices->empty() || indices->size() > 4 ||
         (Masked && (!mask || mask->meta.dtype != DType::Bool)) || self->meta.dtype != om->dtype ||
         values->meta.dtype != om->dtype)
@@ -183,6 +204,33 @@ Expected<bool> maskedSelectOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (Status s = maskedSelect(*self, *mask, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// index.Tensor(self, [mask]) with one bool mask over self's leading dims (the lowering gathers
+/// by integer indices): the elements where the mask is set, in row-major order, which is
+/// masked_select of self under the mask widened with size-1 trailing dims; the result's length
+/// was fixed when the graph compiled.
+Expected<bool> indexByMaskOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    auto self = c.view(0);
+    auto indices = c.listViews(1);
+    if (!om || !om->isContiguous() || !self || self->meta.dtype != om->dtype || !indices || indices->size() != 1 ||
+        (*indices)[0].meta.dtype != DType::Bool)
+        return false;
+    DeviceView m = (*indices)[0];
+    const size_t md = m.meta.shape.size(), nd = self->meta.shape.size();
+    if (md == 0 || md > nd || nd > 8) return false;
+    for (size_t d = 0; d < md; ++d)
+        if (m.meta.shape[d] != self->meta.shape[d]) return false;
+    for (size_t d = md; d < nd; ++d) m.meta.shape.push_back(1), m.meta.strides.push_back(0);
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    DeviceView flat = **o;
+    flat.meta.shape = {om->numel()};
+    flat.meta.strides = {1};
+    if (Status s = maskedSelect(*self, m, flat); !s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
@@ -311,6 +359,7 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
         {"masked_index_put_accumulate", indexedPutOnDevice<true>},
         {"index_put", indexedPutOnDevice<false>},
         {"masked_select", maskedSelectOnDevice},
+        {"index_by_mask", indexByMaskOnDevice},
         {"triangular_solve", triangularSolveOnDevice},
         {"slogdet", slogdetOnDevice},
         {"matrix_exp", matrixExpOnDevice},

@@ -543,6 +543,37 @@ Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, 
     return indexedPut(self, std::nullopt, indices, values, accumulate, out);
 }
 
+Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
+                      const DeviceView& out) {
+    const size_t md = mask.meta.shape.size(), nd = self.meta.shape.size();
+    if (md == 0 || md > nd || md > FX_MAX_INDICES || mask.meta.dtype != DType::Bool)
+        return makeError("device index_put: a bool mask over 1 to 4 leading dims");
+    // Position d of every mask dim: iota tensors broadcasting to the mask's shape.
+    std::vector<int64_t> iota;
+    for (size_t d = 0; d < md; ++d)
+        for (int64_t i = 0; i < mask.meta.shape[d]; ++i) iota.push_back(i);
+    auto buf = DeviceBuffer::allocate(std::max<size_t>(1, iota.size()) * sizeof(int64_t));
+    if (!buf.ok()) return buf.error();
+    if (!iota.empty())
+        if (Status s = check(runtime().cu.cuMemcpyHtoD(buf->ptr(), iota.data(), iota.size() * sizeof(int64_t)),
+                             "uploading index_put's mask positions");
+            !s.ok())
+            return s;
+    std::vector<DeviceView> indices;
+    int64_t at = 0;
+    for (size_t d = 0; d < md; ++d) {
+        std::vector<int64_t> shape(md, 1);
+        shape[d] = mask.meta.shape[d];
+        indices.push_back(DeviceView{buf->ptr(), TensorMeta::contiguous(shape, DType::Int64)});
+        indices.back().meta.offset = at;
+        at += mask.meta.shape[d];
+    }
+    // The mask over [mask dims..., self's other dims]: size-1 trailing dims.
+    DeviceView m = mask;
+    for (size_t d = md; d < nd; ++d) m.meta.shape.push_back(1), m.meta.strides.push_back(0);
+    return indexedPut(self, m, indices, values, accumulate, out);
+}
+
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out) {
     auto full = broadcastShape(self.meta.shape, mask.meta.shape);
     if (!full || full->size() > FX_MAX_DIMS || mask.meta.dtype != DType::Bool || out.meta.dtype != self.meta.dtype ||

@@ -71,6 +71,13 @@ Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, 
 Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values,
                 bool accumulate, const DeviceView& out);
 
+/// index_put(self, [mask], values, accumulate) with one bool mask over self's leading dims (rank
+/// md) into dense out: values (broadcast over self's other dims, no count dim) stored or added
+/// wherever the mask is set; the positions as int64 iotas per mask dim (uploaded), the mask
+/// applied by the masked put kernel.
+Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
+                      const DeviceView& out);
+
 /// masked_select(self, mask) into dense 1-D out: the elements where the bool mask is set (both
 /// broadcast), in row-major order; the output's length was fixed when the graph compiled.
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out);

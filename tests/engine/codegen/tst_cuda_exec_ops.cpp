@@ -1064,7 +1064,7 @@ private slots:
         rows({"grid_sampler_3d__default__s0", "grid_sampler_3d__default__s1", "_upsample_bilinear2d_aa__default__s0",
               "_upsample_bilinear2d_aa__default__s1", "norm__nuc__s0", "norm__nuc__s1", "pinverse__default__s0",
               "nn_functional_multi_head_attention_forward__default__s1", "nn_functional_embedding_bag__default__s0",
-              "nn_functional_embedding_bag__default__s1"},
+              "nn_functional_embedding_bag__default__s1", "index_put__default__s1"},
              {"forward", "backward"});
         rows({"grid_sampler_2d__default__s0", "grid_sampler_2d__default__s1", "nn_functional_grid_sample__default__s0",
               "nn_functional_grid_sample__default__s1", "sgn__default__s0",
