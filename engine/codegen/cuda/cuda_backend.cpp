@@ -35,7 +35,7 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     auto t0 = std::chrono::steady_clock::now();
     auto lg = lowerGraph(g, metasOf(inputs), opts.pinned);
     if (!lg.ok()) return lg.error();
-    // Fallbacks with a device kernel (rand, dropout, copy_ into an input): extern calls.
+    // Ops without a rule but with a device kernel (rand, dropout): extern calls, not fallbacks.
     for (OpaqueCall& call : lg->calls) {
         const char* k =
             call.kind == OpaqueCall::Kind::Fallback ? fallbackDeviceExternFor(call.node->opName()) : nullptr;

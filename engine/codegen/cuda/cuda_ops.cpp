@@ -9,17 +9,13 @@ namespace {
 
 struct FallbackExtern {
     std::string_view qualname, kernel;
-    bool always;  ///< no lowering rule at all (the op table says Extern), not only where one declines
 };
 
 const std::vector<FallbackExtern>& fallbackExterns() {
     static const std::vector<FallbackExtern> t = {
-        {"aten.rand.default", "rand", true},
-        {"aten.rand_like.default", "rand", true},
-        {"aten.native_dropout.default", "native_dropout", true},
-        // A write into a graph input (or a view of one), which the lowering leaves alone: the
-        // same copy the host fallback makes, into the call's own buffer.
-        {"aten.copy_.default", "copy_into", false},
+        {"aten.rand.default", "rand"},
+        {"aten.rand_like.default", "rand"},
+        {"aten.native_dropout.default", "native_dropout"},
     };
     return t;
 }
@@ -62,7 +58,6 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
         }
     }
     for (const auto& re : fallbackExterns()) {
-        if (!re.always) continue;
         auto e = r.entryFor("the CUDA backend's random device kernels (codegen/cuda/cuda_ops.cpp)",
                             std::string(re.qualname));
         if (!e.ok()) return e.error();

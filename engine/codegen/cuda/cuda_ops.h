@@ -15,10 +15,10 @@ namespace fxray::cg::cuda {
 /// (device_externs.h deviceExternTable()); other extern calls run on the host.
 const std::vector<std::string_view>& deviceExternKernels();
 
-/// Ops the lowering leaves as fallbacks that the CUDA backend runs as device externs anyway
-/// (rand, rand_like, native_dropout: the reference's stream, random_kernels.h; copy_ where its
-/// rule declines a write into an input): the kernel name for `qualname` ("aten.rand.default"),
-/// or null. The backend turns their fallback calls into extern calls.
+/// Ops without a lowering rule that the CUDA backend runs as device externs anyway (rand,
+/// rand_like, native_dropout: the reference's stream, random_kernels.h): the kernel name for
+/// `qualname` ("aten.rand.default"), or null. The backend turns their fallback calls into extern
+/// calls.
 const char* fallbackDeviceExternFor(std::string_view qualname);
 
 /// Sets OpInfo::cuda on every entry of r: Lowered where codegen attached a lowering rule, Extern

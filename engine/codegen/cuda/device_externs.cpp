@@ -147,21 +147,6 @@ Expected<bool> toComplexOnDevice(DeviceCall& c) {
     return true;
 }
 
-/// copy_(self, src, non_blocking) where the lowering declined the write (self an input or a view
-/// of one): the call's result is self's layout holding src broadcast into it, as the host
-/// fallback computes it. src of another dtype stays on the host.
-Expected<bool> copyIntoOnDevice(DeviceCall& c) {
-    const TensorMeta* om = c.out0();
-    auto self = c.view(0), src = c.view(1);
-    if (!om || !self || !src || src->meta.dtype != om->dtype || self->meta.shape != om->shape || om->shape.size() > 8)
-        return false;
-    auto o = c.out(0);
-    if (!o.ok()) return o.error();
-    if (Status s = stridedCopy(*src, **o); !s.ok()) return s.error();
-    ++c.stats().deviceCopies;
-    return true;
-}
-
 /// _efficientzerotensor(size, ...): zeros (PyTorch's has no storage; fxray's is a zeroed buffer).
 Expected<bool> efficientZeroTensorOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
@@ -662,7 +647,6 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"chunk_cat", chunkCatOnDevice},
             {"to_complex", toComplexOnDevice},
             {"efficient_zero_tensor", efficientZeroTensorOnDevice},
-            {"copy_into", copyIntoOnDevice},
             {"mm", gemmOnDevice<false>},
             {"bmm", gemmOnDevice<false>},
             {"addmm", gemmOnDevice<true>},
