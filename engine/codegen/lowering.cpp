@@ -413,6 +413,31 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         auto r = meta.run(g, std::move(ins));
         if (!r.ok()) return r.error();
     }
+    // A multi-output op whose outputs only its input values size (_unique) has no meta and, being
+    // a tuple, no annotation; its getitem users' annotations stand for its outputs, so that the
+    // host call's results land in buffers the getitems read (they were left without a value and
+    // fell back as "operator.getitem", which no kernel runs).
+    {
+        std::map<const Node*, std::vector<Value>> items;  // source -> its annotated items
+        std::set<const Node*> other;                      // sources also read another way
+        for (const auto& up : g.nodes()) {
+            const Node& u = *up;
+            const bool getitem = u.kind() == NodeKind::CallFunction && u.target() == "operator.getitem" &&
+                                 u.args.size() == 2 && u.args[0].isNode() && u.args[1].kind == Argument::Kind::Int;
+            if (getitem && u.args[1].i >= 0 && env[&u].isTensor()) {
+                auto& list = items[u.args[0].node];
+                const auto i = static_cast<size_t>(u.args[1].i);
+                if (list.size() <= i) list.resize(i + 1);
+                list[i] = env[&u];
+                continue;
+            }
+            for (const Node* in : u.inputNodes()) other.insert(in);
+        }
+        for (auto& [src, list] : items) {
+            Value& v = env[src];
+            if (v.isNone() && !other.count(src)) v = Value::ofList(std::move(list), true);
+        }
+    }
     std::set<std::string> pinSet(pinned.begin(), pinned.end());
 
     auto makeCall = [&](const Node& n, OpaqueCall::Kind kind, std::string fn) {

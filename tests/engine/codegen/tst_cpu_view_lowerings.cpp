@@ -166,6 +166,39 @@ private slots:
         QCOMPARE(t.numel(), int64_t(60));
         for (int64_t i = 0; i < t.numel(); ++i) QCOMPARE(t.data<float>()[i], 0.0f);
     }
+
+    /// _unique's outputs have no meta (their size depends on the values) and, as a tuple, no
+    /// annotation: its getitem users' annotations size them (OpInfo's index_fill backward). The
+    /// getitems used to be left without a value and fell back as "operator.getitem", which failed
+    /// at run time on both backends. _unique itself still runs on the host.
+    void uniqueOutputsReachTheirGetitems() {
+        auto g = parse("x: \"i64[6][1]cpu\", y: \"f32[5][1]cpu\"",
+                       "        _unique = torch.ops.aten._unique.default(x, False)\n"
+                       "        getitem: \"i64[3][1]cpu\" = _unique[0]\n"
+                       "        getitem_1: \"i64[0][1]cpu\" = _unique[1];  _unique = getitem_1 = None\n"
+                       "        index_select: \"f32[3][1]cpu\" = torch.ops.aten.index_select.default(y, 0, getitem)\n"
+                       "        mul: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(index_select, 2.0)\n"
+                       "        return (mul,)\n");
+        QVERIFY(g);
+        Tensor x = Tensor::empty({6}, DType::Int64), y = Tensor::empty({5}, DType::Float32);
+        const int64_t xs[] = {4, 1, 4, 2, 1, 4};
+        for (int i = 0; i < 6; ++i) x.data<int64_t>()[i] = xs[i];
+        for (int i = 0; i < 5; ++i) y.data<float>()[i] = 10.0f * static_cast<float>(i);
+        std::vector<Value> in = {Value::ofTensor(x), Value::ofTensor(y)};
+        auto cg = cg::cpu::CompiledGraph::compile(*g, in);
+        QVERIFY2(cg.ok(), cg.ok() ? "" : cg.error().str().c_str());
+        std::string fallbacks;
+        for (const auto& [op, n] : (*cg)->fallbackOps()) fallbacks += op + " ";
+        QVERIFY2(fallbacks == "aten._unique.default ", fallbacks.c_str());
+        auto out = (*cg)->run(in);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        // The unique values are 1, 2, 4 (PyTorch sorts them): y[1], y[2], y[4] doubled.
+        const Tensor& t = (*out)[0].t;
+        QCOMPARE(t.numel(), int64_t(3));
+        QCOMPARE(t.data<float>()[0], 20.0f);
+        QCOMPARE(t.data<float>()[1], 40.0f);
+        QCOMPARE(t.data<float>()[2], 80.0f);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCpuViewLowerings)
