@@ -498,8 +498,9 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
         };
-        const auto& f = fallbackOpDeviceExterns();
-        v.insert(v.end(), f.begin(), f.end());
+        for (const auto* part : {&fallbackOpDeviceExterns(), &specialOpDeviceExterns(), &embeddingBagDeviceExterns(),
+                                 &lossNormBackwardDeviceExterns(), &maskIndexDeviceExterns()})
+            v.insert(v.end(), part->begin(), part->end());
         return v;
     }();
     return t;

@@ -141,6 +141,9 @@ Expected<bool> putOnDevice(DeviceCall& c) {
 /// leading dims (a None among them: the host).
 template <bool Masked>
 Expected<bool> indexedPutOnDevice(DeviceCall& c) {
+    // A boolean mask for the leading dims (device_externs_mask_index.cpp).
+    if (!Masked)
+        if (auto m = maskIndexPutOnDevice(c); !m.ok() || *m) return m;
     const TensorMeta* om = c.out0();
     const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
     if (!A) return false;
