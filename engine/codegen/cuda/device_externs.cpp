@@ -499,7 +499,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"index_add", indexAddOnDevice},
         };
         for (const auto* part : {&fallbackOpDeviceExterns(), &specialOpDeviceExterns(), &embeddingBagDeviceExterns(),
-                                 &lossNormBackwardDeviceExterns(), &maskIndexDeviceExterns()})
+                                 &lossNormBackwardDeviceExterns(), &maskIndexDeviceExterns(),
+                                 &pinvLuSolveDeviceExterns()})
             v.insert(v.end(), part->begin(), part->end());
         return v;
     }();

@@ -77,6 +77,8 @@ const std::vector<DeviceExtern>& specialOpDeviceExterns();
 const std::vector<DeviceExtern>& embeddingBagDeviceExterns();
 /// The margin losses', pdist's and the norms' backwards (device_externs_loss_norm.cpp).
 const std::vector<DeviceExtern>& lossNormBackwardDeviceExterns();
+/// linalg_pinv and linalg_lu_solve (device_externs_pinv_lu_solve.cpp).
+const std::vector<DeviceExtern>& pinvLuSolveDeviceExterns();
 /// index by a boolean mask (device_externs_mask_index.cpp).
 const std::vector<DeviceExtern>& maskIndexDeviceExterns();
 /// index_put(self, [mask], values, accumulate) with one boolean mask over self's leading dims

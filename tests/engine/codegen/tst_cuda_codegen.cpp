@@ -262,7 +262,7 @@ private slots:
 
     void op_family_kernels_compile() {
         // The modules of the op families beside the fallback ops (codegen/cuda/op_kernels.h:
-        // special_ops.cu, embedding_bag.cu, loss_norm_backward.cu, mask_index.cu) compile for
+        // special_ops.cu, embedding_bag.cu, loss_norm_backward.cu, mask_index.cu, pinv_lu_solve.cu) compile for
         // sm_80 PTX with an entry for every kernel their device externs launch.
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
@@ -278,6 +278,7 @@ private slots:
               "fx_rms_norm_bwd_weight_f64"}},
             {"mask_index.cu", {"fx_mask_rank", "fx_mask_gather_b1", "fx_mask_gather_b8", "fx_mask_put_f32",
                                "fx_mask_put_i64", "fx_mask_put_u8"}},
+            {"pinv_lu_solve.cu", {"fx_pinv_f32", "fx_pinv_f64", "fx_lu_solve_f32", "fx_lu_solve_f64"}},
         };
         QCOMPARE(cg::cuda::opKernelFiles().size(), entries.size());
         for (const std::string& file : cg::cuda::opKernelFiles()) {
