@@ -7,6 +7,7 @@
 #include "codegen/cuda/cudnn_conv.h"
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
+#include "codegen/cuda/op_externs.h"
 
 #include <cmath>
 
@@ -497,11 +498,20 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"max_pool2d_backward", maxPoolBackwardOnDevice},
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
+            // The op families of op_externs.h.
+            {"embedding_bag", embeddingBagOnDevice},
+            {"embedding_bag_backward", embeddingBagBackwardOnDevice},
+            {"embedding_bag_per_sample_weights_backward", perSampleWeightsBackwardOnDevice},
+            {"multi_margin_loss_backward", multiMarginBackwardOnDevice},
+            {"multilabel_margin_loss_backward", multilabelMarginBackwardOnDevice},
+            {"pdist_backward", pdistBackwardOnDevice},
+            {"group_norm_backward", groupNormBackwardOnDevice},
+            {"rms_norm_backward", rmsNormBackwardOnDevice},
+            {"index_by_mask", indexByMaskOnDevice},
+            {"lu_solve", luSolveOnDevice},
         };
-        for (const auto* part : {&fallbackOpDeviceExterns(), &specialOpDeviceExterns(), &embeddingBagDeviceExterns(),
-                                 &lossNormBackwardDeviceExterns(), &maskIndexDeviceExterns(),
-                                 &pinvLuSolveDeviceExterns()})
-            v.insert(v.end(), part->begin(), part->end());
+        const auto& f = fallbackOpDeviceExterns();
+        v.insert(v.end(), f.begin(), f.end());
         return v;
     }();
     return t;

@@ -71,19 +71,6 @@ struct DeviceExtern {
 const std::vector<DeviceExtern>& deviceExternTable();
 /// The part of it for Inductor's fallback ops (device_externs_fallback.cpp).
 const std::vector<DeviceExtern>& fallbackOpDeviceExterns();
-/// gcd, lcm, igamma, igammac, _efficientzerotensor (device_externs_special.cpp).
-const std::vector<DeviceExtern>& specialOpDeviceExterns();
-/// The embedding bags (device_externs_embedding_bag.cpp).
-const std::vector<DeviceExtern>& embeddingBagDeviceExterns();
-/// The margin losses', pdist's and the norms' backwards (device_externs_loss_norm.cpp).
-const std::vector<DeviceExtern>& lossNormBackwardDeviceExterns();
-/// linalg_pinv and linalg_lu_solve (device_externs_pinv_lu_solve.cpp).
-const std::vector<DeviceExtern>& pinvLuSolveDeviceExterns();
-/// index by a boolean mask (device_externs_mask_index.cpp).
-const std::vector<DeviceExtern>& maskIndexDeviceExterns();
-/// index_put(self, [mask], values, accumulate) with one boolean mask over self's leading dims
-/// (the index_put extern tries it first); false for other indices.
-Expected<bool> maskIndexPutOnDevice(DeviceCall& c);
 /// The entry named `name`, or null.
 const DeviceExtern* findDeviceExtern(std::string_view name);
 

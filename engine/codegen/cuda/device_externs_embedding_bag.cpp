@@ -3,7 +3,7 @@
 // _embedding_bag_per_sample_weights_backward, for fp32/fp64 tables and int64 indices and offsets
 // laid out as PyTorch's CUDA kernels lay out the auxiliary outputs. Other instances (int32
 // indices, CPU's layouts, sparse gradients) decline to the host before anything is allocated.
-#include "codegen/cuda/device_externs.h"
+#include "codegen/cuda/op_externs.h"
 
 #include "codegen/cuda/op_kernels.h"
 
@@ -23,6 +23,8 @@ int64_t argOr(const OpArgs& A, size_t i, int64_t dflt) { return A.size() > i && 
 
 /// A dense int64 vector in `tmp` of n elements (scratch for an output the graph dropped).
 Expected<DeviceView> scratchI64(int64_t n, DeviceBuffer& tmp) { return denseBuffer({n}, DType::Int64, tmp); }
+
+}  // namespace
 
 // _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
 //                include_last_offset, padding_idx) -> (out, offset2bag, bag_size, max_indices)
@@ -191,15 +193,5 @@ Expected<bool> perSampleWeightsBackwardOnDevice(DeviceCall& c) {
     return true;
 }
 
-}  // namespace
-
-const std::vector<DeviceExtern>& embeddingBagDeviceExterns() {
-    static const std::vector<DeviceExtern> t = {
-        {"embedding_bag", embeddingBagOnDevice},
-        {"embedding_bag_backward", embeddingBagBackwardOnDevice},
-        {"embedding_bag_per_sample_weights_backward", perSampleWeightsBackwardOnDevice},
-    };
-    return t;
-}
 
 }  // namespace fxray::cg::cuda

@@ -6,6 +6,7 @@
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
+#include "codegen/cuda/op_externs.h"
 
 #include <algorithm>
 

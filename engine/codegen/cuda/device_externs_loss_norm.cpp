@@ -2,7 +2,7 @@
 // (kernels/loss_norm_backward.cu), for fp32/fp64 operands of one dtype and int64 targets. What
 // the kernels do not handle (other dtypes, p other than 1 or 2 for the margin loss, sizes that
 // disagree) declines to the host before anything is allocated.
-#include "codegen/cuda/device_externs.h"
+#include "codegen/cuda/op_externs.h"
 
 #include "codegen/cuda/op_kernels.h"
 
@@ -41,10 +41,16 @@ std::pair<int64_t, int64_t> frames(const TensorMeta& x) {
     return {1, 1};
 }
 
+/// Output i when the graph asks for it: dense, of dtype t, of n elements; else declined.
+bool outputFits(DeviceCall& c, size_t i, DType t, int64_t n) {
+    const TensorMeta* m = c.outMeta(i);
+    return !m || (m->dtype == t && m->isContiguous() && m->numel() == n);
+}
+
 // multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction)
 // multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target)
 template <bool Multilabel>
-Expected<bool> marginBackwardOnDevice(DeviceCall& c) {
+Expected<bool> marginBackward(DeviceCall& c) {
     const OpArgs* A = c.args();
     const TensorMeta* om = c.out0();
     if (!A || !om || !floatType(om->dtype) || !om->isContiguous()) return false;
@@ -93,6 +99,11 @@ Expected<bool> marginBackwardOnDevice(DeviceCall& c) {
     return true;
 }
 
+}  // namespace
+
+Expected<bool> multiMarginBackwardOnDevice(DeviceCall& c) { return marginBackward<false>(c); }
+Expected<bool> multilabelMarginBackwardOnDevice(DeviceCall& c) { return marginBackward<true>(c); }
+
 // _pdist_backward(grad, self, p, pdist)
 Expected<bool> pdistBackwardOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
@@ -118,12 +129,6 @@ Expected<bool> pdistBackwardOnDevice(DeviceCall& c) {
         if (Status s = launchOver(*fn, n * m, params, "fx_pdist_bwd"); !s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
-}
-
-/// Output i when the graph asks for it: dense, of dtype t, of n elements; else declined.
-bool outputFits(DeviceCall& c, size_t i, DType t, int64_t n) {
-    const TensorMeta* m = c.outMeta(i);
-    return !m || (m->dtype == t && m->isContiguous() && m->numel() == n);
 }
 
 // native_group_norm_backward(grad_out, input, mean, rstd, weight?, N, C, HxW, group, output_mask)
@@ -202,17 +207,5 @@ Expected<bool> rmsNormBackwardOnDevice(DeviceCall& c) {
     return true;
 }
 
-}  // namespace
-
-const std::vector<DeviceExtern>& lossNormBackwardDeviceExterns() {
-    static const std::vector<DeviceExtern> t = {
-        {"multi_margin_loss_backward", marginBackwardOnDevice<false>},
-        {"multilabel_margin_loss_backward", marginBackwardOnDevice<true>},
-        {"pdist_backward", pdistBackwardOnDevice},
-        {"group_norm_backward", groupNormBackwardOnDevice},
-        {"rms_norm_backward", rmsNormBackwardOnDevice},
-    };
-    return t;
-}
 
 }  // namespace fxray::cg::cuda

@@ -2,7 +2,7 @@
 // (index_by_mask; integer indices have a lowering of their own) and index_put's mask form, which
 // the index_put extern hands here. A mask must cover self's leading dims exactly; more index
 // tensors, None among them, or a mask beside integer indices decline to the host.
-#include "codegen/cuda/device_externs.h"
+#include "codegen/cuda/op_externs.h"
 
 #include "codegen/cuda/op_kernels.h"
 
@@ -45,6 +45,8 @@ int64_t product(const std::vector<int64_t>& s, size_t from) {
     return p;
 }
 
+}  // namespace
+
 // index.Tensor(self, [mask]) -> [count] + self's dims after the mask's
 Expected<bool> indexByMaskOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
@@ -77,8 +79,6 @@ Expected<bool> indexByMaskOnDevice(DeviceCall& c) {
     ++c.stats().deviceExterns;
     return true;
 }
-
-}  // namespace
 
 Expected<bool> maskIndexPutOnDevice(DeviceCall& c) {
     // index_put(self, [mask], values, accumulate=False) -> self's shape
@@ -125,13 +125,6 @@ Expected<bool> maskIndexPutOnDevice(DeviceCall& c) {
     }
     ++c.stats().deviceExterns;
     return true;
-}
-
-const std::vector<DeviceExtern>& maskIndexDeviceExterns() {
-    static const std::vector<DeviceExtern> t = {
-        {"index_by_mask", indexByMaskOnDevice},
-    };
-    return t;
 }
 
 }  // namespace fxray::cg::cuda
