@@ -2,11 +2,10 @@
 // over irregular windows, sort, segment_reduce, put, the index puts, masked_select, and the
 // small linear algebra): each checks what it handles before allocating, declining to the host
 // otherwise, and runs the kernels of fallback_kernels.h. Listed in deviceExternTable().
-#include "codegen/cuda/device_externs.h"
+#include "codegen/cuda/op_externs.h"
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
-#include "codegen/cuda/op_externs.h"
 
 #include <algorithm>
 
