@@ -109,13 +109,21 @@ Expected<bool> pdistBackwardOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     const TensorMeta* om = c.out0();
     if (!A || !om || !floatType(om->dtype) || !om->isContiguous()) return false;
-    auto grad = c.view(0), x = c.view(1), dist = c.view(3);
-    if (!grad || !x || !dist || x->meta.shape.size() != 2 || x->meta.dtype != om->dtype ||
-        grad->meta.dtype != om->dtype || dist->meta.dtype != om->dtype || om->shape != x->meta.shape)
-        return false;
+    auto x = c.view(1);
+    if (!x || x->meta.shape.size() != 2 || x->meta.dtype != om->dtype || om->shape != x->meta.shape) return false;
     int64_t n = x->meta.shape[0], m = x->meta.shape[1];
     const int64_t pairs = n > 1 ? n * (n - 1) / 2 : 0;
-    if (grad->meta.numel() != pairs || dist->meta.numel() != pairs) return false;
+    // Without pairs (one row) the gradient is zeros and grad / pdist are empty: nothing to read
+    // (an empty value may have no device buffer).
+    std::optional<DeviceView> grad, dist;
+    if (pairs > 0) {
+        grad = c.view(0), dist = c.view(3);
+        if (!grad || !dist || grad->meta.dtype != om->dtype || dist->meta.dtype != om->dtype ||
+            grad->meta.numel() != pairs || dist->meta.numel() != pairs)
+            return false;
+    } else if (A->tensor(0).meta.numel() != 0 || A->tensor(3).meta.numel() != 0) {
+        return false;
+    }
     auto fn = kernel("fx_pdist_bwd", om->dtype);
     if (!fn.ok()) return fn.error();
     auto o = c.out(0);

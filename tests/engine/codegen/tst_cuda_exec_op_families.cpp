@@ -1,0 +1,222 @@
+// The device externs of codegen/cuda/op_externs.h on a GPU (label gpu): PyTorch's recorded OpInfo
+// runs of the ops that used to run on the host (embedding bags, the margin losses', pdist's and
+// the norms' backwards, index / index_put by a boolean mask, linalg_lu_solve), judged as the
+// sweep judges them, and the variants those runs do not reach (embedding bag mean / max modes,
+// padding_idx, include_last_offset, scale_grad_by_freq; a mask with row-wise values and
+// accumulation; the adjoint solve; norms without weights) against the reference executor, itself
+// checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
+// reference side runs without a GPU too; the rest is skipped with the reason.
+#include "test_util.h"
+
+#include "codegen/cuda/cuda_backend.h"
+#include "exec/run_check.h"
+#include "exec/shape_inference.h"
+#include "import/fx_text_reader.h"
+#include "import/loader.h"
+#include "import/npy.h"
+
+#include <cmath>
+#include <filesystem>
+
+using namespace fxray;
+
+namespace {
+
+std::unique_ptr<Graph> parse(const std::string& params, const std::string& body) {
+    std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
+    auto g = readFxText(text, "test.py");
+    if (!g.ok()) {
+        qWarning("%s", g.error().str().c_str());
+        return nullptr;
+    }
+    resolveOps(**g);
+    return std::move(g).value();
+}
+
+#define SKIP_WITHOUT_DEVICE()                                                                                          \
+    if (Status s_ = cg::cuda::requireDevice(); !s_.ok()) QSKIP(qPrintable(QString::fromStdString(s_.error().message)))
+
+std::string hostOps(const cg::cuda::RunStats& s) {
+    std::string r;
+    for (const auto& [op, n] : s.hostOps) r += op + " x" + std::to_string(n) + " ";
+    return r;
+}
+
+/// Deterministic values in [-1, 1) that are not all alike.
+std::vector<double> wave(size_t n, double phase) {
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = std::sin(1.7 * static_cast<double>(i) + phase);
+    return v;
+}
+
+/// The graph on the reference executor and on the device: every output alike within tol, no
+/// host op, at least one device extern.
+void compareWithReference(const Graph& g, const std::vector<Value>& in, double tol) {
+    RunRequest req;
+    req.inputs = in;
+    auto ref = runAndCheck(g, req, nullptr);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+    SKIP_WITHOUT_DEVICE();
+    cg::cuda::CudaRunInfo info;
+    auto r = cg::cuda::runAndCheckCuda(g, req, nullptr, &info);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+    QCOMPARE(r->outputs.size(), ref->outputs.size());
+    for (size_t i = 0; i < ref->outputs.size(); ++i) {
+        QVERIFY2(r->outputs[i].isTensor() && ref->outputs[i].isTensor(), qPrintable(QString("output %1").arg(i)));
+        QCOMPARE(r->outputs[i].t.shape(), ref->outputs[i].t.shape());
+        QCOMPARE(r->outputs[i].t.dtype(), ref->outputs[i].t.dtype());
+        FX_COMPARE_VEC(fxtest::values(r->outputs[i]), fxtest::values(ref->outputs[i]), tol);
+    }
+    QVERIFY2(info.fallbacks.empty(), "a fallback at compile time");
+    QVERIFY2(info.run.hostOps.empty(), hostOps(info.run).c_str());
+    QVERIFY(info.run.deviceExterns > 0);
+}
+
+}  // namespace
+
+class TestCudaExecOpFamilies : public QObject {
+    Q_OBJECT
+private slots:
+
+    void opinfo_runs_data() {
+        QTest::addColumn<QString>("graph");
+        auto rows = [](std::initializer_list<const char*> cases, std::initializer_list<const char*> stages) {
+            for (const char* c : cases)
+                for (const char* st : stages)
+                    QTest::newRow((std::string(c) + "/" + st).c_str()) << QString("%1/numerics/%2").arg(c, st);
+        };
+        rows({"nn_functional_embedding_bag__default__s0", "nn_functional_embedding_bag__default__s1",
+              "index_put__default__s0", "index_put__default__s1"},
+             {"forward", "backward"});
+        rows({"nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1",
+              "nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1",
+              "nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1",
+              "nn_functional_multi_margin_loss__default__s0", "nn_functional_multi_margin_loss__default__s1",
+              "nn_functional_multilabel_margin_loss__default__s0", "nn_functional_multilabel_margin_loss__default__s1",
+              "logdet__default__s0", "logdet__default__s1"},
+             {"backward"});
+    }
+
+    void opinfo_runs() {
+        // PyTorch's recorded inputs and outputs (../shared/opinfo beside the corpus; the GPU
+        // bundle unpacks its copy there), judged as `fxray run --expect` judges them.
+        QFETCH(QString, graph);
+        const auto stem = fxtest::corpus().parent_path() / "opinfo" / graph.toStdString();
+        if (!std::filesystem::exists(stem.string() + ".py")) QSKIP("the OpInfo graphs are not beside the corpus");
+        auto f = loadFile(stem.string() + ".py");
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
+        Graph& g = f->graphs[0].executable();
+        auto in = readNpyFolder(stem / "inputs", g.placeholders().size());
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto expect = readNpyFolder(stem / "outputs", g.outputs().size());
+        QVERIFY2(expect.ok(), expect.ok() ? "" : expect.error().str().c_str());
+        RunRequest req;
+        req.inputs = *in;
+        auto ref = runAndCheck(g, req, &*expect);
+        QVERIFY2(ref.ok() && ref->ok, "the reference executor does not reproduce this recording");
+        SKIP_WITHOUT_DEVICE();
+        cg::cuda::CudaRunInfo info;
+        auto r = cg::cuda::runAndCheckCuda(g, req, &*expect, &info);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+        for (const auto& c : r->comparisons)
+            QVERIFY2(c.ok, qPrintable(QString("output %1 rel_err %2").arg(c.index).arg(c.relErr)));
+        QVERIFY2(info.fallbacks.empty(), "a fallback at compile time");
+        QVERIFY2(info.run.hostOps.empty(), hostOps(info.run).c_str());
+        QVERIFY(info.run.deviceExterns > 0);
+    }
+
+    void embedding_bag_modes_vs_reference() {
+        // Bags [0, 3), [3, 5), [5, 7) of the indices; padding_idx 2 drops two entries from the
+        // mean; max with include_last_offset has two bags (CPU's rule: the last ends at offset 5),
+        // the sum with per-sample weights the CPU fast path's empty offset2bag.
+        auto g = parse(
+            "w: \"f32[6, 3][3, 1]cuda:0\", i: \"i64[7][1]cuda:0\", o: \"i64[3][1]cuda:0\", "
+            "g: \"f32[3, 3][3, 1]cuda:0\", g2: \"f32[2, 3][3, 1]cuda:0\", p: \"f32[7][1]cuda:0\"",
+            "        eb = torch.ops.aten._embedding_bag.default(w, i, o, False, 1, False, None, False, 2)\n"
+            "        getitem = eb[0]\n        getitem_1 = eb[1]\n        getitem_2 = eb[2]\n        getitem_3 = eb[3]\n"
+            "        bw = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_1, getitem_2, getitem_3, 6, "
+            "True, 1, False, None, 2)\n"
+            "        eb_1 = torch.ops.aten._embedding_bag.default(w, i, o, False, 2, False, None, True)\n"
+            "        getitem_4 = eb_1[0]\n        getitem_5 = eb_1[1]\n        getitem_6 = eb_1[2]\n"
+            "        getitem_7 = eb_1[3]\n"
+            "        bw_1 = torch.ops.aten._embedding_bag_backward.default(g2, i, o, getitem_5, getitem_6, getitem_7, 6, "
+            "False, 2, False, None)\n"
+            "        eb_2 = torch.ops.aten._embedding_bag.default(w, i, o, False, 0, False, p)\n"
+            "        getitem_8 = eb_2[0]\n        getitem_9 = eb_2[1]\n        getitem_10 = eb_2[2]\n"
+            "        getitem_11 = eb_2[3]\n"
+            "        pw = torch.ops.aten._embedding_bag_per_sample_weights_backward.default(g, w, i, o, getitem_9, 0)\n"
+            "        bw_2 = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_9, getitem_10, getitem_11, 6, "
+            "False, 0, False, p)\n"
+            "        eb_3 = torch.ops.aten._embedding_bag_forward_only.default(w, i, o, False, 0, False, None)\n"
+            "        getitem_12 = eb_3[0]\n"
+            "        return (getitem, getitem_2, bw, getitem_4, getitem_6, getitem_7, bw_1, getitem_8, pw, bw_2, "
+            "getitem_12)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({6, 3}, wave(18, 0.3)),
+                              fxtest::tv({7}, {0, 2, 5, 2, 1, 3, 4}, DType::Int64),
+                              fxtest::tv({3}, {0, 3, 5}, DType::Int64),
+                              fxtest::tv({3, 3}, wave(9, 1.1)),
+                              fxtest::tv({2, 3}, wave(6, 2.3)),
+                              fxtest::tv({7}, wave(7, 0.7))};
+        compareWithReference(*g, in, 1e-5);
+    }
+
+    void mask_index_vs_reference() {
+        // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
+        // stores a broadcast row, accumulates row-wise values, and fills a bool self.
+        auto g = parse(
+            "s: \"f32[4, 3][3, 1]cuda:0\", m: \"b8[4][1]cuda:0\", v: \"f32[3][1]cuda:0\", v2: \"f32[3, 3][3, 1]cuda:0\", "
+            "b: \"b8[4, 3][3, 1]cuda:0\", t: \"b8[][]cuda:0\"",
+            "        index: \"f32[3, 3][3, 1]cuda:0\" = torch.ops.aten.index.Tensor(s, [m])\n"
+            "        index_put: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v)\n"
+            "        index_put_1: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v2, True)\n"
+            "        index_put_2: \"b8[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(b, [m], t)\n"
+            "        return (index, index_put, index_put_1, index_put_2)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4, 3}, wave(12, 0.1)),        fxtest::tv({4}, {1, 0, 1, 1}, DType::Bool),
+                              fxtest::tv({3}, {7, 8, 9}),                fxtest::tv({3, 3}, wave(9, 0.9)),
+                              fxtest::tv({4, 3}, std::vector<double>(12, 0), DType::Bool),
+                              fxtest::tv({}, {1}, DType::Bool)};
+        compareWithReference(*g, in, 1e-6);
+    }
+
+    void lu_solve_vs_reference() {
+        // Two 3 x 3 factors with row swaps (1-based pivots), solved plainly and as the adjoint.
+        auto g = parse("lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
+                       "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\"",
+                       "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
+                       "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
+                       "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
+                       "        return (x, x_1)\n");
+        QVERIFY(g);
+        std::vector<double> lu = wave(18, 0.4);
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 3; ++d) lu[static_cast<size_t>(b * 9 + d * 4)] = 2.0 + d;  // a well-conditioned U
+        std::vector<Value> in{fxtest::tv({2, 3, 3}, lu), fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
+                              fxtest::tv({2, 3, 2}, wave(12, 1.9))};
+        compareWithReference(*g, in, 1e-5);
+    }
+
+    void norm_backwards_without_weight_vs_reference() {
+        // native_group_norm_backward without a weight and without grad_weight; rms norm's without
+        // a weight (grad_weight None).
+        auto g = parse(
+            "x: \"f32[2, 4, 3][12, 3, 1]cuda:0\", dy: \"f32[2, 4, 3][12, 3, 1]cuda:0\"",
+            "        gn = torch.ops.aten.native_group_norm.default(x, None, None, 2, 4, 3, 2, 1e-05)\n"
+            "        getitem_1 = gn[1]\n        getitem_2 = gn[2]\n"
+            "        gnb = torch.ops.aten.native_group_norm_backward.default(dy, x, getitem_1, getitem_2, None, 2, 4, 3, "
+            "2, [True, False, True])\n"
+            "        getitem_3 = gnb[0]\n        getitem_5 = gnb[2]\n"
+            "        rn = torch.ops.aten._fused_rms_norm.default(x, [3], None, 1e-06)\n"
+            "        getitem_6 = rn[1]\n"
+            "        rnb = torch.ops.aten._fused_rms_norm_backward.default(dy, x, [3], getitem_6, None, [True, False])\n"
+            "        getitem_7 = rnb[0]\n"
+            "        return (getitem_3, getitem_5, getitem_7)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 4, 3}, wave(24, 0.2)), fxtest::tv({2, 4, 3}, wave(24, 1.3))};
+        compareWithReference(*g, in, 1e-5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCudaExecOpFamilies)
+#include "tst_cuda_exec_op_families.moc"
