@@ -509,6 +509,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"rms_norm_backward", rmsNormBackwardOnDevice},
             {"index_by_mask", indexByMaskOnDevice},
             {"lu_solve", luSolveOnDevice},
+            {"copy_into_input", copyIntoInputOnDevice},
         };
         const auto& f = fallbackOpDeviceExterns();
         v.insert(v.end(), f.begin(), f.end());

@@ -1,7 +1,7 @@
 // The device externs of codegen/cuda/op_externs.h on a GPU (label gpu): PyTorch's recorded OpInfo
 // runs of the ops that used to run on the host (embedding bags, the margin losses', pdist's and
-// the norms' backwards, index / index_put by a boolean mask, linalg_lu_solve), judged as the
-// sweep judges them, and the variants those runs do not reach (embedding bag mean / max modes,
+// the norms' backwards, index / index_put by a boolean mask, linalg_lu_solve, copy_ into a graph
+// input), judged as the sweep judges them, and the variants those runs do not reach (embedding bag mean / max modes,
 // padding_idx, include_last_offset, scale_grad_by_freq; a mask with row-wise values and
 // accumulation; the adjoint solve; norms without weights) against the reference executor, itself
 // checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
@@ -88,6 +88,8 @@ private slots:
         rows({"nn_functional_embedding_bag__default__s0", "nn_functional_embedding_bag__default__s1",
               "index_put__default__s0", "index_put__default__s1"},
              {"forward", "backward"});
+        // copy_ into an alias of a graph input (the running mean's update), written in place.
+        rows({"nn_functional_instance_norm__default__s0", "nn_functional_instance_norm__default__s1"}, {"forward"});
         rows({"nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1",
               "nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1",
               "nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1",
