@@ -498,17 +498,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"max_pool2d_backward", maxPoolBackwardOnDevice},
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
-            // The op families of op_externs.h.
-            {"embedding_bag", embeddingBagOnDevice},
-            {"embedding_bag_backward", embeddingBagBackwardOnDevice},
-            {"embedding_bag_per_sample_weights_backward", perSampleWeightsBackwardOnDevice},
-            {"multi_margin_loss_backward", multiMarginBackwardOnDevice},
-            {"multilabel_margin_loss_backward", multilabelMarginBackwardOnDevice},
-            {"pdist_backward", pdistBackwardOnDevice},
-            {"group_norm_backward", groupNormBackwardOnDevice},
-            {"rms_norm_backward", rmsNormBackwardOnDevice},
+            // The externs of op_externs.h.
             {"index_by_mask", indexByMaskOnDevice},
-            {"lu_solve", luSolveOnDevice},
             {"copy_into_input", copyIntoInputOnDevice},
         };
         const auto& f = fallbackOpDeviceExterns();

@@ -7,8 +7,7 @@
 namespace fxray::cg::cuda {
 
 const std::vector<std::string>& opKernelFiles() {
-    static const std::vector<std::string> f = {"embedding_bag.cu", "loss_norm_backward.cu", "mask_index.cu",
-                                               "lu_solve.cu"};
+    static const std::vector<std::string> f = {"mask_index.cu"};
     return f;
 }
 

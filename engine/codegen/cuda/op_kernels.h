@@ -1,9 +1,7 @@
 #pragma once
-/// The NVRTC modules of the device externs that each hold one family of ops Inductor runs as
-/// fallback kernels (kernels/embedding_bag.cu; kernels/loss_norm_backward.cu: the margin losses',
-/// pdist's and the norms' backwards; kernels/mask_index.cu: index and index_put by a boolean
-/// mask; kernels/lu_solve.cu: linalg_lu_solve), one module per file, and the
-/// small host helpers their externs share. Each module compiles on first use.
+/// The NVRTC modules of device externs kept one family to a file (kernels/mask_index.cu: index
+/// and index_put by a boolean mask), one module per file, and the small host helpers their
+/// externs share. Each module compiles on first use.
 #include "codegen/cuda/device_ops.h"
 #include "codegen/cuda/kernel_module.h"
 
@@ -12,8 +10,7 @@
 
 namespace fxray::cg::cuda {
 
-/// The module compiled from kernels/`file` ("embedding_bag.cu", "loss_norm_backward.cu",
-/// "mask_index.cu", "lu_solve.cu"); null for another name.
+/// The module compiled from kernels/`file` ("mask_index.cu"); null for another name.
 KernelModule* opKernelModule(const std::string& file);
 /// The files opKernelModule knows (CI compiles each with NVRTC without a device).
 const std::vector<std::string>& opKernelFiles();

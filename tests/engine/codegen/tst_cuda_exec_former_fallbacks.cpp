@@ -1,20 +1,23 @@
-// The device externs of codegen/cuda/op_externs.h on a GPU (label gpu): PyTorch's recorded OpInfo
-// runs of the ops that used to run on the host (embedding bags, the margin losses', pdist's and
-// the norms' backwards, index / index_put by a boolean mask, linalg_lu_solve, copy_ into a graph
-// input), judged as the sweep judges them, and the variants those runs do not reach (embedding bag mean / max modes,
+// Device externs of ops that used to run on the host, on a GPU (label gpu): PyTorch's recorded
+// OpInfo runs (embedding bags, the margin losses', pdist's and the norms' backwards, index /
+// index_put by a boolean mask, linalg_lu_solve, copy_ into a graph input) judged as the sweep
+// judges them, and the variants those runs do not reach (embedding bag mean / max modes,
 // padding_idx, include_last_offset, scale_grad_by_freq; a mask with row-wise values and
 // accumulation; the adjoint solve; norms without weights) against the reference executor, itself
 // checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
-// reference side runs without a GPU too; the rest is skipped with the reason.
+// reference side runs without a GPU too; the rest is skipped with the reason, as is a case whose
+// device extern this build does not have (deviceExternTable() names them).
 #include "test_util.h"
 
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/device_externs.h"
 #include "exec/run_check.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
 #include "import/npy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -36,6 +39,22 @@ std::unique_ptr<Graph> parse(const std::string& params, const std::string& body)
 #define SKIP_WITHOUT_DEVICE()                                                                                          \
     if (Status s_ = cg::cuda::requireDevice(); !s_.ok()) QSKIP(qPrintable(QString::fromStdString(s_.error().message)))
 
+/// The first of the device externs `names` (comma-separated) this build lacks, or empty.
+std::string missingExtern(const std::string& names) {
+    size_t at = 0;
+    while (at <= names.size()) {
+        const size_t end = std::min(names.find(',', at), names.size());
+        const std::string n = names.substr(at, end - at);
+        if (!n.empty() && !cg::cuda::findDeviceExtern(n)) return n;
+        at = end + 1;
+    }
+    return {};
+}
+
+#define SKIP_WITHOUT_EXTERNS(names)                                                                                    \
+    if (std::string m_ = missingExtern(names); !m_.empty())                                                            \
+    QSKIP(qPrintable(QString::fromStdString("no device extern '" + m_ + "' in this build")))
+
 std::string hostOps(const cg::cuda::RunStats& s) {
     std::string r;
     for (const auto& [op, n] : s.hostOps) r += op + " x" + std::to_string(n) + " ";
@@ -49,14 +68,15 @@ std::vector<double> wave(size_t n, double phase) {
     return v;
 }
 
-/// The graph on the reference executor and on the device: every output alike within tol, no
-/// host op, at least one device extern.
-void compareWithReference(const Graph& g, const std::vector<Value>& in, double tol) {
+/// The graph on the reference executor and on the device (when this build has the device
+/// `externs`): every output alike within tol, no host op, at least one device extern.
+void compareWithReference(const Graph& g, const std::vector<Value>& in, double tol, const std::string& externs) {
     RunRequest req;
     req.inputs = in;
     auto ref = runAndCheck(g, req, nullptr);
     QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
     SKIP_WITHOUT_DEVICE();
+    SKIP_WITHOUT_EXTERNS(externs);
     cg::cuda::CudaRunInfo info;
     auto r = cg::cuda::runAndCheckCuda(g, req, nullptr, &info);
     QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
@@ -74,35 +94,46 @@ void compareWithReference(const Graph& g, const std::vector<Value>& in, double t
 
 }  // namespace
 
-class TestCudaExecOpFamilies : public QObject {
+class TestCudaExecFormerFallbacks : public QObject {
     Q_OBJECT
 private slots:
 
     void opinfo_runs_data() {
         QTest::addColumn<QString>("graph");
-        auto rows = [](std::initializer_list<const char*> cases, std::initializer_list<const char*> stages) {
+        QTest::addColumn<QString>("externs");  // the device externs the run needs
+        auto rows = [](std::initializer_list<const char*> cases, std::initializer_list<const char*> stages,
+                       const char* externs) {
             for (const char* c : cases)
                 for (const char* st : stages)
-                    QTest::newRow((std::string(c) + "/" + st).c_str()) << QString("%1/numerics/%2").arg(c, st);
+                    QTest::newRow((std::string(c) + "/" + st).c_str())
+                        << QString("%1/numerics/%2").arg(c, st) << QString(externs);
         };
-        rows({"nn_functional_embedding_bag__default__s0", "nn_functional_embedding_bag__default__s1",
-              "index_put__default__s0", "index_put__default__s1"},
-             {"forward", "backward"});
+        rows({"nn_functional_embedding_bag__default__s0", "nn_functional_embedding_bag__default__s1"},
+             {"forward", "backward"},
+             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
+        rows({"index_put__default__s0", "index_put__default__s1"}, {"forward", "backward"},
+             "index_put,index_by_mask");
         // copy_ into an alias of a graph input (the running mean's update), written in place.
-        rows({"nn_functional_instance_norm__default__s0", "nn_functional_instance_norm__default__s1"}, {"forward"});
-        rows({"nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1",
-              "nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1",
-              "nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1",
-              "nn_functional_multi_margin_loss__default__s0", "nn_functional_multi_margin_loss__default__s1",
-              "nn_functional_multilabel_margin_loss__default__s0", "nn_functional_multilabel_margin_loss__default__s1",
-              "logdet__default__s0", "logdet__default__s1"},
-             {"backward"});
+        rows({"nn_functional_instance_norm__default__s0", "nn_functional_instance_norm__default__s1"}, {"forward"},
+             "copy_into_input");
+        rows({"nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1"}, {"backward"},
+             "rms_norm_backward");
+        rows({"nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1"}, {"backward"},
+             "pdist_backward");
+        rows({"nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1"}, {"backward"},
+             "group_norm_backward");
+        rows({"nn_functional_multi_margin_loss__default__s0", "nn_functional_multi_margin_loss__default__s1"},
+             {"backward"}, "multi_margin_loss_backward");
+        rows({"nn_functional_multilabel_margin_loss__default__s0", "nn_functional_multilabel_margin_loss__default__s1"},
+             {"backward"}, "multilabel_margin_loss_backward");
+        rows({"logdet__default__s0", "logdet__default__s1"}, {"backward"}, "lu_solve");
     }
 
     void opinfo_runs() {
         // PyTorch's recorded inputs and outputs (../shared/opinfo beside the corpus; the GPU
         // bundle unpacks its copy there), judged as `fxray run --expect` judges them.
         QFETCH(QString, graph);
+        QFETCH(QString, externs);
         const auto stem = fxtest::corpus().parent_path() / "opinfo" / graph.toStdString();
         if (!std::filesystem::exists(stem.string() + ".py")) QSKIP("the OpInfo graphs are not beside the corpus");
         auto f = loadFile(stem.string() + ".py");
@@ -117,6 +148,7 @@ private slots:
         auto ref = runAndCheck(g, req, &*expect);
         QVERIFY2(ref.ok() && ref->ok, "the reference executor does not reproduce this recording");
         SKIP_WITHOUT_DEVICE();
+        SKIP_WITHOUT_EXTERNS(externs.toStdString());
         cg::cuda::CudaRunInfo info;
         auto r = cg::cuda::runAndCheckCuda(g, req, &*expect, &info);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
@@ -160,7 +192,8 @@ private slots:
                               fxtest::tv({3, 3}, wave(9, 1.1)),
                               fxtest::tv({2, 3}, wave(6, 2.3)),
                               fxtest::tv({7}, wave(7, 0.7))};
-        compareWithReference(*g, in, 1e-5);
+        compareWithReference(*g, in, 1e-5,
+                             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
     }
 
     void mask_index_vs_reference() {
@@ -179,7 +212,7 @@ private slots:
                               fxtest::tv({3}, {7, 8, 9}),                fxtest::tv({3, 3}, wave(9, 0.9)),
                               fxtest::tv({4, 3}, std::vector<double>(12, 0), DType::Bool),
                               fxtest::tv({}, {1}, DType::Bool)};
-        compareWithReference(*g, in, 1e-6);
+        compareWithReference(*g, in, 1e-6, "index_put,index_by_mask");
     }
 
     void lu_solve_vs_reference() {
@@ -196,7 +229,7 @@ private slots:
             for (int d = 0; d < 3; ++d) lu[static_cast<size_t>(b * 9 + d * 4)] = 2.0 + d;  // a well-conditioned U
         std::vector<Value> in{fxtest::tv({2, 3, 3}, lu), fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
                               fxtest::tv({2, 3, 2}, wave(12, 1.9))};
-        compareWithReference(*g, in, 1e-5);
+        compareWithReference(*g, in, 1e-5, "lu_solve");
     }
 
     void norm_backwards_without_weight_vs_reference() {
@@ -216,9 +249,9 @@ private slots:
             "        return (getitem_3, getitem_5, getitem_7)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 4, 3}, wave(24, 0.2)), fxtest::tv({2, 4, 3}, wave(24, 1.3))};
-        compareWithReference(*g, in, 1e-5);
+        compareWithReference(*g, in, 1e-5, "group_norm_backward,rms_norm_backward");
     }
 };
 
-QTEST_GUILESS_MAIN(TestCudaExecOpFamilies)
-#include "tst_cuda_exec_op_families.moc"
+QTEST_GUILESS_MAIN(TestCudaExecFormerFallbacks)
+#include "tst_cuda_exec_former_fallbacks.moc"
