@@ -1,6 +1,6 @@
 // The modules of codegen/cuda/op_kernels.h (mask_index.cu) compile with NVRTC for sm_80 PTX, with
-// an entry for every kernel their device externs launch. Needs NVRTC only, not a device (label engine); the kernels run in
-// tst_cuda_exec_former_fallbacks.
+// an entry for every kernel their device externs launch. Needs NVRTC only, not a device (label
+// engine); the kernels run in tst_cuda_exec_former_fallbacks.
 #include "test_util.h"
 
 #include "codegen/cuda/cuda_api.h"
