@@ -499,7 +499,6 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
             // The externs of op_externs.h.
-            {"index_by_mask", indexByMaskOnDevice},
             {"copy_into_input", copyIntoInputOnDevice},
         };
         const auto& f = fallbackOpDeviceExterns();

@@ -2,7 +2,7 @@
 // over irregular windows, sort, segment_reduce, put, the index puts, masked_select, and the
 // small linear algebra): each checks what it handles before allocating, declining to the host
 // otherwise, and runs the kernels of fallback_kernels.h. Listed in deviceExternTable().
-#include "codegen/cuda/op_externs.h"
+#include "codegen/cuda/device_externs.h"
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
@@ -141,9 +141,6 @@ Expected<bool> putOnDevice(DeviceCall& c) {
 /// leading dims (a None among them: the host).
 template <bool Masked>
 Expected<bool> indexedPutOnDevice(DeviceCall& c) {
-    // A boolean mask for the leading dims (device_externs_mask_index.cpp).
-    if (!Masked)
-        if (auto m = maskIndexPutOnDevice(c); !m.ok() || *m) return m;
     const TensorMeta* om = c.out0();
     const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
     if (!A) return false;
