@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 namespace fxray::cg {
@@ -80,7 +81,6 @@ Index make(int64_t c, std::vector<std::pair<int64_t, IndexAtom>> terms) {
 }
 
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
 
 }  // namespace
 
@@ -120,12 +120,36 @@ std::pair<int64_t, int64_t> indexBounds(const Index& i) {
     return {lo, hi};
 }
 
+namespace {
+
+/// The constant c' = c - q d (q an integer) that leaves c' + terms within [0, d) at its lowest:
+/// the emitted code divides with C's truncating / and %, right only for non-negative operands, so
+/// what stays inside a FloorDiv or Mod atom must not go below 0 (a flip's 124 - x0 split as
+/// 100 + (24 - x0) read (24 - x0) / 25 as 0 for x0 in 25..48, not -1). Nullopt when the terms'
+/// bounds are unknown (data-dependent atoms).
+std::optional<int64_t> nonNegativeConstant(int64_t c, const std::vector<std::pair<int64_t, IndexAtom>>& terms,
+                                           int64_t d) {
+    const int64_t lo = indexBounds(make(0, terms)).first;
+    if (lo <= -kWide) return std::nullopt;
+    return c - floorDiv(c + lo, d) * d;
+}
+
+/// An index atom of kind k (FloorDiv or Mod) over arg.
+Index atomOf(IndexAtom::Kind k, Index arg, int64_t d) {
+    IndexAtom at;
+    at.kind = k;
+    at.arg = std::move(arg);
+    at.divisor = d;
+    return make(0, {{1, at}});
+}
+
+}  // namespace
+
 Index idiv(const Index& a, int64_t d) {
     // A divisor of 0 comes only from a size-0 dim: the tensor is empty and nothing is loaded.
     if (d <= 0) return iconst(0);
     if (d == 1) return a;
-    // a = E + R with E a multiple of d: floor(a/d) = E/d + floor(R/d).
-    int64_t q = floorDiv(a->c, d), r = floorMod(a->c, d);
+    // a = E + R with E a multiple of d: floor(a/d) = E/d + floor(R/d), R kept >= 0.
     std::vector<std::pair<int64_t, IndexAtom>> exact, rest;
     for (const auto& t : a->terms) {
         if (t.first % d == 0)
@@ -133,35 +157,32 @@ Index idiv(const Index& a, int64_t d) {
         else
             rest.push_back(t);
     }
-    Index e = make(q, std::move(exact));
-    Index rem = make(r, std::move(rest));
+    const auto r = nonNegativeConstant(a->c, rest, d);
+    if (!r) return atomOf(IndexAtom::Kind::FloorDiv, a, d);  // a itself is >= 0
+    Index e = make((a->c - *r) / d, std::move(exact));
+    Index rem = make(*r, std::move(rest));
     auto [lo, hi] = indexBounds(rem);
     if (lo >= 0 && hi < d) return e;
     // floor(floor(x/a)/b) = floor(x/(a*b))
     if (rem->c == 0 && rem->terms.size() == 1 && rem->terms[0].first == 1 &&
         rem->terms[0].second.kind == IndexAtom::Kind::FloorDiv)
         return iadd(e, idiv(rem->terms[0].second.arg, rem->terms[0].second.divisor * d));
-    IndexAtom at;
-    at.kind = IndexAtom::Kind::FloorDiv;
-    at.arg = rem;
-    at.divisor = d;
-    return iadd(e, make(0, {{1, at}}));
+    return iadd(e, atomOf(IndexAtom::Kind::FloorDiv, rem, d));
 }
 
 Index imod(const Index& a, int64_t d) {
     if (d <= 0) return iconst(0);  // as idiv: an empty tensor's coordinates
     if (d == 1) return iconst(0);
+    // Multiples of d drop out; the rest is shifted by a multiple of d to stay >= 0.
     std::vector<std::pair<int64_t, IndexAtom>> rest;
     for (const auto& t : a->terms)
         if (t.first % d != 0) rest.push_back(t);
-    Index rem = make(floorMod(a->c, d), std::move(rest));
+    const auto r = nonNegativeConstant(a->c, rest, d);
+    if (!r) return atomOf(IndexAtom::Kind::Mod, a, d);  // a itself is >= 0
+    Index rem = make(*r, std::move(rest));
     auto [lo, hi] = indexBounds(rem);
     if (lo >= 0 && hi < d) return rem;
-    IndexAtom at;
-    at.kind = IndexAtom::Kind::Mod;
-    at.arg = rem;
-    at.divisor = d;
-    return make(0, {{1, at}});
+    return atomOf(IndexAtom::Kind::Mod, rem, d);
 }
 
 Index ivalue(ExprP e) {

@@ -67,8 +67,8 @@ struct NodeError {
 };
 
 /// Compares `other`'s value of every computed node of g (not placeholders or get_attr
-/// constants) for which both sides report a tensor with
-/// `base`'s, in graph order, with run_check's rule: rel_err within the dtype's tolerance, else
+/// constants, nor nodes an in-place op later overwrites, nor unwritten `empty` buffers) for
+/// which both sides report a tensor with `base`'s, in graph order, with run_check's rule: rel_err within the dtype's tolerance, else
 /// (floating values) judged against `ref64`'s value of the node when given.
 std::vector<NodeError> compareNodeValues(const Graph& g, const std::map<std::string, Value>& base,
                                          const std::map<std::string, Value>& other,

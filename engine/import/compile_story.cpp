@@ -1,6 +1,7 @@
 #include "import/compile_story.h"
 
 #include "import/compile_story_payloads.h"
+#include "import/fx_text_reader.h"
 #include "import/torch_trace_reader.h"
 #include "import/trace_records.h"
 
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -484,30 +484,6 @@ private:
     std::unordered_map<size_t, int64_t> m_guardLines;   ///< entry -> guards in its guard tree dump
 };
 
-Expected<std::string> readWholeFile(const fs::path& p) {
-    std::error_code ec;
-    auto size = fs::file_size(p, ec);
-    Diagnostic d;
-    d.file = p.string();
-    if (ec) {
-        d.message = "cannot read file: " + ec.message();
-        return d;
-    }
-    if (size > kMaxLogBytes) {
-        d.message = "trace too large (" + std::to_string(size >> 20) + " MiB; fxray reads up to 4096 MiB)";
-        return d;
-    }
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
-        d.message = "cannot open file";
-        return d;
-    }
-    std::string s(size_t(size), '\0');
-    in.read(s.data(), std::streamsize(size));
-    s.resize(size_t(in.gcount()));
-    return s;
-}
-
 /// The rank in the first envelope that has one, or -1.
 int envelopeRank(std::string_view text) {
     int rank = -1;
@@ -553,7 +529,7 @@ Expected<CompileStory> readCompileStory(const fs::path& fileOrFolder, const Comp
     };
     std::vector<Log> logs;
     for (const auto& p : files) {
-        auto t = readWholeFile(p);
+        auto t = readFileUpTo(p, kMaxLogBytes, "trace");
         if (!t.ok()) {
             if (files.size() == 1) return t.error();
             continue;

@@ -4,7 +4,6 @@
 #include "import/repro_reader.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 
 namespace fxray {
@@ -55,30 +54,6 @@ std::vector<fs::path> findGraphFolders(const fs::path& root, bool& truncated) {
     return {found.begin(), found.end()};
 }
 
-Expected<std::string> readCapped(const fs::path& p) {
-    std::error_code ec;
-    auto size = fs::file_size(p, ec);
-    Diagnostic d;
-    d.file = p.string();
-    if (ec) {
-        d.message = "cannot read file: " + ec.message();
-        return d;
-    }
-    if (size > kMaxFileBytes) {
-        d.message = "file too large (" + std::to_string(size >> 20) + " MiB); skipped";
-        return d;
-    }
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
-        d.message = "cannot open file";
-        return d;
-    }
-    std::string s(size, '\0');
-    in.read(s.data(), std::streamsize(size));
-    s.resize(size_t(in.gcount()));
-    return s;
-}
-
 /// The folder's label in ids: its path below the root, or its own name for the root itself.
 std::string folderLabel(const fs::path& root, const fs::path& folder) {
     std::error_code ec;
@@ -111,7 +86,7 @@ void readFolder(const fs::path& root, const fs::path& folder, LoadedFile& f) {
         fs::path p = folder / name;
         std::error_code ec;
         if (!fs::is_regular_file(p, ec)) continue;
-        auto text = readCapped(p);
+        auto text = readFileUpTo(p, kMaxFileBytes, "file");
         if (!text.ok()) {
             f.warnings.push_back(text.error().str());
             continue;

@@ -122,6 +122,31 @@ Expected<std::string> readTextFile(const std::filesystem::path& path) {
     return ss.str();
 }
 
+Expected<std::string> readFileUpTo(const std::filesystem::path& path, uintmax_t maxBytes, const std::string& what) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    Diagnostic d = makeError("");
+    d.file = path.string();
+    if (ec) {
+        d.message = "cannot read file: " + ec.message();
+        return d;
+    }
+    if (size > maxBytes) {
+        d.message = what + " too large (" + std::to_string(size >> 20) + " MiB; fxray reads up to " +
+                    std::to_string(maxBytes >> 20) + " MiB)";
+        return d;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        d.message = "cannot open file";
+        return d;
+    }
+    std::string s(size_t(size), '\0');
+    in.read(s.data(), std::streamsize(size));
+    s.resize(size_t(in.gcount()));
+    return s;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Module structure
 

@@ -8,6 +8,7 @@
 #include "ir/graph.h"
 #include "ir/tensor_meta.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -31,5 +32,10 @@ std::optional<TensorMeta> parseAnnotation(std::string_view text, std::string* er
 
 /// Reads a whole file into a string (Diagnostic naming the file on failure).
 Expected<std::string> readTextFile(const std::filesystem::path& path);
+
+/// The whole file if it holds at most maxBytes, else an error naming the file: "<what> too large
+/// (N MiB; fxray reads up to M MiB)". For logs and folders that can be huge, so that the size is
+/// checked before anything is read.
+Expected<std::string> readFileUpTo(const std::filesystem::path& path, uintmax_t maxBytes, const std::string& what);
 
 }  // namespace fxray

@@ -14,7 +14,6 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -533,30 +532,6 @@ private:
     LoadedFile m_out;
 };
 
-Expected<std::string> readLog(const fs::path& p) {
-    std::error_code ec;
-    auto size = fs::file_size(p, ec);
-    Diagnostic d;
-    d.file = p.string();
-    if (ec) {
-        d.message = "cannot read file: " + ec.message();
-        return d;
-    }
-    if (size > kMaxTraceBytes) {
-        d.message = "trace too large (" + std::to_string(size >> 20) + " MiB; fxray reads up to 4096 MiB)";
-        return d;
-    }
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
-        d.message = "cannot open file";
-        return d;
-    }
-    std::string s(size, '\0');
-    in.read(s.data(), std::streamsize(size));
-    s.resize(size_t(in.gcount()));
-    return s;
-}
-
 /// "rank3" for dedicated_log_torch_trace_rank_3_xxx.log, else the file's stem.
 std::string filePrefix(const fs::path& p) {
     std::string stem = p.stem().string();
@@ -616,7 +591,7 @@ Expected<LoadedFile> readTorchTrace(const fs::path& fileOrFolder, TraceTimings* 
     all.format = "torch-trace";
     for (const auto& p : files) {
         auto t0 = std::chrono::steady_clock::now();
-        auto text = readLog(p);
+        auto text = readFileUpTo(p, kMaxTraceBytes, "trace");
         if (!text.ok()) return text.error();
         if (timings) timings->readMs += msSince(t0);
         auto one = readTorchTraceText(*text, p.string(), timings);

@@ -22,14 +22,6 @@ namespace {
 
 using namespace passutil;
 
-Expected<Tensor> call(std::string_view op, std::vector<Value> args) {
-    ExecContext ctx(0);
-    auto r = invokeOp(op, std::move(args), {}, &ctx);
-    if (!r.ok()) return r.error();
-    if (!r->isTensor()) return makeError(std::string(op) + " did not return a tensor");
-    return r->t;
-}
-
 Value ints(const std::vector<int64_t>& v) {
     std::vector<Value> out;
     for (int64_t x : v) out.push_back(Value::ofInt(x));
@@ -47,13 +39,13 @@ Expected<Tensor> resized(const Value& other, const std::vector<int64_t>& shape, 
         t = other.t;
     }
     if (t.numel() == 1) {
-        auto r = call("aten.reshape.default", {Value::ofTensor(t), ints({1})});
+        auto r = evalConstantOp("aten.reshape.default", {Value::ofTensor(t), ints({1})});
         if (!r.ok()) return r;
-        auto e = call("aten.expand.default", {Value::ofTensor(*r), ints(shape)});
+        auto e = evalConstantOp("aten.expand.default", {Value::ofTensor(*r), ints(shape)});
         if (!e.ok()) return e;
-        return call("aten.clone.default", {Value::ofTensor(*e)});
+        return evalConstantOp("aten.clone.default", {Value::ofTensor(*e)});
     }
-    return call("aten.reshape.default", {Value::ofTensor(t), ints(shape)});
+    return evalConstantOp("aten.reshape.default", {Value::ofTensor(t), ints(shape)});
 }
 
 class BinaryFoldingPass : public Pass {
@@ -180,9 +172,9 @@ private:
             auto o = resized(other, {outC}, W->meta);
             if (!o.ok()) return fail(o.error());
             if (haveB)
-                newB = call(top, {Value::ofTensor(*B), Value::ofTensor(*o)});
+                newB = evalConstantOp(top, {Value::ofTensor(*B), Value::ofTensor(*o)});
             else
-                newB = kind == "add" ? Expected<Tensor>(*o) : call("aten.neg.default", {Value::ofTensor(*o)});
+                newB = kind == "add" ? Expected<Tensor>(*o) : evalConstantOp("aten.neg.default", {Value::ofTensor(*o)});
             if (!newB.ok()) return fail(newB.error());
             haveB = true;
         } else {
@@ -193,12 +185,12 @@ private:
                 wshape[1] = outC;
             auto o1 = resized(other, wshape, W->meta);
             if (!o1.ok()) return fail(o1.error());
-            newW = call(top, {Value::ofTensor(*W), Value::ofTensor(*o1)});
+            newW = evalConstantOp(top, {Value::ofTensor(*W), Value::ofTensor(*o1)});
             if (!newW.ok()) return fail(newW.error());
             if (haveB) {
                 auto o = resized(other, {outC}, W->meta);
                 if (!o.ok()) return fail(o.error());
-                newB = call(top, {Value::ofTensor(*B), Value::ofTensor(*o)});
+                newB = evalConstantOp(top, {Value::ofTensor(*B), Value::ofTensor(*o)});
                 if (!newB.ok()) return fail(newB.error());
             }
         }

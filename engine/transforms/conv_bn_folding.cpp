@@ -21,14 +21,6 @@ namespace {
 
 using namespace passutil;
 
-Expected<Tensor> call(std::string_view op, std::vector<Value> args) {
-    ExecContext ctx(0);
-    auto r = invokeOp(op, std::move(args), {}, &ctx);
-    if (!r.ok()) return r.error();
-    if (!r->isTensor()) return makeError(std::string(op) + " did not return a tensor");
-    return r->t;
-}
-
 class ConvBnFoldingPass : public Pass {
 public:
     ConvBnFoldingPass() { m_folded = declareStatistic("folded", "batch norms folded into a convolution"); }
@@ -99,28 +91,28 @@ private:
         auto fail = [&](const Diagnostic& d) {
             return ctx.notifyMatchFailure(rule, *bn, "folding failed: " + d.str());
         };
-        auto ve = call("aten.add.Scalar", {Value::ofTensor(*var), Value::ofDouble(*eps)});
+        auto ve = evalConstantOp("aten.add.Scalar", {Value::ofTensor(*var), Value::ofDouble(*eps)});
         if (!ve.ok()) return fail(ve.error());
-        auto scale = call("aten.rsqrt.default", {Value::ofTensor(*ve)});
+        auto scale = evalConstantOp("aten.rsqrt.default", {Value::ofTensor(*ve)});
         if (!scale.ok()) return fail(scale.error());
         if (w) {
-            scale = call("aten.mul.Tensor", {Value::ofTensor(*w), Value::ofTensor(*scale)});
+            scale = evalConstantOp("aten.mul.Tensor", {Value::ofTensor(*w), Value::ofTensor(*scale)});
             if (!scale.ok()) return fail(scale.error());
         }
         std::vector<Value> shape;
         shape.push_back(Value::ofInt(W->shape()[0]));
         for (int64_t i = 1; i < W->dim(); ++i) shape.push_back(Value::ofInt(1));
-        auto scaleW = call("aten.reshape.default", {Value::ofTensor(*scale), Value::ofList(shape)});
+        auto scaleW = evalConstantOp("aten.reshape.default", {Value::ofTensor(*scale), Value::ofList(shape)});
         if (!scaleW.ok()) return fail(scaleW.error());
-        auto newW = call("aten.mul.Tensor", {Value::ofTensor(*W), Value::ofTensor(*scaleW)});
+        auto newW = evalConstantOp("aten.mul.Tensor", {Value::ofTensor(*W), Value::ofTensor(*scaleW)});
         if (!newW.ok()) return fail(newW.error());
-        Expected<Tensor> centred = B ? call("aten.sub.Tensor", {Value::ofTensor(*B), Value::ofTensor(*mean)})
-                                     : call("aten.neg.default", {Value::ofTensor(*mean)});
+        Expected<Tensor> centred = B ? evalConstantOp("aten.sub.Tensor", {Value::ofTensor(*B), Value::ofTensor(*mean)})
+                                     : evalConstantOp("aten.neg.default", {Value::ofTensor(*mean)});
         if (!centred.ok()) return fail(centred.error());
-        auto newB = call("aten.mul.Tensor", {Value::ofTensor(*centred), Value::ofTensor(*scale)});
+        auto newB = evalConstantOp("aten.mul.Tensor", {Value::ofTensor(*centred), Value::ofTensor(*scale)});
         if (!newB.ok()) return fail(newB.error());
         if (b) {
-            newB = call("aten.add.Tensor", {Value::ofTensor(*newB), Value::ofTensor(*b)});
+            newB = evalConstantOp("aten.add.Tensor", {Value::ofTensor(*newB), Value::ofTensor(*b)});
             if (!newB.ok()) return fail(newB.error());
         }
 

@@ -51,4 +51,8 @@ Node* addConstantNode(Graph& g, Rewriter& rw, Tensor value, std::string_view nam
 /// The constant value behind n (a get_attr of g's constants), or null.
 const Tensor* constantValue(const Node* n);
 
+/// Runs one op on constant values with the reference kernels, as the folding passes precompute
+/// weights: its tensor result, or why there is none.
+Expected<Tensor> evalConstantOp(std::string_view op, std::vector<Value> args);
+
 }  // namespace fxray

@@ -1,6 +1,7 @@
 // Shared pieces of the freezing passes: which placeholders are parameters, constant nodes
 // (get_attr `_frozen_paramN`) and their values.
 #include "exec/compare.h"
+#include "exec/interpreter.h"
 #include "rewrite/rewriter.h"
 #include "transforms/freezing.h"
 
@@ -73,6 +74,14 @@ Node* addConstantNode(Graph& g, Rewriter& rw, Tensor value, std::string_view nam
     e.graph = rw.context().log().graph;
     rw.context().log().events.push_back(std::move(e));
     return n;
+}
+
+Expected<Tensor> evalConstantOp(std::string_view op, std::vector<Value> args) {
+    ExecContext ctx(0);
+    auto r = invokeOp(op, std::move(args), {}, &ctx);
+    if (!r.ok()) return r.error();
+    if (!r->isTensor()) return makeError(std::string(op) + " did not return a tensor");
+    return r->t;
 }
 
 }  // namespace fxray

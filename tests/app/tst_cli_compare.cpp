@@ -126,6 +126,69 @@ private slots:
         fs::remove(p);
     }
 
+    /// A node that an in-place op later writes over has two values: the reference reports it when
+    /// it runs, a compiled backend its buffer at the end. Such nodes, and unwritten `empty`
+    /// buffers, are not judged; the writing node is. PyTorch's OpInfo graphs do this (fmax's
+    /// backward: `logical_or_(ge_1, ...)` then `logical_not_`; quantile's: `squeeze_(lerp_, -1)`;
+    /// addcdiv's: `fill_(empty_like, 3.14)` then `div_`), and compare called them divergent.
+    void nodesOverwrittenInPlaceAreNotJudged_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("skipped");
+        QTest::addColumn<QString>("judged");
+        QTest::newRow("fmax backward") << "fmax__default__s0"
+                                       << "logical_or__1"
+                                       << "logical_not_";
+        QTest::newRow("quantile backward") << "quantile__default__s0"
+                                           << "lerp_"
+                                           << "squeeze_";
+        QTest::newRow("addcdiv backward") << "addcdiv__default__s1"
+                                          << "fill_"
+                                          << "div_";
+    }
+    void nodesOverwrittenInPlaceAreNotJudged() {
+#ifndef FXRAY_HAVE_CPU_BACKEND
+        QSKIP("this build has no CPU backend");
+#else
+        QFETCH(QString, dir);
+        QFETCH(QString, skipped);
+        QFETCH(QString, judged);
+        const fs::path num = fxtest::corpus().parent_path() / "opinfo" / dir.toStdString() / "numerics";
+        if (!fs::exists(num)) QSKIP("../shared/opinfo not found beside the corpus");
+        auto r = cli({"compare", (num / "backward.py").string(), "--backends", "ref,cpu", "--inputs",
+                      (num / "backward/inputs").string(), "--json"});
+        QVERIFY2(r.status == 0, (r.err + r.out).c_str());
+        auto j = nlohmann::json::parse(r.out);
+        QVERIFY(j["ok"].get<bool>());
+        QCOMPARE(checkNodeErrors(j), 0);
+        bool sawSkipped = false, sawJudged = false;
+        for (const auto& e : j["node_errors"]) {
+            sawSkipped |= e["node"] == skipped.toStdString();
+            sawJudged |= e["node"] == judged.toStdString();
+        }
+        QVERIFY2(!sawSkipped, qPrintable(skipped));
+        QVERIFY2(sawJudged, qPrintable(judged));
+#endif
+    }
+
+    /// A wrong value is still found when an in-place op follows: `add` is not judged (mul_ writes
+    /// over it), and `mul_`, which holds the wrong number on one side, is.
+    void inPlaceWriterIsStillJudged() {
+        fs::path p = writeGraph("fxray_compare_inplace.py",
+                                "class GraphModule(torch.nn.Module):\n"
+                                "    def forward(self, x: \"f32[64][1]cpu\"):\n"
+                                "        add: \"f32[64][1]cpu\" = torch.ops.aten.add.Tensor(x, 100000000.0)\n"
+                                "        mul_: \"f32[64][1]cpu\" = torch.ops.aten.mul_.Tensor(add, 1.0)\n"
+                                "        sub: \"f32[64][1]cpu\" = torch.ops.aten.sub.Tensor(mul_, 100000000.0)\n"
+                                "        return (sub,)\n");
+        auto r = cli({"compare", p.string(), "--backends", "ref64,ref", "--json"});
+        QCOMPARE(r.status, 1);
+        auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["node_errors"].size(), size_t(2));
+        QCOMPARE(j["node_errors"][0]["node"].get<std::string>(), std::string("mul_"));
+        QCOMPARE(j["first_divergent_node"]["node"].get<std::string>(), std::string("sub"));
+        fs::remove(p);
+    }
+
     /// A relu decision on a near-tie moves one whole gradient element: x[5] = 1e-8 survives
     /// (x + 1) - 1 in fp64 but rounds to 0 in fp32, so threshold_backward passes its gradient on
     /// one side and zeroes it on the other, while every other element agrees. This is how

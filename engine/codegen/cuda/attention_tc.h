@@ -1,10 +1,14 @@
 #pragma once
 /// fp32 attention on tensor cores (kernels/attention_tc.cu): the fused flash-attention forward
 /// and backward with 3xTF32 mma.sync products, about fp32's accuracy at tensor-core speed, as
-/// PyTorch's own fp32 kernel does on sm_80+. Head dims up to 64; other shapes, older GPUs and
-/// other dtypes keep the SIMT fused kernels or the cuBLAS path (attention_gemm.h).
-/// FXRAY_ATTENTION=tc|fused|gemm forces a path (tc where it applies, the others as before).
+/// PyTorch's own fp32 kernel does on sm_80+. Head dims up to 64 by default; kernels for head dim
+/// 128 (the dims from 65 padded with zeros) run when forced, as they are slower than the other
+/// paths for now. Other shapes, older GPUs and other dtypes keep the SIMT fused kernels or the
+/// cuBLAS path (attention_gemm.h). FXRAY_ATTENTION=tc|fused|gemm forces a path (tc where it
+/// applies, up to head dim 128, the others as before); tc32 is tc with head dim 64's backward
+/// taking 32 query rows a step in place of 16 (tc16: the default, named).
 #include "codegen/cuda/device_ops.h"
+#include "codegen/cuda/kernels/attention_args.h"
 
 #include <optional>
 
@@ -18,9 +22,13 @@ Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const Device
                           const std::optional<DeviceView>& lse, double scale, bool causal);
 
 /// The backward (attentionBackward's setup, this kernel in place of the SIMT one): keys per block,
-/// the kernel with its dynamic shared memory allowed, and that memory's size.
+/// and for the operands' head dims the kernel with its dynamic shared memory allowed, and that
+/// memory's size.
 constexpr int64_t kTcBackwardKeys = 64;
-Expected<CUfunction> tcBackwardKernel();
-unsigned tcBackwardSharedBytes();
+struct TcBackward {
+    CUfunction fn;
+    unsigned sharedBytes;
+};
+Expected<TcBackward> tcBackwardKernel(const FxAttnArgs& a);
 
 }  // namespace fxray::cg::cuda

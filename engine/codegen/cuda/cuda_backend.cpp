@@ -2,6 +2,7 @@
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cuda_executor.h"
+#include "codegen/cuda/cuda_ops.h"
 #include "codegen/cuda/device_ops.h"
 #include "support/timing.h"
 
@@ -34,6 +35,16 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     auto t0 = std::chrono::steady_clock::now();
     auto lg = lowerGraph(g, metasOf(inputs), opts.pinned);
     if (!lg.ok()) return lg.error();
+    // Ops without a rule but with a device kernel (rand, dropout): extern calls, not fallbacks.
+    for (OpaqueCall& call : lg->calls) {
+        const char* k =
+            call.kind == OpaqueCall::Kind::Fallback ? fallbackDeviceExternFor(call.node->opName()) : nullptr;
+        if (!k) continue;
+        call.kind = OpaqueCall::Kind::Extern;
+        call.fn = k;
+        if (auto it = lg->fallbackOps.find(call.node->opName()); it != lg->fallbackOps.end() && --it->second == 0)
+            lg->fallbackOps.erase(it);
+    }
     st.lowerMs = msSince(t0);
     auto t1 = std::chrono::steady_clock::now();
     auto prog = schedule(std::move(lg).value(), opts.schedule);

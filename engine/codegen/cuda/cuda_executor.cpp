@@ -194,18 +194,19 @@ std::optional<DeviceView> Executor::deviceOf(const Argument& a) const {
     return DeviceView{m_dev[static_cast<size_t>(b)].ptr(), m};
 }
 
-Expected<bool> Executor::deviceExtern(const OpaqueCall& call, RunStats& S) {
+Expected<bool> Executor::deviceExtern(const OpaqueCall& call, ExecContext& ctx, RunStats& S) {
     if (call.kind != OpaqueCall::Kind::Extern || !call.node->op()) return false;
     const DeviceExtern* x = findDeviceExtern(call.fn);
     if (!x) return false;
-    DeviceCall dc(*this, call, S);
+    DeviceCall dc(*this, call, ctx, S);
     if (!dc.hasOutputs()) return false;
     return x->run(dc);
 }
 
 // ----- DeviceCall: the executor's state as a device extern sees it ---------------------------
 
-DeviceCall::DeviceCall(Executor& ex, const OpaqueCall& call, RunStats& stats) : m_ex(ex), m_call(call), m_stats(stats) {
+DeviceCall::DeviceCall(Executor& ex, const OpaqueCall& call, ExecContext& ctx, RunStats& stats)
+        : m_ex(ex), m_call(call), m_ctx(ctx), m_stats(stats) {
     const Program& P = ex.m_p;
     if (call.result.kind == LValue::Kind::Tensor) {
         m_outBufs.push_back(P.bufferOf[static_cast<size_t>(call.result.node)]);
@@ -408,7 +409,7 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
             continue;
         }
         const OpaqueCall& call = lg.calls[static_cast<size_t>(st.index)];
-        auto dev = deviceExtern(call, S);
+        auto dev = deviceExtern(call, ctx, S);
         if (!dev.ok()) {
             Diagnostic d = dev.error();
             d.node = call.node->name();

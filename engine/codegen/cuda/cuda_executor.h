@@ -37,7 +37,7 @@ private:
     friend class DeviceCall;
     /// An extern call on the device (device_externs.h); false when this instance has none (the
     /// host runs it).
-    Expected<bool> deviceExtern(const OpaqueCall& call, RunStats& stats);
+    Expected<bool> deviceExtern(const OpaqueCall& call, ExecContext& ctx, RunStats& stats);
     Status hostCall(const OpaqueCall& call, ExecContext& ctx, RunStats& stats);
 
     const CompiledGraph& m_cg;

@@ -5,6 +5,29 @@
 
 namespace fxray::cg::cuda {
 
+namespace {
+
+struct FallbackExtern {
+    std::string_view qualname, kernel;
+};
+
+const std::vector<FallbackExtern>& fallbackExterns() {
+    static const std::vector<FallbackExtern> t = {
+        {"aten.rand.default", "rand"},
+        {"aten.rand_like.default", "rand"},
+        {"aten.native_dropout.default", "native_dropout"},
+    };
+    return t;
+}
+
+}  // namespace
+
+const char* fallbackDeviceExternFor(std::string_view qualname) {
+    for (const auto& re : fallbackExterns())
+        if (re.qualname == qualname) return re.kernel.data();
+    return nullptr;
+}
+
 const std::vector<std::string_view>& deviceExternKernels() {
     // The names the executor dispatches, read off its table (device_externs.h).
     static const std::vector<std::string_view> k = [] {
@@ -20,6 +43,7 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
     for (std::string_view k : kernels) {
         bool known = false;
         for (const auto& [op, name] : codegenExterns) known = known || name == k;
+        for (const auto& re : fallbackExterns()) known = known || re.kernel == k;
         if (!known)
             return makeError("the CUDA backend's device kernels (codegen/cuda/cuda_ops.cpp) name '" + std::string(k) +
                              "', which codegen's extern kernel table (codegen/lowering.cpp) lacks");
@@ -32,6 +56,12 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
             for (std::string_view k : kernels)
                 if (k == op.externKernel) op.cuda = BackendPath::Extern;
         }
+    }
+    for (const auto& re : fallbackExterns()) {
+        auto e = r.entryFor("the CUDA backend's random device kernels (codegen/cuda/cuda_ops.cpp)",
+                            std::string(re.qualname));
+        if (!e.ok()) return e.error();
+        (*e)->cuda = BackendPath::Extern;
     }
     return Status::success();
 }

@@ -15,9 +15,16 @@ namespace fxray::cg::cuda {
 /// (device_externs.h deviceExternTable()); other extern calls run on the host.
 const std::vector<std::string_view>& deviceExternKernels();
 
+/// Ops without a lowering rule that the CUDA backend runs as device externs anyway (rand,
+/// rand_like, native_dropout: the reference's stream, random_kernels.h): the kernel name for
+/// `qualname` ("aten.rand.default"), or null. The backend turns their fallback calls into extern
+/// calls.
+const char* fallbackDeviceExternFor(std::string_view qualname);
+
 /// Sets OpInfo::cuda on every entry of r: Lowered where codegen attached a lowering rule, Extern
-/// where the op's extern kernel is one of `kernels`. An error names a kernel that codegen's extern
-/// table lacks. Run after codegen's attachLowerings.
+/// where the op's extern kernel is one of `kernels` or it has no rule but a device extern above.
+/// An error names a kernel that neither codegen's extern table nor the list above names. Run after codegen's
+/// attachLowerings.
 Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& kernels);
 
 }  // namespace fxray::cg::cuda

@@ -278,18 +278,24 @@ Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const D
     const int kt = tc ? kTcBackwardKeys : hd == 64 ? 32 : hd == 128 ? 16 : 8;
     a->tiles = (a->N + kt - 1) / kt;
     {
-        auto fn = tc ? tcBackwardKernel()
-                     : attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
-        if (!fn.ok()) return fn.error();
+        CUfunction fn = nullptr;
+        unsigned smem = 0;  // dynamic: the tensor-core kernels'
+        if (tc) {
+            auto kern = tcBackwardKernel(*a);
+            if (!kern.ok()) return kern.error();
+            fn = kern->fn, smem = kern->sharedBytes;
+        } else {
+            auto kern = attentionModule().function(std::string("fx_attn_bwd_") + suffix(t) + "_" + std::to_string(hd));
+            if (!kern.ok()) return kern.error();
+            fn = *kern;
+        }
         CUdeviceptr pg = gradOut.base, pq = q.base, pk = k.base, pv = v.base, pb = bias ? bias->base : 0;
         CUdeviceptr pl = bytePtr(lse, lse.meta.offset), pD = D->ptr();
         CUdeviceptr pdk = gk ? gk->base : 0, pdv = gv ? gv->base : 0;
         void* params[] = {&pg, &pq, &pk, &pv, &pb, &pl, &pD, &pdq, &pdk, &pdv, &pdb, &*a, &g};
         const int64_t blocks = BH * a->tiles;  // 0 without keys: dk and dv are empty then
         if (blocks > INT32_MAX) return makeError("device attention backward: too many blocks");
-        if (Status s = launchGrid(*fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd",
-                                  tc ? tcBackwardSharedBytes() : 0);
-            !s.ok())
+        if (Status s = launchGrid(fn, static_cast<unsigned>(blocks), 1, 128, params, "fx_attn_bwd", smem); !s.ok())
             return s;
     }
     if (gq && !dqDirect)

@@ -50,6 +50,121 @@ Expected<bool> catOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// _chunk_cat(tensors, dim, num_chunks): each tensor zero-padded along dim to a multiple of
+/// num_chunks, viewed as shape[:dim] + [num_chunks, -1], the views concatenated along dim + 1
+/// (codegen/cpu/extern_kernels.cpp chunkCatInto). Strided copies: per tensor the whole chunks in
+/// one, the short last chunk in another, over a zeroed output where any tensor is padded.
+Expected<bool> chunkCatOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && om->isContiguous() ? c.args() : nullptr;
+    if (!A) return false;
+    auto items = c.listViews(0);
+    const int64_t chunks = A->toInt(2);
+    if (!items || items->empty() || chunks <= 0) return false;
+    int64_t dim = A->toInt(1);
+    const int64_t rank = static_cast<int64_t>((*items)[0].meta.shape.size());
+    if (dim < 0) dim += rank;
+    if (dim < 0 || dim >= rank || static_cast<int64_t>(om->shape.size()) != dim + 2 || om->shape[dim] != chunks)
+        return false;
+    int64_t lead = 1;
+    for (int64_t d = 0; d < dim; ++d) lead *= om->shape[static_cast<size_t>(d)];
+    const int64_t width = om->shape[static_cast<size_t>(dim + 1)];
+    int64_t total = 0;
+    bool padded = false;
+    for (const DeviceView& t : *items) {
+        if (t.meta.dtype != om->dtype || static_cast<int64_t>(t.meta.shape.size()) != rank || t.meta.numel() == 0)
+            return false;
+        const int64_t n = t.meta.shape[static_cast<size_t>(dim)];
+        if (t.meta.numel() % (lead * n) != 0) return false;
+        const int64_t cr = (n + chunks - 1) / chunks;
+        total += cr * (t.meta.numel() / (lead * n));
+        padded = padded || cr * chunks != n;
+    }
+    if (total != width) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const DeviceView& out = **o;
+    const size_t item = dtypeItemSize(om->dtype);
+    if (padded)
+        if (Status s = check(runtime().cu.cuMemsetD8(out.base + static_cast<CUdeviceptr>(out.meta.offset) * item, 0,
+                                                     static_cast<size_t>(out.meta.numel()) * item),
+                             "zeroing _chunk_cat's padding");
+            !s.ok())
+            return s.error();
+    int64_t col = 0;
+    for (const DeviceView& t : *items) {
+        DeviceBuffer tmp;
+        auto src = denseView(t, tmp);
+        if (!src.ok()) return src.error();
+        const int64_t n = t.meta.shape[static_cast<size_t>(dim)], trail = t.meta.numel() / (lead * n);
+        const int64_t cr = (n + chunks - 1) / chunks, full = n / cr, rest = n - full * cr;
+        // [lead, chunk, cr * trail] of the source and of the output's columns [col, col + cr * trail).
+        auto copy = [&](int64_t first, int64_t count, int64_t rows) -> Status {
+            DeviceView s = *src, d = out;
+            s.meta.shape = d.meta.shape = {lead, count, rows * trail};
+            s.meta.strides = {n * trail, cr * trail, 1};
+            s.meta.offset = src->meta.offset + first * cr * trail;
+            d.meta.strides = {chunks * width, width, 1};
+            d.meta.offset = out.meta.offset + first * width + col;
+            return stridedCopy(s, d);
+        };
+        if (full > 0)
+            if (Status s = copy(0, full, cr); !s.ok()) return s.error();
+        if (rest > 0)
+            if (Status s = copy(full, 1, rest); !s.ok()) return s.error();
+        col += cr * trail;
+        ++c.stats().deviceCopies;
+    }
+    return true;
+}
+
+/// _to_copy(self, dtype=complex...) of a real fp32/fp64 tensor (the lowering declines complex
+/// outputs): each element becomes (x, 0), into a dense output. Complex sources stay on the host.
+Expected<bool> toComplexOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || (om->dtype != DType::Complex64 && om->dtype != DType::Complex128) || !om->isContiguous()) return false;
+    auto x = c.view(0);
+    if (!x || (x->meta.dtype != DType::Float32 && x->meta.dtype != DType::Float64) || x->meta.shape != om->shape)
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const int64_t n = om->numel();
+    if (n == 0) return true;
+    DeviceBuffer tmp;
+    auto xd = denseView(*x, tmp);
+    if (!xd.ok()) return xd.error();
+    const std::string name = std::string("fx_to_complex_") + (x->meta.dtype == DType::Float64 ? "f64" : "f32") +
+                             (om->dtype == DType::Complex128 ? "_c128" : "_c64");
+    auto fn = builtinFunction(name.c_str());
+    if (!fn.ok()) return fn.error();
+    auto addr = [](const DeviceView& v) {
+        return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
+    };
+    CUdeviceptr px = addr(*xd), py = addr(**o);
+    long long count = n;
+    void* params[] = {&px, &py, &count};
+    if (Status s = launchBuiltin(*fn, n, params, "fx_to_complex"); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _efficientzerotensor(size, ...): zeros (PyTorch's has no storage; fxray's is a zeroed buffer).
+Expected<bool> efficientZeroTensorOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !om->isContiguous()) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    const DeviceView& v = **o;
+    const size_t item = dtypeItemSize(v.meta.dtype);
+    if (Status s = check(runtime().cu.cuMemsetD8(v.base + static_cast<CUdeviceptr>(v.meta.offset) * item, 0,
+                                                 static_cast<size_t>(v.meta.numel()) * item),
+                         "zeroing _efficientzerotensor");
+        !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 /// mm, bmm (bias-free) and addmm through cuBLAS.
 template <bool AddMM>
 Expected<bool> gemmOnDevice(DeviceCall& c) {
@@ -240,6 +355,56 @@ Expected<bool> attentionOnDevice(DeviceCall& c) {
                 check(runtime().cu.cuMemsetD8(
                           pv.base + static_cast<CUdeviceptr>(pv.meta.offset * dtypeItemSize(pv.meta.dtype)), 0, bytes),
                       "zeroing the philox outputs");
+            !s.ok())
+            return s.error();
+    }
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _efficient_attention_forward(query, key, value, bias?, cu_seqlens_q?, cu_seqlens_k?,
+/// max_seqlen_q?, max_seqlen_k?, dropout_p, custom_mask_type, compute_log_sumexp, *, scale?,
+/// seqlen_k?, window_size?) -> (output, logsumexp, philox_seed, philox_offset, ...): BMHK
+/// tensors, run on their BHMK views. Handled as the CPU extern: no dropout, no mask or causal
+/// from the top left (mask type 0 or 1), fixed-length batches.
+Expected<bool> efficientAttentionForwardOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    if (!A || c.outCount() < 4) return false;
+    for (size_t i : {4, 5, 6, 7, 12, 13})
+        if (i < A->size() && !A->isNone(i)) return false;
+    const int64_t mask = A->toInt(9);
+    if (A->toDouble(8) != 0.0 || (mask != 0 && mask != 1)) return false;
+    auto q = c.view(0), k = c.view(1), v = c.view(2);
+    std::optional<DeviceView> bias = A->isNone(3) ? std::nullopt : c.view(3);
+    if (!q || !k || !v || (!A->isNone(3) && !bias) || !c.hasOut(0) || !c.hasOut(1)) return false;
+    auto bhmk = [](DeviceView t) {
+        if (t.meta.shape.size() == 4)
+            std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
+        return t;
+    };
+    for (const DeviceView* t : {&*q, &*k, &*v})
+        if (t->meta.shape.size() != 4) return false;
+    TensorMeta om = *c.outMeta(0);
+    if (om.shape.size() != 4) return false;
+    std::swap(om.shape[1], om.shape[2]), std::swap(om.strides[1], om.strides[2]);
+    if (!attentionHandles(bhmk(*q).meta, bhmk(*k).meta, bhmk(*v).meta, bias ? &bias->meta : nullptr, om)) return false;
+    auto outs = c.outs(4);
+    if (!outs.ok()) return outs.error();
+    const auto& o = *outs;
+    std::optional<DeviceView> lse;
+    if (o[1] && o[1]->meta.numel() > 0) lse = *o[1];
+    const double scale =
+        A->size() > 11 && !A->isNone(11) ? A->toDouble(11) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    if (Status s = attentionForward(bhmk(*q), bhmk(*k), bhmk(*v), bias, bhmk(*o[0]), lse, scale, mask == 1); !s.ok())
+        return s.error();
+    // The philox seed and offset are 0 without dropout.
+    for (size_t i : {2, 3}) {
+        if (!o[i]) continue;
+        const DeviceView& pv = *o[i];
+        const size_t item = dtypeItemSize(pv.meta.dtype);
+        if (Status s = check(runtime().cu.cuMemsetD8(pv.base + static_cast<CUdeviceptr>(pv.meta.offset) * item, 0,
+                                                     static_cast<size_t>(pv.meta.numel()) * item),
+                             "zeroing the philox outputs");
             !s.ok())
             return s.error();
     }
@@ -480,6 +645,9 @@ const std::vector<DeviceExtern>& deviceExternTable() {
     static const std::vector<DeviceExtern> t = [] {
         std::vector<DeviceExtern> v = {
             {"cat", catOnDevice},
+            {"chunk_cat", chunkCatOnDevice},
+            {"to_complex", toComplexOnDevice},
+            {"efficient_zero_tensor", efficientZeroTensorOnDevice},
             {"mm", gemmOnDevice<false>},
             {"bmm", gemmOnDevice<false>},
             {"addmm", gemmOnDevice<true>},
@@ -490,6 +658,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"sdpa_efficient", attentionOnDevice<true>},
             {"sdpa", attentionOnDevice<false>},
             {"sdpa_efficient_backward", attentionBackwardOnDevice},
+            {"efficient_attention_forward", efficientAttentionForwardOnDevice},
             {"batch_norm_train", batchNormTrainOnDevice},
             {"batch_norm_update", batchNormUpdateOnDevice<6>},
             {"batch_norm_with_update", batchNormUpdateOnDevice<5>},
@@ -501,8 +670,9 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             // The externs of op_externs.h.
             {"copy_into_input", copyIntoInputOnDevice},
         };
-        const auto& f = fallbackOpDeviceExterns();
-        v.insert(v.end(), f.begin(), f.end());
+        for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
+                                 &pointwiseDeviceExterns(), &backwardDeviceExterns(), &embeddingBagDeviceExterns()})
+            v.insert(v.end(), part->begin(), part->end());
         return v;
     }();
     return t;

@@ -19,10 +19,12 @@ class Executor;
 /// its scalar arguments bound to the schema, and its outputs, allocated on first use.
 class DeviceCall {
 public:
-    DeviceCall(Executor& ex, const OpaqueCall& call, RunStats& stats);
+    DeviceCall(Executor& ex, const OpaqueCall& call, ExecContext& ctx, RunStats& stats);
 
     const Node& node() const { return *m_call.node; }
     RunStats& stats() { return m_stats; }
+    /// The run's context: its random generator, shared with the ops the host runs.
+    ExecContext& context() { return m_ctx; }
     /// Output 0's layout (null when it is None): most kernels decide by its dtype.
     const TensorMeta* out0() const { return m_out0; }
     /// The call has at least one tensor output (else nothing runs on the device).
@@ -52,6 +54,7 @@ public:
 private:
     Executor& m_ex;
     const OpaqueCall& m_call;
+    ExecContext& m_ctx;
     RunStats& m_stats;
     std::vector<int> m_outBufs;  ///< per output, its buffer (-1 for None)
     const TensorMeta* m_out0 = nullptr;
@@ -71,6 +74,16 @@ struct DeviceExtern {
 const std::vector<DeviceExtern>& deviceExternTable();
 /// The part of it for Inductor's fallback ops (device_externs_fallback.cpp).
 const std::vector<DeviceExtern>& fallbackOpDeviceExterns();
+/// The part for the sampling ops (device_externs_sampling.cpp).
+const std::vector<DeviceExtern>& samplingDeviceExterns();
+/// The part for random ops (device_externs_random.cpp).
+const std::vector<DeviceExtern>& randomDeviceExterns();
+/// The part for elementwise ops whose scalar function loops (device_externs_pointwise.cpp).
+const std::vector<DeviceExtern>& pointwiseDeviceExterns();
+/// The part for the losses' and norms' backwards Inductor leaves to ATen (device_externs_backward.cpp).
+const std::vector<DeviceExtern>& backwardDeviceExterns();
+/// The part for embedding bags (device_externs_embedding_bag.cpp).
+const std::vector<DeviceExtern>& embeddingBagDeviceExterns();
 /// The entry named `name`, or null.
 const DeviceExtern* findDeviceExtern(std::string_view name);
 

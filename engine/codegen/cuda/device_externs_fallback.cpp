@@ -1,11 +1,12 @@
 // The device externs of the ops Inductor runs as fallback kernels (max pooling with indices
 // over irregular windows, sort, segment_reduce, put, the index puts, masked_select, and the
-// small linear algebra): each checks what it handles before allocating, declining to the host
+// small linear algebra, the SVD and pinv): each checks what it handles before allocating, declining to the host
 // otherwise, and runs the kernels of fallback_kernels.h. Listed in deviceExternTable().
 #include "codegen/cuda/device_externs.h"
 
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
+#include "codegen/cuda/linalg_svd.h"
 
 #include <algorithm>
 
@@ -149,6 +150,27 @@ Expected<bool> indexedPutOnDevice(DeviceCall& c) {
     std::optional<DeviceView> mask = Masked ? c.view(1) : std::nullopt;
     // listViews declines a None item (not a tensor on the device).
     auto indices = c.listViews(listArg);
+    // index_put with one bool mask over the leading dims and values without the count dim.
+    if (!Masked && self && values && indices && indices->size() == 1 && (*indices)[0].meta.dtype == DType::Bool &&
+        self->meta.dtype == om->dtype && values->meta.dtype == om->dtype) {
+        const DeviceView& m = (*indices)[0];
+        const size_t md = m.meta.shape.size(), nd = self->meta.shape.size();
+        if (md == 0 || md > nd || md > 4 || nd > 8 || values->meta.shape.size() > nd - md + 1) return false;
+        for (size_t d = 0; d < md; ++d)
+            if (m.meta.shape[d] != self->meta.shape[d]) return false;
+        if (values->meta.shape.size() == nd - md + 1 && values->meta.shape[0] != 1) return false;
+        DeviceView v = *values;
+        if (v.meta.shape.size() == nd - md + 1)  // drop the size-1 count dim
+            v.meta.shape.erase(v.meta.shape.begin()), v.meta.strides.erase(v.meta.strides.begin());
+        std::vector<int64_t> rest(self->meta.shape.begin() + static_cast<std::ptrdiff_t>(md), self->meta.shape.end());
+        auto vb = broadcastShape(rest, v.meta.shape);
+        if (!vb || *vb != rest) return false;
+        auto o = c.out(0);
+        if (!o.ok()) return o.error();
+        if (Status s = indexPutByMask(*self, m, v, A->toBool(3), **o); !s.ok()) return s.error();
+        ++c.stats().deviceExterns;
+        return true;
+    }
     if (!self || !values || !indices || indices->empty() || indices->size() > 4 ||
         (Masked && (!mask || mask->meta.dtype != DType::Bool)) || self->meta.dtype != om->dtype ||
         values->meta.dtype != om->dtype)
@@ -182,6 +204,33 @@ Expected<bool> maskedSelectOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (Status s = maskedSelect(*self, *mask, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// index.Tensor(self, [mask]) with one bool mask over self's leading dims (the lowering gathers
+/// by integer indices): the elements where the mask is set, in row-major order, which is
+/// masked_select of self under the mask widened with size-1 trailing dims; the result's length
+/// was fixed when the graph compiled.
+Expected<bool> indexByMaskOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    auto self = c.view(0);
+    auto indices = c.listViews(1);
+    if (!om || !om->isContiguous() || !self || self->meta.dtype != om->dtype || !indices || indices->size() != 1 ||
+        (*indices)[0].meta.dtype != DType::Bool)
+        return false;
+    DeviceView m = (*indices)[0];
+    const size_t md = m.meta.shape.size(), nd = self->meta.shape.size();
+    if (md == 0 || md > nd || nd > 8) return false;
+    for (size_t d = 0; d < md; ++d)
+        if (m.meta.shape[d] != self->meta.shape[d]) return false;
+    for (size_t d = md; d < nd; ++d) m.meta.shape.push_back(1), m.meta.strides.push_back(0);
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    DeviceView flat = **o;
+    flat.meta.shape = {om->numel()};
+    flat.meta.strides = {1};
+    if (Status s = maskedSelect(*self, m, flat); !s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
@@ -232,6 +281,67 @@ Expected<bool> matrixExpOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False) with one factorization per batch
+/// matrix of the output (no broadcast) and left = True; the rest stays on the host.
+Expected<bool> luSolveOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && windowPoolSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A || !A->toBool(3)) return false;
+    auto lu = c.view(0), piv = c.view(1), b = c.view(2);
+    const size_t nd = om->shape.size();
+    if (!lu || !piv || !b || nd < 2 || lu->meta.dtype != om->dtype || b->meta.dtype != om->dtype ||
+        piv->meta.dtype != DType::Int32 || lu->meta.shape.size() != nd)
+        return false;
+    const int64_t n = om->shape[nd - 2];
+    if (lu->meta.shape[nd - 1] != n || lu->meta.shape[nd - 2] != n ||
+        (n > 0 && lu->meta.numel() * om->shape[nd - 1] != om->numel() * n) || piv->meta.numel() * n != lu->meta.numel())
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = luSolve(*lu, *piv, *b, A->toBool(4), **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _linalg_svd(A, full_matrices=False, compute_uv=True, driver=None) -> (U, S, Vh): reduced
+/// factors (full_matrices only where A is square, where they are the same).
+Expected<bool> svdOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    auto m = c.view(0);
+    if (!A || !m || !svdSupports(m->meta.dtype) || m->meta.shape.size() < 2 || c.outCount() != 3 || !c.hasOut(1))
+        return false;
+    const size_t nd = m->meta.shape.size();
+    if (A->toBool(1) && m->meta.shape[nd - 1] != m->meta.shape[nd - 2]) return false;
+    const bool uv = A->toBool(2) && c.hasOut(0) && c.hasOut(2);
+    for (size_t i = 0; i < 3; ++i)
+        if (c.hasOut(i) && c.outMeta(i)->dtype != m->meta.dtype) return false;
+    auto outs = c.outs(3);
+    if (!outs.ok()) return outs.error();
+    const auto& o = *outs;
+    if (Status s = svd(*m, *o[1], uv ? o[0] : std::nullopt, uv ? o[2] : std::nullopt); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// linalg_pinv.atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False).
+Expected<bool> pinvOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = om && svdSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    if (!A || A->toBool(3)) return false;  // hermitian (eigh): the host
+    auto m = c.view(0);
+    std::optional<DeviceView> atol = A->isNone(1) ? std::nullopt : c.view(1),
+                              rtol = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!m || m->meta.dtype != om->dtype || (!A->isNone(1) && !atol) || (!A->isNone(2) && !rtol)) return false;
+    int64_t batches = 1;
+    for (size_t d = 0; d + 2 < m->meta.shape.size(); ++d) batches *= m->meta.shape[d];
+    if ((atol && !pinvTolerance(*atol, batches)) || (rtol && !pinvTolerance(*rtol, batches))) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = pinv(*m, atol, rtol, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 }  // namespace
 
 const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
@@ -249,9 +359,13 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
         {"masked_index_put_accumulate", indexedPutOnDevice<true>},
         {"index_put", indexedPutOnDevice<false>},
         {"masked_select", maskedSelectOnDevice},
+        {"index_by_mask", indexByMaskOnDevice},
         {"triangular_solve", triangularSolveOnDevice},
         {"slogdet", slogdetOnDevice},
         {"matrix_exp", matrixExpOnDevice},
+        {"svd", svdOnDevice},
+        {"lu_solve", luSolveOnDevice},
+        {"pinv", pinvOnDevice},
     };
     return t;
 }

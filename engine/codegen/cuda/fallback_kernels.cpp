@@ -342,6 +342,51 @@ Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, boo
     return Xd.base == X.base ? Status::success() : stridedCopy(Xd, X);
 }
 
+Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView& B, bool adjoint, const DeviceView& X) {
+    const DType t = X.meta.dtype;
+    const int64_t n = squareSize(LU.meta);
+    const size_t nd = X.meta.shape.size();
+    if (!windowPoolSupports(t) || LU.meta.dtype != t || B.meta.dtype != t || pivots.meta.dtype != DType::Int32 ||
+        n < 0 || nd < 2 || X.meta.shape[nd - 2] != n || !X.meta.isContiguous())
+        return makeError("device lu_solve needs fp32/fp64 square factors, int32 pivots and a dense solution");
+    FxLinalgArgs a{};
+    a.n = n;
+    a.k = X.meta.shape[nd - 1];
+    a.batches = n * a.k == 0 ? 0 : X.meta.numel() / (n * a.k);
+    if (a.batches * n * a.k != 0 && (LU.meta.numel() != a.batches * n * n || pivots.meta.numel() != a.batches * n))
+        return makeError("device lu_solve: the factors' batches differ from the solution's");
+    if (Status s = stridedCopy(B, X); !s.ok()) return s;
+    if (a.batches * a.k == 0) return Status::success();
+    DeviceBuffer tl, tp;
+    auto lud = denseView(LU, tl);
+    if (!lud.ok()) return lud.error();
+    auto pd = denseView(pivots, tp);
+    if (!pd.ok()) return pd.error();
+    auto trsm = fallbackModule().function(std::string("fx_trsm_") + suffixOf(t));
+    if (!trsm.ok()) return trsm.error();
+    auto pivot = fallbackModule().function(std::string("fx_lu_pivot_") + suffixOf(t));
+    if (!pivot.ok()) return pivot.error();
+    CUdeviceptr pl = addrOf(*lud), pp = addrOf(*pd), px = addrOf(X);
+    const int64_t blocks = (a.batches * a.k + 63) / 64;
+    auto swaps = [&](bool reverse) {
+        FxLinalgArgs s = a;
+        s.trans = reverse ? 1 : 0;
+        void* params[] = {&px, &pp, &s};
+        return launch(*pivot, blocks, 64, params, "fx_lu_pivot");
+    };
+    auto solve = [&](bool upper, bool trans, bool unit) {
+        FxLinalgArgs s = a;
+        s.upper = upper ? 1 : 0, s.trans = trans ? 1 : 0, s.unit = unit ? 1 : 0;
+        void* params[] = {&pl, &px, &s};
+        return launch(*trsm, blocks, 64, params, "fx_trsm");
+    };
+    // M = P L U: X = U⁻¹ L⁻¹ Pᵀ B; the adjoint Mᵀ = Uᵀ Lᵀ Pᵀ: X = P L⁻ᵀ U⁻ᵀ B (the reference's order).
+    Status s = adjoint ? solve(true, true, false) : swaps(false);
+    if (s.ok()) s = adjoint ? solve(false, true, true) : solve(false, false, true);
+    if (s.ok()) s = adjoint ? swaps(true) : solve(true, false, false);
+    return s;
+}
+
 Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& logabs, const DeviceView& lu,
                const DeviceView& pivots) {
     const DType t = A.meta.dtype;
@@ -496,6 +541,37 @@ Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, 
 Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values,
                 bool accumulate, const DeviceView& out) {
     return indexedPut(self, std::nullopt, indices, values, accumulate, out);
+}
+
+Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
+                      const DeviceView& out) {
+    const size_t md = mask.meta.shape.size(), nd = self.meta.shape.size();
+    if (md == 0 || md > nd || md > FX_MAX_INDICES || mask.meta.dtype != DType::Bool)
+        return makeError("device index_put: a bool mask over 1 to 4 leading dims");
+    // Position d of every mask dim: iota tensors broadcasting to the mask's shape.
+    std::vector<int64_t> iota;
+    for (size_t d = 0; d < md; ++d)
+        for (int64_t i = 0; i < mask.meta.shape[d]; ++i) iota.push_back(i);
+    auto buf = DeviceBuffer::allocate(std::max<size_t>(1, iota.size()) * sizeof(int64_t));
+    if (!buf.ok()) return buf.error();
+    if (!iota.empty())
+        if (Status s = check(runtime().cu.cuMemcpyHtoD(buf->ptr(), iota.data(), iota.size() * sizeof(int64_t)),
+                             "uploading index_put's mask positions");
+            !s.ok())
+            return s;
+    std::vector<DeviceView> indices;
+    int64_t at = 0;
+    for (size_t d = 0; d < md; ++d) {
+        std::vector<int64_t> shape(md, 1);
+        shape[d] = mask.meta.shape[d];
+        indices.push_back(DeviceView{buf->ptr(), TensorMeta::contiguous(shape, DType::Int64)});
+        indices.back().meta.offset = at;
+        at += mask.meta.shape[d];
+    }
+    // The mask over [mask dims..., self's other dims]: size-1 trailing dims.
+    DeviceView m = mask;
+    for (size_t d = md; d < nd; ++d) m.meta.shape.push_back(1), m.meta.strides.push_back(0);
+    return indexedPut(self, m, indices, values, accumulate, out);
 }
 
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out) {

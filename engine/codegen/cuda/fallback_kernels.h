@@ -71,9 +71,20 @@ Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, 
 Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values,
                 bool accumulate, const DeviceView& out);
 
+/// index_put(self, [mask], values, accumulate) with one bool mask over self's leading dims (rank
+/// md) into dense out: values (broadcast over self's other dims, no count dim) stored or added
+/// wherever the mask is set; the positions as int64 iotas per mask dim (uploaded), the mask
+/// applied by the masked put kernel.
+Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
+                      const DeviceView& out);
+
 /// masked_select(self, mask) into dense 1-D out: the elements where the bool mask is set (both
 /// broadcast), in row-major order; the output's length was fixed when the graph compiled.
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out);
+
+/// linalg_lu_solve(LU, pivots, B, left=True, adjoint) into dense X [.., n, k]: getrf's factors
+/// (LU any strides, pivots 1-based int32, both one per batch matrix of X), B broadcast to X.
+Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView& B, bool adjoint, const DeviceView& X);
 
 /// Batch norm in evaluation mode over x [N, C, ...] into dense y: the running statistics (dense
 /// [C]) normalise; mean / invstd, where given (dense [C]), receive the running mean and

@@ -47,6 +47,25 @@ Compiled compileAndRun(const Graph& g, std::vector<Value> inputs) {
     return c;
 }
 
+/// An index's value with the variables at `at`, computed as the emitted C and LLVM code does:
+/// FloorDiv and Mod atoms with truncating / and %, so a negative operand inside one shows.
+int64_t evalAsEmitted(const Index& i, const std::vector<int64_t>& at) {
+    int64_t v = i->c;
+    for (const auto& [coef, atom] : i->terms) {
+        int64_t a = 0;
+        switch (atom.kind) {
+        case IndexAtom::Kind::Var: a = at[static_cast<size_t>(atom.var)]; break;
+        case IndexAtom::Kind::FloorDiv: a = evalAsEmitted(atom.arg, at) / atom.divisor; break;
+        case IndexAtom::Kind::Mod: a = evalAsEmitted(atom.arg, at) % atom.divisor; break;
+        case IndexAtom::Kind::Value: return INT64_MIN;
+        }
+        v += coef * a;
+    }
+    return v;
+}
+
+int64_t pyFloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
 }  // namespace
 
 class TestCodegenFusion : public QObject {
@@ -69,6 +88,28 @@ private slots:
         QVERIFY(indexIsVar(idiv(i, 8), 0, 4));
         QVERIFY(indexIsVar(imod(i, 8), 1, 8));
         QCOMPARE(indexStr(linearIndex({ivar(0, 4), ivar(1, 8)}, {1, 4}, 3)), std::string("x0 + 4*x1 + 3"));
+    }
+
+    /// floor(a / d) and a mod d for non-negative a whose terms have negative coefficients (a flip:
+    /// 124 - x0) agree with Python's // and % at every point, read the way the code is emitted.
+    /// The constant split off used to leave (24 - x0) // 25 inside an atom, which truncation reads
+    /// as 0 for x0 in 25..48.
+    void floorDivOfAFlippedIndex() {
+        struct Case {
+            int64_t c, k0, e0, k1, e1, d;  // c + k0 x0 + k1 x1, x0 < e0, x1 < e1
+        };
+        for (const Case& t : {Case{124, -1, 125, 0, 1, 25}, Case{124, -1, 125, 0, 1, 5}, Case{59, -10, 6, -1, 10, 20},
+                              Case{19, -1, 4, -5, 4, 3}, Case{7, 3, 4, -2, 4, 4}}) {
+            const Index a = iadd(iadd(iconst(t.c), imul(ivar(0, t.e0), t.k0)), imul(ivar(1, t.e1), t.k1));
+            const Index q = idiv(a, t.d), r = imod(a, t.d);
+            for (int64_t x0 = 0; x0 < t.e0; ++x0)
+                for (int64_t x1 = 0; x1 < t.e1; ++x1) {
+                    const int64_t v = t.c + t.k0 * x0 + t.k1 * x1;
+                    if (v < 0) continue;  // idiv and imod take non-negative indices
+                    QCOMPARE(evalAsEmitted(q, {x0, x1}), pyFloorDiv(v, t.d));
+                    QCOMPARE(evalAsEmitted(r, {x0, x1}), v - pyFloorDiv(v, t.d) * t.d);
+                }
+        }
     }
 
     void pointwiseChainIsOneKernel() {

@@ -88,6 +88,23 @@ private slots:
                        "        prod: \"f32[5][1]cpu\" = torch.ops.aten.prod.dim_int(x, 0)\n"
                        "        mul: \"f32[5][1]cpu\" = torch.ops.aten.mul.Tensor(prod, 3)\n"
                        "        return (sum_1, prod, mul)\n");
+        // A flip of a flattened 3-D tensor (prod's backward in PyTorch's OpInfo set): the index
+        // 124 - x0 through the view's // 25 and % 5 split off its constant as 100 + (24 - x0),
+        // and the emitted truncating division read (24 - x0) / 25 as 0, not -1, for x0 in 25..48
+        // (119 of 124 elements wrong, and negative offsets read before the buffer).
+        QTest::newRow("flip of a flattened 3-d tensor")
+            << QString("x: \"f32[5, 5, 5][25, 5, 1]cpu\"")
+            << QString("        view: \"f32[125][1]cpu\" = torch.ops.aten.view.default(x, [-1])\n"
+                       "        slice_1: \"f32[124][1]cpu\" = torch.ops.aten.slice.Tensor(view, 0, 1, 125)\n"
+                       "        flip: \"f32[124][1]cpu\" = torch.ops.aten.flip.default(slice_1, [0])\n"
+                       "        flip_1: \"f32[125][1]cpu\" = torch.ops.aten.flip.default(view, [0])\n"
+                       "        return (flip, flip_1)\n");
+        QTest::newRow("flip of a 2-d tensor viewed 3-d")
+            << QString("x: \"f32[6, 10][10, 1]cpu\"")
+            << QString("        flip: \"f32[6, 10][10, 1]cpu\" = torch.ops.aten.flip.default(x, [0, 1])\n"
+                       "        view: \"f32[3, 4, 5][20, 5, 1]cpu\" = torch.ops.aten.view.default(flip, [3, 4, 5])\n"
+                       "        flip_1: \"f32[3, 4, 5][20, 5, 1]cpu\" = torch.ops.aten.flip.default(view, [1])\n"
+                       "        return (flip_1,)\n");
         QTest::newRow("select_backward") << QString("g: \"f32[2, 5][5, 1]cpu\"")
                                          << QString("        select_backward: \"f32[2, 3, 5][15, 5, 1]cpu\" = "
                                                     "torch.ops.aten.select_backward.default(g, [2, 3, 5], 1, -1)\n"

@@ -3,11 +3,17 @@
 // with no device. The no-device path must report plainly, never crash.
 #include "test_util.h"
 
+#include "codegen/cuda/backward_ops.h"
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/device_attention.h"
+#include "codegen/cuda/embedding_bag_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/kernel_module.h"
+#include "codegen/cuda/linalg_svd.h"
+#include "codegen/cuda/loop_pointwise.h"
+#include "codegen/cuda/random_kernels.h"
+#include "codegen/cuda/sampling_kernels.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
@@ -182,14 +188,17 @@ private slots:
     }
 
     void attention_tensor_core_kernels_compile() {
-        // The fp32 tensor-core kernels (kernels/attention_tc.cu) are in the module for sm_80+, as
-        // 3xTF32 mma.sync products; for older targets the module still compiles without them (the
-        // host keeps the SIMT kernels there).
+        // The fp32 tensor-core kernels (kernels/attention_tc.cu; head dims 64 and 128, head dim
+        // 64's backward in 32- and 16-row steps) are in the module for sm_80+, as 3xTF32 mma.sync
+        // products; for older targets the module still compiles without them (the host keeps the
+        // SIMT kernels there).
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::attentionSource();
         QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
-        const char* entries[] = {".entry fx_attn_tc_fwd_64", ".entry fx_attn_tc_bwd_64", ".entry fx_attn_tc_rowdot"};
+        const char* entries[] = {".entry fx_attn_tc_fwd_64",     ".entry fx_attn_tc_bwd_64",
+                                 ".entry fx_attn_tc_bwd_64_q16", ".entry fx_attn_tc_fwd_128",
+                                 ".entry fx_attn_tc_bwd_128",    ".entry fx_attn_tc_rowdot"};
         auto sm80 = cg::cuda::nvrtcCompile(*src, "fxray_attention", "compute_80");
         QVERIFY2(sm80.ok(), sm80.ok() ? "" : sm80.error().str().c_str());
         for (const char* e : entries) QVERIFY2(sm80->image.find(e) != std::string::npos, e);
@@ -250,6 +259,8 @@ private slots:
                                "fx_bn_eval_f64",
                                "fx_trsm_f32",
                                "fx_trsm_f64",
+                               "fx_lu_pivot_f32",
+                               "fx_lu_pivot_f64",
                                "fx_slogdet_f32",
                                "fx_slogdet_f64",
                                "fx_matrix_exp_f32",
@@ -257,6 +268,64 @@ private slots:
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
                 out->image.find("red.global.add.f32") != std::string::npos);
+    }
+
+    void fallback_replacement_kernels_compile_to_ptx() {
+        // kernels/sampling.cu (grid sampling and its backward, the antialiasing filter's banded
+        // passes), kernels/mt_random.cu (the reference's mt19937_64 stream), loop_pointwise.cu,
+        // svd.cu and backward_ops.cu compile for sm_80 PTX with an entry for every launcher;
+        // grad_input's scatter is atomic.
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto src = cg::cuda::samplingOpsSource();
+        QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
+        QVERIFY(src->find("struct FxGridArgs") != std::string::npos);
+        auto out = cg::cuda::nvrtcCompile(*src, "fxray_sampling", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const char* fn : {"fx_grid_sample_f32", "fx_grid_sample_f64", "fx_grid_sample_backward_f32",
+                               "fx_grid_sample_backward_f64", "fx_band_apply_f32", "fx_band_apply_f64"})
+            QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
+                out->image.find("red.global.add.f32") != std::string::npos);
+        auto rsrc = cg::cuda::randomOpsSource();
+        QVERIFY2(rsrc.ok(), rsrc.ok() ? "" : rsrc.error().str().c_str());
+        auto rout = cg::cuda::nvrtcCompile(*rsrc, "fxray_mt_random", "compute_80");
+        QVERIFY2(rout.ok(), rout.ok() ? "" : rout.error().str().c_str());
+        for (const char* fn : {"fx_mt_uniform_f32", "fx_mt_uniform_f64"})
+            QVERIFY2(rout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        // kernels/loop_pointwise.cu: gcd, lcm, igamma, igammac.
+        auto lsrc = cg::cuda::loopPointwiseSource();
+        QVERIFY2(lsrc.ok(), lsrc.ok() ? "" : lsrc.error().str().c_str());
+        auto lout = cg::cuda::nvrtcCompile(*lsrc, "fxray_loop_pointwise", "compute_80");
+        QVERIFY2(lout.ok(), lout.ok() ? "" : lout.error().str().c_str());
+        for (const char* fn : {"fx_gcd_i64", "fx_gcd_i32", "fx_lcm_i64", "fx_lcm_i32", "fx_igamma_f32", "fx_igamma_f64",
+                               "fx_igammac_f32", "fx_igammac_f64"})
+            QVERIFY2(lout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        // kernels/svd.cu: the Jacobi SVD and pinv.
+        auto ssrc = cg::cuda::svdSource();
+        QVERIFY2(ssrc.ok(), ssrc.ok() ? "" : ssrc.error().str().c_str());
+        auto sout = cg::cuda::nvrtcCompile(*ssrc, "fxray_svd", "compute_80");
+        QVERIFY2(sout.ok(), sout.ok() ? "" : sout.error().str().c_str());
+        for (const char* fn : {"fx_svd_f32", "fx_svd_f64", "fx_pinv_f32", "fx_pinv_f64"})
+            QVERIFY2(sout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        // kernels/backward_ops.cu: the margin losses', pdist's and the norms' backwards.
+        auto bsrc = cg::cuda::backwardOpsSource();
+        QVERIFY2(bsrc.ok(), bsrc.ok() ? "" : bsrc.error().str().c_str());
+        auto bout = cg::cuda::nvrtcCompile(*bsrc, "fxray_backward_ops", "compute_80");
+        QVERIFY2(bout.ok(), bout.ok() ? "" : bout.error().str().c_str());
+        for (const char* k :
+             {"fx_multi_margin_bwd", "fx_multilabel_margin_bwd", "fx_pdist_bwd", "fx_group_norm_bwd_input",
+              "fx_group_norm_bwd_affine", "fx_rms_norm_bwd_input", "fx_rms_norm_bwd_weight"})
+            for (const char* sfx : {"_f32", "_f64"})
+                QVERIFY2(bout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
+        // kernels/embedding_bag.cu.
+        auto esrc = cg::cuda::embeddingBagSource();
+        QVERIFY2(esrc.ok(), esrc.ok() ? "" : esrc.error().str().c_str());
+        auto eout = cg::cuda::nvrtcCompile(*esrc, "fxray_embedding_bag", "compute_80");
+        QVERIFY2(eout.ok(), eout.ok() ? "" : eout.error().str().c_str());
+        for (const char* k : {"fx_bag_forward", "fx_bag_backward", "fx_bag_backward_max", "fx_bag_psw_backward"})
+            for (const char* sfx : {"_f32", "_f64"})
+                QVERIFY2(eout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
     }
 
     void corpus_graphs_compile_to_ptx() {

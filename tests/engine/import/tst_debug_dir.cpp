@@ -196,6 +196,26 @@ private slots:
         fs::remove_all(root);
     }
 
+    // A file past the size limit is refused before it is read (a sparse file: no disk used), with a
+    // warning naming it; the folder's other graphs still load.
+    void hugeFileIsAWarning() {
+        fs::path root = tempDir("debug_huge");
+        fs::path g = root / "model__0_backward_2.0";
+        copyFolderFiles(fxtest::corpus() / "mlp/debug/model__1_backward_7.1", g);
+        const fs::path huge = g / "fx_graph_transformed.py";
+        { std::ofstream out(huge, std::ios::trunc); }
+        fs::resize_file(huge, (uintmax_t(512) << 20) + 1);
+        auto f = readDebugDir(root);
+        QVERIFY(f.ok());
+        QVERIFY(graphById(*f, "model__0_backward_2.0/aot_backward_graph"));
+        QVERIFY(!graphById(*f, "model__0_backward_2.0/inductor_post_grad_graph"));
+        QCOMPARE(f->warnings.size(), size_t(1));
+        QVERIFY2(f->warnings[0].rfind(huge.string() + ":", 0) == 0, f->warnings[0].c_str());
+        QVERIFY2(contains(f->warnings[0], "file too large (512 MiB; fxray reads up to 512 MiB)"),
+                 f->warnings[0].c_str());
+        fs::remove_all(root);
+    }
+
     void noGraphFolderIsAnError() {
         fs::path root = tempDir("debug_empty");
         fs::create_directories(root / "a/b");

@@ -93,7 +93,8 @@ __device__ __forceinline__ void fx_attn_tc_afrag(const unsigned* big, const unsi
 // keys in tiles of KT, staged in shared memory already split too (each key serves the 4 warps),
 // the next tile loading into registers meanwhile. The scores of a warp's 16 x KT tile are C
 // fragments; their online softmax is done in registers (a row's values live on the 4 lanes of one
-// quad), and the probabilities feed P.V as A fragments. 159 registers: three blocks per SM.
+// quad), and the probabilities feed P.V as A fragments. 159 registers at HD 64 (three blocks per
+// SM), 240 at HD 128 (two, with KT = 16 for the shared memory).
 // HD: the padded head dim (K and Kv up to HD, zeros past them). Shared memory (dynamic,
 // tcForwardSharedBytes): Q [64][HD + 4], then K and V [KT][HD + 4], each as big and small halves.
 template <int HD, int KT>
@@ -240,27 +241,50 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 }
 
 // Backward: a block of 4 warps per (b, h, tile of 64 keys), 16 keys a warp; the block walks the
-// query rows in tiles of 16 (Q and dO staged split in shared memory, the next tile loading into
+// query rows in tiles of BQ (Q and dO staged split in shared memory, the next tile loading into
 // registers meanwhile). For its keys a warp computes S^T = K Q^T and dP^T = V dO^T (C fragments,
 // keys x rows), P^T = exp(S^T - lse) and dS^T = P^T (dP^T - D), and accumulates dV += P^T dO and
 // dK += dS^T Q in registers (the C fragments as A operands, rows numbered as at the top). dQ of
-// the row tile, dS K over the block's 64 keys, goes through dS^T in shared memory: each warp
-// takes 16 of its dims and adds them to the fp32 dq (strides in gk.qs) with atomics; grad_bias
-// takes dS with atomics where the bias broadcast.
-// Shared memory (dynamic, tcBackwardSharedBytes): K and V [64][HD + 4], Q and dO [16][HD + 4],
-// dS^T [64][20], each as big and small halves, then lse and D of the row tile.
-template <int HD>
+// the row tile, dS K over the block's 64 keys, goes through dS [rows][keys] in shared memory
+// (plain fp32, split when read): each warp takes HD / 4 of the dims for all BQ rows and adds them
+// to the fp32 dq (strides in gk.qs) with atomics; grad_bias takes dS with atomics where the bias
+// broadcast. ncu on an H200 (ViT's 16 x 6 x 197 x 64, 16-row steps): latency bound, not by the
+// tensor cores or the issue rate: two warps a scheduler (registers and shared memory allow two
+// blocks an SM), 0.3 instructions issued a cycle each, "wait" (fixed-latency dependency) the top
+// stall: the 3xTF32 products of one accumulator back to back, in short basic blocks (a bounds
+// test on every head-dim step). FULL and ILV below (no tests where the head dims fill HD, the
+// accumulators' products interleaved) took the ViT call from 221 to 174 us. BQ = 32 (halving
+// the per-row share of the syncs, the K and V fragment reads and the staging) was 5% faster at
+// 8 x 6 x 1024 x 64 without them, 2% slower at ViT's size, and spills with them. Splitting a key
+// tile's rows over more blocks (dK, dV by atomics) to fill the last wave was 12% slower.
+// Shared memory (dynamic, tcBackwardSharedBytes): K and V [64][HD + 4], Q and dO [BQ][HD + 4],
+// each as big and small halves, dS [BQ][72] (float2 reads conflict-free), lse and D of the tile.
+/// A compile-time bool for generic lambdas (NVRTC has no <type_traits>).
+template <bool B>
+struct fx_bool {
+    static constexpr bool value = B;
+};
+
+// FULL: K == Kv == HD, so that no k-step of the head dims needs its bounds check: the inner loops
+// have no branches then and the compiler interleaves the independent products across them.
+// ILV: the products of independent accumulators interleaved in the source too, with their
+// operands loaded ahead. Both, and dQ's loop without its exit test where all 64 keys are there,
+// take registers: only bwd_64_q16 has them (the others would spill).
+template <int HD, int BQ, bool FULL, bool ILV>
 __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __restrict__ q, const float* __restrict__ k,
                                const float* __restrict__ v, const float* __restrict__ bias,
                                const float* __restrict__ lse, const float* __restrict__ D, float* __restrict__ dq,
                                float* __restrict__ dk, float* __restrict__ dv, float* __restrict__ dbias, FxAttnArgs a,
                                FxAttnArgs gk) {
-    const int BN = 64, BQ = 16, LD = HD + 4, LS = BQ + 4;
+    const int BN = 64, LD = HD + 4, LP = BN + 8;
+    const int NR = BQ / 8;   // S^T's n-tiles (rows) and dV/dK's k-steps
+    const int MT = BQ / 16;  // dQ: m-tiles of rows, each warp all of them
+    const int DW = HD / 4;   // dQ: dims a warp
+    const int NT = DW / 8;   // dQ: n-tiles a warp
     extern __shared__ __align__(16) unsigned fx_tc_bwd_smem[];
     unsigned *kb = fx_tc_bwd_smem, *ks = kb + BN * LD, *vb = ks + BN * LD, *vs = vb + BN * LD;
     unsigned *qb = vs + BN * LD, *qsm = qb + BQ * LD, *gb = qsm + BQ * LD, *gsm = gb + BQ * LD;
-    unsigned *sb = gsm + BQ * LD, *ss = sb + BN * LS;
-    float *lt = reinterpret_cast<float*>(ss + BN * LS), *dt_ = lt + BQ;
+    float *dsm = reinterpret_cast<float*>(gsm + BQ * LD), *lt = dsm + BQ * LP, *dt_ = lt + BQ;
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     const fx_i64 bh = blockIdx.x / a.tiles, tile = blockIdx.x % a.tiles;
     const fx_i64 b = bh / a.H, h = bh % a.H;
@@ -281,11 +305,13 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
 #pragma unroll
         for (int e = 0; e < 4; ++e) dka[i][e] = dva[i][e] = 0.0f;
     const fx_i64 key0 = n0 + w * 16 + g, key1 = key0 + 8;  // this lane's two keys
-    const bool hasKeys = n0 + w * 16 < a.N;                // warp-uniform
+    const bool key0ok = key0 < a.N, key1ok = key1 < a.N;
+    const bool hasKeys = n0 + w * 16 < a.N;  // warp-uniform
     // dQ's k-steps: keys up to N, rounded up to 8 (the rest of that warp's keys have dS = 0).
     const int keySteps = (int)((a.N - n0 + 7) / 8);
     // Causal (top-left): rows above the tile's first key see none of its keys.
     const fx_i64 rowStart = a.causal ? n0 / BQ * BQ : 0;
+    float* dqp = dq + gk.qoff + b * gk.qs[0] + h * gk.qs[1];
     const int NQ = BQ * HD / 128;
     float qr[NQ], gr[NQ], lr = 0.0f, dr = 0.0f;
     auto prefetch = [&](fx_i64 i0) {
@@ -304,134 +330,217 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
         if (threadIdx.x < BQ) lt[threadIdx.x] = lr, dt_[threadIdx.x] = dr;
         __syncthreads();
         if (i0 + BQ < a.M) prefetch(i0 + BQ);
+        const int rows = a.M - i0 < BQ ? (int)(a.M - i0) : BQ;  // valid rows of the tile
         // A warp whose keys all lie past N (the last tile's) has nothing of its own to do; dQ's
         // k-steps below stop before its keys.
         if (hasKeys) {
-            // Even and odd k-steps accumulate apart and the small-half products apart (summed
-            // below): shorter sums, dQ and dK's rel_err about halves (ViT-like case: 1.1e-6 ->
-            // 4.9e-7, 2.2e-6 -> 1.3e-6); no change in speed on an H200. The kernel is held to
-            // two blocks per SM by its shared memory, so the registers are there.
-            float st2[2][2][4], dp2[2][2][4], sts[2][4], dps[2][4];  // sts, dps: small-half products
+            // The small-half products in accumulators of their own (sl, pl).
+            float sa[NR][4], sl[NR][4], pa[NR][4], pl[NR][4];
 #pragma unroll
-            for (int nt = 0; nt < 2; ++nt)
+            for (int nt = 0; nt < NR; ++nt)
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    st2[0][nt][e] = st2[1][nt][e] = dp2[0][nt][e] = dp2[1][nt][e] = 0.0f;
-                    sts[nt][e] = dps[nt][e] = 0.0f;
-                }
+                for (int e = 0; e < 4; ++e) sa[nt][e] = sl[nt][e] = pa[nt][e] = pl[nt][e] = 0.0f;
+            if (ILV) {
+                // Each k-step: the small-half products of every accumulator first, then the big ones
+                // (each accumulator's order as fx_mma3s), so that no product waits on the one before.
 #pragma unroll
-            for (int s8 = 0; s8 < HD / 8; ++s8) {
-                if (s8 < kSteps) {
-                    unsigned ab[4], as[4];
-                    fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, ab, as);
+                for (int s8 = 0; s8 < HD / 8; ++s8) {
+                    const bool kOn = FULL || s8 < kSteps, vOn = FULL || s8 < vSteps;
+                    unsigned kab[4], kas[4], vab[4], vas[4], qf[NR][4], gf[NR][4];  // B: big 0, 1, small 0, 1
+                    if (kOn) fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, kab, kas);
+                    if (vOn) fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, vab, vas);
 #pragma unroll
-                    for (int nt = 0; nt < 2; ++nt) {
+                    for (int nt = 0; nt < NR; ++nt) {
                         const int i = (nt * 8 + g) * LD + s8 * 8 + t;
-                        fx_mma3s(st2[s8 & 1][nt], sts[nt], ab, as, qb[i], qb[i + 4], qsm[i], qsm[i + 4]);
+                        if (kOn) qf[nt][0] = qb[i], qf[nt][1] = qb[i + 4], qf[nt][2] = qsm[i], qf[nt][3] = qsm[i + 4];
+                        if (vOn) gf[nt][0] = gb[i], gf[nt][1] = gb[i + 4], gf[nt][2] = gsm[i], gf[nt][3] = gsm[i + 4];
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NR; ++nt) {
+                        if (kOn) fx_mma(sl[nt], kas[0], kas[1], kas[2], kas[3], qf[nt][0], qf[nt][1]);
+                        if (vOn) fx_mma(pl[nt], vas[0], vas[1], vas[2], vas[3], gf[nt][0], gf[nt][1]);
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NR; ++nt) {
+                        if (kOn) fx_mma(sl[nt], kab[0], kab[1], kab[2], kab[3], qf[nt][2], qf[nt][3]);
+                        if (vOn) fx_mma(pl[nt], vab[0], vab[1], vab[2], vab[3], gf[nt][2], gf[nt][3]);
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NR; ++nt) {
+                        if (kOn) fx_mma(sa[nt], kab[0], kab[1], kab[2], kab[3], qf[nt][0], qf[nt][1]);
+                        if (vOn) fx_mma(pa[nt], vab[0], vab[1], vab[2], vab[3], gf[nt][0], gf[nt][1]);
                     }
                 }
-                if (s8 < vSteps) {
-                    unsigned ab[4], as[4];
-                    fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, ab, as);
+            } else {
 #pragma unroll
-                    for (int nt = 0; nt < 2; ++nt) {
-                        const int i = (nt * 8 + g) * LD + s8 * 8 + t;
-                        fx_mma3s(dp2[s8 & 1][nt], dps[nt], ab, as, gb[i], gb[i + 4], gsm[i], gsm[i + 4]);
+                for (int s8 = 0; s8 < HD / 8; ++s8) {
+                    if (FULL || s8 < kSteps) {
+                        unsigned ab[4], as[4];
+                        fx_attn_tc_afrag(kb, ks, LD, w * 16, s8 * 8, ab, as);
+#pragma unroll
+                        for (int nt = 0; nt < NR; ++nt) {
+                            const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                            fx_mma3s(sa[nt], sl[nt], ab, as, qb[i], qb[i + 4], qsm[i], qsm[i + 4]);
+                        }
+                    }
+                    if (FULL || s8 < vSteps) {
+                        unsigned ab[4], as[4];
+                        fx_attn_tc_afrag(vb, vs, LD, w * 16, s8 * 8, ab, as);
+#pragma unroll
+                        for (int nt = 0; nt < NR; ++nt) {
+                            const int i = (nt * 8 + g) * LD + s8 * 8 + t;
+                            fx_mma3s(pa[nt], pl[nt], ab, as, gb[i], gb[i + 4], gsm[i], gsm[i + 4]);
+                        }
                     }
                 }
             }
-            float st[2][4], dp[2][4];
+            // P^T and dS^T in place of S^T and dP^T: e = 0, 1 key0, e = 2, 3 key1; rows 2t, 2t + 1.
 #pragma unroll
-            for (int nt = 0; nt < 2; ++nt)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    st[nt][e] = sts[nt][e] + (st2[0][nt][e] + st2[1][nt][e]);
-                    dp[nt][e] = dps[nt][e] + (dp2[0][nt][e] + dp2[1][nt][e]);
-                }
-                // P^T and dS^T in place of S^T and dP^T: e = 0, 1 key0, e = 2, 3 key1; rows 2t, 2t + 1.
-#pragma unroll
-            for (int nt = 0; nt < 2; ++nt) {
+            for (int nt = 0; nt < NR; ++nt) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     const int ri = nt * 8 + 2 * t + (e & 1);
                     const fx_i64 row = i0 + ri, key = e < 2 ? key0 : key1;
                     float p = 0.0f;
-                    if (key < a.N && row < a.M && !(a.causal && key > row)) {
-                        const float sc = fx_score(a, bias, st[nt][e], b, h, row, key);
+                    if ((e < 2 ? key0ok : key1ok) && ri < rows && !(a.causal && key > row)) {
+                        const float sc = fx_score(a, bias, sl[nt][e] + sa[nt][e], b, h, row, key);
                         p = sc == FX_NEG_INF ? 0.0f : expf(sc - lt[ri]);
                     }
-                    const float ds = p * (dp[nt][e] - dt_[ri]);
+                    const float ds = p * ((pl[nt][e] + pa[nt][e]) - dt_[ri]);
                     if (dbias && p != 0.0f)
                         atomicAdd(dbias + b * a.dbs[0] + h * a.dbs[1] + row * a.dbs[2] + key * a.dbs[3], ds);
-                    st[nt][e] = p;
-                    dp[nt][e] = ds;
+                    sa[nt][e] = p;
+                    pa[nt][e] = ds;
+                    dsm[ri * LP + w * 16 + g + (e < 2 ? 0 : 8)] = ds;
                 }
             }
             // dV += P^T dO and dK += dS^T Q; the C fragments as A operands: (c0, c2, c1, c3).
 #pragma unroll
-            for (int kt = 0; kt < 2; ++kt) {
+            for (int kt = 0; kt < NR; ++kt) {
                 unsigned pb[4], ps[4], sb4[4], ss4[4];
-                fx_split(st[kt][0], pb[0], ps[0]);
-                fx_split(st[kt][2], pb[1], ps[1]);
-                fx_split(st[kt][1], pb[2], ps[2]);
-                fx_split(st[kt][3], pb[3], ps[3]);
-                fx_split(dp[kt][0], sb4[0], ss4[0]);
-                fx_split(dp[kt][2], sb4[1], ss4[1]);
-                fx_split(dp[kt][1], sb4[2], ss4[2]);
-                fx_split(dp[kt][3], sb4[3], ss4[3]);
+                fx_split(sa[kt][0], pb[0], ps[0]);
+                fx_split(sa[kt][2], pb[1], ps[1]);
+                fx_split(sa[kt][1], pb[2], ps[2]);
+                fx_split(sa[kt][3], pb[3], ps[3]);
+                fx_split(pa[kt][0], sb4[0], ss4[0]);
+                fx_split(pa[kt][2], sb4[1], ss4[1]);
+                fx_split(pa[kt][1], sb4[2], ss4[2]);
+                fx_split(pa[kt][3], sb4[3], ss4[3]);
                 const int r = kt * 8 + 2 * t;
+                if (ILV) {
+                    // Two head-dim steps at once, their four accumulators' products interleaved (each
+                    // accumulator's order as fx_mma3).
 #pragma unroll
-                for (int d8 = 0; d8 < HD / 8; ++d8) {
-                    const int i = r * LD + d8 * 8 + g;
-                    if (d8 < vSteps) fx_mma3(dva[d8], pb, ps, gb[i], gb[i + LD], gsm[i], gsm[i + LD]);
-                    if (d8 < kSteps) fx_mma3(dka[d8], sb4, ss4, qb[i], qb[i + LD], qsm[i], qsm[i + LD]);
-                }
-                // dS^T [key][row] for dQ, split.
+                    for (int d8 = 0; d8 < HD / 8; d8 += 2) {
+                        unsigned gf[2][4], qf[2][4];  // B: big 0, 1, small 0, 1
+                        bool vOn[2], kOn[2];
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int key = w * 16 + g + (e < 2 ? 0 : 8), ri = kt * 8 + 2 * t + (e & 1);
-                    fx_split(dp[kt][e], sb[key * LS + ri], ss[key * LS + ri]);
+                        for (int j = 0; j < 2; ++j) {
+                            const int i = r * LD + (d8 + j) * 8 + g;
+                            vOn[j] = FULL || d8 + j < vSteps, kOn[j] = FULL || d8 + j < kSteps;
+                            if (vOn[j]) gf[j][0] = gb[i], gf[j][1] = gb[i + LD], gf[j][2] = gsm[i], gf[j][3] = gsm[i + LD];
+                            if (kOn[j]) qf[j][0] = qb[i], qf[j][1] = qb[i + LD], qf[j][2] = qsm[i], qf[j][3] = qsm[i + LD];
+                        }
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            if (vOn[j]) fx_mma(dva[d8 + j], ps[0], ps[1], ps[2], ps[3], gf[j][0], gf[j][1]);
+                            if (kOn[j]) fx_mma(dka[d8 + j], ss4[0], ss4[1], ss4[2], ss4[3], qf[j][0], qf[j][1]);
+                        }
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            if (vOn[j]) fx_mma(dva[d8 + j], pb[0], pb[1], pb[2], pb[3], gf[j][2], gf[j][3]);
+                            if (kOn[j]) fx_mma(dka[d8 + j], sb4[0], sb4[1], sb4[2], sb4[3], qf[j][2], qf[j][3]);
+                        }
+#pragma unroll
+                        for (int j = 0; j < 2; ++j) {
+                            if (vOn[j]) fx_mma(dva[d8 + j], pb[0], pb[1], pb[2], pb[3], gf[j][0], gf[j][1]);
+                            if (kOn[j]) fx_mma(dka[d8 + j], sb4[0], sb4[1], sb4[2], sb4[3], qf[j][0], qf[j][1]);
+                        }
+                    }
+                } else {
+#pragma unroll
+                    for (int d8 = 0; d8 < HD / 8; ++d8) {
+                        const int i = r * LD + d8 * 8 + g;
+                        if (FULL || d8 < vSteps) fx_mma3(dva[d8], pb, ps, gb[i], gb[i + LD], gsm[i], gsm[i + LD]);
+                        if (FULL || d8 < kSteps) fx_mma3(dka[d8], sb4, ss4, qb[i], qb[i + LD], qsm[i], qsm[i + LD]);
+                    }
                 }
             }
         }
         __syncthreads();
-        // dQ [16 rows, dims 16w .. 16w + 15] = dS [16 rows, 64 keys] K [64 keys, dims]; the keys
-        // of a k-step numbered 2t, 2t + 1 as above, in dS^T's rows and K's.
-        if (w * 16 < a.K) {
-            // The small-half products in accumulators of their own, even and odd k-steps apart.
-            float dqa[2][2][4], dqs[2][2][4];
+        // dQ [BQ rows, dims DW w .. DW w + DW - 1] = dS [BQ rows, 64 keys] K [64 keys, dims]; the
+        // keys of a k-step numbered as at the top (A column t: key 2t, t + 4: key 2t + 1), so
+        // that dS's two keys of a lane are one float2 and K's B fragment rows 2t, 2t + 1.
+        // Every key tile but the last has all 8 k-steps: its loop has no exit test then (ALL).
+        auto dqPhase = [&](auto allKeys) {
+            constexpr bool ALL = decltype(allKeys)::value;
+            float qa[MT][NT][4], qsl[MT][NT][4];  // big and small-half products
 #pragma unroll
-            for (int k2 = 0; k2 < 2; ++k2)
+            for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-                for (int nt = 0; nt < 2; ++nt)
+                for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) dqa[k2][nt][e] = dqs[k2][nt][e] = 0.0f;
+                    for (int e = 0; e < 4; ++e) qa[mt][nt][e] = qsl[mt][nt][e] = 0.0f;
 #pragma unroll
             for (int k8 = 0; k8 < BN / 8; ++k8) {
-                if (k8 >= keySteps) break;
-                const int j = (k8 * 8 + 2 * t) * LS + g;
-                unsigned ab[4] = {sb[j], sb[j + 8], sb[j + LS], sb[j + LS + 8]};
-                unsigned as[4] = {ss[j], ss[j + 8], ss[j + LS], ss[j + LS + 8]};
+                if (!ALL && k8 >= keySteps) break;
+                unsigned bb[NT][2], bs[NT][2], ab[MT][4], as[MT][4];
 #pragma unroll
-                for (int nt = 0; nt < 2; ++nt) {
-                    const int i = (k8 * 8 + 2 * t) * LD + w * 16 + nt * 8 + g;
-                    fx_mma(dqs[k8 & 1][nt], as[0], as[1], as[2], as[3], kb[i], kb[i + LD]);
-                    fx_mma(dqs[k8 & 1][nt], ab[0], ab[1], ab[2], ab[3], ks[i], ks[i + LD]);
-                    fx_mma(dqa[k8 & 1][nt], ab[0], ab[1], ab[2], ab[3], kb[i], kb[i + LD]);
+                for (int nt = 0; nt < NT; ++nt) {
+                    const int i = (k8 * 8 + 2 * t) * LD + w * DW + nt * 8 + g;
+                    bb[nt][0] = kb[i], bb[nt][1] = kb[i + LD], bs[nt][0] = ks[i], bs[nt][1] = ks[i + LD];
+                }
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    const int j = (mt * 16 + g) * LP + k8 * 8 + 2 * t;
+                    const float2 x0 = *reinterpret_cast<const float2*>(dsm + j);
+                    const float2 x1 = *reinterpret_cast<const float2*>(dsm + j + 8 * LP);
+                    fx_split(x0.x, ab[mt][0], as[mt][0]);
+                    fx_split(x1.x, ab[mt][1], as[mt][1]);
+                    fx_split(x0.y, ab[mt][2], as[mt][2]);
+                    fx_split(x1.y, ab[mt][3], as[mt][3]);
+                }
+                if (ILV) {
+                    // Each accumulator's order as fx_mma3s, the accumulators interleaved.
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma(qsl[mt][nt], as[mt][0], as[mt][1], as[mt][2], as[mt][3], bb[nt][0], bb[nt][1]);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma(qsl[mt][nt], ab[mt][0], ab[mt][1], ab[mt][2], ab[mt][3], bs[nt][0], bs[nt][1]);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma(qa[mt][nt], ab[mt][0], ab[mt][1], ab[mt][2], ab[mt][3], bb[nt][0], bb[nt][1]);
+                } else {
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt)
+                            fx_mma3s(qa[mt][nt], qsl[mt][nt], ab[mt], as[mt], bb[nt][0], bb[nt][1], bs[nt][0], bs[nt][1]);
                 }
             }
 #pragma unroll
-            for (int nt = 0; nt < 2; ++nt) {
+            for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const fx_i64 row = i0 + g + (e < 2 ? 0 : 8);
-                    const int d = w * 16 + nt * 8 + 2 * t + (e & 1);
-                    const float x = (dqs[0][nt][e] + dqs[1][nt][e]) + (dqa[0][nt][e] + dqa[1][nt][e]);
-                    if (row < a.M && d < a.K && x != 0.0f)
-                        atomicAdd(dq + gk.qoff + b * gk.qs[0] + h * gk.qs[1] + row * gk.qs[2] + d * gk.qs[3],
-                                  a.scale * x);
-                }
-            }
+                for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const int ri = mt * 16 + g + (e < 2 ? 0 : 8);
+                        const int d = w * DW + nt * 8 + 2 * t + (e & 1);
+                        const float x = qsl[mt][nt][e] + qa[mt][nt][e];
+                        if (ri < rows && d < a.K && x != 0.0f)
+                            atomicAdd(dqp + (i0 + ri) * gk.qs[2] + d * gk.qs[3], a.scale * x);
+                    }
+        };
+        if (w * DW < a.K) {
+            if (ILV && keySteps >= BN / 8) dqPhase(fx_bool<true>());
+            else dqPhase(fx_bool<false>());
         }
     }
     // dK (scaled) and dV of the warp's keys.
@@ -469,11 +578,28 @@ extern "C" __global__ void __launch_bounds__(256)
     if (c == 0 && r < a.B * a.H * a.M) D[r] = s;
 }
 
+// The kernels by padded head dim. Head dim 128 has half the key tile in the forward (its shared
+// memory allows two blocks an SM) and 16-row query tiles in the backward (its dK and dV
+// accumulators take 128 registers: one block an SM). Head dim 64's backward: bwd_64_q16 (16-row
+// steps, interleaved: 246 registers, no spills) by default, bwd_64 (32-row steps, ~111 KiB of
+// shared memory, more than sm_86 and sm_89 allow a block) with FXRAY_ATTENTION=tc32.
 extern "C" __global__ void __launch_bounds__(128, 2)
-    fx_attn_tc_bwd_64(const float* go, const float* q, const float* k, const float* v, const float* bias,
-                      const float* lse, const float* D, float* dq, float* dk, float* dv, float* dbias, FxAttnArgs a,
-                      FxAttnArgs g) {
-    fx_attn_tc_bwd<64>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);
+    fx_attn_tc_fwd_128(const float* q, const float* k, const float* v, const float* bias, float* o, float* lse,
+                       FxAttnArgs a) {
+    fx_attn_tc_fwd<128, 16>(q, k, v, bias, o, lse, a);
 }
+
+#define FX_ATTN_TC_BWD(NAME, HD, BQ, MINB, ILV)                                                                     \
+    extern "C" __global__ void __launch_bounds__(128, MINB)                                                         \
+        NAME(const float* go, const float* q, const float* k, const float* v, const float* bias, const float* lse, \
+             const float* D, float* dq, float* dk, float* dv, float* dbias, FxAttnArgs a, FxAttnArgs g) {          \
+        if (ILV && a.K == HD && a.Kv == HD)                                                                         \
+            fx_attn_tc_bwd<HD, BQ, true, ILV>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                       \
+        else                                                                                                        \
+            fx_attn_tc_bwd<HD, BQ, false, ILV>(go, q, k, v, bias, lse, D, dq, dk, dv, dbias, a, g);                      \
+    }
+FX_ATTN_TC_BWD(fx_attn_tc_bwd_64, 64, 32, 2, false)
+FX_ATTN_TC_BWD(fx_attn_tc_bwd_64_q16, 64, 16, 2, true)
+FX_ATTN_TC_BWD(fx_attn_tc_bwd_128, 128, 16, 1, false)
 
 #endif

@@ -34,6 +34,20 @@ extern "C" __global__ void fx_strided_copy(const unsigned char* src, unsigned ch
     }
 }
 
+// _to_copy of a dense real tensor to a complex dtype (the kernel IR has no complex values):
+// interleaved (x, 0) pairs of the component type.
+template <class S, class C>
+__device__ void fx_to_complex(const S* x, C* y, i64 n) {
+    FX_GRID_LOOP(q, n) {
+        y[2 * q] = (C)x[q];
+        y[2 * q + 1] = (C)0;
+    }
+}
+extern "C" __global__ void fx_to_complex_f32_c64(const float* x, float* y, i64 n) { fx_to_complex(x, y, n); }
+extern "C" __global__ void fx_to_complex_f32_c128(const float* x, double* y, i64 n) { fx_to_complex(x, y, n); }
+extern "C" __global__ void fx_to_complex_f64_c64(const double* x, float* y, i64 n) { fx_to_complex(x, y, n); }
+extern "C" __global__ void fx_to_complex_f64_c128(const double* x, double* y, i64 n) { fx_to_complex(x, y, n); }
+
 // Thread 0 ends with the block's sum (blockDim.x a multiple of 32).
 template <class A>
 __device__ A fx_block_sum(A v) {

@@ -322,6 +322,26 @@ __device__ void fx_trsm(const T* A, T* X, const FxLinalgArgs& a) {
     }
 }
 
+// getrf's row swaps (1-based int32 pivots) on X [batches, n, k], one thread per (batch, column):
+// in order (Pᵀ, before lu_solve's triangular solves), or in reverse with `trans` (P, after the
+// adjoint's).
+template <class T>
+__device__ void fx_lu_pivot(T* X, const int* piv, const FxLinalgArgs& a) {
+    const fx_i64 n = a.n, k = a.k;
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.batches * k;
+         q += (fx_i64)gridDim.x * blockDim.x) {
+        const fx_i64 b = q / k, col = q % k;
+        T* Xm = X + b * n * k;
+        for (fx_i64 s = 0; s < n; ++s) {
+            const fx_i64 i = a.trans ? n - 1 - s : s, j = (fx_i64)piv[b * n + i] - 1;
+            if (j == i || j < 0 || j >= n) continue;
+            const T t = Xm[i * k + col];
+            Xm[i * k + col] = Xm[j * k + col];
+            Xm[j * k + col] = t;
+        }
+    }
+}
+
 // LU with partial pivoting (the first largest pivot, as LAPACK's getrf; NaN never wins), 1-based
 // int32 pivots; the sign is the product of the diagonal's signs (NaN for a NaN pivot, 0 for a
 // singular matrix) flipped per row swap, log |det| summed. With `trans` the factor is Aᵀ's, as
@@ -420,6 +440,7 @@ __device__ void fx_matrix_exp(const T* A, T* out, double* scratch, const FxLinal
         fx_bn_eval<T>(x, w, b, rm, rv, y, mean, invstd, N, C, S_, eps);                                                \
     }                                                                                                                  \
     extern "C" __global__ void fx_trsm_##S(const T* A, T* X, FxLinalgArgs a) { fx_trsm<T>(A, X, a); }                  \
+    extern "C" __global__ void fx_lu_pivot_##S(T* X, const int* piv, FxLinalgArgs a) { fx_lu_pivot<T>(X, piv, a); }    \
     extern "C" __global__ void fx_slogdet_##S(const T* A, T* sign, T* logabs, T* lu, int* piv, double* scratch,        \
                                               FxLinalgArgs a) {                                                        \
         fx_slogdet<T>(A, sign, logabs, lu, piv, scratch, a);                                                           \

@@ -1,0 +1,161 @@
+// Host side of kernels/backward_ops.cu: operands made dense, launches.
+#include "codegen/cuda/backward_ops.h"
+
+#include "codegen/cuda/kernel_module.h"
+
+#include <algorithm>
+#include <array>
+
+namespace fxray::cg::cuda {
+
+namespace {
+
+KernelModule& backwardModule() {
+    static KernelModule* m = new KernelModule("fxray_backward_ops", {"backward_ops.cu"});  // never destroyed
+    return *m;
+}
+
+CUdeviceptr addrOf(const DeviceView& v) {
+    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
+}
+
+/// Dense copies of the operands where they are not dense already (held for the launch).
+struct Dense {
+    std::array<DeviceBuffer, 6> tmp;
+    size_t used = 0;
+    Expected<CUdeviceptr> operator()(const DeviceView& v) {
+        auto d = denseView(v, tmp[used++]);
+        if (!d.ok()) return d.error();
+        return addrOf(*d);
+    }
+    Expected<CUdeviceptr> operator()(const std::optional<DeviceView>& v) {
+        if (!v) return CUdeviceptr{0};
+        return (*this)(*v);
+    }
+};
+
+Status launch(const std::string& name, DType t, int64_t work, void** params) {
+    auto fn = backwardModule().function(name + (t == DType::Float64 ? "_f64" : "_f32"));
+    if (!fn.ok()) return fn.error();
+    const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
+    return launchGrid(*fn, static_cast<unsigned>(std::clamp<int64_t>((work + 127) / 128, 1, cap)), 1, 128, params,
+                      name.c_str());
+}
+
+bool denseOut(const std::optional<DeviceView>& v, DType t) {
+    return !v || (v->meta.isContiguous() && v->meta.dtype == t);
+}
+
+}  // namespace
+
+Expected<std::string> backwardOpsSource() { return backwardModule().source(); }
+
+bool backwardOpsSupport(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,
+                           const std::optional<DeviceView>& weight, double p, double margin, int64_t reduction,
+                           int64_t rows, int64_t dim, const DeviceView& gx) {
+    const DType t = x.meta.dtype;
+    if (rows * dim == 0) return Status::success();
+    if (!backwardOpsSupport(t) || target.meta.dtype != DType::Int64 || !denseOut(gx, t))
+        return makeError("device multi_margin_loss_backward: operands");
+    Dense dense;
+    auto pgo = dense(go), px = dense(x), pt = dense(target), pw = dense(weight);
+    for (auto* e : {&pgo, &px, &pt, &pw})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pgo, a1 = *px, a2 = *pt, a3 = *pw, a4 = addrOf(gx);
+    long long goLen = go.meta.numel(), r = rows, d = dim;
+    double g = 1.0 / static_cast<double>(reduction == 1 ? rows * dim : dim);
+    void* params[] = {&a0, &goLen, &a1, &a2, &a3, &a4, &r, &d, &p, &margin, &g};
+    return launch("fx_multi_margin_bwd", t, rows, params);
+}
+
+Status multilabelMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,
+                                const DeviceView& isTarget, int64_t reduction, int64_t rows, int64_t dim,
+                                const DeviceView& gx) {
+    const DType t = x.meta.dtype;
+    if (rows * dim == 0) return Status::success();
+    if (!backwardOpsSupport(t) || target.meta.dtype != DType::Int64 || isTarget.meta.dtype != t || !denseOut(gx, t))
+        return makeError("device multilabel_margin_loss_backward: operands");
+    Dense dense;
+    auto pgo = dense(go), px = dense(x), pt = dense(target), pm = dense(isTarget);
+    for (auto* e : {&pgo, &px, &pt, &pm})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pgo, a1 = *px, a2 = *pt, a3 = *pm, a4 = addrOf(gx);
+    long long goLen = go.meta.numel(), r = rows, d = dim;
+    double g = 1.0 / static_cast<double>(reduction == 1 ? rows * dim : dim);
+    void* params[] = {&a0, &goLen, &a1, &a2, &a3, &a4, &r, &d, &g};
+    return launch("fx_multilabel_margin_bwd", t, rows, params);
+}
+
+Status pdistBackward(const DeviceView& grad, const DeviceView& x, double p, const DeviceView& dist,
+                     const DeviceView& gx) {
+    const DType t = x.meta.dtype;
+    if (!backwardOpsSupport(t) || x.meta.shape.size() != 2 || grad.meta.dtype != t || dist.meta.dtype != t ||
+        !denseOut(gx, t))
+        return makeError("device _pdist_backward: operands");
+    const int64_t n = x.meta.shape[0], m = x.meta.shape[1];
+    if (n * m == 0) return Status::success();
+    Dense dense;
+    auto pg = dense(grad), px = dense(x), pd = dense(dist);
+    for (auto* e : {&pg, &px, &pd})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pg, a1 = *px, a2 = *pd, a3 = addrOf(gx);
+    long long nn = n, mm = m;
+    void* params[] = {&a0, &a1, &a2, &a3, &nn, &mm, &p};
+    return launch("fx_pdist_bwd", t, n * m, params);
+}
+
+Status groupNormBackward(const DeviceView& dy, const DeviceView& x, const DeviceView& mean, const DeviceView& rstd,
+                         const std::optional<DeviceView>& weight, int64_t N, int64_t C, int64_t HxW, int64_t G,
+                         const std::optional<DeviceView>& gi, const std::optional<DeviceView>& gw,
+                         const std::optional<DeviceView>& gb) {
+    const DType t = x.meta.dtype;
+    if (!backwardOpsSupport(t) || G <= 0 || C % G != 0 || !denseOut(gi, t) || !denseOut(gw, t) || !denseOut(gb, t))
+        return makeError("device native_group_norm_backward: operands");
+    Dense dense;
+    auto pdy = dense(dy), px = dense(x), pm = dense(mean), pr = dense(rstd), pw = dense(weight);
+    for (auto* e : {&pdy, &px, &pm, &pr, &pw})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pdy, a1 = *px, a2 = *pm, a3 = *pr, a4 = *pw;
+    long long n = N, c = C, g = G, hw = HxW, ng = N * G, per = C / G;
+    if (gi && N * C * HxW > 0) {
+        CUdeviceptr o = addrOf(*gi);
+        void* params[] = {&a0, &a1, &a2, &a3, &a4, &o, &ng, &g, &per, &hw};
+        if (Status s = launch("fx_group_norm_bwd_input", t, N * G, params); !s.ok()) return s;
+    }
+    if ((gw || gb) && C > 0) {
+        CUdeviceptr ow = gw ? addrOf(*gw) : 0, ob = gb ? addrOf(*gb) : 0;
+        void* params[] = {&a0, &a1, &a2, &a3, &ow, &ob, &n, &c, &g, &hw};
+        if (Status s = launch("fx_group_norm_bwd_affine", t, C, params); !s.ok()) return s;
+    }
+    return Status::success();
+}
+
+Status rmsNormBackward(const DeviceView& dy, const DeviceView& x, int64_t n, const DeviceView& rstd,
+                       const std::optional<DeviceView>& weight, const std::optional<DeviceView>& gi,
+                       const std::optional<DeviceView>& gw) {
+    const DType t = x.meta.dtype;
+    if (!backwardOpsSupport(t) || n <= 0 || x.meta.numel() % n != 0 || !denseOut(gi, t) || !denseOut(gw, t))
+        return makeError("device _fused_rms_norm_backward: operands");
+    const int64_t rows = x.meta.numel() / n;
+    Dense dense;
+    auto pdy = dense(dy), px = dense(x), pr = dense(rstd), pw = dense(weight);
+    for (auto* e : {&pdy, &px, &pr, &pw})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pdy, a1 = *px, a2 = *pr, a3 = *pw;
+    long long M = rows, N = n;
+    if (gi && rows > 0) {
+        CUdeviceptr o = addrOf(*gi);
+        void* params[] = {&a0, &a1, &a2, &a3, &o, &M, &N};
+        if (Status s = launch("fx_rms_norm_bwd_input", t, rows, params); !s.ok()) return s;
+    }
+    if (gw) {
+        CUdeviceptr o = addrOf(*gw);
+        void* params[] = {&a0, &a1, &a2, &o, &M, &N};
+        if (Status s = launch("fx_rms_norm_bwd_weight", t, n, params); !s.ok()) return s;
+    }
+    return Status::success();
+}
+
+}  // namespace fxray::cg::cuda

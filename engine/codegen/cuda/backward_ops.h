@@ -1,0 +1,47 @@
+#pragma once
+/// Device kernels for backward ops Inductor runs as fallback kernels or that fxray does not
+/// decompose (kernels/backward_ops.cu, a module of its own compiled by NVRTC on first use): the
+/// margin losses' backwards, _pdist_backward, native_group_norm_backward and
+/// _fused_rms_norm_backward, each as the CPU backend's extern (codegen/cpu/extern_backward_ops.cpp)
+/// computes it. fp32/fp64; outputs dense; the device externs (device_externs_backward.cpp) check
+/// shapes before calling.
+#include "codegen/cuda/device_ops.h"
+
+#include <optional>
+#include <string>
+
+namespace fxray::cg::cuda {
+
+/// The module's source (CI compiles it with NVRTC without a device).
+Expected<std::string> backwardOpsSource();
+
+/// True when these kernels handle this dtype.
+bool backwardOpsSupport(DType t);
+
+/// multi_margin_loss_backward over x [rows, dim] (targets int64 [rows], weight [dim] optional,
+/// grad_output one value or [rows]); reduction 1 is mean.
+Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,
+                           const std::optional<DeviceView>& weight, double p, double margin, int64_t reduction,
+                           int64_t rows, int64_t dim, const DeviceView& gx);
+
+/// multilabel_margin_loss_backward over x [rows, dim] (targets int64 and is_target alike).
+Status multilabelMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,
+                                const DeviceView& isTarget, int64_t reduction, int64_t rows, int64_t dim,
+                                const DeviceView& gx);
+
+/// _pdist_backward for x [n, m] from grad and pdist [n (n - 1) / 2].
+Status pdistBackward(const DeviceView& grad, const DeviceView& x, double p, const DeviceView& dist,
+                     const DeviceView& gx);
+
+/// native_group_norm_backward: x [N, C, HxW...], mean / rstd [N, G], weight [C] optional.
+Status groupNormBackward(const DeviceView& dy, const DeviceView& x, const DeviceView& mean, const DeviceView& rstd,
+                         const std::optional<DeviceView>& weight, int64_t N, int64_t C, int64_t HxW, int64_t G,
+                         const std::optional<DeviceView>& gi, const std::optional<DeviceView>& gw,
+                         const std::optional<DeviceView>& gb);
+
+/// _fused_rms_norm_backward over rows of n normalised values: rstd one per row, weight [n] optional.
+Status rmsNormBackward(const DeviceView& dy, const DeviceView& x, int64_t n, const DeviceView& rstd,
+                       const std::optional<DeviceView>& weight, const std::optional<DeviceView>& gi,
+                       const std::optional<DeviceView>& gw);
+
+}  // namespace fxray::cg::cuda

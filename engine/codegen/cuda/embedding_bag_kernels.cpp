@@ -1,0 +1,156 @@
+// Host side of kernels/embedding_bag.cu: argument blocks, dense operands, launches.
+#include "codegen/cuda/embedding_bag_kernels.h"
+
+#include "codegen/cuda/kernel_module.h"
+
+#include "codegen/cuda/kernels/embedding_bag_args.h"
+
+#include <algorithm>
+#include <array>
+
+namespace fxray::cg::cuda {
+
+namespace {
+
+KernelModule& bagModule() {
+    static KernelModule* m =
+        new KernelModule("fxray_embedding_bag", {"embedding_bag_args.h", "embedding_bag.cu"});  // never destroyed
+    return *m;
+}
+
+CUdeviceptr addrOf(const DeviceView& v) {
+    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
+}
+
+/// Dense copies of the operands where they are not dense already (held for the launch).
+struct Dense {
+    std::array<DeviceBuffer, 8> tmp;
+    size_t used = 0;
+    Expected<CUdeviceptr> operator()(const std::optional<DeviceView>& v) {
+        if (!v || v->meta.numel() == 0) return CUdeviceptr{0};
+        auto d = denseView(*v, tmp[used++]);
+        if (!d.ok()) return d.error();
+        return addrOf(*d);
+    }
+};
+
+Status zero(const std::optional<DeviceView>& v) {
+    if (!v || v->meta.numel() == 0) return Status::success();
+    return check(
+        runtime().cu.cuMemsetD8(addrOf(*v), 0, static_cast<size_t>(v->meta.numel()) * dtypeItemSize(v->meta.dtype)),
+        "zeroing an embedding bag output");
+}
+
+Status launch(const char* name, DType t, int64_t work, void** params) {
+    auto fn = bagModule().function(std::string(name) + (t == DType::Float64 ? "_f64" : "_f32"));
+    if (!fn.ok()) return fn.error();
+    const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
+    return launchGrid(*fn, static_cast<unsigned>(std::clamp<int64_t>((work + 127) / 128, 1, cap)), 1, 128, params,
+                      name);
+}
+
+bool denseInt64(const std::optional<DeviceView>& v) {
+    return !v || (v->meta.dtype == DType::Int64 && v->meta.isContiguous());
+}
+
+}  // namespace
+
+Expected<std::string> embeddingBagSource() { return bagModule().source(); }
+
+bool embeddingBagSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+Status embeddingBagForward(const DeviceView& weight, const DeviceView& indices, const DeviceView& offsets,
+                           const std::optional<DeviceView>& perSampleWeights, int64_t mode, int64_t pad,
+                           const DeviceView& out, const std::optional<DeviceView>& offset2bag,
+                           const std::optional<DeviceView>& bagSize, const std::optional<DeviceView>& maxIndices) {
+    const DType t = weight.meta.dtype;
+    if (!embeddingBagSupports(t) || weight.meta.shape.size() != 2 || indices.meta.dtype != DType::Int64 ||
+        offsets.meta.dtype != DType::Int64 || out.meta.dtype != t || !out.meta.isContiguous() ||
+        out.meta.shape.size() != 2 || !denseInt64(offset2bag) || !denseInt64(bagSize) || !denseInt64(maxIndices))
+        return makeError("device embedding bag: operands");
+    FxBagArgs a{};
+    a.bags = out.meta.shape[0];
+    a.D = weight.meta.shape[1];
+    a.n = indices.meta.numel();
+    a.rows = weight.meta.shape[0];
+    a.pad = pad;
+    a.mode = mode;
+    a.o2bLen = offset2bag ? offset2bag->meta.numel() : 0;
+    a.sizeLen = bagSize ? bagSize->meta.numel() : 0;
+    a.auxLen = maxIndices ? maxIndices->meta.numel() : 0;
+    a.hasPsw = perSampleWeights ? 1 : 0;
+    for (const auto* o : {&offset2bag, &bagSize, &maxIndices})
+        if (Status s = zero(*o); !s.ok()) return s;
+    if (a.bags == 0) return Status::success();
+    Dense dense;
+    auto pw = dense(weight), pi = dense(indices), po = dense(offsets), pp = dense(perSampleWeights);
+    for (auto* e : {&pw, &pi, &po, &pp})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pw, a1 = *pi, a2 = *po, a3 = *pp, a4 = addrOf(out), a5 = offset2bag ? addrOf(*offset2bag) : 0,
+                a6 = bagSize ? addrOf(*bagSize) : 0, a7 = maxIndices ? addrOf(*maxIndices) : 0;
+    void* params[] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7, &a};
+    return launch("fx_bag_forward", t, a.bags, params);
+}
+
+Status embeddingBagBackward(const DeviceView& grad, const DeviceView& indices, const DeviceView& offsets,
+                            const DeviceView& offset2bag, const DeviceView& bagSize, const DeviceView& maxIndices,
+                            const std::optional<DeviceView>& perSampleWeights, int64_t mode, int64_t pad,
+                            const DeviceView& gradWeight) {
+    const DType t = grad.meta.dtype;
+    if (!embeddingBagSupports(t) || grad.meta.shape.size() != 2 || gradWeight.meta.dtype != t ||
+        !gradWeight.meta.isContiguous() || gradWeight.meta.shape.size() != 2)
+        return makeError("device embedding bag backward: operands");
+    FxBagBackArgs a{};
+    a.bags = grad.meta.shape[0];
+    a.D = grad.meta.shape[1];
+    a.n = indices.meta.numel();
+    a.rows = gradWeight.meta.shape[0];
+    a.pad = pad;
+    a.mode = mode;
+    a.o2bLen = offset2bag.meta.numel();
+    a.offLen = offsets.meta.numel();
+    a.sizeLen = bagSize.meta.numel();
+    a.hasPsw = perSampleWeights ? 1 : 0;
+    if (Status s = zero(gradWeight); !s.ok()) return s;
+    Dense dense;
+    auto pg = dense(grad), pi = dense(indices), po = dense(offsets), pb = dense(offset2bag), ps = dense(bagSize),
+         pm = dense(maxIndices), pp = dense(perSampleWeights);
+    for (auto* e : {&pg, &pi, &po, &pb, &ps, &pm, &pp})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pg, a1 = *pi, a2 = *po, a3 = *pb, a4 = *ps, a5 = *pm, a6 = *pp, a7 = addrOf(gradWeight);
+    if (mode == 2) {
+        if (a.bags * a.D == 0) return Status::success();
+        void* params[] = {&a0, &a5, &a4, &a7, &a};
+        return launch("fx_bag_backward_max", t, a.bags * a.D, params);
+    }
+    if (a.n * a.D == 0) return Status::success();
+    void* params[] = {&a0, &a1, &a2, &a3, &a4, &a6, &a7, &a};
+    return launch("fx_bag_backward", t, a.n * a.D, params);
+}
+
+Status embeddingBagPerSampleWeightsBackward(const DeviceView& grad, const DeviceView& weight, const DeviceView& indices,
+                                            const DeviceView& offsets, const DeviceView& offset2bag, int64_t pad,
+                                            const DeviceView& out) {
+    const DType t = grad.meta.dtype;
+    if (!embeddingBagSupports(t) || grad.meta.shape.size() != 2 || weight.meta.shape.size() != 2 ||
+        weight.meta.dtype != t || out.meta.dtype != t || !out.meta.isContiguous())
+        return makeError("device embedding bag per-sample weights backward: operands");
+    FxBagBackArgs a{};
+    a.bags = grad.meta.shape[0];
+    a.D = grad.meta.shape[1];
+    a.n = indices.meta.numel();
+    a.rows = weight.meta.shape[0];
+    a.pad = pad;
+    a.o2bLen = offset2bag.meta.numel();
+    a.offLen = offsets.meta.numel();
+    if (a.n == 0) return Status::success();
+    Dense dense;
+    auto pg = dense(grad), pw = dense(weight), pi = dense(indices), po = dense(offsets), pb = dense(offset2bag);
+    for (auto* e : {&pg, &pw, &pi, &po, &pb})
+        if (!e->ok()) return e->error();
+    CUdeviceptr a0 = *pg, a1 = *pw, a2 = *pi, a3 = *po, a4 = *pb, a5 = addrOf(out);
+    void* params[] = {&a0, &a1, &a2, &a3, &a4, &a5, &a};
+    return launch("fx_bag_psw_backward", t, a.n, params);
+}
+
+}  // namespace fxray::cg::cuda

@@ -1,0 +1,207 @@
+// Backward ops Inductor runs as fallback kernels (multi_margin_loss_backward,
+// multilabel_margin_loss_backward, _pdist_backward) or that fxray does not decompose
+// (native_group_norm_backward, _fused_rms_norm_backward): sums over a row, a group, a channel or
+// the pairs of a row, one thread each, in double. The formulas are the CPU backend's
+// (codegen/cpu/extern_backward_ops.cpp) and the reference's. Inputs dense; grad_output of the
+// losses one value (reduced) or one per row; class targets int64.
+typedef long long fx_i64;
+
+#define FX_LOOP(q, n)                                                                                                  \
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < (n); q += (fx_i64)gridDim.x * blockDim.x)
+
+__device__ __forceinline__ double fx_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+__device__ __forceinline__ double fx_sign(double v) { return v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0); }
+
+// One row: each violated margin moves g (p = 1) or 2 g z (p = 2), times weight[y], up at class d
+// and down at the target y. A target outside the classes gives NaN (the reference raises).
+template <class T>
+__device__ void fx_multi_margin_bwd(const T* go, fx_i64 goLen, const T* x, const fx_i64* t, const T* w, T* gx,
+                                    fx_i64 rows, fx_i64 dim, double p, double margin, double g) {
+    FX_LOOP(i, rows) {
+        const T* row = x + i * dim;
+        T* grow = gx + i * dim;
+        const double scale = (double)go[goLen == 1 ? 0 : i];
+        const fx_i64 c = t[i];
+        if (c < 0 || c >= dim) {
+            for (fx_i64 d = 0; d < dim; ++d) grow[d] = (T)fx_nan();
+            continue;
+        }
+        double gt = 0.0;
+        for (fx_i64 d = 0; d < dim; ++d) {
+            const double z = margin - (double)row[c] + (double)row[d];
+            double h = 0.0;
+            if (d != c && z > 0) {
+                h = p == 1.0 ? g : 2.0 * g * z;
+                if (w) h *= (double)w[c];
+                gt -= h;
+            }
+            if (d != c) grow[d] = (T)(h * scale);
+        }
+        grow[c] = (T)(gt * scale);
+    }
+}
+
+// One row: its targets are the entries before the first negative one; each violated pair (j a
+// target, d not) moves g down at j and up at d. Targets past the classes end the list. Each
+// element's sum is gathered in double and rounded once, as the CPU backend does.
+template <class T>
+__device__ void fx_multilabel_margin_bwd(const T* go, fx_i64 goLen, const T* x, const fx_i64* t, const T* isTarget,
+                                         T* gx, fx_i64 rows, fx_i64 dim, double g) {
+    FX_LOOP(i, rows) {
+        const T* row = x + i * dim;
+        const T* mask = isTarget + i * dim;
+        const double scale = (double)go[goLen == 1 ? 0 : i];
+        for (fx_i64 e = 0; e < dim; ++e) {
+            double acc = 0.0;
+            for (fx_i64 k = 0; k < dim; ++k) {
+                const fx_i64 j = t[i * dim + k];
+                if (j < 0 || j >= dim) break;
+                if ((double)mask[e] == 0.0 && 1.0 - (double)row[j] + (double)row[e] > 0) acc += g;
+                if (e == j)
+                    for (fx_i64 d = 0; d < dim; ++d)
+                        if ((double)mask[d] == 0.0 && 1.0 - (double)row[j] + (double)row[d] > 0) acc -= g;
+            }
+            gx[i * dim + e] = (T)(acc * scale);
+        }
+    }
+}
+
+// d pdist[k] / d x for the pair k = (i, j), component c (exec/ops/distance.cpp).
+__device__ double fx_pdist_term(double diff, double gk, double dk, double p, int f32) {
+    if (p == 1.0) return gk * fx_sign(diff);
+    if (p < 2.0)
+        return dk == 0.0 || (diff == 0.0 && p < 1.0) ? 0.0
+                                                     : fx_sign(diff) * pow(fabs(diff), p - 1.0) * gk / pow(dk, p - 1.0);
+    if (p == 2.0) return dk == 0.0 ? 0.0 : gk * diff / dk;
+    if (isinf(p)) {
+        const double r = f32 ? (double)(float)diff : diff;
+        return gk * fx_sign(diff) * (fabs(r) == dk ? 1.0 : 0.0);
+    }
+    return dk == 0.0 ? 0.0 : diff * pow(fabs(diff), p - 2.0) * gk / pow(dk, p - 1.0);
+}
+
+// One thread per element (i, c) of x [n, m]: the pairs (i, j > i) add, the pairs (j < i, i) subtract.
+template <class T>
+__device__ void fx_pdist_bwd(const T* g, const T* x, const T* dist, T* gx, fx_i64 n, fx_i64 m, double p) {
+    FX_LOOP(q, n * m) {
+        const fx_i64 i = q / m, c = q % m;
+        double acc = 0.0;
+        if (p != 0.0)
+            for (fx_i64 a = 0; a < n; ++a) {
+                if (a == i) continue;
+                const fx_i64 lo = a < i ? a : i, hi = a < i ? i : a;
+                const fx_i64 k = lo * n - lo * (lo + 1) / 2 + (hi - lo - 1);
+                const double diff = (double)x[lo * m + c] - (double)x[hi * m + c];
+                const double r = fx_pdist_term(diff, (double)g[k], (double)dist[k], p, sizeof(T) == 4);
+                acc += a > i ? r : -r;
+            }
+        gx[q] = (T)acc;
+    }
+}
+
+// native_group_norm_backward's grad_input, one thread per (n, group) of span = C / G * HxW values:
+// dx = rstd * (dyw - mean(dyw) - xhat * mean(dyw * xhat)).
+template <class T>
+__device__ void fx_group_norm_bwd_input(const T* dy, const T* x, const T* mean, const T* rstd, const T* w, T* gi,
+                                        fx_i64 NG, fx_i64 G, fx_i64 per, fx_i64 HxW) {
+    const fx_i64 span = per * HxW;
+    FX_LOOP(ng, NG) {
+        const fx_i64 base = ng * span;
+        const double mu = (double)mean[ng], r = (double)rstd[ng];
+        double s1 = 0.0, s2 = 0.0;
+        for (fx_i64 i = 0; i < span; ++i) {
+            const fx_i64 c = (ng % G) * per + i / HxW;
+            const double xhat = ((double)x[base + i] - mu) * r, dyw = (double)dy[base + i] * (w ? (double)w[c] : 1.0);
+            s1 += dyw;
+            s2 += dyw * xhat;
+        }
+        const double m1 = s1 / (double)span, m2 = s2 / (double)span;
+        for (fx_i64 i = 0; i < span; ++i) {
+            const fx_i64 c = (ng % G) * per + i / HxW;
+            const double xhat = ((double)x[base + i] - mu) * r, dyw = (double)dy[base + i] * (w ? (double)w[c] : 1.0);
+            gi[base + i] = (T)(r * (dyw - m1 - xhat * m2));
+        }
+    }
+}
+
+// Its grad_weight (sum of dy * xhat) and grad_bias (sum of dy) per channel, one thread each.
+template <class T>
+__device__ void fx_group_norm_bwd_affine(const T* dy, const T* x, const T* mean, const T* rstd, T* gw, T* gb, fx_i64 N,
+                                         fx_i64 C, fx_i64 G, fx_i64 HxW) {
+    const fx_i64 per = C / G;
+    FX_LOOP(c, C) {
+        double sw = 0.0, sb = 0.0;
+        for (fx_i64 n = 0; n < N; ++n) {
+            const fx_i64 ng = n * G + c / per;
+            const double mu = (double)mean[ng], r = (double)rstd[ng];
+            for (fx_i64 i = 0; i < HxW; ++i) {
+                const fx_i64 e = (n * C + c) * HxW + i;
+                sw += (double)dy[e] * ((double)x[e] - mu) * r;
+                sb += (double)dy[e];
+            }
+        }
+        if (gw) gw[c] = (T)sw;
+        if (gb) gb[c] = (T)sb;
+    }
+}
+
+// _fused_rms_norm_backward over rows of N: dx = rstd * (dyw - xhat * mean(dyw * xhat)), one
+// thread per row; grad_weight = sum over rows of dy * xhat, one thread per column.
+template <class T>
+__device__ void fx_rms_norm_bwd_input(const T* dy, const T* x, const T* rstd, const T* w, T* gi, fx_i64 M, fx_i64 N) {
+    FX_LOOP(m, M) {
+        const double r = (double)rstd[m];
+        double dot = 0.0;
+        for (fx_i64 j = 0; j < N; ++j)
+            dot += (double)dy[m * N + j] * (w ? (double)w[j] : 1.0) * ((double)x[m * N + j] * r);
+        const double mdot = dot / (double)N;
+        for (fx_i64 j = 0; j < N; ++j) {
+            const fx_i64 e = m * N + j;
+            gi[e] = (T)(r * ((double)dy[e] * (w ? (double)w[j] : 1.0) - (double)x[e] * r * mdot));
+        }
+    }
+}
+
+template <class T>
+__device__ void fx_rms_norm_bwd_weight(const T* dy, const T* x, const T* rstd, T* gw, fx_i64 M, fx_i64 N) {
+    FX_LOOP(j, N) {
+        double s = 0.0;
+        for (fx_i64 m = 0; m < M; ++m) s += (double)dy[m * N + j] * ((double)x[m * N + j] * (double)rstd[m]);
+        gw[j] = (T)s;
+    }
+}
+
+#define FX_BACKWARD_KERNELS(T, S)                                                                                      \
+    extern "C" __global__ void fx_multi_margin_bwd_##S(const T* go, fx_i64 goLen, const T* x, const fx_i64* t,         \
+                                                       const T* w, T* gx, fx_i64 rows, fx_i64 dim, double p,           \
+                                                       double margin, double g) {                                      \
+        fx_multi_margin_bwd<T>(go, goLen, x, t, w, gx, rows, dim, p, margin, g);                                       \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_multilabel_margin_bwd_##S(const T* go, fx_i64 goLen, const T* x, const fx_i64* t,    \
+                                                            const T* isTarget, T* gx, fx_i64 rows, fx_i64 dim,         \
+                                                            double g) {                                                \
+        fx_multilabel_margin_bwd<T>(go, goLen, x, t, isTarget, gx, rows, dim, g);                                      \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_pdist_bwd_##S(const T* g, const T* x, const T* dist, T* gx, fx_i64 n, fx_i64 m,      \
+                                                double p) {                                                            \
+        fx_pdist_bwd<T>(g, x, dist, gx, n, m, p);                                                                      \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_group_norm_bwd_input_##S(const T* dy, const T* x, const T* mean, const T* rstd,      \
+                                                           const T* w, T* gi, fx_i64 NG, fx_i64 G, fx_i64 per,         \
+                                                           fx_i64 HxW) {                                               \
+        fx_group_norm_bwd_input<T>(dy, x, mean, rstd, w, gi, NG, G, per, HxW);                                         \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_group_norm_bwd_affine_##S(const T* dy, const T* x, const T* mean, const T* rstd,     \
+                                                            T* gw, T* gb, fx_i64 N, fx_i64 C, fx_i64 G, fx_i64 HxW) {  \
+        fx_group_norm_bwd_affine<T>(dy, x, mean, rstd, gw, gb, N, C, G, HxW);                                          \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_rms_norm_bwd_input_##S(const T* dy, const T* x, const T* rstd, const T* w, T* gi,    \
+                                                         fx_i64 M, fx_i64 N) {                                         \
+        fx_rms_norm_bwd_input<T>(dy, x, rstd, w, gi, M, N);                                                            \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_rms_norm_bwd_weight_##S(const T* dy, const T* x, const T* rstd, T* gw, fx_i64 M,     \
+                                                          fx_i64 N) {                                                  \
+        fx_rms_norm_bwd_weight<T>(dy, x, rstd, gw, M, N);                                                              \
+    }
+FX_BACKWARD_KERNELS(float, f32)
+FX_BACKWARD_KERNELS(double, f64)

@@ -1,0 +1,124 @@
+// Embedding bags, which Inductor runs as fallback kernels: _embedding_bag /
+// _embedding_bag_forward_only (sum, mean, max over bags of rows given by int64 indices and
+// offsets, per-sample weights, padding_idx), the dense _embedding_bag_backward and
+// _embedding_bag_per_sample_weights_backward, as the CPU backend's extern
+// (codegen/cpu/extern_embedding_bag.cpp) and CUDA compute them: bag b covers indices
+// [offsets[b], offsets[b + 1]), the last bag up to the end of the indices; bag_size counts a
+// bag's non-padding entries; max_indices is -1 for an empty bag. An index outside the table is
+// skipped (PyTorch raises there). The auxiliary outputs are written where their (zeroed) sizes
+// reach, as the CPU extern fits them.
+#ifndef FXRAY_EMBEDDED_SOURCE
+#include "embedding_bag_args.h"
+#endif
+
+typedef long long fx_i64;
+
+#define FX_LOOP(q, n)                                                                                                  \
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < (n); q += (fx_i64)gridDim.x * blockDim.x)
+
+// One thread per bag: its output row (each column gathered in double and rounded once), bag
+// size, max indices and its entries' offset2bag.
+template <class T>
+__device__ void fx_bag_forward(const T* w, const fx_i64* idx, const fx_i64* off, const T* psw, T* y, fx_i64* o2b,
+                               fx_i64* bagSize, fx_i64* aux, const FxBagArgs& a) {
+    FX_LOOP(b, a.bags) {
+        const fx_i64 begin = off[b] < 0 ? 0 : off[b], end = b + 1 < a.bags ? off[b + 1] : a.n;
+        fx_i64 count = 0;
+        for (fx_i64 i = begin; i < end && i < a.n; ++i) {
+            if (i < a.o2bLen) o2b[i] = b;
+            const fx_i64 row = idx[i];
+            if (row != a.pad && row >= 0 && row < a.rows) ++count;
+        }
+        for (fx_i64 d = 0; d < a.D; ++d) {
+            double acc = 0.0;
+            fx_i64 seen = 0, at = -1;
+            for (fx_i64 i = begin; i < end && i < a.n; ++i) {
+                const fx_i64 row = idx[i];
+                if (row == a.pad || row < 0 || row >= a.rows) continue;
+                const double v = (double)w[row * a.D + d];
+                if (a.mode == 2) {
+                    // The first entry or a greater one takes the maximum: a NaN is kept only when first.
+                    if (seen == 0 || v > acc) acc = v, at = row;
+                } else {
+                    acc += v * (a.hasPsw ? (double)psw[i] : 1.0);
+                }
+                ++seen;
+            }
+            if (a.mode == 1 && count != 0) acc /= (double)count;
+            y[b * a.D + d] = (T)acc;
+            if (a.mode == 2 && b * a.D + d < a.auxLen) aux[b * a.D + d] = at;
+        }
+        if (b < a.sizeLen) bagSize[b] = count;
+        if (a.mode != 2 && b < a.auxLen) aux[b] = count;
+    }
+}
+
+// The bag of entry i: offset2bag's, or where that is empty, the last bag whose offset is at most i.
+__device__ fx_i64 fx_bag_of(fx_i64 i, const fx_i64* o2b, fx_i64 o2bLen, const fx_i64* off, fx_i64 offLen, fx_i64 n) {
+    if (o2bLen != 0) return o2b[i];
+    fx_i64 c = 0;
+    for (fx_i64 k = 0; k < offLen; ++k)
+        if (off[k] <= i && off[k] < n) ++c;
+    return c - 1;
+}
+
+// Sum / mean: one thread per (entry, column), added into grad_weight (zeroed) at the entry's row.
+template <class T>
+__device__ void fx_bag_backward(const T* g, const fx_i64* idx, const fx_i64* off, const fx_i64* o2b,
+                                const fx_i64* bagSize, const T* psw, T* gw, const FxBagBackArgs& a) {
+    FX_LOOP(q, a.n * a.D) {
+        const fx_i64 i = q / a.D, d = q % a.D, row = idx[i];
+        if (row == a.pad || row < 0 || row >= a.rows) continue;
+        const fx_i64 b = fx_bag_of(i, o2b, a.o2bLen, off, a.offLen, a.n);
+        if (b < 0 || b >= a.bags) continue;
+        double s = a.hasPsw ? (double)psw[i] : 1.0;
+        if (a.mode == 1) s /= b < a.sizeLen ? (double)bagSize[b] : 1.0;
+        atomicAdd(gw + row * a.D + d, (T)((double)g[b * a.D + d] * s));
+    }
+}
+
+// Max: one thread per (bag, column), its gradient added at the row that held the maximum.
+template <class T>
+__device__ void fx_bag_backward_max(const T* g, const fx_i64* maxIdx, const fx_i64* bagSize, T* gw,
+                                    const FxBagBackArgs& a) {
+    FX_LOOP(q, a.bags * a.D) {
+        const fx_i64 b = q / a.D, d = q % a.D, row = maxIdx[q];
+        if (row < 0 || row == a.pad || row >= a.rows || (b < a.sizeLen && bagSize[b] == 0)) continue;
+        atomicAdd(gw + row * a.D + d, g[q]);
+    }
+}
+
+// _embedding_bag_per_sample_weights_backward: entry i's bag gradient row dotted with its weight row.
+template <class T>
+__device__ void fx_bag_psw_backward(const T* g, const T* w, const fx_i64* idx, const fx_i64* off, const fx_i64* o2b,
+                                    T* out, const FxBagBackArgs& a) {
+    FX_LOOP(i, a.n) {
+        const fx_i64 row = idx[i];
+        const fx_i64 b = fx_bag_of(i, o2b, a.o2bLen, off, a.offLen, a.n);
+        double acc = 0.0;
+        if (row != a.pad && row >= 0 && row < a.rows && b >= 0 && b < a.bags)
+            for (fx_i64 d = 0; d < a.D; ++d) acc += (double)g[b * a.D + d] * (double)w[row * a.D + d];
+        out[i] = (T)acc;
+    }
+}
+
+#define FX_BAG_KERNELS(T, S)                                                                                           \
+    extern "C" __global__ void fx_bag_forward_##S(const T* w, const fx_i64* idx, const fx_i64* off, const T* psw,      \
+                                                  T* y, fx_i64* o2b, fx_i64* bagSize, fx_i64* aux, FxBagArgs a) {      \
+        fx_bag_forward<T>(w, idx, off, psw, y, o2b, bagSize, aux, a);                                                  \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_bag_backward_##S(const T* g, const fx_i64* idx, const fx_i64* off,                   \
+                                                   const fx_i64* o2b, const fx_i64* bagSize, const T* psw, T* gw,      \
+                                                   FxBagBackArgs a) {                                                  \
+        fx_bag_backward<T>(g, idx, off, o2b, bagSize, psw, gw, a);                                                     \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_bag_backward_max_##S(const T* g, const fx_i64* maxIdx, const fx_i64* bagSize, T* gw, \
+                                                       FxBagBackArgs a) {                                              \
+        fx_bag_backward_max<T>(g, maxIdx, bagSize, gw, a);                                                             \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_bag_psw_backward_##S(const T* g, const T* w, const fx_i64* idx, const fx_i64* off,   \
+                                                       const fx_i64* o2b, T* out, FxBagBackArgs a) {                   \
+        fx_bag_psw_backward<T>(g, w, idx, off, o2b, out, a);                                                           \
+    }
+FX_BAG_KERNELS(float, f32)
+FX_BAG_KERNELS(double, f64)

@@ -1,0 +1,20 @@
+#ifndef FXRAY_EMBEDDING_BAG_ARGS_H
+#define FXRAY_EMBEDDING_BAG_ARGS_H
+// The argument blocks of kernels/embedding_bag.cu, shared by the host code
+// (codegen/cuda/embedding_bag_kernels.cpp) and the device code. Plain C types only.
+
+// The forward: bags of a [rows, D] table over n indices; mode 0 sum, 1 mean, 2 max; the
+// auxiliary outputs' element counts (offset2bag, bag_size, max_indices).
+struct FxBagArgs {
+    long long bags, D, n, rows, pad, mode;
+    long long o2bLen, sizeLen, auxLen;
+    int hasPsw;
+};
+
+// The backwards: as above, with the offsets' count (offset2bag rebuilt from them where empty).
+struct FxBagBackArgs {
+    long long bags, D, n, rows, pad, mode, o2bLen, offLen, sizeLen;
+    int hasPsw;
+};
+
+#endif
