@@ -4,7 +4,7 @@
 // with indices, segment_reduce and their backwards, masked_select (a data-dependent length);
 // and the data-dependent flat or masked writes put and _unsafe_masked_index_put_accumulate
 // (Inductor's index_put with accumulation, which fxray runs as an extern kernel too); and copy_
-// into a graph input, which writes the caller's storage in place. Their outputs are data-dependent selections or irregular windows
+// into a graph input, written into the input's buffer in place. Their outputs are data-dependent selections or irregular windows
 // that do not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike
 // a reference fallback they are named steps of the compiled program (`compile --json` lists
 // them as extern steps) and run compiled C++ here rather than the interpreter's kernels.
@@ -483,9 +483,9 @@ bool put(const OpArgs& a, Tensor& out) {
 }
 
 /// copy_(self, src) where the lowering cannot rebind self to a new value (self is a graph input
-/// or an alias of one, whose storage the caller sees: instance norm's running statistics): src
-/// broadcast and converted into self's storage in place, as PyTorch writes it, and into the
-/// output. Floating dtypes (values pass through double).
+/// or an alias of one: instance norm's running statistics): src broadcast and converted into
+/// self's storage in place, as PyTorch writes the input, and into the output. Floating dtypes
+/// (values pass through double).
 bool copyIntoInput(const OpArgs& a, Tensor& out) {
     if (!a.isTensor(0) || !a.isTensor(1)) return false;
     Tensor self = a.tensor(0);  // shares the input's storage

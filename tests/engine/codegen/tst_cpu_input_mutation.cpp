@@ -1,9 +1,10 @@
 // copy_ into a graph input (the write the in-place rule cannot rebind, so an extern writes the
 // input's storage in place, copy_into_input): on the CPU backend the nodes before the write read
 // the old values, copy_'s result holds the new ones, and no op falls back to the reference (the
-// reference executor gives PyTorch's values, checked here too). Known gap: a node after the write that reads the input itself is fused into a
-// kernel scheduled before the extern call and reads the old values (the lowering does not order
-// kernels after an extern's in-place write; main has it too, through the reference fallback).
+// reference executor gives PyTorch's values, checked here too). Known gap: a node after the
+// write that reads the input itself is fused into a kernel scheduled before the extern call and
+// reads the old values (the lowering does not order kernels after an extern's in-place write;
+// main had it too, through the reference fallback).
 #include "test_util.h"
 
 #include "codegen/cpu/cpu_backend.h"

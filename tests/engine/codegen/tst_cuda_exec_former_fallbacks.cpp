@@ -113,17 +113,14 @@ private slots:
                         << QString("%1/numerics/%2").arg(c, st) << QString(externs);
         };
         rows({"nn_functional_embedding_bag__default__s0", "nn_functional_embedding_bag__default__s1"},
-             {"forward", "backward"},
-             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
-        rows({"index_put__default__s0", "index_put__default__s1"}, {"forward", "backward"},
-             "index_put,index_by_mask");
+             {"forward", "backward"}, "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
+        rows({"index_put__default__s0", "index_put__default__s1"}, {"forward", "backward"}, "index_put,index_by_mask");
         // copy_ into an alias of a graph input (the running mean's update), written in place.
         rows({"nn_functional_instance_norm__default__s0", "nn_functional_instance_norm__default__s1"}, {"forward"},
              "copy_into_input");
         rows({"nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1"}, {"backward"},
              "rms_norm_backward");
-        rows({"nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1"}, {"backward"},
-             "pdist_backward");
+        rows({"nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1"}, {"backward"}, "pdist_backward");
         rows({"nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1"}, {"backward"},
              "group_norm_backward");
         rows({"nn_functional_multi_margin_loss__default__s0", "nn_functional_multi_margin_loss__default__s1"},
@@ -177,25 +174,25 @@ private slots:
             "        eb_1 = torch.ops.aten._embedding_bag.default(w, i, o, False, 2, False, None, True)\n"
             "        getitem_4 = eb_1[0]\n        getitem_5 = eb_1[1]\n        getitem_6 = eb_1[2]\n"
             "        getitem_7 = eb_1[3]\n"
-            "        bw_1 = torch.ops.aten._embedding_bag_backward.default(g2, i, o, getitem_5, getitem_6, getitem_7, 6, "
+            "        bw_1 = torch.ops.aten._embedding_bag_backward.default(g2, i, o, getitem_5, getitem_6, getitem_7, "
+            "6, "
             "False, 2, False, None)\n"
             "        eb_2 = torch.ops.aten._embedding_bag.default(w, i, o, False, 0, False, p)\n"
             "        getitem_8 = eb_2[0]\n        getitem_9 = eb_2[1]\n        getitem_10 = eb_2[2]\n"
             "        getitem_11 = eb_2[3]\n"
             "        pw = torch.ops.aten._embedding_bag_per_sample_weights_backward.default(g, w, i, o, getitem_9, 0)\n"
-            "        bw_2 = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_9, getitem_10, getitem_11, 6, "
+            "        bw_2 = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_9, getitem_10, getitem_11, "
+            "6, "
             "False, 0, False, p)\n"
             "        eb_3 = torch.ops.aten._embedding_bag_forward_only.default(w, i, o, False, 0, False, None)\n"
             "        getitem_12 = eb_3[0]\n"
             "        return (getitem, getitem_2, bw, getitem_4, getitem_6, getitem_7, bw_1, getitem_8, pw, bw_2, "
             "getitem_12)\n");
         QVERIFY(g);
-        std::vector<Value> in{fxtest::tv({6, 3}, wave(18, 0.3)),
-                              fxtest::tv({7}, {0, 2, 5, 2, 1, 3, 4}, DType::Int64),
-                              fxtest::tv({3}, {0, 3, 5}, DType::Int64),
-                              fxtest::tv({3, 3}, wave(9, 1.1)),
-                              fxtest::tv({2, 3}, wave(6, 2.3)),
-                              fxtest::tv({7}, wave(7, 0.7))};
+        std::vector<Value> in{
+            fxtest::tv({6, 3}, wave(18, 0.3)),        fxtest::tv({7}, {0, 2, 5, 2, 1, 3, 4}, DType::Int64),
+            fxtest::tv({3}, {0, 3, 5}, DType::Int64), fxtest::tv({3, 3}, wave(9, 1.1)),
+            fxtest::tv({2, 3}, wave(6, 2.3)),         fxtest::tv({7}, wave(7, 0.7))};
         // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2): the
         // max bag with include_last_offset on CPU-laid-out inputs and the backward with
         // scale_grad_by_freq decline (one call each).
@@ -209,7 +206,8 @@ private slots:
         // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
         // stores a broadcast row, accumulates row-wise values, and fills a bool self.
         auto g = parse(
-            "s: \"f32[4, 3][3, 1]cuda:0\", m: \"b8[4][1]cuda:0\", v: \"f32[3][1]cuda:0\", v2: \"f32[3, 3][3, 1]cuda:0\", "
+            "s: \"f32[4, 3][3, 1]cuda:0\", m: \"b8[4][1]cuda:0\", v: \"f32[3][1]cuda:0\", v2: \"f32[3, 3][3, "
+            "1]cuda:0\", "
             "b: \"b8[4, 3][3, 1]cuda:0\", t: \"b8[][]cuda:0\"",
             "        index: \"f32[3, 3][3, 1]cuda:0\" = torch.ops.aten.index.Tensor(s, [m])\n"
             "        index_put: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v)\n"
@@ -217,8 +215,10 @@ private slots:
             "        index_put_2: \"b8[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(b, [m], t)\n"
             "        return (index, index_put, index_put_1, index_put_2)\n");
         QVERIFY(g);
-        std::vector<Value> in{fxtest::tv({4, 3}, wave(12, 0.1)),        fxtest::tv({4}, {1, 0, 1, 1}, DType::Bool),
-                              fxtest::tv({3}, {7, 8, 9}),                fxtest::tv({3, 3}, wave(9, 0.9)),
+        std::vector<Value> in{fxtest::tv({4, 3}, wave(12, 0.1)),
+                              fxtest::tv({4}, {1, 0, 1, 1}, DType::Bool),
+                              fxtest::tv({3}, {7, 8, 9}),
+                              fxtest::tv({3, 3}, wave(9, 0.9)),
                               fxtest::tv({4, 3}, std::vector<double>(12, 0), DType::Bool),
                               fxtest::tv({}, {1}, DType::Bool)};
         // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2):
@@ -229,12 +229,13 @@ private slots:
 
     void lu_solve_vs_reference() {
         // Two 3 x 3 factors with row swaps (1-based pivots), solved plainly and as the adjoint.
-        auto g = parse("lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
-                       "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\"",
-                       "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
-                       "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
-                       "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
-                       "        return (x, x_1)\n");
+        auto g =
+            parse("lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
+                  "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\"",
+                  "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
+                  "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
+                  "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
+                  "        return (x, x_1)\n");
         QVERIFY(g);
         std::vector<double> lu = wave(18, 0.4);
         for (int b = 0; b < 2; ++b)
@@ -250,18 +251,19 @@ private slots:
     void norm_backwards_without_weight_vs_reference() {
         // native_group_norm_backward without a weight and without grad_weight; rms norm's without
         // a weight (grad_weight None).
-        auto g = parse(
-            "x: \"f32[2, 4, 3][12, 3, 1]cuda:0\", dy: \"f32[2, 4, 3][12, 3, 1]cuda:0\"",
-            "        gn = torch.ops.aten.native_group_norm.default(x, None, None, 2, 4, 3, 2, 1e-05)\n"
-            "        getitem_1 = gn[1]\n        getitem_2 = gn[2]\n"
-            "        gnb = torch.ops.aten.native_group_norm_backward.default(dy, x, getitem_1, getitem_2, None, 2, 4, 3, "
-            "2, [True, False, True])\n"
-            "        getitem_3 = gnb[0]\n        getitem_5 = gnb[2]\n"
-            "        rn = torch.ops.aten._fused_rms_norm.default(x, [3], None, 1e-06)\n"
-            "        getitem_6 = rn[1]\n"
-            "        rnb = torch.ops.aten._fused_rms_norm_backward.default(dy, x, [3], getitem_6, None, [True, False])\n"
-            "        getitem_7 = rnb[0]\n"
-            "        return (getitem_3, getitem_5, getitem_7)\n");
+        auto g = parse("x: \"f32[2, 4, 3][12, 3, 1]cuda:0\", dy: \"f32[2, 4, 3][12, 3, 1]cuda:0\"",
+                       "        gn = torch.ops.aten.native_group_norm.default(x, None, None, 2, 4, 3, 2, 1e-05)\n"
+                       "        getitem_1 = gn[1]\n        getitem_2 = gn[2]\n"
+                       "        gnb = torch.ops.aten.native_group_norm_backward.default(dy, x, getitem_1, getitem_2, "
+                       "None, 2, 4, 3, "
+                       "2, [True, False, True])\n"
+                       "        getitem_3 = gnb[0]\n        getitem_5 = gnb[2]\n"
+                       "        rn = torch.ops.aten._fused_rms_norm.default(x, [3], None, 1e-06)\n"
+                       "        getitem_6 = rn[1]\n"
+                       "        rnb = torch.ops.aten._fused_rms_norm_backward.default(dy, x, [3], getitem_6, None, "
+                       "[True, False])\n"
+                       "        getitem_7 = rnb[0]\n"
+                       "        return (getitem_3, getitem_5, getitem_7)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 4, 3}, wave(24, 0.2)), fxtest::tv({2, 4, 3}, wave(24, 1.3))};
         compareWithReference(*g, in, 1e-5, "group_norm_backward,rms_norm_backward");
