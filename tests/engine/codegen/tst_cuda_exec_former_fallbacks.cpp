@@ -248,6 +248,21 @@ private slots:
         compareWithReference(*g, in, 1e-5, "lu_solve", "lu_solve declines a column-major solution (k > 1)");
     }
 
+    void copy_into_input_then_read_vs_reference() {
+        // copy_ into an alias of input x, between a read of x before it (old values) and one
+        // after it (new values: the scheduler keeps that kernel after the call). Not yet run on a
+        // device when written (the CPU backend's twin, tst_cpu_input_mutation, runs everywhere).
+        auto g = parse("x: \"f32[4][1]cuda:0\", y: \"f32[4][1]cuda:0\"",
+                       "        mul: \"f32[4][1]cuda:0\" = torch.ops.aten.mul.Tensor(x, 2.0)\n"
+                       "        alias: \"f32[4][1]cuda:0\" = torch.ops.aten.alias.default(x)\n"
+                       "        copy_: \"f32[4][1]cuda:0\" = torch.ops.aten.copy_.default(alias, y)\n"
+                       "        add: \"f32[4][1]cuda:0\" = torch.ops.aten.add.Tensor(x, 1.0)\n"
+                       "        return (mul, copy_, add)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4}, {1, 2, 3, 4}), fxtest::tv({4}, {10, 20, 30, 40})};
+        compareWithReference(*g, in, 0, "copy_into_input");
+    }
+
     void norm_backwards_without_weight_vs_reference() {
         // native_group_norm_backward without a weight and without grad_weight; rms norm's without
         // a weight (grad_weight None).
