@@ -243,6 +243,9 @@ const std::map<std::string, std::string>& externKernelNames() {
         // length) runs as an extern kernel.
         {"aten.index.Tensor", "index_by_mask"},
         {"aten._unsafe_masked_index_put_accumulate.default", "masked_index_put_accumulate"},
+        // copy_ the in-place rule cannot express as a new value (a write into a graph input or an
+        // alias of one, which the caller sees): written in place (cpu/extern_fallback_ops.cpp).
+        {"aten.copy_.default", "copy_into_input"},
         // Elementwise ops whose scalar function loops (Euclid, series to convergence): Inductor
         // falls back for gcd and calls a C++ helper for igamma (cpu/extern_pointwise.cpp).
         {"aten.gcd.default", "gcd"},

@@ -297,6 +297,19 @@ private:
     }
 
     /// Realized LNodes the computation of `id` reads (through inlined producers and views).
+    /// The buffer an in-place op's call writes (its self argument's root), or -1.
+    int inPlaceBuffer(const OpaqueCall& call) const {
+        const Node& n = *call.node;
+        const OpInfo* op = n.op();
+        if (!op || !op->inplace || n.args.empty() || !n.args[0].isNode()) return -1;
+        const auto& lg = m_p.lowered;
+        auto it = lg.values.find(n.args[0].node);
+        if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) return -1;
+        int r = it->second.node;
+        while (lg.nodes[static_cast<size_t>(r)].kind == LKind::View) r = lg.nodes[static_cast<size_t>(r)].base;
+        return m_p.bufferOf[static_cast<size_t>(r)];
+    }
+
     void depsOf(int id, std::set<int>& out, std::set<int>& seen, bool top) {
         if (!seen.insert(id).second) return;
         const auto& x = m_p.lowered.nodes[static_cast<size_t>(id)];
@@ -429,6 +442,10 @@ private:
                 steps.push_back(std::move(sb));
                 markCallBuffers(lg.calls[static_cast<size_t>(sb.call)].result, static_cast<int>(steps.size()) - 1,
                                 markCallBuffers);
+                // An in-place op run as a call (copy_ into a graph input) writes self's storage:
+                // the kernels after it that read that buffer must not be fused before it.
+                if (int written = inPlaceBuffer(lg.calls[static_cast<size_t>(sb.call)]); written >= 0)
+                    stepOfBuffer[written] = static_cast<int>(steps.size()) - 1;
                 continue;
             }
             int s = ev;

@@ -3,7 +3,8 @@
 // fallback_ops.py): sort, adaptive and fractional max pooling (2-D and 3-D), 3-D max pooling
 // with indices, segment_reduce and their backwards, masked_select (a data-dependent length);
 // and the data-dependent flat or masked writes put and _unsafe_masked_index_put_accumulate
-// (Inductor's index_put with accumulation, which fxray runs as an extern kernel too). Their outputs are data-dependent selections or irregular windows
+// (Inductor's index_put with accumulation, which fxray runs as an extern kernel too); and copy_
+// into a graph input, written into the input's buffer in place. Their outputs are data-dependent selections or irregular windows
 // that do not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike
 // a reference fallback they are named steps of the compiled program (`compile --json` lists
 // them as extern steps) and run compiled C++ here rather than the interpreter's kernels.
@@ -481,6 +482,25 @@ bool put(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+/// copy_(self, src) where the lowering cannot rebind self to a new value (self is a graph input
+/// or an alias of one: instance norm's running statistics): src broadcast and converted into
+/// self's storage in place, as PyTorch writes the input, and into the output. Floating dtypes
+/// (values pass through double).
+bool copyIntoInput(const OpArgs& a, Tensor& out) {
+    if (!a.isTensor(0) || !a.isTensor(1)) return false;
+    Tensor self = a.tensor(0);  // shares the input's storage
+    const Tensor& src = a.tensor(1);
+    auto shape = kern::broadcastShapes(src.shape(), self.shape());
+    auto floating = [](DType t) { return floatLike(t) || t == DType::Float64; };
+    if (!floating(self.dtype()) || !floating(src.dtype()) || !shape || *shape != self.shape() ||
+        out.shape() != self.shape())
+        return false;
+    const auto v = kern::toDoublesBroadcast(src, self.shape());
+    kern::fromDoubles(self, v);
+    kern::fromDoubles(out, v);
+    return true;
+}
+
 /// _unsafe_masked_index_put_accumulate(self, mask, indices, values): index_put with
 /// accumulation of values where mask is set, the indices clamped into self (Inductor's
 /// decomposition). Handles index tensors for the leading dims (no None), their broadcast shape
@@ -597,6 +617,7 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
         {"masked_select", single<maskedSelect>},
         {"index_by_mask", single<indexByMask>},
         {"masked_index_put_accumulate", single<maskedIndexPutAccumulate>},
+        {"copy_into_input", single<copyIntoInput>},
     };
     return t;
 }

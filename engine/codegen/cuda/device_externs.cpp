@@ -7,6 +7,7 @@
 #include "codegen/cuda/cudnn_conv.h"
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
+#include "codegen/cuda/op_externs.h"
 
 #include <cmath>
 
@@ -666,6 +667,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"max_pool2d_backward", maxPoolBackwardOnDevice},
             {"embedding_backward", embeddingBackwardOnDevice},
             {"index_add", indexAddOnDevice},
+            // The externs of op_externs.h.
+            {"copy_into_input", copyIntoInputOnDevice},
         };
         for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
                                  &pointwiseDeviceExterns(), &backwardDeviceExterns(), &embeddingBagDeviceExterns()})

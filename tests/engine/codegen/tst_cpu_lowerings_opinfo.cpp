@@ -155,6 +155,8 @@ const char* const kExternCases[] = {
     "index_put__default__s1/backward",
     // _to_copy of a real tensor into complex64 / complex128
     "cfloat__default__s0/forward", "cdouble__default__s1/forward",
+    // copy_ into an alias of a graph input (instance norm's running mean), written in place
+    "nn_functional_instance_norm__default__s0/forward",
 };
 // clang-format on
 

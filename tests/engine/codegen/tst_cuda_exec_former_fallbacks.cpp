@@ -1,0 +1,289 @@
+// Device externs of ops that used to run on the host, on a GPU (label gpu): PyTorch's recorded
+// OpInfo runs (embedding bags, the margin losses', pdist's and the norms' backwards, index /
+// index_put by a boolean mask, linalg_lu_solve, copy_ into a graph input) judged as the sweep
+// judges them, and the variants those runs do not reach (embedding bag mean / max modes,
+// padding_idx, include_last_offset, scale_grad_by_freq; a mask with row-wise values and
+// accumulation; the adjoint solve; norms without weights) against the reference executor, itself
+// checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
+// reference side runs without a GPU too; the rest is skipped with the reason, as is a case whose
+// device extern this build does not have (deviceExternTable() names them).
+#include "test_util.h"
+
+#include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/device_externs.h"
+#include "exec/run_check.h"
+#include "exec/shape_inference.h"
+#include "import/fx_text_reader.h"
+#include "import/loader.h"
+#include "import/npy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+using namespace fxray;
+
+namespace {
+
+std::unique_ptr<Graph> parse(const std::string& params, const std::string& body) {
+    std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
+    auto g = readFxText(text, "test.py");
+    if (!g.ok()) {
+        qWarning("%s", g.error().str().c_str());
+        return nullptr;
+    }
+    resolveOps(**g);
+    return std::move(g).value();
+}
+
+#define SKIP_WITHOUT_DEVICE()                                                                                          \
+    if (Status s_ = cg::cuda::requireDevice(); !s_.ok()) QSKIP(qPrintable(QString::fromStdString(s_.error().message)))
+
+/// The first of the device externs `names` (comma-separated) this build lacks, or empty.
+std::string missingExtern(const std::string& names) {
+    size_t at = 0;
+    while (at <= names.size()) {
+        const size_t end = std::min(names.find(',', at), names.size());
+        const std::string n = names.substr(at, end - at);
+        if (!n.empty() && !cg::cuda::findDeviceExtern(n)) return n;
+        at = end + 1;
+    }
+    return {};
+}
+
+#define SKIP_WITHOUT_EXTERNS(names)                                                                                    \
+    if (std::string m_ = missingExtern(names); !m_.empty())                                                            \
+    QSKIP(qPrintable(QString::fromStdString("no device extern '" + m_ + "' in this build")))
+
+std::string hostOps(const cg::cuda::RunStats& s) {
+    std::string r;
+    for (const auto& [op, n] : s.hostOps) r += op + " x" + std::to_string(n) + " ";
+    return r;
+}
+
+/// Deterministic values in [-1, 1) that are not all alike.
+std::vector<double> wave(size_t n, double phase) {
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = std::sin(1.7 * static_cast<double>(i) + phase);
+    return v;
+}
+
+/// The graph on the reference executor and on the device (when this build has the device
+/// `externs`): every output alike within tol, no host op, at least one device extern.
+/// `hostGap`: why some instance still declines to the host (the no-host-op check is then an
+/// expected failure, which turns into a failure when the gap closes, to be removed here).
+void compareWithReference(const Graph& g, const std::vector<Value>& in, double tol, const std::string& externs,
+                          const char* hostGap = nullptr) {
+    RunRequest req;
+    req.inputs = in;
+    auto ref = runAndCheck(g, req, nullptr);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+    SKIP_WITHOUT_DEVICE();
+    SKIP_WITHOUT_EXTERNS(externs);
+    cg::cuda::CudaRunInfo info;
+    auto r = cg::cuda::runAndCheckCuda(g, req, nullptr, &info);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+    QCOMPARE(r->outputs.size(), ref->outputs.size());
+    for (size_t i = 0; i < ref->outputs.size(); ++i) {
+        QVERIFY2(r->outputs[i].isTensor() && ref->outputs[i].isTensor(), qPrintable(QString("output %1").arg(i)));
+        QCOMPARE(r->outputs[i].t.shape(), ref->outputs[i].t.shape());
+        QCOMPARE(r->outputs[i].t.dtype(), ref->outputs[i].t.dtype());
+        FX_COMPARE_VEC(fxtest::values(r->outputs[i]), fxtest::values(ref->outputs[i]), tol);
+    }
+    QVERIFY2(info.fallbacks.empty(), "a fallback at compile time");
+    QVERIFY(info.run.deviceExterns > 0);
+    if (hostGap) QEXPECT_FAIL("", hostGap, Continue);
+    QVERIFY2(info.run.hostOps.empty(), hostOps(info.run).c_str());
+}
+
+}  // namespace
+
+class TestCudaExecFormerFallbacks : public QObject {
+    Q_OBJECT
+private slots:
+
+    void opinfo_runs_data() {
+        QTest::addColumn<QString>("graph");
+        QTest::addColumn<QString>("externs");  // the device externs the run needs
+        auto rows = [](std::initializer_list<const char*> cases, std::initializer_list<const char*> stages,
+                       const char* externs) {
+            for (const char* c : cases)
+                for (const char* st : stages)
+                    QTest::newRow((std::string(c) + "/" + st).c_str())
+                        << QString("%1/numerics/%2").arg(c, st) << QString(externs);
+        };
+        rows({"nn_functional_embedding_bag__default__s0", "nn_functional_embedding_bag__default__s1"},
+             {"forward", "backward"}, "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
+        rows({"index_put__default__s0", "index_put__default__s1"}, {"forward", "backward"}, "index_put,index_by_mask");
+        // copy_ into an alias of a graph input (the running mean's update), written in place.
+        rows({"nn_functional_instance_norm__default__s0", "nn_functional_instance_norm__default__s1"}, {"forward"},
+             "copy_into_input");
+        rows({"nn_functional_rms_norm__default__s0", "nn_functional_rms_norm__default__s1"}, {"backward"},
+             "rms_norm_backward");
+        rows({"nn_functional_pdist__default__s0", "nn_functional_pdist__default__s1"}, {"backward"}, "pdist_backward");
+        rows({"nn_functional_group_norm__default__s0", "nn_functional_group_norm__default__s1"}, {"backward"},
+             "group_norm_backward");
+        rows({"nn_functional_multi_margin_loss__default__s0", "nn_functional_multi_margin_loss__default__s1"},
+             {"backward"}, "multi_margin_loss_backward");
+        rows({"nn_functional_multilabel_margin_loss__default__s0", "nn_functional_multilabel_margin_loss__default__s1"},
+             {"backward"}, "multilabel_margin_loss_backward");
+        rows({"logdet__default__s0", "logdet__default__s1"}, {"backward"}, "lu_solve");
+    }
+
+    void opinfo_runs() {
+        // PyTorch's recorded inputs and outputs (../shared/opinfo beside the corpus; the GPU
+        // bundle unpacks its copy there), judged as `fxray run --expect` judges them.
+        QFETCH(QString, graph);
+        QFETCH(QString, externs);
+        const auto stem = fxtest::corpus().parent_path() / "opinfo" / graph.toStdString();
+        if (!std::filesystem::exists(stem.string() + ".py")) QSKIP("the OpInfo graphs are not beside the corpus");
+        auto f = loadFile(stem.string() + ".py");
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
+        Graph& g = f->graphs[0].executable();
+        auto in = readNpyFolder(stem / "inputs", g.placeholders().size());
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto expect = readNpyFolder(stem / "outputs", g.outputs().size());
+        QVERIFY2(expect.ok(), expect.ok() ? "" : expect.error().str().c_str());
+        RunRequest req;
+        req.inputs = *in;
+        auto ref = runAndCheck(g, req, &*expect);
+        QVERIFY2(ref.ok() && ref->ok, "the reference executor does not reproduce this recording");
+        SKIP_WITHOUT_DEVICE();
+        SKIP_WITHOUT_EXTERNS(externs.toStdString());
+        cg::cuda::CudaRunInfo info;
+        auto r = cg::cuda::runAndCheckCuda(g, req, &*expect, &info);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+        for (const auto& c : r->comparisons)
+            QVERIFY2(c.ok, qPrintable(QString("output %1 rel_err %2").arg(c.index).arg(c.relErr)));
+        QVERIFY2(info.fallbacks.empty(), "a fallback at compile time");
+        QVERIFY2(info.run.hostOps.empty(), hostOps(info.run).c_str());
+        QVERIFY(info.run.deviceExterns > 0);
+    }
+
+    void embedding_bag_modes_vs_reference() {
+        // Bags [0, 3), [3, 5), [5, 7) of the indices; padding_idx 2 drops two entries from the
+        // mean; max with include_last_offset has two bags (CPU's rule: the last ends at offset 5),
+        // the sum with per-sample weights the CPU fast path's empty offset2bag.
+        auto g = parse(
+            "w: \"f32[6, 3][3, 1]cuda:0\", i: \"i64[7][1]cuda:0\", o: \"i64[3][1]cuda:0\", "
+            "g: \"f32[3, 3][3, 1]cuda:0\", g2: \"f32[2, 3][3, 1]cuda:0\", p: \"f32[7][1]cuda:0\"",
+            "        eb = torch.ops.aten._embedding_bag.default(w, i, o, False, 1, False, None, False, 2)\n"
+            "        getitem = eb[0]\n        getitem_1 = eb[1]\n        getitem_2 = eb[2]\n        getitem_3 = eb[3]\n"
+            "        bw = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_1, getitem_2, getitem_3, 6, "
+            "True, 1, False, None, 2)\n"
+            "        eb_1 = torch.ops.aten._embedding_bag.default(w, i, o, False, 2, False, None, True)\n"
+            "        getitem_4 = eb_1[0]\n        getitem_5 = eb_1[1]\n        getitem_6 = eb_1[2]\n"
+            "        getitem_7 = eb_1[3]\n"
+            "        bw_1 = torch.ops.aten._embedding_bag_backward.default(g2, i, o, getitem_5, getitem_6, getitem_7, "
+            "6, "
+            "False, 2, False, None)\n"
+            "        eb_2 = torch.ops.aten._embedding_bag.default(w, i, o, False, 0, False, p)\n"
+            "        getitem_8 = eb_2[0]\n        getitem_9 = eb_2[1]\n        getitem_10 = eb_2[2]\n"
+            "        getitem_11 = eb_2[3]\n"
+            "        pw = torch.ops.aten._embedding_bag_per_sample_weights_backward.default(g, w, i, o, getitem_9, 0)\n"
+            "        bw_2 = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_9, getitem_10, getitem_11, "
+            "6, "
+            "False, 0, False, p)\n"
+            "        eb_3 = torch.ops.aten._embedding_bag_forward_only.default(w, i, o, False, 0, False, None)\n"
+            "        getitem_12 = eb_3[0]\n"
+            "        return (getitem, getitem_2, bw, getitem_4, getitem_6, getitem_7, bw_1, getitem_8, pw, bw_2, "
+            "getitem_12)\n");
+        QVERIFY(g);
+        std::vector<Value> in{
+            fxtest::tv({6, 3}, wave(18, 0.3)),        fxtest::tv({7}, {0, 2, 5, 2, 1, 3, 4}, DType::Int64),
+            fxtest::tv({3}, {0, 3, 5}, DType::Int64), fxtest::tv({3, 3}, wave(9, 1.1)),
+            fxtest::tv({2, 3}, wave(6, 2.3)),         fxtest::tv({7}, wave(7, 0.7))};
+        // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2): the
+        // max bag with include_last_offset on CPU-laid-out inputs and the backward with
+        // scale_grad_by_freq decline (one call each).
+        compareWithReference(*g, in, 1e-5,
+                             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward",
+                             "_embedding_bag declines include_last_offset with CPU's layouts, "
+                             "_embedding_bag_backward scale_grad_by_freq");
+    }
+
+    void mask_index_vs_reference() {
+        // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
+        // stores a broadcast row, accumulates row-wise values, and fills a bool self.
+        auto g = parse(
+            "s: \"f32[4, 3][3, 1]cuda:0\", m: \"b8[4][1]cuda:0\", v: \"f32[3][1]cuda:0\", v2: \"f32[3, 3][3, "
+            "1]cuda:0\", "
+            "b: \"b8[4, 3][3, 1]cuda:0\", t: \"b8[][]cuda:0\"",
+            "        index: \"f32[3, 3][3, 1]cuda:0\" = torch.ops.aten.index.Tensor(s, [m])\n"
+            "        index_put: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v)\n"
+            "        index_put_1: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v2, True)\n"
+            "        index_put_2: \"b8[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(b, [m], t)\n"
+            "        return (index, index_put, index_put_1, index_put_2)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4, 3}, wave(12, 0.1)),
+                              fxtest::tv({4}, {1, 0, 1, 1}, DType::Bool),
+                              fxtest::tv({3}, {7, 8, 9}),
+                              fxtest::tv({3, 3}, wave(9, 0.9)),
+                              fxtest::tv({4, 3}, std::vector<double>(12, 0), DType::Bool),
+                              fxtest::tv({}, {1}, DType::Bool)};
+        // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2):
+        // index_put declines values with a row per set position ([3, 3]) and a bool self.
+        compareWithReference(*g, in, 1e-6, "index_put,index_by_mask",
+                             "index_put by a mask declines row-wise values and a bool self");
+    }
+
+    void lu_solve_vs_reference() {
+        // Two 3 x 3 factors with row swaps (1-based pivots), solved plainly and as the adjoint.
+        auto g =
+            parse("lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
+                  "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\"",
+                  "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
+                  "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
+                  "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
+                  "        return (x, x_1)\n");
+        QVERIFY(g);
+        std::vector<double> lu = wave(18, 0.4);
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 3; ++d) lu[static_cast<size_t>(b * 9 + d * 4)] = 2.0 + d;  // a well-conditioned U
+        std::vector<Value> in{fxtest::tv({2, 3, 3}, lu), fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
+                              fxtest::tv({2, 3, 2}, wave(12, 1.9))};
+        // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2): the
+        // solution is column-major per batch (metaLuSolve), which the lu_solve extern declines
+        // for more than one right-hand side.
+        compareWithReference(*g, in, 1e-5, "lu_solve", "lu_solve declines a column-major solution (k > 1)");
+    }
+
+    void copy_into_input_then_read_vs_reference() {
+        // copy_ into an alias of input x, between a read of x before it (old values) and one
+        // after it (new values: the scheduler keeps that kernel after the call). Not yet run on a
+        // device when written (the CPU backend's twin, tst_cpu_input_mutation, runs everywhere).
+        auto g = parse("x: \"f32[4][1]cuda:0\", y: \"f32[4][1]cuda:0\"",
+                       "        mul: \"f32[4][1]cuda:0\" = torch.ops.aten.mul.Tensor(x, 2.0)\n"
+                       "        alias: \"f32[4][1]cuda:0\" = torch.ops.aten.alias.default(x)\n"
+                       "        copy_: \"f32[4][1]cuda:0\" = torch.ops.aten.copy_.default(alias, y)\n"
+                       "        add: \"f32[4][1]cuda:0\" = torch.ops.aten.add.Tensor(x, 1.0)\n"
+                       "        return (mul, copy_, add)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4}, {1, 2, 3, 4}), fxtest::tv({4}, {10, 20, 30, 40})};
+        compareWithReference(*g, in, 0, "copy_into_input");
+    }
+
+    void norm_backwards_without_weight_vs_reference() {
+        // native_group_norm_backward without a weight and without grad_weight; rms norm's without
+        // a weight (grad_weight None).
+        auto g = parse("x: \"f32[2, 4, 3][12, 3, 1]cuda:0\", dy: \"f32[2, 4, 3][12, 3, 1]cuda:0\"",
+                       "        gn = torch.ops.aten.native_group_norm.default(x, None, None, 2, 4, 3, 2, 1e-05)\n"
+                       "        getitem_1 = gn[1]\n        getitem_2 = gn[2]\n"
+                       "        gnb = torch.ops.aten.native_group_norm_backward.default(dy, x, getitem_1, getitem_2, "
+                       "None, 2, 4, 3, "
+                       "2, [True, False, True])\n"
+                       "        getitem_3 = gnb[0]\n        getitem_5 = gnb[2]\n"
+                       "        rn = torch.ops.aten._fused_rms_norm.default(x, [3], None, 1e-06)\n"
+                       "        getitem_6 = rn[1]\n"
+                       "        rnb = torch.ops.aten._fused_rms_norm_backward.default(dy, x, [3], getitem_6, None, "
+                       "[True, False])\n"
+                       "        getitem_7 = rnb[0]\n"
+                       "        return (getitem_3, getitem_5, getitem_7)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 4, 3}, wave(24, 0.2)), fxtest::tv({2, 4, 3}, wave(24, 1.3))};
+        compareWithReference(*g, in, 1e-5, "group_norm_backward,rms_norm_backward");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCudaExecFormerFallbacks)
+#include "tst_cuda_exec_former_fallbacks.moc"
