@@ -3,6 +3,8 @@
 #include "exec/compare.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/shape_inference.h"
+#include "import/fx_text_reader.h"
 #include "import/loader.h"
 #include "import/recorded_pins.h"
 
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -60,6 +63,20 @@ inline fxray::Value run(std::string_view op, std::vector<fxray::Value> args,
 // Random pins of recorded runs (engine/import/recorded_pins.h), under the names tests use.
 using fxray::randomDerived;
 using fxray::recordedRandomPins;
+
+/// A `GraphModule` whose forward takes `params` and runs `body` (indented lines ending in a
+/// return), parsed with its ops resolved and its annotations as written (no inference); null,
+/// with the parse error as a warning, on bad text.
+inline std::unique_ptr<fxray::Graph> parseForward(const std::string& params, const std::string& body) {
+    const std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
+    auto g = fxray::readFxText(text, "test.py");
+    if (!g.ok()) {
+        qWarning("%s", g.error().str().c_str());
+        return nullptr;
+    }
+    fxray::resolveOps(**g);
+    return std::move(g).value();
+}
 
 /// Values of a tensor in row-major order.
 inline std::vector<double> values(const fxray::Value& v) { return fxray::kern::toDoubles(v.t); }

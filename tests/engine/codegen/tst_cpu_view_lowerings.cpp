@@ -13,21 +13,6 @@
 
 using namespace fxray;
 
-namespace {
-
-std::unique_ptr<Graph> parse(const std::string& params, const std::string& body) {
-    std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
-    auto g = readFxText(text, "test.py");
-    if (!g.ok()) {
-        qWarning("%s", g.error().str().c_str());
-        return nullptr;
-    }
-    resolveOps(**g);
-    return std::move(g).value();
-}
-
-}  // namespace
-
 class TestCpuViewLowerings : public QObject {
     Q_OBJECT
 private slots:
@@ -114,7 +99,7 @@ private slots:
     void againstReference() {
         QFETCH(QString, params);
         QFETCH(QString, body);
-        auto g = parse(params.toStdString(), body.toStdString());
+        auto g = fxtest::parseForward(params.toStdString(), body.toStdString());
         QVERIFY(g);
         auto in = randomInputs(*g, 5);
         QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
@@ -145,10 +130,11 @@ private slots:
     /// a reused one (a persistent sweep worker on the GPU). The empty inputs here view storage
     /// full of 7s, so that such a read shows.
     void trilinearOverAnEmptyDim() {
-        auto g = parse("a: \"f32[0, 3][3, 1]cpu\", b: \"f32[0, 5][5, 1]cpu\", c: \"f32[0, 4][4, 1]cpu\"",
-                       "        t: \"f32[5, 3, 4][12, 4, 1]cpu\" = torch.ops.aten._trilinear.default(a, b, c, [1, 3], "
-                       "[2, 3], [1, 2], [0])\n"
-                       "        return (t,)\n");
+        auto g = fxtest::parseForward(
+            "a: \"f32[0, 3][3, 1]cpu\", b: \"f32[0, 5][5, 1]cpu\", c: \"f32[0, 4][4, 1]cpu\"",
+            "        t: \"f32[5, 3, 4][12, 4, 1]cpu\" = torch.ops.aten._trilinear.default(a, b, c, [1, 3], "
+            "[2, 3], [1, 2], [0])\n"
+            "        return (t,)\n");
         QVERIFY(g);
         std::vector<Value> in;
         for (int64_t cols : {3, 5, 4}) {
@@ -172,13 +158,14 @@ private slots:
     /// getitems used to be left without a value and fell back as "operator.getitem", which failed
     /// at run time on both backends. _unique itself still runs on the host.
     void uniqueOutputsReachTheirGetitems() {
-        auto g = parse("x: \"i64[6][1]cpu\", y: \"f32[5][1]cpu\"",
-                       "        _unique = torch.ops.aten._unique.default(x, False)\n"
-                       "        getitem: \"i64[3][1]cpu\" = _unique[0]\n"
-                       "        getitem_1: \"i64[0][1]cpu\" = _unique[1];  _unique = getitem_1 = None\n"
-                       "        index_select: \"f32[3][1]cpu\" = torch.ops.aten.index_select.default(y, 0, getitem)\n"
-                       "        mul: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(index_select, 2.0)\n"
-                       "        return (mul,)\n");
+        auto g = fxtest::parseForward(
+            "x: \"i64[6][1]cpu\", y: \"f32[5][1]cpu\"",
+            "        _unique = torch.ops.aten._unique.default(x, False)\n"
+            "        getitem: \"i64[3][1]cpu\" = _unique[0]\n"
+            "        getitem_1: \"i64[0][1]cpu\" = _unique[1];  _unique = getitem_1 = None\n"
+            "        index_select: \"f32[3][1]cpu\" = torch.ops.aten.index_select.default(y, 0, getitem)\n"
+            "        mul: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(index_select, 2.0)\n"
+            "        return (mul,)\n");
         QVERIFY(g);
         Tensor x = Tensor::empty({6}, DType::Int64), y = Tensor::empty({5}, DType::Float32);
         const int64_t xs[] = {4, 1, 4, 2, 1, 4};

@@ -26,29 +26,18 @@
 using namespace fxray;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::unique_ptr<Graph> parse(const std::string& params, const std::string& body) {
-    std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
-    auto g = readFxText(text, "test.py");
-    if (!g.ok()) return nullptr;
-    resolveOps(**g);
-    return std::move(g).value();
-}
-
-}  // namespace
-
 class TestCudaCodegen : public QObject {
     Q_OBJECT
 private slots:
     void prelude_and_small_graph() {
         // One pointwise chain and one reduction: the generated module names both kernels and
         // uses the launch modes the header documents.
-        auto gp = parse("arg0_1: \"f32[4, 300][300, 1]cpu\"",
-                        "        relu: \"f32[4, 300][300, 1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n"
-                        "        sum_1: \"f32[4][1]cpu\" = torch.ops.aten.sum.dim_IntList(relu, [1])\n"
-                        "        exp: \"f32[4, 300][300, 1]cpu\" = torch.ops.aten.exp.default(arg0_1)\n"
-                        "        return (sum_1, exp)\n");
+        auto gp =
+            fxtest::parseForward("arg0_1: \"f32[4, 300][300, 1]cpu\"",
+                                 "        relu: \"f32[4, 300][300, 1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n"
+                                 "        sum_1: \"f32[4][1]cpu\" = torch.ops.aten.sum.dim_IntList(relu, [1])\n"
+                                 "        exp: \"f32[4, 300][300, 1]cpu\" = torch.ops.aten.exp.default(arg0_1)\n"
+                                 "        return (sum_1, exp)\n");
         QVERIFY(gp);
         Graph& g = *gp;
         auto inputs = cg::cuda::annotatedInputs(g);
@@ -77,13 +66,13 @@ private slots:
         // columns per block, 32 warps over the rows), one into 384 columns too (8 per block), and
         // compiles; a sum over the last dim and a column sum with few columns keep their row
         // launches (cuda_source.h says why).
-        auto gp = parse("x: \"f32[2400, 4096][4096, 1]cpu\", y: \"f32[2400, 64][64, 1]cpu\", z: "
-                        "\"f32[16, 197, 384][75648, 384, 1]cpu\"",
-                        "        sum_1: \"f32[4096][1]cpu\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
-                        "        sum_2: \"f32[2400][1]cpu\" = torch.ops.aten.sum.dim_IntList(x, [1])\n"
-                        "        sum_3: \"f32[64][1]cpu\" = torch.ops.aten.sum.dim_IntList(y, [0])\n"
-                        "        sum_4: \"f32[384][1]cpu\" = torch.ops.aten.sum.dim_IntList(z, [0, 1])\n"
-                        "        return (sum_1, sum_2, sum_3, sum_4)\n");
+        auto gp = fxtest::parseForward("x: \"f32[2400, 4096][4096, 1]cpu\", y: \"f32[2400, 64][64, 1]cpu\", z: "
+                                       "\"f32[16, 197, 384][75648, 384, 1]cpu\"",
+                                       "        sum_1: \"f32[4096][1]cpu\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+                                       "        sum_2: \"f32[2400][1]cpu\" = torch.ops.aten.sum.dim_IntList(x, [1])\n"
+                                       "        sum_3: \"f32[64][1]cpu\" = torch.ops.aten.sum.dim_IntList(y, [0])\n"
+                                       "        sum_4: \"f32[384][1]cpu\" = torch.ops.aten.sum.dim_IntList(z, [0, 1])\n"
+                                       "        return (sum_1, sum_2, sum_3, sum_4)\n");
         QVERIFY(gp);
         auto inputs = cg::cuda::annotatedInputs(*gp);
         QVERIFY(inputs.ok());
@@ -123,9 +112,9 @@ private slots:
         Status s = cg::cuda::requireDevice();
         QVERIFY(!s.ok());
         QVERIFY2(s.error().message.rfind("no CUDA device", 0) == 0, s.error().message.c_str());
-        auto g =
-            parse("arg0_1: \"f32[4][1]cpu\"",
-                  "        relu: \"f32[4][1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n        return (relu,)\n");
+        auto g = fxtest::parseForward(
+            "arg0_1: \"f32[4][1]cpu\"",
+            "        relu: \"f32[4][1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n        return (relu,)\n");
         QVERIFY(g);
         auto in = cg::cuda::annotatedInputs(*g);
         QVERIFY(in.ok());

@@ -25,17 +25,6 @@ using namespace fxray;
 
 namespace {
 
-std::unique_ptr<Graph> parse(const std::string& params, const std::string& body) {
-    std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
-    auto g = readFxText(text, "test.py");
-    if (!g.ok()) {
-        qWarning("%s", g.error().str().c_str());
-        return nullptr;
-    }
-    resolveOps(**g);
-    return std::move(g).value();
-}
-
 #define SKIP_WITHOUT_DEVICE()                                                                                          \
     if (Status s_ = cg::cuda::requireDevice(); !s_.ok()) QSKIP(qPrintable(QString::fromStdString(s_.error().message)))
 
@@ -166,7 +155,7 @@ private slots:
         // Bags [0, 3), [3, 5), [5, 7) of the indices; padding_idx 2 drops two entries from the
         // mean; max with include_last_offset has two bags (CPU's rule: the last ends at offset 5),
         // the sum with per-sample weights the CPU fast path's empty offset2bag.
-        auto g = parse(
+        auto g = fxtest::parseForward(
             "w: \"f32[6, 3][3, 1]cuda:0\", i: \"i64[7][1]cuda:0\", o: \"i64[3][1]cuda:0\", "
             "g: \"f32[3, 3][3, 1]cuda:0\", g2: \"f32[2, 3][3, 1]cuda:0\", p: \"f32[7][1]cuda:0\"",
             "        eb = torch.ops.aten._embedding_bag.default(w, i, o, False, 1, False, None, False, 2)\n"
@@ -207,7 +196,7 @@ private slots:
     void mask_index_vs_reference() {
         // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
         // stores a broadcast row, accumulates row-wise values, and fills a bool self.
-        auto g = parse(
+        auto g = fxtest::parseForward(
             "s: \"f32[4, 3][3, 1]cuda:0\", m: \"b8[4][1]cuda:0\", v: \"f32[3][1]cuda:0\", v2: \"f32[3, 3][3, "
             "1]cuda:0\", "
             "b: \"b8[4, 3][3, 1]cuda:0\", t: \"b8[][]cuda:0\"",
@@ -231,13 +220,13 @@ private slots:
 
     void lu_solve_vs_reference() {
         // Two 3 x 3 factors with row swaps (1-based pivots), solved plainly and as the adjoint.
-        auto g =
-            parse("lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
-                  "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\"",
-                  "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
-                  "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
-                  "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
-                  "        return (x, x_1)\n");
+        auto g = fxtest::parseForward(
+            "lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
+            "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\"",
+            "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
+            "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
+            "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
+            "        return (x, x_1)\n");
         QVERIFY(g);
         std::vector<double> lu = wave(18, 0.4);
         for (int b = 0; b < 2; ++b)
@@ -254,12 +243,12 @@ private slots:
         // copy_ into an alias of input x, between a read of x before it (old values) and one
         // after it (new values: the scheduler keeps that kernel after the call). Not yet run on a
         // device when written (the CPU backend's twin, tst_cpu_input_mutation, runs everywhere).
-        auto g = parse("x: \"f32[4][1]cuda:0\", y: \"f32[4][1]cuda:0\"",
-                       "        mul: \"f32[4][1]cuda:0\" = torch.ops.aten.mul.Tensor(x, 2.0)\n"
-                       "        alias: \"f32[4][1]cuda:0\" = torch.ops.aten.alias.default(x)\n"
-                       "        copy_: \"f32[4][1]cuda:0\" = torch.ops.aten.copy_.default(alias, y)\n"
-                       "        add: \"f32[4][1]cuda:0\" = torch.ops.aten.add.Tensor(x, 1.0)\n"
-                       "        return (mul, copy_, add)\n");
+        auto g = fxtest::parseForward("x: \"f32[4][1]cuda:0\", y: \"f32[4][1]cuda:0\"",
+                                      "        mul: \"f32[4][1]cuda:0\" = torch.ops.aten.mul.Tensor(x, 2.0)\n"
+                                      "        alias: \"f32[4][1]cuda:0\" = torch.ops.aten.alias.default(x)\n"
+                                      "        copy_: \"f32[4][1]cuda:0\" = torch.ops.aten.copy_.default(alias, y)\n"
+                                      "        add: \"f32[4][1]cuda:0\" = torch.ops.aten.add.Tensor(x, 1.0)\n"
+                                      "        return (mul, copy_, add)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({4}, {1, 2, 3, 4}), fxtest::tv({4}, {10, 20, 30, 40})};
         compareWithReference(*g, in, 0, "copy_into_input");
@@ -268,19 +257,20 @@ private slots:
     void norm_backwards_without_weight_vs_reference() {
         // native_group_norm_backward without a weight and without grad_weight; rms norm's without
         // a weight (grad_weight None).
-        auto g = parse("x: \"f32[2, 4, 3][12, 3, 1]cuda:0\", dy: \"f32[2, 4, 3][12, 3, 1]cuda:0\"",
-                       "        gn = torch.ops.aten.native_group_norm.default(x, None, None, 2, 4, 3, 2, 1e-05)\n"
-                       "        getitem_1 = gn[1]\n        getitem_2 = gn[2]\n"
-                       "        gnb = torch.ops.aten.native_group_norm_backward.default(dy, x, getitem_1, getitem_2, "
-                       "None, 2, 4, 3, "
-                       "2, [True, False, True])\n"
-                       "        getitem_3 = gnb[0]\n        getitem_5 = gnb[2]\n"
-                       "        rn = torch.ops.aten._fused_rms_norm.default(x, [3], None, 1e-06)\n"
-                       "        getitem_6 = rn[1]\n"
-                       "        rnb = torch.ops.aten._fused_rms_norm_backward.default(dy, x, [3], getitem_6, None, "
-                       "[True, False])\n"
-                       "        getitem_7 = rnb[0]\n"
-                       "        return (getitem_3, getitem_5, getitem_7)\n");
+        auto g = fxtest::parseForward(
+            "x: \"f32[2, 4, 3][12, 3, 1]cuda:0\", dy: \"f32[2, 4, 3][12, 3, 1]cuda:0\"",
+            "        gn = torch.ops.aten.native_group_norm.default(x, None, None, 2, 4, 3, 2, 1e-05)\n"
+            "        getitem_1 = gn[1]\n        getitem_2 = gn[2]\n"
+            "        gnb = torch.ops.aten.native_group_norm_backward.default(dy, x, getitem_1, getitem_2, "
+            "None, 2, 4, 3, "
+            "2, [True, False, True])\n"
+            "        getitem_3 = gnb[0]\n        getitem_5 = gnb[2]\n"
+            "        rn = torch.ops.aten._fused_rms_norm.default(x, [3], None, 1e-06)\n"
+            "        getitem_6 = rn[1]\n"
+            "        rnb = torch.ops.aten._fused_rms_norm_backward.default(dy, x, [3], getitem_6, None, "
+            "[True, False])\n"
+            "        getitem_7 = rnb[0]\n"
+            "        return (getitem_3, getitem_5, getitem_7)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 4, 3}, wave(24, 0.2)), fxtest::tv({2, 4, 3}, wave(24, 1.3))};
         compareWithReference(*g, in, 1e-5, "group_norm_backward,rms_norm_backward");

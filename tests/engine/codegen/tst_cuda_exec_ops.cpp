@@ -34,17 +34,6 @@ using namespace fxray;
 
 namespace {
 
-std::unique_ptr<Graph> parse(const std::string& params, const std::string& body) {
-    std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body;
-    auto g = readFxText(text, "test.py");
-    if (!g.ok()) {
-        qWarning("%s", g.error().str().c_str());
-        return nullptr;
-    }
-    resolveOps(**g);
-    return std::move(g).value();
-}
-
 struct DeviceRun {
     std::vector<Value> outputs;
     cg::cuda::RunStats stats;
@@ -107,11 +96,12 @@ private slots:
 
     void convolution_by_hand() {
         // x = 1..9 (3x3), w = [[1, 2], [3, 4]], bias 0.5: out[i][j] = sum x[i+a][j+b] w[a][b] + 0.5.
-        auto g = parse("x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", b: "
-                       "\"f32[1][1]cuda:0\"",
-                       "        convolution: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = "
-                       "torch.ops.aten.convolution.default(x, w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n"
-                       "        return (convolution,)\n");
+        auto g = fxtest::parseForward(
+            "x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", b: "
+            "\"f32[1][1]cuda:0\"",
+            "        convolution: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = "
+            "torch.ops.aten.convolution.default(x, w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n"
+            "        return (convolution,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
                               fxtest::tv({1, 1, 2, 2}, {1, 2, 3, 4}), fxtest::tv({1}, {0.5})};
@@ -129,15 +119,15 @@ private slots:
     void convolution_backward_by_hand() {
         // gy = ones: grad_input is the full correlation of w, grad_weight the 2x2 window sums
         // of x, grad_bias the number of outputs (4).
-        auto g =
-            parse("gy: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, "
-                  "2, 2][4, 4, 2, 1]cuda:0\"",
-                  "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [1], [1, 1], "
-                  "[0, 0], [1, 1], False, [0, 0], 1, [True, True, True])\n"
-                  "        getitem: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\" = convolution_backward[0]\n"
-                  "        getitem_1: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = convolution_backward[1]\n"
-                  "        getitem_2: \"f32[1][1]cuda:0\" = convolution_backward[2];  convolution_backward = None\n"
-                  "        return (getitem, getitem_1, getitem_2)\n");
+        auto g = fxtest::parseForward(
+            "gy: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\", x: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\", w: \"f32[1, 1, "
+            "2, 2][4, 4, 2, 1]cuda:0\"",
+            "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [1], [1, 1], "
+            "[0, 0], [1, 1], False, [0, 0], 1, [True, True, True])\n"
+            "        getitem: \"f32[1, 1, 3, 3][9, 9, 3, 1]cuda:0\" = convolution_backward[0]\n"
+            "        getitem_1: \"f32[1, 1, 2, 2][4, 4, 2, 1]cuda:0\" = convolution_backward[1]\n"
+            "        getitem_2: \"f32[1][1]cuda:0\" = convolution_backward[2];  convolution_backward = None\n"
+            "        return (getitem, getitem_1, getitem_2)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({1, 1, 2, 2}, {1, 1, 1, 1}),
                               fxtest::tv({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
@@ -218,23 +208,23 @@ private slots:
         auto list = [](const std::vector<int64_t>& v) { return "[" + shapeStr(v) + "]"; };
         std::string conv = list(st) + ", " + list(pad) + ", " + list(dil) + (transposed ? ", True, " : ", False, ") +
                            list(outPad) + ", " + std::to_string(groups);
-        auto g =
-            parse("x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({outC}, dt) + ", gy: " + ann(ys, dt),
-                  "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv +
-                      ")\n"
-                      "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" +
-                      std::to_string(outC) + "], " + conv +
-                      ", [True, True, True])\n"
-                      "        getitem: " +
-                      ann(xs, dt) +
-                      " = convolution_backward[0]\n"
-                      "        getitem_1: " +
-                      ann(ws, dt) +
-                      " = convolution_backward[1]\n"
-                      "        getitem_2: " +
-                      ann({outC}, dt) +
-                      " = convolution_backward[2];  convolution_backward = None\n"
-                      "        return (convolution, getitem, getitem_1, getitem_2)\n");
+        auto g = fxtest::parseForward(
+            "x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({outC}, dt) + ", gy: " + ann(ys, dt),
+            "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv +
+                ")\n"
+                "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" +
+                std::to_string(outC) + "], " + conv +
+                ", [True, True, True])\n"
+                "        getitem: " +
+                ann(xs, dt) +
+                " = convolution_backward[0]\n"
+                "        getitem_1: " +
+                ann(ws, dt) +
+                " = convolution_backward[1]\n"
+                "        getitem_2: " +
+                ann({outC}, dt) +
+                " = convolution_backward[2];  convolution_backward = None\n"
+                "        return (convolution, getitem, getitem_1, getitem_2)\n");
         QVERIFY(g);
         auto in = randomInputs(*g, 7);
         QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
@@ -369,7 +359,7 @@ private slots:
         auto unforce = qScopeGuard([&] {
             if (forceTc) qunsetenv("FXRAY_ATTENTION");
         });
-        auto g = parse(params, body);
+        auto g = fxtest::parseForward(params, body);
         QVERIFY(g);
         auto in = randomInputs(*g, 11);
         QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
@@ -407,10 +397,11 @@ private slots:
     void embedding_dense_backward_by_hand() {
         // Rows 0 and 2 of grad go to weight row 0, row 1 to weight row 2; padding_idx 2 drops it.
         for (int64_t padding : {int64_t(-1), int64_t(2)}) {
-            auto g = parse("g: \"f32[3, 2][2, 1]cuda:0\", idx: \"i64[3][1]cuda:0\"",
-                           "        embedding_dense_backward: \"f32[4, 2][2, 1]cuda:0\" = "
-                           "torch.ops.aten.embedding_dense_backward.default(g, idx, 4, " +
-                               std::to_string(padding) + ", False)\n        return (embedding_dense_backward,)\n");
+            auto g = fxtest::parseForward("g: \"f32[3, 2][2, 1]cuda:0\", idx: \"i64[3][1]cuda:0\"",
+                                          "        embedding_dense_backward: \"f32[4, 2][2, 1]cuda:0\" = "
+                                          "torch.ops.aten.embedding_dense_backward.default(g, idx, 4, " +
+                                              std::to_string(padding) +
+                                              ", False)\n        return (embedding_dense_backward,)\n");
             QVERIFY(g);
             std::vector<Value> in{fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6}), fxtest::tv({3}, {0, 2, 0}, DType::Int64)};
             double row2 = padding == 2 ? 0 : 1;
@@ -428,10 +419,11 @@ private slots:
 
     void index_add_by_hand() {
         // self = ones; rows 0 and 2 of source (index 2) and row 1 (index 0), times alpha 2.
-        auto g = parse("s: \"f32[3, 2][2, 1]cuda:0\", idx: \"i64[3][1]cuda:0\", src: \"f32[3, 2][2, 1]cuda:0\"",
-                       "        index_add: \"f32[3, 2][2, 1]cuda:0\" = torch.ops.aten.index_add.default(s, 0, idx, "
-                       "src, alpha = 2)\n"
-                       "        return (index_add,)\n");
+        auto g = fxtest::parseForward(
+            "s: \"f32[3, 2][2, 1]cuda:0\", idx: \"i64[3][1]cuda:0\", src: \"f32[3, 2][2, 1]cuda:0\"",
+            "        index_add: \"f32[3, 2][2, 1]cuda:0\" = torch.ops.aten.index_add.default(s, 0, idx, "
+            "src, alpha = 2)\n"
+            "        return (index_add,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({3, 2}, {1, 1, 1, 1, 1, 1}), fxtest::tv({3}, {2, 0, 2}, DType::Int64),
                               fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6})};
@@ -451,7 +443,7 @@ private slots:
         // b1 = [[1, 2]], [[3, 4]]; b2 = identity, ones: products [1, 2] and [7, 7]. self [10, 20]
         // broadcasts; beta 0.5, alpha 2. baddbmm: [5 + 2, 10 + 4], [5 + 14, 10 + 14]; addbmm sums
         // the products: [5 + 16, 10 + 18]. beta 0 ignores a NaN self (baddbmm_1).
-        auto g = parse(
+        auto g = fxtest::parseForward(
             "s: \"f32[2][1]cuda:0\", b1: \"f32[2, 1, 2][2, 2, 1]cuda:0\", b2: \"f32[2, 2, 2][4, 2, 1]cuda:0\", n: "
             "\"f32[2][1]cuda:0\"",
             "        baddbmm: \"f32[2, 1, 2][2, 2, 1]cuda:0\" = torch.ops.aten.baddbmm.default(s, b1, b2, beta = 0.5, "
@@ -479,22 +471,23 @@ private slots:
         // addmm with a [N] bias and unit scales takes cuBLASLt's bias epilogue (cublas_lt.h), mm
         // (of a transposed operand read in place) cuBLASLt's plain GEMM; a [M, N] bias and beta
         // 0.5 keep the copy + cuBLAS path. Against the reference executor, with FXRAY_CUBLASLT=0 as the check of the check.
-        auto g = parse("b: " + ann({40}) + ", x: " + ann({64, 48}) + ", w: " + ann({40, 48}) + ", c: " + ann({64, 40}),
-                       "        t: \"f32[48, 40][1, 48]cuda:0\" = torch.ops.aten.t.default(w)\n"
-                       "        addmm: " +
-                           ann({64, 40}) +
-                           " = torch.ops.aten.addmm.default(b, x, t)\n"
-                           "        addmm_1: " +
-                           ann({64, 40}) +
-                           " = torch.ops.aten.addmm.default(c, x, t)\n"
-                           "        addmm_2: " +
-                           ann({64, 40}) +
-                           " = torch.ops.aten.addmm.default(b, x, t, beta = 0.5)\n"
-                           "        t_1: \"f32[48, 64][1, 48]cuda:0\" = torch.ops.aten.t.default(x)\n"
-                           "        mm: " +
-                           ann({48, 40}) +
-                           " = torch.ops.aten.mm.default(t_1, addmm)\n"
-                           "        return (addmm, addmm_1, addmm_2, mm)\n");
+        auto g = fxtest::parseForward("b: " + ann({40}) + ", x: " + ann({64, 48}) + ", w: " + ann({40, 48}) +
+                                          ", c: " + ann({64, 40}),
+                                      "        t: \"f32[48, 40][1, 48]cuda:0\" = torch.ops.aten.t.default(w)\n"
+                                      "        addmm: " +
+                                          ann({64, 40}) +
+                                          " = torch.ops.aten.addmm.default(b, x, t)\n"
+                                          "        addmm_1: " +
+                                          ann({64, 40}) +
+                                          " = torch.ops.aten.addmm.default(c, x, t)\n"
+                                          "        addmm_2: " +
+                                          ann({64, 40}) +
+                                          " = torch.ops.aten.addmm.default(b, x, t, beta = 0.5)\n"
+                                          "        t_1: \"f32[48, 64][1, 48]cuda:0\" = torch.ops.aten.t.default(x)\n"
+                                          "        mm: " +
+                                          ann({48, 40}) +
+                                          " = torch.ops.aten.mm.default(t_1, addmm)\n"
+                                          "        return (addmm, addmm_1, addmm_2, mm)\n");
         QVERIFY(g);
         auto in = randomInputs(*g, 3);
         QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
@@ -525,35 +518,35 @@ private slots:
         // cuda_source.h) against the reference executor. 2050 columns (16 per block) and 300 (8
         // per block, over two reduced dims): the last block's threads past the end must neither
         // store nor hang at the barriers.
-        auto g = parse("x: " + ann({600, 2050}) + ", y: " + ann({600, 2050}) + ", w: " + ann({2050}) +
-                           ", z: " + ann({4, 175, 300}),
-                       "        gelu_backward: " + ann({600, 2050}) +
-                           " = torch.ops.aten.gelu_backward.default(x, y)\n"
-                           "        sum_1: " +
-                           ann({1, 2050}) +
-                           " = torch.ops.aten.sum.dim_IntList(gelu_backward, [0], True)\n"
-                           "        amax: " +
-                           ann({2050}) +
-                           " = torch.ops.aten.amax.default(y, [0])\n"
-                           "        mean: " +
-                           ann({600, 1}) +
-                           " = torch.ops.aten.mean.dim(y, [1], True)\n"
-                           "        sub: " +
-                           ann({600, 2050}) +
-                           " = torch.ops.aten.sub.Tensor(y, mean)\n"
-                           "        mul: " +
-                           ann({600, 2050}) +
-                           " = torch.ops.aten.mul.Tensor(x, sub)\n"
-                           "        sum_2: " +
-                           ann({2050}) +
-                           " = torch.ops.aten.sum.dim_IntList(mul, [0])\n"
-                           "        mul_1: " +
-                           ann({600, 2050}) +
-                           " = torch.ops.aten.mul.Tensor(x, w)\n"
-                           "        sum_3: " +
-                           ann({300}) +
-                           " = torch.ops.aten.sum.dim_IntList(z, [0, 1])\n"
-                           "        return (gelu_backward, sum_1, amax, sum_2, mul_1, sum_3)\n");
+        auto g = fxtest::parseForward("x: " + ann({600, 2050}) + ", y: " + ann({600, 2050}) + ", w: " + ann({2050}) +
+                                          ", z: " + ann({4, 175, 300}),
+                                      "        gelu_backward: " + ann({600, 2050}) +
+                                          " = torch.ops.aten.gelu_backward.default(x, y)\n"
+                                          "        sum_1: " +
+                                          ann({1, 2050}) +
+                                          " = torch.ops.aten.sum.dim_IntList(gelu_backward, [0], True)\n"
+                                          "        amax: " +
+                                          ann({2050}) +
+                                          " = torch.ops.aten.amax.default(y, [0])\n"
+                                          "        mean: " +
+                                          ann({600, 1}) +
+                                          " = torch.ops.aten.mean.dim(y, [1], True)\n"
+                                          "        sub: " +
+                                          ann({600, 2050}) +
+                                          " = torch.ops.aten.sub.Tensor(y, mean)\n"
+                                          "        mul: " +
+                                          ann({600, 2050}) +
+                                          " = torch.ops.aten.mul.Tensor(x, sub)\n"
+                                          "        sum_2: " +
+                                          ann({2050}) +
+                                          " = torch.ops.aten.sum.dim_IntList(mul, [0])\n"
+                                          "        mul_1: " +
+                                          ann({600, 2050}) +
+                                          " = torch.ops.aten.mul.Tensor(x, w)\n"
+                                          "        sum_3: " +
+                                          ann({300}) +
+                                          " = torch.ops.aten.sum.dim_IntList(z, [0, 1])\n"
+                                          "        return (gelu_backward, sum_1, amax, sum_2, mul_1, sum_3)\n");
         QVERIFY(g);
         auto in = randomInputs(*g, 5);
         QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
@@ -595,18 +588,19 @@ private slots:
         // place: the clones after the op read them.
         QFETCH(QString, call);
         QFETCH(bool, reserve);
-        auto g = parse("x: \"f32[2, 2][2, 1]cuda:0\", w: \"f32[2][1]cuda:0\", b: \"f32[2][1]cuda:0\", rm: "
-                       "\"f32[2][1]cuda:0\", rv: \"f32[2][1]cuda:0\"",
-                       "        bn = torch.ops.aten." + call.toStdString() +
-                           "\n"
-                           "        getitem: \"f32[2, 2][2, 1]cuda:0\" = bn[0]\n"
-                           "        getitem_1: \"f32[2][1]cuda:0\" = bn[1]\n"
-                           "        getitem_2: \"f32[2][1]cuda:0\" = bn[2]\n" +
-                           std::string(reserve ? "        getitem_3: \"u8[0][1]cuda:0\" = bn[3]\n" : "") +
-                           "        clone: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rm)\n"
-                           "        clone_1: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rv)\n"
-                           "        return (getitem, getitem_1, getitem_2, clone, clone_1" +
-                           std::string(reserve ? ", getitem_3)\n" : ")\n"));
+        auto g =
+            fxtest::parseForward("x: \"f32[2, 2][2, 1]cuda:0\", w: \"f32[2][1]cuda:0\", b: \"f32[2][1]cuda:0\", rm: "
+                                 "\"f32[2][1]cuda:0\", rv: \"f32[2][1]cuda:0\"",
+                                 "        bn = torch.ops.aten." + call.toStdString() +
+                                     "\n"
+                                     "        getitem: \"f32[2, 2][2, 1]cuda:0\" = bn[0]\n"
+                                     "        getitem_1: \"f32[2][1]cuda:0\" = bn[1]\n"
+                                     "        getitem_2: \"f32[2][1]cuda:0\" = bn[2]\n" +
+                                     std::string(reserve ? "        getitem_3: \"u8[0][1]cuda:0\" = bn[3]\n" : "") +
+                                     "        clone: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rm)\n"
+                                     "        clone_1: \"f32[2][1]cuda:0\" = torch.ops.aten.clone.default(rv)\n"
+                                     "        return (getitem, getitem_1, getitem_2, clone, clone_1" +
+                                     std::string(reserve ? ", getitem_3)\n" : ")\n"));
         QVERIFY(g);
         // Fresh inputs per run: the op writes the running statistics in place.
         auto inputs = [] {
@@ -645,7 +639,7 @@ private slots:
         QFETCH(QString, op);
         QFETCH(bool, cudnn);
         const std::vector<int64_t> saved{cudnn ? 0 : 2};
-        auto g = parse(
+        auto g = fxtest::parseForward(
             "x: " + ann({2, 2}) + ", w: " + ann({2}) + ", b: " + ann({2}) + ", rm: " + ann({2}) + ", rv: " + ann({2}),
             "        bn = torch.ops.aten." + op.toStdString() +
                 ".default(x, w, b, rm, rv, False, 0.5, 0.0)\n"
@@ -748,7 +742,8 @@ private slots:
         QFETCH(QString, body);
         QFETCH(QString, inputs);
         QFETCH(QString, want);
-        auto g = parse(params.toStdString(), body.toStdString() + "        return (getitem, getitem_1, back)\n");
+        auto g = fxtest::parseForward(params.toStdString(),
+                                      body.toStdString() + "        return (getitem, getitem_1, back)\n");
         QVERIFY(g);
         auto numbers = [](const QString& s) {
             std::vector<double> v;
@@ -778,21 +773,22 @@ private slots:
     void sort_by_hand() {
         // Stable, NaN above every number: ascending [3, NaN, 1, 3] is 1, 3, 3, NaN with indices
         // 2, 0, 3, 1 (equal keys keep their order); descending puts NaN first.
-        auto g = parse("x: " + ann({2, 4}), "        sort = torch.ops.aten.sort.default(x)\n"
-                                            "        getitem: " +
-                                                ann({2, 4}) +
-                                                " = sort[0]\n"
-                                                "        getitem_1: " +
-                                                ann({2, 4}, "i64") +
-                                                " = sort[1]\n"
-                                                "        sort_1 = torch.ops.aten.sort.default(x, 1, True)\n"
-                                                "        getitem_2: " +
-                                                ann({2, 4}) +
-                                                " = sort_1[0]\n"
-                                                "        getitem_3: " +
-                                                ann({2, 4}, "i64") +
-                                                " = sort_1[1]\n"
-                                                "        return (getitem, getitem_1, getitem_2, getitem_3)\n");
+        auto g = fxtest::parseForward("x: " + ann({2, 4}),
+                                      "        sort = torch.ops.aten.sort.default(x)\n"
+                                      "        getitem: " +
+                                          ann({2, 4}) +
+                                          " = sort[0]\n"
+                                          "        getitem_1: " +
+                                          ann({2, 4}, "i64") +
+                                          " = sort[1]\n"
+                                          "        sort_1 = torch.ops.aten.sort.default(x, 1, True)\n"
+                                          "        getitem_2: " +
+                                          ann({2, 4}) +
+                                          " = sort_1[0]\n"
+                                          "        getitem_3: " +
+                                          ann({2, 4}, "i64") +
+                                          " = sort_1[1]\n"
+                                          "        return (getitem, getitem_1, getitem_2, getitem_3)\n");
         QVERIFY(g);
         const double nan = std::numeric_limits<double>::quiet_NaN();
         std::vector<Value> in{fxtest::tv({2, 4}, {3, nan, 1, 3, 2, 2, -1, 0})};
@@ -822,7 +818,7 @@ private slots:
         // x = [1, 4, 3, 2, 3] in segments {1, 4} and {3, 2, 3} (lengths [2, 3], offsets [0, 2, 5]).
         // max: 4, 3; its backward sends grad [1, 2] to the maxima, the tied 3s splitting the 2.
         // mean: 2.5, 8/3; its backward is grad / length.
-        auto g = parse(
+        auto g = fxtest::parseForward(
             "x: " + ann({5}) + ", L: " + ann({2}, "i64") + ", off: " + ann({3}, "i64") + ", g: " + ann({2}),
             "        segment_reduce: " + ann({2}) +
                 " = torch.ops.aten.segment_reduce.default(x, 'max', lengths = L)\n"
@@ -856,13 +852,14 @@ private slots:
     void put_by_hand() {
         // self = 0..5 (2x3, flat order). Accumulating [1, 2, 3] at [5, 0, 5]: [2, 1, 2, 3, 4, 9];
         // setting at [-1, 1, 2] (negative from the end): [0, 2, 3, 3, 4, 1].
-        auto g = parse("s: " + ann({2, 3}) + ", i: " + ann({3}, "i64") + ", j: " + ann({3}, "i64") + ", v: " + ann({3}),
-                       "        put: " + ann({2, 3}) +
-                           " = torch.ops.aten.put.default(s, i, v, True)\n"
-                           "        put_1: " +
-                           ann({2, 3}) +
-                           " = torch.ops.aten.put.default(s, j, v)\n"
-                           "        return (put, put_1)\n");
+        auto g = fxtest::parseForward("s: " + ann({2, 3}) + ", i: " + ann({3}, "i64") + ", j: " + ann({3}, "i64") +
+                                          ", v: " + ann({3}),
+                                      "        put: " + ann({2, 3}) +
+                                          " = torch.ops.aten.put.default(s, i, v, True)\n"
+                                          "        put_1: " +
+                                          ann({2, 3}) +
+                                          " = torch.ops.aten.put.default(s, j, v)\n"
+                                          "        return (put, put_1)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 3}, {0, 1, 2, 3, 4, 5}), fxtest::tv({3}, {5, 0, 5}, DType::Int64),
                               fxtest::tv({3}, {-1, 1, 2}, DType::Int64), fxtest::tv({3}, {1, 2, 3})};
@@ -882,11 +879,11 @@ private slots:
         // self [[1, 2], [3, 4]]; rows [1, 5, -2] (5 clamps to 1, -2 is row 0) get values
         // [[10, 20], [30, 40], [50, 60]] where mask [[1, 1], [1, 0], [0, 1]] is set: row 1 adds 10 + 30
         // and 20, row 0 adds 60 in column 1.
-        auto g =
-            parse("s: " + ann({2, 2}) + ", m: " + ann({3, 2}, "b8") + ", i: " + ann({3}, "i64") + ", v: " + ann({3, 2}),
-                  "        put: " + ann({2, 2}) +
-                      " = torch.ops.aten._unsafe_masked_index_put_accumulate.default(s, m, [i], v)\n"
-                      "        return (put,)\n");
+        auto g = fxtest::parseForward(
+            "s: " + ann({2, 2}) + ", m: " + ann({3, 2}, "b8") + ", i: " + ann({3}, "i64") + ", v: " + ann({3, 2}),
+            "        put: " + ann({2, 2}) +
+                " = torch.ops.aten._unsafe_masked_index_put_accumulate.default(s, m, [i], v)\n"
+                "        return (put,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({3, 2}, {1, 1, 1, 0, 0, 1}, DType::Bool),
                               fxtest::tv({3}, {1, 5, -2}, DType::Int64), fxtest::tv({3, 2}, {10, 20, 30, 40, 50, 60})};
@@ -905,18 +902,18 @@ private slots:
         // self [[1, 2], [3, 4], [5, 6]]: setting rows [2, -3] (-3 is row 0) to [[10, 20], [30, 40]]
         // gives [[30, 40], [3, 4], [10, 20]]; accumulating [1, 1] (broadcast) at rows [1, 1] adds 2
         // to row 1; two index tensors pick elements (0, 1) and (2, 0).
-        auto g =
-            parse("s: " + ann({3, 2}) + ", i: " + ann({2}, "i64") + ", j: " + ann({2}, "i64") + ", v: " + ann({2, 2}) +
-                      ", o: " + ann({2}) + ", r: " + ann({2}, "i64") + ", c: " + ann({2}, "i64"),
-                  "        index_put: " + ann({3, 2}) +
-                      " = torch.ops.aten.index_put.default(s, [i], v)\n"
-                      "        index_put_1: " +
-                      ann({3, 2}) +
-                      " = torch.ops.aten.index_put.default(s, [j], o, True)\n"
-                      "        index_put_2: " +
-                      ann({3, 2}) +
-                      " = torch.ops.aten._unsafe_index_put.default(s, [r, c], o)\n"
-                      "        return (index_put, index_put_1, index_put_2)\n");
+        auto g = fxtest::parseForward("s: " + ann({3, 2}) + ", i: " + ann({2}, "i64") + ", j: " + ann({2}, "i64") +
+                                          ", v: " + ann({2, 2}) + ", o: " + ann({2}) + ", r: " + ann({2}, "i64") +
+                                          ", c: " + ann({2}, "i64"),
+                                      "        index_put: " + ann({3, 2}) +
+                                          " = torch.ops.aten.index_put.default(s, [i], v)\n"
+                                          "        index_put_1: " +
+                                          ann({3, 2}) +
+                                          " = torch.ops.aten.index_put.default(s, [j], o, True)\n"
+                                          "        index_put_2: " +
+                                          ann({3, 2}) +
+                                          " = torch.ops.aten._unsafe_index_put.default(s, [r, c], o)\n"
+                                          "        return (index_put, index_put_1, index_put_2)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({3, 2}, {1, 2, 3, 4, 5, 6}),
                               fxtest::tv({2}, {2, -3}, DType::Int64),
@@ -938,10 +935,10 @@ private slots:
 
     void masked_select_by_hand() {
         // mask [1, 0, 1] broadcasts over the rows of [[1, 2, 3], [4, 5, 6]]: 1, 3, 4, 6.
-        auto g =
-            parse("s: " + ann({2, 3}) + ", m: " + ann({3}, "b8"), "        masked_select: " + ann({4}) +
-                                                                      " = torch.ops.aten.masked_select.default(s, m)\n"
-                                                                      "        return (masked_select,)\n");
+        auto g = fxtest::parseForward("s: " + ann({2, 3}) + ", m: " + ann({3}, "b8"),
+                                      "        masked_select: " + ann({4}) +
+                                          " = torch.ops.aten.masked_select.default(s, m)\n"
+                                          "        return (masked_select,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({3}, {1, 0, 1}, DType::Bool)};
         const std::vector<double> want{1, 3, 4, 6};
@@ -960,7 +957,7 @@ private slots:
         // transpose (a lower solve): [2, 1.5]. The outputs column-major, as CUDA records them.
         // slogdet of [[0, 2], [3, 1]]: PyTorch factors the transpose of a contiguous input,
         // [[0, 3], [2, 1]]: one row swap (pivots 2, 2), LU [[2, 1], [0, 3]], det -6: sign -1, log 6. matrix_exp of diag(1, 2) is diag(e, e^2); of [[0, 1], [0, 0]] I + A.
-        auto g = parse(
+        auto g = fxtest::parseForward(
             "b: " + ann({2, 1}) + ", a: " + ann({2, 2}) + ", a_1: " + ann({2, 2}) + ", m: " + ann({2, 2, 2}),
             "        ts = torch.ops.aten.triangular_solve.default(b, a)\n"
             "        getitem: \"f32[2, 1][1, 2]cuda:0\" = ts[0]\n"
@@ -997,10 +994,11 @@ private slots:
 
     void cat_skips_legacy_empty() {
         // gpt2's KV cache: cat([f32[0], t], -2) is t (PyTorch skips 1-D empty inputs).
-        auto g = parse("e: \"f32[0][1]cuda:0\", t: \"f32[2, 3][3, 1]cuda:0\"",
-                       "        cat: \"f32[2, 3][3, 1]cuda:0\" = torch.ops.aten.cat.default([e, t], -2)\n"
-                       "        cat_1: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.cat.default([cat, e, t])\n"
-                       "        return (cat, cat_1)\n");
+        auto g =
+            fxtest::parseForward("e: \"f32[0][1]cuda:0\", t: \"f32[2, 3][3, 1]cuda:0\"",
+                                 "        cat: \"f32[2, 3][3, 1]cuda:0\" = torch.ops.aten.cat.default([e, t], -2)\n"
+                                 "        cat_1: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.cat.default([cat, e, t])\n"
+                                 "        return (cat, cat_1)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({0}, {}), fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6})};
         const std::vector<std::vector<double>> want{{1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}};
@@ -1017,10 +1015,11 @@ private slots:
     void empty_reduction_writes_its_identity() {
         // Reductions over a dim of size 0 (bilinear's gradients at batch 0): sum gives zeros, amax
         // of nothing is not asked; the output must be written although there is nothing to read.
-        auto g = parse("x: \"f32[0, 5][5, 1]cuda:0\"",
-                       "        sum_1: \"f32[1, 5][5, 1]cuda:0\" = torch.ops.aten.sum.dim_IntList(x, [0], True)\n"
-                       "        prod: \"f32[5][1]cuda:0\" = torch.ops.aten.prod.dim_int(x, 0)\n"
-                       "        return (sum_1, prod)\n");
+        auto g = fxtest::parseForward(
+            "x: \"f32[0, 5][5, 1]cuda:0\"",
+            "        sum_1: \"f32[1, 5][5, 1]cuda:0\" = torch.ops.aten.sum.dim_IntList(x, [0], True)\n"
+            "        prod: \"f32[5][1]cuda:0\" = torch.ops.aten.prod.dim_int(x, 0)\n"
+            "        return (sum_1, prod)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({0, 5}, {})};
         const std::vector<std::vector<double>> want{{0, 0, 0, 0, 0}, {1, 1, 1, 1, 1}};
@@ -1039,11 +1038,12 @@ private slots:
     void bitwise_not_by_hand() {
         // Integers flip every bit (~x = -x - 1, the OpInfo case the H100 sweep caught giving 0/1);
         // bools negate.
-        auto g = parse("x: \"i64[4][1]cuda:0\", u: \"u8[2][1]cuda:0\", b: \"b8[2][1]cuda:0\"",
-                       "        bitwise_not: \"i64[4][1]cuda:0\" = torch.ops.aten.bitwise_not.default(x)\n"
-                       "        bitwise_not_1: \"u8[2][1]cuda:0\" = torch.ops.aten.bitwise_not.default(u)\n"
-                       "        bitwise_not_2: \"b8[2][1]cuda:0\" = torch.ops.aten.bitwise_not.default(b)\n"
-                       "        return (bitwise_not, bitwise_not_1, bitwise_not_2)\n");
+        auto g =
+            fxtest::parseForward("x: \"i64[4][1]cuda:0\", u: \"u8[2][1]cuda:0\", b: \"b8[2][1]cuda:0\"",
+                                 "        bitwise_not: \"i64[4][1]cuda:0\" = torch.ops.aten.bitwise_not.default(x)\n"
+                                 "        bitwise_not_1: \"u8[2][1]cuda:0\" = torch.ops.aten.bitwise_not.default(u)\n"
+                                 "        bitwise_not_2: \"b8[2][1]cuda:0\" = torch.ops.aten.bitwise_not.default(b)\n"
+                                 "        return (bitwise_not, bitwise_not_1, bitwise_not_2)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({4}, {0, 5, -3, 7}, DType::Int64), fxtest::tv({2}, {0, 200}, DType::UInt8),
                               fxtest::tv({2}, {0, 1}, DType::Bool)};
@@ -1061,10 +1061,10 @@ private slots:
     void benchmark_keeps_values_on_device() {
         // benchmark() times repeated runs; a later run() of the same compiled graph still gives
         // the right values (the reused buffers are rewritten, not accumulated into).
-        auto g = parse("x: \"f32[4, 300][300, 1]cuda:0\"",
-                       "        relu: \"f32[4, 300][300, 1]cuda:0\" = torch.ops.aten.relu.default(x)\n"
-                       "        sum_1: \"f32[4][1]cuda:0\" = torch.ops.aten.sum.dim_IntList(relu, [1])\n"
-                       "        return (sum_1,)\n");
+        auto g = fxtest::parseForward("x: \"f32[4, 300][300, 1]cuda:0\"",
+                                      "        relu: \"f32[4, 300][300, 1]cuda:0\" = torch.ops.aten.relu.default(x)\n"
+                                      "        sum_1: \"f32[4][1]cuda:0\" = torch.ops.aten.sum.dim_IntList(relu, [1])\n"
+                                      "        return (sum_1,)\n");
         SKIP_WITHOUT_DEVICE();
         QVERIFY(g);
         std::vector<double> xv(1200);
@@ -1169,29 +1169,30 @@ private slots:
         // rand_like and a native_dropout: the device continues the reference executor's
         // mt19937_64 stream exactly, across twists (700 > 312 draws) and across the host's draws
         // in between.
-        auto g = parse("x: " + ann({3, 5}, "f64"),
-                       "        rand: " + ann({5}) +
-                           " = torch.ops.aten.rand.default([5], dtype = torch.float32, device = device(type='cuda', "
-                           "index=0), pin_memory = False)\n"
-                           "        randperm: " +
-                           ann({4}, "i64") +
-                           " = torch.ops.aten.randperm.default(4, device = device(type='cuda', index=0), pin_memory = "
-                           "False)\n"
-                           "        rand_1: " +
-                           ann({700}, "f64") +
-                           " = torch.ops.aten.rand.default([700], dtype = torch.float64, device = device(type='cuda', "
-                           "index=0), pin_memory = False)\n"
-                           "        rand_like: " +
-                           ann({3, 5}, "f64") +
-                           " = torch.ops.aten.rand_like.default(x, pin_memory = False)\n"
-                           "        native_dropout = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"
-                           "        getitem: " +
-                           ann({3, 5}, "f64") +
-                           " = native_dropout[0]\n"
-                           "        getitem_1: " +
-                           ann({3, 5}, "b8") +
-                           " = native_dropout[1]\n"
-                           "        return (rand, randperm, rand_1, rand_like, getitem, getitem_1)\n");
+        auto g = fxtest::parseForward(
+            "x: " + ann({3, 5}, "f64"),
+            "        rand: " + ann({5}) +
+                " = torch.ops.aten.rand.default([5], dtype = torch.float32, device = device(type='cuda', "
+                "index=0), pin_memory = False)\n"
+                "        randperm: " +
+                ann({4}, "i64") +
+                " = torch.ops.aten.randperm.default(4, device = device(type='cuda', index=0), pin_memory = "
+                "False)\n"
+                "        rand_1: " +
+                ann({700}, "f64") +
+                " = torch.ops.aten.rand.default([700], dtype = torch.float64, device = device(type='cuda', "
+                "index=0), pin_memory = False)\n"
+                "        rand_like: " +
+                ann({3, 5}, "f64") +
+                " = torch.ops.aten.rand_like.default(x, pin_memory = False)\n"
+                "        native_dropout = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"
+                "        getitem: " +
+                ann({3, 5}, "f64") +
+                " = native_dropout[0]\n"
+                "        getitem_1: " +
+                ann({3, 5}, "b8") +
+                " = native_dropout[1]\n"
+                "        return (rand, randperm, rand_1, rand_like, getitem, getitem_1)\n");
         QVERIFY(g);
         std::vector<double> xs(15);
         for (size_t i = 0; i < xs.size(); ++i) xs[i] = 0.25 * static_cast<double>(i) - 1.0;
