@@ -4,7 +4,8 @@
 // the dtype's tolerance, else the fp64-referenced RMSE judgement). The first node where a
 // backend diverges is named: that is where to look. The compiled backends (cpu, cuda) report
 // node values from a second compile of the graph with every node an output
-// (exec/node_values.h), a debugging mode with less fusion than the real run.
+// (exec/node_values.h), a debugging mode with less fusion than the real run; nodes that an
+// in-place op later overwrites are left to the op that writes them.
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/common.h"
@@ -35,7 +36,9 @@ constexpr const char* kUsage =
     "  runs the graph on each backend (ref, ref64, cpu, cuda) with the same inputs and seed and compares\n"
     "  every backend with the first: the outputs, then every node with a tensor value (relative error\n"
     "  per node, the first node where a backend diverges, the worst nodes). The compiled backends get\n"
-    "  node values from a debugging compile in which every node is an output (less fusion).\n"
+    "  node values from a debugging compile in which every node is an output (less fusion). Nodes an\n"
+    "  in-place op later writes over, and unwritten empty buffers, are not compared (a node's value is\n"
+    "  the one it had when it ran; a compiled backend reports its buffer at the end): the writer is.\n"
     "  --inputs DIR  NNN.npy per placeholder (default: seeded random inputs from annotations)\n"
     "  --sizes S=N,...  dynamic shapes: the symbols' values for random inputs (default: the trace's\n"
     "                hints, else 8), e.g. --sizes s23=4,s27=16\n"
