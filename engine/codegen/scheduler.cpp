@@ -296,7 +296,6 @@ private:
         }
     }
 
-    /// Realized LNodes the computation of `id` reads (through inlined producers and views).
     /// The buffer an in-place op's call writes (its self argument's root), or -1.
     int inPlaceBuffer(const OpaqueCall& call) const {
         const Node& n = *call.node;
@@ -310,6 +309,7 @@ private:
         return m_p.bufferOf[static_cast<size_t>(r)];
     }
 
+    /// Realized LNodes the computation of `id` reads (through inlined producers and views).
     void depsOf(int id, std::set<int>& out, std::set<int>& seen, bool top) {
         if (!seen.insert(id).second) return;
         const auto& x = m_p.lowered.nodes[static_cast<size_t>(id)];
