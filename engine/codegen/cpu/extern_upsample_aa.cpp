@@ -11,6 +11,7 @@
 
 #include "codegen/cpu/extern_util.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/ops/upsample_filter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,38 +22,6 @@
 namespace fxray::cg::cpu {
 
 namespace {
-
-/// Dense weights (out x in) of one dim: row o holds the normalised triangle filter's taps.
-std::vector<double> aaWeights(int64_t in, int64_t out, bool alignCorners, std::optional<double> scale) {
-    double sc;
-    if (alignCorners)
-        sc = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-    else
-        sc = scale && *scale > 0.0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
-    const double support = sc >= 1.0 ? sc : 1.0;
-    const double invscale = sc >= 1.0 ? 1.0 / sc : 1.0;
-    // ATen truncates toward zero; the window never reaches past the input.
-    const auto trunc = [in](double v) {
-        return v > 0.0 ? static_cast<int64_t>(std::min(v, static_cast<double>(in))) : 0;
-    };
-    const int64_t maxSize = trunc(std::ceil(support)) * 2 + 1;
-    std::vector<double> w(static_cast<size_t>(out * in), 0.0);
-    for (int64_t o = 0; o < out; ++o) {
-        const double center = sc * (static_cast<double>(o) + 0.5);
-        const int64_t xmin = trunc(center - support + 0.5);
-        const int64_t xsize = std::clamp<int64_t>(trunc(center + support + 0.5) - xmin, 0, maxSize);
-        double total = 0.0;
-        for (int64_t j = 0; j < xsize && xmin + j < in; ++j) {
-            const double x = std::fabs((static_cast<double>(j + xmin) - center + 0.5) * invscale);
-            const double v = x < 1.0 ? 1.0 - x : 0.0;
-            w[static_cast<size_t>(o * in + xmin + j)] = v;
-            total += v;
-        }
-        if (total != 0.0)
-            for (int64_t i = 0; i < in; ++i) w[static_cast<size_t>(o * in + i)] /= total;
-    }
-    return w;
-}
 
 std::optional<double> optScale(const OpArgs& a, size_t i) {
     if (i >= a.size() || a.isNone(i)) return std::nullopt;
@@ -100,7 +69,8 @@ bool upsampleAa(const OpArgs& a, Tensor& out) {
     const int64_t planes = x.shape()[0] * x.shape()[1], inH = x.shape()[2], inW = x.shape()[3];
     if (inH <= 0 || inW <= 0 || out.numel() != planes * os[0] * os[1]) return false;
     const bool align = a.toBool(2);
-    const auto wh = aaWeights(inH, os[0], align, optScale(a, 3)), ww = aaWeights(inW, os[1], align, optScale(a, 4));
+    const auto wh = kern::aaFilterMatrix(inH, os[0], align, optScale(a, 3)),
+               ww = kern::aaFilterMatrix(inW, os[1], align, optScale(a, 4));
     kern::fromDoubles(out, resample(kern::toDoubles(x), planes, inH, inW, os[0], os[1], wh, ww, false));
     return true;
 }
@@ -115,7 +85,8 @@ bool upsampleAaBackward(const OpArgs& a, Tensor& out) {
     const int64_t planes = is[0] * is[1];
     if (g.numel() != planes * os[0] * os[1] || out.numel() != planes * is[2] * is[3]) return false;
     const bool align = a.toBool(3);
-    const auto wh = aaWeights(is[2], os[0], align, optScale(a, 4)), ww = aaWeights(is[3], os[1], align, optScale(a, 5));
+    const auto wh = kern::aaFilterMatrix(is[2], os[0], align, optScale(a, 4)),
+               ww = kern::aaFilterMatrix(is[3], os[1], align, optScale(a, 5));
     kern::fromDoubles(out, resample(kern::toDoubles(g), planes, os[0], os[1], is[2], is[3], wh, ww, true));
     return true;
 }

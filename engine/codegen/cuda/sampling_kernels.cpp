@@ -4,6 +4,7 @@
 #include "codegen/cuda/kernel_module.h"
 
 #include "codegen/cuda/kernels/sampling_args.h"
+#include "exec/ops/upsample_filter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +60,7 @@ bool dense(const DeviceView& v, DType t, int64_t numel) {
 }
 
 /// One dim's antialiasing filter as a dense [out, in] matrix, row o the normalised triangle
-/// filter's taps (ATen's _compute_indices_weights_aa, as codegen/cpu/extern_upsample_aa.cpp),
+/// filter's taps (the reference's, exec/ops/upsample_filter.h),
 /// with each row's nonzero span [lo, hi).
 struct Band {
     std::vector<double> w;
@@ -67,33 +68,8 @@ struct Band {
 };
 
 Band aaBand(int64_t in, int64_t out, bool alignCorners, std::optional<double> scale) {
-    double sc;
-    if (alignCorners)
-        sc = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-    else
-        sc = scale && *scale > 0.0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
-    const double support = sc >= 1.0 ? sc : 1.0;
-    const double invscale = sc >= 1.0 ? 1.0 / sc : 1.0;
-    const auto trunc = [in](double v) {
-        return v > 0.0 ? static_cast<int64_t>(std::min(v, static_cast<double>(in))) : 0;
-    };
-    const int64_t maxSize = trunc(std::ceil(support)) * 2 + 1;
     Band b;
-    b.w.assign(static_cast<size_t>(out * in), 0.0);
-    for (int64_t o = 0; o < out; ++o) {
-        const double center = sc * (static_cast<double>(o) + 0.5);
-        const int64_t xmin = trunc(center - support + 0.5);
-        const int64_t xsize = std::clamp<int64_t>(trunc(center + support + 0.5) - xmin, 0, maxSize);
-        double total = 0.0;
-        for (int64_t j = 0; j < xsize && xmin + j < in; ++j) {
-            const double x = std::fabs((static_cast<double>(j + xmin) - center + 0.5) * invscale);
-            const double v = x < 1.0 ? 1.0 - x : 0.0;
-            b.w[static_cast<size_t>(o * in + xmin + j)] = v;
-            total += v;
-        }
-        if (total != 0.0)
-            for (int64_t i = 0; i < in; ++i) b.w[static_cast<size_t>(o * in + i)] /= total;
-    }
+    b.w = kern::aaFilterMatrix(in, out, alignCorners, scale);
     return b;
 }
 

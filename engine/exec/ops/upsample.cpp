@@ -10,6 +10,7 @@
 // UpSampleKernel.cpp.
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
+#include "exec/ops/upsample_filter.h"
 
 #include <algorithm>
 #include <array>
@@ -407,6 +408,15 @@ void addPair(OpRegistry& r, const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<double> kern::aaFilterMatrix(int64_t in, int64_t out, bool alignCorners, std::optional<double> scale) {
+    std::vector<double> w(static_cast<size_t>(std::max<int64_t>(in * out, 0)), 0.0);
+    const DimTaps taps = dimTaps(Mode::LinearAA, in, out, alignCorners, scale);
+    for (int64_t o = 0; o < out; ++o)
+        for (const Tap& t : taps[static_cast<size_t>(o)])
+            if (t.index >= 0 && t.index < in) w[static_cast<size_t>(o * in + t.index)] += t.weight;
+    return w;
+}
 
 void registerUpsampleOps(OpRegistry& r) {
     addPair<Mode::Nearest, 1>(r, "upsample_nearest1d");

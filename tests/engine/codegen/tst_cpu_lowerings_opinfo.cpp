@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 #include "codegen/cpu/cpu_backend.h"
+#include "exec/ops/upsample_filter.h"
 #include "exec/run_check.h"
 #include "import/lifted_constants.h"
 #include "import/loader.h"
@@ -215,6 +216,18 @@ private slots:
         QVERIFY2(info.fallbacks.empty(),
                  qPrintable(QString("reference-kernel fallback:%1").arg(QString::fromStdString(fb))));
         if (viaExtern) QVERIFY2(info.externCalls > 0, "no extern kernel ran");
+    }
+
+    /// The antialiasing filter the reference, the CPU extern and the device share, on 4 -> 2
+    /// worked by hand: scale 2, support 2, taps at |i - centre + 0.5| / 2 weighted 1 - x, so row 0
+    /// (centre 1) has 3/4, 3/4, 1/4 over inputs 0..2 and row 1 (centre 3) 1/4, 3/4, 3/4 over 1..3,
+    /// each divided by 7/4. The reference op applies exactly that.
+    void aaFilterIsTheHandWorkedTriangle() {
+        const std::vector<double> w = kern::aaFilterMatrix(4, 2, false, std::nullopt);
+        FX_COMPARE_VEC(w, (std::vector<double>{3. / 7, 3. / 7, 1. / 7, 0, 0, 1. / 7, 3. / 7, 3. / 7}), 1e-15);
+        auto y = fxtest::run("aten._upsample_bilinear2d_aa.default",
+                             {fxtest::tv({1, 1, 1, 4}, {1, 2, 3, 4}), fxtest::ilist({1, 2}), fxtest::bv(false)});
+        FX_COMPARE_VEC(fxtest::values(y), (std::vector<double>{12. / 7, 23. / 7}), 1e-6);
     }
 };
 
