@@ -29,7 +29,8 @@ using Index = std::shared_ptr<const IndexNode>;
 // ----- indices -------------------------------------------------------------------------------
 
 /// A non-affine part of an index: a loop variable, floor(i / d), i mod d, or an integer value
-/// computed from data (gather/embedding indices).
+/// computed from data (gather/embedding indices). FloorDiv and Mod operands are never negative
+/// (idiv and imod keep it so): the C and LLVM emitters divide with truncating / and %.
 struct IndexAtom {
     enum class Kind : uint8_t { Var, FloorDiv, Mod, Value };
     Kind kind = Kind::Var;
