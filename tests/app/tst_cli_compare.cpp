@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -187,6 +188,30 @@ private slots:
         QCOMPARE(j["node_errors"][0]["node"].get<std::string>(), std::string("mul_"));
         QCOMPARE(j["first_divergent_node"]["node"].get<std::string>(), std::string("sub"));
         fs::remove(p);
+    }
+
+    /// An in-place write through a view overwrites the view's base too: neither is judged.
+    void inPlaceWriteThroughAViewLeavesItsBase() {
+#ifndef FXRAY_HAVE_CPU_BACKEND
+        QSKIP("this build has no CPU backend");
+#else
+        fs::path p = writeGraph("fxray_compare_inplace_view.py",
+                                "class GraphModule(torch.nn.Module):\n"
+                                "    def forward(self, x: \"f32[2, 4][4, 1]cpu\"):\n"
+                                "        add: \"f32[2, 4][4, 1]cpu\" = torch.ops.aten.add.Tensor(x, 1.0)\n"
+                                "        view: \"f32[8][1]cpu\" = torch.ops.aten.view.default(add, [8])\n"
+                                "        exp: \"f32[8][1]cpu\" = torch.ops.aten.exp.default(view)\n"
+                                "        mul_: \"f32[8][1]cpu\" = torch.ops.aten.mul_.Tensor(view, 2.0)\n"
+                                "        sum_1: \"f32[][]cpu\" = torch.ops.aten.sum.default(mul_)\n"
+                                "        return (exp, sum_1)\n");
+        auto r = cli({"compare", p.string(), "--backends", "ref,cpu", "--seed", "2", "--json"});
+        QVERIFY2(r.status == 0, (r.err + r.out).c_str());
+        auto j = nlohmann::json::parse(r.out);
+        std::set<std::string> judged;
+        for (const auto& e : j["node_errors"]) judged.insert(e["node"].get<std::string>());
+        QCOMPARE(judged, (std::set<std::string>{"exp", "mul_", "sum_1"}));
+        fs::remove(p);
+#endif
     }
 
     /// A relu decision on a near-tie moves one whole gradient element: x[5] = 1e-8 survives
