@@ -76,7 +76,7 @@ Status judgeOutputs(const Graph& g, const RunRequest& req, const std::vector<Val
         anyFloatFail = anyFloatFail || (!c.ok && res.outputs[i].isTensor() && isFloating(res.outputs[i].t.dtype()));
     }
     if (anyFloatFail && !outputsAreFp64) {
-        auto ref = runOnce(g, req, true, nullptr);
+        auto ref = runOnce(g, req, true, &res.fp64RerunMs);
         if (ref.ok()) {
             res.fp64Rerun = true;
             for (size_t i = 0; i < res.outputs.size(); ++i)

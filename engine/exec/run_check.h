@@ -25,6 +25,8 @@ struct RunResult {
     bool ok = true;
     double ms = 0.0;         ///< wall time of the main run
     bool fp64Rerun = false;  ///< an fp64 run was made to judge failures
+    /// Its wall time: on the host's reference executor, it can dwarf the run itself on big graphs.
+    double fp64RerunMs = 0.0;
 };
 
 /// Deep copy of a value (tensors get their own storage).

@@ -126,7 +126,7 @@ json classify(const GraphEntry& e, const RunOptions& o, const minify::ProcessRes
         // What a script needs from the child; per-node lists are left out (they can be large).
         // The device a GPU check ran on, as the child saw it (run: "device", compare: "devices"):
         // with --gpus, the proof of which physical GPU each worker used.
-        for (const char* k : {"device", "devices"})
+        for (const char* k : {"device", "devices", "fp64_rerun_ms"})
             if (child.contains(k)) r[k] = child[k];
         for (const char* k : {"outputs", "first_divergent", "nodes_before", "nodes_after", "signature", "out"})
             if (child.contains(k)) r["detail"][k] = child[k];

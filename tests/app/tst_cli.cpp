@@ -130,6 +130,10 @@ private slots:
         QVERIFY(j["ok"].get<bool>());
         QCOMPARE(j["outputs"].size(), size_t(6));
         QVERIFY(j["outputs"][0]["rel_err"].get<double>() <= 1e-4);
+        // The fp64 reference run is made (and timed) only when an output is past its tolerance.
+        bool past = false;
+        for (const auto& o : j["outputs"]) past |= o["rel_err"].get<double>() > o["tolerance"].get<double>();
+        QCOMPARE(j.contains("fp64_rerun_ms"), past);
     }
 
     void runReportsMismatchWithStatus1() {
@@ -138,6 +142,14 @@ private slots:
                       c("mlp/numerics/backward/inputs")});
         QCOMPARE(r.status, 1);
         QVERIFY(r.out.find("FAIL") != std::string::npos);
+        // Failing fp32 outputs are judged against an fp64 reference run, and the run says so.
+        QVERIFY2(r.out.find("judged against an fp64 reference run (") != std::string::npos, r.out.c_str());
+        auto jr = cli({"run", c("mlp/numerics/forward.py"), "--inputs", c("mlp/numerics/forward/inputs"), "--expect",
+                       c("mlp/numerics/backward/inputs"), "--json"});
+        QCOMPARE(jr.status, 1);
+        auto j = nlohmann::json::parse(jr.out);
+        QVERIFY(j.contains("fp64_rerun_ms"));
+        QVERIFY(j["fp64_rerun_ms"].get<double>() >= 0.0);
     }
 
     void runWithoutInputsUsesSeededRandomInputs() {
