@@ -15,10 +15,6 @@ KernelModule& backwardModule() {
     return *m;
 }
 
-CUdeviceptr addrOf(const DeviceView& v) {
-    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-}
-
 /// Dense copies of the operands where they are not dense already (held for the launch).
 struct Dense {
     std::array<DeviceBuffer, 6> tmp;
@@ -26,7 +22,7 @@ struct Dense {
     Expected<CUdeviceptr> operator()(const DeviceView& v) {
         auto d = denseView(v, tmp[used++]);
         if (!d.ok()) return d.error();
-        return addrOf(*d);
+        return d->address();
     }
     Expected<CUdeviceptr> operator()(const std::optional<DeviceView>& v) {
         if (!v) return CUdeviceptr{0};
@@ -63,7 +59,7 @@ Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const Devi
     auto pgo = dense(go), px = dense(x), pt = dense(target), pw = dense(weight);
     for (auto* e : {&pgo, &px, &pt, &pw})
         if (!e->ok()) return e->error();
-    CUdeviceptr a0 = *pgo, a1 = *px, a2 = *pt, a3 = *pw, a4 = addrOf(gx);
+    CUdeviceptr a0 = *pgo, a1 = *px, a2 = *pt, a3 = *pw, a4 = gx.address();
     long long goLen = go.meta.numel(), r = rows, d = dim;
     double g = 1.0 / static_cast<double>(reduction == 1 ? rows * dim : dim);
     void* params[] = {&a0, &goLen, &a1, &a2, &a3, &a4, &r, &d, &p, &margin, &g};
@@ -81,7 +77,7 @@ Status multilabelMarginBackward(const DeviceView& go, const DeviceView& x, const
     auto pgo = dense(go), px = dense(x), pt = dense(target), pm = dense(isTarget);
     for (auto* e : {&pgo, &px, &pt, &pm})
         if (!e->ok()) return e->error();
-    CUdeviceptr a0 = *pgo, a1 = *px, a2 = *pt, a3 = *pm, a4 = addrOf(gx);
+    CUdeviceptr a0 = *pgo, a1 = *px, a2 = *pt, a3 = *pm, a4 = gx.address();
     long long goLen = go.meta.numel(), r = rows, d = dim;
     double g = 1.0 / static_cast<double>(reduction == 1 ? rows * dim : dim);
     void* params[] = {&a0, &goLen, &a1, &a2, &a3, &a4, &r, &d, &g};
@@ -100,7 +96,7 @@ Status pdistBackward(const DeviceView& grad, const DeviceView& x, double p, cons
     auto pg = dense(grad), px = dense(x), pd = dense(dist);
     for (auto* e : {&pg, &px, &pd})
         if (!e->ok()) return e->error();
-    CUdeviceptr a0 = *pg, a1 = *px, a2 = *pd, a3 = addrOf(gx);
+    CUdeviceptr a0 = *pg, a1 = *px, a2 = *pd, a3 = gx.address();
     long long nn = n, mm = m;
     void* params[] = {&a0, &a1, &a2, &a3, &nn, &mm, &p};
     return launch("fx_pdist_bwd", t, n * m, params);
@@ -120,12 +116,12 @@ Status groupNormBackward(const DeviceView& dy, const DeviceView& x, const Device
     CUdeviceptr a0 = *pdy, a1 = *px, a2 = *pm, a3 = *pr, a4 = *pw;
     long long n = N, c = C, g = G, hw = HxW, ng = N * G, per = C / G;
     if (gi && N * C * HxW > 0) {
-        CUdeviceptr o = addrOf(*gi);
+        CUdeviceptr o = gi->address();
         void* params[] = {&a0, &a1, &a2, &a3, &a4, &o, &ng, &g, &per, &hw};
         if (Status s = launch("fx_group_norm_bwd_input", t, N * G, params); !s.ok()) return s;
     }
     if ((gw || gb) && C > 0) {
-        CUdeviceptr ow = gw ? addrOf(*gw) : 0, ob = gb ? addrOf(*gb) : 0;
+        CUdeviceptr ow = gw ? gw->address() : 0, ob = gb ? gb->address() : 0;
         void* params[] = {&a0, &a1, &a2, &a3, &ow, &ob, &n, &c, &g, &hw};
         if (Status s = launch("fx_group_norm_bwd_affine", t, C, params); !s.ok()) return s;
     }
@@ -146,12 +142,12 @@ Status rmsNormBackward(const DeviceView& dy, const DeviceView& x, int64_t n, con
     CUdeviceptr a0 = *pdy, a1 = *px, a2 = *pr, a3 = *pw;
     long long M = rows, N = n;
     if (gi && rows > 0) {
-        CUdeviceptr o = addrOf(*gi);
+        CUdeviceptr o = gi->address();
         void* params[] = {&a0, &a1, &a2, &a3, &o, &M, &N};
         if (Status s = launch("fx_rms_norm_bwd_input", t, rows, params); !s.ok()) return s;
     }
     if (gw) {
-        CUdeviceptr o = addrOf(*gw);
+        CUdeviceptr o = gw->address();
         void* params[] = {&a0, &a1, &a2, &o, &M, &N};
         if (Status s = launch("fx_rms_norm_bwd_weight", t, n, params); !s.ok()) return s;
     }

@@ -294,10 +294,8 @@ Status indexAdd(const DeviceView& self, int64_t dim, const DeviceView& index, co
 
 namespace {
 
-CUdeviceptr addr(const DeviceView& v) {
-    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-}
-CUdeviceptr addr(const std::optional<DeviceView>& v) { return v ? addr(*v) : 0; }
+CUdeviceptr addr(const DeviceView& v) { return v.address(); }
+CUdeviceptr addr(const std::optional<DeviceView>& v) { return v ? v->address() : 0; }
 
 /// A per-channel parameter the kernels index as p[c]: dense 1-D (or absent).
 bool channelVector(const std::optional<DeviceView>& v, int64_t C, DType t) {

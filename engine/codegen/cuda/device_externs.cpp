@@ -137,10 +137,7 @@ Expected<bool> toComplexOnDevice(DeviceCall& c) {
                              (om->dtype == DType::Complex128 ? "_c128" : "_c64");
     auto fn = builtinFunction(name.c_str());
     if (!fn.ok()) return fn.error();
-    auto addr = [](const DeviceView& v) {
-        return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-    };
-    CUdeviceptr px = addr(*xd), py = addr(**o);
+    CUdeviceptr px = xd->address(), py = (*o)->address();
     long long count = n;
     void* params[] = {&px, &py, &count};
     if (Status s = launchBuiltin(*fn, n, params, "fx_to_complex"); !s.ok()) return s.error();

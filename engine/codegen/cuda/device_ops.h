@@ -38,6 +38,10 @@ std::pair<size_t, size_t> cacheBytes();
 struct DeviceView {
     CUdeviceptr base = 0;
     TensorMeta meta;
+    /// The address of element 0: base advanced by the storage offset, what a kernel is passed.
+    CUdeviceptr address() const {
+        return base + static_cast<CUdeviceptr>(meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(meta.dtype));
+    }
 };
 
 /// dst[i] = src[i] for every index of dst's shape; src may broadcast (stride 0). Up to 8 dims.

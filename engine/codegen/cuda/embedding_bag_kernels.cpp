@@ -18,10 +18,6 @@ KernelModule& bagModule() {
     return *m;
 }
 
-CUdeviceptr addrOf(const DeviceView& v) {
-    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-}
-
 /// Dense copies of the operands where they are not dense already (held for the launch).
 struct Dense {
     std::array<DeviceBuffer, 8> tmp;
@@ -30,14 +26,14 @@ struct Dense {
         if (!v || v->meta.numel() == 0) return CUdeviceptr{0};
         auto d = denseView(*v, tmp[used++]);
         if (!d.ok()) return d.error();
-        return addrOf(*d);
+        return d->address();
     }
 };
 
 Status zero(const std::optional<DeviceView>& v) {
     if (!v || v->meta.numel() == 0) return Status::success();
     return check(
-        runtime().cu.cuMemsetD8(addrOf(*v), 0, static_cast<size_t>(v->meta.numel()) * dtypeItemSize(v->meta.dtype)),
+        runtime().cu.cuMemsetD8(v->address(), 0, static_cast<size_t>(v->meta.numel()) * dtypeItemSize(v->meta.dtype)),
         "zeroing an embedding bag output");
 }
 
@@ -86,8 +82,8 @@ Status embeddingBagForward(const DeviceView& weight, const DeviceView& indices, 
     auto pw = dense(weight), pi = dense(indices), po = dense(offsets), pp = dense(perSampleWeights);
     for (auto* e : {&pw, &pi, &po, &pp})
         if (!e->ok()) return e->error();
-    CUdeviceptr a0 = *pw, a1 = *pi, a2 = *po, a3 = *pp, a4 = addrOf(out), a5 = offset2bag ? addrOf(*offset2bag) : 0,
-                a6 = bagSize ? addrOf(*bagSize) : 0, a7 = maxIndices ? addrOf(*maxIndices) : 0;
+    CUdeviceptr a0 = *pw, a1 = *pi, a2 = *po, a3 = *pp, a4 = out.address(), a5 = offset2bag ? offset2bag->address() : 0,
+                a6 = bagSize ? bagSize->address() : 0, a7 = maxIndices ? maxIndices->address() : 0;
     void* params[] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7, &a};
     return launch("fx_bag_forward", t, a.bags, params);
 }
@@ -117,7 +113,7 @@ Status embeddingBagBackward(const DeviceView& grad, const DeviceView& indices, c
          pm = dense(maxIndices), pp = dense(perSampleWeights);
     for (auto* e : {&pg, &pi, &po, &pb, &ps, &pm, &pp})
         if (!e->ok()) return e->error();
-    CUdeviceptr a0 = *pg, a1 = *pi, a2 = *po, a3 = *pb, a4 = *ps, a5 = *pm, a6 = *pp, a7 = addrOf(gradWeight);
+    CUdeviceptr a0 = *pg, a1 = *pi, a2 = *po, a3 = *pb, a4 = *ps, a5 = *pm, a6 = *pp, a7 = gradWeight.address();
     if (mode == 2) {
         if (a.bags * a.D == 0) return Status::success();
         void* params[] = {&a0, &a5, &a4, &a7, &a};
@@ -148,7 +144,7 @@ Status embeddingBagPerSampleWeightsBackward(const DeviceView& grad, const Device
     auto pg = dense(grad), pw = dense(weight), pi = dense(indices), po = dense(offsets), pb = dense(offset2bag);
     for (auto* e : {&pg, &pw, &pi, &po, &pb})
         if (!e->ok()) return e->error();
-    CUdeviceptr a0 = *pg, a1 = *pw, a2 = *pi, a3 = *po, a4 = *pb, a5 = addrOf(out);
+    CUdeviceptr a0 = *pg, a1 = *pw, a2 = *pi, a3 = *po, a4 = *pb, a5 = out.address();
     void* params[] = {&a0, &a1, &a2, &a3, &a4, &a5, &a};
     return launch("fx_bag_psw_backward", t, a.n, params);
 }

@@ -26,10 +26,6 @@ const char* suffixOf(DType t) {
     }
 }
 
-CUdeviceptr addrOf(const DeviceView& v) {
-    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-}
-
 int64_t product(const std::vector<int64_t>& s, size_t from, size_t to) {
     int64_t p = 1;
     for (size_t i = from; i < to; ++i) p *= s[i];
@@ -103,7 +99,7 @@ Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, 
     }
     auto fn = fallbackModule().function(std::string("fx_window_max_") + suffixOf(xm.dtype));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr px = addrOf(*xd), ps = sd ? addrOf(*sd) : CUdeviceptr{0}, py = addrOf(y), pi = addrOf(indices);
+    CUdeviceptr px = xd->address(), ps = sd ? sd->address() : CUdeviceptr{0}, py = y.address(), pi = indices.address();
     void* params[] = {&px, &ps, &py, &pi, &a};
     return launch(*fn, (work + 255) / 256, 256, params, "fx_window_max");
 }
@@ -134,7 +130,7 @@ Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceV
     if (!xd.ok()) return xd.error();
     auto fn = fallbackModule().function(std::string("fx_sort_rows_") + suffixOf(xm.dtype));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr px = addrOf(*xd), pv = addrOf(values), pi = addrOf(indices);
+    CUdeviceptr px = xd->address(), pv = values.address(), pi = indices.address();
     void* params[] = {&px, &pv, &pi, &a};
     return launch(*fn, a.outer * a.inner, 256, params, "fx_sort_rows");
 }
@@ -195,7 +191,7 @@ Status segmentReduce(const DeviceView& data, int kind, int64_t axis, const Devic
     if (!sd.ok()) return sd.error();
     auto fn = fallbackModule().function(std::string("fx_segment_reduce_") + suffixOf(data.meta.dtype));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr px = addrOf(*xd), ps = addrOf(*sd), py = addrOf(out);
+    CUdeviceptr px = xd->address(), ps = sd->address(), py = out.address();
     void* params[] = {&px, &ps, &py, &*a};
     return launch(*fn, (work + 255) / 256, 256, params, "fx_segment_reduce");
 }
@@ -211,7 +207,7 @@ Status segmentReduceBackward(const DeviceView& grad, const DeviceView& output, c
         output.meta.dtype != data.meta.dtype)
         return makeError("device segment_reduce backward: gradient, output and data do not match");
     const size_t item = static_cast<size_t>(dtypeItemSize(gx.meta.dtype));
-    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(gx), 0, static_cast<size_t>(gx.meta.numel()) * item),
+    if (Status s = check(runtime().cu.cuMemsetD8(gx.address(), 0, static_cast<size_t>(gx.meta.numel()) * item),
                          "zeroing segment_reduce's gradient");
         !s.ok())
         return s;
@@ -227,7 +223,7 @@ Status segmentReduceBackward(const DeviceView& grad, const DeviceView& output, c
     if (!sd.ok()) return sd.error();
     auto fn = fallbackModule().function(std::string("fx_segment_reduce_bwd_") + suffixOf(data.meta.dtype));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pg = addrOf(*gd), py = addrOf(*yd), px = addrOf(*xd), ps = addrOf(*sd), po = addrOf(gx);
+    CUdeviceptr pg = gd->address(), py = yd->address(), px = xd->address(), ps = sd->address(), po = gx.address();
     void* params[] = {&pg, &py, &px, &ps, &po, &*a};
     return launch(*fn, (work + 255) / 256, 256, params, "fx_segment_reduce_bwd");
 }
@@ -252,7 +248,7 @@ Status put(const DeviceView& self, const DeviceView& index, const DeviceView& so
     if (!sd.ok()) return sd.error();
     auto fn = fallbackModule().function(std::string("fx_put_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pi = addrOf(*id), ps = addrOf(*sd), po = addrOf(out);
+    CUdeviceptr pi = id->address(), ps = sd->address(), po = out.address();
     void* params[] = {&pi, &ps, &po, &a};
     return launch(*fn, (a.n + 255) / 256, 256, params, "fx_put");
 }
@@ -279,8 +275,8 @@ Status batchNormEval(const DeviceView& x, const std::optional<DeviceView>& w, co
     if (!xd.ok()) return xd.error();
     auto fn = fallbackModule().function(std::string("fx_bn_eval_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
-    auto opt = [](const std::optional<DeviceView>& v) { return v ? addrOf(*v) : CUdeviceptr{0}; };
-    CUdeviceptr px = addrOf(*xd), pw = opt(w), pb = opt(b), prm = addrOf(rm), prv = addrOf(rv), py = addrOf(y),
+    auto opt = [](const std::optional<DeviceView>& v) { return v ? v->address() : CUdeviceptr{0}; };
+    CUdeviceptr px = xd->address(), pw = opt(w), pb = opt(b), prm = rm.address(), prv = rv.address(), py = y.address(),
                 pm = opt(mean), pis = opt(invstd);
     void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &N, &C, &S, &eps};
     const int64_t work = std::max(N * C * S, C);
@@ -335,7 +331,7 @@ Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, boo
         if (!ad.ok()) return ad.error();
         auto fn = fallbackModule().function(std::string("fx_trsm_") + suffixOf(t));
         if (!fn.ok()) return fn.error();
-        CUdeviceptr pa = addrOf(*ad), px = addrOf(Xd);
+        CUdeviceptr pa = ad->address(), px = Xd.address();
         void* params[] = {&pa, &px, &a};
         if (Status s = launch(*fn, (a.batches * a.k + 63) / 64, 64, params, "fx_trsm"); !s.ok()) return s;
     }
@@ -366,7 +362,7 @@ Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView&
     if (!trsm.ok()) return trsm.error();
     auto pivot = fallbackModule().function(std::string("fx_lu_pivot_") + suffixOf(t));
     if (!pivot.ok()) return pivot.error();
-    CUdeviceptr pl = addrOf(*lud), pp = addrOf(*pd), px = addrOf(X);
+    CUdeviceptr pl = lud->address(), pp = pd->address(), px = X.address();
     const int64_t blocks = (a.batches * a.k + 63) / 64;
     auto swaps = [&](bool reverse) {
         FxLinalgArgs s = a;
@@ -420,8 +416,8 @@ Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& lo
     if (!scratch.ok()) return scratch.error();
     auto fn = fallbackModule().function(std::string("fx_slogdet_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pa = addrOf(*ad), ps = addrOf(sign), pl = addrOf(logabs), plu = addrOf(lu), pp = addrOf(pivots),
-                pscr = scratch->ptr();
+    CUdeviceptr pa = ad->address(), ps = sign.address(), pl = logabs.address(), plu = lu.address(),
+                pp = pivots.address(), pscr = scratch->ptr();
     void* params[] = {&pa, &ps, &pl, &plu, &pp, &pscr, &a};
     return launch(*fn, (a.batches + 63) / 64, 64, params, "fx_slogdet");
 }
@@ -443,7 +439,7 @@ Status matrixExp(const DeviceView& A, const DeviceView& out) {
     if (!scratch.ok()) return scratch.error();
     auto fn = fallbackModule().function(std::string("fx_matrix_exp_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pa = addrOf(*ad), po = addrOf(out), pscr = scratch->ptr();
+    CUdeviceptr pa = ad->address(), po = out.address(), pscr = scratch->ptr();
     void* params[] = {&pa, &po, &pscr, &a};
     return launch(*fn, (a.batches + 63) / 64, 64, params, "fx_matrix_exp");
 }
@@ -524,7 +520,7 @@ Status indexedPut(const DeviceView& self, const std::optional<DeviceView>& maskO
     auto fn = fallbackModule().function(std::string("fx_masked_put_acc_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
     // Views read at their own offsets: the bases are passed, the offsets are in the arguments.
-    CUdeviceptr pm = maskOpt ? maskOpt->base : CUdeviceptr{0}, pv = values.base, po = addrOf(out),
+    CUdeviceptr pm = maskOpt ? maskOpt->base : CUdeviceptr{0}, pv = values.base, po = out.address(),
                 pi[FX_MAX_INDICES] = {0, 0, 0, 0};
     for (size_t j = 0; j < k; ++j) pi[j] = indices[j].base;
     void* params[] = {&pm, &pi[0], &pi[1], &pi[2], &pi[3], &pv, &po, &a};
@@ -591,13 +587,13 @@ Status maskedSelect(const DeviceView& self, const DeviceView& mask, const Device
     a.moff = mask.meta.offset;
     if (a.outLen == 0) return Status::success();
     // Slots a different mask would leave unwritten read as zeros, not stale memory.
-    if (Status s = check(runtime().cu.cuMemsetD8(addrOf(out), 0, static_cast<size_t>(a.outLen * a.elem)),
+    if (Status s = check(runtime().cu.cuMemsetD8(out.address(), 0, static_cast<size_t>(a.outLen * a.elem)),
                          "zeroing masked_select's output");
         !s.ok())
         return s;
     auto fn = fallbackModule().function("fx_masked_select_any");
     if (!fn.ok()) return fn.error();
-    CUdeviceptr ps = self.base, pm = mask.base, po = addrOf(out);
+    CUdeviceptr ps = self.base, pm = mask.base, po = out.address();
     void* params[] = {&ps, &pm, &po, &a};
     return launchGrid(*fn, 1, 1, 32, params, "fx_masked_select");
 }

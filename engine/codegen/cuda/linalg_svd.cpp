@@ -17,10 +17,6 @@ KernelModule& svdModule() {
     return *m;
 }
 
-CUdeviceptr addrOf(const DeviceView& v) {
-    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-}
-
 /// Batches, m and n of A [.., m, n]; false for fewer than 2 dims.
 bool sizesOf(const TensorMeta& A, FxSvdArgs& a) {
     const size_t nd = A.shape.size();
@@ -86,8 +82,8 @@ Status svd(const DeviceView& A, const DeviceView& S, const std::optional<DeviceV
     if (!ad.ok()) return ad.error();
     auto scratch = DeviceBuffer::allocate(static_cast<size_t>(a.batches * scratchPerMatrix(a.m, a.n)) * sizeof(double));
     if (!scratch.ok()) return scratch.error();
-    CUdeviceptr pa = addrOf(*ad), ps = addrOf(S), pu = a.wantUV ? addrOf(*U) : 0, pv = a.wantUV ? addrOf(*Vh) : 0,
-                pscr = scratch->ptr();
+    CUdeviceptr pa = ad->address(), ps = S.address(), pu = a.wantUV ? U->address() : 0,
+                pv = a.wantUV ? Vh->address() : 0, pscr = scratch->ptr();
     void* params[] = {&pa, &pu, &ps, &pv, &pscr, &a};
     return launch("fx_svd_", t, a.batches, params);
 }
@@ -120,8 +116,8 @@ Status pinv(const DeviceView& A, const std::optional<DeviceView>& atol, const st
     if (!ad.ok()) return ad.error();
     auto scratch = DeviceBuffer::allocate(static_cast<size_t>(a.batches * scratchPerMatrix(a.m, a.n)) * sizeof(double));
     if (!scratch.ok()) return scratch.error();
-    CUdeviceptr pa = addrOf(*ad), pat = atol ? addrOf(*atol) : 0, prt = rtol ? addrOf(*rtol) : 0, pr = addrOf(R),
-                pscr = scratch->ptr();
+    CUdeviceptr pa = ad->address(), pat = atol ? atol->address() : 0, prt = rtol ? rtol->address() : 0,
+                pr = R.address(), pscr = scratch->ptr();
     void* params[] = {&pa, &pat, &prt, &pr, &pscr, &a};
     return launch("fx_pinv_", t, a.batches, params);
 }

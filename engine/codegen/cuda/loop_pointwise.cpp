@@ -44,10 +44,6 @@ Expected<DeviceView> broadcastDense(const DeviceView& v, const TensorMeta& out, 
     return d;
 }
 
-CUdeviceptr addrOf(const DeviceView& v) {
-    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-}
-
 }  // namespace
 
 Expected<std::string> loopPointwiseSource() { return loopModule().source(); }
@@ -70,7 +66,7 @@ Status loopPointwise(LoopOp op, const DeviceView& a, const DeviceView& b, const 
     if (!bd.ok()) return bd.error();
     auto fn = loopModule().function(std::string(nameOf(op)) + suffixOf(t));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pa = addrOf(*ad), pb = addrOf(*bd), py = addrOf(out);
+    CUdeviceptr pa = ad->address(), pb = bd->address(), py = out.address();
     long long count = n;
     void* params[] = {&pa, &pb, &py, &count};
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;

@@ -55,8 +55,7 @@ Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out) {
         return s.error();
     auto fn = randomModule().function(std::string("fx_mt_uniform_") + (t == DType::Float64 ? "f64" : "f32"));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr ps = buf->ptr(),
-                po = out.base + static_cast<CUdeviceptr>(out.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(t));
+    CUdeviceptr ps = buf->ptr(), po = out.address();
     long long count = n;
     void* params[] = {&ps, &po, &count};
     // One block: 312 state words, ten warps.
@@ -96,10 +95,7 @@ Expected<bool> dropout(std::mt19937_64& rng, const DeviceView& x, double p, cons
     // The scale in the tensor's precision first (the reference rounds it the same way).
     double scale = 1.0 / (1.0 - p);
     if (t == DType::Float32) scale = static_cast<double>(static_cast<float>(scale));
-    auto addr = [](const DeviceView& v) {
-        return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-    };
-    CUdeviceptr px = addr(*xd), pu = u.base, py = addr(y), pm = addr(mask);
+    CUdeviceptr px = xd->address(), pu = u.base, py = y.address(), pm = mask.address();
     long long count = n;
     void* params[] = {&px, &pu, &py, &pm, &p, &scale, &count};
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;

@@ -20,10 +20,6 @@ KernelModule& samplingModule() {
 
 const char* suffixOf(DType t) { return t == DType::Float64 ? "f64" : "f32"; }
 
-CUdeviceptr addrOf(const DeviceView& v) {
-    return v.base + static_cast<CUdeviceptr>(v.meta.offset) * static_cast<CUdeviceptr>(dtypeItemSize(v.meta.dtype));
-}
-
 Status launch(CUfunction fn, int64_t work, void** params, const char* what) {
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
     return launchGrid(fn, static_cast<unsigned>(std::clamp<int64_t>((work + 255) / 256, 1, cap)), 1, 256, params, what);
@@ -31,7 +27,7 @@ Status launch(CUfunction fn, int64_t work, void** params, const char* what) {
 
 Status zero(const DeviceView& v) {
     return check(
-        runtime().cu.cuMemsetD8(addrOf(v), 0, static_cast<size_t>(v.meta.numel()) * dtypeItemSize(v.meta.dtype)),
+        runtime().cu.cuMemsetD8(v.address(), 0, static_cast<size_t>(v.meta.numel()) * dtypeItemSize(v.meta.dtype)),
         "zeroing a gradient");
 }
 
@@ -143,7 +139,7 @@ Status gridSample(const DeviceView& x, const DeviceView& grid, bool alignCorners
     if (!gd.ok()) return gd.error();
     auto fn = samplingModule().function(std::string("fx_grid_sample_") + suffixOf(x.meta.dtype));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr px = addrOf(*xd), pg = addrOf(*gd), py = addrOf(y);
+    CUdeviceptr px = xd->address(), pg = gd->address(), py = y.address();
     void* params[] = {&px, &pg, &py, &*a};
     return launch(*fn, a->N * a->outSize, params, "fx_grid_sample");
 }
@@ -170,8 +166,8 @@ Status gridSampleBackward(const DeviceView& gy, const DeviceView& x, const Devic
     if (!gd.ok()) return gd.error();
     auto fn = samplingModule().function(std::string("fx_grid_sample_backward_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pgy = addrOf(*gyd), px = addrOf(*xd), pg = addrOf(*gd), pgx = gx ? addrOf(*gx) : CUdeviceptr{0},
-                pgg = gg ? addrOf(*gg) : CUdeviceptr{0};
+    CUdeviceptr pgy = gyd->address(), px = xd->address(), pg = gd->address(), pgx = gx ? gx->address() : CUdeviceptr{0},
+                pgg = gg ? gg->address() : CUdeviceptr{0};
     void* params[] = {&pgy, &px, &pg, &pgx, &pgg, &*a};
     return launch(*fn, a->N * a->outSize, params, "fx_grid_sample_backward");
 }
@@ -199,8 +195,8 @@ Status upsampleBilinearAa(const DeviceView& x, const DeviceView& y, int64_t inH,
     // Along H into [planes, dstH, srcW], then along W (rows of length srcW) into y.
     auto mid = DeviceBuffer::allocate(static_cast<size_t>(planes * dstH * srcW) * dtypeItemSize(t));
     if (!mid.ok()) return mid.error();
-    if (Status s = bandApply(addrOf(*xd), mid->ptr(), t, bh, planes, srcH, srcW, dstH); !s.ok()) return s;
-    return bandApply(mid->ptr(), addrOf(y), t, bw, planes * dstH, srcW, 1, dstW);
+    if (Status s = bandApply(xd->address(), mid->ptr(), t, bh, planes, srcH, srcW, dstH); !s.ok()) return s;
+    return bandApply(mid->ptr(), y.address(), t, bw, planes * dstH, srcW, 1, dstW);
 }
 
 }  // namespace fxray::cg::cuda
