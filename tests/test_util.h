@@ -6,6 +6,7 @@
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
+#include "import/npy.h"
 #include "import/recorded_pins.h"
 
 #include <QString>
@@ -76,6 +77,28 @@ inline std::unique_ptr<fxray::Graph> parseForward(const std::string& params, con
     }
     fxray::resolveOps(**g);
     return std::move(g).value();
+}
+
+/// One recorded stage of PyTorch's OpInfo set: STEM.py, its inputs STEM/inputs/NNN.npy and
+/// PyTorch's outputs STEM/outputs/NNN.npy.
+struct RecordedStage {
+    fxray::LoadedFile file;
+    std::vector<fxray::Value> inputs, expect;
+    fxray::Graph& graph() { return file.graphs[0].executable(); }
+};
+inline fxray::Expected<RecordedStage> loadRecordedStage(const std::filesystem::path& stem) {
+    RecordedStage r;
+    auto f = fxray::loadFile(stem.string() + ".py");
+    if (!f.ok()) return f.error();
+    r.file = std::move(f).value();
+    fxray::Graph& g = r.graph();
+    auto in = fxray::readNpyFolder(stem / "inputs", g.placeholders().size());
+    if (!in.ok()) return in.error();
+    auto expect = fxray::readNpyFolder(stem / "outputs", g.outputs().size());
+    if (!expect.ok()) return expect.error();
+    r.inputs = std::move(in).value();
+    r.expect = std::move(expect).value();
+    return r;
 }
 
 /// Values of a tensor in row-major order.

@@ -128,21 +128,18 @@ private slots:
         QFETCH(QString, externs);
         const auto stem = fxtest::corpus().parent_path() / "opinfo" / graph.toStdString();
         if (!std::filesystem::exists(stem.string() + ".py")) QSKIP("the OpInfo graphs are not beside the corpus");
-        auto f = loadFile(stem.string() + ".py");
-        QVERIFY2(f.ok(), f.ok() ? "" : f.error().str().c_str());
-        Graph& g = f->graphs[0].executable();
-        auto in = readNpyFolder(stem / "inputs", g.placeholders().size());
-        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
-        auto expect = readNpyFolder(stem / "outputs", g.outputs().size());
-        QVERIFY2(expect.ok(), expect.ok() ? "" : expect.error().str().c_str());
+        auto rec = fxtest::loadRecordedStage(stem);
+        QVERIFY2(rec.ok(), rec.ok() ? "" : rec.error().str().c_str());
+        Graph& g = rec->graph();
+        const std::vector<Value>* expect = &rec->expect;
         RunRequest req;
-        req.inputs = *in;
-        auto ref = runAndCheck(g, req, &*expect);
+        req.inputs = rec->inputs;
+        auto ref = runAndCheck(g, req, expect);
         QVERIFY2(ref.ok() && ref->ok, "the reference executor does not reproduce this recording");
         SKIP_WITHOUT_DEVICE();
         SKIP_WITHOUT_EXTERNS(externs.toStdString());
         cg::cuda::CudaRunInfo info;
-        auto r = cg::cuda::runAndCheckCuda(g, req, &*expect, &info);
+        auto r = cg::cuda::runAndCheckCuda(g, req, expect, &info);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
         for (const auto& c : r->comparisons)
             QVERIFY2(c.ok, qPrintable(QString("output %1 rel_err %2").arg(c.index).arg(c.relErr)));
