@@ -8,29 +8,17 @@
 
 #include "codegen/cpu/cpu_backend.h"
 #include "exec/run_check.h"
-#include "import/fx_text_reader.h"
 
 using namespace fxray;
 
 namespace {
 
-std::unique_ptr<Graph> parse(const std::string& text) {
-    auto g = readFxText(text, "test.py");
-    if (!g.ok()) {
-        qWarning("%s", g.error().str().c_str());
-        return nullptr;
-    }
-    resolveOps(**g);
-    return std::move(g).value();
-}
-
-const char* const kGraph = "class GraphModule(torch.nn.Module):\n"
-                           "    def forward(self, x: \"f32[4][1]cpu\", y: \"f32[4][1]cpu\"):\n"
-                           "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(x, 2.0)\n"
-                           "        alias: \"f32[4][1]cpu\" = torch.ops.aten.alias.default(x)\n"
-                           "        copy_: \"f32[4][1]cpu\" = torch.ops.aten.copy_.default(alias, y)\n"
-                           "        add: \"f32[4][1]cpu\" = torch.ops.aten.add.Tensor(x, 1.0)\n"
-                           "        return (mul, copy_, add)\n";
+const char* const kParams = "x: \"f32[4][1]cpu\", y: \"f32[4][1]cpu\"";
+const char* const kBody = "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(x, 2.0)\n"
+                          "        alias: \"f32[4][1]cpu\" = torch.ops.aten.alias.default(x)\n"
+                          "        copy_: \"f32[4][1]cpu\" = torch.ops.aten.copy_.default(alias, y)\n"
+                          "        add: \"f32[4][1]cpu\" = torch.ops.aten.add.Tensor(x, 1.0)\n"
+                          "        return (mul, copy_, add)\n";
 
 }  // namespace
 
@@ -38,7 +26,7 @@ class TestCpuInputMutation : public QObject {
     Q_OBJECT
 private slots:
     void copy_into_input() {
-        auto g = parse(kGraph);
+        auto g = fxtest::parseForward(kParams, kBody);
         QVERIFY(g);
         const std::vector<double> x{1, 2, 3, 4}, y{10, 20, 30, 40};
         // PyTorch's values: mul reads x before the write, add after it.
