@@ -142,7 +142,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             return mul(v[0], v[1]);
         });
     };
-    t["aten.div.Tensor"] = t["aten.div.Scalar"] = t["aten.div.Tensor_mode"] = [](LowerCtx& c) { return divLike(c); };
+    t["aten.div.Tensor"] = t["aten.div.Scalar"] = t["aten.div.Tensor_mode"] = t["aten.div.Scalar_mode"] =
+        [](LowerCtx& c) { return divLike(c); };
     t["aten.neg.default"] = [](LowerCtx& c) { return unary(c, Op::Neg); };
     t["aten.abs.default"] = [](LowerCtx& c) { return unary(c, Op::Abs); };
     t["aten.sqrt.default"] = [](LowerCtx& c) { return unary(c, Op::Sqrt); };
@@ -170,10 +171,10 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Pow, v[0], v[1]); });
     };
-    t["aten.maximum.default"] = [](LowerCtx& c) {
+    t["aten.maximum.default"] = t["aten.max.other"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Max, v[0], v[1]); });
     };
-    t["aten.minimum.default"] = [](LowerCtx& c) {
+    t["aten.minimum.default"] = t["aten.min.other"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Min, v[0], v[1]); });
     };
     t["aten.clamp_min.default"] = [](LowerCtx& c) { return clampLike(c, optScalar(c, 1), std::nullopt); };
@@ -218,11 +219,11 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         return pw(
             c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); }, DType::Bool);
     };
-    t["aten.bitwise_and.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+    t["aten.bitwise_and.Tensor"] = t["aten.bitwise_and.Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (c.outMeta().dtype != DType::Bool) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); });
     };
-    t["aten.bitwise_or.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+    t["aten.bitwise_or.Tensor"] = t["aten.bitwise_or.Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (c.outMeta().dtype != DType::Bool) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Or, v[0], v[1]); });
     };

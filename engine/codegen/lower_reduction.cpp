@@ -396,7 +396,10 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.amax.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Max, false); };
     t["aten.amin.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Min, false); };
-    t["aten.var.correction"] = [](LowerCtx& c) { return variance(c, false); };
+    // var.dim / std.dim / var_mean.dim: `bool unbiased` in correction's place reads as 1 or 0.
+    t["aten.var.correction"] = t["aten.var.dim"] = [](LowerCtx& c) { return variance(c, false); };
+    t["aten.std.dim"] = [](LowerCtx& c) { return variance(c, true); };
+    t["aten.var_mean.dim"] = [](LowerCtx& c) { return variance(c, false, true); };
     t["aten.std.correction"] = [](LowerCtx& c) { return variance(c, true); };
     t["aten.var_mean.correction"] = [](LowerCtx& c) { return variance(c, false, true); };
     t["aten.std_mean.correction"] = [](LowerCtx& c) { return variance(c, true, true); };
