@@ -450,6 +450,53 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         }));
     };
     t["aten.arange.default"] = t["aten.arange.start"] = t["aten.arange.start_step"] = arange;
+    // linspace / logspace (start and end numbers or 0-d tensors): as the reference's kernel
+    // (exec/ops/creation.cpp), the bounds in the output's precision (truncated for integers),
+    // one step rounded to the step type, the first half counting up from start and the second
+    // down from end, each value rounded once; logspace raises base to them.
+    auto space = [](LowerCtx& c) -> std::optional<LValue> {
+        const TensorMeta& om = c.outMeta();
+        if (om.shape.size() != 1 || isComplex(om.dtype) || om.dtype == DType::Bool) return std::nullopt;
+        const bool log = c.node().opName().rfind("aten.logspace", 0) == 0;
+        const int64_t steps = c.args().toInt(2);
+        const double base = log ? c.args()[3].toDouble() : 0.0;
+        const DType od = om.dtype, st = isFloating(od) ? od : DType::Float32, f64 = DType::Float64;
+        std::vector<int> deps;
+        int bound[2] = {-1, -1};
+        double value[2] = {0, 0};
+        for (size_t i = 0; i < 2; ++i) {
+            if (c.args()[i].isTensor()) {
+                bound[i] = c.in(i);
+                if (bound[i] < 0 || !c.meta(bound[i]).shape.empty()) return std::nullopt;
+                deps.push_back(bound[i]);
+            } else if (c.args()[i].isNumber()) {
+                value[i] = c.args()[i].toDouble();
+            } else {
+                return std::nullopt;
+            }
+        }
+        return tensorValue(c.pointwise(om, deps, [=](Loader& L, const std::vector<Index>& x) {
+            auto end = [&](size_t i) {
+                ExprP v = bound[i] >= 0 ? eto(L.load(bound[i], {}), f64) : econst(value[i], f64);
+                return isFloating(od) ? eto(ecast(v, od), f64) : eunary(Op::Trunc, v);
+            };
+            ExprP s = end(0), e = end(1);
+            ExprP v = s;
+            if (steps > 1) {
+                ExprP step = eto(ecast(ebinary(Op::Div, sub(e, s), econst(double(steps - 1), f64)), st), f64);
+                ExprP i = eto(eindex(x[0]), f64);
+                ExprP up = add(s, mul(step, i));
+                ExprP down = sub(e, mul(step, sub(econst(double(steps - 1), f64), i)));
+                v = ewhere(ebinary(Op::Lt, eindex(x[0]), econst(double(steps / 2), DType::Int64)), up, down);
+                v = eto(ecast(v, st), f64);
+            }
+            if (log) v = ebinary(Op::Pow, econst(base, f64), v);
+            return ecast(v, od);
+        }));
+    };
+    for (const char* f : {"linspace", "logspace"})
+        for (const char* o : {".default", ".Tensor_Tensor", ".Tensor_Scalar", ".Scalar_Tensor"})
+            t[std::string("aten.") + f + o] = space;
 }
 
 }  // namespace fxray::cg
