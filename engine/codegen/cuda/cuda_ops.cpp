@@ -20,6 +20,7 @@ const std::vector<FallbackExtern>& fallbackExterns() {
         {"aten._unique.default", "unique"},
         {"aten._unique2.default", "unique2"},
         {"aten.unique_consecutive.default", "unique_consecutive"},
+        {"aten.repeat_interleave.Tensor", "repeat_interleave"},
     };
     return t;
 }

@@ -1,8 +1,8 @@
 // Device externs of the sorting ops (sort_kernels.h): sort, sort.stable and topk as a stable
-// merge sort of every row, and the uniques (_unique, _unique2, unique_consecutive) over the
-// flattened input. The uniques' outputs were sized ahead from their getitems' annotations; an
-// input with another number of unique values is an error that says so. Listed in
-// deviceExternTable().
+// merge sort of every row, the uniques (_unique, _unique2, unique_consecutive) over the
+// flattened input, and repeat_interleave.Tensor on the same one-block scan. Their outputs were
+// sized ahead from the graph's annotations; an input that needs another size is an error that
+// says so. Listed in deviceExternTable().
 #include "codegen/cuda/device_externs.h"
 
 #include "codegen/cuda/sort_kernels.h"
@@ -58,6 +58,18 @@ Expected<bool> uniqueOnDeviceExtern(DeviceCall& c) {
     return true;
 }
 
+/// repeat_interleave.Tensor(repeats, *, output_size): int64 repeats only.
+Expected<bool> repeatInterleaveOnDeviceExtern(DeviceCall& c) {
+    auto r = c.view(0);
+    const TensorMeta* om = c.out0();
+    if (!r || !om || r->meta.dtype != DType::Int64 || r->meta.shape.size() > 1 || !om->isContiguous()) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = repeatInterleaveOnDevice(*r, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 }  // namespace
 
 const std::vector<DeviceExtern>& sortDeviceExterns() {
@@ -68,6 +80,7 @@ const std::vector<DeviceExtern>& sortDeviceExterns() {
         {"unique", uniqueOnDeviceExtern<2, -1, false>},
         {"unique2", uniqueOnDeviceExtern<2, 3, false>},
         {"unique_consecutive", uniqueOnDeviceExtern<1, 2, true>},
+        {"repeat_interleave", repeatInterleaveOnDeviceExtern},
     };
     return t;
 }

@@ -235,4 +235,43 @@ Status uniqueOnDevice(const DeviceView& x, bool consecutive, const DeviceView* v
     return Status::success();
 }
 
+Status repeatInterleaveOnDevice(const DeviceView& repeats, const DeviceView& out) {
+    const TensorMeta &rm = repeats.meta, &om = out.meta;
+    if (rm.dtype != DType::Int64 || rm.shape.size() > 1 || om.dtype != DType::Int64 || om.shape.size() != 1 ||
+        !om.isContiguous())
+        return makeError("device repeat_interleave needs 1-D int64 repeats and a dense 1-D int64 output");
+    const int64_t n = rm.numel(), total = om.numel();
+    if (n == 0) {
+        if (total != 0) return makeError("no repeats, but the output was sized for " + std::to_string(total));
+        return Status::success();
+    }
+    DeviceBuffer tr, cbuf;
+    auto rd = denseView(repeats, tr);
+    if (!rd.ok()) return rd.error();
+    auto cs = scratch(cbuf, n, DType::Int64);
+    if (!cs.ok()) return cs.error();
+    {
+        auto fn = sortModule().function("fx_repeat_scan");
+        if (!fn.ok()) return fn.error();
+        CUdeviceptr pr = rd->address(), pc = cs->base;
+        long long cnt = n;
+        void* params[] = {&pr, &pc, &cnt};
+        if (Status s = launchGrid(*fn, 1, 1, 1024, params, "fx_repeat_scan"); !s.ok()) return s;
+    }
+    // The sum decides whether the ahead-sized output fits: read it back (a sync).
+    long long sum = 0;
+    if (Status s = check(runtime().cu.cuMemcpyDtoH(&sum, cs->base + static_cast<CUdeviceptr>(n - 1) * 8, 8),
+                         "reading the repeats' sum");
+        !s.ok())
+        return s;
+    if (sum != total)
+        return makeError("the repeats sum to " + std::to_string(sum) + ", but the graph sized the output for " +
+                         std::to_string(total) + " (its annotation came from another input)");
+    if (total == 0) return Status::success();
+    CUdeviceptr pc = cs->base, po = out.address();
+    long long cnt = n, tot = total;
+    void* params[] = {&pc, &cnt, &po, &tot};
+    return launch("fx_repeat_index", total, params, "fx_repeat_index");
+}
+
 }  // namespace fxray::cg::cuda

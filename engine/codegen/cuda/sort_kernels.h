@@ -28,4 +28,8 @@ Status sortRowsOnDevice(const DeviceView& x, int64_t dim, bool descending, int64
 Status uniqueOnDevice(const DeviceView& x, bool consecutive, const DeviceView* values, const DeviceView* inverse,
                       const DeviceView* counts);
 
+/// repeat_interleave.Tensor: out (dense int64, sized ahead) = i repeated repeats[i] times, for the
+/// dense 1-D int64 repeats; an error naming both lengths where the repeats sum to another.
+Status repeatInterleaveOnDevice(const DeviceView& repeats, const DeviceView& out);
+
 }  // namespace fxray::cg::cuda

@@ -266,7 +266,8 @@ private slots:
         QVERIFY(src->find("struct FxSortArgs") != std::string::npos);
         auto out = cg::cuda::nvrtcCompile(*src, "fxray_sort", "compute_80");
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
-        QVERIFY(out->image.find(".entry fx_unique_counts") != std::string::npos);
+        for (const char* fn : {"fx_unique_counts", "fx_repeat_scan", "fx_repeat_index"})
+            QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         for (const char* t : {"f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "u8"})
             for (const char* k : {"fx_sort_gather_", "fx_sort_merge_", "fx_sort_scatter_", "fx_unique_scan_",
                                   "fx_unique_write_"})

@@ -817,8 +817,9 @@ private slots:
     void sorting_vs_reference() {
         // Rows longer than a block (5,000: the merge sort's passes) with ties and NaNs; sort.stable
         // by keyword, topk both ways, and the uniques of int64 runs and of a float tensor with
-        // NaNs (each its own value), their inverses and counts: the device gives the reference
-        // executor's values and indices exactly (ties in input order), with no op on the host.
+        // NaNs (each its own value), their inverses and counts, and repeat_interleave of the
+        // runs: the device gives the reference executor's values and indices exactly (ties in
+        // input order), with no op on the host.
         const int64_t n = 5000;
         const double nan = std::numeric_limits<double>::quiet_NaN();
         std::vector<double> xs(static_cast<size_t>(3 * n)), ys(40), zs(42);
@@ -835,6 +836,8 @@ private slots:
             return c;
         };
         const int64_t uy = distinct(ys, false), cy = distinct(ys, true), ux = distinct(xs, false);
+        int64_t ry = 0;  // repeat_interleave(y)'s length
+        for (double v : ys) ry += static_cast<int64_t>(v);
         auto g = fxtest::parseForward(
             "x: " + ann({3, n}) + ", y: " + ann({40}, "i64") + ", z: " + ann({6, 7}),
             "        sort = torch.ops.aten.sort.default(x, 1)\n"
@@ -860,12 +863,14 @@ private slots:
             "        _unique = torch.ops.aten._unique.default(x, True, True)\n"
             "        getitem_14: " + ann({ux}) + " = _unique[0]\n"
             "        getitem_15: " + ann({3, n}, "i64") + " = _unique[1]\n"
+            "        repeat_interleave: " + ann({ry}, "i64") + " = torch.ops.aten.repeat_interleave.Tensor(y)\n"
             "        return (getitem, getitem_1, getitem_2, getitem_3, getitem_4, getitem_5, getitem_6, getitem_7, "
-            "getitem_8, getitem_9, getitem_10, getitem_11, getitem_12, getitem_13, getitem_14, getitem_15)\n");
+            "getitem_8, getitem_9, getitem_10, getitem_11, getitem_12, getitem_13, getitem_14, getitem_15, "
+            "repeat_interleave)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({3, n}, xs), fxtest::tv({40}, ys, DType::Int64), fxtest::tv({6, 7}, zs)};
         const auto ref = reference(*g, in);
-        QCOMPARE(ref.size(), size_t(16));
+        QCOMPARE(ref.size(), size_t(17));
         // The reference itself: sorted rows, NaN last; topk's first value is a row's NaN.
         const auto r0 = fxtest::values(ref[0]);
         QVERIFY(std::isnan(r0[static_cast<size_t>(n - 1)]) && r0[0] <= r0[1]);

@@ -6,7 +6,8 @@
 // to its rank in its own run plus the number of elements of the partner run ordered before it
 // (a binary search). log2(n) passes of one thread per element; no length limit.
 // The uniques then flag the first of each group of equal sorted keys, scan the flags in one
-// block, and scatter values, inverse indices and counts.
+// block, and scatter values, inverse indices and counts. repeat_interleave.Tensor uses the same
+// one-block scan.
 #ifndef FXRAY_EMBEDDED_SOURCE
 #include "dtype_io.cuh"
 #include "sort_args.h"
@@ -88,38 +89,76 @@ __device__ void fx_sort_scatter(const S* keys, const fx_i64* idx, S* values, fx_
     }
 }
 
-// One block: scan[p] = how many groups of equal keys start at or before p (a group starts where
-// a key differs from the one before it; NaN differs from everything, as PyTorch's equality).
-template <class S>
-__device__ void fx_unique_scan(const S* keys, fx_i64* scan, fx_i64 n) {
+// The inclusive prefix sum of v over the block's threads (warp shuffles, then the warps' sums);
+// every thread of the block must call it.
+__device__ fx_i64 fx_block_scan(fx_i64 v) {
     __shared__ fx_i64 warpSums[32];
-    __shared__ fx_i64 carry;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5, warps = (blockDim.x + 31) >> 5;
+    for (int d = 1; d < 32; d <<= 1) {
+        const fx_i64 u = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d) v += u;
+    }
+    if (lane == 31) warpSums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        fx_i64 s = lane < warps ? warpSums[lane] : 0;
+        for (int d = 1; d < 32; d <<= 1) {
+            const fx_i64 u = __shfl_up_sync(0xffffffffu, s, d);
+            if (lane >= d) s += u;
+        }
+        warpSums[lane] = s;
+    }
+    __syncthreads();
+    v += warp > 0 ? warpSums[warp - 1] : 0;
+    __syncthreads();  // warpSums is reused by the next call
+    return v;
+}
+
+// One block walks n values in chunks of blockDim, carrying the running total: out[p] = the sum of
+// value(0..p). Groups: value(p) = 1 where a key differs from the one before it (NaN differs from
+// everything, as PyTorch's equality), so out[p] counts the groups started at or before p.
+template <class F>
+__device__ void fx_chunked_scan(F value, fx_i64* out, fx_i64 n) {
+    __shared__ fx_i64 carry;
+    const int t = threadIdx.x;
     if (t == 0) carry = 0;
     __syncthreads();
     for (fx_i64 base = 0; base < n; base += blockDim.x) {
         const fx_i64 p = base + t;
-        fx_i64 v = (p < n && (p == 0 || !(fx_sort_key(keys[p - 1]) == fx_sort_key(keys[p])))) ? 1 : 0;
-        for (int d = 1; d < 32; d <<= 1) {
-            const fx_i64 u = __shfl_up_sync(0xffffffffu, v, d);
-            if (lane >= d) v += u;
-        }
-        if (lane == 31) warpSums[warp] = v;
-        __syncthreads();
-        if (warp == 0) {
-            fx_i64 s = lane < warps ? warpSums[lane] : 0;
-            for (int d = 1; d < 32; d <<= 1) {
-                const fx_i64 u = __shfl_up_sync(0xffffffffu, s, d);
-                if (lane >= d) s += u;
-            }
-            warpSums[lane] = s;
-        }
-        __syncthreads();
-        v += carry + (warp > 0 ? warpSums[warp - 1] : 0);
-        if (p < n) scan[p] = v;
+        const fx_i64 v = fx_block_scan(p < n ? value(p) : 0) + carry;
+        if (p < n) out[p] = v;
         __syncthreads();
         if (t == blockDim.x - 1) carry = v;
         __syncthreads();
+    }
+}
+
+template <class S>
+__device__ void fx_unique_scan(const S* keys, fx_i64* scan, fx_i64 n) {
+    fx_chunked_scan(
+        [keys](fx_i64 p) -> fx_i64 {
+            return p == 0 || !(fx_sort_key(keys[p - 1]) == fx_sort_key(keys[p])) ? 1 : 0;
+        },
+        scan, n);
+}
+
+// repeat_interleave.Tensor: the running sums of the repeats (one block), then out[j] = the first
+// i whose running sum passes j (a binary search per output element).
+extern "C" __global__ void fx_repeat_scan(const fx_i64* repeats, fx_i64* csum, fx_i64 n) {
+    fx_chunked_scan([repeats](fx_i64 p) -> fx_i64 { return repeats[p]; }, csum, n);
+}
+
+extern "C" __global__ void fx_repeat_index(const fx_i64* csum, fx_i64 n, fx_i64* out, fx_i64 total) {
+    for (fx_i64 j = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; j < total; j += (fx_i64)gridDim.x * blockDim.x) {
+        fx_i64 lo = 0, hi = n;
+        while (lo < hi) {
+            const fx_i64 mid = (lo + hi) >> 1;
+            if (csum[mid] > j)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        out[j] = lo;
     }
 }
 
