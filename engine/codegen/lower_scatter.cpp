@@ -317,9 +317,15 @@ std::optional<LValue> maskedScatter(LowerCtx& c) {
     const std::vector<int64_t> shape = om.shape, sshape = c.meta(src).shape, selfShape = c.meta(self).shape,
                                mshape = c.meta(mask).shape;
     const int64_t N = kern::product(shape), S = kern::product(sshape);
+    const DType ct = computeType(om.dtype);
+    // An empty source fills nothing (the mask selects nothing, or PyTorch would have failed):
+    // the result is self.
+    if (S == 0 && N > 0)
+        return tensorValue(c.pointwise(om, {self}, [=](Loader& L, const std::vector<Index>& co) {
+            return eto(loadBroadcast(L, self, selfShape, co), ct);
+        }));
     if (shape.empty() || N == 0 || S == 0 || N > kMaxPrefixWork / N) return std::nullopt;
     const int rank = maskRank(c, mask, shape);
-    const DType ct = computeType(om.dtype);
     return tensorValue(c.pointwise(om, {self, mask, src, rank}, [=](Loader& L, const std::vector<Index>& co) {
         ExprP sel = eto(loadBroadcast(L, mask, mshape, co), DType::Bool);
         ExprP j = ebinary(Op::Sub, L.load(rank, co), ic(1));

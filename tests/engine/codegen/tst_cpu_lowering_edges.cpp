@@ -1,9 +1,10 @@
 // Lowering rules on the shapes and arguments OpInfo's later samples (s2, s3) reach and its public
 // ones (s0, s1) do not: scans, aminmax and scatters of 0-d tensors, scatters by an empty index,
 // renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
-// (the public samples had 0 steps, an empty output that hid the missing rule). Each graph runs on
-// the CPU backend with no reference fallback and gives the reference executor's values (whose
-// kernels the OpInfo sweep checks against PyTorch), and lowers for CUDA with no fallback.
+// (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
+// an empty source. Each graph runs on the CPU backend with no reference fallback and gives the
+// reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
+// lowers for CUDA with no fallback.
 #include "test_util.h"
 
 #include "codegen/cpu/cpu_backend.h"
@@ -72,6 +73,14 @@ private slots:
                          "        return (scatter_add,)\n",
                          {fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({0, 3}, {}, DType::Int64),
                           fxtest::tv({0, 3}, {})});
+    }
+    void maskedScatterOfAnEmptySource() {
+        // combinations' backward at one element: nothing selected, nothing to scatter.
+        lowersAndMatches("x: \"f32[2, 2][2, 1]cpu\", m: \"b8[2, 2][2, 1]cpu\", s: \"f32[0][1]cpu\"",
+                         "        masked_scatter: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+                         "        return (masked_scatter,)\n",
+                         {fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2, 2}, {0, 0, 0, 0}, DType::Bool),
+                          fxtest::tv({0}, {})});
     }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",
