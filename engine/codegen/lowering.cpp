@@ -241,6 +241,10 @@ const std::map<std::string, std::string>& externKernelNames() {
         // Data-dependent writes by index, as index_put above (cpu/extern_fallback_ops.cpp).
         {"aten.put.default", "put"},
         {"aten.masked_select.default", "masked_select"},
+        // masked_scatter's rules count the mask quadratically: large ones run as extern kernels
+        // (a device scan on CUDA, a loop on the CPU).
+        {"aten.masked_scatter.default", "masked_scatter"},
+        {"aten.masked_scatter_backward.default", "masked_scatter_backward"},
         // index.Tensor's rule gathers by integer indices; a boolean mask (a data-dependent
         // length) runs as an extern kernel.
         {"aten.index.Tensor", "index_by_mask"},

@@ -582,6 +582,40 @@ bool maskedSelect(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+/// masked_scatter(self, mask, source) where its rule declines (large: the rule counts the mask
+/// quadratically): set positions of the broadcast mask take source's elements in row-major order.
+bool maskedScatter(const OpArgs& a, Tensor& out) {
+    const Tensor& mask = a.tensor(1);
+    if (mask.dtype() != DType::Bool) return false;
+    auto vals = kern::toDoublesBroadcast(a.tensor(0), out.shape());
+    const auto mv = kern::toDoublesBroadcast(mask, out.shape());
+    const auto src = kern::toDoubles(a.tensor(2));
+    size_t next = 0;
+    for (size_t i = 0; i < vals.size(); ++i) {
+        if (mv[i] == 0.0) continue;
+        if (next >= src.size()) return false;  // the reference reports it
+        vals[i] = src[next++];
+    }
+    kern::fromDoubles(out, vals);
+    return true;
+}
+
+/// masked_scatter_backward(grad, mask, sizes): grad's selected elements in row-major order,
+/// zero-padded to the source's size.
+bool maskedScatterBackward(const OpArgs& a, Tensor& out) {
+    const Tensor &grad = a.tensor(0), &mask = a.tensor(1);
+    auto shape = kern::broadcastShapes(grad.shape(), mask.shape());
+    if (!shape || mask.dtype() != DType::Bool) return false;
+    const auto gv = kern::toDoublesBroadcast(grad, *shape), mv = kern::toDoublesBroadcast(mask, *shape);
+    std::vector<double> r;
+    for (size_t i = 0; i < gv.size(); ++i)
+        if (mv[i] != 0.0) r.push_back(gv[i]);
+    if (static_cast<int64_t>(r.size()) > out.numel()) return false;
+    r.resize(static_cast<size_t>(out.numel()), 0.0);
+    kern::fromDoubles(out, r);
+    return true;
+}
+
 /// index.Tensor(self, indices) with one boolean mask after leading None entries, the case the
 /// lowering (gathers by integer index) declines: the mask covers self's dims [p, p + mask.dim()),
 /// and the selected positions, in row-major order, form one dim of data-dependent length (as
@@ -633,6 +667,8 @@ const std::vector<CpuExtern>& fallbackOpExterns() {
         {"segment_reduce_backward", single<segmentReduceBackward>},
         {"put", single<put>},
         {"masked_select", single<maskedSelect>},
+        {"masked_scatter", single<maskedScatter>},
+        {"masked_scatter_backward", single<maskedScatterBackward>},
         {"index_by_mask", single<indexByMask>},
         {"masked_index_put_accumulate", single<maskedIndexPutAccumulate>},
         {"copy_into_input", single<copyIntoInput>},

@@ -1,6 +1,7 @@
 // Device externs of the sorting ops (sort_kernels.h): sort, sort.stable and topk as a stable
 // merge sort of every row, the uniques (_unique, _unique2, unique_consecutive) over the
-// flattened input, and repeat_interleave.Tensor on the same one-block scan. Their outputs were
+// flattened input, and repeat_interleave.Tensor and masked_scatter (+ backward, where their
+// lowering declines) on the same one-block scan. Their outputs were
 // sized ahead from the graph's annotations; an input that needs another size is an error that
 // says so. Listed in deviceExternTable().
 #include "codegen/cuda/device_externs.h"
@@ -70,6 +71,35 @@ Expected<bool> repeatInterleaveOnDeviceExtern(DeviceCall& c) {
     return true;
 }
 
+/// masked_scatter(self, mask, source): where its lowering declines (large outputs: the rule's
+/// running count is quadratic).
+Expected<bool> maskedScatterOnDeviceExtern(DeviceCall& c) {
+    auto self = c.view(0), mask = c.view(1), src = c.view(2);
+    const TensorMeta* om = c.out0();
+    if (!self || !mask || !src || !om || !om->isContiguous() || !deviceSortSupports(om->dtype) ||
+        mask->meta.dtype != DType::Bool || src->meta.dtype != om->dtype || self->meta.dtype != om->dtype)
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maskedScatterOnDevice(*self, *mask, *src, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// masked_scatter_backward(grad, mask, sizes).
+Expected<bool> maskedScatterBackwardOnDeviceExtern(DeviceCall& c) {
+    auto grad = c.view(0), mask = c.view(1);
+    const TensorMeta* om = c.out0();
+    if (!grad || !mask || !om || !om->isContiguous() || !deviceSortSupports(om->dtype) ||
+        mask->meta.dtype != DType::Bool || grad->meta.dtype != om->dtype)
+        return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (Status s = maskedScatterBackwardOnDevice(*grad, *mask, **o); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 }  // namespace
 
 const std::vector<DeviceExtern>& sortDeviceExterns() {
@@ -81,6 +111,8 @@ const std::vector<DeviceExtern>& sortDeviceExterns() {
         {"unique2", uniqueOnDeviceExtern<2, 3, false>},
         {"unique_consecutive", uniqueOnDeviceExtern<1, 2, true>},
         {"repeat_interleave", repeatInterleaveOnDeviceExtern},
+        {"masked_scatter", maskedScatterOnDeviceExtern},
+        {"masked_scatter_backward", maskedScatterBackwardOnDeviceExtern},
     };
     return t;
 }

@@ -5,6 +5,8 @@
 
 #include "codegen/cuda/kernels/sort_args.h"
 
+#include "exec/ops/kernel_util.h"
+
 #include <algorithm>
 
 namespace fxray::cg::cuda {
@@ -272,6 +274,91 @@ Status repeatInterleaveOnDevice(const DeviceView& repeats, const DeviceView& out
     long long cnt = n, tot = total;
     void* params[] = {&pc, &cnt, &po, &tot};
     return launch("fx_repeat_index", total, params, "fx_repeat_index");
+}
+
+namespace {
+
+/// The bool mask broadcast to `shape` as dense bytes in `owner`, and its running count of set
+/// entries in `rankOwner`; the total selected comes back (a sync).
+Expected<int64_t> maskRanks(const DeviceView& mask, const std::vector<int64_t>& shape, DeviceBuffer& owner,
+                            DeviceBuffer& rankOwner, DeviceView& dense, DeviceView& rank) {
+    const int64_t n = kern::product(shape);
+    auto m = scratch(owner, n, DType::Bool);
+    if (!m.ok()) return m.error();
+    dense = DeviceView{m->base, TensorMeta::contiguous(shape, DType::Bool)};
+    if (Status s = stridedCopy(mask, dense); !s.ok()) return s.error();
+    auto r = scratch(rankOwner, n, DType::Int64);
+    if (!r.ok()) return r.error();
+    rank = *r;
+    auto fn = sortModule().function("fx_mask_scan");
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pm = dense.base, pr = rank.base;
+    long long cnt = n;
+    void* params[] = {&pm, &pr, &cnt};
+    if (Status s = launchGrid(*fn, 1, 1, 1024, params, "fx_mask_scan"); !s.ok()) return s.error();
+    long long total = 0;
+    if (Status s = check(runtime().cu.cuMemcpyDtoH(&total, rank.base + static_cast<CUdeviceptr>(n - 1) * 8, 8),
+                         "reading the mask's count");
+        !s.ok())
+        return s.error();
+    return static_cast<int64_t>(total);
+}
+
+}  // namespace
+
+Status maskedScatterOnDevice(const DeviceView& self, const DeviceView& mask, const DeviceView& source,
+                             const DeviceView& out) {
+    const TensorMeta& om = out.meta;
+    if (!deviceSortSupports(om.dtype) || source.meta.dtype != om.dtype || self.meta.dtype != om.dtype ||
+        mask.meta.dtype != DType::Bool || !om.isContiguous())
+        return makeError("device masked_scatter needs a dense output of self's dtype, a bool mask and a source alike");
+    const int64_t n = om.numel(), count = source.meta.numel();
+    if (n == 0) return Status::success();
+    if (Status s = stridedCopy(self, out); !s.ok()) return s;
+    DeviceBuffer mo, ro, so;
+    DeviceView dm, rank;
+    auto total = maskRanks(mask, om.shape, mo, ro, dm, rank);
+    if (!total.ok()) return total.error();
+    if (*total > count) return makeError("Number of elements of source < number of ones in mask");
+    if (*total == 0) return Status::success();
+    auto sd = denseView(source, so);
+    if (!sd.ok()) return sd.error();
+    CUdeviceptr pm = dm.base, pr = rank.base, ps = sd->address(), po = out.address();
+    long long cnt = n, c = count;
+    void* params[] = {&pm, &pr, &ps, &po, &cnt, &c};
+    return launch(std::string("fx_masked_scatter_") + suffixOf(om.dtype), n, params, "fx_masked_scatter");
+}
+
+Status maskedScatterBackwardOnDevice(const DeviceView& grad, const DeviceView& mask, const DeviceView& out) {
+    const TensorMeta& om = out.meta;
+    if (!deviceSortSupports(om.dtype) || grad.meta.dtype != om.dtype || mask.meta.dtype != DType::Bool ||
+        !om.isContiguous())
+        return makeError("device masked_scatter_backward needs a dense output of grad's dtype and a bool mask");
+    const auto shape = kern::broadcastShapes(grad.meta.shape, mask.meta.shape);
+    if (!shape) return makeError("masked_scatter_backward: grad and mask do not broadcast");
+    const int64_t n = kern::product(*shape), count = om.numel();
+    const size_t bytes = static_cast<size_t>(count) * dtypeItemSize(om.dtype);
+    if (bytes)
+        if (Status s = check(runtime().cu.cuMemsetD8(out.address(), 0, bytes), "zeroing masked_scatter's gradient");
+            !s.ok())
+            return s;
+    if (n == 0) return Status::success();
+    DeviceBuffer mo, ro, go;
+    DeviceView dm, rank;
+    auto total = maskRanks(mask, *shape, mo, ro, dm, rank);
+    if (!total.ok()) return total.error();
+    if (*total > count)
+        return makeError("the mask selects " + std::to_string(*total) + " elements, more than the source's " +
+                         std::to_string(count));
+    if (*total == 0) return Status::success();
+    auto g = scratch(go, n, om.dtype);
+    if (!g.ok()) return g.error();
+    const DeviceView gd{g->base, TensorMeta::contiguous(*shape, om.dtype)};
+    if (Status s = stridedCopy(grad, gd); !s.ok()) return s;
+    CUdeviceptr pm = dm.base, pr = rank.base, pg = gd.base, po = out.address();
+    long long cnt = n, c = count;
+    void* params[] = {&pm, &pr, &pg, &po, &cnt, &c};
+    return launch(std::string("fx_masked_gather_") + suffixOf(om.dtype), n, params, "fx_masked_gather");
 }
 
 }  // namespace fxray::cg::cuda

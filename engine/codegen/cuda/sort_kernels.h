@@ -32,4 +32,14 @@ Status uniqueOnDevice(const DeviceView& x, bool consecutive, const DeviceView* v
 /// dense 1-D int64 repeats; an error naming both lengths where the repeats sum to another.
 Status repeatInterleaveOnDevice(const DeviceView& repeats, const DeviceView& out);
 
+/// masked_scatter(self, mask, source) into dense `out` (self and the bool mask broadcast to its
+/// shape): set positions take source's elements in row-major order; an error where the mask
+/// selects more than source holds.
+Status maskedScatterOnDevice(const DeviceView& self, const DeviceView& mask, const DeviceView& source,
+                             const DeviceView& out);
+
+/// masked_scatter_backward(grad, mask, sizes) into dense `out`: grad's selected elements in
+/// row-major order, zero-padded; an error where they are more than out holds.
+Status maskedScatterBackwardOnDevice(const DeviceView& grad, const DeviceView& mask, const DeviceView& out);
+
 }  // namespace fxray::cg::cuda

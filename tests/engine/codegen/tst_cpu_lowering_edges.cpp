@@ -82,6 +82,19 @@ private slots:
                          {fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2, 2}, {0, 0, 0, 0}, DType::Bool),
                           fxtest::tv({0}, {})});
     }
+    void maskedScatterPastTheRuleRunsAsAnExtern() {
+        // 3,000 positions: past the rule's quadratic limit, an extern kernel on both backends.
+        std::vector<double> xs(3000), ms(500), src(3000), gs(3000);
+        for (size_t i = 0; i < xs.size(); ++i) xs[i] = -double(i), src[i] = 0.5 * double(i), gs[i] = std::sin(0.1 * i);
+        for (size_t j = 0; j < ms.size(); ++j) ms[j] = (j * 7) % 3 == 0;
+        lowersAndMatches("x: \"f32[6, 500][500, 1]cpu\", m: \"b8[500][1]cpu\", s: \"f32[3000][1]cpu\", "
+                         "g: \"f32[6, 500][500, 1]cpu\"",
+                         "        ms: \"f32[6, 500][500, 1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+                         "        mb: \"f32[3000][1]cpu\" = torch.ops.aten.masked_scatter_backward.default(g, m, [3000])\n"
+                         "        return (ms, mb)\n",
+                         {fxtest::tv({6, 500}, xs), fxtest::tv({500}, ms, DType::Bool), fxtest::tv({3000}, src),
+                          fxtest::tv({6, 500}, gs)});
+    }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",
                          "        renorm: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.renorm.default(x, inf, 0, 0.5)\n"

@@ -266,11 +266,11 @@ private slots:
         QVERIFY(src->find("struct FxSortArgs") != std::string::npos);
         auto out = cg::cuda::nvrtcCompile(*src, "fxray_sort", "compute_80");
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
-        for (const char* fn : {"fx_unique_counts", "fx_repeat_scan", "fx_repeat_index"})
+        for (const char* fn : {"fx_unique_counts", "fx_repeat_scan", "fx_repeat_index", "fx_mask_scan"})
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         for (const char* t : {"f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "u8"})
             for (const char* k : {"fx_sort_gather_", "fx_sort_merge_", "fx_sort_scatter_", "fx_unique_scan_",
-                                  "fx_unique_write_"})
+                                  "fx_unique_write_", "fx_masked_scatter_", "fx_masked_gather_"})
                 QVERIFY2(out->image.find(std::string(".entry ") + k + t) != std::string::npos,
                          qPrintable(QString(k) + t));
         // Every dtype the externs accept has its kernels (a dtype added to one side only fails).

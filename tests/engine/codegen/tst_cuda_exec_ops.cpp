@@ -895,6 +895,42 @@ private slots:
         QVERIFY2(bad.error.find("unique values") != std::string::npos, bad.error.c_str());
     }
 
+    void masked_scatter_large_vs_reference() {
+        // 3,000 positions (past the lowering's quadratic limit): the device scan's masked_scatter,
+        // with the mask broadcast over rows, and its backward match the reference exactly.
+        const int64_t R = 6, C = 500;
+        std::vector<double> xs(static_cast<size_t>(R * C)), ms(static_cast<size_t>(C)), src(static_cast<size_t>(R * C)),
+            gs(static_cast<size_t>(R * C));
+        int64_t set = 0;
+        for (int64_t j = 0; j < C; ++j) set += (ms[static_cast<size_t>(j)] = (j * 7) % 3 == 0 ? 1.0 : 0.0) != 0.0;
+        for (size_t i = 0; i < xs.size(); ++i) {
+            xs[i] = -static_cast<double>(i);
+            src[i] = 0.5 * static_cast<double>(i);
+            gs[i] = std::sin(0.1 * static_cast<double>(i));
+        }
+        auto g = fxtest::parseForward(
+            "x: " + ann({R, C}) + ", m: " + ann({C}, "b8") + ", s: " + ann({R * C}) + ", go: " + ann({R, C}),
+            "        masked_scatter: " + ann({R, C}) + " = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+            "        masked_scatter_backward: " + ann({R * C}) +
+                " = torch.ops.aten.masked_scatter_backward.default(go, m, [" + std::to_string(R * C) + "])\n"
+                "        return (masked_scatter, masked_scatter_backward)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({R, C}, xs), fxtest::tv({C}, ms, DType::Bool), fxtest::tv({R * C}, src),
+                              fxtest::tv({R, C}, gs)};
+        const auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(2));
+        // The reference: the first selected position takes source element 0; the gradient's tail
+        // past the R * set selected positions is zero.
+        QCOMPARE(fxtest::values(ref[0])[0], 0.0);
+        QCOMPARE(fxtest::values(ref[1])[static_cast<size_t>(R * set)], 0.0);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < 2; ++i) QCOMPARE(fxtest::values(r.outputs[i]), fxtest::values(ref[i]));
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        QVERIFY(r.stats.deviceExterns >= 2);
+    }
+
     void segment_reduce_by_hand() {
         // x = [1, 4, 3, 2, 3] in segments {1, 4} and {3, 2, 3} (lengths [2, 3], offsets [0, 2, 5]).
         // max: 4, 3; its backward sends grad [1, 2] to the maxima, the tied 3s splitting the 2.

@@ -6,8 +6,8 @@
 // to its rank in its own run plus the number of elements of the partner run ordered before it
 // (a binary search). log2(n) passes of one thread per element; no length limit.
 // The uniques then flag the first of each group of equal sorted keys, scan the flags in one
-// block, and scatter values, inverse indices and counts. repeat_interleave.Tensor uses the same
-// one-block scan.
+// block, and scatter values, inverse indices and counts. repeat_interleave.Tensor and
+// masked_scatter (and its backward) use the same one-block scan.
 #ifndef FXRAY_EMBEDDED_SOURCE
 #include "dtype_io.cuh"
 #include "sort_args.h"
@@ -182,6 +182,28 @@ extern "C" __global__ void fx_unique_counts(const fx_i64* ends, fx_i64* counts, 
         counts[u] = ends[u] - (u > 0 ? ends[u - 1] : 0);
 }
 
+// masked_scatter and its backward, on dense views of the output's shape: rank[p] counts the set
+// mask entries at or before p (one block), so a set position p takes source element rank[p] - 1
+// (the forward, over out already holding self) or gives its gradient to it (the backward, over
+// zeros; selected positions past the source's size are dropped, the host having checked).
+extern "C" __global__ void fx_mask_scan(const unsigned char* mask, fx_i64* rank, fx_i64 n) {
+    fx_chunked_scan([mask](fx_i64 p) -> fx_i64 { return mask[p] != 0 ? 1 : 0; }, rank, n);
+}
+
+template <class S>
+__device__ void fx_masked_scatter(const unsigned char* mask, const fx_i64* rank, const S* src, S* out, fx_i64 n,
+                                  fx_i64 count) {
+    for (fx_i64 p = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; p < n; p += (fx_i64)gridDim.x * blockDim.x)
+        if (mask[p] != 0 && rank[p] - 1 < count) out[p] = src[rank[p] - 1];
+}
+
+template <class S>
+__device__ void fx_masked_gather(const unsigned char* mask, const fx_i64* rank, const S* grad, S* out, fx_i64 n,
+                                 fx_i64 count) {
+    for (fx_i64 p = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; p < n; p += (fx_i64)gridDim.x * blockDim.x)
+        if (mask[p] != 0 && rank[p] - 1 < count) out[rank[p] - 1] = grad[p];
+}
+
 #define FX_SORT(S, N)                                                                                                  \
     extern "C" __global__ void fx_sort_gather_##N(const S* x, S* keys, fx_i64* idx, FxSortArgs a) {                    \
         fx_sort_gather<S>(x, keys, idx, a);                                                                            \
@@ -200,6 +222,14 @@ extern "C" __global__ void fx_unique_counts(const fx_i64* ends, fx_i64* counts, 
     extern "C" __global__ void fx_unique_write_##N(const S* keys, const fx_i64* idx, const fx_i64* scan, S* out,       \
                                                    fx_i64* inverse, fx_i64* ends, fx_i64 n, fx_i64 nout) {             \
         fx_unique_write<S>(keys, idx, scan, out, inverse, ends, n, nout);                                              \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_masked_scatter_##N(const unsigned char* mask, const fx_i64* rank, const S* src,      \
+                                                     S* out, fx_i64 n, fx_i64 count) {                                 \
+        fx_masked_scatter<S>(mask, rank, src, out, n, count);                                                          \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_masked_gather_##N(const unsigned char* mask, const fx_i64* rank, const S* grad,      \
+                                                    S* out, fx_i64 n, fx_i64 count) {                                  \
+        fx_masked_gather<S>(mask, rank, grad, out, n, count);                                                          \
     }
 FX_SORT(float, f32)
 FX_SORT(double, f64)
