@@ -3,13 +3,14 @@
 // source positions computed in the kernel as ATen's UpSample.h does (in fp32 for fp32 data:
 // nearest's floor(o * scale), the linear modes' half-pixel centres or align_corners), the
 // linear modes blending the 2^N neighbouring taps in ATen's nesting order. Their backwards are
-// gathers over the output positions (quadratic in the spatial sizes, so capped) of the gradient
-// times the weight each position read the input element with. grid_sampler_2d (bilinear and
+// gathers, over the window of output positions that can read an input element, of the gradient
+// times the weight each position read it with. grid_sampler_2d (bilinear and
 // nearest, zeros and border padding) is the same kind of gather at positions read from the grid.
 #include "codegen/lower_util.h"
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 
 namespace fxray::cg {
@@ -184,8 +185,38 @@ std::optional<LValue> lowerUpsample(LowerCtx& c, Mode m, size_t n) {
     }));
 }
 
-/// Input elements times output positions: the backward gathers quadratically.
-constexpr int64_t kMaxBackwardWork = int64_t{1} << 22;
+/// Output positions each input element gathers over, per element (the windows' product): past
+/// it the reference kernel runs (a reported fallback) rather than a slow kernel.
+constexpr int64_t kMaxWindowWork = int64_t{1} << 12;
+
+/// The output positions that can read input element i along one dim lie in a window
+/// [start(i), start(i) + length): the taps reach `reach` inputs either side of a source position
+/// (nearest 0, linear 1, cubic 2) and input i's sources sit near i * f for f output positions per
+/// input (half a pixel off for the half-pixel modes). The window is generous; whether a position
+/// reads i is still decided exactly by its taps. A window as long as the output covers it all.
+struct Window {
+    double f = 1, offset = 0;
+    int64_t length = 1;
+    bool whole = true;
+};
+
+Window windowOf(const Resample& rs, const Dim& d) {
+    Window w;
+    const int reach = rs.mode == Mode::Cubic ? 2 : rs.mode == Mode::Linear ? 1 : 0;
+    if (rs.align && (rs.mode == Mode::Linear || rs.mode == Mode::Cubic)) {
+        if (d.in <= 1) return w;
+        w.f = double(d.out - 1) / double(d.in - 1);
+    } else {
+        w.f = 1.0 / scalesValue(d.scale, d.in, d.out);
+        if (rs.mode != Mode::Nearest) w.offset = -0.5;
+    }
+    if (!(w.f > 0) || !std::isfinite(w.f)) return w;
+    w.offset -= reach * w.f + 2.0;
+    w.length = static_cast<int64_t>(std::ceil((2 * reach + 1) * w.f)) + 5;
+    w.whole = w.length >= d.out;
+    if (w.whole) w.length = d.out;
+    return w;
+}
 
 /// upsample_*_backward(grad_output, output_size, input_size, [align_corners,] scales...): each
 /// input element gathers, over every output position, the gradient times the weight with which
@@ -198,32 +229,49 @@ std::optional<LValue> lowerUpsampleBackward(LowerCtx& c, Mode m, size_t n) {
     auto r = readResample(c, m, n, om.shape, gs, 3);
     if (!r || om.dtype != r->ct) return std::nullopt;
     const Resample rs = *r;
+    std::vector<Window> win;
     int64_t work = 1;
-    for (size_t d = 0; d < n; ++d) work *= rs.dims[d].in * rs.dims[d].out;
-    if (work > kMaxBackwardWork) return std::nullopt;
+    for (size_t d = 0; d < n; ++d) {
+        win.push_back(windowOf(rs, rs.dims[d]));
+        work *= win.back().length;
+    }
+    if (work > kMaxWindowWork) return std::nullopt;
     std::vector<int64_t> in = om.shape;
-    for (size_t d = 0; d < n; ++d) in.push_back(gs[2 + d]);
+    for (size_t d = 0; d < n; ++d) in.push_back(win[d].length);
     std::vector<bool> mask(in.size(), false);
     std::fill(mask.begin() + static_cast<std::ptrdiff_t>(n + 2), mask.end(), true);
-    return tensorValue(
-        reduceTo(c, TensorMeta::contiguous(om.shape, om.dtype, om.device), in, mask, false, ReduceOp::Sum,
-                 [=](Loader& L, const std::vector<Index>& co) -> ExprP {
-                     std::vector<Index> gc{co[0], co[1]};
-                     ExprP v;
-                     for (size_t d = 0; d < n; ++d) {
-                         const Index& o = co[n + 2 + d];
-                         gc.push_back(o);
-                         ExprP w;
-                         for (const Tap& t : dimTaps(rs.mode, rs.dims[d], o, rs.align, rs.ct)) {
-                             ExprP hit = ebinary(Op::Eq, eindex(t.index), eindex(co[2 + d]));
-                             ExprP wt = ewhere(hit, t.weight ? t.weight : econst(1.0, rs.ct), econst(0.0, rs.ct));
-                             w = w ? ebinary(Op::Add, w, wt) : wt;
-                         }
-                         v = v ? ebinary(Op::Mul, v, w) : w;
-                     }
-                     return ebinary(Op::Mul, eto(L.load(g, gc), rs.ct), v);
-                 },
-                 {g}));
+    return tensorValue(reduceTo(
+        c, TensorMeta::contiguous(om.shape, om.dtype, om.device), in, mask, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) -> ExprP {
+            std::vector<Index> gc{co[0], co[1]};
+            ExprP v, inside;
+            for (size_t d = 0; d < n; ++d) {
+                // Output position o = the window's start for this input element + k.
+                Index o = co[n + 2 + d];
+                if (!win[d].whole) {
+                    ExprP start = eto(eunary(Op::Floor, ebinary(Op::Add,
+                                                                ebinary(Op::Mul, eto(eindex(co[2 + d]), DType::Float64),
+                                                                        econst(win[d].f, DType::Float64)),
+                                                                econst(win[d].offset, DType::Float64))),
+                                      DType::Int64);
+                    ExprP at = ebinary(Op::Add, start, eindex(o));
+                    ExprP ok = ebinary(Op::And, ebinary(Op::Ge, at, ic(0)), ebinary(Op::Lt, at, ic(rs.dims[d].out)));
+                    inside = inside ? ebinary(Op::And, inside, ok) : ok;
+                    o = ivalue(ebinary(Op::Min, ebinary(Op::Max, at, ic(0)), ic(rs.dims[d].out - 1)));
+                }
+                gc.push_back(o);
+                ExprP w;
+                for (const Tap& t : dimTaps(rs.mode, rs.dims[d], o, rs.align, rs.ct)) {
+                    ExprP hit = ebinary(Op::Eq, eindex(t.index), eindex(co[2 + d]));
+                    ExprP wt = ewhere(hit, t.weight ? t.weight : econst(1.0, rs.ct), econst(0.0, rs.ct));
+                    w = w ? ebinary(Op::Add, w, wt) : wt;
+                }
+                v = v ? ebinary(Op::Mul, v, w) : w;
+            }
+            ExprP term = ebinary(Op::Mul, eto(L.load(g, gc), rs.ct), v);
+            return inside ? ewhere(inside, term, econst(0.0, rs.ct)) : term;
+        },
+        {g}));
 }
 
 /// grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) for bilinear (0)

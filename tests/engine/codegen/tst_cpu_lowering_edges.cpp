@@ -95,6 +95,59 @@ private slots:
                          {fxtest::tv({6, 500}, xs), fxtest::tv({500}, ms, DType::Bool), fxtest::tv({3000}, src),
                           fxtest::tv({6, 500}, gs)});
     }
+    void upsampleBackwardsGatherOverWindows() {
+        // Outputs several times the inputs (and smaller): each input element gathers over the
+        // window of output positions that can read it, not every position; nearest at 2x and at
+        // a scale argument, nearest_exact, bilinear both ways, bicubic, linear1d, a downsample,
+        // and a decoder-sized 2x.
+        auto ramp = [](size_t n) {
+            std::vector<double> v(n);
+            for (size_t i = 0; i < n; ++i) v[i] = std::sin(0.37 * double(i)) + 0.01 * double(i % 7);
+            return v;
+        };
+        struct Case {
+            const char* op;
+            std::vector<int64_t> gshape;
+            std::string args;
+            std::vector<int64_t> inShape;
+        };
+        const std::vector<Case> cases = {
+            {"upsample_nearest2d_backward", {1, 2, 40, 36}, "[40, 36], [1, 2, 20, 18]", {1, 2, 20, 18}},
+            {"upsample_nearest2d_backward", {1, 1, 37, 23}, "[37, 23], [1, 1, 12, 9], 3.1, 2.5", {1, 1, 12, 9}},
+            {"_upsample_nearest_exact2d_backward", {1, 1, 33, 30}, "[33, 30], [1, 1, 10, 12]", {1, 1, 10, 12}},
+            {"upsample_bilinear2d_backward", {1, 2, 45, 30}, "[45, 30], [1, 2, 18, 12], False", {1, 2, 18, 12}},
+            {"upsample_bilinear2d_backward", {1, 1, 45, 30}, "[45, 30], [1, 1, 18, 12], True", {1, 1, 18, 12}},
+            {"upsample_bicubic2d_backward", {1, 1, 40, 25}, "[40, 25], [1, 1, 16, 10], False", {1, 1, 16, 10}},
+            {"upsample_linear1d_backward", {2, 3, 90}, "[90], [2, 3, 30], False", {2, 3, 30}},
+            {"upsample_bilinear2d_backward", {1, 1, 12, 10}, "[12, 10], [1, 1, 40, 33], False", {1, 1, 40, 33}},
+            // 64 -> 128 both ways: 67M input-output pairs, past what a gather over every output
+            // position could take (it fell back to the reference kernel).
+            {"upsample_bilinear2d_backward", {1, 1, 128, 128}, "[128, 128], [1, 1, 64, 64], False", {1, 1, 64, 64}},
+        };
+        for (const Case& k : cases) {
+            auto ann = [](const std::vector<int64_t>& shape) {
+                std::string dims, strides;
+                int64_t st = 1;
+                std::vector<int64_t> sv(shape.size());
+                for (size_t i = shape.size(); i-- > 0;) sv[i] = st, st *= shape[i];
+                for (size_t i = 0; i < shape.size(); ++i) {
+                    dims += (i ? ", " : "") + std::to_string(shape[i]);
+                    strides += (i ? ", " : "") + std::to_string(sv[i]);
+                }
+                return "\"f32[" + dims + "][" + strides + "]cpu\"";
+            };
+            int64_t n = 1;
+            for (int64_t d : k.gshape) n *= d;
+            lowersAndMatches("g: " + ann(k.gshape),
+                             std::string("        b: ") + ann(k.inShape) + " = torch.ops.aten." + k.op +
+                                 ".default(g, " + k.args + ")\n        return (b,)\n",
+                             {fxtest::tv(k.gshape, ramp(static_cast<size_t>(n)))});
+            if (QTest::currentTestFailed()) {
+                qWarning("case %s(%s)", k.op, k.args.c_str());
+                return;
+            }
+        }
+    }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",
                          "        renorm: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.renorm.default(x, inf, 0, 0.5)\n"
