@@ -121,7 +121,7 @@ Status compileCuda(const Graph& g, const std::string& arch, const std::string& d
         target = arch;
         image = so->compiled.image;
         cubin = so->compiled.cubin;
-        fallbacks = so->program.lowered.fallbackOps;
+        fallbacks = so->fallbacks;
     }
     jb["name"] = "cuda";
     jb["arch"] = target;
