@@ -84,10 +84,29 @@ private slots:
         QVERIFY2(r.status == 0, r.err.c_str());
         auto j = nlohmann::json::parse(r.out);
         QVERIFY2(j["backend"]["fallbacks"].empty(), j["backend"]["fallbacks"].dump().c_str());
+        // The branches' own kernels: relu in the true branch, sigmoid in the false one.
+        const auto& subs = j["backend"]["subgraphs"];
+        QCOMPARE(subs.size(), size_t(1));
+        QCOMPARE(subs[0]["node"].get<std::string>(), std::string("cond"));
+        QCOMPARE(subs[0]["graphs"].size(), size_t(2));
+        auto hasKernelFor = [](const nlohmann::json& graph, const std::string& node) {
+            for (const auto& k : graph["kernels"])
+                for (const auto& n : k["nodes"])
+                    if (n.get<std::string>() == node) return true;
+            return false;
+        };
+        QCOMPARE(subs[0]["graphs"][0]["role"].get<std::string>(), std::string("true branch"));
+        QCOMPARE(subs[0]["graphs"][0]["graph"].get<std::string>(), std::string("true_graph_0"));
+        QVERIFY(hasKernelFor(subs[0]["graphs"][0], "relu"));
+        QVERIFY(hasKernelFor(subs[0]["graphs"][1], "sigmoid"));
+        QVERIFY(subs[0]["graphs"][1]["subgraphs"].empty());
         auto t = cli({"compile", c("cond_subgraph/numerics/inference.py"), "--backend", "cuda", "--arch", "compute_90"});
         QVERIFY2(t.status == 0, t.err.c_str());
         QVERIFY2(t.out.find("no fallback") != std::string::npos, t.out.c_str());
         QVERIFY2(t.out.find("extern subgraph") != std::string::npos, t.out.c_str());
+        QVERIFY2(t.out.find("subgraph op cond (compiled ahead): the true branch 1 kernels, the false branch 1 kernels") !=
+                     std::string::npos,
+                 t.out.c_str());
     }
 };
 

@@ -58,10 +58,6 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     return prog;
 }
 
-}  // namespace
-
-namespace {
-
 /// Each subgraph of so's subgraph calls compiled like a graph (recursively: a branch may hold a
 /// cond of its own), for the operand metadata the lowering inferred; their fallbacks and compile
 /// times added to so's.
@@ -139,9 +135,11 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
                                                                 const CompileOptions& opts) {
     if (Status s = requireDevice(); !s.ok()) return s.error();
     auto t0 = std::chrono::steady_clock::now();
+    auto guard = SizeGuard::forInputs(g, inputs);
+    if (!guard.ok()) return guard.error();
     auto so = compileSourceOnly(g, inputs, targetArch(), opts);
     if (!so.ok()) return so.error();
-    auto cg = load(std::move(so).value(), inputs);
+    auto cg = load(std::move(so).value(), std::move(guard).value());
     if (!cg.ok()) return cg.error();
     // The built-in kernels (copies, convolution, scatters) are compiled on first use in the
     // process; paying it here keeps that time out of the first run and in the compile report.
@@ -154,13 +152,11 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
     return cg;
 }
 
-Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::load(SourceOnly&& so, const std::vector<Value>& inputs) {
+Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::load(SourceOnly&& so, SizeGuard guard) {
     const CudaRuntime& rt = runtime();
     std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
     cg->m_graph = so.graph;
-    auto guard = SizeGuard::forInputs(*so.graph, inputs);
-    if (!guard.ok()) return guard.error();
-    cg->m_guard = std::move(guard).value();
+    cg->m_guard = std::move(guard);
     cg->m_arch = targetArch();
     cg->m_program = std::move(so.program);
     cg->m_source = std::move(so.source);
@@ -182,7 +178,9 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::load(SourceOnly&& so, co
     for (auto& [ci, ss] : so.subgraphs) {
         Subgraphs& sub = cg->m_subgraphs[ci];
         for (SourceOnly& sg : ss.graphs) {
-            auto c = load(std::move(sg), ss.call.operandMetas);
+            auto sgGuard = SizeGuard::forInputs(*sg.graph, ss.call.operandMetas);
+            if (!sgGuard.ok()) return sgGuard.error();
+            auto c = load(std::move(sg), std::move(sgGuard).value());
             if (!c.ok()) return c.error();
             sub.graphs.push_back(std::move(c).value());
         }

@@ -143,8 +143,8 @@ public:
 
 private:
     CompiledGraph() = default;
-    /// Loads so's module (and its subgraphs', recursively) for graph inputs `inputs`.
-    static Expected<std::unique_ptr<CompiledGraph>> load(SourceOnly&& so, const std::vector<Value>& inputs);
+    /// Loads so's module (and its subgraphs', recursively), specialized to `guard`'s binding.
+    static Expected<std::unique_ptr<CompiledGraph>> load(SourceOnly&& so, SizeGuard guard);
     const Graph* m_graph = nullptr;
     SizeGuard m_guard;
     Program m_program;
