@@ -24,6 +24,9 @@ Status copyView(const DeviceView& src, const DeviceView& dst, const std::string&
         return check(runtime().cu.cuMemcpyDtoD(dst.address(), src.address(),
                                                static_cast<size_t>(n) * static_cast<size_t>(dtypeItemSize(dst.meta.dtype))),
                      what);
+    // The strided copy moves elements of up to 8 bytes (complex128 has 16).
+    if (dtypeItemSize(dst.meta.dtype) > 8)
+        return makeError(what + ": a strided copy of " + dst.meta.annotation(false, false) + " is not supported");
     return stridedCopy(src, dst);
 }
 
