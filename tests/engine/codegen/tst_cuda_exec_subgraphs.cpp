@@ -4,7 +4,9 @@
 // PyTorch's output on the recorded input and the reference executor's on the negated one (the
 // other branch); a nested cond (operands a transposed view and a slice at an offset, branches
 // returning different layouts) must match the reference executor on each of its three paths,
-// also when re-run by benchmark(); an error inside a branch names the cond and the branch.
+// also when re-run by benchmark(); an error inside a branch names the cond and the branch;
+// checkpointed's Dynamo graph (an activation checkpoint) gives PyTorch's output with its body
+// run the same way.
 // Skipped with the reason without a device.
 #include "numerics_case.h"
 #include "subgraph_cases.h"
@@ -146,6 +148,24 @@ private slots:
         QVERIFY2(bs.ok(), bs.ok() ? "" : bs.error().str().c_str());
         QVERIFY2(bs->run.hostOps.empty(), hostOps(bs->run).c_str());
         QCOMPARE(bs->run.subgraphRuns, size_t(2));
+    }
+
+    void checkpoint_body_on_device() {
+        SKIP_WITHOUT_DEVICE();
+        if (!fxtest::haveCorpus()) QSKIP("corpus not found at FXRAY_CORPUS_DIR");
+        auto rs = fxtest::loadRecordedStage(fxtest::corpus() / "checkpointed" / "numerics" / "dynamo");
+        QVERIFY2(rs.ok(), rs.ok() ? "" : rs.error().str().c_str());
+        auto cg = cg::cuda::CompiledGraph::compile(rs->graph(), rs->inputs);
+        QVERIFY2(cg.ok(), cg.ok() ? "" : cg.error().str().c_str());
+        QVERIFY((*cg)->fallbackOps().count("higher_order.tag_activation_checkpoint") == 0);
+        cg::cuda::RunStats st;
+        auto out = (*cg)->run(rs->inputs, {}, 0, {}, &st);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        const std::string c = compareAll(*out, rs->expect);
+        QVERIFY2(c.empty(), c.c_str());
+        QVERIFY2(st.hostOps.count("higher_order.tag_activation_checkpoint") == 0, hostOps(st).c_str());
+        QCOMPARE(st.subgraphRuns, size_t(1));
+        qInfo("host ops inside the body: %s", hostOps(st).c_str());
     }
 
     void error_in_branch_names_cond() {

@@ -134,6 +134,7 @@ private slots:
         QCOMPARE(ss->call.operandMetas.size(), size_t(5));
         QVERIFY(!ss->graphs[0].program.kernels.empty());
         QVERIFY(ptxHasKernels(*so));
+        qInfo("fallbacks (the body's included): %s", fallbacksOf(*so).c_str());
     }
 };
 
