@@ -100,13 +100,15 @@ private slots:
         QVERIFY(hasKernelFor(subs[0]["graphs"][0], "relu"));
         QVERIFY(hasKernelFor(subs[0]["graphs"][1], "sigmoid"));
         QVERIFY(subs[0]["graphs"][1]["subgraphs"].empty());
-        auto t = cli({"compile", c("cond_subgraph/numerics/inference.py"), "--backend", "cuda", "--arch", "compute_90"});
+        auto t =
+            cli({"compile", c("cond_subgraph/numerics/inference.py"), "--backend", "cuda", "--arch", "compute_90"});
         QVERIFY2(t.status == 0, t.err.c_str());
         QVERIFY2(t.out.find("no fallback") != std::string::npos, t.out.c_str());
         QVERIFY2(t.out.find("extern subgraph") != std::string::npos, t.out.c_str());
-        QVERIFY2(t.out.find("subgraph op cond (compiled ahead): the true branch 1 kernels, the false branch 1 kernels") !=
-                     std::string::npos,
-                 t.out.c_str());
+        QVERIFY2(
+            t.out.find("subgraph op cond (compiled ahead): the true branch 1 kernels, the false branch 1 kernels") !=
+                std::string::npos,
+            t.out.c_str());
     }
 };
 

@@ -81,7 +81,7 @@ struct RunOptions {
 /// What one run did besides computing outputs.
 struct RunStats {
     size_t kernelLaunches = 0, gemms = 0, deviceCopies = 0, deviceExterns = 0;
-    size_t cudnnCalls = 0;  ///< of deviceExterns, convolutions cuDNN ran
+    size_t cudnnCalls = 0;    ///< of deviceExterns, convolutions cuDNN ran
     size_t subgraphRuns = 0;  ///< cond branches and checkpoint/wrap bodies run by their compiled graphs
     /// Ops run on the host ("aten.convolution.default" -> count), fallbacks and externs alike.
     std::map<std::string, int> hostOps;

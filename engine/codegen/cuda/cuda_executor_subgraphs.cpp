@@ -21,9 +21,10 @@ Status copyView(const DeviceView& src, const DeviceView& dst, const std::string&
     const int64_t n = dst.meta.numel();
     if (n == 0) return Status::success();
     if (src.meta.strides == dst.meta.strides && dst.meta.isContiguous())
-        return check(runtime().cu.cuMemcpyDtoD(dst.address(), src.address(),
-                                               static_cast<size_t>(n) * static_cast<size_t>(dtypeItemSize(dst.meta.dtype))),
-                     what);
+        return check(
+            runtime().cu.cuMemcpyDtoD(dst.address(), src.address(),
+                                      static_cast<size_t>(n) * static_cast<size_t>(dtypeItemSize(dst.meta.dtype))),
+            what);
     // The strided copy moves elements of up to 8 bytes (complex128 has 16).
     if (dtypeItemSize(dst.meta.dtype) > 8)
         return makeError(what + ": a strided copy of " + dst.meta.annotation(false, false) + " is not supported");
@@ -92,9 +93,9 @@ Expected<bool> Executor::predicate(const Argument& a) {
     one.dtype = m.dtype;
     Tensor h = allocateLayout(one);
     // Synchronous: waits for the kernels that compute the predicate.
-    if (Status s = check(runtime().cu.cuMemcpyDtoH(h.storage->data(), v->address(),
-                                                   static_cast<size_t>(dtypeItemSize(m.dtype))),
-                         "reading the predicate of cond");
+    if (Status s = check(
+            runtime().cu.cuMemcpyDtoH(h.storage->data(), v->address(), static_cast<size_t>(dtypeItemSize(m.dtype))),
+            "reading the predicate of cond");
         !s.ok())
         return s.error();
     return kern::toDoubles(h)[0] != 0.0;

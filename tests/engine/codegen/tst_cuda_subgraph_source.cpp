@@ -64,8 +64,7 @@ private slots:
         // The cond is an extern step ("subgraph"), as the step reports show it.
         bool condStep = false;
         for (const auto& gr : so->program.groups)
-            if (gr.node == "cond")
-                condStep = gr.kind == cg::NodeGroup::Kind::Extern && gr.kernelName == "subgraph";
+            if (gr.node == "cond") condStep = gr.kind == cg::NodeGroup::Kind::Extern && gr.kernelName == "subgraph";
         QVERIFY(condStep);
         const cg::cuda::SubgraphSources* ss = subgraphsOf(*so, "cond");
         QVERIFY(ss);
