@@ -87,6 +87,79 @@ Expected<FreezeInputs> freezeInputsFor(const Graph& g, const std::string& file, 
     return freezeInputsFromValues(g, *isParam, *values);
 }
 
+/// What the CUDA backend compiled for a graph, as the report shows it: its program and kernels
+/// and, per subgraph op (cond, checkpoint, wrap), its subgraphs, compiled the same way.
+struct CudaCompiled {
+    const Graph* graph = nullptr;
+    const cg::Program* prog = nullptr;
+    const cg::cuda::CudaSource* src = nullptr;
+    struct Op {
+        std::string node;
+        bool isCond = false;
+        std::vector<CudaCompiled> graphs;
+    };
+    std::vector<Op> subgraphOps;
+};
+
+CudaCompiled describeCompiled(const cg::cuda::SourceOnly& so) {
+    CudaCompiled c{so.graph, &so.program, &so.source, {}};
+    for (const auto& [ci, ss] : so.subgraphs) {
+        CudaCompiled::Op op{so.program.lowered.calls[ci].node->name(), ss.call.isCond, {}};
+        for (const auto& sg : ss.graphs) op.graphs.push_back(describeCompiled(sg));
+        c.subgraphOps.push_back(std::move(op));
+    }
+    return c;
+}
+
+CudaCompiled describeCompiled(const cg::cuda::CompiledGraph& cg) {
+    CudaCompiled c{&cg.graph(), &cg.program(), &cg.source(), {}};
+    for (size_t ci = 0; ci < cg.program().lowered.calls.size(); ++ci)
+        if (const auto* subs = cg.subgraphs(ci)) {
+            CudaCompiled::Op op{cg.program().lowered.calls[ci].node->name(), subs->call.isCond, {}};
+            for (const auto& sg : subs->graphs) op.graphs.push_back(describeCompiled(*sg));
+            c.subgraphOps.push_back(std::move(op));
+        }
+    return c;
+}
+
+nlohmann::json kernelsJson(const CudaCompiled& c) {
+    nlohmann::json ks = nlohmann::json::array();
+    for (size_t i = 0; i < c.prog->kernels.size(); ++i) {
+        const auto& k = c.prog->kernels[i];
+        nlohmann::json jk = {{"name", k.name}, {"nodes", k.nodes}, {"reduction", k.isReduction()}};
+        if (i < c.src->plans.size()) jk["threads"] = c.src->plans[i].threads;
+        ks.push_back(jk);
+    }
+    return ks;
+}
+
+/// [{node, graphs: [{role, graph, kernels, subgraphs}]}]: a branch may hold subgraph ops too.
+nlohmann::json subgraphsJson(const CudaCompiled& c) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& op : c.subgraphOps) {
+        nlohmann::json graphs = nlohmann::json::array();
+        for (size_t i = 0; i < op.graphs.size(); ++i)
+            graphs.push_back({{"role", cg::subgraphRole(op.isCond, i).substr(4)},  // "true branch"
+                              {"graph", op.graphs[i].graph->className},
+                              {"kernels", kernelsJson(op.graphs[i])},
+                              {"subgraphs", subgraphsJson(op.graphs[i])}});
+        ops.push_back({{"node", op.node}, {"graphs", graphs}});
+    }
+    return ops;
+}
+
+/// "cond: the true branch 1 kernels, the false branch 1 kernels" per subgraph op, nested ones indented.
+void subgraphsText(const CudaCompiled& c, std::ostream& ts, int depth = 0) {
+    for (const auto& op : c.subgraphOps) {
+        ts << std::string(static_cast<size_t>(2 * depth), ' ') << "subgraph op " << op.node << " (compiled ahead): ";
+        for (size_t i = 0; i < op.graphs.size(); ++i)
+            ts << (i ? ", " : "") << cg::subgraphRole(op.isCond, i) << " " << op.graphs[i].prog->kernels.size()
+               << " kernels";
+        ts << "\n";
+        for (const auto& g : op.graphs) subgraphsText(g, ts, depth + 1);
+    }
+}
+
 /// --backend cuda: the pipeline's result lowered, fused and compiled with NVRTC, for the local
 /// device (module loaded) or, with `arch`, to PTX/cubin without one. Fills j["backend"] and the
 /// text report; writes module.cu and the PTX/cubin to dumpDir when given.
@@ -121,7 +194,7 @@ Status compileCuda(const Graph& g, const std::string& arch, const std::string& d
         target = arch;
         image = so->compiled.image;
         cubin = so->compiled.cubin;
-        fallbacks = so->program.lowered.fallbackOps;
+        fallbacks = so->fallbacks;
     }
     jb["name"] = "cuda";
     jb["arch"] = target;
@@ -136,13 +209,10 @@ Status compileCuda(const Graph& g, const std::string& arch, const std::string& d
     if (!arch.empty()) jb[cubin ? "cubin_bytes" : "ptx_bytes"] = image.size();
     // Ops the backend runs on the host through the reference kernel.
     jb["fallbacks"] = fallbacks;
-    jb["kernels"] = nlohmann::json::array();
-    for (size_t i = 0; i < prog->kernels.size(); ++i) {
-        const auto& k = prog->kernels[i];
-        nlohmann::json jk = {{"name", k.name}, {"nodes", k.nodes}, {"reduction", k.isReduction()}};
-        if (i < src->plans.size()) jk["threads"] = src->plans[i].threads;
-        jb["kernels"].push_back(jk);
-    }
+    const CudaCompiled described = dev ? describeCompiled(*dev) : describeCompiled(*so);
+    jb["kernels"] = kernelsJson(described);
+    // Subgraph ops' subgraphs, each compiled as a graph of its own (run on the device, not the host).
+    jb["subgraphs"] = subgraphsJson(described);
     if (!dumpDir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(dumpDir, ec);
@@ -161,6 +231,7 @@ Status compileCuda(const Graph& g, const std::string& arch, const std::string& d
     ts << ")";
     if (!arch.empty()) ts << ", " << image.size() << " bytes of " << (cubin ? "cubin" : "PTX");
     ts << "\n" << cg::programSummary(*prog);
+    subgraphsText(described, ts);
     std::string fb;
     for (const auto& [op, n] : fallbacks) fb += (fb.empty() ? "" : ", ") + op + " x" + std::to_string(n);
     ts << (fb.empty() ? "no fallback\n" : "fallback to the reference kernel (on the host): " + fb + "\n");

@@ -2,7 +2,8 @@
 // --arch asks for code without one; with --arch compute_90 it lowers, fuses and compiles the
 // graph with NVRTC to PTX and reports the kernels (mlp's forward: the bias-add GEMMs are extern
 // calls, relu is the one generated kernel), the compile times and the PTX, and writes the
-// source and PTX with --dump-dir. CI has NVRTC but no GPU: the PTX path is what runs there.
+// source and PTX with --dump-dir; cond_subgraph's cond (its branches compiled as subgraphs of
+// their own) is no fallback. CI has NVRTC but no GPU: the PTX path is what runs there.
 #include "cli_test_util.h"
 
 #include "codegen/cuda/cuda_backend.h"
@@ -73,6 +74,41 @@ private slots:
                       "compute_90"});
         QVERIFY2(t.status == 0, t.err.c_str());
         QVERIFY(t.out.find("cuda backend (compute_90, no device needed): 1 kernels") != std::string::npos);
+    }
+
+    void condIsNoFallback() {
+        const auto& rt = fxray::cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto r = cli({"compile", c("cond_subgraph/numerics/inference.py"), "--backend", "cuda", "--arch", "compute_90",
+                      "--json"});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        QVERIFY2(j["backend"]["fallbacks"].empty(), j["backend"]["fallbacks"].dump().c_str());
+        // The branches' own kernels: relu in the true branch, sigmoid in the false one.
+        const auto& subs = j["backend"]["subgraphs"];
+        QCOMPARE(subs.size(), size_t(1));
+        QCOMPARE(subs[0]["node"].get<std::string>(), std::string("cond"));
+        QCOMPARE(subs[0]["graphs"].size(), size_t(2));
+        auto hasKernelFor = [](const nlohmann::json& graph, const std::string& node) {
+            for (const auto& k : graph["kernels"])
+                for (const auto& n : k["nodes"])
+                    if (n.get<std::string>() == node) return true;
+            return false;
+        };
+        QCOMPARE(subs[0]["graphs"][0]["role"].get<std::string>(), std::string("true branch"));
+        QCOMPARE(subs[0]["graphs"][0]["graph"].get<std::string>(), std::string("true_graph_0"));
+        QVERIFY(hasKernelFor(subs[0]["graphs"][0], "relu"));
+        QVERIFY(hasKernelFor(subs[0]["graphs"][1], "sigmoid"));
+        QVERIFY(subs[0]["graphs"][1]["subgraphs"].empty());
+        auto t =
+            cli({"compile", c("cond_subgraph/numerics/inference.py"), "--backend", "cuda", "--arch", "compute_90"});
+        QVERIFY2(t.status == 0, t.err.c_str());
+        QVERIFY2(t.out.find("no fallback") != std::string::npos, t.out.c_str());
+        QVERIFY2(t.out.find("extern subgraph") != std::string::npos, t.out.c_str());
+        QVERIFY2(
+            t.out.find("subgraph op cond (compiled ahead): the true branch 1 kernels, the false branch 1 kernels") !=
+                std::string::npos,
+            t.out.c_str());
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/extern_random.h"
 #include "codegen/cpu/extern_table.h"
+#include "codegen/subgraph_call.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
 #include "exec/tensor_layout.h"
@@ -146,35 +147,6 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
     return cg;
 }
 
-namespace {
-
-/// The operands of a subgraph op and the subgraphs it may run: cond(pred, true, false,
-/// operands) or checkpoint/wrap(body, *operands). False for another op or an unusual form.
-bool subgraphOperands(const Node& n, const Graph& g, std::vector<const Graph*>& subs,
-                      std::vector<const Argument*>& operands) {
-    auto graphOf = [&g](const Argument& a) -> const Graph* {
-        if (!a.isNode() || a.node->kind() != NodeKind::GetAttr) return nullptr;
-        return g.subgraph(a.node->target());
-    };
-    const std::string name = n.opName();
-    if (name == "higher_order.cond") {
-        if (n.args.size() != 4 || !n.kwargs.empty() || !n.args[3].isSequence()) return false;
-        subs = {graphOf(n.args[1]), graphOf(n.args[2])};
-        for (const auto& a : n.args[3].items) operands.push_back(&a);
-    } else if (name == "higher_order.tag_activation_checkpoint" || name == "higher_order.wrap") {
-        if (n.args.empty()) return false;
-        subs = {graphOf(n.args[0])};
-        for (size_t i = 1; i < n.args.size(); ++i) operands.push_back(&n.args[i]);
-    } else {
-        return false;
-    }
-    for (const Graph* s : subs)
-        if (!s) return false;
-    return true;
-}
-
-}  // namespace
-
 Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opts) {
     const LoweredGraph& lg = m_program.lowered;
     for (size_t ci = 0; ci < lg.calls.size(); ++ci) {
@@ -186,47 +158,20 @@ Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opt
         if (const char* r = randomExternFor(name)) {
             externName = r;
         } else {
-            std::vector<const Graph*> subs;
-            std::vector<const Argument*> operands;
-            if (!subgraphOperands(n, g, subs, operands)) continue;
-            // The operands' metadata as the lowering inferred it.
-            std::vector<Value> metas;
-            bool usable = true;
-            for (const Argument* a : operands) {
-                if (!a->isNode()) {
-                    usable = false;
-                    break;
-                }
-                auto it = lg.values.find(a->node);
-                if (it == lg.values.end()) {
-                    usable = false;
-                    break;
-                }
-                const LValue& lv = it->second;
-                if (lv.kind == LValue::Kind::Tensor) {
-                    TensorMeta m = lg.nodes[static_cast<size_t>(lv.node)].meta;
-                    m.offset = 0;
-                    metas.push_back(Value::ofTensor(Tensor::metaOnly(m)));
-                } else if (lv.kind == LValue::Kind::Other || lv.kind == LValue::Kind::None) {
-                    metas.push_back(lv.kind == LValue::Kind::Other ? lv.other : Value::none());
-                } else {
-                    usable = false;
-                    break;
-                }
-            }
-            if (!usable) continue;
+            auto sc = subgraphCall(n, g, lg);
+            if (!sc) continue;
             CompileOptions sub;
             sub.schedule = opts.schedule;
             sub.jit = opts.jit;
             // An AOT library holds the main program's kernels only: subgraphs are JIT-compiled.
             sub.jit.prebuilt = nullptr;
             std::vector<std::unique_ptr<CompiledGraph>> compiled;
-            for (const Graph* sg : subs) {
-                auto c = compile(*sg, metas, sub);
+            for (size_t i = 0; i < sc->graphs.size(); ++i) {
+                auto c = compile(*sc->graphs[i], sc->operandMetas, sub);
                 if (!c.ok()) {
                     Diagnostic d = c.error();
                     if (d.node.empty()) d.node = n.name();
-                    d.message = "subgraph of '" + n.name() + "': " + d.message;
+                    d.message = "compiling " + subgraphRole(sc->isCond, i) + " of '" + n.name() + "': " + d.message;
                     return d;
                 }
                 compiled.push_back(std::move(c).value());
@@ -399,7 +344,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             auto outs = sub->second[branch]->run(operands, {}, seed);
             if (!outs.ok()) {
                 Diagnostic d = outs.error();
-                d.message = "in the subgraph of '" + n.name() + "': " + d.message;
+                d.message = "in " + subgraphRole(n.opName() == "higher_order.cond", branch) + " of '" + n.name() +
+                            "': " + d.message;
                 if (d.node.empty()) d.node = n.name();
                 return d;
             }

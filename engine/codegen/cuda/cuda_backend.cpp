@@ -16,6 +16,9 @@ namespace fxray::cg::cuda {
 
 namespace {
 
+/// The extern kernel name of a subgraph op run by its compiled subgraphs.
+constexpr const char* kSubgraphExtern = "subgraph";
+
 std::vector<Value> metasOf(const std::vector<Value>& inputs) {
     std::vector<Value> metas;
     for (const auto& v : inputs) {
@@ -35,10 +38,12 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     auto t0 = std::chrono::steady_clock::now();
     auto lg = lowerGraph(g, metasOf(inputs), opts.pinned);
     if (!lg.ok()) return lg.error();
-    // Ops without a rule but with a device kernel (rand, dropout): extern calls, not fallbacks.
+    // Ops without a rule but with a device kernel (rand, dropout) and subgraph ops (their
+    // subgraphs compiled by this backend, compileSourceOnly): extern calls, not fallbacks.
     for (OpaqueCall& call : lg->calls) {
-        const char* k =
-            call.kind == OpaqueCall::Kind::Fallback ? fallbackDeviceExternFor(call.node->opName()) : nullptr;
+        if (call.kind != OpaqueCall::Kind::Fallback) continue;
+        const char* k = fallbackDeviceExternFor(call.node->opName());
+        if (!k && subgraphCall(*call.node, g, *lg)) k = kSubgraphExtern;
         if (!k) continue;
         call.kind = OpaqueCall::Kind::Extern;
         call.fn = k;
@@ -51,6 +56,41 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     if (!prog.ok()) return prog.error();
     st.scheduleMs = msSince(t1);
     return prog;
+}
+
+/// Each subgraph of so's subgraph calls compiled like a graph (recursively: a branch may hold a
+/// cond of its own), for the operand metadata the lowering inferred; their fallbacks and compile
+/// times added to so's.
+Status compileSubgraphSources(SourceOnly& so, const std::string& arch, const CompileOptions& opts) {
+    const LoweredGraph& lg = so.program.lowered;
+    for (size_t ci = 0; ci < lg.calls.size(); ++ci) {
+        const OpaqueCall& call = lg.calls[ci];
+        if (call.kind != OpaqueCall::Kind::Extern || call.fn != kSubgraphExtern) continue;
+        const Node& n = *call.node;
+        auto sc = subgraphCall(n, *so.graph, lg);
+        if (!sc) return makeError("subgraph call '" + n.name() + "' is no longer in its usual form");
+        CompileOptions sub;
+        sub.schedule = opts.schedule;  // pins name the graph's own nodes: none in a subgraph
+        SubgraphSources ss;
+        for (size_t i = 0; i < sc->graphs.size(); ++i) {
+            auto c = compileSourceOnly(*sc->graphs[i], sc->operandMetas, arch, sub);
+            if (!c.ok()) {
+                Diagnostic d = c.error();
+                if (d.node.empty()) d.node = n.name();
+                d.message = "compiling " + subgraphRole(sc->isCond, i) + " of '" + n.name() + "': " + d.message;
+                return d;
+            }
+            for (const auto& [op, k] : c->fallbacks) so.fallbacks[op] += k;
+            so.stats.lowerMs += c->stats.lowerMs;
+            so.stats.scheduleMs += c->stats.scheduleMs;
+            so.stats.codegenMs += c->stats.codegenMs;
+            so.stats.nvrtcMs += c->stats.nvrtcMs;
+            ss.graphs.push_back(std::move(c).value());
+        }
+        ss.call = std::move(*sc);
+        so.subgraphs.emplace(ci, std::move(ss));
+    }
+    return Status::success();
 }
 
 }  // namespace
@@ -80,6 +120,9 @@ Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>&
     if (!out.ok()) return out.error();
     so.compiled = std::move(out).value();
     so.stats.nvrtcMs = so.compiled.ms;
+    so.graph = &g;
+    so.fallbacks = so.program.lowered.fallbackOps;
+    if (Status s = compileSubgraphSources(so, arch, opts); !s.ok()) return s.error();
     so.stats.totalMs = msSince(t0);
     return so;
 }
@@ -91,22 +134,37 @@ CompiledGraph::~CompiledGraph() {
 Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, const std::vector<Value>& inputs,
                                                                 const CompileOptions& opts) {
     if (Status s = requireDevice(); !s.ok()) return s.error();
-    const CudaRuntime& rt = runtime();
     auto t0 = std::chrono::steady_clock::now();
-    std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
-    cg->m_graph = &g;
     auto guard = SizeGuard::forInputs(g, inputs);
     if (!guard.ok()) return guard.error();
-    cg->m_guard = std::move(guard).value();
-    cg->m_arch = targetArch();
-    auto so = compileSourceOnly(g, inputs, cg->m_arch, opts);
+    auto so = compileSourceOnly(g, inputs, targetArch(), opts);
     if (!so.ok()) return so.error();
-    cg->m_program = std::move(so->program);
-    cg->m_source = std::move(so->source);
-    cg->m_stats = so->stats;
+    auto cg = load(std::move(so).value(), std::move(guard).value());
+    if (!cg.ok()) return cg.error();
+    // The built-in kernels (copies, convolution, scatters) are compiled on first use in the
+    // process; paying it here keeps that time out of the first run and in the compile report.
+    if (!(*cg)->m_program.lowered.calls.empty()) {
+        auto t2 = std::chrono::steady_clock::now();
+        if (Status s = warmBuiltins(); !s.ok()) return s.error();
+        (*cg)->m_stats.builtinMs = msSince(t2);
+    }
+    (*cg)->m_stats.totalMs = msSince(t0);
+    return cg;
+}
+
+Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::load(SourceOnly&& so, SizeGuard guard) {
+    const CudaRuntime& rt = runtime();
+    std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
+    cg->m_graph = so.graph;
+    cg->m_guard = std::move(guard);
+    cg->m_arch = targetArch();
+    cg->m_program = std::move(so.program);
+    cg->m_source = std::move(so.source);
+    cg->m_stats = so.stats;
+    cg->m_fallbacks = std::move(so.fallbacks);
     auto t1 = std::chrono::steady_clock::now();
     if (!cg->m_program.kernels.empty()) {
-        if (Status s = check(rt.cu.cuModuleLoadData(&cg->m_module, so->compiled.image.data()), "loading the kernels");
+        if (Status s = check(rt.cu.cuModuleLoadData(&cg->m_module, so.compiled.image.data()), "loading the kernels");
             !s.ok())
             return s.error();
         for (const auto& plan : cg->m_source.plans) {
@@ -117,15 +175,18 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
             cg->m_functions.push_back(f);
         }
     }
-    cg->m_stats.loadMs = msSince(t1);
-    // The built-in kernels (copies, convolution, scatters) are compiled on first use in the
-    // process; paying it here keeps that time out of the first run and in the compile report.
-    if (!cg->m_program.lowered.calls.empty()) {
-        auto t2 = std::chrono::steady_clock::now();
-        if (Status s = warmBuiltins(); !s.ok()) return s.error();
-        cg->m_stats.builtinMs = msSince(t2);
+    for (auto& [ci, ss] : so.subgraphs) {
+        Subgraphs& sub = cg->m_subgraphs[ci];
+        for (SourceOnly& sg : ss.graphs) {
+            auto sgGuard = SizeGuard::forInputs(*sg.graph, ss.call.operandMetas);
+            if (!sgGuard.ok()) return sgGuard.error();
+            auto c = load(std::move(sg), std::move(sgGuard).value());
+            if (!c.ok()) return c.error();
+            sub.graphs.push_back(std::move(c).value());
+        }
+        sub.call = std::move(ss.call);
     }
-    cg->m_stats.totalMs = msSince(t0);
+    cg->m_stats.loadMs += msSince(t1);
     return cg;
 }
 

@@ -9,14 +9,17 @@
 /// indices, sorting and the uniques, linear algebra, embedding bags, ...) as device externs
 /// (device_externs.h), and random ops (rand, randperm, dropout) draw the reference executor's
 /// stream on the device (PyTorch's Philox stream is not reproduced, so runs compared with
-/// PyTorch pin random nodes). Anything else (ops without a lowering or a device extern, subgraph
-/// ops, instances an extern declines) runs on the host through the reference kernel: an
-/// explicit, reported fallback (inputs copied down, the result copied back up).
+/// PyTorch pin random nodes). Subgraph ops (cond, checkpoint, wrap) run their subgraphs compiled
+/// by this backend, operands and results staying on the device (cond reads its predicate back,
+/// one element). Anything else (ops without a lowering or a device extern, instances an extern
+/// declines) runs on the host through the reference kernel: an explicit, reported fallback
+/// (inputs copied down, the result copied back up).
 #include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/scheduler.h"
 #include "codegen/size_guard.h"
 #include "codegen/step_profile.h"
+#include "codegen/subgraph_call.h"
 #include "exec/run_check.h"
 
 #include <map>
@@ -39,13 +42,26 @@ struct CompileStats {
     double builtinMs = 0;
 };
 
+struct SourceOnly;
+/// A subgraph op's subgraphs (cond: true, false; checkpoint/wrap: body), each compiled like a
+/// graph for the operand metadata the lowering inferred.
+struct SubgraphSources {
+    SubgraphCall call;
+    std::vector<SourceOnly> graphs;
+};
+
 /// Generated source and NVRTC output of a graph without running it (no device needed: PTX for
 /// `arch` "compute_XX"). This is what CI checks for every corpus graph.
 struct SourceOnly {
+    const Graph* graph = nullptr;
     Program program;
     CudaSource source;
     NvrtcOutput compiled;
-    CompileStats stats;
+    CompileStats stats;  ///< the subgraphs' compilation included
+    /// Opaque call index -> its subgraphs (the call is the extern "subgraph").
+    std::map<size_t, SubgraphSources> subgraphs;
+    /// Ops run on the host through the reference kernel, with counts, the subgraphs' included.
+    std::map<std::string, int> fallbacks;
 };
 Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>& inputs, const std::string& arch,
                                        const CompileOptions& opts = {});
@@ -65,7 +81,8 @@ struct RunOptions {
 /// What one run did besides computing outputs.
 struct RunStats {
     size_t kernelLaunches = 0, gemms = 0, deviceCopies = 0, deviceExterns = 0;
-    size_t cudnnCalls = 0;  ///< of deviceExterns, convolutions cuDNN ran
+    size_t cudnnCalls = 0;    ///< of deviceExterns, convolutions cuDNN ran
+    size_t subgraphRuns = 0;  ///< cond branches and checkpoint/wrap bodies run by their compiled graphs
     /// Ops run on the host ("aten.convolution.default" -> count), fallbacks and externs alike.
     std::map<std::string, int> hostOps;
 };
@@ -109,12 +126,25 @@ public:
     const CudaSource& source() const { return m_source; }
     const CompileStats& stats() const { return m_stats; }
     const std::string& arch() const { return m_arch; }
-    const std::map<std::string, int>& fallbackOps() const { return m_program.lowered.fallbackOps; }
+    /// Ops run on the host through the reference kernel, those of the compiled subgraphs included.
+    const std::map<std::string, int>& fallbackOps() const { return m_fallbacks; }
+    /// A subgraph op's call and its subgraphs compiled by this backend (cond: true, false;
+    /// checkpoint/wrap: body), by opaque call index; null for another call.
+    struct Subgraphs {
+        SubgraphCall call;
+        std::vector<std::unique_ptr<CompiledGraph>> graphs;
+    };
+    const Subgraphs* subgraphs(size_t callIndex) const {
+        auto it = m_subgraphs.find(callIndex);
+        return it == m_subgraphs.end() ? nullptr : &it->second;
+    }
     /// Dynamic shapes: the binding the code is specialized to (run() refuses another).
     const SizeGuard& sizeGuard() const { return m_guard; }
 
 private:
     CompiledGraph() = default;
+    /// Loads so's module (and its subgraphs', recursively), specialized to `guard`'s binding.
+    static Expected<std::unique_ptr<CompiledGraph>> load(SourceOnly&& so, SizeGuard guard);
     const Graph* m_graph = nullptr;
     SizeGuard m_guard;
     Program m_program;
@@ -123,6 +153,8 @@ private:
     std::string m_arch;
     CUmodule m_module = nullptr;
     std::vector<CUfunction> m_functions;
+    std::map<std::string, int> m_fallbacks;
+    std::map<size_t, Subgraphs> m_subgraphs;
 };
 
 /// What runAndCheckCuda adds to RunResult.

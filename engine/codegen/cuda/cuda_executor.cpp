@@ -74,6 +74,19 @@ Expected<Tensor> Executor::download(size_t b) {
     return h;
 }
 
+Status Executor::uploadConstant(size_t b) {
+    const BufferDesc& bd = m_p.buffers[b];
+    auto it = m_cg.graph().constants.find(bd.key);
+    if (it == m_cg.graph().constants.end() || !it->second.hasData()) {
+        Diagnostic d = makeError("constant '" + bd.key + "' has no value");
+        d.node = bd.name;
+        return d;
+    }
+    Status s = upload(b, it->second);
+    m_uploaded[b] = s.ok();
+    return s;
+}
+
 Status Executor::prepare(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins) {
     const Graph& g = m_cg.graph();
     const size_t nph = g.placeholders().size();
@@ -96,17 +109,7 @@ Status Executor::prepare(const std::vector<Value>& inputs, const std::map<std::s
             m_uploaded[b] = true;
             break;
         }
-        case BufferDesc::Source::Constant: {
-            auto it = g.constants.find(bd.key);
-            if (it == g.constants.end() || !it->second.hasData()) {
-                Diagnostic d = makeError("constant '" + bd.key + "' has no value");
-                d.node = bd.name;
-                return d;
-            }
-            s = upload(b, it->second);
-            m_uploaded[b] = true;
-            break;
-        }
+        case BufferDesc::Source::Constant: s = uploadConstant(b); break;
         case BufferDesc::Source::Pinned: {
             auto it = pins.find(bd.key);
             if (it == pins.end() || !it->second.isTensor())
@@ -187,9 +190,14 @@ std::optional<DeviceView> Executor::deviceOf(const Argument& a) const {
     if (!a.isNode()) return std::nullopt;
     const LoweredGraph& lg = m_p.lowered;
     auto it = lg.values.find(a.node);
-    if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) return std::nullopt;
+    if (it == lg.values.end()) return std::nullopt;
+    return deviceOf(it->second);
+}
+
+std::optional<DeviceView> Executor::deviceOf(const LValue& v) const {
+    if (v.kind != LValue::Kind::Tensor) return std::nullopt;
     int b = -1;
-    TensorMeta m = viewOf(it->second.node, b);
+    TensorMeta m = viewOf(v.node, b);
     if (b < 0 || !m_dev[static_cast<size_t>(b)].ptr()) return std::nullopt;
     return DeviceView{m_dev[static_cast<size_t>(b)].ptr(), m};
 }
@@ -409,6 +417,13 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
             continue;
         }
         const OpaqueCall& call = lg.calls[static_cast<size_t>(st.index)];
+        if (const auto* subs = m_cg.subgraphs(static_cast<size_t>(st.index))) {
+            if (ro.stepOnHost) ro.stepOnHost->resize(m_p.steps.size(), 0);
+            Status s = runSubgraph(call, static_cast<size_t>(st.index), *subs, seed, ro, S);
+            if (s.ok() && ro.syncEachStep) s = sync("the subgraph of node " + call.node->name(), call.node->name());
+            if (!s.ok()) return s;
+            continue;
+        }
         auto dev = deviceExtern(call, ctx, S);
         if (!dev.ok()) {
             Diagnostic d = dev.error();

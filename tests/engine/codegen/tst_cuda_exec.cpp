@@ -1,7 +1,8 @@
 // The CUDA backend against PyTorch (label gpu): every recorded AOT graph run of the corpus
 // (joint, forward, backward, inference) compiled to CUDA and run on the GPU with its recorded
 // inputs must reproduce the recorded outputs (rel_err <= 1e-4 fp32, <= 1e-2 fp16, exact for
-// integers), with the input conventions and random-value pins of the CPU backend's test.
+// integers), with the input conventions and random-value pins of the CPU backend's test; no
+// subgraph op (cond_subgraph's cond) runs on the host.
 // Skipped with the reason when there is no usable device.
 #include "numerics_case.h"
 
@@ -49,6 +50,12 @@ private slots:
         QVERIFY(compared > 0);
         std::string host;
         for (const auto& [op, n] : info.run.hostOps) host += " " + op + " x" + std::to_string(n);
+        // Subgraph ops run their subgraphs compiled for the device, never on the host.
+        for (const auto& [op, n] : info.run.hostOps) QVERIFY2(op.rfind("higher_order.", 0) != 0, host.c_str());
+        if (model == "cond_subgraph") {
+            QVERIFY2(info.run.hostOps.empty(), host.c_str());
+            QCOMPARE(info.run.subgraphRuns, size_t(1));
+        }
         qInfo("RESULT %s/%s ok max_rel_err %.3g | %zu kernels, %zu launches, %zu gemms, %zu device externs | compile "
               "%.0f ms (nvrtc %.0f) run %.1f ms | host:%s",
               qPrintable(model), qPrintable(stage), worst, info.kernels, info.run.kernelLaunches, info.run.gemms,
