@@ -37,12 +37,18 @@ Status zero(const std::optional<DeviceView>& v) {
         "zeroing an embedding bag output");
 }
 
-Status launch(const char* name, DType t, int64_t work, void** params) {
-    auto fn = bagModule().function(std::string(name) + (t == DType::Float64 ? "_f64" : "_f32"));
+/// Launches the module's kernel `entry` over `work` items.
+Status launchEntry(const std::string& entry, int64_t work, void** params) {
+    auto fn = bagModule().function(entry);
     if (!fn.ok()) return fn.error();
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
     return launchGrid(*fn, static_cast<unsigned>(std::clamp<int64_t>((work + 127) / 128, 1, cap)), 1, 128, params,
-                      name);
+                      entry.c_str());
+}
+
+/// Launches kernel `name`'s variant for tables of dtype t.
+Status launch(const char* name, DType t, int64_t work, void** params) {
+    return launchEntry(std::string(name) + (t == DType::Float64 ? "_f64" : "_f32"), work, params);
 }
 
 bool denseInt64(const std::optional<DeviceView>& v) {
@@ -57,7 +63,7 @@ bool embeddingBagSupports(DType t) { return t == DType::Float32 || t == DType::F
 
 Status embeddingBagForward(const DeviceView& weight, const DeviceView& indices, const DeviceView& offsets,
                            const std::optional<DeviceView>& perSampleWeights, int64_t mode, int64_t pad,
-                           const DeviceView& out, const std::optional<DeviceView>& offset2bag,
+                           bool lastAtOffset, const DeviceView& out, const std::optional<DeviceView>& offset2bag,
                            const std::optional<DeviceView>& bagSize, const std::optional<DeviceView>& maxIndices) {
     const DType t = weight.meta.dtype;
     if (!embeddingBagSupports(t) || weight.meta.shape.size() != 2 || indices.meta.dtype != DType::Int64 ||
@@ -75,6 +81,9 @@ Status embeddingBagForward(const DeviceView& weight, const DeviceView& indices, 
     a.sizeLen = bagSize ? bagSize->meta.numel() : 0;
     a.auxLen = maxIndices ? maxIndices->meta.numel() : 0;
     a.hasPsw = perSampleWeights ? 1 : 0;
+    a.lastAtOffset = lastAtOffset ? 1 : 0;
+    if (lastAtOffset && offsets.meta.numel() <= a.bags)
+        return makeError("device embedding bag: the last bag's end offset is missing");
     for (const auto* o : {&offset2bag, &bagSize, &maxIndices})
         if (Status s = zero(*o); !s.ok()) return s;
     if (a.bags == 0) return Status::success();
@@ -91,7 +100,7 @@ Status embeddingBagForward(const DeviceView& weight, const DeviceView& indices, 
 Status embeddingBagBackward(const DeviceView& grad, const DeviceView& indices, const DeviceView& offsets,
                             const DeviceView& offset2bag, const DeviceView& bagSize, const DeviceView& maxIndices,
                             const std::optional<DeviceView>& perSampleWeights, int64_t mode, int64_t pad,
-                            const DeviceView& gradWeight) {
+                            bool scaleByFreq, const DeviceView& gradWeight) {
     const DType t = grad.meta.dtype;
     if (!embeddingBagSupports(t) || grad.meta.shape.size() != 2 || gradWeight.meta.dtype != t ||
         !gradWeight.meta.isContiguous() || gradWeight.meta.shape.size() != 2)
@@ -107,20 +116,35 @@ Status embeddingBagBackward(const DeviceView& grad, const DeviceView& indices, c
     a.offLen = offsets.meta.numel();
     a.sizeLen = bagSize.meta.numel();
     a.hasPsw = perSampleWeights ? 1 : 0;
+    a.scaleByFreq = scaleByFreq ? 1 : 0;
     if (Status s = zero(gradWeight); !s.ok()) return s;
+    if ((mode == 2 ? a.bags : a.n) * a.D == 0) return Status::success();
     Dense dense;
     auto pg = dense(grad), pi = dense(indices), po = dense(offsets), pb = dense(offset2bag), ps = dense(bagSize),
          pm = dense(maxIndices), pp = dense(perSampleWeights);
     for (auto* e : {&pg, &pi, &po, &pb, &ps, &pm, &pp})
         if (!e->ok()) return e->error();
-    CUdeviceptr a0 = *pg, a1 = *pi, a2 = *po, a3 = *pb, a4 = *ps, a5 = *pm, a6 = *pp, a7 = gradWeight.address();
+    // scale_grad_by_freq: every row's count among the indices first (int64 [rows], zeroed).
+    DeviceBuffer counts;
+    if (scaleByFreq && a.rows > 0) {
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(a.rows) * sizeof(int64_t));
+        if (!buf.ok()) return buf.error();
+        counts = std::move(buf).value();
+        if (Status s = check(runtime().cu.cuMemsetD8(counts.ptr(), 0, static_cast<size_t>(a.rows) * sizeof(int64_t)),
+                             "zeroing embedding bag frequency counts");
+            !s.ok())
+            return s;
+        CUdeviceptr ci = *pi, cc = counts.ptr();
+        void* params[] = {&ci, &cc, &a};
+        if (Status s = launchEntry("fx_bag_count", a.n, params); !s.ok()) return s;
+    }
+    CUdeviceptr a0 = *pg, a1 = *pi, a2 = *po, a3 = *pb, a4 = *ps, a5 = *pm, a6 = *pp, a7 = gradWeight.address(),
+                a8 = counts.ptr();
     if (mode == 2) {
-        if (a.bags * a.D == 0) return Status::success();
-        void* params[] = {&a0, &a5, &a4, &a7, &a};
+        void* params[] = {&a0, &a5, &a4, &a8, &a7, &a};
         return launch("fx_bag_backward_max", t, a.bags * a.D, params);
     }
-    if (a.n * a.D == 0) return Status::success();
-    void* params[] = {&a0, &a1, &a2, &a3, &a4, &a6, &a7, &a};
+    void* params[] = {&a0, &a1, &a2, &a3, &a4, &a6, &a8, &a7, &a};
     return launch("fx_bag_backward", t, a.n * a.D, params);
 }
 

@@ -218,10 +218,10 @@ private slots:
 
     void fallback_op_kernels_compile() {
         // The kernels for Inductor's fallback ops (kernels/fallback_ops.cu: windowed max pooling
-        // with indices, sort, segment_reduce and its backward, put, the masked index_put and
-        // masked_select, batch norm in evaluation mode, triangular_solve, slogdet, matrix_exp)
-        // compile for sm_80 PTX with an
-        // entry for every launcher; put's accumulation is atomic.
+        // with indices, sort, segment_reduce and its backward, put, the index puts (every dtype)
+        // and the mask's coordinates, masked_select, batch norm in evaluation mode,
+        // triangular_solve, slogdet, matrix_exp) compile for sm_80 PTX with an entry for every
+        // launcher; put's accumulation is atomic.
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::fallbackOpsSource();
@@ -243,6 +243,10 @@ private slots:
                                "fx_put_f64",
                                "fx_masked_put_acc_f32",
                                "fx_masked_put_acc_f64",
+                               "fx_masked_put_acc_i64",
+                               "fx_masked_put_acc_i32",
+                               "fx_masked_put_acc_b8",
+                               "fx_mask_coords",
                                "fx_masked_select_any",
                                "fx_bn_eval_f32",
                                "fx_bn_eval_f64",
@@ -257,6 +261,9 @@ private slots:
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
                 out->image.find("red.global.add.f32") != std::string::npos);
+        // The int64 index put accumulates atomically too (64-bit integer adds).
+        QVERIFY(out->image.find("atom.global.add.u64") != std::string::npos ||
+                out->image.find("red.global.add.u64") != std::string::npos);
     }
 
     void fallback_replacement_kernels_compile_to_ptx() {
@@ -315,6 +322,8 @@ private slots:
         for (const char* k : {"fx_bag_forward", "fx_bag_backward", "fx_bag_backward_max", "fx_bag_psw_backward"})
             for (const char* sfx : {"_f32", "_f64"})
                 QVERIFY2(eout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
+        // scale_grad_by_freq's row counts.
+        QVERIFY(eout->image.find(".entry fx_bag_count") != std::string::npos);
     }
 
     void corpus_graphs_compile_to_ptx() {

@@ -3,7 +3,8 @@
 // offsets, per-sample weights, padding_idx), the dense _embedding_bag_backward and
 // _embedding_bag_per_sample_weights_backward, as the CPU backend's extern
 // (codegen/cpu/extern_embedding_bag.cpp) and CUDA compute them: bag b covers indices
-// [offsets[b], offsets[b + 1]), the last bag up to the end of the indices; bag_size counts a
+// [offsets[b], offsets[b + 1]), the last bag up to the end of the indices (with CPU's
+// include_last_offset up to its offset; entries past it belong to no bag); bag_size counts a
 // bag's non-padding entries; max_indices is -1 for an empty bag. An index outside the table is
 // skipped (PyTorch raises there). The auxiliary outputs are written where their (zeroed) sizes
 // reach, as the CPU extern fits them.
@@ -22,7 +23,7 @@ template <class T>
 __device__ void fx_bag_forward(const T* w, const fx_i64* idx, const fx_i64* off, const T* psw, T* y, fx_i64* o2b,
                                fx_i64* bagSize, fx_i64* aux, const FxBagArgs& a) {
     FX_LOOP(b, a.bags) {
-        const fx_i64 begin = off[b] < 0 ? 0 : off[b], end = b + 1 < a.bags ? off[b + 1] : a.n;
+        const fx_i64 begin = off[b] < 0 ? 0 : off[b], end = b + 1 < a.bags || a.lastAtOffset ? off[b + 1] : a.n;
         fx_i64 count = 0;
         for (fx_i64 i = begin; i < end && i < a.n; ++i) {
             if (i < a.o2bLen) o2b[i] = b;
@@ -62,16 +63,31 @@ __device__ fx_i64 fx_bag_of(fx_i64 i, const fx_i64* o2b, fx_i64 o2bLen, const fx
     return c - 1;
 }
 
+// scale_grad_by_freq's counts: how many of all n indices (padding and entries outside every bag
+// included, as ATen counts) name each row, into zeroed int64 counts [rows].
+extern "C" __global__ void fx_bag_count(const fx_i64* idx, unsigned long long* counts, FxBagBackArgs a) {
+    FX_LOOP(i, a.n) {
+        const fx_i64 row = idx[i];
+        if (row >= 0 && row < a.rows) atomicAdd(counts + row, 1ull);
+    }
+}
+
+// A row's frequency scale: 1 / its count with scale_grad_by_freq, else 1.
+__device__ __forceinline__ double fx_bag_freq(const unsigned long long* counts, fx_i64 row, const FxBagBackArgs& a) {
+    return a.scaleByFreq ? 1.0 / (double)counts[row] : 1.0;
+}
+
 // Sum / mean: one thread per (entry, column), added into grad_weight (zeroed) at the entry's row.
 template <class T>
 __device__ void fx_bag_backward(const T* g, const fx_i64* idx, const fx_i64* off, const fx_i64* o2b,
-                                const fx_i64* bagSize, const T* psw, T* gw, const FxBagBackArgs& a) {
+                                const fx_i64* bagSize, const T* psw, const unsigned long long* counts, T* gw,
+                                const FxBagBackArgs& a) {
     FX_LOOP(q, a.n * a.D) {
         const fx_i64 i = q / a.D, d = q % a.D, row = idx[i];
         if (row == a.pad || row < 0 || row >= a.rows) continue;
         const fx_i64 b = fx_bag_of(i, o2b, a.o2bLen, off, a.offLen, a.n);
         if (b < 0 || b >= a.bags) continue;
-        double s = a.hasPsw ? (double)psw[i] : 1.0;
+        double s = (a.hasPsw ? (double)psw[i] : 1.0) * fx_bag_freq(counts, row, a);
         if (a.mode == 1) s /= b < a.sizeLen ? (double)bagSize[b] : 1.0;
         atomicAdd(gw + row * a.D + d, (T)((double)g[b * a.D + d] * s));
     }
@@ -79,12 +95,12 @@ __device__ void fx_bag_backward(const T* g, const fx_i64* idx, const fx_i64* off
 
 // Max: one thread per (bag, column), its gradient added at the row that held the maximum.
 template <class T>
-__device__ void fx_bag_backward_max(const T* g, const fx_i64* maxIdx, const fx_i64* bagSize, T* gw,
-                                    const FxBagBackArgs& a) {
+__device__ void fx_bag_backward_max(const T* g, const fx_i64* maxIdx, const fx_i64* bagSize,
+                                    const unsigned long long* counts, T* gw, const FxBagBackArgs& a) {
     FX_LOOP(q, a.bags * a.D) {
         const fx_i64 b = q / a.D, d = q % a.D, row = maxIdx[q];
         if (row < 0 || row == a.pad || row >= a.rows || (b < a.sizeLen && bagSize[b] == 0)) continue;
-        atomicAdd(gw + row * a.D + d, g[q]);
+        atomicAdd(gw + row * a.D + d, a.scaleByFreq ? (T)((double)g[q] * fx_bag_freq(counts, row, a)) : g[q]);
     }
 }
 
@@ -108,13 +124,13 @@ __device__ void fx_bag_psw_backward(const T* g, const T* w, const fx_i64* idx, c
         fx_bag_forward<T>(w, idx, off, psw, y, o2b, bagSize, aux, a);                                                  \
     }                                                                                                                  \
     extern "C" __global__ void fx_bag_backward_##S(const T* g, const fx_i64* idx, const fx_i64* off,                   \
-                                                   const fx_i64* o2b, const fx_i64* bagSize, const T* psw, T* gw,      \
-                                                   FxBagBackArgs a) {                                                  \
-        fx_bag_backward<T>(g, idx, off, o2b, bagSize, psw, gw, a);                                                     \
+                                                   const fx_i64* o2b, const fx_i64* bagSize, const T* psw,             \
+                                                   const unsigned long long* counts, T* gw, FxBagBackArgs a) {         \
+        fx_bag_backward<T>(g, idx, off, o2b, bagSize, psw, counts, gw, a);                                             \
     }                                                                                                                  \
-    extern "C" __global__ void fx_bag_backward_max_##S(const T* g, const fx_i64* maxIdx, const fx_i64* bagSize, T* gw, \
-                                                       FxBagBackArgs a) {                                              \
-        fx_bag_backward_max<T>(g, maxIdx, bagSize, gw, a);                                                             \
+    extern "C" __global__ void fx_bag_backward_max_##S(const T* g, const fx_i64* maxIdx, const fx_i64* bagSize,        \
+                                                       const unsigned long long* counts, T* gw, FxBagBackArgs a) {     \
+        fx_bag_backward_max<T>(g, maxIdx, bagSize, counts, gw, a);                                                     \
     }                                                                                                                  \
     extern "C" __global__ void fx_bag_psw_backward_##S(const T* g, const T* w, const fx_i64* idx, const fx_i64* off,   \
                                                        const fx_i64* o2b, T* out, FxBagBackArgs a) {                   \
