@@ -37,8 +37,7 @@ Expected<bool> embeddingBagOnDevice(DeviceCall& c) {
     const auto& o = *outs;
     const int64_t pad = A->size() > 8 && !A->isNone(8) ? A->toInt(8) : -1;
     const bool lastAtOffset = A->toBool(7) && off->meta.device.type == "cpu";
-    if (Status s = embeddingBagForward(*w, *idx, *off, psw, mode, pad, lastAtOffset, *o[0], o[1], o[2], o[3]);
-        !s.ok())
+    if (Status s = embeddingBagForward(*w, *idx, *off, psw, mode, pad, lastAtOffset, *o[0], o[1], o[2], o[3]); !s.ok())
         return s.error();
     ++c.stats().deviceExterns;
     return true;
@@ -63,8 +62,8 @@ Expected<bool> embeddingBagBackwardOnDevice(DeviceCall& c) {
     if (!A->isNone(10) && (!psw || psw->meta.dtype != om->dtype || psw->meta.numel() != n)) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (Status s = embeddingBagBackward(*g, *idx, *off, *o2b, *size, *maxIdx, psw, mode, A->toInt(11), A->toBool(7),
-                                        **o);
+    if (Status s =
+            embeddingBagBackward(*g, *idx, *off, *o2b, *size, *maxIdx, psw, mode, A->toInt(11), A->toBool(7), **o);
         !s.ok())
         return s.error();
     ++c.stats().deviceExterns;

@@ -591,8 +591,7 @@ Status indexPutByMaskRows(const DeviceView& self, const DeviceView& mask, const 
 Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
                       const DeviceView& out) {
     const size_t md = mask.meta.shape.size(), nd = self.meta.shape.size();
-    if (md == 0 || md > nd || md > FX_MAX_INDICES || mask.meta.dtype != DType::Bool ||
-        mask.meta.strides.size() != md)
+    if (md == 0 || md > nd || md > FX_MAX_INDICES || mask.meta.dtype != DType::Bool || mask.meta.strides.size() != md)
         return makeError("device index_put: a bool mask over 1 to 4 leading dims");
     // Values with the count dim: a row per set position, or one row for all of them (dropped).
     if (values.meta.shape.size() == nd - md + 1 && values.meta.shape[0] != 1)

@@ -131,10 +131,10 @@ private slots:
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto out = cg::cuda::nvrtcCompile(cg::cuda::builtinSource(), "fxray_builtin", "compute_80");
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
-        for (const char* fn :
-             {"fx_strided_copy", "fx_conv_fwd_f32", "fx_conv_fwd_f64", "fx_conv_bwd_input_f32",
-              "fx_conv_bwd_weight_f32", "fx_conv_bwd_bias_f32", "fx_embedding_bwd_f32", "fx_index_add_f32",
-              "fx_index_add_f64", "fx_bn_train_f32", "fx_bn_bwd_f32", "fx_maxpool2d_f32", "fx_maxpool2d_bwd_f32"})
+        for (const char* fn : {"fx_strided_copy", "fx_conv_fwd_f32", "fx_conv_fwd_f64", "fx_conv_bwd_input_f32",
+                               "fx_conv_bwd_weight_f32", "fx_conv_bwd_bias_f32", "fx_embedding_bwd_f32",
+                               "fx_embedding_count", "fx_index_add_f32", "fx_index_add_f64", "fx_bn_train_f32",
+                               "fx_bn_bwd_f32", "fx_maxpool2d_f32", "fx_maxpool2d_bwd_f32"})
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         // fp32 scatter-adds are atomics (rows sharing an index collide), not plain stores.
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||

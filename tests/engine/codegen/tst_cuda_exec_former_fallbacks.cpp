@@ -2,10 +2,10 @@
 // OpInfo runs (embedding bags, the margin losses', pdist's and the norms' backwards, index /
 // index_put by a boolean mask, linalg_lu_solve, copy_ into a graph input) judged as the sweep
 // judges them, and the variants those runs do not reach (embedding bag mean / max modes,
-// padding_idx, include_last_offset, scale_grad_by_freq; a mask with row-wise values and
-// accumulation, a bool self, int64 accumulation; several right-hand sides and the adjoint solve;
-// norms without weights) against the reference executor, itself
-// checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
+// padding_idx, include_last_offset, scale_grad_by_freq, also embedding_dense_backward's; a mask
+// with row-wise values and accumulation, a bool self, int64 accumulation; several right-hand
+// sides, the adjoint and the right solve; norms without weights) against the reference executor,
+// itself checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
 // reference side runs without a GPU too; the rest is skipped with the reason, as is a case whose
 // device extern this build does not have (deviceExternTable() names them).
 #include "test_util.h"
@@ -189,6 +189,23 @@ private slots:
             fxtest::tv({2, 3}, wave(6, 2.3)),         fxtest::tv({7}, wave(7, 0.7))};
         compareWithReference(*g, in, 1e-5,
                              "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
+    }
+
+    void embedding_dense_backward_scaled_vs_reference() {
+        // scale_grad_by_freq: row 2 is named three times (each of its gradients a third), row 0
+        // once; padding_idx 3 drops its entry but is counted; int64 and int32 indices.
+        auto g = fxtest::parseForward(
+            "g: \"f32[2, 3, 4][12, 4, 1]cuda:0\", i: \"i64[2, 3][3, 1]cuda:0\", j: \"i32[2, 3][3, 1]cuda:0\"",
+            "        edb: \"f32[5, 4][4, 1]cuda:0\" = "
+            "torch.ops.aten.embedding_dense_backward.default(g, i, 5, 3, True)\n"
+            "        edb_1: \"f32[5, 4][4, 1]cuda:0\" = "
+            "torch.ops.aten.embedding_dense_backward.default(g, j, 5, -1, True)\n"
+            "        return (edb, edb_1)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3, 4}, wave(24, 0.5)),
+                              fxtest::tv({2, 3}, {2, 0, 2, 3, 2, 4}, DType::Int64),
+                              fxtest::tv({2, 3}, {2, 0, 2, 3, 2, 4}, DType::Int32)};
+        compareWithReference(*g, in, 1e-5, "embedding_backward");
     }
 
     void mask_index_vs_reference() {
