@@ -4,7 +4,8 @@
 // _embedding_bag_per_sample_weights_backward, as the CPU backend's extern
 // (codegen/cpu/extern_embedding_bag.cpp) and CUDA compute them: bag b covers indices
 // [offsets[b], offsets[b + 1]), the last bag up to the end of the indices (with CPU's
-// include_last_offset up to its offset; entries past it belong to no bag); bag_size counts a
+// include_last_offset up to its offset: entries past it join no bag, offset2bag 0 there as the
+// reference leaves it); bag_size counts a
 // bag's non-padding entries; max_indices is -1 for an empty bag. An index outside the table is
 // skipped (PyTorch raises there). The auxiliary outputs are written where their (zeroed) sizes
 // reach, as the CPU extern fits them.
