@@ -289,10 +289,10 @@ DeviceView transposedMatrices(DeviceView v) {
     return v;
 }
 
-/// linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False) with one factorization per batch
-/// matrix of the output (no broadcast), into the output's layout (left: column-major per matrix,
-/// as the reference's meta gives it). left = False, X op(M) = B, is op(M)ᵀ Xᵀ = Bᵀ: the left
-/// solve with the adjoint flag flipped, on transposed views of B and X.
+/// linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False), the factors broadcast over the
+/// output's batch dims, into the output's layout (left: column-major per matrix, as the
+/// reference's meta gives it). left = False, X op(M) = B, is op(M)ᵀ Xᵀ = Bᵀ: the left solve with
+/// the adjoint flag flipped, on transposed views of B and X.
 Expected<bool> luSolveOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     const OpArgs* A = om && windowPoolSupports(om->dtype) ? c.args() : nullptr;
@@ -301,13 +301,19 @@ Expected<bool> luSolveOnDevice(DeviceCall& c) {
     auto lu = c.view(0), piv = c.view(1), b = c.view(2);
     const size_t nd = om->shape.size();
     if (!lu || !piv || !b || nd < 2 || nd > 8 || lu->meta.dtype != om->dtype || b->meta.dtype != om->dtype ||
-        piv->meta.dtype != DType::Int32 || lu->meta.shape.size() != nd || b->meta.shape.size() < 2 ||
-        b->meta.strides.size() != b->meta.shape.size() || om->strides.size() != nd)
+        piv->meta.dtype != DType::Int32 || lu->meta.shape.size() < 2 || lu->meta.shape.size() > nd ||
+        b->meta.shape.size() < 2 || b->meta.strides.size() != b->meta.shape.size() || om->strides.size() != nd)
         return false;
-    // n: the solved dim (rows with left, columns without); k: the other.
-    const int64_t n = om->shape[left ? nd - 2 : nd - 1], k = om->shape[left ? nd - 1 : nd - 2];
-    if (lu->meta.shape[nd - 1] != n || lu->meta.shape[nd - 2] != n ||
-        (n > 0 && lu->meta.numel() * k != om->numel() * n) || piv->meta.numel() * n != lu->meta.numel())
+    // n: the solved dim (rows with left, columns without); the factors' batch dims (pivots LU's
+    // batch shape + [n]) broadcast to the output's.
+    const size_t ld = lu->meta.shape.size();
+    const int64_t n = om->shape[left ? nd - 2 : nd - 1];
+    const std::vector<int64_t> batch(om->shape.begin(), om->shape.end() - 2),
+        luBatch(lu->meta.shape.begin(), lu->meta.shape.end() - 2);
+    std::vector<int64_t> pivWant = luBatch;
+    pivWant.push_back(n);
+    const auto bb = broadcastShape(luBatch, batch);
+    if (lu->meta.shape[ld - 1] != n || lu->meta.shape[ld - 2] != n || piv->meta.shape != pivWant || !bb || *bb != batch)
         return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();

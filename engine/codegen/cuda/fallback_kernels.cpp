@@ -296,6 +296,19 @@ Expected<DeviceBuffer> scratchDoubles(int64_t count) {
     return DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(double));
 }
 
+/// v broadcast (right-aligned, size-1 dims repeated) to `shape`, dense: v itself when it is dense
+/// of that shape already, else a copy in `tmp`. v must broadcast to shape.
+Expected<DeviceView> denseBroadcast(const DeviceView& v, const std::vector<int64_t>& shape, DeviceBuffer& tmp) {
+    if (v.meta.shape == shape) return denseView(v, tmp);
+    TensorMeta m = TensorMeta::contiguous(shape, v.meta.dtype, v.meta.device);
+    auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(m.dtype)));
+    if (!buf.ok()) return buf.error();
+    tmp = std::move(buf).value();
+    DeviceView d{tmp.ptr(), m};
+    if (Status s = stridedCopy(v, d); !s.ok()) return s.error();
+    return d;
+}
+
 }  // namespace
 
 Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit,
@@ -350,8 +363,17 @@ Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView&
     a.n = n;
     a.k = X.meta.shape[nd - 1];
     a.batches = n * a.k == 0 ? 0 : X.meta.numel() / (n * a.k);
-    if (a.batches * n * a.k != 0 && (LU.meta.numel() != a.batches * n * n || pivots.meta.numel() != a.batches * n))
-        return makeError("device lu_solve: the factors' batches differ from the solution's");
+    // The factors' batch dims broadcast to the solution's (expanded into dense copies below).
+    const std::vector<int64_t> batch(X.meta.shape.begin(), X.meta.shape.end() - 2);
+    std::vector<int64_t> luShape = batch, pivShape = batch;
+    luShape.insert(luShape.end(), {n, n});
+    pivShape.push_back(n);
+    const std::vector<int64_t> luBatch(LU.meta.shape.begin(), LU.meta.shape.end() - 2);
+    const auto bb = broadcastShape(luBatch, batch);
+    std::vector<int64_t> pivWant = luBatch;
+    pivWant.push_back(n);
+    if (!bb || *bb != batch || pivots.meta.shape != pivWant)
+        return makeError("device lu_solve: the factors' batches do not broadcast to the solution's");
     // PyTorch's solution is column-major per matrix (the reference's meta gives it so): the
     // kernels solve in a dense row-major copy, copied into place at the end.
     DeviceBuffer tx;
@@ -366,9 +388,9 @@ Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView&
     if (Status s = stridedCopy(B, Xd); !s.ok()) return s;
     if (a.batches * a.k == 0) return Xd.base == X.base ? Status::success() : stridedCopy(Xd, X);
     DeviceBuffer tl, tp;
-    auto lud = denseView(LU, tl);
+    auto lud = denseBroadcast(LU, luShape, tl);
     if (!lud.ok()) return lud.error();
-    auto pd = denseView(pivots, tp);
+    auto pd = denseBroadcast(pivots, pivShape, tp);
     if (!pd.ok()) return pd.error();
     auto trsm = fallbackModule().function(std::string("fx_trsm_") + suffixOf(t));
     if (!trsm.ok()) return trsm.error();

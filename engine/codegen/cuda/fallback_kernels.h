@@ -91,7 +91,7 @@ Status maskedSelect(const DeviceView& self, const DeviceView& mask, const Device
 
 /// linalg_lu_solve(LU, pivots, B, left=True, adjoint) into X [.., n, k] of any layout (PyTorch's
 /// is column-major per matrix; solved in a dense copy then): getrf's factors (LU any strides,
-/// pivots 1-based int32, both one per batch matrix of X), B broadcast to X.
+/// pivots 1-based int32 of LU's batch shape, both broadcast over X's batch dims), B broadcast to X.
 Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView& B, bool adjoint, const DeviceView& X);
 
 /// Batch norm in evaluation mode over x [N, C, ...] into dense y: the running statistics (dense

@@ -245,10 +245,12 @@ private slots:
 
     void lu_solve_vs_reference() {
         // Two 3 x 3 factors with row swaps (1-based pivots), solved plainly and as the adjoint,
-        // from the left (two right-hand sides) and from the right (X M = B, two rows).
+        // from the left (two right-hand sides) and from the right (X M = B, two rows); one factor
+        // broadcast over both batches of B.
         auto g = fxtest::parseForward(
             "lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
-            "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\", b2: \"f32[2, 2, 3][6, 3, 1]cuda:0\"",
+            "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\", b2: \"f32[2, 2, 3][6, 3, 1]cuda:0\", "
+            "lu1: \"f32[3, 3][3, 1]cuda:0\", piv1: \"i32[3][1]cuda:0\"",
             "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
             "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
             "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
@@ -256,13 +258,18 @@ private slots:
             "torch.ops.aten.linalg_lu_solve.default(lu, piv, b2, left = False)\n"
             "        x_3: \"f32[2, 2, 3][6, 3, 1]cuda:0\" = "
             "torch.ops.aten.linalg_lu_solve.default(lu, piv, b2, left = False, adjoint = True)\n"
-            "        return (x, x_1, x_2, x_3)\n");
+            "        x_4: \"f32[2, 3, 2][6, 1, 3]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu1, piv1, b)\n"
+            "        x_5: \"f32[2, 2, 3][6, 3, 1]cuda:0\" = "
+            "torch.ops.aten.linalg_lu_solve.default(lu1, piv1, b2, left = False, adjoint = True)\n"
+            "        return (x, x_1, x_2, x_3, x_4, x_5)\n");
         QVERIFY(g);
         std::vector<double> lu = wave(18, 0.4);
         for (int b = 0; b < 2; ++b)
             for (int d = 0; d < 3; ++d) lu[static_cast<size_t>(b * 9 + d * 4)] = 2.0 + d;  // a well-conditioned U
         std::vector<Value> in{fxtest::tv({2, 3, 3}, lu), fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
-                              fxtest::tv({2, 3, 2}, wave(12, 1.9)), fxtest::tv({2, 2, 3}, wave(12, 0.6))};
+                              fxtest::tv({2, 3, 2}, wave(12, 1.9)), fxtest::tv({2, 2, 3}, wave(12, 0.6)),
+                              fxtest::tv({3, 3}, std::vector<double>(lu.begin() + 9, lu.end())),
+                              fxtest::tv({3}, {3, 3, 3}, DType::Int32)};
         // The left solutions are column-major per batch (metaLuSolve), written through their strides.
         compareWithReference(*g, in, 1e-5, "lu_solve");
     }
