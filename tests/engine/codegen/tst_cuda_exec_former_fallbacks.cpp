@@ -266,8 +266,10 @@ private slots:
         std::vector<double> lu = wave(18, 0.4);
         for (int b = 0; b < 2; ++b)
             for (int d = 0; d < 3; ++d) lu[static_cast<size_t>(b * 9 + d * 4)] = 2.0 + d;  // a well-conditioned U
-        std::vector<Value> in{fxtest::tv({2, 3, 3}, lu), fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
-                              fxtest::tv({2, 3, 2}, wave(12, 1.9)), fxtest::tv({2, 2, 3}, wave(12, 0.6)),
+        std::vector<Value> in{fxtest::tv({2, 3, 3}, lu),
+                              fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
+                              fxtest::tv({2, 3, 2}, wave(12, 1.9)),
+                              fxtest::tv({2, 2, 3}, wave(12, 0.6)),
                               fxtest::tv({3, 3}, std::vector<double>(lu.begin() + 9, lu.end())),
                               fxtest::tv({3}, {3, 3, 3}, DType::Int32)};
         // The left solutions are column-major per batch (metaLuSolve), written through their strides.
