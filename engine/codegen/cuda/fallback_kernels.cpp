@@ -12,8 +12,8 @@ namespace fxray::cg::cuda {
 namespace {
 
 KernelModule& fallbackModule() {
-    static KernelModule* m =
-        new KernelModule("fxray_fallback_ops", {"fallback_args.h", "fallback_ops.cu"});  // never destroyed
+    static KernelModule* m = new KernelModule(
+        "fxray_fallback_ops", {"dtype_io.cuh", "fallback_args.h", "fallback_ops.cu"});  // never destroyed
     return *m;
 }
 
@@ -23,6 +23,8 @@ const char* suffixOf(DType t) {
     case DType::Int64: return "i64";
     case DType::Int32: return "i32";
     case DType::Bool: return "b8";
+    case DType::Float16: return "f16";
+    case DType::BFloat16: return "bf16";
     default: return "f32";
     }
 }
@@ -511,7 +513,8 @@ bool broadcastStrides(const TensorMeta& v, const std::vector<int64_t>& shape, lo
 }  // namespace
 
 bool indexPutSupports(DType t) {
-    return t == DType::Float32 || t == DType::Float64 || t == DType::Int64 || t == DType::Int32 || t == DType::Bool;
+    return t == DType::Float32 || t == DType::Float64 || t == DType::Float16 || t == DType::BFloat16 ||
+           t == DType::Int64 || t == DType::Int32 || t == DType::Bool;
 }
 
 namespace {

@@ -72,7 +72,8 @@ Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, 
                 bool accumulate, const DeviceView& out);
 
 /// True when the index puts (indexPut, maskedIndexPutAccumulate, indexPutByMask) handle this
-/// dtype: fp32/fp64, int64/int32 (accumulating adds), bool (accumulating is a logical or).
+/// dtype: fp32/fp64, fp16/bf16 (accumulating in fp32, rounded once), int64/int32, bool
+/// (accumulating is a logical or).
 bool indexPutSupports(DType t);
 
 /// index_put(self, [mask], values, accumulate) with one bool mask over self's leading dims (rank

@@ -246,6 +246,8 @@ private slots:
                                "fx_masked_put_acc_i64",
                                "fx_masked_put_acc_i32",
                                "fx_masked_put_acc_b8",
+                               "fx_masked_put_acc_f16",
+                               "fx_masked_put_acc_bf16",
                                "fx_mask_coords",
                                "fx_masked_select_any",
                                "fx_bn_eval_f32",
@@ -261,6 +263,8 @@ private slots:
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
                 out->image.find("red.global.add.f32") != std::string::npos);
+        // fp16 / bf16 index puts accumulate by compare-and-swap on 32-bit words.
+        QVERIFY(out->image.find(".cas.b32") != std::string::npos);
         // The int64 index put accumulates atomically too (64-bit integer adds).
         QVERIFY(out->image.find("atom.global.add.u64") != std::string::npos ||
                 out->image.find("red.global.add.u64") != std::string::npos);

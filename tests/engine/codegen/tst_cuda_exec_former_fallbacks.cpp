@@ -211,13 +211,15 @@ private slots:
     void mask_index_vs_reference() {
         // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
         // stores a broadcast row, stores and accumulates a row per set position, fills a bool
-        // self, accumulates int64 rows; a [4, 3] mask over every dim takes one value per set
-        // element (row-major order).
+        // self, accumulates int64 rows, fp16 rows and a bf16 row; a [4, 3] mask over every dim
+        // takes one value per set element (row-major order).
         auto g = fxtest::parseForward(
             "s: \"f32[4, 3][3, 1]cuda:0\", m: \"b8[4][1]cuda:0\", v: \"f32[3][1]cuda:0\", v2: \"f32[3, 3][3, "
             "1]cuda:0\", "
             "b: \"b8[4, 3][3, 1]cuda:0\", t: \"b8[][]cuda:0\", m2: \"b8[4, 3][3, 1]cuda:0\", v3: \"f32[6][1]cuda:0\", "
-            "si: \"i64[4, 3][3, 1]cuda:0\", vi: \"i64[3, 3][3, 1]cuda:0\", tb: \"b8[3, 3][3, 1]cuda:0\"",
+            "si: \"i64[4, 3][3, 1]cuda:0\", vi: \"i64[3, 3][3, 1]cuda:0\", tb: \"b8[3, 3][3, 1]cuda:0\", "
+            "sh: \"f16[4, 3][3, 1]cuda:0\", vh: \"f16[3, 3][3, 1]cuda:0\", sb: \"bf16[4, 3][3, 1]cuda:0\", "
+            "vb: \"bf16[3][1]cuda:0\"",
             "        index: \"f32[3, 3][3, 1]cuda:0\" = torch.ops.aten.index.Tensor(s, [m])\n"
             "        index_put: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v)\n"
             "        index_put_1: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v2, True)\n"
@@ -226,8 +228,10 @@ private slots:
             "        index_put_4: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m2], v3)\n"
             "        index_put_5: \"i64[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(si, [m], vi, True)\n"
             "        index_put_6: \"b8[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(b, [m], tb)\n"
+            "        index_put_7: \"f16[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(sh, [m], vh, True)\n"
+            "        index_put_8: \"bf16[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(sb, [m], vb, True)\n"
             "        return (index, index_put, index_put_1, index_put_2, index_put_3, index_put_4, index_put_5, "
-            "index_put_6)\n");
+            "index_put_6, index_put_7, index_put_8)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({4, 3}, wave(12, 0.1)),
                               fxtest::tv({4}, {1, 0, 1, 1}, DType::Bool),
@@ -239,7 +243,12 @@ private slots:
                               fxtest::tv({6}, wave(6, 2.1)),
                               fxtest::tv({4, 3}, {5, -3, 8, 1, 0, 2, -7, 4, 6, 9, -1, 3}, DType::Int64),
                               fxtest::tv({3, 3}, {10, 20, 30, -40, 50, -60, 70, 80, 90}, DType::Int64),
-                              fxtest::tv({3, 3}, {1, 0, 1, 0, 1, 1, 1, 0, 0}, DType::Bool)};
+                              fxtest::tv({3, 3}, {1, 0, 1, 0, 1, 1, 1, 0, 0}, DType::Bool),
+                              fxtest::tv({4, 3}, wave(12, 0.4), DType::Float16),
+                              fxtest::tv({3, 3}, wave(9, 1.4), DType::Float16),
+                              fxtest::tv({4, 3}, wave(12, 2.6), DType::BFloat16),
+                              fxtest::tv({3}, {0.5, -1.25, 3}, DType::BFloat16)};
+        // fp16 / bf16 sums are rounded once to the storage type on both sides.
         compareWithReference(*g, in, 1e-6, "index_put,index_by_mask");
     }
 

@@ -6,6 +6,7 @@
 // the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp) rule for rule, so both backends
 // give PyTorch's indices on ties and NaNs.
 #ifndef FXRAY_EMBEDDED_SOURCE
+#include "dtype_io.cuh"
 #include "fallback_args.h"
 #endif
 
@@ -251,6 +252,29 @@ __device__ __forceinline__ void fx_put_value(unsigned char* p, unsigned char v, 
     else if (v != 0)
         *p = 1;
 }
+
+// fp16 / bf16: stored as they are, or added by a compare-and-swap on the aligned 32-bit word
+// holding them (16-bit float atomics are not on every target), the sum in fp32 rounded once to
+// the storage type.
+template <class H>
+__device__ __forceinline__ void fx_put_value16(H* p, H v, int acc) {
+    if (!acc) {
+        *p = v;
+        return;
+    }
+    unsigned int* word = (unsigned int*)((unsigned long long)p & ~3ull);
+    const unsigned int shift = ((unsigned long long)p & 2ull) ? 16u : 0u;
+    unsigned int old = *word, assumed;
+    do {
+        assumed = old;
+        H cur, sum;
+        cur.x = (unsigned short)((assumed >> shift) & 0xffffu);
+        fx_st(&sum, 0, fx_ld(&cur, 0) + fx_ld(&v, 0));
+        old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | ((unsigned int)sum.x << shift));
+    } while (old != assumed);
+}
+__device__ __forceinline__ void fx_put_value(fx_half* p, fx_half v, int acc) { fx_put_value16(p, v, acc); }
+__device__ __forceinline__ void fx_put_value(fx_bf16* p, fx_bf16 v, int acc) { fx_put_value16(p, v, acc); }
 
 // One thread per element of the full shape: the indices clamped into self (Inductor's masked
 // decomposition clamps), the value added atomically (indices may repeat) or stored where the mask
@@ -562,3 +586,5 @@ FX_INDEX_PUT(double, f64)
 FX_INDEX_PUT(fx_i64, i64)
 FX_INDEX_PUT(int, i32)
 FX_INDEX_PUT(unsigned char, b8)
+FX_INDEX_PUT(fx_half, f16)
+FX_INDEX_PUT(fx_bf16, bf16)
