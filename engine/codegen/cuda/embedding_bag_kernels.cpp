@@ -51,8 +51,14 @@ Status launch(const char* name, DType t, int64_t work, void** params) {
     return launchEntry(std::string(name) + (t == DType::Float64 ? "_f64" : "_f32"), work, params);
 }
 
-bool denseInt64(const std::optional<DeviceView>& v) {
-    return !v || (v->meta.dtype == DType::Int64 && v->meta.isContiguous());
+bool indexDtype(DType t) { return t == DType::Int64 || t == DType::Int32; }
+
+/// An index tensor's element size for the kernels (8 or 4); 8 where absent.
+int indexSize(const std::optional<DeviceView>& v) { return v ? static_cast<int>(dtypeItemSize(v->meta.dtype)) : 8; }
+
+/// Absent, or a dense index tensor of dtype t.
+bool denseIndex(const std::optional<DeviceView>& v, DType t) {
+    return !v || (v->meta.dtype == t && v->meta.isContiguous());
 }
 
 }  // namespace
@@ -66,9 +72,15 @@ Status embeddingBagForward(const DeviceView& weight, const DeviceView& indices, 
                            bool lastAtOffset, const DeviceView& out, const std::optional<DeviceView>& offset2bag,
                            const std::optional<DeviceView>& bagSize, const std::optional<DeviceView>& maxIndices) {
     const DType t = weight.meta.dtype;
-    if (!embeddingBagSupports(t) || weight.meta.shape.size() != 2 || indices.meta.dtype != DType::Int64 ||
-        offsets.meta.dtype != DType::Int64 || out.meta.dtype != t || !out.meta.isContiguous() ||
-        out.meta.shape.size() != 2 || !denseInt64(offset2bag) || !denseInt64(bagSize) || !denseInt64(maxIndices))
+    // The auxiliary outputs share one index dtype (CUDA's: the indices', CPU's: the offsets').
+    const DType aux = offset2bag   ? offset2bag->meta.dtype
+                      : bagSize    ? bagSize->meta.dtype
+                      : maxIndices ? maxIndices->meta.dtype
+                                   : DType::Int64;
+    if (!embeddingBagSupports(t) || weight.meta.shape.size() != 2 || !indexDtype(indices.meta.dtype) ||
+        !indexDtype(offsets.meta.dtype) || !indexDtype(aux) || out.meta.dtype != t || !out.meta.isContiguous() ||
+        out.meta.shape.size() != 2 || !denseIndex(offset2bag, aux) || !denseIndex(bagSize, aux) ||
+        !denseIndex(maxIndices, aux))
         return makeError("device embedding bag: operands");
     FxBagArgs a{};
     a.bags = out.meta.shape[0];
@@ -82,6 +94,9 @@ Status embeddingBagForward(const DeviceView& weight, const DeviceView& indices, 
     a.auxLen = maxIndices ? maxIndices->meta.numel() : 0;
     a.hasPsw = perSampleWeights ? 1 : 0;
     a.lastAtOffset = lastAtOffset ? 1 : 0;
+    a.idxSize = indexSize(indices);
+    a.offSize = indexSize(offsets);
+    a.auxSize = static_cast<int>(dtypeItemSize(aux));
     if (lastAtOffset && offsets.meta.numel() <= a.bags)
         return makeError("device embedding bag: the last bag's end offset is missing");
     for (const auto* o : {&offset2bag, &bagSize, &maxIndices})
@@ -105,6 +120,8 @@ Status embeddingBagBackward(const DeviceView& grad, const DeviceView& indices, c
     if (!embeddingBagSupports(t) || grad.meta.shape.size() != 2 || gradWeight.meta.dtype != t ||
         !gradWeight.meta.isContiguous() || gradWeight.meta.shape.size() != 2)
         return makeError("device embedding bag backward: operands");
+    for (const DeviceView* v : {&indices, &offsets, &offset2bag, &bagSize, &maxIndices})
+        if (!indexDtype(v->meta.dtype)) return makeError("device embedding bag backward: int64 or int32 indices");
     FxBagBackArgs a{};
     a.bags = grad.meta.shape[0];
     a.D = grad.meta.shape[1];
@@ -117,6 +134,11 @@ Status embeddingBagBackward(const DeviceView& grad, const DeviceView& indices, c
     a.sizeLen = bagSize.meta.numel();
     a.hasPsw = perSampleWeights ? 1 : 0;
     a.scaleByFreq = scaleByFreq ? 1 : 0;
+    a.idxSize = indexSize(indices);
+    a.offSize = indexSize(offsets);
+    a.o2bSize = indexSize(offset2bag);
+    a.sizeSize = indexSize(bagSize);
+    a.maxSize = indexSize(maxIndices);
     if (Status s = zero(gradWeight); !s.ok()) return s;
     if ((mode == 2 ? a.bags : a.n) * a.D == 0) return Status::success();
     Dense dense;
@@ -153,7 +175,8 @@ Status embeddingBagPerSampleWeightsBackward(const DeviceView& grad, const Device
                                             const DeviceView& out) {
     const DType t = grad.meta.dtype;
     if (!embeddingBagSupports(t) || grad.meta.shape.size() != 2 || weight.meta.shape.size() != 2 ||
-        weight.meta.dtype != t || out.meta.dtype != t || !out.meta.isContiguous())
+        weight.meta.dtype != t || out.meta.dtype != t || !out.meta.isContiguous() || !indexDtype(indices.meta.dtype) ||
+        !indexDtype(offsets.meta.dtype) || !indexDtype(offset2bag.meta.dtype))
         return makeError("device embedding bag per-sample weights backward: operands");
     FxBagBackArgs a{};
     a.bags = grad.meta.shape[0];
@@ -163,6 +186,9 @@ Status embeddingBagPerSampleWeightsBackward(const DeviceView& grad, const Device
     a.pad = pad;
     a.o2bLen = offset2bag.meta.numel();
     a.offLen = offsets.meta.numel();
+    a.idxSize = indexSize(indices);
+    a.offSize = indexSize(offsets);
+    a.o2bSize = indexSize(offset2bag);
     if (a.n == 0) return Status::success();
     Dense dense;
     auto pg = dense(grad), pw = dense(weight), pi = dense(indices), po = dense(offsets), pb = dense(offset2bag);

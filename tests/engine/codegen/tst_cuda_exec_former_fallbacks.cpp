@@ -191,6 +191,47 @@ private slots:
                              "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
     }
 
+    void embedding_bag_int32_vs_reference() {
+        // int32 indices and offsets (CPU's auxiliary outputs then int32): the bags above as mean
+        // with padding_idx and frequency scaling, max with include_last_offset, the weighted sum
+        // and its per-sample weights' gradient; int32 indices with int64 offsets (int64
+        // auxiliary outputs, the offsets' dtype).
+        auto g = fxtest::parseForward(
+            "w: \"f32[6, 3][3, 1]cuda:0\", i: \"i32[7][1]cuda:0\", o: \"i32[3][1]cuda:0\", "
+            "g: \"f32[3, 3][3, 1]cuda:0\", g2: \"f32[2, 3][3, 1]cuda:0\", p: \"f32[7][1]cuda:0\", "
+            "o64: \"i64[3][1]cuda:0\"",
+            "        eb = torch.ops.aten._embedding_bag.default(w, i, o, False, 1, False, None, False, 2)\n"
+            "        getitem = eb[0]\n        getitem_1 = eb[1]\n        getitem_2 = eb[2]\n        getitem_3 = eb[3]\n"
+            "        bw = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_1, getitem_2, getitem_3, 6, "
+            "True, 1, False, None, 2)\n"
+            "        eb_1 = torch.ops.aten._embedding_bag.default(w, i, o, False, 2, False, None, True)\n"
+            "        getitem_4 = eb_1[0]\n        getitem_5 = eb_1[1]\n        getitem_6 = eb_1[2]\n"
+            "        getitem_7 = eb_1[3]\n"
+            "        bw_1 = torch.ops.aten._embedding_bag_backward.default(g2, i, o, getitem_5, getitem_6, getitem_7, "
+            "6, False, 2, False, None)\n"
+            "        eb_2 = torch.ops.aten._embedding_bag.default(w, i, o, False, 0, False, p)\n"
+            "        getitem_8 = eb_2[0]\n        getitem_9 = eb_2[1]\n        getitem_10 = eb_2[2]\n"
+            "        getitem_11 = eb_2[3]\n"
+            "        pw = torch.ops.aten._embedding_bag_per_sample_weights_backward.default(g, w, i, o, getitem_9, 0)\n"
+            "        bw_2 = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_9, getitem_10, getitem_11, "
+            "6, False, 0, False, p)\n"
+            "        eb_3 = torch.ops.aten._embedding_bag.default(w, i, o64, False, 1, False, None)\n"
+            "        getitem_12 = eb_3[0]\n        getitem_13 = eb_3[1]\n        getitem_14 = eb_3[2]\n"
+            "        getitem_15 = eb_3[3]\n"
+            "        bw_3 = torch.ops.aten._embedding_bag_backward.default(g, i, o64, getitem_13, getitem_14, "
+            "getitem_15, 6, False, 1, False, None)\n"
+            "        return (getitem, getitem_1, getitem_2, getitem_3, bw, getitem_4, getitem_5, getitem_6, "
+            "getitem_7, bw_1, getitem_8, pw, bw_2, getitem_12, getitem_13, getitem_14, bw_3)\n");
+        QVERIFY(g);
+        std::vector<Value> in{
+            fxtest::tv({6, 3}, wave(18, 0.3)),        fxtest::tv({7}, {0, 2, 5, 2, 1, 3, 4}, DType::Int32),
+            fxtest::tv({3}, {0, 3, 5}, DType::Int32), fxtest::tv({3, 3}, wave(9, 1.1)),
+            fxtest::tv({2, 3}, wave(6, 2.3)),         fxtest::tv({7}, wave(7, 0.7)),
+            fxtest::tv({3}, {0, 3, 5}, DType::Int64)};
+        compareWithReference(*g, in, 1e-5,
+                             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
+    }
+
     void embedding_dense_backward_scaled_vs_reference() {
         // scale_grad_by_freq: row 2 is named three times (each of its gradients a third), row 0
         // once; padding_idx 3 drops its entry but is counted; int64 and int32 indices.
