@@ -2,8 +2,8 @@
 /// Embedding bags on the device (kernels/embedding_bag.cu, a module of its own compiled by NVRTC
 /// on first use): _embedding_bag and _embedding_bag_forward_only, the dense backward and the
 /// per-sample weights' backward, as the CPU backend's extern (codegen/cpu/extern_embedding_bag.cpp)
-/// computes them. fp32/fp64 tables, int64 or int32 indices, offsets and auxiliary outputs; the device externs
-/// (device_externs_embedding_bag.cpp) check sizes before calling.
+/// computes them. fp32/fp64 tables; int64 or int32 indices, offsets and auxiliary outputs; the
+/// device externs (device_externs_embedding_bag.cpp) check sizes before calling.
 #include "codegen/cuda/device_ops.h"
 
 #include <optional>
