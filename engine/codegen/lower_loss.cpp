@@ -1,7 +1,8 @@
 // Lowerings of pointwise losses and their backwards: an elementwise loss over the broadcast
 // operands, then PyTorch's reduction (0 none, 1 mean, 2 sum) as a sum over every dim (scaled
 // by 1/N for mean). Backwards scale by 1/N for mean and read the (possibly 0-dim) gradient
-// broadcast. nll_loss_forward/backward gather the target class per sample.
+// broadcast. nll_loss_forward/backward (and the 2d forms over [N, C, H, W]) gather the target
+// class per sample.
 #include "codegen/lower_util.h"
 
 #include <functional>
@@ -110,16 +111,33 @@ double numArg(LowerCtx& c, size_t i, double d) {
 ExprP lt(const ExprP& a, double v) { return ebinary(Op::Lt, a, kc(v, a)); }
 ExprP gt(const ExprP& a, double v) { return ebinary(Op::Gt, a, kc(v, a)); }
 
-/// What nll_loss_forward/backward read per sample n: the target class t (clamped for loads), whether
-/// it counts (t != ignore_index) and its weight (weight[t], else 1), for self [N, C] or [C].
+/// What nll_loss_forward/backward read per sample: the target class t (clamped for loads), whether
+/// it counts (t != ignore_index) and its weight (weight[t], else 1), for self [N, C] or [C], or
+/// (nll_loss2d) self [N, C, H, W] with target [N, H, W]. A sample is its coordinates in the
+/// target: {n}, {} (unbatched) or {n, h, w}.
 struct Nll {
     int self = -1, target = -1, weight = -1;
     int64_t classes = 0, ignore = -100;
-    bool batched = true;
+    bool batched = true, spatial = false;
     DType ct = DType::Float32;
-    ExprP targetOf(Loader& L, const Index& n) const {
-        return eto(L.load(target, batched ? std::vector<Index>{n} : std::vector<Index>{}), DType::Int64);
+    /// The samples' extent (the target's shape).
+    std::vector<int64_t> samples;
+    ExprP targetOf(Loader& L, const std::vector<Index>& s) const {
+        return eto(L.load(target, s), DType::Int64);
     }
+    /// self's coordinates of class `cls` of sample s.
+    std::vector<Index> selfAt(const std::vector<Index>& s, Index cls) const {
+        if (spatial) return {s[0], std::move(cls), s[1], s[2]};
+        if (batched) return {s[0], std::move(cls)};
+        return {std::move(cls)};
+    }
+    /// The sample of self's coordinates co (their class is co's class dim).
+    std::vector<Index> sampleOf(const std::vector<Index>& co) const {
+        if (spatial) return {co[0], co[2], co[3]};
+        if (batched) return {co[0]};
+        return {};
+    }
+    Index classOf(const std::vector<Index>& co) const { return spatial || batched ? co[1] : co[0]; }
     ExprP valid(const ExprP& t) const { return ebinary(Op::Ne, t, econst(double(ignore), DType::Int64)); }
     Index clampedClass(const ExprP& t) const {
         return ivalue(
@@ -132,36 +150,47 @@ struct Nll {
     }
 };
 
-/// Arguments (self, target, weight, reduction, ignore_index) from position `first`.
-std::optional<Nll> nllOf(LowerCtx& c, size_t first) {
+/// Arguments (self, target, weight, reduction, ignore_index) from position `first`; spatial:
+/// nll_loss2d's.
+std::optional<Nll> nllOf(LowerCtx& c, size_t first, bool spatial) {
     Nll r;
     r.self = c.in(first);
     r.target = c.in(first + 1);
     if (r.self < 0 || r.target < 0) return std::nullopt;
     const auto& xs = c.meta(r.self).shape;
-    if (xs.empty() || xs.size() > 2 || !isFloating(c.meta(r.self).dtype)) return std::nullopt;
-    r.batched = xs.size() == 2;
-    r.classes = xs.back();
-    if (r.classes <= 0 || c.meta(r.target).shape.size() != (r.batched ? 1u : 0u)) return std::nullopt;
+    const auto& ts = c.meta(r.target).shape;
+    if (!isFloating(c.meta(r.self).dtype)) return std::nullopt;
+    r.spatial = spatial;
+    if (spatial) {
+        if (xs.size() != 4 || ts.size() != 3 || ts[0] != xs[0] || ts[1] != xs[2] || ts[2] != xs[3]) return std::nullopt;
+        r.classes = xs[1];
+    } else {
+        if (xs.empty() || xs.size() > 2) return std::nullopt;
+        r.batched = xs.size() == 2;
+        r.classes = xs.back();
+        if (ts.size() != (r.batched ? 1u : 0u)) return std::nullopt;
+    }
+    if (r.classes <= 0) return std::nullopt;
+    r.samples = ts;
     if (c.args()[first + 2].isTensor()) r.weight = c.in(first + 2);
     r.ignore = c.args().toInt(first + 4);
     r.ct = computeType(c.meta(r.self).dtype);
     return r;
 }
 
-/// nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight):
-/// -self[n, t_n] * w_n per sample, summed (or divided by the total weight for mean).
+/// nll_loss_forward / nll_loss2d_forward(self, target, weight, reduction, ignore_index) ->
+/// (output, total_weight): -self[sample, t] * w per sample, summed (or divided by the total
+/// weight for mean).
+template <bool Spatial>
 std::optional<LValue> nllLossForward(LowerCtx& c) {
-    auto nll = nllOf(c, 0);
+    auto nll = nllOf(c, 0, Spatial);
     if (!nll || !c.out().isList() || c.out().list.size() != 2) return std::nullopt;
     const Nll a = *nll;
     const int64_t reduction = c.args().toInt(3);
-    const int64_t N = a.batched ? c.meta(a.self).shape[0] : 1;
-    auto perSample = [a](Loader& L, const Index& n) {
-        ExprP t = a.targetOf(L, n);
-        std::vector<Index> xc{a.clampedClass(t)};
-        if (a.batched) xc.insert(xc.begin(), n);
-        return eunary(Op::Neg, ebinary(Op::Mul, eto(L.load(a.self, xc), a.ct), a.weightOf(L, t)));
+    auto perSample = [a](Loader& L, const std::vector<Index>& s) {
+        ExprP t = a.targetOf(L, s);
+        return eunary(Op::Neg, ebinary(Op::Mul, eto(L.load(a.self, a.selfAt(s, a.clampedClass(t))), a.ct),
+                                       a.weightOf(L, t)));
     };
     std::vector<int> deps{a.self, a.target};
     if (a.weight >= 0) deps.push_back(a.weight);
@@ -169,23 +198,29 @@ std::optional<LValue> nllLossForward(LowerCtx& c) {
     r.kind = LValue::Kind::List;
     r.isTuple = true;
     if (reduction == 0) {
-        int out = c.pointwise(c.outMeta(0), deps, [a, perSample](Loader& L, const std::vector<Index>& co) {
-            return perSample(L, a.batched ? co[0] : iconst(0));
-        });
+        // One loss per sample (an unbatched input's single sample is a 0-d output).
+        int out = c.pointwise(c.outMeta(0), deps,
+                              [perSample](Loader& L, const std::vector<Index>& co) { return perSample(L, co); });
         int tw = c.pointwise(
             c.outMeta(1), {}, [a](Loader&, const std::vector<Index>&) { return econst(0.0, a.ct); }, ".total_weight");
         r.items = {tensorValue(out), tensorValue(tw)};
         return r;
     }
     if (reduction != 1 && reduction != 2) return std::nullopt;
+    // Reduced over every sample ({1} stands for an unbatched input's one sample).
+    const std::vector<int64_t> extent = a.samples.empty() ? std::vector<int64_t>{1} : a.samples;
+    const std::vector<bool> all(extent.size(), true);
+    const bool unbatched = a.samples.empty();
+    auto sampleAt = [unbatched](const std::vector<Index>& co) { return unbatched ? std::vector<Index>{} : co; };
     const TensorMeta sm = TensorMeta::contiguous({}, a.ct, c.outMeta(0).device);
     int sum = reduceTo(
-        c, sm, {N}, {true}, false, ReduceOp::Sum,
-        [perSample](Loader& L, const std::vector<Index>& co) { return perSample(L, co[0]); }, deps, ".sum");
+        c, sm, extent, all, false, ReduceOp::Sum,
+        [perSample, sampleAt](Loader& L, const std::vector<Index>& co) { return perSample(L, sampleAt(co)); }, deps,
+        ".sum");
     int tw = reduceTo(
-        c, c.outMeta(1), {N}, {true}, false, ReduceOp::Sum,
-        [a](Loader& L, const std::vector<Index>& co) { return a.weightOf(L, a.targetOf(L, co[0])); }, deps,
-        ".total_weight");
+        c, c.outMeta(1), extent, all, false, ReduceOp::Sum,
+        [a, sampleAt](Loader& L, const std::vector<Index>& co) { return a.weightOf(L, a.targetOf(L, sampleAt(co))); },
+        deps, ".total_weight");
     int out = c.pointwise(c.outMeta(0), {sum, tw}, [a, sum, tw, reduction](Loader& L, const std::vector<Index>&) {
         ExprP v = eto(L.load(sum, {}), a.ct);
         return reduction == 1 ? ebinary(Op::Div, v, eto(L.load(tw, {}), a.ct)) : v;
@@ -194,27 +229,27 @@ std::optional<LValue> nllLossForward(LowerCtx& c) {
     return r;
 }
 
-/// nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
-/// -w_n * g at (n, t_n), 0 elsewhere; g is grad_output per sample (none), or grad_output
-/// (sum), divided by total_weight (mean).
+/// nll_loss_backward / nll_loss2d_backward(grad_output, self, target, weight, reduction,
+/// ignore_index, total_weight): -w * g at (sample, t), 0 elsewhere; g is grad_output per sample
+/// (none), or grad_output (sum), divided by total_weight (mean).
+template <bool Spatial>
 std::optional<LValue> nllLossBackward(LowerCtx& c) {
-    auto nll = nllOf(c, 1);
+    auto nll = nllOf(c, 1, Spatial);
     const int g = c.in(0), tw = c.in(6);
     if (!nll || g < 0 || tw < 0 || !c.out().isTensor()) return std::nullopt;
     const Nll a = *nll;
     const int64_t reduction = c.args().toInt(4);
     if (reduction < 0 || reduction > 2) return std::nullopt;
-    const bool perSample = reduction == 0 && a.batched;
+    const bool perSample = reduction == 0 && !a.samples.empty();
     std::vector<int> deps{g, a.target, tw};
     if (a.weight >= 0) deps.push_back(a.weight);
     return tensorValue(c.pointwise(c.outMeta(), deps, [=](Loader& L, const std::vector<Index>& co) {
-        const Index n = a.batched ? co[0] : iconst(0);
-        const Index cls = co.back();
-        ExprP t = a.targetOf(L, n);
-        ExprP gv = eto(L.load(g, perSample ? std::vector<Index>{n} : std::vector<Index>{}), a.ct);
+        const std::vector<Index> s = a.sampleOf(co);
+        ExprP t = a.targetOf(L, s);
+        ExprP gv = eto(L.load(g, perSample ? s : std::vector<Index>{}), a.ct);
         if (reduction == 1) gv = ebinary(Op::Div, gv, eto(L.load(tw, {}), a.ct));
         ExprP v = eunary(Op::Neg, ebinary(Op::Mul, a.weightOf(L, t), gv));
-        return ewhere(ebinary(Op::Eq, t, eindex(cls)), v, econst(0.0, a.ct));
+        return ewhere(ebinary(Op::Eq, t, eindex(a.classOf(co))), v, econst(0.0, a.ct));
     }));
 }
 
@@ -351,8 +386,10 @@ std::optional<LValue> multilabelMarginLoss(LowerCtx& c) {
 void addLossLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.multilabel_margin_loss_forward.default"] = multilabelMarginLoss;
     t["aten.multi_margin_loss.default"] = multiMarginLoss;
-    t["aten.nll_loss_forward.default"] = nllLossForward;
-    t["aten.nll_loss_backward.default"] = nllLossBackward;
+    t["aten.nll_loss_forward.default"] = nllLossForward<false>;
+    t["aten.nll_loss_backward.default"] = nllLossBackward<false>;
+    t["aten.nll_loss2d_forward.default"] = nllLossForward<true>;
+    t["aten.nll_loss2d_backward.default"] = nllLossBackward<true>;
     t["aten.mse_loss.default"] = [](LowerCtx& c) {
         return loss(c, {0, 1}, {0, 0}, intArg(c, 2, 1), [](const auto& v) {
             ExprP d = sub(v[0], v[1]);

@@ -572,10 +572,10 @@ void addMathLowerings(std::map<std::string, LowerFn>& t) {
     };
 
     // ----- bitwise and logical -----
-    t["aten.bitwise_and.Tensor"] = [](LowerCtx& c) {
+    t["aten.bitwise_and.Tensor"] = t["aten.bitwise_and.Scalar"] = [](LowerCtx& c) {
         return integerOrBool(c, {0, 1}, [](const auto& v) { return bin(Op::And, v[0], v[1]); });
     };
-    t["aten.bitwise_or.Tensor"] = [](LowerCtx& c) {
+    t["aten.bitwise_or.Tensor"] = t["aten.bitwise_or.Scalar"] = [](LowerCtx& c) {
         return integerOrBool(c, {0, 1}, [](const auto& v) { return bin(Op::Or, v[0], v[1]); });
     };
     t["aten.bitwise_xor.Tensor"] = t["aten.bitwise_xor.Scalar"] = [](LowerCtx& c) {

@@ -142,7 +142,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             return mul(v[0], v[1]);
         });
     };
-    t["aten.div.Tensor"] = t["aten.div.Scalar"] = t["aten.div.Tensor_mode"] = [](LowerCtx& c) { return divLike(c); };
+    t["aten.div.Tensor"] = t["aten.div.Scalar"] = t["aten.div.Tensor_mode"] = t["aten.div.Scalar_mode"] =
+        [](LowerCtx& c) { return divLike(c); };
     t["aten.neg.default"] = [](LowerCtx& c) { return unary(c, Op::Neg); };
     t["aten.abs.default"] = [](LowerCtx& c) { return unary(c, Op::Abs); };
     t["aten.sqrt.default"] = [](LowerCtx& c) { return unary(c, Op::Sqrt); };
@@ -170,10 +171,10 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         if (!isFloating(c.outMeta().dtype)) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Pow, v[0], v[1]); });
     };
-    t["aten.maximum.default"] = [](LowerCtx& c) {
+    t["aten.maximum.default"] = t["aten.max.other"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Max, v[0], v[1]); });
     };
-    t["aten.minimum.default"] = [](LowerCtx& c) {
+    t["aten.minimum.default"] = t["aten.min.other"] = [](LowerCtx& c) {
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Min, v[0], v[1]); });
     };
     t["aten.clamp_min.default"] = [](LowerCtx& c) { return clampLike(c, optScalar(c, 1), std::nullopt); };
@@ -218,11 +219,11 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         return pw(
             c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); }, DType::Bool);
     };
-    t["aten.bitwise_and.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+    t["aten.bitwise_and.Tensor"] = t["aten.bitwise_and.Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (c.outMeta().dtype != DType::Bool) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::And, v[0], v[1]); });
     };
-    t["aten.bitwise_or.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
+    t["aten.bitwise_or.Tensor"] = t["aten.bitwise_or.Scalar"] = [](LowerCtx& c) -> std::optional<LValue> {
         if (c.outMeta().dtype != DType::Bool) return std::nullopt;
         return pw(c, {0, 1}, [](const auto& v) { return ebinary(Op::Or, v[0], v[1]); });
     };
@@ -449,6 +450,53 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         }));
     };
     t["aten.arange.default"] = t["aten.arange.start"] = t["aten.arange.start_step"] = arange;
+    // linspace / logspace (start and end numbers or 0-d tensors): as the reference's kernel
+    // (exec/ops/creation.cpp), the bounds in the output's precision (truncated for integers),
+    // one step rounded to the step type, the first half counting up from start and the second
+    // down from end, each value rounded once; logspace raises base to them.
+    auto space = [](LowerCtx& c) -> std::optional<LValue> {
+        const TensorMeta& om = c.outMeta();
+        if (om.shape.size() != 1 || isComplex(om.dtype) || om.dtype == DType::Bool) return std::nullopt;
+        const bool log = c.node().opName().rfind("aten.logspace", 0) == 0;
+        const int64_t steps = c.args().toInt(2);
+        const double base = log ? c.args()[3].toDouble() : 0.0;
+        const DType od = om.dtype, st = isFloating(od) ? od : DType::Float32, f64 = DType::Float64;
+        std::vector<int> deps;
+        int bound[2] = {-1, -1};
+        double value[2] = {0, 0};
+        for (size_t i = 0; i < 2; ++i) {
+            if (c.args()[i].isTensor()) {
+                bound[i] = c.in(i);
+                if (bound[i] < 0 || !c.meta(bound[i]).shape.empty()) return std::nullopt;
+                deps.push_back(bound[i]);
+            } else if (c.args()[i].isNumber()) {
+                value[i] = c.args()[i].toDouble();
+            } else {
+                return std::nullopt;
+            }
+        }
+        return tensorValue(c.pointwise(om, deps, [=](Loader& L, const std::vector<Index>& x) {
+            auto end = [&](size_t i) {
+                ExprP v = bound[i] >= 0 ? eto(L.load(bound[i], {}), f64) : econst(value[i], f64);
+                return isFloating(od) ? eto(ecast(v, od), f64) : eunary(Op::Trunc, v);
+            };
+            ExprP s = end(0), e = end(1);
+            ExprP v = s;
+            if (steps > 1) {
+                ExprP step = eto(ecast(ebinary(Op::Div, sub(e, s), econst(double(steps - 1), f64)), st), f64);
+                ExprP i = eto(eindex(x[0]), f64);
+                ExprP up = add(s, mul(step, i));
+                ExprP down = sub(e, mul(step, sub(econst(double(steps - 1), f64), i)));
+                v = ewhere(ebinary(Op::Lt, eindex(x[0]), econst(double(steps / 2), DType::Int64)), up, down);
+                v = eto(ecast(v, st), f64);
+            }
+            if (log) v = ebinary(Op::Pow, econst(base, f64), v);
+            return ecast(v, od);
+        }));
+    };
+    for (const char* f : {"linspace", "logspace"})
+        for (const char* o : {".default", ".Tensor_Tensor", ".Tensor_Scalar", ".Scalar_Tensor"})
+            t[std::string("aten.") + f + o] = space;
 }
 
 }  // namespace fxray::cg

@@ -287,14 +287,16 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         return simpleReduction(c, ReduceOp::Sum, true);
     };
     // renorm(self, p, dim, maxnorm): each slice along dim scaled by maxnorm / (norm + 1e-7)
-    // where its p-norm exceeds maxnorm (PyTorch's formula), p finite and positive.
+    // where its p-norm exceeds maxnorm (PyTorch's formula), p positive (inf: the largest
+    // magnitude).
     t["aten.renorm.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         const int x = c.in(0);
         if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
         const TensorMeta xm = c.meta(x);
         const size_t n = xm.shape.size();
         const double p = c.args()[1].toDouble(), maxnorm = c.args()[3].toDouble();
-        if (n == 0 || !(p > 0) || std::isinf(p) || xm.numel() == 0) return std::nullopt;
+        if (n == 0 || !(p > 0) || xm.numel() == 0) return std::nullopt;
+        const bool inf = std::isinf(p);  // the largest magnitude
         int64_t d = c.args().toInt(2);
         if (d < 0) d += static_cast<int64_t>(n);
         if (d < 0 || d >= static_cast<int64_t>(n)) return std::nullopt;
@@ -303,19 +305,72 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         const DType ct = computeType(xm.dtype);
         const auto kshape = keptShape(xm.shape, mask);
         const int sum = reduceTo(
-            c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
-            [x, ct, p](Loader& L, const std::vector<Index>& co) {
+            c, keptMeta(xm, mask, ct), xm.shape, mask, true, inf ? ReduceOp::Max : ReduceOp::Sum,
+            [x, ct, p, inf](Loader& L, const std::vector<Index>& co) {
                 ExprP a = eunary(Op::Abs, eto(L.load(x, co), ct));
-                return p == 1.0 ? a : p == 2.0 ? ebinary(Op::Mul, a, a) : ebinary(Op::Pow, a, econst(p, ct));
+                return inf || p == 1.0 ? a : p == 2.0 ? ebinary(Op::Mul, a, a) : ebinary(Op::Pow, a, econst(p, ct));
             },
             {x}, ".norm");
         return tensorValue(c.pointwise(c.outMeta(), {x, sum}, [=](Loader& L, const std::vector<Index>& co) {
             ExprP s = eto(loadBroadcast(L, sum, kshape, co), ct);
-            ExprP norm = p == 1.0 ? s : p == 2.0 ? eunary(Op::Sqrt, s) : ebinary(Op::Pow, s, econst(1.0 / p, ct));
+            ExprP norm = inf || p == 1.0 ? s
+                         : p == 2.0      ? eunary(Op::Sqrt, s)
+                                         : ebinary(Op::Pow, s, econst(1.0 / p, ct));
             ExprP factor = ewhere(ebinary(Op::Gt, norm, econst(maxnorm, ct)),
                                   ebinary(Op::Div, econst(maxnorm, ct), ebinary(Op::Add, norm, econst(1e-7, ct))),
                                   econst(1.0, ct));
             return ebinary(Op::Mul, eto(L.load(x, co), ct), factor);
+        }));
+    };
+    // _pdist_forward(self [n, m], p): the p-norm distance of every row pair i < j, in row-major
+    // pair order (pair k's rows from k in closed form, exact in fp64 for any n that fits memory);
+    // p = 0 counts differing entries, p = inf takes the largest difference.
+    t["aten._pdist_forward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        const TensorMeta xm = c.meta(x);
+        if (xm.shape.size() != 2) return std::nullopt;
+        const int64_t n = xm.shape[0], m = xm.shape[1], K = n * (n - 1) / 2;
+        if (K <= 0 || m <= 0) return std::nullopt;
+        const double p = c.args().size() > 1 && c.args()[1].isNumber() ? c.args()[1].toDouble() : 2.0;
+        if (!(p >= 0)) return std::nullopt;
+        const bool inf = std::isinf(p);
+        const DType ct = computeType(c.outMeta().dtype);
+        const double nn = static_cast<double>(n);
+        auto rows = [nn](const Index& k) {
+            ExprP kf = eto(eindex(k), DType::Float64);
+            // i = n - 2 - floor(sqrt(4n(n-1) - 7 - 8k) / 2 - 0.5); j = k + i + 1 - n(n-1)/2 + (n-i)(n-i-1)/2
+            ExprP r = eunary(Op::Sqrt, ebinary(Op::Sub, econst(4 * nn * (nn - 1) - 7, DType::Float64),
+                                               ebinary(Op::Mul, econst(8, DType::Float64), kf)));
+            ExprP fl = eunary(Op::Floor, ebinary(Op::Sub, ebinary(Op::Mul, r, econst(0.5, DType::Float64)),
+                                                 econst(0.5, DType::Float64)));
+            ExprP i = ebinary(Op::Sub, econst(nn - 2, DType::Float64), fl);
+            ExprP ni = ebinary(Op::Sub, econst(nn, DType::Float64), i);
+            ExprP j = ebinary(
+                Op::Add,
+                ebinary(Op::Sub, ebinary(Op::Add, kf, ebinary(Op::Add, i, econst(1, DType::Float64))),
+                        econst(nn * (nn - 1) / 2, DType::Float64)),
+                ebinary(Op::Mul, ni, ebinary(Op::Mul, ebinary(Op::Sub, ni, econst(1, DType::Float64)),
+                                             econst(0.5, DType::Float64))));
+            return std::make_pair(ivalue(eto(i, DType::Int64)), ivalue(eto(j, DType::Int64)));
+        };
+        const TensorMeta am = TensorMeta::contiguous({K}, ct, c.outMeta().device);
+        const int acc = reduceTo(
+            c, am, {K, m}, {false, true}, false, inf ? ReduceOp::Max : ReduceOp::Sum,
+            [=](Loader& L, const std::vector<Index>& co) {
+                auto [i, j] = rows(co[0]);
+                ExprP d = eunary(Op::Abs, ebinary(Op::Sub, eto(L.load(x, {i, co[1]}), ct), eto(L.load(x, {j, co[1]}), ct)));
+                if (p == 0.0) return ewhere(ebinary(Op::Ne, d, econst(0, ct)), econst(1, ct), econst(0, ct));
+                if (inf || p == 1.0) return d;
+                if (p == 2.0) return ebinary(Op::Mul, d, d);
+                return ebinary(Op::Pow, d, econst(p, ct));
+            },
+            {x}, ".acc");
+        return tensorValue(c.pointwise(c.outMeta(), {acc}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(L.load(acc, co), ct);
+            if (p == 2.0) v = eunary(Op::Sqrt, v);
+            else if (p != 0.0 && p != 1.0 && !inf) v = ebinary(Op::Pow, v, econst(1.0 / p, ct));
+            return v;
         }));
     };
     // _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim): the three inputs,
@@ -377,7 +432,19 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         const int x = c.in(0);
         if (x < 0 || !c.out().isList() || c.out().list.size() != 2 || c.meta(x).numel() == 0) return std::nullopt;
         const TensorMeta xm = c.meta(x);
-        if (isComplex(xm.dtype) || xm.shape.empty()) return std::nullopt;
+        if (isComplex(xm.dtype)) return std::nullopt;
+        if (xm.shape.empty()) {
+            // A 0-d tensor (dim 0 or None): its min and max are itself.
+            LValue r;
+            r.kind = LValue::Kind::List;
+            r.isTuple = true;
+            for (size_t i = 0; i < 2; ++i)
+                r.items.push_back(tensorValue(c.pointwise(
+                    c.outMeta(i), {x},
+                    [x, t = c.outMeta(i).dtype](Loader& L, const std::vector<Index>&) { return eto(L.load(x, {}), t); },
+                    i == 0 ? ".min" : ".max")));
+            return r;
+        }
         std::vector<int64_t> dims;
         if (!c.args().isNone(1)) dims = {c.args().toInt(1)};
         const bool keepdim = c.args().toBool(2);
@@ -396,7 +463,10 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.amax.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Max, false); };
     t["aten.amin.default"] = [](LowerCtx& c) { return simpleReduction(c, ReduceOp::Min, false); };
-    t["aten.var.correction"] = [](LowerCtx& c) { return variance(c, false); };
+    // var.dim / std.dim / var_mean.dim: `bool unbiased` in correction's place reads as 1 or 0.
+    t["aten.var.correction"] = t["aten.var.dim"] = [](LowerCtx& c) { return variance(c, false); };
+    t["aten.std.dim"] = [](LowerCtx& c) { return variance(c, true); };
+    t["aten.var_mean.dim"] = [](LowerCtx& c) { return variance(c, false, true); };
     t["aten.std.correction"] = [](LowerCtx& c) { return variance(c, true); };
     t["aten.var_mean.correction"] = [](LowerCtx& c) { return variance(c, false, true); };
     t["aten.std_mean.correction"] = [](LowerCtx& c) { return variance(c, true, true); };

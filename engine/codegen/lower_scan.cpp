@@ -17,9 +17,13 @@ std::optional<LValue> scan(LowerCtx& c, ReduceOp op) {
     int x = c.in(0);
     if (x < 0 || !c.out().isTensor() || isComplex(c.outMeta().dtype)) return std::nullopt;
     const std::vector<int64_t> shape = c.meta(x).shape;
-    if (shape.empty()) return std::nullopt;
-    size_t n = shape.size(), dim = wrapDim(c.args().toInt(1), n);
     DType ct = computeType(c.outMeta().dtype), xt = computeType(c.meta(x).dtype);
+    // A 0-d tensor is one row of one element: its scan is itself (in the output's dtype).
+    if (shape.empty())
+        return tensorValue(c.pointwise(c.outMeta(), {x}, [=](Loader& L, const std::vector<Index>&) {
+            return eto(eto(L.load(x, {}), xt), ct);
+        }));
+    size_t n = shape.size(), dim = wrapDim(c.args().toInt(1), n);
     std::vector<int64_t> in = shape;
     in.push_back(shape[dim]);
     std::vector<bool> mask(n + 1, false);
@@ -42,11 +46,23 @@ std::optional<LValue> cumExtreme(LowerCtx& c, bool max, bool logSumExp) {
     int x = c.in(0);
     if (x < 0 || isComplex(c.meta(x).dtype) || c.meta(x).dtype == DType::Bool) return std::nullopt;
     const std::vector<int64_t> shape = c.meta(x).shape;
-    if (shape.empty() || c.meta(x).numel() == 0) return std::nullopt;
-    size_t n = shape.size(), dim = wrapDim(c.args().toInt(1), n);
+    if (c.meta(x).numel() == 0) return std::nullopt;
     TensorMeta vm = logSumExp ? c.outMeta() : c.outMeta(0);
     if (logSumExp && !isFloating(vm.dtype)) return std::nullopt;
     DType ct = computeType(vm.dtype), xt = computeType(c.meta(x).dtype);
+    if (shape.empty()) {
+        // A 0-d tensor is one row of one element: the running value is itself, at index 0.
+        int v = c.pointwise(vm, {x}, [=](Loader& L, const std::vector<Index>&) { return eto(eto(L.load(x, {}), xt), ct); });
+        if (logSumExp) return tensorValue(v);
+        int i = c.pointwise(
+            c.outMeta(1), {}, [](Loader&, const std::vector<Index>&) { return ic(0); }, ".indices");
+        LValue r;
+        r.kind = LValue::Kind::List;
+        r.isTuple = true;
+        r.items = {tensorValue(v), tensorValue(i)};
+        return r;
+    }
+    size_t n = shape.size(), dim = wrapDim(c.args().toInt(1), n);
     std::vector<int64_t> in = shape;
     in.push_back(shape[dim]);
     std::vector<bool> mask(n + 1, false);

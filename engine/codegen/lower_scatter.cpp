@@ -53,6 +53,27 @@ std::optional<LValue> lowerScatter(LowerCtx& c, Scatter s) {
     if (s.red == Red::Mean && !isFloating(om.dtype)) return std::nullopt;
     std::vector<int64_t> shape = om.shape;
     const std::vector<int64_t> ishape = c.meta(s.index).shape;
+    DType ct0 = computeType(om.dtype);
+    // No index: nothing lands, the result is self (PyTorch checks nothing else then).
+    if (c.meta(s.index).numel() == 0)
+        return tensorValue(c.pointwise(om, {s.self}, [=](Loader& L, const std::vector<Index>& co) {
+            return eto(eto(L.load(s.self, co), ct0), om.dtype);
+        }));
+    // scatter / scatter_add of a 0-d self by a 0-d index (which must be 0): src (or the value)
+    // replaces self, or adds to it.
+    if (shape.empty() && !s.index1d && ishape.empty() && (s.red == Red::Set || (s.red == Red::Sum && s.includeSelf))) {
+        if (s.src >= 0 && !c.meta(s.src).shape.empty()) return std::nullopt;
+        std::vector<int> deps{s.self};
+        if (s.src >= 0) deps.push_back(s.src);
+        if (s.valueTensor >= 0) deps.push_back(s.valueTensor);
+        return tensorValue(c.pointwise(om, deps, [=](Loader& L, const std::vector<Index>&) {
+            ExprP v = s.src >= 0 ? eto(L.load(s.src, {}), ct0)
+                      : s.valueTensor >= 0 ? eto(L.load(s.valueTensor, {}), ct0)
+                                           : econst(s.value, ct0);
+            if (s.red == Red::Sum) v = ebinary(Op::Add, eto(L.load(s.self, {}), ct0), v);
+            return eto(v, om.dtype);
+        }));
+    }
     // A 0-d self of an index_* op is indexed as one element along dim 0 (as PyTorch does): the
     // gathers run over shape [1] and the result is read back at [0].
     const bool scalar = shape.empty() && s.index1d;
@@ -296,9 +317,15 @@ std::optional<LValue> maskedScatter(LowerCtx& c) {
     const std::vector<int64_t> shape = om.shape, sshape = c.meta(src).shape, selfShape = c.meta(self).shape,
                                mshape = c.meta(mask).shape;
     const int64_t N = kern::product(shape), S = kern::product(sshape);
+    const DType ct = computeType(om.dtype);
+    // An empty source fills nothing (the mask selects nothing, or PyTorch would have failed):
+    // the result is self.
+    if (S == 0 && N > 0)
+        return tensorValue(c.pointwise(om, {self}, [=](Loader& L, const std::vector<Index>& co) {
+            return eto(loadBroadcast(L, self, selfShape, co), ct);
+        }));
     if (shape.empty() || N == 0 || S == 0 || N > kMaxPrefixWork / N) return std::nullopt;
     const int rank = maskRank(c, mask, shape);
-    const DType ct = computeType(om.dtype);
     return tensorValue(c.pointwise(om, {self, mask, src, rank}, [=](Loader& L, const std::vector<Index>& co) {
         ExprP sel = eto(loadBroadcast(L, mask, mshape, co), DType::Bool);
         ExprP j = ebinary(Op::Sub, L.load(rank, co), ic(1));

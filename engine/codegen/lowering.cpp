@@ -217,6 +217,8 @@ const std::map<std::string, std::string>& externKernelNames() {
         // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
         // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
         {"aten.sort.default", "sort"},
+        {"aten.sort.stable", "sort_stable"},
+        {"aten.topk.default", "topk"},
         {"aten.adaptive_max_pool2d.default", "adaptive_max_pool"},
         {"aten.adaptive_max_pool3d.default", "adaptive_max_pool"},
         {"aten.adaptive_max_pool2d_backward.default", "adaptive_max_pool_backward"},

@@ -1,6 +1,6 @@
 // Extern kernels of the CPU backend for ops that TorchInductor itself does not lower but runs as
 // fallback kernels (`make_fallback` in torch/_inductor/lowering.py, AOTInductor's
-// fallback_ops.py): sort, adaptive and fractional max pooling (2-D and 3-D), 3-D max pooling
+// fallback_ops.py): sort (sort.stable, topk), adaptive and fractional max pooling (2-D and 3-D), 3-D max pooling
 // with indices, segment_reduce and their backwards, masked_select (a data-dependent length);
 // and the data-dependent flat or masked writes put and _unsafe_masked_index_put_accumulate
 // (Inductor's index_put with accumulation, which fxray runs as an extern kernel too); and copy_
@@ -36,24 +36,23 @@ int64_t span(const std::vector<int64_t>& s, size_t from, size_t to) {
     return p;
 }
 
-// ----- sort(self, dim=-1, descending=False) -> (values, indices) -----------------------------
+// ----- sort, sort.stable and topk -> (values, indices) ---------------------------------------
 
-/// A stable sort of each row along dim; NaN orders above every number (last ascending, first
-/// descending), as PyTorch's sort does, so equal keys and NaNs keep PyTorch's indices.
-bool sortRows(const OpArgs& a, const std::vector<Tensor*>& outs) {
-    const Tensor& x = a.tensor(0);
+/// A stable sort of each row along dim, keeping the first k of each ([outer, k, inner], dense
+/// outputs); NaN orders above every number (last ascending, first descending), as PyTorch's sort
+/// does, so equal keys and NaNs keep PyTorch's indices.
+bool sortedRows(const Tensor& x, int64_t dim, bool descending, int64_t k, const std::vector<Tensor*>& outs) {
     if (outs.size() < 2 || !outs[0] || !outs[1]) return false;
     const int64_t nd = std::max<int64_t>(x.dim(), 1);
-    int64_t dim = a.toInt(1);
     if (dim < 0) dim += nd;
     if (dim < 0 || dim >= nd) return false;
-    const bool descending = a.toBool(2);
     const auto& shape = x.shape();
     const int64_t n = x.dim() == 0 ? 1 : shape[static_cast<size_t>(dim)];
     const int64_t inner = span(shape, static_cast<size_t>(dim) + 1, shape.size());
     const int64_t outer = n * inner == 0 ? 0 : x.numel() / (n * inner);
-    std::vector<double> v = kern::toDoubles(x);
-    std::vector<double> idx(v.size());
+    if (k < 0 || k > n || outs[0]->numel() != outer * k * inner || outs[1]->numel() != outs[0]->numel()) return false;
+    const std::vector<double> v = kern::toDoubles(x);
+    std::vector<double> vals(static_cast<size_t>(outer * k * inner)), idx(vals.size());
     std::vector<int64_t> order(static_cast<size_t>(n));
     std::vector<double> row(order.size());
     auto before = [descending](double p, double q) {
@@ -63,20 +62,37 @@ bool sortRows(const OpArgs& a, const std::vector<Tensor*>& outs) {
     for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < inner; ++i) {
             const int64_t base = o * n * inner + i;
-            for (int64_t k = 0; k < n; ++k) row[static_cast<size_t>(k)] = v[static_cast<size_t>(base + k * inner)];
+            for (int64_t j = 0; j < n; ++j) row[static_cast<size_t>(j)] = v[static_cast<size_t>(base + j * inner)];
             std::iota(order.begin(), order.end(), int64_t{0});
             std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
                 return before(row[static_cast<size_t>(p)], row[static_cast<size_t>(q)]);
             });
-            for (int64_t k = 0; k < n; ++k) {
-                const size_t e = static_cast<size_t>(base + k * inner);
-                v[e] = row[static_cast<size_t>(order[static_cast<size_t>(k)])];
-                idx[e] = static_cast<double>(order[static_cast<size_t>(k)]);
+            for (int64_t j = 0; j < k; ++j) {
+                const auto e = static_cast<size_t>((o * k + j) * inner + i);
+                vals[e] = row[static_cast<size_t>(order[static_cast<size_t>(j)])];
+                idx[e] = static_cast<double>(order[static_cast<size_t>(j)]);
             }
         }
-    kern::fromDoubles(*outs[0], v);
+    kern::fromDoubles(*outs[0], vals);
     kern::fromDoubles(*outs[1], idx);
     return true;
+}
+
+/// sort(self, dim, descending) and sort.stable(self, *, stable, dim, descending): every row whole.
+template <size_t DimArg>
+bool sortRows(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    const Tensor& x = a.tensor(0);
+    const int64_t nd = std::max<int64_t>(x.dim(), 1);
+    int64_t dim = a.toInt(DimArg);
+    if (dim < 0) dim += nd;
+    if (dim < 0 || dim >= nd) return false;
+    return sortedRows(x, dim, a.toBool(DimArg + 1), x.dim() == 0 ? 1 : x.shape()[static_cast<size_t>(dim)], outs);
+}
+
+/// topk(self, k, dim, largest, sorted): the first k of each row sorted by largest (the order
+/// sorted=False leaves unspecified is the sorted one here too).
+bool topk(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    return sortedRows(a.tensor(0), a.toInt(2), a.toBool(3), a.toInt(1), outs);
 }
 
 // ----- adaptive_max_pool{2,3}d(self, output_size) -> (out, indices) --------------------------
@@ -604,7 +620,9 @@ bool indexByMask(const OpArgs& a, Tensor& out) {
 
 const std::vector<CpuExtern>& fallbackOpExterns() {
     static const std::vector<CpuExtern> t = {
-        {"sort", multi<sortRows>},
+        {"sort", multi<sortRows<1>>},
+        {"sort_stable", multi<sortRows<2>>},
+        {"topk", multi<topk>},
         {"adaptive_max_pool", multi<adaptiveMaxPool>},
         {"adaptive_max_pool_backward", single<maxPoolBackwardByIndices<2>>},
         {"max_pool3d", multi<maxPool3d>},

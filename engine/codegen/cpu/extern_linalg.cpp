@@ -61,7 +61,8 @@ bool triangularSolve(const OpArgs& a, const std::vector<Tensor*>& outs, ExecCont
 }
 
 /// _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots): LU with partial pivoting (row swaps,
-/// 1-based int32 pivots), sign from the swaps and the diagonal's signs.
+/// 1-based int32 pivots) of A, or of Aᵀ where A is contiguous, as the reference; sign from the
+/// swaps and the diagonal's signs.
 bool slogdet(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     if (outs.size() < 4) return false;
     for (Tensor* t : outs)
@@ -79,8 +80,14 @@ bool slogdet(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
         return false;
     std::vector<double> sign(static_cast<size_t>(std::max<int64_t>(batches, 0))), logabs(sign.size());
     std::vector<double> piv(static_cast<size_t>(batches * n));
+    // As PyTorch (and the reference): a contiguous real A is factored as Aᵀ, LAPACK's column-major
+    // view of it; the LU and pivots returned are Aᵀ's, which slogdet's backward solves with.
+    const bool transposed = A.meta.isContiguous();
     for (int64_t b = 0; b < batches; ++b) {
         double* M = lu.data() + b * n * n;
+        if (transposed)
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t j = i + 1; j < n; ++j) std::swap(M[i * n + j], M[j * n + i]);
         double s = 1.0, l = 0.0;
         for (int64_t c = 0; c < n; ++c) {
             int64_t p = c;

@@ -5,13 +5,13 @@
 /// cuda`, the tests and the benchmarks can use it in place of the reference executor.
 ///
 /// Generated kernels run on the device; GEMMs (mm, addmm, bmm) run through cuBLAS with TF32
-/// off; cat runs as strided device copies; convolution (forward and backward), training batch
-/// norm (and backward), max pooling with indices (and backward), embedding_dense_backward and
-/// index_add run as built-in device kernels (builtin_kernels.h). Everything else (ops without a
-/// lowering, subgraph ops, index_put, instances the built-ins do not handle) runs on the
-/// host through the reference kernel: an explicit, reported fallback (inputs copied down, the
-/// result copied back up). Random ops (randperm, ...) are such fallbacks on purpose: PyTorch's
-/// CUDA generator is not reproduced, so their values are host-generated or pinned in tests.
+/// off; convolutions through cuDNN; the ops Inductor leaves to ATen (attention, pooling with
+/// indices, sorting and the uniques, linear algebra, embedding bags, ...) as device externs
+/// (device_externs.h), and random ops (rand, randperm, dropout) draw the reference executor's
+/// stream on the device (PyTorch's Philox stream is not reproduced, so runs compared with
+/// PyTorch pin random nodes). Anything else (ops without a lowering or a device extern, subgraph
+/// ops, instances an extern declines) runs on the host through the reference kernel: an
+/// explicit, reported fallback (inputs copied down, the result copied back up).
 #include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/scheduler.h"

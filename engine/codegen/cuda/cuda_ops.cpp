@@ -16,6 +16,11 @@ const std::vector<FallbackExtern>& fallbackExterns() {
         {"aten.rand.default", "rand"},
         {"aten.rand_like.default", "rand"},
         {"aten.native_dropout.default", "native_dropout"},
+        {"aten.randperm.default", "randperm"},
+        {"aten._unique.default", "unique"},
+        {"aten._unique2.default", "unique2"},
+        {"aten.unique_consecutive.default", "unique_consecutive"},
+        {"aten.repeat_interleave.Tensor", "repeat_interleave"},
     };
     return t;
 }

@@ -668,7 +668,8 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"copy_into_input", copyIntoInputOnDevice},
         };
         for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
-                                 &pointwiseDeviceExterns(), &backwardDeviceExterns(), &embeddingBagDeviceExterns()})
+                                 &pointwiseDeviceExterns(), &backwardDeviceExterns(), &embeddingBagDeviceExterns(),
+                                 &sortDeviceExterns()})
             v.insert(v.end(), part->begin(), part->end());
         return v;
     }();

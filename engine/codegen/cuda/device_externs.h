@@ -82,6 +82,8 @@ const std::vector<DeviceExtern>& randomDeviceExterns();
 const std::vector<DeviceExtern>& pointwiseDeviceExterns();
 /// The part for the losses' and norms' backwards Inductor leaves to ATen (device_externs_backward.cpp).
 const std::vector<DeviceExtern>& backwardDeviceExterns();
+/// The part for sorting: sort, topk and the uniques (device_externs_sort.cpp).
+const std::vector<DeviceExtern>& sortDeviceExterns();
 /// The part for embedding bags (device_externs_embedding_bag.cpp).
 const std::vector<DeviceExtern>& embeddingBagDeviceExterns();
 /// The entry named `name`, or null.

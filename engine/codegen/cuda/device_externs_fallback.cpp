@@ -1,5 +1,5 @@
 // The device externs of the ops Inductor runs as fallback kernels (max pooling with indices
-// over irregular windows, sort, segment_reduce, put, the index puts, masked_select, and the
+// over irregular windows, segment_reduce, put, the index puts, masked_select, and the
 // small linear algebra, the SVD and pinv): each checks what it handles before allocating, declining to the host
 // otherwise, and runs the kernels of fallback_kernels.h. Listed in deviceExternTable().
 #include "codegen/cuda/device_externs.h"
@@ -62,28 +62,6 @@ Expected<bool> windowPoolBackwardOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (Status s = maxPoolBackward(*gy, *idx, **o, nsp); !s.ok()) return s.error();
-    ++c.stats().deviceExterns;
-    return true;
-}
-
-Expected<bool> sortOnDevice(DeviceCall& c) {
-    // sort(self, dim=-1, descending=False) -> (values, indices)
-    const OpArgs* A = c.args();
-    if (!A) return false;
-    auto x = c.view(0);
-    if (!x || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) || !c.outsDense(2, x->meta.dtype) ||
-        c.outMeta(0)->dtype != x->meta.dtype || c.outMeta(1)->dtype != DType::Int64)
-        return false;
-    const int64_t nd = std::max<int64_t>(static_cast<int64_t>(x->meta.shape.size()), 1);
-    int64_t dim = A->toInt(1);
-    if (dim < 0) dim += nd;
-    if (dim < 0 || dim >= nd) return false;
-    const int64_t n = x->meta.shape.empty() ? 1 : x->meta.shape[static_cast<size_t>(dim)];
-    // The rank sort is quadratic per row: beyond ~4G comparisons the host's sort is faster.
-    if (!sortSupports(x->meta.dtype, n) || x->meta.numel() * n > (int64_t{1} << 32)) return false;
-    auto outs = c.outs(2);
-    if (!outs.ok()) return outs.error();
-    if (Status s = sortRows(*x, dim, A->toBool(2), *(*outs)[0], *(*outs)[1]); !s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
@@ -374,7 +352,6 @@ const std::vector<DeviceExtern>& fallbackOpDeviceExterns() {
         {"adaptive_max_pool_backward", windowPoolBackwardOnDevice<2>},
         {"fractional_max_pool", windowPoolOnDevice<WindowMode::Fractional>},
         {"fractional_max_pool_backward", windowPoolBackwardOnDevice<4>},
-        {"sort", sortOnDevice},
         {"segment_reduce", segmentReduceOnDevice<false>},
         {"segment_reduce_backward", segmentReduceOnDevice<true>},
         {"put", putOnDevice},

@@ -1,4 +1,4 @@
-// Device externs for random ops: rand / rand_like and native_dropout draw the reference
+// Device externs for random ops: rand / rand_like, randperm and native_dropout draw the reference
 // executor's stream on the device (random_kernels.h), continuing the run's generator. Listed in
 // deviceExternTable().
 #include "codegen/cuda/device_externs.h"
@@ -15,6 +15,18 @@ Expected<bool> randOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     auto done = uniformFill(c.context().rng, **o);
+    if (!done.ok()) return done.error();
+    if (*done) ++c.stats().deviceExterns;
+    return *done;
+}
+
+/// randperm(n, ...): the reference's shuffle from the run's generator.
+Expected<bool> randpermOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !randpermSupports(om->dtype) || !om->isContiguous() || om->shape.size() != 1) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    auto done = randpermFill(c.context().rng, **o);
     if (!done.ok()) return done.error();
     if (*done) ++c.stats().deviceExterns;
     return *done;
@@ -58,6 +70,7 @@ Expected<bool> nativeDropoutOnDevice(DeviceCall& c) {
 const std::vector<DeviceExtern>& randomDeviceExterns() {
     static const std::vector<DeviceExtern> t = {
         {"rand", randOnDevice},
+        {"randperm", randpermOnDevice},
         {"native_dropout", nativeDropoutOnDevice},
     };
     return t;

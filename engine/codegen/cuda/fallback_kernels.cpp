@@ -107,37 +107,6 @@ Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, 
     return launch(*fn, (work + 255) / 256, 256, params, "fx_window_max");
 }
 
-bool sortSupports(DType t, int64_t n) {
-    return (t == DType::Float32 || t == DType::Float64 || t == DType::Int64 || t == DType::Int32) && n <= 4096;
-}
-
-Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceView& values,
-                const DeviceView& indices) {
-    const TensorMeta& xm = x.meta;
-    const int64_t nd = static_cast<int64_t>(xm.shape.size());
-    if (dim < 0) dim += std::max<int64_t>(nd, 1);
-    if (dim < 0 || dim >= std::max<int64_t>(nd, 1)) return makeError("sort: dim out of range");
-    const int64_t n = nd == 0 ? 1 : xm.shape[static_cast<size_t>(dim)];
-    if (!sortSupports(xm.dtype, n) || values.meta.dtype != xm.dtype || !values.meta.isContiguous() ||
-        !indices.meta.isContiguous() || indices.meta.dtype != DType::Int64 || values.meta.shape != xm.shape ||
-        indices.meta.shape != xm.shape)
-        return makeError("device sort needs dense outputs of the input's shape and dtype, int64 indices");
-    FxSortArgs a{};
-    a.n = n;
-    a.inner = nd == 0 ? 1 : product(xm.shape, static_cast<size_t>(dim) + 1, xm.shape.size());
-    a.outer = n * a.inner == 0 ? 0 : xm.numel() / (n * a.inner);
-    a.descending = descending ? 1 : 0;
-    if (xm.numel() == 0) return Status::success();
-    DeviceBuffer tx;
-    auto xd = denseView(x, tx);
-    if (!xd.ok()) return xd.error();
-    auto fn = fallbackModule().function(std::string("fx_sort_rows_") + suffixOf(xm.dtype));
-    if (!fn.ok()) return fn.error();
-    CUdeviceptr px = xd->address(), pv = values.address(), pi = indices.address();
-    void* params[] = {&px, &pv, &pi, &a};
-    return launch(*fn, a.outer * a.inner, 256, params, "fx_sort_rows");
-}
-
 bool segmentSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
 int segmentKind(const std::string& reduce) {

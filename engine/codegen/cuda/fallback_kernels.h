@@ -1,6 +1,6 @@
 #pragma once
 /// Device kernels for ops Inductor runs as fallback kernels rather than lowering them (max
-/// pooling over irregular windows with indices, sort): kernels/fallback_ops.cu, a module of its
+/// pooling over irregular windows with indices, segment reductions, ...): kernels/fallback_ops.cu, a module of its
 /// own compiled by NVRTC on first use. The CUDA backend's device externs call these; each
 /// mirrors the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp).
 #include "codegen/cuda/device_ops.h"
@@ -27,13 +27,6 @@ Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, 
 
 /// True when windowMaxPool handles this dtype.
 bool windowPoolSupports(DType t);
-
-/// A stable sort of x along dim into dense values and int64 indices; NaN orders last ascending,
-/// first descending (PyTorch's order).
-Status sortRows(const DeviceView& x, int64_t dim, bool descending, const DeviceView& values, const DeviceView& indices);
-
-/// True when sortRows handles this dtype and a row of length n (the kernel is quadratic in n).
-bool sortSupports(DType t, int64_t n);
 
 /// segment_reduce's reductions (FxSegKind order: max, min, sum, mean, prod); -1 for another name.
 int segmentKind(const std::string& reduce);

@@ -40,11 +40,13 @@ Expected<std::string> randomOpsSource() { return randomModule().source(); }
 
 bool uniformSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
-Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out) {
-    const DType t = out.meta.dtype;
-    if (!uniformSupports(t) || !out.meta.isContiguous()) return makeError("device rand needs a dense fp32/fp64 output");
-    const int64_t n = out.meta.numel();
-    if (n == 0) return true;
+namespace {
+
+/// Runs `launch(state)` on the generator's state uploaded to the device, then puts the advanced
+/// state back into rng (waiting for the kernel: a later random op on the host draws after these).
+/// False, with nothing run, where the state cannot be read (see stateOf).
+template <class Launch>
+Expected<bool> withDeviceState(std::mt19937_64& rng, Launch&& launch) {
     auto state = stateOf(rng);
     if (!state) return false;
     const size_t bytes = state->size() * sizeof(uint64_t);
@@ -53,15 +55,7 @@ Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out) {
     const auto& cu = runtime().cu;
     if (Status s = check(cu.cuMemcpyHtoD(buf->ptr(), state->data(), bytes), "uploading the generator state"); !s.ok())
         return s.error();
-    auto fn = randomModule().function(std::string("fx_mt_uniform_") + (t == DType::Float64 ? "f64" : "f32"));
-    if (!fn.ok()) return fn.error();
-    CUdeviceptr ps = buf->ptr(), po = out.address();
-    long long count = n;
-    void* params[] = {&ps, &po, &count};
-    // One block: 312 state words, ten warps.
-    if (Status s = launchGrid(*fn, 1, 1, 320, params, "fx_mt_uniform"); !s.ok()) return s.error();
-    // The advanced state back into the host generator (waits for the kernel: a later random op
-    // on the host draws after these).
+    if (Status s = launch(buf->ptr()); !s.ok()) return s.error();
     if (Status s = check(cu.cuMemcpyDtoH(state->data(), buf->ptr(), bytes), "reading the generator state back");
         !s.ok())
         return s.error();
@@ -69,8 +63,49 @@ Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out) {
     for (size_t i = 0; i < kWords; ++i) os << (*state)[i] << ' ';
     os << (*state)[kWords];
     std::istringstream is(os.str());
-    if (!(is >> rng)) return makeError("device rand: the generator state could not be restored");
+    if (!(is >> rng)) return makeError("device random op: the generator state could not be restored");
     return true;
+}
+
+}  // namespace
+
+Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out) {
+    const DType t = out.meta.dtype;
+    if (!uniformSupports(t) || !out.meta.isContiguous()) return makeError("device rand needs a dense fp32/fp64 output");
+    const int64_t n = out.meta.numel();
+    if (n == 0) return true;
+    auto fn = randomModule().function(std::string("fx_mt_uniform_") + (t == DType::Float64 ? "f64" : "f32"));
+    if (!fn.ok()) return fn.error();
+    return withDeviceState(rng, [&](CUdeviceptr ps) {
+        CUdeviceptr po = out.address();
+        long long count = n;
+        void* params[] = {&ps, &po, &count};
+        // One block: 312 state words, ten warps.
+        return launchGrid(*fn, 1, 1, 320, params, "fx_mt_uniform");
+    });
+}
+
+bool randpermSupports(DType t) {
+    return t == DType::Int64 || t == DType::Int32 || t == DType::Float32 || t == DType::Float64;
+}
+
+Expected<bool> randpermFill(std::mt19937_64& rng, const DeviceView& out) {
+    const DType t = out.meta.dtype;
+    if (!randpermSupports(t) || !out.meta.isContiguous() || out.meta.shape.size() != 1)
+        return makeError("device randperm needs a dense 1-D int64/int32/fp32/fp64 output");
+    const int64_t n = out.meta.numel();
+    if (n == 0) return true;
+    const char* sfx = t == DType::Int64 ? "i64" : t == DType::Int32 ? "i32" : t == DType::Float32 ? "f32" : "f64";
+    auto fn = randomModule().function(std::string("fx_mt_randperm_") + sfx);
+    if (!fn.ok()) return fn.error();
+    auto perm = DeviceBuffer::allocate(static_cast<size_t>(n) * sizeof(int64_t));
+    if (!perm.ok()) return perm.error();
+    return withDeviceState(rng, [&](CUdeviceptr ps) {
+        CUdeviceptr pp = perm->ptr(), po = out.address();
+        long long count = n;
+        void* params[] = {&ps, &pp, &po, &count};
+        return launchGrid(*fn, 1, 1, 320, params, "fx_mt_randperm");
+    });
 }
 
 Expected<bool> dropout(std::mt19937_64& rng, const DeviceView& x, double p, const DeviceView& y,

@@ -1,5 +1,5 @@
-// Losses over class scores with integer targets, and their backward ops: nll_loss,
-// multi_margin_loss and multilabel_margin_loss. Inputs are (C) or (N, C) (multi-margin and
+// Losses over class scores with integer targets, and their backward ops: nll_loss (and
+// nll_loss2d over (N, C, H, W) scores), multi_margin_loss and multilabel_margin_loss. Inputs are (C) or (N, C) (multi-margin and
 // multilabel-margin also take a 0-d input as one sample of one class); outputs are contiguous,
 // as PyTorch's kernels allocate them. Targets are checked before they index anything.
 #include "exec/ops/kernel_util.h"
@@ -16,9 +16,15 @@ using namespace kern;
 
 namespace {
 
-/// Samples and classes of an input seen as (nframe, dim).
+/// Samples and classes of an input seen as (nframe, dim); nll_loss2d's (N, C, H, W) input has
+/// N * H * W samples, class c of sample (n, hw) at (n * C + c) * hw + hw (`spatial` = H * W).
 struct Frames {
-    int64_t nframe = 1, dim = 1;
+    int64_t nframe = 1, dim = 1, spatial = 0;
+    /// Where class c of sample i sits in the row-major input.
+    int64_t at(int64_t i, int64_t c) const {
+        if (spatial == 0) return i * dim + c;
+        return ((i / spatial) * dim + c) * spatial + i % spatial;
+    }
 };
 
 Expected<int64_t> classIndex(const OpArgs& a, double t, int64_t classes) {
@@ -57,14 +63,49 @@ Expected<Frames> checkNll(const OpArgs& a, size_t self, size_t target, size_t we
     return f;
 }
 
+/// nll_loss2d's checks: a 4-D input (N, C, H, W), a 3-D integer target (N, H, W), one weight
+/// per class.
+Expected<Frames> checkNll2d(const OpArgs& a, size_t self, size_t target, size_t weight) {
+    const Tensor& x = a.tensor(self);
+    const Tensor& t = a.tensor(target);
+    if (x.dim() != 4) return opError(a, "only batches of spatial inputs supported (4D tensors), but got input of size: " +
+                                            x.meta.annotation(false, false));
+    if (t.dim() != 3)
+        return opError(a, "only batches of spatial targets supported (3D tensors) but got targets of size: " +
+                              t.meta.annotation(false, false));
+    if (!isIntegral(t.dtype())) return opError(a, "expected an integer target, got " + dtName(t.dtype()));
+    if (!isFloating(x.dtype())) return opError(a, "not implemented for " + dtName(x.dtype()));
+    const auto &xs = x.shape(), &ts = t.shape();
+    if (xs[0] != ts[0] || xs[2] != ts[1] || xs[3] != ts[2])
+        return opError(a, "input and target batch or spatial sizes don't match: target " +
+                              t.meta.annotation(false, false) + ", input " + x.meta.annotation(false, false));
+    Frames f;
+    f.dim = xs[1];
+    f.spatial = xs[2] * xs[3];
+    f.nframe = xs[0] * f.spatial;
+    if (!a.isNone(weight) && a.tensor(weight).numel() != f.dim)
+        return opError(a, "weight tensor should be defined either for all " + std::to_string(f.dim) +
+                              " classes or no classes but got weight tensor of shape: " +
+                              a.tensor(weight).meta.annotation(false, false));
+    return f;
+}
+
+/// The checks of nll_loss (Spatial false) or nll_loss2d.
+template <bool Spatial>
+Expected<Frames> checkNllOf(const OpArgs& a, size_t self, size_t target, size_t weight) {
+    return Spatial ? checkNll2d(a, self, target, weight) : checkNll(a, self, target, weight);
+}
+
+template <bool Spatial>
 Expected<Value> metaNll(const OpArgs& a) {
-    auto f = checkNll(a, 0, 1, 2);
+    auto f = checkNllOf<Spatial>(a, 0, 1, 2);
     if (!f.ok()) return f.error();
     auto r = lossReduction(a, 3);
     if (!r.ok()) return r.error();
     const Tensor& x = a.tensor(0);
-    const std::vector<int64_t> shape =
-        *r == LossReduction::None && x.dim() == 2 ? std::vector<int64_t>{f->nframe} : std::vector<int64_t>{};
+    std::vector<int64_t> shape;
+    if (*r == LossReduction::None && Spatial) shape = a.tensor(1).shape();
+    if (*r == LossReduction::None && !Spatial && x.dim() == 2) shape = {f->nframe};
     return Value::ofTensors({Tensor::metaOnly(TensorMeta::contiguous(shape, x.dtype(), x.meta.device)),
                              Tensor::metaOnly(TensorMeta::contiguous({}, x.dtype(), x.meta.device))});
 }
@@ -72,8 +113,9 @@ Expected<Value> metaNll(const OpArgs& a) {
 /// -weight[t] * x[i, t] per sample (0 for ignore_index); mean divides the sum by the total
 /// weight of the counted samples (0/0 = NaN when all are ignored). total_weight is 0 for a
 /// batched none.
+template <bool Spatial>
 Expected<Value> nllKernel(const OpArgs& a, const Value& out, ExecContext&) {
-    auto f = checkNll(a, 0, 1, 2);
+    auto f = checkNllOf<Spatial>(a, 0, 1, 2);
     if (!f.ok()) return f.error();
     auto r = lossReduction(a, 3);
     if (!r.ok()) return r.error();
@@ -87,12 +129,12 @@ Expected<Value> nllKernel(const OpArgs& a, const Value& out, ExecContext&) {
         if (static_cast<int64_t>(t[i]) == ignore) continue;
         auto c = classIndex(a, t[i], f->dim);
         if (!c.ok()) return c.error();
-        losses[i] = -w[*c] * x[i * f->dim + *c];
+        losses[i] = -w[*c] * x[static_cast<size_t>(f->at(i, *c))];
         total += w[*c];
         sum += losses[i];
     }
     std::vector<double> value = losses;
-    if (*r == LossReduction::None && a.tensor(0).dim() == 2)
+    if (*r == LossReduction::None && (Spatial || a.tensor(0).dim() == 2))
         total = 0.0;
     else
         value = {*r == LossReduction::Mean ? sum / total : sum};
@@ -101,12 +143,13 @@ Expected<Value> nllKernel(const OpArgs& a, const Value& out, ExecContext&) {
 
 // ----- nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight) --
 
+template <bool Spatial>
 Expected<Value> metaNllBackward(const OpArgs& a) {
-    auto f = checkNll(a, 1, 2, 3);
+    auto f = checkNllOf<Spatial>(a, 1, 2, 3);
     if (!f.ok()) return f.error();
     auto r = lossReduction(a, 4);
     if (!r.ok()) return r.error();
-    const int64_t gradCount = *r == LossReduction::None && a.tensor(1).dim() == 2 ? f->nframe : 1;
+    const int64_t gradCount = *r == LossReduction::None && (Spatial || a.tensor(1).dim() == 2) ? f->nframe : 1;
     if (a.tensor(0).numel() != gradCount)
         return opError(a, "expected grad_output to hold " + std::to_string(gradCount) + " elements but got " +
                               a.tensor(0).meta.annotation(false, false));
@@ -114,8 +157,9 @@ Expected<Value> metaNllBackward(const OpArgs& a) {
     return contiguousMeta(a.tensor(1).shape(), a.tensor(1).dtype(), a.tensor(1));
 }
 
+template <bool Spatial>
 Expected<Value> nllBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
-    auto f = checkNll(a, 1, 2, 3);
+    auto f = checkNllOf<Spatial>(a, 1, 2, 3);
     if (!f.ok()) return f.error();
     auto r = lossReduction(a, 4);
     if (!r.ok()) return r.error();
@@ -131,7 +175,7 @@ Expected<Value> nllBackwardKernel(const OpArgs& a, const Value& out, ExecContext
         if (!c.ok()) return c.error();
         double gi = g.size() > 1 ? g[i] : g[0];
         if (*r == LossReduction::Mean) gi /= total;
-        gx[i * f->dim + *c] = -w[*c] * gi;
+        gx[static_cast<size_t>(f->at(i, *c))] = -w[*c] * gi;
     }
     return Value::ofTensor(makeTensor(out.t.meta, gx));
 }
@@ -399,11 +443,20 @@ void registerClassLossOps(OpRegistry& r) {
     r.add("aten.nll_loss_forward.default",
           "nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
           "(Tensor output, Tensor total_weight)",
-          RD, metaNll, nllKernel);
+          RD, metaNll<false>, nllKernel<false>);
     r.add("aten.nll_loss_backward.default",
           "nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
           "SymInt ignore_index, Tensor total_weight) -> Tensor",
-          EX, metaNllBackward, nllBackwardKernel);
+          EX, metaNllBackward<false>, nllBackwardKernel<false>);
+    // Cross entropy over (N, C, H, W) scores, as segmentation models train.
+    r.add("aten.nll_loss2d_forward.default",
+          "nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+          "(Tensor output, Tensor total_weight)",
+          RD, metaNll<true>, nllKernel<true>);
+    r.add("aten.nll_loss2d_backward.default",
+          "nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+          "SymInt ignore_index, Tensor total_weight) -> Tensor",
+          EX, metaNllBackward<true>, nllBackwardKernel<true>);
     r.add("aten.multi_margin_loss.default",
           "multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, "
           "int reduction=Mean) -> Tensor",

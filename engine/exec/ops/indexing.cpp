@@ -87,8 +87,9 @@ Expected<Value> metaGather(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
     const TensorMeta& index = a.tensor(2).meta;
     // gather and scatter take int32 indices too (PyTorch 2.11).
-    auto ok = checkIndexDtype(a, a.tensor(2), false);
-    if (!ok.ok()) return ok.error();
+    // An empty index is not checked (PyTorch's scatter_gather_dtype_check skips it).
+    if (a.tensor(2).numel() != 0)
+        if (auto ok = checkIndexDtype(a, a.tensor(2), false); !ok.ok()) return ok.error();
     auto d = checkGatherShapes(a, self, index, nullptr);
     if (!d.ok()) return d.error();
     return metaValue(contiguousMeta(index.shape, self.dtype, self.device));
@@ -122,8 +123,9 @@ Expected<Value> gatherKernel(const OpArgs& a, const Value& out, ExecContext&) {
 Expected<Value> metaScatter(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
     // int32 indices are accepted like gather's (gather's backward is a scatter_add of them).
-    auto ok = checkIndexDtype(a, a.tensor(2), false);
-    if (!ok.ok()) return ok.error();
+    // An empty index is not checked (PyTorch's scatter_gather_dtype_check skips it).
+    if (a.tensor(2).numel() != 0)
+        if (auto ok = checkIndexDtype(a, a.tensor(2), false); !ok.ok()) return ok.error();
     const TensorMeta* src = a.isTensor(3) ? &a.tensor(3).meta : nullptr;
     auto d = checkGatherShapes(a, self, a.tensor(2).meta, src);
     if (!d.ok()) return d.error();
@@ -166,6 +168,48 @@ Expected<Value> scatterKernel(const OpArgs& a, const Value& out, ExecContext&) {
 Expected<Value> scatterAddKernel(const OpArgs& a, const Value& out, ExecContext&) { return scatterImpl(a, out, true); }
 
 // ----- index_select / index_add --------------------------------------------------------------
+
+// ----- repeat_interleave.Tensor(repeats, *, output_size=None) ---------------------------------
+
+/// The 1-D repeats, each a non-negative count.
+Expected<std::vector<double>> repeatCounts(const OpArgs& a) {
+    const Tensor& r = a.tensor(0);
+    if (r.dim() > 1) return opError(a, "repeats must be 0-dim or 1-dim tensor");
+    if (r.dtype() != DType::Int64 && r.dtype() != DType::Int32)
+        return opError(a, "repeats has to be Long or Int tensor, got " + std::string(dtypeTorchName(r.dtype())));
+    if (!r.hasData()) return std::vector<double>{};
+    std::vector<double> v = toDoubles(r);
+    for (double x : v)
+        if (x < 0) return opError(a, "repeats can not be negative");
+    return v;
+}
+
+/// [0] * r0 + [1] * r1 + ...: its length is the repeats' sum, known from output_size or values.
+Expected<Value> metaRepeatInterleave(const OpArgs& a) {
+    auto counts = repeatCounts(a);
+    if (!counts.ok()) return counts.error();
+    const Tensor& r = a.tensor(0);
+    int64_t total = 0;
+    if (!a.isNone(1)) {
+        total = a.toInt(1);
+    } else if (!r.hasData()) {
+        return opError(a, "the output length is the sum of the repeats: it needs their values (or output_size)");
+    } else {
+        for (double x : *counts) total += static_cast<int64_t>(x);
+    }
+    return metaValue(TensorMeta::contiguous({total}, r.dtype(), r.meta.device));
+}
+
+Expected<Value> repeatInterleaveKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto counts = repeatCounts(a);
+    if (!counts.ok()) return counts.error();
+    std::vector<double> idx;
+    for (size_t i = 0; i < counts->size(); ++i) idx.insert(idx.end(), static_cast<size_t>((*counts)[i]), double(i));
+    if (static_cast<int64_t>(idx.size()) != out.t.numel())
+        return opError(a, "allocated size does not match required size: output_size " + std::to_string(out.t.numel()) +
+                              ", the repeats sum to " + std::to_string(idx.size()));
+    return Value::ofTensor(makeTensor(out.t.meta, idx));
+}
 
 Expected<Value> metaIndexSelect(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
@@ -616,6 +660,8 @@ void registerIndexingOps(OpRegistry& r) {
     r.add("aten.index_add.default",
           "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor", C::Other,
           metaIndexAdd, indexAddKernel);
+    r.add("aten.repeat_interleave.Tensor", "repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+          C::Other, metaRepeatInterleave, repeatInterleaveKernel);
     r.add("aten.index.Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", C::Other, metaIndex,
           indexKernel);
     r.add("aten._unsafe_index.Tensor", "_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", C::Other,

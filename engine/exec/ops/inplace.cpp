@@ -124,6 +124,11 @@ const InplaceOp kInplaceOps[] = {
     {"aten.zero_.default", "zero_(Tensor(a!) self) -> Tensor(a!)"},
     {"aten.masked_fill_.Scalar", "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)"},
     {"aten.masked_fill_.Tensor", "masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"},
+
+    // Indexed accumulation (as_strided's backward writes through index_add_)
+    {"aten.index_add_.default",
+     "index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)", "",
+     OpCategory::Other},
 };
 // clang-format on
 

@@ -366,6 +366,8 @@ void registerPointwiseOps(OpRegistry& r) {
     r.add("aten.div.Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaDiv, divKernel);
     r.add("aten.div.Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", PW,
           metaDivMode, divModeKernel);
+    r.add("aten.div.Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", PW,
+          metaDivMode, divModeKernel);
     r.add("aten.neg.default", "neg(Tensor self) -> Tensor", PW, metaNeg, unaryKernel<fNeg>);
     r.add("aten.pow.Tensor_Scalar", "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", PW, metaPow,
           powKernel);
@@ -389,6 +391,9 @@ void registerPointwiseOps(OpRegistry& r) {
           clampKernel);
     r.add("aten.maximum.default", "maximum(Tensor self, Tensor other) -> Tensor", PW, metaBinary, maximumKernel);
     r.add("aten.minimum.default", "minimum(Tensor self, Tensor other) -> Tensor", PW, metaBinary, minimumKernel);
+    // torch.max(a, b) / torch.min(a, b): maximum and minimum under another name.
+    r.add("aten.max.other", "max.other(Tensor self, Tensor other) -> Tensor", PW, metaBinary, maximumKernel);
+    r.add("aten.min.other", "min.other(Tensor self, Tensor other) -> Tensor", PW, metaBinary, minimumKernel);
     r.add("aten.where.self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", PW, metaWhere,
           whereKernel);
     r.add("aten.where.ScalarOther", "where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", PW,
@@ -420,6 +425,11 @@ void registerPointwiseOps(OpRegistry& r) {
     r.add("aten.bitwise_and.Tensor", "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise,
           bitwiseAndKernel);
     r.add("aten.bitwise_or.Tensor", "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", PW, metaBitwise,
+          bitwiseOrKernel);
+    // The Scalar forms (x & 1, mask | True): core ATen ops of their own.
+    r.add("aten.bitwise_and.Scalar", "bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaBitwise,
+          bitwiseAndKernel);
+    r.add("aten.bitwise_or.Scalar", "bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", PW, metaBitwise,
           bitwiseOrKernel);
     r.add("aten.bitwise_not.default", "bitwise_not(Tensor self) -> Tensor", PW, metaBitwiseNot, bitwiseNotKernel);
 

@@ -621,6 +621,15 @@ void registerReductionOps(OpRegistry& r) {
     r.add("aten.std.correction",
           "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", RD,
           metaVar, varKernel<true>);
+    // The older overloads take `bool unbiased` where correction sits (True reads as 1, False as
+    // 0), so they share the correction forms' kernels.
+    r.add("aten.var.dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", RD,
+          metaVar, varKernel<false>);
+    r.add("aten.std.dim", "std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", RD,
+          metaVar, varKernel<true>);
+    r.add("aten.var_mean.dim",
+          "var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)", RD,
+          metaVarMean, varMeanKernel<false>);
     r.add("aten.std_mean.correction",
           "std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> "
           "(Tensor, Tensor)",

@@ -1,7 +1,7 @@
-// Sorting and searching: sort, bucketize, isin, _unique and masked_select. sort is stable and
-// orders NaN above every number (last ascending, first descending), so ties and NaNs give
-// PyTorch's indices. _unique and masked_select have data-dependent output sizes: their metas
-// need real input values.
+// Sorting and searching: sort (and sort.stable, topk), bucketize, isin, _unique, _unique2,
+// unique_consecutive and masked_select. Every sort is stable and orders NaN above every number
+// (last ascending, first descending), so ties and NaNs give PyTorch's indices. The uniques and
+// masked_select have data-dependent output sizes: their metas need real input values.
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/reduce_util.h"
 #include "exec/ops/register.h"
@@ -41,10 +41,43 @@ bool nonOverlappingAndDense(const TensorMeta& m) {
     return true;
 }
 
-/// Both outputs take the input's strides when it is dense, else dense strides in its dim order.
-Expected<Value> metaSort(const OpArgs& a) {
+/// Strict weak order of a stable sort with NaN above everything.
+bool sortsBefore(double x, double y, bool descending) {
+    if (descending) return (std::isnan(x) && !std::isnan(y)) || x > y;
+    return (!std::isnan(x) && std::isnan(y)) || x < y;
+}
+
+/// The first k of every row along the split, stably sorted ([outer, k, inner], row-major):
+/// sort keeps all n, topk the first k.
+void sortedRows(const Tensor& t, const DimSplit& s, bool descending, int64_t k, std::vector<double>& values,
+                std::vector<double>& indices) {
+    const std::vector<double> x = toDoubles(t);
+    values.assign(static_cast<size_t>(s.outer * k * s.inner), 0.0);
+    indices.assign(values.size(), 0.0);
+    std::vector<int64_t> order(static_cast<size_t>(s.n));
+    std::vector<double> row(order.size());
+    for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+            const int64_t base = o * s.n * s.inner + i;
+            for (int64_t j = 0; j < s.n; ++j) row[static_cast<size_t>(j)] = x[static_cast<size_t>(base + j * s.inner)];
+            std::iota(order.begin(), order.end(), int64_t{0});
+            std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+                return sortsBefore(row[static_cast<size_t>(p)], row[static_cast<size_t>(q)], descending);
+            });
+            for (int64_t j = 0; j < k; ++j) {
+                const auto e = static_cast<size_t>((o * k + j) * s.inner + i);
+                values[e] = row[static_cast<size_t>(order[static_cast<size_t>(j)])];
+                indices[e] = static_cast<double>(order[static_cast<size_t>(j)]);
+            }
+        }
+}
+
+/// sort(self, dim, descending) and sort.stable(self, *, stable, dim, descending): `dimArg` is
+/// where dim sits (descending follows it). Every sort here is stable.
+template <size_t DimArg>
+Expected<Value> metaSortAt(const OpArgs& a) {
     const Tensor& t = a.tensor(0);
-    auto s = splitAt(a, t.shape(), a.toInt(1));
+    auto s = splitAt(a, t.shape(), a.toInt(DimArg));
     if (!s.ok()) return s.error();
     TensorMeta m = TensorMeta::contiguous(t.shape(), t.dtype(), t.meta.device);
     if (t.meta.strides.size() == t.shape().size())
@@ -54,31 +87,43 @@ Expected<Value> metaSort(const OpArgs& a) {
     return Value::ofTensors({Tensor::metaOnly(m), Tensor::metaOnly(mi)});
 }
 
-/// Strict weak order of a stable sort with NaN above everything.
-bool sortsBefore(double x, double y, bool descending) {
-    if (descending) return (std::isnan(x) && !std::isnan(y)) || x > y;
-    return (!std::isnan(x) && std::isnan(y)) || x < y;
+template <size_t DimArg>
+Expected<Value> sortKernelAt(const OpArgs& a, const Value& out, ExecContext&) {
+    const Tensor& t = a.tensor(0);
+    auto s = splitAt(a, t.shape(), a.toInt(DimArg));
+    if (!s.ok()) return s.error();
+    std::vector<double> x, idx;
+    sortedRows(t, *s, a.toBool(DimArg + 1), s->n, x, idx);
+    return Value::ofTensors({makeTensor(out.list[0].t.meta, x), makeTensor(out.list[1].t.meta, idx)});
 }
 
-Expected<Value> sortKernel(const OpArgs& a, const Value& out, ExecContext&) {
+// ----- topk(self, k, dim=-1, largest=True, sorted=True) -> (values, indices) -----------------
+
+/// The k largest (smallest) of every row, in order, NaN counting as the largest; among equal
+/// values the first in the row comes first. Unsorted requests get the sorted order too (PyTorch
+/// leaves that order unspecified).
+Expected<Value> metaTopk(const OpArgs& a) {
     const Tensor& t = a.tensor(0);
-    auto s = splitAt(a, t.shape(), a.toInt(1));
+    auto s = splitAt(a, t.shape(), a.toInt(2));
     if (!s.ok()) return s.error();
-    const bool descending = a.toBool(2);
-    std::vector<double> x = toDoubles(t);
-    std::vector<double> idx(x.size(), 0.0);
-    std::vector<int64_t> order(static_cast<size_t>(s->n));
-    std::vector<double> row(order.size());
-    forEachRow(*s, [&](int64_t base, int64_t step) {
-        for (int64_t k = 0; k < s->n; ++k) row[k] = x[base + k * step];
-        std::iota(order.begin(), order.end(), int64_t{0});
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int64_t p, int64_t q) { return sortsBefore(row[p], row[q], descending); });
-        for (int64_t k = 0; k < s->n; ++k) {
-            x[base + k * step] = row[order[k]];
-            idx[base + k * step] = static_cast<double>(order[k]);
-        }
-    });
+    const int64_t k = a.toInt(1);
+    if (k < 0 || k > s->n) return opError(a, "selected index k out of range");
+    std::vector<int64_t> shape = t.shape();
+    if (!shape.empty()) {
+        int64_t d = a.toInt(2);
+        if (d < 0) d += static_cast<int64_t>(shape.size());
+        shape[static_cast<size_t>(d)] = k;
+    }
+    return Value::ofTensors({Tensor::metaOnly(TensorMeta::contiguous(shape, t.dtype(), t.meta.device)),
+                             Tensor::metaOnly(TensorMeta::contiguous(shape, DType::Int64, t.meta.device))});
+}
+
+Expected<Value> topkKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const Tensor& t = a.tensor(0);
+    auto s = splitAt(a, t.shape(), a.toInt(2));
+    if (!s.ok()) return s.error();
+    std::vector<double> x, idx;
+    sortedRows(t, *s, a.toBool(3), a.toInt(1), x, idx);
     return Value::ofTensors({makeTensor(out.list[0].t.meta, x), makeTensor(out.list[1].t.meta, idx)});
 }
 
@@ -133,40 +178,64 @@ Expected<Value> isinKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, x));
 }
 
-// ----- _unique(self, sorted=True, return_inverse=False) -> (Tensor, Tensor) ------------------
+// ----- _unique, _unique2 and unique_consecutive (flattened; dim=None) ----------------------
 
-/// The sorted distinct values (PyTorch sorts whatever `sorted` says; each NaN stays distinct
-/// and sorts last), and the position of every input element in them.
-void uniqueValues(const Tensor& t, std::vector<double>& values, std::vector<double>& inverse) {
+/// The distinct values (sorted, each NaN distinct and last; or, consecutive, runs of equal
+/// values in input order), the position of every input element in them, and how many elements
+/// each has.
+struct Uniques {
+    std::vector<double> values, inverse, counts;
+};
+
+Uniques uniquesOf(const Tensor& t, bool consecutive) {
     const std::vector<double> x = toDoubles(t);
     std::vector<size_t> order(x.size());
     std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) { return sortsBefore(x[p], x[q], false); });
-    values.clear();
-    inverse.assign(x.size(), 0.0);
+    if (!consecutive)
+        std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) { return sortsBefore(x[p], x[q], false); });
+    Uniques u;
+    u.inverse.assign(x.size(), 0.0);
     for (size_t i = 0; i < order.size(); ++i) {
         const double v = x[order[i]];
-        if (values.empty() || !(values.back() == v)) values.push_back(v);
-        inverse[order[i]] = static_cast<double>(values.size() - 1);
+        if (u.values.empty() || !(u.values.back() == v)) {
+            u.values.push_back(v);
+            u.counts.push_back(0.0);
+        }
+        u.counts.back() += 1.0;
+        u.inverse[order[i]] = static_cast<double>(u.values.size() - 1);
     }
+    return u;
 }
 
-Expected<Value> metaUnique(const OpArgs& a) {
+/// InverseArg and CountsArg: which arguments ask for the inverse and the counts (-1: the op has
+/// no counts output); Consecutive: the op keeps input order (unique_consecutive).
+template <int InverseArg, int CountsArg, bool Consecutive>
+Expected<Value> metaUniqueOf(const OpArgs& a) {
     const Tensor& t = a.tensor(0);
+    if (Consecutive && !a.isNone(3)) return opError(a, "unique_consecutive over a dim is not supported");
     if (!t.hasData()) return needsValues(a);
-    std::vector<double> values, inverse;
-    uniqueValues(t, values, inverse);
-    const std::vector<int64_t> invShape = a.toBool(2) ? t.shape() : std::vector<int64_t>{0};
-    return Value::ofTensors(
-        {Tensor::metaOnly(TensorMeta::contiguous({static_cast<int64_t>(values.size())}, t.dtype(), t.meta.device)),
-         Tensor::metaOnly(TensorMeta::contiguous(invShape, DType::Int64, t.meta.device))});
+    const Uniques u = uniquesOf(t, Consecutive);
+    const auto n = static_cast<int64_t>(u.values.size());
+    std::vector<Value> outs{
+        Value::ofTensor(Tensor::metaOnly(TensorMeta::contiguous({n}, t.dtype(), t.meta.device))),
+        Value::ofTensor(Tensor::metaOnly(TensorMeta::contiguous(a.toBool(InverseArg) ? t.shape() : std::vector<int64_t>{0},
+                                                                DType::Int64, t.meta.device)))};
+    if (CountsArg >= 0)
+        outs.push_back(Value::ofTensor(Tensor::metaOnly(TensorMeta::contiguous(
+            {a.toBool(static_cast<size_t>(CountsArg)) ? n : 0}, DType::Int64, t.meta.device))));
+    return Value::ofList(std::move(outs), true);
 }
 
-Expected<Value> uniqueKernel(const OpArgs& a, const Value& out, ExecContext&) {
-    std::vector<double> values, inverse;
-    uniqueValues(a.tensor(0), values, inverse);
-    if (!a.toBool(2)) inverse.clear();
-    return Value::ofTensors({makeTensor(out.list[0].t.meta, values), makeTensor(out.list[1].t.meta, inverse)});
+template <int InverseArg, int CountsArg, bool Consecutive>
+Expected<Value> uniqueKernelOf(const OpArgs& a, const Value& out, ExecContext&) {
+    Uniques u = uniquesOf(a.tensor(0), Consecutive);
+    if (!a.toBool(InverseArg)) u.inverse.clear();
+    std::vector<Tensor> outs{makeTensor(out.list[0].t.meta, u.values), makeTensor(out.list[1].t.meta, u.inverse)};
+    if (CountsArg >= 0) {
+        if (!a.toBool(static_cast<size_t>(CountsArg))) u.counts.clear();
+        outs.push_back(makeTensor(out.list[2].t.meta, u.counts));
+    }
+    return Value::ofTensors(outs);
 }
 
 // ----- masked_select(self, mask) -------------------------------------------------------------
@@ -206,7 +275,15 @@ Expected<Value> maskedSelectKernel(const OpArgs& a, const Value& out, ExecContex
 void registerSortOps(OpRegistry& r) {
     r.add("aten.sort.default",
           "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", OpCategory::Extern,
-          metaSort, sortKernel);
+          metaSortAt<1>, sortKernelAt<1>);
+    r.add("aten.sort.stable",
+          "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, "
+          "Tensor indices)",
+          OpCategory::Extern, metaSortAt<2>, sortKernelAt<2>);
+    r.add("aten.topk.default",
+          "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, "
+          "Tensor indices)",
+          OpCategory::Extern, metaTopk, topkKernel);
     r.add("aten.bucketize.Tensor",
           "bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor",
           OpCategory::Extern, metaBucketize, bucketizeKernel);
@@ -216,7 +293,15 @@ void registerSortOps(OpRegistry& r) {
           OpCategory::Extern, metaIsin, isinKernel);
     r.add("aten._unique.default",
           "_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)", OpCategory::Extern,
-          metaUnique, uniqueKernel);
+          metaUniqueOf<2, -1, false>, uniqueKernelOf<2, -1, false>);
+    r.add("aten._unique2.default",
+          "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> "
+          "(Tensor, Tensor, Tensor)",
+          OpCategory::Extern, metaUniqueOf<2, 3, false>, uniqueKernelOf<2, 3, false>);
+    r.add("aten.unique_consecutive.default",
+          "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> "
+          "(Tensor, Tensor, Tensor)",
+          OpCategory::Extern, metaUniqueOf<1, 2, true>, uniqueKernelOf<1, 2, true>);
     r.add("aten.masked_select.default", "masked_select(Tensor self, Tensor mask) -> Tensor", OpCategory::Extern,
           metaMaskedSelect, maskedSelectKernel);
 }

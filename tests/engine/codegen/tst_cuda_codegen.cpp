@@ -14,6 +14,7 @@
 #include "codegen/cuda/loop_pointwise.h"
 #include "codegen/cuda/random_kernels.h"
 #include "codegen/cuda/sampling_kernels.h"
+#include "codegen/cuda/sort_kernels.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 #include "import/loader.h"
@@ -218,10 +219,10 @@ private slots:
 
     void fallback_op_kernels_compile() {
         // The kernels for Inductor's fallback ops (kernels/fallback_ops.cu: windowed max pooling
-        // with indices, sort, segment_reduce and its backward, put, the index puts (every dtype)
-        // and the mask's coordinates, masked_select, batch norm in evaluation mode,
-        // triangular_solve, slogdet, matrix_exp) compile for sm_80 PTX with an entry for every
-        // launcher; put's accumulation is atomic.
+        // with indices, segment_reduce and its backward, put, the index puts (every dtype) and the
+        // mask's coordinates, masked_select, batch norm in evaluation mode, triangular_solve,
+        // slogdet, matrix_exp) compile for sm_80 PTX with an entry for every launcher; put's
+        // accumulation is atomic.
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::fallbackOpsSource();
@@ -231,10 +232,6 @@ private slots:
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
         for (const char* fn : {"fx_window_max_f32",
                                "fx_window_max_f64",
-                               "fx_sort_rows_f32",
-                               "fx_sort_rows_f64",
-                               "fx_sort_rows_i64",
-                               "fx_sort_rows_i32",
                                "fx_segment_reduce_f32",
                                "fx_segment_reduce_f64",
                                "fx_segment_reduce_bwd_f32",
@@ -270,6 +267,30 @@ private slots:
                 out->image.find("red.global.add.u64") != std::string::npos);
     }
 
+    void sort_kernels_compile() {
+        // kernels/sort.cu (the merge sort behind sort, sort.stable, topk and the uniques)
+        // compiles for sm_80 PTX with every launcher for every key type the externs accept.
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto src = cg::cuda::sortOpsSource();
+        QVERIFY2(src.ok(), src.ok() ? "" : src.error().str().c_str());
+        QVERIFY(src->find("struct FxSortArgs") != std::string::npos);
+        auto out = cg::cuda::nvrtcCompile(*src, "fxray_sort", "compute_80");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (const char* fn : {"fx_unique_counts", "fx_repeat_scan", "fx_repeat_index"})
+            QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
+        for (const char* t : {"f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "u8"})
+            for (const char* k : {"fx_sort_gather_", "fx_sort_merge_", "fx_sort_scatter_", "fx_unique_scan_",
+                                  "fx_unique_write_"})
+                QVERIFY2(out->image.find(std::string(".entry ") + k + t) != std::string::npos,
+                         qPrintable(QString(k) + t));
+        // Every dtype the externs accept has its kernels (a dtype added to one side only fails).
+        for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16, DType::Int64, DType::Int32,
+                        DType::Int16, DType::Int8, DType::UInt8, DType::Bool})
+            QVERIFY(cg::cuda::deviceSortSupports(t));
+        QVERIFY(!cg::cuda::deviceSortSupports(DType::Complex64));
+    }
+
     void fallback_replacement_kernels_compile_to_ptx() {
         // kernels/sampling.cu (grid sampling and its backward, the antialiasing filter's banded
         // passes), kernels/mt_random.cu (the reference's mt19937_64 stream), loop_pointwise.cu,
@@ -291,7 +312,8 @@ private slots:
         QVERIFY2(rsrc.ok(), rsrc.ok() ? "" : rsrc.error().str().c_str());
         auto rout = cg::cuda::nvrtcCompile(*rsrc, "fxray_mt_random", "compute_80");
         QVERIFY2(rout.ok(), rout.ok() ? "" : rout.error().str().c_str());
-        for (const char* fn : {"fx_mt_uniform_f32", "fx_mt_uniform_f64"})
+        for (const char* fn : {"fx_mt_uniform_f32", "fx_mt_uniform_f64", "fx_mt_randperm_i64", "fx_mt_randperm_i32",
+                               "fx_mt_randperm_f32", "fx_mt_randperm_f64"})
             QVERIFY2(rout->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         // kernels/loop_pointwise.cu: gcd, lcm, igamma, igammac.
         auto lsrc = cg::cuda::loopPointwiseSource();

@@ -36,6 +36,31 @@ fxray::Expected<Value> tryRun(std::string_view op, std::vector<Value> args,
 class TestOpsIndexing : public QObject {
     Q_OBJECT
 private slots:
+    void gatherAcceptsAnEmptyIndexOfAnyDtype() {
+        // PyTorch checks the index dtype only when there is an index (OpInfo's gather sample 3
+        // passes an empty uint8 one); scatter_add, its backward, likewise.
+        Value x = tv({5}, iota(5));
+        auto g = run("aten.gather.default", {x, iv(0), tv({0}, {}, DType::UInt8)});
+        QCOMPARE(g.t.numel(), int64_t(0));
+        auto s = run("aten.scatter_add.default", {x, iv(0), tv({0}, {}, DType::UInt8), tv({0}, {})});
+        FX_COMPARE_VEC(values(s), iota(5), 0);
+        QVERIFY(!tryRun("aten.gather.default", {x, iv(0), tv({1}, {0}, DType::UInt8)}).ok());
+    }
+    void repeatInterleaveRepeatsEachIndex() {
+        auto r = run("aten.repeat_interleave.Tensor", {tv({3}, {2, 0, 3}, DType::Int64)});
+        QCOMPARE(r.t.dtype(), DType::Int64);
+        FX_COMPARE_VEC(values(r), (std::vector<double>{0, 0, 2, 2, 2}), 0);
+        QVERIFY(!tryRun("aten.repeat_interleave.Tensor", {tv({2}, {1, -1}, DType::Int64)}).ok());
+        auto sized = tryRun("aten.repeat_interleave.Tensor", {tv({2}, {1, 1}, DType::Int64)}, {{"output_size", iv(3)}});
+        QVERIFY(!sized.ok());
+        QVERIFY2(sized.error().str().find("does not match") != std::string::npos, sized.error().str().c_str());
+    }
+    void indexAddInPlaceWritesSelf() {
+        Value self = tv({3}, {0, 0, 0});
+        auto r = run("aten.index_add_.default", {self, iv(0), tv({3}, {0, 2, 0}, DType::Int64), tv({3}, {1, 2, 3})});
+        FX_COMPARE_VEC(values(self), (std::vector<double>{4, 0, 2}), 0);
+        QVERIFY(r.t.storage == self.t.storage);
+    }
     void gatherAlongDim() {
         Value x = tv({2, 3}, {1, 2, 3, 4, 5, 6});
         auto r = run("aten.gather.default", {x, iv(1), idx({2, 2}, {2, 0, 1, 1})});

@@ -19,11 +19,6 @@ struct FxWindowArgs {
 };
 
 // A stable sort of each row of a dense [outer, n, inner] tensor along n.
-struct FxSortArgs {
-    long long outer, n, inner;
-    int descending;
-};
-
 // segment_reduce and its backward over data seen as [outer, axisLen, inner]: segment s of row o
 // from the dense int64 lengths ([outer, last], last = count) or offsets ([outer, last], last =
 // count + 1); output [outer, count, inner].

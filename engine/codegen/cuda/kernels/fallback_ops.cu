@@ -1,5 +1,5 @@
 // Kernels for ops Inductor does not lower but runs as fallback kernels (make_fallback): max
-// pooling with indices over irregular windows (3-D, adaptive, fractional), sort, segment_reduce
+// pooling with indices over irregular windows (3-D, adaptive, fractional), segment_reduce
 // and its backward, put, _unsafe_masked_index_put_accumulate, masked_select, and batch norm in
 // evaluation mode, and the linear algebra Inductor leaves to LAPACK (triangular_solve,
 // _linalg_slogdet, linalg_matrix_exp: one thread per matrix, for the small matrices these are). Each mirrors
@@ -75,34 +75,6 @@ __device__ void fx_window_max(const T* x, const T* samples, T* y, fx_i64* ind, c
         }
         y[q] = best;
         ind[q] = bi;
-    }
-}
-
-// Whether p orders before q: NaN above every number (last ascending, first descending).
-template <class T>
-__device__ __forceinline__ bool fx_before(T p, T q, bool descending) {
-    if (descending) return (fx_isnan(p) && !fx_isnan(q)) || p > q;
-    return (!fx_isnan(p) && fx_isnan(q)) || p < q;
-}
-
-// A stable sort by ranks: element i of a row goes to the number of elements ordering before it,
-// plus the equal ones at smaller positions (O(n^2) per row: the host takes long rows). One block
-// per row, the row's keys staged through global memory reads.
-template <class T>
-__device__ void fx_sort_rows(const T* x, T* values, fx_i64* indices, const FxSortArgs& a) {
-    const bool desc = a.descending != 0;
-    for (fx_i64 row = blockIdx.x; row < a.outer * a.inner; row += gridDim.x) {
-        const fx_i64 o = row / a.inner, c = row % a.inner, base = o * a.n * a.inner + c;
-        for (fx_i64 i = threadIdx.x; i < a.n; i += blockDim.x) {
-            const T v = x[base + i * a.inner];
-            fx_i64 rank = 0;
-            for (fx_i64 j = 0; j < a.n; ++j) {
-                const T u = x[base + j * a.inner];
-                if (fx_before(u, v, desc) || (j < i && !fx_before(v, u, desc))) ++rank;
-            }
-            values[base + rank * a.inner] = v;
-            indices[base + rank * a.inner] = i;
-        }
     }
 }
 
@@ -551,15 +523,6 @@ __device__ void fx_matrix_exp(const T* A, T* out, double* scratch, const FxLinal
     }
 FX_WINDOW_MAX(float, f32)
 FX_WINDOW_MAX(double, f64)
-
-#define FX_SORT_ROWS(T, S)                                                                                             \
-    extern "C" __global__ void fx_sort_rows_##S(const T* x, T* values, fx_i64* indices, FxSortArgs a) {                \
-        fx_sort_rows<T>(x, values, indices, a);                                                                        \
-    }
-FX_SORT_ROWS(float, f32)
-FX_SORT_ROWS(double, f64)
-FX_SORT_ROWS(fx_i64, i64)
-FX_SORT_ROWS(int, i32)
 
 #define FX_SEGMENT(T, S)                                                                                               \
     extern "C" __global__ void fx_segment_reduce_##S(const T* x, const fx_i64* seg, T* y, FxSegArgs a) {               \

@@ -94,3 +94,54 @@ extern "C" __global__ void fx_dropout_apply_f64(const double* x, const double* u
                                                 double p, double scale, fx_i64 n) {
     fx_dropout_apply<double>(x, u, y, mask, p, scale, n);
 }
+
+// randperm(n): the reference's Fisher-Yates from the back (exec/ops/random.cpp), one 64-bit
+// draw per step and a draw again while it falls in the biased tail (r >= 2^64 - 2^64 % i),
+// then perm[i - 1] and perm[r % i] swapped. The draws are sequential, so thread 0 walks them
+// through each twist's 312 tempered words while the block renews the state between; `perm`
+// (int64, n) is the scratch the shuffle runs in, converted to the output's type at the end.
+template <class T>
+__device__ void fx_mt_randperm(fx_u64* state, fx_i64* perm, T* out, fx_i64 n) {
+    __shared__ fx_u64 mt[FX_MT_N];
+    __shared__ fx_i64 sharedPos, sharedLeft;
+    const int t = threadIdx.x;
+    if (t < FX_MT_N) mt[t] = state[t];
+    for (fx_i64 i = t; i < n; i += blockDim.x) perm[i] = i;
+    fx_i64 p = (fx_i64)state[FX_MT_N], left = n;
+    __syncthreads();
+    while (left > 1) {
+        if (p >= FX_MT_N) {
+            fx_mt_twist(mt);
+            p = 0;
+        }
+        if (t == 0) {
+            while (p < FX_MT_N && left > 1) {
+                const fx_u64 r = fx_mt_temper(mt[p++]);
+                const fx_u64 bound = (fx_u64)left, limit = 0xFFFFFFFFFFFFFFFFULL - 0xFFFFFFFFFFFFFFFFULL % bound;
+                if (r >= limit) continue;
+                const fx_i64 j = (fx_i64)(r % bound), a = perm[left - 1];
+                perm[left - 1] = perm[j];
+                perm[j] = a;
+                --left;
+            }
+            sharedPos = p;
+            sharedLeft = left;
+        }
+        __syncthreads();
+        p = sharedPos;
+        left = sharedLeft;
+        __syncthreads();
+    }
+    for (fx_i64 i = t; i < n; i += blockDim.x) out[i] = (T)perm[i];
+    if (t < FX_MT_N) state[t] = mt[t];
+    if (t == 0) state[FX_MT_N] = (fx_u64)p;
+}
+
+#define FX_RANDPERM(T, S)                                                                                              \
+    extern "C" __global__ void fx_mt_randperm_##S(fx_u64* state, fx_i64* perm, T* out, fx_i64 n) {                     \
+        fx_mt_randperm<T>(state, perm, out, n);                                                                        \
+    }
+FX_RANDPERM(fx_i64, i64)
+FX_RANDPERM(int, i32)
+FX_RANDPERM(float, f32)
+FX_RANDPERM(double, f64)

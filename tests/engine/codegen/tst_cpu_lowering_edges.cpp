@@ -1,0 +1,114 @@
+// Lowering rules on the shapes and arguments OpInfo's later samples (s2, s3) reach and its public
+// ones (s0, s1) do not: scans, aminmax and scatters of 0-d tensors, scatters by an empty index,
+// renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
+// (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
+// an empty source. Each graph runs on the CPU backend with no reference fallback and gives the
+// reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
+// lowers for CUDA with no fallback.
+#include "test_util.h"
+
+#include "codegen/cpu/cpu_backend.h"
+#include "codegen/cuda/cuda_api.h"
+#include "codegen/cuda/cuda_backend.h"
+#include "exec/run_check.h"
+
+#include <cmath>
+
+using namespace fxray;
+
+namespace {
+
+void lowersAndMatches(const std::string& params, const std::string& body, const std::vector<Value>& in) {
+    auto g = fxtest::parseForward(params, body);
+    QVERIFY(g);
+    RunRequest req;
+    req.inputs = in;
+    auto ref = runAndCheck(*g, req, nullptr);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+    auto c = cg::cpu::CompiledGraph::compile(*g, in);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+    std::string fallbacks;
+    for (const auto& [op, n] : (*c)->fallbackOps()) fallbacks += op + " ";
+    QVERIFY2(fallbacks.empty(), fallbacks.c_str());
+    auto out = (*c)->run(in);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+    QCOMPARE(out->size(), ref->outputs.size());
+    for (size_t i = 0; i < out->size(); ++i) {
+        QCOMPARE((*out)[i].t.shape(), ref->outputs[i].t.shape());
+        FX_COMPARE_VEC(fxtest::values((*out)[i]), fxtest::values(ref->outputs[i]), 1e-5);
+    }
+    const auto& rt = cg::cuda::runtime();
+    if (!rt.haveNvrtc) return;
+    auto so = cg::cuda::compileSourceOnly(*g, in, "compute_80");
+    QVERIFY2(so.ok(), so.ok() ? "" : so.error().str().c_str());
+    std::string cudaFallbacks;
+    for (const auto& [op, n] : so->program.lowered.fallbackOps) cudaFallbacks += op + " ";
+    QVERIFY2(cudaFallbacks.empty(), cudaFallbacks.c_str());
+}
+
+}  // namespace
+
+class TestCpuLoweringEdges : public QObject {
+    Q_OBJECT
+private slots:
+    void zeroDimScansAndReductions() {
+        lowersAndMatches("x: \"f32[][]cpu\", i: \"i64[][]cpu\", s: \"f32[][]cpu\"",
+                         "        cumsum: \"f32[][]cpu\" = torch.ops.aten.cumsum.default(x, 0)\n"
+                         "        cumprod: \"f32[][]cpu\" = torch.ops.aten.cumprod.default(x, -1)\n"
+                         "        cummax = torch.ops.aten.cummax.default(x, 0)\n"
+                         "        v: \"f32[][]cpu\" = cummax[0]\n"
+                         "        k: \"i64[][]cpu\" = cummax[1]\n"
+                         "        lcse: \"f32[][]cpu\" = torch.ops.aten.logcumsumexp.default(x, 0)\n"
+                         "        aminmax = torch.ops.aten.aminmax.default(x, dim = 0)\n"
+                         "        lo: \"f32[][]cpu\" = aminmax[0]\n"
+                         "        hi: \"f32[][]cpu\" = aminmax[1]\n"
+                         "        scatter: \"f32[][]cpu\" = torch.ops.aten.scatter.src(x, 0, i, s)\n"
+                         "        scatter_add: \"f32[][]cpu\" = torch.ops.aten.scatter_add.default(x, 0, i, s)\n"
+                         "        return (cumsum, cumprod, v, k, lcse, lo, hi, scatter, scatter_add)\n",
+                         {fxtest::tv({}, {-1.5}), fxtest::tv({}, {0}, DType::Int64), fxtest::tv({}, {4})});
+    }
+    void scatterByAnEmptyIndexIsSelf() {
+        lowersAndMatches("x: \"f32[2, 3][3, 1]cpu\", i: \"i64[0, 3][3, 1]cpu\", s: \"f32[0, 3][3, 1]cpu\"",
+                         "        scatter_add: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.scatter_add.default(x, 0, i, s)\n"
+                         "        return (scatter_add,)\n",
+                         {fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({0, 3}, {}, DType::Int64),
+                          fxtest::tv({0, 3}, {})});
+    }
+    void maskedScatterOfAnEmptySource() {
+        // combinations' backward at one element: nothing selected, nothing to scatter.
+        lowersAndMatches("x: \"f32[2, 2][2, 1]cpu\", m: \"b8[2, 2][2, 1]cpu\", s: \"f32[0][1]cpu\"",
+                         "        masked_scatter: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+                         "        return (masked_scatter,)\n",
+                         {fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2, 2}, {0, 0, 0, 0}, DType::Bool),
+                          fxtest::tv({0}, {})});
+    }
+    void renormWithInfinityNorm() {
+        lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",
+                         "        renorm: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.renorm.default(x, inf, 0, 0.5)\n"
+                         "        return (renorm,)\n",
+                         {fxtest::tv({3, 2}, {0.25, -2, 0.1, 0.2, 3, 1})});
+    }
+    void pdistForEveryNormKind() {
+        for (const char* p : {"0.0", "1.0", "2.0", "3.0", "inf"})
+            lowersAndMatches("x: \"f32[5, 3][3, 1]cpu\"",
+                             std::string("        d: \"f32[10][1]cpu\" = torch.ops.aten._pdist_forward.default(x, ") + p +
+                                 ")\n        return (d,)\n",
+                             {fxtest::tv({5, 3}, {0, 1, 2, 0, 1, 2, -1, 4, 0.5, 3, 3, 3, 0.25, -2, 7})});
+    }
+    void spacesFromTensorBounds() {
+        lowersAndMatches("a: \"f32[][]cpu\", b: \"i64[][]cpu\"",
+                         "        lin: \"f32[7][1]cpu\" = torch.ops.aten.linspace.Tensor_Tensor(a, b, 7, dtype = "
+                         "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
+                         "        one: \"f32[1][1]cpu\" = torch.ops.aten.linspace.Tensor_Tensor(a, b, 1, dtype = "
+                         "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
+                         "        ints: \"i64[5][1]cpu\" = torch.ops.aten.linspace.Scalar_Tensor(-3.7, b, 5, dtype = "
+                         "torch.int64, device = device(type='cpu'), pin_memory = False)\n"
+                         "        log: \"f32[4][1]cpu\" = torch.ops.aten.logspace.Tensor_Scalar(a, 2.0, 4, 3.0, dtype = "
+                         "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
+                         "        return (lin, one, ints, log)\n",
+                         {fxtest::tv({}, {-1.25}), fxtest::tv({}, {9}, DType::Int64)});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuLoweringEdges)
+#include "tst_cpu_lowering_edges.moc"
