@@ -229,7 +229,8 @@ bool indexType(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
 }  // namespace
 
-Status embeddingBackward(const DeviceView& grad, const DeviceView& indices, const DeviceView& out, int64_t paddingIdx) {
+Status embeddingBackward(const DeviceView& grad, const DeviceView& indices, const DeviceView& out, int64_t paddingIdx,
+                         bool scaleByFreq) {
     const CudaRuntime& rt = runtime();
     const TensorMeta& om = out.meta;
     if (om.shape.size() != 2 || !om.isContiguous() || !indexType(indices.meta.dtype))
@@ -255,7 +256,24 @@ Status embeddingBackward(const DeviceView& grad, const DeviceView& indices, cons
     CUdeviceptr po = out.base + static_cast<CUdeviceptr>(om.offset) * item;
     int64_t isize = static_cast<int64_t>(isz), num = om.shape[0];
     int64_t r = rows, d = D, pad = paddingIdx;
-    void* params[] = {&pg, &pi, &po, &r, &d, &isize, &num, &pad};
+    // scale_grad_by_freq: every row's count among the indices first (int64 [num_weights], zeroed).
+    DeviceBuffer counts;
+    if (scaleByFreq && num > 0 && rows * D > 0) {
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(num) * sizeof(int64_t));
+        if (!buf.ok()) return buf.error();
+        counts = std::move(buf).value();
+        if (Status s = check(rt.cu.cuMemsetD8(counts.ptr(), 0, static_cast<size_t>(num) * sizeof(int64_t)),
+                             "zeroing embedding_dense_backward's frequency counts");
+            !s.ok())
+            return s;
+        auto cf = builtinFunction("fx_embedding_count");
+        if (!cf.ok()) return cf.error();
+        CUdeviceptr pc = counts.ptr();
+        void* cparams[] = {&pi, &pc, &r, &isize, &num};
+        if (Status s = launchBuiltin(*cf, rows, cparams, "fx_embedding_count"); !s.ok()) return s;
+    }
+    CUdeviceptr pc = counts.ptr();
+    void* params[] = {&pg, &pi, &po, &r, &d, &isize, &num, &pad, &pc};
     return launchBuiltin(*fn, rows * D, params, "fx_embedding_bwd");
 }
 

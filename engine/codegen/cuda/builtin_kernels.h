@@ -44,9 +44,11 @@ Status convBackward(const DeviceView& gy, const DeviceView& x, const DeviceView&
 /// True when the convolution kernels handle this dtype (fp32, fp64).
 bool convSupports(DType t);
 
-/// aten.embedding_dense_backward without scale_grad_by_freq: out [num_weights, D] zeroed, then
-/// every row of grad (indices' shape + [D]) added at its index (skipping padding_idx).
-Status embeddingBackward(const DeviceView& grad, const DeviceView& indices, const DeviceView& out, int64_t paddingIdx);
+/// aten.embedding_dense_backward: out [num_weights, D] zeroed, then every row of grad (indices'
+/// shape + [D]) added at its index (skipping padding_idx); with scaleByFreq divided by how often
+/// the indices name that row (counted on the device first).
+Status embeddingBackward(const DeviceView& grad, const DeviceView& indices, const DeviceView& out, int64_t paddingIdx,
+                         bool scaleByFreq);
 
 /// aten.index_add: out = self, then out[..., index[i], ...] += alpha * source[..., i, ...] along dim.
 Status indexAdd(const DeviceView& self, int64_t dim, const DeviceView& index, const DeviceView& source, double alpha,

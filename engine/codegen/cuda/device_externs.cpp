@@ -601,12 +601,12 @@ Expected<bool> embeddingBackwardOnDevice(DeviceCall& c) {
     // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     const TensorMeta* om = c.out0();
     const OpArgs* A = om && scatterSupports(om->dtype) ? c.args() : nullptr;
-    if (!A || A->toBool(4)) return false;
+    if (!A) return false;
     auto g = c.view(0), idx = c.view(1);
     if (!g || !idx || g->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (Status s = embeddingBackward(*g, *idx, **o, A->toInt(3)); !s.ok()) return s.error();
+    if (Status s = embeddingBackward(*g, *idx, **o, A->toInt(3), A->toBool(4)); !s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
 }

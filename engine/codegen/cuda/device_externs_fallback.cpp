@@ -9,6 +9,7 @@
 #include "codegen/cuda/linalg_svd.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace fxray::cg::cuda {
 
@@ -121,14 +122,15 @@ Expected<bool> putOnDevice(DeviceCall& c) {
 template <bool Masked>
 Expected<bool> indexedPutOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
-    const OpArgs* A = om && segmentSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    const OpArgs* A = om && indexPutSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
     if (!A) return false;
     const size_t listArg = Masked ? 2 : 1;
     auto self = c.view(0), values = c.view(Masked ? 3 : 2);
     std::optional<DeviceView> mask = Masked ? c.view(1) : std::nullopt;
     // listViews declines a None item (not a tensor on the device).
     auto indices = c.listViews(listArg);
-    // index_put with one bool mask over the leading dims and values without the count dim.
+    // index_put with one bool mask over the leading dims; values with or without the count dim
+    // (one row per set position, or one for all).
     if (!Masked && self && values && indices && indices->size() == 1 && (*indices)[0].meta.dtype == DType::Bool &&
         self->meta.dtype == om->dtype && values->meta.dtype == om->dtype) {
         const DeviceView& m = (*indices)[0];
@@ -136,16 +138,14 @@ Expected<bool> indexedPutOnDevice(DeviceCall& c) {
         if (md == 0 || md > nd || md > 4 || nd > 8 || values->meta.shape.size() > nd - md + 1) return false;
         for (size_t d = 0; d < md; ++d)
             if (m.meta.shape[d] != self->meta.shape[d]) return false;
-        if (values->meta.shape.size() == nd - md + 1 && values->meta.shape[0] != 1) return false;
-        DeviceView v = *values;
-        if (v.meta.shape.size() == nd - md + 1)  // drop the size-1 count dim
-            v.meta.shape.erase(v.meta.shape.begin()), v.meta.strides.erase(v.meta.strides.begin());
+        std::vector<int64_t> vrest = values->meta.shape;  // values past the count dim
+        if (vrest.size() == nd - md + 1) vrest.erase(vrest.begin());
         std::vector<int64_t> rest(self->meta.shape.begin() + static_cast<std::ptrdiff_t>(md), self->meta.shape.end());
-        auto vb = broadcastShape(rest, v.meta.shape);
+        auto vb = broadcastShape(rest, vrest);
         if (!vb || *vb != rest) return false;
         auto o = c.out(0);
         if (!o.ok()) return o.error();
-        if (Status s = indexPutByMask(*self, m, v, A->toBool(3), **o); !s.ok()) return s.error();
+        if (Status s = indexPutByMask(*self, m, *values, A->toBool(3), **o); !s.ok()) return s.error();
         ++c.stats().deviceExterns;
         return true;
     }
@@ -259,24 +259,46 @@ Expected<bool> matrixExpOnDevice(DeviceCall& c) {
     return true;
 }
 
-/// linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False) with one factorization per batch
-/// matrix of the output (no broadcast) and left = True; the rest stays on the host.
+/// The view with its last two dims swapped (a matrix's transpose, no copy).
+DeviceView transposedMatrices(DeviceView v) {
+    const size_t nd = v.meta.shape.size();
+    std::swap(v.meta.shape[nd - 1], v.meta.shape[nd - 2]);
+    std::swap(v.meta.strides[nd - 1], v.meta.strides[nd - 2]);
+    return v;
+}
+
+/// linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False), the factors broadcast over the
+/// output's batch dims, into the output's layout (left: column-major per matrix, as the
+/// reference's meta gives it). left = False, X op(M) = B, is op(M)ᵀ Xᵀ = Bᵀ: the left solve with
+/// the adjoint flag flipped, on transposed views of B and X.
 Expected<bool> luSolveOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
-    const OpArgs* A = om && windowPoolSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
-    if (!A || !A->toBool(3)) return false;
+    const OpArgs* A = om && windowPoolSupports(om->dtype) ? c.args() : nullptr;
+    if (!A) return false;
+    const bool left = A->toBool(3);
     auto lu = c.view(0), piv = c.view(1), b = c.view(2);
     const size_t nd = om->shape.size();
-    if (!lu || !piv || !b || nd < 2 || lu->meta.dtype != om->dtype || b->meta.dtype != om->dtype ||
-        piv->meta.dtype != DType::Int32 || lu->meta.shape.size() != nd)
+    if (!lu || !piv || !b || nd < 2 || nd > 8 || lu->meta.dtype != om->dtype || b->meta.dtype != om->dtype ||
+        piv->meta.dtype != DType::Int32 || lu->meta.shape.size() < 2 || lu->meta.shape.size() > nd ||
+        b->meta.shape.size() < 2 || b->meta.strides.size() != b->meta.shape.size() || om->strides.size() != nd)
         return false;
-    const int64_t n = om->shape[nd - 2];
-    if (lu->meta.shape[nd - 1] != n || lu->meta.shape[nd - 2] != n ||
-        (n > 0 && lu->meta.numel() * om->shape[nd - 1] != om->numel() * n) || piv->meta.numel() * n != lu->meta.numel())
+    // n: the solved dim (rows with left, columns without); the factors' batch dims (pivots LU's
+    // batch shape + [n]) broadcast to the output's.
+    const size_t ld = lu->meta.shape.size();
+    const int64_t n = om->shape[left ? nd - 2 : nd - 1];
+    const std::vector<int64_t> batch(om->shape.begin(), om->shape.end() - 2),
+        luBatch(lu->meta.shape.begin(), lu->meta.shape.end() - 2);
+    std::vector<int64_t> pivWant = luBatch;
+    pivWant.push_back(n);
+    const auto bb = broadcastShape(luBatch, batch);
+    if (lu->meta.shape[ld - 1] != n || lu->meta.shape[ld - 2] != n || piv->meta.shape != pivWant || !bb || *bb != batch)
         return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (Status s = luSolve(*lu, *piv, *b, A->toBool(4), **o); !s.ok()) return s.error();
+    const bool adjoint = A->toBool(4);
+    Status s = left ? luSolve(*lu, *piv, *b, adjoint, **o)
+                    : luSolve(*lu, *piv, transposedMatrices(*b), !adjoint, transposedMatrices(**o));
+    if (!s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
 }

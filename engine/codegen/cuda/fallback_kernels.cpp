@@ -12,8 +12,8 @@ namespace fxray::cg::cuda {
 namespace {
 
 KernelModule& fallbackModule() {
-    static KernelModule* m =
-        new KernelModule("fxray_fallback_ops", {"fallback_args.h", "fallback_ops.cu"});  // never destroyed
+    static KernelModule* m = new KernelModule(
+        "fxray_fallback_ops", {"dtype_io.cuh", "fallback_args.h", "fallback_ops.cu"});  // never destroyed
     return *m;
 }
 
@@ -22,6 +22,9 @@ const char* suffixOf(DType t) {
     case DType::Float64: return "f64";
     case DType::Int64: return "i64";
     case DType::Int32: return "i32";
+    case DType::Bool: return "b8";
+    case DType::Float16: return "f16";
+    case DType::BFloat16: return "bf16";
     default: return "f32";
     }
 }
@@ -264,6 +267,19 @@ Expected<DeviceBuffer> scratchDoubles(int64_t count) {
     return DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(double));
 }
 
+/// v broadcast (right-aligned, size-1 dims repeated) to `shape`, dense: v itself when it is dense
+/// of that shape already, else a copy in `tmp`. v must broadcast to shape.
+Expected<DeviceView> denseBroadcast(const DeviceView& v, const std::vector<int64_t>& shape, DeviceBuffer& tmp) {
+    if (v.meta.shape == shape) return denseView(v, tmp);
+    TensorMeta m = TensorMeta::contiguous(shape, v.meta.dtype, v.meta.device);
+    auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(m.dtype)));
+    if (!buf.ok()) return buf.error();
+    tmp = std::move(buf).value();
+    DeviceView d{tmp.ptr(), m};
+    if (Status s = stridedCopy(v, d); !s.ok()) return s.error();
+    return d;
+}
+
 }  // namespace
 
 Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, bool transpose, bool unit,
@@ -312,26 +328,46 @@ Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView&
     const int64_t n = squareSize(LU.meta);
     const size_t nd = X.meta.shape.size();
     if (!windowPoolSupports(t) || LU.meta.dtype != t || B.meta.dtype != t || pivots.meta.dtype != DType::Int32 ||
-        n < 0 || nd < 2 || X.meta.shape[nd - 2] != n || !X.meta.isContiguous())
-        return makeError("device lu_solve needs fp32/fp64 square factors, int32 pivots and a dense solution");
+        n < 0 || nd < 2 || X.meta.shape[nd - 2] != n || X.meta.strides.size() != nd)
+        return makeError("device lu_solve needs fp32/fp64 square factors and int32 pivots");
     FxLinalgArgs a{};
     a.n = n;
     a.k = X.meta.shape[nd - 1];
     a.batches = n * a.k == 0 ? 0 : X.meta.numel() / (n * a.k);
-    if (a.batches * n * a.k != 0 && (LU.meta.numel() != a.batches * n * n || pivots.meta.numel() != a.batches * n))
-        return makeError("device lu_solve: the factors' batches differ from the solution's");
-    if (Status s = stridedCopy(B, X); !s.ok()) return s;
-    if (a.batches * a.k == 0) return Status::success();
+    // The factors' batch dims broadcast to the solution's (expanded into dense copies below).
+    const std::vector<int64_t> batch(X.meta.shape.begin(), X.meta.shape.end() - 2);
+    std::vector<int64_t> luShape = batch, pivShape = batch;
+    luShape.insert(luShape.end(), {n, n});
+    pivShape.push_back(n);
+    const std::vector<int64_t> luBatch(LU.meta.shape.begin(), LU.meta.shape.end() - 2);
+    const auto bb = broadcastShape(luBatch, batch);
+    std::vector<int64_t> pivWant = luBatch;
+    pivWant.push_back(n);
+    if (!bb || *bb != batch || pivots.meta.shape != pivWant)
+        return makeError("device lu_solve: the factors' batches do not broadcast to the solution's");
+    // PyTorch's solution is column-major per matrix (the reference's meta gives it so): the
+    // kernels solve in a dense row-major copy, copied into place at the end.
+    DeviceBuffer tx;
+    DeviceView Xd = X;
+    if (!X.meta.isContiguous()) {
+        TensorMeta m = TensorMeta::contiguous(X.meta.shape, t, X.meta.device);
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(t)));
+        if (!buf.ok()) return buf.error();
+        tx = std::move(buf).value();
+        Xd = DeviceView{tx.ptr(), m};
+    }
+    if (Status s = stridedCopy(B, Xd); !s.ok()) return s;
+    if (a.batches * a.k == 0) return Xd.base == X.base ? Status::success() : stridedCopy(Xd, X);
     DeviceBuffer tl, tp;
-    auto lud = denseView(LU, tl);
+    auto lud = denseBroadcast(LU, luShape, tl);
     if (!lud.ok()) return lud.error();
-    auto pd = denseView(pivots, tp);
+    auto pd = denseBroadcast(pivots, pivShape, tp);
     if (!pd.ok()) return pd.error();
     auto trsm = fallbackModule().function(std::string("fx_trsm_") + suffixOf(t));
     if (!trsm.ok()) return trsm.error();
     auto pivot = fallbackModule().function(std::string("fx_lu_pivot_") + suffixOf(t));
     if (!pivot.ok()) return pivot.error();
-    CUdeviceptr pl = lud->address(), pp = pd->address(), px = X.address();
+    CUdeviceptr pl = lud->address(), pp = pd->address(), px = Xd.address();
     const int64_t blocks = (a.batches * a.k + 63) / 64;
     auto swaps = [&](bool reverse) {
         FxLinalgArgs s = a;
@@ -349,7 +385,8 @@ Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView&
     Status s = adjoint ? solve(true, true, false) : swaps(false);
     if (s.ok()) s = adjoint ? solve(false, true, true) : solve(false, false, true);
     if (s.ok()) s = adjoint ? swaps(true) : solve(true, false, false);
-    return s;
+    if (!s.ok() || Xd.base == X.base) return s;
+    return stridedCopy(Xd, X);
 }
 
 Status slogdet(const DeviceView& A, const DeviceView& sign, const DeviceView& logabs, const DeviceView& lu,
@@ -444,6 +481,11 @@ bool broadcastStrides(const TensorMeta& v, const std::vector<int64_t>& shape, lo
 
 }  // namespace
 
+bool indexPutSupports(DType t) {
+    return t == DType::Float32 || t == DType::Float64 || t == DType::Float16 || t == DType::BFloat16 ||
+           t == DType::Int64 || t == DType::Int32 || t == DType::Bool;
+}
+
 namespace {
 
 /// The masked (mask given: accumulate, clamp) and plain index puts.
@@ -452,7 +494,7 @@ Status indexedPut(const DeviceView& self, const std::optional<DeviceView>& maskO
                   const DeviceView& out) {
     const DType t = out.meta.dtype;
     const size_t k = indices.size();
-    if (!segmentSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || values.meta.dtype != t ||
+    if (!indexPutSupports(t) || !out.meta.isContiguous() || self.meta.dtype != t || values.meta.dtype != t ||
         (maskOpt && maskOpt->meta.dtype != DType::Bool) || k == 0 || k > FX_MAX_INDICES || k > self.meta.shape.size() ||
         out.meta.shape != self.meta.shape)
         return makeError("device index put: unsupported dtypes or indices");
@@ -508,11 +550,49 @@ Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, 
     return indexedPut(self, std::nullopt, indices, values, accumulate, out);
 }
 
+namespace {
+
+/// index_put by a mask with values [count, ...]: the set positions' coordinates found on the
+/// device (fx_mask_coords), then the plain index put by them.
+Status indexPutByMaskRows(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
+                          const DeviceView& out) {
+    const size_t md = mask.meta.shape.size();
+    FxMaskCoordsArgs a{};
+    a.n = mask.meta.numel();
+    a.ndim = static_cast<long long>(md);
+    a.count = values.meta.shape[0];
+    a.moff = mask.meta.offset;
+    for (size_t d = 0; d < md; ++d) a.size[d] = mask.meta.shape[d], a.ms[d] = mask.meta.strides[d];
+    auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(1, a.ndim * a.count)) * sizeof(int64_t));
+    if (!buf.ok()) return buf.error();
+    if (a.count > 0) {
+        auto fn = fallbackModule().function("fx_mask_coords");
+        if (!fn.ok()) return fn.error();
+        CUdeviceptr pm = mask.base, pc = buf->ptr();
+        void* params[] = {&pm, &pc, &a};
+        if (Status s = launchGrid(*fn, 1, 1, FX_COORD_THREADS, params, "fx_mask_coords"); !s.ok()) return s;
+    }
+    std::vector<DeviceView> indices;
+    for (size_t d = 0; d < md; ++d) {
+        indices.push_back(DeviceView{buf->ptr(), TensorMeta::contiguous({a.count}, DType::Int64)});
+        indices.back().meta.offset = static_cast<int64_t>(d) * a.count;
+    }
+    return indexedPut(self, std::nullopt, indices, values, accumulate, out);
+}
+
+}  // namespace
+
 Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
                       const DeviceView& out) {
     const size_t md = mask.meta.shape.size(), nd = self.meta.shape.size();
-    if (md == 0 || md > nd || md > FX_MAX_INDICES || mask.meta.dtype != DType::Bool)
+    if (md == 0 || md > nd || md > FX_MAX_INDICES || mask.meta.dtype != DType::Bool || mask.meta.strides.size() != md)
         return makeError("device index_put: a bool mask over 1 to 4 leading dims");
+    // Values with the count dim: a row per set position, or one row for all of them (dropped).
+    if (values.meta.shape.size() == nd - md + 1 && values.meta.shape[0] != 1)
+        return indexPutByMaskRows(self, mask, values, accumulate, out);
+    DeviceView v = values;
+    if (v.meta.shape.size() == nd - md + 1)
+        v.meta.shape.erase(v.meta.shape.begin()), v.meta.strides.erase(v.meta.strides.begin());
     // Position d of every mask dim: iota tensors broadcasting to the mask's shape.
     std::vector<int64_t> iota;
     for (size_t d = 0; d < md; ++d)
@@ -536,7 +616,7 @@ Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const Devi
     // The mask over [mask dims..., self's other dims]: size-1 trailing dims.
     DeviceView m = mask;
     for (size_t d = md; d < nd; ++d) m.meta.shape.push_back(1), m.meta.strides.push_back(0);
-    return indexedPut(self, m, indices, values, accumulate, out);
+    return indexedPut(self, m, indices, v, accumulate, out);
 }
 
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out) {

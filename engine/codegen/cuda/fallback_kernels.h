@@ -64,10 +64,18 @@ Status maskedIndexPutAccumulate(const DeviceView& self, const DeviceView& mask, 
 Status indexPut(const DeviceView& self, const std::vector<DeviceView>& indices, const DeviceView& values,
                 bool accumulate, const DeviceView& out);
 
+/// True when the index puts (indexPut, maskedIndexPutAccumulate, indexPutByMask) handle this
+/// dtype: fp32/fp64, fp16/bf16 (accumulating in fp32, rounded once), int64/int32, bool
+/// (accumulating is a logical or).
+bool indexPutSupports(DType t);
+
 /// index_put(self, [mask], values, accumulate) with one bool mask over self's leading dims (rank
-/// md) into dense out: values (broadcast over self's other dims, no count dim) stored or added
-/// wherever the mask is set; the positions as int64 iotas per mask dim (uploaded), the mask
-/// applied by the masked put kernel.
+/// md) into dense out. values [count, self's other dims...] (broadcasting there) with count > 1
+/// (or 0): row r to the r-th set position in row-major order (the set positions' coordinates
+/// found on the device, then indexPut; set positions past count are not written, where PyTorch
+/// raises). Otherwise values without the count dim or with count 1 (broadcast over the set
+/// positions): stored or added wherever the mask is set (the positions as int64 iotas per mask
+/// dim, uploaded; the mask applied by the masked put kernel).
 Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const DeviceView& values, bool accumulate,
                       const DeviceView& out);
 
@@ -75,8 +83,9 @@ Status indexPutByMask(const DeviceView& self, const DeviceView& mask, const Devi
 /// broadcast), in row-major order; the output's length was fixed when the graph compiled.
 Status maskedSelect(const DeviceView& self, const DeviceView& mask, const DeviceView& out);
 
-/// linalg_lu_solve(LU, pivots, B, left=True, adjoint) into dense X [.., n, k]: getrf's factors
-/// (LU any strides, pivots 1-based int32, both one per batch matrix of X), B broadcast to X.
+/// linalg_lu_solve(LU, pivots, B, left=True, adjoint) into X [.., n, k] of any layout (PyTorch's
+/// is column-major per matrix; solved in a dense copy then): getrf's factors (LU any strides,
+/// pivots 1-based int32 of LU's batch shape, both broadcast over X's batch dims), B broadcast to X.
 Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView& B, bool adjoint, const DeviceView& X);
 
 /// Batch norm in evaluation mode over x [N, C, ...] into dense y: the running statistics (dense

@@ -132,10 +132,10 @@ private slots:
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto out = cg::cuda::nvrtcCompile(cg::cuda::builtinSource(), "fxray_builtin", "compute_80");
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
-        for (const char* fn :
-             {"fx_strided_copy", "fx_conv_fwd_f32", "fx_conv_fwd_f64", "fx_conv_bwd_input_f32",
-              "fx_conv_bwd_weight_f32", "fx_conv_bwd_bias_f32", "fx_embedding_bwd_f32", "fx_index_add_f32",
-              "fx_index_add_f64", "fx_bn_train_f32", "fx_bn_bwd_f32", "fx_maxpool2d_f32", "fx_maxpool2d_bwd_f32"})
+        for (const char* fn : {"fx_strided_copy", "fx_conv_fwd_f32", "fx_conv_fwd_f64", "fx_conv_bwd_input_f32",
+                               "fx_conv_bwd_weight_f32", "fx_conv_bwd_bias_f32", "fx_embedding_bwd_f32",
+                               "fx_embedding_count", "fx_index_add_f32", "fx_index_add_f64", "fx_bn_train_f32",
+                               "fx_bn_bwd_f32", "fx_maxpool2d_f32", "fx_maxpool2d_bwd_f32"})
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         // fp32 scatter-adds are atomics (rows sharing an index collide), not plain stores.
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
@@ -219,10 +219,10 @@ private slots:
 
     void fallback_op_kernels_compile() {
         // The kernels for Inductor's fallback ops (kernels/fallback_ops.cu: windowed max pooling
-        // with indices, segment_reduce and its backward, put, the masked index_put and
-        // masked_select, batch norm in evaluation mode, triangular_solve, slogdet, matrix_exp)
-        // compile for sm_80 PTX with an
-        // entry for every launcher; put's accumulation is atomic.
+        // with indices, segment_reduce and its backward, put, the index puts (every dtype) and the
+        // mask's coordinates, masked_select, batch norm in evaluation mode, triangular_solve,
+        // slogdet, matrix_exp) compile for sm_80 PTX with an entry for every launcher; put's
+        // accumulation is atomic.
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto src = cg::cuda::fallbackOpsSource();
@@ -240,6 +240,12 @@ private slots:
                                "fx_put_f64",
                                "fx_masked_put_acc_f32",
                                "fx_masked_put_acc_f64",
+                               "fx_masked_put_acc_i64",
+                               "fx_masked_put_acc_i32",
+                               "fx_masked_put_acc_b8",
+                               "fx_masked_put_acc_f16",
+                               "fx_masked_put_acc_bf16",
+                               "fx_mask_coords",
                                "fx_masked_select_any",
                                "fx_bn_eval_f32",
                                "fx_bn_eval_f64",
@@ -254,6 +260,11 @@ private slots:
             QVERIFY2(out->image.find(std::string(".entry ") + fn) != std::string::npos, fn);
         QVERIFY(out->image.find("atom.global.add.f32") != std::string::npos ||
                 out->image.find("red.global.add.f32") != std::string::npos);
+        // fp16 / bf16 index puts accumulate by compare-and-swap on 32-bit words.
+        QVERIFY(out->image.find(".cas.b32") != std::string::npos);
+        // The int64 index put accumulates atomically too (64-bit integer adds).
+        QVERIFY(out->image.find("atom.global.add.u64") != std::string::npos ||
+                out->image.find("red.global.add.u64") != std::string::npos);
     }
 
     void sort_kernels_compile() {
@@ -337,6 +348,8 @@ private slots:
         for (const char* k : {"fx_bag_forward", "fx_bag_backward", "fx_bag_backward_max", "fx_bag_psw_backward"})
             for (const char* sfx : {"_f32", "_f64"})
                 QVERIFY2(eout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
+        // scale_grad_by_freq's row counts.
+        QVERIFY(eout->image.find(".entry fx_bag_count") != std::string::npos);
     }
 
     void corpus_graphs_compile_to_ptx() {

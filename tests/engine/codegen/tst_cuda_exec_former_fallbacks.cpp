@@ -2,9 +2,10 @@
 // OpInfo runs (embedding bags, the margin losses', pdist's and the norms' backwards, index /
 // index_put by a boolean mask, linalg_lu_solve, copy_ into a graph input) judged as the sweep
 // judges them, and the variants those runs do not reach (embedding bag mean / max modes,
-// padding_idx, include_last_offset, scale_grad_by_freq; a mask with row-wise values and
-// accumulation; the adjoint solve; norms without weights) against the reference executor, itself
-// checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
+// padding_idx, include_last_offset, scale_grad_by_freq, also embedding_dense_backward's; a mask
+// with row-wise values and accumulation, a bool self, int64 accumulation; several right-hand
+// sides, the adjoint and the right solve; norms without weights) against the reference executor,
+// itself checked against PyTorch in its own tests. Every case asserts that no op ran on the host. The
 // reference side runs without a GPU too; the rest is skipped with the reason, as is a case whose
 // device extern this build does not have (deviceExternTable() names them).
 #include "test_util.h"
@@ -80,7 +81,7 @@ void compareWithReference(const Graph& g, const std::vector<Value>& in, double t
         FX_COMPARE_VEC(fxtest::values(r->outputs[i]), fxtest::values(ref->outputs[i]), tol);
     }
     QVERIFY2(info.fallbacks.empty(), "a fallback at compile time");
-    // Where every instance of the graph declines (lu_solve's), no device extern runs either.
+    // Where every instance of the graph declines, no device extern runs either.
     if (hostGap && info.run.deviceExterns == 0) QEXPECT_FAIL("", hostGap, Continue);
     QVERIFY(info.run.deviceExterns > 0);
     if (hostGap) QEXPECT_FAIL("", hostGap, Continue);
@@ -151,7 +152,8 @@ private slots:
     void embedding_bag_modes_vs_reference() {
         // Bags [0, 3), [3, 5), [5, 7) of the indices; padding_idx 2 drops two entries from the
         // mean; max with include_last_offset has two bags (CPU's rule: the last ends at offset 5),
-        // the sum with per-sample weights the CPU fast path's empty offset2bag.
+        // the sum with per-sample weights the CPU fast path's empty offset2bag. scale_grad_by_freq
+        // (row 2 is named twice) on the mean, the max and the weighted sum.
         auto g = fxtest::parseForward(
             "w: \"f32[6, 3][3, 1]cuda:0\", i: \"i64[7][1]cuda:0\", o: \"i64[3][1]cuda:0\", "
             "g: \"f32[3, 3][3, 1]cuda:0\", g2: \"f32[2, 3][3, 1]cuda:0\", p: \"f32[7][1]cuda:0\"",
@@ -174,66 +176,154 @@ private slots:
             "False, 0, False, p)\n"
             "        eb_3 = torch.ops.aten._embedding_bag_forward_only.default(w, i, o, False, 0, False, None)\n"
             "        getitem_12 = eb_3[0]\n"
-            "        return (getitem, getitem_2, bw, getitem_4, getitem_6, getitem_7, bw_1, getitem_8, pw, bw_2, "
-            "getitem_12)\n");
+            "        bw_3 = torch.ops.aten._embedding_bag_backward.default(g2, i, o, getitem_5, getitem_6, getitem_7, "
+            "6, True, 2, False, None)\n"
+            "        bw_4 = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_9, getitem_10, getitem_11, "
+            "6, True, 0, False, p)\n"
+            "        return (getitem, getitem_2, bw, getitem_4, getitem_5, getitem_6, getitem_7, bw_1, getitem_8, pw, "
+            "bw_2, getitem_12, bw_3, bw_4)\n");
         QVERIFY(g);
         std::vector<Value> in{
             fxtest::tv({6, 3}, wave(18, 0.3)),        fxtest::tv({7}, {0, 2, 5, 2, 1, 3, 4}, DType::Int64),
             fxtest::tv({3}, {0, 3, 5}, DType::Int64), fxtest::tv({3, 3}, wave(9, 1.1)),
             fxtest::tv({2, 3}, wave(6, 2.3)),         fxtest::tv({7}, wave(7, 0.7))};
-        // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2): the
-        // max bag with include_last_offset on CPU-laid-out inputs and the backward with
-        // scale_grad_by_freq decline (one call each).
         compareWithReference(*g, in, 1e-5,
-                             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward",
-                             "_embedding_bag declines include_last_offset with CPU's layouts, "
-                             "_embedding_bag_backward scale_grad_by_freq");
+                             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
+    }
+
+    void embedding_bag_int32_vs_reference() {
+        // int32 indices and offsets (CPU's auxiliary outputs then int32): the bags above as mean
+        // with padding_idx and frequency scaling, max with include_last_offset, the weighted sum
+        // and its per-sample weights' gradient; int32 indices with int64 offsets (int64
+        // auxiliary outputs, the offsets' dtype).
+        auto g = fxtest::parseForward(
+            "w: \"f32[6, 3][3, 1]cuda:0\", i: \"i32[7][1]cuda:0\", o: \"i32[3][1]cuda:0\", "
+            "g: \"f32[3, 3][3, 1]cuda:0\", g2: \"f32[2, 3][3, 1]cuda:0\", p: \"f32[7][1]cuda:0\", "
+            "o64: \"i64[3][1]cuda:0\"",
+            "        eb = torch.ops.aten._embedding_bag.default(w, i, o, False, 1, False, None, False, 2)\n"
+            "        getitem = eb[0]\n        getitem_1 = eb[1]\n        getitem_2 = eb[2]\n        getitem_3 = eb[3]\n"
+            "        bw = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_1, getitem_2, getitem_3, 6, "
+            "True, 1, False, None, 2)\n"
+            "        eb_1 = torch.ops.aten._embedding_bag.default(w, i, o, False, 2, False, None, True)\n"
+            "        getitem_4 = eb_1[0]\n        getitem_5 = eb_1[1]\n        getitem_6 = eb_1[2]\n"
+            "        getitem_7 = eb_1[3]\n"
+            "        bw_1 = torch.ops.aten._embedding_bag_backward.default(g2, i, o, getitem_5, getitem_6, getitem_7, "
+            "6, False, 2, False, None)\n"
+            "        eb_2 = torch.ops.aten._embedding_bag.default(w, i, o, False, 0, False, p)\n"
+            "        getitem_8 = eb_2[0]\n        getitem_9 = eb_2[1]\n        getitem_10 = eb_2[2]\n"
+            "        getitem_11 = eb_2[3]\n"
+            "        pw = torch.ops.aten._embedding_bag_per_sample_weights_backward.default(g, w, i, o, getitem_9, 0)\n"
+            "        bw_2 = torch.ops.aten._embedding_bag_backward.default(g, i, o, getitem_9, getitem_10, getitem_11, "
+            "6, False, 0, False, p)\n"
+            "        eb_3 = torch.ops.aten._embedding_bag.default(w, i, o64, False, 1, False, None)\n"
+            "        getitem_12 = eb_3[0]\n        getitem_13 = eb_3[1]\n        getitem_14 = eb_3[2]\n"
+            "        getitem_15 = eb_3[3]\n"
+            "        bw_3 = torch.ops.aten._embedding_bag_backward.default(g, i, o64, getitem_13, getitem_14, "
+            "getitem_15, 6, False, 1, False, None)\n"
+            "        return (getitem, getitem_1, getitem_2, getitem_3, bw, getitem_4, getitem_5, getitem_6, "
+            "getitem_7, bw_1, getitem_8, pw, bw_2, getitem_12, getitem_13, getitem_14, bw_3)\n");
+        QVERIFY(g);
+        std::vector<Value> in{
+            fxtest::tv({6, 3}, wave(18, 0.3)),        fxtest::tv({7}, {0, 2, 5, 2, 1, 3, 4}, DType::Int32),
+            fxtest::tv({3}, {0, 3, 5}, DType::Int32), fxtest::tv({3, 3}, wave(9, 1.1)),
+            fxtest::tv({2, 3}, wave(6, 2.3)),         fxtest::tv({7}, wave(7, 0.7)),
+            fxtest::tv({3}, {0, 3, 5}, DType::Int64)};
+        compareWithReference(*g, in, 1e-5,
+                             "embedding_bag,embedding_bag_backward,embedding_bag_per_sample_weights_backward");
+    }
+
+    void embedding_dense_backward_scaled_vs_reference() {
+        // scale_grad_by_freq: row 2 is named three times (each of its gradients a third), row 0
+        // once; padding_idx 3 drops its entry but is counted; int64 and int32 indices.
+        auto g = fxtest::parseForward(
+            "g: \"f32[2, 3, 4][12, 4, 1]cuda:0\", i: \"i64[2, 3][3, 1]cuda:0\", j: \"i32[2, 3][3, 1]cuda:0\"",
+            "        edb: \"f32[5, 4][4, 1]cuda:0\" = "
+            "torch.ops.aten.embedding_dense_backward.default(g, i, 5, 3, True)\n"
+            "        edb_1: \"f32[5, 4][4, 1]cuda:0\" = "
+            "torch.ops.aten.embedding_dense_backward.default(g, j, 5, -1, True)\n"
+            "        return (edb, edb_1)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3, 4}, wave(24, 0.5)),
+                              fxtest::tv({2, 3}, {2, 0, 2, 3, 2, 4}, DType::Int64),
+                              fxtest::tv({2, 3}, {2, 0, 2, 3, 2, 4}, DType::Int32)};
+        compareWithReference(*g, in, 1e-5, "embedding_backward");
     }
 
     void mask_index_vs_reference() {
         // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
-        // stores a broadcast row, accumulates row-wise values, and fills a bool self.
+        // stores a broadcast row, stores and accumulates a row per set position, fills a bool
+        // self, accumulates int64 rows, fp16 rows and a bf16 row; a [4, 3] mask over every dim
+        // takes one value per set element (row-major order).
         auto g = fxtest::parseForward(
             "s: \"f32[4, 3][3, 1]cuda:0\", m: \"b8[4][1]cuda:0\", v: \"f32[3][1]cuda:0\", v2: \"f32[3, 3][3, "
             "1]cuda:0\", "
-            "b: \"b8[4, 3][3, 1]cuda:0\", t: \"b8[][]cuda:0\"",
+            "b: \"b8[4, 3][3, 1]cuda:0\", t: \"b8[][]cuda:0\", m2: \"b8[4, 3][3, 1]cuda:0\", v3: \"f32[6][1]cuda:0\", "
+            "si: \"i64[4, 3][3, 1]cuda:0\", vi: \"i64[3, 3][3, 1]cuda:0\", tb: \"b8[3, 3][3, 1]cuda:0\", "
+            "sh: \"f16[4, 3][3, 1]cuda:0\", vh: \"f16[3, 3][3, 1]cuda:0\", sb: \"bf16[4, 3][3, 1]cuda:0\", "
+            "vb: \"bf16[3][1]cuda:0\"",
             "        index: \"f32[3, 3][3, 1]cuda:0\" = torch.ops.aten.index.Tensor(s, [m])\n"
             "        index_put: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v)\n"
             "        index_put_1: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v2, True)\n"
             "        index_put_2: \"b8[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(b, [m], t)\n"
-            "        return (index, index_put, index_put_1, index_put_2)\n");
+            "        index_put_3: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m], v2)\n"
+            "        index_put_4: \"f32[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(s, [m2], v3)\n"
+            "        index_put_5: \"i64[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(si, [m], vi, True)\n"
+            "        index_put_6: \"b8[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(b, [m], tb)\n"
+            "        index_put_7: \"f16[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(sh, [m], vh, True)\n"
+            "        index_put_8: \"bf16[4, 3][3, 1]cuda:0\" = torch.ops.aten.index_put.default(sb, [m], vb, True)\n"
+            "        return (index, index_put, index_put_1, index_put_2, index_put_3, index_put_4, index_put_5, "
+            "index_put_6, index_put_7, index_put_8)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({4, 3}, wave(12, 0.1)),
                               fxtest::tv({4}, {1, 0, 1, 1}, DType::Bool),
                               fxtest::tv({3}, {7, 8, 9}),
                               fxtest::tv({3, 3}, wave(9, 0.9)),
                               fxtest::tv({4, 3}, std::vector<double>(12, 0), DType::Bool),
-                              fxtest::tv({}, {1}, DType::Bool)};
-        // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2):
-        // index_put declines values with a row per set position ([3, 3]) and a bool self.
-        compareWithReference(*g, in, 1e-6, "index_put,index_by_mask",
-                             "index_put by a mask declines row-wise values and a bool self");
+                              fxtest::tv({}, {1}, DType::Bool),
+                              fxtest::tv({4, 3}, {1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0}, DType::Bool),
+                              fxtest::tv({6}, wave(6, 2.1)),
+                              fxtest::tv({4, 3}, {5, -3, 8, 1, 0, 2, -7, 4, 6, 9, -1, 3}, DType::Int64),
+                              fxtest::tv({3, 3}, {10, 20, 30, -40, 50, -60, 70, 80, 90}, DType::Int64),
+                              fxtest::tv({3, 3}, {1, 0, 1, 0, 1, 1, 1, 0, 0}, DType::Bool),
+                              fxtest::tv({4, 3}, wave(12, 0.4), DType::Float16),
+                              fxtest::tv({3, 3}, wave(9, 1.4), DType::Float16),
+                              fxtest::tv({4, 3}, wave(12, 2.6), DType::BFloat16),
+                              fxtest::tv({3}, {0.5, -1.25, 3}, DType::BFloat16)};
+        // fp16 / bf16 sums are rounded once to the storage type on both sides.
+        compareWithReference(*g, in, 1e-6, "index_put,index_by_mask");
     }
 
     void lu_solve_vs_reference() {
-        // Two 3 x 3 factors with row swaps (1-based pivots), solved plainly and as the adjoint.
+        // Two 3 x 3 factors with row swaps (1-based pivots), solved plainly and as the adjoint,
+        // from the left (two right-hand sides) and from the right (X M = B, two rows); one factor
+        // broadcast over both batches of B.
         auto g = fxtest::parseForward(
             "lu: \"f32[2, 3, 3][9, 3, 1]cuda:0\", piv: \"i32[2, 3][3, 1]cuda:0\", "
-            "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\"",
+            "b: \"f32[2, 3, 2][6, 2, 1]cuda:0\", b2: \"f32[2, 2, 3][6, 3, 1]cuda:0\", "
+            "lu1: \"f32[3, 3][3, 1]cuda:0\", piv1: \"i32[3][1]cuda:0\"",
             "        x: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu, piv, b)\n"
             "        x_1: \"f32[2, 3, 2][6, 2, 1]cuda:0\" = "
             "torch.ops.aten.linalg_lu_solve.default(lu, piv, b, adjoint = True)\n"
-            "        return (x, x_1)\n");
+            "        x_2: \"f32[2, 2, 3][6, 3, 1]cuda:0\" = "
+            "torch.ops.aten.linalg_lu_solve.default(lu, piv, b2, left = False)\n"
+            "        x_3: \"f32[2, 2, 3][6, 3, 1]cuda:0\" = "
+            "torch.ops.aten.linalg_lu_solve.default(lu, piv, b2, left = False, adjoint = True)\n"
+            "        x_4: \"f32[2, 3, 2][6, 1, 3]cuda:0\" = torch.ops.aten.linalg_lu_solve.default(lu1, piv1, b)\n"
+            "        x_5: \"f32[2, 2, 3][6, 3, 1]cuda:0\" = "
+            "torch.ops.aten.linalg_lu_solve.default(lu1, piv1, b2, left = False, adjoint = True)\n"
+            "        return (x, x_1, x_2, x_3, x_4, x_5)\n");
         QVERIFY(g);
         std::vector<double> lu = wave(18, 0.4);
         for (int b = 0; b < 2; ++b)
             for (int d = 0; d < 3; ++d) lu[static_cast<size_t>(b * 9 + d * 4)] = 2.0 + d;  // a well-conditioned U
-        std::vector<Value> in{fxtest::tv({2, 3, 3}, lu), fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
-                              fxtest::tv({2, 3, 2}, wave(12, 1.9))};
-        // Measured on an H200 (the fallbacks branch's kernels at 0c04c71, in main as a355db2): the
-        // solution is column-major per batch (metaLuSolve), which the lu_solve extern declines
-        // for more than one right-hand side.
-        compareWithReference(*g, in, 1e-5, "lu_solve", "lu_solve declines a column-major solution (k > 1)");
+        std::vector<Value> in{fxtest::tv({2, 3, 3}, lu),
+                              fxtest::tv({2, 3}, {2, 2, 3, 3, 3, 3}, DType::Int32),
+                              fxtest::tv({2, 3, 2}, wave(12, 1.9)),
+                              fxtest::tv({2, 2, 3}, wave(12, 0.6)),
+                              fxtest::tv({3, 3}, std::vector<double>(lu.begin() + 9, lu.end())),
+                              fxtest::tv({3}, {3, 3, 3}, DType::Int32)};
+        // The left solutions are column-major per batch (metaLuSolve), written through their strides.
+        compareWithReference(*g, in, 1e-5, "lu_solve");
     }
 
     void copy_into_input_then_read_vs_reference() {

@@ -216,15 +216,26 @@ __device__ __forceinline__ i64 fx_index(const void* p, i64 i, i64 isize) {
     return isize == 8 ? ((const i64*)p)[i] : (i64)((const int*)p)[i];
 }
 
+// scale_grad_by_freq's counts: how often the indices (padding included) name each row, into
+// zeroed counts [num].
+extern "C" __global__ void fx_embedding_count(const void* idx, unsigned long long* counts, i64 rows, i64 isize,
+                                              i64 num) {
+    FX_GRID_LOOP(i, rows) {
+        const i64 k = fx_index(idx, i, isize);
+        if (k >= 0 && k < num) atomicAdd(counts + k, 1ull);
+    }
+}
+
 // Rows of grad (dense [rows, D]) added at their index; rows sharing an index collide: atomics.
+// With counts (scale_grad_by_freq), each row's gradient is divided by its index's count.
 template <class T>
-__device__ void fx_embedding_bwd(const T* g, const void* idx, T* out, i64 rows, i64 D, i64 isize, i64 num,
-                                 i64 padding) {
+__device__ void fx_embedding_bwd(const T* g, const void* idx, T* out, i64 rows, i64 D, i64 isize, i64 num, i64 padding,
+                                 const unsigned long long* counts) {
     FX_GRID_LOOP(q, rows * D) {
         const i64 i = q / D, d = q % D;
         const i64 k = fx_index(idx, i, isize);
         if (k == padding || k < 0 || k >= num) continue;
-        atomicAdd(out + k * D + d, g[q]);
+        atomicAdd(out + k * D + d, counts ? (T)((double)g[q] * (1.0 / (double)counts[k])) : g[q]);
     }
 }
 
@@ -408,8 +419,8 @@ __device__ void fx_maxpool2d_bwd(const T* gy, const i64* ind, T* gx, i64 planes,
         fx_conv_bwd_bias<T>(gy, gb, a);                                                                                \
     }                                                                                                                  \
     extern "C" __global__ void fx_embedding_bwd_##S(const T* g, const void* idx, T* out, i64 rows, i64 D, i64 isize,   \
-                                                    i64 num, i64 padding) {                                            \
-        fx_embedding_bwd<T>(g, idx, out, rows, D, isize, num, padding);                                                \
+                                                    i64 num, i64 padding, const unsigned long long* counts) {          \
+        fx_embedding_bwd<T>(g, idx, out, rows, D, isize, num, padding, counts);                                        \
     }                                                                                                                  \
     extern "C" __global__ void fx_index_add_##S(const T* src, const void* idx, T* out, FxIndexAddArgs a) {             \
         fx_index_add<T>(src, idx, out, a);                                                                             \

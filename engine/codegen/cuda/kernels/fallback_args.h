@@ -53,6 +53,16 @@ struct FxMaskedPutArgs {
     long long selfSize[FX_MAX_INDICES], selfStride[FX_MAX_INDICES];  // the k indexed dims of self (row-major strides)
 };
 
+// index_put by a bool mask with one value row per set position: the coordinates of the first
+// count set elements of the mask (ndim <= 4 dims of size[d], element strides ms, offset moff), in
+// row-major order, into dense int64 coords [ndim, count]; slots past the mask's set elements hold
+// size[d] (out of range: index_put skips them). One block of FX_COORD_THREADS threads.
+#define FX_COORD_THREADS 256
+struct FxMaskCoordsArgs {
+    long long n, ndim, count, moff;
+    long long size[FX_MAX_INDICES], ms[FX_MAX_INDICES];
+};
+
 // masked_select: self's elements (self and the bool mask broadcast to size) where mask is set, in
 // row-major order, into dense out of outLen elements of elem bytes; one thread (a running count).
 struct FxMaskedSelectArgs {

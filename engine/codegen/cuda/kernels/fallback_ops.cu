@@ -6,6 +6,7 @@
 // the CPU backend's extern (codegen/cpu/extern_fallback_ops.cpp) rule for rule, so both backends
 // give PyTorch's indices on ties and NaNs.
 #ifndef FXRAY_EMBEDDED_SOURCE
+#include "dtype_io.cuh"
 #include "fallback_args.h"
 #endif
 
@@ -191,6 +192,62 @@ __device__ void fx_put(const fx_i64* index, const T* src, T* out, const FxPutArg
     }
 }
 
+// One index_put value stored or accumulated: numbers add atomically (indices may repeat); a bool
+// accumulates as a logical or (every writer stores 1, so racing writers agree).
+__device__ __forceinline__ void fx_put_value(float* p, float v, int acc) {
+    if (acc)
+        atomicAdd(p, v);
+    else
+        *p = v;
+}
+__device__ __forceinline__ void fx_put_value(double* p, double v, int acc) {
+    if (acc)
+        atomicAdd(p, v);
+    else
+        *p = v;
+}
+__device__ __forceinline__ void fx_put_value(fx_i64* p, fx_i64 v, int acc) {
+    if (acc)
+        atomicAdd((unsigned long long*)p, (unsigned long long)v);
+    else
+        *p = v;
+}
+__device__ __forceinline__ void fx_put_value(int* p, int v, int acc) {
+    if (acc)
+        atomicAdd(p, v);
+    else
+        *p = v;
+}
+__device__ __forceinline__ void fx_put_value(unsigned char* p, unsigned char v, int acc) {
+    if (!acc)
+        *p = v != 0;
+    else if (v != 0)
+        *p = 1;
+}
+
+// fp16 / bf16: stored as they are, or added by a compare-and-swap on the aligned 32-bit word
+// holding them (16-bit float atomics are not on every target), the sum in fp32 rounded once to
+// the storage type.
+template <class H>
+__device__ __forceinline__ void fx_put_value16(H* p, H v, int acc) {
+    if (!acc) {
+        *p = v;
+        return;
+    }
+    unsigned int* word = (unsigned int*)((unsigned long long)p & ~3ull);
+    const unsigned int shift = ((unsigned long long)p & 2ull) ? 16u : 0u;
+    unsigned int old = *word, assumed;
+    do {
+        assumed = old;
+        H cur, sum;
+        cur.x = (unsigned short)((assumed >> shift) & 0xffffu);
+        fx_st(&sum, 0, fx_ld(&cur, 0) + fx_ld(&v, 0));
+        old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | ((unsigned int)sum.x << shift));
+    } while (old != assumed);
+}
+__device__ __forceinline__ void fx_put_value(fx_half* p, fx_half v, int acc) { fx_put_value16(p, v, acc); }
+__device__ __forceinline__ void fx_put_value(fx_bf16* p, fx_bf16 v, int acc) { fx_put_value16(p, v, acc); }
+
 // One thread per element of the full shape: the indices clamped into self (Inductor's masked
 // decomposition clamps), the value added atomically (indices may repeat) or stored where the mask
 // is set (everywhere without one).
@@ -220,11 +277,55 @@ __device__ void fx_masked_put_acc(const unsigned char* mask, const fx_i64* i0, c
             base += (i < 0 ? i + size : i) * a.selfStride[j];
         }
         if (!inside) continue;  // index_put out of range (PyTorch raises): never written
-        if (a.accumulate)
-            atomicAdd(out + base, values[vo]);
-        else
-            out[base] = values[vo];
+        fx_put_value(out + base, values[vo], a.accumulate);
     }
+}
+
+// Element q (row-major over the mask's shape) of the mask: its coordinates into c, its offset returned.
+__device__ fx_i64 fx_mask_at(fx_i64 q, const FxMaskCoordsArgs& a, fx_i64* c) {
+    fx_i64 off = a.moff;
+    for (int d = (int)a.ndim - 1; d >= 0; --d) {
+        c[d] = q % a.size[d];
+        q /= a.size[d];
+        off += c[d] * a.ms[d];
+    }
+    return off;
+}
+
+// The set elements' coordinates in row-major order (FxMaskCoordsArgs), by one block: each thread
+// counts the set elements of its contiguous chunk, thread 0 turns the counts into starting ranks,
+// then each thread writes its chunk's coordinates from its rank on.
+extern "C" __global__ void fx_mask_coords(const unsigned char* mask, fx_i64* coords, FxMaskCoordsArgs a) {
+    __shared__ fx_i64 start[FX_COORD_THREADS];
+    __shared__ fx_i64 total;
+    const fx_i64 t = threadIdx.x, threads = blockDim.x < FX_COORD_THREADS ? blockDim.x : FX_COORD_THREADS;
+    const fx_i64 chunk = (a.n + threads - 1) / threads, lo = t * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+    fx_i64 c[FX_MAX_INDICES];
+    fx_i64 set = 0;
+    if (t < threads)
+        for (fx_i64 q = lo; q < hi; ++q)
+            if (mask[fx_mask_at(q, a, c)]) ++set;
+    if (t < threads) start[t] = set;
+    __syncthreads();
+    if (t == 0) {
+        fx_i64 run = 0;
+        for (fx_i64 j = 0; j < threads; ++j) {
+            const fx_i64 n = start[j];
+            start[j] = run;
+            run += n;
+        }
+        total = run;
+    }
+    __syncthreads();
+    if (t >= threads) return;
+    fx_i64 r = start[t];
+    for (fx_i64 q = lo; q < hi && r < a.count; ++q) {
+        if (!mask[fx_mask_at(q, a, c)]) continue;
+        for (int d = 0; d < (int)a.ndim; ++d) coords[d * a.count + r] = c[d];
+        ++r;
+    }
+    for (fx_i64 k = total + t; k < a.count; k += threads)
+        for (int d = 0; d < (int)a.ndim; ++d) coords[d * a.count + k] = a.size[d];
 }
 
 // One thread walks the broadcast shape in row-major order, copying the selected elements to the
@@ -433,11 +534,20 @@ FX_WINDOW_MAX(double, f64)
     }                                                                                                                  \
     extern "C" __global__ void fx_put_##S(const fx_i64* index, const T* src, T* out, FxPutArgs a) {                    \
         fx_put<T>(index, src, out, a);                                                                                 \
-    }                                                                                                                  \
+    }
+FX_SEGMENT(float, f32)
+FX_SEGMENT(double, f64)
+
+#define FX_INDEX_PUT(T, S)                                                                                             \
     extern "C" __global__ void fx_masked_put_acc_##S(const unsigned char* mask, const fx_i64* i0, const fx_i64* i1,    \
                                                      const fx_i64* i2, const fx_i64* i3, const T* values, T* out,      \
                                                      FxMaskedPutArgs a) {                                              \
         fx_masked_put_acc<T>(mask, i0, i1, i2, i3, values, out, a);                                                    \
     }
-FX_SEGMENT(float, f32)
-FX_SEGMENT(double, f64)
+FX_INDEX_PUT(float, f32)
+FX_INDEX_PUT(double, f64)
+FX_INDEX_PUT(fx_i64, i64)
+FX_INDEX_PUT(int, i32)
+FX_INDEX_PUT(unsigned char, b8)
+FX_INDEX_PUT(fx_half, f16)
+FX_INDEX_PUT(fx_bf16, bf16)
