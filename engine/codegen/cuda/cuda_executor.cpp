@@ -236,11 +236,15 @@ std::optional<DeviceView> DeviceCall::view(size_t i) const {
     return i < m_argOf.size() && m_argOf[i] ? m_ex.deviceOf(*m_argOf[i]) : std::nullopt;
 }
 
-std::optional<std::vector<DeviceView>> DeviceCall::listViews(size_t i) const {
+std::optional<std::vector<std::optional<DeviceView>>> DeviceCall::listViewsOrNone(size_t i) const {
     if (i >= m_argOf.size() || !m_argOf[i] || m_argOf[i]->kind != Argument::Kind::List) return std::nullopt;
     const LoweredGraph& lg = m_ex.m_p.lowered;
-    std::vector<DeviceView> views;
+    std::vector<std::optional<DeviceView>> views;
     for (const auto& item : m_argOf[i]->items) {
+        if (item.isNone()) {
+            views.emplace_back();
+            continue;
+        }
         if (!item.isNode()) return std::nullopt;
         auto it = lg.values.find(item.node);
         if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) return std::nullopt;
@@ -251,6 +255,17 @@ std::optional<std::vector<DeviceView>> DeviceCall::listViews(size_t i) const {
             continue;
         }
         auto v = m_ex.deviceOf(item);
+        if (!v) return std::nullopt;
+        views.push_back(*v);
+    }
+    return views;
+}
+
+std::optional<std::vector<DeviceView>> DeviceCall::listViews(size_t i) const {
+    auto items = listViewsOrNone(i);
+    if (!items) return std::nullopt;
+    std::vector<DeviceView> views;
+    for (const auto& v : *items) {
         if (!v) return std::nullopt;
         views.push_back(*v);
     }

@@ -35,6 +35,8 @@ public:
     /// The items of list argument i as device views (size-0 items with a null base); nullopt when
     /// an item is not a tensor the device holds.
     std::optional<std::vector<DeviceView>> listViews(size_t i) const;
+    /// The same with None items as nullopt entries (index_put's `Tensor?[] indices`).
+    std::optional<std::vector<std::optional<DeviceView>>> listViewsOrNone(size_t i) const;
     /// The scalar arguments bound to the schema (tensors as metadata); null when binding fails.
     const OpArgs* args();
 

@@ -15,6 +15,48 @@ namespace fxray::cg::cuda {
 
 namespace {
 
+/// index_put's index list with its None items replaced, where PyTorch's rule allows: the
+/// tensor indices adjacent (their broadcast shape B lands where the first one stands), trailing
+/// Nones dropped (those dims are sliced whole either way), and each leading None dim j an iota
+/// over self's dim j shaped [size_j, 1, ...] so that it broadcasts ahead of B. nullopt where
+/// the list has another form (non-adjacent indices, all None).
+Expected<std::optional<std::vector<DeviceView>>> withoutNoneIndices(const std::vector<std::optional<DeviceView>>& items,
+                                                                    const std::vector<int64_t>& selfShape,
+                                                                    std::vector<DeviceBuffer>& owners) {
+    using Result = std::optional<std::vector<DeviceView>>;
+    size_t first = 0, last = items.size();
+    while (first < items.size() && !items[first]) ++first;
+    while (last > first && !items[last - 1]) --last;
+    if (first == last || last > selfShape.size()) return Result();
+    for (size_t j = first; j < last; ++j)
+        if (!items[j]) return Result();  // non-adjacent: B moves to the front
+    std::vector<DeviceView> out;
+    if (first == 0) {
+        for (size_t j = 0; j < last; ++j) out.push_back(*items[j]);
+        return Result(std::move(out));
+    }
+    size_t bRank = 0;
+    for (size_t j = first; j < last; ++j) bRank = std::max(bRank, items[j]->meta.shape.size());
+    for (size_t j = 0; j < first; ++j) {
+        const int64_t n = selfShape[j];
+        std::vector<int64_t> host(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) host[static_cast<size_t>(i)] = i;
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(int64_t));
+        if (!buf.ok()) return buf.error();
+        if (n > 0)
+            if (Status s = check(runtime().cu.cuMemcpyHtoD(buf->ptr(), host.data(), host.size() * sizeof(int64_t)),
+                                 "uploading an index for a None dim");
+                !s.ok())
+                return s.error();
+        std::vector<int64_t> shape(first - 1 - j + bRank + 1, 1);
+        shape[0] = n;
+        out.push_back(DeviceView{buf->ptr(), TensorMeta::contiguous(shape, DType::Int64)});
+        owners.push_back(std::move(buf).value());
+    }
+    for (size_t j = first; j < last; ++j) out.push_back(*items[j]);
+    return Result(std::move(out));
+}
+
 /// max_pool3d_with_indices, adaptive_max_pool{2,3}d and fractional_max_pool{2,3}d: (out, indices).
 template <WindowMode Mode>
 Expected<bool> windowPoolOnDevice(DeviceCall& c) {
@@ -127,8 +169,15 @@ Expected<bool> indexedPutOnDevice(DeviceCall& c) {
     const size_t listArg = Masked ? 2 : 1;
     auto self = c.view(0), values = c.view(Masked ? 3 : 2);
     std::optional<DeviceView> mask = Masked ? c.view(1) : std::nullopt;
-    // listViews declines a None item (not a tensor on the device).
-    auto indices = c.listViews(listArg);
+    std::vector<DeviceBuffer> iotas;  // owns the index views standing for None items
+    std::optional<std::vector<DeviceView>> indices;
+    if (Masked) {
+        indices = c.listViews(listArg);
+    } else if (auto items = c.listViewsOrNone(listArg); items && self) {
+        auto v = withoutNoneIndices(*items, self->meta.shape, iotas);
+        if (!v.ok()) return v.error();
+        indices = *v;
+    }
     // index_put with one bool mask over the leading dims; values with or without the count dim
     // (one row per set position, or one for all).
     if (!Masked && self && values && indices && indices->size() == 1 && (*indices)[0].meta.dtype == DType::Bool &&

@@ -829,9 +829,9 @@ private slots:
         // The uniques' sizes, for their getitems' annotations (the values are the reference's).
         auto distinct = [](std::vector<double> v, bool consecutive) {
             int64_t c = 0;
-            if (!consecutive) std::sort(v.begin(), v.end(), [](double a, double b) {
-                return (!std::isnan(a) && std::isnan(b)) || a < b;
-            });
+            if (!consecutive)
+                std::sort(v.begin(), v.end(),
+                          [](double a, double b) { return (!std::isnan(a) && std::isnan(b)) || a < b; });
             for (size_t i = 0; i < v.size(); ++i) c += (i == 0 || !(v[i - 1] == v[i])) ? 1 : 0;
             return c;
         };
@@ -841,32 +841,66 @@ private slots:
         auto g = fxtest::parseForward(
             "x: " + ann({3, n}) + ", y: " + ann({40}, "i64") + ", z: " + ann({6, 7}),
             "        sort = torch.ops.aten.sort.default(x, 1)\n"
-            "        getitem: " + ann({3, n}) + " = sort[0]\n"
-            "        getitem_1: " + ann({3, n}, "i64") + " = sort[1]\n"
-            "        sort_1 = torch.ops.aten.sort.stable(z, stable = True, dim = 0, descending = True)\n"
-            "        getitem_2: " + ann({6, 7}) + " = sort_1[0]\n"
-            "        getitem_3: " + ann({6, 7}, "i64") + " = sort_1[1]\n"
-            "        topk = torch.ops.aten.topk.default(x, 9)\n"
-            "        getitem_4: " + ann({3, 9}) + " = topk[0]\n"
-            "        getitem_5: " + ann({3, 9}, "i64") + " = topk[1]\n"
-            "        topk_1 = torch.ops.aten.topk.default(z, 2, 0, False)\n"
-            "        getitem_6: " + ann({2, 7}) + " = topk_1[0]\n"
-            "        getitem_7: " + ann({2, 7}, "i64") + " = topk_1[1]\n"
-            "        _unique2 = torch.ops.aten._unique2.default(y, True, True, True)\n"
-            "        getitem_8: " + ann({uy}, "i64") + " = _unique2[0]\n"
-            "        getitem_9: " + ann({40}, "i64") + " = _unique2[1]\n"
-            "        getitem_10: " + ann({uy}, "i64") + " = _unique2[2]\n"
-            "        unique_consecutive = torch.ops.aten.unique_consecutive.default(y, True, True)\n"
-            "        getitem_11: " + ann({cy}, "i64") + " = unique_consecutive[0]\n"
-            "        getitem_12: " + ann({40}, "i64") + " = unique_consecutive[1]\n"
-            "        getitem_13: " + ann({cy}, "i64") + " = unique_consecutive[2]\n"
-            "        _unique = torch.ops.aten._unique.default(x, True, True)\n"
-            "        getitem_14: " + ann({ux}) + " = _unique[0]\n"
-            "        getitem_15: " + ann({3, n}, "i64") + " = _unique[1]\n"
-            "        repeat_interleave: " + ann({ry}, "i64") + " = torch.ops.aten.repeat_interleave.Tensor(y)\n"
-            "        return (getitem, getitem_1, getitem_2, getitem_3, getitem_4, getitem_5, getitem_6, getitem_7, "
-            "getitem_8, getitem_9, getitem_10, getitem_11, getitem_12, getitem_13, getitem_14, getitem_15, "
-            "repeat_interleave)\n");
+            "        getitem: " +
+                ann({3, n}) +
+                " = sort[0]\n"
+                "        getitem_1: " +
+                ann({3, n}, "i64") +
+                " = sort[1]\n"
+                "        sort_1 = torch.ops.aten.sort.stable(z, stable = True, dim = 0, descending = True)\n"
+                "        getitem_2: " +
+                ann({6, 7}) +
+                " = sort_1[0]\n"
+                "        getitem_3: " +
+                ann({6, 7}, "i64") +
+                " = sort_1[1]\n"
+                "        topk = torch.ops.aten.topk.default(x, 9)\n"
+                "        getitem_4: " +
+                ann({3, 9}) +
+                " = topk[0]\n"
+                "        getitem_5: " +
+                ann({3, 9}, "i64") +
+                " = topk[1]\n"
+                "        topk_1 = torch.ops.aten.topk.default(z, 2, 0, False)\n"
+                "        getitem_6: " +
+                ann({2, 7}) +
+                " = topk_1[0]\n"
+                "        getitem_7: " +
+                ann({2, 7}, "i64") +
+                " = topk_1[1]\n"
+                "        _unique2 = torch.ops.aten._unique2.default(y, True, True, True)\n"
+                "        getitem_8: " +
+                ann({uy}, "i64") +
+                " = _unique2[0]\n"
+                "        getitem_9: " +
+                ann({40}, "i64") +
+                " = _unique2[1]\n"
+                "        getitem_10: " +
+                ann({uy}, "i64") +
+                " = _unique2[2]\n"
+                "        unique_consecutive = torch.ops.aten.unique_consecutive.default(y, True, True)\n"
+                "        getitem_11: " +
+                ann({cy}, "i64") +
+                " = unique_consecutive[0]\n"
+                "        getitem_12: " +
+                ann({40}, "i64") +
+                " = unique_consecutive[1]\n"
+                "        getitem_13: " +
+                ann({cy}, "i64") +
+                " = unique_consecutive[2]\n"
+                "        _unique = torch.ops.aten._unique.default(x, True, True)\n"
+                "        getitem_14: " +
+                ann({ux}) +
+                " = _unique[0]\n"
+                "        getitem_15: " +
+                ann({3, n}, "i64") +
+                " = _unique[1]\n"
+                "        repeat_interleave: " +
+                ann({ry}, "i64") +
+                " = torch.ops.aten.repeat_interleave.Tensor(y)\n"
+                "        return (getitem, getitem_1, getitem_2, getitem_3, getitem_4, getitem_5, getitem_6, getitem_7, "
+                "getitem_8, getitem_9, getitem_10, getitem_11, getitem_12, getitem_13, getitem_14, getitem_15, "
+                "repeat_interleave)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({3, n}, xs), fxtest::tv({40}, ys, DType::Int64), fxtest::tv({6, 7}, zs)};
         const auto ref = reference(*g, in);
@@ -884,7 +918,8 @@ private slots:
             QCOMPARE(got.size(), want.size());
             for (size_t e = 0; e < got.size(); ++e)
                 if (!(got[e] == want[e]) && !(std::isnan(got[e]) && std::isnan(want[e])))
-                    QFAIL(qPrintable(QString("output %1 element %2: %3, want %4").arg(i).arg(e).arg(got[e]).arg(want[e])));
+                    QFAIL(qPrintable(
+                        QString("output %1 element %2: %3, want %4").arg(i).arg(e).arg(got[e]).arg(want[e])));
         }
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
         // An input with another number of unique values than the graph was sized for: an error
@@ -910,9 +945,11 @@ private slots:
         }
         auto g = fxtest::parseForward(
             "x: " + ann({R, C}) + ", m: " + ann({C}, "b8") + ", s: " + ann({R * C}) + ", go: " + ann({R, C}),
-            "        masked_scatter: " + ann({R, C}) + " = torch.ops.aten.masked_scatter.default(x, m, s)\n"
-            "        masked_scatter_backward: " + ann({R * C}) +
-                " = torch.ops.aten.masked_scatter_backward.default(go, m, [" + std::to_string(R * C) + "])\n"
+            "        masked_scatter: " + ann({R, C}) +
+                " = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+                "        masked_scatter_backward: " +
+                ann({R * C}) + " = torch.ops.aten.masked_scatter_backward.default(go, m, [" + std::to_string(R * C) +
+                "])\n"
                 "        return (masked_scatter, masked_scatter_backward)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({R, C}, xs), fxtest::tv({C}, ms, DType::Bool), fxtest::tv({R * C}, src),
@@ -929,6 +966,49 @@ private slots:
         for (size_t i = 0; i < 2; ++i) QCOMPARE(fxtest::values(r.outputs[i]), fxtest::values(ref[i]));
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
         QVERIFY(r.stats.deviceExterns >= 2);
+    }
+
+    void index_put_with_none_items_vs_reference() {
+        // Nearest 2x upsampling's backward as Inductor's decomposition writes it
+        // (_unsafe_index_put(zeros, [None, None, ih[:, None], iw], grad, True)) and an index_put
+        // between Nones ([None, idx, None]): leading Nones become iota indices on the device, the
+        // trailing one is dropped; values exactly as the reference's, nothing on the host.
+        const int64_t N = 2, C = 3, H = 8, W = 6;
+        std::vector<double> ih(16), iw(12), grad(static_cast<size_t>(N * C * 16 * 12)),
+            zs(static_cast<size_t>(N * C * H * W), 0.0);
+        for (size_t o = 0; o < ih.size(); ++o) ih[o] = static_cast<double>(o / 2);
+        for (size_t o = 0; o < iw.size(); ++o) iw[o] = static_cast<double>(o / 2);
+        for (size_t i = 0; i < grad.size(); ++i) grad[i] = std::sin(0.3 * static_cast<double>(i));
+        std::vector<double> t3(4 * 5 * 6), v3(4 * 3 * 6);
+        for (size_t i = 0; i < t3.size(); ++i) t3[i] = static_cast<double>(i);
+        for (size_t i = 0; i < v3.size(); ++i) v3[i] = -static_cast<double>(i);
+        auto g =
+            fxtest::parseForward("z: " + ann({N, C, H, W}) + ", ih: " + ann({16, 1}, "i64") +
+                                     ", iw: " + ann({12}, "i64") + ", go: " + ann({N, C, 16, 12}) +
+                                     ", t: " + ann({4, 5, 6}) + ", idx: " + ann({3}, "i64") + ", v: " + ann({4, 3, 6}),
+                                 "        up: " + ann({N, C, H, W}) +
+                                     " = torch.ops.aten._unsafe_index_put.default(z, [None, None, ih, iw], go, True)\n"
+                                     "        put: " +
+                                     ann({4, 5, 6}) +
+                                     " = torch.ops.aten.index_put.default(t, [None, idx, None], v)\n"
+                                     "        return (up, put)\n");
+        QVERIFY(g);
+        std::vector<double> idx{4, 0, 2};
+        std::vector<Value> in{fxtest::tv({N, C, H, W}, zs),       fxtest::tv({16, 1}, ih, DType::Int64),
+                              fxtest::tv({12}, iw, DType::Int64), fxtest::tv({N, C, 16, 12}, grad),
+                              fxtest::tv({4, 5, 6}, t3),          fxtest::tv({3}, idx, DType::Int64),
+                              fxtest::tv({4, 3, 6}, v3)};
+        const auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(2));
+        // The reference: input (0, 0, 0, 0) gathers the four gradients of its 2x2 block.
+        const double block = grad[0] + grad[1] + grad[12] + grad[13];
+        QVERIFY(std::abs(fxtest::values(ref[0])[0] - block) < 1e-6);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        FX_COMPARE_VEC(fxtest::values(r.outputs[0]), fxtest::values(ref[0]), 1e-6);
+        QCOMPARE(fxtest::values(r.outputs[1]), fxtest::values(ref[1]));
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
     void segment_reduce_by_hand() {
