@@ -73,6 +73,8 @@ Status compileSubgraphSources(SourceOnly& so, const std::string& arch, const Com
         sub.schedule = opts.schedule;  // pins name the graph's own nodes: none in a subgraph
         SubgraphSources ss;
         for (size_t i = 0; i < sc->graphs.size(); ++i) {
+            sub.dumpSuffix =
+                opts.dumpSuffix + "_" + n.name() + "_" + (sc->isCond ? (i == 0 ? "true" : "false") : "body");
             auto c = compileSourceOnly(*sc->graphs[i], sc->operandMetas, arch, sub);
             if (!c.ok()) {
                 Diagnostic d = c.error();
@@ -113,7 +115,8 @@ Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>&
         // Debugging aid: the module as NVRTC sees it.
         std::ofstream(
             std::string(dump) + "/" +
-            (g.sourceFile.empty() ? std::string("graph") : std::filesystem::path(g.sourceFile).stem().string()) + ".cu")
+            (g.sourceFile.empty() ? std::string("graph") : std::filesystem::path(g.sourceFile).stem().string()) +
+            opts.dumpSuffix + ".cu")
             << so.source.source;
     }
     auto out = nvrtcCompile(so.source.source, "fxray_graph", arch);

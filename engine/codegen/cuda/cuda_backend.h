@@ -33,6 +33,9 @@ struct CompileOptions {
     ScheduleOptions schedule;
     /// Nodes whose values are supplied at run time (RunRequest::pins).
     std::vector<std::string> pinned;
+    /// FXRAY_CUDA_DUMP: appended to the dumped module's file name (a subgraph's "_cond_true"), so
+    /// that a subgraph's module does not overwrite its graph's.
+    std::string dumpSuffix;
 };
 
 /// Where compile time went.
