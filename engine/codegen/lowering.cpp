@@ -454,7 +454,10 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         call.kind = kind;
         call.node = &n;
         call.fn = std::move(fn);
-        for (Node* in : n.inputNodes()) call.inputs.push_back(in);
+        for (Node* in : n.inputNodes()) {
+            call.inputs.push_back(in);
+            if (auto it = lg.values.find(in); it != lg.values.end()) call.inputValues[in] = it->second;
+        }
         call.position = static_cast<int>(lg.nodes.size());
         call.result = buffersFor(lg, &n, env[&n], n.name());
         lg.values[&n] = call.result;
@@ -593,6 +596,12 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         makeCall(n, OpaqueCall::Kind::Fallback, {});
     }
     return lg;
+}
+
+const LValue* callInput(const LoweredGraph& lg, const OpaqueCall& call, const Node* n) {
+    if (auto it = call.inputValues.find(n); it != call.inputValues.end()) return &it->second;
+    auto it = lg.values.find(n);
+    return it == lg.values.end() ? nullptr : &it->second;
 }
 
 Expected<std::vector<Value>> annotatedStaticInputs(const Graph& g, const std::string& backend) {

@@ -73,8 +73,11 @@ struct OpaqueCall {
     const Node* node = nullptr;
     std::string fn;                   ///< extern kernel name ("mm", "addmm", "bmm", "conv", "cat")
     std::vector<const Node*> inputs;  ///< graph nodes whose runtime values the call needs
-    LValue result;                    ///< Buffer LNodes receiving its tensors
-    int position = 0;                 ///< number of LNodes that existed before it (ordering)
+    /// Their values when the call was lowered: a later in-place op rebinds a node's entry in
+    /// LoweredGraph::values to its result, which the call must not read (callInput()).
+    std::map<const Node*, LValue> inputValues;
+    LValue result;     ///< Buffer LNodes receiving its tensors
+    int position = 0;  ///< number of LNodes that existed before it (ordering)
 };
 
 /// The lowered graph.
@@ -93,6 +96,10 @@ struct LoweredGraph {
     /// Op names that run through the reference kernel, with counts.
     std::map<std::string, int> fallbackOps;
 };
+
+/// The value graph node `n` had when `call` was lowered (what the call reads at run time, not a
+/// later in-place op's rebinding); null when it has none.
+const LValue* callInput(const LoweredGraph& lg, const OpaqueCall& call, const Node* n);
 
 /// Meta-only inputs from the placeholders' annotations, for compiling without real inputs.
 /// The compiled backends handle static shapes only: a missing or symbolic annotation is an

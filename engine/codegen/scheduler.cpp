@@ -276,10 +276,8 @@ private:
         auto& lg = m_p.lowered;
         for (const auto& o : lg.outputs) needLValue(o);
         for (const auto& c : lg.calls)
-            for (const Node* in : c.inputs) {
-                auto it = lg.values.find(in);
-                if (it != lg.values.end()) needLValue(it->second);
-            }
+            for (const Node* in : c.inputs)
+                if (const LValue* v = callInput(lg, c, in)) needLValue(*v);
         size_t n = lg.nodes.size();
         std::vector<int> uses(n, 0);
         for (size_t i = 0; i < n; ++i) {
@@ -302,9 +300,9 @@ private:
         const OpInfo* op = n.op();
         if (!op || !op->inplace || n.args.empty() || !n.args[0].isNode()) return -1;
         const auto& lg = m_p.lowered;
-        auto it = lg.values.find(n.args[0].node);
-        if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) return -1;
-        int r = it->second.node;
+        const LValue* self = callInput(lg, call, n.args[0].node);
+        if (!self || self->kind != LValue::Kind::Tensor) return -1;
+        int r = self->node;
         while (lg.nodes[static_cast<size_t>(r)].kind == LKind::View) r = lg.nodes[static_cast<size_t>(r)].base;
         return m_p.bufferOf[static_cast<size_t>(r)];
     }
@@ -512,7 +510,7 @@ private:
         for (const auto& o : lg.outputs) collect(o, collect);
         for (const auto& c : lg.calls)
             for (const Node* in : c.inputs)
-                if (lg.values.count(in)) collect(lg.values[in], collect);
+                if (const LValue* v = callInput(lg, c, in)) collect(*v, collect);
         for (size_t st = 0; st < steps.size(); ++st) {
             if (steps[st].isCall) continue;
             for (int s : steps[st].k.order) {

@@ -2,7 +2,8 @@
 
 namespace fxray::cg {
 
-std::optional<SubgraphCall> subgraphCall(const Node& n, const Graph& g, const LoweredGraph& lg) {
+std::optional<SubgraphCall> subgraphCall(const OpaqueCall& call, const Graph& g, const LoweredGraph& lg) {
+    const Node& n = *call.node;
     auto graphOf = [&g](const Argument& a) -> const Graph* {
         if (!a.isNode() || a.node->kind() != NodeKind::GetAttr) return nullptr;
         return g.subgraph(a.node->target());
@@ -26,9 +27,9 @@ std::optional<SubgraphCall> subgraphCall(const Node& n, const Graph& g, const Lo
         if (!s) return std::nullopt;
     for (const Argument* a : sc.operands) {
         if (!a->isNode()) return std::nullopt;
-        auto it = lg.values.find(a->node);
-        if (it == lg.values.end()) return std::nullopt;
-        const LValue& lv = it->second;
+        const LValue* found = callInput(lg, call, a->node);
+        if (!found) return std::nullopt;
+        const LValue& lv = *found;
         if (lv.kind == LValue::Kind::Tensor) {
             TensorMeta m = lg.nodes[static_cast<size_t>(lv.node)].meta;
             m.offset = 0;

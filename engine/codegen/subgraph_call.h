@@ -21,10 +21,10 @@ struct SubgraphCall {
     std::vector<Value> operandMetas;
 };
 
-/// The subgraphs and operands of n in lg; nullopt for another op, an unusual form
+/// The subgraphs and operands of call's node in lg; nullopt for another op, an unusual form
 /// (cond(pred, true, false, operands), checkpoint/wrap(body, *operands)) or an operand that is
 /// not a tensor or scalar known to the lowering.
-std::optional<SubgraphCall> subgraphCall(const Node& n, const Graph& g, const LoweredGraph& lg);
+std::optional<SubgraphCall> subgraphCall(const OpaqueCall& call, const Graph& g, const LoweredGraph& lg);
 
 /// "the true branch", "the false branch" or "the body": how errors name subgraph i.
 std::string subgraphRole(bool isCond, size_t i);

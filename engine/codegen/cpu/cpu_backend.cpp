@@ -158,7 +158,7 @@ Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opt
         if (const char* r = randomExternFor(name)) {
             externName = r;
         } else {
-            auto sc = subgraphCall(n, g, lg);
+            auto sc = subgraphCall(call, g, lg);
             if (!sc) continue;
             CompileOptions sub;
             sub.schedule = opts.schedule;
@@ -309,10 +309,8 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
         }
         const OpaqueCall& call = lg.calls[static_cast<size_t>(st.index)];
         const Node& n = *call.node;
-        for (const Node* in : call.inputs) {
-            auto it = lg.values.find(in);
-            if (it != lg.values.end()) env[in] = valueOf(it->second);
-        }
+        for (const Node* in : call.inputs)
+            if (const LValue* v = callInput(lg, call, in)) env[in] = valueOf(*v);
         std::vector<Value> cargs;
         for (const auto& a : n.args) cargs.push_back(argumentValue(a, env));
         std::vector<std::pair<std::string, Value>> ckw;

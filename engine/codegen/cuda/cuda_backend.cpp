@@ -43,7 +43,7 @@ Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inp
     for (OpaqueCall& call : lg->calls) {
         if (call.kind != OpaqueCall::Kind::Fallback) continue;
         const char* k = fallbackDeviceExternFor(call.node->opName());
-        if (!k && subgraphCall(*call.node, g, *lg)) k = kSubgraphExtern;
+        if (!k && subgraphCall(call, g, *lg)) k = kSubgraphExtern;
         if (!k) continue;
         call.kind = OpaqueCall::Kind::Extern;
         call.fn = k;
@@ -67,7 +67,7 @@ Status compileSubgraphSources(SourceOnly& so, const std::string& arch, const Com
         const OpaqueCall& call = lg.calls[ci];
         if (call.kind != OpaqueCall::Kind::Extern || call.fn != kSubgraphExtern) continue;
         const Node& n = *call.node;
-        auto sc = subgraphCall(n, *so.graph, lg);
+        auto sc = subgraphCall(call, *so.graph, lg);
         if (!sc) return makeError("subgraph call '" + n.name() + "' is no longer in its usual form");
         CompileOptions sub;
         sub.schedule = opts.schedule;  // pins name the graph's own nodes: none in a subgraph

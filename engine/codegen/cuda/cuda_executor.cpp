@@ -233,7 +233,9 @@ DeviceCall::DeviceCall(Executor& ex, const OpaqueCall& call, ExecContext& ctx, R
 }
 
 std::optional<DeviceView> DeviceCall::view(size_t i) const {
-    return i < m_argOf.size() && m_argOf[i] ? m_ex.deviceOf(*m_argOf[i]) : std::nullopt;
+    if (i >= m_argOf.size() || !m_argOf[i] || !m_argOf[i]->isNode()) return std::nullopt;
+    const LValue* v = callInput(m_ex.m_p.lowered, m_call, m_argOf[i]->node);
+    return v ? m_ex.deviceOf(*v) : std::nullopt;
 }
 
 std::optional<std::vector<std::optional<DeviceView>>> DeviceCall::listViewsOrNone(size_t i) const {
@@ -246,15 +248,15 @@ std::optional<std::vector<std::optional<DeviceView>>> DeviceCall::listViewsOrNon
             continue;
         }
         if (!item.isNode()) return std::nullopt;
-        auto it = lg.values.find(item.node);
-        if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) return std::nullopt;
+        const LValue* lv = callInput(lg, m_call, item.node);
+        if (!lv || lv->kind != LValue::Kind::Tensor) return std::nullopt;
         int b = -1;
-        TensorMeta m = m_ex.viewOf(it->second.node, b);
+        TensorMeta m = m_ex.viewOf(lv->node, b);
         if (m.numel() == 0) {  // nothing to read: no device buffer needed
             views.push_back(DeviceView{0, m});
             continue;
         }
-        auto v = m_ex.deviceOf(item);
+        auto v = m_ex.deviceOf(*lv);
         if (!v) return std::nullopt;
         views.push_back(*v);
     }
@@ -279,7 +281,7 @@ const OpArgs* DeviceCall::args() {
         const Node& n = *m_call.node;
         std::map<const Node*, Value> env;
         for (const Node* in : m_call.inputs)
-            if (auto it = lg.values.find(in); it != lg.values.end()) env[in] = m_ex.metaValue(it->second);
+            if (const LValue* v = callInput(lg, m_call, in)) env[in] = m_ex.metaValue(*v);
         std::vector<Value> cargs;
         for (const auto& a : n.args) cargs.push_back(argumentValue(a, env));
         std::vector<std::pair<std::string, Value>> ckw;
@@ -326,9 +328,9 @@ Status Executor::hostCall(const OpaqueCall& call, ExecContext& ctx, RunStats& S)
     ++S.hostOps[n.opName()];
     std::map<const Node*, Value> env;
     for (const Node* in : call.inputs) {
-        auto it = lg.values.find(in);
-        if (it == lg.values.end()) continue;
-        auto v = hostValue(it->second);
+        const LValue* lv = callInput(lg, call, in);
+        if (!lv) continue;
+        auto v = hostValue(*lv);
         if (!v.ok()) {
             tag(v.error(), n.name());
             return v.error();

@@ -53,7 +53,7 @@ private:
     /// body, run by its compiled graph on operands and results that stay on the device.
     Status runSubgraph(const OpaqueCall& call, size_t callIndex, const CompiledGraph::Subgraphs& subs, uint64_t seed,
                        const RunOptions& ro, RunStats& stats);
-    Expected<bool> predicate(const Argument& a);
+    Expected<bool> predicate(const OpaqueCall& call, const Argument& a);
 
     const CompiledGraph& m_cg;
     const Program& m_p;

@@ -77,17 +77,16 @@ std::optional<DeviceView> Executor::outputView(size_t i) const {
     return i < outs.size() ? deviceOf(outs[i]) : std::nullopt;
 }
 
-Expected<bool> Executor::predicate(const Argument& a) {
+Expected<bool> Executor::predicate(const OpaqueCall& call, const Argument& a) {
     if (!a.isNode()) return argumentValue(a, {}).toDouble() != 0.0;  // a literal
-    const LoweredGraph& lg = m_p.lowered;
-    auto it = lg.values.find(a.node);
-    if (it == lg.values.end()) return makeError("cond predicate '" + a.node->name() + "' has no value");
-    if (it->second.kind == LValue::Kind::Other) return it->second.other.toDouble() != 0.0;
-    if (it->second.kind != LValue::Kind::Tensor) return makeError("cond predicate must be a tensor or a scalar");
+    const LValue* lv = callInput(m_p.lowered, call, a.node);
+    if (!lv) return makeError("cond predicate '" + a.node->name() + "' has no value");
+    if (lv->kind == LValue::Kind::Other) return lv->other.toDouble() != 0.0;
+    if (lv->kind != LValue::Kind::Tensor) return makeError("cond predicate must be a tensor or a scalar");
     int b = -1;
-    const TensorMeta m = viewOf(it->second.node, b);
+    const TensorMeta m = viewOf(lv->node, b);
     if (m.numel() != 1) return makeError("cond predicate must have one element");
-    auto v = deviceOf(it->second);
+    auto v = deviceOf(*lv);
     if (!v) return makeError("cond predicate '" + a.node->name() + "' is not on the device");
     TensorMeta one;
     one.dtype = m.dtype;
@@ -107,7 +106,7 @@ Status Executor::runSubgraph(const OpaqueCall& call, size_t callIndex, const Com
     const SubgraphCall& sc = subs.call;
     size_t which = 0;
     if (sc.isCond) {
-        auto p = predicate(*sc.predicate);
+        auto p = predicate(call, *sc.predicate);
         if (!p.ok()) {
             Diagnostic d = p.error();
             if (d.node.empty()) d.node = n.name();
@@ -123,14 +122,14 @@ Status Executor::runSubgraph(const OpaqueCall& call, size_t callIndex, const Com
     const LoweredGraph& lg = m_p.lowered;
     std::vector<std::optional<DeviceView>> ins;
     for (const Argument* a : sc.operands) {
-        auto it = lg.values.find(a->node);
-        if (it == lg.values.end() || it->second.kind != LValue::Kind::Tensor) {
+        const LValue* lv = callInput(lg, call, a->node);
+        if (!lv || lv->kind != LValue::Kind::Tensor) {
             ins.emplace_back();  // a scalar: the subgraph is compiled for its value
             continue;
         }
         int b = -1;
-        const TensorMeta m = viewOf(it->second.node, b);
-        auto v = deviceOf(it->second);
+        const TensorMeta m = viewOf(lv->node, b);
+        auto v = deviceOf(*lv);
         if (!v && m.numel() == 0) v = DeviceView{0, m};  // nothing to copy: no buffer needed
         if (!v) return fail(makeError("operand '" + a->node->name() + "' is not on the device"));
         ins.push_back(v);

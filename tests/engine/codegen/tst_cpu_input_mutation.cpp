@@ -3,7 +3,8 @@
 // the old values, copy_'s result holds the new ones, a node after the write that reads the input
 // itself reads the new ones (the scheduler keeps it after the call: it was fused into a kernel
 // before the write), and no op falls back to the reference. The reference executor's values,
-// PyTorch's, are checked too.
+// PyTorch's, are checked too. And an extern call before an in-place write that the lowering
+// rebinds (add_ on a clone) reads the value from before the write.
 #include "test_util.h"
 
 #include "codegen/cpu/cpu_backend.h"
@@ -25,6 +26,32 @@ const char* const kBody = "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Te
 class TestCpuInputMutation : public QObject {
     Q_OBJECT
 private slots:
+    void callBeforeAnInPlaceWriteReadsTheOldValue() {
+        // sort (an extern call) reads clone before add_ rebinds clone to its result: the call
+        // must read clone's value, not the rebound one (it read add_'s buffer before add_ ran
+        // and sorted zeros). Values by hand, on the reference and the CPU backend.
+        auto g = fxtest::parseForward("x: \"f32[4][1]cpu\"",
+                                      "        clone: \"f32[4][1]cpu\" = torch.ops.aten.clone.default(x)\n"
+                                      "        sort = torch.ops.aten.sort.default(clone)\n"
+                                      "        getitem: \"f32[4][1]cpu\" = sort[0]\n"
+                                      "        getitem_1: \"i64[4][1]cpu\" = sort[1]\n"
+                                      "        add_: \"f32[4][1]cpu\" = torch.ops.aten.add_.Tensor(clone, 10)\n"
+                                      "        return (getitem, getitem_1, add_)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4}, {3, -1, 2, 0})};
+        const std::vector<std::vector<double>> want{{-1, 0, 2, 3}, {1, 3, 2, 0}, {13, 9, 12, 10}};
+        RunRequest req;
+        req.inputs = in;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(ref->outputs[i]), want[i], 0);
+        auto c = cg::cpu::CompiledGraph::compile(*g, in);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        auto out = (*c)->run(in);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values((*out)[i]), want[i], 0);
+    }
+
     void copy_into_input() {
         auto g = fxtest::parseForward(kParams, kBody);
         QVERIFY(g);

@@ -1011,6 +1011,29 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void call_before_an_in_place_write_reads_the_old_value() {
+        // sort (a device extern) reads clone before add_ rebinds clone to its result; the call
+        // reads clone's value, not the rebound buffer. Values by hand.
+        auto g = fxtest::parseForward("x: " + ann({4}),
+                                      "        clone: " + ann({4}) + " = torch.ops.aten.clone.default(x)\n"
+                                      "        sort = torch.ops.aten.sort.default(clone)\n"
+                                      "        getitem: " + ann({4}) + " = sort[0]\n"
+                                      "        getitem_1: " + ann({4}, "i64") + " = sort[1]\n"
+                                      "        add_: " + ann({4}) + " = torch.ops.aten.add_.Tensor(clone, 10)\n"
+                                      "        return (getitem, getitem_1, add_)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4}, {3, -1, 2, 0})};
+        const std::vector<std::vector<double>> want{{-1, 0, 2, 3}, {1, 3, 2, 0}, {13, 9, 12, 10}};
+        const auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) QCOMPARE(fxtest::values(ref[i]), want[i]);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        for (size_t i = 0; i < want.size(); ++i) QCOMPARE(fxtest::values(r.outputs[i]), want[i]);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
     void segment_reduce_by_hand() {
         // x = [1, 4, 3, 2, 3] in segments {1, 4} and {3, 2, 3} (lengths [2, 3], offsets [0, 2, 5]).
         // max: 4, 3; its backward sends grad [1, 2] to the maxima, the tied 3s splitting the 2.
