@@ -102,6 +102,16 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
     return {op->lowering, how};
 }
 
+/// The functional op of in-place node n (its first argument a node) when that op runs as an
+/// extern kernel with the same arguments; null otherwise.
+const OpInfo* inplaceExternOf(const Node& n) {
+    if (n.args.empty() || !n.args[0].isNode()) return nullptr;
+    const std::string f = inplaceFunctionalOp(n.opName());
+    if (f.empty()) return nullptr;
+    const OpInfo* op = OpRegistry::instance().find(f);
+    return op && !op->externKernel.empty() ? op : nullptr;
+}
+
 bool holds(const LValue& v, int lnode) {
     if (v.kind == LValue::Kind::Tensor) return v.node == lnode;
     for (const auto& x : v.items)
@@ -591,6 +601,21 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
             if (!op->externKernel.empty()) {
                 makeCall(n, OpaqueCall::Kind::Extern, std::string(op->externKernel));
                 continue;
+            }
+            // An in-place op whose functional form runs as an extern kernel (index_add_ ->
+            // index_add): that kernel's value, a new buffer, replaces self for the nodes after
+            // this one, as a borrowed rule's does (the calls before it read their snapshot of
+            // self); where an alias would see self, the reference kernel writes it.
+            if (const OpInfo* f = inplaceExternOf(n); f && v.isTensor()) {
+                auto it = lg.values.find(n.args[0].node);
+                const int self =
+                    it != lg.values.end() && it->second.kind == LValue::Kind::Tensor ? it->second.node : -1;
+                if (self >= 0 && !selfIsAliased(lg, self)) {
+                    makeCall(n, OpaqueCall::Kind::Extern, std::string(f->externKernel));
+                    lg.calls.back().referenceOp = f->qualname;
+                    lg.values[n.args[0].node] = lg.values[&n];
+                    continue;
+                }
             }
         }
         makeCall(n, OpaqueCall::Kind::Fallback, {});

@@ -76,6 +76,10 @@ struct OpaqueCall {
     /// Their values when the call was lowered: a later in-place op rebinds a node's entry in
     /// LoweredGraph::values to its result, which the call must not read (callInput()).
     std::map<const Node*, LValue> inputValues;
+    /// The op the reference kernel runs when no extern takes the call: the node's own, or, for an
+    /// in-place op lowered as its functional form's extern (index_add_), that functional op, so
+    /// that the fallback writes the call's result buffers and not self.
+    std::string referenceOp;
     LValue result;     ///< Buffer LNodes receiving its tensors
     int position = 0;  ///< number of LNodes that existed before it (ordering)
 };

@@ -387,7 +387,9 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
         if (done) continue;
         // A reported fallback: the reference kernel (an extern kernel that declined an unusual
         // instance also ends here).
-        if (!fromSubgraph) result = invokeOp(n.opName(), std::move(cargs), std::move(ckw), &ctx);
+        if (!fromSubgraph)
+            result = invokeOp(call.referenceOp.empty() ? n.opName() : call.referenceOp, std::move(cargs),
+                              std::move(ckw), &ctx);
         if (!result.ok()) {
             Diagnostic d = result.error();
             if (d.node.empty()) d.node = n.name();

@@ -342,7 +342,8 @@ Status Executor::hostCall(const OpaqueCall& call, ExecContext& ctx, RunStats& S)
     std::vector<std::pair<std::string, Value>> ckw;
     for (const auto& [k, a] : n.kwargs) ckw.emplace_back(k, argumentValue(a, env));
     // Subgraph ops (cond, checkpoint) run on the reference executor, inside invokeOp.
-    auto result = invokeOp(n.opName(), std::move(cargs), std::move(ckw), &ctx);
+    auto result =
+        invokeOp(call.referenceOp.empty() ? n.opName() : call.referenceOp, std::move(cargs), std::move(ckw), &ctx);
     if (!result.ok()) {
         tag(result.error(), n.name());
         return result.error();

@@ -26,6 +26,35 @@ const char* const kBody = "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Te
 class TestCpuInputMutation : public QObject {
     Q_OBJECT
 private slots:
+    void inPlaceIndexAddRunsAsItsFunctionalExtern() {
+        // index_add_ on a clone (as_strided's backward writes one): the index_add extern computes
+        // the new value into its own buffer, which replaces clone for the nodes after it, while
+        // sort before it reads the old clone. No reference fallback; values by hand.
+        auto g = fxtest::parseForward(
+            "x: \"f32[4][1]cpu\", i: \"i64[3][1]cpu\", s: \"f32[3][1]cpu\"",
+            "        clone: \"f32[4][1]cpu\" = torch.ops.aten.clone.default(x)\n"
+            "        sort = torch.ops.aten.sort.default(clone)\n"
+            "        getitem: \"f32[4][1]cpu\" = sort[0]\n"
+            "        getitem_1: \"i64[4][1]cpu\" = sort[1]\n"
+            "        index_add_: \"f32[4][1]cpu\" = torch.ops.aten.index_add_.default(clone, 0, i, s)\n"
+            "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(clone, 2)\n"
+            "        return (getitem, index_add_, mul)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({4}, {3, -1, 2, 0}), fxtest::tv({3}, {0, 2, 0}, DType::Int64),
+                              fxtest::tv({3}, {1, 2, 4})};
+        const std::vector<std::vector<double>> want{{-1, 0, 2, 3}, {8, -1, 4, 0}, {16, -2, 8, 0}};
+        RunRequest req;
+        req.inputs = in;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(ref->outputs[i]), want[i], 0);
+        auto c = cg::cpu::CompiledGraph::compile(*g, in);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        QVERIFY((*c)->fallbackOps().empty());
+        auto out = (*c)->run(in);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values((*out)[i]), want[i], 0);
+    }
     void callBeforeAnInPlaceWriteReadsTheOldValue() {
         // sort (an extern call) reads clone before add_ rebinds clone to its result: the call
         // must read clone's value, not the rebound one (it read add_'s buffer before add_ ran

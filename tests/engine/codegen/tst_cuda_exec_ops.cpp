@@ -1013,17 +1013,31 @@ private slots:
 
     void call_before_an_in_place_write_reads_the_old_value() {
         // sort (a device extern) reads clone before add_ rebinds clone to its result; the call
-        // reads clone's value, not the rebound buffer. Values by hand.
-        auto g = fxtest::parseForward("x: " + ann({4}),
-                                      "        clone: " + ann({4}) + " = torch.ops.aten.clone.default(x)\n"
-                                      "        sort = torch.ops.aten.sort.default(clone)\n"
-                                      "        getitem: " + ann({4}) + " = sort[0]\n"
-                                      "        getitem_1: " + ann({4}, "i64") + " = sort[1]\n"
-                                      "        add_: " + ann({4}) + " = torch.ops.aten.add_.Tensor(clone, 10)\n"
-                                      "        return (getitem, getitem_1, add_)\n");
+        // reads clone's value, not the rebound buffer. index_add_ then runs as the index_add
+        // device extern on the rebound clone. Values by hand.
+        auto g = fxtest::parseForward("x: " + ann({4}) + ", i: " + ann({3}, "i64") + ", s: " + ann({3}),
+                                      "        clone: " + ann({4}) +
+                                          " = torch.ops.aten.clone.default(x)\n"
+                                          "        sort = torch.ops.aten.sort.default(clone)\n"
+                                          "        getitem: " +
+                                          ann({4}) +
+                                          " = sort[0]\n"
+                                          "        getitem_1: " +
+                                          ann({4}, "i64") +
+                                          " = sort[1]\n"
+                                          "        add_: " +
+                                          ann({4}) +
+                                          " = torch.ops.aten.add_.Tensor(clone, 10)\n"
+                                          "        index_add_: " +
+                                          ann({4}) +
+                                          " = torch.ops.aten.index_add_.default(clone, 0, i, s)\n"
+                                          "        return (getitem, getitem_1, index_add_)\n");
         QVERIFY(g);
-        std::vector<Value> in{fxtest::tv({4}, {3, -1, 2, 0})};
-        const std::vector<std::vector<double>> want{{-1, 0, 2, 3}, {1, 3, 2, 0}, {13, 9, 12, 10}};
+        std::vector<Value> in{fxtest::tv({4}, {3, -1, 2, 0}), fxtest::tv({3}, {0, 2, 0}, DType::Int64),
+                              fxtest::tv({3}, {1, 2, 4})};
+        // index_add_ after add_: clone is 13, 9, 12, 10 there, plus 1 + 4 at 0 and 2 at 2. (add_'s
+        // own result aliases clone, so it is not returned: it would show index_add_'s write.)
+        const std::vector<std::vector<double>> want{{-1, 0, 2, 3}, {1, 3, 2, 0}, {18, 9, 14, 10}};
         const auto ref = reference(*g, in);
         QCOMPARE(ref.size(), want.size());
         for (size_t i = 0; i < want.size(); ++i) QCOMPARE(fxtest::values(ref[i]), want[i]);
