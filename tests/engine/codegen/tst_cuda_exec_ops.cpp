@@ -12,6 +12,7 @@
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
 // ops ran on the device, not through the host fallback. Skipped with the reason without a device.
+#include "rnn_cells_graph.h"
 #include "test_util.h"
 
 #include "codegen/cuda/attention_tc.h"
@@ -509,6 +510,28 @@ private slots:
             QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
         }
         qunsetenv("FXRAY_CUBLASLT");
+    }
+
+    void rnn_cells_vs_reference() {
+        // nn.LSTMCell / nn.GRUCell's fused cells and backwards (biases or none, a missing grad_cy)
+        // and leaky_relu_backward / elu / elu_backward (rnn_cells_graph.h) on the device, none on
+        // the host.
+        auto [params, body] = fxtest::rnnCellsGraph("cuda:0");
+        auto g = fxtest::parseForward(params, body);
+        QVERIFY(g);
+        auto in = randomInputs(*g, 11);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QVERIFY(!ref.empty());
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, *in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), ref.size());
+        for (size_t i = 0; i < r.outputs.size(); ++i) {
+            auto cmp = compareValues(i, r.outputs[i], ref[i]);
+            QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2").arg(i).arg(cmp.relErr)));
+        }
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
     void column_reductions_vs_reference() {
