@@ -440,6 +440,74 @@ Expected<Argument> torchSize(LowerCtx&, const TorchCall& call) {
     return Argument::ofList(sizes->items, true);
 }
 
+/// torch.ones(2, 3, dtype=...) / zeros / empty / rand / randn: sizes as varargs or one sequence,
+/// the rest as ATen's keywords.
+template <const char* Aten>
+Expected<Argument> factory(LowerCtx& c, const TorchCall& call) {
+    TorchCall k = call;
+    if (!(call.args.size() == 1 && call.args[0].isSequence())) {
+        auto sizes = varargSizes(call, 0);
+        if (!sizes) return makeError("sizes must be ints");
+        k.args = {*sizes};
+    }
+    return lowerGeneric(c, k, Aten);
+}
+constexpr char kOnes[] = "ones";
+constexpr char kZeros[] = "zeros";
+constexpr char kEmpty[] = "empty";
+constexpr char kRand[] = "rand";
+constexpr char kRandn[] = "randn";
+
+/// torch.min(a, b) / torch.max(a, b) of two tensors are ATen's minimum / maximum (min.other);
+/// a reduction otherwise.
+template <bool Max>
+Expected<Argument> minMax(LowerCtx& c, const TorchCall& call) {
+    const Argument* other = call.args.size() == 2 ? &call.args[1] : nullptr;
+    for (const auto& [k, v] : call.kwargs)
+        if (k == "other") other = &v;
+    if (other && c.isTensor(*other)) return lowerGeneric(c, call, Max ? "maximum" : "minimum");
+    return lowerGeneric(c, call, Max ? "max" : "min");
+}
+
+/// torch.outer(a, b) = a[:, None] * b (PyTorch's own decomposition).
+Expected<Argument> outer(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "vec2"});
+    if (!p.ok()) return p.error();
+    if (!(*p)[0] || !(*p)[1] || !c.isTensor(*(*p)[0]) || !c.isTensor(*(*p)[1])) return makeError("expects two tensors");
+    auto col = c.emit("aten.unsqueeze.default", {*(*p)[0], Argument::ofInt(1)});
+    if (!col.ok()) return col.error();
+    return c.emit("aten.mul.Tensor", {*col, *(*p)[1]});
+}
+
+/// torch.nn.functional.X(input, ..., inplace=False) whose other parameters are ATen X's, in
+/// order: the functional form of X (inplace=True is refused: its result aliases the input).
+template <const char* Aten>
+Expected<Argument> functionalAsAten(LowerCtx& c, const TorchCall& call) {
+    TorchCall k = call;
+    k.kwargs.clear();
+    for (const auto& [key, v] : call.kwargs) {
+        if (key != "inplace") {
+            k.kwargs.emplace_back(key, v);
+            continue;
+        }
+        if (v.kind != Argument::Kind::Bool || v.b) return makeError("in-place " + std::string(Aten) + " is not supported");
+    }
+    return lowerGeneric(c, k, Aten);
+}
+constexpr char kHardswish[] = "hardswish";
+constexpr char kHardsigmoid[] = "hardsigmoid";
+constexpr char kMish[] = "mish";
+constexpr char kGroupNorm[] = "group_norm";
+
+/// F.relu6(input, inplace=False) = hardtanh(input, 0, 6).
+Expected<Argument> relu6(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "inplace"});
+    if (!p.ok()) return p.error();
+    if (!(*p)[0] || !c.isTensor(*(*p)[0])) return makeError("expects a tensor");
+    if ((*p)[1] && ((*p)[1]->kind != Argument::Kind::Bool || (*p)[1]->b)) return makeError("in-place relu6 is not supported");
+    return c.emit("aten.hardtanh.default", {*(*p)[0], Argument::ofFloat(0.0), Argument::ofFloat(6.0)});
+}
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"torch._C._nn.linear", linear},
@@ -476,6 +544,19 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.randperm", randperm},
         {"torch.tensor", tensorLiteral},
         {"torch.Size", torchSize},
+        {"torch.ones", factory<kOnes>},
+        {"torch.zeros", factory<kZeros>},
+        {"torch.empty", factory<kEmpty>},
+        {"torch.rand", factory<kRand>},
+        {"torch.randn", factory<kRandn>},
+        {"torch.min", minMax<false>},
+        {"torch.max", minMax<true>},
+        {"torch.outer", outer},
+        {"torch.nn.functional.hardswish", functionalAsAten<kHardswish>},
+        {"torch.nn.functional.hardsigmoid", functionalAsAten<kHardsigmoid>},
+        {"torch.nn.functional.mish", functionalAsAten<kMish>},
+        {"torch.nn.functional.group_norm", functionalAsAten<kGroupNorm>},
+        {"torch.nn.functional.relu6", relu6},
         {"torch._C._set_grad_enabled", dropCall},
         {"torch._assert", dropCall},
         {"torch._assert_async", dropCall},

@@ -502,6 +502,62 @@ private slots:
 
     /// The acceptance check: numerics/dynamo.py lowered and run on the recorded inputs
     /// reproduces PyTorch's recorded outputs.
+    /// Torch-level forms that popular models' graphs hold (bench/gen_popular.py): factories with
+    /// varargs sizes, min/max of two tensors, outer, and functionals that are ATen ops under the
+    /// same name. x = [[1, -2, 3], [-4, 5, -6]], y = [[.5, 1, 2], [4, 8, 16]], i = [1, 0].
+    void popularFunctionForms_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<std::vector<double>>("expected");
+        const double h = 1.0 / 3.0;
+        QTest::newRow("torch.ones varargs") << "torch.ones(2, 3, device = device(type='cpu'))"
+                                            << "aten.ones.default" << std::vector<double>(6, 1.0);
+        QTest::newRow("new_zeros varargs") << "y.new_zeros(2, 3)" << "aten.new_zeros.default"
+                                           << std::vector<double>(6, 0.0);
+        QTest::newRow("torch.min of two tensors")
+            << "torch.min(x, y)" << "aten.minimum.default" << std::vector<double>{0.5, -2, 2, -4, 5, -6};
+        QTest::newRow("torch.max of two tensors")
+            << "torch.max(x, y)" << "aten.maximum.default" << std::vector<double>{1, 1, 3, 4, 8, 16};
+        // hardswish: x * relu6(x + 3) / 6; hardsigmoid: relu6(x + 3) / 6; relu6: clamp to [0, 6].
+        QTest::newRow("F.hardswish") << "torch.nn.functional.hardswish(x)" << "aten.hardswish.default"
+                                     << std::vector<double>{4 * h / 2, -2 * h / 2, 3, 0, 5, 0};
+        QTest::newRow("F.hardsigmoid") << "torch.nn.functional.hardsigmoid(x, inplace = False)"
+                                       << "aten.hardsigmoid.default" << std::vector<double>{4 * h / 2, h / 2, 1, 0, 1, 0};
+        QTest::newRow("F.relu6") << "torch.nn.functional.relu6(x)" << "aten.hardtanh.default"
+                                 << std::vector<double>{1, 0, 3, 0, 5, 0};
+        // group_norm with one group over the 3 channels of each row, no affine.
+        std::vector<double> gn;
+        for (std::vector<double> row : {std::vector<double>{1, -2, 3}, std::vector<double>{-4, 5, -6}}) {
+            const double m = (row[0] + row[1] + row[2]) / 3;
+            double v = 0;
+            for (double e : row) v += (e - m) * (e - m) / 3;
+            for (double e : row) gn.push_back((e - m) / std::sqrt(v + 1e-5));
+        }
+        QTest::newRow("F.group_norm") << "torch.nn.functional.group_norm(x, 1, None, None, 1e-05)"
+                                      << "aten.group_norm.default" << gn;
+    }
+    void popularFunctionForms() {
+        QFETCH(QString, line);
+        QFETCH(QString, target);
+        QFETCH(std::vector<double>, expected);
+        auto g = parse(oneLine("        r: \"f32[2, 3][3, 1]cpu\" = " + line.toStdString() + "\n"));
+        QVERIFY(g);
+        Status s = lowerToAten(*g);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().str().c_str());
+        QCOMPARE(g->find("r")->target(), "torch.ops." + target.toStdString());
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), expected, 1e-6);
+    }
+
+    /// torch.outer(a, b) is a[:, None] * b.
+    void outerProduct() {
+        auto g = parse(oneLine("        j: \"i64[2][1]cpu\" = i + 2\n"
+                               "        r: \"i64[2, 2][2, 1]cpu\" = torch.outer(i, j)\n"));
+        QVERIFY(g);
+        QVERIFY(lowerToAten(*g).ok());
+        QCOMPARE(g->find("r")->target(), std::string("torch.ops.aten.mul.Tensor"));
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), std::vector<double>({3, 2, 0, 0}), 0.0);
+    }
+
     void numerics_data() {
         QTest::addColumn<QString>("model");
         for (const auto& m : modelsWith("numerics/dynamo.py")) QTest::newRow(m.c_str()) << QString::fromStdString(m);
