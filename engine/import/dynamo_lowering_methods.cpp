@@ -268,6 +268,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"expand", sized<kExpand>},
         {"permute", sized<kPermute>},
         {"repeat", sized<kRepeat>},
+        {"repeat_interleave", lowerRepeatInterleave},
         {"new_zeros", newSized<kNewZeros>},
         {"new_ones", newSized<kNewOnes>},
         {"new_empty", newSized<kNewEmpty>},

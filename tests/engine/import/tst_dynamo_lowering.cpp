@@ -558,6 +558,34 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), std::vector<double>({3, 2, 0, 0}), 0.0);
     }
 
+    /// Shape-changing forms of popular models: repeat_interleave (GQA's key/value heads) and
+    /// F.interpolate (UNet, YOLO) on u = x.unsqueeze(0), [1, 2, 3].
+    void resamplingForms_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("ann");
+        QTest::addColumn<std::vector<double>>("expected");
+        const std::vector<double> twice{1, 1, -2, -2, 3, 3, -4, -4, 5, 5, -6, -6};
+        QTest::newRow("repeat_interleave dim 1") << "x.repeat_interleave(2, dim = 1)" << "f32[2, 6][6, 1]" << twice;
+        QTest::newRow("repeat_interleave flat") << "torch.repeat_interleave(x, 2)" << "f32[12][1]" << twice;
+        QTest::newRow("interpolate nearest x2") << "torch.nn.functional.interpolate(u, scale_factor = 2.0, mode = 'nearest')"
+                                                << "f32[1, 2, 6][12, 6, 1]" << twice;
+        // linear, align_corners=False: source position (o + 0.5) / 2 - 0.5, clamped at the edges.
+        QTest::newRow("interpolate linear size 6")
+            << "torch.nn.functional.interpolate(u, size = 6, mode = 'linear', align_corners = False)"
+            << "f32[1, 2, 6][12, 6, 1]" << std::vector<double>{1, 0.25, -1.25, -0.75, 1.75, 3, -4, -1.75, 2.75, 2.25, -3.25, -6};
+    }
+    void resamplingForms() {
+        QFETCH(QString, line);
+        QFETCH(QString, ann);
+        QFETCH(std::vector<double>, expected);
+        auto g = parse(oneLine("        u: \"f32[1, 2, 3][6, 3, 1]cpu\" = x.unsqueeze(0)\n"
+                               "        r: \"" + ann.toStdString() + "cpu\" = " + line.toStdString() + "\n"));
+        QVERIFY(g);
+        Status s = lowerToAten(*g);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().str().c_str());
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), expected, 1e-6);
+    }
+
     void numerics_data() {
         QTest::addColumn<QString>("model");
         for (const auto& m : modelsWith("numerics/dynamo.py")) QTest::newRow(m.c_str()) << QString::fromStdString(m);
