@@ -749,6 +749,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.gru_cell", gruCell},
         {"torch.nn.functional.interpolate", interpolate},
         {"torch.nn.functional.grid_sample", gridSample},
+        {"torch.nn.functional.multi_head_attention_forward", lowerMultiHeadAttention},
         {"torch.nn.functional.hardswish", functionalAsAten<kHardswish>},
         {"torch.nn.functional.hardsigmoid", functionalAsAten<kHardsigmoid>},
         {"torch.nn.functional.mish", functionalAsAten<kMish>},

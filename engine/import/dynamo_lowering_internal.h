@@ -125,6 +125,8 @@ using Rule = Expected<Argument> (*)(LowerCtx&, const TorchCall&);
 Rule findFunctionRule(std::string_view target);
 /// torch.repeat_interleave(input, repeats: int, dim=None) and the method of the same name.
 Expected<Argument> lowerRepeatInterleave(LowerCtx& c, const TorchCall& call);
+/// F.multi_head_attention_forward without attention weights (dynamo_lowering_attention.cpp).
+Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call);
 /// Rules for call_method names, or null.
 Rule findMethodRule(std::string_view method);
 /// Rules for `operator.*` and `builtins.getattr` targets, or null (dynamo_lowering_operators.cpp).

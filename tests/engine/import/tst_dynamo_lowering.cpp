@@ -586,6 +586,59 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), expected, 1e-6);
     }
 
+    /// F.multi_head_attention_forward (nn.MultiheadAttention, no weights asked) against the same
+    /// attention written out with torch-level ops in the graph: in_proj slices, q k^T / sqrt(d),
+    /// softmax, the value product and out_proj. One head of two dims, query length 3, batch 1.
+    void multiHeadAttention() {
+        auto g = parse(
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, x: \"f32[3, 1, 2][2, 2, 1]cpu\", w: \"f32[6, 2][2, 1]cpu\", b: \"f32[6][1]cpu\", "
+            "wo: \"f32[2, 2][2, 1]cpu\", bo: \"f32[2][1]cpu\"):\n"
+            "        mha = torch.nn.functional.multi_head_attention_forward(x, x, x, 2, 1, w, b, None, None, False, "
+            "0.0, wo, bo, training = True, key_padding_mask = None, need_weights = False, attn_mask = None, "
+            "average_attn_weights = True, is_causal = False)\n"
+            "        r = mha[0]\n"
+            "        wq = w[slice(0, 2, None)]\n"
+            "        wk = w[slice(2, 4, None)]\n"
+            "        wv = w[slice(4, 6, None)]\n"
+            "        bq = b[slice(0, 2, None)]\n"
+            "        bk = b[slice(2, 4, None)]\n"
+            "        bv = b[slice(4, 6, None)]\n"
+            "        q = torch._C._nn.linear(x, wq, bq)\n"
+            "        k = torch._C._nn.linear(x, wk, bk)\n"
+            "        v = torch._C._nn.linear(x, wv, bv)\n"
+            "        qb = q.transpose(0, 1)\n"
+            "        kt = k.permute(1, 2, 0)\n"
+            "        vb = v.transpose(0, 1)\n"
+            "        s = torch.matmul(qb, kt)\n"
+            "        s2 = s * 0.7071067811865476\n"
+            "        p = torch.softmax(s2, -1)\n"
+            "        o = torch.matmul(p, vb)\n"
+            "        ot = o.transpose(0, 1)\n"
+            "        e = torch._C._nn.linear(ot, wo, bo)\n"
+            "        d = r - e\n"
+            "        return (d, r)\n");
+        QVERIFY(g);
+        Status s = lowerToAten(*g);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().str().c_str());
+        std::vector<Value> in;
+        uint32_t seed = 7;
+        for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 1, 2}, {6, 2}, {6}, {2, 2}, {2}}) {
+            std::vector<double> v(static_cast<size_t>(kern::product(shape)));
+            for (auto& x : v) x = ((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0 - 0.5;
+            in.push_back(fxtest::tv(shape, v));
+        }
+        Value d = runOne(*g, in);
+        for (double x : fxtest::values(d)) QVERIFY2(std::abs(x) < 1e-6, qPrintable(QString::number(x)));
+        // need_weights=True (the averaged attention weights) is refused with a message.
+        auto w = parse(oneLine("        r = torch.nn.functional.multi_head_attention_forward(x, x, x, 3, 1, y, None, "
+                               "None, None, False, 0.0, y, None, need_weights = True)\n"));
+        QVERIFY(w);
+        Status ws = lowerToAten(*w);
+        QVERIFY(!ws.ok());
+        QVERIFY2(ws.error().str().find("need_weights=True") != std::string::npos, ws.error().str().c_str());
+    }
+
     void numerics_data() {
         QTest::addColumn<QString>("model");
         for (const auto& m : modelsWith("numerics/dynamo.py")) QTest::newRow(m.c_str()) << QString::fromStdString(m);
