@@ -22,8 +22,16 @@ NAMES = ["llama_block", "mistral_swa", "mixtral_moe", "t5_relbias", "swin_window
          "rnn_cells", "densenet_block", "inception_block", "vit_mha", "bloom_alibi", "roberta_embed"]
 
 
+# bf16 copies of a few blocks (NAME_bf16, not in "all"): the attention, convolution and norm
+# kernels mixed-precision training runs (flash / cuDNN attention instead of the fp32 paths).
+BF16 = ["llama_block_bf16", "vit_mha_bf16", "unet_block_bf16", "whisper_stem_bf16"]
+
+
 def build(name, dev):
     import torch, torch.nn as nn, torch.nn.functional as F
+    if name.endswith("_bf16"):
+        model, inps, mode = build(name[: -len("_bf16")], dev)
+        return model.to(torch.bfloat16), tuple(t.to(torch.bfloat16) if t.is_floating_point() else t for t in inps), mode
 
     class RMSNorm(nn.Module):
         def __init__(s, d, eps=1e-6):
@@ -455,7 +463,7 @@ if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     if sys.argv[1] == "--list":
-        sys.exit(print(",".join(NAMES)))
+        sys.exit(print(",".join(NAMES + (BF16 if len(sys.argv) > 2 and sys.argv[2] == "bf16" else []))))
     out = sys.argv[1]
     names = NAMES if len(sys.argv) < 3 or sys.argv[2] == "all" else sys.argv[2].split(",")
     sys.argv = [sys.argv[0], out, ",".join(names)]

@@ -3,7 +3,8 @@
 # recorded run on the CUDA backend against PyTorch's outputs (fxray run --json, fallbacks listed),
 # then packs the graphs and the results into ONE archive under $OUT (the device tool returns few
 # files). usage (from the checkout root): DEV=.dev_popular bash DEV/bench/popular_remote.sh [NAMES]
-# With POPULAR_GRAPHS=DIR an already generated set is checked again instead (no generation).
+# With POPULAR_GRAPHS=DIR an already generated set is checked again (NAMES, when given, are
+# generated into it first). POPULAR_STAGES: the recorded runs checked (default forward backward).
 set -u
 ROOT="$PWD"; DEV="${DEV:-.dev_popular}"
 source "$ROOT/.ci/device-env.sh"
@@ -12,7 +13,8 @@ OUTDIR="${OUT:-/tmp/popular-out}"; mkdir -p "$OUTDIR"
 G="${POPULAR_GRAPHS:-/tmp/popular}"
 names="${1:-all}"
 t0=$SECONDS
-if [ -z "${POPULAR_GRAPHS:-}" ]; then
+[ -n "${POPULAR_GRAPHS:-}" ] && [ -z "${1:-}" ] && names=none
+if [ "$names" != none ]; then
   [ "$names" = all ] && names=$(python3 "$DEV/bench/gen_popular.py" --list)
   # Four generator processes in parallel (each pays PyTorch's import and CUDA start once).
   groups=("" "" "" ""); k=0
@@ -34,9 +36,10 @@ export -f run_one; export DEV
 # POPULAR_DEADLINE (seconds from the start, default 200) bounds the runs so that the archive is
 # always written inside the device tool's limit; a run cut short reads as exit 124.
 left=$(( ${POPULAR_DEADLINE:-200} - (SECONDS - t0) )); [ "$left" -lt 20 ] && left=20
-ls "$G"/*/numerics/forward.py "$G"/*/numerics/backward.py 2>/dev/null |
+stages="${POPULAR_STAGES:-forward backward}"
+for st in $stages; do ls "$G"/*/numerics/$st.py 2>/dev/null; done |
   timeout "$left" xargs -P 4 -I{} bash -c 'run_one {}'
-for py in "$G"/*/numerics/forward.py "$G"/*/numerics/backward.py; do
+for py in $(for st in $stages; do ls "$G"/*/numerics/$st.py 2>/dev/null; done); do
   st="${py%.py}"; name="$(basename "$(dirname "$(dirname "$py")")")/$(basename "$st")"
   python3 - "$name" "$st" <<'PY'
 import json, sys
