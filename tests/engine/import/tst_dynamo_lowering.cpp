@@ -548,6 +548,20 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), expected, 1e-6);
     }
 
+    /// A tuple given for a list parameter (torch.cat((a, b), dim=-1), as Dynamo prints it) is a
+    /// list in the ATen node, as in PyTorch's ATen graphs (the CUDA backend's cat reads a list).
+    void tuplesForListParameters() {
+        auto g = parse(oneLine("        r: \"f32[2, 6][6, 1]cpu\" = torch.cat((x, y), dim = -1)\n"));
+        QVERIFY(g);
+        QVERIFY(lowerToAten(*g).ok());
+        Node* r = g->find("r");
+        QCOMPARE(r->target(), std::string("torch.ops.aten.cat.default"));
+        QVERIFY(!r->args.empty());
+        QVERIFY(r->args[0].kind == Argument::Kind::List);
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())),
+                       std::vector<double>({1, -2, 3, 0.5, 1, 2, -4, 5, -6, 4, 8, 16}), 0.0);
+    }
+
     /// torch.outer(a, b) is a[:, None] * b.
     void outerProduct() {
         auto g = parse(oneLine("        j: \"i64[2][1]cpu\" = i + 2\n"
