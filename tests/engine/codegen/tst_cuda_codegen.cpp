@@ -308,6 +308,10 @@ private slots:
               "fx_group_norm_bwd_affine", "fx_rms_norm_bwd_input", "fx_rms_norm_bwd_weight"})
             for (const char* sfx : {"_f32", "_f64"})
                 QVERIFY2(bout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
+        // Group norm's backward also for fp16 / bf16 (mixed-precision UNets).
+        for (const char* k : {"fx_group_norm_bwd_input", "fx_group_norm_bwd_affine"})
+            for (const char* sfx : {"_f16", "_bf16"})
+                QVERIFY2(bout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
         // kernels/embedding_bag.cu.
         auto esrc = cg::cuda::embeddingBagSource();
         QVERIFY2(esrc.ok(), esrc.ok() ? "" : esrc.error().str().c_str());
