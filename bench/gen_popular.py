@@ -63,7 +63,7 @@ def build(name, dev):
             inv = 1.0 / (10000 ** (torch.arange(0, s.hd, 2, device=x.device).float() / s.hd))
             fr = torch.outer(torch.arange(T, device=x.device).float(), inv)
             emb = torch.cat((fr, fr), dim=-1)
-            cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+            cos, sin = emb.cos()[None, None].to(x.dtype), emb.sin()[None, None].to(x.dtype)
             q = q * cos + rotate_half(q) * sin
             k = k * cos + rotate_half(k) * sin
             rep = s.h // s.kv
@@ -275,7 +275,7 @@ def build(name, dev):
             inc = math.log(10000) / (C // 2 - 1)
             inv = torch.exp(-inc * torch.arange(C // 2, device=x.device))
             t = torch.arange(T, device=x.device)[:, None] * inv[None, :]
-            x = x + torch.cat([torch.sin(t), torch.cos(t)], dim=1)
+            x = x + torch.cat([torch.sin(t), torch.cos(t)], dim=1).to(x.dtype)
             h = s.ln1(x)
             sp = lambda z: z.view(B, T, s.h, C // s.h).transpose(1, 2)
             a = F.scaled_dot_product_attention(sp(s.q(h)), sp(s.k(h)), sp(s.v(h)))
