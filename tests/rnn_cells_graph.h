@@ -53,8 +53,9 @@ inline std::pair<std::string, std::string> rnnCellsGraph(const std::string& devi
     line("elu", BH, "torch.ops.aten.elu.default(x, 1.5, 1.25, 0.5)");
     line("eb", BH, "torch.ops.aten.elu_backward.default(ghy, 1.5, 1.25, 0.5, False, x)");
     line("eb2", BH, "torch.ops.aten.elu_backward.default(ghy, 1.5, 1.25, 0.5, True, elu)");
-    body += "        return (hy, cy, ws, hy2, cy2, ws2, gg, gcx, lgb, gg2, gcx2, ghy_, gws, ghy2, gws2, gi, gh, ghx, gbi, "
-            "gbh, gi2, gh2, ghx2, lrb, elu, eb, eb2)\n";
+    body +=
+        "        return (hy, cy, ws, hy2, cy2, ws2, gg, gcx, lgb, gg2, gcx2, ghy_, gws, ghy2, gws2, gi, gh, ghx, gbi, "
+        "gbh, gi2, gh2, ghx2, lrb, elu, eb, eb2)\n";
     return {params, body};
 }
 

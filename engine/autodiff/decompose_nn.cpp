@@ -113,9 +113,9 @@ std::optional<Traced> groupNorm(DecompCall& c) {
     }
     int64_t hw = 1;
     for (size_t d = 2; d < s.size(); ++d) hw *= s[d];
-    return first(c.t.emit("aten.native_group_norm.default",
-                          {c.arg(0), c.arg(2), c.arg(3), Argument::ofInt(s[0]), Argument::ofInt(s[1]),
-                           Argument::ofInt(hw), c.arg(1), c.arg(4)}));
+    return first(
+        c.t.emit("aten.native_group_norm.default", {c.arg(0), c.arg(2), c.arg(3), Argument::ofInt(s[0]),
+                                                    Argument::ofInt(s[1]), Argument::ofInt(hw), c.arg(1), c.arg(4)}));
 }
 
 // upsample_*.vec(input, output_size?, [align_corners,] scale_factors?): the .default overload

@@ -287,8 +287,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         const double alpha = scalarArg(c, 1, 1), scale = scalarArg(c, 2, 1), inputScale = scalarArg(c, 3, 1);
         return pw(c, {0}, [=](const auto& v) {
             const ExprP& x = v[0];
-            return ewhere(ebinary(Op::Le, x, k(0, x)), mul(k(alpha * scale, x), eunary(Op::Expm1, mul(x, k(inputScale, x)))),
-                          mul(x, k(scale, x)));
+            return ewhere(ebinary(Op::Le, x, k(0, x)),
+                          mul(k(alpha * scale, x), eunary(Op::Expm1, mul(x, k(inputScale, x)))), mul(x, k(scale, x)));
         });
     };
     // elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result): PyTorch's kernel.

@@ -105,9 +105,9 @@ std::optional<LValue> lstmCellBackward(LowerCtx& c) {
         TensorMeta::contiguous(xm.shape, g.ct, xm.device), deps,
         [=](Loader& L, const std::vector<Index>& co) {
             ExprP t = eunary(Op::Tanh, g.state(L, cy, co[0], co[1]));
-            ExprP v = ghy >= 0 ? mul(mul(g.state(L, ghy, co[0], co[1]), g.at(L, ws, co[0], co[1], 3)),
-                                     sub(g.k(1), mul(t, t)))
-                               : g.k(0);
+            ExprP v =
+                ghy >= 0 ? mul(mul(g.state(L, ghy, co[0], co[1]), g.at(L, ws, co[0], co[1], 3)), sub(g.k(1), mul(t, t)))
+                         : g.k(0);
             return gcy >= 0 ? add(v, g.state(L, gcy, co[0], co[1])) : v;
         },
         ".grad_c");

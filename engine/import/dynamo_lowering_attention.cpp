@@ -18,11 +18,31 @@ bool given(const Argument* a) { return a && !a->isNone(); }
 }  // namespace
 
 Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"query", "key", "value", "embed_dim_to_check", "num_heads", "in_proj_weight", "in_proj_bias",
-                        "bias_k", "bias_v", "add_zero_attn", "dropout_p", "out_proj_weight", "out_proj_bias",
-                        "training", "key_padding_mask", "need_weights", "attn_mask", "use_separate_proj_weight",
-                        "q_proj_weight", "k_proj_weight", "v_proj_weight", "static_k", "static_v",
-                        "average_attn_weights", "is_causal"});
+    auto p = call.bind({"query",
+                        "key",
+                        "value",
+                        "embed_dim_to_check",
+                        "num_heads",
+                        "in_proj_weight",
+                        "in_proj_bias",
+                        "bias_k",
+                        "bias_v",
+                        "add_zero_attn",
+                        "dropout_p",
+                        "out_proj_weight",
+                        "out_proj_bias",
+                        "training",
+                        "key_padding_mask",
+                        "need_weights",
+                        "attn_mask",
+                        "use_separate_proj_weight",
+                        "q_proj_weight",
+                        "k_proj_weight",
+                        "v_proj_weight",
+                        "static_k",
+                        "static_v",
+                        "average_attn_weights",
+                        "is_causal"});
     if (!p.ok()) return p.error();
     const auto& a = *p;
     // Parameters this lowering refuses when given (by position in the signature above).
@@ -33,7 +53,8 @@ Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
         if (given(a[i])) return makeError(std::string(name) + " is not supported");
     if (boolOf(a[9], false).value_or(true) || boolOf(a[17], false).value_or(true))
         return makeError("add_zero_attn and use_separate_proj_weight are not supported");
-    if (boolOf(a[15], true).value_or(true)) return makeError("need_weights=True (the attention weights) is not supported");
+    if (boolOf(a[15], true).value_or(true))
+        return makeError("need_weights=True (the attention weights) is not supported");
     const double dropout = numberOf(a[10]).value_or(0.0);
     if (dropout != 0.0 && boolOf(a[13], true).value_or(true)) return makeError("attention dropout is not supported");
     auto qm = a[0] ? c.tensorMeta(*a[0]) : std::nullopt;
@@ -51,7 +72,8 @@ Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
     // q, k, v = linear(query / key / value, in_proj_weight[k*E:(k+1)*E], in_proj_bias[...]).
     std::vector<Argument> heads;
     for (int64_t k = 0; k < 3; ++k) {
-        auto w = c.emit("aten.slice.Tensor", {*a[5], Argument::ofInt(0), Argument::ofInt(k * *E), Argument::ofInt((k + 1) * *E)});
+        auto w = c.emit("aten.slice.Tensor",
+                        {*a[5], Argument::ofInt(0), Argument::ofInt(k * *E), Argument::ofInt((k + 1) * *E)});
         if (!w.ok()) return w;
         std::vector<Argument> args{*a[static_cast<size_t>(k)], *w};
         if (given(a[6])) {
@@ -64,8 +86,9 @@ Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
         if (!proj.ok()) return proj;
         // [len, N, E] -> [len, N * H, hd] -> [N * H, len, hd] -> [N, H, len, hd]
         const int64_t len = k == 0 ? L : S;
-        auto v1 = c.emit("aten.view.default", {*proj, Argument::ofList({Argument::ofInt(len), Argument::ofInt(N * *H),
-                                                                        Argument::ofInt(hd)})});
+        auto v1 =
+            c.emit("aten.view.default",
+                   {*proj, Argument::ofList({Argument::ofInt(len), Argument::ofInt(N * *H), Argument::ofInt(hd)})});
         if (!v1.ok()) return v1;
         auto t = c.emit("aten.transpose.int", {*v1, Argument::ofInt(0), Argument::ofInt(1)});
         if (!t.ok()) return t;
@@ -82,7 +105,8 @@ Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
     auto perm = c.emit("aten.permute.default", {*att, Argument::ofList({Argument::ofInt(2), Argument::ofInt(0),
                                                                         Argument::ofInt(1), Argument::ofInt(3)})});
     if (!perm.ok()) return perm;
-    auto cont = c.emit("aten.clone.default", {*perm}, {{"memory_format", Argument::ofMemoryFormat(MemoryFormat::Contiguous)}});
+    auto cont =
+        c.emit("aten.clone.default", {*perm}, {{"memory_format", Argument::ofMemoryFormat(MemoryFormat::Contiguous)}});
     if (!cont.ok()) return cont;
     auto flat = c.emit("aten.view.default", {*cont, Argument::ofList({Argument::ofInt(L * N), Argument::ofInt(*E)})});
     if (!flat.ok()) return flat;
@@ -90,7 +114,8 @@ Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
     if (given(a[12])) oargs.push_back(*a[12]);
     auto out = c.emit("aten.linear.default", std::move(oargs));
     if (!out.ok()) return out;
-    auto o3 = c.emit("aten.view.default", {*out, Argument::ofList({Argument::ofInt(L), Argument::ofInt(N), Argument::ofInt(*E)})});
+    auto o3 = c.emit("aten.view.default",
+                     {*out, Argument::ofList({Argument::ofInt(L), Argument::ofInt(N), Argument::ofInt(*E)})});
     if (!o3.ok()) return o3;
     return Argument::ofList({*o3, Argument::none()}, true);
 }

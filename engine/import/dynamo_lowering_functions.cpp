@@ -491,7 +491,8 @@ Expected<Argument> functionalAsAten(LowerCtx& c, const TorchCall& call) {
             k.kwargs.emplace_back(key, v);
             continue;
         }
-        if (v.kind != Argument::Kind::Bool || v.b) return makeError("in-place " + std::string(Aten) + " is not supported");
+        if (v.kind != Argument::Kind::Bool || v.b)
+            return makeError("in-place " + std::string(Aten) + " is not supported");
     }
     return lowerGeneric(c, k, Aten);
 }
@@ -505,7 +506,8 @@ Expected<Argument> relu6(LowerCtx& c, const TorchCall& call) {
     auto p = call.bind({"input", "inplace"});
     if (!p.ok()) return p.error();
     if (!(*p)[0] || !c.isTensor(*(*p)[0])) return makeError("expects a tensor");
-    if ((*p)[1] && ((*p)[1]->kind != Argument::Kind::Bool || (*p)[1]->b)) return makeError("in-place relu6 is not supported");
+    if ((*p)[1] && ((*p)[1]->kind != Argument::Kind::Bool || (*p)[1]->b))
+        return makeError("in-place relu6 is not supported");
     return c.emit("aten.hardtanh.default", {*(*p)[0], Argument::ofFloat(0.0), Argument::ofFloat(6.0)});
 }
 
@@ -513,8 +515,8 @@ Expected<Argument> relu6(LowerCtx& c, const TorchCall& call) {
 /// recompute_scale_factor=None, antialias=False): ATen's upsample_*.vec(input, output_size,
 /// [align_corners,] scale_factors), as torch/nn/functional.py calls it.
 Expected<Argument> interpolate(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind(
-        {"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias"});
+    auto p =
+        call.bind({"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias"});
     if (!p.ok()) return p.error();
     auto x = needTensor(c, (*p)[0], "input");
     if (!x.ok()) return x;
@@ -524,12 +526,18 @@ Expected<Argument> interpolate(LowerCtx& c, const TorchCall& call) {
     const std::string mode = given((*p)[3]) ? (*p)[3]->s : "nearest";
     if (given((*p)[6]) && boolOf((*p)[6], false).value_or(true)) return makeError("antialias is not supported");
     std::string op;
-    if (mode == "nearest") op = "upsample_nearest" + std::to_string(n) + "d";
-    else if (mode == "linear" && n == 1) op = "upsample_linear1d";
-    else if (mode == "bilinear" && n == 2) op = "upsample_bilinear2d";
-    else if (mode == "trilinear" && n == 3) op = "upsample_trilinear3d";
-    else if (mode == "bicubic" && n == 2) op = "upsample_bicubic2d";
-    else return makeError("mode '" + mode + "' is not supported for a " + std::to_string(n + 2) + "-D input");
+    if (mode == "nearest")
+        op = "upsample_nearest" + std::to_string(n) + "d";
+    else if (mode == "linear" && n == 1)
+        op = "upsample_linear1d";
+    else if (mode == "bilinear" && n == 2)
+        op = "upsample_bilinear2d";
+    else if (mode == "trilinear" && n == 3)
+        op = "upsample_trilinear3d";
+    else if (mode == "bicubic" && n == 2)
+        op = "upsample_bicubic2d";
+    else
+        return makeError("mode '" + mode + "' is not supported for a " + std::to_string(n + 2) + "-D input");
     const bool linear = mode != "nearest";
     if (given((*p)[4]) && !linear) return makeError("align_corners only applies to the linear and cubic modes");
     if (given((*p)[1]) == given((*p)[2])) return makeError("expects exactly one of size and scale_factor");
@@ -572,8 +580,7 @@ Expected<Argument> gridSample(LowerCtx& c, const TorchCall& call) {
     if (!x.ok()) return x;
     auto grid = needTensor(c, (*p)[1], "grid");
     if (!grid.ok()) return grid;
-    const std::string mode = given((*p)[2]) ? (*p)[2]->s : "bilinear",
-                      pad = given((*p)[3]) ? (*p)[3]->s : "zeros";
+    const std::string mode = given((*p)[2]) ? (*p)[2]->s : "bilinear", pad = given((*p)[3]) ? (*p)[3]->s : "zeros";
     const int64_t im = mode == "bilinear" ? 0 : mode == "nearest" ? 1 : mode == "bicubic" ? 2 : -1;
     const int64_t pm = pad == "zeros" ? 0 : pad == "border" ? 1 : pad == "reflection" ? 2 : -1;
     if (im < 0 || pm < 0) return makeError("unknown mode '" + mode + "' or padding_mode '" + pad + "'");

@@ -11,7 +11,8 @@ namespace fxray::cg::cuda {
 namespace {
 
 KernelModule& backwardModule() {
-    static KernelModule* m = new KernelModule("fxray_backward_ops", {"dtype_io.cuh", "backward_ops.cu"});  // never destroyed
+    static KernelModule* m =
+        new KernelModule("fxray_backward_ops", {"dtype_io.cuh", "backward_ops.cu"});  // never destroyed
     return *m;
 }
 

@@ -46,8 +46,9 @@ Expected<bool> checkCell(const OpArgs& a, int64_t k) {
     }
     const auto& s = t[2]->shape();
     if (s.size() != 2 || t[0]->shape() != std::vector<int64_t>{s[0], k * s[1]} || t[1]->shape() != t[0]->shape())
-        return opError(a, "expected gates of shape [B, " + std::to_string(k) + " * H] for a state of shape [B, H], got " +
-                              shapeStr(t[0]->shape()) + ", " + shapeStr(t[1]->shape()) + " and " + shapeStr(s));
+        return opError(a, "expected gates of shape [B, " + std::to_string(k) +
+                              " * H] for a state of shape [B, H], got " + shapeStr(t[0]->shape()) + ", " +
+                              shapeStr(t[1]->shape()) + " and " + shapeStr(s));
     if ((t[3] == nullptr) != (t[4] == nullptr)) return opError(a, "expected both biases or neither");
     for (size_t i = 3; i < 5; ++i)
         if (t[i] && t[i]->shape() != std::vector<int64_t>{k * s[1]})
@@ -140,7 +141,8 @@ Expected<Value> lstmCellBackwardKernel(const OpArgs& a, const Value& out, ExecCo
 Expected<Value> metaGruCell(const OpArgs& a) {
     if (auto ok = checkCell(a, 3); !ok.ok()) return ok.error();
     const TensorMeta& hx = a.tensor(2).meta;
-    return metaTuple({likeMeta(hx, hx.shape), TensorMeta::contiguous({hx.shape[0], 5 * hx.shape[1]}, hx.dtype, hx.device)});
+    return metaTuple(
+        {likeMeta(hx, hx.shape), TensorMeta::contiguous({hx.shape[0], 5 * hx.shape[1]}, hx.dtype, hx.device)});
 }
 
 Expected<Value> gruCellKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -210,10 +212,11 @@ void registerRnnCellOps(OpRegistry& r) {
           "_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, "
           "Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)",
           C, metaLstmCell, lstmCellKernel);
-    r.add("aten._thnn_fused_lstm_cell_backward_impl.default",
-          "_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, "
-          "bool has_bias) -> (Tensor, Tensor, Tensor)",
-          C, metaLstmCellBackward, lstmCellBackwardKernel);
+    r.add(
+        "aten._thnn_fused_lstm_cell_backward_impl.default",
+        "_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, "
+        "bool has_bias) -> (Tensor, Tensor, Tensor)",
+        C, metaLstmCellBackward, lstmCellBackwardKernel);
     r.add("aten._thnn_fused_gru_cell.default",
           "_thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, "
           "Tensor? hidden_bias=None) -> (Tensor, Tensor)",

@@ -158,10 +158,10 @@ private slots:
                                       << QString("f32") << QString();
         // 5x5 stride 1 (Inception, EfficientNet): where cuDNN's timed search may find an FFT or
         // Winograd algorithm fastest, which fp32 must not take (their error fails the check).
-        QTest::newRow("2d 5x5 pad2 (inception)") << QString("2,6,15,15") << QString("8,6,5,5")
-                                                 << QString("1,1;2,2;1,1;1") << QString("f32") << QString();
-        QTest::newRow("2d 5x5 depthwise (mbconv)") << QString("2,64,16,16") << QString("64,1,5,5")
-                                                   << QString("1,1;2,2;1,1;64") << QString("f32") << QString();
+        QTest::newRow("2d 5x5 pad2 (inception)")
+            << QString("2,6,15,15") << QString("8,6,5,5") << QString("1,1;2,2;1,1;1") << QString("f32") << QString();
+        QTest::newRow("2d 5x5 depthwise (mbconv)")
+            << QString("2,64,16,16") << QString("64,1,5,5") << QString("1,1;2,2;1,1;64") << QString("f32") << QString();
         QTest::newRow("2d 7x7 stride2 (resnet stem)")
             << QString("2,3,32,32") << QString("8,3,7,7") << QString("2,2;3,3;1,1;1") << QString("f32") << QString();
         QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1") << QString("f32")

@@ -70,9 +70,9 @@ private slots:
     void lstmForwardIsTheCellEquation() {
         const auto ig = noise(B * 4 * H, 1), hg = noise(B * 4 * H, 2), cx = noise(B * H, 3), bi = noise(4 * H, 4),
                    bh = noise(4 * H, 5);
-        Value r = run("aten._thnn_fused_lstm_cell.default", {tv({B, 4 * H}, ig, F64), tv({B, 4 * H}, hg, F64),
-                                                             tv({B, H}, cx, F64), tv({4 * H}, bi, F64),
-                                                             tv({4 * H}, bh, F64)});
+        Value r = run("aten._thnn_fused_lstm_cell.default",
+                      {tv({B, 4 * H}, ig, F64), tv({B, 4 * H}, hg, F64), tv({B, H}, cx, F64), tv({4 * H}, bi, F64),
+                       tv({4 * H}, bh, F64)});
         QCOMPARE(r.list.size(), size_t(3));
         const auto hy = values(r.list[0]), cy = values(r.list[1]), ws = values(r.list[2]);
         for (int64_t b = 0; b < B; ++b)
@@ -149,14 +149,20 @@ private slots:
                 const double r = sigmoid(ig[b * 3 * H + j] + hg[b * 3 * H + j] + (bias ? bi[j] + bh[j] : 0.0));
                 QVERIFY(std::abs(w[0] - r) < 1e-12);
             }
-        Value g = run("aten._thnn_fused_gru_cell_backward.default", {tv({B, H}, ghy, F64), f.list[1], Value::ofBool(bias)});
+        Value g =
+            run("aten._thnn_fused_gru_cell_backward.default", {tv({B, H}, ghy, F64), f.list[1], Value::ofBool(bias)});
         QCOMPARE(g.list.size(), size_t(5));
-        QVERIFY(near(values(g.list[0]), numericGrad(ig, [&](const auto& v) { return loss(forward(v, hg, hx, bi, bh)); })));
-        QVERIFY(near(values(g.list[1]), numericGrad(hg, [&](const auto& v) { return loss(forward(ig, v, hx, bi, bh)); })));
-        QVERIFY(near(values(g.list[2]), numericGrad(hx, [&](const auto& v) { return loss(forward(ig, hg, v, bi, bh)); })));
+        QVERIFY(
+            near(values(g.list[0]), numericGrad(ig, [&](const auto& v) { return loss(forward(v, hg, hx, bi, bh)); })));
+        QVERIFY(
+            near(values(g.list[1]), numericGrad(hg, [&](const auto& v) { return loss(forward(ig, v, hx, bi, bh)); })));
+        QVERIFY(
+            near(values(g.list[2]), numericGrad(hx, [&](const auto& v) { return loss(forward(ig, hg, v, bi, bh)); })));
         if (bias) {
-            QVERIFY(near(values(g.list[3]), numericGrad(bi, [&](const auto& v) { return loss(forward(ig, hg, hx, v, bh)); })));
-            QVERIFY(near(values(g.list[4]), numericGrad(bh, [&](const auto& v) { return loss(forward(ig, hg, hx, bi, v)); })));
+            QVERIFY(near(values(g.list[3]),
+                         numericGrad(bi, [&](const auto& v) { return loss(forward(ig, hg, hx, v, bh)); })));
+            QVERIFY(near(values(g.list[4]),
+                         numericGrad(bh, [&](const auto& v) { return loss(forward(ig, hg, hx, bi, v)); })));
         } else {
             QVERIFY(g.list[3].isNone() && g.list[4].isNone());
         }
@@ -183,7 +189,8 @@ private slots:
             };
         };
         const Value slope = Value::ofDouble(0.2);
-        Value lrb = run("aten.leaky_relu_backward.default", {tv({12}, g, F64), tv({12}, x, F64), slope, Value::ofBool(false)});
+        Value lrb =
+            run("aten.leaky_relu_backward.default", {tv({12}, g, F64), tv({12}, x, F64), slope, Value::ofBool(false)});
         QVERIFY(near(values(lrb), numericGrad(x, loss("aten.leaky_relu.default", {slope}))));
         const std::vector<Value> ep{Value::ofDouble(1.5), Value::ofDouble(1.25), Value::ofDouble(0.5)};
         Value eb = run("aten.elu_backward.default",

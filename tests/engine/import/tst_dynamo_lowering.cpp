@@ -512,19 +512,22 @@ private slots:
         const double h = 1.0 / 3.0;
         QTest::newRow("torch.ones varargs") << "torch.ones(2, 3, device = device(type='cpu'))"
                                             << "aten.ones.default" << std::vector<double>(6, 1.0);
-        QTest::newRow("new_zeros varargs") << "y.new_zeros(2, 3)" << "aten.new_zeros.default"
-                                           << std::vector<double>(6, 0.0);
+        QTest::newRow("new_zeros varargs") << "y.new_zeros(2, 3)"
+                                           << "aten.new_zeros.default" << std::vector<double>(6, 0.0);
         QTest::newRow("torch.min of two tensors")
-            << "torch.min(x, y)" << "aten.minimum.default" << std::vector<double>{0.5, -2, 2, -4, 5, -6};
-        QTest::newRow("torch.max of two tensors")
-            << "torch.max(x, y)" << "aten.maximum.default" << std::vector<double>{1, 1, 3, 4, 8, 16};
+            << "torch.min(x, y)"
+            << "aten.minimum.default" << std::vector<double>{0.5, -2, 2, -4, 5, -6};
+        QTest::newRow("torch.max of two tensors") << "torch.max(x, y)"
+                                                  << "aten.maximum.default" << std::vector<double>{1, 1, 3, 4, 8, 16};
         // hardswish: x * relu6(x + 3) / 6; hardsigmoid: relu6(x + 3) / 6; relu6: clamp to [0, 6].
-        QTest::newRow("F.hardswish") << "torch.nn.functional.hardswish(x)" << "aten.hardswish.default"
+        QTest::newRow("F.hardswish") << "torch.nn.functional.hardswish(x)"
+                                     << "aten.hardswish.default"
                                      << std::vector<double>{4 * h / 2, -2 * h / 2, 3, 0, 5, 0};
         QTest::newRow("F.hardsigmoid") << "torch.nn.functional.hardsigmoid(x, inplace = False)"
-                                       << "aten.hardsigmoid.default" << std::vector<double>{4 * h / 2, h / 2, 1, 0, 1, 0};
-        QTest::newRow("F.relu6") << "torch.nn.functional.relu6(x)" << "aten.hardtanh.default"
-                                 << std::vector<double>{1, 0, 3, 0, 5, 0};
+                                       << "aten.hardsigmoid.default"
+                                       << std::vector<double>{4 * h / 2, h / 2, 1, 0, 1, 0};
+        QTest::newRow("F.relu6") << "torch.nn.functional.relu6(x)"
+                                 << "aten.hardtanh.default" << std::vector<double>{1, 0, 3, 0, 5, 0};
         // group_norm with one group over the 3 channels of each row, no affine.
         std::vector<double> gn;
         for (std::vector<double> row : {std::vector<double>{1, -2, 3}, std::vector<double>{-4, 5, -6}}) {
@@ -579,21 +582,26 @@ private slots:
         QTest::addColumn<QString>("ann");
         QTest::addColumn<std::vector<double>>("expected");
         const std::vector<double> twice{1, 1, -2, -2, 3, 3, -4, -4, 5, 5, -6, -6};
-        QTest::newRow("repeat_interleave dim 1") << "x.repeat_interleave(2, dim = 1)" << "f32[2, 6][6, 1]" << twice;
-        QTest::newRow("repeat_interleave flat") << "torch.repeat_interleave(x, 2)" << "f32[12][1]" << twice;
-        QTest::newRow("interpolate nearest x2") << "torch.nn.functional.interpolate(u, scale_factor = 2.0, mode = 'nearest')"
-                                                << "f32[1, 2, 6][12, 6, 1]" << twice;
+        QTest::newRow("repeat_interleave dim 1") << "x.repeat_interleave(2, dim = 1)"
+                                                 << "f32[2, 6][6, 1]" << twice;
+        QTest::newRow("repeat_interleave flat") << "torch.repeat_interleave(x, 2)"
+                                                << "f32[12][1]" << twice;
+        QTest::newRow("interpolate nearest x2")
+            << "torch.nn.functional.interpolate(u, scale_factor = 2.0, mode = 'nearest')"
+            << "f32[1, 2, 6][12, 6, 1]" << twice;
         // linear, align_corners=False: source position (o + 0.5) / 2 - 0.5, clamped at the edges.
         QTest::newRow("interpolate linear size 6")
             << "torch.nn.functional.interpolate(u, size = 6, mode = 'linear', align_corners = False)"
-            << "f32[1, 2, 6][12, 6, 1]" << std::vector<double>{1, 0.25, -1.25, -0.75, 1.75, 3, -4, -1.75, 2.75, 2.25, -3.25, -6};
+            << "f32[1, 2, 6][12, 6, 1]"
+            << std::vector<double>{1, 0.25, -1.25, -0.75, 1.75, 3, -4, -1.75, 2.75, 2.25, -3.25, -6};
     }
     void resamplingForms() {
         QFETCH(QString, line);
         QFETCH(QString, ann);
         QFETCH(std::vector<double>, expected);
         auto g = parse(oneLine("        u: \"f32[1, 2, 3][6, 3, 1]cpu\" = x.unsqueeze(0)\n"
-                               "        r: \"" + ann.toStdString() + "cpu\" = " + line.toStdString() + "\n"));
+                               "        r: \"" +
+                               ann.toStdString() + "cpu\" = " + line.toStdString() + "\n"));
         QVERIFY(g);
         Status s = lowerToAten(*g);
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().str().c_str());
