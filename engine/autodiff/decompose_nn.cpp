@@ -2,8 +2,13 @@
 // layer_norm -> native_layer_norm, batch_norm -> _native_batch_norm_legit_functional (running
 // statistics updated functionally), dropout -> native_dropout (or clone when inactive),
 // conv2d -> convolution, softmax -> _softmax, max_pool2d -> max_pool2d_with_indices,
-// adaptive_avg_pool2d -> mean over H, W (1x1 output) or _adaptive_avg_pool2d.
+// adaptive_avg_pool2d -> mean over H, W (1x1 output) or _adaptive_avg_pool2d,
+// group_norm -> native_group_norm, upsample_*.vec -> upsample_* (sizes and scales per dim),
+// scaled_dot_product_attention -> _scaled_dot_product_efficient_attention (as on CUDA).
 #include "autodiff/tracer.h"
+
+#include <cmath>
+#include <string>
 
 namespace fxray {
 
@@ -97,6 +102,73 @@ std::optional<Traced> adaptiveAvgPool2d(DecompCall& c) {
     return single(c.e.op("aten._adaptive_avg_pool2d.default", {c.arg(0), c.arg(1)}));
 }
 
+// group_norm(input, num_groups, weight, bias, eps, cudnn_enabled): native_group_norm(input,
+// weight, bias, N, C, HxW, group, eps)[0].
+std::optional<Traced> groupNorm(DecompCall& c) {
+    if (!c.in(0)) return std::nullopt;
+    const auto& s = c.e.shape(c.in(0));
+    if (s.size() < 2) {
+        c.e.fail("group_norm expects an input with at least 2 dims", c.src.name());
+        return std::nullopt;
+    }
+    int64_t hw = 1;
+    for (size_t d = 2; d < s.size(); ++d) hw *= s[d];
+    return first(
+        c.t.emit("aten.native_group_norm.default", {c.arg(0), c.arg(2), c.arg(3), Argument::ofInt(s[0]),
+                                                    Argument::ofInt(s[1]), Argument::ofInt(hw), c.arg(1), c.arg(4)}));
+}
+
+// upsample_*.vec(input, output_size?, [align_corners,] scale_factors?): the .default overload
+// with the output size (floor(in * scale) when only scales are given) and one scale per dim.
+std::optional<Traced> upsampleVec(DecompCall& c) {
+    if (!c.in(0)) return std::nullopt;
+    const std::string q = c.src.opName();
+    const std::string base = q.substr(0, q.rfind('.'));
+    const bool align = c.args.size() == 4;
+    const Argument& scales = c.arg(align ? 3 : 2);
+    const auto& s = c.e.shape(c.in(0));
+    const size_t n = s.size() - 2;
+    std::vector<int64_t> out = intsOf(c.arg(1));
+    std::vector<Argument> sc(n, Argument::none());
+    if (scales.isSequence() && scales.items.size() == n)
+        for (size_t d = 0; d < n; ++d) sc[d] = Argument::ofFloat(numberOf(scales.items[d]));
+    if (out.size() != n) {
+        if (!scales.isSequence() || scales.items.size() != n) {
+            c.e.fail(base + ".vec needs output_size or scale_factors", c.src.name());
+            return std::nullopt;
+        }
+        out.clear();
+        for (size_t d = 0; d < n; ++d)
+            out.push_back(static_cast<int64_t>(std::floor(double(s[2 + d]) * numberOf(scales.items[d]))));
+    }
+    std::vector<Argument> args{c.arg(0), intList(out)};
+    if (align) args.push_back(c.arg(2));
+    args.insert(args.end(), sc.begin(), sc.end());
+    return single(c.e.op(base + ".default", std::move(args)));
+}
+
+// scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, *, scale, enable_gqa):
+// _scaled_dot_product_efficient_attention(q, k, v, attn_mask, compute_log_sumexp=True,
+// dropout_p, is_causal, scale=scale)[0], the fused op CUDA graphs of fp32 models hold (a float
+// mask as the additive bias; bool masks and grouped-query heads are not decomposed).
+std::optional<Traced> sdpa(DecompCall& c) {
+    if (c.arg(7).kind == Argument::Kind::Bool && c.arg(7).b) {
+        c.e.fail("scaled_dot_product_attention with enable_gqa=True has no decomposition", c.src.name());
+        return std::nullopt;
+    }
+    if (c.in(3) && c.e.dtype(c.in(3)) == DType::Bool) {
+        c.e.fail("scaled_dot_product_attention with a bool attn_mask has no decomposition", c.src.name());
+        return std::nullopt;
+    }
+    if (!c.in(0) || c.e.shape(c.in(0)).size() != 4) {
+        c.e.fail("scaled_dot_product_attention: only 4-D query/key/value decompose", c.src.name());
+        return std::nullopt;
+    }
+    return first(c.t.emit("aten._scaled_dot_product_efficient_attention.default",
+                          {c.arg(0), c.arg(1), c.arg(2), c.arg(3), Argument::ofBool(true), c.arg(4), c.arg(5)},
+                          {{"scale", c.arg(6)}}));
+}
+
 }  // namespace
 
 void addNnDecompositions(std::vector<Decomposition>& out) {
@@ -109,6 +181,12 @@ void addNnDecompositions(std::vector<Decomposition>& out) {
     out.push_back({"aten.log_softmax.int", logSoftmax});
     out.push_back({"aten.max_pool2d.default", maxPool2d});
     out.push_back({"aten.adaptive_avg_pool2d.default", adaptiveAvgPool2d});
+    out.push_back({"aten.group_norm.default", groupNorm});
+    out.push_back({"aten.scaled_dot_product_attention.default", sdpa});
+    for (const char* op : {"aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec", "aten.upsample_nearest3d.vec",
+                           "aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec",
+                           "aten.upsample_trilinear3d.vec", "aten.upsample_bicubic2d.vec"})
+        out.push_back({op, upsampleVec});
 }
 
 }  // namespace fxray

@@ -4,6 +4,9 @@
 #include "autodiff/geometry.h"
 #include "autodiff/tracer.h"
 
+#include <algorithm>
+#include <string>
+
 namespace fxray {
 
 namespace {
@@ -74,6 +77,21 @@ std::optional<Traced> narrow(DecompCall& c) {
     }
     return single(
         c.e.op("aten.slice.Tensor", {c.arg(0), c.arg(1), Argument::ofInt(start), Argument::ofInt(start + len)}));
+}
+
+// chunk(self, chunks, dim): split.Tensor(self, ceil(size / chunks), dim), as ATen's chunk.
+std::optional<Traced> chunk(DecompCall& c) {
+    Node* x = c.in(0);
+    const int64_t chunks = c.arg(1).i;
+    if (!x) return std::nullopt;
+    if (chunks <= 0) {
+        c.e.fail("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks), c.src.name());
+        return std::nullopt;
+    }
+    const int64_t d = wrapDimIndex(c.arg(2).i, c.e.meta(x).dim());
+    const int64_t size = c.e.shape(x)[static_cast<size_t>(d)];
+    const int64_t split = std::max<int64_t>((size + chunks - 1) / chunks, size == 0 ? 0 : 1);
+    return c.t.emit("aten.split.Tensor", {c.arg(0), Argument::ofInt(split), Argument::ofInt(d)});
 }
 
 // pad(self, pad, mode='constant', value=None): constant_pad_nd.
@@ -155,6 +173,7 @@ void addShapeDecompositions(std::vector<Decomposition>& out) {
     out.push_back({"aten.flatten.using_ints", flatten});
     out.push_back({"aten.unflatten.int", unflatten});
     out.push_back({"aten.narrow.default", narrow});
+    out.push_back({"aten.chunk.default", chunk});
     out.push_back({"aten.pad.default", pad});
     out.push_back({"aten.to.dtype", toDtype});
     out.push_back({"aten.to.dtype_layout", toDtypeLayout});

@@ -133,6 +133,7 @@ void addResampleVjps(
 void addReduceIntoVjps(std::vector<VjpRule>& out);  // scatter_reduce, index_reduce
 void addMiscVjps(
     std::vector<VjpRule>& out);  // fill, copy, sort, frexp, cumprod, logcumsumexp, _safe_softmax, as_strided
+void addFusedCellVjps(std::vector<VjpRule>& out);  // _thnn_fused_lstm/gru_cell, efficient attention
 /// The *_copy variants of view ops (view_copy, permute_copy, ...) take their view op's rule;
 /// call after every family.
 void addCopyVariantVjps(std::vector<VjpRule>& out);

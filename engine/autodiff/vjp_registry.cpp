@@ -74,6 +74,7 @@ const std::vector<VjpRule>& vjpRuleTable() {
         addResampleVjps(*all);
         addReduceIntoVjps(*all);
         addMiscVjps(*all);
+        addFusedCellVjps(*all);
         addCopyVariantVjps(*all);
         return all;
     }();

@@ -278,6 +278,33 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             return ewhere(ebinary(Op::Gt, v[0], k(0, v[0])), v[0], mul(v[0], k(s, v[0])));
         });
     };
+    t["aten.leaky_relu_backward.default"] = [](LowerCtx& c) {
+        double s = scalarArg(c, 2, 0.01);
+        return pw(c, {0, 1}, [s](const auto& v) {
+            return ewhere(ebinary(Op::Gt, v[1], k(0, v[1])), v[0], mul(v[0], k(s, v[0])));
+        });
+    };
+    t["aten.elu.default"] = [](LowerCtx& c) {
+        const double alpha = scalarArg(c, 1, 1), scale = scalarArg(c, 2, 1), inputScale = scalarArg(c, 3, 1);
+        return pw(c, {0}, [=](const auto& v) {
+            const ExprP& x = v[0];
+            return ewhere(ebinary(Op::Le, x, k(0, x)),
+                          mul(k(alpha * scale, x), eunary(Op::Expm1, mul(x, k(inputScale, x)))), mul(x, k(scale, x)));
+        });
+    };
+    // elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result): PyTorch's kernel.
+    t["aten.elu_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (c.args().size() < 6 || !c.args()[4].isNumber()) return std::nullopt;
+        const double negcoef = scalarArg(c, 1, 1) * scalarArg(c, 2, 1), poscoef = scalarArg(c, 2, 1),
+                     negiptcoef = scalarArg(c, 3, 1);
+        const bool isResult = c.args().toBool(4);
+        return pw(c, {0, 5}, [=](const auto& v) {
+            const ExprP &g = v[0], &b = v[1];
+            ExprP neg = isResult ? mul(mul(g, k(negiptcoef, g)), add(b, k(negcoef, b)))
+                                 : mul(mul(g, k(negiptcoef * negcoef, g)), eunary(Op::Exp, mul(b, k(negiptcoef, b))));
+            return ewhere(ebinary(Op::Le, b, k(0, b)), neg, mul(g, k(poscoef, g)));
+        });
+    };
     t["aten.hardsigmoid.default"] = [](LowerCtx& c) {
         return pw(c, {0}, [](const auto& v) { return hardsigmoid(v[0]); });
     };

@@ -169,6 +169,7 @@ const std::vector<LoweringRule>& loweringRuleTable() {
         addLossLowerings(m);
         addMutationLowerings(m);
         addUpsampleLowerings(m);
+        addRnnLowerings(m);
         std::vector<LoweringRule> v;
         for (auto& [op, fn] : m) v.push_back({op, fn});
         return v;

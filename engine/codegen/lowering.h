@@ -185,6 +185,7 @@ void addPoolLowerings(std::map<std::string, LowerFn>& t);       // lower_pool.cp
 void addLossLowerings(std::map<std::string, LowerFn>& t);       // lower_loss.cpp
 void addMutationLowerings(std::map<std::string, LowerFn>& t);   // lower_mutation.cpp
 void addUpsampleLowerings(std::map<std::string, LowerFn>& t);   // lower_upsample.cpp
+void addRnnLowerings(std::map<std::string, LowerFn>& t);        // lower_rnn.cpp
 
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();

@@ -211,6 +211,15 @@ Expected<Argument> LowerCtx::emit(std::string_view qualname, std::vector<Argumen
     for (const auto& [k, a] : kwargs) kv.emplace_back(k, valueOf(a));
     auto bound = bindArgs(*op, std::move(pv), std::move(kv));
     if (!bound.ok()) return makeError(bound.error().message);
+    // Python tuples passed for list parameters (`torch.cat((a, b), dim=-1)`) are lists in ATen
+    // graphs, as PyTorch's own lowering writes them; the backends read Tensor[] arguments as lists.
+    auto listify = [&](Argument& a, int index) {
+        if (a.kind == Argument::Kind::Tuple && index >= 0 && static_cast<size_t>(index) < op->schema.args.size() &&
+            op->schema.args[static_cast<size_t>(index)].type.find('[') != std::string::npos)
+            a.kind = Argument::Kind::List;
+    };
+    for (size_t i = 0; i < args.size(); ++i) listify(args[i], static_cast<int>(i));
+    for (auto& [k, a] : kwargs) listify(a, op->schema.indexOf(k));
     Value out;
     if (op->meta) {
         auto m = op->meta(*bound);

@@ -5,6 +5,7 @@
 #include "exec/ops/kernel_util.h"
 #include "import/dynamo_lowering_internal.h"
 
+#include <cmath>
 #include <unordered_map>
 
 namespace fxray::lowering {
@@ -440,6 +441,272 @@ Expected<Argument> torchSize(LowerCtx&, const TorchCall& call) {
     return Argument::ofList(sizes->items, true);
 }
 
+/// torch.ones(2, 3, dtype=...) / zeros / empty / rand / randn: sizes as varargs or one sequence,
+/// the rest as ATen's keywords.
+template <const char* Aten>
+Expected<Argument> factory(LowerCtx& c, const TorchCall& call) {
+    TorchCall k = call;
+    if (!(call.args.size() == 1 && call.args[0].isSequence())) {
+        auto sizes = varargSizes(call, 0);
+        if (!sizes) return makeError("sizes must be ints");
+        k.args = {*sizes};
+    }
+    return lowerGeneric(c, k, Aten);
+}
+constexpr char kOnes[] = "ones";
+constexpr char kZeros[] = "zeros";
+constexpr char kEmpty[] = "empty";
+constexpr char kRand[] = "rand";
+constexpr char kRandn[] = "randn";
+
+/// torch.min(a, b) / torch.max(a, b) of two tensors are ATen's minimum / maximum (min.other);
+/// a reduction otherwise.
+template <bool Max>
+Expected<Argument> minMax(LowerCtx& c, const TorchCall& call) {
+    const Argument* other = call.args.size() == 2 ? &call.args[1] : nullptr;
+    for (const auto& [k, v] : call.kwargs)
+        if (k == "other") other = &v;
+    if (other && c.isTensor(*other)) return lowerGeneric(c, call, Max ? "maximum" : "minimum");
+    return lowerGeneric(c, call, Max ? "max" : "min");
+}
+
+/// torch.outer(a, b) = a[:, None] * b (PyTorch's own decomposition).
+Expected<Argument> outer(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "vec2"});
+    if (!p.ok()) return p.error();
+    if (!(*p)[0] || !(*p)[1] || !c.isTensor(*(*p)[0]) || !c.isTensor(*(*p)[1])) return makeError("expects two tensors");
+    auto col = c.emit("aten.unsqueeze.default", {*(*p)[0], Argument::ofInt(1)});
+    if (!col.ok()) return col.error();
+    return c.emit("aten.mul.Tensor", {*col, *(*p)[1]});
+}
+
+/// torch.nn.functional.X(input, ..., inplace=False) whose other parameters are ATen X's, in
+/// order: the functional form of X (inplace=True is refused: its result aliases the input).
+template <const char* Aten>
+Expected<Argument> functionalAsAten(LowerCtx& c, const TorchCall& call) {
+    TorchCall k = call;
+    k.kwargs.clear();
+    for (const auto& [key, v] : call.kwargs) {
+        if (key != "inplace") {
+            k.kwargs.emplace_back(key, v);
+            continue;
+        }
+        if (v.kind != Argument::Kind::Bool || v.b)
+            return makeError("in-place " + std::string(Aten) + " is not supported");
+    }
+    return lowerGeneric(c, k, Aten);
+}
+constexpr char kHardswish[] = "hardswish";
+constexpr char kHardsigmoid[] = "hardsigmoid";
+constexpr char kMish[] = "mish";
+constexpr char kGroupNorm[] = "group_norm";
+
+/// F.relu6(input, inplace=False) = hardtanh(input, 0, 6).
+Expected<Argument> relu6(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "inplace"});
+    if (!p.ok()) return p.error();
+    if (!(*p)[0] || !c.isTensor(*(*p)[0])) return makeError("expects a tensor");
+    if ((*p)[1] && ((*p)[1]->kind != Argument::Kind::Bool || (*p)[1]->b))
+        return makeError("in-place relu6 is not supported");
+    return c.emit("aten.hardtanh.default", {*(*p)[0], Argument::ofFloat(0.0), Argument::ofFloat(6.0)});
+}
+
+/// F.interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
+/// recompute_scale_factor=None, antialias=False): ATen's upsample_*.vec(input, output_size,
+/// [align_corners,] scale_factors), as torch/nn/functional.py calls it.
+Expected<Argument> interpolate(LowerCtx& c, const TorchCall& call) {
+    auto p =
+        call.bind({"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    const auto m = c.tensorMeta(*x);
+    const size_t n = m->shape.size() >= 3 ? m->shape.size() - 2 : 0;
+    if (n < 1 || n > 3) return makeError("expects a 3-D, 4-D or 5-D input");
+    const std::string mode = given((*p)[3]) ? (*p)[3]->s : "nearest";
+    if (given((*p)[6]) && boolOf((*p)[6], false).value_or(true)) return makeError("antialias is not supported");
+    std::string op;
+    if (mode == "nearest")
+        op = "upsample_nearest" + std::to_string(n) + "d";
+    else if (mode == "linear" && n == 1)
+        op = "upsample_linear1d";
+    else if (mode == "bilinear" && n == 2)
+        op = "upsample_bilinear2d";
+    else if (mode == "trilinear" && n == 3)
+        op = "upsample_trilinear3d";
+    else if (mode == "bicubic" && n == 2)
+        op = "upsample_bicubic2d";
+    else
+        return makeError("mode '" + mode + "' is not supported for a " + std::to_string(n + 2) + "-D input");
+    const bool linear = mode != "nearest";
+    if (given((*p)[4]) && !linear) return makeError("align_corners only applies to the linear and cubic modes");
+    if (given((*p)[1]) == given((*p)[2])) return makeError("expects exactly one of size and scale_factor");
+    Argument size = Argument::none(), scales = Argument::none();
+    if (given((*p)[1])) {
+        auto l = intList(*(*p)[1], n);
+        if (!l || l->items.size() != n) return makeError("size must be an int or " + std::to_string(n) + " ints");
+        size = *l;
+    } else {
+        std::vector<double> f;
+        if (auto one = numberOf((*p)[2])) {
+            f.assign(n, *one);
+        } else if ((*p)[2]->isSequence()) {
+            for (const auto& it : (*p)[2]->items)
+                if (auto v = numberOf(&it)) f.push_back(*v);
+        }
+        if (f.size() != n) return makeError("scale_factor must be a number or " + std::to_string(n) + " numbers");
+        if (boolOf((*p)[5], false).value_or(false)) {
+            // recompute_scale_factor: the output size floor(in * scale), no scales passed on.
+            std::vector<Argument> out;
+            for (size_t d = 0; d < n; ++d)
+                out.push_back(Argument::ofInt(static_cast<int64_t>(std::floor(double(m->shape[2 + d]) * f[d]))));
+            size = Argument::ofList(std::move(out));
+        } else {
+            std::vector<Argument> sf;
+            for (double v : f) sf.push_back(Argument::ofFloat(v));
+            scales = Argument::ofList(std::move(sf));
+        }
+    }
+    if (!linear) return c.emit("aten." + op + ".vec", {*x, size, scales});
+    return c.emit("aten." + op + ".vec", {*x, size, Argument::ofBool(boolOf((*p)[4], false).value_or(false)), scales});
+}
+
+/// F.grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
+/// grid_sampler_2d/3d with the modes as ATen's enum values.
+Expected<Argument> gridSample(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "grid", "mode", "padding_mode", "align_corners"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto grid = needTensor(c, (*p)[1], "grid");
+    if (!grid.ok()) return grid;
+    const std::string mode = given((*p)[2]) ? (*p)[2]->s : "bilinear", pad = given((*p)[3]) ? (*p)[3]->s : "zeros";
+    const int64_t im = mode == "bilinear" ? 0 : mode == "nearest" ? 1 : mode == "bicubic" ? 2 : -1;
+    const int64_t pm = pad == "zeros" ? 0 : pad == "border" ? 1 : pad == "reflection" ? 2 : -1;
+    if (im < 0 || pm < 0) return makeError("unknown mode '" + mode + "' or padding_mode '" + pad + "'");
+    const size_t rank = c.tensorMeta(*x)->shape.size();
+    if (rank != 4 && rank != 5) return makeError("expects a 4-D or 5-D input");
+    return c.emit(rank == 4 ? "aten.grid_sampler_2d.default" : "aten.grid_sampler_3d.default",
+                  {*x, *grid, Argument::ofInt(im), Argument::ofInt(pm),
+                   Argument::ofBool(boolOf((*p)[4], false).value_or(false))});
+}
+
+/// x @ w.T (+ b): the gate matmuls of the RNN cells.
+Expected<Argument> gateLinear(LowerCtx& c, const Argument& x, const Argument& w) {
+    auto wt = c.emit("aten.t.default", {w});
+    if (!wt.ok()) return wt;
+    return c.emit("aten.mm.default", {x, *wt});
+}
+
+/// torch.lstm_cell(input, (hx, cx), w_ih, w_hh, b_ih=None, b_hh=None) -> (hy, cy): the two gate
+/// matmuls and _thnn_fused_lstm_cell, as PyTorch runs it on CUDA (its third output, the
+/// workspace, is never read from the torch-level result).
+Expected<Argument> lstmCell(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "hx", "w_ih", "w_hh", "b_ih", "b_hh"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    if (!(*p)[1] || !(*p)[1]->isSequence() || (*p)[1]->items.size() != 2 || !(*p)[2] || !(*p)[3])
+        return makeError("expects input, (hx, cx), w_ih and w_hh");
+    const Argument &h = (*p)[1]->items[0], &cx = (*p)[1]->items[1];
+    if (given((*p)[4]) != given((*p)[5])) return makeError("expects both biases or neither");
+    auto ig = gateLinear(c, *x, *(*p)[2]);
+    if (!ig.ok()) return ig;
+    auto hg = gateLinear(c, h, *(*p)[3]);
+    if (!hg.ok()) return hg;
+    return c.emit("aten._thnn_fused_lstm_cell.default", {*ig, *hg, cx, orNone((*p)[4]), orNone((*p)[5])});
+}
+
+/// torch.gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> hy, as ATen's gru_cell
+/// composes it: r, z = sigmoid of the summed gate blocks, n = tanh(i_n + r * h_n),
+/// hy = n + z * (hx - n) (gate blocks as slices, so that the result is one tensor).
+Expected<Argument> gruCell(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "hx", "w_ih", "w_hh", "b_ih", "b_hh"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto hx = needTensor(c, (*p)[1], "hx");
+    if (!hx.ok()) return hx;
+    if (!(*p)[2] || !(*p)[3]) return makeError("expects w_ih and w_hh");
+    const auto hm = c.tensorMeta(*hx);
+    if (hm->shape.size() != 2 || hm->shape[1] < 0) return makeError("expects a [B, H] hidden state of static size");
+    const int64_t H = hm->shape[1];
+    auto gates = [&](const Argument& in, const Argument* w, const Argument* b) -> Expected<Argument> {
+        if (!given(b)) return gateLinear(c, in, *w);
+        auto wt = c.emit("aten.t.default", {*w});
+        if (!wt.ok()) return wt;
+        return c.emit("aten.addmm.default", {*b, in, *wt});
+    };
+    auto gi = gates(*x, (*p)[2], (*p)[4]);
+    if (!gi.ok()) return gi;
+    auto gh = gates(*hx, (*p)[3], (*p)[5]);
+    if (!gh.ok()) return gh;
+    std::vector<Argument> parts;
+    for (const Argument* g : {&*gi, &*gh})
+        for (int64_t k = 0; k < 3; ++k) {
+            auto s = c.emit("aten.slice.Tensor",
+                            {*g, Argument::ofInt(1), Argument::ofInt(k * H), Argument::ofInt((k + 1) * H)});
+            if (!s.ok()) return s;
+            parts.push_back(*s);
+        }
+    auto emit = [&](const char* op, std::vector<Argument> a) { return c.emit(op, std::move(a)); };
+    auto rs = emit("aten.add.Tensor", {parts[0], parts[3]});
+    if (!rs.ok()) return rs;
+    auto r = emit("aten.sigmoid.default", {*rs});
+    auto zs = emit("aten.add.Tensor", {parts[1], parts[4]});
+    if (!r.ok() || !zs.ok()) return makeError("gate sums failed");
+    auto z = emit("aten.sigmoid.default", {*zs});
+    auto rn = emit("aten.mul.Tensor", {*r, parts[5]});
+    if (!z.ok() || !rn.ok()) return makeError("gate products failed");
+    auto ns = emit("aten.add.Tensor", {parts[2], *rn});
+    if (!ns.ok()) return ns;
+    auto n = emit("aten.tanh.default", {*ns});
+    if (!n.ok()) return n;
+    auto d = emit("aten.sub.Tensor", {*hx, *n});
+    if (!d.ok()) return d;
+    auto zd = emit("aten.mul.Tensor", {*z, *d});
+    if (!zd.ok()) return zd;
+    return emit("aten.add.Tensor", {*n, *zd});
+}
+
+/// torch.repeat_interleave(input, repeats: int, dim=None): each element (slice along dim)
+/// repeated; as unsqueeze + expand + reshape (PyTorch's decomposition for int repeats).
+Expected<Argument> repeatInterleaveInt(LowerCtx& c, const Argument& x, const Argument* repeats, const Argument* dim) {
+    auto r = intOf(repeats);
+    if (!r) return makeError("only an int number of repeats is supported (a tensor of repeats is data-dependent)");
+    auto m = c.tensorMeta(x);
+    if (!m) return makeError("expects a tensor");
+    Argument src = x;
+    std::vector<int64_t> shape = m->shape;
+    int64_t d = 0;
+    if (!given(dim)) {
+        int64_t n = 1;
+        for (int64_t s : shape) n *= s;
+        auto flat = c.emit("aten.reshape.default", {x, Argument::ofList({Argument::ofInt(n)})});
+        if (!flat.ok()) return flat;
+        src = *flat;
+        shape = {n};
+    } else {
+        auto dv = intOf(dim);
+        if (!dv) return makeError("dim must be an int");
+        d = *dv < 0 ? *dv + static_cast<int64_t>(shape.size()) : *dv;
+        if (d < 0 || d >= static_cast<int64_t>(shape.size())) return makeError("dim out of range");
+    }
+    for (int64_t s : shape)
+        if (s < 0) return makeError("symbolic sizes are not supported");
+    auto u = c.emit("aten.unsqueeze.default", {src, Argument::ofInt(d + 1)});
+    if (!u.ok()) return u;
+    std::vector<Argument> ex, out;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        ex.push_back(Argument::ofInt(shape[i]));
+        if (static_cast<int64_t>(i) == d) ex.push_back(Argument::ofInt(*r));
+        out.push_back(Argument::ofInt(static_cast<int64_t>(i) == d ? shape[i] * *r : shape[i]));
+    }
+    auto e = c.emit("aten.expand.default", {*u, Argument::ofList(std::move(ex))});
+    if (!e.ok()) return e;
+    return c.emit("aten.reshape.default", {*e, Argument::ofList(std::move(out))});
+}
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"torch._C._nn.linear", linear},
@@ -476,6 +743,25 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.randperm", randperm},
         {"torch.tensor", tensorLiteral},
         {"torch.Size", torchSize},
+        {"torch.ones", factory<kOnes>},
+        {"torch.zeros", factory<kZeros>},
+        {"torch.empty", factory<kEmpty>},
+        {"torch.rand", factory<kRand>},
+        {"torch.randn", factory<kRandn>},
+        {"torch.min", minMax<false>},
+        {"torch.max", minMax<true>},
+        {"torch.outer", outer},
+        {"torch.repeat_interleave", lowerRepeatInterleave},
+        {"torch.lstm_cell", lstmCell},
+        {"torch.gru_cell", gruCell},
+        {"torch.nn.functional.interpolate", interpolate},
+        {"torch.nn.functional.grid_sample", gridSample},
+        {"torch.nn.functional.multi_head_attention_forward", lowerMultiHeadAttention},
+        {"torch.nn.functional.hardswish", functionalAsAten<kHardswish>},
+        {"torch.nn.functional.hardsigmoid", functionalAsAten<kHardsigmoid>},
+        {"torch.nn.functional.mish", functionalAsAten<kMish>},
+        {"torch.nn.functional.group_norm", functionalAsAten<kGroupNorm>},
+        {"torch.nn.functional.relu6", relu6},
         {"torch._C._set_grad_enabled", dropCall},
         {"torch._assert", dropCall},
         {"torch._assert_async", dropCall},
@@ -491,6 +777,14 @@ const std::unordered_map<std::string_view, Rule>& table() {
 }
 
 }  // namespace
+
+Expected<Argument> lowerRepeatInterleave(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "repeats", "dim", "output_size"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    return repeatInterleaveInt(c, *x, (*p)[1], (*p)[2]);
+}
 
 Rule findFunctionRule(std::string_view target) {
     auto it = table().find(target);

@@ -123,6 +123,10 @@ using Rule = Expected<Argument> (*)(LowerCtx&, const TorchCall&);
 
 /// Rules for call_function targets (`torch.*`, `operator.*`, `builtins.getattr`), or null.
 Rule findFunctionRule(std::string_view target);
+/// torch.repeat_interleave(input, repeats: int, dim=None) and the method of the same name.
+Expected<Argument> lowerRepeatInterleave(LowerCtx& c, const TorchCall& call);
+/// F.multi_head_attention_forward without attention weights (dynamo_lowering_attention.cpp).
+Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call);
 /// Rules for call_method names, or null.
 Rule findMethodRule(std::string_view method);
 /// Rules for `operator.*` and `builtins.getattr` targets, or null (dynamo_lowering_operators.cpp).

@@ -245,6 +245,22 @@ Expected<Argument> item(LowerCtx& c, const TorchCall& call) {
     return c.emit("aten.item.default", {call.args[0]});
 }
 
+/// x.new_zeros(2, 3) / new_ones / new_empty: varargs sizes as ATen's one size list.
+template <const char* Aten>
+Expected<Argument> newSized(LowerCtx& c, const TorchCall& call) {
+    if (call.args.empty() || !c.isTensor(call.args[0])) return makeError("expects a tensor");
+    TorchCall k = call;
+    if (!(call.args.size() == 2 && call.args[1].isSequence())) {
+        auto sizes = varargSizes(call, 1);
+        if (!sizes) return makeError("sizes must be ints");
+        k.args = {call.args[0], *sizes};
+    }
+    return lowerGeneric(c, k, Aten);
+}
+constexpr char kNewZeros[] = "new_zeros";
+constexpr char kNewOnes[] = "new_ones";
+constexpr char kNewEmpty[] = "new_empty";
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"view", sized<kView>},
@@ -252,6 +268,10 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"expand", sized<kExpand>},
         {"permute", sized<kPermute>},
         {"repeat", sized<kRepeat>},
+        {"repeat_interleave", lowerRepeatInterleave},
+        {"new_zeros", newSized<kNewZeros>},
+        {"new_ones", newSized<kNewOnes>},
+        {"new_empty", newSized<kNewEmpty>},
         {"expand_as", expandAs},
         {"view_as", viewAs},
         {"reshape_as", viewAs},

@@ -11,7 +11,8 @@ namespace fxray::cg::cuda {
 namespace {
 
 KernelModule& backwardModule() {
-    static KernelModule* m = new KernelModule("fxray_backward_ops", {"backward_ops.cu"});  // never destroyed
+    static KernelModule* m =
+        new KernelModule("fxray_backward_ops", {"dtype_io.cuh", "backward_ops.cu"});  // never destroyed
     return *m;
 }
 
@@ -31,7 +32,11 @@ struct Dense {
 };
 
 Status launch(const std::string& name, DType t, int64_t work, void** params) {
-    auto fn = backwardModule().function(name + (t == DType::Float64 ? "_f64" : "_f32"));
+    const char* suffix = t == DType::Float64    ? "_f64"
+                         : t == DType::Float16  ? "_f16"
+                         : t == DType::BFloat16 ? "_bf16"
+                                                : "_f32";
+    auto fn = backwardModule().function(name + suffix);
     if (!fn.ok()) return fn.error();
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
     return launchGrid(*fn, static_cast<unsigned>(std::clamp<int64_t>((work + 127) / 128, 1, cap)), 1, 128, params,
@@ -47,6 +52,7 @@ bool denseOut(const std::optional<DeviceView>& v, DType t) {
 Expected<std::string> backwardOpsSource() { return backwardModule().source(); }
 
 bool backwardOpsSupport(DType t) { return t == DType::Float32 || t == DType::Float64; }
+bool groupNormBackwardSupports(DType t) { return backwardOpsSupport(t) || t == DType::Float16 || t == DType::BFloat16; }
 
 Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,
                            const std::optional<DeviceView>& weight, double p, double margin, int64_t reduction,
@@ -107,7 +113,8 @@ Status groupNormBackward(const DeviceView& dy, const DeviceView& x, const Device
                          const std::optional<DeviceView>& gi, const std::optional<DeviceView>& gw,
                          const std::optional<DeviceView>& gb) {
     const DType t = x.meta.dtype;
-    if (!backwardOpsSupport(t) || G <= 0 || C % G != 0 || !denseOut(gi, t) || !denseOut(gw, t) || !denseOut(gb, t))
+    if (!groupNormBackwardSupports(t) || G <= 0 || C % G != 0 || !denseOut(gi, t) || !denseOut(gw, t) ||
+        !denseOut(gb, t))
         return makeError("device native_group_norm_backward: operands");
     Dense dense;
     auto pdy = dense(dy), px = dense(x), pm = dense(mean), pr = dense(rstd), pw = dense(weight);

@@ -17,6 +17,8 @@ Expected<std::string> backwardOpsSource();
 
 /// True when these kernels handle this dtype.
 bool backwardOpsSupport(DType t);
+/// native_group_norm_backward also in fp16 / bf16 (its statistics are in the input's dtype).
+bool groupNormBackwardSupports(DType t);
 
 /// multi_margin_loss_backward over x [rows, dim] (targets int64 [rows], weight [dim] optional,
 /// grad_output one value or [rows]); reduction 1 is mean.

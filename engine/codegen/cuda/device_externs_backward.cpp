@@ -95,7 +95,7 @@ Expected<bool> groupNormBackwardOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     auto dy = c.view(0), x = c.view(1), mean = c.view(2), rstd = c.view(3);
     std::optional<DeviceView> w = A && !A->isNone(4) ? c.view(4) : std::nullopt;
-    if (!A || !x || !backwardOpsSupport(x->meta.dtype)) return false;
+    if (!A || !x || !groupNormBackwardSupports(x->meta.dtype)) return false;
     const DType dt = x->meta.dtype;
     const int64_t N = A->toInt(5), C = A->toInt(6), HxW = A->toInt(7), G = A->toInt(8);
     if (G <= 0 || C % G != 0 || x->meta.numel() != N * C * HxW || !fits(dy, dt, N * C * HxW) ||

@@ -80,6 +80,27 @@ Expected<Value> metaHardtanh(const OpArgs& a) {
     return pointwiseMeta(a, {0}, promotedOf(a, {0, 1, 2}));
 }
 
+/// leaky_relu_backward(grad_output, self, negative_slope, self_is_result): PyTorch's
+/// TensorIterator takes self before grad_output. The in-place form (self_is_result) cannot
+/// invert a negative slope.
+Expected<Value> metaLeakyReluBackward(const OpArgs& a) {
+    if (a.toBool(3) && a.toDouble(2) < 0.0)
+        return opError(a, "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                          "supported. This is caused by calling in-place forward function with a negative slope, "
+                          "please call out-of-place version instead.");
+    return floatOnlyMeta(a, {1, 0});
+}
+
+/// elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result): grad_output
+/// first in the TensorIterator; from the result (in-place elu) only with alpha >= 0.
+Expected<Value> metaEluBackward(const OpArgs& a) {
+    if (a.toBool(4) && a.toDouble(1) < 0.0)
+        return opError(a, "In-place elu backward calculation is triggered with a negative slope which is not "
+                          "supported. This is caused by calling in-place forward function with a negative slope, "
+                          "please call out-of-place version instead.");
+    return floatOnlyMeta(a, {0, 5});
+}
+
 // ----- kernels -------------------------------------------------------------------------------
 
 /// relu propagates NaN (it is clamp_min(x, 0)).
@@ -177,6 +198,23 @@ Expected<Value> eluKernel(const OpArgs& a, const Value& out, ExecContext&) {
     });
 }
 
+Expected<Value> leakyReluBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const double slope = a.toDouble(2);
+    return pointwiseKernel(a, out, {0, 1}, [slope](const double* x) { return x[1] > 0.0 ? x[0] : x[0] * slope; });
+}
+
+/// PyTorch's elu_backward kernel: from the result y = alpha*scale*(exp(x*input_scale) - 1), the
+/// slope below zero is input_scale * (y + alpha*scale).
+Expected<Value> eluBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const double negcoef = a.toDouble(1) * a.toDouble(2), poscoef = a.toDouble(2), negiptcoef = a.toDouble(3);
+    const bool isResult = a.toBool(4);
+    return pointwiseKernel(a, out, {0, 5}, [=](const double* x) {
+        const double g = x[0], b = x[1];
+        if (b > 0.0) return g * poscoef;
+        return isResult ? g * negiptcoef * (b + negcoef) : g * negiptcoef * negcoef * std::exp(b * negiptcoef);
+    });
+}
+
 }  // namespace
 
 void registerActivationOps(OpRegistry& r) {
@@ -207,6 +245,13 @@ void registerActivationOps(OpRegistry& r) {
           metaFloatUnary, leakyReluKernel);
     r.add("aten.elu.default", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", PW,
           metaFloatUnary, eluKernel);
+    r.add("aten.leaky_relu_backward.default",
+          "leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor",
+          PW, metaLeakyReluBackward, leakyReluBackwardKernel);
+    r.add("aten.elu_backward.default",
+          "elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, "
+          "Tensor self_or_result) -> Tensor",
+          PW, metaEluBackward, eluBackwardKernel);
 }
 
 }  // namespace fxray

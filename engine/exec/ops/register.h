@@ -31,6 +31,7 @@ void registerShuffleOps(OpRegistry& r);         // shuffle.cpp: pixel_shuffle, p
 void registerDistanceOps(OpRegistry& r);        // distance.cpp: _pdist_forward, _pdist_backward
 void registerTrilinearOps(OpRegistry& r);       // trilinear.cpp: _trilinear
 void registerRmsNormOps(OpRegistry& r);         // rms_norm.cpp: _fused_rms_norm + backward
+void registerRnnCellOps(OpRegistry& r);         // rnn_cells.cpp: _thnn_fused_lstm_cell/_gru_cell + backwards
 void registerBinaryOps(OpRegistry& r);          // binary.cpp: remainder, atan2, lerp, clamp.Tensor, igamma, ...
 void registerInplaceOps(OpRegistry& r);         // inplace.cpp: every X_ op through its functional X
 void registerCopyVariantOps(OpRegistry& r);     // copy_variants.cpp: view_copy, permute_copy, ... (*_copy of views)

@@ -29,6 +29,7 @@ void registerAllOps(OpRegistry& r) {
     registerDistanceOps(r);
     registerTrilinearOps(r);
     registerRmsNormOps(r);
+    registerRnnCellOps(r);
     registerBinaryOps(r);
     registerInplaceOps(r);
     registerCopyVariantOps(r);

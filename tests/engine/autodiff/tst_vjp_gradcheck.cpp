@@ -216,6 +216,27 @@ const std::vector<Case>& cases() {
          "        r = torch.ops.aten.select.int(b, 0, 2)\n"
          "        m = torch.ops.aten.mul_.Tensor(r, z)\n"
          "        return (b,)\n"},
+        // ----- ops of popular architectures (bench/gen_popular.py) -----
+        {"popular", "fused_lstm_gru_cells",
+         R"(ig: "f64[2, 12]", hg: "f64[2, 12]", cx: "f64[2, 3]", bi: "f64[12]", bh: "f64[12]", gi: "f64[2, 9]", gh: "f64[2, 9]", hx: "f64[2, 3]")",
+         "        l = torch.ops.aten._thnn_fused_lstm_cell.default(ig, hg, cx, bi, bh)\n"
+         "        hy = l[0]\n"
+         "        cy = l[1]\n"
+         "        g = torch.ops.aten._thnn_fused_gru_cell.default(gi, gh, hx)\n"
+         "        gy = g[0]\n"
+         "        return (hy, cy, gy)\n"},
+        {"popular", "group_norm_upsample_vec_chunk", R"(w: "f64[4]", b: "f64[4]", x: "f64[2, 4, 3, 3]")",
+         "        a = torch.ops.aten.group_norm.default(x, 2, w, b, 1e-05)\n"
+         "        u = torch.ops.aten.upsample_nearest2d.vec(a, None, [2.0, 2.0])\n"
+         "        v = torch.ops.aten.upsample_bilinear2d.vec(x, [5, 4], False, None)\n"
+         "        c = torch.ops.aten.chunk.default(u, 2, 1)\n"
+         "        c1 = c[1]\n"
+         "        return (c1, v)\n"},
+        {"popular", "scaled_dot_product_attention",
+         R"(q: "f64[1, 2, 4, 3]", k: "f64[1, 2, 5, 3]", v: "f64[1, 2, 5, 3]", m: "f64[1, 2, 4, 5]")",
+         "        a = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, m)\n"
+         "        b = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, None, 0.0, True, scale = 0.5)\n"
+         "        return (a, b)\n"},
         // ----- random -----
         {"random", "native_dropout", R"(x: "f64[4, 5]")",
          "        d = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"

@@ -211,18 +211,21 @@ private slots:
     }
 
     void unsupportedOpFallsBackExplicitly() {
-        // elu (the functional overload, which decompositions normally remove) has no lowering:
-        // it runs on the reference kernel and is reported; its result feeds a generated kernel.
-        auto g = parse("        elu: \"f32[3][1]cpu\" = torch.ops.aten.elu.default(arg0_1)\n"
-                       "        mul: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(elu, 10)\n"
+        // group_norm (the composite overload, which decompositions normally remove) has no
+        // lowering: it runs on the reference kernel and is reported; its result feeds a generated
+        // kernel.
+        auto g = parse("        gn: \"f32[1, 3][3, 1]cpu\" = torch.ops.aten.group_norm.default(arg0_1, 1)\n"
+                       "        mul: \"f32[1, 3][3, 1]cpu\" = torch.ops.aten.mul.Tensor(gn, 10)\n"
                        "        return (mul,)\n",
-                       "arg0_1: \"f32[3][1]cpu\"");
+                       "arg0_1: \"f32[1, 3][3, 1]cpu\"");
         QVERIFY(g);
-        auto c = compileAndRun(*g, {fxtest::tv({3}, {-1, 0, 2})});
+        auto c = compileAndRun(*g, {fxtest::tv({1, 3}, {-1, 0, 2})});
         QVERIFY(c.cg);
-        QCOMPARE(c.cg->fallbackOps().count("aten.elu.default"), size_t(1));
-        // 10 * (e^-1 - 1), 0, 20
-        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{10 * (std::exp(-1.0) - 1), 0, 20}), 1e-5);
+        QCOMPARE(c.cg->fallbackOps().count("aten.group_norm.default"), size_t(1));
+        // 10 * (x - mean) / sqrt(var + 1e-5) over the one group of three channels.
+        const double m = 1.0 / 3, sd = std::sqrt(((-1 - m) * (-1 - m) + m * m + (2 - m) * (2 - m)) / 3 + 1e-5);
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]),
+                       (std::vector<double>{10 * (-1 - m) / sd, 10 * -m / sd, 10 * (2 - m) / sd}), 1e-5);
     }
 };
 

@@ -1,6 +1,7 @@
 // CUDA source generation without a GPU: every corpus graph (graphs/*.py and numerics/*.py) is
 // lowered, fused, turned into CUDA C++ and compiled by NVRTC to PTX, which is what CI can check
 // with no device. The no-device path must report plainly, never crash.
+#include "rnn_cells_graph.h"
 #include "test_util.h"
 
 #include "codegen/cuda/backward_ops.h"
@@ -340,6 +341,10 @@ private slots:
               "fx_group_norm_bwd_affine", "fx_rms_norm_bwd_input", "fx_rms_norm_bwd_weight"})
             for (const char* sfx : {"_f32", "_f64"})
                 QVERIFY2(bout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
+        // Group norm's backward also for fp16 / bf16 (mixed-precision UNets).
+        for (const char* k : {"fx_group_norm_bwd_input", "fx_group_norm_bwd_affine"})
+            for (const char* sfx : {"_f16", "_bf16"})
+                QVERIFY2(bout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
         // kernels/embedding_bag.cu.
         auto esrc = cg::cuda::embeddingBagSource();
         QVERIFY2(esrc.ok(), esrc.ok() ? "" : esrc.error().str().c_str());
@@ -350,6 +355,25 @@ private slots:
                 QVERIFY2(eout->image.find(std::string(".entry ") + k + sfx) != std::string::npos, k);
         // scale_grad_by_freq's row counts.
         QVERIFY(eout->image.find(".entry fx_bag_count") != std::string::npos);
+    }
+
+    void rnn_cells_compile_to_ptx() {
+        // The fused LSTM / GRU cells, their backwards and the activation backwards of
+        // rnn_cells_graph.h: lowered with nothing left on the host, and the CUDA C compiles.
+        auto [params, body] = fxtest::rnnCellsGraph("cuda:0");
+        auto g = fxtest::parseForward(params, body);
+        QVERIFY(g);
+        auto inputs = cg::cuda::annotatedInputs(*g);
+        QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().str().c_str());
+        auto lg = cg::lowerGraph(*g, *inputs);
+        QVERIFY2(lg.ok(), lg.ok() ? "" : lg.error().str().c_str());
+        QVERIFY2(lg->fallbackOps.empty(), lg->fallbackOps.begin()->first.c_str());
+        const auto& rt = cg::cuda::runtime();
+        if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
+        auto so = cg::cuda::compileSourceOnly(*g, *inputs, "compute_80");
+        QVERIFY2(so.ok(), so.ok() ? "" : so.error().str().c_str());
+        for (const auto& plan : so->source.plans)
+            QVERIFY2(so->compiled.image.find(plan.name) != std::string::npos, plan.name.c_str());
     }
 
     void corpus_graphs_compile_to_ptx() {

@@ -362,6 +362,32 @@ private slots:
         std::vector<Value> in{fxtest::tv({2, 4, 3}, wave(24, 0.2)), fxtest::tv({2, 4, 3}, wave(24, 1.3))};
         compareWithReference(*g, in, 1e-5, "group_norm_backward,rms_norm_backward");
     }
+
+    void group_norm_backward_half_vs_reference_data() {
+        QTest::addColumn<QString>("dtype");
+        QTest::newRow("bf16") << QString("bf16");
+        QTest::newRow("f16") << QString("f16");
+    }
+    void group_norm_backward_half_vs_reference() {
+        // Mixed-precision UNets (bench/gen_popular.py unet_block_bf16): group norm's backward in
+        // the input's 16-bit dtype, statistics included, on the device.
+        QFETCH(QString, dtype);
+        const std::string t = dtype.toStdString();
+        const DType dt = t == "bf16" ? DType::BFloat16 : DType::Float16;
+        auto g = fxtest::parseForward(
+            "x: \"" + t + "[2, 4, 3][12, 3, 1]cuda:0\", dy: \"" + t + "[2, 4, 3][12, 3, 1]cuda:0\", w: \"" + t +
+                "[4][1]cuda:0\", b: \"" + t + "[4][1]cuda:0\"",
+            "        gn = torch.ops.aten.native_group_norm.default(x, w, b, 2, 4, 3, 2, 1e-05)\n"
+            "        getitem_1 = gn[1]\n        getitem_2 = gn[2]\n"
+            "        gnb = torch.ops.aten.native_group_norm_backward.default(dy, x, getitem_1, getitem_2, w, 2, 4, 3, "
+            "2, [True, True, True])\n"
+            "        getitem_3 = gnb[0]\n        getitem_4 = gnb[1]\n        getitem_5 = gnb[2]\n"
+            "        return (getitem_3, getitem_4, getitem_5)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 4, 3}, wave(24, 0.2), dt), fxtest::tv({2, 4, 3}, wave(24, 1.3), dt),
+                              fxtest::tv({4}, wave(4, 0.7), dt), fxtest::tv({4}, wave(4, 2.1), dt)};
+        compareWithReference(*g, in, 3e-2, "group_norm_backward");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCudaExecFormerFallbacks)

@@ -12,6 +12,7 @@
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
 // ops ran on the device, not through the host fallback. Skipped with the reason without a device.
+#include "rnn_cells_graph.h"
 #include "test_util.h"
 
 #include "codegen/cuda/attention_tc.h"
@@ -155,6 +156,12 @@ private slots:
             << QString("1,4,10,10") << QString("6,2,3,3") << QString("1,1;2,2;2,2;2") << QString("f32") << QString();
         QTest::newRow("2d depthwise") << QString("2,8,12,12") << QString("8,1,3,3") << QString("1,1;1,1;1,1;8")
                                       << QString("f32") << QString();
+        // 5x5 stride 1 (Inception, EfficientNet): where cuDNN's timed search may find an FFT or
+        // Winograd algorithm fastest, which fp32 must not take (their error fails the check).
+        QTest::newRow("2d 5x5 pad2 (inception)")
+            << QString("2,6,15,15") << QString("8,6,5,5") << QString("1,1;2,2;1,1;1") << QString("f32") << QString();
+        QTest::newRow("2d 5x5 depthwise (mbconv)")
+            << QString("2,64,16,16") << QString("64,1,5,5") << QString("1,1;2,2;1,1;64") << QString("f32") << QString();
         QTest::newRow("2d 7x7 stride2 (resnet stem)")
             << QString("2,3,32,32") << QString("8,3,7,7") << QString("2,2;3,3;1,1;1") << QString("f32") << QString();
         QTest::newRow("1d") << QString("2,3,17") << QString("5,3,4") << QString("3;1;1;1") << QString("f32")
@@ -509,6 +516,28 @@ private slots:
             QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
         }
         qunsetenv("FXRAY_CUBLASLT");
+    }
+
+    void rnn_cells_vs_reference() {
+        // nn.LSTMCell / nn.GRUCell's fused cells and backwards (biases or none, a missing grad_cy)
+        // and leaky_relu_backward / elu / elu_backward (rnn_cells_graph.h) on the device, none on
+        // the host.
+        auto [params, body] = fxtest::rnnCellsGraph("cuda:0");
+        auto g = fxtest::parseForward(params, body);
+        QVERIFY(g);
+        auto in = randomInputs(*g, 11);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QVERIFY(!ref.empty());
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, *in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), ref.size());
+        for (size_t i = 0; i < r.outputs.size(); ++i) {
+            auto cmp = compareValues(i, r.outputs[i], ref[i]);
+            QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2").arg(i).arg(cmp.relErr)));
+        }
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
     void column_reductions_vs_reference() {

@@ -502,6 +502,165 @@ private slots:
 
     /// The issue's acceptance check: numerics/dynamo.py lowered and run on the recorded inputs
     /// reproduces PyTorch's recorded outputs.
+    /// Torch-level forms that popular models' graphs hold (bench/gen_popular.py): factories with
+    /// varargs sizes, min/max of two tensors, outer, and functionals that are ATen ops under the
+    /// same name. x = [[1, -2, 3], [-4, 5, -6]], y = [[.5, 1, 2], [4, 8, 16]], i = [1, 0].
+    void popularFunctionForms_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<std::vector<double>>("expected");
+        const double h = 1.0 / 3.0;
+        QTest::newRow("torch.ones varargs") << "torch.ones(2, 3, device = device(type='cpu'))"
+                                            << "aten.ones.default" << std::vector<double>(6, 1.0);
+        QTest::newRow("new_zeros varargs") << "y.new_zeros(2, 3)"
+                                           << "aten.new_zeros.default" << std::vector<double>(6, 0.0);
+        QTest::newRow("torch.min of two tensors")
+            << "torch.min(x, y)"
+            << "aten.minimum.default" << std::vector<double>{0.5, -2, 2, -4, 5, -6};
+        QTest::newRow("torch.max of two tensors") << "torch.max(x, y)"
+                                                  << "aten.maximum.default" << std::vector<double>{1, 1, 3, 4, 8, 16};
+        // hardswish: x * relu6(x + 3) / 6; hardsigmoid: relu6(x + 3) / 6; relu6: clamp to [0, 6].
+        QTest::newRow("F.hardswish") << "torch.nn.functional.hardswish(x)"
+                                     << "aten.hardswish.default"
+                                     << std::vector<double>{4 * h / 2, -2 * h / 2, 3, 0, 5, 0};
+        QTest::newRow("F.hardsigmoid") << "torch.nn.functional.hardsigmoid(x, inplace = False)"
+                                       << "aten.hardsigmoid.default"
+                                       << std::vector<double>{4 * h / 2, h / 2, 1, 0, 1, 0};
+        QTest::newRow("F.relu6") << "torch.nn.functional.relu6(x)"
+                                 << "aten.hardtanh.default" << std::vector<double>{1, 0, 3, 0, 5, 0};
+        // group_norm with one group over the 3 channels of each row, no affine.
+        std::vector<double> gn;
+        for (std::vector<double> row : {std::vector<double>{1, -2, 3}, std::vector<double>{-4, 5, -6}}) {
+            const double m = (row[0] + row[1] + row[2]) / 3;
+            double v = 0;
+            for (double e : row) v += (e - m) * (e - m) / 3;
+            for (double e : row) gn.push_back((e - m) / std::sqrt(v + 1e-5));
+        }
+        QTest::newRow("F.group_norm") << "torch.nn.functional.group_norm(x, 1, None, None, 1e-05)"
+                                      << "aten.group_norm.default" << gn;
+    }
+    void popularFunctionForms() {
+        QFETCH(QString, line);
+        QFETCH(QString, target);
+        QFETCH(std::vector<double>, expected);
+        auto g = parse(oneLine("        r: \"f32[2, 3][3, 1]cpu\" = " + line.toStdString() + "\n"));
+        QVERIFY(g);
+        Status s = lowerToAten(*g);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().str().c_str());
+        QCOMPARE(g->find("r")->target(), "torch.ops." + target.toStdString());
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), expected, 1e-6);
+    }
+
+    /// A tuple given for a list parameter (torch.cat((a, b), dim=-1), as Dynamo prints it) is a
+    /// list in the ATen node, as in PyTorch's ATen graphs (the CUDA backend's cat reads a list).
+    void tuplesForListParameters() {
+        auto g = parse(oneLine("        r: \"f32[2, 6][6, 1]cpu\" = torch.cat((x, y), dim = -1)\n"));
+        QVERIFY(g);
+        QVERIFY(lowerToAten(*g).ok());
+        Node* r = g->find("r");
+        QCOMPARE(r->target(), std::string("torch.ops.aten.cat.default"));
+        QVERIFY(!r->args.empty());
+        QVERIFY(r->args[0].kind == Argument::Kind::List);
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())),
+                       std::vector<double>({1, -2, 3, 0.5, 1, 2, -4, 5, -6, 4, 8, 16}), 0.0);
+    }
+
+    /// torch.outer(a, b) is a[:, None] * b.
+    void outerProduct() {
+        auto g = parse(oneLine("        j: \"i64[2][1]cpu\" = i + 2\n"
+                               "        r: \"i64[2, 2][2, 1]cpu\" = torch.outer(i, j)\n"));
+        QVERIFY(g);
+        QVERIFY(lowerToAten(*g).ok());
+        QCOMPARE(g->find("r")->target(), std::string("torch.ops.aten.mul.Tensor"));
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), std::vector<double>({3, 2, 0, 0}), 0.0);
+    }
+
+    /// Shape-changing forms of popular models: repeat_interleave (GQA's key/value heads) and
+    /// F.interpolate (UNet, YOLO) on u = x.unsqueeze(0), [1, 2, 3].
+    void resamplingForms_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("ann");
+        QTest::addColumn<std::vector<double>>("expected");
+        const std::vector<double> twice{1, 1, -2, -2, 3, 3, -4, -4, 5, 5, -6, -6};
+        QTest::newRow("repeat_interleave dim 1") << "x.repeat_interleave(2, dim = 1)"
+                                                 << "f32[2, 6][6, 1]" << twice;
+        QTest::newRow("repeat_interleave flat") << "torch.repeat_interleave(x, 2)"
+                                                << "f32[12][1]" << twice;
+        QTest::newRow("interpolate nearest x2")
+            << "torch.nn.functional.interpolate(u, scale_factor = 2.0, mode = 'nearest')"
+            << "f32[1, 2, 6][12, 6, 1]" << twice;
+        // linear, align_corners=False: source position (o + 0.5) / 2 - 0.5, clamped at the edges.
+        QTest::newRow("interpolate linear size 6")
+            << "torch.nn.functional.interpolate(u, size = 6, mode = 'linear', align_corners = False)"
+            << "f32[1, 2, 6][12, 6, 1]"
+            << std::vector<double>{1, 0.25, -1.25, -0.75, 1.75, 3, -4, -1.75, 2.75, 2.25, -3.25, -6};
+    }
+    void resamplingForms() {
+        QFETCH(QString, line);
+        QFETCH(QString, ann);
+        QFETCH(std::vector<double>, expected);
+        auto g = parse(oneLine("        u: \"f32[1, 2, 3][6, 3, 1]cpu\" = x.unsqueeze(0)\n"
+                               "        r: \"" +
+                               ann.toStdString() + "cpu\" = " + line.toStdString() + "\n"));
+        QVERIFY(g);
+        Status s = lowerToAten(*g);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().str().c_str());
+        FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), expected, 1e-6);
+    }
+
+    /// F.multi_head_attention_forward (nn.MultiheadAttention, no weights asked) against the same
+    /// attention written out with torch-level ops in the graph: in_proj slices, q k^T / sqrt(d),
+    /// softmax, the value product and out_proj. One head of two dims, query length 3, batch 1.
+    void multiHeadAttention() {
+        auto g = parse(
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, x: \"f32[3, 1, 2][2, 2, 1]cpu\", w: \"f32[6, 2][2, 1]cpu\", b: \"f32[6][1]cpu\", "
+            "wo: \"f32[2, 2][2, 1]cpu\", bo: \"f32[2][1]cpu\"):\n"
+            "        mha = torch.nn.functional.multi_head_attention_forward(x, x, x, 2, 1, w, b, None, None, False, "
+            "0.0, wo, bo, training = True, key_padding_mask = None, need_weights = False, attn_mask = None, "
+            "average_attn_weights = True, is_causal = False)\n"
+            "        r = mha[0]\n"
+            "        wq = w[slice(0, 2, None)]\n"
+            "        wk = w[slice(2, 4, None)]\n"
+            "        wv = w[slice(4, 6, None)]\n"
+            "        bq = b[slice(0, 2, None)]\n"
+            "        bk = b[slice(2, 4, None)]\n"
+            "        bv = b[slice(4, 6, None)]\n"
+            "        q = torch._C._nn.linear(x, wq, bq)\n"
+            "        k = torch._C._nn.linear(x, wk, bk)\n"
+            "        v = torch._C._nn.linear(x, wv, bv)\n"
+            "        qb = q.transpose(0, 1)\n"
+            "        kt = k.permute(1, 2, 0)\n"
+            "        vb = v.transpose(0, 1)\n"
+            "        s = torch.matmul(qb, kt)\n"
+            "        s2 = s * 0.7071067811865476\n"
+            "        p = torch.softmax(s2, -1)\n"
+            "        o = torch.matmul(p, vb)\n"
+            "        ot = o.transpose(0, 1)\n"
+            "        e = torch._C._nn.linear(ot, wo, bo)\n"
+            "        d = r - e\n"
+            "        return (d, r)\n");
+        QVERIFY(g);
+        Status s = lowerToAten(*g);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().str().c_str());
+        std::vector<Value> in;
+        uint32_t seed = 7;
+        for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 1, 2}, {6, 2}, {6}, {2, 2}, {2}}) {
+            std::vector<double> v(static_cast<size_t>(kern::product(shape)));
+            for (auto& x : v) x = ((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0 - 0.5;
+            in.push_back(fxtest::tv(shape, v));
+        }
+        Value d = runOne(*g, in);
+        for (double x : fxtest::values(d)) QVERIFY2(std::abs(x) < 1e-6, qPrintable(QString::number(x)));
+        // need_weights=True (the averaged attention weights) is refused with a message.
+        auto w = parse(oneLine("        r = torch.nn.functional.multi_head_attention_forward(x, x, x, 3, 1, y, None, "
+                               "None, None, False, 0.0, y, None, need_weights = True)\n"));
+        QVERIFY(w);
+        Status ws = lowerToAten(*w);
+        QVERIFY(!ws.ok());
+        QVERIFY2(ws.error().str().find("need_weights=True") != std::string::npos, ws.error().str().c_str());
+    }
+
     void numerics_data() {
         QTest::addColumn<QString>("model");
         for (const auto& m : modelsWith("numerics/dynamo.py")) QTest::newRow(m.c_str()) << QString::fromStdString(m);

@@ -3,8 +3,8 @@
 // (native_group_norm_backward, _fused_rms_norm_backward): sums over a row, a group, a channel or
 // the pairs of a row, one thread each, in double. The formulas are the CPU backend's
 // (codegen/cpu/extern_backward_ops.cpp) and the reference's. Inputs dense; grad_output of the
-// losses one value (reduced) or one per row; class targets int64.
-typedef long long fx_i64;
+// losses one value (reduced) or one per row; class targets int64. dtype_io.cuh (fx_ld / fx_st,
+// fx_i64) comes first in the module.
 
 #define FX_LOOP(q, n)                                                                                                  \
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < (n); q += (fx_i64)gridDim.x * blockDim.x)
@@ -107,19 +107,21 @@ __device__ void fx_group_norm_bwd_input(const T* dy, const T* x, const T* mean, 
     const fx_i64 span = per * HxW;
     FX_LOOP(ng, NG) {
         const fx_i64 base = ng * span;
-        const double mu = (double)mean[ng], r = (double)rstd[ng];
+        const double mu = (double)fx_ld(mean, ng), r = (double)fx_ld(rstd, ng);
         double s1 = 0.0, s2 = 0.0;
         for (fx_i64 i = 0; i < span; ++i) {
             const fx_i64 c = (ng % G) * per + i / HxW;
-            const double xhat = ((double)x[base + i] - mu) * r, dyw = (double)dy[base + i] * (w ? (double)w[c] : 1.0);
+            const double xhat = ((double)fx_ld(x, base + i) - mu) * r,
+                         dyw = (double)fx_ld(dy, base + i) * (w ? (double)fx_ld(w, c) : 1.0);
             s1 += dyw;
             s2 += dyw * xhat;
         }
         const double m1 = s1 / (double)span, m2 = s2 / (double)span;
         for (fx_i64 i = 0; i < span; ++i) {
             const fx_i64 c = (ng % G) * per + i / HxW;
-            const double xhat = ((double)x[base + i] - mu) * r, dyw = (double)dy[base + i] * (w ? (double)w[c] : 1.0);
-            gi[base + i] = (T)(r * (dyw - m1 - xhat * m2));
+            const double xhat = ((double)fx_ld(x, base + i) - mu) * r,
+                         dyw = (double)fx_ld(dy, base + i) * (w ? (double)fx_ld(w, c) : 1.0);
+            fx_st(gi, base + i, r * (dyw - m1 - xhat * m2));
         }
     }
 }
@@ -133,15 +135,16 @@ __device__ void fx_group_norm_bwd_affine(const T* dy, const T* x, const T* mean,
         double sw = 0.0, sb = 0.0;
         for (fx_i64 n = 0; n < N; ++n) {
             const fx_i64 ng = n * G + c / per;
-            const double mu = (double)mean[ng], r = (double)rstd[ng];
+            const double mu = (double)fx_ld(mean, ng), r = (double)fx_ld(rstd, ng);
             for (fx_i64 i = 0; i < HxW; ++i) {
                 const fx_i64 e = (n * C + c) * HxW + i;
-                sw += (double)dy[e] * ((double)x[e] - mu) * r;
-                sb += (double)dy[e];
+                const double d = (double)fx_ld(dy, e);
+                sw += d * ((double)fx_ld(x, e) - mu) * r;
+                sb += d;
             }
         }
-        if (gw) gw[c] = (T)sw;
-        if (gb) gb[c] = (T)sb;
+        if (gw) fx_st(gw, c, sw);
+        if (gb) fx_st(gb, c, sb);
     }
 }
 
@@ -186,15 +189,6 @@ __device__ void fx_rms_norm_bwd_weight(const T* dy, const T* x, const T* rstd, T
                                                 double p) {                                                            \
         fx_pdist_bwd<T>(g, x, dist, gx, n, m, p);                                                                      \
     }                                                                                                                  \
-    extern "C" __global__ void fx_group_norm_bwd_input_##S(const T* dy, const T* x, const T* mean, const T* rstd,      \
-                                                           const T* w, T* gi, fx_i64 NG, fx_i64 G, fx_i64 per,         \
-                                                           fx_i64 HxW) {                                               \
-        fx_group_norm_bwd_input<T>(dy, x, mean, rstd, w, gi, NG, G, per, HxW);                                         \
-    }                                                                                                                  \
-    extern "C" __global__ void fx_group_norm_bwd_affine_##S(const T* dy, const T* x, const T* mean, const T* rstd,     \
-                                                            T* gw, T* gb, fx_i64 N, fx_i64 C, fx_i64 G, fx_i64 HxW) {  \
-        fx_group_norm_bwd_affine<T>(dy, x, mean, rstd, gw, gb, N, C, G, HxW);                                          \
-    }                                                                                                                  \
     extern "C" __global__ void fx_rms_norm_bwd_input_##S(const T* dy, const T* x, const T* rstd, const T* w, T* gi,    \
                                                          fx_i64 M, fx_i64 N) {                                         \
         fx_rms_norm_bwd_input<T>(dy, x, rstd, w, gi, M, N);                                                            \
@@ -205,3 +199,20 @@ __device__ void fx_rms_norm_bwd_weight(const T* dy, const T* x, const T* rstd, T
     }
 FX_BACKWARD_KERNELS(float, f32)
 FX_BACKWARD_KERNELS(double, f64)
+
+// Group norm keeps its statistics in the input's dtype: the same kernels for fp16 and bf16
+// (loads and stores through dtype_io.cuh, sums in double).
+#define FX_GROUP_NORM_BACKWARD_KERNELS(T, S)                                                                           \
+    extern "C" __global__ void fx_group_norm_bwd_input_##S(const T* dy, const T* x, const T* mean, const T* rstd,      \
+                                                           const T* w, T* gi, fx_i64 NG, fx_i64 G, fx_i64 per,         \
+                                                           fx_i64 HxW) {                                               \
+        fx_group_norm_bwd_input<T>(dy, x, mean, rstd, w, gi, NG, G, per, HxW);                                         \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_group_norm_bwd_affine_##S(const T* dy, const T* x, const T* mean, const T* rstd,     \
+                                                            T* gw, T* gb, fx_i64 N, fx_i64 C, fx_i64 G, fx_i64 HxW) {  \
+        fx_group_norm_bwd_affine<T>(dy, x, mean, rstd, gw, gb, N, C, G, HxW);                                          \
+    }
+FX_GROUP_NORM_BACKWARD_KERNELS(float, f32)
+FX_GROUP_NORM_BACKWARD_KERNELS(double, f64)
+FX_GROUP_NORM_BACKWARD_KERNELS(fx_half, f16)
+FX_GROUP_NORM_BACKWARD_KERNELS(fx_bf16, bf16)

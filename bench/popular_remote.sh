@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# On the GPU machine: generates bench/gen_popular.py's graphs and runs each forward/backward
+# recorded run on the CUDA backend against PyTorch's outputs (fxray run --json, fallbacks listed),
+# then packs the graphs and the results into ONE archive under $OUT (the device tool returns few
+# files). usage (from the checkout root): DEV=.dev_popular bash DEV/bench/popular_remote.sh [NAMES]
+# With POPULAR_GRAPHS=DIR an already generated set is checked again (NAMES, when given, are
+# generated into it first). POPULAR_STAGES: the recorded runs checked (default forward backward).
+set -u
+ROOT="$PWD"; DEV="${DEV:-.dev_popular}"
+source "$ROOT/.ci/device-env.sh"
+fxray_device_env
+OUTDIR="${OUT:-/tmp/popular-out}"; mkdir -p "$OUTDIR"
+G="${POPULAR_GRAPHS:-/tmp/popular}"
+names="${1:-all}"
+t0=$SECONDS
+[ -n "${POPULAR_GRAPHS:-}" ] && [ -z "${1:-}" ] && names=none
+if [ "$names" != none ]; then
+  [ "$names" = all ] && names=$(python3 "$DEV/bench/gen_popular.py" --list)
+  # Four generator processes in parallel (each pays PyTorch's import and CUDA start once).
+  groups=("" "" "" ""); k=0
+  for n in ${names//,/ }; do groups[$((k % 4))]+="${groups[$((k % 4))]:+,}$n"; k=$((k + 1)); done
+  for i in 0 1 2 3; do
+    [ -n "${groups[$i]}" ] && python3 "$DEV/bench/gen_popular.py" "$G" "${groups[$i]}" >"$OUTDIR/gen_$i.log" 2>&1 &
+  done
+  wait
+  cat "$OUTDIR"/gen_*.log
+  echo "generated in $((SECONDS - t0)) s"
+fi
+run_one() {
+  local py="$1" st; st="${py%.py}"
+  timeout 60 "$DEV/bin/fxray" run "$py" --backend cuda --inputs "$st/inputs" --expect "$st/outputs" --json \
+    >"$st.cuda.json" 2>"$st.cuda.err"
+  echo $? >"$st.cuda.rc"
+}
+export -f run_one; export DEV
+# POPULAR_DEADLINE (seconds from the start, default 200) bounds the runs so that the archive is
+# always written inside the device tool's limit; a run cut short reads as exit 124.
+left=$(( ${POPULAR_DEADLINE:-200} - (SECONDS - t0) )); [ "$left" -lt 20 ] && left=20
+stages="${POPULAR_STAGES:-forward backward}"
+for st in $stages; do ls "$G"/*/numerics/$st.py 2>/dev/null; done |
+  timeout "$left" xargs -P 4 -I{} bash -c 'run_one {}'
+for py in $(for st in $stages; do ls "$G"/*/numerics/$st.py 2>/dev/null; done); do
+  st="${py%.py}"; name="$(basename "$(dirname "$(dirname "$py")")")/$(basename "$st")"
+  python3 - "$name" "$st" <<'PY'
+import json, sys
+name, st = sys.argv[1:3]
+try:
+    rc = open(st + ".cuda.rc").read().strip()
+except OSError:
+    print(f"{name:32s} not run (deadline)"); sys.exit(0)
+try:
+    j = json.load(open(st + ".cuda.json"))
+except Exception:
+    print(f"{name:32s} exit {rc}: {open(st + '.cuda.err').read().strip()[:300]}")
+    sys.exit(0)
+outs = j.get("outputs", [])
+bad = [o for o in outs if not o.get("ok")]
+worst = max((o.get("rel_err") or 0 for o in outs), default=0)
+print(f"{name:32s} exit {rc} {len(outs) - len(bad)}/{len(outs)} match (worst rel_err {worst:.2e}) fallbacks {j.get('fallbacks') or 'none'}")
+PY
+done | tee "$OUTDIR/summary.txt"
+echo "total $((SECONDS - t0)) s"
+tar -C "$G" -cJf "$OUTDIR/popular.tar.xz" .
+ls -la "$OUTDIR"

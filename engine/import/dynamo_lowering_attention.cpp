@@ -1,0 +1,123 @@
+// torch.nn.functional.multi_head_attention_forward (nn.MultiheadAttention: ViT, DETR, CLIP, ...)
+// lowered to the ATen ops torch/nn/functional.py runs when no attention weights are asked for:
+// the three input projections (slices of the packed in_proj weight), heads split by views,
+// scaled_dot_product_attention, the merge back and the output projection. Masks of padded keys,
+// bias_k/bias_v, zero attention, separate projection weights, static keys and the averaged
+// attention weights are not lowered (an error names what is not supported).
+#include "import/dynamo_lowering_internal.h"
+
+#include <string>
+#include <utility>
+
+namespace fxray::lowering {
+
+namespace {
+
+bool given(const Argument* a) { return a && !a->isNone(); }
+
+}  // namespace
+
+Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"query",
+                        "key",
+                        "value",
+                        "embed_dim_to_check",
+                        "num_heads",
+                        "in_proj_weight",
+                        "in_proj_bias",
+                        "bias_k",
+                        "bias_v",
+                        "add_zero_attn",
+                        "dropout_p",
+                        "out_proj_weight",
+                        "out_proj_bias",
+                        "training",
+                        "key_padding_mask",
+                        "need_weights",
+                        "attn_mask",
+                        "use_separate_proj_weight",
+                        "q_proj_weight",
+                        "k_proj_weight",
+                        "v_proj_weight",
+                        "static_k",
+                        "static_v",
+                        "average_attn_weights",
+                        "is_causal"});
+    if (!p.ok()) return p.error();
+    const auto& a = *p;
+    // Parameters this lowering refuses when given (by position in the signature above).
+    static const std::pair<size_t, const char*> refused[] = {
+        {7, "bias_k"},         {8, "bias_v"},         {14, "key_padding_mask"}, {18, "q_proj_weight"},
+        {19, "k_proj_weight"}, {20, "v_proj_weight"}, {21, "static_k"},         {22, "static_v"}};
+    for (const auto& [i, name] : refused)
+        if (given(a[i])) return makeError(std::string(name) + " is not supported");
+    if (boolOf(a[9], false).value_or(true) || boolOf(a[17], false).value_or(true))
+        return makeError("add_zero_attn and use_separate_proj_weight are not supported");
+    if (boolOf(a[15], true).value_or(true))
+        return makeError("need_weights=True (the attention weights) is not supported");
+    const double dropout = numberOf(a[10]).value_or(0.0);
+    if (dropout != 0.0 && boolOf(a[13], true).value_or(true)) return makeError("attention dropout is not supported");
+    auto qm = a[0] ? c.tensorMeta(*a[0]) : std::nullopt;
+    auto km = a[1] ? c.tensorMeta(*a[1]) : std::nullopt;
+    auto vm = a[2] ? c.tensorMeta(*a[2]) : std::nullopt;
+    auto E = intOf(a[3]);
+    auto H = intOf(a[4]);
+    if (!qm || !km || !vm || qm->shape.size() != 3 || km->shape.size() != 3 || vm->shape.size() != 3)
+        return makeError("expects batched [L, N, E] query, key and value");
+    if (!E || !H || *H <= 0 || *E % *H != 0 || qm->shape[2] != *E || !a[5] || !a[11])
+        return makeError("expects embed_dim divisible by num_heads, in_proj_weight and out_proj_weight");
+    const int64_t L = qm->shape[0], N = qm->shape[1], S = km->shape[0], hd = *E / *H;
+    for (int64_t s : {L, N, S})
+        if (s < 0) return makeError("symbolic sizes are not supported");
+    // q, k, v = linear(query / key / value, in_proj_weight[k*E:(k+1)*E], in_proj_bias[...]).
+    std::vector<Argument> heads;
+    for (int64_t k = 0; k < 3; ++k) {
+        auto w = c.emit("aten.slice.Tensor",
+                        {*a[5], Argument::ofInt(0), Argument::ofInt(k * *E), Argument::ofInt((k + 1) * *E)});
+        if (!w.ok()) return w;
+        std::vector<Argument> args{*a[static_cast<size_t>(k)], *w};
+        if (given(a[6])) {
+            auto b = c.emit("aten.slice.Tensor",
+                            {*a[6], Argument::ofInt(0), Argument::ofInt(k * *E), Argument::ofInt((k + 1) * *E)});
+            if (!b.ok()) return b;
+            args.push_back(*b);
+        }
+        auto proj = c.emit("aten.linear.default", std::move(args));
+        if (!proj.ok()) return proj;
+        // [len, N, E] -> [len, N * H, hd] -> [N * H, len, hd] -> [N, H, len, hd]
+        const int64_t len = k == 0 ? L : S;
+        auto v1 =
+            c.emit("aten.view.default",
+                   {*proj, Argument::ofList({Argument::ofInt(len), Argument::ofInt(N * *H), Argument::ofInt(hd)})});
+        if (!v1.ok()) return v1;
+        auto t = c.emit("aten.transpose.int", {*v1, Argument::ofInt(0), Argument::ofInt(1)});
+        if (!t.ok()) return t;
+        auto v2 = c.emit("aten.view.default", {*t, Argument::ofList({Argument::ofInt(N), Argument::ofInt(*H),
+                                                                     Argument::ofInt(len), Argument::ofInt(hd)})});
+        if (!v2.ok()) return v2;
+        heads.push_back(*v2);
+    }
+    Argument mask = a[16] ? *a[16] : Argument::none();
+    auto att = c.emit("aten.scaled_dot_product_attention.default",
+                      {heads[0], heads[1], heads[2], mask, Argument::ofFloat(dropout),
+                       Argument::ofBool(boolOf(a[24], false).value_or(false))});
+    if (!att.ok()) return att;
+    auto perm = c.emit("aten.permute.default", {*att, Argument::ofList({Argument::ofInt(2), Argument::ofInt(0),
+                                                                        Argument::ofInt(1), Argument::ofInt(3)})});
+    if (!perm.ok()) return perm;
+    auto cont =
+        c.emit("aten.clone.default", {*perm}, {{"memory_format", Argument::ofMemoryFormat(MemoryFormat::Contiguous)}});
+    if (!cont.ok()) return cont;
+    auto flat = c.emit("aten.view.default", {*cont, Argument::ofList({Argument::ofInt(L * N), Argument::ofInt(*E)})});
+    if (!flat.ok()) return flat;
+    std::vector<Argument> oargs{*flat, *a[11]};
+    if (given(a[12])) oargs.push_back(*a[12]);
+    auto out = c.emit("aten.linear.default", std::move(oargs));
+    if (!out.ok()) return out;
+    auto o3 = c.emit("aten.view.default",
+                     {*out, Argument::ofList({Argument::ofInt(L), Argument::ofInt(N), Argument::ofInt(*E)})});
+    if (!o3.ok()) return o3;
+    return Argument::ofList({*o3, Argument::none()}, true);
+}
+
+}  // namespace fxray::lowering
