@@ -195,13 +195,16 @@ bool transformAlgorithm(const char* dir, int algo) {
 /// larger than 3x3, off the transform algorithms, so that fp32 results match PyTorch's within
 /// its tolerance on every run.
 Expected<Choice> pick(const CudnnAlgoPerf* perf, int n, DType t, const char* dir, bool smallKernel) {
-    for (int i = 0; i < n; ++i) {
-        if (perf[i].status != 0) continue;
-        const bool wide = t == DType::Float32 || t == DType::Float64;
-        if (wide && (tensorCoreMath(perf[i].mathType) || (!smallKernel && transformAlgorithm(dir, perf[i].algo))))
-            continue;
-        return Choice{perf[i].algo, perf[i].mathType, perf[i].memory};
-    }
+    const bool wide = t == DType::Float32 || t == DType::Float64;
+    // A problem only a transform algorithm handles (some transposed 2-D/3-D convolutions' data
+    // gradients) still takes one: an error there would stop the graph.
+    for (bool avoidTransforms : {wide && !smallKernel, false})
+        for (int i = 0; i < n; ++i) {
+            if (perf[i].status != 0) continue;
+            if (wide && tensorCoreMath(perf[i].mathType)) continue;
+            if (avoidTransforms && transformAlgorithm(dir, perf[i].algo)) continue;
+            return Choice{perf[i].algo, perf[i].mathType, perf[i].memory};
+        }
     return makeError(std::string("cuDNN has no ") + dir + " algorithm for this convolution");
 }
 

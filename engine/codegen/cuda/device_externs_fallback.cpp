@@ -280,18 +280,37 @@ Expected<bool> triangularSolveOnDevice(DeviceCall& c) {
 Expected<bool> slogdetOnDevice(DeviceCall& c) {
     // _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots)
     auto m = c.view(0);
-    if (!m || !windowPoolSupports(m->meta.dtype) || c.outCount() != 4) return false;
-    for (size_t i = 0; i < 4; ++i)
-        if (!c.hasOut(i)) return false;
+    if (!m || !windowPoolSupports(m->meta.dtype) || c.outCount() != 4 || m->meta.shape.size() < 2) return false;
     const DType t = m->meta.dtype;
-    if (c.outMeta(0)->dtype != t || c.outMeta(1)->dtype != t || c.outMeta(2)->dtype != t ||
-        c.outMeta(3)->dtype != DType::Int32 || !c.outMeta(0)->isContiguous() || !c.outMeta(1)->isContiguous() ||
-        !c.outMeta(3)->isContiguous())
-        return false;
+    for (size_t i = 0; i < 4; ++i)
+        if (c.hasOut(i) && (c.outMeta(i)->dtype != (i == 3 ? DType::Int32 : t) ||
+                            (i != 2 && !c.outMeta(i)->isContiguous())))
+            return false;
     auto outs = c.outs(4);
     if (!outs.ok()) return outs.error();
-    const auto& o = *outs;
-    if (Status s = slogdet(*m, *o[0], *o[1], *o[2], *o[3]); !s.ok()) return s.error();
+    // Outputs no node reads (logdet's forward reads only the sign and log) are not allocated by
+    // the program: they go to scratch, in the layouts the kernel writes (LU column-major).
+    const std::vector<int64_t>& shape = m->meta.shape;
+    std::vector<int64_t> batch(shape.begin(), shape.end() - 2), piv = batch;
+    piv.push_back(shape.back());
+    TensorMeta luMeta = TensorMeta::contiguous(shape, t);
+    std::swap(luMeta.strides[shape.size() - 1], luMeta.strides[shape.size() - 2]);
+    const TensorMeta want[4] = {TensorMeta::contiguous(batch, t), TensorMeta::contiguous(batch, t), luMeta,
+                                TensorMeta::contiguous(piv, DType::Int32)};
+    DeviceBuffer scratch[4];
+    DeviceView v[4];
+    for (size_t i = 0; i < 4; ++i) {
+        if ((*outs)[i]) {
+            v[i] = *(*outs)[i];
+            continue;
+        }
+        auto b = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(want[i].numel(), 1)) *
+                                        dtypeItemSize(want[i].dtype));
+        if (!b.ok()) return b.error();
+        scratch[i] = std::move(b).value();
+        v[i] = DeviceView{scratch[i].ptr(), want[i]};
+    }
+    if (Status s = slogdet(*m, v[0], v[1], v[2], v[3]); !s.ok()) return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
