@@ -280,7 +280,16 @@ Expected<bool> triangularSolveOnDevice(DeviceCall& c) {
 Expected<bool> slogdetOnDevice(DeviceCall& c) {
     // _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots)
     auto m = c.view(0);
-    if (!m || !windowPoolSupports(m->meta.dtype) || c.outCount() != 4 || m->meta.shape.size() < 2) return false;
+    if (!m) {
+        // An empty batch has no device buffer, and nothing to compute: every output is empty.
+        const OpArgs* A = c.args();
+        if (!A || !A->isTensor(0) || A->tensor(0).numel() != 0) return false;
+        for (size_t i = 0; i < c.outCount(); ++i)
+            if (c.hasOut(i) && c.outMeta(i)->numel() != 0) return false;
+        ++c.stats().deviceExterns;
+        return true;
+    }
+    if (!windowPoolSupports(m->meta.dtype) || c.outCount() != 4 || m->meta.shape.size() < 2) return false;
     const DType t = m->meta.dtype;
     for (size_t i = 0; i < 4; ++i)
         if (c.hasOut(i) && (c.outMeta(i)->dtype != (i == 3 ? DType::Int32 : t) ||
