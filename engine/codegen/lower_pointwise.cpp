@@ -142,8 +142,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             return mul(v[0], v[1]);
         });
     };
-    t["aten.div.Tensor"] = t["aten.div.Scalar"] = t["aten.div.Tensor_mode"] = t["aten.div.Scalar_mode"] =
-        [](LowerCtx& c) { return divLike(c); };
+    t["aten.div.Tensor"] = t["aten.div.Scalar"] = t["aten.div.Tensor_mode"] =
+        t["aten.div.Scalar_mode"] = [](LowerCtx& c) { return divLike(c); };
     t["aten.neg.default"] = [](LowerCtx& c) { return unary(c, Op::Neg); };
     t["aten.abs.default"] = [](LowerCtx& c) { return unary(c, Op::Abs); };
     t["aten.sqrt.default"] = [](LowerCtx& c) { return unary(c, Op::Sqrt); };
@@ -408,6 +408,12 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             ExprP q = ebinary(Op::Div, z, add(k(1, z), z));
             return mul(g, ewhere(neg, sub(k(1, x), q), q));
         });
+    };
+    // dropout(input, p, train) as Dynamo-stage graphs keep it: the identity in evaluation mode or
+    // with p = 0; training dropout draws random numbers, which the rule leaves to the extern.
+    t["aten.dropout.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (c.args().toBool(2) && c.args()[1].toDouble() != 0.0) return std::nullopt;
+        return pw(c, {0}, [](const auto& v) { return v[0]; });
     };
     t["aten.native_dropout_backward.default"] = [](LowerCtx& c) {
         double s = scalarArg(c, 2, 1.0);

@@ -346,12 +346,12 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
                                                  econst(0.5, DType::Float64)));
             ExprP i = ebinary(Op::Sub, econst(nn - 2, DType::Float64), fl);
             ExprP ni = ebinary(Op::Sub, econst(nn, DType::Float64), i);
-            ExprP j = ebinary(
-                Op::Add,
-                ebinary(Op::Sub, ebinary(Op::Add, kf, ebinary(Op::Add, i, econst(1, DType::Float64))),
-                        econst(nn * (nn - 1) / 2, DType::Float64)),
-                ebinary(Op::Mul, ni, ebinary(Op::Mul, ebinary(Op::Sub, ni, econst(1, DType::Float64)),
-                                             econst(0.5, DType::Float64))));
+            ExprP j = ebinary(Op::Add,
+                              ebinary(Op::Sub, ebinary(Op::Add, kf, ebinary(Op::Add, i, econst(1, DType::Float64))),
+                                      econst(nn * (nn - 1) / 2, DType::Float64)),
+                              ebinary(Op::Mul, ni,
+                                      ebinary(Op::Mul, ebinary(Op::Sub, ni, econst(1, DType::Float64)),
+                                              econst(0.5, DType::Float64))));
             return std::make_pair(ivalue(eto(i, DType::Int64)), ivalue(eto(j, DType::Int64)));
         };
         const TensorMeta am = TensorMeta::contiguous({K}, ct, c.outMeta().device);
@@ -359,7 +359,8 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
             c, am, {K, m}, {false, true}, false, inf ? ReduceOp::Max : ReduceOp::Sum,
             [=](Loader& L, const std::vector<Index>& co) {
                 auto [i, j] = rows(co[0]);
-                ExprP d = eunary(Op::Abs, ebinary(Op::Sub, eto(L.load(x, {i, co[1]}), ct), eto(L.load(x, {j, co[1]}), ct)));
+                ExprP d =
+                    eunary(Op::Abs, ebinary(Op::Sub, eto(L.load(x, {i, co[1]}), ct), eto(L.load(x, {j, co[1]}), ct)));
                 if (p == 0.0) return ewhere(ebinary(Op::Ne, d, econst(0, ct)), econst(1, ct), econst(0, ct));
                 if (inf || p == 1.0) return d;
                 if (p == 2.0) return ebinary(Op::Mul, d, d);
@@ -368,8 +369,10 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
             {x}, ".acc");
         return tensorValue(c.pointwise(c.outMeta(), {acc}, [=](Loader& L, const std::vector<Index>& co) {
             ExprP v = eto(L.load(acc, co), ct);
-            if (p == 2.0) v = eunary(Op::Sqrt, v);
-            else if (p != 0.0 && p != 1.0 && !inf) v = ebinary(Op::Pow, v, econst(1.0 / p, ct));
+            if (p == 2.0)
+                v = eunary(Op::Sqrt, v);
+            else if (p != 0.0 && p != 1.0 && !inf)
+                v = ebinary(Op::Pow, v, econst(1.0 / p, ct));
             return v;
         }));
     };
@@ -540,6 +543,9 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten._softmax.default"] = [](LowerCtx& c) { return softmax(c, false); };
     t["aten._log_softmax.default"] = [](LowerCtx& c) { return softmax(c, true); };
+    // The composite form Dynamo-stage graphs keep (self, dim, dtype?): the same reductions, in
+    // the output's dtype.
+    t["aten.softmax.int"] = [](LowerCtx& c) { return softmax(c, false); };
     t["aten._softmax_backward_data.default"] = [](LowerCtx& c) { return softmaxBackward(c, false); };
     t["aten._log_softmax_backward_data.default"] = [](LowerCtx& c) { return softmaxBackward(c, true); };
 }

@@ -227,6 +227,8 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
         // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
         // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
+        // linear as Dynamo-stage graphs keep it: one GEMM over the input's rows.
+        {"aten.linear.default", "linear"},
         {"aten.sort.default", "sort"},
         {"aten.sort.stable", "sort_stable"},
         {"aten.topk.default", "topk"},

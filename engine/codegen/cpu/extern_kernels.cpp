@@ -326,6 +326,27 @@ bool addmmInto(const OpArgs& a, Tensor& out) {
                                               static_cast<float>(a.toDouble(4)), out);
 }
 
+/// linear(input [..., K], weight [N, K], bias [N]?) = input @ weightᵀ + bias: one GEMM over the
+/// input's rows (Dynamo-stage graphs keep linear; AOT's decompose it into addmm / mm).
+bool linearInto(const OpArgs& a, Tensor& out) {
+    const Tensor& x = a.tensor(0);
+    const Tensor& w = a.tensor(1);
+    if (x.dim() < 1 || w.dim() != 2 || !x.meta.isContiguous() || !out.meta.isContiguous()) return false;
+    const int64_t K = x.shape().back(), N = w.shape()[0];
+    if (K <= 0 || w.shape()[1] != K) return false;
+    const int64_t M = x.numel() / K;
+    if (out.numel() != M * N) return false;
+    TensorMeta xm = TensorMeta::contiguous({M, K}, x.dtype(), x.meta.device);
+    xm.offset = x.meta.offset;
+    TensorMeta wm = w.meta;
+    wm.shape = {K, N};
+    wm.strides = {w.meta.strides[1], w.meta.strides[0]};
+    TensorMeta om = TensorMeta::contiguous({M, N}, out.dtype(), out.meta.device);
+    om.offset = out.meta.offset;
+    Tensor o2 = out.view(om);
+    return gemmInto(x.view(xm), w.view(wm), a.isNone(2) ? nullptr : &a.tensor(2), 1.0f, 1.0f, o2);
+}
+
 /// baddbmm(self, batch1, batch2, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @
 /// batch2[b]; addbmm: out = beta * self + alpha * sum over b of the products. self broadcasts;
 /// beta == 0 ignores it (NaN included), as PyTorch does.
@@ -360,9 +381,15 @@ bool addbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, tr
 
 const std::vector<CpuExtern>& gemmExterns() {
     static const std::vector<CpuExtern> t = {
-        {"mm", oneOutput<mmInto>},           {"bmm", oneOutput<bmmInto>},       {"addmm", oneOutput<addmmInto>},
-        {"conv", oneOutput<conv2d>},         {"cat", oneOutput<catInto>},       {"chunk_cat", oneOutput<chunkCatInto>},
-        {"baddbmm", oneOutput<baddbmmInto>}, {"addbmm", oneOutput<addbmmInto>},
+        {"mm", oneOutput<mmInto>},
+        {"bmm", oneOutput<bmmInto>},
+        {"addmm", oneOutput<addmmInto>},
+        {"linear", oneOutput<linearInto>},
+        {"conv", oneOutput<conv2d>},
+        {"cat", oneOutput<catInto>},
+        {"chunk_cat", oneOutput<chunkCatInto>},
+        {"baddbmm", oneOutput<baddbmmInto>},
+        {"addbmm", oneOutput<addbmmInto>},
     };
     return t;
 }

@@ -243,6 +243,43 @@ Expected<bool> batchedAddOnDevice(DeviceCall& c) {
 // else, or where cuDNN refuses a configuration, through the direct kernels (fp32/fp64).
 bool anyConv(DType t) { return cudnnConvSupports(t) || convSupports(t); }
 
+/// linear(input [..., K], weight [N, K], bias [N]?) as addmm over the input's rows: input as
+/// [M, K], weight read transposed in place, the bias in cuBLASLt's epilogue as addmm's.
+Expected<bool> linearOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = c.args();
+    if (!om || !A || !gemmSupports(om->dtype) || !om->isContiguous()) return false;
+    auto x = c.view(0), w = c.view(1);
+    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype ||
+        (bias && (bias->meta.dtype != om->dtype || bias->meta.shape.size() != 1)) || w->meta.shape.size() != 2 ||
+        x->meta.shape.empty() || !x->meta.isContiguous())
+        return false;
+    const int64_t K = x->meta.shape.back(), N = w->meta.shape[0];
+    if (K <= 0 || w->meta.shape[1] != K) return false;
+    const int64_t M = x->meta.numel() / K;
+    if (om->numel() != M * N) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (M == 0 || N == 0) return true;
+    DeviceView a{x->base, TensorMeta::contiguous({M, K}, x->meta.dtype)};
+    a.meta.offset = x->meta.offset;
+    DeviceView b{w->base, w->meta};
+    b.meta.shape = {K, N};
+    b.meta.strides = {w->meta.strides[1], w->meta.strides[0]};
+    DeviceView out{(*o)->base, TensorMeta::contiguous({M, N}, om->dtype)};
+    out.meta.offset = (*o)->meta.offset;
+    auto lt = gemmLt(a, b, out, bias ? &*bias : nullptr);
+    if (!lt.ok()) return lt.error();
+    if (!*lt) {
+        if (bias)
+            if (Status s = stridedCopy(*bias, out); !s.ok()) return s.error();
+        if (Status s = gemm(a, b, out, 1.0, bias ? 1.0 : 0.0); !s.ok()) return s.error();
+    }
+    ++c.stats().gemms;
+    return true;
+}
+
 Expected<bool> convOnDevice(DeviceCall& c) {
     // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
     const TensorMeta* om = c.out0();
@@ -650,6 +687,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"mm", gemmOnDevice<false>},
             {"bmm", gemmOnDevice<false>},
             {"addmm", gemmOnDevice<true>},
+            {"linear", linearOnDevice},
             {"baddbmm", batchedAddOnDevice<false>},
             {"addbmm", batchedAddOnDevice<true>},
             {"conv", convOnDevice},
@@ -669,9 +707,9 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             // The externs of op_externs.h.
             {"copy_into_input", copyIntoInputOnDevice},
         };
-        for (const auto* part : {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(),
-                                 &pointwiseDeviceExterns(), &backwardDeviceExterns(), &embeddingBagDeviceExterns(),
-                                 &sortDeviceExterns()})
+        for (const auto* part :
+             {&fallbackOpDeviceExterns(), &samplingDeviceExterns(), &randomDeviceExterns(), &pointwiseDeviceExterns(),
+              &backwardDeviceExterns(), &embeddingBagDeviceExterns(), &sortDeviceExterns()})
             v.insert(v.end(), part->begin(), part->end());
         return v;
     }();

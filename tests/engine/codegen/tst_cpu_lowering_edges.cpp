@@ -2,7 +2,8 @@
 // ones (s0, s1) do not: scans, aminmax and scatters of 0-d tensors, scatters by an empty index,
 // renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
 // (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
-// an empty source. Each graph runs on the CPU backend with no reference fallback and gives the
+// an empty source; and the composites Dynamo-stage graphs keep (linear, softmax.int, dropout).
+// Each graph runs on the CPU backend with no reference fallback and gives the
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
 #include "test_util.h"
@@ -68,32 +69,33 @@ private slots:
                          {fxtest::tv({}, {-1.5}), fxtest::tv({}, {0}, DType::Int64), fxtest::tv({}, {4})});
     }
     void scatterByAnEmptyIndexIsSelf() {
-        lowersAndMatches("x: \"f32[2, 3][3, 1]cpu\", i: \"i64[0, 3][3, 1]cpu\", s: \"f32[0, 3][3, 1]cpu\"",
-                         "        scatter_add: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.scatter_add.default(x, 0, i, s)\n"
-                         "        return (scatter_add,)\n",
-                         {fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({0, 3}, {}, DType::Int64),
-                          fxtest::tv({0, 3}, {})});
+        lowersAndMatches(
+            "x: \"f32[2, 3][3, 1]cpu\", i: \"i64[0, 3][3, 1]cpu\", s: \"f32[0, 3][3, 1]cpu\"",
+            "        scatter_add: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.scatter_add.default(x, 0, i, s)\n"
+            "        return (scatter_add,)\n",
+            {fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({0, 3}, {}, DType::Int64), fxtest::tv({0, 3}, {})});
     }
     void maskedScatterOfAnEmptySource() {
         // combinations' backward at one element: nothing selected, nothing to scatter.
-        lowersAndMatches("x: \"f32[2, 2][2, 1]cpu\", m: \"b8[2, 2][2, 1]cpu\", s: \"f32[0][1]cpu\"",
-                         "        masked_scatter: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, s)\n"
-                         "        return (masked_scatter,)\n",
-                         {fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2, 2}, {0, 0, 0, 0}, DType::Bool),
-                          fxtest::tv({0}, {})});
+        lowersAndMatches(
+            "x: \"f32[2, 2][2, 1]cpu\", m: \"b8[2, 2][2, 1]cpu\", s: \"f32[0][1]cpu\"",
+            "        masked_scatter: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+            "        return (masked_scatter,)\n",
+            {fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2, 2}, {0, 0, 0, 0}, DType::Bool), fxtest::tv({0}, {})});
     }
     void maskedScatterPastTheRuleRunsAsAnExtern() {
         // 3,000 positions: past the rule's quadratic limit, an extern kernel on both backends.
         std::vector<double> xs(3000), ms(500), src(3000), gs(3000);
         for (size_t i = 0; i < xs.size(); ++i) xs[i] = -double(i), src[i] = 0.5 * double(i), gs[i] = std::sin(0.1 * i);
         for (size_t j = 0; j < ms.size(); ++j) ms[j] = (j * 7) % 3 == 0;
-        lowersAndMatches("x: \"f32[6, 500][500, 1]cpu\", m: \"b8[500][1]cpu\", s: \"f32[3000][1]cpu\", "
-                         "g: \"f32[6, 500][500, 1]cpu\"",
-                         "        ms: \"f32[6, 500][500, 1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, s)\n"
-                         "        mb: \"f32[3000][1]cpu\" = torch.ops.aten.masked_scatter_backward.default(g, m, [3000])\n"
-                         "        return (ms, mb)\n",
-                         {fxtest::tv({6, 500}, xs), fxtest::tv({500}, ms, DType::Bool), fxtest::tv({3000}, src),
-                          fxtest::tv({6, 500}, gs)});
+        lowersAndMatches(
+            "x: \"f32[6, 500][500, 1]cpu\", m: \"b8[500][1]cpu\", s: \"f32[3000][1]cpu\", "
+            "g: \"f32[6, 500][500, 1]cpu\"",
+            "        ms: \"f32[6, 500][500, 1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+            "        mb: \"f32[3000][1]cpu\" = torch.ops.aten.masked_scatter_backward.default(g, m, [3000])\n"
+            "        return (ms, mb)\n",
+            {fxtest::tv({6, 500}, xs), fxtest::tv({500}, ms, DType::Bool), fxtest::tv({3000}, src),
+             fxtest::tv({6, 500}, gs)});
     }
     void upsampleBackwardsGatherOverWindows() {
         // Outputs several times the inputs (and smaller): each input element gathers over the
@@ -148,6 +150,24 @@ private slots:
             }
         }
     }
+    void dynamoStageComposites() {
+        // What Dynamo-stage graphs keep after lowering to ATen (the corpus's dynamo.py graphs):
+        // linear (a GEMM over the input's rows, with and without bias), softmax.int, dropout in
+        // evaluation mode and with p = 0.
+        std::vector<double> xs(2 * 3 * 4), ws(5 * 4), bs(5);
+        for (size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(0.7 * double(i));
+        for (size_t i = 0; i < ws.size(); ++i) ws[i] = std::cos(0.3 * double(i)) - 0.2;
+        for (size_t i = 0; i < bs.size(); ++i) bs[i] = 0.1 * double(i) - 0.2;
+        lowersAndMatches(
+            "x: \"f32[2, 3, 4][12, 4, 1]cpu\", w: \"f32[5, 4][4, 1]cpu\", b: \"f32[5][1]cpu\"",
+            "        linear: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.linear.default(x, w, b)\n"
+            "        linear_1: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.linear.default(x, w)\n"
+            "        softmax: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.softmax.int(linear, -1)\n"
+            "        dropout: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.dropout.default(softmax, 0.1, False)\n"
+            "        dropout_1: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.dropout.default(linear_1, 0.0, True)\n"
+            "        return (linear, dropout, dropout_1)\n",
+            {fxtest::tv({2, 3, 4}, xs), fxtest::tv({5, 4}, ws), fxtest::tv({5}, bs)});
+    }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",
                          "        renorm: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.renorm.default(x, inf, 0, 0.5)\n"
@@ -157,22 +177,23 @@ private slots:
     void pdistForEveryNormKind() {
         for (const char* p : {"0.0", "1.0", "2.0", "3.0", "inf"})
             lowersAndMatches("x: \"f32[5, 3][3, 1]cpu\"",
-                             std::string("        d: \"f32[10][1]cpu\" = torch.ops.aten._pdist_forward.default(x, ") + p +
-                                 ")\n        return (d,)\n",
+                             std::string("        d: \"f32[10][1]cpu\" = torch.ops.aten._pdist_forward.default(x, ") +
+                                 p + ")\n        return (d,)\n",
                              {fxtest::tv({5, 3}, {0, 1, 2, 0, 1, 2, -1, 4, 0.5, 3, 3, 3, 0.25, -2, 7})});
     }
     void spacesFromTensorBounds() {
-        lowersAndMatches("a: \"f32[][]cpu\", b: \"i64[][]cpu\"",
-                         "        lin: \"f32[7][1]cpu\" = torch.ops.aten.linspace.Tensor_Tensor(a, b, 7, dtype = "
-                         "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
-                         "        one: \"f32[1][1]cpu\" = torch.ops.aten.linspace.Tensor_Tensor(a, b, 1, dtype = "
-                         "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
-                         "        ints: \"i64[5][1]cpu\" = torch.ops.aten.linspace.Scalar_Tensor(-3.7, b, 5, dtype = "
-                         "torch.int64, device = device(type='cpu'), pin_memory = False)\n"
-                         "        log: \"f32[4][1]cpu\" = torch.ops.aten.logspace.Tensor_Scalar(a, 2.0, 4, 3.0, dtype = "
-                         "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
-                         "        return (lin, one, ints, log)\n",
-                         {fxtest::tv({}, {-1.25}), fxtest::tv({}, {9}, DType::Int64)});
+        lowersAndMatches(
+            "a: \"f32[][]cpu\", b: \"i64[][]cpu\"",
+            "        lin: \"f32[7][1]cpu\" = torch.ops.aten.linspace.Tensor_Tensor(a, b, 7, dtype = "
+            "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
+            "        one: \"f32[1][1]cpu\" = torch.ops.aten.linspace.Tensor_Tensor(a, b, 1, dtype = "
+            "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
+            "        ints: \"i64[5][1]cpu\" = torch.ops.aten.linspace.Scalar_Tensor(-3.7, b, 5, dtype = "
+            "torch.int64, device = device(type='cpu'), pin_memory = False)\n"
+            "        log: \"f32[4][1]cpu\" = torch.ops.aten.logspace.Tensor_Scalar(a, 2.0, 4, 3.0, dtype = "
+            "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
+            "        return (lin, one, ints, log)\n",
+            {fxtest::tv({}, {-1.25}), fxtest::tv({}, {9}, DType::Int64)});
     }
 };
 
