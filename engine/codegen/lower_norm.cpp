@@ -27,7 +27,9 @@ Feature feature(LowerCtx& c, size_t i) {
 
 std::optional<LValue> layerNorm(LowerCtx& c) {
     int x = c.in(0);
-    if (x < 0 || !c.out().isList() || c.out().list.size() != 3) return std::nullopt;
+    // native_layer_norm -> (out, mean, rstd); layer_norm (as Dynamo-stage graphs keep it) -> out.
+    const bool single = c.out().isTensor();
+    if (x < 0 || (!single && (!c.out().isList() || c.out().list.size() != 3))) return std::nullopt;
     const TensorMeta xm = c.meta(x);
     if (!isFloating(xm.dtype)) return std::nullopt;
     size_t nnorm = c.args().toIntList(1).size();
@@ -50,7 +52,8 @@ std::optional<LValue> layerNorm(LowerCtx& c) {
         },
         {x, mean}, ".var");
     double inv = count ? 1.0 / static_cast<double>(count) : NAN;
-    TensorMeta meanMeta = c.outMeta(1), rstdMeta = c.outMeta(2);
+    const TensorMeta meanMeta = single ? keptMeta(xm, mask, ct) : c.outMeta(1),
+                     rstdMeta = single ? keptMeta(xm, mask, ct) : c.outMeta(2);
     int rstd = c.pointwise(
         rstdMeta, {ss},
         [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
@@ -77,6 +80,7 @@ std::optional<LValue> layerNorm(LowerCtx& c) {
         if (b.id >= 0) v = ebinary(Op::Add, v, b.get(L, co, ct, 0.0));
         return v;
     });
+    if (single) return tensorValue(out);
     LValue r;
     r.kind = LValue::Kind::List;
     r.isTuple = true;
@@ -316,7 +320,7 @@ std::optional<LValue> rmsNorm(LowerCtx& c) {
 }  // namespace
 
 void addNormLowerings(std::map<std::string, LowerFn>& t) {
-    t["aten.native_layer_norm.default"] = layerNorm;
+    t["aten.native_layer_norm.default"] = t["aten.layer_norm.default"] = layerNorm;
     t["aten.native_layer_norm_backward.default"] = layerNormBackward;
     t["aten._native_batch_norm_legit_no_training.default"] = batchNormInference;
     t["aten.native_group_norm.default"] = groupNorm;

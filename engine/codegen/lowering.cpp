@@ -229,6 +229,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
         // linear as Dynamo-stage graphs keep it: one GEMM over the input's rows.
         {"aten.linear.default", "linear"},
+        {"aten.matmul.default", "matmul"},
         {"aten.sort.default", "sort"},
         {"aten.sort.stable", "sort_stable"},
         {"aten.topk.default", "topk"},

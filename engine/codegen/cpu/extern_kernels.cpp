@@ -8,6 +8,7 @@
 #include "codegen/cpu/extern_table.h"
 
 #include "exec/ops/kernel_util.h"
+#include "exec/tensor_layout.h"
 
 #include <algorithm>
 #include <cstring>
@@ -347,6 +348,39 @@ bool linearInto(const OpArgs& a, Tensor& out) {
     return gemmInto(x.view(xm), w.view(wm), a.isNone(2) ? nullptr : &a.tensor(2), 1.0f, 1.0f, o2);
 }
 
+/// matmul(a, b) as Dynamo-stage graphs keep it, for the forms a GEMM takes directly: a [..., M, K]
+/// by a matrix [K, N] (a's rows folded), or equal batch dims on both (one GEMM per batch);
+/// broadcast batches and vectors are left to the reference kernel.
+bool matmulInto(const OpArgs& a, Tensor& out) {
+    const Tensor& x = a.tensor(0);
+    const Tensor& y = a.tensor(1);
+    if (!out.meta.isContiguous() || x.dim() < 2 || y.dim() < 2) return false;
+    const int64_t M = x.shape()[static_cast<size_t>(x.dim() - 2)], K = x.shape().back(), N = y.shape().back();
+    if (K <= 0 || y.shape()[static_cast<size_t>(y.dim() - 2)] != K) return false;
+    auto dense = [](const Tensor& t) {
+        return t.meta.isContiguous() ? t : relayout(t, TensorMeta::contiguous(t.shape(), t.dtype(), t.meta.device));
+    };
+    auto as = [](const Tensor& t, std::vector<int64_t> shape) {
+        TensorMeta m = TensorMeta::contiguous(std::move(shape), t.dtype(), t.meta.device);
+        m.offset = t.meta.offset;
+        return t.view(m);
+    };
+    const Tensor xd = dense(x);
+    if (y.dim() == 2) {
+        const int64_t R = x.numel() / K;
+        if (out.numel() != R * N) return false;
+        Tensor o2 = as(out, {R, N});
+        return gemmInto(as(xd, {R, K}), y, nullptr, 0.0f, 1.0f, o2);
+    }
+    const std::vector<int64_t> bx(x.shape().begin(), x.shape().end() - 2), by(y.shape().begin(), y.shape().end() - 2);
+    if (bx != by) return false;
+    int64_t B = 1;
+    for (int64_t d : bx) B *= d;
+    if (out.numel() != B * M * N) return false;
+    Tensor o3 = as(out, {B, M, N});
+    return gemmInto(as(xd, {B, M, K}), as(dense(y), {B, K, N}), nullptr, 0.0f, 1.0f, o3);
+}
+
 /// baddbmm(self, batch1, batch2, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @
 /// batch2[b]; addbmm: out = beta * self + alpha * sum over b of the products. self broadcasts;
 /// beta == 0 ignores it (NaN included), as PyTorch does.
@@ -381,15 +415,11 @@ bool addbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, tr
 
 const std::vector<CpuExtern>& gemmExterns() {
     static const std::vector<CpuExtern> t = {
-        {"mm", oneOutput<mmInto>},
-        {"bmm", oneOutput<bmmInto>},
-        {"addmm", oneOutput<addmmInto>},
-        {"linear", oneOutput<linearInto>},
-        {"conv", oneOutput<conv2d>},
-        {"cat", oneOutput<catInto>},
-        {"chunk_cat", oneOutput<chunkCatInto>},
-        {"baddbmm", oneOutput<baddbmmInto>},
-        {"addbmm", oneOutput<addbmmInto>},
+        {"mm", oneOutput<mmInto>},           {"bmm", oneOutput<bmmInto>},
+        {"addmm", oneOutput<addmmInto>},     {"linear", oneOutput<linearInto>},
+        {"matmul", oneOutput<matmulInto>},   {"conv", oneOutput<conv2d>},
+        {"cat", oneOutput<catInto>},         {"chunk_cat", oneOutput<chunkCatInto>},
+        {"baddbmm", oneOutput<baddbmmInto>}, {"addbmm", oneOutput<addbmmInto>},
     };
     return t;
 }

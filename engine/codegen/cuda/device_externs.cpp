@@ -280,6 +280,50 @@ Expected<bool> linearOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// matmul(a, b) as the CPU extern takes it: a [..., M, K] by a matrix (rows folded) or equal
+/// batch dims (one batched GEMM), operands made dense first where their batches do not fold.
+Expected<bool> matmulOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !gemmSupports(om->dtype) || !om->isContiguous()) return false;
+    auto x = c.view(0), y = c.view(1);
+    if (!x || !y || x->meta.dtype != om->dtype || y->meta.dtype != om->dtype || x->meta.shape.size() < 2 ||
+        y->meta.shape.size() < 2)
+        return false;
+    const auto &xs = x->meta.shape, &ys = y->meta.shape;
+    const int64_t M = xs[xs.size() - 2], K = xs.back(), N = ys.back();
+    if (K <= 0 || ys[ys.size() - 2] != K) return false;
+    const std::vector<int64_t> bx(xs.begin(), xs.end() - 2), by(ys.begin(), ys.end() - 2);
+    if (ys.size() > 2 && bx != by) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    if (om->numel() == 0) return true;
+    DeviceBuffer tx, ty;
+    auto xd = denseView(*x, tx);
+    if (!xd.ok()) return xd.error();
+    auto as = [](const DeviceView& v, std::vector<int64_t> shape) {
+        DeviceView r{v.base, TensorMeta::contiguous(std::move(shape), v.meta.dtype)};
+        r.meta.offset = v.meta.offset;
+        return r;
+    };
+    Status s;
+    if (ys.size() == 2) {
+        const int64_t R = x->meta.numel() / K;
+        const DeviceView a = as(*xd, {R, K}), out = as(**o, {R, N});
+        auto lt = gemmLt(a, *y, out, nullptr);
+        if (!lt.ok()) return lt.error();
+        if (!*lt) s = gemm(a, *y, out, 1.0, 0.0);
+    } else {
+        auto yd = denseView(*y, ty);
+        if (!yd.ok()) return yd.error();
+        int64_t B = 1;
+        for (int64_t d : bx) B *= d;
+        s = gemm(as(*xd, {B, M, K}), as(*yd, {B, K, N}), as(**o, {B, M, N}), 1.0, 0.0);
+    }
+    if (!s.ok()) return s.error();
+    ++c.stats().gemms;
+    return true;
+}
+
 Expected<bool> convOnDevice(DeviceCall& c) {
     // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
     const TensorMeta* om = c.out0();
@@ -688,6 +732,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"bmm", gemmOnDevice<false>},
             {"addmm", gemmOnDevice<true>},
             {"linear", linearOnDevice},
+            {"matmul", matmulOnDevice},
             {"baddbmm", batchedAddOnDevice<false>},
             {"addbmm", batchedAddOnDevice<true>},
             {"conv", convOnDevice},

@@ -2,7 +2,8 @@
 // ones (s0, s1) do not: scans, aminmax and scatters of 0-d tensors, scatters by an empty index,
 // renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
 // (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
-// an empty source; and the composites Dynamo-stage graphs keep (linear, softmax.int, dropout).
+// an empty source; and the composites Dynamo-stage graphs keep (linear, matmul, layer_norm,
+// softmax.int, dropout).
 // Each graph runs on the CPU backend with no reference fallback and gives the
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
@@ -153,7 +154,7 @@ private slots:
     void dynamoStageComposites() {
         // What Dynamo-stage graphs keep after lowering to ATen (the corpus's dynamo.py graphs):
         // linear (a GEMM over the input's rows, with and without bias), softmax.int, dropout in
-        // evaluation mode and with p = 0.
+        // evaluation mode and with p = 0; layer_norm and matmul.
         std::vector<double> xs(2 * 3 * 4), ws(5 * 4), bs(5);
         for (size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(0.7 * double(i));
         for (size_t i = 0; i < ws.size(); ++i) ws[i] = std::cos(0.3 * double(i)) - 0.2;
@@ -167,6 +168,24 @@ private slots:
             "        dropout_1: \"f32[2, 3, 5][15, 5, 1]cpu\" = torch.ops.aten.dropout.default(linear_1, 0.0, True)\n"
             "        return (linear, dropout, dropout_1)\n",
             {fxtest::tv({2, 3, 4}, xs), fxtest::tv({5, 4}, ws), fxtest::tv({5}, bs)});
+        // layer_norm over the last dim (with and without an affine), matmul: [.., M, K] by a
+        // matrix, equal batches with a transposed (non-folding) operand, and two matrices.
+        std::vector<double> qs(2 * 3 * 4 * 5), ks(2 * 3 * 4 * 5);
+        for (size_t i = 0; i < qs.size(); ++i) qs[i] = std::sin(0.11 * double(i)), ks[i] = std::cos(0.07 * double(i));
+        lowersAndMatches(
+            "x: \"f32[2, 3, 4][12, 4, 1]cpu\", w: \"f32[4][1]cpu\", m: \"f32[4, 6][6, 1]cpu\", "
+            "q: \"f32[2, 3, 4, 5][60, 20, 5, 1]cpu\", k: \"f32[2, 3, 4, 5][60, 20, 5, 1]cpu\"",
+            "        ln: \"f32[2, 3, 4][12, 4, 1]cpu\" = torch.ops.aten.layer_norm.default(x, [4], w, w, 1e-05)\n"
+            "        ln_1: \"f32[2, 3, 4][12, 4, 1]cpu\" = torch.ops.aten.layer_norm.default(x, [4])\n"
+            "        mm: \"f32[2, 3, 6][18, 6, 1]cpu\" = torch.ops.aten.matmul.default(ln, m)\n"
+            "        kt: \"f32[2, 3, 5, 4][60, 20, 1, 5]cpu\" = torch.ops.aten.transpose.int(k, -2, -1)\n"
+            "        s: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\" = torch.ops.aten.matmul.default(q, kt)\n"
+            "        mt: \"f32[6, 4][1, 6]cpu\" = torch.ops.aten.t.default(m)\n"
+            "        mm_1: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.matmul.default(m, mt)\n"
+            "        return (ln_1, mm, s, mm_1)\n",
+            {fxtest::tv({2, 3, 4}, xs), fxtest::tv({4}, {0.5, 1, 1.5, -1}),
+             fxtest::tv({4, 6}, std::vector<double>(qs.begin(), qs.begin() + 24)), fxtest::tv({2, 3, 4, 5}, qs),
+             fxtest::tv({2, 3, 4, 5}, ks)});
     }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",
