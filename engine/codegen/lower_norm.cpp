@@ -162,13 +162,19 @@ std::optional<LValue> layerNormBackward(LowerCtx& c) {
     return r;
 }
 
+/// _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var,
+/// momentum, eps) -> (out, empty, empty), or (EpsArg 7) batch_norm(input, weight, bias,
+/// running_mean, running_var, training, momentum, eps, cudnn_enabled) -> out as Dynamo-stage
+/// graphs keep it, in evaluation mode (training updates the running statistics in place).
+template <size_t EpsArg>
 std::optional<LValue> batchNormInference(LowerCtx& c) {
-    // (input, weight, bias, running_mean, running_var, momentum, eps)
     int x = c.in(0), rm = c.in(3), rv = c.in(4);
-    if (x < 0 || rm < 0 || rv < 0 || !c.out().isList()) return std::nullopt;
+    const bool single = c.out().isTensor();
+    if (x < 0 || rm < 0 || rv < 0 || (!single && !c.out().isList())) return std::nullopt;
+    if (EpsArg == 7 && c.args().toBool(5)) return std::nullopt;
     const TensorMeta xm = c.meta(x);
     if (!isFloating(xm.dtype) || xm.shape.size() < 2) return std::nullopt;
-    double eps = c.args().toDouble(6);
+    double eps = c.args().toDouble(EpsArg);
     DType ct = computeType(xm.dtype);
     int w = c.in(1), b = c.in(2);
     // Per-channel tensors index dim 1.
@@ -183,6 +189,7 @@ std::optional<LValue> batchNormInference(LowerCtx& c) {
         if (b >= 0) v = ebinary(Op::Add, v, chan(L, b, co, ct));
         return v;
     });
+    if (single) return tensorValue(out);
     LValue r;
     r.kind = LValue::Kind::List;
     r.isTuple = true;
@@ -322,7 +329,8 @@ std::optional<LValue> rmsNorm(LowerCtx& c) {
 void addNormLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.native_layer_norm.default"] = t["aten.layer_norm.default"] = layerNorm;
     t["aten.native_layer_norm_backward.default"] = layerNormBackward;
-    t["aten._native_batch_norm_legit_no_training.default"] = batchNormInference;
+    t["aten._native_batch_norm_legit_no_training.default"] = batchNormInference<6>;
+    t["aten.batch_norm.default"] = batchNormInference<7>;
     t["aten.native_group_norm.default"] = groupNorm;
     t["aten._fused_rms_norm.default"] = rmsNorm;
 

@@ -234,6 +234,8 @@ std::optional<ViewFn> asStridedMap(const TensorMeta& base, const std::vector<int
 void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.view.default"] = t["aten._unsafe_view.default"] = [](LowerCtx& c) { return reshape(c, true); };
     t["aten.reshape.default"] = [](LowerCtx& c) { return reshape(c, false); };
+    // flatten as Dynamo-stage graphs keep it: a reshape to the annotated shape.
+    t["aten.flatten.using_ints"] = [](LowerCtx& c) { return reshape(c, false); };
     t["aten.detach.default"] = t["aten.alias.default"] = [](LowerCtx& c) {
         return makeView(
             c, [](const std::vector<Index>& x) { return x; }, true);

@@ -230,6 +230,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         // linear as Dynamo-stage graphs keep it: one GEMM over the input's rows.
         {"aten.linear.default", "linear"},
         {"aten.matmul.default", "matmul"},
+        {"aten.conv2d.default", "conv2d"},
         {"aten.sort.default", "sort"},
         {"aten.sort.stable", "sort_stable"},
         {"aten.topk.default", "topk"},

@@ -381,6 +381,17 @@ bool matmulInto(const OpArgs& a, Tensor& out) {
     return gemmInto(as(xd, {B, M, K}), as(dense(y), {B, K, N}), nullptr, 0.0f, 1.0f, o3);
 }
 
+/// conv2d(input, weight, bias, stride, padding, dilation, groups) as Dynamo-stage graphs keep it:
+/// convolution's extern with transposed false and no output padding.
+bool conv2dComposite(const OpArgs& a, Tensor& out) {
+    const OpInfo* conv = OpRegistry::instance().find("aten.convolution.default");
+    if (!conv || !a.isTensor(0) || a.tensor(0).dim() != 4 || !a[3].isList() || !a[4].isList() || !a[5].isList())
+        return false;
+    std::vector<Value> zeros{Value::ofInt(0), Value::ofInt(0)};
+    return conv2d(OpArgs(*conv, {a[0], a[1], a[2], a[3], a[4], a[5], Value::ofBool(false), Value::ofList(zeros), a[6]}),
+                  out);
+}
+
 /// baddbmm(self, batch1, batch2, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @
 /// batch2[b]; addbmm: out = beta * self + alpha * sum over b of the products. self broadcasts;
 /// beta == 0 ignores it (NaN included), as PyTorch does.
@@ -415,11 +426,17 @@ bool addbmmInto(const OpArgs& a, Tensor& out) { return batchedAddInto(a, out, tr
 
 const std::vector<CpuExtern>& gemmExterns() {
     static const std::vector<CpuExtern> t = {
-        {"mm", oneOutput<mmInto>},           {"bmm", oneOutput<bmmInto>},
-        {"addmm", oneOutput<addmmInto>},     {"linear", oneOutput<linearInto>},
-        {"matmul", oneOutput<matmulInto>},   {"conv", oneOutput<conv2d>},
-        {"cat", oneOutput<catInto>},         {"chunk_cat", oneOutput<chunkCatInto>},
-        {"baddbmm", oneOutput<baddbmmInto>}, {"addbmm", oneOutput<addbmmInto>},
+        {"mm", oneOutput<mmInto>},
+        {"bmm", oneOutput<bmmInto>},
+        {"addmm", oneOutput<addmmInto>},
+        {"linear", oneOutput<linearInto>},
+        {"conv2d", oneOutput<conv2dComposite>},
+        {"matmul", oneOutput<matmulInto>},
+        {"conv", oneOutput<conv2d>},
+        {"cat", oneOutput<catInto>},
+        {"chunk_cat", oneOutput<chunkCatInto>},
+        {"baddbmm", oneOutput<baddbmmInto>},
+        {"addbmm", oneOutput<addbmmInto>},
     };
     return t;
 }

@@ -360,6 +360,30 @@ Expected<bool> convOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// conv2d(input, weight, bias, stride, padding, dilation, groups) as Dynamo-stage graphs keep it:
+/// convolution's forward path (cuDNN, else the direct kernels).
+Expected<bool> conv2dOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = c.args();
+    if (!om || !anyConv(om->dtype) || !A || !A->isTensor(0) || A->tensor(0).dim() != 4 || !(*A)[4].isList())
+        return false;
+    auto x = c.view(0), w = c.view(1);
+    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    Status s = makeError("cuDNN is not available");
+    if (cudnnConvSupports(om->dtype)) {
+        s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(6));
+        if (s.ok()) ++c.stats().cudnnCalls;
+    }
+    if (!s.ok() && convSupports(om->dtype))
+        s = convForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(6));
+    if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> convBackwardOnDevice(DeviceCall& c) {
     // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask)
     const OpArgs* A = c.args();
@@ -733,6 +757,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"addmm", gemmOnDevice<true>},
             {"linear", linearOnDevice},
             {"matmul", matmulOnDevice},
+            {"conv2d", conv2dOnDevice},
             {"baddbmm", batchedAddOnDevice<false>},
             {"addbmm", batchedAddOnDevice<true>},
             {"conv", convOnDevice},
