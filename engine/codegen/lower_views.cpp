@@ -371,7 +371,9 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
         }
         return r;
     };
-    t["aten.split.Tensor"] = t["aten.split_with_sizes.default"] = split;
+    // chunk (self, chunks, dim) as Dynamo-stage graphs keep it: the same slices, their sizes
+    // read from the outputs as split's are.
+    t["aten.split.Tensor"] = t["aten.split_with_sizes.default"] = t["aten.chunk.default"] = split;
     // unbind: one select view per index along dim (ViT splits its fused qkv this way).
     t["aten.unbind.int"] = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);

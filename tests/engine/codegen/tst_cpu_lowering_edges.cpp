@@ -3,7 +3,7 @@
 // renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
 // (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
 // an empty source; and the composites Dynamo-stage graphs keep (linear, matmul, layer_norm,
-// softmax.int, dropout, conv2d, batch_norm, flatten).
+// softmax.int, dropout, conv2d, batch_norm, flatten, chunk).
 // Each graph runs on the CPU backend with no reference fallback and gives the
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
@@ -154,7 +154,7 @@ private slots:
     void dynamoStageComposites() {
         // What Dynamo-stage graphs keep after lowering to ATen (the corpus's dynamo.py graphs):
         // linear (a GEMM over the input's rows, with and without bias), softmax.int, dropout in
-        // evaluation mode and with p = 0; layer_norm, matmul, conv2d, batch_norm, flatten.
+        // evaluation mode and with p = 0; layer_norm, matmul, conv2d, batch_norm, flatten, chunk.
         std::vector<double> xs(2 * 3 * 4), ws(5 * 4), bs(5);
         for (size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(0.7 * double(i));
         for (size_t i = 0; i < ws.size(); ++i) ws[i] = std::cos(0.3 * double(i)) - 0.2;
@@ -186,7 +186,8 @@ private slots:
             {fxtest::tv({2, 3, 4}, xs), fxtest::tv({4}, {0.5, 1, 1.5, -1}),
              fxtest::tv({4, 6}, std::vector<double>(qs.begin(), qs.begin() + 24)), fxtest::tv({2, 3, 4, 5}, qs),
              fxtest::tv({2, 3, 4, 5}, ks)});
-        // conv2d (convolution's extern), batch_norm in evaluation mode, flatten.
+        // conv2d (convolution's extern), batch_norm in evaluation mode, flatten, chunk (36 into
+        // pieces of 8, the last 4).
         std::vector<double> img(2 * 3 * 5 * 5), cw(4 * 3 * 3 * 3);
         for (size_t i = 0; i < img.size(); ++i) img[i] = std::sin(0.13 * double(i));
         for (size_t i = 0; i < cw.size(); ++i) cw[i] = std::cos(0.29 * double(i)) * 0.3;
@@ -200,7 +201,10 @@ private slots:
             "False, "
             "0.1, 1e-05, True)\n"
             "        flat: \"f32[2, 36][36, 1]cpu\" = torch.ops.aten.flatten.using_ints(bn, 1)\n"
-            "        return (conv2d, flat)\n",
+            "        chunk = torch.ops.aten.chunk.default(flat, 5, 1)\n"
+            "        getitem: \"f32[2, 8][36, 1]cpu\" = chunk[0]\n"
+            "        getitem_1: \"f32[2, 4][36, 1]cpu\" = chunk[4]\n"
+            "        return (conv2d, flat, getitem, getitem_1)\n",
             {fxtest::tv({2, 3, 5, 5}, img), fxtest::tv({4, 3, 3, 3}, cw), fxtest::tv({4}, {0.5, -1, 2, 0.25}),
              fxtest::tv({4}, {0.1, 0.2, -0.3, 0}), fxtest::tv({4}, {1, 0.5, 2, 0.75})});
     }
