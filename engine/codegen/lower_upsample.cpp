@@ -134,9 +134,10 @@ struct Resample {
 };
 
 /// Reads the spatial sizes (input and output shapes of the forward op) and, from argument
-/// `first`, [align_corners,] then one scale per dim.
+/// `first`, [align_corners,] then one scale per dim, or (vec: the `.vec` overloads Dynamo-stage
+/// graphs keep) one optional list of them.
 std::optional<Resample> readResample(LowerCtx& c, Mode m, size_t n, const std::vector<int64_t>& in,
-                                     const std::vector<int64_t>& out, size_t first) {
+                                     const std::vector<int64_t>& out, size_t first, bool vec = false) {
     if (in.size() != n + 2 || out.size() != n + 2 || isComplex(c.outMeta().dtype)) return std::nullopt;
     Resample r;
     r.mode = m;
@@ -149,6 +150,14 @@ std::optional<Resample> readResample(LowerCtx& c, Mode m, size_t n, const std::v
         r.dims[d].in = in[2 + d];
         r.dims[d].out = out[2 + d];
         if (r.dims[d].in <= 0 || r.dims[d].out <= 0) return std::nullopt;
+        if (vec) {
+            if (first < c.args().size() && c.args()[first].isList()) {
+                const auto& items = c.args()[first].list;
+                if (items.size() != n) return std::nullopt;
+                r.dims[d].scale = items[d].toDouble();
+            }
+            continue;
+        }
         const size_t a = first + d;
         if (a < c.args().size() && !c.args().isNone(a)) r.dims[d].scale = c.args().toDouble(a);
     }
@@ -158,11 +167,11 @@ std::optional<Resample> readResample(LowerCtx& c, Mode m, size_t n, const std::v
 /// upsample_*(self, output_size, [align_corners,] scales...) over the last n dims of an (n+2)-d
 /// input: each output element blends its taps (w0 * taps at i0 + w1 * taps at i1, outer dim
 /// first, as ATen nests them).
-std::optional<LValue> lowerUpsample(LowerCtx& c, Mode m, size_t n) {
+std::optional<LValue> lowerUpsample(LowerCtx& c, Mode m, size_t n, bool vec = false) {
     const int x = c.in(0);
     if (x < 0 || !c.out().isTensor()) return std::nullopt;
     const TensorMeta om = c.outMeta();
-    auto r = readResample(c, m, n, c.meta(x).shape, om.shape, 2);
+    auto r = readResample(c, m, n, c.meta(x).shape, om.shape, 2, vec);
     if (!r) return std::nullopt;
     const Resample rs = *r;
     return tensorValue(c.pointwise(om, {x}, [=](Loader& L, const std::vector<Index>& co) -> ExprP {
@@ -342,6 +351,14 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_bilinear2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 2); };
     t["aten.upsample_trilinear3d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3); };
     t["aten.upsample_bicubic2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Cubic, 2); };
+    // The .vec overloads (output_size or scale_factors), as Dynamo-stage graphs keep them.
+    t["aten.upsample_nearest1d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Nearest, 1, true); };
+    t["aten.upsample_nearest2d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Nearest, 2, true); };
+    t["aten.upsample_nearest3d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Nearest, 3, true); };
+    t["aten.upsample_linear1d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 1, true); };
+    t["aten.upsample_bilinear2d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 2, true); };
+    t["aten.upsample_trilinear3d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3, true); };
+    t["aten.upsample_bicubic2d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Cubic, 2, true); };
     t["aten.upsample_bicubic2d_backward.default"] = [](LowerCtx& c) {
         return lowerUpsampleBackward(c, Mode::Cubic, 2);
     };
