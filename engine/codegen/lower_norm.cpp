@@ -214,15 +214,20 @@ ExprP indexValue(Loader& L, int idx, const std::vector<Index>& co, int64_t n) {
 /// native_group_norm(input, weight?, bias?, N, C, HxW, group, eps) -> (out, mean, rstd): x seen
 /// as [N, group, C / group * HxW] (a row-major reshape view), mean and biased variance over the
 /// last dim, then the per-channel affine epilogue over x's own coordinates.
+/// Composite: group_norm(input, num_groups, weight?, bias?, eps, cudnn_enabled) -> out, as
+/// Dynamo-stage graphs keep it (N, C and HxW from the input's shape).
+template <bool Composite>
 std::optional<LValue> groupNorm(LowerCtx& c) {
     const int x = c.in(0);
-    if (x < 0 || !c.out().isList() || c.out().list.size() != 3) return std::nullopt;
+    if (x < 0 || (Composite ? !c.out().isTensor() : !c.out().isList() || c.out().list.size() != 3)) return std::nullopt;
     const TensorMeta xm = c.meta(x);
     if (!isFloating(xm.dtype) || xm.shape.size() < 2) return std::nullopt;
-    const int64_t N = c.args().toInt(3), C = c.args().toInt(4), HxW = c.args().toInt(5), G = c.args().toInt(6);
+    const int64_t N = Composite ? xm.shape[0] : c.args().toInt(3), C = Composite ? xm.shape[1] : c.args().toInt(4);
+    const int64_t HxW = Composite ? (N * C == 0 ? 0 : xm.numel() / (N * C)) : c.args().toInt(5),
+                  G = c.args().toInt(Composite ? 1 : 6);
     if (G <= 0 || C % G != 0 || N * C * HxW != xm.numel() || xm.shape[0] != N || xm.shape[1] != C || N * C * HxW == 0)
         return std::nullopt;
-    const double eps = c.args().toDouble(7);
+    const double eps = c.args().toDouble(Composite ? 4 : 7);
     const DType ct = computeType(xm.dtype);
     const int64_t D = C / G * HxW;
     const std::vector<int64_t> gshape{N, G, D}, xshape = xm.shape;
@@ -240,20 +245,21 @@ std::optional<LValue> groupNorm(LowerCtx& c) {
         },
         {grouped, mean}, ".var");
     const double inv = 1.0 / static_cast<double>(D);
+    const TensorMeta statMeta = TensorMeta::contiguous({N, G}, xm.dtype, xm.device);
     const int rstd = c.pointwise(
-        c.outMeta(2), {ss},
+        Composite ? statMeta : c.outMeta(2), {ss},
         [ss, ct, inv, eps](Loader& L, const std::vector<Index>& co) {
             ExprP var = ebinary(Op::Mul, eto(L.load(ss, {co[0], co[1], iconst(0)}), ct), econst(inv, ct));
             return eunary(Op::Rsqrt, ebinary(Op::Add, var, econst(eps, ct)));
         },
         ".rstd");
     const int meanOut = c.pointwise(
-        c.outMeta(1), {mean},
+        Composite ? statMeta : c.outMeta(1), {mean},
         [mean](Loader& L, const std::vector<Index>& co) {
             return L.load(mean, {co[0], co[1], iconst(0)});
         },
         ".mean_out");
-    const int w = c.in(1), b = c.in(2);
+    const int w = c.in(Composite ? 2 : 1), b = c.in(Composite ? 3 : 2);
     std::vector<int> deps = {x, mean, rstd};
     if (w >= 0) deps.push_back(w);
     if (b >= 0) deps.push_back(b);
@@ -266,6 +272,7 @@ std::optional<LValue> groupNorm(LowerCtx& c) {
         if (b >= 0) v = ebinary(Op::Add, v, eto(L.load(b, {co[1]}), ct));
         return v;
     });
+    if (Composite) return tensorValue(out);
     LValue r;
     r.kind = LValue::Kind::List;
     r.isTuple = true;
@@ -331,7 +338,8 @@ void addNormLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.native_layer_norm_backward.default"] = layerNormBackward;
     t["aten._native_batch_norm_legit_no_training.default"] = batchNormInference<6>;
     t["aten.batch_norm.default"] = batchNormInference<7>;
-    t["aten.native_group_norm.default"] = groupNorm;
+    t["aten.native_group_norm.default"] = groupNorm<false>;
+    t["aten.group_norm.default"] = groupNorm<true>;
     t["aten._fused_rms_norm.default"] = rmsNorm;
 
     t["aten.embedding.default"] = [](LowerCtx& c) -> std::optional<LValue> {

@@ -211,21 +211,20 @@ private slots:
     }
 
     void unsupportedOpFallsBackExplicitly() {
-        // group_norm (the composite overload, which decompositions normally remove) has no
-        // lowering: it runs on the reference kernel and is reported; its result feeds a generated
-        // kernel.
-        auto g = parse("        gn: \"f32[1, 3][3, 1]cpu\" = torch.ops.aten.group_norm.default(arg0_1, 1)\n"
-                       "        mul: \"f32[1, 3][3, 1]cpu\" = torch.ops.aten.mul.Tensor(gn, 10)\n"
+        // _unique (a data-dependent size; the CPU backend has no extern for it) has no lowering:
+        // it runs on the reference kernel and is reported; its result feeds a generated kernel.
+        auto g = parse("        _unique = torch.ops.aten._unique.default(arg0_1)\n"
+                       "        getitem: \"f32[2][1]cpu\" = _unique[0]\n"
+                       "        getitem_1: \"i64[0][1]cpu\" = _unique[1]\n"
+                       "        mul: \"f32[2][1]cpu\" = torch.ops.aten.mul.Tensor(getitem, 10)\n"
                        "        return (mul,)\n",
-                       "arg0_1: \"f32[1, 3][3, 1]cpu\"");
+                       "arg0_1: \"f32[3][1]cpu\"");
         QVERIFY(g);
-        auto c = compileAndRun(*g, {fxtest::tv({1, 3}, {-1, 0, 2})});
+        auto c = compileAndRun(*g, {fxtest::tv({3}, {2, 1, 2})});
         QVERIFY(c.cg);
-        QCOMPARE(c.cg->fallbackOps().count("aten.group_norm.default"), size_t(1));
-        // 10 * (x - mean) / sqrt(var + 1e-5) over the one group of three channels.
-        const double m = 1.0 / 3, sd = std::sqrt(((-1 - m) * (-1 - m) + m * m + (2 - m) * (2 - m)) / 3 + 1e-5);
-        FX_COMPARE_VEC(fxtest::values(c.outs[0]),
-                       (std::vector<double>{10 * (-1 - m) / sd, 10 * -m / sd, 10 * (2 - m) / sd}), 1e-5);
+        QCOMPARE(c.cg->fallbackOps().count("aten._unique.default"), size_t(1));
+        // The distinct values 1 and 2, sorted, times 10.
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{10, 20}), 0);
     }
 };
 

@@ -3,7 +3,7 @@
 // renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
 // (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
 // an empty source; and the composites Dynamo-stage graphs keep (linear, matmul, layer_norm,
-// softmax.int, dropout, conv2d, batch_norm, flatten, chunk, upsample .vec).
+// softmax.int, dropout, conv2d, batch_norm, flatten, chunk, upsample .vec, group_norm).
 // Each graph runs on the CPU backend with no reference fallback and gives the
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
@@ -187,7 +187,8 @@ private slots:
              fxtest::tv({4, 6}, std::vector<double>(qs.begin(), qs.begin() + 24)), fxtest::tv({2, 3, 4, 5}, qs),
              fxtest::tv({2, 3, 4, 5}, ks)});
         // conv2d (convolution's extern), batch_norm in evaluation mode, flatten, chunk (36 into
-        // pieces of 8, the last 4), upsample's .vec overloads (scale factors, or an output size).
+        // pieces of 8, the last 4), upsample's .vec overloads (scale factors, or an output size),
+        // group_norm.
         std::vector<double> img(2 * 3 * 5 * 5), cw(4 * 3 * 3 * 3);
         for (size_t i = 0; i < img.size(); ++i) img[i] = std::sin(0.13 * double(i));
         for (size_t i = 0; i < cw.size(); ++i) cw[i] = std::cos(0.29 * double(i)) * 0.3;
@@ -209,7 +210,9 @@ private slots:
             "        up_1: \"f32[2, 4, 7, 5][140, 35, 5, 1]cpu\" = torch.ops.aten.upsample_bilinear2d.vec(bn, [7, 5], "
             "False, "
             "None)\n"
-            "        return (conv2d, flat, getitem, getitem_1, up, up_1)\n",
+            "        gn: \"f32[2, 4, 3, 3][36, 9, 3, 1]cpu\" = torch.ops.aten.group_norm.default(conv2d, 2, b, rm, "
+            "1e-05)\n"
+            "        return (conv2d, flat, getitem, getitem_1, up, up_1, gn)\n",
             {fxtest::tv({2, 3, 5, 5}, img), fxtest::tv({4, 3, 3, 3}, cw), fxtest::tv({4}, {0.5, -1, 2, 0.25}),
              fxtest::tv({4}, {0.1, 0.2, -0.3, 0}), fxtest::tv({4}, {1, 0.5, 2, 0.75})});
     }
