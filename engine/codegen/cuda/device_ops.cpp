@@ -239,4 +239,13 @@ Expected<DeviceView> denseView(const DeviceView& v, DeviceBuffer& tmp) {
     return DeviceView{tmp.ptr(), m};
 }
 
+Expected<DeviceView> denseTarget(const DeviceView& out, DeviceBuffer& tmp) {
+    if (out.meta.isContiguous()) return out;
+    TensorMeta m = TensorMeta::contiguous(out.meta.shape, out.meta.dtype, out.meta.device);
+    auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(m.dtype)));
+    if (!buf.ok()) return buf.error();
+    tmp = std::move(buf).value();
+    return DeviceView{tmp.ptr(), m};
+}
+
 }  // namespace fxray::cg::cuda

@@ -50,6 +50,10 @@ Status stridedCopy(const DeviceView& src, const DeviceView& dst);
 /// v itself when it is row-major dense, else a dense copy of it in `tmp` (which then owns it).
 Expected<DeviceView> denseView(const DeviceView& v, DeviceBuffer& tmp);
 
+/// For writing `out`: out itself when it is row-major dense, else an uninitialised dense stand-in
+/// in `tmp` (which then owns it) for the caller to fill and stridedCopy into out.
+Expected<DeviceView> denseTarget(const DeviceView& out, DeviceBuffer& tmp);
+
 /// C = alpha * A @ B + beta * C for 2-D (mm) or 3-D (bmm) views; C must be dense row-major.
 /// Operands that are neither row- nor column-major are copied dense first.
 Status gemm(const DeviceView& A, const DeviceView& B, const DeviceView& C, double alpha, double beta);

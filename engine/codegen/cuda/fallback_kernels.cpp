@@ -301,14 +301,9 @@ Status triangularSolve(const DeviceView& B, const DeviceView& A, bool upper, boo
     a.unit = unit ? 1 : 0;
     // The outputs are column-major on CUDA (cuBLAS's layout): the kernel solves in dense copies.
     DeviceBuffer tx, ta;
-    DeviceView Xd = X;
-    if (!X.meta.isContiguous()) {
-        TensorMeta m = TensorMeta::contiguous(X.meta.shape, t, X.meta.device);
-        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(t)));
-        if (!buf.ok()) return buf.error();
-        tx = std::move(buf).value();
-        Xd = DeviceView{tx.ptr(), m};
-    }
+    auto xt = denseTarget(X, tx);
+    if (!xt.ok()) return xt.error();
+    const DeviceView Xd = *xt;
     if (Status s = stridedCopy(B, Xd); !s.ok()) return s;
     if (Status s = stridedCopy(A, Aclone); !s.ok()) return s;
     if (a.batches * a.k != 0) {
@@ -348,14 +343,9 @@ Status luSolve(const DeviceView& LU, const DeviceView& pivots, const DeviceView&
     // PyTorch's solution is column-major per matrix (the reference's meta gives it so): the
     // kernels solve in a dense row-major copy, copied into place at the end.
     DeviceBuffer tx;
-    DeviceView Xd = X;
-    if (!X.meta.isContiguous()) {
-        TensorMeta m = TensorMeta::contiguous(X.meta.shape, t, X.meta.device);
-        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(m.numel(), 1) * dtypeItemSize(t)));
-        if (!buf.ok()) return buf.error();
-        tx = std::move(buf).value();
-        Xd = DeviceView{tx.ptr(), m};
-    }
+    auto xt = denseTarget(X, tx);
+    if (!xt.ok()) return xt.error();
+    const DeviceView Xd = *xt;
     if (Status s = stridedCopy(B, Xd); !s.ok()) return s;
     if (a.batches * a.k == 0) return Xd.base == X.base ? Status::success() : stridedCopy(Xd, X);
     DeviceBuffer tl, tp;

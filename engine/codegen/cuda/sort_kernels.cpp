@@ -83,16 +83,6 @@ Status sortedPairs(const DeviceView& x, const FxSortArgs& a, DeviceBuffer owners
     return Status::success();
 }
 
-/// `out` itself when dense, else a dense stand-in in `tmp` to be copied into out afterwards.
-Expected<DeviceView> denseTarget(const DeviceView& out, DeviceBuffer& tmp) {
-    if (out.meta.isContiguous()) return out;
-    auto b = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(out.meta.numel(), 1)) *
-                                    dtypeItemSize(out.meta.dtype));
-    if (!b.ok()) return b.error();
-    tmp = std::move(b).value();
-    return DeviceView{tmp.ptr(), TensorMeta::contiguous(out.meta.shape, out.meta.dtype)};
-}
-
 }  // namespace
 
 Expected<std::string> sortOpsSource() { return sortModule().source(); }

@@ -7,11 +7,9 @@
 // Each graph runs on the CPU backend with no reference fallback and gives the
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
+#include "cpu_lowering_check.h"
 #include "test_util.h"
 
-#include "codegen/cpu/cpu_backend.h"
-#include "codegen/cuda/cuda_api.h"
-#include "codegen/cuda/cuda_backend.h"
 #include "exec/run_check.h"
 
 #include <cmath>
@@ -27,25 +25,15 @@ void lowersAndMatches(const std::string& params, const std::string& body, const 
     req.inputs = in;
     auto ref = runAndCheck(*g, req, nullptr);
     QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
-    auto c = cg::cpu::CompiledGraph::compile(*g, in);
-    QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
-    std::string fallbacks;
-    for (const auto& [op, n] : (*c)->fallbackOps()) fallbacks += op + " ";
-    QVERIFY2(fallbacks.empty(), fallbacks.c_str());
-    auto out = (*c)->run(in);
-    QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
-    QCOMPARE(out->size(), ref->outputs.size());
-    for (size_t i = 0; i < out->size(); ++i) {
-        QCOMPARE((*out)[i].t.shape(), ref->outputs[i].t.shape());
-        FX_COMPARE_VEC(fxtest::values((*out)[i]), fxtest::values(ref->outputs[i]), 1e-5);
+    std::vector<Value> out;
+    fxtest::runCpuWithoutFallback(*g, in, out);
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(out.size(), ref->outputs.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+        QCOMPARE(out[i].t.shape(), ref->outputs[i].t.shape());
+        FX_COMPARE_VEC(fxtest::values(out[i]), fxtest::values(ref->outputs[i]), 1e-5);
     }
-    const auto& rt = cg::cuda::runtime();
-    if (!rt.haveNvrtc) return;
-    auto so = cg::cuda::compileSourceOnly(*g, in, "compute_80");
-    QVERIFY2(so.ok(), so.ok() ? "" : so.error().str().c_str());
-    std::string cudaFallbacks;
-    for (const auto& [op, n] : so->program.lowered.fallbackOps) cudaFallbacks += op + " ";
-    QVERIFY2(cudaFallbacks.empty(), cudaFallbacks.c_str());
+    fxtest::cudaLowersWithoutFallback(*g, in);  // unchecked where NVRTC cannot be loaded
 }
 
 }  // namespace
