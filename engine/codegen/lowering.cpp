@@ -218,6 +218,8 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.cudnn_batch_norm.default", "batch_norm_update"},
         {"aten._batch_norm_with_update.default", "batch_norm_with_update"},
         {"aten.native_batch_norm_backward.default", "batch_norm_backward"},
+        // Dynamo-stage batch_norm in training mode (evaluation mode is a lowering rule).
+        {"aten.batch_norm.default", "batch_norm_composite"},
         {"aten.convolution_backward.default", "conv_backward"},
         // Fused attention (what fuse_attention puts into joint graphs): GEMMs around a row
         // softmax (cpu/extern_attention.cpp).
@@ -225,12 +227,21 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
         {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
-        // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
-        // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
-        // linear as Dynamo-stage graphs keep it: one GEMM over the input's rows.
+        // Composites as Dynamo-stage graphs keep them: linear is one GEMM over the input's rows,
+        // matmul a GEMM, the convolutions aten.convolution's kernels.
         {"aten.linear.default", "linear"},
         {"aten.matmul.default", "matmul"},
+        {"aten.conv1d.default", "conv1d"},
         {"aten.conv2d.default", "conv2d"},
+        {"aten.conv3d.default", "conv3d"},
+        {"aten.conv1d.padding", "conv1d"},
+        {"aten.conv2d.padding", "conv2d"},
+        {"aten.conv3d.padding", "conv3d"},
+        {"aten.conv_transpose1d.input", "conv_transpose"},
+        {"aten.conv_transpose2d.input", "conv_transpose"},
+        {"aten.conv_transpose3d.input", "conv_transpose"},
+        // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
+        // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
         {"aten.sort.default", "sort"},
         {"aten.sort.stable", "sort_stable"},
         {"aten.topk.default", "topk"},
