@@ -10,9 +10,7 @@ const std::vector<std::string_view>& cpuExternKernels() {
     // kernels are attached by qualname instead (randomExterns()).
     static const std::vector<std::string_view> k = [] {
         std::vector<std::string_view> names;
-        for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(),
-                                 &linalgExterns(), &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-                                 &gridSampleExterns(), &upsampleAaExterns()})
+        for (const auto* part : namedExternParts())
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();

@@ -379,12 +379,20 @@ const std::vector<CpuExtern>& gemmExterns() {
     return t;
 }
 
+const std::vector<const std::vector<CpuExtern>*>& namedExternParts() {
+    static const std::vector<const std::vector<CpuExtern>*> parts = {
+        &gemmExterns(),     &convExterns(),        &trainExterns(),         &attentionExterns(),
+        &fallbackOpExterns(), &linalgExterns(),    &pointwiseExterns(),     &embeddingBagExterns(),
+        &backwardOpExterns(), &gridSampleExterns(), &upsampleAaExterns()};
+    return parts;
+}
+
 const CpuExtern* findCpuExtern(std::string_view name) {
-    for (const auto* part : {&gemmExterns(), &convExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(),
-                             &linalgExterns(), &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-                             &gridSampleExterns(), &upsampleAaExterns(), &randomExternKernels()})
+    for (const auto* part : namedExternParts())
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
+    for (const CpuExtern& x : randomExternKernels())
+        if (x.name == name) return &x;
     return nullptr;
 }
 

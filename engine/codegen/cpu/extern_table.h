@@ -65,6 +65,10 @@ bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return F(a, outs);
 }
 
+/// Every part above dispatched by codegen's extern kernel names (all but the random kernels,
+/// attached by qualname): one list, so that a new part is both dispatched and attached.
+const std::vector<const std::vector<CpuExtern>*>& namedExternParts();
+
 /// The kernel named `name` in any part, or null.
 const CpuExtern* findCpuExtern(std::string_view name);
 
