@@ -393,6 +393,27 @@ Expected<bool> convCompositeOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// conv_transpose1d/2d/3d.input(input, weight, bias, stride, padding, output_padding, groups,
+/// dilation) as Dynamo-stage graphs keep them: convolution's transposed forward (cuDNN).
+Expected<bool> convTransposeCompositeOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = c.args();
+    if (!om || !A || !cudnnConvSupports(om->dtype)) return false;
+    auto x = c.view(0), w = c.view(1);
+    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    // Where cuDNN has no algorithm for the problem the host runs it, as for aten.convolution.
+    if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(7),
+                                             A->toInt(6));
+        !s.ok())
+        return false;
+    ++c.stats().cudnnCalls;
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> convBackwardOnDevice(DeviceCall& c) {
     // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask)
     const OpArgs* A = c.args();
@@ -773,6 +794,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"conv1d", convCompositeOnDevice<1>},
             {"conv2d", convCompositeOnDevice<2>},
             {"conv3d", convCompositeOnDevice<3>},
+            {"conv_transpose", convTransposeCompositeOnDevice},
             {"baddbmm", batchedAddOnDevice<false>},
             {"addbmm", batchedAddOnDevice<true>},
             {"conv", convOnDevice},
