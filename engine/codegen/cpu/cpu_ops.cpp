@@ -39,11 +39,14 @@ Status attachCpuKernels(OpRegistry& r, const std::vector<std::string_view>& kern
     }
     for (const auto& up : r.all()) {
         OpInfo& op = *up;
-        if (op.lowering) {
+        // An op with neither a rule nor an extern of its own takes its functional form's.
+        const OpInfo* path = op.lowering || !op.externKernel.empty() ? &op : borrowedOpOf(r, op.qualname);
+        if (!path) continue;
+        if (path->lowering) {
             op.cpu = BackendPath::Lowered;
-        } else if (!op.externKernel.empty()) {
+        } else if (!path->externKernel.empty()) {
             for (std::string_view k : kernels)
-                if (k == op.externKernel) op.cpu = BackendPath::Extern;
+                if (k == path->externKernel) op.cpu = BackendPath::Extern;
         }
     }
     for (const auto& re : random) {
