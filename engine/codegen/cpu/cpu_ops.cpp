@@ -23,6 +23,8 @@ const std::vector<RandomExtern>& randomExterns() {
         {"aten.native_dropout.default", "native_dropout"},
         {"aten.rand.default", "rand"},
         {"aten.rand_like.default", "rand"},
+        {"aten.randn.default", "randn"},
+        {"aten.randn_like.default", "randn"},
     };
     return t;
 }

@@ -15,6 +15,8 @@ const std::vector<FallbackExtern>& fallbackExterns() {
     static const std::vector<FallbackExtern> t = {
         {"aten.rand.default", "rand"},
         {"aten.rand_like.default", "rand"},
+        {"aten.randn.default", "randn"},
+        {"aten.randn_like.default", "randn"},
         {"aten.native_dropout.default", "native_dropout"},
         {"aten.randperm.default", "randperm"},
         {"aten._unique.default", "unique"},
