@@ -205,6 +205,20 @@ private slots:
             {fxtest::tv({2, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), fxtest::tv({2}, {0, 0}, DType::Float64),
              fxtest::tv({1, 2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18})});
     }
+    void prepareSoftmaxOnline() {
+        // Inductor's post-grad softmax: (max, sum(exp(x - max))) keepdim over dim 1, then the
+        // division.
+        lowersAndMatches(
+            "x: \"f32[3, 4][4, 1]cpu\"",
+            "        p = torch.ops.prims.prepare_softmax_online.default(x, 1)\n"
+            "        m: \"f32[3, 1][1, 1]cpu\" = p[0]\n"
+            "        s: \"f32[3, 1][1, 1]cpu\" = p[1]\n"
+            "        sub: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.sub.Tensor(x, m)\n"
+            "        exp: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.exp.default(sub)\n"
+            "        div: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.div.Tensor(exp, s)\n"
+            "        return (m, s, div)\n",
+            {fxtest::tv({3, 4}, {0.5, -1, 2, 3, 10, 10, 9, -20, -0.25, 0, 0.25, 1.5})});
+    }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",
                          "        renorm: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.renorm.default(x, inf, 0, 0.5)\n"
