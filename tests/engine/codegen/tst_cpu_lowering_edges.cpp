@@ -1,12 +1,12 @@
 // Lowering rules on the shapes and arguments OpInfo's later samples (s2, s3) reach and its public
 // ones (s0, s1) do not: scans, aminmax and scatters of 0-d tensors, scatters by an empty index,
-// renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds,
-// overloads delegated to another op's rule (iota, empty_strided, to.device, unflatten, ...), the grid
-// samplers in border and reflection padding
+// renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
 // (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
-// an empty source; and the composites Dynamo-stage graphs keep (linear, matmul, layer_norm,
-// softmax.int, dropout, conv2d, batch_norm, flatten, chunk, upsample .vec, group_norm).
-// Each graph runs on the CPU backend with no reference fallback and gives the
+// an empty source, the grid samplers in border and reflection padding; overloads delegated to
+// another op's rule (iota, empty_strided, to.device, unflatten, ...), Inductor's
+// prepare_softmax_online; and the composites Dynamo-stage graphs keep (linear, matmul,
+// layer_norm, softmax.int, dropout, conv2d, batch_norm, flatten, chunk, upsample .vec,
+// group_norm). Each graph runs on the CPU backend with no reference fallback and gives the
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
 #include "cpu_lowering_check.h"
