@@ -225,6 +225,8 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
         {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
+        {"aten._scaled_dot_product_cudnn_attention.default", "sdpa_cudnn"},
+        {"aten._scaled_dot_product_cudnn_attention_backward.default", "sdpa_cudnn_backward"},
         // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
         // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
         // linear as Dynamo-stage graphs keep it: one GEMM over the input's rows.
