@@ -77,9 +77,12 @@ double scaleOf(const OpArgs& a, size_t i, int64_t K) {
     return 1.0 / std::sqrt(static_cast<double>(K));
 }
 
-/// Causal masking: row m sees keys n <= m + *shift; nullopt: every key.
-using Causal = std::optional<int64_t>;
-Causal topLeft(bool causal) { return causal ? Causal(0) : std::nullopt; }
+/// Causal masking (on): row m sees keys n <= m + shift.
+struct Causal {
+    bool on = false;
+    int64_t shift = 0;
+};
+Causal topLeft(bool causal) { return {causal, 0}; }
 
 /// Softmax probabilities P [M, N] and per-row logsumexp of one (b, h).
 void probabilities(const Dims& d, const float* q, const float* k, const float* bias, float scale, Causal causal,
@@ -93,7 +96,7 @@ void probabilities(const Dims& d, const float* q, const float* k, const float* b
         float mx = ninf;
         for (int64_t n = 0; n < d.N; ++n) {
             if (bias) row[n] += bias[m * d.N + n];
-            if (causal && n > m + *causal) row[n] = ninf;
+            if (causal.on && n > m + causal.shift) row[n] = ninf;
             mx = std::max(mx, row[n]);
         }
         double sum = 0.0;
@@ -294,7 +297,7 @@ bool efficientAttentionForward(const OpArgs& a, const std::vector<Tensor*>& outs
     if (out.shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv}) return false;
     const float scale = static_cast<float>(scaleOf(a, 11, d->K));
     std::vector<float> O, L;
-    const Causal causal = mask == 0 ? std::nullopt : Causal(mask == 2 ? d->N - d->M : 0);
+    const Causal causal{mask != 0, mask == 2 ? d->N - d->M : 0};
     forward(*d, f32(view.tensor(0)), f32(view.tensor(1)), f32(view.tensor(2)), *bias, scale, causal, 0.0, 0, O, &L,
             outs[1]->shape()[2]);
     store(out, O);
