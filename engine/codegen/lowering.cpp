@@ -225,6 +225,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
         {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
+        {"aten._efficient_attention_backward.default", "efficient_attention_backward"},
         {"aten._scaled_dot_product_cudnn_attention.default", "sdpa_cudnn"},
         {"aten._scaled_dot_product_cudnn_attention_backward.default", "sdpa_cudnn_backward"},
         // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,

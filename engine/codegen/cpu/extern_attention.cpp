@@ -180,14 +180,15 @@ bool compositeSdpa(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
 
 /// Where the backward ops keep their arguments (grad_out, q, k, v are 0-3 in both).
 struct BackwardArgs {
-    size_t bias, seed, offset, dropout, causal, scale;
+    size_t bias, seed, offset, dropout, scale;
 };
-constexpr BackwardArgs kEfficientBackward{4, 7, 8, 9, 11, 12};
-constexpr BackwardArgs kCudnnBackward{8, 6, 7, 13, 14, 15};
+constexpr BackwardArgs kEfficientBackward{4, 7, 8, 9, 12};
+constexpr BackwardArgs kCudnnBackward{8, 6, 7, 13, 15};
+constexpr BackwardArgs kEfficientBackwardRaw{4, 12, 13, 11, 16};
 
-/// The backward of `_scaled_dot_product_efficient_attention` (outputs dq, dk, dv, dbias) or of
-/// cuDNN's attention (dq, dk, dv).
-bool backward(const OpArgs& a, const std::vector<Tensor*>& outs, const BackwardArgs& at) {
+/// The backward of `_scaled_dot_product_efficient_attention` (outputs dq, dk, dv, dbias), of
+/// cuDNN's attention (dq, dk, dv) or of `_efficient_attention_forward` (on BHMK views).
+bool backward(const OpArgs& a, const std::vector<Tensor*>& outs, const BackwardArgs& at, Causal causal) {
     auto d = dimsOf(a, 1, 2, 3);
     if (!d || outs.size() < 3 || !outs[0] || !outs[1] || !outs[2]) return false;
     if (!a.isTensor(0) || a.tensor(0).shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv}) return false;
@@ -196,7 +197,6 @@ bool backward(const OpArgs& a, const std::vector<Tensor*>& outs, const BackwardA
     const uint64_t seed = static_cast<uint64_t>(kern::toDoubles(a.tensor(at.seed))[0]);
     const uint64_t offset = static_cast<uint64_t>(kern::toDoubles(a.tensor(at.offset))[0]);
     const double p = a.toDouble(at.dropout);
-    const Causal causal = topLeft(a.toBool(at.causal));
     const float scale = static_cast<float>(scaleOf(a, at.scale, d->K));
     const std::vector<float> dO = f32(a.tensor(0)), Q = f32(a.tensor(1)), Kt = f32(a.tensor(2)), V = f32(a.tensor(3));
     std::vector<float> dQ(Q.size(), 0.0f), dK(Kt.size(), 0.0f), dV(V.size(), 0.0f);
@@ -271,6 +271,37 @@ Tensor bhsdView(const Tensor& t) {
     return v;
 }
 
+/// custom_mask_type (0 none, 1 causal from the top left, 2 from the bottom right) for M query
+/// rows and N keys.
+Causal maskOf(int64_t mask, int64_t M, int64_t N) { return {mask != 0, mask == 2 ? N - M : 0}; }
+
+/// _efficient_attention_backward(grad_out_, query, key, value, bias?, out, cu_seqlens_q?,
+/// cu_seqlens_k?, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed, philox_offset,
+/// custom_mask_type, bias_requires_grad, *, scale?, ...): BMHK tensors, run as the backward above
+/// on their BHMK views; grad_bias where bias_requires_grad (else zeros). Fixed-length batches.
+bool efficientAttentionBackward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    for (size_t i : {6, 7})
+        if (!a.isNone(i)) return false;
+    if ((a.size() > 18 && !a.isNone(18)) || (a.size() > 19 && a.toBool(19)) || outs.size() < 4) return false;
+    const int64_t mask = a.toInt(14);
+    if (mask < 0 || mask > 2) return false;
+    for (size_t i = 0; i < 4; ++i)
+        if (!a.isTensor(i) || a.tensor(i).dim() != 4) return false;
+    for (size_t i = 0; i < 3; ++i)
+        if (!outs[i] || outs[i]->dim() != 4) return false;
+    std::vector<Value> vals = a.values();
+    for (size_t i : {0, 1, 2, 3}) vals[i] = Value::ofTensor(bhsdView(a.tensor(i)));
+    const OpArgs view(a.op(), std::move(vals));
+    std::vector<Tensor> grads{bhsdView(*outs[0]), bhsdView(*outs[1]), bhsdView(*outs[2])};
+    std::vector<Tensor*> ptrs{&grads[0], &grads[1], &grads[2]};
+    const bool biasGrad = !a.isNone(4) && a.toBool(15) && outs[3];
+    if (biasGrad) ptrs.push_back(outs[3]);
+    const int64_t M = view.tensor(1).shape()[2], N = view.tensor(2).shape()[2];
+    if (!backward(view, ptrs, kEfficientBackwardRaw, maskOf(mask, M, N))) return false;
+    if (!biasGrad && outs[3]) kern::fromDoubles(*outs[3], std::vector<double>(static_cast<size_t>(outs[3]->numel())));
+    return true;
+}
+
 /// _efficient_attention_forward(query, key, value, bias?, cu_seqlens_q?, cu_seqlens_k?,
 /// max_seqlen_q?, max_seqlen_k?, dropout_p, custom_mask_type, compute_log_sumexp, *, scale?,
 /// seqlen_k?, window_size?): the memory-efficient kernel on BMHK tensors, run as the forward above
@@ -297,7 +328,7 @@ bool efficientAttentionForward(const OpArgs& a, const std::vector<Tensor*>& outs
     if (out.shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv}) return false;
     const float scale = static_cast<float>(scaleOf(a, 11, d->K));
     std::vector<float> O, L;
-    const Causal causal{mask != 0, mask == 2 ? d->N - d->M : 0};
+    const Causal causal = maskOf(mask, d->M, d->N);
     forward(*d, f32(view.tensor(0)), f32(view.tensor(1)), f32(view.tensor(2)), *bias, scale, causal, 0.0, 0, O, &L,
             outs[1]->shape()[2]);
     store(out, O);
@@ -328,18 +359,25 @@ bool cudnnForward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext
     return true;
 }
 
+bool efficientBackward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return backward(a, outs, kEfficientBackward, topLeft(a.toBool(11)));
+}
+
+bool cudnnBackward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return backward(a, outs, kCudnnBackward, topLeft(a.toBool(14)));
+}
+
 }  // namespace
 
 const std::vector<CpuExtern>& attentionExterns() {
     static const std::vector<CpuExtern> t = {
         {"sdpa_efficient", efficientForward},
-        {"sdpa_efficient_backward", [](const OpArgs& a, const std::vector<Tensor*>& outs,
-                                       ExecContext&) { return backward(a, outs, kEfficientBackward); }},
+        {"sdpa_efficient_backward", efficientBackward},
         {"sdpa", compositeSdpa},
         {"efficient_attention_forward", efficientAttentionForward},
+        {"efficient_attention_backward", efficientAttentionBackward},
         {"sdpa_cudnn", cudnnForward},
-        {"sdpa_cudnn_backward", [](const OpArgs& a, const std::vector<Tensor*>& outs,
-                                   ExecContext&) { return backward(a, outs, kCudnnBackward); }},
+        {"sdpa_cudnn_backward", cudnnBackward},
     };
     return t;
 }

@@ -536,6 +536,58 @@ Expected<bool> efficientAttentionForwardOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// _efficient_attention_backward(grad_out_, query, key, value, bias?, out, cu_seqlens_q?,
+/// cu_seqlens_k?, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed, philox_offset,
+/// custom_mask_type, bias_requires_grad, *, scale?, num_splits_key?, window_size?,
+/// shared_storage_dqdkdv) -> (grad_query, grad_key, grad_value, grad_bias): BMHK tensors on their
+/// BHMK views, any mask type, no dropout, fixed-length batches. Without bias_requires_grad the
+/// grad_bias output is zeroed (PyTorch leaves it unwritten).
+Expected<bool> efficientAttentionBackwardOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    if (!A || c.outCount() < 4) return false;
+    for (size_t i : {6, 7, 18})
+        if (i < A->size() && !A->isNone(i)) return false;
+    const int64_t mask = A->toInt(14);
+    if (A->toDouble(11) != 0.0 || mask < 0 || mask > 2 || (A->size() > 19 && A->toBool(19))) return false;
+    auto go = c.view(0), q = c.view(1), k = c.view(2), v = c.view(3), o = c.view(5), lse = c.view(10);
+    std::optional<DeviceView> bias = A->isNone(4) ? std::nullopt : c.view(4);
+    if (!go || !q || !k || !v || !o || !lse || (!A->isNone(4) && !bias)) return false;
+    auto bhmk = [](DeviceView t) {
+        if (t.meta.shape.size() == 4)
+            std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
+        return t;
+    };
+    for (const DeviceView* t : {&*go, &*q, &*k, &*v, &*o})
+        if (t->meta.shape.size() != 4) return false;
+    for (size_t i = 0; i < 3; ++i)
+        if (const TensorMeta* m = c.outMeta(i); !m || m->shape.size() != 4) return false;
+    if (!attentionHandles(bhmk(*q).meta, bhmk(*k).meta, bhmk(*v).meta, bias ? &bias->meta : nullptr, bhmk(*o).meta))
+        return false;
+    auto outs = c.outs(4);
+    if (!outs.ok()) return outs.error();
+    const auto& g = *outs;
+    const bool biasGrad = bias && A->toBool(15);
+    if (g[3] && !biasGrad) {
+        const DeviceView& z = *g[3];
+        const size_t item = dtypeItemSize(z.meta.dtype);
+        if (Status s = check(runtime().cu.cuMemsetD8(z.address(), 0, static_cast<size_t>(z.meta.numel()) * item),
+                             "zeroing grad_bias");
+            !s.ok())
+            return s.error();
+    }
+    const double scale =
+        A->size() > 16 && !A->isNone(16) ? A->toDouble(16) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    const CausalMask causal =
+        mask == 2 ? bottomRightCausal(q->meta.shape[1], k->meta.shape[1]) : topLeftCausal(mask == 1);
+    auto gv = [&](size_t i) { return g[i] ? std::optional<DeviceView>(bhmk(*g[i])) : std::nullopt; };
+    if (Status s = attentionBackward(bhmk(*go), bhmk(*q), bhmk(*k), bhmk(*v), bias, bhmk(*o), *lse, scale, causal,
+                                     gv(0), gv(1), gv(2), biasGrad ? g[3] : std::nullopt);
+        !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> attentionBackwardOnDevice(DeviceCall& c) {
     // (grad_out_, query, key, value, attn_bias?, out, logsumexp, philox_seed, philox_offset, dropout_p,
     //  grad_input_mask, is_causal, *, scale) -> (grad_query, grad_key, grad_value, grad_bias)
@@ -836,6 +888,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"sdpa", attentionOnDevice<false>},
             {"sdpa_efficient_backward", attentionBackwardOnDevice},
             {"efficient_attention_forward", efficientAttentionForwardOnDevice},
+            {"efficient_attention_backward", efficientAttentionBackwardOnDevice},
             {"sdpa_cudnn", cudnnAttentionOnDevice},
             {"sdpa_cudnn_backward", cudnnAttentionBackwardOnDevice},
             {"batch_norm_train", batchNormTrainOnDevice},

@@ -259,6 +259,25 @@ Grads gradients(const Dims& d, const std::vector<double>& dO, const std::vector<
     return g;
 }
 
+/// The [B, H, M, N] bias gradient summed over the dims a bias of shape bs was broadcast along.
+std::vector<double> reduceBiasGrad(const Dims& d, const std::vector<double>& dBias, const std::vector<int64_t>& bs) {
+    std::vector<int64_t> full{d.B, d.H, d.M, d.N};
+    std::vector<int64_t> padded(4 - bs.size(), 1);
+    padded.insert(padded.end(), bs.begin(), bs.end());
+    std::vector<double> red(static_cast<size_t>(product(bs)), 0.0);
+    auto rs = rowMajorStrides(padded);
+    for (int64_t i = 0; i < product(full); ++i) {
+        int64_t rem = i, idx = 0;
+        for (int dim = 3; dim >= 0; --dim) {
+            int64_t c = rem % full[dim];
+            rem /= full[dim];
+            if (padded[dim] != 1) idx += c * rs[dim];
+        }
+        red[static_cast<size_t>(idx)] += dBias[static_cast<size_t>(i)];
+    }
+    return red;
+}
+
 Expected<Value> kernelEfficientBackward(const OpArgs& a, const Value& out, ExecContext&) {
     auto d = attnDims(a, 1, 2, 3);
     if (!d.ok()) return d.error();
@@ -274,23 +293,8 @@ Expected<Value> kernelEfficientBackward(const OpArgs& a, const Value& out, ExecC
     outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, g.dK)));
     outs.push_back(Value::ofTensor(makeTensor(out.list[2].t.meta, g.dV)));
     if (out.list[3].isTensor()) {
-        // Sum the [B, H, M, N] gradient over the dims the bias was broadcast along.
-        const auto& bs = out.list[3].t.shape();
-        std::vector<int64_t> full{d->B, d->H, d->M, d->N};
-        std::vector<int64_t> padded(4 - bs.size(), 1);
-        padded.insert(padded.end(), bs.begin(), bs.end());
-        std::vector<double> red(static_cast<size_t>(product(bs)), 0.0);
-        auto rs = rowMajorStrides(padded);
-        for (int64_t i = 0; i < product(full); ++i) {
-            int64_t rem = i, idx = 0;
-            for (int dim = 3; dim >= 0; --dim) {
-                int64_t c = rem % full[dim];
-                rem /= full[dim];
-                if (padded[dim] != 1) idx += c * rs[dim];
-            }
-            red[static_cast<size_t>(idx)] += g.dBias[static_cast<size_t>(i)];
-        }
-        outs.push_back(Value::ofTensor(makeTensor(out.list[3].t.meta, red)));
+        outs.push_back(
+            Value::ofTensor(makeTensor(out.list[3].t.meta, reduceBiasGrad(*d, g.dBias, out.list[3].t.shape()))));
     } else {
         outs.push_back(Value::none());
     }
@@ -377,6 +381,18 @@ Expected<Dims> efficientForwardDims(const OpArgs& a) {
     return d;
 }
 
+/// The causal masks of custom_mask_type (1: top left, 2: bottom right, row m sees keys
+/// n <= m + N - M) as -inf entries of the [B, H, M, N] bias (made where empty).
+void maskIntoBias(const Dims& d, int64_t mask, std::vector<double>& bias) {
+    if (mask == 0) return;
+    if (bias.empty()) bias.assign(static_cast<size_t>(d.B * d.H * d.M * d.N), 0.0);
+    const int64_t shift = mask == 2 ? d.N - d.M : 0;
+    for (int64_t bh = 0; bh < d.B * d.H; ++bh)
+        for (int64_t m = 0; m < d.M; ++m)
+            for (int64_t n = std::max<int64_t>(m + shift + 1, 0); n < d.N; ++n)
+                bias[static_cast<size_t>((bh * d.M + m) * d.N + n)] = -std::numeric_limits<double>::infinity();
+}
+
 Expected<Value> metaEfficientForward(const OpArgs& a) {
     auto d = efficientForwardDims(a);
     if (!d.ok()) return d.error();
@@ -399,20 +415,9 @@ Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecCo
     if (!d.ok()) return d.error();
     const std::vector<double> Q = toDoubles(bhsdView(a.tensor(0))), Kt = toDoubles(bhsdView(a.tensor(1))),
                               V = toDoubles(bhsdView(a.tensor(2)));
-    const int64_t mask = a.toInt(9);
-    // The causal masks join the bias as -inf entries.
     std::vector<double> bias;
     if (!a.isNone(3)) bias = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
-    if (mask != 0) {
-        if (bias.empty()) bias.assign(static_cast<size_t>(d->B * d->H * d->M * d->N), 0.0);
-        const int64_t shift = mask == 2 ? d->N - d->M : 0;
-        for (int64_t bh = 0; bh < d->B * d->H; ++bh)
-            for (int64_t m = 0; m < d->M; ++m)
-                for (int64_t n = m + shift + 1; n < d->N; ++n)
-                    if (n >= 0)
-                        bias[static_cast<size_t>((bh * d->M + m) * d->N + n)] =
-                            -std::numeric_limits<double>::infinity();
-    }
+    maskIntoBias(*d, a.toInt(9), bias);
     const double p = a.toDouble(8);
     const double scale = scaleOf(a, 11, d->K);
     const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
@@ -429,6 +434,84 @@ Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecCo
     outs.push_back(Value::ofTensor(makeTensor(out.list[3].t.meta, {0.0})));
     outs.push_back(out.list[4]);
     outs.push_back(out.list[5]);
+    return Value::ofList(std::move(outs), true);
+}
+
+// _efficient_attention_backward(grad_out_, query, key, value, bias?, out, cu_seqlens_q?,
+// cu_seqlens_k?, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed, philox_offset,
+// custom_mask_type, bias_requires_grad, *, scale?, num_splits_key?, window_size?,
+// shared_storage_dqdkdv) -> (grad_query, grad_key, grad_value, grad_bias): BMHK tensors as the
+// forward's. Layouts as PyTorch's meta function: the gradients empty_like their inputs; grad_bias
+// the bias's shape with its last dim's storage padded to a multiple of 16, or a 0-d fp32 tensor
+// without a bias. The gradients are recomputed as the forward's (lse is not read).
+std::optional<Diagnostic> checkEfficientBackward(const OpArgs& a) {
+    for (size_t i : {6, 7})
+        if (!a.isNone(i)) return opError(a, "variable-length batches (cu_seqlens) are not supported");
+    if (a.size() > 18 && !a.isNone(18)) return opError(a, "window_size is not supported");
+    if (a.size() > 19 && a.toBool(19)) return opError(a, "shared_storage_dqdkdv is not supported");
+    const int64_t mask = a.toInt(14);
+    if (mask < 0 || mask > 2) return opError(a, "custom_mask_type must be 0, 1 or 2, got " + std::to_string(mask));
+    return std::nullopt;
+}
+
+/// a with its BMHK tensors (grad_out, q, k, v, out) as BHMK views, for attnDims and the kernels.
+OpArgs bhmkArgs(const OpArgs& a) {
+    std::vector<Value> vals = a.values();
+    for (size_t i : {0, 1, 2, 3, 5})
+        if (a.isTensor(i) && a.tensor(i).dim() == 4) vals[i] = Value::ofTensor(bhsdView(a.tensor(i)));
+    return OpArgs(a.op(), std::move(vals));
+}
+
+Expected<Value> metaEfficientBackwardRaw(const OpArgs& a) {
+    if (auto e = checkEfficientBackward(a)) return *e;
+    const OpArgs v = bhmkArgs(a);
+    auto d = attnDims(v, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 4, *d)) return *e;
+    if (!v.isTensor(0) || v.tensor(0).shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv})
+        return opError(a, "grad_out must have the output's shape [B, M, H, Kv]");
+    std::vector<Value> outs;
+    for (size_t i : {1, 2, 3}) {
+        const TensorMeta& m = a.tensor(i).meta;
+        outs.push_back(metaValue(freshMeta(m, m.shape, preserveStrides(m))));
+    }
+    if (a.isNone(4)) {
+        outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Float32, a.tensor(1).meta.device)));
+    } else {
+        const TensorMeta& bm = a.tensor(4).meta;
+        std::vector<int64_t> padded = bm.shape;
+        if (!padded.empty()) padded.back() = (padded.back() + 15) / 16 * 16;
+        outs.push_back(metaValue(freshMeta(bm, bm.shape, TensorMeta::contiguousStrides(padded))));
+    }
+    return Value::ofList(std::move(outs), true);
+}
+
+Expected<Value> kernelEfficientBackwardRaw(const OpArgs& a, const Value& out, ExecContext&) {
+    const OpArgs v = bhmkArgs(a);
+    auto d = attnDims(v, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    std::vector<double> bias;
+    if (!a.isNone(4)) bias = toDoublesBroadcast(a.tensor(4), {d->B, d->H, d->M, d->N});
+    const bool hasBias = !bias.empty();
+    maskIntoBias(*d, a.toInt(14), bias);
+    const uint64_t seed = static_cast<uint64_t>(toDoubles(a.tensor(12))[0]);
+    const uint64_t offset = static_cast<uint64_t>(toDoubles(a.tensor(13))[0]);
+    const Grads g = gradients(*d, toDoubles(v.tensor(0)), toDoubles(v.tensor(1)), toDoubles(v.tensor(2)),
+                              toDoubles(v.tensor(3)), bias, seed, offset, a.toDouble(11), false, scaleOf(a, 16, d->K));
+    std::vector<Value> outs;
+    const std::vector<double>* grads[] = {&g.dQ, &g.dK, &g.dV};
+    for (size_t i = 0; i < 3; ++i) {
+        // The gradients are BHMK-ordered; their outputs are stored BMHK.
+        Tensor res = Tensor::emptyLike(out.list[i].t.meta);
+        Tensor view = bhsdView(res);
+        fromDoubles(view, *grads[i]);
+        outs.push_back(Value::ofTensor(std::move(res)));
+    }
+    const TensorMeta& gb = out.list[3].t.meta;
+    if (hasBias)
+        outs.push_back(Value::ofTensor(makeTensor(gb, reduceBiasGrad(*d, g.dBias, gb.shape))));
+    else
+        outs.push_back(Value::ofTensor(makeTensor(gb, {0.0})));
     return Value::ofList(std::move(outs), true);
 }
 
@@ -561,6 +644,13 @@ void registerAttentionOps(OpRegistry& r) {
           "(Tensor output, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, SymInt max_seqlen_batch_q, "
           "SymInt max_seqlen_batch_k)",
           OpCategory::Extern, metaEfficientForward, kernelEfficientForward);
+    r.add("aten._efficient_attention_backward.default",
+          "_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? bias, "
+          "Tensor out, Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, SymInt max_seqlen_q, SymInt max_seqlen_k, "
+          "Tensor logsumexp, float dropout_p, Tensor philox_seed, Tensor philox_offset, int custom_mask_type, "
+          "bool bias_requires_grad, *, float? scale=None, int? num_splits_key=None, int? window_size=None, "
+          "bool shared_storage_dqdkdv=False) -> (Tensor, Tensor, Tensor, Tensor)",
+          OpCategory::Extern, metaEfficientBackwardRaw, kernelEfficientBackwardRaw);
     // attn_bias, cum_seq_q and cum_seq_k are plain `Tensor` in PyTorch's backward schema, but its
     // autograd formula passes undefined tensors there (None in traced graphs): `Tensor?` here.
     r.add("aten._scaled_dot_product_cudnn_attention.default",

@@ -7,7 +7,8 @@
 //    not reach: a causal mask, a broadcast additive bias with its gradient, dropout (same seed:
 //    both use the same keep-mask), for the forward and the backward.
 // 3. Graphs of cuDNN's attention (forward and backward, fp32 and bf16, causal, bias) and of
-//    _efficient_attention_forward's bottom-right causal mask compile with no fallback and match
+//    _efficient_attention_forward / _efficient_attention_backward's bottom-right causal mask
+//    compile with no fallback and match
 //    the reference executor; they lower for CUDA with no fallback too.
 #include "cpu_lowering_check.h"
 #include "numerics_case.h"
@@ -17,8 +18,8 @@
 #include "exec/compare.h"
 #include "exec/exec_context.h"
 #include "exec/interpreter.h"
-#include "exec/run_check.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/run_check.h"
 #include "transforms/passes.h"
 
 #include <random>
@@ -191,12 +192,18 @@ private slots:
         QTest::addColumn<bool>("causal");
         QTest::addColumn<bool>("bias");
         QTest::addColumn<QString>("dims");  // M,N
-        QTest::newRow("cudnn f32 causal") << "cudnn" << "f32" << true << false << "6,6";
-        QTest::newRow("cudnn bf16 bias") << "cudnn" << "bf16" << false << true << "5,7";
-        QTest::newRow("cudnn bf16 causal+bias") << "cudnn" << "bf16" << true << true << "7,7";
-        QTest::newRow("efficient bottom-right M < N") << "efficient" << "f32" << true << false << "5,9";
-        QTest::newRow("efficient bottom-right M > N, bias") << "efficient" << "f32" << true << true << "9,4";
-        QTest::newRow("efficient bottom-right M == N, bf16") << "efficient" << "bf16" << true << false << "6,6";
+        QTest::newRow("cudnn f32 causal") << "cudnn"
+                                          << "f32" << true << false << "6,6";
+        QTest::newRow("cudnn bf16 bias") << "cudnn"
+                                         << "bf16" << false << true << "5,7";
+        QTest::newRow("cudnn bf16 causal+bias") << "cudnn"
+                                                << "bf16" << true << true << "7,7";
+        QTest::newRow("efficient bottom-right M < N") << "efficient"
+                                                      << "f32" << true << false << "5,9";
+        QTest::newRow("efficient bottom-right M > N, bias") << "efficient"
+                                                            << "f32" << true << true << "9,4";
+        QTest::newRow("efficient bottom-right M == N, bf16") << "efficient"
+                                                             << "bf16" << true << false << "6,6";
     }
 
     void graphsWithoutFallback() {
@@ -228,27 +235,60 @@ private slots:
             if (bias) params += ", b: " + dense({1, H, M, N}, t);
             const std::string c = causal ? "True" : "False";
             body = "        fwd = torch.ops.aten._scaled_dot_product_cudnn_attention.default(q, k, v, " + bArg +
-                   ", True, 0.0, " + c + ", False, scale = 0.3)\n"
-                   "        out: " + view(M, Kv) + " = fwd[0]\n"
-                   "        lse: " + dense({B, H, M, 1}, "f32") + " = fwd[1]\n"
+                   ", True, 0.0, " + c +
+                   ", False, scale = 0.3)\n"
+                   "        out: " +
+                   view(M, Kv) +
+                   " = fwd[0]\n"
+                   "        lse: " +
+                   dense({B, H, M, 1}, "f32") +
+                   " = fwd[1]\n"
                    "        seed: \"i64[][]cpu\" = fwd[6]\n"
                    "        offset: \"i64[][]cpu\" = fwd[7];  fwd = None\n"
                    "        bwd = torch.ops.aten._scaled_dot_product_cudnn_attention_backward.default(go, q, k, v, "
-                   "out, lse, seed, offset, " + bArg + ", None, None, " + std::to_string(M) + ", " +
-                   std::to_string(N) + ", 0.0, " + c + ", scale = 0.3)\n"
-                   "        dq: " + view(M, K) + " = bwd[0]\n"
-                   "        dk: " + view(N, K) + " = bwd[1]\n"
-                   "        dv: " + view(N, Kv) + " = bwd[2];  bwd = None\n"
+                   "out, lse, seed, offset, " +
+                   bArg + ", None, None, " + std::to_string(M) + ", " + std::to_string(N) + ", 0.0, " + c +
+                   ", scale = 0.3)\n"
+                   "        dq: " +
+                   view(M, K) +
+                   " = bwd[0]\n"
+                   "        dk: " +
+                   view(N, K) +
+                   " = bwd[1]\n"
+                   "        dv: " +
+                   view(N, Kv) +
+                   " = bwd[2];  bwd = None\n"
                    "        return (out, lse, dq, dk, dv)\n";
         } else {
-            const int64_t L = (M + 31) / 32 * 32;
-            params = "q: " + dense({B, M, H, K}, t) + ", k: " + dense({B, N, H, K}, t) + ", v: " + dense({B, N, H, Kv}, t);
+            // Forward and backward with the bottom-right mask, BMHK tensors.
+            const int64_t L = (M + 31) / 32 * 32, Np = (N + 15) / 16 * 16;
+            params = "q: " + dense({B, M, H, K}, t) + ", k: " + dense({B, N, H, K}, t) +
+                     ", v: " + dense({B, N, H, Kv}, t) + ", go: " + dense({B, M, H, Kv}, t);
             if (bias) params += ", b: " + dense({B, H, M, N}, t);
             body = "        fwd = torch.ops.aten._efficient_attention_forward.default(q, k, v, " + bArg +
                    ", None, None, None, None, 0.0, 2, True, scale = 0.35)\n"
-                   "        out: " + dense({B, M, H, Kv}, t) + " = fwd[0]\n"
-                   "        lse: " + dense({B, H, L}, "f32") + " = fwd[1];  fwd = None\n"
-                   "        return (out, lse)\n";
+                   "        out: " +
+                   dense({B, M, H, Kv}, t) +
+                   " = fwd[0]\n"
+                   "        lse: " +
+                   dense({B, H, L}, "f32") +
+                   " = fwd[1]\n"
+                   "        seed: \"i64[][]cpu\" = fwd[2]\n"
+                   "        offset: \"i64[][]cpu\" = fwd[3];  fwd = None\n"
+                   "        bwd = torch.ops.aten._efficient_attention_backward.default(go, q, k, v, " +
+                   bArg + ", out, None, None, " + std::to_string(M) + ", " + std::to_string(N) +
+                   ", lse, 0.0, seed, offset, 2, " + (bias ? "True" : "False") +
+                   ", scale = 0.35)\n"
+                   "        dq: " +
+                   dense({B, M, H, K}, t) +
+                   " = bwd[0]\n"
+                   "        dk: " +
+                   dense({B, N, H, K}, t) +
+                   " = bwd[1]\n"
+                   "        dv: " +
+                   dense({B, N, H, Kv}, t) + " = bwd[2]\n";
+            if (bias) body += "        db: " + annS({B, H, M, N}, {H * M * Np, M * Np, Np, 1}, t) + " = bwd[3]\n";
+            body += std::string("        return (out, lse, dq, dk, dv") + (bias ? ", db)\n" : ")\n");
         }
         auto g = fxtest::parseForward(params, body);
         QVERIFY(g);

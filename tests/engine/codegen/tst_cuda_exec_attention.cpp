@@ -1,8 +1,8 @@
 // Attention variants on the CUDA backend (label gpu): cuDNN's SDPA ops
 // (`_scaled_dot_product_cudnn_attention` and its backward, what PyTorch 2.11 traces for fp16/bf16
-// SDPA on sm_90) and `_efficient_attention_forward` with the bottom-right causal mask
-// (custom_mask_type 2: row m sees keys n <= m + N - M, rows that see none give output 0 and
-// logsumexp 0), run on the device's fused kernels (kernels/attention.cu, attention_tc.cu) and
+// SDPA on sm_90) and `_efficient_attention_forward` / `_efficient_attention_backward` with the
+// bottom-right causal mask (custom_mask_type 2: row m sees keys n <= m + N - M, rows that see
+// none give output 0 and logsumexp 0), run on the device's fused kernels (kernels/attention.cu, attention_tc.cu) and
 // the cuBLAS path (attention_gemm.cpp), each compared with the reference executor (itself
 // checked against attention composed from its definition in tst_ops_attention_variants) and
 // asserted to run with no host op. Skipped with the reason without a device.
@@ -37,10 +37,9 @@ void compareWithReference(const Graph& g, size_t externs, double fp32Tol) {
     QString errs;
     for (size_t i = 0; i < r.outputs.size(); ++i) {
         auto cmp = compareValues(i, r.outputs[i], ref[i]);
-        QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2 %3")
-                                        .arg(i)
-                                        .arg(cmp.relErr)
-                                        .arg(QString::fromStdString(cmp.note))));
+        QVERIFY2(cmp.ok,
+                 qPrintable(
+                     QString("output %1 rel_err %2 %3").arg(i).arg(cmp.relErr).arg(QString::fromStdString(cmp.note))));
         if (r.outputs[i].isTensor() && r.outputs[i].t.dtype() == DType::Float32)
             QVERIFY2(cmp.relErr < fp32Tol, qPrintable(QString("fp32 output %1 rel_err %2").arg(i).arg(cmp.relErr)));
         errs += QString(" %1").arg(cmp.relErr, 0, 'g', 2);
@@ -72,13 +71,20 @@ private slots:
         QTest::addColumn<bool>("causal");
         QTest::addColumn<bool>("bias");
         QTest::addColumn<QString>("path");  // FXRAY_ATTENTION for fp32 (empty: default)
-        QTest::newRow("bf16 vit-like 197 tokens") << "2,3,197,197,64,64" << "bf16" << false << false << "";
-        QTest::newRow("bf16 llama-like causal") << "2,4,128,128,64,64" << "bf16" << true << false << "";
-        QTest::newRow("f16 causal, bias, M < N") << "1,2,37,50,64,64" << "f16" << true << true << "";
-        QTest::newRow("bf16 head dim 128, bias") << "1,2,70,70,128,128" << "bf16" << false << true << "";
-        QTest::newRow("f32 causal (tensor cores)") << "2,2,97,97,64,64" << "f32" << true << false << "";
-        QTest::newRow("f32 bias (fused)") << "2,2,40,33,32,32" << "f32" << false << true << "fused";
-        QTest::newRow("f32 causal (gemm)") << "2,2,40,40,32,32" << "f32" << true << false << "gemm";
+        QTest::newRow("bf16 vit-like 197 tokens") << "2,3,197,197,64,64"
+                                                  << "bf16" << false << false << "";
+        QTest::newRow("bf16 llama-like causal") << "2,4,128,128,64,64"
+                                                << "bf16" << true << false << "";
+        QTest::newRow("f16 causal, bias, M < N") << "1,2,37,50,64,64"
+                                                 << "f16" << true << true << "";
+        QTest::newRow("bf16 head dim 128, bias") << "1,2,70,70,128,128"
+                                                 << "bf16" << false << true << "";
+        QTest::newRow("f32 causal (tensor cores)") << "2,2,97,97,64,64"
+                                                   << "f32" << true << false << "";
+        QTest::newRow("f32 bias (fused)") << "2,2,40,33,32,32"
+                                          << "f32" << false << true << "fused";
+        QTest::newRow("f32 causal (gemm)") << "2,2,40,40,32,32"
+                                           << "f32" << true << false << "gemm";
     }
 
     void cudnn_vs_reference() {
@@ -122,17 +128,24 @@ private slots:
         // the fused SIMT kernels and cuBLAS; M > N has rows that see no key (the first M - N).
         for (const char* p : {"", "fused", "gemm"}) {
             const QString tag = QString(*p ? p : "default");
-            QTest::newRow(qPrintable(tag + ": M < N")) << "2,2,37,100,64,64" << "f32" << false << p;
-            QTest::newRow(qPrintable(tag + ": M == N, bias")) << "1,2,70,70,32,32" << "f32" << true << p;
-            QTest::newRow(qPrintable(tag + ": M > N")) << "2,2,100,37,64,64" << "f32" << false << p;
-            QTest::newRow(qPrintable(tag + ": M > N, bias, head dim 40")) << "1,3,90,61,40,40" << "f32" << true << p;
+            QTest::newRow(qPrintable(tag + ": M < N")) << "2,2,37,100,64,64"
+                                                       << "f32" << false << p;
+            QTest::newRow(qPrintable(tag + ": M == N, bias")) << "1,2,70,70,32,32"
+                                                              << "f32" << true << p;
+            QTest::newRow(qPrintable(tag + ": M > N")) << "2,2,100,37,64,64"
+                                                       << "f32" << false << p;
+            QTest::newRow(qPrintable(tag + ": M > N, bias, head dim 40")) << "1,3,90,61,40,40"
+                                                                          << "f32" << true << p;
         }
-        QTest::newRow("bf16: M > N") << "2,2,80,33,64,64" << "bf16" << false << "";
-        QTest::newRow("f16: M < N, head dim 128") << "1,2,33,80,128,128" << "f16" << false << "";
+        QTest::newRow("bf16: M > N") << "2,2,80,33,64,64"
+                                     << "bf16" << false << "";
+        QTest::newRow("f16: M < N, head dim 128") << "1,2,33,80,128,128"
+                                                  << "f16" << false << "";
     }
 
     void efficient_bottom_right_vs_reference() {
-        // _efficient_attention_forward (BMHK tensors) with custom_mask_type 2.
+        // _efficient_attention_forward and _efficient_attention_backward (BMHK tensors) with
+        // custom_mask_type 2.
         QFETCH(QString, dims);
         QFETCH(QString, dtype);
         QFETCH(bool, bias);
@@ -141,18 +154,27 @@ private slots:
         for (const auto& p : dims.split(',')) d.push_back(p.toLongLong());
         const int64_t B = d[0], H = d[1], M = d[2], N = d[3], K = d[4], Kv = d[5];
         const std::string t = dtype.toStdString();
-        const int64_t L = (M + 31) / 32 * 32;
-        std::string params = "q: " + ann({B, M, H, K}, t) + ", k: " + ann({B, N, H, K}, t) + ", v: " + ann({B, N, H, Kv}, t);
+        const int64_t L = (M + 31) / 32 * 32, Np = (N + 15) / 16 * 16;
+        std::string params = "q: " + ann({B, M, H, K}, t) + ", k: " + ann({B, N, H, K}, t) +
+                             ", v: " + ann({B, N, H, Kv}, t) + ", go: " + ann({B, M, H, Kv}, t);
         if (bias) params += ", b: " + ann({B, H, M, N}, t);
-        const std::string body = "        fwd = torch.ops.aten._efficient_attention_forward.default(q, k, v, " +
-                                 std::string(bias ? "b" : "None") +
-                                 ", None, None, None, None, 0.0, 2, True, scale = 0.2)\n        out: " +
-                                 ann({B, M, H, Kv}, t) + " = fwd[0]\n        lse: " + ann({B, H, L}, "f32") +
-                                 " = fwd[1];  fwd = None\n        return (out, lse)\n";
+        const std::string bArg = bias ? "b" : "None";
+        std::string body =
+            "        fwd = torch.ops.aten._efficient_attention_forward.default(q, k, v, " + bArg +
+            ", None, None, None, None, 0.0, 2, True, scale = 0.2)\n        out: " + ann({B, M, H, Kv}, t) +
+            " = fwd[0]\n        lse: " + ann({B, H, L}, "f32") +
+            " = fwd[1]\n        seed: \"i64[][]cpu\" = fwd[2]\n        offset: \"i64[][]cpu\" = fwd[3];  "
+            "fwd = None\n        bwd = torch.ops.aten._efficient_attention_backward.default(go, q, k, v, " +
+            bArg + ", out, None, None, " + std::to_string(M) + ", " + std::to_string(N) +
+            ", lse, 0.0, seed, offset, 2, " + (bias ? "True" : "False") +
+            ", scale = 0.2)\n        dq: " + ann({B, M, H, K}, t) + " = bwd[0]\n        dk: " + ann({B, N, H, K}, t) +
+            " = bwd[1]\n        dv: " + ann({B, N, H, Kv}, t) + " = bwd[2]\n";
+        if (bias) body += "        db: " + annS({B, H, M, N}, {H * M * Np, M * Np, Np, 1}, t) + " = bwd[3]\n";
+        body += std::string("        return (out, lse, dq, dk, dv") + (bias ? ", db)\n" : ")\n");
         auto g = fxtest::parseForward(params, body);
         QVERIFY(g);
         ForcePath force(path);
-        compareWithReference(*g, 1, 1e-5);
+        compareWithReference(*g, 2, 1e-5);
     }
 };
 

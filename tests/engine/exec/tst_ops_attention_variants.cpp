@@ -1,6 +1,7 @@
 // The reference kernels of cuDNN's attention (`_scaled_dot_product_cudnn_attention` and its
 // backward, what PyTorch 2.11 traces for fp16/bf16 SDPA on sm_90) and of
-// `_efficient_attention_forward`'s bottom-right causal mask (custom_mask_type 2), checked
+// `_efficient_attention_forward` / `_efficient_attention_backward` with the bottom-right causal
+// mask (custom_mask_type 2), checked
 // against attention composed here from its definition: S = scale q kᵀ + bias, masked entries
 // -inf, P = softmax(S) row-wise, out = P v, lse = log Σ exp(S); a row that sees no key gives
 // output 0 and logsumexp 0 (PyTorch's memory-efficient kernel, kernel_forward.h). The backward:
@@ -34,6 +35,7 @@ Tensor randn(int64_t B, int64_t H, int64_t R, int64_t E, DType t, uint32_t seed,
 
 struct Composed {
     std::vector<double> out, lse, dq, dk, dv;  // [B, H, rows, dims] row-major
+    std::vector<double> dbias;                 // [B, H, M, N]
 };
 
 /// Attention of [B, H, M, K] q, [B, H, N, K] k, [B, H, N, Kv] v with a [B, H, M, N] bias (or
@@ -48,6 +50,7 @@ Composed compose(const Tensor& q, const Tensor& k, const Tensor& v, const std::v
     c.out.assign(static_cast<size_t>(B * H * M * Kv), 0.0);
     c.lse.assign(static_cast<size_t>(B * H * M), 0.0);
     c.dq.assign(Q.size(), 0.0), c.dk.assign(Kt.size(), 0.0), c.dv.assign(V.size(), 0.0);
+    c.dbias.assign(static_cast<size_t>(B * H * M * N), 0.0);
     auto at = [](int64_t bh, int64_t r, int64_t rows, int64_t e, int64_t dims) {
         return static_cast<size_t>((bh * rows + r) * dims + e);
     };
@@ -81,6 +84,7 @@ Composed compose(const Tensor& q, const Tensor& k, const Tensor& v, const std::v
             }
             for (int64_t n = 0; n < N; ++n) {
                 const double ds = p[n] * (dp[n] - rowDot);
+                c.dbias[at(bh, m, M, n, N)] = ds;
                 for (int64_t e = 0; e < K; ++e) {
                     c.dq[at(bh, m, M, e, K)] += scale * ds * Kt[at(bh, n, N, e, K)];
                     c.dk[at(bh, n, N, e, K)] += scale * ds * Q[at(bh, m, M, e, K)];
@@ -98,7 +102,8 @@ void expectClose(const std::vector<double>& a, const std::vector<double>& b, dou
         worst = std::max(worst, std::abs(a[i] - b[i]));
         scale = std::max(scale, std::abs(b[i]));
     }
-    QVERIFY2(worst <= tol * scale, qPrintable(QString("%1: max abs err %2 (scale %3)").arg(what).arg(worst).arg(scale)));
+    QVERIFY2(worst <= tol * scale,
+             qPrintable(QString("%1: max abs err %2 (scale %3)").arg(what).arg(worst).arg(scale)));
 }
 
 Value tv(const Tensor& t) { return Value::ofTensor(t); }
@@ -133,8 +138,14 @@ private slots:
         Tensor q = randn(B, H, M, K, t, 1, bmhk), k = randn(B, H, N, K, t, 2, bmhk), v = randn(B, H, N, Kv, t, 3, bmhk);
         Tensor b = randn(1, H, M, N, t, 4);
         const double scale = 0.3;
-        std::vector<Value> args{tv(q), tv(k), tv(v), bias ? tv(b) : Value::none(), Value::ofBool(true),
-                                Value::ofDouble(0.0), Value::ofBool(causal), Value::ofBool(false)};
+        std::vector<Value> args{tv(q),
+                                tv(k),
+                                tv(v),
+                                bias ? tv(b) : Value::none(),
+                                Value::ofBool(true),
+                                Value::ofDouble(0.0),
+                                Value::ofBool(causal),
+                                Value::ofBool(false)};
         ExecContext ctx(7);
         auto fwd = invokeOp("aten._scaled_dot_product_cudnn_attention.default", args,
                             {{"scale", Value::ofDouble(scale)}}, &ctx);
@@ -158,10 +169,21 @@ private slots:
         expectClose(kern::toDoubles(out), c.out, tol, "output");
         expectClose(kern::toDoubles(lse), c.lse, 1e-6, "logsumexp");
 
-        std::vector<Value> bargs{tv(gO),          tv(q),          tv(k),          tv(v),          fwd->list[0],
-                                 fwd->list[1],    fwd->list[6],   fwd->list[7],   bias ? tv(b) : Value::none(),
-                                 Value::none(),   Value::none(),  Value::ofInt(M), Value::ofInt(N),
-                                 Value::ofDouble(0.0), Value::ofBool(causal)};
+        std::vector<Value> bargs{tv(gO),
+                                 tv(q),
+                                 tv(k),
+                                 tv(v),
+                                 fwd->list[0],
+                                 fwd->list[1],
+                                 fwd->list[6],
+                                 fwd->list[7],
+                                 bias ? tv(b) : Value::none(),
+                                 Value::none(),
+                                 Value::none(),
+                                 Value::ofInt(M),
+                                 Value::ofInt(N),
+                                 Value::ofDouble(0.0),
+                                 Value::ofBool(causal)};
         auto bwd = invokeOp("aten._scaled_dot_product_cudnn_attention_backward.default", bargs,
                             {{"scale", Value::ofDouble(scale)}}, &ctx);
         QVERIFY2(bwd.ok(), bwd.ok() ? "" : bwd.error().str().c_str());
@@ -224,15 +246,23 @@ private slots:
             return Value::ofTensor(t);
         };
         const double scale = 0.35;
-        std::vector<Value> args{bmhk(q),       bmhk(k),          bmhk(v),         bias ? tv(b) : Value::none(),
-                                Value::none(), Value::none(),    Value::none(),   Value::none(),
-                                Value::ofDouble(0.0), Value::ofInt(2), Value::ofBool(true)};
+        std::vector<Value> args{bmhk(q),
+                                bmhk(k),
+                                bmhk(v),
+                                bias ? tv(b) : Value::none(),
+                                Value::none(),
+                                Value::none(),
+                                Value::none(),
+                                Value::none(),
+                                Value::ofDouble(0.0),
+                                Value::ofInt(2),
+                                Value::ofBool(true)};
         ExecContext ctx(0);
         auto r = invokeOp("aten._efficient_attention_forward.default", args, {{"scale", Value::ofDouble(scale)}}, &ctx);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
-        const Composed c =
-            compose(q, k, v, bias ? kern::toDoublesBroadcast(b, {B, H, M, N}) : std::vector<double>{}, true, N - M,
-                    scale, nullptr);
+        Tensor gO = randn(B, H, M, Kv, DType::Float32, 25, true);
+        const Composed c = compose(q, k, v, bias ? kern::toDoublesBroadcast(b, {B, H, M, N}) : std::vector<double>{},
+                                   true, N - M, scale, &gO);
         // The output is [B, M, H, Kv]: compare through its BHMK view.
         Tensor o = r->list[0].t;
         std::swap(o.meta.shape[1], o.meta.shape[2]);
@@ -256,6 +286,45 @@ private slots:
             // Row 0 sees no key: output 0 and logsumexp 0, as PyTorch's kernel writes them.
             QCOMPARE(L[0], 0.0);
             for (int64_t e = 0; e < Kv; ++e) QCOMPARE(kern::toDoubles(o)[static_cast<size_t>(e)], 0.0);
+        }
+
+        // _efficient_attention_backward from the forward's output, logsumexp and philox state.
+        std::vector<Value> bargs{bmhk(gO),
+                                 bmhk(q),
+                                 bmhk(k),
+                                 bmhk(v),
+                                 bias ? tv(b) : Value::none(),
+                                 r->list[0],
+                                 Value::none(),
+                                 Value::none(),
+                                 Value::ofInt(M),
+                                 Value::ofInt(N),
+                                 r->list[1],
+                                 Value::ofDouble(0.0),
+                                 r->list[2],
+                                 r->list[3],
+                                 Value::ofInt(2),
+                                 Value::ofBool(bias)};
+        auto g =
+            invokeOp("aten._efficient_attention_backward.default", bargs, {{"scale", Value::ofDouble(scale)}}, &ctx);
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        QCOMPARE(g->list.size(), size_t(4));
+        const char* names[] = {"grad_query", "grad_key", "grad_value"};
+        const std::vector<double>* want[] = {&c.dq, &c.dk, &c.dv};
+        for (size_t i = 0; i < 3; ++i) {
+            Tensor gi = g->list[i].t;  // BMHK like its input (empty_like)
+            QCOMPARE(gi.meta.strides, bargs[i + 1].t.meta.strides);
+            std::swap(gi.meta.shape[1], gi.meta.shape[2]);
+            std::swap(gi.meta.strides[1], gi.meta.strides[2]);
+            expectClose(kern::toDoubles(gi), *want[i], 1e-6, names[i]);
+        }
+        if (bias) {
+            // The bias's shape, its last dim's storage padded to a multiple of 16 (PyTorch's meta).
+            QCOMPARE(g->list[3].t.shape(), b.shape());
+            QCOMPARE(g->list[3].t.meta.strides[2], int64_t((N + 15) / 16 * 16));
+            expectClose(kern::toDoubles(g->list[3].t), c.dbias, 1e-6, "grad_bias");
+        } else {
+            QCOMPARE(g->list[3].t.dim(), int64_t(0));
         }
     }
 };
