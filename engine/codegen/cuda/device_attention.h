@@ -1,10 +1,12 @@
 #pragma once
 /// Fused attention on the device (kernels/attention.cu, flash-attention style): the forward and
-/// backward of `_scaled_dot_product_efficient_attention` and the composite
-/// `scaled_dot_product_attention`, at any sequence length, without an M x N matrix in global
-/// memory. Layouts follow PyTorch's meta functions: q/k/v/out are 4-D [B, H, rows, dims] views
-/// with any strides, the bias broadcasts to [B, H, M, N], logsumexp is dense fp32
-/// [B, H, ceil(M/32)*32] with +inf padding. fp32 with head dims up to 64 runs on the tensor-core
+/// backward of `_scaled_dot_product_efficient_attention`, `_efficient_attention_forward` /
+/// `_efficient_attention_backward` (on BHMK views of their BMHK tensors), cuDNN's
+/// `_scaled_dot_product_cudnn_attention` and the composite `scaled_dot_product_attention`, at
+/// any sequence length, without an M x N matrix in global memory. Layouts follow PyTorch's meta
+/// functions: q/k/v/out are 4-D [B, H, rows, dims] views with any strides, the bias broadcasts to
+/// [B, H, M, N], logsumexp is dense fp32 [B, H, >= M] (the memory-efficient ops pad it to a
+/// multiple of 32 with +inf; cuDNN's [B, H, M, 1] is read as [B, H, M]). fp32 with head dims up to 64 runs on the tensor-core
 /// kernels on sm_80+ (attention_tc.h), other fp32 with short sequences on cuBLAS (attention_gemm.h).
 #include "codegen/cuda/device_ops.h"
 

@@ -492,6 +492,13 @@ Status zeroPhilox(const std::vector<std::optional<DeviceView>>& o, std::initiali
     return Status::success();
 }
 
+/// A [B, S, H, D] tensor (the _efficient_attention ops' BMHK) as its [B, H, S, D] view.
+DeviceView bhmkView(DeviceView t) {
+    if (t.meta.shape.size() == 4)
+        std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
+    return t;
+}
+
 /// _efficient_attention_forward(query, key, value, bias?, cu_seqlens_q?, cu_seqlens_k?,
 /// max_seqlen_q?, max_seqlen_k?, dropout_p, custom_mask_type, compute_log_sumexp, *, scale?,
 /// seqlen_k?, window_size?) -> (output, logsumexp, philox_seed, philox_offset, ...): BMHK
@@ -507,17 +514,13 @@ Expected<bool> efficientAttentionForwardOnDevice(DeviceCall& c) {
     auto q = c.view(0), k = c.view(1), v = c.view(2);
     std::optional<DeviceView> bias = A->isNone(3) ? std::nullopt : c.view(3);
     if (!q || !k || !v || (!A->isNone(3) && !bias) || !c.hasOut(0) || !c.hasOut(1)) return false;
-    auto bhmk = [](DeviceView t) {
-        if (t.meta.shape.size() == 4)
-            std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
-        return t;
-    };
     for (const DeviceView* t : {&*q, &*k, &*v})
         if (t->meta.shape.size() != 4) return false;
     TensorMeta om = *c.outMeta(0);
     if (om.shape.size() != 4) return false;
     std::swap(om.shape[1], om.shape[2]), std::swap(om.strides[1], om.strides[2]);
-    if (!attentionHandles(bhmk(*q).meta, bhmk(*k).meta, bhmk(*v).meta, bias ? &bias->meta : nullptr, om)) return false;
+    if (!attentionHandles(bhmkView(*q).meta, bhmkView(*k).meta, bhmkView(*v).meta, bias ? &bias->meta : nullptr, om))
+        return false;
     auto outs = c.outs(4);
     if (!outs.ok()) return outs.error();
     const auto& o = *outs;
@@ -528,7 +531,9 @@ Expected<bool> efficientAttentionForwardOnDevice(DeviceCall& c) {
     // BMHK: q's rows are dim 1, k's too.
     const CausalMask causal =
         mask == 2 ? bottomRightCausal(q->meta.shape[1], k->meta.shape[1]) : topLeftCausal(mask == 1);
-    if (Status s = attentionForward(bhmk(*q), bhmk(*k), bhmk(*v), bias, bhmk(*o[0]), lse, scale, causal); !s.ok())
+    if (Status s =
+            attentionForward(bhmkView(*q), bhmkView(*k), bhmkView(*v), bias, bhmkView(*o[0]), lse, scale, causal);
+        !s.ok())
         return s.error();
     // The philox seed and offset are 0 without dropout.
     if (Status s = zeroPhilox(o, {2, 3}); !s.ok()) return s.error();
@@ -552,16 +557,12 @@ Expected<bool> efficientAttentionBackwardOnDevice(DeviceCall& c) {
     auto go = c.view(0), q = c.view(1), k = c.view(2), v = c.view(3), o = c.view(5), lse = c.view(10);
     std::optional<DeviceView> bias = A->isNone(4) ? std::nullopt : c.view(4);
     if (!go || !q || !k || !v || !o || !lse || (!A->isNone(4) && !bias)) return false;
-    auto bhmk = [](DeviceView t) {
-        if (t.meta.shape.size() == 4)
-            std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
-        return t;
-    };
     for (const DeviceView* t : {&*go, &*q, &*k, &*v, &*o})
         if (t->meta.shape.size() != 4) return false;
     for (size_t i = 0; i < 3; ++i)
         if (const TensorMeta* m = c.outMeta(i); !m || m->shape.size() != 4) return false;
-    if (!attentionHandles(bhmk(*q).meta, bhmk(*k).meta, bhmk(*v).meta, bias ? &bias->meta : nullptr, bhmk(*o).meta))
+    if (!attentionHandles(bhmkView(*q).meta, bhmkView(*k).meta, bhmkView(*v).meta, bias ? &bias->meta : nullptr,
+                          bhmkView(*o).meta))
         return false;
     auto outs = c.outs(4);
     if (!outs.ok()) return outs.error();
@@ -579,9 +580,9 @@ Expected<bool> efficientAttentionBackwardOnDevice(DeviceCall& c) {
         A->size() > 16 && !A->isNone(16) ? A->toDouble(16) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
     const CausalMask causal =
         mask == 2 ? bottomRightCausal(q->meta.shape[1], k->meta.shape[1]) : topLeftCausal(mask == 1);
-    auto gv = [&](size_t i) { return g[i] ? std::optional<DeviceView>(bhmk(*g[i])) : std::nullopt; };
-    if (Status s = attentionBackward(bhmk(*go), bhmk(*q), bhmk(*k), bhmk(*v), bias, bhmk(*o), *lse, scale, causal,
-                                     gv(0), gv(1), gv(2), biasGrad ? g[3] : std::nullopt);
+    auto gv = [&](size_t i) { return g[i] ? std::optional<DeviceView>(bhmkView(*g[i])) : std::nullopt; };
+    if (Status s = attentionBackward(bhmkView(*go), bhmkView(*q), bhmkView(*k), bhmkView(*v), bias, bhmkView(*o), *lse,
+                                     scale, causal, gv(0), gv(1), gv(2), biasGrad ? g[3] : std::nullopt);
         !s.ok())
         return s.error();
     ++c.stats().deviceExterns;
