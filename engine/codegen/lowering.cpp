@@ -246,6 +246,9 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
         {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
+        {"aten._efficient_attention_backward.default", "efficient_attention_backward"},
+        {"aten._scaled_dot_product_cudnn_attention.default", "sdpa_cudnn"},
+        {"aten._scaled_dot_product_cudnn_attention_backward.default", "sdpa_cudnn_backward"},
         // Composites as Dynamo-stage graphs keep them: linear is one GEMM over the input's rows,
         // matmul a GEMM, the convolutions aten.convolution's kernels.
         {"aten.linear.default", "linear"},

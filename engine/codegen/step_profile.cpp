@@ -41,12 +41,14 @@ double flopsOf(const std::string& fn, const std::vector<const TensorMeta*>& a,
     // its backward: the data and weight gradients, each as costly as the forward.
     if (fn == "conv_backward" && has(0) && has(2)) return 4.0 * prod(a[0]->shape) * prod(a[2]->shape, 1);
     // attention: Q Kᵀ and P V (forward); the backward recomputes and has four such products.
-    if ((fn == "sdpa_efficient" || fn == "sdpa") && has(0) && has(1) && has(2) && a[0]->shape.size() == 4) {
+    if ((fn == "sdpa_efficient" || fn == "sdpa" || fn == "sdpa_cudnn") && has(0) && has(1) && has(2) &&
+        a[0]->shape.size() == 4) {
         const auto& q = a[0]->shape;
         return 2.0 * prod(q, 0) / static_cast<double>(q[3]) * static_cast<double>(a[1]->shape[2]) *
                static_cast<double>(q[3] + a[2]->shape[3]);
     }
-    if (fn == "sdpa_efficient_backward" && has(1) && has(2) && has(3) && a[1]->shape.size() == 4) {
+    if ((fn == "sdpa_efficient_backward" || fn == "sdpa_cudnn_backward") && has(1) && has(2) && has(3) &&
+        a[1]->shape.size() == 4) {
         const auto& q = a[1]->shape;
         return 2.5 * 2.0 * prod(q, 0) / static_cast<double>(q[3]) * static_cast<double>(a[2]->shape[2]) *
                static_cast<double>(q[3] + a[3]->shape[3]);

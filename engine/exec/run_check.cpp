@@ -59,6 +59,11 @@ std::string undefinedInPyTorch(const Graph& g, size_t outputIndex) {
     if ((sdpa || eff) && (k == 2 || k == 3) && numberArg(src, sdpa ? 5 : 8, "dropout_p", 0.0) == 0.0)
         return std::string("not compared: PyTorch leaves ") + (k == 2 ? "philox_seed" : "philox_offset") + " of '" +
                src.name() + "' uninitialized without dropout";
+    // cuDNN's attention does the same with its seed and offset (outputs 6 and 7).
+    if (target == "aten._scaled_dot_product_cudnn_attention.default" && (k == 6 || k == 7) &&
+        numberArg(src, 5, "dropout_p", 0.0) == 0.0)
+        return std::string("not compared: PyTorch leaves ") + (k == 6 ? "philox_seed" : "philox_offset") + " of '" +
+               src.name() + "' uninitialized without dropout";
     return {};
 }
 

@@ -255,7 +255,7 @@ const std::unordered_map<std::string, uint8_t>& bitsTable() {
         add({"aten.native_dropout", "aten.rand_like", "aten.randn_like"}, kRandom);
         add({"aten.mm", "aten.convolution", "aten.convolution_backward", "aten.bmm", "aten.addmm",
              "aten._scaled_dot_product_flash_attention", "aten._scaled_dot_product_efficient_attention",
-             "aten._flash_attention_forward", "aten._efficient_attention_forward", "aten.upsample_bilinear2d",
+             "aten._scaled_dot_product_cudnn_attention", "aten._flash_attention_forward", "aten._efficient_attention_forward", "aten.upsample_bilinear2d",
              "aten._scaled_mm"},
             kComputeIntensive);
         add({"aten.cat"}, kCat);

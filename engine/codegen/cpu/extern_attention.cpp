@@ -1,6 +1,7 @@
 // Extern kernels of the CPU backend for fused attention: the ops that fuse_attention (sfdp)
-// puts into joint graphs — `_scaled_dot_product_efficient_attention` and its backward — and the
-// composite `scaled_dot_product_attention`. Inductor's CPU path runs such ops as a math
+// puts into joint graphs — `_scaled_dot_product_efficient_attention` and its backward — the
+// composite `scaled_dot_product_attention`, `_efficient_attention_forward`, and cuDNN's
+// `_scaled_dot_product_cudnn_attention` with its backward (fp16/bf16 graphs traced on sm_90). Inductor's CPU path runs such ops as a math
 // decomposition (two GEMMs around a softmax); here each (batch, head) runs as fp32 GEMMs
 // (extern_kernels.h's sgemm: OpenBLAS) around a row softmax, with the reference executor's
 // dropout mask (exec/ops/attention.h) so forward and backward agree with each other and with
@@ -12,7 +13,9 @@
 // written through the preallocated tensors' strides (BMHK storage viewed as BHMK), logsumexp is
 // [B, H, ceil(M/32)*32] fp32 with +inf padding.
 //
-// Per (batch, head), with S = scale * Q Kᵀ + bias (causal: -inf above the diagonal):
+// Per (batch, head), with S = scale * Q Kᵀ + bias (causal: -inf where key n > row m + shift; shift
+// 0 top-left, N - M bottom-right; a row that sees no key gets output 0 and logsumexp 0, as PyTorch's
+// memory-efficient kernel):
 //   forward   P = softmax(S), lse = log Σ exp(S), O = dropout(P) V
 //   backward  dV = dropout(P)ᵀ dO, dP = dropout'(dO Vᵀ), dS = P ∘ (dP − rowsum(P ∘ dP)),
 //             dQ = scale dS K, dK = scale dSᵀ Q, dBias = dS summed over broadcast dims.
@@ -74,8 +77,15 @@ double scaleOf(const OpArgs& a, size_t i, int64_t K) {
     return 1.0 / std::sqrt(static_cast<double>(K));
 }
 
+/// Causal masking (on): row m sees keys n <= m + shift.
+struct Causal {
+    bool on = false;
+    int64_t shift = 0;
+};
+Causal topLeft(bool causal) { return {causal, 0}; }
+
 /// Softmax probabilities P [M, N] and per-row logsumexp of one (b, h).
-void probabilities(const Dims& d, const float* q, const float* k, const float* bias, float scale, bool causal,
+void probabilities(const Dims& d, const float* q, const float* k, const float* bias, float scale, Causal causal,
                    std::vector<float>& P, std::vector<double>& lse) {
     P.assign(static_cast<size_t>(d.M * d.N), 0.0f);
     lse.assign(static_cast<size_t>(d.M), 0.0);
@@ -86,7 +96,7 @@ void probabilities(const Dims& d, const float* q, const float* k, const float* b
         float mx = ninf;
         for (int64_t n = 0; n < d.N; ++n) {
             if (bias) row[n] += bias[m * d.N + n];
-            if (causal && n > m) row[n] = ninf;
+            if (causal.on && n > m + causal.shift) row[n] = ninf;
             mx = std::max(mx, row[n]);
         }
         double sum = 0.0;
@@ -96,7 +106,7 @@ void probabilities(const Dims& d, const float* q, const float* k, const float* b
         }
         const float inv = sum > 0 ? static_cast<float>(1.0 / sum) : 0.0f;
         for (int64_t n = 0; n < d.N; ++n) row[n] *= inv;
-        lse[static_cast<size_t>(m)] = sum > 0 ? mx + std::log(sum) : std::numeric_limits<double>::infinity();
+        lse[static_cast<size_t>(m)] = sum > 0 ? mx + std::log(sum) : 0.0;
     }
 }
 
@@ -113,7 +123,7 @@ void applyDropout(std::vector<float>& P, const Dims& d, int64_t bh, uint64_t see
 
 /// Forward of one call; lseOut may be null (composite sdpa) or shorter than M (no lse asked).
 void forward(const Dims& d, const std::vector<float>& Q, const std::vector<float>& Kt, const std::vector<float>& V,
-             const std::vector<float>& bias, float scale, bool causal, double p, uint64_t seed, std::vector<float>& O,
+             const std::vector<float>& bias, float scale, Causal causal, double p, uint64_t seed, std::vector<float>& O,
              std::vector<float>* L, int64_t lseLen) {
     O.assign(static_cast<size_t>(d.B * d.H * d.M * d.Kv), 0.0f);
     if (L) L->assign(static_cast<size_t>(d.B * d.H * lseLen), std::numeric_limits<float>::infinity());
@@ -143,7 +153,8 @@ bool efficientForward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecCon
     // The seed is drawn like the reference kernel draws it, so a seeded run agrees with it.
     const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
     std::vector<float> O, L;
-    forward(*d, f32(a.tensor(0)), f32(a.tensor(1)), f32(a.tensor(2)), *bias, scale, causal, p, seed, O, &L, lseLen);
+    forward(*d, f32(a.tensor(0)), f32(a.tensor(1)), f32(a.tensor(2)), *bias, scale, topLeft(causal), p, seed, O, &L,
+            lseLen);
     store(*outs[0], O);
     store(*outs[1], L);
     kern::fromDoubles(*outs[2], {static_cast<double>(seed)});
@@ -162,22 +173,31 @@ bool compositeSdpa(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContex
     const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
     std::vector<float> O;
     forward(*d, f32(a.tensor(0)), f32(a.tensor(1)), f32(a.tensor(2)), *bias, static_cast<float>(scaleOf(a, 6, d->K)),
-            a.toBool(5), p, seed, O, nullptr, 0);
+            topLeft(a.toBool(5)), p, seed, O, nullptr, 0);
     store(*outs[0], O);
     return true;
 }
 
-bool efficientBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
+/// Where the backward ops keep their arguments (grad_out, q, k, v are 0-3 in both).
+struct BackwardArgs {
+    size_t bias, seed, offset, dropout, scale;
+};
+constexpr BackwardArgs kEfficientBackward{4, 7, 8, 9, 12};
+constexpr BackwardArgs kCudnnBackward{8, 6, 7, 13, 15};
+constexpr BackwardArgs kEfficientBackwardRaw{4, 12, 13, 11, 16};
+
+/// The backward of `_scaled_dot_product_efficient_attention` (outputs dq, dk, dv, dbias), of
+/// cuDNN's attention (dq, dk, dv) or of `_efficient_attention_forward` (on BHMK views).
+bool backward(const OpArgs& a, const std::vector<Tensor*>& outs, const BackwardArgs& at, Causal causal) {
     auto d = dimsOf(a, 1, 2, 3);
     if (!d || outs.size() < 3 || !outs[0] || !outs[1] || !outs[2]) return false;
     if (!a.isTensor(0) || a.tensor(0).shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv}) return false;
-    auto bias = biasOf(a, 4, *d);
+    auto bias = biasOf(a, at.bias, *d);
     if (!bias) return false;
-    const uint64_t seed = static_cast<uint64_t>(kern::toDoubles(a.tensor(7))[0]);
-    const uint64_t offset = static_cast<uint64_t>(kern::toDoubles(a.tensor(8))[0]);
-    const double p = a.toDouble(9);
-    const bool causal = a.toBool(11);
-    const float scale = static_cast<float>(scaleOf(a, 12, d->K));
+    const uint64_t seed = static_cast<uint64_t>(kern::toDoubles(a.tensor(at.seed))[0]);
+    const uint64_t offset = static_cast<uint64_t>(kern::toDoubles(a.tensor(at.offset))[0]);
+    const double p = a.toDouble(at.dropout);
+    const float scale = static_cast<float>(scaleOf(a, at.scale, d->K));
     const std::vector<float> dO = f32(a.tensor(0)), Q = f32(a.tensor(1)), Kt = f32(a.tensor(2)), V = f32(a.tensor(3));
     std::vector<float> dQ(Q.size(), 0.0f), dK(Kt.size(), 0.0f), dV(V.size(), 0.0f);
     const bool wantBias = outs.size() > 3 && outs[3] && !bias->empty();
@@ -251,16 +271,47 @@ Tensor bhsdView(const Tensor& t) {
     return v;
 }
 
+/// custom_mask_type (0 none, 1 causal from the top left, 2 from the bottom right) for M query
+/// rows and N keys.
+Causal maskOf(int64_t mask, int64_t M, int64_t N) { return {mask != 0, mask == 2 ? N - M : 0}; }
+
+/// _efficient_attention_backward(grad_out_, query, key, value, bias?, out, cu_seqlens_q?,
+/// cu_seqlens_k?, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed, philox_offset,
+/// custom_mask_type, bias_requires_grad, *, scale?, ...): BMHK tensors, run as the backward above
+/// on their BHMK views; grad_bias where bias_requires_grad (else zeros). Fixed-length batches.
+bool efficientAttentionBackward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    for (size_t i : {6, 7})
+        if (!a.isNone(i)) return false;
+    if ((a.size() > 18 && !a.isNone(18)) || (a.size() > 19 && a.toBool(19)) || outs.size() < 4) return false;
+    const int64_t mask = a.toInt(14);
+    if (mask < 0 || mask > 2) return false;
+    for (size_t i = 0; i < 4; ++i)
+        if (!a.isTensor(i) || a.tensor(i).dim() != 4) return false;
+    for (size_t i = 0; i < 3; ++i)
+        if (!outs[i] || outs[i]->dim() != 4) return false;
+    std::vector<Value> vals = a.values();
+    for (size_t i : {0, 1, 2, 3}) vals[i] = Value::ofTensor(bhsdView(a.tensor(i)));
+    const OpArgs view(a.op(), std::move(vals));
+    std::vector<Tensor> grads{bhsdView(*outs[0]), bhsdView(*outs[1]), bhsdView(*outs[2])};
+    std::vector<Tensor*> ptrs{&grads[0], &grads[1], &grads[2]};
+    const bool biasGrad = !a.isNone(4) && a.toBool(15) && outs[3];
+    if (biasGrad) ptrs.push_back(outs[3]);
+    const int64_t M = view.tensor(1).shape()[2], N = view.tensor(2).shape()[2];
+    if (!backward(view, ptrs, kEfficientBackwardRaw, maskOf(mask, M, N))) return false;
+    if (!biasGrad && outs[3]) kern::fromDoubles(*outs[3], std::vector<double>(static_cast<size_t>(outs[3]->numel())));
+    return true;
+}
+
 /// _efficient_attention_forward(query, key, value, bias?, cu_seqlens_q?, cu_seqlens_k?,
 /// max_seqlen_q?, max_seqlen_k?, dropout_p, custom_mask_type, compute_log_sumexp, *, scale?,
 /// seqlen_k?, window_size?): the memory-efficient kernel on BMHK tensors, run as the forward above
-/// on their BHMK views. Handled: no dropout, no mask or causal from the top left (mask type 0 or
-/// 1), fixed-length batches; the rest is left to the reference kernel.
+/// on their BHMK views. Handled: no dropout, any mask type (0 none, 1 causal from the top left, 2
+/// from the bottom right), fixed-length batches; the rest is left to the reference kernel.
 bool efficientAttentionForward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     for (size_t i : {4, 5, 6, 7, 12, 13})
         if (i < a.size() && !a.isNone(i)) return false;
     const int64_t mask = a.toInt(9);
-    if (a.toDouble(8) != 0.0 || (mask != 0 && mask != 1) || outs.size() < 4) return false;
+    if (a.toDouble(8) != 0.0 || mask < 0 || mask > 2 || outs.size() < 4) return false;
     for (size_t i = 0; i < 4; ++i)
         if (!outs[i]) return false;
     for (size_t i : {0, 1, 2})
@@ -277,7 +328,8 @@ bool efficientAttentionForward(const OpArgs& a, const std::vector<Tensor*>& outs
     if (out.shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv}) return false;
     const float scale = static_cast<float>(scaleOf(a, 11, d->K));
     std::vector<float> O, L;
-    forward(*d, f32(view.tensor(0)), f32(view.tensor(1)), f32(view.tensor(2)), *bias, scale, mask == 1, 0.0, 0, O, &L,
+    const Causal causal = maskOf(mask, d->M, d->N);
+    forward(*d, f32(view.tensor(0)), f32(view.tensor(1)), f32(view.tensor(2)), *bias, scale, causal, 0.0, 0, O, &L,
             outs[1]->shape()[2]);
     store(out, O);
     store(*outs[1], L);
@@ -286,15 +338,46 @@ bool efficientAttentionForward(const OpArgs& a, const std::vector<Tensor*>& outs
     return true;
 }
 
+/// _scaled_dot_product_cudnn_attention(query, key, value, attn_bias?, compute_log_sumexp, dropout_p,
+/// is_causal, return_debug_mask, *, scale?): output in the query's layout, logsumexp dense fp32
+/// [B, H, M, 1]; dropout with the reference's mask (seed drawn as the reference draws it).
+bool cudnnForward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+    auto d = dimsOf(a, 0, 1, 2);
+    if (!d || outs.size() < 8 || !outs[0] || !outs[1] || !outs[6] || !outs[7]) return false;
+    if (outs[1]->numel() != d->B * d->H * d->M) return false;
+    auto bias = biasOf(a, 3, *d);
+    if (!bias) return false;
+    const double p = a.toDouble(5);
+    const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
+    std::vector<float> O, L;
+    forward(*d, f32(a.tensor(0)), f32(a.tensor(1)), f32(a.tensor(2)), *bias, static_cast<float>(scaleOf(a, 8, d->K)),
+            topLeft(a.toBool(6)), p, seed, O, &L, d->M);
+    store(*outs[0], O);
+    store(*outs[1], L);
+    kern::fromDoubles(*outs[6], {static_cast<double>(seed)});
+    kern::fromDoubles(*outs[7], {0.0});
+    return true;
+}
+
+bool efficientBackward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return backward(a, outs, kEfficientBackward, topLeft(a.toBool(11)));
+}
+
+bool cudnnBackward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    return backward(a, outs, kCudnnBackward, topLeft(a.toBool(14)));
+}
+
 }  // namespace
 
 const std::vector<CpuExtern>& attentionExterns() {
     static const std::vector<CpuExtern> t = {
         {"sdpa_efficient", efficientForward},
-        {"sdpa_efficient_backward",
-         [](const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) { return efficientBackward(a, outs); }},
+        {"sdpa_efficient_backward", efficientBackward},
         {"sdpa", compositeSdpa},
         {"efficient_attention_forward", efficientAttentionForward},
+        {"efficient_attention_backward", efficientAttentionBackward},
+        {"sdpa_cudnn", cudnnForward},
+        {"sdpa_cudnn_backward", cudnnBackward},
     };
     return t;
 }

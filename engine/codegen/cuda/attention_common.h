@@ -2,6 +2,7 @@
 /// Pieces shared by the two device attention paths (device_attention.cpp: the fused kernels;
 /// attention_gemm.cpp: cuBLAS around row kernels for short sequences): the kernel module, the
 /// argument block built from the operands' layouts, and small buffer helpers.
+#include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/device_ops.h"
 #include "codegen/cuda/kernel_module.h"
 #include "codegen/cuda/kernels/attention_args.h"
@@ -22,7 +23,7 @@ void strides4(const TensorMeta& m, long long (&s)[4]);
 bool broadcastStrides(const TensorMeta& m, const int64_t (&full)[4], long long (&s)[4]);
 /// q [B,H,M,K], k [B,H,N,K], v [B,H,N,Kv], out [B,H,M,Kv]; the bias broadcasts to [B,H,M,N].
 Expected<FxAttnArgs> argsOf(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v, const TensorMeta* bias,
-                            const TensorMeta& out, double scale, bool causal);
+                            const TensorMeta& out, double scale, CausalMask causal);
 /// A device buffer of `bytes` (at least 4) set to zero.
 Expected<DeviceBuffer> zeroed(size_t bytes);
 /// dst (any strides, its dtype) = dense fp32 src of the same shape (at most 4-D).

@@ -89,7 +89,7 @@ bool attentionUsesGemm(const TensorMeta& q, const TensorMeta& k) {
 
 Status attentionForwardGemm(const DeviceView& q, const DeviceView& k, const DeviceView& v,
                             const std::optional<DeviceView>& bias, const DeviceView& out,
-                            const std::optional<DeviceView>& lse, double scale, bool causal) {
+                            const std::optional<DeviceView>& lse, double scale, CausalMask causal) {
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);
     if (!a.ok()) return a.error();
     if (!sameDtype(DType::Float32, {&q, &k, &v, &out, bias ? &*bias : nullptr}))
@@ -116,7 +116,7 @@ Status attentionForwardGemm(const DeviceView& q, const DeviceView& k, const Devi
 
 Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
                              const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse,
-                             double scale, bool causal, const std::optional<DeviceView>& gq,
+                             double scale, CausalMask causal, const std::optional<DeviceView>& gq,
                              const std::optional<DeviceView>& gk, const std::optional<DeviceView>& gv,
                              const std::optional<DeviceView>& gbias) {
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);

@@ -6,6 +6,7 @@
 /// fused kernel takes every other size, so memory stays O(M + N) where it matters. fp32 with head
 /// dims up to 64 on sm_80+ takes the tensor-core kernels before either (attention_tc.h).
 /// FXRAY_ATTENTION=tc|fused|gemm forces one path (gemm still only up to 2 GiB of workspace).
+#include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/device_ops.h"
 
 #include <optional>
@@ -17,11 +18,11 @@ bool attentionUsesGemm(const TensorMeta& q, const TensorMeta& k);
 
 Status attentionForwardGemm(const DeviceView& q, const DeviceView& k, const DeviceView& v,
                             const std::optional<DeviceView>& bias, const DeviceView& out,
-                            const std::optional<DeviceView>& lse, double scale, bool causal);
+                            const std::optional<DeviceView>& lse, double scale, CausalMask causal);
 
 Status attentionBackwardGemm(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
                              const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse,
-                             double scale, bool causal, const std::optional<DeviceView>& gq,
+                             double scale, CausalMask causal, const std::optional<DeviceView>& gq,
                              const std::optional<DeviceView>& gk, const std::optional<DeviceView>& gv,
                              const std::optional<DeviceView>& gbias);
 

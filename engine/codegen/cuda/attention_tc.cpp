@@ -123,7 +123,7 @@ bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const Te
 
 Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const DeviceView& v,
                           const std::optional<DeviceView>& bias, const DeviceView& out,
-                          const std::optional<DeviceView>& lse, double scale, bool causal) {
+                          const std::optional<DeviceView>& lse, double scale, CausalMask causal) {
     if (!sameDtype(DType::Float32, {&q, &k, &v, &out, bias ? &*bias : nullptr}))
         return makeError("the tensor-core attention kernel is fp32 only");
     auto a = argsOf(q.meta, k.meta, v.meta, bias ? &bias->meta : nullptr, out.meta, scale, causal);

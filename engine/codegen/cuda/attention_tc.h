@@ -7,6 +7,7 @@
 /// cuBLAS path (attention_gemm.h). FXRAY_ATTENTION=tc|fused|gemm forces a path (tc where it
 /// applies, up to head dim 128, the others as before); tc32 is tc with head dim 64's backward
 /// taking 32 query rows a step in place of 16 (tc16: the default, named).
+#include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/device_ops.h"
 #include "codegen/cuda/kernels/attention_args.h"
 
@@ -19,7 +20,7 @@ bool attentionUsesTensorCores(const TensorMeta& q, const TensorMeta& k, const Te
 
 Status attentionForwardTc(const DeviceView& q, const DeviceView& k, const DeviceView& v,
                           const std::optional<DeviceView>& bias, const DeviceView& out,
-                          const std::optional<DeviceView>& lse, double scale, bool causal);
+                          const std::optional<DeviceView>& lse, double scale, CausalMask causal);
 
 /// The backward (attentionBackward's setup, this kernel in place of the SIMT one): keys per block,
 /// and for the operands' head dims the kernel with its dynamic shared memory allowed, and that

@@ -64,7 +64,7 @@ bool broadcastStrides(const TensorMeta& m, const int64_t (&full)[4], long long (
 
 /// q [B,H,M,K], k [B,H,N,K], v [B,H,N,Kv], out [B,H,M,Kv]; the bias broadcasts to [B,H,M,N].
 Expected<FxAttnArgs> argsOf(const TensorMeta& q, const TensorMeta& k, const TensorMeta& v, const TensorMeta* bias,
-                            const TensorMeta& out, double scale, bool causal) {
+                            const TensorMeta& out, double scale, CausalMask causal) {
     for (const TensorMeta* m : {&q, &k, &v, &out})
         if (m->shape.size() != 4) return makeError("device attention needs 4-D [batch, heads, rows, dims] tensors");
     FxAttnArgs a{};
@@ -84,7 +84,8 @@ Expected<FxAttnArgs> argsOf(const TensorMeta& q, const TensorMeta& k, const Tens
         a.hasBias = 1;
     }
     a.scale = static_cast<float>(scale);
-    a.causal = causal ? 1 : 0;
+    a.causal = causal.on ? 1 : 0;
+    a.causalShift = causal.on ? causal.shift : 0;
     return a;
 }
 
@@ -173,12 +174,12 @@ bool attentionHandles(const TensorMeta& q, const TensorMeta& k, const TensorMeta
     const DType t = q.dtype;
     if (!attentionSupports(t) || k.dtype != t || v.dtype != t || out.dtype != t || (bias && bias->dtype != t))
         return false;
-    return argsOf(q, k, v, bias, out, 1.0, false).ok();
+    return argsOf(q, k, v, bias, out, 1.0, CausalMask{}).ok();
 }
 
 Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceView& v,
                         const std::optional<DeviceView>& bias, const DeviceView& out,
-                        const std::optional<DeviceView>& lse, double scale, bool causal) {
+                        const std::optional<DeviceView>& lse, double scale, CausalMask causal) {
     const DType t = q.meta.dtype;
     if (!attentionSupports(t) || !sameDtype(t, {&k, &v, &out, bias ? &*bias : nullptr}))
         return makeError("device attention needs f32, f16 or bf16 operands of one dtype");
@@ -206,7 +207,7 @@ Status attentionForward(const DeviceView& q, const DeviceView& k, const DeviceVi
 
 Status attentionBackward(const DeviceView& gradOut, const DeviceView& q, const DeviceView& k, const DeviceView& v,
                          const std::optional<DeviceView>& bias, const DeviceView& out, const DeviceView& lse,
-                         double scale, bool causal, const std::optional<DeviceView>& gq,
+                         double scale, CausalMask causal, const std::optional<DeviceView>& gq,
                          const std::optional<DeviceView>& gk, const std::optional<DeviceView>& gv,
                          const std::optional<DeviceView>& gbias) {
     const DType t = q.meta.dtype;

@@ -477,7 +477,8 @@ Expected<bool> attentionOnDevice(DeviceCall& c) {
     const double scale = A->size() > iScale && !A->isNone(iScale)
                              ? A->toDouble(iScale)
                              : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
-    if (Status s = attentionForward(*q, *k, *v, bias, **o, lse, scale, A->toBool(iCausal)); !s.ok()) return s.error();
+    if (Status s = attentionForward(*q, *k, *v, bias, **o, lse, scale, topLeftCausal(A->toBool(iCausal))); !s.ok())
+        return s.error();
     // The philox seed and offset are 0 without dropout.
     for (size_t i = 2; Efficient && i < 4; ++i) {
         auto p = c.out(i);
@@ -496,32 +497,60 @@ Expected<bool> attentionOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// cuDNN's logsumexp, dense fp32 [B, H, M, 1], as the [B, H, M] rows the device kernels take.
+std::optional<DeviceView> lseRows(const DeviceView& l) {
+    const TensorMeta& m = l.meta;
+    if (m.shape.size() != 4 || m.shape[3] != 1 || m.dtype != DType::Float32 || !m.isContiguous()) return std::nullopt;
+    DeviceView r = l;
+    r.meta = TensorMeta::contiguous({m.shape[0], m.shape[1], m.shape[2]}, DType::Float32, m.device);
+    r.meta.offset = m.offset;
+    return r;
+}
+
+/// Zeroes the philox seed/offset outputs (0 without dropout), where the graph has them.
+Status zeroPhilox(const std::vector<std::optional<DeviceView>>& o, std::initializer_list<size_t> which) {
+    for (size_t i : which) {
+        if (i >= o.size() || !o[i]) continue;
+        const DeviceView& pv = *o[i];
+        const size_t item = dtypeItemSize(pv.meta.dtype);
+        if (Status s = check(runtime().cu.cuMemsetD8(pv.base + static_cast<CUdeviceptr>(pv.meta.offset) * item, 0,
+                                                     static_cast<size_t>(pv.meta.numel()) * item),
+                             "zeroing the philox outputs");
+            !s.ok())
+            return s;
+    }
+    return Status::success();
+}
+
+/// A [B, S, H, D] tensor (the _efficient_attention ops' BMHK) as its [B, H, S, D] view.
+DeviceView bhmkView(DeviceView t) {
+    if (t.meta.shape.size() == 4)
+        std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
+    return t;
+}
+
 /// _efficient_attention_forward(query, key, value, bias?, cu_seqlens_q?, cu_seqlens_k?,
 /// max_seqlen_q?, max_seqlen_k?, dropout_p, custom_mask_type, compute_log_sumexp, *, scale?,
 /// seqlen_k?, window_size?) -> (output, logsumexp, philox_seed, philox_offset, ...): BMHK
-/// tensors, run on their BHMK views. Handled as the CPU extern: no dropout, no mask or causal
-/// from the top left (mask type 0 or 1), fixed-length batches.
+/// tensors, run on their BHMK views. Handled as the CPU extern: no dropout, any mask type (0 none,
+/// 1 causal from the top left, 2 from the bottom right), fixed-length batches.
 Expected<bool> efficientAttentionForwardOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     if (!A || c.outCount() < 4) return false;
     for (size_t i : {4, 5, 6, 7, 12, 13})
         if (i < A->size() && !A->isNone(i)) return false;
     const int64_t mask = A->toInt(9);
-    if (A->toDouble(8) != 0.0 || (mask != 0 && mask != 1)) return false;
+    if (A->toDouble(8) != 0.0 || mask < 0 || mask > 2) return false;
     auto q = c.view(0), k = c.view(1), v = c.view(2);
     std::optional<DeviceView> bias = A->isNone(3) ? std::nullopt : c.view(3);
     if (!q || !k || !v || (!A->isNone(3) && !bias) || !c.hasOut(0) || !c.hasOut(1)) return false;
-    auto bhmk = [](DeviceView t) {
-        if (t.meta.shape.size() == 4)
-            std::swap(t.meta.shape[1], t.meta.shape[2]), std::swap(t.meta.strides[1], t.meta.strides[2]);
-        return t;
-    };
     for (const DeviceView* t : {&*q, &*k, &*v})
         if (t->meta.shape.size() != 4) return false;
     TensorMeta om = *c.outMeta(0);
     if (om.shape.size() != 4) return false;
     std::swap(om.shape[1], om.shape[2]), std::swap(om.strides[1], om.strides[2]);
-    if (!attentionHandles(bhmk(*q).meta, bhmk(*k).meta, bhmk(*v).meta, bias ? &bias->meta : nullptr, om)) return false;
+    if (!attentionHandles(bhmkView(*q).meta, bhmkView(*k).meta, bhmkView(*v).meta, bias ? &bias->meta : nullptr, om))
+        return false;
     auto outs = c.outs(4);
     if (!outs.ok()) return outs.error();
     const auto& o = *outs;
@@ -529,19 +558,63 @@ Expected<bool> efficientAttentionForwardOnDevice(DeviceCall& c) {
     if (o[1] && o[1]->meta.numel() > 0) lse = *o[1];
     const double scale =
         A->size() > 11 && !A->isNone(11) ? A->toDouble(11) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
-    if (Status s = attentionForward(bhmk(*q), bhmk(*k), bhmk(*v), bias, bhmk(*o[0]), lse, scale, mask == 1); !s.ok())
+    // BMHK: q's rows are dim 1, k's too.
+    const CausalMask causal =
+        mask == 2 ? bottomRightCausal(q->meta.shape[1], k->meta.shape[1]) : topLeftCausal(mask == 1);
+    if (Status s =
+            attentionForward(bhmkView(*q), bhmkView(*k), bhmkView(*v), bias, bhmkView(*o[0]), lse, scale, causal);
+        !s.ok())
         return s.error();
     // The philox seed and offset are 0 without dropout.
-    for (size_t i : {2, 3}) {
-        if (!o[i]) continue;
-        const DeviceView& pv = *o[i];
-        const size_t item = dtypeItemSize(pv.meta.dtype);
-        if (Status s = check(runtime().cu.cuMemsetD8(pv.base + static_cast<CUdeviceptr>(pv.meta.offset) * item, 0,
-                                                     static_cast<size_t>(pv.meta.numel()) * item),
-                             "zeroing the philox outputs");
+    if (Status s = zeroPhilox(o, {2, 3}); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _efficient_attention_backward(grad_out_, query, key, value, bias?, out, cu_seqlens_q?,
+/// cu_seqlens_k?, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed, philox_offset,
+/// custom_mask_type, bias_requires_grad, *, scale?, num_splits_key?, window_size?,
+/// shared_storage_dqdkdv) -> (grad_query, grad_key, grad_value, grad_bias): BMHK tensors on their
+/// BHMK views, any mask type, no dropout, fixed-length batches. Without bias_requires_grad the
+/// grad_bias output is zeroed (PyTorch leaves it unwritten).
+Expected<bool> efficientAttentionBackwardOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    if (!A || c.outCount() < 4) return false;
+    for (size_t i : {6, 7, 18})
+        if (i < A->size() && !A->isNone(i)) return false;
+    const int64_t mask = A->toInt(14);
+    if (A->toDouble(11) != 0.0 || mask < 0 || mask > 2 || (A->size() > 19 && A->toBool(19))) return false;
+    auto go = c.view(0), q = c.view(1), k = c.view(2), v = c.view(3), o = c.view(5), lse = c.view(10);
+    std::optional<DeviceView> bias = A->isNone(4) ? std::nullopt : c.view(4);
+    if (!go || !q || !k || !v || !o || !lse || (!A->isNone(4) && !bias)) return false;
+    for (const DeviceView* t : {&*go, &*q, &*k, &*v, &*o})
+        if (t->meta.shape.size() != 4) return false;
+    for (size_t i = 0; i < 3; ++i)
+        if (const TensorMeta* m = c.outMeta(i); !m || m->shape.size() != 4) return false;
+    if (!attentionHandles(bhmkView(*q).meta, bhmkView(*k).meta, bhmkView(*v).meta, bias ? &bias->meta : nullptr,
+                          bhmkView(*o).meta))
+        return false;
+    auto outs = c.outs(4);
+    if (!outs.ok()) return outs.error();
+    const auto& g = *outs;
+    const bool biasGrad = bias && A->toBool(15);
+    if (g[3] && !biasGrad) {
+        const DeviceView& z = *g[3];
+        const size_t item = dtypeItemSize(z.meta.dtype);
+        if (Status s = check(runtime().cu.cuMemsetD8(z.address(), 0, static_cast<size_t>(z.meta.numel()) * item),
+                             "zeroing grad_bias");
             !s.ok())
             return s.error();
     }
+    const double scale =
+        A->size() > 16 && !A->isNone(16) ? A->toDouble(16) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    const CausalMask causal =
+        mask == 2 ? bottomRightCausal(q->meta.shape[1], k->meta.shape[1]) : topLeftCausal(mask == 1);
+    auto gv = [&](size_t i) { return g[i] ? std::optional<DeviceView>(bhmkView(*g[i])) : std::nullopt; };
+    if (Status s = attentionBackward(bhmkView(*go), bhmkView(*q), bhmkView(*k), bhmkView(*v), bias, bhmkView(*o), *lse,
+                                     scale, causal, gv(0), gv(1), gv(2), biasGrad ? g[3] : std::nullopt);
+        !s.ok())
+        return s.error();
     ++c.stats().deviceExterns;
     return true;
 }
@@ -560,8 +633,58 @@ Expected<bool> attentionBackwardOnDevice(DeviceCall& c) {
     const auto& g = *grads;
     const double scale =
         A->size() > 12 && !A->isNone(12) ? A->toDouble(12) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
-    if (Status s = attentionBackward(*go, *q, *k, *v, bias, *o, *lse, scale, A->toBool(11), g[0], g[1], g[2],
-                                     bias ? g[3] : std::nullopt);
+    if (Status s = attentionBackward(*go, *q, *k, *v, bias, *o, *lse, scale, topLeftCausal(A->toBool(11)), g[0], g[1],
+                                     g[2], bias ? g[3] : std::nullopt);
+        !s.ok())
+        return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _scaled_dot_product_cudnn_attention(query, key, value, attn_bias?, compute_log_sumexp,
+/// dropout_p, is_causal, return_debug_mask, *, scale?) -> (output, logsumexp [B, H, M, 1], None,
+/// None, max_q, max_k, philox_seed, philox_offset, None): the fused kernels, top-left causal.
+/// Dropout (the reference's mask) and a debug mask stay on the host.
+Expected<bool> cudnnAttentionOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    if (!A || c.outCount() < 8 || A->toDouble(5) != 0.0 || A->toBool(7)) return false;
+    auto q = c.view(0), k = c.view(1), v = c.view(2);
+    std::optional<DeviceView> bias = A->isNone(3) ? std::nullopt : c.view(3);
+    if (!q || !k || !v || (!A->isNone(3) && !bias) || !c.hasOut(0)) return false;
+    const TensorMeta* om = c.outMeta(0);
+    if (!om || !attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, *om)) return false;
+    if (const TensorMeta* lm = c.outMeta(1); lm && !lseRows(DeviceView{0, *lm})) return false;
+    auto outs = c.outs(8);
+    if (!outs.ok()) return outs.error();
+    const auto& o = *outs;
+    std::optional<DeviceView> lse = o[1] ? lseRows(*o[1]) : std::nullopt;
+    const double scale =
+        A->size() > 8 && !A->isNone(8) ? A->toDouble(8) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    if (Status s = attentionForward(*q, *k, *v, bias, *o[0], lse, scale, topLeftCausal(A->toBool(6))); !s.ok())
+        return s.error();
+    if (Status s = zeroPhilox(o, {6, 7}); !s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// _scaled_dot_product_cudnn_attention_backward(grad_out, query, key, value, out, logsumexp,
+/// philox_seed, philox_offset, attn_bias?, cum_seq_q?, cum_seq_k?, max_q, max_k, dropout_p,
+/// is_causal, *, scale?) -> (grad_query, grad_key, grad_value).
+Expected<bool> cudnnAttentionBackwardOnDevice(DeviceCall& c) {
+    const OpArgs* A = c.args();
+    if (!A || A->toDouble(13) != 0.0 || !A->isNone(9) || !A->isNone(10)) return false;
+    auto go = c.view(0), q = c.view(1), k = c.view(2), v = c.view(3), o = c.view(4), l = c.view(5);
+    std::optional<DeviceView> bias = A->isNone(8) ? std::nullopt : c.view(8);
+    if (!go || !q || !k || !v || !o || !l || (!A->isNone(8) && !bias)) return false;
+    auto lse = lseRows(*l);
+    if (!lse || !attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, o->meta)) return false;
+    auto grads = c.outs(3);
+    if (!grads.ok()) return grads.error();
+    const auto& g = *grads;
+    const double scale =
+        A->size() > 15 && !A->isNone(15) ? A->toDouble(15) : 1.0 / std::sqrt(static_cast<double>(q->meta.shape[3]));
+    if (Status s = attentionBackward(*go, *q, *k, *v, bias, *o, *lse, scale, topLeftCausal(A->toBool(14)), g[0], g[1],
+                                     g[2], std::nullopt);
         !s.ok())
         return s.error();
     ++c.stats().deviceExterns;
@@ -803,6 +926,9 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"sdpa", attentionOnDevice<false>},
             {"sdpa_efficient_backward", attentionBackwardOnDevice},
             {"efficient_attention_forward", efficientAttentionForwardOnDevice},
+            {"efficient_attention_backward", efficientAttentionBackwardOnDevice},
+            {"sdpa_cudnn", cudnnAttentionOnDevice},
+            {"sdpa_cudnn_backward", cudnnAttentionBackwardOnDevice},
             {"batch_norm_train", batchNormTrainOnDevice},
             {"batch_norm_update", batchNormUpdateOnDevice<6>},
             {"batch_norm_with_update", batchNormUpdateOnDevice<5>},

@@ -1,7 +1,8 @@
 // Fused attention: the ops the sfdp / fuse_attention patterns produce. PyTorch's replacement
 // calls aten.scaled_dot_product_attention, which tracing on CUDA with fp32 inputs dispatches to
 // the memory-efficient kernel: `_scaled_dot_product_efficient_attention` (output, logsumexp,
-// philox seed and offset) and, in training graphs, its backward.
+// philox seed and offset) and, in training graphs, its backward. With fp16/bf16 inputs on sm_90
+// PyTorch 2.11 picks cuDNN's kernel: `_scaled_dot_product_cudnn_attention` and its backward.
 //
 // Layouts follow PyTorch's meta functions: the output and the gradients are allocated in
 // BMHK order and viewed as BHMK (strides [M*H*K, K, H*K, 1]); logsumexp is [B, H, ceil(M/32)*32]
@@ -11,6 +12,10 @@
 #include "exec/ops/attention.h"
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
+#include "exec/ops/shape_util.h"
+
+#include <algorithm>
+#include <numeric>
 
 #include <cmath>
 #include <limits>
@@ -116,8 +121,39 @@ void probabilities(const Dims& d, const std::vector<double>& Q, const std::vecto
         }
         for (int64_t n = 0; n < d.N; ++n)
             P[static_cast<size_t>(m * d.N + n)] = sum > 0 ? P[static_cast<size_t>(m * d.N + n)] / sum : 0.0;
-        lse[static_cast<size_t>(m)] = sum > 0 ? mx + std::log(sum) : std::numeric_limits<double>::infinity();
+        // A row that sees no key: output 0 and logsumexp 0, as PyTorch's memory-efficient kernel
+        // writes it (kernel_forward.h sets the row's max to 0 and its sum to 1).
+        lse[static_cast<size_t>(m)] = sum > 0 ? mx + std::log(sum) : 0.0;
     }
+}
+
+/// The forward of every (b, h): O [B, H, M, Kv] (BHMK order) and logsumexp rows L [B, H, lseLen]
+/// (rows past M: +inf padding), dropout from `seed` when p > 0.
+void attendAll(const Dims& d, const std::vector<double>& Q, const std::vector<double>& Kt, const std::vector<double>& V,
+               const std::vector<double>& bias, double scale, bool causal, double p, uint64_t seed, int64_t lseLen,
+               std::vector<double>& O, std::vector<double>& L) {
+    O.assign(static_cast<size_t>(d.B * d.H * d.M * d.Kv), 0.0);
+    L.assign(static_cast<size_t>(d.B * d.H * lseLen), std::numeric_limits<double>::infinity());
+    std::vector<double> P, lse;
+    for (int64_t b = 0; b < d.B; ++b)
+        for (int64_t h = 0; h < d.H; ++h) {
+            probabilities(d, Q, Kt, bias.empty() ? nullptr : &bias, scale, causal, b, h, P, lse);
+            const int64_t bh = b * d.H + h;
+            for (int64_t m = 0; m < d.M; ++m) {
+                if (m < lseLen) L[static_cast<size_t>(bh * lseLen + m)] = lse[static_cast<size_t>(m)];
+                for (int64_t n = 0; n < d.N; ++n) {
+                    double w = P[static_cast<size_t>(m * d.N + n)];
+                    if (p > 0.0) {
+                        uint64_t idx = static_cast<uint64_t>((bh * d.M + m) * d.N + n);
+                        w = keep(seed, 0, idx, p) ? w / (1.0 - p) : 0.0;
+                    }
+                    if (w == 0.0) continue;
+                    const double* v = V.data() + (bh * d.N + n) * d.Kv;
+                    double* o = O.data() + (bh * d.M + m) * d.Kv;
+                    for (int64_t j = 0; j < d.Kv; ++j) o[j] += w * v[j];
+                }
+            }
+        }
 }
 
 Expected<Value> kernelEfficient(const OpArgs& a, const Value& out, ExecContext& ctx) {
@@ -129,31 +165,9 @@ Expected<Value> kernelEfficient(const OpArgs& a, const Value& out, ExecContext& 
     const double p = a.toDouble(5);
     const bool causal = a.toBool(6);
     const double scale = scaleOf(a, 7, d->K);
-    uint64_t seed = 0, offset = 0;
-    if (p > 0.0) seed = ctx.rng();
-    std::vector<double> O(static_cast<size_t>(d->B * d->H * d->M * d->Kv), 0.0);
-    const int64_t lseLen = out.list[1].t.shape()[2];
-    std::vector<double> L(static_cast<size_t>(d->B * d->H * lseLen), std::numeric_limits<double>::infinity());
-    std::vector<double> P, lse;
-    for (int64_t b = 0; b < d->B; ++b)
-        for (int64_t h = 0; h < d->H; ++h) {
-            probabilities(*d, Q, Kt, bias.empty() ? nullptr : &bias, scale, causal, b, h, P, lse);
-            const int64_t bh = b * d->H + h;
-            for (int64_t m = 0; m < d->M; ++m) {
-                if (m < lseLen) L[static_cast<size_t>(bh * lseLen + m)] = lse[static_cast<size_t>(m)];
-                for (int64_t n = 0; n < d->N; ++n) {
-                    double w = P[static_cast<size_t>(m * d->N + n)];
-                    if (p > 0.0) {
-                        uint64_t idx = static_cast<uint64_t>((bh * d->M + m) * d->N + n);
-                        w = keep(seed, offset, idx, p) ? w / (1.0 - p) : 0.0;
-                    }
-                    if (w == 0.0) continue;
-                    const double* v = V.data() + (bh * d->N + n) * d->Kv;
-                    double* o = O.data() + (bh * d->M + m) * d->Kv;
-                    for (int64_t j = 0; j < d->Kv; ++j) o[j] += w * v[j];
-                }
-            }
-        }
+    const uint64_t seed = p > 0.0 ? ctx.rng() : 0, offset = 0;
+    std::vector<double> O, L;
+    attendAll(*d, Q, Kt, V, bias, scale, causal, p, seed, out.list[1].t.shape()[2], O, L);
     std::vector<Value> outs;
     outs.push_back(Value::ofTensor(makeTensor(out.list[0].t.meta, O)));
     outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, L)));
@@ -188,80 +202,99 @@ Expected<Value> metaEfficientBackward(const OpArgs& a) {
     return Value::ofList(std::move(outs), true);
 }
 
+/// The gradients of q, k, v (BHMK order) and of the [B, H, M, N] bias (empty without one).
+struct Grads {
+    std::vector<double> dQ, dK, dV, dBias;
+};
+
+/// The backward of every (b, h), recomputing P as the forward does (same dropout mask).
+Grads gradients(const Dims& d, const std::vector<double>& dO, const std::vector<double>& Q,
+                const std::vector<double>& Kt, const std::vector<double>& V, const std::vector<double>& bias,
+                uint64_t seed, uint64_t offset, double p, bool causal, double scale) {
+    Grads g;
+    std::vector<double>& dQ = g.dQ;
+    std::vector<double>& dK = g.dK;
+    std::vector<double>& dV = g.dV;
+    std::vector<double>& dBias = g.dBias;
+    dQ.assign(Q.size(), 0.0), dK.assign(Kt.size(), 0.0), dV.assign(V.size(), 0.0);
+    dBias.assign(bias.empty() ? 0 : static_cast<size_t>(d.B * d.H * d.M * d.N), 0.0);
+    std::vector<double> P, lse, dP(static_cast<size_t>(d.M * d.N));
+    for (int64_t b = 0; b < d.B; ++b)
+        for (int64_t h = 0; h < d.H; ++h) {
+            probabilities(d, Q, Kt, bias.empty() ? nullptr : &bias, scale, causal, b, h, P, lse);
+            const int64_t bh = b * d.H + h;
+            const double* q = Q.data() + bh * d.M * d.K;
+            const double* k = Kt.data() + bh * d.N * d.K;
+            const double* v = V.data() + bh * d.N * d.Kv;
+            const double* go = dO.data() + bh * d.M * d.Kv;
+            for (int64_t m = 0; m < d.M; ++m) {
+                double rowDot = 0.0;
+                for (int64_t n = 0; n < d.N; ++n) {
+                    // Dropout scales kept weights by 1/(1-p) on both sides of the product.
+                    double f = 1.0;
+                    if (p > 0.0) {
+                        uint64_t idx = static_cast<uint64_t>((bh * d.M + m) * d.N + n);
+                        f = keep(seed, offset, idx, p) ? 1.0 / (1.0 - p) : 0.0;
+                    }
+                    double pw = P[static_cast<size_t>(m * d.N + n)];
+                    double dpd = 0.0;
+                    for (int64_t j = 0; j < d.Kv; ++j) {
+                        dpd += go[m * d.Kv + j] * v[n * d.Kv + j];
+                        dV[static_cast<size_t>((bh * d.N + n) * d.Kv + j)] += pw * f * go[m * d.Kv + j];
+                    }
+                    double dp = dpd * f;
+                    dP[static_cast<size_t>(m * d.N + n)] = dp;
+                    rowDot += pw * dp;
+                }
+                for (int64_t n = 0; n < d.N; ++n) {
+                    double ds = P[static_cast<size_t>(m * d.N + n)] * (dP[static_cast<size_t>(m * d.N + n)] - rowDot);
+                    if (!dBias.empty()) dBias[static_cast<size_t>(bh * d.M * d.N + m * d.N + n)] = ds;
+                    for (int64_t j = 0; j < d.K; ++j) {
+                        dQ[static_cast<size_t>((bh * d.M + m) * d.K + j)] += scale * ds * k[n * d.K + j];
+                        dK[static_cast<size_t>((bh * d.N + n) * d.K + j)] += scale * ds * q[m * d.K + j];
+                    }
+                }
+            }
+        }
+    return g;
+}
+
+/// The [B, H, M, N] bias gradient summed over the dims a bias of shape bs was broadcast along.
+std::vector<double> reduceBiasGrad(const Dims& d, const std::vector<double>& dBias, const std::vector<int64_t>& bs) {
+    std::vector<int64_t> full{d.B, d.H, d.M, d.N};
+    std::vector<int64_t> padded(4 - bs.size(), 1);
+    padded.insert(padded.end(), bs.begin(), bs.end());
+    std::vector<double> red(static_cast<size_t>(product(bs)), 0.0);
+    auto rs = rowMajorStrides(padded);
+    for (int64_t i = 0; i < product(full); ++i) {
+        int64_t rem = i, idx = 0;
+        for (int dim = 3; dim >= 0; --dim) {
+            int64_t c = rem % full[dim];
+            rem /= full[dim];
+            if (padded[dim] != 1) idx += c * rs[dim];
+        }
+        red[static_cast<size_t>(idx)] += dBias[static_cast<size_t>(i)];
+    }
+    return red;
+}
+
 Expected<Value> kernelEfficientBackward(const OpArgs& a, const Value& out, ExecContext&) {
     auto d = attnDims(a, 1, 2, 3);
     if (!d.ok()) return d.error();
-    const std::vector<double> dO = toDoubles(a.tensor(0));
-    const std::vector<double> Q = toDoubles(a.tensor(1)), Kt = toDoubles(a.tensor(2)), V = toDoubles(a.tensor(3));
     std::vector<double> bias;
     if (!a.isNone(4)) bias = toDoublesBroadcast(a.tensor(4), {d->B, d->H, d->M, d->N});
     const uint64_t seed = static_cast<uint64_t>(toDoubles(a.tensor(7))[0]);
     const uint64_t offset = static_cast<uint64_t>(toDoubles(a.tensor(8))[0]);
-    const double p = a.toDouble(9);
-    const bool causal = a.toBool(11);
-    const double scale = scaleOf(a, 12, d->K);
-    std::vector<double> dQ(Q.size(), 0.0), dK(Kt.size(), 0.0), dV(V.size(), 0.0);
-    std::vector<double> dBias(bias.empty() ? 0 : static_cast<size_t>(d->B * d->H * d->M * d->N), 0.0);
-    std::vector<double> P, lse, dP(static_cast<size_t>(d->M * d->N));
-    for (int64_t b = 0; b < d->B; ++b)
-        for (int64_t h = 0; h < d->H; ++h) {
-            probabilities(*d, Q, Kt, bias.empty() ? nullptr : &bias, scale, causal, b, h, P, lse);
-            const int64_t bh = b * d->H + h;
-            const double* q = Q.data() + bh * d->M * d->K;
-            const double* k = Kt.data() + bh * d->N * d->K;
-            const double* v = V.data() + bh * d->N * d->Kv;
-            const double* go = dO.data() + bh * d->M * d->Kv;
-            for (int64_t m = 0; m < d->M; ++m) {
-                double rowDot = 0.0;
-                for (int64_t n = 0; n < d->N; ++n) {
-                    // Dropout scales kept weights by 1/(1-p) on both sides of the product.
-                    double f = 1.0;
-                    if (p > 0.0) {
-                        uint64_t idx = static_cast<uint64_t>((bh * d->M + m) * d->N + n);
-                        f = keep(seed, offset, idx, p) ? 1.0 / (1.0 - p) : 0.0;
-                    }
-                    double pw = P[static_cast<size_t>(m * d->N + n)];
-                    double dpd = 0.0;
-                    for (int64_t j = 0; j < d->Kv; ++j) {
-                        dpd += go[m * d->Kv + j] * v[n * d->Kv + j];
-                        dV[static_cast<size_t>((bh * d->N + n) * d->Kv + j)] += pw * f * go[m * d->Kv + j];
-                    }
-                    double dp = dpd * f;
-                    dP[static_cast<size_t>(m * d->N + n)] = dp;
-                    rowDot += pw * dp;
-                }
-                for (int64_t n = 0; n < d->N; ++n) {
-                    double ds = P[static_cast<size_t>(m * d->N + n)] * (dP[static_cast<size_t>(m * d->N + n)] - rowDot);
-                    if (!dBias.empty()) dBias[static_cast<size_t>(bh * d->M * d->N + m * d->N + n)] = ds;
-                    for (int64_t j = 0; j < d->K; ++j) {
-                        dQ[static_cast<size_t>((bh * d->M + m) * d->K + j)] += scale * ds * k[n * d->K + j];
-                        dK[static_cast<size_t>((bh * d->N + n) * d->K + j)] += scale * ds * q[m * d->K + j];
-                    }
-                }
-            }
-        }
+    const Grads g =
+        gradients(*d, toDoubles(a.tensor(0)), toDoubles(a.tensor(1)), toDoubles(a.tensor(2)), toDoubles(a.tensor(3)),
+                  bias, seed, offset, a.toDouble(9), a.toBool(11), scaleOf(a, 12, d->K));
     std::vector<Value> outs;
-    outs.push_back(Value::ofTensor(makeTensor(out.list[0].t.meta, dQ)));
-    outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, dK)));
-    outs.push_back(Value::ofTensor(makeTensor(out.list[2].t.meta, dV)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[0].t.meta, g.dQ)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, g.dK)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[2].t.meta, g.dV)));
     if (out.list[3].isTensor()) {
-        // Sum the [B, H, M, N] gradient over the dims the bias was broadcast along.
-        const auto& bs = out.list[3].t.shape();
-        std::vector<int64_t> full{d->B, d->H, d->M, d->N};
-        std::vector<int64_t> padded(4 - bs.size(), 1);
-        padded.insert(padded.end(), bs.begin(), bs.end());
-        std::vector<double> red(static_cast<size_t>(product(bs)), 0.0);
-        auto rs = rowMajorStrides(padded);
-        for (int64_t i = 0; i < product(full); ++i) {
-            int64_t rem = i, idx = 0;
-            for (int dim = 3; dim >= 0; --dim) {
-                int64_t c = rem % full[dim];
-                rem /= full[dim];
-                if (padded[dim] != 1) idx += c * rs[dim];
-            }
-            red[static_cast<size_t>(idx)] += dBias[static_cast<size_t>(i)];
-        }
-        outs.push_back(Value::ofTensor(makeTensor(out.list[3].t.meta, red)));
+        outs.push_back(
+            Value::ofTensor(makeTensor(out.list[3].t.meta, reduceBiasGrad(*d, g.dBias, out.list[3].t.shape()))));
     } else {
         outs.push_back(Value::none());
     }
@@ -348,6 +381,18 @@ Expected<Dims> efficientForwardDims(const OpArgs& a) {
     return d;
 }
 
+/// The causal masks of custom_mask_type (1: top left, 2: bottom right, row m sees keys
+/// n <= m + N - M) as -inf entries of the [B, H, M, N] bias (made where empty).
+void maskIntoBias(const Dims& d, int64_t mask, std::vector<double>& bias) {
+    if (mask == 0) return;
+    if (bias.empty()) bias.assign(static_cast<size_t>(d.B * d.H * d.M * d.N), 0.0);
+    const int64_t shift = mask == 2 ? d.N - d.M : 0;
+    for (int64_t bh = 0; bh < d.B * d.H; ++bh)
+        for (int64_t m = 0; m < d.M; ++m)
+            for (int64_t n = std::max<int64_t>(m + shift + 1, 0); n < d.N; ++n)
+                bias[static_cast<size_t>((bh * d.M + m) * d.N + n)] = -std::numeric_limits<double>::infinity();
+}
+
 Expected<Value> metaEfficientForward(const OpArgs& a) {
     auto d = efficientForwardDims(a);
     if (!d.ok()) return d.error();
@@ -370,44 +415,14 @@ Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecCo
     if (!d.ok()) return d.error();
     const std::vector<double> Q = toDoubles(bhsdView(a.tensor(0))), Kt = toDoubles(bhsdView(a.tensor(1))),
                               V = toDoubles(bhsdView(a.tensor(2)));
-    const int64_t mask = a.toInt(9);
-    // The causal masks join the bias as -inf entries.
     std::vector<double> bias;
     if (!a.isNone(3)) bias = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
-    if (mask != 0) {
-        if (bias.empty()) bias.assign(static_cast<size_t>(d->B * d->H * d->M * d->N), 0.0);
-        const int64_t shift = mask == 2 ? d->N - d->M : 0;
-        for (int64_t bh = 0; bh < d->B * d->H; ++bh)
-            for (int64_t m = 0; m < d->M; ++m)
-                for (int64_t n = m + shift + 1; n < d->N; ++n)
-                    if (n >= 0)
-                        bias[static_cast<size_t>((bh * d->M + m) * d->N + n)] =
-                            -std::numeric_limits<double>::infinity();
-    }
+    maskIntoBias(*d, a.toInt(9), bias);
     const double p = a.toDouble(8);
     const double scale = scaleOf(a, 11, d->K);
     const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
-    std::vector<double> O(static_cast<size_t>(d->B * d->H * d->M * d->Kv), 0.0);
-    const int64_t lseLen = out.list[1].t.shape()[2];
-    std::vector<double> L(static_cast<size_t>(d->B * d->H * lseLen), std::numeric_limits<double>::infinity());
-    std::vector<double> P, lse;
-    for (int64_t b = 0; b < d->B; ++b)
-        for (int64_t h = 0; h < d->H; ++h) {
-            probabilities(*d, Q, Kt, bias.empty() ? nullptr : &bias, scale, false, b, h, P, lse);
-            const int64_t bh = b * d->H + h;
-            for (int64_t m = 0; m < d->M; ++m) {
-                if (m < lseLen) L[static_cast<size_t>(bh * lseLen + m)] = lse[static_cast<size_t>(m)];
-                for (int64_t n = 0; n < d->N; ++n) {
-                    double w = P[static_cast<size_t>(m * d->N + n)];
-                    if (p > 0.0)
-                        w = keep(seed, 0, static_cast<uint64_t>((bh * d->M + m) * d->N + n), p) ? w / (1.0 - p) : 0.0;
-                    if (w == 0.0) continue;
-                    const double* v = V.data() + (bh * d->N + n) * d->Kv;
-                    double* o = O.data() + (bh * d->M + m) * d->Kv;
-                    for (int64_t j = 0; j < d->Kv; ++j) o[j] += w * v[j];
-                }
-            }
-        }
+    std::vector<double> O, L;
+    attendAll(*d, Q, Kt, V, bias, scale, false, p, seed, out.list[1].t.shape()[2], O, L);
     // O is in BHMK order; the output is stored BMHK.
     Tensor res = Tensor::emptyLike(out.list[0].t.meta);
     Tensor view = bhsdView(res);
@@ -419,6 +434,187 @@ Expected<Value> kernelEfficientForward(const OpArgs& a, const Value& out, ExecCo
     outs.push_back(Value::ofTensor(makeTensor(out.list[3].t.meta, {0.0})));
     outs.push_back(out.list[4]);
     outs.push_back(out.list[5]);
+    return Value::ofList(std::move(outs), true);
+}
+
+// _efficient_attention_backward(grad_out_, query, key, value, bias?, out, cu_seqlens_q?,
+// cu_seqlens_k?, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed, philox_offset,
+// custom_mask_type, bias_requires_grad, *, scale?, num_splits_key?, window_size?,
+// shared_storage_dqdkdv) -> (grad_query, grad_key, grad_value, grad_bias): BMHK tensors as the
+// forward's. Layouts as PyTorch's meta function: the gradients empty_like their inputs; grad_bias
+// the bias's shape with its last dim's storage padded to a multiple of 16, or a 0-d fp32 tensor
+// without a bias. The gradients are recomputed as the forward's (lse is not read).
+std::optional<Diagnostic> checkEfficientBackward(const OpArgs& a) {
+    for (size_t i : {6, 7})
+        if (!a.isNone(i)) return opError(a, "variable-length batches (cu_seqlens) are not supported");
+    if (a.size() > 18 && !a.isNone(18)) return opError(a, "window_size is not supported");
+    if (a.size() > 19 && a.toBool(19)) return opError(a, "shared_storage_dqdkdv is not supported");
+    const int64_t mask = a.toInt(14);
+    if (mask < 0 || mask > 2) return opError(a, "custom_mask_type must be 0, 1 or 2, got " + std::to_string(mask));
+    return std::nullopt;
+}
+
+/// a with its BMHK tensors (grad_out, q, k, v, out) as BHMK views, for attnDims and the kernels.
+OpArgs bhmkArgs(const OpArgs& a) {
+    std::vector<Value> vals = a.values();
+    for (size_t i : {0, 1, 2, 3, 5})
+        if (a.isTensor(i) && a.tensor(i).dim() == 4) vals[i] = Value::ofTensor(bhsdView(a.tensor(i)));
+    return OpArgs(a.op(), std::move(vals));
+}
+
+Expected<Value> metaEfficientBackwardRaw(const OpArgs& a) {
+    if (auto e = checkEfficientBackward(a)) return *e;
+    const OpArgs v = bhmkArgs(a);
+    auto d = attnDims(v, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 4, *d)) return *e;
+    if (!v.isTensor(0) || v.tensor(0).shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv})
+        return opError(a, "grad_out must have the output's shape [B, M, H, Kv]");
+    std::vector<Value> outs;
+    for (size_t i : {1, 2, 3}) {
+        const TensorMeta& m = a.tensor(i).meta;
+        outs.push_back(metaValue(freshMeta(m, m.shape, preserveStrides(m))));
+    }
+    if (a.isNone(4)) {
+        outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Float32, a.tensor(1).meta.device)));
+    } else {
+        const TensorMeta& bm = a.tensor(4).meta;
+        std::vector<int64_t> padded = bm.shape;
+        if (!padded.empty()) padded.back() = (padded.back() + 15) / 16 * 16;
+        outs.push_back(metaValue(freshMeta(bm, bm.shape, TensorMeta::contiguousStrides(padded))));
+    }
+    return Value::ofList(std::move(outs), true);
+}
+
+Expected<Value> kernelEfficientBackwardRaw(const OpArgs& a, const Value& out, ExecContext&) {
+    const OpArgs v = bhmkArgs(a);
+    auto d = attnDims(v, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    std::vector<double> bias;
+    if (!a.isNone(4)) bias = toDoublesBroadcast(a.tensor(4), {d->B, d->H, d->M, d->N});
+    const bool hasBias = !bias.empty();
+    maskIntoBias(*d, a.toInt(14), bias);
+    const uint64_t seed = static_cast<uint64_t>(toDoubles(a.tensor(12))[0]);
+    const uint64_t offset = static_cast<uint64_t>(toDoubles(a.tensor(13))[0]);
+    const Grads g = gradients(*d, toDoubles(v.tensor(0)), toDoubles(v.tensor(1)), toDoubles(v.tensor(2)),
+                              toDoubles(v.tensor(3)), bias, seed, offset, a.toDouble(11), false, scaleOf(a, 16, d->K));
+    std::vector<Value> outs;
+    const std::vector<double>* grads[] = {&g.dQ, &g.dK, &g.dV};
+    for (size_t i = 0; i < 3; ++i) {
+        // The gradients are BHMK-ordered; their outputs are stored BMHK.
+        Tensor res = Tensor::emptyLike(out.list[i].t.meta);
+        Tensor view = bhsdView(res);
+        fromDoubles(view, *grads[i]);
+        outs.push_back(Value::ofTensor(std::move(res)));
+    }
+    const TensorMeta& gb = out.list[3].t.meta;
+    if (hasBias)
+        outs.push_back(Value::ofTensor(makeTensor(gb, reduceBiasGrad(*d, g.dBias, gb.shape))));
+    else
+        outs.push_back(Value::ofTensor(makeTensor(gb, {0.0})));
+    return Value::ofList(std::move(outs), true);
+}
+
+// _scaled_dot_product_cudnn_attention(query, key, value, attn_bias?, compute_log_sumexp,
+// dropout_p=0, is_causal=False, return_debug_mask=False, *, scale?) -> (output, logsumexp,
+// cum_seq_q, cum_seq_k, max_q, max_k, philox_seed, philox_offset, debug_attn_mask): cuDNN's SDPA.
+// Layouts as PyTorch's meta function (torch/_meta_registrations.py): the output is laid out in
+// the query's dimension order (alloc_with_matching_layout), logsumexp is dense fp32
+// [B, H, M, 1] (no padding), cum_seq_q/k and the debug mask are None, max_q / max_k are M and N.
+
+/// alloc_with_matching_layout(query, shape): the query's own layout where the shapes agree (a
+/// non-dense query: dense in its order with dims 1 and 2 swapped, as empty_like of its transpose
+/// gives), else dense with the dims ordered by the query's strides (largest first, ties in order).
+TensorMeta matchingLayout(const TensorMeta& q, const std::vector<int64_t>& shape) {
+    if (shape == q.shape) {
+        TensorMeta qt = q;
+        std::swap(qt.shape[1], qt.shape[2]);
+        std::swap(qt.strides[1], qt.strides[2]);
+        std::vector<int64_t> st = preserveStrides(qt);
+        std::swap(st[1], st[2]);
+        return freshMeta(q, shape, st);
+    }
+    std::vector<size_t> order(4);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return q.strides[x] > q.strides[y]; });
+    std::vector<int64_t> st(4);
+    int64_t next = 1;
+    for (size_t i = 4; i-- > 0;) {
+        st[order[i]] = next;
+        next *= shape[order[i]];
+    }
+    return freshMeta(q, shape, st);
+}
+
+Expected<Value> metaCudnn(const OpArgs& a) {
+    auto d = attnDims(a, 0, 1, 2);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 3, *d)) return *e;
+    const Tensor& q = a.tensor(0);
+    std::vector<Value> outs;
+    outs.push_back(metaValue(matchingLayout(q.meta, {d->B, d->H, d->M, d->Kv})));
+    outs.push_back(metaValue(TensorMeta::contiguous({d->B, d->H, d->M, 1}, DType::Float32, q.meta.device)));
+    outs.push_back(Value::none());
+    outs.push_back(Value::none());
+    outs.push_back(Value::ofInt(d->M));
+    outs.push_back(Value::ofInt(d->N));
+    outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Int64, q.meta.device)));
+    outs.push_back(metaValue(TensorMeta::contiguous({}, DType::Int64, q.meta.device)));
+    outs.push_back(Value::none());
+    return Value::ofList(std::move(outs), true);
+}
+
+Expected<Value> kernelCudnn(const OpArgs& a, const Value& out, ExecContext& ctx) {
+    auto d = attnDims(a, 0, 1, 2);
+    if (!d.ok()) return d.error();
+    std::vector<double> bias;
+    if (!a.isNone(3)) bias = toDoublesBroadcast(a.tensor(3), {d->B, d->H, d->M, d->N});
+    const double p = a.toDouble(5);
+    const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
+    std::vector<double> O, L;
+    attendAll(*d, toDoubles(a.tensor(0)), toDoubles(a.tensor(1)), toDoubles(a.tensor(2)), bias, scaleOf(a, 8, d->K),
+              a.toBool(6), p, seed, d->M, O, L);
+    std::vector<Value> outs = out.list;
+    outs[0] = Value::ofTensor(makeTensor(out.list[0].t.meta, O));
+    outs[1] = Value::ofTensor(makeTensor(out.list[1].t.meta, L));
+    outs[6] = Value::ofTensor(makeTensor(out.list[6].t.meta, {static_cast<double>(seed)}));
+    outs[7] = Value::ofTensor(makeTensor(out.list[7].t.meta, {0.0}));
+    return Value::ofList(std::move(outs), true);
+}
+
+// _scaled_dot_product_cudnn_attention_backward(grad_out, query, key, value, out, logsumexp,
+// philox_seed, philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
+// *, scale?) -> (grad_query, grad_key, grad_value), each empty_like its input; no bias gradient.
+Expected<Value> metaCudnnBackward(const OpArgs& a) {
+    auto d = attnDims(a, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    if (auto e = checkBias(a, 8, *d)) return *e;
+    if (!a.isTensor(0) || a.tensor(0).shape() != std::vector<int64_t>{d->B, d->H, d->M, d->Kv})
+        return opError(a, "grad_out must have the output's shape [B, H, M, Kv]");
+    for (size_t i : {9, 10})
+        if (!a.isNone(i)) return opError(a, "variable-length batches (cum_seq_q, cum_seq_k) are not supported");
+    std::vector<Value> outs;
+    for (size_t i : {1, 2, 3}) {
+        const TensorMeta& m = a.tensor(i).meta;
+        outs.push_back(metaValue(freshMeta(m, m.shape, preserveStrides(m))));
+    }
+    return Value::ofList(std::move(outs), true);
+}
+
+Expected<Value> kernelCudnnBackward(const OpArgs& a, const Value& out, ExecContext&) {
+    auto d = attnDims(a, 1, 2, 3);
+    if (!d.ok()) return d.error();
+    std::vector<double> bias;
+    if (!a.isNone(8)) bias = toDoublesBroadcast(a.tensor(8), {d->B, d->H, d->M, d->N});
+    const uint64_t seed = static_cast<uint64_t>(toDoubles(a.tensor(6))[0]);
+    const uint64_t offset = static_cast<uint64_t>(toDoubles(a.tensor(7))[0]);
+    const Grads g =
+        gradients(*d, toDoubles(a.tensor(0)), toDoubles(a.tensor(1)), toDoubles(a.tensor(2)), toDoubles(a.tensor(3)),
+                  bias, seed, offset, a.toDouble(13), a.toBool(14), scaleOf(a, 15, d->K));
+    std::vector<Value> outs;
+    outs.push_back(Value::ofTensor(makeTensor(out.list[0].t.meta, g.dQ)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[1].t.meta, g.dK)));
+    outs.push_back(Value::ofTensor(makeTensor(out.list[2].t.meta, g.dV)));
     return Value::ofList(std::move(outs), true);
 }
 
@@ -448,6 +644,27 @@ void registerAttentionOps(OpRegistry& r) {
           "(Tensor output, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, SymInt max_seqlen_batch_q, "
           "SymInt max_seqlen_batch_k)",
           OpCategory::Extern, metaEfficientForward, kernelEfficientForward);
+    r.add("aten._efficient_attention_backward.default",
+          "_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? bias, "
+          "Tensor out, Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, SymInt max_seqlen_q, SymInt max_seqlen_k, "
+          "Tensor logsumexp, float dropout_p, Tensor philox_seed, Tensor philox_offset, int custom_mask_type, "
+          "bool bias_requires_grad, *, float? scale=None, int? num_splits_key=None, int? window_size=None, "
+          "bool shared_storage_dqdkdv=False) -> (Tensor, Tensor, Tensor, Tensor)",
+          OpCategory::Extern, metaEfficientBackwardRaw, kernelEfficientBackwardRaw);
+    // attn_bias, cum_seq_q and cum_seq_k are plain `Tensor` in PyTorch's backward schema, but its
+    // autograd formula passes undefined tensors there (None in traced graphs): `Tensor?` here.
+    r.add("aten._scaled_dot_product_cudnn_attention.default",
+          "_scaled_dot_product_cudnn_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, "
+          "bool compute_log_sumexp, float dropout_p=0., bool is_causal=False, bool return_debug_mask=False, *, "
+          "float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, "
+          "SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)",
+          OpCategory::Extern, metaCudnn, kernelCudnn);
+    r.add("aten._scaled_dot_product_cudnn_attention_backward.default",
+          "_scaled_dot_product_cudnn_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
+          "Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, Tensor? attn_bias, "
+          "Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, *, "
+          "float? scale=None) -> (Tensor, Tensor, Tensor)",
+          OpCategory::Extern, metaCudnnBackward, kernelCudnnBackward);
 }
 
 bool attentionDropoutKeep(uint64_t seed, uint64_t offset, uint64_t idx, double p) {

@@ -237,6 +237,24 @@ const std::vector<Case>& cases() {
          "        a = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, m)\n"
          "        b = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, None, 0.0, True, scale = 0.5)\n"
          "        return (a, b)\n"},
+        // The fused attention ops PyTorch traces on CUDA: cuDNN's (fp16/bf16 on sm_90; its
+        // backward has no bias gradient) and the memory-efficient kernel's with the bottom-right
+        // causal mask (BMHK tensors, more queries than keys: the first row sees none).
+        {"popular", "cudnn_attention",
+         R"(q: "f64[1, 2, 4, 3]", k: "f64[1, 2, 5, 3]", v: "f64[1, 2, 5, 3]", m: "f64[1, 2, 4, 5]")",
+         "        a = torch.ops.aten._scaled_dot_product_cudnn_attention.default(q, k, v, m, True, 0.0, False, False)\n"
+         "        a0 = a[0]\n"
+         "        b = torch.ops.aten._scaled_dot_product_cudnn_attention.default(q, k, v, None, True, 0.0, True, False, scale = 0.5)\n"
+         "        b0 = b[0]\n"
+         "        return (a0, b0)\n",
+         {"q", "k", "v"}},
+        {"popular", "efficient_attention_bottom_right",
+         R"(q: "f64[1, 5, 2, 3]", k: "f64[1, 4, 2, 3]", v: "f64[1, 4, 2, 3]", m: "f64[1, 2, 5, 4]")",
+         "        a = torch.ops.aten._efficient_attention_forward.default(q, k, v, m, None, None, None, None, 0.0, 2, True)\n"
+         "        a0 = a[0]\n"
+         "        b = torch.ops.aten._efficient_attention_forward.default(q, k, v, None, None, None, None, None, 0.0, 1, True, scale = 0.5)\n"
+         "        b0 = b[0]\n"
+         "        return (a0, b0)\n"},
         // ----- random -----
         {"random", "native_dropout", R"(x: "f64[4, 5]")",
          "        d = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"

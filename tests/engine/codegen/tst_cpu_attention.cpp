@@ -6,13 +6,20 @@
 // 2. Against the reference kernels (exec/ops/attention.cpp, fp64) on the cases the corpus does
 //    not reach: a causal mask, a broadcast additive bias with its gradient, dropout (same seed:
 //    both use the same keep-mask), for the forward and the backward.
+// 3. Graphs of cuDNN's attention (forward and backward, fp32 and bf16, causal, bias) and of
+//    _efficient_attention_forward / _efficient_attention_backward's bottom-right causal mask
+//    compile with no fallback and match
+//    the reference executor; they lower for CUDA with no fallback too.
+#include "cpu_lowering_check.h"
 #include "numerics_case.h"
 
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/cpu/extern_table.h"
+#include "exec/compare.h"
 #include "exec/exec_context.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
+#include "exec/run_check.h"
 #include "transforms/passes.h"
 
 #include <random>
@@ -177,6 +184,131 @@ private slots:
         expectClose(gouts[2], refB->list[2].t, "grad_value");
         QCOMPARE(refB->list[3].isTensor(), bias);
         if (bias) expectClose(gouts[3], refB->list[3].t, "grad_bias");
+    }
+
+    void graphsWithoutFallback_data() {
+        QTest::addColumn<QString>("op");  // cudnn | efficient
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<bool>("causal");
+        QTest::addColumn<bool>("bias");
+        QTest::addColumn<QString>("dims");  // M,N
+        QTest::newRow("cudnn f32 causal") << "cudnn"
+                                          << "f32" << true << false << "6,6";
+        QTest::newRow("cudnn bf16 bias") << "cudnn"
+                                         << "bf16" << false << true << "5,7";
+        QTest::newRow("cudnn bf16 causal+bias") << "cudnn"
+                                                << "bf16" << true << true << "7,7";
+        QTest::newRow("efficient bottom-right M < N") << "efficient"
+                                                      << "f32" << true << false << "5,9";
+        QTest::newRow("efficient bottom-right M > N, bias") << "efficient"
+                                                            << "f32" << true << true << "9,4";
+        QTest::newRow("efficient bottom-right M == N, bf16") << "efficient"
+                                                             << "bf16" << true << false << "6,6";
+    }
+
+    void graphsWithoutFallback() {
+        QFETCH(QString, op);
+        QFETCH(QString, dtype);
+        QFETCH(bool, causal);
+        QFETCH(bool, bias);
+        QFETCH(QString, dims);
+        const int64_t B = 2, H = 3, K = 8, Kv = 8;
+        const int64_t M = dims.section(',', 0, 0).toLongLong(), N = dims.section(',', 1, 1).toLongLong();
+        const std::string t = dtype.toStdString();
+        auto annS = [&](std::vector<int64_t> shape, std::vector<int64_t> strides, const std::string& dt) {
+            auto str = [](const std::vector<int64_t>& v) {
+                std::string r;
+                for (size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+                return r;
+            };
+            return "\"" + dt + "[" + str(shape) + "][" + str(strides) + "]cpu\"";
+        };
+        auto dense = [&](std::vector<int64_t> shape, const std::string& dt) {
+            return annS(shape, TensorMeta::contiguousStrides(shape), dt);
+        };
+        std::string params, body;
+        const std::string bArg = bias ? "b" : "None";
+        if (op == "cudnn") {
+            // [B, H, S, D] views of [B, S, H, D] storage, as SDPA's callers pass them.
+            auto view = [&](int64_t S, int64_t D) { return annS({B, H, S, D}, {S * H * D, D, H * D, 1}, t); };
+            params = "q: " + view(M, K) + ", k: " + view(N, K) + ", v: " + view(N, Kv) + ", go: " + view(M, Kv);
+            if (bias) params += ", b: " + dense({1, H, M, N}, t);
+            const std::string c = causal ? "True" : "False";
+            body = "        fwd = torch.ops.aten._scaled_dot_product_cudnn_attention.default(q, k, v, " + bArg +
+                   ", True, 0.0, " + c +
+                   ", False, scale = 0.3)\n"
+                   "        out: " +
+                   view(M, Kv) +
+                   " = fwd[0]\n"
+                   "        lse: " +
+                   dense({B, H, M, 1}, "f32") +
+                   " = fwd[1]\n"
+                   "        seed: \"i64[][]cpu\" = fwd[6]\n"
+                   "        offset: \"i64[][]cpu\" = fwd[7];  fwd = None\n"
+                   "        bwd = torch.ops.aten._scaled_dot_product_cudnn_attention_backward.default(go, q, k, v, "
+                   "out, lse, seed, offset, " +
+                   bArg + ", None, None, " + std::to_string(M) + ", " + std::to_string(N) + ", 0.0, " + c +
+                   ", scale = 0.3)\n"
+                   "        dq: " +
+                   view(M, K) +
+                   " = bwd[0]\n"
+                   "        dk: " +
+                   view(N, K) +
+                   " = bwd[1]\n"
+                   "        dv: " +
+                   view(N, Kv) +
+                   " = bwd[2];  bwd = None\n"
+                   "        return (out, lse, dq, dk, dv)\n";
+        } else {
+            // Forward and backward with the bottom-right mask, BMHK tensors.
+            const int64_t L = (M + 31) / 32 * 32, Np = (N + 15) / 16 * 16;
+            params = "q: " + dense({B, M, H, K}, t) + ", k: " + dense({B, N, H, K}, t) +
+                     ", v: " + dense({B, N, H, Kv}, t) + ", go: " + dense({B, M, H, Kv}, t);
+            if (bias) params += ", b: " + dense({B, H, M, N}, t);
+            body = "        fwd = torch.ops.aten._efficient_attention_forward.default(q, k, v, " + bArg +
+                   ", None, None, None, None, 0.0, 2, True, scale = 0.35)\n"
+                   "        out: " +
+                   dense({B, M, H, Kv}, t) +
+                   " = fwd[0]\n"
+                   "        lse: " +
+                   dense({B, H, L}, "f32") +
+                   " = fwd[1]\n"
+                   "        seed: \"i64[][]cpu\" = fwd[2]\n"
+                   "        offset: \"i64[][]cpu\" = fwd[3];  fwd = None\n"
+                   "        bwd = torch.ops.aten._efficient_attention_backward.default(go, q, k, v, " +
+                   bArg + ", out, None, None, " + std::to_string(M) + ", " + std::to_string(N) +
+                   ", lse, 0.0, seed, offset, 2, " + (bias ? "True" : "False") +
+                   ", scale = 0.35)\n"
+                   "        dq: " +
+                   dense({B, M, H, K}, t) +
+                   " = bwd[0]\n"
+                   "        dk: " +
+                   dense({B, N, H, K}, t) +
+                   " = bwd[1]\n"
+                   "        dv: " +
+                   dense({B, N, H, Kv}, t) + " = bwd[2]\n";
+            if (bias) body += "        db: " + annS({B, H, M, N}, {H * M * Np, M * Np, Np, 1}, t) + " = bwd[3]\n";
+            body += std::string("        return (out, lse, dq, dk, dv") + (bias ? ", db)\n" : ")\n");
+        }
+        auto g = fxtest::parseForward(params, body);
+        QVERIFY(g);
+        auto in = randomInputs(*g, 5);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        RunRequest req;
+        req.inputs = *in;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        std::vector<Value> out;
+        fxtest::runCpuWithoutFallback(*g, *in, out);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(out.size(), ref->outputs.size());
+        for (size_t i = 0; i < out.size(); ++i) {
+            auto c = compareValues(i, out[i], ref->outputs[i]);
+            QVERIFY2(c.ok, qPrintable(QString("output %1: rel_err %2").arg(i).arg(c.relErr)));
+            QCOMPARE(out[i].t.meta.strides, ref->outputs[i].t.meta.strides);
+        }
+        if (!fxtest::cudaLowersWithoutFallback(*g, *in))
+            QSKIP("NVRTC cannot be loaded: the CUDA lowering is not checked");
     }
 
     void declinesWhatItDoesNotHandle() {

@@ -2,9 +2,10 @@
 // tile by tile in shared memory with an online softmax, and no M x N matrix is ever written to
 // global memory, so any sequence length runs in O(M + N) memory. The forward mirrors PyTorch's
 // memory-efficient kernel (_scaled_dot_product_efficient_attention): fp32 accumulation whatever
-// the storage type, an additive (or boolean) bias that may broadcast, top-left causal masking,
-// and the per-row logsumexp the backward reads. The backward recomputes probabilities from that
-// logsumexp (P = exp(S - lse)), one block per tile of keys:
+// the storage type, an additive (or boolean) bias that may broadcast, causal masking (row m sees
+// keys n <= m + causalShift: 0 top-left, N - M bottom-right), and the per-row logsumexp the
+// backward reads. The backward recomputes probabilities from that logsumexp (P = exp(S - lse)),
+// one block per tile of keys:
 //   dV_j = sum_i P_ij dO_i,  dS_ij = P_ij (dO_i . V_j - D_i) with D_i = dO_i . O_i,
 //   dK_j = scale sum_i dS_ij Q_i,  dQ_i = scale sum_j dS_ij K_j (fp32 atomics across key tiles),
 //   dBias_ij = dS_ij (fp32 atomics where the bias broadcast).
@@ -70,9 +71,10 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
         lrun[r] = 0.0f;
         for (int i = 0; i < HD / 32; ++i) acc[r][i] = 0.0f;
     }
-    // Causal (top-left): row r sees keys n <= r, so the block needs keys below its last row only.
+    // Causal: row r sees keys n <= r + shift, so the block needs the keys its last row sees only
+    // (none where even that row sees none: bottom-right with M > N).
     fx_i64 nEnd = a.N;
-    if (a.causal && row0 + W * R < nEnd) nEnd = row0 + W * R;
+    if (a.causal && row0 + W * R + a.causalShift < nEnd) nEnd = row0 + W * R + a.causalShift;
     const bool active = wrow0 < a.M;  // warp-uniform
     for (fx_i64 n0 = 0; n0 < nEnd; n0 += KT) {
         __syncthreads();
@@ -105,7 +107,8 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
         float p[R];
         for (int r = 0; r < R; ++r) {
             const fx_i64 row = wrow0 + r;
-            s[r] = key && row < a.M && !(a.causal && n > row) ? fx_score(a, bias, s[r], b, h, row, n) : FX_NEG_INF;
+            s[r] = key && row < a.M && !(a.causal && n > row + a.causalShift) ? fx_score(a, bias, s[r], b, h, row, n)
+                                                                              : FX_NEG_INF;
             const float mnew = fmaxf(mrun[r], fx_warp_max(s[r]));
             p[r] = s[r] == FX_NEG_INF ? 0.0f : expf(s[r] - mnew);
             const float corr = mrun[r] == FX_NEG_INF ? 0.0f : expf(mrun[r] - mnew);
@@ -125,7 +128,8 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
     for (int r = 0; r < R; ++r) {
         const fx_i64 row = wrow0 + r;
         if (row < a.M) {
-            // A row with every key masked has no probabilities: its output is 0 and its lse +inf.
+            // A row with every key masked has no probabilities: its output is 0 and its lse 0 (as
+            // PyTorch's memory-efficient kernel sets them).
             const float inv = lrun[r] > 0.0f ? 1.0f / lrun[r] : 0.0f;
             for (int i = 0; i < HD / 32; ++i) {
                 const int d = lane + 32 * i;
@@ -135,7 +139,7 @@ __device__ void fx_attn_fwd(const T* __restrict__ q, const T* __restrict__ k, co
         }
         // lse rows past M (PyTorch pads them to a multiple of 32) hold +inf.
         if (lse && lane == 0 && row < a.lseLen)
-            lse[bh * a.lseLen + row] = row < a.M && lrun[r] > 0.0f ? mrun[r] + logf(lrun[r]) : FX_POS_INF;
+            lse[bh * a.lseLen + row] = row >= a.M ? FX_POS_INF : lrun[r] > 0.0f ? mrun[r] + logf(lrun[r]) : 0.0f;
     }
 }
 
@@ -184,8 +188,8 @@ __device__ void fx_attn_bwd(const T* __restrict__ go, const T* __restrict__ q, c
         dvs[j][d] = 0.0f;
     }
     __syncthreads();
-    // Causal: rows above the tile's first key see none of its keys.
-    const fx_i64 rowStart = a.causal ? n0 : 0;
+    // Causal: rows m with m + shift below the tile's first key see none of its keys.
+    const fx_i64 rowStart = a.causal && n0 - a.causalShift > 0 ? n0 - a.causalShift : 0;
     for (fx_i64 i = rowStart + w; i < a.M; i += W) {
         for (int d = lane; d < HD; d += 32) {
             qr[w][d] = d < a.K ? fx_ld(q, a.qoff + b * a.qs[0] + h * a.qs[1] + i * a.qs[2] + d * a.qs[3]) : 0.0f;
@@ -195,7 +199,7 @@ __device__ void fx_attn_bwd(const T* __restrict__ go, const T* __restrict__ q, c
         const float L = lse[bh * a.lseLen + i], Di = D[bh * a.M + i];
         float p = 0.0f, ds = 0.0f;
         const fx_i64 n = n0 + lane;
-        if (lane < KT && n < a.N && !(a.causal && n > i)) {
+        if (lane < KT && n < a.N && !(a.causal && n > i + a.causalShift)) {
             float dot = 0.0f, dp = 0.0f;
             for (int d = 0; d < a.K; ++d) dot += qr[w][d] * kt[lane][d];
             for (int d = 0; d < a.Kv; ++d) dp += gr[w][d] * vt[lane][d];
@@ -287,8 +291,8 @@ FX_ATTN_KERNELS(fx_bf16, bf16)
 // S = scale Q Kᵀ comes from cuBLAS into a dense fp32 [B*H, M, N] workspace and these kernels do
 // the row-wise parts. A warp per row.
 
-// P = softmax(S + bias) in place (causal: -inf above the diagonal), lse per row; rows past M up
-// to lseLen get +inf.
+// P = softmax(S + bias) in place (causal: -inf right of the shifted diagonal), lse per row (0 where
+// every key is masked); rows past M up to lseLen get +inf.
 extern "C" __global__ void fx_attn_rows_softmax(float* __restrict__ S, const float* __restrict__ bias,
                                                 float* __restrict__ lse, FxAttnArgs a) {
     const int lane = threadIdx.x & 31;
@@ -304,7 +308,7 @@ extern "C" __global__ void fx_attn_rows_softmax(float* __restrict__ S, const flo
     float m = FX_NEG_INF;
     for (fx_i64 n = lane; n < a.N; n += 32) {
         float s = row[n];
-        if (a.causal && n > i)
+        if (a.causal && n > i + a.causalShift)
             s = FX_NEG_INF;
         else if (a.hasBias)
             s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];
@@ -317,7 +321,7 @@ extern "C" __global__ void fx_attn_rows_softmax(float* __restrict__ S, const flo
     l = fx_warp_sum(l);
     const float inv = l > 0.0f ? 1.0f / l : 0.0f;
     for (fx_i64 n = lane; n < a.N; n += 32) row[n] = row[n] == FX_NEG_INF ? 0.0f : expf(row[n] - m) * inv;
-    if (lse && lane == 0 && i < a.lseLen) lse[bh * a.lseLen + i] = l > 0.0f ? m + logf(l) : FX_POS_INF;
+    if (lse && lane == 0 && i < a.lseLen) lse[bh * a.lseLen + i] = l > 0.0f ? m + logf(l) : 0.0f;
 }
 
 // Backward, step 1: P = exp(S + bias - lse) in place (the forward's probabilities, from its lse).
@@ -331,7 +335,7 @@ extern "C" __global__ void fx_attn_rows_probs(float* __restrict__ S, const float
     float* row = S + r * a.N;
     for (fx_i64 n = lane; n < a.N; n += 32) {
         float s = row[n];
-        if (a.causal && n > i)
+        if (a.causal && n > i + a.causalShift)
             s = FX_NEG_INF;
         else if (a.hasBias)
             s += bias[a.boff + b * a.bs[0] + h * a.bs[1] + i * a.bs[2] + n * a.bs[3]];

@@ -10,9 +10,10 @@ struct FxAttnArgs {
     long long B, H, M, N, K, Kv;
     long long qs[4], ks[4], vs[4], os[4], bs[4], gs[4];  // q, k, v, out, bias, grad_out
     long long qoff, koff, voff, ooff, boff, goff;
-    long long lseLen;  // logsumexp row length (lse is dense fp32 [B*H, lseLen]); 0: none
-    long long dbs[4];  // backward: strides of the fp32 grad_bias accumulator (0 where broadcast)
-    long long tiles;   // blocks per (b, h): row tiles (forward) or key tiles (backward)
+    long long lseLen;       // logsumexp row length (lse is dense fp32 [B*H, lseLen]); 0: none
+    long long dbs[4];       // backward: strides of the fp32 grad_bias accumulator (0 where broadcast)
+    long long tiles;        // blocks per (b, h): row tiles (forward) or key tiles (backward)
+    long long causalShift;  // causal: row m sees keys n <= m + causalShift (0: top-left, N - M: bottom-right)
     float scale;
     int hasBias, boolMask, causal;
 };

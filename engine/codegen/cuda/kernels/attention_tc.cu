@@ -128,8 +128,9 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
         for (int e = 0; e < 4; ++e) acc[s][e] = 0.0f;
     float m0 = FX_NEG_INF, m1 = FX_NEG_INF, l0 = 0.0f, l1 = 0.0f;  // per-lane partial sums l
     fx_i64 nEnd = a.N;
-    if (a.causal && row0 + BM < nEnd) nEnd = row0 + BM;  // top-left: row r sees keys n <= r
-    const bool active = wrow < a.M;                      // warp-uniform
+    // Causal: row r sees keys n <= r + shift, the block the keys of its last row.
+    if (a.causal && row0 + BM + a.causalShift < nEnd) nEnd = row0 + BM + a.causalShift;
+    const bool active = wrow < a.M;  // warp-uniform
     fx_attn_tc_load<HD, NL>(k, kbase, a.ks, a.N, a.K, 0, kr);
     fx_attn_tc_load<HD, NL>(v, vbase, a.vs, a.N, a.Kv, 0, vr);
     for (fx_i64 n0 = 0; n0 < nEnd; n0 += KT) {
@@ -167,8 +168,9 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 const fx_i64 row = e < 2 ? r0 : r1, n = n0 + nt * 8 + 2 * t + (e & 1);
-                s[nt][e] = n < a.N && row < a.M && !(a.causal && n > row) ? fx_score(a, bias, s[nt][e], b, h, row, n)
-                                                                          : FX_NEG_INF;
+                s[nt][e] = n < a.N && row < a.M && !(a.causal && n > row + a.causalShift)
+                               ? fx_score(a, bias, s[nt][e], b, h, row, n)
+                               : FX_NEG_INF;
             }
             mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
             mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
@@ -215,7 +217,7 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
     l0 += __shfl_xor_sync(FX_FULL, l0, 2);
     l1 += __shfl_xor_sync(FX_FULL, l1, 1);
     l1 += __shfl_xor_sync(FX_FULL, l1, 2);
-    // A row with every key masked has no probabilities: its output is 0 and its lse +inf.
+    // A row with every key masked has no probabilities: its output is 0.
     const float inv0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, inv1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
     const fx_i64 obase = a.ooff + b * a.os[0] + h * a.os[1];
 #pragma unroll
@@ -227,10 +229,11 @@ __device__ void fx_attn_tc_fwd(const float* __restrict__ q, const float* __restr
             if (row < a.M && d < a.Kv) o[obase + row * a.os[2] + d * a.os[3]] = acc[dt][e] * (e < 2 ? inv0 : inv1);
         }
     }
-    // lse rows past M (PyTorch pads them to a multiple of 32) hold +inf.
+    // Rows with every key masked: lse 0 (PyTorch's kernel); padding rows past M (PyTorch pads lse
+    // to a multiple of 32): +inf.
     if (lse && t == 0) {
-        if (r0 < a.lseLen) lse[bh * a.lseLen + r0] = r0 < a.M && l0 > 0.0f ? m0 + logf(l0) : FX_POS_INF;
-        if (r1 < a.lseLen) lse[bh * a.lseLen + r1] = r1 < a.M && l1 > 0.0f ? m1 + logf(l1) : FX_POS_INF;
+        if (r0 < a.lseLen) lse[bh * a.lseLen + r0] = r0 >= a.M ? FX_POS_INF : l0 > 0.0f ? m0 + logf(l0) : 0.0f;
+        if (r1 < a.lseLen) lse[bh * a.lseLen + r1] = r1 >= a.M ? FX_POS_INF : l1 > 0.0f ? m1 + logf(l1) : 0.0f;
     }
 }
 
@@ -309,8 +312,8 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
     const bool hasKeys = n0 + w * 16 < a.N;  // warp-uniform
     // dQ's k-steps: keys up to N, rounded up to 8 (the rest of that warp's keys have dS = 0).
     const int keySteps = (int)((a.N - n0 + 7) / 8);
-    // Causal (top-left): rows above the tile's first key see none of its keys.
-    const fx_i64 rowStart = a.causal ? n0 / BQ * BQ : 0;
+    // Causal: rows m with m + shift below the tile's first key see none of its keys.
+    const fx_i64 rowStart = a.causal && n0 - a.causalShift > 0 ? (n0 - a.causalShift) / BQ * BQ : 0;
     float* dqp = dq + gk.qoff + b * gk.qs[0] + h * gk.qs[1];
     const int NQ = BQ * HD / 128;
     float qr[NQ], gr[NQ], lr = 0.0f, dr = 0.0f;
@@ -402,7 +405,7 @@ __device__ void fx_attn_tc_bwd(const float* __restrict__ go, const float* __rest
                     const int ri = nt * 8 + 2 * t + (e & 1);
                     const fx_i64 row = i0 + ri, key = e < 2 ? key0 : key1;
                     float p = 0.0f;
-                    if ((e < 2 ? key0ok : key1ok) && ri < rows && !(a.causal && key > row)) {
+                    if ((e < 2 ? key0ok : key1ok) && ri < rows && !(a.causal && key > row + a.causalShift)) {
                         const float sc = fx_score(a, bias, sl[nt][e] + sa[nt][e], b, h, row, key);
                         p = sc == FX_NEG_INF ? 0.0f : expf(sc - lt[ri]);
                     }
