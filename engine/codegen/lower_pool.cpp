@@ -1,10 +1,11 @@
 // Lowerings of average pooling over the last two or three dims: avg_pool{2,3}d and adaptive
 // average pooling as reductions over the window dims appended to the output's iteration space,
 // with PyTorch's divisors (count_include_pad, divisor_override; adaptive windows
-// floor(o*I/O) .. ceil((o+1)*I/O)).
+// floor(o*I/O) .. ceil((o+1)*I/O)), and max pooling without indices (Dynamo-stage max_pool2d).
 #include "codegen/lower_util.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace fxray::cg {
 
@@ -196,10 +197,51 @@ std::optional<LValue> avgPoolBackwardOp(LowerCtx& c, size_t k) {
     return avgPoolBackward(c, *ws, includePad, div);
 }
 
+/// max_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False) ->
+/// Tensor, as Dynamo-stage graphs keep it (no indices): a max over each window's dilated taps,
+/// taps in the padding skipped (-inf). ceil_mode only sizes the output, which inference did.
+std::optional<LValue> maxPoolOp(LowerCtx& c, size_t k) {
+    const int x = c.in(0);
+    if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    const auto ks = perDim(c, 1, {}, k);
+    if (ks.size() != k) return std::nullopt;
+    const auto st = perDim(c, 2, ks, k), pd = perDim(c, 3, std::vector<int64_t>(k, 0), k),
+               dl = perDim(c, 4, std::vector<int64_t>(k, 1), k);
+    if (st.size() != k || pd.size() != k || dl.size() != k) return std::nullopt;
+    const std::vector<int64_t> xs = c.meta(x).shape;
+    const TensorMeta om = c.outMeta();
+    const size_t n = om.shape.size();
+    if (n < k + 1 || xs.size() != n || c.meta(x).numel() == 0 || om.numel() == 0) return std::nullopt;
+    std::vector<int64_t> in = om.shape;
+    for (size_t d = 0; d < k; ++d) {
+        if (ks[d] <= 0 || st[d] <= 0 || dl[d] <= 0) return std::nullopt;
+        in.push_back(ks[d]);
+    }
+    std::vector<bool> mask(n + k, false);
+    std::fill(mask.begin() + static_cast<std::ptrdiff_t>(n), mask.end(), true);
+    const DType ct = computeType(om.dtype);
+    return tensorValue(reduceTo(
+        c, om, in, mask, false, ReduceOp::Max,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+            ExprP ok = econst(1, DType::Bool);
+            for (size_t d = 0; d < k; ++d) {
+                const ExprP i = iadd_(iadd_(imul_(eindex(co[n - k + d]), st[d]), ic(-pd[d])),
+                                      imul_(eindex(co[n + d]), dl[d]));
+                const int64_t size = xs[n - k + d];
+                ok = ebinary(Op::And, ok, inside(i, size));
+                xc[n - k + d] = clamped(i, size);
+            }
+            return ewhere(ok, eto(L.load(x, xc), ct), econst(-std::numeric_limits<double>::infinity(), ct));
+        },
+        {x}));
+}
+
 }  // namespace
 
 void addPoolLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.avg_pool2d.default"] = [](LowerCtx& c) { return avgPoolOp(c, 2); };
+    t["aten.max_pool2d.default"] = [](LowerCtx& c) { return maxPoolOp(c, 2); };
     t["aten.avg_pool3d.default"] = [](LowerCtx& c) { return avgPoolOp(c, 3); };
     t["aten.avg_pool2d_backward.default"] = [](LowerCtx& c) { return avgPoolBackwardOp(c, 2); };
     t["aten.avg_pool3d_backward.default"] = [](LowerCtx& c) { return avgPoolBackwardOp(c, 3); };
