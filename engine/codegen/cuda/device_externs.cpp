@@ -2,13 +2,13 @@
 // it handles before allocating or launching anything, so a declined call costs nothing.
 #include "codegen/cuda/device_externs.h"
 
+#include "codegen/conv_composite.h"
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cublas_lt.h"
 #include "codegen/cuda/cudnn_conv.h"
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/op_externs.h"
-#include "codegen/conv_composite.h"
 
 #include <algorithm>
 #include <cmath>
@@ -331,6 +331,27 @@ Expected<bool> matmulOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// A transposed convolution's forward into o: cuDNN's backward-data pass; where cuDNN is absent
+/// or has no algorithm for the problem (some dilated, grouped transposed convolutions with output
+/// padding), the direct input-gradient kernel. Half types have no direct kernel: the host runs
+/// those (false).
+Expected<bool> transposedConvForward(DeviceCall& c, const DeviceView& x, const DeviceView& w,
+                                     const std::optional<DeviceView>& bias, const DeviceView& o,
+                                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                                     const std::vector<int64_t>& dilation, int64_t groups) {
+    const DType t = o.meta.dtype;
+    Status s = makeError("cuDNN is not available");
+    if (cudnnConvSupports(t)) {
+        s = cudnnConvTransposeForward(x, w, bias, o, stride, padding, dilation, groups);
+        if (s.ok()) ++c.stats().cudnnCalls;
+    }
+    if (!s.ok() && !convSupports(t)) return false;
+    if (!s.ok()) s = convTransposeForward(x, w, bias, o, stride, padding, dilation, groups);
+    if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> convOnDevice(DeviceCall& c) {
     // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
     const TensorMeta* om = c.out0();
@@ -342,23 +363,9 @@ Expected<bool> convOnDevice(DeviceCall& c) {
     if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (transposed) {
-        // cuDNN's backward-data pass; where cuDNN is absent or has no algorithm for the problem
-        // (some dilated, grouped transposed convolutions with output padding), the direct
-        // input-gradient kernel. Half types have no direct kernel: the host runs those.
-        Status s = makeError("cuDNN is not available");
-        if (cudnnConvSupports(om->dtype)) {
-            s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5),
-                                          A->toInt(8));
-            if (s.ok()) ++c.stats().cudnnCalls;
-        }
-        if (!s.ok() && !convSupports(om->dtype)) return false;
-        if (!s.ok())
-            s = convTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
-        if (!s.ok()) return s.error();
-        ++c.stats().deviceExterns;
-        return true;
-    }
+    if (transposed)
+        return transposedConvForward(c, *x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5),
+                                     A->toInt(8));
     Status s = makeError("cuDNN is not available");
     if (cudnnConvSupports(om->dtype)) {
         s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
@@ -399,24 +406,17 @@ Expected<bool> convCompositeOnDevice(DeviceCall& c) {
 }
 
 /// conv_transpose1d/2d/3d.input(input, weight, bias, stride, padding, output_padding, groups,
-/// dilation) as Dynamo-stage graphs keep them: convolution's transposed forward (cuDNN).
+/// dilation) as Dynamo-stage graphs keep them: aten.convolution's transposed forward.
 Expected<bool> convTransposeCompositeOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     const OpArgs* A = c.args();
-    if (!om || !A || !cudnnConvSupports(om->dtype)) return false;
+    if (!om || !A || !anyConv(om->dtype)) return false;
     auto x = c.view(0), w = c.view(1);
     std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
     if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    // Where cuDNN has no algorithm for the problem the host runs it, as for aten.convolution.
-    if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(7),
-                                             A->toInt(6));
-        !s.ok())
-        return false;
-    ++c.stats().cudnnCalls;
-    ++c.stats().deviceExterns;
-    return true;
+    return transposedConvForward(c, *x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(7), A->toInt(6));
 }
 
 Expected<bool> convBackwardOnDevice(DeviceCall& c) {

@@ -157,6 +157,62 @@ private slots:
 
     void transposed_convolutions_dilated_grouped() { checkConvolutionRow(true); }
 
+    void conv_transpose_composites_vs_reference_data() {
+        QTest::addColumn<int>("dims");
+        QTest::addColumn<QString>("x");
+        QTest::addColumn<QString>("w");
+        QTest::addColumn<QString>("args");  // stride, padding, output_padding, groups, dilation as FX text
+        QTest::addColumn<QString>("y");
+        QTest::newRow("conv_transpose1d")
+            << 1 << QString("2,6,5") << QString("6,1,3") << QString("[2], [3], [3], 3, [4]") << QString("2,3,14");
+        QTest::newRow("conv_transpose2d") << 2 << QString("2,2,4,4") << QString("2,2,4,5")
+                                          << QString("[3, 2], [1, 2], [2, 3], 2, [4, 4]") << QString("2,4,22,22");
+        QTest::newRow("conv_transpose3d")
+            << 3 << QString("2,4,3,4,3") << QString("4,2,3,2,3")
+            << QString("[2, 3, 1], [1, 0, 2], [1, 2, 3], 2, [2, 3, 4]") << QString("2,4,8,15,10");
+    }
+
+    void conv_transpose_composites_vs_reference() {
+        // Dynamo-stage conv_transposeNd.input (dilation, groups, output padding) on the default
+        // path (cuDNN, or the direct kernels where it has no algorithm) and with
+        // FXRAY_CUDNN_CONV=0 on the direct kernels, against the reference executor.
+        QFETCH(int, dims);
+        QFETCH(QString, x);
+        QFETCH(QString, w);
+        QFETCH(QString, args);
+        QFETCH(QString, y);
+        auto ints = [](const QString& s) {
+            std::vector<int64_t> v;
+            for (const auto& p : s.split(',')) v.push_back(p.toLongLong());
+            return v;
+        };
+        const auto xs = ints(x), ws = ints(w), ys = ints(y);
+        auto g =
+            fxtest::parseForward("x: " + ann(xs) + ", w: " + ann(ws) + ", b: " + ann({ys[1]}),
+                                 "        t: " + ann(ys) + " = torch.ops.aten.conv_transpose" + std::to_string(dims) +
+                                     "d.input(x, w, b, " + args.toStdString() + ")\n        return (t,)\n");
+        QVERIFY(g);
+        auto in = randomInputs(*g, 5);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QCOMPARE(ref.size(), size_t(1));
+        SKIP_WITHOUT_DEVICE();
+        auto guard = qScopeGuard([] { qunsetenv("FXRAY_CUDNN_CONV"); });
+        for (const bool direct : {false, true}) {
+            if (direct) qputenv("FXRAY_CUDNN_CONV", "0");
+            auto r = runOnDevice(*g, *in);
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            auto c = compareValues(0, r.outputs[0], ref[0]);
+            QVERIFY2(c.ok, qPrintable(QString("%1: rel_err %2 %3")
+                                          .arg(direct ? "direct" : "default")
+                                          .arg(c.relErr)
+                                          .arg(QString::fromStdString(c.note))));
+            QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+            QCOMPARE(r.stats.deviceExterns, size_t(1));
+            if (direct) QCOMPARE(r.stats.cudnnCalls, size_t(0));
+        }
+    }
+
     void attention_vs_reference_data() {
         QTest::addColumn<QString>("dims");  // B,H,M,N,K,Kv
         QTest::addColumn<bool>("causal");
@@ -1098,20 +1154,19 @@ private slots:
     void inductor_seed_ops_are_the_reference() {
         // Inductor's post-grad random ops on the device: seeds drawn from the run's generator,
         // one looked up per op (a lowered load), inductor_random seeded by it.
-        auto g = fxtest::parseForward(
-            "x: " + ann({2}),
-            "        seeds: " + ann({3}, "i64") +
-                " = torch.ops.prims.inductor_seeds.default(3, device(type='cuda', index=0))\n"
-                "        s1: " +
-                ann({}, "i64") +
-                " = torch.ops.prims.inductor_lookup_seed.default(seeds, 1)\n"
-                "        u: " +
-                ann({4, 5}) +
-                " = torch.ops.prims.inductor_random.default([4, 5], s1, 'rand')\n"
-                "        n: " +
-                ann({300}) +
-                " = torch.ops.prims.inductor_random.default([300], s1, 'randn')\n"
-                "        return (seeds, u, n)\n");
+        auto g = fxtest::parseForward("x: " + ann({2}),
+                                      "        seeds: " + ann({3}, "i64") +
+                                          " = torch.ops.prims.inductor_seeds.default(3, device(type='cuda', index=0))\n"
+                                          "        s1: " +
+                                          ann({}, "i64") +
+                                          " = torch.ops.prims.inductor_lookup_seed.default(seeds, 1)\n"
+                                          "        u: " +
+                                          ann({4, 5}) +
+                                          " = torch.ops.prims.inductor_random.default([4, 5], s1, 'rand')\n"
+                                          "        n: " +
+                                          ann({300}) +
+                                          " = torch.ops.prims.inductor_random.default([300], s1, 'randn')\n"
+                                          "        return (seeds, u, n)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2}, {0, 0})};
         RunRequest req;
