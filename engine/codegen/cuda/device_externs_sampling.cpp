@@ -1,7 +1,7 @@
-// Device externs for the sampling ops Inductor leaves to ATen: grid_sampler_3d, the grid
-// sampler backwards, and antialiased bilinear resampling with its backward (sampling_kernels.h).
-// Each checks what it handles before allocating, declining to the host otherwise. Listed in
-// deviceExternTable().
+// Device externs for the sampling ops Inductor leaves to ATen: grid_sampler_3d (and the 2-D
+// sampler's reflection padding, which its lowering rule declines), the grid sampler backwards,
+// and antialiased bilinear resampling with its backward (sampling_kernels.h). Each checks what it
+// handles before allocating, declining to the host otherwise. Listed in deviceExternTable().
 #include "codegen/cuda/device_externs.h"
 #include "codegen/cuda/sampling_kernels.h"
 
@@ -14,13 +14,15 @@ GridSampling samplingMode(const OpArgs& A, size_t first) {
     return {A.toInt(first), A.toInt(first + 1), A.toBool(first + 2)};
 }
 
-Expected<bool> gridSampler3dOnDevice(DeviceCall& c) {
-    // grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners)
+/// grid_sampler_2d / grid_sampler_3d(input, grid, interpolation_mode, padding_mode,
+/// align_corners); the 2-D one where its lowering rule declines (reflection padding).
+template <size_t Rank>
+Expected<bool> gridSamplerOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     const OpArgs* A = om && samplingSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
     if (!A || !gridSamplingSupports(samplingMode(*A, 2))) return false;
     auto x = c.view(0), grid = c.view(1);
-    if (!x || !grid || x->meta.shape.size() != 5 || x->meta.dtype != om->dtype || grid->meta.dtype != om->dtype)
+    if (!x || !grid || x->meta.shape.size() != Rank || x->meta.dtype != om->dtype || grid->meta.dtype != om->dtype)
         return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
@@ -84,7 +86,8 @@ Expected<bool> upsampleAaOnDevice(DeviceCall& c) {
 
 const std::vector<DeviceExtern>& samplingDeviceExterns() {
     static const std::vector<DeviceExtern> t = {
-        {"grid_sampler_3d", gridSampler3dOnDevice},
+        {"grid_sampler_2d", gridSamplerOnDevice<4>},
+        {"grid_sampler_3d", gridSamplerOnDevice<5>},
         {"grid_sampler_backward", gridSamplerBackwardOnDevice<false>},
         {"cudnn_grid_sampler_backward", gridSamplerBackwardOnDevice<true>},
         {"upsample_bilinear2d_aa", upsampleAaOnDevice<false>},
