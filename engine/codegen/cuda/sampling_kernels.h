@@ -1,10 +1,12 @@
 #pragma once
-/// Device kernels for the sampling ops Inductor runs as fallback kernels: grid_sampler_3d and the
-/// grid sampler backwards (bilinear / trilinear or nearest; zeros, border or reflection padding;
-/// not bicubic) and antialiased bilinear
+/// Device kernels for the sampling ops Inductor runs as fallback kernels: grid_sampler_3d, the
+/// 2-D sampler where its lowering declines, and the grid sampler backwards (bilinear / trilinear
+/// or nearest; zeros, border or reflection padding; not bicubic), and antialiased bilinear
 /// resampling with its backward: kernels/sampling.cu, a module of its own compiled by NVRTC on
-/// first use. Each mirrors the CPU backend's extern (codegen/cpu/extern_grid_sample.cpp,
-/// extern_upsample_aa.cpp); the device externs (device_externs_sampling.cpp) call these.
+/// first use. The grid sampling follows the reference executor (exec/ops/grid_sample.cpp; the CPU
+/// backend's extern, codegen/cpu/extern_grid_sample.cpp, does bilinear zero padding only), the
+/// resampling the CPU extern (extern_upsample_aa.cpp); the device externs
+/// (device_externs_sampling.cpp) call these.
 #include "codegen/cuda/device_ops.h"
 
 #include <optional>
