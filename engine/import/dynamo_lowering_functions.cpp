@@ -266,10 +266,22 @@ Expected<Argument> pad(LowerCtx& c, const TorchCall& call) {
     if (!p.ok()) return p.error();
     auto x = needTensor(c, (*p)[0], "input");
     if (!x.ok()) return x;
-    if ((*p)[2] && !((*p)[2]->kind == Argument::Kind::String && (*p)[2]->s == "constant"))
-        return makeError("only mode='constant' padding is supported");
+    const std::string mode = (*p)[2] && (*p)[2]->kind == Argument::Kind::String ? (*p)[2]->s : "constant";
+    if ((*p)[2] && (*p)[2]->kind != Argument::Kind::String && (*p)[2]->kind != Argument::Kind::None)
+        return makeError("mode must be a string");
     auto pads = (*p)[1] ? intList(*(*p)[1]) : std::nullopt;
     if (!pads) return makeError("pad must be a sequence of ints");
+    if (mode == "reflect" || mode == "replicate") {
+        // F.pad's non-constant modes are the N-d padding ops over the last len(pad) / 2 dims.
+        const size_t n = pads->items.size() / 2;
+        if (pads->items.size() % 2 != 0 || n < 1 || n > 3)
+            return makeError("mode='" + mode + "' pads 1 to 3 trailing dims: pad needs 2, 4 or 6 entries");
+        return c.emit("aten." + std::string(mode == "reflect" ? "reflection" : "replication") + "_pad" +
+                          std::to_string(n) + "d.default",
+                      Args{*x, *pads});
+    }
+    if (mode != "constant")
+        return makeError("mode='" + mode + "' padding is not supported (constant, reflect, replicate are)");
     Args args{*x, *pads};
     if (given((*p)[3])) args.push_back(*(*p)[3]);
     return c.emit("aten.constant_pad_nd.default", std::move(args));

@@ -5,12 +5,13 @@
 // it read, a data-dependent write no loop nest over the output expresses. Their table:
 // extern_table.h gridSampleExterns().
 //
-// Handled: (bi/tri)linear interpolation with zero padding, what the OpInfo samples and
-// cudnn_grid_sampler use, over two or three spatial dims, as ATen's GridSampler.h computes it:
-// coordinates unnormalised from [-1, 1] (align_corners or not), corners outside the input read
-// zero. Other modes, non-float data and non-finite grid positions (where CPU and CUDA disagree)
-// return false before writing: the reference kernel (exec/ops/grid_sample.cpp) then runs them,
-// a reported fallback.
+// Handled: (bi/tri)linear interpolation with zero, border or reflection padding, over two or
+// three spatial dims, as ATen's GridSampler.h computes it: coordinates unnormalised from
+// [-1, 1] (align_corners or not), then clipped to the input (border) or reflected about its
+// edges and clipped (reflection), the position's gradient multiplied by those maps' slopes (0 or
+// +-1); corners outside the input read zero. Nearest and bicubic interpolation, non-float data
+// and non-finite grid positions (where CPU and CUDA disagree) return false before writing: the
+// reference kernel (exec/ops/grid_sample.cpp) then runs them, a reported fallback.
 #include "codegen/cpu/extern_table.h"
 
 #include "codegen/cpu/extern_util.h"
@@ -32,9 +33,10 @@ struct Sampling {
     int64_t N = 0, C = 0, inSize = 1, outSize = 1;
     std::array<int64_t, 3> in{1, 1, 1};
     bool alignCorners = false;
+    int padding = 0;  ///< 0 zeros, 1 border, 2 reflection
 };
 
-std::optional<Sampling> samplingOf(const Tensor& input, const Tensor& grid, bool alignCorners) {
+std::optional<Sampling> samplingOf(const Tensor& input, const Tensor& grid, bool alignCorners, int padding = 0) {
     Sampling s;
     s.nsp = static_cast<int>(input.dim()) - 2;
     if ((s.nsp != 2 && s.nsp != 3) || grid.dim() != input.dim() || grid.shape().back() != s.nsp ||
@@ -48,7 +50,40 @@ std::optional<Sampling> samplingOf(const Tensor& input, const Tensor& grid, bool
         s.outSize *= grid.shape()[static_cast<size_t>(1 + k)];
     }
     s.alignCorners = alignCorners;
+    s.padding = padding;
     return s;
+}
+
+/// ATen's clip_coordinates_set_grad: in clamped to [0, size - 1]; slope 0 where clamped.
+double clipCoordinate(double in, int64_t size, double& slope) {
+    if (in <= 0) {
+        slope = 0;
+        return 0;
+    }
+    const double max = static_cast<double>(size - 1);
+    if (in >= max) {
+        slope = 0;
+        return max;
+    }
+    slope = 1;
+    return in;
+}
+
+/// ATen's reflect_coordinates_set_grad: in reflected into [twiceLow / 2, twiceHigh / 2]; slope
+/// +-1 by the number of reflections.
+double reflectCoordinate(double in, int64_t twiceLow, int64_t twiceHigh, double& slope) {
+    if (twiceLow == twiceHigh) {
+        slope = 0;
+        return 0;
+    }
+    const double min = static_cast<double>(twiceLow) / 2, span = static_cast<double>(twiceHigh - twiceLow) / 2;
+    in -= min;
+    double sign = 1;
+    if (in < 0) sign = -1, in = -in;
+    const double extra = std::fmod(in, span);
+    const int64_t flips = static_cast<int64_t>(std::floor(in / span));
+    slope = flips % 2 == 0 ? sign : -sign;
+    return flips % 2 == 0 ? extra + min : span - extra + min;
 }
 
 /// One output position's corners: flat input offsets (-1 outside), weights, and the weights'
@@ -71,6 +106,14 @@ bool cornersOf(const Sampling& s, const double* g, Corners& c) {
         scale[kk] = s.alignCorners ? static_cast<double>(size - 1) / 2 : static_cast<double>(size) / 2;
         pos[kk] = s.alignCorners ? (coord + 1) / 2 * static_cast<double>(size - 1)
                                  : ((coord + 1) * static_cast<double>(size) - 1) / 2;
+        if (s.padding != 0) {
+            double reflectSlope = 1, clipSlope = 1;
+            if (s.padding == 2)
+                pos[kk] = s.alignCorners ? reflectCoordinate(pos[kk], 0, 2 * (size - 1), reflectSlope)
+                                         : reflectCoordinate(pos[kk], -1, 2 * size - 1, reflectSlope);
+            pos[kk] = clipCoordinate(pos[kk], size, clipSlope);
+            scale[kk] *= reflectSlope * clipSlope;
+        }
         lo[kk] = std::floor(pos[kk]);
     }
     c.count = 1 << s.nsp;
@@ -101,12 +144,15 @@ bool cornersOf(const Sampling& s, const double* g, Corners& c) {
     return true;
 }
 
-bool linearZeros(const OpArgs& a, size_t interpArg) { return a.toInt(interpArg) == 0 && a.toInt(interpArg + 1) == 0; }
+/// Linear interpolation (mode 0) with a padding mode handled here (zeros, border, reflection).
+bool linearAnyPadding(const OpArgs& a, size_t interpArg) {
+    return a.toInt(interpArg) == 0 && a.toInt(interpArg + 1) >= 0 && a.toInt(interpArg + 1) <= 2;
+}
 
 /// grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners).
 bool gridSampler3d(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    if (outs.empty() || !outs[0] || !linearZeros(a, 2)) return false;
-    auto s = samplingOf(a.tensor(0), a.tensor(1), a.toBool(4));
+    if (outs.empty() || !outs[0] || !linearAnyPadding(a, 2)) return false;
+    auto s = samplingOf(a.tensor(0), a.tensor(1), a.toBool(4), static_cast<int>(a.toInt(3)));
     if (!s || s->nsp != 3 || outs[0]->numel() != s->N * s->C * s->outSize) return false;
     const auto x = kern::toDoubles(a.tensor(0)), grid = kern::toDoubles(a.tensor(1));
     std::vector<double> y(static_cast<size_t>(outs[0]->numel()), 0.0);
@@ -165,8 +211,8 @@ bool samplerBackward(const Sampling& s, const Tensor& gOut, const Tensor& input,
 /// grid_sampler_{2,3}d_backward(grad_output, input, grid, interpolation_mode, padding_mode,
 /// align_corners, output_mask) -> (grad_input, grad_grid).
 bool gridSamplerBackward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    if (!linearZeros(a, 3)) return false;
-    auto s = samplingOf(a.tensor(1), a.tensor(2), a.toBool(5));
+    if (!linearAnyPadding(a, 3)) return false;
+    auto s = samplingOf(a.tensor(1), a.tensor(2), a.toBool(5), static_cast<int>(a.toInt(4)));
     return s && samplerBackward(*s, a.tensor(0), a.tensor(1), a.tensor(2), outs);
 }
 

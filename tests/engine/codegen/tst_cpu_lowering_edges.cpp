@@ -1,11 +1,12 @@
 // Lowering rules on the shapes and arguments OpInfo's later samples (s2, s3) reach and its public
 // ones (s0, s1) do not: scans, aminmax and scatters of 0-d tensors, scatters by an empty index,
-// renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds,
-// overloads delegated to another op's rule (iota, empty_strided, to.device, unflatten, ...)
+// renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
 // (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
-// an empty source; and the composites Dynamo-stage graphs keep (linear, matmul, layer_norm,
-// softmax.int, dropout, conv2d, batch_norm, flatten, chunk, upsample .vec, group_norm).
-// Each graph runs on the CPU backend with no reference fallback and gives the
+// an empty source, the grid samplers in border and reflection padding; overloads delegated to
+// another op's rule (iota, empty_strided, to.device, unflatten, ...), Inductor's
+// prepare_softmax_online; and the composites Dynamo-stage graphs keep (linear, matmul,
+// layer_norm, softmax.int, dropout, conv2d, batch_norm, flatten, chunk, upsample .vec,
+// group_norm). Each graph runs on the CPU backend with no reference fallback and gives the
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
 #include "cpu_lowering_check.h"
@@ -204,6 +205,57 @@ private slots:
             "        return (iota, f, d, o, u, c1, up)\n",
             {fxtest::tv({2, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), fxtest::tv({2}, {0, 0}, DType::Float64),
              fxtest::tv({1, 2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18})});
+    }
+    void prepareSoftmaxOnline() {
+        // Inductor's post-grad softmax: (max, sum(exp(x - max))) keepdim over dim 1, then the
+        // division.
+        lowersAndMatches(
+            "x: \"f32[3, 4][4, 1]cpu\"",
+            "        p = torch.ops.prims.prepare_softmax_online.default(x, 1)\n"
+            "        m: \"f32[3, 1][1, 1]cpu\" = p[0]\n"
+            "        s: \"f32[3, 1][1, 1]cpu\" = p[1]\n"
+            "        sub: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.sub.Tensor(x, m)\n"
+            "        exp: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.exp.default(sub)\n"
+            "        div: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.div.Tensor(exp, s)\n"
+            "        return (m, s, div)\n",
+            {fxtest::tv({3, 4}, {0.5, -1, 2, 3, 10, 10, 9, -20, -0.25, 0, 0.25, 1.5})});
+    }
+    void gridSamplersInEveryPaddingMode() {
+        // The sampler externs with border (1) and reflection (2) padding, corners aligned or not:
+        // grid points inside, on the edge and far outside (reflected several times), forward
+        // (3-D) and backward (2-D and 3-D: the input's gradient and the grid's, whose slope the
+        // clip and reflection maps set to 0 or -1).
+        const std::vector<double> grid2{-1.7, 0.3, 0.2, -0.4, 1.0, 1.0, 3.6, -2.9, -0.95, 0.7, 0.45, 5.2};
+        std::vector<double> grid3(2 * 2 * 1 * 3);
+        for (size_t i = 0; i < grid3.size(); ++i) grid3[i] = 1.9 * std::sin(1.3 * double(i) + 0.2);
+        std::vector<double> x2(1 * 2 * 3 * 4), x3(1 * 2 * 2 * 3 * 3), g2(1 * 2 * 2 * 3), g3(1 * 2 * 2 * 2 * 1);
+        for (size_t i = 0; i < x2.size(); ++i) x2[i] = std::cos(0.7 * double(i));
+        for (size_t i = 0; i < x3.size(); ++i) x3[i] = std::sin(0.45 * double(i));
+        for (size_t i = 0; i < g2.size(); ++i) g2[i] = 0.5 - 0.1 * double(i);
+        for (size_t i = 0; i < g3.size(); ++i) g3[i] = 0.3 * double(i) - 1;
+        for (const char* pad : {"1", "2"})
+            for (const char* align : {"False", "True"})
+                lowersAndMatches(
+                    "x: \"f32[1, 2, 3, 4][24, 12, 4, 1]cpu\", g: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\", "
+                    "go: \"f32[1, 2, 2, 3][12, 6, 3, 1]cpu\", y: \"f32[1, 2, 2, 3, 3][36, 18, 9, 3, 1]cpu\", "
+                    "h: \"f32[1, 2, 2, 1, 3][12, 6, 3, 3, 1]cpu\", hy: \"f32[1, 2, 2, 2, 1][8, 4, 2, 1, 1]cpu\"",
+                    std::string("        b = torch.ops.aten.grid_sampler_2d_backward.default(go, x, g, 0, ") + pad + ", " +
+                        align +
+                        ", [True, True])\n"
+                        "        gx: \"f32[1, 2, 3, 4][24, 12, 4, 1]cpu\" = b[0]\n"
+                        "        gg: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\" = b[1]\n"
+                        "        s: \"f32[1, 2, 2, 2, 1][8, 4, 2, 1, 1]cpu\" = torch.ops.aten.grid_sampler_3d.default(y, h, "
+                        "0, " +
+                        pad + ", " + align +
+                        ")\n"
+                        "        b3 = torch.ops.aten.grid_sampler_3d_backward.default(hy, y, h, 0, " +
+                        pad + ", " + align +
+                        ", [True, True])\n"
+                        "        gy: \"f32[1, 2, 2, 3, 3][36, 18, 9, 3, 1]cpu\" = b3[0]\n"
+                        "        gh: \"f32[1, 2, 2, 1, 3][12, 6, 3, 3, 1]cpu\" = b3[1]\n"
+                        "        return (gx, gg, s, gy, gh)\n",
+                    {fxtest::tv({1, 2, 3, 4}, x2), fxtest::tv({1, 2, 3, 2}, grid2), fxtest::tv({1, 2, 2, 3}, g2),
+                     fxtest::tv({1, 2, 2, 3, 3}, x3), fxtest::tv({1, 2, 2, 1, 3}, grid3), fxtest::tv({1, 2, 2, 2, 1}, g3)});
     }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",

@@ -575,8 +575,9 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(runOne(*g, xyi())), std::vector<double>({3, 2, 0, 0}), 0.0);
     }
 
-    /// Shape-changing forms of popular models: repeat_interleave (GQA's key/value heads) and
-    /// F.interpolate (UNet, YOLO) on u = x.unsqueeze(0), [1, 2, 3].
+    /// Shape-changing forms of popular models: repeat_interleave (GQA's key/value heads),
+    /// F.interpolate (UNet, YOLO) and F.pad's reflect/replicate modes on u = x.unsqueeze(0),
+    /// [1, 2, 3].
     void resamplingForms_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("ann");
@@ -594,6 +595,13 @@ private slots:
             << "torch.nn.functional.interpolate(u, size = 6, mode = 'linear', align_corners = False)"
             << "f32[1, 2, 6][12, 6, 1]"
             << std::vector<double>{1, 0.25, -1.25, -0.75, 1.75, 3, -4, -1.75, 2.75, 2.25, -3.25, -6};
+        // F.pad's other modes over the last dim: rows [1, -2, 3] and [-4, 5, -6] padded (2, 1).
+        QTest::newRow("pad reflect") << "torch.nn.functional.pad(u, (2, 1), mode = 'reflect')"
+                                     << "f32[1, 2, 6][12, 6, 1]"
+                                     << std::vector<double>{3, -2, 1, -2, 3, -2, -6, 5, -4, 5, -6, 5};
+        QTest::newRow("pad replicate") << "torch.nn.functional.pad(u, (2, 1), 'replicate')"
+                                       << "f32[1, 2, 6][12, 6, 1]"
+                                       << std::vector<double>{1, 1, 1, -2, 3, 3, -4, -4, -4, 5, -6, -6};
     }
     void resamplingForms() {
         QFETCH(QString, line);
