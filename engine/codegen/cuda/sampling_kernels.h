@@ -4,9 +4,9 @@
 /// or nearest; zeros, border or reflection padding; not bicubic), and antialiased bilinear
 /// resampling with its backward: kernels/sampling.cu, a module of its own compiled by NVRTC on
 /// first use. The grid sampling follows the reference executor (exec/ops/grid_sample.cpp; the CPU
-/// backend's extern, codegen/cpu/extern_grid_sample.cpp, does bilinear zero padding only), the
-/// resampling the CPU extern (extern_upsample_aa.cpp); the device externs
-/// (device_externs_sampling.cpp) call these.
+/// backend's extern, codegen/cpu/extern_grid_sample.cpp, has no nearest mode), the resampling
+/// the CPU extern (extern_upsample_aa.cpp); the device externs (device_externs_sampling.cpp) call
+/// these.
 #include "codegen/cuda/device_ops.h"
 
 #include <optional>
