@@ -196,8 +196,8 @@ Status convBackward(const DeviceView& gy, const DeviceView& x, const DeviceView&
         if (!a.ok()) return a.error();
         auto fn = typed("fx_conv_bwd_input", dt);
         if (!fn.ok()) return fn.error();
-        CUdeviceptr pgy = gy.base, pw = w.base, pgx = gx->base;
-        void* params[] = {&pgy, &pw, &pgx, &*a};
+        CUdeviceptr pgy = gy.base, pw = w.base, pb = 0, pgx = gx->base;
+        void* params[] = {&pgy, &pw, &pb, &pgx, &*a};
         if (Status s = launchBuiltin(*fn, a->N * a->C * numel3(a->in), params, "fx_conv_bwd_input"); !s.ok()) return s;
     }
     if (gw) {
@@ -210,16 +210,68 @@ Status convBackward(const DeviceView& gy, const DeviceView& x, const DeviceView&
         if (Status s = launchBlocks(*fn, gw->meta.numel(), params, "fx_conv_bwd_weight"); !s.ok()) return s;
     }
     if (gb) {
-        auto a = convArgs(x.meta, w.meta, gy.meta, stride, padding, dilation, groups);
-        if (!a.ok()) return a.error();
-        a->boff = gb->meta.offset;
-        a->bs = gb->meta.strides.empty() ? 1 : gb->meta.strides[0];
-        auto fn = typed("fx_conv_bwd_bias", dt);
-        if (!fn.ok()) return fn.error();
-        CUdeviceptr pgy = gy.base, pgb = gb->base;
-        void* params[] = {&pgy, &pgb, &*a};
-        if (Status s = launchBlocks(*fn, a->O, params, "fx_conv_bwd_bias"); !s.ok()) return s;
+        if (auto a = convArgs(x.meta, w.meta, gy.meta, stride, padding, dilation, groups); !a.ok()) return a.error();
+        return convBiasGrad(gy, *gb);
     }
+    return Status::success();
+}
+
+Status convBiasGrad(const DeviceView& gy, const DeviceView& gb) {
+    const size_t r = gy.meta.shape.size();
+    if (r < 3 || r > 5 || gb.meta.shape.size() != 1 || gb.meta.shape[0] != gy.meta.shape[1] ||
+        gb.meta.dtype != gy.meta.dtype)
+        return makeError("device convolution bias gradient: gy [N, C, 1 to 3 spatial dims] and gb [C] do not fit");
+    // Only the output side of the argument block: N, O, out sizes and gy's strides.
+    ConvArgs a{};
+    a.N = gy.meta.shape[0];
+    a.O = gy.meta.shape[1];
+    spatial(gy.meta, a.out, a.ys);
+    a.yoff = gy.meta.offset;
+    a.boff = gb.meta.offset;
+    a.bs = gb.meta.strides.empty() ? 1 : gb.meta.strides[0];
+    auto fn = typed("fx_conv_bwd_bias", gy.meta.dtype);
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr pgy = gy.base, pgb = gb.base;
+    void* params[] = {&pgy, &pgb, &a};
+    return launchBlocks(*fn, a.O, params, "fx_conv_bwd_bias");
+}
+
+// A transposed convolution (weight [C_in, C_out/G, k...]) is the adjoint of the plain one with
+// the same weight that reads out-shaped tensors [N, C_out, ...] and writes x-shaped ones
+// [N, C_in, ...]: its forward is that convolution's input gradient (with x as the output
+// gradient), its input gradient that convolution's forward of gy, its weight gradient that
+// convolution's weight gradient with gy as the input and x as the output gradient. Output
+// padding only lengthens out, whose extra positions no window reaches.
+Status convTransposeForward(const DeviceView& x, const DeviceView& w, const std::optional<DeviceView>& bias,
+                            const DeviceView& y, const std::vector<int64_t>& stride,
+                            const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups) {
+    auto a = convArgs(y.meta, w.meta, x.meta, stride, padding, dilation, groups);
+    if (!a.ok()) return a.error();
+    if (x.meta.shape[1] != a->O) return makeError("device transposed convolution: input channels do not match weight");
+    if (bias) {
+        a->hasBias = 1;
+        a->boff = bias->meta.offset;
+        a->bs = bias->meta.strides.empty() ? 1 : bias->meta.strides[0];
+    }
+    auto fn = typed("fx_conv_bwd_input", y.meta.dtype);
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr px = x.base, pw = w.base, pb = bias ? bias->base : 0, py = y.base;
+    void* params[] = {&px, &pw, &pb, &py, &*a};
+    return launchBuiltin(*fn, a->N * a->C * numel3(a->in), params, "fx_conv_bwd_input (transposed)");
+}
+
+Status convTransposeBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
+                             const std::optional<DeviceView>& gx, const std::optional<DeviceView>& gw,
+                             const std::optional<DeviceView>& gb, const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                             int64_t groups) {
+    if (gx)
+        if (Status s = convForward(gy, w, std::nullopt, *gx, stride, padding, dilation, groups); !s.ok()) return s;
+    if (gw)
+        if (Status s = convBackward(x, gy, w, std::nullopt, gw, std::nullopt, stride, padding, dilation, groups);
+            !s.ok())
+            return s;
+    if (gb) return convBiasGrad(gy, *gb);
     return Status::success();
 }
 

@@ -41,6 +41,22 @@ Status convBackward(const DeviceView& gy, const DeviceView& x, const DeviceView&
                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                     const std::vector<int64_t>& dilation, int64_t groups);
 
+/// A transposed convolution (conv_transpose1d/2d/3d: w [C_in, C_out/G, k...], output padding
+/// implied by y's shape) into y, bias may be absent: the plain convolution's input-gradient kernel.
+Status convTransposeForward(const DeviceView& x, const DeviceView& w, const std::optional<DeviceView>& bias,
+                            const DeviceView& y, const std::vector<int64_t>& stride,
+                            const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups);
+
+/// convolution_backward of a transposed convolution (gy shaped as its output, x as its input);
+/// an absent output is not computed.
+Status convTransposeBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& w,
+                             const std::optional<DeviceView>& gx, const std::optional<DeviceView>& gw,
+                             const std::optional<DeviceView>& gb, const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups);
+
+/// gb [C] = gy [N, C, ...] summed over every dim but 1 (a convolution's bias gradient).
+Status convBiasGrad(const DeviceView& gy, const DeviceView& gb);
+
 /// True when the convolution kernels handle this dtype (fp32, fp64).
 bool convSupports(DType t);
 

@@ -25,6 +25,8 @@ const std::vector<FallbackExtern>& fallbackExterns() {
         {"aten._unique2.default", "unique2"},
         {"aten.unique_consecutive.default", "unique_consecutive"},
         {"aten.repeat_interleave.Tensor", "repeat_interleave"},
+        // The lowering rule covers zeros / border padding; reflection runs on the device kernel.
+        {"aten.grid_sampler_2d.default", "grid_sampler_2d"},
     };
     return t;
 }
@@ -73,7 +75,8 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
         auto e = r.entryFor("the CUDA backend's random device kernels (codegen/cuda/cuda_ops.cpp)",
                             std::string(re.qualname));
         if (!e.ok()) return e.error();
-        (*e)->cuda = BackendPath::Extern;
+        // A lowered op (grid_sampler_2d) stays Lowered: the device kernel runs what its rule declines.
+        if (!(*e)->lowering) (*e)->cuda = BackendPath::Extern;
     }
     return Status::success();
 }

@@ -1,6 +1,7 @@
 #include "codegen/cuda/cudnn_conv.h"
 
 #include "codegen/cuda/cudnn_api.h"
+#include "codegen/cuda/dl_util.h"
 #include "codegen/cuda/kernel_module.h"
 
 #include <algorithm>
@@ -339,6 +340,9 @@ writeConvolution(const Problem& p, const DeviceView& in, const DeviceView& w, co
 
 bool cudnnConvSupports(DType t) {
     if (t != DType::Float32 && t != DType::Float64 && t != DType::Float16 && t != DType::BFloat16) return false;
+    // Read on each call (unlike FXRAY_NO_CUDNN, which decides whether cuDNN loads at all), so a
+    // test can run the same graph on both paths in one process.
+    if (envOr("FXRAY_CUDNN_CONV") == "0") return false;
     return cudnnRuntime().available;
 }
 

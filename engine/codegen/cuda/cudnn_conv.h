@@ -16,7 +16,8 @@
 
 namespace fxray::cg::cuda {
 
-/// True when cuDNN is loaded and handles convolutions of this dtype (f32, f64, f16, bf16).
+/// True when cuDNN is loaded and handles convolutions of this dtype (f32, f64, f16, bf16), and
+/// FXRAY_CUDNN_CONV=0 does not send convolutions to the direct kernels (builtin_kernels.h).
 bool cudnnConvSupports(DType t);
 
 /// y = conv(x, w) + bias (not transposed; 1 to 3 spatial dims; any strides, padding, dilation,
@@ -33,7 +34,8 @@ Status cudnnConvBackward(const DeviceView& gy, const DeviceView& x, const Device
 
 /// y = conv_transpose(x, w) + bias, w as [C_in, C_out/G, k...]: the backward-data pass of the
 /// convolution that maps y-shaped tensors to x-shaped ones, as PyTorch runs it on cuDNN. The
-/// output padding is implied by y's shape. cuDNN only (the direct kernels do not transpose).
+/// output padding is implied by y's shape. Without an algorithm for the problem the caller
+/// takes the direct kernels' convTransposeForward (builtin_kernels.h).
 Status cudnnConvTransposeForward(const DeviceView& x, const DeviceView& w, const std::optional<DeviceView>& bias,
                                  const DeviceView& y, const std::vector<int64_t>& stride,
                                  const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,

@@ -2,13 +2,13 @@
 // it handles before allocating or launching anything, so a declined call costs nothing.
 #include "codegen/cuda/device_externs.h"
 
+#include "codegen/conv_composite.h"
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cublas_lt.h"
 #include "codegen/cuda/cudnn_conv.h"
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/op_externs.h"
-#include "codegen/conv_composite.h"
 
 #include <algorithm>
 #include <cmath>
@@ -242,7 +242,8 @@ Expected<bool> batchedAddOnDevice(DeviceCall& c) {
 }
 
 // Convolutions run through cuDNN when it is installed (PyTorch's own path, and its speed);
-// else, or where cuDNN refuses a configuration, through the direct kernels (fp32/fp64).
+// else, or where cuDNN refuses a configuration, through the direct kernels (fp32/fp64;
+// FXRAY_CUDNN_CONV=0 forces them, cudnn_conv.h).
 bool anyConv(DType t) { return cudnnConvSupports(t) || convSupports(t); }
 
 /// linear(input [..., K], weight [N, K], bias [N]?) as addmm over the input's rows: input as
@@ -330,30 +331,41 @@ Expected<bool> matmulOnDevice(DeviceCall& c) {
     return true;
 }
 
+/// A transposed convolution's forward into o: cuDNN's backward-data pass; where cuDNN is absent
+/// or has no algorithm for the problem (some dilated, grouped transposed convolutions with output
+/// padding), the direct input-gradient kernel. Half types have no direct kernel: the host runs
+/// those (false).
+Expected<bool> transposedConvForward(DeviceCall& c, const DeviceView& x, const DeviceView& w,
+                                     const std::optional<DeviceView>& bias, const DeviceView& o,
+                                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                                     const std::vector<int64_t>& dilation, int64_t groups) {
+    const DType t = o.meta.dtype;
+    Status s = makeError("cuDNN is not available");
+    if (cudnnConvSupports(t)) {
+        s = cudnnConvTransposeForward(x, w, bias, o, stride, padding, dilation, groups);
+        if (s.ok()) ++c.stats().cudnnCalls;
+    }
+    if (!s.ok() && !convSupports(t)) return false;
+    if (!s.ok()) s = convTransposeForward(x, w, bias, o, stride, padding, dilation, groups);
+    if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> convOnDevice(DeviceCall& c) {
     // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
     const TensorMeta* om = c.out0();
     const OpArgs* A = c.args();
     if (!om || !anyConv(om->dtype) || !A) return false;
     const bool transposed = A->toBool(6);
-    // Transposed convolutions are cuDNN's backward-data pass; the direct kernels do not have one.
-    if (transposed && !cudnnConvSupports(om->dtype)) return false;
     auto x = c.view(0), w = c.view(1);
     std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
     if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (transposed) {
-        // Where cuDNN has no algorithm for the problem (some dilated, grouped transposed
-        // convolutions with output padding), the host runs it: there is no direct kernel.
-        if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5),
-                                                 A->toInt(8));
-            !s.ok())
-            return false;
-        ++c.stats().cudnnCalls;
-        ++c.stats().deviceExterns;
-        return true;
-    }
+    if (transposed)
+        return transposedConvForward(c, *x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5),
+                                     A->toInt(8));
     Status s = makeError("cuDNN is not available");
     if (cudnnConvSupports(om->dtype)) {
         s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
@@ -394,24 +406,17 @@ Expected<bool> convCompositeOnDevice(DeviceCall& c) {
 }
 
 /// conv_transpose1d/2d/3d.input(input, weight, bias, stride, padding, output_padding, groups,
-/// dilation) as Dynamo-stage graphs keep them: convolution's transposed forward (cuDNN).
+/// dilation) as Dynamo-stage graphs keep them: aten.convolution's transposed forward.
 Expected<bool> convTransposeCompositeOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     const OpArgs* A = c.args();
-    if (!om || !A || !cudnnConvSupports(om->dtype)) return false;
+    if (!om || !A || !anyConv(om->dtype)) return false;
     auto x = c.view(0), w = c.view(1);
     std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
     if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    // Where cuDNN has no algorithm for the problem the host runs it, as for aten.convolution.
-    if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(7),
-                                             A->toInt(6));
-        !s.ok())
-        return false;
-    ++c.stats().cudnnCalls;
-    ++c.stats().deviceExterns;
-    return true;
+    return transposedConvForward(c, *x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(7), A->toInt(6));
 }
 
 Expected<bool> convBackwardOnDevice(DeviceCall& c) {
@@ -423,16 +428,22 @@ Expected<bool> convBackwardOnDevice(DeviceCall& c) {
     if (!gy || !x || !w || !anyConv(gy->meta.dtype) || x->meta.dtype != gy->meta.dtype ||
         w->meta.dtype != gy->meta.dtype)
         return false;
-    if (transposed && !cudnnConvSupports(gy->meta.dtype)) return false;
     auto outs = c.outs(3);
     if (!outs.ok()) return outs.error();
     const auto& o = *outs;
     if (transposed) {
-        if (Status s = cudnnConvTransposeBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5),
-                                                  A->toIntList(6), A->toInt(9));
-            !s.ok())
-            return false;  // as the forward: the host runs what cuDNN has no algorithm for
-        ++c.stats().cudnnCalls;
+        // As the forward: cuDNN, else the direct kernels (fp32/fp64), else the host.
+        Status s = makeError("cuDNN is not available");
+        if (cudnnConvSupports(gy->meta.dtype)) {
+            s = cudnnConvTransposeBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5),
+                                           A->toIntList(6), A->toInt(9));
+            if (s.ok()) ++c.stats().cudnnCalls;
+        }
+        if (!s.ok() && !convSupports(gy->meta.dtype)) return false;
+        if (!s.ok())
+            s = convTransposeBackward(*gy, *x, *w, o[0], o[1], o[2], A->toIntList(4), A->toIntList(5), A->toIntList(6),
+                                      A->toInt(9));
+        if (!s.ok()) return s.error();
         ++c.stats().deviceExterns;
         return true;
     }

@@ -2,8 +2,9 @@
 /// The CUDA backend's device extern kernels as one table: the executor runs an opaque call
 /// through the entry named by the lowering's kernel name (OpaqueCall::fn), and `fxray ops`
 /// reports from the same table which ops run on the device (cuda_ops.cpp). An entry that
-/// declines an instance (an unsupported dtype, a transposed convolution without cuDNN, dropout) returns false
-/// and the host runs the op through the reference kernel, a reported fallback.
+/// declines an instance (an unsupported dtype, a half-type transposed convolution without cuDNN,
+/// bicubic grid sampling) returns false and the host runs the op through the reference kernel, a
+/// reported fallback.
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/device_ops.h"
 

@@ -32,7 +32,7 @@ Status zero(const DeviceView& v) {
 }
 
 /// The sampling's sizes from x [N, C, in...] and grid [N, out..., nsp]; an error naming the misfit.
-Expected<FxGridArgs> gridArgs(const TensorMeta& x, const TensorMeta& grid, bool alignCorners) {
+Expected<FxGridArgs> gridArgs(const TensorMeta& x, const TensorMeta& grid, const GridSampling& mode) {
     FxGridArgs a{};
     a.nsp = static_cast<int>(x.shape.size()) - 2;
     if ((a.nsp != 2 && a.nsp != 3) || grid.shape.size() != x.shape.size() || grid.shape.back() != a.nsp ||
@@ -47,7 +47,10 @@ Expected<FxGridArgs> gridArgs(const TensorMeta& x, const TensorMeta& grid, bool 
         a.inSize *= x.shape[static_cast<size_t>(2 + k)];
         a.outSize *= grid.shape[static_cast<size_t>(1 + k)];
     }
-    a.alignCorners = alignCorners ? 1 : 0;
+    if (!gridSamplingSupports(mode)) return makeError("device grid sampling: bicubic or an unknown mode");
+    a.alignCorners = mode.alignCorners ? 1 : 0;
+    a.interp = static_cast<int>(mode.interpolation);
+    a.padding = static_cast<int>(mode.padding);
     return a;
 }
 
@@ -126,8 +129,12 @@ Expected<std::string> samplingOpsSource() { return samplingModule().source(); }
 
 bool samplingSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
-Status gridSample(const DeviceView& x, const DeviceView& grid, bool alignCorners, const DeviceView& y) {
-    auto a = gridArgs(x.meta, grid.meta, alignCorners);
+bool gridSamplingSupports(const GridSampling& m) {
+    return (m.interpolation == 0 || m.interpolation == 1) && m.padding >= 0 && m.padding <= 2;
+}
+
+Status gridSample(const DeviceView& x, const DeviceView& grid, const GridSampling& mode, const DeviceView& y) {
+    auto a = gridArgs(x.meta, grid.meta, mode);
     if (!a.ok()) return a.error();
     if (!dense(y, x.meta.dtype, a->N * a->C * a->outSize))
         return makeError("device grid sampling needs a dense output");
@@ -144,9 +151,9 @@ Status gridSample(const DeviceView& x, const DeviceView& grid, bool alignCorners
     return launch(*fn, a->N * a->outSize, params, "fx_grid_sample");
 }
 
-Status gridSampleBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& grid, bool alignCorners,
+Status gridSampleBackward(const DeviceView& gy, const DeviceView& x, const DeviceView& grid, const GridSampling& mode,
                           const std::optional<DeviceView>& gx, const std::optional<DeviceView>& gg) {
-    auto a = gridArgs(x.meta, grid.meta, alignCorners);
+    auto a = gridArgs(x.meta, grid.meta, mode);
     if (!a.ok()) return a.error();
     const DType t = x.meta.dtype;
     if (gy.meta.dtype != t || gy.meta.numel() != a->N * a->C * a->outSize || (gx && !dense(*gx, t, x.meta.numel())) ||

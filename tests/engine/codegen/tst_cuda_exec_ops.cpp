@@ -7,7 +7,9 @@
 // igammac, the SVD and pinv and rand on PyTorch's recorded OpInfo runs (rand: also the reference
 // executor's stream, bit for bit); addmm/mm through
 // cuBLASLt and the column-reduction launch against the reference executor (each also with its
-// switch off); then convolutions of other shapes and
+// switch off); the grid samplers' device externs in every padding and interpolation mode but
+// bicubic; then convolutions of other shapes (each on cuDNN and on the direct kernels, transposed
+// ones included; the OpInfo conv_transpose runs on the direct kernels against PyTorch) and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
 // are checked on the reference executor too, also without a GPU. Every case asserts that the
@@ -132,78 +134,83 @@ private slots:
             << QString("1,4,5,5") << QString("4,4,3,3") << QString("2,2;1,1;1,1;1") << QString("f16") << QString("1,1");
     }
 
-    void convolutions_vs_reference() {
+    void convolutions_vs_reference() { checkConvolutionRow(false); }
+
+    void transposed_convolutions_dilated_grouped_data() {
+        QTest::addColumn<QString>("x");
+        QTest::addColumn<QString>("w");
+        QTest::addColumn<QString>("params");
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<QString>("outputPadding");
+        // OpInfo's later conv_transpose samples: dilation 4, groups and output padding, for which
+        // cuDNN may have no algorithm; the direct kernels run them then (and without cuDNN).
+        QTest::newRow("1d transposed dilation 4, 3 groups, outpad 3")
+            << QString("2,6,5") << QString("6,1,3") << QString("2;3;4;3") << QString("f32") << QString("3");
+        QTest::newRow("2d transposed dilation 4, 2 groups, outpad 2,3")
+            << QString("2,2,4,4") << QString("2,2,4,5") << QString("3,2;1,2;4,4;2") << QString("f32") << QString("2,3");
+        QTest::newRow("2d transposed dilation 4, 2 groups f64")
+            << QString("2,2,4,4") << QString("2,2,4,5") << QString("3,2;1,2;4,4;2") << QString("f64") << QString("2,3");
+        QTest::newRow("3d transposed dilation 2,3,4, 2 groups, outpad 1,2,3")
+            << QString("2,4,3,4,3") << QString("4,2,3,2,3") << QString("2,3,1;1,0,2;2,3,4;2") << QString("f32")
+            << QString("1,2,3");
+    }
+
+    void transposed_convolutions_dilated_grouped() { checkConvolutionRow(true); }
+
+    void conv_transpose_composites_vs_reference_data() {
+        QTest::addColumn<int>("dims");
+        QTest::addColumn<QString>("x");
+        QTest::addColumn<QString>("w");
+        QTest::addColumn<QString>("args");  // stride, padding, output_padding, groups, dilation as FX text
+        QTest::addColumn<QString>("y");
+        QTest::newRow("conv_transpose1d")
+            << 1 << QString("2,6,5") << QString("6,1,3") << QString("[2], [3], [3], 3, [4]") << QString("2,3,14");
+        QTest::newRow("conv_transpose2d") << 2 << QString("2,2,4,4") << QString("2,2,4,5")
+                                          << QString("[3, 2], [1, 2], [2, 3], 2, [4, 4]") << QString("2,4,22,22");
+        QTest::newRow("conv_transpose3d")
+            << 3 << QString("2,4,3,4,3") << QString("4,2,3,2,3")
+            << QString("[2, 3, 1], [1, 0, 2], [1, 2, 3], 2, [2, 3, 4]") << QString("2,4,8,15,10");
+    }
+
+    void conv_transpose_composites_vs_reference() {
+        // Dynamo-stage conv_transposeNd.input (dilation, groups, output padding) on the default
+        // path (cuDNN, or the direct kernels where it has no algorithm) and with
+        // FXRAY_CUDNN_CONV=0 on the direct kernels, against the reference executor.
+        QFETCH(int, dims);
         QFETCH(QString, x);
         QFETCH(QString, w);
-        QFETCH(QString, params);
-        QFETCH(QString, dtype);
-        QFETCH(QString, outputPadding);
-        const std::string dt = dtype.toStdString();
-        const bool transposed = !outputPadding.isEmpty();
-        auto ints = [](const QString& s, QChar sep = ',') {
+        QFETCH(QString, args);
+        QFETCH(QString, y);
+        auto ints = [](const QString& s) {
             std::vector<int64_t> v;
-            for (const auto& p : s.split(sep)) v.push_back(p.toLongLong());
+            for (const auto& p : s.split(',')) v.push_back(p.toLongLong());
             return v;
         };
-        auto xs = ints(x), ws = ints(w);
-        auto ps = params.split(';');
-        auto st = ints(ps[0]), pad = ints(ps[1]), dil = ints(ps[2]);
-        int64_t groups = ps[3].toLongLong();
-        const std::vector<int64_t> outPad = transposed ? ints(outputPadding) : std::vector<int64_t>(st.size(), 0);
-        // Output channels: w[0] plain; w[1] * groups transposed (PyTorch's conv_transpose sizes).
-        const int64_t outC = transposed ? ws[1] * groups : ws[0];
-        std::vector<int64_t> ys{xs[0], outC};
-        for (size_t d = 0; d + 2 < xs.size(); ++d)
-            ys.push_back(transposed ? (xs[d + 2] - 1) * st[d] - 2 * pad[d] + dil[d] * (ws[d + 2] - 1) + outPad[d] + 1
-                                    : (xs[d + 2] + 2 * pad[d] - dil[d] * (ws[d + 2] - 1) - 1) / st[d] + 1);
-        auto list = [](const std::vector<int64_t>& v) { return "[" + shapeStr(v) + "]"; };
-        std::string conv = list(st) + ", " + list(pad) + ", " + list(dil) + (transposed ? ", True, " : ", False, ") +
-                           list(outPad) + ", " + std::to_string(groups);
-        auto g = fxtest::parseForward(
-            "x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({outC}, dt) + ", gy: " + ann(ys, dt),
-            "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv +
-                ")\n"
-                "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" +
-                std::to_string(outC) + "], " + conv +
-                ", [True, True, True])\n"
-                "        getitem: " +
-                ann(xs, dt) +
-                " = convolution_backward[0]\n"
-                "        getitem_1: " +
-                ann(ws, dt) +
-                " = convolution_backward[1]\n"
-                "        getitem_2: " +
-                ann({outC}, dt) +
-                " = convolution_backward[2];  convolution_backward = None\n"
-                "        return (convolution, getitem, getitem_1, getitem_2)\n");
+        const auto xs = ints(x), ws = ints(w), ys = ints(y);
+        auto g =
+            fxtest::parseForward("x: " + ann(xs) + ", w: " + ann(ws) + ", b: " + ann({ys[1]}),
+                                 "        t: " + ann(ys) + " = torch.ops.aten.conv_transpose" + std::to_string(dims) +
+                                     "d.input(x, w, b, " + args.toStdString() + ")\n        return (t,)\n");
         QVERIFY(g);
-        auto in = randomInputs(*g, 7);
+        auto in = randomInputs(*g, 5);
         QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
-        RunRequest req;
-        req.inputs = *in;
-        auto ref = runAndCheck(*g, req, nullptr);
-        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QCOMPARE(ref.size(), size_t(1));
         SKIP_WITHOUT_DEVICE();
-        const bool cudnn = cg::cuda::cudnnRuntime().available;
-        if ((dt == "f16" || dt == "bf16" || transposed) && !cudnn)
-            QSKIP(qPrintable(
-                QString(transposed ? "transposed" : "half-type") +
-                " convolutions need cuDNN on the device: " + QString::fromStdString(cg::cuda::cudnnRuntime().whyNot)));
-        auto r = runOnDevice(*g, *in);
-        QVERIFY2(r.error.empty(), r.error.c_str());
-        QCOMPARE(r.outputs.size(), size_t(4));
-        for (size_t i = 0; i < 4; ++i) {
-            auto c = compareValues(i, r.outputs[i], ref->outputs[i]);
-            QVERIFY2(c.ok,
-                     qPrintable(
-                         QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
+        auto guard = qScopeGuard([] { qunsetenv("FXRAY_CUDNN_CONV"); });
+        for (const bool direct : {false, true}) {
+            if (direct) qputenv("FXRAY_CUDNN_CONV", "0");
+            auto r = runOnDevice(*g, *in);
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            auto c = compareValues(0, r.outputs[0], ref[0]);
+            QVERIFY2(c.ok, qPrintable(QString("%1: rel_err %2 %3")
+                                          .arg(direct ? "direct" : "default")
+                                          .arg(c.relErr)
+                                          .arg(QString::fromStdString(c.note))));
+            QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+            QCOMPARE(r.stats.deviceExterns, size_t(1));
+            if (direct) QCOMPARE(r.stats.cudnnCalls, size_t(0));
         }
-        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
-        // With cuDNN loaded, both convolution ops go through it (not the direct kernels); the
-        // FXRAY_NO_CUDNN=1 run of this test (tst_cuda_exec_ops_direct) checks the direct kernels.
-        QCOMPARE(r.stats.cudnnCalls, size_t(cudnn ? 2 : 0));
-        qInfo("%s: cuDNN %s", qPrintable(QString(QTest::currentDataTag())),
-              cudnn ? "ran both ops" : cg::cuda::cudnnRuntime().whyNot.c_str());
     }
 
     void attention_vs_reference_data() {
@@ -873,6 +880,134 @@ private slots:
         FX_COMPARE_VEC(fxtest::values((*o)[0]), (std::vector<double>{150, 150, 150, 150}), 0);
     }
 
+    void grid_sampler_3d_padding_by_hand_data() {
+        QTest::addColumn<int>("interp");
+        QTest::addColumn<int>("padding");
+        QTest::addColumn<bool>("align");
+        QTest::addColumn<QString>("want");  // the samples at x = 1.5 and x = -1.2
+        // x = [1, 2, 3, 4] along W (D = H = 1), sampled at grid x = 1.5 and -1.2 (y = z = 0).
+        // Pixel positions: align_corners=False ((g + 1) * 4 - 1) / 2 = 4.5 and -0.9; True
+        // (g + 1) / 2 * 3 = 3.75 and -0.3. Border clamps to [0, 3]; reflection (ATen's
+        // reflect_coordinates) folds 4.5 about 3.5 to 2.5 and -0.9 about -0.5 to -0.1 (clamped to 0),
+        // 3.75 about 3 to 2.25 and -0.3 about 0 to 0.3. Zeros: taps outside read 0. Nearest rounds
+        // half to even (4.5 -> 4, outside; 2.5 -> 2).
+        QTest::newRow("bilinear zeros") << 0 << 0 << false << QString("0,0.1");
+        QTest::newRow("bilinear border") << 0 << 1 << false << QString("4,1");
+        QTest::newRow("bilinear reflection") << 0 << 2 << false << QString("3.5,1");
+        QTest::newRow("bilinear zeros align_corners") << 0 << 0 << true << QString("1,0.7");
+        QTest::newRow("bilinear border align_corners") << 0 << 1 << true << QString("4,1");
+        QTest::newRow("bilinear reflection align_corners") << 0 << 2 << true << QString("3.25,1.3");
+        QTest::newRow("nearest zeros") << 1 << 0 << false << QString("0,0");
+        QTest::newRow("nearest border") << 1 << 1 << false << QString("4,1");
+        QTest::newRow("nearest reflection") << 1 << 2 << false << QString("3,1");
+        QTest::newRow("nearest reflection align_corners") << 1 << 2 << true << QString("3,1");
+    }
+
+    void grid_sampler_3d_padding_by_hand() {
+        // PyTorch's recorded OpInfo runs only use zero padding: these values, worked out by hand
+        // from ATen's definitions, check the border and reflection modes on the reference
+        // executor (also without a GPU) and on the device.
+        QFETCH(int, interp);
+        QFETCH(int, padding);
+        QFETCH(bool, align);
+        QFETCH(QString, want);
+        std::vector<double> expect;
+        for (const auto& v : want.split(',')) expect.push_back(v.toDouble());
+        auto g = fxtest::parseForward(
+            "x: " + ann({1, 1, 1, 1, 4}, "f64") + ", grid: " + ann({1, 1, 1, 2, 3}, "f64"),
+            "        sampled: " + ann({1, 1, 1, 1, 2}, "f64") + " = torch.ops.aten.grid_sampler_3d.default(x, grid, " +
+                std::to_string(interp) + ", " + std::to_string(padding) + ", " + (align ? "True" : "False") +
+                ")\n"
+                "        return (sampled,)\n");
+        QVERIFY(g);
+        const std::vector<Value> in{fxtest::tv({1, 1, 1, 1, 4}, {1, 2, 3, 4}, DType::Float64),
+                                    fxtest::tv({1, 1, 1, 2, 3}, {1.5, 0, 0, -1.2, 0, 0}, DType::Float64)};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(1));
+        FX_COMPARE_VEC(fxtest::values(ref[0]), expect, 1e-12);
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        FX_COMPARE_VEC(fxtest::values(r.outputs[0]), expect, 1e-12);
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
+    void grid_sampler_modes_vs_reference_data() {
+        QTest::addColumn<int>("nsp");
+        QTest::addColumn<int>("interp");   // bilinear 0, nearest 1
+        QTest::addColumn<int>("padding");  // zeros 0, border 1, reflection 2
+        QTest::addColumn<bool>("align");
+        QTest::addColumn<QString>("dtype");
+        const char* interps[] = {"bilinear", "nearest"};
+        const char* paddings[] = {"zeros", "border", "reflection"};
+        for (int nsp : {2, 3})
+            for (int interp : {0, 1})
+                for (int padding : {0, 1, 2})
+                    for (bool align : {false, true})
+                        QTest::newRow(qPrintable(QString("%1d %2 %3%4")
+                                                     .arg(nsp)
+                                                     .arg(interps[interp], paddings[padding])
+                                                     .arg(align ? " align_corners" : "")))
+                            << nsp << interp << padding << align << QString("f32");
+        QTest::newRow("3d bilinear reflection align_corners f64") << 3 << 0 << 2 << true << QString("f64");
+        QTest::newRow("2d bilinear border f64") << 2 << 0 << 1 << false << QString("f64");
+    }
+
+    void grid_sampler_modes_vs_reference() {
+        // grid_sampler_2d/3d and their backwards in every padding mode, bilinear/trilinear and
+        // nearest, against the reference executor (ATen's GridSampler.h; its zero padding checked
+        // against PyTorch's recorded OpInfo runs, border and reflection by hand below). The grid
+        // is standard normal: about a third of the positions fall outside [-1, 1], some by
+        // several widths (reflection flips more than once). The 2-D forward is lowered for zeros
+        // and border padding, a device extern for reflection; the rest are device externs.
+        QFETCH(int, nsp);
+        QFETCH(int, interp);
+        QFETCH(int, padding);
+        QFETCH(bool, align);
+        QFETCH(QString, dtype);
+        const std::string dt = dtype.toStdString(), n = std::to_string(nsp);
+        const std::vector<int64_t> xs =
+            nsp == 2 ? std::vector<int64_t>{2, 3, 5, 6} : std::vector<int64_t>{2, 3, 4, 5, 3};
+        const std::vector<int64_t> gs =
+            nsp == 2 ? std::vector<int64_t>{2, 4, 7, 2} : std::vector<int64_t>{2, 3, 4, 5, 3};
+        std::vector<int64_t> ys{xs[0], xs[1]};
+        ys.insert(ys.end(), gs.begin() + 1, gs.end() - 1);
+        const std::string modes =
+            std::to_string(interp) + ", " + std::to_string(padding) + ", " + (align ? "True" : "False");
+        std::string body;
+        std::string ret = "(";
+        body += "        sampled: " + ann(ys, dt) + " = torch.ops.aten.grid_sampler_" + n + "d.default(x, grid, " +
+                modes + ")\n";
+        ret += "sampled, ";
+        body += "        bwd = torch.ops.aten.grid_sampler_" + n + "d_backward.default(gy, x, grid, " + modes +
+                ", [True, True])\n"
+                "        getitem: " +
+                ann(xs, dt) +
+                " = bwd[0]\n"
+                "        getitem_1: " +
+                ann(gs, dt) + " = bwd[1];  bwd = None\n";
+        ret += "getitem, getitem_1)";
+        auto g = fxtest::parseForward("x: " + ann(xs, dt) + ", grid: " + ann(gs, dt) + ", gy: " + ann(ys, dt),
+                                      body + "        return " + ret + "\n");
+        QVERIFY(g);
+        auto in = randomInputs(*g, 11);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QVERIFY(!ref.empty());
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, *in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), ref.size());
+        for (size_t i = 0; i < ref.size(); ++i) {
+            auto c = compareValues(i, r.outputs[i], ref[i]);
+            QVERIFY2(c.ok,
+                     qPrintable(
+                         QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
+        }
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+        QVERIFY(r.stats.deviceExterns >= size_t(nsp == 3 || padding == 2 ? 2 : 1));
+    }
+
     void opinfo_graphs_on_device_data() {
         QTest::addColumn<QString>("graph");
         // The recorded OpInfo runs whose ops went to the host before these device kernels.
@@ -920,10 +1055,31 @@ private slots:
              {"forward", "backward"});
     }
 
-    void opinfo_graphs_on_device() {
-        // PyTorch's recorded inputs and outputs (../shared/opinfo, next to the corpus; the GPU
-        // bundle unpacks its copy there), judged as `fxray run --expect` (and the sweep) judges
-        // them: the outputs match and no op ran on the host.
+    void opinfo_graphs_on_device() { checkOpInfoGraph(false); }
+
+    void conv_transpose_opinfo_direct_data() {
+        QTest::addColumn<QString>("graph");
+        for (const char* c :
+             {"nn_functional_conv_transpose1d__default__s0", "nn_functional_conv_transpose1d__default__s1",
+              "nn_functional_conv_transpose2d__default__s0", "nn_functional_conv_transpose2d__default__s1",
+              "nn_functional_conv_transpose3d__default__s0", "nn_functional_conv_transpose3d__default__s1"})
+            for (const char* st : {"forward", "backward"})
+                QTest::newRow((std::string(c) + "/" + st).c_str()) << QString("%1/numerics/%2").arg(c, st);
+    }
+
+    void conv_transpose_opinfo_direct() {
+        // The transposed convolutions on the direct kernels (FXRAY_CUDNN_CONV=0) against
+        // PyTorch's recorded outputs: no cuDNN call, nothing on the host.
+        qputenv("FXRAY_CUDNN_CONV", "0");
+        auto guard = qScopeGuard([] { qunsetenv("FXRAY_CUDNN_CONV"); });
+        checkOpInfoGraph(true);
+    }
+
+private:
+    /// PyTorch's recorded inputs and outputs (../shared/opinfo, next to the corpus; the GPU
+    /// bundle unpacks its copy there), judged as `fxray run --expect` (and the sweep) judges
+    /// them: the outputs match and no op ran on the host (noCudnn: and cuDNN ran nothing).
+    void checkOpInfoGraph(bool noCudnn) {
         QFETCH(QString, graph);
         const auto dir = fxtest::corpus().parent_path() / "opinfo";
         const auto stem = dir / graph.toStdString();
@@ -950,8 +1106,10 @@ private slots:
         for (const auto& [op, n] : info.run.hostOps) host += op + " x" + std::to_string(n) + " ";
         QVERIFY2(info.run.hostOps.empty(), host.c_str());
         QVERIFY(info.run.deviceExterns + info.run.deviceCopies > 0);
+        if (noCudnn) QCOMPARE(info.run.cudnnCalls, size_t(0));
     }
 
+private slots:
     void randn_is_the_reference_stream() {
         // randn (fp32, 700 elements: 1,400 draws over several twists) and randn_like (fp64), then
         // a rand: the normals are the reference's Box-Muller values (double math on the device,
@@ -994,20 +1152,19 @@ private slots:
     void inductor_seed_ops_are_the_reference() {
         // Inductor's post-grad random ops on the device: seeds drawn from the run's generator,
         // one looked up per op (a lowered load), inductor_random seeded by it.
-        auto g = fxtest::parseForward(
-            "x: " + ann({2}),
-            "        seeds: " + ann({3}, "i64") +
-                " = torch.ops.prims.inductor_seeds.default(3, device(type='cuda', index=0))\n"
-                "        s1: " +
-                ann({}, "i64") +
-                " = torch.ops.prims.inductor_lookup_seed.default(seeds, 1)\n"
-                "        u: " +
-                ann({4, 5}) +
-                " = torch.ops.prims.inductor_random.default([4, 5], s1, 'rand')\n"
-                "        n: " +
-                ann({300}) +
-                " = torch.ops.prims.inductor_random.default([300], s1, 'randn')\n"
-                "        return (seeds, u, n)\n");
+        auto g = fxtest::parseForward("x: " + ann({2}),
+                                      "        seeds: " + ann({3}, "i64") +
+                                          " = torch.ops.prims.inductor_seeds.default(3, device(type='cuda', index=0))\n"
+                                          "        s1: " +
+                                          ann({}, "i64") +
+                                          " = torch.ops.prims.inductor_lookup_seed.default(seeds, 1)\n"
+                                          "        u: " +
+                                          ann({4, 5}) +
+                                          " = torch.ops.prims.inductor_random.default([4, 5], s1, 'rand')\n"
+                                          "        n: " +
+                                          ann({300}) +
+                                          " = torch.ops.prims.inductor_random.default([300], s1, 'randn')\n"
+                                          "        return (seeds, u, n)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({2}, {0, 0})};
         RunRequest req;
@@ -1126,6 +1283,98 @@ private slots:
         QVERIFY(r.stats.deviceExterns > 0);
         qInfo("resnet18 %s on the device: %zu kernels launched, %zu gemms, %zu device externs", qPrintable(file),
               r.stats.kernelLaunches, r.stats.gemms, r.stats.deviceExterns);
+    }
+
+private:
+    /// One row of the convolution tables: convolution + convolution_backward (all three
+    /// gradients) on random inputs against the reference executor, on the default path (cuDNN
+    /// where loaded) and, for fp32/fp64, again with FXRAY_CUDNN_CONV=0 (the direct kernels). No op
+    /// may run on the host either way. cudnnMayDecline: rows cuDNN may have no algorithm for (the
+    /// default path's cuDNN call count is then not asserted).
+    void checkConvolutionRow(bool cudnnMayDecline) {
+        QFETCH(QString, x);
+        QFETCH(QString, w);
+        QFETCH(QString, params);
+        QFETCH(QString, dtype);
+        QFETCH(QString, outputPadding);
+        const std::string dt = dtype.toStdString();
+        const bool transposed = !outputPadding.isEmpty();
+        auto ints = [](const QString& s, QChar sep = ',') {
+            std::vector<int64_t> v;
+            for (const auto& p : s.split(sep)) v.push_back(p.toLongLong());
+            return v;
+        };
+        auto xs = ints(x), ws = ints(w);
+        auto ps = params.split(';');
+        auto st = ints(ps[0]), pad = ints(ps[1]), dil = ints(ps[2]);
+        int64_t groups = ps[3].toLongLong();
+        const std::vector<int64_t> outPad = transposed ? ints(outputPadding) : std::vector<int64_t>(st.size(), 0);
+        // Output channels: w[0] plain; w[1] * groups transposed (PyTorch's conv_transpose sizes).
+        const int64_t outC = transposed ? ws[1] * groups : ws[0];
+        std::vector<int64_t> ys{xs[0], outC};
+        for (size_t d = 0; d + 2 < xs.size(); ++d)
+            ys.push_back(transposed ? (xs[d + 2] - 1) * st[d] - 2 * pad[d] + dil[d] * (ws[d + 2] - 1) + outPad[d] + 1
+                                    : (xs[d + 2] + 2 * pad[d] - dil[d] * (ws[d + 2] - 1) - 1) / st[d] + 1);
+        auto list = [](const std::vector<int64_t>& v) { return "[" + shapeStr(v) + "]"; };
+        std::string conv = list(st) + ", " + list(pad) + ", " + list(dil) + (transposed ? ", True, " : ", False, ") +
+                           list(outPad) + ", " + std::to_string(groups);
+        auto g = fxtest::parseForward(
+            "x: " + ann(xs, dt) + ", w: " + ann(ws, dt) + ", b: " + ann({outC}, dt) + ", gy: " + ann(ys, dt),
+            "        convolution: " + ann(ys, dt) + " = torch.ops.aten.convolution.default(x, w, b, " + conv +
+                ")\n"
+                "        convolution_backward = torch.ops.aten.convolution_backward.default(gy, x, w, [" +
+                std::to_string(outC) + "], " + conv +
+                ", [True, True, True])\n"
+                "        getitem: " +
+                ann(xs, dt) +
+                " = convolution_backward[0]\n"
+                "        getitem_1: " +
+                ann(ws, dt) +
+                " = convolution_backward[1]\n"
+                "        getitem_2: " +
+                ann({outC}, dt) +
+                " = convolution_backward[2];  convolution_backward = None\n"
+                "        return (convolution, getitem, getitem_1, getitem_2)\n");
+        QVERIFY(g);
+        auto in = randomInputs(*g, 7);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        RunRequest req;
+        req.inputs = *in;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        SKIP_WITHOUT_DEVICE();
+        const bool cudnn = cg::cuda::cudnnRuntime().available;
+        const bool half = dt == "f16" || dt == "bf16";
+        if (half && !cudnn)
+            QSKIP(qPrintable("half-type convolutions need cuDNN on the device: " +
+                             QString::fromStdString(cg::cuda::cudnnRuntime().whyNot)));
+        auto guard = qScopeGuard([] { qunsetenv("FXRAY_CUDNN_CONV"); });
+        for (const bool direct : {false, true}) {
+            if (direct && half) break;  // the direct kernels are fp32/fp64
+            if (direct) qputenv("FXRAY_CUDNN_CONV", "0");
+            const char* path = direct ? "direct kernels" : "default path";
+            auto r = runOnDevice(*g, *in);
+            QVERIFY2(r.error.empty(), qPrintable(QString("%1: %2").arg(path, r.error.c_str())));
+            QCOMPARE(r.outputs.size(), size_t(4));
+            for (size_t i = 0; i < 4; ++i) {
+                auto c = compareValues(i, r.outputs[i], ref->outputs[i]);
+                QVERIFY2(c.ok, qPrintable(QString("%1: output %2 rel_err %3 %4")
+                                              .arg(path)
+                                              .arg(i)
+                                              .arg(c.relErr)
+                                              .arg(QString::fromStdString(c.note))));
+            }
+            QVERIFY2(r.stats.hostOps.empty(), qPrintable(QString("%1: %2").arg(path, hostOps(r).c_str())));
+            QVERIFY2(r.stats.deviceExterns >= 2, path);
+            // With cuDNN loaded, both convolution ops go through it on the default path; the
+            // FXRAY_NO_CUDNN=1 run of this test (tst_cuda_exec_ops_direct) has it unloaded.
+            if (direct || !cudnn)
+                QCOMPARE(r.stats.cudnnCalls, size_t(0));
+            else if (!cudnnMayDecline)
+                QCOMPARE(r.stats.cudnnCalls, size_t(2));
+            qInfo("%s, %s: cuDNN ran %zu of the 2 ops%s", qPrintable(QString(QTest::currentDataTag())), path,
+                  r.stats.cudnnCalls, cudnn ? "" : (" (" + cg::cuda::cudnnRuntime().whyNot + ")").c_str());
+        }
     }
 };
 

@@ -111,8 +111,10 @@ __device__ void fx_conv_fwd(const T* x, const T* w, const T* b, T* y, const FxCo
 }
 
 // Gradient of the input: one thread per input element gathers the outputs its window reached.
+// With a bias (b, per input channel) this is the transposed convolution of gy (conv_transpose's
+// forward: gx its output, gy its input).
 template <class T>
-__device__ void fx_conv_bwd_input(const T* gy, const T* w, T* gx, const FxConvArgs& a) {
+__device__ void fx_conv_bwd_input(const T* gy, const T* w, const T* b, T* gx, const FxConvArgs& a) {
     const i64 total = a.N * a.C * a.in[0] * a.in[1] * a.in[2];
     const i64 cpg = a.C / a.G, opg = a.O / a.G;
     FX_GRID_LOOP(q, total) {
@@ -150,6 +152,7 @@ __device__ void fx_conv_bwd_input(const T* gy, const T* w, T* gx, const FxConvAr
                 }
             }
         }
+        if (a.hasBias) acc += b[a.boff + c * a.bs];
         gx[a.xoff + n * a.xs[0] + c * a.xs[1] + i0 * a.xs[2] + i1 * a.xs[3] + i2 * a.xs[4]] = acc;
     }
 }
@@ -409,8 +412,8 @@ __device__ void fx_maxpool2d_bwd(const T* gy, const i64* ind, T* gx, i64 planes,
     extern "C" __global__ void fx_conv_fwd_##S(const T* x, const T* w, const T* b, T* y, FxConvArgs a) {               \
         fx_conv_fwd<T>(x, w, b, y, a);                                                                                 \
     }                                                                                                                  \
-    extern "C" __global__ void fx_conv_bwd_input_##S(const T* gy, const T* w, T* gx, FxConvArgs a) {                   \
-        fx_conv_bwd_input<T>(gy, w, gx, a);                                                                            \
+    extern "C" __global__ void fx_conv_bwd_input_##S(const T* gy, const T* w, const T* b, T* gx, FxConvArgs a) {       \
+        fx_conv_bwd_input<T>(gy, w, b, gx, a);                                                                         \
     }                                                                                                                  \
     extern "C" __global__ void fx_conv_bwd_weight_##S(const T* gy, const T* x, T* gw, FxConvArgs a) {                  \
         fx_conv_bwd_weight<T>(gy, x, gw, a);                                                                           \

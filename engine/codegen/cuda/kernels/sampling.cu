@@ -1,6 +1,6 @@
 // Kernels for sampling ops Inductor runs as fallback kernels: grid_sampler_3d and the grid
-// sampler backwards (bilinear / trilinear, zero padding), and the separable passes of
-// _upsample_bilinear2d_aa and its backward. Each mirrors the CPU backend's extern
+// sampler backwards (bilinear / trilinear or nearest; zeros, border or reflection padding), and
+// the separable passes of _upsample_bilinear2d_aa and its backward. Each mirrors the CPU backend's extern
 // (codegen/cpu/extern_grid_sample.cpp, extern_upsample_aa.cpp): positions and weights in double.
 #ifndef FXRAY_EMBEDDED_SOURCE
 #include "sampling_args.h"
@@ -8,27 +8,92 @@
 
 typedef long long fx_i64;
 
-// The corners of one grid point g (nsp coordinates, x first): flat input offsets (-1 outside),
-// weights, and the weights' derivatives per spatial dim (in D, H, W order of the last nsp dims).
-// ATen's GridSampler.cuh: unnormalised from [-1, 1], corners outside read zero.
+// ATen's GridSampler.h, in double, as the reference executor (exec/ops/grid_sample.cpp) computes
+// it: each coordinate unnormalised from [-1, 1], mapped by the padding mode, each step's
+// derivative kept for the grid's gradient.
+
+// clip_coordinates to [0, size - 1] (NaN -> size - 1, as the reference's std::min/std::max); the
+// derivative counts the borders as outside.
+__device__ double fx_clip(double in, fx_i64 size, double* grad) {
+    const double max = (double)(size - 1);
+    *grad = in <= 0.0 || in >= max ? 0.0 : 1.0;
+    const double lo = in < 0.0 ? 0.0 : in;
+    return lo < max ? lo : max;
+}
+
+// reflect_coordinates: reflected into [twiceLow / 2, twiceHigh / 2] until it falls inside.
+__device__ double fx_reflect(double in, fx_i64 twiceLow, fx_i64 twiceHigh, double* grad) {
+    if (twiceLow == twiceHigh) {
+        *grad = 0.0;
+        return 0.0;
+    }
+    const double min = (double)twiceLow / 2, span = (double)(twiceHigh - twiceLow) / 2;
+    in -= min;
+    double sign = 1.0;
+    if (in < 0.0) {
+        sign = -1.0;
+        in = -in;
+    }
+    const double extra = fmod(in, span);
+    const bool even = (fx_i64)floor(in / span) % 2 == 0;
+    *grad = even ? sign : -sign;
+    return even ? extra + min : span - extra + min;
+}
+
+// grid_sampler_compute_source_index_set_grad: the pixel position of grid coordinate `coord`
+// along a dim of `size`, d(position)/d(coord) in *grad. Positions no int holds (and NaN) become
+// -100, outside the input (safe_downgrade_to_int_range).
+__device__ double fx_source_index(double coord, fx_i64 size, int padding, int alignCorners, double* grad) {
+    double g = alignCorners ? (double)(size - 1) / 2 : (double)size / 2;
+    coord = alignCorners ? (coord + 1) / 2 * (double)(size - 1) : ((coord + 1) * (double)size - 1) / 2;
+    if (padding == 1) {
+        double gc;
+        coord = fx_clip(coord, size, &gc);
+        g *= gc;
+    } else if (padding == 2) {
+        double gr, gc;
+        coord = alignCorners ? fx_reflect(coord, 0, 2 * (size - 1), &gr) : fx_reflect(coord, -1, 2 * size - 1, &gr);
+        coord = fx_clip(coord, size, &gc);
+        g *= gr * gc;
+    }
+    *grad = g;
+    if (!isfinite(coord) || coord > 2147483646.0 || coord < -2147483648.0) return -100.0;
+    return coord;
+}
+
+// The input positions one grid point g (nsp coordinates, x first) reads: flat offsets (-1
+// outside, reading zero), weights, the weights' derivatives per pixel position (spatial dims in
+// D, H, W order of the last nsp dims) and d(position)/d(grid coordinate) per dim. Bilinear /
+// trilinear: the 2^nsp corners; nearest: one position (its weight's derivative zero).
 struct FxCorners {
     int count;
     fx_i64 off[8];
     double w[8];
     double dw[8][3];
+    double mult[3];
 };
 
 template <class T>
-__device__ bool fx_corners(const FxGridArgs& a, const T* g, FxCorners& c) {
-    double pos[3], lo[3], scale[3];
+__device__ void fx_corners(const FxGridArgs& a, const T* g, FxCorners& c) {
+    double pos[3], lo[3];
     const int first = 3 - a.nsp;
     for (int k = 0; k < a.nsp; ++k) {
-        const double coord = (double)g[a.nsp - 1 - k];
-        const double size = (double)a.in[first + k];
-        if (!isfinite(coord)) return false;
-        scale[k] = a.alignCorners ? (size - 1) / 2 : size / 2;
-        pos[k] = a.alignCorners ? (coord + 1) / 2 * (size - 1) : ((coord + 1) * size - 1) / 2;
+        pos[k] = fx_source_index((double)g[a.nsp - 1 - k], a.in[first + k], a.padding, a.alignCorners, &c.mult[k]);
         lo[k] = floor(pos[k]);
+    }
+    if (a.interp == 1) {
+        fx_i64 off = 0;
+        bool inside = true;
+        for (int k = 0; k < a.nsp; ++k) {
+            const fx_i64 idx = (fx_i64)nearbyint(pos[k]);
+            inside = inside && idx >= 0 && idx < a.in[first + k];
+            off = off * a.in[first + k] + idx;
+            c.dw[0][k] = 0.0;
+        }
+        c.count = 1;
+        c.off[0] = inside ? off : -1;
+        c.w[0] = 1.0;
+        return;
     }
     c.count = 1 << a.nsp;
     for (int corner = 0; corner < c.count; ++corner) {
@@ -37,72 +102,67 @@ __device__ bool fx_corners(const FxGridArgs& a, const T* g, FxCorners& c) {
         double w[3];
         for (int k = 0; k < a.nsp; ++k) {
             const bool upper = (corner >> (a.nsp - 1 - k)) & 1;
-            const double idx = lo[k] + (upper ? 1.0 : 0.0);
+            const fx_i64 idx = (fx_i64)lo[k] + (upper ? 1 : 0);
             w[k] = upper ? pos[k] - lo[k] : lo[k] + 1.0 - pos[k];
-            inside = inside && idx >= 0 && idx < (double)a.in[first + k];
-            off = off * a.in[first + k] + (fx_i64)idx;
+            inside = inside && idx >= 0 && idx < a.in[first + k];
+            off = off * a.in[first + k] + idx;
         }
         c.off[corner] = inside ? off : -1;
         c.w[corner] = 1.0;
         for (int k = 0; k < a.nsp; ++k) c.w[corner] *= w[k];
         for (int k = 0; k < a.nsp; ++k) {
             const bool upper = (corner >> (a.nsp - 1 - k)) & 1;
-            double d = (upper ? 1.0 : -1.0) * scale[k];
+            double d = upper ? 1.0 : -1.0;
             for (int j = 0; j < a.nsp; ++j)
                 if (j != k) d *= w[j];
             c.dw[corner][k] = d;
         }
     }
-    return true;
 }
 
-// One thread per (n, output position), looping over the channels. A non-finite grid position
-// gives NaN (the host declines such grids before launching when it can see them; this is the
-// defined answer otherwise).
+// One thread per (n, output position), looping over the channels.
 template <class T>
 __device__ void fx_grid_sample(const T* x, const T* grid, T* y, const FxGridArgs& a) {
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.N * a.outSize;
          q += (fx_i64)gridDim.x * blockDim.x) {
         const fx_i64 n = q / a.outSize, o = q % a.outSize;
         FxCorners c;
-        const bool ok = fx_corners<T>(a, grid + q * a.nsp, c);
+        fx_corners<T>(a, grid + q * a.nsp, c);
         for (fx_i64 ch = 0; ch < a.C; ++ch) {
             const T* plane = x + (n * a.C + ch) * a.inSize;
             double v = 0.0;
-            if (!ok)
-                v = __longlong_as_double(0x7ff8000000000000LL);
-            else
-                for (int k = 0; k < c.count; ++k)
-                    if (c.off[k] >= 0) v += c.w[k] * (double)plane[c.off[k]];
+            for (int k = 0; k < c.count; ++k)
+                if (c.off[k] >= 0) v += c.w[k] * (double)plane[c.off[k]];
             y[(n * a.C + ch) * a.outSize + o] = (T)v;
         }
     }
 }
 
-// grad_input (zeroed by the host) receives each output gradient spread over the corners by
-// their weights (atomics: positions share corners); grad_grid, one thread's own, the corners'
-// values times the weights' derivatives summed over channels.
+// grad_input (zeroed by the host) receives each output gradient spread over the positions read
+// by their weights (atomics: grid points share positions); grad_grid, one thread's own, the
+// values read times the weights' derivatives summed over channels, times d(position)/d(grid)
+// (zero for nearest sampling).
 template <class T>
 __device__ void fx_grid_sample_backward(const T* gy, const T* x, const T* grid, T* gx, T* gg, const FxGridArgs& a) {
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.N * a.outSize;
          q += (fx_i64)gridDim.x * blockDim.x) {
         const fx_i64 n = q / a.outSize, o = q % a.outSize;
         FxCorners c;
-        const bool ok = fx_corners<T>(a, grid + q * a.nsp, c);
+        fx_corners<T>(a, grid + q * a.nsp, c);
         double dpos[3] = {0.0, 0.0, 0.0};
-        for (fx_i64 ch = 0; ok && ch < a.C; ++ch) {
+        for (fx_i64 ch = 0; ch < a.C; ++ch) {
             const fx_i64 plane = (n * a.C + ch) * a.inSize;
             const double g = (double)gy[(n * a.C + ch) * a.outSize + o];
             for (int k = 0; k < c.count; ++k) {
                 if (c.off[k] < 0) continue;
                 if (a.wantInput) atomicAdd(gx + plane + c.off[k], (T)(c.w[k] * g));
-                if (a.wantGrid)
+                if (a.wantGrid && a.interp != 1)
                     for (int d = 0; d < a.nsp; ++d) dpos[d] += (double)x[plane + c.off[k]] * c.dw[k][d] * g;
             }
         }
         if (a.wantGrid)
             for (int d = 0; d < a.nsp; ++d)
-                gg[q * a.nsp + a.nsp - 1 - d] = ok ? (T)dpos[d] : (T)__longlong_as_double(0x7ff8000000000000LL);
+                gg[q * a.nsp + a.nsp - 1 - d] = a.interp == 1 ? (T)0 : (T)(c.mult[d] * dpos[d]);
     }
 }
 

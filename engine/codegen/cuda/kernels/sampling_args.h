@@ -4,12 +4,14 @@
 // Inductor runs as fallback kernels), shared by the host code (codegen/cuda/sampling_kernels.cpp)
 // and the device code. Plain C types only: NVRTC compiles it without the host's headers.
 
-// Bilinear / trilinear grid sampling with zero padding over dense input [N, C, in...] and dense
-// grid [N, out..., nsp] (x first); nsp 2 or 3, spatial sizes padded with leading 1s to 3 (D, H, W).
+// Grid sampling over dense input [N, C, in...] and dense grid [N, out..., nsp] (x first); nsp 2
+// or 3, spatial sizes padded with leading 1s to 3 (D, H, W). interp and padding as ATen numbers
+// them: bilinear / trilinear 0, nearest 1; zeros 0, border 1, reflection 2.
 struct FxGridArgs {
     long long N, C, outSize, inSize;
     long long in[3];
     int nsp, alignCorners;
+    int interp, padding;
     int wantInput, wantGrid;  // backward: which gradients to write
 };
 
