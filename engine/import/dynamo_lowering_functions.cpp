@@ -973,6 +973,52 @@ Expected<Argument> l1Loss(LowerCtx& c, const TorchCall& call) {
     return c.emit(*red == 1 ? "aten.mean.default" : "aten.sum.default", {*a});
 }
 
+/// F.scaled_dot_product_attention(query, key, value, ...): ATen's op as it is for 4-D operands;
+/// query/key/value of 3 dims ([B, L, E]: MobileViT's single head) get a leading dim of 1 (a
+/// mask broadcasts against it unchanged) and lose it after.
+Expected<Argument> sdpa(LowerCtx& c, const TorchCall& call) {
+    if (call.args.size() < 3) return lowerGeneric(c, call, "scaled_dot_product_attention");
+    auto qm = c.tensorMeta(call.args[0]), km = c.tensorMeta(call.args[1]), vm = c.tensorMeta(call.args[2]);
+    if (!qm || !km || !vm || qm->dim() != 3 || km->dim() != 3 || vm->dim() != 3)
+        return lowerGeneric(c, call, "scaled_dot_product_attention");
+    TorchCall k = call;
+    for (size_t i = 0; i < 3; ++i) {
+        auto u = c.emit("aten.unsqueeze.default", {call.args[i], Argument::ofInt(0)});
+        if (!u.ok()) return u;
+        k.args[i] = *u;
+    }
+    auto r = lowerGeneric(c, k, "scaled_dot_product_attention");
+    if (!r.ok()) return r;
+    return c.emit("aten.squeeze.dim", {*r, Argument::ofInt(0)});
+}
+
+/// F.unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> im2col and
+/// F.fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> col2im (ints or
+/// pairs, as F passes them on).
+template <bool Fold>
+Expected<Argument> foldOrUnfold(LowerCtx& c, const TorchCall& call) {
+    auto p = Fold ? call.bind({"input", "output_size", "kernel_size", "dilation", "padding", "stride"})
+                  : call.bind({"input", "kernel_size", "dilation", "padding", "stride"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    const size_t f = Fold ? 1 : 0;
+    std::vector<Argument> args{*x};
+    if (Fold) {
+        auto os = (*p)[1] ? intList(*(*p)[1], 2) : std::nullopt;
+        if (!os) return makeError("output_size must be an int or a pair");
+        args.push_back(*os);
+    }
+    const int64_t dflt[4] = {-1, 1, 0, 1};
+    for (size_t i = 0; i < 4; ++i) {
+        const Argument* a = (*p)[f + 1 + i];
+        auto v = a ? intList(*a, 2) : dflt[i] < 0 ? std::nullopt : intList(Argument::ofInt(dflt[i]), 2);
+        if (!v) return makeError("kernel_size, dilation, padding and stride must be ints or pairs");
+        args.push_back(*v);
+    }
+    return c.emit(Fold ? "aten.col2im.default" : "aten.im2col.default", std::move(args));
+}
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"torch._C._nn.linear", linear},
@@ -1004,6 +1050,10 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.adaptive_avg_pool2d", adaptivePool2d<false>},
         {"torch.nn.functional.adaptive_max_pool2d", adaptivePool2d<true>},
         {"torch.nn.functional.max_pool3d", maxPool3d},
+        {"torch.nn.functional.unfold", foldOrUnfold<false>},
+        {"torch.nn.functional.fold", foldOrUnfold<true>},
+        {"torch._C._nn.scaled_dot_product_attention", sdpa},
+        {"torch.nn.functional.scaled_dot_product_attention", sdpa},
         {"torch.nn.functional.adaptive_avg_pool3d", adaptiveAvgPool3d},
         {"torch._C._nn.avg_pool3d", functionalAsAten<kAvgPool3d>},
         {"torch.nn.functional.avg_pool3d", functionalAsAten<kAvgPool3d>},
