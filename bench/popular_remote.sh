@@ -6,7 +6,8 @@
 # With POPULAR_GRAPHS=DIR an already generated set is checked again (NAMES, when given, are
 # generated into it first). POPULAR_STAGES: the recorded runs checked (default forward backward
 # dynamo). NAMES "more": bench/gen_popular_more.py's set with its bf16 copies. POPULAR_JOBS: the
-# generator processes and the parallel fxray runs (default 4).
+# generator processes and the parallel fxray runs (default 4). POPULAR_ARCHIVE=results packs only
+# the CUDA results (*.cuda.json/err/rc), not the graphs.
 set -u
 ROOT="$PWD"; DEV="${DEV:-.dev_popular}"
 source "$ROOT/.ci/device-env.sh"
@@ -24,10 +25,11 @@ if [ "$names" != none ]; then
   groups=(); k=0
   for n in ${names//,/ }; do groups[$((k % JOBS))]+="${groups[$((k % JOBS))]:+,}$n"; k=$((k + 1)); done
   for ((i = 0; i < JOBS; i++)); do
-    [ -n "${groups[$i]:-}" ] && python3 "$DEV/bench/gen_popular.py" "$G" "${groups[$i]}" >"$OUTDIR/gen_$i.log" 2>&1 &
+    [ -n "${groups[$i]:-}" ] && python3 "$DEV/bench/gen_popular.py" "$G" "${groups[$i]}" >"/tmp/popular_gen_$i.log" 2>&1 &
   done
   wait
-  cat "$OUTDIR"/gen_*.log
+  # One log file back (the device tool returns at most 8 files).
+  cat /tmp/popular_gen_*.log | tee "$OUTDIR/gen.log"
   echo "generated in $((SECONDS - t0)) s"
 fi
 run_one() {
@@ -64,5 +66,10 @@ print(f"{name:32s} exit {rc} {len(outs) - len(bad)}/{len(outs)} match (worst rel
 PY
 done | tee "$OUTDIR/summary.txt"
 echo "total $((SECONDS - t0)) s"
-tar -C "$G" -cJf "$OUTDIR/popular.tar.xz" .
+# POPULAR_ARCHIVE=results: only the CUDA results (a re-check of graphs already at hand).
+if [ "${POPULAR_ARCHIVE:-all}" = results ]; then
+  (cd "$G" && find . -name "*.cuda.*" | tar -cJf "$OUTDIR/popular_results.tar.xz" -T -)
+else
+  tar -C "$G" -cJf "$OUTDIR/popular.tar.xz" .
+fi
 ls -la "$OUTDIR"
