@@ -91,41 +91,89 @@ bool indexAdd(const OpArgs& a, Tensor& out) {
     return true;
 }
 
-/// index_put with one leading index tensor (self[idx] = / += values), the form the corpus's
-/// index_add decomposition produces.
+/// index_put / _unsafe_index_put(self, indices, values, accumulate) with PyTorch's advanced
+/// indexing: None items (and the dims past the list) are kept, the integer index tensors are
+/// broadcast together and pick the elements; adjacent index tensors put their broadcast dims where
+/// they stand, separated ones first (the gradient of x[arange, argmax] (CLIP's pooling), of
+/// Z[:, li, lj] (DLRM) and of upsampling's gathers [None, None, ih, iw]). Boolean masks are left to
+/// the reference kernel.
 bool indexPut(const OpArgs& a, Tensor& out) {
     const Tensor& self = a.tensor(0);
     const Value& list = a[1];
-    if (!list.isList() || list.list.empty() || !list.list[0].isTensor() || self.dim() == 0 || !floatLike(self.dtype()))
+    const size_t nd = static_cast<size_t>(self.dim());
+    if (!list.isList() || list.list.empty() || nd == 0 || list.list.size() > nd || !floatLike(self.dtype()))
         return false;
-    for (size_t i = 1; i < list.list.size(); ++i)
-        if (!list.list[i].isNone()) return false;
-    const Tensor& index = list.list[0].t;
-    if (!intLike(index.dtype())) return false;
-    bool acc = a.toBool(3);
-    int64_t size = self.shape()[0];
-    int64_t inner = product(self.shape(), 1, self.shape().size());
-    auto iv = i64(index);
-    int64_t n = static_cast<int64_t>(iv.size());
-    for (int64_t i : iv)
-        if (i < -size || i >= size) return false;
-    const Tensor& vals = a.tensor(2);
-    std::vector<float> v;
-    if (vals.numel() == n * inner)
-        v = f32(vals);
-    else {
-        // values broadcast to the indexed shape [n, rest...]
-        std::vector<int64_t> shape = self.shape();
-        shape[0] = n;
-        auto d = kern::toDoublesBroadcast(vals, shape);
-        v.assign(d.begin(), d.end());
+    const size_t k = list.list.size();
+    std::vector<size_t> tpos;
+    std::vector<int64_t> B;
+    for (size_t i = 0; i < k; ++i) {
+        const Value& it = list.list[i];
+        if (it.isNone()) continue;
+        if (!it.isTensor() || !intLike(it.t.dtype())) return false;
+        auto b = tpos.empty() ? std::optional<std::vector<int64_t>>(it.t.shape()) : kern::broadcastShapes(B, it.t.shape());
+        if (!b) return false;
+        B = *b;
+        tpos.push_back(i);
     }
+    if (tpos.empty()) return false;
+    const bool adjacent = tpos.back() - tpos.front() + 1 == tpos.size();
+    const auto& ss = self.shape();
+    std::vector<size_t> kept;  // self dims not indexed, in order
+    for (size_t d = 0; d < nd; ++d)
+        if (d >= k || list.list[d].isNone()) kept.push_back(d);
+    // Result (values) shape: B where the indexed dims stand (adjacent) or first.
+    const size_t bAt = adjacent ? tpos.front() : 0;
+    std::vector<int64_t> rshape;
+    for (size_t j = 0; j < kept.size() && adjacent && kept[j] < bAt; ++j) rshape.push_back(ss[kept[j]]);
+    rshape.insert(rshape.end(), B.begin(), B.end());
+    for (size_t d : kept)
+        if (!adjacent || d > tpos.back()) rshape.push_back(ss[d]);
+    const int64_t total = product(rshape, 0, rshape.size());
+    std::vector<std::vector<int64_t>> iv(k);
+    for (size_t i : tpos) {
+        const auto d = kern::toDoublesBroadcast(list.list[i].t, B);
+        const int64_t size = ss[i];
+        for (double x : d) {
+            int64_t v = static_cast<int64_t>(x);
+            if (v < -size || v >= size) return false;  // the reference kernel reports it
+            iv[i].push_back(v < 0 ? v + size : v);
+        }
+    }
+    const Tensor& vals = a.tensor(2);
+    if (!kern::broadcastShapes(vals.shape(), rshape) || *kern::broadcastShapes(vals.shape(), rshape) != rshape)
+        return false;
+    const auto v = kern::toDoublesBroadcast(vals, rshape);
+    const bool acc = a.toBool(3);
     auto r = f32(self);
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t t = iv[static_cast<size_t>(i)] < 0 ? iv[static_cast<size_t>(i)] + size : iv[static_cast<size_t>(i)];
-        float* dst = r.data() + t * inner;
-        const float* sp = v.data() + i * inner;
-        for (int64_t j = 0; j < inner; ++j) dst[j] = acc ? dst[j] + sp[j] : sp[j];
+    std::vector<int64_t> selfStride(nd, 1);
+    for (size_t d = nd - 1; d > 0; --d) selfStride[d - 1] = selfStride[d] * ss[d];
+    std::vector<int64_t> co(rshape.size(), 0);
+    for (int64_t e = 0; e < total; ++e) {
+        int64_t rest = e;
+        for (size_t d = rshape.size(); d-- > 0;) {
+            co[d] = rest % rshape[d];
+            rest /= rshape[d];
+        }
+        int64_t bflat = 0;
+        for (size_t j = 0; j < B.size(); ++j) bflat = bflat * B[j] + co[bAt + j];
+        int64_t off = 0;
+        size_t nextKept = 0;  // position in co of the next kept dim
+        for (size_t d = 0; d < nd; ++d) {
+            const bool indexed = d < k && !list.list[d].isNone();
+            int64_t c;
+            if (indexed) {
+                c = iv[d][static_cast<size_t>(bflat)];
+            } else {
+                // Kept dims before the indexed block (adjacent) come first; the others follow B.
+                const bool beforeB = adjacent && d < tpos.front();
+                c = co[beforeB ? nextKept : nextKept + B.size()];
+                ++nextKept;
+            }
+            off += c * selfStride[d];
+        }
+        float& dst = r[static_cast<size_t>(off)];
+        const float x = static_cast<float>(v[static_cast<size_t>(e)]);
+        dst = acc ? dst + x : x;
     }
     store(out, r);
     return true;

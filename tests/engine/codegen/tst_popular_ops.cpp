@@ -1,6 +1,7 @@
 // Ops that blocks of popular architectures (bench/gen_popular_more.py) reached and fxray lacked or
 // got wrong: cdist and its backward (DETR's matcher), weight norm and its backward (wav2vec2),
-// tril/triu_indices (DLRM), im2col/col2im (MobileViT's F.unfold/F.fold), layer_norm_backward's
+// tril/triu_indices (DLRM), index_put with None items and several indices on the CPU backend
+// (the gradients of CLIP's, DLRM's and ESPCN's gathers), im2col/col2im (MobileViT's F.unfold/F.fold), layer_norm_backward's
 // grad_input layout under a transposed grad_out (nn.TransformerEncoderLayer, batch_first), the
 // lifted index constants of a list index (Falcon's fused[..., [-2], :]), and a layer_norm
 // backward whose CUDA source crashed NVRTC. Expected values come from PyTorch's documentation or
@@ -279,6 +280,39 @@ private slots:
         auto r = runAndCheck(**aot, req, nullptr);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
         QCOMPARE(fxtest::values(r->outputs[0]), std::vector<double>({2, 6, 10, 14, 18, 22}));
+    }
+
+    // index_put(accumulate) with None items and several index tensors, as the gradients of
+    // x[arange, argmax] (CLIP), Z[:, li, lj] (DLRM) and upsampling gathers take it: adjacent index
+    // tensors keep their place in the values' shape, separated ones come first. Expected values by
+    // direct accumulation here; the CPU backend must not fall back.
+    void indexPutWithNoneAndSeveralIndices() {
+        auto g = fxtest::parseForward(
+            "z: \"f32[2, 3, 4][12, 4, 1]cpu\", h: \"i64[5][1]cpu\", i: \"i64[5][1]cpu\", j: \"i64[5][1]cpu\", "
+            "v: \"f32[2, 5][5, 1]cpu\", w: \"f32[5, 3][3, 1]cpu\"",
+            "        a: \"f32[2, 3, 4][12, 4, 1]cpu\" = torch.ops.aten.index_put.default(z, [None, i, j], v, True)\n"
+            "        b: \"f32[2, 3, 4][12, 4, 1]cpu\" = torch.ops.aten._unsafe_index_put.default(z, [h, None, j], w, True)\n"
+            "        return (a, b)\n");
+        QVERIFY(g);
+        const std::vector<double> h = {1, 0, 1, 1, 0}, i = {0, 2, 2, 1, 0}, j = {3, 0, 0, 1, -1},
+                                  v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        std::vector<double> w(15), z(24);
+        for (size_t k = 0; k < 15; ++k) w[k] = 0.5 * double(k) - 3;
+        for (size_t k = 0; k < 24; ++k) z[k] = 0.25 * double(k);
+        auto out = runBoth(*g, {fxtest::tv({2, 3, 4}, z), fxtest::tv({5}, h, DType::Int64),
+                                fxtest::tv({5}, i, DType::Int64), fxtest::tv({5}, j, DType::Int64),
+                                fxtest::tv({2, 5}, v), fxtest::tv({5, 3}, w)});
+        if (QTest::currentTestFailed()) return;
+        std::vector<double> a = z, b = z;
+        for (size_t n = 0; n < 5; ++n) {
+            const size_t c = size_t(j[n] < 0 ? j[n] + 4 : j[n]);
+            // [None, i, j]: adjacent index tensors, values [2, 5].
+            for (size_t d0 = 0; d0 < 2; ++d0) a[d0 * 12 + size_t(i[n]) * 4 + c] += v[d0 * 5 + n];
+            // [h, None, j]: separated index tensors put their dim first, values [5, 3].
+            for (size_t d1 = 0; d1 < 3; ++d1) b[size_t(h[n]) * 12 + d1 * 4 + c] += w[n * 3 + d1];
+        }
+        FX_COMPARE_VEC(fxtest::values(out[0]), a, 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[1]), b, 1e-6);
     }
 
     // The CUDA source of a layer_norm backward over 2 x 12 rows (DeBERTa's) crashed NVRTC 13.0:
