@@ -288,7 +288,13 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     if (!f.ok()) return reportError(err, f.error());
     auto lg = selectGraph(*f, a->get("--graph"));
     if (!lg.ok()) return reportError(err, lg.error());
-    Graph& g = *(*lg)->graph;
+    // A Dynamo (torch-level) graph runs lowered to ATen, as `fxray run` runs it: the ATen-level
+    // pipelines and the backends see that form. pre-grad works on torch-level graphs and
+    // inductor lowers them itself.
+    const bool lowerFirst = (*lg)->lowered && pipeline != "pre-grad" && pipeline != "inductor";
+    Graph& g = lowerFirst ? *(*lg)->lowered : *(*lg)->graph;
+    if (lowerFirst && !a->has("--json"))
+        err << "fxray: note: " << a->positional[0] << " is a torch-level (Dynamo) graph: compiling it lowered to ATen\n";
 
     PipelineConfig cfg;
     if (pipeline == "freezing" && a->has("--inputs")) {
@@ -322,6 +328,7 @@ int cmdCompile(const std::vector<std::string>& argv, std::ostream& out, std::ost
     nlohmann::json j = traceToJson(trace, false);
     j["graph"] = (*lg)->id;
     j["stage"] = (*lg)->stage;
+    if (lowerFirst) j["lowered_to_aten"] = true;
     if (a->has("--dump-dir")) {
         std::filesystem::path dir = a->get("--dump-dir");
         std::error_code ec;

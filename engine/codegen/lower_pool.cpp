@@ -1,11 +1,12 @@
 // Lowerings of average pooling over the last two or three dims: avg_pool{2,3}d and adaptive
 // average pooling as reductions over the window dims appended to the output's iteration space,
 // with PyTorch's divisors (count_include_pad, divisor_override; adaptive windows
-// floor(o*I/O) .. ceil((o+1)*I/O)); and im2col/col2im (F.unfold/F.fold) as a gather and a
-// sum over the kernel offsets.
+// floor(o*I/O) .. ceil((o+1)*I/O)), max pooling without indices (Dynamo-stage max_pool2d), and
+// im2col/col2im (F.unfold/F.fold) as a gather and a sum over the kernel offsets.
 #include "codegen/lower_util.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace fxray::cg {
 
@@ -294,6 +295,42 @@ std::optional<LValue> col2im(LowerCtx& c) {
             xc.push_back(ivalue(row));
             xc.push_back(ivalue(iadd_(imul_(blk[0], f->blocks[1]), blk[1])));
             return ewhere(ok, eto(L.load(x, xc), ct), econst(0, ct));
+/// max_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False) ->
+/// Tensor, as Dynamo-stage graphs keep it (no indices): a max over each window's dilated taps,
+/// taps in the padding skipped (-inf). ceil_mode only sizes the output, which inference did.
+std::optional<LValue> maxPoolOp(LowerCtx& c, size_t k) {
+    const int x = c.in(0);
+    if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+    const auto ks = perDim(c, 1, {}, k);
+    if (ks.size() != k) return std::nullopt;
+    const auto st = perDim(c, 2, ks, k), pd = perDim(c, 3, std::vector<int64_t>(k, 0), k),
+               dl = perDim(c, 4, std::vector<int64_t>(k, 1), k);
+    if (st.size() != k || pd.size() != k || dl.size() != k) return std::nullopt;
+    const std::vector<int64_t> xs = c.meta(x).shape;
+    const TensorMeta om = c.outMeta();
+    const size_t n = om.shape.size();
+    if (n < k + 1 || xs.size() != n || c.meta(x).numel() == 0 || om.numel() == 0) return std::nullopt;
+    std::vector<int64_t> in = om.shape;
+    for (size_t d = 0; d < k; ++d) {
+        if (ks[d] <= 0 || st[d] <= 0 || dl[d] <= 0) return std::nullopt;
+        in.push_back(ks[d]);
+    }
+    std::vector<bool> mask(n + k, false);
+    std::fill(mask.begin() + static_cast<std::ptrdiff_t>(n), mask.end(), true);
+    const DType ct = computeType(om.dtype);
+    return tensorValue(reduceTo(
+        c, om, in, mask, false, ReduceOp::Max,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n));
+            ExprP ok = econst(1, DType::Bool);
+            for (size_t d = 0; d < k; ++d) {
+                const ExprP i = iadd_(iadd_(imul_(eindex(co[n - k + d]), st[d]), ic(-pd[d])),
+                                      imul_(eindex(co[n + d]), dl[d]));
+                const int64_t size = xs[n - k + d];
+                ok = ebinary(Op::And, ok, inside(i, size));
+                xc[n - k + d] = clamped(i, size);
+            }
+            return ewhere(ok, eto(L.load(x, xc), ct), econst(-std::numeric_limits<double>::infinity(), ct));
         },
         {x}));
 }
@@ -304,6 +341,7 @@ void addPoolLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.avg_pool2d.default"] = [](LowerCtx& c) { return avgPoolOp(c, 2); };
     t["aten.im2col.default"] = im2col;
     t["aten.col2im.default"] = col2im;
+    t["aten.max_pool2d.default"] = [](LowerCtx& c) { return maxPoolOp(c, 2); };
     t["aten.avg_pool3d.default"] = [](LowerCtx& c) { return avgPoolOp(c, 3); };
     t["aten.avg_pool2d_backward.default"] = [](LowerCtx& c) { return avgPoolBackwardOp(c, 2); };
     t["aten.avg_pool3d_backward.default"] = [](LowerCtx& c) { return avgPoolBackwardOp(c, 3); };

@@ -74,11 +74,12 @@ bool hasTensor(const Value& v) {
 /// How a node without a rule of its own borrows one.
 enum class Borrow : uint8_t { None, Inplace, Copy, InplaceView };
 
-/// The rule of the op an in-place op (`add_` -> `add`) or a *_copy variant (`permute_copy` ->
-/// `permute`) computes with; both take the same arguments at the same positions.
-std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname) {
+/// The op an in-place op (`add_` -> `add`) or a *_copy variant (`permute_copy` -> `permute`)
+/// computes with, and how it borrows it (both take the same arguments at the same positions);
+/// empty when there is none.
+std::string borrowedName(const OpRegistry& r, const std::string& qualname, Borrow& how) {
     std::string f = qualname == "aten.copy_.default" ? std::string("aten.copy.default") : inplaceFunctionalOp(qualname);
-    Borrow how = Borrow::Inplace;
+    how = Borrow::Inplace;
     if (f.empty()) {
         f = copyVariantViewOp(qualname);
         how = Borrow::Copy;
@@ -88,7 +89,7 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
         // value and only changes self's geometry. Other in-place ops registered beside their
         // functional form rather than in exec/ops/inplace.cpp's table (scatter_.value,
         // scatter_add_, ...) write the functional op's value into self, as the table's do.
-        const OpInfo* self = OpRegistry::instance().find(qualname);
+        const OpInfo* self = r.find(qualname);
         const size_t dot = qualname.rfind('.');
         if (self && self->inplace && self->aliasesInput && dot != std::string::npos && dot > 0 &&
             qualname[dot - 1] == '_') {
@@ -96,6 +97,14 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
             how = self->category == OpCategory::View ? Borrow::InplaceView : Borrow::Inplace;
         }
     }
+    if (f.empty()) how = Borrow::None;
+    return f;
+}
+
+/// The rule a node without one of its own borrows (borrowedName), and how.
+std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname) {
+    Borrow how = Borrow::None;
+    const std::string f = borrowedName(OpRegistry::instance(), qualname, how);
     if (f.empty()) return {nullptr, Borrow::None};
     const OpInfo* op = OpRegistry::instance().find(f);
     if (!op || !op->lowering) return {nullptr, Borrow::None};
@@ -192,6 +201,16 @@ Status attachLowerings(OpRegistry& r, const std::vector<LoweringRule>& rules,
     return Status::success();
 }
 
+const OpInfo* borrowedOpOf(const OpRegistry& r, const std::string& qualname) {
+    Borrow how = Borrow::None;
+    const std::string f = borrowedName(r, qualname, how);
+    const OpInfo* op = f.empty() ? nullptr : r.find(f);
+    if (!op) return nullptr;
+    // Only in-place ops run their functional form's extern (inplaceExternOf).
+    return op->lowering || (how == Borrow::Inplace && !op->externKernel.empty() && f != "aten.copy.default") ? op
+                                                                                                             : nullptr;
+}
+
 const std::map<std::string, std::string>& externKernelNames() {
     // GEMMs and convolution run as extern kernels (see cpu/extern_kernels.cpp for the choice of
     // implementation); cat copies its inputs into slices of one buffer.
@@ -218,6 +237,8 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.cudnn_batch_norm.default", "batch_norm_update"},
         {"aten._batch_norm_with_update.default", "batch_norm_with_update"},
         {"aten.native_batch_norm_backward.default", "batch_norm_backward"},
+        // Dynamo-stage batch_norm in training mode (evaluation mode is a lowering rule).
+        {"aten.batch_norm.default", "batch_norm_composite"},
         {"aten.convolution_backward.default", "conv_backward"},
         // Fused attention (what fuse_attention puts into joint graphs): GEMMs around a row
         // softmax (cpu/extern_attention.cpp).
@@ -225,12 +246,21 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten._scaled_dot_product_efficient_attention_backward.default", "sdpa_efficient_backward"},
         {"aten.scaled_dot_product_attention.default", "sdpa"},
         {"aten._efficient_attention_forward.default", "efficient_attention_forward"},
-        // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
-        // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
-        // linear as Dynamo-stage graphs keep it: one GEMM over the input's rows.
+        // Composites as Dynamo-stage graphs keep them: linear is one GEMM over the input's rows,
+        // matmul a GEMM, the convolutions aten.convolution's kernels.
         {"aten.linear.default", "linear"},
         {"aten.matmul.default", "matmul"},
+        {"aten.conv1d.default", "conv1d"},
         {"aten.conv2d.default", "conv2d"},
+        {"aten.conv3d.default", "conv3d"},
+        {"aten.conv1d.padding", "conv1d"},
+        {"aten.conv2d.padding", "conv2d"},
+        {"aten.conv3d.padding", "conv3d"},
+        {"aten.conv_transpose1d.input", "conv_transpose"},
+        {"aten.conv_transpose2d.input", "conv_transpose"},
+        {"aten.conv_transpose3d.input", "conv_transpose"},
+        // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
+        // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
         {"aten.sort.default", "sort"},
         {"aten.sort.stable", "sort_stable"},
         {"aten.topk.default", "topk"},

@@ -190,6 +190,12 @@ void addRnnLowerings(std::map<std::string, LowerFn>& t);        // lower_rnn.cpp
 /// Extern kernels by op name ("aten.mm.default" -> "mm").
 const std::map<std::string, std::string>& externKernelNames();
 
+/// The op whose lowering rule or extern kernel a node of `qualname` borrows when it has neither
+/// of its own: an in-place op's functional form (add_ -> add, index_add_ -> index_add), a *_copy
+/// variant's view op (permute_copy -> permute), copy_'s copy; null when it borrows nothing. The
+/// op table reports such ops by the path they take.
+const OpInfo* borrowedOpOf(const OpRegistry& r, const std::string& qualname);
+
 // ----- helpers shared by the rule files ------------------------------------------------------
 
 /// Value of tensor `lnode` (shape `inShape`) broadcast to output coordinates.

@@ -143,6 +143,24 @@ private slots:
         QVERIFY(at("remove_assert_ops") < long(names.size()));
     }
 
+    /// A Dynamo graph compiled for a backend is lowered to ATen first, as `fxray run` runs it:
+    /// its conv2d, batch_norm and flatten reach the CPU backend's kernels, not the fallback list
+    /// as torch.conv2d and friends.
+    void dynamoGraphCompilesLoweredForABackend() {
+#if defined(FXRAY_HAVE_CPU_BACKEND)
+        auto r = cli({"compile", c("convbn_freeze/numerics/dynamo.py"), "--backend", "cpu", "--json"});
+        QVERIFY2(r.status == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j.value("lowered_to_aten", false), true);
+        QVERIFY2(j["backend"]["fallbacks"].empty(), j["backend"]["fallbacks"].dump().c_str());
+        bool conv = false;
+        for (const auto& gr : j["backend"]["groups"]) conv = conv || gr.value("name", "") == "conv2d";
+        QVERIFY2(conv, j["backend"]["groups"].dump().c_str());
+#else
+        QSKIP("built without the CPU backend (LLVM)");
+#endif
+    }
+
     void badUsageExits2() {
         auto r = cli({"compile", c("mlp/numerics/joint.py"), "--skip", "no_such_pass"});
         QCOMPARE(r.status, 2);

@@ -213,7 +213,8 @@ Expected<std::vector<StepProfile>> CompiledGraph::profile(const std::vector<Valu
 
 Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs,
                                                 const std::map<std::string, Value>& pins, uint64_t seed,
-                                                std::vector<double>* stepMs) const {
+                                                std::vector<double>* stepMs,
+                                                std::map<std::string, int>* declined) const {
     if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     const Program& P = m_program;
     const LoweredGraph& lg = P.lowered;
@@ -339,7 +340,7 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             } else {
                 operands.assign(cargs.begin() + 1, cargs.end());
             }
-            auto outs = sub->second[branch]->run(operands, {}, seed);
+            auto outs = sub->second[branch]->run(operands, {}, seed, nullptr, declined);
             if (!outs.ok()) {
                 Diagnostic d = outs.error();
                 d.message = "in " + subgraphRole(n.opName() == "higher_order.cond", branch) + " of '" + n.name() +
@@ -385,6 +386,7 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
             }
         }
         if (done) continue;
+        if (isExtern && !fromSubgraph && declined) ++(*declined)[n.opName()];
         // A reported fallback: the reference kernel (an extern kernel that declined an unusual
         // instance also ends here).
         if (!fromSubgraph)
@@ -432,9 +434,12 @@ Expected<RunResult> runAndCheckCpu(const Graph& g, const RunRequest& req, const 
     }
     RunResult res;
     auto t0 = std::chrono::steady_clock::now();
-    auto outs = (*cg)->run(req.inputs, req.pins, req.seed);
+    std::map<std::string, int> declined;
+    auto outs = (*cg)->run(req.inputs, req.pins, req.seed, nullptr, &declined);
     res.ms = msSince(t0);
     if (!outs.ok()) return outs.error();
+    if (info)
+        for (const auto& [op, k] : declined) info->fallbacks[op] += k;
     res.outputs = std::move(outs).value();
     if (!expect) return res;
     if (Status s = judgeOutputs(g, req, *expect, res); !s.ok()) return s.error();

@@ -49,8 +49,12 @@ public:
     /// Runs on inputs (not modified); `pins` must hold every pinned node; `seed` drives the
     /// random ops that run through the reference kernels.
     /// `stepMs` (optional): each step's wall time, in Program::steps order.
+    /// `declined` (optional): ops whose extern kernel declined this instance at run time and ran
+    /// through the reference kernel instead (a 1-D convolution, a dtype a kernel lacks), counted
+    /// per op: fallbacks the compile-time list cannot show.
     Expected<std::vector<Value>> run(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins = {},
-                                     uint64_t seed = 0, std::vector<double>* stepMs = nullptr) const;
+                                     uint64_t seed = 0, std::vector<double>* stepMs = nullptr,
+                                     std::map<std::string, int>* declined = nullptr) const;
 
     /// One run's steps with their times (after `warmup` untimed runs), as codegen/step_profile.h
     /// describes them.
@@ -91,6 +95,7 @@ private:
 /// What runAndCheckCpu adds to RunResult.
 struct CpuRunInfo {
     CompileStats compile;
+    /// Ops the reference kernel ran: the lowering's fallbacks and the run's declined externs.
     std::map<std::string, int> fallbacks;
     size_t kernels = 0;
     size_t externCalls = 0;

@@ -10,9 +10,7 @@ const std::vector<std::string_view>& cpuExternKernels() {
     // kernels are attached by qualname instead (randomExterns()).
     static const std::vector<std::string_view> k = [] {
         std::vector<std::string_view> names;
-        for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(),
-                                 &linalgExterns(), &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-                                 &gridSampleExterns(), &upsampleAaExterns()})
+        for (const auto* part : namedExternParts())
             for (const CpuExtern& x : *part) names.push_back(x.name);
         return names;
     }();
@@ -25,6 +23,8 @@ const std::vector<RandomExtern>& randomExterns() {
         {"aten.native_dropout.default", "native_dropout"},
         {"aten.rand.default", "rand"},
         {"aten.rand_like.default", "rand"},
+        {"aten.randn.default", "randn"},
+        {"aten.randn_like.default", "randn"},
     };
     return t;
 }
@@ -41,11 +41,14 @@ Status attachCpuKernels(OpRegistry& r, const std::vector<std::string_view>& kern
     }
     for (const auto& up : r.all()) {
         OpInfo& op = *up;
-        if (op.lowering) {
+        // An op with neither a rule nor an extern of its own takes its functional form's.
+        const OpInfo* path = op.lowering || !op.externKernel.empty() ? &op : borrowedOpOf(r, op.qualname);
+        if (!path) continue;
+        if (path->lowering) {
             op.cpu = BackendPath::Lowered;
-        } else if (!op.externKernel.empty()) {
+        } else if (!path->externKernel.empty()) {
             for (std::string_view k : kernels)
-                if (k == op.externKernel) op.cpu = BackendPath::Extern;
+                if (k == path->externKernel) op.cpu = BackendPath::Extern;
         }
     }
     for (const auto& re : random) {

@@ -178,60 +178,6 @@ bool gemmInto(const Tensor& a, const Tensor& b, const Tensor* bias, float beta, 
     return true;
 }
 
-/// 2-D convolution, groups supported, via im2col + GEMM per image and group (fp32 math).
-bool conv2d(const OpArgs& a, Tensor& out) {
-    const Tensor& x = a.tensor(0);
-    const Tensor& w = a.tensor(1);
-    if (x.dim() != 4 || w.dim() != 4 || a.toBool(6) || !floatLike(x.dtype()) || out.dtype() != DType::Float32 ||
-        !out.meta.isContiguous())
-        return false;
-    auto stride = a.toIntList(3), pad = a.toIntList(4), dil = a.toIntList(5);
-    int64_t groups = a.toInt(8);
-    auto pick = [](const std::vector<int64_t>& v, size_t i) { return v.size() == 1 ? v[0] : v[i]; };
-    int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
-    int64_t O = w.shape()[0], Cg = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
-    int64_t OH = out.shape()[2], OW = out.shape()[3];
-    int64_t sh = pick(stride, 0), sw = pick(stride, 1), ph = pick(pad, 0), pw = pick(pad, 1), dh = pick(dil, 0),
-            dw = pick(dil, 1);
-    if (groups <= 0 || C != Cg * groups) return false;
-    int64_t Og = O / groups;
-    std::vector<double> xv = kern::toDoubles(x), wv = kern::toDoubles(w);
-    std::vector<float> wf(wv.begin(), wv.end());
-    std::vector<float> col(static_cast<size_t>(Cg * KH * KW * OH * OW));
-    float* o = out.data<float>();
-    for (int64_t n = 0; n < N; ++n)
-        for (int64_t g = 0; g < groups; ++g) {
-            for (int64_t c = 0; c < Cg; ++c)
-                for (int64_t kh = 0; kh < KH; ++kh)
-                    for (int64_t kw = 0; kw < KW; ++kw) {
-                        float* row = col.data() + ((c * KH + kh) * KW + kw) * OH * OW;
-                        for (int64_t oh = 0; oh < OH; ++oh) {
-                            int64_t ih = oh * sh - ph + kh * dh;
-                            for (int64_t ow = 0; ow < OW; ++ow) {
-                                int64_t iw = ow * sw - pw + kw * dw;
-                                row[oh * OW + ow] =
-                                    (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                                        ? 0.0f
-                                        : static_cast<float>(
-                                              xv[static_cast<size_t>(((n * C + g * Cg + c) * H + ih) * W + iw)]);
-                            }
-                        }
-                    }
-            int64_t Kd = Cg * KH * KW;
-            sgemm(Og, OH * OW, Kd, 1.0f, wf.data() + g * Og * Kd, Kd, 1, col.data(), OH * OW, 1, 0.0f,
-                  o + (n * O + g * Og) * OH * OW, OH * OW);
-        }
-    if (!a.isNone(2)) {
-        std::vector<double> b = kern::toDoubles(a.tensor(2));
-        for (int64_t n = 0; n < N; ++n)
-            for (int64_t oc = 0; oc < O; ++oc) {
-                float* p = o + (n * O + oc) * OH * OW;
-                for (int64_t i = 0; i < OH * OW; ++i) p[i] += static_cast<float>(b[static_cast<size_t>(oc)]);
-            }
-    }
-    return true;
-}
-
 /// Copies src (any layout) into dst's slice starting at `start` along `dim` (same dtype).
 void copyInto(const Tensor& src, Tensor& dst, int64_t dim, int64_t start) {
     int is = dtypeItemSize(src.dtype());
@@ -327,12 +273,25 @@ bool addmmInto(const OpArgs& a, Tensor& out) {
                                               static_cast<float>(a.toDouble(4)), out);
 }
 
+/// t itself when contiguous, else a contiguous copy.
+Tensor dense(const Tensor& t) {
+    return t.meta.isContiguous() ? t : relayout(t, TensorMeta::contiguous(t.shape(), t.dtype(), t.meta.device));
+}
+
+/// A contiguous t seen with another shape of the same element count.
+Tensor as(const Tensor& t, std::vector<int64_t> shape) {
+    TensorMeta m = TensorMeta::contiguous(std::move(shape), t.dtype(), t.meta.device);
+    m.offset = t.meta.offset;
+    return t.view(m);
+}
+
 /// linear(input [..., K], weight [N, K], bias [N]?) = input @ weightᵀ + bias: one GEMM over the
 /// input's rows (Dynamo-stage graphs keep linear; AOT's decompose it into addmm / mm).
 bool linearInto(const OpArgs& a, Tensor& out) {
-    const Tensor& x = a.tensor(0);
+    // A strided input (a slice, x[:, 0]) is copied dense first: its rows then fold into M.
+    const Tensor x = dense(a.tensor(0));
     const Tensor& w = a.tensor(1);
-    if (x.dim() < 1 || w.dim() != 2 || !x.meta.isContiguous() || !out.meta.isContiguous()) return false;
+    if (x.dim() < 1 || w.dim() != 2 || !out.meta.isContiguous()) return false;
     const int64_t K = x.shape().back(), N = w.shape()[0];
     if (K <= 0 || w.shape()[1] != K) return false;
     const int64_t M = x.numel() / K;
@@ -357,14 +316,6 @@ bool matmulInto(const OpArgs& a, Tensor& out) {
     if (!out.meta.isContiguous() || x.dim() < 2 || y.dim() < 2) return false;
     const int64_t M = x.shape()[static_cast<size_t>(x.dim() - 2)], K = x.shape().back(), N = y.shape().back();
     if (K <= 0 || y.shape()[static_cast<size_t>(y.dim() - 2)] != K) return false;
-    auto dense = [](const Tensor& t) {
-        return t.meta.isContiguous() ? t : relayout(t, TensorMeta::contiguous(t.shape(), t.dtype(), t.meta.device));
-    };
-    auto as = [](const Tensor& t, std::vector<int64_t> shape) {
-        TensorMeta m = TensorMeta::contiguous(std::move(shape), t.dtype(), t.meta.device);
-        m.offset = t.meta.offset;
-        return t.view(m);
-    };
     const Tensor xd = dense(x);
     if (y.dim() == 2) {
         const int64_t R = x.numel() / K;
@@ -379,17 +330,6 @@ bool matmulInto(const OpArgs& a, Tensor& out) {
     if (out.numel() != B * M * N) return false;
     Tensor o3 = as(out, {B, M, N});
     return gemmInto(as(xd, {B, M, K}), as(dense(y), {B, K, N}), nullptr, 0.0f, 1.0f, o3);
-}
-
-/// conv2d(input, weight, bias, stride, padding, dilation, groups) as Dynamo-stage graphs keep it:
-/// convolution's extern with transposed false and no output padding.
-bool conv2dComposite(const OpArgs& a, Tensor& out) {
-    const OpInfo* conv = OpRegistry::instance().find("aten.convolution.default");
-    if (!conv || !a.isTensor(0) || a.tensor(0).dim() != 4 || !a[3].isList() || !a[4].isList() || !a[5].isList())
-        return false;
-    std::vector<Value> zeros{Value::ofInt(0), Value::ofInt(0)};
-    return conv2d(OpArgs(*conv, {a[0], a[1], a[2], a[3], a[4], a[5], Value::ofBool(false), Value::ofList(zeros), a[6]}),
-                  out);
 }
 
 /// baddbmm(self, batch1, batch2, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @
@@ -430,9 +370,7 @@ const std::vector<CpuExtern>& gemmExterns() {
         {"bmm", oneOutput<bmmInto>},
         {"addmm", oneOutput<addmmInto>},
         {"linear", oneOutput<linearInto>},
-        {"conv2d", oneOutput<conv2dComposite>},
         {"matmul", oneOutput<matmulInto>},
-        {"conv", oneOutput<conv2d>},
         {"cat", oneOutput<catInto>},
         {"chunk_cat", oneOutput<chunkCatInto>},
         {"baddbmm", oneOutput<baddbmmInto>},
@@ -441,12 +379,20 @@ const std::vector<CpuExtern>& gemmExterns() {
     return t;
 }
 
+const std::vector<const std::vector<CpuExtern>*>& namedExternParts() {
+    static const std::vector<const std::vector<CpuExtern>*> parts = {
+        &gemmExterns(),     &convExterns(),        &trainExterns(),         &attentionExterns(),
+        &fallbackOpExterns(), &linalgExterns(),    &pointwiseExterns(),     &embeddingBagExterns(),
+        &backwardOpExterns(), &gridSampleExterns(), &upsampleAaExterns()};
+    return parts;
+}
+
 const CpuExtern* findCpuExtern(std::string_view name) {
-    for (const auto* part : {&gemmExterns(), &trainExterns(), &attentionExterns(), &fallbackOpExterns(),
-                             &linalgExterns(), &pointwiseExterns(), &embeddingBagExterns(), &backwardOpExterns(),
-                             &gridSampleExterns(), &upsampleAaExterns(), &randomExternKernels()})
+    for (const auto* part : namedExternParts())
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
+    for (const CpuExtern& x : randomExternKernels())
+        if (x.name == name) return &x;
     return nullptr;
 }
 

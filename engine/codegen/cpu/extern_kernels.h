@@ -1,5 +1,6 @@
 #pragma once
-/// Extern kernels of the CPU backend: GEMMs (mm, addmm, bmm, baddbmm, addbmm), 2-D convolution (im2col + GEMM)
+/// Extern kernels of the CPU backend: GEMMs (mm, addmm, bmm, baddbmm, addbmm; sgemm, which the
+/// convolutions of extern_conv.cpp use too)
 /// and cat (their table: extern_table.h gemmExterns()). They take the bound arguments of the node
 /// (runtime tensors, honouring strides) and write into a preallocated output.
 #include "ir/op_registry.h"

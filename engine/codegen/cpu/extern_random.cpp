@@ -5,6 +5,7 @@
 #include "exec/ops/kernel_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -68,6 +69,22 @@ bool uniform(const OpArgs&, const std::vector<Tensor*>& outs, ExecContext& ctx) 
     return true;
 }
 
+/// randn / randn_like: one standard normal per element in row-major order by Box-Muller from two
+/// draws (a draw again while the first is 0), as the reference kernel.
+bool normal(const OpArgs&, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+    if (outs.empty() || !outs[0] || !isFloating(outs[0]->dtype())) return false;
+    constexpr double kTwoPi = 6.283185307179586476925286766559;
+    std::vector<double> vals(static_cast<size_t>(outs[0]->numel()));
+    for (auto& v : vals) {
+        double u1 = uniform01(ctx);
+        while (u1 <= 0.0) u1 = uniform01(ctx);
+        const double u2 = uniform01(ctx);
+        v = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+    }
+    kern::fromDoubles(*outs[0], vals);
+    return true;
+}
+
 }  // namespace
 
 const char* randomExternFor(const std::string& qualname) {
@@ -82,6 +99,7 @@ const std::vector<CpuExtern>& randomExternKernels() {
                         ExecContext& ctx) { return !outs.empty() && outs[0] && randperm(a, *outs[0], ctx); }},
         {"native_dropout", nativeDropout},
         {"rand", uniform},
+        {"randn", normal},
     };
     return t;
 }

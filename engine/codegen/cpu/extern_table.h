@@ -23,9 +23,12 @@ struct CpuExtern {
     CpuExternFn run;
 };
 
-/// GEMMs (mm, bmm, addmm, baddbmm, addbmm), convolution, cat and _chunk_cat (extern_kernels.cpp).
+/// GEMMs (mm, bmm, addmm, baddbmm, addbmm, linear, matmul), cat and _chunk_cat (extern_kernels.cpp).
 const std::vector<CpuExtern>& gemmExterns();
-/// Scatters, pooling with indices, training batch norm, convolution backward (extern_train.cpp).
+/// Convolution and its backward, 1 to 3 spatial dims, plain and transposed, and the Dynamo-stage
+/// conv1d/conv2d/conv3d (extern_conv.cpp).
+const std::vector<CpuExtern>& convExterns();
+/// Scatters, pooling with indices, training batch norm and its backward (extern_train.cpp).
 const std::vector<CpuExtern>& trainExterns();
 /// Fused attention and its backward (extern_attention.cpp).
 const std::vector<CpuExtern>& attentionExterns();
@@ -61,6 +64,10 @@ template <bool (*F)(const OpArgs&, const std::vector<Tensor*>&)>
 bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return F(a, outs);
 }
+
+/// Every part above dispatched by codegen's extern kernel names (all but the random kernels,
+/// attached by qualname): one list, so that a new part is both dispatched and attached.
+const std::vector<const std::vector<CpuExtern>*>& namedExternParts();
 
 /// The kernel named `name` in any part, or null.
 const CpuExtern* findCpuExtern(std::string_view name);

@@ -1,14 +1,14 @@
 // Extern kernels of the CPU backend for the training ops that are scatters or windowed
 // gathers with data-dependent writes (embedding/index backward, index_add/index_put with
 // accumulation, max pooling with indices and its backward), batch normalisation in training
-// mode (with running-stat updates) and its backward, and convolution backward (col2im + GEMM).
+// mode (with running-stat updates) and its backward (convolution backward: extern_conv.cpp).
 // They are compiled C++ (not the reference interpreter): fp32 math on contiguous copies,
 // fp64 accumulation for the per-channel statistics so they match PyTorch's within 1e-5.
 // Their table: extern_table.h trainExterns().
 //
 // Each works on contiguous fp32 copies of its
 // operands and writes its outputs through store(), which honours the output's layout. Any
-// instance outside what is handled (an index out of range, a transposed convolution, a
+// instance outside what is handled (an index out of range, a
 // non-float dtype) returns false before writing, so that the reference kernel reports the
 // error or computes the unusual case.
 #include "codegen/cpu/extern_table.h"
@@ -17,9 +17,11 @@
 #include "codegen/cpu/extern_util.h"
 #include "exec/ops/kernel_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace fxray::cg::cpu {
 
@@ -66,12 +68,15 @@ bool indexAdd(const OpArgs& a, Tensor& out) {
     const Tensor& self = a.tensor(0);
     const Tensor& index = a.tensor(2);
     const Tensor& src = a.tensor(3);
-    if (self.dim() == 0 || index.dim() > 1 || !floatLike(self.dtype()) || !intLike(index.dtype())) return false;
+    if (index.dim() > 1 || !floatLike(self.dtype()) || !intLike(index.dtype())) return false;
+    // A 0-d self is one element along dim 0 (or -1), as PyTorch treats it.
+    const bool scalar = self.dim() == 0;
     int64_t dim = a.toInt(1);
-    if (dim < 0) dim += self.dim();
-    int64_t size = self.shape()[static_cast<size_t>(dim)];
-    int64_t outer = product(self.shape(), 0, static_cast<size_t>(dim));
-    int64_t inner = product(self.shape(), static_cast<size_t>(dim) + 1, self.shape().size());
+    if (dim < 0) dim += scalar ? 1 : self.dim();
+    if (dim < 0 || dim >= std::max<int64_t>(self.dim(), 1)) return false;
+    int64_t size = scalar ? 1 : self.shape()[static_cast<size_t>(dim)];
+    int64_t outer = scalar ? 1 : product(self.shape(), 0, static_cast<size_t>(dim));
+    int64_t inner = scalar ? 1 : product(self.shape(), static_cast<size_t>(dim) + 1, self.shape().size());
     auto iv = i64(index);
     int64_t n = static_cast<int64_t>(iv.size());
     if (src.numel() != outer * n * inner) return false;
@@ -91,89 +96,122 @@ bool indexAdd(const OpArgs& a, Tensor& out) {
     return true;
 }
 
-/// index_put / _unsafe_index_put(self, indices, values, accumulate) with PyTorch's advanced
-/// indexing: None items (and the dims past the list) are kept, the integer index tensors are
-/// broadcast together and pick the elements; adjacent index tensors put their broadcast dims where
-/// they stand, separated ones first (the gradient of x[arange, argmax] (CLIP's pooling), of
-/// Z[:, li, lj] (DLRM) and of upsampling's gathers [None, None, ih, iw]). Boolean masks are left to
-/// the reference kernel.
+/// index_put(self, indices, values, accumulate) with PyTorch's advanced indexing: any mix of
+/// None items and int or bool index tensors (a bool mask over k dims stands for its k nonzero
+/// coordinate lists). The index tensors broadcast together to B; the indexed positions have
+/// shape self[:first] + B + self[last+1:] where the indexed dims are adjacent, else B followed by
+/// the other dims in order; values broadcast to that shape. Writes in index order, so with
+/// accumulate duplicates sum and without it the last write wins (PyTorch's CPU kernel).
 bool indexPut(const OpArgs& a, Tensor& out) {
     const Tensor& self = a.tensor(0);
     const Value& list = a[1];
-    const size_t nd = static_cast<size_t>(self.dim());
-    if (!list.isList() || list.list.empty() || nd == 0 || list.list.size() > nd || !floatLike(self.dtype()))
-        return false;
-    const size_t k = list.list.size();
-    std::vector<size_t> tpos;
-    std::vector<int64_t> B;
-    for (size_t i = 0; i < k; ++i) {
-        const Value& it = list.list[i];
-        if (it.isNone()) continue;
-        if (!it.isTensor() || !intLike(it.t.dtype())) return false;
-        auto b = tpos.empty() ? std::optional<std::vector<int64_t>>(it.t.shape()) : kern::broadcastShapes(B, it.t.shape());
-        if (!b) return false;
-        B = *b;
-        tpos.push_back(i);
+    if (!list.isList() || list.list.empty() || self.dim() == 0 || !floatLike(self.dtype())) return false;
+    const std::vector<int64_t>& S = self.shape();
+    const size_t n = S.size();
+    // One item per self dim (trailing None), bool masks expanded to their coordinate lists.
+    std::vector<std::optional<std::vector<int64_t>>> idx;  // flattened values, broadcast later
+    std::vector<std::vector<int64_t>> idxShape;
+    for (const Value& item : list.list) {
+        if (item.isNone()) {
+            idx.emplace_back(), idxShape.emplace_back();
+            continue;
+        }
+        if (!item.isTensor()) return false;
+        const Tensor& t = item.t;
+        if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
+            const size_t k = static_cast<size_t>(std::max<int64_t>(t.dim(), 1));
+            if (idx.size() + k > n) return false;
+            const auto m = kern::toDoubles(t);
+            std::vector<std::vector<int64_t>> coords(k);
+            for (size_t e = 0; e < m.size(); ++e) {
+                if (m[e] == 0) continue;
+                size_t rest = e;
+                for (size_t d = k; d-- > 0;) {
+                    const int64_t size = t.dim() == 0 ? 1 : t.shape()[d];
+                    coords[d].push_back(static_cast<int64_t>(rest % static_cast<size_t>(size)));
+                    rest /= static_cast<size_t>(size);
+                }
+            }
+            // A 0-d mask adds a unit dim PyTorch indexes with 0 or nothing: left to the reference.
+            if (t.dim() == 0) return false;
+            for (size_t d = 0; d < k; ++d) {
+                if (t.shape()[d] != S[idx.size()]) return false;
+                idxShape.push_back({static_cast<int64_t>(coords[d].size())});
+                idx.emplace_back(std::move(coords[d]));
+            }
+            continue;
+        }
+        if (!intLike(t.dtype())) return false;
+        idx.emplace_back(i64(t)), idxShape.push_back(t.shape());
     }
-    if (tpos.empty()) return false;
-    const bool adjacent = tpos.back() - tpos.front() + 1 == tpos.size();
-    const auto& ss = self.shape();
-    std::vector<size_t> kept;  // self dims not indexed, in order
-    for (size_t d = 0; d < nd; ++d)
-        if (d >= k || list.list[d].isNone()) kept.push_back(d);
-    // Result (values) shape: B where the indexed dims stand (adjacent) or first.
-    const size_t bAt = adjacent ? tpos.front() : 0;
-    std::vector<int64_t> rshape;
-    for (size_t j = 0; j < kept.size() && adjacent && kept[j] < bAt; ++j) rshape.push_back(ss[kept[j]]);
-    rshape.insert(rshape.end(), B.begin(), B.end());
-    for (size_t d : kept)
-        if (!adjacent || d > tpos.back()) rshape.push_back(ss[d]);
-    const int64_t total = product(rshape, 0, rshape.size());
-    std::vector<std::vector<int64_t>> iv(k);
-    for (size_t i : tpos) {
-        const auto d = kern::toDoublesBroadcast(list.list[i].t, B);
-        const int64_t size = ss[i];
-        for (double x : d) {
-            int64_t v = static_cast<int64_t>(x);
-            if (v < -size || v >= size) return false;  // the reference kernel reports it
-            iv[i].push_back(v < 0 ? v + size : v);
+    if (idx.size() > n) return false;
+    idx.resize(n), idxShape.resize(n);
+    // The broadcast shape of the index tensors and where the indexed dims sit.
+    std::vector<int64_t> B;
+    int first = -1, last = -1;
+    bool anyIndex = false;
+    for (size_t d = 0; d < n; ++d) {
+        if (!idx[d]) continue;
+        auto bs = anyIndex ? kern::broadcastShapes(B, idxShape[d]) : std::optional(idxShape[d]);
+        if (!bs) return false;
+        B = *bs, anyIndex = true;
+        if (first < 0) first = static_cast<int>(d);
+        last = static_cast<int>(d);
+    }
+    if (!anyIndex) return false;
+    bool adjacent = true;
+    for (int d = first; d <= last; ++d) adjacent = adjacent && idx[static_cast<size_t>(d)].has_value();
+    // Each index tensor broadcast to B (row-major over B).
+    int64_t nb = 1;
+    for (int64_t v : B) nb *= v;
+    std::vector<std::vector<int64_t>> bidx(n);
+    for (size_t d = 0; d < n; ++d) {
+        if (!idx[d]) continue;
+        Tensor t = Tensor::empty(idxShape[d], DType::Int64);
+        std::memcpy(t.data<int64_t>(), idx[d]->data(), idx[d]->size() * sizeof(int64_t));
+        const auto v = kern::toDoublesBroadcast(t, B);
+        bidx[d].assign(v.begin(), v.end());
+        for (int64_t& i : bidx[d]) {
+            if (i < -S[d] || i >= S[d]) return false;  // the reference reports the error
+            if (i < 0) i += S[d];
         }
     }
+    // The indexed positions' shape: the None dims around B (adjacent) or after it.
+    std::vector<size_t> before, after;  // None dims
+    for (size_t d = 0; d < n; ++d)
+        if (!idx[d]) (adjacent && static_cast<int>(d) < first ? before : after).push_back(d);
+    std::vector<int64_t> R;
+    for (size_t d : before) R.push_back(S[d]);
+    R.insert(R.end(), B.begin(), B.end());
+    for (size_t d : after) R.push_back(S[d]);
     const Tensor& vals = a.tensor(2);
-    if (!kern::broadcastShapes(vals.shape(), rshape) || *kern::broadcastShapes(vals.shape(), rshape) != rshape)
-        return false;
-    const auto v = kern::toDoublesBroadcast(vals, rshape);
+    const auto vd = kern::toDoublesBroadcast(vals, R);
+    int64_t nr = 1;
+    for (int64_t v : R) nr *= v;
+    if (static_cast<int64_t>(vd.size()) != nr) return false;
+    std::vector<int64_t> stride(n, 1);
+    for (size_t d = n - 1; d-- > 0;) stride[d] = stride[d + 1] * S[d + 1];
     const bool acc = a.toBool(3);
     auto r = f32(self);
-    std::vector<int64_t> selfStride(nd, 1);
-    for (size_t d = nd - 1; d > 0; --d) selfStride[d - 1] = selfStride[d] * ss[d];
-    std::vector<int64_t> co(rshape.size(), 0);
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rest = e;
-        for (size_t d = rshape.size(); d-- > 0;) {
-            co[d] = rest % rshape[d];
-            rest /= rshape[d];
-        }
-        int64_t bflat = 0;
-        for (size_t j = 0; j < B.size(); ++j) bflat = bflat * B[j] + co[bAt + j];
+    // Position p of R: (before coords, b in B, after coords), row-major.
+    for (int64_t p = 0; p < nr; ++p) {
+        int64_t rest = p;
         int64_t off = 0;
-        size_t nextKept = 0;  // position in co of the next kept dim
-        for (size_t d = 0; d < nd; ++d) {
-            const bool indexed = d < k && !list.list[d].isNone();
-            int64_t c;
-            if (indexed) {
-                c = iv[d][static_cast<size_t>(bflat)];
-            } else {
-                // Kept dims before the indexed block (adjacent) come first; the others follow B.
-                const bool beforeB = adjacent && d < tpos.front();
-                c = co[beforeB ? nextKept : nextKept + B.size()];
-                ++nextKept;
-            }
-            off += c * selfStride[d];
+        for (size_t j = after.size(); j-- > 0;) {
+            off += (rest % S[after[j]]) * stride[after[j]];
+            rest /= S[after[j]];
         }
+        const int64_t b = rest % nb;
+        rest /= nb;
+        for (size_t j = before.size(); j-- > 0;) {
+            off += (rest % S[before[j]]) * stride[before[j]];
+            rest /= S[before[j]];
+        }
+        for (size_t d = 0; d < n; ++d)
+            if (idx[d]) off += bidx[d][static_cast<size_t>(b)] * stride[d];
         float& dst = r[static_cast<size_t>(off)];
-        const float x = static_cast<float>(v[static_cast<size_t>(e)]);
-        dst = acc ? dst + x : x;
+        const float v = static_cast<float>(vd[static_cast<size_t>(p)]);
+        dst = acc ? dst + v : v;
     }
     store(out, r);
     return true;
@@ -330,6 +368,53 @@ bool batchNormCore(const OpArgs& a, size_t momArg, size_t epsArg, Tensor* yOut, 
     return true;
 }
 
+/// Evaluation-mode batch norm (training false; eps at `epsArg`): the running statistics
+/// normalise. Saved statistics of [C] receive the running mean and 1 / sqrt(running_var + eps),
+/// as PyTorch's CUDA kernels save them; empty ones (cuDNN's) and an empty reserve stay empty.
+bool batchNormEval(const OpArgs& a, const std::vector<Tensor*>& outs, size_t epsArg) {
+    const Tensor& x = a.tensor(0);
+    if (outs.empty() || !outs[0] || x.dim() < 2 || !floatLike(x.dtype()) || a.isNone(3) || a.isNone(4)) return false;
+    auto [N, C, S] = ncs(x);
+    auto w = optParam(a, 1, C, 1.0), b = optParam(a, 2, C, 0.0);
+    const auto rm = kern::toDoubles(a.tensor(3)), rv = kern::toDoubles(a.tensor(4));
+    const std::vector<double>* perChannel[] = {&w, &b, &rm, &rv};
+    for (const std::vector<double>* v : perChannel)
+        if (static_cast<int64_t>(v->size()) != C) return false;
+    for (size_t i = 1; i < outs.size(); ++i)
+        if (outs[i] && outs[i]->numel() != 0 && (i > 2 || outs[i]->numel() != C)) return false;
+    const double eps = a.toDouble(epsArg);
+    std::vector<double> invstd(static_cast<size_t>(C));
+    for (size_t c = 0; c < invstd.size(); ++c) invstd[c] = 1.0 / std::sqrt(rv[c] + eps);
+    auto xv = f32(x);
+    std::vector<float> y(xv.size());
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = 0; c < C; ++c) {
+            const size_t k = static_cast<size_t>(c);
+            const double scale = invstd[k] * w[k], shift = b[k] - rm[k] * scale;
+            const float* p = xv.data() + (n * C + c) * S;
+            float* q = y.data() + (n * C + c) * S;
+            for (int64_t i = 0; i < S; ++i) q[i] = static_cast<float>(p[i] * scale + shift);
+        }
+    store(*outs[0], y);
+    if (outs.size() > 1 && outs[1] && outs[1]->numel() != 0) kern::fromDoubles(*outs[1], rm);
+    if (outs.size() > 2 && outs[2] && outs[2]->numel() != 0) kern::fromDoubles(*outs[2], invstd);
+    return true;
+}
+
+/// batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+/// cudnn_enabled) -> out, as Dynamo-stage graphs keep it, in training mode (evaluation mode is a
+/// lowering rule): the batch statistics normalise and the running statistics, when given, are
+/// updated in place as PyTorch's kernel does.
+bool batchNormComposite(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    if (outs.size() != 1 || !outs[0]) return false;
+    if (!a.toBool(5)) return batchNormEval(a, outs, 7);
+    Tensor rm, rv;
+    if (!a.isNone(3) && !a.isNone(4)) rm = a.tensor(3), rv = a.tensor(4);  // aliases: written in place
+    if (rm.hasData() && (!floatLike(rm.dtype()) || !floatLike(rv.dtype()))) return false;
+    return batchNormCore(a, 6, 7, outs[0], nullptr, nullptr, rm.hasData() ? &rm : nullptr,
+                         rv.hasData() ? &rv : nullptr);
+}
+
 /// _native_batch_norm_legit_functional: the updated running stats are outputs 3 and 4.
 bool batchNormTrain(const OpArgs& a, const std::vector<Tensor*>& outs) {
     if (!a.toBool(5) || outs.size() < 5 || a.isNone(3) || a.isNone(4)) return false;
@@ -345,7 +430,7 @@ bool batchNormTrain(const OpArgs& a, const std::vector<Tensor*>& outs) {
 template <size_t MomArg>
 bool batchNormUpdate(const OpArgs& a, const std::vector<Tensor*>& outs) {
     if constexpr (MomArg == 6) {
-        if (!a.toBool(5)) return false;  // evaluation mode: the running stats normalise
+        if (!a.toBool(5)) return batchNormEval(a, outs, 7);
     }
     if (outs.size() < 3 || !outs[0] || !outs[1] || !outs[2]) return false;
     if (outs.size() > 3 && outs[3] && outs[3]->numel() != 0) return false;
@@ -413,71 +498,6 @@ bool batchNormBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
     return true;
 }
 
-// ----- convolution backward ------------------------------------------------------------------
-
-bool convBackward(const OpArgs& a, const std::vector<Tensor*>& outs) {
-    const Tensor& dy = a.tensor(0);
-    const Tensor& x = a.tensor(1);
-    const Tensor& w = a.tensor(2);
-    if (x.dim() != 4 || w.dim() != 4 || dy.dim() != 4 || a.toBool(7) || !floatLike(x.dtype()) || outs.size() < 3)
-        return false;
-    auto pick = [](const std::vector<int64_t>& v, size_t i) { return v.size() == 1 ? v[0] : v[i]; };
-    auto stride = a.toIntList(4), pad = a.toIntList(5), dil = a.toIntList(6);
-    int64_t groups = a.toInt(9);
-    int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
-    int64_t O = w.shape()[0], Cg = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
-    int64_t OH = dy.shape()[2], OW = dy.shape()[3];
-    int64_t sh = pick(stride, 0), sw = pick(stride, 1), ph = pick(pad, 0), pw = pick(pad, 1), dh = pick(dil, 0),
-            dw = pick(dil, 1);
-    if (groups <= 0 || C != Cg * groups || O % groups) return false;
-    int64_t Og = O / groups, Kd = Cg * KH * KW, P = OH * OW;
-    auto xv = f32(x), wv = f32(w), gv = f32(dy);
-    std::vector<float> dx(outs[0] ? xv.size() : 0, 0.0f), dW(outs[1] ? wv.size() : 0, 0.0f);
-    std::vector<float> col(static_cast<size_t>(Kd * P));
-    // (c, kh, kw, oh, ow) -> input offset within one image's group, or -1 for padding
-    std::vector<int64_t> map(static_cast<size_t>(Kd * P));
-    for (int64_t c = 0; c < Cg; ++c)
-        for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; ++kw)
-                for (int64_t oh = 0; oh < OH; ++oh)
-                    for (int64_t ow = 0; ow < OW; ++ow) {
-                        int64_t ih = oh * sh - ph + kh * dh, iw = ow * sw - pw + kw * dw;
-                        map[static_cast<size_t>((((c * KH + kh) * KW + kw) * OH + oh) * OW + ow)] =
-                            (ih < 0 || ih >= H || iw < 0 || iw >= W) ? -1 : (c * H + ih) * W + iw;
-                    }
-    for (int64_t n = 0; n < N; ++n)
-        for (int64_t g = 0; g < groups; ++g) {
-            const float* gy = gv.data() + (n * O + g * Og) * P;
-            if (outs[1]) {
-                const float* xs = xv.data() + (n * C + g * Cg) * H * W;
-                for (size_t e = 0; e < col.size(); ++e) col[e] = map[e] < 0 ? 0.0f : xs[map[e]];
-                // dW_g[Og, Kd] += dy[Og, P] @ col[Kd, P]^T
-                sgemm(Og, Kd, P, 1.0f, gy, P, 1, col.data(), 1, P, 1.0f, dW.data() + g * Og * Kd, Kd);
-            }
-            if (outs[0]) {
-                // col[Kd, P] = W_g^T @ dy, then scattered back (col2im)
-                sgemm(Kd, P, Og, 1.0f, wv.data() + g * Og * Kd, 1, Kd, gy, P, 1, 0.0f, col.data(), P);
-                float* xd = dx.data() + (n * C + g * Cg) * H * W;
-                for (size_t e = 0; e < col.size(); ++e)
-                    if (map[e] >= 0) xd[map[e]] += col[e];
-            }
-        }
-    if (outs[0]) store(*outs[0], dx);
-    if (outs[1]) store(*outs[1], dW);
-    if (outs[2]) {
-        std::vector<double> db(static_cast<size_t>(O), 0.0);
-        for (int64_t n = 0; n < N; ++n)
-            for (int64_t o = 0; o < O; ++o) {
-                const float* p = gv.data() + (n * O + o) * P;
-                double s = 0;
-                for (int64_t i = 0; i < P; ++i) s += p[i];
-                db[static_cast<size_t>(o)] += s;
-            }
-        kern::fromDoubles(*outs[2], db);
-    }
-    return true;
-}
-
 }  // namespace
 
 const std::vector<CpuExtern>& trainExterns() {
@@ -490,8 +510,8 @@ const std::vector<CpuExtern>& trainExterns() {
         {"batch_norm_train", multi<batchNormTrain>},
         {"batch_norm_update", multi<batchNormUpdate<6>>},
         {"batch_norm_with_update", multi<batchNormUpdate<5>>},
+        {"batch_norm_composite", multi<batchNormComposite>},
         {"batch_norm_backward", multi<batchNormBackward>},
-        {"conv_backward", multi<convBackward>},
     };
     return t;
 }

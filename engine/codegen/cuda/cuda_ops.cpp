@@ -15,6 +15,8 @@ const std::vector<FallbackExtern>& fallbackExterns() {
     static const std::vector<FallbackExtern> t = {
         {"aten.rand.default", "rand"},
         {"aten.rand_like.default", "rand"},
+        {"aten.randn.default", "randn"},
+        {"aten.randn_like.default", "randn"},
         {"aten.native_dropout.default", "native_dropout"},
         {"aten.randperm.default", "randperm"},
         {"aten._unique.default", "unique"},
@@ -55,11 +57,14 @@ Status attachCudaKernels(OpRegistry& r, const std::vector<std::string_view>& ker
     }
     for (const auto& up : r.all()) {
         OpInfo& op = *up;
-        if (op.lowering) {
+        // An op with neither a rule nor an extern of its own takes its functional form's.
+        const OpInfo* path = op.lowering || !op.externKernel.empty() ? &op : borrowedOpOf(r, op.qualname);
+        if (!path) continue;
+        if (path->lowering) {
             op.cuda = BackendPath::Lowered;
-        } else if (!op.externKernel.empty()) {
+        } else if (!path->externKernel.empty()) {
             for (std::string_view k : kernels)
-                if (k == op.externKernel) op.cuda = BackendPath::Extern;
+                if (k == path->externKernel) op.cuda = BackendPath::Extern;
         }
     }
     for (const auto& re : fallbackExterns()) {

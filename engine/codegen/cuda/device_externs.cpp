@@ -8,7 +8,9 @@
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/op_externs.h"
+#include "codegen/conv_composite.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace fxray::cg::cuda {
@@ -270,8 +272,12 @@ Expected<bool> linearOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (M == 0 || N == 0) return true;
-    DeviceView a{x->base, TensorMeta::contiguous({M, K}, x->meta.dtype)};
-    a.meta.offset = x->meta.offset;
+    // A strided input (a slice, x[:, 0]) is copied dense first: its rows then fold into M.
+    DeviceBuffer tx;
+    auto xd = denseView(*x, tx);
+    if (!xd.ok()) return xd.error();
+    DeviceView a{xd->base, TensorMeta::contiguous({M, K}, x->meta.dtype)};
+    a.meta.offset = xd->meta.offset;
     DeviceView b{w->base, w->meta};
     b.meta.shape = {K, N};
     b.meta.strides = {w->meta.strides[1], w->meta.strides[0]};
@@ -368,13 +374,16 @@ Expected<bool> convOnDevice(DeviceCall& c) {
     return true;
 }
 
-/// conv2d(input, weight, bias, stride, padding, dilation, groups) as Dynamo-stage graphs keep it:
-/// convolution's forward path (cuDNN, else the direct kernels).
-Expected<bool> conv2dOnDevice(DeviceCall& c) {
+/// conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation, groups) as Dynamo-stage
+/// graphs keep them (padding a list or, `.padding`, a name): convolution's forward path (cuDNN,
+/// else the direct kernels).
+template <int D>
+Expected<bool> convCompositeOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     const OpArgs* A = c.args();
-    if (!om || !anyConv(om->dtype) || !A || !A->isTensor(0) || A->tensor(0).dim() != 4 || !(*A)[4].isList())
-        return false;
+    if (!om || !anyConv(om->dtype) || !A || !A->isTensor(0) || A->tensor(0).dim() != D + 2) return false;
+    const auto pad = compositeConvPadding(*A, D);
+    if (!pad) return false;
     auto x = c.view(0), w = c.view(1);
     std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
     if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
@@ -382,12 +391,33 @@ Expected<bool> conv2dOnDevice(DeviceCall& c) {
     if (!o.ok()) return o.error();
     Status s = makeError("cuDNN is not available");
     if (cudnnConvSupports(om->dtype)) {
-        s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(6));
+        s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), *pad, A->toIntList(5), A->toInt(6));
         if (s.ok()) ++c.stats().cudnnCalls;
     }
     if (!s.ok() && convSupports(om->dtype))
-        s = convForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(6));
+        s = convForward(*x, *w, bias, **o, A->toIntList(3), *pad, A->toIntList(5), A->toInt(6));
     if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// conv_transpose1d/2d/3d.input(input, weight, bias, stride, padding, output_padding, groups,
+/// dilation) as Dynamo-stage graphs keep them: convolution's transposed forward (cuDNN).
+Expected<bool> convTransposeCompositeOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = c.args();
+    if (!om || !A || !cudnnConvSupports(om->dtype)) return false;
+    auto x = c.view(0), w = c.view(1);
+    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
+    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    // Where cuDNN has no algorithm for the problem the host runs it, as for aten.convolution.
+    if (Status s = cudnnConvTransposeForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(7),
+                                             A->toInt(6));
+        !s.ok())
+        return false;
+    ++c.stats().cudnnCalls;
     ++c.stats().deviceExterns;
     return true;
 }
@@ -580,7 +610,7 @@ Status allocateReserve(DeviceCall& c) {
 Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
     auto x = c.view(0);
     if (!x || !windowPoolSupports(x->meta.dtype) || x->meta.shape.size() < 2 || !c.hasOut(0) || A.isNone(3) ||
-        A.isNone(4) || !c.outsDense(3, x->meta.dtype))
+        A.isNone(4) || !c.outsDense(std::min<size_t>(3, c.outCount()), x->meta.dtype))
         return false;
     if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;
     std::optional<DeviceView> w = A.isNone(1) ? std::nullopt : c.view(1), b = A.isNone(2) ? std::nullopt : c.view(2);
@@ -612,14 +642,18 @@ Expected<bool> batchNormEvalOnDevice(DeviceCall& c, const OpArgs& A) {
 /// _native_batch_norm_legit and cudnn_batch_norm in training mode (momentum, eps at 6, 7),
 /// _batch_norm_with_update (at 5, 6). Outputs (y, save_mean, save_invstd[, empty reserve]);
 /// the running statistics, when given, are written into the argument buffers as PyTorch's
-/// kernels do. Evaluation mode: batchNormEvalOnDevice.
+/// kernels do. Evaluation mode: batchNormEvalOnDevice. Also Dynamo-stage batch_norm (momentum,
+/// eps at 6, 7; y its only output) in training mode.
 template <size_t MomArg>
 Expected<bool> batchNormUpdateOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     if (!A) return false;
     if (MomArg == 6 && !A->toBool(5)) return batchNormEvalOnDevice(c, *A);
     auto x = c.view(0);
-    if (!x || !convSupports(x->meta.dtype) || !c.hasOut(0) || !c.outsDense(3, x->meta.dtype)) return false;
+    // Dynamo-stage batch_norm has y alone: the statistics go to scratch.
+    if (!x || !convSupports(x->meta.dtype) || !c.hasOut(0) ||
+        !c.outsDense(std::min<size_t>(3, c.outCount()), x->meta.dtype))
+        return false;
     if (const TensorMeta* reserve = c.outMeta(3); reserve && reserve->numel() != 0) return false;
     std::optional<DeviceView> w = A->isNone(1) ? std::nullopt : c.view(1), b = A->isNone(2) ? std::nullopt : c.view(2);
     if ((!A->isNone(1) && !w) || (!A->isNone(2) && !b)) return false;
@@ -765,7 +799,10 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"addmm", gemmOnDevice<true>},
             {"linear", linearOnDevice},
             {"matmul", matmulOnDevice},
-            {"conv2d", conv2dOnDevice},
+            {"conv1d", convCompositeOnDevice<1>},
+            {"conv2d", convCompositeOnDevice<2>},
+            {"conv3d", convCompositeOnDevice<3>},
+            {"conv_transpose", convTransposeCompositeOnDevice},
             {"baddbmm", batchedAddOnDevice<false>},
             {"addbmm", batchedAddOnDevice<true>},
             {"conv", convOnDevice},
@@ -777,6 +814,7 @@ const std::vector<DeviceExtern>& deviceExternTable() {
             {"batch_norm_train", batchNormTrainOnDevice},
             {"batch_norm_update", batchNormUpdateOnDevice<6>},
             {"batch_norm_with_update", batchNormUpdateOnDevice<5>},
+            {"batch_norm_composite", batchNormUpdateOnDevice<6>},
             {"batch_norm_backward", batchNormBackwardOnDevice},
             {"max_pool2d", maxPoolOnDevice},
             {"max_pool2d_backward", maxPoolBackwardOnDevice},

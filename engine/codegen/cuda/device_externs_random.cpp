@@ -1,4 +1,4 @@
-// Device externs for random ops: rand / rand_like, randperm and native_dropout draw the reference
+// Device externs for random ops: rand / rand_like, randn / randn_like, randperm and native_dropout draw the reference
 // executor's stream on the device (random_kernels.h), continuing the run's generator. Listed in
 // deviceExternTable().
 #include "codegen/cuda/device_externs.h"
@@ -15,6 +15,19 @@ Expected<bool> randOnDevice(DeviceCall& c) {
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     auto done = uniformFill(c.context().rng, **o);
+    if (!done.ok()) return done.error();
+    if (*done) ++c.stats().deviceExterns;
+    return *done;
+}
+
+/// randn(size, ...) / randn_like(self, ...): Box-Muller normals from the run's generator, as the
+/// reference.
+Expected<bool> randnOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || !uniformSupports(om->dtype) || !om->isContiguous()) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    auto done = normalFill(c.context().rng, **o);
     if (!done.ok()) return done.error();
     if (*done) ++c.stats().deviceExterns;
     return *done;
@@ -70,6 +83,7 @@ Expected<bool> nativeDropoutOnDevice(DeviceCall& c) {
 const std::vector<DeviceExtern>& randomDeviceExterns() {
     static const std::vector<DeviceExtern> t = {
         {"rand", randOnDevice},
+        {"randn", randnOnDevice},
         {"randperm", randpermOnDevice},
         {"native_dropout", nativeDropoutOnDevice},
     };

@@ -85,6 +85,42 @@ Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out) {
     });
 }
 
+Expected<bool> normalFill(std::mt19937_64& rng, const DeviceView& out) {
+    const DType t = out.meta.dtype;
+    if (!uniformSupports(t) || !out.meta.isContiguous()) return makeError("device randn needs a dense fp32/fp64 output");
+    const int64_t n = out.meta.numel();
+    if (n == 0) return true;
+    auto fn = randomModule().function(std::string("fx_box_muller_") + (t == DType::Float64 ? "f64" : "f32"));
+    if (!fn.ok()) return fn.error();
+    // Two draws per element, then the flag word after them.
+    auto ubuf = DeviceBuffer::allocate(static_cast<size_t>(2 * n) * sizeof(double) + sizeof(int));
+    if (!ubuf.ok()) return ubuf.error();
+    const CUdeviceptr flag = ubuf->ptr() + static_cast<CUdeviceptr>(2 * n) * sizeof(double);
+    if (Status s = check(runtime().cu.cuMemsetD8(flag, 0, sizeof(int)), "clearing randn's redraw flag"); !s.ok())
+        return s.error();
+    const std::mt19937_64 before = rng;
+    auto drawn = uniformFill(rng, DeviceView{ubuf->ptr(), TensorMeta::contiguous({2 * n}, DType::Float64)});
+    if (!drawn.ok() || !*drawn) return drawn;
+    CUdeviceptr pu = ubuf->ptr(), po = out.address(), pf = flag;
+    long long count = n;
+    void* params[] = {&pu, &po, &pf, &count};
+    const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
+    if (Status s = launchGrid(*fn, static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, cap)), 1, 256, params,
+                              "fx_box_muller");
+        !s.ok())
+        return s.error();
+    int redraw = 0;
+    if (Status s = check(runtime().cu.cuMemcpyDtoH(&redraw, flag, sizeof(int)), "reading randn's redraw flag"); !s.ok())
+        return s.error();
+    if (redraw) {
+        // A first draw of exactly 0 (odds 2^-53 per element): the reference draws again there,
+        // which moves every later element; the host runs the op from the untouched generator.
+        rng = before;
+        return false;
+    }
+    return true;
+}
+
 bool randpermSupports(DType t) {
     return t == DType::Int64 || t == DType::Int32 || t == DType::Float32 || t == DType::Float64;
 }

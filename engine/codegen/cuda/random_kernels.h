@@ -1,5 +1,5 @@
 #pragma once
-/// rand / rand_like, randperm and native_dropout on the device (kernels/mt_random.cu): the reference executor's uniform stream
+/// rand / rand_like, randn / randn_like, randperm and native_dropout on the device (kernels/mt_random.cu): the reference executor's uniform stream
 /// (exec/ops/random.cpp: ExecContext::rng, a std::mt19937_64, one draw per element) generated
 /// from the host generator's state, which is then advanced to where the host's own draws would
 /// have left it. A CUDA run and a reference run with one seed give the same values; neither is
@@ -21,6 +21,11 @@ bool uniformSupports(DType t);
 /// kernel does, and leaves rng where those draws leave it. False, with nothing done, where this
 /// standard library's engine state cannot be read and restored (only libstdc++'s layout is known).
 Expected<bool> uniformFill(std::mt19937_64& rng, const DeviceView& out);
+
+/// randn / randn_like into dense `out` (fp32, fp64): the reference kernel's Box-Muller normals,
+/// two uniforms per element from rng, which is left where those draws leave it; false, with rng
+/// untouched, as uniformFill, or where a first draw is exactly 0 (the reference draws again).
+Expected<bool> normalFill(std::mt19937_64& rng, const DeviceView& out);
 
 /// True when randpermFill handles this dtype (int64, int32, fp32, fp64).
 bool randpermSupports(DType t);

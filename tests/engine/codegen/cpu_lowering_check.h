@@ -6,6 +6,7 @@
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/cuda/cuda_api.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "exec/run_check.h"
 
 #include <map>
 #include <string>
@@ -21,16 +22,20 @@ inline std::string opList(const std::map<std::string, int>& ops) {
 }
 
 /// The CPU backend's outputs of g on `in` into `out`; fails the test (check
-/// QTest::currentTestFailed()) where it does not compile, falls back to the reference kernel or
-/// does not run.
+/// QTest::currentTestFailed()) where it does not compile, falls back to the reference kernel (at
+/// compile time, or an extern kernel declining at run time) or does not run.
 inline void runCpuWithoutFallback(const fxray::Graph& g, const std::vector<fxray::Value>& in,
                                   std::vector<fxray::Value>& out) {
     auto c = fxray::cg::cpu::CompiledGraph::compile(g, in);
     QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
     const std::string fallbacks = opList((*c)->fallbackOps());
     QVERIFY2(fallbacks.empty(), fallbacks.c_str());
-    auto r = (*c)->run(in);
+    std::map<std::string, int> declined;
+    auto r = (*c)->run(in, {}, 0, nullptr, &declined);
     QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+    // An extern kernel that declined at run time ran the reference kernel too.
+    const std::string runFallbacks = opList(declined);
+    QVERIFY2(runFallbacks.empty(), ("declined at run time: " + runFallbacks).c_str());
     out = std::move(r).value();
 }
 
@@ -45,6 +50,27 @@ inline bool cudaLowersWithoutFallback(const fxray::Graph& g, const std::vector<f
         QVERIFY2(fallbacks.empty(), fallbacks.c_str());
     }();
     return true;
+}
+
+/// g (params and body as test_util's parseForward takes them) on `in`: the CPU backend with no
+/// fallback gives the reference executor's values (whose kernels the OpInfo sweep checks against
+/// PyTorch) within 1e-5, and g lowers for CUDA with no fallback where NVRTC loads.
+inline void lowersAndMatches(const std::string& params, const std::string& body, const std::vector<fxray::Value>& in) {
+    auto g = parseForward(params, body);
+    QVERIFY(g);
+    fxray::RunRequest req;
+    req.inputs = in;
+    auto ref = fxray::runAndCheck(*g, req, nullptr);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+    std::vector<fxray::Value> out;
+    runCpuWithoutFallback(*g, in, out);
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(out.size(), ref->outputs.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+        QCOMPARE(out[i].t.shape(), ref->outputs[i].t.shape());
+        FX_COMPARE_VEC(values(out[i]), values(ref->outputs[i]), 1e-5);
+    }
+    cudaLowersWithoutFallback(*g, in);  // unchecked where NVRTC cannot be loaded
 }
 
 }  // namespace fxtest

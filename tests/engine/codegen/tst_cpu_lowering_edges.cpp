@@ -10,33 +10,11 @@
 #include "cpu_lowering_check.h"
 #include "test_util.h"
 
-#include "exec/run_check.h"
-
 #include <cmath>
 
 using namespace fxray;
 
-namespace {
-
-void lowersAndMatches(const std::string& params, const std::string& body, const std::vector<Value>& in) {
-    auto g = fxtest::parseForward(params, body);
-    QVERIFY(g);
-    RunRequest req;
-    req.inputs = in;
-    auto ref = runAndCheck(*g, req, nullptr);
-    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
-    std::vector<Value> out;
-    fxtest::runCpuWithoutFallback(*g, in, out);
-    if (QTest::currentTestFailed()) return;
-    QCOMPARE(out.size(), ref->outputs.size());
-    for (size_t i = 0; i < out.size(); ++i) {
-        QCOMPARE(out[i].t.shape(), ref->outputs[i].t.shape());
-        FX_COMPARE_VEC(fxtest::values(out[i]), fxtest::values(ref->outputs[i]), 1e-5);
-    }
-    fxtest::cudaLowersWithoutFallback(*g, in);  // unchecked where NVRTC cannot be loaded
-}
-
-}  // namespace
+using fxtest::lowersAndMatches;
 
 class TestCpuLoweringEdges : public QObject {
     Q_OBJECT

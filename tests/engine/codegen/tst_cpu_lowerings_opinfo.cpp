@@ -158,6 +158,17 @@ const char* const kExternCases[] = {
     "cfloat__default__s0/forward", "cdouble__default__s1/forward",
     // copy_ into an alias of a graph input (instance norm's running mean), written in place
     "nn_functional_instance_norm__default__s0/forward",
+    // convolutions of 1 and 3 spatial dims and transposed ones, forward and backward (one im2col
+    // engine; before it only 2-D plain convolutions ran as externs, the rest on the reference)
+    "nn_functional_conv1d__default__s0/forward", "nn_functional_conv1d__default__s0/backward",
+    "nn_functional_conv3d__default__s1/forward", "nn_functional_conv3d__default__s1/backward",
+    "nn_functional_conv_transpose1d__default__s0/backward", "nn_functional_conv_transpose2d__default__s1/forward",
+    "nn_functional_conv_transpose2d__default__s1/backward", "nn_functional_conv_transpose3d__default__s0/forward",
+    "nn_functional_conv_transpose3d__default__s0/backward",
+    // index_add into a 0-d self, batch norms in evaluation mode, index_put by a boolean mask
+    "index_add__default__s0/forward", "index_select__default__s0/backward",
+    "_native_batch_norm_legit__default__s1/forward", "native_batch_norm__default__s1/forward",
+    "nn_functional_batch_norm__default__s1/forward", "index_put__default__s1/forward",
 };
 // clang-format on
 

@@ -952,6 +952,45 @@ private slots:
         QVERIFY(info.run.deviceExterns + info.run.deviceCopies > 0);
     }
 
+    void randn_is_the_reference_stream() {
+        // randn (fp32, 700 elements: 1,400 draws over several twists) and randn_like (fp64), then
+        // a rand: the normals are the reference's Box-Muller values (double math on the device,
+        // rounded to the dtype) and the rand after them sees the same stream position.
+        auto g = fxtest::parseForward(
+            "x: " + ann({3, 5}, "f64"),
+            "        randn: " + ann({700}) +
+                " = torch.ops.aten.randn.default([700], dtype = torch.float32, device = device(type='cuda', "
+                "index=0), pin_memory = False)\n"
+                "        randn_like: " +
+                ann({3, 5}, "f64") +
+                " = torch.ops.aten.randn_like.default(x, pin_memory = False)\n"
+                "        rand: " +
+                ann({9}) +
+                " = torch.ops.aten.rand.default([9], dtype = torch.float32, device = device(type='cuda', "
+                "index=0), pin_memory = False)\n"
+                "        return (randn, randn_like, rand)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({3, 5}, std::vector<double>(15, 0.5), DType::Float64)};
+        RunRequest req;
+        req.inputs = in;
+        req.seed = 4321;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        SKIP_WITHOUT_DEVICE();
+        auto c = cg::cuda::CompiledGraph::compile(*g, in);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        QVERIFY((*c)->fallbackOps().count("aten.randn.default") == 0);
+        cg::cuda::RunStats stats;
+        auto o = (*c)->run(in, {}, 4321, {}, &stats);
+        QVERIFY2(o.ok(), o.ok() ? "" : o.error().str().c_str());
+        std::string host;
+        for (const auto& [op, n] : stats.hostOps) host += op + " ";
+        QVERIFY2(stats.hostOps.empty(), host.c_str());
+        FX_COMPARE_VEC(fxtest::values((*o)[0]), fxtest::values(ref->outputs[0]), 1e-6);
+        FX_COMPARE_VEC(fxtest::values((*o)[1]), fxtest::values(ref->outputs[1]), 1e-12);
+        QCOMPARE(fxtest::values((*o)[2]), fxtest::values(ref->outputs[2]));
+    }
+
     void rand_is_the_reference_stream() {
         // Two rand nodes around a randperm of 1,000 (999 draws of the same generator, over
         // several twists), a rand_like and a native_dropout: the device continues the reference

@@ -73,6 +73,26 @@ extern "C" __global__ void fx_mt_uniform_f64(fx_u64* state, double* out, fx_i64 
     fx_mt_uniform<double>(state, out, n);
 }
 
+// randn / randn_like from two uniforms per element (u: 2n fp64 draws of the stream above), by the
+// reference's Box-Muller: sqrt(-2 log u1) cos(2 pi u2), in double, rounded to the output. A first
+// draw of 0 (the reference draws again, shifting every later element) sets *redraw for the host
+// to run the op itself instead.
+template <class T>
+__device__ void fx_box_muller(const double* u, T* out, int* redraw, fx_i64 n) {
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n; q += (fx_i64)gridDim.x * blockDim.x) {
+        const double u1 = u[2 * q], u2 = u[2 * q + 1];
+        if (u1 <= 0.0) *redraw = 1;
+        out[q] = (T)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2));
+    }
+}
+
+extern "C" __global__ void fx_box_muller_f32(const double* u, float* out, int* redraw, fx_i64 n) {
+    fx_box_muller<float>(u, out, redraw, n);
+}
+extern "C" __global__ void fx_box_muller_f64(const double* u, double* out, int* redraw, fx_i64 n) {
+    fx_box_muller<double>(u, out, redraw, n);
+}
+
 // native_dropout's outputs from one uniform per element (dense x, u): kept where u >= p, scaled
 // by `scale` (1 / (1 - p) rounded to the tensor's dtype by the host, as PyTorch's kernel
 // multiplies by a float scale); mask as bytes (bool).

@@ -1,0 +1,54 @@
+// The CPU backend's random extern kernels continue the reference executor's generator exactly:
+// randn / randn_like (Box-Muller, two draws per element), rand and randperm in one graph give the
+// reference's values for a seed, so a later random op sees the same stream position on both.
+#include "cpu_lowering_check.h"
+#include "test_util.h"
+
+#include "exec/run_check.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace fxray;
+
+class TestCpuRandomExterns : public QObject {
+    Q_OBJECT
+private slots:
+    void normalsAndUniformsAreTheReferenceStream() {
+        auto g = fxtest::parseForward(
+            "x: \"f64[3, 5][5, 1]cpu\"",
+            "        randn: \"f32[700][1]cpu\" = torch.ops.aten.randn.default([700], dtype = torch.float32, device = "
+            "device(type='cpu'), pin_memory = False)\n"
+            "        randn_like: \"f64[3, 5][5, 1]cpu\" = torch.ops.aten.randn_like.default(x, pin_memory = False)\n"
+            "        randperm: \"i64[50][1]cpu\" = torch.ops.aten.randperm.default(50, device = device(type='cpu'), "
+            "pin_memory = False)\n"
+            "        rand: \"f32[9][1]cpu\" = torch.ops.aten.rand.default([9], dtype = torch.float32, device = "
+            "device(type='cpu'), pin_memory = False)\n"
+            "        return (randn, randn_like, randperm, rand)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({3, 5}, std::vector<double>(15, 0.5), DType::Float64)};
+        RunRequest req;
+        req.inputs = in;
+        req.seed = 99;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        // Normals: mean near 0 and spread near 1 over 700 draws (a stream, not a constant).
+        const auto n = fxtest::values(ref->outputs[0]);
+        double mean = 0, sq = 0;
+        for (double v : n) mean += v / double(n.size());
+        for (double v : n) sq += (v - mean) * (v - mean) / double(n.size());
+        QVERIFY(std::abs(mean) < 0.15 && std::abs(std::sqrt(sq) - 1.0) < 0.15);
+        auto c = cg::cpu::CompiledGraph::compile(*g, in);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        QVERIFY2((*c)->fallbackOps().empty(), fxtest::opList((*c)->fallbackOps()).c_str());
+        std::map<std::string, int> declined;
+        auto out = (*c)->run(in, {}, 99, nullptr, &declined);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        QVERIFY2(declined.empty(), fxtest::opList(declined).c_str());
+        for (size_t i = 0; i < ref->outputs.size(); ++i)
+            QCOMPARE(fxtest::values((*out)[i]), fxtest::values(ref->outputs[i]));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuRandomExterns)
+#include "tst_cpu_random_externs.moc"
