@@ -295,6 +295,10 @@ std::optional<LValue> col2im(LowerCtx& c) {
             xc.push_back(ivalue(row));
             xc.push_back(ivalue(iadd_(imul_(blk[0], f->blocks[1]), blk[1])));
             return ewhere(ok, eto(L.load(x, xc), ct), econst(0, ct));
+        },
+        {x}));
+}
+
 /// max_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False) ->
 /// Tensor, as Dynamo-stage graphs keep it (no indices): a max over each window's dilated taps,
 /// taps in the padding skipped (-inf). ceil_mode only sizes the output, which inference did.

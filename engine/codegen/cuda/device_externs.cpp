@@ -257,14 +257,6 @@ Expected<bool> linearOnDevice(DeviceCall& c) {
         (bias && (bias->meta.dtype != om->dtype || bias->meta.shape.size() != 1)) || w->meta.shape.size() != 2 ||
         x->meta.shape.empty())
         return false;
-    // A strided input (Dynamo-stage linear of nn.MultiheadAttention's transposed [L, N, E] views,
-    // expanded latents) is made dense on the device: its rows fold into the GEMM's M then.
-    DeviceBuffer tx;
-    if (!x->meta.isContiguous()) {
-        auto d = denseView(*x, tx);
-        if (!d.ok()) return d.error();
-        x = *d;
-    }
     const int64_t K = x->meta.shape.back(), N = w->meta.shape[0];
     if (K <= 0 || w->meta.shape[1] != K) return false;
     const int64_t M = x->meta.numel() / K;
