@@ -681,6 +681,102 @@ Expected<Argument> gruCell(LowerCtx& c, const TorchCall& call) {
     return emit("aten.add.Tensor", {*n, *zd});
 }
 
+/// torch.lstm(input, (h0, c0), params, has_biases, num_layers, dropout, train, bidirectional,
+/// batch_first) and torch.gru(input, h0, params, ...) (nn.LSTM / nn.GRU with Dynamo's allow_rnn):
+/// unrolled into torch.lstm_cell / torch.gru_cell steps as above, layer by layer, the reverse
+/// direction walking time backwards, directions concatenated on the features; returns
+/// (output, h_n[, c_n]). Projections (proj_size) and dropout between layers are not lowered.
+template <bool Lstm>
+Expected<Argument> rnn(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional",
+                        "batch_first"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    const auto& a = *p;
+    auto biases = boolOf(a[3], true);
+    auto layers = intOf(a[4]);
+    auto dropout = numberOf(a[5]);
+    auto train = boolOf(a[6], false), bidir = boolOf(a[7], false), batchFirst = boolOf(a[8], false);
+    if (!biases || !layers || !dropout || !train || !bidir || !batchFirst || *layers < 1 || !a[1] || !a[2] ||
+        !a[2]->isSequence())
+        return makeError("expects input, hx, a list of parameters and the flags of torch." + std::string(Lstm ? "lstm" : "gru"));
+    if (*dropout != 0.0 && *train && *layers > 1) return makeError("dropout between layers is not supported");
+    Argument h0 = *a[1], c0 = Argument::none();
+    if (Lstm) {
+        if (!a[1]->isSequence() || a[1]->items.size() != 2) return makeError("expects hx = (h0, c0)");
+        h0 = a[1]->items[0], c0 = a[1]->items[1];
+    }
+    const int64_t D = *bidir ? 2 : 1, P = *biases ? 4 : 2;
+    const auto& params = a[2]->items;
+    if (static_cast<int64_t>(params.size()) != *layers * D * P)
+        return makeError("expects " + std::to_string(*layers * D * P) + " parameters (projections are not supported)");
+    auto xm = c.tensorMeta(*x);
+    if (!xm || xm->dim() != 3 || xm->shape[0] < 0 || xm->shape[1] < 0) return makeError("expects a batched 3-D input");
+    const int64_t tdim = *batchFirst ? 1 : 0, T = xm->shape[static_cast<size_t>(tdim)];
+    Argument in = *x;
+    std::vector<Argument> hn, cn;
+    for (int64_t l = 0; l < *layers; ++l) {
+        std::vector<Argument> dirOut;
+        for (int64_t d = 0; d < D; ++d) {
+            const int64_t k = l * D + d;
+            const size_t base = static_cast<size_t>(k * P);
+            auto h = c.emit("aten.select.int", {h0, Argument::ofInt(0), Argument::ofInt(k)});
+            if (!h.ok()) return h;
+            Argument hcur = *h, ccur = Argument::none();
+            if (Lstm) {
+                auto cs = c.emit("aten.select.int", {c0, Argument::ofInt(0), Argument::ofInt(k)});
+                if (!cs.ok()) return cs;
+                ccur = *cs;
+            }
+            std::vector<Argument> outs(static_cast<size_t>(T));
+            for (int64_t step = 0; step < T; ++step) {
+                const int64_t t = d == 0 ? step : T - 1 - step;
+                auto xt = c.emit("aten.select.int", {in, Argument::ofInt(tdim), Argument::ofInt(t)});
+                if (!xt.ok()) return xt;
+                TorchCall cell;
+                cell.node = call.node;
+                cell.target = Lstm ? "torch.lstm_cell" : "torch.gru_cell";
+                cell.args = {*xt, Lstm ? Argument::ofList({hcur, ccur}, true) : hcur, params[base], params[base + 1]};
+                if (*biases) cell.args.insert(cell.args.end(), {params[base + 2], params[base + 3]});
+                auto r = Lstm ? lstmCell(c, cell) : gruCell(c, cell);
+                if (!r.ok()) return r;
+                if (Lstm) {
+                    auto hy = c.emitItem(*r, 0);
+                    if (!hy.ok()) return hy;
+                    auto cy = c.emitItem(*r, 1);
+                    if (!cy.ok()) return cy;
+                    hcur = *hy, ccur = *cy;
+                } else {
+                    hcur = *r;
+                }
+                outs[static_cast<size_t>(t)] = hcur;
+            }
+            auto st = c.emit("aten.stack.default", {Argument::ofList(std::move(outs)), Argument::ofInt(tdim)});
+            if (!st.ok()) return st;
+            dirOut.push_back(*st);
+            hn.push_back(hcur);
+            if (Lstm) cn.push_back(ccur);
+        }
+        if (D == 1) {
+            in = dirOut[0];
+        } else {
+            auto cat = c.emit("aten.cat.default", {Argument::ofList(std::move(dirOut)), Argument::ofInt(-1)});
+            if (!cat.ok()) return cat;
+            in = *cat;
+        }
+    }
+    auto h = c.emit("aten.stack.default", {Argument::ofList(std::move(hn)), Argument::ofInt(0)});
+    if (!h.ok()) return h;
+    std::vector<Argument> result{in, *h};
+    if (Lstm) {
+        auto cc = c.emit("aten.stack.default", {Argument::ofList(std::move(cn)), Argument::ofInt(0)});
+        if (!cc.ok()) return cc;
+        result.push_back(*cc);
+    }
+    return Argument::ofList(std::move(result), true);
+}
+
 /// torch.repeat_interleave(input, repeats: int, dim=None): each element (slice along dim)
 /// repeated; as unsqueeze + expand + reshape (PyTorch's decomposition for int repeats).
 Expected<Argument> repeatInterleaveInt(LowerCtx& c, const Argument& x, const Argument* repeats, const Argument* dim) {
@@ -1083,6 +1179,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.repeat_interleave", lowerRepeatInterleave},
         {"torch.lstm_cell", lstmCell},
         {"torch.gru_cell", gruCell},
+        {"torch.lstm", rnn<true>},
+        {"torch.gru", rnn<false>},
         {"torch.nn.functional.interpolate", interpolate},
         {"torch.nn.functional.grid_sample", gridSample},
         {"torch.nn.functional.multi_head_attention_forward", lowerMultiHeadAttention},

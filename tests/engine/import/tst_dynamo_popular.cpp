@@ -1,8 +1,8 @@
 // Dynamo-stage (torch-level) functions that blocks of popular architectures call and fxray could
 // not lower (bench/gen_popular_more.py's graphs): torch.einsum, torch.cdist, torch._weight_norm,
 // F.cross_entropy, int-list indices, F.embedding_bag over a 2-D input, 3-D
-// scaled_dot_product_attention and F.multi_head_attention_forward with a key padding mask and the
-// attention weights. Each small graph is lowered to ATen and run on the reference executor; the
+// scaled_dot_product_attention, F.multi_head_attention_forward with a key padding mask and the
+// attention weights, and torch.lstm (nn.LSTM, bidirectional). Each small graph is lowered to ATen and run on the reference executor; the
 // expected values are computed here from the functions' definitions.
 #include "test_util.h"
 
@@ -210,6 +210,73 @@ private slots:
                 }
             }
         FX_COMPARE_VEC(fxtest::values(out[2]), sd, 1e-5);
+    }
+
+    // torch.lstm (nn.LSTM under Dynamo's allow_rnn): one bidirectional layer, batch_first, input
+    // [1, 3, 2], hidden 2, against the LSTM equations stepped here (gates i, f, g, o; the reverse
+    // direction from the last step), output [1, 3, 4] = both directions' h per step, and h_n.
+    void bidirectionalLstm() {
+        const int T = 3, I = 2, H = 2;
+        auto wv = [](int n, double s) {
+            std::vector<double> v(static_cast<size_t>(n));
+            for (int k = 0; k < n; ++k) v[size_t(k)] = std::sin(s * (k + 1));
+            return v;
+        };
+        const std::vector<double> x = {0.5, -1, 1, 0.25, -0.5, 2};
+        std::vector<std::vector<double>> wih = {wv(4 * H * I, 0.7), wv(4 * H * I, 1.3)},
+                                         whh = {wv(4 * H * H, 0.4), wv(4 * H * H, 2.1)},
+                                         bih = {wv(4 * H, 0.9), wv(4 * H, 1.7)}, bhh = {wv(4 * H, 0.3), wv(4 * H, 2.9)};
+        std::string params, names;
+        std::vector<Value> in = {fxtest::tv({1, T, I}, x)};
+        for (int d = 0; d < 2; ++d) {
+            const std::string sfx = d ? "r" : "f";
+            params += ", L_wih" + sfx + "_: \"f32[8, 2][2, 1]cpu\", L_whh" + sfx + "_: \"f32[8, 2][2, 1]cpu\", L_bih" +
+                      sfx + "_: \"f32[8][1]cpu\", L_bhh" + sfx + "_: \"f32[8][1]cpu\"";
+            names += std::string(d ? ", " : "") + "L_wih" + sfx + "_, L_whh" + sfx + "_, L_bih" + sfx + "_, L_bhh" + sfx + "_";
+            in.push_back(fxtest::tv({8, 2}, wih[size_t(d)]));
+            in.push_back(fxtest::tv({8, 2}, whh[size_t(d)]));
+            in.push_back(fxtest::tv({8}, bih[size_t(d)]));
+            in.push_back(fxtest::tv({8}, bhh[size_t(d)]));
+        }
+        auto out = lowerAndRun(
+            "L_x_: \"f32[1, 3, 2][6, 2, 1]cpu\"" + params,
+            "        h0: \"f32[2, 1, 2][2, 2, 1]cpu\" = torch.zeros(2, 1, 2, dtype = torch.float32, device = "
+            "device(type='cpu'))\n"
+            "        c0: \"f32[2, 1, 2][2, 2, 1]cpu\" = torch.zeros(2, 1, 2, dtype = torch.float32, device = "
+            "device(type='cpu'))\n"
+            "        lstm = torch.lstm(L_x_, (h0, c0), [" +
+                names +
+                "], True, 1, 0.0, True, True, True)\n"
+                "        o: \"f32[1, 3, 4][12, 4, 1]cpu\" = lstm[0]\n"
+                "        hn: \"f32[2, 1, 2][2, 2, 1]cpu\" = lstm[1];  lstm = None\n"
+                "        return (o, hn)\n",
+            in);
+        if (QTest::currentTestFailed()) return;
+        auto sig = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+        std::vector<double> o(T * 2 * H), hn;
+        for (int d = 0; d < 2; ++d) {
+            std::vector<double> h(H, 0.0), cc(H, 0.0);
+            for (int step = 0; step < T; ++step) {
+                const int t = d ? T - 1 - step : step;
+                std::vector<double> g(4 * H);
+                for (int r = 0; r < 4 * H; ++r) {
+                    double acc = bih[size_t(d)][size_t(r)] + bhh[size_t(d)][size_t(r)];
+                    for (int k = 0; k < I; ++k) acc += wih[size_t(d)][size_t(r * I + k)] * x[size_t(t * I + k)];
+                    for (int k = 0; k < H; ++k) acc += whh[size_t(d)][size_t(r * H + k)] * h[size_t(k)];
+                    g[size_t(r)] = acc;
+                }
+                for (int k = 0; k < H; ++k) {
+                    const double ig = sig(g[size_t(k)]), fg = sig(g[size_t(H + k)]), gg = std::tanh(g[size_t(2 * H + k)]),
+                                 og = sig(g[size_t(3 * H + k)]);
+                    cc[size_t(k)] = fg * cc[size_t(k)] + ig * gg;
+                    h[size_t(k)] = og * std::tanh(cc[size_t(k)]);
+                }
+                for (int k = 0; k < H; ++k) o[size_t(t * 2 * H + d * H + k)] = h[size_t(k)];
+            }
+            hn.insert(hn.end(), h.begin(), h.end());
+        }
+        FX_COMPARE_VEC(fxtest::values(out[0]), o, 1e-5);
+        FX_COMPARE_VEC(fxtest::values(out[1]), hn, 1e-5);
     }
 };
 
