@@ -425,7 +425,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     // ----- copies and conversions -----
     t["aten.clone.default"] = t["aten.contiguous.default"] = t["aten.lift_fresh_copy.default"] =
         t["aten._to_copy.default"] = t["prims.convert_element_type.default"] = t["aten.to.dtype"] =
-            t["aten.to.dtype_layout"] = t["aten.type_as.default"] = [](LowerCtx& c) { return copyOf(c); };
+            t["aten.to.dtype_layout"] = t["aten.type_as.default"] = t["aten.to.device"] = t["aten.to.other"] =
+                [](LowerCtx& c) { return copyOf(c); };
     t["aten.copy.default"] = [](LowerCtx& c) -> std::optional<LValue> {
         DType od = c.outMeta().dtype;
         if (!c.args()[1].isTensor()) return std::nullopt;
@@ -448,7 +449,8 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     };
     t["aten.zeros.default"] = t["aten.zeros_like.default"] = t["aten.empty_like.default"] =
         t["aten.empty.memory_format"] = t["aten.new_zeros.default"] = t["aten.new_empty.default"] =
-            t["aten.new_empty_strided.default"] = t["aten.zero.default"] = [](LowerCtx& c) { return fill(c, 0.0); };
+            t["aten.new_empty_strided.default"] = t["aten.zero.default"] = t["aten.empty_strided.default"] =
+                [](LowerCtx& c) { return fill(c, 0.0); };
     t["aten.ones.default"] = t["aten.ones_like.default"] =
         t["aten.new_ones.default"] = [](LowerCtx& c) { return fill(c, 1.0); };
     t["aten.new_full.default"] = [](LowerCtx& c) -> std::optional<LValue> {
@@ -514,6 +516,20 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
             }
             ExprP column = ebinary(Op::Add, rowFirst, ebinary(Op::Sub, k, rowStart));
             return ecast(ewhere(ebinary(Op::Eq, eindex(x[0]), econst(0, i64)), r, column), od);
+        }));
+    };
+    // prims.iota(length, *, start, step, dtype, ...): start + i * step in an integer dtype (what
+    // Inductor's post-grad graphs hold for arange).
+    t["prims.iota.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const TensorMeta& om = c.outMeta();
+        const int si = c.args().op().schema.indexOf("start"), ti = c.args().op().schema.indexOf("step");
+        if (om.shape.size() != 1 || isFloating(om.dtype) || si < 0 || ti < 0) return std::nullopt;
+        const double start = c.args().toDouble(static_cast<size_t>(si));
+        const double step = c.args().toDouble(static_cast<size_t>(ti));
+        const DType od = om.dtype;
+        return tensorValue(c.pointwise(om, {}, [=](Loader&, const std::vector<Index>& x) {
+            const ExprP scaled = ebinary(Op::Mul, eindex(x[0]), econst(step, DType::Int64));
+            return ecast(ebinary(Op::Add, econst(start, DType::Int64), scaled), od);
         }));
     };
     // linspace / logspace (start and end numbers or 0-d tensors): as the reference's kernel

@@ -185,6 +185,40 @@ std::optional<LValue> logsumexp(LowerCtx& c) {
     }));
 }
 
+/// prims.prepare_softmax_online(x, dim) -> (max, sum(exp(x - max))), both keepdim: Inductor's
+/// post-grad form of softmax's two reductions. The raw max is subtracted, as the reference does
+/// (a row of -inf gives NaN sums, which softmax's division then carries).
+std::optional<LValue> prepareSoftmaxOnline(LowerCtx& c) {
+    const int x = c.in(0);
+    if (x < 0 || !c.out().isList() || c.out().list.size() != 2) return std::nullopt;
+    const TensorMeta xm = c.meta(x);
+    if (!isFloating(xm.dtype) || xm.shape.empty() || xm.numel() == 0) return std::nullopt;
+    const auto mask = dimsArg(c, 1, xm.shape.size());
+    const DType ct = computeType(xm.dtype);
+    const auto kshape = keptShape(xm.shape, mask);
+    const int mx = reduceTo(
+        c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Max,
+        [x, ct](Loader& L, const std::vector<Index>& co) { return eto(L.load(x, co), ct); }, {x}, ".amax");
+    const int sum = reduceTo(
+        c, keptMeta(xm, mask, ct), xm.shape, mask, true, ReduceOp::Sum,
+        [x, ct, mx, kshape](Loader& L, const std::vector<Index>& co) {
+            return eunary(Op::Exp, ebinary(Op::Sub, eto(L.load(x, co), ct), loadBroadcast(L, mx, kshape, co)));
+        },
+        {x, mx}, ".sum");
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    int i = 0;
+    for (int src : {mx, sum}) {
+        const TensorMeta& m = c.out().list[static_cast<size_t>(i)].t.meta;
+        r.items.push_back(tensorValue(c.pointwise(
+            m, {src}, [src, dt = m.dtype](Loader& L, const std::vector<Index>& co) { return eto(L.load(src, co), dt); },
+            "." + std::to_string(i))));
+        ++i;
+    }
+    return r;
+}
+
 /// any/all: x != 0 reduced with or/and into a bool output.
 std::optional<LValue> anyAll(LowerCtx& c, bool any, size_t dimArg) {
     int x = c.in(0);
@@ -601,6 +635,7 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
         });
     };
     t["aten.logsumexp.default"] = logsumexp;
+    t["prims.prepare_softmax_online.default"] = prepareSoftmaxOnline;
     t["aten.any.default"] = [](LowerCtx& c) { return anyAll(c, true, 0); };
     t["aten.any.dim"] = t["aten.any.dims"] = [](LowerCtx& c) { return anyAll(c, true, 1); };
     t["aten.all.default"] = [](LowerCtx& c) { return anyAll(c, false, 0); };

@@ -154,6 +154,15 @@ std::optional<LValue> padGather(LowerCtx& c, int64_t nsp, bool reflect) {
 }  // namespace
 
 void addShapeLowerings(std::map<std::string, LowerFn>& t) {
+    // inductor_lookup_seed(seeds, index): element `index` of Inductor's 1-D seed tensor, 0-d.
+    t["prims.inductor_lookup_seed.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int s = c.in(0);
+        if (s < 0 || !c.out().isTensor() || c.meta(s).shape.size() != 1) return std::nullopt;
+        const int64_t i = c.args().toInt(1);
+        if (i < 0 || i >= c.meta(s).shape[0]) return std::nullopt;
+        return tensorValue(c.pointwise(c.outMeta(), {s},
+                                       [=](Loader& L, const std::vector<Index>&) { return L.load(s, {iconst(i)}); }));
+    };
     // block_diag(tensors): each input (0-d as [1, 1], 1-d as [1, n]) placed on the diagonal at
     // the running row and column offsets, zero elsewhere: a chain of selects per output element.
     t["aten.block_diag.default"] = [](LowerCtx& c) -> std::optional<LValue> {

@@ -352,6 +352,9 @@ void addUpsampleLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.upsample_trilinear3d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Linear, 3); };
     t["aten.upsample_bicubic2d.default"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Cubic, 2); };
     // The .vec overloads (output_size or scale_factors), as Dynamo-stage graphs keep them.
+    t["aten._upsample_nearest_exact1d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::NearestExact, 1, true); };
+    t["aten._upsample_nearest_exact2d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::NearestExact, 2, true); };
+    t["aten._upsample_nearest_exact3d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::NearestExact, 3, true); };
     t["aten.upsample_nearest1d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Nearest, 1, true); };
     t["aten.upsample_nearest2d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Nearest, 2, true); };
     t["aten.upsample_nearest3d.vec"] = [](LowerCtx& c) { return lowerUpsample(c, Mode::Nearest, 3, true); };

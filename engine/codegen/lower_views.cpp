@@ -234,6 +234,8 @@ std::optional<ViewFn> asStridedMap(const TensorMeta& base, const std::vector<int
 void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.view.default"] = t["aten._unsafe_view.default"] = [](LowerCtx& c) { return reshape(c, true); };
     t["aten.reshape.default"] = [](LowerCtx& c) { return reshape(c, false); };
+    // unflatten(self, dim, sizes): a reshape to the output's shape, a view where self is dense.
+    t["aten.unflatten.int"] = [](LowerCtx& c) { return reshape(c, true); };
     // flatten as Dynamo-stage graphs keep it: a reshape to the annotated shape.
     t["aten.flatten.using_ints"] = [](LowerCtx& c) { return reshape(c, false); };
     t["aten.detach.default"] = t["aten.alias.default"] = [](LowerCtx& c) {
@@ -373,7 +375,8 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     };
     // chunk (self, chunks, dim) as Dynamo-stage graphs keep it: the same slices, their sizes
     // read from the outputs as split's are.
-    t["aten.split.Tensor"] = t["aten.split_with_sizes.default"] = t["aten.chunk.default"] = split;
+    t["aten.split.Tensor"] = t["aten.split_with_sizes.default"] = t["aten.chunk.default"] =
+        t["aten.unsafe_chunk.default"] = t["aten.unsafe_split.Tensor"] = split;
     // unbind: one select view per index along dim (ViT splits its fused qkv this way).
     t["aten.unbind.int"] = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);

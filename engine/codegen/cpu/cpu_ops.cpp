@@ -25,6 +25,8 @@ const std::vector<RandomExtern>& randomExterns() {
         {"aten.rand_like.default", "rand"},
         {"aten.randn.default", "randn"},
         {"aten.randn_like.default", "randn"},
+        {"prims.inductor_seeds.default", "inductor_seeds"},
+        {"prims.inductor_random.default", "inductor_random"},
     };
     return t;
 }

@@ -85,6 +85,27 @@ bool normal(const OpArgs&, const std::vector<Tensor*>& outs, ExecContext& ctx) {
     return true;
 }
 
+/// prims.inductor_seeds(count, device): count seeds of 53 bits from the run's generator, as the
+/// reference kernel draws them.
+bool inductorSeeds(const OpArgs&, const std::vector<Tensor*>& outs, ExecContext& ctx) {
+    if (outs.empty() || !outs[0]) return false;
+    std::vector<double> vals(static_cast<size_t>(outs[0]->numel()));
+    for (auto& v : vals) v = static_cast<double>(ctx.rng() >> 11);
+    kern::fromDoubles(*outs[0], vals);
+    return true;
+}
+
+/// prims.inductor_random(size, seed, mode): uniforms ("rand") or normals ("randn") from a
+/// generator seeded by the 0-d seed tensor alone, as the reference kernel.
+bool inductorRandom(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
+    if (outs.empty() || !outs[0] || !isFloating(outs[0]->dtype()) || a.tensor(1).numel() != 1) return false;
+    const std::string& mode = a[2].s;
+    if (mode != "rand" && mode != "randn") return false;
+    ExecContext seeded(static_cast<uint64_t>(kern::toDoubles(a.tensor(1))[0]));
+    std::vector<Tensor*> one{outs[0]};
+    return mode == "rand" ? uniform(a, one, seeded) : normal(a, one, seeded);
+}
+
 }  // namespace
 
 const char* randomExternFor(const std::string& qualname) {
@@ -100,6 +121,8 @@ const std::vector<CpuExtern>& randomExternKernels() {
         {"native_dropout", nativeDropout},
         {"rand", uniform},
         {"randn", normal},
+        {"inductor_seeds", inductorSeeds},
+        {"inductor_random", inductorRandom},
     };
     return t;
 }

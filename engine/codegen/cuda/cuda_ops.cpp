@@ -17,6 +17,8 @@ const std::vector<FallbackExtern>& fallbackExterns() {
         {"aten.rand_like.default", "rand"},
         {"aten.randn.default", "randn"},
         {"aten.randn_like.default", "randn"},
+        {"prims.inductor_seeds.default", "inductor_seeds"},
+        {"prims.inductor_random.default", "inductor_random"},
         {"aten.native_dropout.default", "native_dropout"},
         {"aten.randperm.default", "randperm"},
         {"aten._unique.default", "unique"},

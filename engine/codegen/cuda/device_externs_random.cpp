@@ -33,6 +33,48 @@ Expected<bool> randnOnDevice(DeviceCall& c) {
     return *done;
 }
 
+/// prims.inductor_seeds(count, device): the reference's 53-bit seeds, drawn from the run's
+/// generator here and copied over (a handful of words).
+Expected<bool> inductorSeedsOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    if (!om || om->dtype != DType::Int64 || !om->isContiguous()) return false;
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    std::vector<int64_t> seeds(static_cast<size_t>(om->numel()));
+    for (auto& v : seeds) v = static_cast<int64_t>(c.context().rng() >> 11);
+    if (!seeds.empty())
+        if (Status s = check(runtime().cu.cuMemcpyHtoD((*o)->address(), seeds.data(), seeds.size() * sizeof(int64_t)),
+                             "writing Inductor's seeds");
+            !s.ok())
+            return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// prims.inductor_random(size, seed, mode): the reference's uniforms or normals from a generator
+/// seeded by the seed tensor alone (its one word read back).
+Expected<bool> inductorRandomOnDevice(DeviceCall& c) {
+    const TensorMeta* om = c.out0();
+    const OpArgs* A = c.args();
+    auto seed = c.view(1);
+    if (!om || !A || !uniformSupports(om->dtype) || !om->isContiguous() || !seed || seed->meta.numel() != 1 ||
+        seed->meta.dtype != DType::Int64)
+        return false;
+    const std::string& mode = (*A)[2].s;
+    if (mode != "rand" && mode != "randn") return false;
+    int64_t value = 0;
+    if (Status s = check(runtime().cu.cuMemcpyDtoH(&value, seed->address(), sizeof(value)), "reading Inductor's seed");
+        !s.ok())
+        return s.error();
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    std::mt19937_64 gen(static_cast<uint64_t>(value));
+    auto done = mode == "rand" ? uniformFill(gen, **o) : normalFill(gen, **o);
+    if (!done.ok()) return done.error();
+    if (*done) ++c.stats().deviceExterns;
+    return *done;
+}
+
 /// randperm(n, ...): the reference's shuffle from the run's generator.
 Expected<bool> randpermOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
@@ -84,6 +126,8 @@ const std::vector<DeviceExtern>& randomDeviceExterns() {
     static const std::vector<DeviceExtern> t = {
         {"rand", randOnDevice},
         {"randn", randnOnDevice},
+        {"inductor_seeds", inductorSeedsOnDevice},
+        {"inductor_random", inductorRandomOnDevice},
         {"randperm", randpermOnDevice},
         {"native_dropout", nativeDropoutOnDevice},
     };

@@ -1,6 +1,7 @@
 // Lowering rules on the shapes and arguments OpInfo's later samples (s2, s3) reach and its public
 // ones (s0, s1) do not: scans, aminmax and scatters of 0-d tensors, scatters by an empty index,
-// renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds
+// renorm with p = inf, _pdist_forward for every p kind, linspace/logspace from 0-d tensor bounds,
+// overloads delegated to another op's rule (iota, empty_strided, to.device, unflatten, ...)
 // (the public samples had 0 steps, an empty output that hid the missing rule), masked_scatter of
 // an empty source; and the composites Dynamo-stage graphs keep (linear, matmul, layer_norm,
 // softmax.int, dropout, conv2d, batch_norm, flatten, chunk, upsample .vec, group_norm).
@@ -181,6 +182,42 @@ private slots:
             "        return (conv2d, flat, getitem, getitem_1, up, up_1, gn)\n",
             {fxtest::tv({2, 3, 5, 5}, img), fxtest::tv({4, 3, 3, 3}, cw), fxtest::tv({4}, {0.5, -1, 2, 0.25}),
              fxtest::tv({4}, {0.1, 0.2, -0.3, 0}), fxtest::tv({4}, {1, 0.5, 2, 0.75})});
+    }
+    void delegatedOverloads() {
+        // Overloads that take another op's rule: prims.iota (Inductor's arange), empty_strided
+        // (then filled), to.device / to.other (copies), unflatten.int (a reshape), unsafe_chunk
+        // (split's slices), _upsample_nearest_exact2d.vec (scale factors).
+        lowersAndMatches(
+            "x: \"f32[2, 6][6, 1]cpu\", y: \"f64[2][1]cpu\", z: \"f32[1, 2, 3, 3][18, 9, 3, 1]cpu\"",
+            "        iota: \"i64[5][1]cpu\" = torch.ops.prims.iota.default(5, start = 3, step = -2, dtype = torch.int64, "
+            "device = device(type='cpu'), requires_grad = False)\n"
+            "        e: \"f32[2, 3][1, 2]cpu\" = torch.ops.aten.empty_strided.default([2, 3], [1, 2], dtype = "
+            "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
+            "        f: \"f32[2, 3][1, 2]cpu\" = torch.ops.aten.fill_.Scalar(e, 2.5)\n"
+            "        d: \"f32[2, 6][6, 1]cpu\" = torch.ops.aten.to.device(x, device(type='cpu'), torch.float32)\n"
+            "        o: \"f64[2, 6][6, 1]cpu\" = torch.ops.aten.to.other(x, y)\n"
+            "        u: \"f32[2, 2, 3][6, 3, 1]cpu\" = torch.ops.aten.unflatten.int(x, 1, [2, 3])\n"
+            "        ch = torch.ops.aten.unsafe_chunk.default(x, 3, 1)\n"
+            "        c1: \"f32[2, 2][6, 1]cpu\" = ch[1]\n"
+            "        up: \"f32[1, 2, 6, 4][48, 24, 4, 1]cpu\" = torch.ops.aten._upsample_nearest_exact2d.vec(z, None, "
+            "[2.0, 1.5])\n"
+            "        return (iota, f, d, o, u, c1, up)\n",
+            {fxtest::tv({2, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), fxtest::tv({2}, {0, 0}, DType::Float64),
+             fxtest::tv({1, 2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18})});
+    }
+    void prepareSoftmaxOnline() {
+        // Inductor's post-grad softmax: (max, sum(exp(x - max))) keepdim over dim 1, then the
+        // division.
+        lowersAndMatches(
+            "x: \"f32[3, 4][4, 1]cpu\"",
+            "        p = torch.ops.prims.prepare_softmax_online.default(x, 1)\n"
+            "        m: \"f32[3, 1][1, 1]cpu\" = p[0]\n"
+            "        s: \"f32[3, 1][1, 1]cpu\" = p[1]\n"
+            "        sub: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.sub.Tensor(x, m)\n"
+            "        exp: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.exp.default(sub)\n"
+            "        div: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.div.Tensor(exp, s)\n"
+            "        return (m, s, div)\n",
+            {fxtest::tv({3, 4}, {0.5, -1, 2, 3, 10, 10, 9, -20, -0.25, 0, 0.25, 1.5})});
     }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",

@@ -1,6 +1,7 @@
 // The CPU backend's random extern kernels continue the reference executor's generator exactly:
 // randn / randn_like (Box-Muller, two draws per element), rand and randperm in one graph give the
-// reference's values for a seed, so a later random op sees the same stream position on both.
+// reference's values for a seed, so a later random op sees the same stream position on both;
+// Inductor's seed ops (inductor_seeds, inductor_lookup_seed, inductor_random) likewise.
 #include "cpu_lowering_check.h"
 #include "test_util.h"
 
@@ -43,6 +44,39 @@ private slots:
         QVERIFY2((*c)->fallbackOps().empty(), fxtest::opList((*c)->fallbackOps()).c_str());
         std::map<std::string, int> declined;
         auto out = (*c)->run(in, {}, 99, nullptr, &declined);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
+        QVERIFY2(declined.empty(), fxtest::opList(declined).c_str());
+        for (size_t i = 0; i < ref->outputs.size(); ++i)
+            QCOMPARE(fxtest::values((*out)[i]), fxtest::values(ref->outputs[i]));
+    }
+
+    void inductorSeedOpsAreTheReference() {
+        // What Inductor's post-grad graphs hold for random ops: a seed tensor drawn once, one
+        // seed looked up per op, and inductor_random seeded by it ("rand" and "randn"). The CPU
+        // backend runs them as its own kernels (lookup_seed as a lowered load) and gives the
+        // reference's values for a run's seed.
+        auto g = fxtest::parseForward(
+            "x: \"f32[2][1]cpu\"",
+            "        seeds: \"i64[3][1]cpu\" = torch.ops.prims.inductor_seeds.default(3, device(type='cpu'))\n"
+            "        s1: \"i64[][]cpu\" = torch.ops.prims.inductor_lookup_seed.default(seeds, 1)\n"
+            "        s2: \"i64[][]cpu\" = torch.ops.prims.inductor_lookup_seed.default(seeds, 2)\n"
+            "        u: \"f32[4, 5][5, 1]cpu\" = torch.ops.prims.inductor_random.default([4, 5], s1, 'rand')\n"
+            "        n: \"f32[300][1]cpu\" = torch.ops.prims.inductor_random.default([300], s2, 'randn')\n"
+            "        return (seeds, u, n)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2}, {0, 0})};
+        RunRequest req;
+        req.inputs = in;
+        req.seed = 7;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        const auto seeds = fxtest::values(ref->outputs[0]);
+        QVERIFY(seeds[0] != seeds[1] && seeds[1] != seeds[2]);
+        auto c = cg::cpu::CompiledGraph::compile(*g, in);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        QVERIFY2((*c)->fallbackOps().empty(), fxtest::opList((*c)->fallbackOps()).c_str());
+        std::map<std::string, int> declined;
+        auto out = (*c)->run(in, {}, 7, nullptr, &declined);
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().str().c_str());
         QVERIFY2(declined.empty(), fxtest::opList(declined).c_str());
         for (size_t i = 0; i < ref->outputs.size(); ++i)

@@ -991,6 +991,44 @@ private slots:
         QCOMPARE(fxtest::values((*o)[2]), fxtest::values(ref->outputs[2]));
     }
 
+    void inductor_seed_ops_are_the_reference() {
+        // Inductor's post-grad random ops on the device: seeds drawn from the run's generator,
+        // one looked up per op (a lowered load), inductor_random seeded by it.
+        auto g = fxtest::parseForward(
+            "x: " + ann({2}),
+            "        seeds: " + ann({3}, "i64") +
+                " = torch.ops.prims.inductor_seeds.default(3, device(type='cuda', index=0))\n"
+                "        s1: " +
+                ann({}, "i64") +
+                " = torch.ops.prims.inductor_lookup_seed.default(seeds, 1)\n"
+                "        u: " +
+                ann({4, 5}) +
+                " = torch.ops.prims.inductor_random.default([4, 5], s1, 'rand')\n"
+                "        n: " +
+                ann({300}) +
+                " = torch.ops.prims.inductor_random.default([300], s1, 'randn')\n"
+                "        return (seeds, u, n)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2}, {0, 0})};
+        RunRequest req;
+        req.inputs = in;
+        req.seed = 77;
+        auto ref = runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        SKIP_WITHOUT_DEVICE();
+        auto c = cg::cuda::CompiledGraph::compile(*g, in);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        cg::cuda::RunStats stats;
+        auto o = (*c)->run(in, {}, 77, {}, &stats);
+        QVERIFY2(o.ok(), o.ok() ? "" : o.error().str().c_str());
+        std::string host;
+        for (const auto& [op, n] : stats.hostOps) host += op + " ";
+        QVERIFY2(stats.hostOps.empty(), host.c_str());
+        QCOMPARE(fxtest::values((*o)[0]), fxtest::values(ref->outputs[0]));
+        QCOMPARE(fxtest::values((*o)[1]), fxtest::values(ref->outputs[1]));
+        FX_COMPARE_VEC(fxtest::values((*o)[2]), fxtest::values(ref->outputs[2]), 1e-6);
+    }
+
     void rand_is_the_reference_stream() {
         // Two rand nodes around a randperm of 1,000 (999 draws of the same generator, over
         // several twists), a rand_like and a native_dropout: the device continues the reference
