@@ -5,7 +5,8 @@
 # files). usage (from the checkout root): DEV=.dev_popular bash DEV/bench/popular_remote.sh [NAMES]
 # With POPULAR_GRAPHS=DIR an already generated set is checked again (NAMES, when given, are
 # generated into it first). POPULAR_STAGES: the recorded runs checked (default forward backward
-# dynamo). NAMES "more": bench/gen_popular_more.py's set with its bf16 copies. POPULAR_JOBS: the
+# dynamo). NAMES "more": bench/gen_popular_more.py's set with its bf16 copies; "both": both sets
+# and their bf16 copies. POPULAR_JOBS: the
 # generator processes and the parallel fxray runs (default 4). POPULAR_ARCHIVE=results packs only
 # the CUDA results (*.cuda.json/err/rc), not the graphs.
 set -u
@@ -21,6 +22,7 @@ t0=$SECONDS
 if [ "$names" != none ]; then
   [ "$names" = all ] && names=$(python3 "$DEV/bench/gen_popular.py" --list)
   [ "$names" = more ] && names=$(python3 "$DEV/bench/gen_popular.py" --list more_bf16)
+  [ "$names" = both ] && names="$(python3 "$DEV/bench/gen_popular.py" --list bf16),$(python3 "$DEV/bench/gen_popular.py" --list more_bf16)"
   # JOBS generator processes in parallel (each pays PyTorch's import and CUDA start once).
   groups=(); k=0
   for n in ${names//,/ }; do groups[$((k % JOBS))]+="${groups[$((k % JOBS))]:+,}$n"; k=$((k + 1)); done
