@@ -6,6 +6,8 @@ LSTM/GRU cells, DenseNet, Inception, ViT, BLOOM, RoBERTa embeddings), written in
 the ops those graphs hold before users do. Corpus numerics layout, fp32, TF32 off, inputs of a few
 hundred kB: OUT/<name>/numerics/{forward,backward,joint,dynamo}.py + inputs/outputs.
 Runs on the GPU machine (PyTorch 2.11):  python3 bench/gen_popular.py OUT [NAME,NAME...|all]   (--list: the names)
+bench/gen_popular_more.py holds a second set (SD cross-attention, wav2vec2, CLIP, DeBERTa, Gemma, Falcon,
+ShuffleNet, MobileViT, DETR, Perceiver, LSTM/CTC, DLRM, ESPCN, video conv3d; --list more[_bf16]).
 Reuses gen_numerics' capture through ../shared/corpus/tools (or $FXRAY_CORPUS_TOOLS)."""
 import math, os, shutil, sys
 
@@ -16,6 +18,7 @@ for cand in (os.environ.get("FXRAY_CORPUS_TOOLS", ""), os.path.join(HERE, "..", 
         sys.path.insert(0, cand)
         break
 import gen_corpus, gen_numerics  # noqa: E402
+import gen_popular_more  # noqa: E402  (the second set: bench/gen_popular_more.py, beside this file)
 
 NAMES = ["llama_block", "mistral_swa", "mixtral_moe", "t5_relbias", "swin_window", "convnext_block",
          "mobilenetv3_block", "efficientnet_mbconv", "unet_block", "whisper_stem", "yolo_neck",
@@ -454,7 +457,7 @@ def build(name, dev):
         ids = torch.randint(2, 100, (2, 12), device=dev)
         ids[0, 9:] = 1  # padding at the end of the first row
         return Roberta(), (ids,), "train"
-    raise KeyError(name)
+    return gen_popular_more.build_more(name, dev)
 
 
 gen_corpus.build = build
@@ -462,8 +465,11 @@ gen_corpus.build = build
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    if sys.argv[1] == "--list":
-        sys.exit(print(",".join(NAMES + (BF16 if len(sys.argv) > 2 and sys.argv[2] == "bf16" else []))))
+    if sys.argv[1] == "--list":  # --list [bf16|more|more_bf16]
+        which = sys.argv[2] if len(sys.argv) > 2 else ""
+        sets = {"": NAMES, "bf16": NAMES + BF16, "more": gen_popular_more.NAMES,
+                "more_bf16": gen_popular_more.NAMES + gen_popular_more.BF16}
+        sys.exit(print(",".join(sets[which])))
     out = sys.argv[1]
     names = NAMES if len(sys.argv) < 3 or sys.argv[2] == "all" else sys.argv[2].split(",")
     sys.argv = [sys.argv[0], out, ",".join(names)]

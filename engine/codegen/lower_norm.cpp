@@ -1,5 +1,5 @@
 // Lowerings of normalisations (layer norm forward/backward, inference batch norm, group norm,
-// RMS norm) into row reductions over the normalised dims plus pointwise epilogues, and of
+// RMS norm, weight norm and its backward) into row reductions over the normalised dims plus pointwise epilogues, and of
 // indexing reads (embedding, index_select, gather) into pointwise bodies with data-dependent
 // indices.
 #include "codegen/lower_util.h"
@@ -331,9 +331,88 @@ std::optional<LValue> rmsNorm(LowerCtx& c) {
     return r;
 }
 
+/// Weight norm over every dim of v but `dim`, when g (and the norms) have v's shape with 1 in the
+/// other dims (torch.nn.utils.weight_norm's g): the reduction mask and that kept shape.
+std::optional<std::pair<std::vector<bool>, std::vector<int64_t>>> weightNormDims(LowerCtx& c, int v, int g,
+                                                                                 int64_t dim) {
+    const TensorMeta vm = c.meta(v);
+    const int64_t nd = static_cast<int64_t>(vm.shape.size());
+    if (dim < 0) dim += nd;
+    if (nd == 0 || dim < 0 || dim >= nd || !isFloating(vm.dtype) || vm.numel() == 0) return std::nullopt;
+    std::vector<bool> mask(static_cast<size_t>(nd), true);
+    mask[static_cast<size_t>(dim)] = false;
+    const auto kshape = keptShape(vm.shape, mask);
+    if (c.meta(g).shape != kshape) return std::nullopt;
+    return std::make_pair(mask, kshape);
+}
+
+/// _weight_norm_interface(v, g, dim) -> (w = v * g / norms, norms = ||v|| over the other dims).
+std::optional<LValue> weightNorm(LowerCtx& c) {
+    const int v = c.in(0), g = c.in(1);
+    if (v < 0 || g < 0 || !c.out().isList() || c.out().list.size() != 2) return std::nullopt;
+    const auto dims = weightNormDims(c, v, g, c.args().toInt(2));
+    if (!dims || c.outMeta(1).shape != dims->second) return std::nullopt;
+    const auto [mask, kshape] = *dims;
+    const DType ct = computeType(c.meta(v).dtype);
+    const int ss = reduceTo(
+        c, keptMeta(c.meta(v), mask, ct), c.meta(v).shape, mask, true, ReduceOp::Sum,
+        [v, ct](Loader& L, const std::vector<Index>& co) {
+            ExprP x = eto(L.load(v, co), ct);
+            return ebinary(Op::Mul, x, x);
+        },
+        {v}, ".sumsq");
+    const int norms = c.pointwise(
+        c.outMeta(1), {ss},
+        [ss, ct](Loader& L, const std::vector<Index>& co) { return eunary(Op::Sqrt, eto(L.load(ss, co), ct)); },
+        ".norms");
+    const int w = c.pointwise(c.outMeta(0), {v, g, norms}, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP scale = ebinary(Op::Div, eto(loadBroadcast(L, g, kshape, co), ct), eto(loadBroadcast(L, norms, kshape, co), ct));
+        return ebinary(Op::Mul, eto(L.load(v, co), ct), scale);
+    });
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items = {tensorValue(w), tensorValue(norms)};
+    return r;
+}
+
+/// _weight_norm_interface_backward(grad_w, v, g, norms, dim) -> (grad_v, grad_g):
+/// grad_g = sum(grad_w * v) / norms, grad_v = g / norms * (grad_w - v * grad_g / norms).
+std::optional<LValue> weightNormBackward(LowerCtx& c) {
+    const int gw = c.in(0), v = c.in(1), g = c.in(2), n = c.in(3);
+    if (gw < 0 || v < 0 || g < 0 || n < 0 || !c.out().isList() || c.out().list.size() != 2) return std::nullopt;
+    const auto dims = weightNormDims(c, v, g, c.args().toInt(4));
+    if (!dims || c.meta(n).shape != dims->second || c.meta(gw).shape != c.meta(v).shape) return std::nullopt;
+    const auto [mask, kshape] = *dims;
+    const DType ct = computeType(c.meta(v).dtype);
+    const int dot = reduceTo(
+        c, keptMeta(c.meta(v), mask, ct), c.meta(v).shape, mask, true, ReduceOp::Sum,
+        [gw, v, ct](Loader& L, const std::vector<Index>& co) {
+            return ebinary(Op::Mul, eto(L.load(gw, co), ct), eto(L.load(v, co), ct));
+        },
+        {gw, v}, ".dot");
+    const int gg = c.pointwise(c.outMeta(1), {dot, n}, [=](Loader& L, const std::vector<Index>& co) {
+        return ebinary(Op::Div, eto(L.load(dot, co), ct), eto(L.load(n, co), ct));
+    });
+    const int gv = c.pointwise(c.outMeta(0), {gw, v, g, n, dot}, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP nv = eto(loadBroadcast(L, n, kshape, co), ct);
+        ExprP ggv = ebinary(Op::Div, eto(loadBroadcast(L, dot, kshape, co), ct), nv);
+        ExprP inner = ebinary(Op::Sub, eto(L.load(gw, co), ct),
+                              ebinary(Op::Mul, eto(L.load(v, co), ct), ebinary(Op::Div, ggv, nv)));
+        return ebinary(Op::Mul, ebinary(Op::Div, eto(loadBroadcast(L, g, kshape, co), ct), nv), inner);
+    });
+    LValue r;
+    r.kind = LValue::Kind::List;
+    r.isTuple = true;
+    r.items = {tensorValue(gv), tensorValue(gg)};
+    return r;
+}
+
 }  // namespace
 
 void addNormLowerings(std::map<std::string, LowerFn>& t) {
+    t["aten._weight_norm_interface.default"] = weightNorm;
+    t["aten._weight_norm_interface_backward.default"] = weightNormBackward;
     t["aten.native_layer_norm.default"] = t["aten.layer_norm.default"] = layerNorm;
     t["aten.native_layer_norm_backward.default"] = layerNormBackward;
     t["aten._native_batch_norm_legit_no_training.default"] = batchNormInference<6>;

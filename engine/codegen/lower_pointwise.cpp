@@ -3,6 +3,8 @@
 // body computes in the output's compute type (fp32 for fp16/bf16 data).
 #include "codegen/lower_pw.h"
 
+#include "exec/ops/creation.h"
+
 #include <cmath>
 
 namespace fxray::cg {
@@ -485,6 +487,37 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         }));
     };
     t["aten.arange.default"] = t["aten.arange.start"] = t["aten.arange.start_step"] = arange;
+    // tril_indices / triu_indices(row, col, offset): [2, N]; element k's row is the number of
+    // rows after the first that start at or before k, and its column k minus its row's start plus
+    // the row's first column, each a sum of compile-time steps (one per row: up to 1,024 rows).
+    t["aten.tril_indices.default"] = t["aten.triu_indices.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const TensorMeta& om = c.outMeta();
+        const int64_t row = c.args().toInt(0), col = c.args().toInt(1), off = c.args().toInt(2);
+        if (om.shape.size() != 2 || om.shape[0] != 2 || om.shape[1] == 0 || row > 1024) return std::nullopt;
+        const bool lower = c.node().opName() == "aten.tril_indices.default";
+        std::vector<int64_t> start, first;  // per row
+        int64_t n = 0;
+        for (int64_t i = 0; i < row; ++i) {
+            const int64_t cnt = triRowCount(i, col, off, lower);
+            start.push_back(n);
+            first.push_back(lower ? 0 : col - cnt);
+            n += cnt;
+        }
+        if (n != om.shape[1]) return std::nullopt;
+        const DType od = om.dtype, i64 = DType::Int64;
+        return tensorValue(c.pointwise(om, {}, [=](Loader&, const std::vector<Index>& x) {
+            ExprP k = eindex(x[1]);
+            ExprP r = econst(0, i64), rowStart = econst(0, i64), rowFirst = econst(double(first[0]), i64);
+            for (size_t i = 1; i < start.size(); ++i) {
+                ExprP past = ecast(ebinary(Op::Ge, k, econst(double(start[i]), i64)), i64);
+                r = ebinary(Op::Add, r, past);
+                rowStart = ebinary(Op::Add, rowStart, ebinary(Op::Mul, past, econst(double(start[i] - start[i - 1]), i64)));
+                rowFirst = ebinary(Op::Add, rowFirst, ebinary(Op::Mul, past, econst(double(first[i] - first[i - 1]), i64)));
+            }
+            ExprP column = ebinary(Op::Add, rowFirst, ebinary(Op::Sub, k, rowStart));
+            return ecast(ewhere(ebinary(Op::Eq, eindex(x[0]), econst(0, i64)), r, column), od);
+        }));
+    };
     // prims.iota(length, *, start, step, dtype, ...): start + i * step in an integer dtype (what
     // Inductor's post-grad graphs hold for arange).
     t["prims.iota.default"] = [](LowerCtx& c) -> std::optional<LValue> {

@@ -1,7 +1,8 @@
 // Lowerings of average pooling over the last two or three dims: avg_pool{2,3}d and adaptive
 // average pooling as reductions over the window dims appended to the output's iteration space,
 // with PyTorch's divisors (count_include_pad, divisor_override; adaptive windows
-// floor(o*I/O) .. ceil((o+1)*I/O)), and max pooling without indices (Dynamo-stage max_pool2d).
+// floor(o*I/O) .. ceil((o+1)*I/O)), max pooling without indices (Dynamo-stage max_pool2d), and
+// im2col/col2im (F.unfold/F.fold) as a gather and a sum over the kernel offsets.
 #include "codegen/lower_util.h"
 
 #include <algorithm>
@@ -197,6 +198,107 @@ std::optional<LValue> avgPoolBackwardOp(LowerCtx& c, size_t k) {
     return avgPoolBackward(c, *ws, includePad, div);
 }
 
+/// im2col / col2im geometry: kernel, dilation, padding and stride per spatial dim (args from
+/// `first`), the image size and the block grid.
+struct Fold {
+    int64_t k[2], d[2], p[2], s[2], img[2], blocks[2];
+    int64_t K() const { return k[0] * k[1]; }
+    int64_t L() const { return blocks[0] * blocks[1]; }
+};
+
+std::optional<Fold> foldOf(LowerCtx& c, size_t first, const int64_t img[2]) {
+    Fold f;
+    for (size_t i = 0; i < 4; ++i) {
+        auto v = c.args().toIntList(first + i);
+        if (v.size() != 2) return std::nullopt;
+        int64_t* dst = i == 0 ? f.k : i == 1 ? f.d : i == 2 ? f.p : f.s;
+        dst[0] = v[0], dst[1] = v[1];
+    }
+    for (size_t i = 0; i < 2; ++i) {
+        if (f.k[i] <= 0 || f.d[i] <= 0 || f.s[i] <= 0 || f.p[i] < 0) return std::nullopt;
+        f.img[i] = img[i];
+        f.blocks[i] = (img[i] + 2 * f.p[i] - f.d[i] * (f.k[i] - 1) - 1) / f.s[i] + 1;
+        if (f.blocks[i] <= 0) return std::nullopt;
+    }
+    return f;
+}
+
+/// im2col(self [N?, C, H, W], kernel_size, dilation, padding, stride) -> [N?, C*kh*kw, L]
+/// (F.unfold): each element reads its block's pixel, zero in the padding.
+std::optional<LValue> im2col(LowerCtx& c) {
+    const int x = c.in(0);
+    if (x < 0 || !c.out().isTensor()) return std::nullopt;
+    const auto& xs = c.meta(x).shape;
+    const TensorMeta om = c.outMeta();
+    const size_t b = xs.size() == 4 ? 1 : 0;  // batched
+    if ((xs.size() != 3 && xs.size() != 4) || om.numel() == 0) return std::nullopt;
+    const int64_t img[2] = {xs[b + 1], xs[b + 2]};
+    const auto f = foldOf(c, 1, img);
+    if (!f || om.shape.size() != b + 2 || om.shape[b] != xs[b] * f->K() || om.shape[b + 1] != f->L())
+        return std::nullopt;
+    const DType ct = computeType(om.dtype);
+    return tensorValue(c.pointwise(om, {x}, [=](Loader& L, const std::vector<Index>& co) {
+        ExprP ck = eindex(co[b]), l = eindex(co[b + 1]);
+        ExprP kk = ebinary(Op::ModOp, ck, ic(f->K()));
+        ExprP pos[2] = {ebinary(Op::Div, l, ic(f->blocks[1])), ebinary(Op::ModOp, l, ic(f->blocks[1]))};
+        ExprP ki[2] = {ebinary(Op::Div, kk, ic(f->k[1])), ebinary(Op::ModOp, kk, ic(f->k[1]))};
+        std::vector<Index> xc;
+        if (b) xc.push_back(co[0]);
+        xc.push_back(ivalue(ebinary(Op::Div, ck, ic(f->K()))));
+        ExprP ok = econst(1, DType::Bool);
+        for (size_t i = 0; i < 2; ++i) {
+            ExprP v = iadd_(iadd_(imul_(pos[i], f->s[i]), ic(-f->p[i])), imul_(ki[i], f->d[i]));
+            ok = ebinary(Op::And, ok, inside(v, f->img[i]));
+            xc.push_back(clamped(v, f->img[i]));
+        }
+        return ewhere(ok, eto(L.load(x, xc), ct), econst(0, ct));
+    }));
+}
+
+/// col2im(self [N?, C*kh*kw, L], output_size, kernel_size, dilation, padding, stride) ->
+/// [N?, C, H, W] (F.fold): each pixel sums, over the kernel offsets (appended reduction dims),
+/// the column entry of the block that covers it there, if any.
+std::optional<LValue> col2im(LowerCtx& c) {
+    const int x = c.in(0);
+    if (x < 0 || !c.out().isTensor()) return std::nullopt;
+    const auto& xs = c.meta(x).shape;
+    const TensorMeta om = c.outMeta();
+    const size_t b = xs.size() == 3 ? 1 : 0;
+    if ((xs.size() != 2 && xs.size() != 3) || om.numel() == 0 || om.shape.size() != b + 3) return std::nullopt;
+    const auto osz = c.args().toIntList(1);
+    if (osz.size() != 2) return std::nullopt;
+    const int64_t img[2] = {osz[0], osz[1]};
+    const auto f = foldOf(c, 2, img);
+    if (!f || xs[b] != om.shape[b] * f->K() || xs[b + 1] != f->L()) return std::nullopt;
+    std::vector<int64_t> space = om.shape;
+    space.push_back(f->k[0]);
+    space.push_back(f->k[1]);
+    std::vector<bool> mask(space.size(), false);
+    mask[b + 3] = mask[b + 4] = true;
+    const DType ct = computeType(om.dtype);
+    return tensorValue(reduceTo(
+        c, om, space, mask, false, ReduceOp::Sum,
+        [=](Loader& L, const std::vector<Index>& co) {
+            ExprP ok = econst(1, DType::Bool);
+            ExprP blk[2];
+            for (size_t i = 0; i < 2; ++i) {
+                ExprP num = ebinary(Op::Sub, iadd_(eindex(co[b + 1 + i]), ic(f->p[i])), imul_(eindex(co[b + 3 + i]), f->d[i]));
+                ExprP q = ebinary(Op::Div, num, ic(f->s[i]));
+                ok = ebinary(Op::And, ok, ebinary(Op::Ge, num, ic(0)));
+                ok = ebinary(Op::And, ok, ebinary(Op::Eq, ebinary(Op::ModOp, num, ic(f->s[i])), ic(0)));
+                ok = ebinary(Op::And, ok, ebinary(Op::Lt, q, ic(f->blocks[i])));
+                blk[i] = imin(imax(q, ic(0)), ic(f->blocks[i] - 1));
+            }
+            ExprP row = iadd_(imul_(eindex(co[b]), f->K()), iadd_(imul_(eindex(co[b + 3]), f->k[1]), eindex(co[b + 4])));
+            std::vector<Index> xc;
+            if (b) xc.push_back(co[0]);
+            xc.push_back(ivalue(row));
+            xc.push_back(ivalue(iadd_(imul_(blk[0], f->blocks[1]), blk[1])));
+            return ewhere(ok, eto(L.load(x, xc), ct), econst(0, ct));
+        },
+        {x}));
+}
+
 /// max_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False) ->
 /// Tensor, as Dynamo-stage graphs keep it (no indices): a max over each window's dilated taps,
 /// taps in the padding skipped (-inf). ceil_mode only sizes the output, which inference did.
@@ -241,6 +343,8 @@ std::optional<LValue> maxPoolOp(LowerCtx& c, size_t k) {
 
 void addPoolLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.avg_pool2d.default"] = [](LowerCtx& c) { return avgPoolOp(c, 2); };
+    t["aten.im2col.default"] = im2col;
+    t["aten.col2im.default"] = col2im;
     t["aten.max_pool2d.default"] = [](LowerCtx& c) { return maxPoolOp(c, 2); };
     t["aten.avg_pool3d.default"] = [](LowerCtx& c) { return avgPoolOp(c, 3); };
     t["aten.avg_pool2d_backward.default"] = [](LowerCtx& c) { return avgPoolBackwardOp(c, 2); };

@@ -3,6 +3,8 @@
 // them back into one kernel).
 #include "codegen/lower_util.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace fxray::cg {
@@ -409,6 +411,100 @@ void addReductionLowerings(std::map<std::string, LowerFn>& t) {
                 v = ebinary(Op::Pow, v, econst(1.0 / p, ct));
             return v;
         }));
+    };
+    // _cdist_forward(x1 [*, P, M], x2 [*, R, M], p, compute_mode): the p-norm distance of every
+    // row pair, one reduction over M (exact for p = 2 too, where PyTorch may take its mm path).
+    // Operands of one batch shape; broadcast batch dims are left to the reference kernel.
+    t["aten._cdist_forward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x1 = c.in(0), x2 = c.in(1);
+        if (x1 < 0 || x2 < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        const auto &s1 = c.meta(x1).shape, &s2 = c.meta(x2).shape;
+        const size_t n = s1.size();
+        if (n < 2 || s2.size() != n || !std::equal(s1.begin(), s1.end() - 2, s2.begin()) || s1[n - 1] != s2[n - 1])
+            return std::nullopt;
+        const double p = c.args()[2].toDouble();
+        if (!(p >= 0) || c.outMeta().numel() == 0) return std::nullopt;
+        const bool inf = std::isinf(p);
+        const DType ct = computeType(c.outMeta().dtype);
+        std::vector<int64_t> space = c.outMeta().shape;  // [*, P, R, M]
+        space.push_back(s1[n - 1]);
+        std::vector<bool> mask(space.size(), false);
+        mask.back() = true;
+        const TensorMeta am = TensorMeta::contiguous(c.outMeta().shape, ct, c.outMeta().device);
+        const int acc = reduceTo(
+            c, am, space, mask, false, inf ? ReduceOp::Max : ReduceOp::Sum,
+            [=](Loader& L, const std::vector<Index>& co) {
+                std::vector<Index> a(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n)), b = a;
+                a[n - 1] = co[n];  // [*, i, m]
+                b[n - 2] = co[n - 1];
+                b[n - 1] = co[n];  // [*, j, m]
+                ExprP d = eunary(Op::Abs, ebinary(Op::Sub, eto(L.load(x1, a), ct), eto(L.load(x2, b), ct)));
+                if (p == 0.0) return ewhere(ebinary(Op::Ne, d, econst(0, ct)), econst(1, ct), econst(0, ct));
+                if (inf || p == 1.0) return d;
+                if (p == 2.0) return ebinary(Op::Mul, d, d);
+                return ebinary(Op::Pow, d, econst(p, ct));
+            },
+            {x1, x2}, ".acc");
+        return tensorValue(c.pointwise(c.outMeta(), {acc}, [=](Loader& L, const std::vector<Index>& co) {
+            ExprP v = eto(L.load(acc, co), ct);
+            if (p == 2.0) return eunary(Op::Sqrt, v);
+            if (p != 0.0 && p != 1.0 && !inf) return ebinary(Op::Pow, v, econst(1.0 / p, ct));
+            return v;
+        }));
+    };
+    // _cdist_backward(grad [*, P, R], x1 [*, P, M], x2 [*, R, M], p, cdist): x1's gradient, one
+    // reduction over R of ATen's per-pair term (exec/ops/distance.cpp's distanceGradTerm).
+    t["aten._cdist_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int g = c.in(0), x1 = c.in(1), x2 = c.in(2), dist = c.in(4);
+        if (g < 0 || x1 < 0 || x2 < 0 || dist < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype))
+            return std::nullopt;
+        const auto &s1 = c.meta(x1).shape, &s2 = c.meta(x2).shape;
+        const size_t n = s1.size();
+        if (n < 2 || s2.size() != n || !std::equal(s1.begin(), s1.end() - 2, s2.begin()) || s1[n - 1] != s2[n - 1] ||
+            c.outMeta().shape != s1)
+            return std::nullopt;
+        const double p = c.args()[3].toDouble();
+        if (!(p >= 0) || c.outMeta().numel() == 0 || s2[n - 2] == 0) return std::nullopt;
+        const bool inf = std::isinf(p);
+        const DType ct = computeType(c.outMeta().dtype), xt = c.meta(x1).dtype;
+        std::vector<int64_t> space = s1;  // [*, P, M, R]
+        space.push_back(s2[n - 2]);
+        std::vector<bool> mask(space.size(), false);
+        mask.back() = true;
+        return tensorValue(reduceTo(
+            c, c.outMeta(), space, mask, false, ReduceOp::Sum,
+            [=](Loader& L, const std::vector<Index>& co) {
+                std::vector<Index> a(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n)), b = a, pr = a;
+                b[n - 2] = co[n];  // [*, j, m]
+                pr[n - 1] = co[n];  // [*, i, j]
+                ExprP diff = ebinary(Op::Sub, eto(L.load(x1, a), ct), eto(L.load(x2, b), ct));
+                ExprP gv = eto(L.load(g, pr), ct), d = eto(L.load(dist, pr), ct);
+                ExprP zero = econst(0, ct), dz = ebinary(Op::Eq, d, zero);
+                ExprP sgn = eunary(Op::Sign, diff), ad = eunary(Op::Abs, diff);
+                if (p == 0.0) return zero;
+                if (p == 1.0) return ebinary(Op::Mul, gv, sgn);
+                if (p == 2.0) return ewhere(dz, zero, ebinary(Op::Div, ebinary(Op::Mul, gv, diff), d));
+                if (inf) {
+                    // |diff| == dist compared in the input's precision, as ATen does.
+                    ExprP tie = ebinary(Op::Eq, eto(ecast(ad, xt), ct), d);
+                    return ewhere(tie, ebinary(Op::Mul, gv, sgn), zero);
+                }
+                ExprP den = ebinary(Op::Pow, d, econst(p - 1.0, ct));
+                if (p < 2.0) {
+                    ExprP skip = p < 1.0 ? ebinary(Op::Or, dz, ebinary(Op::Eq, diff, zero)) : dz;
+                    return ewhere(skip, zero,
+                                  ebinary(Op::Div,
+                                          ebinary(Op::Mul, ebinary(Op::Mul, sgn, ebinary(Op::Pow, ad, econst(p - 1.0, ct))),
+                                                  gv),
+                                          den));
+                }
+                return ewhere(dz, zero,
+                              ebinary(Op::Div,
+                                      ebinary(Op::Mul, ebinary(Op::Mul, diff, ebinary(Op::Pow, ad, econst(p - 2.0, ct))),
+                                              gv),
+                                      den));
+            },
+            {g, x1, x2, dist}, ".acc"));
     };
     // _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim): the three inputs,
     // each unsqueezed at its expand dims, multiplied and summed over sumdim (which the result

@@ -264,6 +264,26 @@ Expected<Argument> LowerCtx::emit(std::string_view qualname, std::vector<Argumen
     return Argument::ofNode(n);
 }
 
+Expected<Argument> LowerCtx::emitItem(const Argument& tuple, size_t i) {
+    const Value v = valueOf(tuple);
+    if (!v.isList() || i >= v.list.size()) return makeError("expected a tuple with an item " + std::to_string(i));
+    Node* n = m_g.insertBefore(m_cur, NodeKind::CallFunction, m_g.uniqueName("getitem"), "operator.getitem");
+    n->args = {tuple, Argument::ofInt(static_cast<int64_t>(i))};
+    n->sourceComment = m_cur->sourceComment;
+    n->sourceLine = m_cur->sourceLine;
+    if (m_symbolic) {
+        std::array<Value, 2> probes;
+        for (size_t k = 1; k <= 2; ++k) {
+            const Value pk = valueUnder(tuple, k);
+            if (pk.isList() && i < pk.list.size()) probes[k - 1] = pk.list[i];
+        }
+        resymbolize(n, v.list[i], probes);
+    }
+    m_values[n] = v.list[i];
+    m_emitted.push_back(n);
+    return Argument::ofNode(n);
+}
+
 Argument LowerCtx::emitConstant(Tensor t) {
     std::string name;
     for (int i = 0;; ++i) {

@@ -5,7 +5,10 @@
 #include "exec/ops/kernel_util.h"
 #include "import/dynamo_lowering_internal.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 namespace fxray::lowering {
@@ -236,8 +239,11 @@ Expected<Argument> avgPool2d(LowerCtx& c, const TorchCall& call) {
                   {*x, *ks, *stride, *padding, Argument::ofBool(*ceil), Argument::ofBool(*cip), orNone((*p)[6])});
 }
 
-Expected<Argument> adaptiveAvgPool2d(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "output_size"});
+/// F.adaptive_avg_pool2d(input, output_size) and F.adaptive_max_pool2d(input, output_size,
+/// return_indices=False) (ATen's max returns the indices too: item 0 unless asked for both).
+template <bool Max>
+Expected<Argument> adaptivePool2d(LowerCtx& c, const TorchCall& call) {
+    auto p = Max ? call.bind({"input", "output_size", "return_indices"}) : call.bind({"input", "output_size"});
     if (!p.ok()) return p.error();
     auto m = c.tensorMeta((*p)[0] ? *(*p)[0] : Argument::none());
     if (!m || m->dim() < 2) return makeError("input must be a tensor of at least 2 dimensions");
@@ -258,7 +264,12 @@ Expected<Argument> adaptiveAvgPool2d(LowerCtx& c, const TorchCall& call) {
         else
             return makeError("output_size must hold ints or None");
     }
-    return c.emit("aten.adaptive_avg_pool2d.default", {*(*p)[0], Argument::ofList(std::move(items))});
+    if (!Max) return c.emit("aten.adaptive_avg_pool2d.default", {*(*p)[0], Argument::ofList(std::move(items))});
+    auto indices = boolOf(Max ? (*p)[2] : nullptr, false);
+    if (!indices) return makeError("return_indices must be a bool");
+    auto r = c.emit("aten.adaptive_max_pool2d.default", {*(*p)[0], Argument::ofList(std::move(items))});
+    if (!r.ok() || *indices) return r;
+    return c.emitItem(*r, 0);
 }
 
 Expected<Argument> pad(LowerCtx& c, const TorchCall& call) {
@@ -512,6 +523,7 @@ constexpr char kHardswish[] = "hardswish";
 constexpr char kHardsigmoid[] = "hardsigmoid";
 constexpr char kMish[] = "mish";
 constexpr char kGroupNorm[] = "group_norm";
+constexpr char kAvgPool3d[] = "avg_pool3d";
 
 /// F.relu6(input, inplace=False) = hardtanh(input, 0, 6).
 Expected<Argument> relu6(LowerCtx& c, const TorchCall& call) {
@@ -681,6 +693,102 @@ Expected<Argument> gruCell(LowerCtx& c, const TorchCall& call) {
     return emit("aten.add.Tensor", {*n, *zd});
 }
 
+/// torch.lstm(input, (h0, c0), params, has_biases, num_layers, dropout, train, bidirectional,
+/// batch_first) and torch.gru(input, h0, params, ...) (nn.LSTM / nn.GRU with Dynamo's allow_rnn):
+/// unrolled into torch.lstm_cell / torch.gru_cell steps as above, layer by layer, the reverse
+/// direction walking time backwards, directions concatenated on the features; returns
+/// (output, h_n[, c_n]). Projections (proj_size) and dropout between layers are not lowered.
+template <bool Lstm>
+Expected<Argument> rnn(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional",
+                        "batch_first"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    const auto& a = *p;
+    auto biases = boolOf(a[3], true);
+    auto layers = intOf(a[4]);
+    auto dropout = numberOf(a[5]);
+    auto train = boolOf(a[6], false), bidir = boolOf(a[7], false), batchFirst = boolOf(a[8], false);
+    if (!biases || !layers || !dropout || !train || !bidir || !batchFirst || *layers < 1 || !a[1] || !a[2] ||
+        !a[2]->isSequence())
+        return makeError("expects input, hx, a list of parameters and the flags of torch." + std::string(Lstm ? "lstm" : "gru"));
+    if (*dropout != 0.0 && *train && *layers > 1) return makeError("dropout between layers is not supported");
+    Argument h0 = *a[1], c0 = Argument::none();
+    if (Lstm) {
+        if (!a[1]->isSequence() || a[1]->items.size() != 2) return makeError("expects hx = (h0, c0)");
+        h0 = a[1]->items[0], c0 = a[1]->items[1];
+    }
+    const int64_t D = *bidir ? 2 : 1, P = *biases ? 4 : 2;
+    const auto& params = a[2]->items;
+    if (static_cast<int64_t>(params.size()) != *layers * D * P)
+        return makeError("expects " + std::to_string(*layers * D * P) + " parameters (projections are not supported)");
+    auto xm = c.tensorMeta(*x);
+    if (!xm || xm->dim() != 3 || xm->shape[0] < 0 || xm->shape[1] < 0) return makeError("expects a batched 3-D input");
+    const int64_t tdim = *batchFirst ? 1 : 0, T = xm->shape[static_cast<size_t>(tdim)];
+    Argument in = *x;
+    std::vector<Argument> hn, cn;
+    for (int64_t l = 0; l < *layers; ++l) {
+        std::vector<Argument> dirOut;
+        for (int64_t d = 0; d < D; ++d) {
+            const int64_t k = l * D + d;
+            const size_t base = static_cast<size_t>(k * P);
+            auto h = c.emit("aten.select.int", {h0, Argument::ofInt(0), Argument::ofInt(k)});
+            if (!h.ok()) return h;
+            Argument hcur = *h, ccur = Argument::none();
+            if (Lstm) {
+                auto cs = c.emit("aten.select.int", {c0, Argument::ofInt(0), Argument::ofInt(k)});
+                if (!cs.ok()) return cs;
+                ccur = *cs;
+            }
+            std::vector<Argument> outs(static_cast<size_t>(T));
+            for (int64_t step = 0; step < T; ++step) {
+                const int64_t t = d == 0 ? step : T - 1 - step;
+                auto xt = c.emit("aten.select.int", {in, Argument::ofInt(tdim), Argument::ofInt(t)});
+                if (!xt.ok()) return xt;
+                TorchCall cell;
+                cell.node = call.node;
+                cell.target = Lstm ? "torch.lstm_cell" : "torch.gru_cell";
+                cell.args = {*xt, Lstm ? Argument::ofList({hcur, ccur}, true) : hcur, params[base], params[base + 1]};
+                if (*biases) cell.args.insert(cell.args.end(), {params[base + 2], params[base + 3]});
+                auto r = Lstm ? lstmCell(c, cell) : gruCell(c, cell);
+                if (!r.ok()) return r;
+                if (Lstm) {
+                    auto hy = c.emitItem(*r, 0);
+                    if (!hy.ok()) return hy;
+                    auto cy = c.emitItem(*r, 1);
+                    if (!cy.ok()) return cy;
+                    hcur = *hy, ccur = *cy;
+                } else {
+                    hcur = *r;
+                }
+                outs[static_cast<size_t>(t)] = hcur;
+            }
+            auto st = c.emit("aten.stack.default", {Argument::ofList(std::move(outs)), Argument::ofInt(tdim)});
+            if (!st.ok()) return st;
+            dirOut.push_back(*st);
+            hn.push_back(hcur);
+            if (Lstm) cn.push_back(ccur);
+        }
+        if (D == 1) {
+            in = dirOut[0];
+        } else {
+            auto cat = c.emit("aten.cat.default", {Argument::ofList(std::move(dirOut)), Argument::ofInt(-1)});
+            if (!cat.ok()) return cat;
+            in = *cat;
+        }
+    }
+    auto h = c.emit("aten.stack.default", {Argument::ofList(std::move(hn)), Argument::ofInt(0)});
+    if (!h.ok()) return h;
+    std::vector<Argument> result{in, *h};
+    if (Lstm) {
+        auto cc = c.emit("aten.stack.default", {Argument::ofList(std::move(cn)), Argument::ofInt(0)});
+        if (!cc.ok()) return cc;
+        result.push_back(*cc);
+    }
+    return Argument::ofList(std::move(result), true);
+}
+
 /// torch.repeat_interleave(input, repeats: int, dim=None): each element (slice along dim)
 /// repeated; as unsqueeze + expand + reshape (PyTorch's decomposition for int repeats).
 Expected<Argument> repeatInterleaveInt(LowerCtx& c, const Argument& x, const Argument* repeats, const Argument* dim) {
@@ -719,6 +827,306 @@ Expected<Argument> repeatInterleaveInt(LowerCtx& c, const Argument& x, const Arg
     return c.emit("aten.reshape.default", {*e, Argument::ofList(std::move(out))});
 }
 
+// ---- functions blocks of popular architectures call (bench/gen_popular_more.py) -------------
+
+/// F.max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+/// return_indices=False): max_pool3d_with_indices, item 0 unless the indices are asked for.
+Expected<Argument> maxPool3d(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto ks = (*p)[1] ? intList(*(*p)[1], 3) : std::nullopt;
+    auto stride = given((*p)[2]) ? intList(*(*p)[2], 3) : std::optional<Argument>(Argument::ofList({}));
+    auto padding = (*p)[3] ? intList(*(*p)[3], 3) : intList(Argument::ofInt(0), 3);
+    auto dilation = (*p)[4] ? intList(*(*p)[4], 3) : intList(Argument::ofInt(1), 3);
+    auto ceil = boolOf((*p)[5], false);
+    auto indices = boolOf((*p)[6], false);
+    if (!ks || !stride || !padding || !dilation || !ceil || !indices)
+        return makeError("kernel_size, stride, padding and dilation must be ints or triples of ints");
+    auto r = c.emit("aten.max_pool3d_with_indices.default",
+                    {*x, *ks, *stride, *padding, *dilation, Argument::ofBool(*ceil)});
+    if (!r.ok() || *indices) return r;
+    return c.emitItem(*r, 0);
+}
+
+/// torch.einsum(equation, *operands) with explicit or implicit output and no repeated
+/// subscript within one operand, no ellipsis: each operand permuted into one letter order (the
+/// output's letters, then the summed ones) and reshaped with size-1 dims for the letters it
+/// lacks, their broadcast product summed over the trailing letters (rotary embeddings'
+/// "i,j->ij" outer product, attention's "bhqd,bhkd->bhqk").
+Expected<Argument> einsum(LowerCtx& c, const TorchCall& call) {
+    if (call.args.empty() || call.args[0].kind != Argument::Kind::String || !call.kwargs.empty())
+        return makeError("expects an equation string and operands");
+    std::vector<Argument> ops(call.args.begin() + 1, call.args.end());
+    if (ops.size() == 1 && ops[0].isSequence()) ops = ops[0].items;
+    std::string eq;
+    for (char ch : call.args[0].s)
+        if (ch != ' ') eq += ch;
+    const size_t arrow = eq.find("->");
+    std::vector<std::string> subs(1);
+    for (char ch : eq.substr(0, arrow)) {
+        if (ch == ',')
+            subs.emplace_back();
+        else
+            subs.back() += ch;
+    }
+    if (subs.size() != ops.size()) return makeError("the equation names " + std::to_string(subs.size()) + " operands");
+    std::map<char, int> count;
+    std::string seen;
+    for (const auto& s : subs)
+        for (char ch : s) {
+            if (!std::isalpha(static_cast<unsigned char>(ch))) return makeError("only letter subscripts are supported");
+            if (std::count(s.begin(), s.end(), ch) > 1) return makeError("repeated subscripts are not supported");
+            if (count[ch]++ == 0) seen += ch;
+        }
+    std::string out;
+    if (arrow == std::string::npos) {
+        for (const auto& [ch, n] : count)
+            if (n == 1) out += ch;
+    } else {
+        out = eq.substr(arrow + 2);
+        for (char ch : out)
+            if (!count.count(ch) || std::count(out.begin(), out.end(), ch) > 1)
+                return makeError(std::string("output subscript '") + ch + "' is not one operand subscript");
+    }
+    std::string order = out;
+    for (char ch : seen)
+        if (out.find(ch) == std::string::npos) order += ch;
+    std::optional<Argument> prod;
+    for (size_t k = 0; k < ops.size(); ++k) {
+        auto m = c.tensorMeta(ops[k]);
+        if (!m || m->dim() != static_cast<int64_t>(subs[k].size()))
+            return makeError("operand " + std::to_string(k) + " does not have the equation's " +
+                             std::to_string(subs[k].size()) + " dims");
+        std::vector<Argument> perm, shape;
+        bool identity = true;
+        for (char ch : order) {
+            const size_t at = subs[k].find(ch);
+            if (at == std::string::npos) {
+                shape.push_back(Argument::ofInt(1));
+                continue;
+            }
+            identity = identity && at == perm.size();
+            perm.push_back(Argument::ofInt(static_cast<int64_t>(at)));
+            shape.push_back(Argument::ofInt(m->shape[at]));
+        }
+        Argument t = ops[k];
+        if (!identity) {
+            auto r = c.emit("aten.permute.default", {t, Argument::ofList(std::move(perm))});
+            if (!r.ok()) return r;
+            t = *r;
+        }
+        if (shape.size() != static_cast<size_t>(m->dim())) {
+            auto r = c.emit("aten.reshape.default", {t, Argument::ofList(std::move(shape))});
+            if (!r.ok()) return r;
+            t = *r;
+        }
+        if (prod) {
+            auto r = c.emit("aten.mul.Tensor", {*prod, t});
+            if (!r.ok()) return r;
+            t = *r;
+        }
+        prod = t;
+    }
+    if (!prod) return makeError("expects operands");
+    if (order.size() > out.size()) {
+        std::vector<Argument> dims;
+        for (size_t d = out.size(); d < order.size(); ++d) dims.push_back(Argument::ofInt(static_cast<int64_t>(d)));
+        return c.emit("aten.sum.dim_IntList", {*prod, Argument::ofList(std::move(dims)), Argument::ofBool(false)});
+    }
+    if (ops.size() == 1 && prod->isNode() && ops[0].isNode() && prod->node == ops[0].node)
+        return c.emit("aten.alias.default", {*prod});
+    return *prod;
+}
+
+/// torch.cdist(x1, x2, p=2.0, compute_mode=...): _cdist_forward (PyTorch takes a matmul form
+/// for p = 2 past 25 rows; the values differ by rounding only).
+Expected<Argument> cdist(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"x1", "x2", "p", "compute_mode"});
+    if (!p.ok()) return p.error();
+    auto x1 = needTensor(c, (*p)[0], "x1");
+    if (!x1.ok()) return x1;
+    auto x2 = needTensor(c, (*p)[1], "x2");
+    if (!x2.ok()) return x2;
+    auto pv = given((*p)[2]) ? numberOf((*p)[2]) : std::optional<double>(2.0);
+    if (!pv) return makeError("p must be a number");
+    return c.emit("aten._cdist_forward.default", {*x1, *x2, Argument::ofFloat(*pv), Argument::none()});
+}
+
+/// torch._weight_norm(v, g, dim=0): w of _weight_norm_interface(v, g, dim).
+Expected<Argument> weightNorm(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"v", "g", "dim"});
+    if (!p.ok()) return p.error();
+    auto v = needTensor(c, (*p)[0], "v");
+    if (!v.ok()) return v;
+    auto g = needTensor(c, (*p)[1], "g");
+    if (!g.ok()) return g;
+    auto dim = (*p)[2] ? intOf((*p)[2]) : std::optional<int64_t>(0);
+    if (!dim) return makeError("dim must be an int");
+    auto r = c.emit("aten._weight_norm_interface.default", {*v, *g, Argument::ofInt(*dim)});
+    if (!r.ok()) return r;
+    return c.emitItem(*r, 0);
+}
+
+std::optional<int64_t> reductionEnum(const Argument* a) {
+    if (!a) return 1;
+    if (a->kind != Argument::Kind::String) return std::nullopt;
+    if (a->s == "none") return 0;
+    if (a->s == "mean") return 1;
+    if (a->s == "sum") return 2;
+    return std::nullopt;
+}
+
+/// F.cross_entropy(input [N, C] or [C], target class indices, weight, size_average, ignore_index,
+/// reduce, reduction, label_smoothing=0): log_softmax over the classes, then nll_loss_forward.
+Expected<Argument> crossEntropy(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction",
+                        "label_smoothing"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    auto xm = c.tensorMeta(*x), tm = c.tensorMeta(*t);
+    if (given((*p)[3]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
+    if (given((*p)[7]) && numberOf((*p)[7]).value_or(1.0) != 0.0) return makeError("label_smoothing is not supported");
+    if (!isIntegral(tm->dtype) || xm->dim() < 1 || xm->dim() > 2 || tm->dim() != xm->dim() - 1)
+        return makeError("only class-index targets of [N, C] or [C] inputs are supported");
+    auto red = reductionEnum((*p)[6]);
+    auto ignore = (*p)[4] ? intOf((*p)[4]) : std::optional<int64_t>(-100);
+    if (!red || !ignore) return makeError("reduction must be 'none', 'mean' or 'sum', ignore_index an int");
+    auto lp = c.emit("aten._log_softmax.default", {*x, Argument::ofInt(xm->dim() - 1), Argument::ofBool(false)});
+    if (!lp.ok()) return lp;
+    auto r = c.emit("aten.nll_loss_forward.default",
+                    {*lp, *t, orNone((*p)[2]), Argument::ofInt(*red), Argument::ofInt(*ignore)});
+    if (!r.ok()) return r;
+    return c.emitItem(*r, 0);
+}
+
+/// F.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+/// per_sample_weights, include_last_offset, padding_idx): _embedding_bag's item 0; a 2-D input is
+/// one bag per row (offsets 0, n, 2n, ... and the input and weights flattened, as F does).
+Expected<Argument> embeddingBag(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "weight", "offsets", "max_norm", "norm_type", "scale_grad_by_freq", "mode", "sparse",
+                        "per_sample_weights", "include_last_offset", "padding_idx"});
+    if (!p.ok()) return p.error();
+    auto in = needTensor(c, (*p)[0], "input");
+    if (!in.ok()) return in;
+    auto w = needTensor(c, (*p)[1], "weight");
+    if (!w.ok()) return w;
+    if (given((*p)[3])) return makeError("max_norm is not supported (it renormalises the weight in place)");
+    const std::string mode = (*p)[6] && (*p)[6]->kind == Argument::Kind::String ? (*p)[6]->s : "mean";
+    const int64_t modeEnum = mode == "sum" ? 0 : mode == "mean" ? 1 : mode == "max" ? 2 : -1;
+    if (modeEnum < 0) return makeError("mode must be 'sum', 'mean' or 'max'");
+    auto scale = boolOf((*p)[5], false);
+    auto sparse = boolOf((*p)[7], false);
+    auto last = boolOf((*p)[9], false);
+    auto pad = given((*p)[10]) ? intOf((*p)[10]) : std::optional<int64_t>(-1);
+    if (!scale || !sparse || !last || !pad) return makeError("bad embedding_bag arguments");
+    auto im = c.tensorMeta(*in);
+    Argument indices = *in, offsets = orNone((*p)[2]), psw = orNone((*p)[8]);
+    if (im->dim() == 2) {
+        if (given((*p)[2])) return makeError("offsets must be None for a 2-D input");
+        auto flat = c.emit("aten.reshape.default", {*in, Argument::ofList({Argument::ofInt(-1)})});
+        if (!flat.ok()) return flat;
+        indices = *flat;
+        auto o = c.emit("aten.arange.start_step",
+                        {Argument::ofInt(0), Argument::ofInt(im->numel()), Argument::ofInt(im->shape[1])},
+                        {{"dtype", Argument::ofDType(im->dtype)}, {"device", Argument::ofDevice(im->device)}});
+        if (!o.ok()) return o;
+        offsets = *o;
+        if (given((*p)[8])) {
+            auto f = c.emit("aten.reshape.default", {psw, Argument::ofList({Argument::ofInt(-1)})});
+            if (!f.ok()) return f;
+            psw = *f;
+        }
+    } else if (im->dim() != 1 || !given((*p)[2])) {
+        return makeError("a 1-D input needs offsets");
+    }
+    if (*pad < 0 && given((*p)[10])) *pad += c.tensorMeta(*w)->shape[0];
+    auto r = c.emit("aten._embedding_bag.default",
+                    {*w, indices, offsets, Argument::ofBool(*scale), Argument::ofInt(modeEnum), Argument::ofBool(*sparse),
+                     psw, Argument::ofBool(*last), Argument::ofInt(*pad)});
+    if (!r.ok()) return r;
+    return c.emitItem(*r, 0);
+}
+
+/// F.adaptive_avg_pool3d(input, output_size): _adaptive_avg_pool3d (an int is used for all three dims).
+Expected<Argument> adaptiveAvgPool3d(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "output_size"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto size = (*p)[1] ? intList(*(*p)[1], 3) : std::nullopt;
+    if (!size) return makeError("output_size must be an int or three ints");
+    return c.emit("aten._adaptive_avg_pool3d.default", {*x, *size});
+}
+
+/// F.l1_loss(input, target, size_average, reduce, reduction='mean'): |input - target| reduced.
+Expected<Argument> l1Loss(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "size_average", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[2]) || given((*p)[3])) return makeError("size_average and reduce are not supported");
+    auto red = reductionEnum((*p)[4]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    auto d = c.emit("aten.sub.Tensor", {*x, *t});
+    if (!d.ok()) return d;
+    auto a = c.emit("aten.abs.default", {*d});
+    if (!a.ok() || *red == 0) return a;
+    return c.emit(*red == 1 ? "aten.mean.default" : "aten.sum.default", {*a});
+}
+
+/// F.scaled_dot_product_attention(query, key, value, ...): ATen's op as it is for 4-D operands;
+/// query/key/value of 3 dims ([B, L, E]: MobileViT's single head) get a leading dim of 1 (a
+/// mask broadcasts against it unchanged) and lose it after.
+Expected<Argument> sdpa(LowerCtx& c, const TorchCall& call) {
+    if (call.args.size() < 3) return lowerGeneric(c, call, "scaled_dot_product_attention");
+    auto qm = c.tensorMeta(call.args[0]), km = c.tensorMeta(call.args[1]), vm = c.tensorMeta(call.args[2]);
+    if (!qm || !km || !vm || qm->dim() != 3 || km->dim() != 3 || vm->dim() != 3)
+        return lowerGeneric(c, call, "scaled_dot_product_attention");
+    TorchCall k = call;
+    for (size_t i = 0; i < 3; ++i) {
+        auto u = c.emit("aten.unsqueeze.default", {call.args[i], Argument::ofInt(0)});
+        if (!u.ok()) return u;
+        k.args[i] = *u;
+    }
+    auto r = lowerGeneric(c, k, "scaled_dot_product_attention");
+    if (!r.ok()) return r;
+    return c.emit("aten.squeeze.dim", {*r, Argument::ofInt(0)});
+}
+
+/// F.unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> im2col and
+/// F.fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> col2im (ints or
+/// pairs, as F passes them on).
+template <bool Fold>
+Expected<Argument> foldOrUnfold(LowerCtx& c, const TorchCall& call) {
+    auto p = Fold ? call.bind({"input", "output_size", "kernel_size", "dilation", "padding", "stride"})
+                  : call.bind({"input", "kernel_size", "dilation", "padding", "stride"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    const size_t f = Fold ? 1 : 0;
+    std::vector<Argument> args{*x};
+    if (Fold) {
+        auto os = (*p)[1] ? intList(*(*p)[1], 2) : std::nullopt;
+        if (!os) return makeError("output_size must be an int or a pair");
+        args.push_back(*os);
+    }
+    const int64_t dflt[4] = {-1, 1, 0, 1};
+    for (size_t i = 0; i < 4; ++i) {
+        const Argument* a = (*p)[f + 1 + i];
+        auto v = a ? intList(*a, 2) : dflt[i] < 0 ? std::nullopt : intList(Argument::ofInt(dflt[i]), 2);
+        if (!v) return makeError("kernel_size, dilation, padding and stride must be ints or pairs");
+        args.push_back(*v);
+    }
+    return c.emit(Fold ? "aten.col2im.default" : "aten.im2col.default", std::move(args));
+}
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"torch._C._nn.linear", linear},
@@ -747,7 +1155,24 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.max_pool2d", maxPool2d<false>},
         {"torch.nn.functional.avg_pool2d", avgPool2d},
         {"torch._C._nn.avg_pool2d", avgPool2d},
-        {"torch.nn.functional.adaptive_avg_pool2d", adaptiveAvgPool2d},
+        {"torch.nn.functional.adaptive_avg_pool2d", adaptivePool2d<false>},
+        {"torch.nn.functional.adaptive_max_pool2d", adaptivePool2d<true>},
+        {"torch.nn.functional.max_pool3d", maxPool3d},
+        {"torch.nn.functional.unfold", foldOrUnfold<false>},
+        {"torch.nn.functional.fold", foldOrUnfold<true>},
+        {"torch._C._nn.scaled_dot_product_attention", sdpa},
+        {"torch.nn.functional.scaled_dot_product_attention", sdpa},
+        {"torch.nn.functional.adaptive_avg_pool3d", adaptiveAvgPool3d},
+        {"torch._C._nn.avg_pool3d", functionalAsAten<kAvgPool3d>},
+        {"torch.nn.functional.avg_pool3d", functionalAsAten<kAvgPool3d>},
+        {"torch.nn.functional.l1_loss", l1Loss},
+        {"torch.functional.einsum", einsum},
+        {"torch.einsum", einsum},
+        {"torch.functional.cdist", cdist},
+        {"torch.cdist", cdist},
+        {"torch._weight_norm", weightNorm},
+        {"torch.nn.functional.cross_entropy", crossEntropy},
+        {"torch.nn.functional.embedding_bag", embeddingBag},
         {"torch.nn.functional.pad", pad},
         {"torch.where", where},
         {"torch.pow", pow},
@@ -766,6 +1191,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.repeat_interleave", lowerRepeatInterleave},
         {"torch.lstm_cell", lstmCell},
         {"torch.gru_cell", gruCell},
+        {"torch.lstm", rnn<true>},
+        {"torch.gru", rnn<false>},
         {"torch.nn.functional.interpolate", interpolate},
         {"torch.nn.functional.grid_sample", gridSample},
         {"torch.nn.functional.multi_head_attention_forward", lowerMultiHeadAttention},

@@ -52,6 +52,9 @@ public:
     Expected<Argument> emitScalar(std::string_view target, std::vector<Argument> args);
     /// Emits a `_tensor_constantN` get_attr holding t (FX's lifted-constant form).
     Argument emitConstant(Tensor t);
+    /// Emits `operator.getitem(tuple, i)` for item i of an emitted multi-output op (the form
+    /// ATen graphs take a tuple's item in), when the torch-level function returns one tensor.
+    Expected<Argument> emitItem(const Argument& tuple, size_t i);
     /// Erases the nodes emitted since begin() (the rule failed).
     void rollback();
     /// Nodes emitted since begin().

@@ -2,6 +2,7 @@
 // reads (`builtins.getattr(x, 'shape')`): arithmetic on tensors becomes ATen ops with PyTorch's
 // reflected-operator choices, arithmetic on Python numbers (sizes) folds, and tensor indexing
 // becomes unsqueeze/select/slice/index as Tensor.__getitem__ does.
+#include "exec/ops/kernel_util.h"
 #include "import/dynamo_lowering_internal.h"
 
 #include <cmath>
@@ -234,6 +235,13 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
             break;
         case Argument::Kind::Int:
         case Argument::Kind::Slice: ++consumed; break;
+        case Argument::Kind::List:
+            // A list of ints (Falcon's fused[..., [-2], :]) indexes like an int64 tensor of it.
+            for (const auto& e : it.items)
+                if (e.kind != Argument::Kind::Int) return makeError("unsupported index " + it.repr());
+            if (it.items.empty()) return makeError("unsupported index " + it.repr());
+            ++consumed;
+            break;
         case Argument::Kind::NodeRef: {
             auto tm = c.tensorMeta(it);
             if (!tm) return makeError("index '" + it.node->name() + "' is not a tensor");
@@ -305,6 +313,15 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
             advanced.emplace_back(dim, it);
             ++dim;
             break;
+        case Argument::Kind::List: {
+            // The lifted int64 constant AOT tracing makes of the list (on the indexed tensor's device).
+            std::vector<double> vals;
+            for (const auto& e : it.items) vals.push_back(static_cast<double>(e.i));
+            TensorMeta im = TensorMeta::contiguous({static_cast<int64_t>(vals.size())}, DType::Int64, curMeta->device);
+            advanced.emplace_back(dim, c.emitConstant(kern::makeTensor(im, vals)));
+            ++dim;
+            break;
+        }
         default: break;
         }
     }

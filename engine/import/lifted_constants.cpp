@@ -53,19 +53,41 @@ std::optional<Tensor> literalTensor(const Node& n) {
     return kern::makeTensor(m, vals);
 }
 
+/// The int-list items of a Dynamo `operator.getitem` index (`x[..., [-2], :]`): AOT tracing
+/// turns each into a lifted int64 constant (Falcon's multi-query key/value split does this).
+void indexListLiterals(const Node& n, std::vector<std::optional<Tensor>>& out) {
+    if (n.args.size() != 2) return;
+    const Argument& idx = n.args[1];
+    std::vector<Argument> items = idx.kind == Argument::Kind::Tuple ? idx.items : std::vector<Argument>{idx};
+    for (const auto& it : items) {
+        if (it.kind != Argument::Kind::List || it.items.empty()) continue;
+        std::vector<double> vals;
+        std::vector<int64_t> shape;
+        bool ints = true;
+        for (const auto& e : it.items) ints = ints && (e.kind == Argument::Kind::Int || e.isSequence());
+        if (!ints || !flattenLiteral(it, vals, shape, 0)) continue;
+        out.push_back(kern::makeTensor(TensorMeta::contiguous(shape, DType::Int64), vals));
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo) {
     std::vector<std::string> filled;
-    // Dynamo literal tensors grouped by provenance, in graph order.
-    std::map<std::string, std::vector<const Node*>> byComment;
+    // Dynamo literal tensors (torch.tensor calls, int-list indices) grouped by provenance, in
+    // graph order.
+    std::map<std::string, std::vector<std::optional<Tensor>>> byComment;
     std::vector<const Graph*> stack{&dynamo};
     while (!stack.empty()) {
         const Graph* d = stack.back();
         stack.pop_back();
-        for (const auto& n : d->nodes())
-            if (n->kind() == NodeKind::CallFunction && n->target() == "torch.tensor")
-                byComment[n->sourceComment].push_back(n.get());
+        for (const auto& n : d->nodes()) {
+            if (n->kind() != NodeKind::CallFunction) continue;
+            if (n->target() == "torch.tensor")
+                byComment[n->sourceComment].push_back(literalTensor(*n));
+            else if (n->target() == "operator.getitem")
+                indexListLiterals(*n, byComment[n->sourceComment]);
+        }
         for (const auto& [k, sub] : d->subgraphs()) stack.push_back(sub.get());
     }
     std::map<std::string, size_t> used;
@@ -75,7 +97,7 @@ std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo) {
         if (it == byComment.end()) continue;
         size_t& k = used[n->sourceComment];
         for (; k < it->second.size(); ++k) {
-            auto t = literalTensor(*it->second[k]);
+            auto t = it->second[k];
             if (!t) continue;
             if (!n->meta.empty() && (t->shape() != n->meta[0].shape || t->dtype() != n->meta[0].dtype)) continue;
             if (!n->meta.empty()) t->meta.device = n->meta[0].device;

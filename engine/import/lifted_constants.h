@@ -17,8 +17,8 @@ namespace fxray {
 std::vector<std::string> missingConstants(const Graph& g);
 
 /// Fills g.constants for missing lifted constants from `torch.tensor(...)` nodes of `dynamo`
-/// with the same provenance comment and the same dtype/shape, matched in order. Returns the
-/// names it filled.
+/// and the int-list items of its `operator.getitem` indices (`x[..., [-2], :]`) with the same
+/// provenance comment and the same dtype/shape, matched in order. Returns the names it filled.
 std::vector<std::string> linkLiftedConstants(Graph& g, const Graph& dynamo);
 
 /// Fills g.constants for missing lifted constants whose value the graph text itself determines:

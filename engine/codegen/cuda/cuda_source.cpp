@@ -232,13 +232,25 @@ public:
                         if (!seen) reduced.push_back(st.id);
                     }
                 for (int a : reduced) line("acc" + std::to_string(a) + " = " + init(a) + ";");
+                // NVRTC/cicc 13.0 crashes (SIGSEGV) optimising a short constant-step row loop whose
+                // extent is not a multiple of the step, when its body splits the row by / and %
+                // and recombines the parts in an index (wav2vec2's and DeBERTa's layer_norm
+                // backward: 24 and 78 rows). An empty asm on the row hides its range from that
+                // optimisation; short loops lose nothing by it.
+                const int64_t step = m_col ? 32 * m_colRows / m_colWidth : 32;
+                const bool opaqueRow = !m_block && step > 0 && inner % step != 0 && inner / step < 64;
+                const std::string rv = opaqueRow ? "r0" : "r";
                 if (m_col)
-                    line("for (i64 r = wy; r < " + i64lit(inner) +
-                         "; r += " + std::to_string(32 * m_colRows / m_colWidth) + "LL) {");
+                    line("for (i64 " + rv + " = wy; " + rv + " < " + i64lit(inner) + "; " + rv +
+                         " += " + std::to_string(step) + "LL) {");
                 else
-                    line(std::string("for (i64 r = ") + (m_block ? "threadIdx.x" : "lane") + "; r < " + i64lit(inner) +
-                         "; r += " + (m_block ? "blockDim.x" : "32") + ") {");
+                    line("for (i64 " + rv + " = " + (m_block ? "threadIdx.x" : "lane") + "; " + rv + " < " +
+                         i64lit(inner) + "; " + rv + " += " + (m_block ? "blockDim.x" : "32") + ") {");
                 ++m_indent;
+                if (opaqueRow) {
+                    line("i64 r = r0;");
+                    line("asm(\"\" : \"+l\"(r));");
+                }
                 decompose("r", [&](size_t d) { return K.reduced[d]; });
                 runStmts(ph.stmts, false);
                 --m_indent;

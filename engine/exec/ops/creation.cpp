@@ -1,8 +1,9 @@
 // Factory ops: arange, iota, linspace, logspace, scalar_tensor, empty/zeros/ones/full and their
-// new_* forms, _efficientzerotensor (the *_like ones live in misc.cpp).
+// new_* forms, _efficientzerotensor, tril_indices/triu_indices (the *_like ones live in misc.cpp).
 // `empty` is zero-filled so that runs are deterministic. dtype defaults follow PyTorch: the
 // default float dtype (float32) unless the arguments are all integers (arange) or the fill value
 // decides (full).
+#include "exec/ops/creation.h"
 #include "exec/ops/kernel_util.h"
 #include "exec/ops/register.h"
 
@@ -290,7 +291,46 @@ Expected<Value> spaceKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
+// ----- tril_indices / triu_indices --------------------------------------------------------------
+
+// tril_indices / triu_indices(row, col, offset=0, *, dtype=long, ...): [2, N], the row and column
+// of every element of the lower (upper) triangle of a row x col matrix whose diagonal is moved by
+// offset, in row-major order (DLRM's feature interaction gathers with them).
+Expected<Value> metaTriIndices(const OpArgs& a) {
+    const int64_t row = a.toInt(0), col = a.toInt(1), off = a.toInt(2);
+    if (row < 0 || col < 0)
+        return opError(a, "row and col must be non-negative, got " + std::to_string(row) + " and " +
+                              std::to_string(col));
+    const DType dt = kwDType(a).value_or(DType::Int64);
+    if (dt != DType::Int64 && dt != DType::Int32) return opError(a, "dtype must be int64 or int32");
+    const bool lower = a.op().schema.name.find("tril") != std::string::npos;
+    int64_t n = 0;
+    for (int64_t i = 0; i < row; ++i) n += triRowCount(i, col, off, lower);
+    return metaValue(TensorMeta::contiguous({2, n}, dt, kwDevice(a)));
+}
+
+Expected<Value> triIndicesKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const int64_t row = a.toInt(0), col = a.toInt(1), off = a.toInt(2);
+    const bool lower = a.op().schema.name.find("tril") != std::string::npos;
+    const int64_t n = out.t.shape()[1];
+    std::vector<double> vals(static_cast<size_t>(2 * n));
+    size_t k = 0;
+    for (int64_t i = 0; i < row; ++i) {
+        const int64_t cnt = triRowCount(i, col, off, lower), first = lower ? 0 : col - cnt;
+        for (int64_t j = 0; j < cnt; ++j, ++k) {
+            vals[k] = static_cast<double>(i);
+            vals[k + static_cast<size_t>(n)] = static_cast<double>(first + j);
+        }
+    }
+    return Value::ofTensor(makeTensor(out.t.meta, vals));
+}
+
 }  // namespace
+
+int64_t triRowCount(int64_t i, int64_t col, int64_t offset, bool lower) {
+    const int64_t c = lower ? i + offset + 1 : col - std::max<int64_t>(i + offset, 0);
+    return std::clamp<int64_t>(c, 0, col);
+}
 
 void registerCreationOps(OpRegistry& r) {
     using C = OpCategory;
@@ -331,6 +371,14 @@ void registerCreationOps(OpRegistry& r) {
         fillKernel);
     add("aten._efficientzerotensor.default", "_efficientzerotensor(SymInt[] size, *, " + o + ") -> Tensor", metaSized,
         fillKernel);
+    add("aten.tril_indices.default",
+        "tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None) -> Tensor",
+        metaTriIndices, triIndicesKernel);
+    add("aten.triu_indices.default",
+        "triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None) -> Tensor",
+        metaTriIndices, triIndicesKernel);
     for (const char* fn : {"linspace", "logspace"}) {
         const std::string f(fn), base = f == "logspace" ? ", float base=10.0" : "";
         const std::string tail = ", int steps" + base + ", *, " + o + ") -> Tensor";

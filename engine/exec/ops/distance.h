@@ -18,4 +18,8 @@ std::vector<double> pdistBackwardValues(const std::vector<double>& x, const std:
                                         const std::vector<double>& dist, int64_t n, int64_t m, double p,
                                         DType inputDType);
 
+/// One term of d dist / d x1 for a pair of rows (pdist and cdist): diff = x1 - x2 in one column,
+/// g the pair's incoming gradient, d its distance, p the norm (ATen's formula for each p).
+double distanceGradTerm(double diff, double g, double d, double p, DType inputDType);
+
 }  // namespace fxray

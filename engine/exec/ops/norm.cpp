@@ -130,12 +130,22 @@ Expected<Value> metaLayerNormBackward(const OpArgs& a) {
     if (mask.size() != 3) return opError(a, "output_mask must have 3 entries");
     const TensorMeta& im = (*in)->meta;
     std::optional<TensorMeta> gi, gw, gb;
-    // torch/_decomp computes grad_input pointwise, grad_out first, on operands cast with
-    // .to(computation dtype, contiguous_format): a real cast (f16/bf16) makes them row-major,
-    // a no-op cast keeps their layout.
+    // torch/_decomp computes grad_input pointwise on operands cast with .to(computation dtype,
+    // contiguous_format): a real cast (f16/bf16) makes them row-major, a no-op cast keeps their
+    // layout. Its last step is (rstd / N) * inner: rstd ([leading dims, 1, ...], row-major) comes
+    // first and so orders the leading dims among themselves (a transposed grad_out of
+    // nn.MultiheadAttention's batch_first path still gives a row-major grad_input); inner (grad_out's
+    // layout, the input's where that ties) orders the rest.
     if (mask[0]) {
         gi = TensorMeta::contiguous(im.shape, im.dtype, im.device);
-        if (computationDtype(im.dtype) == im.dtype) gi->strides = pointwiseStrides(im.shape, {&(*go)->meta, &im});
+        if (computationDtype(im.dtype) == im.dtype) {
+            TensorMeta inner = *gi;
+            inner.strides = pointwiseStrides(im.shape, {&(*go)->meta, &im});
+            std::vector<int64_t> stat(im.shape.begin(), im.shape.begin() + s->axis);
+            stat.resize(im.shape.size(), 1);
+            const TensorMeta rstd = TensorMeta::contiguous(stat, im.dtype, im.device);
+            gi->strides = pointwiseStrides(im.shape, {&rstd, &inner});
+        }
     }
     if (mask[1] && *w) gw = TensorMeta::contiguous((*w)->shape(), (*w)->dtype(), im.device);
     if (mask[2] && *b) gb = TensorMeta::contiguous((*b)->shape(), (*b)->dtype(), im.device);

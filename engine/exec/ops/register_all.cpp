@@ -2,6 +2,10 @@
 
 namespace fxray {
 
+// weight_norm.cpp: _weight_norm_interface + backward (declared here, not in register.h, whose
+// every includer would rebuild for one new family).
+void registerWeightNormOps(OpRegistry& r);
+
 void registerAllOps(OpRegistry& r) {
     registerPointwiseOps(r);
     registerActivationOps(r);
@@ -29,6 +33,7 @@ void registerAllOps(OpRegistry& r) {
     registerDistanceOps(r);
     registerTrilinearOps(r);
     registerRmsNormOps(r);
+    registerWeightNormOps(r);
     registerRnnCellOps(r);
     registerBinaryOps(r);
     registerInplaceOps(r);
