@@ -279,16 +279,20 @@ Expected<bool> triangularSolveOnDevice(DeviceCall& c) {
 
 Expected<bool> slogdetOnDevice(DeviceCall& c) {
     // _linalg_slogdet(A) -> (sign, logabsdet, LU, pivots)
-    auto m = c.view(0);
-    if (!m) {
-        // An empty batch has no device buffer, and nothing to compute: every output is empty.
-        const OpArgs* A = c.args();
-        if (!A || !A->isTensor(0) || A->tensor(0).numel() != 0) return false;
-        for (size_t i = 0; i < c.outCount(); ++i)
-            if (c.hasOut(i) && c.outMeta(i)->numel() != 0) return false;
-        ++c.stats().deviceExterns;
-        return true;
+    // An empty batch ([0, n, n]) has nothing to compute: every output is empty. Checked before
+    // the view and layout checks below, which an empty tensor's strides need not pass (OpInfo's
+    // [0, 0, 0] sample, pivots [0, 0] with strides [1, 1], ran on the host). A batch of 0 x 0
+    // matrices has non-empty outputs (sign 1, log 0) and takes the kernel below.
+    if (const OpArgs* A = c.args(); A && A->isTensor(0) && A->tensor(0).numel() == 0) {
+        bool allEmpty = true;
+        for (size_t i = 0; i < c.outCount(); ++i) allEmpty = allEmpty && (!c.hasOut(i) || c.outMeta(i)->numel() == 0);
+        if (allEmpty) {
+            ++c.stats().deviceExterns;
+            return true;
+        }
     }
+    auto m = c.view(0);
+    if (!m) return false;
     if (!windowPoolSupports(m->meta.dtype) || c.outCount() != 4 || m->meta.shape.size() < 2) return false;
     const DType t = m->meta.dtype;
     for (size_t i = 0; i < 4; ++i)

@@ -790,6 +790,33 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void slogdet_of_an_empty_batch() {
+        // OpInfo's logdet sample of a [0, 0, 0] batch: every output empty, the pivots [0, 0]
+        // annotated with strides [1, 1]; it ran on the host until the empty batch was taken
+        // before the layout checks. Then logdet's where over the (empty) sign.
+        auto g = fxtest::parseForward(
+            "a: \"f32[0, 0, 0][1, 1, 1]cuda:0\"",
+            "        sl = torch.ops.aten._linalg_slogdet.default(a)\n"
+            "        s: \"f32[0][1]cuda:0\" = sl[0]\n"
+            "        l: \"f32[0][1]cuda:0\" = sl[1]\n"
+            "        lu: \"f32[0, 0, 0][1, 1, 1]cuda:0\" = sl[2]\n"
+            "        p: \"i32[0, 0][1, 1]cuda:0\" = sl[3]\n"
+            "        eq: \"b8[0][1]cuda:0\" = torch.ops.aten.eq.Scalar(s, -1.0)\n"
+            "        w: \"f32[0][1]cuda:0\" = torch.ops.aten.where.self(eq, s, l)\n"
+            "        return (w, lu, p)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({0, 0, 0}, {})};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(3));
+        for (const auto& v : ref) QCOMPARE(v.t.numel(), int64_t(0));
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), size_t(3));
+        for (const auto& v : r.outputs) QCOMPARE(v.t.numel(), int64_t(0));
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
     void cat_skips_legacy_empty() {
         // gpt2's KV cache: cat([f32[0], t], -2) is t (PyTorch skips 1-D empty inputs).
         auto g =
