@@ -54,6 +54,40 @@ Expected<std::string> backwardOpsSource() { return backwardModule().source(); }
 bool backwardOpsSupport(DType t) { return t == DType::Float32 || t == DType::Float64; }
 bool groupNormBackwardSupports(DType t) { return backwardOpsSupport(t) || t == DType::Float16 || t == DType::BFloat16; }
 
+bool halfEmbeddingBackwardSupports(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
+
+Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, const DeviceView& out,
+                             int64_t paddingIdx) {
+    const TensorMeta& om = out.meta;
+    const DType t = om.dtype;
+    const DType it = indices.meta.dtype;
+    if (!halfEmbeddingBackwardSupports(t) || grad.meta.dtype != t || om.shape.size() != 2 || !om.isContiguous() ||
+        (it != DType::Int64 && it != DType::Int32))
+        return makeError("device half-type embedding_dense_backward needs a dense 2-D output and int indices");
+    const int64_t num = om.shape[0], D = om.shape[1], rows = indices.meta.numel();
+    if (grad.meta.numel() != rows * D) return makeError("device embedding_dense_backward: grad does not match indices");
+    const int64_t n = num * D;
+    if (n == 0) return Status::success();
+    auto acc = DeviceBuffer::allocate(static_cast<size_t>(n) * sizeof(float));
+    if (!acc.ok()) return acc.error();
+    if (Status s = check(runtime().cu.cuMemsetD8(acc->ptr(), 0, static_cast<size_t>(n) * sizeof(float)),
+                         "zeroing embedding_dense_backward's fp32 sums");
+        !s.ok())
+        return s;
+    Dense dense;
+    auto pg = dense(grad);
+    if (!pg.ok()) return pg.error();
+    auto pi = dense(indices);
+    if (!pi.ok()) return pi.error();
+    CUdeviceptr pa = acc->ptr(), po = out.address();
+    int64_t isize = dtypeItemSize(it), pad = paddingIdx, r = rows, d = D, nm = num, count = n;
+    void* params[] = {&*pg, &*pi, &pa, &r, &d, &isize, &nm, &pad};
+    if (rows * D > 0)
+        if (Status s = launch("fx_embedding_bwd_acc", t, rows * D, params); !s.ok()) return s;
+    void* rparams[] = {&pa, &po, &count};
+    return launch("fx_round_from_f32", t, n, rparams);
+}
+
 Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,
                            const std::optional<DeviceView>& weight, double p, double margin, int64_t reduction,
                            int64_t rows, int64_t dim, const DeviceView& gx) {

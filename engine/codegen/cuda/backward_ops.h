@@ -20,6 +20,13 @@ bool backwardOpsSupport(DType t);
 /// native_group_norm_backward also in fp16 / bf16 (its statistics are in the input's dtype).
 bool groupNormBackwardSupports(DType t);
 
+/// embedding_dense_backward of fp16 / bf16 gradients (grad [..., D], int32/int64 indices, dense
+/// [num, D] output of grad's dtype): summed in fp32, rounded once, as PyTorch's kernel. No
+/// scale_grad_by_freq (the caller declines it).
+bool halfEmbeddingBackwardSupports(DType t);
+Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, const DeviceView& out,
+                             int64_t paddingIdx);
+
 /// multi_margin_loss_backward over x [rows, dim] (targets int64 [rows], weight [dim] optional,
 /// grad_output one value or [rows]); reduction 1 is mean.
 Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,

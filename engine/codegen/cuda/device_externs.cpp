@@ -3,6 +3,7 @@
 #include "codegen/cuda/device_externs.h"
 
 #include "codegen/conv_composite.h"
+#include "codegen/cuda/backward_ops.h"
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/cublas_lt.h"
 #include "codegen/cuda/cudnn_conv.h"
@@ -875,13 +876,18 @@ Expected<bool> maxPoolBackwardOnDevice(DeviceCall& c) {
 Expected<bool> embeddingBackwardOnDevice(DeviceCall& c) {
     // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     const TensorMeta* om = c.out0();
-    const OpArgs* A = om && scatterSupports(om->dtype) ? c.args() : nullptr;
-    if (!A) return false;
+    // fp16 / bf16 (a bf16 LLM's token embeddings) sum in fp32 first; not with scale_grad_by_freq.
+    const bool half = om && halfEmbeddingBackwardSupports(om->dtype);
+    const OpArgs* A = om && (scatterSupports(om->dtype) || half) ? c.args() : nullptr;
+    if (!A || (half && A->toBool(4))) return false;
     auto g = c.view(0), idx = c.view(1);
     if (!g || !idx || g->meta.dtype != om->dtype) return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (Status s = embeddingBackward(*g, *idx, **o, A->toInt(3), A->toBool(4)); !s.ok()) return s.error();
+    if (Status s = half ? embeddingBackwardHalf(*g, *idx, **o, A->toInt(3))
+                        : embeddingBackward(*g, *idx, **o, A->toInt(3), A->toBool(4));
+        !s.ok())
+        return s.error();
     ++c.stats().deviceExterns;
     return true;
 }

@@ -249,6 +249,25 @@ private slots:
         compareWithReference(*g, in, 1e-5, "embedding_backward");
     }
 
+    void embedding_dense_backward_half_types_vs_reference() {
+        // A bf16 / fp16 model's token embedding gradient (gemma_block_bf16's backward ran it on
+        // the host): rows named several times sum in fp32 and round once; padding_idx 3 drops
+        // its entries. The reference sums in double and rounds once, so within a half-type ulp.
+        auto g = fxtest::parseForward(
+            "g: \"bf16[2, 3, 4][12, 4, 1]cuda:0\", h: \"f16[2, 3, 4][12, 4, 1]cuda:0\", i: \"i64[2, 3][3, "
+            "1]cuda:0\"",
+            "        edb: \"bf16[5, 4][4, 1]cuda:0\" = "
+            "torch.ops.aten.embedding_dense_backward.default(g, i, 5, 3, False)\n"
+            "        edb_1: \"f16[5, 4][4, 1]cuda:0\" = "
+            "torch.ops.aten.embedding_dense_backward.default(h, i, 5, -1, False)\n"
+            "        return (edb, edb_1)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3, 4}, wave(24, 0.5), DType::BFloat16),
+                              fxtest::tv({2, 3, 4}, wave(24, 0.7), DType::Float16),
+                              fxtest::tv({2, 3}, {2, 0, 2, 3, 2, 4}, DType::Int64)};
+        compareWithReference(*g, in, 2e-2, "embedding_backward");
+    }
+
     void mask_index_vs_reference() {
         // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
         // stores a broadcast row, stores and accumulates a row per set position, fills a bool

@@ -216,3 +216,33 @@ FX_GROUP_NORM_BACKWARD_KERNELS(float, f32)
 FX_GROUP_NORM_BACKWARD_KERNELS(double, f64)
 FX_GROUP_NORM_BACKWARD_KERNELS(fx_half, f16)
 FX_GROUP_NORM_BACKWARD_KERNELS(fx_bf16, bf16)
+
+// embedding_dense_backward in fp16 / bf16, as PyTorch's kernel sums them: in fp32 (atomics into a
+// zeroed fp32 [num, D] accumulator, one thread per gradient element; padding_idx and indices
+// outside [0, num) add nothing), then rounded once into the half-type output.
+template <class T>
+__device__ void fx_embedding_bwd_acc(const T* g, const void* idx, float* acc, fx_i64 rows, fx_i64 D, fx_i64 isize,
+                                     fx_i64 num, fx_i64 padding) {
+    FX_LOOP(q, rows * D) {
+        const fx_i64 i = q / D, d = q % D;
+        const fx_i64 k = isize == 8 ? ((const fx_i64*)idx)[i] : (fx_i64)((const int*)idx)[i];
+        if (k == padding || k < 0 || k >= num) continue;
+        atomicAdd(acc + k * D + d, fx_ld(g, q));
+    }
+}
+
+template <class T>
+__device__ void fx_round_from_f32(const float* src, T* dst, fx_i64 n) {
+    FX_LOOP(q, n) fx_st(dst, q, src[q]);
+}
+
+#define FX_HALF_EMBEDDING_KERNELS(T, S)                                                                                \
+    extern "C" __global__ void fx_embedding_bwd_acc_##S(const T* g, const void* idx, float* acc, fx_i64 rows,          \
+                                                        fx_i64 D, fx_i64 isize, fx_i64 num, fx_i64 padding) {          \
+        fx_embedding_bwd_acc<T>(g, idx, acc, rows, D, isize, num, padding);                                            \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_round_from_f32_##S(const float* src, T* dst, fx_i64 n) {                             \
+        fx_round_from_f32<T>(src, dst, n);                                                                             \
+    }
+FX_HALF_EMBEDDING_KERNELS(fx_half, f16)
+FX_HALF_EMBEDDING_KERNELS(fx_bf16, bf16)
