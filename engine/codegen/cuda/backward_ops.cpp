@@ -88,6 +88,98 @@ Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, 
     return launch("fx_round_from_f32", t, n, rparams);
 }
 
+namespace {
+
+struct BnHalfArgs {
+    int64_t N, C, S;
+    int32_t wt, rt, st, nt;
+    double mom, eps;
+    int64_t train;
+};
+
+/// The kernels' type code of a per-channel tensor: 0 fp32, 1 fp16, 2 bf16, 3 fp64; -1 otherwise.
+int typeCode(DType t) {
+    return t == DType::Float32 ? 0 : t == DType::Float16 ? 1 : t == DType::BFloat16 ? 2 : t == DType::Float64 ? 3 : -1;
+}
+
+/// A dense [C] per-channel tensor of a float dtype (or absent); the code of its dtype into `code`
+/// where present (the pair's dtypes must agree).
+bool channelTensor(const std::optional<DeviceView>& v, int64_t C, int& code) {
+    if (!v) return true;
+    const int t = typeCode(v->meta.dtype);
+    if (t < 0 || v->meta.numel() != C || (C > 1 && !v->meta.isContiguous()) || (code >= 0 && code != t)) return false;
+    code = t;
+    return true;
+}
+
+CUdeviceptr ptrOf(const std::optional<DeviceView>& v) { return v ? v->address() : CUdeviceptr{0}; }
+
+Status launchPerChannel(const std::string& name, DType t, int64_t C, void** params) {
+    auto fn = backwardModule().function(name + (t == DType::Float16 ? "_f16" : "_bf16"));
+    if (!fn.ok()) return fn.error();
+    return launchGrid(*fn, static_cast<unsigned>(std::clamp<int64_t>(C, 1, 65535)), 1, 256, params, name.c_str());
+}
+
+}  // namespace
+
+bool halfBatchNormSupports(DType x) { return x == DType::Float16 || x == DType::BFloat16; }
+
+Status batchNormTrainHalf(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
+                          const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv, const DeviceView& y,
+                          const DeviceView& mean, const DeviceView& invstd, const std::optional<DeviceView>& nrm,
+                          const std::optional<DeviceView>& nrv, double momentum, double eps) {
+    const TensorMeta& xm = x.meta;
+    if (!halfBatchNormSupports(xm.dtype) || xm.shape.size() < 2 || y.meta.dtype != xm.dtype || !y.meta.isContiguous() ||
+        y.meta.shape != xm.shape || (rm.has_value() != rv.has_value()) || (nrm.has_value() != rm.has_value()) ||
+        (nrv.has_value() != rv.has_value()))
+        return makeError("device half-type batch norm: layouts");
+    const int64_t N = xm.shape[0], C = xm.shape[1], S = N * C == 0 ? 0 : xm.numel() / (N * C);
+    int wt = -1, rt = -1, st = -1, nt = -1;
+    if (!channelTensor(w, C, wt) || !channelTensor(b, C, wt) || !channelTensor(rm, C, rt) ||
+        !channelTensor(rv, C, rt) || !channelTensor(mean, C, st) || !channelTensor(invstd, C, st) ||
+        !channelTensor(nrm, C, nt) || !channelTensor(nrv, C, nt))
+        return makeError("device half-type batch norm needs dense float [C] per-channel tensors");
+    if (C == 0 || N * S == 0) return Status::success();
+    Dense dense;
+    auto px = dense(x);
+    if (!px.ok()) return px.error();
+    BnHalfArgs a{N, C, S, std::max(wt, 0), std::max(rt, 0), std::max(st, 0), std::max(nt, 0), momentum, eps, 1};
+    CUdeviceptr pw = ptrOf(w), pb = ptrOf(b), prm = ptrOf(rm), prv = ptrOf(rv), py = y.address(),
+                pm = mean.address(), pis = invstd.address(), pnm = ptrOf(nrm), pnv = ptrOf(nrv);
+    void* params[] = {&*px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &pnm, &pnv, &a};
+    return launchPerChannel("fx_bn_train_half", xm.dtype, C, params);
+}
+
+Status batchNormBackwardHalf(const DeviceView& gy, const DeviceView& x, const std::optional<DeviceView>& w,
+                             const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv,
+                             const std::optional<DeviceView>& mean, const std::optional<DeviceView>& invstd,
+                             bool train, double eps, const std::optional<DeviceView>& gx,
+                             const std::optional<DeviceView>& gw, const std::optional<DeviceView>& gb) {
+    const TensorMeta& xm = x.meta;
+    if (!halfBatchNormSupports(xm.dtype) || xm.shape.size() < 2 || gy.meta.shape != xm.shape ||
+        gy.meta.dtype != xm.dtype || (gx && (gx->meta.dtype != xm.dtype || !gx->meta.isContiguous() ||
+                                             gx->meta.shape != xm.shape)))
+        return makeError("device half-type batch norm backward: layouts");
+    if (train ? (!mean || !invstd) : (!rm || !rv)) return makeError("device batch norm backward: statistics missing");
+    const int64_t N = xm.shape[0], C = xm.shape[1], S = N * C == 0 ? 0 : xm.numel() / (N * C);
+    int wt = -1, rt = -1, st = -1;
+    if (!channelTensor(w, C, wt) || !channelTensor(gw, C, wt) || !channelTensor(gb, C, wt) ||
+        !channelTensor(rm, C, rt) || !channelTensor(rv, C, rt) || !channelTensor(mean, C, st) ||
+        !channelTensor(invstd, C, st))
+        return makeError("device half-type batch norm backward needs dense float [C] per-channel tensors");
+    if (C == 0) return Status::success();
+    Dense dense;
+    auto pgy = dense(gy);
+    if (!pgy.ok()) return pgy.error();
+    auto px = dense(x);
+    if (!px.ok()) return px.error();
+    BnHalfArgs a{N, C, S, std::max(wt, 0), std::max(rt, 0), std::max(st, 0), 0, 0.0, eps, train ? 1 : 0};
+    CUdeviceptr pw = ptrOf(w), prm = ptrOf(rm), prv = ptrOf(rv), pm = ptrOf(mean), pis = ptrOf(invstd),
+                pgx = ptrOf(gx), pgw = ptrOf(gw), pgb = ptrOf(gb);
+    void* params[] = {&*pgy, &*px, &pw, &prm, &prv, &pm, &pis, &pgx, &pgw, &pgb, &a};
+    return launchPerChannel("fx_bn_bwd_half", xm.dtype, C, params);
+}
+
 Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,
                            const std::optional<DeviceView>& weight, double p, double margin, int64_t reduction,
                            int64_t rows, int64_t dim, const DeviceView& gx) {

@@ -27,6 +27,22 @@ bool halfEmbeddingBackwardSupports(DType t);
 Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, const DeviceView& out,
                              int64_t paddingIdx);
 
+/// Training-mode batch norm and native_batch_norm_backward over fp16 / bf16 activations (dense
+/// or densified [N, C, ...]; y / grad_input dense of x's dtype). The per-channel tensors (weight,
+/// bias, running and saved statistics, weight / bias gradients) are dense [C] of any float dtype:
+/// a bf16 model's graph saves fp32 statistics. Statistics in double. nrm / nrv (the updated
+/// running statistics, absent without running statistics) may be rm / rv themselves.
+bool halfBatchNormSupports(DType x);
+Status batchNormTrainHalf(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
+                          const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv, const DeviceView& y,
+                          const DeviceView& mean, const DeviceView& invstd, const std::optional<DeviceView>& nrm,
+                          const std::optional<DeviceView>& nrv, double momentum, double eps);
+Status batchNormBackwardHalf(const DeviceView& gy, const DeviceView& x, const std::optional<DeviceView>& w,
+                             const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv,
+                             const std::optional<DeviceView>& mean, const std::optional<DeviceView>& invstd,
+                             bool train, double eps, const std::optional<DeviceView>& gx,
+                             const std::optional<DeviceView>& gw, const std::optional<DeviceView>& gb);
+
 /// multi_margin_loss_backward over x [rows, dim] (targets int64 [rows], weight [dim] optional,
 /// grad_output one value or [rows]); reduction 1 is mean.
 Status multiMarginBackward(const DeviceView& go, const DeviceView& x, const DeviceView& target,

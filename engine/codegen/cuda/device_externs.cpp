@@ -703,10 +703,52 @@ Expected<bool> cudnnAttentionBackwardOnDevice(DeviceCall& c) {
     return true;
 }
 
+Status allocateReserve(DeviceCall& c);
+
+/// Training-mode batch norm of a fp16 / bf16 activation (batchNormTrainHalf): y, the saved
+/// statistics and, where rm / rv are given, the updated running statistics into nrm / nrv (rm /
+/// rv themselves for the in-place ops). Saved statistics the graph dropped go to fp32 scratch.
+Expected<bool> halfBatchNormTrain(DeviceCall& c, const OpArgs& A, size_t momArg, bool functional) {
+    auto x = c.view(0);
+    if (!x || !halfBatchNormSupports(x->meta.dtype) || !c.hasOut(0) || x->meta.shape.size() < 2) return false;
+    std::optional<DeviceView> w = A.isNone(1) ? std::nullopt : c.view(1), b = A.isNone(2) ? std::nullopt : c.view(2);
+    std::optional<DeviceView> rm = A.isNone(3) ? std::nullopt : c.view(3), rv = A.isNone(4) ? std::nullopt : c.view(4);
+    if ((!A.isNone(1) && !w) || (!A.isNone(2) && !b) || (!A.isNone(3) && !rm) || (!A.isNone(4) && !rv)) return false;
+    if (functional && (!rm || !c.hasOut(3) || !c.hasOut(4))) return false;
+    if (const TensorMeta* reserve = c.outMeta(3); !functional && reserve && reserve->numel() != 0) return false;
+    const int64_t C = x->meta.shape[1];
+    auto outs = c.outs(std::min<size_t>(functional ? 5 : 3, c.outCount()));
+    if (!outs.ok()) return outs.error();
+    if (!functional)
+        if (Status s = allocateReserve(c); !s.ok()) return s.error();
+    DeviceBuffer scratch[2];
+    DeviceView saved[2];
+    for (size_t i = 1; i < 3; ++i) {
+        if (i < outs->size() && (*outs)[i]) {
+            saved[i - 1] = *(*outs)[i];
+            continue;
+        }
+        auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(C, 1)) * sizeof(float));
+        if (!buf.ok()) return buf.error();
+        scratch[i - 1] = std::move(buf).value();
+        saved[i - 1] = DeviceView{scratch[i - 1].ptr(), TensorMeta::contiguous({C}, DType::Float32, x->meta.device)};
+    }
+    std::optional<DeviceView> nrm = rm, nrv = rv;
+    if (functional) nrm = (*outs)[3], nrv = (*outs)[4];
+    if (Status s = batchNormTrainHalf(*x, w, b, rm, rv, *(*outs)[0], saved[0], saved[1], nrm, nrv,
+                                      A.toDouble(momArg), A.toDouble(momArg + 1));
+        !s.ok())
+        return false;  // a layout the kernel does not take: the host runs it
+    ++c.stats().deviceExterns;
+    return true;
+}
+
 Expected<bool> batchNormTrainOnDevice(DeviceCall& c) {
     // _native_batch_norm_legit_functional(input, weight?, bias?, running_mean, running_var, training, momentum, eps)
     const OpArgs* A = c.args();
     if (!A) return false;
+    if (const TensorMeta* xm = c.outMeta(0); xm && halfBatchNormSupports(xm->dtype) && A->toBool(5))
+        return halfBatchNormTrain(c, *A, 6, true);
     auto x = c.view(0), rm = c.view(3), rv = c.view(4);
     std::optional<DeviceView> w = A->isNone(1) ? std::nullopt : c.view(1), b = A->isNone(2) ? std::nullopt : c.view(2);
     if (!A->toBool(5) || !x || !rm || !rv || (!A->isNone(1) && !w) || (!A->isNone(2) && !b) ||
@@ -776,6 +818,8 @@ Expected<bool> batchNormUpdateOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     if (!A) return false;
     if (MomArg == 6 && !A->toBool(5)) return batchNormEvalOnDevice(c, *A);
+    if (const TensorMeta* xm = c.outMeta(0); xm && halfBatchNormSupports(xm->dtype))
+        return halfBatchNormTrain(c, *A, MomArg, false);
     auto x = c.view(0);
     // Dynamo-stage batch_norm has y alone: the statistics go to scratch.
     if (!x || !convSupports(x->meta.dtype) || !c.hasOut(0) ||
@@ -825,7 +869,8 @@ Expected<bool> batchNormBackwardOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     if (!A) return false;
     auto gy = c.view(0), x = c.view(1);
-    if (!gy || !x || !convSupports(x->meta.dtype) || !c.outsDense(3, x->meta.dtype)) return false;
+    const bool half = x && halfBatchNormSupports(x->meta.dtype);
+    if (!gy || !x || (!half && (!convSupports(x->meta.dtype) || !c.outsDense(3, x->meta.dtype)))) return false;
     std::optional<DeviceView> opt[5];
     for (size_t i = 0; i < 5; ++i) {
         if (A->isNone(2 + i)) continue;
@@ -834,6 +879,15 @@ Expected<bool> batchNormBackwardOnDevice(DeviceCall& c) {
     }
     auto outs = c.outs(3);
     if (!outs.ok()) return outs.error();
+    if (half) {
+        // fp16 / bf16 activations: per-channel tensors of any float dtype (fp32 saved statistics).
+        if (Status s = batchNormBackwardHalf(*gy, *x, opt[0], opt[1], opt[2], opt[3], opt[4], A->toBool(7),
+                                             A->toDouble(8), (*outs)[0], (*outs)[1], (*outs)[2]);
+            !s.ok())
+            return false;
+        ++c.stats().deviceExterns;
+        return true;
+    }
     if (Status s = batchNormBackward(*gy, *x, opt[0], opt[1], opt[2], opt[3], opt[4], A->toBool(7), A->toDouble(8),
                                      (*outs)[0], (*outs)[1], (*outs)[2]);
         !s.ok())

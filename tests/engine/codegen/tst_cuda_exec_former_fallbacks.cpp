@@ -268,6 +268,47 @@ private slots:
         compareWithReference(*g, in, 2e-2, "embedding_backward");
     }
 
+    void batch_norm_half_types_vs_reference() {
+        // A bf16 model's training batch norm (MobileViT's and a video block's bf16 graphs ran it
+        // on the host): bf16 activations and parameters, fp32 saved and updated statistics, as
+        // PyTorch records them; its backward with fp32 running and saved statistics; an fp16
+        // in-place native_batch_norm updating fp16 running statistics.
+        auto g = fxtest::parseForward(
+            "x: \"bf16[2, 3, 4, 4][48, 16, 4, 1]cuda:0\", w: \"bf16[3][1]cuda:0\", b: \"bf16[3][1]cuda:0\", "
+            "rm: \"bf16[3][1]cuda:0\", rv: \"bf16[3][1]cuda:0\", gy: \"bf16[2, 3, 4, 4][48, 16, 4, 1]cuda:0\", "
+            "rm32: \"f32[3][1]cuda:0\", rv32: \"f32[3][1]cuda:0\", h: \"f16[2, 3, 5][15, 5, 1]cuda:0\", "
+            "hw: \"f16[3][1]cuda:0\", hm: \"f16[3][1]cuda:0\", hv: \"f16[3][1]cuda:0\"",
+            "        bn = torch.ops.aten._native_batch_norm_legit_functional.default(x, w, b, rm, rv, True, 0.1, 1e-05)\n"
+            "        y: \"bf16[2, 3, 4, 4][48, 16, 4, 1]cuda:0\" = bn[0]\n"
+            "        m: \"f32[3][1]cuda:0\" = bn[1]\n"
+            "        s: \"f32[3][1]cuda:0\" = bn[2]\n"
+            "        nrm: \"f32[3][1]cuda:0\" = bn[3]\n"
+            "        nrv: \"f32[3][1]cuda:0\" = bn[4]\n"
+            "        bwd = torch.ops.aten.native_batch_norm_backward.default(gy, x, w, rm32, rv32, m, s, True, 1e-05, "
+            "[True, True, True])\n"
+            "        gx: \"bf16[2, 3, 4, 4][48, 16, 4, 1]cuda:0\" = bwd[0]\n"
+            "        gw: \"bf16[3][1]cuda:0\" = bwd[1]\n"
+            "        gb: \"bf16[3][1]cuda:0\" = bwd[2]\n"
+            "        hn = torch.ops.aten.native_batch_norm.default(h, hw, hw, hm, hv, True, 0.2, 1e-05)\n"
+            "        hy: \"f16[2, 3, 5][15, 5, 1]cuda:0\" = hn[0]\n"
+            "        return (y, m, s, nrm, nrv, gx, gw, gb, hy)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({2, 3, 4, 4}, wave(96, 0.37), DType::BFloat16),
+                              fxtest::tv({3}, {0.5, 1.5, -1}, DType::BFloat16),
+                              fxtest::tv({3}, {0.25, 0, -0.5}, DType::BFloat16),
+                              fxtest::tv({3}, {0.1, -0.2, 0.3}, DType::BFloat16),
+                              fxtest::tv({3}, {1, 0.5, 2}, DType::BFloat16),
+                              fxtest::tv({2, 3, 4, 4}, wave(96, 0.91), DType::BFloat16),
+                              fxtest::tv({3}, {0.1, -0.2, 0.3}),
+                              fxtest::tv({3}, {1, 0.5, 2}),
+                              fxtest::tv({2, 3, 5}, wave(30, 0.6), DType::Float16),
+                              fxtest::tv({3}, {1, -0.5, 2}, DType::Float16),
+                              fxtest::tv({3}, {0, 0.5, -0.5}, DType::Float16),
+                              fxtest::tv({3}, {1, 2, 0.5}, DType::Float16)};
+        // Outputs up to about 5 in magnitude: a bf16 ulp there is 2^-5; one ulp of rounding apart.
+        compareWithReference(*g, in, 7e-2, "batch_norm_train,batch_norm_update,batch_norm_backward");
+    }
+
     void mask_index_vs_reference() {
         // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
         // stores a broadcast row, stores and accumulates a row per set position, fills a bool

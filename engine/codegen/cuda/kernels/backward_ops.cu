@@ -246,3 +246,136 @@ __device__ void fx_round_from_f32(const float* src, T* dst, fx_i64 n) {
     }
 FX_HALF_EMBEDDING_KERNELS(fx_half, f16)
 FX_HALF_EMBEDDING_KERNELS(fx_bf16, bf16)
+
+// Batch norm over fp16 / bf16 activations (x, y, grad_out, grad_in in T), training forward and
+// backward, as PyTorch's CUDA kernels compute them: statistics in double (fp32 accumulators
+// there), the per-channel tensors (weight, bias, running and saved statistics, their gradients)
+// in whatever float dtype the graph gives them (a bf16 model saves fp32 statistics), each read and
+// written through a type code. One block per channel.
+__device__ __forceinline__ double fx_any_ld(const void* p, int t, fx_i64 i) {
+    switch (t) {
+    case 1: return (double)fx_ld((const fx_half*)p, i);
+    case 2: return (double)fx_ld((const fx_bf16*)p, i);
+    case 3: return ((const double*)p)[i];
+    default: return (double)((const float*)p)[i];
+    }
+}
+__device__ __forceinline__ void fx_any_st(void* p, int t, fx_i64 i, double v) {
+    switch (t) {
+    case 1: fx_st((fx_half*)p, i, (float)v); break;
+    case 2: fx_st((fx_bf16*)p, i, (float)v); break;
+    case 3: ((double*)p)[i] = v; break;
+    default: ((float*)p)[i] = (float)v;
+    }
+}
+
+// The block's sum, in every thread (blockDim a multiple of 32, at most 1024).
+__device__ double fx_bn_block_sum(double v) {
+    __shared__ double part[32];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    v = threadIdx.x < nw ? part[threadIdx.x] : 0.0;
+    if (warp == 0)
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if (threadIdx.x == 0) part[0] = v;
+    __syncthreads();
+    v = part[0];
+    __syncthreads();
+    return v;
+}
+
+struct FxBnHalfArgs {
+    fx_i64 N, C, S;
+    int wt, rt, st, nt;  // type codes: weight/bias (and their gradients), running, saved, new running
+    double mom, eps;
+    fx_i64 train;
+};
+
+// Element j of channel c in a dense [N, C, S] tensor.
+__device__ __forceinline__ fx_i64 fx_bn_at(fx_i64 j, fx_i64 c, const FxBnHalfArgs& a) {
+    return ((j / a.S) * a.C + c) * a.S + j % a.S;
+}
+
+template <class T>
+__device__ void fx_bn_train_half(const T* x, const void* w, const void* b, const void* rm, const void* rv, T* y,
+                                 void* mean, void* invstd, void* nrm, void* nrv, FxBnHalfArgs a) {
+    const fx_i64 cnt = a.N * a.S;
+    for (fx_i64 c = blockIdx.x; c < a.C; c += gridDim.x) {
+        double s = 0;
+        for (fx_i64 j = threadIdx.x; j < cnt; j += blockDim.x) s += (double)fx_ld(x, fx_bn_at(j, c, a));
+        s = fx_bn_block_sum(s);
+        const double m = cnt ? s / (double)cnt : 0.0;
+        double q = 0;
+        for (fx_i64 j = threadIdx.x; j < cnt; j += blockDim.x) {
+            const double d = (double)fx_ld(x, fx_bn_at(j, c, a)) - m;
+            q += d * d;
+        }
+        q = fx_bn_block_sum(q);
+        const double var = cnt ? q / (double)cnt : 0.0, is = 1.0 / sqrt(var + a.eps);
+        if (threadIdx.x == 0) {
+            fx_any_st(mean, a.st, c, m);
+            fx_any_st(invstd, a.st, c, is);
+            if (nrm) {
+                // One value per channel: the unbiased variance is NaN, as in PyTorch.
+                const double unbiased = cnt > 1 ? q / (double)(cnt - 1) : cnt == 1 ? fx_nan() : var;
+                const double om = fx_any_ld(rm, a.rt, c), ov = fx_any_ld(rv, a.rt, c);
+                fx_any_st(nrm, a.nt, c, (1.0 - a.mom) * om + a.mom * m);
+                fx_any_st(nrv, a.nt, c, (1.0 - a.mom) * ov + a.mom * unbiased);
+            }
+        }
+        const double wc = w ? fx_any_ld(w, a.wt, c) : 1.0, bc = b ? fx_any_ld(b, a.wt, c) : 0.0;
+        for (fx_i64 j = threadIdx.x; j < cnt; j += blockDim.x) {
+            const fx_i64 e = fx_bn_at(j, c, a);
+            fx_st(y, e, (float)(((double)fx_ld(x, e) - m) * is * wc + bc));
+        }
+    }
+}
+
+// native_batch_norm_backward: train uses the saved mean / invstd, evaluation the running ones.
+template <class T>
+__device__ void fx_bn_bwd_half(const T* gy, const T* x, const void* w, const void* rm, const void* rv,
+                               const void* mean, const void* invstd, T* gx, void* gw, void* gb, FxBnHalfArgs a) {
+    const fx_i64 cnt = a.N * a.S;
+    for (fx_i64 c = blockIdx.x; c < a.C; c += gridDim.x) {
+        const double m = a.train ? fx_any_ld(mean, a.st, c) : fx_any_ld(rm, a.rt, c);
+        const double is = a.train ? fx_any_ld(invstd, a.st, c) : 1.0 / sqrt(fx_any_ld(rv, a.rt, c) + a.eps);
+        double sg = 0, dot = 0;
+        for (fx_i64 j = threadIdx.x; j < cnt; j += blockDim.x) {
+            const fx_i64 e = fx_bn_at(j, c, a);
+            const double g = (double)fx_ld(gy, e);
+            sg += g;
+            dot += g * ((double)fx_ld(x, e) - m);
+        }
+        sg = fx_bn_block_sum(sg);
+        dot = fx_bn_block_sum(dot);
+        if (threadIdx.x == 0) {
+            if (gw) fx_any_st(gw, a.wt, c, dot * is);
+            if (gb) fx_any_st(gb, a.wt, c, sg);
+        }
+        if (!gx) continue;
+        const double k1 = is * (w ? fx_any_ld(w, a.wt, c) : 1.0);
+        const double gm = a.train && cnt ? sg / (double)cnt : 0.0,
+                     proj = a.train && cnt ? dot / (double)cnt * is * is : 0.0;
+        for (fx_i64 j = threadIdx.x; j < cnt; j += blockDim.x) {
+            const fx_i64 e = fx_bn_at(j, c, a);
+            fx_st(gx, e, (float)(((double)fx_ld(gy, e) - gm - ((double)fx_ld(x, e) - m) * proj) * k1));
+        }
+    }
+}
+
+#define FX_HALF_BATCH_NORM_KERNELS(T, S)                                                                               \
+    extern "C" __global__ void fx_bn_train_half_##S(const T* x, const void* w, const void* b, const void* rm,          \
+                                                    const void* rv, T* y, void* mean, void* invstd, void* nrm,         \
+                                                    void* nrv, FxBnHalfArgs a) {                                       \
+        fx_bn_train_half<T>(x, w, b, rm, rv, y, mean, invstd, nrm, nrv, a);                                            \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_bn_bwd_half_##S(const T* gy, const T* x, const void* w, const void* rm,              \
+                                                  const void* rv, const void* mean, const void* invstd, T* gx,         \
+                                                  void* gw, void* gb, FxBnHalfArgs a) {                                \
+        fx_bn_bwd_half<T>(gy, x, w, rm, rv, mean, invstd, gx, gw, gb, a);                                              \
+    }
+FX_HALF_BATCH_NORM_KERNELS(fx_half, f16)
+FX_HALF_BATCH_NORM_KERNELS(fx_bf16, bf16)
