@@ -159,6 +159,9 @@ Expected<Value> Executor::hostValue(const LValue& v) {
     case LValue::Kind::Tensor: {
         int b = -1;
         TensorMeta m = viewOf(v.node, b);
+        // An empty result has nothing to download and may have no buffer at all (the empty
+        // outputs of an extern call): its shape and dtype, not None.
+        if (m.numel() == 0) return Value::ofTensor(Tensor::emptyLike(m));
         if (b < 0 || (!m_dev[static_cast<size_t>(b)].ptr() && storageSpan(m_metas[static_cast<size_t>(b)]) > 0))
             return Value::none();
         auto h = download(static_cast<size_t>(b));
