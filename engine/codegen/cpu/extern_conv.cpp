@@ -15,6 +15,7 @@
 #include "codegen/cpu/extern_util.h"
 #include "codegen/conv_composite.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -84,47 +85,94 @@ std::vector<int64_t> im2colMap(const ConvGeom& g) {
     return m;
 }
 
-void gatherCols(const std::vector<int64_t>& map, const float* x, std::vector<float>& col) {
-    for (size_t e = 0; e < col.size(); ++e) col[e] = map[e] < 0 ? 0.0f : x[map[e]];
+/// Images per GEMM: as many as keep one chunk's im2col columns within about 32 MB, so that late
+/// layers (a few dozen output positions per image) run one wide GEMM instead of N narrow ones.
+int64_t imagesPerChunk(const ConvGeom& g) {
+    const int64_t perImage = std::max<int64_t>(1, g.Kd() * g.P());
+    return std::clamp<int64_t>((int64_t(8) << 20) / perImage, 1, std::max<int64_t>(g.N, 1));
+}
+
+/// col [Kd, nb * P]: the im2col columns of images n0 .. n0 + nb, group gr, side by side.
+void gatherCols(const ConvGeom& g, const std::vector<int64_t>& map, const float* X, int64_t n0, int64_t nb, int64_t gr,
+                std::vector<float>& col) {
+    const int64_t P = g.P(), Kd = g.Kd(), W = nb * P;
+    col.resize(static_cast<size_t>(Kd * W));
+    for (int64_t j = 0; j < nb; ++j) {
+        const float* x = X + ((n0 + j) * g.C + gr * g.Cg) * g.inSize();
+        for (int64_t r = 0; r < Kd; ++r) {
+            const int64_t* m = map.data() + r * P;
+            float* dst = col.data() + r * W + j * P;
+            for (int64_t p = 0; p < P; ++p) dst[p] = m[p] < 0 ? 0.0f : x[m[p]];
+        }
+    }
+}
+
+/// t [Og, nb * P] <-> the [N, O, P] tensor's rows of images n0 .. n0 + nb, group gr.
+void gatherRows(const ConvGeom& g, const float* Y, int64_t n0, int64_t nb, int64_t gr, std::vector<float>& t) {
+    const int64_t P = g.P(), W = nb * P;
+    t.resize(static_cast<size_t>(g.Og * W));
+    for (int64_t o = 0; o < g.Og; ++o)
+        for (int64_t j = 0; j < nb; ++j)
+            std::copy_n(Y + ((n0 + j) * g.O + gr * g.Og + o) * P, P, t.data() + o * W + j * P);
+}
+void scatterRows(const ConvGeom& g, const std::vector<float>& t, int64_t n0, int64_t nb, int64_t gr, float* Y) {
+    const int64_t P = g.P(), W = nb * P;
+    for (int64_t o = 0; o < g.Og; ++o)
+        for (int64_t j = 0; j < nb; ++j)
+            std::copy_n(t.data() + o * W + j * P, P, Y + ((n0 + j) * g.O + gr * g.Og + o) * P);
 }
 
 /// Y = W @ im2col(X) for every image and group (Y [N, O, P] row-major, overwritten).
 void forwardProduct(const ConvGeom& g, const std::vector<int64_t>& map, const float* X, const float* W, float* Y) {
-    std::vector<float> col(map.size());
-    const int64_t Kd = g.Kd(), P = g.P();
-    for (int64_t n = 0; n < g.N; ++n)
+    std::vector<float> col, t;
+    const int64_t Kd = g.Kd(), P = g.P(), chunk = imagesPerChunk(g);
+    for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+        const int64_t nb = std::min(chunk, g.N - n0), width = nb * P;
         for (int64_t gr = 0; gr < g.groups; ++gr) {
-            gatherCols(map, X + (n * g.C + gr * g.Cg) * g.inSize(), col);
-            sgemm(g.Og, P, Kd, 1.0f, W + gr * g.Og * Kd, Kd, 1, col.data(), P, 1, 0.0f, Y + (n * g.O + gr * g.Og) * P,
-                  P);
+            gatherCols(g, map, X, n0, nb, gr, col);
+            t.assign(static_cast<size_t>(g.Og * width), 0.0f);
+            sgemm(g.Og, width, Kd, 1.0f, W + gr * g.Og * Kd, Kd, 1, col.data(), width, 1, 0.0f, t.data(), width);
+            scatterRows(g, t, n0, nb, gr, Y);
         }
+    }
 }
 
 /// dX += col2im(W^T @ dY) (dX [N, C, in] row-major, zeroed by the caller).
 void dataGradProduct(const ConvGeom& g, const std::vector<int64_t>& map, const float* dY, const float* W, float* dX) {
-    std::vector<float> col(map.size());
-    const int64_t Kd = g.Kd(), P = g.P();
-    for (int64_t n = 0; n < g.N; ++n)
+    std::vector<float> col, t;
+    const int64_t Kd = g.Kd(), P = g.P(), chunk = imagesPerChunk(g);
+    for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+        const int64_t nb = std::min(chunk, g.N - n0), width = nb * P;
         for (int64_t gr = 0; gr < g.groups; ++gr) {
-            sgemm(Kd, P, g.Og, 1.0f, W + gr * g.Og * Kd, 1, Kd, dY + (n * g.O + gr * g.Og) * P, P, 1, 0.0f, col.data(),
-                  P);
-            float* xd = dX + (n * g.C + gr * g.Cg) * g.inSize();
-            for (size_t e = 0; e < col.size(); ++e)
-                if (map[e] >= 0) xd[map[e]] += col[e];
+            gatherRows(g, dY, n0, nb, gr, t);
+            col.assign(static_cast<size_t>(Kd * width), 0.0f);
+            sgemm(Kd, width, g.Og, 1.0f, W + gr * g.Og * Kd, 1, Kd, t.data(), width, 1, 0.0f, col.data(), width);
+            for (int64_t j = 0; j < nb; ++j) {
+                float* xd = dX + ((n0 + j) * g.C + gr * g.Cg) * g.inSize();
+                for (int64_t r = 0; r < Kd; ++r) {
+                    const int64_t* m = map.data() + r * P;
+                    const float* src = col.data() + r * width + j * P;
+                    for (int64_t p = 0; p < P; ++p)
+                        if (m[p] >= 0) xd[m[p]] += src[p];
+                }
+            }
         }
+    }
 }
 
 /// dW += dY @ im2col(X)^T summed over images (dW [O, Kd] row-major, zeroed by the caller).
 void weightGradProduct(const ConvGeom& g, const std::vector<int64_t>& map, const float* X, const float* dY,
                        float* dW) {
-    std::vector<float> col(map.size());
-    const int64_t Kd = g.Kd(), P = g.P();
-    for (int64_t n = 0; n < g.N; ++n)
+    std::vector<float> col, t;
+    const int64_t Kd = g.Kd(), P = g.P(), chunk = imagesPerChunk(g);
+    for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+        const int64_t nb = std::min(chunk, g.N - n0), width = nb * P;
         for (int64_t gr = 0; gr < g.groups; ++gr) {
-            gatherCols(map, X + (n * g.C + gr * g.Cg) * g.inSize(), col);
-            sgemm(g.Og, Kd, P, 1.0f, dY + (n * g.O + gr * g.Og) * P, P, 1, col.data(), 1, P, 1.0f,
-                  dW + gr * g.Og * Kd, Kd);
+            gatherCols(g, map, X, n0, nb, gr, col);
+            gatherRows(g, dY, n0, nb, gr, t);
+            sgemm(g.Og, Kd, width, 1.0f, t.data(), width, 1, col.data(), 1, width, 1.0f, dW + gr * g.Og * Kd, Kd);
         }
+    }
 }
 
 /// Per-channel sum over every dim but 1 (the bias gradient).
