@@ -122,57 +122,59 @@ void scatterRows(const ConvGeom& g, const std::vector<float>& t, int64_t n0, int
             std::copy_n(t.data() + o * W + j * P, P, Y + ((n0 + j) * g.O + gr * g.Og + o) * P);
 }
 
+/// fn(n0, nb, gr) for every chunk of images n0 .. n0 + nb and every group gr.
+template <class Fn>
+void forEachChunk(const ConvGeom& g, Fn&& fn) {
+    const int64_t chunk = imagesPerChunk(g);
+    for (int64_t n0 = 0; n0 < g.N; n0 += chunk)
+        for (int64_t gr = 0; gr < g.groups; ++gr) fn(n0, std::min(chunk, g.N - n0), gr);
+}
+
 /// Y = W @ im2col(X) for every image and group (Y [N, O, P] row-major, overwritten).
 void forwardProduct(const ConvGeom& g, const std::vector<int64_t>& map, const float* X, const float* W, float* Y) {
     std::vector<float> col, t;
-    const int64_t Kd = g.Kd(), P = g.P(), chunk = imagesPerChunk(g);
-    for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
-        const int64_t nb = std::min(chunk, g.N - n0), width = nb * P;
-        for (int64_t gr = 0; gr < g.groups; ++gr) {
-            gatherCols(g, map, X, n0, nb, gr, col);
-            t.assign(static_cast<size_t>(g.Og * width), 0.0f);
-            sgemm(g.Og, width, Kd, 1.0f, W + gr * g.Og * Kd, Kd, 1, col.data(), width, 1, 0.0f, t.data(), width);
-            scatterRows(g, t, n0, nb, gr, Y);
-        }
-    }
+    const int64_t Kd = g.Kd(), P = g.P();
+    forEachChunk(g, [&](int64_t n0, int64_t nb, int64_t gr) {
+        const int64_t width = nb * P;
+        gatherCols(g, map, X, n0, nb, gr, col);
+        t.resize(static_cast<size_t>(g.Og * width));  // beta 0: overwritten
+        sgemm(g.Og, width, Kd, 1.0f, W + gr * g.Og * Kd, Kd, 1, col.data(), width, 1, 0.0f, t.data(), width);
+        scatterRows(g, t, n0, nb, gr, Y);
+    });
 }
 
 /// dX += col2im(W^T @ dY) (dX [N, C, in] row-major, zeroed by the caller).
 void dataGradProduct(const ConvGeom& g, const std::vector<int64_t>& map, const float* dY, const float* W, float* dX) {
     std::vector<float> col, t;
-    const int64_t Kd = g.Kd(), P = g.P(), chunk = imagesPerChunk(g);
-    for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
-        const int64_t nb = std::min(chunk, g.N - n0), width = nb * P;
-        for (int64_t gr = 0; gr < g.groups; ++gr) {
-            gatherRows(g, dY, n0, nb, gr, t);
-            col.assign(static_cast<size_t>(Kd * width), 0.0f);
-            sgemm(Kd, width, g.Og, 1.0f, W + gr * g.Og * Kd, 1, Kd, t.data(), width, 1, 0.0f, col.data(), width);
-            for (int64_t j = 0; j < nb; ++j) {
-                float* xd = dX + ((n0 + j) * g.C + gr * g.Cg) * g.inSize();
-                for (int64_t r = 0; r < Kd; ++r) {
-                    const int64_t* m = map.data() + r * P;
-                    const float* src = col.data() + r * width + j * P;
-                    for (int64_t p = 0; p < P; ++p)
-                        if (m[p] >= 0) xd[m[p]] += src[p];
-                }
+    const int64_t Kd = g.Kd(), P = g.P();
+    forEachChunk(g, [&](int64_t n0, int64_t nb, int64_t gr) {
+        const int64_t width = nb * P;
+        gatherRows(g, dY, n0, nb, gr, t);
+        col.resize(static_cast<size_t>(Kd * width));  // beta 0: overwritten
+        sgemm(Kd, width, g.Og, 1.0f, W + gr * g.Og * Kd, 1, Kd, t.data(), width, 1, 0.0f, col.data(), width);
+        for (int64_t j = 0; j < nb; ++j) {
+            float* xd = dX + ((n0 + j) * g.C + gr * g.Cg) * g.inSize();
+            for (int64_t r = 0; r < Kd; ++r) {
+                const int64_t* m = map.data() + r * P;
+                const float* src = col.data() + r * width + j * P;
+                for (int64_t p = 0; p < P; ++p)
+                    if (m[p] >= 0) xd[m[p]] += src[p];
             }
         }
-    }
+    });
 }
 
 /// dW += dY @ im2col(X)^T summed over images (dW [O, Kd] row-major, zeroed by the caller).
 void weightGradProduct(const ConvGeom& g, const std::vector<int64_t>& map, const float* X, const float* dY,
                        float* dW) {
     std::vector<float> col, t;
-    const int64_t Kd = g.Kd(), P = g.P(), chunk = imagesPerChunk(g);
-    for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
-        const int64_t nb = std::min(chunk, g.N - n0), width = nb * P;
-        for (int64_t gr = 0; gr < g.groups; ++gr) {
-            gatherCols(g, map, X, n0, nb, gr, col);
-            gatherRows(g, dY, n0, nb, gr, t);
-            sgemm(g.Og, Kd, width, 1.0f, t.data(), width, 1, col.data(), 1, width, 1.0f, dW + gr * g.Og * Kd, Kd);
-        }
-    }
+    const int64_t Kd = g.Kd(), P = g.P();
+    forEachChunk(g, [&](int64_t n0, int64_t nb, int64_t gr) {
+        const int64_t width = nb * P;
+        gatherCols(g, map, X, n0, nb, gr, col);
+        gatherRows(g, dY, n0, nb, gr, t);
+        sgemm(g.Og, Kd, width, 1.0f, t.data(), width, 1, col.data(), 1, width, 1.0f, dW + gr * g.Og * Kd, Kd);
+    });
 }
 
 /// Per-channel sum over every dim but 1 (the bias gradient).
@@ -293,28 +295,16 @@ bool convTransposeComposite(const OpArgs& a, Tensor& out) {
     return convolution(OpArgs(*conv, {a[0], a[1], a[2], a[3], a[4], a[7], Value::ofBool(true), a[5], a[6]}), out);
 }
 
-bool conv1or(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return outs.size() == 1 && outs[0] && convolution(a, *outs[0]);
-}
-template <int D>
-bool composite(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return outs.size() == 1 && outs[0] && convComposite<D>(a, *outs[0]);
-}
-bool transposeComposite(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
-    return outs.size() == 1 && outs[0] && convTransposeComposite(a, *outs[0]);
-}
-bool backward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) { return convolutionBackward(a, outs); }
-
 }  // namespace
 
 const std::vector<CpuExtern>& convExterns() {
     static const std::vector<CpuExtern> t = {
-        {"conv", conv1or},
-        {"conv_backward", backward},
-        {"conv1d", composite<1>},
-        {"conv2d", composite<2>},
-        {"conv3d", composite<3>},
-        {"conv_transpose", transposeComposite},
+        {"conv", single<convolution>},
+        {"conv_backward", multi<convolutionBackward>},
+        {"conv1d", single<convComposite<1>>},
+        {"conv2d", single<convComposite<2>>},
+        {"conv3d", single<convComposite<3>>},
+        {"conv_transpose", single<convTransposeComposite>},
     };
     return t;
 }

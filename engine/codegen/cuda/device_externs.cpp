@@ -353,30 +353,50 @@ Expected<bool> transposedConvForward(DeviceCall& c, const DeviceView& x, const D
     return true;
 }
 
+/// A plain convolution's forward into o: cuDNN, else the direct kernels.
+Expected<bool> plainConvForward(DeviceCall& c, const DeviceView& x, const DeviceView& w,
+                                const std::optional<DeviceView>& bias, const DeviceView& o,
+                                const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                                const std::vector<int64_t>& dilation, int64_t groups) {
+    const DType t = o.meta.dtype;
+    Status s = makeError("cuDNN is not available");
+    if (cudnnConvSupports(t)) {
+        s = cudnnConvForward(x, w, bias, o, stride, padding, dilation, groups);
+        if (s.ok()) ++c.stats().cudnnCalls;
+    }
+    if (!s.ok() && convSupports(t)) s = convForward(x, w, bias, o, stride, padding, dilation, groups);
+    if (!s.ok()) return s.error();
+    ++c.stats().deviceExterns;
+    return true;
+}
+
+/// The input, weight and optional bias (arguments 0 to 2) of a convolution's forward, all of
+/// the output's dtype, and the output allocated; nullopt declines.
+struct ConvOperands {
+    DeviceView x, w, out;
+    std::optional<DeviceView> bias;
+};
+Expected<std::optional<ConvOperands>> convOperands(DeviceCall& c, const OpArgs& A, const TensorMeta& om) {
+    auto x = c.view(0), w = c.view(1);
+    std::optional<DeviceView> bias = A.isNone(2) ? std::nullopt : c.view(2);
+    if (!x || !w || (!A.isNone(2) && !bias) || x->meta.dtype != om.dtype || w->meta.dtype != om.dtype)
+        return std::optional<ConvOperands>();
+    auto o = c.out(0);
+    if (!o.ok()) return o.error();
+    return std::optional<ConvOperands>(ConvOperands{*x, *w, **o, bias});
+}
+
 Expected<bool> convOnDevice(DeviceCall& c) {
     // convolution(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups)
     const TensorMeta* om = c.out0();
     const OpArgs* A = c.args();
     if (!om || !anyConv(om->dtype) || !A) return false;
-    const bool transposed = A->toBool(6);
-    auto x = c.view(0), w = c.view(1);
-    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
-    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
-    auto o = c.out(0);
-    if (!o.ok()) return o.error();
-    if (transposed)
-        return transposedConvForward(c, *x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5),
-                                     A->toInt(8));
-    Status s = makeError("cuDNN is not available");
-    if (cudnnConvSupports(om->dtype)) {
-        s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
-        if (s.ok()) ++c.stats().cudnnCalls;
-    }
-    if (!s.ok() && convSupports(om->dtype))
-        s = convForward(*x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
-    if (!s.ok()) return s.error();
-    ++c.stats().deviceExterns;
-    return true;
+    auto ops = convOperands(c, *A, *om);
+    if (!ops.ok()) return ops.error();
+    if (!*ops) return false;
+    const ConvOperands& v = **ops;
+    auto forward = A->toBool(6) ? transposedConvForward : plainConvForward;
+    return forward(c, v.x, v.w, v.bias, v.out, A->toIntList(3), A->toIntList(4), A->toIntList(5), A->toInt(8));
 }
 
 /// conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation, groups) as Dynamo-stage
@@ -389,21 +409,11 @@ Expected<bool> convCompositeOnDevice(DeviceCall& c) {
     if (!om || !anyConv(om->dtype) || !A || !A->isTensor(0) || A->tensor(0).dim() != D + 2) return false;
     const auto pad = compositeConvPadding(*A, D);
     if (!pad) return false;
-    auto x = c.view(0), w = c.view(1);
-    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
-    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
-    auto o = c.out(0);
-    if (!o.ok()) return o.error();
-    Status s = makeError("cuDNN is not available");
-    if (cudnnConvSupports(om->dtype)) {
-        s = cudnnConvForward(*x, *w, bias, **o, A->toIntList(3), *pad, A->toIntList(5), A->toInt(6));
-        if (s.ok()) ++c.stats().cudnnCalls;
-    }
-    if (!s.ok() && convSupports(om->dtype))
-        s = convForward(*x, *w, bias, **o, A->toIntList(3), *pad, A->toIntList(5), A->toInt(6));
-    if (!s.ok()) return s.error();
-    ++c.stats().deviceExterns;
-    return true;
+    auto ops = convOperands(c, *A, *om);
+    if (!ops.ok()) return ops.error();
+    if (!*ops) return false;
+    const ConvOperands& v = **ops;
+    return plainConvForward(c, v.x, v.w, v.bias, v.out, A->toIntList(3), *pad, A->toIntList(5), A->toInt(6));
 }
 
 /// conv_transpose1d/2d/3d.input(input, weight, bias, stride, padding, output_padding, groups,
@@ -412,12 +422,12 @@ Expected<bool> convTransposeCompositeOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     const OpArgs* A = c.args();
     if (!om || !A || !anyConv(om->dtype)) return false;
-    auto x = c.view(0), w = c.view(1);
-    std::optional<DeviceView> bias = A->isNone(2) ? std::nullopt : c.view(2);
-    if (!x || !w || (!A->isNone(2) && !bias) || x->meta.dtype != om->dtype || w->meta.dtype != om->dtype) return false;
-    auto o = c.out(0);
-    if (!o.ok()) return o.error();
-    return transposedConvForward(c, *x, *w, bias, **o, A->toIntList(3), A->toIntList(4), A->toIntList(7), A->toInt(6));
+    auto ops = convOperands(c, *A, *om);
+    if (!ops.ok()) return ops.error();
+    if (!*ops) return false;
+    const ConvOperands& v = **ops;
+    return transposedConvForward(c, v.x, v.w, v.bias, v.out, A->toIntList(3), A->toIntList(4), A->toIntList(7),
+                                 A->toInt(6));
 }
 
 Expected<bool> convBackwardOnDevice(DeviceCall& c) {

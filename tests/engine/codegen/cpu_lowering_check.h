@@ -8,6 +8,7 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/run_check.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,17 +22,17 @@ inline std::string opList(const std::map<std::string, int>& ops) {
     return r;
 }
 
-/// The CPU backend's outputs of g on `in` into `out`; fails the test (check
+/// The CPU backend's outputs of g on `in` (random ops drawing from `seed`) into `out`; fails the test (check
 /// QTest::currentTestFailed()) where it does not compile, falls back to the reference kernel (at
 /// compile time, or an extern kernel declining at run time) or does not run.
 inline void runCpuWithoutFallback(const fxray::Graph& g, const std::vector<fxray::Value>& in,
-                                  std::vector<fxray::Value>& out) {
+                                  std::vector<fxray::Value>& out, uint64_t seed = 0) {
     auto c = fxray::cg::cpu::CompiledGraph::compile(g, in);
     QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
     const std::string fallbacks = opList((*c)->fallbackOps());
     QVERIFY2(fallbacks.empty(), fallbacks.c_str());
     std::map<std::string, int> declined;
-    auto r = (*c)->run(in, {}, 0, nullptr, &declined);
+    auto r = (*c)->run(in, {}, seed, nullptr, &declined);
     QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
     // An extern kernel that declined at run time ran the reference kernel too.
     const std::string runFallbacks = opList(declined);
