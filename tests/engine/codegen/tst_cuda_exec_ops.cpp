@@ -819,6 +819,38 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void slogdet_of_an_empty_batch_returns_every_output() {
+        // The same call returning all four outputs, each compared with the reference's shape and
+        // dtype (the form that once gave a one-element value on the device; the message names
+        // what came back).
+        auto g = fxtest::parseForward("a: \"f32[0, 0, 0][1, 1, 1]cuda:0\"",
+                                      "        sl = torch.ops.aten._linalg_slogdet.default(a)\n"
+                                      "        s: \"f32[0][1]cuda:0\" = sl[0]\n"
+                                      "        l: \"f32[0][1]cuda:0\" = sl[1]\n"
+                                      "        lu: \"f32[0, 0, 0][1, 1, 1]cuda:0\" = sl[2]\n"
+                                      "        p: \"i32[0, 0][1, 1]cuda:0\" = sl[3]\n"
+                                      "        return (s, l, lu, p)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({0, 0, 0}, {})};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(4));
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), size_t(4));
+        for (size_t i = 0; i < 4; ++i) {
+            const Value& v = r.outputs[i];
+            std::string got = v.isTensor() ? "tensor of shape [" : v.isNone() ? "None" : "a non-tensor value";
+            if (v.isTensor()) {
+                for (int64_t d : v.t.shape()) got += std::to_string(d) + ",";
+                got += "] numel " + std::to_string(v.t.numel());
+            }
+            QVERIFY2(v.isTensor() && v.t.shape() == ref[i].t.shape() && v.t.dtype() == ref[i].t.dtype(),
+                     qPrintable(QString("output %1: %2").arg(i).arg(QString::fromStdString(got))));
+        }
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
     void cat_skips_legacy_empty() {
         // gpt2's KV cache: cat([f32[0], t], -2) is t (PyTorch skips 1-D empty inputs).
         auto g =
