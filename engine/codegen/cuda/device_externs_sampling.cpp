@@ -19,7 +19,7 @@ GridSampling samplingMode(const OpArgs& A, size_t first) {
 template <size_t Rank>
 Expected<bool> gridSamplerOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
-    const OpArgs* A = om && samplingSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
+    const OpArgs* A = om && gridSamplingSupportsDtype(om->dtype) && om->isContiguous() ? c.args() : nullptr;
     if (!A || !gridSamplingSupports(samplingMode(*A, 2)) || (Rank != 4 && A->toInt(2) == 2)) return false;
     auto x = c.view(0), grid = c.view(1);
     if (!x || !grid || x->meta.shape.size() != Rank || x->meta.dtype != om->dtype || grid->meta.dtype != om->dtype)
@@ -41,7 +41,7 @@ Expected<bool> gridSamplerBackwardOnDevice(DeviceCall& c) {
     const GridSampling mode = Cudnn ? GridSampling{0, 0, true} : samplingMode(*A, 3);
     if (!gridSamplingSupports(mode)) return false;
     auto gy = c.view(Cudnn ? 2 : 0), x = c.view(Cudnn ? 0 : 1), grid = c.view(Cudnn ? 1 : 2);
-    if (!gy || !x || !grid || !samplingSupports(x->meta.dtype) || grid->meta.dtype != x->meta.dtype ||
+    if (!gy || !x || !grid || !gridSamplingSupportsDtype(x->meta.dtype) || grid->meta.dtype != x->meta.dtype ||
         gy->meta.dtype != x->meta.dtype || ((Cudnn || mode.interpolation == 2) && x->meta.shape.size() != 4))
         return false;
     for (size_t i = 0; i < 2; ++i)

@@ -20,6 +20,10 @@ Expected<std::string> samplingOpsSource();
 /// True when the sampling kernels handle this dtype (fp32, fp64).
 bool samplingSupports(DType t);
 
+/// True when the grid samplers handle this dtype: those, fp16 and bf16 (the input's gradient
+/// summed in fp32 and rounded once).
+bool gridSamplingSupportsDtype(DType t);
+
 /// The grid samplers' mode arguments, numbered as ATen's (and the ops' arguments) number them:
 /// interpolation bilinear 0, nearest 1, bicubic 2; padding zeros 0, border 1, reflection 2.
 struct GridSampling {

@@ -1012,6 +1012,12 @@ private slots:
         QTest::newRow("3d bilinear reflection align_corners f64") << 3 << 0 << 2 << true << QString("f64");
         QTest::newRow("2d bilinear border f64") << 2 << 0 << 1 << false << QString("f64");
         QTest::newRow("2d bicubic reflection f64") << 2 << 2 << 2 << false << QString("f64");
+        // fp16 / bf16 (a bf16 deformable-attention backward ran on the host): the input's
+        // gradient summed in fp32 and rounded once, within the half types' 1e-2.
+        QTest::newRow("2d bilinear zeros bf16") << 2 << 0 << 0 << false << QString("bf16");
+        QTest::newRow("2d bicubic border align_corners f16") << 2 << 2 << 1 << true << QString("f16");
+        QTest::newRow("3d bilinear reflection bf16") << 3 << 0 << 2 << false << QString("bf16");
+        QTest::newRow("3d nearest zeros f16") << 3 << 1 << 0 << false << QString("f16");
     }
 
     void grid_sampler_modes_vs_reference() {

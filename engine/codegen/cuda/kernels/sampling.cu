@@ -1,9 +1,11 @@
 // Kernels for sampling ops Inductor runs as fallback kernels: grid_sampler_3d, the 2-D sampler
 // where its lowering rule declines, and the grid sampler backwards (bilinear / trilinear, nearest
-// or 2-D bicubic; zeros, border or reflection padding), and the separable passes of
-// _upsample_bilinear2d_aa and its backward. Each mirrors the CPU backend's extern
-// (codegen/cpu/extern_grid_sample.cpp, extern_upsample_aa.cpp): positions and weights in double.
+// or 2-D bicubic; zeros, border or reflection padding; fp32, fp64, fp16 and bf16), and the
+// separable passes of _upsample_bilinear2d_aa and its backward. Each mirrors the CPU backend's
+// extern (codegen/cpu/extern_grid_sample.cpp, extern_upsample_aa.cpp): positions and weights in
+// double.
 #ifndef FXRAY_EMBEDDED_SOURCE
+#include "dtype_io.cuh"
 #include "sampling_args.h"
 #endif
 
@@ -114,7 +116,7 @@ __device__ void fx_corners(const FxGridArgs& a, const T* g, FxCorners& c) {
     if (a.interp == 2) {
         double cc[2][4], dc[2][4];
         for (int k = 0; k < 2; ++k) {
-            pos[k] = fx_unnormalize((double)g[1 - k], a.in[1 + k], a.alignCorners, &c.mult[k]);
+            pos[k] = fx_unnormalize((double)fx_ld(g, 1 - k), a.in[1 + k], a.alignCorners, &c.mult[k]);
             lo[k] = floor(pos[k]);
             fx_cubic(pos[k] - lo[k], cc[k], dc[k]);
         }
@@ -133,7 +135,7 @@ __device__ void fx_corners(const FxGridArgs& a, const T* g, FxCorners& c) {
         return;
     }
     for (int k = 0; k < a.nsp; ++k) {
-        pos[k] = fx_source_index((double)g[a.nsp - 1 - k], a.in[first + k], a.padding, a.alignCorners, &c.mult[k]);
+        pos[k] = fx_source_index((double)fx_ld(g, a.nsp - 1 - k), a.in[first + k], a.padding, a.alignCorners, &c.mult[k]);
         lo[k] = floor(pos[k]);
     }
     if (a.interp == 1) {
@@ -175,7 +177,8 @@ __device__ void fx_corners(const FxGridArgs& a, const T* g, FxCorners& c) {
     }
 }
 
-// One thread per (n, output position), looping over the channels.
+// One thread per (n, output position), looping over the channels. fp16 / bf16 storage is read
+// and written through dtype_io.cuh (positions and weights stay in double).
 template <class T>
 __device__ void fx_grid_sample(const T* x, const T* grid, T* y, const FxGridArgs& a) {
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.N * a.outSize;
@@ -188,18 +191,19 @@ __device__ void fx_grid_sample(const T* x, const T* grid, T* y, const FxGridArgs
             double v = 0.0;
             // Bicubic taps outside still multiply their (maybe NaN) weights by 0, as ATen's.
             for (int k = 0; k < c.count; ++k)
-                if (c.off[k] >= 0 || a.interp == 2) v += c.w[k] * (c.off[k] >= 0 ? (double)plane[c.off[k]] : 0.0);
-            y[(n * a.C + ch) * a.outSize + o] = (T)v;
+                if (c.off[k] >= 0 || a.interp == 2) v += c.w[k] * (c.off[k] >= 0 ? (double)fx_ld(plane, c.off[k]) : 0.0);
+            fx_st(y, (n * a.C + ch) * a.outSize + o, v);
         }
     }
 }
 
-// grad_input (zeroed by the host) receives each output gradient spread over the positions read
-// by their weights (atomics: grid points share positions); grad_grid, one thread's own, the
-// values read times the weights' derivatives summed over channels, times d(position)/d(grid)
-// (zero for nearest sampling).
-template <class T>
-__device__ void fx_grid_sample_backward(const T* gy, const T* x, const T* grid, T* gx, T* gg, const FxGridArgs& a) {
+// grad_input (zeroed by the host, in A: T itself, or an fp32 accumulator the host rounds into an
+// fp16 / bf16 gradient) receives each output gradient spread over the positions read by their
+// weights (atomics: grid points share positions); grad_grid, one thread's own, the values read
+// times the weights' derivatives summed over channels, times d(position)/d(grid) (zero for
+// nearest sampling).
+template <class T, class A>
+__device__ void fx_grid_sample_backward(const T* gy, const T* x, const T* grid, A* gx, T* gg, const FxGridArgs& a) {
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.N * a.outSize;
          q += (fx_i64)gridDim.x * blockDim.x) {
         const fx_i64 n = q / a.outSize, o = q % a.outSize;
@@ -208,18 +212,18 @@ __device__ void fx_grid_sample_backward(const T* gy, const T* x, const T* grid, 
         double dpos[3] = {0.0, 0.0, 0.0};
         for (fx_i64 ch = 0; ch < a.C; ++ch) {
             const fx_i64 plane = (n * a.C + ch) * a.inSize;
-            const double g = (double)gy[(n * a.C + ch) * a.outSize + o];
+            const double g = (double)fx_ld(gy, (n * a.C + ch) * a.outSize + o);
             for (int k = 0; k < c.count; ++k) {
                 if (c.off[k] < 0 && a.interp != 2) continue;
-                const double xv = c.off[k] >= 0 ? (double)x[plane + c.off[k]] : 0.0;
-                if (a.wantInput && c.off[k] >= 0) atomicAdd(gx + plane + c.off[k], (T)(c.w[k] * g));
+                const double xv = c.off[k] >= 0 ? (double)fx_ld(x, plane + c.off[k]) : 0.0;
+                if (a.wantInput && c.off[k] >= 0) atomicAdd(gx + plane + c.off[k], (A)(c.w[k] * g));
                 if (a.wantGrid && a.interp != 1)
                     for (int d = 0; d < a.nsp; ++d) dpos[d] += xv * c.dw[k][d] * g;
             }
         }
         if (a.wantGrid)
             for (int d = 0; d < a.nsp; ++d)
-                gg[q * a.nsp + a.nsp - 1 - d] = a.interp == 1 ? (T)0 : (T)(c.mult[d] * dpos[d]);
+                fx_st(gg, q * a.nsp + a.nsp - 1 - d, a.interp == 1 ? 0.0 : c.mult[d] * dpos[d]);
     }
 }
 
@@ -242,7 +246,7 @@ __device__ void fx_band_apply(const T* x, const double* w, const fx_i64* lo, con
     }                                                                                                                  \
     extern "C" __global__ void fx_grid_sample_backward_##S(const T* gy, const T* x, const T* grid, T* gx, T* gg,       \
                                                            FxGridArgs a) {                                             \
-        fx_grid_sample_backward<T>(gy, x, grid, gx, gg, a);                                                            \
+        fx_grid_sample_backward<T, T>(gy, x, grid, gx, gg, a);                                                         \
     }                                                                                                                  \
     extern "C" __global__ void fx_band_apply_##S(const T* x, const double* w, const fx_i64* lo, const fx_i64* hi,      \
                                                  T* y, FxBandArgs a) {                                                 \
@@ -250,3 +254,20 @@ __device__ void fx_band_apply(const T* x, const double* w, const fx_i64* lo, con
     }
 FX_SAMPLING_KERNELS(float, f32)
 FX_SAMPLING_KERNELS(double, f64)
+
+// Grid sampling over fp16 / bf16 (a bf16 detection model's deformable attention): the input's
+// gradient summed in an fp32 accumulator, then rounded once (fx_round_from_f32).
+#define FX_HALF_SAMPLING_KERNELS(T, S)                                                                                 \
+    extern "C" __global__ void fx_grid_sample_##S(const T* x, const T* grid, T* y, FxGridArgs a) {                     \
+        fx_grid_sample<T>(x, grid, y, a);                                                                              \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_grid_sample_backward_##S(const T* gy, const T* x, const T* grid, float* gx, T* gg,   \
+                                                           FxGridArgs a) {                                             \
+        fx_grid_sample_backward<T, float>(gy, x, grid, gx, gg, a);                                                     \
+    }                                                                                                                  \
+    extern "C" __global__ void fx_round_from_f32_##S(const float* src, T* dst, fx_i64 n) {                             \
+        for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n; q += (fx_i64)gridDim.x * blockDim.x)     \
+            fx_st(dst, q, src[q]);                                                                                     \
+    }
+FX_HALF_SAMPLING_KERNELS(fx_half, f16)
+FX_HALF_SAMPLING_KERNELS(fx_bf16, bf16)
