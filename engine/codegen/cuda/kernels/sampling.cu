@@ -240,34 +240,38 @@ __device__ void fx_band_apply(const T* x, const double* w, const fx_i64* lo, con
     }
 }
 
-#define FX_SAMPLING_KERNELS(T, S)                                                                                      \
+// The grid samplers of storage type T, the input's gradient accumulated in A: T itself, or fp32
+// for fp16 / bf16 (a bf16 detection model's deformable attention), rounded once afterwards by
+// fx_round_from_f32.
+#define FX_GRID_KERNELS(T, A, S)                                                                                       \
     extern "C" __global__ void fx_grid_sample_##S(const T* x, const T* grid, T* y, FxGridArgs a) {                     \
         fx_grid_sample<T>(x, grid, y, a);                                                                              \
     }                                                                                                                  \
-    extern "C" __global__ void fx_grid_sample_backward_##S(const T* gy, const T* x, const T* grid, T* gx, T* gg,       \
+    extern "C" __global__ void fx_grid_sample_backward_##S(const T* gy, const T* x, const T* grid, A* gx, T* gg,       \
                                                            FxGridArgs a) {                                             \
-        fx_grid_sample_backward<T, T>(gy, x, grid, gx, gg, a);                                                         \
-    }                                                                                                                  \
+        fx_grid_sample_backward<T, A>(gy, x, grid, gx, gg, a);                                                         \
+    }
+FX_GRID_KERNELS(float, float, f32)
+FX_GRID_KERNELS(double, double, f64)
+FX_GRID_KERNELS(fx_half, float, f16)
+FX_GRID_KERNELS(fx_bf16, float, bf16)
+
+#define FX_BAND_KERNELS(T, S)                                                                                          \
     extern "C" __global__ void fx_band_apply_##S(const T* x, const double* w, const fx_i64* lo, const fx_i64* hi,      \
                                                  T* y, FxBandArgs a) {                                                 \
         fx_band_apply<T>(x, w, lo, hi, y, a);                                                                          \
     }
-FX_SAMPLING_KERNELS(float, f32)
-FX_SAMPLING_KERNELS(double, f64)
+FX_BAND_KERNELS(float, f32)
+FX_BAND_KERNELS(double, f64)
 
-// Grid sampling over fp16 / bf16 (a bf16 detection model's deformable attention): the input's
-// gradient summed in an fp32 accumulator, then rounded once (fx_round_from_f32).
-#define FX_HALF_SAMPLING_KERNELS(T, S)                                                                                 \
-    extern "C" __global__ void fx_grid_sample_##S(const T* x, const T* grid, T* y, FxGridArgs a) {                     \
-        fx_grid_sample<T>(x, grid, y, a);                                                                              \
-    }                                                                                                                  \
-    extern "C" __global__ void fx_grid_sample_backward_##S(const T* gy, const T* x, const T* grid, float* gx, T* gg,   \
-                                                           FxGridArgs a) {                                             \
-        fx_grid_sample_backward<T, float>(gy, x, grid, gx, gg, a);                                                     \
-    }                                                                                                                  \
-    extern "C" __global__ void fx_round_from_f32_##S(const float* src, T* dst, fx_i64 n) {                             \
-        for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n; q += (fx_i64)gridDim.x * blockDim.x)     \
-            fx_st(dst, q, src[q]);                                                                                     \
-    }
-FX_HALF_SAMPLING_KERNELS(fx_half, f16)
-FX_HALF_SAMPLING_KERNELS(fx_bf16, bf16)
+template <class T>
+__device__ void fx_round_from_f32(const float* src, T* dst, fx_i64 n) {
+    for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < n; q += (fx_i64)gridDim.x * blockDim.x)
+        fx_st(dst, q, src[q]);
+}
+extern "C" __global__ void fx_round_from_f32_f16(const float* src, fx_half* dst, fx_i64 n) {
+    fx_round_from_f32(src, dst, n);
+}
+extern "C" __global__ void fx_round_from_f32_bf16(const float* src, fx_bf16* dst, fx_i64 n) {
+    fx_round_from_f32(src, dst, n);
+}
