@@ -110,9 +110,8 @@ bool uniqueValues(const OpArgs& a, const std::vector<Tensor*>& outs) {
     std::vector<size_t> order(x.size());
     std::iota(order.begin(), order.end(), size_t{0});
     if (!Consecutive)
-        std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) {
-            return (!std::isnan(x[p]) && std::isnan(x[q])) || x[p] < x[q];
-        });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t p, size_t q) { return (!std::isnan(x[p]) && std::isnan(x[q])) || x[p] < x[q]; });
     std::vector<double> values, inverse(x.size()), counts;
     for (size_t i = 0; i < order.size(); ++i) {
         const double v = x[order[i]];

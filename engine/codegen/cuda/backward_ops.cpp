@@ -175,21 +175,21 @@ Status batchNormTrainHalf(const DeviceView& x, const std::optional<DeviceView>& 
     auto px = dense(x);
     if (!px.ok()) return px.error();
     BnHalfArgs a{N, C, S, std::max(wt, 0), std::max(rt, 0), std::max(st, 0), std::max(nt, 0), momentum, eps, 1};
-    CUdeviceptr pw = ptrOf(w), pb = ptrOf(b), prm = ptrOf(rm), prv = ptrOf(rv), py = y.address(),
-                pm = mean.address(), pis = invstd.address(), pnm = ptrOf(nrm), pnv = ptrOf(nrv);
+    CUdeviceptr pw = ptrOf(w), pb = ptrOf(b), prm = ptrOf(rm), prv = ptrOf(rv), py = y.address(), pm = mean.address(),
+                pis = invstd.address(), pnm = ptrOf(nrm), pnv = ptrOf(nrv);
     void* params[] = {&*px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &pnm, &pnv, &a};
     return launchPerChannel("fx_bn_train_half", xm.dtype, C, params);
 }
 
 Status batchNormBackwardHalf(const DeviceView& gy, const DeviceView& x, const std::optional<DeviceView>& w,
                              const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv,
-                             const std::optional<DeviceView>& mean, const std::optional<DeviceView>& invstd,
-                             bool train, double eps, const std::optional<DeviceView>& gx,
-                             const std::optional<DeviceView>& gw, const std::optional<DeviceView>& gb) {
+                             const std::optional<DeviceView>& mean, const std::optional<DeviceView>& invstd, bool train,
+                             double eps, const std::optional<DeviceView>& gx, const std::optional<DeviceView>& gw,
+                             const std::optional<DeviceView>& gb) {
     const TensorMeta& xm = x.meta;
     if (!halfBatchNormSupports(xm.dtype) || xm.shape.size() < 2 || gy.meta.shape != xm.shape ||
-        gy.meta.dtype != xm.dtype || (gx && (gx->meta.dtype != xm.dtype || !gx->meta.isContiguous() ||
-                                             gx->meta.shape != xm.shape)))
+        gy.meta.dtype != xm.dtype ||
+        (gx && (gx->meta.dtype != xm.dtype || !gx->meta.isContiguous() || gx->meta.shape != xm.shape)))
         return makeError("device half-type batch norm backward: layouts");
     if (train ? (!mean || !invstd) : (!rm || !rv)) return makeError("device batch norm backward: statistics missing");
     const int64_t N = xm.shape[0], C = xm.shape[1], S = N * C == 0 ? 0 : xm.numel() / (N * C);
@@ -205,8 +205,8 @@ Status batchNormBackwardHalf(const DeviceView& gy, const DeviceView& x, const st
     auto px = dense(x);
     if (!px.ok()) return px.error();
     BnHalfArgs a{N, C, S, std::max(wt, 0), std::max(rt, 0), std::max(st, 0), 0, 0.0, eps, train ? 1 : 0};
-    CUdeviceptr pw = ptrOf(w), prm = ptrOf(rm), prv = ptrOf(rv), pm = ptrOf(mean), pis = ptrOf(invstd),
-                pgx = ptrOf(gx), pgw = ptrOf(gw), pgb = ptrOf(gb);
+    CUdeviceptr pw = ptrOf(w), prm = ptrOf(rm), prv = ptrOf(rv), pm = ptrOf(mean), pis = ptrOf(invstd), pgx = ptrOf(gx),
+                pgw = ptrOf(gw), pgb = ptrOf(gb);
     void* params[] = {&*pgy, &*px, &pw, &prm, &prv, &pm, &pis, &pgx, &pgw, &pgb, &a};
     return launchPerChannel("fx_bn_bwd_half", xm.dtype, C, params);
 }

@@ -299,8 +299,8 @@ Expected<bool> slogdetOnDevice(DeviceCall& c) {
     if (!windowPoolSupports(m->meta.dtype) || c.outCount() != 4 || m->meta.shape.size() < 2) return false;
     const DType t = m->meta.dtype;
     for (size_t i = 0; i < 4; ++i)
-        if (c.hasOut(i) && (c.outMeta(i)->dtype != (i == 3 ? DType::Int32 : t) ||
-                            (i != 2 && !c.outMeta(i)->isContiguous())))
+        if (c.hasOut(i) &&
+            (c.outMeta(i)->dtype != (i == 3 ? DType::Int32 : t) || (i != 2 && !c.outMeta(i)->isContiguous())))
             return false;
     auto outs = c.outs(4);
     if (!outs.ok()) return outs.error();

@@ -211,20 +211,21 @@ private slots:
     }
 
     void unsupportedOpFallsBackExplicitly() {
-        // _unique (a data-dependent size; the CPU backend has no extern for it) has no lowering:
-        // it runs on the reference kernel and is reported; its result feeds a generated kernel.
-        auto g = parse("        _unique = torch.ops.aten._unique.default(arg0_1)\n"
-                       "        getitem: \"f32[2][1]cpu\" = _unique[0]\n"
-                       "        getitem_1: \"i64[0][1]cpu\" = _unique[1]\n"
-                       "        mul: \"f32[2][1]cpu\" = torch.ops.aten.mul.Tensor(getitem, 10)\n"
-                       "        return (mul,)\n",
-                       "arg0_1: \"f32[3][1]cpu\"");
+        // _native_batch_norm_legit.no_stats (no running statistics) has neither a lowering nor a
+        // CPU extern: it runs on the reference kernel and is reported; its result feeds a
+        // generated kernel.
+        auto g =
+            parse("        bn = torch.ops.aten._native_batch_norm_legit.no_stats(arg0_1, None, None, True, 0.1, 0.0)\n"
+                  "        getitem: \"f32[2, 1][1, 1]cpu\" = bn[0]\n"
+                  "        mul: \"f32[2, 1][1, 1]cpu\" = torch.ops.aten.mul.Tensor(getitem, 10)\n"
+                  "        return (mul,)\n",
+                  "arg0_1: \"f32[2, 1][1, 1]cpu\"");
         QVERIFY(g);
-        auto c = compileAndRun(*g, {fxtest::tv({3}, {2, 1, 2})});
+        auto c = compileAndRun(*g, {fxtest::tv({2, 1}, {1, 3})});
         QVERIFY(c.cg);
-        QCOMPARE(c.cg->fallbackOps().count("aten._unique.default"), size_t(1));
-        // The distinct values 1 and 2, sorted, times 10.
-        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{10, 20}), 0);
+        QCOMPARE(c.cg->fallbackOps().count("aten._native_batch_norm_legit.no_stats"), size_t(1));
+        // One channel over [1, 3]: mean 2, biased variance 1 (eps 0), so (x - 2) / 1, times 10.
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{-10, 10}), 1e-6);
     }
 };
 

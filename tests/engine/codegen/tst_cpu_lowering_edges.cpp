@@ -190,7 +190,8 @@ private slots:
         // (split's slices), _upsample_nearest_exact2d.vec (scale factors).
         lowersAndMatches(
             "x: \"f32[2, 6][6, 1]cpu\", y: \"f64[2][1]cpu\", z: \"f32[1, 2, 3, 3][18, 9, 3, 1]cpu\"",
-            "        iota: \"i64[5][1]cpu\" = torch.ops.prims.iota.default(5, start = 3, step = -2, dtype = torch.int64, "
+            "        iota: \"i64[5][1]cpu\" = torch.ops.prims.iota.default(5, start = 3, step = -2, dtype = "
+            "torch.int64, "
             "device = device(type='cpu'), requires_grad = False)\n"
             "        e: \"f32[2, 3][1, 2]cpu\" = torch.ops.aten.empty_strided.default([2, 3], [1, 2], dtype = "
             "torch.float32, device = device(type='cpu'), pin_memory = False)\n"
@@ -209,33 +210,31 @@ private slots:
     void prepareSoftmaxOnline() {
         // Inductor's post-grad softmax: (max, sum(exp(x - max))) keepdim over dim 1, then the
         // division.
-        lowersAndMatches(
-            "x: \"f32[3, 4][4, 1]cpu\"",
-            "        p = torch.ops.prims.prepare_softmax_online.default(x, 1)\n"
-            "        m: \"f32[3, 1][1, 1]cpu\" = p[0]\n"
-            "        s: \"f32[3, 1][1, 1]cpu\" = p[1]\n"
-            "        sub: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.sub.Tensor(x, m)\n"
-            "        exp: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.exp.default(sub)\n"
-            "        div: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.div.Tensor(exp, s)\n"
-            "        return (m, s, div)\n",
-            {fxtest::tv({3, 4}, {0.5, -1, 2, 3, 10, 10, 9, -20, -0.25, 0, 0.25, 1.5})});
+        lowersAndMatches("x: \"f32[3, 4][4, 1]cpu\"",
+                         "        p = torch.ops.prims.prepare_softmax_online.default(x, 1)\n"
+                         "        m: \"f32[3, 1][1, 1]cpu\" = p[0]\n"
+                         "        s: \"f32[3, 1][1, 1]cpu\" = p[1]\n"
+                         "        sub: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.sub.Tensor(x, m)\n"
+                         "        exp: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.exp.default(sub)\n"
+                         "        div: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.div.Tensor(exp, s)\n"
+                         "        return (m, s, div)\n",
+                         {fxtest::tv({3, 4}, {0.5, -1, 2, 3, 10, 10, 9, -20, -0.25, 0, 0.25, 1.5})});
     }
     void dataSizedExterns() {
         // _unique2 (sorted, inverse, counts), unique_consecutive and repeat_interleave.Tensor, whose
         // output sizes their input values give: CPU externs now (they ran on the reference
         // kernel), checked against values worked out by hand.
-        auto g = fxtest::parseForward(
-            "x: \"i64[5][1]cpu\", y: \"i64[6][1]cpu\", r: \"i64[3][1]cpu\"",
-            "        u = torch.ops.aten._unique2.default(x, True, True, True)\n"
-            "        v: \"i64[3][1]cpu\" = u[0]\n"
-            "        inv: \"i64[5][1]cpu\" = u[1]\n"
-            "        cnt: \"i64[3][1]cpu\" = u[2]\n"
-            "        c = torch.ops.aten.unique_consecutive.default(y, True, True)\n"
-            "        cv: \"i64[3][1]cpu\" = c[0]\n"
-            "        ci: \"i64[6][1]cpu\" = c[1]\n"
-            "        cc: \"i64[3][1]cpu\" = c[2]\n"
-            "        ri: \"i64[5][1]cpu\" = torch.ops.aten.repeat_interleave.Tensor(r)\n"
-            "        return (v, inv, cnt, cv, ci, cc, ri)\n");
+        auto g = fxtest::parseForward("x: \"i64[5][1]cpu\", y: \"i64[6][1]cpu\", r: \"i64[3][1]cpu\"",
+                                      "        u = torch.ops.aten._unique2.default(x, True, True, True)\n"
+                                      "        v: \"i64[3][1]cpu\" = u[0]\n"
+                                      "        inv: \"i64[5][1]cpu\" = u[1]\n"
+                                      "        cnt: \"i64[3][1]cpu\" = u[2]\n"
+                                      "        c = torch.ops.aten.unique_consecutive.default(y, True, True)\n"
+                                      "        cv: \"i64[3][1]cpu\" = c[0]\n"
+                                      "        ci: \"i64[6][1]cpu\" = c[1]\n"
+                                      "        cc: \"i64[3][1]cpu\" = c[2]\n"
+                                      "        ri: \"i64[5][1]cpu\" = torch.ops.aten.repeat_interleave.Tensor(r)\n"
+                                      "        return (v, inv, cnt, cv, ci, cc, ri)\n");
         QVERIFY(g);
         const std::vector<Value> in{fxtest::tv({5}, {3, 1, 3, 2, 1}, DType::Int64),
                                     fxtest::tv({6}, {1, 1, 2, 2, 2, 1}, DType::Int64),
@@ -243,8 +242,8 @@ private slots:
         std::vector<Value> out;
         fxtest::runCpuWithoutFallback(*g, in, out);
         if (QTest::currentTestFailed()) return;
-        const std::vector<std::vector<double>> want{{1, 2, 3}, {2, 0, 2, 1, 0}, {2, 1, 2}, {1, 2, 1},
-                                                    {0, 0, 1, 1, 1, 2}, {2, 3, 1}, {0, 0, 2, 2, 2}};
+        const std::vector<std::vector<double>> want{{1, 2, 3},          {2, 0, 2, 1, 0}, {2, 1, 2},      {1, 2, 1},
+                                                    {0, 0, 1, 1, 1, 2}, {2, 3, 1},       {0, 0, 2, 2, 2}};
         QCOMPARE(out.size(), want.size());
         for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(out[i]), want[i], 0.0);
     }
@@ -267,12 +266,13 @@ private slots:
                     "x: \"f32[1, 2, 3, 4][24, 12, 4, 1]cpu\", g: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\", "
                     "go: \"f32[1, 2, 2, 3][12, 6, 3, 1]cpu\", y: \"f32[1, 2, 2, 3, 3][36, 18, 9, 3, 1]cpu\", "
                     "h: \"f32[1, 2, 2, 1, 3][12, 6, 3, 3, 1]cpu\", hy: \"f32[1, 2, 2, 2, 1][8, 4, 2, 1, 1]cpu\"",
-                    std::string("        b = torch.ops.aten.grid_sampler_2d_backward.default(go, x, g, 0, ") + pad + ", " +
-                        align +
+                    std::string("        b = torch.ops.aten.grid_sampler_2d_backward.default(go, x, g, 0, ") + pad +
+                        ", " + align +
                         ", [True, True])\n"
                         "        gx: \"f32[1, 2, 3, 4][24, 12, 4, 1]cpu\" = b[0]\n"
                         "        gg: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\" = b[1]\n"
-                        "        s: \"f32[1, 2, 2, 2, 1][8, 4, 2, 1, 1]cpu\" = torch.ops.aten.grid_sampler_3d.default(y, h, "
+                        "        s: \"f32[1, 2, 2, 2, 1][8, 4, 2, 1, 1]cpu\" = "
+                        "torch.ops.aten.grid_sampler_3d.default(y, h, "
                         "0, " +
                         pad + ", " + align +
                         ")\n"
@@ -283,7 +283,8 @@ private slots:
                         "        gh: \"f32[1, 2, 2, 1, 3][12, 6, 3, 3, 1]cpu\" = b3[1]\n"
                         "        return (gx, gg, s, gy, gh)\n",
                     {fxtest::tv({1, 2, 3, 4}, x2), fxtest::tv({1, 2, 3, 2}, grid2), fxtest::tv({1, 2, 2, 3}, g2),
-                     fxtest::tv({1, 2, 2, 3, 3}, x3), fxtest::tv({1, 2, 2, 1, 3}, grid3), fxtest::tv({1, 2, 2, 2, 1}, g3)});
+                     fxtest::tv({1, 2, 2, 3, 3}, x3), fxtest::tv({1, 2, 2, 1, 3}, grid3),
+                     fxtest::tv({1, 2, 2, 2, 1}, g3)});
     }
     void renormWithInfinityNorm() {
         lowersAndMatches("x: \"f32[3, 2][2, 1]cpu\"",

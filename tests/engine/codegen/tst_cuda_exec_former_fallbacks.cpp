@@ -278,7 +278,8 @@ private slots:
             "rm: \"bf16[3][1]cuda:0\", rv: \"bf16[3][1]cuda:0\", gy: \"bf16[2, 3, 4, 4][48, 16, 4, 1]cuda:0\", "
             "rm32: \"f32[3][1]cuda:0\", rv32: \"f32[3][1]cuda:0\", h: \"f16[2, 3, 5][15, 5, 1]cuda:0\", "
             "hw: \"f16[3][1]cuda:0\", hm: \"f16[3][1]cuda:0\", hv: \"f16[3][1]cuda:0\"",
-            "        bn = torch.ops.aten._native_batch_norm_legit_functional.default(x, w, b, rm, rv, True, 0.1, 1e-05)\n"
+            "        bn = torch.ops.aten._native_batch_norm_legit_functional.default(x, w, b, rm, rv, True, 0.1, "
+            "1e-05)\n"
             "        y: \"bf16[2, 3, 4, 4][48, 16, 4, 1]cuda:0\" = bn[0]\n"
             "        m: \"f32[3][1]cuda:0\" = bn[1]\n"
             "        s: \"f32[3][1]cuda:0\" = bn[2]\n"
@@ -337,7 +338,8 @@ private slots:
                               fxtest::tv({2, 5, 7}, wave(70, 0.6), DType::Float16),
                               fxtest::tv({2, 3, 3}, wave(18, 1.3), DType::Float16)};
         // Maxima and indices exactly; gradient sums of two bf16 values differ by at most an ulp.
-        compareWithReference(*g, in, 2e-2, "max_pool3d,max_pool3d_backward,adaptive_max_pool,adaptive_max_pool_backward");
+        compareWithReference(*g, in, 2e-2,
+                             "max_pool3d,max_pool3d_backward,adaptive_max_pool,adaptive_max_pool_backward");
     }
 
     void mask_index_vs_reference() {

@@ -795,16 +795,15 @@ private slots:
         // annotated with strides [1, 1]; it ran on the host until the empty batch was taken
         // before the layout checks. Then logdet's where over the (empty) sign, which is what the
         // recorded graph returns; the next case returns the four outputs themselves.
-        auto g = fxtest::parseForward(
-            "a: \"f32[0, 0, 0][1, 1, 1]cuda:0\"",
-            "        sl = torch.ops.aten._linalg_slogdet.default(a)\n"
-            "        s: \"f32[0][1]cuda:0\" = sl[0]\n"
-            "        l: \"f32[0][1]cuda:0\" = sl[1]\n"
-            "        lu: \"f32[0, 0, 0][1, 1, 1]cuda:0\" = sl[2]\n"
-            "        p: \"i32[0, 0][1, 1]cuda:0\" = sl[3]\n"
-            "        eq: \"b8[0][1]cuda:0\" = torch.ops.aten.eq.Scalar(s, -1.0)\n"
-            "        w: \"f32[0][1]cuda:0\" = torch.ops.aten.where.self(eq, s, l)\n"
-            "        return (w,)\n");
+        auto g = fxtest::parseForward("a: \"f32[0, 0, 0][1, 1, 1]cuda:0\"",
+                                      "        sl = torch.ops.aten._linalg_slogdet.default(a)\n"
+                                      "        s: \"f32[0][1]cuda:0\" = sl[0]\n"
+                                      "        l: \"f32[0][1]cuda:0\" = sl[1]\n"
+                                      "        lu: \"f32[0, 0, 0][1, 1, 1]cuda:0\" = sl[2]\n"
+                                      "        p: \"i32[0, 0][1, 1]cuda:0\" = sl[3]\n"
+                                      "        eq: \"b8[0][1]cuda:0\" = torch.ops.aten.eq.Scalar(s, -1.0)\n"
+                                      "        w: \"f32[0][1]cuda:0\" = torch.ops.aten.where.self(eq, s, l)\n"
+                                      "        return (w,)\n");
         QVERIFY(g);
         std::vector<Value> in{fxtest::tv({0, 0, 0}, {})};
         auto ref = reference(*g, in);
