@@ -52,6 +52,7 @@ void registerAllOps(OpRegistry& r) {
     registerLossOps(r);
     registerClassLossOps(r);
     registerSymOps(r);
+    registerComplexOps(r);
 }
 
 }  // namespace fxray
