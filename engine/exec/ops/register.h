@@ -52,7 +52,6 @@ void registerClassLossOps(OpRegistry& r);
 void registerSymOps(
     OpRegistry&
         r);  // sym_ops.cpp: sym_size, sym_numel, sym_stride, _assert_scalar, sym_constrain_range   // class_loss.cpp: nll, multi_margin, multilabel_margin + backwards
-void registerComplexOps(OpRegistry& r);  // complex.cpp: complex, polar, view_as_complex/real, conj, real/imag
 
 /// Calls every register*Ops function above.
 void registerAllOps(OpRegistry& r);
