@@ -2,80 +2,16 @@
 // polar and view_as_complex, and Meta-Llama blocks with complex rotary embeddings (forward,
 // backward and Dynamo stages, fp32 and bf16, recorded by bench/gen_popular_complex.py), run on the
 // reference executor and on the CPU backend with no fallback and judged against PyTorch's
-// outputs by run_check's one rule. Also: complex outputs are compared on both parts, and a complex
+// outputs by run_check's one rule, and lowered for CUDA with no fallback. Also: complex outputs are compared on both parts, and a complex
 // op the rewrite has no rule for fails naming its node.
-#include "test_util.h"
-
-#include "codegen/backend.h"
-#include "exec/compare.h"
-#include "exec/complex_to_real.h"
-#include "exec/run_check.h"
-#include "import/loader.h"
-#include "import/npy.h"
-
-#include <QTest>
-
-#include <filesystem>
+#include "complex_rope_cases.h"
+#include "cpu_lowering_check.h"
 
 using namespace fxray;
 
 namespace {
 
-namespace fs = std::filesystem;
-
-fs::path ropeDir() { return fs::path(FXRAY_COMPLEX_ROPE_DIR); }
-
-/// Loads STEM.py (its executable graph: the Dynamo stage's lowering too) with the recorded inputs
-/// laid out as the placeholders say and PyTorch's outputs, as `fxray run --inputs --expect` does.
-struct Recorded {
-    std::unique_ptr<LoadedFile> file;
-    RunRequest req;
-    std::vector<Value> expect;
-    const Graph& graph() const { return file->graphs[0].executable(); }
-};
-std::string loadRecorded(const fs::path& stem, Recorded& r) {
-    auto f = loadFile(stem.string() + ".py");
-    if (!f.ok()) return f.error().str();
-    r.file = std::make_unique<LoadedFile>(std::move(f).value());
-    if (!r.file->graphs[0].executableUnknownOps().empty())
-        return "unknown op " + *r.file->graphs[0].executableUnknownOps().begin();
-    const Graph& g = r.graph();
-    auto in = readNpyFolder(stem / "inputs", g.placeholders().size());
-    if (!in.ok()) return in.error().str();
-    r.req.inputs = std::move(in).value();
-    if (Status s = layOutRecordedInputs(g, r.req.inputs); !s.ok()) return s.error().str();
-    auto expect = readNpyFolder(stem / "outputs", g.outputs().size());
-    if (!expect.ok()) return expect.error().str();
-    r.expect = std::move(expect).value();
-    return {};
-}
-
-std::string failures(const RunResult& res) {
-    std::string s;
-    for (const auto& c : res.comparisons)
-        if (!c.ok)
-            s += "output " + std::to_string(c.index) + ": rel_err " + std::to_string(c.relErr) + " " + c.note + "; ";
-    return s;
-}
-
-/// Runs the recorded stage on `backend` against PyTorch's outputs: every output matches, no
-/// fallback.
-void runMatches(const fs::path& stem, const std::string& backend) {
-    Recorded r;
-    const std::string err = loadRecorded(stem, r);
-    QVERIFY2(err.empty(), err.c_str());
-    QVERIFY(graphHasComplex(r.graph()));
-    auto b = makeBackend(backend);
-    QVERIFY2(b.ok(), b.ok() ? "" : b.error().str().c_str());
-    RunReport rep;
-    auto res = (*b)->run(r.graph(), r.req, &r.expect, &rep);
-    QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
-    QCOMPARE(res->comparisons.size(), r.expect.size());
-    QVERIFY2(res->ok, failures(*res).c_str());
-    std::string fallbacks;
-    for (const auto& [op, n] : rep.fallbacks) fallbacks += op + " ";
-    QVERIFY2(fallbacks.empty(), ("fallbacks: " + fallbacks).c_str());
-}
+using namespace complextest;
 
 Tensor complexTensor(std::vector<int64_t> shape, const std::vector<double>& pairs) {
     std::vector<int64_t> rs = shape;
@@ -105,22 +41,22 @@ private slots:
         runMatches(stem, backend.toStdString());
     }
 
-    void rope_data() {
-        QTest::addColumn<QString>("graph");
-        QTest::addColumn<QString>("stage");
-        QTest::addColumn<QString>("backend");
-        for (const char* g : {"llama_rope_complex", "llama_rope_polar", "llama_rope_complex_bf16", "llama_rope_polar_bf16"})
-            for (const char* s : {"forward", "backward", "dynamo"})
-                for (const char* b : {"ref", "cpu"})
-                    QTest::newRow((std::string(g) + "/" + s + "/" + b).c_str()) << QString(g) << QString(s) << QString(b);
-    }
+    void rope_data() { addRopeRows(); }
     // Meta's apply_rotary_emb: a complex64 freqs_cis input (or polar in the graph), complex mul,
     // view_as_real; the backward's _conj and complex mul; the Dynamo stage's torch-level calls.
+    // The reference executor and the CPU backend.
     void rope() {
         QFETCH(QString, graph);
         QFETCH(QString, stage);
-        QFETCH(QString, backend);
-        runMatches(ropeDir() / graph.toStdString() / "numerics" / stage.toStdString(), backend.toStdString());
+        const fs::path stem = ropeDir() / graph.toStdString() / "numerics" / stage.toStdString();
+        runMatches(stem, "ref");
+        if (QTest::currentTestFailed()) return;
+        runMatches(stem, "cpu");
+        if (QTest::currentTestFailed()) return;
+        // And it lowers for CUDA (PTX, no device) with no fallback, where NVRTC loads.
+        Recorded r;
+        QCOMPARE(loadRecorded(stem, r), std::string());
+        fxtest::cudaLowersWithoutFallback(r.graph(), r.req.inputs);
     }
 
     // A complex output differing only in its imaginary parts does not match (the comparison once
