@@ -7,6 +7,8 @@
 #include "complex_rope_cases.h"
 #include "cpu_lowering_check.h"
 
+#include <complex>
+
 using namespace fxray;
 
 namespace {
@@ -88,6 +90,89 @@ private slots:
         QCOMPARE(back.dtype(), DType::Complex64);
         QCOMPARE(fxtest::values(Value::ofTensor(complexAsReal(back))),
                  (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+    }
+
+    // The rewrite's other rules (division both ways, mixed real/complex add and sub with alpha,
+    // scalars, abs, angle, real/imag, cat, stack, sum over dims, conj_physical, neg, a real to
+    // complex _to_copy) against std::complex, on the reference executor and the CPU backend.
+    void arithmeticAsStdComplex() {
+        auto g = fxtest::parseForward(
+            "x: \"f32[3, 2][2, 1]cpu\", y: \"f32[3, 2][2, 1]cpu\", r: \"f32[3][1]cpu\"",
+            "        a: \"c64[3][1]cpu\" = torch.ops.aten.view_as_complex.default(x)\n"
+            "        b: \"c64[3][1]cpu\" = torch.ops.aten.view_as_complex.default(y)\n"
+            "        d: \"c64[3][1]cpu\" = torch.ops.aten.div.Tensor(a, b)\n"
+            "        s: \"c64[3][1]cpu\" = torch.ops.aten.sub.Tensor(a, r)\n"
+            "        t: \"c64[3][1]cpu\" = torch.ops.aten.add.Tensor(r, b, alpha = 2)\n"
+            "        m: \"c64[3][1]cpu\" = torch.ops.aten.mul.Tensor(a, 3.0)\n"
+            "        q: \"c64[3][1]cpu\" = torch.ops.aten.div.Tensor(r, b)\n"
+            "        ab: \"f32[3][1]cpu\" = torch.ops.aten.abs.default(a)\n"
+            "        an: \"f32[3][1]cpu\" = torch.ops.aten.angle.default(a)\n"
+            "        re: \"f32[3][2]cpu\" = torch.ops.aten.real.default(d)\n"
+            "        im: \"f32[3][2]cpu\" = torch.ops.aten.imag.default(d)\n"
+            "        cc: \"c64[6][1]cpu\" = torch.ops.aten.cat.default([a, b])\n"
+            "        st: \"c64[3, 2][2, 1]cpu\" = torch.ops.aten.stack.default([a, b], -1)\n"
+            "        sm: \"c64[3][1]cpu\" = torch.ops.aten.sum.dim_IntList(st, [-1])\n"
+            "        cj: \"c64[3][1]cpu\" = torch.ops.aten.conj_physical.default(a)\n"
+            "        ng: \"c64[3][1]cpu\" = torch.ops.aten.neg.default(b)\n"
+            "        tc: \"c64[3][1]cpu\" = torch.ops.aten._to_copy.default(r, dtype = torch.complex64)\n"
+            "        return (d, s, t, m, q, ab, an, re, im, cc, st, sm, cj, ng, tc)\n");
+        QVERIFY(g);
+        const std::vector<double> xv{1, 2, -3, 0.5, 0.25, -4}, yv{2, -1, 0.5, 3, -1.5, -2}, rv{0.5, -2, 3};
+        using C = std::complex<double>;
+        std::vector<C> a, b;
+        for (size_t i = 0; i < 3; ++i) {
+            a.emplace_back(xv[2 * i], xv[2 * i + 1]);
+            b.emplace_back(yv[2 * i], yv[2 * i + 1]);
+        }
+        auto pairs = [](const std::vector<C>& v) {
+            std::vector<double> r;
+            for (const C& c : v) r.insert(r.end(), {c.real(), c.imag()});
+            return r;
+        };
+        auto each = [&](auto f) {
+            std::vector<C> r;
+            for (size_t i = 0; i < 3; ++i) r.push_back(f(i));
+            return r;
+        };
+        std::vector<std::vector<double>> want{
+            pairs(each([&](size_t i) { return a[i] / b[i]; })),
+            pairs(each([&](size_t i) { return a[i] - rv[i]; })),
+            pairs(each([&](size_t i) { return rv[i] + 2.0 * b[i]; })),
+            pairs(each([&](size_t i) { return a[i] * 3.0; })),
+            pairs(each([&](size_t i) { return rv[i] / b[i]; })),
+            {std::abs(a[0]), std::abs(a[1]), std::abs(a[2])},
+            {std::arg(a[0]), std::arg(a[1]), std::arg(a[2])},
+            {(a[0] / b[0]).real(), (a[1] / b[1]).real(), (a[2] / b[2]).real()},
+            {(a[0] / b[0]).imag(), (a[1] / b[1]).imag(), (a[2] / b[2]).imag()},
+            pairs({a[0], a[1], a[2], b[0], b[1], b[2]}),
+            pairs({a[0], b[0], a[1], b[1], a[2], b[2]}),
+            pairs(each([&](size_t i) { return a[i] + b[i]; })),
+            pairs(each([&](size_t i) { return std::conj(a[i]); })),
+            pairs(each([&](size_t i) { return -b[i]; })),
+            pairs(each([&](size_t i) { return C(rv[i], 0); })),
+        };
+        RunRequest req;
+        req.inputs = {Value::ofTensor(fxtest::tensor({3, 2}, xv)), Value::ofTensor(fxtest::tensor({3, 2}, yv)),
+                      Value::ofTensor(fxtest::tensor({3}, rv))};
+        for (const char* backend : {"ref", "cpu"}) {
+            auto be = makeBackend(backend);
+            QVERIFY(be.ok());
+            RunReport rep;
+            auto res = (*be)->run(*g, req, nullptr, &rep);
+            QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
+            QVERIFY(rep.fallbacks.empty());
+            QCOMPARE(res->outputs.size(), want.size());
+            for (size_t i = 0; i < want.size(); ++i) {
+                const Tensor& t = res->outputs[i].t;
+                const std::vector<double> got = fxtest::values(Value::ofTensor(isComplex(t.dtype()) ? complexAsReal(t) : t));
+                QVERIFY2(got.size() == want[i].size(), (std::string(backend) + " output " + std::to_string(i)).c_str());
+                for (size_t k = 0; k < got.size(); ++k)
+                    QVERIFY2(std::fabs(got[k] - want[i][k]) <= 1e-5 * (1 + std::fabs(want[i][k])),
+                             (std::string(backend) + " output " + std::to_string(i) + " element " + std::to_string(k) +
+                              ": " + std::to_string(got[k]) + " vs " + std::to_string(want[i][k]))
+                                 .c_str());
+            }
+        }
     }
 
     // A complex op without a rule (exp of a complex tensor) fails naming the node, on both sides.
