@@ -335,6 +335,20 @@ Expected<Value> invokeOp(std::string_view qualname, std::vector<Value> args,
     auto meta = op->meta(*bound);
     if (!meta.ok() || !ctx) return meta;
     if (!op->kernel) return kern::opError(*bound, "no reference kernel");
+    // The kernels are real-valued: a complex operand reaches only those written for complex
+    // values and plain views (graphs run complex values through exec/complex_to_real.h; a direct
+    // call, as constant folding makes, must not read only the real parts).
+    if (!isComplexOnlyOp(qualname) && op->category != OpCategory::View) {
+        bool complexOperand = meta->isTensor() && isComplex(meta->t.dtype());
+        for (const Value& v : bound->values()) {
+            complexOperand = complexOperand || (v.isTensor() && isComplex(v.t.dtype()));
+            if (v.isList())
+                for (const Value& x : v.list) complexOperand = complexOperand || (x.isTensor() && isComplex(x.t.dtype()));
+        }
+        if (complexOperand)
+            return kern::opError(*bound, "fxray's reference kernel of this op is real-valued; complex values run "
+                                         "only in whole graphs (rewritten into real ones)");
+    }
     return op->kernel(*bound, *meta, *ctx);
 }
 

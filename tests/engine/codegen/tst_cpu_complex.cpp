@@ -7,6 +7,8 @@
 #include "complex_rope_cases.h"
 #include "cpu_lowering_check.h"
 
+#include "exec/interpreter.h"
+
 #include <complex>
 
 using namespace fxray;
@@ -173,6 +175,26 @@ private slots:
                                  .c_str());
             }
         }
+    }
+
+    // Direct calls (constant folding, the minifier): the complex ops' own kernels compute both
+    // parts; a real-valued kernel refuses complex operands instead of reading real parts only.
+    void directCalls() {
+        ExecContext ctx(0);
+        Value absV = Value::ofTensor(fxtest::tensor({2}, {2, 0.5})), ang = Value::ofTensor(fxtest::tensor({2}, {0.3, -2}));
+        auto p = invokeOp("aten.polar.default", {absV, ang}, {}, &ctx);
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().str().c_str());
+        QCOMPARE(p->t.dtype(), DType::Complex64);
+        const auto v = fxtest::values(Value::ofTensor(complexAsReal(p->t)));
+        const std::complex<double> z0 = std::polar(2.0, 0.3), z1 = std::polar(0.5, -2.0);
+        FX_COMPARE_VEC(v, (std::vector<double>{z0.real(), z0.imag(), z1.real(), z1.imag()}), 1e-6);
+        auto c = invokeOp("aten._conj.default", {*p}, {}, &ctx);
+        QVERIFY(c.ok());
+        FX_COMPARE_VEC(fxtest::values(Value::ofTensor(complexAsReal(c->t))),
+                       (std::vector<double>{z0.real(), -z0.imag(), z1.real(), -z1.imag()}), 1e-6);
+        auto m = invokeOp("aten.mul.Tensor", {*p, *p}, {}, &ctx);
+        QVERIFY(!m.ok());
+        QVERIFY2(m.error().message.find("real-valued") != std::string::npos, m.error().str().c_str());
     }
 
     // A complex op without a rule (exp of a complex tensor) fails naming the node, on both sides.
