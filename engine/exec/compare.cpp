@@ -57,7 +57,8 @@ OutputComparison compareValues(size_t index, const Value& out, const Value& expe
         OutputComparison r = compareValues(index, ro, re);
         r.tolerance = defaultTolerance(out.t.dtype());
         if (r.note.rfind("shape ", 0) == 0)
-            r.note = "shape " + out.t.meta.annotation(false, false) + " vs expected " + expect.t.meta.annotation(false, false);
+            r.note = "shape " + out.t.meta.annotation(false, false) + " vs expected " +
+                     expect.t.meta.annotation(false, false);
         return r;
     }
     const Tensor& o = out.t;

@@ -222,15 +222,17 @@ private:
                            *b = argAt(n, 1, op == "aten.complex.default" ? "imag" : "angle");
             if (!a || !b || !metaOf(*a) || !metaOf(*b)) return unsupported(n, "operands without metadata");
             Argument re = in(*a), im = in(*b);
-            TensorMeta rm = *metaOf(*a), im_ = *metaOf(*b);
+            TensorMeta reMeta = *metaOf(*a), imMeta = *metaOf(*b);
             if (op == "aten.polar.default") {
                 re = N(bin("aten.mul.Tensor", in(*a), N(emit("aten.cos.default", {in(*b)}))));
                 im = N(bin("aten.mul.Tensor", in(*a), N(emit("aten.sin.default", {in(*b)}))));
-                rm.shape = im_.shape = *kern::broadcastShapes(metaOf(*a)->shape, metaOf(*b)->shape);
+                auto both = kern::broadcastShapes(metaOf(*a)->shape, metaOf(*b)->shape);
+                if (!both) return unsupported(n, "operands that do not broadcast");
+                reMeta.shape = imMeta.shape = *both;
             }
-            auto re2 = expandTo(n, re, rm, *om);
+            auto re2 = expandTo(n, re, reMeta, *om);
             if (!re2.ok()) return re2.error();
-            auto im2 = expandTo(n, im, im_, *om);
+            auto im2 = expandTo(n, im, imMeta, *om);
             if (!im2.ok()) return im2.error();
             return stack2(*re2, *im2, name);
         }
@@ -241,8 +243,10 @@ private:
             return addSub(n, name, *om);
         if (op == "aten._to_copy.default") {
             const DType to = om->dtype;
-            if (selfC && outC) return emit("aten._to_copy.default", {in(*self)}, name, {{"dtype", Argument::ofDType(realOf(to))}});
-            if (selfC) return emit("aten._to_copy.default", {N(part(*self, 0))}, name, {{"dtype", Argument::ofDType(to)}});
+            if (selfC && outC)
+                return emit("aten._to_copy.default", {in(*self)}, name, {{"dtype", Argument::ofDType(realOf(to))}});
+            if (selfC)
+                return emit("aten._to_copy.default", {N(part(*self, 0))}, name, {{"dtype", Argument::ofDType(to)}});
             Node* re = emit("aten._to_copy.default", {in(*self)}, {}, {{"dtype", Argument::ofDType(realOf(to))}});
             return stack2(N(re), N(emit("aten.zeros_like.default", {N(re)})), name);
         }
@@ -258,7 +262,10 @@ private:
         };
         if (op == "aten.view.default" || op == "aten.reshape.default" || op == "aten._unsafe_view.default" ||
             op == "aten.expand.default") {
-            auto l = intsPlus(argAt(n, 1, op == "aten.expand.default" ? "size" : op == "aten.view.default" ? "size" : "shape"),
+            auto l = intsPlus(argAt(n, 1,
+                                    op == "aten.expand.default" ? "size"
+                                    : op == "aten.view.default" ? "size"
+                                                                : "shape"),
                               {I(2)});
             if (!l.ok()) return l.error();
             return emit(op, {in(*self), *l}, name);
@@ -319,7 +326,8 @@ private:
             std::vector<Argument> dims;
             const TensorMeta& sm = *metaOf(*self);
             for (int64_t d = 0; d < r; ++d)
-                if (!sm.isSymbolicDim(static_cast<size_t>(d)) && sm.shape[static_cast<size_t>(d)] == 1) dims.push_back(I(d));
+                if (!sm.isSymbolicDim(static_cast<size_t>(d)) && sm.shape[static_cast<size_t>(d)] == 1)
+                    dims.push_back(I(d));
             return emit("aten.squeeze.dims", {in(*self), Argument::ofList(std::move(dims))}, name);
         }
         if (op == "aten.slice.Tensor") {
@@ -379,7 +387,8 @@ private:
         const Argument& c = isC(*a) ? *a : *b;
         const Argument& o = isC(*a) ? *b : *a;
         if (!isC(c)) return unsupported(n, "");
-        if (o.isNode()) return emit("aten.mul.Tensor", {in(c), N(emit("aten.unsqueeze.default", {in(o), I(-1)}))}, name);
+        if (o.isNode())
+            return emit("aten.mul.Tensor", {in(c), N(emit("aten.unsqueeze.default", {in(o), I(-1)}))}, name);
         if (o.isNumber()) return emit("aten.mul.Tensor", {in(c), o}, name);
         return unsupported(n, "a complex scalar");
     }
@@ -388,13 +397,15 @@ private:
         const Argument *a = argAt(n, 0, "self"), *b = argAt(n, 1, "other");
         if (!a || !b) return unsupported(n, "missing operands");
         if (!isC(*b)) {
-            if (b->isNode()) return emit("aten.div.Tensor", {in(*a), N(emit("aten.unsqueeze.default", {in(*b), I(-1)}))}, name);
+            if (b->isNode())
+                return emit("aten.div.Tensor", {in(*a), N(emit("aten.unsqueeze.default", {in(*b), I(-1)}))}, name);
             if (b->isNumber()) return emit("aten.div.Tensor", {in(*a), *b}, name);
             return unsupported(n, "a complex scalar");
         }
         // x / y = x * conj(y) / |y|^2
         Node *br = part(*b, 0), *bi = part(*b, 1);
-        Node* den = bin("aten.add.Tensor", N(bin("aten.mul.Tensor", N(br), N(br))), N(bin("aten.mul.Tensor", N(bi), N(bi))));
+        Node* den =
+            bin("aten.add.Tensor", N(bin("aten.mul.Tensor", N(br), N(br))), N(bin("aten.mul.Tensor", N(bi), N(bi))));
         Argument ar, ai;
         if (isC(*a)) {
             ar = N(part(*a, 0));
@@ -453,7 +464,7 @@ private:
             const TensorMeta& got = d->meta[0];
             if (got.dtype != want.dtype || (!got.isSymbolic() && !want.isSymbolic() && got.shape != want.shape))
                 return unsupported(*s, "it gave " + got.annotation(false, false) + " where " +
-                                                want.annotation(false, false) + " was expected");
+                                           want.annotation(false, false) + " was expected");
         }
         return Status::success();
     }
@@ -469,8 +480,8 @@ Tensor complexAsReal(const Tensor& t) {
 
 Tensor realAsComplex(const Tensor& t, DType complexType) {
     const TensorMeta& m = t.meta;
-    bool viewable = m.dim() > 0 && m.shape.back() == 2 && m.strides.size() == m.shape.size() &&
-                    m.strides.back() == 1 && m.offset % 2 == 0 && t.dtype() == realOf(complexType);
+    bool viewable = m.dim() > 0 && m.shape.back() == 2 && m.strides.size() == m.shape.size() && m.strides.back() == 1 &&
+                    m.offset % 2 == 0 && t.dtype() == realOf(complexType);
     for (size_t d = 0; viewable && d + 1 < m.strides.size(); ++d) viewable = m.strides[d] % 2 == 0 || m.shape[d] == 1;
     Tensor src = t;
     if (!viewable) {
@@ -490,10 +501,9 @@ Tensor realAsComplex(const Tensor& t, DType complexType) {
 
 bool isComplexOnlyOp(std::string_view q) {
     static const std::set<std::string_view> ops = {
-        "aten.complex.default",   "aten.polar.default",     "aten.view_as_complex.default",
-        "aten.view_as_real.default", "aten._conj.default",  "aten.conj.default",
-        "aten.conj_physical.default", "aten.resolve_conj.default", "aten.real.default",
-        "aten.imag.default"};
+        "aten.complex.default", "aten.polar.default", "aten.view_as_complex.default", "aten.view_as_real.default",
+        "aten._conj.default",   "aten.conj.default",  "aten.conj_physical.default",   "aten.resolve_conj.default",
+        "aten.real.default",    "aten.imag.default"};
     return ops.count(q) > 0;
 }
 

@@ -343,7 +343,8 @@ Expected<Value> invokeOp(std::string_view qualname, std::vector<Value> args,
         for (const Value& v : bound->values()) {
             complexOperand = complexOperand || (v.isTensor() && isComplex(v.t.dtype()));
             if (v.isList())
-                for (const Value& x : v.list) complexOperand = complexOperand || (x.isTensor() && isComplex(x.t.dtype()));
+                for (const Value& x : v.list)
+                    complexOperand = complexOperand || (x.isTensor() && isComplex(x.t.dtype()));
         }
         if (complexOperand)
             return kern::opError(*bound, "fxray's reference kernel of this op is real-valued; complex values run "

@@ -13,8 +13,9 @@ Value deepCopy(const Value& v) {
     if (v.isTensor() && v.t.hasData() && isComplex(v.t.dtype())) {
         // Both parts: copied as the real view, then seen as complex again.
         Tensor r = complexAsReal(v.t);
-        c.t = realAsComplex(kern::makeTensor(TensorMeta::contiguous(r.shape(), r.dtype(), r.meta.device), kern::toDoubles(r)),
-                            v.t.dtype());
+        c.t = realAsComplex(
+            kern::makeTensor(TensorMeta::contiguous(r.shape(), r.dtype(), r.meta.device), kern::toDoubles(r)),
+            v.t.dtype());
     } else if (v.isTensor() && v.t.hasData()) {
         c.t = kern::makeTensor(v.t.meta, kern::toDoubles(v.t));
     }

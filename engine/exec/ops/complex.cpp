@@ -31,7 +31,8 @@ Expected<Value> metaFromParts(const OpArgs& a) {
     auto c = complexOfReal(x.dtype);
     if (!c) return opError(a, "expected float or double inputs, got " + dtName(x.dtype));
     auto shape = broadcastShapes(x.shape, y.shape);
-    if (!shape) return opError(a, "the shapes " + shapeStr(x.shape) + " and " + shapeStr(y.shape) + " do not broadcast");
+    if (!shape)
+        return opError(a, "the shapes " + shapeStr(x.shape) + " and " + shapeStr(y.shape) + " do not broadcast");
     return metaValue(TensorMeta::contiguous(*shape, *c, firstDevice(a)));
 }
 
@@ -140,8 +141,8 @@ void registerComplexOps(OpRegistry& r) {
     // the view's layout, which a functional graph cannot tell apart.
     r.add("aten._conj.default", "_conj(Tensor(a) self) -> Tensor(a)", OpCategory::Pointwise, metaSame, conjKernel);
     r.add("aten.conj.default", "conj(Tensor(a) self) -> Tensor(a)", OpCategory::Pointwise, metaSame, conjKernel);
-    r.add("aten.conj_physical.default", "conj_physical(Tensor self) -> Tensor", OpCategory::Pointwise,
-          metaConjPhysical, conjKernel);
+    r.add("aten.conj_physical.default", "conj_physical(Tensor self) -> Tensor", OpCategory::Pointwise, metaConjPhysical,
+          conjKernel);
 }
 
 }  // namespace fxray

@@ -166,7 +166,8 @@ private slots:
             QCOMPARE(res->outputs.size(), want.size());
             for (size_t i = 0; i < want.size(); ++i) {
                 const Tensor& t = res->outputs[i].t;
-                const std::vector<double> got = fxtest::values(Value::ofTensor(isComplex(t.dtype()) ? complexAsReal(t) : t));
+                const std::vector<double> got =
+                    fxtest::values(Value::ofTensor(isComplex(t.dtype()) ? complexAsReal(t) : t));
                 QVERIFY2(got.size() == want[i].size(), (std::string(backend) + " output " + std::to_string(i)).c_str());
                 for (size_t k = 0; k < got.size(); ++k)
                     QVERIFY2(std::fabs(got[k] - want[i][k]) <= 1e-5 * (1 + std::fabs(want[i][k])),
@@ -181,7 +182,8 @@ private slots:
     // parts; a real-valued kernel refuses complex operands instead of reading real parts only.
     void directCalls() {
         ExecContext ctx(0);
-        Value absV = Value::ofTensor(fxtest::tensor({2}, {2, 0.5})), ang = Value::ofTensor(fxtest::tensor({2}, {0.3, -2}));
+        Value absV = Value::ofTensor(fxtest::tensor({2}, {2, 0.5})),
+              ang = Value::ofTensor(fxtest::tensor({2}, {0.3, -2}));
         auto p = invokeOp("aten.polar.default", {absV, ang}, {}, &ctx);
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().str().c_str());
         QCOMPARE(p->t.dtype(), DType::Complex64);
@@ -199,12 +201,11 @@ private slots:
 
     // A complex op without a rule (exp of a complex tensor) fails naming the node, on both sides.
     void unsupportedOpNamesTheNode() {
-        auto g = fxtest::parseForward(
-            "x: \"f32[3, 2][2, 1]cpu\"",
-            "        c: \"c64[3][1]cpu\" = torch.ops.aten.view_as_complex.default(x)\n"
-            "        e: \"c64[3][1]cpu\" = torch.ops.aten.exp.default(c)\n"
-            "        r: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.view_as_real.default(e)\n"
-            "        return (r,)\n");
+        auto g = fxtest::parseForward("x: \"f32[3, 2][2, 1]cpu\"",
+                                      "        c: \"c64[3][1]cpu\" = torch.ops.aten.view_as_complex.default(x)\n"
+                                      "        e: \"c64[3][1]cpu\" = torch.ops.aten.exp.default(c)\n"
+                                      "        r: \"f32[3, 2][2, 1]cpu\" = torch.ops.aten.view_as_real.default(e)\n"
+                                      "        return (r,)\n");
         QVERIFY(g);
         RunRequest req;
         req.inputs = {Value::ofTensor(fxtest::tensor({3, 2}, {1, 2, 3, 4, 5, 6}))};
