@@ -250,6 +250,11 @@ private:
             Node* re = emit("aten._to_copy.default", {in(*self)}, {}, {{"dtype", Argument::ofDType(realOf(to))}});
             return stack2(N(re), N(emit("aten.zeros_like.default", {N(re)})), name);
         }
+        if (op == "aten.where.self") {  // argument 0 is the (real) condition
+            const Argument *c = argAt(n, 0, "condition"), *a = argAt(n, 1, "self"), *b = argAt(n, 2, "other");
+            if (!c || !a || !b || !isC(*a) || !isC(*b)) return unsupported(n, "a real branch");
+            return emit(op, {N(emit("aten.unsqueeze.default", {in(*c), I(-1)})), in(*a), in(*b)}, name);
+        }
         if (!selfC || !outC) return unsupported(n, "");
 
         // Shape ops on a complex value: its dims, with the trailing one of size 2 kept last.
@@ -352,11 +357,6 @@ private:
             if (!l.ok()) return l.error();
             const Argument* keep = all ? nullptr : argAt(n, 2, "keepdim");
             return emit("aten.sum.dim_IntList", {in(*self), *l, keep ? *keep : Argument::ofBool(false)}, name);
-        }
-        if (op == "aten.where.self") {
-            const Argument *c = argAt(n, 0, "condition"), *a = argAt(n, 1, "self"), *b = argAt(n, 2, "other");
-            if (!c || !a || !b || !isC(*a) || !isC(*b)) return unsupported(n, "a real branch");
-            return emit(op, {N(emit("aten.unsqueeze.default", {in(*c), I(-1)})), in(*a), in(*b)}, name);
         }
         return unsupported(n, "");
     }

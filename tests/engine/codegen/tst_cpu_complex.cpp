@@ -178,6 +178,81 @@ private slots:
         }
     }
 
+    // Shape ops on a complex value keep its trailing (real, imaginary) dim last: negative dims,
+    // permute, transpose, t, unsqueeze/squeeze, slice, select, expand, repeat, flip, sum over all
+    // dims and where, against values indexed by hand, on the reference executor and the CPU backend.
+    void shapeOpsAsIndexed() {
+        auto g = fxtest::parseForward(
+            "x: \"f32[2, 3, 2][6, 2, 1]cpu\", y: \"f32[2, 3, 2][6, 2, 1]cpu\", m: \"b8[2, 3][3, 1]cpu\"",
+            "        a: \"c64[2, 3][3, 1]cpu\" = torch.ops.aten.view_as_complex.default(x)\n"
+            "        b: \"c64[2, 3][3, 1]cpu\" = torch.ops.aten.view_as_complex.default(y)\n"
+            "        p: \"c64[3, 2][1, 3]cpu\" = torch.ops.aten.permute.default(a, [1, 0])\n"
+            "        tr: \"c64[3, 2][1, 3]cpu\" = torch.ops.aten.transpose.int(a, -1, 0)\n"
+            "        t: \"c64[3, 2][1, 3]cpu\" = torch.ops.aten.t.default(a)\n"
+            "        u: \"c64[2, 3, 1][3, 1, 1]cpu\" = torch.ops.aten.unsqueeze.default(a, -1)\n"
+            "        sq: \"c64[2, 3][3, 1]cpu\" = torch.ops.aten.squeeze.dim(u, -1)\n"
+            "        sq0: \"c64[2, 3][3, 1]cpu\" = torch.ops.aten.squeeze.default(u)\n"
+            "        sl: \"c64[2, 2][3, 1]cpu\" = torch.ops.aten.slice.Tensor(a, -1, 1, 3)\n"
+            "        se: \"c64[2][3]cpu\" = torch.ops.aten.select.int(a, -1, 2)\n"
+            "        e1: \"c64[1, 2, 3][6, 3, 1]cpu\" = torch.ops.aten.unsqueeze.default(a, 0)\n"
+            "        ex: \"c64[2, 2, 3][0, 3, 1]cpu\" = torch.ops.aten.expand.default(e1, [2, 2, 3])\n"
+            "        rp: \"c64[2, 6][6, 1]cpu\" = torch.ops.aten.repeat.default(a, [1, 2])\n"
+            "        fl: \"c64[2, 3][3, 1]cpu\" = torch.ops.aten.flip.default(a, [-1])\n"
+            "        sd: \"c64[][]cpu\" = torch.ops.aten.sum.default(a)\n"
+            "        wh: \"c64[2, 3][3, 1]cpu\" = torch.ops.aten.where.self(m, a, b)\n"
+            "        return (p, tr, t, sq, sq0, sl, se, ex, rp, fl, sd, wh)\n");
+        QVERIFY(g);
+        std::vector<double> xv, yv;
+        for (int k = 0; k < 12; ++k) {
+            xv.push_back(0.5 * k - 2);
+            yv.push_back(10 + k);
+        }
+        const std::vector<double> mv{1, 0, 0, 1, 1, 0};
+        using C = std::complex<double>;
+        auto A = [&](size_t i, size_t j) { return C(xv[(i * 3 + j) * 2], xv[(i * 3 + j) * 2 + 1]); };
+        auto B = [&](size_t i, size_t j) { return C(yv[(i * 3 + j) * 2], yv[(i * 3 + j) * 2 + 1]); };
+        auto pairs = [](const std::vector<C>& v) {
+            std::vector<double> r;
+            for (const C& c : v) r.insert(r.end(), {c.real(), c.imag()});
+            return r;
+        };
+        std::vector<C> transposed, same, sliced, selected, expanded, repeated, flipped, where;
+        C total = 0;
+        for (size_t j = 0; j < 3; ++j)
+            for (size_t i = 0; i < 2; ++i) transposed.push_back(A(i, j));
+        for (size_t i = 0; i < 2; ++i) {
+            selected.push_back(A(i, 2));
+            for (size_t j = 0; j < 3; ++j) {
+                same.push_back(A(i, j));
+                flipped.push_back(A(i, 2 - j));
+                where.push_back(mv[i * 3 + j] != 0 ? A(i, j) : B(i, j));
+                total += A(i, j);
+            }
+            for (size_t k = 0; k < 2; ++k) sliced.push_back(A(i, 1 + k));
+            for (size_t k = 0; k < 6; ++k) repeated.push_back(A(i, k % 3));
+        }
+        for (size_t r = 0; r < 2; ++r) expanded.insert(expanded.end(), same.begin(), same.end());
+        const std::vector<std::vector<double>> want{
+            pairs(transposed), pairs(transposed), pairs(transposed), pairs(same),    pairs(same),    pairs(sliced),
+            pairs(selected),   pairs(expanded),   pairs(repeated),   pairs(flipped), pairs({total}), pairs(where)};
+        RunRequest req;
+        req.inputs = {Value::ofTensor(fxtest::tensor({2, 3, 2}, xv)), Value::ofTensor(fxtest::tensor({2, 3, 2}, yv)),
+                      Value::ofTensor(fxtest::tensor({2, 3}, mv, DType::Bool))};
+        for (const char* backend : {"ref", "cpu"}) {
+            auto be = makeBackend(backend);
+            QVERIFY(be.ok());
+            RunReport rep;
+            auto res = (*be)->run(*g, req, nullptr, &rep);
+            QVERIFY2(res.ok(), res.ok() ? "" : res.error().str().c_str());
+            QVERIFY(rep.fallbacks.empty());
+            QCOMPARE(res->outputs.size(), want.size());
+            for (size_t i = 0; i < want.size(); ++i) {
+                QCOMPARE(res->outputs[i].t.dtype(), DType::Complex64);
+                QCOMPARE(fxtest::values(Value::ofTensor(complexAsReal(res->outputs[i].t))), want[i]);
+            }
+        }
+    }
+
     // Direct calls (constant folding, the minifier): the complex ops' own kernels compute both
     // parts; a real-valued kernel refuses complex operands instead of reading real parts only.
     void directCalls() {
