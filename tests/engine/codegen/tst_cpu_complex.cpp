@@ -33,9 +33,9 @@ private slots:
         QTest::addColumn<QString>("backend");
         // cfloat/cdouble: _to_copy of a real tensor into complex64/complex128 (they ran through a
         // CPU extern before the rewrite, and matched then too).
-        for (const char* g : {"complex__default__s0", "complex__default__s1", "polar__default__s0", "polar__default__s1",
-                              "view_as_complex__default__s0", "cfloat__default__s0", "cfloat__default__s1",
-                              "cdouble__default__s0", "cdouble__default__s1"})
+        for (const char* g : {"complex__default__s0", "complex__default__s1", "polar__default__s0",
+                              "polar__default__s1", "view_as_complex__default__s0", "cfloat__default__s0",
+                              "cfloat__default__s1", "cdouble__default__s0", "cdouble__default__s1"})
             for (const char* b : {"ref", "cpu"})
                 QTest::newRow((std::string(g) + "/" + b).c_str()) << QString(g) << QString(b);
     }
