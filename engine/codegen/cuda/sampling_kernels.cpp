@@ -14,11 +14,16 @@ namespace fxray::cg::cuda {
 namespace {
 
 KernelModule& samplingModule() {
-    static KernelModule* m = new KernelModule("fxray_sampling", {"sampling_args.h", "sampling.cu"});  // never destroyed
+    static KernelModule* m =
+        new KernelModule("fxray_sampling", {"dtype_io.cuh", "sampling_args.h", "sampling.cu"});  // never destroyed
     return *m;
 }
 
-const char* suffixOf(DType t) { return t == DType::Float64 ? "f64" : "f32"; }
+const char* suffixOf(DType t) {
+    return t == DType::Float64 ? "f64" : t == DType::Float16 ? "f16" : t == DType::BFloat16 ? "bf16" : "f32";
+}
+
+bool halfType(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
 
 Status launch(CUfunction fn, int64_t work, void** params, const char* what) {
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
@@ -31,13 +36,23 @@ Status zero(const DeviceView& v) {
         "zeroing a gradient");
 }
 
+/// An fp32 accumulator rounded once into the fp16 / bf16 tensor `dst` of its size (dense).
+Status roundInto(const DeviceView& src, const DeviceView& dst) {
+    auto fn = samplingModule().function(std::string("fx_round_from_f32_") + suffixOf(dst.meta.dtype));
+    if (!fn.ok()) return fn.error();
+    CUdeviceptr ps = src.address(), pd = dst.address();
+    int64_t n = dst.meta.numel();
+    void* params[] = {&ps, &pd, &n};
+    return launch(*fn, n, params, "fx_round_from_f32");
+}
+
 /// The sampling's sizes from x [N, C, in...] and grid [N, out..., nsp]; an error naming the misfit.
 Expected<FxGridArgs> gridArgs(const TensorMeta& x, const TensorMeta& grid, const GridSampling& mode) {
     FxGridArgs a{};
     a.nsp = static_cast<int>(x.shape.size()) - 2;
     if ((a.nsp != 2 && a.nsp != 3) || grid.shape.size() != x.shape.size() || grid.shape.back() != a.nsp ||
-        grid.shape[0] != x.shape[0] || !samplingSupports(x.dtype) || grid.dtype != x.dtype)
-        return makeError("device grid sampling needs fp32/fp64 input [N, C, in...] and grid [N, out..., nsp] alike");
+        grid.shape[0] != x.shape[0] || !gridSamplingSupportsDtype(x.dtype) || grid.dtype != x.dtype)
+        return makeError("device grid sampling needs a float input [N, C, in...] and grid [N, out..., nsp] alike");
     a.N = x.shape[0];
     a.C = x.shape[1];
     a.inSize = a.outSize = 1;
@@ -47,7 +62,8 @@ Expected<FxGridArgs> gridArgs(const TensorMeta& x, const TensorMeta& grid, const
         a.inSize *= x.shape[static_cast<size_t>(2 + k)];
         a.outSize *= grid.shape[static_cast<size_t>(1 + k)];
     }
-    if (!gridSamplingSupports(mode)) return makeError("device grid sampling: bicubic or an unknown mode");
+    if (!gridSamplingSupports(mode) || (mode.interpolation == 2 && a.nsp != 2))
+        return makeError("device grid sampling: an unknown mode, or bicubic sampling of a 5-D input");
     a.alignCorners = mode.alignCorners ? 1 : 0;
     a.interp = static_cast<int>(mode.interpolation);
     a.padding = static_cast<int>(mode.padding);
@@ -128,9 +144,10 @@ Status bandApply(CUdeviceptr x, CUdeviceptr y, DType t, const Band& b, int64_t o
 Expected<std::string> samplingOpsSource() { return samplingModule().source(); }
 
 bool samplingSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
+bool gridSamplingSupportsDtype(DType t) { return samplingSupports(t) || halfType(t); }
 
 bool gridSamplingSupports(const GridSampling& m) {
-    return (m.interpolation == 0 || m.interpolation == 1) && m.padding >= 0 && m.padding <= 2;
+    return m.interpolation >= 0 && m.interpolation <= 2 && m.padding >= 0 && m.padding <= 2;
 }
 
 Status gridSample(const DeviceView& x, const DeviceView& grid, const GridSampling& mode, const DeviceView& y) {
@@ -161,9 +178,19 @@ Status gridSampleBackward(const DeviceView& gy, const DeviceView& x, const Devic
         return makeError("device grid sampler backward needs dense gradients of the input's dtype");
     a->wantInput = gx ? 1 : 0;
     a->wantGrid = gg ? 1 : 0;
-    if (gx && gx->meta.numel() > 0)
-        if (Status s = zero(*gx); !s.ok()) return s;
-    if (a->N * a->outSize == 0 || (!gx && !gg)) return Status::success();
+    // fp16 / bf16: the input's gradient is summed in an fp32 accumulator, rounded once at the end.
+    const bool half = halfType(t);
+    DeviceBuffer acc;
+    std::optional<DeviceView> sum = gx;
+    if (half && gx && gx->meta.numel() > 0) {
+        auto b = DeviceBuffer::allocate(static_cast<size_t>(gx->meta.numel()) * sizeof(float));
+        if (!b.ok()) return b.error();
+        acc = std::move(b).value();
+        sum = DeviceView{acc.ptr(), TensorMeta::contiguous(gx->meta.shape, DType::Float32, gx->meta.device)};
+    }
+    if (sum && sum->meta.numel() > 0)
+        if (Status s = zero(*sum); !s.ok()) return s;
+    if (a->N * a->outSize == 0 || (!gx && !gg)) return half && acc.ptr() ? roundInto(*sum, *gx) : Status::success();
     DeviceBuffer tgy, tx, tg;
     auto gyd = denseView(gy, tgy);
     if (!gyd.ok()) return gyd.error();
@@ -173,10 +200,11 @@ Status gridSampleBackward(const DeviceView& gy, const DeviceView& x, const Devic
     if (!gd.ok()) return gd.error();
     auto fn = samplingModule().function(std::string("fx_grid_sample_backward_") + suffixOf(t));
     if (!fn.ok()) return fn.error();
-    CUdeviceptr pgy = gyd->address(), px = xd->address(), pg = gd->address(), pgx = gx ? gx->address() : CUdeviceptr{0},
-                pgg = gg ? gg->address() : CUdeviceptr{0};
+    CUdeviceptr pgy = gyd->address(), px = xd->address(), pg = gd->address(),
+                pgx = sum ? sum->address() : CUdeviceptr{0}, pgg = gg ? gg->address() : CUdeviceptr{0};
     void* params[] = {&pgy, &px, &pg, &pgx, &pgg, &*a};
-    return launch(*fn, a->N * a->outSize, params, "fx_grid_sample_backward");
+    if (Status s = launch(*fn, a->N * a->outSize, params, "fx_grid_sample_backward"); !s.ok()) return s;
+    return half && acc.ptr() ? roundInto(*sum, *gx) : Status::success();
 }
 
 Status upsampleBilinearAa(const DeviceView& x, const DeviceView& y, int64_t inH, int64_t inW, int64_t outH,

@@ -20,6 +20,10 @@ Expected<std::string> samplingOpsSource();
 /// True when the sampling kernels handle this dtype (fp32, fp64).
 bool samplingSupports(DType t);
 
+/// True when the grid samplers handle this dtype: those, fp16 and bf16 (the input's gradient
+/// summed in fp32 and rounded once).
+bool gridSamplingSupportsDtype(DType t);
+
 /// The grid samplers' mode arguments, numbered as ATen's (and the ops' arguments) number them:
 /// interpolation bilinear 0, nearest 1, bicubic 2; padding zeros 0, border 1, reflection 2.
 struct GridSampling {
@@ -27,10 +31,11 @@ struct GridSampling {
     bool alignCorners = false;
 };
 
-/// True when the kernels handle this mode (every one but bicubic).
+/// True when the kernels handle this mode: bilinear, nearest or bicubic (2-D inputs only, as in
+/// PyTorch), with zeros, border or reflection padding.
 bool gridSamplingSupports(const GridSampling& m);
 
-/// Grid sampling of a 4-D (bilinear / nearest) or 5-D (trilinear / nearest) input: x [N, C,
+/// Grid sampling of a 4-D (bilinear / nearest / bicubic) or 5-D (trilinear / nearest) input: x [N, C,
 /// in...], grid [N, out..., nsp] of x's dtype, into dense y [N, C, out...]; exactly as the
 /// reference executor's exec/ops/grid_sample.cpp (ATen's GridSampler.h), positions in double.
 Status gridSample(const DeviceView& x, const DeviceView& grid, const GridSampling& mode, const DeviceView& y);
