@@ -93,7 +93,8 @@ int cmdOps(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         out << "usage: fxray ops [--json] [--filter SUBSTR]\n"
                "  one row per registered op: ref (a reference kernel), cpu (lowered / extern / reference\n"
                "  fallback), cuda (lowered / extern device kernel / host fallback), vjp (rule / non-diff /\n"
-               "  none), partition (PyTorch's partitioner class of its packet)\n";
+               "  none), partition (PyTorch's partitioner class of its packet); complex-only ops are\n"
+               "  \"rewritten\" on cpu and cuda (complex graphs run as real ones)\n";
         return Ok;
     }
     if (!a->positional.empty()) return reportError(err, makeError("ops takes no FILE"));

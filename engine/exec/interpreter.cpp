@@ -1,5 +1,6 @@
 #include "exec/interpreter.h"
 
+#include "exec/complex_to_real.h"
 #include "exec/ops/kernel_util.h"
 #include "exec/python_scalar_ops.h"
 #include "exec/shape_binding.h"
@@ -101,6 +102,26 @@ std::optional<std::string> checkInput(const Node& ph, const Value& v, const sym:
 }  // namespace
 
 Expected<std::vector<Value>> Interpreter::run(const Graph& g, std::vector<Value> inputs) {
+    if (m_mode == Mode::Execute && graphHasComplex(g)) {
+        // The kernels are real-valued: complex values run as real ones (exec/complex_to_real.h).
+        auto rg = complexToReal(g);
+        if (!rg.ok()) {
+            Diagnostic d = rg.error();
+            d.file = g.sourceFile;
+            return d;
+        }
+        const RealifiedGraph& real = **rg;
+        auto hook = onNode;
+        if (hook)
+            onNode = [&](const Node& n, const Value& v) {
+                // Report the original graph's nodes only, with their complex values.
+                if (const Node* o = g.find(n.name())) hook(*o, real.restoreNode(n.name(), v));
+            };
+        auto outs = run(*real.graph, real.realInputs(inputs));
+        onNode = hook;
+        if (outs.ok()) real.restoreOutputs(*outs);
+        return outs;
+    }
     std::map<const Node*, Value> env;
     auto phs = g.placeholders();
     if (inputs.size() != phs.size()) {
@@ -314,6 +335,21 @@ Expected<Value> invokeOp(std::string_view qualname, std::vector<Value> args,
     auto meta = op->meta(*bound);
     if (!meta.ok() || !ctx) return meta;
     if (!op->kernel) return kern::opError(*bound, "no reference kernel");
+    // The kernels are real-valued: a complex operand reaches only those written for complex
+    // values and plain views (graphs run complex values through exec/complex_to_real.h; a direct
+    // call, as constant folding makes, must not read only the real parts).
+    if (!isComplexOnlyOp(qualname) && op->category != OpCategory::View) {
+        bool complexOperand = meta->isTensor() && isComplex(meta->t.dtype());
+        for (const Value& v : bound->values()) {
+            complexOperand = complexOperand || (v.isTensor() && isComplex(v.t.dtype()));
+            if (v.isList())
+                for (const Value& x : v.list)
+                    complexOperand = complexOperand || (x.isTensor() && isComplex(x.t.dtype()));
+        }
+        if (complexOperand)
+            return kern::opError(*bound, "fxray's reference kernel of this op is real-valued; complex values run "
+                                         "only in whole graphs (rewritten into real ones)");
+    }
     return op->kernel(*bound, *meta, *ctx);
 }
 

@@ -1,5 +1,6 @@
 #include "exec/run_check.h"
 
+#include "exec/complex_to_real.h"
 #include "exec/interpreter.h"
 #include "exec/ops/kernel_util.h"
 
@@ -9,7 +10,15 @@ namespace fxray {
 
 Value deepCopy(const Value& v) {
     Value c = v;
-    if (v.isTensor() && v.t.hasData()) c.t = kern::makeTensor(v.t.meta, kern::toDoubles(v.t));
+    if (v.isTensor() && v.t.hasData() && isComplex(v.t.dtype())) {
+        // Both parts: copied as the real view, then seen as complex again.
+        Tensor r = complexAsReal(v.t);
+        c.t = realAsComplex(
+            kern::makeTensor(TensorMeta::contiguous(r.shape(), r.dtype(), r.meta.device), kern::toDoubles(r)),
+            v.t.dtype());
+    } else if (v.isTensor() && v.t.hasData()) {
+        c.t = kern::makeTensor(v.t.meta, kern::toDoubles(v.t));
+    }
     for (auto& x : c.list) x = deepCopy(x);
     return c;
 }

@@ -13,8 +13,10 @@ struct OpCoverage {
     std::string qualname;   ///< "aten.mm.default"
     std::string category;   ///< opCategoryName(): "pointwise", "extern", ...
     bool ref = false;       ///< a meta function and a reference kernel
-    std::string cpu;        ///< "lowered" | "extern" | "reference" (fallback) | "n/a" (not built)
-    std::string cuda;       ///< "lowered" | "extern" (device kernel) | "host" (fallback)
+    /// "lowered" | "extern" | "reference" (fallback) | "n/a" (not built) | "rewritten" (a complex-only
+    /// op that exec/complex_to_real.h turns into real ops before lowering)
+    std::string cpu;
+    std::string cuda;  ///< "lowered" | "extern" (device kernel) | "host" (fallback) | "rewritten"
     std::string vjp;        ///< "rule" | "non-diff" | "none"
     std::string partition;  ///< PyTorch's partitioner class of its packet ("recomputable", "view", ...), "" none
 };

@@ -113,6 +113,13 @@ Expected<std::vector<Value>> CompiledGraph::annotatedInputs(const Graph& g) { re
 
 Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, const std::vector<Value>& inputs,
                                                                 const CompileOptions& opts) {
+    if (graphHasComplex(g)) {
+        auto real = complexToReal(g);
+        if (!real.ok()) return real.error();
+        auto cg = compile(*(*real)->graph, (*real)->realInputs(inputs), opts);
+        if (cg.ok()) (*cg)->m_complex = std::move(real).value();
+        return cg;
+    }
     auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
     cg->m_graph = &g;
@@ -215,6 +222,16 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                                                 const std::map<std::string, Value>& pins, uint64_t seed,
                                                 std::vector<double>* stepMs,
                                                 std::map<std::string, int>* declined) const {
+    if (!m_complex) return runCompiled(inputs, pins, seed, stepMs, declined);
+    auto outs = runCompiled(m_complex->realInputs(inputs), pins, seed, stepMs, declined);
+    if (outs.ok()) m_complex->restoreOutputs(*outs);
+    return outs;
+}
+
+Expected<std::vector<Value>> CompiledGraph::runCompiled(const std::vector<Value>& inputs,
+                                                        const std::map<std::string, Value>& pins, uint64_t seed,
+                                                        std::vector<double>* stepMs,
+                                                        std::map<std::string, int>* declined) const {
     if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
     const Program& P = m_program;
     const LoweredGraph& lg = P.lowered;

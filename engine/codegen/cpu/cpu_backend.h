@@ -16,6 +16,7 @@
 #include "codegen/scheduler.h"
 #include "codegen/size_guard.h"
 #include "codegen/step_profile.h"
+#include "exec/complex_to_real.h"
 #include "exec/run_check.h"
 
 #include <map>
@@ -77,6 +78,14 @@ public:
 
 private:
     CompiledGraph() = default;
+    /// run() on the graph as compiled (the real one when the given graph held complex values).
+    Expected<std::vector<Value>> runCompiled(const std::vector<Value>& inputs, const std::map<std::string, Value>& pins,
+                                             uint64_t seed, std::vector<double>* stepMs,
+                                             std::map<std::string, int>* declined) const;
+    /// The given graph with its complex values made real (exec/complex_to_real.h), which this
+    /// compiles and m_graph points into; inputs and outputs are converted at run(). Null for a
+    /// graph without complex values.
+    std::shared_ptr<const RealifiedGraph> m_complex;
     const Graph* m_graph = nullptr;
     SizeGuard m_guard;
     Program m_program;

@@ -101,6 +101,13 @@ Expected<std::vector<Value>> annotatedInputs(const Graph& g) { return annotatedS
 
 Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>& inputs, const std::string& arch,
                                        const CompileOptions& opts) {
+    if (graphHasComplex(g)) {
+        auto real = complexToReal(g);
+        if (!real.ok()) return real.error();
+        auto so = compileSourceOnly(*(*real)->graph, (*real)->realInputs(inputs), arch, opts);
+        if (so.ok()) so->complex = std::move(real).value();
+        return so;
+    }
     auto t0 = std::chrono::steady_clock::now();
     SourceOnly so;
     auto prog = lowerAndSchedule(g, inputs, opts, so.stats);
@@ -137,6 +144,13 @@ CompiledGraph::~CompiledGraph() {
 Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, const std::vector<Value>& inputs,
                                                                 const CompileOptions& opts) {
     if (Status s = requireDevice(); !s.ok()) return s.error();
+    if (graphHasComplex(g)) {
+        auto real = complexToReal(g);
+        if (!real.ok()) return real.error();
+        auto cg = compile(*(*real)->graph, (*real)->realInputs(inputs), opts);
+        if (cg.ok()) (*cg)->m_complex = std::move(real).value();
+        return cg;
+    }
     auto t0 = std::chrono::steady_clock::now();
     auto guard = SizeGuard::forInputs(g, inputs);
     if (!guard.ok()) return guard.error();
@@ -159,6 +173,7 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::load(SourceOnly&& so, Si
     const CudaRuntime& rt = runtime();
     std::unique_ptr<CompiledGraph> cg(new CompiledGraph());
     cg->m_graph = so.graph;
+    cg->m_complex = so.complex;
     cg->m_guard = std::move(guard);
     cg->m_arch = targetArch();
     cg->m_program = std::move(so.program);
@@ -197,19 +212,32 @@ Expected<std::vector<Value>> CompiledGraph::run(const std::vector<Value>& inputs
                                                 const std::map<std::string, Value>& pins, uint64_t seed,
                                                 const RunOptions& ro, RunStats* stats) const {
     RunStats local;
-    if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
+    std::vector<Value> storage;
+    const auto& in = compiledInputs(inputs, storage);
+    if (Status s = m_guard.check(*m_graph, in); !s.ok()) return s.error();
     Executor ex(*this);
-    if (Status s = ex.prepare(inputs, pins); !s.ok()) return s.error();
+    if (Status s = ex.prepare(in, pins); !s.ok()) return s.error();
     if (Status s = ex.execute(seed, ro, stats ? *stats : local); !s.ok()) return s.error();
-    return ex.outputs();
+    auto outs = ex.outputs();
+    if (m_complex && outs.ok()) m_complex->restoreOutputs(*outs);
+    return outs;
+}
+
+const std::vector<Value>& CompiledGraph::compiledInputs(const std::vector<Value>& inputs,
+                                                        std::vector<Value>& storage) const {
+    if (!m_complex) return inputs;
+    storage = m_complex->realInputs(inputs);
+    return storage;
 }
 
 Expected<std::vector<StepProfile>> CompiledGraph::profile(const std::vector<Value>& inputs,
                                                           const std::map<std::string, Value>& pins, int warmup,
                                                           uint64_t seed) const {
-    if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
+    std::vector<Value> storage;
+    const auto& in = compiledInputs(inputs, storage);
+    if (Status s = m_guard.check(*m_graph, in); !s.ok()) return s.error();
     Executor ex(*this);
-    if (Status s = ex.prepare(inputs, pins); !s.ok()) return s.error();
+    if (Status s = ex.prepare(in, pins); !s.ok()) return s.error();
     RunOptions ro;
     ro.syncEachStep = false;
     for (int i = 0; i < std::max(0, warmup); ++i) {
@@ -248,9 +276,11 @@ Expected<BenchStats> CompiledGraph::benchmark(const std::vector<Value>& inputs,
                                               const std::map<std::string, Value>& pins, int iters, int warmup,
                                               uint64_t seed) const {
     const CudaRuntime& rt = runtime();
-    if (Status s = m_guard.check(*m_graph, inputs); !s.ok()) return s.error();
+    std::vector<Value> storage;
+    const auto& in = compiledInputs(inputs, storage);
+    if (Status s = m_guard.check(*m_graph, in); !s.ok()) return s.error();
     Executor ex(*this);
-    if (Status s = ex.prepare(inputs, pins); !s.ok()) return s.error();
+    if (Status s = ex.prepare(in, pins); !s.ok()) return s.error();
     RunOptions ro;
     ro.syncEachStep = false;
     BenchStats bs;

@@ -20,6 +20,7 @@
 #include "codegen/size_guard.h"
 #include "codegen/step_profile.h"
 #include "codegen/subgraph_call.h"
+#include "exec/complex_to_real.h"
 #include "exec/run_check.h"
 
 #include <map>
@@ -65,6 +66,9 @@ struct SourceOnly {
     std::map<size_t, SubgraphSources> subgraphs;
     /// Ops run on the host through the reference kernel, with counts, the subgraphs' included.
     std::map<std::string, int> fallbacks;
+    /// The given graph with its complex values made real (exec/complex_to_real.h), which `graph`
+    /// points into; null for a graph without complex values.
+    std::shared_ptr<const RealifiedGraph> complex;
 };
 Expected<SourceOnly> compileSourceOnly(const Graph& g, const std::vector<Value>& inputs, const std::string& arch,
                                        const CompileOptions& opts = {});
@@ -148,6 +152,11 @@ private:
     CompiledGraph() = default;
     /// Loads so's module (and its subgraphs', recursively), specialized to `guard`'s binding.
     static Expected<std::unique_ptr<CompiledGraph>> load(SourceOnly&& so, SizeGuard guard);
+    /// `inputs` for the graph as compiled: complex tensors as their real views when the given
+    /// graph held complex values (kept in `storage`), else `inputs` itself.
+    const std::vector<Value>& compiledInputs(const std::vector<Value>& inputs, std::vector<Value>& storage) const;
+    /// See SourceOnly::complex; inputs and outputs are converted at run().
+    std::shared_ptr<const RealifiedGraph> m_complex;
     const Graph* m_graph = nullptr;
     SizeGuard m_guard;
     Program m_program;

@@ -5,6 +5,8 @@ namespace fxray {
 // weight_norm.cpp: _weight_norm_interface + backward (declared here, not in register.h, whose
 // every includer would rebuild for one new family).
 void registerWeightNormOps(OpRegistry& r);
+// complex.cpp: complex, polar, view_as_complex/view_as_real, conj and its variants, real/imag (likewise).
+void registerComplexOps(OpRegistry& r);
 
 void registerAllOps(OpRegistry& r) {
     registerPointwiseOps(r);
@@ -52,6 +54,7 @@ void registerAllOps(OpRegistry& r) {
     registerLossOps(r);
     registerClassLossOps(r);
     registerSymOps(r);
+    registerComplexOps(r);
 }
 
 }  // namespace fxray

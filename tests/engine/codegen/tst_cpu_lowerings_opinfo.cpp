@@ -154,8 +154,6 @@ const char* const kExternCases[] = {
     "logdet__default__s1/backward",
     // index.Tensor by a boolean mask (the rule declines; a data-dependent length)
     "index_put__default__s1/backward",
-    // _to_copy of a real tensor into complex64 / complex128
-    "cfloat__default__s0/forward", "cdouble__default__s1/forward",
     // copy_ into an alias of a graph input (instance norm's running mean), written in place
     "nn_functional_instance_norm__default__s0/forward",
     // convolutions of 1 and 3 spatial dims and transposed ones, forward and backward (one im2col

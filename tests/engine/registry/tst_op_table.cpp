@@ -6,6 +6,7 @@
 #include "autodiff/vjp.h"
 #include "codegen/cuda/cuda_ops.h"
 #include "codegen/lowering.h"
+#include "exec/complex_to_real.h"
 #include "exec/ops/register.h"
 #include "partition/op_classes.h"
 #include "registry/assemble.h"
@@ -170,10 +171,13 @@ private slots:
         QCOMPARE(rows.size(), OpRegistry::instance().all().size());
         QVERIFY(std::is_sorted(rows.begin(), rows.end(),
                                [](const OpCoverage& a, const OpCoverage& b) { return a.qualname < b.qualname; }));
-        const std::set<std::string> cpu = {"lowered", "extern", "reference", "n/a"},
-                                    cuda = {"lowered", "extern", "host"}, vjp = {"rule", "non-diff", "none"};
+        const std::set<std::string> cpu = {"lowered", "extern", "reference", "n/a", "rewritten"},
+                                    cuda = {"lowered", "extern", "host", "rewritten"},
+                                    vjp = {"rule", "non-diff", "none"};
         for (const auto& r : rows) {
             QVERIFY2(cpu.count(r.cpu) && cuda.count(r.cuda) && vjp.count(r.vjp), r.qualname.c_str());
+            // "rewritten" is for the complex-only ops (exec/complex_to_real.h), and always for them.
+            QCOMPARE(r.cuda == "rewritten", isComplexOnlyOp(r.qualname));
         }
     }
 };
