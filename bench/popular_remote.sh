@@ -6,7 +6,8 @@
 # With POPULAR_GRAPHS=DIR an already generated set is checked again (NAMES, when given, are
 # generated into it first). POPULAR_STAGES: the recorded runs checked (default forward backward
 # dynamo). NAMES "more": bench/gen_popular_more.py's set with its bf16 copies; "both": both sets
-# and their bf16 copies. POPULAR_JOBS: the
+# and their bf16 copies; "third": bench/gen_popular_third.py's set with its bf16 copies (a NAME
+# list may mix the sets). POPULAR_JOBS: the
 # generator processes and the parallel fxray runs (default 4). POPULAR_ARCHIVE=results packs only
 # the CUDA results (*.cuda.json/err/rc), not the graphs.
 set -u
@@ -22,6 +23,7 @@ t0=$SECONDS
 if [ "$names" != none ]; then
   [ "$names" = all ] && names=$(python3 "$DEV/bench/gen_popular.py" --list)
   [ "$names" = more ] && names=$(python3 "$DEV/bench/gen_popular.py" --list more_bf16)
+  [ "$names" = third ] && names=$(python3 "$DEV/bench/gen_popular.py" --list third_bf16)
   [ "$names" = both ] && names="$(python3 "$DEV/bench/gen_popular.py" --list bf16),$(python3 "$DEV/bench/gen_popular.py" --list more_bf16)"
   # JOBS generator processes in parallel (each pays PyTorch's import and CUDA start once).
   groups=(); k=0
