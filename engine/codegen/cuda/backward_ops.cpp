@@ -88,6 +88,37 @@ Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, 
     return launch("fx_round_from_f32", t, n, rparams);
 }
 
+Status maxPoolBackwardHalf(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx, size_t spatialDims) {
+    const TensorMeta& m = gx.meta;
+    const DType t = m.dtype;
+    if (!halfEmbeddingBackwardSupports(t) || gy.meta.dtype != t || !m.isContiguous() ||
+        m.shape.size() < spatialDims + 1 || indices.meta.dtype != DType::Int64 ||
+        indices.meta.numel() != gy.meta.numel())
+        return makeError("device half-type max pooling backward needs a dense gradient and int64 indices");
+    const size_t nd = m.shape.size();
+    int64_t planes = 1, HW = 1;
+    for (size_t d = 0; d < nd; ++d) (d + spatialDims < nd ? planes : HW) *= m.shape[d];
+    int64_t per = planes ? gy.meta.numel() / planes : 0, n = m.numel();
+    if (n == 0) return Status::success();
+    auto acc = DeviceBuffer::allocate(static_cast<size_t>(n) * sizeof(float));
+    if (!acc.ok()) return acc.error();
+    if (Status s = check(runtime().cu.cuMemsetD8(acc->ptr(), 0, static_cast<size_t>(n) * sizeof(float)),
+                         "zeroing max pooling's fp32 gradient sums");
+        !s.ok())
+        return s;
+    Dense dense;
+    auto pg = dense(gy);
+    if (!pg.ok()) return pg.error();
+    auto pi = dense(indices);
+    if (!pi.ok()) return pi.error();
+    CUdeviceptr pa = acc->ptr(), po = gx.address();
+    void* params[] = {&*pg, &*pi, &pa, &planes, &HW, &per};
+    if (planes * per > 0)
+        if (Status s = launch("fx_maxpool_bwd_acc", t, planes * per, params); !s.ok()) return s;
+    void* rparams[] = {&pa, &po, &n};
+    return launch("fx_round_from_f32", t, n, rparams);
+}
+
 namespace {
 
 struct BnHalfArgs {

@@ -27,6 +27,11 @@ bool halfEmbeddingBackwardSupports(DType t);
 Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, const DeviceView& out,
                              int64_t paddingIdx);
 
+/// The backward of max pooling with indices (3-D, adaptive, fractional; the last `spatialDims`
+/// dims flat) over fp16 / bf16: gy and gx of one half type, gx dense, int64 indices of gy's
+/// size. Summed in fp32 and rounded once.
+Status maxPoolBackwardHalf(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx, size_t spatialDims);
+
 /// Training-mode batch norm and native_batch_norm_backward over fp16 / bf16 activations (dense
 /// or densified [N, C, ...]; y / grad_input dense of x's dtype). The per-channel tensors (weight,
 /// bias, running and saved statistics, weight / bias gradients) are dense [C] of any float dtype:

@@ -4,6 +4,7 @@
 // otherwise, and runs the kernels of fallback_kernels.h. Listed in deviceExternTable().
 #include "codegen/cuda/device_externs.h"
 
+#include "codegen/cuda/backward_ops.h"
 #include "codegen/cuda/builtin_kernels.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/linalg_svd.h"
@@ -65,7 +66,7 @@ Expected<bool> windowPoolOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
     if (!A) return false;
     auto x = c.view(0);
-    if (!x || !windowPoolSupports(x->meta.dtype) || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) ||
+    if (!x || !windowMaxSupports(x->meta.dtype) || c.outCount() != 2 || !c.hasOut(0) || !c.hasOut(1) ||
         !c.outsDense(2, x->meta.dtype) || c.outMeta(0)->dtype != x->meta.dtype || c.outMeta(1)->dtype != DType::Int64)
         return false;
     std::vector<int64_t> kernel, stride, padding, dilation;
@@ -96,14 +97,16 @@ Expected<bool> windowPoolOnDevice(DeviceCall& c) {
 template <size_t IdxArg>
 Expected<bool> windowPoolBackwardOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
-    if (!om || !convSupports(om->dtype) || !om->isContiguous()) return false;
+    const bool half = om && halfEmbeddingBackwardSupports(om->dtype);
+    if (!om || (!convSupports(om->dtype) && !half) || !om->isContiguous()) return false;
     auto gy = c.view(0), idx = c.view(IdxArg);
     const size_t nsp = c.node().opName().find("3d") != std::string::npos ? 3 : 2;
     if (!gy || !idx || gy->meta.dtype != om->dtype || idx->meta.dtype != DType::Int64 || om->shape.size() < nsp + 1)
         return false;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
-    if (Status s = maxPoolBackward(*gy, *idx, **o, nsp); !s.ok()) return s.error();
+    if (Status s = half ? maxPoolBackwardHalf(*gy, *idx, **o, nsp) : maxPoolBackward(*gy, *idx, **o, nsp); !s.ok())
+        return s.error();
     ++c.stats().deviceExterns;
     return true;
 }

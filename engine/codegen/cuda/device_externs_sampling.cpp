@@ -15,12 +15,12 @@ GridSampling samplingMode(const OpArgs& A, size_t first) {
 }
 
 /// grid_sampler_2d / grid_sampler_3d(input, grid, interpolation_mode, padding_mode,
-/// align_corners); the 2-D one where its lowering rule declines (reflection padding).
+/// align_corners); the 2-D one where its lowering rule declines (reflection padding, bicubic).
 template <size_t Rank>
 Expected<bool> gridSamplerOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     const OpArgs* A = om && samplingSupports(om->dtype) && om->isContiguous() ? c.args() : nullptr;
-    if (!A || !gridSamplingSupports(samplingMode(*A, 2))) return false;
+    if (!A || !gridSamplingSupports(samplingMode(*A, 2)) || (Rank != 4 && A->toInt(2) == 2)) return false;
     auto x = c.view(0), grid = c.view(1);
     if (!x || !grid || x->meta.shape.size() != Rank || x->meta.dtype != om->dtype || grid->meta.dtype != om->dtype)
         return false;
@@ -33,7 +33,7 @@ Expected<bool> gridSamplerOnDevice(DeviceCall& c) {
 
 /// grid_sampler_{2,3}d_backward(grad_output, input, grid, interpolation_mode, padding_mode,
 /// align_corners, output_mask) and cudnn_grid_sampler_backward(self, grid, grad_output) (Cudnn:
-/// bilinear, zero padding, corners aligned) -> (grad_input, grad_grid). Bicubic declines.
+/// bilinear, zero padding, corners aligned) -> (grad_input, grad_grid); bicubic for 4-D inputs.
 template <bool Cudnn>
 Expected<bool> gridSamplerBackwardOnDevice(DeviceCall& c) {
     const OpArgs* A = c.args();
@@ -42,7 +42,7 @@ Expected<bool> gridSamplerBackwardOnDevice(DeviceCall& c) {
     if (!gridSamplingSupports(mode)) return false;
     auto gy = c.view(Cudnn ? 2 : 0), x = c.view(Cudnn ? 0 : 1), grid = c.view(Cudnn ? 1 : 2);
     if (!gy || !x || !grid || !samplingSupports(x->meta.dtype) || grid->meta.dtype != x->meta.dtype ||
-        gy->meta.dtype != x->meta.dtype || (Cudnn && x->meta.shape.size() != 4))
+        gy->meta.dtype != x->meta.dtype || ((Cudnn || mode.interpolation == 2) && x->meta.shape.size() != 4))
         return false;
     for (size_t i = 0; i < 2; ++i)
         if (c.hasOut(i) && (!c.outMeta(i)->isContiguous() || c.outMeta(i)->dtype != x->meta.dtype)) return false;

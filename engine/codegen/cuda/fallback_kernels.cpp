@@ -45,6 +45,7 @@ Status launch(CUfunction fn, int64_t blocks, unsigned threads, void** params, co
 Expected<std::string> fallbackOpsSource() { return fallbackModule().source(); }
 
 bool windowPoolSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
+bool windowMaxSupports(DType t) { return windowPoolSupports(t) || t == DType::Float16 || t == DType::BFloat16; }
 
 Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, const DeviceView& indices, size_t nsp,
                      const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
@@ -52,7 +53,7 @@ Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, 
                      const std::optional<DeviceView>& samples) {
     const TensorMeta& xm = x.meta;
     const size_t nd = xm.shape.size();
-    if ((nsp != 2 && nsp != 3) || nd < nsp + 1 || y.meta.shape.size() != nd || !windowPoolSupports(xm.dtype) ||
+    if ((nsp != 2 && nsp != 3) || nd < nsp + 1 || y.meta.shape.size() != nd || !windowMaxSupports(xm.dtype) ||
         y.meta.dtype != xm.dtype || !y.meta.isContiguous() || !indices.meta.isContiguous() ||
         indices.meta.dtype != DType::Int64 || indices.meta.numel() != y.meta.numel())
         return makeError("device max pooling needs dense outputs of the input's dtype and int64 indices");

@@ -19,14 +19,17 @@ enum class WindowMode { Strided = 0, Adaptive = 1, Fractional = 2 };
 /// Max pooling with indices over the last `nsp` (2 or 3) dims of x into dense y and int64
 /// indices (output sizes from y): max_pool3d_with_indices (kernel, stride, padding, dilation),
 /// adaptive_max_pool{2,3}d (bins from the sizes), fractional_max_pool{2,3}d (kernel, and the
-/// per-plane samples, dense [planes, nsp]). x's dtype fp32 or fp64.
+/// per-plane samples, dense [planes, nsp], of x's dtype). x's dtype fp32, fp64, fp16 or bf16.
 Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, const DeviceView& indices, size_t nsp,
                      const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                      const std::optional<DeviceView>& samples);
 
-/// True when windowMaxPool handles this dtype.
+/// True for the dtypes of the fallback kernels in general (fp32, fp64).
 bool windowPoolSupports(DType t);
+
+/// True when windowMaxPool handles this dtype: those, fp16 and bf16.
+bool windowMaxSupports(DType t);
 
 /// segment_reduce's reductions (FxSegKind order: max, min, sum, mean, prod); -1 for another name.
 int segmentKind(const std::string& reduce);

@@ -47,7 +47,8 @@ Expected<FxGridArgs> gridArgs(const TensorMeta& x, const TensorMeta& grid, const
         a.inSize *= x.shape[static_cast<size_t>(2 + k)];
         a.outSize *= grid.shape[static_cast<size_t>(1 + k)];
     }
-    if (!gridSamplingSupports(mode)) return makeError("device grid sampling: bicubic or an unknown mode");
+    if (!gridSamplingSupports(mode) || (mode.interpolation == 2 && a.nsp != 2))
+        return makeError("device grid sampling: an unknown mode, or bicubic sampling of a 5-D input");
     a.alignCorners = mode.alignCorners ? 1 : 0;
     a.interp = static_cast<int>(mode.interpolation);
     a.padding = static_cast<int>(mode.padding);
@@ -130,7 +131,7 @@ Expected<std::string> samplingOpsSource() { return samplingModule().source(); }
 bool samplingSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
 bool gridSamplingSupports(const GridSampling& m) {
-    return (m.interpolation == 0 || m.interpolation == 1) && m.padding >= 0 && m.padding <= 2;
+    return m.interpolation >= 0 && m.interpolation <= 2 && m.padding >= 0 && m.padding <= 2;
 }
 
 Status gridSample(const DeviceView& x, const DeviceView& grid, const GridSampling& mode, const DeviceView& y) {

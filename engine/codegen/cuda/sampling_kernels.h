@@ -27,10 +27,11 @@ struct GridSampling {
     bool alignCorners = false;
 };
 
-/// True when the kernels handle this mode (every one but bicubic).
+/// True when the kernels handle this mode: bilinear, nearest or bicubic (2-D inputs only, as in
+/// PyTorch), with zeros, border or reflection padding.
 bool gridSamplingSupports(const GridSampling& m);
 
-/// Grid sampling of a 4-D (bilinear / nearest) or 5-D (trilinear / nearest) input: x [N, C,
+/// Grid sampling of a 4-D (bilinear / nearest / bicubic) or 5-D (trilinear / nearest) input: x [N, C,
 /// in...], grid [N, out..., nsp] of x's dtype, into dense y [N, C, out...]; exactly as the
 /// reference executor's exec/ops/grid_sample.cpp (ATen's GridSampler.h), positions in double.
 Status gridSample(const DeviceView& x, const DeviceView& grid, const GridSampling& mode, const DeviceView& y);

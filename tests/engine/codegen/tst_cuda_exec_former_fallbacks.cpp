@@ -309,6 +309,37 @@ private slots:
         compareWithReference(*g, in, 7e-2, "batch_norm_train,batch_norm_update,batch_norm_backward");
     }
 
+    void max_pools_half_types_vs_reference() {
+        // A bf16 video model's max_pool3d_with_indices and its backward ran on the host. Windows
+        // [2, 2, 2] at stride [1, 2, 2] overlap along time, so the backward adds two gradients
+        // into one input where a maximum repeats; an fp16 adaptive pool and its backward too.
+        auto g = fxtest::parseForward(
+            "x: \"bf16[1, 2, 3, 4, 5][120, 60, 20, 5, 1]cuda:0\", gy: \"bf16[1, 2, 2, 2, 2][16, 8, 4, 2, 1]cuda:0\", "
+            "h: \"f16[2, 5, 7][35, 7, 1]cuda:0\", gh: \"f16[2, 3, 3][9, 3, 1]cuda:0\"",
+            "        pool = torch.ops.aten.max_pool3d_with_indices.default(x, [2, 2, 2], [1, 2, 2])\n"
+            "        y: \"bf16[1, 2, 2, 2, 2][16, 8, 4, 2, 1]cuda:0\" = pool[0]\n"
+            "        i: \"i64[1, 2, 2, 2, 2][16, 8, 4, 2, 1]cuda:0\" = pool[1]\n"
+            "        gx: \"bf16[1, 2, 3, 4, 5][120, 60, 20, 5, 1]cuda:0\" = "
+            "torch.ops.aten.max_pool3d_with_indices_backward.default(gy, x, [2, 2, 2], [1, 2, 2], [0, 0, 0], "
+            "[1, 1, 1], False, i)\n"
+            "        ap = torch.ops.aten.adaptive_max_pool2d.default(h, [3, 3])\n"
+            "        hy: \"f16[2, 3, 3][9, 3, 1]cuda:0\" = ap[0]\n"
+            "        hi: \"i64[2, 3, 3][9, 3, 1]cuda:0\" = ap[1]\n"
+            "        ghx: \"f16[2, 5, 7][35, 7, 1]cuda:0\" = "
+            "torch.ops.aten.adaptive_max_pool2d_backward.default(gh, h, hi)\n"
+            "        return (y, i, gx, hy, hi, ghx)\n");
+        QVERIFY(g);
+        // x repeats values (a coarse wave rounded to bf16), so ties pick the first in window order.
+        std::vector<double> xs = wave(120, 0.37);
+        for (double& v : xs) v = std::round(v * 4) / 4;
+        std::vector<Value> in{fxtest::tv({1, 2, 3, 4, 5}, xs, DType::BFloat16),
+                              fxtest::tv({1, 2, 2, 2, 2}, wave(16, 0.91), DType::BFloat16),
+                              fxtest::tv({2, 5, 7}, wave(70, 0.6), DType::Float16),
+                              fxtest::tv({2, 3, 3}, wave(18, 1.3), DType::Float16)};
+        // Maxima and indices exactly; gradient sums of two bf16 values differ by at most an ulp.
+        compareWithReference(*g, in, 2e-2, "max_pool3d,max_pool3d_backward,adaptive_max_pool,adaptive_max_pool_backward");
+    }
+
     void mask_index_vs_reference() {
         // Mask [1, 0, 1, 1] over the rows of a [4, 3] self: index gathers rows 0, 2, 3; index_put
         // stores a broadcast row, stores and accumulates a row per set position, fills a bool

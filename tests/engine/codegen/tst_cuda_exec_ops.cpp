@@ -7,8 +7,8 @@
 // igammac, the SVD and pinv and rand on PyTorch's recorded OpInfo runs (rand: also the reference
 // executor's stream, bit for bit); addmm/mm through
 // cuBLASLt and the column-reduction launch against the reference executor (each also with its
-// switch off); the grid samplers' device externs in every padding and interpolation mode but
-// bicubic; then convolutions of other shapes (each on cuDNN and on the direct kernels, transposed
+// switch off); the grid samplers' device externs in every padding and interpolation mode
+// (bicubic included); then convolutions of other shapes (each on cuDNN and on the direct kernels, transposed
 // ones included; the OpInfo conv_transpose runs on the direct kernels against PyTorch) and
 // resnet18's forward and backward graphs (batch norm, max pooling) against the reference
 // executor, itself checked against PyTorch's recordings in its own tests. The by-hand values
@@ -819,6 +819,38 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void slogdet_of_an_empty_batch_returns_every_output() {
+        // The same call returning all four outputs, each compared with the reference's shape and
+        // dtype (the form that once gave a one-element value on the device; the message names
+        // what came back).
+        auto g = fxtest::parseForward("a: \"f32[0, 0, 0][1, 1, 1]cuda:0\"",
+                                      "        sl = torch.ops.aten._linalg_slogdet.default(a)\n"
+                                      "        s: \"f32[0][1]cuda:0\" = sl[0]\n"
+                                      "        l: \"f32[0][1]cuda:0\" = sl[1]\n"
+                                      "        lu: \"f32[0, 0, 0][1, 1, 1]cuda:0\" = sl[2]\n"
+                                      "        p: \"i32[0, 0][1, 1]cuda:0\" = sl[3]\n"
+                                      "        return (s, l, lu, p)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({0, 0, 0}, {})};
+        auto ref = reference(*g, in);
+        QCOMPARE(ref.size(), size_t(4));
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), size_t(4));
+        for (size_t i = 0; i < 4; ++i) {
+            const Value& v = r.outputs[i];
+            std::string got = v.isTensor() ? "tensor of shape [" : v.isNone() ? "None" : "a non-tensor value";
+            if (v.isTensor()) {
+                for (int64_t d : v.t.shape()) got += std::to_string(d) + ",";
+                got += "] numel " + std::to_string(v.t.numel());
+            }
+            QVERIFY2(v.isTensor() && v.t.shape() == ref[i].t.shape() && v.t.dtype() == ref[i].t.dtype(),
+                     qPrintable(QString("output %1: %2").arg(i).arg(QString::fromStdString(got))));
+        }
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
     void cat_skips_legacy_empty() {
         // gpt2's KV cache: cat([f32[0], t], -2) is t (PyTorch skips 1-D empty inputs).
         auto g =
@@ -963,14 +995,14 @@ private slots:
 
     void grid_sampler_modes_vs_reference_data() {
         QTest::addColumn<int>("nsp");
-        QTest::addColumn<int>("interp");   // bilinear 0, nearest 1
+        QTest::addColumn<int>("interp");   // bilinear 0, nearest 1, bicubic 2 (2-D only)
         QTest::addColumn<int>("padding");  // zeros 0, border 1, reflection 2
         QTest::addColumn<bool>("align");
         QTest::addColumn<QString>("dtype");
-        const char* interps[] = {"bilinear", "nearest"};
+        const char* interps[] = {"bilinear", "nearest", "bicubic"};
         const char* paddings[] = {"zeros", "border", "reflection"};
         for (int nsp : {2, 3})
-            for (int interp : {0, 1})
+            for (int interp = 0; interp < (nsp == 2 ? 3 : 2); ++interp)
                 for (int padding : {0, 1, 2})
                     for (bool align : {false, true})
                         QTest::newRow(qPrintable(QString("%1d %2 %3%4")
@@ -980,15 +1012,17 @@ private slots:
                             << nsp << interp << padding << align << QString("f32");
         QTest::newRow("3d bilinear reflection align_corners f64") << 3 << 0 << 2 << true << QString("f64");
         QTest::newRow("2d bilinear border f64") << 2 << 0 << 1 << false << QString("f64");
+        QTest::newRow("2d bicubic reflection f64") << 2 << 2 << 2 << false << QString("f64");
     }
 
     void grid_sampler_modes_vs_reference() {
         // grid_sampler_2d/3d and their backwards in every padding mode, bilinear/trilinear and
-        // nearest, against the reference executor (ATen's GridSampler.h; its zero padding checked
-        // against PyTorch's recorded OpInfo runs, border and reflection by hand below). The grid
-        // is standard normal: about a third of the positions fall outside [-1, 1], some by
-        // several widths (reflection flips more than once). The 2-D forward is lowered for zeros
-        // and border padding, a device extern for reflection; the rest are device externs.
+        // nearest, and 2-D bicubic, against the reference executor (ATen's GridSampler.h; its
+        // zero padding checked against PyTorch's recorded OpInfo runs, border and reflection by
+        // hand below). The grid is standard normal: about a third of the positions fall outside
+        // [-1, 1], some by several widths (reflection flips more than once). The 2-D forward is
+        // lowered for bilinear / nearest with zeros and border padding, a device extern for
+        // reflection and bicubic; the rest are device externs.
         QFETCH(int, nsp);
         QFETCH(int, interp);
         QFETCH(int, padding);
@@ -1034,7 +1068,7 @@ private slots:
                          QString("output %1 rel_err %2 %3").arg(i).arg(c.relErr).arg(QString::fromStdString(c.note))));
         }
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
-        QVERIFY(r.stats.deviceExterns >= size_t(nsp == 3 || padding == 2 ? 2 : 1));
+        QVERIFY(r.stats.deviceExterns >= size_t(nsp == 3 || padding == 2 || interp == 2 ? 2 : 1));
     }
 
     void opinfo_graphs_on_device_data() {

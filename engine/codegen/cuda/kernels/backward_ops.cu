@@ -247,6 +247,26 @@ __device__ void fx_round_from_f32(const float* src, T* dst, fx_i64 n) {
 FX_HALF_EMBEDDING_KERNELS(fx_half, f16)
 FX_HALF_EMBEDDING_KERNELS(fx_bf16, bf16)
 
+// Max pooling's backward over fp16 / bf16 (3-D, adaptive and fractional pooling with indices):
+// each output's gradient added at its argmax in an fp32 accumulator (windows overlap: atomics),
+// then rounded once by fx_round_from_f32. PyTorch adds in the half type itself; with
+// non-overlapping windows the two agree exactly, with overlapping ones fp32 sums are closer.
+template <class T>
+__device__ void fx_maxpool_bwd_acc(const T* gy, const fx_i64* ind, float* acc, fx_i64 planes, fx_i64 HW, fx_i64 per) {
+    FX_LOOP(q, planes * per) {
+        const fx_i64 k = ind[q];
+        if (k >= 0 && k < HW) atomicAdd(acc + (q / per) * HW + k, fx_ld(gy, q));
+    }
+}
+
+#define FX_HALF_MAXPOOL_KERNELS(T, S)                                                                                  \
+    extern "C" __global__ void fx_maxpool_bwd_acc_##S(const T* gy, const fx_i64* ind, float* acc, fx_i64 planes,       \
+                                                      fx_i64 HW, fx_i64 per) {                                         \
+        fx_maxpool_bwd_acc<T>(gy, ind, acc, planes, HW, per);                                                          \
+    }
+FX_HALF_MAXPOOL_KERNELS(fx_half, f16)
+FX_HALF_MAXPOOL_KERNELS(fx_bf16, bf16)
+
 // Batch norm over fp16 / bf16 activations (x, y, grad_out, grad_in in T), training forward and
 // backward, as PyTorch's CUDA kernels compute them: statistics in double (fp32 accumulators
 // there), the per-channel tensors (weight, bias, running and saved statistics, their gradients)

@@ -27,8 +27,10 @@ __device__ fx_i64 fx_fractional_start(T u, fx_i64 i, fx_i64 in, fx_i64 out, fx_i
 }
 
 // One thread per output: the first maximum in window order wins, NaN propagates (v > best ||
-// isnan(v), so the last NaN's index), an empty window gives -inf and index -1.
-template <class T>
+// isnan(v), so the last NaN's index), an empty window gives -inf and index -1. Values are read
+// and compared in C (fp32 for fp16/bf16 storage, as ATen compares them; the type itself
+// otherwise), and fractional windows placed in C too: ATen's accscalar_t.
+template <class T, class C>
 __device__ void fx_window_max(const T* x, const T* samples, T* y, fx_i64* ind, const FxWindowArgs& a) {
     const fx_i64 outSize = a.out[0] * a.out[1] * a.out[2], inSize = a.in[0] * a.in[1] * a.in[2];
     for (fx_i64 q = blockIdx.x * (fx_i64)blockDim.x + threadIdx.x; q < a.planes * outSize;
@@ -51,12 +53,12 @@ __device__ void fx_window_max(const T* x, const T* samples, T* y, fx_i64* ind, c
             } else {
                 // Samples per plane: the 3-D op's in (t, h, w) order, the 2-D op's width first.
                 const int s = a.nsp == 3 ? d : (d == 2 ? 0 : 1);
-                start[d] = fx_fractional_start<T>(samples[pl * a.nsp + s], o[d], a.in[d], a.out[d], a.k[d]);
+                start[d] = fx_fractional_start<C>(fx_ld(samples, pl * a.nsp + s), o[d], a.in[d], a.out[d], a.k[d]);
                 count[d] = a.k[d];
             }
         }
         const T* xp = x + pl * inSize;
-        T best = -(T)__int_as_float(0x7f800000);
+        C best = -(C)__int_as_float(0x7f800000);
         fx_i64 bi = -1;
         for (fx_i64 i = 0; i < count[0]; ++i) {
             const fx_i64 t = start[0] + i * step[0];
@@ -68,12 +70,12 @@ __device__ void fx_window_max(const T* x, const T* samples, T* y, fx_i64* ind, c
                     const fx_i64 w = start[2] + l * step[2];
                     if (w < 0 || w >= a.in[2]) continue;
                     const fx_i64 e = (t * a.in[1] + h) * a.in[2] + w;
-                    const T v = xp[e];
+                    const C v = fx_ld(xp, e);
                     if (bi < 0 || v > best || fx_isnan(v)) best = v, bi = e;
                 }
             }
         }
-        y[q] = best;
+        fx_st(y, q, best);
         ind[q] = bi;
     }
 }
@@ -506,7 +508,7 @@ __device__ void fx_matrix_exp(const T* A, T* out, double* scratch, const FxLinal
 
 #define FX_WINDOW_MAX(T, S)                                                                                            \
     extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) {    \
-        fx_window_max<T>(x, samples, y, ind, a);                                                                       \
+        fx_window_max<T, T>(x, samples, y, ind, a);                                                                    \
     }                                                                                                                  \
     extern "C" __global__ void fx_bn_eval_##S(const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y,      \
                                               T* mean, T* invstd, fx_i64 N, fx_i64 C, fx_i64 S_, double eps) {         \
@@ -523,6 +525,14 @@ __device__ void fx_matrix_exp(const T* A, T* out, double* scratch, const FxLinal
     }
 FX_WINDOW_MAX(float, f32)
 FX_WINDOW_MAX(double, f64)
+
+// Max pooling with indices over fp16 / bf16 (a bf16 video model's max_pool3d): compared in fp32.
+#define FX_WINDOW_MAX_HALF(T, S)                                                                                       \
+    extern "C" __global__ void fx_window_max_##S(const T* x, const T* samples, T* y, fx_i64* ind, FxWindowArgs a) {    \
+        fx_window_max<T, float>(x, samples, y, ind, a);                                                                \
+    }
+FX_WINDOW_MAX_HALF(fx_half, f16)
+FX_WINDOW_MAX_HALF(fx_bf16, bf16)
 
 #define FX_SEGMENT(T, S)                                                                                               \
     extern "C" __global__ void fx_segment_reduce_##S(const T* x, const fx_i64* seg, T* y, FxSegArgs a) {               \

@@ -1,6 +1,7 @@
-// Kernels for sampling ops Inductor runs as fallback kernels: grid_sampler_3d and the grid
-// sampler backwards (bilinear / trilinear or nearest; zeros, border or reflection padding), and
-// the separable passes of _upsample_bilinear2d_aa and its backward. Each mirrors the CPU backend's extern
+// Kernels for sampling ops Inductor runs as fallback kernels: grid_sampler_3d, the 2-D sampler
+// where its lowering rule declines, and the grid sampler backwards (bilinear / trilinear, nearest
+// or 2-D bicubic; zeros, border or reflection padding), and the separable passes of
+// _upsample_bilinear2d_aa and its backward. Each mirrors the CPU backend's extern
 // (codegen/cpu/extern_grid_sample.cpp, extern_upsample_aa.cpp): positions and weights in double.
 #ifndef FXRAY_EMBEDDED_SOURCE
 #include "sampling_args.h"
@@ -40,36 +41,69 @@ __device__ double fx_reflect(double in, fx_i64 twiceLow, fx_i64 twiceHigh, doubl
     return even ? extra + min : span - extra + min;
 }
 
-// grid_sampler_compute_source_index_set_grad: the pixel position of grid coordinate `coord`
-// along a dim of `size`, d(position)/d(coord) in *grad. Positions no int holds (and NaN) become
-// -100, outside the input (safe_downgrade_to_int_range).
-__device__ double fx_source_index(double coord, fx_i64 size, int padding, int alignCorners, double* grad) {
-    double g = alignCorners ? (double)(size - 1) / 2 : (double)size / 2;
-    coord = alignCorners ? (coord + 1) / 2 * (double)(size - 1) : ((coord + 1) * (double)size - 1) / 2;
+// compute_coordinates: the padding mode's mapping of a pixel position, d/d(in) in *grad.
+// Positions no int holds (and NaN) become -100, outside the input (safe_downgrade_to_int_range).
+__device__ double fx_pad(double coord, fx_i64 size, int padding, int alignCorners, double* grad) {
+    double g = 1.0;
     if (padding == 1) {
-        double gc;
-        coord = fx_clip(coord, size, &gc);
-        g *= gc;
+        coord = fx_clip(coord, size, &g);
     } else if (padding == 2) {
         double gr, gc;
         coord = alignCorners ? fx_reflect(coord, 0, 2 * (size - 1), &gr) : fx_reflect(coord, -1, 2 * size - 1, &gr);
         coord = fx_clip(coord, size, &gc);
-        g *= gr * gc;
+        g = gr * gc;
     }
     *grad = g;
     if (!isfinite(coord) || coord > 2147483646.0 || coord < -2147483648.0) return -100.0;
     return coord;
 }
 
+// grid_sampler_unnormalize_set_grad: grid coordinate -> pixel position, d/d(coord) in *grad.
+__device__ double fx_unnormalize(double coord, fx_i64 size, int alignCorners, double* grad) {
+    *grad = alignCorners ? (double)(size - 1) / 2 : (double)size / 2;
+    return alignCorners ? (coord + 1) / 2 * (double)(size - 1) : ((coord + 1) * (double)size - 1) / 2;
+}
+
+// grid_sampler_compute_source_index_set_grad: the pixel position of grid coordinate `coord`
+// along a dim of `size`, d(position)/d(coord) in *grad.
+__device__ double fx_source_index(double coord, fx_i64 size, int padding, int alignCorners, double* grad) {
+    double gu, gp;
+    coord = fx_pad(fx_unnormalize(coord, size, alignCorners, &gu), size, padding, alignCorners, &gp);
+    *grad = gu * gp;
+    return coord;
+}
+
+// Keys' cubic convolution coefficients (A = -0.75) of the four taps around fraction t, and their
+// derivatives as ATen's get_cubic_coefficients_grad defines them (with respect to -t).
+__device__ void fx_cubic(double t, double* c, double* dc) {
+    const double A = -0.75;
+    double x = t + 1.0;
+    c[0] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+    c[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+    x = 1.0 - t;
+    c[2] = ((A + 2) * x - (A + 3)) * x * x + 1;
+    x = 2.0 - t;
+    c[3] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+    x = -1 - t;
+    dc[0] = (-3 * A * x - 10 * A) * x - 8 * A;
+    x = -t;
+    dc[1] = (-3 * (A + 2) * x - 2 * (A + 3)) * x;
+    x = 1 - t;
+    dc[2] = (3 * (A + 2) * x - 2 * (A + 3)) * x;
+    x = 2 - t;
+    dc[3] = (3 * A * x - 10 * A) * x + 8 * A;
+}
+
 // The input positions one grid point g (nsp coordinates, x first) reads: flat offsets (-1
 // outside, reading zero), weights, the weights' derivatives per pixel position (spatial dims in
 // D, H, W order of the last nsp dims) and d(position)/d(grid coordinate) per dim. Bilinear /
-// trilinear: the 2^nsp corners; nearest: one position (its weight's derivative zero).
+// trilinear: the 2^nsp corners; nearest: one position (its weight's derivative zero); bicubic
+// (2-D only): the 4 x 4 taps from floor - 1, each mapped by the padding mode on its own.
 struct FxCorners {
     int count;
-    fx_i64 off[8];
-    double w[8];
-    double dw[8][3];
+    fx_i64 off[16];
+    double w[16];
+    double dw[16][3];
     double mult[3];
 };
 
@@ -77,6 +111,27 @@ template <class T>
 __device__ void fx_corners(const FxGridArgs& a, const T* g, FxCorners& c) {
     double pos[3], lo[3];
     const int first = 3 - a.nsp;
+    if (a.interp == 2) {
+        double cc[2][4], dc[2][4];
+        for (int k = 0; k < 2; ++k) {
+            pos[k] = fx_unnormalize((double)g[1 - k], a.in[1 + k], a.alignCorners, &c.mult[k]);
+            lo[k] = floor(pos[k]);
+            fx_cubic(pos[k] - lo[k], cc[k], dc[k]);
+        }
+        c.count = 16;
+        for (int j = 0; j < 4; ++j)
+            for (int i = 0; i < 4; ++i) {
+                double unused;
+                const fx_i64 y = (fx_i64)fx_pad(lo[0] - 1 + j, a.in[1], a.padding, a.alignCorners, &unused);
+                const fx_i64 x = (fx_i64)fx_pad(lo[1] - 1 + i, a.in[2], a.padding, a.alignCorners, &unused);
+                const int k = j * 4 + i;
+                c.off[k] = y >= 0 && y < a.in[1] && x >= 0 && x < a.in[2] ? y * a.in[2] + x : -1;
+                c.w[k] = cc[1][i] * cc[0][j];
+                c.dw[k][0] = -dc[0][j] * cc[1][i];
+                c.dw[k][1] = -dc[1][i] * cc[0][j];
+            }
+        return;
+    }
     for (int k = 0; k < a.nsp; ++k) {
         pos[k] = fx_source_index((double)g[a.nsp - 1 - k], a.in[first + k], a.padding, a.alignCorners, &c.mult[k]);
         lo[k] = floor(pos[k]);
@@ -131,8 +186,9 @@ __device__ void fx_grid_sample(const T* x, const T* grid, T* y, const FxGridArgs
         for (fx_i64 ch = 0; ch < a.C; ++ch) {
             const T* plane = x + (n * a.C + ch) * a.inSize;
             double v = 0.0;
+            // Bicubic taps outside still multiply their (maybe NaN) weights by 0, as ATen's.
             for (int k = 0; k < c.count; ++k)
-                if (c.off[k] >= 0) v += c.w[k] * (double)plane[c.off[k]];
+                if (c.off[k] >= 0 || a.interp == 2) v += c.w[k] * (c.off[k] >= 0 ? (double)plane[c.off[k]] : 0.0);
             y[(n * a.C + ch) * a.outSize + o] = (T)v;
         }
     }
@@ -154,10 +210,11 @@ __device__ void fx_grid_sample_backward(const T* gy, const T* x, const T* grid, 
             const fx_i64 plane = (n * a.C + ch) * a.inSize;
             const double g = (double)gy[(n * a.C + ch) * a.outSize + o];
             for (int k = 0; k < c.count; ++k) {
-                if (c.off[k] < 0) continue;
-                if (a.wantInput) atomicAdd(gx + plane + c.off[k], (T)(c.w[k] * g));
+                if (c.off[k] < 0 && a.interp != 2) continue;
+                const double xv = c.off[k] >= 0 ? (double)x[plane + c.off[k]] : 0.0;
+                if (a.wantInput && c.off[k] >= 0) atomicAdd(gx + plane + c.off[k], (T)(c.w[k] * g));
                 if (a.wantGrid && a.interp != 1)
-                    for (int d = 0; d < a.nsp; ++d) dpos[d] += (double)x[plane + c.off[k]] * c.dw[k][d] * g;
+                    for (int d = 0; d < a.nsp; ++d) dpos[d] += xv * c.dw[k][d] * g;
             }
         }
         if (a.wantGrid)
