@@ -479,7 +479,8 @@ def check_stages(out, name):
     (the stale-capture symptom), so that no run meets a mismatched set."""
     import re
     d = os.path.join(out, name)
-    for st in ("dynamo", "forward", "backward", "joint", "inference"):
+    # (not the joint: it takes two pytree lists, primals and tangents)
+    for st in ("dynamo", "forward", "backward", "inference"):
         py, ins = os.path.join(d, st + ".py"), os.path.join(d, st, "inputs")
         if not os.path.isfile(py):
             continue

@@ -19,7 +19,7 @@ squash), SAM (padded window partition, linearly interpolated decomposed relative
 a CPU arange), Deformable-DETR multi-scale deformable attention (grid_sample per level, inverse
 sigmoid), and a mix of losses (focal, label smoothing, KL with and without log targets, Huber, smooth
 L1, BCE, NLL with ignore_index, multilabel soft margin, cosine embedding, triplet, margin ranking,
-Poisson and Gaussian NLL, multi margin). No complex-number models. Plain torch.nn, small inputs;
+Poisson NLL, multi margin; F.gaussian_nll_loss is left out: its check of var < 0 breaks the graph). No complex-number models. Plain torch.nn, small inputs;
 gen_popular.py falls back to build_third for these names (and NAME_bf16 for the BF16 list)."""
 import math
 
@@ -489,7 +489,7 @@ def build_third(name, dev):
             s.aq = nn.Linear(c, 3 * c); s.ao = nn.Linear(c, c); s.m1 = nn.Linear(c, 4 * c); s.m2 = nn.Linear(4 * c, c)
         def forward(s, x, t):
             B, C, H, W = x.shape
-            emb = s.t2(F.silu(s.t1(tstep_emb(t, C))))
+            emb = s.t2(F.silu(s.t1(tstep_emb(t, C).to(x.dtype))))
             h = s.c1(F.silu(s.gn1(x)))
             scale, shift = s.emb(F.silu(emb))[:, :, None, None].chunk(2, 1)
             h = s.c2(F.silu(s.gn2(h) * (1 + scale) + shift))
@@ -939,10 +939,11 @@ def build_third(name, dev):
         """A linear head into many losses: sigmoid focal loss, label-smoothed weighted cross entropy,
         KL distillation with temperature and with log targets, Huber, smooth L1, BCE on sigmoid
         probabilities, NLL with ignore_index, multilabel soft margin, cosine embedding, triplet
-        margin, margin ranking, Poisson NLL, Gaussian NLL, multi margin."""
+        margin, margin ranking, Poisson NLL, multi margin (not Gaussian NLL: its data-dependent
+        check of the variances breaks the Dynamo graph)."""
         def __init__(s, f=16, k=5):
             super().__init__()
-            s.cls = nn.Linear(f, k); s.reg = nn.Linear(f, 4); s.emb = nn.Linear(f, 8); s.var = nn.Linear(f, 4)
+            s.cls = nn.Linear(f, k); s.reg = nn.Linear(f, 4); s.emb = nn.Linear(f, 8)
             s.register_buffer("cw", torch.linspace(0.5, 1.5, k))
         def forward(s, x, tgt, multi, teacher, tbox, y):
             lg = s.cls(x); box = s.reg(x); e = s.emb(x)
@@ -963,9 +964,8 @@ def build_third(name, dev):
             trip = F.triplet_margin_loss(e[:n], e[n:], e.flip(0)[:n], margin=1.0)
             mr = F.margin_ranking_loss(lg[:, 0], lg[:, 1], y)
             pois = F.poisson_nll_loss(box, tbox.abs())
-            gau = F.gaussian_nll_loss(box, tbox, F.softplus(s.var(x)) + 1e-3)
             mm = F.multi_margin_loss(lg, tgt.clamp(min=0))
-            return torch.stack([focal, ls, kd, kd2, hub, sl1, bce, nll, mlsm, cos, trip, mr, pois, gau, mm])
+            return torch.stack([focal, ls, kd, kd2, hub, sl1, bce, nll, mlsm, cos, trip, mr, pois, mm])
 
     r = lambda *sh: torch.randn(*sh, device=dev)
     ri = lambda hi, *sh: torch.randint(0, hi, sh, device=dev)

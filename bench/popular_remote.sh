@@ -29,7 +29,9 @@ if [ "$names" != none ]; then
   groups=(); k=0
   for n in ${names//,/ }; do groups[$((k % JOBS))]+="${groups[$((k % JOBS))]:+,}$n"; k=$((k + 1)); done
   for ((i = 0; i < JOBS; i++)); do
-    [ -n "${groups[$i]:-}" ] && python3 "$DEV/bench/gen_popular.py" "$G" "${groups[$i]}" >"/tmp/popular_gen_$i.log" 2>&1 &
+    # POPULAR_GEN_TIMEOUT bounds a generator process (a hung capture must not eat the device call).
+    [ -n "${groups[$i]:-}" ] && timeout "${POPULAR_GEN_TIMEOUT:-240}" python3 "$DEV/bench/gen_popular.py" "$G" "${groups[$i]}" \
+      >"/tmp/popular_gen_$i.log" 2>&1 &
   done
   wait
   # One log file back (the device tool returns at most 8 files).

@@ -295,20 +295,32 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     auto squeeze = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);
         if (base < 0) return std::nullopt;
-        std::vector<int64_t> in = c.meta(base).shape, out = c.outMeta().shape;
-        // Squeezed dims are size-1 dims of the input that the output lacks; match greedily.
+        const std::vector<int64_t> in = c.meta(base).shape;
+        const int64_t n = static_cast<int64_t>(in.size());
+        // The squeezed dims: those named (squeeze.dim / .dims) that have size 1, or every size-1
+        // dim (squeeze.default). Matching shapes greedily instead maps [.., 1, 8, 1] squeezed at
+        // its last dim onto the wrong 1 (a capsule network's backward read its sums shifted).
+        std::vector<bool> gone(in.size(), false);
+        if (c.args().size() < 2 || c.args().isNone(1)) {
+            for (size_t d = 0; d < in.size(); ++d) gone[d] = in[d] == 1;
+        } else {
+            std::vector<int64_t> dims =
+                c.args()[1].isList() ? c.args().toIntList(1) : std::vector<int64_t>{c.args().toInt(1)};
+            for (int64_t d : dims) {
+                if (n == 0) break;
+                const size_t w = static_cast<size_t>(wrap(d, n));
+                gone[w] = in[w] == 1;
+            }
+        }
+        size_t kept = 0;
+        for (bool g : gone) kept += g ? 0 : 1;
+        if (kept != c.outMeta().shape.size()) return std::nullopt;
         return makeView(
             c,
-            [in, out](const std::vector<Index>& x) {
-                std::vector<Index> b(in.size());
+            [gone](const std::vector<Index>& x) {
+                std::vector<Index> b(gone.size());
                 size_t j = 0;
-                for (size_t d = 0; d < in.size(); ++d) {
-                    size_t remainingIn = in.size() - d, remainingOut = out.size() - j;
-                    if (j < out.size() && (in[d] != 1 || remainingIn == remainingOut) && in[d] == out[j])
-                        b[d] = x[j++];
-                    else
-                        b[d] = iconst(0);
-                }
+                for (size_t d = 0; d < gone.size(); ++d) b[d] = gone[d] ? iconst(0) : x[j++];
                 return b;
             },
             true);
