@@ -522,6 +522,7 @@ Expected<Argument> functionalAsAten(LowerCtx& c, const TorchCall& call) {
 constexpr char kHardswish[] = "hardswish";
 constexpr char kHardsigmoid[] = "hardsigmoid";
 constexpr char kMish[] = "mish";
+constexpr char kSoftplus[] = "softplus";
 constexpr char kGroupNorm[] = "group_norm";
 constexpr char kAvgPool3d[] = "avg_pool3d";
 
@@ -1199,6 +1200,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.hardswish", functionalAsAten<kHardswish>},
         {"torch.nn.functional.hardsigmoid", functionalAsAten<kHardsigmoid>},
         {"torch.nn.functional.mish", functionalAsAten<kMish>},
+        {"torch.nn.functional.softplus", functionalAsAten<kSoftplus>},
+        {"torch._C._nn.softplus", functionalAsAten<kSoftplus>},
         {"torch.nn.functional.group_norm", functionalAsAten<kGroupNorm>},
         {"torch.nn.functional.relu6", relu6},
         {"torch._C._set_grad_enabled", dropCall},

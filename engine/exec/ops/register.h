@@ -7,7 +7,7 @@ class OpRegistry;
 void registerPointwiseOps(OpRegistry& r);   // pointwise.cpp: unary/binary math, comparisons, where
 void registerActivationOps(OpRegistry& r);  // activation.cpp: relu, gelu, tanh, sigmoid + backwards
 void registerActivationExtraOps(
-    OpRegistry& r);                   // activation_extra.cpp: hardswish, mish, shrink, logit, log_sigmoid + backwards
+    OpRegistry& r);                   // activation_extra.cpp: hardswish, mish, softplus, shrink, logit, log_sigmoid + backwards
 void registerMathOps(OpRegistry& r);  // math.cpp: trig, exp/log variants, rounding, sign, isnan, frexp
 void registerSpecialMathOps(OpRegistry& r);   // math_special.cpp: lgamma, digamma, polygamma, mvlgamma, i0, i1, erfinv
 void registerReductionOps(OpRegistry& r);     // reduction.cpp: sum, mean, softmax + backward
