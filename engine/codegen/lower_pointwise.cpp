@@ -544,6 +544,15 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         }));
     };
     t["aten.arange.default"] = t["aten.arange.start"] = t["aten.arange.start_step"] = arange;
+    t["aten.eye.default"] = t["aten.eye.m"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const TensorMeta& om = c.outMeta();
+        if (om.shape.size() != 2 || isComplex(om.dtype)) return std::nullopt;
+        const DType od = om.dtype;
+        return tensorValue(c.pointwise(om, {}, [od](Loader&, const std::vector<Index>& x) {
+            ExprP diag = ebinary(Op::Eq, eindex(x[0]), eindex(x[1]));
+            return ecast(ewhere(diag, econst(1, DType::Int64), econst(0, DType::Int64)), od);
+        }));
+    };
     // tril_indices / triu_indices(row, col, offset): [2, N]; element k's row is the number of
     // rows after the first that start at or before k, and its column k minus its row's start plus
     // the row's first column, each a sum of compile-time steps (one per row: up to 1,024 rows).

@@ -45,7 +45,7 @@ void registerGridSampleOps(OpRegistry& r);     // grid_sample.cpp: grid_sampler_
 void registerEmbeddingBagOps(OpRegistry& r);   // embedding_bag.cpp: _embedding_bag (sum/mean/max) + backwards
 void registerVectorNormOps(OpRegistry& r);     // vector_norm.cpp: linalg_vector_norm, norm, dist, renorm
 void registerScanOps(OpRegistry& r);           // scan.cpp: cumsum, cumprod, logcumsumexp, cummax, cummin
-void registerSortOps(OpRegistry& r);           // sort.cpp: sort, bucketize, isin, _unique, masked_select
+void registerSortOps(OpRegistry& r);           // sort.cpp: sort, bucketize, searchsorted, isin, _unique, masked_select
 void registerSegmentReduceOps(OpRegistry& r);  // segment_reduce.cpp: segment_reduce + backward
 void registerLossOps(OpRegistry& r);           // loss.cpp: mse, huber, smooth_l1, soft_margin, bce + backwards
 void registerClassLossOps(OpRegistry& r);
