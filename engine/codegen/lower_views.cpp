@@ -168,22 +168,53 @@ std::optional<std::vector<int>> listInputs(LowerCtx& c, size_t arg) {
 
 /// stack(tensors, dim): element co of the output is input co[dim] at co without dim. A chain of
 /// selects over the inputs, so it stays a fused pointwise kernel; long lists go to the extern path.
+/// stack's values along dim from `in` (element k of dim is in[k]; past in.size(), the last one),
+/// over m's shape: a chain of selects, so at most kStackGroup inputs per node.
+constexpr size_t kStackGroup = 16;
+
+int stackPart(LowerCtx& c, const std::vector<int>& in, TensorMeta m, int64_t dim, DType ct, std::string suffix) {
+    return c.pointwise(
+        std::move(m), in,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc = co;
+            xc.erase(xc.begin() + dim);
+            ExprP k = eindex(co[static_cast<size_t>(dim)]);
+            ExprP v = eto(L.load(in.back(), xc), ct);
+            for (size_t j = in.size() - 1; j-- > 0;)
+                v = ewhere(ebinary(Op::Eq, k, econst(double(j), DType::Int64)), eto(L.load(in[j], xc), ct), v);
+            return v;
+        },
+        std::move(suffix));
+}
+
 std::optional<LValue> stack(LowerCtx& c) {
     auto xs = listInputs(c, 0);
-    if (!xs || xs->empty() || xs->size() > 16 || !c.out().isTensor()) return std::nullopt;
+    if (!xs || xs->empty() || xs->size() > kStackGroup * kStackGroup || !c.out().isTensor()) return std::nullopt;
     const int64_t n = static_cast<int64_t>(c.outMeta().shape.size());
     const int64_t dim = wrap(c.args().size() > 1 ? c.args().toInt(1) : 0, n);
     for (int x : *xs)
         if (static_cast<int64_t>(c.meta(x).shape.size()) != n - 1) return std::nullopt;
     const DType ct = computeType(c.outMeta().dtype);
-    const std::vector<int> in = *xs;
-    return tensorValue(c.pointwise(c.outMeta(), in, [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> xc = co;
-        xc.erase(xc.begin() + dim);
-        ExprP k = eindex(co[static_cast<size_t>(dim)]);
-        ExprP v = eto(L.load(in.back(), xc), ct);
-        for (size_t j = in.size() - 1; j-- > 0;)
-            v = ewhere(ebinary(Op::Eq, k, econst(double(j), DType::Int64)), eto(L.load(in[j], xc), ct), v);
+    if (xs->size() <= kStackGroup) return tensorValue(stackPart(c, *xs, c.outMeta(), dim, ct, {}));
+    // More inputs (NeRF's backward stacks 21 per-sample sums): groups of kStackGroup stacked
+    // first (each kStackGroup long along dim), then element k taken from group k / kStackGroup.
+    std::vector<int> groups;
+    for (size_t g0 = 0; g0 < xs->size(); g0 += kStackGroup) {
+        const std::vector<int> in(xs->begin() + static_cast<std::ptrdiff_t>(g0),
+                                  xs->begin() + static_cast<std::ptrdiff_t>(std::min(g0 + kStackGroup, xs->size())));
+        std::vector<int64_t> shape = c.outMeta().shape;
+        shape[static_cast<size_t>(dim)] = static_cast<int64_t>(kStackGroup);
+        groups.push_back(stackPart(c, in, TensorMeta::contiguous(shape, c.outMeta().dtype, c.outMeta().device), dim,
+                                   ct, ".group" + std::to_string(groups.size())));
+    }
+    const auto group = static_cast<int64_t>(kStackGroup);
+    return tensorValue(c.pointwise(c.outMeta(), groups, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> gc = co;
+        gc[static_cast<size_t>(dim)] = imod(co[static_cast<size_t>(dim)], group);
+        ExprP g = eindex(idiv(co[static_cast<size_t>(dim)], group));
+        ExprP v = eto(L.load(groups.back(), gc), ct);
+        for (size_t j = groups.size() - 1; j-- > 0;)
+            v = ewhere(ebinary(Op::Eq, g, econst(double(j), DType::Int64)), eto(L.load(groups[j], gc), ct), v);
         return v;
     }));
 }
