@@ -523,6 +523,8 @@ constexpr char kHardswish[] = "hardswish";
 constexpr char kHardsigmoid[] = "hardsigmoid";
 constexpr char kMish[] = "mish";
 constexpr char kSoftplus[] = "softplus";
+constexpr char kElu[] = "elu";
+constexpr char kGlu[] = "glu";
 constexpr char kGroupNorm[] = "group_norm";
 constexpr char kAvgPool3d[] = "avg_pool3d";
 
@@ -1202,6 +1204,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.mish", functionalAsAten<kMish>},
         {"torch.nn.functional.softplus", functionalAsAten<kSoftplus>},
         {"torch._C._nn.softplus", functionalAsAten<kSoftplus>},
+        {"torch.nn.functional.elu", functionalAsAten<kElu>},
+        {"torch.nn.functional.glu", functionalAsAten<kGlu>},
         {"torch.nn.functional.group_norm", functionalAsAten<kGroupNorm>},
         {"torch.nn.functional.relu6", relu6},
         {"torch._C._set_grad_enabled", dropCall},
@@ -1230,7 +1234,7 @@ Expected<Argument> lowerRepeatInterleave(LowerCtx& c, const TorchCall& call) {
 
 Rule findFunctionRule(std::string_view target) {
     auto it = table().find(target);
-    return it == table().end() ? nullptr : it->second;
+    return it == table().end() ? findPopularFunctionRule(target) : it->second;
 }
 
 }  // namespace fxray::lowering

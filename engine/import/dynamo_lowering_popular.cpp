@@ -1,0 +1,258 @@
+// Lowering rules for torch-level functions that held-out popular blocks (bench/gen_popular_third.py)
+// call in their Dynamo graphs: F.normalize (Swin-V2, NeRF, Reformer), F.one_hot (VQ-VAE, GShard
+// MoE, capsules), torch.functional.split / norm (Mamba, ConvNeXt-V2), the regression and binary
+// losses with a reduction string, and the *_like factories with requires_grad=False. Each emits
+// what PyTorch's own decomposition records in the AOT graphs of the same models.
+#include "import/dynamo_lowering_internal.h"
+
+#include <unordered_map>
+
+namespace fxray::lowering {
+namespace {
+
+using Args = std::vector<Argument>;
+
+bool given(const Argument* a) { return a && !a->isNone(); }
+
+Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what) {
+    if (!a || !c.isTensor(*a)) return makeError(std::string(what) + " must be a tensor");
+    return *a;
+}
+
+/// Reduction.h's enum of a reduction string (none 0, mean 1, sum 2); "mean" when absent.
+std::optional<int64_t> reductionOf(const Argument* a) {
+    if (!given(a)) return 1;
+    if (a->kind != Argument::Kind::String) return std::nullopt;
+    if (a->s == "none") return 0;
+    if (a->s == "mean") return 1;
+    if (a->s == "sum") return 2;
+    return std::nullopt;
+}
+
+/// F.normalize(input, p=2.0, dim=1, eps=1e-12): input / clamp_min(norm over dim, eps), the
+/// denominator expanded to input's shape as torch/nn/functional.py does.
+Expected<Argument> normalize(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "p", "dim", "eps", "out"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    if (given((*p)[4])) return makeError("out= is not supported");
+    const double ord = given((*p)[1]) ? numberOf((*p)[1]).value_or(2.0) : 2.0;
+    const auto dim = given((*p)[2]) ? intOf((*p)[2]) : std::optional<int64_t>(1);
+    const double eps = given((*p)[3]) ? numberOf((*p)[3]).value_or(1e-12) : 1e-12;
+    if (!dim) return makeError("dim must be an int");
+    auto n = c.emit("aten.linalg_vector_norm.default",
+                    {*x, Argument::ofFloat(ord), Argument::ofList({Argument::ofInt(*dim)}), Argument::ofBool(true)});
+    if (!n.ok()) return n;
+    auto cl = c.emit("aten.clamp_min.default", {*n, Argument::ofFloat(eps)});
+    if (!cl.ok()) return cl;
+    auto sizes = c.sizeArgs(*x);
+    if (!sizes.ok()) return sizes.error();
+    auto ex = c.emit("aten.expand.default", {*cl, Argument::ofList(std::move(sizes).value())});
+    if (!ex.ok()) return ex;
+    return c.emit("aten.div.Tensor", {*x, *ex});
+}
+
+/// F.one_hot(tensor, num_classes): (tensor[..., None] == arange(num_classes)) as int64, as
+/// PyTorch's decomposition records it (num_classes=-1 needs the data's maximum: refused).
+Expected<Argument> oneHot(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "num_classes"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    const auto k = given((*p)[1]) ? intOf((*p)[1]) : std::optional<int64_t>(-1);
+    if (!k || *k < 0) return makeError("one_hot needs num_classes (its default reads the data's maximum)");
+    auto m = c.tensorMeta(*x);
+    auto r = c.emit("aten.arange.default", {Argument::ofInt(*k)},
+                    {{"dtype", Argument::ofDType(DType::Int64)}, {"device", Argument::ofDevice(m->device)}});
+    if (!r.ok()) return r;
+    auto u = c.emit("aten.unsqueeze.default", {*x, Argument::ofInt(-1)});
+    if (!u.ok()) return u;
+    auto eq = c.emit("aten.eq.Tensor", {*u, *r});
+    if (!eq.ok()) return eq;
+    return convertTo(c, *eq, DType::Int64, std::nullopt, false, std::nullopt);
+}
+
+/// torch.functional.split(tensor, split_size_or_sections, dim=0): Tensor.split.
+Expected<Argument> functionalSplit(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"tensor", "split_size_or_sections", "dim"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "tensor");
+    if (!x.ok()) return x;
+    if (!(*p)[1]) return makeError("expects a split size");
+    TorchCall k = call;
+    k.kwargs.clear();
+    k.args = {*x, *(*p)[1]};
+    if ((*p)[2]) k.args.push_back(*(*p)[2]);
+    Rule r = findMethodRule("split");
+    if (!r) return makeError("no split rule");
+    return r(c, k);
+}
+
+/// torch.functional.norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None) for vector
+/// norms (a number p, or 'fro' over one or two dims / all of them): linalg_vector_norm, which
+/// torch.norm calls for these.
+Expected<Argument> functionalNorm(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "p", "dim", "keepdim", "out", "dtype"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    if (given((*p)[4]) || given((*p)[5])) return makeError("out= and dtype= are not supported");
+    double ord = 2.0;
+    if (given((*p)[1])) {
+        if ((*p)[1]->kind == Argument::Kind::String) {
+            if ((*p)[1]->s != "fro") return makeError("only vector norms and 'fro' are supported");
+        } else if (auto v = numberOf((*p)[1])) {
+            ord = *v;
+        } else {
+            return makeError("p must be a number or 'fro'");
+        }
+    }
+    Argument dims = Argument::none();
+    if (given((*p)[2])) {
+        auto d = intList(*(*p)[2]);
+        if (!d) return makeError("dim must be an int or a list of ints");
+        dims = *d;
+    }
+    auto keep = boolOf((*p)[3], false);
+    if (!keep) return makeError("keepdim must be a bool");
+    return c.emit("aten.linalg_vector_norm.default", {*x, Argument::ofFloat(ord), dims, Argument::ofBool(*keep)});
+}
+
+/// F.<loss>(input, target, ..., reduction): aten.<loss>(self, target, reduction) for the
+/// elementwise losses whose other arguments Dynamo passes by keyword or leaves at defaults;
+/// Extra names one more float argument after the reduction (smooth_l1's beta, huber's delta).
+template <const char* Aten, const char* Extra>
+Expected<Argument> pairLoss(LowerCtx& c, const TorchCall& call) {
+    const bool extra = Extra[0] != '\0';
+    auto p = extra ? call.bind({"input", "target", "size_average", "reduce", "reduction", Extra, "weight"})
+                   : call.bind({"input", "target", "size_average", "reduce", "reduction", "weight"});
+    const size_t weight = extra ? 6 : 5;
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[2]) || given((*p)[3])) return makeError("size_average and reduce are not supported");
+    if (given((*p)[weight])) return makeError("weight is not supported");
+    auto red = reductionOf((*p)[4]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    Args args{*x, *t, Argument::ofInt(*red)};
+    if (extra) args.push_back(Argument::ofFloat(given((*p)[5]) ? numberOf((*p)[5]).value_or(1.0) : 1.0));
+    return c.emit(std::string("aten.") + Aten + ".default", std::move(args));
+}
+constexpr char kMse[] = "mse_loss";
+constexpr char kL1[] = "l1_loss";
+constexpr char kSmoothL1[] = "smooth_l1_loss";
+constexpr char kHuber[] = "huber_loss";
+constexpr char kNoExtra[] = "";
+constexpr char kBeta[] = "beta";
+constexpr char kDelta[] = "delta";
+
+/// F.binary_cross_entropy(input, target, weight=None, size_average, reduce, reduction='mean').
+Expected<Argument> binaryCrossEntropy(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "weight", "size_average", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[3]) || given((*p)[4])) return makeError("size_average and reduce are not supported");
+    auto red = reductionOf((*p)[5]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    return c.emit("aten.binary_cross_entropy.default",
+                  {*x, *t, given((*p)[2]) ? *(*p)[2] : Argument::none(), Argument::ofInt(*red)});
+}
+
+/// F.binary_cross_entropy_with_logits(input, target, weight, size_average, reduce, reduction,
+/// pos_weight).
+Expected<Argument> bceWithLogits(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "weight", "size_average", "reduce", "reduction", "pos_weight"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[3]) || given((*p)[4])) return makeError("size_average and reduce are not supported");
+    auto red = reductionOf((*p)[5]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    return c.emit("aten.binary_cross_entropy_with_logits.default",
+                  {*x, *t, given((*p)[2]) ? *(*p)[2] : Argument::none(), given((*p)[6]) ? *(*p)[6] : Argument::none(),
+                   Argument::ofInt(*red)});
+}
+
+/// F.kl_div(input, target, size_average, reduce, reduction='mean', log_target=False); 'batchmean'
+/// is the sum divided by input.size(0), as torch/nn/functional.py computes it.
+Expected<Argument> klDiv(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "size_average", "reduce", "reduction", "log_target"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[2]) || given((*p)[3])) return makeError("size_average and reduce are not supported");
+    auto logTarget = boolOf((*p)[5], false);
+    if (!logTarget) return makeError("log_target must be a bool");
+    const bool batchmean = given((*p)[4]) && (*p)[4]->kind == Argument::Kind::String && (*p)[4]->s == "batchmean";
+    auto red = batchmean ? std::optional<int64_t>(2) : reductionOf((*p)[4]);
+    if (!red) return makeError("reduction must be 'none', 'mean', 'sum' or 'batchmean'");
+    auto r = c.emit("aten.kl_div.default", {*x, *t, Argument::ofInt(*red), Argument::ofBool(*logTarget)});
+    if (!r.ok() || !batchmean) return r;
+    auto m = c.tensorMeta(*x);
+    if (m->dim() == 0) return r;
+    return c.emit("aten.div.Scalar", {*r, Argument::ofInt(m->shape[0])});
+}
+
+/// torch.zeros_like / ones_like / empty_like / full_like / rand_like / randn_like with
+/// requires_grad=False (what Dynamo keeps of `zeros_like(p, requires_grad=False)`): the ATen op
+/// without it (a graph value never requires grad by itself).
+template <const char* Aten>
+Expected<Argument> likeFactory(LowerCtx& c, const TorchCall& call) {
+    TorchCall k = call;
+    k.kwargs.clear();
+    for (const auto& [key, v] : call.kwargs) {
+        if (key != "requires_grad") {
+            k.kwargs.emplace_back(key, v);
+            continue;
+        }
+        if (boolOf(&v, false).value_or(true)) return makeError("requires_grad=True is not supported");
+    }
+    return lowerGeneric(c, k, Aten);
+}
+constexpr char kZerosLike[] = "zeros_like";
+constexpr char kOnesLike[] = "ones_like";
+constexpr char kEmptyLike[] = "empty_like";
+constexpr char kFullLike[] = "full_like";
+
+const std::unordered_map<std::string_view, Rule>& table() {
+    static const std::unordered_map<std::string_view, Rule> t = {
+        {"torch.nn.functional.normalize", normalize},
+        {"torch._C._nn.one_hot", oneHot},
+        {"torch.nn.functional.one_hot", oneHot},
+        {"torch.functional.split", functionalSplit},
+        {"torch.split", functionalSplit},
+        {"torch.functional.norm", functionalNorm},
+        {"torch.norm", functionalNorm},
+        {"torch.nn.functional.mse_loss", pairLoss<kMse, kNoExtra>},
+        {"torch.nn.functional.l1_loss", pairLoss<kL1, kNoExtra>},
+        {"torch.nn.functional.smooth_l1_loss", pairLoss<kSmoothL1, kBeta>},
+        {"torch.nn.functional.huber_loss", pairLoss<kHuber, kDelta>},
+        {"torch.nn.functional.binary_cross_entropy", binaryCrossEntropy},
+        {"torch.nn.functional.binary_cross_entropy_with_logits", bceWithLogits},
+        {"torch.nn.functional.kl_div", klDiv},
+        {"torch.zeros_like", likeFactory<kZerosLike>},
+        {"torch.ones_like", likeFactory<kOnesLike>},
+        {"torch.empty_like", likeFactory<kEmptyLike>},
+        {"torch.full_like", likeFactory<kFullLike>},
+    };
+    return t;
+}
+
+}  // namespace
+
+Rule findPopularFunctionRule(std::string_view target) {
+    auto it = table().find(target);
+    return it == table().end() ? nullptr : it->second;
+}
+
+}  // namespace fxray::lowering
