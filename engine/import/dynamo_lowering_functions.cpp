@@ -981,32 +981,6 @@ std::optional<int64_t> reductionEnum(const Argument* a) {
     return std::nullopt;
 }
 
-/// F.cross_entropy(input [N, C] or [C], target class indices, weight, size_average, ignore_index,
-/// reduce, reduction, label_smoothing=0): log_softmax over the classes, then nll_loss_forward.
-Expected<Argument> crossEntropy(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction",
-                        "label_smoothing"});
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x;
-    auto t = needTensor(c, (*p)[1], "target");
-    if (!t.ok()) return t;
-    auto xm = c.tensorMeta(*x), tm = c.tensorMeta(*t);
-    if (given((*p)[3]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
-    if (given((*p)[7]) && numberOf((*p)[7]).value_or(1.0) != 0.0) return makeError("label_smoothing is not supported");
-    if (!isIntegral(tm->dtype) || xm->dim() < 1 || xm->dim() > 2 || tm->dim() != xm->dim() - 1)
-        return makeError("only class-index targets of [N, C] or [C] inputs are supported");
-    auto red = reductionEnum((*p)[6]);
-    auto ignore = (*p)[4] ? intOf((*p)[4]) : std::optional<int64_t>(-100);
-    if (!red || !ignore) return makeError("reduction must be 'none', 'mean' or 'sum', ignore_index an int");
-    auto lp = c.emit("aten._log_softmax.default", {*x, Argument::ofInt(xm->dim() - 1), Argument::ofBool(false)});
-    if (!lp.ok()) return lp;
-    auto r = c.emit("aten.nll_loss_forward.default",
-                    {*lp, *t, orNone((*p)[2]), Argument::ofInt(*red), Argument::ofInt(*ignore)});
-    if (!r.ok()) return r;
-    return c.emitItem(*r, 0);
-}
-
 /// F.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
 /// per_sample_weights, include_last_offset, padding_idx): _embedding_bag's item 0; a 2-D input is
 /// one bag per row (offsets 0, n, 2n, ... and the input and weights flattened, as F does).
@@ -1174,7 +1148,6 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.functional.cdist", cdist},
         {"torch.cdist", cdist},
         {"torch._weight_norm", weightNorm},
-        {"torch.nn.functional.cross_entropy", crossEntropy},
         {"torch.nn.functional.embedding_bag", embeddingBag},
         {"torch.nn.functional.pad", pad},
         {"torch.where", where},

@@ -1,7 +1,9 @@
 // Lowering rules for torch-level functions that held-out popular blocks (bench/gen_popular_third.py)
 // call in their Dynamo graphs: F.normalize (Swin-V2, NeRF, Reformer), F.one_hot (VQ-VAE, GShard
-// MoE, capsules), torch.functional.split / norm (Mamba, ConvNeXt-V2), the regression and binary
-// losses with a reduction string, and the *_like factories with requires_grad=False. Each emits
+// MoE, capsules), torch.functional.split / norm / meshgrid (Mamba, ConvNeXt-V2, Swin-V2), the
+// classification losses over K dims and with label smoothing (WaveNet, PixelCNN, PointNet, BART),
+// the regression and binary losses with a reduction string, and the *_like factories with
+// requires_grad=False. Each emits
 // what PyTorch's own decomposition records in the AOT graphs of the same models.
 #include "import/dynamo_lowering_internal.h"
 
@@ -203,6 +205,195 @@ Expected<Argument> klDiv(LowerCtx& c, const TorchCall& call) {
     return c.emit("aten.div.Scalar", {*r, Argument::ofInt(m->shape[0])});
 }
 
+/// input [N, C, d1, ...] with the classes moved last and flattened to [M, C], the target to [M]
+/// (PyTorch's nll_loss2d/nd give the same sums and counts); [N, C] and [C] stay as they are.
+struct Classes {
+    Argument x, t;
+    int64_t n = 0;  ///< classes
+};
+
+Expected<Classes> classesLast(LowerCtx& c, const Argument& x, const Argument& t) {
+    auto xm = c.tensorMeta(x);
+    auto tm = c.tensorMeta(t);
+    if (!xm || !tm || !isIntegral(tm->dtype) || xm->dim() < 1 || tm->dim() != xm->dim() - 1)
+        return makeError("expects class-index targets with one dim less than the input");
+    Classes r{x, t, xm->shape[xm->dim() == 1 ? 0 : 1]};
+    if (xm->dim() <= 2) return r;
+    Args perm{Argument::ofInt(0)};
+    for (int64_t d = 2; d < xm->dim(); ++d) perm.push_back(Argument::ofInt(d));
+    perm.push_back(Argument::ofInt(1));
+    auto xp = c.emit("aten.permute.default", {x, Argument::ofList(std::move(perm))});
+    if (!xp.ok()) return xp.error();
+    auto xf = c.emit("aten.reshape.default", {*xp, Argument::ofList({Argument::ofInt(-1), Argument::ofInt(r.n)})});
+    if (!xf.ok()) return xf.error();
+    auto tf = c.emit("aten.reshape.default", {t, Argument::ofList({Argument::ofInt(-1)})});
+    if (!tf.ok()) return tf.error();
+    r.x = *xf;
+    r.t = *tf;
+    return r;
+}
+
+/// nll_loss_forward's loss over flattened classes; reduction 'none' gets the target's shape back.
+Expected<Argument> nllOf(LowerCtx& c, const Classes& k, const Argument& target, const Argument& weight, int64_t red,
+                         int64_t ignore) {
+    auto r = c.emit("aten.nll_loss_forward.default",
+                    {k.x, k.t, weight, Argument::ofInt(red), Argument::ofInt(ignore)});
+    if (!r.ok()) return r;
+    auto loss = c.emitItem(*r, 0);
+    if (!loss.ok() || red != 0 || k.t.node == target.node) return loss;
+    auto sizes = c.sizeArgs(target);
+    if (!sizes.ok()) return sizes.error();
+    return c.emit("aten.reshape.default", {*loss, Argument::ofList(std::move(sizes).value())});
+}
+
+/// cross_entropy's label-smoothing term (aten/src/ATen/native/LossNLL.cpp): the negative sum of
+/// the (weighted) log-probabilities per sample, zero where the target is ignore_index, reduced
+/// ('mean' divides by the summed weights of the kept targets, or their count), times eps / C.
+Expected<Argument> smoothingTerm(LowerCtx& c, const Classes& k, const Argument& target, const Argument& weight,
+                                 int64_t red, int64_t ignore, double eps) {
+    Argument lp = k.x;
+    if (!weight.isNone()) {
+        auto w = c.emit("aten.mul.Tensor", {lp, weight});
+        if (!w.ok()) return w;
+        lp = *w;
+    }
+    auto s = c.emit("aten.sum.dim_IntList", {lp, Argument::ofList({Argument::ofInt(-1)})});
+    if (!s.ok()) return s;
+    auto neg = c.emit("aten.neg.default", {*s});
+    if (!neg.ok()) return neg;
+    auto ignored = c.emit("aten.eq.Scalar", {k.t, Argument::ofInt(ignore)});
+    if (!ignored.ok()) return ignored;
+    auto smooth = c.emit("aten.masked_fill.Scalar", {*neg, *ignored, Argument::ofFloat(0.0)});
+    if (!smooth.ok()) return smooth;
+    Argument term = *smooth;
+    if (red == 0 && k.t.node != target.node) {
+        auto sizes = c.sizeArgs(target);
+        if (!sizes.ok()) return sizes.error();
+        auto back = c.emit("aten.reshape.default", {term, Argument::ofList(std::move(sizes).value())});
+        if (!back.ok()) return back;
+        term = *back;
+    }
+    if (red != 0) {
+        auto total = c.emit("aten.sum.default", {term});
+        if (!total.ok()) return total;
+        term = *total;
+    }
+    if (red == 1) {
+        Argument denom;
+        if (!weight.isNone()) {
+            auto safe = c.emit("aten.clamp.default", {k.t, Argument::ofInt(0), Argument::ofInt(k.n - 1)});
+            if (!safe.ok()) return safe;
+            auto wt = c.emit("aten.index.Tensor", {weight, Argument::ofList({*safe})});
+            if (!wt.ok()) return wt;
+            auto kept = c.emit("aten.masked_fill.Scalar", {*wt, *ignored, Argument::ofFloat(0.0)});
+            if (!kept.ok()) return kept;
+            auto sum = c.emit("aten.sum.default", {*kept});
+            if (!sum.ok()) return sum;
+            denom = *sum;
+        } else {
+            auto keep = c.emit("aten.logical_not.default", {*ignored});
+            if (!keep.ok()) return keep;
+            auto cnt = c.emit("aten.sum.default", {*keep});
+            if (!cnt.ok()) return cnt;
+            denom = *cnt;
+        }
+        auto mean = c.emit("aten.div.Tensor", {term, denom});
+        if (!mean.ok()) return mean;
+        term = *mean;
+    }
+    return c.emit("aten.mul.Tensor", {term, Argument::ofFloat(eps / static_cast<double>(k.n))});
+}
+
+/// F.cross_entropy(input [N, C, d...] / [N, C] / [C], class-index target, weight, size_average,
+/// ignore_index, reduce, reduction, label_smoothing): log_softmax over the classes, nll_loss,
+/// and with label_smoothing eps, (1 - eps) * nll + the smoothing term.
+Expected<Argument> crossEntropy(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction",
+                        "label_smoothing"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[3]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
+    auto tm = c.tensorMeta(*t);
+    if (!tm || !isIntegral(tm->dtype)) return makeError("only class-index targets are supported");
+    auto red = reductionOf((*p)[6]);
+    auto ignore = given((*p)[4]) ? intOf((*p)[4]) : std::optional<int64_t>(-100);
+    const double eps = given((*p)[7]) ? numberOf((*p)[7]).value_or(-1.0) : 0.0;
+    if (!red || !ignore || eps < 0.0 || eps > 1.0)
+        return makeError("reduction must be 'none', 'mean' or 'sum', ignore_index an int, label_smoothing in [0, 1]");
+    auto xm = c.tensorMeta(*x);
+    auto lp = c.emit("aten._log_softmax.default",
+                     {*x, Argument::ofInt(xm->dim() == 1 ? 0 : 1), Argument::ofBool(false)});
+    if (!lp.ok()) return lp;
+    auto k = classesLast(c, *lp, *t);
+    if (!k.ok()) return k.error();
+    const Argument weight = given((*p)[2]) ? *(*p)[2] : Argument::none();
+    auto nll = nllOf(c, *k, *t, weight, *red, *ignore);
+    if (!nll.ok() || eps == 0.0) return nll;
+    auto term = smoothingTerm(c, *k, *t, weight, *red, *ignore, eps);
+    if (!term.ok()) return term;
+    auto kept = c.emit("aten.mul.Tensor", {*nll, Argument::ofFloat(1.0 - eps)});
+    if (!kept.ok()) return kept;
+    return c.emit("aten.add.Tensor", {*kept, *term});
+}
+
+/// F.nll_loss(input [N, C, d...] / [N, C] / [C], target, weight, size_average, ignore_index,
+/// reduce, reduction).
+Expected<Argument> nllLoss(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[3]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
+    auto red = reductionOf((*p)[6]);
+    auto ignore = given((*p)[4]) ? intOf((*p)[4]) : std::optional<int64_t>(-100);
+    if (!red || !ignore) return makeError("reduction must be 'none', 'mean' or 'sum', ignore_index an int");
+    auto k = classesLast(c, *x, *t);
+    if (!k.ok()) return k.error();
+    return nllOf(c, *k, *t, given((*p)[2]) ? *(*p)[2] : Argument::none(), *red, *ignore);
+}
+
+/// torch.meshgrid(*tensors, indexing='ij'|'xy') of 1-D tensors: each viewed along its own dim and
+/// expanded to all lengths ('xy' swaps the first two dims' roles), a tuple.
+Expected<Argument> meshgrid(LowerCtx& c, const TorchCall& call) {
+    std::vector<Argument> ts = call.args;
+    if (ts.size() == 1 && ts[0].isSequence()) ts = ts[0].items;
+    std::string indexing = "ij";
+    for (const auto& [key, v] : call.kwargs) {
+        if (key != "indexing" || v.kind != Argument::Kind::String) return makeError("unexpected argument '" + key + "'");
+        indexing = v.s;
+    }
+    if (indexing != "ij" && indexing != "xy") return makeError("indexing must be 'ij' or 'xy'");
+    std::vector<int64_t> lens;
+    for (const auto& a : ts) {
+        auto m = c.tensorMeta(a);
+        if (!m || m->dim() > 1) return makeError("meshgrid expects 0-D or 1-D tensors");
+        lens.push_back(m->dim() == 0 ? 1 : m->shape[0]);
+    }
+    const bool xy = indexing == "xy" && ts.size() >= 2;
+    std::vector<size_t> pos(ts.size());
+    for (size_t i = 0; i < ts.size(); ++i) pos[i] = i;
+    if (xy) std::swap(pos[0], pos[1]);
+    Args full;
+    for (size_t i = 0; i < ts.size(); ++i) full.push_back(Argument::ofInt(lens[pos[i]]));
+    Args out;
+    for (size_t i = 0; i < ts.size(); ++i) {
+        Args shape(ts.size(), Argument::ofInt(1));
+        const size_t at = xy && i < 2 ? 1 - i : i;
+        shape[at] = Argument::ofInt(lens[i]);
+        auto v = c.emit("aten.view.default", {ts[i], Argument::ofList(shape)});
+        if (!v.ok()) return v;
+        auto e = c.emit("aten.expand.default", {*v, Argument::ofList(full)});
+        if (!e.ok()) return e;
+        out.push_back(*e);
+    }
+    return Argument::ofList(std::move(out), true);
+}
+
 /// torch.zeros_like / ones_like / empty_like / full_like / rand_like / randn_like with
 /// requires_grad=False (what Dynamo keeps of `zeros_like(p, requires_grad=False)`): the ATen op
 /// without it (a graph value never requires grad by itself).
@@ -240,6 +431,10 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.binary_cross_entropy", binaryCrossEntropy},
         {"torch.nn.functional.binary_cross_entropy_with_logits", bceWithLogits},
         {"torch.nn.functional.kl_div", klDiv},
+        {"torch.nn.functional.cross_entropy", crossEntropy},
+        {"torch.nn.functional.nll_loss", nllLoss},
+        {"torch.functional.meshgrid", meshgrid},
+        {"torch.meshgrid", meshgrid},
         {"torch.zeros_like", likeFactory<kZerosLike>},
         {"torch.ones_like", likeFactory<kOnesLike>},
         {"torch.empty_like", likeFactory<kEmptyLike>},
