@@ -1150,6 +1150,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch._weight_norm", weightNorm},
         {"torch.nn.functional.embedding_bag", embeddingBag},
         {"torch.nn.functional.pad", pad},
+        // F.pad calls this binding; Dynamo records it when it inlines F.pad (StyleGAN2, SAM).
+        {"torch._C._nn.pad", pad},
         {"torch.where", where},
         {"torch.pow", pow},
         {"torch.arange", arange},

@@ -183,8 +183,10 @@ Expected<Argument> bceWithLogits(LowerCtx& c, const TorchCall& call) {
                    Argument::ofInt(*red)});
 }
 
-/// F.kl_div(input, target, size_average, reduce, reduction='mean', log_target=False); 'batchmean'
-/// is the sum divided by input.size(0), as torch/nn/functional.py computes it.
+/// F.kl_div(input, target, size_average, reduce, reduction='mean', log_target=False) as
+/// torch.kl_div's composite computes it (fxray has no aten.kl_div; AOT graphs hold this form):
+/// xlogy(target, target) - target * input, or exp(target) * (target - input) for log targets,
+/// then the reduction; 'batchmean' is the sum divided by input.size(0).
 Expected<Argument> klDiv(LowerCtx& c, const TorchCall& call) {
     auto p = call.bind({"input", "target", "size_average", "reduce", "reduction", "log_target"});
     if (!p.ok()) return p.error();
@@ -198,7 +200,22 @@ Expected<Argument> klDiv(LowerCtx& c, const TorchCall& call) {
     const bool batchmean = given((*p)[4]) && (*p)[4]->kind == Argument::Kind::String && (*p)[4]->s == "batchmean";
     auto red = batchmean ? std::optional<int64_t>(2) : reductionOf((*p)[4]);
     if (!red) return makeError("reduction must be 'none', 'mean', 'sum' or 'batchmean'");
-    auto r = c.emit("aten.kl_div.default", {*x, *t, Argument::ofInt(*red), Argument::ofBool(*logTarget)});
+    Expected<Argument> pw = makeError("");
+    if (*logTarget) {
+        auto e = c.emit("aten.exp.default", {*t});
+        if (!e.ok()) return e;
+        auto d = c.emit("aten.sub.Tensor", {*t, *x});
+        if (!d.ok()) return d;
+        pw = c.emit("aten.mul.Tensor", {*e, *d});
+    } else {
+        auto xl = c.emit("aten.xlogy.Tensor", {*t, *t});
+        if (!xl.ok()) return xl;
+        auto ti = c.emit("aten.mul.Tensor", {*t, *x});
+        if (!ti.ok()) return ti;
+        pw = c.emit("aten.sub.Tensor", {*xl, *ti});
+    }
+    if (!pw.ok() || *red == 0) return pw;
+    auto r = c.emit(*red == 1 ? "aten.mean.default" : "aten.sum.default", {*pw});
     if (!r.ok() || !batchmean) return r;
     auto m = c.tensorMeta(*x);
     if (m->dim() == 0) return r;
