@@ -1060,13 +1060,30 @@ Expected<Argument> l1Loss(LowerCtx& c, const TorchCall& call) {
 
 /// F.scaled_dot_product_attention(query, key, value, ...): ATen's op as it is for 4-D operands;
 /// query/key/value of 3 dims ([B, L, E]: MobileViT's single head) get a leading dim of 1 (a
-/// mask broadcasts against it unchanged) and lose it after.
+/// mask broadcasts against it unchanged) and lose it after. A boolean attn_mask becomes the
+/// additive mask SDPA itself makes of it (convert_boolean_attn_mask: 0 where True, -inf where
+/// False, in the query's dtype), so that the devices' fused kernels, which take float biases,
+/// run it (BART's cross-attention padding mask ran on the host).
 Expected<Argument> sdpa(LowerCtx& c, const TorchCall& call) {
-    if (call.args.size() < 3) return lowerGeneric(c, call, "scaled_dot_product_attention");
-    auto qm = c.tensorMeta(call.args[0]), km = c.tensorMeta(call.args[1]), vm = c.tensorMeta(call.args[2]);
-    if (!qm || !km || !vm || qm->dim() != 3 || km->dim() != 3 || vm->dim() != 3)
-        return lowerGeneric(c, call, "scaled_dot_product_attention");
     TorchCall k = call;
+    Argument* mask = k.args.size() > 3 ? &k.args[3] : nullptr;
+    for (auto& [key, v] : k.kwargs)
+        if (key == "attn_mask") mask = &v;
+    auto mm = mask && c.isTensor(*mask) ? c.tensorMeta(*mask) : std::nullopt;
+    auto q0 = k.args.empty() ? std::nullopt : c.tensorMeta(k.args[0]);
+    if (mm && q0 && mm->dtype == DType::Bool && isFloating(q0->dtype)) {
+        auto z = c.emit("aten.zeros_like.default", {*mask}, {{"dtype", Argument::ofDType(q0->dtype)}});
+        if (!z.ok()) return z;
+        auto off = c.emit("aten.logical_not.default", {*mask});
+        if (!off.ok()) return off;
+        auto bias = c.emit("aten.masked_fill.Scalar", {*z, *off, Argument::ofFloat(-INFINITY)});
+        if (!bias.ok()) return bias;
+        *mask = *bias;
+    }
+    if (k.args.size() < 3) return lowerGeneric(c, k, "scaled_dot_product_attention");
+    auto qm = c.tensorMeta(k.args[0]), km = c.tensorMeta(k.args[1]), vm = c.tensorMeta(k.args[2]);
+    if (!qm || !km || !vm || qm->dim() != 3 || km->dim() != 3 || vm->dim() != 3)
+        return lowerGeneric(c, k, "scaled_dot_product_attention");
     for (size_t i = 0; i < 3; ++i) {
         auto u = c.emit("aten.unsqueeze.default", {call.args[i], Argument::ofInt(0)});
         if (!u.ok()) return u;
