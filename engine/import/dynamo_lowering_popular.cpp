@@ -2,8 +2,8 @@
 // call in their Dynamo graphs: F.normalize (Swin-V2, NeRF, Reformer), F.one_hot (VQ-VAE, GShard
 // MoE, capsules), torch.functional.split / norm / meshgrid (Mamba, ConvNeXt-V2, Swin-V2), the
 // classification losses over K dims and with label smoothing (WaveNet, PixelCNN, PointNet, BART),
-// the regression and binary losses with a reduction string, and the *_like factories with
-// requires_grad=False. Each emits
+// the regression, binary, margin and embedding losses with a reduction string (a losses block),
+// and the *_like factories with requires_grad=False. Each emits
 // what PyTorch's own decomposition records in the AOT graphs of the same models.
 #include "import/dynamo_lowering_internal.h"
 
@@ -220,6 +220,213 @@ Expected<Argument> klDiv(LowerCtx& c, const TorchCall& call) {
     auto m = c.tensorMeta(*x);
     if (m->dim() == 0) return r;
     return c.emit("aten.div.Scalar", {*r, Argument::ofInt(m->shape[0])});
+}
+
+/// apply_loss_reduction: none (as is), mean or sum of all elements.
+Expected<Argument> reduced(LowerCtx& c, const Expected<Argument>& x, int64_t red) {
+    if (!x.ok() || red == 0) return x;
+    return c.emit(red == 1 ? "aten.mean.default" : "aten.sum.default", {*x});
+}
+
+/// a (op) b for emitted tensors, passing the first error on.
+Expected<Argument> binaryOp(LowerCtx& c, const char* op, const Expected<Argument>& a, const Argument& b) {
+    if (!a.ok()) return a;
+    return c.emit(op, {*a, b});
+}
+
+/// log(sigmoid(x)): log_sigmoid_forward's output.
+Expected<Argument> logSigmoid(LowerCtx& c, const Argument& x) {
+    auto r = c.emit("aten.log_sigmoid_forward.default", {x});
+    if (!r.ok()) return r;
+    return c.emitItem(*r, 0);
+}
+
+/// F.multilabel_soft_margin_loss(input, target, weight=None, size_average, reduce, reduction):
+/// -(t * logsigmoid(x) + (1 - t) * logsigmoid(-x)), weighted, summed over the classes / C.
+Expected<Argument> multilabelSoftMargin(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "weight", "size_average", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[3]) || given((*p)[4])) return makeError("size_average and reduce are not supported");
+    auto red = reductionOf((*p)[5]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    auto ls = logSigmoid(c, *x);
+    if (!ls.ok()) return ls;
+    auto nx = c.emit("aten.neg.default", {*x});
+    if (!nx.ok()) return nx;
+    auto lsn = logSigmoid(c, *nx);
+    if (!lsn.ok()) return lsn;
+    auto a = c.emit("aten.mul.Tensor", {*t, *ls});
+    auto omt = c.emit("aten.rsub.Scalar", {*t, Argument::ofInt(1)});
+    if (!omt.ok()) return omt;
+    auto b = c.emit("aten.mul.Tensor", {*omt, *lsn});
+    if (!a.ok() || !b.ok()) return a.ok() ? b : a;
+    auto sum = c.emit("aten.add.Tensor", {*a, *b});
+    if (!sum.ok()) return sum;
+    auto loss = c.emit("aten.neg.default", {*sum});
+    if (given((*p)[2])) loss = binaryOp(c, "aten.mul.Tensor", loss, *(*p)[2]);
+    auto xm = c.tensorMeta(*x);
+    const int64_t cd = xm->dim() - 1;
+    if (!loss.ok()) return loss;
+    auto s = c.emit("aten.sum.dim_IntList", {*loss, Argument::ofList({Argument::ofInt(cd)})});
+    loss = binaryOp(c, "aten.div.Scalar", s, Argument::ofInt(xm->shape[static_cast<size_t>(cd)]));
+    return reduced(c, loss, *red);
+}
+
+/// F.cosine_embedding_loss(input1, input2, target, margin=0, ...): ATen's composite (Loss.cpp):
+/// cos = <x1, x2> / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12)); 1 - cos where target is 1,
+/// max(cos - margin, 0) where it is -1.
+Expected<Argument> cosineEmbedding(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x1 = needTensor(c, (*p)[0], "input1");
+    if (!x1.ok()) return x1;
+    auto x2 = needTensor(c, (*p)[1], "input2");
+    if (!x2.ok()) return x2;
+    auto t = needTensor(c, (*p)[2], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[4]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
+    auto red = reductionOf((*p)[6]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(0.0) : 0.0;
+    const Argument dim = Argument::ofList({Argument::ofInt(c.tensorMeta(*x1)->dim() - 1)});
+    auto dotOf = [&](const Argument& a, const Argument& b) -> Expected<Argument> {
+        auto m = c.emit("aten.mul.Tensor", {a, b});
+        if (!m.ok()) return m;
+        return c.emit("aten.sum.dim_IntList", {*m, dim});
+    };
+    auto prod = dotOf(*x1, *x2);
+    auto m1 = binaryOp(c, "aten.add.Tensor", dotOf(*x1, *x1), Argument::ofFloat(1e-12));
+    auto m2 = binaryOp(c, "aten.add.Tensor", dotOf(*x2, *x2), Argument::ofFloat(1e-12));
+    if (!prod.ok() || !m1.ok() || !m2.ok()) return !prod.ok() ? prod : !m1.ok() ? m1 : m2;
+    auto den = c.emit("aten.mul.Tensor", {*m1, *m2});
+    if (!den.ok()) return den;
+    auto sq = c.emit("aten.sqrt.default", {*den});
+    if (!sq.ok()) return sq;
+    auto cos = c.emit("aten.div.Tensor", {*prod, *sq});
+    if (!cos.ok()) return cos;
+    auto zeros = c.emit("aten.zeros_like.default", {*cos});
+    auto pos = c.emit("aten.rsub.Scalar", {*cos, Argument::ofInt(1)});
+    auto neg = binaryOp(c, "aten.clamp_min.default", binaryOp(c, "aten.sub.Tensor", cos, Argument::ofFloat(margin)),
+                        Argument::ofInt(0));
+    auto isPos = c.emit("aten.eq.Scalar", {*t, Argument::ofInt(1)});
+    auto isNeg = c.emit("aten.eq.Scalar", {*t, Argument::ofInt(-1)});
+    for (const auto* e : {&zeros, &pos, &neg, &isPos, &isNeg})
+        if (!e->ok()) return *e;
+    auto op = c.emit("aten.where.self", {*isPos, *pos, *zeros});
+    auto on = c.emit("aten.where.self", {*isNeg, *neg, *zeros});
+    if (!op.ok() || !on.ok()) return op.ok() ? on : op;
+    return reduced(c, c.emit("aten.add.Tensor", {*op, *on}), *red);
+}
+
+/// F.triplet_margin_loss(anchor, positive, negative, margin=1, p=2, eps=1e-6, swap=False, ...):
+/// max(margin + d(a, p) - d(a, n), 0) with pairwise_distance d = ||x1 - x2 + eps||_p over the
+/// last dim.
+Expected<Argument> tripletMargin(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce",
+                        "reduction"});
+    if (!p.ok()) return p.error();
+    auto a = needTensor(c, (*p)[0], "anchor");
+    if (!a.ok()) return a;
+    auto pos = needTensor(c, (*p)[1], "positive");
+    if (!pos.ok()) return pos;
+    auto neg = needTensor(c, (*p)[2], "negative");
+    if (!neg.ok()) return neg;
+    if (given((*p)[7]) || given((*p)[8])) return makeError("size_average and reduce are not supported");
+    if (boolOf((*p)[6], false).value_or(true)) return makeError("swap=True is not supported");
+    auto red = reductionOf((*p)[9]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(1.0) : 1.0;
+    const double ord = given((*p)[4]) ? numberOf((*p)[4]).value_or(2.0) : 2.0;
+    const double eps = given((*p)[5]) ? numberOf((*p)[5]).value_or(1e-6) : 1e-6;
+    auto dist = [&](const Argument& x, const Argument& y) -> Expected<Argument> {
+        auto d = binaryOp(c, "aten.add.Tensor", c.emit("aten.sub.Tensor", {x, y}), Argument::ofFloat(eps));
+        if (!d.ok()) return d;
+        return c.emit("aten.linalg_vector_norm.default",
+                      {*d, Argument::ofFloat(ord), Argument::ofList({Argument::ofInt(-1)}), Argument::ofBool(false)});
+    };
+    auto dp = dist(*a, *pos), dn = dist(*a, *neg);
+    if (!dp.ok() || !dn.ok()) return dp.ok() ? dn : dp;
+    auto diff = binaryOp(c, "aten.add.Tensor", c.emit("aten.sub.Tensor", {*dp, *dn}), Argument::ofFloat(margin));
+    return reduced(c, binaryOp(c, "aten.clamp_min.default", diff, Argument::ofInt(0)), *red);
+}
+
+/// F.margin_ranking_loss(input1, input2, target, margin=0, ...): max(-t * (x1 - x2) + margin, 0).
+Expected<Argument> marginRanking(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x1 = needTensor(c, (*p)[0], "input1");
+    if (!x1.ok()) return x1;
+    auto x2 = needTensor(c, (*p)[1], "input2");
+    if (!x2.ok()) return x2;
+    auto t = needTensor(c, (*p)[2], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[4]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
+    auto red = reductionOf((*p)[6]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(0.0) : 0.0;
+    auto nt = c.emit("aten.neg.default", {*t});
+    if (!nt.ok()) return nt;
+    auto d = c.emit("aten.sub.Tensor", {*x1, *x2});
+    if (!d.ok()) return d;
+    auto m = binaryOp(c, "aten.add.Tensor", c.emit("aten.mul.Tensor", {*nt, *d}), Argument::ofFloat(margin));
+    return reduced(c, binaryOp(c, "aten.clamp_min.default", m, Argument::ofInt(0)), *red);
+}
+
+/// F.poisson_nll_loss(input, target, log_input=True, full=False, size_average, eps=1e-8, reduce,
+/// reduction): exp(x) - t * x, or x - t * log(x + eps) (full=False only).
+Expected<Argument> poissonNll(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "log_input", "full", "size_average", "eps", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[4]) || given((*p)[6])) return makeError("size_average and reduce are not supported");
+    if (boolOf((*p)[3], false).value_or(true)) return makeError("full=True is not supported");
+    auto logInput = boolOf((*p)[2], true);
+    auto red = reductionOf((*p)[7]);
+    if (!red || !logInput) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    const double eps = given((*p)[5]) ? numberOf((*p)[5]).value_or(1e-8) : 1e-8;
+    Expected<Argument> loss = makeError("");
+    if (*logInput) {
+        auto e = c.emit("aten.exp.default", {*x});
+        auto tx = c.emit("aten.mul.Tensor", {*t, *x});
+        if (!e.ok() || !tx.ok()) return e.ok() ? tx : e;
+        loss = c.emit("aten.sub.Tensor", {*e, *tx});
+    } else {
+        auto xe = c.emit("aten.add.Tensor", {*x, Argument::ofFloat(eps)});
+        if (!xe.ok()) return xe;
+        auto lg = c.emit("aten.log.default", {*xe});
+        if (!lg.ok()) return lg;
+        auto tl = c.emit("aten.mul.Tensor", {*t, *lg});
+        if (!tl.ok()) return tl;
+        loss = c.emit("aten.sub.Tensor", {*x, *tl});
+    }
+    return reduced(c, loss, *red);
+}
+
+/// F.multi_margin_loss(input, target, p=1, margin=1, weight=None, size_average, reduce,
+/// reduction): ATen's multi_margin_loss.
+Expected<Argument> multiMargin(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"input", "target", "p", "margin", "weight", "size_average", "reduce", "reduction"});
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x;
+    auto t = needTensor(c, (*p)[1], "target");
+    if (!t.ok()) return t;
+    if (given((*p)[5]) || given((*p)[6])) return makeError("size_average and reduce are not supported");
+    auto red = reductionOf((*p)[7]);
+    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    const auto pp = given((*p)[2]) ? intOf((*p)[2]) : std::optional<int64_t>(1);
+    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(1.0) : 1.0;
+    if (!pp) return makeError("p must be 1 or 2");
+    return c.emit("aten.multi_margin_loss.default", {*x, *t, Argument::ofInt(*pp), Argument::ofFloat(margin),
+                                                     given((*p)[4]) ? *(*p)[4] : Argument::none(),
+                                                     Argument::ofInt(*red)});
 }
 
 /// input [N, C, d1, ...] with the classes moved last and flattened to [M, C], the target to [M]
@@ -448,6 +655,12 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.binary_cross_entropy", binaryCrossEntropy},
         {"torch.nn.functional.binary_cross_entropy_with_logits", bceWithLogits},
         {"torch.nn.functional.kl_div", klDiv},
+        {"torch.nn.functional.multilabel_soft_margin_loss", multilabelSoftMargin},
+        {"torch.nn.functional.cosine_embedding_loss", cosineEmbedding},
+        {"torch.nn.functional.triplet_margin_loss", tripletMargin},
+        {"torch.nn.functional.margin_ranking_loss", marginRanking},
+        {"torch.nn.functional.poisson_nll_loss", poissonNll},
+        {"torch.nn.functional.multi_margin_loss", multiMargin},
         {"torch.nn.functional.cross_entropy", crossEntropy},
         {"torch.nn.functional.nll_loss", nllLoss},
         {"torch.functional.meshgrid", meshgrid},
