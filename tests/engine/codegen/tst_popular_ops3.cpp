@@ -1,7 +1,8 @@
 // Ops that the third set of popular-architecture blocks (bench/gen_popular_third.py) reached and
 // fxray lacked or got wrong: softplus and its backward (Mamba's dt), glu and its backward
 // (Conformer), eye (PointNet's T-Net), searchsorted (NeRF's importance sampling), stack of more
-// than 16 tensors (NeRF's backward: it ran on the reference kernel), and the squeeze of a
+// than 16 tensors (NeRF's backward: it ran on the reference kernel), matmul of broadcast batch
+// dims (a capsule network's Dynamo graph: the CPU extern declined it), and the squeeze of a
 // trailing size-1 dim after a keepdim reduction (a capsule network's backward read the sums
 // shifted on the CPU and CUDA backends). Expected values are computed here from the definitions;
 // each graph also runs on the CPU backend with no fallback and lowers for CUDA with none.
@@ -191,6 +192,30 @@ private slots:
                 for (int j = 0; j < 3; ++j)
                     want[static_cast<size_t>((n * 20 + i) * 3 + j)] = 100.0 * i + n * 3 + j;
         QCOMPARE(fxtest::values(out[0]), want);
+    }
+
+    // matmul with batch dims broadcast against each other (a capsule network's W [1, 3, 2, 4, 2]
+    // @ u [2, 3, 1, 2, 1] in its Dynamo graph): the CPU extern, not the reference kernel.
+    void matmulOfBroadcastBatches() {
+        auto g = fxtest::parseForward(
+            "w: \"f32[1, 3, 2, 4, 2][48, 16, 8, 2, 1]cpu\", u: \"f32[2, 3, 1, 2, 1][6, 2, 2, 1, 1]cpu\"",
+            "        m: \"f32[2, 3, 2, 4, 1][24, 8, 4, 1, 1]cpu\" = torch.ops.aten.matmul.default(w, u)\n"
+            "        return (m,)\n");
+        QVERIFY(g);
+        const auto w = ramp(48, -2.0, 0.1), u = ramp(12, 1.0, -0.25);
+        auto out = runBoth(*g, {fxtest::tv({1, 3, 2, 4, 2}, w), fxtest::tv({2, 3, 1, 2, 1}, u)});
+        if (QTest::currentTestFailed()) return;
+        std::vector<double> want;
+        for (int b = 0; b < 2; ++b)
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 2; ++c)
+                    for (int r = 0; r < 4; ++r) {
+                        double s = 0;
+                        for (int k = 0; k < 2; ++k)
+                            s += w[static_cast<size_t>(((i * 2 + c) * 4 + r) * 2 + k)] * u[static_cast<size_t>((b * 3 + i) * 2 + k)];
+                        want.push_back(s);
+                    }
+        FX_COMPARE_VEC(fxtest::values(out[0]), want, 1e-5);
     }
 };
 

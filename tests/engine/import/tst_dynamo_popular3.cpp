@@ -2,8 +2,9 @@
 // (bench/gen_popular_third.py) uses and fxray could not read or lower: subscript assignment
 // (`x[:, 1::2] = v;  setitem = x`, BART's shift_tokens_right and sinusoid tables), F.one_hot,
 // F.normalize, the comparison dunders (`t.__eq__(0)`), F.cross_entropy over K dims and with label
-// smoothing (with and without class weights), F.nll_loss over K dims, F.kl_div's batchmean and
-// torch.meshgrid with 'xy' indexing. Each small graph is lowered to ATen and run on the reference
+// smoothing (with and without class weights), F.nll_loss over K dims, F.kl_div's batchmean,
+// torch.meshgrid with 'xy' indexing, the margin and embedding losses, SDPA with a boolean mask and
+// torch._C._nn.pad. Each small graph is lowered to ATen and run on the reference
 // executor; the expected values are computed here from the functions' definitions.
 #include "test_util.h"
 
@@ -157,6 +158,91 @@ private slots:
         for (size_t k = 0; k < 4; ++k) kl += tg[k] * (std::log(tg[k]) - in[k]);
         FX_COMPARE_VEC(fxtest::values(out[0]), std::vector<double>({kl / 2}), 1e-6);
         QCOMPARE(fxtest::values(out[1]), std::vector<double>({11, 12, 21, 22, 31, 32}));
+    }
+
+    // The margin and embedding losses of a losses block: margin_ranking max(-y (a - b) + m, 0),
+    // cosine_embedding (1 - cos for y = 1, max(cos - m, 0) for y = -1), multilabel_soft_margin
+    // (mean over classes of -(t log s(x) + (1 - t) log s(-x))), triplet_margin with pairwise
+    // distances ||a - p + eps||; each reduced by its mean.
+    void marginAndEmbeddingLosses() {
+        const std::vector<double> a = {1, -2, 0.5, 3}, b = {0, 1, 1, 1}, y = {1, -1, 1, -1};
+        const std::vector<double> e1 = {1, 0, 2, 2, -1, 1}, e2 = {1, 1, 1, 2, 1, -1}, e3 = {0, 1, 0, 0, 2, 2};
+        const std::vector<double> t = {1, 0, 0, 1, 1, 0};
+        auto out = lowerAndRun(
+            "L_a_: \"f32[4][1]cpu\", L_b_: \"f32[4][1]cpu\", L_y_: \"f32[4][1]cpu\", L_e1_: \"f32[2, 3][3, 1]cpu\", "
+            "L_e2_: \"f32[2, 3][3, 1]cpu\", L_e3_: \"f32[2, 3][3, 1]cpu\", L_t_: \"f32[2, 3][3, 1]cpu\"",
+            "        l_a_ = L_a_\n        l_b_ = L_b_\n        l_y_ = L_y_\n        l_e1_ = L_e1_\n        l_e2_ = L_e2_\n"
+            "        l_e3_ = L_e3_\n        l_t_ = L_t_\n"
+            "        mr: \"f32[][]cpu\" = torch.nn.functional.margin_ranking_loss(l_a_, l_b_, l_y_, margin = 0.5)\n"
+            "        getitem: \"f32[2][1]cpu\" = l_y_[slice(None, 2, None)]\n"
+            "        ce: \"f32[][]cpu\" = torch.nn.functional.cosine_embedding_loss(l_e1_, l_e2_, getitem, margin = 0.2)\n"
+            "        ms: \"f32[][]cpu\" = torch.nn.functional.multilabel_soft_margin_loss(l_e1_, l_t_)\n"
+            "        tr: \"f32[][]cpu\" = torch.nn.functional.triplet_margin_loss(l_e1_, l_e2_, l_e3_, margin = 1.0)\n"
+            "        return (mr, ce, ms, tr)\n",
+            {fxtest::tv({4}, a), fxtest::tv({4}, b), fxtest::tv({4}, y), fxtest::tv({2, 3}, e1), fxtest::tv({2, 3}, e2),
+             fxtest::tv({2, 3}, e3), fxtest::tv({2, 3}, t)});
+        if (QTest::currentTestFailed()) return;
+        double mr = 0;
+        for (size_t i = 0; i < 4; ++i) mr += std::max(0.0, -y[i] * (a[i] - b[i]) + 0.5) / 4;
+        double ce = 0, ms = 0, tr = 0;
+        auto ls = [](double v) { return -std::log1p(std::exp(-v)); };
+        for (size_t r = 0; r < 2; ++r) {
+            double dot = 0, n1 = 1e-12, n2 = 1e-12, dp = 0, dn = 0;
+            for (size_t k = 0; k < 3; ++k) {
+                const size_t i = r * 3 + k;
+                dot += e1[i] * e2[i], n1 += e1[i] * e1[i], n2 += e2[i] * e2[i];
+                ms -= (t[i] * ls(e1[i]) + (1 - t[i]) * ls(-e1[i])) / 3 / 2;
+                dp += std::pow(e1[i] - e2[i] + 1e-6, 2), dn += std::pow(e1[i] - e3[i] + 1e-6, 2);
+            }
+            const double cos = dot / std::sqrt(n1 * n2);
+            ce += (y[r] == 1 ? 1 - cos : std::max(0.0, cos - 0.2)) / 2;
+            tr += std::max(0.0, 1.0 + std::sqrt(dp) - std::sqrt(dn)) / 2;
+        }
+        FX_COMPARE_VEC(fxtest::values(out[0]), std::vector<double>({mr}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[1]), std::vector<double>({ce}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[2]), std::vector<double>({ms}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[3]), std::vector<double>({tr}), 1e-5);
+    }
+
+    // SDPA with a boolean attn_mask (key padding, [B, 1, 1, S]) lowers through the additive mask
+    // (no boolean operand left for the fused kernels) and gives softmax over the kept keys only;
+    // torch._C._nn.pad (what Dynamo records for F.pad) lowers to constant_pad_nd.
+    void sdpaBooleanMaskAndPadBinding() {
+        const std::vector<double> q = {1, 0, 0, 1}, k = {1, 0, 0, 1, 1, 1}, v = {1, 2, 3, 4, 100, 200},
+                                  m = {1, 1, 0};
+        auto g = readFxText(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, L_q_: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\", "
+            "L_k_: \"f32[1, 1, 3, 2][6, 6, 2, 1]cpu\", L_v_: \"f32[1, 1, 3, 2][6, 6, 2, 1]cpu\", L_m_: \"b8[1, 1, 1, "
+            "3][3, 3, 3, 1]cpu\"):\n"
+            "        l_q_ = L_q_\n        l_k_ = L_k_\n        l_v_ = L_v_\n        l_m_ = L_m_\n"
+            "        y: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\" = torch._C._nn.scaled_dot_product_attention(l_q_, l_k_, l_v_, "
+            "attn_mask = l_m_)\n"
+            "        p: \"f32[1, 1, 2, 4][8, 8, 4, 1]cpu\" = torch._C._nn.pad(y, (1, 1), 'constant', None)\n"
+            "        return (p,)\n",
+            "dynamo.py");
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        QVERIFY(lowerToAten(**g).ok());
+        for (const auto& n : (*g)->nodes()) {
+            QVERIFY2(n->target() != "aten.pad.default", "F.pad's binding left as aten.pad");
+            if (n->target() == "aten.scaled_dot_product_attention.default" && n->args.size() > 3 && n->args[3].isNode())
+                QVERIFY2(n->args[3].node->meta.at(0).dtype != DType::Bool, "a boolean mask reached SDPA");
+        }
+        resolveOps(**g);
+        RunRequest req;
+        req.inputs = {fxtest::tv({1, 1, 2, 2}, q), fxtest::tv({1, 1, 3, 2}, k), fxtest::tv({1, 1, 3, 2}, v),
+                      fxtest::tv({1, 1, 1, 3}, m, DType::Bool)};
+        auto r = runAndCheck(**g, req, nullptr);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+        std::vector<double> want;
+        for (int i = 0; i < 2; ++i) {
+            const double s0 = q[size_t(2 * i)] * k[0] + q[size_t(2 * i + 1)] * k[1],
+                         s1 = q[size_t(2 * i)] * k[2] + q[size_t(2 * i + 1)] * k[3];
+            const double w0 = std::exp(s0 / std::sqrt(2.0)), w1 = std::exp(s1 / std::sqrt(2.0));
+            want.push_back(0);
+            for (int c = 0; c < 2; ++c) want.push_back((w0 * v[size_t(c)] + w1 * v[size_t(2 + c)]) / (w0 + w1));
+            want.push_back(0);
+        }
+        FX_COMPARE_VEC(fxtest::values(r->outputs[0]), want, 1e-6);
     }
 };
 
