@@ -25,7 +25,7 @@ Status assembleOpRegistry(OpRegistry& r) {
     partition::attachOpClasses(r);
     if (Status s = cg::attachLowerings(r, cg::loweringRuleTable(), cg::externKernelNames()); !s.ok()) return s;
 #ifdef FXRAY_HAVE_CPU_BACKEND
-    if (Status s = cg::cpu::attachCpuKernels(r, cg::cpu::cpuExternKernels(), cg::cpu::randomExterns()); !s.ok())
+    if (Status s = cg::cpu::attachCpuKernels(r, cg::cpu::cpuExternKernels(), cg::cpu::qualnameExterns()); !s.ok())
         return s;
 #endif
     if (Status s = cg::cuda::attachCudaKernels(r, cg::cuda::deviceExternKernels()); !s.ok()) return s;

@@ -1,6 +1,6 @@
 #include "codegen/cpu/cpu_backend.h"
 
-#include "codegen/cpu/extern_random.h"
+#include "codegen/cpu/cpu_ops.h"
 #include "codegen/cpu/extern_table.h"
 #include "codegen/subgraph_call.h"
 #include "exec/interpreter.h"
@@ -155,7 +155,7 @@ Status CompiledGraph::compileSubgraphs(const Graph& g, const CompileOptions& opt
         const Node& n = *call.node;
         const std::string name = n.opName();
         std::string externName;
-        if (const char* r = randomExternFor(name)) {
+        if (const char* r = qualnameExternFor(name)) {
             externName = r;
         } else {
             auto sc = subgraphCall(call, g, lg);

@@ -7,8 +7,8 @@
 /// Nodes the lowering leaves as opaque calls run as extern kernels (GEMM, convolution, scatters,
 /// cpu/extern_*.h), `higher_order.cond` / checkpoint / wrap as their subgraphs compiled by this
 /// backend (each branch of a cond compiled ahead, the one taken picked at run time), and the
-/// random ops (randperm, native_dropout) as extern kernels drawing from fxray's own generator
-/// (cpu/extern_random.h). Whatever remains runs on the reference kernel and is reported as a
+/// random ops (randperm, native_dropout) and data-sized ones (_unique, repeat_interleave) as
+/// extern kernels attached by qualname (cpu/cpu_ops.h qualnameExterns()). Whatever remains runs on the reference kernel and is reported as a
 /// fallback (fallbackOps()). program().lowered keeps the lowering's own classification of the
 /// calls (the AOT cache's plan is keyed on it); the group map (program().groups) shows them as
 /// extern.

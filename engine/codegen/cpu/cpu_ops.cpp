@@ -7,7 +7,7 @@ namespace fxray::cg::cpu {
 
 const std::vector<std::string_view>& cpuExternKernels() {
     // The names CompiledGraph::run dispatches, read off its table (extern_table.h); the random
-    // kernels are attached by qualname instead (randomExterns()).
+    // and data-sized kernels are attached by qualname instead (qualnameExterns()).
     static const std::vector<std::string_view> k = [] {
         std::vector<std::string_view> names;
         for (const auto* part : namedExternParts())
@@ -17,8 +17,8 @@ const std::vector<std::string_view>& cpuExternKernels() {
     return k;
 }
 
-const std::vector<RandomExtern>& randomExterns() {
-    static const std::vector<RandomExtern> t = {
+const std::vector<QualnameExtern>& qualnameExterns() {
+    static const std::vector<QualnameExtern> t = {
         {"aten.randperm.default", "randperm"},
         {"aten.native_dropout.default", "native_dropout"},
         {"aten.rand.default", "rand"},
@@ -27,12 +27,22 @@ const std::vector<RandomExtern>& randomExterns() {
         {"aten.randn_like.default", "randn"},
         {"prims.inductor_seeds.default", "inductor_seeds"},
         {"prims.inductor_random.default", "inductor_random"},
+        {"aten._unique.default", "unique"},
+        {"aten._unique2.default", "unique2"},
+        {"aten.unique_consecutive.default", "unique_consecutive"},
+        {"aten.repeat_interleave.Tensor", "repeat_interleave"},
     };
     return t;
 }
 
+const char* qualnameExternFor(const std::string& qualname) {
+    for (const auto& e : qualnameExterns())
+        if (e.qualname == qualname) return e.kernel.data();
+    return nullptr;
+}
+
 Status attachCpuKernels(OpRegistry& r, const std::vector<std::string_view>& kernels,
-                        const std::vector<RandomExtern>& random) {
+                        const std::vector<QualnameExtern>& byQualname) {
     const auto& codegenExterns = externKernelNames();
     for (std::string_view k : kernels) {
         bool known = false;
@@ -53,8 +63,8 @@ Status attachCpuKernels(OpRegistry& r, const std::vector<std::string_view>& kern
                 if (k == path->externKernel) op.cpu = BackendPath::Extern;
         }
     }
-    for (const auto& re : random) {
-        auto e = r.entryFor("the CPU backend's random extern kernels (codegen/cpu/cpu_ops.cpp)", re.qualname);
+    for (const auto& re : byQualname) {
+        auto e = r.entryFor("the CPU backend's externs attached by qualname (codegen/cpu/cpu_ops.cpp)", re.qualname);
         if (!e.ok()) return e.error();
         (*e)->cpu = BackendPath::Extern;
     }

@@ -1,14 +1,15 @@
 // Extern kernels of the CPU backend for ops that TorchInductor itself does not lower but runs as
 // fallback kernels (`make_fallback` in torch/_inductor/lowering.py, AOTInductor's
 // fallback_ops.py): sort (sort.stable, topk), adaptive and fractional max pooling (2-D and 3-D), 3-D max pooling
-// with indices, segment_reduce and their backwards, masked_select (a data-dependent length);
+// with indices, segment_reduce and their backwards, masked_select, the unique family and
+// repeat_interleave.Tensor (data-dependent lengths);
 // and the data-dependent flat or masked writes put and _unsafe_masked_index_put_accumulate
 // (Inductor's index_put with accumulation, which fxray runs as an extern kernel too); and copy_
 // into a graph input, written into the input's buffer in place. Their outputs are data-dependent selections or irregular windows
 // that do not fit a loop nest over the output, so, as in Inductor, they are opaque calls; unlike
 // a reference fallback they are named steps of the compiled program (`compile --json` lists
 // them as extern steps) and run compiled C++ here rather than the interpreter's kernels.
-// Their table: extern_table.h fallbackOpExterns().
+// Their tables: extern_table.h fallbackOpExterns() and dataSizedExternKernels().
 //
 // Each reads its operands as row-major copies and writes through the output's own layout
 // (extern_util.h). An instance outside what is handled (a non-float dtype, indices out of
@@ -93,6 +94,64 @@ bool sortRows(const OpArgs& a, const std::vector<Tensor*>& outs) {
 /// sorted=False leaves unspecified is the sorted one here too).
 bool topk(const OpArgs& a, const std::vector<Tensor*>& outs) {
     return sortedRows(a.tensor(0), a.toInt(2), a.toBool(3), a.toInt(1), outs);
+}
+
+// ----- _unique, _unique2, unique_consecutive (flattened) and repeat_interleave.Tensor ----------
+// Their output sizes are the input's values' (the lowering sizes the buffers from the graph's
+// annotations): an instance whose values give other sizes declines to the reference kernel.
+
+/// The distinct values, sorted (NaN last, each NaN distinct as NaN != NaN) or, Consecutive, the
+/// runs of equal values in input order; the inverse (each element's place among them) and the
+/// counts where their arguments ask, as the reference kernel (exec/ops/sort.cpp).
+template <int InverseArg, int CountsArg, bool Consecutive>
+bool uniqueValues(const OpArgs& a, const std::vector<Tensor*>& outs) {
+    if ((Consecutive && !a.isNone(3)) || outs.empty() || !outs[0]) return false;
+    const std::vector<double> x = kern::toDoubles(a.tensor(0));
+    std::vector<size_t> order(x.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    if (!Consecutive)
+        std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) {
+            return (!std::isnan(x[p]) && std::isnan(x[q])) || x[p] < x[q];
+        });
+    std::vector<double> values, inverse(x.size()), counts;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const double v = x[order[i]];
+        if (values.empty() || !(values.back() == v)) {
+            values.push_back(v);
+            counts.push_back(0.0);
+        }
+        counts.back() += 1.0;
+        inverse[order[i]] = static_cast<double>(values.size() - 1);
+    }
+    const bool wantInverse = a.toBool(InverseArg), wantCounts = CountsArg >= 0 && a.toBool(size_t(CountsArg));
+    auto fits = [&](size_t i, bool wanted, size_t n) {
+        return i >= outs.size() || !outs[i] || outs[i]->numel() == static_cast<int64_t>(wanted ? n : 0);
+    };
+    if (outs[0]->numel() != static_cast<int64_t>(values.size()) || !fits(1, wantInverse, x.size()) ||
+        !fits(2, wantCounts, values.size()))
+        return false;
+    kern::fromDoubles(*outs[0], values);
+    if (wantInverse && outs.size() > 1 && outs[1]) kern::fromDoubles(*outs[1], inverse);
+    if (wantCounts && outs.size() > 2 && outs[2]) kern::fromDoubles(*outs[2], counts);
+    return true;
+}
+
+/// repeat_interleave.Tensor(repeats, *, output_size): [0] * r0 + [1] * r1 + ... (int64).
+bool repeatInterleave(const OpArgs& a, Tensor& out) {
+    const Tensor& r = a.tensor(0);
+    if (r.dim() > 1 || !intLike(r.dtype())) return false;
+    const std::vector<double> counts = kern::toDoubles(r);
+    double total = 0;
+    for (double c : counts) {
+        if (c < 0) return false;
+        total += c;
+    }
+    if (total != static_cast<double>(out.numel())) return false;
+    std::vector<double> idx;
+    idx.reserve(static_cast<size_t>(total));
+    for (size_t i = 0; i < counts.size(); ++i) idx.insert(idx.end(), static_cast<size_t>(counts[i]), double(i));
+    kern::fromDoubles(out, idx);
+    return true;
 }
 
 // ----- adaptive_max_pool{2,3}d(self, output_size) -> (out, indices) --------------------------
@@ -651,6 +710,16 @@ bool indexByMask(const OpArgs& a, Tensor& out) {
 }
 
 }  // namespace
+
+const std::vector<CpuExtern>& dataSizedExternKernels() {
+    static const std::vector<CpuExtern> t = {
+        {"unique", multi<uniqueValues<2, -1, false>>},
+        {"unique2", multi<uniqueValues<2, 3, false>>},
+        {"unique_consecutive", multi<uniqueValues<1, 2, true>>},
+        {"repeat_interleave", single<repeatInterleave>},
+    };
+    return t;
+}
 
 const std::vector<CpuExtern>& fallbackOpExterns() {
     static const std::vector<CpuExtern> t = {

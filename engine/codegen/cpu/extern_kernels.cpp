@@ -414,8 +414,9 @@ const CpuExtern* findCpuExtern(std::string_view name) {
     for (const auto* part : namedExternParts())
         for (const CpuExtern& x : *part)
             if (x.name == name) return &x;
-    for (const CpuExtern& x : randomExternKernels())
-        if (x.name == name) return &x;
+    for (const auto* part : {&randomExternKernels(), &dataSizedExternKernels()})
+        for (const CpuExtern& x : *part)
+            if (x.name == name) return &x;
     return nullptr;
 }
 

@@ -1,5 +1,10 @@
-#include "codegen/cpu/extern_random.h"
-
+// Extern kernels of the CPU backend for random ops (randperm, native_dropout, rand/randn and
+// Inductor's seed ops). They draw from fxray's own generator (ExecContext::rng, a seeded
+// mt19937_64) with the same draws in the same order as the reference executor's kernels
+// (exec/ops/random.cpp), so that a CPU run and a reference run with one seed give the same
+// permutation and the same dropout mask. Neither reproduces PyTorch's Philox streams: where a run
+// is compared with PyTorch, the random nodes are pinned to PyTorch's recorded values and these
+// kernels are not used. Attached by qualname (cpu_ops.cpp qualnameExterns()).
 #include "codegen/cpu/cpu_ops.h"
 #include "codegen/cpu/extern_table.h"
 #include "exec/ops/kernel_util.h"
@@ -107,12 +112,6 @@ bool inductorRandom(const OpArgs& a, const std::vector<Tensor*>& outs, ExecConte
 }
 
 }  // namespace
-
-const char* randomExternFor(const std::string& qualname) {
-    for (const auto& re : randomExterns())
-        if (re.qualname == qualname) return re.kernel.data();
-    return nullptr;
-}
 
 const std::vector<CpuExtern>& randomExternKernels() {
     static const std::vector<CpuExtern> t = {

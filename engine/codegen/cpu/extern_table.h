@@ -51,8 +51,11 @@ const std::vector<CpuExtern>& gridSampleExterns();
 /// Antialiased bilinear resampling and its backward (extern_upsample_aa.cpp).
 const std::vector<CpuExtern>& upsampleAaExterns();
 /// Random ops drawing from fxray's generator (extern_random.cpp); attached to their ops by
-/// qualname (cpu_ops.h randomExterns()), not through codegen's extern names.
+/// qualname (cpu_ops.h qualnameExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();
+/// Ops whose output sizes their input values give (_unique, _unique2, unique_consecutive,
+/// repeat_interleave.Tensor; extern_fallback_ops.cpp), attached by qualname as the random ones.
+const std::vector<CpuExtern>& dataSizedExternKernels();
 
 /// Table adapters for the parts: a kernel with one output takes it as `Tensor&` (declining when
 /// it is not wanted); one with several takes the output list as it is.
@@ -65,8 +68,8 @@ bool multi(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext&) {
     return F(a, outs);
 }
 
-/// Every part above dispatched by codegen's extern kernel names (all but the random kernels,
-/// attached by qualname): one list, so that a new part is both dispatched and attached.
+/// Every part above dispatched by codegen's extern kernel names (all but the random and
+/// data-sized kernels, attached by qualname): one list, so that a new part is both dispatched and attached.
 const std::vector<const std::vector<CpuExtern>*>& namedExternParts();
 
 /// The kernel named `name` in any part, or null.

@@ -121,7 +121,12 @@ Status Executor::prepare(const std::vector<Value>& inputs, const std::map<std::s
         case BufferDesc::Source::Kernel:
             if (!bd.internal) s = allocate(b);
             break;
-        case BufferDesc::Source::Call: break;
+        case BufferDesc::Source::Call:
+            // Its layout until the call writes it: an extern that has nothing to write (an empty
+            // batch) leaves it unallocated, and the output and the readers' metadata still need
+            // its shape (a default layout read as one element, which came back as None).
+            m_metas[b] = bd.meta;
+            break;
         }
         if (!s.ok()) {
             tag(s.error(), bd.name);

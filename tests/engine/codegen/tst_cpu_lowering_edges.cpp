@@ -220,6 +220,34 @@ private slots:
             "        return (m, s, div)\n",
             {fxtest::tv({3, 4}, {0.5, -1, 2, 3, 10, 10, 9, -20, -0.25, 0, 0.25, 1.5})});
     }
+    void dataSizedExterns() {
+        // _unique2 (sorted, inverse, counts), unique_consecutive and repeat_interleave.Tensor, whose
+        // output sizes their input values give: CPU externs now (they ran on the reference
+        // kernel), checked against values worked out by hand.
+        auto g = fxtest::parseForward(
+            "x: \"i64[5][1]cpu\", y: \"i64[6][1]cpu\", r: \"i64[3][1]cpu\"",
+            "        u = torch.ops.aten._unique2.default(x, True, True, True)\n"
+            "        v: \"i64[3][1]cpu\" = u[0]\n"
+            "        inv: \"i64[5][1]cpu\" = u[1]\n"
+            "        cnt: \"i64[3][1]cpu\" = u[2]\n"
+            "        c = torch.ops.aten.unique_consecutive.default(y, True, True)\n"
+            "        cv: \"i64[3][1]cpu\" = c[0]\n"
+            "        ci: \"i64[6][1]cpu\" = c[1]\n"
+            "        cc: \"i64[3][1]cpu\" = c[2]\n"
+            "        ri: \"i64[5][1]cpu\" = torch.ops.aten.repeat_interleave.Tensor(r)\n"
+            "        return (v, inv, cnt, cv, ci, cc, ri)\n");
+        QVERIFY(g);
+        const std::vector<Value> in{fxtest::tv({5}, {3, 1, 3, 2, 1}, DType::Int64),
+                                    fxtest::tv({6}, {1, 1, 2, 2, 2, 1}, DType::Int64),
+                                    fxtest::tv({3}, {2, 0, 3}, DType::Int64)};
+        std::vector<Value> out;
+        fxtest::runCpuWithoutFallback(*g, in, out);
+        if (QTest::currentTestFailed()) return;
+        const std::vector<std::vector<double>> want{{1, 2, 3}, {2, 0, 2, 1, 0}, {2, 1, 2}, {1, 2, 1},
+                                                    {0, 0, 1, 1, 1, 2}, {2, 3, 1}, {0, 0, 2, 2, 2}};
+        QCOMPARE(out.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) FX_COMPARE_VEC(fxtest::values(out[i]), want[i], 0.0);
+    }
     void gridSamplersInEveryPaddingMode() {
         // The sampler externs with border (1) and reflection (2) padding, corners aligned or not:
         // grid points inside, on the edge and far outside (reflected several times), forward

@@ -169,6 +169,8 @@ const char* const kExternCases[] = {
     "index_add__default__s0/forward", "index_select__default__s0/backward",
     "_native_batch_norm_legit__default__s1/forward", "native_batch_norm__default__s1/forward",
     "nn_functional_batch_norm__default__s1/forward", "index_put__default__s1/forward",
+    // _unique (index_fill's backward over repeated indices): a data-sized extern
+    "index_fill__default__s1/backward",
 };
 // clang-format on
 

@@ -794,8 +794,7 @@ private slots:
         // OpInfo's logdet sample of a [0, 0, 0] batch: every output empty, the pivots [0, 0]
         // annotated with strides [1, 1]; it ran on the host until the empty batch was taken
         // before the layout checks. Then logdet's where over the (empty) sign, which is what the
-        // recorded graph returns. (Returning the empty LU and pivots themselves gave a
-        // one-element value on the H200: not yet understood, see the session notes.)
+        // recorded graph returns; the next case returns the four outputs themselves.
         auto g = fxtest::parseForward(
             "a: \"f32[0, 0, 0][1, 1, 1]cuda:0\"",
             "        sl = torch.ops.aten._linalg_slogdet.default(a)\n"
@@ -821,8 +820,8 @@ private slots:
 
     void slogdet_of_an_empty_batch_returns_every_output() {
         // The same call returning all four outputs, each compared with the reference's shape and
-        // dtype (the form that once gave a one-element value on the device; the message names
-        // what came back).
+        // dtype: the extern writes nothing, so its buffers were never given their layout and
+        // came back as None (read as a one-element value in session 13).
         auto g = fxtest::parseForward("a: \"f32[0, 0, 0][1, 1, 1]cuda:0\"",
                                       "        sl = torch.ops.aten._linalg_slogdet.default(a)\n"
                                       "        s: \"f32[0][1]cuda:0\" = sl[0]\n"

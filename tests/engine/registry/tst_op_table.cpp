@@ -74,8 +74,8 @@ private slots:
         for (const auto& [op, kernel] : cg::externKernelNames())
             if (!reg.find(op)) missing.push_back("extern " + kernel + ": " + op);
 #ifdef FXRAY_HAVE_CPU_BACKEND
-        for (const auto& re : cg::cpu::randomExterns())
-            if (!reg.find(re.qualname)) missing.push_back("cpu random extern: " + std::string(re.qualname));
+        for (const auto& re : cg::cpu::qualnameExterns())
+            if (!reg.find(re.qualname)) missing.push_back("cpu extern by qualname: " + std::string(re.qualname));
 #endif
         std::string list;
         for (const auto& m : missing) list += m + "\n";
@@ -152,7 +152,7 @@ private slots:
     void bogusCpuKernelFailsAssembly() {
         auto r = referenceOnly();
         expectNames(cg::cpu::attachCpuKernels(*r, {"no_such_kernel"}, {}), "CPU", "no_such_kernel");
-        static const std::vector<cg::cpu::RandomExtern> random = {{"aten.no_such_rand.default", "rand"}};
+        static const std::vector<cg::cpu::QualnameExtern> random = {{"aten.no_such_rand.default", "rand"}};
         expectNames(cg::cpu::attachCpuKernels(*r, {}, random), "CPU", "aten.no_such_rand.default");
     }
 #endif
