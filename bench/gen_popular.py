@@ -7,7 +7,14 @@ the ops those graphs hold before users do. Corpus numerics layout, fp32, TF32 of
 hundred kB: OUT/<name>/numerics/{forward,backward,joint,dynamo}.py + inputs/outputs.
 Runs on the GPU machine (PyTorch 2.11):  python3 bench/gen_popular.py OUT [NAME,NAME...|all]   (--list: the names)
 bench/gen_popular_more.py holds a second set (SD cross-attention, wav2vec2, CLIP, DeBERTa, Gemma, Falcon,
-ShuffleNet, MobileViT, DETR, Perceiver, LSTM/CTC, DLRM, ESPCN, video conv3d; --list more[_bf16]).
+ShuffleNet, MobileViT, DETR, Perceiver, LSTM/CTC, DLRM, ESPCN, video conv3d; --list more[_bf16]),
+bench/gen_popular_third.py a third (Mamba, SSD, GRN, Swin-V2, BART, Conformer, WaveNet, PixelCNN, NeRF,
+VQ-VAE, DDPM/DiT, StyleGAN2, GAT/SAGE, PointNet, Reformer, Longformer, GShard MoE, Real-ESRGAN, CapsNet,
+SAM, Deformable-DETR, losses; --list third[_bf16]).
+Every block is compiled with fullgraph=True: after a graph break gen_numerics would write the last
+graph's files over the first graph's recorded inputs (session 13's ctc_head: 5 input files for a
+graph of 2 inputs), so a break fails the block instead; stages whose input files do not match their
+graph's inputs are removed and reported (check_stages).
 Reuses gen_numerics' capture through ../shared/corpus/tools (or $FXRAY_CORPUS_TOOLS)."""
 import math, os, shutil, sys
 
@@ -19,6 +26,7 @@ for cand in (os.environ.get("FXRAY_CORPUS_TOOLS", ""), os.path.join(HERE, "..", 
         break
 import gen_corpus, gen_numerics  # noqa: E402
 import gen_popular_more  # noqa: E402  (the second set: bench/gen_popular_more.py, beside this file)
+import gen_popular_third  # noqa: E402  (the third set: bench/gen_popular_third.py)
 
 NAMES = ["llama_block", "mistral_swa", "mixtral_moe", "t5_relbias", "swin_window", "convnext_block",
          "mobilenetv3_block", "efficientnet_mbconv", "unet_block", "whisper_stem", "yolo_neck",
@@ -457,10 +465,34 @@ def build(name, dev):
         ids = torch.randint(2, 100, (2, 12), device=dev)
         ids[0, 9:] = 1  # padding at the end of the first row
         return Roberta(), (ids,), "train"
-    return gen_popular_more.build_more(name, dev)
+    try:
+        return gen_popular_more.build_more(name, dev)
+    except KeyError:
+        return gen_popular_third.build_third(name, dev)
 
 
 gen_corpus.build = build
+
+
+def check_stages(out, name):
+    """Removes and reports a stage whose recorded input files do not match its graph's inputs
+    (the stale-capture symptom), so that no run meets a mismatched set."""
+    import re
+    d = os.path.join(out, name)
+    # (not the joint: it takes two pytree lists, primals and tangents)
+    for st in ("dynamo", "forward", "backward", "inference"):
+        py, ins = os.path.join(d, st + ".py"), os.path.join(d, st, "inputs")
+        if not os.path.isfile(py):
+            continue
+        sig = re.search(r"def forward\(self(.*?)\):", open(py).read(), re.S)
+        # parameters are annotated with quoted shapes that hold commas themselves
+        want = len(re.findall(r'\w+\s*:\s*"[^"]*"', sig.group(1))) if sig else -1
+        have = len(os.listdir(ins)) if os.path.isdir(ins) else 0
+        if want != have:
+            print(f"{name}/{st}: {have} input files for a graph of {want} inputs: stage removed", flush=True)
+            os.remove(py)
+            shutil.rmtree(os.path.join(d, st), ignore_errors=True)
+
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
@@ -468,12 +500,18 @@ if __name__ == "__main__":
     if sys.argv[1] == "--list":  # --list [bf16|more|more_bf16]
         which = sys.argv[2] if len(sys.argv) > 2 else ""
         sets = {"": NAMES, "bf16": NAMES + BF16, "more": gen_popular_more.NAMES,
-                "more_bf16": gen_popular_more.NAMES + gen_popular_more.BF16}
+                "more_bf16": gen_popular_more.NAMES + gen_popular_more.BF16,
+                "third": gen_popular_third.NAMES, "third_bf16": gen_popular_third.NAMES + gen_popular_third.BF16}
         sys.exit(print(",".join(sets[which])))
     out = sys.argv[1]
     names = NAMES if len(sys.argv) < 3 or sys.argv[2] == "all" else sys.argv[2].split(",")
     sys.argv = [sys.argv[0], out, ",".join(names)]
+    import torch
+    _compile = torch.compile
+    torch.compile = lambda model=None, **kw: _compile(model, fullgraph=True, **kw)
     gen_numerics.main()
+    for name in names:
+        check_stages(out, name)
     # corpus layout: OUT/<name>/numerics/<stage>.py (gen_numerics writes OUT/<name>/<stage>.py)
     for name in names:
         d = os.path.join(out, name)

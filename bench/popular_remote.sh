@@ -6,7 +6,8 @@
 # With POPULAR_GRAPHS=DIR an already generated set is checked again (NAMES, when given, are
 # generated into it first). POPULAR_STAGES: the recorded runs checked (default forward backward
 # dynamo). NAMES "more": bench/gen_popular_more.py's set with its bf16 copies; "both": both sets
-# and their bf16 copies. POPULAR_JOBS: the
+# and their bf16 copies; "third": bench/gen_popular_third.py's set with its bf16 copies (a NAME
+# list may mix the sets). POPULAR_JOBS: the
 # generator processes and the parallel fxray runs (default 4). POPULAR_ARCHIVE=results packs only
 # the CUDA results (*.cuda.json/err/rc), not the graphs.
 set -u
@@ -22,12 +23,15 @@ t0=$SECONDS
 if [ "$names" != none ]; then
   [ "$names" = all ] && names=$(python3 "$DEV/bench/gen_popular.py" --list)
   [ "$names" = more ] && names=$(python3 "$DEV/bench/gen_popular.py" --list more_bf16)
+  [ "$names" = third ] && names=$(python3 "$DEV/bench/gen_popular.py" --list third_bf16)
   [ "$names" = both ] && names="$(python3 "$DEV/bench/gen_popular.py" --list bf16),$(python3 "$DEV/bench/gen_popular.py" --list more_bf16)"
   # JOBS generator processes in parallel (each pays PyTorch's import and CUDA start once).
   groups=(); k=0
   for n in ${names//,/ }; do groups[$((k % JOBS))]+="${groups[$((k % JOBS))]:+,}$n"; k=$((k + 1)); done
   for ((i = 0; i < JOBS; i++)); do
-    [ -n "${groups[$i]:-}" ] && python3 "$DEV/bench/gen_popular.py" "$G" "${groups[$i]}" >"/tmp/popular_gen_$i.log" 2>&1 &
+    # POPULAR_GEN_TIMEOUT bounds a generator process (a hung capture must not eat the device call).
+    [ -n "${groups[$i]:-}" ] && timeout "${POPULAR_GEN_TIMEOUT:-240}" python3 "$DEV/bench/gen_popular.py" "$G" "${groups[$i]}" \
+      >"/tmp/popular_gen_$i.log" 2>&1 &
   done
   wait
   # One log file back (the device tool returns at most 8 files).

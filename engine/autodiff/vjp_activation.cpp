@@ -25,6 +25,10 @@ void softshrink(VjpCall& c) {
 void hardsigmoid(VjpCall& c) { c.give(0, c.e.op("aten.hardsigmoid_backward.default", {nodeArg(c.grad()), c.arg(0)})); }
 void hardswish(VjpCall& c) { c.give(0, c.e.op("aten.hardswish_backward.default", {nodeArg(c.grad()), c.arg(0)})); }
 void mish(VjpCall& c) { c.give(0, c.e.op("aten.mish_backward.default", {nodeArg(c.grad()), c.arg(0)})); }
+// softplus(self, beta, threshold): softplus_backward(grad, self, beta, threshold).
+void softplus(VjpCall& c) {
+    c.give(0, c.e.op("aten.softplus_backward.default", {nodeArg(c.grad()), c.arg(0), c.arg(1), c.arg(2)}));
+}
 
 // hardtanh(self, min_val, max_val): hardtanh_backward(grad, self, min_val, max_val).
 void hardtanh(VjpCall& c) {
@@ -121,6 +125,7 @@ void addActivationVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten.hardsigmoid.default", hardsigmoid});
     out.push_back({"aten.hardswish.default", hardswish});
     out.push_back({"aten.mish.default", mish});
+    out.push_back({"aten.softplus.default", softplus});
     out.push_back({"aten.hardtanh.default", hardtanh});
     out.push_back({"aten.threshold.default", threshold});
     out.push_back({"aten.log_sigmoid_forward.default", logSigmoidForward, false, 0b10});

@@ -129,6 +129,8 @@ const std::vector<std::string_view>& nonDifferentiableOps() {
         "aten.arange.default",
         "aten.arange.start",
         "aten.arange.start_step",
+        "aten.eye.default",
+        "aten.eye.m",
         "aten.sym_size.int",
         "aten.sym_stride.int",
         "aten.sym_numel.default",

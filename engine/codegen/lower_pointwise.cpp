@@ -316,6 +316,63 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.mish.default"] = [](LowerCtx& c) {
         return pw(c, {0}, [](const auto& v) { return mul(v[0], eunary(Op::Tanh, softplus(v[0]))); });
     };
+    // softplus(x, beta, threshold) and its backward, with PyTorch's threshold test on x * beta.
+    t["aten.softplus.default"] = [](LowerCtx& c) {
+        const double beta = scalarArg(c, 1, 1), th = scalarArg(c, 2, 20);
+        return pw(c, {0}, [=](const auto& v) {
+            const ExprP& x = v[0];
+            ExprP xb = mul(x, k(beta, x));
+            return ewhere(ebinary(Op::Gt, xb, k(th, x)), x, ebinary(Op::Div, softplus(xb), k(beta, x)));
+        });
+    };
+    t["aten.softplus_backward.default"] = [](LowerCtx& c) {
+        const double beta = scalarArg(c, 2, 1), th = scalarArg(c, 3, 20);
+        return pw(c, {0, 1}, [=](const auto& v) {
+            const ExprP &g = v[0], &x = v[1];
+            ExprP xb = mul(x, k(beta, x));
+            ExprP z = eunary(Op::Exp, xb);
+            return ewhere(ebinary(Op::Gt, xb, k(th, x)), g, ebinary(Op::Div, mul(g, z), add(z, k(1, z))));
+        });
+    };
+    // glu(self, dim) = a * sigmoid(b) over the halves of self along dim; glu_backward gives
+    // grad * sigmoid(b) to a's half and grad * a * sigmoid(b) * (1 - sigmoid(b)) to b's.
+    t["aten.glu.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int x = c.in(0);
+        if (x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        const auto& in = c.meta(x).shape;
+        if (in.empty()) return std::nullopt;
+        const int64_t d = c.args().toInt(1);
+        const auto dim = static_cast<size_t>(d < 0 ? d + static_cast<int64_t>(in.size()) : d);
+        const int64_t half = in[dim] / 2;
+        const DType ct = computeType(c.outMeta().dtype), xt = computeType(c.meta(x).dtype);
+        return tensorValue(c.pointwise(c.outMeta(), {x}, [=](Loader& L, const std::vector<Index>& co) {
+            auto cb = co;
+            cb[dim] = iadd(co[dim], iconst(half));
+            return mul(eto(eto(L.load(x, co), xt), ct), sigmoid(eto(eto(L.load(x, cb), xt), ct)));
+        }));
+    };
+    t["aten.glu_backward.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const int g = c.in(0), x = c.in(1);
+        if (g < 0 || x < 0 || !c.out().isTensor() || !isFloating(c.outMeta().dtype)) return std::nullopt;
+        const auto& in = c.meta(x).shape;
+        if (in.empty()) return std::nullopt;
+        const int64_t d = c.args().toInt(2);
+        const auto dim = static_cast<size_t>(d < 0 ? d + static_cast<int64_t>(in.size()) : d);
+        const int64_t half = in[dim] / 2;
+        const DType ct = computeType(c.outMeta().dtype), xt = computeType(c.meta(x).dtype),
+                    gt = computeType(c.meta(g).dtype);
+        return tensorValue(c.pointwise(c.outMeta(), {g, x}, [=](Loader& L, const std::vector<Index>& co) {
+            // h: the position within a half; a at h, b at h + half, the gradient at h.
+            auto ca = co, cb = co;
+            ca[dim] = imod(co[dim], half);
+            cb[dim] = iadd(ca[dim], iconst(half));
+            ExprP go = eto(eto(L.load(g, ca), gt), ct);
+            ExprP a = eto(eto(L.load(x, ca), xt), ct);
+            ExprP sb = sigmoid(eto(eto(L.load(x, cb), xt), ct));
+            ExprP first = ebinary(Op::Lt, eindex(co[dim]), econst(static_cast<double>(half), DType::Int64));
+            return ewhere(first, mul(go, sb), mul(mul(go, a), mul(sb, sub(k(1, sb), sb))));
+        }));
+    };
     t["aten.softshrink.default"] = [](LowerCtx& c) {
         double l = scalarArg(c, 1, 0.5);
         return pw(c, {0}, [l](const auto& v) {
@@ -487,6 +544,15 @@ void addPointwiseLowerings(std::map<std::string, LowerFn>& t) {
         }));
     };
     t["aten.arange.default"] = t["aten.arange.start"] = t["aten.arange.start_step"] = arange;
+    t["aten.eye.default"] = t["aten.eye.m"] = [](LowerCtx& c) -> std::optional<LValue> {
+        const TensorMeta& om = c.outMeta();
+        if (om.shape.size() != 2 || isComplex(om.dtype)) return std::nullopt;
+        const DType od = om.dtype;
+        return tensorValue(c.pointwise(om, {}, [od](Loader&, const std::vector<Index>& x) {
+            ExprP diag = ebinary(Op::Eq, eindex(x[0]), eindex(x[1]));
+            return ecast(ewhere(diag, econst(1, DType::Int64), econst(0, DType::Int64)), od);
+        }));
+    };
     // tril_indices / triu_indices(row, col, offset): [2, N]; element k's row is the number of
     // rows after the first that start at or before k, and its column k minus its row's start plus
     // the row's first column, each a sum of compile-time steps (one per row: up to 1,024 rows).

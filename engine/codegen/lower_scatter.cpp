@@ -472,17 +472,25 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
         s.src = -1;
         return lowerScatter(c, s);
     };
-    // bucketize.Tensor(self, boundaries, *, out_int32, right): the number of boundaries below
-    // (right: not above) each element, which is the binary search's answer for sorted
-    // boundaries; NaN lands past the end.
-    t["aten.bucketize.Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {
-        const int x = c.in(0), b = c.in(1);
-        if (x < 0 || b < 0 || !c.out().isTensor() || c.meta(b).shape.size() != 1) return std::nullopt;
-        const int64_t nb = c.meta(b).shape[0];
-        const bool right = c.args().toBool(3);
+    // bucketize.Tensor(self, boundaries, *, out_int32, right) and searchsorted.Tensor(boundaries,
+    // self, *, out_int32, right, side, sorter=None): the number of boundaries below (right: not
+    // above) each element, which is the binary search's answer for sorted boundaries; NaN lands
+    // past the end. searchsorted's boundaries may be rows matching self's leading dims.
+    auto search = [](LowerCtx& c) -> std::optional<LValue> {
+        const bool bucketize = c.node().opName() == "aten.bucketize.Tensor";
+        const int x = c.in(bucketize ? 0 : 1), b = c.in(bucketize ? 1 : 0);
+        if (x < 0 || b < 0 || !c.out().isTensor()) return std::nullopt;
+        bool right = c.args().toBool(3);
+        if (!bucketize) {
+            if (!c.args().isNone(5)) return std::nullopt;  // sorter: the reference kernel
+            if (!c.args().isNone(4)) right = c.args()[4].s == "right";
+        }
+        const std::vector<int64_t> shape = c.meta(x).shape, bshape = c.meta(b).shape;
+        const bool rows = bshape.size() > 1;
+        if (bshape.empty() || (rows && bshape.size() != shape.size())) return std::nullopt;
+        const int64_t nb = bshape.back();
         const DType xt = computeType(c.meta(x).dtype), bt = computeType(c.meta(b).dtype);
         if (isComplex(c.meta(x).dtype) || xt == DType::Bool || xt != bt || nb == 0) return std::nullopt;
-        const std::vector<int64_t> shape = c.meta(x).shape;
         std::vector<int64_t> in = shape;
         in.push_back(nb);
         std::vector<bool> m(in.size(), false);
@@ -493,7 +501,12 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
             [=](Loader& L, const std::vector<Index>& co) {
                 ExprP v =
                     eto(L.load(x, std::vector<Index>(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n))), xt);
-                ExprP bv = eto(L.load(b, {co[n]}), xt);
+                std::vector<Index> bc = {co[n]};
+                if (rows) {
+                    bc.assign(co.begin(), co.begin() + static_cast<std::ptrdiff_t>(n - 1));
+                    bc.push_back(co[n]);
+                }
+                ExprP bv = eto(L.load(b, bc), xt);
                 ExprP under = right ? ebinary(Op::Le, bv, v) : ebinary(Op::Lt, bv, v);
                 return eto(ebinary(Op::Or, under, eunary(Op::IsNan, v)), DType::Int64);
             },
@@ -501,6 +514,7 @@ void addScatterLowerings(std::map<std::string, LowerFn>& t) {
         return tensorValue(c.pointwise(c.outMeta(), {below},
                                        [below](Loader& L, const std::vector<Index>& co) { return L.load(below, co); }));
     };
+    t["aten.bucketize.Tensor"] = t["aten.searchsorted.Tensor"] = search;
     // isin.Tensor_Tensor(elements, test_elements, *, assume_unique, invert): whether any test
     // element equals the element (== : NaN is never found).
     t["aten.isin.Tensor_Tensor"] = [](LowerCtx& c) -> std::optional<LValue> {

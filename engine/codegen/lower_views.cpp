@@ -168,22 +168,53 @@ std::optional<std::vector<int>> listInputs(LowerCtx& c, size_t arg) {
 
 /// stack(tensors, dim): element co of the output is input co[dim] at co without dim. A chain of
 /// selects over the inputs, so it stays a fused pointwise kernel; long lists go to the extern path.
+/// stack's values along dim from `in` (element k of dim is in[k]; past in.size(), the last one),
+/// over m's shape: a chain of selects, so at most kStackGroup inputs per node.
+constexpr size_t kStackGroup = 16;
+
+int stackPart(LowerCtx& c, const std::vector<int>& in, TensorMeta m, int64_t dim, DType ct, std::string suffix) {
+    return c.pointwise(
+        std::move(m), in,
+        [=](Loader& L, const std::vector<Index>& co) {
+            std::vector<Index> xc = co;
+            xc.erase(xc.begin() + dim);
+            ExprP k = eindex(co[static_cast<size_t>(dim)]);
+            ExprP v = eto(L.load(in.back(), xc), ct);
+            for (size_t j = in.size() - 1; j-- > 0;)
+                v = ewhere(ebinary(Op::Eq, k, econst(double(j), DType::Int64)), eto(L.load(in[j], xc), ct), v);
+            return v;
+        },
+        std::move(suffix));
+}
+
 std::optional<LValue> stack(LowerCtx& c) {
     auto xs = listInputs(c, 0);
-    if (!xs || xs->empty() || xs->size() > 16 || !c.out().isTensor()) return std::nullopt;
+    if (!xs || xs->empty() || xs->size() > kStackGroup * kStackGroup || !c.out().isTensor()) return std::nullopt;
     const int64_t n = static_cast<int64_t>(c.outMeta().shape.size());
     const int64_t dim = wrap(c.args().size() > 1 ? c.args().toInt(1) : 0, n);
     for (int x : *xs)
         if (static_cast<int64_t>(c.meta(x).shape.size()) != n - 1) return std::nullopt;
     const DType ct = computeType(c.outMeta().dtype);
-    const std::vector<int> in = *xs;
-    return tensorValue(c.pointwise(c.outMeta(), in, [=](Loader& L, const std::vector<Index>& co) {
-        std::vector<Index> xc = co;
-        xc.erase(xc.begin() + dim);
-        ExprP k = eindex(co[static_cast<size_t>(dim)]);
-        ExprP v = eto(L.load(in.back(), xc), ct);
-        for (size_t j = in.size() - 1; j-- > 0;)
-            v = ewhere(ebinary(Op::Eq, k, econst(double(j), DType::Int64)), eto(L.load(in[j], xc), ct), v);
+    if (xs->size() <= kStackGroup) return tensorValue(stackPart(c, *xs, c.outMeta(), dim, ct, {}));
+    // More inputs (NeRF's backward stacks 21 per-sample sums): groups of kStackGroup stacked
+    // first (each kStackGroup long along dim), then element k taken from group k / kStackGroup.
+    std::vector<int> groups;
+    for (size_t g0 = 0; g0 < xs->size(); g0 += kStackGroup) {
+        const std::vector<int> in(xs->begin() + static_cast<std::ptrdiff_t>(g0),
+                                  xs->begin() + static_cast<std::ptrdiff_t>(std::min(g0 + kStackGroup, xs->size())));
+        std::vector<int64_t> shape = c.outMeta().shape;
+        shape[static_cast<size_t>(dim)] = static_cast<int64_t>(kStackGroup);
+        groups.push_back(stackPart(c, in, TensorMeta::contiguous(shape, c.outMeta().dtype, c.outMeta().device), dim,
+                                   ct, ".group" + std::to_string(groups.size())));
+    }
+    const auto group = static_cast<int64_t>(kStackGroup);
+    return tensorValue(c.pointwise(c.outMeta(), groups, [=](Loader& L, const std::vector<Index>& co) {
+        std::vector<Index> gc = co;
+        gc[static_cast<size_t>(dim)] = imod(co[static_cast<size_t>(dim)], group);
+        ExprP g = eindex(idiv(co[static_cast<size_t>(dim)], group));
+        ExprP v = eto(L.load(groups.back(), gc), ct);
+        for (size_t j = groups.size() - 1; j-- > 0;)
+            v = ewhere(ebinary(Op::Eq, g, econst(double(j), DType::Int64)), eto(L.load(groups[j], gc), ct), v);
         return v;
     }));
 }
@@ -295,20 +326,32 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     auto squeeze = [](LowerCtx& c) -> std::optional<LValue> {
         int base = c.in(0);
         if (base < 0) return std::nullopt;
-        std::vector<int64_t> in = c.meta(base).shape, out = c.outMeta().shape;
-        // Squeezed dims are size-1 dims of the input that the output lacks; match greedily.
+        const std::vector<int64_t> in = c.meta(base).shape;
+        const int64_t n = static_cast<int64_t>(in.size());
+        // The squeezed dims: those named (squeeze.dim / .dims) that have size 1, or every size-1
+        // dim (squeeze.default). Matching shapes greedily instead maps [.., 1, 8, 1] squeezed at
+        // its last dim onto the wrong 1 (a capsule network's backward read its sums shifted).
+        std::vector<bool> gone(in.size(), false);
+        if (c.args().size() < 2 || c.args().isNone(1)) {
+            for (size_t d = 0; d < in.size(); ++d) gone[d] = in[d] == 1;
+        } else {
+            std::vector<int64_t> dims =
+                c.args()[1].isList() ? c.args().toIntList(1) : std::vector<int64_t>{c.args().toInt(1)};
+            for (int64_t d : dims) {
+                if (n == 0) break;
+                const size_t w = static_cast<size_t>(wrap(d, n));
+                gone[w] = in[w] == 1;
+            }
+        }
+        size_t kept = 0;
+        for (bool g : gone) kept += g ? 0 : 1;
+        if (kept != c.outMeta().shape.size()) return std::nullopt;
         return makeView(
             c,
-            [in, out](const std::vector<Index>& x) {
-                std::vector<Index> b(in.size());
+            [gone](const std::vector<Index>& x) {
+                std::vector<Index> b(gone.size());
                 size_t j = 0;
-                for (size_t d = 0; d < in.size(); ++d) {
-                    size_t remainingIn = in.size() - d, remainingOut = out.size() - j;
-                    if (j < out.size() && (in[d] != 1 || remainingIn == remainingOut) && in[d] == out[j])
-                        b[d] = x[j++];
-                    else
-                        b[d] = iconst(0);
-                }
+                for (size_t d = 0; d < gone.size(); ++d) b[d] = gone[d] ? iconst(0) : x[j++];
                 return b;
             },
             true);

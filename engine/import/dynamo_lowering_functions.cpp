@@ -522,6 +522,9 @@ Expected<Argument> functionalAsAten(LowerCtx& c, const TorchCall& call) {
 constexpr char kHardswish[] = "hardswish";
 constexpr char kHardsigmoid[] = "hardsigmoid";
 constexpr char kMish[] = "mish";
+constexpr char kSoftplus[] = "softplus";
+constexpr char kElu[] = "elu";
+constexpr char kGlu[] = "glu";
 constexpr char kGroupNorm[] = "group_norm";
 constexpr char kAvgPool3d[] = "avg_pool3d";
 
@@ -978,32 +981,6 @@ std::optional<int64_t> reductionEnum(const Argument* a) {
     return std::nullopt;
 }
 
-/// F.cross_entropy(input [N, C] or [C], target class indices, weight, size_average, ignore_index,
-/// reduce, reduction, label_smoothing=0): log_softmax over the classes, then nll_loss_forward.
-Expected<Argument> crossEntropy(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction",
-                        "label_smoothing"});
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x;
-    auto t = needTensor(c, (*p)[1], "target");
-    if (!t.ok()) return t;
-    auto xm = c.tensorMeta(*x), tm = c.tensorMeta(*t);
-    if (given((*p)[3]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
-    if (given((*p)[7]) && numberOf((*p)[7]).value_or(1.0) != 0.0) return makeError("label_smoothing is not supported");
-    if (!isIntegral(tm->dtype) || xm->dim() < 1 || xm->dim() > 2 || tm->dim() != xm->dim() - 1)
-        return makeError("only class-index targets of [N, C] or [C] inputs are supported");
-    auto red = reductionEnum((*p)[6]);
-    auto ignore = (*p)[4] ? intOf((*p)[4]) : std::optional<int64_t>(-100);
-    if (!red || !ignore) return makeError("reduction must be 'none', 'mean' or 'sum', ignore_index an int");
-    auto lp = c.emit("aten._log_softmax.default", {*x, Argument::ofInt(xm->dim() - 1), Argument::ofBool(false)});
-    if (!lp.ok()) return lp;
-    auto r = c.emit("aten.nll_loss_forward.default",
-                    {*lp, *t, orNone((*p)[2]), Argument::ofInt(*red), Argument::ofInt(*ignore)});
-    if (!r.ok()) return r;
-    return c.emitItem(*r, 0);
-}
-
 /// F.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
 /// per_sample_weights, include_last_offset, padding_idx): _embedding_bag's item 0; a 2-D input is
 /// one bag per row (offsets 0, n, 2n, ... and the input and weights flattened, as F does).
@@ -1083,13 +1060,30 @@ Expected<Argument> l1Loss(LowerCtx& c, const TorchCall& call) {
 
 /// F.scaled_dot_product_attention(query, key, value, ...): ATen's op as it is for 4-D operands;
 /// query/key/value of 3 dims ([B, L, E]: MobileViT's single head) get a leading dim of 1 (a
-/// mask broadcasts against it unchanged) and lose it after.
+/// mask broadcasts against it unchanged) and lose it after. A boolean attn_mask becomes the
+/// additive mask SDPA itself makes of it (convert_boolean_attn_mask: 0 where True, -inf where
+/// False, in the query's dtype), so that the devices' fused kernels, which take float biases,
+/// run it (BART's cross-attention padding mask ran on the host).
 Expected<Argument> sdpa(LowerCtx& c, const TorchCall& call) {
-    if (call.args.size() < 3) return lowerGeneric(c, call, "scaled_dot_product_attention");
-    auto qm = c.tensorMeta(call.args[0]), km = c.tensorMeta(call.args[1]), vm = c.tensorMeta(call.args[2]);
-    if (!qm || !km || !vm || qm->dim() != 3 || km->dim() != 3 || vm->dim() != 3)
-        return lowerGeneric(c, call, "scaled_dot_product_attention");
     TorchCall k = call;
+    Argument* mask = k.args.size() > 3 ? &k.args[3] : nullptr;
+    for (auto& [key, v] : k.kwargs)
+        if (key == "attn_mask") mask = &v;
+    auto mm = mask && c.isTensor(*mask) ? c.tensorMeta(*mask) : std::nullopt;
+    auto q0 = k.args.empty() ? std::nullopt : c.tensorMeta(k.args[0]);
+    if (mm && q0 && mm->dtype == DType::Bool && isFloating(q0->dtype)) {
+        auto z = c.emit("aten.zeros_like.default", {*mask}, {{"dtype", Argument::ofDType(q0->dtype)}});
+        if (!z.ok()) return z;
+        auto off = c.emit("aten.logical_not.default", {*mask});
+        if (!off.ok()) return off;
+        auto bias = c.emit("aten.masked_fill.Scalar", {*z, *off, Argument::ofFloat(-INFINITY)});
+        if (!bias.ok()) return bias;
+        *mask = *bias;
+    }
+    if (k.args.size() < 3) return lowerGeneric(c, k, "scaled_dot_product_attention");
+    auto qm = c.tensorMeta(k.args[0]), km = c.tensorMeta(k.args[1]), vm = c.tensorMeta(k.args[2]);
+    if (!qm || !km || !vm || qm->dim() != 3 || km->dim() != 3 || vm->dim() != 3)
+        return lowerGeneric(c, k, "scaled_dot_product_attention");
     for (size_t i = 0; i < 3; ++i) {
         auto u = c.emit("aten.unsqueeze.default", {call.args[i], Argument::ofInt(0)});
         if (!u.ok()) return u;
@@ -1171,9 +1165,10 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.functional.cdist", cdist},
         {"torch.cdist", cdist},
         {"torch._weight_norm", weightNorm},
-        {"torch.nn.functional.cross_entropy", crossEntropy},
         {"torch.nn.functional.embedding_bag", embeddingBag},
         {"torch.nn.functional.pad", pad},
+        // F.pad calls this binding; Dynamo records it when it inlines F.pad (StyleGAN2, SAM).
+        {"torch._C._nn.pad", pad},
         {"torch.where", where},
         {"torch.pow", pow},
         {"torch.arange", arange},
@@ -1199,6 +1194,10 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.hardswish", functionalAsAten<kHardswish>},
         {"torch.nn.functional.hardsigmoid", functionalAsAten<kHardsigmoid>},
         {"torch.nn.functional.mish", functionalAsAten<kMish>},
+        {"torch.nn.functional.softplus", functionalAsAten<kSoftplus>},
+        {"torch._C._nn.softplus", functionalAsAten<kSoftplus>},
+        {"torch.nn.functional.elu", functionalAsAten<kElu>},
+        {"torch.nn.functional.glu", functionalAsAten<kGlu>},
         {"torch.nn.functional.group_norm", functionalAsAten<kGroupNorm>},
         {"torch.nn.functional.relu6", relu6},
         {"torch._C._set_grad_enabled", dropCall},
@@ -1227,7 +1226,7 @@ Expected<Argument> lowerRepeatInterleave(LowerCtx& c, const TorchCall& call) {
 
 Rule findFunctionRule(std::string_view target) {
     auto it = table().find(target);
-    return it == table().end() ? nullptr : it->second;
+    return it == table().end() ? findPopularFunctionRule(target) : it->second;
 }
 
 }  // namespace fxray::lowering

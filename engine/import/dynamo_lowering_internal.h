@@ -130,6 +130,8 @@ Rule findFunctionRule(std::string_view target);
 Expected<Argument> lowerRepeatInterleave(LowerCtx& c, const TorchCall& call);
 /// F.multi_head_attention_forward without attention weights (dynamo_lowering_attention.cpp).
 Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call);
+/// Rules of dynamo_lowering_popular.cpp (F.normalize, F.one_hot, losses, ...), or null.
+Rule findPopularFunctionRule(std::string_view target);
 /// Rules for call_method names, or null.
 Rule findMethodRule(std::string_view method);
 /// Rules for `operator.*` and `builtins.getattr` targets, or null (dynamo_lowering_operators.cpp).

@@ -261,6 +261,21 @@ constexpr char kNewZeros[] = "new_zeros";
 constexpr char kNewOnes[] = "new_ones";
 constexpr char kNewEmpty[] = "new_empty";
 
+/// x.__eq__(y) and the other comparison dunders (Dynamo records `mask == 0` on some values as
+/// the method): the operator's rule.
+template <const char* Op>
+Expected<Argument> asOperator(LowerCtx& c, const TorchCall& call) {
+    Rule r = findOperatorRule(Op);
+    if (!r) return makeError(std::string("no rule for ") + Op);
+    return r(c, call);
+}
+constexpr char kOpEq[] = "operator.eq";
+constexpr char kOpNe[] = "operator.ne";
+constexpr char kOpLt[] = "operator.lt";
+constexpr char kOpLe[] = "operator.le";
+constexpr char kOpGt[] = "operator.gt";
+constexpr char kOpGe[] = "operator.ge";
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"view", sized<kView>},
@@ -301,6 +316,12 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"log_softmax", asFunction<kLogSoftmax>},
         {"pow", asFunction<kPow>},
         {"item", item},
+        {"__eq__", asOperator<kOpEq>},
+        {"__ne__", asOperator<kOpNe>},
+        {"__lt__", asOperator<kOpLt>},
+        {"__le__", asOperator<kOpLe>},
+        {"__gt__", asOperator<kOpGt>},
+        {"__ge__", asOperator<kOpGe>},
         {"tolist", dataDependent},
         {"nonzero", dataDependent},
     };

@@ -334,6 +334,33 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
     return cur;
 }
 
+/// operator.setitem(x, index, value), Tensor.__setitem__ with a basic index (ints, slices, None,
+/// Ellipsis): the indexed view of x, then copy_ (fill_ for a number) into it, which writes
+/// through to x as the in-place ops of a functionalized graph do. The statement's value is x.
+Expected<Argument> setitem(LowerCtx& c, const TorchCall& call) {
+    if (call.args.size() != 3 || !call.kwargs.empty()) return makeError("expects a value, an index and a value");
+    const Argument& x = call.args[0];
+    const Argument& idx = call.args[1];
+    const Argument& v = call.args[2];
+    if (!c.isTensor(x)) return makeError("only tensors support item assignment");
+    const std::vector<Argument> items = idx.kind == Argument::Kind::Tuple ? idx.items : std::vector<Argument>{idx};
+    for (const auto& it : items)
+        if (it.isNode() || it.kind == Argument::Kind::List)
+            return makeError("assignment through a tensor or list index is not supported");
+    auto view = indexTensor(c, x, idx);
+    if (!view.ok()) return view;
+    if (c.isTensor(v)) {
+        auto r = c.emit("aten.copy_.default", {*view, v});
+        if (!r.ok()) return r;
+    } else if (c.isScalar(v)) {
+        auto r = c.emit("aten.fill_.Scalar", {*view, v});
+        if (!r.ok()) return r;
+    } else {
+        return makeError("the assigned value must be a tensor or a number");
+    }
+    return x;
+}
+
 Expected<Argument> getitem(LowerCtx& c, const TorchCall& call) {
     if (call.args.size() != 2 || !call.kwargs.empty()) return makeError("expects a value and an index");
     const Argument& obj = call.args[0];
@@ -418,6 +445,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"operator.pos", pos},
         {"operator.invert", invert},
         {"operator.getitem", getitem},
+        {"operator.setitem", setitem},
         {"builtins.getattr", getattrRule},
     };
     return t;

@@ -492,9 +492,35 @@ private:
             PyExpr rhs;
             PyExprParser ep(toks, b + 2, e);
             if (!ep.parseAll(rhs)) return syntaxError(ep.error());
-            m_pendingInplace = {toks[b].text, augmentedTarget(toks[b + 1].text), std::move(rhs), toks[b].column};
+            m_pendingInplace = {toks[b].text, augmentedTarget(toks[b + 1].text), std::move(rhs), toks[b].column, false,
+                                {}};
             m_havePending = true;
             return true;
+        }
+        // Subscript assignment: `x[index] = v;  setitem = x` is FX's form of operator.setitem
+        // (Tensor.__setitem__ in Dynamo graphs: BART's shift_tokens_right, sinusoid tables).
+        if (e - b >= 5 && toks[b].kind == PyToken::Kind::Name && toks[b + 1].text == "[") {
+            size_t close = e;
+            int depth = 0;
+            for (size_t k = b + 1; k < e; ++k) {
+                if (toks[k].kind != PyToken::Kind::Op) continue;
+                if (toks[k].text == "(" || toks[k].text == "[") ++depth;
+                if ((toks[k].text == ")" || toks[k].text == "]") && --depth == 0) {
+                    close = k;
+                    break;
+                }
+            }
+            if (close + 2 < e && toks[close + 1].text == "=") {
+                PyExpr index, rhs;
+                PyExprParser ip(toks, b + 2, close);
+                if (!ip.parseAll(index)) return syntaxError(ip.error());
+                PyExprParser rp(toks, close + 2, e);
+                if (!rp.parseAll(rhs)) return syntaxError(rp.error());
+                m_pendingInplace = {toks[b].text, "operator.setitem", std::move(rhs), toks[b].column, true,
+                                    std::move(index)};
+                m_havePending = true;
+                return true;
+            }
         }
         // return EXPR
         if (toks[b].kind == PyToken::Kind::Name && toks[b].text == "return") {
@@ -576,15 +602,19 @@ private:
                 return fail(line, rhs.column, "expected '" + m_pendingInplace.lhs + "' after the in-place operator",
                             name);
             if (g.find(name)) return fail(line, toks[b].column, "'" + name + "' is assigned twice", name);
-            Argument lhs, other;
+            Argument lhs, other, index;
             PyExpr lhsExpr;
             lhsExpr.kind = PyExpr::Kind::Name;
             lhsExpr.text = m_pendingInplace.lhs;
             lhsExpr.column = m_pendingInplace.column;
             if (!toArgument(g, lhsExpr, lhs, line, name) || !toArgument(g, m_pendingInplace.rhs, other, line, name))
                 return false;
+            if (m_pendingInplace.hasIndex && !toArgument(g, m_pendingInplace.index, index, line, name)) return false;
             Node* n = g.append(NodeKind::CallFunction, name, m_pendingInplace.target);
-            n->args = {std::move(lhs), std::move(other)};
+            if (m_pendingInplace.hasIndex)
+                n->args = {std::move(lhs), std::move(index), std::move(other)};
+            else
+                n->args = {std::move(lhs), std::move(other)};
             n->sourceLine = line;
             n->sourceComment = comment;
             if (!setAnnotation(*n, ann)) return fail(line, annCol, badAnnotation(ann), name);
@@ -911,6 +941,8 @@ private:
         const char* target = nullptr;
         PyExpr rhs;
         int column = 0;
+        bool hasIndex = false;  ///< operator.setitem: lhs[index] = rhs
+        PyExpr index;
     };
     PendingInplace m_pendingInplace;
     bool m_havePending = false;

@@ -1,6 +1,7 @@
 // Values of lifted tensor constants that the graph file itself determines: an empty tensor (its
 // annotation says everything), or the literal factory call on the source line of its provenance
-// comment (`# File: ..., code: mask = torch.where(mask, torch.tensor(0.0, dtype=dtype), m)`).
+// comment (`# File: ..., code: mask = torch.where(mask, torch.tensor(0.0, dtype=dtype), m)`), or
+// the number of a subscript assignment there (`code: dec_ids[:, 0] = 2`) for a 0-d constant.
 // The code text is scanned as data: only numbers, True/False, inf/nan spellings and nested
 // brackets are understood; anything else (a variable, an expression) makes the call unusable.
 #include "import/lifted_constants.h"
@@ -251,6 +252,28 @@ std::optional<std::vector<double>> callValues(const Call& c, const TensorMeta& m
     return vals;
 }
 
+/// `x[...] = 2` (Tensor.__setitem__ of a number, which AOT tracing lifts as a 0-d constant that
+/// fill.Tensor writes): the number on the right of the subscript assignment, or nullopt.
+std::optional<double> subscriptAssignedNumber(const std::string& code) {
+    int depth = 0;
+    size_t eq = std::string::npos;
+    for (size_t i = 0; i < code.size(); ++i) {
+        const char c = code[i];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        if (c == ')' || c == ']' || c == '}') --depth;
+        if (c != '=' || depth != 0) continue;
+        const char before = i > 0 ? code[i - 1] : ' ', after = i + 1 < code.size() ? code[i + 1] : ' ';
+        if (after == '=' || before == '=' || before == '!' || before == '<' || before == '>') continue;
+        eq = i;
+        break;
+    }
+    if (eq == std::string::npos) return std::nullopt;
+    const std::string lhs = trim(std::string_view(code).substr(0, eq));
+    if (lhs.empty() || lhs.back() != ']') return std::nullopt;
+    Literal::Kind kind;
+    return parseNumberText(trim(std::string_view(code).substr(eq + 1)), kind);
+}
+
 /// The value of the lifted constant `n` determined by the graph text alone, or nullopt.
 std::optional<Tensor> constantFromText(const Node& n) {
     if (n.meta.size() != 1 || n.meta[0].isSymbolic()) return std::nullopt;
@@ -267,6 +290,10 @@ std::optional<Tensor> constantFromText(const Node& n) {
         // Two candidates of the constant's shape and dtype with different values: ambiguous.
         if (found && *found != *vals) return std::nullopt;
         found = std::move(vals);
+    }
+    if (!found && m.shape.empty()) {
+        std::string text = trim(std::string_view(n.sourceComment).substr(code + 5));
+        if (auto v = subscriptAssignedNumber(text)) found = std::vector<double>{*v};
     }
     if (!found) return std::nullopt;
     return kern::makeTensor(m, *found);

@@ -219,6 +219,10 @@ bool convolution(const OpArgs& a, Tensor& out) {
     else
         forwardProduct(*g, map, xv.data(), wv.data(), y.data());
     if (!a.isNone(2)) {
+        // A CUDA graph's fp16/bf16 product is rounded before the bias is added (ATen adds it after
+        // cuDNN's convolution), as the reference kernel does.
+        if (out.meta.device.type == "cuda" && (out.dtype() == DType::Float16 || out.dtype() == DType::BFloat16))
+            for (float& v : y) v = static_cast<float>(kern::roundTo(v, out.dtype()));
         const auto b = f32(a.tensor(2));
         const int64_t C = out.shape()[1], inner = innerSize(out.shape());
         if (static_cast<int64_t>(b.size()) != C) return false;

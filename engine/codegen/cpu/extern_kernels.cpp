@@ -307,9 +307,29 @@ bool linearInto(const OpArgs& a, Tensor& out) {
     return gemmInto(x.view(xm), w.view(wm), a.isNone(2) ? nullptr : &a.tensor(2), 1.0f, 1.0f, o2);
 }
 
-/// matmul(a, b) as Dynamo-stage graphs keep it, for the forms a GEMM takes directly: a [..., M, K]
-/// by a matrix [K, N] (a's rows folded), or equal batch dims on both (one GEMM per batch);
-/// broadcast batches and vectors are left to the reference kernel.
+/// t [..., R, C] seen with the batch dims `batch` (broadcast: stride 0 where t's dim is missing or
+/// 1), then made dense: the operand of one batched GEMM.
+Tensor broadcastBatch(const Tensor& t, const std::vector<int64_t>& batch) {
+    const size_t nb = batch.size(), tb = static_cast<size_t>(t.dim() - 2);
+    TensorMeta m = t.meta;
+    m.shape = batch;
+    m.strides.assign(nb, 0);
+    for (size_t i = 0; i < nb; ++i) {
+        if (i + tb < nb) continue;
+        const size_t d = i + tb - nb;
+        if (t.shape()[d] != 1) m.strides[i] = t.strides()[d];
+    }
+    for (size_t d = tb; d < static_cast<size_t>(t.dim()); ++d) {
+        m.shape.push_back(t.shape()[d]);
+        m.strides.push_back(t.strides()[d]);
+    }
+    return relayout(t.view(m), TensorMeta::contiguous(m.shape, t.dtype(), t.meta.device));
+}
+
+/// matmul(a, b) as Dynamo-stage graphs keep it, for the forms a GEMM takes: a [..., M, K] by a
+/// matrix [K, N] (a's rows folded), or batch dims on both, broadcast against each other (one GEMM
+/// per batch; capsule networks' W [1, 36, 5, 12, 8] @ u [B, 36, 1, 8, 1]); vectors are left to
+/// the reference kernel.
 bool matmulInto(const OpArgs& a, Tensor& out) {
     const Tensor& x = a.tensor(0);
     const Tensor& y = a.tensor(1);
@@ -324,12 +344,15 @@ bool matmulInto(const OpArgs& a, Tensor& out) {
         return gemmInto(as(xd, {R, K}), y, nullptr, 0.0f, 1.0f, o2);
     }
     const std::vector<int64_t> bx(x.shape().begin(), x.shape().end() - 2), by(y.shape().begin(), y.shape().end() - 2);
-    if (bx != by) return false;
+    auto batch = kern::broadcastShapes(bx, by);
+    if (!batch) return false;
     int64_t B = 1;
-    for (int64_t d : bx) B *= d;
+    for (int64_t d : *batch) B *= d;
     if (out.numel() != B * M * N) return false;
     Tensor o3 = as(out, {B, M, N});
-    return gemmInto(as(xd, {B, M, K}), as(dense(y), {B, K, N}), nullptr, 0.0f, 1.0f, o3);
+    if (bx == by) return gemmInto(as(xd, {B, M, K}), as(dense(y), {B, K, N}), nullptr, 0.0f, 1.0f, o3);
+    return gemmInto(as(broadcastBatch(x, *batch), {B, M, K}), as(broadcastBatch(y, *batch), {B, K, N}), nullptr, 0.0f,
+                    1.0f, o3);
 }
 
 /// baddbmm(self, batch1, batch2, beta, alpha): out[b] = beta * self[b] + alpha * batch1[b] @

@@ -10,6 +10,7 @@
 #include "codegen/cuda/device_attention.h"
 #include "codegen/cuda/fallback_kernels.h"
 #include "codegen/cuda/op_externs.h"
+#include "exec/ops/kernel_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -290,6 +291,22 @@ Expected<bool> linearOnDevice(DeviceCall& c) {
 
 /// matmul(a, b) as the CPU extern takes it: a [..., M, K] by a matrix (rows folded) or equal
 /// batch dims (one batched GEMM), operands made dense first where their batches do not fold.
+/// v [..., R, C] seen with the batch dims `batch` (stride 0 where v's dim is missing or 1): made
+/// dense by denseView, the operand of one batched GEMM.
+DeviceView broadcastBatchView(const DeviceView& v, const std::vector<int64_t>& batch) {
+    const size_t nb = batch.size(), vb = v.meta.shape.size() - 2;
+    DeviceView r = v;
+    r.meta.shape = batch;
+    r.meta.strides.assign(nb, 0);
+    for (size_t i = 0; i < nb; ++i)
+        if (i + vb >= nb && v.meta.shape[i + vb - nb] != 1) r.meta.strides[i] = v.meta.strides[i + vb - nb];
+    for (size_t d = vb; d < v.meta.shape.size(); ++d) {
+        r.meta.shape.push_back(v.meta.shape[d]);
+        r.meta.strides.push_back(v.meta.strides[d]);
+    }
+    return r;
+}
+
 Expected<bool> matmulOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
     if (!om || !gemmSupports(om->dtype) || !om->isContiguous()) return false;
@@ -301,12 +318,16 @@ Expected<bool> matmulOnDevice(DeviceCall& c) {
     const int64_t M = xs[xs.size() - 2], K = xs.back(), N = ys.back();
     if (K <= 0 || ys[ys.size() - 2] != K) return false;
     const std::vector<int64_t> bx(xs.begin(), xs.end() - 2), by(ys.begin(), ys.end() - 2);
-    if (ys.size() > 2 && bx != by) return false;
+    // Batch dims broadcast against each other (a capsule network's W [1, 36, 5, 12, 8] @ u
+    // [B, 36, 1, 8, 1]): both operands expanded to the common batch and made dense.
+    const auto batch = kern::broadcastShapes(bx, by);
+    if (ys.size() > 2 && !batch) return false;
+    const bool broadcast = ys.size() > 2 && bx != by;
     auto o = c.out(0);
     if (!o.ok()) return o.error();
     if (om->numel() == 0) return true;
     DeviceBuffer tx, ty;
-    auto xd = denseView(*x, tx);
+    auto xd = denseView(broadcast ? broadcastBatchView(*x, *batch) : *x, tx);
     if (!xd.ok()) return xd.error();
     auto as = [](const DeviceView& v, std::vector<int64_t> shape) {
         DeviceView r{v.base, TensorMeta::contiguous(std::move(shape), v.meta.dtype)};
@@ -321,10 +342,10 @@ Expected<bool> matmulOnDevice(DeviceCall& c) {
         if (!lt.ok()) return lt.error();
         if (!*lt) s = gemm(a, *y, out, 1.0, 0.0);
     } else {
-        auto yd = denseView(*y, ty);
+        auto yd = denseView(broadcast ? broadcastBatchView(*y, *batch) : *y, ty);
         if (!yd.ok()) return yd.error();
         int64_t B = 1;
-        for (int64_t d : bx) B *= d;
+        for (int64_t d : *batch) B *= d;
         s = gemm(as(*xd, {B, M, K}), as(*yd, {B, K, N}), as(**o, {B, M, N}), 1.0, 0.0);
     }
     if (!s.ok()) return s.error();

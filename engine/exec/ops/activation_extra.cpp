@@ -1,5 +1,5 @@
-// More activation functions and their backward ops: hardswish, hardsigmoid, mish, threshold,
-// soft/hard shrink, log-sigmoid, logit, hardtanh_backward. Metas are pointwiseMeta over the
+// More activation functions and their backward ops: hardswish, hardsigmoid, mish, softplus, threshold,
+// soft/hard shrink, log-sigmoid, logit, hardtanh_backward, glu. Metas are pointwiseMeta over the
 // operands in the order PyTorch's TensorIterators add them (that order decides the layout);
 // kernels follow PyTorch's CUDA kernels at the edges (NaN, interval boundaries).
 #include "exec/ops/math_util.h"
@@ -69,6 +69,51 @@ Expected<Value> metaLogit(const OpArgs& a) {
     return unaryFloatMeta(a);
 }
 
+/// glu(self, dim): the output is self halved along dim (an even size), laid out like self.
+/// glu_backward(grad_output, self, dim): self's shape, contiguous (ATen resizes a fresh tensor).
+struct GluDims {
+    int64_t outer = 1, half = 0, inner = 1;
+    size_t dim = 0;
+};
+
+Expected<GluDims> gluDims(const OpArgs& a, size_t self, size_t dimArg) {
+    const TensorMeta& m = a.tensor(self).meta;
+    if (m.shape.empty()) return opError(a, "glu does not support scalars because halving size must be even");
+    auto d = wrapDim(a.toInt(dimArg), m.dim());
+    if (!d) return opError(a, "dimension out of range");
+    GluDims g;
+    g.dim = static_cast<size_t>(*d);
+    if (m.shape[g.dim] % 2 != 0)
+        return opError(a, "Halving dimension must be even, but dimension " + std::to_string(*d) + " is size " +
+                              std::to_string(m.shape[g.dim]));
+    g.half = m.shape[g.dim] / 2;
+    for (size_t i = 0; i < g.dim; ++i) g.outer *= m.shape[i];
+    for (size_t i = g.dim + 1; i < m.shape.size(); ++i) g.inner *= m.shape[i];
+    return g;
+}
+
+Expected<Value> metaGlu(const OpArgs& a) {
+    if (!isFloating(a.tensor(0).dtype())) return opError(a, "glu is only defined for floating types");
+    auto g = gluDims(a, 0, 1);
+    if (!g.ok()) return g.error();
+    TensorMeta m = a.tensor(0).meta;
+    m.shape[g->dim] = g->half;
+    m.strides = stridesLike(m.shape, a.tensor(0).meta);
+    m.offset = 0;
+    return metaValue(std::move(m));
+}
+
+Expected<Value> metaGluBackward(const OpArgs& a) {
+    auto g = gluDims(a, 1, 2);
+    if (!g.ok()) return g.error();
+    TensorMeta m = a.tensor(1).meta;
+    m.strides = rowMajorStrides(m.shape);
+    m.offset = 0;
+    return metaValue(std::move(m));
+}
+
+double sigmoidOf(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
 // ----- kernels -------------------------------------------------------------------------------
 
 Expected<Value> hardswishKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -108,6 +153,63 @@ Expected<Value> mishBackwardKernel(const OpArgs& a, const Value& out, ExecContex
         const double ts = tanhSoftplus(v);
         return g * (ts + v * sig * (1.0 - ts * ts));
     });
+}
+
+/// softplus(x, beta, threshold): x where x * beta > threshold, else log1p(exp(x * beta)) / beta
+/// (PyTorch's kernel; beta and threshold in the op math type).
+Expected<Value> softplusKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const double beta = a.toDouble(1), th = a.toDouble(2);
+    return pointwiseKernel(a, out, {0}, [=](const double* x) {
+        const double xb = x[0] * beta;
+        return xb > th ? x[0] : std::log1p(std::exp(xb)) / beta;
+    });
+}
+
+/// softplus_backward(grad, self, beta, threshold): grad where x * beta > threshold, else
+/// grad * z / (z + 1) with z = exp(x * beta).
+Expected<Value> softplusBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const double beta = a.toDouble(2), th = a.toDouble(3);
+    return pointwiseKernel(a, out, {0, 1}, [=](const double* x) {
+        const double xb = x[1] * beta;
+        if (xb > th) return x[0];
+        const double z = std::exp(xb);
+        return x[0] * z / (z + 1.0);
+    });
+}
+
+/// glu: a * sigmoid(b) for the halves a, b of self along dim.
+Expected<Value> gluKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto g = gluDims(a, 0, 1);
+    if (!g.ok()) return g.error();
+    const std::vector<double> x = toDoubles(a.tensor(0));
+    std::vector<double> y(static_cast<size_t>(g->outer * g->half * g->inner));
+    for (int64_t o = 0; o < g->outer; ++o)
+        for (int64_t h = 0; h < g->half; ++h)
+            for (int64_t i = 0; i < g->inner; ++i) {
+                const int64_t base = (o * 2 * g->half + h) * g->inner + i;
+                y[static_cast<size_t>((o * g->half + h) * g->inner + i)] =
+                    x[static_cast<size_t>(base)] * sigmoidOf(x[static_cast<size_t>(base + g->half * g->inner)]);
+            }
+    return Value::ofTensor(makeTensor(out.t.meta, y));
+}
+
+/// glu_backward: d/da = grad * sigmoid(b), d/db = grad * a * sigmoid(b) * (1 - sigmoid(b)).
+Expected<Value> gluBackwardKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    auto g = gluDims(a, 1, 2);
+    if (!g.ok()) return g.error();
+    const std::vector<double> gr = toDoubles(a.tensor(0)), x = toDoubles(a.tensor(1));
+    std::vector<double> dx(x.size());
+    for (int64_t o = 0; o < g->outer; ++o)
+        for (int64_t h = 0; h < g->half; ++h)
+            for (int64_t i = 0; i < g->inner; ++i) {
+                const auto ia = static_cast<size_t>((o * 2 * g->half + h) * g->inner + i);
+                const auto ib = ia + static_cast<size_t>(g->half * g->inner);
+                const double go = gr[static_cast<size_t>((o * g->half + h) * g->inner + i)];
+                const double sb = sigmoidOf(x[ib]);
+                dx[ia] = go * sb;
+                dx[ib] = go * x[ia] * sb * (1.0 - sb);
+            }
+    return Value::ofTensor(makeTensor(out.t.meta, dx));
 }
 
 Expected<Value> thresholdKernel(const OpArgs& a, const Value& out, ExecContext&) {
@@ -203,6 +305,14 @@ void registerActivationExtraOps(OpRegistry& r) {
     r.add("aten.mish.default", "mish(Tensor self) -> Tensor", PW, metaFloatUnary, mishKernel);
     r.add("aten.mish_backward.default", "mish_backward(Tensor grad_output, Tensor self) -> Tensor", PW, metaFloatBinary,
           mishBackwardKernel);
+    r.add("aten.softplus.default", "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", PW,
+          metaFloatUnary, softplusKernel);
+    r.add("aten.softplus_backward.default",
+          "softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor", PW,
+          metaFloatBinary, softplusBackwardKernel);
+    r.add("aten.glu.default", "glu(Tensor self, int dim=-1) -> Tensor", OpCategory::Other, metaGlu, gluKernel);
+    r.add("aten.glu_backward.default", "glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor",
+          OpCategory::Other, metaGluBackward, gluBackwardKernel);
     r.add("aten.threshold.default", "threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", PW,
           metaThreshold, thresholdKernel);
     r.add("aten.softshrink.default", "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", PW, metaSoftshrink,

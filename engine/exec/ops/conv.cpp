@@ -310,13 +310,18 @@ Expected<Value> metaConvolution(const OpArgs& a) {
     return metaValue(denseMeta(spec->outShape, in.dtype, in.device, convChannelsLast(in, a.tensor(1).meta)));
 }
 
-/// Runs the convolution described by spec on x with weight w (+ bias), row-major result.
+/// Runs the convolution described by spec on x with weight w (+ bias), row-major result. On CUDA,
+/// ATen adds the bias after cuDNN's convolution (output.add_(bias)): an fp16/bf16 product is
+/// rounded to its dtype before the bias is added, and the sum rounded again.
 std::vector<double> runConvolution(const ConvSpec& c, const Tensor& x, const Tensor& w, const Tensor* bias) {
     const int64_t N = c.inShape[0];
     auto X = toDoubles(x);
     auto W = toDoubles(w);
     std::vector<double> y =
         c.transposed ? convAdjoint(X, N, W, c.chans, c.geom) : convForward(X, N, W, c.chans, c.geom);
+    const DType t = x.dtype();
+    if (bias && x.meta.device.type == "cuda" && (t == DType::Float16 || t == DType::BFloat16))
+        for (double& v : y) v = roundTo(v, t);
     if (bias) {
         const int64_t L = product(std::vector<int64_t>(c.outShape.begin() + 2, c.outShape.end()));
         addBias(y, toDoubles(*bias), N, c.outShape[1], L);

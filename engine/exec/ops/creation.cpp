@@ -1,5 +1,5 @@
 // Factory ops: arange, iota, linspace, logspace, scalar_tensor, empty/zeros/ones/full and their
-// new_* forms, _efficientzerotensor, tril_indices/triu_indices (the *_like ones live in misc.cpp).
+// new_* forms, _efficientzerotensor, eye, tril_indices/triu_indices (the *_like ones live in misc.cpp).
 // `empty` is zero-filled so that runs are deterministic. dtype defaults follow PyTorch: the
 // default float dtype (float32) unless the arguments are all integers (arange) or the fill value
 // decides (full).
@@ -291,6 +291,23 @@ Expected<Value> spaceKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
+// ----- eye ---------------------------------------------------------------------------------------
+
+// eye(n) / eye.m(n, m): an n x m (n x n) matrix, ones on the diagonal (PointNet's T-Net adds it).
+Expected<Value> metaEye(const OpArgs& a) {
+    const int64_t n = a.toInt(0), m = a.op().schema.overload == "m" ? a.toInt(1) : n;
+    if (n < 0) return opError(a, "n must be greater or equal to 0, got " + std::to_string(n));
+    if (m < 0) return opError(a, "m must be greater or equal to 0, got " + std::to_string(m));
+    return metaValue(TensorMeta::contiguous({n, m}, kwDType(a).value_or(DType::Float32), kwDevice(a)));
+}
+
+Expected<Value> eyeKernel(const OpArgs&, const Value& out, ExecContext&) {
+    const int64_t n = out.t.shape()[0], m = out.t.shape()[1];
+    std::vector<double> vals(static_cast<size_t>(n * m), 0.0);
+    for (int64_t i = 0; i < std::min(n, m); ++i) vals[static_cast<size_t>(i * m + i)] = 1.0;
+    return Value::ofTensor(makeTensor(out.t.meta, vals));
+}
+
 // ----- tril_indices / triu_indices --------------------------------------------------------------
 
 // tril_indices / triu_indices(row, col, offset=0, *, dtype=long, ...): [2, N], the row and column
@@ -348,6 +365,8 @@ void registerCreationOps(OpRegistry& r) {
         "iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> "
         "Tensor",
         metaIota, iotaKernel);
+    add("aten.eye.default", "eye(SymInt n, *, " + o + ") -> Tensor", metaEye, eyeKernel);
+    add("aten.eye.m", "eye.m(SymInt n, SymInt m, *, " + o + ") -> Tensor", metaEye, eyeKernel);
     add("aten.scalar_tensor.default", "scalar_tensor(Scalar s, *, " + o + ") -> Tensor", metaScalarTensor,
         scalarTensorKernel);
     add("aten.empty.memory_format",

@@ -7,7 +7,7 @@ class OpRegistry;
 void registerPointwiseOps(OpRegistry& r);   // pointwise.cpp: unary/binary math, comparisons, where
 void registerActivationOps(OpRegistry& r);  // activation.cpp: relu, gelu, tanh, sigmoid + backwards
 void registerActivationExtraOps(
-    OpRegistry& r);                   // activation_extra.cpp: hardswish, mish, shrink, logit, log_sigmoid + backwards
+    OpRegistry& r);                   // activation_extra.cpp: hardswish, mish, softplus, shrink, logit, log_sigmoid + backwards
 void registerMathOps(OpRegistry& r);  // math.cpp: trig, exp/log variants, rounding, sign, isnan, frexp
 void registerSpecialMathOps(OpRegistry& r);   // math_special.cpp: lgamma, digamma, polygamma, mvlgamma, i0, i1, erfinv
 void registerReductionOps(OpRegistry& r);     // reduction.cpp: sum, mean, softmax + backward
@@ -45,7 +45,7 @@ void registerGridSampleOps(OpRegistry& r);     // grid_sample.cpp: grid_sampler_
 void registerEmbeddingBagOps(OpRegistry& r);   // embedding_bag.cpp: _embedding_bag (sum/mean/max) + backwards
 void registerVectorNormOps(OpRegistry& r);     // vector_norm.cpp: linalg_vector_norm, norm, dist, renorm
 void registerScanOps(OpRegistry& r);           // scan.cpp: cumsum, cumprod, logcumsumexp, cummax, cummin
-void registerSortOps(OpRegistry& r);           // sort.cpp: sort, bucketize, isin, _unique, masked_select
+void registerSortOps(OpRegistry& r);           // sort.cpp: sort, bucketize, searchsorted, isin, _unique, masked_select
 void registerSegmentReduceOps(OpRegistry& r);  // segment_reduce.cpp: segment_reduce + backward
 void registerLossOps(OpRegistry& r);           // loss.cpp: mse, huber, smooth_l1, soft_margin, bce + backwards
 void registerClassLossOps(OpRegistry& r);

@@ -1,4 +1,4 @@
-// Sorting and searching: sort (and sort.stable, topk), bucketize, isin, _unique, _unique2,
+// Sorting and searching: sort (and sort.stable, topk), bucketize, searchsorted, isin, _unique, _unique2,
 // unique_consecutive and masked_select. Every sort is stable and orders NaN above every number
 // (last ascending, first descending), so ties and NaNs give PyTorch's indices. The uniques and
 // masked_select have data-dependent output sizes: their metas need real input values.
@@ -159,6 +159,73 @@ Expected<Value> bucketizeKernel(const OpArgs& a, const Value& out, ExecContext&)
     return Value::ofTensor(makeTensor(out.t.meta, x));
 }
 
+// ----- searchsorted.Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None,
+//       sorter=None) --------------------------------------------------------------------------
+
+/// right, or side == "right" (side overrides; "left" with right=True is PyTorch's error).
+Expected<bool> searchRight(const OpArgs& a) {
+    const bool right = a.toBool(3);
+    if (a.isNone(4)) return right;
+    const std::string& side = a[4].s;
+    if (side != "left" && side != "right")
+        return opError(a, "side can only be 'left' or 'right' but got " + side);
+    if (side == "left" && right)
+        return opError(a, "side and right can't be set to opposites, got side of left while right was True");
+    return side == "right";
+}
+
+Expected<Value> metaSearchsorted(const OpArgs& a) {
+    const Tensor& b = a.tensor(0);
+    const Tensor& t = a.tensor(1);
+    if (b.dim() == 0) return opError(a, "boundaries tensor should have positive dimension, but got 0 dimension");
+    if (b.dim() != 1) {
+        bool same = b.dim() == t.dim();
+        for (int64_t d = 0; same && d + 1 < b.dim(); ++d) same = b.shape()[static_cast<size_t>(d)] == t.shape()[static_cast<size_t>(d)];
+        if (!same)
+            return opError(a, "boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+                              "tensor and input value tensor must match, but we got boundaries tensor " +
+                                  shapeStr(b.shape()) + " and input value tensor " + shapeStr(t.shape()));
+    }
+    if (t.dtype() == DType::Bool || b.dtype() == DType::Bool) return opError(a, "not implemented for torch.bool");
+    auto right = searchRight(a);
+    if (!right.ok()) return right.error();
+    if (!a.isNone(5) && a.tensor(5).shape() != b.shape())
+        return opError(a, "boundary and sorter must have the same size");
+    return contiguousMeta(t.shape(), a.toBool(2) ? DType::Int32 : DType::Int64, t);
+}
+
+/// bucketize's binary search per row of the boundaries (one row when they are 1-D), through
+/// sorter's indices when given.
+Expected<Value> searchsortedKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    const std::vector<double> b = toDoubles(a.tensor(0));
+    std::vector<double> x = toDoubles(a.tensor(1));
+    std::vector<double> sorter;
+    if (!a.isNone(5)) sorter = toDoubles(a.tensor(5));
+    auto right = searchRight(a);
+    if (!right.ok()) return right.error();
+    const int64_t nb = a.tensor(0).shape().back();
+    const int64_t nx = a.tensor(1).dim() == 0 ? 1 : a.tensor(1).shape().back();
+    const bool rows = a.tensor(0).dim() > 1;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const int64_t row = rows ? static_cast<int64_t>(i) / nx : 0;
+        auto at = [&](int64_t j) {
+            const auto k = static_cast<size_t>(row * nb + j);
+            return sorter.empty() ? b[k] : b[static_cast<size_t>(row * nb + static_cast<int64_t>(sorter[k]))];
+        };
+        int64_t lo = 0, hi = nb;
+        while (lo < hi) {
+            const int64_t mid = lo + ((hi - lo) >> 1);
+            const double m = at(mid);
+            if (!(*right ? m > x[i] : m >= x[i]))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        x[i] = static_cast<double>(lo);
+    }
+    return Value::ofTensor(makeTensor(out.t.meta, x));
+}
+
 // ----- isin.Tensor_Tensor(elements, test_elements, *, assume_unique=False, invert=False) -----
 
 Expected<Value> metaIsin(const OpArgs& a) { return contiguousMeta(a.tensor(0).shape(), DType::Bool, a.tensor(0)); }
@@ -287,6 +354,10 @@ void registerSortOps(OpRegistry& r) {
     r.add("aten.bucketize.Tensor",
           "bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor",
           OpCategory::Extern, metaBucketize, bucketizeKernel);
+    r.add("aten.searchsorted.Tensor",
+          "searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, "
+          "str? side=None, Tensor? sorter=None) -> Tensor",
+          OpCategory::Extern, metaSearchsorted, searchsortedKernel);
     r.add("aten.isin.Tensor_Tensor",
           "isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, "
           "bool invert=False) -> Tensor",

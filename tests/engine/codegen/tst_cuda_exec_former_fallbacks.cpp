@@ -12,6 +12,7 @@
 
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/device_externs.h"
+#include "exec/compare.h"
 #include "exec/run_check.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
@@ -417,6 +418,43 @@ private slots:
                               fxtest::tv({3}, {3, 3, 3}, DType::Int32)};
         // The left solutions are column-major per batch (metaLuSolve), written through their strides.
         compareWithReference(*g, in, 1e-5, "lu_solve");
+    }
+
+    void matmul_broadcast_batches_vs_reference() {
+        // matmul whose batch dims broadcast against each other (a capsule network's W @ u in its
+        // Dynamo graph): both operands expanded dense to the common batch, one batched GEMM. It
+        // ran on the host before. Not yet run on a device when written.
+        auto g = fxtest::parseForward(
+            "w: \"f32[1, 3, 2, 4, 2][48, 16, 8, 2, 1]cuda:0\", u: \"f32[2, 3, 1, 2, 1][6, 2, 2, 1, 1]cuda:0\"",
+            "        m: \"f32[2, 3, 2, 4, 1][24, 8, 4, 1, 1]cuda:0\" = torch.ops.aten.matmul.default(w, u)\n"
+            "        return (m,)\n");
+        QVERIFY(g);
+        std::vector<Value> in{fxtest::tv({1, 3, 2, 4, 2}, wave(48, 0.3)), fxtest::tv({2, 3, 1, 2, 1}, wave(12, 0.9))};
+        compareWithReference(*g, in, 1e-5, "matmul");
+    }
+
+    void bf16_conv_bias_as_recorded() {
+        // PointNet's first bf16 conv1d with a bias as PyTorch 2.11 recorded it on an H200
+        // (data/bf16_conv_bias): the device gives the recorded values exactly (ATen rounds
+        // cuDNN's product to bf16 before adding the bias; tst_popular_ops3 checks the reference
+        // and CPU backends on the same data).
+        SKIP_WITHOUT_DEVICE();
+        const auto dir = std::filesystem::path(FXRAY_TESTS_DIR) / "engine" / "codegen" / "data" / "bf16_conv_bias";
+        auto f = loadFile(dir / "forward.py");
+        QVERIFY2(f.ok() && !f->graphs.empty(), f.ok() ? "no graph" : f.error().str().c_str());
+        const Graph& g = *f->graphs[0].graph;
+        auto in = readNpyFolder(dir / "inputs", 3);
+        QVERIFY(in.ok());
+        QVERIFY(layOutRecordedInputs(g, *in).ok());
+        auto want = readNpy(dir / "outputs" / "000.npy");
+        QVERIFY(want.ok());
+        RunRequest req;
+        req.inputs = *in;
+        cg::cuda::CudaRunInfo info;
+        auto r = cg::cuda::runAndCheckCuda(g, req, nullptr, &info);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+        QCOMPARE(fxtest::values(r->outputs[0]), kern::toDoubles(*want));
+        QVERIFY2(info.run.hostOps.empty(), hostOps(info.run).c_str());
     }
 
     void copy_into_input_then_read_vs_reference() {

@@ -134,8 +134,9 @@ private slots:
         QVERIFY(f.error().file.find("_tensor_constant0.npy") != std::string::npos);
     }
 
-    /// Values the graph text determines: empty tensors, and the one literal factory call of the
-    /// constant's shape and dtype on the quoted source line.
+    /// Values the graph text determines: empty tensors, the one literal factory call of the
+    /// constant's shape and dtype on the quoted source line, and a 0-d constant's number assigned
+    /// to a subscript there.
     void valuesFromTheGraphText() {
         QTemporaryDir tmp;
         const fs::path dir = tmp.path().toStdString();
@@ -157,6 +158,11 @@ private slots:
             {"f32[][]cpu", "File: m.py:1 in f, code: z = torch.tensor(x)", {}},                          // a variable
             {"f32[][]cpu", "File: m.py:1 in f, code: a, b = torch.tensor(1.0), torch.tensor(2.0)", {}},  // ambiguous
             {"i64[][]cpu", "File: m.py:1 in f, code: a = torch.tensor(1.5)", {}},  // a float32 literal
+            // Tensor.__setitem__ of a number, lifted for fill.Tensor (BART's shift_tokens_right).
+            {"i64[][]cpu", "File: m.py:4 in f, code: dec_ids[:, 0] = 2", {2}},
+            {"f32[][]cpu", "File: m.py:4 in f, code: x[mask == 1] = -0.5", {-0.5}},
+            {"f32[2][1]cpu", "File: m.py:4 in f, code: x[:, 0] = 2", {}},  // not 0-d
+            {"f32[][]cpu", "File: m.py:4 in f, code: y = x[0] == 2", {}},   // not an assignment to a subscript
         };
         int k = 0;
         for (const Case& c : cases) {
