@@ -134,6 +134,7 @@ void addReduceIntoVjps(std::vector<VjpRule>& out);  // scatter_reduce, index_red
 void addMiscVjps(
     std::vector<VjpRule>& out);  // fill, copy, sort, frexp, cumprod, logcumsumexp, _safe_softmax, as_strided
 void addFusedCellVjps(std::vector<VjpRule>& out);  // _thnn_fused_lstm/gru_cell, efficient attention
+void addComplexVjps(std::vector<VjpRule>& out);    // view_as_complex/real, conj, polar, complex, real, imag
 /// The *_copy variants of view ops (view_copy, permute_copy, ...) take their view op's rule;
 /// call after every family.
 void addCopyVariantVjps(std::vector<VjpRule>& out);

@@ -34,10 +34,27 @@ void rsubScalar(VjpCall& c) {
     if (c.needs(0)) c.give(0, maybeMultiply(c.e, c.e.neg(c.grad()), c.arg(2)));
 }
 
-// mul.Tensor: other: grad * self; self: grad * other (a Python number stays a wrapped scalar).
+bool complexNode(const GraphEmitter& e, const Argument& a) { return a.isNode() && isComplex(e.dtype(a.node)); }
+
+/// x.conj() as PyTorch's joint graphs show it (`_conj`, materialised by a clone); x itself when
+/// it is real or a Python number.
+Argument conjOf(GraphEmitter& e, const Argument& x) {
+    if (!complexNode(e, x)) return x;
+    return nodeArg(e.op("aten.clone.default", {nodeArg(e.op("aten._conj.default", {x}))}));
+}
+
+/// handle_r_to_c: the real part of a complex gradient for a real input.
+Node* realFor(GraphEmitter& e, const Argument& input, Node* g) {
+    if (!g || !input.isNode() || isComplex(e.dtype(input.node)) || !isComplex(e.dtype(g))) return g;
+    return e.op("aten.real.default", {nodeArg(g)});
+}
+
+// mul.Tensor: other: mul_tensor_backward(grad, self, other.scalar_type()); self: likewise with
+// other. That is grad * x.conj() (conj only of a complex x; a Python number stays a wrapped
+// scalar), its real part for a real input of a complex product.
 void mulTensor(VjpCall& c) {
-    if (c.needs(1)) c.give(1, c.e.mul(c.grad(), c.arg(0)));
-    if (c.needs(0)) c.give(0, c.e.mul(c.grad(), c.arg(1)));
+    if (c.needs(1)) c.give(1, realFor(c.e, c.arg(1), c.e.mul(c.grad(), conjOf(c.e, c.arg(0)))));
+    if (c.needs(0)) c.give(0, realFor(c.e, c.arg(0), c.e.mul(c.grad(), conjOf(c.e, c.arg(1)))));
 }
 
 // mul.Scalar: self: grad * other.
@@ -45,15 +62,16 @@ void mulScalar(VjpCall& c) {
     if (c.needs(0)) c.give(0, c.e.op("aten.mul.Scalar", {nodeArg(c.grad()), c.arg(1)}));
 }
 
-// div.Tensor: other: -grad * ((self / other) / other); self: grad / other.
+// div.Tensor: other: -grad * ((self / other) / other).conj(); self: grad / other.conj() (the
+// conjugates only for complex operands; real parts for real inputs, as mul's).
 void divTensor(VjpCall& c) {
     GraphEmitter& e = c.e;
     if (c.needs(1)) {
         Node* q = e.op("aten.div.Tensor", {c.arg(0), c.arg(1)});
         Node* q2 = e.op("aten.div.Tensor", {nodeArg(q), c.arg(1)});
-        c.give(1, e.mul(e.neg(c.grad()), nodeArg(q2)));
+        c.give(1, realFor(e, c.arg(1), e.mul(e.neg(c.grad()), conjOf(e, nodeArg(q2)))));
     }
-    if (c.needs(0)) c.give(0, e.op("aten.div.Tensor", {nodeArg(c.grad()), c.arg(1)}));
+    if (c.needs(0)) c.give(0, realFor(e, c.arg(0), e.op("aten.div.Tensor", {nodeArg(c.grad()), conjOf(e, c.arg(1))})));
 }
 
 // div.Scalar: self: grad / other.

@@ -75,6 +75,7 @@ const std::vector<VjpRule>& vjpRuleTable() {
         addReduceIntoVjps(*all);
         addMiscVjps(*all);
         addFusedCellVjps(*all);
+        addComplexVjps(*all);
         addCopyVariantVjps(*all);
         return all;
     }();

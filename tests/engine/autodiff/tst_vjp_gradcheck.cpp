@@ -255,6 +255,40 @@ const std::vector<Case>& cases() {
          "        b = torch.ops.aten._efficient_attention_forward.default(q, k, v, None, None, None, None, None, 0.0, 1, True, scale = 0.5)\n"
          "        b0 = b[0]\n"
          "        return (a0, b0)\n"},
+        // ----- complex (real inputs and outputs, complex values between: c128 from f64) -----
+        {"complex", "rotary_mul",
+         R"(x: "f64[2, 3, 4]", f: "f64[3, 2, 2]")",
+         "        a = torch.ops.aten.view.default(x, [2, 3, 2, 2])\n"
+         "        b = torch.ops.aten.view_as_complex.default(a)\n"
+         "        c = torch.ops.aten.view_as_complex.default(f)\n"
+         "        d = torch.ops.aten.mul.Tensor(b, c)\n"
+         "        e = torch.ops.aten.view_as_real.default(d)\n"
+         "        g = torch.ops.aten.view.default(e, [2, 3, 4])\n"
+         "        return (g,)\n"},
+        {"complex", "polar_conj_div",
+         R"(r: "f64[3, 2]", t: "f64[3, 2]", x: "f64[3, 2, 2]", s: "f64[3, 2]")",
+         "        p = torch.ops.aten.polar.default(r, t)\n"
+         "        z = torch.ops.aten.view_as_complex.default(x)\n"
+         "        q = torch.ops.aten._conj.default(p)\n"
+         "        m = torch.ops.aten.mul.Tensor(z, q)\n"
+         "        n = torch.ops.aten.mul.Tensor(m, s)\n"
+         "        d = torch.ops.aten.div.Tensor(n, p)\n"
+         "        e = torch.ops.aten.view_as_real.default(d)\n"
+         "        return (e,)\n",
+         {},
+         // polar's abs positive: ATen's formula carries sgn(result), which a finite difference at a
+         // negative or zero abs does not
+         {{0, {0.5, 1.25, 2.0, 0.75, 1.5, 0.3}}}},
+        {"complex", "complex_real_imag",
+         R"(a: "f64[2, 3]", b: "f64[2, 3]", w: "f64[2, 3]")",
+         "        z = torch.ops.aten.complex.default(a, b)\n"
+         "        y = torch.ops.aten.mul.Tensor(z, z)\n"
+         "        c = torch.ops.aten.complex.default(w, a)\n"
+         "        u = torch.ops.aten.mul.Tensor(y, c)\n"
+         "        re = torch.ops.aten.real.default(u)\n"
+         "        im = torch.ops.aten.imag.default(u)\n"
+         "        v = torch.ops.aten.mul.Tensor(re, im)\n"
+         "        return (v, im)\n"},
         // ----- random -----
         {"random", "native_dropout", R"(x: "f64[4, 5]")",
          "        d = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"

@@ -7,6 +7,7 @@
 #include "complex_rope_cases.h"
 #include "cpu_lowering_check.h"
 
+#include "autodiff/joint_builder.h"
 #include "exec/interpreter.h"
 
 #include <complex>
@@ -64,6 +65,49 @@ private slots:
         Recorded r;
         QCOMPARE(loadRecorded(stem, r), std::string());
         fxtest::cudaLowersWithoutFallback(r.graph(), r.req.inputs);
+    }
+
+    void jointGivesPyTorchsGradients_data() {
+        QTest::addColumn<QString>("graph");
+        for (const char* g : {"llama_rope_complex", "llama_rope_polar"}) QTest::newRow(g) << QString(g);
+    }
+    // fxray's own autodiff of the Dynamo graph (view_as_complex, complex mul by freqs_cis,
+    // view_as_real): the joint graph's gradients for PyTorch's recorded tangent are the ones
+    // PyTorch's AOT backward recorded (backward/outputs; None gradients have no file). There were
+    // no VJP rules for the complex ops before.
+    void jointGivesPyTorchsGradients() {
+        QFETCH(QString, graph);
+        const fs::path dir = ropeDir() / graph.toStdString() / "numerics";
+        Recorded dyn;
+        const std::string err = loadRecorded(dir / "dynamo", dyn);
+        QVERIFY2(err.empty(), err.c_str());
+        auto joint = buildJointGraph(dyn.graph());
+        QVERIFY2(joint.ok(), joint.ok() ? "" : joint.error().str().c_str());
+        QCOMPARE(joint->numTangents, size_t(1));
+        const size_t nBwdIn = static_cast<size_t>(
+            std::distance(fs::directory_iterator(dir / "backward" / "inputs"), fs::directory_iterator{}));
+        auto tangent = readNpy(dir / "backward" / "inputs" /
+                               (QString::number(nBwdIn - 1).rightJustified(3, '0') + ".npy").toStdString());
+        QVERIFY(tangent.ok());
+        RunRequest req = dyn.req;
+        req.inputs.push_back(Value::ofTensor(*tangent));
+        auto r = runAndCheck(*joint->graph, req, nullptr);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+        size_t compared = 0;
+        for (size_t i = 0; i < joint->primalSources.size(); ++i) {
+            const fs::path want =
+                dir / "backward" / "outputs" / (QString::number(i).rightJustified(3, '0') + ".npy").toStdString();
+            if (!fs::exists(want)) {
+                QVERIFY2(r->outputs[joint->numForwardOutputs + i].isNone(), qPrintable(QString("gradient %1").arg(i)));
+                continue;
+            }
+            auto w = readNpy(want);
+            QVERIFY(w.ok());
+            auto c = compareValues(i, r->outputs[joint->numForwardOutputs + i], Value::ofTensor(*w));
+            QVERIFY2(c.ok, qPrintable(QString("gradient %1: rel_err %2").arg(i).arg(c.relErr)));
+            ++compared;
+        }
+        QVERIFY(compared >= 8);
     }
 
     // A complex output differing only in its imaginary parts does not match (the comparison once
