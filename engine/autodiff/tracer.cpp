@@ -93,6 +93,11 @@ Traced Tracer::emit(std::string_view qualname, std::vector<Argument> args, Kwarg
     t.isTuple = true;
     for (size_t i = 0; i < n->meta.size(); ++i) t.items.push_back(e.getitem(n, static_cast<int64_t>(i)));
     tupleItems[n] = t.items;
+    // A tuple op whose rule saves its result saves output 0 (the attention ops' `out`): autograd
+    // detaches it once every output exists, as PyTorch's joint graphs show after the getitems.
+    if (!tape.empty() && tape.back().node == n && tape.back().rule->savesResult && !t.items.empty() &&
+        !tape.back().saved)
+        tape.back().saved = e.op("aten.detach.default", {nodeArg(t.items[0])});
     return t;
 }
 
@@ -122,6 +127,10 @@ void Tracer::record(Node* n) {
     TapeEntry te;
     te.node = n;
     te.rule = rule;
+    if (rule->savesResult && n->metaIsTuple) {
+        tape.push_back(te);  // output 0 is detached in emit(), after the getitems
+        return;
+    }
     if (rule->savesResult) {
         if (inplaceSource) {
             // The output of an in-place op is saved differently: PyTorch's joint graphs show a

@@ -45,12 +45,13 @@ void gruCell(VjpCall& c) {
 }
 
 // _scaled_dot_product_efficient_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p,
-// is_causal, *, scale) -> (out, lse, seed, offset): the _backward op with the saved output,
-// log-sum-exp and RNG state, and grad_input_mask [q, k, v, attn_bias].
+// is_causal, *, scale) -> (out, lse, seed, offset): the _backward op with the saved output
+// (detached, as autograd saves an output), log-sum-exp and RNG state, and grad_input_mask [q, k,
+// v, attn_bias].
 void efficientAttention(VjpCall& c) {
     if (!c.grad(0)) return;
     Node* bw = c.e.op("aten._scaled_dot_product_efficient_attention_backward.default",
-                      {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), c.arg(3), nodeArg(c.result(0)),
+                      {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), c.arg(3), nodeArg(c.savedResult()),
                        nodeArg(c.result(1)), nodeArg(c.result(2)), nodeArg(c.result(3)), c.arg(5),
                        boolList({c.needs(0), c.needs(1), c.needs(2), c.needs(3)}), c.arg(6)},
                       {{"scale", c.arg(7)}});
@@ -99,7 +100,7 @@ void cudnnAttention(VjpCall& c) {
 void addFusedCellVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._thnn_fused_lstm_cell.default", lstmCell, false, 0b100});
     out.push_back({"aten._thnn_fused_gru_cell.default", gruCell, false, 0b10});
-    out.push_back({"aten._scaled_dot_product_efficient_attention.default", efficientAttention, false, 0b1110});
+    out.push_back({"aten._scaled_dot_product_efficient_attention.default", efficientAttention, true, 0b1110});
     out.push_back({"aten._efficient_attention_forward.default", efficientAttentionForward, false, 0b111110});
     out.push_back({"aten._scaled_dot_product_cudnn_attention.default", cudnnAttention, false, 0b111111110});
 }

@@ -9,6 +9,7 @@
 
 #include "autodiff/joint_builder.h"
 #include "exec/interpreter.h"
+#include "partition/partitioner.h"
 
 #include <complex>
 
@@ -108,6 +109,39 @@ private slots:
             ++compared;
         }
         QVERIFY(compared >= 8);
+    }
+
+    // The same joint graph through the min-cut partitioner (the parameters and the freqs_cis
+    // buffer free to save, as Inductor has them): the forward graph is PyTorch's recorded one,
+    // node for node, saving primals_1 and recomputing the _conj in the backward, and the
+    // attention output saved detached (detach_3), as autograd saves an output.
+    void partitionIsPyTorchs() {
+        const fs::path dir = ropeDir() / "llama_rope_complex" / "numerics";
+        Recorded dyn;
+        const std::string err = loadRecorded(dir / "dynamo", dyn);
+        QVERIFY2(err.empty(), err.c_str());
+        auto joint = buildJointGraph(dyn.graph());
+        QVERIFY2(joint.ok(), joint.ok() ? "" : joint.error().str().c_str());
+        PartitionOptions po;
+        po.staticLifetimeInputs = staticInputsFromDynamo(*joint->graph, dyn.graph());
+        auto part = partitionJoint(*joint->graph, po);
+        QVERIFY2(part.ok(), part.ok() ? "" : part.error().str().c_str());
+        auto want = loadFile((dir / "forward.py").string());
+        QVERIFY(want.ok());
+        auto calls = [](const Graph& g) {
+            std::vector<std::string> r;
+            for (const auto& up : g.nodes())
+                if (up->kind() == NodeKind::CallFunction) r.push_back(up->name() + "=" + up->target());
+            return r;
+        };
+        auto outs = [](const Graph& g) {
+            std::vector<std::string> r;
+            for (const auto& a : g.outputs()) r.push_back(a.isNode() ? a.node->name() : "?");
+            return r;
+        };
+        const Graph& pt = *want->graphs[0].graph;
+        QCOMPARE(outs(*part->forward), outs(pt));
+        QCOMPARE(calls(*part->forward), calls(pt));
     }
 
     // A complex output differing only in its imaginary parts does not match (the comparison once
