@@ -69,7 +69,7 @@ void efficientAttentionForward(VjpCall& c) {
     const auto& k = c.meta(c.input(1)).shape;
     if (q.size() != 4 || k.size() != 4) return;
     Node* bw = c.e.op("aten._efficient_attention_backward.default",
-                      {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), c.arg(3), nodeArg(c.result(0)), c.arg(4),
+                      {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), c.arg(3), nodeArg(c.savedResult()), c.arg(4),
                        c.arg(5), Argument::ofInt(q[1]), Argument::ofInt(k[1]), nodeArg(c.result(1)), c.arg(8),
                        nodeArg(c.result(2)), nodeArg(c.result(3)), c.arg(9), Argument::ofBool(c.needs(3))},
                       {{"scale", c.arg(11)}});
@@ -87,7 +87,7 @@ void cudnnAttention(VjpCall& c) {
     const auto& k = c.meta(c.input(1)).shape;
     if (q.size() != 4 || k.size() != 4) return;
     Node* bw = c.e.op("aten._scaled_dot_product_cudnn_attention_backward.default",
-                      {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), nodeArg(c.result(0)), nodeArg(c.result(1)),
+                      {nodeArg(c.grad(0)), c.arg(0), c.arg(1), c.arg(2), nodeArg(c.savedResult()), nodeArg(c.result(1)),
                        nodeArg(c.result(6)), nodeArg(c.result(7)), c.arg(3), Argument::none(), Argument::none(),
                        Argument::ofInt(q[2]), Argument::ofInt(k[2]), c.arg(5), c.arg(6)},
                       {{"scale", c.arg(8)}});
@@ -101,8 +101,8 @@ void addFusedCellVjps(std::vector<VjpRule>& out) {
     out.push_back({"aten._thnn_fused_lstm_cell.default", lstmCell, false, 0b100});
     out.push_back({"aten._thnn_fused_gru_cell.default", gruCell, false, 0b10});
     out.push_back({"aten._scaled_dot_product_efficient_attention.default", efficientAttention, true, 0b1110});
-    out.push_back({"aten._efficient_attention_forward.default", efficientAttentionForward, false, 0b111110});
-    out.push_back({"aten._scaled_dot_product_cudnn_attention.default", cudnnAttention, false, 0b111111110});
+    out.push_back({"aten._efficient_attention_forward.default", efficientAttentionForward, true, 0b111110});
+    out.push_back({"aten._scaled_dot_product_cudnn_attention.default", cudnnAttention, true, 0b111111110});
 }
 
 }  // namespace fxray
