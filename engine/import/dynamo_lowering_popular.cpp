@@ -31,6 +31,38 @@ std::optional<int64_t> reductionOf(const Argument* a) {
     return std::nullopt;
 }
 
+/// A loss call bound by `names`: its first `tensors` arguments required tensors, the legacy
+/// size_average / reduce refused and the reduction ('none', 'mean', 'sum') parsed wherever the
+/// signature puts them.
+struct LossArgs {
+    std::vector<const Argument*> p;  ///< bound, in `names` order
+    Args t;                          ///< the tensor operands
+    int64_t reduction = 1;
+};
+Expected<LossArgs> lossArgs(LowerCtx& c, const TorchCall& call, std::initializer_list<std::string_view> names,
+                            size_t tensors) {
+    auto p = call.bind(names);
+    if (!p.ok()) return p.error();
+    LossArgs r;
+    r.p = std::move(p).value();
+    size_t i = 0;
+    for (std::string_view n : names) {
+        const Argument* a = r.p[i++];
+        if (r.t.size() < tensors) {
+            auto x = needTensor(c, a, std::string(n).c_str());
+            if (!x.ok()) return x.error();
+            r.t.push_back(*x);
+        } else if ((n == "size_average" || n == "reduce") && given(a)) {
+            return makeError("size_average and reduce are not supported");
+        } else if (n == "reduction") {
+            auto red = reductionOf(a);
+            if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+            r.reduction = *red;
+        }
+    }
+    return r;
+}
+
 /// F.normalize(input, p=2.0, dim=1, eps=1e-12): input / clamp_min(norm over dim, eps), the
 /// denominator expanded to input's shape as torch/nn/functional.py does.
 Expected<Argument> normalize(LowerCtx& c, const TorchCall& call) {
@@ -153,34 +185,28 @@ constexpr char kDelta[] = "delta";
 
 /// F.binary_cross_entropy(input, target, weight=None, size_average, reduce, reduction='mean').
 Expected<Argument> binaryCrossEntropy(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "target", "weight", "size_average", "reduce", "reduction"});
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x;
-    auto t = needTensor(c, (*p)[1], "target");
-    if (!t.ok()) return t;
-    if (given((*p)[3]) || given((*p)[4])) return makeError("size_average and reduce are not supported");
-    auto red = reductionOf((*p)[5]);
-    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
+    auto L = lossArgs(c, call, {"input", "target", "weight", "size_average", "reduce", "reduction"}, 2);
+    if (!L.ok()) return L.error();
+    const std::vector<const Argument*>& p = L->p;
+    const Argument x = L->t[0];
+    const Argument t = L->t[1];
+    const int64_t red = L->reduction;
     return c.emit("aten.binary_cross_entropy.default",
-                  {*x, *t, given((*p)[2]) ? *(*p)[2] : Argument::none(), Argument::ofInt(*red)});
+                  {x, t, given(p[2]) ? *p[2] : Argument::none(), Argument::ofInt(red)});
 }
 
 /// F.binary_cross_entropy_with_logits(input, target, weight, size_average, reduce, reduction,
 /// pos_weight).
 Expected<Argument> bceWithLogits(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "target", "weight", "size_average", "reduce", "reduction", "pos_weight"});
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x;
-    auto t = needTensor(c, (*p)[1], "target");
-    if (!t.ok()) return t;
-    if (given((*p)[3]) || given((*p)[4])) return makeError("size_average and reduce are not supported");
-    auto red = reductionOf((*p)[5]);
-    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
-    return c.emit("aten.binary_cross_entropy_with_logits.default",
-                  {*x, *t, given((*p)[2]) ? *(*p)[2] : Argument::none(), given((*p)[6]) ? *(*p)[6] : Argument::none(),
-                   Argument::ofInt(*red)});
+    auto L = lossArgs(c, call, {"input", "target", "weight", "size_average", "reduce", "reduction", "pos_weight"}, 2);
+    if (!L.ok()) return L.error();
+    const std::vector<const Argument*>& p = L->p;
+    const Argument x = L->t[0];
+    const Argument t = L->t[1];
+    const int64_t red = L->reduction;
+    return c.emit(
+        "aten.binary_cross_entropy_with_logits.default",
+        {x, t, given(p[2]) ? *p[2] : Argument::none(), given(p[6]) ? *p[6] : Argument::none(), Argument::ofInt(red)});
 }
 
 /// F.kl_div(input, target, size_average, reduce, reduction='mean', log_target=False) as
@@ -244,63 +270,56 @@ Expected<Argument> logSigmoid(LowerCtx& c, const Argument& x) {
 /// F.multilabel_soft_margin_loss(input, target, weight=None, size_average, reduce, reduction):
 /// -(t * logsigmoid(x) + (1 - t) * logsigmoid(-x)), weighted, summed over the classes / C.
 Expected<Argument> multilabelSoftMargin(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "target", "weight", "size_average", "reduce", "reduction"});
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x;
-    auto t = needTensor(c, (*p)[1], "target");
-    if (!t.ok()) return t;
-    if (given((*p)[3]) || given((*p)[4])) return makeError("size_average and reduce are not supported");
-    auto red = reductionOf((*p)[5]);
-    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
-    auto ls = logSigmoid(c, *x);
+    auto L = lossArgs(c, call, {"input", "target", "weight", "size_average", "reduce", "reduction"}, 2);
+    if (!L.ok()) return L.error();
+    const std::vector<const Argument*>& p = L->p;
+    const Argument x = L->t[0];
+    const Argument t = L->t[1];
+    const int64_t red = L->reduction;
+    auto ls = logSigmoid(c, x);
     if (!ls.ok()) return ls;
-    auto nx = c.emit("aten.neg.default", {*x});
+    auto nx = c.emit("aten.neg.default", {x});
     if (!nx.ok()) return nx;
     auto lsn = logSigmoid(c, *nx);
     if (!lsn.ok()) return lsn;
-    auto a = c.emit("aten.mul.Tensor", {*t, *ls});
-    auto omt = c.emit("aten.rsub.Scalar", {*t, Argument::ofInt(1)});
+    auto a = c.emit("aten.mul.Tensor", {t, *ls});
+    auto omt = c.emit("aten.rsub.Scalar", {t, Argument::ofInt(1)});
     if (!omt.ok()) return omt;
     auto b = c.emit("aten.mul.Tensor", {*omt, *lsn});
     if (!a.ok() || !b.ok()) return a.ok() ? b : a;
     auto sum = c.emit("aten.add.Tensor", {*a, *b});
     if (!sum.ok()) return sum;
     auto loss = c.emit("aten.neg.default", {*sum});
-    if (given((*p)[2])) loss = binaryOp(c, "aten.mul.Tensor", loss, *(*p)[2]);
-    auto xm = c.tensorMeta(*x);
+    if (given(p[2])) loss = binaryOp(c, "aten.mul.Tensor", loss, *p[2]);
+    auto xm = c.tensorMeta(x);
     const int64_t cd = xm->dim() - 1;
     if (!loss.ok()) return loss;
     auto s = c.emit("aten.sum.dim_IntList", {*loss, Argument::ofList({Argument::ofInt(cd)})});
     loss = binaryOp(c, "aten.div.Scalar", s, Argument::ofInt(xm->shape[static_cast<size_t>(cd)]));
-    return reduced(c, loss, *red);
+    return reduced(c, loss, red);
 }
 
 /// F.cosine_embedding_loss(input1, input2, target, margin=0, ...): ATen's composite (Loss.cpp):
 /// cos = <x1, x2> / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12)); 1 - cos where target is 1,
 /// max(cos - margin, 0) where it is -1.
 Expected<Argument> cosineEmbedding(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"});
-    if (!p.ok()) return p.error();
-    auto x1 = needTensor(c, (*p)[0], "input1");
-    if (!x1.ok()) return x1;
-    auto x2 = needTensor(c, (*p)[1], "input2");
-    if (!x2.ok()) return x2;
-    auto t = needTensor(c, (*p)[2], "target");
-    if (!t.ok()) return t;
-    if (given((*p)[4]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
-    auto red = reductionOf((*p)[6]);
-    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
-    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(0.0) : 0.0;
-    const Argument dim = Argument::ofList({Argument::ofInt(c.tensorMeta(*x1)->dim() - 1)});
+    auto L = lossArgs(c, call, {"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"}, 3);
+    if (!L.ok()) return L.error();
+    const std::vector<const Argument*>& p = L->p;
+    const Argument x1 = L->t[0];
+    const Argument x2 = L->t[1];
+    const Argument t = L->t[2];
+    const int64_t red = L->reduction;
+    const double margin = given(p[3]) ? numberOf(p[3]).value_or(0.0) : 0.0;
+    const Argument dim = Argument::ofList({Argument::ofInt(c.tensorMeta(x1)->dim() - 1)});
     auto dotOf = [&](const Argument& a, const Argument& b) -> Expected<Argument> {
         auto m = c.emit("aten.mul.Tensor", {a, b});
         if (!m.ok()) return m;
         return c.emit("aten.sum.dim_IntList", {*m, dim});
     };
-    auto prod = dotOf(*x1, *x2);
-    auto m1 = binaryOp(c, "aten.add.Tensor", dotOf(*x1, *x1), Argument::ofFloat(1e-12));
-    auto m2 = binaryOp(c, "aten.add.Tensor", dotOf(*x2, *x2), Argument::ofFloat(1e-12));
+    auto prod = dotOf(x1, x2);
+    auto m1 = binaryOp(c, "aten.add.Tensor", dotOf(x1, x1), Argument::ofFloat(1e-12));
+    auto m2 = binaryOp(c, "aten.add.Tensor", dotOf(x2, x2), Argument::ofFloat(1e-12));
     if (!prod.ok() || !m1.ok() || !m2.ok()) return !prod.ok() ? prod : !m1.ok() ? m1 : m2;
     auto den = c.emit("aten.mul.Tensor", {*m1, *m2});
     if (!den.ok()) return den;
@@ -312,68 +331,61 @@ Expected<Argument> cosineEmbedding(LowerCtx& c, const TorchCall& call) {
     auto pos = c.emit("aten.rsub.Scalar", {*cos, Argument::ofInt(1)});
     auto neg = binaryOp(c, "aten.clamp_min.default", binaryOp(c, "aten.sub.Tensor", cos, Argument::ofFloat(margin)),
                         Argument::ofInt(0));
-    auto isPos = c.emit("aten.eq.Scalar", {*t, Argument::ofInt(1)});
-    auto isNeg = c.emit("aten.eq.Scalar", {*t, Argument::ofInt(-1)});
+    auto isPos = c.emit("aten.eq.Scalar", {t, Argument::ofInt(1)});
+    auto isNeg = c.emit("aten.eq.Scalar", {t, Argument::ofInt(-1)});
     for (const auto* e : {&zeros, &pos, &neg, &isPos, &isNeg})
         if (!e->ok()) return *e;
     auto op = c.emit("aten.where.self", {*isPos, *pos, *zeros});
     auto on = c.emit("aten.where.self", {*isNeg, *neg, *zeros});
     if (!op.ok() || !on.ok()) return op.ok() ? on : op;
-    return reduced(c, c.emit("aten.add.Tensor", {*op, *on}), *red);
+    return reduced(c, c.emit("aten.add.Tensor", {*op, *on}), red);
 }
 
 /// F.triplet_margin_loss(anchor, positive, negative, margin=1, p=2, eps=1e-6, swap=False, ...):
 /// max(margin + d(a, p) - d(a, n), 0) with pairwise_distance d = ||x1 - x2 + eps||_p over the
 /// last dim.
 Expected<Argument> tripletMargin(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce",
-                        "reduction"});
-    if (!p.ok()) return p.error();
-    auto a = needTensor(c, (*p)[0], "anchor");
-    if (!a.ok()) return a;
-    auto pos = needTensor(c, (*p)[1], "positive");
-    if (!pos.ok()) return pos;
-    auto neg = needTensor(c, (*p)[2], "negative");
-    if (!neg.ok()) return neg;
-    if (given((*p)[7]) || given((*p)[8])) return makeError("size_average and reduce are not supported");
-    if (boolOf((*p)[6], false).value_or(true)) return makeError("swap=True is not supported");
-    auto red = reductionOf((*p)[9]);
-    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
-    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(1.0) : 1.0;
-    const double ord = given((*p)[4]) ? numberOf((*p)[4]).value_or(2.0) : 2.0;
-    const double eps = given((*p)[5]) ? numberOf((*p)[5]).value_or(1e-6) : 1e-6;
+    auto L = lossArgs(
+        c, call,
+        {"anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce", "reduction"}, 3);
+    if (!L.ok()) return L.error();
+    const std::vector<const Argument*>& p = L->p;
+    const Argument a = L->t[0];
+    const Argument pos = L->t[1];
+    const Argument neg = L->t[2];
+    const int64_t red = L->reduction;
+    if (boolOf(p[6], false).value_or(true)) return makeError("swap=True is not supported");
+    const double margin = given(p[3]) ? numberOf(p[3]).value_or(1.0) : 1.0;
+    const double ord = given(p[4]) ? numberOf(p[4]).value_or(2.0) : 2.0;
+    const double eps = given(p[5]) ? numberOf(p[5]).value_or(1e-6) : 1e-6;
     auto dist = [&](const Argument& x, const Argument& y) -> Expected<Argument> {
         auto d = binaryOp(c, "aten.add.Tensor", c.emit("aten.sub.Tensor", {x, y}), Argument::ofFloat(eps));
         if (!d.ok()) return d;
         return c.emit("aten.linalg_vector_norm.default",
                       {*d, Argument::ofFloat(ord), Argument::ofList({Argument::ofInt(-1)}), Argument::ofBool(false)});
     };
-    auto dp = dist(*a, *pos), dn = dist(*a, *neg);
+    auto dp = dist(a, pos), dn = dist(a, neg);
     if (!dp.ok() || !dn.ok()) return dp.ok() ? dn : dp;
     auto diff = binaryOp(c, "aten.add.Tensor", c.emit("aten.sub.Tensor", {*dp, *dn}), Argument::ofFloat(margin));
-    return reduced(c, binaryOp(c, "aten.clamp_min.default", diff, Argument::ofInt(0)), *red);
+    return reduced(c, binaryOp(c, "aten.clamp_min.default", diff, Argument::ofInt(0)), red);
 }
 
 /// F.margin_ranking_loss(input1, input2, target, margin=0, ...): max(-t * (x1 - x2) + margin, 0).
 Expected<Argument> marginRanking(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"});
-    if (!p.ok()) return p.error();
-    auto x1 = needTensor(c, (*p)[0], "input1");
-    if (!x1.ok()) return x1;
-    auto x2 = needTensor(c, (*p)[1], "input2");
-    if (!x2.ok()) return x2;
-    auto t = needTensor(c, (*p)[2], "target");
-    if (!t.ok()) return t;
-    if (given((*p)[4]) || given((*p)[5])) return makeError("size_average and reduce are not supported");
-    auto red = reductionOf((*p)[6]);
-    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
-    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(0.0) : 0.0;
-    auto nt = c.emit("aten.neg.default", {*t});
+    auto L = lossArgs(c, call, {"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"}, 3);
+    if (!L.ok()) return L.error();
+    const std::vector<const Argument*>& p = L->p;
+    const Argument x1 = L->t[0];
+    const Argument x2 = L->t[1];
+    const Argument t = L->t[2];
+    const int64_t red = L->reduction;
+    const double margin = given(p[3]) ? numberOf(p[3]).value_or(0.0) : 0.0;
+    auto nt = c.emit("aten.neg.default", {t});
     if (!nt.ok()) return nt;
-    auto d = c.emit("aten.sub.Tensor", {*x1, *x2});
+    auto d = c.emit("aten.sub.Tensor", {x1, x2});
     if (!d.ok()) return d;
     auto m = binaryOp(c, "aten.add.Tensor", c.emit("aten.mul.Tensor", {*nt, *d}), Argument::ofFloat(margin));
-    return reduced(c, binaryOp(c, "aten.clamp_min.default", m, Argument::ofInt(0)), *red);
+    return reduced(c, binaryOp(c, "aten.clamp_min.default", m, Argument::ofInt(0)), red);
 }
 
 /// F.poisson_nll_loss(input, target, log_input=True, full=False, size_average, eps=1e-8, reduce,
@@ -412,21 +424,17 @@ Expected<Argument> poissonNll(LowerCtx& c, const TorchCall& call) {
 /// F.multi_margin_loss(input, target, p=1, margin=1, weight=None, size_average, reduce,
 /// reduction): ATen's multi_margin_loss.
 Expected<Argument> multiMargin(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "target", "p", "margin", "weight", "size_average", "reduce", "reduction"});
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x;
-    auto t = needTensor(c, (*p)[1], "target");
-    if (!t.ok()) return t;
-    if (given((*p)[5]) || given((*p)[6])) return makeError("size_average and reduce are not supported");
-    auto red = reductionOf((*p)[7]);
-    if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
-    const auto pp = given((*p)[2]) ? intOf((*p)[2]) : std::optional<int64_t>(1);
-    const double margin = given((*p)[3]) ? numberOf((*p)[3]).value_or(1.0) : 1.0;
+    auto L = lossArgs(c, call, {"input", "target", "p", "margin", "weight", "size_average", "reduce", "reduction"}, 2);
+    if (!L.ok()) return L.error();
+    const std::vector<const Argument*>& p = L->p;
+    const Argument x = L->t[0];
+    const Argument t = L->t[1];
+    const int64_t red = L->reduction;
+    const auto pp = given(p[2]) ? intOf(p[2]) : std::optional<int64_t>(1);
+    const double margin = given(p[3]) ? numberOf(p[3]).value_or(1.0) : 1.0;
     if (!pp) return makeError("p must be 1 or 2");
-    return c.emit("aten.multi_margin_loss.default", {*x, *t, Argument::ofInt(*pp), Argument::ofFloat(margin),
-                                                     given((*p)[4]) ? *(*p)[4] : Argument::none(),
-                                                     Argument::ofInt(*red)});
+    return c.emit("aten.multi_margin_loss.default", {x, t, Argument::ofInt(*pp), Argument::ofFloat(margin),
+                                                     given(p[4]) ? *p[4] : Argument::none(), Argument::ofInt(red)});
 }
 
 /// input [N, C, d1, ...] with the classes moved last and flattened to [M, C], the target to [M]
@@ -460,8 +468,7 @@ Expected<Classes> classesLast(LowerCtx& c, const Argument& x, const Argument& t)
 /// nll_loss_forward's loss over flattened classes; reduction 'none' gets the target's shape back.
 Expected<Argument> nllOf(LowerCtx& c, const Classes& k, const Argument& target, const Argument& weight, int64_t red,
                          int64_t ignore) {
-    auto r = c.emit("aten.nll_loss_forward.default",
-                    {k.x, k.t, weight, Argument::ofInt(red), Argument::ofInt(ignore)});
+    auto r = c.emit("aten.nll_loss_forward.default", {k.x, k.t, weight, Argument::ofInt(red), Argument::ofInt(ignore)});
     if (!r.ok()) return r;
     auto loss = c.emitItem(*r, 0);
     if (!loss.ok() || red != 0 || k.t.node == target.node) return loss;
@@ -532,8 +539,8 @@ Expected<Argument> smoothingTerm(LowerCtx& c, const Classes& k, const Argument& 
 /// ignore_index, reduce, reduction, label_smoothing): log_softmax over the classes, nll_loss,
 /// and with label_smoothing eps, (1 - eps) * nll + the smoothing term.
 Expected<Argument> crossEntropy(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction",
-                        "label_smoothing"});
+    auto p = call.bind(
+        {"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"});
     if (!p.ok()) return p.error();
     auto x = needTensor(c, (*p)[0], "input");
     if (!x.ok()) return x;
@@ -548,8 +555,8 @@ Expected<Argument> crossEntropy(LowerCtx& c, const TorchCall& call) {
     if (!red || !ignore || eps < 0.0 || eps > 1.0)
         return makeError("reduction must be 'none', 'mean' or 'sum', ignore_index an int, label_smoothing in [0, 1]");
     auto xm = c.tensorMeta(*x);
-    auto lp = c.emit("aten._log_softmax.default",
-                     {*x, Argument::ofInt(xm->dim() == 1 ? 0 : 1), Argument::ofBool(false)});
+    auto lp =
+        c.emit("aten._log_softmax.default", {*x, Argument::ofInt(xm->dim() == 1 ? 0 : 1), Argument::ofBool(false)});
     if (!lp.ok()) return lp;
     auto k = classesLast(c, *lp, *t);
     if (!k.ok()) return k.error();
@@ -588,7 +595,8 @@ Expected<Argument> meshgrid(LowerCtx& c, const TorchCall& call) {
     if (ts.size() == 1 && ts[0].isSequence()) ts = ts[0].items;
     std::string indexing = "ij";
     for (const auto& [key, v] : call.kwargs) {
-        if (key != "indexing" || v.kind != Argument::Kind::String) return makeError("unexpected argument '" + key + "'");
+        if (key != "indexing" || v.kind != Argument::Kind::String)
+            return makeError("unexpected argument '" + key + "'");
         indexing = v.s;
     }
     if (indexing != "ij" && indexing != "xy") return makeError("indexing must be 'ij' or 'xy'");
