@@ -57,6 +57,22 @@ std::optional<bool> boolOf(const Argument* a, bool def) {
     return std::nullopt;
 }
 
+bool given(const Argument* a) { return a && !a->isNone(); }
+
+Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what) {
+    if (!a || !c.isTensor(*a)) return makeError(std::string(what) + " must be a tensor");
+    return *a;
+}
+
+std::optional<int64_t> reductionOf(const Argument* a) {
+    if (!a) return 1;
+    if (a->kind != Argument::Kind::String) return std::nullopt;
+    if (a->s == "none") return 0;
+    if (a->s == "mean") return 1;
+    if (a->s == "sum") return 2;
+    return std::nullopt;
+}
+
 namespace {
 bool isSizeItem(const Argument& a) {
     return a.kind == Argument::Kind::Int || a.isNode() || a.kind == Argument::Kind::Sym;

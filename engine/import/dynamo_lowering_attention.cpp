@@ -14,11 +14,7 @@
 
 namespace fxray::lowering {
 
-namespace {
-
-bool given(const Argument* a) { return a && !a->isNone(); }
-
-}  // namespace
+namespace {}  // namespace
 
 Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
     auto p = call.bind({"query",
@@ -136,7 +132,8 @@ Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
     Argument weights = Argument::none();
     Expected<Argument> att = Argument::none();
     if (*needWeights) {
-        if (dropout != 0.0 && boolOf(a[13], true).value_or(true)) return makeError("attention dropout is not supported");
+        if (dropout != 0.0 && boolOf(a[13], true).value_or(true))
+            return makeError("attention dropout is not supported");
         if (causal && mask.isNone()) return makeError("is_causal without a mask is not supported with need_weights");
         // scores = q / sqrt(hd) @ k^T (+ mask), softmax over the keys, @ v.
         auto qs = c.emit("aten.mul.Tensor", {heads[0], Argument::ofFloat(1.0 / std::sqrt(double(hd)))});
@@ -154,8 +151,7 @@ Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call) {
         att = c.emit("aten.matmul.default", {*pr, heads[2]});
         if (!att.ok()) return att;
         if (*average) {
-            auto w = c.emit("aten.mean.dim",
-                            {*pr, Argument::ofList({Argument::ofInt(1)}), Argument::ofBool(false)});
+            auto w = c.emit("aten.mean.dim", {*pr, Argument::ofList({Argument::ofInt(1)}), Argument::ofBool(false)});
             if (!w.ok()) return w;
             weights = *w;
         } else {

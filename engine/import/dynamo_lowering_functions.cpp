@@ -18,12 +18,6 @@ using Args = std::vector<Argument>;
 using KwArgs = std::vector<std::pair<std::string, Argument>>;
 
 Argument orNone(const Argument* a) { return a ? *a : Argument::none(); }
-bool given(const Argument* a) { return a && !a->isNone(); }
-
-Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what) {
-    if (!a || !c.isTensor(*a)) return makeError(std::string(what) + " must be a tensor");
-    return *a;
-}
 
 // ---- linear algebra and activations --------------------------------------------------------
 
@@ -703,8 +697,8 @@ Expected<Argument> gruCell(LowerCtx& c, const TorchCall& call) {
 /// (output, h_n[, c_n]). Projections (proj_size) and dropout between layers are not lowered.
 template <bool Lstm>
 Expected<Argument> rnn(LowerCtx& c, const TorchCall& call) {
-    auto p = call.bind({"input", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional",
-                        "batch_first"});
+    auto p = call.bind(
+        {"input", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional", "batch_first"});
     if (!p.ok()) return p.error();
     auto x = needTensor(c, (*p)[0], "input");
     if (!x.ok()) return x;
@@ -715,7 +709,8 @@ Expected<Argument> rnn(LowerCtx& c, const TorchCall& call) {
     auto train = boolOf(a[6], false), bidir = boolOf(a[7], false), batchFirst = boolOf(a[8], false);
     if (!biases || !layers || !dropout || !train || !bidir || !batchFirst || *layers < 1 || !a[1] || !a[2] ||
         !a[2]->isSequence())
-        return makeError("expects input, hx, a list of parameters and the flags of torch." + std::string(Lstm ? "lstm" : "gru"));
+        return makeError("expects input, hx, a list of parameters and the flags of torch." +
+                         std::string(Lstm ? "lstm" : "gru"));
     if (*dropout != 0.0 && *train && *layers > 1) return makeError("dropout between layers is not supported");
     Argument h0 = *a[1], c0 = Argument::none();
     if (Lstm) {
@@ -972,15 +967,6 @@ Expected<Argument> weightNorm(LowerCtx& c, const TorchCall& call) {
     return c.emitItem(*r, 0);
 }
 
-std::optional<int64_t> reductionEnum(const Argument* a) {
-    if (!a) return 1;
-    if (a->kind != Argument::Kind::String) return std::nullopt;
-    if (a->s == "none") return 0;
-    if (a->s == "mean") return 1;
-    if (a->s == "sum") return 2;
-    return std::nullopt;
-}
-
 /// F.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
 /// per_sample_weights, include_last_offset, padding_idx): _embedding_bag's item 0; a 2-D input is
 /// one bag per row (offsets 0, n, 2n, ... and the input and weights flattened, as F does).
@@ -1023,8 +1009,8 @@ Expected<Argument> embeddingBag(LowerCtx& c, const TorchCall& call) {
     }
     if (*pad < 0 && given((*p)[10])) *pad += c.tensorMeta(*w)->shape[0];
     auto r = c.emit("aten._embedding_bag.default",
-                    {*w, indices, offsets, Argument::ofBool(*scale), Argument::ofInt(modeEnum), Argument::ofBool(*sparse),
-                     psw, Argument::ofBool(*last), Argument::ofInt(*pad)});
+                    {*w, indices, offsets, Argument::ofBool(*scale), Argument::ofInt(modeEnum),
+                     Argument::ofBool(*sparse), psw, Argument::ofBool(*last), Argument::ofInt(*pad)});
     if (!r.ok()) return r;
     return c.emitItem(*r, 0);
 }
@@ -1049,7 +1035,7 @@ Expected<Argument> l1Loss(LowerCtx& c, const TorchCall& call) {
     auto t = needTensor(c, (*p)[1], "target");
     if (!t.ok()) return t;
     if (given((*p)[2]) || given((*p)[3])) return makeError("size_average and reduce are not supported");
-    auto red = reductionEnum((*p)[4]);
+    auto red = reductionOf((*p)[4]);
     if (!red) return makeError("reduction must be 'none', 'mean' or 'sum'");
     auto d = c.emit("aten.sub.Tensor", {*x, *t});
     if (!d.ok()) return d;

@@ -149,6 +149,13 @@ std::optional<double> numberOf(const Argument* a);
 std::optional<int64_t> intOf(const Argument* a);
 /// Python bool (ints accepted as truth values); `def` when absent or None.
 std::optional<bool> boolOf(const Argument* a, bool def);
+/// The argument is there and not None.
+bool given(const Argument* a);
+/// The argument, which must be a tensor (the error names it as `what`).
+Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what);
+/// Reduction.h's enum of a loss's reduction string (none 0, mean 1, sum 2): mean when the
+/// argument is absent; nullopt for anything else (None included, as F rejects it).
+std::optional<int64_t> reductionOf(const Argument* a);
 /// An int or a sequence of ints as an `int[]` list argument; a lone int is repeated n times.
 std::optional<Argument> intList(const Argument& a, size_t n = 1);
 /// `x.view(2, 3)` / `x.view((2, 3))` / `x.view([2, 3])`: the sizes from position `first` on.

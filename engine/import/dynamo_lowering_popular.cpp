@@ -14,23 +14,6 @@ namespace {
 
 using Args = std::vector<Argument>;
 
-bool given(const Argument* a) { return a && !a->isNone(); }
-
-Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what) {
-    if (!a || !c.isTensor(*a)) return makeError(std::string(what) + " must be a tensor");
-    return *a;
-}
-
-/// Reduction.h's enum of a reduction string (none 0, mean 1, sum 2); "mean" when absent.
-std::optional<int64_t> reductionOf(const Argument* a) {
-    if (!given(a)) return 1;
-    if (a->kind != Argument::Kind::String) return std::nullopt;
-    if (a->s == "none") return 0;
-    if (a->s == "mean") return 1;
-    if (a->s == "sum") return 2;
-    return std::nullopt;
-}
-
 /// A loss call bound by `names`: its first `tensors` arguments required tensors, the legacy
 /// size_average / reduce refused and the reduction ('none', 'mean', 'sum') parsed wherever the
 /// signature puts them.
