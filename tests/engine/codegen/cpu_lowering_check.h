@@ -8,6 +8,7 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "exec/run_check.h"
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -51,6 +52,41 @@ inline bool cudaLowersWithoutFallback(const fxray::Graph& g, const std::vector<f
         QVERIFY2(fallbacks.empty(), fallbacks.c_str());
     }();
     return true;
+}
+
+/// The reference executor's outputs of g on `in`, after checking that the CPU backend (no
+/// fallback) agrees with them within 1e-5 and that g lowers for CUDA with no fallback where
+/// NVRTC loads; empty (the test failed) otherwise.
+inline std::vector<fxray::Value> runBoth(const fxray::Graph& g, const std::vector<fxray::Value>& in) {
+    fxray::RunRequest req;
+    req.inputs = in;
+    auto ref = fxray::runAndCheck(g, req, nullptr);
+    if (!ref.ok()) {
+        QTest::qFail(ref.error().str().c_str(), __FILE__, __LINE__);
+        return {};
+    }
+    std::vector<fxray::Value> out;
+    runCpuWithoutFallback(g, in, out);
+    if (QTest::currentTestFailed()) return {};
+    if (out.size() != ref->outputs.size()) {
+        QTest::qFail("the CPU backend gave another number of outputs", __FILE__, __LINE__);
+        return {};
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+        const auto a = values(out[i]), b = values(ref->outputs[i]);
+        if (out[i].t.shape() != ref->outputs[i].t.shape() || a.size() != b.size()) {
+            QTest::qFail(("CPU output " + std::to_string(i) + " has another shape").c_str(), __FILE__, __LINE__);
+            return {};
+        }
+        for (size_t k = 0; k < a.size(); ++k)
+            if (std::fabs(a[k] - b[k]) > 1e-5 * (1.0 + std::fabs(b[k]))) {
+                QTest::qFail(("CPU output " + std::to_string(i) + " differs at " + std::to_string(k)).c_str(), __FILE__,
+                             __LINE__);
+                return {};
+            }
+    }
+    cudaLowersWithoutFallback(g, in);
+    return ref->outputs;
 }
 
 /// g (params and body as test_util's parseForward takes them) on `in`: the CPU backend with no

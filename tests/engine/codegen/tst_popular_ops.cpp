@@ -20,34 +20,7 @@ using namespace fxray;
 
 namespace {
 
-/// Runs g on the reference executor and on the CPU backend (no fallback), returns the reference
-/// outputs after checking that the CPU backend's agree, and checks that g lowers for CUDA.
-std::vector<Value> runBoth(const Graph& g, const std::vector<Value>& in) {
-    RunRequest req;
-    req.inputs = in;
-    auto ref = runAndCheck(g, req, nullptr);
-    if (!ref.ok()) {
-        QTest::qFail(ref.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    std::vector<Value> out;
-    fxtest::runCpuWithoutFallback(g, in, out);
-    if (QTest::currentTestFailed()) return {};
-    if (out.size() != ref->outputs.size()) {
-        QTest::qFail("the CPU backend gave another number of outputs", __FILE__, __LINE__);
-        return {};
-    }
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (out[i].t.shape() != ref->outputs[i].t.shape()) QTest::qFail("CPU output shape", __FILE__, __LINE__);
-        const auto a = fxtest::values(out[i]), b = fxtest::values(ref->outputs[i]);
-        for (size_t k = 0; k < a.size(); ++k)
-            if (std::fabs(a[k] - b[k]) > 1e-5 * (1.0 + std::fabs(b[k])))
-                QTest::qFail(("CPU output " + std::to_string(i) + " differs at " + std::to_string(k)).c_str(),
-                             __FILE__, __LINE__);
-    }
-    fxtest::cudaLowersWithoutFallback(g, in);
-    return ref->outputs;
-}
+using fxtest::runBoth;
 
 std::vector<double> ints(std::vector<int> v) { return std::vector<double>(v.begin(), v.end()); }
 
@@ -219,8 +192,8 @@ private slots:
         std::vector<double> t(160), x(160), w(8), b(8);
         for (size_t i = 0; i < 160; ++i) t[i] = std::sin(0.37 * double(i)), x[i] = std::cos(0.21 * double(i) + 1);
         for (size_t i = 0; i < 8; ++i) w[i] = 1.0 + 0.1 * double(i), b[i] = 0.05 * double(i);
-        auto out = runBoth(*g, {fxtest::tv({10, 2, 8}, t), fxtest::tv({2, 10, 8}, x), fxtest::tv({8}, w),
-                                fxtest::tv({8}, b)});
+        auto out =
+            runBoth(*g, {fxtest::tv({10, 2, 8}, t), fxtest::tv({2, 10, 8}, x), fxtest::tv({8}, w), fxtest::tv({8}, b)});
         if (QTest::currentTestFailed()) return;
         // d x = rstd (w g - mean(w g) - xhat mean(w g xhat)) per row, row r = (batch, position).
         std::vector<double> want(160);
@@ -291,7 +264,8 @@ private slots:
             "z: \"f32[2, 3, 4][12, 4, 1]cpu\", h: \"i64[5][1]cpu\", i: \"i64[5][1]cpu\", j: \"i64[5][1]cpu\", "
             "v: \"f32[2, 5][5, 1]cpu\", w: \"f32[5, 3][3, 1]cpu\"",
             "        a: \"f32[2, 3, 4][12, 4, 1]cpu\" = torch.ops.aten.index_put.default(z, [None, i, j], v, True)\n"
-            "        b: \"f32[2, 3, 4][12, 4, 1]cpu\" = torch.ops.aten._unsafe_index_put.default(z, [h, None, j], w, True)\n"
+            "        b: \"f32[2, 3, 4][12, 4, 1]cpu\" = torch.ops.aten._unsafe_index_put.default(z, [h, None, j], w, "
+            "True)\n"
             "        return (a, b)\n");
         QVERIFY(g);
         const std::vector<double> h = {1, 0, 1, 1, 0}, i = {0, 2, 2, 1, 0}, j = {3, 0, 0, 1, -1},
@@ -299,9 +273,9 @@ private slots:
         std::vector<double> w(15), z(24);
         for (size_t k = 0; k < 15; ++k) w[k] = 0.5 * double(k) - 3;
         for (size_t k = 0; k < 24; ++k) z[k] = 0.25 * double(k);
-        auto out = runBoth(*g, {fxtest::tv({2, 3, 4}, z), fxtest::tv({5}, h, DType::Int64),
-                                fxtest::tv({5}, i, DType::Int64), fxtest::tv({5}, j, DType::Int64),
-                                fxtest::tv({2, 5}, v), fxtest::tv({5, 3}, w)});
+        auto out =
+            runBoth(*g, {fxtest::tv({2, 3, 4}, z), fxtest::tv({5}, h, DType::Int64), fxtest::tv({5}, i, DType::Int64),
+                         fxtest::tv({5}, j, DType::Int64), fxtest::tv({2, 5}, v), fxtest::tv({5, 3}, w)});
         if (QTest::currentTestFailed()) return;
         std::vector<double> a = z, b = z;
         for (size_t n = 0; n < 5; ++n) {
@@ -331,9 +305,11 @@ private slots:
         QVERIFY(g);
         std::vector<double> big(1152), small(24, 1.0), feat(48, 1.0);
         for (size_t i = 0; i < big.size(); ++i) big[i] = std::sin(double(i));
-        const std::vector<Value> in = {fxtest::tv({2, 12, 48}, big), fxtest::tv({2, 12, 48}, big),
+        const std::vector<Value> in = {fxtest::tv({2, 12, 48}, big),
+                                       fxtest::tv({2, 12, 48}, big),
                                        fxtest::tv({2, 12, 1}, std::vector<double>(24, 0.0)),
-                                       fxtest::tv({2, 12, 1}, small),  fxtest::tv({48}, feat),
+                                       fxtest::tv({2, 12, 1}, small),
+                                       fxtest::tv({48}, feat),
                                        fxtest::tv({48}, feat)};
         if (!fxtest::cudaLowersWithoutFallback(*g, in)) QSKIP("NVRTC cannot be loaded");
     }

@@ -23,39 +23,7 @@ using namespace fxray;
 
 namespace {
 
-/// The reference executor's outputs of g on `in`, after checking that the CPU backend (no
-/// fallback) agrees with them and that g lowers for CUDA with no fallback.
-std::vector<Value> runBoth(const Graph& g, const std::vector<Value>& in) {
-    RunRequest req;
-    req.inputs = in;
-    auto ref = runAndCheck(g, req, nullptr);
-    if (!ref.ok()) {
-        QTest::qFail(ref.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    std::vector<Value> out;
-    fxtest::runCpuWithoutFallback(g, in, out);
-    if (QTest::currentTestFailed()) return {};
-    if (out.size() != ref->outputs.size()) {
-        QTest::qFail("the CPU backend gave another number of outputs", __FILE__, __LINE__);
-        return {};
-    }
-    for (size_t i = 0; i < out.size(); ++i) {
-        const auto a = fxtest::values(out[i]), b = fxtest::values(ref->outputs[i]);
-        if (out[i].t.shape() != ref->outputs[i].t.shape() || a.size() != b.size()) {
-            QTest::qFail(("CPU output " + std::to_string(i) + " has another shape").c_str(), __FILE__, __LINE__);
-            return {};
-        }
-        for (size_t k = 0; k < a.size(); ++k)
-            if (std::fabs(a[k] - b[k]) > 1e-5 * (1.0 + std::fabs(b[k]))) {
-                QTest::qFail(("CPU output " + std::to_string(i) + " differs at " + std::to_string(k)).c_str(),
-                             __FILE__, __LINE__);
-                return {};
-            }
-    }
-    fxtest::cudaLowersWithoutFallback(g, in);
-    return ref->outputs;
-}
+using fxtest::runBoth;
 
 std::vector<double> ramp(size_t n, double start, double step) {
     std::vector<double> v(n);
@@ -85,18 +53,19 @@ private slots:
         std::vector<double> want(24, 0.0);
         for (int a = 0; a < 6; ++a)
             for (int r = 0; r < 5; ++r)
-                for (int j = 0; j < 4; ++j) want[static_cast<size_t>(a * 4 + j)] -= x[static_cast<size_t>((a * 5 + r) * 4 + j)];
+                for (int j = 0; j < 4; ++j)
+                    want[static_cast<size_t>(a * 4 + j)] -= x[static_cast<size_t>((a * 5 + r) * 4 + j)];
         FX_COMPARE_VEC(fxtest::values(out[0]), want, 1e-3);  // sums up to 185 in fp32
     }
 
     // softplus(x, beta=2, threshold=3) = x where 2x > 3, else log1p(exp(2x)) / 2; its backward
     // grad * sigmoid(2x) below the threshold and grad above it.
     void softplusAndItsBackward() {
-        auto g = fxtest::parseForward(
-            "x: \"f32[8][1]cpu\", gr: \"f32[8][1]cpu\"",
-            "        y: \"f32[8][1]cpu\" = torch.ops.aten.softplus.default(x, 2, 3)\n"
-            "        d: \"f32[8][1]cpu\" = torch.ops.aten.softplus_backward.default(gr, x, 2, 3)\n"
-            "        return (y, d)\n");
+        auto g =
+            fxtest::parseForward("x: \"f32[8][1]cpu\", gr: \"f32[8][1]cpu\"",
+                                 "        y: \"f32[8][1]cpu\" = torch.ops.aten.softplus.default(x, 2, 3)\n"
+                                 "        d: \"f32[8][1]cpu\" = torch.ops.aten.softplus_backward.default(gr, x, 2, 3)\n"
+                                 "        return (y, d)\n");
         QVERIFY(g);
         const std::vector<double> x = {-20, -2, -0.5, 0, 0.7, 1.49, 1.51, 9}, gr = ramp(8, 1.0, -0.3);
         auto out = runBoth(*g, {fxtest::tv({8}, x), fxtest::tv({8}, gr)});
@@ -184,8 +153,9 @@ private slots:
             params += (i ? ", " : "") + std::string("a") + std::to_string(i) + ": \"f32[2, 3][3, 1]cpu\"";
             list += (i ? ", " : "") + std::string("a") + std::to_string(i);
         }
-        auto g = fxtest::parseForward(params, "        s: \"f32[2, 20, 3][60, 3, 1]cpu\" = torch.ops.aten.stack.default([" +
-                                                  list + "], 1)\n        return (s,)\n");
+        auto g =
+            fxtest::parseForward(params, "        s: \"f32[2, 20, 3][60, 3, 1]cpu\" = torch.ops.aten.stack.default([" +
+                                             list + "], 1)\n        return (s,)\n");
         QVERIFY(g);
         std::vector<Value> in;
         for (int i = 0; i < 20; ++i) in.push_back(fxtest::tv({2, 3}, ramp(6, 100.0 * i, 1.0)));
@@ -194,8 +164,7 @@ private slots:
         std::vector<double> want(120);
         for (int n = 0; n < 2; ++n)
             for (int i = 0; i < 20; ++i)
-                for (int j = 0; j < 3; ++j)
-                    want[static_cast<size_t>((n * 20 + i) * 3 + j)] = 100.0 * i + n * 3 + j;
+                for (int j = 0; j < 3; ++j) want[static_cast<size_t>((n * 20 + i) * 3 + j)] = 100.0 * i + n * 3 + j;
         QCOMPARE(fxtest::values(out[0]), want);
     }
 
@@ -217,7 +186,8 @@ private slots:
                     for (int r = 0; r < 4; ++r) {
                         double s = 0;
                         for (int k = 0; k < 2; ++k)
-                            s += w[static_cast<size_t>(((i * 2 + c) * 4 + r) * 2 + k)] * u[static_cast<size_t>((b * 3 + i) * 2 + k)];
+                            s += w[static_cast<size_t>(((i * 2 + c) * 4 + r) * 2 + k)] *
+                                 u[static_cast<size_t>((b * 3 + i) * 2 + k)];
                         want.push_back(s);
                     }
         FX_COMPARE_VEC(fxtest::values(out[0]), want, 1e-5);

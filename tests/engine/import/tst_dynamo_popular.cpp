@@ -4,6 +4,7 @@
 // scaled_dot_product_attention, F.multi_head_attention_forward with a key padding mask and the
 // attention weights, and torch.lstm (nn.LSTM, bidirectional). Each small graph is lowered to ATen and run on the reference executor; the
 // expected values are computed here from the functions' definitions.
+#include "dynamo_run.h"
 #include "test_util.h"
 
 #include "exec/run_check.h"
@@ -16,29 +17,7 @@ using namespace fxray;
 
 namespace {
 
-/// The outputs of a Dynamo graph (`forward(self, <params>)`, body lines) lowered to ATen and run
-/// on `in`; empty (the test failed) on any error.
-std::vector<Value> lowerAndRun(const std::string& params, const std::string& body, const std::vector<Value>& in) {
-    auto g = readFxText("class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body,
-                        "dynamo.py");
-    if (!g.ok()) {
-        QTest::qFail(g.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    if (Status st = lowerToAten(**g); !st.ok()) {
-        QTest::qFail(st.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    resolveOps(**g);
-    RunRequest req;
-    req.inputs = in;
-    auto r = runAndCheck(**g, req, nullptr);
-    if (!r.ok()) {
-        QTest::qFail(r.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    return r->outputs;
-}
+using fxtest::lowerAndRun;
 
 std::vector<double> softmaxRow(std::vector<double> s) {
     double m = -INFINITY, z = 0;
@@ -73,7 +52,8 @@ private slots:
         for (int bb = 0; bb < 2; ++bb)
             for (int i = 0; i < 2; ++i)
                 for (int k = 0; k < 2; ++k)
-                    for (int j = 0; j < 3; ++j) p[size_t(bb * 4 + i * 2 + k)] += x[size_t(bb * 6 + i * 3 + j)] * y[size_t(bb * 6 + j * 2 + k)];
+                    for (int j = 0; j < 3; ++j)
+                        p[size_t(bb * 4 + i * 2 + k)] += x[size_t(bb * 6 + i * 3 + j)] * y[size_t(bb * 6 + j * 2 + k)];
         FX_COMPARE_VEC(fxtest::values(out[0]), o, 1e-6);
         FX_COMPARE_VEC(fxtest::values(out[1]), p, 1e-5);
     }
@@ -82,7 +62,7 @@ private slots:
     // ignored target.
     void cdistWeightNormCrossEntropy() {
         const std::vector<double> x1 = {0, 0, 1, 2}, x2 = {3, 4, 1, 0, -1, 1};  // [2, 2], [3, 2]
-        const std::vector<double> v = {3, 4, 1, 1, 0, 2}, g = {2, -1};           // v [2, 3], g [2, 1]
+        const std::vector<double> v = {3, 4, 1, 1, 0, 2}, g = {2, -1};          // v [2, 3], g [2, 1]
         const std::vector<double> logits = {1, 2, 0.5, -1, 0, 3, 0.25, 0.25, 2}, tgt = {2, -100, 0};
         auto out = lowerAndRun(
             "L_x1_: \"f32[2, 2][2, 1]cpu\", L_x2_: \"f32[3, 2][2, 1]cpu\", L_v_: \"f32[2, 3][3, 1]cpu\", L_g_: "
@@ -100,7 +80,8 @@ private slots:
         std::vector<double> c1, c2, w;
         for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 3; ++j) {
-                const double dx = x1[size_t(2 * i)] - x2[size_t(2 * j)], dy = x1[size_t(2 * i + 1)] - x2[size_t(2 * j + 1)];
+                const double dx = x1[size_t(2 * i)] - x2[size_t(2 * j)],
+                             dy = x1[size_t(2 * i + 1)] - x2[size_t(2 * j + 1)];
                 c1.push_back(std::fabs(dx) + std::fabs(dy));
                 c2.push_back(std::sqrt(dx * dx + dy * dy));
             }
@@ -173,8 +154,7 @@ private slots:
             "        return (o, wts, s)\n",
             {fxtest::tv({2, 1, 2}, q), fxtest::tv({3, 1, 2}, kv), fxtest::tv({1, 3}, {0, 0, -INFINITY}),
              fxtest::tv({6, 2}, win), fxtest::tv({6}, std::vector<double>(6, 0.0)), fxtest::tv({2, 2}, wout),
-             fxtest::tv({2}, {0, 0}),
-             fxtest::tv({2, 3, 2}, {0.5, 1, -1, 0, 2, 0.25, 1, 1, 0, -2, 0.5, 0.5})});
+             fxtest::tv({2}, {0, 0}), fxtest::tv({2, 3, 2}, {0.5, 1, -1, 0, 2, 0.25, 1, 1, 0, -2, 0.5, 0.5})});
         if (QTest::currentTestFailed()) return;
         std::vector<double> o, wts;
         for (int l = 0; l < 2; ++l) {
@@ -232,7 +212,8 @@ private slots:
             const std::string sfx = d ? "r" : "f";
             params += ", L_wih" + sfx + "_: \"f32[8, 2][2, 1]cpu\", L_whh" + sfx + "_: \"f32[8, 2][2, 1]cpu\", L_bih" +
                       sfx + "_: \"f32[8][1]cpu\", L_bhh" + sfx + "_: \"f32[8][1]cpu\"";
-            names += std::string(d ? ", " : "") + "L_wih" + sfx + "_, L_whh" + sfx + "_, L_bih" + sfx + "_, L_bhh" + sfx + "_";
+            names += std::string(d ? ", " : "") + "L_wih" + sfx + "_, L_whh" + sfx + "_, L_bih" + sfx + "_, L_bhh" +
+                     sfx + "_";
             in.push_back(fxtest::tv({8, 2}, wih[size_t(d)]));
             in.push_back(fxtest::tv({8, 2}, whh[size_t(d)]));
             in.push_back(fxtest::tv({8}, bih[size_t(d)]));
@@ -266,8 +247,8 @@ private slots:
                     g[size_t(r)] = acc;
                 }
                 for (int k = 0; k < H; ++k) {
-                    const double ig = sig(g[size_t(k)]), fg = sig(g[size_t(H + k)]), gg = std::tanh(g[size_t(2 * H + k)]),
-                                 og = sig(g[size_t(3 * H + k)]);
+                    const double ig = sig(g[size_t(k)]), fg = sig(g[size_t(H + k)]),
+                                 gg = std::tanh(g[size_t(2 * H + k)]), og = sig(g[size_t(3 * H + k)]);
                     cc[size_t(k)] = fg * cc[size_t(k)] + ig * gg;
                     h[size_t(k)] = og * std::tanh(cc[size_t(k)]);
                 }

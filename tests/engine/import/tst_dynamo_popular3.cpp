@@ -6,6 +6,7 @@
 // torch.meshgrid with 'xy' indexing, the margin and embedding losses, SDPA with a boolean mask and
 // torch._C._nn.pad. Each small graph is lowered to ATen and run on the reference
 // executor; the expected values are computed here from the functions' definitions.
+#include "dynamo_run.h"
 #include "test_util.h"
 
 #include "exec/run_check.h"
@@ -18,29 +19,7 @@ using namespace fxray;
 
 namespace {
 
-/// The outputs of a Dynamo graph (`forward(self, <params>)`, body lines) lowered to ATen and run
-/// on `in`; empty (the test failed) on any error.
-std::vector<Value> lowerAndRun(const std::string& params, const std::string& body, const std::vector<Value>& in) {
-    auto g = readFxText("class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body,
-                        "dynamo.py");
-    if (!g.ok()) {
-        QTest::qFail(g.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    if (Status st = lowerToAten(**g); !st.ok()) {
-        QTest::qFail(st.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    resolveOps(**g);
-    RunRequest req;
-    req.inputs = in;
-    auto r = runAndCheck(**g, req, nullptr);
-    if (!r.ok()) {
-        QTest::qFail(r.error().str().c_str(), __FILE__, __LINE__);
-        return {};
-    }
-    return r->outputs;
-}
+using fxtest::lowerAndRun;
 
 /// log_softmax of the classes c = 0..C-1 at x[base + c * stride].
 std::vector<double> logSoftmax(const std::vector<double>& x, size_t base, size_t stride, size_t C) {
@@ -102,7 +81,8 @@ private slots:
         auto out = lowerAndRun(
             "L_x_: \"f32[2, 3, 2][6, 2, 1]cpu\", L_t_: \"i64[2, 2][2, 1]cpu\", L_z_: \"f32[3, 3][3, 1]cpu\", L_tz_: "
             "\"i64[3][1]cpu\", L_w_: \"f32[3][1]cpu\"",
-            "        l_x_ = L_x_\n        l_t_ = L_t_\n        l_z_ = L_z_\n        l_tz_ = L_tz_\n        l_w_ = L_w_\n"
+            "        l_x_ = L_x_\n        l_t_ = L_t_\n        l_z_ = L_z_\n        l_tz_ = L_tz_\n        l_w_ = "
+            "L_w_\n"
             "        a: \"f32[][]cpu\" = torch.nn.functional.cross_entropy(l_x_, l_t_, ignore_index = -100, "
             "label_smoothing = 0.2)\n"
             "        b: \"f32[][]cpu\" = torch.nn.functional.cross_entropy(l_z_, l_tz_, weight = l_w_, label_smoothing "
@@ -142,17 +122,17 @@ private slots:
     // and torch.meshgrid(a, b, indexing='xy') (shapes [len(b), len(a)]).
     void klDivBatchmeanAndMeshgridXY() {
         const std::vector<double> in = {-1, -2, -0.5, -3}, tg = {0.2, 0.8, 0.6, 0.4}, a = {1, 2}, b = {10, 20, 30};
-        auto out = lowerAndRun(
-            "L_i_: \"f32[2, 2][2, 1]cpu\", L_t_: \"f32[2, 2][2, 1]cpu\", L_a_: \"f32[2][1]cpu\", L_b_: "
-            "\"f32[3][1]cpu\"",
-            "        l_i_ = L_i_\n        l_t_ = L_t_\n        l_a_ = L_a_\n        l_b_ = L_b_\n"
-            "        kl: \"f32[][]cpu\" = torch.nn.functional.kl_div(l_i_, l_t_, reduction = 'batchmean')\n"
-            "        meshgrid = torch.functional.meshgrid(l_a_, l_b_, indexing = 'xy')\n"
-            "        g0: \"f32[3, 2][0, 1]cpu\" = meshgrid[0]\n"
-            "        g1: \"f32[3, 2][1, 0]cpu\" = meshgrid[1];  meshgrid = None\n"
-            "        s: \"f32[3, 2][2, 1]cpu\" = g0 + g1\n"
-            "        return (kl, s)\n",
-            {fxtest::tv({2, 2}, in), fxtest::tv({2, 2}, tg), fxtest::tv({2}, a), fxtest::tv({3}, b)});
+        auto out =
+            lowerAndRun("L_i_: \"f32[2, 2][2, 1]cpu\", L_t_: \"f32[2, 2][2, 1]cpu\", L_a_: \"f32[2][1]cpu\", L_b_: "
+                        "\"f32[3][1]cpu\"",
+                        "        l_i_ = L_i_\n        l_t_ = L_t_\n        l_a_ = L_a_\n        l_b_ = L_b_\n"
+                        "        kl: \"f32[][]cpu\" = torch.nn.functional.kl_div(l_i_, l_t_, reduction = 'batchmean')\n"
+                        "        meshgrid = torch.functional.meshgrid(l_a_, l_b_, indexing = 'xy')\n"
+                        "        g0: \"f32[3, 2][0, 1]cpu\" = meshgrid[0]\n"
+                        "        g1: \"f32[3, 2][1, 0]cpu\" = meshgrid[1];  meshgrid = None\n"
+                        "        s: \"f32[3, 2][2, 1]cpu\" = g0 + g1\n"
+                        "        return (kl, s)\n",
+                        {fxtest::tv({2, 2}, in), fxtest::tv({2, 2}, tg), fxtest::tv({2}, a), fxtest::tv({3}, b)});
         if (QTest::currentTestFailed()) return;
         double kl = 0;
         for (size_t k = 0; k < 4; ++k) kl += tg[k] * (std::log(tg[k]) - in[k]);
@@ -171,11 +151,13 @@ private slots:
         auto out = lowerAndRun(
             "L_a_: \"f32[4][1]cpu\", L_b_: \"f32[4][1]cpu\", L_y_: \"f32[4][1]cpu\", L_e1_: \"f32[2, 3][3, 1]cpu\", "
             "L_e2_: \"f32[2, 3][3, 1]cpu\", L_e3_: \"f32[2, 3][3, 1]cpu\", L_t_: \"f32[2, 3][3, 1]cpu\"",
-            "        l_a_ = L_a_\n        l_b_ = L_b_\n        l_y_ = L_y_\n        l_e1_ = L_e1_\n        l_e2_ = L_e2_\n"
+            "        l_a_ = L_a_\n        l_b_ = L_b_\n        l_y_ = L_y_\n        l_e1_ = L_e1_\n        l_e2_ = "
+            "L_e2_\n"
             "        l_e3_ = L_e3_\n        l_t_ = L_t_\n"
             "        mr: \"f32[][]cpu\" = torch.nn.functional.margin_ranking_loss(l_a_, l_b_, l_y_, margin = 0.5)\n"
             "        getitem: \"f32[2][1]cpu\" = l_y_[slice(None, 2, None)]\n"
-            "        ce: \"f32[][]cpu\" = torch.nn.functional.cosine_embedding_loss(l_e1_, l_e2_, getitem, margin = 0.2)\n"
+            "        ce: \"f32[][]cpu\" = torch.nn.functional.cosine_embedding_loss(l_e1_, l_e2_, getitem, margin = "
+            "0.2)\n"
             "        ms: \"f32[][]cpu\" = torch.nn.functional.multilabel_soft_margin_loss(l_e1_, l_t_)\n"
             "        tr: \"f32[][]cpu\" = torch.nn.functional.triplet_margin_loss(l_e1_, l_e2_, l_e3_, margin = 1.0)\n"
             "        return (mr, ce, ms, tr)\n",
@@ -208,14 +190,14 @@ private slots:
     // (no boolean operand left for the fused kernels) and gives softmax over the kept keys only;
     // torch._C._nn.pad (what Dynamo records for F.pad) lowers to constant_pad_nd.
     void sdpaBooleanMaskAndPadBinding() {
-        const std::vector<double> q = {1, 0, 0, 1}, k = {1, 0, 0, 1, 1, 1}, v = {1, 2, 3, 4, 100, 200},
-                                  m = {1, 1, 0};
+        const std::vector<double> q = {1, 0, 0, 1}, k = {1, 0, 0, 1, 1, 1}, v = {1, 2, 3, 4, 100, 200}, m = {1, 1, 0};
         auto g = readFxText(
             "class GraphModule(torch.nn.Module):\n    def forward(self, L_q_: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\", "
             "L_k_: \"f32[1, 1, 3, 2][6, 6, 2, 1]cpu\", L_v_: \"f32[1, 1, 3, 2][6, 6, 2, 1]cpu\", L_m_: \"b8[1, 1, 1, "
             "3][3, 3, 3, 1]cpu\"):\n"
             "        l_q_ = L_q_\n        l_k_ = L_k_\n        l_v_ = L_v_\n        l_m_ = L_m_\n"
-            "        y: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\" = torch._C._nn.scaled_dot_product_attention(l_q_, l_k_, l_v_, "
+            "        y: \"f32[1, 1, 2, 2][4, 4, 2, 1]cpu\" = torch._C._nn.scaled_dot_product_attention(l_q_, l_k_, "
+            "l_v_, "
             "attn_mask = l_m_)\n"
             "        p: \"f32[1, 1, 2, 4][8, 8, 4, 1]cpu\" = torch._C._nn.pad(y, (1, 1), 'constant', None)\n"
             "        return (p,)\n",
