@@ -53,6 +53,7 @@ bool isIntegral(DType t, bool includeBool) {
     }
 }
 bool isComplex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
+bool isHalfFloat(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
 
 std::optional<DType> dtypeFromAbbrev(std::string_view s) {
     for (const auto& i : kInfo)

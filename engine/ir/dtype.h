@@ -32,6 +32,8 @@ int dtypeItemSize(DType t);
 bool isFloating(DType t);
 bool isIntegral(DType t, bool includeBool = false);
 bool isComplex(DType t);
+/// float16 or bfloat16: the storage types kernels load and store while computing in fp32.
+bool isHalfFloat(DType t);
 /// Parses an annotation abbreviation ("f32", "b8", ...).
 std::optional<DType> dtypeFromAbbrev(std::string_view s);
 /// Parses "torch.float32" or "float32" (also aliases like "torch.float", "torch.half", "torch.long").

@@ -54,7 +54,7 @@ Expected<std::string> backwardOpsSource() { return backwardModule().source(); }
 bool backwardOpsSupport(DType t) { return t == DType::Float32 || t == DType::Float64; }
 bool groupNormBackwardSupports(DType t) { return backwardOpsSupport(t) || t == DType::Float16 || t == DType::BFloat16; }
 
-bool halfEmbeddingBackwardSupports(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
+bool halfEmbeddingBackwardSupports(DType t) { return isHalfFloat(t); }
 
 Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, const DeviceView& out,
                              int64_t paddingIdx) {
@@ -91,9 +91,8 @@ Status embeddingBackwardHalf(const DeviceView& grad, const DeviceView& indices, 
 Status maxPoolBackwardHalf(const DeviceView& gy, const DeviceView& indices, const DeviceView& gx, size_t spatialDims) {
     const TensorMeta& m = gx.meta;
     const DType t = m.dtype;
-    if (!halfEmbeddingBackwardSupports(t) || gy.meta.dtype != t || !m.isContiguous() ||
-        m.shape.size() < spatialDims + 1 || indices.meta.dtype != DType::Int64 ||
-        indices.meta.numel() != gy.meta.numel())
+    if (!isHalfFloat(t) || gy.meta.dtype != t || !m.isContiguous() || m.shape.size() < spatialDims + 1 ||
+        indices.meta.dtype != DType::Int64 || indices.meta.numel() != gy.meta.numel())
         return makeError("device half-type max pooling backward needs a dense gradient and int64 indices");
     const size_t nd = m.shape.size();
     int64_t planes = 1, HW = 1;
@@ -153,7 +152,7 @@ Status launchPerChannel(const std::string& name, DType t, int64_t C, void** para
 
 }  // namespace
 
-bool halfBatchNormSupports(DType x) { return x == DType::Float16 || x == DType::BFloat16; }
+bool halfBatchNormSupports(DType x) { return isHalfFloat(x); }
 
 Status batchNormTrainHalf(const DeviceView& x, const std::optional<DeviceView>& w, const std::optional<DeviceView>& b,
                           const std::optional<DeviceView>& rm, const std::optional<DeviceView>& rv, const DeviceView& y,

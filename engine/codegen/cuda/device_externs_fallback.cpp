@@ -97,7 +97,7 @@ Expected<bool> windowPoolOnDevice(DeviceCall& c) {
 template <size_t IdxArg>
 Expected<bool> windowPoolBackwardOnDevice(DeviceCall& c) {
     const TensorMeta* om = c.out0();
-    const bool half = om && halfEmbeddingBackwardSupports(om->dtype);
+    const bool half = om && isHalfFloat(om->dtype);
     if (!om || (!convSupports(om->dtype) && !half) || !om->isContiguous()) return false;
     auto gy = c.view(0), idx = c.view(IdxArg);
     const size_t nsp = c.node().opName().find("3d") != std::string::npos ? 3 : 2;

@@ -45,7 +45,7 @@ Status launch(CUfunction fn, int64_t blocks, unsigned threads, void** params, co
 Expected<std::string> fallbackOpsSource() { return fallbackModule().source(); }
 
 bool windowPoolSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
-bool windowMaxSupports(DType t) { return windowPoolSupports(t) || t == DType::Float16 || t == DType::BFloat16; }
+bool windowMaxSupports(DType t) { return windowPoolSupports(t) || isHalfFloat(t); }
 
 Status windowMaxPool(WindowMode mode, const DeviceView& x, const DeviceView& y, const DeviceView& indices, size_t nsp,
                      const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,

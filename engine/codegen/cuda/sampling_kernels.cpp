@@ -23,8 +23,6 @@ const char* suffixOf(DType t) {
     return t == DType::Float64 ? "f64" : t == DType::Float16 ? "f16" : t == DType::BFloat16 ? "bf16" : "f32";
 }
 
-bool halfType(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
-
 Status launch(CUfunction fn, int64_t work, void** params, const char* what) {
     const int64_t cap = static_cast<int64_t>(std::max(1, runtime().smCount)) * 32;
     return launchGrid(fn, static_cast<unsigned>(std::clamp<int64_t>((work + 255) / 256, 1, cap)), 1, 256, params, what);
@@ -144,7 +142,7 @@ Status bandApply(CUdeviceptr x, CUdeviceptr y, DType t, const Band& b, int64_t o
 Expected<std::string> samplingOpsSource() { return samplingModule().source(); }
 
 bool samplingSupports(DType t) { return t == DType::Float32 || t == DType::Float64; }
-bool gridSamplingSupportsDtype(DType t) { return samplingSupports(t) || halfType(t); }
+bool gridSamplingSupportsDtype(DType t) { return samplingSupports(t) || isHalfFloat(t); }
 
 bool gridSamplingSupports(const GridSampling& m) {
     return m.interpolation >= 0 && m.interpolation <= 2 && m.padding >= 0 && m.padding <= 2;
@@ -179,7 +177,7 @@ Status gridSampleBackward(const DeviceView& gy, const DeviceView& x, const Devic
     a->wantInput = gx ? 1 : 0;
     a->wantGrid = gg ? 1 : 0;
     // fp16 / bf16: the input's gradient is summed in an fp32 accumulator, rounded once at the end.
-    const bool half = halfType(t);
+    const bool half = isHalfFloat(t);
     DeviceBuffer acc;
     std::optional<DeviceView> sum = gx;
     if (half && gx && gx->meta.numel() > 0) {
