@@ -2,6 +2,7 @@
 
 #include "codegen/cuda/kernel_module.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -377,6 +378,23 @@ bool channelVector(const std::optional<DeviceView>& v, int64_t C, DType t) {
 struct Ncs {
     int64_t N = 0, C = 0, S = 1;
 };
+
+/// Blocks per channel for batch norm (kernels/builtin.cu, fx_bn_stats_partial): enough parts
+/// that about eight blocks per SM are in flight, none under 8192 elements. 1 (most channels past
+/// the first layers) keeps the one-block-a-channel kernels, one launch instead of two.
+int64_t bnParts(const Ncs& n) {
+    const int64_t sms = std::max(1, runtime().smCount), cnt = n.N * n.S;
+    if (n.C <= 0 || cnt <= 0) return 1;
+    const int64_t want = (8 * sms + n.C - 1) / n.C;
+    return std::clamp<int64_t>(std::min(want, cnt / 8192), 1, 1024);
+}
+
+/// The doubles the partial sums of P parts a channel take.
+Expected<DeviceBuffer> bnPartials(const Ncs& n, int64_t P) {
+    return DeviceBuffer::allocate(static_cast<size_t>(n.C * P * 3) * sizeof(double));
+}
+
+constexpr unsigned kBnPartThreads = 512;
 Ncs ncs(const TensorMeta& m) {
     Ncs r{m.shape[0], m.shape[1], 1};
     for (size_t d = 2; d < m.shape.size(); ++d) r.S *= m.shape[d];
@@ -402,14 +420,30 @@ Status batchNormTrain(const DeviceView& x, const std::optional<DeviceView>& w, c
     DeviceBuffer tx;
     auto xd = denseView(x, tx);
     if (!xd.ok()) return xd.error();
-    auto fn = typed("fx_bn_train", t);
-    if (!fn.ok()) return fn.error();
     CUdeviceptr px = addr(*xd), pw = addr(w), pb = addr(b), prm = addr(rm), prv = addr(rv), py = addr(outs[0]),
                 pm = addr(outs[1]), pis = addr(outs[2]), pnm = nOuts == 5 ? addr(outs[3]) : CUdeviceptr{0},
                 pnv = nOuts == 5 ? addr(outs[4]) : CUdeviceptr{0};
-    int64_t N = n.N, C = n.C, S = n.S;
-    void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &pnm, &pnv, &N, &C, &S, &momentum, &eps};
-    return launchBlocks(*fn, C, params, "fx_bn_train", 1024);
+    int64_t N = n.N, C = n.C, S = n.S, P = bnParts(n);
+    if (P == 1) {
+        auto fn = typed("fx_bn_train", t);
+        if (!fn.ok()) return fn.error();
+        void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &pnm, &pnv, &N, &C, &S, &momentum, &eps};
+        return launchBlocks(*fn, C, params, "fx_bn_train", 1024);
+    }
+    auto partial = typed("fx_bn_stats_partial", t), apply = typed("fx_bn_train_apply", t);
+    if (!partial.ok()) return partial.error();
+    if (!apply.ok()) return apply.error();
+    auto parts = bnPartials(n, P);
+    if (!parts.ok()) return parts.error();
+    CUdeviceptr pp = parts->ptr();
+    void* pa[] = {&px, &pp, &N, &C, &S, &P};
+    if (Status s = launchGrid(*partial, static_cast<unsigned>(C), static_cast<unsigned>(P), kBnPartThreads, pa,
+                              "fx_bn_stats_partial");
+        !s.ok())
+        return s;
+    void* params[] = {&px, &pw, &pb, &prm, &prv, &py, &pm, &pis, &pnm, &pnv, &pp, &N, &C, &S, &P, &momentum, &eps};
+    return launchGrid(*apply, static_cast<unsigned>(C), static_cast<unsigned>(P), kBnPartThreads, params,
+                      "fx_bn_train_apply");
 }
 
 Status batchNormBackward(const DeviceView& gy, const DeviceView& x, const std::optional<DeviceView>& w,
@@ -432,13 +466,29 @@ Status batchNormBackward(const DeviceView& gy, const DeviceView& x, const std::o
     if (!xd.ok()) return xd.error();
     auto gd = denseView(gy, tg);
     if (!gd.ok()) return gd.error();
-    auto fn = typed("fx_bn_bwd", t);
-    if (!fn.ok()) return fn.error();
     CUdeviceptr pgy = addr(*gd), px = addr(*xd), pw = addr(w), pm = addr(mean), pis = addr(invstd), prm = addr(rm),
                 prv = addr(rv), pgx = addr(gx), pgw = addr(gw), pgb = addr(gb);
-    int64_t N = n.N, C = n.C, S = n.S, tr = train ? 1 : 0;
-    void* params[] = {&pgy, &px, &pw, &pm, &pis, &prm, &prv, &pgx, &pgw, &pgb, &N, &C, &S, &tr, &eps};
-    return launchBlocks(*fn, C, params, "fx_bn_bwd", 1024);
+    int64_t N = n.N, C = n.C, S = n.S, tr = train ? 1 : 0, P = bnParts(n);
+    if (P == 1) {
+        auto fn = typed("fx_bn_bwd", t);
+        if (!fn.ok()) return fn.error();
+        void* params[] = {&pgy, &px, &pw, &pm, &pis, &prm, &prv, &pgx, &pgw, &pgb, &N, &C, &S, &tr, &eps};
+        return launchBlocks(*fn, C, params, "fx_bn_bwd", 1024);
+    }
+    auto partial = typed("fx_bn_bwd_partial", t), apply = typed("fx_bn_bwd_apply", t);
+    if (!partial.ok()) return partial.error();
+    if (!apply.ok()) return apply.error();
+    auto parts = bnPartials(n, P);
+    if (!parts.ok()) return parts.error();
+    CUdeviceptr pp = parts->ptr();
+    void* pa[] = {&pgy, &px, &pm, &prm, &pp, &N, &C, &S, &P, &tr};
+    if (Status s = launchGrid(*partial, static_cast<unsigned>(C), static_cast<unsigned>(P), kBnPartThreads, pa,
+                              "fx_bn_bwd_partial");
+        !s.ok())
+        return s;
+    void* params[] = {&pgy, &px, &pw, &pm, &pis, &prm, &prv, &pgx, &pgw, &pgb, &pp, &N, &C, &S, &P, &tr, &eps};
+    return launchGrid(*apply, static_cast<unsigned>(C), static_cast<unsigned>(P), kBnPartThreads, params,
+                      "fx_bn_bwd_apply");
 }
 
 namespace {

@@ -604,6 +604,60 @@ private slots:
         QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
     }
 
+    void batch_norm_many_elements_vs_reference_data() {
+        QTest::addColumn<QString>("dtype");
+        QTest::newRow("f32") << QString("f32");
+        QTest::newRow("f64") << QString("f64");
+    }
+
+    void batch_norm_many_elements_vs_reference() {
+        // 3 channels of 4 x 128 x 128 elements: the kernels that cut a channel into parts
+        // (kernels/builtin.cu, fx_bn_stats_partial; 8 parts a channel on an H100/H200) for the
+        // training forward with running statistics, and the backward in training and evaluation
+        // mode. x is offset by 100 so that the shifted sums matter: a variance from plain sums
+        // of squares would lose the spread of the values to their mean.
+        QFETCH(QString, dtype);
+        const std::string t = dtype.toStdString();
+        const std::vector<int64_t> X{4, 3, 128, 128}, C{3};
+        const std::string x = ann(X, t), c = ann(C, t);
+        auto g = fxtest::parseForward(
+            "x: " + x + ", gy: " + x + ", w: " + c + ", b: " + c + ", rm: " + c + ", rv: " + c,
+            "        add: " + x + " = torch.ops.aten.add.Tensor(x, 100.0)\n" +
+                "        bn = torch.ops.aten._native_batch_norm_legit_functional.default(add, w, b, rm, rv, True, "
+                "0.1, 1e-05)\n"
+                "        getitem: " + x + " = bn[0]\n" +
+                "        getitem_1: " + c + " = bn[1]\n" +
+                "        getitem_2: " + c + " = bn[2]\n" +
+                "        getitem_3: " + c + " = bn[3]\n" +
+                "        getitem_4: " + c + " = bn[4]\n" +
+                "        bwd = torch.ops.aten.native_batch_norm_backward.default(gy, add, w, rm, rv, getitem_1, "
+                "getitem_2, True, 1e-05, [True, True, True])\n"
+                "        getitem_5: " + x + " = bwd[0]\n" +
+                "        getitem_6: " + c + " = bwd[1]\n" +
+                "        getitem_7: " + c + " = bwd[2]\n" +
+                "        abs_1: " + c + " = torch.ops.aten.abs.default(rv)\n" +
+                "        ev = torch.ops.aten.native_batch_norm_backward.default(gy, add, w, rm, abs_1, None, None, "
+                "False, 1e-05, [True, True, False])\n"
+                "        getitem_8: " + x + " = ev[0]\n" +
+                "        getitem_9: " + c + " = ev[1]\n" +
+                "        return (getitem, getitem_1, getitem_2, getitem_3, getitem_4, getitem_5, getitem_6, "
+                "getitem_7, getitem_8, getitem_9)\n");
+        QVERIFY(g);
+        auto in = randomInputs(*g, 11);
+        QVERIFY2(in.ok(), in.ok() ? "" : in.error().str().c_str());
+        auto ref = reference(*g, *in);
+        QCOMPARE(ref.size(), size_t(10));
+        SKIP_WITHOUT_DEVICE();
+        auto r = runOnDevice(*g, *in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.outputs.size(), ref.size());
+        for (size_t i = 0; i < r.outputs.size(); ++i) {
+            auto cmp = compareValues(i, r.outputs[i], ref[i]);
+            QVERIFY2(cmp.ok, qPrintable(QString("output %1 rel_err %2").arg(i).arg(cmp.relErr)));
+        }
+        QVERIFY2(r.stats.hostOps.empty(), hostOps(r).c_str());
+    }
+
     void batch_norm_eval_by_hand_data() {
         QTest::addColumn<QString>("op");
         QTest::addColumn<bool>("cudnn");  // cuDNN saves no statistics in evaluation ([0]) and has a reserve output
