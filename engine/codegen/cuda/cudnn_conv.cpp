@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace fxray::cg::cuda {
 
@@ -253,9 +254,43 @@ Expected<DeviceBuffer> workspace(size_t bytes) {
     return DeviceBuffer::allocate(bytes);
 }
 
-/// Runs one convolution direction with its algorithm: timed once per problem by `find` (a
-/// cudnnFind*AlgorithmEx call given the search workspace) and cached, then `run` (the matching
-/// cudnnConvolution* call) with that algorithm's math type set and its workspace allocated.
+// cudnnFind*AlgorithmEx runs each candidate once, so one noisy measurement decides the pick: three
+// fresh processes timed ResNet-18's b32 backward at 8.0, 7.2 and 7.5 ms, the slow one having
+// picked 0.39 ms algorithms for its first layers' backward. The search is run this many times and
+// each candidate keeps its best time.
+constexpr int kSearchRounds = 3;
+
+/// `find` (a cudnnFind*AlgorithmEx call) run kSearchRounds times; `perf` gets each successful
+/// (algorithm, math type) once with its best time, fastest first, as one call would list them.
+template <class Find>
+Status timedSearch(Find find, void* ws, CudnnAlgoPerf* perf, int* n) {
+    std::vector<CudnnAlgoPerf> best;
+    for (int round = 0; round < kSearchRounds; ++round) {
+        CudnnAlgoPerf got[16];
+        int k = 0;
+        if (Status s = find(ws, got, &k); !s.ok()) return s;
+        for (int i = 0; i < k; ++i) {
+            if (got[i].status != 0) continue;
+            auto same = std::find_if(best.begin(), best.end(), [&](const CudnnAlgoPerf& b) {
+                return b.algo == got[i].algo && b.mathType == got[i].mathType;
+            });
+            if (same == best.end())
+                best.push_back(got[i]);
+            else if (got[i].time < same->time)
+                same->time = got[i].time;
+        }
+    }
+    std::stable_sort(best.begin(), best.end(),
+                     [](const CudnnAlgoPerf& a, const CudnnAlgoPerf& b) { return a.time < b.time; });
+    *n = static_cast<int>(std::min<size_t>(best.size(), 16));
+    std::copy_n(best.begin(), *n, perf);
+    return Status::success();
+}
+
+/// Runs one convolution direction with its algorithm: timed per problem by `find` (a
+/// cudnnFind*AlgorithmEx call given the search workspace, see timedSearch) and cached, then `run`
+/// (the matching cudnnConvolution* call) with that algorithm's math type set and its workspace
+/// allocated.
 template <class Find, class Run>
 Status withAlgorithm(const CudnnApi& d, cudnnConvolutionDescriptor_t conv, const Problem& p, char which,
                      const char* dir, Find find, Run run) {
@@ -269,7 +304,7 @@ Status withAlgorithm(const CudnnApi& d, cudnnConvolutionDescriptor_t conv, const
         if (!ws.ok()) return ws.error();
         CudnnAlgoPerf perf[16];
         int n = 0;
-        if (Status s = find(reinterpret_cast<void*>(ws->ptr()), perf, &n); !s.ok()) return s;
+        if (Status s = timedSearch(find, reinterpret_cast<void*>(ws->ptr()), perf, &n); !s.ok()) return s;
         auto c = pick(perf, n, t, dir, smallKernel);
         if (!c.ok()) return c.error();
         it = choices().emplace(key, *c).first;
