@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -72,6 +73,26 @@ Index make(int64_t c, std::vector<std::pair<int64_t, IndexAtom>> terms) {
         if (!merged) out.push_back(std::move(t));
     }
     out.erase(std::remove_if(out.begin(), out.end(), [](const auto& t) { return t.first == 0; }), out.end());
+    // k*m*floor(X/m) + k*(X mod m) = k*X (truncating / and % satisfy it too): a view of a dense
+    // tensor split a flat index into a dim's quotient and remainder and put them back together;
+    // without this every element of such a kernel paid a 64-bit division and a remainder.
+    for (size_t i = 0; i < out.size(); ++i) {
+        const auto& [kd, div] = out[i];
+        if (div.kind != IndexAtom::Kind::FloorDiv) continue;
+        for (size_t j = 0; j < out.size(); ++j) {
+            const auto& [km, mod] = out[j];
+            if (mod.kind != IndexAtom::Kind::Mod || mod.divisor != div.divisor || kd != km * div.divisor ||
+                !sameIndex(mod.arg, div.arg))
+                continue;
+            const Index x = div.arg;
+            const int64_t k = km;
+            std::vector<std::pair<int64_t, IndexAtom>> rest;
+            for (size_t t = 0; t < out.size(); ++t)
+                if (t != i && t != j) rest.push_back(std::move(out[t]));
+            for (const auto& [coef, atom] : x->terms) rest.push_back({coef * k, atom});
+            return make(c + x->c * k, std::move(rest));
+        }
+    }
     std::stable_sort(out.begin(), out.end(),
                      [](const auto& x, const auto& y) { return atomKey(x.second) < atomKey(y.second); });
     auto n = std::make_shared<IndexNode>();
@@ -145,6 +166,35 @@ Index atomOf(IndexAtom::Kind k, Index arg, int64_t d) {
 
 }  // namespace
 
+namespace {
+
+/// rem = g*A + B with g > 1 a common factor of d and of A's coefficients and B within [0, g):
+/// then floor(rem / d) = floor(A / (d/g)) and rem mod d = g*(A mod d/g) + B. (A view of a dense
+/// [16, 197, 1536] tensor as [3152, 1536] divides x0*1536 + x1 by 302592: x0 // 197.)
+struct FactorSplit {
+    int64_t g = 0;
+    Index a, b;
+};
+std::optional<FactorSplit> commonFactor(const Index& rem, int64_t d) {
+    for (const auto& [coef, atom] : rem->terms) {
+        (void)atom;
+        const int64_t g = std::gcd(coef < 0 ? -coef : coef, d);
+        if (g <= 1 || g == d) continue;
+        std::vector<std::pair<int64_t, IndexAtom>> big, small;
+        for (const auto& t : rem->terms) (t.first % g == 0 ? big : small).push_back(t);
+        Index b = make(rem->c, std::move(small));
+        auto [lo, hi] = indexBounds(b);
+        if (lo < 0 || hi >= g) continue;
+        for (auto& t : big) t.first /= g;
+        Index a = make(0, std::move(big));
+        if (indexBounds(a).first < 0) continue;
+        return FactorSplit{g, a, b};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Index idiv(const Index& a, int64_t d) {
     // A divisor of 0 comes only from a size-0 dim: the tensor is empty and nothing is loaded.
     if (d <= 0) return iconst(0);
@@ -167,6 +217,7 @@ Index idiv(const Index& a, int64_t d) {
     if (rem->c == 0 && rem->terms.size() == 1 && rem->terms[0].first == 1 &&
         rem->terms[0].second.kind == IndexAtom::Kind::FloorDiv)
         return iadd(e, idiv(rem->terms[0].second.arg, rem->terms[0].second.divisor * d));
+    if (auto f = commonFactor(rem, d)) return iadd(e, idiv(f->a, d / f->g));
     return iadd(e, atomOf(IndexAtom::Kind::FloorDiv, rem, d));
 }
 
@@ -182,6 +233,7 @@ Index imod(const Index& a, int64_t d) {
     Index rem = make(*r, std::move(rest));
     auto [lo, hi] = indexBounds(rem);
     if (lo >= 0 && hi < d) return rem;
+    if (auto f = commonFactor(rem, d)) return iadd(imul(imod(f->a, d / f->g), f->g), f->b);
     return atomOf(IndexAtom::Kind::Mod, rem, d);
 }
 

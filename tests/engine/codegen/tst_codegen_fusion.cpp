@@ -112,6 +112,47 @@ private slots:
         }
     }
 
+    /// A view of a dense [16, 197, 1536] tensor read as [3152, 1536] (ViT's bias gradients): the
+    /// flat index's split into the three dims and the dense strides put it back to 1536*x0 + x1,
+    /// with no division or remainder left (every element of the sum paid both before).
+    void denseViewIndexHasNoDivision() {
+        auto co = reshapeCoords({ivar(0, 3152), ivar(1, 1536)}, {3152, 1536}, {16, 197, 1536});
+        QCOMPARE(indexStr(co[0]), std::string("(x0)//197"));
+        QCOMPARE(indexStr(co[1]), std::string("(x0)%197"));
+        QVERIFY(indexIsVar(co[2], 1, 1536));
+        QCOMPARE(indexStr(linearIndex(co, {302592, 1536, 1}, 0)), std::string("1536*x0 + x1"));
+        // floor(X/m)*m*k + (X mod m)*k is k*X for any X.
+        const Index x = iadd(imul(ivar(0, 7), 3), ivar(1, 3));
+        QCOMPARE(indexStr(iadd(imul(idiv(x, 5), 10), imul(imod(x, 5), 2))), std::string("6*x0 + 2*x1"));
+        // Not for mismatched coefficients.
+        QVERIFY(indexStr(iadd(imul(idiv(x, 5), 9), imul(imod(x, 5), 2))).find("//") != std::string::npos);
+    }
+
+    /// The common-factor rule (g*A + B with 0 <= B < g, divided by a multiple of g) agrees with
+    /// Python's // and % at every point, where it applies and where B's range stops it.
+    void commonFactorDivisionAgreesEverywhere() {
+        struct Case {
+            int64_t c, k0, e0, k1, e1, d;  // c + k0 x0 + k1 x1, x0 < e0, x1 < e1
+        };
+        for (const Case& t : {Case{0, 6, 10, 1, 6, 12}, Case{2, 6, 10, 1, 4, 12}, Case{0, 6, 10, 1, 8, 12},
+                              Case{0, 1536, 40, 1, 1536, 302592}, Case{124, -6, 20, 1, 6, 12},
+                              Case{0, 4, 9, 2, 2, 24}, Case{3, 10, 7, 1, 7, 30}}) {
+            const Index a = iadd(iadd(iconst(t.c), imul(ivar(0, t.e0), t.k0)), imul(ivar(1, t.e1), t.k1));
+            const Index q = idiv(a, t.d), r = imod(a, t.d);
+            for (int64_t x0 = 0; x0 < t.e0; ++x0)
+                for (int64_t x1 = 0; x1 < t.e1; ++x1) {
+                    const int64_t v = t.c + t.k0 * x0 + t.k1 * x1;
+                    if (v < 0) continue;  // idiv and imod take non-negative indices
+                    QCOMPARE(evalAsEmitted(q, {x0, x1}), pyFloorDiv(v, t.d));
+                    QCOMPARE(evalAsEmitted(r, {x0, x1}), v - pyFloorDiv(v, t.d) * t.d);
+                }
+        }
+        // The first case is x0 // 2: the rule applied.
+        const Index a = iadd(imul(ivar(0, 10), 6), ivar(1, 6));
+        QCOMPARE(indexStr(idiv(a, 12)), std::string("(x0)//2"));
+        QCOMPARE(indexStr(imod(a, 12)), std::string("x1 + 6*(x0)%2"));
+    }
+
     void pointwiseChainIsOneKernel() {
         auto g = parse("        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n"
                        "        mul: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.mul.Tensor(relu, 2.0)\n"
