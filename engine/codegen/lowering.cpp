@@ -115,8 +115,11 @@ std::pair<const LoweringRule*, Borrow> borrowedRule(const std::string& qualname)
 /// extern kernel with the same arguments; null otherwise.
 const OpInfo* inplaceExternOf(const Node& n) {
     if (n.args.empty() || !n.args[0].isNode()) return nullptr;
-    const std::string f = inplaceFunctionalOp(n.opName());
-    if (f.empty()) return nullptr;
+    // borrowedName also finds the in-place ops registered beside their functional form
+    // (index_put_ in exec/ops/indexing.cpp), not only exec/ops/inplace.cpp's table.
+    Borrow how = Borrow::None;
+    const std::string f = borrowedName(OpRegistry::instance(), n.opName(), how);
+    if (f.empty() || how != Borrow::Inplace || n.opName() == "aten.copy_.default") return nullptr;
     const OpInfo* op = OpRegistry::instance().find(f);
     return op && !op->externKernel.empty() ? op : nullptr;
 }
@@ -137,8 +140,13 @@ bool selfIsAliased(const LoweredGraph& lg, int self) {
     for (const auto& n : lg.nodes)
         if (n.kind == LKind::View && n.base == self) return true;
     for (const auto& call : lg.calls) {
-        if (holds(call.result, self)) return true;
         const OpInfo* op = call.node->op();
+        // An extern kernel writes a new buffer: its result aliases nothing when its op returns a
+        // new tensor, or when it stands for an in-place op by that op's functional form
+        // (referenceOp: index_put_ computed as index_put). A fallback's result may be its input.
+        if (call.kind == OpaqueCall::Kind::Extern && (!call.referenceOp.empty() || (op && !op->aliasesInput)))
+            continue;
+        if (holds(call.result, self)) return true;
         if (!op || !op->aliasesInput) continue;
         for (const Node* in : call.inputs) {
             auto it = lg.values.find(in);

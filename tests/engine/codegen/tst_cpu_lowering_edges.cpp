@@ -313,6 +313,25 @@ private slots:
             "        return (lin, one, ints, log)\n",
             {fxtest::tv({}, {-1.25}), fxtest::tv({}, {9}, DType::Int64)});
     }
+    /// In-place writes through tensor indices, as the Dynamo stage's `z[:, i] = v; z[r] = -1`
+    /// lowers: index_put_ (registered beside index_put, not in the in-place table) runs index_put's
+    /// extern kernel, and the masked_fill_ after it is rebound rather than left to the reference
+    /// kernel (an extern's new buffer aliases nothing).
+    void inplaceWritesAfterAnExtern() {
+        lowersAndMatches("x: \"f32[3, 4][4, 1]cpu\", i: \"i64[2][1]cpu\", v: \"f32[3, 2][2, 1]cpu\", r: "
+                         "\"b8[3][1]cpu\"",
+                         "        z: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.clone.default(x)\n"
+                         "        index_put_: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.index_put_.default(z, [None, i], "
+                         "v)\n"
+                         "        unsqueeze: \"b8[3, 1][1, 1]cpu\" = torch.ops.aten.unsqueeze.default(r, -1)\n"
+                         "        masked_fill_: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.masked_fill_.Scalar(z, "
+                         "unsqueeze, -1)\n"
+                         "        mul: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.mul.Tensor(z, 2)\n"
+                         "        return (z, mul, x)\n",
+                         {fxtest::tv({3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                          fxtest::tv({2}, {3, 1}, DType::Int64), fxtest::tv({3, 2}, {10, 11, 12, 13, 14, 15}),
+                          fxtest::tv({3}, {0, 1, 0}, DType::Bool)});
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCpuLoweringEdges)
