@@ -218,9 +218,19 @@ std::optional<int64_t> sliceBound(const Argument& a, bool& none) {
     return intOf(&a);
 }
 
-/// Tensor.__getitem__: None -> unsqueeze, int -> select, slice -> slice (full slices are
-/// skipped), Ellipsis -> skip the remaining dims, tensors -> one aten.index over all of them.
-Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& index) {
+/// x after an index's basic part (None -> unsqueeze, int -> select, slice -> slice, full slices
+/// skipped, Ellipsis -> skip the remaining dims), and its tensor indices by the dim of that view
+/// they start at (applySlicing's split of Tensor.__getitem__ and __setitem__). Boolean masks
+/// (`masks`, assignment only: a read through one has a data-dependent shape) cover as many dims
+/// as they have.
+struct BasicIndexed {
+    Argument view;
+    std::vector<std::pair<int64_t, Argument>> advanced;
+    bool changed = false;
+    bool mask = false;  ///< one of the advanced indices is a boolean mask
+};
+
+Expected<BasicIndexed> basicIndex(LowerCtx& c, const Argument& x, const Argument& index, bool masks) {
     auto m0 = c.tensorMeta(x);
     if (!m0) return makeError("indexed value is not a tensor");
     std::vector<Argument> items = index.kind == Argument::Kind::Tuple ? index.items : std::vector<Argument>{index};
@@ -245,8 +255,12 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
         case Argument::Kind::NodeRef: {
             auto tm = c.tensorMeta(it);
             if (!tm) return makeError("index '" + it.node->name() + "' is not a tensor");
-            if (tm->dtype == DType::Bool || tm->dtype == DType::UInt8)
-                return makeError("boolean mask indexing is not supported");
+            if (tm->dtype == DType::Bool || tm->dtype == DType::UInt8) {
+                if (!masks) return makeError("boolean mask indexing is not supported");
+                if (tm->dim() == 0) return makeError("a 0-d boolean index is not supported");
+                consumed += std::max<int64_t>(tm->dim(), 1);
+                break;
+            }
             if (!isIntegral(tm->dtype)) return makeError("tensors used as indices must be integer tensors");
             ++consumed;
             break;
@@ -256,7 +270,7 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
     }
     if (consumed > ndim) return makeError("too many indices for a tensor of dimension " + std::to_string(ndim));
     Argument cur = x;
-    bool changed = false;
+    bool changed = false, sawMask = false;
     int64_t dim = 0;
     std::vector<std::pair<int64_t, Argument>> advanced;
     for (const auto& it : items) {
@@ -268,7 +282,7 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
         switch (it.kind) {
         case Argument::Kind::None: {
             auto r = c.emit("aten.unsqueeze.default", {cur, Argument::ofInt(dim)});
-            if (!r.ok()) return r;
+            if (!r.ok()) return r.error();
             cur = *r;
             changed = true;
             ++dim;
@@ -282,7 +296,7 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
                 return makeError("index " + std::to_string(it.i) + " is out of bounds for dimension " +
                                  std::to_string(dim) + " with size " + std::to_string(size));
             auto r = c.emit("aten.select.int", {cur, Argument::ofInt(dim), Argument::ofInt(it.i)});
-            if (!r.ok()) return r;
+            if (!r.ok()) return r.error();
             cur = *r;
             changed = true;
             break;
@@ -302,17 +316,23 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
                 std::vector<Argument> args{cur, Argument::ofInt(dim), Argument::ofInt(b), Argument::ofInt(e)};
                 if (st != 1) args.push_back(Argument::ofInt(st));
                 auto r = c.emit("aten.slice.Tensor", std::move(args));
-                if (!r.ok()) return r;
+                if (!r.ok()) return r.error();
                 cur = *r;
                 changed = true;
             }
             ++dim;
             break;
         }
-        case Argument::Kind::NodeRef:
+        case Argument::Kind::NodeRef: {
             advanced.emplace_back(dim, it);
-            ++dim;
+            const auto tm = c.tensorMeta(it);
+            const bool isMask = tm && (tm->dtype == DType::Bool || tm->dtype == DType::UInt8);
+            if (isMask && tm->dim() > curMeta->dim() - dim)
+                return makeError("too many indices for a tensor of dimension " + std::to_string(ndim));
+            sawMask = sawMask || isMask;
+            dim += isMask ? std::max<int64_t>(tm->dim(), 1) : 1;
             break;
+        }
         case Argument::Kind::List: {
             // The lifted int64 constant AOT tracing makes of the list (on the indexed tensor's device).
             std::vector<double> vals;
@@ -325,39 +345,112 @@ Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& i
         default: break;
         }
     }
-    if (!advanced.empty()) {
-        std::vector<Argument> indices(static_cast<size_t>(advanced.back().first + 1), Argument::none());
-        for (auto& [d, t] : advanced) indices[static_cast<size_t>(d)] = t;
-        return c.emit("aten.index.Tensor", {cur, Argument::ofList(std::move(indices))});
-    }
-    if (!changed) return c.emit("aten.alias.default", {cur});  // x[...] / x[:] is a view of x
-    return cur;
+    return BasicIndexed{cur, std::move(advanced), changed, sawMask};
 }
 
-/// operator.setitem(x, index, value), Tensor.__setitem__ with a basic index (ints, slices, None,
-/// Ellipsis): the indexed view of x, then copy_ (fill_ for a number) into it, which writes
-/// through to x as the in-place ops of a functionalized graph do. The statement's value is x.
+/// The Tensor?[] list of aten.index / index_put_: each tensor index at the dim it starts at.
+Argument indexList(const std::vector<std::pair<int64_t, Argument>>& advanced) {
+    std::vector<Argument> indices(static_cast<size_t>(advanced.back().first + 1), Argument::none());
+    for (auto& [d, t] : advanced) indices[static_cast<size_t>(d)] = t;
+    return Argument::ofList(std::move(indices));
+}
+
+/// Tensor.__getitem__: the basic part as views, tensors -> one aten.index over all of them.
+Expected<Argument> indexTensor(LowerCtx& c, const Argument& x, const Argument& index) {
+    auto b = basicIndex(c, x, index, false);
+    if (!b.ok()) return b.error();
+    if (!b->advanced.empty()) return c.emit("aten.index.Tensor", {b->view, indexList(b->advanced)});
+    if (!b->changed) return c.emit("aten.alias.default", {b->view});  // x[...] / x[:] is a view of x
+    return b->view;
+}
+
+/// The value of `x[tensor index] = v` as index_put_ takes it: a number becomes a 0-d tensor of
+/// x's dtype on x's device (valueToTensor), a tensor loses its leading size-1 dims
+/// (slicePrefix1sSize).
+Expected<Argument> assignedValues(LowerCtx& c, const TensorMeta& xm, const Argument& v) {
+    if (c.isScalar(v)) {
+        if (v.kind != Argument::Kind::Int && v.kind != Argument::Kind::Float && v.kind != Argument::Kind::Bool)
+            return makeError("assignment of a symbolic number through a tensor index is not supported");
+        const double d = v.kind == Argument::Kind::Int    ? static_cast<double>(v.i)
+                         : v.kind == Argument::Kind::Bool ? (v.b ? 1.0 : 0.0)
+                                                          : v.f;
+        return c.emitConstant(kern::makeTensor(TensorMeta::contiguous({}, xm.dtype, xm.device), {d}));
+    }
+    const auto vm = c.tensorMeta(v);
+    if (!vm) return makeError("the assigned value must be a tensor or a number");
+    size_t lead = 0;
+    while (lead < vm->shape.size() && vm->shape[lead] == 1) ++lead;
+    if (lead == 0) return v;
+    std::vector<Argument> sizes;
+    for (size_t d = lead; d < vm->shape.size(); ++d) sizes.push_back(Argument::ofInt(vm->shape[d]));
+    return c.emit("aten.view.default", {v, Argument::ofList(std::move(sizes))});
+}
+
+/// operator.setitem(x, index, value), Tensor.__setitem__: the basic part of the index as a view
+/// of x, then
+/// - no tensor index: copy_ (fill_ for a number) into the view;
+/// - a boolean mask and one value (a number or a one-element tensor): masked_fill_ of the view,
+///   the mask aligned to the dims it covers;
+/// - else index_put_ into the view with the tensor indices, as THPVariable_setitem dispatches.
+/// The writes go through to x as the in-place ops of a functionalized graph do; the statement's
+/// value is x.
 Expected<Argument> setitem(LowerCtx& c, const TorchCall& call) {
     if (call.args.size() != 3 || !call.kwargs.empty()) return makeError("expects a value, an index and a value");
     const Argument& x = call.args[0];
     const Argument& idx = call.args[1];
     const Argument& v = call.args[2];
-    if (!c.isTensor(x)) return makeError("only tensors support item assignment");
-    const std::vector<Argument> items = idx.kind == Argument::Kind::Tuple ? idx.items : std::vector<Argument>{idx};
-    for (const auto& it : items)
-        if (it.isNode() || it.kind == Argument::Kind::List)
-            return makeError("assignment through a tensor or list index is not supported");
-    auto view = indexTensor(c, x, idx);
-    if (!view.ok()) return view;
-    if (c.isTensor(v)) {
-        auto r = c.emit("aten.copy_.default", {*view, v});
-        if (!r.ok()) return r;
-    } else if (c.isScalar(v)) {
-        auto r = c.emit("aten.fill_.Scalar", {*view, v});
-        if (!r.ok()) return r;
+    auto xm = c.tensorMeta(x);
+    if (!xm) return makeError("only tensors support item assignment");
+    const TensorMeta xmeta = *xm;
+    auto b = basicIndex(c, x, idx, true);
+    if (!b.ok()) return b.error();
+    if (!c.isTensor(v) && !c.isScalar(v)) return makeError("the assigned value must be a tensor or a number");
+    Expected<Argument> r = Argument::none();
+    if (b->advanced.empty()) {
+        Argument view = b->view;
+        if (!b->changed) {
+            auto a = c.emit("aten.alias.default", {view});
+            if (!a.ok()) return a;
+            view = *a;
+        }
+        r = c.isTensor(v) ? c.emit("aten.copy_.default", {view, v}) : c.emit("aten.fill_.Scalar", {view, v});
     } else {
-        return makeError("the assigned value must be a tensor or a number");
+        if (b->mask && b->advanced.size() != 1)
+            return makeError("assignment through a boolean mask together with other tensor indices is not supported");
+        const auto vm = c.tensorMeta(v);
+        const bool single = !vm || vm->numel() == 1;
+        if (b->mask && single) {
+            // The mask covers dims [d, d + k) of the view: trailing size-1 dims make it
+            // broadcast against the view's remaining dims.
+            const auto& [d, mask] = b->advanced.front();
+            const auto mm = c.tensorMeta(mask);
+            const auto viewMeta = c.tensorMeta(b->view);
+            if (!mm || !viewMeta) return makeError("indexing produced a non-tensor");
+            Argument m = mask;
+            if (mm->dtype == DType::UInt8) {
+                auto cv = c.emit("aten._to_copy.default", {m}, {{"dtype", Argument::ofDType(DType::Bool)}});
+                if (!cv.ok()) return cv;
+                m = *cv;
+            }
+            for (int64_t k = d + std::max<int64_t>(mm->dim(), 1); k < viewMeta->dim(); ++k) {
+                auto u = c.emit("aten.unsqueeze.default", {m, Argument::ofInt(-1)});
+                if (!u.ok()) return u;
+                m = *u;
+            }
+            if (vm) {
+                auto one = c.emit("aten.view.default", {v, Argument::ofList({})});
+                if (!one.ok()) return one;
+                r = c.emit("aten.masked_fill_.Tensor", {b->view, m, *one});
+            } else {
+                r = c.emit("aten.masked_fill_.Scalar", {b->view, m, v});
+            }
+        } else {
+            auto values = assignedValues(c, xmeta, v);
+            if (!values.ok()) return values.error();
+            r = c.emit("aten.index_put_.default", {b->view, indexList(b->advanced), *values});
+        }
     }
+    if (!r.ok()) return r;
     return x;
 }
 

@@ -492,9 +492,19 @@ Expected<Value> indexKernel(const OpArgs& a, const Value& out, ExecContext&) {
     return Value::ofTensor(makeTensor(out.t.meta, vals));
 }
 
+/// A boolean mask known only by its metadata among the indices: how many elements it selects
+/// is unknown, so index_put's value shape cannot be checked (its result's shape is self's).
+bool datalessMask(const Value& indices) {
+    if (!indices.isList()) return false;
+    for (const Value& v : indices.list)
+        if (v.isTensor() && (v.t.dtype() == DType::Bool || v.t.dtype() == DType::UInt8) && !v.t.hasData()) return true;
+    return false;
+}
+
 Expected<Value> metaIndexPut(const OpArgs& a) {
     const TensorMeta& self = a.tensor(0).meta;
-    auto p = planIndex(a, self, a[1]);
+    const bool dataless = datalessMask(a[1]);
+    auto p = dataless ? Expected<IndexPlan>(IndexPlan{}) : planIndex(a, self, a[1]);
     if (!p.ok()) return p.error();
     if (a.isTensor(2)) {
         const Tensor& v = a.tensor(2);
@@ -502,7 +512,7 @@ Expected<Value> metaIndexPut(const OpArgs& a) {
             return opError(a, "index put requires the source and destination dtypes match, got " +
                                   std::string(dtypeTorchName(self.dtype)) + " for the destination and " +
                                   std::string(dtypeTorchName(v.dtype())) + " for the source");
-        auto b = broadcastShapes(p->outShape, v.shape());
+        auto b = dataless ? std::optional<std::vector<int64_t>>(p->outShape) : broadcastShapes(p->outShape, v.shape());
         if (!b || *b != p->outShape)
             return opError(a, "shape mismatch: value tensor of shape " + shapeStr(v.shape()) +
                                   " cannot be broadcast to indexing result of shape " + shapeStr(p->outShape));

@@ -52,6 +52,37 @@ private slots:
         QCOMPARE(fxtest::values(out[0]), std::vector<double>({8, 1, 3, 2, 5, 13, 4, 8, 5, 10}));
     }
 
+    // Assignment through tensor indices (THPVariable_setitem's index_put_ / masked_fill_):
+    // z = x.clone(); z[z > 2] = s (a 0-d tensor); z[:, i] = v; z[r] = -1 (a row mask);
+    // w = x.clone(); w[j] = u (whole rows by int64 index); w[w > 6] = vals (two values).
+    void subscriptAssignmentThroughTensors() {
+        const std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+        auto out = lowerAndRun(
+            "L_x_: \"f32[3, 4][4, 1]cpu\", L_s_: \"f32[][]cpu\", L_i_: \"i64[2][1]cpu\", L_v_: \"f32[3, 2][2, 1]cpu\", "
+            "L_r_: \"b8[3][1]cpu\", L_j_: \"i64[2][1]cpu\", L_u_: \"f32[2, 4][4, 1]cpu\", L_vals_: \"f32[2][1]cpu\"",
+            "        l_x_ = L_x_\n        l_s_ = L_s_\n        l_i_ = L_i_\n        l_v_ = L_v_\n        l_r_ = L_r_\n"
+            "        l_j_ = L_j_\n        l_u_ = L_u_\n        l_vals_ = L_vals_\n"
+            "        z: \"f32[3, 4][4, 1]cpu\" = l_x_.clone()\n"
+            "        gt: \"b8[3, 4][4, 1]cpu\" = z > 2\n"
+            "        z[gt] = l_s_;  setitem = z;  gt = l_s_ = setitem = None\n"
+            "        z[(slice(None, None, None), l_i_)] = l_v_;  setitem_1 = z;  l_i_ = l_v_ = setitem_1 = None\n"
+            "        z[l_r_] = -1;  setitem_2 = z;  l_r_ = setitem_2 = None\n"
+            "        w: \"f32[3, 4][4, 1]cpu\" = l_x_.clone();  l_x_ = None\n"
+            "        w[l_j_] = l_u_;  setitem_3 = w;  l_j_ = l_u_ = setitem_3 = None\n"
+            "        gt_1: \"b8[3, 4][4, 1]cpu\" = w > 6\n"
+            "        w[gt_1] = l_vals_;  setitem_4 = w;  gt_1 = l_vals_ = setitem_4 = None\n"
+            "        return (z, w)\n",
+            {fxtest::tv({3, 4}, x), fxtest::tv({}, {0}), fxtest::tv({2}, {3, 1}, DType::Int64),
+             fxtest::tv({3, 2}, {10, 11, 12, 13, 14, 15}), fxtest::tv({3}, {0, 1, 0}, DType::Bool),
+             fxtest::tv({2}, {2, 0}, DType::Int64), fxtest::tv({2, 4}, {-1, -2, -3, -4, -5, -6, -7, -8}),
+             fxtest::tv({2}, {100, 200})});
+        if (QTest::currentTestFailed()) return;
+        // z: > 2 zeroed, then columns 3 and 1 from v's rows, then row 1 set to -1.
+        QCOMPARE(fxtest::values(out[0]), std::vector<double>({1, 11, 0, 10, -1, -1, -1, -1, 0, 15, 0, 14}));
+        // w: rows 2 and 0 from u, then the two values > 6 (7 and 8 of row 1) in row-major order.
+        QCOMPARE(fxtest::values(out[1]), std::vector<double>({-5, -6, -7, -8, 5, 6, 100, 200, -1, -2, -3, -4}));
+    }
+
     // F.one_hot(i, 4) (int64), F.normalize(x, dim=-1), i.__eq__(2).
     void oneHotNormalizeAndEq() {
         const std::vector<double> i = {2, 0, 3}, x = {3, 4, 0, 0, -1, 1};
