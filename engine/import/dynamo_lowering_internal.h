@@ -132,6 +132,9 @@ Expected<Argument> lowerRepeatInterleave(LowerCtx& c, const TorchCall& call);
 Expected<Argument> lowerMultiHeadAttention(LowerCtx& c, const TorchCall& call);
 /// Rules of dynamo_lowering_popular.cpp (F.normalize, F.one_hot, losses, ...), or null.
 Rule findPopularFunctionRule(std::string_view target);
+/// Rules of dynamo_lowering_activations.cpp (selu, prelu, rms_norm, cosine_similarity, 1-D
+/// pools, evaluation-mode dropouts, ...), or null.
+Rule findActivationFunctionRule(std::string_view target);
 /// Rules for call_method names, or null.
 Rule findMethodRule(std::string_view method);
 /// Rules for `operator.*` and `builtins.getattr` targets, or null (dynamo_lowering_operators.cpp).

@@ -668,7 +668,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
 
 Rule findPopularFunctionRule(std::string_view target) {
     auto it = table().find(target);
-    return it == table().end() ? nullptr : it->second;
+    return it == table().end() ? findActivationFunctionRule(target) : it->second;
 }
 
 }  // namespace fxray::lowering
