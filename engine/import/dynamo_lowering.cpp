@@ -410,7 +410,31 @@ void LowerCtx::computeValueRaw(const Node& n) {
 // ---------------------------------------------------------------------------------------------
 // Generic mapping onto aten.X.*
 
+namespace {
+
+/// PyTorch's alias functions (native_functions.yaml's "alias for" entries): the Python name
+/// binds to the same schema as the op it names, so torch.multiply(a, b) / a.multiply(b) lower as
+/// aten.mul.
+std::string_view atenAlias(std::string_view name) {
+    static const std::unordered_map<std::string_view, std::string_view> aliases = {
+        {"absolute", "abs"},      {"arccos", "acos"},          {"arcsin", "asin"},      {"arctan", "atan"},
+        {"arctan2", "atan2"},     {"arccosh", "acosh"},        {"arcsinh", "asinh"},    {"arctanh", "atanh"},
+        {"fix", "trunc"},         {"negative", "neg"},         {"multiply", "mul"},     {"divide", "div"},
+        {"true_divide", "div"},   {"subtract", "sub"},         {"greater", "gt"},       {"greater_equal", "ge"},
+        {"less", "lt"},           {"less_equal", "le"},        {"not_equal", "ne"},     {"special_expit", "sigmoid"},
+        {"special_logit", "logit"}, {"clip", "clamp"},         {"clip_", "clamp_"},     {"absolute_", "abs_"},
+        {"negative_", "neg_"},    {"multiply_", "mul_"},       {"divide_", "div_"},     {"subtract_", "sub_"},
+        {"true_divide_", "div_"}, {"fix_", "trunc_"},          {"swapaxes", "transpose"}, {"swapdims", "transpose"},
+        {"swapaxes_", "transpose_"}, {"swapdims_", "transpose_"},
+    };
+    auto it = aliases.find(name);
+    return it == aliases.end() ? name : it->second;
+}
+
+}  // namespace
+
 Expected<Argument> lowerGeneric(LowerCtx& c, const TorchCall& call, std::string_view atenName) {
+    atenName = atenAlias(atenName);
     const std::string prefix = "aten." + std::string(atenName) + ".";
     std::vector<const OpInfo*> cands;
     for (const auto& op : OpRegistry::instance().all())
@@ -533,6 +557,7 @@ Expected<Argument> lowerNode(LowerCtx& c, const TorchCall& call) {
     if (auto r = lowerScalarCall(c, call)) return std::move(*r);
     if (call.method) {
         if (Rule r = findMethodRule(call.target)) return r(c, call);
+        if (Rule r = findCompositeRule(call.target)) return r(c, call);
         if (call.args.empty() || !c.isTensor(call.args[0]))
             return makeError("method called on a value that is not a tensor");
         return lowerGeneric(c, call, call.target);
@@ -546,6 +571,7 @@ Expected<Argument> lowerNode(LowerCtx& c, const TorchCall& call) {
         std::string_view rest = t.substr(ns.size());
         if (rest.empty() || rest.find('.') != std::string_view::npos || rest[0] == '_') break;
         if (ns == "torch.special.") return lowerGeneric(c, call, "special_" + std::string(rest));
+        if (Rule r = findCompositeRule(rest)) return r(c, call);
         return lowerGeneric(c, call, rest);
     }
     return makeError("unsupported torch-level function");
