@@ -425,7 +425,12 @@ std::string_view atenAlias(std::string_view name) {
         {"special_logit", "logit"}, {"clip", "clamp"},         {"clip_", "clamp_"},     {"absolute_", "abs_"},
         {"negative_", "neg_"},    {"multiply_", "mul_"},       {"divide_", "div_"},     {"subtract_", "sub_"},
         {"true_divide_", "div_"}, {"fix_", "trunc_"},          {"swapaxes", "transpose"}, {"swapdims", "transpose"},
-        {"swapaxes_", "transpose_"}, {"swapdims_", "transpose_"},
+        {"swapaxes_", "transpose_"}, {"swapdims_", "transpose_"}, {"concatenate", "cat"}, {"concat", "cat"},
+        {"special_erfinv", "erfinv"}, {"special_logsumexp", "logsumexp"}, {"special_gammaln", "lgamma"},
+        {"special_sinc", "sinc"},   {"special_round", "round"},  {"special_psi", "digamma"},
+        {"special_digamma", "digamma"}, {"special_erf", "erf"},  {"special_erfc", "erfc"},
+        {"special_exp2", "exp2"},   {"special_expm1", "expm1"},  {"special_log1p", "log1p"}, {"special_i0", "i0"},
+        {"special_multigammaln", "mvlgamma"},
     };
     auto it = aliases.find(name);
     return it == aliases.end() ? name : it->second;
@@ -565,12 +570,19 @@ Expected<Argument> lowerNode(LowerCtx& c, const TorchCall& call) {
     if (Rule r = findOperatorRule(call.target)) return r(c, call);
     if (Rule r = findFunctionRule(call.target)) return r(c, call);
     // torch.X / torch._C._nn.X / torch._C._VariableFunctions.X are bindings of aten::X.
-    for (std::string_view ns : {"torch._C._VariableFunctions.", "torch._C._nn.", "torch.special.", "torch."}) {
+    // torch.special.X / torch.linalg.X are special_X / linalg_X (torch._C._special and _linalg
+    // name them so already).
+    for (std::string_view ns : {"torch._C._VariableFunctions.", "torch._C._nn.", "torch._C._special.",
+                                "torch._C._linalg.", "torch.special.", "torch.linalg.", "torch."}) {
         std::string_view t = call.target;
         if (t.rfind(ns, 0) != 0) continue;
         std::string_view rest = t.substr(ns.size());
         if (rest.empty() || rest.find('.') != std::string_view::npos || rest[0] == '_') break;
-        if (ns == "torch.special.") return lowerGeneric(c, call, "special_" + std::string(rest));
+        if (ns == "torch.special." || ns == "torch.linalg.") {
+            const std::string full = std::string(ns == "torch.special." ? "special_" : "linalg_") + std::string(rest);
+            if (Rule r = findCompositeRule(full)) return r(c, call);
+            return lowerGeneric(c, call, full);
+        }
         if (Rule r = findCompositeRule(rest)) return r(c, call);
         return lowerGeneric(c, call, rest);
     }

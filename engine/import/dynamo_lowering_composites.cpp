@@ -5,6 +5,8 @@
 #include "exec/ops/kernel_util.h"
 #include "import/dynamo_lowering_internal.h"
 
+#include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 namespace fxray::lowering {
@@ -311,6 +313,426 @@ Expected<Argument> cross(LowerCtx& c, const TorchCall& call) {
     return c.emit("aten.linalg_cross.default", {b->x, *y, I(*dim)});
 }
 
+/// The tensors of a sequence argument (torch.hstack([a, b])); an error names what is not one.
+Expected<Args> tensorList(LowerCtx& c, const Argument* a) {
+    if (!a || !a->isSequence() || a->items.empty()) return makeError("expects a non-empty sequence of tensors");
+    for (const auto& t : a->items)
+        if (!c.isTensor(t)) return makeError("expects a sequence of tensors");
+    return a->items;
+}
+
+/// x viewed with at least `n` dims (atleast_1d/2d/3d's rules: 0-d -> [1]*n, 1-d [k] -> [1, k]
+/// and [1, k, 1], 2-d [a, b] -> [a, b, 1]).
+Expected<Argument> atLeast(LowerCtx& c, const Argument& x, int64_t n) {
+    auto m = c.tensorMeta(x);
+    if (!m) return makeError("expects a tensor");
+    const auto& s = m->shape;
+    if (m->dim() >= n) return x;
+    std::vector<int64_t> to;
+    if (s.empty()) to.assign(static_cast<size_t>(n), 1);
+    else if (s.size() == 1) to = n == 2 ? std::vector<int64_t>{1, s[0]} : std::vector<int64_t>{1, s[0], 1};
+    else to = {s[0], s[1], 1};
+    Args sizes;
+    for (int64_t v : to) sizes.push_back(I(v));
+    return c.emit("aten.view.default", {x, Argument::ofList(std::move(sizes))});
+}
+
+template <int64_t N>
+Expected<Argument> atLeastNd(LowerCtx& c, const TorchCall& call) {
+    if (call.args.size() == 1 && c.isTensor(call.args[0]) && call.kwargs.empty()) return atLeast(c, call.args[0], N);
+    const Argument* seq = call.args.size() == 1 ? &call.args[0] : nullptr;
+    Args items = seq && seq->isSequence() ? seq->items : call.args;
+    Args out;
+    for (const auto& t : items) {
+        auto r = atLeast(c, t, N);
+        if (!r.ok()) return r;
+        out.push_back(*r);
+    }
+    return Argument::ofList(std::move(out), true);
+}
+
+/// hstack / vstack / dstack / column_stack (and row_stack): cat of the operands made 1-, 2-, 3-
+/// or column-shaped, along dim 0 for 1-d hstack operands, else 1, 0 and 2.
+template <char Kind>
+Expected<Argument> stackLike(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"tensors"});
+    if (!p.ok()) return p.error();
+    auto ts = tensorList(c, (*p)[0]);
+    if (!ts.ok()) return ts.error();
+    Args parts;
+    int64_t dim = Kind == 'v' ? 0 : Kind == 'd' ? 2 : 1;
+    for (const auto& t : *ts) {
+        Expected<Argument> r = t;
+        if (Kind == 'v') r = atLeast(c, t, 2);
+        if (Kind == 'd') r = atLeast(c, t, 3);
+        if (Kind == 'h') {
+            r = atLeast(c, t, 1);
+            auto m = c.tensorMeta(*r);
+            if (m && m->dim() == 1 && ts->size() > 0) dim = 0;
+        }
+        if (Kind == 'c') {
+            auto m = c.tensorMeta(t);
+            if (m && m->dim() <= 1)
+                r = c.emit("aten.view.default", {t, Argument::ofList({I(m->numel()), I(1)})});
+        }
+        if (!r.ok()) return r;
+        parts.push_back(*r);
+    }
+    if (Kind == 'h') {
+        auto m0 = c.tensorMeta(parts[0]);
+        dim = m0 && m0->dim() == 1 ? 0 : 1;
+    }
+    return c.emit("aten.cat.default", {Argument::ofList(std::move(parts)), I(dim)});
+}
+
+/// fliplr / flipud: flip along dim 1 / 0.
+template <int64_t Dim>
+Expected<Argument> flipDim(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input"});
+    if (!b.ok()) return b.error();
+    if (b->m.dim() < Dim + 1) return makeError("input must have at least " + std::to_string(Dim + 1) + " dims");
+    return c.emit("aten.flip.default", {b->x, Argument::ofList({I(Dim)})});
+}
+
+/// take_along_dim(x, indices, dim): gather along dim after broadcasting the other dims; no dim
+/// gathers from the flattened x.
+Expected<Argument> takeAlongDim(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "indices", "dim"});
+    if (!b.ok()) return b.error();
+    auto idx = needTensor(c, b->p[1], "indices");
+    if (!idx.ok()) return idx;
+    auto im = c.tensorMeta(*idx);
+    if (!im) return makeError("indices must be a tensor");
+    if (!given(b->p[2])) {
+        auto flat = c.emit("aten.view.default", {b->x, Argument::ofList({I(-1)})});
+        if (!flat.ok()) return flat;
+        auto fi = c.emit("aten.view.default", {*idx, Argument::ofList({I(-1)})});
+        if (!fi.ok()) return fi;
+        return c.emit("aten.gather.default", {*flat, I(0), *fi});
+    }
+    auto d = intOf(b->p[2]);
+    if (!d) return makeError("dim must be an int");
+    const int64_t n = b->m.dim();
+    const int64_t dim = *d < 0 ? *d + n : *d;
+    if (dim < 0 || dim >= n || im->dim() != n) return makeError("indices must have input's rank and dim be in range");
+    std::vector<int64_t> xs = b->m.shape, is = im->shape;
+    xs[static_cast<size_t>(dim)] = is[static_cast<size_t>(dim)] = 1;
+    auto both = kern::broadcastShapes(xs, is);
+    if (!both) return makeError("input and indices do not broadcast");
+    auto expandTo = [&](const Argument& t, const std::vector<int64_t>& own, int64_t keep) -> Expected<Argument> {
+        std::vector<int64_t> to = *both;
+        to[static_cast<size_t>(dim)] = keep;
+        if (to == own) return t;
+        Args sizes;
+        for (int64_t v : to) sizes.push_back(I(v));
+        return c.emit("aten.expand.default", {t, Argument::ofList(std::move(sizes))});
+    };
+    auto xe = expandTo(b->x, b->m.shape, b->m.shape[static_cast<size_t>(dim)]);
+    if (!xe.ok()) return xe;
+    auto ie = expandTo(*idx, im->shape, im->shape[static_cast<size_t>(dim)]);
+    if (!ie.ok()) return ie;
+    return c.emit("aten.gather.default", {*xe, I(dim), *ie});
+}
+
+/// isclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False): |a - b| <= atol + rtol * |b|, or equal
+/// (infinities), or both NaN when equal_nan.
+Expected<Argument> isclose(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "other", "rtol", "atol", "equal_nan"});
+    if (!b.ok()) return b.error();
+    auto y = needTensor(c, b->p[1], "other");
+    if (!y.ok()) return y;
+    const auto rtol = given(b->p[2]) ? numberOf(b->p[2]) : std::optional<double>(1e-5);
+    const auto atol = given(b->p[3]) ? numberOf(b->p[3]) : std::optional<double>(1e-8);
+    const auto eqnan = boolOf(b->p[4], false);
+    if (!rtol || !atol || !eqnan) return makeError("rtol and atol must be numbers, equal_nan a bool");
+    auto eq = c.emit("aten.eq.Tensor", {b->x, *y});
+    if (!eq.ok()) return eq;
+    if (!isFloating(b->m.dtype)) return eq;
+    auto d = c.emit("aten.sub.Tensor", {b->x, *y});
+    if (!d.ok()) return d;
+    auto ad = c.emit("aten.abs.default", {*d});
+    if (!ad.ok()) return ad;
+    auto ay = c.emit("aten.abs.default", {*y});
+    if (!ay.ok()) return ay;
+    auto tol = c.emit("aten.mul.Tensor", {*ay, Argument::ofFloat(*rtol)});
+    if (!tol.ok()) return tol;
+    auto tol2 = c.emit("aten.add.Tensor", {*tol, Argument::ofFloat(*atol)});
+    if (!tol2.ok()) return tol2;
+    auto le = c.emit("aten.le.Tensor", {*ad, *tol2});
+    if (!le.ok()) return le;
+    auto r = c.emit("aten.logical_or.default", {*eq, *le});
+    if (!r.ok() || !*eqnan) return r;
+    auto nx = c.emit("aten.isnan.default", {b->x});
+    if (!nx.ok()) return nx;
+    auto ny = c.emit("aten.isnan.default", {*y});
+    if (!ny.ok()) return ny;
+    auto both = c.emit("aten.logical_and.default", {*nx, *ny});
+    if (!both.ok()) return both;
+    return c.emit("aten.logical_or.default", {*r, *both});
+}
+
+/// diag(x, diagonal=0): a 1-d x on a diagonal of a square matrix, a 2-d x's diagonal.
+Expected<Argument> diag(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "diagonal"});
+    if (!b.ok()) return b.error();
+    const auto k = given(b->p[1]) ? intOf(b->p[1]) : std::optional<int64_t>(0);
+    if (!k) return makeError("diagonal must be an int");
+    if (b->m.dim() == 1) return c.emit("aten.diag_embed.default", {b->x, I(*k), I(0), I(1)});
+    if (b->m.dim() == 2) {
+        auto d = c.emit("aten.diagonal.default", {b->x, I(*k), I(0), I(1)});
+        if (!d.ok()) return d;
+        return c.emit("aten.clone.default", {*d});
+    }
+    return makeError("diag expects a 1-d or 2-d input");
+}
+
+/// broadcast_tensors(*tensors): each expanded to the common shape.
+Expected<Argument> broadcastTensors(LowerCtx& c, const TorchCall& call) {
+    Args ts = call.args.size() == 1 && call.args[0].isSequence() ? call.args[0].items : call.args;
+    std::vector<int64_t> shape;
+    for (const auto& t : ts) {
+        auto m = c.tensorMeta(t);
+        if (!m) return makeError("expects tensors");
+        auto s = kern::broadcastShapes(shape, m->shape);
+        if (!s) return makeError("the tensors do not broadcast");
+        shape = *s;
+    }
+    Args sizes;
+    for (int64_t v : shape) sizes.push_back(I(v));
+    Args out;
+    for (const auto& t : ts) {
+        auto e = c.emit("aten.expand.default", {t, Argument::ofList(sizes)});
+        if (!e.ok()) return e;
+        out.push_back(*e);
+    }
+    return Argument::ofList(std::move(out), true);
+}
+
+/// tensordot(a, b, dims=2): a's contracted dims moved last and b's first, both flattened to
+/// matrices, one mm, the free dims restored. `inner` is tensordot over both last dims.
+Expected<Argument> contract(LowerCtx& c, const Argument& a, const Argument& b, std::vector<int64_t> da,
+                            std::vector<int64_t> db) {
+    auto ma = c.tensorMeta(a), mb = c.tensorMeta(b);
+    if (!ma || !mb || da.size() != db.size()) return makeError("tensordot needs tensors and matching dims");
+    const int64_t na = ma->dim(), nb = mb->dim();
+    for (auto& d : da) d = d < 0 ? d + na : d;
+    for (auto& d : db) d = d < 0 ? d + nb : d;
+    int64_t k = 1;
+    for (size_t i = 0; i < da.size(); ++i) {
+        if (da[i] < 0 || da[i] >= na || db[i] < 0 || db[i] >= nb ||
+            ma->shape[static_cast<size_t>(da[i])] != mb->shape[static_cast<size_t>(db[i])])
+            return makeError("contracted dims do not match");
+        k *= ma->shape[static_cast<size_t>(da[i])];
+    }
+    Args pa, pb, outShape;
+    int64_t fa = 1, fb = 1;
+    for (int64_t d = 0; d < na; ++d)
+        if (std::find(da.begin(), da.end(), d) == da.end()) {
+            pa.push_back(I(d));
+            fa *= ma->shape[static_cast<size_t>(d)];
+            outShape.push_back(I(ma->shape[static_cast<size_t>(d)]));
+        }
+    for (int64_t d : da) pa.push_back(I(d));
+    for (int64_t d : db) pb.push_back(I(d));
+    for (int64_t d = 0; d < nb; ++d)
+        if (std::find(db.begin(), db.end(), d) == db.end()) {
+            pb.push_back(I(d));
+            fb *= mb->shape[static_cast<size_t>(d)];
+            outShape.push_back(I(mb->shape[static_cast<size_t>(d)]));
+        }
+    auto ta = c.emit("aten.permute.default", {a, Argument::ofList(std::move(pa))});
+    if (!ta.ok()) return ta;
+    auto ra = c.emit("aten.reshape.default", {*ta, Argument::ofList({I(fa), I(k)})});
+    if (!ra.ok()) return ra;
+    auto tb = c.emit("aten.permute.default", {b, Argument::ofList(std::move(pb))});
+    if (!tb.ok()) return tb;
+    auto rb = c.emit("aten.reshape.default", {*tb, Argument::ofList({I(k), I(fb)})});
+    if (!rb.ok()) return rb;
+    auto mm = c.emit("aten.mm.default", {*ra, *rb});
+    if (!mm.ok()) return mm;
+    return c.emit("aten.view.default", {*mm, Argument::ofList(std::move(outShape))});
+}
+
+Expected<Argument> tensordot(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"a", "b", "dims"});
+    if (!p.ok()) return p.error();
+    auto a = needTensor(c, (*p)[0], "a");
+    if (!a.ok()) return a;
+    auto bt = needTensor(c, (*p)[1], "b");
+    if (!bt.ok()) return bt;
+    auto ma = c.tensorMeta(*a);
+    std::vector<int64_t> da, db;
+    const Argument* dims = (*p)[2];
+    if (!given(dims) || dims->kind == Argument::Kind::Int) {
+        const int64_t n = given(dims) ? dims->i : 2;
+        if (!ma || n < 0 || n > ma->dim()) return makeError("dims out of range");
+        for (int64_t i = 0; i < n; ++i) da.push_back(ma->dim() - n + i), db.push_back(i);
+    } else if (dims->isSequence() && dims->items.size() == 2) {
+        for (int side = 0; side < 2; ++side) {
+            auto l = intList(dims->items[static_cast<size_t>(side)]);
+            if (!l) return makeError("dims must be an int or two lists of ints");
+            for (const auto& v : l->items) (side == 0 ? da : db).push_back(v.i);
+        }
+    } else {
+        return makeError("dims must be an int or two lists of ints");
+    }
+    return contract(c, *a, *bt, da, db);
+}
+
+Expected<Argument> inner(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "other"});
+    if (!b.ok()) return b.error();
+    auto y = needTensor(c, b->p[1], "other");
+    if (!y.ok()) return y;
+    if (b->m.dim() == 0 || c.tensorMeta(*y)->dim() == 0) return c.emit("aten.mul.Tensor", {b->x, *y});
+    return contract(c, b->x, *y, {-1}, {-1});
+}
+
+/// linalg.vecdot(x, y, dim=-1): sum over dim of x * y (real tensors).
+Expected<Argument> vecdot(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "other", "dim"});
+    if (!b.ok()) return b.error();
+    auto y = needTensor(c, b->p[1], "other");
+    if (!y.ok()) return y;
+    const auto d = given(b->p[2]) ? intOf(b->p[2]) : std::optional<int64_t>(-1);
+    if (!d) return makeError("dim must be an int");
+    auto prod = c.emit("aten.mul.Tensor", {b->x, *y});
+    if (!prod.ok()) return prod;
+    return c.emit("aten.sum.dim_IntList", {*prod, Argument::ofList({I(*d)})});
+}
+
+/// linalg.multi_dot(tensors): mm left to right (a 1-d first or last operand as a row or column).
+Expected<Argument> multiDot(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"tensors"});
+    if (!p.ok()) return p.error();
+    auto ts = tensorList(c, (*p)[0]);
+    if (!ts.ok()) return ts.error();
+    if (ts->size() < 2) return makeError("multi_dot needs at least two tensors");
+    Argument acc = ts->front();
+    for (size_t i = 1; i < ts->size(); ++i) {
+        auto r = c.emit("aten.matmul.default", {acc, (*ts)[i]});
+        if (!r.ok()) return r;
+        acc = *r;
+    }
+    return acc;
+}
+
+/// linalg.norm(x, ord=None, dim=None, keepdim=False): the vector 2-norm (over all elements or the
+/// given dim(s) as a vector norm, ord a number); the Frobenius norm of a 2-d dim pair.
+Expected<Argument> linalgNorm(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "ord", "dim", "keepdim", "dtype"});
+    if (!b.ok()) return b.error();
+    if (given(b->p[4])) return makeError("linalg.norm with dtype is not supported");
+    const auto keep = boolOf(b->p[3], false);
+    if (!keep) return makeError("keepdim must be a bool");
+    auto dims = dimsOf(b->p[2]);
+    if (!dims.ok()) return dims.error();
+    double ord = 2.0;
+    if (given(b->p[1])) {
+        if (b->p[1]->kind == Argument::Kind::String) {
+            if (b->p[1]->s != "fro") return makeError("linalg.norm ord '" + b->p[1]->s + "' is not supported");
+        } else {
+            auto o = numberOf(b->p[1]);
+            if (!o) return makeError("ord must be a number or 'fro'");
+            const bool matrix = (*dims && (*dims)->items.size() == 2) || (!*dims && b->m.dim() == 2);
+            if (matrix) return makeError("linalg.norm with a numeric ord over a matrix is not supported");
+            ord = *o;
+        }
+    }
+    return c.emit("aten.linalg_vector_norm.default",
+                  {b->x, Argument::ofFloat(ord), *dims ? **dims : Argument::none(), Argument::ofBool(*keep)});
+}
+
+/// linalg.matrix_norm(x, ord='fro', dim=(-2, -1), keepdim=False): the Frobenius norm.
+Expected<Argument> matrixNorm(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "ord", "dim", "keepdim", "dtype"});
+    if (!b.ok()) return b.error();
+    if (given(b->p[1]) && (b->p[1]->kind != Argument::Kind::String || b->p[1]->s != "fro"))
+        return makeError("matrix_norm supports ord='fro' only");
+    auto dims = dimsOf(b->p[2]);
+    if (!dims.ok()) return dims.error();
+    const auto keep = boolOf(b->p[3], false);
+    if (!keep || given(b->p[4])) return makeError("keepdim must be a bool; dtype is not supported");
+    return c.emit("aten.linalg_vector_norm.default",
+                  {b->x, Argument::ofFloat(2.0), *dims ? **dims : Argument::ofList({I(-2), I(-1)}),
+                   Argument::ofBool(*keep)});
+}
+
+/// linalg.slogdet(A) -> (sign, logabsdet); linalg.svd(A, full_matrices=True) -> (U, S, Vh).
+Expected<Argument> slogdet(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input"});
+    if (!b.ok()) return b.error();
+    auto r = c.emit("aten._linalg_slogdet.default", {b->x});
+    if (!r.ok()) return r;
+    Args out;
+    for (size_t i = 0; i < 2; ++i) {
+        auto item = c.emitItem(*r, i);
+        if (!item.ok()) return item;
+        out.push_back(*item);
+    }
+    return Argument::ofList(std::move(out), true);
+}
+
+Expected<Argument> svd(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "full_matrices", "driver"});
+    if (!b.ok()) return b.error();
+    const auto full = boolOf(b->p[1], true);
+    if (!full || given(b->p[2])) return makeError("full_matrices must be a bool; driver is not supported");
+    auto r = c.emit("aten._linalg_svd.default", {b->x, Argument::ofBool(*full), Argument::ofBool(true)});
+    if (!r.ok()) return r;
+    Args out;
+    for (size_t i = 0; i < 3; ++i) {
+        auto item = c.emitItem(*r, i);
+        if (!item.ok()) return item;
+        out.push_back(*item);
+    }
+    return Argument::ofList(std::move(out), true);
+}
+
+/// special.ndtr(x) = (1 + erf(x / sqrt 2)) / 2; special.entr(x) = -x log x (0 at 0, -inf below).
+Expected<Argument> ndtr(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input"});
+    if (!b.ok()) return b.error();
+    auto s = c.emit("aten.mul.Tensor", {b->x, Argument::ofFloat(0.70710678118654752440)});
+    if (!s.ok()) return s;
+    auto e = c.emit("aten.erf.default", {*s});
+    if (!e.ok()) return e;
+    auto one = c.emit("aten.add.Tensor", {*e, I(1)});
+    if (!one.ok()) return one;
+    return c.emit("aten.mul.Tensor", {*one, Argument::ofFloat(0.5)});
+}
+
+Expected<Argument> entr(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input"});
+    if (!b.ok()) return b.error();
+    auto lg = c.emit("aten.log.default", {b->x});
+    if (!lg.ok()) return lg;
+    auto xl = c.emit("aten.mul.Tensor", {b->x, *lg});
+    if (!xl.ok()) return xl;
+    auto neg = c.emit("aten.neg.default", {*xl});
+    if (!neg.ok()) return neg;
+    auto zero = c.emit("aten.eq.Scalar", {b->x, I(0)});
+    if (!zero.ok()) return zero;
+    auto below = c.emit("aten.lt.Scalar", {b->x, I(0)});
+    if (!below.ok()) return below;
+    // 0 at 0 (0 * -inf is NaN), -inf below 0 (log gives NaN there).
+    auto r0 = c.emit("aten.masked_fill.Scalar", {*neg, *zero, Argument::ofFloat(0.0)});
+    if (!r0.ok()) return r0;
+    return c.emit("aten.masked_fill.Scalar", {*r0, *below, Argument::ofFloat(-std::numeric_limits<double>::infinity())});
+}
+
+/// concatenate / concat(tensors, dim=0 or axis=0): cat (NumPy's axis keyword accepted).
+Expected<Argument> concatenate(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"tensors", "dim", "axis"});
+    if (!p.ok()) return p.error();
+    auto ts = tensorList(c, (*p)[0]);
+    if (!ts.ok()) return ts.error();
+    const Argument* d = given((*p)[1]) ? (*p)[1] : (*p)[2];
+    const auto dim = given(d) ? intOf(d) : std::optional<int64_t>(0);
+    if (!dim) return makeError("dim must be an int");
+    return c.emit("aten.cat.default", {Argument::ofList(*ts), I(*dim)});
+}
+
 const std::unordered_map<std::string_view, Rule>& table() {
     static const std::unordered_map<std::string_view, Rule> t = {
         {"isfinite", isfinite},     {"positive", positive},          {"float_power", floatPower},
@@ -318,7 +740,15 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"count_nonzero", countNonzero}, {"nanmean", nanmean},       {"diff", diff},
         {"vdot", vdot},             {"new_tensor", newTensor},      {"movedim", movedim},
         {"moveaxis", movedim},      {"tile", tile},                  {"square", square},
-        {"cross", cross},
+        {"cross", cross},           {"atleast_1d", atLeastNd<1>},    {"atleast_2d", atLeastNd<2>},
+        {"atleast_3d", atLeastNd<3>}, {"hstack", stackLike<'h'>},    {"vstack", stackLike<'v'>},
+        {"row_stack", stackLike<'v'>}, {"dstack", stackLike<'d'>},   {"column_stack", stackLike<'c'>},
+        {"fliplr", flipDim<1>},     {"flipud", flipDim<0>},          {"take_along_dim", takeAlongDim},
+        {"isclose", isclose},       {"diag", diag},                  {"broadcast_tensors", broadcastTensors},
+        {"tensordot", tensordot},   {"inner", inner},                {"linalg_vecdot", vecdot},
+        {"linalg_multi_dot", multiDot}, {"linalg_norm", linalgNorm}, {"linalg_matrix_norm", matrixNorm},
+        {"linalg_slogdet", slogdet}, {"linalg_svd", svd},            {"special_ndtr", ndtr},
+        {"special_entr", entr},     {"concatenate", concatenate},    {"concat", concatenate},
     };
     return t;
 }

@@ -1160,6 +1160,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.arange", arange},
         {"torch.randperm", randperm},
         {"torch.tensor", tensorLiteral},
+        {"torch.as_tensor", tensorLiteral},
         {"torch.Size", torchSize},
         {"torch.ones", factory<kOnes>},
         {"torch.zeros", factory<kZeros>},

@@ -72,6 +72,81 @@ private slots:
         QCOMPARE(fxtest::values(out[18]), x);
     }
 
+    void stacksLinalgAndSpecial() {
+        const std::vector<double> x = {3, -1, 2, 0, 5, -4}, y = {1, 2, 3, 4, 5, 6}, v = {1, 2, 2}, a = {4, 1, 2, 3};
+        auto out = lowerAndRun(
+            "L_x_: \"f32[2, 3][3, 1]cpu\", L_y_: \"f32[2, 3][3, 1]cpu\", L_v_: \"f32[3][1]cpu\", L_a_: \"f32[2, "
+            "2][2, 1]cpu\", L_i_: \"i64[2, 3][3, 1]cpu\", L_x2_: \"f32[2, 3][3, 1]cpu\", L_e_: \"f32[3][1]cpu\"",
+            "        x = L_x_\n        y = L_y_\n        v = L_v_\n        a = L_a_\n        i = L_i_\n"
+            "        x2 = L_x2_\n        e = L_e_\n"
+            "        hs: \"f32[2, 6][6, 1]cpu\" = torch.hstack([x, y])\n"
+            "        vs: \"f32[2, 3][3, 1]cpu\" = torch.vstack([v, v])\n"
+            "        ds: \"f32[2, 3, 2][6, 2, 1]cpu\" = torch.dstack([x, y])\n"
+            "        cs: \"f32[3, 2][2, 1]cpu\" = torch.column_stack([v, v])\n"
+            "        cc: \"f32[2, 6][6, 1]cpu\" = torch.concatenate([x, y], axis = 1)\n"
+            "        a2: \"f32[1, 3][3, 1]cpu\" = torch.atleast_2d(v)\n"
+            "        lr: \"f32[2, 3][3, 1]cpu\" = torch.fliplr(x)\n"
+            "        ud: \"f32[2, 3][3, 1]cpu\" = torch.flipud(x)\n"
+            "        tk: \"f32[2, 3][3, 1]cpu\" = torch.take_along_dim(x, i, 1)\n"
+            "        ic: \"b8[2, 3][3, 1]cpu\" = torch.isclose(x, x2)\n"
+            "        dg: \"f32[3, 3][3, 1]cpu\" = torch.diag(v)\n"
+            "        dd: \"f32[2][1]cpu\" = torch.diag(a)\n"
+            "        bt = torch.broadcast_tensors(x, v)\n"
+            "        b1: \"f32[2, 3][0, 1]cpu\" = bt[1];  bt = None\n"
+            "        td: \"f32[2, 2][2, 1]cpu\" = torch.tensordot(x, y, dims = ([1], [1]))\n"
+            "        inn: \"f32[2, 2][2, 1]cpu\" = torch.inner(x, y)\n"
+            "        vd: \"f32[2][1]cpu\" = torch.linalg.vecdot(x, y)\n"
+            "        md: \"f32[2, 2][2, 1]cpu\" = torch.linalg.multi_dot([a, a, a])\n"
+            "        nr: \"f32[2][1]cpu\" = torch.linalg.norm(x, dim = 1)\n"
+            "        mn: \"f32[][]cpu\" = torch.linalg.matrix_norm(a)\n"
+            "        sl = torch.linalg.slogdet(a)\n"
+            "        sign: \"f32[][]cpu\" = sl[0]\n"
+            "        lad: \"f32[][]cpu\" = sl[1];  sl = None\n"
+            "        sv = torch.linalg.svd(a)\n"
+            "        s: \"f32[2][1]cpu\" = sv[1];  sv = None\n"
+            "        nd: \"f32[2, 3][3, 1]cpu\" = torch.special.ndtr(x)\n"
+            "        en: \"f32[3][1]cpu\" = torch.special.entr(e)\n"
+            "        gl: \"f32[3][1]cpu\" = torch.special.gammaln(v)\n"
+            "        return (hs, vs, ds, cs, cc, a2, lr, ud, tk, ic, dg, dd, b1, td, inn, vd, md, nr, mn, sign, lad, s, "
+            "nd, en, gl)\n",
+            {fxtest::tv({2, 3}, x), fxtest::tv({2, 3}, y), fxtest::tv({3}, v), fxtest::tv({2, 2}, a),
+             fxtest::tv({2, 3}, {2, 0, 1, 1, 1, 0}, DType::Int64), fxtest::tv({2, 3}, {3.00001, -1, 2.5, 0, 5, -4}),
+             fxtest::tv({3}, {0.5, 0, 2})});
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(out.size(), size_t(25));
+        using V = std::vector<double>;
+        QCOMPARE(fxtest::values(out[0]), (V{3, -1, 2, 1, 2, 3, 0, 5, -4, 4, 5, 6}));
+        QCOMPARE(fxtest::values(out[1]), (V{1, 2, 2, 1, 2, 2}));
+        QCOMPARE(fxtest::values(out[2]), (V{3, 1, -1, 2, 2, 3, 0, 4, 5, 5, -4, 6}));
+        QCOMPARE(fxtest::values(out[3]), (V{1, 1, 2, 2, 2, 2}));
+        QCOMPARE(fxtest::values(out[4]), fxtest::values(out[0]));
+        QCOMPARE(out[5].t.shape(), (std::vector<int64_t>{1, 3}));
+        QCOMPARE(fxtest::values(out[6]), (V{2, -1, 3, -4, 5, 0}));
+        QCOMPARE(fxtest::values(out[7]), (V{0, 5, -4, 3, -1, 2}));
+        QCOMPARE(fxtest::values(out[8]), (V{2, 3, -1, 5, 5, 0}));
+        QCOMPARE(fxtest::values(out[9]), (V{1, 1, 0, 1, 1, 1}));
+        QCOMPARE(fxtest::values(out[10]), (V{1, 0, 0, 0, 2, 0, 0, 0, 2}));
+        QCOMPARE(fxtest::values(out[11]), (V{4, 3}));
+        QCOMPARE(fxtest::values(out[12]), (V{1, 2, 2, 1, 2, 2}));
+        // x y^T: rows (3, -1, 2) and (0, 5, -4) against (1, 2, 3) and (4, 5, 6).
+        QCOMPARE(fxtest::values(out[13]), (V{7, 19, -2, 1}));
+        QCOMPARE(fxtest::values(out[14]), (V{7, 19, -2, 1}));
+        QCOMPARE(fxtest::values(out[15]), (V{7, 1}));
+        QCOMPARE(fxtest::values(out[16]), (V{86, 39, 78, 47}));  // A^3
+        FX_COMPARE_VEC(fxtest::values(out[17]), (V{std::sqrt(14.0), std::sqrt(41.0)}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[18]), (V{std::sqrt(30.0)}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[19]), (V{1}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[20]), (V{std::log(10.0)}), 1e-6);
+        // Singular values of [[4, 1], [2, 3]]: square roots of the eigenvalues 15 +- sqrt(125) of A^T A.
+        FX_COMPARE_VEC(fxtest::values(out[21]), (V{std::sqrt(15 + std::sqrt(125.0)), std::sqrt(15 - std::sqrt(125.0))}),
+                       1e-5);
+        V nd;
+        for (double t : x) nd.push_back(0.5 * (1 + std::erf(t / std::sqrt(2.0))));
+        FX_COMPARE_VEC(fxtest::values(out[22]), nd, 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[23]), (V{-0.5 * std::log(0.5), 0, -2 * std::log(2.0)}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[24]), (V{0, 0, 0}), 1e-6);
+    }
+
     void badArgumentsAreErrors() {
         for (const char* call : {"x.new_tensor([[1, 2], [3]])", "torch.movedim(x, 0, 5)", "torch.cross(x, x)"}) {
             auto g = readFxText(std::string("class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "
