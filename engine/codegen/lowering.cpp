@@ -271,7 +271,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.conv_transpose2d.input", "conv_transpose"},
         {"aten.conv_transpose3d.input", "conv_transpose"},
         // Ops Inductor does not lower but runs as fallback kernels (make_fallback): sorting,
-        // adaptive max pooling and segment reductions (cpu/extern_fallback_ops.cpp).
+        // adaptive max pooling, segment reductions and histc (cpu/extern_fallback_ops.cpp).
         {"aten.sort.default", "sort"},
         {"aten.sort.stable", "sort_stable"},
         {"aten.topk.default", "topk"},
@@ -286,6 +286,7 @@ const std::map<std::string, std::string>& externKernelNames() {
         {"aten.fractional_max_pool2d_backward.default", "fractional_max_pool_backward"},
         {"aten.fractional_max_pool3d_backward.default", "fractional_max_pool_backward"},
         {"aten.segment_reduce.default", "segment_reduce"},
+        {"aten.histc.default", "histc"},
         {"aten._segment_reduce_backward.default", "segment_reduce_backward"},
         // Linear algebra Inductor leaves to LAPACK (cpu/extern_linalg.cpp).
         {"aten.triangular_solve.default", "triangular_solve"},

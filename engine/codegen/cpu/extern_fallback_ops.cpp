@@ -708,6 +708,13 @@ bool indexByMask(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+/// histc(self, bins, min, max): the reference kernel's counting (kern::histcCounts).
+bool histc(const OpArgs& a, Tensor& out) {
+    if (out.numel() != a.toInt(1)) return false;
+    kern::fromDoubles(out, kern::histcCounts(kern::toDoubles(a.tensor(0)), a.toInt(1), a.toDouble(2), a.toDouble(3)));
+    return true;
+}
+
 }  // namespace
 
 const std::vector<CpuExtern>& dataSizedExternKernels() {
@@ -723,6 +730,7 @@ const std::vector<CpuExtern>& dataSizedExternKernels() {
 const std::vector<CpuExtern>& fallbackOpExterns() {
     static const std::vector<CpuExtern> t = {
         {"sort", multi<sortRows<1>>},
+        {"histc", single<histc>},
         {"sort_stable", multi<sortRows<2>>},
         {"topk", multi<topk>},
         {"adaptive_max_pool", multi<adaptiveMaxPool>},

@@ -37,6 +37,9 @@ std::vector<double> toDoublesBroadcast(const Tensor& t, const std::vector<int64_
 void fromDoubles(Tensor& t, const std::vector<double>& values);
 /// A new tensor from row-major values with metadata m (strides of m honoured).
 Tensor makeTensor(const TensorMeta& m, const std::vector<double>& values);
+/// histc's counts of x in `bins` equal bins over [lo, hi] (the data's range when lo == hi); shared
+/// by the reference kernel and the CPU backend's extern (exec/ops/sort.cpp).
+std::vector<double> histcCounts(const std::vector<double>& x, int64_t bins, double lo, double hi);
 
 // ----- shapes --------------------------------------------------------------------------------
 /// Normalises a possibly negative dim; nullopt when out of range.

@@ -339,7 +339,58 @@ Expected<Value> maskedSelectKernel(const OpArgs& a, const Value& out, ExecContex
 
 }  // namespace
 
+// ----- histc(self, bins=100, min=0, max=0) --------------------------------------------------
+
+namespace kern {
+
+std::vector<double> histcCounts(const std::vector<double>& x, int64_t bins, double lo, double hi) {
+    // min == max: the data's range (NaN ignored), widened by 1 on each side when it is one value.
+    if (lo == hi) {
+        bool any = false;
+        for (double v : x)
+            if (!std::isnan(v)) {
+                lo = any ? std::min(lo, v) : v;
+                hi = any ? std::max(hi, v) : v;
+                any = true;
+            }
+        if (lo == hi) lo -= 1, hi += 1;
+    }
+    std::vector<double> counts(static_cast<size_t>(bins), 0.0);
+    for (double v : x) {
+        if (!(v >= lo && v <= hi)) continue;  // outside the range, or NaN: not counted
+        auto b = static_cast<int64_t>((v - lo) / (hi - lo) * static_cast<double>(bins));
+        if (b >= bins) b = bins - 1;  // max itself goes to the last bin
+        counts[static_cast<size_t>(b)] += 1.0;
+    }
+    return counts;
+}
+
+}  // namespace kern
+
+namespace {
+
+Expected<Value> metaHistc(const OpArgs& a) {
+    const Tensor& t = a.tensor(0);
+    if (!isFloating(t.dtype()))
+        return opError(a, std::string("\"histogram_cpu\" not implemented for '") + std::string(dtypeTorchName(t.dtype())) + "'");
+    const int64_t bins = a.toInt(1);
+    if (bins <= 0) return opError(a, "bins must be > 0");
+    if (a.toDouble(2) > a.toDouble(3)) return opError(a, "max must be larger than min");
+    return contiguousMeta({bins}, t.dtype(), t);
+}
+
+/// Equal-width bins over [min, max] (the data's range when min == max), the count of the
+/// elements in each in the input's dtype; elements outside the range and NaN are not counted.
+Expected<Value> histcKernel(const OpArgs& a, const Value& out, ExecContext&) {
+    return Value::ofTensor(makeTensor(
+        out.t.meta, kern::histcCounts(toDoubles(a.tensor(0)), a.toInt(1), a.toDouble(2), a.toDouble(3))));
+}
+
+}  // namespace
+
 void registerSortOps(OpRegistry& r) {
+    r.add("aten.histc.default", "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+          OpCategory::Extern, metaHistc, histcKernel);
     r.add("aten.sort.default",
           "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", OpCategory::Extern,
           metaSortAt<1>, sortKernelAt<1>);

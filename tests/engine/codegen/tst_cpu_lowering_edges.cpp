@@ -13,6 +13,7 @@
 #include "test_util.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace fxray;
 
@@ -313,6 +314,31 @@ private slots:
             "        return (lin, one, ints, log)\n",
             {fxtest::tv({}, {-1.25}), fxtest::tv({}, {9}, DType::Int64)});
     }
+    /// histc (a fallback kernel in Inductor; torchtitan's MoE counts tokens per expert with it):
+    /// bins of width 1 over [0, 4] (4 itself in the last bin; 5, -1 and NaN not counted), and
+    /// min == max taking the data's range [-1, 5] (NaN ignored), bins of width 1.5.
+    void histcCountsByHand() {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        auto g = fxtest::parseForward(
+            "x: \"f32[9][1]cpu\"",
+            "        h: \"f32[4][1]cpu\" = torch.ops.aten.histc.default(x, 4, 0, 4)\n"
+            "        d: \"f32[4][1]cpu\" = torch.ops.aten.histc.default(x, 4)\n"
+            "        return (h, d)\n");
+        QVERIFY(g);
+        const std::vector<fxray::Value> in{fxtest::tv({9}, {0, 0.5, 1, 2.5, 3.99, 4, 5, -1, nan})};
+        std::vector<fxray::Value> out;
+        fxtest::runCpuWithoutFallback(*g, in, out);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(fxtest::values(out[0]), (std::vector<double>{2, 1, 1, 2}));
+        QCOMPARE(fxtest::values(out[1]), (std::vector<double>{2, 2, 1, 3}));
+        fxray::RunRequest req;
+        req.inputs = in;
+        auto ref = fxray::runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        QCOMPARE(fxtest::values(ref->outputs[0]), fxtest::values(out[0]));
+        QCOMPARE(fxtest::values(ref->outputs[1]), fxtest::values(out[1]));
+    }
+
     /// In-place writes through tensor indices, as the Dynamo stage's `z[:, i] = v; z[r] = -1`
     /// lowers: index_put_ (registered beside index_put, not in the in-place table) runs index_put's
     /// extern kernel, and the masked_fill_ after it is rebound rather than left to the reference

@@ -478,8 +478,8 @@ private slots:
                                      << "softmax without an explicit dim is not supported";
         QTest::newRow("no overload") << "r = torch.transpose(x, 0.5, 1)"
                                      << "arguments match no overload of aten.transpose";
-        QTest::newRow("missing op") << "r = torch.histc(x)"
-                                    << "no ATen op 'histc' in fxray";
+        QTest::newRow("missing op") << "r = torch.bincount(x)"
+                                    << "no ATen op 'bincount' in fxray";
         QTest::newRow("bad operand") << "r = x + 'a'"
                                      << "operands must be tensors or numbers";
         QTest::newRow("overflow") << "d = 9223372036854775807 + 1\n        r = x.view(d)"
