@@ -1,5 +1,5 @@
 // Lowering rules for the torch.nn.functional activations, normalizations, distances, 1-D pools and
-// evaluation-mode dropouts that have no ATen op of their own name in fxray (torch.selu,
+// evaluation-mode dropouts and the affine grid that have no ATen op of their own name in fxray (torch.selu,
 // torch.cosine_similarity, torch.rms_norm, torch.avg_pool1d, ... are CompositeImplicit in ATen, so
 // the generic torch.X -> aten.X mapping finds nothing). Each is registered under the names Dynamo
 // records it by: the torch.* binding the functional calls, and torch.nn.functional.* where the
@@ -339,6 +339,59 @@ Expected<Argument> adaptivePool1d(LowerCtx& c, const TorchCall& call) {
     return squeezeBack(c, c.emitItem(*r, 0), -2);
 }
 
+/// torch.affine_grid_generator(theta, size, align_corners) / F.affine_grid(theta, size,
+/// align_corners=None), 2-D: torch/_decomp's form. The base grid [H, W, 3] holds (x, y, 1) with
+/// x, y from linspace(-a, a) (a = (n - 1) / n, or 1 with align_corners; 0 for one step), and
+/// each point is multiplied by theta: sum over 3 of base [HW, 3, 1] * theta^T [N, 1, 3, 2].
+Expected<Argument> affineGrid(LowerCtx& c, const TorchCall& call) {
+    auto p = call.bind({"theta", "size", "align_corners"});
+    if (!p.ok()) return p.error();
+    auto theta = needTensor(c, (*p)[0], "theta");
+    if (!theta.ok()) return theta;
+    auto tm = c.tensorMeta(*theta);
+    auto size = (*p)[1] ? intList(*(*p)[1]) : std::nullopt;
+    if (!tm || !size) return makeError("affine_grid needs a theta tensor and a size");
+    if (size->items.size() != 4) return makeError("affine_grid supports 2-D sizes (N, C, H, W) only");
+    const auto align = boolOf((*p)[2], false);
+    if (!align) return makeError("align_corners must be a bool");
+    const int64_t n = size->items[0].i, h = size->items[2].i, w = size->items[3].i;
+    if (tm->shape != std::vector<int64_t>{n, 2, 3}) return makeError("theta must be [N, 2, 3] for a 2-D size");
+    std::vector<std::pair<std::string, Argument>> like = {{"dtype", Argument::ofDType(tm->dtype)},
+                                                          {"device", Argument::ofDevice(tm->device)}};
+    auto axis = [&](int64_t steps) -> Expected<Argument> {
+        const double a = steps <= 1 ? 0.0 : *align ? 1.0 : double(steps - 1) / double(steps);
+        return c.emit("aten.linspace.default", {F(-a), F(a), I(steps)}, like);
+    };
+    auto gx = axis(w);
+    if (!gx.ok()) return gx;
+    auto gy = axis(h);
+    if (!gy.ok()) return gy;
+    auto hw = Argument::ofList({I(h), I(w)});
+    auto xr = c.emit("aten.view.default", {*gx, Argument::ofList({I(1), I(w)})});
+    if (!xr.ok()) return xr;
+    auto xe = c.emit("aten.expand.default", {*xr, hw});
+    if (!xe.ok()) return xe;
+    auto yr = c.emit("aten.view.default", {*gy, Argument::ofList({I(h), I(1)})});
+    if (!yr.ok()) return yr;
+    auto ye = c.emit("aten.expand.default", {*yr, hw});
+    if (!ye.ok()) return ye;
+    auto ones = c.emit("aten.ones.default", {hw}, like);
+    if (!ones.ok()) return ones;
+    auto base = c.emit("aten.stack.default", {Argument::ofList({*xe, *ye, *ones}), I(-1)});
+    if (!base.ok()) return base;
+    auto bv = c.emit("aten.view.default", {*base, Argument::ofList({I(h * w), I(3), I(1)})});
+    if (!bv.ok()) return bv;
+    auto tt = c.emit("aten.transpose.int", {*theta, I(1), I(2)});
+    if (!tt.ok()) return tt;
+    auto tu = c.emit("aten.unsqueeze.default", {*tt, I(1)});
+    if (!tu.ok()) return tu;
+    auto prod = c.emit("aten.mul.Tensor", {*bv, *tu});
+    if (!prod.ok()) return prod;
+    auto sum = c.emit("aten.sum.dim_IntList", {*prod, Argument::ofList({I(-2)})});
+    if (!sum.ok()) return sum;
+    return c.emit("aten.view.default", {*sum, Argument::ofList({I(n), I(h), I(w), I(2)})});
+}
+
 /// F.X(input, ..., inplace=False) with the parameters of ATen's X (hardtanh, threshold,
 /// hardshrink, softshrink) and the shuffles.
 template <const char* Aten>
@@ -411,6 +464,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.conv_transpose1d", asAten<kConvT1>},
         {"torch.nn.functional.conv_transpose2d", asAten<kConvT2>},
         {"torch.nn.functional.conv_transpose3d", asAten<kConvT3>},
+        {"torch.affine_grid_generator", affineGrid},
+        {"torch.nn.functional.affine_grid", affineGrid},
     };
     return t;
 }

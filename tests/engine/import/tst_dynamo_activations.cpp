@@ -1,6 +1,7 @@
 // Dynamo-stage functions with no ATen op of their own name (dynamo_lowering_activations.cpp):
 // SELU/CELU, softsign, tanhshrink, logsigmoid, softmin, hardtanh, threshold and PReLU; RMS and
-// instance norm, cosine similarity and pairwise distance; the 1-D pools; evaluation-mode dropouts.
+// instance norm, cosine similarity and pairwise distance; the 1-D pools; evaluation-mode dropouts;
+// the affine grid.
 // Each small graph is lowered to ATen and run on the reference executor; the expected values are
 // computed here from the functions' definitions.
 #include "dynamo_run.h"
@@ -138,6 +139,26 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(out[3]), (std::vector<double>{0, 3}), 1e-6);
         FX_COMPARE_VEC(fxtest::values(out[4]), kX, 0);
         FX_COMPARE_VEC(fxtest::values(out[5]), kX, 0);
+    }
+
+    // Spatial transformers' F.affine_grid (torch.affine_grid_generator): theta [[2, 0, 0.5],
+    // [0, 1, -1]] maps each base point (x, y) to (2x + 0.5, y - 1); the base x over 3 columns is
+    // (-2/3, 0, 2/3) without align_corners and (-1, 0, 1) with it, y over 2 rows (-1/2, 1/2) and (-1, 1).
+    void affineGrid() {
+        auto out = lowerAndRun(
+            "L_t_: \"f32[1, 2, 3][6, 3, 1]cpu\"",
+            "        l_t_ = L_t_\n"
+            "        g: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\" = torch.affine_grid_generator(l_t_, [1, 1, 2, 3], False)\n"
+            "        a: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\" = torch.nn.functional.affine_grid(l_t_, [1, 1, 2, 3], "
+            "align_corners = True)\n"
+            "        return (g, a)\n",
+            {fxtest::tv({1, 2, 3}, {2, 0, 0.5, 0, 1, -1})});
+        if (QTest::currentTestFailed()) return;
+        const double l = 2 * (-2.0 / 3) + 0.5, r = 2 * (2.0 / 3) + 0.5;
+        FX_COMPARE_VEC(fxtest::values(out[0]),
+                       (std::vector<double>{l, -1.5, 0.5, -1.5, r, -1.5, l, -0.5, 0.5, -0.5, r, -0.5}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[1]),
+                       (std::vector<double>{-1.5, -2, 0.5, -2, 2.5, -2, -1.5, 0, 0.5, 0, 2.5, 0}), 1e-6);
     }
 
     void trainingDropoutsAndInplaceAreRefused() {
