@@ -1052,6 +1052,45 @@ Expected<Argument> l1Loss(LowerCtx& c, const TorchCall& call) {
 /// run it (BART's cross-attention padding mask ran on the host).
 Expected<Argument> sdpa(LowerCtx& c, const TorchCall& call) {
     TorchCall k = call;
+    // enable_gqa=True (HF's SDPA path for Llama/Mistral/Qwen without a mask): key and value with
+    // fewer heads than the query are repeated head by head (repeat_interleave over dim -3, what
+    // SDPA's math path does), and the flag is dropped.
+    bool gqa = false;
+    for (auto it = k.kwargs.begin(); it != k.kwargs.end();) {
+        if (it->first != "enable_gqa") {
+            ++it;
+            continue;
+        }
+        auto v = boolOf(&it->second, false);
+        if (!v) return makeError("enable_gqa must be a bool");
+        gqa = *v;
+        it = k.kwargs.erase(it);
+    }
+    if (gqa && k.args.size() >= 3) {
+        auto qm = c.tensorMeta(k.args[0]);
+        for (size_t i = 1; i < 3 && qm; ++i) {
+            auto m = c.tensorMeta(k.args[i]);
+            if (!m || m->dim() < 3 || m->dim() != qm->dim()) return makeError("enable_gqa needs query, key and value of the same rank");
+            const size_t hd = static_cast<size_t>(m->dim() - 3);
+            const int64_t hq = qm->shape[hd], hk = m->shape[hd];
+            if (hk == hq) continue;
+            if (hk <= 0 || hq % hk != 0)
+                return makeError("enable_gqa: the query's heads must be a multiple of the key's and value's");
+            std::vector<Argument> ex, to;
+            for (size_t d = 0; d < m->shape.size(); ++d) {
+                if (d == hd) ex.push_back(Argument::ofInt(hk)), ex.push_back(Argument::ofInt(hq / hk));
+                else ex.push_back(Argument::ofInt(m->shape[d]));
+                to.push_back(Argument::ofInt(d == hd ? hq : m->shape[d]));
+            }
+            auto u = c.emit("aten.unsqueeze.default", {k.args[i], Argument::ofInt(static_cast<int64_t>(hd) + 1)});
+            if (!u.ok()) return u;
+            auto e = c.emit("aten.expand.default", {*u, Argument::ofList(std::move(ex))});
+            if (!e.ok()) return e;
+            auto r = c.emit("aten.reshape.default", {*e, Argument::ofList(std::move(to))});
+            if (!r.ok()) return r;
+            k.args[i] = *r;
+        }
+    }
     Argument* mask = k.args.size() > 3 ? &k.args[3] : nullptr;
     for (auto& [key, v] : k.kwargs)
         if (key == "attn_mask") mask = &v;
@@ -1071,7 +1110,7 @@ Expected<Argument> sdpa(LowerCtx& c, const TorchCall& call) {
     if (!qm || !km || !vm || qm->dim() != 3 || km->dim() != 3 || vm->dim() != 3)
         return lowerGeneric(c, k, "scaled_dot_product_attention");
     for (size_t i = 0; i < 3; ++i) {
-        auto u = c.emit("aten.unsqueeze.default", {call.args[i], Argument::ofInt(0)});
+        auto u = c.emit("aten.unsqueeze.default", {k.args[i], Argument::ofInt(0)});
         if (!u.ok()) return u;
         k.args[i] = *u;
     }

@@ -147,6 +147,42 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(out[24]), (V{0, 0, 0}), 1e-6);
     }
 
+    // SDPA with enable_gqa=True (HF's path for grouped-query attention without a mask): 4 query
+    // heads over 2 key/value heads, query head h reading key/value head h / 2, against the
+    // attention computed here.
+    void gqaAttentionRepeatsKeyHeads() {
+        std::vector<double> q(16), k(12), v(12);
+        for (size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.7 * double(i) + 0.3);
+        for (size_t i = 0; i < k.size(); ++i) k[i] = std::cos(0.45 * double(i)), v[i] = 0.25 * double(i) - 1;
+        auto out = lowerAndRun(
+            "L_q_: \"f32[1, 4, 2, 2][16, 4, 2, 1]cpu\", L_k_: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\", L_v_: \"f32[1, 2, 3, "
+            "2][12, 6, 2, 1]cpu\"",
+            "        q = L_q_\n        k = L_k_\n        v = L_v_\n"
+            "        o: \"f32[1, 4, 2, 2][16, 4, 2, 1]cpu\" = torch._C._nn.scaled_dot_product_attention(q, k, v, "
+            "enable_gqa = True)\n"
+            "        return (o,)\n",
+            {fxtest::tv({1, 4, 2, 2}, q), fxtest::tv({1, 2, 3, 2}, k), fxtest::tv({1, 2, 3, 2}, v)});
+        if (QTest::currentTestFailed()) return;
+        std::vector<double> want;
+        for (size_t h = 0; h < 4; ++h)
+            for (size_t m = 0; m < 2; ++m) {
+                const size_t g = h / 2;
+                double s[3], z = 0;
+                for (size_t n = 0; n < 3; ++n) {
+                    s[n] = 0;
+                    for (size_t d = 0; d < 2; ++d) s[n] += q[(h * 2 + m) * 2 + d] * k[(g * 3 + n) * 2 + d];
+                    s[n] = std::exp(s[n] / std::sqrt(2.0));
+                    z += s[n];
+                }
+                for (size_t d = 0; d < 2; ++d) {
+                    double o = 0;
+                    for (size_t n = 0; n < 3; ++n) o += s[n] / z * v[(g * 3 + n) * 2 + d];
+                    want.push_back(o);
+                }
+            }
+        FX_COMPARE_VEC(fxtest::values(out[0]), want, 1e-6);
+    }
+
     void badArgumentsAreErrors() {
         for (const char* call : {"x.new_tensor([[1, 2], [3]])", "torch.movedim(x, 0, 5)", "torch.cross(x, x)"}) {
             auto g = readFxText(std::string("class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "
