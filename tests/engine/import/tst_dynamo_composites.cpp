@@ -183,6 +183,23 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(out[0]), want, 1e-6);
     }
 
+    // HF's rotary embeddings compute cos/sin inside torch.autocast(enabled=False): the region's
+    // enter/exit calls lower to nothing and the ops between them run as written.
+    void disabledAutocastRegionIsTransparent() {
+        auto out = lowerAndRun(
+            "L_x_: \"f32[3][1]cpu\"",
+            "        x = L_x_\n"
+            "        _enter_autocast = torch.amp.autocast_mode._enter_autocast('cuda', None, False, None)\n"
+            "        c: \"f32[3][1]cpu\" = x.cos()\n"
+            "        _exit_autocast = torch.amp.autocast_mode._exit_autocast(_enter_autocast);  _enter_autocast = "
+            "_exit_autocast = None\n"
+            "        r: \"f32[3][1]cpu\" = c * 2\n"
+            "        return (r,)\n",
+            {fxtest::tv({3}, {0, 1, 2})});
+        if (QTest::currentTestFailed()) return;
+        FX_COMPARE_VEC(fxtest::values(out[0]), (std::vector<double>{2, 2 * std::cos(1.0), 2 * std::cos(2.0)}), 1e-6);
+    }
+
     void badArgumentsAreErrors() {
         for (const char* call : {"x.new_tensor([[1, 2], [3]])", "torch.movedim(x, 0, 5)", "torch.cross(x, x)"}) {
             auto g = readFxText(std::string("class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "
