@@ -12,7 +12,9 @@ runs, inputs resident on the device, one synchronize per run), then PyTorch, one
 per model bounded by --model-timeout (Inductor's cold compiles take minutes on the big graphs):
 a model whose compile runs out of time keeps its eager column and says so, never a made-up
 number. Ratios are speed-ups (PyTorch's time / fxray's time, > 1 means fxray is faster); the
-geomean row is over the graphs that have both numbers.
+geomean row is over the graphs that have both numbers. The ceiling column is eager's time over
+fxray's cuBLAS/cuDNN time in its profiled run: the most fxray could gain keeping those calls
+(bench/scale_bound.py breaks both sides' time down).
 """
 import argparse
 import json
