@@ -278,11 +278,18 @@ Expected<Argument> movedim(LowerCtx& c, const TorchCall& call) {
 /// tile(x, dims): repeat with dims padded by leading 1s to x's rank (x gains leading dims when
 /// dims is longer, as repeat does).
 Expected<Argument> tile(LowerCtx& c, const TorchCall& call) {
+    // x.tile(2, 3) passes the dims as varargs; torch.tile(x, (2, 3)) and x.tile((2, 3)) as one.
+    if (call.args.size() > 2) {
+        auto m = c.tensorMeta(call.args[0]);
+        auto reps = varargSizes(call, 1);
+        if (!m || !reps) return makeError("tile needs a tensor and int dims");
+        Args r = reps->items;
+        while (static_cast<int64_t>(r.size()) < m->dim()) r.insert(r.begin(), I(1));
+        return c.emit("aten.repeat.default", {call.args[0], Argument::ofList(std::move(r))});
+    }
     auto b = bindInput(c, call, {"input", "dims"});
     if (!b.ok()) return b.error();
-    std::optional<Argument> reps;
-    if (b->p[1]) reps = intList(*b->p[1]);
-    else if (call.args.size() > 2) reps = varargSizes(call, 1);
+    auto reps = b->p[1] ? intList(*b->p[1]) : std::nullopt;
     if (!reps) return makeError("dims must be ints");
     Args r = reps->items;
     while (static_cast<int64_t>(r.size()) < b->m.dim()) r.insert(r.begin(), I(1));

@@ -35,13 +35,14 @@ private slots:
             "        bt: \"f32[2, 2, 3][0, 3, 1]cpu\" = x.broadcast_to((2, 2, 3))\n"
             "        mv: \"f32[3, 2][1, 3]cpu\" = torch.movedim(x, 0, 1)\n"
             "        tl: \"f32[2, 6][6, 1]cpu\" = x.tile((2,))\n"
+            "        tv: \"f32[4, 3][3, 1]cpu\" = x.tile(2, 1)\n"
             "        sqr: \"f32[2, 3][3, 1]cpu\" = torch.square(x)\n"
             "        cr: \"f32[2, 3][3, 1]cpu\" = torch.cross(x, y, dim = -1)\n"
             "        ps: \"f32[2, 3][3, 1]cpu\" = x.positive()\n"
-            "        return (mul, sub, gt, ab, sw, ars, ms, cnz, fin, nm, df, fp, nt, bt, mv, tl, sqr, cr, ps)\n",
+            "        return (mul, sub, gt, ab, sw, ars, ms, cnz, fin, nm, df, fp, nt, bt, mv, tl, sqr, cr, ps, tv)\n",
             {fxtest::tv({2, 3}, x), fxtest::tv({2, 3}, y)});
         if (QTest::currentTestFailed()) return;
-        QCOMPARE(out.size(), size_t(19));
+        QCOMPARE(out.size(), size_t(20));
         using V = std::vector<double>;
         QCOMPARE(fxtest::values(out[0]), (V{3, -2, 6, 0, 25, -24}));
         QCOMPARE(fxtest::values(out[1]), (V{2, -3, -1, -4, 0, -10}));
@@ -70,6 +71,7 @@ private slots:
         // (3, -1, 2) x (1, 2, 3) and (0, 5, -4) x (4, 5, 6).
         QCOMPARE(fxtest::values(out[17]), (V{-7, -7, 7, 50, -16, -20}));
         QCOMPARE(fxtest::values(out[18]), x);
+        QCOMPARE(fxtest::values(out[19]), (V{3, -1, 2, 0, 5, -4, 3, -1, 2, 0, 5, -4}));
     }
 
     void stacksLinalgAndSpecial() {
