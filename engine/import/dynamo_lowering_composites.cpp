@@ -696,6 +696,53 @@ Expected<Argument> svd(LowerCtx& c, const TorchCall& call) {
     return Argument::ofList(std::move(out), true);
 }
 
+/// linalg.det(A) / det(A): sign * exp(logabsdet) of _linalg_slogdet (0 for a singular A, whose
+/// sign is 0 and logabsdet -inf).
+Expected<Argument> det(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input"});
+    if (!b.ok()) return b.error();
+    auto r = c.emit("aten._linalg_slogdet.default", {b->x});
+    if (!r.ok()) return r;
+    auto sg = c.emitItem(*r, 0);
+    if (!sg.ok()) return sg;
+    auto lad = c.emitItem(*r, 1);
+    if (!lad.ok()) return lad;
+    auto e = c.emit("aten.exp.default", {*lad});
+    if (!e.ok()) return e;
+    return c.emit("aten.mul.Tensor", {*sg, *e});
+}
+
+/// matrix_power(A, n) for n >= 0: the identity for 0, else n - 1 matmuls (negative powers need
+/// an inverse fxray has no op for: refused).
+Expected<Argument> matrixPower(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "n"});
+    if (!b.ok()) return b.error();
+    const auto n = intOf(b->p[1]);
+    if (!n) return makeError("n must be an int");
+    if (*n < 0) return makeError("matrix_power with a negative exponent is not supported");
+    if (b->m.dim() < 2 || b->m.shape[b->m.shape.size() - 1] != b->m.shape[b->m.shape.size() - 2])
+        return makeError("matrix_power expects square matrices");
+    if (*n == 0) {
+        const int64_t k = b->m.shape.back();
+        auto eye = c.emit("aten.eye.default", {I(k)},
+                          {{"dtype", Argument::ofDType(b->m.dtype)}, {"device", Argument::ofDevice(b->m.device)}});
+        if (!eye.ok()) return eye;
+        Args sizes;
+        for (int64_t v : b->m.shape) sizes.push_back(I(v));
+        auto ex = c.emit("aten.expand.default", {*eye, Argument::ofList(std::move(sizes))});
+        if (!ex.ok()) return ex;
+        return c.emit("aten.clone.default", {*ex});
+    }
+    Argument acc = b->x;
+    for (int64_t i = 1; i < *n; ++i) {
+        auto r = c.emit("aten.matmul.default", {acc, b->x});
+        if (!r.ok()) return r;
+        acc = *r;
+    }
+    if (*n == 1) return c.emit("aten.clone.default", {acc});
+    return acc;
+}
+
 /// special.ndtr(x) = (1 + erf(x / sqrt 2)) / 2; special.entr(x) = -x log x (0 at 0, -inf below).
 Expected<Argument> ndtr(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input"});
@@ -756,6 +803,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"linalg_multi_dot", multiDot}, {"linalg_norm", linalgNorm}, {"linalg_matrix_norm", matrixNorm},
         {"linalg_slogdet", slogdet}, {"linalg_svd", svd},            {"special_ndtr", ndtr},
         {"special_entr", entr},     {"concatenate", concatenate},    {"concat", concatenate},
+        {"linalg_det", det},        {"det", det},                    {"linalg_matrix_power", matrixPower},
+        {"matrix_power", matrixPower},
     };
     return t;
 }

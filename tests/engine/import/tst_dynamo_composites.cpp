@@ -109,13 +109,16 @@ private slots:
             "        nd: \"f32[2, 3][3, 1]cpu\" = torch.special.ndtr(x)\n"
             "        en: \"f32[3][1]cpu\" = torch.special.entr(e)\n"
             "        gl: \"f32[3][1]cpu\" = torch.special.gammaln(v)\n"
+            "        dt: \"f32[][]cpu\" = torch.linalg.det(a)\n"
+            "        p3: \"f32[2, 2][2, 1]cpu\" = torch.linalg.matrix_power(a, 3)\n"
+            "        p0: \"f32[2, 2][2, 1]cpu\" = a.matrix_power(0)\n"
             "        return (hs, vs, ds, cs, cc, a2, lr, ud, tk, ic, dg, dd, b1, td, inn, vd, md, nr, mn, sign, lad, s, "
-            "nd, en, gl)\n",
+            "nd, en, gl, dt, p3, p0)\n",
             {fxtest::tv({2, 3}, x), fxtest::tv({2, 3}, y), fxtest::tv({3}, v), fxtest::tv({2, 2}, a),
              fxtest::tv({2, 3}, {2, 0, 1, 1, 1, 0}, DType::Int64), fxtest::tv({2, 3}, {3.00001, -1, 2.5, 0, 5, -4}),
              fxtest::tv({3}, {0.5, 0, 2})});
         if (QTest::currentTestFailed()) return;
-        QCOMPARE(out.size(), size_t(25));
+        QCOMPARE(out.size(), size_t(28));
         using V = std::vector<double>;
         QCOMPARE(fxtest::values(out[0]), (V{3, -1, 2, 1, 2, 3, 0, 5, -4, 4, 5, 6}));
         QCOMPARE(fxtest::values(out[1]), (V{1, 2, 2, 1, 2, 2}));
@@ -147,6 +150,9 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(out[22]), nd, 1e-6);
         FX_COMPARE_VEC(fxtest::values(out[23]), (V{-0.5 * std::log(0.5), 0, -2 * std::log(2.0)}), 1e-6);
         FX_COMPARE_VEC(fxtest::values(out[24]), (V{0, 0, 0}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[25]), (V{10}), 1e-5);  // 4 * 3 - 1 * 2
+        FX_COMPARE_VEC(fxtest::values(out[26]), (V{86, 39, 78, 47}), 1e-4);
+        QCOMPARE(fxtest::values(out[27]), (V{1, 0, 0, 1}));
     }
 
     // SDPA with enable_gqa=True (HF's path for grouped-query attention without a mask): 4 query
@@ -203,7 +209,8 @@ private slots:
     }
 
     void badArgumentsAreErrors() {
-        for (const char* call : {"x.new_tensor([[1, 2], [3]])", "torch.movedim(x, 0, 5)", "torch.cross(x, x)"}) {
+        for (const char* call : {"x.new_tensor([[1, 2], [3]])", "torch.movedim(x, 0, 5)", "torch.cross(x, x)",
+                                 "torch.linalg.matrix_power(x, -1)"}) {
             auto g = readFxText(std::string("class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "
                                             "\"f32[2, 2][2, 1]cpu\"):\n        x = L_x_\n"
                                             "        r: \"f32[2, 2][2, 1]cpu\" = ") +
