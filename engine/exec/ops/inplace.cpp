@@ -118,6 +118,10 @@ const InplaceOp kInplaceOps[] = {
     {"aten.ge_.Tensor", "ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"},
     {"aten.ge_.Scalar", "ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"},
 
+    // Triangles (x.tril_() in Dynamo graphs: causal masks built in place)
+    {"aten.tril_.default", "tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", "", OpCategory::Other},
+    {"aten.triu_.default", "triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", "", OpCategory::Other},
+
     // Fills
     {"aten.fill_.Scalar", "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)"},
     {"aten.fill_.Tensor", "fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)"},

@@ -208,6 +208,26 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(out[0]), (std::vector<double>{2, 2 * std::cos(1.0), 2 * std::cos(2.0)}), 1e-6);
     }
 
+    // x.tril_() / x.triu_(1) (causal masks built in place): the clone is written, and what is
+    // computed from it afterwards sees the triangle.
+    void inPlaceTriangles() {
+        auto out = lowerAndRun(
+            "L_x_: \"f32[3, 3][3, 1]cpu\"",
+            "        x = L_x_\n"
+            "        a: \"f32[3, 3][3, 1]cpu\" = x.clone()\n"
+            "        ta: \"f32[3, 3][3, 1]cpu\" = a.tril_();  ta = None\n"
+            "        b: \"f32[3, 3][3, 1]cpu\" = x.clone()\n"
+            "        tb: \"f32[3, 3][3, 1]cpu\" = b.triu_(1);  tb = None\n"
+            "        s: \"f32[3, 3][3, 1]cpu\" = a + b\n"
+            "        return (a, b, s)\n",
+            {fxtest::tv({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})});
+        if (QTest::currentTestFailed()) return;
+        using V = std::vector<double>;
+        QCOMPARE(fxtest::values(out[0]), (V{1, 0, 0, 4, 5, 0, 7, 8, 9}));
+        QCOMPARE(fxtest::values(out[1]), (V{0, 2, 3, 0, 0, 6, 0, 0, 0}));
+        QCOMPARE(fxtest::values(out[2]), (V{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    }
+
     void badArgumentsAreErrors() {
         for (const char* call : {"x.new_tensor([[1, 2], [3]])", "torch.movedim(x, 0, 5)", "torch.cross(x, x)",
                                  "torch.linalg.matrix_power(x, -1)"}) {
