@@ -6,6 +6,7 @@
 #include "import/dynamo_lowering_internal.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 
@@ -743,6 +744,70 @@ Expected<Argument> matrixPower(LowerCtx& c, const TorchCall& call) {
     return acc;
 }
 
+/// quantile(x, q, dim=None, keepdim=False, interpolation='linear') for a number q: the sorted
+/// values at floor and ceil of q (n - 1) along dim (the flattened x for no dim), combined as
+/// interpolation says (lerp for 'linear', as ATen does); NaN where the slice holds a NaN (sorted
+/// last).
+Expected<Argument> quantile(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "q", "dim", "keepdim", "interpolation"});
+    if (!b.ok()) return b.error();
+    if (!isFloating(b->m.dtype)) return makeError("quantile() input tensor must be either float or double dtype");
+    const auto q = numberOf(b->p[1]);
+    if (!q || *q < 0 || *q > 1) return makeError("quantile supports a number q in [0, 1] (a tensor q is not supported)");
+    const auto keep = boolOf(b->p[3], false);
+    if (!keep) return makeError("keepdim must be a bool");
+    std::string how = "linear";
+    if (given(b->p[4])) {
+        if (b->p[4]->kind != Argument::Kind::String) return makeError("interpolation must be a string");
+        how = b->p[4]->s;
+    }
+    if (how != "linear" && how != "lower" && how != "higher" && how != "midpoint" && how != "nearest")
+        return makeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest");
+    Argument x = b->x;
+    int64_t dim = 0;
+    const bool flat = !given(b->p[2]);
+    if (flat) {
+        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
+        if (!r.ok()) return r;
+        x = *r;
+    } else {
+        auto d = intOf(b->p[2]);
+        if (!d) return makeError("dim must be an int");
+        dim = *d < 0 ? *d + b->m.dim() : *d;
+        if (dim < 0 || dim >= std::max<int64_t>(b->m.dim(), 1)) return makeError("dim out of range");
+    }
+    auto xm = c.tensorMeta(x);
+    if (!xm) return makeError("quantile needs a tensor");
+    const int64_t n = xm->dim() == 0 ? 1 : xm->shape[static_cast<size_t>(dim)];
+    if (n == 0) return makeError("quantile() input tensor must be non-empty");
+    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    if (!sorted.ok()) return sorted;
+    auto vals = c.emitItem(*sorted, 0);
+    if (!vals.ok()) return vals;
+    const double pos = *q * double(n - 1);
+    const int64_t lo = static_cast<int64_t>(std::floor(pos)), hi = static_cast<int64_t>(std::ceil(pos));
+    auto at = [&](int64_t i) { return c.emit("aten.select.int", {*vals, I(dim), I(i)}); };
+    auto vlo = at(lo);
+    if (!vlo.ok()) return vlo;
+    auto vhi = at(hi);
+    if (!vhi.ok()) return vhi;
+    Expected<Argument> r = *vlo;
+    if (how == "higher") r = *vhi;
+    else if (how == "linear") r = c.emit("aten.lerp.Scalar", {*vlo, *vhi, Argument::ofFloat(pos - double(lo))});
+    else if (how == "midpoint") r = c.emit("aten.lerp.Scalar", {*vlo, *vhi, Argument::ofFloat(0.5)});
+    else if (how == "nearest") r = std::nearbyint(pos) == double(lo) ? *vlo : *vhi;  // half to even, as torch.round
+    if (!r.ok()) return r;
+    auto last = at(n - 1);
+    if (!last.ok()) return last;
+    auto nan = c.emit("aten.isnan.default", {*last});
+    if (!nan.ok()) return nan;
+    auto out = c.emit("aten.where.self", {*nan, *last, *r});
+    if (!out.ok() || !*keep) return out;
+    if (!flat) return c.emit("aten.unsqueeze.default", {*out, I(dim)});
+    Args ones(static_cast<size_t>(b->m.dim()), I(1));
+    return c.emit("aten.reshape.default", {*out, Argument::ofList(std::move(ones))});
+}
+
 /// special.ndtr(x) = (1 + erf(x / sqrt 2)) / 2; special.entr(x) = -x log x (0 at 0, -inf below).
 Expected<Argument> ndtr(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input"});
@@ -804,7 +869,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"linalg_slogdet", slogdet}, {"linalg_svd", svd},            {"special_ndtr", ndtr},
         {"special_entr", entr},     {"concatenate", concatenate},    {"concat", concatenate},
         {"linalg_det", det},        {"det", det},                    {"linalg_matrix_power", matrixPower},
-        {"matrix_power", matrixPower},
+        {"matrix_power", matrixPower},   {"quantile", quantile},
     };
     return t;
 }

@@ -5,6 +5,7 @@
 #include "test_util.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace fxray;
 using fxtest::lowerAndRun;
@@ -226,6 +227,36 @@ private slots:
         QCOMPARE(fxtest::values(out[0]), (V{1, 0, 0, 4, 5, 0, 7, 8, 9}));
         QCOMPARE(fxtest::values(out[1]), (V{0, 2, 3, 0, 0, 6, 0, 0, 0}));
         QCOMPARE(fxtest::values(out[2]), (V{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    }
+
+    // torch.quantile with a number q: over all elements, along a dim with keepdim, each
+    // interpolation at position 1.5 (nearest rounds half to even: index 2), and NaN propagated.
+    void quantiles() {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        auto out = lowerAndRun(
+            "L_a_: \"f32[2, 4][4, 1]cpu\", L_n_: \"f32[3][1]cpu\"",
+            "        a = L_a_\n        n = L_n_\n"
+            "        q0: \"f32[][]cpu\" = torch.quantile(a, 0.5)\n"
+            "        q1: \"f32[2, 1][1, 1]cpu\" = torch.quantile(a, 0.25, dim = 1, keepdim = True)\n"
+            "        lo: \"f32[2][1]cpu\" = a.quantile(0.5, dim = 1, interpolation = 'lower')\n"
+            "        hi: \"f32[2][1]cpu\" = a.quantile(0.5, dim = 1, interpolation = 'higher')\n"
+            "        mid: \"f32[2][1]cpu\" = a.quantile(0.5, dim = 1, interpolation = 'midpoint')\n"
+            "        near: \"f32[2][1]cpu\" = a.quantile(0.5, dim = 1, interpolation = 'nearest')\n"
+            "        qn: \"f32[][]cpu\" = torch.quantile(n, 0.5)\n"
+            "        return (q0, q1, lo, hi, mid, near, qn)\n",
+            {fxtest::tv({2, 4}, {3, 1, 2, 5, 4, 8, 0, 1}), fxtest::tv({3}, {1, nan, 2})});
+        if (QTest::currentTestFailed()) return;
+        using V = std::vector<double>;
+        // All eight sorted: 0 1 1 2 3 4 5 8, position 3.5: 2.5.
+        FX_COMPARE_VEC(fxtest::values(out[0]), (V{2.5}), 1e-6);
+        // Rows sorted 1 2 3 5 and 0 1 4 8, position 0.75.
+        FX_COMPARE_VEC(fxtest::values(out[1]), (V{1.75, 0.75}), 1e-6);
+        QCOMPARE(out[1].t.shape(), (std::vector<int64_t>{2, 1}));
+        QCOMPARE(fxtest::values(out[2]), (V{2, 1}));
+        QCOMPARE(fxtest::values(out[3]), (V{3, 4}));
+        FX_COMPARE_VEC(fxtest::values(out[4]), (V{2.5, 2.5}), 1e-6);
+        QCOMPARE(fxtest::values(out[5]), (V{3, 4}));
+        QVERIFY(std::isnan(fxtest::values(out[6])[0]));
     }
 
     void badArgumentsAreErrors() {
