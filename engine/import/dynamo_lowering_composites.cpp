@@ -808,6 +808,60 @@ Expected<Argument> quantile(LowerCtx& c, const TorchCall& call) {
     return c.emit("aten.reshape.default", {*out, Argument::ofList(std::move(ones))});
 }
 
+/// median(x) and median(x, dim, keepdim=False) -> (values, indices): the lower median, the
+/// sorted values (and their indices) at (n - 1) / 2 along dim (the flattened x for no dim); NaN,
+/// sorted last, where the slice holds one (with its index).
+Expected<Argument> median(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "dim", "keepdim"});
+    if (!b.ok()) return b.error();
+    const bool flat = !given(b->p[1]);
+    const auto keep = boolOf(b->p[2], false);
+    if (!keep) return makeError("keepdim must be a bool");
+    Argument x = b->x;
+    int64_t dim = 0;
+    if (flat) {
+        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
+        if (!r.ok()) return r;
+        x = *r;
+    } else {
+        auto d = intOf(b->p[1]);
+        if (!d) return makeError("dim must be an int");
+        dim = *d < 0 ? *d + b->m.dim() : *d;
+        if (dim < 0 || dim >= std::max<int64_t>(b->m.dim(), 1)) return makeError("dim out of range");
+    }
+    auto xm = c.tensorMeta(x);
+    if (!xm) return makeError("median needs a tensor");
+    const int64_t n = xm->dim() == 0 ? 1 : xm->shape[static_cast<size_t>(dim)];
+    if (n == 0) return makeError("median() input tensor must be non-empty");
+    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    if (!sorted.ok()) return sorted;
+    Args pick;
+    for (size_t item = 0; item < 2; ++item) {
+        auto t = c.emitItem(*sorted, item);
+        if (!t.ok()) return t;
+        auto mid = c.emit("aten.select.int", {*t, I(dim), I((n - 1) / 2)});
+        if (!mid.ok()) return mid;
+        auto last = c.emit("aten.select.int", {*t, I(dim), I(n - 1)});
+        if (!last.ok()) return last;
+        pick.push_back(*mid);
+        pick.push_back(*last);
+    }
+    auto nan = c.emit("aten.isnan.default", {pick[1]});
+    if (!nan.ok()) return nan;
+    Args out;
+    for (size_t item = 0; item < 2; ++item) {
+        auto r = c.emit("aten.where.self", {*nan, pick[item * 2 + 1], pick[item * 2]});
+        if (!r.ok()) return r;
+        if (*keep && !flat) {
+            r = c.emit("aten.unsqueeze.default", {*r, I(dim)});
+            if (!r.ok()) return r;
+        }
+        out.push_back(*r);
+    }
+    if (flat) return out[0];
+    return Argument::ofList(std::move(out), true);
+}
+
 /// special.ndtr(x) = (1 + erf(x / sqrt 2)) / 2; special.entr(x) = -x log x (0 at 0, -inf below).
 Expected<Argument> ndtr(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input"});
@@ -869,7 +923,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"linalg_slogdet", slogdet}, {"linalg_svd", svd},            {"special_ndtr", ndtr},
         {"special_entr", entr},     {"concatenate", concatenate},    {"concat", concatenate},
         {"linalg_det", det},        {"det", det},                    {"linalg_matrix_power", matrixPower},
-        {"matrix_power", matrixPower},   {"quantile", quantile},
+        {"matrix_power", matrixPower},   {"quantile", quantile},     {"median", median},
     };
     return t;
 }

@@ -259,6 +259,31 @@ private slots:
         QVERIFY(std::isnan(fxtest::values(out[6])[0]));
     }
 
+    // torch.median: the lower median of all elements, per row with the element's index, keepdim,
+    // and NaN propagated.
+    void medians() {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        auto out = lowerAndRun(
+            "L_a_: \"f32[2, 4][4, 1]cpu\", L_n_: \"f32[3][1]cpu\"",
+            "        a = L_a_\n        n = L_n_\n"
+            "        m0: \"f32[][]cpu\" = torch.median(a)\n"
+            "        m1 = a.median(dim = 1)\n"
+            "        v: \"f32[2][1]cpu\" = m1[0]\n"
+            "        ix: \"i64[2][1]cpu\" = m1[1];  m1 = None\n"
+            "        mk = torch.median(a, 1, keepdim = True)\n"
+            "        vk: \"f32[2, 1][1, 1]cpu\" = mk[0];  mk = None\n"
+            "        mn: \"f32[][]cpu\" = n.median()\n"
+            "        return (m0, v, ix, vk, mn)\n",
+            {fxtest::tv({2, 4}, {3, 1, 2, 5, 4, 8, 0, 1}), fxtest::tv({3}, {1, nan, 2})});
+        if (QTest::currentTestFailed()) return;
+        using V = std::vector<double>;
+        QCOMPARE(fxtest::values(out[0]), (V{2}));  // 0 1 1 2 3 4 5 8: the fourth
+        QCOMPARE(fxtest::values(out[1]), (V{2, 1}));
+        QCOMPARE(fxtest::values(out[2]), (V{2, 3}));  // where 2 and 1 sit in their rows
+        QCOMPARE(out[3].t.shape(), (std::vector<int64_t>{2, 1}));
+        QVERIFY(std::isnan(fxtest::values(out[4])[0]));
+    }
+
     void badArgumentsAreErrors() {
         for (const char* call : {"x.new_tensor([[1, 2], [3]])", "torch.movedim(x, 0, 5)", "torch.cross(x, x)",
                                  "torch.linalg.matrix_power(x, -1)"}) {
