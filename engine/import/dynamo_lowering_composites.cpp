@@ -862,6 +862,37 @@ Expected<Argument> median(LowerCtx& c, const TorchCall& call) {
     return Argument::ofList(std::move(out), true);
 }
 
+/// kthvalue(x, k, dim=-1, keepdim=False) -> (values, indices): sort's values and indices at k - 1
+/// along dim (NaN sorts last, as the largest).
+Expected<Argument> kthvalue(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "k", "dim", "keepdim"});
+    if (!b.ok()) return b.error();
+    const auto k = intOf(b->p[1]);
+    const auto d = given(b->p[2]) ? intOf(b->p[2]) : std::optional<int64_t>(-1);
+    const auto keep = boolOf(b->p[3], false);
+    if (!k || !d || !keep) return makeError("k and dim must be ints, keepdim a bool");
+    const int64_t nd = std::max<int64_t>(b->m.dim(), 1);
+    const int64_t dim = *d < 0 ? *d + nd : *d;
+    if (dim < 0 || dim >= nd) return makeError("dim out of range");
+    const int64_t n = b->m.dim() == 0 ? 1 : b->m.shape[static_cast<size_t>(dim)];
+    if (*k < 1 || *k > n) return makeError("kthvalue(): selected number k out of range for dimension " + std::to_string(dim));
+    auto sorted = c.emit("aten.sort.default", {b->x, I(dim)});
+    if (!sorted.ok()) return sorted;
+    Args out;
+    for (size_t item = 0; item < 2; ++item) {
+        auto t = c.emitItem(*sorted, item);
+        if (!t.ok()) return t;
+        auto r = b->m.dim() == 0 ? Expected<Argument>(*t) : c.emit("aten.select.int", {*t, I(dim), I(*k - 1)});
+        if (!r.ok()) return r;
+        if (*keep && b->m.dim() > 0) {
+            r = c.emit("aten.unsqueeze.default", {*r, I(dim)});
+            if (!r.ok()) return r;
+        }
+        out.push_back(*r);
+    }
+    return Argument::ofList(std::move(out), true);
+}
+
 /// special.ndtr(x) = (1 + erf(x / sqrt 2)) / 2; special.entr(x) = -x log x (0 at 0, -inf below).
 Expected<Argument> ndtr(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input"});
@@ -924,6 +955,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"special_entr", entr},     {"concatenate", concatenate},    {"concat", concatenate},
         {"linalg_det", det},        {"det", det},                    {"linalg_matrix_power", matrixPower},
         {"matrix_power", matrixPower},   {"quantile", quantile},     {"median", median},
+        {"kthvalue", kthvalue},
     };
     return t;
 }

@@ -260,7 +260,7 @@ private slots:
     }
 
     // torch.median: the lower median of all elements, per row with the element's index, keepdim,
-    // and NaN propagated.
+    // and NaN propagated; torch.kthvalue per row.
     void medians() {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         auto out = lowerAndRun(
@@ -273,7 +273,10 @@ private slots:
             "        mk = torch.median(a, 1, keepdim = True)\n"
             "        vk: \"f32[2, 1][1, 1]cpu\" = mk[0];  mk = None\n"
             "        mn: \"f32[][]cpu\" = n.median()\n"
-            "        return (m0, v, ix, vk, mn)\n",
+            "        kv = torch.kthvalue(a, 3, 1)\n"
+            "        kvv: \"f32[2][1]cpu\" = kv[0]\n"
+            "        kvi: \"i64[2][1]cpu\" = kv[1];  kv = None\n"
+            "        return (m0, v, ix, vk, mn, kvv, kvi)\n",
             {fxtest::tv({2, 4}, {3, 1, 2, 5, 4, 8, 0, 1}), fxtest::tv({3}, {1, nan, 2})});
         if (QTest::currentTestFailed()) return;
         using V = std::vector<double>;
@@ -282,6 +285,9 @@ private slots:
         QCOMPARE(fxtest::values(out[2]), (V{2, 3}));  // where 2 and 1 sit in their rows
         QCOMPARE(out[3].t.shape(), (std::vector<int64_t>{2, 1}));
         QVERIFY(std::isnan(fxtest::values(out[4])[0]));
+        // kthvalue k = 3 per row: 3 (index 0) and 4 (index 0).
+        QCOMPARE(fxtest::values(out[5]), (V{3, 4}));
+        QCOMPARE(fxtest::values(out[6]), (V{0, 0}));
     }
 
     void badArgumentsAreErrors() {
