@@ -862,6 +862,60 @@ Expected<Argument> median(LowerCtx& c, const TorchCall& call) {
     return Argument::ofList(std::move(out), true);
 }
 
+/// nanmedian(x) and nanmedian(x, dim, keepdim=False) -> (values, indices): the lower median of
+/// the non-NaN values: sorted (NaN last), gathered at (count - 1) / 2 per slice, the count of
+/// non-NaN values in it (NaN, at 0, for an all-NaN slice).
+Expected<Argument> nanmedian(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "dim", "keepdim"});
+    if (!b.ok()) return b.error();
+    const bool flat = !given(b->p[1]);
+    const auto keep = boolOf(b->p[2], false);
+    if (!keep) return makeError("keepdim must be a bool");
+    Argument x = b->x;
+    int64_t dim = 0;
+    if (flat || b->m.dim() == 0) {
+        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
+        if (!r.ok()) return r;
+        x = *r;
+    }
+    if (!flat) {
+        auto d = intOf(b->p[1]);
+        if (!d) return makeError("dim must be an int");
+        const int64_t nd = std::max<int64_t>(b->m.dim(), 1);
+        dim = *d < 0 ? *d + nd : *d;
+        if (dim < 0 || dim >= nd) return makeError("dim out of range");
+    }
+    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    if (!sorted.ok()) return sorted;
+    auto nan = c.emit("aten.isnan.default", {x});
+    if (!nan.ok()) return nan;
+    auto kept = c.emit("aten.logical_not.default", {*nan});
+    if (!kept.ok()) return kept;
+    auto cnt = c.emit("aten.sum.dim_IntList", {*kept, Argument::ofList({I(dim)}), Argument::ofBool(true)},
+                      {{"dtype", Argument::ofDType(DType::Int64)}});
+    if (!cnt.ok()) return cnt;
+    auto less = c.emit("aten.sub.Tensor", {*cnt, I(1)});
+    if (!less.ok()) return less;
+    auto half = c.emit("aten.div.Tensor_mode", {*less, I(2)}, {{"rounding_mode", Argument::ofString("floor")}});
+    if (!half.ok()) return half;
+    auto k = c.emit("aten.clamp_min.default", {*half, I(0)});
+    if (!k.ok()) return k;
+    Args out;
+    for (size_t item = 0; item < 2; ++item) {
+        auto t = c.emitItem(*sorted, item);
+        if (!t.ok()) return t;
+        auto g = c.emit("aten.gather.default", {*t, I(dim), *k});
+        if (!g.ok()) return g;
+        if (flat || !*keep) {
+            g = c.emit("aten.squeeze.dim", {*g, I(dim)});
+            if (!g.ok()) return g;
+        }
+        out.push_back(*g);
+    }
+    if (flat) return out[0];
+    return Argument::ofList(std::move(out), true);
+}
+
 /// kthvalue(x, k, dim=-1, keepdim=False) -> (values, indices): sort's values and indices at k - 1
 /// along dim (NaN sorts last, as the largest).
 Expected<Argument> kthvalue(LowerCtx& c, const TorchCall& call) {
@@ -955,7 +1009,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"special_entr", entr},     {"concatenate", concatenate},    {"concat", concatenate},
         {"linalg_det", det},        {"det", det},                    {"linalg_matrix_power", matrixPower},
         {"matrix_power", matrixPower},   {"quantile", quantile},     {"median", median},
-        {"kthvalue", kthvalue},
+        {"kthvalue", kthvalue},         {"nanmedian", nanmedian},
     };
     return t;
 }

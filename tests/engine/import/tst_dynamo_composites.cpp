@@ -264,8 +264,8 @@ private slots:
     void medians() {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         auto out = lowerAndRun(
-            "L_a_: \"f32[2, 4][4, 1]cpu\", L_n_: \"f32[3][1]cpu\"",
-            "        a = L_a_\n        n = L_n_\n"
+            "L_a_: \"f32[2, 4][4, 1]cpu\", L_n_: \"f32[3][1]cpu\", L_b_: \"f32[3, 4][4, 1]cpu\"",
+            "        a = L_a_\n        n = L_n_\n        b = L_b_\n"
             "        m0: \"f32[][]cpu\" = torch.median(a)\n"
             "        m1 = a.median(dim = 1)\n"
             "        v: \"f32[2][1]cpu\" = m1[0]\n"
@@ -276,8 +276,13 @@ private slots:
             "        kv = torch.kthvalue(a, 3, 1)\n"
             "        kvv: \"f32[2][1]cpu\" = kv[0]\n"
             "        kvi: \"i64[2][1]cpu\" = kv[1];  kv = None\n"
-            "        return (m0, v, ix, vk, mn, kvv, kvi)\n",
-            {fxtest::tv({2, 4}, {3, 1, 2, 5, 4, 8, 0, 1}), fxtest::tv({3}, {1, nan, 2})});
+            "        nm0: \"f32[][]cpu\" = n.nanmedian()\n"
+            "        nmd = torch.nanmedian(b, 1)\n"
+            "        nmv: \"f32[3][1]cpu\" = nmd[0]\n"
+            "        nmi: \"i64[3][1]cpu\" = nmd[1];  nmd = None\n"
+            "        return (m0, v, ix, vk, mn, kvv, kvi, nm0, nmv, nmi)\n",
+            {fxtest::tv({2, 4}, {3, 1, 2, 5, 4, 8, 0, 1}), fxtest::tv({3}, {1, nan, 2}),
+             fxtest::tv({3, 4}, {5, nan, 1, 3, nan, nan, nan, nan, 2, 9, nan, 4})});
         if (QTest::currentTestFailed()) return;
         using V = std::vector<double>;
         QCOMPARE(fxtest::values(out[0]), (V{2}));  // 0 1 1 2 3 4 5 8: the fourth
@@ -288,6 +293,16 @@ private slots:
         // kthvalue k = 3 per row: 3 (index 0) and 4 (index 0).
         QCOMPARE(fxtest::values(out[5]), (V{3, 4}));
         QCOMPARE(fxtest::values(out[6]), (V{0, 0}));
+        // nanmedian of (1, NaN, 2): 1; per row of b: (1, 3, 5) -> 3 at index 3, all NaN -> NaN,
+        // (2, 4, 9) -> 4 at index 3.
+        QCOMPARE(fxtest::values(out[7]), (V{1}));
+        const V nv = fxtest::values(out[8]);
+        QCOMPARE(nv[0], 3.0);
+        QVERIFY(std::isnan(nv[1]));
+        QCOMPARE(nv[2], 4.0);
+        const V ni = fxtest::values(out[9]);
+        QCOMPARE(ni[0], 3.0);
+        QCOMPARE(ni[2], 3.0);
     }
 
     void badArgumentsAreErrors() {
