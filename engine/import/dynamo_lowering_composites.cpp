@@ -808,6 +808,94 @@ Expected<Argument> quantile(LowerCtx& c, const TorchCall& call) {
     return c.emit("aten.reshape.default", {*out, Argument::ofList(std::move(ones))});
 }
 
+/// nanquantile(x, q, dim=None, keepdim=False, interpolation='linear') for a number q: quantile
+/// over each slice's non-NaN values: the position q (count - 1) is a tensor (counts differ by
+/// slice), the sorted values (NaN last) gathered at its floor and ceil; an all-NaN slice gives NaN.
+Expected<Argument> nanquantile(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "q", "dim", "keepdim", "interpolation"});
+    if (!b.ok()) return b.error();
+    if (!isFloating(b->m.dtype)) return makeError("quantile() input tensor must be either float or double dtype");
+    const auto q = numberOf(b->p[1]);
+    if (!q || *q < 0 || *q > 1) return makeError("nanquantile supports a number q in [0, 1] (a tensor q is not supported)");
+    const auto keep = boolOf(b->p[3], false);
+    if (!keep) return makeError("keepdim must be a bool");
+    std::string how = "linear";
+    if (given(b->p[4])) {
+        if (b->p[4]->kind != Argument::Kind::String) return makeError("interpolation must be a string");
+        how = b->p[4]->s;
+    }
+    if (how != "linear" && how != "lower" && how != "higher" && how != "midpoint" && how != "nearest")
+        return makeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest");
+    Argument x = b->x;
+    int64_t dim = 0;
+    const bool flat = !given(b->p[2]);
+    if (flat || b->m.dim() == 0) {
+        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
+        if (!r.ok()) return r;
+        x = *r;
+    }
+    if (!flat) {
+        auto d = intOf(b->p[2]);
+        if (!d) return makeError("dim must be an int");
+        const int64_t nd = std::max<int64_t>(b->m.dim(), 1);
+        dim = *d < 0 ? *d + nd : *d;
+        if (dim < 0 || dim >= nd) return makeError("dim out of range");
+    }
+    const Argument dt = Argument::ofDType(b->m.dtype);
+    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    if (!sorted.ok()) return sorted;
+    auto vals = c.emitItem(*sorted, 0);
+    if (!vals.ok()) return vals;
+    auto nan = c.emit("aten.isnan.default", {x});
+    if (!nan.ok()) return nan;
+    auto kept = c.emit("aten.logical_not.default", {*nan});
+    if (!kept.ok()) return kept;
+    auto cnt = c.emit("aten.sum.dim_IntList", {*kept, Argument::ofList({I(dim)}), Argument::ofBool(true)},
+                      {{"dtype", dt}});
+    if (!cnt.ok()) return cnt;
+    auto less = c.emit("aten.sub.Tensor", {*cnt, I(1)});
+    if (!less.ok()) return less;
+    auto pos = c.emit("aten.mul.Tensor", {*less, Argument::ofFloat(*q)});
+    if (!pos.ok()) return pos;
+    auto index = [&](const char* round) -> Expected<Argument> {
+        auto r = c.emit(round, {*pos});
+        if (!r.ok()) return r;
+        auto cl = c.emit("aten.clamp_min.default", {*r, I(0)});
+        if (!cl.ok()) return cl;
+        return c.emit("aten._to_copy.default", {*cl}, {{"dtype", Argument::ofDType(DType::Int64)}});
+    };
+    auto gatherAt = [&](const Expected<Argument>& idx) -> Expected<Argument> {
+        if (!idx.ok()) return idx;
+        return c.emit("aten.gather.default", {*vals, I(dim), *idx});
+    };
+    Expected<Argument> r = Argument::none();
+    if (how == "nearest") {
+        r = gatherAt(index("aten.round.default"));
+    } else {
+        auto below = gatherAt(index("aten.floor.default"));
+        if (!below.ok()) return below;
+        auto above = gatherAt(index("aten.ceil.default"));
+        if (!above.ok()) return above;
+        if (how == "lower") r = *below;
+        else if (how == "higher") r = *above;
+        else if (how == "midpoint") r = c.emit("aten.lerp.Scalar", {*below, *above, Argument::ofFloat(0.5)});
+        else {
+            auto fl = c.emit("aten.floor.default", {*pos});
+            if (!fl.ok()) return fl;
+            auto w = c.emit("aten.sub.Tensor", {*pos, *fl});
+            if (!w.ok()) return w;
+            r = c.emit("aten.lerp.Tensor", {*below, *above, *w});
+        }
+    }
+    if (!r.ok()) return r;
+    if (flat && *keep) {
+        Args ones(static_cast<size_t>(b->m.dim()), I(1));
+        return c.emit("aten.reshape.default", {*r, Argument::ofList(std::move(ones))});
+    }
+    if (flat || !*keep) return c.emit("aten.squeeze.dim", {*r, I(dim)});
+    return r;
+}
+
 /// median(x) and median(x, dim, keepdim=False) -> (values, indices): the lower median, the
 /// sorted values (and their indices) at (n - 1) / 2 along dim (the flattened x for no dim); NaN,
 /// sorted last, where the slice holds one (with its index).
@@ -1009,7 +1097,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"special_entr", entr},     {"concatenate", concatenate},    {"concat", concatenate},
         {"linalg_det", det},        {"det", det},                    {"linalg_matrix_power", matrixPower},
         {"matrix_power", matrixPower},   {"quantile", quantile},     {"median", median},
-        {"kthvalue", kthvalue},         {"nanmedian", nanmedian},
+        {"kthvalue", kthvalue},         {"nanmedian", nanmedian},   {"nanquantile", nanquantile},
     };
     return t;
 }

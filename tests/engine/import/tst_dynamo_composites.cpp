@@ -243,7 +243,9 @@ private slots:
             "        mid: \"f32[2][1]cpu\" = a.quantile(0.5, dim = 1, interpolation = 'midpoint')\n"
             "        near: \"f32[2][1]cpu\" = a.quantile(0.5, dim = 1, interpolation = 'nearest')\n"
             "        qn: \"f32[][]cpu\" = torch.quantile(n, 0.5)\n"
-            "        return (q0, q1, lo, hi, mid, near, qn)\n",
+            "        nq: \"f32[][]cpu\" = torch.nanquantile(n, 0.25)\n"
+            "        nq1: \"f32[2][1]cpu\" = a.nanquantile(0.25, dim = 1)\n"
+            "        return (q0, q1, lo, hi, mid, near, qn, nq, nq1)\n",
             {fxtest::tv({2, 4}, {3, 1, 2, 5, 4, 8, 0, 1}), fxtest::tv({3}, {1, nan, 2})});
         if (QTest::currentTestFailed()) return;
         using V = std::vector<double>;
@@ -257,6 +259,9 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(out[4]), (V{2.5, 2.5}), 1e-6);
         QCOMPARE(fxtest::values(out[5]), (V{3, 4}));
         QVERIFY(std::isnan(fxtest::values(out[6])[0]));
+        // nanquantile of (1, NaN, 2) at 0.25: 1.25 over the two values; with no NaN, quantile's.
+        FX_COMPARE_VEC(fxtest::values(out[7]), (V{1.25}), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[8]), (V{1.75, 0.75}), 1e-6);
     }
 
     // torch.median: the lower median of all elements, per row with the element's index, keepdim,
