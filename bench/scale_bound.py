@@ -85,8 +85,8 @@ def eager(torch, np, py, inputs, iters, runs=5):
     return sorted(times)[len(times) // 2], cats
 
 
-def fxray(binary, py, inputs, iters):
-    """(median ms, {category: step ms in one profiled run}) of fxray's CUDA backend, or (None, why)."""
+def bench_json(binary, py, inputs, iters):
+    """`fxray bench --json` of one graph on the CUDA backend: (its JSON, None), or (None, why)."""
     cmd = [binary, "bench", py, "--backend", "cuda", "--inputs", inputs, "--iters", str(iters), "--json"]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -94,7 +94,14 @@ def fxray(binary, py, inputs, iters):
         return None, "fxray bench timed out"
     if p.returncode != 0:
         return None, " ".join(p.stderr.split())[:200] or f"exit {p.returncode}"
-    j = json.loads(p.stdout)
+    return json.loads(p.stdout), None
+
+
+def fxray(binary, py, inputs, iters):
+    """(median ms, {category: step ms in one profiled run}) of fxray's CUDA backend, or (None, why)."""
+    j, why = bench_json(binary, py, inputs, iters)
+    if j is None:
+        return None, why
     cats = dict.fromkeys(CATEGORIES, 0.0)
     cats["other_bytes"] = 0.0
     for st in j.get("steps", []):

@@ -25,19 +25,14 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import scale_bound  # noqa: E402  (same folder: fxray_category)
+import scale_bound  # noqa: E402  (same folder: bench_json, fxray_category)
 
 
 def fxray_time(binary, py, inputs, iters):
     """(median ms, (host fallbacks, cuBLAS/cuDNN ms)) of one graph on fxray's CUDA backend, or (None, why)."""
-    cmd = [binary, "bench", py, "--backend", "cuda", "--inputs", inputs, "--iters", str(iters), "--json"]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        return None, "fxray bench timed out"
-    if p.returncode != 0:
-        return None, " ".join(p.stderr.split())[:200] or f"exit {p.returncode}"
-    j = json.loads(p.stdout)
+    j, why = scale_bound.bench_json(binary, py, inputs, iters)
+    if j is None:
+        return None, why
     host = sorted({st["name"] for st in j.get("steps", []) if st.get("kind") == "host"})
     # fxray's cuBLAS/cuDNN time in one profiled run, for the ceiling column (bench/scale_bound.py).
     lib = sum(st.get("ms", 0.0) for st in j.get("steps", []) if scale_bound.fxray_category(st) in ("gemm", "conv"))

@@ -64,6 +64,16 @@ Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what) 
     return *a;
 }
 
+Expected<InputCall> bindInput(LowerCtx& c, const TorchCall& call, std::initializer_list<std::string_view> names) {
+    auto p = call.bind(names);
+    if (!p.ok()) return p.error();
+    auto x = needTensor(c, (*p)[0], "input");
+    if (!x.ok()) return x.error();
+    auto m = c.tensorMeta(*x);
+    if (!m) return makeError("input must be a tensor");
+    return InputCall{*x, *m, std::move(p).value()};
+}
+
 std::optional<int64_t> reductionOf(const Argument* a) {
     if (!a) return 1;
     if (a->kind != Argument::Kind::String) return std::nullopt;

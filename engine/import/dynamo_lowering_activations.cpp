@@ -18,19 +18,6 @@ using Args = std::vector<Argument>;
 Argument F(double v) { return Argument::ofFloat(v); }
 Argument I(int64_t v) { return Argument::ofInt(v); }
 
-/// The first argument as the tensor `input`, the rest bound by `names` after it.
-struct Bound {
-    Argument x;
-    std::vector<const Argument*> p;  ///< p[0] is input
-};
-Expected<Bound> bindInput(LowerCtx& c, const TorchCall& call, std::initializer_list<std::string_view> names) {
-    auto p = call.bind(names);
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x.error();
-    return Bound{*x, std::move(p).value()};
-}
-
 /// `inplace=True` refused (the result would alias the input); absent or False accepted.
 Status notInplace(const Argument* a, const char* what) {
     auto v = boolOf(a, false);
@@ -92,9 +79,7 @@ Expected<Argument> logSigmoid(LowerCtx& c, const TorchCall& call) {
 Expected<Argument> softmin(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input", "dim", "_stacklevel", "dtype"});
     if (!b.ok()) return b.error();
-    auto m = c.tensorMeta(b->x);
-    if (!m) return makeError("input must be a tensor");
-    const int64_t nd = m->dim();
+    const int64_t nd = b->m.dim();
     const auto dim = given(b->p[1]) ? intOf(b->p[1]) : std::optional<int64_t>(nd == 0 || nd == 1 || nd == 3 ? 0 : 1);
     if (!dim) return makeError("dim must be an int");
     const Argument* dt = b->p[3];
@@ -112,9 +97,9 @@ Expected<Argument> prelu(LowerCtx& c, const TorchCall& call) {
     if (!b.ok()) return b.error();
     auto w = needTensor(c, b->p[1], "weight");
     if (!w.ok()) return w;
-    auto xm = c.tensorMeta(b->x);
+    const TensorMeta* xm = &b->m;
     auto wm = c.tensorMeta(*w);
-    if (!xm || !wm) return makeError("prelu needs tensors");
+    if (!wm) return makeError("prelu needs tensors");
     Argument wv = *w;
     if (wm->numel() != 1) {
         if (xm->dim() < 2 || wm->dim() != 1 || wm->shape[0] != xm->shape[1])
@@ -165,12 +150,11 @@ Expected<Argument> instanceNorm(LowerCtx& c, const TorchCall& call) {
         return makeError("instance_norm with running statistics is not supported");
     auto use = boolOf(b->p[5], true);
     if (!use || !*use) return makeError("instance_norm without the input's statistics is not supported");
-    auto m = c.tensorMeta(b->x);
-    if (!m || m->dim() < 2) return makeError("instance_norm needs [N, C, ...] input");
+    if (b->m.dim() < 2) return makeError("instance_norm needs [N, C, ...] input");
     const auto eps = given(b->p[7]) ? numberOf(b->p[7]) : std::optional<double>(1e-5);
     if (!eps) return makeError("eps must be a number");
     return c.emit("aten.group_norm.default",
-                  {b->x, I(m->shape[1]), given(b->p[3]) ? *b->p[3] : Argument::none(),
+                  {b->x, I(b->m.shape[1]), given(b->p[3]) ? *b->p[3] : Argument::none(),
                    given(b->p[4]) ? *b->p[4] : Argument::none(), F(*eps), Argument::ofBool(false)});
 }
 
@@ -280,8 +264,7 @@ std::optional<Argument> pair1d(const Argument* a, std::optional<int64_t> def, in
 Expected<Argument> avgPool1d(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"});
     if (!b.ok()) return b.error();
-    auto m = c.tensorMeta(b->x);
-    if (!m || (m->dim() != 2 && m->dim() != 3)) return makeError("avg_pool1d needs [C, L] or [N, C, L] input");
+    if (b->m.dim() != 2 && b->m.dim() != 3) return makeError("avg_pool1d needs [C, L] or [N, C, L] input");
     auto k = pair1d(b->p[1], std::nullopt, 1);
     auto st = given(b->p[2]) ? pair1d(b->p[2], std::nullopt, 1) : k;
     auto pad = pair1d(b->p[3], 0, 0);
@@ -302,8 +285,7 @@ Expected<Argument> maxPool1d(LowerCtx& c, const TorchCall& call) {
                                  "return_indices"});
     if (!b.ok()) return b.error();
     if (boolOf(b->p[6], false).value_or(true)) return makeError("max_pool1d with return_indices is not supported");
-    auto m = c.tensorMeta(b->x);
-    if (!m || (m->dim() != 2 && m->dim() != 3)) return makeError("max_pool1d needs [C, L] or [N, C, L] input");
+    if (b->m.dim() != 2 && b->m.dim() != 3) return makeError("max_pool1d needs [C, L] or [N, C, L] input");
     auto k = pair1d(b->p[1], std::nullopt, 1);
     auto st = given(b->p[2]) ? pair1d(b->p[2], std::nullopt, 1) : k;
     auto pad = pair1d(b->p[3], 0, 0);
@@ -327,8 +309,7 @@ Expected<Argument> adaptivePool1d(LowerCtx& c, const TorchCall& call) {
     if (!b.ok()) return b.error();
     if (Max && boolOf(b->p[2], false).value_or(true))
         return makeError("adaptive_max_pool1d with return_indices is not supported");
-    auto m = c.tensorMeta(b->x);
-    if (!m || (m->dim() != 2 && m->dim() != 3)) return makeError("adaptive pooling needs [C, L] or [N, C, L] input");
+    if (b->m.dim() != 2 && b->m.dim() != 3) return makeError("adaptive pooling needs [C, L] or [N, C, L] input");
     auto size = pair1d(b->p[1], std::nullopt, 1);
     if (!size) return makeError("output_size must be an int");
     auto u = c.emit("aten.unsqueeze.default", {b->x, I(-2)});

@@ -17,22 +17,6 @@ using Args = std::vector<Argument>;
 
 Argument I(int64_t v) { return Argument::ofInt(v); }
 
-/// The first argument as the tensor `input` (self for a method), the rest bound by `names`.
-struct Bound {
-    Argument x;
-    TensorMeta m;
-    std::vector<const Argument*> p;
-};
-Expected<Bound> bindInput(LowerCtx& c, const TorchCall& call, std::initializer_list<std::string_view> names) {
-    auto p = call.bind(names);
-    if (!p.ok()) return p.error();
-    auto x = needTensor(c, (*p)[0], "input");
-    if (!x.ok()) return x.error();
-    auto m = c.tensorMeta(*x);
-    if (!m) return makeError("input must be a tensor");
-    return Bound{*x, *m, std::move(p).value()};
-}
-
 /// Dims argument (None, an int or a sequence of ints) as a list; nullopt for None / absent.
 Expected<std::optional<Argument>> dimsOf(const Argument* a) {
     if (!given(a)) return std::optional<Argument>();
@@ -744,6 +728,84 @@ Expected<Argument> matrixPower(LowerCtx& c, const TorchCall& call) {
     return acc;
 }
 
+/// dim wrapped into [0, rank) (a 0-d tensor has the one dim 0); nullopt when out of range.
+std::optional<int64_t> wrapDim(int64_t d, int64_t rank) {
+    const int64_t nd = std::max<int64_t>(rank, 1);
+    const int64_t w = d < 0 ? d + nd : d;
+    return w >= 0 && w < nd ? std::optional<int64_t>(w) : std::nullopt;
+}
+
+/// The input of a reduction over one dim or everything (quantile, median and their nan forms):
+/// flattened when no dim is given (or it is 0-d), the dim wrapped, and the slices' length.
+struct Along {
+    Argument x;
+    int64_t dim = 0;
+    bool flat = false;
+    int64_t n = 1;
+};
+Expected<Along> alongDim(LowerCtx& c, const InputCall& b, const Argument* dimArg) {
+    Along a{b.x, 0, !given(dimArg), 1};
+    if (!a.flat) {
+        auto d = intOf(dimArg);
+        if (!d) return makeError("dim must be an int");
+        auto w = wrapDim(*d, b.m.dim());
+        if (!w) return makeError("dim out of range");
+        a.dim = *w;
+    }
+    if (a.flat || b.m.dim() == 0) {
+        auto r = c.emit("aten.reshape.default", {a.x, Argument::ofList({I(-1)})});
+        if (!r.ok()) return r.error();
+        a.x = *r;
+    }
+    auto m = c.tensorMeta(a.x);
+    if (!m) return makeError("expects a tensor");
+    a.n = m->shape[static_cast<size_t>(a.dim)];
+    return a;
+}
+
+/// The result of a reduction along `a`: keepdim puts the reduced dim back (all dims of size 1
+/// for a flattened input of rank `rank`).
+Expected<Argument> keptDim(LowerCtx& c, const Along& a, bool keep, int64_t rank, const Argument& r) {
+    if (!keep) return r;
+    if (!a.flat) return c.emit("aten.unsqueeze.default", {r, I(a.dim)});
+    Args ones(static_cast<size_t>(rank), I(1));
+    return c.emit("aten.reshape.default", {r, Argument::ofList(std::move(ones))});
+}
+
+/// The non-NaN values of each slice of `a` (kept dim), counted in `dtype`.
+Expected<Argument> nonNanCount(LowerCtx& c, const Along& a, DType dtype) {
+    auto nan = c.emit("aten.isnan.default", {a.x});
+    if (!nan.ok()) return nan;
+    auto kept = c.emit("aten.logical_not.default", {*nan});
+    if (!kept.ok()) return kept;
+    return c.emit("aten.sum.dim_IntList", {*kept, Argument::ofList({I(a.dim)}), Argument::ofBool(true)},
+                  {{"dtype", Argument::ofDType(dtype)}});
+}
+
+/// quantile's and nanquantile's arguments after input: a number q in [0, 1], keepdim and the
+/// interpolation.
+struct QuantileArgs {
+    double q = 0;
+    bool keep = false;
+    std::string how = "linear";
+};
+Expected<QuantileArgs> quantileArgs(const InputCall& b, const char* what) {
+    if (!isFloating(b.m.dtype)) return makeError("quantile() input tensor must be either float or double dtype");
+    const auto q = numberOf(b.p[1]);
+    if (!q || *q < 0 || *q > 1)
+        return makeError(std::string(what) + " supports a number q in [0, 1] (a tensor q is not supported)");
+    const auto keep = boolOf(b.p[3], false);
+    if (!keep) return makeError("keepdim must be a bool");
+    QuantileArgs r{*q, *keep, "linear"};
+    if (given(b.p[4])) {
+        if (b.p[4]->kind != Argument::Kind::String) return makeError("interpolation must be a string");
+        r.how = b.p[4]->s;
+    }
+    if (r.how != "linear" && r.how != "lower" && r.how != "higher" && r.how != "midpoint" && r.how != "nearest")
+        return makeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest");
+    return r;
+}
+
 /// quantile(x, q, dim=None, keepdim=False, interpolation='linear') for a number q: the sorted
 /// values at floor and ceil of q (n - 1) along dim (the flattened x for no dim), combined as
 /// interpolation says (lerp for 'linear', as ATen does); NaN where the slice holds a NaN (sorted
@@ -751,61 +813,36 @@ Expected<Argument> matrixPower(LowerCtx& c, const TorchCall& call) {
 Expected<Argument> quantile(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input", "q", "dim", "keepdim", "interpolation"});
     if (!b.ok()) return b.error();
-    if (!isFloating(b->m.dtype)) return makeError("quantile() input tensor must be either float or double dtype");
-    const auto q = numberOf(b->p[1]);
-    if (!q || *q < 0 || *q > 1) return makeError("quantile supports a number q in [0, 1] (a tensor q is not supported)");
-    const auto keep = boolOf(b->p[3], false);
-    if (!keep) return makeError("keepdim must be a bool");
-    std::string how = "linear";
-    if (given(b->p[4])) {
-        if (b->p[4]->kind != Argument::Kind::String) return makeError("interpolation must be a string");
-        how = b->p[4]->s;
-    }
-    if (how != "linear" && how != "lower" && how != "higher" && how != "midpoint" && how != "nearest")
-        return makeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest");
-    Argument x = b->x;
-    int64_t dim = 0;
-    const bool flat = !given(b->p[2]);
-    if (flat) {
-        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
-        if (!r.ok()) return r;
-        x = *r;
-    } else {
-        auto d = intOf(b->p[2]);
-        if (!d) return makeError("dim must be an int");
-        dim = *d < 0 ? *d + b->m.dim() : *d;
-        if (dim < 0 || dim >= std::max<int64_t>(b->m.dim(), 1)) return makeError("dim out of range");
-    }
-    auto xm = c.tensorMeta(x);
-    if (!xm) return makeError("quantile needs a tensor");
-    const int64_t n = xm->dim() == 0 ? 1 : xm->shape[static_cast<size_t>(dim)];
-    if (n == 0) return makeError("quantile() input tensor must be non-empty");
-    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    auto qa = quantileArgs(*b, "quantile");
+    if (!qa.ok()) return qa.error();
+    auto a = alongDim(c, *b, b->p[2]);
+    if (!a.ok()) return a.error();
+    if (a->n == 0) return makeError("quantile() input tensor must be non-empty");
+    auto sorted = c.emit("aten.sort.default", {a->x, I(a->dim)});
     if (!sorted.ok()) return sorted;
     auto vals = c.emitItem(*sorted, 0);
     if (!vals.ok()) return vals;
-    const double pos = *q * double(n - 1);
+    const double pos = qa->q * double(a->n - 1);
     const int64_t lo = static_cast<int64_t>(std::floor(pos)), hi = static_cast<int64_t>(std::ceil(pos));
-    auto at = [&](int64_t i) { return c.emit("aten.select.int", {*vals, I(dim), I(i)}); };
+    auto at = [&](int64_t i) { return c.emit("aten.select.int", {*vals, I(a->dim), I(i)}); };
     auto vlo = at(lo);
     if (!vlo.ok()) return vlo;
     auto vhi = at(hi);
     if (!vhi.ok()) return vhi;
+    const std::string& how = qa->how;
     Expected<Argument> r = *vlo;
     if (how == "higher") r = *vhi;
     else if (how == "linear") r = c.emit("aten.lerp.Scalar", {*vlo, *vhi, Argument::ofFloat(pos - double(lo))});
     else if (how == "midpoint") r = c.emit("aten.lerp.Scalar", {*vlo, *vhi, Argument::ofFloat(0.5)});
     else if (how == "nearest") r = std::nearbyint(pos) == double(lo) ? *vlo : *vhi;  // half to even, as torch.round
     if (!r.ok()) return r;
-    auto last = at(n - 1);
+    auto last = at(a->n - 1);
     if (!last.ok()) return last;
     auto nan = c.emit("aten.isnan.default", {*last});
     if (!nan.ok()) return nan;
     auto out = c.emit("aten.where.self", {*nan, *last, *r});
-    if (!out.ok() || !*keep) return out;
-    if (!flat) return c.emit("aten.unsqueeze.default", {*out, I(dim)});
-    Args ones(static_cast<size_t>(b->m.dim()), I(1));
-    return c.emit("aten.reshape.default", {*out, Argument::ofList(std::move(ones))});
+    if (!out.ok()) return out;
+    return keptDim(c, *a, qa->keep, b->m.dim(), *out);
 }
 
 /// nanquantile(x, q, dim=None, keepdim=False, interpolation='linear') for a number q: quantile
@@ -814,48 +851,19 @@ Expected<Argument> quantile(LowerCtx& c, const TorchCall& call) {
 Expected<Argument> nanquantile(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input", "q", "dim", "keepdim", "interpolation"});
     if (!b.ok()) return b.error();
-    if (!isFloating(b->m.dtype)) return makeError("quantile() input tensor must be either float or double dtype");
-    const auto q = numberOf(b->p[1]);
-    if (!q || *q < 0 || *q > 1) return makeError("nanquantile supports a number q in [0, 1] (a tensor q is not supported)");
-    const auto keep = boolOf(b->p[3], false);
-    if (!keep) return makeError("keepdim must be a bool");
-    std::string how = "linear";
-    if (given(b->p[4])) {
-        if (b->p[4]->kind != Argument::Kind::String) return makeError("interpolation must be a string");
-        how = b->p[4]->s;
-    }
-    if (how != "linear" && how != "lower" && how != "higher" && how != "midpoint" && how != "nearest")
-        return makeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest");
-    Argument x = b->x;
-    int64_t dim = 0;
-    const bool flat = !given(b->p[2]);
-    if (flat || b->m.dim() == 0) {
-        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
-        if (!r.ok()) return r;
-        x = *r;
-    }
-    if (!flat) {
-        auto d = intOf(b->p[2]);
-        if (!d) return makeError("dim must be an int");
-        const int64_t nd = std::max<int64_t>(b->m.dim(), 1);
-        dim = *d < 0 ? *d + nd : *d;
-        if (dim < 0 || dim >= nd) return makeError("dim out of range");
-    }
-    const Argument dt = Argument::ofDType(b->m.dtype);
-    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    auto qa = quantileArgs(*b, "nanquantile");
+    if (!qa.ok()) return qa.error();
+    auto a = alongDim(c, *b, b->p[2]);
+    if (!a.ok()) return a.error();
+    auto sorted = c.emit("aten.sort.default", {a->x, I(a->dim)});
     if (!sorted.ok()) return sorted;
     auto vals = c.emitItem(*sorted, 0);
     if (!vals.ok()) return vals;
-    auto nan = c.emit("aten.isnan.default", {x});
-    if (!nan.ok()) return nan;
-    auto kept = c.emit("aten.logical_not.default", {*nan});
-    if (!kept.ok()) return kept;
-    auto cnt = c.emit("aten.sum.dim_IntList", {*kept, Argument::ofList({I(dim)}), Argument::ofBool(true)},
-                      {{"dtype", dt}});
+    auto cnt = nonNanCount(c, *a, b->m.dtype);
     if (!cnt.ok()) return cnt;
     auto less = c.emit("aten.sub.Tensor", {*cnt, I(1)});
     if (!less.ok()) return less;
-    auto pos = c.emit("aten.mul.Tensor", {*less, Argument::ofFloat(*q)});
+    auto pos = c.emit("aten.mul.Tensor", {*less, Argument::ofFloat(qa->q)});
     if (!pos.ok()) return pos;
     auto index = [&](const char* round) -> Expected<Argument> {
         auto r = c.emit(round, {*pos});
@@ -866,8 +874,9 @@ Expected<Argument> nanquantile(LowerCtx& c, const TorchCall& call) {
     };
     auto gatherAt = [&](const Expected<Argument>& idx) -> Expected<Argument> {
         if (!idx.ok()) return idx;
-        return c.emit("aten.gather.default", {*vals, I(dim), *idx});
+        return c.emit("aten.gather.default", {*vals, I(a->dim), *idx});
     };
+    const std::string& how = qa->how;
     Expected<Argument> r = Argument::none();
     if (how == "nearest") {
         r = gatherAt(index("aten.round.default"));
@@ -888,11 +897,9 @@ Expected<Argument> nanquantile(LowerCtx& c, const TorchCall& call) {
         }
     }
     if (!r.ok()) return r;
-    if (flat && *keep) {
-        Args ones(static_cast<size_t>(b->m.dim()), I(1));
-        return c.emit("aten.reshape.default", {*r, Argument::ofList(std::move(ones))});
-    }
-    if (flat || !*keep) return c.emit("aten.squeeze.dim", {*r, I(dim)});
+    // The gathers kept the reduced dim: keepdim keeps it, else it goes.
+    if (a->flat && qa->keep) return keptDim(c, *a, true, b->m.dim(), *r);
+    if (a->flat || !qa->keep) return c.emit("aten.squeeze.dim", {*r, I(a->dim)});
     return r;
 }
 
@@ -902,34 +909,20 @@ Expected<Argument> nanquantile(LowerCtx& c, const TorchCall& call) {
 Expected<Argument> median(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input", "dim", "keepdim"});
     if (!b.ok()) return b.error();
-    const bool flat = !given(b->p[1]);
     const auto keep = boolOf(b->p[2], false);
     if (!keep) return makeError("keepdim must be a bool");
-    Argument x = b->x;
-    int64_t dim = 0;
-    if (flat) {
-        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
-        if (!r.ok()) return r;
-        x = *r;
-    } else {
-        auto d = intOf(b->p[1]);
-        if (!d) return makeError("dim must be an int");
-        dim = *d < 0 ? *d + b->m.dim() : *d;
-        if (dim < 0 || dim >= std::max<int64_t>(b->m.dim(), 1)) return makeError("dim out of range");
-    }
-    auto xm = c.tensorMeta(x);
-    if (!xm) return makeError("median needs a tensor");
-    const int64_t n = xm->dim() == 0 ? 1 : xm->shape[static_cast<size_t>(dim)];
-    if (n == 0) return makeError("median() input tensor must be non-empty");
-    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    auto a = alongDim(c, *b, b->p[1]);
+    if (!a.ok()) return a.error();
+    if (a->n == 0) return makeError("median() input tensor must be non-empty");
+    auto sorted = c.emit("aten.sort.default", {a->x, I(a->dim)});
     if (!sorted.ok()) return sorted;
     Args pick;
     for (size_t item = 0; item < 2; ++item) {
         auto t = c.emitItem(*sorted, item);
         if (!t.ok()) return t;
-        auto mid = c.emit("aten.select.int", {*t, I(dim), I((n - 1) / 2)});
+        auto mid = c.emit("aten.select.int", {*t, I(a->dim), I((a->n - 1) / 2)});
         if (!mid.ok()) return mid;
-        auto last = c.emit("aten.select.int", {*t, I(dim), I(n - 1)});
+        auto last = c.emit("aten.select.int", {*t, I(a->dim), I(a->n - 1)});
         if (!last.ok()) return last;
         pick.push_back(*mid);
         pick.push_back(*last);
@@ -940,13 +933,11 @@ Expected<Argument> median(LowerCtx& c, const TorchCall& call) {
     for (size_t item = 0; item < 2; ++item) {
         auto r = c.emit("aten.where.self", {*nan, pick[item * 2 + 1], pick[item * 2]});
         if (!r.ok()) return r;
-        if (*keep && !flat) {
-            r = c.emit("aten.unsqueeze.default", {*r, I(dim)});
-            if (!r.ok()) return r;
-        }
+        if (!a->flat) r = keptDim(c, *a, *keep, b->m.dim(), *r);
+        if (!r.ok()) return r;
         out.push_back(*r);
     }
-    if (flat) return out[0];
+    if (a->flat) return out[0];
     return Argument::ofList(std::move(out), true);
 }
 
@@ -956,31 +947,13 @@ Expected<Argument> median(LowerCtx& c, const TorchCall& call) {
 Expected<Argument> nanmedian(LowerCtx& c, const TorchCall& call) {
     auto b = bindInput(c, call, {"input", "dim", "keepdim"});
     if (!b.ok()) return b.error();
-    const bool flat = !given(b->p[1]);
     const auto keep = boolOf(b->p[2], false);
     if (!keep) return makeError("keepdim must be a bool");
-    Argument x = b->x;
-    int64_t dim = 0;
-    if (flat || b->m.dim() == 0) {
-        auto r = c.emit("aten.reshape.default", {x, Argument::ofList({I(-1)})});
-        if (!r.ok()) return r;
-        x = *r;
-    }
-    if (!flat) {
-        auto d = intOf(b->p[1]);
-        if (!d) return makeError("dim must be an int");
-        const int64_t nd = std::max<int64_t>(b->m.dim(), 1);
-        dim = *d < 0 ? *d + nd : *d;
-        if (dim < 0 || dim >= nd) return makeError("dim out of range");
-    }
-    auto sorted = c.emit("aten.sort.default", {x, I(dim)});
+    auto a = alongDim(c, *b, b->p[1]);
+    if (!a.ok()) return a.error();
+    auto sorted = c.emit("aten.sort.default", {a->x, I(a->dim)});
     if (!sorted.ok()) return sorted;
-    auto nan = c.emit("aten.isnan.default", {x});
-    if (!nan.ok()) return nan;
-    auto kept = c.emit("aten.logical_not.default", {*nan});
-    if (!kept.ok()) return kept;
-    auto cnt = c.emit("aten.sum.dim_IntList", {*kept, Argument::ofList({I(dim)}), Argument::ofBool(true)},
-                      {{"dtype", Argument::ofDType(DType::Int64)}});
+    auto cnt = nonNanCount(c, *a, DType::Int64);
     if (!cnt.ok()) return cnt;
     auto less = c.emit("aten.sub.Tensor", {*cnt, I(1)});
     if (!less.ok()) return less;
@@ -992,15 +965,15 @@ Expected<Argument> nanmedian(LowerCtx& c, const TorchCall& call) {
     for (size_t item = 0; item < 2; ++item) {
         auto t = c.emitItem(*sorted, item);
         if (!t.ok()) return t;
-        auto g = c.emit("aten.gather.default", {*t, I(dim), *k});
+        auto g = c.emit("aten.gather.default", {*t, I(a->dim), *k});
         if (!g.ok()) return g;
-        if (flat || !*keep) {
-            g = c.emit("aten.squeeze.dim", {*g, I(dim)});
+        if (a->flat || !*keep) {
+            g = c.emit("aten.squeeze.dim", {*g, I(a->dim)});
             if (!g.ok()) return g;
         }
         out.push_back(*g);
     }
-    if (flat) return out[0];
+    if (a->flat) return out[0];
     return Argument::ofList(std::move(out), true);
 }
 
@@ -1013,21 +986,20 @@ Expected<Argument> kthvalue(LowerCtx& c, const TorchCall& call) {
     const auto d = given(b->p[2]) ? intOf(b->p[2]) : std::optional<int64_t>(-1);
     const auto keep = boolOf(b->p[3], false);
     if (!k || !d || !keep) return makeError("k and dim must be ints, keepdim a bool");
-    const int64_t nd = std::max<int64_t>(b->m.dim(), 1);
-    const int64_t dim = *d < 0 ? *d + nd : *d;
-    if (dim < 0 || dim >= nd) return makeError("dim out of range");
-    const int64_t n = b->m.dim() == 0 ? 1 : b->m.shape[static_cast<size_t>(dim)];
-    if (*k < 1 || *k > n) return makeError("kthvalue(): selected number k out of range for dimension " + std::to_string(dim));
-    auto sorted = c.emit("aten.sort.default", {b->x, I(dim)});
+    const auto dim = wrapDim(*d, b->m.dim());
+    if (!dim) return makeError("dim out of range");
+    const int64_t n = b->m.dim() == 0 ? 1 : b->m.shape[static_cast<size_t>(*dim)];
+    if (*k < 1 || *k > n) return makeError("kthvalue(): selected number k out of range for dimension " + std::to_string(*dim));
+    auto sorted = c.emit("aten.sort.default", {b->x, I(*dim)});
     if (!sorted.ok()) return sorted;
     Args out;
     for (size_t item = 0; item < 2; ++item) {
         auto t = c.emitItem(*sorted, item);
         if (!t.ok()) return t;
-        auto r = b->m.dim() == 0 ? Expected<Argument>(*t) : c.emit("aten.select.int", {*t, I(dim), I(*k - 1)});
+        auto r = b->m.dim() == 0 ? Expected<Argument>(*t) : c.emit("aten.select.int", {*t, I(*dim), I(*k - 1)});
         if (!r.ok()) return r;
         if (*keep && b->m.dim() > 0) {
-            r = c.emit("aten.unsqueeze.default", {*r, I(dim)});
+            r = c.emit("aten.unsqueeze.default", {*r, I(*dim)});
             if (!r.ok()) return r;
         }
         out.push_back(*r);

@@ -159,6 +159,14 @@ std::optional<bool> boolOf(const Argument* a, bool def);
 bool given(const Argument* a);
 /// The argument, which must be a tensor (the error names it as `what`).
 Expected<Argument> needTensor(LowerCtx& c, const Argument* a, const char* what);
+/// A call whose first parameter is the tensor `input` (self for a method): the arguments bound
+/// by `names` (p[0] is input), input itself and its metadata.
+struct InputCall {
+    Argument x;
+    TensorMeta m;
+    std::vector<const Argument*> p;
+};
+Expected<InputCall> bindInput(LowerCtx& c, const TorchCall& call, std::initializer_list<std::string_view> names);
 /// Reduction.h's enum of a loss's reduction string (none 0, mean 1, sum 2): mean when the
 /// argument is absent; nullopt for anything else (None included, as F rejects it).
 std::optional<int64_t> reductionOf(const Argument* a);

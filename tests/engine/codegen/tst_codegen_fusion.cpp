@@ -66,6 +66,25 @@ int64_t evalAsEmitted(const Index& i, const std::vector<int64_t>& at) {
 
 int64_t pyFloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
+/// c + k0 x0 + k1 x1 with x0 < e0, x1 < e1, divided by and taken modulo d.
+struct DivCase {
+    int64_t c, k0, e0, k1, e1, d;
+};
+
+/// idiv and imod of the case, read the way the code is emitted, agree with Python's // and %
+/// at every point where the index is non-negative (idiv and imod take no other).
+void checkDivEverywhere(const DivCase& t) {
+    const Index a = iadd(iadd(iconst(t.c), imul(ivar(0, t.e0), t.k0)), imul(ivar(1, t.e1), t.k1));
+    const Index q = idiv(a, t.d), r = imod(a, t.d);
+    for (int64_t x0 = 0; x0 < t.e0; ++x0)
+        for (int64_t x1 = 0; x1 < t.e1; ++x1) {
+            const int64_t v = t.c + t.k0 * x0 + t.k1 * x1;
+            if (v < 0) continue;
+            QCOMPARE(evalAsEmitted(q, {x0, x1}), pyFloorDiv(v, t.d));
+            QCOMPARE(evalAsEmitted(r, {x0, x1}), v - pyFloorDiv(v, t.d) * t.d);
+        }
+}
+
 }  // namespace
 
 class TestCodegenFusion : public QObject {
@@ -95,20 +114,10 @@ private slots:
     /// The constant split off used to leave (24 - x0) // 25 inside an atom, which truncation reads
     /// as 0 for x0 in 25..48.
     void floorDivOfAFlippedIndex() {
-        struct Case {
-            int64_t c, k0, e0, k1, e1, d;  // c + k0 x0 + k1 x1, x0 < e0, x1 < e1
-        };
-        for (const Case& t : {Case{124, -1, 125, 0, 1, 25}, Case{124, -1, 125, 0, 1, 5}, Case{59, -10, 6, -1, 10, 20},
-                              Case{19, -1, 4, -5, 4, 3}, Case{7, 3, 4, -2, 4, 4}}) {
-            const Index a = iadd(iadd(iconst(t.c), imul(ivar(0, t.e0), t.k0)), imul(ivar(1, t.e1), t.k1));
-            const Index q = idiv(a, t.d), r = imod(a, t.d);
-            for (int64_t x0 = 0; x0 < t.e0; ++x0)
-                for (int64_t x1 = 0; x1 < t.e1; ++x1) {
-                    const int64_t v = t.c + t.k0 * x0 + t.k1 * x1;
-                    if (v < 0) continue;  // idiv and imod take non-negative indices
-                    QCOMPARE(evalAsEmitted(q, {x0, x1}), pyFloorDiv(v, t.d));
-                    QCOMPARE(evalAsEmitted(r, {x0, x1}), v - pyFloorDiv(v, t.d) * t.d);
-                }
+        for (const DivCase& t : {DivCase{124, -1, 125, 0, 1, 25}, DivCase{124, -1, 125, 0, 1, 5},
+                                 DivCase{59, -10, 6, -1, 10, 20}, DivCase{19, -1, 4, -5, 4, 3}, DivCase{7, 3, 4, -2, 4, 4}}) {
+            checkDivEverywhere(t);
+            if (QTest::currentTestFailed()) return;
         }
     }
 
@@ -131,21 +140,11 @@ private slots:
     /// The common-factor rule (g*A + B with 0 <= B < g, divided by a multiple of g) agrees with
     /// Python's // and % at every point, where it applies and where B's range stops it.
     void commonFactorDivisionAgreesEverywhere() {
-        struct Case {
-            int64_t c, k0, e0, k1, e1, d;  // c + k0 x0 + k1 x1, x0 < e0, x1 < e1
-        };
-        for (const Case& t : {Case{0, 6, 10, 1, 6, 12}, Case{2, 6, 10, 1, 4, 12}, Case{0, 6, 10, 1, 8, 12},
-                              Case{0, 1536, 40, 1, 1536, 302592}, Case{124, -6, 20, 1, 6, 12},
-                              Case{0, 4, 9, 2, 2, 24}, Case{3, 10, 7, 1, 7, 30}}) {
-            const Index a = iadd(iadd(iconst(t.c), imul(ivar(0, t.e0), t.k0)), imul(ivar(1, t.e1), t.k1));
-            const Index q = idiv(a, t.d), r = imod(a, t.d);
-            for (int64_t x0 = 0; x0 < t.e0; ++x0)
-                for (int64_t x1 = 0; x1 < t.e1; ++x1) {
-                    const int64_t v = t.c + t.k0 * x0 + t.k1 * x1;
-                    if (v < 0) continue;  // idiv and imod take non-negative indices
-                    QCOMPARE(evalAsEmitted(q, {x0, x1}), pyFloorDiv(v, t.d));
-                    QCOMPARE(evalAsEmitted(r, {x0, x1}), v - pyFloorDiv(v, t.d) * t.d);
-                }
+        for (const DivCase& t : {DivCase{0, 6, 10, 1, 6, 12}, DivCase{2, 6, 10, 1, 4, 12}, DivCase{0, 6, 10, 1, 8, 12},
+                                 DivCase{0, 1536, 40, 1, 1536, 302592}, DivCase{124, -6, 20, 1, 6, 12},
+                                 DivCase{0, 4, 9, 2, 2, 24}, DivCase{3, 10, 7, 1, 7, 30}}) {
+            checkDivEverywhere(t);
+            if (QTest::currentTestFailed()) return;
         }
         // The first case is x0 // 2: the rule applied.
         const Index a = iadd(imul(ivar(0, 10), 6), ivar(1, 6));

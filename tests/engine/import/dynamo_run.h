@@ -38,4 +38,17 @@ inline std::vector<fxray::Value> lowerAndRun(const std::string& params, const st
     return r->outputs;
 }
 
+/// Lowering the Dynamo graph (params, body as for lowerAndRun) to ATen fails with an error; the
+/// test fails instead where the text does not parse.
+inline bool loweringRefuses(const std::string& params, const std::string& body) {
+    using namespace fxray;
+    auto g =
+        readFxText("class GraphModule(torch.nn.Module):\n    def forward(self, " + params + "):\n" + body, "dynamo.py");
+    if (!g.ok()) {
+        QTest::qFail(g.error().str().c_str(), __FILE__, __LINE__);
+        return false;
+    }
+    return !lowerToAten(**g).ok();
+}
+
 }  // namespace fxtest

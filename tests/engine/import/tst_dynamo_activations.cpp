@@ -162,16 +162,11 @@ private slots:
     }
 
     void trainingDropoutsAndInplaceAreRefused() {
-        for (const char* call : {"torch.nn.functional.dropout2d(l_x_, 0.5, True)", "torch.selu(l_x_, True)"}) {
-            auto g = readFxText(std::string("class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: "
-                                            "\"f32[1, 2, 3][6, 3, 1]cpu\"):\n        l_x_ = L_x_\n"
-                                            "        y: \"f32[1, 2, 3][6, 3, 1]cpu\" = ") +
-                                    call + "\n        return (y,)\n",
-                                "dynamo.py");
-            QVERIFY(g.ok());
-            Status st = lowerToAten(**g);
-            QVERIFY2(!st.ok(), call);
-        }
+        for (const char* call : {"torch.nn.functional.dropout2d(l_x_, 0.5, True)", "torch.selu(l_x_, True)"})
+            QVERIFY2(fxtest::loweringRefuses("L_x_: \"f32[1, 2, 3][6, 3, 1]cpu\"",
+                                             "        l_x_ = L_x_\n        y: \"f32[1, 2, 3][6, 3, 1]cpu\" = " +
+                                                 std::string(call) + "\n        return (y,)\n"),
+                     call);
     }
 };
 
