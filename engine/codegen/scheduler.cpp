@@ -1,11 +1,22 @@
 #include "codegen/scheduler.h"
 
+#include "codegen/kernel_collapse.h"
+
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <sstream>
 
 namespace fxray::cg {
+
+bool ScheduleOptions::defaultCollapse() {
+    static const bool on = [] {
+        const char* v = std::getenv("FXRAY_KERNEL_COLLAPSE");
+        return !(v && std::string(v) == "0");
+    }();
+    return on;
+}
 
 std::string_view nodeGroupKindName(NodeGroup::Kind k) {
     switch (k) {
@@ -571,6 +582,7 @@ private:
             for (char& ch : name)
                 if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
             k.name = name;
+            if (m_opts.collapseDims) k = collapseDims(k);
             m_p.kernels.push_back(std::move(k));
             m_p.steps.push_back({ProgramStep::Kind::Kernel, kid});
         }

@@ -64,6 +64,10 @@ struct Program {
 struct ScheduleOptions {
     bool fuse = true;             ///< false: one kernel per realized computation
     bool inlinePointwise = true;  ///< false: realize every pointwise result
+    /// Merge adjacent dims every index walks densely (kernel_collapse.h); FXRAY_KERNEL_COLLAPSE=0
+    /// turns the default off (to compare).
+    bool collapseDims = defaultCollapse();
+    static bool defaultCollapse();
 };
 
 /// Realizes, fuses and orders the lowered graph.

@@ -3,11 +3,16 @@
 #include "test_util.h"
 
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/kernel_collapse.h"
 #include "codegen/kernel_ir.h"
+#include "codegen/lowering.h"
+#include "codegen/scheduler.h"
 #include "exec/shape_inference.h"
 #include "import/fx_text_reader.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace fxray;
 using namespace fxray::cg;
@@ -85,6 +90,60 @@ void checkDivEverywhere(const DivCase& t) {
         }
 }
 
+/// Every index of `k` in statement and expression order (loads, stores, index values).
+void collectIndices(const ExprP& e, std::vector<Index>& out) {
+    if (!e) return;
+    if (e->index) out.push_back(e->index);
+    for (const auto& a : e->args) collectIndices(a, out);
+}
+std::vector<Index> kernelIndices(const Kernel& k) {
+    std::vector<Index> out;
+    for (const auto& ph : k.phases)
+        for (const auto& st : ph.stmts) {
+            if (st.kind == Stmt::Kind::Store) out.push_back(st.index);
+            collectIndices(st.value, out);
+        }
+    return out;
+}
+
+/// collapseDims(k) reads and writes the same elements as k at every point of k's space: each
+/// original point maps to the merged one (row-major within each merged group of dims) and every
+/// index gives the same value there.
+void checkCollapsedEverywhere(const Kernel& k, const Kernel& c) {
+    std::vector<size_t> groupOf;
+    int64_t acc = 1;
+    size_t j = 0;
+    for (size_t d = 0; d < k.sizes.size(); ++d) {
+        QVERIFY(j < c.sizes.size());
+        groupOf.push_back(j);
+        acc *= k.sizes[d];
+        if (acc == c.sizes[j]) {
+            QCOMPARE(bool(c.reduced[j]), bool(k.reduced[d]));
+            ++j;
+            acc = 1;
+        }
+    }
+    QCOMPARE(j, c.sizes.size());
+    const auto ki = kernelIndices(k), ci = kernelIndices(c);
+    QCOMPARE(ki.size(), ci.size());
+    int64_t total = 1;
+    for (int64_t s : k.sizes) total *= s;
+    std::vector<int64_t> at(k.sizes.size()), merged(c.sizes.size());
+    for (int64_t p = 0; p < total; ++p) {
+        int64_t rest = p;
+        for (size_t d = k.sizes.size(); d-- > 0;) {
+            at[d] = rest % k.sizes[d];
+            rest /= k.sizes[d];
+        }
+        std::fill(merged.begin(), merged.end(), 0);
+        for (size_t d = 0; d < k.sizes.size(); ++d) merged[groupOf[d]] = merged[groupOf[d]] * k.sizes[d] + at[d];
+        for (size_t i = 0; i < ki.size(); ++i)
+            if (evalAsEmitted(ki[i], at) != evalAsEmitted(ci[i], merged)) {
+                QFAIL(qPrintable(QString::fromStdString(k.name + ": " + indexStr(ki[i]) + " vs " + indexStr(ci[i]))));
+            }
+    }
+}
+
 }  // namespace
 
 class TestCodegenFusion : public QObject {
@@ -150,6 +209,62 @@ private slots:
         const Index a = iadd(imul(ivar(0, 10), 6), ivar(1, 6));
         QCOMPARE(indexStr(idiv(a, 12)), std::string("(x0)//2"));
         QCOMPARE(indexStr(imod(a, 12)), std::string("x1 + 6*(x0)%2"));
+    }
+
+    /// Neighbouring dims that every index walks densely merge (a sum over [4, 5] rows of a
+    /// contiguous tensor plus a bias becomes [20r, 6]); a permuted operand keeps its dims; a view
+    /// split by division merges back. Every index agrees with the uncollapsed kernel everywhere.
+    void collapsedDimsKeepEveryIndex() {
+        auto g = parse("        add: \"f32[4, 5, 6][30, 6, 1]cpu\" = torch.ops.aten.add.Tensor(x, b)\n"
+                       "        sum_1: \"f32[6][1]cpu\" = torch.ops.aten.sum.dim_IntList(add, [0, 1])\n"
+                       "        permute: \"f32[4, 5, 6][6, 24, 1]cpu\" = torch.ops.aten.permute.default(z, [1, 0, 2])\n"
+                       "        mul: \"f32[4, 5, 6][30, 6, 1]cpu\" = torch.ops.aten.mul.Tensor(x, permute)\n"
+                       "        view: \"f32[20, 6][6, 1]cpu\" = torch.ops.aten.view.default(x, [20, 6])\n"
+                       "        amax: \"f32[20][1]cpu\" = torch.ops.aten.amax.default(view, [1])\n"
+                       "        exp: \"f32[4, 5, 6][30, 6, 1]cpu\" = torch.ops.aten.exp.default(x)\n"
+                       "        view_1: \"f32[2, 60][60, 1]cpu\" = torch.ops.aten.view.default(exp, [2, 60])\n"
+                       "        sum_2: \"f32[2][1]cpu\" = torch.ops.aten.sum.dim_IntList(view_1, [1])\n"
+                       "        return (sum_1, mul, amax, sum_2)\n",
+                       "x: \"f32[4, 5, 6][30, 6, 1]cpu\", b: \"f32[6][1]cpu\", z: \"f32[5, 4, 6][24, 6, 1]cpu\"");
+        QVERIFY(g);
+        std::vector<Value> in = {fxtest::tv({4, 5, 6}, std::vector<double>(120, 0.5)),
+                                 fxtest::tv({6}, std::vector<double>(6, 1.0)),
+                                 fxtest::tv({5, 4, 6}, std::vector<double>(120, 2.0))};
+        auto lg = lowerGraph(*g, in);
+        QVERIFY2(lg.ok(), lg.ok() ? "" : lg.error().str().c_str());
+        ScheduleOptions so;
+        so.fuse = false;
+        so.collapseDims = false;
+        auto prog = schedule(std::move(lg).value(), so);
+        QVERIFY(prog.ok());
+        std::map<std::string, std::vector<int64_t>> sizesOf;
+        for (const auto& k : prog->kernels) {
+            const Kernel c = collapseDims(k);
+            checkCollapsedEverywhere(k, c);
+            if (QTest::currentTestFailed()) return;
+            for (const auto& n : k.nodes) sizesOf[n] = c.sizes;
+        }
+        QCOMPARE(sizesOf["sum_1"], (std::vector<int64_t>{20, 6}));
+        QCOMPARE(sizesOf["mul"], (std::vector<int64_t>{4, 5, 6}));
+        QCOMPARE(sizesOf["amax"], (std::vector<int64_t>{20, 6}));
+        QCOMPARE(sizesOf["sum_2"], (std::vector<int64_t>{2, 60}));
+        // And the scheduler's default applies it.
+        auto lg2 = lowerGraph(*g, in);
+        QVERIFY(lg2.ok());
+        ScheduleOptions so2;
+        so2.fuse = false;
+        so2.collapseDims = true;
+        auto prog2 = schedule(std::move(lg2).value(), so2);
+        QVERIFY(prog2.ok());
+        for (const auto& k : prog2->kernels)
+            if (std::find(k.nodes.begin(), k.nodes.end(), "sum_1") != k.nodes.end())
+                QCOMPARE(k.sizes, (std::vector<int64_t>{20, 6}));
+        auto c = compileAndRun(*g, in);
+        QVERIFY(c.cg);
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), std::vector<double>(6, 30.0), 1e-5);
+        FX_COMPARE_VEC(fxtest::values(c.outs[1]), std::vector<double>(120, 1.0), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(c.outs[2]), std::vector<double>(20, 0.5), 1e-6);
+        FX_COMPARE_VEC(fxtest::values(c.outs[3]), std::vector<double>(2, 60 * std::exp(0.5)), 1e-4);
     }
 
     void pointwiseChainIsOneKernel() {
