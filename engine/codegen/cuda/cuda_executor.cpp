@@ -428,7 +428,8 @@ Status Executor::execute(uint64_t seed, const RunOptions& ro, RunStats& S) {
             const int64_t cap = sms * (plan.mode == LaunchPlan::Mode::BlockReduce ? 8 : 32);
             const int64_t blocks = std::max<int64_t>(1, std::min((plan.work + perBlock - 1) / perBlock, cap));
             CUresult r =
-                rt.cu.cuLaunchKernel(fns[static_cast<size_t>(st.index)], static_cast<unsigned>(blocks), 1, 1,
+                rt.cu.cuLaunchKernel(fns[static_cast<size_t>(st.index)], static_cast<unsigned>(blocks),
+                                     static_cast<unsigned>(std::max(1, plan.split)), 1,
                                      static_cast<unsigned>(plan.threads), 1, 1, 0, nullptr, m_params.data(), nullptr);
             if (r != 0 || ro.syncEachStep) {
                 // Strings only off the fast path: a launch costs a few microseconds.

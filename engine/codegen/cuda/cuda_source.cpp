@@ -1,5 +1,6 @@
 #include "codegen/cuda/cuda_source.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -161,9 +162,11 @@ public:
         } else if (columnReduction(outer, inner)) {
             plan.mode = LaunchPlan::Mode::ColumnReduce;
             plan.work = outer;
-            plan.rowsPerBlock = inner >= 1024 ? 32 : inner >= 512 ? 16 : 8;
+            splitRows(outer, inner);
+            plan.rowsPerBlock = m_colRows;
             plan.threads = 32 * plan.rowsPerBlock;
             plan.columns = m_colWidth;
+            plan.split = static_cast<int>(m_split);
         } else if (inner <= kWarpReduceMax) {
             plan.mode = LaunchPlan::Mode::WarpReduce;
             plan.work = outer;
@@ -200,7 +203,15 @@ public:
                 // t / W + k * threads / W). Threads past the end compute the last point again
                 // (never stored) so that every thread reaches the block's barriers.
                 const std::string w = std::to_string(m_colWidth);
+                if (m_split > 1) emitSplitGlobals(outer);
                 body << "    const int lane = threadIdx.x % " << w << ", wy = threadIdx.x / " << w << ";\n";
+                if (m_split > 1) {
+                    // This block's rows: part blockIdx.y of m_split, each a whole number of steps.
+                    body << "    __shared__ int fx_last;\n";
+                    body << "    const i64 rs = (i64)blockIdx.y * " << i64lit(m_chunk) << ", re = rs + "
+                         << i64lit(m_chunk) << " < " << i64lit(inner) << " ? rs + " << i64lit(m_chunk) << " : "
+                         << i64lit(inner) << ";\n";
+                }
                 body << "    for (i64 ob = (i64)blockIdx.x * " << w << "; ob < " << i64lit(outer)
                      << "; ob += (i64)gridDim.x * " << w << ") {\n";
                 body << "        const bool live = ob + lane < " << i64lit(outer) << ";\n";
@@ -238,9 +249,12 @@ public:
                 // backward: 24 and 78 rows). An empty asm on the row hides its range from that
                 // optimisation; short loops lose nothing by it.
                 const int64_t step = m_col ? 32 * m_colRows / m_colWidth : 32;
-                const bool opaqueRow = !m_block && step > 0 && inner % step != 0 && inner / step < 64;
+                const bool opaqueRow =
+                    !m_block && m_split == 1 && step > 0 && inner % step != 0 && inner / step < 64;
                 const std::string rv = opaqueRow ? "r0" : "r";
-                if (m_col)
+                if (m_col && m_split > 1)
+                    line("for (i64 r = rs + wy; r < re; r += " + std::to_string(step) + "LL) {");
+                else if (m_col)
                     line("for (i64 " + rv + " = wy; " + rv + " < " + i64lit(inner) + "; " + rv +
                          " += " + std::to_string(step) + "LL) {");
                 else
@@ -266,6 +280,7 @@ public:
                     else
                         line(acc + " = fx_warp_all(" + acc + ", " + fn + "());");
                 }
+                if (m_col && m_split > 1) emitSplitCombine(reduced, outer);
             }
             body << "    }\n}\n";
         }
@@ -342,6 +357,85 @@ private:
                     visitLoads(st.value, [&](const Expr& e) { coalesced = coalesced || unitStride(e.index, var); });
         if (coalesced) m_colRows = inner >= 1024 ? 32 : inner >= 512 ? 16 : 8;
         return coalesced;
+    }
+
+    /// Split rows (as Inductor's split reductions do): with few column tiles (384 columns are 48
+    /// blocks of 8 on a 132-SM GPU) the rows are cut into m_split parts, one block per tile and
+    /// part, 8 warps each. Each block leaves its partial result in a module-global workspace; the
+    /// last block of a tile to finish (a counter per tile) combines the parts in part order, so
+    /// the result does not depend on which block finished last, and runs the phases after the
+    /// reduction. Only for one row loop followed by per-column phases: a second row loop would
+    /// need the combined value in every part. FXRAY_CUDA_COLREDUCE=nosplit turns it off.
+    void splitRows(int64_t outer, int64_t inner) {
+        const char* env = std::getenv("FXRAY_CUDA_COLREDUCE");  // read each time: tests switch it
+        const bool off = env && std::string(env) == "nosplit";
+        m_split = 1;
+        const int64_t tiles = (outer + m_colWidth - 1) / m_colWidth;
+        int innerPhases = 0;
+        bool afterInner = false, perColumnBefore = false;
+        for (const auto& ph : K.phases) {
+            if (ph.inner) {
+                ++innerPhases;
+                afterInner = true;
+            } else if (!afterInner) {
+                perColumnBefore = true;
+            }
+        }
+        // ~1024 blocks of 256 threads fill an H100/H200 (132 SMs, 2048 threads each); a part
+        // keeps at least 4 steps of rows so that the combine stays a small share.
+        constexpr int64_t kTargetBlocks = 1024;
+        const int64_t step = 256 / m_colWidth;
+        if (off || innerPhases != 1 || perColumnBefore || tiles >= 256 || inner < 8 * step) return;
+        const int64_t want = std::min((kTargetBlocks + tiles - 1) / tiles, inner / (4 * step));
+        if (want < 2) return;
+        int64_t chunk = (inner + want - 1) / want;
+        chunk = (chunk + step - 1) / step * step;
+        m_chunk = chunk;
+        m_split = (inner + chunk - 1) / chunk;
+        m_colRows = 8;
+        if (m_split < 2) m_split = 1;
+    }
+
+    std::string splitName(const std::string& what, size_t a) const {
+        return m_name + "_" + what + std::to_string(a);
+    }
+
+    /// The workspace (one partial per part and column for each accumulator) and the per-tile
+    /// counters, zero at module load; the last block puts its counter back to zero.
+    void emitSplitGlobals(int64_t outer) {
+        std::ostringstream g;
+        const int64_t tiles = (outer + m_colWidth - 1) / m_colWidth;
+        for (size_t a = 0; a < K.accTypes.size(); ++a)
+            g << "__device__ " << ctype(K.accTypes[a]) << " " << splitName("ws", a) << "["
+              << m_split * outer << "];\n";
+        g << "__device__ unsigned " << m_name << "_cnt[" << tiles << "];\n";
+        std::string head = body.str();
+        body.str("");
+        body << g.str() << head;
+    }
+
+    void emitSplitCombine(const std::vector<int>& reduced, int64_t outer) {
+        const std::string w = std::to_string(m_colWidth);
+        for (int a : reduced)
+            line("if (wy == 0 && live) " + splitName("ws", static_cast<size_t>(a)) + "[(i64)blockIdx.y * " +
+                 i64lit(outer) + " + o] = acc" + std::to_string(a) + ";");
+        // The classic threadfence reduction: publish the partials, then count the part in.
+        line("__threadfence();");
+        line("__syncthreads();");
+        line("if (threadIdx.x == 0) fx_last = atomicAdd(&" + m_name + "_cnt[ob / " + w + "], 1u) == " +
+             std::to_string(m_split - 1) + "u;");
+        line("__syncthreads();");
+        line("if (!fx_last) continue;");
+        line("__threadfence();");
+        for (int a : reduced) {
+            const std::string acc = "acc" + std::to_string(a);
+            const DType t = K.accTypes[static_cast<size_t>(a)];
+            const std::string ws = "((volatile " + std::string(ctype(t)) + "*)" + splitName("ws", static_cast<size_t>(a)) + ")";
+            line(acc + " = " + ws + "[o];");
+            line("for (int s = 1; s < " + std::to_string(m_split) + "; ++s) " + acc + " = " +
+                 combine(K.accOps[static_cast<size_t>(a)], acc, ws + "[(i64)s * " + i64lit(outer) + " + o]", t) + ";");
+        }
+        line("if (threadIdx.x == 0) " + m_name + "_cnt[ob / " + w + "] = 0u;");
     }
 
     /// index has the loop variable `var` with coefficient 1 (neighbouring points, neighbouring elements).
@@ -738,6 +832,8 @@ private:
     bool m_reduction = false, m_block = false, m_col = false;
     int m_colRows = 32;   ///< column reductions: warps per block
     int m_colWidth = 32;  ///< column reductions: columns per block
+    int64_t m_split = 1;  ///< column reductions: parts the rows are cut into (splitRows)
+    int64_t m_chunk = 0;  ///< column reductions: rows per part
     int m_vecVar = -1;    ///< float4 kernels: the innermost loop variable
     int m_lane = -1;      ///< float4 kernels: the lane being emitted (-1 outside the lanes)
     bool m_quad = false;

@@ -20,6 +20,8 @@
 ///   threads splitting the rows, so every warp load is whole 32-byte sectors; a shared-memory
 ///   combine at the end. A block per column reads it down with a stride (one sector per element):
 ///   435-720 GB/s on [2048..8192, 4096] on an H200, where eager's column sums reach ~2 TB/s.
+///   With fewer than 256 tiles the rows are also cut into parts (grid y), each block leaving a
+///   partial per column and the tile's last block combining them in part order (splitRows).
 /// fp16/bf16 are loaded as float and rounded on store with bit conversions (no CUDA headers, so
 /// NVRTC needs no include path).
 #include "codegen/kernel_ir.h"
@@ -45,6 +47,7 @@ struct LaunchPlan {
     int rowsPerBlock = 1;  ///< WarpReduce, ColumnReduce: warps per block
     int vector = 1;        ///< Pointwise: points per thread (4: float4 accesses, work = points / 4)
     int columns = 32;      ///< ColumnReduce: outer points per block
+    int split = 1;         ///< ColumnReduce: parts the rows are cut into (the grid's y)
 };
 
 struct CudaSource {

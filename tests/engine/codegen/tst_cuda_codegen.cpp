@@ -97,6 +97,20 @@ private slots:
         QVERIFY(byNode["sum_2"] != cg::cuda::LaunchPlan::Mode::ColumnReduce);
         QVERIFY(byNode["sum_3"] != cg::cuda::LaunchPlan::Mode::ColumnReduce);
         QVERIFY(cs->source.find("fx_col_all") != std::string::npos);
+        // Both column sums have fewer than 256 tiles (128 of 32 columns, 48 of 8): their rows are
+        // cut into parts (grid y), 8 warps per block, combined by each tile's last block; the
+        // [16, 197] rows of sum_4 are one dim of 3152 (kernel_collapse.h), so no row division.
+        for (size_t i = 0; i < prog->kernels.size(); ++i) {
+            const auto& p = cs->plans[i];
+            if (p.mode != cg::cuda::LaunchPlan::Mode::ColumnReduce) {
+                QCOMPARE(p.split, 1);
+                continue;
+            }
+            QVERIFY2(p.split >= 8, std::to_string(p.split).c_str());
+            QCOMPARE(p.threads, 256);
+            QVERIFY(cs->kernelSources[i].find("atomicAdd(&" + p.name + "_cnt") != std::string::npos);
+            QVERIFY(cs->kernelSources[i].find(" / 197LL") == std::string::npos);
+        }
         const auto& rt = cg::cuda::runtime();
         if (!rt.haveNvrtc) QSKIP(qPrintable(QString::fromStdString("NVRTC cannot be loaded: " + rt.whyNoNvrtc)));
         auto out = cg::cuda::nvrtcCompile(cs->source, "colsum", "compute_80");
