@@ -76,15 +76,23 @@ Index make(int64_t c, std::vector<std::pair<int64_t, IndexAtom>> terms) {
     // k*m*floor(X/m) + k*(X mod m) = k*X (truncating / and % satisfy it too): a view of a dense
     // tensor split a flat index into a dim's quotient and remainder and put them back together;
     // without this every element of such a kernel paid a 64-bit division and a remainder.
+    // X may itself be floor(Y/d), whose floor(X/m) idiv keeps as floor(Y/(d*m)): a dim split in
+    // three ([1152] as [3, 6, 64]) puts back 384*(x//384) + 64*((x//64) % 6) + x % 64.
+    auto sameQuotient = [](const IndexAtom& div, const IndexAtom& mod) {
+        if (mod.divisor == div.divisor && sameIndex(mod.arg, div.arg)) return true;
+        const Index& x = mod.arg;
+        if (x->c != 0 || x->terms.size() != 1 || x->terms[0].first != 1) return false;
+        const IndexAtom& inner = x->terms[0].second;
+        return inner.kind == IndexAtom::Kind::FloorDiv && div.divisor == inner.divisor * mod.divisor &&
+               sameIndex(inner.arg, div.arg);
+    };
     for (size_t i = 0; i < out.size(); ++i) {
         const auto& [kd, div] = out[i];
         if (div.kind != IndexAtom::Kind::FloorDiv) continue;
         for (size_t j = 0; j < out.size(); ++j) {
             const auto& [km, mod] = out[j];
-            if (mod.kind != IndexAtom::Kind::Mod || mod.divisor != div.divisor || kd != km * div.divisor ||
-                !sameIndex(mod.arg, div.arg))
-                continue;
-            const Index x = div.arg;
+            if (mod.kind != IndexAtom::Kind::Mod || kd != km * mod.divisor || !sameQuotient(div, mod)) continue;
+            const Index x = mod.arg;
             const int64_t k = km;
             std::vector<std::pair<int64_t, IndexAtom>> rest;
             for (size_t t = 0; t < out.size(); ++t)

@@ -192,6 +192,13 @@ private slots:
         // floor(X/m)*m*k + (X mod m)*k is k*X for any X.
         const Index x = iadd(imul(ivar(0, 7), 3), ivar(1, 3));
         QCOMPARE(indexStr(iadd(imul(idiv(x, 5), 10), imul(imod(x, 5), 2))), std::string("6*x0 + 2*x1"));
+        // A dim split in three and put back: [3152, 1152] as ViT's [16, 197, 3, 6, 64] q/k/v
+        // gradient, read through dense strides, is 1152*x0 + x1 again.
+        auto co3 = reshapeCoords({ivar(0, 3152), ivar(1, 1152)}, {3152, 1152}, {16, 197, 3, 6, 64});
+        QCOMPARE(indexStr(linearIndex(co3, {226944, 1152, 384, 64, 1}, 0)), std::string("1152*x0 + x1"));
+        // ... and wherever the quotient of a quotient meets its remainder.
+        const Index y = ivar(0, 1000);
+        QCOMPARE(indexStr(iadd(imul(idiv(y, 12), 12), imul(imod(idiv(y, 4), 3), 4))), std::string("4*(x0)//4"));
         // Not for mismatched coefficients.
         QVERIFY(indexStr(iadd(imul(idiv(x, 5), 9), imul(imod(x, 5), 2))).find("//") != std::string::npos);
     }
