@@ -98,6 +98,59 @@ std::optional<LValue> constantPad(LowerCtx& c) {
     }));
 }
 
+/// cat of a few tensors: a gather from the part each point falls in, so that the parts'
+/// producers compute inside it and its consumers fuse (Llama's rotate_half, cat(-x2, x1), becomes
+/// part of the rotary kernel), as Inductor's pointwise_cat does. The generated code loads from
+/// every part at each point (each part's coordinate clamped into it) and selects one, so more
+/// than kMaxPointwiseCat parts go to the extern kernel, which copies each part once. 1-D empty
+/// parts are skipped whatever the rank (PyTorch's legacy rule, gpt2's empty KV cache).
+constexpr size_t kMaxPointwiseCat = 4;
+std::optional<LValue> catLowering(LowerCtx& c) {
+    if (!c.out().isTensor()) return std::nullopt;
+    const TensorMeta& om = c.outMeta();
+    const int64_t rank = static_cast<int64_t>(om.shape.size());
+    int64_t dim = c.args().isNone(1) ? 0 : c.args().toInt(1);
+    if (rank == 0) return std::nullopt;
+    dim = wrap(dim, rank);
+    if (dim < 0 || dim >= rank) return std::nullopt;
+    const size_t du = static_cast<size_t>(dim);
+    std::vector<int> parts;
+    std::vector<int64_t> offsets, sizes;
+    int64_t at = 0;
+    for (int p : c.inList(0)) {
+        if (p < 0) return std::nullopt;
+        const TensorMeta& m = c.meta(p);
+        if (m.shape.size() == 1 && m.numel() == 0 && rank != 1) continue;
+        if (static_cast<int64_t>(m.shape.size()) != rank) return std::nullopt;
+        for (size_t d = 0; d < m.shape.size(); ++d)
+            if (d != du && m.shape[d] != om.shape[d]) return std::nullopt;
+        if (m.shape[du] == 0) continue;
+        parts.push_back(p);
+        offsets.push_back(at);
+        sizes.push_back(m.shape[du]);
+        at += m.shape[du];
+    }
+    if (parts.empty() || parts.size() > kMaxPointwiseCat || at != om.shape[du]) return std::nullopt;
+    const DType ct = computeType(om.dtype);
+    return tensorValue(c.pointwise(om, parts, [=](Loader& L, const std::vector<Index>& co) {
+        auto partAt = [&](size_t k) {
+            std::vector<Index> pc = co;
+            Index local = iadd(co[du], iconst(-offsets[k]));
+            auto [lo, hi] = indexBounds(local);
+            if (lo < 0 || hi >= sizes[k]) {
+                ExprP e = ebinary(Op::Max, eindex(local), econst(0, DType::Int64));
+                local = ivalue(ebinary(Op::Min, e, econst(double(sizes[k] - 1), DType::Int64)));
+            }
+            pc[du] = local;
+            return eto(L.load(parts[k], pc), ct);
+        };
+        ExprP v = partAt(parts.size() - 1);
+        for (size_t k = parts.size() - 1; k-- > 0;)
+            v = ewhere(ebinary(Op::Lt, eindex(co[du]), econst(double(offsets[k + 1]), DType::Int64)), partAt(k), v);
+        return v;
+    }));
+}
+
 /// Advanced indexing (index.Tensor / _unsafe_index.Tensor) with adjacent index tensors: the
 /// indexed dims are replaced by the indices' broadcast shape. _unsafe_masked_index(self, mask,
 /// indices, fill) reads the same way (indices clamped, as Inductor's decomposition does) and
@@ -482,6 +535,7 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     t["aten.stack.default"] = stack;
     t["aten.select_backward.default"] = selectBackward;
     t["aten.constant_pad_nd.default"] = constantPad;
+    t["aten.cat.default"] = catLowering;
     t["aten.index.Tensor"] = t["aten._unsafe_index.Tensor"] = [](LowerCtx& c) { return advancedIndex(c); };
     t["aten._unsafe_masked_index.default"] = [](LowerCtx& c) { return advancedIndex(c, 2, true); };
     // A copy into the layout the meta function chose (the buffer is realized with outMeta).

@@ -274,6 +274,39 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(c.outs[3]), std::vector<double>(2, 60 * std::exp(0.5)), 1e-4);
     }
 
+    /// cat of a few parts is a gather (lower_views.cpp catLowering): Llama's rotate_half,
+    /// cat(-x2, x1), fuses with the slices before it and the multiply after it into one kernel;
+    /// a 1-D empty part is skipped; more than four parts stay the extern copy.
+    void catOfFewPartsFuses() {
+        auto g = parse("        slice_1: \"f32[2, 2][4, 1]cpu\" = torch.ops.aten.slice.Tensor(x, 1, 0, 2)\n"
+                       "        slice_2: \"f32[2, 2][4, 1]cpu\" = torch.ops.aten.slice.Tensor(x, 1, 2, 4)\n"
+                       "        neg: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.neg.default(slice_2)\n"
+                       "        cat: \"f32[2, 4][4, 1]cpu\" = torch.ops.aten.cat.default([neg, slice_1], -1)\n"
+                       "        mul: \"f32[2, 4][4, 1]cpu\" = torch.ops.aten.mul.Tensor(cat, 2)\n"
+                       "        cat_1: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.cat.default([e, x, mul])\n"
+                       "        cat_2: \"f32[2, 20][20, 1]cpu\" = torch.ops.aten.cat.default([x, x, x, x, x], 1)\n"
+                       "        return (mul, cat_1, cat_2)\n",
+                       "x: \"f32[2, 4][4, 1]cpu\", e: \"f32[0][1]cpu\"");
+        QVERIFY(g);
+        auto c = compileAndRun(*g, {fxtest::tv({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), fxtest::tv({0}, {})});
+        QVERIFY(c.cg);
+        FX_COMPARE_VEC(fxtest::values(c.outs[0]), (std::vector<double>{-6, -8, 2, 4, -14, -16, 10, 12}), 0);
+        FX_COMPARE_VEC(fxtest::values(c.outs[1]),
+                       (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, -6, -8, 2, 4, -14, -16, 10, 12}), 0);
+        std::vector<double> five;
+        for (int r = 0; r < 2; ++r)
+            for (int k = 0; k < 5; ++k)
+                for (int j = 0; j < 4; ++j) five.push_back(r * 4 + j + 1);
+        FX_COMPARE_VEC(fxtest::values(c.outs[2]), five, 0);
+        std::map<std::string, NodeGroup> groups;
+        for (const auto& gr : c.cg->program().groups) groups[gr.node] = gr;
+        QCOMPARE(int(groups["cat"].kind), int(NodeGroup::Kind::Kernel));
+        QCOMPARE(groups["cat"].kernel, groups["mul"].kernel);
+        QCOMPARE(groups["cat"].kernel, groups["neg"].kernel);
+        QCOMPARE(int(groups["cat_1"].kind), int(NodeGroup::Kind::Kernel));
+        QCOMPARE(int(groups["cat_2"].kind), int(NodeGroup::Kind::Extern));
+    }
+
     void pointwiseChainIsOneKernel() {
         auto g = parse("        relu: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(arg0_1)\n"
                        "        mul: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.mul.Tensor(relu, 2.0)\n"
