@@ -645,7 +645,8 @@ Status lowerGraph(Graph& g) {
             }
         }
         c.begin(n);
-        auto r = lowerNode(c, call);
+        auto cast = applyAutocast(c, call);
+        auto r = cast.ok() ? lowerNode(c, *cast) : Expected<Argument>(cast.error());
         if (!r.ok()) {
             c.rollback();
             std::string what = call.method ? "method '" + call.target + "'" : "'" + call.target + "'";

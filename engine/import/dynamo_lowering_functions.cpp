@@ -449,20 +449,6 @@ Expected<Argument> tensorLiteral(LowerCtx& c, const TorchCall& call) {
 /// Calls kept by Dynamo for their side effects on Python state; they produce no value.
 Expected<Argument> dropCall(LowerCtx&, const TorchCall&) { return Argument::none(); }
 
-/// torch.amp.autocast_mode._enter_autocast(device_type, dtype, enabled, cache_enabled): a region
-/// with autocast off (HF's rotary embeddings compute cos/sin under autocast(enabled=False)) changes
-/// nothing in a graph whose ops already carry their dtypes, so it lowers to nothing, as
-/// _exit_autocast does. An enabled region would recast its matmuls and convolutions: refused,
-/// naming it, rather than computed in the wrong precision.
-Expected<Argument> enterAutocast(LowerCtx&, const TorchCall& call) {
-    auto p = call.bind({"device_type", "dtype", "enabled", "cache_enabled"});
-    if (!p.ok()) return p.error();
-    const auto enabled = boolOf((*p)[2], true);
-    if (!enabled) return makeError("enabled must be a bool");
-    if (*enabled) return makeError("autocast regions with autocast enabled are not supported");
-    return Argument::none();
-}
-
 /// torch.Size([s23, s27, 384]): a tuple of sizes (ints and SymInt nodes), as x.size() gives.
 Expected<Argument> torchSize(LowerCtx&, const TorchCall& call) {
     if (call.args.size() > 1 || !call.kwargs.empty()) return makeError("takes one sequence of sizes");
@@ -1242,7 +1228,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"torch.nn.functional.relu6", relu6},
         {"torch._C._set_grad_enabled", dropCall},
         {"torch.amp.autocast_mode._enter_autocast", enterAutocast},
-        {"torch.amp.autocast_mode._exit_autocast", dropCall},
+        {"torch.amp.autocast_mode._exit_autocast", exitAutocast},
         {"torch._assert", dropCall},
         {"torch._assert_async", dropCall},
         {"torch._check", dropCall},

@@ -32,6 +32,13 @@ struct TorchCall {
     Expected<std::vector<const Argument*>> bind(std::initializer_list<std::string_view> params) const;
 };
 
+/// A torch.autocast region open at the node being lowered (dynamo_lowering_autocast.cpp).
+struct AutocastRegion {
+    bool enabled = false;
+    std::string device = "cuda";
+    DType dtype = DType::Float16;
+};
+
 /// The state of lowering one graph: metadata of every value so far, and the nodes emitted for
 /// the torch-level node being lowered (rolled back when its rule fails).
 class LowerCtx {
@@ -96,6 +103,8 @@ public:
 
     /// The graph's annotations name devices (so tensors' devices are known).
     bool devicesKnown() const { return m_devicesKnown; }
+    /// The autocast regions open at the current node, innermost last.
+    std::vector<AutocastRegion>& autocast() { return m_autocast; }
 
 private:
     /// Hint and probe bindings for every symbol the graph mentions.
@@ -118,11 +127,19 @@ private:
     std::vector<Node*> m_emitted;
     std::vector<std::string> m_emittedConstants;
     std::map<const Node*, Value> m_values;
+    std::vector<AutocastRegion> m_autocast;
 };
 
 /// A lowering rule: returns the argument that replaces the torch-level value (a reference to
 /// an emitted node, to an existing node for no-ops, or a folded constant).
 using Rule = Expected<Argument> (*)(LowerCtx&, const TorchCall&);
+
+/// torch.amp.autocast_mode._enter_autocast / _exit_autocast: open and close a region.
+Expected<Argument> enterAutocast(LowerCtx& c, const TorchCall& call);
+Expected<Argument> exitAutocast(LowerCtx& c, const TorchCall& call);
+/// The call with its operands cast as the innermost enabled autocast region would (the casts
+/// are emitted), or the call itself outside one or for ops autocast leaves alone.
+Expected<TorchCall> applyAutocast(LowerCtx& c, const TorchCall& call);
 
 /// Rules for call_function targets (`torch.*`, `operator.*`, `builtins.getattr`), or null.
 Rule findFunctionRule(std::string_view target);

@@ -209,6 +209,61 @@ private slots:
         FX_COMPARE_VEC(fxtest::values(out[0]), (std::vector<double>{2, 2 * std::cos(1.0), 2 * std::cos(2.0)}), 1e-6);
     }
 
+    // An enabled torch.autocast("cuda", torch.bfloat16) region casts as PyTorch's Autocast key
+    // does: linear's operands to bf16 (x's 1 + 2^-8 rounds to 1, so row 0 is 4 + b, not
+    // 4.0039 + b), softmax, sum and ** in float32, cat to its widest operand (x is float32),
+    // other ops as their operands are; a nested disabled region computes in float32 again.
+    void enabledAutocastRegionCasts() {
+        const double e = 1.0 / 256;
+        auto g = readFxText(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: \"f32[2, 3][3, 1]cuda:0\", "
+            "L_w_: \"f32[4, 3][3, 1]cuda:0\", L_b_: \"f32[4][1]cuda:0\"):\n"
+            "        x = L_x_\n        w = L_w_\n        b = L_b_\n"
+            "        _enter_autocast = torch.amp.autocast_mode._enter_autocast('cuda', torch.bfloat16, True, None)\n"
+            "        lin: \"bf16[2, 4][4, 1]cuda:0\" = torch._C._nn.linear(x, w, b)\n"
+            "        sm: \"f32[2, 4][4, 1]cuda:0\" = torch.softmax(lin, -1)\n"
+            "        p: \"f32[2, 4][4, 1]cuda:0\" = lin ** 2\n"
+            "        s: \"f32[][]cuda:0\" = lin.sum()\n"
+            "        c: \"f32[2, 7][7, 1]cuda:0\" = torch.cat([lin, x], 1)\n"
+            "        a: \"bf16[2, 4][4, 1]cuda:0\" = lin + 1\n"
+            "        _enter_autocast_1 = torch.amp.autocast_mode._enter_autocast('cuda', None, False, None)\n"
+            "        wt: \"f32[3, 4][1, 3]cuda:0\" = w.t()\n"
+            "        m: \"f32[2, 4][4, 1]cuda:0\" = torch.matmul(x, wt)\n"
+            "        _exit_autocast_1 = torch.amp.autocast_mode._exit_autocast(_enter_autocast_1)\n"
+            "        _exit_autocast = torch.amp.autocast_mode._exit_autocast(_enter_autocast)\n"
+            "        return (lin, sm, p, s, c, a, m)\n",
+            "dynamo.py");
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
+        Status lowered = lowerToAten(**g);
+        QVERIFY2(lowered.ok(), lowered.ok() ? "" : lowered.error().str().c_str());
+        resolveOps(**g);
+        RunRequest req;
+        req.inputs = {fxtest::tv({2, 3}, {1 + e, 1, 2, 0.5, 1 + e, -1}), fxtest::tv({4, 3}, std::vector<double>(12, 1.0)),
+                      fxtest::tv({4}, {0, 1, 2, 3})};
+        for (auto& v : req.inputs) v.t.meta.device = Device{"cuda", 0};
+        auto r = runAndCheck(**g, req, nullptr);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+        const auto& out = r->outputs;
+        QCOMPARE(out.size(), size_t(7));
+        using V = std::vector<double>;
+        const std::vector<DType> want = {DType::BFloat16, DType::Float32, DType::Float32, DType::Float32,
+                                         DType::Float32,  DType::BFloat16, DType::Float32};
+        for (size_t i = 0; i < want.size(); ++i) QCOMPARE(int(out[i].t.meta.dtype), int(want[i]));
+        QCOMPARE(fxtest::values(out[0]), (V{4, 5, 6, 7, 0.5, 1.5, 2.5, 3.5}));
+        V sm;
+        for (double row : {4.0, 0.5}) {
+            double z = 0;
+            for (int j = 0; j < 4; ++j) z += std::exp(row + j);
+            for (int j = 0; j < 4; ++j) sm.push_back(std::exp(row + j) / z);
+        }
+        FX_COMPARE_VEC(fxtest::values(out[1]), sm, 1e-6);
+        QCOMPARE(fxtest::values(out[2]), (V{16, 25, 36, 49, 0.25, 2.25, 6.25, 12.25}));
+        QCOMPARE(fxtest::values(out[3]), (V{30}));
+        QCOMPARE(fxtest::values(out[4]), (V{4, 5, 6, 7, 1 + e, 1, 2, 0.5, 1.5, 2.5, 3.5, 0.5, 1 + e, -1}));
+        QCOMPARE(fxtest::values(out[5]), (V{5, 6, 7, 8, 1.5, 2.5, 3.5, 4.5}));
+        FX_COMPARE_VEC(fxtest::values(out[6]), (V{4 + e, 4 + e, 4 + e, 4 + e, 0.5 + e, 0.5 + e, 0.5 + e, 0.5 + e}), 1e-6);
+    }
+
     // x.tril_() / x.triu_(1) (causal masks built in place): the clone is written, and what is
     // computed from it afterwards sees the triangle.
     void inPlaceTriangles() {

@@ -480,9 +480,12 @@ private slots:
                                      << "arguments match no overload of aten.transpose";
         QTest::newRow("missing op") << "r = torch.bincount(x)"
                                     << "no ATen op 'bincount' in fxray";
-        QTest::newRow("autocast enabled")
-            << "a = torch.amp.autocast_mode._enter_autocast('cuda', torch.bfloat16, True, None)\n        r = x + 1"
-            << "autocast regions with autocast enabled are not supported";
+        QTest::newRow("autocast on cpu")
+            << "a = torch.amp.autocast_mode._enter_autocast('cpu', torch.bfloat16, True, None)\n        r = x + 1"
+            << "autocast on 'cpu' is not supported";
+        QTest::newRow("autocast to float32")
+            << "a = torch.amp.autocast_mode._enter_autocast('cuda', torch.float32, True, None)\n        r = x + 1"
+            << "autocast dtype must be torch.float16 or torch.bfloat16";
         QTest::newRow("bad operand") << "r = x + 'a'"
                                      << "operands must be tensors or numbers";
         QTest::newRow("overflow") << "d = 9223372036854775807 + 1\n        r = x.view(d)"
