@@ -1078,7 +1078,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
 
 Rule findCompositeRule(std::string_view name) {
     auto it = table().find(name);
-    return it == table().end() ? nullptr : it->second;
+    return it == table().end() ? findCombineRule(name) : it->second;
 }
 
 }  // namespace fxray::lowering

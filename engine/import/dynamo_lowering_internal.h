@@ -155,6 +155,9 @@ Rule findActivationFunctionRule(std::string_view target);
 /// Tensor functions ATen implements as composites (argsort, isfinite, diff, new_tensor, ...),
 /// by their bare name, for both `torch.X(t, ...)` and `t.X(...)` (dynamo_lowering_composites.cpp).
 Rule findCompositeRule(std::string_view name);
+/// Splits, products and covariance composites (tensor_split, kron, block_diag, cov, ...) by bare
+/// name, as findCompositeRule (dynamo_lowering_combine.cpp), or null.
+Rule findCombineRule(std::string_view name);
 /// Rules for call_method names, or null.
 Rule findMethodRule(std::string_view method);
 /// Rules for `operator.*` and `builtins.getattr` targets, or null (dynamo_lowering_operators.cpp).
