@@ -49,6 +49,7 @@ Expected<Argument> tensorSplit(LowerCtx& c, const TorchCall& call) {
     if (b->p[1]->kind == Argument::Kind::Int) {
         const int64_t k = b->p[1]->i;
         if (k <= 0) return makeError("number of sections must be larger than 0");
+        if (k > (int64_t(1) << 16)) return makeError("too many sections for a graph (more than 65536)");
         for (int64_t i = 0; i < k; ++i) cuts.push_back(cuts.back() + n / k + (i < n % k ? 1 : 0));
     } else if (auto idx = intList(*b->p[1])) {
         for (const auto& v : idx->items) {
@@ -153,6 +154,7 @@ Expected<Argument> combinations(LowerCtx& c, const TorchCall& call) {
     const auto r = given(b->p[1]) ? intOf(b->p[1]) : std::optional<int64_t>(2);
     const auto rep = boolOf(b->p[2], false);
     if (!r || !rep || *r < 1) return makeError("r must be a positive int and with_replacement a bool");
+    if (*r > 64) return makeError("r larger than 64 is not supported");
     if (b->m.dim() != 1) return makeError("expects a one-dimensional tensor");
     const int64_t n = b->m.shape[0];
     std::vector<std::vector<double>> cols(static_cast<size_t>(*r));
@@ -197,11 +199,14 @@ Expected<Argument> sumToSize(LowerCtx& c, const TorchCall& call) {
     if (lead < 0) return makeError("size has more dims than the tensor");
     Args dims;
     for (int64_t d = 0; d < m->dim(); ++d) {
-        const bool leading = d < lead;
-        const Argument& s = leading ? size->items[0] : size->items[static_cast<size_t>(d - lead)];
-        if (!leading && s.kind != Argument::Kind::Int) return makeError("size must be ints");
+        if (d < lead) {
+            dims.push_back(I(d));
+            continue;
+        }
+        const Argument& s = size->items[static_cast<size_t>(d - lead)];
+        if (s.kind != Argument::Kind::Int) return makeError("size must be ints");
         const int64_t have = m->shape[static_cast<size_t>(d)];
-        if (leading || (s.i == 1 && have != 1))
+        if (s.i == 1 && have != 1)
             dims.push_back(I(d));
         else if (s.i != have)
             return makeError("size is not expandable to the tensor's size");

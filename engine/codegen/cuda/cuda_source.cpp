@@ -409,7 +409,9 @@ private:
     }
 
     /// The workspace (one partial per part and column for each accumulator) and the per-tile
-    /// counters, zero at module load; the last block puts its counter back to zero.
+    /// counters, zero at module load; the last block puts its counter back to zero. They belong
+    /// to the module: launches of it are ordered on the executor's stream, so two launches of
+    /// one kernel never share them at once (a second stream would need its own workspace).
     void emitSplitGlobals(int64_t outer) {
         std::ostringstream g;
         const int64_t tiles = (outer + m_colWidth - 1) / m_colWidth;

@@ -32,11 +32,12 @@ private slots:
             "        cr: \"f32[3, 2][2, 1]cpu\" = torch.combinations(u, with_replacement = True)\n"
             "        s1: \"f32[1, 3][3, 1]cpu\" = x.sum_to_size(1, 3)\n"
             "        s2: \"f32[3][1]cpu\" = x.sum_to_size((3,))\n"
-            "        return (t0, t1, i1, kr, bd, cp, cb, cr, s1, s2)\n",
+            "        s3: \"f32[][]cpu\" = x.sum_to_size()\n"
+            "        return (t0, t1, i1, kr, bd, cp, cb, cr, s1, s2, s3)\n",
             {fxtest::tv({2, 3}, {1, 2, 3, 4, 5, 6}), fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2, 2}, {0, 1, 1, 0}),
              fxtest::tv({2}, {1, 2}), fxtest::tv({3}, {3, 4, 5})});
         if (QTest::currentTestFailed()) return;
-        QCOMPARE(out.size(), size_t(10));
+        QCOMPARE(out.size(), size_t(11));
         QCOMPARE(fxtest::values(out[0]), (V{1, 2, 4, 5}));
         QCOMPARE(fxtest::values(out[1]), (V{3, 6}));
         QCOMPARE(fxtest::values(out[2]), (V{2, 3, 5, 6}));
@@ -48,6 +49,8 @@ private slots:
         QCOMPARE(out[8].t.meta.shape, (std::vector<int64_t>{1, 3}));
         QCOMPARE(fxtest::values(out[8]), (V{5, 7, 9}));
         QCOMPARE(fxtest::values(out[9]), (V{5, 7, 9}));
+        QVERIFY(out[10].t.meta.shape.empty());  // a 0-d size: every dim summed
+        QCOMPARE(fxtest::values(out[10]), (V{21}));
     }
 
     // Rows are variables: [1, 2, 4] and [2, 0, 1] centre to [-4/3, -1/3, 5/3] and [1, -1, 0], so
@@ -98,6 +101,11 @@ private slots:
         QVERIFY(fxtest::loweringRefuses(params, "        x = L_x_\n        r = torch.combinations(x)\n        return (r,)\n"));
         QVERIFY(fxtest::loweringRefuses(params, "        x = L_x_\n        r = x.sum_to_size(2, 2)\n        return (r,)\n"));
         QVERIFY(fxtest::loweringRefuses(params, "        x = L_x_\n        r = torch.cov(x, fweights = x)\n        return (r,)\n"));
+        // Sizes the rules must not index or allocate blindly.
+        QVERIFY(fxtest::loweringRefuses(params, "        x = L_x_\n        r = torch.tensor_split(x, 1000000000)\n        return (r,)\n"));
+        const std::string vec = "L_v_: \"f32[3][1]cpu\"";
+        QVERIFY(fxtest::loweringRefuses(vec, "        v = L_v_\n        r = torch.combinations(v, 1000000000)\n        return (r,)\n"));
+        QVERIFY(fxtest::loweringRefuses(vec, "        v = L_v_\n        r = torch.combinations(v, 4)\n        return (r,)\n"));
     }
 };
 
