@@ -35,8 +35,10 @@ using json = nlohmann::json;
 
 namespace {
 
-/// Bumped when the entry layout or the plan encoding changes: older entries become foreign.
-constexpr const char* kFormat = "fxray-aot/1";
+/// Bumped when the entry layout or the plan encoding changes, or when lowering and scheduling
+/// change the kernels a graph compiles to (2: merged loop dims, cat as a gather): older entries
+/// become foreign and are rebuilt instead of failing their plan check.
+constexpr const char* kFormat = "fxray-aot/2";
 
 std::string hex64(uint64_t v) {
     char b[17];
@@ -109,6 +111,7 @@ json keyMaterial(const Graph& g, const std::vector<Value>& inputs, const AotOpti
            {"dedupe", o.compile.jit.dedupe},
            {"fuse", o.compile.schedule.fuse},
            {"inline_pointwise", o.compile.schedule.inlinePointwise},
+           {"collapse_dims", o.compile.schedule.collapseDims},
            {"pinned", o.compile.pinned}};
     // Dynamic shapes: each binding is its own entry (the input specs hold its sizes too; the
     // binding makes the entry say which sizes it guards).
