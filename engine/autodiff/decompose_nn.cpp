@@ -150,11 +150,29 @@ std::optional<Traced> upsampleVec(DecompCall& c) {
 // scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, *, scale, enable_gqa):
 // _scaled_dot_product_efficient_attention(q, k, v, attn_mask, compute_log_sumexp=True,
 // dropout_p, is_causal, scale=scale)[0], the fused op CUDA graphs of fp32 models hold (a float
-// mask as the additive bias; bool masks and grouped-query heads are not decomposed).
+// mask as the additive bias; bool masks are not decomposed). With enable_gqa, key and value
+// with fewer heads are first repeated head by head (unsqueeze, expand, clone, view: HF's
+// repeat_kv, what SDPA's math path does with repeat_interleave).
 std::optional<Traced> sdpa(DecompCall& c) {
-    if (c.arg(7).kind == Argument::Kind::Bool && c.arg(7).b) {
-        c.e.fail("scaled_dot_product_attention with enable_gqa=True has no decomposition", c.src.name());
-        return std::nullopt;
+    Argument key = c.arg(1), value = c.arg(2);
+    if (c.arg(7).kind == Argument::Kind::Bool && c.arg(7).b && c.in(0) && c.in(1) && c.in(2)) {
+        const auto q = c.e.shape(c.in(0)), k = c.e.shape(c.in(1)), v = c.e.shape(c.in(2));
+        if (q.size() != 4 || k.size() != 4 || v.size() != 4 || k[1] <= 0 || k[1] != v[1] || q[1] % k[1] != 0) {
+            c.e.fail("scaled_dot_product_attention with enable_gqa=True: key and value need the same heads, a "
+                     "divisor of the query's",
+                     c.src.name());
+            return std::nullopt;
+        }
+        const int64_t group = q[1] / k[1];
+        auto repeat = [&](Node* x, const std::vector<int64_t>& s) {
+            Node* u = c.e.unsqueeze(x, 2);
+            Node* e = c.e.expand(u, {s[0], s[1], group, s[2], s[3]});
+            return c.e.view(c.e.contiguousClone(e), {s[0], s[1] * group, s[2], s[3]});
+        };
+        if (group > 1) {
+            key = Argument::ofNode(repeat(c.in(1), k));
+            value = Argument::ofNode(repeat(c.in(2), v));
+        }
     }
     if (c.in(3) && c.e.dtype(c.in(3)) == DType::Bool) {
         c.e.fail("scaled_dot_product_attention with a bool attn_mask has no decomposition", c.src.name());
@@ -165,7 +183,7 @@ std::optional<Traced> sdpa(DecompCall& c) {
         return std::nullopt;
     }
     return first(c.t.emit("aten._scaled_dot_product_efficient_attention.default",
-                          {c.arg(0), c.arg(1), c.arg(2), c.arg(3), Argument::ofBool(true), c.arg(4), c.arg(5)},
+                          {c.arg(0), key, value, c.arg(3), Argument::ofBool(true), c.arg(4), c.arg(5)},
                           {{"scale", c.arg(6)}}));
 }
 

@@ -42,7 +42,8 @@ struct Dims {
     int64_t B, H, M, N, K, Kv;
 };
 
-std::optional<Dims> dimsOf(const OpArgs& a, size_t q, size_t k, size_t v) {
+/// `gqa`: key and value may have fewer heads, a divisor of the query's (enable_gqa).
+std::optional<Dims> dimsOf(const OpArgs& a, size_t q, size_t k, size_t v, bool gqa = false) {
     for (size_t i : {q, k, v})
         if (!a.isTensor(i) || a.tensor(i).dim() != 4 || !floatLike(a.tensor(i).dtype())) return std::nullopt;
     const auto& Q = a.tensor(q).shape();
@@ -51,7 +52,9 @@ std::optional<Dims> dimsOf(const OpArgs& a, size_t q, size_t k, size_t v) {
     for (const auto* s : {&Q, &Kt, &V})
         for (auto d : *s)
             if (d < 0) return std::nullopt;
-    if (Kt[0] != Q[0] || V[0] != Q[0] || Kt[1] != Q[1] || V[1] != Q[1] || Kt[3] != Q[3] || V[2] != Kt[2])
+    const bool grouped = gqa && Kt[1] > 0 && Kt[1] == V[1] && Q[1] % Kt[1] == 0;
+    if (Kt[0] != Q[0] || V[0] != Q[0] || (!grouped && (Kt[1] != Q[1] || V[1] != Q[1])) || Kt[3] != Q[3] ||
+        V[2] != Kt[2])
         return std::nullopt;
     return Dims{Q[0], Q[1], Q[2], Kt[2], Q[3], V[3]};
 }
@@ -163,17 +166,19 @@ bool efficientForward(const OpArgs& a, const std::vector<Tensor*>& outs, ExecCon
 }
 
 bool compositeSdpa(const OpArgs& a, const std::vector<Tensor*>& outs, ExecContext& ctx) {
-    auto d = dimsOf(a, 0, 1, 2);
+    const bool gqa = a.size() > 7 && !a.isNone(7) && a.toBool(7);
+    auto d = dimsOf(a, 0, 1, 2, gqa);
     if (!d || outs.empty() || !outs[0]) return false;
-    // Grouped-query attention (enable_gqa with fewer key heads) is left to the reference kernel.
-    if (a.size() > 7 && !a.isNone(7) && a.toBool(7)) return false;
     auto bias = biasOf(a, 3, *d);
     if (!bias) return false;
     const double p = a.toDouble(4);
     const uint64_t seed = p > 0.0 ? ctx.rng() : 0;
     std::vector<float> O;
-    forward(*d, f32(a.tensor(0)), f32(a.tensor(1)), f32(a.tensor(2)), *bias, static_cast<float>(scaleOf(a, 6, d->K)),
-            topLeft(a.toBool(5)), p, seed, O, nullptr, 0);
+    // Grouped-query heads: key and value repeated head by head (repeatKvHeads).
+    const int64_t Hk = a.tensor(1).shape()[1];
+    forward(*d, f32(a.tensor(0)), repeatKvHeads(f32(a.tensor(1)), d->B, Hk, d->H, d->N * d->K),
+            repeatKvHeads(f32(a.tensor(2)), d->B, Hk, d->H, d->N * d->Kv), *bias,
+            static_cast<float>(scaleOf(a, 6, d->K)), topLeft(a.toBool(5)), p, seed, O, nullptr, 0);
     store(*outs[0], O);
     return true;
 }

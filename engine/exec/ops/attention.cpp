@@ -31,7 +31,9 @@ struct Dims {
     int64_t B, H, M, N, K, Kv;
 };
 
-Expected<Dims> attnDims(const OpArgs& a, size_t q, size_t k, size_t v) {
+/// `gqa`: key and value may have fewer heads than the query, a divisor of its heads
+/// (scaled_dot_product_attention's enable_gqa); the kernels then repeat them (repeatKvHeads).
+Expected<Dims> attnDims(const OpArgs& a, size_t q, size_t k, size_t v, bool gqa = false) {
     for (size_t i : {q, k, v}) {
         if (!a.isTensor(i)) return opError(a, "'" + a.op().schema.args[i].name + "' must be a tensor");
         if (a.tensor(i).dim() != 4)
@@ -43,8 +45,10 @@ Expected<Dims> attnDims(const OpArgs& a, size_t q, size_t k, size_t v) {
     const auto& V = a.tensor(v).shape();
     if (a.tensor(q).dtype() != a.tensor(k).dtype() || a.tensor(q).dtype() != a.tensor(v).dtype())
         return opError(a, "query, key and value must have the same dtype");
-    if (Kt[0] != Q[0] || V[0] != Q[0] || Kt[1] != Q[1] || V[1] != Q[1])
-        return opError(a, "query, key and value must agree in batch and heads");
+    const bool grouped = gqa && Kt[1] > 0 && Kt[1] == V[1] && Q[1] % Kt[1] == 0;
+    if (Kt[0] != Q[0] || V[0] != Q[0] || (!grouped && (Kt[1] != Q[1] || V[1] != Q[1])))
+        return opError(a, gqa ? "enable_gqa: key and value must have the same heads, a divisor of the query's"
+                              : "query, key and value must agree in batch and heads");
     if (Kt[3] != Q[3]) return opError(a, "query and key must have the same head dimension");
     if (V[2] != Kt[2]) return opError(a, "key and value must have the same sequence length");
     return Dims{Q[0], Q[1], Q[2], Kt[2], Q[3], V[3]};
@@ -303,8 +307,10 @@ Expected<Value> kernelEfficientBackward(const OpArgs& a, const Value& out, ExecC
 
 // scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
 // *, scale=None, enable_gqa=False): the composite op, for graphs captured before dispatch.
+bool gqaOf(const OpArgs& a) { return a.size() > 7 && !a.isNone(7) && a.toBool(7); }
+
 Expected<Value> metaSdpa(const OpArgs& a) {
-    auto d = attnDims(a, 0, 1, 2);
+    auto d = attnDims(a, 0, 1, 2, gqaOf(a));
     if (!d.ok()) return d.error();
     if (auto e = checkBias(a, 3, *d)) return *e;
     const Tensor& q = a.tensor(0);
@@ -312,9 +318,12 @@ Expected<Value> metaSdpa(const OpArgs& a) {
 }
 
 Expected<Value> kernelSdpa(const OpArgs& a, const Value& out, ExecContext& ctx) {
-    auto d = attnDims(a, 0, 1, 2);
+    auto d = attnDims(a, 0, 1, 2, gqaOf(a));
     if (!d.ok()) return d.error();
-    const std::vector<double> Q = toDoubles(a.tensor(0)), Kt = toDoubles(a.tensor(1)), V = toDoubles(a.tensor(2));
+    const int64_t Hk = a.tensor(1).shape()[1];
+    const std::vector<double> Q = toDoubles(a.tensor(0));
+    const std::vector<double> Kt = repeatKvHeads(toDoubles(a.tensor(1)), d->B, Hk, d->H, d->N * d->K);
+    const std::vector<double> V = repeatKvHeads(toDoubles(a.tensor(2)), d->B, Hk, d->H, d->N * d->Kv);
     std::vector<double> bias;
     if (!a.isNone(3)) {
         if (a.tensor(3).dtype() == DType::Bool) {

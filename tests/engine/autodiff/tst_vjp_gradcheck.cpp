@@ -237,6 +237,13 @@ const std::vector<Case>& cases() {
          "        a = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, m)\n"
          "        b = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, None, 0.0, True, scale = 0.5)\n"
          "        return (a, b)\n"},
+        // Grouped-query heads (enable_gqa): 4 query heads over 2 key/value heads, decomposed with
+        // the key and value repeated head by head, so their gradients sum over each group.
+        {"popular", "sdpa_grouped_query_heads",
+         R"(q: "f64[1, 4, 3, 2]", k: "f64[1, 2, 5, 2]", v: "f64[1, 2, 5, 2]")",
+         "        a = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, enable_gqa = True)\n"
+         "        b = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, None, 0.0, True, enable_gqa = True)\n"
+         "        return (a, b)\n"},
         // The fused attention ops PyTorch traces on CUDA: cuDNN's (fp16/bf16 on sm_90; its
         // backward has no bias gradient) and the memory-efficient kernel's with the bottom-right
         // causal mask (BMHK tensors, more queries than keys: the first row sees none).

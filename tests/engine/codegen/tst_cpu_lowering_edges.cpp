@@ -339,6 +339,50 @@ private slots:
         QCOMPARE(fxtest::values(ref->outputs[1]), fxtest::values(out[1]));
     }
 
+    /// aten.scaled_dot_product_attention with enable_gqa=True (export graphs of Llama-family
+    /// models): 4 query heads over 2 key/value heads, head h reading key head h / 2, on the CPU
+    /// backend's extern (no fallback) and the reference kernel, against attention by hand.
+    void groupedQueryAttentionByHand() {
+        std::vector<double> q(16), k(12), v(12);
+        for (size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.7 * double(i) + 0.3);
+        for (size_t i = 0; i < k.size(); ++i) k[i] = std::cos(0.45 * double(i)), v[i] = 0.25 * double(i) - 1;
+        auto g = fxtest::parseForward(
+            "q: \"f32[1, 4, 2, 2][16, 4, 2, 1]cpu\", k: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\", v: \"f32[1, 2, 3, "
+            "2][12, 6, 2, 1]cpu\"",
+            "        o: \"f32[1, 4, 2, 2][16, 4, 2, 1]cpu\" = torch.ops.aten.scaled_dot_product_attention.default(q, k, "
+            "v, enable_gqa = True)\n"
+            "        return (o,)\n");
+        QVERIFY(g);
+        const std::vector<fxray::Value> in{fxtest::tv({1, 4, 2, 2}, q), fxtest::tv({1, 2, 3, 2}, k),
+                                           fxtest::tv({1, 2, 3, 2}, v)};
+        std::vector<double> want;
+        for (size_t h = 0; h < 4; ++h)
+            for (size_t m = 0; m < 2; ++m) {
+                const size_t grp = h / 2;
+                double sc[3], z = 0;
+                for (size_t n = 0; n < 3; ++n) {
+                    sc[n] = 0;
+                    for (size_t d = 0; d < 2; ++d) sc[n] += q[(h * 2 + m) * 2 + d] * k[(grp * 3 + n) * 2 + d];
+                    sc[n] = std::exp(sc[n] / std::sqrt(2.0));
+                    z += sc[n];
+                }
+                for (size_t d = 0; d < 2; ++d) {
+                    double o = 0;
+                    for (size_t n = 0; n < 3; ++n) o += sc[n] / z * v[(grp * 3 + n) * 2 + d];
+                    want.push_back(o);
+                }
+            }
+        std::vector<fxray::Value> out;
+        fxtest::runCpuWithoutFallback(*g, in, out);
+        if (QTest::currentTestFailed()) return;
+        FX_COMPARE_VEC(fxtest::values(out[0]), want, 1e-5);
+        fxray::RunRequest req;
+        req.inputs = in;
+        auto ref = fxray::runAndCheck(*g, req, nullptr);
+        QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().str().c_str());
+        FX_COMPARE_VEC(fxtest::values(ref->outputs[0]), want, 1e-6);
+    }
+
     /// In-place writes through tensor indices, as the Dynamo stage's `z[:, i] = v; z[r] = -1`
     /// lowers: index_put_ (registered beside index_put, not in the in-place table) runs index_put's
     /// extern kernel, and the masked_fill_ after it is rebound rather than left to the reference
