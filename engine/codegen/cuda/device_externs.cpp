@@ -506,7 +506,31 @@ Expected<bool> attentionOnDevice(DeviceCall& c) {
     // Dropout stays on the host: its mask is the reference executor's RNG, so that the
     // backward (also on the host then) and the reference agree.
     if (!q || !k || !v || (!A->isNone(3) && !bias) || A->toDouble(iDrop) != 0.0) return false;
-    if (!Efficient && A->size() > 7 && !A->isNone(7) && A->toBool(7)) return false;  // grouped-query heads
+    // Grouped-query heads (enable_gqa): key and value repeated head by head into scratch, head h
+    // reading key head h / group (repeat_interleave), then the plain kernels.
+    DeviceBuffer repeated[2];
+    if (!Efficient && A->size() > 7 && !A->isNone(7) && A->toBool(7)) {
+        for (int i = 0; i < 2; ++i) {
+            DeviceView& x = i == 0 ? *k : *v;
+            if (x.meta.dim() != 4 || q->meta.dim() != 4) return false;
+            const int64_t H = q->meta.shape[1], Hk = x.meta.shape[1];
+            if (Hk <= 0 || H % Hk != 0) return false;
+            if (Hk == H) continue;
+            const auto& s = x.meta.shape;
+            TensorMeta src = x.meta;
+            src.shape = {s[0], Hk, H / Hk, s[2], s[3]};
+            src.strides = {x.meta.strides[0], x.meta.strides[1], 0, x.meta.strides[2], x.meta.strides[3]};
+            TensorMeta dense = TensorMeta::contiguous({s[0], H, s[2], s[3]}, x.meta.dtype, x.meta.device);
+            auto buf = DeviceBuffer::allocate(static_cast<size_t>(std::max<int64_t>(dense.numel(), 1)) *
+                                              static_cast<size_t>(dtypeItemSize(dense.dtype)));
+            if (!buf.ok()) return buf.error();
+            repeated[i] = std::move(buf).value();
+            TensorMeta dst = TensorMeta::contiguous(src.shape, x.meta.dtype, x.meta.device);
+            if (Status st = stridedCopy(DeviceView{x.base, src}, DeviceView{repeated[i].ptr(), dst}); !st.ok())
+                return st.error();
+            x = DeviceView{repeated[i].ptr(), dense};
+        }
+    }
     const TensorMeta* om = c.out0();
     if (!om || !attentionHandles(q->meta, k->meta, v->meta, bias ? &bias->meta : nullptr, *om)) return false;
     auto o = c.out(0);

@@ -176,6 +176,25 @@ private slots:
         ForcePath force(path);
         compareWithReference(*g, 2, 1e-5);
     }
+
+    void grouped_query_heads_vs_reference() {
+        // scaled_dot_product_attention(..., enable_gqa=True) with 8 query heads over 2 key/value
+        // heads (key and value repeated into scratch on the device), causal and with a float
+        // mask: one device extern each, no host op, against the reference kernel.
+        const std::string t = "f32";
+        auto g = fxtest::parseForward(
+            "q: " + ann({2, 8, 40, 64}, t) + ", k: " + ann({2, 2, 40, 64}, t) + ", v: " + ann({2, 2, 40, 64}, t) +
+                ", m: " + ann({2, 1, 40, 40}, t),
+            "        a: " + ann({2, 8, 40, 64}, t) +
+                " = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, None, 0.0, True, enable_gqa = "
+                "True)\n"
+                "        b: " +
+                ann({2, 8, 40, 64}, t) +
+                " = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, m, enable_gqa = True)\n"
+                "        return (a, b)\n");
+        QVERIFY(g);
+        compareWithReference(*g, 2, 1e-5);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCudaExecAttention)
