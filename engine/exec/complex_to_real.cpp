@@ -1,5 +1,7 @@
 #include "exec/complex_to_real.h"
 
+#include "exec/complex_fft.h"
+
 #include "exec/ops/kernel_util.h"
 #include "exec/shape_inference.h"
 #include "ir/value.h"
@@ -237,6 +239,14 @@ private:
             return stack2(*re2, *im2, name);
         }
         if (op == "aten.cat.default" || op == "aten.stack.default") return cat(n, name, op == "aten.stack.default");
+        if (isFftOp(op)) {
+            if (!self || !metaOf(*self)) return unsupported(n, "an FFT without its signal's metadata");
+            return rewriteFft(n, in(*self), selfC, *metaOf(*self), name,
+                              [this](const std::string& q, std::vector<Argument> a, const std::string& nm,
+                                     std::vector<std::pair<std::string, Argument>> kw) {
+                                  return emit(q, std::move(a), nm, std::move(kw));
+                              });
+        }
         if (op == "aten.mul.Tensor" || op == "aten.mul.Scalar") return mul(n, name);
         if (op == "aten.div.Tensor" || op == "aten.div.Scalar") return div(n, name);
         if (op == "aten.add.Tensor" || op == "aten.sub.Tensor" || op == "aten.add.Scalar" || op == "aten.sub.Scalar")
@@ -503,7 +513,8 @@ bool isComplexOnlyOp(std::string_view q) {
     static const std::set<std::string_view> ops = {
         "aten.complex.default", "aten.polar.default", "aten.view_as_complex.default", "aten.view_as_real.default",
         "aten._conj.default",   "aten.conj.default",  "aten.conj_physical.default",   "aten.resolve_conj.default",
-        "aten.real.default",    "aten.imag.default"};
+        "aten.real.default",    "aten.imag.default",  "aten._fft_r2c.default",        "aten._fft_c2c.default",
+        "aten._fft_c2r.default"};
     return ops.count(q) > 0;
 }
 

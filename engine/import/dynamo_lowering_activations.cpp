@@ -455,7 +455,7 @@ const std::unordered_map<std::string_view, Rule>& table() {
 
 Rule findActivationFunctionRule(std::string_view target) {
     auto it = table().find(target);
-    return it == table().end() ? nullptr : it->second;
+    return it == table().end() ? findFftFunctionRule(target) : it->second;
 }
 
 }  // namespace fxray::lowering

@@ -152,6 +152,8 @@ Rule findPopularFunctionRule(std::string_view target);
 /// Rules of dynamo_lowering_activations.cpp (selu, prelu, rms_norm, cosine_similarity, 1-D
 /// pools, evaluation-mode dropouts, ...), or null.
 Rule findActivationFunctionRule(std::string_view target);
+/// torch.fft's functions (dynamo_lowering_fft.cpp), or null.
+Rule findFftFunctionRule(std::string_view target);
 /// Tensor functions ATen implements as composites (argsort, isfinite, diff, new_tensor, ...),
 /// by their bare name, for both `torch.X(t, ...)` and `t.X(...)` (dynamo_lowering_composites.cpp).
 Rule findCompositeRule(std::string_view name);

@@ -7,6 +7,8 @@ namespace fxray {
 void registerWeightNormOps(OpRegistry& r);
 // complex.cpp: complex, polar, view_as_complex/view_as_real, conj and its variants, real/imag (likewise).
 void registerComplexOps(OpRegistry& r);
+// fft.cpp: _fft_r2c, _fft_c2c, _fft_c2r (likewise).
+void registerFftOps(OpRegistry& r);
 
 void registerAllOps(OpRegistry& r) {
     registerPointwiseOps(r);
@@ -55,6 +57,7 @@ void registerAllOps(OpRegistry& r) {
     registerClassLossOps(r);
     registerSymOps(r);
     registerComplexOps(r);
+    registerFftOps(r);
 }
 
 }  // namespace fxray

@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include "exec/run_check.h"
+#include "exec/shape_inference.h"
 #include "import/dynamo_lowering.h"
 #include "import/fx_text_reader.h"
 
@@ -28,6 +29,7 @@ inline std::vector<fxray::Value> lowerAndRun(const std::string& params, const st
         return {};
     }
     resolveOps(**g);
+    (void)inferMeta(**g);  // as the loader and the lower-to-ATen pass do after lowering
     RunRequest req;
     req.inputs = in;
     auto r = runAndCheck(**g, req, nullptr);
