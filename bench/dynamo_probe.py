@@ -6,7 +6,7 @@ m: b8[2, 3], i: i64[2, 3], j: i64[2], v: f32[3], z: f32[3, 2], z2: f32[3, 3], v2
 x3: f32[1, 2, 3], z3: f32[1, 3, 2]) and run with `fxray run --backend ref` on seeded random inputs;
 the refused calls are printed with fxray's message, then the count. Some refusals are the probe's
 own (a random index out of range, a non-square input, an expression FX would print as several
-nodes): read the messages. Session 15: methods 86 -> 52, functions 64 -> 29 refused; session 16: 48 and 19.
+nodes): read the messages. Session 15: methods 86 -> 52, functions 64 -> 29 refused; session 16: 48 and 17.
 
 usage: python3 bench/dynamo_probe.py FXRAY_BINARY [methods|functions]"""
 import os

@@ -307,6 +307,70 @@ Expected<Argument> xlog1py(LowerCtx& c, const TorchCall& call) {
     return c.emit("aten.where.ScalarSelf", {*both, Argument::ofFloat(0.0), *prod});
 }
 
+/// LU factors and pivots for linalg_lu_solve(..., adjoint=True) to solve A X = B: like PyTorch,
+/// _linalg_slogdet factors a contiguous A as Aᵀ (LAPACK's column-major view of it), so A is made
+/// contiguous first and the factors are always Aᵀ's.
+Expected<std::pair<Argument, Argument>> luOf(LowerCtx& c, const Argument& A) {
+    auto dense = c.emit("aten.clone.default", {A}, {{"memory_format", Argument::ofMemoryFormat(MemoryFormat::Contiguous)}});
+    if (!dense.ok()) return dense.error();
+    auto r = c.emit("aten._linalg_slogdet.default", {*dense});
+    if (!r.ok()) return r.error();
+    auto lu = c.emitItem(*r, 2);
+    if (!lu.ok()) return lu.error();
+    auto piv = c.emitItem(*r, 3);
+    if (!piv.ok()) return piv.error();
+    return std::make_pair(*lu, *piv);
+}
+
+/// linalg.solve(A, B, *, left=True): A X = B through A's LU factors. B a vector (1-D, or A's
+/// batch shape plus n) is solved as one column, as PyTorch decides.
+Expected<Argument> linalgSolve(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"A", "B", "left", "out"});
+    if (!b.ok()) return b.error();
+    auto B = needTensor(c, b->p[1], "B");
+    if (!B.ok()) return B;
+    if (!boolOf(b->p[2], true).value_or(false)) return makeError("left=False is not supported");
+    if (given(b->p[3])) return makeError("out= is not supported");
+    auto bm = c.tensorMeta(*B);
+    if (b->m.dim() < 2 || b->m.shape.back() != b->m.shape[b->m.shape.size() - 2])
+        return makeError("A must be a batch of square matrices");
+    const bool vector = bm->dim() == 1 ||
+                        (bm->dim() == b->m.dim() - 1 &&
+                         std::equal(bm->shape.begin(), bm->shape.end(), b->m.shape.begin()));
+    Argument rhs = *B;
+    if (vector) {
+        auto u = c.emit("aten.unsqueeze.default", {rhs, I(-1)});
+        if (!u.ok()) return u;
+        rhs = *u;
+    }
+    auto f = luOf(c, b->x);
+    if (!f.ok()) return f.error();
+    auto x = c.emit("aten.linalg_lu_solve.default", {f->first, f->second, rhs}, {{"adjoint", Argument::ofBool(true)}});
+    if (!x.ok() || !vector) return x;
+    return c.emit("aten.squeeze.dim", {*x, I(-1)});
+}
+
+/// linalg.inv(A) / torch.inverse / A.inverse(): A X = I through A's LU factors.
+Expected<Argument> linalgInv(LowerCtx& c, const TorchCall& call) {
+    auto b = bindInput(c, call, {"input", "out"});
+    if (!b.ok()) return b.error();
+    if (given(b->p[1])) return makeError("out= is not supported");
+    if (b->m.dim() < 2 || b->m.shape.back() != b->m.shape[b->m.shape.size() - 2])
+        return makeError("A must be a batch of square matrices");
+    if (!isFloating(b->m.dtype)) return makeError("A must be a floating-point matrix");
+    const int64_t n = b->m.shape.back();
+    auto eye = c.emit("aten.eye.default", {I(n)},
+                      {{"dtype", Argument::ofDType(b->m.dtype)}, {"device", Argument::ofDevice(b->m.device)}});
+    if (!eye.ok()) return eye;
+    Args full;
+    for (int64_t s : b->m.shape) full.push_back(I(s));
+    auto rhs = c.emit("aten.expand.default", {*eye, Argument::ofList(std::move(full))});
+    if (!rhs.ok()) return rhs;
+    auto f = luOf(c, b->x);
+    if (!f.ok()) return f.error();
+    return c.emit("aten.linalg_lu_solve.default", {f->first, f->second, *rhs}, {{"adjoint", Argument::ofBool(true)}});
+}
+
 /// torch.special.softmax / log_softmax: torch.softmax's and torch.log_softmax's rules.
 template <const char* Target>
 Expected<Argument> sameAs(LowerCtx& c, const TorchCall& call) {
@@ -325,6 +389,8 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"cov", cov},                    {"corrcoef", corrcoef},
         {"polygamma", polygamma},        {"special_xlog1py", xlog1py},
         {"xlog1py", xlog1py},            {"special_softmax", sameAs<kSoftmax>},
+        {"linalg_solve", linalgSolve},   {"linalg_inv", linalgInv},
+        {"inverse", linalgInv},
         {"special_log_softmax", sameAs<kLogSoftmax>},
     };
     return t;

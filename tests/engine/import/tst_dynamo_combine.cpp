@@ -95,6 +95,27 @@ private slots:
         for (double v : fxtest::values(out[3])) QVERIFY(std::isnan(v));  // q holds a NaN
     }
 
+    // A = [[1, 2], [3, 4]] (not symmetric: a transposed factorization would show): A^-1 =
+    // [[-2, 1], [1.5, -0.5]], solve(A, [5, 6]) = [-4, 4.5]; the 3x3 needs a row swap (a zero
+    // pivot): its inverse is [[-4.5, 7, -1.5], [-2, 4, -1], [1.5, -2, 0.5]].
+    void solvesAndInverses() {
+        auto out = lowerAndRun("L_a_: \"f32[2, 2][2, 1]cpu\", L_b_: \"f32[2][1]cpu\", L_m_: \"f32[3, 3][3, 1]cpu\"",
+                               "        a = L_a_\n        b = L_b_\n        m = L_m_\n"
+                               "        x: \"f32[2][1]cpu\" = torch.linalg.solve(a, b)\n"
+                               "        ia: \"f32[2, 2][2, 1]cpu\" = torch.linalg.inv(a)\n"
+                               "        im: \"f32[3, 3][3, 1]cpu\" = m.inverse()\n"
+                               "        bc: \"f32[2, 1][1, 1]cpu\" = b.unsqueeze(-1)\n"
+                               "        xm: \"f32[2, 1][1, 1]cpu\" = torch.linalg.solve(a, bc)\n"
+                               "        return (x, ia, im, xm)\n",
+                               {fxtest::tv({2, 2}, {1, 2, 3, 4}), fxtest::tv({2}, {5, 6}),
+                                fxtest::tv({3, 3}, {0, 1, 2, 1, 0, 3, 4, -3, 8})});
+        if (QTest::currentTestFailed()) return;
+        FX_COMPARE_VEC(fxtest::values(out[0]), (V{-4, 4.5}), 1e-5);
+        FX_COMPARE_VEC(fxtest::values(out[1]), (V{-2, 1, 1.5, -0.5}), 1e-5);
+        FX_COMPARE_VEC(fxtest::values(out[2]), (V{-4.5, 7, -1.5, -2, 4, -1, 1.5, -2, 0.5}), 1e-5);
+        FX_COMPARE_VEC(fxtest::values(out[3]), (V{-4, 4.5}), 1e-5);
+    }
+
     void badArgumentsAreErrors() {
         const std::string params = "L_x_: \"f32[2, 3][3, 1]cpu\"";
         QVERIFY(fxtest::loweringRefuses(params, "        x = L_x_\n        r = torch.tensor_split(x, 0)\n        return (r,)\n"));
