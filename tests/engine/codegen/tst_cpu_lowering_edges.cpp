@@ -10,6 +10,7 @@
 // reference executor's values (whose kernels the OpInfo sweep checks against PyTorch), and
 // lowers for CUDA with no fallback.
 #include "cpu_lowering_check.h"
+#include "gqa_by_hand.h"
 #include "test_util.h"
 
 #include <cmath>
@@ -343,9 +344,7 @@ private slots:
     /// models): 4 query heads over 2 key/value heads, head h reading key head h / 2, on the CPU
     /// backend's extern (no fallback) and the reference kernel, against attention by hand.
     void groupedQueryAttentionByHand() {
-        std::vector<double> q(16), k(12), v(12);
-        for (size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.7 * double(i) + 0.3);
-        for (size_t i = 0; i < k.size(); ++i) k[i] = std::cos(0.45 * double(i)), v[i] = 0.25 * double(i) - 1;
+        const fxtest::GqaCase t;
         auto g = fxtest::parseForward(
             "q: \"f32[1, 4, 2, 2][16, 4, 2, 1]cpu\", k: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\", v: \"f32[1, 2, 3, "
             "2][12, 6, 2, 1]cpu\"",
@@ -353,25 +352,9 @@ private slots:
             "v, enable_gqa = True)\n"
             "        return (o,)\n");
         QVERIFY(g);
-        const std::vector<fxray::Value> in{fxtest::tv({1, 4, 2, 2}, q), fxtest::tv({1, 2, 3, 2}, k),
-                                           fxtest::tv({1, 2, 3, 2}, v)};
-        std::vector<double> want;
-        for (size_t h = 0; h < 4; ++h)
-            for (size_t m = 0; m < 2; ++m) {
-                const size_t grp = h / 2;
-                double sc[3], z = 0;
-                for (size_t n = 0; n < 3; ++n) {
-                    sc[n] = 0;
-                    for (size_t d = 0; d < 2; ++d) sc[n] += q[(h * 2 + m) * 2 + d] * k[(grp * 3 + n) * 2 + d];
-                    sc[n] = std::exp(sc[n] / std::sqrt(2.0));
-                    z += sc[n];
-                }
-                for (size_t d = 0; d < 2; ++d) {
-                    double o = 0;
-                    for (size_t n = 0; n < 3; ++n) o += sc[n] / z * v[(grp * 3 + n) * 2 + d];
-                    want.push_back(o);
-                }
-            }
+        const std::vector<fxray::Value> in{fxtest::tv({1, 4, 2, 2}, t.q), fxtest::tv({1, 2, 3, 2}, t.k),
+                                           fxtest::tv({1, 2, 3, 2}, t.v)};
+        const std::vector<double> want = t.attention();
         std::vector<fxray::Value> out;
         fxtest::runCpuWithoutFallback(*g, in, out);
         if (QTest::currentTestFailed()) return;

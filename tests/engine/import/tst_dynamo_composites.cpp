@@ -2,6 +2,7 @@
 // (dynamo_lowering_composites.cpp, the alias map of lowerGeneric): called as torch.X and as
 // methods, lowered to ATen and run on the reference executor, against values worked out here.
 #include "dynamo_run.h"
+#include "gqa_by_hand.h"
 #include "test_util.h"
 
 #include <cmath>
@@ -160,9 +161,7 @@ private slots:
     // heads over 2 key/value heads, query head h reading key/value head h / 2, against the
     // attention computed here.
     void gqaAttentionRepeatsKeyHeads() {
-        std::vector<double> q(16), k(12), v(12);
-        for (size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.7 * double(i) + 0.3);
-        for (size_t i = 0; i < k.size(); ++i) k[i] = std::cos(0.45 * double(i)), v[i] = 0.25 * double(i) - 1;
+        const fxtest::GqaCase t;
         auto out = lowerAndRun(
             "L_q_: \"f32[1, 4, 2, 2][16, 4, 2, 1]cpu\", L_k_: \"f32[1, 2, 3, 2][12, 6, 2, 1]cpu\", L_v_: \"f32[1, 2, 3, "
             "2][12, 6, 2, 1]cpu\"",
@@ -170,26 +169,9 @@ private slots:
             "        o: \"f32[1, 4, 2, 2][16, 4, 2, 1]cpu\" = torch._C._nn.scaled_dot_product_attention(q, k, v, "
             "enable_gqa = True)\n"
             "        return (o,)\n",
-            {fxtest::tv({1, 4, 2, 2}, q), fxtest::tv({1, 2, 3, 2}, k), fxtest::tv({1, 2, 3, 2}, v)});
+            {fxtest::tv({1, 4, 2, 2}, t.q), fxtest::tv({1, 2, 3, 2}, t.k), fxtest::tv({1, 2, 3, 2}, t.v)});
         if (QTest::currentTestFailed()) return;
-        std::vector<double> want;
-        for (size_t h = 0; h < 4; ++h)
-            for (size_t m = 0; m < 2; ++m) {
-                const size_t g = h / 2;
-                double s[3], z = 0;
-                for (size_t n = 0; n < 3; ++n) {
-                    s[n] = 0;
-                    for (size_t d = 0; d < 2; ++d) s[n] += q[(h * 2 + m) * 2 + d] * k[(g * 3 + n) * 2 + d];
-                    s[n] = std::exp(s[n] / std::sqrt(2.0));
-                    z += s[n];
-                }
-                for (size_t d = 0; d < 2; ++d) {
-                    double o = 0;
-                    for (size_t n = 0; n < 3; ++n) o += s[n] / z * v[(g * 3 + n) * 2 + d];
-                    want.push_back(o);
-                }
-            }
-        FX_COMPARE_VEC(fxtest::values(out[0]), want, 1e-6);
+        FX_COMPARE_VEC(fxtest::values(out[0]), t.attention(), 1e-6);
     }
 
     // HF's rotary embeddings compute cos/sin inside torch.autocast(enabled=False): the region's
