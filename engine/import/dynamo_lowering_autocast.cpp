@@ -18,14 +18,14 @@ namespace {
 enum class CastPolicy { None, Lower, Fp32, Fp32UnlessDtype, Promote, Refuse };
 
 /// The call's op name: `torch._C._nn.linear`, `torch.nn.functional.linear`, `operator.matmul`
-/// and the method `x.matmul` are all `matmul`/`linear`; in-place methods (`exp_`) keep their
-/// functional form's policy.
+/// and the method `x.matmul` are all `matmul`/`linear`. In-place methods (`exp_`) keep their
+/// name and so no policy: autocast registers only out-of-place ops, and casting self would write
+/// into a copy.
 std::string bareName(const TorchCall& call) {
     std::string t = call.target;
     const size_t dot = t.rfind('.');
     if (!call.method && dot != std::string::npos) t = t.substr(dot + 1);
     if (t.size() > 4 && t.rfind("__", 0) == 0 && t.compare(t.size() - 2, 2, "__") == 0) t = t.substr(2, t.size() - 4);
-    if (!t.empty() && t.back() == '_' && call.method) t.pop_back();
     return t;
 }
 

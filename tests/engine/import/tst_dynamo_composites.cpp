@@ -208,12 +208,14 @@ private slots:
             "        s: \"f32[][]cuda:0\" = lin.sum()\n"
             "        c: \"f32[2, 7][7, 1]cuda:0\" = torch.cat([lin, x], 1)\n"
             "        a: \"bf16[2, 4][4, 1]cuda:0\" = lin + 1\n"
+            "        ac: \"bf16[2, 4][4, 1]cuda:0\" = a.clone()\n"
+            "        e_: \"bf16[2, 4][4, 1]cuda:0\" = ac.pow_(2)\n"
             "        _enter_autocast_1 = torch.amp.autocast_mode._enter_autocast('cuda', None, False, None)\n"
             "        wt: \"f32[3, 4][1, 3]cuda:0\" = w.t()\n"
             "        m: \"f32[2, 4][4, 1]cuda:0\" = torch.matmul(x, wt)\n"
             "        _exit_autocast_1 = torch.amp.autocast_mode._exit_autocast(_enter_autocast_1)\n"
             "        _exit_autocast = torch.amp.autocast_mode._exit_autocast(_enter_autocast)\n"
-            "        return (lin, sm, p, s, c, a, m)\n",
+            "        return (lin, sm, p, s, c, a, m, ac)\n",
             "dynamo.py");
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().str().c_str());
         Status lowered = lowerToAten(**g);
@@ -226,7 +228,7 @@ private slots:
         auto r = runAndCheck(**g, req, nullptr);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
         const auto& out = r->outputs;
-        QCOMPARE(out.size(), size_t(7));
+        QCOMPARE(out.size(), size_t(8));
         using V = std::vector<double>;
         const std::vector<DType> want = {DType::BFloat16, DType::Float32, DType::Float32, DType::Float32,
                                          DType::Float32,  DType::BFloat16, DType::Float32};
@@ -244,6 +246,10 @@ private slots:
         QCOMPARE(fxtest::values(out[4]), (V{4, 5, 6, 7, 1 + e, 1, 2, 0.5, 1.5, 2.5, 3.5, 0.5, 1 + e, -1}));
         QCOMPARE(fxtest::values(out[5]), (V{5, 6, 7, 8, 1.5, 2.5, 3.5, 4.5}));
         FX_COMPARE_VEC(fxtest::values(out[6]), (V{4 + e, 4 + e, 4 + e, 4 + e, 0.5 + e, 0.5 + e, 0.5 + e, 0.5 + e}), 1e-6);
+        // An in-place method in the region writes into its tensor, not into a cast copy (pow is
+        // on the float32 list; pow_ is not an autocast op).
+        QCOMPARE(int(out[7].t.meta.dtype), int(DType::BFloat16));
+        QCOMPARE(fxtest::values(out[7]), (V{25, 36, 49, 64, 2.25, 6.25, 12.25, 20.25}));
     }
 
     // x.tril_() / x.triu_(1) (causal masks built in place): the clone is written, and what is
