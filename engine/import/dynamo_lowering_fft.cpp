@@ -4,8 +4,9 @@
 // _fft_r2c / _fft_c2c / _fft_c2r with the normalization of `norm` for its direction.
 #include "import/dynamo_lowering_internal.h"
 
-#include <numeric>
-#include <unordered_map>
+#include <functional>
+#include <map>
+#include <string>
 
 namespace fxray::lowering {
 namespace {
@@ -180,10 +181,9 @@ Expected<Argument> freq(LowerCtx& c, const TorchCall& call) {
     return c.emit("aten.mul.Tensor", {r, Argument::ofFloat(1.0 / (*d * static_cast<double>(*n)))});
 }
 
-const std::unordered_map<std::string_view, Rule>& table() {
-    static const std::unordered_map<std::string_view, Rule> t = [] {
-        std::unordered_map<std::string_view, Rule> m;
-        auto add = [&m](std::string_view fn, Rule r) { m.emplace(fn, r); };
+/// Every function under both of its names: torch.fft.X and torch._C._fft.fft_X.
+const std::map<std::string, Rule, std::less<>>& table() {
+    static const std::map<std::string, Rule, std::less<>> t = [] {
         const std::pair<const char*, Rule> rules[] = {
             {"fft", oneDim<Fn::C2C, true>},
             {"ifft", oneDim<Fn::C2C, false>},
@@ -202,13 +202,10 @@ const std::unordered_map<std::string_view, Rule>& table() {
             {"fftfreq", freq<false>},
             {"rfftfreq", freq<true>},
         };
-        static std::vector<std::string> names;  // the table's keys live here
-        names.reserve(2 * std::size(rules));
+        std::map<std::string, Rule, std::less<>> m;
         for (const auto& [name, rule] : rules) {
-            names.push_back(std::string("torch.fft.") + name);
-            add(names.back(), rule);
-            names.push_back(std::string("torch._C._fft.fft_") + name);
-            add(names.back(), rule);
+            m.emplace(std::string("torch.fft.") + name, rule);
+            m.emplace(std::string("torch._C._fft.fft_") + name, rule);
         }
         return m;
     }();
