@@ -3,7 +3,9 @@
 #include "exec/interpreter.h"
 #include "exec/ops/copy_variants.h"
 #include "exec/ops/inplace.h"
+#include "ir/sym_expr.h"
 
+#include <cctype>
 #include <set>
 #include <tuple>
 
@@ -144,8 +146,7 @@ bool selfIsAliased(const LoweredGraph& lg, int self) {
         // An extern kernel writes a new buffer: its result aliases nothing when its op returns a
         // new tensor, or when it stands for an in-place op by that op's functional form
         // (referenceOp: index_put_ computed as index_put). A fallback's result may be its input.
-        if (call.kind == OpaqueCall::Kind::Extern && (!call.referenceOp.empty() || (op && !op->aliasesInput)))
-            continue;
+        if (call.kind == OpaqueCall::Kind::Extern && (!call.referenceOp.empty() || (op && !op->aliasesInput))) continue;
         if (holds(call.result, self)) return true;
         if (!op || !op->aliasesInput) continue;
         for (const Node* in : call.inputs) {
@@ -460,8 +461,50 @@ std::vector<Index> reshapeCoords(const std::vector<Index>& coords, const std::ve
     return r;
 }
 
+namespace {
+
+/// Every tensor input holds data (a compile for real inputs, not for metadata only).
+bool inputsCarryValues(const std::vector<Value>& inputs) {
+    bool any = false;
+    for (const auto& v : inputs)
+        if (v.isTensor()) {
+            if (!v.t.hasData()) return false;
+            any = true;
+        }
+    return any;
+}
+
+/// One of the nodes meta inference left to their annotations has a size the data gives (an
+/// unbacked symbol, u0, in its annotation).
+bool unresolvedUnbacked(const Graph& g, const std::vector<std::string>& unresolved) {
+    if (unresolved.empty()) return false;
+    const std::set<std::string> names(unresolved.begin(), unresolved.end());
+    for (const auto& n : g.nodes()) {
+        if (!names.count(n->name())) continue;
+        for (const auto& m : n->meta)
+            for (const auto& d : m.symShape)
+                if (d.isSymbolic())
+                    for (const auto& s : sym::freeSymbols(d.text()))
+                        if (s.size() > 1 && s[0] == 'u' && std::isdigit(static_cast<unsigned char>(s[1]))) return true;
+    }
+    return false;
+}
+
+/// v with its tensors' data dropped (the metadata the lowering keeps per node).
+Value metaOnlyValue(const Value& v) {
+    if (v.isTensor()) return Value::ofTensor(Tensor::metaOnly(v.t.meta));
+    if (v.isList()) {
+        Value r = v;
+        for (auto& it : r.list) it = metaOnlyValue(it);
+        return r;
+    }
+    return v;
+}
+
+}  // namespace
+
 Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inputMetas,
-                                  const std::vector<std::string>& pinned) {
+                                  const std::vector<std::string>& pinned, const std::vector<Value>* values) {
     LoweredGraph lg;
     // Shapes, dtypes and layouts as the reference executor's meta functions give them.
     std::map<const Node*, Value> env;
@@ -478,6 +521,17 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
         }
         auto r = meta.run(g, std::move(ins));
         if (!r.ok()) return r.error();
+        // Ops whose output length the data gives (nonzero, masked_select, bincount: annotated
+        // with an unbacked u0) have no meta without values, and their annotation has no length.
+        // Given real inputs, the reference executor runs the graph once and its values fix those
+        // lengths, and every length computed from them, for the compiled program.
+        if (values && unresolvedUnbacked(g, meta.unresolvedNodes()) && inputsCarryValues(*values)) {
+            ExecContext ctx;
+            Interpreter exec(Interpreter::Mode::Execute, &ctx);
+            std::map<const Node*, Value> real;
+            exec.onNode = [&real](const Node& n, const Value& v) { real[&n] = metaOnlyValue(v); };
+            if (exec.run(g, *values).ok()) env = std::move(real);
+        }
     }
     // A multi-output op whose outputs only its input values size (_unique) has no meta and, being
     // a tuple, no annotation; its getitem users' annotations stand for its outputs, so that the

@@ -112,9 +112,12 @@ Expected<std::vector<Value>> annotatedStaticInputs(const Graph& g, const std::st
 
 /// Lowers g for inputs with the given metadata (one per placeholder; non-tensor inputs as their
 /// Value). `pinned` names nodes whose value will be supplied at run time (recorded random
-/// results). Shapes and layouts come from the reference executor's meta functions.
+/// results). Shapes and layouts come from the reference executor's meta functions. `values`,
+/// when given, are the real inputs: they fix the lengths of data-sized outputs (nonzero,
+/// masked_select with an unbacked u0 annotation), which no meta function knows.
 Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inputMetas,
-                                  const std::vector<std::string>& pinned = {});
+                                  const std::vector<std::string>& pinned = {},
+                                  const std::vector<Value>* values = nullptr);
 
 // ----- for the op lowering files -------------------------------------------------------------
 

@@ -247,10 +247,17 @@ Expected<Argument> LowerCtx::emit(std::string_view qualname, std::vector<Argumen
     for (size_t i = 0; i < args.size(); ++i) listify(args[i], static_cast<int>(i));
     for (auto& [k, a] : kwargs) listify(a, op->schema.indexOf(k));
     Value out;
+    bool dataSized = false;
     if (op->meta) {
         auto m = op->meta(*bound);
         if (m.ok()) {
             out = std::move(m).value();
+        } else if (annotatesUnbackedTensor(*m_cur)) {
+            // Dynamo captured an output whose size the data gives (nonzero, masked_select with
+            // capture_dynamic_output_shape_ops): its annotation names an unbacked u0, and the
+            // op's meta, which needs values, cannot say more than that annotation does.
+            out = annotationUnder(*m_cur, 0);
+            dataSized = true;
         } else if (qualname == "aten.item.default" || qualname == "aten._local_scalar_dense.default") {
             // x.item() has no value before run time; PyTorch named it ("Sym(zf0)"), and the
             // binding gives that symbol a stand-in.
@@ -262,7 +269,9 @@ Expected<Argument> LowerCtx::emit(std::string_view qualname, std::vector<Argumen
     }
     // Dynamic shapes: the same call at the probe sizes, to tell symbolic sizes from static ones.
     std::array<Value, 2> probes;
-    if (m_symbolic && op->meta) {
+    if (dataSized) {
+        for (size_t k = 1; k <= 2; ++k) probes[k - 1] = annotationUnder(*m_cur, k);
+    } else if (m_symbolic && op->meta) {
         for (size_t k = 1; k <= 2; ++k) {
             std::vector<Value> pk;
             for (const auto& a : args) pk.push_back(valueUnder(a, k));
@@ -440,7 +449,7 @@ std::string_view atenAlias(std::string_view name) {
         {"special_sinc", "sinc"},   {"special_round", "round"},  {"special_psi", "digamma"},
         {"special_digamma", "digamma"}, {"special_erf", "erf"},  {"special_erfc", "erfc"},
         {"special_exp2", "exp2"},   {"special_expm1", "expm1"},  {"special_log1p", "log1p"}, {"special_i0", "i0"},
-        {"special_multigammaln", "mvlgamma"},
+        {"special_multigammaln", "mvlgamma"}, {"argwhere", "nonzero"},
     };
     auto it = aliases.find(name);
     return it == aliases.end() ? name : it->second;

@@ -101,6 +101,8 @@ public:
     /// device PyTorch recorded, which wins over what shape rules derived.
     void preferAnnotatedDevice(const Node& n);
 
+    /// n is annotated as one tensor with an unbacked size (u0: a size the data gives).
+    bool annotatesUnbackedTensor(const Node& n) const;
     /// The graph's annotations name devices (so tensors' devices are known).
     bool devicesKnown() const { return m_devicesKnown; }
     /// The autocast regions open at the current node, innermost last.

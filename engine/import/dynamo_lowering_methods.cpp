@@ -235,6 +235,19 @@ Expected<Argument> dataDependent(LowerCtx&, const TorchCall&) {
     return makeError("the result depends on tensor data (a graph break in Dynamo); not supported");
 }
 
+/// x.nonzero(), x.argwhere(), x.bincount(): Dynamo keeps them only with
+/// capture_dynamic_output_shape_ops, annotating the result's length as an unbacked u0; without
+/// that annotation the call was a graph break. torch.nonzero(x, as_tuple=True) is refused.
+template <const char* Aten>
+Expected<Argument> dataSized(LowerCtx& c, const TorchCall& call) {
+    if (!call.node || !c.annotatesUnbackedTensor(*call.node))
+        return makeError("the result's size depends on tensor data, and the graph does not annotate it as an unbacked "
+                         "size (u0; Dynamo's capture_dynamic_output_shape_ops); not supported");
+    return lowerGeneric(c, call, Aten);
+}
+constexpr char kNonzero[] = "nonzero";
+constexpr char kBincount[] = "bincount";
+
 /// x.item(): Dynamo keeps it in the graph only when it captured the scalar (the node is a
 /// SymInt/SymFloat, "Sym(zf0)"); torch.export records aten.item. Otherwise it was a graph break.
 Expected<Argument> item(LowerCtx& c, const TorchCall& call) {
@@ -323,7 +336,9 @@ const std::unordered_map<std::string_view, Rule>& table() {
         {"__gt__", asOperator<kOpGt>},
         {"__ge__", asOperator<kOpGe>},
         {"tolist", dataDependent},
-        {"nonzero", dataDependent},
+        {"nonzero", dataSized<kNonzero>},
+        {"argwhere", dataSized<kNonzero>},
+        {"bincount", dataSized<kBincount>},
     };
     return t;
 }

@@ -249,6 +249,16 @@ Value LowerCtx::annotationUnder(const Node& n, size_t k) const {
     return valueOfNum(*r);
 }
 
+bool LowerCtx::annotatesUnbackedTensor(const Node& n) const {
+    if (n.meta.size() != 1 || n.metaIsTuple) return false;
+    std::vector<std::string> texts;
+    annotationTexts(n, texts);
+    for (const auto& t : texts)
+        for (const auto& s : sym::freeSymbols(t))
+            if (s.size() > 1 && s[0] == 'u' && std::isdigit(static_cast<unsigned char>(s[1]))) return true;
+    return false;
+}
+
 bool LowerCtx::isScalarNode(const Argument& a) const {
     if (!a.isNode()) return false;
     Value v = valueOf(a);

@@ -136,7 +136,7 @@ Expected<std::unique_ptr<CompiledGraph>> CompiledGraph::compile(const Graph& g, 
         m.offset = 0;  // inputs are handed to kernels relaid to their own strides at offset 0
         metas.push_back(Value::ofTensor(Tensor::metaOnly(m)));
     }
-    auto lg = lowerGraph(g, metas, opts.pinned);
+    auto lg = lowerGraph(g, metas, opts.pinned, &inputs);
     if (!lg.ok()) return lg.error();
     cg->m_stats.lowerMs = msSince(t0);
     auto t1 = std::chrono::steady_clock::now();

@@ -31,6 +31,8 @@ const std::vector<QualnameExtern>& qualnameExterns() {
         {"aten._unique2.default", "unique2"},
         {"aten.unique_consecutive.default", "unique_consecutive"},
         {"aten.repeat_interleave.Tensor", "repeat_interleave"},
+        {"aten.nonzero.default", "nonzero"},
+        {"aten.bincount.default", "bincount"},
     };
     return t;
 }

@@ -153,6 +153,51 @@ bool repeatInterleave(const OpArgs& a, Tensor& out) {
     return true;
 }
 
+/// nonzero(self): the row-major coordinates of self's nonzero elements (NaN included), int64
+/// [n, ndim]; n was fixed from the real input when the graph compiled.
+bool nonzero(const OpArgs& a, Tensor& out) {
+    const Tensor& t = a.tensor(0);
+    const std::vector<double> x = kern::toDoubles(t);
+    const auto& shape = t.shape();
+    std::vector<double> rows;
+    std::vector<int64_t> pos(shape.size(), 0);
+    for (double v : x) {
+        if (v != 0.0)
+            for (int64_t p : pos) rows.push_back(static_cast<double>(p));
+        for (size_t d = pos.size(); d-- > 0;) {
+            if (++pos[d] < shape[d]) break;
+            pos[d] = 0;
+        }
+    }
+    if (static_cast<int64_t>(rows.size()) != out.numel()) return false;
+    kern::fromDoubles(out, rows);
+    return true;
+}
+
+/// bincount(self, weights, minlength): per value of self, its count or its weights' sum (float
+/// weights summed in float, as ATen's kernel). Declines what the reference reports (negative
+/// values, a length other than the one compiled).
+bool bincount(const OpArgs& a, Tensor& out) {
+    const Tensor& t = a.tensor(0);
+    if (t.dim() != 1 || !intLike(t.dtype()) || out.dim() != 1) return false;
+    const bool weighted = !a.isNone(1);
+    if (weighted && a.tensor(1).numel() != t.numel()) return false;
+    const std::vector<double> x = kern::toDoubles(t);
+    const std::vector<double> w = weighted ? kern::toDoubles(a.tensor(1)) : std::vector<double>{};
+    const bool f32 = out.dtype() == DType::Float32;
+    std::vector<double> counts(static_cast<size_t>(out.numel()), 0.0);
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] < 0 || x[i] >= static_cast<double>(counts.size())) return false;
+        double& c = counts[static_cast<size_t>(x[i])];
+        if (!weighted)
+            c += 1.0;
+        else
+            c = f32 ? static_cast<double>(static_cast<float>(c) + static_cast<float>(w[i])) : c + w[i];
+    }
+    kern::fromDoubles(out, counts);
+    return true;
+}
+
 // ----- adaptive_max_pool{2,3}d(self, output_size) -> (out, indices) --------------------------
 
 /// Bin i of `out` over an axis of `in`: [floor(i*in/out), ceil((i+1)*in/out)).
@@ -723,6 +768,8 @@ const std::vector<CpuExtern>& dataSizedExternKernels() {
         {"unique2", multi<uniqueValues<2, 3, false>>},
         {"unique_consecutive", multi<uniqueValues<1, 2, true>>},
         {"repeat_interleave", single<repeatInterleave>},
+        {"nonzero", single<nonzero>},
+        {"bincount", single<bincount>},
     };
     return t;
 }

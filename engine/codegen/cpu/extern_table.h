@@ -54,7 +54,8 @@ const std::vector<CpuExtern>& upsampleAaExterns();
 /// qualname (cpu_ops.h qualnameExterns()), not through codegen's extern names.
 const std::vector<CpuExtern>& randomExternKernels();
 /// Ops whose output sizes their input values give (_unique, _unique2, unique_consecutive,
-/// repeat_interleave.Tensor; extern_fallback_ops.cpp), attached by qualname as the random ones.
+/// repeat_interleave.Tensor, nonzero, bincount; extern_fallback_ops.cpp), attached by qualname as
+/// the random ones.
 const std::vector<CpuExtern>& dataSizedExternKernels();
 
 /// Table adapters for the parts: a kernel with one output takes it as `Tensor&` (declining when

@@ -36,7 +36,7 @@ std::vector<Value> metasOf(const std::vector<Value>& inputs) {
 Expected<Program> lowerAndSchedule(const Graph& g, const std::vector<Value>& inputs, const CompileOptions& opts,
                                    CompileStats& st) {
     auto t0 = std::chrono::steady_clock::now();
-    auto lg = lowerGraph(g, metasOf(inputs), opts.pinned);
+    auto lg = lowerGraph(g, metasOf(inputs), opts.pinned, &inputs);
     if (!lg.ok()) return lg.error();
     // Ops without a rule but with a device kernel (rand, dropout) and subgraph ops (their
     // subgraphs compiled by this backend, compileSourceOnly): extern calls, not fallbacks.

@@ -9,6 +9,8 @@ void registerWeightNormOps(OpRegistry& r);
 void registerComplexOps(OpRegistry& r);
 // fft.cpp: _fft_r2c, _fft_c2c, _fft_c2r (likewise).
 void registerFftOps(OpRegistry& r);
+// data_sized.cpp: nonzero, bincount (likewise).
+void registerDataSizedOps(OpRegistry& r);
 
 void registerAllOps(OpRegistry& r) {
     registerPointwiseOps(r);
@@ -58,6 +60,7 @@ void registerAllOps(OpRegistry& r) {
     registerSymOps(r);
     registerComplexOps(r);
     registerFftOps(r);
+    registerDataSizedOps(r);
 }
 
 }  // namespace fxray
