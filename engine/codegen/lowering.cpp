@@ -475,7 +475,8 @@ bool inputsCarryValues(const std::vector<Value>& inputs) {
 }
 
 /// One of the nodes meta inference left to their annotations has a size the data gives (an
-/// unbacked symbol, u0, in its annotation).
+/// unbacked symbol, u0, in its annotation). Not x.item()'s numbers ("Sym(zf0)"): a value taken
+/// from that run would be compiled in as a constant.
 bool unresolvedUnbacked(const Graph& g, const std::vector<std::string>& unresolved) {
     if (unresolved.empty()) return false;
     const std::set<std::string> names(unresolved.begin(), unresolved.end());
