@@ -257,8 +257,8 @@ std::optional<LValue> stack(LowerCtx& c) {
                                   xs->begin() + static_cast<std::ptrdiff_t>(std::min(g0 + kStackGroup, xs->size())));
         std::vector<int64_t> shape = c.outMeta().shape;
         shape[static_cast<size_t>(dim)] = static_cast<int64_t>(kStackGroup);
-        groups.push_back(stackPart(c, in, TensorMeta::contiguous(shape, c.outMeta().dtype, c.outMeta().device), dim,
-                                   ct, ".group" + std::to_string(groups.size())));
+        groups.push_back(stackPart(c, in, TensorMeta::contiguous(shape, c.outMeta().dtype, c.outMeta().device), dim, ct,
+                                   ".group" + std::to_string(groups.size())));
     }
     const auto group = static_cast<int64_t>(kStackGroup);
     return tensorValue(c.pointwise(c.outMeta(), groups, [=](Loader& L, const std::vector<Index>& co) {
@@ -323,6 +323,14 @@ void addViewLowerings(std::map<std::string, LowerFn>& t) {
     // flatten as Dynamo-stage graphs keep it: a reshape to the annotated shape.
     t["aten.flatten.using_ints"] = [](LowerCtx& c) { return reshape(c, false); };
     t["aten.detach.default"] = t["aten.alias.default"] = [](LowerCtx& c) {
+        return makeView(
+            c, [](const std::vector<Index>& x) { return x; }, true);
+    };
+    // x.item() of a 0-d float tensor whose number only feeds Tensor operands of later ops:
+    // lowerGraph gives it the tensor's own metadata (scalarsAsZeroDim), so those ops read the
+    // tensor at run time; a number taken at compile time would be compiled in as a constant.
+    t["aten._local_scalar_dense.default"] = t["aten.item.default"] = [](LowerCtx& c) -> std::optional<LValue> {
+        if (!c.out().isTensor() || !c.out().t.meta.shape.empty()) return std::nullopt;
         return makeView(
             c, [](const std::vector<Index>& x) { return x; }, true);
     };

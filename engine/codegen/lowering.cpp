@@ -491,6 +491,56 @@ bool unresolvedUnbacked(const Graph& g, const std::vector<std::string>& unresolv
     return false;
 }
 
+/// x.item() of a 0-d floating tensor (a SymFloat, "Sym(zf0)", whose value meta inference does
+/// not know) used only as Tensor operands of pointwise-style ops (`mul.Tensor(x, item)`, as the
+/// Dynamo lowering writes `x * s.item()`), as pins for inference: the node takes the 0-d
+/// tensor's metadata, its rule
+/// (lower_views.cpp) makes it an alias, and its users broadcast the tensor. The number is then
+/// read at run time. A 0-d tensor promotes as a Python float does against a floating tensor, so
+/// only uses beside another floating tensor operand qualify.
+std::map<std::string, Value> scalarsAsZeroDim(const Graph& g, std::map<const Node*, Value>& env) {
+    std::map<std::string, Value> pins;
+    for (const auto& up : g.nodes()) {
+        const Node& n = *up;
+        const std::string& op = n.opName();
+        if (op != "aten._local_scalar_dense.default" && op != "aten.item.default") continue;
+        if (n.args.size() != 1 || !n.args[0].isNode()) continue;
+        const Value& in = env[n.args[0].node];
+        const Value& cur = env[&n];
+        if (!in.isTensor() || !in.t.meta.shape.empty() || !isFloating(in.t.meta.dtype) || cur.isNumber() ||
+            cur.isTensor())
+            continue;
+        // Its users, read off the arguments (a graph fresh from a parser has no user lists yet).
+        std::vector<const Node*> users;
+        for (const auto& other : g.nodes()) {
+            bool reads = false;
+            for (const Node* src : other->inputNodes()) reads = reads || src == &n;
+            if (reads) users.push_back(other.get());
+        }
+        bool ok = !users.empty();
+        for (const Node* u : users) {
+            const OpInfo* uop = u->op();
+            if (!uop || u->kwargs.size() != 0) {
+                ok = false;
+                break;
+            }
+            bool otherFloatTensor = false;
+            for (size_t i = 0; i < u->args.size() && ok; ++i) {
+                const Argument& a = u->args[i];
+                const std::string type = i < uop->schema.args.size() ? uop->schema.args[i].type : "";
+                if (a.isNode() && a.node == &n)
+                    ok = type == "Tensor";
+                else if (a.isNode() && env[a.node].isTensor() && isFloating(env[a.node].t.meta.dtype))
+                    otherFloatTensor = true;
+            }
+            ok = ok && otherFloatTensor;
+            if (!ok) break;
+        }
+        if (ok) pins[n.name()] = Value::ofTensor(Tensor::metaOnly(in.t.meta));
+    }
+    return pins;
+}
+
 /// v with its tensors' data dropped (the metadata the lowering keeps per node).
 Value metaOnlyValue(const Value& v) {
     if (v.isTensor()) return Value::ofTensor(Tensor::metaOnly(v.t.meta));
@@ -520,8 +570,19 @@ Expected<LoweredGraph> lowerGraph(const Graph& g, const std::vector<Value>& inpu
             else
                 ins.push_back(v);
         }
-        auto r = meta.run(g, std::move(ins));
+        auto r = meta.run(g, ins);
         if (!r.ok()) return r.error();
+        // x.item() numbers that can stay 0-d tensors: inference runs again with them as such, so
+        // that their users' shapes are computed rather than read off annotations.
+        if (auto pins = scalarsAsZeroDim(g, env); !pins.empty()) {
+            env.clear();
+            Interpreter again(Interpreter::Mode::Meta, nullptr);
+            again.metaFallbackToAnnotation = true;
+            again.pins = std::move(pins);
+            again.onNode = [&env](const Node& n, const Value& v) { env[&n] = v; };
+            auto r2 = again.run(g, ins);
+            if (!r2.ok()) return r2.error();
+        }
         // Ops whose output length the data gives (nonzero, masked_select, bincount: annotated
         // with an unbacked u0) have no meta without values, and their annotation has no length.
         // Given real inputs, the reference executor runs the graph once and its values fix those

@@ -1,7 +1,8 @@
 // Ops whose output length the input values give (exec/ops/data_sized.cpp): nonzero and bincount
 // against values worked out by hand, ATen's errors, the CPU backend's extern kernels (no reference
 // fallback), and Dynamo graphs that captured them (capture_dynamic_output_shape_ops annotates the
-// length as an unbacked u0) lowered to ATen, masked_select included.
+// length as an unbacked u0) lowered to ATen, masked_select included; and x.item() numbers kept
+// as 0-d tensors by the compiled backends.
 #include "cpu_lowering_check.h"
 #include "engine/import/dynamo_run.h"
 #include "test_util.h"
@@ -123,6 +124,24 @@ private slots:
             QCOMPARE(out[i].t.dtype(), ref->outputs[i].t.dtype());
             QCOMPARE(fxtest::values(out[i]), fxtest::values(ref->outputs[i]));
         }
+    }
+
+    // x.item() captured as a SymFloat and used as a Tensor operand stays a 0-d tensor in the
+    // compiled program, read at run time: a program compiled with item() = 2 gives x * 3 when run
+    // with 3 (before, compiling failed: mul's operand had no value).
+    void capturedScalarIsReadAtRunTime() {
+        auto g = fxtest::parseForward(
+            "s: \"f32[][]cpu\", x: \"f32[3][1]cpu\"",
+            "        _local_scalar_dense: \"Sym(zf0)\" = torch.ops.aten._local_scalar_dense.default(s)\n"
+            "        mul: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(x, _local_scalar_dense)\n"
+            "        return (mul,)\n");
+        QVERIFY(g);
+        auto c = cg::cpu::CompiledGraph::compile(*g, {fxtest::tv({}, {2}), fxtest::tv({3}, {1, 2, 3})});
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        QVERIFY2((*c)->fallbackOps().empty(), fxtest::opList((*c)->fallbackOps()).c_str());
+        auto r = (*c)->run({fxtest::tv({}, {3}), fxtest::tv({3}, {1, 2, 3})}, {}, 0, nullptr, nullptr);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+        QCOMPARE(fxtest::values((*r)[0]), (V{3, 6, 9}));
     }
 
     // A Dynamo graph captured with capture_dynamic_output_shape_ops: the lengths are unbacked
