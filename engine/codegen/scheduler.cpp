@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -633,6 +634,11 @@ Expected<Program> schedule(LoweredGraph lg, const ScheduleOptions& opts) {
 }
 
 std::string programSummary(const Program& p) {
+    // A backend may run a call the lowering left as a fallback through a kernel of its own (the
+    // CPU backend's random and data-sized externs, attached by qualname): its group says so.
+    std::map<std::string, std::string> externOf;
+    for (const auto& gr : p.groups)
+        if (gr.kind == NodeGroup::Kind::Extern && !gr.kernelName.empty()) externOf[gr.node] = gr.kernelName;
     std::ostringstream s;
     for (const auto& st : p.steps) {
         if (st.kind == ProgramStep::Kind::Kernel) {
@@ -642,8 +648,14 @@ std::string programSummary(const Program& p) {
             s << "\n";
         } else {
             const OpaqueCall& c = p.lowered.calls[static_cast<size_t>(st.index)];
-            s << (c.kind == OpaqueCall::Kind::Extern ? "extern " + c.fn : "fallback " + c.node->opName()) << ": "
-              << c.node->name() << "\n";
+            auto e = externOf.find(c.node->name());
+            if (c.kind == OpaqueCall::Kind::Extern)
+                s << "extern " << c.fn;
+            else if (e != externOf.end())
+                s << "extern " << e->second;
+            else
+                s << "fallback " << c.node->opName();
+            s << ": " << c.node->name() << "\n";
         }
     }
     return s.str();

@@ -7,6 +7,7 @@
 #include "engine/import/dynamo_run.h"
 #include "test_util.h"
 
+#include "codegen/scheduler.h"
 #include "exec/run_check.h"
 
 #include <cmath>
@@ -142,6 +143,19 @@ private slots:
         auto r = (*c)->run({fxtest::tv({}, {3}), fxtest::tv({3}, {1, 2, 3})}, {}, 0, nullptr, nullptr);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
         QCOMPARE(fxtest::values((*r)[0]), (V{3, 6, 9}));
+    }
+
+    // `fxray compile`'s step list names the extern kernels the CPU backend attaches by qualname
+    // (it said "fallback aten.nonzero.default" above its own "no fallback").
+    void stepListNamesQualnameExterns() {
+        auto g = fxtest::parseForward(kAtenParams, kAtenBody);
+        QVERIFY(g);
+        auto c = cg::cpu::CompiledGraph::compile(*g, atenInputs());
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().str().c_str());
+        const std::string text = cg::programSummary((*c)->program());
+        QVERIFY2(text.find("extern nonzero: nonzero\n") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("extern bincount: bincount_3\n") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("fallback") == std::string::npos, text.c_str());
     }
 
     // A Dynamo graph captured with capture_dynamic_output_shape_ops: the lengths are unbacked
