@@ -5,7 +5,6 @@
 #include "exec/ops/inplace.h"
 #include "ir/sym_expr.h"
 
-#include <cctype>
 #include <set>
 #include <tuple>
 
@@ -484,9 +483,7 @@ bool unresolvedUnbacked(const Graph& g, const std::vector<std::string>& unresolv
         if (!names.count(n->name())) continue;
         for (const auto& m : n->meta)
             for (const auto& d : m.symShape)
-                if (d.isSymbolic())
-                    for (const auto& s : sym::freeSymbols(d.text()))
-                        if (s.size() > 1 && s[0] == 'u' && std::isdigit(static_cast<unsigned char>(s[1]))) return true;
+                if (d.isSymbolic() && sym::mentionsUnbacked(d.text())) return true;
     }
     return false;
 }

@@ -253,10 +253,7 @@ bool LowerCtx::annotatesUnbackedTensor(const Node& n) const {
     if (n.meta.size() != 1 || n.metaIsTuple) return false;
     std::vector<std::string> texts;
     annotationTexts(n, texts);
-    for (const auto& t : texts)
-        for (const auto& s : sym::freeSymbols(t))
-            if (s.size() > 1 && s[0] == 'u' && std::isdigit(static_cast<unsigned char>(s[1]))) return true;
-    return false;
+    return std::any_of(texts.begin(), texts.end(), [](const std::string& t) { return sym::mentionsUnbacked(t); });
 }
 
 bool LowerCtx::isScalarNode(const Argument& a) const {

@@ -290,7 +290,9 @@ private:
 /// (or undefined behaviour).
 enum class Fault { None, DivZero, Overflow };
 
-std::string faultText(Fault f) { return f == Fault::DivZero ? "division by zero" : "integer overflow in size arithmetic"; }
+std::string faultText(Fault f) {
+    return f == Fault::DivZero ? "division by zero" : "integer overflow in size arithmetic";
+}
 
 /// x ** y for y >= 0 by squaring (a loop of y multiplications would let `1 ** 10**18` hang).
 bool powOverflows(int64_t x, int64_t y, int64_t& out) {
@@ -444,7 +446,7 @@ Expected<Num> call(const std::string& fn, const std::vector<Num>& v) {
     if (fn == "Abs" || fn == "abs") {
         if (!need(1)) return bad();
         return ret(v[0].isFloat() || v[0].i >= 0 ? (v[0].isFloat() ? Num::ofFloat(std::fabs(v[0].d)) : v[0])
-                                                  : negate(v[0], dz));
+                                                 : negate(v[0], dz));
     }
     if (fn == "floor" || fn == "math.floor" || fn == "FloorToInt" || fn == "ceiling" || fn == "math.ceil" ||
         fn == "CeilToInt" || fn == "TruncToInt" || fn == "math.trunc" || fn == "int" || fn == "sym_int" ||
@@ -559,6 +561,12 @@ std::string canonicalText(const Expr& e) {
     }
     }
     return {};
+}
+
+bool mentionsUnbacked(std::string_view text) {
+    for (const auto& s : freeSymbols(text))
+        if (s.size() > 1 && s[0] == 'u' && std::isdigit(static_cast<unsigned char>(s[1]))) return true;
+    return false;
 }
 
 void freeSymbols(const Expr& e, std::set<std::string>& out) {

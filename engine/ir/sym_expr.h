@@ -76,6 +76,8 @@ std::string canonicalText(const Expr& e);
 /// Symbols the expression mentions.
 void freeSymbols(const Expr& e, std::set<std::string>& out);
 std::set<std::string> freeSymbols(std::string_view text);
+/// The text mentions an unbacked symbol (u0, u1, ...: a size or number the data gives).
+bool mentionsUnbacked(std::string_view text);
 /// The text is a plain symbol name ("s23", "u0", "zf1").
 bool isSymbolName(std::string_view text);
 /// "s23=4, s27=16" (sorted by name).

@@ -157,18 +157,7 @@ bool repeatInterleave(const OpArgs& a, Tensor& out) {
 /// [n, ndim]; n was fixed from the real input when the graph compiled.
 bool nonzero(const OpArgs& a, Tensor& out) {
     const Tensor& t = a.tensor(0);
-    const std::vector<double> x = kern::toDoubles(t);
-    const auto& shape = t.shape();
-    std::vector<double> rows;
-    std::vector<int64_t> pos(shape.size(), 0);
-    for (double v : x) {
-        if (v != 0.0)
-            for (int64_t p : pos) rows.push_back(static_cast<double>(p));
-        for (size_t d = pos.size(); d-- > 0;) {
-            if (++pos[d] < shape[d]) break;
-            pos[d] = 0;
-        }
-    }
+    const std::vector<double> rows = kern::nonzeroCoords(kern::toDoubles(t), t.shape());
     if (static_cast<int64_t>(rows.size()) != out.numel()) return false;
     kern::fromDoubles(out, rows);
     return true;
@@ -183,18 +172,11 @@ bool bincount(const OpArgs& a, Tensor& out) {
     const bool weighted = !a.isNone(1);
     if (weighted && a.tensor(1).numel() != t.numel()) return false;
     const std::vector<double> x = kern::toDoubles(t);
+    for (double v : x)
+        if (v < 0 || v >= static_cast<double>(out.numel())) return false;
     const std::vector<double> w = weighted ? kern::toDoubles(a.tensor(1)) : std::vector<double>{};
-    const bool f32 = out.dtype() == DType::Float32;
-    std::vector<double> counts(static_cast<size_t>(out.numel()), 0.0);
-    for (size_t i = 0; i < x.size(); ++i) {
-        if (x[i] < 0 || x[i] >= static_cast<double>(counts.size())) return false;
-        double& c = counts[static_cast<size_t>(x[i])];
-        if (!weighted)
-            c += 1.0;
-        else
-            c = f32 ? static_cast<double>(static_cast<float>(c) + static_cast<float>(w[i])) : c + w[i];
-    }
-    kern::fromDoubles(out, counts);
+    kern::fromDoubles(out, kern::bincountBins(x, weighted ? &w : nullptr, static_cast<size_t>(out.numel()),
+                                              out.dtype() == DType::Float32));
     return true;
 }
 

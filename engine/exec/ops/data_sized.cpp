@@ -7,10 +7,42 @@
 #include "exec/ops/register.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 namespace fxray {
+
+namespace kern {
+
+std::vector<double> nonzeroCoords(const std::vector<double>& x, const std::vector<int64_t>& shape) {
+    std::vector<double> rows;
+    std::vector<int64_t> pos(shape.size(), 0);
+    for (double v : x) {
+        if (v != 0.0)  // NaN != 0 is true, as in PyTorch
+            for (int64_t p : pos) rows.push_back(static_cast<double>(p));
+        for (size_t d = pos.size(); d-- > 0;) {  // next row-major position
+            if (++pos[d] < shape[d]) break;
+            pos[d] = 0;
+        }
+    }
+    return rows;
+}
+
+std::vector<double> bincountBins(const std::vector<double>& values, const std::vector<double>* weights, size_t n,
+                                 bool f32) {
+    std::vector<double> bins(n, 0.0);
+    for (size_t i = 0; i < values.size(); ++i) {
+        double& c = bins[static_cast<size_t>(values[i])];
+        if (!weights)
+            c += 1.0;
+        else  // float32 weights sum in float, as ATen's kernel (float accumulator) does
+            c = f32 ? static_cast<double>(static_cast<float>(c) + static_cast<float>((*weights)[i]))
+                    : c + (*weights)[i];
+    }
+    return bins;
+}
+
+}  // namespace kern
+
 using namespace kern;
 
 namespace {
@@ -21,28 +53,13 @@ Diagnostic needsValues(const OpArgs& a) {
 
 // ----- nonzero(self) -> [n, ndim] int64 --------------------------------------------------------
 
-/// Row-major positions of the elements that are not zero (NaN counts as not zero), one row of
-/// ndim coordinates each. A 0-d tensor gives [1, 0] or [0, 0].
+/// The nonzero rows of self; count is how many (a 0-d tensor's rows have no coordinates).
 Expected<std::vector<double>> nonzeroRows(const OpArgs& a, int64_t& count) {
     const Tensor& t = a.tensor(0);
     if (!t.hasData()) return needsValues(a);
     const std::vector<double> x = toDoubles(t);
-    const std::vector<int64_t>& shape = t.shape();
-    const size_t nd = shape.size();
-    std::vector<double> rows;
-    std::vector<int64_t> pos(nd, 0);
-    count = 0;
-    for (size_t e = 0; e < x.size(); ++e) {
-        if (x[e] != 0.0) {  // NaN != 0 is true, as in PyTorch
-            for (size_t d = 0; d < nd; ++d) rows.push_back(static_cast<double>(pos[d]));
-            ++count;
-        }
-        for (size_t d = nd; d-- > 0;) {  // next row-major position
-            if (++pos[d] < shape[d]) break;
-            pos[d] = 0;
-        }
-    }
-    return rows;
+    count = std::count_if(x.begin(), x.end(), [](double v) { return v != 0.0; });
+    return nonzeroCoords(x, t.shape());
 }
 
 Expected<Value> metaNonzero(const OpArgs& a) {
@@ -91,18 +108,9 @@ Expected<std::vector<double>> bincountValues(const OpArgs& a) {
         return opError(a,
                        "bincount: the largest value " + std::to_string(int64_t(top)) + " asks for more than 2^30 bins");
     const auto n = static_cast<size_t>(std::max<double>(top + 1.0, static_cast<double>(minlength)));
-    std::vector<double> counts(n, 0.0);
-    const std::vector<double> w = weighted ? toDoubles(a.tensor(1)) : std::vector<double>{};
-    // float32 weights sum in float, as ATen's kernel (float accumulator) does.
-    const bool f32 = weighted && bincountDtype(a) == DType::Float32;
-    for (size_t i = 0; i < x.size(); ++i) {
-        double& c = counts[static_cast<size_t>(x[i])];
-        if (!weighted)
-            c += 1.0;
-        else
-            c = f32 ? static_cast<double>(static_cast<float>(c) + static_cast<float>(w[i])) : c + w[i];
-    }
-    return counts;
+    if (!weighted) return bincountBins(x, nullptr, n, false);
+    const std::vector<double> w = toDoubles(a.tensor(1));
+    return bincountBins(x, &w, n, bincountDtype(a) == DType::Float32);
 }
 
 Expected<Value> metaBincount(const OpArgs& a) {

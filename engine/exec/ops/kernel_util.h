@@ -40,6 +40,13 @@ Tensor makeTensor(const TensorMeta& m, const std::vector<double>& values);
 /// histc's counts of x in `bins` equal bins over [lo, hi] (the data's range when lo == hi); shared
 /// by the reference kernel and the CPU backend's extern (exec/ops/sort.cpp).
 std::vector<double> histcCounts(const std::vector<double>& x, int64_t bins, double lo, double hi);
+/// nonzero's rows: the row-major coordinates of x's elements (of `shape`) that are not zero, NaN
+/// included, ndim values each; and bincount's bins (n of them) over the non-negative values in
+/// `values`: counts, or the sums of `weights` (summed in float when `f32`). Shared by the
+/// reference kernels and the CPU backend's externs (exec/ops/data_sized.cpp).
+std::vector<double> nonzeroCoords(const std::vector<double>& x, const std::vector<int64_t>& shape);
+std::vector<double> bincountBins(const std::vector<double>& values, const std::vector<double>* weights, size_t n,
+                                 bool f32);
 
 // ----- shapes --------------------------------------------------------------------------------
 /// Normalises a possibly negative dim; nullopt when out of range.
